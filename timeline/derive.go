@@ -1,0 +1,205 @@
+package timeline
+
+import "math"
+
+// Value is one display value at one instant: a gauge as sampled, or a
+// counter turned into a rate or a share.
+type Value struct {
+	Key   Key
+	Value float64
+}
+
+// Derive turns raw samples into display values: gauges pass through, counters
+// become rates over the time between prev and cur (or shares of another
+// counter, for CPU time), and a counter that went down (a driver reload, a
+// wrapped 32-bit value) is a gap, NaN, never a negative spike.
+//
+// Worked example: energy 1000.0 J at 12:00:00 and 1612.5 J at 12:00:01 give
+// gpu.power = 612.5 W. Busy 10.0 s and total 40.0 s, then busy 13.0 s and
+// total 44.0 s, give host.cpu = 3/4 × 100 = 75 %.
+//
+// A counter's display value replaces a gauge of the same name when it is a
+// number: the energy counter's power beats GetPowerUsage's average, and on the
+// first sample, before there is a difference to take, the gauge still shows.
+// prev may be nil (the first sample): then only gauges have values.
+func Derive(cur, prev *Sample) []Value {
+	var d Deriver
+	return append([]Value(nil), d.derive(cur, prev)...)
+}
+
+// Deriver is Derive for a stream: it remembers the layout of the last sample
+// so that a stream whose probes write the same metrics in the same order
+// (every real one) derives without hashing keys. The slice it returns is
+// reused by the next call.
+type Deriver struct {
+	prev     *Sample
+	plan     []step
+	planCur  []Key
+	planPrev []Key
+	out      []Value
+}
+
+// step is what to do with one metric of cur.
+type step struct {
+	slot    int // output index, -1 to drop (a denominator counter)
+	counter bool
+	prevAt  int // index of the same key in prev, -1 if absent
+	perCur  int // index of the denominator in cur, -1 for a rate over time
+	perPrev int
+	scale   float64
+	// override marks a counter whose output slot is shared with a gauge.
+	override bool
+}
+
+// Next derives s against the sample given to the previous call.
+func (d *Deriver) Next(s *Sample) []Value {
+	out := d.derive(s, d.prev)
+	d.prev = s
+	return out
+}
+
+// Reset forgets the previous sample, so the next one starts afresh (after a
+// seek, say).
+func (d *Deriver) Reset() { d.prev = nil }
+
+func (d *Deriver) derive(cur, prev *Sample) []Value {
+	if !sameLayout(d.planCur, cur) || !sameLayout(d.planPrev, prev) {
+		d.makePlan(cur, prev)
+	}
+	out := d.out[:0]
+	for i := range d.plan {
+		st := &d.plan[i]
+		if st.slot < 0 {
+			continue
+		}
+		m := &cur.Metrics[i]
+		if st.slot == len(out) {
+			out = append(out, Value{Key: displayKey(m.Key, st), Value: math.NaN()})
+		}
+		if !st.counter {
+			if !st.override || math.IsNaN(out[st.slot].Value) {
+				out[st.slot].Value = m.Value
+			}
+			continue
+		}
+		v := d.counterValue(cur, prev, i, st)
+		if !math.IsNaN(v) || !st.override {
+			out[st.slot].Value = v
+		}
+	}
+	d.out = out
+	return out
+}
+
+func displayKey(k Key, st *step) Key {
+	if st.counter {
+		return Key{Name: counterRules[k.Name].out, Device: k.Device}
+	}
+	return k
+}
+
+func (d *Deriver) counterValue(cur, prev *Sample, i int, st *step) float64 {
+	if prev == nil || st.prevAt < 0 {
+		return math.NaN()
+	}
+	delta := cur.Metrics[i].Value - prev.Metrics[st.prevAt].Value
+	if delta < 0 || math.IsNaN(delta) {
+		return math.NaN()
+	}
+	var per float64
+	if st.perCur >= 0 {
+		if st.perPrev < 0 {
+			return math.NaN()
+		}
+		per = cur.Metrics[st.perCur].Value - prev.Metrics[st.perPrev].Value
+	} else {
+		per = cur.At.Sub(prev.At).Seconds()
+	}
+	if !(per > 0) {
+		return math.NaN()
+	}
+	return delta / per * st.scale
+}
+
+func sameLayout(keys []Key, s *Sample) bool {
+	if s == nil {
+		return keys == nil
+	}
+	if len(keys) != len(s.Metrics) {
+		return false
+	}
+	for i := range keys {
+		if keys[i] != s.Metrics[i].Key {
+			return false
+		}
+	}
+	return true
+}
+
+func layoutOf(s *Sample) []Key {
+	if s == nil {
+		return nil
+	}
+	keys := make([]Key, len(s.Metrics))
+	for i := range s.Metrics {
+		keys[i] = s.Metrics[i].Key
+	}
+	return keys
+}
+
+func (d *Deriver) makePlan(cur, prev *Sample) {
+	curAt := make(map[Key]int, len(cur.Metrics))
+	for i := range cur.Metrics {
+		curAt[cur.Metrics[i].Key] = i
+	}
+	prevAt := map[Key]int{}
+	if prev != nil {
+		for i := range prev.Metrics {
+			prevAt[prev.Metrics[i].Key] = i
+		}
+	}
+	find := func(m map[Key]int, k Key) int {
+		if i, ok := m[k]; ok {
+			return i
+		}
+		return -1
+	}
+	slots := map[Key]int{}
+	d.plan = make([]step, len(cur.Metrics))
+	for i := range cur.Metrics {
+		m := cur.Metrics[i]
+		st := step{slot: -1, prevAt: find(prevAt, m.Key), perCur: -1, perPrev: -1}
+		out := m.Key
+		if m.Kind == Counter {
+			rule, ok := counterRules[m.Key.Name]
+			if !ok {
+				d.plan[i] = st
+				continue
+			}
+			st.counter, st.scale = true, rule.scale
+			out = Key{Name: rule.out, Device: m.Key.Device}
+			if rule.per != "" {
+				per := Key{Name: rule.per, Device: m.Key.Device}
+				st.perCur, st.perPrev = find(curAt, per), find(prevAt, per)
+				if st.perCur < 0 {
+					d.plan[i] = step{slot: -1}
+					continue
+				}
+			}
+		}
+		if slot, ok := slots[out]; ok {
+			st.slot, st.override = slot, true
+			// The first holder of a shared slot must yield to the other.
+			for j := 0; j < i; j++ {
+				if d.plan[j].slot == slot {
+					d.plan[j].override = true
+				}
+			}
+		} else {
+			st.slot = len(slots)
+			slots[out] = st.slot
+		}
+		d.plan[i] = st
+	}
+	d.planCur, d.planPrev = layoutOf(cur), layoutOf(prev)
+}

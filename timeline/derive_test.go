@@ -1,0 +1,118 @@
+package timeline
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+func sampleAt(sec float64, ms ...Metric) *Sample {
+	return &Sample{At: t0.Add(time.Duration(sec * float64(time.Second))), Metrics: ms}
+}
+
+func g(name, dev string, v float64) Metric {
+	return Metric{Key: Key{name, dev}, Kind: Gauge, Value: v}
+}
+
+func c(name, dev string, v float64) Metric {
+	return Metric{Key: Key{name, dev}, Kind: Counter, Value: v}
+}
+
+func valueOf(vs []Value, name, dev string) (float64, bool) {
+	for _, v := range vs {
+		if v.Key == (Key{name, dev}) {
+			return v.Value, true
+		}
+	}
+	return 0, false
+}
+
+func TestDerive(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		name      string
+		prev, cur *Sample
+		key       Key
+		want      float64 // NaN: a gap
+		absent    bool
+	}{
+		{"gauge passes through", nil, sampleAt(0, g(GPUUtil, "gpu0", 97)), Key{GPUUtil, "gpu0"}, 97, false},
+		{"energy becomes watts",
+			sampleAt(0, c(GPUEnergy, "gpu0", 1000)), sampleAt(1, c(GPUEnergy, "gpu0", 1612.5)),
+			Key{GPUPower, "gpu0"}, 612.5, false},
+		{"rate uses the samples' own times, not the interval",
+			sampleAt(0, c(HostDiskRBytes, "host", 0)), sampleAt(2.5, c(HostDiskRBytes, "host", 5000)),
+			Key{HostDiskRead, "host"}, 2000, false},
+		{"counter reset is a gap, not a negative spike",
+			sampleAt(0, c(GPUEnergy, "gpu0", 5000)), sampleAt(1, c(GPUEnergy, "gpu0", 3)),
+			Key{GPUPower, "gpu0"}, nan, false},
+		{"first sample of a counter is a gap",
+			nil, sampleAt(0, c(GPUEnergy, "gpu0", 5000)),
+			Key{GPUPower, "gpu0"}, nan, false},
+		{"CPU share is busy over total",
+			sampleAt(0, c(HostCPUBusySecs, "host", 10), c(HostCPUTotSecs, "host", 40)),
+			sampleAt(1, c(HostCPUBusySecs, "host", 13), c(HostCPUTotSecs, "host", 44)),
+			Key{HostCPU, "host"}, 75, false},
+		{"a denominator has no display value of its own",
+			sampleAt(0, c(HostCPUBusySecs, "host", 10), c(HostCPUTotSecs, "host", 40)),
+			sampleAt(1, c(HostCPUBusySecs, "host", 13), c(HostCPUTotSecs, "host", 44)),
+			Key{HostCPUTotSecs, "host"}, 0, true},
+		{"energy beats the power gauge",
+			sampleAt(0, g(GPUPower, "gpu0", 500), c(GPUEnergy, "gpu0", 1000)),
+			sampleAt(1, g(GPUPower, "gpu0", 500), c(GPUEnergy, "gpu0", 1600)),
+			Key{GPUPower, "gpu0"}, 600, false},
+		{"the power gauge stands in while the counter has no difference",
+			nil, sampleAt(0, c(GPUEnergy, "gpu0", 1000), g(GPUPower, "gpu0", 512)),
+			Key{GPUPower, "gpu0"}, 512, false},
+		{"a metric missing before is a gap, found by key when the layout changed",
+			sampleAt(0, g(GPUUtil, "gpu0", 1)), sampleAt(1, g(GPUUtil, "gpu0", 2), c(GPUEnergy, "gpu0", 10)),
+			Key{GPUPower, "gpu0"}, nan, false},
+		{"unsupported stays NaN",
+			nil, sampleAt(0, g(GPUSMActive, "gpu0", nan)),
+			Key{GPUSMActive, "gpu0"}, nan, false},
+		{"same time twice is a gap, not infinity",
+			sampleAt(1, c(GPUEnergy, "gpu0", 1)), sampleAt(1, c(GPUEnergy, "gpu0", 2)),
+			Key{GPUPower, "gpu0"}, nan, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := valueOf(Derive(tt.cur, tt.prev), tt.key.Name, tt.key.Device)
+			if tt.absent {
+				if ok {
+					t.Fatalf("%v present (%v), want absent", tt.key, got)
+				}
+				return
+			}
+			if !ok {
+				t.Fatalf("%v absent", tt.key)
+			}
+			if math.IsNaN(tt.want) != math.IsNaN(got) || (!math.IsNaN(got) && math.Abs(got-tt.want) > 1e-9) {
+				t.Fatalf("%v = %v, want %v", tt.key, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDeriverStreamMatchesDerive(t *testing.T) {
+	var d Deriver
+	var prev *Sample
+	for i := 0; i < 5; i++ {
+		cur := sampleAt(float64(i), c(GPUEnergy, "gpu0", float64(i*i)*100), g(GPUUtil, "gpu0", float64(i)))
+		if i == 3 { // a layout change mid-stream
+			cur.Metrics = append([]Metric{g(GPUTemp, "gpu0", 50)}, cur.Metrics...)
+		}
+		want := Derive(cur, prev)
+		got := d.Next(cur)
+		if len(got) != len(want) {
+			t.Fatalf("tick %d: %v, want %v", i, got, want)
+		}
+		for j := range got {
+			if got[j].Key != want[j].Key || !(got[j].Value == want[j].Value || math.IsNaN(got[j].Value) && math.IsNaN(want[j].Value)) {
+				t.Fatalf("tick %d: %v, want %v", i, got, want)
+			}
+		}
+		prev = cur
+	}
+}

@@ -1,0 +1,12 @@
+// Package timeline is gputop's shared vocabulary: what probes write,
+// recordings keep and the UI reads. It imports only the standard library.
+//
+//	probes ──Sample──▶ Store.Add ──Derive──▶ raw tier ──▶ 10 s ▶ 1 min ▶ 10 min buckets
+//	recordings ──┘                                   └─ Series(key, from, to, columns) ─▶ ui
+//
+// A Sample is one raw reading of every probe at one instant, with its own
+// time. Counters (energy, bytes, CPU seconds) stay counters in a Sample;
+// Derive turns them into rates, so recordings hold exact numbers and live and
+// replay derive them the same way. Nothing here reads the wall clock: "now"
+// is whatever time the caller asks about.
+package timeline

@@ -1,0 +1,202 @@
+package timeline
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Kind says how a metric's raw value is read.
+type Kind uint8
+
+const (
+	// Gauge is a value that stands on its own: 97 % utilisation, 71 °C.
+	Gauge Kind = iota
+	// Counter only grows (energy in joules, bytes sent, CPU seconds); its
+	// meaning is in the difference between two samples, taken by Derive.
+	Counter
+)
+
+func (k Kind) String() string {
+	if k == Counter {
+		return "counter"
+	}
+	return "gauge"
+}
+
+// Key names one series: a metric of one device. Device is "gpu0".."gpuN",
+// "host", "cpu0".."cpuN" for the host's cores, "self" for gputop itself, or
+// "job" for the process tree that `gputop run` wraps.
+type Key struct {
+	Name   string
+	Device string
+}
+
+func (k Key) String() string { return k.Device + "/" + k.Name }
+
+// GPUDevice is the device name of the GPU with NVML index i.
+func GPUDevice(i int) string { return fmt.Sprintf("gpu%d", i) }
+
+// CoreDevice is the device name of host CPU core i.
+func CoreDevice(i int) string { return fmt.Sprintf("cpu%d", i) }
+
+// Metric is one raw reading. NaN means the reading exists but is unknown this
+// time (not supported, not yet available); a metric that a device never has is
+// simply absent.
+type Metric struct {
+	Key   Key
+	Kind  Kind
+	Value float64
+}
+
+// Sample is one raw reading of every probe at one instant; never a derived
+// value. Counters stay counters here, so that a recording keeps the exact
+// numbers and replay derives them the same way live does.
+type Sample struct {
+	At      time.Time
+	Metrics []Metric
+	// Probes says how each probe did this tick.
+	Probes []ProbeStatus
+	// Processes is set on the ticks where the slower process tier ran.
+	Processes []Process
+	// Markers that arrived since the previous sample (from the `m` key,
+	// `gputop mark`, or a wrapped job's output).
+	Markers []Marker
+}
+
+// Value returns the value of key in s and whether s has it.
+func (s *Sample) Value(key Key) (float64, bool) {
+	for i := range s.Metrics {
+		if s.Metrics[i].Key == key {
+			return s.Metrics[i].Value, true
+		}
+	}
+	return 0, false
+}
+
+// ProbeState is how one probe (or one device of a probe) did on one tick.
+type ProbeState uint8
+
+const (
+	// ProbeOK means the probe answered within its timeout.
+	ProbeOK ProbeState = iota
+	// ProbeLate means the probe was still busy from an earlier tick, or
+	// overran its timeout, so this tick has no data from it.
+	ProbeLate
+	// ProbeFailed means the probe returned an error this tick.
+	ProbeFailed
+	// ProbeLost means a device is gone (a GPU that fell off the bus). It is
+	// not asked again.
+	ProbeLost
+)
+
+var probeStateNames = [...]string{"ok", "late", "failed", "lost"}
+
+func (s ProbeState) String() string {
+	if int(s) < len(probeStateNames) {
+		return probeStateNames[s]
+	}
+	return fmt.Sprintf("state(%d)", s)
+}
+
+// ProbeStatus reports one probe, or one device of a probe, on one tick.
+type ProbeStatus struct {
+	Probe  string // "nvml", "host", "procs"
+	Device string // "" for the probe as a whole, "gpu3" for one device
+	State  ProbeState
+	Took   time.Duration
+	Err    string
+}
+
+// Process is one process that holds a GPU, as the slower process tier saw it.
+type Process struct {
+	GPU     int
+	PID     int
+	User    string
+	Command string
+	GPUMem  float64 // bytes; NaN if unknown
+	SM      float64 // % of the GPU's SMs over the last interval; NaN if unknown
+	CPU     float64 // % of one host core; NaN if unknown
+	RSS     float64 // bytes; NaN if unknown
+	InJob   bool    // part of the process tree `gputop run` wraps
+}
+
+// Marker is a time and a short text: a phase of the job, named by the job,
+// by a person (`m`, `gputop mark`), or by a line the wrapped job printed.
+type Marker struct {
+	At     time.Time
+	Text   string
+	Origin string // "key", "mark", "job", "import"
+}
+
+// SourceKind says where samples come from.
+type SourceKind uint8
+
+const (
+	// Live samples come from this machine's GPUs and host.
+	Live SourceKind = iota
+	// Demo samples come from the real probes driven by a scripted mock.
+	Demo
+	// Replay samples come from a recording.
+	Replay
+	// Imported samples come from a recording built from another tool's log.
+	Imported
+)
+
+var sourceKindNames = [...]string{"live", "demo", "replay", "import"}
+
+func (k SourceKind) String() string {
+	if int(k) < len(sourceKindNames) {
+		return sourceKindNames[k]
+	}
+	return "unknown"
+}
+
+// GPUInfo is what stays the same about one GPU for a whole session.
+type GPUInfo struct {
+	Index      int
+	Name       string
+	UUID       string
+	MemTotal   float64 // bytes; NaN if unknown
+	PowerLimit float64 // watts, the enforced limit at start; NaN if unknown
+	GPM        bool    // profiling-grade metrics (SM activity) are available
+	MIG        bool    // MIG mode is on: utilisation is not supported
+}
+
+// SourceInfo describes a Source for the header, recordings and reports.
+type SourceInfo struct {
+	Kind     SourceKind
+	Host     string
+	Driver   string
+	CUDA     string
+	GPUs     []GPUInfo
+	Interval time.Duration
+	// Scenario is the demo's scenario, for Kind == Demo (and recordings of it).
+	Scenario string
+	// Origin is the file replayed, or the log a recording was imported from.
+	Origin string
+	// Recorded is the kind of the source a replayed file was recorded from.
+	Recorded SourceKind
+	// Command is the job `gputop run` wrapped, if any.
+	Command []string
+	// Notes explain what could not be sampled and why, one line each
+	// (for example "no NVIDIA driver: libnvidia-ml.so.1 not found").
+	Notes []string
+	// Checks lists every check made while looking for GPUs, for the help screen.
+	Checks []string
+}
+
+// Source yields Samples in time order. The live Sampler, a recording's
+// replay and a demo all implement it.
+type Source interface {
+	// Next blocks until the next sample. It returns io.EOF when a finite
+	// source (a recording) has no more.
+	Next(ctx context.Context) (Sample, error)
+	Info() SourceInfo
+}
+
+// MarkSink is implemented by sources that take markers made in the UI, so
+// that a marker travels with the next sample into the store and any recording.
+type MarkSink interface {
+	Mark(text string)
+}

@@ -1,0 +1,395 @@
+package timeline
+
+import (
+	"math"
+	"sort"
+	"time"
+)
+
+// StoreOptions sizes a Store.
+type StoreOptions struct {
+	// RawSamples is how many recent samples are kept at full resolution;
+	// older ones live on in the buckets. 0 keeps every sample (replay).
+	RawSamples int
+}
+
+// DefaultRawSamples keeps an hour at full resolution at a 1 s interval.
+const DefaultRawSamples = 3600
+
+// bucket tiers: width and how many buckets each keeps before the next,
+// coarser tier alone holds that time. The last one never drops anything.
+var tierLayout = []struct {
+	width    time.Duration
+	capacity int
+}{
+	{10 * time.Second, 2160}, // 6 h
+	{time.Minute, 2880},      // 2 days
+	{10 * time.Minute, 2016}, // 2 weeks, then compacting
+}
+
+// Store keeps the derived history of every series: recent samples at full
+// resolution, older ones as min/mean/max buckets at coarser resolutions, so
+// memory stays bounded for a run of days and any window renders in time
+// proportional to its width.
+//
+// Samples go in raw (Add derives them); everything reads by time, never by
+// the wall clock. A Store belongs to one goroutine.
+type Store struct {
+	raw      rawTier
+	tiers    []*bucketTier
+	index    map[Key]int
+	keys     []Key
+	deriver  Deriver
+	layout   []Key // keys of the last derived layout
+	layoutID []int // their series ids
+	vals     []float32
+	added    int
+	first    int64
+	last     int64
+	deltas   [15]int64 // recent sample spacings, for the interval estimate
+	interval int64
+
+	markers   []Marker
+	events    []Event
+	open      map[statusKey]int // index into events of each open one
+	processes []processList
+	scratch   []colAcc
+}
+
+// NewStore returns an empty Store.
+func NewStore(opts StoreOptions) *Store {
+	s := &Store{
+		raw:   rawTier{capacity: opts.RawSamples},
+		index: map[Key]int{},
+		open:  map[statusKey]int{},
+	}
+	for i, t := range tierLayout {
+		s.tiers = append(s.tiers, &bucketTier{
+			width:    int64(t.width),
+			capacity: t.capacity,
+			compacts: i == len(tierLayout)-1,
+		})
+	}
+	return s
+}
+
+// Add derives a raw sample against the previous one and keeps it. A sample
+// that is not later than the last one is dropped and Add returns false:
+// history is in time order.
+func (s *Store) Add(smp *Sample) bool {
+	t := smp.At.UnixNano()
+	if s.added > 0 && t <= s.last {
+		return false
+	}
+	values := s.deriver.Next(smp)
+	ids := s.ids(values)
+	for i := range s.vals {
+		s.vals[i] = nan32
+	}
+	for i, v := range values {
+		s.vals[ids[i]] = float32(v.Value)
+	}
+	s.raw.add(t, s.vals)
+	for _, b := range s.tiers {
+		b.add(t, s.vals)
+	}
+	if s.added == 0 {
+		s.first = t
+	} else {
+		s.noteDelta(t - s.last)
+	}
+	s.last = t
+	s.added++
+	s.addStatuses(smp)
+	for _, m := range smp.Markers {
+		s.AddMarker(m)
+	}
+	if smp.Processes != nil {
+		s.addProcesses(t, smp.Processes)
+	}
+	return true
+}
+
+// ids maps derived values to series ids, creating series on first sight.
+func (s *Store) ids(values []Value) []int {
+	same := len(values) == len(s.layout)
+	for i := 0; same && i < len(values); i++ {
+		same = values[i].Key == s.layout[i]
+	}
+	if same {
+		return s.layoutID
+	}
+	s.layout = s.layout[:0]
+	s.layoutID = s.layoutID[:0]
+	for _, v := range values {
+		id, ok := s.index[v.Key]
+		if !ok {
+			id = s.addSeries(v.Key)
+		}
+		s.layout = append(s.layout, v.Key)
+		s.layoutID = append(s.layoutID, id)
+	}
+	return s.layoutID
+}
+
+func (s *Store) addSeries(k Key) int {
+	id := len(s.keys)
+	s.index[k] = id
+	s.keys = append(s.keys, k)
+	s.raw.addSeries()
+	for _, b := range s.tiers {
+		b.addSeries()
+	}
+	s.vals = append(s.vals, nan32)
+	return id
+}
+
+func (s *Store) noteDelta(d int64) {
+	copy(s.deltas[1:], s.deltas[:])
+	s.deltas[0] = d
+	var sorted [len(s.deltas)]int64
+	n := 0
+	for _, x := range s.deltas {
+		if x > 0 {
+			sorted[n] = x
+			n++
+		}
+	}
+	sort.Slice(sorted[:n], func(i, j int) bool { return sorted[i] < sorted[j] })
+	s.interval = sorted[n/2]
+}
+
+// Len is the number of samples added.
+func (s *Store) Len() int { return s.added }
+
+// First is the time of the first sample (zero if none).
+func (s *Store) First() time.Time {
+	if s.added == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, s.first)
+}
+
+// Last is the time of the newest sample (zero if none).
+func (s *Store) Last() time.Time {
+	if s.added == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, s.last)
+}
+
+// Interval is the typical time between samples (the median of the last few).
+func (s *Store) Interval() time.Duration { return time.Duration(s.interval) }
+
+// Has says whether the store has ever seen a series.
+func (s *Store) Has(k Key) bool {
+	_, ok := s.index[k]
+	return ok
+}
+
+// Keys lists every series seen, in order of first appearance.
+func (s *Store) Keys() []Key { return s.keys }
+
+// Agg is one column of a series: the least, mean and greatest value of the
+// samples it covers. All three are NaN for a gap.
+type Agg struct {
+	Min, Mean, Max float64
+}
+
+// Empty says whether the column is a gap.
+func (a Agg) Empty() bool { return math.IsNaN(a.Mean) }
+
+var emptyAgg = Agg{math.NaN(), math.NaN(), math.NaN()}
+
+type colAcc struct {
+	a    agg
+	last int64 // time the newest value in the column stops being current
+}
+
+// Series fills dst with key's values from `from` to `to`, one column per
+// element, each column covering an equal share of the span. Columns line up
+// with anything else drawn over the same span with the same width (the phase
+// band, markers), which is why it resamples itself instead of letting a
+// plotting library interpolate.
+//
+// It reads the coarsest tier whose buckets are no wider than a column and
+// still hold `from`, so the work is proportional to len(dst). A sample
+// covers the time until the next one: columns narrower than the sampling
+// interval repeat the last value instead of showing holes, while a pause in
+// sampling longer than twice the interval stays a gap.
+func (s *Store) Series(key Key, from, to time.Time, dst []Agg) {
+	for i := range dst {
+		dst[i] = emptyAgg
+	}
+	id, ok := s.index[key]
+	f, t := from.UnixNano(), to.UnixNano()
+	if !ok || len(dst) == 0 || t <= f || s.added == 0 {
+		return
+	}
+	if cap(s.scratch) < len(dst) {
+		s.scratch = make([]colAcc, len(dst))
+	}
+	acc := s.scratch[:len(dst)]
+	for i := range acc {
+		acc[i] = colAcc{}
+	}
+	width := float64(t-f) / float64(len(dst))
+	col := func(at int64) int {
+		c := int(float64(at-f) / width)
+		if c >= len(acc) {
+			c = len(acc) - 1
+		}
+		return c
+	}
+	var seed colAcc
+	tier := s.pickTier(f, width)
+	if tier < 0 {
+		hold := s.rawHold()
+		r := &s.raw
+		i := r.search(f)
+		if i > 0 {
+			v := r.cols[id][r.phys(i-1)]
+			seed.a.add(v)
+			seed.last = r.time(i-1) + hold
+		}
+		for ; i < r.len(); i++ {
+			at := r.time(i)
+			if at >= t {
+				break
+			}
+			c := &acc[col(at)]
+			c.a.add(r.cols[id][r.phys(i)])
+			c.last = at + hold
+		}
+	} else {
+		b := s.tiers[tier]
+		hold := b.width * 3 / 2
+		// Buckets count in the column that holds their middle.
+		i := b.search(f - b.width/2)
+		if i > 0 {
+			seed.a = b.cols[id][b.phys(i-1)]
+			seed.last = b.start(i-1) + b.width + hold
+		}
+		for ; i < b.len(); i++ {
+			mid := b.start(i) + b.width/2
+			if mid >= t {
+				break
+			}
+			c := &acc[col(mid)]
+			c.a.merge(b.cols[id][b.phys(i)])
+			c.last = b.start(i) + b.width + hold
+		}
+	}
+	carry := seed
+	for i := range acc {
+		colStart := f + int64(float64(i)*width)
+		if acc[i].a.n == 0 {
+			if carry.a.n == 0 || carry.last < colStart {
+				continue
+			}
+			acc[i] = carry
+		} else {
+			carry = acc[i]
+		}
+		a := acc[i].a
+		dst[i] = Agg{Min: float64(a.min), Mean: float64(a.sum) / float64(a.n), Max: float64(a.max)}
+	}
+}
+
+// rawHold is how long a raw value stays current: twice the interval, so
+// jitter does not punch holes but a stalled sampler does.
+func (s *Store) rawHold() int64 {
+	if s.interval <= 0 {
+		return int64(2 * time.Second)
+	}
+	return 2 * s.interval
+}
+
+// pickTier chooses where Series reads: -1 for raw, else a bucket tier. It
+// wants the coarsest tier no wider than a column that still holds `from`;
+// failing that, the finest one that does.
+func (s *Store) pickTier(from int64, colWidth float64) int {
+	start := from
+	if start < s.first {
+		start = s.first
+	}
+	holds := func(oldest int64) bool { return oldest <= start }
+	best := -2
+	if holds(s.raw.oldest()) {
+		best = -1
+	}
+	for i, b := range s.tiers {
+		if float64(b.width) > colWidth {
+			break
+		}
+		if holds(b.oldest()) {
+			best = i
+		}
+	}
+	if best != -2 {
+		return best
+	}
+	for i, b := range s.tiers {
+		if holds(b.oldest()) {
+			return i
+		}
+	}
+	return len(s.tiers) - 1
+}
+
+// ValueAt is key's value current at t: the latest sample at or before t,
+// unless it is older than the hold (then NaN: a gap). Where raw samples are
+// gone, it is the mean of the bucket that holds t.
+func (s *Store) ValueAt(key Key, at time.Time) float64 {
+	id, ok := s.index[key]
+	if !ok || s.added == 0 {
+		return math.NaN()
+	}
+	t := at.UnixNano()
+	r := &s.raw
+	if r.len() > 0 && r.oldest() <= t {
+		i := r.search(t + 1)
+		if i == 0 {
+			return math.NaN()
+		}
+		if r.time(i-1)+s.rawHold() < t {
+			return math.NaN()
+		}
+		return float64(r.cols[id][r.phys(i-1)])
+	}
+	for _, b := range s.tiers {
+		if b.len() == 0 || b.oldest() > t {
+			continue
+		}
+		i := b.search(t + 1)
+		if i == 0 {
+			return math.NaN()
+		}
+		a := b.cols[id][b.phys(i-1)]
+		if a.n == 0 || b.start(i-1)+b.width*2 < t {
+			return math.NaN()
+		}
+		return float64(a.sum) / float64(a.n)
+	}
+	return math.NaN()
+}
+
+// SampleTimes calls fn with the time of every raw sample from `from` to `to`
+// (inclusive); stepping through a paused view or a replay moves between them.
+func (s *Store) SampleTimes(from, to time.Time, fn func(time.Time) bool) {
+	f, t := from.UnixNano(), to.UnixNano()
+	for i := s.raw.search(f); i < s.raw.len(); i++ {
+		at := s.raw.time(i)
+		if at > t || !fn(time.Unix(0, at)) {
+			return
+		}
+	}
+}
+
+// OldestRaw is the time of the oldest sample still held at full resolution.
+func (s *Store) OldestRaw() time.Time {
+	if s.raw.len() == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, s.raw.oldest())
+}

@@ -1,0 +1,237 @@
+package timeline
+
+import (
+	"math"
+	"sort"
+)
+
+// rawTier keeps every derived value of recent samples, as columns of
+// float32 (one per series) beside one column of times. float32 holds a
+// display value to 7 digits; raw counters never get here, Derive took their
+// differences first.
+//
+// It is a ring: when capacity is reached the oldest sample is overwritten.
+// capacity 0 keeps everything (replay, where the whole file should be at
+// full resolution).
+type rawTier struct {
+	capacity int
+	head     int // physical index of the oldest sample once the ring is full
+	times    []int64
+	cols     [][]float32
+}
+
+func (r *rawTier) len() int { return len(r.times) }
+
+// phys maps a logical index (0 = oldest) to a physical one.
+func (r *rawTier) phys(i int) int {
+	if r.head == 0 {
+		return i
+	}
+	i += r.head
+	if i >= len(r.times) {
+		i -= len(r.times)
+	}
+	return i
+}
+
+func (r *rawTier) time(i int) int64 { return r.times[r.phys(i)] }
+
+func (r *rawTier) oldest() int64 {
+	if len(r.times) == 0 {
+		return math.MaxInt64
+	}
+	return r.time(0)
+}
+
+func (r *rawTier) addSeries() {
+	col := make([]float32, len(r.times), cap(r.times))
+	for i := range col {
+		col[i] = nan32
+	}
+	r.cols = append(r.cols, col)
+}
+
+// add appends one sample; vals holds a value per series (NaN where absent).
+func (r *rawTier) add(t int64, vals []float32) {
+	if r.capacity == 0 || len(r.times) < r.capacity {
+		r.times = append(r.times, t)
+		for i := range r.cols {
+			r.cols[i] = append(r.cols[i], vals[i])
+		}
+		return
+	}
+	p := r.head
+	r.times[p] = t
+	for i := range r.cols {
+		r.cols[i][p] = vals[i]
+	}
+	r.head++
+	if r.head == len(r.times) {
+		r.head = 0
+	}
+}
+
+// search returns the first logical index whose time is >= t.
+func (r *rawTier) search(t int64) int {
+	return sort.Search(len(r.times), func(i int) bool { return r.time(i) >= t })
+}
+
+// agg is the summary of one series over one bucket. n counts the values that
+// were numbers; gaps (NaN) are not averaged in.
+type agg struct {
+	min, max, sum float32
+	n             uint32
+}
+
+func (a *agg) add(v float32) {
+	if v != v { // NaN
+		return
+	}
+	if a.n == 0 || v < a.min {
+		a.min = v
+	}
+	if a.n == 0 || v > a.max {
+		a.max = v
+	}
+	a.sum += v
+	a.n++
+}
+
+func (a *agg) merge(b agg) {
+	if b.n == 0 {
+		return
+	}
+	if a.n == 0 || b.min < a.min {
+		a.min = b.min
+	}
+	if a.n == 0 || b.max > a.max {
+		a.max = b.max
+	}
+	a.sum += b.sum
+	a.n += b.n
+}
+
+// bucketTier keeps min/sum/max/count per series over buckets of a fixed
+// width, aligned to multiples of the width since the Unix epoch, so a bucket
+// always covers the same wall-clock span whatever the first sample's time.
+//
+// When the coarsest tier is full it does not drop history: it merges pairs of
+// buckets and doubles its width, so memory stays bounded for any length of
+// session while the whole of it can still be shown.
+type bucketTier struct {
+	width    int64
+	capacity int
+	compacts bool // the coarsest tier: merge instead of dropping
+	head     int
+	starts   []int64
+	cols     [][]agg
+}
+
+func (b *bucketTier) len() int { return len(b.starts) }
+
+func (b *bucketTier) phys(i int) int {
+	if b.head == 0 {
+		return i
+	}
+	i += b.head
+	if i >= len(b.starts) {
+		i -= len(b.starts)
+	}
+	return i
+}
+
+func (b *bucketTier) start(i int) int64 { return b.starts[b.phys(i)] }
+
+func (b *bucketTier) oldest() int64 {
+	if len(b.starts) == 0 {
+		return math.MaxInt64
+	}
+	return b.start(0)
+}
+
+func (b *bucketTier) addSeries() {
+	b.cols = append(b.cols, make([]agg, len(b.starts), cap(b.starts)))
+}
+
+func floorTo(t, width int64) int64 {
+	q := t / width
+	if t < 0 && t%width != 0 {
+		q--
+	}
+	return q * width
+}
+
+func (b *bucketTier) add(t int64, vals []float32) {
+	start := floorTo(t, b.width)
+	n := len(b.starts)
+	last := -1
+	if n > 0 {
+		last = b.phys(n - 1)
+	}
+	if last < 0 || b.starts[last] != start {
+		last = b.push(start)
+	}
+	for i := range b.cols {
+		b.cols[i][last].add(vals[i])
+	}
+}
+
+// push opens a bucket and returns its physical index.
+func (b *bucketTier) push(start int64) int {
+	if len(b.starts) < b.capacity {
+		b.starts = append(b.starts, start)
+		for i := range b.cols {
+			b.cols[i] = append(b.cols[i], agg{})
+		}
+		return len(b.starts) - 1
+	}
+	if b.compacts {
+		b.compact()
+		return b.push(floorTo(start, b.width))
+	}
+	p := b.head
+	b.starts[p] = start
+	for i := range b.cols {
+		b.cols[i][p] = agg{}
+	}
+	b.head++
+	if b.head == len(b.starts) {
+		b.head = 0
+	}
+	return p
+}
+
+// compact doubles the width and merges buckets that now share a start.
+func (b *bucketTier) compact() {
+	b.width *= 2
+	n := len(b.starts)
+	w := 0
+	for i := 0; i < n; i++ {
+		p := b.phys(i)
+		s := floorTo(b.starts[p], b.width)
+		if w > 0 && b.starts[w-1] == s {
+			for c := range b.cols {
+				b.cols[c][w-1].merge(b.cols[c][p])
+			}
+			continue
+		}
+		// A compacting tier never wraps (head is 0), so p == i >= w: the
+		// bucket is read before anything is written over it.
+		b.starts[w] = s
+		for c := range b.cols {
+			b.cols[c][w] = b.cols[c][p]
+		}
+		w++
+	}
+	b.starts = b.starts[:w]
+	for c := range b.cols {
+		b.cols[c] = b.cols[c][:w]
+	}
+}
+
+// search returns the first logical index whose start is >= t.
+func (b *bucketTier) search(t int64) int {
+	return sort.Search(len(b.starts), func(i int) bool { return b.start(i) >= t })
+}
+
+var nan32 = float32(math.NaN())
