@@ -1,0 +1,348 @@
+package probes
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// SamplerConfig says what a Sampler reads and how often.
+type SamplerConfig struct {
+	// Interval is the time between ticks; default 1 s. main refuses values
+	// under 100 ms; the Sampler takes what it is given.
+	Interval time.Duration
+	// Timeout is how long one tick waits for each probe; default 80 % of
+	// Interval, so a tick leaves room for the screen before the next one.
+	Timeout time.Duration
+	// Probes are the fast tier, read every tick, in this order.
+	Probes []Probe
+	// Slow are the slower tier (GPU process lists), read every SlowEvery
+	// ticks. Their Reading.Processes become Sample.Processes.
+	Slow []Probe
+	// SlowEvery is how many ticks apart the slow tier runs; default 5 s
+	// worth of ticks.
+	SlowEvery int
+	// Clock is RealClock{} (the default) or a *FastClock.
+	Clock Clock
+	// Info is what Info returns; its Interval is filled in when zero.
+	Info timeline.SourceInfo
+}
+
+// SamplerStats counts how well the sampler kept its schedule.
+type SamplerStats struct {
+	// Ticks is the number of samples Next returned.
+	Ticks int
+	// Overruns counts ticks skipped because the caller pulled more than a
+	// whole interval late, and ticks whose collection took longer than the
+	// interval.
+	Overruns int
+	// LateProbes counts probe statuses marked late, one per probe per tick.
+	LateProbes int
+}
+
+// ErrSamplerClosed is what Next returns once Close has been called.
+var ErrSamplerClosed = errors.New("probes: sampler closed")
+
+// slowTierPeriod is how much time apart the slow tier runs by default.
+const slowTierPeriod = 5 * time.Second
+
+// Sampler runs probes on a schedule and turns each tick into one
+// timeline.Sample. It is a timeline.Source (pull model: Next waits for the
+// next tick) and a timeline.MarkSink.
+//
+// Each probe runs in its own goroutine, so a slow or hung call (a driver that
+// stops answering) never delays the sample or the other probes: the tick
+// waits at most Timeout, marks the probe late, throws its answer away when it
+// finally comes, and does not call it again until that call has returned.
+//
+// Metrics come in a fixed order, fast probes in config order, then the
+// sampler's own lag, then the slow tier on its ticks. A probe without an
+// answer this tick keeps its place with NaN values (the keys of its last
+// reading), so the layout of a sample stays the same tick to tick and
+// timeline.Deriver keeps its fast path.
+type Sampler struct {
+	clock     Clock
+	interval  time.Duration
+	timeout   time.Duration
+	slowEvery int
+	info      timeline.SourceInfo
+	fast      []*runner
+	slow      []*runner
+	// results receives every finished Collect. Its capacity is the number of
+	// probes and each has at most one call running, so a send never blocks,
+	// even after Close.
+	results chan result
+	life    context.Context // cancelled by Close; parent of every Collect
+	stop    context.CancelFunc
+
+	nextMu    sync.Mutex // one Next at a time; guards the fields below
+	next      time.Time  // when the next tick is due; zero before the first
+	tick      uint64     // ticks started, for telling this tick's answers from stale ones
+	collected int        // ticks collected, for the slow tier's rhythm
+	lastLen   int        // metrics in the last sample, to size the next
+
+	mu      sync.Mutex // guards markers and stats, which other goroutines touch
+	markers []timeline.Marker
+	stats   SamplerStats
+}
+
+// NewSampler returns a Sampler for cfg, with defaults filled in. No probe is
+// called before the first Next.
+func NewSampler(cfg SamplerConfig) *Sampler {
+	if cfg.Interval <= 0 {
+		cfg.Interval = time.Second
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = cfg.Interval * 8 / 10
+	}
+	if cfg.SlowEvery <= 0 {
+		cfg.SlowEvery = max(1, int((slowTierPeriod+cfg.Interval/2)/cfg.Interval))
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = RealClock{}
+	}
+	if cfg.Info.Interval == 0 {
+		cfg.Info.Interval = cfg.Interval
+	}
+	life, stop := context.WithCancel(context.Background())
+	s := &Sampler{
+		clock:     cfg.Clock,
+		interval:  cfg.Interval,
+		timeout:   cfg.Timeout,
+		slowEvery: cfg.SlowEvery,
+		info:      cfg.Info,
+		results:   make(chan result, len(cfg.Probes)+len(cfg.Slow)),
+		life:      life,
+		stop:      stop,
+	}
+	for _, p := range cfg.Probes {
+		s.fast = append(s.fast, newRunner(p))
+	}
+	for _, p := range cfg.Slow {
+		s.slow = append(s.slow, newRunner(p))
+	}
+	return s
+}
+
+// Info describes the source, as given in the config.
+func (s *Sampler) Info() timeline.SourceInfo { return s.info }
+
+// Mark queues a marker made in the UI (the `m` key), timed by the sampler's
+// clock now. It rides on the next sample. Safe from any goroutine.
+func (s *Sampler) Mark(text string) { s.MarkFrom("key", text) }
+
+// MarkFrom is Mark for markers from elsewhere: origin is "mark" for
+// `gputop mark`, "job" for a line the wrapped job printed.
+func (s *Sampler) MarkFrom(origin, text string) {
+	m := timeline.Marker{At: s.clock.Now(), Text: text, Origin: origin}
+	s.mu.Lock()
+	s.markers = append(s.markers, m)
+	s.mu.Unlock()
+}
+
+// Stats returns the sampler's counters so far. Safe from any goroutine.
+func (s *Sampler) Stats() SamplerStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
+}
+
+// Close stops the sampler: every running Collect sees its context cancelled,
+// and Next returns ErrSamplerClosed. It waits for no probe, since a hung one
+// may never return.
+func (s *Sampler) Close() { s.stop() }
+
+// Next waits for the next tick, reads every probe that is free, and returns
+// the tick's sample. It returns ctx's error if ctx ends first, and
+// ErrSamplerClosed after Close.
+//
+// A sample's At is the tick's scheduled time, not the clock's reading when
+// collection began. Scheduled times step by exactly Interval (or a whole
+// multiple of it after a skip), so they always increase, as the Store
+// requires, even if the wall clock is stepped back by NTP; replay and
+// recordings see a regular grid; and how late a tick really started is not
+// lost but kept as its own metric, timeline.SampleLag.
+func (s *Sampler) Next(ctx context.Context) (timeline.Sample, error) {
+	s.nextMu.Lock()
+	defer s.nextMu.Unlock()
+	if s.life.Err() != nil {
+		return timeline.Sample{}, ErrSamplerClosed
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.life, cancel)()
+
+	if s.next.IsZero() {
+		s.next = s.clock.Now() // the first tick is now: the first frame should not wait
+	}
+	if err := s.clock.SleepUntil(ctx, s.next); err != nil {
+		return timeline.Sample{}, s.stopReason(ctx)
+	}
+	start := s.clock.Now()
+	at, skipped := s.next, 0
+	if behind := start.Sub(at); behind >= s.interval {
+		// Pulled late by a whole interval or more: run the newest tick that
+		// is due rather than a burst of the missed ones.
+		skipped = int(behind / s.interval)
+		at = at.Add(time.Duration(skipped) * s.interval)
+	}
+	s.next = at.Add(s.interval)
+	s.tick++
+	slowDue := s.collected%s.slowEvery == 0
+	s.collected++
+
+	s.drainStale()
+	launched := s.launch(s.fast, at)
+	if slowDue {
+		launched += s.launch(s.slow, at)
+	}
+	if err := s.await(ctx, launched); err != nil {
+		return timeline.Sample{}, err
+	}
+
+	smp, late := s.build(at, start.Sub(at), slowDue)
+	overran := s.clock.Now().Sub(start) > s.interval
+
+	s.mu.Lock()
+	smp.Markers = s.takeMarkers(at)
+	s.stats.Ticks++
+	s.stats.Overruns += skipped
+	if overran {
+		s.stats.Overruns++
+	}
+	s.stats.LateProbes += late
+	s.mu.Unlock()
+	return smp, nil
+}
+
+// stopReason says why ctx ended: the sampler closed, or the caller's own.
+func (s *Sampler) stopReason(ctx context.Context) error {
+	if s.life.Err() != nil {
+		return ErrSamplerClosed
+	}
+	return ctx.Err()
+}
+
+// drainStale takes the answers that came in after their tick gave up on
+// them: those probes are free again, and what they said is out of date.
+func (s *Sampler) drainStale() {
+	for {
+		select {
+		case res := <-s.results:
+			res.runner.busy = false
+		default:
+			return
+		}
+	}
+}
+
+// launch starts every runner that is neither busy nor lost, and says how
+// many it started.
+func (s *Sampler) launch(runners []*runner, at time.Time) int {
+	n := 0
+	for _, r := range runners {
+		r.answered = false
+		if r.lost || r.busy {
+			continue
+		}
+		r.busy, r.since, r.tick = true, at, s.tick
+		ctx, cancel := context.WithTimeout(s.life, s.timeout)
+		go s.collect(ctx, cancel, r, s.tick)
+		n++
+	}
+	return n
+}
+
+// await collects this tick's answers until every launched probe has
+// answered, the timeout passes, or ctx ends. The timeout is real time even
+// on a FastClock: a hung call hangs in real time.
+func (s *Sampler) await(ctx context.Context, pending int) error {
+	if pending == 0 {
+		return nil
+	}
+	timer := time.NewTimer(s.timeout)
+	defer timer.Stop()
+	for pending > 0 {
+		select {
+		case res := <-s.results:
+			r := res.runner
+			r.busy = false
+			if res.tick == s.tick {
+				r.answered, r.res = true, res
+				pending--
+			}
+		case <-timer.C:
+			return nil
+		case <-ctx.Done():
+			return s.stopReason(ctx)
+		}
+	}
+	return nil
+}
+
+// build assembles the tick's sample from the runners' states, and counts
+// the probes marked late.
+func (s *Sampler) build(at time.Time, lag time.Duration, slowDue bool) (timeline.Sample, int) {
+	// A fresh slice each tick: the Store's Deriver keeps the previous
+	// sample, so this one must not be written again.
+	smp := timeline.Sample{
+		At:      at,
+		Metrics: make([]timeline.Metric, 0, s.lastLen),
+		Probes:  make([]timeline.ProbeStatus, 0, len(s.fast)+len(s.slow)),
+	}
+	late := 0
+	report := func(r *runner) bool {
+		st, answered := r.report(&smp, s.tick, at, s.timeout, s.interval)
+		if st.State == timeline.ProbeLate {
+			late++
+		}
+		smp.Probes = append(smp.Probes, st)
+		return answered
+	}
+	for _, r := range s.fast {
+		report(r)
+	}
+	smp.Metrics = append(smp.Metrics, timeline.Metric{
+		Key:   timeline.Key{Name: timeline.SampleLag, Device: timeline.SelfDevice},
+		Kind:  timeline.Gauge,
+		Value: lag.Seconds(),
+	})
+	if slowDue {
+		var procs []timeline.Process
+		answered := false
+		for _, r := range s.slow {
+			if report(r) {
+				answered = true
+				procs = append(procs, r.res.reading.Processes...)
+			}
+		}
+		if answered && procs == nil {
+			procs = []timeline.Process{} // a fresh answer: no process holds a GPU
+		}
+		smp.Processes = procs
+	}
+	s.lastLen = len(smp.Metrics)
+	return smp, late
+}
+
+// takeMarkers removes and returns the queued markers made at or before at.
+// Later ones (made while this tick was being collected) wait for the next
+// sample, so a marker never comes before the sample that carries it.
+// The caller holds s.mu.
+func (s *Sampler) takeMarkers(at time.Time) []timeline.Marker {
+	var out []timeline.Marker
+	kept := s.markers[:0]
+	for _, m := range s.markers {
+		if m.At.After(at) {
+			kept = append(kept, m)
+		} else {
+			out = append(out, m)
+		}
+	}
+	clear(s.markers[len(kept):])
+	s.markers = kept
+	return out
+}
