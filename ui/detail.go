@@ -1,0 +1,191 @@
+package ui
+
+import (
+	"math"
+	"strings"
+	"time"
+
+	"github.com/guptarohit/asciigraph"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// detailMetric is one metric the detail pane can plot; tab steps through
+// those the selected GPU has.
+type detailMetric struct {
+	name  string
+	title string
+	// second is plotted too, dimmer: the sub-second maximum beside the
+	// mean, or the other direction of a link.
+	second string
+}
+
+var detailMetrics = []detailMetric{
+	{timeline.GPUUtil, "utilization: share of time any kernel ran (coarse); mean and max of sub-second samples", timeline.GPUUtilMax},
+	{timeline.GPUSMActive, "SM activity: share of SMs busy (profiling-grade, GPM)", ""},
+	{timeline.GPUTensor, "tensor pipes active (profiling-grade, GPM)", ""},
+	{timeline.GPUPower, "power draw", timeline.GPUPowerLimit},
+	{timeline.GPUMemUsed, "memory used", ""},
+	{timeline.GPUTemp, "temperature", ""},
+	{timeline.GPUClockSM, "SM clock", ""},
+	{timeline.GPUPCIeRx, "PCIe: host to device, and device to host (dim)", timeline.GPUPCIeTx},
+	{timeline.GPUDRAMBW, "DRAM bandwidth used (profiling-grade, GPM)", ""},
+}
+
+// nextMetric moves the selection to the next metric the GPU has.
+func (m *Model) nextMetric() {
+	dev := m.selectedDevice()
+	for i := 1; i <= len(detailMetrics); i++ {
+		j := (m.metric + i) % len(detailMetrics)
+		if m.store.Has(timeline.Key{Name: detailMetrics[j].name, Device: dev}) {
+			m.metric = j
+			return
+		}
+	}
+}
+
+func (m *Model) selectedDevice() string {
+	if m.gpu < len(m.info.GPUs) {
+		return timeline.GPUDevice(m.info.GPUs[m.gpu].Index)
+	}
+	return ""
+}
+
+// asciiBox maps the box-drawing characters asciigraph uses to ASCII.
+var asciiBox = strings.NewReplacer(
+	"─", "-", "│", "|", "┤", "|", "┼", "+", "└", "+", "┬", "+",
+	"╭", "+", "╮", "+", "╰", "+", "╯", "+", "╴", "-", "╶", "-",
+)
+
+// viewDetail plots the selected GPU's selected metric over the window,
+// resampled to exactly the plot's width so its columns are honest, with a
+// time axis under it.
+func (m *Model) viewDetail(f *frame, rows int) []string {
+	if rows <= 0 || len(m.info.GPUs) == 0 {
+		return blankLines(rows)
+	}
+	dm := detailMetrics[m.metric]
+	dev := m.selectedDevice()
+	key := timeline.Key{Name: dm.name, Device: dev}
+	title := newLine(m.width)
+	def, _ := timeline.Lookup(dm.name)
+	title.add(" GPU"+strings.TrimPrefix(dev, "gpu")+" "+def.Label+" ", m.theme.title)
+	title.add(fmtValue(dm.name, m.store.ValueAt(key, f.at), m.ascii)+"  ", m.theme.bold)
+	title.add(dm.title, m.theme.dim)
+	out := []string{title.String()}
+
+	// asciigraph draws height+1 rows, then the time axis and its labels.
+	plotRows := rows - 4
+	if plotRows < 3 {
+		return append(out, blankLines(rows-1)...)
+	}
+	if m.store.Len() == 0 {
+		return append(out, padBlank([]string{"   waiting for the first sample" + m.glyph.ellipsis}, rows-1)...)
+	}
+	// Room on the right for half of the last time label, centred on its tick.
+	width := m.width - detailAxisWidth - 5
+	main := make([]timeline.Agg, width)
+	m.store.Series(key, f.from, f.to, main)
+	series := [][]float64{means(main)}
+	if dm.second != "" && m.store.Has(timeline.Key{Name: dm.second, Device: dev}) {
+		second := make([]timeline.Agg, width)
+		m.store.Series(timeline.Key{Name: dm.second, Device: dev}, f.from, f.to, second)
+		vals := means(second)
+		if dm.second == timeline.GPUUtilMax {
+			vals = maxes(second)
+		}
+		series = append(series, vals)
+	}
+	lo, hi := m.bounds(dm.name, dev, f.at, series)
+	opts := []asciigraph.Option{
+		asciigraph.Height(plotRows - 1),
+		asciigraph.LowerBound(lo), asciigraph.UpperBound(hi),
+		asciigraph.YAxisValueFormatter(func(v float64) string {
+			return padLeft(fmtValue(dm.name, v, m.ascii), detailAxisWidth-3)
+		}),
+		asciigraph.XAxisRange(float64(f.from.Unix()), float64(f.to.Unix())),
+		asciigraph.XAxisTickCount(max(2, width/16)),
+		asciigraph.XAxisValueFormatter(func(v float64) string {
+			return fmtClock(time.Unix(int64(v), 0), false)
+		}),
+	}
+	if !m.theme.plain {
+		opts = append(opts, asciigraph.SeriesColors(asciigraph.Green, asciigraph.DarkGray))
+	}
+	if m.ascii {
+		opts = append(opts, asciigraph.SeriesChars(asciiSeries, asciiSeries))
+	}
+	plot := asciigraph.PlotMany(series, opts...)
+	if m.ascii {
+		plot = asciiBox.Replace(plot)
+	}
+	lines := strings.Split(plot, "\n")
+	for _, l := range lines {
+		out = append(out, cutVisible(l, m.width))
+	}
+	return padBlank(out, rows)
+}
+
+// detailAxisWidth is the room the y-axis labels take left of the plot.
+const detailAxisWidth = 10
+
+var asciiSeries = asciigraph.CharSet{
+	Horizontal: "-", VerticalLine: "|", ArcDownRight: "+", ArcDownLeft: "+",
+	ArcUpRight: "+", ArcUpLeft: "+", EndCap: "-", StartCap: "-", UpRight: "+", DownHorizontal: "+",
+}
+
+// bounds picks the y range: 0-100 for percentages, 0 to the limit or total
+// where one exists, else the data's own range with a little room.
+func (m *Model) bounds(name, dev string, at time.Time, series [][]float64) (float64, float64) {
+	def, _ := timeline.Lookup(name)
+	switch {
+	case def.Unit == timeline.Percent:
+		return 0, 100
+	case name == timeline.GPUPower:
+		if l := m.limitOf(dev, at); l > 0 {
+			return 0, l * 1.05
+		}
+	case name == timeline.GPUMemUsed:
+		if t := m.value(timeline.GPUMemTotal, dev, at); t > 0 {
+			return 0, t
+		}
+	}
+	hi := math.Inf(-1)
+	for _, s := range series {
+		for _, v := range s {
+			if !math.IsNaN(v) && v > hi {
+				hi = v
+			}
+		}
+	}
+	if math.IsInf(hi, -1) || hi <= 0 {
+		return 0, 1
+	}
+	return 0, hi * 1.1
+}
+
+func means(a []timeline.Agg) []float64 {
+	out := make([]float64, len(a))
+	for i := range a {
+		out[i] = a[i].Mean
+	}
+	return out
+}
+
+func maxes(a []timeline.Agg) []float64 {
+	out := make([]float64, len(a))
+	for i := range a {
+		out[i] = a[i].Max
+	}
+	return out
+}
+
+func blankLines(n int) []string { return make([]string, max(0, n)) }
+
+// padBlank makes lines exactly n long, adding blank lines or cutting.
+func padBlank(lines []string, n int) []string {
+	if len(lines) >= n {
+		return lines[:n]
+	}
+	return append(lines, blankLines(n-len(lines))...)
+}

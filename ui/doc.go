@@ -1,0 +1,13 @@
+// Package ui is gputop's screen: a bubbletea model that pulls samples from a
+// timeline.Source into a timeline.Store and draws the window of time that
+// ends at its cursor.
+//
+//	Source.Next ─samplesMsg─▶ Update ─▶ Store.Add      keys ─▶ playback (cursor, zoom, speed)
+//	                                        │                       │
+//	                   View ◀── Store.Series(key, window, columns) ◀┘
+//
+// It imports timeline and the Charm libraries, never probes or recordings,
+// so it cannot tell live from replay: a live view is a replay whose cursor
+// follows the newest sample. Nothing here reads the wall clock; time comes
+// from samples and from tick messages.
+package ui

@@ -1,0 +1,88 @@
+package ui
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden screens")
+
+// newTestModel feeds samples into a model sized w×h, as bubbletea would.
+func newTestModel(t testing.TB, kind timeline.SourceKind, samples []timeline.Sample, w, h int, opts Options) *Model {
+	t.Helper()
+	r := lipgloss.NewRenderer(os.Stdout)
+	r.SetColorProfile(termenv.ANSI)
+	opts.Source = &sliceSource{info: fixtureInfo(kind)}
+	opts.Renderer = r
+	m := New(opts)
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m.Update(samplesMsg{samples: samples})
+	return m
+}
+
+// screen is the model's view as a person sees it: no escape sequences.
+func screen(m *Model) string { return ansi.Strip(m.View()) }
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./ui -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("screen %s differs from %s (go test ./ui -update rewrites it):\n--- got\n%s\n--- want\n%s", name, path, got, want)
+	}
+}
+
+func TestGoldenScreens(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {200, 60}} {
+		for _, ascii := range []bool{false, true} {
+			name := fmt.Sprintf("live_%dx%d", size[0], size[1])
+			if ascii {
+				name += "_ascii"
+			}
+			t.Run(name, func(t *testing.T) {
+				m := newTestModel(t, timeline.Live, fixtureSamples(120), size[0], size[1], Options{ASCII: ascii})
+				got := screen(m)
+				checkScreenFits(t, got, size[0], size[1])
+				checkGolden(t, name, got)
+			})
+		}
+	}
+}
+
+// checkScreenFits fails if any row is wider than the terminal or there are
+// more rows than it has: either would scroll or wrap the screen.
+func checkScreenFits(t *testing.T, s string, w, h int) {
+	t.Helper()
+	rows := strings.Split(s, "\n")
+	if len(rows) != h {
+		t.Errorf("%d rows, terminal has %d", len(rows), h)
+	}
+	for i, r := range rows {
+		if n := ansi.StringWidth(r); n > w {
+			t.Errorf("row %d is %d wide, terminal is %d: %q", i, n, w, r)
+		}
+	}
+}

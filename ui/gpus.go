@@ -1,0 +1,263 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// frame is what every panel of one View shares: the window, the cursor and
+// a scratch buffer for series, so a View allocates little.
+type frame struct {
+	from, to, at time.Time
+	cols         []timeline.Agg
+}
+
+// gpuRow is one sparkline row of a GPU block.
+type gpuRow struct {
+	label  string
+	metric string
+	ink    func(*theme) ink
+	scale  func(m *Model, dev string, at time.Time) (lo, hi float64)
+	value  func(m *Model, dev string, at time.Time) string
+}
+
+func percentScale(*Model, string, time.Time) (float64, float64) { return 0, 100 }
+
+var (
+	utilRow = gpuRow{"util", timeline.GPUUtil, func(t *theme) ink { return t.util }, percentScale,
+		func(m *Model, dev string, at time.Time) string { return fmtPct(m.value(timeline.GPUUtil, dev, at)) }}
+	smRow = gpuRow{"SM", timeline.GPUSMActive, func(t *theme) ink { return t.sm }, percentScale,
+		func(m *Model, dev string, at time.Time) string { return fmtPct(m.value(timeline.GPUSMActive, dev, at)) }}
+	powerRow = gpuRow{"pwr", timeline.GPUPower, func(t *theme) ink { return t.power },
+		func(m *Model, dev string, at time.Time) (float64, float64) {
+			return 0, m.limitOf(dev, at)
+		},
+		func(m *Model, dev string, at time.Time) string {
+			return fmt.Sprintf("%4s", fmtWatts(m.value(timeline.GPUPower, dev, at)))
+		}}
+	memRow = gpuRow{"mem", timeline.GPUMemUsed, func(t *theme) ink { return t.mem },
+		func(m *Model, dev string, at time.Time) (float64, float64) {
+			return 0, m.value(timeline.GPUMemTotal, dev, at)
+		},
+		func(m *Model, dev string, at time.Time) string {
+			used, total := m.value(timeline.GPUMemUsed, dev, at), m.value(timeline.GPUMemTotal, dev, at)
+			if total > 0 && !math.IsNaN(used) {
+				return fmtPct(100 * used / total)
+			}
+			return " " + na
+		}}
+)
+
+// sparkRows lists the sparkline rows a GPU block can have, in order of
+// importance: utilisation, then SM activity where the GPU has it
+// (utilisation alone reads 100 % for a kernel on a fifth of the SMs), then
+// power (which exposes busy-waiting), then memory.
+func sparkRows(showSM bool) []gpuRow {
+	rows := []gpuRow{utilRow}
+	if showSM {
+		rows = append(rows, smRow)
+	}
+	return append(rows, powerRow, memRow)
+}
+
+// rowsFor is the rows that fit this layout.
+func (l *layout) rowsFor() []gpuRow {
+	rows := sparkRows(l.showSM)
+	return rows[:min(l.gpuRows, len(rows))]
+}
+
+// value is key's value at the cursor.
+func (m *Model) value(name, dev string, at time.Time) float64 {
+	return m.store.ValueAt(timeline.Key{Name: name, Device: dev}, at)
+}
+
+// limitOf is a GPU's power limit: sampled, else from the source's header.
+func (m *Model) limitOf(dev string, at time.Time) float64 {
+	if v := m.value(timeline.GPUPowerLimit, dev, at); v > 0 {
+		return v
+	}
+	for _, g := range m.info.GPUs {
+		if timeline.GPUDevice(g.Index) == dev {
+			return g.PowerLimit
+		}
+	}
+	return math.NaN()
+}
+
+// viewGPUs draws every GPU block.
+func (m *Model) viewGPUs(f *frame) []string {
+	var out []string
+	for i, g := range m.info.GPUs {
+		out = append(out, m.viewGPU(f, i, g)...)
+	}
+	return out
+}
+
+func (m *Model) gpuLabel(i int, g timeline.GPUInfo) string {
+	mark := " "
+	if i == m.gpu {
+		mark = "▸"
+		if m.ascii {
+			mark = ">"
+		}
+	}
+	return padRight(mark+fmt.Sprintf("GPU%d", g.Index), m.lay.label)
+}
+
+func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
+	dev := timeline.GPUDevice(g.Index)
+	label := m.gpuLabel(i, g)
+	labelInk := m.theme.title
+	if i == m.gpu {
+		labelInk = m.theme.sel
+	}
+	lost := m.store.Lost(dev, f.at)
+	if m.lay.gpuRows == 1 {
+		return []string{m.compactGPU(f, dev, label, labelInk, lost)}
+	}
+	rows := m.lay.rowsFor()
+	own, spill := m.gpuFields(dev, f.at, rows, lost)
+	var out []string
+	for r, row := range rows {
+		ln := newLine(m.width)
+		if r == 0 {
+			ln.add(label, labelInk)
+		}
+		ln.pad(m.lay.label)
+		ln.add(padRight(row.label, rowLabelWidth), m.theme.dim)
+		m.store.Series(timeline.Key{Name: row.metric, Device: dev}, f.from, f.to, f.cols)
+		lo, hi := row.scale(m, dev, f.at)
+		ln.add(m.glyph.spark(f.cols, lo, hi), row.ink(&m.theme))
+		ln.add(" ", ink{})
+		ln.add(row.value(m, dev, f.at), row.ink(&m.theme))
+		spill = fillRow(ln, &m.theme, own[row.metric], spill, m.width)
+		out = append(out, ln.String())
+	}
+	return out
+}
+
+// fillRow adds a row's own fields, then as many spilled ones (fields whose
+// row is not on screen) as fit; it returns the spill that is left.
+func fillRow(ln *line, t *theme, own, spill []field, width int) []field {
+	for _, fl := range own {
+		if ln.w+1+fl.width() > width {
+			break
+		}
+		ln.add(" ", ink{})
+		fl.paint(ln, t)
+	}
+	for len(spill) > 0 && ln.w+1+spill[0].width() <= width {
+		ln.add(" ", ink{})
+		spill[0].paint(ln, t)
+		spill = spill[1:]
+	}
+	return spill
+}
+
+// rowLabelWidth is the width of "util", "SM", "pwr", "mem" plus a space.
+const rowLabelWidth = 5
+
+// field is one number beside the sparklines. Each belongs to a row (power
+// limit, temperature and throttling beside the power sparkline); a field
+// whose row is not on screen spills into the first rows with room.
+type field struct {
+	text string
+	ink  func(*theme) ink
+}
+
+func (f field) width() int { return len([]rune(f.text)) }
+
+func (f field) paint(l *line, t *theme) {
+	k := ink{}
+	if f.ink != nil {
+		k = f.ink(t)
+	}
+	l.add(f.text, k)
+}
+
+func dimInk(t *theme) ink   { return t.dim }
+func warnInk(t *theme) ink  { return t.warn }
+func critInk(t *theme) ink  { return t.crit }
+func memInk(t *theme) ink   { return t.mem }
+func powerInk(t *theme) ink { return t.power }
+func tempInk(t *theme) ink  { return t.temp }
+func smInk(t *theme) ink    { return t.sm }
+
+// gpuFields are the numbers a GPU block shows besides its rows' own, by the
+// row they belong to, and those whose row is not shown (most important
+// first), which spill into whatever room the shown rows have.
+func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (map[string][]field, []field) {
+	if lost {
+		return nil, []field{{"LOST: fell off the bus", critInk}}
+	}
+	v := func(name string) float64 { return m.value(name, dev, at) }
+	has := func(name string) bool { return m.store.Has(timeline.Key{Name: name, Device: dev}) }
+	shown := map[string]bool{}
+	for _, r := range rows {
+		shown[r.metric] = true
+	}
+	home := map[string][]field{}
+	put := func(row string, f field) { home[row] = append(home[row], f) }
+
+	if lo, hi := v(timeline.GPUUtilMin), v(timeline.GPUUtilMax); !math.IsNaN(lo) && !math.IsNaN(hi) && hi-lo >= 1 {
+		put(timeline.GPUUtil, field{fmt.Sprintf("(%.0f-%.0f%%)", lo, hi), dimInk})
+	}
+	if !shown[timeline.GPUSMActive] && has(timeline.GPUSMActive) {
+		put(timeline.GPUSMActive, field{"SM " + strings.TrimSpace(fmtPct(v(timeline.GPUSMActive))), smInk})
+	}
+	if has(timeline.GPUTensor) {
+		put(timeline.GPUSMActive, field{"tensor " + strings.TrimSpace(fmtPct(v(timeline.GPUTensor))), dimInk})
+	}
+	if shown[timeline.GPUPower] {
+		put(timeline.GPUPower, field{"of " + fmtWatts(m.limitOf(dev, at)), dimInk})
+	} else {
+		put(timeline.GPUPower, field{fmtWatts(v(timeline.GPUPower)) + "/" + fmtWatts(m.limitOf(dev, at)), powerInk})
+	}
+	if flag := throttleFlag(v(timeline.GPUThrottle)); flag != "" {
+		put(timeline.GPUPower, field{m.glyph.warn + flag, warnInk})
+	}
+	put(timeline.GPUPower, field{fmtTemp(v(timeline.GPUTemp), m.ascii), tempInk})
+	put(timeline.GPUPower, field{fmtMHz(v(timeline.GPUClockSM)), dimInk})
+	put(timeline.GPUMemUsed, field{fmtMem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal)), memInk})
+	if has(timeline.GPUPCIeRx) {
+		put(timeline.GPUMemUsed, field{"PCIe in " + fmtRate(v(timeline.GPUPCIeRx)) + " out " + fmtRate(v(timeline.GPUPCIeTx)), dimInk})
+	}
+	var spill []field
+	for _, name := range []string{timeline.GPUPower, timeline.GPUMemUsed, timeline.GPUSMActive} {
+		if !shown[name] {
+			spill = append(spill, home[name]...)
+		}
+	}
+	return home, spill
+}
+
+// compactGPU is the one-row GPU of a small terminal: every number, one
+// sparkline. " 98% SM  87% 68.2/79.6G 652/700W 71°C PWR"
+func (m *Model) compactGPU(f *frame, dev, label string, labelInk ink, lost bool) string {
+	ln := newLine(m.width)
+	ln.add(label, labelInk)
+	m.store.Series(timeline.Key{Name: timeline.GPUUtil, Device: dev}, f.from, f.to, f.cols)
+	ln.add(m.glyph.spark(f.cols, 0, 100), m.theme.util)
+	ln.add(" ", ink{})
+	if lost {
+		ln.add("LOST: fell off the bus", m.theme.crit)
+		return ln.String()
+	}
+	v := func(name string) float64 { return m.value(name, dev, f.at) }
+	ln.add(fmtPct(v(timeline.GPUUtil)), m.theme.util)
+	if m.lay.showSM {
+		ln.add(" SM ", m.theme.dim).add(fmtPct(v(timeline.GPUSMActive)), m.theme.sm)
+	}
+	ln.add(" ", ink{}).add(padLeft(fmtMem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal)), 10), m.theme.mem)
+	pwr := strings.TrimSuffix(fmtWatts(v(timeline.GPUPower)), "W") + "/" + fmtWatts(m.limitOf(dev, f.at))
+	ln.add(" ", ink{}).add(padLeft(pwr, 8), m.theme.power)
+	ln.add(" ", ink{}).add(padLeft(fmtTemp(v(timeline.GPUTemp), m.ascii), 4), m.theme.temp)
+	if flag := throttleFlag(v(timeline.GPUThrottle)); flag != "" {
+		ln.add(" ", ink{}).add(flag, m.theme.warn)
+	}
+	return ln.String()
+}

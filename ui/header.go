@@ -1,0 +1,115 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// viewHeader is the top row: what is being watched on the left (host, GPUs,
+// driver), where and how on the right (LIVE, DEMO, REPLAY; the cursor's time;
+// the window). Left pieces drop out, least useful first, when it is narrow.
+func (m *Model) viewHeader(f *frame) string {
+	right := m.headerState(f)
+	left := []string{m.info.Host, gpuSummary(m.info.GPUs)}
+	if m.info.Driver != "" {
+		left = append(left, "driver "+m.info.Driver)
+	}
+	if m.info.CUDA != "" {
+		left = append(left, "CUDA "+m.info.CUDA)
+	}
+	rightW := ansi.StringWidth(right)
+	for n := len(left); n >= 0; n-- {
+		text := " gputop"
+		for _, p := range left[:n] {
+			if p != "" {
+				text += m.glyph.sep + p
+			}
+		}
+		if len([]rune(text))+1+rightW <= m.width || n == 0 {
+			ln := newLine(m.width)
+			ln.add(" gputop", m.theme.title)
+			ln.add(strings.TrimPrefix(text, " gputop"), ink{})
+			ln.pad(m.width - rightW)
+			return ln.String() + right
+		}
+	}
+	return right
+}
+
+// headerState is the right side: source, motion, cursor time and zoom.
+func (m *Model) headerState(f *frame) string {
+	first, last := m.store.First(), m.store.Last()
+	var src string
+	switch m.info.Kind {
+	case timeline.Demo:
+		src = "DEMO " + m.info.Scenario
+	case timeline.Replay:
+		src = "REPLAY " + filepath.Base(m.info.Origin)
+		if m.info.Recorded == timeline.Demo && m.info.Scenario != "" {
+			src += " (demo " + m.info.Scenario + ")"
+		}
+	case timeline.Imported:
+		src = "IMPORT " + filepath.Base(m.info.Origin)
+	default:
+		src = "LIVE"
+	}
+	var state string
+	var k ink
+	switch m.play.motion {
+	case following:
+		state, k = m.glyph.live, m.theme.live
+	case playing:
+		state, k = fmt.Sprintf("%s %gx", m.glyph.playing, m.play.speed), m.theme.live
+	default:
+		state, k = m.glyph.paused, m.theme.paused
+		if !m.play.grows {
+			state += fmt.Sprintf(" %gx", m.play.speed)
+		}
+	}
+	at := "--:--:--"
+	if m.store.Len() > 0 {
+		withDate := last.Sub(first) > 20*time.Hour
+		at = fmtClock(f.at, withDate)
+	}
+	span := f.to.Sub(f.from)
+	zoom := "[" + fmtDuration(span) + "]"
+	if m.play.zoom >= len(zoomLevels) {
+		zoom = "[all " + fmtDuration(span) + "]"
+	}
+	ln := newLine(m.width)
+	ln.add(state+" ", k).add(src, m.theme.bold).add(" "+at+" ", ink{}).add(zoom+" ", m.theme.dim)
+	return ln.String()
+}
+
+// gpuSummary names the GPUs briefly: "8× H100 80GB HBM3", or a count per
+// model when they differ.
+func gpuSummary(gpus []timeline.GPUInfo) string {
+	if len(gpus) == 0 {
+		return "no GPUs"
+	}
+	counts := map[string]int{}
+	for _, g := range gpus {
+		name := strings.TrimPrefix(g.Name, "NVIDIA ")
+		if name == "" {
+			name = "GPU"
+		}
+		counts[name]++
+	}
+	names := make([]string, 0, len(counts))
+	for n := range counts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%dx %s", counts[n], n)
+	}
+	return strings.Join(parts, ", ")
+}

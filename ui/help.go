@@ -1,0 +1,93 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+var helpKeys = []key{
+	{"q, ctrl+c", "quit"},
+	{"?", "this help (up and down scroll it, any other key closes it)"},
+	{"up, down", "select a GPU for the detail graph"},
+	{"tab", "next metric in the detail graph"},
+	{"+, -", "zoom the time window in and out (30 s up to the whole session)"},
+	{"space", "live: pause the view (sampling goes on); replay: play or pause"},
+	{"left, right", "scroll (live, paused) or step (replay) by one column"},
+	{"pgup, pgdn", "scroll by half a window"},
+	{"g, G", "go to the start or the end; G resumes a paused live view"},
+	{"<, >", "replay speed, 0.25x to 64x"},
+}
+
+var helpMetrics = []key{
+	{"util", "share of time at least one kernel ran (NVML, coarse): a kernel on a fifth of the SMs reads 100 %. The mean of every sub-second sample, with (min-max) beside it."},
+	{"SM", "share of SMs busy (GPM, Hopper and newer; profiling-grade). Trust it over util."},
+	{"pwr", "power draw, from the energy counter where the GPU has one. High util at low power means kernels are resident but waiting (a collective, a spin)."},
+	{"PWR, HOT", "clocks held back right now by the power cap, or by heat."},
+	{"N/A", "the GPU or driver does not report it. gputop never shows an unknown as 0."},
+}
+
+// viewHelp is the whole screen while ? is held open: keys, what the numbers
+// mean, what gputop itself costs, and every check made looking for GPUs.
+func (m *Model) viewHelp() string {
+	var out []string
+	out = append(out, m.theme.title.paint(" gputop help"), "")
+	for _, k := range helpKeys {
+		out = append(out, hanging("  "+padRight(k.keys, 13)+" ", k.does, m.width)...)
+	}
+	out = append(out, "", m.theme.title.paint(" What the numbers mean"))
+	for _, k := range helpMetrics {
+		out = append(out, hanging("  "+padRight(k.keys, 10), k.does, m.width)...)
+	}
+	out = append(out, "", m.theme.title.paint(" gputop itself"))
+	out = append(out, wrap("  "+m.selfLine(), m.width)...)
+	if len(m.info.Notes) > 0 || len(m.info.Checks) > 0 {
+		out = append(out, "", m.theme.title.paint(" Source"))
+		for _, n := range m.info.Notes {
+			for _, l := range wrap("  "+n, m.width) {
+				out = append(out, m.theme.warn.paint(l))
+			}
+		}
+		for _, c := range m.info.Checks {
+			out = append(out, wrap("  "+c, m.width)...)
+		}
+	}
+	for i := range out {
+		out[i] = cutVisible(out[i], m.width)
+	}
+	// Scroll: the last row says where we are and how to leave.
+	rows := m.height - 1
+	m.helpTop = max(0, min(m.helpTop, len(out)-rows))
+	page := padBlank(out[m.helpTop:], rows)
+	more := fmt.Sprintf(" lines %d-%d of %d %s up/down scroll, any other key closes",
+		m.helpTop+1, min(len(out), m.helpTop+rows), len(out), m.glyph.bar)
+	return strings.Join(append(page, m.theme.dim.paint(cutVisible(more, m.width))), "\n")
+}
+
+// selfLine says what gputop costs: its CPU and memory and how late its
+// samples were, from its own probe at the cursor.
+func (m *Model) selfLine() string {
+	at := m.play.cursor
+	v := func(name string) float64 {
+		return m.store.ValueAt(timeline.Key{Name: name, Device: timeline.SelfDevice}, at)
+	}
+	cpu := v(timeline.ProcCPU)
+	cpuText := na
+	if !math.IsNaN(cpu) {
+		cpuText = strconv.FormatFloat(cpu, 'f', 1, 64) + "%"
+	}
+	return fmt.Sprintf("CPU %s of one core, memory %s, sampling lag %s, %d samples held",
+		cpuText, fmtBytes(v(timeline.ProcRSS)), fmtValue(timeline.SampleLag, v(timeline.SampleLag), m.ascii), m.store.Len())
+}
+
+// hanging wraps text after a lead ("  util      "), indenting the lines
+// that follow to where the text began.
+func hanging(lead, text string, w int) []string {
+	indent := len([]rune(lead))
+	lines := wrap(strings.Repeat(" ", indent)+text, w)
+	lines[0] = lead + strings.TrimLeft(lines[0], " ")
+	return lines
+}

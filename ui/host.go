@@ -1,0 +1,144 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// viewHost draws the host: CPU (with iowait and load), RAM and swap, disk,
+// and a bar per core, so one pegged core among idle ones (a single-threaded
+// loader) stands out.
+func (m *Model) viewHost(f *frame) []string {
+	hv := func(name string) float64 { return m.value(name, timeline.HostDevice, f.at) }
+	multi := m.lay.gpuRows > 1
+	prefix := m.lay.label
+	if multi {
+		prefix += rowLabelWidth
+	}
+
+	cpu := newLine(m.width)
+	cpu.add(padRight(" host", m.lay.label), m.theme.title)
+	if multi {
+		cpu.add(padRight("cpu", rowLabelWidth), m.theme.dim)
+	}
+	cpu.pad(prefix)
+	m.store.Series(timeline.Key{Name: timeline.HostCPU, Device: timeline.HostDevice}, f.from, f.to, f.cols)
+	cpu.add(m.glyph.spark(f.cols, 0, 100), m.theme.host)
+	// A one-row host has the room of a one-row GPU: short labels.
+	iowait, load := " iowait ", " load "
+	if !multi {
+		iowait, load = " iow ", " ld "
+	}
+	cpu.add(" ", ink{}).add(fmtPct(hv(timeline.HostCPU)), m.theme.host)
+	cpu.add(iowait, m.theme.dim).add(strings.TrimSpace(fmtPct(hv(timeline.HostIOWait))), ioInk(&m.theme, hv(timeline.HostIOWait)))
+	cpu.add(load, m.theme.dim).add(fmtLoad(hv(timeline.HostLoad1)), ink{})
+	ram := fmtMem(hv(timeline.HostMemUsed), hv(timeline.HostMemTotal))
+	swap := fmtBytes(hv(timeline.HostSwapUsed))
+	disk := "disk r " + fmtRate(hv(timeline.HostDiskRead)) + " w " + fmtRate(hv(timeline.HostDiskWrite))
+	if !multi {
+		cpu.add(" RAM ", m.theme.dim).add(ram, m.theme.mem)
+		cpu.add(" sw ", m.theme.dim).add(swap, swapInk(&m.theme, hv(timeline.HostSwapUsed)))
+		return append([]string{cpu.String()}, m.viewCores(f, prefix)...)
+	}
+
+	mem := newLine(m.width)
+	mem.pad(m.lay.label).add(padRight("ram", rowLabelWidth), m.theme.dim)
+	m.store.Series(timeline.Key{Name: timeline.HostMemUsed, Device: timeline.HostDevice}, f.from, f.to, f.cols)
+	mem.add(m.glyph.spark(f.cols, 0, hv(timeline.HostMemTotal)), m.theme.mem)
+	mem.add(" ", ink{}).add(ram, m.theme.mem)
+	mem.add(" swap ", m.theme.dim).add(swap, swapInk(&m.theme, hv(timeline.HostSwapUsed)))
+	mem.add(" "+disk, m.theme.dim)
+	return append([]string{cpu.String(), mem.String()}, m.viewCores(f, prefix)...)
+}
+
+func fmtLoad(v float64) string {
+	if math.IsNaN(v) {
+		return na
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+func ioInk(t *theme, v float64) ink {
+	if v >= 10 {
+		return t.warn
+	}
+	return ink{}
+}
+
+func swapInk(t *theme, v float64) ink {
+	if v > 0 {
+		return t.warn
+	}
+	return ink{}
+}
+
+// viewCores draws a bar per core at the cursor, under the CPU sparkline.
+// When there are more cores than columns, each bar is the busiest of a
+// group, so a pegged core never hides in an average.
+func (m *Model) viewCores(f *frame, prefix int) []string {
+	if len(m.cores) == 0 {
+		return make([]string, m.lay.coreRows)
+	}
+	vals := make([]float64, len(m.cores))
+	pegged := 0
+	for i, dev := range m.cores {
+		vals[i] = m.value(timeline.CoreBusy, dev, f.at)
+		if vals[i] >= 95 {
+			pegged++
+		}
+	}
+	room := m.width - prefix
+	perRow := (len(vals) + m.lay.coreRows - 1) / m.lay.coreRows
+	if perRow > room {
+		vals = groupMax(vals, room*m.lay.coreRows)
+		perRow = room
+	}
+	summary := fmt.Sprintf(" %d cores", len(m.cores))
+	if pegged > 0 {
+		summary += fmt.Sprintf(", %d at 95%%+", pegged)
+	}
+	var out []string
+	for r := 0; r < m.lay.coreRows; r++ {
+		ln := newLine(m.width)
+		if r == 0 && m.lay.gpuRows > 1 {
+			ln.pad(m.lay.label).add(padRight("cpus", rowLabelWidth), m.theme.dim)
+		} else if r == 0 {
+			ln.add(padRight(" cpus", m.lay.label), m.theme.dim)
+		}
+		ln.pad(prefix)
+		lo, hi := r*perRow, min(len(vals), (r+1)*perRow)
+		if lo < hi {
+			ln.add(m.glyph.bars(vals[lo:hi], 0, 100), m.theme.core)
+		}
+		if r == m.lay.coreRows-1 && m.width-ln.w > len(summary) {
+			ln.add(summary, m.theme.dim)
+		}
+		out = append(out, ln.String())
+	}
+	return out
+}
+
+// groupMax shrinks vals to n values, each the maximum of its group.
+func groupMax(vals []float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		lo, hi := i*len(vals)/n, (i+1)*len(vals)/n
+		out[i] = math.NaN()
+		for _, v := range vals[lo:max(hi, lo+1)] {
+			out[i] = maxKnown(out[i], v)
+		}
+	}
+	return out
+}
+
+// maxKnown is the larger of a and b, ignoring NaN unless both are.
+func maxKnown(a, b float64) float64 {
+	if math.IsNaN(a) || b > a {
+		return b
+	}
+	return a
+}

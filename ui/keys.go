@@ -1,0 +1,89 @@
+package ui
+
+import (
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// handleKey does what a key says. Keys mean the same live and in replay:
+// both move a cursor over the same store.
+func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
+	m.note = ""
+	if m.showHelp {
+		switch k.String() {
+		case "up", "k":
+			m.helpTop--
+			return nil
+		case "down", "j", " ", "pgdown":
+			m.helpTop++
+			return nil
+		}
+		m.showHelp = false
+		if k.String() != "q" && k.String() != "ctrl+c" {
+			return nil
+		}
+	}
+	first, last := m.store.First(), m.store.Last()
+	switch k.String() {
+	case "q", "ctrl+c":
+		m.cancel()
+		return tea.Quit
+	case "?":
+		m.showHelp, m.helpTop = true, 0
+	case "up", "k":
+		m.gpu = max(0, m.gpu-1)
+	case "down", "j":
+		m.gpu = min(len(m.info.GPUs)-1, m.gpu+1)
+	case "tab":
+		m.nextMetric()
+	case "+", "=":
+		m.play.zoomIn(first, last)
+	case "-", "_":
+		m.play.zoomOut(first, last)
+	case " ":
+		if m.store.Len() > 0 && m.play.togglePause(last, m.sourceDone) {
+			return m.tick()
+		}
+	case "left", "h":
+		m.play.step(-m.columnStep(), first, last)
+	case "right", "l":
+		m.play.step(m.columnStep(), first, last)
+	case "pgup":
+		m.play.step(-m.play.span(first, last)/2, first, last)
+	case "pgdown":
+		m.play.step(m.play.span(first, last)/2, first, last)
+	case "g", "home":
+		m.play.home(first, last)
+	case "G", "end":
+		m.play.end(last)
+	case "<", ",":
+		m.speedKey(-1)
+	case ">", ".":
+		m.speedKey(+1)
+	}
+	return nil
+}
+
+// columnStep is one sparkline column of time, and never less than one
+// sample: a step always shows something new.
+func (m *Model) columnStep() time.Duration {
+	span := m.play.span(m.store.First(), m.store.Last())
+	step := span / time.Duration(max(1, m.lay.spark))
+	if iv := m.store.Interval(); step < iv {
+		step = iv
+	}
+	return step
+}
+
+func (m *Model) speedKey(dir int) {
+	if m.play.grows {
+		m.note = "speed is for replays; live runs at the speed of time"
+		return
+	}
+	if dir > 0 {
+		m.play.faster()
+	} else {
+		m.play.slower()
+	}
+}

@@ -1,0 +1,182 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// Minimum terminal: the width of one compact GPU row with a useful
+// sparkline, and the height for every GPU's row plus header, host and footer.
+const minWidth = 60
+
+// MinSize is the smallest terminal the screen draws in for a source with
+// gpus GPUs. Below it the screen says so instead of drawing.
+func MinSize(gpus int) (w, h int) {
+	return minWidth, max(12, gpus+7)
+}
+
+// layout is where everything goes for one terminal size, computed on resize.
+type layout struct {
+	fits      bool
+	gpuRows   int // lines per GPU block: 1, 2 or 3
+	label     int // width of the label column ("GPU0 ")
+	spark     int // sparkline columns, the same for every row that has one
+	values    int // width of the values right of the sparklines
+	showSM    bool
+	coreRows  int // rows of per-core bars under the CPU line
+	detail    int // rows of the detail pane (title, plot, time axis); 0 for none
+	procs     int // rows of the process table (with its header); 0 for none
+	blankRows int // spare rows at the bottom
+}
+
+// Heights of the parts that are always there.
+const (
+	headerRows    = 1
+	footerRows    = 1
+	minDetailRows = 7 // title, 3 plot rows, axis and labels, a blank
+)
+
+func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
+	n := len(info.GPUs)
+	minW, minH := MinSize(n)
+	l := layout{fits: w >= minW && h >= minH}
+	if !l.fits {
+		return l
+	}
+	l.showSM = anyGPM(info)
+	l.label = len(fmt.Sprintf(" GPU%d ", max(0, n-1)))
+	// Per-core bars take one column per core after the label; a second row
+	// when there are more cores than columns.
+	l.coreRows = 1
+	if cores > w-l.label {
+		l.coreRows = 2
+	}
+	free := h - headerRows - footerRows - 1 - l.coreRows
+	// The most rows per GPU that still leaves a readable detail pane. More
+	// than one row per GPU adds a RAM row to the host too.
+	l.gpuRows = 1
+	for _, r := range []int{4, 3, 2} {
+		if r > len(sparkRows(l.showSM)) {
+			continue
+		}
+		if free-n*r-1 >= minDetailRows {
+			l.gpuRows = r
+			free--
+			break
+		}
+	}
+	free -= n * l.gpuRows
+	if free >= minDetailRows {
+		l.detail = free
+		// On a tall screen the processes get a table of their own.
+		if free >= 2*minDetailRows+4 {
+			l.procs = min(11, free/3)
+			l.detail = free - l.procs
+		}
+	} else {
+		l.blankRows = free
+	}
+	l.values = l.valueWidth(w)
+	prefix := l.label
+	if l.gpuRows > 1 {
+		prefix += rowLabelWidth
+	}
+	l.spark = max(8, w-prefix-1-l.values)
+	return l
+}
+
+// valueWidth is the width of the numbers right of the sparklines.
+func (l *layout) valueWidth(w int) int {
+	if l.gpuRows == 1 {
+		// " 98% SM  87% 68.2/79.6G 652/700W 71°C PWR"
+		n := 4 + 1 + 10 + 1 + 8 + 1 + 4 + 1 + 3
+		if l.showSM {
+			n += 8
+		}
+		return n
+	}
+	return max(34, min(60, w*3/10))
+}
+
+func anyGPM(info timeline.SourceInfo) bool {
+	for _, g := range info.GPUs {
+		if g.GPM {
+			return true
+		}
+	}
+	return false
+}
+
+// line builds one screen row from painted pieces while counting the width
+// of the visible text, so no row ever wraps.
+type line struct {
+	b     strings.Builder
+	w     int
+	limit int
+}
+
+func newLine(limit int) *line { return &line{limit: limit} }
+
+// add appends s painted with k, cut to what still fits.
+func (l *line) add(s string, k ink) *line {
+	n := utf8.RuneCountInString(s)
+	if l.w+n > l.limit {
+		s = cutRunes(s, l.limit-l.w)
+		n = utf8.RuneCountInString(s)
+	}
+	if n == 0 {
+		return l
+	}
+	l.b.WriteString(k.paint(s))
+	l.w += n
+	return l
+}
+
+// pad adds spaces up to column col.
+func (l *line) pad(col int) *line {
+	if col > l.limit {
+		col = l.limit
+	}
+	if col > l.w {
+		l.b.WriteString(strings.Repeat(" ", col-l.w))
+		l.w = col
+	}
+	return l
+}
+
+func (l *line) String() string { return l.b.String() }
+
+func cutRunes(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}
+
+// padLeft right-aligns s in w columns.
+func padLeft(s string, w int) string {
+	n := utf8.RuneCountInString(s)
+	if n >= w {
+		return s
+	}
+	return strings.Repeat(" ", w-n) + s
+}
+
+// padRight left-aligns s in w columns, cutting it if longer.
+func padRight(s string, w int) string {
+	n := utf8.RuneCountInString(s)
+	if n > w {
+		return cutRunes(s, w)
+	}
+	return s + strings.Repeat(" ", w-n)
+}

@@ -1,0 +1,237 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// Options configure the UI.
+type Options struct {
+	// Source is where samples come from: the live sampler, a demo or a
+	// recording. The UI pulls from it at its own pace and cannot tell which.
+	Source timeline.Source
+	// Store receives the samples; nil makes one sized for a live session.
+	Store *timeline.Store
+	// ASCII draws without Unicode; Plain draws without colour (NO_COLOR).
+	ASCII, Plain bool
+	// Renderer is the lipgloss renderer of the output terminal; nil uses
+	// lipgloss's default.
+	Renderer *lipgloss.Renderer
+	// Speed is the starting replay speed (1 if zero).
+	Speed float64
+	// Start is where a replay starts (its beginning if zero).
+	Start time.Time
+}
+
+// Model is the root bubbletea model. Its Update only dispatches; each
+// concern lives in its own file (keys.go, samples, playback.go, the panels).
+type Model struct {
+	src   timeline.Source
+	info  timeline.SourceInfo
+	store *timeline.Store
+	theme theme
+	glyph *glyphs
+	ascii bool
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	width, height int
+	lay           layout
+	play          playback
+	sizedZoom     bool // the default zoom has been set from the first size
+	start         time.Time
+
+	cols      []timeline.Agg // scratch columns for sparklines
+	cores     []string       // the host's core devices, in order
+	coresSeen int            // store keys looked at for cores
+
+	gpu      int // selected GPU (index into info.GPUs)
+	metric   int // selected detail metric (index into detailMetrics)
+	showHelp bool
+	helpTop  int // first help line on screen
+
+	sourceDone bool
+	sourceErr  error
+	// note is a one-line message for the footer (a key with nothing to do,
+	// a source warning); it stays until the next key.
+	note string
+}
+
+// New builds the model.
+func New(opts Options) *Model {
+	ctx, cancel := context.WithCancel(context.Background())
+	info := opts.Source.Info()
+	store := opts.Store
+	if store == nil {
+		store = timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.DefaultRawSamples})
+	}
+	r := opts.Renderer
+	if r == nil {
+		r = lipgloss.DefaultRenderer()
+	}
+	g := &unicodeGlyphs
+	if opts.ASCII {
+		g = &asciiGlyphs
+	}
+	speed := opts.Speed
+	if speed <= 0 {
+		speed = 1
+	}
+	grows := info.Kind == timeline.Live || info.Kind == timeline.Demo
+	m := &Model{
+		src:    opts.Source,
+		info:   info,
+		store:  store,
+		theme:  newTheme(r, opts.Plain),
+		glyph:  g,
+		ascii:  opts.ASCII,
+		ctx:    ctx,
+		cancel: cancel,
+		start:  opts.Start,
+		play:   playback{motion: following, speed: speed, grows: grows},
+	}
+	if !grows {
+		m.play.motion = playing
+	}
+	return m
+}
+
+// Init starts pulling samples.
+func (m *Model) Init() tea.Cmd { return m.pull() }
+
+// samplesMsg carries samples from the source.
+type samplesMsg struct{ samples []timeline.Sample }
+
+// sourceDoneMsg says the source has no more samples (err is io.EOF at a
+// clean end of a recording).
+type sourceDoneMsg struct{ err error }
+
+// sourceWarnMsg is a source error that does not end it (a damaged tail:
+// everything before it was delivered).
+type sourceWarnMsg struct{ err error }
+
+// tickMsg moves a playing cursor; it carries its own time.
+type tickMsg struct{ at time.Time }
+
+// BatchSource is a Source that can hand over many samples at once when they
+// are ready without waiting, like a recording being loaded. NextBatch returns
+// an error only when it has no samples to return.
+type BatchSource interface {
+	timeline.Source
+	NextBatch(ctx context.Context, max int) ([]timeline.Sample, error)
+}
+
+// batchSize bounds how many samples one message carries, so a long
+// recording loads in a few dozen screen updates and the first shows early.
+const batchSize = 4096
+
+// pull waits for the next sample(s). It is re-armed after each message, so
+// the UI takes samples at its own pace.
+func (m *Model) pull() tea.Cmd {
+	src, ctx := m.src, m.ctx
+	return func() tea.Msg {
+		if b, ok := src.(BatchSource); ok {
+			ss, err := b.NextBatch(ctx, batchSize)
+			if len(ss) > 0 {
+				return samplesMsg{samples: ss}
+			}
+			return sourceDoneMsg{err: err}
+		}
+		s, err := src.Next(ctx)
+		if err != nil {
+			return sourceDoneMsg{err: err}
+		}
+		return samplesMsg{samples: []timeline.Sample{s}}
+	}
+}
+
+// Update dispatches a message to its handler.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return m, m.handleKey(msg)
+	case tea.WindowSizeMsg:
+		m.handleResize(msg.Width, msg.Height)
+		return m, nil
+	case samplesMsg:
+		return m, m.handleSamples(msg.samples)
+	case sourceDoneMsg:
+		return m, m.handleSourceDone(msg.err)
+	case tickMsg:
+		return m, m.handleTick(msg.at)
+	}
+	return m, nil
+}
+
+func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
+	wasEmpty := m.store.Len() == 0
+	for i := range ss {
+		m.store.Add(&ss[i])
+	}
+	if m.store.Len() == 0 {
+		return m.pull()
+	}
+	m.noteCores()
+	first, last := m.store.First(), m.store.Last()
+	if wasEmpty && !m.play.grows {
+		// A replay starts at its beginning (or --start), with the window
+		// ending there: what was on screen at that moment.
+		start := first
+		if !m.start.IsZero() {
+			start = clampTime(m.start, first, last)
+		}
+		m.play.cursor = start
+		return tea.Batch(m.pull(), m.tick())
+	}
+	m.play.onSamples(last)
+	return m.pull()
+}
+
+func (m *Model) handleSourceDone(err error) tea.Cmd {
+	m.sourceDone = true
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
+		m.sourceErr = err
+	}
+	if m.store.Len() > 0 && m.play.motion == playing && !m.play.cursor.Before(m.store.Last()) {
+		m.play.motion = paused
+	}
+	return nil
+}
+
+func (m *Model) handleTick(at time.Time) tea.Cmd {
+	if m.store.Len() == 0 {
+		return nil
+	}
+	if m.play.onTick(at, m.store.Last(), m.sourceDone) {
+		return m.tick()
+	}
+	return nil
+}
+
+// tick schedules the next playback step.
+func (m *Model) tick() tea.Cmd {
+	if m.play.motion != playing {
+		return nil
+	}
+	return tea.Tick(m.play.tickEvery(m.store.Interval()), func(t time.Time) tea.Msg { return tickMsg{at: t} })
+}
+
+func (m *Model) handleResize(w, h int) {
+	m.width, m.height = w, h
+	m.lay = computeLayout(w, h, m.info, len(m.cores))
+	if !m.sizedZoom && m.lay.fits {
+		m.play.zoom = defaultZoom(m.lay.spark, m.info.Interval)
+		m.sizedZoom = true
+	}
+}
+
+// Close stops pulling from the source.
+func (m *Model) Close() { m.cancel() }

@@ -1,0 +1,81 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// View draws the whole screen from the store and the cursor alone, so a
+// paused view with no new keys draws the same bytes every time (and the
+// renderer sends nothing).
+func (m *Model) View() string {
+	if m.width == 0 || m.height == 0 {
+		return ""
+	}
+	if !m.lay.fits {
+		return m.viewTooSmall()
+	}
+	if m.showHelp {
+		return m.viewHelp()
+	}
+	f := m.frame()
+	lines := make([]string, 0, m.height)
+	lines = append(lines, m.viewHeader(f))
+	lines = append(lines, m.viewGPUs(f)...)
+	lines = append(lines, m.viewHost(f)...)
+	lines = append(lines, m.viewDetail(f, m.lay.detail)...)
+	lines = append(lines, m.viewProcs(f, m.lay.procs)...)
+	lines = append(lines, blankLines(m.lay.blankRows)...)
+	lines = padBlank(lines, m.height-footerRows)
+	lines = append(lines, m.viewFooter(f))
+	return strings.Join(lines, "\n")
+}
+
+// frame computes the window once per View.
+func (m *Model) frame() *frame {
+	from, to := m.play.window(m.store.First(), m.store.Last())
+	if cap(m.cols) < m.lay.spark {
+		m.cols = make([]timeline.Agg, m.lay.spark)
+	}
+	return &frame{from: from, to: to, at: m.play.cursor, cols: m.cols[:m.lay.spark]}
+}
+
+func (m *Model) viewTooSmall() string {
+	w, h := MinSize(len(m.info.GPUs))
+	msg := fmt.Sprintf("terminal too small: %dx%d, gputop needs at least %dx%d", m.width, m.height, w, h)
+	var lines []string
+	for _, l := range wrap(msg, m.width) {
+		lines = append(lines, cutVisible(l, m.width))
+	}
+	return strings.Join(padBlank(lines, m.height), "\n")
+}
+
+// cutVisible cuts a line that may hold escape sequences to w columns.
+func cutVisible(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "")
+}
+
+// noteCores remembers the host's cores the first time samples name them,
+// and lays the screen out again if that changes how many rows they need.
+func (m *Model) noteCores() {
+	if m.coresSeen == len(m.store.Keys()) {
+		return
+	}
+	m.coresSeen = len(m.store.Keys())
+	m.cores = m.cores[:0]
+	for _, k := range m.store.Keys() {
+		if k.Name == timeline.CoreBusy {
+			m.cores = append(m.cores, k.Device)
+		}
+	}
+	if m.width > 0 {
+		m.lay = computeLayout(m.width, m.height, m.info, len(m.cores))
+	}
+}
