@@ -3,9 +3,9 @@ package probes
 import (
 	"bytes"
 	"errors"
-	"io"
 	"os"
 	"strconv"
+	"syscall"
 
 	"github.com/shirou/gopsutil/v3/cpu"
 )
@@ -15,25 +15,41 @@ import (
 // probe that runs every second does not allocate a new one each time.
 
 // readFileInto reads the whole of a (small, /proc or /sys) file into buf,
-// growing it if needed, and returns the filled slice.
+// growing it if needed, and returns the filled slice. It uses the system
+// calls directly: os.Open would allocate a File and try to register every
+// /proc file with the network poller, for thousands of files a second when
+// the tree probe walks /proc.
 func readFileInto(path string, buf []byte) ([]byte, error) {
-	f, err := os.Open(path)
+	fd, err := openRetry(path, syscall.O_RDONLY|syscall.O_CLOEXEC)
 	if err != nil {
-		return buf[:0], err
+		return buf[:0], &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer f.Close()
+	defer syscall.Close(fd)
 	buf = buf[:0]
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if errors.Is(err, io.EOF) {
-			return buf, nil
+		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
+		if err == syscall.EINTR {
+			continue
 		}
 		if err != nil {
-			return buf, err
+			return buf, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+	}
+}
+
+// openRetry is syscall.Open, retried when a signal interrupts it.
+func openRetry(path string, mode int) (int, error) {
+	for {
+		fd, err := syscall.Open(path, mode, 0)
+		if err != syscall.EINTR {
+			return fd, err
 		}
 	}
 }

@@ -202,6 +202,11 @@ func (s *Sampler) Next(ctx context.Context) (timeline.Sample, error) {
 	if err := s.await(ctx, launched); err != nil {
 		return timeline.Sample{}, err
 	}
+	if s.life.Err() != nil {
+		// Closed while collecting: the answers may be the probes' reaction
+		// to their cancelled contexts, not readings.
+		return timeline.Sample{}, ErrSamplerClosed
+	}
 
 	smp, late := s.build(at, start.Sub(at), slowDue)
 	overran := s.clock.Now().Sub(start) > s.interval
