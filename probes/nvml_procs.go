@@ -1,0 +1,196 @@
+package probes
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// memoryNotAvailable is NVML_VALUE_NOT_AVAILABLE (-1) in the unsigned long
+// long of usedGpuMemory: the driver does not know the process's memory.
+const memoryNotAvailable = math.MaxUint64
+
+// procCall names one per-device function of the process tier.
+type procCall uint8
+
+const (
+	procCompute procCall = 1 << iota
+	procGraphics
+	procUtilization
+)
+
+var procCallNames = map[procCall]string{
+	procCompute:     "compute processes",
+	procGraphics:    "graphics processes",
+	procUtilization: "process utilization",
+}
+
+// procDevice is the process tier's memory of one GPU.
+type procDevice struct {
+	lastSeen    uint64 // newest GetProcessUtilization timestamp seen, µs
+	unsupported procCall
+}
+
+// procProbe lists the processes on every GPU: the slower tier, since the
+// process lists take a driver lock and a few milliseconds per GPU.
+type procProbe struct {
+	n       *NVML
+	lookup  ProcessLookup
+	devices []procDevice // by position in n.gpus; touched only by Collect
+}
+
+// ProcessProbe returns the slower tier: Name "procs", Device "". Each
+// Collect lists the processes holding each GPU that is not lost, with their
+// GPU memory and SM share, and what lookup knows of them on the host (a nil
+// lookup leaves those fields unknown). Run it every few seconds, not every
+// tick.
+func (n *NVML) ProcessProbe(lookup ProcessLookup) Probe {
+	return &procProbe{n: n, lookup: lookup, devices: make([]procDevice, len(n.gpus))}
+}
+
+// Name is "procs".
+func (p *procProbe) Name() string { return "procs" }
+
+// Device is "": the probe covers every GPU.
+func (p *procProbe) Device() string { return "" }
+
+// Collect lists the GPU processes, ordered by GPU then PID.
+func (p *procProbe) Collect(ctx context.Context) (Reading, error) {
+	p.n.life.RLock()
+	defer p.n.life.RUnlock()
+	if p.n.closed.Load() {
+		return Reading{}, errNVMLClosed
+	}
+	var procs []timeline.Process
+	var failures []string
+	for i, g := range p.n.gpus {
+		if g.lost.Load() {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			failures = append(failures, err.Error())
+			break
+		}
+		found, problems := p.collectGPU(g, &p.devices[i])
+		procs = append(procs, found...)
+		failures = append(failures, problems...)
+	}
+	if len(failures) > 0 {
+		return Reading{Processes: procs}, errors.New(strings.Join(failures, "; "))
+	}
+	return Reading{Processes: procs}, nil
+}
+
+// collectGPU lists one GPU's processes. It returns what it found and one
+// line per failed call.
+func (p *procProbe) collectGPU(g *gpuProbe, d *procDevice) ([]timeline.Process, []string) {
+	var problems []string
+	// check sorts a return; false means the value cannot be used.
+	check := func(c procCall, ret nvml.Return) bool {
+		switch classify(ret) {
+		case outcomeOK:
+			return true
+		case outcomeUnsupported:
+			d.unsupported |= c
+			p.n.note("%s: %s: %s, no longer asked", g.device, procCallNames[c], returnText(ret))
+		case outcomeLost:
+			g.markLost(procCallNames[c])
+		default:
+			problems = append(problems, g.device+": "+procCallNames[c]+": "+returnText(ret))
+		}
+		return false
+	}
+
+	var procs []timeline.Process
+	byPID := map[uint32]int{}
+	list := func(c procCall, read func() ([]nvml.ProcessInfo, nvml.Return)) {
+		if d.unsupported&c != 0 || g.lost.Load() {
+			return
+		}
+		infos, ret := read()
+		if !check(c, ret) {
+			return
+		}
+		for _, info := range infos {
+			mem := math.NaN()
+			if info.UsedGpuMemory != memoryNotAvailable {
+				mem = float64(info.UsedGpuMemory)
+			}
+			// A process with both a compute and a graphics context is in
+			// both lists: one entry, with the memory that is known.
+			if at, seen := byPID[info.Pid]; seen {
+				if math.IsNaN(procs[at].GPUMem) || mem > procs[at].GPUMem {
+					procs[at].GPUMem = mem
+				}
+				continue
+			}
+			byPID[info.Pid] = len(procs)
+			procs = append(procs, timeline.Process{
+				GPU: g.info.Index, PID: int(info.Pid), GPUMem: mem,
+				SM: math.NaN(), CPU: math.NaN(), RSS: math.NaN(),
+			})
+		}
+	}
+	list(procCompute, g.dev.GetComputeRunningProcesses)
+	list(procGraphics, g.dev.GetGraphicsRunningProcesses)
+
+	// Per-process utilisation is not supported on a MIG-enabled GPU.
+	if !g.info.MIG && d.unsupported&procUtilization == 0 && !g.lost.Load() {
+		samples, ret := g.dev.GetProcessUtilization(d.lastSeen)
+		// NOT_FOUND, or INSUFFICIENT_SIZE with nothing, means no samples
+		// since lastSeen: every SM share stays unknown.
+		none := ret == nvml.ERROR_NOT_FOUND || (ret == nvml.ERROR_INSUFFICIENT_SIZE && len(samples) == 0)
+		if !none && check(procUtilization, ret) {
+			d.lastSeen = max(d.lastSeen, smShares(samples, d.lastSeen, procs, byPID))
+		}
+	}
+
+	for i := range procs {
+		p.fillHost(&procs[i])
+	}
+	slices.SortFunc(procs, func(a, b timeline.Process) int { return a.PID - b.PID })
+	return procs, problems
+}
+
+// smShares sets each listed process's SM share to the mean of its samples
+// newer than lastSeen (the first call, with 0, takes every sample NVML
+// holds), ignoring values out of 0..100. It returns the newest timestamp.
+func smShares(samples []nvml.ProcessUtilizationSample, lastSeen uint64, procs []timeline.Process, byPID map[uint32]int) uint64 {
+	sums := make([]float64, len(procs))
+	counts := make([]int, len(procs))
+	newest := lastSeen
+	for _, s := range samples {
+		newest = max(newest, s.TimeStamp)
+		at, listed := byPID[s.Pid]
+		if !listed || s.TimeStamp <= lastSeen || s.SmUtil > 100 {
+			continue
+		}
+		sums[at] += float64(s.SmUtil)
+		counts[at]++
+	}
+	for i := range procs {
+		if counts[i] > 0 {
+			procs[i].SM = sums[i] / float64(counts[i])
+		}
+	}
+	return newest
+}
+
+// fillHost adds what the host knows of the process. PIDs from NVML are the
+// host's; inside a container the lookup may not find them: fields unknown.
+func (p *procProbe) fillHost(proc *timeline.Process) {
+	if p.lookup == nil {
+		return
+	}
+	info, ok := p.lookup.Lookup(proc.PID)
+	if !ok {
+		return
+	}
+	proc.User, proc.Command, proc.CPU, proc.RSS = info.User, info.Command, info.CPU, info.RSS
+}
