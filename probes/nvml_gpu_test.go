@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
@@ -297,5 +298,30 @@ func TestThrottleBits(t *testing.T) {
 				t.Errorf("throttleBits(%#x) = %#x, want %#x", tc.reasons, got, tc.want)
 			}
 		})
+	}
+}
+
+// BenchmarkNVMLCollect is the probe's own cost for one GPU tick, on the mock
+// (a real driver adds its own time per call).
+func BenchmarkNVMLCollect(b *testing.B) {
+	r := newRig(b)
+	n, err := OpenNVML(r.srv, r.clock)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		if err := n.Close(); err != nil {
+			b.Error(err)
+		}
+	}()
+	p := n.Probes()[0]
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := r.clock.SleepUntil(b.Context(), r.clock.Now().Add(time.Second)); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := p.Collect(b.Context()); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -85,7 +85,7 @@ type rig struct {
 
 var rigStart = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
-func newRig(t *testing.T) *rig {
+func newRig(t testing.TB) *rig {
 	t.Helper()
 	r := &rig{
 		srv:     dgxh100.New(),
