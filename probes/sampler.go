@@ -43,6 +43,12 @@ type SamplerStats struct {
 	LateProbes int
 }
 
+// The Sampler is what main hands the UI and the recorder.
+var (
+	_ timeline.Source   = (*Sampler)(nil)
+	_ timeline.MarkSink = (*Sampler)(nil)
+)
+
 // ErrSamplerClosed is what Next returns once Close has been called.
 var ErrSamplerClosed = errors.New("probes: sampler closed")
 
