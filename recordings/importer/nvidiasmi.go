@@ -1,0 +1,323 @@
+package importer
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// smiHeader is how to read the rows under one CSV header line.
+type smiHeader struct {
+	line  string // the header as written, to spot it repeated
+	cols  []column
+	stamp int // timestamp column, or -1
+	date  int // date and time columns, joined, when there is no timestamp
+	clock int
+	index int // GPU identity columns, or -1
+	uuid  int
+	name  int
+	// Memory used is total - free when a log has those two and not used.
+	free, total int
+	throttle    int   // clocks_event_reasons.active, or -1
+	reasons     []int // per-reason throttle columns
+}
+
+func (h *smiHeader) timed() bool { return h.stamp >= 0 || h.date >= 0 }
+func (h *smiHeader) keyed() bool { return h.index >= 0 || h.uuid >= 0 }
+
+// newSMIHeader plans the columns of one header line.
+func newSMIHeader(fields []string, line string) (*smiHeader, error) {
+	h := &smiHeader{line: line, stamp: -1, date: -1, clock: -1, index: -1, uuid: -1, name: -1, free: -1, total: -1, throttle: -1}
+	h.cols = make([]column, len(fields))
+	byMetric := map[string]int{}
+	var metrics int
+	for i, f := range fields {
+		c := lookupSMIColumn(f)
+		h.cols[i] = c
+		switch c.kind {
+		case colTimestamp:
+			h.stamp = first(h.stamp, i)
+		case colDate:
+			h.date = first(h.date, i)
+		case colTime:
+			h.clock = first(h.clock, i)
+		case colIndex:
+			h.index = first(h.index, i)
+		case colName:
+			h.name = first(h.name, i)
+		case colUUID:
+			if h.uuid < 0 || c.rank < h.cols[h.uuid].rank {
+				h.uuid = i
+			}
+		case colMemFree:
+			h.free = first(h.free, i)
+		case colThrottle:
+			h.throttle = first(h.throttle, i)
+			metrics++
+		case colReason:
+			h.reasons = append(h.reasons, i)
+			metrics++
+		case colMetric:
+			metrics++
+			if j, dup := byMetric[c.metric]; dup {
+				if c.rank >= h.cols[j].rank {
+					h.cols[i].kind = colIgnored
+					continue
+				}
+				h.cols[j].kind = colIgnored
+			}
+			byMetric[c.metric] = i
+		}
+	}
+	// A lone "time" column is the timestamp; with a date, its time of day.
+	if h.stamp < 0 && h.clock >= 0 && h.date < 0 {
+		h.stamp, h.clock = h.clock, -1
+	}
+	if h.date >= 0 && h.clock < 0 {
+		h.date = -1
+	}
+	if j, ok := byMetric[timeline.GPUMemTotal]; ok {
+		h.total = j
+	}
+	if _, used := byMetric[timeline.GPUMemUsed]; used {
+		h.free = -1
+	}
+	if metrics == 0 && (h.free < 0 || h.total < 0) {
+		return nil, errors.New("no column gputop can import: expected --query-gpu names such as utilization.gpu, memory.used, power.draw")
+	}
+	return h, nil
+}
+
+func first(cur, i int) int {
+	if cur >= 0 {
+		return cur
+	}
+	return i
+}
+
+// ignored lists the header's columns that are not imported.
+func (h *smiHeader) ignored() []string {
+	var out []string
+	for _, c := range h.cols {
+		if c.kind == colIgnored || c.kind == colUnsupported {
+			out = append(out, c.name)
+		}
+	}
+	return out
+}
+
+// mayBeHeader says whether a CSV line could be a header: headers have no
+// digits, and every data line has some (a time, an index, a value).
+func mayBeHeader(line string) bool { return !strings.ContainsAny(line, "0123456789") }
+
+// parseNvidiaSMI reads `nvidia-smi --query-gpu=... --format=csv` output.
+func parseNvidiaSMI(lines *lineReader, columns string) (*table, error) {
+	t := newTable()
+	var h *smiHeader
+	var fields []string
+	gpuOfUUID := map[string]int{}
+	run := 0
+	for {
+		text, n, err := lines.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		if h != nil && text == h.line {
+			run++ // a repeated header: nvidia-smi restarted, appending to the file
+			continue
+		}
+		fields = splitCSV(text, fields)
+		if mayBeHeader(text) {
+			next, err := newSMIHeader(fields, text)
+			switch {
+			case err != nil && h == nil:
+				return nil, fmt.Errorf("line %d: %w", n, err)
+			case err == nil && h != nil && (next.timed() != h.timed() || next.keyed() != h.keyed()):
+				return nil, fmt.Errorf("line %d: a new header that changes the timestamp or GPU columns: import each part on its own", n)
+			case err == nil:
+				if h != nil {
+					t.note("the columns change at line %d", n)
+				}
+				h = next
+				run++
+				t.useHeader(h)
+				continue
+			}
+		}
+		if h == nil {
+			if columns == "" {
+				return nil, fmt.Errorf("line %d: no header line: give the --query-gpu column list (--columns)", n)
+			}
+			if h, err = newSMIHeader(splitCSV(columns, nil), ""); err != nil {
+				return nil, fmt.Errorf("columns %q: %w", columns, err)
+			}
+			t.useHeader(h)
+			t.note("no header line: columns taken as %s", columns)
+		}
+		if len(fields) != len(h.cols) {
+			t.fail(n, fmt.Errorf("%d fields, header has %d", len(fields), len(h.cols)))
+			continue
+		}
+		if err := h.parseRow(t, fields, n, run, gpuOfUUID); err != nil {
+			t.fail(n, err)
+		}
+	}
+	if h == nil {
+		return nil, errors.New("the log is empty")
+	}
+	return t, nil
+}
+
+// useHeader sets the table's shape from a header and notes what it leaves out.
+func (t *table) useHeader(h *smiHeader) {
+	t.timed, t.keyed = h.timed(), h.keyed()
+	if ign := h.ignored(); len(ign) > 0 {
+		t.note("columns not imported (gputop has no metric for them): %s", strings.Join(ign, ", "))
+	}
+	if h.free >= 0 && h.total >= 0 {
+		t.note("memory used is memory.total - memory.free (the log has no memory.used)")
+	}
+}
+
+// parseRow reads one data line into the table.
+func (h *smiHeader) parseRow(t *table, f []string, line, run int, gpuOfUUID map[string]int) error {
+	r := row{line: line, run: run, gpu: -1, ident: -1}
+	if err := h.parseTime(t, f, &r); err != nil {
+		return err
+	}
+	var name, uuid string
+	if h.name >= 0 && !isNA(f[h.name]) {
+		name = f[h.name]
+	}
+	if h.uuid >= 0 && !isNA(f[h.uuid]) {
+		uuid = f[h.uuid]
+	}
+	switch {
+	case h.index >= 0:
+		i, err := parseIndex(f[h.index])
+		if err != nil {
+			return err
+		}
+		r.gpu = i
+	case h.uuid >= 0:
+		if uuid == "" {
+			return fmt.Errorf("%s: no value", h.cols[h.uuid].name)
+		}
+		i, ok := gpuOfUUID[uuid]
+		if !ok {
+			if len(gpuOfUUID) > maxGPUIndex {
+				return fmt.Errorf("more than %d GPUs", maxGPUIndex+1)
+			}
+			i = len(gpuOfUUID)
+			gpuOfUUID[strings.Clone(uuid)] = i
+		}
+		r.gpu = i
+	}
+	if h.uuid >= 0 && h.cols[h.uuid].rank > 0 {
+		uuid = "" // a bus id or serial number names the GPU but is no uuid
+	}
+	r.ident = t.ident(name, uuid)
+
+	lo := len(t.vals)
+	err := h.parseValues(t, f)
+	if err != nil {
+		t.vals = t.vals[:lo]
+		return err
+	}
+	t.add(r, lo)
+	return nil
+}
+
+func (h *smiHeader) parseTime(t *table, f []string, r *row) error {
+	var s string
+	switch {
+	case h.stamp >= 0:
+		s = f[h.stamp]
+	case h.date >= 0:
+		s = f[h.date] + " " + f[h.clock]
+	default:
+		return nil
+	}
+	at, zoned, err := parseTime(s)
+	if err != nil {
+		return err
+	}
+	r.at = at.UnixNano()
+	t.zoneless = t.zoneless || !zoned
+	return nil
+}
+
+// parseValues appends one row's metric readings, in column order.
+func (h *smiHeader) parseValues(t *table, f []string) error {
+	for i, c := range h.cols {
+		if c.kind != colMetric {
+			continue
+		}
+		v, err := parseValue(f[i], c.unit, c.scale)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		t.vals = append(t.vals, reading{c.metric, v})
+	}
+	if h.free >= 0 && h.total >= 0 {
+		free, err := parseValue(f[h.free], unitMiB, h.cols[h.free].scale)
+		if err != nil {
+			return fmt.Errorf("%s: %w", h.cols[h.free].name, err)
+		}
+		total, err := parseValue(f[h.total], unitMiB, h.cols[h.total].scale)
+		if err != nil {
+			return fmt.Errorf("%s: %w", h.cols[h.total].name, err)
+		}
+		t.vals = append(t.vals, reading{timeline.GPUMemUsed, total - free})
+	}
+	switch {
+	case h.throttle >= 0:
+		mask, ok, err := parseHexMask(f[h.throttle])
+		if err != nil {
+			return fmt.Errorf("%s: %w", h.cols[h.throttle].name, err)
+		}
+		v := math.NaN()
+		if ok {
+			v = throttleFromNVML(mask)
+		}
+		t.vals = append(t.vals, reading{timeline.GPUThrottle, v})
+	case len(h.reasons) > 0:
+		v, err := h.reasonBits(f)
+		if err != nil {
+			return err
+		}
+		t.vals = append(t.vals, reading{timeline.GPUThrottle, v})
+	}
+	return nil
+}
+
+// reasonBits combines per-reason columns into one throttle mask; NaN when
+// none of them has a reading.
+func (h *smiHeader) reasonBits(f []string) (float64, error) {
+	var bits uint64
+	known := false
+	for _, i := range h.reasons {
+		active, ok, err := parseActive(f[i])
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", h.cols[i].name, err)
+		}
+		known = known || ok
+		if active {
+			bits |= h.cols[i].bit
+		}
+	}
+	if !known {
+		return math.NaN(), nil
+	}
+	return float64(bits), nil
+}
