@@ -432,3 +432,20 @@ func TestSamplerFastClockRunsInstantly(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkSamplerTick measures the sampler's own cost per tick with ten
+// probes that answer at once (eight GPUs, host, self), on simulated time.
+func BenchmarkSamplerTick(b *testing.B) {
+	var probes []Probe
+	for i := range 10 {
+		probes = append(probes, steadyProbe(timeline.GPUDevice(i)))
+	}
+	s := NewSampler(SamplerConfig{Clock: NewFastClock(time.Unix(0, 0)), Probes: probes})
+	defer s.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Next(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
