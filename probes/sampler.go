@@ -185,7 +185,10 @@ func (s *Sampler) Next(ctx context.Context) (timeline.Sample, error) {
 		s.next = s.clock.Now() // the first tick is now: the first frame should not wait
 	}
 	if err := s.clock.SleepUntil(ctx, s.next); err != nil {
-		return timeline.Sample{}, s.stopReason(ctx)
+		if s.life.Err() != nil {
+			return timeline.Sample{}, ErrSamplerClosed
+		}
+		return timeline.Sample{}, err
 	}
 	start := s.clock.Now()
 	at, skipped := s.next, 0
