@@ -2,6 +2,8 @@ package probes
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/binary"
 	"os/exec"
 	"slices"
 	"syscall"
@@ -139,5 +141,42 @@ func BenchmarkTreeProbeCollect(b *testing.B) {
 		if _, err := p.Collect(b.Context()); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func FuzzEachDirentName(f *testing.F) {
+	f.Add(direntRecords("1", "self", "4194304"))
+	f.Add([]byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, buf []byte) {
+		eachDirentName(buf, func(name []byte) {
+			if bytes.IndexByte(name, 0) >= 0 {
+				t.Errorf("name %q holds a NUL", name)
+			}
+		})
+	})
+}
+
+// direntRecords lays names out as getdents64 does, for the fuzz seeds.
+func direntRecords(names ...string) []byte {
+	var buf []byte
+	for i, name := range names {
+		reclen := (19 + len(name) + 1 + 7) &^ 7
+		rec := make([]byte, reclen)
+		binary.NativeEndian.PutUint64(rec[0:], uint64(i+100))
+		binary.NativeEndian.PutUint64(rec[8:], uint64(i+1))
+		binary.NativeEndian.PutUint16(rec[16:], uint16(reclen))
+		rec[18] = 4 // DT_DIR
+		copy(rec[19:], name)
+		buf = append(buf, rec...)
+	}
+	return buf
+}
+
+func TestEachDirentName(t *testing.T) {
+	var got []string
+	buf := direntRecords("1", "self", "4194304")
+	eachDirentName(append(buf, 9, 9, 9), func(name []byte) { got = append(got, string(name)) })
+	if want := []string{"1", "self", "4194304"}; !slices.Equal(got, want) {
+		t.Errorf("names = %q, want %q (and the torn record after them ignored)", got, want)
 	}
 }
