@@ -181,3 +181,24 @@ func smiColumn(name string) (column, bool) {
 	}
 	return column{}, false
 }
+
+// keepOnePerMetric leaves one column per metric, the lowest ranked (the
+// first among equals), and marks the others ignored, so that no sample
+// holds a metric twice. It returns the column kept for each metric.
+func keepOnePerMetric(cols []column) map[string]int {
+	kept := map[string]int{}
+	for i, c := range cols {
+		if c.kind != colMetric {
+			continue
+		}
+		if j, dup := kept[c.metric]; dup {
+			if c.rank >= cols[j].rank {
+				cols[i].kind = colIgnored
+				continue
+			}
+			cols[j].kind = colIgnored
+		}
+		kept[c.metric] = i
+	}
+	return kept
+}

@@ -90,7 +90,6 @@ type dcgmHeader struct {
 
 func newDCGMHeader(fields []string, line string) (*dcgmHeader, error) {
 	h := &dcgmHeader{line: line, stamp: -1, ent: -1, cols: make([]column, len(fields))}
-	byMetric := map[string]int{}
 	for i, f := range fields {
 		c := dcgmColumn(f)
 		h.cols[i] = c
@@ -99,18 +98,9 @@ func newDCGMHeader(fields []string, line string) (*dcgmHeader, error) {
 			h.ent = first(h.ent, i)
 		case colTimestamp:
 			h.stamp = first(h.stamp, i)
-		case colMetric:
-			if j, dup := byMetric[c.metric]; dup {
-				if c.rank >= h.cols[j].rank {
-					h.cols[i].kind = colIgnored
-					continue
-				}
-				h.cols[j].kind = colIgnored
-			}
-			byMetric[c.metric] = i
 		}
 	}
-	if len(byMetric) == 0 {
+	if len(keepOnePerMetric(h.cols)) == 0 {
 		return nil, errors.New("no DCGM field gputop can import: expected short names such as GRACT, SMACT, FBUSD, POWER")
 	}
 	return h, nil

@@ -78,6 +78,7 @@ func newDmonHeader(tokens []string) (*dmonHeader, bool) {
 		}
 		h.cols[i] = c
 	}
+	keepOnePerMetric(h.cols)
 	h.names = strings.Join(tokens, " ")
 	return h, h.gpu >= 0
 }

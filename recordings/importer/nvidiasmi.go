@@ -33,8 +33,7 @@ func (h *smiHeader) keyed() bool { return h.index >= 0 || h.uuid >= 0 }
 func newSMIHeader(fields []string, line string) (*smiHeader, error) {
 	h := &smiHeader{line: line, stamp: -1, date: -1, clock: -1, index: -1, uuid: -1, name: -1, free: -1, total: -1, throttle: -1}
 	h.cols = make([]column, len(fields))
-	byMetric := map[string]int{}
-	var metrics int
+	metrics := 0
 	for i, f := range fields {
 		c := lookupSMIColumn(f)
 		h.cols[i] = c
@@ -63,16 +62,9 @@ func newSMIHeader(fields []string, line string) (*smiHeader, error) {
 			metrics++
 		case colMetric:
 			metrics++
-			if j, dup := byMetric[c.metric]; dup {
-				if c.rank >= h.cols[j].rank {
-					h.cols[i].kind = colIgnored
-					continue
-				}
-				h.cols[j].kind = colIgnored
-			}
-			byMetric[c.metric] = i
 		}
 	}
+	byMetric := keepOnePerMetric(h.cols)
 	// A lone "time" column is the timestamp; with a date, its time of day.
 	if h.stamp < 0 && h.clock >= 0 && h.date < 0 {
 		h.stamp, h.clock = h.clock, -1
@@ -120,7 +112,7 @@ func parseNvidiaSMI(lines *lineReader, columns string) (*table, error) {
 	var h *smiHeader
 	var fields []string
 	gpuOfUUID := map[string]int{}
-	run := 0
+	run, changes, firstChange := 0, 0, -1
 	for {
 		text, n, err := lines.next()
 		if errors.Is(err, io.EOF) {
@@ -146,7 +138,8 @@ func parseNvidiaSMI(lines *lineReader, columns string) (*table, error) {
 				return nil, fmt.Errorf("line %d: a new header that changes the timestamp or GPU columns: import each part on its own", n)
 			case err == nil:
 				if h != nil {
-					t.note("the columns change at line %d", n)
+					changes++
+					firstChange = first(firstChange, n)
 				}
 				h = next
 				run++
@@ -174,6 +167,9 @@ func parseNvidiaSMI(lines *lineReader, columns string) (*table, error) {
 	}
 	if h == nil {
 		return nil, errors.New("the log is empty")
+	}
+	if changes > 0 {
+		t.note("the columns change %d times, first at line %d", changes, firstChange)
 	}
 	return t, nil
 }

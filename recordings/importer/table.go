@@ -29,6 +29,7 @@ type table struct {
 	// mig marks the GPUs (by index) that are MIG instances.
 	mig   map[int]bool
 	notes []string
+	noted map[string]bool
 
 	goodLines int   // data lines read
 	badLines  int   // data lines that could not be read
@@ -61,7 +62,7 @@ type reading struct {
 type gpuText struct{ name, uuid string }
 
 func newTable() *table {
-	return &table{identID: map[gpuText]int{}, mig: map[int]bool{}}
+	return &table{identID: map[gpuText]int{}, mig: map[int]bool{}, noted: map[string]bool{}}
 }
 
 // add appends a row whose readings are the table's vals from lo on.
@@ -98,10 +99,8 @@ func (t *table) ident(name, uuid string) int {
 // note adds one line to the import's notes, once.
 func (t *table) note(format string, args ...any) {
 	s := fmt.Sprintf(format, args...)
-	for _, n := range t.notes {
-		if n == s {
-			return
-		}
+	if !t.noted[s] {
+		t.noted[s] = true
+		t.notes = append(t.notes, s)
 	}
-	t.notes = append(t.notes, s)
 }
