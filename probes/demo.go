@@ -1,0 +1,99 @@
+package probes
+
+import (
+	"fmt"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
+)
+
+// Demo is a GPU node that is not there: go-nvml's dgxh100 mock server (eight
+// H100 80GB) whose metric functions a scenario script drives, a simulated
+// host, and the processes the script runs. gputop's real NVML probe reads it
+// exactly as it reads a driver.
+//
+//	scenario script ── per 1/6 s slot ──▶ H100 model ─┬─▶ mock NVML devices ─▶ NVML probe
+//	(what the work does)                  (cap, clocks)│    (gauges, samples,
+//	                                                   │     counters, GPM)
+//	                                      ledgers ─────┘  (exact integrals: energy, bytes, CPU s)
+//	                                      host script ───▶ HostProbe, Processes
+//
+// Everything a Demo reports is a pure function of (seed, scenario, GPU, time
+// since NewDemo) read from its Clock, so it runs the same on a real clock
+// and on a FastClock, and two demos with the same seed agree sample for sample.
+type Demo struct {
+	name    string
+	seed    int64
+	sc      *scenario
+	time    demoTime
+	server  *server.Server
+	lib     *demoLib
+	devices []*demoDevice
+	host    *demoHost
+	procs   *demoProcesses
+}
+
+var (
+	sDemoUptime = streamOf("demo/uptime")
+	sDemoUUID   = streamOf("demo/uuid")
+)
+
+// NewDemo builds the demo of a scenario (one of Scenarios) from a seed.
+// clock.Now() at this call is the demo's time zero.
+func NewDemo(scenario string, seed int64, clock Clock) (*Demo, error) {
+	n := newNoise(seed)
+	sc, err := buildScenario(scenario, n)
+	if err != nil {
+		return nil, err
+	}
+	srv := dgxh100.New()
+	if len(srv.Devices) != demoGPUs {
+		return nil, fmt.Errorf("demo: go-nvml's dgxh100 mock has %d GPUs, the scripts are written for %d", len(srv.Devices), demoGPUs)
+	}
+	d := &Demo{name: scenario, seed: seed, sc: sc, time: demoTime{clock: clock, start: clock.Now()}, server: srv}
+	// The driver and host were up for a few days before the demo began:
+	// counters start from there, as real ones do.
+	uptime := n.between(2, 9, sDemoUptime, 0, 0) * 86400
+	for i, dev := range srv.Devices {
+		sd, ok := dev.(*server.Device)
+		if !ok {
+			return nil, fmt.Errorf("demo: go-nvml's dgxh100 mock device %d is a %T, not a *server.Device", i, dev)
+		}
+		sd.UUID = demoUUID(n, i) // the mock's are random per run
+		d.devices = append(d.devices, &demoDevice{Device: sd, gpu: newDemoGPU(i, sc, n, uptime), time: d.time})
+	}
+	d.setFuncs()
+	d.lib = &demoLib{Server: srv, demo: d}
+	d.host = newDemoHost(sc, n, d.time, uptime)
+	d.procs = &demoProcesses{demo: d, last: map[int]lookupMark{}}
+	return d, nil
+}
+
+// demoUUID is a GPU UUID in NVIDIA's format, fixed by the seed.
+func demoUUID(n noise, gpu int) string {
+	a := mix(n.seed ^ mix(uint64(sDemoUUID)) ^ uint64(gpu))
+	b := mix(a)
+	return fmt.Sprintf("GPU-%08x-%04x-4%03x-%04x-%012x",
+		a>>32, a>>16&0xffff, a&0xfff, 0x8000|b>>48&0x3fff, b&0xffffffffffff)
+}
+
+// NVML is the mock server as an nvml.Interface, with every function the
+// NVML probe calls set. Hand it to OpenNVML.
+func (d *Demo) NVML() nvml.Interface { return d.lib }
+
+// HostProbe is the simulated host: Name "host", Device "host", the same
+// metrics as the real host probe.
+func (d *Demo) HostProbe() Probe { return d.host }
+
+// Processes answers for the PIDs the script runs on the GPUs.
+func (d *Demo) Processes() ProcessLookup { return d.procs }
+
+// Hostname is the demo node's name.
+func (d *Demo) Hostname() string { return "dgx-demo" }
+
+// Describe says in one line what the scenario shows, what it follows, and
+// the seed.
+func (d *Demo) Describe() string {
+	return fmt.Sprintf("%s: %s; seed %d", d.name, d.sc.about, d.seed)
+}
