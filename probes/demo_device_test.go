@@ -256,3 +256,27 @@ func timeMean(from, to int64, f func(k int64) float64) float64 {
 	}
 	return sum / float64(to-from)
 }
+
+// A snapshot taken as the demo starts still gets each process's SM share,
+// as it would from a driver that was sampling before gputop started; and a
+// later call returns only what is newer than what it saw.
+func TestProcessUtilizationFromTheFirstInstant(t *testing.T) {
+	d, clock := newTestDemo(t, "training", 1)
+	dev := handle(t, d, 2)
+	clock.at(50 * time.Millisecond)
+	first, ret := dev.GetProcessUtilization(0)
+	if ret != nvml.SUCCESS || len(first) != 1 || first[0].Pid != 4102 || first[0].SmUtil < 90 {
+		t.Fatalf("at 50 ms: %+v, %v; want rank 2 busy", first, ret)
+	}
+	if _, ret := dev.GetProcessUtilization(first[0].TimeStamp); ret != nvml.ERROR_NOT_FOUND {
+		t.Errorf("again at the same instant: %v, want ERROR_NOT_FOUND", ret)
+	}
+	clock.at(5 * time.Second)
+	later, ret := dev.GetProcessUtilization(first[0].TimeStamp)
+	if ret != nvml.SUCCESS || later[0].TimeStamp <= first[0].TimeStamp || later[0].TimeStamp > uint64(clock.Now().UnixMicro()) {
+		t.Errorf("5 s later: %+v, %v; want a newer sample, not from the future", later, ret)
+	}
+	if _, ret := handle(t, d, 2).GetProcessUtilization(later[0].TimeStamp); ret != nvml.ERROR_NOT_FOUND {
+		t.Errorf("nothing new: %v, want ERROR_NOT_FOUND", ret)
+	}
+}

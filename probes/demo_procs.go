@@ -37,13 +37,21 @@ func (d *demoDevice) GetGraphicsRunningProcesses() ([]nvml.ProcessInfo, nvml.Ret
 // GPU's kernel time, averaged over the slots since lastSeen (at most the
 // last sampleBuffer), stamped with the newest slot's end. Like NVML, it
 // answers NOT_FOUND when nothing is newer than lastSeen.
+//
+// In the demo's first 1/6 s no slot has ended yet, but a real driver would
+// hold samples from before gputop started: it answers with the slot in
+// progress, stamped now, so a snapshot taken at once has an SM share.
 func (d *demoDevice) GetProcessUtilization(lastSeen uint64) ([]nvml.ProcessUtilizationSample, nvml.Return) {
-	done := slotAt(d.time.now())
+	now := d.time.now()
+	done, stamp := slotAt(now), d.time.stamp(slotStart(slotAt(now)))
+	if done == 0 {
+		done, stamp = 1, d.time.stamp(now)
+	}
 	first := max(0, done-sampleBuffer)
 	if since := int64(lastSeen) - int64(d.time.stamp(0)); lastSeen > 0 && since >= 0 {
 		first = max(first, slotAt(since))
 	}
-	if first >= done {
+	if first >= done || stamp <= lastSeen {
 		return nil, nvml.ERROR_NOT_FOUND
 	}
 	var util, mem float64
@@ -54,7 +62,6 @@ func (d *demoDevice) GetProcessUtilization(lastSeen uint64) ([]nvml.ProcessUtili
 	}
 	util /= float64(done - first)
 	mem /= float64(done - first)
-	stamp := d.time.stamp(slotStart(done))
 	var out []nvml.ProcessUtilizationSample
 	for _, p := range d.gpu.sc.procs {
 		for _, r := range p.On {
