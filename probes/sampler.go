@@ -86,6 +86,8 @@ type Sampler struct {
 
 	nextMu    sync.Mutex // one Next at a time; guards the fields below
 	next      time.Time  // when the next tick is due; zero before the first
+	base      time.Time  // the first tick's time: At is base plus monotonic elapsed time
+	last      time.Time  // At of the last sample, which the next must pass
 	tick      uint64     // ticks started, for telling this tick's answers from stale ones
 	collected int        // ticks collected, for the slow tier's rhythm
 	lastLen   int        // metrics in the last sample, to size the next
@@ -165,12 +167,13 @@ func (s *Sampler) Close() { s.stop() }
 // the tick's sample. It returns ctx's error if ctx ends first, and
 // ErrSamplerClosed after Close.
 //
-// A sample's At is the tick's scheduled time, not the clock's reading when
-// collection began. Scheduled times step by exactly Interval (or a whole
-// multiple of it after a skip), so they always increase, as the Store
-// requires, even if the wall clock is stepped back by NTP; replay and
-// recordings see a regular grid; and how late a tick really started is not
-// lost but kept as its own metric, timeline.SampleLag.
+// A sample's At is when its collection began, not when it was scheduled:
+// counters (energy, bytes, CPU seconds) are read then, and a rate divides
+// by the time between readings, so a tick that started 40 ms late must say
+// so or its power reads 4 % high. At is measured on the monotonic clock from
+// the first tick (base + elapsed), so it always increases, as the Store
+// requires, even if NTP steps the wall clock back. How late a tick started
+// against its schedule is kept as its own metric, timeline.SampleLag.
 func (s *Sampler) Next(ctx context.Context) (timeline.Sample, error) {
 	s.nextMu.Lock()
 	defer s.nextMu.Unlock()
@@ -183,6 +186,7 @@ func (s *Sampler) Next(ctx context.Context) (timeline.Sample, error) {
 
 	if s.next.IsZero() {
 		s.next = s.clock.Now() // the first tick is now: the first frame should not wait
+		s.base = s.next
 	}
 	if err := s.clock.SleepUntil(ctx, s.next); err != nil {
 		if s.life.Err() != nil {
@@ -203,6 +207,13 @@ func (s *Sampler) Next(ctx context.Context) (timeline.Sample, error) {
 	slowDue := s.collected%s.slowEvery == 0
 	s.collected++
 
+	lag := start.Sub(at)
+	at = s.base.Add(start.Sub(s.base))
+	if !at.After(s.last) {
+		at = s.last.Add(time.Nanosecond)
+	}
+	s.last = at
+
 	s.drainStale()
 	launched := s.launch(s.fast, at)
 	if slowDue {
@@ -217,7 +228,7 @@ func (s *Sampler) Next(ctx context.Context) (timeline.Sample, error) {
 		return timeline.Sample{}, ErrSamplerClosed
 	}
 
-	smp, late := s.build(at, start.Sub(at), slowDue)
+	smp, late := s.build(at, lag, slowDue)
 	overran := s.clock.Now().Sub(start) > s.interval
 
 	s.mu.Lock()

@@ -90,6 +90,9 @@ func (m *Model) limitOf(dev string, at time.Time) float64 {
 
 // viewGPUs draws every GPU block.
 func (m *Model) viewGPUs(f *frame) []string {
+	if len(m.info.GPUs) == 0 {
+		return m.viewNoGPUs()
+	}
 	var out []string
 	for i, g := range m.info.GPUs {
 		out = append(out, m.viewGPU(f, i, g)...)
@@ -260,4 +263,19 @@ func (m *Model) compactGPU(f *frame, dev, label string, labelInk ink, lost bool)
 		ln.add(" ", ink{}).add(flag, m.theme.warn)
 	}
 	return ln.String()
+}
+
+// viewNoGPUs says why there are no GPUs to show (no driver, or still
+// looking), in the rows the GPUs would have had.
+func (m *Model) viewNoGPUs() []string {
+	var out []string
+	for _, n := range m.info.Notes {
+		for _, l := range wrap(" "+n, m.width) {
+			out = append(out, m.theme.warn.paint(l))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, m.theme.warn.paint(" no GPUs"))
+	}
+	return padBlank(out, noGPURows)
 }

@@ -32,6 +32,9 @@ type layout struct {
 	blankRows int // spare rows at the bottom
 }
 
+// noGPURows is the room for saying why there are no GPUs.
+const noGPURows = 3
+
 // Heights of the parts that are always there.
 const (
 	headerRows    = 1
@@ -69,6 +72,9 @@ func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
 		}
 	}
 	free -= n * l.gpuRows
+	if n == 0 {
+		free -= noGPURows
+	}
 	if free >= minDetailRows {
 		l.detail = free
 		// On a tall screen the processes get a table of their own.

@@ -179,6 +179,15 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 	if m.store.Len() == 0 {
 		return m.pull()
 	}
+	if wasEmpty {
+		// A source may learn what it samples only as it starts (NVML's
+		// init can take seconds): take its description again.
+		m.info = m.src.Info()
+		m.play.grows = m.info.Kind == timeline.Live || m.info.Kind == timeline.Demo
+		if m.width > 0 {
+			m.handleResize(m.width, m.height)
+		}
+	}
 	m.noteCores()
 	first, last := m.store.First(), m.store.Last()
 	if wasEmpty && !m.play.grows {

@@ -1,0 +1,201 @@
+package probes
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// SessionConfig says what a live or demo session samples.
+type SessionConfig struct {
+	Interval time.Duration
+	// Demo is the scenario to play through the NVML mock; "" reads this
+	// machine's GPUs.
+	Demo string
+	Seed int64
+	// Clock is the sampler's (and the demo's) time: RealClock{} or a
+	// FastClock for recording a demo as fast as it runs.
+	Clock Clock
+	// NewNVML gives the real library; tests replace it. Nil means nvml.New.
+	NewNVML func() nvml.Interface
+}
+
+// Session is a Sampler over every probe a session has: one per GPU, the
+// host, gputop itself, and GPU processes on the slower tier.
+type Session struct {
+	*Sampler
+	nvml *NVML
+}
+
+// OpenSession finds the GPUs and builds the sampler. Without a demo it opens
+// the real NVML library; when that fails it samples the host alone, and
+// Info().Notes says why in one line (and that --demo exists) while
+// Info().Checks lists every check made. The only error is a bad scenario.
+func OpenSession(cfg SessionConfig) (*Session, error) {
+	if cfg.Clock == nil {
+		cfg.Clock = RealClock{}
+	}
+	if cfg.Interval <= 0 {
+		cfg.Interval = time.Second
+	}
+	info := timeline.SourceInfo{Kind: timeline.Live, Interval: cfg.Interval}
+	var lib nvml.Interface
+	var lookup ProcessLookup
+	host := NewHostProbe()
+	if cfg.Demo != "" {
+		demo, err := NewDemo(cfg.Demo, cfg.Seed, cfg.Clock)
+		if err != nil {
+			return nil, err
+		}
+		lib, lookup, host = demo.NVML(), demo.Processes(), demo.HostProbe()
+		info.Kind, info.Scenario, info.Host = timeline.Demo, cfg.Demo, demo.Hostname()
+		info.Notes = append(info.Notes, "DEMO: "+demo.Describe())
+	} else {
+		info.Host, _ = os.Hostname()
+		lookup = NewProcessLookup()
+		info.Checks = append(info.Checks, deviceNodeCheck())
+		if cfg.NewNVML != nil {
+			lib = cfg.NewNVML()
+		} else {
+			lib = nvml.New()
+		}
+	}
+	s := &Session{}
+	probes := []Probe{}
+	var slow []Probe
+	nv, err := OpenNVML(lib, cfg.Clock)
+	if err != nil {
+		info.Notes = append(info.Notes, noGPUNote(err))
+		info.Checks = append(info.Checks, err.Error())
+	} else {
+		s.nvml = nv
+		info.GPUs, info.Driver, info.CUDA = nv.GPUs(), nv.Driver(), nv.CUDA()
+		info.Checks = append(info.Checks, nv.Checks()...)
+		probes = append(probes, nv.Probes()...)
+		slow = append(slow, nv.ProcessProbe(lookup))
+	}
+	probes = append(probes, host, NewSelfProbe())
+	s.Sampler = NewSampler(SamplerConfig{
+		Interval: cfg.Interval,
+		Probes:   probes,
+		Slow:     slow,
+		Clock:    cfg.Clock,
+		Info:     info,
+	})
+	return s, nil
+}
+
+// noGPUNote is the one line a person without a GPU sees.
+func noGPUNote(err error) string {
+	return fmt.Sprintf("no GPUs: %v; showing the host only. Try --demo to see 8 simulated H100s", err)
+}
+
+func deviceNodeCheck() string {
+	nodes, err := NVIDIADeviceNodes()
+	switch {
+	case err != nil:
+		return "/dev/nvidia*: " + err.Error()
+	case len(nodes) == 0:
+		return "/dev/nvidia*: no device nodes"
+	}
+	return fmt.Sprintf("/dev/nvidia*: %d device nodes", len(nodes))
+}
+
+// Close stops sampling and shuts NVML down.
+func (s *Session) Close() error {
+	s.Sampler.Close()
+	if s.nvml != nil {
+		return s.nvml.Close()
+	}
+	return nil
+}
+
+// PendingSession opens a session in the background, because without
+// persistence mode NVML's Init can take a second or more and the screen
+// should be up meanwhile. Until it is open, Info describes what is known
+// (the source kind, the interval) and Next waits.
+type PendingSession struct {
+	cfg   SessionConfig
+	ready chan struct{}
+	sess  *Session
+	err   error
+	mu    sync.Mutex
+	marks []string
+}
+
+// OpenPending starts opening a session and returns at once.
+func OpenPending(cfg SessionConfig) *PendingSession {
+	p := &PendingSession{cfg: cfg, ready: make(chan struct{})}
+	go func() {
+		p.sess, p.err = OpenSession(cfg)
+		close(p.ready)
+	}()
+	return p
+}
+
+// Info describes the session: in full once it is open.
+func (p *PendingSession) Info() timeline.SourceInfo {
+	select {
+	case <-p.ready:
+		if p.sess != nil {
+			return p.sess.Info()
+		}
+	default:
+	}
+	kind := timeline.Live
+	if p.cfg.Demo != "" {
+		kind = timeline.Demo
+	}
+	return timeline.SourceInfo{Kind: kind, Scenario: p.cfg.Demo, Interval: p.cfg.Interval,
+		Notes: []string{"looking for GPUs"}}
+}
+
+// Next waits for the session to open, then for its next sample.
+func (p *PendingSession) Next(ctx context.Context) (timeline.Sample, error) {
+	select {
+	case <-p.ready:
+	case <-ctx.Done():
+		return timeline.Sample{}, ctx.Err()
+	}
+	if p.err != nil {
+		return timeline.Sample{}, p.err
+	}
+	p.mu.Lock()
+	for _, m := range p.marks {
+		p.sess.Mark(m)
+	}
+	p.marks = nil
+	p.mu.Unlock()
+	return p.sess.Next(ctx)
+}
+
+// Mark passes a marker on, keeping it until the session is open.
+func (p *PendingSession) Mark(text string) {
+	select {
+	case <-p.ready:
+		if p.sess != nil {
+			p.sess.Mark(text)
+		}
+		return
+	default:
+	}
+	p.mu.Lock()
+	p.marks = append(p.marks, text)
+	p.mu.Unlock()
+}
+
+// Close waits for the opening to finish (it cannot be interrupted inside
+// the driver) and closes the session.
+func (p *PendingSession) Close() error {
+	<-p.ready
+	if p.sess == nil {
+		return p.err
+	}
+	return p.sess.Close()
+}
