@@ -29,9 +29,10 @@ type gpuTotals struct {
 }
 
 var (
-	sGPUInlet  = streamOf("gpu/inlet")
-	sGPUSettle = streamOf("gpu/settle")
-	sGPUUptime = streamOf("gpu/uptime")
+	sGPUInlet      = streamOf("gpu/inlet")
+	sGPUInletDrift = streamOf("gpu/inlet-drift")
+	sGPUSettle     = streamOf("gpu/settle")
+	sGPUUptime     = streamOf("gpu/uptime")
 )
 
 func newDemoGPU(index int, sc *scenario, n noise, uptime float64) *demoGPU {
@@ -71,7 +72,7 @@ func (g *demoGPU) state(k int64) gpuState {
 // settledTemp is where the die would settle at power watts, t seconds in:
 // the inlet air drifts by up to ±0.7 °C over minutes.
 func (g *demoGPU) settledTemp(t, power float64) float64 {
-	return g.inlet + 0.7*g.noise.wobble(sGPUInlet, g.index, t, 90) + g.cooling*power
+	return g.inlet + 0.7*g.noise.wobble(sGPUInletDrift, g.index, t, 90) + g.cooling*power
 }
 
 func (g *demoGPU) addSlot(k int64, secs float64, t *gpuTotals) {
