@@ -40,8 +40,11 @@ type procDevice struct {
 // procProbe lists the processes on every GPU: the slower tier, since the
 // process lists take a driver lock and a few milliseconds per GPU.
 type procProbe struct {
-	n       *NVML
-	lookup  ProcessLookup
+	n      *NVML
+	lookup ProcessLookup
+	// looked holds this Collect's host lookups: a process on several GPUs
+	// is looked up once, or its CPU share would span microseconds.
+	looked  map[int]hostLookup
 	devices []procDevice // by position in n.gpus; touched only by Collect
 }
 
@@ -51,7 +54,7 @@ type procProbe struct {
 // lookup leaves those fields unknown). Run it every few seconds, not every
 // tick.
 func (n *NVML) ProcessProbe(lookup ProcessLookup) Probe {
-	return &procProbe{n: n, lookup: lookup, devices: make([]procDevice, len(n.gpus))}
+	return &procProbe{n: n, lookup: lookup, devices: make([]procDevice, len(n.gpus)), looked: map[int]hostLookup{}}
 }
 
 // Name is "procs".
@@ -69,6 +72,7 @@ func (p *procProbe) Collect(ctx context.Context) (Reading, error) {
 	}
 	var procs []timeline.Process
 	var failures []string
+	clear(p.looked)
 	for i, g := range p.n.gpus {
 		if g.lost.Load() {
 			continue
@@ -188,9 +192,20 @@ func (p *procProbe) fillHost(proc *timeline.Process) {
 	if p.lookup == nil {
 		return
 	}
-	info, ok := p.lookup.Lookup(proc.PID)
+	l, done := p.looked[proc.PID]
+	if !done {
+		l.info, l.ok = p.lookup.Lookup(proc.PID)
+		p.looked[proc.PID] = l
+	}
+	info, ok := l.info, l.ok
 	if !ok {
 		return
 	}
 	proc.User, proc.Command, proc.CPU, proc.RSS = info.User, info.Command, info.CPU, info.RSS
+}
+
+// hostLookup is one answer of the ProcessLookup.
+type hostLookup struct {
+	info ProcessInfo
+	ok   bool
 }
