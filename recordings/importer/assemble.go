@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -68,6 +69,9 @@ func (t *table) instantTimes(insts []instant, opts Options) ([]int64, error) {
 		}
 		if t.clock {
 			return times, t.anchorClock(times, opts)
+		}
+		if !opts.Start.IsZero() {
+			t.note("the log has its own timestamps: the start time given is not used")
 		}
 		return times, nil
 	}
@@ -197,7 +201,10 @@ func (t *table) gpuInfos(insts []instant, order []int) []timeline.GPUInfo {
 				if g.Name == "" && g.UUID == "" {
 					g.Name, g.UUID = id.name, id.uuid
 				} else if id.name != g.Name || id.uuid != g.UUID {
-					t.note("gpu%d is named both %q and %q: check the GPU numbering", r.gpu, g.Name+" "+g.UUID, id.name+" "+id.uuid)
+					// Rows numbered by burst position disagree with the
+					// names they carry: say so rather than guess.
+					t.note("gpu%d is named both %q and %q: check the GPU numbering",
+						r.gpu, strings.TrimSpace(g.Name+" "+g.UUID), strings.TrimSpace(id.name+" "+id.uuid))
 				}
 			}
 			for _, v := range t.vals[r.lo:r.hi] {

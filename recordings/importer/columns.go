@@ -145,7 +145,7 @@ func normalizeHeader(h string) (name, unit string) {
 func lookupSMIColumn(header string) column {
 	name, unitText := normalizeHeader(header)
 	c, ok := smiColumn(name)
-	scale := memoryScale[strings.ToLower(unitText)]
+	scale, _ := memoryScale(unitText)
 	for i := 0; !ok && i < len(unitWords); i++ {
 		if base, cut := strings.CutSuffix(name, unitWords[i].suffix); cut {
 			c, ok = smiColumn(base)

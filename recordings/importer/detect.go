@@ -91,7 +91,7 @@ func detectLine(line string, haveColumns bool) (Format, bool) {
 		if h, err := newDCGMHeader(fields, line); err == nil && (h.ent >= 0 || !anySMIColumn(fields)) {
 			return DcgmiCSV, true
 		}
-		if _, err := newSMIHeader(fields, line); err == nil {
+		if _, err := newSMIHeader(fields); err == nil {
 			return NvidiaSMICSV, true
 		}
 		return "", false

@@ -55,9 +55,10 @@ func (h *dmonHeader) timed() bool     { return h.clock >= 0 }
 func (h *dmonHeader) clockOnly() bool { return h.clock >= 0 && h.date < 0 }
 
 // newDmonHeader reads a `# gpu pwr ...` line; ok is false for a comment
-// that is not one.
+// that is not one (it must name the gpu column and a column gputop imports).
 func newDmonHeader(tokens []string) (*dmonHeader, bool) {
 	h := &dmonHeader{gpu: -1, date: -1, clock: -1, cols: make([]column, len(tokens))}
+	imports := false
 	for i, tok := range tokens {
 		name := strings.ToLower(tok)
 		c, ok := dmonMetrics[name]
@@ -76,11 +77,12 @@ func newDmonHeader(tokens []string) (*dmonHeader, bool) {
 		if c.kind == colReason {
 			h.reasons = append(h.reasons, i)
 		}
+		imports = imports || c.kind != colIgnored
 		h.cols[i] = c
 	}
 	keepOnePerMetric(h.cols)
 	h.names = strings.Join(tokens, " ")
-	return h, h.gpu >= 0
+	return h, h.gpu >= 0 && imports
 }
 
 // dmonHeaderTokens returns the words of a comment line without its '#'s.

@@ -254,3 +254,40 @@ func TestTimesOutOfOrder(t *testing.T) {
 		t.Errorf("notes %q", res.Info.Notes)
 	}
 }
+
+func TestNoIndexBurstsTakeNamesByPosition(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("timestamp, name, utilization.gpu [%]\n")
+	for p := 0; p < 10; p++ {
+		b.WriteString("2025/01/01 00:00:0" + string(rune('0'+p)) + ".001, NVIDIA A100, 10 %\n")
+		b.WriteString("2025/01/01 00:00:0" + string(rune('0'+p)) + ".003, Tesla T4, 20 %\n")
+	}
+	// nvidia-smi restarted with the header written with other spacing:
+	// the same columns, a new run, no note about changed columns.
+	b.WriteString("timestamp,name,utilization.gpu [%]\n2025/01/01 00:00:10.001, NVIDIA A100, 11 %\n2025/01/01 00:00:10.003, Tesla T4, 21 %\n")
+	res := importString(t, b.String(), Options{Start: jan1})
+	if len(res.Samples) != 11 || len(res.Info.GPUs) != 2 {
+		t.Fatalf("%d samples, %d GPUs", len(res.Samples), len(res.Info.GPUs))
+	}
+	if g := res.Info.GPUs; g[0].Name != "NVIDIA A100" || g[1].Name != "Tesla T4" {
+		t.Errorf("GPUs %+v", g)
+	}
+	if u := value(t, res.Samples[10], 1, timeline.GPUUtil); u != 21 {
+		t.Errorf("gpu1 after the restart: %v", u)
+	}
+	for _, n := range res.Info.Notes {
+		if strings.Contains(n, "named both") || strings.Contains(n, "columns change") {
+			t.Errorf("note %q", n)
+		}
+	}
+	if !hasNote(res, "the start time given is not used") {
+		t.Errorf("notes %q do not say --start was not used", res.Info.Notes)
+	}
+}
+
+func TestDmonCommentIsNotAHeader(t *testing.T) {
+	res := importString(t, "# gpu pwr sm\n# Idx W %\n 0 10 5\n# gpu is busy\n 0 11 6\n", Options{Start: jan1})
+	if len(res.Samples) != 2 || value(t, res.Samples[1], 0, timeline.GPUUtil) != 6 {
+		t.Errorf("%d samples", len(res.Samples))
+	}
+}

@@ -1,8 +1,6 @@
 package importer
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -88,19 +86,17 @@ func Import(r io.Reader, opts Options) (*Result, error) {
 	if opts.Interval < 0 || opts.Interval > maxInterval {
 		return nil, fmt.Errorf("interval %v: must be between 0 and %v", opts.Interval, maxInterval)
 	}
-	br := bufio.NewReaderSize(r, detectBytes)
+	lines := newLineReader(r)
 	format := opts.Format
 	if format == "" || format == Auto {
-		head, err := br.Peek(detectBytes)
-		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-			return nil, fmt.Errorf("reading the log: %w", err)
-		}
-		format, err = Detect(head, opts.Columns != "")
+		head, err := lines.peek(detectBytes)
 		if err != nil {
 			return nil, err
 		}
+		if format, err = Detect([]byte(head), opts.Columns != ""); err != nil {
+			return nil, err
+		}
 	}
-	lines := newLineReader(br)
 	var t *table
 	var err error
 	switch format {

@@ -1,53 +1,94 @@
 package importer
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
 // lineReader yields a log's lines with their numbers, without the line end
 // (LF or CRLF) and without a UTF-8 byte order mark on the first line. A
 // truncated last line (no newline) is still a line.
+//
+// It reads the log in blocks of readBlock bytes and hands out lines as
+// substrings of a block, so that a million-line log costs a few dozen
+// allocations rather than one per line. Nothing keeps a line past the next
+// call except through strings.Clone.
 type lineReader struct {
-	r    *bufio.Reader
+	r    io.Reader
+	buf  string // read and not yet returned
+	eof  error  // the reader's final error, once seen
 	n    int
-	long []byte
+	fill []byte
 }
 
-func newLineReader(r *bufio.Reader) *lineReader { return &lineReader{r: r} }
+// readBlock is how much the line reader reads at a time.
+const readBlock = 64 << 10
+
+func newLineReader(r io.Reader) *lineReader { return &lineReader{r: r} }
 
 // next returns the next line and its 1-based number, or io.EOF.
 func (l *lineReader) next() (string, int, error) {
-	chunk, err := l.r.ReadSlice('\n')
-	if errors.Is(err, bufio.ErrBufferFull) {
-		// A line longer than the buffer: gather it, up to maxLineBytes.
-		l.long = append(l.long[:0], chunk...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			if len(l.long) > maxLineBytes {
-				return "", l.n + 1, fmt.Errorf("line %d: longer than %d bytes: not a monitoring log", l.n+1, maxLineBytes)
-			}
-			chunk, err = l.r.ReadSlice('\n')
-			l.long = append(l.long, chunk...)
+	for {
+		if i := strings.IndexByte(l.buf, '\n'); i >= 0 {
+			line := l.buf[:i]
+			l.buf = l.buf[i+1:]
+			return l.line(line), l.n, nil
 		}
-		chunk = l.long
+		if l.eof != nil {
+			if !errors.Is(l.eof, io.EOF) {
+				return "", l.n + 1, fmt.Errorf("line %d: %w", l.n+1, l.eof)
+			}
+			if l.buf == "" {
+				return "", l.n, io.EOF
+			}
+			line := l.buf
+			l.buf = ""
+			return l.line(line), l.n, nil
+		}
+		if len(l.buf) > maxLineBytes {
+			return "", l.n + 1, fmt.Errorf("line %d: longer than %d bytes: not a monitoring log", l.n+1, maxLineBytes)
+		}
+		l.read()
 	}
-	if err != nil && !errors.Is(err, io.EOF) {
-		return "", l.n + 1, fmt.Errorf("line %d: %w", l.n+1, err)
+}
+
+// read appends up to one block to buf, recording the reader's error.
+func (l *lineReader) read() {
+	l.fill = append(l.fill[:0], l.buf...)
+	l.fill = slices.Grow(l.fill, readBlock)
+	n, err := io.ReadAtLeast(l.r, l.fill[len(l.fill):cap(l.fill)], 1)
+	l.buf = string(l.fill[:len(l.fill)+n])
+	if err != nil {
+		l.eof = err
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			l.eof = io.EOF
+		}
 	}
-	if len(chunk) == 0 && err != nil {
-		return "", l.n, io.EOF
+}
+
+// peek returns up to n bytes from the start of the log without consuming
+// them, for format detection.
+func (l *lineReader) peek(n int) (string, error) {
+	for len(l.buf) < n && l.eof == nil {
+		l.read()
 	}
+	if l.eof != nil && !errors.Is(l.eof, io.EOF) {
+		return "", fmt.Errorf("reading the log: %w", l.eof)
+	}
+	return l.buf[:min(n, len(l.buf))], nil
+}
+
+// line counts a line and strips its CR and, on the first, the BOM.
+func (l *lineReader) line(s string) string {
 	l.n++
-	chunk = bytes.TrimSuffix(chunk, []byte("\n"))
-	chunk = bytes.TrimSuffix(chunk, []byte("\r"))
+	s = strings.TrimSuffix(s, "\r")
 	if l.n == 1 {
-		chunk = bytes.TrimPrefix(chunk, []byte("\uFEFF"))
+		s = strings.TrimPrefix(s, "\uFEFF")
 	}
-	return string(chunk), l.n, nil
+	return s
 }
 
 // splitCSV splits one CSV line at commas, keeping commas inside double

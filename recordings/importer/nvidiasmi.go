@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -12,14 +13,14 @@ import (
 
 // smiHeader is how to read the rows under one CSV header line.
 type smiHeader struct {
-	line  string // the header as written, to spot it repeated
-	cols  []column
-	stamp int // timestamp column, or -1
-	date  int // date and time columns, joined, when there is no timestamp
-	clock int
-	index int // GPU identity columns, or -1
-	uuid  int
-	name  int
+	fields []string // the header's fields, to spot it repeated
+	cols   []column
+	stamp  int // timestamp column, or -1
+	date   int // date and time columns, joined, when there is no timestamp
+	clock  int
+	index  int // GPU identity columns, or -1
+	uuid   int
+	name   int
 	// Memory used is total - free when a log has those two and not used.
 	free, total int
 	throttle    int   // clocks_event_reasons.active, or -1
@@ -30,8 +31,8 @@ func (h *smiHeader) timed() bool { return h.stamp >= 0 || h.date >= 0 }
 func (h *smiHeader) keyed() bool { return h.index >= 0 || h.uuid >= 0 }
 
 // newSMIHeader plans the columns of one header line.
-func newSMIHeader(fields []string, line string) (*smiHeader, error) {
-	h := &smiHeader{line: line, stamp: -1, date: -1, clock: -1, index: -1, uuid: -1, name: -1, free: -1, total: -1, throttle: -1}
+func newSMIHeader(fields []string) (*smiHeader, error) {
+	h := &smiHeader{fields: slices.Clone(fields), stamp: -1, date: -1, clock: -1, index: -1, uuid: -1, name: -1, free: -1, total: -1, throttle: -1}
 	h.cols = make([]column, len(fields))
 	metrics := 0
 	for i, f := range fields {
@@ -124,13 +125,13 @@ func parseNvidiaSMI(lines *lineReader, columns string) (*table, error) {
 		if strings.TrimSpace(text) == "" {
 			continue
 		}
-		if h != nil && text == h.line {
+		fields = splitCSV(text, fields)
+		if h != nil && slices.Equal(fields, h.fields) {
 			run++ // a repeated header: nvidia-smi restarted, appending to the file
 			continue
 		}
-		fields = splitCSV(text, fields)
 		if mayBeHeader(text) {
-			next, err := newSMIHeader(fields, text)
+			next, err := newSMIHeader(fields)
 			switch {
 			case err != nil && h == nil:
 				return nil, fmt.Errorf("line %d: %w", n, err)
@@ -151,7 +152,7 @@ func parseNvidiaSMI(lines *lineReader, columns string) (*table, error) {
 			if columns == "" {
 				return nil, fmt.Errorf("line %d: no header line: give the --query-gpu column list (--columns)", n)
 			}
-			if h, err = newSMIHeader(splitCSV(columns, nil), ""); err != nil {
+			if h, err = newSMIHeader(splitCSV(columns, nil)); err != nil {
 				return nil, fmt.Errorf("columns %q: %w", columns, err)
 			}
 			t.useHeader(h)

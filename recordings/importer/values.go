@@ -32,31 +32,43 @@ const (
 	gib = 1 << 30
 )
 
-// memoryScale gives the bytes in one unit of a memory value's suffix.
-var memoryScale = map[string]float64{
-	"b": 1, "bytes": 1,
-	"kib": kib, "kb": kib,
-	"mib": mib, "mb": mib,
-	"gib": gib, "gb": gib,
+// memoryUnits are the suffixes of memory values and the bytes in one unit.
+var memoryUnits = []struct {
+	suffix string
+	scale  float64
+}{{"MiB", mib}, {"MB", mib}, {"GiB", gib}, {"GB", gib}, {"KiB", kib}, {"KB", kib}, {"B", 1}, {"bytes", 1}}
+
+// memoryScale gives the bytes in one unit of a memory suffix, any case.
+func memoryScale(suffix string) (float64, bool) {
+	for _, u := range memoryUnits {
+		if strings.EqualFold(suffix, u.suffix) {
+			return u.scale, true
+		}
+	}
+	return 0, false
 }
 
-// naWords are the values that mean "no reading" (compared lowercased).
+// naWords are the values that mean "no reading" (compared without case).
 // Anything in square brackets, like nvidia-smi's [N/A], [Not Supported] and
 // [Unknown Error], also means no reading.
-var naWords = map[string]bool{
-	"": true, "-": true, "n/a": true, "na": true, "nan": true, "null": true, "none": true,
-	"not supported": true, "unknown error": true, "err!": true, "unknown": true,
-}
+var naWords = []string{"-", "n/a", "na", "nan", "null", "none", "not supported", "unknown error", "err!", "unknown"}
 
 // isNA says whether a trimmed value means "no reading" (NaN, never 0).
 func isNA(s string) bool {
-	if len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']' {
+	switch {
+	case s == "":
+		return true
+	case s[0] >= '0' && s[0] <= '9':
+		return false // the common case: a number
+	case len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']':
 		return true
 	}
-	if len(s) > 16 {
-		return false
+	for _, w := range naWords {
+		if strings.EqualFold(s, w) {
+			return true
+		}
 	}
-	return naWords[strings.ToLower(s)]
+	return false
 }
 
 // splitNumber splits "305.81 W" into the number and its unit suffix. It
@@ -121,8 +133,7 @@ func unitScale(u unit, suffix string, memScale float64) (float64, bool) {
 		if suffix == "" {
 			return memScale, true
 		}
-		s, ok := memoryScale[strings.ToLower(suffix)]
-		return s, ok
+		return memoryScale(suffix)
 	case unitRatio:
 		return 100, suffix == ""
 	case unitMBps:
