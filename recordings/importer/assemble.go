@@ -22,7 +22,7 @@ func (t *table) result(format Format, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	order := t.timeOrder(times)
+	order := t.timeOrder(insts, times)
 	res := &Result{Format: format, Samples: t.samples(insts, times, order)}
 	res.Info = timeline.SourceInfo{
 		Kind:     timeline.Imported,
@@ -133,24 +133,32 @@ func (t *table) anchorClock(times []int64, opts Options) error {
 }
 
 // timeOrder lists instants by time, dropping any at the same time as the one
-// before, so that samples strictly increase.
-func (t *table) timeOrder(times []int64) []int {
+// before, so that samples strictly increase. The notes name the first log
+// line where either happened.
+func (t *table) timeOrder(insts []instant, times []int64) []int {
 	order := make([]int, len(times))
+	backwards := -1
 	for i := range order {
 		order[i] = i
+		if i > 0 && times[i] < times[i-1] && backwards < 0 {
+			backwards = t.rows[insts[i].lo].line
+		}
 	}
-	if !slices.IsSorted(times) {
+	if backwards >= 0 {
 		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(times[a], times[b]) })
-		t.note("the log's times go backwards in places: samples are put in time order")
+		t.note("the log's times go backwards at line %d: samples are put in time order", backwards)
 	}
 	kept := order[:1]
+	firstDrop := -1
 	for _, i := range order[1:] {
 		if times[i] > times[kept[len(kept)-1]] {
 			kept = append(kept, i)
+		} else if firstDrop < 0 {
+			firstDrop = t.rows[insts[i].lo].line
 		}
 	}
 	if dropped := len(order) - len(kept); dropped > 0 {
-		t.note("%d samples dropped: each had the same time as the sample before it", dropped)
+		t.note("%d samples dropped for having the same time as the one before, the first at line %d", dropped, firstDrop)
 	}
 	return kept
 }

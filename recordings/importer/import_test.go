@@ -250,7 +250,7 @@ func TestTimesOutOfOrder(t *testing.T) {
 	if len(res.Samples) != 3 || value(t, res.Samples[0], 0, timeline.GPUUtil) != 1 {
 		t.Errorf("%d samples %v", len(res.Samples), res.Samples)
 	}
-	if !hasNote(res, "go backwards") || !hasNote(res, "1 samples dropped") {
+	if !hasNote(res, "times go backwards at line 3") || !hasNote(res, "1 samples dropped for having the same time as the one before, the first at line 4") {
 		t.Errorf("notes %q", res.Info.Notes)
 	}
 }

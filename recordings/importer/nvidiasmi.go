@@ -79,12 +79,14 @@ func newSMIHeader(fields []string) (*smiHeader, error) {
 	if _, used := byMetric[timeline.GPUMemUsed]; used {
 		h.free = -1
 	}
-	if metrics == 0 && (h.free < 0 || h.total < 0) {
+	if metrics == 0 {
 		return nil, errors.New("no column gputop can import: expected --query-gpu names such as utilization.gpu, memory.used, power.draw")
 	}
 	return h, nil
 }
 
+// first keeps the column index already found, if any: the first of two
+// columns of one kind wins.
 func first(cur, i int) int {
 	if cur >= 0 {
 		return cur
