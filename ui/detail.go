@@ -15,20 +15,20 @@ import (
 type detailMetric struct {
 	name  string
 	title string
-	// second is plotted too, dimmer: the sub-second maximum beside the
-	// mean, or the other direction of a link.
+	// second is plotted too, dimmer: a reference such as the power limit.
 	second string
 }
 
 var detailMetrics = []detailMetric{
-	{timeline.GPUUtil, "utilization: share of time any kernel ran (coarse); mean and max of sub-second samples", timeline.GPUUtilMax},
+	{timeline.GPUUtil, "utilization: share of time any kernel ran (coarse); mean of sub-second samples", ""},
 	{timeline.GPUSMActive, "SM activity: share of SMs busy (profiling-grade, GPM)", ""},
 	{timeline.GPUTensor, "tensor pipes active (profiling-grade, GPM)", ""},
-	{timeline.GPUPower, "power draw", timeline.GPUPowerLimit},
+	{timeline.GPUPower, "power draw, and the enforced limit", timeline.GPUPowerLimit},
 	{timeline.GPUMemUsed, "memory used", ""},
 	{timeline.GPUTemp, "temperature", ""},
 	{timeline.GPUClockSM, "SM clock", ""},
-	{timeline.GPUPCIeRx, "PCIe: host to device, and device to host (dim)", timeline.GPUPCIeTx},
+	{timeline.GPUPCIeRx, "PCIe host to device", ""},
+	{timeline.GPUPCIeTx, "PCIe device to host", ""},
 	{timeline.GPUDRAMBW, "DRAM bandwidth used (profiling-grade, GPM)", ""},
 }
 
@@ -90,11 +90,7 @@ func (m *Model) viewDetail(f *frame, rows int) []string {
 	if dm.second != "" && m.store.Has(timeline.Key{Name: dm.second, Device: dev}) {
 		second := make([]timeline.Agg, width)
 		m.store.Series(timeline.Key{Name: dm.second, Device: dev}, f.from, f.to, second)
-		vals := means(second)
-		if dm.second == timeline.GPUUtilMax {
-			vals = maxes(second)
-		}
-		series = append(series, vals)
+		series = append(series, means(second))
 	}
 	lo, hi := m.bounds(dm.name, dev, f.at, series)
 	opts := []asciigraph.Option{
@@ -168,14 +164,6 @@ func means(a []timeline.Agg) []float64 {
 	out := make([]float64, len(a))
 	for i := range a {
 		out[i] = a[i].Mean
-	}
-	return out
-}
-
-func maxes(a []timeline.Agg) []float64 {
-	out := make([]float64, len(a))
-	for i := range a {
-		out[i] = a[i].Max
 	}
 	return out
 }

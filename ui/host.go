@@ -50,8 +50,11 @@ func (m *Model) viewHost(f *frame) []string {
 	m.store.Series(timeline.Key{Name: timeline.HostMemUsed, Device: timeline.HostDevice}, f.from, f.to, f.cols)
 	mem.add(m.glyph.spark(f.cols, 0, hv(timeline.HostMemTotal)), m.theme.mem)
 	mem.add(" ", ink{}).add(ram, m.theme.mem)
-	mem.add(" swap ", m.theme.dim).add(swap, swapInk(&m.theme, hv(timeline.HostSwapUsed)))
-	mem.add(" "+disk, m.theme.dim)
+	// Whole fields only: a disk rate cut in half is worse than none.
+	fillRow(mem, &m.theme, []field{
+		{disk, dimInk},
+		{"swap " + swap, func(t *theme) ink { return swapInk(t, hv(timeline.HostSwapUsed)) }},
+	}, nil, m.width)
 	return append([]string{cpu.String(), mem.String()}, m.viewCores(f, prefix)...)
 }
 

@@ -6,6 +6,20 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
+// handleKeys splits typed-ahead keys: bubbletea hands several printable
+// keys that arrive together ("gG" over a slow link) to Update as one
+// message, and each must still do what it says.
+func (m *Model) handleKeys(k tea.KeyMsg) tea.Cmd {
+	if k.Type != tea.KeyRunes || len(k.Runes) < 2 || k.Paste {
+		return m.handleKey(k)
+	}
+	var cmds []tea.Cmd
+	for _, r := range k.Runes {
+		cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
+	}
+	return tea.Sequence(cmds...)
+}
+
 // handleKey does what a key says. Keys mean the same live and in replay:
 // both move a cursor over the same store.
 func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {

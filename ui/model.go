@@ -157,7 +157,7 @@ func (m *Model) pull() tea.Cmd {
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		return m, m.handleKey(msg)
+		return m, m.handleKeys(msg)
 	case tea.WindowSizeMsg:
 		m.handleResize(msg.Width, msg.Height)
 		return m, nil

@@ -185,3 +185,11 @@ func TestReplayPlaysFromTheStartAtItsSpeed(t *testing.T) {
 		t.Fatalf("at the end a replay stays there: %q", h)
 	}
 }
+
+func TestKeysTypedAheadEachCount(t *testing.T) {
+	m := newTestModel(t, timeline.Live, fixtureSamples(120), 120, 40, Options{})
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("gG")})
+	if h := headerOf(m); !strings.Contains(h, "09:01:59") || !strings.Contains(h, "●") {
+		t.Fatalf("g then G arriving together: back at the live edge: %q", h)
+	}
+}
