@@ -393,3 +393,46 @@ func (s *Store) OldestRaw() time.Time {
 	}
 	return time.Unix(0, s.raw.oldest())
 }
+
+// Each calls fn with every raw value of key from `from` to `to` (inclusive),
+// in time order, until fn returns false. Gaps (NaN) are included: a rule
+// that counts time must see them. Where raw samples are gone it reads the
+// finest buckets instead, one mean per bucket at the bucket's start.
+func (s *Store) Each(key Key, from, to time.Time, fn func(at time.Time, v float64) bool) {
+	id, ok := s.index[key]
+	if !ok || s.added == 0 {
+		return
+	}
+	f, t := from.UnixNano(), to.UnixNano()
+	if oldest := s.raw.oldest(); f < oldest {
+		// Older than the raw tier: the finest bucket tier that reaches back
+		// to `from`, or failing that the coarsest, which reaches furthest.
+		b := s.tiers[len(s.tiers)-1]
+		for _, tier := range s.tiers {
+			if tier.oldest() <= f {
+				b = tier
+				break
+			}
+		}
+		for i := b.search(f); i < b.len() && b.start(i) < oldest && b.start(i) <= t; i++ {
+			a := b.cols[id][b.phys(i)]
+			v := math.NaN()
+			if a.n > 0 {
+				v = float64(a.sum) / float64(a.n)
+			}
+			if !fn(time.Unix(0, b.start(i)), v) {
+				return
+			}
+		}
+	}
+	r := &s.raw
+	for i := r.search(f); i < r.len(); i++ {
+		at := r.time(i)
+		if at > t {
+			return
+		}
+		if !fn(time.Unix(0, at), float64(r.cols[id][r.phys(i)])) {
+			return
+		}
+	}
+}

@@ -227,3 +227,27 @@ func TestStoreMemoryIsBounded(t *testing.T) {
 		t.Fatalf("heap grew %.1f MB for 3 days", float64(grew)/1e6)
 	}
 }
+
+func TestEachReadsRawThenBuckets(t *testing.T) {
+	s := NewStore(StoreOptions{RawSamples: 60})
+	feed(s, 600, time.Second, func(i int) float64 { return float64(i / 10) })
+	var times []time.Time
+	var vals []float64
+	s.Each(util0, t0, t0.Add(time.Hour), func(at time.Time, v float64) bool {
+		times = append(times, at)
+		vals = append(vals, v)
+		return true
+	})
+	// 540 s in 10 s buckets (54), then the last 60 samples raw.
+	if len(vals) != 54+60 {
+		t.Fatalf("%d values, want 114", len(vals))
+	}
+	if vals[0] != 0 || vals[53] != 53 || vals[54] != 54 || vals[113] != 59 {
+		t.Fatalf("values %v", vals)
+	}
+	for i := 1; i < len(times); i++ {
+		if !times[i].After(times[i-1]) {
+			t.Fatalf("not in time order at %d", i)
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package timeline
+
+import "time"
+
+// Severity ranks hints: what to look at first.
+type Severity uint8
+
+const (
+	// Info is worth knowing (memory headroom, a GPU idle by design).
+	Info Severity = iota
+	// Warning costs throughput now (an input-bound loader, a power cap).
+	Warning
+	// Critical wastes most of the hardware (seven of eight GPUs idle, work
+	// on the CPU with the GPU's memory held).
+	Critical
+)
+
+var severityNames = [...]string{"info", "warning", "critical"}
+
+func (s Severity) String() string {
+	if int(s) < len(severityNames) {
+		return severityNames[s]
+	}
+	return "unknown"
+}
+
+// Hint ids: stable, documented in docs/report.md; product.md's hint table
+// says when each fires.
+const (
+	HintInputBound       = "input-bound"
+	HintHostSingleThread = "host-single-thread"
+	HintPeriodicStall    = "periodic-stall"
+	HintLowUtilization   = "low-utilization"
+	HintGPUImbalance     = "gpu-imbalance"
+	HintBusyWait         = "busy-wait"
+	HintIdleMemoryHeld   = "idle-memory-held"
+	HintGPUIdle          = "gpu-idle"
+	HintPowerCapped      = "power-capped"
+	HintThermalThrottle  = "thermal-throttle"
+	HintMemoryHeadroom   = "memory-headroom"
+	HintMemoryPressure   = "memory-pressure"
+	HintIOWait           = "io-wait"
+	HintPCIeBound        = "pcie-bound"
+)
+
+// Hint names what holds the GPUs back over a stretch of time, with the
+// numbers that show it and what to try.
+type Hint struct {
+	ID       string
+	Severity Severity
+	// GPUs are the NVML indexes the hint concerns; empty for the host.
+	GPUs       []int
+	Start, End time.Time
+	// Evidence is the numbers, for example "GPU0 0-4 % for 11 s of every
+	// 42 s while CPU 100 % on one core, 15 idle".
+	Evidence string
+	// Suggestion is a concrete next step.
+	Suggestion string
+	// Confidence is 0..1: how sure the rule is, given the signals it had
+	// (an imported log with utilisation alone gives less than SM activity).
+	Confidence float64
+}
