@@ -1,0 +1,294 @@
+package recordings
+
+import (
+	"errors"
+	"hash/crc32"
+	"math"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// errCutShort says a segment's data ends inside a chunk: the writer was
+// stopped (kill -9, a full disk) before it finished writing it.
+var errCutShort = errors.New("cut short")
+
+// errBadCheck says a chunk's bytes do not match their CRC.
+var errBadCheck = errors.New("checksum mismatch")
+
+// segmentDecoder turns a segment's decompressed records back into samples.
+// It only decodes chunks whose check record matches, so a torn or damaged
+// tail yields every sample before it and then an error, never garbage.
+type segmentDecoder struct {
+	rest      []byte // records not yet checked
+	chunk     cursor // checked records not yet decoded
+	keys      []keyKind
+	values    []valueState
+	layout    []int
+	probes    []probeDevice
+	probeRows []int
+	tookStats []riceStats
+	lastAt    int64
+	lastStep  int64
+	samples   int
+
+	// pending collects what the records before a sample record say about it.
+	pending  timeline.Sample
+	attached bool
+	exc      []exception // scratch: a sample's exceptions
+	hasErr   []bool      // scratch: which statuses have an error text
+}
+
+func (d *segmentDecoder) reset(data []byte) {
+	*d = segmentDecoder{
+		rest:      data,
+		keys:      d.keys[:0],
+		values:    d.values[:0],
+		layout:    d.layout[:0],
+		probes:    d.probes[:0],
+		probeRows: d.probeRows[:0],
+		tookStats: d.tookStats[:0],
+		exc:       d.exc[:0],
+		hasErr:    d.hasErr[:0],
+	}
+}
+
+// next returns the segment's next sample. At the end of the data it
+// returns ok == false with a nil error, or with the error that stopped it
+// (errCutShort, errBadCheck, errCorrupt).
+func (d *segmentDecoder) next() (s timeline.Sample, ok bool, err error) {
+	for {
+		if len(d.chunk.b) == 0 {
+			if d.attached {
+				return s, false, errCorrupt // a chunk always ends with a sample
+			}
+			if err := d.nextChunk(); err != nil || len(d.chunk.b) == 0 {
+				return s, false, err
+			}
+		}
+		typ := d.chunk.byte()
+		payload := d.chunk.bytes(d.chunk.uvarint())
+		if d.chunk.err != nil {
+			return s, false, errCorrupt
+		}
+		c := cursor{b: payload}
+		switch typ {
+		case recKeyDef:
+			kind := timeline.Kind(c.byte())
+			name, device := c.string(), c.string()
+			d.keys = append(d.keys, keyKind{timeline.Key{Name: name, Device: device}, kind})
+			d.values = append(d.values, valueState{})
+		case recProbeDef:
+			probe, device := c.string(), c.string()
+			d.probes = append(d.probes, probeDevice{probe, device})
+			d.tookStats = append(d.tookStats, riceStats{})
+		case recStatus:
+			d.pending.Probes = d.readStatuses(&c)
+			d.attached = true
+		case recProcesses:
+			d.pending.Processes = readProcesses(&c)
+			d.attached = true
+		case recMarkers:
+			d.pending.Markers = readMarkers(&c)
+			d.attached = true
+		case recSample:
+			s = d.pending
+			d.pending, d.attached = timeline.Sample{}, false
+			d.readSample(&c, &s)
+			if c.err != nil {
+				return timeline.Sample{}, false, c.err
+			}
+			return s, true, nil
+		default:
+			// A record type from a newer minor version: skip it. Hints
+			// (recHint) are not read by this version either.
+		}
+		if c.err != nil {
+			return timeline.Sample{}, false, c.err
+		}
+	}
+}
+
+// nextChunk finds the next check record, verifies the records before it
+// and makes them the current chunk. A clean end of data leaves the chunk
+// empty with a nil error.
+func (d *segmentDecoder) nextChunk() error {
+	scan := cursor{b: d.rest}
+	for len(scan.b) > 0 {
+		start := len(d.rest) - len(scan.b)
+		typ := scan.byte()
+		payload := scan.bytes(scan.uvarint())
+		if scan.err != nil {
+			return errCutShort // a record runs past the end of the data
+		}
+		if typ != recCheck {
+			continue
+		}
+		if len(payload) != 4 {
+			return errCorrupt
+		}
+		want := uint32(payload[0]) | uint32(payload[1])<<8 | uint32(payload[2])<<16 | uint32(payload[3])<<24
+		if crc32.Checksum(d.rest[:start], castagnoli) != want {
+			return errBadCheck
+		}
+		d.chunk = cursor{b: d.rest[:start]}
+		d.rest = scan.b
+		if start == 0 {
+			continue // an empty chunk: keep looking
+		}
+		return nil
+	}
+	if len(d.rest) > 0 {
+		d.rest = nil
+		return errCutShort // records with no check after them
+	}
+	return nil
+}
+
+func (d *segmentDecoder) readSample(c *cursor, s *timeline.Sample) {
+	if d.samples == 0 {
+		d.lastAt = c.varint()
+	} else {
+		d.lastStep += c.varint()
+		d.lastAt += d.lastStep
+	}
+	d.samples++
+	s.At = time.Unix(0, d.lastAt)
+	d.layout = d.readLayout(c, d.layout, len(d.keys))
+	if c.err != nil || len(d.layout) == 0 {
+		return
+	}
+	s.Metrics = d.readValues(c)
+}
+
+// readValues reads the values of a sample whose layout is d.layout: the
+// exceptions, then the residuals' bits.
+func (d *segmentDecoder) readValues(c *cursor) []timeline.Metric {
+	n := c.count(2) // an exception takes at least two bytes
+	exc := d.exc[:0]
+	next := 0
+	for range n {
+		gap := c.uvarint()
+		if gap >= uint64(len(d.layout)-next) {
+			c.fail()
+			return nil
+		}
+		exc = append(exc, readException(c, next+int(gap)))
+		next += int(gap) + 1
+	}
+	d.exc = exc
+	if c.err != nil {
+		return nil
+	}
+	br := bitReader{b: c.b}
+	out := make([]timeline.Metric, len(d.layout))
+	for i, id := range d.layout {
+		k := d.keys[id]
+		counter := k.kind == timeline.Counter
+		var v float64
+		ok := true
+		if len(exc) > 0 && exc[0].index == i {
+			v, ok = d.values[id].apply(exc[0], counter)
+			exc = exc[1:]
+		} else {
+			v, ok = d.values[id].decodeValue(&br, counter)
+		}
+		if !ok || br.short {
+			c.fail()
+			return nil
+		}
+		out[i] = timeline.Metric{Key: k.key, Kind: k.kind, Value: v}
+	}
+	c.b = br.b
+	return out
+}
+
+// readLayout reads a list of ids written by appendLayout, each below max.
+func (d *segmentDecoder) readLayout(c *cursor, prev []int, max int) []int {
+	n := c.uvarint()
+	if n == 0 {
+		return prev
+	}
+	if n-1 > uint64(len(c.b)) { // every id takes at least a byte
+		c.fail()
+		return prev
+	}
+	ids := prev[:0]
+	next := int64(0)
+	for range n - 1 {
+		id := next + c.varint()
+		if id < 0 || id >= int64(max) {
+			c.fail()
+			return ids
+		}
+		ids = append(ids, int(id))
+		next = id + 1
+	}
+	return ids
+}
+
+func (d *segmentDecoder) readStatuses(c *cursor) []timeline.ProbeStatus {
+	d.probeRows = d.readLayout(c, d.probeRows, len(d.probes))
+	if c.err != nil || len(d.probeRows) == 0 {
+		return nil
+	}
+	out := make([]timeline.ProbeStatus, len(d.probeRows))
+	hasErr := d.hasErr[:0]
+	for i, id := range d.probeRows {
+		head := c.uvarint()
+		if head>>1 > math.MaxUint8 {
+			c.fail()
+		}
+		out[i] = timeline.ProbeStatus{Probe: d.probes[id].probe, Device: d.probes[id].device, State: timeline.ProbeState(head >> 1)}
+		hasErr = append(hasErr, head&1 != 0)
+	}
+	d.hasErr = hasErr
+	for i := range out {
+		if hasErr[i] {
+			out[i].Err = c.string()
+		}
+	}
+	br := bitReader{b: c.b}
+	for i, id := range d.probeRows {
+		stats := &d.tookStats[id]
+		u := br.rice(stats.k())
+		stats.add(u)
+		out[i].Took = time.Duration(unzigzag(u)) * time.Microsecond
+	}
+	if br.short {
+		c.fail()
+	}
+	c.b = br.b
+	return out
+}
+
+func readProcesses(c *cursor) []timeline.Process {
+	n := c.count(9) // the smallest process takes nine bytes
+	out := make([]timeline.Process, n)
+	for i := range out {
+		out[i] = timeline.Process{
+			GPU:     int(c.varint()),
+			PID:     int(c.varint()),
+			User:    c.string(),
+			Command: c.string(),
+			GPUMem:  readLoneValue(c),
+			SM:      readLoneValue(c),
+			CPU:     readLoneValue(c),
+			RSS:     readLoneValue(c),
+			InJob:   c.byte() == 1,
+		}
+	}
+	return out
+}
+
+func readMarkers(c *cursor) []timeline.Marker {
+	n := c.count(3)
+	if n == 0 {
+		return nil
+	}
+	out := make([]timeline.Marker, n)
+	for i := range out {
+		out[i] = timeline.Marker{At: time.Unix(0, c.varint()), Text: c.string(), Origin: c.string()}
+	}
+	return out
+}

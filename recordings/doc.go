@@ -1,0 +1,29 @@
+// Package recordings keeps a session in a file that replays anywhere, on
+// the same screens as live: the Writer writes samples as they come, the
+// Reader reads them back from any time on, NewReplay makes a file a
+// timeline.Source, and a Tee records a live source off its sampling path.
+//
+//	source ──▶ Tee.Next ──▶ UI                    run.gtr ──▶ Reader ──▶ NewReplay ──▶ UI
+//	             └─▶ queue ──▶ Writer ──▶ run.gtr
+//
+// The format is documented in docs/recording-format.md. In short, the file
+// is a sequence of zstd frames (zstd -dc prints its records):
+//
+//	header     skippable frame: "gputop-recording", version, JSON header
+//	segment    skippable frame: first sample time  ┐ one per 5 minutes
+//	           zstd frame: records, a block per s  ┘ of samples
+//	...
+//	index      skippable frame: every segment's offset and first time
+//	trailer    skippable frame: where the index is
+//
+// Each second's records end with a CRC and a zstd block flush, so a file
+// cut anywhere (kill -9, a full disk) replays up to its last second, and a
+// damaged one stops before the damage instead of showing wrong numbers.
+// Values are stored exactly, bit for bit, and compactly: each as the
+// difference from a prediction, in an adaptive Rice code (values.go).
+//
+// Files: format.go (constants), header.go, values.go and bits.go (how
+// numbers are stored), encode.go and decode.go (records), frames.go and
+// index.go (the file's frames), writer.go, reader.go, open.go (bad input),
+// replay.go, tee.go.
+package recordings

@@ -1,0 +1,188 @@
+package recordings
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// Header is what a recording says about itself, before any sample.
+type Header struct {
+	// FormatVersion is the version the file was written in. Create writes
+	// the current FormatVersion whatever the caller puts here.
+	FormatVersion Version
+	// Version is the gputop version that wrote the file.
+	Version string
+	// Info describes the recorded source: host, GPUs, interval, and
+	// whether it was live, a demo (and its scenario), or imported (and
+	// from which file).
+	Info timeline.SourceInfo
+	// Start is when the recording started.
+	Start time.Time
+}
+
+// headerJSON is the header's JSON form: named fields, kinds as words,
+// unknown numbers as null. A reader ignores fields it does not know, so a
+// minor version may add some.
+type headerJSON struct {
+	GputopVersion string     `json:"gputop_version"`
+	Start         time.Time  `json:"start"`
+	Source        sourceJSON `json:"source"`
+}
+
+type sourceJSON struct {
+	Kind     string    `json:"kind"` // live, demo, replay, import
+	Scenario string    `json:"scenario,omitempty"`
+	Origin   string    `json:"origin,omitempty"`
+	Recorded string    `json:"recorded,omitempty"` // for kind replay: what the replayed file was recorded from
+	Host     string    `json:"host"`
+	Driver   string    `json:"driver,omitempty"`
+	CUDA     string    `json:"cuda,omitempty"`
+	Interval string    `json:"interval"` // a Go duration: "1s", "250ms"
+	GPUs     []gpuJSON `json:"gpus"`
+	Command  []string  `json:"command,omitempty"`
+	Notes    []string  `json:"notes,omitempty"`
+	Checks   []string  `json:"checks,omitempty"`
+}
+
+type gpuJSON struct {
+	Index      int      `json:"index"`
+	Name       string   `json:"name"`
+	UUID       string   `json:"uuid"`
+	MemTotal   *float64 `json:"mem_total_bytes"` // null if unknown
+	PowerLimit *float64 `json:"power_limit_w"`   // null if unknown
+	GPM        bool     `json:"gpm"`
+	MIG        bool     `json:"mig"`
+}
+
+// known turns NaN (and ±Inf, which JSON cannot hold) into null.
+func known(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func orNaN(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+// readKind parses a source kind. A kind from a newer minor version reads
+// as import, a foreign source, with a note that says so.
+func readKind(name string, notes *[]string) timeline.SourceKind {
+	for _, k := range []timeline.SourceKind{timeline.Live, timeline.Demo, timeline.Replay, timeline.Imported} {
+		if k.String() == name {
+			return k
+		}
+	}
+	*notes = append(*notes, fmt.Sprintf("recorded from a kind of source this gputop does not know: %q", name))
+	return timeline.Imported
+}
+
+// appendHeaderFrame appends the skippable frame that opens every file:
+// fileMagic, major and minor version (uint16, little-endian), the JSON
+// header, and a CRC-32C of everything before it in the frame.
+func appendHeaderFrame(b []byte, h Header) ([]byte, error) {
+	in := h.Info
+	src := sourceJSON{
+		Kind: in.Kind.String(), Scenario: in.Scenario, Origin: in.Origin,
+		Host: in.Host, Driver: in.Driver, CUDA: in.CUDA, Interval: in.Interval.String(),
+		GPUs: make([]gpuJSON, len(in.GPUs)), Command: in.Command, Notes: in.Notes, Checks: in.Checks,
+	}
+	if in.Kind == timeline.Replay {
+		src.Recorded = in.Recorded.String()
+	}
+	for i, g := range in.GPUs {
+		src.GPUs[i] = gpuJSON{Index: g.Index, Name: g.Name, UUID: g.UUID,
+			MemTotal: known(g.MemTotal), PowerLimit: known(g.PowerLimit), GPM: g.GPM, MIG: g.MIG}
+	}
+	js, err := json.Marshal(headerJSON{GputopVersion: h.Version, Start: h.Start, Source: src})
+	if err != nil {
+		return b, fmt.Errorf("recording header: %w", err)
+	}
+	c := append([]byte(fileMagic), 0, 0, 0, 0)
+	binary.LittleEndian.PutUint16(c[len(fileMagic):], FormatVersion.Major)
+	binary.LittleEndian.PutUint16(c[len(fileMagic)+2:], FormatVersion.Minor)
+	c = append(c, js...)
+	c = binary.LittleEndian.AppendUint32(c, crc32.Checksum(c, castagnoli))
+	if len(c) > maxHeaderBytes {
+		return b, errors.New("recording header: too large")
+	}
+	return appendSkippable(b, frameHeader, c), nil
+}
+
+// prefixLen is how many bytes identify a file and its version.
+const prefixLen = skippableHeader + len(fileMagic) + 4
+
+// parsePrefix checks a file's first bytes and returns the format version
+// and the header frame's content length. Only errNotRecording comes back
+// for a file that is not a recording.
+func parsePrefix(b []byte) (Version, int64, error) {
+	if len(b) < prefixLen ||
+		binary.LittleEndian.Uint32(b) != skippableMagic|frameHeader ||
+		string(b[skippableHeader:skippableHeader+len(fileMagic)]) != fileMagic {
+		return Version{}, 0, errNotRecording
+	}
+	v := Version{
+		Major: binary.LittleEndian.Uint16(b[skippableHeader+len(fileMagic):]),
+		Minor: binary.LittleEndian.Uint16(b[skippableHeader+len(fileMagic)+2:]),
+	}
+	return v, int64(binary.LittleEndian.Uint32(b[4:])), nil
+}
+
+var errNotRecording = errors.New("not a recording")
+
+// parseHeaderContent decodes the header frame's content (after its
+// skippable-frame magic and length).
+func parseHeaderContent(c []byte) (Header, error) {
+	if len(c) < len(fileMagic)+4+4 {
+		return Header{}, errCutShort
+	}
+	body, sum := c[:len(c)-4], binary.LittleEndian.Uint32(c[len(c)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return Header{}, errBadCheck
+	}
+	var hj headerJSON
+	if err := json.Unmarshal(body[len(fileMagic)+4:], &hj); err != nil {
+		return Header{}, fmt.Errorf("header: %w", err)
+	}
+	h := Header{
+		FormatVersion: Version{
+			Major: binary.LittleEndian.Uint16(body[len(fileMagic):]),
+			Minor: binary.LittleEndian.Uint16(body[len(fileMagic)+2:]),
+		},
+		Version: hj.GputopVersion,
+		Start:   hj.Start,
+	}
+	s := hj.Source
+	in := timeline.SourceInfo{
+		Host: s.Host, Driver: s.Driver, CUDA: s.CUDA, Scenario: s.Scenario, Origin: s.Origin,
+		Command: s.Command, Notes: s.Notes, Checks: s.Checks,
+	}
+	in.Kind = readKind(s.Kind, &in.Notes)
+	if s.Recorded != "" {
+		in.Recorded = readKind(s.Recorded, &in.Notes)
+	}
+	if s.Interval != "" {
+		d, err := time.ParseDuration(s.Interval)
+		if err != nil {
+			return Header{}, fmt.Errorf("header: interval: %w", err)
+		}
+		in.Interval = d
+	}
+	for _, g := range s.GPUs {
+		in.GPUs = append(in.GPUs, timeline.GPUInfo{Index: g.Index, Name: g.Name, UUID: g.UUID,
+			MemTotal: orNaN(g.MemTotal), PowerLimit: orNaN(g.PowerLimit), GPM: g.GPM, MIG: g.MIG})
+	}
+	h.Info = in
+	return h, nil
+}

@@ -1,0 +1,96 @@
+package recordings
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io"
+)
+
+// fileIndex is what a clean close writes after the last segment, so that a
+// reader finds every segment and the recording's span without walking the
+// file.
+type fileIndex struct {
+	segments []segmentRef
+	last     int64 // time of the last sample, Unix nanoseconds
+	samples  int64
+}
+
+// appendIndex appends the index frame and the trailer that points to it.
+// The index frame's content: uvarint segment count; per segment the
+// uvarint offset change and varint first-time change from the one before
+// (from 0 for the first); varint last sample time; uvarint sample count;
+// CRC-32C. The trailer's: the index frame's offset (uint64) and
+// trailerMagic.
+func appendIndex(b []byte, idx fileIndex, at int64) []byte {
+	c := binary.AppendUvarint(nil, uint64(len(idx.segments)))
+	var off, first int64
+	for _, s := range idx.segments {
+		c = binary.AppendUvarint(c, uint64(s.offset-off))
+		c = binary.AppendVarint(c, s.first-first)
+		off, first = s.offset, s.first
+	}
+	c = binary.AppendVarint(c, idx.last)
+	c = binary.AppendUvarint(c, uint64(idx.samples))
+	c = binary.LittleEndian.AppendUint32(c, crc32.Checksum(c, castagnoli))
+	b = appendSkippable(b, frameIndex, c)
+	t := binary.LittleEndian.AppendUint64(nil, uint64(at))
+	return appendSkippable(b, frameTrailer, append(t, trailerMagic...))
+}
+
+var errNoIndex = errors.New("no index")
+
+// readIndex finds the trailer at the end of the file and the index it
+// points to, and returns the index and where the segments' data ends.
+// errNoIndex means the file was not closed cleanly, or its end is damaged:
+// the caller walks the segments instead.
+func readIndex(r io.ReaderAt, dataStart, size int64) (fileIndex, int64, error) {
+	if size-dataStart < trailerFrame {
+		return fileIndex{}, 0, errNoIndex
+	}
+	tail := make([]byte, trailerFrame)
+	if _, err := r.ReadAt(tail, size-trailerFrame); err != nil {
+		return fileIndex{}, 0, err
+	}
+	if binary.LittleEndian.Uint32(tail) != skippableMagic|frameTrailer ||
+		binary.LittleEndian.Uint32(tail[4:]) != trailerContent ||
+		string(tail[skippableHeader+8:]) != trailerMagic {
+		return fileIndex{}, 0, errNoIndex
+	}
+	at := int64(binary.LittleEndian.Uint64(tail[skippableHeader:]))
+	end := size - trailerFrame
+	if at < dataStart || at > end-skippableHeader {
+		return fileIndex{}, 0, errNoIndex
+	}
+	frame := make([]byte, end-at)
+	if _, err := r.ReadAt(frame, at); err != nil {
+		return fileIndex{}, 0, err
+	}
+	if binary.LittleEndian.Uint32(frame) != skippableMagic|frameIndex ||
+		int64(binary.LittleEndian.Uint32(frame[4:])) != int64(len(frame))-skippableHeader {
+		return fileIndex{}, 0, errNoIndex
+	}
+	content := frame[skippableHeader:]
+	if len(content) < 4 || crc32.Checksum(content[:len(content)-4], castagnoli) != binary.LittleEndian.Uint32(content[len(content)-4:]) {
+		return fileIndex{}, 0, errNoIndex
+	}
+	c := cursor{b: content[:len(content)-4]}
+	n := c.count(2)
+	idx := fileIndex{segments: make([]segmentRef, 0, n)}
+	var off, first int64
+	for i := range n {
+		step := int64(c.uvarint())
+		off += step
+		first += c.varint()
+		if (i > 0 && step < segmentFrame) || off < dataStart || off+segmentFrame > at {
+			return fileIndex{}, 0, errNoIndex
+		}
+		idx.segments = append(idx.segments, segmentRef{offset: off, first: first})
+	}
+	idx.last = c.varint()
+	idx.samples = int64(c.uvarint())
+	if c.err != nil {
+		return fileIndex{}, 0, errNoIndex
+	}
+	return idx, at, nil
+}

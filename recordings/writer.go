@@ -1,0 +1,251 @@
+package recordings
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// Writer writes a recording. It is not safe for concurrent use: the Tee
+// calls it from its own goroutine, off the sampling path.
+//
+// Samples are encoded as they come and handed to the compressor in chunks;
+// each chunk ends with a check record and a zstd block flush, so what is
+// on disk always decodes up to the last flush. A flush happens whenever
+// the oldest unflushed sample would otherwise wait a second or more.
+type Writer struct {
+	path  string
+	file  io.WriteCloser
+	stat  func() (os.FileInfo, error) // the open file's identity, to notice it being removed
+	ident os.FileInfo
+	out   countingWriter
+	enc   *zstd.Encoder
+	seg   segmentEncoder
+
+	interval   time.Duration // the source's, to flush before a second's worth waits
+	span       time.Duration // sample time per segment: segmentSpan (tests make it short)
+	inSegment  bool
+	segFirst   int64
+	segBytes   int
+	seq        uint32
+	chunk      []byte // records not yet given to the compressor
+	chunkFirst int64  // time of the oldest sample in chunk
+	index      fileIndex
+
+	err    error // the first write error: the Writer is dead after it
+	closed bool
+}
+
+// countingWriter knows the file offset, for segment references.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// Create creates a recording at path and writes its header. It refuses a
+// file that exists unless force is set. Its errors are one line.
+func Create(path string, h Header, force bool) (*Writer, error) {
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if force {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("%s already exists (use --force to overwrite it): %w", path, fs.ErrExist)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot create recording: %w", err)
+	}
+	w, err := newWriter(f, path, h)
+	if err != nil {
+		if cerr := f.Close(); cerr != nil {
+			err = fmt.Errorf("%w (closing: %v)", err, cerr)
+		}
+		if rerr := os.Remove(path); rerr != nil {
+			err = fmt.Errorf("%w (and could not remove it: %v)", err, rerr)
+		}
+		return nil, err
+	}
+	if w.ident, err = f.Stat(); err != nil {
+		if cerr := f.Close(); cerr != nil {
+			err = fmt.Errorf("%w (closing: %v)", err, cerr)
+		}
+		return nil, fmt.Errorf("cannot create recording: %w", err)
+	}
+	w.stat = func() (os.FileInfo, error) { return os.Stat(path) }
+	return w, nil
+}
+
+// newWriter writes the header to file and returns a Writer for the rest.
+func newWriter(file io.WriteCloser, path string, h Header) (*Writer, error) {
+	enc, err := zstd.NewWriter(nil,
+		zstd.WithEncoderConcurrency(1), // Flush writes synchronously, no goroutines
+		zstd.WithEncoderLevel(zstd.SpeedDefault),
+		zstd.WithWindowSize(1<<20),
+		zstd.WithEncoderCRC(true))
+	if err != nil {
+		return nil, fmt.Errorf("recording %s: %w", path, err)
+	}
+	w := &Writer{path: path, file: file, out: countingWriter{w: file}, enc: enc, interval: h.Info.Interval, span: segmentSpan}
+	head, err := appendHeaderFrame(nil, h)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.out.Write(head); err != nil {
+		return nil, fmt.Errorf("recording %s: %w", path, err)
+	}
+	return w, nil
+}
+
+var errClosed = errors.New("recording is closed")
+
+// Write adds one sample. It returns the first write error again on every
+// later call: a recording that failed stays failed, and what was written
+// before the failure stays readable.
+func (w *Writer) Write(s *timeline.Sample) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return errClosed
+	}
+	at, err := unixNano(s.At)
+	if err != nil {
+		return err
+	}
+	for _, m := range s.Markers {
+		if _, err := unixNano(m.At); err != nil {
+			return err
+		}
+	}
+	if w.inSegment && (at-w.segFirst >= int64(w.span) || w.segBytes >= segmentBytes) {
+		if err := w.endSegment(); err != nil {
+			return err
+		}
+	}
+	if !w.inSegment {
+		if err := w.startSegment(at); err != nil {
+			return err
+		}
+	}
+	if len(w.chunk) == 0 {
+		w.chunkFirst = at
+	}
+	n := len(w.chunk)
+	w.chunk = w.seg.appendSample(w.chunk, s)
+	w.segBytes += len(w.chunk) - n
+	w.index.last = at
+	w.index.samples++
+	if at-w.chunkFirst+int64(w.interval) >= int64(flushEvery) {
+		return w.Flush()
+	}
+	return nil
+}
+
+// unixNano is t in Unix nanoseconds, if t fits (years 1678 to 2262).
+func unixNano(t time.Time) (int64, error) {
+	ns := t.UnixNano()
+	if t.IsZero() || !time.Unix(0, ns).Equal(t) {
+		return 0, fmt.Errorf("cannot record a time outside 1678-2262: %v", t)
+	}
+	return ns, nil
+}
+
+// Pending says whether samples wait to be flushed.
+func (w *Writer) Pending() bool { return len(w.chunk) > 0 }
+
+// Flush writes the samples written so far to the file as a complete zstd
+// block, ended by a check record, so that they survive a kill -9.
+func (w *Writer) Flush() error {
+	if w.err != nil || len(w.chunk) == 0 {
+		return w.err
+	}
+	w.chunk = appendRecord(w.chunk, recCheck, binary.LittleEndian.AppendUint32(nil, crc32.Checksum(w.chunk, castagnoli)))
+	if _, err := w.enc.Write(w.chunk); err != nil {
+		return w.fail(err)
+	}
+	if err := w.enc.Flush(); err != nil {
+		return w.fail(err)
+	}
+	w.chunk = w.chunk[:0]
+	return w.checkFile()
+}
+
+// checkFile notices the file being removed or replaced under the writer:
+// writes would still succeed, into a file nobody can open.
+func (w *Writer) checkFile() error {
+	if w.stat == nil {
+		return nil
+	}
+	fi, err := w.stat()
+	if err != nil || !os.SameFile(fi, w.ident) {
+		return w.fail(errors.New("the file was removed or replaced"))
+	}
+	return nil
+}
+
+func (w *Writer) fail(err error) error {
+	w.err = fmt.Errorf("recording %s stopped: %w", w.path, err)
+	return w.err
+}
+
+func (w *Writer) startSegment(at int64) error {
+	w.index.segments = append(w.index.segments, segmentRef{offset: w.out.n, first: at})
+	if _, err := w.out.Write(appendSegmentHeader(nil, at, w.seq)); err != nil {
+		return w.fail(err)
+	}
+	w.seq++
+	w.enc.Reset(&w.out)
+	w.seg.reset()
+	w.inSegment, w.segFirst, w.segBytes = true, at, 0
+	return nil
+}
+
+func (w *Writer) endSegment() error {
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	w.inSegment = false
+	if err := w.enc.Close(); err != nil {
+		return w.fail(err)
+	}
+	return nil
+}
+
+// Close flushes what is left, ends the last segment, writes the index and
+// the trailer, and closes the file. After a write error it only closes the
+// file. It returns the Writer's first error, if it met one.
+func (w *Writer) Close() error {
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	if w.err == nil && w.inSegment {
+		w.err = w.endSegment()
+	}
+	if w.err == nil {
+		if _, err := w.out.Write(appendIndex(nil, w.index, w.out.n)); err != nil {
+			w.err = w.fail(err)
+		}
+	}
+	werr := w.err
+	if err := w.file.Close(); err != nil && werr == nil {
+		werr = w.fail(err)
+	}
+	return werr
+}
