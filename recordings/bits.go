@@ -117,17 +117,19 @@ type riceStats struct {
 	n   uint64
 }
 
-// k is the smallest k with n·2^k ≥ sum: log2 of the mean, rounded up.
+// k is the smallest k with n·2^k ≥ sum: log2 of the mean, rounded up, at
+// most 58 (a writer's residuals stay below 2^57).
 func (s *riceStats) k() uint {
 	if s.n == 0 || s.sum <= s.n {
 		return 0
 	}
 	q := (s.sum + s.n - 1) / s.n // the mean, rounded up
-	return min(uint(bits.Len64(q-1)), 60)
+	return min(uint(bits.Len64(q-1)), 58)
 }
 
 func (s *riceStats) add(u uint64) {
-	s.sum += min(u, riceEscape<<s.k())
+	// Saturating, so that no input, however wrong, overflows the sum.
+	s.sum = min(s.sum+min(u, riceEscape<<s.k()), 1<<62)
 	s.n++
 	if s.n == 16 {
 		s.sum >>= 1

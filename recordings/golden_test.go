@@ -142,13 +142,11 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// writeFuzzCorpus writes FuzzReader's seed corpus: the golden file, and
-// versions of it cut, damaged, unclosed, from the future, and garbage.
+// writeFuzzCorpus writes the fuzz targets' seed corpora: for FuzzReader
+// the golden file, and versions of it cut, damaged, unclosed, from the
+// future, and garbage; for FuzzRecords its records.
 func writeFuzzCorpus(t *testing.T, golden []byte) {
 	dir := filepath.Join("testdata", "fuzz", "FuzzReader")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	r, err := openMem(golden)
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +164,26 @@ func writeFuzzCorpus(t *testing.T, golden []byte) {
 		"damaged":     damaged,
 		"newer-major": withVersion(golden, Version{Major: FormatVersion.Major + 1}),
 		"text":        []byte("utilization.gpu [%], memory.used [MiB]\n97 %, 1024 MiB\n"),
+		"empty":       {},
 		"garbage":     []byte("\x50\x2a\x4d\x18\xff\xff\xff\x7fgputop-recording\x01\x00"),
+	}
+	writeSeeds(t, dir, seeds)
+
+	// FuzzRecords: the golden file's records, whole, one chunk, and cut.
+	r.load(0)
+	records := r.data
+	chunk := records[:bytes.IndexByte(records, recSample)+20]
+	writeSeeds(t, filepath.Join("testdata", "fuzz", "FuzzRecords"), map[string][]byte{
+		"golden":    records,
+		"chunk":     chunk,
+		"cut":       records[:len(records)/2],
+		"one-value": {recKeyDef, 5, 0, 1, 'x', 1, 'y', recSample, 9, 2, 2, 0, 1, 0, opAbsolute, 1, 84, 0}, // x/y = 42
+	})
+}
+
+func writeSeeds(t *testing.T, dir string, seeds map[string][]byte) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	for name, data := range seeds {
 		content := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(data)))

@@ -78,8 +78,10 @@ func Open(path string) (*Reader, error) {
 // file was closed cleanly, else by walking the frames.
 func newReader(ra io.ReaderAt, size int64, path string) (*Reader, error) {
 	prefix := make([]byte, min(size, int64(prefixLen)))
-	if _, err := ra.ReadAt(prefix, 0); err != nil {
-		return nil, err
+	if size > 0 { // some ReaderAts say io.EOF for nothing read at the end
+		if _, err := ra.ReadAt(prefix, 0); err != nil {
+			return nil, err
+		}
 	}
 	_, n, err := identify(path, prefix)
 	if err != nil {
