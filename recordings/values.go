@@ -37,7 +37,7 @@ import (
 //	1  raw: 8 bytes, IEEE 754 little-endian; the key has no denominator after it
 //	2  absolute: uvarint den, varint n, varint ulps; the key starts afresh at den
 //	3  offset: varint residual, varint ulps; from now on the key's residuals
-//	   are followed by zigzag(ulps) in Elias gamma code
+//	   are followed by zigzag(ulps) + 1 in Elias gamma code
 //
 // Then, for every other value in layout order, its residual: zigzag, Rice
 // coded with the key's own parameter, most significant bit first, the last
@@ -67,8 +67,8 @@ const maxExact = 1 << 53
 // stay well within it; arbitrary values are thousands of ulps away.
 const maxUlps = 64
 
-// nearest returns n with n/den closest to v, and how many ulps v is from
-// n/den. ok is false if v is not within maxUlps of any n/den.
+// nearest returns the n whose n/den is closest to v, and how many ulps v
+// is from n/den. ok is false if v is further than maxUlps from it.
 func nearest(v float64, den int64) (n, ulps int64, ok bool) {
 	x := v * float64(den)
 	if !(math.Abs(x) < maxExact) { // also refuses NaN and ±Inf
