@@ -97,28 +97,36 @@ func (h *demoHost) Collect(ctx context.Context) (Reading, error) {
 	for _, b := range t.Busy {
 		busy += b
 	}
+	// Quantise as the kernel does: CPU time in ticks of 1/100 s, memory in
+	// KiB, the load average to 0.01, bytes whole. Unrounded simulated
+	// numbers would look nothing like /proc's and would inflate recordings
+	// with digits no real host produces.
+	busy, elapsed = ticks(busy), ticks(elapsed)
 	host := func(name string, kind timeline.Kind, v float64) timeline.Metric {
 		return timeline.Metric{Key: timeline.Key{Name: name, Device: timeline.HostDevice}, Kind: kind, Value: v}
 	}
 	m := make([]timeline.Metric, 0, 11+2*demoCores)
 	m = append(m,
 		host(timeline.HostCPUBusySecs, timeline.Counter, busy),
-		host(timeline.HostCPUWaitSecs, timeline.Counter, t.IOWait),
-		host(timeline.HostCPUTotSecs, timeline.Counter, elapsed*demoCores),
-		host(timeline.HostLoad1, timeline.Gauge, t.Load),
-		host(timeline.HostMemUsed, timeline.Gauge, l.MemUsed),
+		host(timeline.HostCPUWaitSecs, timeline.Counter, ticks(t.IOWait)),
+		host(timeline.HostCPUTotSecs, timeline.Counter, ticks(elapsed*demoCores)),
+		host(timeline.HostLoad1, timeline.Gauge, math.Round(t.Load*100)/100),
+		host(timeline.HostMemUsed, timeline.Gauge, math.Round(l.MemUsed/1024)*1024),
 		host(timeline.HostMemTotal, timeline.Gauge, demoHostMem),
 		host(timeline.HostSwapUsed, timeline.Gauge, demoSwapUsed),
 		host(timeline.HostSwapTotal, timeline.Gauge, demoSwap),
-		host(timeline.HostDiskRBytes, timeline.Counter, t.Read),
-		host(timeline.HostDiskWBytes, timeline.Counter, t.Write),
+		host(timeline.HostDiskRBytes, timeline.Counter, math.Round(t.Read)),
+		host(timeline.HostDiskWBytes, timeline.Counter, math.Round(t.Write)),
 	)
 	for c, b := range t.Busy {
 		dev := timeline.CoreDevice(c)
 		m = append(m,
-			timeline.Metric{Key: timeline.Key{Name: timeline.CoreBusySecs, Device: dev}, Kind: timeline.Counter, Value: b},
+			timeline.Metric{Key: timeline.Key{Name: timeline.CoreBusySecs, Device: dev}, Kind: timeline.Counter, Value: ticks(b)},
 			timeline.Metric{Key: timeline.Key{Name: timeline.CoreTotalSecs, Device: dev}, Kind: timeline.Counter, Value: elapsed},
 		)
 	}
 	return Reading{Metrics: m}, ctx.Err()
 }
+
+// ticks rounds CPU seconds to the kernel's 1/100 s.
+func ticks(s float64) float64 { return math.Round(s*100) / 100 }

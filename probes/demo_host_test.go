@@ -52,17 +52,22 @@ func TestHostCountersDeriveTheScript(t *testing.T) {
 					t.Errorf("%s = %v, script says %v", key, g, want)
 				}
 			}
+			// The counters come in the kernel's ticks of 1/100 s and whole
+			// bytes, as /proc's do: a share over s seconds is good to a tick
+			// at each end, 2 × 0.01 s / s, and a byte rate to 2 bytes / s.
+			secs := (iv.to - iv.from).Seconds()
+			core := 100 * 0.02 / secs
 			var all float64
 			for c := range demoCores {
 				want := script(func(h *hostLoad) float64 { return h.Core[c] })
 				all += want / demoCores
-				check(timeline.Key{Name: timeline.CoreBusy, Device: timeline.CoreDevice(c)}, want, 1e-6)
+				check(timeline.Key{Name: timeline.CoreBusy, Device: timeline.CoreDevice(c)}, want, core)
 			}
 			host := func(name string) timeline.Key { return timeline.Key{Name: name, Device: timeline.HostDevice} }
-			check(host(timeline.HostCPU), all, 1e-6)
-			check(host(timeline.HostIOWait), script(func(h *hostLoad) float64 { return h.IOWait }), 1e-6)
-			check(host(timeline.HostDiskRead), script(func(h *hostLoad) float64 { return h.Read }), 1e-3)
-			check(host(timeline.HostDiskWrite), script(func(h *hostLoad) float64 { return h.Write }), 1e-3)
+			check(host(timeline.HostCPU), all, core/demoCores)
+			check(host(timeline.HostIOWait), script(func(h *hostLoad) float64 { return h.IOWait }), core/demoCores)
+			check(host(timeline.HostDiskRead), script(func(h *hostLoad) float64 { return h.Read }), 2/secs)
+			check(host(timeline.HostDiskWrite), script(func(h *hostLoad) float64 { return h.Write }), 2/secs)
 			check(host(timeline.HostMemTotal), demoHostMem, 0)
 			if used := got[host(timeline.HostMemUsed)]; used < 100*gib || used > 200*gib {
 				t.Errorf("RAM used %.0f GiB, want the script's ~140-180", used/gib)

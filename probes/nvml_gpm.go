@@ -171,14 +171,18 @@ func (t *tick) pairMetrics(values []float64) {
 
 // gpmValue scales a GPM value to timeline's unit, or NaN if it is out of
 // range: some driver and library pairs have returned nonsense.
+//
+// Percentages are kept to 0.01 %: GPM's own sampling is far coarser than
+// that, and the digits past it are noise that a recording would otherwise
+// have to store exactly (they cost more than half of a recording's size).
 func gpmValue(m gpmMetric, v float64) float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 		return math.NaN()
 	}
 	if m.percent {
-		return percent(v)
+		return math.Round(percent(v)*100) / 100
 	}
-	return v * m.scale
+	return math.Round(v * m.scale)
 }
 
 // usePCIeCounters switches PCIe to the field counters from the next read:

@@ -226,7 +226,7 @@ func (g *gpuProbe) readMemory() (used, total float64, ret nvml.Return) {
 // power writes the power gauge (W, from mW), the energy counter (J, from
 // mJ; Derive turns it into exact watts over the tick) and the enforced limit.
 func (t *tick) power() {
-	t.gauge(timeline.GPUPower, t.uint32Value(callPower, t.g.dev.GetPowerUsage, 1e-3))
+	t.gauge(timeline.GPUPower, t.uint32Value(callPower, t.g.dev.GetPowerUsage, 1000))
 	energy := math.NaN()
 	if t.ask(callEnergy) {
 		mJ, ret := t.g.dev.GetTotalEnergyConsumption()
@@ -235,7 +235,7 @@ func (t *tick) power() {
 		}
 	}
 	t.counter(timeline.GPUEnergy, energy)
-	t.gauge(timeline.GPUPowerLimit, t.uint32Value(callPowerLimit, t.g.dev.GetEnforcedPowerLimit, 1e-3))
+	t.gauge(timeline.GPUPowerLimit, t.uint32Value(callPowerLimit, t.g.dev.GetEnforcedPowerLimit, 1000))
 }
 
 func (t *tick) temperatureAndClocks() {
@@ -252,8 +252,8 @@ func (t *tick) temperatureAndClocks() {
 }
 
 // uint32Value makes call c through read, if it is to be made, and scales its
-// value; NaN if it was not made or failed.
-func (t *tick) uint32Value(c call, read func() (uint32, nvml.Return), scale float64) float64 {
+// value down by per (1000 for mW to W); NaN if it was not made or failed.
+func (t *tick) uint32Value(c call, read func() (uint32, nvml.Return), per float64) float64 {
 	if !t.ask(c) {
 		return math.NaN()
 	}
@@ -261,7 +261,9 @@ func (t *tick) uint32Value(c call, read func() (uint32, nvml.Return), scale floa
 	if !t.ok(c, ret) {
 		return math.NaN()
 	}
-	return float64(v) * scale
+	// Divide rather than multiply by 1e-3: 612345 / 1000 is the double
+	// nearest 612.345, which a recording stores in a few bits.
+	return float64(v) / per
 }
 
 // throttle writes the clock-event reasons active now, as timeline's bits.

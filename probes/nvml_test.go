@@ -105,11 +105,12 @@ func TestNVMLValues(t *testing.T) {
 				t.Fatalf("errors: %v, %v", a.err, b.err)
 			}
 			// Tick 1: every sample of NVML's newest second.
-			wantValue(t, a.Reading, timeline.GPUUtil, (90+10+float64(i)+80+100)/4)
+			// The mean is kept to 0.01 %.
+			wantValue(t, a.Reading, timeline.GPUUtil, math.Round((90+10+float64(i)+80+100)/4*100)/100)
 			wantValue(t, a.Reading, timeline.GPUUtilMin, 10+float64(i))
 			wantValue(t, a.Reading, timeline.GPUUtilMax, 100)
 			// Tick 2: only the samples since tick 1.
-			wantValue(t, b.Reading, timeline.GPUUtil, (30+70+20+float64(i))/3)
+			wantValue(t, b.Reading, timeline.GPUUtil, math.Round((30+70+20+float64(i))/3*100)/100)
 			wantValue(t, b.Reading, timeline.GPUUtilMin, 20+float64(i))
 			wantValue(t, b.Reading, timeline.GPUUtilMax, 70)
 			wantValue(t, b.Reading, timeline.GPUMemUtil, 30+float64(i))
