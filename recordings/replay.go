@@ -11,6 +11,9 @@ import (
 type replay struct {
 	r    *Reader
 	info timeline.SourceInfo
+	// held is an error met while filling a batch, returned by the next call
+	// so the samples before it are delivered first.
+	held error
 }
 
 // NewReplay returns r's samples as a timeline.Source. Next returns them as
@@ -33,7 +36,31 @@ func (p *replay) Next(ctx context.Context) (timeline.Sample, error) {
 	if err := ctx.Err(); err != nil {
 		return timeline.Sample{}, err
 	}
+	if p.held != nil {
+		err := p.held
+		p.held = nil
+		return timeline.Sample{}, err
+	}
 	return p.r.Read()
+}
+
+// NextBatch returns up to max samples at once, so a long recording loads
+// into the screen in a few dozen steps. It returns an error only with no
+// samples: one met mid-batch waits for the next call.
+func (p *replay) NextBatch(ctx context.Context, max int) ([]timeline.Sample, error) {
+	var out []timeline.Sample
+	for len(out) < max {
+		s, err := p.Next(ctx)
+		if err != nil {
+			if len(out) == 0 {
+				return nil, err
+			}
+			p.held = err
+			break
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 func (p *replay) Info() timeline.SourceInfo { return p.info }

@@ -18,7 +18,10 @@ func (m *Model) footerKeys() []key {
 	} else {
 		keys = append(keys, key{"space", "play"}, key{"←→", "step"}, key{"<>", "speed"})
 	}
-	keys = append(keys, key{"g/G", "start/end"})
+	keys = append(keys, key{"g/G", "start/end"}, key{"t", "time"}, key{"[]", "marker"})
+	if m.recorder != nil {
+		keys = append(keys, key{"m", "mark"}, key{"r", "record"})
+	}
 	if m.ascii {
 		for i := range keys {
 			keys[i].keys = strings.NewReplacer("↑↓", "up/dn", "←→", "lt/rt").Replace(keys[i].keys)
@@ -31,6 +34,13 @@ func (m *Model) footerKeys() []key {
 // errors, a lost GPU, a damaged recording), then the keys that fit.
 func (m *Model) viewFooter(f *frame) string {
 	ln := newLine(m.width)
+	if m.recorder != nil {
+		if path, on, failed := m.recorder.State(); failed != nil {
+			ln.add(" recording stopped: "+failed.Error()+" "+m.glyph.bar, m.theme.crit)
+		} else if on && m.note == "" {
+			ln.add(" REC "+path+" "+m.glyph.bar, m.theme.rec)
+		}
+	}
 	if status := m.statusText(f); status != "" {
 		ln.add(" "+status+" "+m.glyph.bar, m.theme.crit)
 	} else if m.note != "" {

@@ -72,6 +72,21 @@ func TestGoldenScreens(t *testing.T) {
 	}
 }
 
+func TestGoldenReplayScreens(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		name := fmt.Sprintf("replay_%dx%d", size[0], size[1])
+		t.Run(name, func(t *testing.T) {
+			m := newTestModel(t, timeline.Replay, fixtureSamples(120), size[0], size[1], Options{Speed: 4})
+			m.Update(sourceDoneMsg{})
+			press(m, " ", "t", "+", "1", "m")
+			m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+			got := screen(m)
+			checkScreenFits(t, got, size[0], size[1])
+			checkGolden(t, name, got)
+		})
+	}
+}
+
 // checkScreenFits fails if any row is wider than the terminal or there are
 // more rows than it has: either would scroll or wrap the screen.
 func checkScreenFits(t *testing.T, s string, w, h int) {

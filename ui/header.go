@@ -84,6 +84,11 @@ func (m *Model) headerState(f *frame) string {
 		zoom = "[all " + fmtDuration(span) + "]"
 	}
 	ln := newLine(m.width)
+	if m.recorder != nil {
+		if _, on, _ := m.recorder.State(); on {
+			ln.add("REC ", m.theme.rec)
+		}
+	}
 	ln.add(state+" ", k).add(src, m.theme.bold).add(" "+at+" ", ink{}).add(zoom+" ", m.theme.dim)
 	return ln.String()
 }

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // handleKeys splits typed-ahead keys: bubbletea hands several printable
@@ -23,6 +25,9 @@ func (m *Model) handleKeys(k tea.KeyMsg) tea.Cmd {
 // handleKey does what a key says. Keys mean the same live and in replay:
 // both move a cursor over the same store.
 func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
+	if m.prompt.active {
+		return m.handlePromptKey(k)
+	}
 	m.note = ""
 	if m.showHelp {
 		switch k.String() {
@@ -75,8 +80,56 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		m.speedKey(-1)
 	case ">", ".":
 		m.speedKey(+1)
+	case "[":
+		m.jumpMarker(-1)
+	case "]":
+		m.jumpMarker(+1)
+	case "t", "/":
+		if m.store.Len() > 0 {
+			m.ask("go to time (14:03, +10m, -5m):", (*Model).jumpTo)
+		}
+	case "m":
+		m.markKey()
+	case "r":
+		m.recordKey()
 	}
 	return nil
+}
+
+// markKey asks for a marker's text; it rides on the next sample, so it is
+// recorded like any other marker.
+func (m *Model) markKey() {
+	sink, ok := m.src.(timeline.MarkSink)
+	if !ok {
+		m.note = "markers are added while sampling; this is a replay"
+		return
+	}
+	m.ask("marker:", func(m *Model, text string) {
+		sink.Mark(text)
+		m.note = "marker added: " + text
+	})
+}
+
+// recordKey starts or stops recording to a file.
+func (m *Model) recordKey() {
+	if m.recorder == nil {
+		m.note = "recording is for live sessions; this is a replay"
+		return
+	}
+	if path, on, _ := m.recorder.State(); on {
+		if err := m.recorder.Stop(); err != nil {
+			m.note = "recording: " + err.Error()
+			return
+		}
+		m.note = "recording saved to " + path
+		return
+	}
+	path, err := m.recorder.Start()
+	if err != nil {
+		m.note = "recording: " + err.Error()
+		return
+	}
+	m.note = "recording to " + path
 }
 
 // columnStep is one sparkline column of time, and never less than one

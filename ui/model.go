@@ -28,6 +28,20 @@ type Options struct {
 	Speed float64
 	// Start is where a replay starts (its beginning if zero).
 	Start time.Time
+	// Recorder starts and stops recording for the r key; nil where there is
+	// nothing to record (a replay).
+	Recorder Recorder
+}
+
+// Recorder records the session to a file while the screen runs.
+type Recorder interface {
+	// Start begins recording and says to which file.
+	Start() (path string, err error)
+	// Stop ends recording and closes the file.
+	Stop() error
+	// State says whether it records, to which file, and why it stopped on
+	// its own (a full disk) if it did.
+	State() (path string, on bool, failed error)
 }
 
 // Model is the root bubbletea model. Its Update only dispatches; each
@@ -57,6 +71,8 @@ type Model struct {
 	metric   int // selected detail metric (index into detailMetrics)
 	showHelp bool
 	helpTop  int // first help line on screen
+	prompt   prompt
+	recorder Recorder
 
 	sourceDone bool
 	sourceErr  error
@@ -87,16 +103,17 @@ func New(opts Options) *Model {
 	}
 	grows := info.Kind == timeline.Live || info.Kind == timeline.Demo
 	m := &Model{
-		src:    opts.Source,
-		info:   info,
-		store:  store,
-		theme:  newTheme(r, opts.Plain),
-		glyph:  g,
-		ascii:  opts.ASCII,
-		ctx:    ctx,
-		cancel: cancel,
-		start:  opts.Start,
-		play:   playback{motion: following, speed: speed, grows: grows},
+		src:      opts.Source,
+		info:     info,
+		store:    store,
+		theme:    newTheme(r, opts.Plain),
+		glyph:    g,
+		ascii:    opts.ASCII,
+		ctx:      ctx,
+		cancel:   cancel,
+		start:    opts.Start,
+		recorder: opts.Recorder,
+		play:     playback{motion: following, speed: speed, grows: grows},
 	}
 	if !grows {
 		m.play.motion = playing

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -191,5 +192,138 @@ func TestKeysTypedAheadEachCount(t *testing.T) {
 	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("gG")})
 	if h := headerOf(m); !strings.Contains(h, "09:01:59") || !strings.Contains(h, "●") {
 		t.Fatalf("g then G arriving together: back at the live edge: %q", h)
+	}
+}
+
+// fakeRecorder records nothing; it says what it was told.
+type fakeRecorder struct {
+	on     bool
+	failed error
+}
+
+func (r *fakeRecorder) Start() (string, error) { r.on = true; return "gputop-test.gtr", nil }
+func (r *fakeRecorder) Stop() error            { r.on = false; return nil }
+func (r *fakeRecorder) State() (string, bool, error) {
+	return "gputop-test.gtr", r.on, r.failed
+}
+
+// markSource is a live source that takes markers.
+type markSource struct {
+	sliceSource
+	marks []string
+}
+
+func (s *markSource) Mark(text string) { s.marks = append(s.marks, text) }
+
+func footerOf(m *Model) string {
+	rows := strings.Split(screen(m), "\n")
+	return rows[len(rows)-1]
+}
+
+func TestMarkKeyAsksAndPassesTheMarkerOn(t *testing.T) {
+	src := &markSource{sliceSource: sliceSource{info: fixtureInfo(timeline.Live)}}
+	m := New(Options{Source: src})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(samplesMsg{samples: fixtureSamples(30)})
+	press(m, "m")
+	if !strings.Contains(footerOf(m), "marker:") {
+		t.Fatalf("m opens a prompt: %q", footerOf(m))
+	}
+	press(m, "e", "v", "a", "l", " ", "2")
+	m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
+	press(m, "3")
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	if len(src.marks) != 1 || src.marks[0] != "eval 3" {
+		t.Fatalf("marks %q, want [eval 3]", src.marks)
+	}
+	press(m, "m", "x")
+	m.Update(tea.KeyMsg{Type: tea.KeyEsc})
+	if len(src.marks) != 1 {
+		t.Fatal("esc cancels the marker")
+	}
+}
+
+func TestRecordKeyTogglesAndShowsREC(t *testing.T) {
+	rec := &fakeRecorder{}
+	m := newTestModel(t, timeline.Live, fixtureSamples(30), 120, 40, Options{Recorder: rec})
+	press(m, "r")
+	if !rec.on || !strings.HasPrefix(strings.TrimSpace(headerOf(m)), "gputop") || !strings.Contains(headerOf(m), "REC") {
+		t.Fatalf("r starts recording, REC in the header: %q", headerOf(m))
+	}
+	if !strings.Contains(footerOf(m), "recording to gputop-test.gtr") {
+		t.Fatalf("the footer names the file: %q", footerOf(m))
+	}
+	press(m, "r")
+	if rec.on || strings.Contains(headerOf(m), "REC") {
+		t.Fatal("r again stops it")
+	}
+	rec.on, rec.failed = false, errors.New("no space left on device")
+	if !strings.Contains(footerOf(m), "recording stopped: no space left on device") {
+		t.Fatalf("a write error is said: %q", footerOf(m))
+	}
+	r := newTestModel(t, timeline.Replay, fixtureSamples(30), 120, 40, Options{})
+	press(r, "r")
+	if !strings.Contains(footerOf(r), "recording is for live sessions") {
+		t.Fatalf("a replay has nothing to record: %q", footerOf(r))
+	}
+}
+
+func TestTimeJumpAndMarkers(t *testing.T) {
+	samples := fixtureSamples(120)
+	samples[20].Markers = []timeline.Marker{{At: samples[20].At, Text: "epoch 1"}}
+	samples[80].Markers = []timeline.Marker{{At: samples[80].At, Text: "eval"}}
+	m := newTestModel(t, timeline.Live, samples, 120, 40, Options{})
+	press(m, "t", "+", "3", "0", "s")
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	if h := headerOf(m); !strings.Contains(h, "09:00:30") || !strings.Contains(h, "⏸") {
+		t.Fatalf("t +30s: paused at 09:00:30: %q", h)
+	}
+	press(m, "]")
+	if !strings.Contains(headerOf(m), "09:01:20") {
+		t.Fatalf("] goes to the next marker (eval at 09:01:20): %q", headerOf(m))
+	}
+	press(m, "[", "[")
+	if !strings.Contains(headerOf(m), "09:00:20") {
+		t.Fatalf("[ [ goes back to epoch 1 at 09:00:20: %q", headerOf(m))
+	}
+	press(m, "[")
+	if !strings.Contains(footerOf(m), "no more markers") {
+		t.Fatalf("before the first marker: %q", footerOf(m))
+	}
+	press(m, "t", "9", "9", ":", "9", "9")
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	if !strings.Contains(footerOf(m), "is not a time") {
+		t.Fatalf("a bad time says so: %q", footerOf(m))
+	}
+}
+
+func TestReplayShowsATransport(t *testing.T) {
+	m := newTestModel(t, timeline.Replay, fixtureSamples(120), 120, 40, Options{})
+	m.Update(sourceDoneMsg{})
+	press(m, "t", "+", "6", "0", "s")
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	rows := strings.Split(screen(m), "\n")
+	transport := rows[len(rows)-2]
+	if !strings.Contains(transport, "1m of 1m59s") || !strings.Contains(transport, "●") {
+		t.Fatalf("transport line: %q", transport)
+	}
+}
+
+// TestLiveAndReplayDrawTheSameSamplesTheSame is the promise that a
+// postmortem sees what was on screen: the same samples at the same cursor
+// draw the same GPU, host and detail rows whether they arrived live or
+// from a file.
+func TestLiveAndReplayDrawTheSameSamplesTheSame(t *testing.T) {
+	live := newTestModel(t, timeline.Live, fixtureSamples(120), 120, 40, Options{})
+	replay := newTestModel(t, timeline.Replay, fixtureSamples(120), 120, 40, Options{})
+	replay.Update(sourceDoneMsg{})
+	press(replay, "G")
+	press(live, " ")
+	l, r := strings.Split(screen(live), "\n"), strings.Split(screen(replay), "\n")
+	// Everything but the header (LIVE/REPLAY), the transport and the footer.
+	for i := 1; i < len(l)-2; i++ {
+		if l[i] != r[i] {
+			t.Errorf("row %d differs:\nlive   %q\nreplay %q", i, l[i], r[i])
+		}
 	}
 }

@@ -30,7 +30,14 @@ func (m *Model) View() string {
 	lines = append(lines, m.viewDetail(f, m.lay.detail)...)
 	lines = append(lines, m.viewProcs(f, m.lay.procs)...)
 	lines = append(lines, blankLines(m.lay.blankRows)...)
+	if !m.play.grows {
+		// A replay gives its detail pane's last row to the transport.
+		lines = append(padBlank(lines, m.height-footerRows-1), m.viewTransport())
+	}
 	lines = padBlank(lines, m.height-footerRows)
+	if m.prompt.active {
+		return strings.Join(append(lines, m.viewPrompt()), "\n")
+	}
 	lines = append(lines, m.viewFooter(f))
 	return strings.Join(lines, "\n")
 }

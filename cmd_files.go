@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gputop-dev/gputop/probes"
+	"github.com/gputop-dev/gputop/recordings"
+	"github.com/gputop-dev/gputop/recordings/importer"
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+func cmdSnapshot(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("snapshot", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON (fields in docs/snapshot.md)")
+	var demo demoFlag
+	fs.Var(&demo, "demo", "read 8 simulated H100s playing `SCENARIO`: "+strings.Join(probes.Scenarios, ", "))
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+	}
+	log.SetOutput(io.Discard)
+	// Two readings a quarter second apart: rates (power from energy, CPU
+	// shares) need a difference.
+	sess, err := probes.OpenSession(probes.SessionConfig{Interval: 250 * time.Millisecond, Demo: demo.scenario, Seed: 1})
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var readings [2]timeline.Sample
+	for i := range readings {
+		if readings[i], err = sess.Next(ctx); err != nil {
+			return err
+		}
+	}
+	snap := timeline.NewSnapshot(&readings[1], &readings[0], sess.Info())
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(snap)
+	}
+	return snap.WriteText(stdout)
+}
+
+func cmdImport(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	out := fs.String("o", "", "write the recording to `FILE` (required)")
+	format := fs.String("format", "auto", "the log's format: auto, "+formatNames())
+	start := fs.String("start", "", "for logs without dates: when the log began (`TIME`, like 2026-11-22 14:03:00); default: the log ends at its file's modification time")
+	interval := fs.Duration("interval", 0, "for logs without times: the spacing of their rows (default 1s)")
+	columns := fs.String("columns", "", "for a headerless nvidia-smi CSV: its --query-gpu `LIST`")
+	force := fs.Bool("force", false, "overwrite FILE if it exists")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(rest) != 1:
+		return usageError{"give one LOG to import"}
+	case *out == "":
+		return usageError{"-o FILE is required"}
+	}
+	opts := importer.Options{Format: importer.Format(*format), Interval: *interval, Columns: *columns, Origin: filepath.Base(rest[0])}
+	if *start != "" {
+		if opts.Start, err = parseWallTime(*start); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	if err := checkNewFile(*out, *force); err != nil {
+		return err
+	}
+	f, err := os.Open(rest[0])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil {
+		opts.ModTime = st.ModTime()
+	}
+	res, err := importer.Import(f, opts)
+	if err != nil {
+		return fmt.Errorf("%s: %v", rest[0], err)
+	}
+	if len(res.Samples) == 0 {
+		return fmt.Errorf("%s: no samples in the log", rest[0])
+	}
+	if err := writeAtomically(*out, recordingHeader(res.Info, res.Samples[0].At), res.Samples); err != nil {
+		return err
+	}
+	first, last := res.Samples[0].At, res.Samples[len(res.Samples)-1].At
+	fmt.Fprintf(os.Stderr, "imported %d samples of %d GPUs over %s from %s (%s) into %s\n",
+		len(res.Samples), len(res.Info.GPUs), last.Sub(first).Round(time.Second), rest[0], res.Format, *out)
+	for _, n := range res.Info.Notes {
+		fmt.Fprintf(os.Stderr, "note: %s\n", n)
+	}
+	return nil
+}
+
+func formatNames() string {
+	names := make([]string, len(importer.Formats))
+	for i, f := range importer.Formats {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
+}
+
+// writeAtomically writes a whole recording under a temporary name and
+// renames it into place, so a failed import leaves no partial file behind.
+func writeAtomically(path string, h recordings.Header, samples []timeline.Sample) error {
+	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
+	w, err := recordings.Create(tmp, h, true)
+	if err != nil {
+		return err
+	}
+	for i := range samples {
+		if err = w.Write(&samples[i]); err != nil {
+			break
+		}
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// parseWallTime reads a date and time given on the command line, in the
+// local zone unless it says otherwise.
+func parseWallTime(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a date and time; try 2026-11-22 14:03:00", s)
+}

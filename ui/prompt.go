@@ -1,0 +1,78 @@
+package ui
+
+import (
+	"strings"
+	"unicode"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// prompt is a one-line question in the footer: a marker's text (m), a time
+// to jump to (t or /). It is a few lines rather than bubbles' textinput
+// because that one blinks its cursor on a timer, and a screen that redraws
+// itself twice a second costs bytes over SSH and breaks "a paused screen
+// writes nothing".
+type prompt struct {
+	active bool
+	label  string
+	text   []rune
+	// done receives the answer on enter.
+	done func(m *Model, answer string)
+}
+
+// maxPromptRunes bounds an answer: markers are short labels.
+const maxPromptRunes = 120
+
+func (m *Model) ask(label string, done func(*Model, string)) {
+	m.prompt = prompt{active: true, label: label, done: done}
+}
+
+// handlePromptKey edits the answer; enter gives it, esc drops it.
+func (m *Model) handlePromptKey(k tea.KeyMsg) tea.Cmd {
+	p := &m.prompt
+	switch k.Type {
+	case tea.KeyEnter:
+		answer := strings.TrimSpace(string(p.text))
+		done := p.done
+		*p = prompt{}
+		if answer != "" {
+			done(m, answer)
+		}
+	case tea.KeyEsc, tea.KeyCtrlC:
+		*p = prompt{}
+	case tea.KeyBackspace:
+		if len(p.text) > 0 {
+			p.text = p.text[:len(p.text)-1]
+		}
+	case tea.KeyCtrlU:
+		p.text = p.text[:0]
+	case tea.KeySpace:
+		p.add(' ')
+	case tea.KeyRunes:
+		for _, r := range k.Runes {
+			p.add(r)
+		}
+	}
+	return nil
+}
+
+func (p *prompt) add(r rune) {
+	if unicode.IsPrint(r) && len(p.text) < maxPromptRunes {
+		p.text = append(p.text, r)
+	}
+}
+
+// viewPrompt replaces the footer while a question is open.
+func (m *Model) viewPrompt() string {
+	ln := newLine(m.width)
+	ln.add(" "+m.prompt.label+" ", m.theme.bold)
+	text := string(m.prompt.text)
+	// Keep the end of a long answer in view, where the typing is.
+	room := m.width - ln.w - 12
+	if r := []rune(text); room > 0 && len(r) > room {
+		text = string(r[len(r)-room:])
+	}
+	ln.add(text+"_", ink{})
+	ln.add("  enter ok, esc cancel", m.theme.dim)
+	return ln.String()
+}
