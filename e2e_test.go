@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gputop-dev/gputop/recordings"
 )
 
 // End-to-end tests: the built binary, in a real terminal (tmux), as a
@@ -206,5 +210,147 @@ func TestSnapshotDemo(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("snapshot lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+// TestRecordSurvivesKill9 records the demo, kills the recorder with
+// SIGKILL, and replays what it wrote: everything up to about the last
+// second must be there.
+func TestRecordSurvivesKill9(t *testing.T) {
+	bin := buildBinary(t)
+	path := filepath.Join(t.TempDir(), "killed.gtr")
+	cmd := exec.Command(bin, "record", "-o", path, "--demo=checkpoint")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	// Wait until four seconds of samples are on disk, then kill.
+	for {
+		if r, err := recordings.Open(path); err == nil {
+			first, last := r.Span()
+			r.Close()
+			if last.Sub(first) >= 4*time.Second {
+				break
+			}
+		}
+		if time.Since(started) > 30*time.Second {
+			t.Fatal("the recording never reached 4 s")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	killedAt := time.Now()
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+
+	r, err := recordings.Open(path)
+	if err != nil {
+		t.Fatalf("a killed recording must open: %v", err)
+	}
+	defer r.Close()
+	var n int
+	var last time.Time
+	for {
+		s, err := r.Read()
+		if err != nil {
+			var damaged *recordings.DamagedError
+			if err != io.EOF && !errors.As(err, &damaged) {
+				t.Fatalf("after %d samples: %v", n, err)
+			}
+			break
+		}
+		n, last = n+1, s.At
+	}
+	if n < 4 {
+		t.Fatalf("only %d samples survived", n)
+	}
+	if lost := killedAt.Sub(last); lost > 2*time.Second {
+		t.Fatalf("the last sample is %v before the kill; at most about a second may be lost", lost)
+	}
+
+	// And the screen replays it, saying the tail was cut.
+	term := newTerminal(t, 120, 40, fmt.Sprintf("%s replay %s --log %s; sleep 60", bin, path, filepath.Join(t.TempDir(), "log")))
+	term.waitFor("REPLAY killed.gtr", "GPU7", "cut short")
+}
+
+func TestRecordFastThenReplayInATerminal(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "fast.gtr")
+	out, err := exec.Command(bin, "record", "-o", path, "--demo=imbalance", "--fast", "--duration", "10m").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "recorded 601 samples over 10m0s") {
+		t.Fatalf("record --fast: %v\n%s", err, out)
+	}
+	term := newTerminal(t, 120, 40, fmt.Sprintf("%s replay %s --speed 64 --start +5m --log %s; echo EXIT=$?; sleep 60", bin, path, filepath.Join(dir, "log")))
+	s := term.waitFor("REPLAY fast.gtr (demo imbalance)", "64x", "5m")
+	if !strings.Contains(s, "of 10m") {
+		t.Fatalf("the transport shows the whole file:\n%s", s)
+	}
+	term.keys("Space", "<", "<")
+	term.waitFor("16x")
+	term.keys("G")
+	term.waitFor("10m of 10m")
+	term.keys("t", "+", "1", "m", "Enter")
+	term.waitFor("1m of 10m")
+	term.keys("q")
+	term.waitFor("EXIT=0")
+}
+
+func TestImportTelemetryAndReplay(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "llava.gtr")
+	log := "../shared/telemetry/vlm_llava_rtx4090_querygpu.csv"
+	if _, err := os.Stat(log); err != nil {
+		t.Skip("the shared telemetry is not here")
+	}
+	out, err := exec.Command(bin, "import", log, "-o", path).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "imported 2619 samples of 1 GPUs") {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	term := newTerminal(t, 100, 30, fmt.Sprintf("%s replay %s --log %s; sleep 60", bin, path, filepath.Join(dir, "log")))
+	term.waitFor("REPLAY llava.gtr", "RTX 4090", "GPU0")
+}
+
+func TestFileCommandsRefuseBadInput(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.txt")
+	os.WriteFile(text, []byte("epoch 1 loss 0.3\n"), 0o644)
+	existing := filepath.Join(dir, "exists.gtr")
+	os.WriteFile(existing, []byte("x"), 0o644)
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"replay", filepath.Join(dir, "missing.gtr")}, 1, "no such file"},
+		{[]string{"replay", text}, 1, "not a gputop recording"},
+		{[]string{"replay", existing, "--speed", "100"}, 2, "--speed 100 is out of range"},
+		{[]string{"replay"}, 2, "give one recording"},
+		{[]string{"record", "--demo"}, 2, "-o FILE is required"},
+		{[]string{"record", "-o", filepath.Join(dir, "a.gtr"), "--fast", "--duration", "1m"}, 2, "it needs --demo"},
+		{[]string{"record", "-o", existing, "--demo"}, 1, "exists; use --force"},
+		{[]string{"record", "-o", filepath.Join(dir, "no", "dir.gtr"), "--demo"}, 1, "no directory"},
+		{[]string{"import", text, "-o", filepath.Join(dir, "b.gtr")}, 1, "nvidia-smi"},
+		{[]string{"import", filepath.Join(dir, "missing.csv"), "-o", filepath.Join(dir, "c.gtr")}, 1, "no such file"},
+	} {
+		cmd := exec.Command(bin, tt.args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		if code != tt.code || len(lines) != 1 || !strings.Contains(lines[0], tt.want) {
+			t.Errorf("gputop %v: exit %d, stderr %q; want exit %d and one line with %q", tt.args, code, stderr.String(), tt.code, tt.want)
+		}
+	}
+	// A failed import leaves nothing behind.
+	if entries, _ := filepath.Glob(filepath.Join(dir, "b.gtr*")); len(entries) > 0 {
+		t.Errorf("a failed import left %v", entries)
 	}
 }
