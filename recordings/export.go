@@ -1,0 +1,87 @@
+package recordings
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// ExportFormat is the output format of Export: "csv" or "jsonl".
+type ExportFormat string
+
+// The formats Export writes. Both have the same rows and column names,
+// documented in docs/export.md.
+const (
+	// ExportCSV is comma-separated values with one header row, for pandas
+	// (pd.read_csv(path) without options) and spreadsheets.
+	ExportCSV ExportFormat = "csv"
+	// ExportJSONL is one JSON object per line, for jq: null for an unknown
+	// value, and only the columns that apply to the row's device.
+	ExportJSONL ExportFormat = "jsonl"
+)
+
+// ExportFormats lists the formats Export writes, for a command's help.
+var ExportFormats = []ExportFormat{ExportCSV, ExportJSONL}
+
+// Export writes every sample r has left to read (all of them for a Reader
+// just opened; after SeekTime, those from that time on) to w as a tidy
+// table: a row per GPU, one for the host, one per process tree (the
+// wrapped job, gputop itself) per sample, and a row per marker. Values are
+// the display values the screen shows, derived by timeline.Deriver: power
+// from the energy counter, CPU shares from CPU seconds, bytes per second
+// from byte counters.
+//
+// It returns after the last sample. A recording that ends in damage (cut
+// short, never closed) ends the export there: everything before the damage
+// is written and flushed, and the *DamagedError is returned, so the caller
+// prints a warning and keeps the output. An error writing to w is
+// returned as soon as it is seen.
+func Export(r *Reader, w io.Writer, format ExportFormat) error {
+	var sink rowSink
+	switch format {
+	case ExportCSV:
+		sink = newCSVSink(w)
+	case ExportJSONL:
+		sink = newJSONLSink(w)
+	default:
+		return fmt.Errorf("unknown export format %q (want csv or jsonl)", format)
+	}
+	if err := sink.header(); err != nil {
+		return err
+	}
+	table := newExportTable(r.Header().Start)
+	var (
+		deriver timeline.Deriver
+		// held keeps the previous sample alive: the Deriver keeps a pointer
+		// to it and derives the next one against it.
+		held [2]timeline.Sample
+		n    int
+	)
+	for {
+		s, err := r.Read()
+		if err != nil {
+			if ferr := sink.flush(); ferr != nil {
+				return ferr
+			}
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		// The Store drops a sample that is not later than the last one, so
+		// the screen never shows it; neither does the export.
+		if n > 0 && !s.At.After(held[(n-1)%2].At) {
+			continue
+		}
+		cur := &held[n%2]
+		*cur = s
+		n++
+		for _, row := range table.rows(cur, deriver.Next(cur)) {
+			if err := sink.row(row); err != nil {
+				return err
+			}
+		}
+	}
+}
