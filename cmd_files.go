@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -152,4 +153,73 @@ func parseWallTime(s string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("%q is not a date and time; try 2026-11-22 14:03:00", s)
+}
+
+func cmdReport(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	format := fs.String("format", "text", "text, markdown or json (fields in docs/report.md)")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usageError{"give one recording to report on"}
+	}
+	write, ok := map[string]func(*timeline.Report, io.Writer) error{
+		"text": (*timeline.Report).WriteText, "markdown": (*timeline.Report).WriteMarkdown, "json": (*timeline.Report).WriteJSON,
+	}[*format]
+	if !ok {
+		return usageError{fmt.Sprintf("--format %q: the formats are text, markdown and json", *format)}
+	}
+	rep, warn, err := reportOf(rest[0])
+	if err != nil {
+		return err
+	}
+	if warn != nil {
+		fmt.Fprintf(os.Stderr, "warning: %v\n", warn)
+	}
+	return write(rep, stdout)
+}
+
+// reportOf reads a whole recording at full resolution and reports on it:
+// the figures, the phases and the hints over the whole run. A damaged tail
+// is a warning: the report covers everything before it.
+func reportOf(path string) (*timeline.Report, error, error) {
+	store, info, warn, err := loadRecording(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	hints := timeline.EvaluateHints(store, info, store.First(), store.Last(), timeline.DefaultHintOptions())
+	return timeline.NewReport(store, info, hints, timeline.ReportOptions{}), warn, nil
+}
+
+// loadRecording reads every sample of a recording into a store that keeps
+// them all. warn is a damaged tail, after which nothing was read.
+func loadRecording(path string) (store *timeline.Store, info timeline.SourceInfo, warn, err error) {
+	r, err := recordings.Open(path)
+	if err != nil {
+		return nil, info, nil, err
+	}
+	defer r.Close()
+	info = r.Header().Info
+	store = timeline.NewStore(timeline.StoreOptions{RawSamples: 0})
+	for {
+		s, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var damaged *recordings.DamagedError
+			if errors.As(err, &damaged) {
+				warn = err
+				break
+			}
+			return nil, info, nil, err
+		}
+		store.Add(&s)
+	}
+	if store.Len() == 0 {
+		return nil, info, nil, fmt.Errorf("%s: the recording has no samples", path)
+	}
+	return store, info, warn, nil
 }

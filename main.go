@@ -46,6 +46,7 @@ var commands = []struct {
 	{"snapshot", "[--json] [--demo[=SCENARIO]]", "one reading of every GPU and the host, printed, then exit", cmdSnapshot},
 	{"record", "-o FILE [--duration D] [--interval I] [--demo[=SCENARIO]] [--fast]", "record without a screen; Ctrl-C or SIGTERM closes the file cleanly", cmdRecord},
 	{"replay", "FILE [--speed X] [--start T]", "replay a recording in the same screen, with a transport", cmdReplay},
+	{"report", "FILE [--format text|markdown|json]", "per-GPU and per-phase figures, phases, markers and hints of a recording", cmdReport},
 	{"import", "LOG -o FILE [--format auto|nvidia-smi-csv|dmon|dcgmi-csv]", "turn nvidia-smi, dmon or dcgmi logs into a recording", cmdImport},
 	{"version", "", "print the version", cmdVersion},
 }

@@ -96,9 +96,9 @@ func (o PhaseOptions) withDefaults() PhaseOptions {
 // without gaps or overlaps, in time order, adjacent phases of different
 // kinds.
 //
-// Each window gets a kind from the mean GPU activity over the GPUs that have
-// data (SM activity where known, else utilisation; a lost GPU has no data and
-// drops out) and from whether the host or job is busy:
+// Each window gets a kind from the highest GPU activity (SM activity where
+// any GPU reports it, else utilisation; a lost GPU has no data and drops
+// out) and from whether the host or job is busy:
 //
 //	activity >= BusyUtil                        busy
 //	activity <  BusyUtil, host or job busy      stalled

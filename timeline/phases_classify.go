@@ -40,38 +40,40 @@ func phaseClassify(s *Store, info SourceInfo, from, to time.Time, n int, opts Ph
 	return kinds
 }
 
-// phaseGPUActivity is, per window, the mean over GPUs with data of each GPU's SM
-// activity where known, else its utilisation; NaN where no GPU has either.
-// A lost GPU writes no values, so it drops out of the mean by itself.
+// phaseGPUActivity is, per window, the highest SM activity of the GPUs that
+// report it, or where none does the highest utilisation; NaN where no GPU
+// has either. SM activity wherever any GPU has it, because utilisation lies
+// (a GPU spinning in a collective reads 99 %) and one GPU's utilisation
+// must not outvote the others' SM activity. The highest, not the mean: a
+// phase says what the job is doing, and a job working on one GPU of eight
+// is working (that it uses one is the gpu-imbalance hint's news), while in a
+// stall every GPU's SM activity drops, the spinning ones' too. A lost GPU
+// writes no values, so it drops out by itself.
 func phaseGPUActivity(s *Store, info SourceInfo, from, to time.Time, n int) []float64 {
-	sum := make([]float64, n)
-	count := make([]int, n)
-	sm := make([]Agg, n)
-	util := make([]Agg, n)
+	smMax, utilMax := make([]float64, n), make([]float64, n)
+	for i := range n {
+		smMax[i], utilMax[i] = math.NaN(), math.NaN()
+	}
+	col := make([]Agg, n)
+	higher := func(into []float64, key Key) {
+		s.Series(key, from, to, col)
+		for i, a := range col {
+			if !a.Empty() && (math.IsNaN(into[i]) || a.Mean > into[i]) {
+				into[i] = a.Mean
+			}
+		}
+	}
 	for _, gpu := range phaseGPUs(s, info) {
 		dev := GPUDevice(gpu)
-		s.Series(Key{GPUSMActive, dev}, from, to, sm)
-		s.Series(Key{GPUUtil, dev}, from, to, util)
-		for i := range n {
-			v := sm[i].Mean
-			if math.IsNaN(v) {
-				v = util[i].Mean
-			}
-			if !math.IsNaN(v) {
-				sum[i] += v
-				count[i]++
-			}
+		higher(smMax, Key{GPUSMActive, dev})
+		higher(utilMax, Key{GPUUtil, dev})
+	}
+	for i := range smMax {
+		if math.IsNaN(smMax[i]) {
+			smMax[i] = utilMax[i]
 		}
 	}
-	out := sum
-	for i := range out {
-		if count[i] == 0 {
-			out[i] = math.NaN()
-		} else {
-			out[i] /= float64(count[i])
-		}
-	}
-	return out
+	return smMax
 }
 
 // phaseHostActivity says, per window, whether the job or the host was busy: the

@@ -241,7 +241,12 @@ func TestSegment(t *testing.T) {
 				m.phAll(0, 0)
 			}
 		}, []phWant{{0, 180, PhaseBusy}, {180, 240, PhaseIdle}}},
-		{"a lost GPU drops out of the mean", 2, 120, func(sec int, m *phMoment) {
+		{"one GPU of eight at work is a busy job (the imbalance is a hint, not a phase)", 8, 120, func(sec int, m *phMoment) {
+			m.phAll(0, 0)
+			m.util[1], m.sm[1] = 74, 28
+			m.host, m.core = 13, 40
+		}, []phWant{{0, 120, PhaseBusy}}},
+		{"a lost GPU drops out", 2, 120, func(sec int, m *phMoment) {
 			m.phAll(90, 70)
 			m.lost[1] = sec >= 60
 			m.host, m.core = 30, 100
@@ -249,6 +254,11 @@ func TestSegment(t *testing.T) {
 		{"SM activity where known, utilisation on the GPU without it", 2, 120, func(sec int, m *phMoment) {
 			m.util[0], m.sm[0] = 99, 2 // spinning
 			m.util[1], m.sm[1] = 0, nan
+			m.core = 100
+		}, []phWant{{0, 120, PhaseStalled}}},
+		{"one GPU's utilisation does not outvote the others' SM activity", 2, 120, func(sec int, m *phMoment) {
+			m.util[0], m.sm[0] = 99, 2 // spinning, and honest about it
+			m.util[1], m.sm[1] = 99, nan
 			m.core = 100
 		}, []phWant{{0, 120, PhaseStalled}}},
 	}
