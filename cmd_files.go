@@ -223,3 +223,44 @@ func loadRecording(path string) (store *timeline.Store, info timeline.SourceInfo
 	}
 	return store, info, warn, nil
 }
+
+func cmdExport(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	format := fs.String("format", "", "csv or jsonl (columns in docs/export.md); required")
+	out := fs.String("o", "", "write to `FILE` instead of standard output")
+	force := fs.Bool("force", false, "overwrite FILE if it exists")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(rest) != 1:
+		return usageError{"give one recording to export"}
+	case *format != string(recordings.ExportCSV) && *format != string(recordings.ExportJSONL):
+		return usageError{fmt.Sprintf("--format %q: the formats are csv and jsonl", *format)}
+	}
+	r, err := recordings.Open(rest[0])
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	w := stdout
+	if *out != "" {
+		if err := checkNewFile(*out, *force); err != nil {
+			return err
+		}
+		f, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	err = recordings.Export(r, w, recordings.ExportFormat(*format))
+	var damaged *recordings.DamagedError
+	if errors.As(err, &damaged) {
+		fmt.Fprintf(os.Stderr, "warning: %v; exported everything before it\n", err)
+		return nil
+	}
+	return err
+}

@@ -47,6 +47,7 @@ var commands = []struct {
 	{"record", "-o FILE [--duration D] [--interval I] [--demo[=SCENARIO]] [--fast]", "record without a screen; Ctrl-C or SIGTERM closes the file cleanly", cmdRecord},
 	{"replay", "FILE [--speed X] [--start T]", "replay a recording in the same screen, with a transport", cmdReplay},
 	{"report", "FILE [--format text|markdown|json]", "per-GPU and per-phase figures, phases, markers and hints of a recording", cmdReport},
+	{"export", "FILE --format csv|jsonl [-o OUT]", "a recording as tidy data for pandas, jq or a spreadsheet", cmdExport},
 	{"import", "LOG -o FILE [--format auto|nvidia-smi-csv|dmon|dcgmi-csv]", "turn nvidia-smi, dmon or dcgmi logs into a recording", cmdImport},
 	{"version", "", "print the version", cmdVersion},
 }
