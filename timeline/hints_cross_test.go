@@ -153,7 +153,7 @@ func TestHintPeriodicStall(t *testing.T) {
 			name: "GPU0 idle while GPU1-7 spin, 45 s every 2 min",
 			secs: 600, script: stalling(45, 120, true),
 			gpus: all, severity: Warning,
-			evidence: []string{"GPU0 idle (2 % util) while GPU1-7 wait at 100 % util, 150 W (spinning in a collective)"},
+			evidence:   []string{"GPU0 idle (2 % util) while GPU1-7 wait at 100 % util, 150 W (spinning in a collective)"},
 			suggestion: []string{"GPU0 stops every 2 min and the others wait for it", "rank 0"},
 		},
 		{

@@ -12,7 +12,7 @@ func TestHintMemoryHeadroom(t *testing.T) {
 	htCheck(t, HintMemoryHeadroom, []htCase{
 		{
 			name: "28 % of SMs busy using 5 of 80 GiB",
-			secs: 600, script: light(5*htGiB),
+			secs: 600, script: light(5 * htGiB),
 			gpus: []int{0}, severity: Info,
 			evidence:   []string{"GPU0 uses 5.0 GiB of 80.0 GiB (6.2 %) while SM activity averages 28 %, for 10 min"},
 			suggestion: []string{"About 75.0 GiB free", "batch size"},
