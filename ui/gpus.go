@@ -161,8 +161,9 @@ func fillRow(ln *line, t *theme, own, spill []field, width int) []field {
 	return spill
 }
 
-// rowLabelWidth is the width of "util", "SM", "pwr", "mem" plus a space.
-const rowLabelWidth = 5
+// rowLabelWidth is the width of the row labels ("util", "SM", "phase") and
+// a space.
+const rowLabelWidth = 6
 
 // field is one number beside the sparklines. Each belongs to a row (power
 // limit, temperature and throttling beside the power sparkline); a field

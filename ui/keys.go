@@ -64,9 +64,9 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		if m.store.Len() > 0 && m.play.togglePause(last, m.sourceDone) {
 			return m.tick()
 		}
-	case "left", "h":
+	case "left":
 		m.play.step(-m.columnStep(), first, last)
-	case "right", "l":
+	case "right":
 		m.play.step(m.columnStep(), first, last)
 	case "pgup":
 		m.play.step(-m.play.span(first, last)/2, first, last)
@@ -88,6 +88,13 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		if m.store.Len() > 0 {
 			m.ask("go to time (14:03, +10m, -5m):", (*Model).jumpTo)
 		}
+	case "h":
+		m.hintSel++
+		if m.hintSel > len(m.hintsAt(m.play.cursor)) {
+			m.hintSel = 0
+		}
+	case "esc":
+		m.hintSel = 0
 	case "m":
 		m.markKey()
 	case "r":

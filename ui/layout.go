@@ -27,6 +27,8 @@ type layout struct {
 	values    int // width of the values right of the sparklines
 	showSM    bool
 	coreRows  int // rows of per-core bars under the CPU line
+	phase     int // the phase band: 1, or 0 for none
+	hints     int // rows of the hints panel
 	detail    int // rows of the detail pane (title, plot, time axis); 0 for none
 	procs     int // rows of the process table (with its header); 0 for none
 	blankRows int // spare rows at the bottom
@@ -58,6 +60,15 @@ func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
 		l.coreRows = 2
 	}
 	free := h - headerRows - footerRows - 1 - l.coreRows
+	// The phase band and the hints panel come before the detail graph: on
+	// a short screen, what the job is doing and what holds it back matter
+	// more than a bigger plot.
+	l.phase = 1
+	l.hints = 2
+	if h >= 50 {
+		l.hints = 3
+	}
+	free -= l.phase + l.hints
 	// The most rows per GPU that still leaves a readable detail pane. More
 	// than one row per GPU adds a RAM row to the host too.
 	l.gpuRows = 1
@@ -74,6 +85,10 @@ func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
 	free -= n * l.gpuRows
 	if n == 0 {
 		free -= noGPURows
+	}
+	if free < minDetailRows && l.hints > 1 {
+		free += l.hints - 1
+		l.hints = 1
 	}
 	if free >= minDetailRows {
 		l.detail = free

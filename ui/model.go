@@ -73,6 +73,10 @@ type Model struct {
 	helpTop  int // first help line on screen
 	prompt   prompt
 	recorder Recorder
+	analysis analysis
+	// hintSel is the hint whose evidence the detail pane shows: 0 for none,
+	// i+1 for the i-th active hint.
+	hintSel int
 
 	sourceDone bool
 	sourceErr  error

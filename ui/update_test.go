@@ -327,3 +327,46 @@ func TestLiveAndReplayDrawTheSameSamplesTheSame(t *testing.T) {
 		}
 	}
 }
+
+func TestHintsPanelAndDetail(t *testing.T) {
+	m := newTestModel(t, timeline.Live, fixtureSamples(240), 120, 40, Options{})
+	s := screen(m)
+	if !strings.Contains(s, "WARNING power-capped GPU5") {
+		t.Fatalf("the power-capped GPU5 is a hint:\n%s", s)
+	}
+	press(m, "h")
+	s = screen(m)
+	for _, want := range []string{"evidence:", "next step:", "confidence"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("h shows the first hint in full (%q missing):\n%s", want, s)
+		}
+	}
+	for range m.hintsAt(m.play.cursor) {
+		press(m, "h")
+	}
+	if strings.Contains(screen(m), "evidence:") {
+		t.Fatalf("h past the last hint goes back to the graph:\n%s", screen(m))
+	}
+}
+
+func TestPhaseBandShowsMarkersInItsColumns(t *testing.T) {
+	samples := fixtureSamples(60)
+	samples[40].Markers = []timeline.Marker{{At: samples[40].At, Text: "eval"}}
+	m := newTestModel(t, timeline.Live, samples, 80, 24, Options{})
+	rows := strings.Split(screen(m), "\n")
+	var band string
+	for _, r := range rows {
+		if strings.HasPrefix(r, "phase") {
+			band = r
+		}
+	}
+	// 30 s window of 32 columns ending at 09:00:59: the marker at 09:00:40
+	// falls in column 11 of the band, which starts at column 6.
+	col := strings.Index(band, "┃")
+	if col < 0 || !strings.Contains(band, "┃eval") {
+		t.Fatalf("no marker on the band: %q", band)
+	}
+	if got := len([]rune(band[:col])); got != 6+11 {
+		t.Fatalf("marker drawn at column %d, want %d: %q", got, 6+11, band)
+	}
+}

@@ -26,8 +26,16 @@ func (m *Model) View() string {
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.viewHeader(f))
 	lines = append(lines, m.viewGPUs(f)...)
+	if m.lay.phase > 0 {
+		lines = append(lines, m.viewPhaseBand(f))
+	}
 	lines = append(lines, m.viewHost(f)...)
-	lines = append(lines, m.viewDetail(f, m.lay.detail)...)
+	lines = append(lines, m.viewHints(f, m.lay.hints)...)
+	if m.hintSel > 0 {
+		lines = append(lines, m.viewHintDetail(f, m.lay.detail)...)
+	} else {
+		lines = append(lines, m.viewDetail(f, m.lay.detail)...)
+	}
 	lines = append(lines, m.viewProcs(f, m.lay.procs)...)
 	lines = append(lines, blankLines(m.lay.blankRows)...)
 	if !m.play.grows {

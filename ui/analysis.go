@@ -1,0 +1,80 @@
+package ui
+
+import (
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// hintLookback is how far back from the cursor the hints panel judges:
+// long enough for a rule's sustained windows and a stall's period, short
+// enough that a fixed problem leaves the panel within minutes.
+const hintLookback = 10 * time.Minute
+
+// hintEvery is how much sample time passes between evaluations: hints are
+// judged over minutes, so judging every second would only cost CPU.
+const hintEvery = 5 * time.Second
+
+// analysis caches what the pure functions over the timeline say about the
+// window on screen (phases) and about the cursor (hints), so View stays
+// cheap and a paused screen draws the same thing every time.
+type analysis struct {
+	phaseFrom, phaseTo time.Time
+	phaseSamples       int
+	phases             []timeline.Phase
+
+	hintAt time.Time
+	hints  []timeline.Hint
+}
+
+// phasesFor returns the automatic phases of [from, to], computing them
+// again only when the window moved by a column or new samples fell in it.
+func (m *Model) phasesFor(from, to time.Time, colWidth time.Duration) []timeline.Phase {
+	a := &m.analysis
+	moved := absDuration(to.Sub(a.phaseTo)) >= colWidth || absDuration(from.Sub(a.phaseFrom)) >= colWidth
+	grew := m.store.Len() != a.phaseSamples && !m.store.Last().Before(a.phaseTo)
+	if a.phaseTo.IsZero() || moved || grew {
+		a.phaseFrom, a.phaseTo, a.phaseSamples = from, to, m.store.Len()
+		a.phases = timeline.Segment(m.store, m.info, from, to, timeline.DefaultPhaseOptions())
+	}
+	return a.phases
+}
+
+// hintsAt returns the hints active at the cursor: judged over the last
+// minutes before it, and still holding at its end. They are judged at the
+// cursor's time rounded down to hintEvery, so they are a function of the
+// cursor alone: the same live, in a replay, and paused while samples arrive.
+func (m *Model) hintsAt(at time.Time) []timeline.Hint {
+	a := &m.analysis
+	judged := at.Truncate(hintEvery)
+	if judged.Before(m.store.First()) {
+		judged = m.store.First()
+	}
+	if judged.Equal(a.hintAt) && a.hints != nil {
+		return a.hints
+	}
+	a.hintAt = judged
+	from := judged.Add(-hintLookback)
+	if first := m.store.First(); from.Before(first) {
+		from = first
+	}
+	opts := timeline.DefaultHintOptions()
+	a.hints = a.hints[:0]
+	for _, h := range timeline.EvaluateHints(m.store, m.info, from, judged, opts) {
+		// Active: still true within the last couple of judging windows.
+		if !h.End.Before(judged.Add(-2 * opts.Window)) {
+			a.hints = append(a.hints, h)
+		}
+	}
+	if a.hints == nil {
+		a.hints = []timeline.Hint{}
+	}
+	return a.hints
+}
+
+func absDuration(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
