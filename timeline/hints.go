@@ -30,11 +30,13 @@ type HintOptions struct {
 	// are one hint ("in 4 stretches"), not one each. Default 2 min.
 	MergeGap time.Duration
 
-	// IdleUtil (%): a GPU whose utilisation is below this, and whose SM
-	// activity (where known) is below IdleSM, is idle. Default 10: NVML's
-	// utilisation is coarse, and a stray copy or tiny kernel reads 1-8 %.
+	// IdleUtil (%): without SM activity, a GPU whose utilisation is below
+	// this is idle. Default 10: NVML's utilisation is coarse, and a stray
+	// copy or tiny kernel reads 1-8 %.
 	IdleUtil float64
-	// IdleSM (%): see IdleUtil. Default 5.
+	// IdleSM (%): where SM activity is known it decides instead: below this
+	// the GPU is idle, whatever its utilisation (short of busy-waiting).
+	// Default 5.
 	IdleSM float64
 	// BusyWork (%): a GPU whose work (SM activity where known, else
 	// utilisation) is at or above this is busy. Default 50.
@@ -201,7 +203,7 @@ type hintRule struct {
 	yieldsTo []string
 }
 
-// hintRules lists every rule, in the order ties are broken.
+// hintRules lists every rule; EvaluateHints runs them in this order.
 var hintRules = []hintRule{
 	imbalanceRule,
 	periodicStallRule,

@@ -31,7 +31,7 @@ func htBenchStore(b *testing.B, secs, raw int) *Store {
 	for sec := range secs {
 		t.sec, t.m = sec, t.m[:0]
 		stalled := sec%120 >= 60 && sec%120 < 105
-		every8(func(i int) {
+		htEvery8(func(i int) {
 			u, sm, p, bits, temp := 92.0, 75.0, 560.0, 0.0, 62.0
 			switch {
 			case stalled && i == 0:
@@ -49,7 +49,7 @@ func htBenchStore(b *testing.B, secs, raw int) *Store {
 			t.gpu(i, GPUPCIeRx, 4e8)
 			t.gpu(i, GPUPCIeTx, 1e8)
 		})
-		t.cores(coreSet(32, 3, 70, 70, 70, 70, 70, 70, 70, 70)...)
+		t.cores(htCoreSet(32, 3, 70, 70, 70, 70, 70, 70, 70, 70)...)
 		t.put(HostIOWait, HostDevice, 0.5)
 		t.put(HostMemUsed, HostDevice, 140*htGiB)
 		t.put(HostMemTotal, HostDevice, 512*htGiB)

@@ -93,17 +93,17 @@ func hintMean(xs []float32, w hintSpan) float64 {
 }
 
 // pick functions for hintStats.
-func pickUtil(g *hintGPU) []float32  { return g.util }
-func pickSM(g *hintGPU) []float32    { return g.sm }
-func pickWork(g *hintGPU) []float32  { return g.work }
-func pickPower(g *hintGPU) []float32 { return g.power }
-func pickMem(g *hintGPU) []float32   { return g.mem }
+func hintPickUtil(g *hintGPU) []float32  { return g.util }
+func hintPickSM(g *hintGPU) []float32    { return g.sm }
+func hintPickWork(g *hintGPU) []float32  { return g.work }
+func hintPickPower(g *hintGPU) []float32 { return g.power }
+func hintPickMem(g *hintGPU) []float32   { return g.mem }
 
-// activity describes what GPUs did over spans: "0-2 % util, SM activity
+// hintActivity describes what GPUs did over spans: "0-2 % util, SM activity
 // 0.5 %", the SM activity alone where utilisation is not reported (MIG).
-func activity(gs []*hintGPU, spans []hintSpan, keep func(g *hintGPU, i int) bool) string {
-	util := hintStats(gs, pickUtil, spans, keep)
-	sm := hintStats(gs, pickSM, spans, keep)
+func hintActivity(gs []*hintGPU, spans []hintSpan, keep func(g *hintGPU, i int) bool) string {
+	util := hintStats(gs, hintPickUtil, spans, keep)
+	sm := hintStats(gs, hintPickSM, spans, keep)
 	switch {
 	case util.ok() && sm.ok():
 		return hintRange(util, " % util") + ", SM activity " + hintRange(sm, " %")

@@ -15,7 +15,7 @@ func TestHintGPUImbalance(t *testing.T) {
 			name: "GPU1 does all the work, seven idle with a context each",
 			secs: 600,
 			script: func(t *htTick) {
-				every8(func(i int) {
+				htEvery8(func(i int) {
 					if i == 1 {
 						t.h100(i, 75, 28, 230, 5.3*htGiB)
 					} else {
@@ -46,7 +46,7 @@ func TestHintGPUImbalance(t *testing.T) {
 			name: "half the GPUs stop early",
 			secs: 400,
 			script: func(t *htTick) {
-				every8(func(i int) {
+				htEvery8(func(i int) {
 					u := 100.0
 					if (i < 4 && t.sec >= 200) || t.sec >= 280 {
 						u = 0
@@ -61,7 +61,7 @@ func TestHintGPUImbalance(t *testing.T) {
 			name: "every GPU equally busy-waiting",
 			secs: 600,
 			script: func(t *htTick) {
-				every8(func(i int) { t.h100(i, 100, 2, 150, 40*htGiB) })
+				htEvery8(func(i int) { t.h100(i, 100, 2, 150, 40*htGiB) })
 			},
 		},
 		{
@@ -70,16 +70,16 @@ func TestHintGPUImbalance(t *testing.T) {
 			name: "rank 0 idle while the others spin in a collective",
 			secs: 600,
 			script: func(t *htTick) {
-				every8(func(i int) { t.h100(i, 100, 2, 150, 40*htGiB) })
+				htEvery8(func(i int) { t.h100(i, 100, 2, 150, 40*htGiB) })
 				t.h100(0, 1, 0.2, 145, 41*htGiB)
 			},
 		},
-		{name: "a healthy 8-GPU run at 95 %", secs: 600, script: healthy},
+		{name: "a healthy 8-GPU run at 95 %", secs: 600, script: htHealthy},
 		{
 			name: "one GPU at 75 % beside seven at 95 %",
 			secs: 600,
 			script: func(t *htTick) {
-				healthy(t)
+				htHealthy(t)
 				t.h100(3, 75, 60, 500, 60*htGiB)
 			},
 		},
@@ -94,7 +94,7 @@ func TestHintGPUImbalance(t *testing.T) {
 			name: "a 20 s lag at startup",
 			secs: 300,
 			script: func(t *htTick) {
-				every8(func(i int) {
+				htEvery8(func(i int) {
 					u := 95.0
 					if i > 0 && t.sec < 20 {
 						u = 0
@@ -112,7 +112,7 @@ func TestHintPeriodicStall(t *testing.T) {
 	stalling := func(stall, period int, rank0 bool) func(t *htTick) {
 		return func(t *htTick) {
 			in := t.sec >= 30 && (t.sec-30)%period < stall
-			every8(func(i int) {
+			htEvery8(func(i int) {
 				switch {
 				case !in:
 					t.gpu(i, GPUUtil, 95)

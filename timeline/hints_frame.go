@@ -10,12 +10,10 @@ import (
 
 // hintFrame is [from, to] read once from the store onto a regular grid of
 // columns (one per sampling interval and at least a second wide, coarser
-// for very long spans), with
-// every GPU's state classified per column. Rules judge windows of columns;
-// nothing reads the store after this.
+// for very long spans), with every GPU's state classified per column.
+// Rules judge windows of columns; nothing reads the store after this.
 type hintFrame struct {
 	opts     HintOptions
-	info     SourceInfo
 	from     time.Time
 	step     time.Duration // the width of a column
 	interval time.Duration // the sampling interval
@@ -30,7 +28,7 @@ type hintState uint8
 
 const (
 	hsUnknown hintState = iota // no utilisation and no SM activity
-	hsIdle                     // below IdleUtil (and IdleSM where known)
+	hsIdle                     // SM activity below IdleSM where known, else utilisation below IdleUtil
 	hsLow                      // working, below BusyWork
 	hsBusy                     // working, at or above BusyWork
 	hsWaiting                  // utilisation high, but SM activity or power says it is spinning
@@ -86,7 +84,7 @@ func newHintFrame(s *Store, info SourceInfo, from, to time.Time, opts HintOption
 		step = (span + time.Duration(opts.MaxColumns) - 1) / time.Duration(opts.MaxColumns)
 	}
 	f := &hintFrame{
-		opts: opts, info: info, from: from, step: step, interval: interval,
+		opts: opts, from: from, step: step, interval: interval,
 		n: int(span / step), wcache: map[int][]hintSpan{},
 	}
 	scratch := make([]Agg, f.n)
@@ -219,7 +217,7 @@ func (f *hintFrame) setPowerRefs() {
 			continue
 		}
 		v := hintQuantile(g.power, 0.95, func(i int) bool { return float64(g.util[i]) >= f.opts.WaitUtil })
-		if !math.IsNaN(v) && !(v <= node) {
+		if !math.IsNaN(v) && (math.IsNaN(node) || v > node) {
 			node = v
 		}
 	}

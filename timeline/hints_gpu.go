@@ -29,14 +29,14 @@ var gpuIdleRule = hintRule{
 	},
 	describe: func(f *hintFrame, g *hintGroup) (Hint, bool) {
 		gs := f.members(g)
-		ev := hintGPUList(g.gpus) + " " + activity(gs, g.spans, nil)
+		ev := hintGPUList(g.gpus) + " " + hintActivity(gs, g.spans, nil)
 		conf := 0.9
-		if mem := hintStats(gs, pickMem, g.spans, nil); mem.ok() {
+		if mem := hintStats(gs, hintPickMem, g.spans, nil); mem.ok() {
 			ev += ", " + hintBytes(mem.mean) + " memory used"
 		} else {
 			conf = 0.6
 		}
-		if p := hintStats(gs, pickPower, g.spans, nil); p.ok() {
+		if p := hintStats(gs, hintPickPower, g.spans, nil); p.ok() {
 			ev += ", at " + hintRange(p, " W")
 		}
 		ev += ", " + f.during(g)
@@ -47,7 +47,7 @@ var gpuIdleRule = hintRule{
 			Severity: Info,
 			Evidence: ev,
 			Suggestion: "Nothing runs here: the job ended or never started on this GPU. Free the reservation, " +
-				"or if it should be working, check the launcher (CUDA_VISIBLE_DEVICES, the process count, --gpus).",
+				"or if it should be working, check the launcher (`CUDA_VISIBLE_DEVICES`, the process count, `--gpus`).",
 			Confidence: conf * hintKnownShare(gs, g.spans),
 		}, true
 	},
@@ -76,9 +76,9 @@ var idleMemoryHeldRule = hintRule{
 	},
 	describe: func(f *hintFrame, g *hintGroup) (Hint, bool) {
 		gs := f.members(g)
-		mem := hintStats(gs, pickMem, g.spans, nil)
-		ev := fmt.Sprintf("%s holds %s at %s", hintGPUList(g.gpus), hintBytes(mem.mean), activity(gs, g.spans, nil))
-		if p := hintStats(gs, pickPower, g.spans, nil); p.ok() {
+		mem := hintStats(gs, hintPickMem, g.spans, nil)
+		ev := fmt.Sprintf("%s holds %s at %s", hintGPUList(g.gpus), hintBytes(mem.mean), hintActivity(gs, g.spans, nil))
+		if p := hintStats(gs, hintPickPower, g.spans, nil); p.ok() {
 			ev += " and " + hintRange(p, " W")
 		}
 		ev += ", " + f.during(g)
@@ -89,13 +89,13 @@ var idleMemoryHeldRule = hintRule{
 			h.Severity, h.Confidence = Critical, 0.85*h.Confidence
 			h.Evidence = ev + ", while " + cpuText
 			h.Suggestion = "The job computes on the CPU: the model's memory is on the GPU but the work is not. " +
-				"Move every batch to the device before the forward pass (x.to(device, non_blocking=True)), not just " +
+				"Move every batch to the device before the forward pass (`x.to(device, non_blocking=True)`), not just " +
 				"the model, and look for operations that fall back to the CPU."
 		case known:
 			h.Severity, h.Confidence = Info, 0.7*h.Confidence
 			h.Evidence = ev + "; " + cpuText
 			h.Suggestion = "Nothing runs on the GPU or the host: an inference server waiting for requests (expected), " +
-				"or a stalled job (a rank waiting for a dead peer, a lock, input that never comes): py-spy dump shows where it waits."
+				"or a stalled job (a rank waiting for a dead peer, a lock, input that never comes): `py-spy dump` shows where it waits."
 		default:
 			h.Severity, h.Confidence = Warning, 0.55*h.Confidence
 			h.Evidence = ev + "; no host CPU data in this recording"
@@ -163,9 +163,9 @@ var lowUtilizationRule = hintRule{
 	},
 	describe: func(f *hintFrame, g *hintGroup) (Hint, bool) {
 		gs := f.members(g)
-		work := hintStats(gs, pickWork, g.spans, nil)
-		util := hintStats(gs, pickUtil, g.spans, nil)
-		sm := hintStats(gs, pickSM, g.spans, nil)
+		work := hintStats(gs, hintPickWork, g.spans, nil)
+		util := hintStats(gs, hintPickUtil, g.spans, nil)
+		sm := hintStats(gs, hintPickSM, g.spans, nil)
 		ev := hintGPUList(g.gpus) + " "
 		conf := 0.8
 		if sm.ok() {
@@ -180,18 +180,18 @@ var lowUtilizationRule = hintRule{
 		if idle := hintShareOf(gs, g.spans, func(st hintState) bool { return st == hsIdle }); idle >= 0.2 {
 			active := func(gpu *hintGPU, i int) bool { return gpu.working(i) }
 			ev += ", idle " + hintPercent(idle) + " of the time, in bursts of " +
-				hintRange(hintStats(gs, pickWork, g.spans, active), " %")
+				hintRange(hintStats(gs, hintPickWork, g.spans, active), " %")
 		} else if r := hintRange(work, " %"); r != hintNum(work.mean)+" %" {
 			ev += ", ranging " + r
 		}
 		ev += ", " + f.during(g)
 		host, known := f.hostContext(g.spans)
 		sug := "The GPU gets too little work per step: raise the batch size, remove host-device syncs from the loop " +
-			"(.item(), .cpu(), printing tensors), overlap communication (NCCL rather than gloo, bucketed all-reduce) " +
-			"and fuse small kernels (torch.compile, CUDA graphs)."
+			"(`.item()`, `.cpu()`, printing tensors), overlap communication (NCCL rather than gloo, bucketed all-reduce) " +
+			"and fuse small kernels (`torch.compile`, CUDA graphs)."
 		if sm.ok() && util.ok() && util.mean-sm.mean >= 30 {
 			sug = "Kernels run most of the time but keep few SMs busy: small batches or small kernels. Raise the " +
-				"batch size, fuse kernels (torch.compile, CUDA graphs), and use mixed precision with tensor-core shapes."
+				"batch size, fuse kernels (`torch.compile`, CUDA graphs), and use mixed precision with tensor-core shapes."
 		}
 		if known {
 			ev += "; " + host + ": no host cause visible"
@@ -231,12 +231,12 @@ var busyWaitRule = hintRule{
 	describe: func(f *hintFrame, g *hintGroup) (Hint, bool) {
 		gs := f.members(g)
 		waiting := func(gpu *hintGPU, i int) bool { return gpu.state[i] == hsWaiting }
-		ev := hintGPUList(g.gpus) + " " + hintRange(hintStats(gs, pickUtil, g.spans, waiting), " % util")
+		ev := hintGPUList(g.gpus) + " " + hintRange(hintStats(gs, hintPickUtil, g.spans, waiting), " % util")
 		conf := 0.9
-		if p := hintStats(gs, pickPower, g.spans, waiting); p.ok() {
+		if p := hintStats(gs, hintPickPower, g.spans, waiting); p.ok() {
 			ev += " at " + hintRange(p, " W") + f.powerShare(gs, p)
 		}
-		if sm := hintStats(gs, pickSM, g.spans, waiting); sm.ok() {
+		if sm := hintStats(gs, hintPickSM, g.spans, waiting); sm.ok() {
 			ev += ", SM activity " + hintRange(sm, " %")
 		} else if gs[0].refFromLimit {
 			conf = 0.8
@@ -255,7 +255,7 @@ var busyWaitRule = hintRule{
 			Evidence: ev,
 			Suggestion: "Kernels resident but not working: ranks waiting in a collective (NCCL all-reduce, barrier) for a " +
 				"slower rank, or a kernel spinning on a flag. Find the GPU that is not waiting and what it does then (a " +
-				"checkpoint, evaluation or logging on one rank); if it never ends the job is hung (NCCL_DEBUG=INFO, py-spy dump).",
+				"checkpoint, evaluation or logging on one rank); if it never ends the job is hung (`NCCL_DEBUG=INFO`, `py-spy dump`).",
 			Confidence: conf * hintKnownShare(gs, g.spans),
 		}, true
 	},
@@ -310,19 +310,19 @@ var pcieBoundRule = hintRule{
 		gs := f.members(g)
 		bus := hintStats(gs, func(g *hintGPU) []float32 { return g.bus }, g.spans, nil)
 		conf := 0.55
-		if !hintStats(gs, pickSM, g.spans, nil).ok() {
+		if !hintStats(gs, hintPickSM, g.spans, nil).ok() {
 			conf = 0.45
 		}
 		rate := hintRate(bus.lo)
 		if hi := hintRate(bus.hi); hi != rate {
 			rate += " to " + hi
 		}
-		ev := fmt.Sprintf("%s moves %s over PCIe while at %s, %s", hintGPUList(g.gpus), rate, activity(gs, g.spans, nil), f.during(g))
+		ev := fmt.Sprintf("%s moves %s over PCIe while at %s, %s", hintGPUList(g.gpus), rate, hintActivity(gs, g.spans, nil), f.during(g))
 		return Hint{
 			Severity: Warning,
 			Evidence: ev,
-			Suggestion: "Copies between host and GPU dominate: use pinned memory (pin_memory=True) with non_blocking copies, " +
-				"move fewer, larger batches, and keep data and intermediate results on the GPU (preprocess there, avoid .cpu() round trips).",
+			Suggestion: "Copies between host and GPU dominate: use pinned memory (`pin_memory=True`) with non_blocking copies, " +
+				"move fewer, larger batches, and keep data and intermediate results on the GPU (preprocess there, avoid `.cpu()` round trips).",
 			Confidence: conf * hintKnownShare(gs, g.spans),
 		}, true
 	},

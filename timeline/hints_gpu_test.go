@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-var nan = math.NaN()
+var htNaN = math.NaN()
 
 func TestHintGPUIdle(t *testing.T) {
 	htCheck(t, HintGPUIdle, []htCase{
@@ -13,7 +13,7 @@ func TestHintGPUIdle(t *testing.T) {
 			name: "eight GPUs with nothing on them for 10 min",
 			secs: 600,
 			script: func(t *htTick) {
-				every8(func(i int) { t.h100(i, 0, 0, 68, 0.3*htGiB) })
+				htEvery8(func(i int) { t.h100(i, 0, 0, 68, 0.3*htGiB) })
 			},
 			gpus: []int{0, 1, 2, 3, 4, 5, 6, 7}, severity: Info,
 			evidence:   []string{"GPU0-7 0 % util, SM activity 0 %", "307 MiB memory used", "at 68 W", "for 10 min"},
@@ -77,7 +77,7 @@ func TestHintGPUIdle(t *testing.T) {
 func TestHintIdleMemoryHeld(t *testing.T) {
 	fallback := func(t *htTick) {
 		t.h100(0, 1, 0.3, 75, 20.5*htGiB)
-		t.cores(coreSet(32, 2, 99, 25, 25, 25)...)
+		t.cores(htCoreSet(32, 2, 99, 25, 25, 25)...)
 	}
 	htCheck(t, HintIdleMemoryHeld, []htCase{
 		{
@@ -93,7 +93,7 @@ func TestHintIdleMemoryHeld(t *testing.T) {
 			secs: 600,
 			script: func(t *htTick) {
 				t.h100(0, 0, 0, 75, 20*htGiB)
-				t.cores(coreSet(32, 2)...)
+				t.cores(htCoreSet(32, 2)...)
 			},
 			gpus: []int{0}, severity: Info,
 			evidence:   []string{"host CPU 2 %"},
@@ -125,14 +125,14 @@ func TestHintIdleMemoryHeld(t *testing.T) {
 			secs: 600,
 			script: func(t *htTick) {
 				t.gpu(0, GPUUtil, 0)
-				t.cores(coreSet(32, 2, 99)...)
+				t.cores(htCoreSet(32, 2, 99)...)
 			},
 		},
 		{
 			name: "busy GPU with memory held",
 			secs: 600,
 			script: func(t *htTick) {
-				healthy(t)
+				htHealthy(t)
 			},
 		},
 	})
@@ -173,7 +173,7 @@ func TestHintLowUtilization(t *testing.T) {
 			secs: 600,
 			script: func(t *htTick) {
 				t.h100(0, 75, 28, 230, 5*htGiB)
-				t.cores(coreSet(32, 3, 40)...)
+				t.cores(htCoreSet(32, 3, 40)...)
 			},
 			gpus: []int{0}, severity: Warning,
 			evidence:   []string{"SM activity averages 28 % (util 75 %)", "host CPU 4.2 % (busiest core 40 %): no host cause visible"},
@@ -182,7 +182,7 @@ func TestHintLowUtilization(t *testing.T) {
 		{
 			name:   "a healthy 8-GPU run at 95 %",
 			secs:   1200,
-			script: healthy,
+			script: htHealthy,
 		},
 		{
 			// Seed report 001: a validation phase at 30-40 % is normal.
@@ -190,10 +190,10 @@ func TestHintLowUtilization(t *testing.T) {
 			secs: 1800,
 			script: func(t *htTick) {
 				if t.sec%420 >= 180 && t.sec%420 < 230 {
-					every8(func(i int) { t.h100(i, 40, 25, 300, 60*htGiB) })
+					htEvery8(func(i int) { t.h100(i, 40, 25, 300, 60*htGiB) })
 					return
 				}
-				healthy(t)
+				htHealthy(t)
 			},
 		},
 		{
@@ -227,11 +227,11 @@ func TestHintLowUtilization(t *testing.T) {
 			secs: 600,
 			script: func(t *htTick) {
 				u := 0.0
-				if sawtooth(t.sec, 2, 6) {
+				if htSawtooth(t.sec, 2, 6) {
 					u = 40
 				}
 				t.h100(0, u, u, 300, 20*htGiB)
-				t.cores(coreSet(32, 80)...)
+				t.cores(htCoreSet(32, 80)...)
 			},
 		},
 	})
@@ -243,7 +243,7 @@ func TestHintBusyWait(t *testing.T) {
 	ckpt := func(wait int, util, sm, power float64, withLimit bool) func(t *htTick) {
 		return func(t *htTick) {
 			waiting := t.sec >= 120 && t.sec < 120+wait
-			every8(func(i int) {
+			htEvery8(func(i int) {
 				u, m, p := 90.0, 70.0, 550.0
 				switch {
 				case waiting && i == 0:
@@ -273,7 +273,7 @@ func TestHintBusyWait(t *testing.T) {
 			// llama8b's log: util and power only, no limit. Power against
 			// the 550 W these GPUs draw when working gives it away.
 			name: "util and power only, no limit",
-			secs: 600, script: ckpt(60, 100, nan, 150, false),
+			secs: 600, script: ckpt(60, 100, htNaN, 150, false),
 			gpus: gpus17, severity: Warning,
 			evidence:      []string{"at 150 W (27 % of the 550 W they draw when working)"},
 			maxConfidence: 0.65,
@@ -295,7 +295,7 @@ func TestHintBusyWait(t *testing.T) {
 		},
 		{
 			name: "utilisation alone cannot tell",
-			secs: 600, script: ckpt(60, 100, nan, nan, false),
+			secs: 600, script: ckpt(60, 100, htNaN, htNaN, false),
 		},
 		{
 			name: "a 10 s wait is not a hint",
@@ -305,7 +305,7 @@ func TestHintBusyWait(t *testing.T) {
 			name: "every GPU spinning at once",
 			secs: 600,
 			script: func(t *htTick) {
-				every8(func(i int) { t.h100(i, 100, 2, 150, 40*htGiB) })
+				htEvery8(func(i int) { t.h100(i, 100, 2, 150, 40*htGiB) })
 			},
 			gpus: []int{0, 1, 2, 3, 4, 5, 6, 7}, severity: Critical,
 		},
@@ -330,6 +330,6 @@ func TestHintPCIeBound(t *testing.T) {
 		},
 		{name: "12 GB/s while the SMs are busy", secs: 300, script: copying(12e9, 80)},
 		{name: "3 GB/s", secs: 300, script: copying(3e9, 8)},
-		{name: "no PCIe counters", secs: 300, script: copying(nan, 8)},
+		{name: "no PCIe counters", secs: 300, script: copying(htNaN, 8)},
 	})
 }

@@ -54,8 +54,8 @@ func (t *htTick) cores(busy ...float64) {
 	t.put(HostCPU, HostDevice, sum/float64(len(busy)))
 }
 
-// coreSet is n cores: the first few at given levels, the rest at rest.
-func coreSet(n int, rest float64, first ...float64) []float64 {
+// htCoreSet is n cores: the first few at given levels, the rest at rest.
+func htCoreSet(n int, rest float64, first ...float64) []float64 {
 	out := make([]float64, n)
 	for i := range out {
 		out[i] = rest
@@ -166,17 +166,17 @@ func htDump(hints []Hint) string {
 
 // Patterns the tests share.
 
-// sawtooth is busy for on seconds of every period.
-func sawtooth(sec, on, period int) bool { return sec%period < on }
+// htSawtooth is busy for on seconds of every period.
+func htSawtooth(sec, on, period int) bool { return sec%period < on }
 
-// every8 runs fn for GPUs 0-7.
-func every8(fn func(i int)) {
+// htEvery8 runs fn for GPUs 0-7.
+func htEvery8(fn func(i int)) {
 	for i := range 8 {
 		fn(i)
 	}
 }
 
-// healthy is an 8-GPU run at 95 % util, 80 % SM activity, 600 W, 60 GiB.
-func healthy(t *htTick) {
-	every8(func(i int) { t.h100(i, 95, 80, 600, 60*htGiB) })
+// htHealthy is an 8-GPU run at 95 % util, 80 % SM activity, 600 W, 60 GiB.
+func htHealthy(t *htTick) {
+	htEvery8(func(i int) { t.h100(i, 95, 80, 600, 60*htGiB) })
 }

@@ -72,8 +72,8 @@ var inputBoundRule = hintRule{
 			parts = append(parts, "the job "+hintNum(job.mean)+" % of a core")
 		}
 		ev += hintParen(parts) + ", " + f.during(g)
-		sug := "The input pipeline cannot keep up: more DataLoader workers (num_workers), pin_memory=True, a larger " +
-			"prefetch_factor with persistent_workers; cache or pre-decode the dataset; move augmentation to the GPU " +
+		sug := "The input pipeline cannot keep up: more DataLoader workers (`num_workers`), `pin_memory=True`, a larger " +
+			"`prefetch_factor` with `persistent_workers`; cache or pre-decode the dataset; move augmentation to the GPU " +
 			"(DALI, torchvision transforms on cuda)."
 		if top.mean >= f.opts.PeggedCore {
 			sug += " One core is pegged: if it is the main process, collation or host-to-device copies there are the " +
@@ -104,8 +104,8 @@ var hostSingleThreadRule = hintRule{
 		idle, cores := hintHostStats(h.idleCores, g.spans), hintHostStats(h.cores, g.spans)
 		ev := fmt.Sprintf("%s, while one host core runs at %s %% and %s of %s cores idle, %s", f.starvedText(gs, g.spans),
 			hintNum(top.mean), hintNum(idle.mean), hintNum(cores.mean), f.during(g))
-		sug := "One thread feeds the GPU: a DataLoader with num_workers=0, or preprocessing in the main process. Use " +
-			"num_workers > 0 with persistent_workers=True, or parallelise the preprocessing (processes; threads only " +
+		sug := "One thread feeds the GPU: a DataLoader with `num_workers=0`, or preprocessing in the main process. Use " +
+			"`num_workers > 0` with `persistent_workers=True`, or parallelise the preprocessing (processes; threads only " +
 			"help outside the GIL)."
 		return f.hostHint(gs, g, ev, sug, 0.8), true
 	},
@@ -168,8 +168,8 @@ func (f *hintFrame) starvedText(gs []*hintGPU, spans []hintSpan) string {
 		}
 		text += ","
 	}
-	work := hintStats(gs, pickWork, spans, nil)
-	if hintStats(gs, pickSM, spans, nil).ok() {
+	work := hintStats(gs, hintPickWork, spans, nil)
+	if hintStats(gs, hintPickSM, spans, nil).ok() {
 		return text + " SM activity averages " + hintNum(work.mean) + " %"
 	}
 	return text + " util averages " + hintNum(work.mean) + " %"
@@ -210,7 +210,7 @@ func (f *hintFrame) cycles(gs []*hintGPU, spans []hintSpan) (work, idle hintStat
 		}
 	}
 	stat := func(xs []float32) hintStat {
-		return hintStats([]*hintGPU{{util: xs}}, pickUtil, []hintSpan{{0, len(xs)}}, nil)
+		return hintStats([]*hintGPU{{util: xs}}, hintPickUtil, []hintSpan{{0, len(xs)}}, nil)
 	}
 	return stat(on), stat(off)
 }
@@ -220,10 +220,10 @@ func (f *hintFrame) cycles(gs []*hintGPU, spans []hintSpan) (work, idle hintStat
 // utilisation alone and without per-core data.
 func (f *hintFrame) hostHint(gs []*hintGPU, g *hintGroup, ev, sug string, conf float64) Hint {
 	sev := Warning
-	if hintStats(gs, pickWork, g.spans, nil).mean < 30 {
+	if hintStats(gs, hintPickWork, g.spans, nil).mean < 30 {
 		sev = Critical
 	}
-	if !hintStats(gs, pickSM, g.spans, nil).ok() {
+	if !hintStats(gs, hintPickSM, g.spans, nil).ok() {
 		conf *= 0.85
 	}
 	if f.host.cores == nil {

@@ -165,13 +165,13 @@ func describeImbalance(f *hintFrame, g *hintGroup) (Hint, bool) {
 	if lowState >= 0.8 {
 		word = "idle"
 	}
-	ev := fmt.Sprintf("%s busy (%s) while %s %s (%s", hintGPUList(busyIdx), activity(busy, g.spans, nil),
-		hintGPUList(g.gpus), word, activity(low, g.spans, nil))
+	ev := fmt.Sprintf("%s busy (%s) while %s %s (%s", hintGPUList(busyIdx), hintActivity(busy, g.spans, nil),
+		hintGPUList(g.gpus), word, hintActivity(low, g.spans, nil))
 	conf := 0.85
-	if !hintStats(low, pickSM, g.spans, nil).ok() {
+	if !hintStats(low, hintPickSM, g.spans, nil).ok() {
 		conf = 0.7
 	}
-	if mem := hintStats(low, pickMem, g.spans, nil); mem.ok() {
+	if mem := hintStats(low, hintPickMem, g.spans, nil); mem.ok() {
 		ev += ", " + hintBytes(mem.mean) + " memory held"
 		if len(low) > 1 {
 			ev += " each"
@@ -189,8 +189,8 @@ func describeImbalance(f *hintFrame, g *hintGroup) (Hint, bool) {
 	return Hint{
 		Severity: sev,
 		Evidence: ev,
-		Suggestion: "Work is not spread over the GPUs: check how it is placed (CUDA_VISIBLE_DEVICES per worker, " +
-			"torchrun --nproc_per_node, a hard-coded cuda:0), whether rank 0 does extra work, and whether the shards " +
+		Suggestion: "Work is not spread over the GPUs: check how it is placed (`CUDA_VISIBLE_DEVICES` per worker, " +
+			"`torchrun --nproc_per_node`, a hard-coded `cuda:0`), whether rank 0 does extra work, and whether the shards " +
 			"are even (ranks that finish early idle until the last one does).",
 		Confidence: conf * hintKnownShare(low, g.spans),
 	}, true

@@ -33,11 +33,11 @@ var memoryHeadroomRule = hintRule{
 	},
 	describe: func(f *hintFrame, g *hintGroup) (Hint, bool) {
 		gs := f.members(g)
-		mem := hintStats(gs, pickMem, g.spans, nil)
+		mem := hintStats(gs, hintPickMem, g.spans, nil)
 		total := gs[0].memTotal
-		work := hintStats(gs, pickWork, g.spans, nil)
+		work := hintStats(gs, hintPickWork, g.spans, nil)
 		what := "util"
-		if hintStats(gs, pickSM, g.spans, nil).ok() {
+		if hintStats(gs, hintPickSM, g.spans, nil).ok() {
 			what = "SM activity"
 		}
 		ev := fmt.Sprintf("%s uses %s of %s (%s) while %s averages %s %%, %s", hintGPUList(g.gpus), hintBytes(mem.hi),
@@ -104,7 +104,7 @@ var memoryPressureRule = hintRule{
 			return f.describeHostMemory(g), true
 		}
 		gs := f.members(g)
-		mem := hintStats(gs, pickMem, g.spans, nil)
+		mem := hintStats(gs, hintPickMem, g.spans, nil)
 		total := gs[0].memTotal
 		return Hint{
 			Severity: Info,
@@ -112,7 +112,7 @@ var memoryPressureRule = hintRule{
 				hintPercent(mem.hi/total), f.during(g)),
 			Suggestion: "Close to out of memory if the job's need grows: a smaller batch, activation checkpointing or " +
 				"mixed precision give room; memory that keeps growing is a leak (tensors kept across steps, a loss " +
-				"history without .item()). Caching allocators hold what they once needed, so this alone is not an error.",
+				"history without `.item()`). Caching allocators hold what they once needed, so this alone is not an error.",
 			Confidence: 0.8 * hintKnownShare(gs, g.spans),
 		}, true
 	},

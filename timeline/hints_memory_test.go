@@ -6,7 +6,7 @@ func TestHintMemoryHeadroom(t *testing.T) {
 	light := func(mem float64) func(t *htTick) {
 		return func(t *htTick) {
 			t.h100(0, 75, 28, 230, mem)
-			t.cores(coreSet(32, 3)...)
+			t.cores(htCoreSet(32, 3)...)
 		}
 	}
 	htCheck(t, HintMemoryHeadroom, []htCase{
@@ -30,7 +30,7 @@ func TestHintMemoryHeadroom(t *testing.T) {
 		{
 			// A bigger batch does not feed a starved GPU faster.
 			name: "starved by the host",
-			secs: 600, script: starved(loaders, nil),
+			secs: 600, script: htStarved(htLoaders, nil),
 		},
 	})
 }
@@ -38,7 +38,7 @@ func TestHintMemoryHeadroom(t *testing.T) {
 func TestHintMemoryPressure(t *testing.T) {
 	host := func(used, swap func(sec int) float64) func(t *htTick) {
 		return func(t *htTick) {
-			healthy(t)
+			htHealthy(t)
 			t.put(HostMemUsed, HostDevice, used(t.sec))
 			t.put(HostMemTotal, HostDevice, 512*htGiB)
 			t.put(HostSwapUsed, HostDevice, swap(t.sec))
@@ -75,7 +75,7 @@ func TestHintMemoryPressure(t *testing.T) {
 			gpus: []int{}, severity: Warning,
 			evidence: []string{"swap grew by"},
 		},
-		{name: "GPU memory at 70 of 80 GiB", secs: 300, script: healthy},
+		{name: "GPU memory at 70 of 80 GiB", secs: 300, script: htHealthy},
 		{name: "host RAM at 60 %, a little swap that does not grow", secs: 300, script: host(flat(300*htGiB), flat(12<<20))},
 		{
 			name: "GPU memory full for 10 s",

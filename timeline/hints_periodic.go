@@ -215,25 +215,25 @@ func describePeriodicStall(f *hintFrame, g *hintGroup) (Hint, bool) {
 		share += s
 	}
 	share /= float64(len(shares))
-	length := hintStats([]*hintGPU{{util: lengths}}, pickUtil, []hintSpan{{0, len(lengths)}}, nil)
+	length := hintStats([]*hintGPU{{util: lengths}}, hintPickUtil, []hintSpan{{0, len(lengths)}}, nil)
 	stallSpans = hintUnion(stallSpans)
 	ev := fmt.Sprintf("%s stall for %s s every %s, %s of the time (%d stalls over %s)", hintGPUList(g.gpus),
 		hintRange(length, ""), hintDur(period), hintPercent(share), len(stallSpans), hintDur(f.dur(g.hull)))
 	sug := "The job pauses every " + hintDur(period) + ": checkpointing, evaluation or logging on the critical path. " +
-		"Make it asynchronous (torch.distributed.checkpoint.async_save, a background thread) or less frequent."
+		"Make it asynchronous (`torch.distributed.checkpoint.async_save`, a background thread) or less frequent."
 	if len(idleGPUs) > 0 && len(waitGPUs) > 0 {
 		idle := f.subset(gs, idleGPUs)
 		wait := f.subset(gs, waitGPUs)
 		waiting := func(gpu *hintGPU, i int) bool { return gpu.state[i] == hsWaiting }
-		ev += fmt.Sprintf(": %s idle (%s) while %s wait at %s", hintGPUList(idleGPUs), activity(idle, stallSpans, nil),
-			hintGPUList(waitGPUs), hintRange(hintStats(wait, pickUtil, stallSpans, waiting), " % util"))
-		if p := hintStats(wait, pickPower, stallSpans, waiting); p.ok() {
+		ev += fmt.Sprintf(": %s idle (%s) while %s wait at %s", hintGPUList(idleGPUs), hintActivity(idle, stallSpans, nil),
+			hintGPUList(waitGPUs), hintRange(hintStats(wait, hintPickUtil, stallSpans, waiting), " % util"))
+		if p := hintStats(wait, hintPickPower, stallSpans, waiting); p.ok() {
 			ev += ", " + hintRange(p, " W")
 		}
 		ev += " (spinning in a collective)"
 		sug = fmt.Sprintf("%s stops every %s and the others wait for it in a collective: its rank does something on "+
 			"the critical path, typically a synchronous checkpoint save, evaluation or logging on rank 0. Save "+
-			"asynchronously (torch.distributed.checkpoint.async_save, a background thread) or less often.",
+			"asynchronously (`torch.distributed.checkpoint.async_save`, a background thread) or less often.",
 			hintGPUList(idleGPUs), hintDur(period))
 	}
 	ev += f.stallWrites(stallSpans)
@@ -242,7 +242,7 @@ func describePeriodicStall(f *hintFrame, g *hintGroup) (Hint, bool) {
 		sev = Critical
 	}
 	conf := 0.85
-	if !hintStats(gs, pickSM, g.spans, nil).ok() {
+	if !hintStats(gs, hintPickSM, g.spans, nil).ok() {
 		conf = 0.7
 	}
 	return Hint{Severity: sev, Evidence: ev, Suggestion: sug, Confidence: conf * hintKnownShare(gs, g.spans)}, true

@@ -18,13 +18,13 @@ import (
 // says that reading, what gputop says, and why where they differ. The
 // alphazero table, the W&B stream and the unet vmstat host log are not
 // importable, so they are not here (unet is judged on its GPU log alone).
-const telemetryDir = "../../shared/telemetry"
+const hxTelemetryDir = "../../shared/telemetry"
 
-// importLog imports one telemetry file into a store. Logs without
+// hxImportLog imports one telemetry file into a store. Logs without
 // timestamps (dmon) start at a fixed instant.
-func importLog(t *testing.T, name string) (*timeline.Store, timeline.SourceInfo) {
+func hxImportLog(t *testing.T, name string) (*timeline.Store, timeline.SourceInfo) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(telemetryDir, name))
+	f, err := os.Open(filepath.Join(hxTelemetryDir, name))
 	if err != nil {
 		t.Skipf("telemetry file not available: %v", err)
 	}
@@ -33,7 +33,7 @@ func importLog(t *testing.T, name string) (*timeline.Store, timeline.SourceInfo)
 			t.Error(err)
 		}
 	}()
-	res, err := importer.Import(f, importer.Options{Origin: name, Start: demoStart})
+	res, err := importer.Import(f, importer.Options{Origin: name, Start: hxDemoStart})
 	if err != nil {
 		t.Fatalf("import %s: %v", name, err)
 	}
@@ -44,10 +44,10 @@ func importLog(t *testing.T, name string) (*timeline.Store, timeline.SourceInfo)
 	return st, res.Info
 }
 
-// logHint is a hint a log must give: its id, GPUs, severity, roughly when
+// hxLogHint is a hint a log must give: its id, GPUs, severity, roughly when
 // (seconds from the log's start, within a minute), and words its evidence
 // or suggestion must hold.
-type logHint struct {
+type hxLogHint struct {
 	id         string
 	gpus       []int
 	severity   timeline.Severity
@@ -57,10 +57,10 @@ type logHint struct {
 }
 
 func TestHintsTelemetry(t *testing.T) {
-	all8 := []int{0, 1, 2, 3, 4, 5, 6, 7}
+	hxAll8 := []int{0, 1, 2, 3, 4, 5, 6, 7}
 	for _, c := range []struct {
 		file string
-		want []logHint
+		want []hxLogHint
 		// never lists ids that must not appear at all.
 		never []string
 		// only: no hints besides want.
@@ -87,7 +87,7 @@ func TestHintsTelemetry(t *testing.T) {
 			// The recurring spin is part of the stall, so busy-wait
 			// yields to it. The 90 s idle start is no hint.
 			file: "llama8b_8xh100_ckpt100_querygpu_100ms_noindex.csv",
-			want: []logHint{{id: timeline.HintPeriodicStall, gpus: all8, severity: timeline.Critical, from: 135, to: 645,
+			want: []hxLogHint{{id: timeline.HintPeriodicStall, gpus: hxAll8, severity: timeline.Critical, from: 135, to: 645,
 				words: []string{"GPU0 idle", "GPU1-7 wait at 100 % util", "spinning in a collective", "rank 0"}}},
 			never: []string{timeline.HintGPUImbalance, timeline.HintBusyWait, timeline.HintGPUIdle},
 		},
@@ -100,7 +100,7 @@ func TestHintsTelemetry(t *testing.T) {
 			// 5 %, the checkpoints) cost 8 %, under the 10 % a periodic
 			// stall must cost.
 			file: "gpt125m_2xtitanx_gloo_querygpu_100ms_noindex.csv",
-			want: []logHint{{id: timeline.HintLowUtilization, gpus: []int{0, 1}, severity: timeline.Warning, from: 0, to: 433,
+			want: []hxLogHint{{id: timeline.HintLowUtilization, gpus: []int{0, 1}, severity: timeline.Warning, from: 0, to: 433,
 				words: []string{"util averages 24 %", "gloo", "no host CPU data"}, confidence: 0.5}},
 			never: []string{timeline.HintPeriodicStall},
 			only:  true,
@@ -115,7 +115,7 @@ func TestHintsTelemetry(t *testing.T) {
 			// input-bound or memory-pressure without the host. Two stretches
 			// of 6-8 min with no kernel at all are gpu-idle (info).
 			file: "unet_optuna_h200_querygpu_2s.csv",
-			want: []logHint{{id: timeline.HintLowUtilization, gpus: []int{0}, severity: timeline.Critical, from: 564, to: 9024,
+			want: []hxLogHint{{id: timeline.HintLowUtilization, gpus: []int{0}, severity: timeline.Critical, from: 564, to: 9024,
 				words: []string{"util averages 1.2 %", "input pipeline cannot be ruled out"}, confidence: 0.5}},
 			never: []string{timeline.HintInputBound, timeline.HintMemoryPressure},
 		},
@@ -130,8 +130,8 @@ func TestHintsTelemetry(t *testing.T) {
 			// hotter than its neighbours but far from where an H100 slows
 			// down, and nothing in the log says it slowed.
 			file: "nanogpt_8xh100_colocation_querygpu_300ms.csv",
-			want: []logHint{
-				{id: timeline.HintPowerCapped, gpus: all8, severity: timeline.Warning, from: 165, to: 595,
+			want: []hxLogHint{
+				{id: timeline.HintPowerCapped, gpus: hxAll8, severity: timeline.Warning, from: 165, to: 595,
 					words: []string{"the signature of a power cap"}, confidence: 0.45},
 				{id: timeline.HintGPUImbalance, gpus: []int{0, 1, 2, 3}, severity: timeline.Warning, from: 1110, to: 1185,
 					words: []string{"GPU4-7 busy (100 % util) while GPU0-3 idle"}},
@@ -147,7 +147,7 @@ func TestHintsTelemetry(t *testing.T) {
 			// active minute holds two 3-4 s gaps: one spacing cannot show
 			// a period, so no periodic-stall.
 			file: "vgg16_tf_v100_dmon.dmon",
-			want: []logHint{{id: timeline.HintGPUIdle, gpus: []int{0}, severity: timeline.Info, from: 58, to: 10551,
+			want: []hxLogHint{{id: timeline.HintGPUIdle, gpus: []int{0}, severity: timeline.Info, from: 58, to: 10551,
 				words: []string{"0 % util, at 20 W, for 2 h 55 min", "memory use not recorded"}, confidence: 0.6}},
 			only: true,
 		},
@@ -171,34 +171,34 @@ func TestHintsTelemetry(t *testing.T) {
 			// cost 7 %: no periodic-stall. Memory-headroom would fit, but
 			// the log has no memory total.
 			file: "resnet50_train_a100mig_dcgmi_gract_1s.csv",
-			want: []logHint{{id: timeline.HintLowUtilization, gpus: []int{0}, severity: timeline.Warning, from: 200, to: 680,
+			want: []hxLogHint{{id: timeline.HintLowUtilization, gpus: []int{0}, severity: timeline.Warning, from: 200, to: 680,
 				words: []string{"util averages 48 %", "raise the batch size"}}},
 			only: true,
 		},
 	} {
 		t.Run(c.file, func(t *testing.T) {
-			st, info := importLog(t, c.file)
+			st, info := hxImportLog(t, c.file)
 			hints := timeline.EvaluateHints(st, info, st.First(), st.Last(), timeline.DefaultHintOptions())
 			matched := map[int]bool{}
 			for _, w := range c.want {
 				k := slices.IndexFunc(hints, func(h timeline.Hint) bool { return h.ID == w.id && slices.Equal(h.GPUs, w.gpus) })
 				if k < 0 {
-					t.Errorf("no %s on GPUs %v:\n%s", w.id, w.gpus, dump(hints))
+					t.Errorf("no %s on GPUs %v:\n%s", w.id, w.gpus, hxDump(hints))
 					continue
 				}
 				matched[k] = true
-				checkLogHint(t, st.First(), hints[k], w)
+				hxCheckLogHint(t, st.First(), hints[k], w)
 			}
 			for k, h := range hints {
 				if slices.Contains(c.never, h.ID) || (c.only && !matched[k]) {
-					t.Errorf("unexpected %s:\n%s", h.ID, dump(hints))
+					t.Errorf("unexpected %s:\n%s", h.ID, hxDump(hints))
 				}
 			}
 		})
 	}
 }
 
-func checkLogHint(t *testing.T, start time.Time, h timeline.Hint, w logHint) {
+func hxCheckLogHint(t *testing.T, start time.Time, h timeline.Hint, w hxLogHint) {
 	t.Helper()
 	if h.Severity != w.severity {
 		t.Errorf("%s: severity %v, want %v", h.ID, h.Severity, w.severity)

@@ -8,15 +8,15 @@ import (
 	"time"
 )
 
-// waitScript runs 8 GPUs at 90 % and makes GPUs 1-7 spin (100 % util, 2 %
+// htWaitScript runs 8 GPUs at 90 % and makes GPUs 1-7 spin (100 % util, 2 %
 // SM activity) during each [start, end) of waits.
-func waitScript(waits ...[2]int) func(t *htTick) {
+func htWaitScript(waits ...[2]int) func(t *htTick) {
 	return func(t *htTick) {
 		in := false
 		for _, w := range waits {
 			in = in || (t.sec >= w[0] && t.sec < w[1])
 		}
-		every8(func(i int) {
+		htEvery8(func(i int) {
 			if in && i > 0 {
 				t.h100(i, 100, 2, 150, 40*htGiB)
 			} else {
@@ -37,7 +37,7 @@ func TestEvaluateHintsNothingToJudge(t *testing.T) {
 	if got := EvaluateHints(s, SourceInfo{}, s.First(), s.Last(), HintOptions{}); got != nil {
 		t.Errorf("20 s of data is less than a window: %v", got)
 	}
-	s = htStore(600, healthy)
+	s = htStore(600, htHealthy)
 	if got := EvaluateHints(s, SourceInfo{}, s.Last(), s.First(), HintOptions{}); got != nil {
 		t.Errorf("to before from: %v", got)
 	}
@@ -55,7 +55,7 @@ func TestEvaluateHintsWorstFirst(t *testing.T) {
 				t.h100(i, 0, 0, 68, 0)
 			}
 		}
-		t.cores(coreSet(32, 2, 99)...)
+		t.cores(htCoreSet(32, 2, 99)...)
 	})
 	var ids []string
 	for _, h := range hints {
@@ -74,11 +74,11 @@ func TestEvaluateHintsWorstFirst(t *testing.T) {
 
 func TestEvaluateHintsMergesRecurringStretches(t *testing.T) {
 	// Two 60 s waits 60 s apart are one hint; 5 min apart, two.
-	near := htFind(htRun(600, waitScript([2]int{100, 160}, [2]int{220, 280})), HintBusyWait)
+	near := htFind(htRun(600, htWaitScript([2]int{100, 160}, [2]int{220, 280})), HintBusyWait)
 	if len(near) != 1 || !strings.Contains(near[0].Evidence, "in 2 stretches over 3 min (2 min in all)") {
 		t.Errorf("waits 60 s apart: want one hint over 2 stretches, got\n%s", htDump(near))
 	}
-	far := htFind(htRun(900, waitScript([2]int{100, 160}, [2]int{460, 520})), HintBusyWait)
+	far := htFind(htRun(900, htWaitScript([2]int{100, 160}, [2]int{460, 520})), HintBusyWait)
 	if len(far) != 2 {
 		t.Errorf("waits 5 min apart: want two hints, got\n%s", htDump(far))
 	}
@@ -92,7 +92,7 @@ func TestEvaluateHintsMergesRecurringStretches(t *testing.T) {
 // Live, the UI evaluates the last few minutes every few seconds: a hint's
 // edges must be the condition's, not move with the view.
 func TestEvaluateHintsLiveEdgesHold(t *testing.T) {
-	s := htStore(900, waitScript([2]int{400, 470}))
+	s := htStore(900, htWaitScript([2]int{400, 470}))
 	wantStart, wantEnd := htT0.Add(400*time.Second), htT0.Add(470*time.Second)
 	for now := 480; now <= 700; now += 3 {
 		to := htT0.Add(time.Duration(now) * time.Second)
@@ -112,7 +112,7 @@ func TestEvaluateHintsGapIsNotIdleness(t *testing.T) {
 			continue
 		}
 		tk := &htTick{sec: sec}
-		healthy(tk)
+		htHealthy(tk)
 		s.Add(&Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: tk.m})
 	}
 	if hints := EvaluateHints(s, SourceInfo{}, s.First(), s.Last(), DefaultHintOptions()); len(hints) > 0 {
@@ -137,7 +137,7 @@ func TestEvaluateHintsUnknownIsNotZero(t *testing.T) {
 func TestHintOptionsWindowAtLeast30s(t *testing.T) {
 	// A 20 s wait: a 10 s window would catch it, but windows are never
 	// under 30 s.
-	s := htStore(300, waitScript([2]int{100, 120}))
+	s := htStore(300, htWaitScript([2]int{100, 120}))
 	if got := htFind(EvaluateHints(s, SourceInfo{}, s.First(), s.Last(), HintOptions{Window: 10 * time.Second}), HintBusyWait); len(got) > 0 {
 		t.Errorf("a 20 s wait fired with Window 10 s:\n%s", htDump(got))
 	}
@@ -151,9 +151,9 @@ func TestHintOptionsWindowAtLeast30s(t *testing.T) {
 func TestEvaluateHintsConfidenceFollowsEvidence(t *testing.T) {
 	// The same spin, seen with SM activity and with utilisation and power
 	// alone: the second is less sure. And 35 s is less sure than 3 min.
-	sm := htFind(htRun(600, waitScript([2]int{100, 280})), HintBusyWait)
+	sm := htFind(htRun(600, htWaitScript([2]int{100, 280})), HintBusyWait)
 	utilOnly := htFind(htRun(600, func(t *htTick) {
-		every8(func(i int) {
+		htEvery8(func(i int) {
 			u, p := 90.0, 550.0
 			if t.sec >= 100 && t.sec < 280 && i > 0 {
 				u, p = 100, 150
@@ -162,7 +162,7 @@ func TestEvaluateHintsConfidenceFollowsEvidence(t *testing.T) {
 			t.gpu(i, GPUPower, p)
 		})
 	}), HintBusyWait)
-	short := htFind(htRun(600, waitScript([2]int{100, 135})), HintBusyWait)
+	short := htFind(htRun(600, htWaitScript([2]int{100, 135})), HintBusyWait)
 	if len(sm) != 1 || len(utilOnly) != 1 || len(short) != 1 {
 		t.Fatalf("want one busy-wait each:\n%s%s%s", htDump(sm), htDump(utilOnly), htDump(short))
 	}
@@ -190,7 +190,7 @@ func TestEvaluateHintsCoarseColumns(t *testing.T) {
 }
 
 func TestEvaluateHintsDeterministic(t *testing.T) {
-	script := starved(loaders, nil)
+	script := htStarved(htLoaders, nil)
 	a, b := htRun(600, script), htRun(600, script)
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("two runs differ:\n%s\n%s", htDump(a), htDump(b))

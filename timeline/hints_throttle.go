@@ -37,13 +37,14 @@ func (g *hintGPU) shareIn(w hintSpan, cond func(i int) bool) (float64, bool) {
 // capped says whether a working column is held at the power limit: the
 // power-cap reasons (software cap, power brake, hardware slowdown) where
 // clock-event reasons are recorded, which are authoritative; otherwise
-// power at CapShare of a known limit or more.
+// (also in columns too old for reasons: see loadThrottle) power at
+// CapShare of a known limit or more.
 func (f *hintFrame) capped(g *hintGPU, i int) bool {
 	if !g.working(i) {
 		return false
 	}
-	if g.throttle != nil {
-		return g.throttle[i] >= 0 && g.throttle[i]&ThrottlePower != 0
+	if g.throttle != nil && g.throttle[i] >= 0 {
+		return g.throttle[i]&ThrottlePower != 0
 	}
 	return g.limit > 0 && hintAt(g.power, i) >= f.opts.CapShare*g.limit
 }
@@ -109,7 +110,7 @@ func (f *hintFrame) inferredCap(g *hintGPU) []hintCand {
 func describePowerCapped(f *hintFrame, g *hintGroup) (Hint, bool) {
 	gs := f.members(g)
 	held := func(gpu *hintGPU, i int) bool { return gpu.working(i) }
-	p := hintStats(gs, pickPower, g.spans, held)
+	p := hintStats(gs, hintPickPower, g.spans, held)
 	ev := hintGPUList(g.gpus) + " "
 	conf := 0.9
 	switch {
@@ -119,7 +120,7 @@ func describePowerCapped(f *hintFrame, g *hintGroup) (Hint, bool) {
 			spread = 100 * (p.hi - p.lo) / 2 / p.mean
 		}
 		ev += fmt.Sprintf("flat at %s (±%s %%) at %s, the highest draw of the run: the signature of a power cap "+
-			"(the limit and clock-event reasons were not recorded)", hintRange(p, " W"), hintNum(spread), activity(gs, g.spans, held))
+			"(the limit and clock-event reasons were not recorded)", hintRange(p, " W"), hintNum(spread), hintActivity(gs, g.spans, held))
 		conf = 0.45
 	default:
 		ev += "at " + hintRange(p, " W")
@@ -140,8 +141,8 @@ func describePowerCapped(f *hintFrame, g *hintGroup) (Hint, bool) {
 		Severity: Warning,
 		Evidence: ev,
 		Suggestion: "Clocks are held down to stay at the power limit: expected for heavy work at the board's TDP. Check " +
-			"the enforced limit against the default (nvidia-smi -q -d POWER) and restore it if it was lowered " +
-			"(nvidia-smi -pl); judge speed by throughput, since utilisation reads 100 % either way.",
+			"the enforced limit against the default (`nvidia-smi -q -d POWER`) and restore it if it was lowered " +
+			"(`nvidia-smi -pl`); judge speed by throughput, since utilisation reads 100 % either way.",
 		Confidence: conf * hintKnownShare(gs, g.spans),
 	}, true
 }
@@ -175,8 +176,8 @@ func (f *hintFrame) hot(g *hintGPU, i int) bool {
 	if !g.working(i) {
 		return false
 	}
-	if g.throttle != nil {
-		return g.throttle[i] >= 0 && g.throttle[i]&ThrottleThermal != 0
+	if g.throttle != nil && g.throttle[i] >= 0 {
+		return g.throttle[i]&ThrottleThermal != 0
 	}
 	return hintAt(g.temp, i) >= f.opts.ThermalTemp
 }

@@ -2,10 +2,10 @@ package timeline
 
 import "testing"
 
-// capScript runs 8 busy H100s; GPUs listed in capped draw 695 W with the
+// htCapScript runs 8 busy H100s; GPUs listed in capped draw 695 W with the
 // power-cap reason (if reasons) and a lower clock, the rest 600 W; hot
 // GPUs carry the software thermal reason at 87 °C.
-func capScript(reasons bool, capped, hot []int) func(t *htTick) {
+func htCapScript(reasons bool, capped, hot []int) func(t *htTick) {
 	in := func(i int, set []int) bool {
 		for _, j := range set {
 			if i == j {
@@ -15,7 +15,7 @@ func capScript(reasons bool, capped, hot []int) func(t *htTick) {
 		return false
 	}
 	return func(t *htTick) {
-		every8(func(i int) {
+		htEvery8(func(i int) {
 			power, clock, bits, temp := 600.0, 1980.0, 0.0, 65.0
 			if in(i, capped) {
 				power, clock, bits = 695, 1605, ThrottlePowerCap
@@ -37,7 +37,7 @@ func TestHintPowerCapped(t *testing.T) {
 	htCheck(t, HintPowerCapped, []htCase{
 		{
 			name: "the power-cap reason on six GPUs",
-			secs: 300, script: capScript(true, []int{0, 1, 2, 3, 5, 7}, []int{4, 6}),
+			secs: 300, script: htCapScript(true, []int{0, 1, 2, 3, 5, 7}, []int{4, 6}),
 			gpus: []int{0, 1, 2, 3, 5, 7}, severity: Warning,
 			evidence: []string{"GPU0-3,5,7 at 695 W (99 % of the 700 W limit), power-cap reason 100 % of the time, " +
 				"SM clock 1605 MHz, for 5 min"},
@@ -45,7 +45,7 @@ func TestHintPowerCapped(t *testing.T) {
 		},
 		{
 			name: "no reasons recorded: power at the known limit",
-			secs: 300, script: capScript(false, []int{0}, nil),
+			secs: 300, script: htCapScript(false, []int{0}, nil),
 			gpus: []int{0}, severity: Warning,
 			maxConfidence: 0.75,
 		},
@@ -99,7 +99,7 @@ func TestHintThermalThrottle(t *testing.T) {
 	htCheck(t, HintThermalThrottle, []htCase{
 		{
 			name: "thermal reasons on two hot GPUs",
-			secs: 300, script: capScript(true, []int{0, 1, 2, 3, 5, 7}, []int{4, 6}),
+			secs: 300, script: htCapScript(true, []int{0, 1, 2, 3, 5, 7}, []int{4, 6}),
 			gpus: []int{4, 6}, severity: Warning,
 			evidence: []string{"GPU4,6 at 87 °C with thermal slowdown 100 % of the time, SM clock 1440 MHz " +
 				"(1605 MHz on the other GPUs), for 5 min"},

@@ -12,10 +12,10 @@ func (s hintSpan) len() int { return s.hi - s.lo }
 
 // windows returns the windows of mult × Window the frame holds, in order.
 // They step by half their length and start on the clock's multiples of the
-// step (12:00:00, 12:00:15, ... for 30 s windows), so that re-evaluating a sliding live view gives the
-// same windows (and hint edges) each time; one more window starts at the
-// frame's first column and one ends at its last, so nothing at either edge
-// goes unjudged.
+// step (12:00:00, 12:00:15, ... for 30 s windows), so that re-evaluating a
+// sliding live view gives the same windows each time; one more window
+// starts at the frame's first column and one ends at its last, so nothing
+// at either edge goes unjudged.
 func (f *hintFrame) windows(mult int) []hintSpan {
 	if ws, ok := f.wcache[mult]; ok {
 		return ws
@@ -137,7 +137,12 @@ func (f *hintFrame) cands(id string, gpu int, stretches []hintSpan) []hintCand {
 	for _, sp := range stretches {
 		if n := len(out); n > 0 {
 			last := &out[n-1]
-			if sp.lo-last.spans[len(last.spans)-1].hi <= gap {
+			prev := &last.spans[len(last.spans)-1]
+			switch {
+			case sp.lo <= prev.hi: // grown into each other (f.edges)
+				prev.hi = max(prev.hi, sp.hi)
+				continue
+			case sp.lo-prev.hi <= gap:
 				last.spans = append(last.spans, sp)
 				continue
 			}
