@@ -21,10 +21,13 @@ func htStarved(hostCores func(t *htTick), io func(t *htTick)) func(t *htTick) {
 	}
 }
 
+// htLoaders is a 32-core host with the main process pegged on core 0 and
+// 23 loader workers at 80 %.
 func htLoaders(t *htTick) {
 	t.cores(htCoreSet(32, 3, append([]float64{99}, htCoreSet(23, 80)...)...)...)
 }
 
+// htOneCore is a 32-core host with one core pegged and the rest idle.
 func htOneCore(t *htTick) { t.cores(htCoreSet(32, 2, 99)...) }
 
 func TestHintInputBound(t *testing.T) {
