@@ -155,7 +155,7 @@ func (m *Model) hintLine(h timeline.Hint, selected bool) string {
 	if selected {
 		mark = m.glyph.playing
 	}
-	ln.add(mark+m.glyph.warn+" "+padRight(sev, 8), k)
+	ln.add(mark+m.glyph.warn+" "+padRight(sev, 9), k)
 	ln.add(h.ID, m.theme.bold)
 	if g := gpuList(h.GPUs); g != "" {
 		ln.add(" "+g, m.theme.bold)

@@ -331,7 +331,7 @@ func TestLiveAndReplayDrawTheSameSamplesTheSame(t *testing.T) {
 func TestHintsPanelAndDetail(t *testing.T) {
 	m := newTestModel(t, timeline.Live, fixtureSamples(240), 120, 40, Options{})
 	s := screen(m)
-	if !strings.Contains(s, "WARNING power-capped GPU5") {
+	if !strings.Contains(s, "power-capped GPU5") {
 		t.Fatalf("the power-capped GPU5 is a hint:\n%s", s)
 	}
 	press(m, "h")
