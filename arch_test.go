@@ -1,0 +1,58 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPackageDependencies guards the shape of the code (docs/architecture.md)
+// with a test rather than with memory: timeline is the shared vocabulary and
+// imports only the standard library; the UI cannot tell live from replay
+// because it imports neither probes nor recordings; probes never draw.
+func TestPackageDependencies(t *testing.T) {
+	const module = "github.com/gputop-dev/gputop/"
+	std := func(p string) bool { return !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") }
+	rules := []struct {
+		dir     string
+		allowed func(path string) bool
+	}{
+		{"timeline", std},
+		{"recordings", func(p string) bool {
+			return std(p) || p == module+"timeline" || strings.HasPrefix(p, "github.com/klauspost/compress/")
+		}},
+		{"recordings/importer", func(p string) bool { return std(p) || p == module+"timeline" }},
+		{"probes", func(p string) bool {
+			return std(p) || p == module+"timeline" || strings.HasPrefix(p, "github.com/NVIDIA/go-nvml/") ||
+				strings.HasPrefix(p, "github.com/shirou/gopsutil/") || strings.HasPrefix(p, "golang.org/x/sys/")
+		}},
+		{"ui", func(p string) bool { return !strings.HasPrefix(p, module) || p == module+"timeline" }},
+	}
+	for _, r := range rules {
+		files, err := filepath.Glob(filepath.Join(r.dir, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: no Go files (%v)", r.dir, err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue // tests may reach further: timeline's hint tests play the demo
+			}
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parsed, err := parser.ParseFile(token.NewFileSet(), f, src, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range parsed.Imports {
+				if path := strings.Trim(imp.Path.Value, `"`); !r.allowed(path) {
+					t.Errorf("%s imports %s, which %s may not", f, path, r.dir)
+				}
+			}
+		}
+	}
+}
