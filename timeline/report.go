@@ -206,13 +206,21 @@ func repSource(info SourceInfo) ReportSource {
 	return src
 }
 
-// repSortHints orders hints worst first, then by start, then by id.
+// repSortHints orders hints worst first, as EvaluateHints does and the
+// screen shows them: severity, then confidence, then the longest, then by
+// start and id so equal ones keep one order.
 func repSortHints(hints []Hint) []Hint {
 	out := append([]Hint(nil), hints...)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Severity != b.Severity {
 			return a.Severity > b.Severity
+		}
+		if a.Confidence != b.Confidence {
+			return a.Confidence > b.Confidence
+		}
+		if da, db := a.End.Sub(a.Start), b.End.Sub(b.Start); da != db {
+			return da > db
 		}
 		if !a.Start.Equal(b.Start) {
 			return a.Start.Before(b.Start)

@@ -145,7 +145,7 @@ func TestReportCheckpoint(t *testing.T) {
 		for _, h := range r.Hints {
 			ids = append(ids, h.Severity+" "+h.ID)
 		}
-		want := "warning periodic-stall,warning gpu-idle,info busy-wait"
+		want := "warning gpu-idle,warning periodic-stall,info busy-wait" // equal severity: the surer first
 		if got := strings.Join(ids, ","); got != want {
 			t.Fatalf("hints %s, want %s", got, want)
 		}
