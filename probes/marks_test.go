@@ -1,0 +1,262 @@
+package probes
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// markLog collects what a listener delivers.
+type markLog struct {
+	mu    sync.Mutex
+	texts []string
+}
+
+func (m *markLog) deliver(text string) {
+	m.mu.Lock()
+	m.texts = append(m.texts, text)
+	m.mu.Unlock()
+}
+
+func (m *markLog) got() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.texts)
+}
+
+func listenForTest(t *testing.T, dir string) (*MarkListener, *markLog) {
+	t.Helper()
+	var log markLog
+	l, err := listenMarks(dir, log.deliver, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := l.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return l, &log
+}
+
+func dialMarks(t *testing.T, l *MarkListener) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c, err := net.Dial("unix", l.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, bufio.NewReader(c)
+}
+
+func send(t *testing.T, c net.Conn, s string) {
+	t.Helper()
+	if _, err := io.WriteString(c, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readAnswer(t *testing.T, r *bufio.Reader) string {
+	t.Helper()
+	line, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the answer: %v (got %q)", err, line)
+	}
+	return strings.TrimSuffix(line, "\n")
+}
+
+func TestMarkDirIsPrivateAndPrefersXDGRuntimeDir(t *testing.T) {
+	runtime, tmp := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", runtime)
+	t.Setenv("TMPDIR", tmp)
+	dir, err := MarkDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(runtime, "gputop"); dir != want {
+		t.Errorf("MarkDir() = %s, want %s", dir, want)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := fi.Mode().Perm(); perm != 0o700 {
+		t.Errorf("mode %#o, want 0700", perm)
+	}
+	if again, err := MarkDir(); err != nil || again != dir {
+		t.Errorf("second MarkDir() = %s, %v; want the same directory again", again, err)
+	}
+
+	for _, xdg := range []string{"", filepath.Join(runtime, "gone"), "relative/dir"} {
+		t.Setenv("XDG_RUNTIME_DIR", xdg)
+		dir, err := MarkDir()
+		if want := filepath.Join(tmp, fmt.Sprintf("gputop-%d", os.Getuid())); err != nil || dir != want {
+			t.Errorf("XDG_RUNTIME_DIR=%q: MarkDir() = %s, %v; want %s", xdg, dir, err, want)
+		}
+	}
+}
+
+func TestMarkDirRefusesADirectoryOthersCanEnter(t *testing.T) {
+	runtime := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", runtime)
+	if err := os.Mkdir(filepath.Join(runtime, "gputop"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(runtime, "gputop"), 0o755); err != nil { // past the umask
+		t.Fatal(err)
+	}
+	_, err := MarkDir()
+	if err == nil || !strings.Contains(err.Error(), "0755") || !strings.Contains(err.Error(), "chmod 700") {
+		t.Errorf("MarkDir() error = %v; want the mode and the fix named", err)
+	}
+}
+
+func TestCheckPrivateDir(t *testing.T) {
+	base := t.TempDir()
+	mk := func(name string, mode os.FileMode, dir bool) os.FileInfo {
+		p := filepath.Join(base, name)
+		var err error
+		if dir {
+			err = os.Mkdir(p, mode)
+		} else {
+			err = os.WriteFile(p, nil, mode)
+		}
+		if err == nil {
+			err = os.Chmod(p, mode)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	private, open, file := mk("private", 0o700, true), mk("open", 0o777, true), mk("file", 0o600, false)
+	uid := os.Getuid()
+	tests := []struct {
+		name string
+		fi   os.FileInfo
+		uid  int
+		want string // in the error; "" for none
+	}{
+		{"ours and 0700", private, uid, ""},
+		{"someone else's", private, uid + 1, fmt.Sprintf("belongs to uid %d, not to you (uid %d)", uid, uid+1)},
+		{"world-writable", open, uid, "has mode 0777"},
+		{"not a directory", file, uid, "is not a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := checkPrivateDir("/the/dir", tt.fi, tt.uid)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("error = %v, want one saying %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestMarkSocketIsOwnerOnlyAndGoesAwayOnClose(t *testing.T) {
+	dir := t.TempDir()
+	l, err := ListenMarks(dir, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(l.Path()) != dir || !strings.HasPrefix(filepath.Base(l.Path()), fmt.Sprint(os.Getpid())) {
+		t.Errorf("socket %s: want it in %s, named after pid %d", l.Path(), dir, os.Getpid())
+	}
+	fi, err := os.Stat(l.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Type() != os.ModeSocket || fi.Mode().Perm() != 0o600 {
+		t.Errorf("socket mode %v, want a socket with 0600", fi.Mode())
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(l.Path()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket file still there after Close: %v", err)
+	}
+	if n, err := SendMark(dir, "after close"); n != 0 || !errors.Is(err, ErrNoSession) {
+		t.Errorf("SendMark after Close = %d, %v; want 0, ErrNoSession", n, err)
+	}
+}
+
+func TestSendMarkReachesEverySession(t *testing.T) {
+	dir := t.TempDir()
+	_, first := listenForTest(t, dir)
+	_, second := listenForTest(t, dir)
+	n, err := SendMark(dir, "  eval starts  ")
+	if n != 2 || err != nil {
+		t.Fatalf("SendMark = %d, %v; want 2, nil", n, err)
+	}
+	for i, log := range []*markLog{first, second} {
+		if got := log.got(); !slices.Equal(got, []string{"eval starts"}) {
+			t.Errorf("session %d got %q", i+1, got)
+		}
+	}
+}
+
+func TestSendMarkWithNoSession(t *testing.T) {
+	dir := t.TempDir()
+	if n, err := SendMark(dir, "hello"); n != 0 || !errors.Is(err, ErrNoSession) {
+		t.Errorf("empty directory: SendMark = %d, %v; want 0, ErrNoSession", n, err)
+	}
+	if n, err := SendMark(filepath.Join(dir, "missing"), "hello"); n != 0 || !errors.Is(err, ErrNoSession) {
+		t.Errorf("missing directory: SendMark = %d, %v; want 0, ErrNoSession", n, err)
+	}
+	if ErrNoSession.Error() != "no gputop session is running for this user" {
+		t.Errorf("ErrNoSession says %q", ErrNoSession)
+	}
+}
+
+func TestSendMarkRemovesStaleSockets(t *testing.T) {
+	dir := t.TempDir()
+	// A session killed with -9 leaves its socket file behind, unheard.
+	stale := filepath.Join(dir, "4242.sock")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: stale, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.SetUnlinkOnClose(false)
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, live := listenForTest(t, dir)
+
+	if n, err := SendMark(dir, "checkpoint"); n != 1 || err != nil {
+		t.Errorf("SendMark = %d, %v; want 1, nil (the stale socket is not an error)", n, err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale socket not removed: %v", err)
+	}
+	if got := live.got(); !slices.Equal(got, []string{"checkpoint"}) {
+		t.Errorf("live session got %q", got)
+	}
+}
+
+func TestSendMarkChecksTheTextFirst(t *testing.T) {
+	dir := t.TempDir()
+	_, log := listenForTest(t, dir)
+	for _, text := range []string{"", "   ", "two\nlines", strings.Repeat("x", MaxMarkBytes+1), "\xff"} {
+		if n, err := SendMark(dir, text); n != 0 || err == nil || errors.Is(err, ErrNoSession) {
+			t.Errorf("SendMark(%q) = %d, %v; want 0 and the reason", text, n, err)
+		}
+	}
+	if got := log.got(); len(got) != 0 {
+		t.Errorf("session got %q", got)
+	}
+}
