@@ -1,0 +1,212 @@
+package probes
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// JobConfig says what job `gputop run` wraps and where its output goes.
+type JobConfig struct {
+	// Command is the program (looked up in PATH) and its arguments.
+	Command []string
+	// PhaseRegex turns lines of the job's output into markers; nil makes
+	// none, and then the job writes straight to Stdout and Stderr when they
+	// are files (a terminal stays the job's terminal).
+	PhaseRegex *regexp.Regexp
+	// OnMarker gets each marker's text: the regex's capture groups that
+	// took part in the match, joined by spaces, or the whole line when
+	// none did (so `(epoch \d+)` makes "epoch 3" of "epoch 3 step 400
+	// loss 1.2", and `checkpoint` makes the whole line). Terminal escapes
+	// are removed first, and the text is cut to MaxMarkBytes. A marker
+	// with the same text as the one before it is dropped, so a line
+	// printed at every step makes one marker when it changes, not one per
+	// step. "\r" ends a line as "\n" does (progress bars). Calls come one
+	// at a time, from the goroutines copying the output: it must not
+	// block, or the job's output stalls.
+	OnMarker func(text string)
+	// Env is added to gputop's environment for the job, replacing
+	// variables of the same name: GPUTOP_MARK_SOCKET=<path>.
+	Env []string
+	// Stdin is given to the job. An *os.File (os.Stdin) is handed over
+	// as it is, so the job reads the terminal itself: a pdb prompt works,
+	// and end of input is the job's own. Nil is /dev/null.
+	Stdin io.Reader
+	// Stdout and Stderr receive the job's output, each byte for byte and in
+	// order, as it arrives; nil discards it. The two streams are separate
+	// pipes, so how lines of one interleave with lines of the other is as
+	// the writers' timing makes it, as it is through any pipe.
+	Stdout, Stderr io.Writer
+}
+
+// outputGrace is how long Wait keeps passing output on after the job has
+// exited, when something the job left running still holds its stdout or
+// stderr open: long enough for worker processes that are dying with the
+// job to say their last words, short enough that a daemon the job started
+// does not hold up the report.
+const outputGrace = 2 * time.Second
+
+// Job is the process `gputop run` started.
+type Job struct {
+	cmd             *exec.Cmd
+	stdout, stderr  *lineSplitter // nil without a PhaseRegex
+	terminalSentSig func(sig os.Signal, jobPID int) bool
+
+	waitOnce sync.Once
+	code     int
+	err      error
+}
+
+// StartJob starts the job. With a PhaseRegex its output goes through
+// pipes that gputop reads, so the job's stdout is not a terminal; Python
+// then buffers print() output in blocks of kilobytes, and its lines (and
+// markers) would come late and in bursts, so PYTHONUNBUFFERED=1 is set
+// unless the environment already says otherwise.
+func StartJob(cfg JobConfig) (*Job, error) {
+	if len(cfg.Command) == 0 {
+		return nil, errors.New("no command to run")
+	}
+	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
+	cmd.Env = append(os.Environ(), cfg.Env...) // a later entry wins
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = cfg.Stdin, cfg.Stdout, cfg.Stderr
+	cmd.WaitDelay = outputGrace
+	j := &Job{cmd: cmd, terminalSentSig: terminalSentToJob}
+	if cfg.PhaseRegex != nil {
+		m := newPhaseMatcher(cfg.PhaseRegex, cfg.OnMarker)
+		j.stdout, j.stderr = &lineSplitter{m: m}, &lineSplitter{m: m}
+		// A writer that is not an *os.File makes exec copy from a pipe as
+		// data arrives (a read returns whatever the job has written).
+		cmd.Stdout = &outputTee{dst: orDiscard(cfg.Stdout), lines: j.stdout}
+		cmd.Stderr = &outputTee{dst: orDiscard(cfg.Stderr), lines: j.stderr}
+		if !hasEnv(cmd.Env, "PYTHONUNBUFFERED") {
+			cmd.Env = append(cmd.Env, "PYTHONUNBUFFERED=1")
+		}
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+func hasEnv(env []string, name string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// PID is the job's process id, the root of its process tree.
+func (j *Job) PID() int { return j.cmd.Process.Pid }
+
+// Wait waits for the job to exit and its output to be passed on, and
+// returns its exit code: its exit status, or 128 plus the signal's number
+// when a signal killed it (as a shell reports it: 137 for SIGKILL). The
+// error is nil when the job ran and its output went through, whatever its
+// exit code; otherwise it says what went wrong, and the code is still the
+// job's when it is known (-1 when not). Later calls return the same.
+func (j *Job) Wait() (exitCode int, err error) {
+	j.waitOnce.Do(func() {
+		err := j.cmd.Wait()
+		if j.stdout != nil {
+			// The copying is over: the last lines, had they no newline,
+			// are complete now.
+			j.stdout.flush()
+			j.stderr.flush()
+		}
+		j.code, j.err = exitStatus(j.cmd.ProcessState, err)
+	})
+	return j.code, j.err
+}
+
+func exitStatus(ps *os.ProcessState, err error) (int, error) {
+	if ps == nil {
+		return -1, err
+	}
+	var exitErr *exec.ExitError
+	switch {
+	case errors.As(err, &exitErr):
+		err = nil // a failing job is the job's answer, not gputop's error
+	case errors.Is(err, exec.ErrWaitDelay):
+		err = fmt.Errorf("the job exited, but a process it left running still holds its output open; "+
+			"stopped passing that output on %v later", outputGrace)
+	case err != nil:
+		err = fmt.Errorf("passing the job's output on: %w", err)
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), err
+	}
+	return ps.ExitCode(), err
+}
+
+// Signal forwards sig, which gputop received, to the job's process.
+//
+// To the process, not to a process group: the job runs in gputop's own
+// group (it must, to read the terminal: a background group that reads it
+// is stopped), so signalling the group would signal gputop, and whoever
+// else shares it, too. A job whose children should hear it passes it on
+// itself, as torchrun and Python's multiprocessing do.
+//
+// Ctrl-C and Ctrl-\ are different. The terminal sends SIGINT (SIGQUIT) to
+// every process of its foreground process group, so when gputop and the
+// job are both in it, the job already has the signal; sending it again
+// would interrupt it twice, and Python would raise a second
+// KeyboardInterrupt in the middle of handling the first. So these two are
+// passed on only when they cannot have come from the terminal: gputop has
+// none, or runs in the background, or the job has left the foreground
+// group. The one case this gets wrong is `kill -INT` aimed at a gputop in
+// a terminal's foreground: the job does not hear it (signal the job, or
+// `kill -INT -<pgid>`). SIGTERM and the rest never come from a terminal
+// and are always passed on.
+//
+// Signalling a job that has already exited does nothing.
+func (j *Job) Signal(sig os.Signal) error {
+	if j.terminalSentSig(sig, j.PID()) {
+		return nil
+	}
+	err := j.cmd.Process.Signal(sig)
+	if errors.Is(err, os.ErrProcessDone) {
+		return nil
+	}
+	return err
+}
+
+// terminalSentToJob says whether sig is a terminal's keyboard signal and
+// the terminal sent it to the job as well as to gputop: both are in the
+// foreground process group of gputop's controlling terminal. When that
+// cannot be told (no terminal, the job gone) the answer is no, and the
+// signal is forwarded: one signal too many is better than a job that never
+// hears it.
+func terminalSentToJob(sig os.Signal, jobPID int) bool {
+	if sig != syscall.SIGINT && sig != syscall.SIGQUIT {
+		return false
+	}
+	tty, err := os.Open("/dev/tty")
+	if err != nil {
+		return false // no controlling terminal
+	}
+	defer tty.Close() // opened read-only, to ask one question
+	foreground, err := unix.IoctlGetInt(int(tty.Fd()), unix.TIOCGPGRP)
+	if err != nil {
+		return false
+	}
+	jobGroup, err := syscall.Getpgid(jobPID)
+	return err == nil && foreground == syscall.Getpgrp() && foreground == jobGroup
+}

@@ -1,0 +1,280 @@
+package probes
+
+import (
+	"bytes"
+	"io"
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// DefaultPhaseRegex recognises the lines common training loops print when
+// a phase begins or an event happens, case-insensitively, in the first
+// alternative that fits:
+//
+//	a checkpoint being written, whole line:
+//	  "Saving model checkpoint to out/checkpoint-500"          HF Trainer
+//	  "saving checkpoint to out"                                nanoGPT
+//	  "Epoch 3, global step 2000: ... saving model to 'x.ckpt'" Lightning
+//	  "Epoch 1: val_loss improved ..., saving model to m.keras" Keras
+//	  "Checkpoint saved to ...", "Saved checkpoint at step 1000"
+//	HF Trainer's banners: "***** Running Evaluation *****"   → "Running Evaluation"
+//	                      (also Running training, Running Prediction)
+//	HF Trainer's evaluation results, whole line: "{'eval_loss': 0.41, ...}"
+//	a line starting with Validation/Validating/Evaluation/Evaluating:
+//	  "Validation DataLoader 0:  50%|█████ | 10/20"             → "Validation"
+//	an evaluation's result, whole line, "... val loss ..." or "validation loss":
+//	  "step 500: train loss 1.92, val loss 2.01"                nanoGPT
+//	an epoch and its number, as a word after a space, "[", "(", "|", ",",
+//	";", ":" or the line's start:
+//	  "Epoch 3/10" (Keras), "Epoch 3:  45%|████▌ | 225/500" (Lightning),
+//	  "epoch 2 step 400", "Epoch [3/10], Step [100/600]" → "Epoch 3", "epoch 2", ...
+//
+// It deliberately does not match a line per training step ("iter 100:
+// loss 4.2", "step 100 | loss 2.3", HF's "{'loss': 2.1, ..., 'epoch':
+// 0.5}", progress bars such as Keras' "469/469 ━━━ 5s 10ms/step - loss:
+// ... - val_loss: ..."), which would put thousands of markers on the
+// timeline; nor "Loading checkpoint shards", "Num Epochs = 3" or a
+// checkpoint path like ".../epoch=3-step=2000.ckpt". Lines that do carry
+// a step number along with their epoch ("epoch 2 step 400 loss 1.2", a
+// Lightning progress bar redrawn ten times a second) all become the same
+// marker text, "epoch 2", and a marker that repeats the one before it is
+// dropped (see JobConfig.OnMarker), so such a log gives one marker per
+// epoch: when it starts, and again when training resumes after a
+// validation.
+//
+// A tqdm bar whose description is just "Epoch" ("Epoch:  30%|███ | 3/10")
+// does not match: its number is a percentage, not the epoch.
+//
+// Pass this variable itself, not a copy compiled from its text: lines are
+// first screened for the words it needs (phaseWords), which makes the
+// lines it cannot match some fifty times cheaper.
+var DefaultPhaseRegex = regexp.MustCompile(`(?i)^(?:` + strings.Join([]string{
+	`.*(?:\bsaving\b.*\b(?:checkpoints?|model|weights)|\bcheckpoint saved|\bsaved (?:a |the )?checkpoint)\b`,
+	`.*\*{3,}\s*(running (?:training|evaluation|prediction))\s*\*{3,}`,
+	`\s*\{\s*['"]eval_`,
+	`\W*(validat(?:ion|ing)|evaluat(?:ion|ing))\b`,
+	`.*\bval(?:idation)? loss\b`,
+	`(?:.*[\s\[(|,;:])?(epoch)\s*[:=#]?\s*[\[(]?\s*(\d+)(?:[^\d%]|$)`,
+}, "|") + `)`)
+
+// phaseWords are what every line DefaultPhaseRegex matches contains, in
+// one case or another. Go's regexp takes microseconds a line for a pattern
+// like it, so lines without any of them (most lines of a training log) are
+// not shown to it. FuzzPhaseWords checks that this never drops a match.
+var phaseWords = []string{"epoch", "sav", "val", "running"}
+
+// mentionsPhaseWord says whether line contains one of phaseWords. The
+// long s, U+017F, is an s to (?i) and to this, though not to ToLower.
+func mentionsPhaseWord(line string) bool {
+	lower := strings.ToLower(line)
+	for _, w := range phaseWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return strings.ContainsRune(line, 'ſ')
+}
+
+// maxMatchLine is how much of one output line is kept for matching. A
+// longer line (a progress bar redrawn without a newline for an hour, a
+// tensor dumped on one line) is matched on its start, and the rest is
+// passed through without being kept: a phase is named at a line's start,
+// and matching costs time in proportion to the length.
+const maxMatchLine = 1024
+
+// phaseMatcher turns lines of the job's output into markers. Each output
+// stream has its own lineSplitter; they share the matcher, so a repeated
+// marker is dropped whichever stream it comes on.
+type phaseMatcher struct {
+	re       *regexp.Regexp
+	onMarker func(text string)
+
+	mu   sync.Mutex
+	last string // the previous marker's text
+}
+
+func newPhaseMatcher(re *regexp.Regexp, onMarker func(string)) *phaseMatcher {
+	if onMarker == nil {
+		onMarker = func(string) {}
+	}
+	return &phaseMatcher{re: re, onMarker: onMarker}
+}
+
+// matchLine makes a marker of line if the regex matches it and it does not
+// repeat the previous marker.
+func (m *phaseMatcher) matchLine(line []byte) {
+	text, ok := markerFor(m.re, line)
+	if !ok {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if text == m.last {
+		return
+	}
+	m.last = text
+	m.onMarker(text)
+}
+
+// markerFor is the marker text re makes of one output line, if any: the
+// capture groups that took part in the match, joined by spaces, or the
+// whole line when none did. The line is first cleaned as a terminal would
+// show it (see cleanLine), and the text is cut to MaxMarkBytes.
+func markerFor(re *regexp.Regexp, raw []byte) (string, bool) {
+	line := cleanLine(raw)
+	if re == DefaultPhaseRegex && !mentionsPhaseWord(line) {
+		return "", false
+	}
+	return markerText(re, line)
+}
+
+// markerText is markerFor for a line already cleaned.
+func markerText(re *regexp.Regexp, line string) (string, bool) {
+	loc := re.FindStringSubmatchIndex(line)
+	if loc == nil {
+		return "", false
+	}
+	var groups []string
+	for i := 2; i+1 < len(loc); i += 2 {
+		if loc[i] >= 0 && loc[i+1] > loc[i] {
+			groups = append(groups, line[loc[i]:loc[i+1]])
+		}
+	}
+	text := line
+	if len(groups) > 0 {
+		text = strings.Join(groups, " ")
+	}
+	text = truncateUTF8(strings.TrimSpace(text), MaxMarkBytes)
+	return text, text != ""
+}
+
+// cleanLine is the line as text: terminal escape sequences (colours,
+// cursor moves) removed, other control characters (tab, backspace) turned
+// into spaces, and bytes that are not UTF-8 into U+FFFD. So a coloured
+// "\x1b[32mEpoch 3\x1b[0m" matches as "Epoch 3", and every marker is text
+// parseMark would take.
+func cleanLine(line []byte) string {
+	if plainASCII(line) {
+		return string(line) // most lines: nothing to clean
+	}
+	var b strings.Builder
+	b.Grow(len(line))
+	for i := 0; i < len(line); {
+		if line[i] == 0x1b {
+			i = skipEscape(line, i)
+			continue
+		}
+		r, size := utf8.DecodeRune(line[i:])
+		i += size
+		if unicode.IsControl(r) {
+			r = ' '
+		}
+		b.WriteRune(r) // an invalid byte decodes as utf8.RuneError, U+FFFD
+	}
+	return b.String()
+}
+
+func plainASCII(line []byte) bool {
+	for _, c := range line {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// skipEscape returns the index just past the escape sequence that starts
+// with the ESC at line[i]: CSI (ESC [ parameters final), OSC (ESC ] ...
+// BEL or ESC \), or ESC and one more byte.
+func skipEscape(line []byte, i int) int {
+	j := i + 1
+	if j >= len(line) {
+		return j
+	}
+	switch line[j] {
+	case '[':
+		j++
+		for j < len(line) && line[j] >= 0x20 && line[j] <= 0x3f {
+			j++ // parameter and intermediate bytes
+		}
+		if j < len(line) && line[j] >= 0x40 && line[j] <= 0x7e {
+			j++ // the final byte
+		}
+		return j
+	case ']':
+		for j++; j < len(line); j++ {
+			if line[j] == 0x07 {
+				return j + 1
+			}
+			if line[j] == 0x1b && j+1 < len(line) && line[j+1] == '\\' {
+				return j + 2
+			}
+		}
+		return j
+	}
+	return j + 1
+}
+
+// truncateUTF8 cuts s to at most n bytes without splitting a character.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.TrimSpace(s[:n])
+}
+
+// lineSplitter cuts one output stream into lines for the matcher. "\r"
+// ends a line as "\n" does, because that is how progress bars redraw
+// themselves: each redraw is a line to the eye, and one long line to
+// anything that waits for "\n".
+type lineSplitter struct {
+	m   *phaseMatcher
+	buf []byte // the current line so far, up to maxMatchLine bytes
+}
+
+// feed takes the next bytes of the stream.
+func (s *lineSplitter) feed(p []byte) {
+	for len(p) > 0 {
+		end := bytes.IndexAny(p, "\r\n")
+		if end < 0 {
+			s.keep(p)
+			return
+		}
+		s.keep(p[:end])
+		s.flush()
+		p = p[end+1:]
+	}
+}
+
+func (s *lineSplitter) keep(p []byte) {
+	room := maxMatchLine - len(s.buf)
+	s.buf = append(s.buf, p[:min(len(p), max(room, 0))]...)
+}
+
+// flush matches the line so far; at the end of the stream it is the last
+// line, which had no newline.
+func (s *lineSplitter) flush() {
+	if len(s.buf) > 0 {
+		s.m.matchLine(s.buf)
+	}
+	s.buf = s.buf[:0]
+}
+
+// outputTee passes the job's output on byte for byte, as it arrives, and
+// shows the matcher what went through.
+type outputTee struct {
+	dst   io.Writer
+	lines *lineSplitter
+}
+
+func (t *outputTee) Write(p []byte) (int, error) {
+	n, err := t.dst.Write(p)
+	t.lines.feed(p[:n])
+	return n, err
+}

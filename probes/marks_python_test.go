@@ -1,0 +1,105 @@
+package probes
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// pythonSnippet is the README's "Marking phases from Python" code.
+const pythonSnippet = "testdata/gputop_mark.py"
+
+// runPython runs the snippet and then calls under python3, as a job.
+func runPython(t *testing.T, env []string, calls string) (code int, stderr string) {
+	t.Helper()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed")
+	}
+	snippet, err := os.ReadFile(pythonSnippet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errOut bytes.Buffer
+	j, err := StartJob(JobConfig{
+		Command: []string{python, "-c", string(snippet) + "\n" + calls},
+		Env:     env,
+		Stdout:  &errOut,
+		Stderr:  &errOut,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err = j.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, errOut.String()
+}
+
+func TestPythonSnippetMarksPhases(t *testing.T) {
+	l, log := listenForTest(t, t.TempDir())
+	code, stderr := runPython(t, []string{MarkSocketEnv + "=" + l.Path()}, `
+gputop_mark("epoch 1")
+gputop_mark("x" * 300)
+gputop_mark("évaluation ✓")
+`)
+	if code != 0 {
+		t.Errorf("python exited %d: %s", code, stderr)
+	}
+	if want := []string{"epoch 1", "évaluation ✓"}; !slices.Equal(log.got(), want) {
+		t.Errorf("session got %q, want %q", log.got(), want)
+	}
+	if want := "gputop mark: error: marker is longer than 200 bytes\n"; stderr != want {
+		t.Errorf("python printed %q, want %q", stderr, want)
+	}
+}
+
+func TestPythonSnippetOutsideGputopRun(t *testing.T) {
+	t.Setenv(MarkSocketEnv, "")
+	if err := os.Unsetenv(MarkSocketEnv); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := runPython(t, nil, `gputop_mark("epoch 1")`); code != 0 || out != "" {
+		t.Errorf("without %s: exit %d, output %q; want 0 and nothing", MarkSocketEnv, code, out)
+	}
+	// The session is gone (gputop was killed): the job carries on.
+	gone := filepath.Join(t.TempDir(), "1.sock")
+	code, out := runPython(t, []string{MarkSocketEnv + "=" + gone}, `gputop_mark("epoch 1")`)
+	if code != 0 || !strings.HasPrefix(out, "gputop mark: ") {
+		t.Errorf("with the session gone: exit %d, output %q; want 0 and one warning", code, out)
+	}
+}
+
+// TestReadmeShowsTheTestedSnippet keeps the README's Python code the code
+// tested here, once the README has that section.
+func TestReadmeShowsTheTestedSnippet(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skip("no README.md")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, found := strings.Cut(string(readme), "Marking phases from Python")
+	if !found {
+		t.Skip(`README.md has no "Marking phases from Python" section yet`)
+	}
+	_, code, found := strings.Cut(section, "```python\n")
+	code, _, closed := strings.Cut(code, "```")
+	if !found || !closed {
+		t.Fatal(`README.md's "Marking phases from Python" section has no python code block`)
+	}
+	snippet, err := os.ReadFile(pythonSnippet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != string(snippet) {
+		t.Errorf("README.md's Python code differs from %s, which is what the tests run:\n%s", pythonSnippet, code)
+	}
+}
