@@ -37,6 +37,16 @@ type segmentDecoder struct {
 	attached bool
 	exc      []exception // scratch: a sample's exceptions
 	hasErr   []bool      // scratch: which statuses have an error text
+
+	// hints are the snapshots decoded since the reader last took them.
+	hints []HintSnapshot
+	// keepCarried says to keep a snapshot the writer repeated at the start
+	// of the segment: only when the reader did not read the segment before.
+	keepCarried bool
+	strings     map[string]string // the hints' strings read in the segment
+	// held is trouble met while reading ahead after a sample, for the next
+	// call to return: the sample was good.
+	held error
 }
 
 func (d *segmentDecoder) reset(data []byte) {
@@ -50,13 +60,20 @@ func (d *segmentDecoder) reset(data []byte) {
 		tookStats: d.tookStats[:0],
 		exc:       d.exc[:0],
 		hasErr:    d.hasErr[:0],
+		hints:     d.hints[:0],
+		strings:   d.strings,
 	}
+	clear(d.strings)
 }
 
 // next returns the segment's next sample. At the end of the data it
 // returns ok == false with a nil error, or with the error that stopped it
 // (errCutShort, errBadCheck, errCorrupt).
 func (d *segmentDecoder) next() (s timeline.Sample, ok bool, err error) {
+	if d.held != nil {
+		err, d.held = d.held, nil
+		return s, false, err
+	}
 	for {
 		if len(d.chunk.b) == 0 {
 			if d.attached {
@@ -98,14 +115,54 @@ func (d *segmentDecoder) next() (s timeline.Sample, ok bool, err error) {
 			if c.err != nil {
 				return timeline.Sample{}, false, c.err
 			}
+			d.hintsAfterSample()
 			return s, true, nil
+		case recHint:
+			d.addHints(&c)
 		default:
-			// A record type from a newer minor version: skip it. Hints
-			// (recHint) are not read by this version either.
+			// A record type from a newer minor version: skip it.
 		}
 		if c.err != nil {
 			return timeline.Sample{}, false, c.err
 		}
+	}
+}
+
+// hintsAfterSample reads the hint records right after a sample, across a
+// chunk boundary if need be. The writer puts a snapshot right after the
+// sample it is stamped with, so whoever holds a sample holds the hints
+// current with it too. Trouble met on the way is held for the next call:
+// the sample before it is good.
+func (d *segmentDecoder) hintsAfterSample() {
+	for {
+		if len(d.chunk.b) == 0 {
+			if err := d.nextChunk(); err != nil {
+				d.held = err
+				return
+			}
+		}
+		if len(d.chunk.b) == 0 || d.chunk.b[0] != recHint {
+			return
+		}
+		d.chunk.byte()
+		c := cursor{b: d.chunk.bytes(d.chunk.uvarint())}
+		if d.chunk.err == nil {
+			d.addHints(&c)
+		}
+		if d.chunk.err != nil || c.err != nil {
+			d.held = errCorrupt
+			return
+		}
+	}
+}
+
+// addHints decodes a hint record into d.hints. A snapshot the writer
+// carried over from the segment before is kept only by a reader that
+// starts here: one that read on from there holds it already.
+func (d *segmentDecoder) addHints(c *cursor) {
+	snap, carried := d.readHints(c)
+	if c.err == nil && (!carried || d.keepCarried) {
+		d.hints = append(d.hints, snap)
 	}
 }
 

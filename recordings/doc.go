@@ -16,6 +16,10 @@
 //	index      skippable frame: every segment's offset and first time
 //	trailer    skippable frame: where the index is
 //
+// Since format 1.1 a recording also keeps the hints gputop showed, as
+// snapshots of the whole set (hints.go): Writer.WriteHints and
+// Tee.WriteHints write them, Reader.Hints and HintsAt read them back.
+//
 // Each second's records end with a CRC and a zstd block flush, so a file
 // cut anywhere (kill -9, a full disk) replays up to its last second, and a
 // damaged one stops before the damage instead of showing wrong numbers.
@@ -24,6 +28,6 @@
 //
 // Files: format.go (constants), header.go, values.go and bits.go (how
 // numbers are stored), encode.go and decode.go (records), frames.go and
-// index.go (the file's frames), writer.go, reader.go, open.go (bad input),
-// replay.go, tee.go.
+// index.go (the file's frames), hints.go, writer.go, reader.go, open.go
+// (bad input), replay.go, tee.go.
 package recordings

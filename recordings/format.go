@@ -15,7 +15,7 @@ type Version struct {
 func (v Version) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
 
 // FormatVersion is the version this package writes.
-var FormatVersion = Version{Major: 1, Minor: 0}
+var FormatVersion = Version{Major: 1, Minor: 1}
 
 // fileMagic opens the header frame's content: `head -c 40 run.gtr | xxd`
 // shows what the file is.
@@ -59,7 +59,7 @@ const (
 	recProbeDef  = 4 // a (probe, device) pair; ids count up from 0 in each segment
 	recProcesses = 5 // the sample's process list
 	recMarkers   = 6 // the sample's markers
-	recHint      = 7 // reserved for bottleneck hints (a later minor version)
+	recHint      = 7 // a snapshot of the hints shown (1.1; a 1.0 reader skips it)
 	recCheck     = 8 // CRC-32C of the records since the previous check: ends a chunk
 )
 

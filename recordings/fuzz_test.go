@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// FuzzReader feeds the reader any bytes: it must answer with samples and a
-// typed, one-line error, and never panic or hang. Its seed corpus is in
+// FuzzReader feeds the reader any bytes: it must answer with samples (and
+// hints) and a typed, one-line error, and never panic or hang. Its seed corpus is in
 // testdata/fuzz/FuzzReader (written by TestGolden -update), so plain go
 // test runs it; go test -fuzz FuzzReader ./recordings/ searches further.
 func FuzzReader(f *testing.F) {
@@ -36,6 +36,7 @@ func FuzzReader(f *testing.F) {
 			}
 			oneLine(t, err)
 		}
+		HintsAt(r.Hints(), last)
 		if err := r.SeekTime(first.Add(last.Sub(first) / 2)); err != nil {
 			t.Fatal(err)
 		}

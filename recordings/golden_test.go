@@ -27,6 +27,10 @@ var update = flag.Bool("update", false, "rewrite testdata/golden.gtr and the fuz
 
 const goldenPath = "testdata/golden.gtr"
 
+// golden10Path is the golden file of format 1.0, from before hints: this
+// reader must read it for as long as the major version is 1.
+const golden10Path = "testdata/golden-1.0.gtr"
+
 var goldenStart = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func goldenHeader() Header {
@@ -83,16 +87,44 @@ func goldenSamples() []timeline.Sample {
 	return out
 }
 
-func goldenBytes(t *testing.T) []byte {
+// goldenHints are the hint snapshots of the golden file, written after
+// the sample of the same index: none after the first, two hints (one on
+// the host, one on a GPU, with a confidence of no short decimal form)
+// after the second, and the verdict over the run after the last.
+func goldenHints() [][]timeline.Hint {
+	at := func(s float64) time.Time { return goldenStart.Add(time.Duration(s * float64(time.Second))) }
+	return [][]timeline.Hint{
+		nil,
+		{
+			{ID: timeline.HintHostSingleThread, Severity: timeline.Warning, Start: at(-0.5), End: at(1),
+				Evidence: "CPU 100 % on one core, 15 idle", Suggestion: "Use more loader workers.", Confidence: 0.85},
+			{ID: timeline.HintPowerCapped, Severity: timeline.Info, GPUs: []int{0}, Start: at(0), End: at(1.000000001),
+				Evidence: "GPU0 at 700 W of 700 W", Suggestion: "Expected at full load.", Confidence: 1.0 / 3},
+		},
+		{
+			{ID: timeline.HintHostSingleThread, Severity: timeline.Critical, Start: at(-0.5), End: at(2),
+				Evidence: "CPU 100 % on one core, 15 idle", Suggestion: "Use more loader workers.", Confidence: 1},
+		},
+	}
+}
+
+// goldenBytes writes the golden file; without hints, what the 1.0 writer
+// wrote but for the version.
+func goldenBytes(t *testing.T, withHints bool) []byte {
 	var f memFile
 	w, err := newWriter(&f, "golden.gtr", goldenHeader())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss := goldenSamples()
+	ss, hs := goldenSamples(), goldenHints()
 	for i := range ss {
 		if err := w.Write(&ss[i]); err != nil {
 			t.Fatal(err)
+		}
+		if i > 0 && withHints {
+			if err := w.WriteHints(ss[i].At, hs[i]); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	if err := w.Close(); err != nil {
@@ -104,7 +136,7 @@ func goldenBytes(t *testing.T) []byte {
 // TestGolden pins the format: the committed file still reads to the same
 // samples, and the writer still writes exactly its bytes.
 func TestGolden(t *testing.T) {
-	got := goldenBytes(t)
+	got := goldenBytes(t, true)
 	if *update {
 		if err := os.WriteFile(goldenPath, got, 0o644); err != nil {
 			t.Fatal(err)
@@ -133,6 +165,11 @@ func TestGolden(t *testing.T) {
 	for i := range ss {
 		sameSample(t, i, ss[i], samples[i])
 	}
+	var snaps []HintSnapshot
+	for i, hs := range goldenHints()[1:] {
+		snaps = append(snaps, HintSnapshot{At: ss[i+1].At, Hints: hs})
+	}
+	sameSnapshots(t, "golden", snaps, r.Hints())
 	committed, err := os.ReadFile(goldenPath)
 	if err != nil {
 		t.Fatal(err)
@@ -142,9 +179,45 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// TestGolden10 reads the golden file of format 1.0: the same samples, and
+// no hints. Without hints the writer still writes its bytes, but for the
+// version: 1.1 only added a record type.
+func TestGolden10(t *testing.T) {
+	r, err := Open(golden10Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if v := r.Header().FormatVersion; v != (Version{1, 0}) {
+		t.Errorf("%s is format %v, want 1.0", golden10Path, v)
+	}
+	samples, err := drain(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := goldenSamples()
+	if len(samples) != len(ss) {
+		t.Fatalf("%s holds %d samples, want %d", golden10Path, len(samples), len(ss))
+	}
+	for i := range ss {
+		sameSample(t, i, ss[i], samples[i])
+	}
+	if h := r.Hints(); len(h) != 0 {
+		t.Errorf("a 1.0 file read with hints: %+v", h)
+	}
+	committed, err := os.ReadFile(golden10Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := withVersion(goldenBytes(t, false), Version{1, 0}); !bytes.Equal(got, committed) {
+		t.Errorf("without hints, the writer's bytes differ from %s but for the version", golden10Path)
+	}
+}
+
 // writeFuzzCorpus writes the fuzz targets' seed corpora: for FuzzReader
-// the golden file, and versions of it cut, damaged, unclosed, from the
-// future, and garbage; for FuzzRecords its records.
+// the golden files (1.1 with hints, and 1.0), and versions of the first
+// cut, damaged, unclosed, from the future, and garbage; for FuzzRecords
+// its records, and hint records.
 func writeFuzzCorpus(t *testing.T, golden []byte) {
 	dir := filepath.Join("testdata", "fuzz", "FuzzReader")
 	r, err := openMem(golden)
@@ -155,8 +228,13 @@ func writeFuzzCorpus(t *testing.T, golden []byte) {
 	indexAt := r.dataEnd
 	damaged := append([]byte(nil), golden...)
 	damaged[indexAt-20] ^= 0xff
+	golden10, err := os.ReadFile(golden10Path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	seeds := map[string][]byte{
 		"valid":       golden,
+		"valid-1.0":   golden10,
 		"unclosed":    golden[:indexAt],
 		"torn":        golden[:indexAt-15],
 		"header-only": golden[:segment],
@@ -173,11 +251,20 @@ func writeFuzzCorpus(t *testing.T, golden []byte) {
 	r.load(0)
 	records := r.data
 	chunk := records[:bytes.IndexByte(records, recSample)+20]
+	// And hints: carried into a segment, after a sample, and cut short.
+	var e segmentEncoder
+	e.reset()
+	ss, hs := goldenSamples(), goldenHints()
+	hints := e.appendHints(nil, ss[0].At.UnixNano()-1, hintsCarried, hs[2])
+	hints = e.appendSample(hints, &ss[0])
+	hints = e.appendHints(hints, ss[0].At.UnixNano(), 0, hs[1])
 	writeSeeds(t, filepath.Join("testdata", "fuzz", "FuzzRecords"), map[string][]byte{
 		"golden":    records,
 		"chunk":     chunk,
 		"cut":       records[:len(records)/2],
 		"one-value": {recKeyDef, 5, 0, 1, 'x', 1, 'y', recSample, 9, 2, 2, 0, 1, 0, opAbsolute, 1, 84, 0}, // x/y = 42
+		"hints":     hints,
+		"hints-cut": hints[:len(hints)-5],
 	})
 }
 

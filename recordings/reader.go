@@ -44,6 +44,11 @@ type Reader struct {
 	seeking bool
 	good    time.Time // the last sample decoded whole
 	ended   error     // what Read returns from now on, once the end was reported
+	// hints are the snapshots passed since Open or the last SeekTime.
+	hints []HintSnapshot
+	// fresh says the next segment loaded is the first since Open or
+	// SeekTime: its carried snapshot is news.
+	fresh bool
 
 	spanDone            bool
 	spanFirst, spanLast time.Time
@@ -107,7 +112,7 @@ func newReader(ra io.ReaderAt, size int64, path string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{path: path, file: ra, header: h, zdec: zdec}
+	r := &Reader{path: path, file: ra, header: h, zdec: zdec, fresh: true}
 	idx, end, err := readIndex(ra, dataStart, size)
 	switch {
 	case err == nil:
@@ -174,7 +179,8 @@ func (r *Reader) lastIn(i int) time.Time {
 
 // SeekTime makes the next Read return the first sample at or after t. It
 // starts decoding at the segment that holds t, found by its first time, so
-// it reads at most one segment more than it returns.
+// it reads at most one segment more than it returns. Hints starts again
+// from the snapshot current at t.
 func (r *Reader) SeekTime(t time.Time) error {
 	if r.file == nil {
 		return errClosed
@@ -183,7 +189,38 @@ func (r *Reader) SeekTime(t time.Time) error {
 	i := sort.Search(len(r.segments), func(i int) bool { return r.segments[i].first > ns }) - 1
 	r.next = max(i, 0)
 	r.loaded, r.ended, r.seeking, r.seekTo, r.good = false, nil, true, ns, time.Time{}
+	r.hints, r.fresh = nil, true
 	return nil
+}
+
+// Hints returns the hint snapshots recorded (format 1.1) among what Read
+// has passed, in the order they were written; since the last SeekTime(t),
+// from the snapshot current at t on. Read reads on past a sample to the
+// snapshots stamped with its time, so after Read returns a sample, Hints
+// holds every snapshot current with it; after Read returns the end, every
+// snapshot in the file. The last one is the recorded verdict; HintsAt
+// finds the one current at a time. A 1.0 file has none.
+//
+// The slice is shared, not copied, so a replay may ask at every frame: it
+// stays as it is when the Reader reads on, and must not be modified.
+func (r *Reader) Hints() []HintSnapshot { return r.hints[:len(r.hints):len(r.hints)] }
+
+// takeHints moves the snapshots the decoder found into r.hints. While
+// seeking, it keeps only the one current at the target and those after.
+func (r *Reader) takeHints() {
+	if len(r.dec.hints) == 0 {
+		return
+	}
+	r.hints = append(r.hints, r.dec.hints...)
+	clear(r.dec.hints)
+	r.dec.hints = r.dec.hints[:0]
+	if r.seeking {
+		i := len(r.hints) - 1
+		for i > 0 && r.hints[i].At.UnixNano() > r.seekTo {
+			i--
+		}
+		r.hints = r.hints[i:] // not in place: the caller may hold the slice
+	}
 }
 
 // clampNano is t in Unix nanoseconds, saturated outside 1678-2262.
@@ -213,9 +250,11 @@ func (r *Reader) Read() (timeline.Sample, error) {
 				return timeline.Sample{}, r.end(r.tailProblem())
 			}
 			r.load(r.next)
+			r.dec.keepCarried, r.fresh = r.fresh, false
 			r.next++
 		}
 		s, ok, err := r.dec.next()
+		r.takeHints()
 		if ok {
 			r.good = s.At
 			if r.seeking && s.At.UnixNano() < r.seekTo {

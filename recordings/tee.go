@@ -10,8 +10,17 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// teeQueue is how many samples may wait for a slow disk: a minute at 1 Hz.
+// teeQueue is how many samples (and hint snapshots) may wait for a slow
+// disk: a minute at 1 Hz.
 const teeQueue = 64
+
+// teeItem is what the queue carries: a sample, or a hint snapshot, which
+// must reach the file in the order they were queued.
+type teeItem struct {
+	sample  timeline.Sample
+	hints   []timeline.Hint
+	isHints bool
+}
 
 // Tee records a Source while passing its samples on. It is itself a
 // timeline.Source: Next returns the source's sample at once and hands it to
@@ -24,16 +33,25 @@ const teeQueue = 64
 //
 // A write error (a full disk, the file removed) stops the recording: the
 // Tee calls onError once and goes on passing samples through.
+//
+// WriteHints records the hints shown through the same queue, so that each
+// snapshot lands in the file right after the sample it is current with.
 type Tee struct {
 	src     timeline.Source
 	w       *Writer
 	onError func(error)
 
-	queue   chan timeline.Sample // never closed: Next may still run after Stop
-	stop    chan struct{}
-	done    chan struct{}
-	off     atomic.Bool // no more recording: stopped or failed
-	dropped atomic.Int64
+	queue        chan teeItem // never closed: Next may still run after Stop
+	stop         chan struct{}
+	done         chan struct{}
+	off          atomic.Bool // no more recording: stopped or failed
+	dropped      atomic.Int64
+	droppedHints atomic.Int64
+
+	// early is a hint snapshot queued before any sample, written (by the
+	// writer goroutine, which alone uses it) right after the first.
+	early    []timeline.Hint
+	hasEarly bool
 
 	stopOnce sync.Once
 	closeErr error // from the final flush and close, for Stop
@@ -45,7 +63,7 @@ type Tee struct {
 func NewTee(src timeline.Source, w *Writer, onError func(error)) *Tee {
 	t := &Tee{
 		src: src, w: w, onError: onError,
-		queue: make(chan timeline.Sample, teeQueue),
+		queue: make(chan teeItem, teeQueue),
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
 	}
@@ -58,12 +76,35 @@ func (t *Tee) Next(ctx context.Context) (timeline.Sample, error) {
 	s, err := t.src.Next(ctx)
 	if err == nil && !t.off.Load() {
 		select {
-		case t.queue <- s:
+		case t.queue <- teeItem{sample: s}:
 		default:
 			t.dropped.Add(1)
 		}
 	}
 	return s, err
+}
+
+// WriteHints queues a snapshot of the hints shown now (the whole set, nil
+// when there are none) for the recording; call it whenever the set
+// changes, and once when recording starts. Like Next, it never waits for
+// the disk: a full queue drops the snapshot (DroppedHints counts them).
+// The writer goroutine stamps it with the time of the last sample queued
+// before it; a snapshot queued before any sample is stamped with the
+// first. It returns an error, and queues nothing, for hints the format
+// cannot keep (see Writer.WriteHints); it keeps its own copy of hints.
+func (t *Tee) WriteHints(hints []timeline.Hint) error {
+	if err := checkHints(hints); err != nil {
+		return err
+	}
+	if t.off.Load() {
+		return nil
+	}
+	select {
+	case t.queue <- teeItem{hints: cloneHints(hints), isHints: true}:
+	default:
+		t.droppedHints.Add(1)
+	}
+	return nil
 }
 
 // Info is the source's.
@@ -80,6 +121,11 @@ func (t *Tee) Mark(text string) {
 // Dropped is how many samples were left out of the recording because the
 // disk could not keep up.
 func (t *Tee) Dropped() int64 { return t.dropped.Load() }
+
+// DroppedHints is how many hint snapshots were left out of the recording
+// because the disk could not keep up. A later snapshot replaces what a
+// dropped one said.
+func (t *Tee) DroppedHints() int64 { return t.droppedHints.Load() }
 
 // Stop ends the recording: it writes what is queued, closes the file and
 // waits for the writer goroutine. It returns an error of that final
@@ -103,8 +149,8 @@ func (t *Tee) run() {
 	defer tick.Stop()
 	for {
 		select {
-		case s := <-t.queue:
-			if !t.ok(t.w.Write(&s)) {
+		case it := <-t.queue:
+			if !t.ok(t.write(&it)) {
 				return
 			}
 		case <-tick.C:
@@ -114,8 +160,8 @@ func (t *Tee) run() {
 		case <-t.stop:
 			for {
 				select {
-				case s := <-t.queue:
-					if !t.ok(t.w.Write(&s)) {
+				case it := <-t.queue:
+					if !t.ok(t.write(&it)) {
 						return
 					}
 				default:
@@ -125,6 +171,29 @@ func (t *Tee) run() {
 			}
 		}
 	}
+}
+
+// write writes one queued item. A hint snapshot is stamped with the time
+// of the last sample written, which is the last one queued before it: the
+// queue keeps their order.
+func (t *Tee) write(it *teeItem) error {
+	w := t.w
+	if it.isHints {
+		if w.index.samples == 0 {
+			t.early, t.hasEarly = it.hints, true // nothing to stamp it with yet
+			return nil
+		}
+		return w.WriteHints(time.Unix(0, w.index.last), it.hints)
+	}
+	if err := w.Write(&it.sample); err != nil {
+		return err
+	}
+	if t.hasEarly {
+		early := t.early
+		t.early, t.hasEarly = nil, false
+		return w.WriteHints(time.Unix(0, w.index.last), early)
+	}
+	return nil
 }
 
 // ok handles a write's error: the first one stops the recording, is

@@ -3,6 +3,7 @@ package recordings
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -254,5 +255,111 @@ func TestTeeStopClosesAndMarksPassThrough(t *testing.T) {
 		if err != nil || len(got) != 5 {
 			t.Fatalf("after Stop the file holds %d samples (%v), want 5 and a clean end", len(got), err)
 		}
+	})
+}
+
+// Hint snapshots go through the Tee's queue: WriteHints never waits for a
+// stuck disk, drops what the queue cannot hold and counts it.
+func TestTeeHintsDoNotWaitForAStuckDisk(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ss := samples(1, 1)
+		f := &stuckFile{release: make(chan struct{})}
+		w, err := newWriter(f, "stuck.gtr", header(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.armed.Store(true)
+		tee := NewTee(&listSource{samples: ss}, w, func(err error) { t.Errorf("onError(%v)", err) })
+		var once sync.Once
+		unstick := func() { once.Do(func() { close(f.release) }) }
+		defer stop(t, tee)
+		defer unstick()
+		if _, err := tee.Next(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait() // the writer takes the sample and sticks in Write
+		start := time.Now()
+		const calls = 200
+		for i := range calls {
+			if err := tee.WriteHints(hintSet(i, 2)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("%d calls of WriteHints took %v with the disk stuck; want no time at all", calls, waited)
+		}
+		if got, want := tee.DroppedHints(), int64(calls-teeQueue); got != want {
+			t.Errorf("DroppedHints() = %d, want %d", got, want)
+		}
+		if tee.Dropped() != 0 {
+			t.Errorf("Dropped() = %d: hints counted as samples", tee.Dropped())
+		}
+		unstick()
+		if err := tee.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		r, err := openMem(f.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if got, err := drain(r); err != nil || len(got) != 1 {
+			t.Fatalf("the recording holds %d samples (%v), want 1", len(got), err)
+		}
+		var want []HintSnapshot
+		for i := range teeQueue {
+			want = append(want, HintSnapshot{At: ss[0].At, Hints: hintSet(i, 2)})
+		}
+		sameSnapshots(t, "the queued snapshots", want, r.Hints())
+	})
+}
+
+// Each snapshot is stamped with the last sample queued before it; one
+// queued before any sample, with the first. The Tee keeps its own copy,
+// and refuses hints the format cannot keep.
+func TestTeeHintsStampedWithTheirSample(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ss := samples(4, 1)
+		var f memFile
+		w, err := newWriter(&f, "hints.gtr", header(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tee := NewTee(&listSource{samples: ss}, w, func(err error) { t.Errorf("onError(%v)", err) })
+		defer stop(t, tee)
+		shown := hintSet(1, 2)
+		if err := tee.WriteHints(shown); err != nil {
+			t.Fatal(err)
+		}
+		shown[0].Evidence, shown[1].GPUs[0] = "changed by the caller", 99 // the Tee copied them
+		want := []HintSnapshot{{At: ss[0].At, Hints: hintSet(1, 2)}}
+		for i := range ss {
+			if _, err := tee.Next(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if i == 1 || i == 2 {
+				if err := tee.WriteHints(hintSet(i+10, i)); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, HintSnapshot{At: ss[i].At, Hints: hintSet(i+10, i)})
+			}
+		}
+		bad := hintSet(5, 1)
+		bad[0].Confidence = math.NaN()
+		if err := tee.WriteHints(bad); err == nil {
+			t.Error("WriteHints took a NaN confidence")
+		}
+		if err := tee.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		r, err := openMem(f.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if got, err := drain(r); err != nil || len(got) != len(ss) {
+			t.Fatalf("the recording holds %d samples (%v), want %d", len(got), err, len(ss))
+		}
+		sameSnapshots(t, "through the Tee", want, r.Hints())
 	})
 }

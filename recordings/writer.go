@@ -40,6 +40,11 @@ type Writer struct {
 	chunk      []byte // records not yet given to the compressor
 	chunkFirst int64  // time of the oldest sample in chunk
 	index      fileIndex
+	// lastHints is the last hint snapshot written, carried into each new
+	// segment so that a seek finds the hints current there.
+	lastHints   []timeline.Hint
+	lastHintsAt int64
+	hasHints    bool
 
 	err    error // the first write error: the Writer is dead after it
 	closed bool
@@ -138,15 +143,18 @@ func (w *Writer) Write(s *timeline.Sample) error {
 			return err
 		}
 	}
-	if !w.inSegment {
-		if err := w.startSegment(at); err != nil {
-			return err
-		}
-	}
 	if len(w.chunk) == 0 {
 		w.chunkFirst = at
 	}
 	n := len(w.chunk)
+	if !w.inSegment {
+		if err := w.startSegment(at); err != nil {
+			return err
+		}
+		if w.hasHints {
+			w.chunk = w.seg.appendHints(w.chunk, w.lastHintsAt, hintsCarried, w.lastHints)
+		}
+	}
 	w.chunk = w.seg.appendSample(w.chunk, s)
 	w.segBytes += len(w.chunk) - n
 	w.index.last = at
@@ -154,6 +162,48 @@ func (w *Writer) Write(s *timeline.Sample) error {
 	if at-w.chunkFirst+int64(w.interval) >= int64(flushEvery) {
 		return w.Flush()
 	}
+	return nil
+}
+
+// WriteHints records the hints gputop shows at sample time at: the whole
+// set (a snapshot, not a change), nil or empty when it shows none. The
+// live view calls it whenever the set changes; gputop record and run call
+// it once at the end, with the hints over the whole run. It keeps its own
+// copy of hints.
+//
+// at is the time of the sample the hints are current with, so it may not
+// be before the last sample written, nor come before the first: such a
+// call, and hints the format cannot keep (a confidence outside 0..1 or
+// NaN, a start or end unset or outside 1678-2262), return an error and
+// write nothing, and the Writer goes on. The snapshot is flushed with the
+// next sample, by Flush, or by Close.
+func (w *Writer) WriteHints(at time.Time, hints []timeline.Hint) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return errClosed
+	}
+	ns, err := unixNano(at)
+	if err != nil {
+		return err
+	}
+	if w.index.samples == 0 {
+		return errHintsBeforeSamples
+	}
+	if ns < w.index.last {
+		return fmt.Errorf("cannot record hints at %v, before the last sample written (%v)", at, time.Unix(0, w.index.last))
+	}
+	if err := checkHints(hints); err != nil {
+		return err
+	}
+	if len(w.chunk) == 0 {
+		w.chunkFirst = ns
+	}
+	n := len(w.chunk)
+	w.chunk = w.seg.appendHints(w.chunk, ns, 0, hints)
+	w.segBytes += len(w.chunk) - n
+	w.lastHints, w.lastHintsAt, w.hasHints = cloneHints(hints), ns, true
 	return nil
 }
 

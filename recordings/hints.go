@@ -1,0 +1,155 @@
+package recordings
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// A recording keeps what gputop said about the job while it ran (format
+// 1.1, record type 7), so a postmortem reads the verdict of the gputop
+// that watched the job, even if a later gputop's rules differ. Each record
+// is a snapshot: the whole set of hints shown from its time on, not a
+// change to the one before, so any one of them can be read alone.
+
+// HintSnapshot is the set of hints gputop showed from At on, until the
+// next snapshot: what the live view listed, or, written once at the end by
+// gputop record and run, the hints over the whole run.
+type HintSnapshot struct {
+	// At is the time of the sample the hints were current with.
+	At time.Time
+	// Hints is the whole set, in the order it was shown; nil when gputop
+	// showed none (the set had become empty).
+	Hints []timeline.Hint
+}
+
+// HintsAt returns the snapshot current at t, the last one stamped at or
+// before t, from snaps in the order Reader.Hints gives them. ok is false if
+// none is (no hints were recorded yet at t).
+func HintsAt(snaps []HintSnapshot, t time.Time) (snap HintSnapshot, ok bool) {
+	i := len(snaps) - 1
+	for i >= 0 && snaps[i].At.After(t) {
+		i--
+	}
+	if i < 0 {
+		return HintSnapshot{}, false
+	}
+	return snaps[i], true
+}
+
+// hintsCarried flags a hint record the writer repeated at the start of a
+// segment: the snapshot still current there, so that a seek into the
+// segment finds it without reading the segments before.
+const hintsCarried = 1
+
+// errHintsBeforeSamples says WriteHints came before any sample: a snapshot
+// is stamped with a sample's time.
+var errHintsBeforeSamples = errors.New("cannot record hints before the first sample")
+
+// checkHints refuses a snapshot the format cannot keep exactly, or that
+// breaks the Hint contract: a confidence outside 0..1 (NaN included), or a
+// start or end that is unset or outside 1678-2262.
+func checkHints(hints []timeline.Hint) error {
+	for i := range hints {
+		h := &hints[i]
+		if !(h.Confidence >= 0 && h.Confidence <= 1) {
+			return fmt.Errorf("hint %q: confidence %v is not within 0..1", h.ID, h.Confidence)
+		}
+		for _, t := range []time.Time{h.Start, h.End} {
+			if _, err := unixNano(t); err != nil {
+				return fmt.Errorf("hint %q: %w", h.ID, err)
+			}
+		}
+	}
+	return nil
+}
+
+// cloneHints copies a snapshot deeply enough that the caller may reuse its
+// slices once the call returns.
+func cloneHints(hints []timeline.Hint) []timeline.Hint {
+	out := slices.Clone(hints)
+	for i := range out {
+		out[i].GPUs = slices.Clone(out[i].GPUs)
+	}
+	return out
+}
+
+// appendHints appends a hint record: a flags byte (hintsCarried), varint
+// Unix nanoseconds of the snapshot, uvarint count, and for each hint its
+// id string, severity byte, uvarint GPU count and varint GPUs, varint
+// start − at and end − start in nanoseconds (modulo 2^64), evidence and
+// suggestion strings, and its confidence as a lone value. The strings
+// repeat from one snapshot to the next; zstd takes a repeat for a few
+// bytes (docs/recording-format.md has the measurement).
+func (e *segmentEncoder) appendHints(b []byte, at int64, flags byte, hints []timeline.Hint) []byte {
+	p := append(e.payload[:0], flags)
+	p = binary.AppendVarint(p, at)
+	p = binary.AppendUvarint(p, uint64(len(hints)))
+	for i := range hints {
+		h := &hints[i]
+		start, end := h.Start.UnixNano(), h.End.UnixNano()
+		p = appendString(p, h.ID)
+		p = append(p, byte(h.Severity))
+		p = binary.AppendUvarint(p, uint64(len(h.GPUs)))
+		for _, g := range h.GPUs {
+			p = binary.AppendVarint(p, int64(g))
+		}
+		p = binary.AppendVarint(p, start-at)
+		p = binary.AppendVarint(p, end-start)
+		p = appendString(p, h.Evidence)
+		p = appendString(p, h.Suggestion)
+		p = appendLoneValue(p, h.Confidence)
+	}
+	e.payload = p
+	return appendRecord(b, recHint, p)
+}
+
+// readHints decodes a hint record written by appendHints. Strings equal to
+// ones already read in the segment share their memory, so a day of
+// snapshots that repeat their suggestions costs little to hold.
+func (d *segmentDecoder) readHints(c *cursor) (snap HintSnapshot, carried bool) {
+	carried = c.byte()&hintsCarried != 0
+	at := c.varint()
+	snap.At = time.Unix(0, at)
+	n := c.count(8) // the smallest hint takes eight bytes
+	if n > 0 {
+		snap.Hints = make([]timeline.Hint, n)
+	}
+	for i := range snap.Hints {
+		h := &snap.Hints[i]
+		h.ID = d.hintString(c)
+		h.Severity = timeline.Severity(c.byte())
+		if gpus := c.count(1); gpus > 0 {
+			h.GPUs = make([]int, gpus)
+			for j := range h.GPUs {
+				h.GPUs[j] = int(c.varint())
+			}
+		}
+		start := at + c.varint()
+		end := start + c.varint()
+		h.Start, h.End = time.Unix(0, start), time.Unix(0, end)
+		h.Evidence = d.hintString(c)
+		h.Suggestion = d.hintString(c)
+		h.Confidence = readLoneValue(c)
+	}
+	return snap, carried
+}
+
+// hintString reads a string, sharing the memory of an equal one read
+// before in the segment.
+func (d *segmentDecoder) hintString(c *cursor) string {
+	b := c.bytes(c.uvarint())
+	if s, ok := d.strings[string(b)]; ok { // the lookup does not allocate
+		return s
+	}
+	if d.strings == nil {
+		d.strings = make(map[string]string)
+	}
+	s := string(b)
+	d.strings[s] = s
+	return s
+}
