@@ -9,6 +9,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +34,7 @@ func cmdLive(args []string, stdout io.Writer) error {
 	record := fs.String("record", "", "record the session to `FILE` from the start (r toggles recording)")
 	force := fs.Bool("force", false, "with --record, overwrite FILE if it exists")
 	logPath := fs.String("log", defaultLogPath(), "write the log to `FILE` (never to the terminal)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of gputop itself to `FILE` (docs/performance.md)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -45,6 +47,13 @@ func cmdLive(args []string, stdout io.Writer) error {
 	}
 	if err := checkTerminal(0); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	if *record != "" {
 		if err := checkNewFile(*record, *force); err != nil {
@@ -63,6 +72,14 @@ func cmdLive(args []string, stdout io.Writer) error {
 			log.Printf("closing: %v", err)
 		}
 	}()
+	// `gputop mark` reaches this session through a socket of its own.
+	if dir, err := probes.MarkDir(); err != nil {
+		log.Printf("markers from gputop mark: %v", err)
+	} else if l, err := probes.ListenMarks(dir, func(text string) { session.MarkFrom("mark", text) }); err != nil {
+		log.Printf("markers from gputop mark: %v", err)
+	} else {
+		defer l.Close()
+	}
 	rec := newRecorder(session, *force)
 	defer func() {
 		if err := rec.Stop(); err != nil {
@@ -89,6 +106,7 @@ type recorder struct {
 
 	mu     sync.Mutex
 	tee    *recordings.Tee
+	tap    *hintTap
 	path   string // the file being written, or the one to write next
 	failed error
 }
@@ -143,7 +161,8 @@ func (r *recorder) Start() (string, error) {
 		return "", err
 	}
 	r.path, r.failed = path, nil
-	r.tee = recordings.NewTee(r.src, w, func(err error) {
+	r.tap = newHintTap(r.src)
+	r.tee = recordings.NewTee(r.tap, w, func(err error) {
 		log.Printf("recording %s stopped: %v", path, err)
 		r.mu.Lock()
 		r.failed = err
@@ -156,13 +175,20 @@ func (r *recorder) Start() (string, error) {
 // Stop closes the file. The next Start picks a new name.
 func (r *recorder) Stop() error {
 	r.mu.Lock()
-	tee := r.tee
-	r.tee = nil
+	tee, tap := r.tee, r.tap
+	r.tee, r.tap = nil, nil
 	path := r.path
 	r.path = ""
+	failed := r.failed
 	r.mu.Unlock()
 	if tee == nil {
 		return nil
+	}
+	if failed == nil {
+		// What gputop says about the recorded stretch goes into the file.
+		if err := tee.WriteHints(tap.hints()); err != nil {
+			log.Printf("recording %s: hints: %v", path, err)
+		}
 	}
 	err := tee.Stop()
 	if n := tee.Dropped(); n > 0 {
@@ -209,7 +235,7 @@ func runUI(src timeline.Source, opts ui.Options) error {
 	opts.Source, opts.Renderer = src, r
 	model := ui.New(opts)
 	defer model.Close()
-	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithFPS(30))
+	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithFPS(10))
 	_, err := p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) {
 		return nil
@@ -260,6 +286,22 @@ func openLog(path string) (func(), error) {
 	log.SetOutput(f)
 	return func() {
 		log.SetOutput(io.Discard)
+		f.Close()
+	}, nil
+}
+
+// startCPUProfile profiles gputop until the returned function is called.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
 		f.Close()
 	}, nil
 }

@@ -94,8 +94,9 @@ func cmdRecord(args []string, stdout io.Writer) error {
 func recordFast(ctx context.Context, src timeline.Source, w *recordings.Writer, d time.Duration) (int, time.Time, time.Time, error) {
 	var n int
 	var first, last time.Time
+	tap := newHintTap(src)
 	for ctx.Err() == nil {
-		s, err := src.Next(ctx)
+		s, err := tap.Next(ctx)
 		if err != nil {
 			break
 		}
@@ -111,6 +112,12 @@ func recordFast(ctx context.Context, src timeline.Source, w *recordings.Writer, 
 			break
 		}
 	}
+	if n > 0 {
+		if err := w.WriteHints(last, tap.hints()); err != nil {
+			w.Close()
+			return n, first, last, err
+		}
+	}
 	return n, first, last, w.Close()
 }
 
@@ -118,7 +125,8 @@ func recordFast(ctx context.Context, src timeline.Source, w *recordings.Writer, 
 // a sample late.
 func recordLive(ctx context.Context, src timeline.Source, w *recordings.Writer, d time.Duration) (int, time.Time, time.Time, error) {
 	failed := make(chan error, 1)
-	tee := recordings.NewTee(src, w, func(err error) { failed <- err })
+	tap := newHintTap(src)
+	tee := recordings.NewTee(tap, w, func(err error) { failed <- err })
 	var n int
 	var first, last time.Time
 	var err error
@@ -142,6 +150,11 @@ loop:
 		}
 		if d > 0 && last.Sub(first) >= d {
 			break
+		}
+	}
+	if err == nil && n > 0 {
+		if hintErr := tee.WriteHints(tap.hints()); hintErr != nil {
+			err = hintErr
 		}
 	}
 	if stopErr := tee.Stop(); err == nil {

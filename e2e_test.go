@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -353,4 +354,96 @@ func TestFileCommandsRefuseBadInput(t *testing.T) {
 	if entries, _ := filepath.Glob(filepath.Join(dir, "b.gtr*")); len(entries) > 0 {
 		t.Errorf("a failed import left %v", entries)
 	}
+}
+
+func TestRunPassesOutputThroughAndExitsWithTheJobsCode(t *testing.T) {
+	bin := buildBinary(t)
+	for _, tt := range []struct {
+		script string
+		code   int
+	}{
+		{"exit 0", 0},
+		{"exit 3", 3},
+		{"kill -TERM $$", 128 + 15},
+		{"kill -KILL $$", 128 + 9},
+	} {
+		t.Run(tt.script, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "run.gtr")
+			// Binary bytes on stdout, a partial last line on stderr, markers
+			// from two of the four lines.
+			job := `printf 'Epoch 1/2\n\000\001\377 loss 0.5\n'; printf 'Saving model checkpoint to out/ck-1\nno newline' >&2; ` + tt.script
+			cmd := exec.Command(bin, "run", "-o", path, "--demo=training", "--", "sh", "-c", job)
+			cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+dir)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			}
+			if code != tt.code {
+				t.Fatalf("exit %d, want the job's %d; stderr:\n%s", code, tt.code, stderr.String())
+			}
+			if want := "Epoch 1/2\n\x00\x01\xff loss 0.5\n"; stdout.String() != want {
+				t.Fatalf("stdout %q, want the job's bytes %q", stdout.String(), want)
+			}
+			if want := "Saving model checkpoint to out/ck-1\nno newline"; !strings.HasPrefix(stderr.String(), want) {
+				t.Fatalf("stderr does not start with the job's bytes:\n%q", stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "gputop report: DEMO training") {
+				t.Fatalf("no report after the job:\n%s", stderr.String())
+			}
+			r, err := recordings.Open(path)
+			if err != nil {
+				t.Fatalf("the run's recording: %v", err)
+			}
+			defer r.Close()
+			var marks []string
+			for {
+				s, err := r.Read()
+				if err != nil {
+					break
+				}
+				for _, m := range s.Markers {
+					marks = append(marks, m.Text+" ("+m.Origin+")")
+				}
+			}
+			// stdout and stderr are read side by side: their order in one
+			// tick is not the job's, so compare the set.
+			slices.Sort(marks)
+			want := []string{"Epoch 1 (job)", "Saving model checkpoint to out/ck-1 (job)"}
+			if strings.Join(marks, "|") != strings.Join(want, "|") {
+				t.Fatalf("markers %q, want %q", marks, want)
+			}
+			if cmd := r.Header().Info.Command; len(cmd) != 3 || cmd[0] != "sh" {
+				t.Fatalf("the recording names the command: %q", cmd)
+			}
+		})
+	}
+}
+
+func TestMarkWithNoSessionSaysSo(t *testing.T) {
+	bin := buildBinary(t)
+	cmd := exec.Command(bin, "mark", "eval")
+	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "no gputop session is running") {
+		t.Fatalf("gputop mark without a session: %v %q", err, out)
+	}
+}
+
+func TestMarkReachesALiveSession(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	term := newTerminal(t, 100, 30, fmt.Sprintf("XDG_RUNTIME_DIR=%s %s --demo --log %s; sleep 60", dir, bin, filepath.Join(dir, "log")))
+	term.waitFor("DEMO training", "GPU7")
+	cmd := exec.Command(bin, "mark", "eval start")
+	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "in 1 gputop session") {
+		t.Fatalf("gputop mark: %v %q", err, out)
+	}
+	term.waitFor("┃eval")
+	term.keys("q")
 }

@@ -46,6 +46,8 @@ var commands = []struct {
 	{"snapshot", "[--json] [--demo[=SCENARIO]]", "one reading of every GPU and the host, printed, then exit", cmdSnapshot},
 	{"record", "-o FILE [--duration D] [--interval I] [--demo[=SCENARIO]] [--fast]", "record without a screen; Ctrl-C or SIGTERM closes the file cleanly", cmdRecord},
 	{"replay", "FILE [--speed X] [--start T]", "replay a recording in the same screen, with a transport", cmdReplay},
+	{"run", "[-o FILE] [--phase-regex RE] [--demo[=SCENARIO]] -- CMD [ARGS...]", "run a job, record it, mark its phases, report when it ends, exit with its code", cmdRun},
+	{"mark", "TEXT", "drop a marker into this user's running gputop sessions", cmdMark},
 	{"report", "FILE [--format text|markdown|json]", "per-GPU and per-phase figures, phases, markers and hints of a recording", cmdReport},
 	{"export", "FILE --format csv|jsonl [-o OUT]", "a recording as tidy data for pandas, jq or a spreadsheet", cmdExport},
 	{"import", "LOG -o FILE [--format auto|nvidia-smi-csv|dmon|dcgmi-csv]", "turn nvidia-smi, dmon or dcgmi logs into a recording", cmdImport},
@@ -72,6 +74,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		switch {
 		case err == nil || errors.Is(err, flag.ErrHelp):
 			return exitOK
+		case errors.As(err, new(exitStatus)):
+			var code exitStatus
+			errors.As(err, &code)
+			return int(code)
 		case errors.As(err, new(usageError)):
 			fmt.Fprintf(stderr, "gputop %s: %v (see gputop %s --help)\n", name, err, name)
 			return exitUsage

@@ -330,10 +330,17 @@ func (s *Sampler) build(at time.Time, lag time.Duration, slowDue bool) (timeline
 	for _, r := range s.fast {
 		report(r)
 	}
+	s.mu.Lock()
+	overruns := s.stats.Overruns
+	s.mu.Unlock()
 	smp.Metrics = append(smp.Metrics, timeline.Metric{
 		Key:   timeline.Key{Name: timeline.SampleLag, Device: timeline.SelfDevice},
 		Kind:  timeline.Gauge,
 		Value: lag.Seconds(),
+	}, timeline.Metric{
+		Key:   timeline.Key{Name: timeline.SampleOverruns, Device: timeline.SelfDevice},
+		Kind:  timeline.Gauge,
+		Value: float64(overruns),
 	})
 	if slowDue {
 		var procs []timeline.Process

@@ -24,6 +24,9 @@ type SessionConfig struct {
 	Clock Clock
 	// NewNVML gives the real library; tests replace it. Nil means nvml.New.
 	NewNVML func() nvml.Interface
+	// Extra probes run beside the standard ones: the process tree of the
+	// job `gputop run` wraps.
+	Extra []Probe
 }
 
 // Session is a Sampler over every probe a session has: one per GPU, the
@@ -81,6 +84,7 @@ func OpenSession(cfg SessionConfig) (*Session, error) {
 		slow = append(slow, nv.ProcessProbe(lookup))
 	}
 	probes = append(probes, host, NewSelfProbe())
+	probes = append(probes, cfg.Extra...)
 	s.Sampler = NewSampler(SamplerConfig{
 		Interval: cfg.Interval,
 		Probes:   probes,
@@ -126,7 +130,7 @@ type PendingSession struct {
 	sess  *Session
 	err   error
 	mu    sync.Mutex
-	marks []string
+	marks []pendingMark
 }
 
 // OpenPending starts opening a session and returns at once.
@@ -168,27 +172,33 @@ func (p *PendingSession) Next(ctx context.Context) (timeline.Sample, error) {
 	}
 	p.mu.Lock()
 	for _, m := range p.marks {
-		p.sess.Mark(m)
+		p.sess.MarkFrom(m.origin, m.text)
 	}
 	p.marks = nil
 	p.mu.Unlock()
 	return p.sess.Next(ctx)
 }
 
-// Mark passes a marker on, keeping it until the session is open.
-func (p *PendingSession) Mark(text string) {
+// Mark passes a marker made on the screen on, keeping it until the session
+// is open.
+func (p *PendingSession) Mark(text string) { p.MarkFrom("key", text) }
+
+// MarkFrom passes on a marker from origin ("key", "mark", "job").
+func (p *PendingSession) MarkFrom(origin, text string) {
 	select {
 	case <-p.ready:
 		if p.sess != nil {
-			p.sess.Mark(text)
+			p.sess.MarkFrom(origin, text)
 		}
 		return
 	default:
 	}
 	p.mu.Lock()
-	p.marks = append(p.marks, text)
+	p.marks = append(p.marks, pendingMark{origin, text})
 	p.mu.Unlock()
 }
+
+type pendingMark struct{ origin, text string }
 
 // Close waits for the opening to finish (it cannot be interrupted inside
 // the driver) and closes the session.

@@ -54,7 +54,8 @@ const (
 	ProcRSS = "proc.rss" // bytes
 
 	// Sampling health (device "self").
-	SampleLag = "self.sample_lag" // seconds a tick started late
+	SampleLag      = "self.sample_lag" // seconds a tick started late
+	SampleOverruns = "self.overruns"   // ticks so far that overran their interval or were skipped
 )
 
 // Devices that are not GPUs or cores.
@@ -145,6 +146,7 @@ func init() {
 		{ProcCPU, Percent, "CPU"},
 		{ProcRSS, Bytes, "RSS"},
 		{SampleLag, Seconds, "sample lag"},
+		{SampleOverruns, Count, "overruns"},
 	} {
 		defs[d.Name] = d
 	}

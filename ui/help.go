@@ -83,8 +83,12 @@ func (m *Model) selfLine() string {
 	if !math.IsNaN(cpu) {
 		cpuText = strconv.FormatFloat(cpu, 'f', 1, 64) + "%"
 	}
-	return fmt.Sprintf("CPU %s of one core, memory %s, sampling lag %s, %d samples held",
-		cpuText, fmtBytes(v(timeline.ProcRSS)), fmtValue(timeline.SampleLag, v(timeline.SampleLag), m.ascii), m.store.Len())
+	overruns := "N/A"
+	if n := v(timeline.SampleOverruns); !math.IsNaN(n) {
+		overruns = strconv.FormatFloat(n, 'f', 0, 64)
+	}
+	return fmt.Sprintf("CPU %s of one core, memory %s, sampling lag %s, %s ticks overran their interval, %d samples held",
+		cpuText, fmtBytes(v(timeline.ProcRSS)), fmtValue(timeline.SampleLag, v(timeline.SampleLag), m.ascii), overruns, m.store.Len())
 }
 
 // hanging wraps text after a lead ("  util      "), indenting the lines
