@@ -214,15 +214,24 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 	if wasEmpty && !m.play.grows {
 		// A replay starts at its beginning (or --start), with the window
 		// ending there: what was on screen at that moment.
-		start := first
-		if !m.start.IsZero() {
-			start = clampTime(m.start, first, last)
-		}
-		m.play.cursor = start
+		m.play.cursor = clampTime(m.start, first, last)
+		m.reachStart(last)
 		return tea.Batch(m.pull(), m.tick())
+	}
+	if !m.start.IsZero() {
+		m.play.cursor = clampTime(m.start, first, last)
+		m.reachStart(last)
 	}
 	m.play.onSamples(last)
 	return m.pull()
+}
+
+// reachStart forgets --start once the recording has loaded that far: until
+// then the cursor waits at the newest sample loaded, on its way there.
+func (m *Model) reachStart(last time.Time) {
+	if !m.start.After(last) {
+		m.start = time.Time{}
+	}
 }
 
 func (m *Model) handleSourceDone(err error) tea.Cmd {

@@ -370,3 +370,20 @@ func TestPhaseBandShowsMarkersInItsColumns(t *testing.T) {
 		t.Fatalf("marker drawn at column %d, want %d: %q", got, 6+11, band)
 	}
 }
+
+func TestReplayStartBeyondTheFirstBatch(t *testing.T) {
+	all := fixtureSamples(120)
+	m := newTestModel(t, timeline.Replay, all[:30], 120, 40, Options{Start: fixtureStart.Add(100 * time.Second)})
+	if !strings.Contains(headerOf(m), "09:00:29") {
+		t.Fatalf("while loading, the cursor waits at the newest sample: %q", headerOf(m))
+	}
+	m.Update(samplesMsg{samples: all[30:]})
+	if !strings.Contains(headerOf(m), "09:01:40") {
+		t.Fatalf("once loaded that far, --start is where the replay is: %q", headerOf(m))
+	}
+	m.Update(samplesMsg{samples: nil})
+	press(m, "g")
+	if !strings.Contains(headerOf(m), "09:01:00") {
+		t.Fatalf("--start is forgotten once reached: g shows the first minute: %q", headerOf(m))
+	}
+}
