@@ -202,7 +202,7 @@ func loadRecording(path string) (store *timeline.Store, info timeline.SourceInfo
 	}
 	defer r.Close()
 	info = r.Header().Info
-	store = timeline.NewStore(timeline.StoreOptions{RawSamples: 0})
+	store = timeline.NewStore(timeline.StoreOptions{RawSamples: 0, Reserve: expectedSamples(r)})
 	for {
 		s, err := r.Read()
 		if err == io.EOF {

@@ -9,6 +9,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -216,7 +217,22 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	}
 	defer closeLog()
 	// A replay keeps every sample at full resolution: a postmortem zooms
-	// into hour three as closely as into the last minute.
-	store := timeline.NewStore(timeline.StoreOptions{RawSamples: 0})
+	// into hour three as closely as into the last minute. With a day of
+	// samples held (about 100 MB for 8 GPUs), Go's default of letting the
+	// heap grow to twice what is live would double the footprint; collect
+	// sooner instead.
+	debug.SetGCPercent(25)
+	store := timeline.NewStore(timeline.StoreOptions{RawSamples: 0, Reserve: expectedSamples(r)})
 	return runUI(recordings.NewReplay(r), ui.Options{Store: store, Speed: *speed, Start: start, ASCII: *ascii})
+}
+
+// expectedSamples estimates a recording's sample count from its span and
+// interval, a little over, so its store is sized once.
+func expectedSamples(r *recordings.Reader) int {
+	first, last := r.Span()
+	iv := r.Header().Info.Interval
+	if iv <= 0 || !last.After(first) {
+		return 0
+	}
+	return int(float64(last.Sub(first))/float64(iv)*1.05) + 16
 }

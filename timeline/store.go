@@ -11,6 +11,10 @@ type StoreOptions struct {
 	// RawSamples is how many recent samples are kept at full resolution;
 	// older ones live on in the buckets. 0 keeps every sample (replay).
 	RawSamples int
+	// Reserve is how many samples to make room for at once, when it is
+	// known (a recording's length): growing by doubling would need up to
+	// twice the memory while a day of samples loads.
+	Reserve int
 }
 
 // DefaultRawSamples keeps an hour at full resolution at a 1 s interval.
@@ -62,6 +66,12 @@ func NewStore(opts StoreOptions) *Store {
 		raw:   rawTier{capacity: opts.RawSamples},
 		index: map[Key]int{},
 		open:  map[statusKey]int{},
+	}
+	if n := opts.Reserve; n > 0 {
+		if opts.RawSamples > 0 {
+			n = min(n, opts.RawSamples)
+		}
+		s.raw.times = make([]int64, 0, n)
 	}
 	for i, t := range tierLayout {
 		s.tiers = append(s.tiers, &bucketTier{

@@ -151,8 +151,10 @@ type BatchSource interface {
 }
 
 // batchSize bounds how many samples one message carries, so a long
-// recording loads in a few dozen screen updates and the first shows early.
-const batchSize = 4096
+// recording loads in a few dozen screen updates, the first shows early,
+// and a batch in flight stays small beside the store (1024 samples of 8
+// GPUs are about 10 MB before they are filed as float32 columns).
+const batchSize = 1024
 
 // pull waits for the next sample(s). It is re-armed after each message, so
 // the UI takes samples at its own pace.
