@@ -1,0 +1,97 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// countingWriter counts what the program writes to its terminal.
+type countingWriter struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *countingWriter) Len() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Len()
+}
+
+// chanSource hands over the samples it is given, one Next at a time.
+type chanSource struct {
+	info timeline.SourceInfo
+	in   chan timeline.Sample
+}
+
+func (s *chanSource) Info() timeline.SourceInfo { return s.info }
+
+func (s *chanSource) Next(ctx context.Context) (timeline.Sample, error) {
+	select {
+	case smp := <-s.in:
+		return smp, nil
+	case <-ctx.Done():
+		return timeline.Sample{}, ctx.Err()
+	}
+}
+
+// TestPausedScreenWritesNothing runs the real bubbletea program with its
+// renderer: while the view is paused, samples keep arriving every second
+// and not one byte goes to the terminal. Over SSH, a paused gputop costs
+// nothing.
+func TestPausedScreenWritesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		samples := fixtureSamples(90)
+		src := &chanSource{info: fixtureInfo(timeline.Live), in: make(chan timeline.Sample)}
+		out := &countingWriter{}
+		m := New(Options{Source: src})
+		p := tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(out), tea.WithFPS(10), tea.WithoutSignalHandler())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if _, err := p.Run(); err != nil {
+				t.Error(err)
+			}
+		}()
+		p.Send(tea.WindowSizeMsg{Width: 120, Height: 40})
+		feed := func(from, to int) {
+			for i := from; i < to; i++ {
+				src.in <- samples[i]
+				time.Sleep(time.Second)
+			}
+		}
+		feed(0, 60)
+		if out.Len() == 0 {
+			t.Fatal("the live screen wrote nothing")
+		}
+		live := out.Len()
+		feed(60, 62)
+		if out.Len() == live {
+			t.Fatal("a live screen should redraw as samples arrive")
+		}
+		p.Send(tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}})
+		time.Sleep(time.Second)
+		paused := out.Len()
+		feed(62, 90)
+		if grew := out.Len() - paused; grew != 0 {
+			t.Fatalf("paused with no keys for 28 s of samples, the screen wrote %d bytes", grew)
+		}
+		p.Quit()
+		<-done
+		m.Close()
+		synctest.Wait()
+	})
+}
