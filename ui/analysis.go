@@ -20,22 +20,34 @@ const hintEvery = 5 * time.Second
 // cheap and a paused screen draws the same thing every time.
 type analysis struct {
 	phaseFrom, phaseTo time.Time
-	phaseSamples       int
+	phaseStep          time.Time // phaseTo rounded down to phaseStep
 	phases             []timeline.Phase
 
 	hintAt time.Time
 	hints  []timeline.Hint
+
+	jumpSamples int
+	jumps       []time.Time // markers and hint starts, for [ and ]
 }
 
-// phasesFor returns the automatic phases of [from, to], computing them
-// again only when the window moved by a column or new samples fell in it.
+// phaseStep is how often the phase band is judged again as time moves on:
+// phases are classified in windows of this size (timeline.Segment aligns
+// them to it), so nothing can change in between.
+const phaseStep = 5 * time.Second
+
+// phasesFor returns the automatic phases of [from, to]. It segments again
+// only when the window has moved into a new 5 s step or by a column;
+// meanwhile the last phase is taken to go on to the window's end.
 func (m *Model) phasesFor(from, to time.Time, colWidth time.Duration) []timeline.Phase {
 	a := &m.analysis
-	moved := absDuration(to.Sub(a.phaseTo)) >= colWidth || absDuration(from.Sub(a.phaseFrom)) >= colWidth
-	grew := m.store.Len() != a.phaseSamples && !m.store.Last().Before(a.phaseTo)
-	if a.phaseTo.IsZero() || moved || grew {
-		a.phaseFrom, a.phaseTo, a.phaseSamples = from, to, m.store.Len()
+	step := to.Truncate(phaseStep)
+	moved := absDuration(from.Sub(a.phaseFrom)) >= max(colWidth, phaseStep) || !step.Equal(a.phaseStep)
+	if a.phaseTo.IsZero() || moved || to.Before(a.phaseTo) {
+		a.phaseFrom, a.phaseTo, a.phaseStep = from, to, step
 		a.phases = timeline.Segment(m.store, m.info, from, to, timeline.DefaultPhaseOptions())
+	}
+	if n := len(a.phases); n > 0 && a.phases[n-1].End.Before(to) {
+		a.phases[n-1].End = to
 	}
 	return a.phases
 }

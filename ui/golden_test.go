@@ -101,3 +101,12 @@ func checkScreenFits(t *testing.T, s string, w, h int) {
 		}
 	}
 }
+
+func TestVisibleWidthAgreesWithAnsi(t *testing.T) {
+	m := newTestModel(t, timeline.Live, fixtureSamples(120), 200, 60, Options{})
+	for i, row := range strings.Split(m.View(), "\n") {
+		if got, want := visibleWidth(row), ansi.StringWidth(row); got != want {
+			t.Fatalf("row %d: visibleWidth %d, ansi.StringWidth %d: %q", i, got, want, row)
+		}
+	}
+}

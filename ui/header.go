@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -24,7 +22,7 @@ func (m *Model) viewHeader(f *frame) string {
 	if m.info.CUDA != "" {
 		left = append(left, "CUDA "+m.info.CUDA)
 	}
-	rightW := ansi.StringWidth(right)
+	rightW := visibleWidth(right)
 	for n := len(left); n >= 0; n-- {
 		text := " gputop"
 		for _, p := range left[:n] {

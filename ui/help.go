@@ -21,7 +21,7 @@ var helpKeys = []key{
 	{"g, G", "go to the start or the end; G resumes a paused live view"},
 	{"<, >", "replay speed, 0.25x to 64x"},
 	{"t, /", "go to a time: 14:03, +10m (after the start), -5m (before the end)"},
-	{"[, ]", "previous or next marker"},
+	{"[, ]", "previous or next marker or hint"},
 	{"m", "add a marker (a one-line label) at now"},
 	{"r", "start or stop recording to a file"},
 }

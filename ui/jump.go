@@ -2,8 +2,11 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // ParseTime reads a time the way the t key does, for replay's --start. It
@@ -61,34 +64,55 @@ func (m *Model) jumpTo(answer string) {
 	m.play.seek(t, first, last)
 }
 
-// jumpMarker moves to the previous (dir < 0) or next marker from the
-// cursor: `[` and `]`.
+// jumpMarker moves to the previous (dir < 0) or next marker or hint from
+// the cursor: `[` and `]`. A hint counts where it begins.
 func (m *Model) jumpMarker(dir int) {
-	marks := m.store.Markers()
 	at := m.play.cursor
+	targets := m.jumpTargets()
 	var target time.Time
 	if dir < 0 {
-		for i := len(marks) - 1; i >= 0; i-- {
-			if marks[i].At.Before(at) {
-				target = marks[i].At
+		for i := len(targets) - 1; i >= 0; i-- {
+			if targets[i].Before(at) {
+				target = targets[i]
 				break
 			}
 		}
 	} else {
-		for _, mk := range marks {
-			if mk.At.After(at) {
-				target = mk.At
+		for _, t := range targets {
+			if t.After(at) {
+				target = t
 				break
 			}
 		}
 	}
 	if target.IsZero() {
-		if len(marks) == 0 {
-			m.note = "no markers yet: press m to add one"
+		if len(targets) == 0 {
+			m.note = "no markers or hints yet: press m to add a marker"
 		} else {
-			m.note = "no more markers that way"
+			m.note = "no more markers or hints that way"
 		}
 		return
 	}
 	m.play.seek(target, m.store.First(), m.store.Last())
+}
+
+// jumpTargets are the times of every marker and of the start of every
+// hint over the whole session, in order. The hints are judged again only
+// when samples have arrived since.
+func (m *Model) jumpTargets() []time.Time {
+	a := &m.analysis
+	if a.jumpSamples != m.store.Len() || a.jumps == nil {
+		a.jumpSamples = m.store.Len()
+		a.jumps = a.jumps[:0]
+		for _, mk := range m.store.Markers() {
+			a.jumps = append(a.jumps, mk.At)
+		}
+		if m.store.Len() > 0 {
+			for _, h := range timeline.EvaluateHints(m.store, m.info, m.store.First(), m.store.Last(), timeline.DefaultHintOptions()) {
+				a.jumps = append(a.jumps, h.Start)
+			}
+		}
+		slices.SortFunc(a.jumps, func(x, y time.Time) int { return x.Compare(y) })
+	}
+	return a.jumps
 }

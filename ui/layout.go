@@ -28,6 +28,7 @@ type layout struct {
 	showSM    bool
 	coreRows  int // rows of per-core bars under the CPU line
 	phase     int // the phase band: 1, or 0 for none
+	hintBand  int // the row of hint spans under it: 1, or 0 for none
 	hints     int // rows of the hints panel
 	detail    int // rows of the detail pane (title, plot, time axis); 0 for none
 	procs     int // rows of the process table (with its header); 0 for none
@@ -65,15 +66,21 @@ func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
 	// more than a bigger plot.
 	l.phase = 1
 	l.hints = 2
+	if h >= 40 {
+		l.hintBand = 1
+	}
 	if h >= 50 {
 		l.hints = 3
 	}
-	free -= l.phase + l.hints
+	free -= l.phase + l.hintBand + l.hints
 	// The most rows per GPU that still leaves a readable detail pane. More
 	// than one row per GPU adds a RAM row to the host too.
 	l.gpuRows = 1
 	for _, r := range []int{4, 3, 2} {
-		if r > len(sparkRows(l.showSM)) {
+		// A fourth row (memory, which changes slowly and is a number
+		// beside the others anyway) only on a tall screen: every sparkline
+		// row is redrawn each second, and bytes cross the SSH link.
+		if r > len(sparkRows(l.showSM)) || r == 4 && h < 56 {
 			continue
 		}
 		if free-n*r-1 >= minDetailRows {

@@ -73,6 +73,9 @@ type Model struct {
 	helpTop  int // first help line on screen
 	prompt   prompt
 	recorder Recorder
+	// dirty says the screen must be drawn again; lastView is the last one.
+	dirty    bool
+	lastView string
 	analysis analysis
 	// hintSel is the hint whose evidence the detail pane shows: 0 for none,
 	// i+1 for the i-th active hint.
@@ -178,6 +181,7 @@ func (m *Model) pull() tea.Cmd {
 
 // Update dispatches a message to its handler.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.dirty = m.dirty || m.changesScreen(msg)
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return m, m.handleKeys(msg)
@@ -192,6 +196,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.handleTick(msg.at)
 	}
 	return m, nil
+}
+
+// changesScreen says whether a message can change what is drawn. Samples
+// arriving under a paused live view cannot (the window and every number
+// are the cursor's), so View need not draw again: bubbletea asks for a
+// View after every message, and a paused screen should cost nothing.
+func (m *Model) changesScreen(msg tea.Msg) bool {
+	_, isSamples := msg.(samplesMsg)
+	return !(isSamples && m.play.motion == paused && m.play.grows && m.store.Len() > 0 && !m.showHelp)
 }
 
 func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {

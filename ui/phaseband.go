@@ -215,3 +215,68 @@ func plural(n int, what string) string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// viewHintBand marks, under the phase band and in the same columns, when
+// each hint active at the cursor held: the worst on top, its id where it
+// begins if there is room.
+func (m *Model) viewHintBand(f *frame) string {
+	prefix := m.lay.label
+	if m.lay.gpuRows > 1 {
+		prefix += rowLabelWidth
+	}
+	ln := newLine(m.width)
+	if m.lay.gpuRows > 1 {
+		ln.pad(m.lay.label).add(padRight("hints", rowLabelWidth), m.theme.dim)
+	} else {
+		ln.add(padRight("hints", m.lay.label), m.theme.dim)
+	}
+	ln.pad(prefix)
+	cols := m.lay.spark
+	if m.store.Len() == 0 || cols <= 0 {
+		return ln.String()
+	}
+	colWidth := max(f.to.Sub(f.from)/time.Duration(cols), 1)
+	cells := make([]rune, cols)
+	sev := make([]int8, cols) // -1: no hint
+	for i := range cells {
+		cells[i], sev[i] = ' ', -1
+	}
+	span := '═'
+	if m.ascii {
+		span = '='
+	}
+	hints := m.hintsAt(f.at)
+	// Paint the mildest first, so the worst ends on top.
+	for i := len(hints) - 1; i >= 0; i-- {
+		h := hints[i]
+		lo := max(0, int(h.Start.Sub(f.from)/colWidth))
+		hi := min(cols, int(h.End.Sub(f.from)/colWidth)+1)
+		for c := lo; c < hi; c++ {
+			cells[c], sev[c] = span, int8(h.Severity)
+		}
+		if id := []rune(h.ID); hi-lo >= len(id)+2 {
+			copy(cells[lo+1:], id)
+		}
+	}
+	for i := 0; i < cols; {
+		j := i
+		for j < cols && sev[j] == sev[i] {
+			j++
+		}
+		ln.add(string(cells[i:j]), m.severityInk(sev[i]))
+		i = j
+	}
+	return ln.String()
+}
+
+func (m *Model) severityInk(s int8) ink {
+	switch timeline.Severity(s) {
+	case timeline.Critical:
+		return m.theme.crit
+	case timeline.Warning:
+		return m.theme.warn
+	case timeline.Info:
+		return m.theme.dim
+	}
+	return ink{}
+}

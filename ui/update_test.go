@@ -258,6 +258,7 @@ func TestRecordKeyTogglesAndShowsREC(t *testing.T) {
 		t.Fatal("r again stops it")
 	}
 	rec.on, rec.failed = false, errors.New("no space left on device")
+	m.Update(samplesMsg{}) // the screen says so with the next sample
 	if !strings.Contains(footerOf(m), "recording stopped: no space left on device") {
 		t.Fatalf("a write error is said: %q", footerOf(m))
 	}
@@ -282,12 +283,16 @@ func TestTimeJumpAndMarkers(t *testing.T) {
 	if !strings.Contains(headerOf(m), "09:01:20") {
 		t.Fatalf("] goes to the next marker (eval at 09:01:20): %q", headerOf(m))
 	}
-	press(m, "[", "[")
+	press(m, "[")
 	if !strings.Contains(headerOf(m), "09:00:20") {
-		t.Fatalf("[ [ goes back to epoch 1 at 09:00:20: %q", headerOf(m))
+		t.Fatalf("[ goes back to epoch 1 at 09:00:20: %q", headerOf(m))
 	}
 	press(m, "[")
-	if !strings.Contains(footerOf(m), "no more markers") {
+	if !strings.Contains(headerOf(m), "09:00:00") {
+		t.Fatalf("[ again goes to where the fixture's hints begin, 09:00:00: %q", headerOf(m))
+	}
+	press(m, "[")
+	if !strings.Contains(footerOf(m), "no more markers or hints") {
 		t.Fatalf("before the first marker: %q", footerOf(m))
 	}
 	press(m, "t", "9", "9", ":", "9", "9")
