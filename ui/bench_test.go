@@ -20,3 +20,19 @@ func BenchmarkView(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReplaySeek is t +12h in a replay of a day of 8 GPUs: moving the
+// cursor and drawing the new frame. The goal is 100 ms.
+func BenchmarkReplaySeek(b *testing.B) {
+	samples := fixtureSamples(86400)
+	opts := Options{Store: timeline.NewStore(timeline.StoreOptions{Reserve: len(samples)})}
+	m := newTestModel(b, timeline.Replay, samples, 120, 40, opts)
+	m.Update(sourceDoneMsg{})
+	targets := []string{"+12h", "+1h", "-5m", "+23h"}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		m.jumpTo(targets[i%len(targets)])
+		m.dirty = true
+		_ = m.View()
+	}
+}
