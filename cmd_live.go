@@ -235,7 +235,7 @@ func runUI(src timeline.Source, opts ui.Options) error {
 	opts.Source, opts.Renderer = src, r
 	model := ui.New(opts)
 	defer model.Close()
-	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithFPS(10))
+	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithFPS(5))
 	_, err := p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) {
 		return nil

@@ -185,18 +185,7 @@ func TestBadInputIsOneLineAndNonZero(t *testing.T) {
 		{[]string{"snapshot", "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"--demo"}, 1, "the live view needs a terminal"},
 	} {
-		cmd := exec.Command(bin, tt.args...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-		if code != tt.code || len(lines) != 1 || !strings.Contains(lines[0], tt.want) {
-			t.Errorf("gputop %v: exit %d, stderr %q; want exit %d and one line with %q", tt.args, code, stderr.String(), tt.code, tt.want)
-		}
+		wantOneLineError(t, bin, tt.args, tt.code, tt.want)
 	}
 }
 
@@ -337,18 +326,7 @@ func TestFileCommandsRefuseBadInput(t *testing.T) {
 		{[]string{"import", text, "-o", filepath.Join(dir, "b.gtr")}, 1, "nvidia-smi"},
 		{[]string{"import", filepath.Join(dir, "missing.csv"), "-o", filepath.Join(dir, "c.gtr")}, 1, "no such file"},
 	} {
-		cmd := exec.Command(bin, tt.args...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-		if code != tt.code || len(lines) != 1 || !strings.Contains(lines[0], tt.want) {
-			t.Errorf("gputop %v: exit %d, stderr %q; want exit %d and one line with %q", tt.args, code, stderr.String(), tt.code, tt.want)
-		}
+		wantOneLineError(t, bin, tt.args, tt.code, tt.want)
 	}
 	// A failed import leaves nothing behind.
 	if entries, _ := filepath.Glob(filepath.Join(dir, "b.gtr*")); len(entries) > 0 {
@@ -446,4 +424,22 @@ func TestMarkReachesALiveSession(t *testing.T) {
 	}
 	term.waitFor("┃eval")
 	term.keys("q")
+}
+
+// wantOneLineError runs gputop with bad input and checks it says so the way
+// every command must: one line on stderr and the exit code.
+func wantOneLineError(t *testing.T, bin string, args []string, code int, want string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	got := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		got = ee.ExitCode()
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if got != code || len(lines) != 1 || !strings.Contains(lines[0], want) {
+		t.Errorf("gputop %v: exit %d, stderr %q; want exit %d and one line with %q", args, got, stderr.String(), code, want)
+	}
 }

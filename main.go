@@ -71,12 +71,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		err := c.run(rest, stdout)
+		var code exitStatus
 		switch {
 		case err == nil || errors.Is(err, flag.ErrHelp):
 			return exitOK
-		case errors.As(err, new(exitStatus)):
-			var code exitStatus
-			errors.As(err, &code)
+		case errors.As(err, &code):
 			return int(code)
 		case errors.As(err, new(usageError)):
 			fmt.Fprintf(stderr, "gputop %s: %v (see gputop %s --help)\n", name, err, name)

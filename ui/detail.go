@@ -115,9 +115,11 @@ func (m *Model) viewDetail(f *frame, rows int) []string {
 	if m.ascii {
 		plot = asciiBox.Replace(plot)
 	}
-	lines := strings.Split(plot, "\n")
-	for _, l := range lines {
-		out = append(out, cutVisible(l, m.width))
+	// asciigraph pads every row to the plot's width; the terminal clears the
+	// rest of a shorter row anyway, and the spaces would cross the link on
+	// every redraw.
+	for _, l := range strings.Split(plot, "\n") {
+		out = append(out, cutVisible(strings.TrimRight(l, " "), m.width))
 	}
 	return padBlank(out, rows)
 }

@@ -99,8 +99,10 @@ func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
 	}
 	if free >= minDetailRows {
 		l.detail = free
-		// On a tall screen the processes get a table of their own.
-		if free >= 2*minDetailRows+4 {
+		// On a tall screen the processes get a table of their own. It
+		// changes every few seconds, while every row of the plot is drawn
+		// again each second: past a dozen rows, the table is worth more.
+		if free >= minDetailRows+9 {
 			l.procs = min(11, free/3)
 			l.detail = free - l.procs
 		}

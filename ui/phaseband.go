@@ -16,17 +16,7 @@ import (
 // there. Colour says the phase; without colour (NO_COLOR) letters do:
 // B busy, S stalled, I idle.
 func (m *Model) viewPhaseBand(f *frame) string {
-	prefix := m.lay.label
-	if m.lay.gpuRows > 1 {
-		prefix += rowLabelWidth
-	}
-	ln := newLine(m.width)
-	if m.lay.gpuRows > 1 {
-		ln.pad(m.lay.label).add(padRight("phase", rowLabelWidth), m.theme.dim)
-	} else {
-		ln.add(padRight("phase", m.lay.label), m.theme.dim)
-	}
-	ln.pad(prefix)
+	ln := m.bandRow("phase")
 	cols := m.lay.spark
 	if m.store.Len() == 0 || cols <= 0 {
 		return ln.String()
@@ -78,6 +68,20 @@ func (m *Model) viewPhaseBand(f *frame) string {
 		i = j
 	}
 	return ln.String()
+}
+
+// bandRow starts a row that lines up with the sparklines: its label, then
+// padding to the column where the sparklines begin.
+func (m *Model) bandRow(label string) *line {
+	ln := newLine(m.width)
+	prefix := m.lay.label
+	if m.lay.gpuRows > 1 {
+		prefix += rowLabelWidth
+		ln.pad(m.lay.label).add(padRight(label, rowLabelWidth), m.theme.dim)
+	} else {
+		ln.add(padRight(label, m.lay.label), m.theme.dim)
+	}
+	return ln.pad(prefix)
 }
 
 // phaseCell is the background of a column in a phase.
@@ -220,17 +224,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // each hint active at the cursor held: the worst on top, its id where it
 // begins if there is room.
 func (m *Model) viewHintBand(f *frame) string {
-	prefix := m.lay.label
-	if m.lay.gpuRows > 1 {
-		prefix += rowLabelWidth
-	}
-	ln := newLine(m.width)
-	if m.lay.gpuRows > 1 {
-		ln.pad(m.lay.label).add(padRight("hints", rowLabelWidth), m.theme.dim)
-	} else {
-		ln.add(padRight("hints", m.lay.label), m.theme.dim)
-	}
-	ln.pad(prefix)
+	ln := m.bandRow("hints")
 	cols := m.lay.spark
 	if m.store.Len() == 0 || cols <= 0 {
 		return ln.String()
