@@ -30,6 +30,7 @@ func TestPackageDependencies(t *testing.T) {
 				strings.HasPrefix(p, "github.com/shirou/gopsutil/") || strings.HasPrefix(p, "golang.org/x/sys/")
 		}},
 		{"ui", func(p string) bool { return !strings.HasPrefix(p, module) || p == module+"timeline" }},
+		{"ui/screen", func(p string) bool { return !strings.HasPrefix(p, module) }},
 	}
 	for _, r := range rules {
 		files, err := filepath.Glob(filepath.Join(r.dir, "*.go"))

@@ -23,6 +23,7 @@ import (
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui"
+	"github.com/gputop-dev/gputop/ui/screen"
 )
 
 func cmdLive(args []string, stdout io.Writer) error {
@@ -235,8 +236,9 @@ func runUI(src timeline.Source, opts ui.Options) error {
 	opts.Source, opts.Renderer = src, r
 	model := ui.New(opts)
 	defer model.Close()
-	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithFPS(5))
-	_, err := p.Run()
+	// At most five frames a second: a sample a second moves the screen
+	// once, and a key is drawn at once anyway.
+	err := screen.Run(model, 200*time.Millisecond)
 	if errors.Is(err, tea.ErrProgramKilled) {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/timeline"
+	terminal "github.com/gputop-dev/gputop/ui/screen"
 )
 
 // countingWriter counts what the program writes to its terminal.
@@ -48,8 +49,8 @@ func (s *chanSource) Next(ctx context.Context) (timeline.Sample, error) {
 	}
 }
 
-// TestPausedScreenWritesNothing runs the real bubbletea program with its
-// renderer: while the view is paused, samples keep arriving every second
+// TestPausedScreenWritesNothing runs the real bubbletea program with the
+// screen's renderer, as gputop does: while the view is paused, samples keep arriving every second
 // and not one byte goes to the terminal. Over SSH, a paused gputop costs
 // nothing.
 func TestPausedScreenWritesNothing(t *testing.T) {
@@ -58,7 +59,8 @@ func TestPausedScreenWritesNothing(t *testing.T) {
 		src := &chanSource{info: fixtureInfo(timeline.Live), in: make(chan timeline.Sample)}
 		out := &countingWriter{}
 		m := New(Options{Source: src})
-		p := tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(out), tea.WithFPS(10), tea.WithoutSignalHandler())
+		p := tea.NewProgram(terminal.NewModel(m, terminal.NewRenderer(out), 200*time.Millisecond),
+			tea.WithInput(nil), tea.WithoutRenderer(), tea.WithoutSignalHandler())
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -94,4 +96,49 @@ func TestPausedScreenWritesNothing(t *testing.T) {
 		m.Close()
 		synctest.Wait()
 	})
+}
+
+// TestLiveScreenByteBudget measures what the live screen sends per sample
+// once its sparklines are full, with the real renderer: the goal is at most
+// 3 KB/s at 80x24 and 10 KB/s at 200x50 at a 1 s interval (product.md). The
+// fixture is busier than a real job (a sawtooth, dips, a lost GPU), so
+// passing here leaves room on a real one.
+func TestLiveScreenByteBudget(t *testing.T) {
+	for _, c := range []struct {
+		w, h   int
+		budget int
+	}{{80, 24, 3000}, {120, 40, 6000}, {200, 50, 10000}} {
+		synctest.Test(t, func(t *testing.T) {
+			const warm, measured = 150, 30
+			samples := fixtureSamples(warm + measured)
+			src := &chanSource{info: fixtureInfo(timeline.Live), in: make(chan timeline.Sample)}
+			out := &countingWriter{}
+			m := New(Options{Source: src})
+			p := tea.NewProgram(terminal.NewModel(m, terminal.NewRenderer(out), 200*time.Millisecond),
+				tea.WithInput(nil), tea.WithoutRenderer(), tea.WithoutSignalHandler())
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				p.Run()
+			}()
+			p.Send(tea.WindowSizeMsg{Width: c.w, Height: c.h})
+			var before int
+			for i, s := range samples {
+				if i == warm {
+					before = out.Len()
+				}
+				src.in <- s
+				time.Sleep(time.Second)
+			}
+			perSample := (out.Len() - before) / measured
+			t.Logf("%dx%d: %d bytes per sample", c.w, c.h, perSample)
+			if perSample > c.budget {
+				t.Errorf("%dx%d: %d bytes per sample, budget %d", c.w, c.h, perSample, c.budget)
+			}
+			p.Quit()
+			<-done
+			m.Close()
+			synctest.Wait()
+		})
+	}
 }
