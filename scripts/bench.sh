@@ -6,11 +6,14 @@
 #      80x24, 120x40 and 200x50: live (8-GPU demo, 1 s), paused, and replay;
 #   3. replay of a 24-hour 8-GPU recording: first frame, full load, seek, RSS.
 # Usage: scripts/bench.sh [SECONDS per measurement, default 60]
-# SKIP_GO_BENCH=1 skips part 1.
+# SKIP_GO_BENCH=1 skips part 1. WARM (default 150 s) is how long gputop and
+# btop run before they are measured: until their graphs are full, a screen
+# of history costs less than it will for the rest of the day.
 # Needs tmux, btop and htop (apt-get install tmux btop htop).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
+warm=${WARM:-150}
 tuicost=${TUI_COST:-../shared/tools/tui-cost}
 work=$(mktemp -d)
 trap 'rm -rf "$work"; tmux -L gputop-bench kill-server 2>/dev/null || true' EXIT
@@ -21,7 +24,7 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 if [ -z "${SKIP_GO_BENCH:-}" ]; then
   echo "== go benchmarks"
-  go test -run '^$' -bench 'View|StoreAdd|Derive|Series|EvaluateHints|Segment|Report' -benchmem ./ui ./timeline | grep -E '^Benchmark'
+  go test -run '^$' -bench 'View|Frame|Render|StoreAdd|Derive|Series|EvaluateHints|Segment|Report' -benchmem ./ui ./ui/screen ./timeline | grep -E '^Benchmark'
   go test -run '^$' -bench . -benchtime 5x -benchmem ./recordings ./recordings/importer | grep -E '^Benchmark'
 fi
 
@@ -29,11 +32,11 @@ go build -o "$work/gputop" .
 bin=$work/gputop
 "$bin" record -o "$work/hour.gtr" --demo --fast --duration 1h 2>/dev/null
 
-echo "== terminal cost, ${secs}s each (cpu% of one core, bytes/s written, RSS)"
+echo "== terminal cost, ${secs}s each after ${warm}s (htop, replay: 3s) (cpu% of one core, bytes/s written, RSS)"
 for geom in 80x24 120x40 200x50; do
   echo "-- $geom"
-  "$tuicost" -s "$secs" -g "$geom" -- "$bin" --demo --log "$work/log" | sed 's/^/live    /'
-  "$tuicost" -s "$secs" -g "$geom" -- btop | sed 's/^/        /'
+  "$tuicost" -w "$warm" -s "$secs" -g "$geom" -- "$bin" --demo --log "$work/log" | sed 's/^/live    /'
+  "$tuicost" -w "$warm" -s "$secs" -g "$geom" -- btop | sed 's/^/        /'
   "$tuicost" -s "$secs" -g "$geom" -- htop | sed 's/^/        /'
   # A replay at 64x reaches the end of the hour in a minute; this measures
   # it playing, then resting at the end.
