@@ -12,14 +12,17 @@ import (
 // for a program started with tea.WithoutRenderer: its own View is empty.
 //
 // A key or a resize is drawn at once, so the screen answers the hand that
-// typed. Anything else (samples, ticks) marks the screen dirty and one
-// frame is drawn after FrameEvery, however many messages came meanwhile;
-// with nothing arriving, nothing wakes up.
+// typed. Anything else (samples, ticks) is drawn at once too if no frame
+// was drawn in the last frameEvery; otherwise it waits for the end of
+// that interval, and however many messages came meanwhile make one frame.
+// So a sample a second is on screen as it arrives, a replay at 64x draws
+// five frames a second, and with nothing arriving, nothing wakes up.
 type Model struct {
 	inner      tea.Model
 	r          *Renderer
 	frameEvery time.Duration
-	pending    bool   // a frame message is on its way
+	pending    bool   // a frame interval is running: a frameMsg is on its way
+	dirty      bool   // messages came during the interval; draw at its end
 	last       string // the view last drawn
 	err        error
 	// crash is a panic in the wrapped model, caught so the terminal can be
@@ -27,7 +30,7 @@ type Model struct {
 	crash error
 }
 
-// frameMsg asks for the frame that collects the messages since the last.
+// frameMsg ends a frame interval.
 type frameMsg struct{}
 
 // NewModel wraps inner; frames go to r at most every frameEvery unless a
@@ -35,9 +38,6 @@ type frameMsg struct{}
 func NewModel(inner tea.Model, r *Renderer, frameEvery time.Duration) *Model {
 	return &Model{inner: inner, r: r, frameEvery: frameEvery}
 }
-
-// Inner is the wrapped model.
-func (m *Model) Inner() tea.Model { return m.inner }
 
 // Err is the wrapped model's panic, or else the first error writing to the
 // terminal, if any.
@@ -66,9 +66,13 @@ func (m *Model) catch(self *tea.Model, cmd *tea.Cmd) {
 func (m *Model) Update(msg tea.Msg) (self tea.Model, cmd tea.Cmd) {
 	defer m.catch(&self, &cmd)
 	if _, ok := msg.(frameMsg); ok {
-		m.pending = false
+		if !m.dirty {
+			m.pending = false
+			return m, nil
+		}
+		m.dirty = false
 		m.draw()
-		return m, nil
+		return m, m.interval()
 	}
 	if size, ok := msg.(tea.WindowSizeMsg); ok {
 		m.r.Resize(size.Width, size.Height)
@@ -77,14 +81,23 @@ func (m *Model) Update(msg tea.Msg) (self tea.Model, cmd tea.Cmd) {
 	m.inner, cmd = m.inner.Update(msg)
 	switch msg.(type) {
 	case tea.KeyMsg, tea.WindowSizeMsg:
+		m.dirty = false
 		m.draw()
 	default:
-		if !m.pending {
-			m.pending = true
-			cmd = tea.Batch(cmd, tea.Tick(m.frameEvery, func(time.Time) tea.Msg { return frameMsg{} }))
+		if m.pending {
+			m.dirty = true
+		} else {
+			m.draw()
+			cmd = tea.Batch(cmd, m.interval())
 		}
 	}
 	return m, cmd
+}
+
+// interval starts a frame interval: until it ends, messages wait.
+func (m *Model) interval() tea.Cmd {
+	m.pending = true
+	return tea.Tick(m.frameEvery, func(time.Time) tea.Msg { return frameMsg{} })
 }
 
 // View is empty: the frames are drawn by the renderer.

@@ -55,9 +55,10 @@ func (f *frames) count() int {
 	return f.n
 }
 
-// TestFramesCoalesceAndKeysDrawAtOnce: a burst of messages is one frame
-// after the frame interval, a key is drawn before the next message is
-// handled, and a quiet program draws nothing.
+// TestFramesCoalesceAndKeysDrawAtOnce: a message after a quiet spell is
+// drawn at once, a burst after it is one frame at the end of the frame
+// interval, a key is drawn before the next message is handled, and a quiet
+// program draws nothing.
 func TestFramesCoalesceAndKeysDrawAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		out := &frames{}
@@ -75,25 +76,30 @@ func TestFramesCoalesceAndKeysDrawAtOnce(t *testing.T) {
 		if out.count() != 1 {
 			t.Fatalf("%d writes after the first size; want the first frame", out.count())
 		}
-		for i := 0; i < 50; i++ {
+		p.Send(tickMsg{})
+		synctest.Wait()
+		if out.count() != 2 {
+			t.Fatalf("a sample after a quiet spell was not drawn at once: %d writes", out.count())
+		}
+		for i := 0; i < 49; i++ {
 			p.Send(tickMsg{})
 		}
 		synctest.Wait()
-		if out.count() != 1 {
-			t.Fatalf("drew before the frame interval: %d writes", out.count())
+		if out.count() != 2 {
+			t.Fatalf("drew within the frame interval: %d writes", out.count())
 		}
 		time.Sleep(250 * time.Millisecond)
 		synctest.Wait()
-		if out.count() != 2 || !bytes.Contains(out.last.Bytes(), []byte("50")) {
+		if out.count() != 3 || !bytes.Contains(out.last.Bytes(), []byte("50")) {
 			t.Fatalf("after 50 ticks and a frame interval: %d writes, last %q", out.count(), out.last.String())
 		}
 		p.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'x'}})
 		synctest.Wait()
-		if out.count() != 3 {
+		if out.count() != 4 {
 			t.Fatalf("a key was not drawn at once: %d writes", out.count())
 		}
 		time.Sleep(10 * time.Second)
-		if out.count() != 3 {
+		if out.count() != 4 {
 			t.Fatalf("a quiet program drew: %d writes", out.count())
 		}
 		p.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'q'}})
