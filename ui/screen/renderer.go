@@ -12,8 +12,7 @@ import (
 const maxShift = 4
 
 // Renderer writes frames to a terminal, each as the difference from the
-// one before. It assumes it alone draws on the terminal between
-// Invalidate calls.
+// one before. It assumes it alone draws on the terminal.
 type Renderer struct {
 	out   io.Writer
 	shown *grid // what the terminal shows
@@ -45,10 +44,6 @@ func (r *Renderer) Resize(w, h int) {
 	r.shifted = make([]cell, w)
 	r.fresh = true
 }
-
-// Invalidate says something else drew on the terminal: the next frame is
-// drawn whole.
-func (r *Renderer) Invalidate() { r.fresh = true }
 
 // Render draws a view (lines separated by '\n', styled with SGR sequences)
 // and writes the bytes that take the terminal from the last frame to this
