@@ -120,11 +120,21 @@ func newRecorder(src timeline.Source, force bool) *recorder {
 func (r *recorder) Next(ctx context.Context) (timeline.Sample, error) {
 	r.mu.Lock()
 	var next timeline.Source = r.src
-	if r.tee != nil {
-		next = r.tee
+	tee, tap := r.tee, r.tap
+	if tee != nil {
+		next = tee
 	}
 	r.mu.Unlock()
-	return next.Next(ctx)
+	s, err := next.Next(ctx)
+	if err == nil && tee != nil {
+		// After the Tee has queued the sample, so the hints follow it.
+		if hints, ok := tap.changed(); ok {
+			if err := tee.WriteHints(hints); err != nil {
+				log.Printf("recording: hints: %v", err)
+			}
+		}
+	}
+	return s, err
 }
 
 // Info is the session's.

@@ -105,6 +105,12 @@ func recordFast(ctx context.Context, src timeline.Source, w *recordings.Writer, 
 			w.Close()
 			return n, first, last, err
 		}
+		if hints, ok := tap.changed(); ok {
+			if err := w.WriteHints(s.At, hints); err != nil {
+				w.Close()
+				return n, first, last, err
+			}
+		}
 		if n == 0 {
 			first = s.At
 		}
@@ -144,6 +150,11 @@ loop:
 			first = s.At
 		}
 		n, last = n+1, s.At
+		if hints, ok := tap.changed(); ok {
+			if err = tee.WriteHints(hints); err != nil {
+				break loop
+			}
+		}
 		select {
 		case err = <-failed:
 			break loop

@@ -282,6 +282,11 @@ func (r *runRecording) run(ctx context.Context, src timeline.Source) error {
 			break
 		}
 		r.recorded(s.At)
+		if hints, ok := tap.changed(); ok {
+			if err := tee.WriteHints(hints); err != nil {
+				log.Printf("hints: %v", err)
+			}
+		}
 		select {
 		case recErr = <-failed:
 		default:
@@ -304,7 +309,15 @@ type hintTap struct {
 	src   timeline.Source
 	mu    sync.Mutex // the store is filled by the puller, judged by whoever stops
 	store *timeline.Store
+
+	judged time.Time       // the snapshotEvery step last judged
+	shown  []timeline.Hint // the last set changed returned
 }
+
+// snapshotEvery is how often, in sample time, a recording's hints are
+// judged again. The screen judges every 5 s; a file keeps only the
+// changes, and 30 s is a window, the shortest stretch a rule judges.
+const snapshotEvery = 30 * time.Second
 
 // hintTapRaw keeps a day at full resolution: the hints of a longer run are
 // judged from coarser buckets for what is older, and memory stays bounded.
@@ -329,6 +342,30 @@ func (t *hintTap) add(s *timeline.Sample) {
 }
 
 func (t *hintTap) Info() timeline.SourceInfo { return t.src.Info() }
+
+// changed judges the hints shown at the newest sample, at most once per
+// snapshotEvery of sample time, and returns them when they name other
+// problems than the last set returned: what a recording keeps as the job
+// runs, so a file cut short by SIGKILL still has what gputop said.
+func (t *hintTap) changed() ([]timeline.Hint, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.store.Len() == 0 {
+		return nil, false
+	}
+	at := t.store.Last()
+	step := at.Truncate(snapshotEvery)
+	if !step.After(t.judged) {
+		return nil, false
+	}
+	t.judged = step
+	hints := timeline.ActiveHints(t.store, t.src.Info(), at, timeline.DefaultHintOptions())
+	if timeline.SameHints(hints, t.shown) {
+		return nil, false
+	}
+	t.shown = hints
+	return hints, true
+}
 
 // hints judges the whole recording.
 func (t *hintTap) hints() []timeline.Hint {

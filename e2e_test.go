@@ -287,6 +287,46 @@ func TestRecordFastThenReplayInATerminal(t *testing.T) {
 	term.waitFor("EXIT=0")
 }
 
+// TestRecordingKeepsHintsAsTheyChange: a recording carries what gputop
+// said while the job ran, not only its verdict at the end, so a file cut
+// short still has it.
+func TestRecordingKeepsHintsAsTheyChange(t *testing.T) {
+	bin := buildBinary(t)
+	path := filepath.Join(t.TempDir(), "imbalance.gtr")
+	if out, err := exec.Command(bin, "record", "-o", path, "--demo=imbalance", "--fast", "--duration", "10m").CombinedOutput(); err != nil {
+		t.Fatalf("record --fast: %v\n%s", err, out)
+	}
+	r, err := recordings.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var last time.Time
+	for {
+		s, err := r.Read()
+		if err != nil {
+			break
+		}
+		last = s.At
+	}
+	var during []string
+	snaps := r.Hints()
+	for _, snap := range snaps[:len(snaps)-1] {
+		if snap.At.Before(last) {
+			for _, h := range snap.Hints {
+				during = append(during, fmt.Sprintf("%s@%s", h.ID, snap.At.Sub(snaps[0].At).Round(time.Second)))
+			}
+		}
+	}
+	if !strings.Contains(strings.Join(during, " "), "gpu-imbalance") {
+		t.Fatalf("no gpu-imbalance among the hints recorded during the run: %v", during)
+	}
+	verdict := snaps[len(snaps)-1]
+	if !verdict.At.Equal(last) || len(verdict.Hints) == 0 {
+		t.Fatalf("the last snapshot is the verdict at the last sample: %v at %v (last sample %v)", len(verdict.Hints), verdict.At, last)
+	}
+}
+
 func TestImportTelemetryAndReplay(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()

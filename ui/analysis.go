@@ -6,11 +6,6 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// hintLookback is how far back from the cursor the hints panel judges:
-// long enough for a rule's sustained windows and a stall's period, short
-// enough that a fixed problem leaves the panel within minutes.
-const hintLookback = 10 * time.Minute
-
 // hintEvery is how much sample time passes between evaluations: hints are
 // judged over minutes, so judging every second would only cost CPU.
 const hintEvery = 5 * time.Second
@@ -66,18 +61,7 @@ func (m *Model) hintsAt(at time.Time) []timeline.Hint {
 		return a.hints
 	}
 	a.hintAt = judged
-	from := judged.Add(-hintLookback)
-	if first := m.store.First(); from.Before(first) {
-		from = first
-	}
-	opts := timeline.DefaultHintOptions()
-	a.hints = a.hints[:0]
-	for _, h := range timeline.EvaluateHints(m.store, m.info, from, judged, opts) {
-		// Active: still true within the last couple of judging windows.
-		if !h.End.Before(judged.Add(-2 * opts.Window)) {
-			a.hints = append(a.hints, h)
-		}
-	}
+	a.hints = timeline.ActiveHints(m.store, m.info, judged, timeline.DefaultHintOptions())
 	if a.hints == nil {
 		a.hints = []timeline.Hint{}
 	}
