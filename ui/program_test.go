@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"context"
+	"io"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -49,6 +50,21 @@ func (s *chanSource) Next(ctx context.Context) (timeline.Sample, error) {
 	}
 }
 
+// runOnScreen runs m as gputop does, a bubbletea program drawn by the
+// screen's renderer, with no input; done closes when the program ends.
+func runOnScreen(t *testing.T, m *Model, out io.Writer) (*tea.Program, <-chan struct{}) {
+	p := tea.NewProgram(terminal.NewModel(m, terminal.NewRenderer(out), 200*time.Millisecond),
+		tea.WithInput(nil), tea.WithoutRenderer(), tea.WithoutSignalHandler())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, err := p.Run(); err != nil {
+			t.Error(err)
+		}
+	}()
+	return p, done
+}
+
 // TestPausedScreenWritesNothing runs the real bubbletea program with the
 // screen's renderer, as gputop does: while the view is paused, samples keep arriving every second
 // and not one byte goes to the terminal. Over SSH, a paused gputop costs
@@ -59,15 +75,7 @@ func TestPausedScreenWritesNothing(t *testing.T) {
 		src := &chanSource{info: fixtureInfo(timeline.Live), in: make(chan timeline.Sample)}
 		out := &countingWriter{}
 		m := New(Options{Source: src})
-		p := tea.NewProgram(terminal.NewModel(m, terminal.NewRenderer(out), 200*time.Millisecond),
-			tea.WithInput(nil), tea.WithoutRenderer(), tea.WithoutSignalHandler())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			if _, err := p.Run(); err != nil {
-				t.Error(err)
-			}
-		}()
+		p, done := runOnScreen(t, m, out)
 		p.Send(tea.WindowSizeMsg{Width: 120, Height: 40})
 		feed := func(from, to int) {
 			for i := from; i < to; i++ {
@@ -114,13 +122,7 @@ func TestLiveScreenByteBudget(t *testing.T) {
 			src := &chanSource{info: fixtureInfo(timeline.Live), in: make(chan timeline.Sample)}
 			out := &countingWriter{}
 			m := New(Options{Source: src})
-			p := tea.NewProgram(terminal.NewModel(m, terminal.NewRenderer(out), 200*time.Millisecond),
-				tea.WithInput(nil), tea.WithoutRenderer(), tea.WithoutSignalHandler())
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				p.Run()
-			}()
+			p, done := runOnScreen(t, m, out)
 			p.Send(tea.WindowSizeMsg{Width: c.w, Height: c.h})
 			var before int
 			for i, s := range samples {
