@@ -114,13 +114,23 @@ func (o PhaseOptions) withDefaults() PhaseOptions {
 // absorbed, shortest first: into the surrounding phase when both sides are
 // of one kind, else into the longer neighbour.
 //
+// Phases begin no earlier than the store's first sample: before it there is
+// nothing to say, and a window reaching back past the start of a session
+// (a live view's first minutes) shows no phase there.
+//
 // Segment returns nil when [from, to] is empty or holds no GPU data at all.
 // It reads the store through Series at one column per window, so the work is
 // proportional to the number of windows and series, not to raw samples
 // (docs/report.md gives measured numbers).
 func Segment(s *Store, info SourceInfo, from, to time.Time, opts PhaseOptions) []Phase {
 	opts = opts.withDefaults()
-	if !to.After(from) || s.Len() == 0 {
+	if s.Len() == 0 {
+		return nil
+	}
+	if first := s.First(); from.Before(first) {
+		from = first
+	}
+	if !to.After(from) {
 		return nil
 	}
 	w := int64(opts.Window)

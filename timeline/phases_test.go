@@ -304,10 +304,11 @@ func TestSegmentEdges(t *testing.T) {
 	opts := DefaultPhaseOptions()
 	end := t0.Add(200 * time.Second)
 
-	t.Run("a window that starts before the data takes the first kind", func(t *testing.T) {
-		from := t0.Add(-30 * time.Second)
-		got := Segment(busyThenIdle, SourceInfo{}, from, end, opts)
-		phCheckTiling(t, got, from, end, opts.MinPhase)
+	t.Run("a window that starts before the data begins at the first sample", func(t *testing.T) {
+		// Before the session began there is no phase: a live view's
+		// first minute must not show one where its sparklines are blank.
+		got := Segment(busyThenIdle, SourceInfo{}, t0.Add(-30*time.Second), end, opts)
+		phCheckTiling(t, got, t0, end, opts.MinPhase)
 		if len(got) != 2 || got[0].Kind != PhaseBusy || !got[0].End.Equal(t0.Add(100*time.Second)) {
 			t.Fatalf("got %s", phString(got))
 		}
