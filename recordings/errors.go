@@ -35,8 +35,11 @@ type DamagedError struct {
 	Path string
 	// Good is the time of the last sample read whole; zero if none was.
 	Good time.Time
-	// Offset is the byte offset where the trouble starts, as near as the
-	// reader can tell (the start of the damaged segment).
+	// Offset is where damage starts, as near as the reader can tell (the
+	// start of the damaged segment). It is zero for a file that is only
+	// cut short or not closed: there Good says all a reader needs, and a
+	// byte offset (the start of the last, unfinished segment) would read
+	// as if everything after it were lost.
 	Offset int64
 	// Reason says what is wrong, in a few words.
 	Reason string
@@ -47,5 +50,9 @@ func (e *DamagedError) Error() string {
 	if !e.Good.IsZero() {
 		upTo = "read up to " + e.Good.Format("2006-01-02 15:04:05.000")
 	}
-	return fmt.Sprintf("%s: recording %s at byte %d; %s", e.Path, e.Reason, e.Offset, upTo)
+	at := ""
+	if e.Offset > 0 {
+		at = fmt.Sprintf(" at byte %d", e.Offset)
+	}
+	return fmt.Sprintf("%s: recording %s%s; %s", e.Path, e.Reason, at, upTo)
 }

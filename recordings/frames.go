@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"hash/crc32"
 	"io"
 )
@@ -63,14 +62,14 @@ func walk(r io.ReaderAt, start, size int64) walkResult {
 	for pos < size {
 		w.end = pos
 		if _, err := io.ReadFull(br, head[:4]); err != nil {
-			w.problem = fmt.Errorf("cut short at byte %d", pos)
+			w.problem = errCutShort
 			return w
 		}
 		magic := binary.LittleEndian.Uint32(head[:4])
 		switch {
 		case magic&skippableMask == skippableMagic:
 			if _, err := io.ReadFull(br, head[4:]); err != nil {
-				w.problem = fmt.Errorf("cut short at byte %d", pos)
+				w.problem = errCutShort
 				return w
 			}
 			n := int64(binary.LittleEndian.Uint32(head[4:]))
@@ -79,24 +78,24 @@ func walk(r io.ReaderAt, start, size int64) walkResult {
 				return w // the data ends here; the index is checked elsewhere
 			}
 			if pos+skippableHeader+n > size {
-				w.problem = fmt.Errorf("cut short at byte %d", pos)
+				w.problem = errCutShort
 				return w
 			}
 			if kind == frameSegment {
 				frame := make([]byte, segmentFrame)
 				copy(frame, head[:])
 				if _, err := io.ReadFull(br, frame[skippableHeader:]); err != nil || n != segmentContent {
-					w.problem = fmt.Errorf("bad segment header at byte %d", pos)
+					w.problem = errors.New("bad segment header")
 					return w
 				}
 				first, err := parseSegmentHeader(frame)
 				if err != nil {
-					w.problem = fmt.Errorf("%v at byte %d", err, pos)
+					w.problem = err
 					return w
 				}
 				w.segments = append(w.segments, segmentRef{offset: pos, first: first})
 			} else if _, err := br.Discard(int(n)); err != nil {
-				w.problem = fmt.Errorf("cut short at byte %d", pos)
+				w.problem = errCutShort
 				return w
 			}
 			pos += skippableHeader + n
@@ -105,11 +104,11 @@ func walk(r io.ReaderAt, start, size int64) walkResult {
 			pos += 4 + n
 			if err != nil {
 				w.end = pos
-				w.problem = fmt.Errorf("%v at byte %d", err, pos)
+				w.problem = err
 				return w
 			}
 		default:
-			w.problem = fmt.Errorf("unknown data at byte %d", pos)
+			w.problem = errors.New("unknown data")
 			return w
 		}
 	}

@@ -281,15 +281,14 @@ func (r *Reader) tailProblem() error {
 	case r.walkProblem != nil:
 		return r.damaged(r.dataEnd, r.walkProblem)
 	}
-	return &DamagedError{Path: r.path, Good: r.good, Offset: r.dataEnd, Reason: "not closed (gputop stopped before closing it)"}
+	return &DamagedError{Path: r.path, Good: r.good, Reason: "not closed (gputop stopped before closing it)"}
 }
 
 func (r *Reader) damaged(at int64, err error) error {
-	reason := "damaged (" + err.Error() + ")"
 	if errors.Is(err, errCutShort) || errors.Is(err, io.ErrUnexpectedEOF) {
-		reason = "cut short"
+		return &DamagedError{Path: r.path, Good: r.good, Reason: "cut short"}
 	}
-	return &DamagedError{Path: r.path, Good: r.good, Offset: at, Reason: reason}
+	return &DamagedError{Path: r.path, Good: r.good, Offset: at, Reason: "damaged (" + err.Error() + ")"}
 }
 
 // end reports err (nil for a clean end) once; io.EOF follows.

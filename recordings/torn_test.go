@@ -44,6 +44,11 @@ func TestTornTailAtEveryByte(t *testing.T) {
 			sameSample(t, i, ss[i], got[i])
 		}
 		wantDamaged(t, fmt.Sprintf("cut at %d", cut), err, ss[want-1].At)
+		// What a cut file lost is said in time; a byte offset (where its
+		// last segment starts) would read as if all after it were gone.
+		if msg := err.Error(); strings.Contains(msg, "byte") || !strings.Contains(msg, "read up to") {
+			t.Fatalf("cut at %d: %q; want the time read up to and no byte offset", cut, msg)
+		}
 	}
 	got, err := readMem(t, rec.data)
 	if err != nil || len(got) != len(ss) {
@@ -70,6 +75,9 @@ func TestDamagedTail(t *testing.T) {
 		var de *DamagedError
 		if !errors.As(err, &de) {
 			t.Fatalf("byte %d changed: %d samples, then %v; want a *DamagedError", at, len(got), err)
+		}
+		if strings.HasPrefix(de.Reason, "damaged") && !strings.Contains(err.Error(), " at byte ") {
+			t.Fatalf("byte %d changed: %q; want where the damage starts", at, err)
 		}
 	}
 }
