@@ -43,10 +43,12 @@ func (m *Model) viewPhaseBand(f *frame) string {
 		}
 	}
 	for _, mk := range m.store.Markers() {
-		if mk.At.Before(f.from) || !mk.At.Before(f.to) {
+		if mk.At.Before(f.from) || mk.At.After(f.to) {
 			continue
 		}
-		c := col(mk.At)
+		// A marker at the cursor (where [ and ] leave it) is in the last
+		// column, with the sample at the cursor.
+		c := min(col(mk.At), cols-1)
 		cells[c] = m.markerTick()
 		// The marker's text runs right, up to the next marker.
 		text := []rune(mk.Text)

@@ -283,6 +283,12 @@ func TestTimeJumpAndMarkers(t *testing.T) {
 	if !strings.Contains(headerOf(m), "09:01:20") {
 		t.Fatalf("] goes to the next marker (eval at 09:01:20): %q", headerOf(m))
 	}
+	// The window ends at the marker: its tick is in the band's last column.
+	for _, row := range strings.Split(screen(m), "\n") {
+		if strings.Contains(row, "phase") && !strings.HasSuffix(strings.TrimRight(row, " "), "┃") {
+			t.Fatalf("the marker jumped to is not at the band's end: %q", row)
+		}
+	}
 	press(m, "[")
 	if !strings.Contains(headerOf(m), "09:00:20") {
 		t.Fatalf("[ goes back to epoch 1 at 09:00:20: %q", headerOf(m))
