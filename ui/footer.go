@@ -41,10 +41,12 @@ func (m *Model) viewFooter(f *frame) string {
 			ln.add(" REC "+path+" "+m.glyph.bar, m.theme.rec)
 		}
 	}
-	if status := m.statusText(f); status != "" {
-		ln.add(" "+status+" "+m.glyph.bar, m.theme.crit)
-	} else if m.note != "" {
+	// A note answers the key just pressed, so it goes before what stays
+	// true (a damaged file, a lost GPU), which is back at the next key.
+	if m.note != "" {
 		ln.add(" "+m.note+" "+m.glyph.bar, m.theme.warn)
+	} else if status := m.statusText(f); status != "" {
+		ln.add(" "+status+" "+m.glyph.bar, m.theme.crit)
 	}
 	for _, k := range m.footerKeys() {
 		piece := " " + k.keys + " " + k.does

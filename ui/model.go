@@ -83,8 +83,8 @@ type Model struct {
 
 	sourceDone bool
 	sourceErr  error
-	// note is a one-line message for the footer (a key with nothing to do,
-	// a source warning); it stays until the next key.
+	// note is the footer's one-line answer to a key (nothing to do, a bad
+	// time, a recording started); it stays until the next key.
 	note string
 }
 

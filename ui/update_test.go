@@ -308,6 +308,25 @@ func TestTimeJumpAndMarkers(t *testing.T) {
 	}
 }
 
+// A damaged recording's warning stays in the footer, but the answer to a
+// key goes first: pressing ] at the end must say why nothing moved.
+func TestKeyAnswerShowsOverAStandingWarning(t *testing.T) {
+	m := newTestModel(t, timeline.Replay, fixtureSamples(120), 120, 40, Options{})
+	m.Update(sourceDoneMsg{err: errors.New("run.gtr: recording cut short; read up to 09:01:59")})
+	press(m, "G")
+	if !strings.Contains(footerOf(m), "cut short") {
+		t.Fatalf("the damaged file is said: %q", footerOf(m))
+	}
+	press(m, "]")
+	if !strings.Contains(footerOf(m), "no more markers or hints") {
+		t.Fatalf("] at the end says why nothing moved: %q", footerOf(m))
+	}
+	press(m, "g")
+	if !strings.Contains(footerOf(m), "cut short") {
+		t.Fatalf("the warning is back at the next key: %q", footerOf(m))
+	}
+}
+
 func TestReplayShowsATransport(t *testing.T) {
 	m := newTestModel(t, timeline.Replay, fixtureSamples(120), 120, 40, Options{})
 	m.Update(sourceDoneMsg{})
