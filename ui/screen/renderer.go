@@ -45,6 +45,15 @@ func (r *Renderer) Resize(w, h int) {
 	r.fresh = true
 }
 
+// Invalidate forgets what the terminal shows: something else drew on it
+// (a shell, while gputop was stopped), or it may have been reset. The
+// next frame clears it and is drawn whole.
+func (r *Renderer) Invalidate() {
+	if r.shown != nil {
+		r.fresh = true
+	}
+}
+
 // Render draws a view (lines separated by '\n', styled with SGR sequences)
 // and writes the bytes that take the terminal from the last frame to this
 // one in a single write. An unchanged frame writes nothing.

@@ -145,6 +145,42 @@ func TestResizeDrawsWhole(t *testing.T) {
 	}
 }
 
+// TestInvalidateDrawsWhole: while gputop was stopped the shell wrote on
+// the terminal, which the renderer cannot know; after Invalidate the same
+// frame is drawn whole, where it would otherwise write nothing.
+func TestInvalidateDrawsWhole(t *testing.T) {
+	const f = "\x1b[1mgputop\x1b[0m · node\n\x1b[32m▁▂▃▄▅▆▇█\x1b[0m 50%\nlast"
+	var out bytes.Buffer
+	r := NewRenderer(&out)
+	r.Resize(20, 4)
+	if err := r.Render(f); err != nil {
+		t.Fatal(err)
+	}
+	term := newVT(20, 4)
+	if err := term.write(out.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	term.write([]byte("\x1b[H[1]+ Stopped\x1b[3H$ fg"))
+	out.Reset()
+	r.Render(f)
+	if out.Len() != 0 {
+		t.Fatalf("the same frame again wrote %q", out.String())
+	}
+	r.Invalidate()
+	if err := r.Render(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := term.write(out.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	whole := drawnWhole(t, 20, 4, f)
+	for y := 0; y < 4; y++ {
+		if got, want := term.g.row(y), whole.g.row(y); !equalCells(got, want) {
+			t.Fatalf("after Invalidate row %d shows\n%s\nwant\n%s", y, describe(got), describe(want))
+		}
+	}
+}
+
 func TestNothingDrawnBeforeASize(t *testing.T) {
 	var out bytes.Buffer
 	r := NewRenderer(&out)
