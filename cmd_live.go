@@ -248,7 +248,9 @@ func runUI(src timeline.Source, opts ui.Options) error {
 	defer model.Close()
 	// At most five frames a second: a sample a second moves the screen
 	// once, and a key is drawn at once anyway.
-	err := screen.Run(model, 200*time.Millisecond)
+	// Nothing cancels this yet: SIGHUP, SIGTERM, SIGINT and SIGQUIT are
+	// to be caught in main and end the screen through a context.
+	err := screen.Run(context.Background(), model, 200*time.Millisecond)
 	if errors.Is(err, tea.ErrProgramKilled) {
 		return nil
 	}

@@ -13,4 +13,18 @@
 // The program still runs on bubbletea for input, messages and commands;
 // Model wraps the UI's model and draws it through a Renderer, and Run sets
 // up the terminal (raw input, alternate screen, size changes).
+//
+// Run also does, for this renderer, what bubbletea does for its own and
+// what htop does: in raw mode Ctrl-Z is a key, not a signal, so Model
+// takes it (the UI never sees it), gives the terminal back to the shell
+// (main screen, cursor, cooked mode) and stops the process group with
+// SIGTSTP; on fg it sets the terminal up again, reads its size and draws
+// every cell, as the shell has drawn over the screen meanwhile. After a
+// stop it did not ask for (kill -STOP, kill -TSTP), SIGCONT does the same
+// setting up and drawing.
+//
+// Signals that end the program are the caller's, not bubbletea's: it
+// cancels Run's context, and Run ends as on a quit. A hang-up (the SSH
+// session ended) leaves a terminal whose reads and writes fail with EIO;
+// Run ends then too, quietly, as there is no one left to tell.
 package screen

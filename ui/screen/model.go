@@ -1,8 +1,10 @@
 package screen
 
 import (
+	"errors"
 	"fmt"
 	"runtime/debug"
+	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -17,14 +19,19 @@ import (
 // that interval, and however many messages came meanwhile make one frame.
 // So a sample a second is on screen as it arrives, a replay at 64x draws
 // five frames a second, and with nothing arriving, nothing wakes up.
+//
+// Ctrl-Z is the Model's, never the wrapped model's: under Run it suspends
+// the program as a shell's Ctrl-Z would, elsewhere it does nothing.
 type Model struct {
 	inner      tea.Model
 	r          *Renderer
+	con        console // nil: no terminal to give back, Ctrl-Z does nothing
 	frameEvery time.Duration
 	pending    bool   // a frame interval is running: a frameMsg is on its way
 	dirty      bool   // messages came during the interval; draw at its end
 	last       string // the view last drawn
 	err        error
+	gone       bool // the terminal hung up: the program ends
 	// crash is a panic in the wrapped model, caught so the terminal can be
 	// restored before it is reported.
 	crash error
@@ -33,6 +40,23 @@ type Model struct {
 // frameMsg ends a frame interval.
 type frameMsg struct{}
 
+// contMsg says the process was continued (SIGCONT) after a stop that was
+// not the Model's own Ctrl-Z: kill -STOP or kill -TSTP from elsewhere.
+type contMsg struct{}
+
+// console is the terminal a Model draws on, for handing it to the shell
+// and taking it back.
+type console interface {
+	// suspend leaves the screen, restores the terminal's modes, stops the
+	// process group and, once continued, enters the screen again. It says
+	// false, having done nothing, if the program cannot be suspended.
+	suspend() (bool, error)
+	// enter sets raw mode and the alternate screen again.
+	enter() error
+	// size is the terminal's size now.
+	size() (w, h int, err error)
+}
+
 // NewModel wraps inner; frames go to r at most every frameEvery unless a
 // key asks sooner.
 func NewModel(inner tea.Model, r *Renderer, frameEvery time.Duration) *Model {
@@ -40,7 +64,8 @@ func NewModel(inner tea.Model, r *Renderer, frameEvery time.Duration) *Model {
 }
 
 // Err is the wrapped model's panic, or else the first error writing to the
-// terminal, if any.
+// terminal, if any. A hang-up is not an error: it ends the program as a
+// quit does.
 func (m *Model) Err() error {
 	if m.crash != nil {
 		return m.crash
@@ -65,17 +90,37 @@ func (m *Model) catch(self *tea.Model, cmd *tea.Cmd) {
 
 func (m *Model) Update(msg tea.Msg) (self tea.Model, cmd tea.Cmd) {
 	defer m.catch(&self, &cmd)
-	if _, ok := msg.(frameMsg); ok {
+	cmd = m.update(msg)
+	if m.gone {
+		return m, tea.Quit
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) (cmd tea.Cmd) {
+	switch msg := msg.(type) {
+	case frameMsg:
 		if !m.dirty {
 			m.pending = false
-			return m, nil
+			return nil
 		}
 		m.dirty = false
 		m.draw()
-		return m, m.interval()
-	}
-	if size, ok := msg.(tea.WindowSizeMsg); ok {
-		m.r.Resize(size.Width, size.Height)
+		return m.interval()
+	case tea.KeyMsg:
+		if msg.Type == tea.KeyCtrlZ {
+			return m.suspend()
+		}
+	case contMsg:
+		if m.con == nil {
+			return nil
+		}
+		// A shell's fg may have reset the terminal's modes, and the screen
+		// shows whatever was drawn on it while gputop was stopped.
+		m.fail(m.con.enter())
+		return m.retake()
+	case tea.WindowSizeMsg:
+		m.r.Resize(msg.Width, msg.Height)
 		m.last = ""
 	}
 	m.inner, cmd = m.inner.Update(msg)
@@ -91,7 +136,35 @@ func (m *Model) Update(msg tea.Msg) (self tea.Model, cmd tea.Cmd) {
 			cmd = tea.Batch(cmd, m.interval())
 		}
 	}
-	return m, cmd
+	return cmd
+}
+
+// suspend hands the terminal to the shell until the program is continued,
+// then draws everything again.
+func (m *Model) suspend() tea.Cmd {
+	if m.con == nil {
+		return nil
+	}
+	ok, err := m.con.suspend()
+	m.fail(err)
+	if !ok {
+		return nil
+	}
+	return m.retake()
+}
+
+// retake draws the whole screen on a terminal that was someone else's for
+// a while: its size may have changed, and what it shows is unknown.
+func (m *Model) retake() tea.Cmd {
+	if w, h, err := m.con.size(); err == nil {
+		// As a resize: the renderer starts afresh, and the wrapped model
+		// lays out for the size.
+		return m.update(tea.WindowSizeMsg{Width: w, Height: h})
+	}
+	m.r.Invalidate()
+	m.last = ""
+	m.draw()
+	return nil
 }
 
 // interval starts a frame interval: until it ends, messages wait.
@@ -109,7 +182,18 @@ func (m *Model) draw() {
 		return
 	}
 	m.last = v
-	if err := m.r.Render(v); err != nil && m.err == nil {
+	m.fail(m.r.Render(v))
+}
+
+// fail remembers the first error from the terminal. EIO means it hung up
+// (the SSH session ended): nothing can be drawn any more, so the program
+// ends, and nobody is left to read why.
+func (m *Model) fail(err error) {
+	switch {
+	case err == nil:
+	case errors.Is(err, syscall.EIO):
+		m.gone = true
+	case m.err == nil:
 		m.err = err
 	}
 }

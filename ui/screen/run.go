@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/signal"
@@ -11,43 +12,53 @@ import (
 	"github.com/charmbracelet/x/term"
 )
 
-const (
-	enterScreen = "\x1b[?1049h\x1b[?25l" // alternate screen, cursor hidden
-	leaveScreen = "\x1b[m\x1b[?25h\x1b[?1049l"
-)
+// Run runs inner on the terminal of stdin and stdout until it quits or ctx
+// is done: raw input, the alternate screen, size changes sent as
+// tea.WindowSizeMsg, and frames drawn by a Renderer at most every
+// frameEvery. Ctrl-Z suspends it as in a shell (unless stdin is not a
+// terminal or SIGTSTP is ignored), and after any stop, kill -STOP too, it
+// takes the terminal back and draws it whole.
+//
+// Run handles no signal that ends a program: the caller catches SIGHUP,
+// SIGTERM, SIGINT and SIGQUIT and cancels ctx. Run then ends as if the
+// user had quit, restores the terminal as far as it still can, and returns
+// nil; so it does when the terminal hangs up, which is how an SSH session
+// ends. The terminal is restored however the program ends, before a crash
+// is reported.
+func Run(ctx context.Context, inner tea.Model, frameEvery time.Duration) error {
+	return run(newTTY(ctx, os.Stdin, os.Stdout), inner, frameEvery)
+}
 
-// Run runs inner on the terminal of stdin and stdout until it quits: raw
-// input, the alternate screen, size changes sent as tea.WindowSizeMsg, and
-// frames drawn by a Renderer at most every frameEvery. The terminal is
-// restored however the program ends, before a crash is reported.
-func Run(inner tea.Model, frameEvery time.Duration) error {
-	in, out := os.Stdin, os.Stdout
-	if !term.IsTerminal(out.Fd()) {
+func run(t *tty, inner tea.Model, frameEvery time.Duration) error {
+	if !term.IsTerminal(t.out.Fd()) {
 		return errors.New("the screen needs a terminal")
 	}
-	if term.IsTerminal(in.Fd()) {
-		// bubbletea leaves raw mode to its own renderer; with ours it is
-		// ours to set.
-		saved, err := term.MakeRaw(in.Fd())
-		if err != nil {
-			return err
-		}
-		defer term.Restore(in.Fd(), saved)
-	}
-	if _, err := out.WriteString(enterScreen); err != nil {
+	if err := t.enter(); err != nil {
+		t.leave()
 		return err
 	}
-	defer out.WriteString(leaveScreen)
+	defer t.leave()
 
-	m := NewModel(inner, NewRenderer(out), frameEvery)
-	p := tea.NewProgram(m, tea.WithoutRenderer())
-	stop := watchSize(p, out)
+	m := NewModel(inner, NewRenderer(t.out), frameEvery)
+	m.con = t
+	opts := []tea.ProgramOption{tea.WithoutRenderer(), tea.WithoutSignalHandler()}
+	if t.rawIn {
+		opts = append(opts, tea.WithInput(t.in))
+	} // else bubbletea reads keys from /dev/tty
+	p := tea.NewProgram(m, opts...)
+	stop := watch(p, t)
 	defer stop()
 	_, err := p.Run()
-	if m.Err() != nil {
-		return m.Err()
-	}
-	if errors.Is(err, tea.ErrProgramPanic) {
+	switch {
+	case m.crash != nil:
+		return m.crash
+	case t.ctx.Err() != nil, m.gone, errors.Is(err, syscall.EIO):
+		// Ended from outside, or the terminal is gone: neither is a failure
+		// to show, and there is nowhere left to show it.
+		return nil
+	case m.err != nil:
+		return m.err
+	case errors.Is(err, tea.ErrProgramPanic):
 		// bubbletea caught it in a command and printed it on the alternate
 		// screen, which is gone once we leave it.
 		return errors.New("gputop crashed in a background task (a bug; please report it)")
@@ -55,14 +66,20 @@ func Run(inner tea.Model, frameEvery time.Duration) error {
 	return err
 }
 
-// watchSize sends the terminal's size now and after every SIGWINCH.
-func watchSize(p *tea.Program, out *os.File) (stop func()) {
+// watch sends the terminal's size now and after every SIGWINCH, tells the
+// program when it is continued (SIGCONT) after a stop that was not its own
+// Ctrl-Z, and quits it when t.ctx is done. A quit rather than
+// tea.WithContext: bubbletea's kill closes the input while its reader may
+// still use it.
+func watch(p *tea.Program, t *tty) (stop func()) {
 	winch := make(chan os.Signal, 1)
 	signal.Notify(winch, syscall.SIGWINCH)
+	cont := make(chan os.Signal, 1)
+	signal.Notify(cont, syscall.SIGCONT)
 	done := make(chan struct{})
 	go func() {
 		for {
-			if w, h, err := term.GetSize(out.Fd()); err == nil {
+			if w, h, err := t.size(); err == nil {
 				p.Send(tea.WindowSizeMsg{Width: w, Height: h})
 			}
 			select {
@@ -72,8 +89,28 @@ func watchSize(p *tea.Program, out *os.File) (stop func()) {
 			}
 		}
 	}()
+	go func() {
+		select {
+		case <-t.ctx.Done():
+			p.Quit()
+		case <-done:
+		}
+	}()
+	go func() {
+		for {
+			select {
+			case <-cont:
+				if !t.continued() {
+					p.Send(contMsg{})
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
 	return func() {
 		signal.Stop(winch)
+		signal.Stop(cont)
 		close(done)
 	}
 }
