@@ -16,8 +16,8 @@ import (
 // is done: raw input, the alternate screen, size changes sent as
 // tea.WindowSizeMsg, and frames drawn by a Renderer at most every
 // frameEvery. Ctrl-Z suspends it as in a shell (unless stdin is not a
-// terminal or SIGTSTP is ignored), and after any stop, kill -STOP too, it
-// takes the terminal back and draws it whole.
+// terminal or no shell with job control could continue it), and after any
+// stop, kill -STOP too, it takes the terminal back and draws it whole.
 //
 // Run handles no signal that ends a program: the caller catches SIGHUP,
 // SIGTERM, SIGINT and SIGQUIT and cancels ctx. Run then ends as if the

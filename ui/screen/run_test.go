@@ -117,6 +117,7 @@ func (l *screenLog) String() string {
 // the process group, which a test must not really do.
 func runOn(ctx context.Context, slave *os.File, inner tea.Model, stop func(*tty) error) (*tty, <-chan error) {
 	tt := newTTY(ctx, slave, slave)
+	tt.canStop = true // whatever job control `go test` runs under
 	tt.stop = func() error { return stop(tt) }
 	errc := make(chan error, 1)
 	go func() { errc <- run(tt, inner, 10*time.Millisecond) }()

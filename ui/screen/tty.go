@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/term"
+	"golang.org/x/sys/unix"
 )
 
 const (
@@ -26,6 +27,8 @@ type tty struct {
 	in, out *os.File
 	rawIn   bool        // in is a terminal: its modes are ours to set
 	saved   *term.State // in's modes before the first enter
+	// canStop says a shell can continue the process once stopped.
+	canStop bool
 	// stop stops the process group as a shell's Ctrl-Z does; tests, which
 	// must not stop `go test`, replace it.
 	stop func() error
@@ -38,10 +41,21 @@ type tty struct {
 func newTTY(ctx context.Context, in, out *os.File) *tty {
 	return &tty{
 		ctx: ctx, in: in, out: out,
-		rawIn: term.IsTerminal(in.Fd()),
-		stop:  func() error { return syscall.Kill(0, syscall.SIGTSTP) },
-		woke:  make(chan struct{}, 1),
+		rawIn:   term.IsTerminal(in.Fd()),
+		canStop: jobControl(),
+		stop:    func() error { return syscall.Kill(0, syscall.SIGTSTP) },
+		woke:    make(chan struct{}, 1),
 	}
+}
+
+// jobControl says whether a stopped gputop could be continued. Not if
+// SIGTSTP is ignored, nor if gputop's process group is its session
+// leader's: that is gputop run with no job-control shell in between (by
+// ssh, tmux or a script), and the kernel drops a stop signal to such a
+// group, as no one could continue it.
+func jobControl() bool {
+	sid, err := unix.Getsid(0)
+	return !signal.Ignored(syscall.SIGTSTP) && (err != nil || sid != unix.Getpgrp())
 }
 
 // enter sets raw mode and shows the alternate screen, with the cursor
@@ -80,10 +94,11 @@ func (t *tty) size() (w, h int, err error) { return term.GetSize(t.out.Fd()) }
 // suspend does what a shell's Ctrl-Z would if raw mode let the terminal
 // send SIGTSTP: it gives the terminal back, stops the process group (the
 // shell shows its prompt), and when continued takes the terminal again.
-// Without a terminal for input, or with SIGTSTP ignored, there is nothing
-// to give back or no way to stop, and it does nothing.
+// Without a terminal for input, or without job control, there is nothing
+// to give back or no way to stop, and it does nothing, as Ctrl-Z does in
+// cooked mode then.
 func (t *tty) suspend() (bool, error) {
-	if !t.rawIn || signal.Ignored(syscall.SIGTSTP) {
+	if !t.rawIn || !t.canStop {
 		return false, nil
 	}
 	t.mu.Lock()
@@ -110,10 +125,10 @@ func (t *tty) suspend() (bool, error) {
 
 // awaitCont waits until the process runs again after t.stop. It usually
 // learns so from SIGCONT; but the kernel does not stop a process group no
-// shell could continue (an orphaned one, as under `tmux new 'gputop'`),
-// and then no SIGCONT comes. A timer tells the cases apart: one that fires
-// on time ran while nothing was stopped; one that fires late was held up
-// by the stop, and SIGCONT is on its way.
+// shell could continue (an orphaned one, which jobControl does not always
+// spot), and then no SIGCONT comes. A timer tells the cases apart: one
+// that fires on time ran while nothing was stopped; one that fires late
+// was held up by the stop, and SIGCONT is on its way.
 func (t *tty) awaitCont(start time.Time) {
 	timer := time.NewTimer(stopGrace)
 	defer timer.Stop()
