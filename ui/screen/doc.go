@@ -21,7 +21,8 @@
 // SIGTSTP; on fg it sets the terminal up again, reads its size and draws
 // every cell, as the shell has drawn over the screen meanwhile. After a
 // stop it did not ask for (kill -STOP, kill -TSTP), SIGCONT does the same
-// setting up and drawing.
+// setting up and drawing. Continued as a background job (bg), gputop
+// runs on unseen, neither drawing nor reading keys, until fg.
 //
 // Signals that end the program are the caller's, not bubbletea's: it
 // cancels Run's context, and Run ends as on a quit. A hang-up (the SSH

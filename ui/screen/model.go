@@ -51,8 +51,12 @@ type console interface {
 	// process group and, once continued, enters the screen again. It says
 	// false, having done nothing, if the program cannot be suspended.
 	suspend() (bool, error)
-	// enter sets raw mode and the alternate screen again.
+	// enter takes the terminal again (raw mode, the alternate screen,
+	// keys read), unless the program is a background job.
 	enter() error
+	// shown says the screen is the Model's to draw on: not while the
+	// program is a background job, nor once it has left the screen.
+	shown() bool
 	// size is the terminal's size now.
 	size() (w, h int, err error)
 }
@@ -118,6 +122,9 @@ func (m *Model) update(msg tea.Msg) (cmd tea.Cmd) {
 		// A shell's fg may have reset the terminal's modes, and the screen
 		// shows whatever was drawn on it while gputop was stopped.
 		m.fail(m.con.enter())
+		if !m.con.shown() {
+			return nil // continued as a background job: unseen until fg
+		}
 		return m.retake()
 	case tea.WindowSizeMsg:
 		m.r.Resize(msg.Width, msg.Height)
@@ -147,7 +154,7 @@ func (m *Model) suspend() tea.Cmd {
 	}
 	ok, err := m.con.suspend()
 	m.fail(err)
-	if !ok {
+	if !ok || !m.con.shown() {
 		return nil
 	}
 	return m.retake()
@@ -177,6 +184,9 @@ func (m *Model) interval() tea.Cmd {
 func (m *Model) View() string { return "" }
 
 func (m *Model) draw() {
+	if m.con != nil && !m.con.shown() {
+		return // the shell has the terminal; a SIGCONT will bring it back
+	}
 	v := m.inner.View()
 	if v == m.last {
 		return

@@ -185,6 +185,8 @@ func (c *fakeConsole) enter() error {
 	return nil
 }
 
+func (c *fakeConsole) shown() bool { return true }
+
 func (c *fakeConsole) size() (int, int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

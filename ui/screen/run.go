@@ -46,9 +46,18 @@ func run(t *tty, inner tea.Model, frameEvery time.Duration) error {
 		opts = append(opts, tea.WithInput(t.in))
 	} // else bubbletea reads keys from /dev/tty
 	p := tea.NewProgram(m, opts...)
+	t.input = func(on bool) error {
+		// Called in Update, as bubbletea's own suspend does. With no
+		// renderer of bubbletea's, these only stop and start its reader.
+		if on {
+			return p.RestoreTerminal()
+		}
+		return p.ReleaseTerminal()
+	}
 	stop := watch(p, t)
 	defer stop()
 	_, err := p.Run()
+	t.input = nil // the program, and its reading, are over
 	switch {
 	case m.crash != nil:
 		return m.crash

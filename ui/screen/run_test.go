@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -102,7 +104,11 @@ func (l *screenLog) waitFor(t *testing.T, from int, s string) int {
 		select {
 		case <-more:
 		case <-deadline:
-			t.Fatalf("%q never written; the terminal got %q", s, all[from:])
+			got := all[from:]
+			if len(got) > 400 {
+				got = "…" + got[len(got)-400:]
+			}
+			t.Fatalf("%q never written; the terminal got %q", s, got)
 		}
 	}
 }
@@ -114,11 +120,15 @@ func (l *screenLog) String() string {
 }
 
 // runOn runs inner on the pseudo-terminal slave; stop stands for stopping
-// the process group, which a test must not really do.
-func runOn(ctx context.Context, slave *os.File, inner tea.Model, stop func(*tty) error) (*tty, <-chan error) {
+// the process group, which a test must not really do, and fg, if not nil,
+// says whether the program is the terminal's foreground job.
+func runOn(ctx context.Context, slave *os.File, inner tea.Model, stop func(*tty) error, fg *atomic.Bool) (*tty, <-chan error) {
 	tt := newTTY(ctx, slave, slave)
 	tt.canStop = true // whatever job control `go test` runs under
 	tt.stop = func() error { return stop(tt) }
+	if fg != nil {
+		tt.fg = fg.Load
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- run(tt, inner, 10*time.Millisecond) }()
 	return tt, errc
@@ -148,7 +158,7 @@ func TestCancelEndsRun(t *testing.T) {
 	master, slave := openPTY(t, 40, 10)
 	screen := readScreen(master)
 	ctx, cancel := context.WithCancel(context.Background())
-	_, errc := runOn(ctx, slave, &sizer{}, noStop(t))
+	_, errc := runOn(ctx, slave, &sizer{}, noStop(t), nil)
 	at := screen.waitFor(t, 0, enterScreen)
 	at = screen.waitFor(t, at, "size 40x10")
 	if cooked(t, slave) {
@@ -165,7 +175,38 @@ func TestCancelEndsRun(t *testing.T) {
 }
 
 // ticker redraws every few milliseconds, as samples do.
-type ticker struct{ counter }
+type ticker struct {
+	counter
+	n, keys atomic.Int64
+	ticked  chan struct{} // a tick, if the test has not seen the last
+}
+
+func newTicker() *ticker { return &ticker{ticked: make(chan struct{}, 1)} }
+
+// await waits until it has ticked n more times.
+func (c *ticker) await(t *testing.T, n int64) {
+	t.Helper()
+	end := c.n.Load() + n
+	c.until(t, "ticks", func() bool { return c.n.Load() >= end })
+}
+
+// awaitKey waits until it has seen a key.
+func (c *ticker) awaitKey(t *testing.T) {
+	t.Helper()
+	c.until(t, "a key", func() bool { return c.keys.Load() > 0 })
+}
+
+func (c *ticker) until(t *testing.T, what string, done func() bool) {
+	t.Helper()
+	deadline := time.After(10 * time.Second) // only if it never comes
+	for !done() {
+		select {
+		case <-c.ticked:
+		case <-deadline:
+			t.Fatalf("waited in vain for %s", what)
+		}
+	}
+}
 
 func (c *ticker) Init() tea.Cmd { return c.tick() }
 func (c *ticker) tick() tea.Cmd {
@@ -174,7 +215,16 @@ func (c *ticker) tick() tea.Cmd {
 func (c *ticker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if _, ok := msg.(tickMsg); ok {
 		c.ticks++
+		c.n.Add(1)
+		select {
+		case c.ticked <- struct{}{}:
+		default:
+		}
 		return c, c.tick()
+	}
+	if _, ok := msg.(tea.KeyMsg); ok {
+		c.keys.Add(1)
+		c.counter.Update(msg)
 	}
 	return c, nil
 }
@@ -184,7 +234,7 @@ func (c *ticker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func TestHangUpEndsRun(t *testing.T) {
 	master, slave := openPTY(t, 40, 10)
 	screen := readScreen(master)
-	_, errc := runOn(context.Background(), slave, &ticker{}, noStop(t))
+	_, errc := runOn(context.Background(), slave, newTicker(), noStop(t), nil)
 	at := screen.waitFor(t, 0, "keys 0")
 	screen.waitFor(t, at, "\x1b[1;7H") // a tick drawn after the first frame
 	master.Close()
@@ -210,7 +260,7 @@ func TestCtrlZOnATerminal(t *testing.T) {
 		<-fg
 		tt.continued()
 		return nil
-	})
+	}, nil)
 	at := screen.waitFor(t, 0, "size 40x10")
 	master.Write([]byte{0x1a}) // Ctrl-Z
 	<-stopped
@@ -225,15 +275,90 @@ func TestCtrlZOnATerminal(t *testing.T) {
 	fg <- struct{}{}
 	at = screen.waitFor(t, at, enterScreen)
 	at = screen.waitFor(t, at, "\x1b[2J")
-	screen.waitFor(t, at, "size 50x12")
+	at = screen.waitFor(t, at, "size 50x12")
 	if cooked(t, slave) {
 		t.Error("resumed in cooked mode")
+	}
+	master.Write([]byte("x"))
+	screen.waitFor(t, at, "1") // the count of keys, redrawn alone
+	if _, _, keys := inner.seen(); keys != 1 {
+		// 2 if Ctrl-Z reached it, 0 if keys are not read again.
+		t.Fatalf("after a Ctrl-Z and an x, the model saw %d keys", keys)
 	}
 	cancel()
 	if err := ended(t, errc); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, keys := inner.seen(); keys != 0 {
-		t.Fatal("Ctrl-Z reached the wrapped model")
+}
+
+// TestBgThenFg: a job continued in the background (bg) leaves the
+// terminal to the shell, modes and screen, though it keeps running; fg
+// (SIGCONT, with gputop the foreground job again) brings the screen back
+// whole.
+func TestBgThenFg(t *testing.T) {
+	master, slave := openPTY(t, 40, 10)
+	screen := readScreen(master)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var fg atomic.Bool
+	fg.Store(true)
+	inner := newTicker()
+	_, errc := runOn(ctx, slave, inner, func(tt *tty) error {
+		fg.Store(false) // bg
+		tt.continued()
+		return nil
+	}, &fg)
+	at := screen.waitFor(t, 0, "keys 0")
+	master.Write([]byte{0x1a}) // Ctrl-Z
+	at = screen.waitFor(t, at, leaveScreen)
+	inner.await(t, 20) // it runs on in the background
+	if s := screen.String()[at:]; s != "" {
+		t.Fatalf("a background job wrote %q", s)
+	}
+	master.Write([]byte("x\n")) // a line typed to the shell, in cooked mode
+	inner.await(t, 20)
+	if inner.keys.Load() != 0 {
+		t.Fatal("a background job read a key")
+	}
+	if !cooked(t, slave) {
+		t.Fatal("a background job set raw mode")
+	}
+	fg.Store(true)
+	syscall.Kill(os.Getpid(), syscall.SIGCONT) // fg
+	at = screen.waitFor(t, at, enterScreen)
+	at = screen.waitFor(t, at, "\x1b[2J")
+	inner.awaitKey(t) // the x, left in the input, is read now
+	if cooked(t, slave) {
+		t.Error("after fg the terminal is in cooked mode")
+	}
+	cancel()
+	if err := ended(t, errc); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestKilledWhileSuspended: `kill %1` on a suspended gputop sends SIGTERM
+// and SIGCONT. Continued in the background, it ends without touching the
+// terminal, which would stop it again for good (SIGTTOU).
+func TestKilledWhileSuspended(t *testing.T) {
+	master, slave := openPTY(t, 40, 10)
+	screen := readScreen(master)
+	ctx, cancel := context.WithCancel(context.Background())
+	var fg atomic.Bool
+	fg.Store(true)
+	_, errc := runOn(ctx, slave, newTicker(), func(tt *tty) error {
+		fg.Store(false)
+		cancel()
+		tt.continued()
+		return nil
+	}, &fg)
+	at := screen.waitFor(t, 0, "keys 0")
+	master.Write([]byte{0x1a}) // Ctrl-Z
+	if err := ended(t, errc); err != nil {
+		t.Fatal(err)
+	}
+	at = screen.waitFor(t, at, leaveScreen)
+	if s := screen.String()[at:]; s != "" {
+		t.Fatalf("wrote %q after it was suspended", s)
 	}
 }

@@ -27,11 +27,20 @@ type tty struct {
 	in, out *os.File
 	rawIn   bool        // in is a terminal: its modes are ours to set
 	saved   *term.State // in's modes before the first enter
+	entered bool        // raw mode and the alternate screen are set
 	// canStop says a shell can continue the process once stopped.
 	canStop bool
-	// stop stops the process group as a shell's Ctrl-Z does; tests, which
-	// must not stop `go test`, replace it.
+	// stop stops the process group as a shell's Ctrl-Z does, and fg says
+	// whether the process group is the terminal's foreground job; tests
+	// replace them, as `go test` must not stop and has no terminal.
 	stop func() error
+	fg   func() bool
+	// input turns bubbletea's reading of keys off and on again. It is off
+	// while the shell has the terminal: a read by a background job stops
+	// it (SIGTTIN), at the user's next key, and bash, not seeing that stop
+	// in time, may answer the fg being typed with "Stopped (tty input)".
+	input   func(on bool) error
+	reading bool
 
 	mu         sync.Mutex
 	suspending bool
@@ -44,8 +53,20 @@ func newTTY(ctx context.Context, in, out *os.File) *tty {
 		rawIn:   term.IsTerminal(in.Fd()),
 		canStop: jobControl(),
 		stop:    func() error { return syscall.Kill(0, syscall.SIGTSTP) },
+		fg:      func() bool { return foreground(out) },
+		reading: true, // bubbletea starts reading as it starts
 		woke:    make(chan struct{}, 1),
 	}
+}
+
+// foreground says whether gputop is the foreground job of f's terminal,
+// or f is not its controlling terminal. A background job must not touch
+// the terminal: the shell owns it, and setting modes would stop gputop
+// (SIGTTOU) in a way even SIGTERM cannot end, as the stopped call starts
+// again on SIGCONT.
+func foreground(f *os.File) bool {
+	pgrp, err := unix.IoctlGetInt(int(f.Fd()), unix.TIOCGPGRP)
+	return err != nil || pgrp == unix.Getpgrp()
 }
 
 // jobControl says whether a stopped gputop could be continued. Not if
@@ -59,9 +80,16 @@ func jobControl() bool {
 }
 
 // enter sets raw mode and shows the alternate screen, with the cursor
-// hidden. Raw mode goes first: in a background job it stops the process
-// (SIGTTOU) before anything is drawn over the shell, until fg.
+// hidden, unless the program is ending or is a background job (bg). In
+// the background it runs unseen until fg, which sends SIGCONT.
 func (t *tty) enter() error {
+	if t.ctx.Err() != nil {
+		return nil
+	}
+	if !t.fg() {
+		t.entered = false
+		return t.read(false)
+	}
 	if t.rawIn {
 		// bubbletea leaves raw mode to its own renderer; with ours it is
 		// ours to set.
@@ -73,13 +101,32 @@ func (t *tty) enter() error {
 			t.saved = st
 		}
 	}
+	t.entered = true
 	_, err := t.out.WriteString(enterScreen)
+	if e := t.read(true); err == nil {
+		err = e
+	}
 	return err
 }
 
+// read turns the reading of keys on or off, if it is not already.
+func (t *tty) read(on bool) error {
+	if t.input == nil || t.reading == on {
+		return nil
+	}
+	t.reading = on
+	return t.input(on)
+}
+
 // leave shows the shell's screen and cursor again and restores the modes
-// the terminal had before enter, as far as it still can.
+// the terminal had before enter, as far as it still can. A background job
+// leaves the terminal alone: the shell has set its own modes.
 func (t *tty) leave() error {
+	shown := t.shown()
+	t.entered = false
+	if !shown {
+		return nil
+	}
 	_, err := t.out.WriteString(leaveScreen)
 	if t.saved != nil {
 		if e := term.Restore(t.in.Fd(), t.saved); err == nil {
@@ -89,17 +136,24 @@ func (t *tty) leave() error {
 	return err
 }
 
+// shown says the screen is gputop's to draw on.
+func (t *tty) shown() bool { return t.entered && t.fg() }
+
 func (t *tty) size() (w, h int, err error) { return term.GetSize(t.out.Fd()) }
 
 // suspend does what a shell's Ctrl-Z would if raw mode let the terminal
 // send SIGTSTP: it gives the terminal back, stops the process group (the
-// shell shows its prompt), and when continued takes the terminal again.
+// shell shows its prompt), and when continued by fg takes the terminal
+// again.
 // Without a terminal for input, or without job control, there is nothing
 // to give back or no way to stop, and it does nothing, as Ctrl-Z does in
 // cooked mode then.
 func (t *tty) suspend() (bool, error) {
-	if !t.rawIn || !t.canStop {
+	if !t.rawIn || !t.canStop || !t.shown() {
 		return false, nil
+	}
+	if err := t.read(false); err != nil {
+		return false, err
 	}
 	t.mu.Lock()
 	t.suspending = true
