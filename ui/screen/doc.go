@@ -26,6 +26,7 @@
 //
 // Signals that end the program are the caller's, not bubbletea's: it
 // cancels Run's context, and Run ends as on a quit. A hang-up (the SSH
-// session ended) leaves a terminal whose reads and writes fail with EIO;
-// Run ends then too, quietly, as there is no one left to tell.
+// session ended) comes with SIGHUP and leaves a terminal that writes fail
+// on (EIO); the first frame that fails ends Run too, should nothing have
+// cancelled it. Either way it ends quietly: no one is left to tell.
 package screen

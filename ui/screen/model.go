@@ -40,8 +40,9 @@ type Model struct {
 // frameMsg ends a frame interval.
 type frameMsg struct{}
 
-// contMsg says the process was continued (SIGCONT) after a stop that was
-// not the Model's own Ctrl-Z: kill -STOP or kill -TSTP from elsewhere.
+// contMsg says the process was continued (SIGCONT) other than at the end
+// of the Model's own Ctrl-Z: after kill -STOP or kill -TSTP from
+// elsewhere, or by fg after bg.
 type contMsg struct{}
 
 // console is the terminal a Model draws on, for handing it to the shell

@@ -47,8 +47,9 @@ func run(t *tty, inner tea.Model, frameEvery time.Duration) error {
 	} // else bubbletea reads keys from /dev/tty
 	p := tea.NewProgram(m, opts...)
 	t.input = func(on bool) error {
-		// Called in Update, as bubbletea's own suspend does. With no
-		// renderer of bubbletea's, these only stop and start its reader.
+		// Called in Update, as bubbletea's own suspend does. Without a
+		// renderer of its own, bubbletea does little more here than stop
+		// and start its reader.
 		if on {
 			return p.RestoreTerminal()
 		}

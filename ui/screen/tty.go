@@ -144,10 +144,9 @@ func (t *tty) size() (w, h int, err error) { return term.GetSize(t.out.Fd()) }
 // suspend does what a shell's Ctrl-Z would if raw mode let the terminal
 // send SIGTSTP: it gives the terminal back, stops the process group (the
 // shell shows its prompt), and when continued by fg takes the terminal
-// again.
-// Without a terminal for input, or without job control, there is nothing
-// to give back or no way to stop, and it does nothing, as Ctrl-Z does in
-// cooked mode then.
+// again. Without a terminal for input, or without job control, there is
+// nothing to give back or no way to stop, and it does nothing, as Ctrl-Z
+// does in cooked mode then.
 func (t *tty) suspend() (bool, error) {
 	if !t.rawIn || !t.canStop || !t.shown() {
 		return false, nil
