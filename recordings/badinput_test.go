@@ -145,7 +145,7 @@ func TestNewerMinorVersionSkipsUnknownRecordsAndFrames(t *testing.T) {
 	data = appendSkippable(data, 0xB, []byte("another"))
 	data = appendIndex(data, fileIndex{segments: []segmentRef{{seg, ss[0].At.UnixNano()}}, last: ss[3].At.UnixNano(), samples: 4}, int64(len(data)))
 
-	for name, file := range map[string][]byte{"with index": data, "walked": data[:len(data)-trailerFrame]} {
+	for name, file := range map[string][]byte{"with index": data, "scanned": data[:len(data)-trailerFrame]} {
 		got, err := readMem(t, file)
 		if len(got) != len(ss) {
 			t.Fatalf("%s: read %d samples (%v), want %d", name, len(got), err, len(ss))

@@ -21,8 +21,11 @@
 // Tee.WriteHints write them, Reader.Hints and HintsAt read them back.
 //
 // Each second's records end with a CRC and a zstd block flush, so a file
-// cut anywhere (kill -9, a full disk) replays up to its last second, and a
-// damaged one stops before the damage instead of showing wrong numbers.
+// cut anywhere (kill -9, a full disk) replays up to its last second, and
+// damage never shows as wrong numbers: it costs the rest of its five-minute
+// segment, and reading goes on at the next one (found by scanning for
+// segment headers in a file without index). Reader.Gaps and the
+// DamagedError at the end say what was lost.
 // Values are stored exactly, bit for bit, and compactly: each as the
 // difference from a prediction, in an adaptive Rice code (values.go).
 //
