@@ -217,7 +217,7 @@ func TestGolden10(t *testing.T) {
 // writeFuzzCorpus writes the fuzz targets' seed corpora: for FuzzReader
 // the golden files (1.1 with hints, and 1.0), and versions of the first
 // cut, damaged, unclosed, from the future, and garbage; for FuzzRecords
-// its records, and hint records.
+// its records, and hint records; for FuzzBitFlips, bits to flip.
 func writeFuzzCorpus(t *testing.T, golden []byte) {
 	dir := filepath.Join("testdata", "fuzz", "FuzzReader")
 	r, err := openMem(golden)
@@ -266,6 +266,53 @@ func writeFuzzCorpus(t *testing.T, golden []byte) {
 		"hints":     hints,
 		"hints-cut": hints[:len(hints)-5],
 	})
+	writeBitFlipSeeds(t)
+}
+
+// writeBitFlipSeeds writes FuzzBitFlips' seed corpus: a bit flipped in
+// each kind of place (a segment header, a zstd frame's magic, a block
+// header and its last-block bit, a chunk, the index, the trailer, the
+// file's header), in two segments, and in files cut short or never closed.
+func writeBitFlipSeeds(t *testing.T) {
+	file := newBitFlipFile(t)
+	seg := file.segments[1]
+	indexAt := file.segEnd[len(file.segEnd)-1]
+	bits := func(at ...int64) []byte {
+		var out []byte
+		for _, bit := range at {
+			out = append(out, byte(bit), byte(bit>>8), byte(bit>>16))
+		}
+		return out
+	}
+	chunk := 8 * (file.ends[14] + file.ends[15]) / 2
+	seeds := map[string]struct {
+		flips []byte
+		cut   uint32
+	}{
+		"nothing":        {nil, 0},
+		"segment-header": {bits(8*(seg+skippableHeader) + 3), 0},
+		"zstd-magic":     {bits(8*(seg+segmentFrame) + 1), 0},
+		"block-size":     {bits(8*(seg+segmentFrame+6) + 7), 0},
+		"last-block":     {bits(8 * (seg + segmentFrame + 6)), 0},
+		"chunk":          {bits(chunk), 0},
+		"two-segments":   {bits(chunk, 8*(file.ends[44]+file.ends[45])/2), 0},
+		"index":          {bits(8*(indexAt+skippableHeader) + 2), 0},
+		"trailer":        {bits(8*int64(len(file.data)-4) + 5), 0},
+		"file-header":    {bits(8*40 + 1), 0},
+		"unclosed":       {bits(chunk), uint32(indexAt) + 1},
+		"unclosed-first": {bits(8*(file.segments[0]+skippableHeader) + 3), uint32(indexAt) + 1},
+		"cut-short":      {bits(chunk), uint32(file.ends[53]+5) + 1},
+	}
+	dir := filepath.Join("testdata", "fuzz", "FuzzBitFlips")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, seed := range seeds {
+		content := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\nuint32(%d)\n", strconv.Quote(string(seed.flips)), seed.cut)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func writeSeeds(t *testing.T, dir string, seeds map[string][]byte) {

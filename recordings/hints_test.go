@@ -82,7 +82,7 @@ type hintRecording struct {
 
 // writeWithHints writes samples at 1 Hz with segments of span sample time,
 // and the planned snapshots, in order of after.
-func writeWithHints(t *testing.T, ss []timeline.Sample, plan []plannedHints, span time.Duration) hintRecording {
+func writeWithHints(t testing.TB, ss []timeline.Sample, plan []plannedHints, span time.Duration) hintRecording {
 	t.Helper()
 	var f memFile
 	w, err := newWriter(&f, "mem.gtr", header(time.Second))
