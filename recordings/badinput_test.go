@@ -128,7 +128,7 @@ func TestNewerMinorVersionSkipsUnknownRecordsAndFrames(t *testing.T) {
 	var chunk []byte
 	for i := range ss {
 		chunk = appendRecord(chunk, 0x42, []byte("a record from the future"))
-		chunk = appendRecord(chunk, 9, []byte{1, 2, 3})
+		chunk = appendRecord(chunk, 10, []byte{1, 2, 3}) // 9 was unknown until 1.2
 		chunk = e.appendSample(chunk, &ss[i])
 	}
 	chunk = appendRecord(chunk, recCheck, binary.LittleEndian.AppendUint32(nil, crc32.Checksum(chunk, castagnoli)))

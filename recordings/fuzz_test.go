@@ -87,7 +87,8 @@ func FuzzRecords(f *testing.F) {
 }
 
 // bitFlipFile is the recording FuzzBitFlips damages: 60 samples at 1 Hz in
-// six segments, with hint snapshots, and where each segment's bytes are.
+// six segments, with hint snapshots and info records, and where each
+// segment's bytes are.
 type bitFlipFile struct {
 	hintRecording
 	samples []timeline.Sample
@@ -99,10 +100,13 @@ type bitFlipFile struct {
 
 func newBitFlipFile(t testing.TB) bitFlipFile {
 	ss := samples(60, 1)
+	info1, info2 := grownInfo(1), grownInfo(2)
 	plan := []plannedHints{
 		{after: 3, hints: hintSet(3, 2)},
+		{after: 7, info: &info1},
 		{after: 14, hints: hintSet(14, 1)},
 		{after: 33, hints: nil},
+		{after: 36, info: &info2},
 		{after: 47, hints: hintSet(47, 3)},
 	}
 	f := bitFlipFile{hintRecording: writeWithHints(t, ss, plan, 10*time.Second), samples: ss}
@@ -237,6 +241,9 @@ func checkFlipped(t *testing.T, file bitFlipFile, data []byte, touched []int64) 
 		}
 	}
 	HintsAt(r.Hints(), last)
+	if in := r.Info(); !sameInfo(in, header(time.Second).Info) && !sameInfo(in, grownInfo(1)) && !sameInfo(in, grownInfo(2)) {
+		t.Fatalf("read a description that was never written: %+v", in)
+	}
 	if err := r.SeekTime(file.samples[25].At); err != nil {
 		t.Fatal(err)
 	}

@@ -51,6 +51,9 @@ type Reader struct {
 	ended     error     // what Read returns from now on, once the end was reported
 	// hints are the snapshots passed since Open or the last SeekTime.
 	hints []HintSnapshot
+	// info is the source's description current with the last sample read:
+	// the header's, or the last info record's.
+	info timeline.SourceInfo
 	// fresh says the next segment loaded is the first since Open,
 	// SeekTime or damage: its carried snapshot is news.
 	fresh bool
@@ -241,7 +244,7 @@ func (r *Reader) SeekTime(t time.Time) error {
 func (r *Reader) startAt(i int, ns int64, seeking bool) {
 	r.next = i
 	r.loaded, r.ended, r.seeking, r.seekTo, r.good = false, nil, seeking, ns, time.Time{}
-	r.hints, r.fresh = nil, true
+	r.hints, r.fresh, r.info = nil, true, r.header.Info
 	r.gaps, r.damage = nil, nil
 	if i == 0 && r.leadDamage != nil {
 		r.noteDamage(r.leadDamage, r.dataStart)
@@ -254,6 +257,13 @@ func (r *Reader) startAt(i int, ns int64, seeking bool) {
 // end; the *DamagedError that Read returns at the end holds them all.
 // The slice is shared, like Hints', and must not be modified.
 func (r *Reader) Gaps() []Gap { return r.gaps[:len(r.gaps):len(r.gaps)] }
+
+// Info returns the source's description current with the last sample
+// Read returned: the header's Info, updated by every info record (format
+// 1.2) written before that sample; after Read returns the end, the
+// latest in the file. After SeekTime(t), once Read has returned the
+// sample at t, it is the description current at t.
+func (r *Reader) Info() timeline.SourceInfo { return r.info }
 
 // Hints returns the hint snapshots recorded (format 1.1) among what Read
 // has passed, in the order they were written; since the last SeekTime(t),
@@ -320,6 +330,9 @@ func (r *Reader) Read() (timeline.Sample, error) {
 		}
 		s, ok, err := r.dec.next()
 		r.takeHints()
+		if r.dec.info != nil {
+			r.info, r.dec.info = *r.dec.info, nil
+		}
 		if ok {
 			if r.damage != nil {
 				r.closeGap(s.At)
