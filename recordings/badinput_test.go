@@ -128,7 +128,7 @@ func TestNewerMinorVersionSkipsUnknownRecordsAndFrames(t *testing.T) {
 	var chunk []byte
 	for i := range ss {
 		chunk = appendRecord(chunk, 0x42, []byte("a record from the future"))
-		chunk = appendRecord(chunk, 9, []byte{1, 2, 3})
+		chunk = appendRecord(chunk, 10, []byte{1, 2, 3}) // 9 was unknown until 1.2
 		chunk = e.appendSample(chunk, &ss[i])
 	}
 	chunk = appendRecord(chunk, recCheck, binary.LittleEndian.AppendUint32(nil, crc32.Checksum(chunk, castagnoli)))
@@ -145,7 +145,7 @@ func TestNewerMinorVersionSkipsUnknownRecordsAndFrames(t *testing.T) {
 	data = appendSkippable(data, 0xB, []byte("another"))
 	data = appendIndex(data, fileIndex{segments: []segmentRef{{seg, ss[0].At.UnixNano()}}, last: ss[3].At.UnixNano(), samples: 4}, int64(len(data)))
 
-	for name, file := range map[string][]byte{"with index": data, "walked": data[:len(data)-trailerFrame]} {
+	for name, file := range map[string][]byte{"with index": data, "scanned": data[:len(data)-trailerFrame]} {
 		got, err := readMem(t, file)
 		if len(got) != len(ss) {
 			t.Fatalf("%s: read %d samples (%v), want %d", name, len(got), err, len(ss))

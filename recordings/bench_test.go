@@ -138,8 +138,8 @@ func BenchmarkWrite(b *testing.B) {
 
 // BenchmarkFirstFrame opens a 24-hour recording and reads what the first
 // screen needs: Span, then the first minute of samples. "unclosed" is the
-// same file without its trailer (gputop was killed): Open walks every
-// segment header, and Span decodes the last segment.
+// same file without its trailer (gputop was killed): Open scans the whole
+// file for segment headers, and Span decodes the last segment.
 func BenchmarkFirstFrame(b *testing.B) {
 	path := benchFile(b, 24*time.Hour, false)
 	unclosed := path + ".unclosed"

@@ -16,13 +16,20 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// version10Commit is the last commit whose recordings package wrote and
-// read format 1.0, where record type 7 was only reserved.
-const version10Commit = "d1c2db69753f5377ee620eb8531c963984fbabfb"
+// olderReaders are the last commits whose recordings package wrote and
+// read an older minor version: 1.0, where record type 7 (hints) was only
+// reserved, and 1.1, before record type 9 (info).
+var olderReaders = []struct {
+	version Version
+	commit  string
+}{
+	{Version{1, 0}, "d1c2db69753f5377ee620eb8531c963984fbabfb"},
+	{Version{1, 1}, "9c927cc12976567e090dc4faa0db9656db1464d8"},
+}
 
-// read10Main is a program that reads recordings with the 1.0 package and
+// readOldMain is a program that reads recordings with an older package and
 // prints what dumpSample prints, then how reading ended.
-const read10Main = `package main
+const readOldMain = `package main
 
 import (
 	"fmt"
@@ -57,7 +64,7 @@ func main() {
 }
 `
 
-// dumpSample prints a sample as read10Main does.
+// dumpSample prints a sample as readOldMain does.
 func dumpSample(b *strings.Builder, s *timeline.Sample) {
 	fmt.Fprint(b, s.At.UnixNano(), len(s.Probes), len(s.Processes), len(s.Markers))
 	for _, m := range s.Metrics {
@@ -66,35 +73,24 @@ func dumpSample(b *strings.Builder, s *timeline.Sample) {
 	b.WriteString("\n")
 }
 
-// A gputop that reads only format 1.0 reads a 1.1 file with hints: every
-// sample, and a clean end. The test builds that reader from the commit
-// that last had it, so it is skipped with -short, and where the history or
-// the modules it needs are not at hand (a shallow clone, no module cache).
-func TestVersion10ReaderSkipsHints(t *testing.T) {
+// A gputop that reads only format 1.0 or 1.1 reads a 1.2 file with hints
+// and info records: every sample, and a clean end. The test builds those
+// readers from the commits that last had them, so it is skipped with
+// -short, and where the history or the modules it needs are not at hand
+// (a shallow clone, no module cache).
+func TestOlderReadersSkipNewRecords(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the 1.0 reader")
+		t.Skip("builds older readers")
 	}
 	dir := t.TempDir()
-	archive := exec.Command("git", "archive", version10Commit, "go.mod", "go.sum", "recordings", "timeline")
-	archive.Dir = ".." // the module's root
-	var stderr bytes.Buffer
-	archive.Stderr = &stderr
-	tarball, err := archive.Output()
-	if err != nil {
-		t.Skipf("the 1.0 reader is not in this checkout's history: %v: %s", err, stderr.Bytes())
-	}
-	untar(t, tarball, dir)
-	if err := os.MkdirAll(filepath.Join(dir, "read10"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "read10", "main.go"), []byte(read10Main), 0o644); err != nil {
-		t.Fatal(err)
-	}
-
 	ss, plan, span := hintPlan()
+	for i, after := range []int{0, 19, 33} { // one carried into each later segment
+		info := grownInfo(i + 1)
+		plan = append(plan, plannedHints{after: after, info: &info})
+	}
 	rec := writeWithHints(t, ss, plan, span)
-	withHints := filepath.Join(dir, "hints.gtr")
-	if err := os.WriteFile(withHints, rec.data, 0o644); err != nil {
+	withNew := filepath.Join(dir, "new.gtr")
+	if err := os.WriteFile(withNew, rec.data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	golden, err := filepath.Abs(goldenPath)
@@ -105,32 +101,58 @@ func TestVersion10ReaderSkipsHints(t *testing.T) {
 	for _, c := range []struct {
 		path    string
 		samples []timeline.Sample
-	}{{withHints, ss}, {golden, goldenSamples()}} {
+	}{{withNew, ss}, {golden, goldenSamples()}} {
 		fmt.Fprintln(&want, "file", c.path)
 		for i := range c.samples {
 			dumpSample(&want, &c.samples[i])
 		}
 		fmt.Fprintln(&want, "end:", io.EOF)
 	}
+	for _, old := range olderReaders {
+		t.Run(old.version.String(), func(t *testing.T) {
+			bin := buildOldReader(t, old.commit, filepath.Join(dir, old.version.String()))
+			run := exec.Command(bin, withNew, golden)
+			got, err := run.CombinedOutput()
+			if err != nil {
+				t.Fatalf("the %v reader: %v\n%s", old.version, err, got)
+			}
+			gotLines, wantLines := strings.Split(string(got), "\n"), strings.Split(want.String(), "\n")
+			for i := range max(len(gotLines), len(wantLines)) {
+				g, w := lineOf(gotLines, i), lineOf(wantLines, i)
+				if g != w {
+					t.Fatalf("the %v reader's line %d is\n%s\nwant\n%s", old.version, i+1, g, w)
+				}
+			}
+		})
+	}
+}
 
-	build := exec.Command("go", "build", "-o", "read10.bin", "./read10")
+// buildOldReader builds readOldMain against the recordings package of
+// commit, in dir, and returns the program's path. It skips the test
+// where that cannot be done.
+func buildOldReader(t *testing.T, commit, dir string) string {
+	archive := exec.Command("git", "archive", commit, "go.mod", "go.sum", "recordings", "timeline")
+	archive.Dir = ".." // the module's root
+	var stderr bytes.Buffer
+	archive.Stderr = &stderr
+	tarball, err := archive.Output()
+	if err != nil {
+		t.Skipf("commit %s is not in this checkout's history: %v: %s", commit, err, stderr.Bytes())
+	}
+	untar(t, tarball, dir)
+	if err := os.MkdirAll(filepath.Join(dir, "readold"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "readold", "main.go"), []byte(readOldMain), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build := exec.Command("go", "build", "-o", "readold.bin", "./readold")
 	build.Dir = dir
 	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Skipf("cannot build the 1.0 reader here: %v\n%s", err, out)
+		t.Skipf("cannot build the reader of %s here: %v\n%s", commit, err, out)
 	}
-	run := exec.Command(filepath.Join(dir, "read10.bin"), withHints, golden)
-	got, err := run.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the 1.0 reader: %v\n%s", err, got)
-	}
-	gotLines, wantLines := strings.Split(string(got), "\n"), strings.Split(want.String(), "\n")
-	for i := range max(len(gotLines), len(wantLines)) {
-		g, w := lineOf(gotLines, i), lineOf(wantLines, i)
-		if g != w {
-			t.Fatalf("the 1.0 reader's line %d is\n%s\nwant\n%s", i+1, g, w)
-		}
-	}
+	return filepath.Join(dir, "readold.bin")
 }
 
 func lineOf(lines []string, i int) string {

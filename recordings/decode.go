@@ -47,6 +47,11 @@ type segmentDecoder struct {
 	// held is trouble met while reading ahead after a sample, for the next
 	// call to return: the sample was good.
 	held error
+	// info is the source's description from the last info record, once
+	// current: with the sample returned, or at the end of the data. The
+	// reader takes it. nextInfo is one read ahead, current from the next
+	// sample on.
+	info, nextInfo *timeline.SourceInfo
 }
 
 func (d *segmentDecoder) reset(data []byte) {
@@ -70,6 +75,14 @@ func (d *segmentDecoder) reset(data []byte) {
 // returns ok == false with a nil error, or with the error that stopped it
 // (errCutShort, errBadCheck, errCorrupt).
 func (d *segmentDecoder) next() (s timeline.Sample, ok bool, err error) {
+	s, ok, err = d.read()
+	if !ok && d.nextInfo != nil {
+		d.info, d.nextInfo = d.nextInfo, nil // no sample follows it here
+	}
+	return s, ok, err
+}
+
+func (d *segmentDecoder) read() (s timeline.Sample, ok bool, err error) {
 	if d.held != nil {
 		err, d.held = d.held, nil
 		return s, false, err
@@ -115,10 +128,17 @@ func (d *segmentDecoder) next() (s timeline.Sample, ok bool, err error) {
 			if c.err != nil {
 				return timeline.Sample{}, false, c.err
 			}
+			if d.nextInfo != nil {
+				d.info, d.nextInfo = d.nextInfo, nil
+			}
 			d.hintsAfterSample()
 			return s, true, nil
 		case recHint:
 			d.addHints(&c)
+		case recInfo:
+			if !d.addInfo(payload) {
+				return timeline.Sample{}, false, errCorrupt
+			}
 		default:
 			// A record type from a newer minor version: skip it.
 		}
@@ -131,8 +151,9 @@ func (d *segmentDecoder) next() (s timeline.Sample, ok bool, err error) {
 // hintsAfterSample reads the hint records right after a sample, across a
 // chunk boundary if need be. The writer puts a snapshot right after the
 // sample it is stamped with, so whoever holds a sample holds the hints
-// current with it too. Trouble met on the way is held for the next call:
-// the sample before it is good.
+// current with it too. An info record may come first: it is read ahead,
+// current from the next sample on. Trouble met on the way is held for the
+// next call: the sample before it is good.
 func (d *segmentDecoder) hintsAfterSample() {
 	for {
 		if len(d.chunk.b) == 0 {
@@ -141,19 +162,36 @@ func (d *segmentDecoder) hintsAfterSample() {
 				return
 			}
 		}
-		if len(d.chunk.b) == 0 || d.chunk.b[0] != recHint {
+		if len(d.chunk.b) == 0 || (d.chunk.b[0] != recHint && d.chunk.b[0] != recInfo) {
 			return
 		}
-		d.chunk.byte()
-		c := cursor{b: d.chunk.bytes(d.chunk.uvarint())}
-		if d.chunk.err == nil {
+		typ := d.chunk.byte()
+		payload := d.chunk.bytes(d.chunk.uvarint())
+		c := cursor{b: payload}
+		switch {
+		case d.chunk.err != nil:
+		case typ == recHint:
 			d.addHints(&c)
+		case !d.addInfo(payload):
+			c.fail()
 		}
 		if d.chunk.err != nil || c.err != nil {
 			d.held = errCorrupt
 			return
 		}
 	}
+}
+
+// addInfo decodes an info record: the description current from the next
+// sample on. A record that does not parse is damage, as any record that
+// passed its check and does not decode.
+func (d *segmentDecoder) addInfo(payload []byte) bool {
+	info, err := parseInfo(payload)
+	if err != nil {
+		return false
+	}
+	d.nextInfo = &info
+	return true
 }
 
 // addHints decodes a hint record into d.hints. A snapshot the writer

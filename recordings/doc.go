@@ -19,15 +19,21 @@
 // Since format 1.1 a recording also keeps the hints gputop showed, as
 // snapshots of the whole set (hints.go): Writer.WriteHints and
 // Tee.WriteHints write them, Reader.Hints and HintsAt read them back.
+// Since 1.2 it keeps the source's description as it grows past the
+// header's (info.go): Writer.WriteInfo writes it, Reader.Info and the
+// replay's Info read it back.
 //
 // Each second's records end with a CRC and a zstd block flush, so a file
-// cut anywhere (kill -9, a full disk) replays up to its last second, and a
-// damaged one stops before the damage instead of showing wrong numbers.
+// cut anywhere (kill -9, a full disk) replays up to its last second, and
+// damage never shows as wrong numbers: it costs the rest of its five-minute
+// segment, and reading goes on at the next one (found by scanning for
+// segment headers in a file without index). Reader.Gaps and the
+// DamagedError at the end say what was lost.
 // Values are stored exactly, bit for bit, and compactly: each as the
 // difference from a prediction, in an adaptive Rice code (values.go).
 //
 // Files: format.go (constants), header.go, values.go and bits.go (how
 // numbers are stored), encode.go and decode.go (records), frames.go and
-// index.go (the file's frames), hints.go, writer.go, reader.go, open.go
-// (bad input), replay.go, tee.go.
+// index.go (the file's frames), hints.go, info.go, writer.go, reader.go,
+// open.go (bad input), replay.go, tee.go.
 package recordings

@@ -28,31 +28,136 @@ func (e *VersionError) Error() string {
 		e.Path, e.Found, FormatVersion.Major)
 }
 
-// DamagedError says a recording ends early: cut short (kill -9, a full
-// disk), damaged, or never closed. Every sample before Good was read whole;
-// nothing after it is returned. Callers show it as a warning.
+// Gap is a stretch of a recording that could not be read: damage between
+// two good samples. Decoding cannot restart inside a segment, so one spot
+// of damage loses the rest of its segment (at most five minutes).
+type Gap struct {
+	// From is the last good sample before the damage; zero if none was
+	// read before it (damage at the start, or right after a seek).
+	From time.Time
+	// To is the first good sample after the damage; zero if none follows:
+	// the damage runs to the end.
+	To time.Time
+}
+
+// DamagedError says a recording could not be read whole: damaged in
+// places (Gaps), cut short (kill -9, a full disk), never closed, or
+// damaged up to its end (Reason). Every sample outside the gaps, up to
+// Good, was read; none was made up. Callers show it as a warning.
 type DamagedError struct {
 	Path string
 	// Good is the time of the last sample read whole; zero if none was.
 	Good time.Time
-	// Offset is where damage starts, as near as the reader can tell (the
-	// start of the damaged segment). It is zero for a file that is only
-	// cut short or not closed: there Good says all a reader needs, and a
-	// byte offset (the start of the last, unfinished segment) would read
-	// as if everything after it were lost.
+	// Offset is where damage that runs to the end starts, as near as the
+	// reader can tell (the start of the damaged segment). It is zero for
+	// a file that is only cut short or not closed: there Good says all a
+	// reader needs, and a byte offset (the start of the last, unfinished
+	// segment) would read as if everything after it were lost.
 	Offset int64
-	// Reason says what is wrong, in a few words.
+	// Reason says what is wrong at the end, in a few words ("cut short",
+	// "damaged (checksum mismatch)"); empty when only Gaps were lost.
 	Reason string
+	// Gaps are the damaged stretches, in order. The last one's To is zero
+	// when the damage runs to the end (Reason says "damaged").
+	Gaps []Gap
+	// Interval is the recording's sample interval (zero if unknown): a
+	// gap from From to To lost To − From − Interval of samples.
+	Interval time.Duration
+
+	// clock says to print times of day alone: the whole recording lies
+	// within one day.
+	clock bool
 }
 
+// Error is one line that says what was lost first:
+//
+//	run.gtr: 12 s unreadable at 02:14:10 (damaged); the rest was read
+//	run.gtr: 3 damaged stretches, 40 s unreadable in all, the first at 02:14:10; the rest was read
+//	run.gtr: recording cut short; read up to 02:20:00
+//	run.gtr: 12 s unreadable at 02:14:10 (damaged); then cut short, read up to 02:20:00
 func (e *DamagedError) Error() string {
+	layout := "2006-01-02 15:04:05"
+	if e.clock {
+		layout = "15:04:05"
+	}
 	upTo := "no sample could be read"
 	if !e.Good.IsZero() {
-		upTo = "read up to " + e.Good.Format("2006-01-02 15:04:05.000")
+		upTo = "read up to " + e.Good.Format(layout)
 	}
-	at := ""
+	end := e.Reason
+	if end == "" {
+		end = "damaged"
+	}
 	if e.Offset > 0 {
-		at = fmt.Sprintf(" at byte %d", e.Offset)
+		end += fmt.Sprintf(" at byte %d", e.Offset)
 	}
-	return fmt.Sprintf("%s: recording %s%s; %s", e.Path, e.Reason, at, upTo)
+	var closed []Gap
+	for _, g := range e.Gaps {
+		if !g.To.IsZero() {
+			closed = append(closed, g)
+		}
+	}
+	switch {
+	case len(closed) == 0:
+		return fmt.Sprintf("%s: recording %s; %s", e.Path, end, upTo)
+	case e.Reason == "":
+		return fmt.Sprintf("%s: %s; the rest was read", e.Path, e.stretches(closed, layout))
+	}
+	return fmt.Sprintf("%s: %s; then %s, %s", e.Path, e.stretches(closed, layout), end, upTo)
+}
+
+// stretches says how much the closed gaps lost, and where the first is.
+// A gap with no good sample before it lost an unknown amount.
+func (e *DamagedError) stretches(gaps []Gap, layout string) string {
+	where := "before " + gaps[0].To.Format(layout)
+	if !gaps[0].From.IsZero() {
+		where = "at " + gaps[0].From.Add(e.Interval).Format(layout)
+	}
+	var total time.Duration
+	unknown := false
+	for _, g := range gaps {
+		if g.From.IsZero() {
+			unknown = true
+			continue
+		}
+		total += max(g.To.Sub(g.From)-e.Interval, 0)
+	}
+	if len(gaps) == 1 {
+		switch {
+		case unknown:
+			return "unreadable " + where + " (damaged)"
+		case total == 0:
+			return "damaged " + where + ", no sample lost"
+		}
+		return roughDuration(total) + " unreadable " + where + " (damaged)"
+	}
+	amount := ""
+	switch {
+	case unknown && total > 0:
+		amount = "at least " + roughDuration(total) + " unreadable in all, "
+	case unknown:
+	case total == 0:
+		amount = "no sample lost, "
+	default:
+		amount = roughDuration(total) + " unreadable in all, "
+	}
+	return fmt.Sprintf("%d damaged stretches, %sthe first %s", len(gaps), amount, where)
+}
+
+// roughDuration says d in whole seconds, minutes and hours.
+func roughDuration(d time.Duration) string {
+	s := int64(d.Round(time.Second) / time.Second)
+	switch {
+	case d < time.Second:
+		return "under 1 s"
+	case s < 60:
+		return fmt.Sprintf("%d s", s)
+	case s < 3600 && s%60 == 0:
+		return fmt.Sprintf("%d min", s/60)
+	case s < 3600:
+		return fmt.Sprintf("%d min %d s", s/60, s%60)
+	case s%3600/60 == 0:
+		return fmt.Sprintf("%d h", s/3600)
+	}
+	return fmt.Sprintf("%d h %d min", s/3600, s%3600/60)
 }

@@ -33,11 +33,11 @@ var ExportFormats = []ExportFormat{ExportCSV, ExportJSONL}
 // from the energy counter, CPU shares from CPU seconds, bytes per second
 // from byte counters.
 //
-// It returns after the last sample. A recording that ends in damage (cut
-// short, never closed) ends the export there: everything before the damage
-// is written and flushed, and the *DamagedError is returned, so the caller
-// prints a warning and keeps the output. An error writing to w is
-// returned as soon as it is seen.
+// It returns after the last sample. A recording that is damaged (gaps in
+// the middle, cut short, never closed) exports every sample that could be
+// read, then the *DamagedError is returned, so the caller prints a warning
+// and keeps the output. An error writing to w is returned as soon as it is
+// seen.
 func Export(r *Reader, w io.Writer, format ExportFormat) error {
 	var sink rowSink
 	switch format {

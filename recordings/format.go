@@ -15,7 +15,7 @@ type Version struct {
 func (v Version) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
 
 // FormatVersion is the version this package writes.
-var FormatVersion = Version{Major: 1, Minor: 1}
+var FormatVersion = Version{Major: 1, Minor: 2}
 
 // fileMagic opens the header frame's content: `head -c 40 run.gtr | xxd`
 // shows what the file is.
@@ -61,6 +61,7 @@ const (
 	recMarkers   = 6 // the sample's markers
 	recHint      = 7 // a snapshot of the hints shown (1.1; a 1.0 reader skips it)
 	recCheck     = 8 // CRC-32C of the records since the previous check: ends a chunk
+	recInfo      = 9 // the source's description, grown since the header (1.2; older readers skip it)
 )
 
 // Writer policy. These are choices of the writer, not rules of the format:

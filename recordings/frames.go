@@ -1,7 +1,7 @@
 package recordings
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -37,93 +37,83 @@ func parseSegmentHeader(b []byte) (int64, error) {
 	return int64(binary.LittleEndian.Uint64(c)), nil
 }
 
-// walkResult is what walking a file's frames found.
-type walkResult struct {
-	segments []segmentRef
-	// end is where the segments' data ends: the index frame, the end of
-	// the file, or the first byte that is not a frame.
-	end int64
-	// problem says why the walk stopped early, if it did: a frame cut
-	// short, or bytes that are no frame. A walk that reaches the end of
-	// the file after whole frames has none (the file was not closed, but
-	// nothing is damaged).
-	problem error
-}
+// segmentNeedle is how every segment header frame begins: its magic and
+// its content length.
+var segmentNeedle = binary.LittleEndian.AppendUint32(
+	binary.LittleEndian.AppendUint32(nil, skippableMagic|frameSegment), segmentContent)
 
-// walk reads frame headers from offset start on, without decompressing
-// anything: a skippable frame says its length; a zstd frame is skipped
-// block by block, from each block's 3-byte header. It finds segments in a
-// file whose index is missing (a torn file) or unreadable.
-func walk(r io.ReaderAt, start, size int64) walkResult {
-	br := bufio.NewReaderSize(io.NewSectionReader(r, start, size-start), 64<<10)
-	w := walkResult{end: start}
-	pos := start
-	var head [skippableHeader]byte
-	for pos < size {
-		w.end = pos
-		if _, err := io.ReadFull(br, head[:4]); err != nil {
-			w.problem = errCutShort
-			return w
+// zstdMagic is how a zstd frame begins.
+var zstdMagic = binary.LittleEndian.AppendUint32(nil, zstdFrameMagic)
+
+// scanWindow is how much of the file findSegments reads at a time.
+const scanWindow = 1 << 20
+
+// findSegments finds the segments of a file without an index by scanning
+// its bytes from start on for segment headers: the magic, a length of 16
+// and a matching CRC-32C, followed by a zstd frame (or the end of the
+// file, cut there). Scanning, unlike following each frame's length, finds
+// every segment whose header is intact, whatever damage lies between: a
+// damaged block header cannot lead it astray. A false match (the 28 bytes
+// of a valid header inside compressed data) is practically impossible.
+func findSegments(ra io.ReaderAt, start, size int64) ([]segmentRef, error) {
+	// Windows overlap so that a header and the magic after it are seen
+	// whole; a window shorter than that ends where the file does.
+	const overlap = segmentFrame + 4 - 1
+	var segs []segmentRef
+	buf := make([]byte, min(scanWindow+overlap, max(size-start, 0)))
+	next := start // no header starts before this: the last one found ends here
+	for pos := start; pos < size; pos += scanWindow {
+		b := buf[:min(int64(len(buf)), size-pos)]
+		if _, err := ra.ReadAt(b, pos); err != nil && !(errors.Is(err, io.EOF) && pos+int64(len(b)) == size) {
+			return nil, err
 		}
-		magic := binary.LittleEndian.Uint32(head[:4])
-		switch {
-		case magic&skippableMask == skippableMagic:
-			if _, err := io.ReadFull(br, head[4:]); err != nil {
-				w.problem = errCutShort
-				return w
+		for i := max(next-pos, 0); i < int64(min(len(b), scanWindow)); {
+			j := bytes.Index(b[i:], segmentNeedle)
+			if j < 0 || i+int64(j) >= scanWindow {
+				break
 			}
-			n := int64(binary.LittleEndian.Uint32(head[4:]))
-			kind := magic &^ skippableMask
-			if kind == frameIndex || kind == frameTrailer {
-				return w // the data ends here; the index is checked elsewhere
+			at := i + int64(j)
+			if first, ok := segmentHeaderAt(b[at:]); ok {
+				segs = append(segs, segmentRef{offset: pos + at, first: first})
+				next = pos + at + segmentFrame
+				i = at + segmentFrame
+				continue
 			}
-			if pos+skippableHeader+n > size {
-				w.problem = errCutShort
-				return w
-			}
-			if kind == frameSegment {
-				frame := make([]byte, segmentFrame)
-				copy(frame, head[:])
-				if _, err := io.ReadFull(br, frame[skippableHeader:]); err != nil || n != segmentContent {
-					w.problem = errors.New("bad segment header")
-					return w
-				}
-				first, err := parseSegmentHeader(frame)
-				if err != nil {
-					w.problem = err
-					return w
-				}
-				w.segments = append(w.segments, segmentRef{offset: pos, first: first})
-			} else if _, err := br.Discard(int(n)); err != nil {
-				w.problem = errCutShort
-				return w
-			}
-			pos += skippableHeader + n
-		case magic == zstdFrameMagic && len(w.segments) > 0:
-			n, err := skipZstdFrame(br)
-			pos += 4 + n
-			if err != nil {
-				w.end = pos
-				w.problem = err
-				return w
-			}
-		default:
-			w.problem = errors.New("unknown data")
-			return w
+			i = at + 1
 		}
 	}
-	w.end = pos
-	return w
+	return segs, nil
 }
 
-// skipZstdFrame reads past one zstd frame whose magic was just read, and
-// returns how many bytes it read. See RFC 8878, section 3.1.1.
-func skipZstdFrame(br *bufio.Reader) (int64, error) {
-	fhd, err := br.ReadByte()
+// segmentHeaderAt says whether b starts with a valid segment header
+// followed by the magic of a zstd frame. A b too short to hold the magic
+// ends where the file ends: what is left of the magic is enough.
+func segmentHeaderAt(b []byte) (int64, bool) {
+	if len(b) < segmentFrame {
+		return 0, false
+	}
+	first, err := parseSegmentHeader(b[:segmentFrame])
 	if err != nil {
+		return 0, false
+	}
+	return first, bytes.HasPrefix(zstdMagic, b[segmentFrame:min(len(b), segmentFrame+len(zstdMagic))])
+}
+
+// maxBlockSize is the largest zstd block (RFC 8878, 3.1.1.2.4).
+const maxBlockSize = 128 << 10
+
+// zstdFrameLen returns the length of the zstd frame at the start of b,
+// from its frame header and block headers, without decompressing. It
+// returns errCutShort if the frame runs past the end of b. See RFC 8878,
+// section 3.1.1.
+func zstdFrameLen(b []byte) (int, error) {
+	if len(b) < len(zstdMagic)+1 {
 		return 0, errCutShort
 	}
-	read := int64(1)
+	if !bytes.Equal(b[:len(zstdMagic)], zstdMagic) {
+		return 0, errors.New("no zstd frame")
+	}
+	fhd := b[len(zstdMagic)]
 	singleSegment := fhd&0x20 != 0
 	headerLen := [4]int{0, 1, 2, 4}[fhd&3] // dictionary id
 	headerLen += [4]int{0, 2, 4, 8}[fhd>>6]
@@ -134,41 +124,76 @@ func skipZstdFrame(br *bufio.Reader) (int64, error) {
 		headerLen++ // window descriptor
 	}
 	if fhd&0x08 != 0 {
-		return read, errors.New("bad zstd frame header") // reserved bit
+		return 0, errors.New("bad zstd frame header") // reserved bit
 	}
-	if n, err := br.Discard(headerLen); err != nil {
-		return read + int64(n), errCutShort
-	}
-	read += int64(headerLen)
-	var bh [3]byte
+	pos := len(zstdMagic) + 1 + headerLen
 	for {
-		if n, err := io.ReadFull(br, bh[:]); err != nil {
-			return read + int64(n), errCutShort
+		if pos+3 > len(b) {
+			return 0, errCutShort
 		}
-		read += 3
-		h := uint32(bh[0]) | uint32(bh[1])<<8 | uint32(bh[2])<<16
+		h := uint32(b[pos]) | uint32(b[pos+1])<<8 | uint32(b[pos+2])<<16
+		pos += 3
 		size := int(h >> 3)
+		if size > maxBlockSize {
+			return 0, errors.New("bad zstd block")
+		}
 		switch (h >> 1) & 3 {
 		case 1: // RLE: one byte, repeated size times
 			size = 1
 		case 3:
-			return read, errors.New("bad zstd block")
+			return 0, errors.New("bad zstd block")
 		}
-		n, err := br.Discard(size)
-		read += int64(n)
-		if err != nil {
-			return read, errCutShort
+		pos += size
+		if pos > len(b) {
+			return 0, errCutShort
 		}
 		if h&1 != 0 {
 			break // the last block
 		}
 	}
 	if fhd&0x04 != 0 { // content checksum
-		n, err := br.Discard(4)
-		read += int64(n)
-		if err != nil {
-			return read, errCutShort
-		}
+		pos += 4
 	}
-	return read, nil
+	if pos > len(b) {
+		return 0, errCutShort
+	}
+	return pos, nil
+}
+
+// errBetweenSegments says there are bytes between a segment's zstd frame
+// and the next segment that are no frame of a known length: most likely a
+// damaged segment header, and the segment behind it.
+var errBetweenSegments = errors.New("bad segment header")
+
+// otherFrames checks the bytes between segments, from from to to: only
+// whole skippable frames (a later minor version's) belong there, up to the
+// index or trailer, which end the segments' data (closed then says the
+// writer got as far as closing the file). A segment header there is a
+// damaged one, else the scan would have found it. A frame running past to
+// returns errCutShort; anything else, errBetweenSegments.
+func otherFrames(ra io.ReaderAt, from, to int64) (closed bool, err error) {
+	var head [skippableHeader]byte
+	for from < to {
+		if to-from < skippableHeader {
+			return false, errCutShort
+		}
+		if _, err := ra.ReadAt(head[:], from); err != nil {
+			return false, err
+		}
+		magic := binary.LittleEndian.Uint32(head[:])
+		kind := magic &^ skippableMask
+		n := int64(binary.LittleEndian.Uint32(head[4:]))
+		switch {
+		case magic&skippableMask != skippableMagic:
+			return false, errBetweenSegments
+		case kind == frameIndex || kind == frameTrailer:
+			return true, nil
+		case n > to-from-skippableHeader:
+			return false, errCutShort // a segment header too, cut inside
+		case kind == frameSegment:
+			return false, errBetweenSegments
+		}
+		from += skippableHeader + n
+	}
+	return false, nil
 }

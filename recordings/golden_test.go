@@ -27,9 +27,13 @@ var update = flag.Bool("update", false, "rewrite testdata/golden.gtr and the fuz
 
 const goldenPath = "testdata/golden.gtr"
 
-// golden10Path is the golden file of format 1.0, from before hints: this
-// reader must read it for as long as the major version is 1.
-const golden10Path = "testdata/golden-1.0.gtr"
+// golden10Path and golden11Path are the golden files of formats 1.0
+// (before hints) and 1.1 (before info records): this reader must read
+// them for as long as the major version is 1.
+const (
+	golden10Path = "testdata/golden-1.0.gtr"
+	golden11Path = "testdata/golden-1.1.gtr"
+)
 
 var goldenStart = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
@@ -108,9 +112,20 @@ func goldenHints() [][]timeline.Hint {
 	}
 }
 
-// goldenBytes writes the golden file; without hints, what the 1.0 writer
+// goldenInfo is the source's description the golden file records after
+// its second sample: a GPU found late, and a note saying so.
+func goldenInfo() timeline.SourceInfo {
+	in := goldenHeader().Info
+	in.GPUs = append(in.GPUs, timeline.GPUInfo{Index: 1, Name: "NVIDIA H100 80GB HBM3", UUID: "GPU-golden-1",
+		MemTotal: math.NaN(), PowerLimit: 700})
+	in.Notes = []string{"GPU1 found at 03:04:06"}
+	return in
+}
+
+// goldenBytes writes the golden file with what version v has: hints since
+// 1.1, an info record since 1.2. For an older version, what its writer
 // wrote but for the version.
-func goldenBytes(t *testing.T, withHints bool) []byte {
+func goldenBytes(t *testing.T, v Version) []byte {
 	var f memFile
 	w, err := newWriter(&f, "golden.gtr", goldenHeader())
 	if err != nil {
@@ -121,8 +136,13 @@ func goldenBytes(t *testing.T, withHints bool) []byte {
 		if err := w.Write(&ss[i]); err != nil {
 			t.Fatal(err)
 		}
-		if i > 0 && withHints {
+		if i > 0 && v.Minor >= 1 {
 			if err := w.WriteHints(ss[i].At, hs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i == 1 && v.Minor >= 2 {
+			if err := w.WriteInfo(goldenInfo()); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -136,7 +156,7 @@ func goldenBytes(t *testing.T, withHints bool) []byte {
 // TestGolden pins the format: the committed file still reads to the same
 // samples, and the writer still writes exactly its bytes.
 func TestGolden(t *testing.T) {
-	got := goldenBytes(t, true)
+	got := goldenBytes(t, FormatVersion)
 	if *update {
 		if err := os.WriteFile(goldenPath, got, 0o644); err != nil {
 			t.Fatal(err)
@@ -170,6 +190,9 @@ func TestGolden(t *testing.T) {
 		snaps = append(snaps, HintSnapshot{At: ss[i+1].At, Hints: hs})
 	}
 	sameSnapshots(t, "golden", snaps, r.Hints())
+	if got, want := r.Info(), goldenInfo(); !sameInfo(got, want) {
+		t.Errorf("golden info reads as %+v, want %+v", got, want)
+	}
 	committed, err := os.ReadFile(goldenPath)
 	if err != nil {
 		t.Fatal(err)
@@ -179,45 +202,59 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestGolden10 reads the golden file of format 1.0: the same samples, and
-// no hints. Without hints the writer still writes its bytes, but for the
-// version: 1.1 only added a record type.
-func TestGolden10(t *testing.T) {
-	r, err := Open(golden10Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if v := r.Header().FormatVersion; v != (Version{1, 0}) {
-		t.Errorf("%s is format %v, want 1.0", golden10Path, v)
-	}
-	samples, err := drain(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ss := goldenSamples()
-	if len(samples) != len(ss) {
-		t.Fatalf("%s holds %d samples, want %d", golden10Path, len(samples), len(ss))
-	}
-	for i := range ss {
-		sameSample(t, i, ss[i], samples[i])
-	}
-	if h := r.Hints(); len(h) != 0 {
-		t.Errorf("a 1.0 file read with hints: %+v", h)
-	}
-	committed, err := os.ReadFile(golden10Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := withVersion(goldenBytes(t, false), Version{1, 0}); !bytes.Equal(got, committed) {
-		t.Errorf("without hints, the writer's bytes differ from %s but for the version", golden10Path)
+// TestGoldenOlder reads the golden files of formats 1.0 and 1.1: the same
+// samples, the hints each had (none in 1.0), and no info records, so the
+// header's description throughout. Without what a version added, the
+// writer still writes their bytes, but for the version: 1.1 and 1.2 only
+// added record types.
+func TestGoldenOlder(t *testing.T) {
+	for _, c := range []struct {
+		path    string
+		version Version
+	}{{golden10Path, Version{1, 0}}, {golden11Path, Version{1, 1}}} {
+		r, err := Open(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if v := r.Header().FormatVersion; v != c.version {
+			t.Errorf("%s is format %v, want %v", c.path, v, c.version)
+		}
+		samples, err := drain(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss := goldenSamples()
+		if len(samples) != len(ss) {
+			t.Fatalf("%s holds %d samples, want %d", c.path, len(samples), len(ss))
+		}
+		for i := range ss {
+			sameSample(t, i, ss[i], samples[i])
+		}
+		var snaps []HintSnapshot
+		for i, hs := range goldenHints()[1:] {
+			if c.version.Minor >= 1 {
+				snaps = append(snaps, HintSnapshot{At: ss[i+1].At, Hints: hs})
+			}
+		}
+		sameSnapshots(t, c.path, snaps, r.Hints())
+		if !sameInfo(r.Info(), goldenHeader().Info) {
+			t.Errorf("%s: info %+v, want the header's", c.path, r.Info())
+		}
+		committed, err := os.ReadFile(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := withVersion(goldenBytes(t, c.version), c.version); !bytes.Equal(got, committed) {
+			t.Errorf("without what came after %v, the writer's bytes differ from %s but for the version", c.version, c.path)
+		}
 	}
 }
 
 // writeFuzzCorpus writes the fuzz targets' seed corpora: for FuzzReader
-// the golden files (1.1 with hints, and 1.0), and versions of the first
+// the golden files (1.2 with hints and an info record, 1.1, 1.0), and versions of the first
 // cut, damaged, unclosed, from the future, and garbage; for FuzzRecords
-// its records, and hint records.
+// its records, and hint records; for FuzzBitFlips, bits to flip.
 func writeFuzzCorpus(t *testing.T, golden []byte) {
 	dir := filepath.Join("testdata", "fuzz", "FuzzReader")
 	r, err := openMem(golden)
@@ -232,9 +269,14 @@ func writeFuzzCorpus(t *testing.T, golden []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	golden11, err := os.ReadFile(golden11Path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	seeds := map[string][]byte{
 		"valid":       golden,
 		"valid-1.0":   golden10,
+		"valid-1.1":   golden11,
 		"unclosed":    golden[:indexAt],
 		"torn":        golden[:indexAt-15],
 		"header-only": golden[:segment],
@@ -258,6 +300,16 @@ func writeFuzzCorpus(t *testing.T, golden []byte) {
 	hints := e.appendHints(nil, ss[0].At.UnixNano()-1, hintsCarried, hs[2])
 	hints = e.appendSample(hints, &ss[0])
 	hints = e.appendHints(hints, ss[0].At.UnixNano(), 0, hs[1])
+	// And info records: before a sample, and between a sample and its hints.
+	info, err := marshalInfo(goldenInfo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.reset()
+	infos := appendRecord(nil, recInfo, info)
+	infos = e.appendSample(infos, &ss[0])
+	infos = appendRecord(infos, recInfo, info)
+	infos = e.appendHints(infos, ss[0].At.UnixNano(), 0, hs[1])
 	writeSeeds(t, filepath.Join("testdata", "fuzz", "FuzzRecords"), map[string][]byte{
 		"golden":    records,
 		"chunk":     chunk,
@@ -265,7 +317,55 @@ func writeFuzzCorpus(t *testing.T, golden []byte) {
 		"one-value": {recKeyDef, 5, 0, 1, 'x', 1, 'y', recSample, 9, 2, 2, 0, 1, 0, opAbsolute, 1, 84, 0}, // x/y = 42
 		"hints":     hints,
 		"hints-cut": hints[:len(hints)-5],
+		"info":      infos,
 	})
+	writeBitFlipSeeds(t)
+}
+
+// writeBitFlipSeeds writes FuzzBitFlips' seed corpus: a bit flipped in
+// each kind of place (a segment header, a zstd frame's magic, a block
+// header and its last-block bit, a chunk, the index, the trailer, the
+// file's header), in two segments, and in files cut short or never closed.
+func writeBitFlipSeeds(t *testing.T) {
+	file := newBitFlipFile(t)
+	seg := file.segments[1]
+	indexAt := file.segEnd[len(file.segEnd)-1]
+	bits := func(at ...int64) []byte {
+		var out []byte
+		for _, bit := range at {
+			out = append(out, byte(bit), byte(bit>>8), byte(bit>>16))
+		}
+		return out
+	}
+	chunk := 8 * (file.ends[14] + file.ends[15]) / 2
+	seeds := map[string]struct {
+		flips []byte
+		cut   uint32
+	}{
+		"nothing":        {nil, 0},
+		"segment-header": {bits(8*(seg+skippableHeader) + 3), 0},
+		"zstd-magic":     {bits(8*(seg+segmentFrame) + 1), 0},
+		"block-size":     {bits(8*(seg+segmentFrame+6) + 7), 0},
+		"last-block":     {bits(8 * (seg + segmentFrame + 6)), 0},
+		"chunk":          {bits(chunk), 0},
+		"two-segments":   {bits(chunk, 8*(file.ends[44]+file.ends[45])/2), 0},
+		"index":          {bits(8*(indexAt+skippableHeader) + 2), 0},
+		"trailer":        {bits(8*int64(len(file.data)-4) + 5), 0},
+		"file-header":    {bits(8*40 + 1), 0},
+		"unclosed":       {bits(chunk), uint32(indexAt) + 1},
+		"unclosed-first": {bits(8*(file.segments[0]+skippableHeader) + 3), uint32(indexAt) + 1},
+		"cut-short":      {bits(chunk), uint32(file.ends[53]+5) + 1},
+	}
+	dir := filepath.Join("testdata", "fuzz", "FuzzBitFlips")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, seed := range seeds {
+		content := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\nuint32(%d)\n", strconv.Quote(string(seed.flips)), seed.cut)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func writeSeeds(t *testing.T, dir string, seeds map[string][]byte) {

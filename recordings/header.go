@@ -88,11 +88,9 @@ func readKind(name string, notes *[]string) timeline.SourceKind {
 	return timeline.Imported
 }
 
-// appendHeaderFrame appends the skippable frame that opens every file:
-// fileMagic, major and minor version (uint16, little-endian), the JSON
-// header, and a CRC-32C of everything before it in the frame.
-func appendHeaderFrame(b []byte, h Header) ([]byte, error) {
-	in := h.Info
+// sourceToJSON is a source's description as the header's "source" object
+// and an info record hold it.
+func sourceToJSON(in timeline.SourceInfo) sourceJSON {
 	src := sourceJSON{
 		Kind: in.Kind.String(), Scenario: in.Scenario, Origin: in.Origin,
 		Host: in.Host, Driver: in.Driver, CUDA: in.CUDA, Interval: in.Interval.String(),
@@ -105,7 +103,38 @@ func appendHeaderFrame(b []byte, h Header) ([]byte, error) {
 		src.GPUs[i] = gpuJSON{Index: g.Index, Name: g.Name, UUID: g.UUID,
 			MemTotal: known(g.MemTotal), PowerLimit: known(g.PowerLimit), GPM: g.GPM, MIG: g.MIG}
 	}
-	js, err := json.Marshal(headerJSON{GputopVersion: h.Version, Start: h.Start, Source: src})
+	return src
+}
+
+// sourceFromJSON reads a source's description back.
+func sourceFromJSON(s sourceJSON) (timeline.SourceInfo, error) {
+	in := timeline.SourceInfo{
+		Host: s.Host, Driver: s.Driver, CUDA: s.CUDA, Scenario: s.Scenario, Origin: s.Origin,
+		Command: s.Command, Notes: s.Notes, Checks: s.Checks,
+	}
+	in.Kind = readKind(s.Kind, &in.Notes)
+	if s.Recorded != "" {
+		in.Recorded = readKind(s.Recorded, &in.Notes)
+	}
+	if s.Interval != "" {
+		d, err := time.ParseDuration(s.Interval)
+		if err != nil {
+			return timeline.SourceInfo{}, fmt.Errorf("interval: %w", err)
+		}
+		in.Interval = d
+	}
+	for _, g := range s.GPUs {
+		in.GPUs = append(in.GPUs, timeline.GPUInfo{Index: g.Index, Name: g.Name, UUID: g.UUID,
+			MemTotal: orNaN(g.MemTotal), PowerLimit: orNaN(g.PowerLimit), GPM: g.GPM, MIG: g.MIG})
+	}
+	return in, nil
+}
+
+// appendHeaderFrame appends the skippable frame that opens every file:
+// fileMagic, major and minor version (uint16, little-endian), the JSON
+// header, and a CRC-32C of everything before it in the frame.
+func appendHeaderFrame(b []byte, h Header) ([]byte, error) {
+	js, err := json.Marshal(headerJSON{GputopVersion: h.Version, Start: h.Start, Source: sourceToJSON(h.Info)})
 	if err != nil {
 		return b, fmt.Errorf("recording header: %w", err)
 	}
@@ -163,26 +192,9 @@ func parseHeaderContent(c []byte) (Header, error) {
 		Version: hj.GputopVersion,
 		Start:   hj.Start,
 	}
-	s := hj.Source
-	in := timeline.SourceInfo{
-		Host: s.Host, Driver: s.Driver, CUDA: s.CUDA, Scenario: s.Scenario, Origin: s.Origin,
-		Command: s.Command, Notes: s.Notes, Checks: s.Checks,
+	var err error
+	if h.Info, err = sourceFromJSON(hj.Source); err != nil {
+		return Header{}, fmt.Errorf("header: %w", err)
 	}
-	in.Kind = readKind(s.Kind, &in.Notes)
-	if s.Recorded != "" {
-		in.Recorded = readKind(s.Recorded, &in.Notes)
-	}
-	if s.Interval != "" {
-		d, err := time.ParseDuration(s.Interval)
-		if err != nil {
-			return Header{}, fmt.Errorf("header: interval: %w", err)
-		}
-		in.Interval = d
-	}
-	for _, g := range s.GPUs {
-		in.GPUs = append(in.GPUs, timeline.GPUInfo{Index: g.Index, Name: g.Name, UUID: g.UUID,
-			MemTotal: orNaN(g.MemTotal), PowerLimit: orNaN(g.PowerLimit), GPM: g.GPM, MIG: g.MIG})
-	}
-	h.Info = in
 	return h, nil
 }

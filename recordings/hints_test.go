@@ -64,11 +64,12 @@ func hintSet(seed, n int) []timeline.Hint {
 }
 
 // plannedHints is a snapshot to write after sample after, at its time
-// plus offset.
+// plus offset; or, if info is set, that description instead.
 type plannedHints struct {
 	after  int
 	offset time.Duration
 	hints  []timeline.Hint
+	info   *timeline.SourceInfo
 }
 
 // hintRecording is a recording in memory with hint snapshots.
@@ -82,7 +83,7 @@ type hintRecording struct {
 
 // writeWithHints writes samples at 1 Hz with segments of span sample time,
 // and the planned snapshots, in order of after.
-func writeWithHints(t *testing.T, ss []timeline.Sample, plan []plannedHints, span time.Duration) hintRecording {
+func writeWithHints(t testing.TB, ss []timeline.Sample, plan []plannedHints, span time.Duration) hintRecording {
 	t.Helper()
 	var f memFile
 	w, err := newWriter(&f, "mem.gtr", header(time.Second))
@@ -106,7 +107,11 @@ func writeWithHints(t *testing.T, ss []timeline.Sample, plan []plannedHints, spa
 			}
 		}
 		for _, p := range plan {
-			if p.after == i {
+			if p.after == i && p.info != nil {
+				if err := w.WriteInfo(*p.info); err != nil {
+					t.Fatal(err)
+				}
+			} else if p.after == i {
 				at := ss[i].At.Add(p.offset)
 				if err := w.WriteHints(at, p.hints); err != nil {
 					t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 )
 
 // fileIndex is what a clean close writes after the last segment, so that a
-// reader finds every segment and the recording's span without walking the
+// reader finds every segment and the recording's span without scanning the
 // file.
 type fileIndex struct {
 	segments []segmentRef
@@ -43,7 +43,7 @@ var errNoIndex = errors.New("no index")
 // readIndex finds the trailer at the end of the file and the index it
 // points to, and returns the index and where the segments' data ends.
 // errNoIndex means the file was not closed cleanly, or its end is damaged:
-// the caller walks the segments instead.
+// the caller scans for the segments instead.
 func readIndex(r io.ReaderAt, dataStart, size int64) (fileIndex, int64, error) {
 	if size-dataStart < trailerFrame {
 		return fileIndex{}, 0, errNoIndex

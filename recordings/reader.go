@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"time"
 
@@ -17,38 +18,58 @@ import (
 
 // Reader reads a recording: its header, then its samples in order from
 // any time on. It holds one segment (five minutes of samples) in memory at
-// a time, so a day-long file replays in a few megabytes. It is not safe
-// for concurrent use.
+// a time, so a day-long file replays in a few megabytes. Damage costs the
+// rest of the segment it is in: reading goes on at the next one, and Gaps
+// says what was lost. It is not safe for concurrent use.
 type Reader struct {
-	path     string
-	file     io.ReaderAt
-	closer   io.Closer
-	header   Header
-	segments []segmentRef
-	dataEnd  int64 // where the segments' data ends
+	path      string
+	file      io.ReaderAt
+	closer    io.Closer
+	header    Header
+	segments  []segmentRef
+	dataStart int64 // where the first segment should be
+	dataEnd   int64 // where the segments' data ends
 	// indexed says the file was closed cleanly and its index read.
 	indexed bool
 	index   fileIndex
-	// walkProblem is the damage the walk found, for a file without index.
-	walkProblem error
+	// leadDamage is damage before the first segment found: most likely
+	// the first segment's header, and the samples behind it lost.
+	leadDamage error
 
-	zdec    *zstd.Decoder
-	comp    []byte // one segment, compressed
-	data    []byte // one segment, decompressed
-	dec     segmentDecoder
-	loaded  bool  // dec holds segment cur
-	segErr  error // why decompressing segment cur stopped early, if it did
-	cur     int
-	next    int   // the segment to load next
-	seekTo  int64 // skip samples before this time (after SeekTime)
-	seeking bool
-	good    time.Time // the last sample decoded whole
-	ended   error     // what Read returns from now on, once the end was reported
+	zdec      *zstd.Decoder
+	comp      []byte // one segment, compressed
+	data      []byte // one segment, decompressed
+	dec       segmentDecoder
+	loaded    bool  // dec holds segment cur
+	segErr    error // why segment cur's data stopped early, or what follows its frame
+	segClosed bool  // an index or trailer follows segment cur's frame
+	cur       int
+	next      int   // the segment to load next
+	seekTo    int64 // skip samples before this time (after SeekTime)
+	seeking   bool
+	good      time.Time // the last sample decoded whole
+	ended     error     // what Read returns from now on, once the end was reported
 	// hints are the snapshots passed since Open or the last SeekTime.
 	hints []HintSnapshot
-	// fresh says the next segment loaded is the first since Open or
-	// SeekTime: its carried snapshot is news.
+	// info is the source's description current with the last sample read:
+	// the header's, or the last info record's.
+	info timeline.SourceInfo
+	// fresh says the next segment loaded is the first since Open,
+	// SeekTime or damage: its carried snapshot is news.
 	fresh bool
+
+	// gaps are the damaged stretches passed since Open or the last
+	// SeekTime.
+	gaps []Gap
+	// damage is what went wrong since the last good sample, if anything:
+	// the next good sample closes its gap, which starts at damageFrom.
+	damage     error
+	damageAt   int64 // the start of the damaged segment
+	damageFrom time.Time
+	// cut says the file ends inside its last segment's data: kill -9 or a
+	// full disk. indexLost says the writer closed it but its index is
+	// damaged. Both are found when the last segment is read.
+	cut, indexLost bool
 
 	spanDone            bool
 	spanFirst, spanLast time.Time
@@ -80,7 +101,7 @@ func Open(path string) (*Reader, error) {
 }
 
 // newReader reads the header and finds the segments: from the index if the
-// file was closed cleanly, else by walking the frames.
+// file was closed cleanly, else by scanning for segment headers.
 func newReader(ra io.ReaderAt, size int64, path string) (*Reader, error) {
 	prefix := make([]byte, min(size, int64(prefixLen)))
 	if size > 0 { // some ReaderAts say io.EOF for nothing read at the end
@@ -107,24 +128,50 @@ func newReader(ra io.ReaderAt, size int64, path string) (*Reader, error) {
 	if err != nil {
 		return nil, &DamagedError{Path: path, Reason: "header damaged (" + err.Error() + ")"}
 	}
-	zdec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1),
+	// The frame checksum is not checked: it comes at the end of a
+	// segment, too late to refuse anything, and each chunk's CRC already
+	// guards what is decoded. A damaged checksum would only fail good data.
+	zdec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.IgnoreChecksum(true),
 		zstd.WithDecoderMaxMemory(maxSegmentBytes), zstd.WithDecoderMaxWindow(8<<20))
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{path: path, file: ra, header: h, zdec: zdec, fresh: true}
+	r := &Reader{path: path, file: ra, header: h, zdec: zdec, dataStart: dataStart}
 	idx, end, err := readIndex(ra, dataStart, size)
-	switch {
-	case err == nil:
+	if errors.Is(err, errNoIndex) {
+		r.dataEnd = size
+		r.segments, err = findSegments(ra, dataStart, size)
+	} else if err == nil {
 		r.indexed, r.index, r.segments, r.dataEnd = true, idx, idx.segments, end
-	case errors.Is(err, errNoIndex):
-		w := walk(ra, dataStart, size)
-		r.segments, r.dataEnd, r.walkProblem = w.segments, w.end, w.problem
-	default:
+	}
+	if err != nil {
 		zdec.Close()
 		return nil, err
 	}
+	r.checkLead()
+	r.startAt(0, math.MinInt64, false)
 	return r, nil
+}
+
+// checkLead checks the bytes between the header and the first segment,
+// where only skippable frames of a later minor version belong.
+func (r *Reader) checkLead() {
+	end := r.dataEnd
+	if len(r.segments) > 0 {
+		end = r.segments[0].offset
+	}
+	closed, err := otherFrames(r.file, r.dataStart, end)
+	switch {
+	case (len(r.segments) > 0 || r.indexed) && (closed || err != nil):
+		r.leadDamage = errBetweenSegments // the first segment's header, most likely
+	case r.indexed:
+	case closed:
+		r.indexLost = true
+	case isCut(err):
+		r.cut = true // cut inside the first segment's header
+	case err != nil:
+		r.leadDamage = err
+	}
 }
 
 // Header returns the recording's header.
@@ -179,19 +226,44 @@ func (r *Reader) lastIn(i int) time.Time {
 
 // SeekTime makes the next Read return the first sample at or after t. It
 // starts decoding at the segment that holds t, found by its first time, so
-// it reads at most one segment more than it returns. Hints starts again
-// from the snapshot current at t.
+// it reads at most one segment more than it returns. Hints and Gaps start
+// again from t: the snapshot current at t, and damage that loses samples
+// at or after t.
 func (r *Reader) SeekTime(t time.Time) error {
 	if r.file == nil {
 		return errClosed
 	}
 	ns := clampNano(t)
 	i := sort.Search(len(r.segments), func(i int) bool { return r.segments[i].first > ns }) - 1
-	r.next = max(i, 0)
-	r.loaded, r.ended, r.seeking, r.seekTo, r.good = false, nil, true, ns, time.Time{}
-	r.hints, r.fresh = nil, true
+	r.startAt(max(i, 0), ns, true)
 	return nil
 }
+
+// startAt makes reading start at segment i, skipping samples before ns
+// if seeking.
+func (r *Reader) startAt(i int, ns int64, seeking bool) {
+	r.next = i
+	r.loaded, r.ended, r.seeking, r.seekTo, r.good = false, nil, seeking, ns, time.Time{}
+	r.hints, r.fresh, r.info = nil, true, r.header.Info
+	r.gaps, r.damage = nil, nil
+	if i == 0 && r.leadDamage != nil {
+		r.noteDamage(r.leadDamage, r.dataStart)
+	}
+}
+
+// Gaps returns the damaged stretches Read has passed since Open or the
+// last SeekTime(t) (those that lose samples at or after t), in order. A
+// gap is known once Read returns the first good sample after it, or the
+// end; the *DamagedError that Read returns at the end holds them all.
+// The slice is shared, like Hints', and must not be modified.
+func (r *Reader) Gaps() []Gap { return r.gaps[:len(r.gaps):len(r.gaps)] }
+
+// Info returns the source's description current with the last sample
+// Read returned: the header's Info, updated by every info record (format
+// 1.2) written before that sample; after Read returns the end, the
+// latest in the file. After SeekTime(t), once Read has returned the
+// sample at t, it is the description current at t.
+func (r *Reader) Info() timeline.SourceInfo { return r.info }
 
 // Hints returns the hint snapshots recorded (format 1.1) among what Read
 // has passed, in the order they were written; since the last SeekTime(t),
@@ -234,9 +306,12 @@ func clampNano(t time.Time) int64 {
 	return t.UnixNano()
 }
 
-// Read returns the next sample. At the end it returns io.EOF for a cleanly
-// closed file, or once a *DamagedError (cut short, damaged, or not closed)
-// after every good sample, and io.EOF after that.
+// Read returns the next sample. Damage (a changed byte, a bad segment
+// header) costs the good samples after it in its segment; Read goes on
+// with the next segment and notes the gap. At the end it returns io.EOF
+// for a cleanly closed, undamaged file, and otherwise once a
+// *DamagedError (gaps, a file cut short or not closed, damage up to the
+// end), then io.EOF.
 func (r *Reader) Read() (timeline.Sample, error) {
 	for {
 		if r.ended != nil {
@@ -247,7 +322,7 @@ func (r *Reader) Read() (timeline.Sample, error) {
 		}
 		if !r.loaded {
 			if r.next >= len(r.segments) {
-				return timeline.Sample{}, r.end(r.tailProblem())
+				return timeline.Sample{}, r.end(r.finish())
 			}
 			r.load(r.next)
 			r.dec.keepCarried, r.fresh = r.fresh, false
@@ -255,7 +330,13 @@ func (r *Reader) Read() (timeline.Sample, error) {
 		}
 		s, ok, err := r.dec.next()
 		r.takeHints()
+		if r.dec.info != nil {
+			r.info, r.dec.info = *r.dec.info, nil
+		}
 		if ok {
+			if r.damage != nil {
+				r.closeGap(s.At)
+			}
 			r.good = s.At
 			if r.seeking && s.At.UnixNano() < r.seekTo {
 				continue
@@ -263,32 +344,83 @@ func (r *Reader) Read() (timeline.Sample, error) {
 			r.seeking = false
 			return s, nil
 		}
-		if err == nil {
-			err = r.segErr
-		}
-		if err != nil {
-			return timeline.Sample{}, r.end(r.damaged(r.segments[r.cur].offset, err))
-		}
 		r.loaded = false
+		if err == nil || (errors.Is(err, errCutShort) && r.segErr != nil) {
+			err = r.segErr // the records stop where decompressing did
+		}
+		last := r.cur == len(r.segments)-1
+		switch {
+		case err == nil:
+			r.indexLost = r.indexLost || (last && r.segClosed && !r.indexed)
+		case last && !r.indexed && isCut(err):
+			r.cut = true
+		default:
+			r.noteDamage(err, r.segments[r.cur].offset)
+		}
 	}
 }
 
-// tailProblem says what is wrong at the end of the segments, if anything.
-func (r *Reader) tailProblem() error {
+// isCut says whether err is data ending early: at the end of a file, what
+// kill -9 or a full disk leaves.
+func isCut(err error) bool {
+	return errors.Is(err, errCutShort) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// noteDamage opens a gap at the last good sample, unless one is open: the
+// damage that opened it goes on. The next segment's carried snapshot is
+// news, since the snapshots written in between are lost.
+func (r *Reader) noteDamage(err error, at int64) {
+	if r.damage == nil {
+		r.damage, r.damageAt, r.damageFrom = err, at, r.good
+	}
+	r.fresh = true
+}
+
+// closeGap closes the open gap at the first good sample after it. While
+// seeking, a gap that ends before the target loses nothing asked for.
+func (r *Reader) closeGap(to time.Time) {
+	if !r.seeking || to.UnixNano() >= r.seekTo {
+		r.gaps = append(r.gaps, Gap{From: r.damageFrom, To: to})
+	}
+	r.damage = nil
+}
+
+// finish says how reading ended: nil for a clean end, else the
+// *DamagedError with every gap and what is wrong at the end.
+func (r *Reader) finish() error {
+	e := &DamagedError{Path: r.path, Good: r.good, Interval: r.header.Info.Interval}
 	switch {
+	case r.damage != nil:
+		r.gaps = append(r.gaps, Gap{From: r.damageFrom})
+		e.Reason, e.Offset = "damaged ("+damageText(r.damage)+")", r.damageAt
+		r.damage = nil
 	case r.indexed:
-		return nil
-	case r.walkProblem != nil:
-		return r.damaged(r.dataEnd, r.walkProblem)
+	case r.cut:
+		e.Reason = "cut short"
+	case r.indexLost:
+		e.Reason = "index damaged"
+	default:
+		e.Reason = "not closed (gputop stopped before closing it)"
 	}
-	return &DamagedError{Path: r.path, Good: r.good, Reason: "not closed (gputop stopped before closing it)"}
+	if e.Reason == "" && len(r.gaps) == 0 {
+		return nil
+	}
+	e.Gaps = slices.Clone(r.gaps)
+	if len(r.segments) > 0 {
+		first := time.Unix(0, r.segments[0].first)
+		y, m, d := first.Date()
+		y2, m2, d2 := r.good.Date()
+		e.clock = y == y2 && m == m2 && d == d2
+	}
+	return e
 }
 
-func (r *Reader) damaged(at int64, err error) error {
-	if errors.Is(err, errCutShort) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return &DamagedError{Path: r.path, Good: r.good, Reason: "cut short"}
+// damageText says in a few words what damage was found.
+func damageText(err error) string {
+	if isCut(err) {
+		return "data ends early"
 	}
-	return &DamagedError{Path: r.path, Good: r.good, Offset: at, Reason: "damaged (" + err.Error() + ")"}
+	return err.Error()
 }
 
 // end reports err (nil for a clean end) once; io.EOF follows.
@@ -300,11 +432,19 @@ func (r *Reader) end(err error) error {
 	return err
 }
 
+// maxSegmentRead bounds the bytes read for one segment: its compressed
+// frame, which cannot be much larger than maxSegmentBytes, and what
+// follows it up to the next segment.
+const maxSegmentRead = maxSegmentBytes + 1<<20
+
 // load reads and decompresses segment i into dec. A segment cut short or
 // damaged keeps whatever decompressed before the trouble, and segErr says
-// what the trouble was.
+// what the trouble was. segErr also says when the bytes after the
+// segment's zstd frame are not what belongs there (a damaged segment
+// header, in a file without index): its samples are good, but those of
+// the segment whose header it was are lost.
 func (r *Reader) load(i int) {
-	r.cur, r.loaded, r.segErr = i, true, nil
+	r.cur, r.loaded, r.segErr, r.segClosed = i, true, nil, false
 	r.data = r.data[:0]
 	r.dec.reset(nil)
 	start, end := r.segments[i].offset, r.dataEnd
@@ -315,7 +455,7 @@ func (r *Reader) load(i int) {
 		r.segErr = errCutShort
 		return
 	}
-	r.comp = grow(r.comp, int(end-start))
+	r.comp = grow(r.comp, int(min(end-start, maxSegmentRead)))
 	if _, err := r.file.ReadAt(r.comp, start); err != nil {
 		r.segErr = err
 		return
@@ -324,11 +464,25 @@ func (r *Reader) load(i int) {
 		r.segErr = err
 		return
 	}
-	if err := r.zdec.Reset(bytes.NewReader(r.comp[segmentFrame:])); err != nil {
+	frame := r.comp[segmentFrame:]
+	var after error
+	if n, err := zstdFrameLen(frame); err == nil {
+		// Decompress the frame alone, so that what follows it cannot fail
+		// the frame's samples; it is checked here instead.
+		r.segClosed, after = otherFrames(bytes.NewReader(frame[n:]), 0, int64(len(frame)-n))
+		if (r.segClosed && i+1 < len(r.segments)) || int64(len(r.comp)) < end-start {
+			after = errBetweenSegments
+		}
+		frame = frame[:n]
+	}
+	if err := r.zdec.Reset(bytes.NewReader(frame)); err != nil {
 		r.segErr = err
 		return
 	}
 	r.data, r.segErr = readAtMost(r.zdec, r.data, maxSegmentBytes)
+	if r.segErr == nil {
+		r.segErr = after
+	}
 	r.dec.reset(r.data)
 }
 

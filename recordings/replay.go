@@ -2,6 +2,7 @@ package recordings
 
 import (
 	"context"
+	"sync"
 
 	"github.com/gputop-dev/gputop/timeline"
 )
@@ -9,7 +10,10 @@ import (
 // replay is a recording as a timeline.Source, so the UI shows it on the
 // same screens as a live session.
 type replay struct {
-	r    *Reader
+	r *Reader
+	// info is the description current with the last sample read, as a
+	// replay's. The UI may ask for it while Next runs in another goroutine.
+	mu   sync.Mutex
 	info timeline.SourceInfo
 	// held is an error met while filling a batch, returned by the next call
 	// so the samples before it are delivered first.
@@ -20,16 +24,26 @@ type replay struct {
 // fast as they are asked for: the UI paces playback, not the source. At
 // the end Next returns io.EOF, or for a file that is cut short or damaged
 // the *DamagedError once and then io.EOF. Info is the recorded source's,
+// as the recording describes it at the last sample read (Reader.Info),
 // with Kind Replay, Origin the file, and Recorded what it was recorded
 // from (live, demo, import).
 func NewReplay(r *Reader) timeline.Source {
-	info := r.Header().Info
+	p := &replay{r: r}
+	p.takeInfo()
+	return p
+}
+
+// takeInfo makes the reader's description of the source the replay's.
+func (p *replay) takeInfo() {
+	info := p.r.Info()
 	if info.Kind != timeline.Replay { // a recording of a replay keeps the first kind
 		info.Recorded = info.Kind
 	}
 	info.Kind = timeline.Replay
-	info.Origin = r.path
-	return &replay{r: r, info: info}
+	info.Origin = p.r.path
+	p.mu.Lock()
+	p.info = info
+	p.mu.Unlock()
 }
 
 func (p *replay) Next(ctx context.Context) (timeline.Sample, error) {
@@ -41,7 +55,9 @@ func (p *replay) Next(ctx context.Context) (timeline.Sample, error) {
 		p.held = nil
 		return timeline.Sample{}, err
 	}
-	return p.r.Read()
+	s, err := p.r.Read()
+	p.takeInfo()
+	return s, err
 }
 
 // NextBatch returns up to max samples at once, so a long recording loads
@@ -63,4 +79,8 @@ func (p *replay) NextBatch(ctx context.Context, max int) ([]timeline.Sample, err
 	return out, nil
 }
 
-func (p *replay) Info() timeline.SourceInfo { return p.info }
+func (p *replay) Info() timeline.SourceInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.info
+}

@@ -61,7 +61,7 @@ func TestSeekTime(t *testing.T) {
 	checkSeeks(t, r, ss, func(err error) bool { return errors.Is(err, io.EOF) })
 }
 
-// A torn file has no index: seeks find segments by walking them, and a
+// A torn file has no index: seeks find segments by scanning for them, and a
 // seek past the last good sample meets the damage.
 func TestSeekTimeInTornFile(t *testing.T) {
 	ss := samples(100, 1)

@@ -113,7 +113,7 @@ func TestCutInsideHeader(t *testing.T) {
 	}
 }
 
-// Span of a torn file comes from walking it, and ends at the last good
+// Span of a torn file comes from scanning it, and ends at the last good
 // sample.
 func TestSpanOfTornFile(t *testing.T) {
 	ss := samples(60, 1)

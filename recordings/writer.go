@@ -45,6 +45,9 @@ type Writer struct {
 	lastHints   []timeline.Hint
 	lastHintsAt int64
 	hasHints    bool
+	// lastInfo is the last info record's payload, carried into each new
+	// segment so that a seek finds the source's description current there.
+	lastInfo []byte
 
 	err    error // the first write error: the Writer is dead after it
 	closed bool
@@ -151,6 +154,9 @@ func (w *Writer) Write(s *timeline.Sample) error {
 		if err := w.startSegment(at); err != nil {
 			return err
 		}
+		if w.lastInfo != nil {
+			w.chunk = appendRecord(w.chunk, recInfo, w.lastInfo)
+		}
 		if w.hasHints {
 			w.chunk = w.seg.appendHints(w.chunk, w.lastHintsAt, hintsCarried, w.lastHints)
 		}
@@ -204,6 +210,39 @@ func (w *Writer) WriteHints(at time.Time, hints []timeline.Hint) error {
 	w.chunk = w.seg.appendHints(w.chunk, ns, 0, hints)
 	w.segBytes += len(w.chunk) - n
 	w.lastHints, w.lastHintsAt, w.hasHints = cloneHints(hints), ns, true
+	return nil
+}
+
+// WriteInfo records the source's description as it is now known, when it
+// has grown since the header was written (a GPU found later, a host
+// added): the whole description, not a change. It describes the samples
+// from the next one written on, and may come before the first. It is
+// carried into each later segment, so that a seek finds it.
+//
+// A description the format cannot keep (over 1 MiB as JSON) returns an
+// error and writes nothing, and the Writer goes on. The record is flushed
+// with the next sample, by Flush, or by Close; one written before any
+// sample is kept only once a sample follows, since it describes samples.
+func (w *Writer) WriteInfo(info timeline.SourceInfo) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return errClosed
+	}
+	p, err := marshalInfo(info)
+	if err != nil {
+		return err
+	}
+	if w.inSegment {
+		if len(w.chunk) == 0 {
+			w.chunkFirst = w.index.last
+		}
+		n := len(w.chunk)
+		w.chunk = appendRecord(w.chunk, recInfo, p)
+		w.segBytes += len(w.chunk) - n
+	}
+	w.lastInfo = p // before the first sample, written when its segment starts
 	return nil
 }
 
