@@ -19,12 +19,12 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-func cmdSnapshot(args []string, stdout io.Writer) error {
+func cmdSnapshot(args []string, e *env) error {
 	fs := flag.NewFlagSet("snapshot", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON (fields in docs/snapshot.md)")
 	var demo demoFlag
 	fs.Var(&demo, "demo", "read 8 simulated H100s playing `SCENARIO`: "+strings.Join(probes.Scenarios, ", "))
-	rest, err := parseFlags(fs, args)
+	rest, err := parseFlags(fs, args, e.stdout)
 	if err != nil {
 		return err
 	}
@@ -49,14 +49,14 @@ func cmdSnapshot(args []string, stdout io.Writer) error {
 	}
 	snap := timeline.NewSnapshot(&readings[1], &readings[0], sess.Info())
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(snap)
 	}
-	return snap.WriteText(stdout)
+	return snap.WriteText(e.stdout)
 }
 
-func cmdImport(args []string, stdout io.Writer) error {
+func cmdImport(args []string, e *env) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	out := fs.String("o", "", "write the recording to `FILE` (required)")
 	format := fs.String("format", "auto", "the log's format: auto, "+formatNames())
@@ -64,7 +64,7 @@ func cmdImport(args []string, stdout io.Writer) error {
 	interval := fs.Duration("interval", 0, "for logs without times: the spacing of their rows (default 1s)")
 	columns := fs.String("columns", "", "for a headerless nvidia-smi CSV: its --query-gpu `LIST`")
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
-	rest, err := parseFlags(fs, args)
+	rest, err := parseFlags(fs, args, e.stdout)
 	if err != nil {
 		return err
 	}
@@ -102,10 +102,10 @@ func cmdImport(args []string, stdout io.Writer) error {
 		return err
 	}
 	first, last := res.Samples[0].At, res.Samples[len(res.Samples)-1].At
-	fmt.Fprintf(os.Stderr, "imported %d samples of %d GPUs over %s from %s (%s) into %s\n",
+	fmt.Fprintf(e.stderr, "imported %d samples of %d GPUs over %s from %s (%s) into %s\n",
 		len(res.Samples), len(res.Info.GPUs), last.Sub(first).Round(time.Second), rest[0], res.Format, *out)
 	for _, n := range res.Info.Notes {
-		fmt.Fprintf(os.Stderr, "note: %s\n", n)
+		fmt.Fprintf(e.stderr, "note: %s\n", n)
 	}
 	return nil
 }
@@ -155,10 +155,10 @@ func parseWallTime(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is not a date and time; try 2026-11-22 14:03:00", s)
 }
 
-func cmdReport(args []string, stdout io.Writer) error {
+func cmdReport(args []string, e *env) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	format := fs.String("format", "text", "text, markdown or json (fields in docs/report.md)")
-	rest, err := parseFlags(fs, args)
+	rest, err := parseFlags(fs, args, e.stdout)
 	if err != nil {
 		return err
 	}
@@ -176,14 +176,14 @@ func cmdReport(args []string, stdout io.Writer) error {
 		return err
 	}
 	if warn != nil {
-		fmt.Fprintf(os.Stderr, "warning: %v\n", warn)
+		fmt.Fprintf(e.stderr, "warning: %v\n", warn)
 	}
-	return write(rep, stdout)
+	return write(rep, e.stdout)
 }
 
 // reportOf reads a whole recording at full resolution and reports on it:
-// the figures, the phases and the hints over the whole run. A damaged tail
-// is a warning: the report covers everything before it.
+// the figures, the phases and the hints over the whole run. Damage is a
+// warning: the report covers everything that could be read.
 func reportOf(path string) (*timeline.Report, error, error) {
 	store, info, warn, err := loadRecording(path)
 	if err != nil {
@@ -194,14 +194,14 @@ func reportOf(path string) (*timeline.Report, error, error) {
 }
 
 // loadRecording reads every sample of a recording into a store that keeps
-// them all. warn is a damaged tail, after which nothing was read.
+// them all, and the source's description as it stood at the end. warn is
+// damage: what was lost, said in one line; everything else was read.
 func loadRecording(path string) (store *timeline.Store, info timeline.SourceInfo, warn, err error) {
 	r, err := recordings.Open(path)
 	if err != nil {
 		return nil, info, nil, err
 	}
 	defer r.Close()
-	info = r.Header().Info
 	store = timeline.NewStore(timeline.StoreOptions{RawSamples: 0, Reserve: expectedSamples(r)})
 	for {
 		s, err := r.Read()
@@ -218,18 +218,19 @@ func loadRecording(path string) (store *timeline.Store, info timeline.SourceInfo
 		}
 		store.Add(&s)
 	}
+	info = r.Info()
 	if store.Len() == 0 {
 		return nil, info, nil, fmt.Errorf("%s: the recording has no samples", path)
 	}
 	return store, info, warn, nil
 }
 
-func cmdExport(args []string, stdout io.Writer) error {
+func cmdExport(args []string, e *env) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	format := fs.String("format", "", "csv or jsonl (columns in docs/export.md); required")
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
-	rest, err := parseFlags(fs, args)
+	rest, err := parseFlags(fs, args, e.stdout)
 	if err != nil {
 		return err
 	}
@@ -244,7 +245,7 @@ func cmdExport(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer r.Close()
-	w := stdout
+	w := e.stdout
 	if *out != "" {
 		if err := checkNewFile(*out, *force); err != nil {
 			return err
@@ -259,7 +260,7 @@ func cmdExport(args []string, stdout io.Writer) error {
 	err = recordings.Export(r, w, recordings.ExportFormat(*format))
 	var damaged *recordings.DamagedError
 	if errors.As(err, &damaged) {
-		fmt.Fprintf(os.Stderr, "warning: %v; exported everything before it\n", err)
+		fmt.Fprintf(e.stderr, "warning: %v\n", err)
 		return nil
 	}
 	return err

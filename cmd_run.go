@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,13 +11,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/recordings"
-	"github.com/gputop-dev/gputop/timeline"
 )
 
 // exitStatus is an error that carries the exit code gputop must end with:
@@ -27,7 +24,7 @@ type exitStatus int
 
 func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
-func cmdRun(args []string, stdout io.Writer) error {
+func cmdRun(args []string, e *env) error {
 	// Everything after "--" is the job's, flags included.
 	ours, job := args, []string(nil)
 	if i := slices.Index(args, "--"); i >= 0 {
@@ -37,10 +34,11 @@ func cmdRun(args []string, stdout io.Writer) error {
 	out := fs.String("o", "", "record to `FILE` (default gputop-run-DATE-TIME.gtr)")
 	phaseRegex := fs.String("phase-regex", "default", "turn output lines matching `RE` into markers; \"default\" knows common training logs, \"\" turns it off")
 	interval := fs.Duration("interval", time.Second, "time between samples (at least 100ms)")
+	killAfter := fs.Duration("kill-after", 10*time.Second, "after a hang-up or SIGTERM passed on to the job, SIGKILL what is left of it this much later (0: never)")
 	var demo demoFlag
 	fs.Var(&demo, "demo", "record 8 simulated H100s playing `SCENARIO` beside the job")
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
-	rest, err := parseFlags(fs, ours)
+	rest, err := parseFlags(fs, ours, e.stdout)
 	if err != nil {
 		return err
 	}
@@ -50,6 +48,9 @@ func cmdRun(args []string, stdout io.Writer) error {
 	}
 	if err := checkInterval(*interval); err != nil {
 		return err
+	}
+	if *killAfter < 0 {
+		return usageError{"--kill-after must not be negative"}
 	}
 	var re *regexp.Regexp
 	switch *phaseRegex {
@@ -61,325 +62,173 @@ func cmdRun(args []string, stdout io.Writer) error {
 			return usageError{"--phase-regex: " + err.Error()}
 		}
 	}
-	path := *out
-	if path == "" {
-		path = "gputop-run-" + time.Now().Format("20060102-150405") + ".gtr"
-	}
-	if err := checkNewFile(path, *force); err != nil {
-		return err
+	if *out != "" {
+		if err := checkNewFile(*out, *force); err != nil {
+			return err
+		}
 	}
 	log.SetOutput(io.Discard)
 
 	// Signals are the job's to act on: gputop passes them on and ends when
-	// the job does, so the report is printed even after a Ctrl-C.
-	signals := make(chan os.Signal, 4)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	// the job does, so the report is written even after a Ctrl-C or a
+	// hang-up.
+	sigs, stopSignals := e.signals()
+	defer stopSignals()
 	signal.Ignore(syscall.SIGPIPE)
-	defer signal.Stop(signals)
 
-	// The job starts first, so its process tree can be sampled from the
-	// first tick; the GPUs are found meanwhile (NVML's init can take a
-	// second) and markers wait for them.
-	var session *probes.PendingSession
-	marks := &markRelay{}
-	var listener *probes.MarkListener
-	env := []string{}
-	if dir, err := probes.MarkDir(); err == nil {
-		if listener, err = probes.ListenMarks(dir, func(text string) { marks.mark("mark", text) }); err == nil {
-			env = append(env, probes.MarkSocketEnv+"="+listener.Path())
-			defer listener.Close()
-		}
+	// The session, the recording's file and the marker socket come first,
+	// so that a path that cannot be written fails before the job starts,
+	// and the job's first lines and markers are not lost; the job's tree
+	// is named to the session once the job runs.
+	tree := probes.NewTreeProbe()
+	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Demo: demo.scenario, Seed: 1,
+		Extra: []probes.Probe{tree}})
+	defer closeSession(session)
+	rec := recordings.NewRecorder(probes.NewJobSource(session, tree, job), recorderOptions(*force, false))
+	path := *out
+	if path == "" {
+		path, err = startFresh(rec, "gputop-run", time.Now())
+	} else {
+		_, err = rec.Start(path)
 	}
-	j, err := probes.StartJob(probes.JobConfig{
-		Command: job, PhaseRegex: re, Env: env,
-		OnMarker: func(text string) { marks.mark("job", text) },
-		Stdin:    os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-	})
 	if err != nil {
 		return err
 	}
-	tree := probes.NewTreeProbe(j.PID())
-	session = probes.OpenPending(probes.SessionConfig{Interval: *interval, Demo: demo.scenario, Seed: 1,
-		Extra: []probes.Probe{tree}})
-	marks.attach(session)
-	src := &jobSource{src: session, tree: tree, command: job}
-	rec := &runRecording{path: path, force: *force}
+	marks, warning := openMarks(session)
+	defer marks.Close()
+	if warning != "" {
+		fmt.Fprintf(e.stderr, "gputop run: %s\n", warning)
+	}
+	var jobEnv []string
+	if l, ok := marks.(*probes.MarkListener); ok {
+		jobEnv = append(jobEnv, probes.MarkSocketEnv+"="+l.Path())
+	}
+	var stdin io.Reader // nil, not a nil *os.File: the job reads /dev/null
+	if e.stdin != nil {
+		stdin = e.stdin
+	}
+	j, err := probes.StartJob(probes.JobConfig{
+		Command: job, PhaseRegex: re, Env: jobEnv,
+		OnMarker: func(text string) { session.MarkFrom("job", text) },
+		Stdin:    stdin, Stdout: e.stdout, Stderr: e.stderr,
+	})
+	if err != nil {
+		if _, stopErr := rec.Stop(); stopErr != nil {
+			log.Printf("closing the recording: %v", stopErr)
+		}
+		return err
+	}
+	tree.Watch(j.PID())
 
-	ctx, stop := context.WithCancel(context.Background())
-	sampled := make(chan error, 1)
-	go func() { sampled <- rec.run(ctx, src) }()
+	ctx, stopRecording := context.WithCancel(context.Background())
+	defer stopRecording()
+	recorded := make(chan error, 1)
+	go func() { recorded <- rec.Run(ctx, 0) }()
 
-	done := make(chan struct{})
+	code, waitErr := superviseJob(j, sigs, *killAfter, e.stderr)
+	// One more sample after the job ends: it carries the markers of the
+	// job's last lines, and a job shorter than a tick gets its recording.
+	rec.EndAt(time.Now())
+	giveUp := time.AfterFunc(2**interval+10*time.Second, stopRecording)
+	recErr := <-recorded
+	giveUp.Stop()
+	sum, stopErr := rec.Stop()
+	if waitErr != nil {
+		fmt.Fprintf(e.stderr, "gputop run: %v\n", waitErr)
+	}
+	if recErr != nil && sum.Failed == nil {
+		fmt.Fprintf(e.stderr, "gputop run: recording: %v\n", recErr)
+	}
+	if sum.Failed != nil || stopErr != nil || sum.Removed {
+		reportSummary(e.stderr, sum, stopErr)
+	}
+	if !sum.Removed {
+		printRunReport(e.stderr, path)
+	}
+	return exitStatus(code)
+}
+
+// superviseJob waits for the job to end, passing on the signals gputop
+// receives. Ctrl-C and Ctrl-\\ from the terminal are the job's own, as at a
+// shell: gputop waits for it as long as it takes. Any other ending signal
+// (a hang-up, SIGTERM, or any signal sent to gputop alone) means the
+// session is going away: the job is given killAfter to finish, a second
+// signal or the end of that time kills what is left of it, and once the
+// job has exited, the processes it started that outlive it are given the
+// rest of that time and then killed, so none is left orphaned.
+func superviseJob(j *probes.Job, sigs <-chan os.Signal, killAfter time.Duration, stderr io.Writer) (int, error) {
 	var code int
 	var waitErr error
+	done := make(chan struct{})
 	go func() {
 		code, waitErr = j.Wait()
 		close(done)
 	}()
-wait:
+	var deadline time.Time
+	var expired <-chan time.Time
+	ending := false
 	for {
 		select {
-		case sig := <-signals:
-			if err := j.Signal(sig); err != nil {
-				fmt.Fprintf(os.Stderr, "gputop run: passing %v on to the job: %v\n", sig, err)
+		case sig := <-sigs:
+			if ending {
+				if err := j.Kill(); err != nil {
+					fmt.Fprintf(stderr, "gputop run: killing the job: %v\n", err)
+				}
+				continue
+			}
+			how, err := j.Signal(sig)
+			if err != nil {
+				fmt.Fprintf(stderr, "gputop run: passing %v on to the job: %v\n", sig, err)
+			}
+			if how == probes.ByKeyboard {
+				continue
+			}
+			ending = true
+			if killAfter > 0 {
+				deadline = time.Now().Add(killAfter)
+				expired = time.After(killAfter)
+			}
+		case <-expired:
+			expired = nil
+			if err := j.Kill(); err != nil {
+				fmt.Fprintf(stderr, "gputop run: killing the job: %v\n", err)
 			}
 		case <-done:
-			break wait
+			if ending && killAfter > 0 {
+				ctx, cancel := context.WithDeadline(context.Background(), deadline)
+				if n, err := j.EndTree(ctx); n > 0 || err != nil {
+					fmt.Fprintf(stderr, "gputop run: killed %s the job left running (%v)\n",
+						plural(n, "process", "processes"), err)
+				}
+				cancel()
+			}
+			return code, waitErr
 		}
 	}
-	// One more sample after the job ends: it carries the markers of the
-	// job's last lines, and a job shorter than a tick gets its recording.
-	ended := time.Now()
-	for deadline := ended.Add(2**interval + 10*time.Second); time.Now().Before(deadline); {
-		if last := rec.lastSample(); !last.Before(ended) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	stop()
-	recErr := <-sampled
-	if err := session.Close(); err != nil {
-		log.Printf("closing: %v", err)
-	}
-	if waitErr != nil {
-		fmt.Fprintf(os.Stderr, "gputop run: %v\n", waitErr)
-	}
-	if recErr != nil {
-		fmt.Fprintf(os.Stderr, "gputop run: recording stopped: %v\n", recErr)
-	}
-	printRunReport(path)
-	return exitStatus(code)
 }
 
 // printRunReport prints the text report of the whole run to stderr, read
-// back from the recording at full resolution.
-func printRunReport(path string) {
+// back from the recording at full resolution. After a hang-up nobody reads
+// it there; the recording holds the verdict either way.
+func printRunReport(stderr io.Writer, path string) {
 	rep, warn, err := reportOf(path)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "gputop run: no report: %v\n", err)
+		fmt.Fprintf(stderr, "gputop run: no report: %v\n", err)
 		return
 	}
-	fmt.Fprintln(os.Stderr)
-	if err := rep.WriteText(os.Stderr); err != nil {
+	fmt.Fprintln(stderr)
+	if err := rep.WriteText(stderr); err != nil {
 		return
 	}
 	if warn != nil {
-		fmt.Fprintf(os.Stderr, "warning: %v\n", warn)
+		fmt.Fprintf(stderr, "warning: %v\n", warn)
 	}
-	fmt.Fprintf(os.Stderr, "recording: %s (gputop replay %s)\n", path, path)
+	fmt.Fprintf(stderr, "recording: %s (gputop replay %s)\n", path, path)
 }
 
-// markRelay holds markers that arrive before the session exists.
-type markRelay struct {
-	mu      sync.Mutex
-	session *probes.PendingSession
-	early   []pendingMark
-}
-
-type pendingMark struct{ origin, text string }
-
-func (r *markRelay) mark(origin, text string) {
-	if s := r.sessionNow(); s != nil {
-		s.MarkFrom(origin, text)
-		return
-	}
-	r.mu.Lock()
-	r.early = append(r.early, pendingMark{origin, text})
-	r.mu.Unlock()
-}
-
-func (r *markRelay) sessionNow() *probes.PendingSession {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.session
-}
-
-func (r *markRelay) attach(s *probes.PendingSession) {
-	r.mu.Lock()
-	r.session = s
-	early := r.early
-	r.early = nil
-	r.mu.Unlock()
-	for _, m := range early {
-		s.MarkFrom(m.origin, m.text)
-	}
-}
-
-// jobSource is the session's samples with the job's GPU processes marked,
-// where NVML reports them: the job is the tree of processes gputop started.
-type jobSource struct {
-	src     timeline.Source
-	tree    *probes.TreeProbe
-	command []string
-}
-
-func (j *jobSource) Next(ctx context.Context) (timeline.Sample, error) {
-	s, err := j.src.Next(ctx)
-	if err != nil || s.Processes == nil {
-		return s, err
-	}
-	pids := j.tree.PIDs()
-	for i := range s.Processes {
-		s.Processes[i].InJob = slices.Contains(pids, s.Processes[i].PID)
-	}
-	return s, nil
-}
-
-func (j *jobSource) Info() timeline.SourceInfo {
-	info := j.src.Info()
-	info.Command = j.command
-	return info
-}
-
-// runRecording records the run through a Tee, and at the end writes the
-// hints over the whole run into the file: what gputop said about the job.
-type runRecording struct {
-	path  string
-	force bool
-	mu    sync.Mutex
-	last  time.Time // the newest sample recorded
-}
-
-func (r *runRecording) recorded(at time.Time) {
-	r.mu.Lock()
-	r.last = at
-	r.mu.Unlock()
-}
-
-func (r *runRecording) lastSample() time.Time {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.last
-}
-
-func (r *runRecording) run(ctx context.Context, src timeline.Source) error {
-	// The first sample says what was found (NVML may take a moment), so
-	// the file is created when it arrives, with the session's description.
-	first, err := src.Next(ctx)
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return nil
-		}
-		return err
-	}
-	w, err := recordings.Create(r.path, recordingHeader(src.Info(), first.At), r.force)
-	if err != nil {
-		return err
-	}
-	if err := w.Write(&first); err != nil {
-		w.Close()
-		return err
-	}
-	r.recorded(first.At)
-	tap := newHintTap(src)
-	tap.add(&first)
-	failed := make(chan error, 1)
-	tee := recordings.NewTee(tap, w, func(err error) { failed <- err })
-	var recErr error
-	for recErr == nil {
-		s, err := tee.Next(ctx)
-		if err != nil {
-			break
-		}
-		r.recorded(s.At)
-		if hints, ok := tap.changed(); ok {
-			if err := tee.WriteHints(hints); err != nil {
-				log.Printf("hints: %v", err)
-			}
-		}
-		select {
-		case recErr = <-failed:
-		default:
-		}
-	}
-	if recErr == nil {
-		if err := tee.WriteHints(tap.hints()); err != nil {
-			log.Printf("hints: %v", err)
-		}
-	}
-	if err := tee.Stop(); recErr == nil {
-		recErr = err
-	}
-	return recErr
-}
-
-// hintTap keeps what passes through in a store, so that the hints over the
-// whole recording can be written into it at the end.
-type hintTap struct {
-	src   timeline.Source
-	mu    sync.Mutex // the store is filled by the puller, judged by whoever stops
-	store *timeline.Store
-
-	judged time.Time       // the snapshotEvery step last judged
-	shown  []timeline.Hint // the last set changed returned
-}
-
-// snapshotEvery is how often, in sample time, a recording's hints are
-// judged again. The screen judges every 5 s; a file keeps only the
-// changes, and 30 s is a window, the shortest stretch a rule judges.
-const snapshotEvery = 30 * time.Second
-
-// hintTapRaw keeps a day at full resolution: the hints of a longer run are
-// judged from coarser buckets for what is older, and memory stays bounded.
-const hintTapRaw = 86400
-
-func newHintTap(src timeline.Source) *hintTap {
-	return &hintTap{src: src, store: timeline.NewStore(timeline.StoreOptions{RawSamples: hintTapRaw})}
-}
-
-func (t *hintTap) Next(ctx context.Context) (timeline.Sample, error) {
-	s, err := t.src.Next(ctx)
-	if err == nil {
-		t.add(&s)
-	}
-	return s, err
-}
-
-func (t *hintTap) add(s *timeline.Sample) {
-	t.mu.Lock()
-	t.store.Add(s)
-	t.mu.Unlock()
-}
-
-func (t *hintTap) Info() timeline.SourceInfo { return t.src.Info() }
-
-// changed judges the hints shown at the newest sample, at most once per
-// snapshotEvery of sample time, and returns them when they name other
-// problems than the last set returned: what a recording keeps as the job
-// runs, so a file cut short by SIGKILL still has what gputop said.
-func (t *hintTap) changed() ([]timeline.Hint, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.store.Len() == 0 {
-		return nil, false
-	}
-	at := t.store.Last()
-	step := at.Truncate(snapshotEvery)
-	if !step.After(t.judged) {
-		return nil, false
-	}
-	t.judged = step
-	hints := timeline.ActiveHints(t.store, t.src.Info(), at, timeline.DefaultHintOptions())
-	if timeline.SameHints(hints, t.shown) {
-		return nil, false
-	}
-	t.shown = hints
-	return hints, true
-}
-
-// hints judges the whole recording.
-func (t *hintTap) hints() []timeline.Hint {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.store.Len() == 0 {
-		return nil
-	}
-	return timeline.EvaluateHints(t.store, t.src.Info(), t.store.First(), t.store.Last(), timeline.DefaultHintOptions())
-}
-
-func cmdMark(args []string, stdout io.Writer) error {
+func cmdMark(args []string, e *env) error {
 	fs := flag.NewFlagSet("mark", flag.ContinueOnError)
-	rest, err := parseFlags(fs, args)
+	rest, err := parseFlags(fs, args, e.stdout)
 	if err != nil {
 		return err
 	}
@@ -387,17 +236,13 @@ func cmdMark(args []string, stdout io.Writer) error {
 	if text == "" {
 		return usageError{"give the marker's text, e.g. gputop mark 'eval start'"}
 	}
-	dir, err := probes.MarkDir()
-	if err != nil {
-		return err
-	}
-	n, err := probes.SendMark(dir, text)
-	if err != nil && n == 0 {
+	n, err := probes.SendMark(probes.MarkDirs(), text)
+	if n == 0 {
 		return err
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "gputop mark: %v\n", err)
+		fmt.Fprintf(e.stderr, "gputop mark: %v\n", err)
 	}
-	fmt.Fprintf(stdout, "marked %q in %d gputop session(s)\n", text, n)
+	fmt.Fprintf(e.stdout, "marked %q in %s\n", text, plural(n, "session"))
 	return nil
 }

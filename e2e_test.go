@@ -392,7 +392,7 @@ func TestRunPassesOutputThroughAndExitsWithTheJobsCode(t *testing.T) {
 			// from two of the four lines.
 			job := `printf 'Epoch 1/2\n\000\001\377 loss 0.5\n'; printf 'Saving model checkpoint to out/ck-1\nno newline' >&2; ` + tt.script
 			cmd := exec.Command(bin, "run", "-o", path, "--demo=training", "--", "sh", "-c", job)
-			cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+dir)
+			cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+dir, "TMPDIR="+dir)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
@@ -444,7 +444,7 @@ func TestRunPassesOutputThroughAndExitsWithTheJobsCode(t *testing.T) {
 func TestMarkWithNoSessionSaysSo(t *testing.T) {
 	bin := buildBinary(t)
 	cmd := exec.Command(bin, "mark", "eval")
-	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+t.TempDir())
+	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+t.TempDir(), "TMPDIR="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	ee, ok := err.(*exec.ExitError)
 	if !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "no gputop session is running") {
@@ -455,11 +455,11 @@ func TestMarkWithNoSessionSaysSo(t *testing.T) {
 func TestMarkReachesALiveSession(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
-	term := newTerminal(t, 100, 30, fmt.Sprintf("XDG_RUNTIME_DIR=%s %s --demo --log %s; sleep 60", dir, bin, filepath.Join(dir, "log")))
+	term := newTerminal(t, 100, 30, fmt.Sprintf("XDG_RUNTIME_DIR=%s TMPDIR=%s %s --demo --log %s; sleep 60", dir, dir, bin, filepath.Join(dir, "log")))
 	term.waitFor("DEMO training", "GPU7")
 	cmd := exec.Command(bin, "mark", "eval start")
-	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+dir)
-	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "in 1 gputop session") {
+	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+dir, "TMPDIR="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "in 1 session") {
 		t.Fatalf("gputop mark: %v %q", err, out)
 	}
 	term.waitFor("┃eval")

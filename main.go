@@ -34,13 +34,29 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], processEnv()))
+}
+
+// env is what a command takes from the process it runs in: its standard
+// streams, its signals and its exit. Tests run commands in-process with
+// buffers and signals of their own.
+type env struct {
+	stdin          *os.File
+	stdout, stderr io.Writer
+	// signals subscribes to endSignals until the returned stop is called.
+	signals func() (<-chan os.Signal, func())
+	// exit ends the process at once (a second Ctrl-C while closing).
+	exit func(code int)
+}
+
+func processEnv() *env {
+	return &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, signals: notifyEndSignals, exit: os.Exit}
 }
 
 // commands maps each command to what runs it and its one-line help.
 var commands = []struct {
 	name, args, help string
-	run              func(args []string, stdout io.Writer) error
+	run              func(args []string, e *env) error
 }{
 	{"live", "[--interval 1s] [--record FILE] [--demo[=SCENARIO]] [--ascii]", "live view of every GPU and the host (the default)", cmdLive},
 	{"snapshot", "[--json] [--demo[=SCENARIO]]", "one reading of every GPU and the host, printed, then exit", cmdSnapshot},
@@ -54,7 +70,8 @@ var commands = []struct {
 	{"version", "", "print the version", cmdVersion},
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, e *env) int {
+	stdout, stderr := e.stdout, e.stderr
 	name, rest := "live", args
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, rest = args[0], args[1:]
@@ -70,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if c.name != name {
 			continue
 		}
-		err := c.run(rest, stdout)
+		err := c.run(rest, e)
 		var code exitStatus
 		switch {
 		case err == nil || errors.Is(err, flag.ErrHelp):
@@ -123,15 +140,16 @@ func (d *demoFlag) Set(v string) error {
 }
 
 // parseFlags parses flags that may come before or after the arguments
-// (`gputop replay run.gtr --speed 4`), and returns the arguments.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+// (`gputop replay run.gtr --speed 4`), and returns the arguments. --help
+// prints the flags to stdout.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(os.Stdout)
-				fmt.Fprintf(os.Stdout, "Usage of gputop %s:\n", fs.Name())
+				fs.SetOutput(stdout)
+				fmt.Fprintf(stdout, "Usage of gputop %s:\n", fs.Name())
 				fs.PrintDefaults()
 				return nil, err
 			}
@@ -154,7 +172,7 @@ func checkInterval(d time.Duration) error {
 	return nil
 }
 
-func cmdVersion(args []string, stdout io.Writer) error {
-	fmt.Fprintf(stdout, "gputop %s\n", version)
+func cmdVersion(args []string, e *env) error {
+	fmt.Fprintf(e.stdout, "gputop %s\n", version)
 	return nil
 }

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // JobConfig says what job `gputop run` wraps and where its output goes.
@@ -57,9 +55,16 @@ const outputGrace = 2 * time.Second
 
 // Job is the process `gputop run` started.
 type Job struct {
-	cmd             *exec.Cmd
-	stdout, stderr  *lineSplitter // nil without a PhaseRegex
-	terminalSentSig func(sig os.Signal, jobPID int) bool
+	cmd            *exec.Cmd
+	stdout, stderr *lineSplitter // nil without a PhaseRegex
+	// delivered says whether the terminal or its hang-up already sent sig
+	// to the job (job_signal.go); tests replace it.
+	delivered func(sig os.Signal, jobPID int) Delivery
+	rootStart uint64 // the job's start time, to tell its pid reused
+
+	treeMu    sync.Mutex
+	scanner   *procScanner
+	signalled []procEntry // the tree when last signalled
 
 	waitOnce sync.Once
 	code     int
@@ -79,7 +84,10 @@ func StartJob(cfg JobConfig) (*Job, error) {
 	cmd.Env = append(os.Environ(), cfg.Env...) // a later entry wins
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = cfg.Stdin, cfg.Stdout, cfg.Stderr
 	cmd.WaitDelay = outputGrace
-	j := &Job{cmd: cmd, terminalSentSig: terminalSentToJob}
+	hadTerminal := hasTerminal()
+	j := &Job{cmd: cmd, scanner: newProcScanner("/proc"), delivered: func(sig os.Signal, pid int) Delivery {
+		return deliveredToJob(sig, pid, hadTerminal)
+	}}
 	if cfg.PhaseRegex != nil {
 		m := newPhaseMatcher(cfg.PhaseRegex, cfg.OnMarker)
 		j.stdout, j.stderr = &lineSplitter{m: m}, &lineSplitter{m: m}
@@ -93,6 +101,13 @@ func StartJob(cfg JobConfig) (*Job, error) {
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
+	}
+	if entries, _ := j.scanner.scan(); len(entries) > 0 {
+		for _, e := range entries {
+			if e.pid == cmd.Process.Pid {
+				j.rootStart = e.startTime
+			}
+		}
 	}
 	return j, nil
 }
@@ -154,59 +169,4 @@ func exitStatus(ps *os.ProcessState, err error) (int, error) {
 		return 128 + int(ws.Signal()), err
 	}
 	return ps.ExitCode(), err
-}
-
-// Signal forwards sig, which gputop received, to the job's process.
-//
-// To the process, not to a process group: the job runs in gputop's own
-// group (it must, to read the terminal: a background group that reads it
-// is stopped), so signalling the group would signal gputop, and whoever
-// else shares it, too. A job whose children should hear it passes it on
-// itself, as torchrun and Python's multiprocessing do.
-//
-// Ctrl-C and Ctrl-\ are different. The terminal sends SIGINT (SIGQUIT) to
-// every process of its foreground process group, so when gputop and the
-// job are both in it, the job already has the signal; sending it again
-// would interrupt it twice, and Python would raise a second
-// KeyboardInterrupt in the middle of handling the first. So these two are
-// passed on only when they cannot have come from the terminal: gputop has
-// none, or runs in the background, or the job has left the foreground
-// group. The one case this gets wrong is `kill -INT` aimed at a gputop in
-// a terminal's foreground: the job does not hear it (signal the job, or
-// `kill -INT -<pgid>`). SIGTERM and the rest never come from a terminal
-// and are always passed on.
-//
-// Signalling a job that has already exited does nothing.
-func (j *Job) Signal(sig os.Signal) error {
-	if j.terminalSentSig(sig, j.PID()) {
-		return nil
-	}
-	err := j.cmd.Process.Signal(sig)
-	if errors.Is(err, os.ErrProcessDone) {
-		return nil
-	}
-	return err
-}
-
-// terminalSentToJob says whether sig is a terminal's keyboard signal and
-// the terminal sent it to the job as well as to gputop: both are in the
-// foreground process group of gputop's controlling terminal. When that
-// cannot be told (no terminal, the job gone) the answer is no, and the
-// signal is forwarded: one signal too many is better than a job that never
-// hears it.
-func terminalSentToJob(sig os.Signal, jobPID int) bool {
-	if sig != syscall.SIGINT && sig != syscall.SIGQUIT {
-		return false
-	}
-	tty, err := os.Open("/dev/tty")
-	if err != nil {
-		return false // no controlling terminal
-	}
-	defer tty.Close() // opened read-only, to ask one question
-	foreground, err := unix.IoctlGetInt(int(tty.Fd()), unix.TIOCGPGRP)
-	if err != nil {
-		return false
-	}
-	jobGroup, err := syscall.Getpgid(jobPID)
-	return err == nil && foreground == syscall.Getpgrp() && foreground == jobGroup
 }

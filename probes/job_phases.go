@@ -268,13 +268,33 @@ func (s *lineSplitter) flush() {
 
 // outputTee passes the job's output on byte for byte, as it arrives, and
 // shows the matcher what went through.
+//
+// When the output cannot be passed on any more (the terminal hung up, a
+// reader of the pipe exited) it goes on reading and matching, and drops
+// the bytes: a job that is shutting down after a hang-up must not block on
+// a full pipe nobody reads, nor lose the markers of its last lines.
 type outputTee struct {
-	dst   io.Writer
-	lines *lineSplitter
+	dst    io.Writer
+	lines  *lineSplitter
+	mu     sync.Mutex
+	failed error // the first error passing output on
 }
 
 func (t *outputTee) Write(p []byte) (int, error) {
-	n, err := t.dst.Write(p)
-	t.lines.feed(p[:n])
-	return n, err
+	t.mu.Lock()
+	failed := t.failed
+	t.mu.Unlock()
+	if failed == nil {
+		n, err := t.dst.Write(p)
+		if err == nil && n < len(p) {
+			err = io.ErrShortWrite
+		}
+		if err != nil {
+			t.mu.Lock()
+			t.failed = err
+			t.mu.Unlock()
+		}
+	}
+	t.lines.feed(p)
+	return len(p), nil
 }

@@ -2,6 +2,7 @@ package probes
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // syncBuffer is a job's output as the test sees it, safe to read while the
@@ -203,19 +205,19 @@ func startWaiting(t *testing.T, script string) (*Job, *syncBuffer) {
 
 func TestJobSignalForwardsTerm(t *testing.T) {
 	j, _ := startWaiting(t, `echo ready; exec sleep 100`)
-	if err := j.Signal(syscall.SIGTERM); err != nil {
+	if _, err := j.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	if code, err := j.Wait(); code != 128+15 || err != nil {
 		t.Errorf("Wait = %d, %v; want 143", code, err)
 	}
-	if err := j.Signal(syscall.SIGTERM); err != nil {
+	if _, err := j.Signal(syscall.SIGTERM); err != nil {
 		t.Errorf("Signal after the job ended: %v", err)
 	}
 
 	// A job that handles SIGTERM hears it once, and exits as it chooses.
 	j, out := startWaiting(t, `trap 'echo got TERM; exit 5' TERM; echo ready; while :; do sleep 0.05; done`)
-	if err := j.Signal(syscall.SIGTERM); err != nil {
+	if _, err := j.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	if code, err := j.Wait(); code != 5 || err != nil {
@@ -234,14 +236,17 @@ func TestJobSignalDoesNotRepeatTheTerminalsInterrupt(t *testing.T) {
 echo ready; while :; do sleep 0.05; done`
 	for _, fromTerminal := range []bool{true, false} {
 		j, out := startWaiting(t, script)
-		j.terminalSentSig = func(sig os.Signal, pid int) bool {
+		j.delivered = func(sig os.Signal, pid int) Delivery {
 			if pid != j.PID() {
 				t.Errorf("asked about pid %d, job is %d", pid, j.PID())
 			}
-			return fromTerminal && sig == syscall.SIGINT
+			if fromTerminal && sig == syscall.SIGINT {
+				return ByKeyboard
+			}
+			return Forwarded
 		}
 		for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGTERM} {
-			if err := j.Signal(sig); err != nil {
+			if _, err := j.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -258,13 +263,116 @@ echo ready; while :; do sleep 0.05; done`
 	}
 }
 
-func TestTerminalSentToJobOnlyConcernsKeyboardSignals(t *testing.T) {
-	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGUSR1} {
-		if terminalSentToJob(sig, os.Getpid()) {
-			t.Errorf("%v counted as sent by the terminal", sig)
+func TestOnlyKeyboardSignalsAndHangUpsCanReachTheJobByThemselves(t *testing.T) {
+	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGUSR1} {
+		if deliveredToJob(sig, os.Getpid(), true) != Forwarded {
+			t.Errorf("%v counted as delivered to the job by the terminal", sig)
+		}
+	}
+	// Without a terminal when the job started, a SIGHUP was sent to gputop
+	// alone: nothing hung up.
+	if deliveredToJob(syscall.SIGHUP, os.Getpid(), false) != Forwarded {
+		t.Error("SIGHUP without a terminal counted as a hang-up")
+	}
+}
+
+// leftoverPID reads the pid a job printed after "ready ".
+func leftoverPID(t *testing.T, out *syncBuffer) int {
+	t.Helper()
+	pid, err := strconv.Atoi(strings.Fields(strings.TrimPrefix(out.String(), "ready "))[0])
+	if err != nil {
+		t.Fatalf("job printed %q", out.String())
+	}
+	return pid
+}
+
+// running says whether pid runs: it exists and is not a zombie.
+func running(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	st, err := parsePidStat(b)
+	return err == nil && st.state != 'Z'
+}
+
+func TestJobSignalReachesEveryProcessOfTheJob(t *testing.T) {
+	// A job whose child would outlive it if only the job heard the signal.
+	j, out := startWaiting(t, `sleep 100 & echo "ready $!"; wait`)
+	child := leftoverPID(t, out)
+	if _, err := j.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := j.Wait(); code != 128+15 {
+		t.Errorf("Wait = %d, want 143", code)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	if killed, err := j.EndTree(ctx); killed != 0 || err != nil {
+		t.Errorf("EndTree = %d, %v; the child had the signal and should be gone", killed, err)
+	}
+	if running(child) {
+		t.Errorf("the job's child %d still runs", child)
+		syscall.Kill(child, syscall.SIGKILL)
+	}
+}
+
+func TestEndTreeKillsWhatIgnoresTheSignal(t *testing.T) {
+	// The job exits on SIGTERM; its child ignores it and would be orphaned.
+	j, out := startWaiting(t, `(trap '' TERM; exec sleep 100) & echo "ready $!"; trap 'exit 0' TERM; while :; do sleep 0.05; done`)
+	child := leftoverPID(t, out)
+	if _, err := j.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := j.Wait(); code != 0 {
+		t.Errorf("Wait = %d, want the job's 0", code)
+	}
+	if !running(child) {
+		t.Fatalf("the child %d was meant to ignore SIGTERM", child)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	if killed, err := j.EndTree(ctx); killed != 1 || err != nil {
+		t.Errorf("EndTree = %d, %v; want the one child killed", killed, err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); running(child); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the child %d survived EndTree", child)
 		}
 	}
 }
+
+func TestJobOutputGoesOnWhenItCannotBePassedOn(t *testing.T) {
+	// The terminal hung up: writes fail. The job must not block on a full
+	// pipe, and its markers still count.
+	var markers []string
+	var mu sync.Mutex
+	j, err := StartJob(JobConfig{
+		Command:    []string{"sh", "-c", `i=0; while [ $i -lt 2000 ]; do echo "line $i of padding padding padding"; i=$((i+1)); done; echo "Epoch 7"`},
+		Stdout:     failingWriter{},
+		PhaseRegex: DefaultPhaseRegex,
+		OnMarker: func(text string) {
+			mu.Lock()
+			markers = append(markers, text)
+			mu.Unlock()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, err := j.Wait(); code != 0 || err != nil {
+		t.Fatalf("Wait = %d, %v", code, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(markers, []string{"Epoch 7"}) {
+		t.Errorf("markers %q, want the last line's", markers)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, syscall.EIO }
 
 func TestJobWaitGivesUpOnOutputHeldByALeftover(t *testing.T) {
 	// The job starts a daemon that keeps its stdout, and exits.

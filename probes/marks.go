@@ -59,6 +59,10 @@ type MarkListener struct {
 	conns  map[net.Conn]struct{}
 	closed bool
 
+	// removeDir is a fallback directory made for this session alone,
+	// removed with the socket.
+	removeDir string
+
 	wg        sync.WaitGroup
 	closeOnce sync.Once
 	closeErr  error
@@ -136,6 +140,11 @@ func (l *MarkListener) Close() error {
 		}
 		l.mu.Unlock()
 		l.wg.Wait()
+		if l.removeDir != "" {
+			if err := os.Remove(l.removeDir); err != nil && l.closeErr == nil {
+				l.closeErr = err
+			}
+		}
 	})
 	return l.closeErr
 }

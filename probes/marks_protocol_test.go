@@ -79,7 +79,7 @@ func TestSlowMarkClientDoesNotStopAnother(t *testing.T) {
 	slow, slowAnswers := dialMarks(t, l)
 	send(t, slow, "half a li") // and then nothing, for now
 
-	if n, err := SendMark(dir, "from another shell"); n != 1 || err != nil {
+	if n, err := SendMark([]string{dir}, "from another shell"); n != 1 || err != nil {
 		t.Fatalf("SendMark while a client dawdles = %d, %v; want 1, nil", n, err)
 	}
 	send(t, slow, "ne\n")
@@ -101,7 +101,7 @@ func TestMarkListenerTurnsAwayClientsBeyondItsLimit(t *testing.T) {
 			t.Fatalf("answer %q", got)
 		}
 	}
-	n, err := SendMark(dir, "one too many")
+	n, err := SendMark([]string{dir}, "one too many")
 	if n != 0 || err == nil || !strings.Contains(err.Error(), "busy") {
 		t.Errorf("SendMark = %d, %v; want 0 and busy", n, err)
 	}

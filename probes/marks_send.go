@@ -25,7 +25,7 @@ const markSendTimeout = 2 * time.Second
 // errStaleSocket says a socket had nobody behind it and was removed.
 var errStaleSocket = errors.New("stale socket")
 
-// SendMark delivers text to every session listening in dir (from MarkDir),
+// SendMark delivers text to every session listening in dirs (MarkDirs),
 // all at once, and returns how many took it. A socket nobody listens on
 // (its session died without removing it) is removed. With no session
 // left the error is ErrNoSession. When some sessions refused or did not
@@ -33,22 +33,24 @@ var errStaleSocket = errors.New("stale socket")
 // take the marker. The text is checked first, as a session checks it (at
 // most MaxMarkBytes of UTF-8, no control characters, not blank), and
 // trimmed.
-func SendMark(dir, text string) (int, error) {
+func SendMark(dirs []string, text string) (int, error) {
 	text, err := parseMark([]byte(text))
 	if err != nil {
 		return 0, err
 	}
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, ErrNoSession
-	}
-	if err != nil {
-		return 0, fmt.Errorf("marker sockets: %w", err)
-	}
 	var paths []string
-	for _, e := range entries {
-		if e.Type() == fs.ModeSocket && strings.HasSuffix(e.Name(), ".sock") {
-			paths = append(paths, filepath.Join(dir, e.Name()))
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("marker sockets: %w", err)
+		}
+		for _, e := range entries {
+			if e.Type() == fs.ModeSocket && strings.HasSuffix(e.Name(), ".sock") {
+				paths = append(paths, filepath.Join(dir, e.Name()))
+			}
 		}
 	}
 	results := make([]error, len(paths))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -78,9 +79,9 @@ func TestMarkDirIsPrivateAndPrefersXDGRuntimeDir(t *testing.T) {
 	runtime, tmp := t.TempDir(), t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", runtime)
 	t.Setenv("TMPDIR", tmp)
-	dir, err := MarkDir()
-	if err != nil {
-		t.Fatal(err)
+	dir, warning, fresh, err := MarkDir()
+	if err != nil || warning != "" || fresh {
+		t.Fatalf("MarkDir() = %s, %q, fresh %v, %v", dir, warning, fresh, err)
 	}
 	if want := filepath.Join(runtime, "gputop"); dir != want {
 		t.Errorf("MarkDir() = %s, want %s", dir, want)
@@ -92,31 +93,102 @@ func TestMarkDirIsPrivateAndPrefersXDGRuntimeDir(t *testing.T) {
 	if perm := fi.Mode().Perm(); perm != 0o700 {
 		t.Errorf("mode %#o, want 0700", perm)
 	}
-	if again, err := MarkDir(); err != nil || again != dir {
+	if again, _, _, err := MarkDir(); err != nil || again != dir {
 		t.Errorf("second MarkDir() = %s, %v; want the same directory again", again, err)
 	}
 
 	for _, xdg := range []string{"", filepath.Join(runtime, "gone"), "relative/dir"} {
 		t.Setenv("XDG_RUNTIME_DIR", xdg)
-		dir, err := MarkDir()
+		dir, _, _, err := MarkDir()
 		if want := filepath.Join(tmp, fmt.Sprintf("gputop-%d", os.Getuid())); err != nil || dir != want {
 			t.Errorf("XDG_RUNTIME_DIR=%q: MarkDir() = %s, %v; want %s", xdg, dir, err, want)
 		}
 	}
 }
 
-func TestMarkDirRefusesADirectoryOthersCanEnter(t *testing.T) {
+func TestMarkDirPassesOverADirectoryOthersCanEnter(t *testing.T) {
+	runtime, tmp := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", runtime)
+	t.Setenv("TMPDIR", tmp)
+	open := filepath.Join(runtime, "gputop")
+	if err := os.Mkdir(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o755); err != nil { // past the umask
+		t.Fatal(err)
+	}
+	dir, warning, fresh, err := MarkDir()
+	if want := filepath.Join(tmp, fmt.Sprintf("gputop-%d", os.Getuid())); err != nil || dir != want || fresh {
+		t.Fatalf("MarkDir() = %s, fresh %v, %v; want %s, the next usual one", dir, fresh, err, want)
+	}
+	for _, want := range []string{open, "0755", "chmod 700", "using " + dir} {
+		if !strings.Contains(warning, want) || strings.Contains(warning, "\n") {
+			t.Errorf("warning %q lacks %q, or is more than a line", warning, want)
+		}
+	}
+}
+
+// TestMarkDirNeverUsesSomeoneElses: every usual directory belongs to
+// someone else (as a directory of ours does to a test that says it is
+// another uid), so the session makes a fresh one of its own, warns, and
+// gputop mark still finds it.
+func TestMarkDirNeverUsesSomeoneElses(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	squatted := filepath.Join(tmp, "squatted")
+	if err := os.Mkdir(squatted, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	other := os.Getuid() + 4242
+	dir, warning, fresh, err := pickMarkDir([]string{squatted}, other)
+	if err != nil || !fresh || dir == squatted {
+		t.Fatalf("pickMarkDir = %s, fresh %v, %v; want a fresh directory", dir, fresh, err)
+	}
+	if !strings.Contains(warning, "not to you") || !strings.Contains(warning, dir) {
+		t.Errorf("warning %q; want whose it is and where the socket goes", warning)
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 || filepath.Dir(dir) != tmp {
+		t.Fatalf("fresh directory %s: %v %v", dir, fi, err)
+	}
+	// For this user's own uid, MarkDirs lists fallbacks such as this one.
+	dir, _, fresh, err = pickMarkDir(nil, os.Getuid())
+	if err != nil || !fresh {
+		t.Fatal(err)
+	}
+	if !slices.Contains(MarkDirs(), dir) {
+		t.Errorf("MarkDirs() = %v, lacks the fallback %s", MarkDirs(), dir)
+	}
+	_, log := listenForTest(t, dir)
+	if n, err := SendMark(MarkDirs(), "eval"); n != 1 || err != nil {
+		t.Errorf("SendMark = %d, %v; want the session in the fallback reached", n, err)
+	}
+	if got := log.got(); !slices.Equal(got, []string{"eval"}) {
+		t.Errorf("session got %q", got)
+	}
+}
+
+func TestOpenMarksRemovesItsFallbackWhenItCloses(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	runtime := t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", runtime)
-	if err := os.Mkdir(filepath.Join(runtime, "gputop"), 0o755); err != nil {
+	// Both usual directories are files, not directories: a fallback it is.
+	for _, p := range []string{filepath.Join(runtime, "gputop"), filepath.Join(tmp, fmt.Sprintf("gputop-%d", os.Getuid()))} {
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, warning, err := OpenMarks(func(string) {})
+	if err != nil || !strings.Contains(warning, "is not a directory") {
+		t.Fatalf("OpenMarks: %q, %v", warning, err)
+	}
+	dir := filepath.Dir(l.Path())
+	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(filepath.Join(runtime, "gputop"), 0o755); err != nil { // past the umask
-		t.Fatal(err)
-	}
-	_, err := MarkDir()
-	if err == nil || !strings.Contains(err.Error(), "0755") || !strings.Contains(err.Error(), "chmod 700") {
-		t.Errorf("MarkDir() error = %v; want the mode and the fix named", err)
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("fallback %s still there after Close: %v", dir, err)
 	}
 }
 
@@ -190,7 +262,7 @@ func TestMarkSocketIsOwnerOnlyAndGoesAwayOnClose(t *testing.T) {
 	if _, err := os.Stat(l.Path()); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("socket file still there after Close: %v", err)
 	}
-	if n, err := SendMark(dir, "after close"); n != 0 || !errors.Is(err, ErrNoSession) {
+	if n, err := SendMark([]string{dir}, "after close"); n != 0 || !errors.Is(err, ErrNoSession) {
 		t.Errorf("SendMark after Close = %d, %v; want 0, ErrNoSession", n, err)
 	}
 }
@@ -199,7 +271,7 @@ func TestSendMarkReachesEverySession(t *testing.T) {
 	dir := t.TempDir()
 	_, first := listenForTest(t, dir)
 	_, second := listenForTest(t, dir)
-	n, err := SendMark(dir, "  eval starts  ")
+	n, err := SendMark([]string{dir}, "  eval starts  ")
 	if n != 2 || err != nil {
 		t.Fatalf("SendMark = %d, %v; want 2, nil", n, err)
 	}
@@ -212,10 +284,10 @@ func TestSendMarkReachesEverySession(t *testing.T) {
 
 func TestSendMarkWithNoSession(t *testing.T) {
 	dir := t.TempDir()
-	if n, err := SendMark(dir, "hello"); n != 0 || !errors.Is(err, ErrNoSession) {
+	if n, err := SendMark([]string{dir}, "hello"); n != 0 || !errors.Is(err, ErrNoSession) {
 		t.Errorf("empty directory: SendMark = %d, %v; want 0, ErrNoSession", n, err)
 	}
-	if n, err := SendMark(filepath.Join(dir, "missing"), "hello"); n != 0 || !errors.Is(err, ErrNoSession) {
+	if n, err := SendMark([]string{filepath.Join(dir, "missing")}, "hello"); n != 0 || !errors.Is(err, ErrNoSession) {
 		t.Errorf("missing directory: SendMark = %d, %v; want 0, ErrNoSession", n, err)
 	}
 	if ErrNoSession.Error() != "no gputop session is running for this user" {
@@ -237,7 +309,7 @@ func TestSendMarkRemovesStaleSockets(t *testing.T) {
 	}
 	_, live := listenForTest(t, dir)
 
-	if n, err := SendMark(dir, "checkpoint"); n != 1 || err != nil {
+	if n, err := SendMark([]string{dir}, "checkpoint"); n != 1 || err != nil {
 		t.Errorf("SendMark = %d, %v; want 1, nil (the stale socket is not an error)", n, err)
 	}
 	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
@@ -252,7 +324,7 @@ func TestSendMarkChecksTheTextFirst(t *testing.T) {
 	dir := t.TempDir()
 	_, log := listenForTest(t, dir)
 	for _, text := range []string{"", "   ", "two\nlines", strings.Repeat("x", MaxMarkBytes+1), "\xff"} {
-		if n, err := SendMark(dir, text); n != 0 || err == nil || errors.Is(err, ErrNoSession) {
+		if n, err := SendMark([]string{dir}, text); n != 0 || err == nil || errors.Is(err, ErrNoSession) {
 			t.Errorf("SendMark(%q) = %d, %v; want 0 and the reason", text, n, err)
 		}
 	}

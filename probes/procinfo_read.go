@@ -57,6 +57,7 @@ func openRetry(path string, mode int) (int, error) {
 // pidStat is what gputop uses of /proc/PID/stat.
 type pidStat struct {
 	comm      []byte // the executable's name, up to 15 bytes; aliases the input
+	state     byte   // R, S, D, Z (a zombie: exited, not yet reaped), ...
 	ppid      int
 	utime     uint64 // clock ticks, this process
 	stime     uint64
@@ -97,6 +98,8 @@ func parsePidStat(data []byte) (pidStat, error) {
 		field++
 		var err error
 		switch field {
+		case 3:
+			st.state = word[0]
 		case 4:
 			st.ppid, err = strconv.Atoi(string(word))
 		case 14:

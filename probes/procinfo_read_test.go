@@ -19,22 +19,27 @@ func TestParsePidStat(t *testing.T) {
 		{
 			name: "python worker",
 			in:   "4242 (python3) S 4200 4242 4200 0 -1 4194560 9000 0 0 0 1234 56 7 8 20 0 12 0 99887766 2147483648 51200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0\n",
-			want: pidStat{comm: []byte("python3"), ppid: 4200, utime: 1234, stime: 56, cutime: 7, cstime: 8, startTime: 99887766, rssPages: 51200},
+			want: pidStat{comm: []byte("python3"), state: 'S', ppid: 4200, utime: 1234, stime: 56, cutime: 7, cstime: 8, startTime: 99887766, rssPages: 51200},
 		},
 		{
 			name: "command with spaces and parentheses",
 			in:   "77 (a) (b c) R 1 77 77 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 100 0 3 0\n",
-			want: pidStat{comm: []byte("a) (b c"), ppid: 1, utime: 5, stime: 6, startTime: 100, rssPages: 3},
+			want: pidStat{comm: []byte("a) (b c"), state: 'R', ppid: 1, utime: 5, stime: 6, startTime: 100, rssPages: 3},
 		},
 		{
 			name: "negative child times count as none",
 			in:   "9 (x) S 1 9 9 0 -1 0 0 0 0 0 1 2 -3 -4 20 0 1 0 5 0 -1 0",
-			want: pidStat{comm: []byte("x"), ppid: 1, utime: 1, stime: 2, startTime: 5},
+			want: pidStat{comm: []byte("x"), state: 'S', ppid: 1, utime: 1, stime: 2, startTime: 5},
 		},
 		{name: "truncated", in: "9 (x) S 1 9 9 0 -1 0 0 0 0 0 1 2", wantErr: true},
 		{name: "no command", in: "9 x S 1 9 9", wantErr: true},
 		{name: "not a number", in: "9 (x) S one 9 9 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 5 0 1 0", wantErr: true},
 		{name: "empty", in: "", wantErr: true},
+		{
+			name: "zombie",
+			in:   "12 (sleep) Z 1 12 12 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 7 0 0 0\n",
+			want: pidStat{comm: []byte("sleep"), state: 'Z', ppid: 1, startTime: 7},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -160,6 +160,16 @@ func (p *PendingSession) Info() timeline.SourceInfo {
 		Notes: []string{"looking for GPUs"}}
 }
 
+// Wait waits for the session to open, and returns why it could not.
+func (p *PendingSession) Wait(ctx context.Context) error {
+	select {
+	case <-p.ready:
+		return p.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // Next waits for the session to open, then for its next sample.
 func (p *PendingSession) Next(ctx context.Context) (timeline.Sample, error) {
 	select {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gputop-dev/gputop/timeline"
 )
@@ -20,8 +21,12 @@ import (
 //
 // When the job's process is gone (or its pid now belongs to another
 // process) the probe reports itself lost, and the Sampler stops asking.
+//
+// The probe exists before the job does, since the session that runs it
+// opens first (so that markers and the recording's file are ready when
+// the job starts); until Watch names the job, it reads nothing.
 type TreeProbe struct {
-	root    int
+	root    atomic.Int64
 	scanner *procScanner
 	members []procEntry
 
@@ -33,10 +38,11 @@ type TreeProbe struct {
 	pids []int
 }
 
-// NewTreeProbe returns the probe of pid's process tree. It returns the
-// concrete type, which is a Probe, so that its caller can also ask PIDs.
-func NewTreeProbe(pid int) *TreeProbe {
-	p := &TreeProbe{root: pid, scanner: newProcScanner("/proc")}
+// NewTreeProbe returns a probe of the process tree Watch will name. It
+// returns the concrete type, which is a Probe, so that its caller can also
+// call Watch and PIDs.
+func NewTreeProbe() *TreeProbe {
+	p := &TreeProbe{scanner: newProcScanner("/proc")}
 	p.metrics[0] = timeline.Metric{Key: timeline.Key{Name: timeline.ProcCPUSecs, Device: timeline.JobDevice}, Kind: timeline.Counter}
 	p.metrics[1] = timeline.Metric{Key: timeline.Key{Name: timeline.ProcRSS, Device: timeline.JobDevice}, Kind: timeline.Gauge}
 	return p
@@ -57,11 +63,20 @@ func (p *TreeProbe) PIDs() []int {
 	return append([]int(nil), p.pids...)
 }
 
+// Watch names the tree's root process. Call it once, before or after the
+// sampler starts.
+func (p *TreeProbe) Watch(pid int) { p.root.Store(int64(pid)) }
+
 // Collect walks /proc once and sums the tree.
 func (p *TreeProbe) Collect(context.Context) (Reading, error) {
+	root := int(p.root.Load())
+	if root == 0 {
+		p.metrics[0].Value, p.metrics[1].Value = math.NaN(), math.NaN()
+		return Reading{Metrics: p.metrics[:]}, nil // no job yet
+	}
 	entries, scanErr := p.scanner.scan()
 	var found bool
-	p.members, found = treeOf(p.root, entries, p.members)
+	p.members, found = treeOf(root, entries, p.members)
 	if found && p.seenRoot && p.members[0].startTime != p.rootStart {
 		found = false // the job exited and its pid went to another process
 	}
@@ -72,7 +87,7 @@ func (p *TreeProbe) Collect(context.Context) (Reading, error) {
 			// Not seen because /proc could not be read: not proof it is gone.
 			return Reading{Metrics: p.metrics[:]}, scanErr
 		}
-		return Reading{Metrics: p.metrics[:], Lost: true}, fmt.Errorf("process %d has exited", p.root)
+		return Reading{Metrics: p.metrics[:], Lost: true}, fmt.Errorf("process %d has exited", root)
 	}
 	if !p.seenRoot {
 		p.rootStart, p.seenRoot = p.members[0].startTime, true

@@ -14,6 +14,7 @@ import (
 type procEntry struct {
 	pid, ppid int
 	startTime uint64 // clock ticks after boot: tells a reused pid from the original
+	zombie    bool   // exited, not yet reaped by its parent
 	// cpuTicks is user + system time of the process and of the children it
 	// has reaped. Summed over a tree it only grows: when a child exits, its
 	// time moves into its parent's share.
@@ -93,6 +94,7 @@ func (s *procScanner) read(pid int) error {
 		pid:       pid,
 		ppid:      st.ppid,
 		startTime: st.startTime,
+		zombie:    st.state == 'Z',
 		cpuTicks:  st.utime + st.stime + st.cutime + st.cstime,
 		rssPages:  st.rssPages,
 	})

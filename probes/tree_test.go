@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"math"
 	"os/exec"
 	"slices"
 	"syscall"
@@ -99,7 +100,8 @@ func stopTree(t *testing.T, cmd *exec.Cmd) {
 
 func TestTreeProbeFollowsTheJobsChildren(t *testing.T) {
 	cmd := startTree(t)
-	p := NewTreeProbe(cmd.Process.Pid)
+	p := NewTreeProbe()
+	p.Watch(cmd.Process.Pid)
 	if p.Name() != "tree" || p.Device() != timeline.JobDevice {
 		t.Errorf("probe is %s/%s, want tree/job", p.Name(), p.Device())
 	}
@@ -130,7 +132,8 @@ func TestTreeProbeFollowsTheJobsChildren(t *testing.T) {
 }
 
 func BenchmarkTreeProbeCollect(b *testing.B) {
-	p := NewTreeProbe(1)
+	p := NewTreeProbe()
+	p.Watch(1)
 	entries, err := p.scanner.scan()
 	if err != nil {
 		b.Fatal(err)
@@ -178,5 +181,21 @@ func TestEachDirentName(t *testing.T) {
 	eachDirentName(append(buf, 9, 9, 9), func(name []byte) { got = append(got, string(name)) })
 	if want := []string{"1", "self", "4194304"}; !slices.Equal(got, want) {
 		t.Errorf("names = %q, want %q (and the torn record after them ignored)", got, want)
+	}
+}
+
+func TestTreeProbeReadsNothingBeforeItIsToldWhichJob(t *testing.T) {
+	p := NewTreeProbe()
+	r, err := p.Collect(t.Context())
+	if err != nil || r.Lost {
+		t.Fatalf("Collect before Watch: %v (lost %v); want no data and no error", err, r.Lost)
+	}
+	for _, m := range r.Metrics {
+		if !math.IsNaN(m.Value) {
+			t.Errorf("%v = %v before Watch, want NaN", m.Key, m.Value)
+		}
+	}
+	if pids := p.PIDs(); pids != nil {
+		t.Errorf("PIDs before Watch = %v", pids)
 	}
 }

@@ -1,10 +1,11 @@
 // Package recordings keeps a session in a file that replays anywhere, on
 // the same screens as live: the Writer writes samples as they come, the
 // Reader reads them back from any time on, NewReplay makes a file a
-// timeline.Source, and a Tee records a live source off its sampling path.
+// timeline.Source, and the Recorder is how every command records a live
+// source, off its sampling path.
 //
-//	source ──▶ Tee.Next ──▶ UI                    run.gtr ──▶ Reader ──▶ NewReplay ──▶ UI
-//	             └─▶ queue ──▶ Writer ──▶ run.gtr
+//	source ──▶ Recorder.Next ──▶ UI, record, run     run.gtr ──▶ Reader ──▶ NewReplay ──▶ UI
+//	                └─▶ queue ──▶ Writer ──▶ run.gtr
 //
 // The format is documented in docs/recording-format.md. In short, the file
 // is a sequence of zstd frames (zstd -dc prints its records):
@@ -17,8 +18,9 @@
 //	trailer    skippable frame: where the index is
 //
 // Since format 1.1 a recording also keeps the hints gputop showed, as
-// snapshots of the whole set (hints.go): Writer.WriteHints and
-// Tee.WriteHints write them, Reader.Hints and HintsAt read them back.
+// snapshots of the whole set (hints.go): Writer.WriteHints writes them
+// (the Recorder, as its HintJudge says they change), Reader.Hints and
+// HintsAt read them back.
 // Since 1.2 it keeps the source's description as it grows past the
 // header's (info.go): Writer.WriteInfo writes it, Reader.Info and the
 // replay's Info read it back.
@@ -35,5 +37,5 @@
 // Files: format.go (constants), header.go, values.go and bits.go (how
 // numbers are stored), encode.go and decode.go (records), frames.go and
 // index.go (the file's frames), hints.go, info.go, writer.go, reader.go,
-// open.go (bad input), replay.go, tee.go.
+// open.go (bad input), replay.go, recorder.go.
 package recordings

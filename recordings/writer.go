@@ -15,7 +15,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// Writer writes a recording. It is not safe for concurrent use: the Tee
+// Writer writes a recording. It is not safe for concurrent use: the Recorder
 // calls it from its own goroutine, off the sampling path.
 //
 // Samples are encoded as they come and handed to the compressor in chunks;
@@ -68,6 +68,17 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // Create creates a recording at path and writes its header. It refuses a
 // file that exists unless force is set. Its errors are one line.
 func Create(path string, h Header, force bool) (*Writer, error) {
+	f, err := createFile(path, force)
+	if err != nil {
+		return nil, err
+	}
+	return startWriter(f, path, h)
+}
+
+// createFile creates the file of a recording, refusing one that exists
+// unless force is set. The Recorder creates it when recording starts, so a
+// path that cannot be written fails at once, and writes the header later.
+func createFile(path string, force bool) (*os.File, error) {
 	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	if force {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
@@ -79,23 +90,35 @@ func Create(path string, h Header, force bool) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot create recording: %w", err)
 	}
+	return f, nil
+}
+
+// startWriter writes the header to f and returns a Writer for the rest.
+// For a file createFile made, the Writer notices the file being removed or
+// replaced under it. On failure it closes f, and removes a file it made.
+func startWriter(f io.WriteCloser, path string, h Header) (*Writer, error) {
+	osFile, isFile := f.(*os.File)
 	w, err := newWriter(f, path, h)
+	if err == nil && isFile {
+		w.ident, err = osFile.Stat()
+		if err != nil {
+			err = fmt.Errorf("cannot create recording: %w", err)
+		}
+	}
 	if err != nil {
 		if cerr := f.Close(); cerr != nil {
 			err = fmt.Errorf("%w (closing: %v)", err, cerr)
 		}
-		if rerr := os.Remove(path); rerr != nil {
-			err = fmt.Errorf("%w (and could not remove it: %v)", err, rerr)
+		if isFile {
+			if rerr := os.Remove(path); rerr != nil {
+				err = fmt.Errorf("%w (and could not remove it: %v)", err, rerr)
+			}
 		}
 		return nil, err
 	}
-	if w.ident, err = f.Stat(); err != nil {
-		if cerr := f.Close(); cerr != nil {
-			err = fmt.Errorf("%w (closing: %v)", err, cerr)
-		}
-		return nil, fmt.Errorf("cannot create recording: %w", err)
+	if isFile {
+		w.stat = func() (os.FileInfo, error) { return os.Stat(path) }
 	}
-	w.stat = func() (os.FileInfo, error) { return os.Stat(path) }
 	return w, nil
 }
 

@@ -123,12 +123,13 @@ func (m *Model) recordKey() {
 		m.note = "recording is for live sessions; this is a replay"
 		return
 	}
-	if path, on, _ := m.recorder.State(); on {
-		if err := m.recorder.Stop(); err != nil {
+	if _, on, _ := m.recorder.State(); on {
+		summary, err := m.recorder.Stop()
+		if err != nil {
 			m.note = "recording: " + err.Error()
 			return
 		}
-		m.note = "recording saved to " + path
+		m.note = summary
 		return
 	}
 	path, err := m.recorder.Start()

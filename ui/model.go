@@ -31,14 +31,19 @@ type Options struct {
 	// Recorder starts and stops recording for the r key; nil where there is
 	// nothing to record (a replay).
 	Recorder Recorder
+	// Notice is a line the footer shows from the start, until a key is
+	// pressed: something the person should know that is not an error
+	// (markers going to a fallback directory).
+	Notice string
 }
 
 // Recorder records the session to a file while the screen runs.
 type Recorder interface {
 	// Start begins recording and says to which file.
 	Start() (path string, err error)
-	// Stop ends recording and closes the file.
-	Stop() error
+	// Stop ends recording, closes the file, and says in a few words where
+	// it went and what it holds.
+	Stop() (summary string, err error)
 	// State says whether it records, to which file, and why it stopped on
 	// its own (a full disk) if it did.
 	State() (path string, on bool, failed error)
@@ -120,6 +125,7 @@ func New(opts Options) *Model {
 		cancel:   cancel,
 		start:    opts.Start,
 		recorder: opts.Recorder,
+		note:     opts.Notice,
 		play:     playback{motion: following, speed: speed, grows: grows},
 	}
 	if !grows {

@@ -202,7 +202,10 @@ type fakeRecorder struct {
 }
 
 func (r *fakeRecorder) Start() (string, error) { r.on = true; return "gputop-test.gtr", nil }
-func (r *fakeRecorder) Stop() error            { r.on = false; return nil }
+func (r *fakeRecorder) Stop() (string, error) {
+	r.on = false
+	return "recorded 3 samples over 2s to gputop-test.gtr (1.2 kB)", nil
+}
 func (r *fakeRecorder) State() (string, bool, error) {
 	return "gputop-test.gtr", r.on, r.failed
 }

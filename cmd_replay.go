@@ -1,0 +1,75 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/gputop-dev/gputop/recordings"
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui"
+)
+
+func cmdReplay(args []string, e *env) error {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	speed := fs.Float64("speed", 1, "playback speed, 0.25 to 64")
+	startAt := fs.String("start", "", "start at `TIME`: 14:03, +10m (after the start), -5m (before the end), or a date and time")
+	ascii := fs.Bool("ascii", false, "draw with ASCII only, for terminals without Unicode")
+	logPath := fs.String("log", defaultLogPath(), "write the log to `FILE` (never to the terminal)")
+	rest, err := parseFlags(fs, args, e.stdout)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(rest) != 1:
+		return usageError{"give one recording to replay"}
+	case *speed < 0.25 || *speed > 64:
+		return usageError{fmt.Sprintf("--speed %g is out of range: 0.25 to 64", *speed)}
+	}
+	r, err := recordings.Open(rest[0])
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	first, last := r.Span()
+	var start time.Time
+	if *startAt != "" {
+		if start, err = ui.ParseTime(*startAt, first.Local(), first, last); err != nil {
+			return usageError{"--start: " + err.Error()}
+		}
+		if start.Before(first) || start.After(last) {
+			return usageError{fmt.Sprintf("--start %s is outside the recording (%s to %s)", *startAt,
+				first.Local().Format(time.DateTime), last.Local().Format(time.DateTime))}
+		}
+	}
+	if err := checkTerminal(len(r.Header().Info.GPUs)); err != nil {
+		return err
+	}
+	closeLog, err := openLog(*logPath)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	// A replay keeps every sample at full resolution: a postmortem zooms
+	// into hour three as closely as into the last minute. With a day of
+	// samples held (about 100 MB for 8 GPUs), Go's default of letting the
+	// heap grow to twice what is live would double the footprint; collect
+	// sooner instead.
+	debug.SetGCPercent(25)
+	ctx, stopSignals := endOnSignal(e)
+	defer stopSignals()
+	store := timeline.NewStore(timeline.StoreOptions{RawSamples: 0, Reserve: expectedSamples(r)})
+	return runUI(ctx, recordings.NewReplay(r), ui.Options{Store: store, Speed: *speed, Start: start, ASCII: *ascii})
+}
+
+// expectedSamples estimates a recording's sample count from its span and
+// interval, a little over, so its store is sized once.
+func expectedSamples(r *recordings.Reader) int {
+	first, last := r.Span()
+	iv := r.Header().Info.Interval
+	if iv <= 0 || !last.After(first) {
+		return 0
+	}
+	return int(float64(last.Sub(first))/float64(iv)*1.05) + 16
+}

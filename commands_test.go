@@ -1,0 +1,348 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gputop-dev/gputop/probes"
+	"github.com/gputop-dev/gputop/recordings"
+)
+
+// In-process tests of the commands: run() with buffers for streams and a
+// channel for signals, as main wires the real ones.
+
+// lockedBuffer is a stream a command writes while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *lockedBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *lockedBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// testEnv is a command's environment in a test: its output in buffers,
+// signals sent with sig, and an exit that records the code.
+type testEnv struct {
+	env
+	out, err lockedBuffer
+	sigs     chan os.Signal
+	exited   chan int
+}
+
+func newTestEnv() *testEnv {
+	te := &testEnv{sigs: make(chan os.Signal, 4), exited: make(chan int, 1)}
+	te.env = env{
+		stdout:  &te.out,
+		stderr:  &te.err,
+		signals: func() (<-chan os.Signal, func()) { return te.sigs, func() {} },
+		exit:    func(code int) { te.exited <- code },
+	}
+	return te
+}
+
+// start runs gputop with args in a goroutine; the exit code arrives on the
+// returned channel.
+func (te *testEnv) start(args ...string) <-chan int {
+	done := make(chan int, 1)
+	go func() { done <- run(args, &te.env) }()
+	return done
+}
+
+// waitExit waits for a command started with start, failing after a while.
+func waitExit(t *testing.T, done <-chan int, te *testEnv) int {
+	t.Helper()
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the command never ended; stderr:\n%s", te.err.String())
+		return -1
+	}
+}
+
+// waitForSamples waits until a recording at path holds at least n samples.
+func waitForSamples(t *testing.T, path string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if r, err := recordings.Open(path); err == nil {
+			got := 0
+			for {
+				if _, err := r.Read(); err != nil {
+					break
+				}
+				got++
+			}
+			r.Close()
+			if got >= n {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never held %d samples", path, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// readRecording reads a whole recording: its samples' markers, its hint
+// snapshots, and how it ended (nil for a clean close).
+func readRecording(t *testing.T, path string) (samples int, markers []string, snaps []recordings.HintSnapshot, end error) {
+	t.Helper()
+	r, err := recordings.Open(path)
+	if err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	defer r.Close()
+	for {
+		s, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return samples, markers, r.Hints(), nil
+		}
+		if err != nil {
+			return samples, markers, r.Hints(), err
+		}
+		samples++
+		for _, m := range s.Markers {
+			markers = append(markers, m.Text+" ("+m.Origin+")")
+		}
+	}
+}
+
+// gputop record listens for markers like the live view and run: two
+// clients marking at once both reach the file, and gputop mark says how
+// many sessions took each.
+func TestRecordTakesMarkersFromTwoClients(t *testing.T) {
+	isolateMarks(t)
+	path := filepath.Join(t.TempDir(), "marks.gtr")
+	te := newTestEnv()
+	done := te.start("record", "-o", path, "--demo=checkpoint", "--interval", "100ms")
+	waitForSamples(t, path, 2)
+
+	var wg sync.WaitGroup
+	outs := make([]*testEnv, 2)
+	for i := range outs {
+		outs[i] = newTestEnv()
+		wg.Go(func() {
+			if code := run([]string{"mark", fmt.Sprintf("client %d", i)}, &outs[i].env); code != 0 {
+				t.Errorf("gputop mark: exit %d: %s", code, outs[i].err.String())
+			}
+		})
+	}
+	wg.Wait()
+	for i, o := range outs {
+		if want := fmt.Sprintf("marked \"client %d\" in 1 session\n", i); o.out.String() != want {
+			t.Errorf("gputop mark said %q, want %q", o.out.String(), want)
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // markers ride on the next sample
+	te.sigs <- syscall.SIGINT
+	if code := waitExit(t, done, te); code != 0 {
+		t.Fatalf("record ended with %d after SIGINT: %s", code, te.err.String())
+	}
+	_, markers, snaps, end := readRecording(t, path)
+	if end != nil {
+		t.Errorf("a recording ended by SIGINT is closed cleanly: %v", end)
+	}
+	slices.Sort(markers)
+	if want := []string{"client 0 (mark)", "client 1 (mark)"}; !slices.Equal(markers, want) {
+		t.Errorf("markers %q, want %q", markers, want)
+	}
+	if len(snaps) == 0 {
+		t.Error("no verdict in the recording")
+	}
+	if !strings.Contains(te.err.String(), "recorded ") || !strings.Contains(te.err.String(), path) {
+		t.Errorf("record does not say what it recorded where: %q", te.err.String())
+	}
+}
+
+// --duration ends on the sample at or before the limit, even when the
+// interval is longer than the limit.
+func TestRecordDurationNeverOvershoots(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--fast", "--interval", "1h", "--duration", "2s"}, "recorded 1 sample over 0s"},
+		{[]string{"--fast", "--duration", "10m"}, "recorded 601 samples over 10m0s"},
+		{[]string{"--fast", "--interval", "4s", "--duration", "10s"}, "recorded 3 samples over 8s"},
+		{[]string{"--interval", "1h", "--duration", "2s"}, "recorded 1 sample over 0s"},
+	} {
+		path := filepath.Join(t.TempDir(), "d.gtr")
+		te := newTestEnv()
+		start := time.Now()
+		code := run(append([]string{"record", "-o", path, "--demo=training"}, tt.args...), &te.env)
+		if code != 0 || !strings.Contains(te.err.String(), tt.want) {
+			t.Errorf("record %v: exit %d, %q; want %q", tt.args, code, te.err.String(), tt.want)
+		}
+		if took := time.Since(start); took > 10*time.Second {
+			t.Errorf("record %v took %v: it waited for a sample past the limit", tt.args, took)
+		}
+	}
+}
+
+// Every command that writes a file fails at once on a path it cannot
+// create, before anything starts: run's job never runs.
+func TestBadOutputPathFailsBeforeAnythingStarts(t *testing.T) {
+	dir := t.TempDir()
+	ran := filepath.Join(dir, "ran")
+	for _, args := range [][]string{
+		{"run", "-o", "/proc/gputop-test.gtr", "--demo", "--", "touch", ran},
+		{"record", "-o", "/proc/gputop-test.gtr", "--demo"},
+	} {
+		te := newTestEnv()
+		if code := run(args, &te.env); code != 1 {
+			t.Errorf("%v: exit %d, want 1", args, code)
+		}
+		if lines := strings.Split(strings.TrimSpace(te.err.String()), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "/proc/gputop-test.gtr") {
+			t.Errorf("%v: stderr %q, want one line naming the file", args, te.err.String())
+		}
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("run started its job although it could not record")
+	}
+}
+
+// A hang-up (or SIGTERM) reaches gputop run: it passes the signal on to
+// every process of the job, waits for the job, closes the recording with
+// its verdict, writes the report, and exits with the job's code. Nothing
+// the job started is left running.
+func TestRunOnHangUpPassesItOnAndEndsCleanly(t *testing.T) {
+	isolateMarks(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hup.gtr")
+	got := filepath.Join(dir, "got")
+	child := filepath.Join(dir, "child")
+	// The job traps SIGHUP, saves, and exits 3; its child would outlive it
+	// if only the job heard the signal.
+	job := fmt.Sprintf(`sleep 1000 & echo $! > %s; trap 'echo HUP > %s; exit 3' HUP; echo "Epoch 1"; while :; do sleep 0.05; done`, child, got)
+	te := newTestEnv()
+	done := te.start("run", "-o", path, "--demo=training", "--interval", "100ms", "--", "sh", "-c", job)
+	waitForSamples(t, path, 3)
+	te.sigs <- syscall.SIGHUP
+	if code := waitExit(t, done, te); code != 3 {
+		t.Fatalf("run exited %d, want the job's 3; stderr:\n%s", code, te.err.String())
+	}
+	if b, err := os.ReadFile(got); err != nil || string(b) != "HUP\n" {
+		t.Errorf("the job did not get SIGHUP: %q, %v", b, err)
+	}
+	b, err := os.ReadFile(child)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	fmt.Sscan(string(b), &pid)
+	if stillRunning(pid) {
+		t.Errorf("the job's child %d is still running", pid)
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	samples, markers, snaps, end := readRecording(t, path)
+	if end != nil || samples < 3 {
+		t.Errorf("the recording holds %d samples and ends with %v; want a clean close", samples, end)
+	}
+	if !slices.Contains(markers, "Epoch 1 (job)") {
+		t.Errorf("markers %q lack the job's", markers)
+	}
+	if len(snaps) == 0 {
+		t.Error("no verdict in the recording")
+	}
+	if !strings.Contains(te.err.String(), "gputop report: DEMO training") {
+		t.Errorf("no report on stderr:\n%s", te.err.String())
+	}
+}
+
+// isolateMarks gives the test marker directories of its own: the user's
+// other gputop sessions (on a developer's machine) must not take or send
+// its markers.
+func isolateMarks(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Setenv("TMPDIR", t.TempDir())
+}
+
+// stillRunning says whether pid is a process that has not exited.
+func stillRunning(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
+// A job that ignores the hang-up is killed --kill-after later; a second
+// signal kills it at once.
+func TestRunKillsAJobThatIgnoresTheSignal(t *testing.T) {
+	isolateMarks(t)
+	for _, second := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "ignore.gtr")
+		te := newTestEnv()
+		done := te.start("run", "-o", path, "--demo", "--interval", "100ms", "--kill-after", "500ms",
+			"--", "sh", "-c", `trap '' HUP TERM; while :; do sleep 0.05; done`)
+		waitForSamples(t, path, 2)
+		start := time.Now()
+		te.sigs <- syscall.SIGTERM
+		if second {
+			te.sigs <- syscall.SIGHUP
+		}
+		if code := waitExit(t, done, te); code != 128+9 {
+			t.Errorf("second signal %v: exit %d, want 137 (SIGKILL); stderr:\n%s", second, code, te.err.String())
+		}
+		if took := time.Since(start); !second && took < 500*time.Millisecond {
+			t.Errorf("killed after %v, before --kill-after", took)
+		}
+		if _, _, _, end := readRecording(t, path); end != nil {
+			t.Errorf("the recording ends with %v; want a clean close", end)
+		}
+	}
+}
+
+// The markers of gputop mark reach every recording session: the live
+// view's, record's and run's alike, so a count is what it says.
+func TestMarkCountsTheSessionsThatTookIt(t *testing.T) {
+	isolateMarks(t)
+	te := newTestEnv()
+	if code := run([]string{"mark", "eval"}, &te.env); code != 1 || !strings.Contains(te.err.String(), probes.ErrNoSession.Error()) {
+		t.Errorf("no session: exit %d, %q", code, te.err.String())
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.gtr"), filepath.Join(dir, "b.gtr")
+	rec := newTestEnv()
+	doneRec := rec.start("record", "-o", a, "--demo", "--interval", "100ms")
+	job := newTestEnv()
+	doneRun := job.start("run", "-o", b, "--demo", "--interval", "100ms", "--", "sleep", "30")
+	waitForSamples(t, a, 1)
+	waitForSamples(t, b, 1)
+	te = newTestEnv()
+	if code := run([]string{"mark", "eval"}, &te.env); code != 0 || te.out.String() != "marked \"eval\" in 2 sessions\n" {
+		t.Errorf("two sessions: exit %d, %q %q", code, te.out.String(), te.err.String())
+	}
+	time.Sleep(300 * time.Millisecond)
+	rec.sigs <- syscall.SIGTERM
+	job.sigs <- syscall.SIGTERM
+	waitExit(t, doneRec, rec)
+	waitExit(t, doneRun, job)
+	for _, p := range []string{a, b} {
+		if _, markers, _, _ := readRecording(t, p); !slices.Equal(markers, []string{"eval (mark)"}) {
+			t.Errorf("%s: markers %q", filepath.Base(p), markers)
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log"
+	"time"
+
+	"github.com/gputop-dev/gputop/probes"
+	"github.com/gputop-dev/gputop/recordings"
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// The wiring every recording command shares: the live view, record and
+// run record through a recordings.Recorder built here, and take markers
+// from `gputop mark` through openMarks.
+
+// recorderOptions are the options of every Recorder gputop makes: its
+// files carry this version and gputop's hints as they change.
+func recorderOptions(force, sync bool) recordings.RecorderOptions {
+	return recordings.RecorderOptions{
+		Version: version,
+		Force:   force,
+		Sync:    sync,
+		NewJudge: func(info timeline.SourceInfo) recordings.HintJudge {
+			return timeline.NewHintTracker(info)
+		},
+	}
+}
+
+// recordingHeader describes a source in a file that starts at start.
+func recordingHeader(info timeline.SourceInfo, start time.Time) recordings.Header {
+	return recordings.Header{Version: version, Info: info, Start: start}
+}
+
+// openMarks makes `gputop mark` reach session: a listener to close when
+// the session ends (a no-op one if none could be opened, which the log
+// says), and a one-line warning when the usual marker directory could not
+// be used or none at all.
+func openMarks(session *probes.PendingSession) (io.Closer, string) {
+	l, warning, err := probes.OpenMarks(func(text string) { session.MarkFrom("mark", text) })
+	if err != nil {
+		return io.NopCloser(nil), "markers from gputop mark will not arrive: " + err.Error()
+	}
+	return l, warning
+}
+
+// liveRecording is the r key's recorder: the first Start records to the
+// --record file, if one was given; later ones to a fresh name in the
+// working directory.
+type liveRecording struct {
+	rec  *recordings.Recorder
+	next string
+}
+
+// Start starts recording, to a new file.
+func (l *liveRecording) Start() (string, error) {
+	if path := l.next; path != "" {
+		l.next = ""
+		return l.rec.Start(path)
+	}
+	return startFresh(l.rec, "gputop", time.Now())
+}
+
+// Stop closes the file and says what it holds, in a few words.
+func (l *liveRecording) Stop() (string, error) {
+	sum, err := l.rec.Stop()
+	return summaryLine(sum), err
+}
+
+// State says whether it records, to which file, and why it stopped on
+// its own, if it did.
+func (l *liveRecording) State() (string, bool, error) {
+	st := l.rec.State()
+	return st.Path, st.On, st.Failed
+}
+
+// startFresh starts rec on a file named for prefix and now,
+// gputop-20261125-141503.gtr, or with -2, -3, ... when that is taken: r
+// pressed twice in a second makes two files, never an error.
+func startFresh(rec *recordings.Recorder, prefix string, now time.Time) (string, error) {
+	base := prefix + "-" + now.Format("20060102-150405")
+	for n := 1; ; n++ {
+		path := base + ".gtr"
+		if n > 1 {
+			path = fmt.Sprintf("%s-%d.gtr", base, n)
+		}
+		got, err := rec.Start(path)
+		if !errors.Is(err, fs.ErrExist) || n >= 100 {
+			return got, err
+		}
+	}
+}
+
+// summaryLine says where a recording went and what it holds.
+func summaryLine(sum recordings.Summary) string {
+	if sum.Path == "" {
+		return ""
+	}
+	if sum.Removed {
+		return fmt.Sprintf("no samples were recorded; %s was not kept", sum.Path)
+	}
+	return fmt.Sprintf("recorded %s over %s to %s (%s)", plural(sum.Samples, "sample"),
+		sum.Last.Sub(sum.First).Round(time.Millisecond), sum.Path, kilobytes(sum.Bytes))
+}
+
+// reportSummary tells the person at the terminal what a closed recording
+// holds, and what went wrong with it.
+func reportSummary(w io.Writer, sum recordings.Summary, err error) {
+	if line := summaryLine(sum); line != "" {
+		fmt.Fprintln(w, line)
+	}
+	if sum.Dropped > 0 {
+		fmt.Fprintf(w, "note: %s left out while the disk was slow\n", plural(int(sum.Dropped), "sample was", "samples were"))
+	}
+	if sum.Failed != nil {
+		fmt.Fprintf(w, "recording stopped early: %v; everything before it is readable\n", sum.Failed)
+	}
+	if err != nil {
+		log.Printf("closing the recording: %v", err)
+		fmt.Fprintf(w, "closing the recording: %v\n", err)
+	}
+}
+
+// plural is "1 sample" or "3 samples"; with two words, the second is the
+// plural form.
+func plural(n int, forms ...string) string {
+	one, many := forms[0], forms[0]+"s"
+	if len(forms) > 1 {
+		many = forms[1]
+	}
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// kilobytes is a file size as people read it.
+func kilobytes(n int64) string {
+	if n < 1000*1000 {
+		return fmt.Sprintf("%.1f kB", float64(n)/1000)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}
