@@ -91,14 +91,21 @@ func cmdImport(args []string, e *env) error {
 	if st, err := f.Stat(); err == nil {
 		opts.ModTime = st.ModTime()
 	}
-	res, err := importer.Import(f, opts)
+	// The file it goes to first, before a big log is parsed: a path that
+	// cannot be written fails at once.
+	tmp, err := reserveTemp(*out)
 	if err != nil {
+		return err
+	}
+	res, err := importer.Import(f, opts)
+	if err == nil && len(res.Samples) == 0 {
+		err = errors.New("no samples in the log")
+	}
+	if err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("%s: %v", rest[0], err)
 	}
-	if len(res.Samples) == 0 {
-		return fmt.Errorf("%s: no samples in the log", rest[0])
-	}
-	if err := writeAtomically(*out, recordingHeader(res.Info, res.Samples[0].At), res.Samples); err != nil {
+	if err := writeAtomically(tmp, *out, recordingHeader(res.Info, res.Samples[0].At), res.Samples); err != nil {
 		return err
 	}
 	first, last := res.Samples[0].At, res.Samples[len(res.Samples)-1].At
@@ -118,12 +125,23 @@ func formatNames() string {
 	return strings.Join(names, ", ")
 }
 
-// writeAtomically writes a whole recording under a temporary name and
-// renames it into place, so a failed import leaves no partial file behind.
-func writeAtomically(path string, h recordings.Header, samples []timeline.Sample) error {
+// reserveTemp creates the empty temporary file a recording of path is
+// written to before it is renamed into place.
+func reserveTemp(path string) (string, error) {
 	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("cannot create %s: %v", path, errors.Unwrap(err))
+	}
+	return tmp, f.Close()
+}
+
+// writeAtomically writes a whole recording to tmp (from reserveTemp) and
+// renames it to path, so a failed import leaves no partial file behind.
+func writeAtomically(tmp, path string, h recordings.Header, samples []timeline.Sample) error {
 	w, err := recordings.Create(tmp, h, true)
 	if err != nil {
+		os.Remove(tmp)
 		return err
 	}
 	for i := range samples {

@@ -205,15 +205,25 @@ func TestRecordDurationNeverOvershoots(t *testing.T) {
 func TestBadOutputPathFailsBeforeAnythingStarts(t *testing.T) {
 	dir := t.TempDir()
 	ran := filepath.Join(dir, "ran")
+	csv := filepath.Join(dir, "smi.csv")
+	if err := os.WriteFile(csv, []byte("timestamp, index, utilization.gpu [%]\n2026/11/24 10:00:00.000, 0, 97 %\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(dir, "ok.gtr")
+	if code := run([]string{"record", "-o", rec, "--demo", "--fast", "--duration", "2s"}, &newTestEnv().env); code != 0 {
+		t.Fatal("record failed")
+	}
 	for _, args := range [][]string{
 		{"run", "-o", "/proc/gputop-test.gtr", "--demo", "--", "touch", ran},
 		{"record", "-o", "/proc/gputop-test.gtr", "--demo"},
+		{"import", csv, "-o", "/proc/gputop-test.gtr"},
+		{"export", rec, "--format", "csv", "-o", "/proc/gputop-test.csv"},
 	} {
 		te := newTestEnv()
 		if code := run(args, &te.env); code != 1 {
 			t.Errorf("%v: exit %d, want 1", args, code)
 		}
-		if lines := strings.Split(strings.TrimSpace(te.err.String()), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "/proc/gputop-test.gtr") {
+		if lines := strings.Split(strings.TrimSpace(te.err.String()), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "/proc/gputop-test.") {
 			t.Errorf("%v: stderr %q, want one line naming the file", args, te.err.String())
 		}
 	}
