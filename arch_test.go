@@ -11,8 +11,10 @@ import (
 
 // TestPackageDependencies guards the shape of the code (docs/architecture.md)
 // with a test rather than with memory: timeline is the shared vocabulary and
-// imports only the standard library; the UI cannot tell live from replay
-// because it imports neither probes nor recordings; probes never draw.
+// imports only the standard library; its analysis imports only timeline,
+// and its report only those two; the UI cannot tell live from replay
+// because it imports neither probes nor recordings, and shows the analysis
+// without the report's writers; probes never draw.
 func TestPackageDependencies(t *testing.T) {
 	const module = "github.com/gputop-dev/gputop/"
 	std := func(p string) bool { return !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") }
@@ -21,6 +23,11 @@ func TestPackageDependencies(t *testing.T) {
 		allowed func(path string) bool
 	}{
 		{"timeline", std},
+		{"timeline/analysis", func(p string) bool { return std(p) || p == module+"timeline" }},
+		{"timeline/report", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"timeline/analysis"
+		}},
+		{"timeline/timelinetest", func(p string) bool { return std(p) || p == module+"timeline" }},
 		{"recordings", func(p string) bool {
 			return std(p) || p == module+"timeline" || strings.HasPrefix(p, "github.com/klauspost/compress/")
 		}},
@@ -29,8 +36,31 @@ func TestPackageDependencies(t *testing.T) {
 			return std(p) || p == module+"timeline" || strings.HasPrefix(p, "github.com/NVIDIA/go-nvml/") ||
 				strings.HasPrefix(p, "github.com/shirou/gopsutil/") || strings.HasPrefix(p, "golang.org/x/sys/")
 		}},
-		{"ui", func(p string) bool { return !strings.HasPrefix(p, module) || p == module+"timeline" }},
+		// The screen shows the analysis, drawn its own way: not the report.
+		{"ui", func(p string) bool {
+			return !strings.HasPrefix(p, module) || p == module+"timeline" || p == module+"timeline/analysis"
+		}},
 		{"ui/screen", func(p string) bool { return !strings.HasPrefix(p, module) }},
+	}
+	// Every package has a rule: a new one cannot slip past the design.
+	known := map[string]bool{".": true}
+	for _, r := range rules {
+		known[r.dir] = true
+	}
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".") && path != "." || d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		if files, _ := filepath.Glob(filepath.Join(path, "*.go")); len(files) > 0 && !known[path] {
+			t.Errorf("package %s has no rule in TestPackageDependencies: say what it may import", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, r := range rules {
 		files, err := filepath.Glob(filepath.Join(r.dir, "*.go"))

@@ -17,6 +17,8 @@ import (
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/recordings/importer"
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/timeline/report"
 )
 
 func cmdSnapshot(args []string, e *env) error {
@@ -47,7 +49,7 @@ func cmdSnapshot(args []string, e *env) error {
 			return err
 		}
 	}
-	snap := timeline.NewSnapshot(&readings[1], &readings[0], sess.Info())
+	snap := report.NewSnapshot(&readings[1], &readings[0], sess.Info())
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -183,8 +185,8 @@ func cmdReport(args []string, e *env) error {
 	if len(rest) != 1 {
 		return usageError{"give one recording to report on"}
 	}
-	write, ok := map[string]func(*timeline.Report, io.Writer) error{
-		"text": (*timeline.Report).WriteText, "markdown": (*timeline.Report).WriteMarkdown, "json": (*timeline.Report).WriteJSON,
+	write, ok := map[string]func(*report.Report, io.Writer) error{
+		"text": (*report.Report).WriteText, "markdown": (*report.Report).WriteMarkdown, "json": (*report.Report).WriteJSON,
 	}[*format]
 	if !ok {
 		return usageError{fmt.Sprintf("--format %q: the formats are text, markdown and json", *format)}
@@ -202,13 +204,13 @@ func cmdReport(args []string, e *env) error {
 // reportOf reads a whole recording at full resolution and reports on it:
 // the figures, the phases and the hints over the whole run. Damage is a
 // warning: the report covers everything that could be read.
-func reportOf(path string) (*timeline.Report, error, error) {
+func reportOf(path string) (*report.Report, error, error) {
 	store, info, warn, err := loadRecording(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	hints := timeline.EvaluateHints(store, info, store.First(), store.Last(), timeline.DefaultHintOptions())
-	return timeline.NewReport(store, info, hints, timeline.ReportOptions{}), warn, nil
+	hints := analysis.EvaluateHints(store, info, store.First(), store.Last(), analysis.DefaultHintOptions())
+	return report.NewReport(store, info, hints, report.ReportOptions{}), warn, nil
 }
 
 // loadRecording reads every sample of a recording into a store that keeps

@@ -11,6 +11,7 @@ import (
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis"
 )
 
 // The wiring every recording command shares: the live view, record and
@@ -25,7 +26,7 @@ func recorderOptions(force, sync bool) recordings.RecorderOptions {
 		Force:   force,
 		Sync:    sync,
 		NewJudge: func(info timeline.SourceInfo) recordings.HintJudge {
-			return timeline.NewHintTracker(info)
+			return analysis.NewHintTracker(info)
 		},
 	}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // HintJudge says what gputop shows about the samples a recording holds, so
-// the file keeps it. timeline.HintTracker is the one gputop uses; the
+// the file keeps it. analysis.HintTracker is the one gputop uses; the
 // Recorder feeds it the samples it writes, on its writing goroutine.
 type HintJudge interface {
 	// Add takes the next sample written.

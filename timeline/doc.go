@@ -9,4 +9,10 @@
 // Derive turns them into rates, so recordings hold exact numbers and live and
 // replay derive them the same way. Nothing here reads the wall clock: "now"
 // is whatever time the caller asks about.
+//
+// Its rooms: timeline itself holds the vocabulary (Sample, Metric and the
+// metric catalog, SourceInfo, Source, Hint, Phase) and the Store; what the
+// timeline means is in timeline/analysis (phases and hints, pure functions
+// of a Store); what a person reads of it is in timeline/report (the report
+// and the snapshot, and their writers); timeline/timelinetest helps tests.
 package timeline

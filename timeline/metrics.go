@@ -1,5 +1,7 @@
 package timeline
 
+import "math"
+
 // Metric names. Raw names are what probes write and recordings keep; display
 // names are what the Store holds after Derive. A gauge's raw and display
 // names are the same; a counter has a raw name and derives a display name.
@@ -180,4 +182,19 @@ var counterRules = map[string]counterRule{
 	HostDiskRBytes:  {out: HostDiskRead, scale: 1},
 	HostDiskWBytes:  {out: HostDiskWrite, scale: 1},
 	ProcCPUSecs:     {out: ProcCPU, scale: 100},
+}
+
+// ThrottleList names the reasons set in a GPUThrottle value; empty when the
+// GPU runs free, nil when unknown.
+func ThrottleList(bits float64) []string {
+	if math.IsNaN(bits) {
+		return nil
+	}
+	out := []string{}
+	for i, n := range ThrottleNames {
+		if int(bits)&(1<<i) != 0 {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -3,6 +3,8 @@ package timeline
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -36,6 +38,20 @@ func (k Key) String() string { return k.Device + "/" + k.Name }
 
 // GPUDevice is the device name of the GPU with NVML index i.
 func GPUDevice(i int) string { return fmt.Sprintf("gpu%d", i) }
+
+// ParseGPUDevice reads the NVML index out of a device name made by
+// GPUDevice ("gpu3" is 3); false for any other name.
+func ParseGPUDevice(device string) (int, bool) {
+	rest, ok := strings.CutPrefix(device, "gpu")
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(rest)
+	if err != nil || i < 0 || GPUDevice(i) != device {
+		return 0, false
+	}
+	return i, true
+}
 
 // CoreDevice is the device name of host CPU core i.
 func CoreDevice(i int) string { return fmt.Sprintf("cpu%d", i) }

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -20,13 +21,17 @@ type StoreOptions struct {
 // DefaultRawSamples keeps an hour at full resolution at a 1 s interval.
 const DefaultRawSamples = 3600
 
+// FinestBucket is the width of the finest min/mean/max buckets: what a
+// store that no longer holds a stretch's raw samples can still tell apart.
+const FinestBucket = 10 * time.Second
+
 // bucket tiers: width and how many buckets each keeps before the next,
 // coarser tier alone holds that time. The last one never drops anything.
 var tierLayout = []struct {
 	width    time.Duration
 	capacity int
 }{
-	{10 * time.Second, 2160}, // 6 h
+	{FinestBucket, 2160},     // 6 h
 	{time.Minute, 2880},      // 2 days
 	{10 * time.Minute, 2016}, // 2 weeks, then compacting
 }
@@ -195,6 +200,22 @@ func (s *Store) Interval() time.Duration { return time.Duration(s.interval) }
 func (s *Store) Has(k Key) bool {
 	_, ok := s.index[k]
 	return ok
+}
+
+// GPUIndexes lists, in order, the NVML indexes of the GPUs info names and
+// of every GPU the store has series for (a GPU a recording found later).
+func GPUIndexes(s *Store, info SourceInfo) []int {
+	var out []int
+	for _, g := range info.GPUs {
+		out = append(out, g.Index)
+	}
+	for _, k := range s.Keys() {
+		if i, ok := ParseGPUDevice(k.Device); ok {
+			out = append(out, i)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // Keys lists every series seen, in order of first appearance.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis"
 )
 
 // ParseTime reads a time the way the t key does, for replay's --start. It
@@ -100,7 +100,7 @@ func (m *Model) jumpMarker(dir int) {
 // hint over the whole session, in order. The hints are judged again only
 // when samples have arrived since.
 func (m *Model) jumpTargets() []time.Time {
-	a := &m.analysis
+	a := &m.judged
 	if a.jumpSamples != m.store.Len() || a.jumps == nil {
 		a.jumpSamples = m.store.Len()
 		a.jumps = a.jumps[:0]
@@ -108,7 +108,7 @@ func (m *Model) jumpTargets() []time.Time {
 			a.jumps = append(a.jumps, mk.At)
 		}
 		if m.store.Len() > 0 {
-			for _, h := range timeline.EvaluateHints(m.store, m.info, m.store.First(), m.store.Last(), timeline.DefaultHintOptions()) {
+			for _, h := range analysis.EvaluateHints(m.store, m.info, m.store.First(), m.store.Last(), analysis.DefaultHintOptions()) {
 				a.jumps = append(a.jumps, h.Start)
 			}
 		}

@@ -81,7 +81,7 @@ type Model struct {
 	// dirty says the screen must be drawn again; lastView is the last one.
 	dirty    bool
 	lastView string
-	analysis analysis
+	judged   judged
 	// hintSel is the hint whose evidence the detail pane shows: 0 for none,
 	// i+1 for the i-th active hint.
 	hintSel int

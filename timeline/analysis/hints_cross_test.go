@@ -1,0 +1,212 @@
+package analysis
+
+import (
+	"github.com/gputop-dev/gputop/timeline"
+	"math/rand/v2"
+	"testing"
+)
+
+// Rules that compare GPUs with each other or with themselves over time:
+// gpu-imbalance and periodic-stall.
+
+func TestHintGPUImbalance(t *testing.T) {
+	htCheck(t, timeline.HintGPUImbalance, []htCase{
+		{
+			// Seed report 002 as the imbalance demo plays it.
+			name: "GPU1 does all the work, seven idle with a context each",
+			secs: 600,
+			script: func(t *htTick) {
+				htEvery8(func(i int) {
+					if i == 1 {
+						t.h100(i, 75, 28, 230, 5.3*htGiB)
+					} else {
+						t.h100(i, 0, 0, 70, 500<<20)
+					}
+				})
+			},
+			gpus: []int{0, 2, 3, 4, 5, 6, 7}, severity: timeline.Critical,
+			evidence: []string{"GPU1 busy (75 % util, SM activity 28 %) while GPU0,2-7 idle (0 % util, SM activity 0 %, " +
+				"500 MiB memory held each), for 10 min"},
+			suggestion: []string{"CUDA_VISIBLE_DEVICES"},
+		},
+		{
+			name: "one of two GPUs idle, utilisation only: a warning",
+			secs: 300,
+			script: func(t *htTick) {
+				t.gpu(0, timeline.GPUUtil, 0)
+				t.gpu(0, timeline.GPUMemUsed, 18<<20)
+				t.gpu(1, timeline.GPUUtil, 60)
+				t.gpu(1, timeline.GPUMemUsed, 700<<20)
+			},
+			gpus: []int{0}, severity: timeline.Warning,
+			evidence:      []string{"they may not belong to this job"},
+			maxConfidence: 0.5,
+		},
+		{
+			// nanogpt: GPUs 0-3 stop 80 s before 4-7 (staggered shutdown).
+			name: "half the GPUs stop early",
+			secs: 400,
+			script: func(t *htTick) {
+				htEvery8(func(i int) {
+					u := 100.0
+					if (i < 4 && t.sec >= 200) || t.sec >= 280 {
+						u = 0
+					}
+					t.gpu(i, timeline.GPUUtil, u)
+				})
+			},
+			gpus: []int{0, 1, 2, 3}, severity: timeline.Warning,
+			evidence: []string{"GPU4-7 busy (100 % util) while GPU0-3 idle (0 % util), for 1 min 20 s"},
+		},
+		{
+			name: "every GPU equally busy-waiting",
+			secs: 600,
+			script: func(t *htTick) {
+				htEvery8(func(i int) { t.h100(i, 100, 2, 150, 40*htGiB) })
+			},
+		},
+		{
+			// The checkpoint demo: util says GPU1-7 work while GPU0 idles,
+			// SM activity says all eight wait. A stall, not an imbalance.
+			name: "rank 0 idle while the others spin in a collective",
+			secs: 600,
+			script: func(t *htTick) {
+				htEvery8(func(i int) { t.h100(i, 100, 2, 150, 40*htGiB) })
+				t.h100(0, 1, 0.2, 145, 41*htGiB)
+			},
+		},
+		{name: "a healthy 8-GPU run at 95 %", secs: 600, script: htHealthy},
+		{
+			name: "one GPU at 75 % beside seven at 95 %",
+			secs: 600,
+			script: func(t *htTick) {
+				htHealthy(t)
+				t.h100(3, 75, 60, 500, 60*htGiB)
+			},
+		},
+		{
+			name: "a single GPU",
+			secs: 600,
+			script: func(t *htTick) {
+				t.h100(0, 0, 0, 70, 0)
+			},
+		},
+		{
+			name: "a 20 s lag at startup",
+			secs: 300,
+			script: func(t *htTick) {
+				htEvery8(func(i int) {
+					u := 95.0
+					if i > 0 && t.sec < 20 {
+						u = 0
+					}
+					t.gpu(i, timeline.GPUUtil, u)
+				})
+			},
+		},
+	})
+}
+
+func TestHintPeriodicStall(t *testing.T) {
+	// stalling runs 8 GPUs at 95 % and stalls them for stall seconds every
+	// period, from 30 s in; rank0 makes GPU0 idle and GPU1-7 spin.
+	stalling := func(stall, period int, rank0 bool) func(t *htTick) {
+		return func(t *htTick) {
+			in := t.sec >= 30 && (t.sec-30)%period < stall
+			htEvery8(func(i int) {
+				switch {
+				case !in:
+					t.gpu(i, timeline.GPUUtil, 95)
+					t.gpu(i, timeline.GPUPower, 550)
+				case rank0 && i > 0:
+					t.gpu(i, timeline.GPUUtil, 100)
+					t.gpu(i, timeline.GPUPower, 150)
+				default:
+					t.gpu(i, timeline.GPUUtil, 2)
+					t.gpu(i, timeline.GPUPower, 145)
+				}
+			})
+			if in {
+				t.put(timeline.HostDiskWrite, timeline.HostDevice, 1.6e9)
+			} else {
+				t.put(timeline.HostDiskWrite, timeline.HostDevice, 2e6)
+			}
+		}
+	}
+	all := []int{0, 1, 2, 3, 4, 5, 6, 7}
+	// 30 dips of 5 s at random moments of 20 min: on average one every
+	// 40 s, but with no period (their spacing varies as much as it is long).
+	rng := rand.New(rand.NewPCG(1, 2))
+	dips := make([]int, 30)
+	for k := range dips {
+		dips[k] = rng.IntN(1190)
+	}
+	htCheck(t, timeline.HintPeriodicStall, []htCase{
+		{
+			name: "every GPU stops 30 s every 2 min",
+			secs: 600, script: stalling(30, 120, false),
+			gpus: all, severity: timeline.Warning,
+			evidence:   []string{"GPU0-7 stall for 30 s every 2 min, 25 % of the time (5 stalls over", "the host writes 1.6 GB/s to disk during them"},
+			suggestion: []string{"every 2 min", "asynchronous"},
+		},
+		{
+			// llama8b and the checkpoint demo: rank 0 saves, the rest spin.
+			name: "GPU0 idle while GPU1-7 spin, 45 s every 2 min",
+			secs: 600, script: stalling(45, 120, true),
+			gpus: all, severity: timeline.Warning,
+			evidence:   []string{"GPU0 idle (2 % util) while GPU1-7 wait at 100 % util, 150 W (spinning in a collective)"},
+			suggestion: []string{"GPU0 stops every 2 min and the others wait for it", "rank 0"},
+		},
+		{
+			name: "stalls that take most of the time: critical",
+			secs: 600, script: stalling(70, 120, false),
+			gpus: all, severity: timeline.Critical,
+		},
+		{
+			name: "a 2 s dip every minute",
+			secs: 900, script: stalling(2, 60, false),
+		},
+		{
+			name: "a 4 s dip every minute (7 %)",
+			secs: 900, script: stalling(4, 60, false),
+		},
+		{
+			name: "5 s dips at random moments",
+			secs: 1200,
+			script: func(t *htTick) {
+				u := 95.0
+				for _, d := range dips {
+					if t.sec >= d && t.sec < d+5 {
+						u = 0
+					}
+				}
+				t.gpu(0, timeline.GPUUtil, u)
+			},
+		},
+		{
+			name: "three stalls within a minute, then none",
+			secs: 600, script: func(t *htTick) {
+				u := 95.0
+				if t.sec >= 100 && t.sec < 160 && t.sec%20 < 6 {
+					u = 0
+				}
+				t.gpu(0, timeline.GPUUtil, u)
+			},
+		},
+		{
+			name: "a 4 s stall every 6 s is a per-step sawtooth",
+			secs: 600, script: stalling(4, 6, false),
+		},
+		{
+			name: "a blip of light work every 20 s on an idle GPU",
+			secs: 900,
+			script: func(t *htTick) {
+				u := 0.0
+				if t.sec%20 < 2 {
+					u = 17
+				}
+				t.gpu(0, timeline.GPUUtil, u)
+			},
+		},
+	})
+}

@@ -1,0 +1,140 @@
+package analysis_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gputop-dev/gputop/probes"
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis"
+)
+
+// Every demo scenario, recorded as `gputop record --demo=... --fast` records
+// it (the real NVML probe over the mock, on a fast clock), must give its
+// hint; the healthy one must give no warning at all.
+
+// hxDemoStart is the first sample's time.
+var hxDemoStart = time.Date(2025, 7, 27, 0, 34, 45, 0, time.UTC)
+
+// hxRecordDemo plays a scenario for the given simulated time at 1 s.
+func hxRecordDemo(t *testing.T, scenario string, seed int64, d time.Duration) (*timeline.Store, timeline.SourceInfo) {
+	t.Helper()
+	sess, err := probes.OpenSession(probes.SessionConfig{
+		Interval: time.Second, Demo: scenario, Seed: seed, Clock: probes.NewFastClock(hxDemoStart),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := sess.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	st := timeline.NewStore(timeline.StoreOptions{})
+	for range int(d / time.Second) {
+		s, err := sess.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Add(&s)
+	}
+	return st, sess.Info()
+}
+
+func hxDump(hints []timeline.Hint) string {
+	var b strings.Builder
+	for _, h := range hints {
+		fmt.Fprintf(&b, "  %v %s %v %v-%v (%.2f): %s\n", h.Severity, h.ID, h.GPUs, h.Start.Format(time.TimeOnly),
+			h.End.Format(time.TimeOnly), h.Confidence, h.Evidence)
+	}
+	return b.String()
+}
+
+// hxExpect fails unless a hint with one of ids names exactly gpus (any GPUs
+// if nil) with at least the given severity.
+func hxExpect(gpus []int, sev timeline.Severity, ids ...string) func(t *testing.T, hints []timeline.Hint) {
+	return func(t *testing.T, hints []timeline.Hint) {
+		t.Helper()
+		for _, h := range hints {
+			if slices.Contains(ids, h.ID) && (gpus == nil || slices.Equal(h.GPUs, gpus)) && h.Severity >= sev {
+				return
+			}
+		}
+		t.Errorf("no %v hint on GPUs %v at %v or worse:\n%s", ids, gpus, sev, hxDump(hints))
+	}
+}
+
+func hxNoWarning(t *testing.T, hints []timeline.Hint) {
+	t.Helper()
+	for _, h := range hints {
+		if h.Severity >= timeline.Warning {
+			t.Errorf("a healthy run got a %v:\n%s", h.Severity, hxDump(hints))
+			return
+		}
+	}
+}
+
+var hxAll8 = []int{0, 1, 2, 3, 4, 5, 6, 7}
+
+// hxDemoWants says, per scenario, what a report over the whole recording
+// must say, and what every live view of its last 5 minutes must say.
+var hxDemoWants = []struct {
+	scenario     string
+	report, live func(t *testing.T, hints []timeline.Hint)
+}{
+	{"training", hxNoWarning, hxNoWarning},
+	// GPU1 does all the work; seven of eight idle is critical.
+	{"imbalance",
+		hxExpect([]int{0, 2, 3, 4, 5, 6, 7}, timeline.Critical, timeline.HintGPUImbalance),
+		hxExpect([]int{0, 2, 3, 4, 5, 6, 7}, timeline.Critical, timeline.HintGPUImbalance)},
+	{"input-bound",
+		hxExpect(hxAll8, timeline.Warning, timeline.HintInputBound, timeline.HintHostSingleThread),
+		hxExpect(hxAll8, timeline.Warning, timeline.HintInputBound, timeline.HintHostSingleThread)},
+	// Work on the CPU with the GPU's memory held is critical.
+	{"cpu-fallback",
+		hxExpect([]int{0}, timeline.Critical, timeline.HintIdleMemoryHeld),
+		hxExpect([]int{0}, timeline.Critical, timeline.HintIdleMemoryHeld)},
+	{"throttle", func(t *testing.T, hints []timeline.Hint) {
+		hxExpect(nil, timeline.Warning, timeline.HintPowerCapped)(t, hints)
+		// Two GPUs run hot; which two follows the seed.
+		for _, h := range hints {
+			if h.ID == timeline.HintThermalThrottle && len(h.GPUs) == 2 {
+				return
+			}
+		}
+		t.Errorf("no thermal-throttle on the two hot GPUs:\n%s", hxDump(hints))
+	}, hxExpect(nil, timeline.Warning, timeline.HintPowerCapped)},
+	// A 5-minute view may hold only two of the stalls (one every 2 min):
+	// then the GPUs waiting for rank 0 show as busy-wait.
+	{"checkpoint", func(t *testing.T, hints []timeline.Hint) {
+		hxExpect(hxAll8, timeline.Warning, timeline.HintPeriodicStall)(t, hints)
+		for _, h := range hints {
+			if h.ID == timeline.HintPeriodicStall && !strings.Contains(h.Evidence, "GPU0 idle") {
+				t.Errorf("the stall's evidence does not name GPU0 as the one that stops: %s", h.Evidence)
+			}
+		}
+	}, hxExpect(nil, timeline.Warning, timeline.HintPeriodicStall, timeline.HintBusyWait)},
+}
+
+// TestHintsDemoScenarios records each scenario for 10 simulated minutes,
+// checks the report over all of it, then every live view of the last 5
+// minutes, as the UI asks every few seconds, from the first full one on.
+func TestHintsDemoScenarios(t *testing.T) {
+	for _, w := range hxDemoWants {
+		t.Run(w.scenario, func(t *testing.T) {
+			t.Parallel()
+			st, info := hxRecordDemo(t, w.scenario, 1, 10*time.Minute)
+			w.report(t, analysis.EvaluateHints(st, info, st.First(), st.Last(), analysis.DefaultHintOptions()))
+			for to := st.First().Add(5 * time.Minute); !to.After(st.Last()); to = to.Add(7 * time.Second) {
+				w.live(t, analysis.EvaluateHints(st, info, to.Add(-5*time.Minute), to, analysis.DefaultHintOptions()))
+				if t.Failed() {
+					t.Fatalf("in the view ending %v in", to.Sub(st.First()))
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,198 @@
+package analysis
+
+import (
+	"fmt"
+	"github.com/gputop-dev/gputop/timeline"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// imbalanceRule is gpu-imbalance: some GPUs idle or far lower than others.
+// It judges each Window across the GPUs with data (at least two): the
+// busiest GPU's mean work (SM activity where known, else utilisation; 0
+// while busy-waiting) must be at least 20 % (15 % to go on), and the GPUs
+// at or below a quarter of it (a third, to go on) are low. A stretch's
+// GPUs are those low in at least half of its windows, its edges are the
+// columns where they are still far below the rest, and it lasts at least a
+// Window.
+//
+// Work, not utilisation, is compared, so GPUs spinning in a collective
+// beside an idle rank 0 are all waiting, not imbalanced (a stall, see
+// periodic-stall), and GPUs equally busy-waiting are never imbalanced.
+// Critical when more than half the GPUs are low (seed report 002's seven
+// of eight idle is most of the hardware wasted), else a warning. Lower
+// confidence on utilisation alone, and when the low GPUs hold no memory
+// (they may not belong to this job at all). Placement is one job's: with
+// several jobs on one node this rule cannot tell them apart.
+var imbalanceRule = hintRule{
+	id:       timeline.HintGPUImbalance,
+	find:     findImbalance,
+	describe: describeImbalance,
+}
+
+// imbalanceLow returns the low GPUs of a window and the level they are at
+// or below; nil if the window is not imbalanced.
+func (f *hintFrame) imbalanceLow(w hintSpan, in bool) (low []int, limit float64) {
+	top, judged := math.Inf(-1), 0
+	means := make([]float64, len(f.gpus))
+	for k, g := range f.gpus {
+		means[k] = math.NaN()
+		if c := g.counts(w); c.judged() {
+			means[k] = c.meanWork()
+			top = max(top, means[k])
+			judged++
+		}
+	}
+	if judged < 2 || top < hintLevel(in, 20, 15) {
+		return nil, 0
+	}
+	limit = hintLevel(in, 0.25, 0.35) * top
+	for k, m := range means {
+		if m <= limit {
+			low = append(low, f.gpus[k].index)
+		}
+	}
+	return low, limit
+}
+
+// findImbalance runs the windows with hysteresis and returns one candidate
+// per low GPU of each stretch; stretches of the same GPUs less than
+// MergeGap apart share a key, so they are one hint.
+func findImbalance(f *hintFrame) []hintCand {
+	if len(f.gpus) < 2 {
+		return nil
+	}
+	type stretch struct {
+		span hintSpan
+		low  []int
+	}
+	var stretches []stretch
+	var cur hintSpan
+	votes := map[int]int{}
+	windows := 0
+	flush := func() {
+		var low []int
+		for idx, n := range votes {
+			if 2*n >= windows {
+				low = append(low, idx)
+			}
+		}
+		slices.Sort(low)
+		if sp, ok := f.edges(cur, func(i int) bool { return f.imbalancedAt(i, low) }); ok && len(low) > 0 &&
+			f.dur(sp) >= f.opts.Window {
+			stretches = append(stretches, stretch{sp, low})
+		}
+		clear(votes)
+		windows = 0
+	}
+	in := false
+	for _, w := range f.windows(1) {
+		low, _ := f.imbalanceLow(w, in)
+		if in && low == nil {
+			flush()
+			in = false
+		}
+		if low == nil {
+			continue
+		}
+		if !in {
+			cur, in = w, true
+		}
+		cur.hi = max(cur.hi, w.hi)
+		windows++
+		for _, idx := range low {
+			votes[idx]++
+		}
+	}
+	if in {
+		flush()
+	}
+	var out []hintCand
+	gap := int(f.opts.MergeGap / f.step)
+	key := ""
+	for k, st := range stretches {
+		if k == 0 || !slices.Equal(st.low, stretches[k-1].low) || st.span.lo-stretches[k-1].span.hi > gap {
+			key = "imbalance " + strconv.Itoa(k)
+		}
+		for _, idx := range st.low {
+			out = append(out, hintCand{id: timeline.HintGPUImbalance, gpu: idx, key: key, whole: true, spans: []hintSpan{st.span}})
+		}
+	}
+	return out
+}
+
+// imbalancedAt says whether column i still shows the imbalance: the other
+// GPUs work at least 20 % on average and the low ones at most a third of
+// that.
+func (f *hintFrame) imbalancedAt(i int, low []int) bool {
+	var lowSum, restSum float64
+	var lowN, restN int
+	for _, g := range f.gpus {
+		v := float64(g.work[i])
+		if math.IsNaN(v) {
+			continue
+		}
+		if slices.Contains(low, g.index) {
+			lowSum += v
+			lowN++
+		} else {
+			restSum += v
+			restN++
+		}
+	}
+	if lowN == 0 || restN == 0 {
+		return false
+	}
+	rest := restSum / float64(restN)
+	return rest >= 20 && lowSum/float64(lowN) <= rest/3
+}
+
+func describeImbalance(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
+	low := f.members(g)
+	var busy []*hintGPU
+	var busyIdx []int
+	for _, gpu := range f.gpus {
+		if !slices.Contains(g.gpus, gpu.index) {
+			busy = append(busy, gpu)
+			busyIdx = append(busyIdx, gpu.index)
+		}
+	}
+	if len(busy) == 0 {
+		return timeline.Hint{}, false
+	}
+	lowState := hintShareOf(low, g.spans, func(st hintState) bool { return st == hsIdle })
+	word := "far lower"
+	if lowState >= 0.8 {
+		word = "idle"
+	}
+	ev := fmt.Sprintf("%s busy (%s) while %s %s (%s", hintGPUList(busyIdx), hintActivity(busy, g.spans, nil),
+		hintGPUList(g.gpus), word, hintActivity(low, g.spans, nil))
+	conf := 0.85
+	if !hintStats(low, hintPickSM, g.spans, nil).ok() {
+		conf = 0.7
+	}
+	if mem := hintStats(low, hintPickMem, g.spans, nil); mem.ok() {
+		ev += ", " + hintBytes(mem.mean) + " memory held"
+		if len(low) > 1 {
+			ev += " each"
+		}
+		if mem.mean < 256<<20 {
+			ev += ": they may not belong to this job"
+			conf *= 0.7
+		}
+	}
+	ev += "), " + f.during(g)
+	sev := timeline.Warning
+	if 2*len(low) > len(f.gpus) {
+		sev = timeline.Critical
+	}
+	return timeline.Hint{
+		Severity: sev,
+		Evidence: ev,
+		Suggestion: "Work is not spread over the GPUs: check how it is placed (`CUDA_VISIBLE_DEVICES` per worker, " +
+			"`torchrun --nproc_per_node`, a hard-coded `cuda:0`), whether rank 0 does extra work, and whether the shards " +
+			"are even (ranks that finish early idle until the last one does).",
+		Confidence: conf * hintKnownShare(low, g.spans),
+	}, true
+}

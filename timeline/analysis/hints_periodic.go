@@ -1,0 +1,280 @@
+package analysis
+
+import (
+	"fmt"
+	"github.com/gputop-dev/gputop/timeline"
+	"math"
+	"slices"
+	"time"
+)
+
+// periodicStallRule is periodic-stall: busy stretches cut by regular
+// stalls. A stall is a run of idle or busy-waiting columns at least
+// StallMin long (breaks of up to 2 s bridged), with work on both sides, so
+// a recording's idle start and end are not stalls. A run of at least three
+// consecutive stalls is periodic when either their spacing or the work
+// between them varies by at most StallJitter (coefficient of variation:
+// llama8b's checkpoints come every 40 s, then every 80 s, but always after
+// the same ~100 steps), the typical spacing is at least StallPeriod (a
+// faster cycle is per step: input-bound or low-utilization), and the
+// stalls cost at least StallShare of the time. A 2 s dip every minute is
+// not one (too short and 3 %); neither are a healthy run's step boundaries.
+// Between the stalls the GPU must be busy (mean work at least BusyWork).
+//
+// The whole span is judged, not windows: a period needs several cycles.
+// GPUs whose stalls coincide are one hint, whose evidence tells the GPUs
+// that idle (the rank doing the extra work) from those spinning in a
+// collective while they wait for it. Critical when half the time or more
+// is lost.
+var periodicStallRule = hintRule{
+	id: timeline.HintPeriodicStall,
+	find: func(f *hintFrame) []hintCand {
+		var out []hintCand
+		for _, g := range f.gpus {
+			for _, run := range f.periodicRuns(g, f.stalls(g)) {
+				out = append(out, hintCand{id: timeline.HintPeriodicStall, gpu: g.index,
+					spans: []hintSpan{{run[0].lo, run[len(run)-1].hi}}})
+			}
+		}
+		return out
+	},
+	describe: describePeriodicStall,
+	yieldsTo: []string{timeline.HintInputBound, timeline.HintHostSingleThread},
+}
+
+// stalls returns a GPU's stalls, in order.
+func (f *hintFrame) stalls(g *hintGPU) []hintSpan {
+	stalled := func(i int) bool { return g.state[i] == hsIdle || g.state[i] == hsWaiting }
+	working := func(i int) bool { return g.state[i] == hsLow || g.state[i] == hsBusy }
+	bridge := max(1, int(time.Second/f.step))
+	minLen := max(2, int((f.opts.StallMin+f.step-1)/f.step))
+	var runs []hintSpan
+	for i := 0; i < f.n; {
+		if !stalled(i) {
+			i++
+			continue
+		}
+		j := i
+		for j < f.n && stalled(j) {
+			j++
+		}
+		if n := len(runs); n > 0 && f.bridges(runs[n-1], i, bridge, working) {
+			runs[n-1].hi = j
+		} else {
+			runs = append(runs, hintSpan{i, j})
+		}
+		i = j
+	}
+	out := runs[:0]
+	for _, r := range runs {
+		if r.len() >= minLen && r.lo > 0 && working(r.lo-1) && r.hi < f.n && working(r.hi) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// bridges says whether the break between a stall and the next stalled
+// column at next is a blip inside one stall: at most bridge columns (1 s),
+// under a fifth of the stall so far (a burst of work between two short
+// idles is the input-bound sawtooth, not a blip), and working throughout
+// (a gap in the recording is never bridged).
+func (f *hintFrame) bridges(stall hintSpan, next, bridge int, working func(int) bool) bool {
+	gap := next - stall.hi
+	if gap > bridge || 5*gap > stall.len() {
+		return false
+	}
+	for i := stall.hi; i < next; i++ {
+		if !working(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// periodicRuns splits a GPU's stalls into maximal runs of at least three
+// consecutive stalls that are regular (see periodicStallRule) and keeps
+// those whose period and cost pass, with the GPU busy between them. A run that is regular but too fast or
+// too cheap is skipped whole: its parts would be too. Running sums keep it
+// linear in the number of stalls (a day of an input-bound sawtooth has
+// tens of thousands).
+func (f *hintFrame) periodicRuns(g *hintGPU, stalls []hintSpan) [][]hintSpan {
+	var out [][]hintSpan
+	for i := 0; i+2 < len(stalls); {
+		var spacing, work hintMoments
+		j := i
+		for j+1 < len(stalls) {
+			spacing.add(float64(stalls[j+1].lo - stalls[j].lo))
+			work.add(float64(stalls[j+1].lo - stalls[j].hi))
+			if spacing.cv() > f.opts.StallJitter && work.cv() > f.opts.StallJitter {
+				break
+			}
+			j++
+		}
+		if j < i+2 {
+			i++
+			continue
+		}
+		if run := stalls[i : j+1]; f.costly(run) && f.busyBetween(g, run) {
+			out = append(out, run)
+		}
+		i = j // the stall that broke the pattern may start the next one
+	}
+	return out
+}
+
+// busyBetween says whether the GPU is busy between the stalls of a run
+// (mean work at least BusyWork): busy stretches cut by stalls, not a GPU
+// that idles with a short blip of light work now and then (unet_optuna's
+// 17 % every 20 s is low-utilization).
+func (f *hintFrame) busyBetween(g *hintGPU, run []hintSpan) bool {
+	sum, n := 0.0, 0
+	for k := 1; k < len(run); k++ {
+		for i := run[k-1].hi; i < run[k].lo; i++ {
+			if v := g.work[i]; v == v {
+				sum += float64(v)
+				n++
+			}
+		}
+	}
+	return n > 0 && sum/float64(n) >= f.opts.BusyWork
+}
+
+// hintMoments keeps the count, sum and sum of squares of a series.
+type hintMoments struct{ n, sum, sq float64 }
+
+func (m *hintMoments) add(x float64) { m.n, m.sum, m.sq = m.n+1, m.sum+x, m.sq+x*x }
+
+// cv is the coefficient of variation (standard deviation over mean).
+func (m *hintMoments) cv() float64 {
+	mean := m.sum / m.n
+	if !(mean > 0) {
+		return math.Inf(1)
+	}
+	return math.Sqrt(max(0, m.sq/m.n-mean*mean)) / mean
+}
+
+// costly: the run lasts a sustained window (SustainedWindows × Window,
+// from its first stall's start to its last's: a pattern, not a cluster),
+// its median spacing is at least StallPeriod and its stalls take at least
+// StallShare of that time.
+func (f *hintFrame) costly(run []hintSpan) bool {
+	period, share := f.stallCycle(run)
+	long := time.Duration(run[len(run)-1].lo-run[0].lo)*f.step >= time.Duration(f.opts.SustainedWindows)*f.opts.Window
+	return long && period >= f.opts.StallPeriod && share >= f.opts.StallShare
+}
+
+// stallCycle is a run's median spacing and the share of time its stalls
+// take (every stall but the last, over the first start to the last).
+func (f *hintFrame) stallCycle(run []hintSpan) (period time.Duration, share float64) {
+	spacing := make([]int, 0, len(run)-1)
+	lost := 0
+	for k := 1; k < len(run); k++ {
+		spacing = append(spacing, run[k].lo-run[k-1].lo)
+		lost += run[k-1].len()
+	}
+	slices.Sort(spacing)
+	period = time.Duration(spacing[len(spacing)/2]) * f.step
+	return period, float64(lost) / float64(run[len(run)-1].lo-run[0].lo)
+}
+
+func describePeriodicStall(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
+	gs := f.members(g)
+	var periods []time.Duration
+	var shares []float64
+	var lengths []float32
+	var idleGPUs, waitGPUs []int
+	var stallSpans []hintSpan
+	for _, gpu := range gs {
+		for _, run := range f.periodicRuns(gpu, f.stalls(gpu)) {
+			if hintJaccard(hintSpan{run[0].lo, run[len(run)-1].hi}, g.hull) == 0 {
+				continue
+			}
+			period, share := f.stallCycle(run)
+			periods, shares = append(periods, period), append(shares, share)
+			for _, st := range run {
+				lengths = append(lengths, float32(f.dur(st).Seconds()))
+			}
+			stallSpans = append(stallSpans, run...)
+			if hintShareOf([]*hintGPU{gpu}, run, func(st hintState) bool { return st == hsWaiting }) >= 0.5 {
+				waitGPUs = append(waitGPUs, gpu.index)
+			} else {
+				idleGPUs = append(idleGPUs, gpu.index)
+			}
+		}
+	}
+	if len(periods) == 0 {
+		return timeline.Hint{}, false
+	}
+	slices.Sort(periods)
+	period := periods[len(periods)/2]
+	if period >= time.Minute {
+		period = period.Round(5 * time.Second) // "every 2 min", not "every 1 min 59 s"
+	}
+	share := 0.0
+	for _, s := range shares {
+		share += s
+	}
+	share /= float64(len(shares))
+	length := hintStats([]*hintGPU{{util: lengths}}, hintPickUtil, []hintSpan{{0, len(lengths)}}, nil)
+	stallSpans = hintUnion(stallSpans)
+	ev := fmt.Sprintf("%s stall for %s s every %s, %s of the time (%d stalls over %s)", hintGPUList(g.gpus),
+		hintRange(length, ""), hintDur(period), hintPercent(share), len(stallSpans), hintDur(f.dur(g.hull)))
+	sug := "The job pauses every " + hintDur(period) + ": checkpointing, evaluation or logging on the critical path. " +
+		"Make it asynchronous (`torch.distributed.checkpoint.async_save`, a background thread) or less frequent."
+	if len(idleGPUs) > 0 && len(waitGPUs) > 0 {
+		idle := f.subset(gs, idleGPUs)
+		wait := f.subset(gs, waitGPUs)
+		waiting := func(gpu *hintGPU, i int) bool { return gpu.state[i] == hsWaiting }
+		ev += fmt.Sprintf(": %s idle (%s) while %s wait at %s", hintGPUList(idleGPUs), hintActivity(idle, stallSpans, nil),
+			hintGPUList(waitGPUs), hintRange(hintStats(wait, hintPickUtil, stallSpans, waiting), " % util"))
+		if p := hintStats(wait, hintPickPower, stallSpans, waiting); p.ok() {
+			ev += ", " + hintRange(p, " W")
+		}
+		ev += " (spinning in a collective)"
+		sug = fmt.Sprintf("%s stops every %s and the others wait for it in a collective: its rank does something on "+
+			"the critical path, typically a synchronous checkpoint save, evaluation or logging on rank 0. Save "+
+			"asynchronously (`torch.distributed.checkpoint.async_save`, a background thread) or less often.",
+			hintGPUList(idleGPUs), hintDur(period))
+	}
+	ev += f.stallWrites(stallSpans)
+	sev := timeline.Warning
+	if share >= 0.5 {
+		sev = timeline.Critical
+	}
+	conf := 0.85
+	if !hintStats(gs, hintPickSM, g.spans, nil).ok() {
+		conf = 0.7
+	}
+	return timeline.Hint{Severity: sev, Evidence: ev, Suggestion: sug, Confidence: conf * hintKnownShare(gs, g.spans)}, true
+}
+
+// subset returns the GPUs of gs with the given indexes.
+func (f *hintFrame) subset(gs []*hintGPU, idx []int) []*hintGPU {
+	var out []*hintGPU
+	for _, g := range gs {
+		if slices.Contains(idx, g.index) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// stallWrites notes disk writes during the stalls when they are at least
+// 100 MB/s and twice what the host writes otherwise: a checkpoint.
+func (f *hintFrame) stallWrites(stalls []hintSpan) string {
+	w := f.host.diskWrite
+	if w == nil || len(stalls) == 0 {
+		return ""
+	}
+	during := hintHostStats(w, stalls)
+	var between []hintSpan
+	for k := 1; k < len(stalls); k++ {
+		between = append(between, hintSpan{stalls[k-1].hi, stalls[k].lo})
+	}
+	other := hintHostStats(w, between)
+	if !during.ok() || during.mean < 100e6 || (other.ok() && during.mean < 2*other.mean) {
+		return ""
+	}
+	return "; the host writes " + hintRate(during.mean) + " to disk during them"
+}

@@ -1,0 +1,234 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Evidence is numbers a person can check on screen: ranges are the 5th to
+// 95th percentile (so one stray sample does not widen them), durations are
+// rounded to what matters, GPUs are listed as NVML indexes (GPU1-7).
+
+// hintStat summarises values: lo and hi are the 5th and 95th percentiles.
+type hintStat struct {
+	n            int
+	lo, mean, hi float64
+}
+
+func (s hintStat) ok() bool { return s.n > 0 }
+
+// hintStats pools pick(g) of every GPU in gs over spans, at the columns
+// keep accepts (all if nil). Long spans are thinned as in hintQuantile.
+func hintStats(gs []*hintGPU, pick func(g *hintGPU) []float32, spans []hintSpan, keep func(g *hintGPU, i int) bool) hintStat {
+	total := 0
+	for _, sp := range spans {
+		total += sp.len()
+	}
+	stride := max(1, total*len(gs)/16384)
+	var vals []float32
+	sum := 0.0
+	for _, g := range gs {
+		xs := pick(g)
+		if xs == nil {
+			continue
+		}
+		for _, sp := range spans {
+			for i := sp.lo; i < sp.hi; i += stride {
+				if v := xs[i]; v == v && (keep == nil || keep(g, i)) {
+					vals = append(vals, v)
+					sum += float64(v)
+				}
+			}
+		}
+	}
+	if len(vals) == 0 {
+		return hintStat{lo: math.NaN(), mean: math.NaN(), hi: math.NaN()}
+	}
+	slices.Sort(vals)
+	q := func(p float64) float64 { return float64(vals[int(math.Round(p*float64(len(vals)-1)))]) }
+	return hintStat{n: len(vals), lo: q(0.05), mean: sum / float64(len(vals)), hi: q(0.95)}
+}
+
+// hintHostStats is hintStats for a host series.
+func hintHostStats(xs []float32, spans []hintSpan) hintStat {
+	g := &hintGPU{util: xs}
+	return hintStats([]*hintGPU{g}, func(g *hintGPU) []float32 { return g.util }, spans, nil)
+}
+
+// hintShareOf is the share of the known columns of spans where state
+// holds, over the GPUs gs.
+func hintShareOf(gs []*hintGPU, spans []hintSpan, want func(st hintState) bool) float64 {
+	known, yes := 0, 0
+	for _, g := range gs {
+		for _, sp := range spans {
+			for i := sp.lo; i < sp.hi; i++ {
+				if st := g.state[i]; st != hsUnknown {
+					known++
+					if want(st) {
+						yes++
+					}
+				}
+			}
+		}
+	}
+	if known == 0 {
+		return 0
+	}
+	return float64(yes) / float64(known)
+}
+
+// hintHostShare is the share of the known columns of spans where flag is 1.
+func hintHostShare(flag []int8, spans []hintSpan) (share float64, known bool) {
+	n, yes := 0, 0
+	for _, sp := range spans {
+		for i := sp.lo; i < sp.hi; i++ {
+			if flag[i] >= 0 {
+				n++
+				if flag[i] == 1 {
+					yes++
+				}
+			}
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return float64(yes) / float64(n), true
+}
+
+// hintGPUList names GPUs by NVML index: "GPU0", "GPU1-7", "GPU0,2-7".
+func hintGPUList(gpus []int) string {
+	if len(gpus) == 0 {
+		return "host"
+	}
+	var b strings.Builder
+	b.WriteString("GPU")
+	for i := 0; i < len(gpus); {
+		j := i
+		for j+1 < len(gpus) && gpus[j+1] == gpus[j]+1 {
+			j++
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(gpus[i]))
+		if j > i {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(gpus[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// hintDur rounds a duration to what a person reads: "45 s", "9 min 30 s",
+// "2 h 54 min".
+func hintDur(d time.Duration) string {
+	s := int(d.Round(time.Second) / time.Second)
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%d s", s)
+	case s < 600 && s%60 != 0:
+		return fmt.Sprintf("%d min %d s", s/60, s%60)
+	case s < 3600:
+		return fmt.Sprintf("%d min", (s+30)/60)
+	}
+	m := (s + 30) / 60
+	if m%60 == 0 {
+		return fmt.Sprintf("%d h", m/60)
+	}
+	return fmt.Sprintf("%d h %d min", m/60, m%60)
+}
+
+// hintNum prints a value with no decimals, or one below 10 where it
+// matters (0.5 %, 2.5 GiB).
+func hintNum(v float64) string {
+	if math.Abs(v) < 9.95 && math.Round(v) != math.Round(v*10)/10 {
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+// hintRange prints "lo-hi unit", or "v unit" when both round alike.
+func hintRange(s hintStat, unit string) string {
+	lo, hi := hintNum(s.lo), hintNum(s.hi)
+	if lo == hi {
+		return lo + unit
+	}
+	return lo + "-" + hi + unit
+}
+
+// hintBytes prints a size in GiB, or MiB below 1 GiB.
+func hintBytes(b float64) string {
+	if b < 1<<30 {
+		return hintNum(b/(1<<20)) + " MiB"
+	}
+	return strconv.FormatFloat(b/(1<<30), 'f', 1, 64) + " GiB"
+}
+
+// hintRate prints bytes per second in GB/s or MB/s.
+func hintRate(b float64) string {
+	if b >= 1e9 {
+		return strconv.FormatFloat(b/1e9, 'f', 1, 64) + " GB/s"
+	}
+	return hintNum(b/1e6) + " MB/s"
+}
+
+// hintPercent prints a share 0..1 as a whole percentage.
+func hintPercent(share float64) string { return hintNum(100*share) + " %" }
+
+// during says how long a group held: "for 9 min 50 s", or for several
+// stretches "in 4 stretches over 9 min (3 min in all)".
+func (f *hintFrame) during(g *hintGroup) string {
+	if len(g.spans) == 1 {
+		return "for " + hintDur(f.dur(g.spans[0]))
+	}
+	total := time.Duration(0)
+	for _, sp := range g.spans {
+		total += f.dur(sp)
+	}
+	return fmt.Sprintf("in %d stretches over %s (%s in all)", len(g.spans), hintDur(f.dur(g.hull)), hintDur(total))
+}
+
+// hintKnownShare is the share of the columns of spans with a known state:
+// gaps in a recording lower a hint's confidence.
+func hintKnownShare(gs []*hintGPU, spans []hintSpan) float64 {
+	total, known := 0, 0
+	for _, g := range gs {
+		for _, sp := range spans {
+			for i := sp.lo; i < sp.hi; i++ {
+				total++
+				if g.state[i] != hsUnknown {
+					known++
+				}
+			}
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(known) / float64(total)
+}
+
+// hostContext says what the host's CPU did over spans, for the evidence of
+// rules that judge the GPU alone: "host CPU 12 % (busiest core 35 %)", or
+// that the recording has no host data.
+func (f *hintFrame) hostContext(spans []hintSpan) (text string, known bool) {
+	h := &f.host
+	cpu := hintHostStats(h.cpu, spans)
+	if !cpu.ok() {
+		if job := hintHostStats(h.job, spans); job.ok() {
+			return "the job's CPU " + hintNum(job.mean) + " % of a core", true
+		}
+		return "no host CPU data in this recording", false
+	}
+	text = "host CPU " + hintNum(cpu.mean) + " %"
+	if top := hintHostStats(h.topCore, spans); top.ok() {
+		text += " (busiest core " + hintNum(top.mean) + " %)"
+	}
+	return text, true
+}

@@ -1,0 +1,154 @@
+package analysis
+
+import (
+	"github.com/gputop-dev/gputop/timeline"
+	"testing"
+)
+
+// htCapScript runs 8 busy H100s; GPUs listed in capped draw 695 W with the
+// power-cap reason (if reasons) and a lower clock, the rest 600 W; hot
+// GPUs carry the software thermal reason at 87 °C.
+func htCapScript(reasons bool, capped, hot []int) func(t *htTick) {
+	in := func(i int, set []int) bool {
+		for _, j := range set {
+			if i == j {
+				return true
+			}
+		}
+		return false
+	}
+	return func(t *htTick) {
+		htEvery8(func(i int) {
+			power, clock, bits, temp := 600.0, 1980.0, 0.0, 65.0
+			if in(i, capped) {
+				power, clock, bits = 695, 1605, timeline.ThrottlePowerCap
+			}
+			if in(i, hot) {
+				power, clock, bits, temp = 640, 1440, timeline.ThrottleSWThermal, 87
+			}
+			t.h100(i, 99, 90, power, 70*htGiB)
+			t.gpu(i, timeline.GPUClockSM, clock)
+			t.gpu(i, timeline.GPUTemp, temp)
+			if reasons {
+				t.gpu(i, timeline.GPUThrottle, bits)
+			}
+		})
+	}
+}
+
+func TestHintPowerCapped(t *testing.T) {
+	htCheck(t, timeline.HintPowerCapped, []htCase{
+		{
+			name: "the power-cap reason on six GPUs",
+			secs: 300, script: htCapScript(true, []int{0, 1, 2, 3, 5, 7}, []int{4, 6}),
+			gpus: []int{0, 1, 2, 3, 5, 7}, severity: timeline.Warning,
+			evidence: []string{"GPU0-3,5,7 at 695 W (99 % of the 700 W limit), power-cap reason 100 % of the time, " +
+				"SM clock 1605 MHz, for 5 min"},
+			suggestion: []string{"nvidia-smi -pl"},
+		},
+		{
+			name: "no reasons recorded: power at the known limit",
+			secs: 300, script: htCapScript(false, []int{0}, nil),
+			gpus: []int{0}, severity: timeline.Warning,
+			maxConfidence: 0.75,
+		},
+		{
+			// nanogpt: no limit, no reasons, 690 W held flat at 100 %.
+			name: "no limit, no reasons: a flat plateau at the run's peak",
+			secs: 600,
+			script: func(t *htTick) {
+				p := 400.0 + float64(t.sec%7)*5 // lighter work, varying
+				if t.sec >= 200 {
+					p = 689 + float64(t.sec%3) // held at the cap
+				}
+				t.gpu(0, timeline.GPUUtil, 100)
+				t.gpu(0, timeline.GPUPower, p)
+			},
+			gpus: []int{0}, severity: timeline.Warning,
+			evidence:      []string{"flat at 689-691 W", "the signature of a power cap"},
+			maxConfidence: 0.45,
+		},
+		{
+			// The training demo peaks near 686 W, over 97 % of 700 W, but
+			// the reasons say the cap never held it: they win.
+			name: "reasons recorded and clear, power near the limit",
+			secs: 300,
+			script: func(t *htTick) {
+				t.h100(0, 97, 80, 686, 60*htGiB)
+				t.gpu(0, timeline.GPUThrottle, 0)
+			},
+		},
+		{
+			// vlm_llava: busy at 280-320 W, varying by several percent.
+			name: "no limit, power varying with the work",
+			secs: 600,
+			script: func(t *htTick) {
+				t.gpu(0, timeline.GPUUtil, 96)
+				t.gpu(0, timeline.GPUPower, 280+float64(t.sec*37%41))
+			},
+		},
+		{
+			name: "the cap reason on an idle GPU",
+			secs: 300,
+			script: func(t *htTick) {
+				t.h100(0, 0, 0, 70, 0)
+				t.gpu(0, timeline.GPUThrottle, timeline.ThrottlePowerCap)
+			},
+		},
+	})
+}
+
+func TestHintThermalThrottle(t *testing.T) {
+	htCheck(t, timeline.HintThermalThrottle, []htCase{
+		{
+			name: "thermal reasons on two hot GPUs",
+			secs: 300, script: htCapScript(true, []int{0, 1, 2, 3, 5, 7}, []int{4, 6}),
+			gpus: []int{4, 6}, severity: timeline.Warning,
+			evidence: []string{"GPU4,6 at 87 °C with thermal slowdown 100 % of the time, SM clock 1440 MHz " +
+				"(1605 MHz on the other GPUs), for 5 min"},
+			suggestion: []string{"airflow"},
+		},
+		{
+			name: "no reasons, 90 °C while busy",
+			secs: 300,
+			script: func(t *htTick) {
+				t.gpu(0, timeline.GPUUtil, 99)
+				t.gpu(0, timeline.GPUTemp, 90)
+			},
+			gpus: []int{0}, severity: timeline.Warning,
+			evidence:      []string{"clock-event reasons not recorded"},
+			maxConfidence: 0.4,
+		},
+		{
+			// nanogpt's GPU1: 73 °C beside neighbours at 55 °C.
+			name: "a hot outlier that is not throttling",
+			secs: 300,
+			script: func(t *htTick) {
+				t.gpu(0, timeline.GPUUtil, 100)
+				t.gpu(0, timeline.GPUTemp, 73)
+				t.gpu(1, timeline.GPUUtil, 100)
+				t.gpu(1, timeline.GPUTemp, 55)
+			},
+		},
+		{
+			name: "hot but idle",
+			secs: 300,
+			script: func(t *htTick) {
+				t.gpu(0, timeline.GPUUtil, 0)
+				t.gpu(0, timeline.GPUTemp, 90)
+			},
+		},
+		{
+			name: "a 10 s thermal blip",
+			secs: 300,
+			script: func(t *htTick) {
+				bits := 0.0
+				if t.sec >= 100 && t.sec < 110 {
+					bits = timeline.ThrottleHWThermal
+				}
+				t.h100(0, 99, 90, 650, 60*htGiB)
+				t.gpu(0, timeline.GPUThrottle, bits)
+			},
+		},
+	})
+}

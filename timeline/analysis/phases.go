@@ -1,0 +1,217 @@
+package analysis
+
+import (
+	"github.com/gputop-dev/gputop/timeline"
+	"sort"
+	"time"
+)
+
+// PhaseOptions tunes Segment. A zero field takes its default from
+// DefaultPhaseOptions, so PhaseOptions{} is a valid value.
+//
+// The thresholds come from the seeds and product.md (docs/report.md has the
+// full argument):
+//   - Healthy training reads 90-100 % utilisation and 60-85 % SM activity;
+//     a GPU fed by a loader that cannot keep up reads 8-35 % (seed 003:
+//     8-30 %, seed 004: 11 %, the input-bound sawtooth: 1-2 s bursts in each
+//     5.5 s). BusyUtil 50 sits between the two on either signal.
+//   - An idle GPU reads 0 %, with the odd 1-3 % from a monitor or display;
+//     IdleUtil 5 keeps those quiet.
+//   - An idle node's CPU sits under 5 %; the unet_optuna H200 trace, a
+//     textbook stall (GPU at 0 % for 94 % of the time), kept ~20 % of a
+//     64-CPU node busy loading data: HostBusyCPU 20.
+//   - A single-threaded loader or a checkpoint writer pegs one core while
+//     the rest of a big node idles (the input-bound and checkpoint demos,
+//     seed 001's `NUM_WORKERS=0`): CoreBusyCPU 90 catches it.
+type PhaseOptions struct {
+	// Window is how finely activity is judged: each window's mean decides
+	// its kind. Windows are aligned to multiples of Window since the Unix
+	// epoch, so phases recomputed live every few seconds keep their edges.
+	// Default 5 s: longer than the input-bound demo's longest burst, so a
+	// sawtooth averages out instead of flickering.
+	Window time.Duration
+	// MinPhase: a phase shorter than this is absorbed into its neighbours,
+	// so a two-second dip is not a phase. Default 10 s.
+	MinPhase time.Duration
+	// BusyUtil is the GPU activity (%) at or above which the GPUs are busy.
+	// Default 50.
+	BusyUtil float64
+	// IdleUtil is the GPU activity (%) below which the GPUs are quiet.
+	// Default 5.
+	IdleUtil float64
+	// HostBusyCPU is the host CPU (% of all cores) at or above which the
+	// host counts as busy. Default 20.
+	HostBusyCPU float64
+	// CoreBusyCPU is the share (%) at or above which one busy core makes the
+	// host busy. Default 90.
+	CoreBusyCPU float64
+	// JobBusyCPU is the wrapped job's CPU (% of one core) at or above which
+	// the job is busy. Default 50: half a core of work while its GPUs wait
+	// is the job doing something else; a job blocked on its GPUs or on a
+	// socket uses a few percent.
+	JobBusyCPU float64
+	// IOWaitBusy is the host iowait (%) at or above which the host is busy
+	// with storage (a checkpoint write, a slow network file system).
+	// Default 10.
+	IOWaitBusy float64
+}
+
+// DefaultPhaseOptions returns the documented defaults.
+func DefaultPhaseOptions() PhaseOptions {
+	return PhaseOptions{
+		Window:      5 * time.Second,
+		MinPhase:    10 * time.Second,
+		BusyUtil:    50,
+		IdleUtil:    5,
+		HostBusyCPU: 20,
+		CoreBusyCPU: 90,
+		JobBusyCPU:  50,
+		IOWaitBusy:  10,
+	}
+}
+
+// WithDefaults fills every zero field from DefaultPhaseOptions.
+func (o PhaseOptions) WithDefaults() PhaseOptions {
+	d := DefaultPhaseOptions()
+	if o.Window <= 0 {
+		o.Window = d.Window
+	}
+	if o.MinPhase <= 0 {
+		o.MinPhase = d.MinPhase
+	}
+	fill := func(v *float64, def float64) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	fill(&o.BusyUtil, d.BusyUtil)
+	fill(&o.IdleUtil, d.IdleUtil)
+	fill(&o.HostBusyCPU, d.HostBusyCPU)
+	fill(&o.CoreBusyCPU, d.CoreBusyCPU)
+	fill(&o.JobBusyCPU, d.JobBusyCPU)
+	fill(&o.IOWaitBusy, d.IOWaitBusy)
+	return o
+}
+
+// Segment splits [from, to] into busy, stalled and idle phases that tile it
+// without gaps or overlaps, in time order, adjacent phases of different
+// kinds.
+//
+// Each window gets a kind from the highest GPU activity (SM activity where
+// any GPU reports it, else utilisation; a lost GPU has no data and drops
+// out) and from whether the host or job is busy:
+//
+//	activity >= BusyUtil                        busy
+//	activity <  BusyUtil, host or job busy      stalled
+//	IdleUtil <= activity < BusyUtil, otherwise  busy (working, if lightly)
+//	activity <  IdleUtil, otherwise             idle
+//
+// "Otherwise" includes having no host data at all (an imported nvidia-smi
+// log): stalled needs evidence that something else was working.
+//
+// A window without GPU data (the sampler stalled, a hole in a recording)
+// continues the phase before it, or the one after it at the very start: a
+// gap is not idleness. Runs of windows shorter than MinPhase are then
+// absorbed, shortest first: into the surrounding phase when both sides are
+// of one kind, else into the longer neighbour.
+//
+// Phases begin no earlier than the store's first sample: before it there is
+// nothing to say, and a window reaching back past the start of a session
+// (a live view's first minutes) shows no phase there.
+//
+// Segment returns nil when [from, to] is empty or holds no GPU data at all.
+// It reads the store through Series at one column per window, so the work is
+// proportional to the number of windows and series, not to raw samples
+// (docs/report.md gives measured numbers).
+func Segment(s *timeline.Store, info timeline.SourceInfo, from, to time.Time, opts PhaseOptions) []timeline.Phase {
+	opts = opts.WithDefaults()
+	if s.Len() == 0 {
+		return nil
+	}
+	if first := s.First(); from.Before(first) {
+		from = first
+	}
+	if !to.After(from) {
+		return nil
+	}
+	w := int64(opts.Window)
+	// Windows on the clock's multiples of the window. Truncate counts from
+	// the zero Time, a whole number of days before the Unix epoch, so any
+	// window that divides a day falls on the same edges either way.
+	first := from.Truncate(opts.Window).UnixNano()
+	n := int((to.UnixNano() - first + w - 1) / w)
+	kinds := phaseClassify(s, info, time.Unix(0, first), time.Unix(0, first+int64(n)*w), n, opts)
+	if !phaseFillGaps(kinds) {
+		return nil
+	}
+	var runs []phaseRun
+	for i, k := range kinds {
+		start := max(first+int64(i)*w, from.UnixNano())
+		end := min(first+int64(i+1)*w, to.UnixNano())
+		if len(runs) > 0 && runs[len(runs)-1].kind == k {
+			runs[len(runs)-1].end = end
+			continue
+		}
+		runs = append(runs, phaseRun{start: start, end: end, kind: k})
+	}
+	runs = phaseAbsorb(runs, int64(opts.MinPhase))
+	out := make([]timeline.Phase, len(runs))
+	for i, r := range runs {
+		out[i] = timeline.Phase{Start: time.Unix(0, r.start), End: time.Unix(0, r.end), Kind: r.kind}
+	}
+	return out
+}
+
+// phaseNoData marks a window without GPU data while classifying; Segment never
+// returns it.
+const phaseNoData timeline.PhaseKind = 255
+
+// phaseFillGaps gives every phaseNoData window the kind before it (after it, for the
+// leading ones). It reports false when no window has data.
+func phaseFillGaps(kinds []timeline.PhaseKind) bool {
+	firstKnown := -1
+	for i, k := range kinds {
+		if k != phaseNoData {
+			firstKnown = i
+			break
+		}
+	}
+	if firstKnown < 0 {
+		return false
+	}
+	for i := range firstKnown {
+		kinds[i] = kinds[firstKnown]
+	}
+	for i := firstKnown + 1; i < len(kinds); i++ {
+		if kinds[i] == phaseNoData {
+			kinds[i] = kinds[i-1]
+		}
+	}
+	return true
+}
+
+// MarkerPhases turns markers into labelled phases: each runs from its marker
+// to the next one (or to `to`), clipped to [from, to], and is labelled with
+// the marker's text. The marker current at `from` (the last one before it)
+// opens the first phase; markers after `to` are left out. Of several markers
+// at one instant the last one names the phase.
+func MarkerPhases(markers []timeline.Marker, from, to time.Time) []timeline.Phase {
+	sorted := append([]timeline.Marker(nil), markers...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].At.Before(sorted[j].At) })
+	var out []timeline.Phase
+	for i, m := range sorted {
+		end := to
+		if i+1 < len(sorted) && sorted[i+1].At.Before(to) {
+			end = sorted[i+1].At
+		}
+		start := m.At
+		if start.Before(from) {
+			start = from
+		}
+		if !end.After(start) {
+			continue
+		}
+		out = append(out, timeline.Phase{Start: start, End: end, Kind: timeline.PhaseMarked, Label: m.Text})
+	}
+	return out
+}

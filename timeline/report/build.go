@@ -1,0 +1,231 @@
+package report
+
+import (
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis"
+	"math"
+	"sort"
+	"time"
+)
+
+// repBuilder fills a Report from a store a few series at a time, reusing
+// their buffers, so that a day of samples never sits in memory at once.
+type repBuilder struct {
+	s        *timeline.Store
+	info     timeline.SourceInfo
+	opts     ReportOptions
+	r        *Report
+	from, to time.Time
+	step     int64            // sampling interval, ns
+	phases   []timeline.Phase // parallel to r.Phases
+	// bufs are reused by every load: a day of samples is a few MB a series.
+	bufs [3]repSeries
+}
+
+func (b *repBuilder) build(hints []timeline.Hint) {
+	for _, h := range repSortHints(hints) {
+		b.r.Hints = append(b.r.Hints, ReportHint{ID: h.ID, Severity: h.Severity.String(), GPUs: append([]int{}, h.GPUs...),
+			Start: b.rel(h.Start), End: b.rel(h.End), Evidence: h.Evidence, Suggestion: h.Suggestion,
+			Confidence: Number(h.Confidence)})
+	}
+	if b.s.Len() == 0 {
+		b.r.Host = ReportHost{CPU: repNaNStats, IOWait: repNaNStats, JobCPU: repNaNStats, RAMUsedMax: Number(math.NaN()),
+			RAMTotal: Number(math.NaN()), SwapUsedMax: Number(math.NaN()), JobRSSMax: Number(math.NaN())}
+		b.r.Notes = append(b.r.Notes, "no samples")
+		return
+	}
+	for _, m := range b.s.Markers() {
+		b.r.Markers = append(b.r.Markers, ReportMarker{At: b.rel(m.At), Text: m.Text, Origin: m.Origin})
+	}
+	b.listPhases()
+	for _, idx := range timeline.GPUIndexes(b.s, b.info) {
+		b.gpu(idx)
+	}
+	b.host()
+	b.summarisePhases()
+	b.gapsAndNotes()
+}
+
+// rel is t in seconds since the report's start; NaN without samples.
+func (b *repBuilder) rel(t time.Time) Number {
+	if b.s.Len() == 0 {
+		return Number(math.NaN())
+	}
+	return Number(t.Sub(b.from).Seconds())
+}
+
+// load reads a series into buffer slot, which it overwrites.
+func (b *repBuilder) load(slot int, name, dev string) repSeries {
+	b.bufs[slot] = repLoad(b.bufs[slot], b.s, timeline.Key{Name: name, Device: dev}, b.from, b.to, b.step)
+	return b.bufs[slot]
+}
+
+func (b *repBuilder) max(name, dev string) Number {
+	return Number(repMax(b.s, timeline.Key{Name: name, Device: dev}, b.from, b.to))
+}
+
+// listPhases lays out the automatic phases and the marked ones, by start
+// (automatic first on a tie), with their times; figures come later.
+func (b *repBuilder) listPhases() {
+	auto := analysis.Segment(b.s, b.info, b.from, b.to, b.opts.Phases)
+	marked := analysis.MarkerPhases(b.s.Markers(), b.from, b.to)
+	b.phases = append(auto, marked...)
+	sort.SliceStable(b.phases, func(i, j int) bool { return b.phases[i].Start.Before(b.phases[j].Start) })
+	for _, p := range b.phases {
+		b.r.Phases = append(b.r.Phases, ReportPhase{Start: b.rel(p.Start), End: b.rel(p.End), Kind: p.Kind.String(),
+			Label: p.Label, Duration: Number(p.End.Sub(p.Start).Seconds()), GPUs: []ReportPhaseGPU{}})
+	}
+}
+
+// phaseMean is the series' mean over phase k.
+func (b *repBuilder) phaseMean(r repSeries, k int) Number {
+	p := b.phases[k]
+	lo, hi := r.span(p.Start.UnixNano(), p.End.UnixNano(), p.Start.Equal(b.from))
+	return Number(r.mean(lo, hi))
+}
+
+func (b *repBuilder) gpu(idx int) {
+	dev := timeline.GPUDevice(idx)
+	g := ReportGPU{Index: idx, MemTotal: Number(math.NaN()), PowerLimit: Number(math.NaN()), LostAt: Number(math.NaN())}
+	for _, gi := range b.info.GPUs {
+		if gi.Index == idx {
+			g.Name, g.UUID, g.MemTotal, g.PowerLimit = gi.Name, gi.UUID, Number(gi.MemTotal), Number(gi.PowerLimit)
+		}
+	}
+	util := b.load(0, timeline.GPUUtil, dev)
+	sm := b.load(1, timeline.GPUSMActive, dev)
+	g.Util, g.SMActive = util.stats(0, len(util.v)), sm.stats(0, len(sm.v))
+	g.IdleFraction = Number(util.shareBelow(b.opts.IdleUtil))
+	for k := range b.phases {
+		b.r.Phases[k].GPUs = append(b.r.Phases[k].GPUs,
+			ReportPhaseGPU{Index: idx, UtilMean: b.phaseMean(util, k), SMActiveMean: b.phaseMean(sm, k)})
+	}
+	g.MemUsedMax = b.max(timeline.GPUMemUsed, dev)
+	power := b.load(2, timeline.GPUPower, dev)
+	g.PowerMean, g.Energy = Number(power.mean(0, len(power.v))), Number(power.integral())
+	// The series know better than the header where they have values: a
+	// limit changed mid-run, a total the import could not tell.
+	if v := b.max(timeline.GPUMemTotal, dev); !repUnknown(v) {
+		g.MemTotal = v
+	}
+	if v := b.max(timeline.GPUPowerLimit, dev); !repUnknown(v) {
+		g.PowerLimit = v
+	}
+	g.Lost, g.LostAt = b.lostAt(dev)
+	b.r.GPUs = append(b.r.GPUs, g)
+}
+
+// lostAt finds when a device was lost: Store.Lost is false before and true
+// from then on, so a binary search over time finds the first lost instant.
+func (b *repBuilder) lostAt(dev string) (bool, Number) {
+	if !b.s.Lost(dev, b.to) {
+		return false, Number(math.NaN())
+	}
+	lo, hi := b.from.UnixNano()-1, b.to.UnixNano()
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if b.s.Lost(dev, time.Unix(0, mid)) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return true, b.rel(time.Unix(0, hi))
+}
+
+func (b *repBuilder) host() {
+	h := &b.r.Host
+	cpu := b.load(0, timeline.HostCPU, timeline.HostDevice)
+	h.CPU = cpu.stats(0, len(cpu.v))
+	iowait := b.load(1, timeline.HostIOWait, timeline.HostDevice)
+	h.IOWait = iowait.stats(0, len(iowait.v))
+	h.RAMUsedMax = b.max(timeline.HostMemUsed, timeline.HostDevice)
+	h.RAMTotal = b.max(timeline.HostMemTotal, timeline.HostDevice)
+	h.SwapUsedMax = b.max(timeline.HostSwapUsed, timeline.HostDevice)
+	for _, k := range b.s.Keys() {
+		if k.Name == timeline.CoreBusy {
+			h.Cores++
+		}
+	}
+	job := b.load(2, timeline.ProcCPU, timeline.JobDevice)
+	h.JobCPU = job.stats(0, len(job.v))
+	h.JobRSSMax = b.max(timeline.ProcRSS, timeline.JobDevice)
+	for k := range b.phases {
+		b.r.Phases[k].HostCPUMean = b.phaseMean(cpu, k)
+		b.r.Phases[k].JobCPUMean = b.phaseMean(job, k)
+	}
+}
+
+// summarisePhases gives each phase its mean over GPUs and its worst GPU.
+func (b *repBuilder) summarisePhases() {
+	for k := range b.r.Phases {
+		p := &b.r.Phases[k]
+		p.UtilMean, p.SMActiveMean, p.WorstUtilMean = Number(math.NaN()), Number(math.NaN()), Number(math.NaN())
+		var util, sm []float64
+		worst := -1
+		for i, g := range p.GPUs {
+			if u := float64(g.UtilMean); !math.IsNaN(u) {
+				util = append(util, u)
+				if worst < 0 || u < float64(p.GPUs[worst].UtilMean) {
+					worst = i
+				}
+			}
+			if v := float64(g.SMActiveMean); !math.IsNaN(v) {
+				sm = append(sm, v)
+			}
+		}
+		p.UtilMean, p.SMActiveMean = Number(repMeanOf(util)), Number(repMeanOf(sm))
+		if len(util) >= 2 {
+			idx := p.GPUs[worst].Index
+			p.WorstGPU, p.WorstUtilMean = &idx, p.GPUs[worst].UtilMean
+		}
+	}
+}
+
+func repMeanOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
+// gapsAndNotes lists the pauses in sampling, and says where the store had
+// only averages left.
+func (b *repBuilder) gapsAndNotes() {
+	keys := b.s.Keys()
+	if len(keys) > 0 {
+		// Every series has a value (maybe NaN) at every sample time, so any
+		// one of them shows when samples were taken.
+		times := b.load(0, keys[0].Name, keys[0].Device)
+		for _, g := range repGaps(times, b.s.OldestRaw().UnixNano(), b.step) {
+			b.r.Gaps = append(b.r.Gaps, ReportGap{Start: b.rel(time.Unix(0, g[0])), End: b.rel(time.Unix(0, g[1]))})
+		}
+	}
+	if !b.hasHostData() {
+		b.r.Notes = append(b.r.Notes, "no host or job data: the phases are busy or idle only, "+
+			"since stalled needs evidence that the host or the job was working")
+	}
+	if raw := b.s.OldestRaw(); raw.After(b.from) {
+		b.r.Notes = append(b.r.Notes, "before "+repClock(raw.Sub(b.from))+" only averages over "+repDur(timeline.FinestBucket)+
+			" or longer were kept, so percentiles, peaks and idle fractions there are of those averages")
+	}
+}
+
+// hasHostData says whether the store has any series Segment reads to tell
+// stalled from idle.
+func (b *repBuilder) hasHostData() bool {
+	for _, k := range b.s.Keys() {
+		switch k {
+		case timeline.Key{Name: timeline.ProcCPU, Device: timeline.JobDevice}, timeline.Key{Name: timeline.HostCPU, Device: timeline.HostDevice}, timeline.Key{Name: timeline.HostIOWait, Device: timeline.HostDevice}:
+			return true
+		}
+		if k.Name == timeline.CoreBusy {
+			return true
+		}
+	}
+	return false
+}

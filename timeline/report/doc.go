@@ -1,0 +1,12 @@
+// Package report turns a timeline into what a person reads after the fact
+// or at a glance: the Report of a recording (per-GPU and per-phase
+// figures, markers, hints) and the Snapshot of one reading, each written
+// as text, markdown or JSON (JSON is a contract: docs/report.md and
+// docs/snapshot.md).
+//
+//	timeline.Store + analysis (phases, hints) ──▶ NewReport ──▶ WriteText, WriteMarkdown, WriteJSON
+//	two samples ──────────────────────────────────▶ NewSnapshot ──▶ WriteText, JSON
+//
+// It imports timeline and timeline/analysis. gputop's commands import it;
+// the screen does not (ui shows the analysis itself, drawn its own way).
+package report

@@ -1,0 +1,159 @@
+package report
+
+import (
+	"fmt"
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
+	"math"
+	"time"
+)
+
+// repAt0 is the fixed start of every report fixture.
+var repAt0 = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+
+func repT(sec float64) time.Time { return repAt0.Add(time.Duration(sec * float64(time.Second))) }
+
+// repCheckpointInfo describes the demo's eight H100s running a wrapped job.
+func repCheckpointInfo() timeline.SourceInfo {
+	info := timeline.SourceInfo{Kind: timeline.Demo, Scenario: "checkpoint", Host: "node-a", Driver: "550.54.15", CUDA: "12.4",
+		Interval: time.Second, Command: []string{"python", "train_gpt.py", "--save_steps", "100"}}
+	for i := range 8 {
+		info.GPUs = append(info.GPUs, timeline.GPUInfo{Index: i, Name: "NVIDIA H100 80GB HBM3", UUID: fmt.Sprintf("GPU-fixture-%d", i),
+			MemTotal: 80 << 30, PowerLimit: 700, GPM: i != 7})
+	}
+	return info
+}
+
+// repCheckpointStore is five minutes of a checkpointing job, every number
+// raw as the probes write it (energy and CPU time as counters):
+//
+//	0-60 s     busy: util 90-96 %, SM 70-74 %, ~550 W
+//	60-105 s   rank 0 saves: GPU0 0 %, GPUs 1-7 spin at 99 % on 2 % of SMs
+//	105-240 s  busy again; no samples at all from 170 to 185 s
+//	240-300 s  the job has ended: GPUs idle, memory freed, host quiet
+//
+// GPU3 falls off the bus at 200 s; GPU7 has no SM activity (N/A). Markers
+// name the job's own phases; one of them carries markdown's specials.
+func repCheckpointStore() *timeline.Store {
+	s := timeline.NewStore(timeline.StoreOptions{})
+	energy := make([]float64, 8)
+	var busy, total, wait, jobCPU float64
+	coreBusy := make([]float64, 16)
+	for sec := 0; sec <= 300; sec++ {
+		// No samples from 170 to 185 s, but the counters go on counting.
+		skip := sec > 170 && sec < 185
+		smp := &timeline.Sample{At: repT(float64(sec))}
+		add := func(name, dev string, kind timeline.Kind, v float64) {
+			smp.Metrics = append(smp.Metrics, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: kind, Value: v})
+		}
+		saving := sec > 60 && sec <= 105
+		ended := sec > 240
+		for gi := range 8 {
+			dev := timeline.GPUDevice(gi)
+			if gi == 3 && sec >= 200 {
+				smp.Probes = append(smp.Probes, timeline.ProbeStatus{Probe: "nvml", Device: dev, State: timeline.ProbeLost, Err: "GPU is lost"})
+				continue
+			}
+			util, sm, power, mem := 90+float64((sec+gi)%7), 70+float64((sec+gi)%5), 550.0, 40.0
+			switch {
+			case ended:
+				util, sm, power, mem = 0, 0, 70, 0.5
+			case saving && gi == 0:
+				util, sm, power = 0, 1, 145
+			case saving:
+				util, sm, power = 99, 2, 150
+			}
+			energy[gi] += power
+			add(timeline.GPUUtil, dev, timeline.Gauge, util)
+			if gi != 7 {
+				add(timeline.GPUSMActive, dev, timeline.Gauge, sm)
+			}
+			add(timeline.GPUMemUsed, dev, timeline.Gauge, mem*(1<<30))
+			add(timeline.GPUMemTotal, dev, timeline.Gauge, 80<<30)
+			add(timeline.GPUEnergy, dev, timeline.Counter, energy[gi])
+			add(timeline.GPUPowerLimit, dev, timeline.Gauge, 700)
+		}
+		for c := range coreBusy {
+			b := 0.35
+			switch {
+			case ended:
+				b = 0.01
+			case c == 0 && saving:
+				b = 0.98
+			case c < 8:
+				b = 0.7
+			}
+			coreBusy[c] += b
+			busy += b
+			add(timeline.CoreBusySecs, timeline.CoreDevice(c), timeline.Counter, coreBusy[c])
+			add(timeline.CoreTotalSecs, timeline.CoreDevice(c), timeline.Counter, float64(sec+1))
+		}
+		total += 16
+		wait += 0.1
+		if !ended {
+			jobCPU += 6.2
+		}
+		add(timeline.HostCPUBusySecs, timeline.HostDevice, timeline.Counter, busy)
+		add(timeline.HostCPUWaitSecs, timeline.HostDevice, timeline.Counter, wait)
+		add(timeline.HostCPUTotSecs, timeline.HostDevice, timeline.Counter, total)
+		add(timeline.HostMemUsed, timeline.HostDevice, timeline.Gauge, 140*(1<<30)+math.Min(float64(sec), 60)*(1<<28))
+		add(timeline.HostMemTotal, timeline.HostDevice, timeline.Gauge, 1024*(1<<30))
+		add(timeline.HostSwapUsed, timeline.HostDevice, timeline.Gauge, 0)
+		add(timeline.ProcCPUSecs, timeline.JobDevice, timeline.Counter, jobCPU)
+		add(timeline.ProcRSS, timeline.JobDevice, timeline.Gauge, 18*(1<<30))
+		switch sec {
+		case 0:
+			smp.Markers = []timeline.Marker{{At: repT(0), Text: "epoch 1", Origin: "job"}}
+		case 60:
+			smp.Markers = []timeline.Marker{{At: repT(60), Text: "saving checkpoint step_100", Origin: "job"}}
+		case 105:
+			smp.Markers = []timeline.Marker{{At: repT(105), Text: "epoch 2", Origin: "job"}}
+		case 150:
+			smp.Markers = []timeline.Marker{{At: repT(150), Text: "eval | acc=0.91 *best* <ok>", Origin: "mark"}}
+		case 240:
+			smp.Markers = []timeline.Marker{{At: repT(240), Text: "done", Origin: "job"}}
+		}
+		if !skip {
+			s.Add(smp)
+		}
+	}
+	return s
+}
+
+// repCheckpointHints are hints as the rules might give them, in no order.
+func repCheckpointHints() []timeline.Hint {
+	return []timeline.Hint{
+		{ID: timeline.HintBusyWait, Severity: timeline.Info, GPUs: []int{1, 2, 3, 4, 5, 6, 7}, Start: repT(60), End: repT(105),
+			Evidence:   "GPU1-7 at 99 % utilisation on 2 % of their SMs and 150 W of 700 W for 45 s",
+			Suggestion: "they wait in a collective for rank 0; see periodic-stall", Confidence: 0.8},
+		{ID: timeline.HintPeriodicStall, Severity: timeline.Warning, GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, Start: repT(60), End: repT(105),
+			Evidence:   "GPU0 0 % for 45 s while one core was 98 % busy writing the checkpoint",
+			Suggestion: "save asynchronously (`torch.distributed.checkpoint.async_save`) or less often", Confidence: 0.7},
+		{ID: timeline.HintGPUIdle, Severity: timeline.Warning, GPUs: []int{0, 1, 2, 4, 5, 6, 7}, Start: repT(240), End: repT(300),
+			Evidence:   "GPU0-2 and GPU4-7 at 0 % with 0.5 GiB held for 60 s",
+			Suggestion: "the job has ended: release the reservation", Confidence: 0.9},
+	}
+}
+
+// repImportStore is an nvidia-smi log as the importer gives it: utilisation
+// and memory of two GPUs every 2 s, nothing else. Two minutes of work, then
+// a minute idle.
+func repImportStore() (*timeline.Store, timeline.SourceInfo) {
+	info := timeline.SourceInfo{Kind: timeline.Imported, Origin: "gpu_log.csv (nvidia-smi query CSV)", Interval: 2 * time.Second,
+		GPUs: []timeline.GPUInfo{{Index: 0, Name: "NVIDIA GeForce RTX 4090", MemTotal: math.NaN(), PowerLimit: math.NaN()},
+			{Index: 1, Name: "NVIDIA GeForce RTX 4090", MemTotal: math.NaN(), PowerLimit: math.NaN()}},
+		Notes: []string{"times start at the log's first timestamp"}}
+	s := timeline.NewStore(timeline.StoreOptions{})
+	for sec := 0; sec <= 180; sec += 2 {
+		util := []float64{96, 11}
+		if sec > 120 {
+			util = []float64{0, 0}
+		}
+		smp := &timeline.Sample{At: repT(float64(sec))}
+		for gi, u := range util {
+			smp.Metrics = append(smp.Metrics, timelinetest.Gauge(timeline.GPUUtil, timeline.GPUDevice(gi), u), timelinetest.Gauge(timeline.GPUMemUsed, timeline.GPUDevice(gi), 17.5*(1<<30)))
+		}
+		s.Add(smp)
+	}
+	return s, info
+}

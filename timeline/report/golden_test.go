@@ -1,0 +1,203 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"github.com/gputop-dev/gputop/timeline"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// The -update flag rewrites the golden files. Another test file of this
+// package may define it first; then both share it.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files")
+	}
+}
+
+func repUpdate() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// repGolden compares got with testdata/name, or rewrites it with -update.
+func repGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if repUpdate() {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; got:\n%s", name, got)
+	}
+}
+
+// repRender writes a report in every form.
+func repRender(t *testing.T, r *Report) (text, md, js []byte) {
+	t.Helper()
+	var a, b, c bytes.Buffer
+	if err := r.WriteText(&a); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteJSON(&c); err != nil {
+		t.Fatal(err)
+	}
+	return a.Bytes(), b.Bytes(), c.Bytes()
+}
+
+// repCheckText asserts what every text report must be: 80 columns, and no
+// control characters but newlines.
+func repCheckText(t *testing.T, text []byte) {
+	t.Helper()
+	for i, line := range strings.Split(string(text), "\n") {
+		if n := utf8.RuneCountInString(line); n > repTextWidth {
+			t.Errorf("line %d is %d columns: %q", i+1, n, line)
+		}
+		for _, r := range line {
+			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+				t.Errorf("line %d has control character %U: %q", i+1, r, line)
+			}
+		}
+	}
+}
+
+func TestReportGolden(t *testing.T) {
+	importStore, importInfo := repImportStore()
+	tests := []struct {
+		name string
+		r    *Report
+	}{
+		{"checkpoint", NewReport(repCheckpointStore(), repCheckpointInfo(), repCheckpointHints(), ReportOptions{})},
+		{"import", NewReport(importStore, importInfo, nil, ReportOptions{})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text, md, js := repRender(t, tt.r)
+			repCheckText(t, text)
+			repGolden(t, "report_"+tt.name+".txt.golden", text)
+			repGolden(t, "report_"+tt.name+".md.golden", md)
+			repGolden(t, "report_"+tt.name+".json.golden", js)
+		})
+	}
+}
+
+// TestReportOutsideText feeds hostile marker texts and a long command line
+// through every form: the text stays in 80 columns with no escape sequences,
+// markdown table rows keep their cells, JSON keeps the text as it was.
+func TestReportOutsideText(t *testing.T) {
+	s := repCheckpointStore()
+	hostile := []string{
+		"\x1b[2J\x1b[31mred\x1b[0m and a bell\a",
+		"a | pipe, `code`, **bold**, [link](http://x), <b>html</b>, # heading",
+		"line one\nline two\r\n\ttabbed",
+		strings.Repeat("averyveryverylongwordwithoutspaces", 4),
+		"invalid \xff utf-8",
+	}
+	for i, m := range hostile {
+		s.AddMarker(timeline.Marker{At: repT(float64(10 + i)), Text: m, Origin: "job"})
+	}
+	info := repCheckpointInfo()
+	info.Command = []string{"python", "-c", strings.Repeat("import torch; ", 20) + "\x1b]0;title\a"}
+	info.GPUs[0].Name = "NVIDIA GeForce RTX 4090 Laptop GPU With A Very Long Name"
+	r := NewReport(s, info, repCheckpointHints(), ReportOptions{})
+	text, md, js := repRender(t, r)
+	repCheckText(t, text)
+	header := 0 // cells in the current table's header; 0 outside tables
+	for _, line := range strings.Split(string(md), "\n") {
+		if strings.ContainsAny(line, "\x1b\a\r") {
+			t.Errorf("markdown line with a control character: %q", line)
+		}
+		switch {
+		case !strings.HasPrefix(line, "|"):
+			header = 0
+		case header == 0:
+			header = repMDCells(line)
+		case repMDCells(line) != header:
+			t.Errorf("table row has %d cells, its header %d: %q", repMDCells(line), header, line)
+		}
+	}
+	if !bytes.Contains(js, []byte(`a | pipe, `)) {
+		t.Errorf("JSON changed the marker text:\n%s", js)
+	}
+}
+
+// repMDCells counts a table row's cells: its unescaped pipes, less one.
+func repMDCells(row string) int {
+	n := 0
+	esc := false
+	for _, r := range row {
+		switch {
+		case esc:
+			esc = false
+		case r == '\\':
+			esc = true
+		case r == '|':
+			n++
+		}
+	}
+	return n - 1
+}
+
+func TestReportPhaseRows(t *testing.T) {
+	r := NewReport(repCheckpointStore(), repCheckpointInfo(), nil, ReportOptions{PhaseRows: 2})
+	text, md, _ := repRender(t, r)
+	for name, out := range map[string][]byte{"text": text, "markdown": md} {
+		low := bytes.ToLower(out)
+		if !bytes.Contains(low, []byte("and 2 more (the json form lists every phase)")) ||
+			!bytes.Contains(low, []byte("and 3 more (the json form lists every phase)")) {
+			t.Errorf("%s does not summarise the phases past two:\n%s", name, out)
+		}
+	}
+	all := NewReport(repCheckpointStore(), repCheckpointInfo(), nil, ReportOptions{PhaseRows: -1})
+	text, _, _ = repRender(t, all)
+	if bytes.Contains(text, []byte("more (the JSON")) {
+		t.Errorf("PhaseRows -1 still summarises:\n%s", text)
+	}
+}
+
+// FuzzReportOutsideText checks that no marker text or command line can push
+// the text report past 80 columns, put a control character on the
+// terminal, or break a markdown table.
+func FuzzReportOutsideText(f *testing.F) {
+	f.Add("epoch 1", "python train.py")
+	f.Add("\x1b[31mred | `x`\n", "a\u202eb")
+	f.Fuzz(func(t *testing.T, marker, command string) {
+		s, info := repImportStore()
+		s.AddMarker(timeline.Marker{At: repT(30), Text: marker, Origin: "job"})
+		info.Command = []string{command}
+		r := NewReport(s, info, []timeline.Hint{{ID: timeline.HintGPUIdle, Evidence: marker, Suggestion: command}}, ReportOptions{})
+		text, md, _ := repRender(t, r)
+		repCheckText(t, text)
+		if strings.ContainsAny(string(text), "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069") {
+			t.Errorf("text keeps a bidirectional override:\n%q", text)
+		}
+		header := 0
+		for _, line := range strings.Split(string(md), "\n") {
+			switch {
+			case !strings.HasPrefix(line, "|"):
+				header = 0
+			case header == 0:
+				header = repMDCells(line)
+			case repMDCells(line) != header:
+				t.Errorf("table row has %d cells, its header %d: %q", repMDCells(line), header, line)
+			}
+		}
+	})
+}

@@ -1,0 +1,233 @@
+package report
+
+import (
+	"encoding/json"
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis"
+	"io"
+	"math"
+	"sort"
+	"time"
+)
+
+// ReportVersion is the version of the report JSON (docs/report.md).
+const ReportVersion = 1
+
+// ReportOptions tunes a report. A zero field takes its default.
+type ReportOptions struct {
+	// IdleUtil is the utilisation (%) below which a GPU counts as idle for
+	// its idle fraction. Zero: Phases.IdleUtil, whose default is 5.
+	IdleUtil float64
+	// Phases tunes the automatic phases.
+	Phases analysis.PhaseOptions
+	// PhaseRows is how many phases of each list the text and markdown forms
+	// show before summarising the rest (the JSON has them all). Zero: 40;
+	// negative: all.
+	PhaseRows int
+}
+
+func (o ReportOptions) withDefaults() ReportOptions {
+	o.Phases = o.Phases.WithDefaults()
+	if o.IdleUtil <= 0 {
+		o.IdleUtil = o.Phases.IdleUtil
+	}
+	if o.PhaseRows == 0 {
+		o.PhaseRows = 40
+	}
+	return o
+}
+
+// Report is what `gputop report` and `gputop run` print: per-GPU and
+// per-phase figures, the host, phases, markers and hints of one session.
+// Its JSON form is a contract (product.md), documented field by field in
+// docs/report.md. Times are seconds since Start; unknown numbers are NaN,
+// null in JSON, N/A in text.
+type Report struct {
+	Version int          `json:"version"`
+	Source  ReportSource `json:"source"`
+	// Start is the first sample's time, in UTC; nil when there are none.
+	Start    *time.Time `json:"start"`
+	Duration Number     `json:"duration_s"`
+	// IdleUtil is the utilisation (%) under which a GPU counts as idle in
+	// its idle_fraction.
+	IdleUtil Number         `json:"idle_util"`
+	GPUs     []ReportGPU    `json:"gpus"`
+	Host     ReportHost     `json:"host"`
+	Phases   []ReportPhase  `json:"phases"`
+	Markers  []ReportMarker `json:"markers"`
+	Hints    []ReportHint   `json:"hints"`
+	// Gaps are pauses in sampling; every figure above leaves them out.
+	Gaps []ReportGap `json:"gaps"`
+	// Notes explain what could not be sampled, and where figures are less
+	// exact than elsewhere.
+	Notes []string `json:"notes"`
+
+	phaseRows int // ReportOptions.PhaseRows
+}
+
+// ReportSource says where the samples came from.
+type ReportSource struct {
+	Kind     string   `json:"kind"`               // live, demo, replay, import
+	Recorded string   `json:"recorded,omitempty"` // for a replay: what the file was recorded from
+	Scenario string   `json:"scenario,omitempty"`
+	Origin   string   `json:"origin,omitempty"` // the file replayed or the log imported
+	Host     string   `json:"host"`
+	Driver   string   `json:"driver"`
+	CUDA     string   `json:"cuda"`
+	Command  []string `json:"command,omitempty"`
+	Interval Number   `json:"interval_s"`
+}
+
+// ReportGPU is one GPU over the whole session.
+type ReportGPU struct {
+	Index    int         `json:"index"`
+	Name     string      `json:"name"`
+	UUID     string      `json:"uuid,omitempty"`
+	Util     ReportStats `json:"util"`
+	SMActive ReportStats `json:"sm_active"`
+	// IdleFraction is the share of the sampled time with utilisation below
+	// the report's idle threshold (gaps are not counted at all).
+	IdleFraction Number `json:"idle_fraction"`
+	MemUsedMax   Number `json:"mem_used_max_bytes"`
+	MemTotal     Number `json:"mem_total_bytes"`
+	PowerMean    Number `json:"power_mean_w"`
+	PowerLimit   Number `json:"power_limit_w"`
+	// Energy is power integrated over the time each sample stands for.
+	Energy Number `json:"energy_j"`
+	Lost   bool   `json:"lost"`
+	LostAt Number `json:"lost_at_s"`
+}
+
+// ReportHost is the host over the whole session, and the job `gputop run`
+// wrapped where there is one.
+type ReportHost struct {
+	CPU         ReportStats `json:"cpu"` // % of all cores
+	IOWait      ReportStats `json:"iowait"`
+	Cores       int         `json:"cores"`
+	RAMUsedMax  Number      `json:"ram_used_max_bytes"`
+	RAMTotal    Number      `json:"ram_total_bytes"`
+	SwapUsedMax Number      `json:"swap_used_max_bytes"`
+	JobCPU      ReportStats `json:"job_cpu"` // % of one core
+	JobRSSMax   Number      `json:"job_rss_max_bytes"`
+}
+
+// ReportPhase is one phase, automatic or marked, with brief figures.
+type ReportPhase struct {
+	Start    Number `json:"start_s"`
+	End      Number `json:"end_s"`
+	Kind     string `json:"kind"`  // busy, stalled, idle, marker
+	Label    string `json:"label"` // the marker's text; "" for automatic phases
+	Duration Number `json:"duration_s"`
+	// UtilMean and SMActiveMean are means over the GPUs with data.
+	UtilMean     Number `json:"util_mean"`
+	SMActiveMean Number `json:"sm_active_mean"`
+	// WorstGPU is the GPU with the lowest mean utilisation, when at least
+	// two have data.
+	WorstGPU      *int             `json:"worst_gpu"`
+	WorstUtilMean Number           `json:"worst_util_mean"`
+	HostCPUMean   Number           `json:"host_cpu_mean"`
+	JobCPUMean    Number           `json:"job_cpu_mean"`
+	GPUs          []ReportPhaseGPU `json:"gpus"`
+}
+
+// ReportPhaseGPU is one GPU in one phase.
+type ReportPhaseGPU struct {
+	Index        int    `json:"index"`
+	UtilMean     Number `json:"util_mean"`
+	SMActiveMean Number `json:"sm_active_mean"`
+}
+
+// ReportMarker is one marker.
+type ReportMarker struct {
+	At     Number `json:"at_s"`
+	Text   string `json:"text"`
+	Origin string `json:"origin"`
+}
+
+// ReportHint is one hint, as the hint rules gave it.
+type ReportHint struct {
+	ID         string `json:"id"`
+	Severity   string `json:"severity"`
+	GPUs       []int  `json:"gpus"`
+	Start      Number `json:"start_s"`
+	End        Number `json:"end_s"`
+	Evidence   string `json:"evidence"`
+	Suggestion string `json:"suggestion"`
+	Confidence Number `json:"confidence"`
+}
+
+// ReportGap is a pause in sampling, between two sample times.
+type ReportGap struct {
+	Start Number `json:"start_s"`
+	End   Number `json:"end_s"`
+}
+
+// WriteJSON writes the report as indented JSON, the documented contract.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// NewReport summarises everything s holds, from its first sample to its
+// last, with the given hints (sorted here, worst first).
+func NewReport(s *timeline.Store, info timeline.SourceInfo, hints []timeline.Hint, opts ReportOptions) *Report {
+	opts = opts.withDefaults()
+	r := &Report{
+		Version: ReportVersion, Source: repSource(info), Duration: Number(math.NaN()), IdleUtil: Number(opts.IdleUtil),
+		GPUs: []ReportGPU{}, Phases: []ReportPhase{}, Markers: []ReportMarker{}, Hints: []ReportHint{},
+		Gaps: []ReportGap{}, Notes: append([]string{}, info.Notes...), phaseRows: opts.PhaseRows,
+	}
+	b := repBuilder{s: s, info: info, opts: opts, r: r}
+	if s.Len() > 0 {
+		b.from, b.to = s.First(), s.Last()
+		start := b.from.UTC()
+		r.Start = &start
+		r.Duration = Number(b.to.Sub(b.from).Seconds())
+		b.step = int64(s.Interval())
+		if b.step <= 0 {
+			b.step = int64(info.Interval)
+		}
+		if b.step <= 0 {
+			b.step = int64(time.Second)
+		}
+	}
+	b.build(hints)
+	return r
+}
+
+func repSource(info timeline.SourceInfo) ReportSource {
+	src := ReportSource{Kind: info.Kind.String(), Scenario: info.Scenario, Origin: info.Origin, Host: info.Host,
+		Driver: info.Driver, CUDA: info.CUDA, Command: info.Command, Interval: Number(math.NaN())}
+	if info.Kind == timeline.Replay {
+		src.Recorded = info.Recorded.String()
+	}
+	if info.Interval > 0 {
+		src.Interval = Number(info.Interval.Seconds())
+	}
+	return src
+}
+
+// repSortHints orders hints worst first, as EvaluateHints does and the
+// screen shows them: severity, then confidence, then the longest, then by
+// start and id so equal ones keep one order.
+func repSortHints(hints []timeline.Hint) []timeline.Hint {
+	out := append([]timeline.Hint(nil), hints...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
+		if a.Confidence != b.Confidence {
+			return a.Confidence > b.Confidence
+		}
+		if da, db := a.End.Sub(a.Start), b.End.Sub(b.Start); da != db {
+			return da > db
+		}
+		if !a.Start.Equal(b.Start) {
+			return a.Start.Before(b.Start)
+		}
+		return a.ID < b.ID
+	})
+	return out
+}

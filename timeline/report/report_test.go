@@ -1,0 +1,321 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// repNear says whether a Number is within 1e-6 of want (NaN matches NaN).
+func repNear(got Number, want float64) bool {
+	if math.IsNaN(want) {
+		return math.IsNaN(float64(got))
+	}
+	return math.Abs(float64(got)-want) < 1e-6
+}
+
+// repOneGPU builds a report of one GPU whose samples fn gives, one per
+// second from 0 to n-1; ok false leaves the second out (a gap).
+func repOneGPU(n int, fn func(sec int) (ms []timeline.Metric, ok bool)) *Report {
+	s := timeline.NewStore(timeline.StoreOptions{})
+	for sec := range n {
+		ms, ok := fn(sec)
+		if ok {
+			s.Add(&timeline.Sample{At: repT(float64(sec)), Metrics: ms})
+		}
+	}
+	return NewReport(s, timeline.SourceInfo{Interval: time.Second}, nil, ReportOptions{})
+}
+
+func TestReportGPUFigures(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		name                 string
+		n                    int
+		fn                   func(sec int) ([]timeline.Metric, bool)
+		mean, p50, p95, max  float64
+		idle, power, energyJ float64
+	}{
+		{"percentiles of known data: util 0..99", 100, func(sec int) ([]timeline.Metric, bool) {
+			return []timeline.Metric{timelinetest.Gauge(timeline.GPUUtil, "gpu0", float64(sec))}, true
+		}, 49.5, 49, 94, 99, 0.05, nan, nan},
+		{"a constant 500 W for 60 s from the energy counter is 30 kJ", 61, func(sec int) ([]timeline.Metric, bool) {
+			return []timeline.Metric{timelinetest.Gauge(timeline.GPUUtil, "gpu0", 100), timelinetest.Counter(timeline.GPUEnergy, "gpu0", 1e6+500*float64(sec))}, true
+		}, 100, 100, 100, 100, 0, 500, 30000},
+		{"a constant 500 W gauge for 60 samples is 30 kJ", 60, func(sec int) ([]timeline.Metric, bool) {
+			return []timeline.Metric{timelinetest.Gauge(timeline.GPUUtil, "gpu0", 100), timelinetest.Gauge(timeline.GPUPower, "gpu0", 500)}, true
+		}, 100, 100, 100, 100, 0, 500, 30000},
+		{"a gap is neither busy nor idle", 180, func(sec int) ([]timeline.Metric, bool) {
+			switch {
+			case sec < 60:
+				return []timeline.Metric{timelinetest.Gauge(timeline.GPUUtil, "gpu0", 100), timelinetest.Gauge(timeline.GPUPower, "gpu0", 400)}, true
+			case sec < 120:
+				return nil, false
+			}
+			return []timeline.Metric{timelinetest.Gauge(timeline.GPUUtil, "gpu0", 0), timelinetest.Gauge(timeline.GPUPower, "gpu0", 100)}, true
+		}, 50, 0, 100, 100, 0.5, 250, 60*400 + 60*100},
+		{"NaN values are gaps too", 100, func(sec int) ([]timeline.Metric, bool) {
+			v := 80.0
+			if sec%2 == 1 {
+				v = nan
+			}
+			return []timeline.Metric{timelinetest.Gauge(timeline.GPUUtil, "gpu0", v)}, true
+		}, 80, 80, 80, 80, 0, nan, nan},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := repOneGPU(tt.n, tt.fn)
+			if len(r.GPUs) != 1 {
+				t.Fatalf("%d GPUs", len(r.GPUs))
+			}
+			gpu := r.GPUs[0]
+			u := gpu.Util
+			for _, c := range []struct {
+				what string
+				got  Number
+				want float64
+			}{{"mean", u.Mean, tt.mean}, {"p50", u.P50, tt.p50}, {"p95", u.P95, tt.p95}, {"max", u.Max, tt.max},
+				{"idle fraction", gpu.IdleFraction, tt.idle}, {"power mean", gpu.PowerMean, tt.power},
+				{"energy", gpu.Energy, tt.energyJ}} {
+				if !repNear(c.got, c.want) {
+					t.Errorf("%s = %v, want %v", c.what, float64(c.got), c.want)
+				}
+			}
+		})
+	}
+}
+
+func TestReportCheckpoint(t *testing.T) {
+	r := NewReport(repCheckpointStore(), repCheckpointInfo(), repCheckpointHints(), ReportOptions{})
+	if r.Start == nil || !r.Start.Equal(repAt0) || !repNear(r.Duration, 300) {
+		t.Fatalf("start %v duration %v", r.Start, r.Duration)
+	}
+	t.Run("a lost GPU says when", func(t *testing.T) {
+		g3 := r.GPUs[3]
+		if !g3.Lost || !repNear(g3.LostAt, 200) || r.GPUs[2].Lost {
+			t.Fatalf("GPU3 lost %v at %v; GPU2 lost %v", g3.Lost, g3.LostAt, r.GPUs[2].Lost)
+		}
+	})
+	t.Run("a GPU without SM activity has null, not 0", func(t *testing.T) {
+		if !repUnknown(r.GPUs[7].SMActive.Mean) || repUnknown(r.GPUs[6].SMActive.Mean) {
+			t.Fatalf("SM GPU7 %v, GPU6 %v", r.GPUs[7].SMActive.Mean, r.GPUs[6].SMActive.Mean)
+		}
+	})
+	t.Run("automatic phases and the checkpoint stall", func(t *testing.T) {
+		var kinds []string
+		var stall ReportPhase
+		for _, p := range r.Phases {
+			if p.Kind != "marker" {
+				kinds = append(kinds, p.Kind)
+			}
+			if p.Kind == "stalled" {
+				stall = p
+			}
+		}
+		if got := strings.Join(kinds, " "); got != "busy stalled busy idle" {
+			t.Fatalf("phases %s", got)
+		}
+		if !repNear(stall.Start, 60) || !repNear(stall.End, 105) {
+			t.Fatalf("stall %v-%v, want 60-105", stall.Start, stall.End)
+		}
+		if stall.WorstGPU == nil || *stall.WorstGPU != 0 || !repNear(stall.WorstUtilMean, 0) {
+			t.Fatalf("worst GPU in the stall: %v %v", stall.WorstGPU, stall.WorstUtilMean)
+		}
+		if m := float64(stall.SMActiveMean); m > 3 {
+			t.Fatalf("SM mean in the stall %v, want under 3", m)
+		}
+	})
+	t.Run("marked phases carry their labels", func(t *testing.T) {
+		var labels []string
+		for _, p := range r.Phases {
+			if p.Kind == "marker" {
+				labels = append(labels, p.Label)
+			}
+		}
+		if len(labels) != 5 || labels[1] != "saving checkpoint step_100" {
+			t.Fatalf("marked phases %q", labels)
+		}
+	})
+	t.Run("hints worst first", func(t *testing.T) {
+		var ids []string
+		for _, h := range r.Hints {
+			ids = append(ids, h.Severity+" "+h.ID)
+		}
+		want := "warning gpu-idle,warning periodic-stall,info busy-wait" // equal severity: the surer first
+		if got := strings.Join(ids, ","); got != want {
+			t.Fatalf("hints %s, want %s", got, want)
+		}
+	})
+	t.Run("the sampling gap is listed", func(t *testing.T) {
+		if len(r.Gaps) != 1 || !repNear(r.Gaps[0].Start, 170) || !repNear(r.Gaps[0].End, 185) {
+			t.Fatalf("gaps %+v", r.Gaps)
+		}
+	})
+	t.Run("host figures", func(t *testing.T) {
+		h := r.Host
+		if h.Cores != 16 || repUnknown(h.CPU.Mean) || !repNear(h.SwapUsedMax, 0) || !repNear(h.RAMUsedMax, 155*(1<<30)) {
+			t.Fatalf("host %+v", h)
+		}
+		if !repNear(h.JobCPU.P50, 620) {
+			t.Fatalf("job CPU p50 %v, want 620 %% of a core", h.JobCPU.P50)
+		}
+	})
+}
+
+func TestReportImportShowsNA(t *testing.T) {
+	s, info := repImportStore()
+	r := NewReport(s, info, nil, ReportOptions{})
+	g0 := r.GPUs[0]
+	for what, n := range map[string]Number{"SM mean": g0.SMActive.Mean, "power": g0.PowerMean, "energy": g0.Energy,
+		"memory total": g0.MemTotal, "host CPU": r.Host.CPU.Mean, "RAM": r.Host.RAMUsedMax} {
+		if !repUnknown(n) {
+			t.Errorf("%s = %v, want unknown", what, float64(n))
+		}
+	}
+	for _, p := range r.Phases {
+		if p.Kind == "stalled" {
+			t.Fatalf("a stalled phase without host data: %+v", p)
+		}
+	}
+	var text bytes.Buffer
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, zero := range []string{" 0 W", " 0 J", "0 MiB", "CPU mean 0%"} {
+		if strings.Contains(text.String(), zero) {
+			t.Errorf("text shows %q for an unknown:\n%s", zero, text.String())
+		}
+	}
+}
+
+// repContract is the JSON shape product.md promises: these keys, at least.
+var repContract = map[string][]string{
+	"":         {"version", "source", "start", "duration_s", "gpus", "host", "phases", "markers", "hints"},
+	"gpus":     {"index", "name", "util", "idle_fraction", "mem_used_max_bytes", "power_mean_w", "energy_j"},
+	"util":     {"mean", "p50", "p95", "max"},
+	"host":     {"cpu", "ram_used_max_bytes"},
+	"host.cpu": {"mean", "p95"},
+	"phases":   {"start_s", "end_s", "kind", "label"},
+	"markers":  {"at_s", "text"},
+	"hints":    {"id", "severity", "gpus", "start_s", "end_s", "evidence", "suggestion"},
+}
+
+func repKeys(t *testing.T, where string, v any, want []string) {
+	t.Helper()
+	m, ok := v.(map[string]any)
+	if !ok {
+		t.Fatalf("%s is %T, want an object", where, v)
+	}
+	for _, k := range want {
+		if _, ok := m[k]; !ok {
+			var have []string
+			for h := range m {
+				have = append(have, h)
+			}
+			sort.Strings(have)
+			t.Errorf("%s has no %q (has %v)", where, k, have)
+		}
+	}
+}
+
+func TestReportJSONContract(t *testing.T) {
+	for name, r := range map[string]*Report{
+		"checkpoint": NewReport(repCheckpointStore(), repCheckpointInfo(), repCheckpointHints(), ReportOptions{}),
+		"import":     func() *Report { s, info := repImportStore(); return NewReport(s, info, nil, ReportOptions{}) }(),
+	} {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := r.WriteJSON(&b); err != nil {
+				t.Fatal(err)
+			}
+			var doc map[string]any
+			if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+				t.Fatalf("%v\n%s", err, b.String())
+			}
+			repKeys(t, "report", doc, repContract[""])
+			if doc["version"] != 1.0 {
+				t.Errorf("version %v", doc["version"])
+			}
+			if _, err := time.Parse(time.RFC3339, doc["start"].(string)); err != nil {
+				t.Errorf("start: %v", err)
+			}
+			repKeys(t, "host", doc["host"], repContract["host"])
+			repKeys(t, "host.cpu", doc["host"].(map[string]any)["cpu"], repContract["host.cpu"])
+			for _, list := range []string{"gpus", "phases", "markers", "hints"} {
+				items, ok := doc[list].([]any)
+				if !ok {
+					t.Fatalf("%s is %T, want an array (never null)", list, doc[list])
+				}
+				for _, it := range items {
+					repKeys(t, list, it, repContract[list])
+					if list == "gpus" {
+						repKeys(t, "gpus.util", it.(map[string]any)["util"], repContract["util"])
+					}
+					if list == "hints" {
+						if _, ok := it.(map[string]any)["gpus"].([]any); !ok {
+							t.Errorf("hint gpus is not an array: %v", it)
+						}
+					}
+				}
+			}
+			if name == "import" {
+				gpu := doc["gpus"].([]any)[0].(map[string]any)
+				if gpu["power_mean_w"] != nil || gpu["energy_j"] != nil || gpu["sm_active"].(map[string]any)["mean"] != nil {
+					t.Errorf("unknowns are not null: %v", gpu)
+				}
+				if doc["host"].(map[string]any)["cpu"].(map[string]any)["mean"] != nil {
+					t.Errorf("unknown host CPU is not null")
+				}
+			}
+		})
+	}
+}
+
+func TestReportEmptyStore(t *testing.T) {
+	r := NewReport(timeline.NewStore(timeline.StoreOptions{}), timeline.SourceInfo{Kind: timeline.Live, Host: "node-a"}, nil, ReportOptions{})
+	var j, txt, md bytes.Buffer
+	for _, err := range []error{r.WriteJSON(&j), r.WriteText(&txt), r.WriteMarkdown(&md)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(j.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc["start"] != nil || doc["duration_s"] != nil {
+		t.Fatalf("start %v, duration %v: want null", doc["start"], doc["duration_s"])
+	}
+	if !strings.Contains(txt.String(), "no samples") {
+		t.Fatalf("text:\n%s", txt.String())
+	}
+}
+
+// TestReportAfterRawIsGone reports a live store that kept only the last
+// minute raw: figures come from bucket means before it, and a note says so.
+func TestReportAfterRawIsGone(t *testing.T) {
+	s := timeline.NewStore(timeline.StoreOptions{RawSamples: 60})
+	for sec := range 600 {
+		util := 90.0
+		if sec >= 300 {
+			util = 0
+		}
+		s.Add(&timeline.Sample{At: repT(float64(sec)), Metrics: []timeline.Metric{timelinetest.Gauge(timeline.GPUUtil, "gpu0", util), timelinetest.Gauge(timeline.GPUMemUsed, "gpu0", 1<<30)}})
+	}
+	r := NewReport(s, timeline.SourceInfo{Interval: time.Second}, nil, ReportOptions{})
+	if u := r.GPUs[0].Util; !repNear(u.Mean, 45) || !repNear(u.Max, 90) || !repNear(r.GPUs[0].IdleFraction, 0.5) {
+		t.Fatalf("util %+v idle %v", u, r.GPUs[0].IdleFraction)
+	}
+	if len(r.Gaps) != 0 {
+		t.Fatalf("bucket spacing read as gaps: %+v", r.Gaps)
+	}
+	if len(r.Notes) != 2 || !strings.Contains(r.Notes[1], "before 0:09:00 only averages") {
+		t.Fatalf("notes %q", r.Notes)
+	}
+}

@@ -1,0 +1,265 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"github.com/gputop-dev/gputop/timeline"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Number is a float that is null in JSON when unknown (NaN), because an
+// unknown must never read as zero.
+type Number float64
+
+// MarshalJSON writes null for NaN and infinities. Whole numbers (bytes,
+// MHz) are exact; others keep nine significant digits, so a rate computed
+// from two counters reads 400000000, not 399999999.99999994.
+func (n Number) MarshalJSON() ([]byte, error) {
+	f := float64(n)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	if f != math.Trunc(f) || math.Abs(f) >= 1<<53 {
+		f, _ = strconv.ParseFloat(strconv.FormatFloat(f, 'g', 9, 64), 64)
+	}
+	return strconv.AppendFloat(nil, f, 'f', -1, 64), nil
+}
+
+// UnmarshalJSON reads null as NaN.
+func (n *Number) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*n = Number(math.NaN())
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	*n = Number(f)
+	return err
+}
+
+// SnapshotVersion is the version of the snapshot JSON (docs/snapshot.md).
+const SnapshotVersion = 1
+
+// Snapshot is one reading of every GPU and the host: what `gputop snapshot`
+// prints. Its JSON field names are a contract, documented in docs/snapshot.md.
+type Snapshot struct {
+	Version   int               `json:"version"`
+	Time      time.Time         `json:"time"`
+	Source    SnapshotSource    `json:"source"`
+	GPUs      []SnapshotGPU     `json:"gpus"`
+	Host      SnapshotHost      `json:"host"`
+	Processes []SnapshotProcess `json:"processes"`
+	Notes     []string          `json:"notes"`
+}
+
+// SnapshotSource says where the reading came from.
+type SnapshotSource struct {
+	Kind     string `json:"kind"` // live, demo
+	Scenario string `json:"scenario,omitempty"`
+	Host     string `json:"host"`
+	Driver   string `json:"driver"`
+	CUDA     string `json:"cuda"`
+}
+
+// SnapshotGPU is one GPU's reading. Percentages are 0-100.
+type SnapshotGPU struct {
+	Index          int      `json:"index"`
+	Name           string   `json:"name"`
+	UUID           string   `json:"uuid"`
+	Lost           bool     `json:"lost"`
+	Util           Number   `json:"util"`
+	UtilMin        Number   `json:"util_min"`
+	UtilMax        Number   `json:"util_max"`
+	MemUtil        Number   `json:"mem_util"`
+	SMActive       Number   `json:"sm_active"`
+	SMOccupancy    Number   `json:"sm_occupancy"`
+	Tensor         Number   `json:"tensor"`
+	DRAMBandwidth  Number   `json:"dram_bw"`
+	MemUsedBytes   Number   `json:"mem_used_bytes"`
+	MemTotalBytes  Number   `json:"mem_total_bytes"`
+	PowerW         Number   `json:"power_w"`
+	PowerLimitW    Number   `json:"power_limit_w"`
+	TempC          Number   `json:"temp_c"`
+	ClockSMMHz     Number   `json:"clock_sm_mhz"`
+	ClockMemMHz    Number   `json:"clock_mem_mhz"`
+	Throttle       []string `json:"throttle"`
+	PCIeRxBytesSec Number   `json:"pcie_rx_bytes_per_s"`
+	PCIeTxBytesSec Number   `json:"pcie_tx_bytes_per_s"`
+}
+
+// SnapshotHost is the host's reading.
+type SnapshotHost struct {
+	CPU              Number   `json:"cpu"`
+	IOWait           Number   `json:"iowait"`
+	Load1            Number   `json:"load1"`
+	Cores            []Number `json:"cores"`
+	MemUsedBytes     Number   `json:"mem_used_bytes"`
+	MemTotalBytes    Number   `json:"mem_total_bytes"`
+	SwapUsedBytes    Number   `json:"swap_used_bytes"`
+	SwapTotalBytes   Number   `json:"swap_total_bytes"`
+	DiskReadBytesSec Number   `json:"disk_read_bytes_per_s"`
+	DiskWriteByteSec Number   `json:"disk_write_bytes_per_s"`
+}
+
+// SnapshotProcess is one process holding a GPU.
+type SnapshotProcess struct {
+	GPU      int    `json:"gpu"`
+	PID      int    `json:"pid"`
+	User     string `json:"user"`
+	Command  string `json:"command"`
+	GPUMem   Number `json:"gpu_mem_bytes"`
+	SM       Number `json:"sm"`
+	CPU      Number `json:"cpu"`
+	RSSBytes Number `json:"rss_bytes"`
+}
+
+// NewSnapshot is the reading of cur, with rates (power from the energy
+// counter, CPU shares) taken against prev. It reads the samples, not a
+// Store, so every number is exactly what the probes said.
+func NewSnapshot(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot {
+	values := map[timeline.Key]float64{}
+	for _, v := range timeline.Derive(cur, prev) {
+		values[v.Key] = v.Value
+	}
+	get := func(name, dev string) Number {
+		if v, ok := values[timeline.Key{Name: name, Device: dev}]; ok {
+			return Number(v)
+		}
+		return Number(math.NaN())
+	}
+	s := Snapshot{
+		Version: SnapshotVersion,
+		Time:    cur.At,
+		Source: SnapshotSource{Kind: info.Kind.String(), Host: info.Host, Driver: info.Driver, CUDA: info.CUDA,
+			Scenario: info.Scenario},
+		Notes:     append([]string{}, info.Notes...),
+		Processes: []SnapshotProcess{},
+	}
+	lost := map[string]bool{}
+	for _, p := range cur.Probes {
+		if p.State == timeline.ProbeLost {
+			lost[p.Device] = true
+		}
+	}
+	for _, g := range info.GPUs {
+		dev := timeline.GPUDevice(g.Index)
+		v := func(name string) Number { return get(name, dev) }
+		s.GPUs = append(s.GPUs, SnapshotGPU{
+			Index: g.Index, Name: g.Name, UUID: g.UUID, Lost: lost[dev],
+			Util: v(timeline.GPUUtil), UtilMin: v(timeline.GPUUtilMin), UtilMax: v(timeline.GPUUtilMax), MemUtil: v(timeline.GPUMemUtil),
+			SMActive: v(timeline.GPUSMActive), SMOccupancy: v(timeline.GPUSMOccupancy), Tensor: v(timeline.GPUTensor), DRAMBandwidth: v(timeline.GPUDRAMBW),
+			MemUsedBytes: v(timeline.GPUMemUsed), MemTotalBytes: v(timeline.GPUMemTotal), PowerW: v(timeline.GPUPower), PowerLimitW: v(timeline.GPUPowerLimit),
+			TempC: v(timeline.GPUTemp), ClockSMMHz: v(timeline.GPUClockSM), ClockMemMHz: v(timeline.GPUClockMem),
+			Throttle:       timeline.ThrottleList(float64(v(timeline.GPUThrottle))),
+			PCIeRxBytesSec: v(timeline.GPUPCIeRx), PCIeTxBytesSec: v(timeline.GPUPCIeTx),
+		})
+	}
+	h := func(name string) Number { return get(name, timeline.HostDevice) }
+	s.Host = SnapshotHost{CPU: h(timeline.HostCPU), IOWait: h(timeline.HostIOWait), Load1: h(timeline.HostLoad1),
+		MemUsedBytes: h(timeline.HostMemUsed), MemTotalBytes: h(timeline.HostMemTotal), SwapUsedBytes: h(timeline.HostSwapUsed),
+		SwapTotalBytes: h(timeline.HostSwapTotal), DiskReadBytesSec: h(timeline.HostDiskRead), DiskWriteByteSec: h(timeline.HostDiskWrite),
+		Cores: []Number{}}
+	for i := 0; ; i++ {
+		v, ok := values[timeline.Key{Name: timeline.CoreBusy, Device: timeline.CoreDevice(i)}]
+		if !ok {
+			break
+		}
+		s.Host.Cores = append(s.Host.Cores, Number(v))
+	}
+	procs := cur.Processes
+	if procs == nil && prev != nil {
+		procs = prev.Processes
+	}
+	for _, p := range procs {
+		s.Processes = append(s.Processes, SnapshotProcess{GPU: p.GPU, PID: p.PID, User: p.User, Command: p.Command,
+			GPUMem: Number(p.GPUMem), SM: Number(p.SM), CPU: Number(p.CPU), RSSBytes: Number(p.RSS)})
+	}
+	return s
+}
+
+// WriteText prints the snapshot for a person: a table of GPUs, the host,
+// the processes.
+func (s Snapshot) WriteText(w io.Writer) error {
+	var b bytes.Buffer
+	src := s.Source.Kind
+	if s.Source.Kind == timeline.Demo.String() {
+		src = "DEMO " + s.Source.Scenario
+	}
+	fmt.Fprintf(&b, "gputop snapshot  %s  %s  %s", s.Source.Host, s.Time.Format("2006-01-02 15:04:05"), strings.ToUpper(src))
+	if s.Source.Driver != "" {
+		fmt.Fprintf(&b, "  driver %s  CUDA %s", s.Source.Driver, s.Source.CUDA)
+	}
+	b.WriteString("\n")
+	for _, n := range s.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	if len(s.GPUs) > 0 {
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "GPU\tNAME\tUTIL\tSM\tMEMORY\tPOWER\tTEMP\tSM CLOCK\tTHROTTLE\t")
+		for _, g := range s.GPUs {
+			name := strings.TrimPrefix(g.Name, "NVIDIA ")
+			if g.Lost {
+				fmt.Fprintf(tw, "%d\t%s\tlost: fell off the bus\t\t\t\t\t\t\t\n", g.Index, name)
+				continue
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s / %s\t%s / %s\t%s\t%s\t%s\t\n", g.Index, name,
+				textPct(g.Util), textPct(g.SMActive), textGiB(g.MemUsedBytes), textGiB(g.MemTotalBytes),
+				textUnit(g.PowerW, "W"), textUnit(g.PowerLimitW, "W"), textUnit(g.TempC, "C"),
+				textUnit(g.ClockSMMHz, "MHz"), textThrottle(g.Throttle))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	busiest := math.NaN()
+	for _, c := range s.Host.Cores {
+		if !math.IsNaN(float64(c)) && (math.IsNaN(busiest) || float64(c) > busiest) {
+			busiest = float64(c)
+		}
+	}
+	fmt.Fprintf(&b, "host  CPU %s (%d cores, busiest %s)  iowait %s  load %s  RAM %s / %s  swap %s\n",
+		textPct(s.Host.CPU), len(s.Host.Cores), textPct(Number(busiest)), textPct(s.Host.IOWait),
+		textUnit(s.Host.Load1, ""), textGiB(s.Host.MemUsedBytes), textGiB(s.Host.MemTotalBytes), textGiB(s.Host.SwapUsedBytes))
+	if len(s.Processes) > 0 {
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "GPU\tPID\tUSER\tGPU MEM\tSM\tCPU\tCOMMAND")
+		for _, p := range s.Processes {
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", p.GPU, p.PID, p.User, textGiB(p.GPUMem), textPct(p.SM), textPct(p.CPU), p.Command)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func textPct(n Number) string { return textUnit(n, "%") }
+
+func textUnit(n Number, unit string) string {
+	if math.IsNaN(float64(n)) {
+		return "N/A"
+	}
+	return strconv.FormatFloat(float64(n), 'f', 0, 64) + unit
+}
+
+func textGiB(n Number) string {
+	if math.IsNaN(float64(n)) {
+		return "N/A"
+	}
+	return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + " GiB"
+}
+
+func textThrottle(t []string) string {
+	if t == nil {
+		return "N/A"
+	}
+	if len(t) == 0 {
+		return "none"
+	}
+	return strings.Join(t, ", ")
+}

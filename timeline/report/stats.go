@@ -1,0 +1,217 @@
+package report
+
+import (
+	"github.com/gputop-dev/gputop/timeline"
+	"math"
+	"sort"
+	"time"
+)
+
+// repSeries is one series over the report, each value with the time it
+// stands for. A value stands for the interval that ends at it (NVML's
+// utilisation and every counter-derived rate are means over the time since
+// the previous tick). A pause of more than twice the sampling step is a gap
+// and counts for nothing, neither busy nor idle; the value after it, like
+// the very first, stands for one step.
+//
+// Worked example at a 1 s interval: values at 0, 1, 2.5 and 10 s stand for
+// 1, 1, 1.5 and 1 s; the 6.5 s between 2.5 and 9 s are a gap.
+//
+// Where the store has dropped raw samples (a live session longer than its
+// raw tier), Each yields one bucket mean per bucket at the bucket's start;
+// such a value stands for the bucket's width after it.
+type repSeries struct {
+	at []int64
+	v  []float64
+	w  []int64 // nanoseconds each value stands for; 0 for a gap (NaN)
+}
+
+// repLoad reads key from `from` to `to` into r, reusing its slices, and
+// returns it. step is the sampling interval.
+func repLoad(r repSeries, s *timeline.Store, key timeline.Key, from, to time.Time, step int64) repSeries {
+	r.at, r.v, r.w = r.at[:0], r.v[:0], r.w[:0]
+	s.Each(key, from, to, func(at time.Time, v float64) bool {
+		r.at = append(r.at, at.UnixNano())
+		r.v = append(r.v, v)
+		r.w = append(r.w, 0)
+		return true
+	})
+	rawFrom := s.OldestRaw().UnixNano()
+	bucket := repBucketWidth(r.at, rawFrom)
+	for i, at := range r.at {
+		if math.IsNaN(r.v[i]) {
+			continue
+		}
+		if at < rawFrom {
+			w := bucket
+			if i+1 < len(r.at) {
+				w = min(w, r.at[i+1]-at)
+			}
+			r.w[i] = w
+			continue
+		}
+		w := step
+		if i > 0 && r.at[i-1] >= rawFrom && at-r.at[i-1] <= 2*step {
+			w = at - r.at[i-1]
+		}
+		r.w[i] = w
+	}
+	return r
+}
+
+// repBucketWidth estimates the width of the buckets Each read before the raw
+// samples: the smallest spacing between them (buckets of one tier sit on
+// multiples of their width), or the spacing to the first raw sample when
+// there is a single bucket.
+func repBucketWidth(at []int64, rawFrom int64) int64 {
+	width := int64(math.MaxInt64)
+	for i := 1; i < len(at) && at[i-1] < rawFrom; i++ {
+		if d := at[i] - at[i-1]; d > 0 && at[i] < rawFrom {
+			width = min(width, d)
+		}
+	}
+	if width == math.MaxInt64 && len(at) > 1 && at[0] < rawFrom {
+		width = at[1] - at[0]
+	}
+	if width == math.MaxInt64 {
+		width = int64(timeline.FinestBucket) // no spacing to go by: the finest tier's
+	}
+	return width
+}
+
+// ReportStats summarises a series over time: its time-weighted mean, the
+// 50th and 95th percentiles (nearest rank, each value weighted by the time
+// it stands for) and its maximum. Every field is NaN (null in JSON) when the
+// series has no values.
+type ReportStats struct {
+	Mean Number `json:"mean"`
+	P50  Number `json:"p50"`
+	P95  Number `json:"p95"`
+	Max  Number `json:"max"`
+}
+
+// repNaNStats is the summary of nothing.
+var repNaNStats = ReportStats{Number(math.NaN()), Number(math.NaN()), Number(math.NaN()), Number(math.NaN())}
+
+// stats summarises values i in [lo, hi) with a weight.
+func (r repSeries) stats(lo, hi int) ReportStats {
+	type vw struct {
+		v float64
+		w int64
+	}
+	vals := make([]vw, 0, hi-lo)
+	var total int64
+	var sum float64
+	for i := lo; i < hi; i++ {
+		if r.w[i] > 0 {
+			vals = append(vals, vw{r.v[i], r.w[i]})
+			total += r.w[i]
+			sum += r.v[i] * float64(r.w[i])
+		}
+	}
+	if total == 0 {
+		return repNaNStats
+	}
+	sort.Slice(vals, func(a, b int) bool { return vals[a].v < vals[b].v })
+	rank := func(p float64) Number {
+		need := p * float64(total)
+		var acc int64
+		for _, x := range vals {
+			acc += x.w
+			if float64(acc) >= need {
+				return Number(x.v)
+			}
+		}
+		return Number(vals[len(vals)-1].v)
+	}
+	return ReportStats{Mean: Number(sum / float64(total)), P50: rank(0.5), P95: rank(0.95), Max: Number(vals[len(vals)-1].v)}
+}
+
+// mean is the time-weighted mean of values i in [lo, hi), NaN if none.
+func (r repSeries) mean(lo, hi int) float64 {
+	var total int64
+	var sum float64
+	for i := lo; i < hi; i++ {
+		if r.w[i] > 0 {
+			total += r.w[i]
+			sum += r.v[i] * float64(r.w[i])
+		}
+	}
+	if total == 0 {
+		return math.NaN()
+	}
+	return sum / float64(total)
+}
+
+// shareBelow is the share of the time with values that has values below
+// limit: a GPU's idle fraction. NaN if no values.
+func (r repSeries) shareBelow(limit float64) float64 {
+	var total, below int64
+	for i, v := range r.v {
+		total += r.w[i]
+		if r.w[i] > 0 && v < limit {
+			below += r.w[i]
+		}
+	}
+	if total == 0 {
+		return math.NaN()
+	}
+	return float64(below) / float64(total)
+}
+
+// integral is Σ value × seconds it stands for: joules from watts. With power
+// from the energy counter at a steady interval this is exactly the counter's
+// difference over the run. NaN if no values.
+func (r repSeries) integral() float64 {
+	var sum float64
+	have := false
+	for i, v := range r.v {
+		if r.w[i] > 0 {
+			sum += v * time.Duration(r.w[i]).Seconds()
+			have = true
+		}
+	}
+	if !have {
+		return math.NaN()
+	}
+	return sum
+}
+
+// span returns the index range of values that belong to [start, end]: those
+// after start and at or before end (each value describes the time up to it),
+// and for the report's first phase also one exactly at start.
+func (r repSeries) span(start, end int64, first bool) (int, int) {
+	lo := sort.Search(len(r.at), func(i int) bool { return r.at[i] > start || (first && r.at[i] == start) })
+	hi := sort.Search(len(r.at), func(i int) bool { return r.at[i] > end })
+	return lo, hi
+}
+
+// repMax is the largest value of key from `from` to `to`, NaN if none.
+func repMax(s *timeline.Store, key timeline.Key, from, to time.Time) float64 {
+	out := math.NaN()
+	s.Each(key, from, to, func(_ time.Time, v float64) bool {
+		if !math.IsNaN(v) && (math.IsNaN(out) || v > out) {
+			out = v
+		}
+		return true
+	})
+	return out
+}
+
+// repGaps lists the pauses in sampling: stretches between two samples
+// further apart than twice the step (or, before the raw samples, twice the
+// bucket width), as [from, to] pairs of sample times.
+func repGaps(r repSeries, rawFrom, step int64) [][2]int64 {
+	bucket := repBucketWidth(r.at, rawFrom)
+	var out [][2]int64
+	for i := 1; i < len(r.at); i++ {
+		limit := 2 * step
+		if r.at[i-1] < rawFrom {
+			limit = 2 * bucket
+		}
+		if r.at[i]-r.at[i-1] > limit {
+			out = append(out, [2]int64{r.at[i-1], r.at[i]})
+		}
+	}
+	return out
+}

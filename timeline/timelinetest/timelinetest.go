@@ -1,0 +1,67 @@
+// Package timelinetest helps the tests of the packages built on timeline:
+// metrics written briefly, a fixed start time, and a day-long store for
+// benchmarks. Only tests import it.
+package timelinetest
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// T0 is the time tests start their samples at.
+var T0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+// Gauge is a gauge reading of metric name on device dev.
+func Gauge(name, dev string, v float64) timeline.Metric {
+	return timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: timeline.Gauge, Value: v}
+}
+
+// Counter is a counter reading of metric name on device dev.
+func Counter(name, dev string, v float64) timeline.Metric {
+	return timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: timeline.Counter, Value: v}
+}
+
+// day is DayStore's stores, built once per size.
+var day = map[int]*timeline.Store{}
+var dayMu sync.Mutex
+
+// DayStore is 24 h of 8 GPUs and a 32-core host at 1 Hz from T0, in a
+// checkpoint-like rhythm (busy 75 s, stalled 45 s), in a store keeping raw
+// samples raw (0: all of them). It is built once per size and shared.
+func DayStore(b testing.TB, raw int) *timeline.Store {
+	dayMu.Lock()
+	defer dayMu.Unlock()
+	if s, ok := day[raw]; ok {
+		return s
+	}
+	s := timeline.NewStore(timeline.StoreOptions{RawSamples: raw})
+	metrics := make([]timeline.Metric, 0, 8*4+3+32)
+	for sec := range 86400 {
+		metrics = metrics[:0]
+		stalled := sec%120 >= 75
+		for gi := range 8 {
+			dev := timeline.GPUDevice(gi)
+			util, sm := 90.0+float64(sec%7), 70.0+float64(sec%5)
+			if stalled {
+				util, sm = 99, 2
+			}
+			metrics = append(metrics, Gauge(timeline.GPUUtil, dev, util), Gauge(timeline.GPUSMActive, dev, sm),
+				Gauge(timeline.GPUMemUsed, dev, 40<<30), Gauge(timeline.GPUPower, dev, 100+5*util))
+		}
+		metrics = append(metrics, Gauge(timeline.HostCPU, timeline.HostDevice, 30),
+			Gauge(timeline.HostIOWait, timeline.HostDevice, 1), Gauge(timeline.ProcCPU, timeline.JobDevice, 400))
+		for ci := range 32 {
+			v := 40.0
+			if ci == 0 && stalled {
+				v = 99
+			}
+			metrics = append(metrics, Gauge(timeline.CoreBusy, timeline.CoreDevice(ci), v))
+		}
+		s.Add(&timeline.Sample{At: T0.Add(time.Duration(sec) * time.Second), Metrics: metrics})
+	}
+	day[raw] = s
+	return s
+}
