@@ -15,6 +15,7 @@ import (
 
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/recordings"
+	"github.com/gputop-dev/gputop/recordings/export"
 	"github.com/gputop-dev/gputop/recordings/importer"
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
@@ -257,7 +258,7 @@ func cmdExport(args []string, e *env) error {
 	switch {
 	case len(rest) != 1:
 		return usageError{"give one recording to export"}
-	case *format != string(recordings.ExportCSV) && *format != string(recordings.ExportJSONL):
+	case *format != string(export.CSV) && *format != string(export.JSONL):
 		return usageError{fmt.Sprintf("--format %q: the formats are csv and jsonl", *format)}
 	}
 	r, err := recordings.Open(rest[0])
@@ -277,7 +278,7 @@ func cmdExport(args []string, e *env) error {
 		defer f.Close()
 		w = f
 	}
-	err = recordings.Export(r, w, recordings.ExportFormat(*format))
+	err = export.Write(r, w, export.Format(*format))
 	var damaged *recordings.DamagedError
 	if errors.As(err, &damaged) {
 		fmt.Fprintf(e.stderr, "warning: %v\n", err)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings/recordingstest"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -46,15 +47,15 @@ func BenchmarkHintsSize(b *testing.B) {
 	snapshots := 0
 	for b.Loop() {
 		for pass := range size {
-			g := newSynth(3, t0, time.Second, benchGPUs, benchCores)
+			g := recordingstest.NewSynth(3, t0, time.Second, benchGPUs, benchCores)
 			var f memFile
-			w, err := newWriter(&f, "bench", Header{Info: synthInfo(benchGPUs, time.Second)})
+			w, err := newWriter(&f, "bench", Header{Info: recordingstest.Info(benchGPUs, time.Second)})
 			if err != nil {
 				b.Fatal(err)
 			}
 			snapshots = 0
 			for i := range 3600 {
-				s := g.next()
+				s := g.Next()
 				if err := w.Write(&s); err != nil {
 					b.Fatal(err)
 				}

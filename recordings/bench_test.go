@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings/recordingstest"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -55,14 +56,14 @@ func benchFile(b *testing.B, d time.Duration, rawGPM bool) string {
 	path := filepath.Join(benchDir, fmt.Sprintf("%s-rawgpm-%v.gtr", d, rawGPM))
 	once, _ := benchOnce.LoadOrStore(path, new(sync.Once))
 	once.(*sync.Once).Do(func() {
-		g := newSynth(7, t0, time.Second, benchGPUs, benchCores)
-		g.rawGPM = rawGPM
-		w, err := Create(path, Header{Version: "bench", Info: synthInfo(benchGPUs, time.Second), Start: t0}, false)
+		g := recordingstest.NewSynth(7, t0, time.Second, benchGPUs, benchCores)
+		g.RawGPM = rawGPM
+		w, err := Create(path, Header{Version: "bench", Info: recordingstest.Info(benchGPUs, time.Second), Start: t0}, false)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for range int(d / time.Second) {
-			s := g.next()
+			s := g.Next()
 			if err := w.Write(&s); err != nil {
 				b.Fatal(err)
 			}
@@ -108,12 +109,12 @@ func BenchmarkSize(b *testing.B) {
 // BenchmarkWrite is the writer's cost per sample of an 8-GPU node, with
 // a flush every sample as at 1 Hz.
 func BenchmarkWrite(b *testing.B) {
-	g := newSynth(7, t0, time.Second, benchGPUs, benchCores)
+	g := recordingstest.NewSynth(7, t0, time.Second, benchGPUs, benchCores)
 	ss := make([]timeline.Sample, 3600)
 	for i := range ss {
-		ss[i] = g.next()
+		ss[i] = g.Next()
 	}
-	w, err := newWriter(nopCloser{io.Discard}, "bench", Header{Info: synthInfo(benchGPUs, time.Second)})
+	w, err := newWriter(nopCloser{io.Discard}, "bench", Header{Info: recordingstest.Info(benchGPUs, time.Second)})
 	if err != nil {
 		b.Fatal(err)
 	}

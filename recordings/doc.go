@@ -38,4 +38,8 @@
 // numbers are stored), encode.go and decode.go (records), frames.go and
 // index.go (the file's frames), hints.go, info.go, writer.go, reader.go,
 // open.go (bad input), replay.go, recorder.go.
+//
+// Beside it: recordings/importer turns other tools' logs into recordings,
+// recordings/export turns recordings into CSV and JSONL, and
+// recordings/recordingstest makes samples for tests.
 package recordings

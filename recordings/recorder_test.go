@@ -15,6 +15,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings/recordingstest"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -50,7 +51,7 @@ func (s *scriptSource) Info() timeline.SourceInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.info == nil {
-		return synthInfo(1, time.Second)
+		return recordingstest.Info(1, time.Second)
 	}
 	return s.info(s.taken)
 }
@@ -99,7 +100,7 @@ func stopped(t *testing.T, r *Recorder) Summary {
 // sample.
 func TestRecorderHeaderNamesGPUsFoundAfterStart(t *testing.T) {
 	src := &scriptSource{samples: samples(5, 2), info: func(taken int) timeline.SourceInfo {
-		info := synthInfo(2, time.Second)
+		info := recordingstest.Info(2, time.Second)
 		if taken == 0 {
 			info.GPUs = nil // still looking
 		}
@@ -130,9 +131,9 @@ func TestRecorderHeaderNamesGPUsFoundAfterStart(t *testing.T) {
 func TestRecorderRecordsADescriptionThatChanges(t *testing.T) {
 	src := &scriptSource{samples: samples(6, 2), info: func(taken int) timeline.SourceInfo {
 		if taken < 4 {
-			return synthInfo(1, time.Second)
+			return recordingstest.Info(1, time.Second)
 		}
-		return synthInfo(2, time.Second)
+		return recordingstest.Info(2, time.Second)
 	}}
 	var f memFile
 	judge := &fakeJudge{}
@@ -351,7 +352,7 @@ func TestRecorderFlushesWhenTheSourceStalls(t *testing.T) {
 			ss[i].At = t0.Add(time.Duration(i) * 100 * time.Millisecond) // 10 Hz: no flush by sample time yet
 		}
 		var f lockedFile
-		src := &scriptSource{samples: ss, info: func(int) timeline.SourceInfo { return synthInfo(1, 100*time.Millisecond) }}
+		src := &scriptSource{samples: ss, info: func(int) timeline.SourceInfo { return recordingstest.Info(1, 100*time.Millisecond) }}
 		r := memRecorder(src, RecorderOptions{}, func() io.WriteCloser { return &f })
 		if _, err := r.Start("stall.gtr"); err != nil {
 			t.Fatal(err)
@@ -479,7 +480,7 @@ func (s *tickSource) Next(ctx context.Context) (timeline.Sample, error) {
 	return smp, nil
 }
 
-func (s *tickSource) Info() timeline.SourceInfo { return synthInfo(1, s.interval) }
+func (s *tickSource) Info() timeline.SourceInfo { return recordingstest.Info(1, s.interval) }
 
 // --duration ends on the sample at or before the limit: never one past
 // it, and without waiting for one that cannot come in time.

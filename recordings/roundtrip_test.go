@@ -9,26 +9,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings/recordingstest"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-var t0 = time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
+var t0 = recordingstest.T0
 
 // header is a small header for tests.
 func header(interval time.Duration) Header {
-	return Header{Version: "v0.1.0-test", Info: synthInfo(2, interval), Start: t0}
+	return Header{Version: "v0.1.0-test", Info: recordingstest.Info(2, interval), Start: t0}
 }
 
 // samples returns n synthetic samples of a small node, with trouble.
-func samples(n, gpus int) []timeline.Sample {
-	g := newSynth(1, t0, time.Second, gpus, 4)
-	g.trouble = true
-	out := make([]timeline.Sample, n)
-	for i := range out {
-		out[i] = g.next()
-	}
-	return out
-}
+func samples(n, gpus int) []timeline.Sample { return recordingstest.Samples(n, gpus) }
 
 func writeFile(t testing.TB, path string, h Header, ss []timeline.Sample) {
 	t.Helper()

@@ -1,31 +1,32 @@
-package recordings
+package export
 
 import (
 	"errors"
 	"fmt"
+	"github.com/gputop-dev/gputop/recordings"
 	"io"
 
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// ExportFormat is the output format of Export: "csv" or "jsonl".
-type ExportFormat string
+// Format is the output format of Write: "csv" or "jsonl".
+type Format string
 
-// The formats Export writes. Both have the same rows and column names,
+// The formats Write writes. Both have the same rows and column names,
 // documented in docs/export.md.
 const (
-	// ExportCSV is comma-separated values with one header row, for pandas
+	// CSV is comma-separated values with one header row, for pandas
 	// (pd.read_csv(path) without options) and spreadsheets.
-	ExportCSV ExportFormat = "csv"
-	// ExportJSONL is one JSON object per line, for jq: null for an unknown
+	CSV Format = "csv"
+	// JSONL is one JSON object per line, for jq: null for an unknown
 	// value, and only the columns that apply to the row's device.
-	ExportJSONL ExportFormat = "jsonl"
+	JSONL Format = "jsonl"
 )
 
-// ExportFormats lists the formats Export writes, for a command's help.
-var ExportFormats = []ExportFormat{ExportCSV, ExportJSONL}
+// Formats lists the formats Write writes, for a command's help.
+var Formats = []Format{CSV, JSONL}
 
-// Export writes every sample r has left to read (all of them for a Reader
+// Write writes every sample r has left to read (all of them for a Reader
 // just opened; after SeekTime, those from that time on) to w as a tidy
 // table: a row per GPU, one for the host, one per process tree (the
 // wrapped job, gputop itself) per sample, and a row per marker. Values are
@@ -38,12 +39,12 @@ var ExportFormats = []ExportFormat{ExportCSV, ExportJSONL}
 // read, then the *DamagedError is returned, so the caller prints a warning
 // and keeps the output. An error writing to w is returned as soon as it is
 // seen.
-func Export(r *Reader, w io.Writer, format ExportFormat) error {
+func Write(r *recordings.Reader, w io.Writer, format Format) error {
 	var sink rowSink
 	switch format {
-	case ExportCSV:
+	case CSV:
 		sink = newCSVSink(w)
-	case ExportJSONL:
+	case JSONL:
 		sink = newJSONLSink(w)
 	default:
 		return fmt.Errorf("unknown export format %q (want csv or jsonl)", format)

@@ -1,4 +1,4 @@
-package recordings
+package export
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 )
 
 func TestExportCSV(t *testing.T) {
-	tbl := parseCSV(t, exportOf(t, exportFile(t, t.TempDir()), ExportCSV))
+	tbl := parseCSV(t, exportOf(t, exportFile(t, t.TempDir()), CSV))
 	if !slices.Equal(tbl.header, exportColumns) {
 		t.Fatalf("header\n got %q\nwant %q", tbl.header, exportColumns)
 	}
@@ -70,7 +70,7 @@ func TestExportCSV(t *testing.T) {
 }
 
 func TestExportJSONL(t *testing.T) {
-	data := exportOf(t, exportFile(t, t.TempDir()), ExportJSONL)
+	data := exportOf(t, exportFile(t, t.TempDir()), JSONL)
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	if len(lines) != exportRows {
 		t.Fatalf("%d lines, want %d", len(lines), exportRows)
@@ -150,7 +150,7 @@ func TestExportJSONL(t *testing.T) {
 // A GPU that is lost has a last row that says so, and none after it; the
 // other devices go on.
 func TestExportLostGPUHasNoRowsAfter(t *testing.T) {
-	tbl := parseCSV(t, exportOf(t, exportFile(t, t.TempDir()), ExportCSV))
+	tbl := parseCSV(t, exportOf(t, exportFile(t, t.TempDir()), CSV))
 	gpu1 := tbl.of("gpu1")
 	if len(gpu1) != gpu1LostAt+1 || gpu1[len(gpu1)-1]["status"] != "lost" {
 		t.Fatalf("gpu1 rows: %v", gpu1)

@@ -1,4 +1,7 @@
-package recordings
+// Package recordingstest makes samples for the tests of recordings and of
+// the packages built on it: a synthetic node that reads like the live
+// sampler's, with the noise real readings have. Only tests import it.
+package recordingstest
 
 import (
 	"fmt"
@@ -9,11 +12,26 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// synth makes samples like the live sampler's on an 8-GPU training node:
+// T0 is the time tests start their recordings at.
+var T0 = time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
+
+// Samples returns n synthetic samples of a small node (gpus GPUs, 4
+// cores) at 1 Hz from T0, with trouble (see Synth.Trouble).
+func Samples(n, gpus int) []timeline.Sample {
+	g := NewSynth(1, T0, time.Second, gpus, 4)
+	g.Trouble = true
+	out := make([]timeline.Sample, n)
+	for i := range out {
+		out[i] = g.Next()
+	}
+	return out
+}
+
+// Synth makes samples like the live sampler's on an 8-GPU training node:
 // the raw metrics an NVML probe and a host probe write, with the noise real
 // readings have (NVML integers, milliwatts, 1/100 s CPU ticks), probe
 // statuses, a process list every few ticks and a marker now and then.
-type synth struct {
+type Synth struct {
 	rng      *rand.Rand
 	at       time.Time
 	interval time.Duration
@@ -27,12 +45,12 @@ type synth struct {
 	memUsed  int64
 	selfCPU  int64
 	selfRSS  int64
-	// rawGPM writes GPM metrics at full float64 precision, as NVML returns
+	// RawGPM writes GPM metrics at full float64 precision, as NVML returns
 	// them, instead of rounded to 0.01 %.
-	rawGPM bool
-	// trouble makes GPU 3 late, then failed, for a few ticks now and then,
+	RawGPM bool
+	// Trouble makes GPU 3 late, then failed, for a few ticks now and then,
 	// so statuses, NaN values and error texts are exercised.
-	trouble bool
+	Trouble bool
 }
 
 type synthGPU struct {
@@ -46,8 +64,9 @@ type synthGPU struct {
 
 type synthCore struct{ busy, total int64 }
 
-func newSynth(seed uint64, start time.Time, interval time.Duration, gpus, cores int) *synth {
-	g := &synth{
+// NewSynth starts a node of gpus GPUs and cores cores at start.
+func NewSynth(seed uint64, start time.Time, interval time.Duration, gpus, cores int) *Synth {
+	g := &Synth{
 		rng:      rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		at:       start,
 		interval: interval,
@@ -65,12 +84,13 @@ func newSynth(seed uint64, start time.Time, interval time.Duration, gpus, cores 
 	return g
 }
 
-func (g *synth) noise(sd float64) float64 { return g.rng.NormFloat64() * sd }
+func (g *Synth) noise(sd float64) float64 { return g.rng.NormFloat64() * sd }
 
 func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
 
 // next returns the next sample.
-func (g *synth) next() timeline.Sample {
+// Next is the node's next sample, one interval after the last.
+func (g *Synth) Next() timeline.Sample {
 	g.tick++
 	g.at = g.at.Add(g.interval)
 	s := timeline.Sample{At: g.at}
@@ -90,7 +110,7 @@ func (g *synth) next() timeline.Sample {
 	return s
 }
 
-func (g *synth) gpuMetrics(s *timeline.Sample, i int, validating bool) {
+func (g *Synth) gpuMetrics(s *timeline.Sample, i int, validating bool) {
 	d := &g.gpus[i]
 	dev := timeline.GPUDevice(i)
 	add := func(name string, kind timeline.Kind, v float64) {
@@ -122,7 +142,7 @@ func (g *synth) gpuMetrics(s *timeline.Sample, i int, validating bool) {
 	}
 	gpm := func(v float64) float64 {
 		v = clamp(v, 0, 100)
-		if g.rawGPM {
+		if g.RawGPM {
 			return v * (1 + 1e-9*g.rng.Float64())
 		}
 		return math.Round(v*100) / 100
@@ -146,14 +166,14 @@ func (g *synth) gpuMetrics(s *timeline.Sample, i int, validating bool) {
 	add(timeline.GPUEnergy, timeline.Counter, float64(d.energyMJ)/1000)
 	add(timeline.GPUPCIeTxBytes, timeline.Counter, float64(d.pcieTx))
 	add(timeline.GPUPCIeRxBytes, timeline.Counter, float64(d.pcieRx))
-	if g.trouble && i == 3 && g.tick%50 >= 45 {
+	if g.Trouble && i == 3 && g.tick%50 >= 45 {
 		for j := len(s.Metrics) - 19; j < len(s.Metrics); j++ {
 			s.Metrics[j].Value = math.NaN() // a late probe: its layout, all NaN
 		}
 	}
 }
 
-func (g *synth) hostMetrics(s *timeline.Sample) {
+func (g *Synth) hostMetrics(s *timeline.Sample) {
 	add := func(name, dev string, kind timeline.Kind, v float64) {
 		s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: kind, Value: v})
 	}
@@ -196,11 +216,11 @@ func (g *synth) hostMetrics(s *timeline.Sample) {
 	add(timeline.SampleLag, timeline.SelfDevice, timeline.Gauge, lag.Seconds())
 }
 
-func (g *synth) statuses(s *timeline.Sample) {
+func (g *Synth) statuses(s *timeline.Sample) {
 	took := func() time.Duration { return time.Duration(200_000 + g.rng.IntN(3_000_000)) }
 	for i := range g.gpus {
 		st := timeline.ProbeStatus{Probe: "nvml", Device: timeline.GPUDevice(i), State: timeline.ProbeOK, Took: took()}
-		if g.trouble && i == 3 && g.tick%50 >= 45 {
+		if g.Trouble && i == 3 && g.tick%50 >= 45 {
 			st.State, st.Took, st.Err = timeline.ProbeLate, 0, "no answer within 1s"
 			if g.tick%50 == 49 {
 				st.State, st.Err = timeline.ProbeFailed, "nvml: Unknown Error"
@@ -215,7 +235,7 @@ func (g *synth) statuses(s *timeline.Sample) {
 	}
 }
 
-func (g *synth) processes(s *timeline.Sample) {
+func (g *Synth) processes(s *timeline.Sample) {
 	s.Processes = []timeline.Process{}
 	for i := range g.gpus {
 		s.Processes = append(s.Processes, timeline.Process{
@@ -228,7 +248,8 @@ func (g *synth) processes(s *timeline.Sample) {
 }
 
 // synthInfo is the header a synth session would have.
-func synthInfo(gpus int, interval time.Duration) timeline.SourceInfo {
+// Info describes a node of gpus GPUs sampled every interval.
+func Info(gpus int, interval time.Duration) timeline.SourceInfo {
 	info := timeline.SourceInfo{Kind: timeline.Demo, Scenario: "training", Host: "dgx-07", Driver: "550.54.15",
 		CUDA: "12.4", Interval: interval}
 	for i := range gpus {

@@ -1,9 +1,10 @@
-package recordings
+package export
 
 import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"github.com/gputop-dev/gputop/recordings/recordingstest"
 	"math"
 	"regexp"
 	"strconv"
@@ -126,8 +127,8 @@ func FuzzExportText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		tbl := newExportTable(t0)
-		s := timeline.Sample{At: t0, Markers: []timeline.Marker{{At: t0, Text: text, Origin: "job"}}}
+		tbl := newExportTable(recordingstest.T0)
+		s := timeline.Sample{At: recordingstest.T0, Markers: []timeline.Marker{{At: recordingstest.T0, Text: text, Origin: "job"}}}
 		rows := tbl.rows(&s, nil)
 		if len(rows) != 1 {
 			t.Fatalf("%d rows for one marker", len(rows))

@@ -1,8 +1,10 @@
-package recordings
+package export
 
 import (
 	"bytes"
 	"errors"
+	"github.com/gputop-dev/gputop/recordings"
+	"github.com/gputop-dev/gputop/recordings/recordingstest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,27 +18,47 @@ import (
 // A file cut short exports every sample before the cut, exactly as a file
 // of just those samples does, and returns the DamagedError.
 func TestExportTornFile(t *testing.T) {
-	ss := samples(45, 2)
-	rec := writeMem(t, ss, 20*time.Second)
-	cut := rec.ends[30] + 7 // inside sample 31's chunk
-	for _, format := range ExportFormats {
-		r, err := openMem(rec.data[:cut])
+	ss := recordingstest.Samples(45, 2)
+	dir := t.TempDir()
+	torn := filepath.Join(dir, "torn.gtr")
+	w, err := recordings.Create(torn, recordings.Header{Version: "test", Info: recordingstest.Info(2, time.Second)}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cut int64
+	for i := range ss {
+		if err := w.Write(&ss[i]); err != nil { // at 1 s, each sample is flushed as written
+			t.Fatal(err)
+		}
+		if i == 30 {
+			fi, err := os.Stat(torn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cut = fi.Size() + 7 // inside sample 31's chunk
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(torn, cut); err != nil {
+		t.Fatal(err)
+	}
+	whole := filepath.Join(dir, "whole.gtr")
+	writeFile(t, whole, recordings.Header{Version: "test", Info: recordingstest.Info(2, time.Second)}, ss[:31])
+	for _, format := range Formats {
+		r, err := recordings.Open(torn)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var torn bytes.Buffer
-		err = Export(r, &torn, format)
-		wantDamaged(t, string(format), err, ss[30].At)
-
-		whole, err := openMem(writeMem(t, ss[:31], 20*time.Second).data)
-		if err != nil {
-			t.Fatal(err)
+		var got bytes.Buffer
+		err = Write(r, &got, format)
+		r.Close()
+		var damaged *recordings.DamagedError
+		if !errors.As(err, &damaged) || !damaged.Good.Equal(ss[30].At) {
+			t.Fatalf("%s: export of a torn file returned %v; want it damaged after %v", format, err, ss[30].At)
 		}
-		var want bytes.Buffer
-		if err := Export(whole, &want, format); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(torn.Bytes(), want.Bytes()) {
+		if want := exportOf(t, whole, format); !bytes.Equal(got.Bytes(), want) {
 			t.Errorf("%s: the torn file's export differs from the export of its first 31 samples", format)
 		}
 	}
@@ -51,20 +73,20 @@ func (writeFailer) Write([]byte) (int, error) { return 0, errWriteFailed }
 
 func TestExportErrors(t *testing.T) {
 	path := exportFile(t, t.TempDir())
-	r, err := Open(path)
+	r, err := recordings.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if err := Export(r, &bytes.Buffer{}, "xml"); err == nil || !strings.Contains(err.Error(), `"xml"`) {
+	if err := Write(r, &bytes.Buffer{}, "xml"); err == nil || !strings.Contains(err.Error(), `"xml"`) {
 		t.Errorf("format xml: %v", err)
 	}
-	for _, format := range ExportFormats {
-		r, err := Open(path)
+	for _, format := range Formats {
+		r, err := recordings.Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := Export(r, writeFailer{}, format); !errors.Is(err, errWriteFailed) {
+		if err := Write(r, writeFailer{}, format); !errors.Is(err, errWriteFailed) {
 			t.Errorf("%s to a failing writer: %v, want the write error", format, err)
 		}
 		if err := r.Close(); err != nil {
@@ -76,15 +98,15 @@ func TestExportErrors(t *testing.T) {
 // The golden files show the format; a change to them is a change to the
 // contract in docs/export.md. Regenerate with
 //
-//	go test ./recordings/ -run TestExportGolden -update
+//	go test ./recordings/export/ -run TestExportGolden -update
 func TestExportGolden(t *testing.T) {
 	path := exportFile(t, t.TempDir())
 	for _, c := range []struct {
-		format ExportFormat
+		format Format
 		golden string
 	}{
-		{ExportCSV, "testdata/export.csv"},
-		{ExportJSONL, "testdata/export.jsonl"},
+		{CSV, "testdata/export.csv"},
+		{JSONL, "testdata/export.jsonl"},
 	} {
 		got := exportOf(t, path, c.format)
 		if *update {
@@ -115,7 +137,7 @@ func TestExportSkipsSamplesOutOfOrder(t *testing.T) {
 	ss = slices.Insert(ss, 2, again, earlier)
 	path := filepath.Join(t.TempDir(), "order.gtr")
 	writeFile(t, path, h, ss)
-	tbl := parseCSV(t, exportOf(t, path, ExportCSV))
+	tbl := parseCSV(t, exportOf(t, path, CSV))
 	if len(tbl.rows) != exportRows {
 		t.Fatalf("%d rows, want %d", len(tbl.rows), exportRows)
 	}
@@ -131,7 +153,7 @@ func TestExportSkipsSamplesOutOfOrder(t *testing.T) {
 func TestExportElapsedWithoutStart(t *testing.T) {
 	tbl := newExportTable(time.Time{})
 	for i, want := range []time.Duration{0, 1500 * time.Millisecond} {
-		s := timeline.Sample{At: t0.Add(time.Hour + want), Metrics: []timeline.Metric{
+		s := timeline.Sample{At: recordingstest.T0.Add(time.Hour + want), Metrics: []timeline.Metric{
 			{Key: timeline.Key{Name: timeline.HostLoad1, Device: timeline.HostDevice}, Value: 1}}}
 		rows := tbl.rows(&s, timeline.Derive(&s, nil))
 		if len(rows) != 1 {

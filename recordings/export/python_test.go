@@ -1,4 +1,4 @@
-package recordings
+package export
 
 import (
 	"encoding/json"
@@ -117,7 +117,7 @@ func readInPython(t *testing.T, path string) (got pythonRead, ok bool) {
 func TestExportReadsInPython(t *testing.T) {
 	dir := t.TempDir()
 	csvPath := filepath.Join(dir, "export.csv")
-	if err := os.WriteFile(csvPath, exportOf(t, exportFile(t, dir), ExportCSV), 0o644); err != nil {
+	if err := os.WriteFile(csvPath, exportOf(t, exportFile(t, dir), CSV), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	got, ok := readInPython(t, csvPath)

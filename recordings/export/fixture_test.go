@@ -1,13 +1,15 @@
-package recordings
+package export
 
 import (
 	"bytes"
 	"encoding/csv"
+	"github.com/gputop-dev/gputop/recordings"
 	"math"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings/recordingstest"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -36,12 +38,12 @@ const (
 // shows: gauges and counters, NaN, a throttled tick, a failed probe with
 // an error text that needs quoting, a lost GPU, per-core counters, a job,
 // and markers with commas, quotes and a newline.
-func exportRecording() (Header, []timeline.Sample) {
-	h := Header{Version: "v0.0.0-export", Info: synthInfo(2, time.Second), Start: t0}
+func exportRecording() (recordings.Header, []timeline.Sample) {
+	h := recordings.Header{Version: "v0.0.0-export", Info: recordingstest.Info(2, time.Second), Start: recordingstest.T0}
 	var out []timeline.Sample
 	for i := range exportSamples {
 		f := float64(i)
-		s := timeline.Sample{At: t0.Add(time.Duration(i)*time.Second + 250*time.Millisecond)}
+		s := timeline.Sample{At: recordingstest.T0.Add(time.Duration(i)*time.Second + 250*time.Millisecond)}
 		add := func(name, dev string, kind timeline.Kind, v float64) {
 			s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: kind, Value: v})
 		}
@@ -112,15 +114,15 @@ func exportFile(t *testing.T, dir string) string {
 }
 
 // exportOf exports the recording at path.
-func exportOf(t *testing.T, path string, format ExportFormat) []byte {
+func exportOf(t *testing.T, path string, format Format) []byte {
 	t.Helper()
-	r, err := Open(path)
+	r, err := recordings.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	var out bytes.Buffer
-	if err := Export(r, &out, format); err != nil {
+	if err := Write(r, &out, format); err != nil {
 		t.Fatalf("export %s: %v", format, err)
 	}
 	return out.Bytes()

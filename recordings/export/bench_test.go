@@ -1,9 +1,9 @@
-package recordings
+package export
 
 import (
+	"github.com/gputop-dev/gputop/recordings"
 	"io"
 	"testing"
-	"time"
 )
 
 // BenchmarkExport exports an hour of a synthetic 8-GPU, 32-core node at
@@ -13,18 +13,18 @@ import (
 //
 //	go test -run XXX -bench Export -benchtime 5x ./recordings/
 func BenchmarkExport(b *testing.B) {
-	path := benchFile(b, time.Hour, false)
+	path := benchFile(b)
 	const samples = 3600
-	for _, format := range ExportFormats {
+	for _, format := range Formats {
 		b.Run(string(format), func(b *testing.B) {
 			out := countingWriter{w: io.Discard}
 			for b.Loop() {
 				out.n = 0
-				r, err := Open(path)
+				r, err := recordings.Open(path)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := Export(r, &out, format); err != nil {
+				if err := Write(r, &out, format); err != nil {
 					b.Fatal(err)
 				}
 				if err := r.Close(); err != nil {
