@@ -23,9 +23,12 @@ func TestPackageDependencies(t *testing.T) {
 		allowed func(path string) bool
 	}{
 		{"timeline", std},
-		{"timeline/analysis", func(p string) bool { return std(p) || p == module+"timeline" }},
+		{"timeline/units", std},
+		{"timeline/analysis", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"timeline/units"
+		}},
 		{"timeline/report", func(p string) bool {
-			return std(p) || p == module+"timeline" || p == module+"timeline/analysis"
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis"
 		}},
 		{"timeline/timelinetest", func(p string) bool { return std(p) || p == module+"timeline" }},
 		{"recordings", func(p string) bool {
@@ -42,7 +45,8 @@ func TestPackageDependencies(t *testing.T) {
 		}},
 		// The screen shows the analysis, drawn its own way: not the report.
 		{"ui", func(p string) bool {
-			return !strings.HasPrefix(p, module) || p == module+"timeline" || p == module+"timeline/analysis"
+			return !strings.HasPrefix(p, module) || p == module+"timeline" || p == module+"timeline/units" ||
+				p == module+"timeline/analysis"
 		}},
 		{"ui/screen", func(p string) bool { return !strings.HasPrefix(p, module) }},
 	}

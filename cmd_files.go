@@ -20,6 +20,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 func cmdSnapshot(args []string, e *env) error {
@@ -112,8 +113,9 @@ func cmdImport(args []string, e *env) error {
 		return err
 	}
 	first, last := res.Samples[0].At, res.Samples[len(res.Samples)-1].At
-	fmt.Fprintf(e.stderr, "imported %d samples of %d GPUs over %s from %s (%s) into %s\n",
-		len(res.Samples), len(res.Info.GPUs), last.Sub(first).Round(time.Second), rest[0], res.Format, *out)
+	fmt.Fprintf(e.stderr, "imported %s of %s over %s from %s (%s) into %s\n",
+		units.Count(len(res.Samples), "sample"), units.Count(len(res.Info.GPUs), "GPU"), units.Duration(last.Sub(first)),
+		rest[0], res.Format, *out)
 	for _, n := range res.Info.Notes {
 		fmt.Fprintf(e.stderr, "note: %s\n", n)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/recordings"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // exitStatus is an error that carries the exit code gputop must end with:
@@ -198,7 +199,7 @@ func superviseJob(j *probes.Job, sigs <-chan os.Signal, killAfter time.Duration,
 				ctx, cancel := context.WithDeadline(context.Background(), deadline)
 				if n, err := j.EndTree(ctx); n > 0 || err != nil {
 					fmt.Fprintf(stderr, "gputop run: killed %s the job left running (%v)\n",
-						plural(n, "process", "processes"), err)
+						units.Count(n, "process", "processes"), err)
 				}
 				cancel()
 			}
@@ -243,6 +244,6 @@ func cmdMark(args []string, e *env) error {
 	if err != nil {
 		fmt.Fprintf(e.stderr, "gputop mark: %v\n", err)
 	}
-	fmt.Fprintf(e.stdout, "marked %q in %s\n", text, plural(n, "session"))
+	fmt.Fprintf(e.stdout, "marked %q in %s\n", text, units.Count(n, "session"))
 	return nil
 }

@@ -183,8 +183,8 @@ func TestRecordDurationNeverOvershoots(t *testing.T) {
 		want string
 	}{
 		{[]string{"--fast", "--interval", "1h", "--duration", "2s"}, "recorded 1 sample over 0s"},
-		{[]string{"--fast", "--duration", "10m"}, "recorded 601 samples over 10m0s"},
-		{[]string{"--fast", "--interval", "4s", "--duration", "10s"}, "recorded 3 samples over 8s"},
+		{[]string{"--fast", "--duration", "10m"}, "recorded 601 samples over 10m to"},
+		{[]string{"--fast", "--interval", "4s", "--duration", "10s"}, "recorded 3 samples over 8s to"},
 		{[]string{"--interval", "1h", "--duration", "2s"}, "recorded 1 sample over 0s"},
 	} {
 		path := filepath.Join(t.TempDir(), "d.gtr")

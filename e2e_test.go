@@ -269,7 +269,7 @@ func TestRecordFastThenReplayInATerminal(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "fast.gtr")
 	out, err := exec.Command(bin, "record", "-o", path, "--demo=imbalance", "--fast", "--duration", "10m").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "recorded 601 samples over 10m0s") {
+	if err != nil || !strings.Contains(string(out), "recorded 601 samples over 10m to") {
 		t.Fatalf("record --fast: %v\n%s", err, out)
 	}
 	term := newTerminal(t, 120, 40, fmt.Sprintf("%s replay %s --speed 64 --start +5m --log %s; echo EXIT=$?; sleep 60", bin, path, filepath.Join(dir, "log")))
@@ -336,7 +336,7 @@ func TestImportTelemetryAndReplay(t *testing.T) {
 		t.Skip("the shared telemetry is not here")
 	}
 	out, err := exec.Command(bin, "import", log, "-o", path).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "imported 2619 samples of 1 GPUs") {
+	if err != nil || !strings.Contains(string(out), "imported 2619 samples of 1 GPU over 48m") {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
 	term := newTerminal(t, 100, 30, fmt.Sprintf("%s replay %s --log %s; sleep 60", bin, path, filepath.Join(dir, "log")))

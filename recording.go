@@ -12,6 +12,7 @@ import (
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // The wiring every recording command shares: the live view, record and
@@ -103,8 +104,8 @@ func summaryLine(sum recordings.Summary) string {
 	if sum.Removed {
 		return fmt.Sprintf("no samples were recorded; %s was not kept", sum.Path)
 	}
-	return fmt.Sprintf("recorded %s over %s to %s (%s)", plural(sum.Samples, "sample"),
-		sum.Last.Sub(sum.First).Round(time.Millisecond), sum.Path, kilobytes(sum.Bytes))
+	return fmt.Sprintf("recorded %s over %s to %s (%s)", units.Count(sum.Samples, "sample"),
+		units.Duration(sum.Last.Sub(sum.First)), sum.Path, units.Bytes(float64(sum.Bytes)))
 }
 
 // reportSummary tells the person at the terminal what a closed recording
@@ -114,7 +115,7 @@ func reportSummary(w io.Writer, sum recordings.Summary, err error) {
 		fmt.Fprintln(w, line)
 	}
 	if sum.Dropped > 0 {
-		fmt.Fprintf(w, "note: %s left out while the disk was slow\n", plural(int(sum.Dropped), "sample was", "samples were"))
+		fmt.Fprintf(w, "note: %s left out while the disk was slow\n", units.Count(int(sum.Dropped), "sample was", "samples were"))
 	}
 	if sum.Failed != nil {
 		fmt.Fprintf(w, "recording stopped early: %v; everything before it is readable\n", sum.Failed)
@@ -123,25 +124,4 @@ func reportSummary(w io.Writer, sum recordings.Summary, err error) {
 		log.Printf("closing the recording: %v", err)
 		fmt.Fprintf(w, "closing the recording: %v\n", err)
 	}
-}
-
-// plural is "1 sample" or "3 samples"; with two words, the second is the
-// plural form.
-func plural(n int, forms ...string) string {
-	one, many := forms[0], forms[0]+"s"
-	if len(forms) > 1 {
-		many = forms[1]
-	}
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
-// kilobytes is a file size as people read it.
-func kilobytes(n int64) string {
-	if n < 1000*1000 {
-		return fmt.Sprintf("%.1f kB", float64(n)/1000)
-	}
-	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 }

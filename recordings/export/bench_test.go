@@ -1,9 +1,10 @@
 package export
 
 import (
-	"github.com/gputop-dev/gputop/recordings"
 	"io"
 	"testing"
+
+	"github.com/gputop-dev/gputop/recordings"
 )
 
 // BenchmarkExport exports an hour of a synthetic 8-GPU, 32-core node at

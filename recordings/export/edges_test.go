@@ -3,8 +3,6 @@ package export
 import (
 	"bytes"
 	"errors"
-	"github.com/gputop-dev/gputop/recordings"
-	"github.com/gputop-dev/gputop/recordings/recordingstest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings"
+	"github.com/gputop-dev/gputop/recordings/recordingstest"
 	"github.com/gputop-dev/gputop/timeline"
 )
 

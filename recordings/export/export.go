@@ -3,9 +3,9 @@ package export
 import (
 	"errors"
 	"fmt"
-	"github.com/gputop-dev/gputop/recordings"
 	"io"
 
+	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
 )
 

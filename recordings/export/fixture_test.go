@@ -3,12 +3,12 @@ package export
 import (
 	"bytes"
 	"encoding/csv"
-	"github.com/gputop-dev/gputop/recordings"
 	"math"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/recordings/recordingstest"
 	"github.com/gputop-dev/gputop/timeline"
 )

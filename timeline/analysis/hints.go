@@ -1,10 +1,12 @@
 package analysis
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
 	"math"
 	"sort"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // HintOptions holds the thresholds of the hint rules. Each rule's doc
@@ -283,6 +285,6 @@ func sortHints(hints []timeline.Hint) {
 		if a.ID != b.ID {
 			return a.ID < b.ID
 		}
-		return hintGPUList(a.GPUs) < hintGPUList(b.GPUs)
+		return units.GPUs(a.GPUs) < units.GPUs(b.GPUs)
 	})
 }

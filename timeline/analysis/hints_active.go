@@ -1,9 +1,10 @@
 package analysis
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
 	"slices"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // HintLookback is how far back from a moment the hints shown at that

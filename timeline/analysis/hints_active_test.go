@@ -1,14 +1,15 @@
 package analysis
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
 	"testing"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 func TestSameHints(t *testing.T) {
-	imb := timeline.Hint{ID: "gpu-imbalance", Severity: timeline.Warning, GPUs: []int{1, 2}, Evidence: "GPU0 95 %, others 3 %"}
+	imb := timeline.Hint{ID: "gpu-imbalance", Severity: timeline.Warning, GPUs: []int{1, 2}, Evidence: "GPU0 95%, others 3%"}
 	moved := imb
-	moved.Evidence, moved.Confidence = "GPU0 97 %, others 2 %", 0.9
+	moved.Evidence, moved.Confidence = "GPU0 97%, others 2%", 0.9
 	other := imb
 	other.GPUs = []int{1, 2, 3}
 	worse := imb

@@ -1,15 +1,16 @@
 package analysis
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // Benchmarks of hint evaluation on 8 GPUs and a 32-core host at 1 Hz, as
 // the live demo samples them: every GPU metric the rules read, per-core
-// CPU, a checkpoint-like stall every 2 min and a thermal outlier, so every
+// CPU, a checkpoint-like stall every 2m and a thermal outlier, so every
 // rule has work to do.
 
 var (

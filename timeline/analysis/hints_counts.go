@@ -101,18 +101,18 @@ func hintPickWork(g *hintGPU) []float32  { return g.work }
 func hintPickPower(g *hintGPU) []float32 { return g.power }
 func hintPickMem(g *hintGPU) []float32   { return g.mem }
 
-// hintActivity describes what GPUs did over spans: "0-2 % util, SM activity
-// 0.5 %", the SM activity alone where utilisation is not reported (MIG).
+// hintActivity describes what GPUs did over spans: "0-2% util, SM activity
+// 0.5%", the SM activity alone where utilisation is not reported (MIG).
 func hintActivity(gs []*hintGPU, spans []hintSpan, keep func(g *hintGPU, i int) bool) string {
 	util := hintStats(gs, hintPickUtil, spans, keep)
 	sm := hintStats(gs, hintPickSM, spans, keep)
 	switch {
 	case util.ok() && sm.ok():
-		return hintRange(util, " % util") + ", SM activity " + hintRange(sm, " %")
+		return hintRange(util, "% util") + ", SM activity " + hintRange(sm, "%")
 	case util.ok():
-		return hintRange(util, " % util")
+		return hintRange(util, "% util")
 	}
-	return "SM activity " + hintRange(sm, " %")
+	return "SM activity " + hintRange(sm, "%")
 }
 
 // hintLevel picks a rule's threshold: enter when starting a stretch, stay

@@ -1,9 +1,10 @@
 package analysis
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // Rules that compare GPUs with each other or with themselves over time:
@@ -25,8 +26,8 @@ func TestHintGPUImbalance(t *testing.T) {
 				})
 			},
 			gpus: []int{0, 2, 3, 4, 5, 6, 7}, severity: timeline.Critical,
-			evidence: []string{"GPU1 busy (75 % util, SM activity 28 %) while GPU0,2-7 idle (0 % util, SM activity 0 %, " +
-				"500 MiB memory held each), for 10 min"},
+			evidence: []string{"GPU1 busy (75% util, SM activity 28%) while GPU0,2-7 idle (0% util, SM activity 0%, " +
+				"500MiB memory held each), for 10m"},
 			suggestion: []string{"CUDA_VISIBLE_DEVICES"},
 		},
 		{
@@ -43,7 +44,7 @@ func TestHintGPUImbalance(t *testing.T) {
 			maxConfidence: 0.5,
 		},
 		{
-			// nanogpt: GPUs 0-3 stop 80 s before 4-7 (staggered shutdown).
+			// nanogpt: GPUs 0-3 stop 80s before 4-7 (staggered shutdown).
 			name: "half the GPUs stop early",
 			secs: 400,
 			script: func(t *htTick) {
@@ -56,7 +57,7 @@ func TestHintGPUImbalance(t *testing.T) {
 				})
 			},
 			gpus: []int{0, 1, 2, 3}, severity: timeline.Warning,
-			evidence: []string{"GPU4-7 busy (100 % util) while GPU0-3 idle (0 % util), for 1 min 20 s"},
+			evidence: []string{"GPU4-7 busy (100% util) while GPU0-3 idle (0% util), for 1m20s"},
 		},
 		{
 			name: "every GPU equally busy-waiting",
@@ -75,9 +76,9 @@ func TestHintGPUImbalance(t *testing.T) {
 				t.h100(0, 1, 0.2, 145, 41*htGiB)
 			},
 		},
-		{name: "a healthy 8-GPU run at 95 %", secs: 600, script: htHealthy},
+		{name: "a healthy 8-GPU run at 95%", secs: 600, script: htHealthy},
 		{
-			name: "one GPU at 75 % beside seven at 95 %",
+			name: "one GPU at 75% beside seven at 95%",
 			secs: 600,
 			script: func(t *htTick) {
 				htHealthy(t)
@@ -92,7 +93,7 @@ func TestHintGPUImbalance(t *testing.T) {
 			},
 		},
 		{
-			name: "a 20 s lag at startup",
+			name: "a 20s lag at startup",
 			secs: 300,
 			script: func(t *htTick) {
 				htEvery8(func(i int) {
@@ -108,8 +109,8 @@ func TestHintGPUImbalance(t *testing.T) {
 }
 
 func TestHintPeriodicStall(t *testing.T) {
-	// stalling runs 8 GPUs at 95 % and stalls them for stall seconds every
-	// period, from 30 s in; rank0 makes GPU0 idle and GPU1-7 spin.
+	// stalling runs 8 GPUs at 95% and stalls them for stall seconds every
+	// period, from 30s in; rank0 makes GPU0 idle and GPU1-7 spin.
 	stalling := func(stall, period int, rank0 bool) func(t *htTick) {
 		return func(t *htTick) {
 			in := t.sec >= 30 && (t.sec-30)%period < stall
@@ -134,8 +135,8 @@ func TestHintPeriodicStall(t *testing.T) {
 		}
 	}
 	all := []int{0, 1, 2, 3, 4, 5, 6, 7}
-	// 30 dips of 5 s at random moments of 20 min: on average one every
-	// 40 s, but with no period (their spacing varies as much as it is long).
+	// 30 dips of 5s at random moments of 20m: on average one every
+	// 40s, but with no period (their spacing varies as much as it is long).
 	rng := rand.New(rand.NewPCG(1, 2))
 	dips := make([]int, 30)
 	for k := range dips {
@@ -143,19 +144,19 @@ func TestHintPeriodicStall(t *testing.T) {
 	}
 	htCheck(t, timeline.HintPeriodicStall, []htCase{
 		{
-			name: "every GPU stops 30 s every 2 min",
+			name: "every GPU stops 30s every 2m",
 			secs: 600, script: stalling(30, 120, false),
 			gpus: all, severity: timeline.Warning,
-			evidence:   []string{"GPU0-7 stall for 30 s every 2 min, 25 % of the time (5 stalls over", "the host writes 1.6 GB/s to disk during them"},
-			suggestion: []string{"every 2 min", "asynchronous"},
+			evidence:   []string{"GPU0-7 stall for 30s every 2m, 25% of the time (5 stalls over", "the host writes 1.60GB/s to disk during them"},
+			suggestion: []string{"every 2m", "asynchronous"},
 		},
 		{
 			// llama8b and the checkpoint demo: rank 0 saves, the rest spin.
-			name: "GPU0 idle while GPU1-7 spin, 45 s every 2 min",
+			name: "GPU0 idle while GPU1-7 spin, 45s every 2m",
 			secs: 600, script: stalling(45, 120, true),
 			gpus: all, severity: timeline.Warning,
-			evidence:   []string{"GPU0 idle (2 % util) while GPU1-7 wait at 100 % util, 150 W (spinning in a collective)"},
-			suggestion: []string{"GPU0 stops every 2 min and the others wait for it", "rank 0"},
+			evidence:   []string{"GPU0 idle (2% util) while GPU1-7 wait at 100% util, 150W (spinning in a collective)"},
+			suggestion: []string{"GPU0 stops every 2m and the others wait for it", "rank 0"},
 		},
 		{
 			name: "stalls that take most of the time: critical",
@@ -163,15 +164,15 @@ func TestHintPeriodicStall(t *testing.T) {
 			gpus: all, severity: timeline.Critical,
 		},
 		{
-			name: "a 2 s dip every minute",
+			name: "a 2s dip every minute",
 			secs: 900, script: stalling(2, 60, false),
 		},
 		{
-			name: "a 4 s dip every minute (7 %)",
+			name: "a 4s dip every minute (7%)",
 			secs: 900, script: stalling(4, 60, false),
 		},
 		{
-			name: "5 s dips at random moments",
+			name: "5s dips at random moments",
 			secs: 1200,
 			script: func(t *htTick) {
 				u := 95.0
@@ -194,11 +195,11 @@ func TestHintPeriodicStall(t *testing.T) {
 			},
 		},
 		{
-			name: "a 4 s stall every 6 s is a per-step sawtooth",
+			name: "a 4s stall every 6s is a per-step sawtooth",
 			secs: 600, script: stalling(4, 6, false),
 		},
 		{
-			name: "a blip of light work every 20 s on an idle GPU",
+			name: "a blip of light work every 20s on an idle GPU",
 			secs: 900,
 			script: func(t *htTick) {
 				u := 0.0

@@ -20,7 +20,7 @@ import (
 // hxDemoStart is the first sample's time.
 var hxDemoStart = time.Date(2025, 7, 27, 0, 34, 45, 0, time.UTC)
 
-// hxRecordDemo plays a scenario for the given simulated time at 1 s.
+// hxRecordDemo plays a scenario for the given simulated time at 1s.
 func hxRecordDemo(t *testing.T, scenario string, seed int64, d time.Duration) (*timeline.Store, timeline.SourceInfo) {
 	t.Helper()
 	sess, err := probes.OpenSession(probes.SessionConfig{
@@ -108,7 +108,7 @@ var hxDemoWants = []struct {
 		}
 		t.Errorf("no thermal-throttle on the two hot GPUs:\n%s", hxDump(hints))
 	}, hxExpect(nil, timeline.Warning, timeline.HintPowerCapped)},
-	// A 5-minute view may hold only two of the stalls (one every 2 min):
+	// A 5-minute view may hold only two of the stalls (one every 2m):
 	// then the GPUs waiting for rank 0 show as busy-wait.
 	{"checkpoint", func(t *testing.T, hints []timeline.Hint) {
 		hxExpect(hxAll8, timeline.Warning, timeline.HintPeriodicStall)(t, hints)

@@ -1,10 +1,11 @@
 package analysis
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
 	"math"
 	"slices"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // hintFrame is [from, to] read once from the store onto a regular grid of

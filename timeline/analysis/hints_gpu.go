@@ -2,8 +2,10 @@ package analysis
 
 import (
 	"fmt"
-	"github.com/gputop-dev/gputop/timeline"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // Rules that judge each GPU on its own: gpu-idle, idle-memory-held,
@@ -30,15 +32,15 @@ var gpuIdleRule = hintRule{
 	},
 	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 		gs := f.members(g)
-		ev := hintGPUList(g.gpus) + " " + hintActivity(gs, g.spans, nil)
+		ev := units.GPUs(g.gpus) + " " + hintActivity(gs, g.spans, nil)
 		conf := 0.9
 		if mem := hintStats(gs, hintPickMem, g.spans, nil); mem.ok() {
-			ev += ", " + hintBytes(mem.mean) + " memory used"
+			ev += ", " + units.Bytes(mem.mean) + " memory used"
 		} else {
 			conf = 0.6
 		}
 		if p := hintStats(gs, hintPickPower, g.spans, nil); p.ok() {
-			ev += ", at " + hintRange(p, " W")
+			ev += ", at " + hintRange(p, "W")
 		}
 		ev += ", " + f.during(g)
 		if conf < 0.9 {
@@ -78,9 +80,9 @@ var idleMemoryHeldRule = hintRule{
 	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 		gs := f.members(g)
 		mem := hintStats(gs, hintPickMem, g.spans, nil)
-		ev := fmt.Sprintf("%s holds %s at %s", hintGPUList(g.gpus), hintBytes(mem.mean), hintActivity(gs, g.spans, nil))
+		ev := fmt.Sprintf("%s holds %s at %s", units.GPUs(g.gpus), units.Bytes(mem.mean), hintActivity(gs, g.spans, nil))
 		if p := hintStats(gs, hintPickPower, g.spans, nil); p.ok() {
-			ev += " and " + hintRange(p, " W")
+			ev += " and " + hintRange(p, "W")
 		}
 		ev += ", " + f.during(g)
 		h := timeline.Hint{Confidence: hintKnownShare(gs, g.spans)}
@@ -123,11 +125,11 @@ func (f *hintFrame) hostWorking(spans []hintSpan) (working bool, text string, kn
 	job := hintHostStats(h.job, spans)
 	switch {
 	case single >= 0.5:
-		text = "one host core runs at " + hintNum(top.mean) + " % and the others idle"
+		text = "one host core runs at " + units.Number(top.mean) + "% and the others idle"
 	case busy >= 0.5 && job.ok():
-		text = "the job uses " + hintNum(job.mean) + " % of a core"
+		text = "the job uses " + units.Number(job.mean) + "% of a core"
 	case busy >= 0.5:
-		text = "the host CPU is " + hintNum(cpu.mean) + " % busy"
+		text = "the host CPU is " + units.Number(cpu.mean) + "% busy"
 	default:
 		text, _ = f.hostContext(spans)
 		return false, text, true
@@ -167,22 +169,22 @@ var lowUtilizationRule = hintRule{
 		work := hintStats(gs, hintPickWork, g.spans, nil)
 		util := hintStats(gs, hintPickUtil, g.spans, nil)
 		sm := hintStats(gs, hintPickSM, g.spans, nil)
-		ev := hintGPUList(g.gpus) + " "
+		ev := units.GPUs(g.gpus) + " "
 		conf := 0.8
 		if sm.ok() {
-			ev += "SM activity averages " + hintNum(sm.mean) + " %"
+			ev += "SM activity averages " + units.Number(sm.mean) + "%"
 			if util.ok() {
-				ev += " (util " + hintNum(util.mean) + " %)"
+				ev += " (util " + units.Number(util.mean) + "%)"
 			}
 		} else {
-			ev += "util averages " + hintNum(util.mean) + " %"
+			ev += "util averages " + units.Number(util.mean) + "%"
 			conf = 0.65
 		}
 		if idle := hintShareOf(gs, g.spans, func(st hintState) bool { return st == hsIdle }); idle >= 0.2 {
 			active := func(gpu *hintGPU, i int) bool { return gpu.working(i) }
-			ev += ", idle " + hintPercent(idle) + " of the time, in bursts of " +
-				hintRange(hintStats(gs, hintPickWork, g.spans, active), " %")
-		} else if r := hintRange(work, " %"); r != hintNum(work.mean)+" %" {
+			ev += ", idle " + units.Share(idle) + " of the time, in bursts of " +
+				hintRange(hintStats(gs, hintPickWork, g.spans, active), "%")
+		} else if r := hintRange(work, "%"); r != units.Number(work.mean)+"%" {
 			ev += ", ranging " + r
 		}
 		ev += ", " + f.during(g)
@@ -232,13 +234,13 @@ var busyWaitRule = hintRule{
 	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 		gs := f.members(g)
 		waiting := func(gpu *hintGPU, i int) bool { return gpu.state[i] == hsWaiting }
-		ev := hintGPUList(g.gpus) + " " + hintRange(hintStats(gs, hintPickUtil, g.spans, waiting), " % util")
+		ev := units.GPUs(g.gpus) + " " + hintRange(hintStats(gs, hintPickUtil, g.spans, waiting), "% util")
 		conf := 0.9
 		if p := hintStats(gs, hintPickPower, g.spans, waiting); p.ok() {
-			ev += " at " + hintRange(p, " W") + f.powerShare(gs, p)
+			ev += " at " + hintRange(p, "W") + f.powerShare(gs, p)
 		}
 		if sm := hintStats(gs, hintPickSM, g.spans, waiting); sm.ok() {
-			ev += ", SM activity " + hintRange(sm, " %")
+			ev += ", SM activity " + hintRange(sm, "%")
 		} else if gs[0].refFromLimit {
 			conf = 0.8
 		} else {
@@ -263,8 +265,8 @@ var busyWaitRule = hintRule{
 	yieldsTo: []string{timeline.HintPeriodicStall},
 }
 
-// powerShare says what a power range is a share of: " (21-23 % of the
-// 700 W limit)", or without a limit " (27 % of the 560 W these GPUs draw
+// powerShare says what a power range is a share of: " (21-23% of the
+// 700W limit)", or without a limit " (27% of the 560W these GPUs draw
 // when working)".
 func (f *hintFrame) powerShare(gs []*hintGPU, p hintStat) string {
 	ref := gs[0].powerRef
@@ -273,9 +275,9 @@ func (f *hintFrame) powerShare(gs []*hintGPU, p hintStat) string {
 	}
 	share := hintStat{n: p.n, lo: 100 * p.lo / ref, hi: 100 * p.hi / ref}
 	if gs[0].refFromLimit {
-		return " (" + hintRange(share, " %") + " of the " + hintNum(ref) + " W limit)"
+		return " (" + hintRange(share, "%") + " of the " + units.Number(ref) + "W limit)"
 	}
-	return " (" + hintRange(share, " %") + " of the " + hintNum(ref) + " W they draw when working)"
+	return " (" + hintRange(share, "%") + " of the " + units.Number(ref) + "W they draw when working)"
 }
 
 // pcieBoundRule is pcie-bound: host-device traffic at PCIeBusy or more
@@ -314,11 +316,11 @@ var pcieBoundRule = hintRule{
 		if !hintStats(gs, hintPickSM, g.spans, nil).ok() {
 			conf = 0.45
 		}
-		rate := hintRate(bus.lo)
-		if hi := hintRate(bus.hi); hi != rate {
+		rate := units.Rate(bus.lo)
+		if hi := units.Rate(bus.hi); hi != rate {
 			rate += " to " + hi
 		}
-		ev := fmt.Sprintf("%s moves %s over PCIe while at %s, %s", hintGPUList(g.gpus), rate, hintActivity(gs, g.spans, nil), f.during(g))
+		ev := fmt.Sprintf("%s moves %s over PCIe while at %s, %s", units.GPUs(g.gpus), rate, hintActivity(gs, g.spans, nil), f.during(g))
 		return timeline.Hint{
 			Severity: timeline.Warning,
 			Evidence: ev,

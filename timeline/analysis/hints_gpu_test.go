@@ -1,9 +1,10 @@
 package analysis
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
 	"math"
 	"testing"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 var htNaN = math.NaN()
@@ -11,13 +12,13 @@ var htNaN = math.NaN()
 func TestHintGPUIdle(t *testing.T) {
 	htCheck(t, timeline.HintGPUIdle, []htCase{
 		{
-			name: "eight GPUs with nothing on them for 10 min",
+			name: "eight GPUs with nothing on them for 10m",
 			secs: 600,
 			script: func(t *htTick) {
 				htEvery8(func(i int) { t.h100(i, 0, 0, 68, 0.3*htGiB) })
 			},
 			gpus: []int{0, 1, 2, 3, 4, 5, 6, 7}, severity: timeline.Info,
-			evidence:   []string{"GPU0-7 0 % util, SM activity 0 %", "307 MiB memory used", "at 68 W", "for 10 min"},
+			evidence:   []string{"GPU0-7 0% util, SM activity 0%", "307MiB memory used", "at 68W", "for 10m"},
 			suggestion: []string{"job ended or never started"},
 		},
 		{
@@ -34,7 +35,7 @@ func TestHintGPUIdle(t *testing.T) {
 				t.gpu(0, timeline.GPUPower, 21)
 			},
 			gpus: []int{0}, severity: timeline.Info,
-			evidence:      []string{"GPU0 0 % util, at 21 W, for 29 min", "memory use not recorded"},
+			evidence:      []string{"GPU0 0% util, at 21W, for 29m", "memory use not recorded"},
 			maxConfidence: 0.6,
 		},
 		{
@@ -45,16 +46,16 @@ func TestHintGPUIdle(t *testing.T) {
 			},
 		},
 		{
-			name: "idle with 20 GiB held is idle-memory-held, not gpu-idle",
+			name: "idle with 20GiB held is idle-memory-held, not gpu-idle",
 			secs: 600,
 			script: func(t *htTick) {
 				t.h100(0, 0, 0, 72, 20*htGiB)
 			},
 		},
 		{
-			// unet_optuna: a 2 s sample at 17 % every 20 s. Little work,
+			// unet_optuna: a 2s sample at 17% every 20s. Little work,
 			// but work: low-utilization, not a GPU with nothing on it.
-			name: "a little work every 20 s is not idle",
+			name: "a little work every 20s is not idle",
 			secs: 1800,
 			script: func(t *htTick) {
 				u := 0.0
@@ -86,7 +87,7 @@ func TestHintIdleMemoryHeld(t *testing.T) {
 			name: "memory held, SMs idle, one core pegged: critical",
 			secs: 600, script: fallback,
 			gpus: []int{0}, severity: timeline.Critical,
-			evidence:   []string{"GPU0 holds 20.5 GiB at 1 % util, SM activity 0.3 % and 75 W, for 10 min", "one host core runs at 99 %"},
+			evidence:   []string{"GPU0 holds 20.5GiB at 1% util, SM activity 0.3% and 75W, for 10m", "one host core runs at 99%"},
 			suggestion: []string{"computes on the CPU", ".to(device"},
 		},
 		{
@@ -97,7 +98,7 @@ func TestHintIdleMemoryHeld(t *testing.T) {
 				t.cores(htCoreSet(32, 2)...)
 			},
 			gpus: []int{0}, severity: timeline.Info,
-			evidence:   []string{"host CPU 2 %"},
+			evidence:   []string{"host CPU 2%"},
 			suggestion: []string{"inference server waiting for requests"},
 		},
 		{
@@ -111,11 +112,11 @@ func TestHintIdleMemoryHeld(t *testing.T) {
 			maxConfidence: 0.6,
 		},
 		{
-			name: "90 s is not sustained",
+			name: "90s is not sustained",
 			secs: 90, script: fallback,
 		},
 		{
-			name: "a CUDA context alone (500 MiB) is not held memory",
+			name: "a CUDA context alone (500MiB) is not held memory",
 			secs: 600,
 			script: func(t *htTick) {
 				t.h100(0, 0, 0, 70, 500<<20)
@@ -142,21 +143,21 @@ func TestHintIdleMemoryHeld(t *testing.T) {
 func TestHintLowUtilization(t *testing.T) {
 	htCheck(t, timeline.HintLowUtilization, []htCase{
 		{
-			// Seed report 004: 11 % busy, small batches, no host data.
-			name: "steady 11 % with no host data",
+			// Seed report 004: 11% busy, small batches, no host data.
+			name: "steady 11% with no host data",
 			secs: 600,
 			script: func(t *htTick) {
 				t.gpu(0, timeline.GPUUtil, float64(10+t.sec%5))
 				t.gpu(0, timeline.GPUMemUsed, 8*htGiB)
 			},
 			gpus: []int{0}, severity: timeline.Warning,
-			evidence:      []string{"GPU0 util averages 12 %", "ranging 10-14 %", "no host CPU data"},
+			evidence:      []string{"GPU0 util averages 12%", "ranging 10-14%", "no host CPU data"},
 			suggestion:    []string{"raise the batch size", "cannot be ruled out"},
 			maxConfidence: 0.5,
 		},
 		{
-			// unet_optuna: a short burst every 20 s on an H200.
-			name: "sparse bursts, under 10 % on average: critical",
+			// unet_optuna: a short burst every 20s on an H200.
+			name: "sparse bursts, under 10% on average: critical",
 			secs: 1800,
 			script: func(t *htTick) {
 				u := 0.0
@@ -166,28 +167,28 @@ func TestHintLowUtilization(t *testing.T) {
 				t.gpu(0, timeline.GPUUtil, u)
 			},
 			gpus: []int{0}, severity: timeline.Critical,
-			evidence: []string{"util averages 1.7 %", "idle 90 % of the time, in bursts of 17 %"},
+			evidence: []string{"util averages 1.7%", "idle 90% of the time, in bursts of 17%"},
 		},
 		{
 			// The imbalance demo's GPU1: a kernel always running, few SMs.
-			name: "util 75 % but 28 % of SMs busy, host quiet",
+			name: "util 75% but 28% of SMs busy, host quiet",
 			secs: 600,
 			script: func(t *htTick) {
 				t.h100(0, 75, 28, 230, 5*htGiB)
 				t.cores(htCoreSet(32, 3, 40)...)
 			},
 			gpus: []int{0}, severity: timeline.Warning,
-			evidence:   []string{"SM activity averages 28 % (util 75 %)", "host CPU 4.2 % (busiest core 40 %): no host cause visible"},
+			evidence:   []string{"SM activity averages 28% (util 75%)", "host CPU 4.2% (busiest core 40%): no host cause visible"},
 			suggestion: []string{"few SMs busy"},
 		},
 		{
-			name:   "a healthy 8-GPU run at 95 %",
+			name:   "a healthy 8-GPU run at 95%",
 			secs:   1200,
 			script: htHealthy,
 		},
 		{
-			// Seed report 001: a validation phase at 30-40 % is normal.
-			name: "a 50 s validation phase at 40 % every 7 min",
+			// Seed report 001: a validation phase at 30-40% is normal.
+			name: "a 50s validation phase at 40% every 7m",
 			secs: 1800,
 			script: func(t *htTick) {
 				if t.sec%420 >= 180 && t.sec%420 < 230 {
@@ -201,7 +202,7 @@ func TestHintLowUtilization(t *testing.T) {
 			// ollama dmon: request-driven inference. Whenever a prompt
 			// comes the GPU saturates; between prompts it waits for the
 			// client. Not a bottleneck of this machine: silent.
-			name: "request-driven bursts at 95 % with think time between",
+			name: "request-driven bursts at 95% with think time between",
 			secs: 900,
 			script: func(t *htTick) {
 				u := 2.0
@@ -239,7 +240,7 @@ func TestHintLowUtilization(t *testing.T) {
 }
 
 func TestHintBusyWait(t *testing.T) {
-	// ckpt runs 8 GPUs at 90 %; from 120 s for wait seconds GPU0 idles
+	// ckpt runs 8 GPUs at 90%; from 120s for wait seconds GPU0 idles
 	// and GPUs 1-7 spin at util, sm, power.
 	ckpt := func(wait int, util, sm, power float64, withLimit bool) func(t *htTick) {
 		return func(t *htTick) {
@@ -264,19 +265,19 @@ func TestHintBusyWait(t *testing.T) {
 	gpus17 := []int{1, 2, 3, 4, 5, 6, 7}
 	htCheck(t, timeline.HintBusyWait, []htCase{
 		{
-			name: "GPU1-7 at 100 % util, 2 % SM, 150 W for 60 s",
+			name: "GPU1-7 at 100% util, 2% SM, 150W for 60s",
 			secs: 600, script: ckpt(60, 100, 2, 150, true),
 			gpus: gpus17, severity: timeline.Warning,
-			evidence:   []string{"GPU1-7 100 % util at 150 W (21 % of the 700 W limit), SM activity 2 %, for 1 min"},
+			evidence:   []string{"GPU1-7 100% util at 150W (21% of the 700W limit), SM activity 2%, for 1m"},
 			suggestion: []string{"waiting in a collective"},
 		},
 		{
 			// llama8b's log: util and power only, no limit. Power against
-			// the 550 W these GPUs draw when working gives it away.
+			// the 550W these GPUs draw when working gives it away.
 			name: "util and power only, no limit",
 			secs: 600, script: ckpt(60, 100, htNaN, 150, false),
 			gpus: gpus17, severity: timeline.Warning,
-			evidence:      []string{"at 150 W (27 % of the 550 W they draw when working)"},
+			evidence:      []string{"at 150W (27% of the 550W they draw when working)"},
 			maxConfidence: 0.65,
 		},
 		{
@@ -285,8 +286,8 @@ func TestHintBusyWait(t *testing.T) {
 			gpus: gpus17, severity: timeline.Critical,
 		},
 		{
-			// vlm_llava: memory-bound decode at 96 % draws 300 of 450 W.
-			name: "busy at 96 % util and two thirds of the limit",
+			// vlm_llava: memory-bound decode at 96% draws 300 of 450W.
+			name: "busy at 96% util and two thirds of the limit",
 			secs: 600,
 			script: func(t *htTick) {
 				t.gpu(0, timeline.GPUUtil, 96)
@@ -299,7 +300,7 @@ func TestHintBusyWait(t *testing.T) {
 			secs: 600, script: ckpt(60, 100, htNaN, htNaN, false),
 		},
 		{
-			name: "a 10 s wait is not a hint",
+			name: "a 10s wait is not a hint",
 			secs: 600, script: ckpt(10, 100, 2, 150, true),
 		},
 		{
@@ -323,14 +324,14 @@ func TestHintPCIeBound(t *testing.T) {
 	}
 	htCheck(t, timeline.HintPCIeBound, []htCase{
 		{
-			name: "12 GB/s while 8 % of SMs work",
+			name: "12GB/s while 8% of SMs work",
 			secs: 300, script: copying(12e9, 8),
 			gpus: []int{0}, severity: timeline.Warning,
-			evidence:   []string{"GPU0 moves 13.2 GB/s over PCIe", "SM activity 8 %"},
+			evidence:   []string{"GPU0 moves 13.2GB/s over PCIe", "SM activity 8%"},
 			suggestion: []string{"pinned memory"},
 		},
-		{name: "12 GB/s while the SMs are busy", secs: 300, script: copying(12e9, 80)},
-		{name: "3 GB/s", secs: 300, script: copying(3e9, 8)},
+		{name: "12GB/s while the SMs are busy", secs: 300, script: copying(12e9, 80)},
+		{name: "3GB/s", secs: 300, script: copying(3e9, 8)},
 		{name: "no PCIe counters", secs: 300, script: copying(htNaN, 8)},
 	})
 }

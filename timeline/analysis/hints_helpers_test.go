@@ -1,12 +1,14 @@
 package analysis
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // Synthetic recordings for the hint rules' table tests: a script says what
@@ -35,7 +37,7 @@ func (t *htTick) put(name, device string, v float64) {
 func (t *htTick) gpu(i int, name string, v float64) { t.put(name, timeline.GPUDevice(i), v) }
 
 // h100 is an H100 as live NVML reads it: utilisation, SM activity, power
-// against its 700 W limit, memory used of 80 GiB; NaN leaves one out.
+// against its 700W limit, memory used of 80GiB; NaN leaves one out.
 func (t *htTick) h100(i int, util, sm, power, mem float64) {
 	t.gpu(i, timeline.GPUUtil, util)
 	t.gpu(i, timeline.GPUSMActive, sm)
@@ -159,7 +161,7 @@ func htCheck(t *testing.T, id string, cases []htCase) {
 func htDump(hints []timeline.Hint) string {
 	var b strings.Builder
 	for _, h := range hints {
-		b.WriteString("  " + h.Severity.String() + " " + h.ID + " " + hintGPUList(h.GPUs) + " " +
+		b.WriteString("  " + h.Severity.String() + " " + h.ID + " " + units.GPUs(h.GPUs) + " " +
 			h.Start.Sub(htT0).String() + "-" + h.End.Sub(htT0).String() + ": " + h.Evidence + "\n")
 	}
 	return b.String()
@@ -177,7 +179,7 @@ func htEvery8(fn func(i int)) {
 	}
 }
 
-// htHealthy is an 8-GPU run at 95 % util, 80 % SM activity, 600 W, 60 GiB.
+// htHealthy is an 8-GPU run at 95% util, 80% SM activity, 600W, 60GiB.
 func htHealthy(t *htTick) {
 	htEvery8(func(i int) { t.h100(i, 95, 80, 600, 60*htGiB) })
 }

@@ -2,7 +2,9 @@ package analysis
 
 import (
 	"fmt"
+
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // Rules that find the cause of a starved GPU on the host: input-bound,
@@ -62,15 +64,15 @@ var inputBoundRule = hintRule{
 		ev := f.starvedText(gs, g.spans) + ", while the host CPU is busy"
 		var parts []string
 		if cpu := hintHostStats(h.cpu, g.spans); cpu.ok() {
-			parts = append(parts, hintNum(cpu.mean)+" % overall")
+			parts = append(parts, units.Number(cpu.mean)+"% overall")
 		}
 		top := hintHostStats(h.topCore, g.spans)
 		if busy, cores := hintHostStats(h.busyCores, g.spans), hintHostStats(h.cores, g.spans); busy.ok() {
-			parts = append(parts, fmt.Sprintf("%s of %s cores at %s %% or more, the busiest at %s %%",
-				hintNum(busy.mean), hintNum(cores.mean), hintNum(f.opts.BusyCore), hintNum(top.mean)))
+			parts = append(parts, fmt.Sprintf("%s of %s cores at %s%% or more, the busiest at %s%%",
+				units.Number(busy.mean), units.Number(cores.mean), units.Number(f.opts.BusyCore), units.Number(top.mean)))
 		}
 		if job := hintHostStats(h.job, g.spans); job.ok() {
-			parts = append(parts, "the job "+hintNum(job.mean)+" % of a core")
+			parts = append(parts, "the job "+units.Number(job.mean)+"% of a core")
 		}
 		ev += hintParen(parts) + ", " + f.during(g)
 		sug := "The input pipeline cannot keep up: more DataLoader workers (`num_workers`), `pin_memory=True`, a larger " +
@@ -103,8 +105,8 @@ var hostSingleThreadRule = hintRule{
 		h := &f.host
 		top := hintHostStats(h.topCore, g.spans)
 		idle, cores := hintHostStats(h.idleCores, g.spans), hintHostStats(h.cores, g.spans)
-		ev := fmt.Sprintf("%s, while one host core runs at %s %% and %s of %s cores idle, %s", f.starvedText(gs, g.spans),
-			hintNum(top.mean), hintNum(idle.mean), hintNum(cores.mean), f.during(g))
+		ev := fmt.Sprintf("%s, while one host core runs at %s%% and %s of %s cores idle, %s", f.starvedText(gs, g.spans),
+			units.Number(top.mean), units.Number(idle.mean), units.Number(cores.mean), f.during(g))
 		sug := "One thread feeds the GPU: a DataLoader with `num_workers=0`, or preprocessing in the main process. Use " +
 			"`num_workers > 0` with `persistent_workers=True`, or parallelise the preprocessing (processes; threads only " +
 			"help outside the GIL)."
@@ -136,13 +138,13 @@ var ioWaitRule = hintRule{
 		gs := f.members(g)
 		h := &f.host
 		wait := hintHostStats(h.iowait, g.spans)
-		ev := f.starvedText(gs, g.spans) + ", while host iowait is " + hintNum(wait.mean) + " %"
+		ev := f.starvedText(gs, g.spans) + ", while host iowait is " + units.Number(wait.mean) + "%"
 		if cores := hintHostStats(h.cores, g.spans); cores.ok() {
-			ev += " (" + hintNum(wait.mean*cores.mean/100) + " cores' worth)"
+			ev += " (" + units.Number(wait.mean*cores.mean/100) + " cores' worth)"
 		}
 		conf := 0.75
 		if rd := hintHostStats(h.diskRead, g.spans); rd.ok() {
-			ev += " and the disks read " + hintRate(rd.mean)
+			ev += " and the disks read " + units.Rate(rd.mean)
 		} else {
 			conf = 0.6
 		}
@@ -154,26 +156,26 @@ var ioWaitRule = hintRule{
 }
 
 // starvedText describes a starved GPU: "GPU0-7 idle 70 % of the time (work
-// in bursts of 1-2 s, then 3-5 s idle), SM activity averages 20 %".
+// in bursts of 1-2s, then 3-5s idle), SM activity averages 20%".
 func (f *hintFrame) starvedText(gs []*hintGPU, spans []hintSpan) string {
 	idle := hintShareOf(gs, spans, func(st hintState) bool { return st == hsIdle || st == hsWaiting })
 	ids := make([]int, len(gs))
 	for k, g := range gs {
 		ids[k] = g.index
 	}
-	text := hintGPUList(ids)
+	text := units.GPUs(ids)
 	if idle >= 0.2 {
-		text += " idle " + hintPercent(idle) + " of the time"
+		text += " idle " + units.Share(idle) + " of the time"
 		if work, gap := f.cycles(gs, spans); work.ok() && gap.ok() {
-			text += " (work in bursts of " + hintRange(work, " s") + ", then " + hintRange(gap, " s") + " idle)"
+			text += " (work in bursts of " + hintRange(work, "s") + ", then " + hintRange(gap, "s") + " idle)"
 		}
 		text += ","
 	}
 	work := hintStats(gs, hintPickWork, spans, nil)
 	if hintStats(gs, hintPickSM, spans, nil).ok() {
-		return text + " SM activity averages " + hintNum(work.mean) + " %"
+		return text + " SM activity averages " + units.Number(work.mean) + "%"
 	}
-	return text + " util averages " + hintNum(work.mean) + " %"
+	return text + " util averages " + units.Number(work.mean) + "%"
 }
 
 // cycles measures the runs of work and of idleness inside spans, in

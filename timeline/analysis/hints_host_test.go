@@ -1,11 +1,12 @@
 package analysis
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
 	"testing"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
-// htStarved is 8 GPUs in a sawtooth (busy 2 s of every 6, SM 75 % while
+// htStarved is 8 GPUs in a sawtooth (busy 2s of every 6, SM 75% while
 // busy) with the host's 32 cores set by hostCores, iowait and disk rates
 // by io (nil: none).
 func htStarved(hostCores func(t *htTick), io func(t *htTick)) func(t *htTick) {
@@ -25,7 +26,7 @@ func htStarved(hostCores func(t *htTick), io func(t *htTick)) func(t *htTick) {
 }
 
 // htLoaders is a 32-core host with the main process pegged on core 0 and
-// 23 loader workers at 80 %.
+// 23 loader workers at 80%.
 func htLoaders(t *htTick) {
 	t.cores(htCoreSet(32, 3, append([]float64{99}, htCoreSet(23, 80)...)...)...)
 }
@@ -41,8 +42,8 @@ func TestHintInputBound(t *testing.T) {
 			name: "sawtooth while 24 loader cores are busy",
 			secs: 600, script: htStarved(htLoaders, nil),
 			gpus: all, severity: timeline.Critical,
-			evidence: []string{"GPU0-7 idle 67 % of the time (work in bursts of 2 s, then 4 s idle), SM activity averages 25 %",
-				"the host CPU is busy (61 % overall, 24 of 32 cores at 80 % or more, the busiest at 99 %)", "for 10 min"},
+			evidence: []string{"GPU0-7 idle 67% of the time (work in bursts of 2s, then 4s idle), SM activity averages 25%",
+				"the host CPU is busy (61% overall, 24 of 32 cores at 80% or more, the busiest at 99%)", "for 10m"},
 			suggestion: []string{"num_workers", "One core is pegged"},
 		},
 		{
@@ -52,14 +53,14 @@ func TestHintInputBound(t *testing.T) {
 				t.put(timeline.ProcCPU, timeline.JobDevice, 1400)
 			}),
 			gpus: all, severity: timeline.Critical,
-			evidence: []string{"the job 1400 % of a core"},
+			evidence: []string{"the job 1400% of a core"},
 		},
 		{
 			name: "the same sawtooth, host idle: no host cause",
 			secs: 600, script: htStarved(func(t *htTick) { t.cores(htCoreSet(32, 3)...) }, nil),
 		},
 		{
-			name: "host busy but the GPUs at 95 %",
+			name: "host busy but the GPUs at 95%",
 			secs: 600,
 			script: func(t *htTick) {
 				htHealthy(t)
@@ -91,7 +92,7 @@ func TestHintHostSingleThread(t *testing.T) {
 			name: "sawtooth while one core is pegged and 31 idle",
 			secs: 600, script: htStarved(htOneCore, nil),
 			gpus: []int{0, 1, 2, 3, 4, 5, 6, 7}, severity: timeline.Critical,
-			evidence:   []string{"one host core runs at 99 % and 31 of 32 cores idle"},
+			evidence:   []string{"one host core runs at 99% and 31 of 32 cores idle"},
 			suggestion: []string{"num_workers=0"},
 		},
 		{
@@ -131,10 +132,10 @@ func TestHintIOWait(t *testing.T) {
 	}
 	htCheck(t, timeline.HintIOWait, []htCase{
 		{
-			name: "GPUs starved while iowait is 25 % and the disks read",
+			name: "GPUs starved while iowait is 25% and the disks read",
 			secs: 600, script: htStarved(quiet, disk(25, 500e6, 10e6)),
 			gpus: []int{0, 1, 2, 3, 4, 5, 6, 7}, severity: timeline.Critical,
-			evidence:   []string{"host iowait is 25 % (8 cores' worth) and the disks read 500 MB/s"},
+			evidence:   []string{"host iowait is 25% (8 cores' worth) and the disks read 500MB/s"},
 			suggestion: []string{"local NVMe"},
 		},
 		{
@@ -142,7 +143,7 @@ func TestHintIOWait(t *testing.T) {
 			secs: 600, script: htStarved(quiet, disk(25, 10e6, 1.5e9)),
 		},
 		{
-			name: "iowait 3 % of 32 cores (one core's worth)",
+			name: "iowait 3% of 32 cores (one core's worth)",
 			secs: 600, script: htStarved(quiet, disk(3, 500e6, 10e6)),
 		},
 		{

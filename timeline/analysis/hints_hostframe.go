@@ -1,8 +1,9 @@
 package analysis
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
 	"math"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // hintHost is the host's columns; nil where never reported.

@@ -2,10 +2,12 @@ package analysis
 
 import (
 	"fmt"
-	"github.com/gputop-dev/gputop/timeline"
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // imbalanceRule is gpu-imbalance: some GPUs idle or far lower than others.
@@ -166,14 +168,14 @@ func describeImbalance(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 	if lowState >= 0.8 {
 		word = "idle"
 	}
-	ev := fmt.Sprintf("%s busy (%s) while %s %s (%s", hintGPUList(busyIdx), hintActivity(busy, g.spans, nil),
-		hintGPUList(g.gpus), word, hintActivity(low, g.spans, nil))
+	ev := fmt.Sprintf("%s busy (%s) while %s %s (%s", units.GPUs(busyIdx), hintActivity(busy, g.spans, nil),
+		units.GPUs(g.gpus), word, hintActivity(low, g.spans, nil))
 	conf := 0.85
 	if !hintStats(low, hintPickSM, g.spans, nil).ok() {
 		conf = 0.7
 	}
 	if mem := hintStats(low, hintPickMem, g.spans, nil); mem.ok() {
-		ev += ", " + hintBytes(mem.mean) + " memory held"
+		ev += ", " + units.Bytes(mem.mean) + " memory held"
 		if len(low) > 1 {
 			ev += " each"
 		}

@@ -2,8 +2,10 @@ package analysis
 
 import (
 	"fmt"
-	"github.com/gputop-dev/gputop/timeline"
 	"math"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // Rules about memory: memory-headroom (room for a bigger batch) and
@@ -41,13 +43,13 @@ var memoryHeadroomRule = hintRule{
 		if hintStats(gs, hintPickSM, g.spans, nil).ok() {
 			what = "SM activity"
 		}
-		ev := fmt.Sprintf("%s uses %s of %s (%s) while %s averages %s %%, %s", hintGPUList(g.gpus), hintBytes(mem.hi),
-			hintBytes(total), hintPercent(mem.hi/total), what, hintNum(work.mean), f.during(g))
+		ev := fmt.Sprintf("%s uses %s of %s (%s) while %s averages %s%%, %s", units.GPUs(g.gpus), units.Bytes(mem.hi),
+			units.Bytes(total), units.Share(mem.hi/total), what, units.Number(work.mean), f.during(g))
 		return timeline.Hint{
 			Severity: timeline.Info,
 			Evidence: ev,
 			Suggestion: fmt.Sprintf("About %s free: raise the batch size (scaling the learning rate), or use the room "+
-				"for a larger model or longer sequences.", hintBytes(total-mem.hi)),
+				"for a larger model or longer sequences.", units.Bytes(total-mem.hi)),
 			Confidence: 0.7 * hintKnownShare(gs, g.spans),
 		}, true
 	},
@@ -109,8 +111,8 @@ var memoryPressureRule = hintRule{
 		total := gs[0].memTotal
 		return timeline.Hint{
 			Severity: timeline.Info,
-			Evidence: fmt.Sprintf("%s uses %s of %s (%s), %s", hintGPUList(g.gpus), hintBytes(mem.hi), hintBytes(total),
-				hintPercent(mem.hi/total), f.during(g)),
+			Evidence: fmt.Sprintf("%s uses %s of %s (%s), %s", units.GPUs(g.gpus), units.Bytes(mem.hi), units.Bytes(total),
+				units.Share(mem.hi/total), f.during(g)),
 			Suggestion: "Close to out of memory if the job's need grows: a smaller batch, activation checkpointing or " +
 				"mixed precision give room; memory that keeps growing is a leak (tensors kept across steps, a loss " +
 				"history without `.item()`). Caching allocators hold what they once needed, so this alone is not an error.",
@@ -140,9 +142,9 @@ func (f *hintFrame) swapGrowth(w hintSpan) float64 {
 func (f *hintFrame) describeHostMemory(g *hintGroup) timeline.Hint {
 	h := &f.host
 	used, total := hintHostStats(h.memUsed, g.spans), hintHostStats(h.memTotal, g.spans)
-	ev := fmt.Sprintf("host RAM %s of %s used (%s)", hintBytes(used.hi), hintBytes(total.mean), hintPercent(used.hi/total.mean))
+	ev := fmt.Sprintf("host RAM %s of %s used (%s)", units.Bytes(used.hi), units.Bytes(total.mean), units.Share(used.hi/total.mean))
 	if grew := f.swapGrowth(g.hull); grew >= 64<<20 {
-		ev += ", swap grew by " + hintBytes(grew)
+		ev += ", swap grew by " + units.Bytes(grew)
 	}
 	ev += ", " + f.during(g)
 	return timeline.Hint{

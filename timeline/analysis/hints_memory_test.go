@@ -1,8 +1,9 @@
 package analysis
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
 	"testing"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 func TestHintMemoryHeadroom(t *testing.T) {
@@ -14,13 +15,13 @@ func TestHintMemoryHeadroom(t *testing.T) {
 	}
 	htCheck(t, timeline.HintMemoryHeadroom, []htCase{
 		{
-			name: "28 % of SMs busy using 5 of 80 GiB",
+			name: "28% of SMs busy using 5 of 80GiB",
 			secs: 600, script: light(5 * htGiB),
 			gpus: []int{0}, severity: timeline.Info,
-			evidence:   []string{"GPU0 uses 5.0 GiB of 80.0 GiB (6.2 %) while SM activity averages 28 %, for 10 min"},
-			suggestion: []string{"About 75.0 GiB free", "batch size"},
+			evidence:   []string{"GPU0 uses 5.00GiB of 80.0GiB (6%) while SM activity averages 28%, for 10m"},
+			suggestion: []string{"About 75.0GiB free", "batch size"},
 		},
-		{name: "under-used but 70 of 80 GiB in use", secs: 600, script: light(70 * htGiB)},
+		{name: "under-used but 70 of 80GiB in use", secs: 600, script: light(70 * htGiB)},
 		{
 			name: "no memory total",
 			secs: 600,
@@ -50,24 +51,24 @@ func TestHintMemoryPressure(t *testing.T) {
 	flat := func(v float64) func(int) float64 { return func(int) float64 { return v } }
 	htCheck(t, timeline.HintMemoryPressure, []htCase{
 		{
-			name: "GPU memory at 79.5 of 80 GiB",
+			name: "GPU memory at 79.5 of 80GiB",
 			secs: 300,
 			script: func(t *htTick) {
 				t.h100(0, 95, 80, 600, 79.5*htGiB)
 			},
 			gpus: []int{0}, severity: timeline.Info,
-			evidence:   []string{"GPU0 uses 79.5 GiB of 80.0 GiB (99 %), for 5 min"},
+			evidence:   []string{"GPU0 uses 79.5GiB of 80.0GiB (99%), for 5m"},
 			suggestion: []string{"activation checkpointing"},
 		},
 		{
-			name: "host RAM at 500 of 512 GiB",
+			name: "host RAM at 500 of 512GiB",
 			secs: 300, script: host(flat(500*htGiB), flat(12<<20)),
 			gpus: []int{}, severity: timeline.Warning,
-			evidence:   []string{"host RAM 500.0 GiB of 512.0 GiB used (98 %), for 5 min"},
+			evidence:   []string{"host RAM 500GiB of 512GiB used (98%), for 5m"},
 			suggestion: []string{"DataLoader workers"},
 		},
 		{
-			name: "swap growing 1 GiB a minute",
+			name: "swap growing 1GiB a minute",
 			secs: 300,
 			script: host(flat(470*htGiB), func(sec int) float64 {
 				if sec < 120 {
@@ -78,10 +79,10 @@ func TestHintMemoryPressure(t *testing.T) {
 			gpus: []int{}, severity: timeline.Warning,
 			evidence: []string{"swap grew by"},
 		},
-		{name: "GPU memory at 70 of 80 GiB", secs: 300, script: htHealthy},
-		{name: "host RAM at 60 %, a little swap that does not grow", secs: 300, script: host(flat(300*htGiB), flat(12<<20))},
+		{name: "GPU memory at 70 of 80GiB", secs: 300, script: htHealthy},
+		{name: "host RAM at 60%, a little swap that does not grow", secs: 300, script: host(flat(300*htGiB), flat(12<<20))},
 		{
-			name: "GPU memory full for 10 s",
+			name: "GPU memory full for 10s",
 			secs: 300,
 			script: func(t *htTick) {
 				mem := 60.0 * htGiB

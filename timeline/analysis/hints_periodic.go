@@ -2,10 +2,12 @@ package analysis
 
 import (
 	"fmt"
-	"github.com/gputop-dev/gputop/timeline"
 	"math"
 	"slices"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // periodicStallRule is periodic-stall: busy stretches cut by regular
@@ -209,7 +211,7 @@ func describePeriodicStall(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 	slices.Sort(periods)
 	period := periods[len(periods)/2]
 	if period >= time.Minute {
-		period = period.Round(5 * time.Second) // "every 2 min", not "every 1 min 59 s"
+		period = period.Round(5 * time.Second) // "every 2m", not "every 1m59s"
 	}
 	share := 0.0
 	for _, s := range shares {
@@ -218,24 +220,24 @@ func describePeriodicStall(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 	share /= float64(len(shares))
 	length := hintStats([]*hintGPU{{util: lengths}}, hintPickUtil, []hintSpan{{0, len(lengths)}}, nil)
 	stallSpans = hintUnion(stallSpans)
-	ev := fmt.Sprintf("%s stall for %s s every %s, %s of the time (%d stalls over %s)", hintGPUList(g.gpus),
-		hintRange(length, ""), hintDur(period), hintPercent(share), len(stallSpans), hintDur(f.dur(g.hull)))
-	sug := "The job pauses every " + hintDur(period) + ": checkpointing, evaluation or logging on the critical path. " +
+	ev := fmt.Sprintf("%s stall for %ss every %s, %s of the time (%d stalls over %s)", units.GPUs(g.gpus),
+		hintRange(length, ""), units.Duration(period), units.Share(share), len(stallSpans), units.Duration(f.dur(g.hull)))
+	sug := "The job pauses every " + units.Duration(period) + ": checkpointing, evaluation or logging on the critical path. " +
 		"Make it asynchronous (`torch.distributed.checkpoint.async_save`, a background thread) or less frequent."
 	if len(idleGPUs) > 0 && len(waitGPUs) > 0 {
 		idle := f.subset(gs, idleGPUs)
 		wait := f.subset(gs, waitGPUs)
 		waiting := func(gpu *hintGPU, i int) bool { return gpu.state[i] == hsWaiting }
-		ev += fmt.Sprintf(": %s idle (%s) while %s wait at %s", hintGPUList(idleGPUs), hintActivity(idle, stallSpans, nil),
-			hintGPUList(waitGPUs), hintRange(hintStats(wait, hintPickUtil, stallSpans, waiting), " % util"))
+		ev += fmt.Sprintf(": %s idle (%s) while %s wait at %s", units.GPUs(idleGPUs), hintActivity(idle, stallSpans, nil),
+			units.GPUs(waitGPUs), hintRange(hintStats(wait, hintPickUtil, stallSpans, waiting), "% util"))
 		if p := hintStats(wait, hintPickPower, stallSpans, waiting); p.ok() {
-			ev += ", " + hintRange(p, " W")
+			ev += ", " + hintRange(p, "W")
 		}
 		ev += " (spinning in a collective)"
 		sug = fmt.Sprintf("%s stops every %s and the others wait for it in a collective: its rank does something on "+
 			"the critical path, typically a synchronous checkpoint save, evaluation or logging on rank 0. Save "+
 			"asynchronously (`torch.distributed.checkpoint.async_save`, a background thread) or less often.",
-			hintGPUList(idleGPUs), hintDur(period))
+			units.GPUs(idleGPUs), units.Duration(period))
 	}
 	ev += f.stallWrites(stallSpans)
 	sev := timeline.Warning
@@ -276,5 +278,5 @@ func (f *hintFrame) stallWrites(stalls []hintSpan) string {
 	if !during.ok() || during.mean < 100e6 || (other.ok() && during.mean < 2*other.mean) {
 		return ""
 	}
-	return "; the host writes " + hintRate(during.mean) + " to disk during them"
+	return "; the host writes " + units.Rate(during.mean) + " to disk during them"
 }

@@ -68,41 +68,41 @@ func TestHintsTelemetry(t *testing.T) {
 		only bool
 	}{
 		{
-			// Expert: GPU-bound LLaVA inference, util 65-98 % with small
+			// Expert: GPU-bound LLaVA inference, util 65-98% with small
 			// per-request dips, power well below the cap: the "no major
-			// bottleneck" control. gputop: no hint at all. Its 4-10 s dips
-			// near 13 min come three in a minute, a cluster rather than a
-			// period; and 96 % util at 300 W is busy, not spinning.
+			// bottleneck" control. gputop: no hint at all. Its 4-10s dips
+			// near 13m come three in a minute, a cluster rather than a
+			// period; and 96% util at 300W is busy, not spinning.
 			file: "vlm_llava_rtx4090_querygpu.csv",
 			only: true,
 		},
 		{
-			// Expert: rank 0 checkpoints while GPUs 1-7 read 99-100 % at
-			// ~150 W, NCCL spinning in a collective: a rank-0 stall, a
+			// Expert: rank 0 checkpoints while GPUs 1-7 read 99-100% at
+			// ~150W, NCCL spinning in a collective: a rank-0 stall, a
 			// multi-GPU imbalance. gputop: one periodic-stall over all 8
 			// GPUs that names GPU0 as the one that stops and GPU1-7 as
-			// spinning (power against the ~550 W they draw when working).
+			// spinning (power against the ~550W they draw when working).
 			// It does not say gpu-imbalance: GPUs 1-7 are not working
 			// while GPU0 idles, they wait for it, so the whole job stalls;
 			// the imbalance the expert means is in the stall's evidence.
 			// The recurring spin is part of the stall, so busy-wait
-			// yields to it. The 90 s idle start is no hint.
+			// yields to it. The 90s idle start is no hint.
 			file: "llama8b_8xh100_ckpt100_querygpu_100ms_noindex.csv",
 			want: []hxLogHint{{id: timeline.HintPeriodicStall, gpus: hxAll8, severity: timeline.Critical, from: 135, to: 645,
-				words: []string{"GPU0 idle", "GPU1-7 wait at 100 % util", "spinning in a collective", "rank 0"}}},
+				words: []string{"GPU0 idle", "GPU1-7 wait at 100% util", "spinning in a collective", "rank 0"}}},
 			never: []string{timeline.HintGPUImbalance, timeline.HintBusyWait, timeline.HintGPUIdle},
 		},
 		{
-			// Expert: both Titan X starved at 25-30 %: a tiny batch and
+			// Expert: both Titan X starved at 25-30%: a tiny batch and
 			// gloo make each step communication and host bound. gputop:
 			// low-utilization on both, suggesting bigger batches and NCCL
 			// rather than gloo; without host data it cannot rule out the
-			// input pipeline and says so. The dips every ~37 s (3 s near
-			// 5 %, the checkpoints) cost 8 %, under the 10 % a periodic
+			// input pipeline and says so. The dips every ~37s (3s near
+			// 5%, the checkpoints) cost 8%, under the 10% a periodic
 			// stall must cost.
 			file: "gpt125m_2xtitanx_gloo_querygpu_100ms_noindex.csv",
 			want: []hxLogHint{{id: timeline.HintLowUtilization, gpus: []int{0, 1}, severity: timeline.Warning, from: 0, to: 433,
-				words: []string{"util averages 24 %", "gloo", "no host CPU data"}, confidence: 0.5}},
+				words: []string{"util averages 24%", "gloo", "no host CPU data"}, confidence: 0.5}},
 			never: []string{timeline.HintPeriodicStall},
 			only:  true,
 		},
@@ -110,24 +110,24 @@ func TestHintsTelemetry(t *testing.T) {
 			// Expert: GPU idle while the CPU is busy (the data pipeline
 			// cannot feed the H200), and host RAM growing. gputop has the
 			// GPU log alone (the vmstat log is not importable): a critical
-			// low-utilization (util 1 %, idle 95 % of the time, a short
-			// burst every ~20 s) that says the host was not recorded and a
+			// low-utilization (util 1%, idle 95% of the time, a short
+			// burst every ~20s) that says the host was not recorded and a
 			// slow input pipeline cannot be ruled out. It cannot say
 			// input-bound or memory-pressure without the host. Two stretches
-			// of 6-8 min with no kernel at all are gpu-idle (info).
+			// of 6-8m with no kernel at all are gpu-idle (info).
 			file: "unet_optuna_h200_querygpu_2s.csv",
 			want: []hxLogHint{{id: timeline.HintLowUtilization, gpus: []int{0}, severity: timeline.Critical, from: 564, to: 9024,
-				words: []string{"util averages 1.2 %", "input pipeline cannot be ruled out"}, confidence: 0.5}},
+				words: []string{"util averages 1.2%", "input pipeline cannot be ruled out"}, confidence: 0.5}},
 			never: []string{timeline.HintInputBound, timeline.HintMemoryPressure},
 		},
 		{
-			// Expert: training held at the 700 W power cap (util is 100 %
+			// Expert: training held at the 700W power cap (util is 100%
 			// in both regimes, power tells them apart); GPUs 0-3 idle while
-			// 4-7 work for ~90 s (staggered shutdown); GPU1 a thermal
-			// outlier at 73 °C. gputop: power-capped on all 8, inferred
+			// 4-7 work for ~90s (staggered shutdown); GPU1 a thermal
+			// outlier at 73°C. gputop: power-capped on all 8, inferred
 			// from power held flat at the run's peak (the log has neither
 			// the limit nor clock reasons, so the confidence is low), and
-			// gpu-imbalance for GPU0-3. No thermal-throttle: 73 °C is
+			// gpu-imbalance for GPU0-3. No thermal-throttle: 73°C is
 			// hotter than its neighbours but far from where an H100 slows
 			// down, and nothing in the log says it slowed.
 			file: "nanogpt_8xh100_colocation_querygpu_300ms.csv",
@@ -135,45 +135,45 @@ func TestHintsTelemetry(t *testing.T) {
 				{id: timeline.HintPowerCapped, gpus: hxAll8, severity: timeline.Warning, from: 165, to: 595,
 					words: []string{"the signature of a power cap"}, confidence: 0.45},
 				{id: timeline.HintGPUImbalance, gpus: []int{0, 1, 2, 3}, severity: timeline.Warning, from: 1110, to: 1185,
-					words: []string{"GPU4-7 busy (100 % util) while GPU0-3 idle"}},
+					words: []string{"GPU4-7 busy (100% util) while GPU0-3 idle"}},
 			},
 			never: []string{timeline.HintThermalThrottle},
 			only:  true,
 		},
 		{
 			// Expert: a GPU-bound benchmark with short stalls between
-			// timing phases, then ~2.9 h at 0 % because the monitor was
-			// never stopped. gputop: gpu-idle from ~1 min to the end
+			// timing phases, then ~2.9h at 0% because the monitor was
+			// never stopped. gputop: gpu-idle from ~1m to the end
 			// (memory is not in this dmon layout, and it says so). The
-			// active minute holds two 3-4 s gaps: one spacing cannot show
+			// active minute holds two 3-4s gaps: one spacing cannot show
 			// a period, so no periodic-stall.
 			file: "vgg16_tf_v100_dmon.dmon",
 			want: []hxLogHint{{id: timeline.HintGPUIdle, gpus: []int{0}, severity: timeline.Info, from: 58, to: 10551,
-				words: []string{"0 % util, at 20 W, for 2 h 55 min", "memory use not recorded"}, confidence: 0.6}},
+				words: []string{"0% util, at 20W, for 2h55m", "memory use not recorded"}, confidence: 0.6}},
 			only: true,
 		},
 		{
 			// Expert: request-driven inference; the GPU idles between
 			// prompts for the client, not a bottleneck. gputop: nothing.
-			// The log is 63 s (under the 2 min a sustained rule needs),
+			// The log is 63s (under the 2m a sustained rule needs),
 			// and low-utilization would stay silent over a longer session
-			// too: whenever a prompt comes the GPU saturates (93-97 %), so
+			// too: whenever a prompt comes the GPU saturates (93-97%), so
 			// its idle time is demand, not a GPU that works too little.
 			file: "ollama_slm_rtx5070laptop_dmon.log",
 			only: true,
 		},
 		{
 			// Expert: on the full 7g.80gb slice, batches 1-4 keep the
-			// engine only 38-56 % active (launch and per-step overhead);
+			// engine only 38-56% active (launch and per-step overhead);
 			// bigger batches or a smaller slice raise it. gputop:
 			// low-utilization over the first sweep's small batches (DCGM's
 			// GR_ENGINE_ACTIVE read as utilisation), suggesting a bigger
-			// batch. The ~10 s reloads between batch sizes every ~2 min
-			// cost 7 %: no periodic-stall. Memory-headroom would fit, but
+			// batch. The ~10s reloads between batch sizes every ~2m
+			// cost 7%: no periodic-stall. Memory-headroom would fit, but
 			// the log has no memory total.
 			file: "resnet50_train_a100mig_dcgmi_gract_1s.csv",
 			want: []hxLogHint{{id: timeline.HintLowUtilization, gpus: []int{0}, severity: timeline.Warning, from: 200, to: 680,
-				words: []string{"util averages 48 %", "raise the batch size"}}},
+				words: []string{"util averages 48%", "raise the batch size"}}},
 			only: true,
 		},
 	} {

@@ -1,15 +1,16 @@
 package analysis
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
-// htWaitScript runs 8 GPUs at 90 % and makes GPUs 1-7 spin (100 % util, 2 %
+// htWaitScript runs 8 GPUs at 90% and makes GPUs 1-7 spin (100% util, 2%
 // SM activity) during each [start, end) of waits.
 func htWaitScript(waits ...[2]int) func(t *htTick) {
 	return func(t *htTick) {
@@ -36,7 +37,7 @@ func TestEvaluateHintsNothingToJudge(t *testing.T) {
 	}
 	s := htStore(20, func(t *htTick) { t.h100(0, 100, 2, 150, 40*htGiB) })
 	if got := EvaluateHints(s, timeline.SourceInfo{}, s.First(), s.Last(), HintOptions{}); got != nil {
-		t.Errorf("20 s of data is less than a window: %v", got)
+		t.Errorf("20s of data is less than a window: %v", got)
 	}
 	s = htStore(600, htHealthy)
 	if got := EvaluateHints(s, timeline.SourceInfo{}, s.Last(), s.First(), HintOptions{}); got != nil {
@@ -46,7 +47,7 @@ func TestEvaluateHintsNothingToJudge(t *testing.T) {
 
 func TestEvaluateHintsWorstFirst(t *testing.T) {
 	// GPU0 computes on the CPU (critical), GPU1 spins in a collective for
-	// 100 s (warning), GPU2-7 have nothing on them (info).
+	// 100s (warning), GPU2-7 have nothing on them (info).
 	hints := htRun(900, func(t *htTick) {
 		t.h100(0, 0, 0, 75, 20*htGiB)
 		for i := 1; i < 8; i++ {
@@ -74,14 +75,14 @@ func TestEvaluateHintsWorstFirst(t *testing.T) {
 }
 
 func TestEvaluateHintsMergesRecurringStretches(t *testing.T) {
-	// Two 60 s waits 60 s apart are one hint; 5 min apart, two.
+	// Two 60s waits 60s apart are one hint; 5m apart, two.
 	near := htFind(htRun(600, htWaitScript([2]int{100, 160}, [2]int{220, 280})), timeline.HintBusyWait)
-	if len(near) != 1 || !strings.Contains(near[0].Evidence, "in 2 stretches over 3 min (2 min in all)") {
-		t.Errorf("waits 60 s apart: want one hint over 2 stretches, got\n%s", htDump(near))
+	if len(near) != 1 || !strings.Contains(near[0].Evidence, "in 2 stretches over 3m (2m in all)") {
+		t.Errorf("waits 60s apart: want one hint over 2 stretches, got\n%s", htDump(near))
 	}
 	far := htFind(htRun(900, htWaitScript([2]int{100, 160}, [2]int{460, 520})), timeline.HintBusyWait)
 	if len(far) != 2 {
-		t.Errorf("waits 5 min apart: want two hints, got\n%s", htDump(far))
+		t.Errorf("waits 5m apart: want two hints, got\n%s", htDump(far))
 	}
 	for _, h := range append(near, far...) {
 		if !reflect.DeepEqual(h.GPUs, []int{1, 2, 3, 4, 5, 6, 7}) {
@@ -99,13 +100,13 @@ func TestEvaluateHintsLiveEdgesHold(t *testing.T) {
 		to := htT0.Add(time.Duration(now) * time.Second)
 		got := htFind(EvaluateHints(s, timeline.SourceInfo{}, to.Add(-5*time.Minute), to, DefaultHintOptions()), timeline.HintBusyWait)
 		if len(got) != 1 || !got[0].Start.Equal(wantStart) || !got[0].End.Equal(wantEnd) {
-			t.Fatalf("at %d s: want one busy-wait from 400 s to 470 s, got\n%s", now, htDump(got))
+			t.Fatalf("at %d s: want one busy-wait from 400s to 470s, got\n%s", now, htDump(got))
 		}
 	}
 }
 
 func TestEvaluateHintsGapIsNotIdleness(t *testing.T) {
-	// A healthy run with a 10 min hole in the recording (the sampler was
+	// A healthy run with a 10m hole in the recording (the sampler was
 	// stopped): no gpu-idle, no stall.
 	s := timeline.NewStore(timeline.StoreOptions{})
 	for sec := range 1800 {
@@ -122,7 +123,7 @@ func TestEvaluateHintsGapIsNotIdleness(t *testing.T) {
 }
 
 func TestEvaluateHintsUnknownIsNotZero(t *testing.T) {
-	// Utilisation present but unknown (NaN) for 10 min: nothing to say.
+	// Utilisation present but unknown (NaN) for 10m: nothing to say.
 	s := timeline.NewStore(timeline.StoreOptions{})
 	for sec := range 600 {
 		s.Add(&timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: []timeline.Metric{
@@ -136,11 +137,11 @@ func TestEvaluateHintsUnknownIsNotZero(t *testing.T) {
 }
 
 func TestHintOptionsWindowAtLeast30s(t *testing.T) {
-	// A 20 s wait: a 10 s window would catch it, but windows are never
-	// under 30 s.
+	// A 20s wait: a 10s window would catch it, but windows are never
+	// under 30s.
 	s := htStore(300, htWaitScript([2]int{100, 120}))
 	if got := htFind(EvaluateHints(s, timeline.SourceInfo{}, s.First(), s.Last(), HintOptions{Window: 10 * time.Second}), timeline.HintBusyWait); len(got) > 0 {
-		t.Errorf("a 20 s wait fired with Window 10 s:\n%s", htDump(got))
+		t.Errorf("a 20s wait fired with Window 10s:\n%s", htDump(got))
 	}
 	o := HintOptions{Window: time.Second, IdleUtil: 3}.withDefaults()
 	d := DefaultHintOptions()
@@ -151,7 +152,7 @@ func TestHintOptionsWindowAtLeast30s(t *testing.T) {
 
 func TestEvaluateHintsConfidenceFollowsEvidence(t *testing.T) {
 	// The same spin, seen with SM activity and with utilisation and power
-	// alone: the second is less sure. And 35 s is less sure than 3 min.
+	// alone: the second is less sure. And 35s is less sure than 3m.
 	sm := htFind(htRun(600, htWaitScript([2]int{100, 280})), timeline.HintBusyWait)
 	utilOnly := htFind(htRun(600, func(t *htTick) {
 		htEvery8(func(i int) {
@@ -168,12 +169,12 @@ func TestEvaluateHintsConfidenceFollowsEvidence(t *testing.T) {
 		t.Fatalf("want one busy-wait each:\n%s%s%s", htDump(sm), htDump(utilOnly), htDump(short))
 	}
 	if !(sm[0].Confidence > utilOnly[0].Confidence) || !(sm[0].Confidence > short[0].Confidence) {
-		t.Errorf("confidence: SM %v, util and power %v, 35 s %v", sm[0].Confidence, utilOnly[0].Confidence, short[0].Confidence)
+		t.Errorf("confidence: SM %v, util and power %v, 35s %v", sm[0].Confidence, utilOnly[0].Confidence, short[0].Confidence)
 	}
 }
 
 func TestEvaluateHintsCoarseColumns(t *testing.T) {
-	// A day read at 1000 columns (86 s each) still finds a GPU idle for
+	// A day read at 1000 columns (86s each) still finds a GPU idle for
 	// hours, and puts its start within a column of the truth.
 	s := htStore(86400, func(t *htTick) {
 		if t.sec < 43200 {
@@ -186,7 +187,7 @@ func TestEvaluateHintsCoarseColumns(t *testing.T) {
 	opts.MaxColumns = 1000
 	got := htFind(EvaluateHints(s, timeline.SourceInfo{}, s.First(), s.Last(), opts), timeline.HintGPUIdle)
 	if len(got) != 1 || got[0].Start.Sub(htT0.Add(12*time.Hour)).Abs() > 87*time.Second {
-		t.Errorf("want gpu-idle from 12 h, got\n%s", htDump(got))
+		t.Errorf("want gpu-idle from 12h, got\n%s", htDump(got))
 	}
 }
 
@@ -195,42 +196,5 @@ func TestEvaluateHintsDeterministic(t *testing.T) {
 	a, b := htRun(600, script), htRun(600, script)
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("two runs differ:\n%s\n%s", htDump(a), htDump(b))
-	}
-}
-
-func TestHintGPUList(t *testing.T) {
-	for _, c := range []struct {
-		gpus []int
-		want string
-	}{
-		{nil, "host"},
-		{[]int{0}, "GPU0"},
-		{[]int{1, 2, 3, 4, 5, 6, 7}, "GPU1-7"},
-		{[]int{0, 2, 3, 4, 5, 6, 7}, "GPU0,2-7"},
-		{[]int{0, 1, 2, 3, 5, 7}, "GPU0-3,5,7"},
-		{[]int{4, 6}, "GPU4,6"},
-	} {
-		if got := hintGPUList(c.gpus); got != c.want {
-			t.Errorf("hintGPUList(%v) = %q, want %q", c.gpus, got, c.want)
-		}
-	}
-}
-
-func TestHintDur(t *testing.T) {
-	for _, c := range []struct {
-		d    time.Duration
-		want string
-	}{
-		{45 * time.Second, "45 s"},
-		{59600 * time.Millisecond, "1 min"},
-		{570 * time.Second, "9 min 30 s"},
-		{600 * time.Second, "10 min"},
-		{754 * time.Second, "13 min"},
-		{10491 * time.Second, "2 h 55 min"},
-		{7200 * time.Second, "2 h"},
-	} {
-		if got := hintDur(c.d); got != c.want {
-			t.Errorf("hintDur(%v) = %q, want %q", c.d, got, c.want)
-		}
 	}
 }

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // Evidence is numbers a person can check on screen: ranges are the 5th to
@@ -100,98 +100,20 @@ func hintHostShare(flag []int8, spans []hintSpan) (share float64, known bool) {
 	return float64(yes) / float64(n), true
 }
 
-// hintGPUList names GPUs by NVML index: "GPU0", "GPU1-7", "GPU0,2-7".
-func hintGPUList(gpus []int) string {
-	if len(gpus) == 0 {
-		return "host"
-	}
-	var b strings.Builder
-	b.WriteString("GPU")
-	for i := 0; i < len(gpus); {
-		j := i
-		for j+1 < len(gpus) && gpus[j+1] == gpus[j]+1 {
-			j++
-		}
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Itoa(gpus[i]))
-		if j > i {
-			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(gpus[j]))
-		}
-		i = j + 1
-	}
-	return b.String()
-}
-
-// hintDur rounds a duration to what a person reads: "45 s", "9 min 30 s",
-// "2 h 54 min".
-func hintDur(d time.Duration) string {
-	s := int(d.Round(time.Second) / time.Second)
-	switch {
-	case s < 60:
-		return fmt.Sprintf("%d s", s)
-	case s < 600 && s%60 != 0:
-		return fmt.Sprintf("%d min %d s", s/60, s%60)
-	case s < 3600:
-		return fmt.Sprintf("%d min", (s+30)/60)
-	}
-	m := (s + 30) / 60
-	if m%60 == 0 {
-		return fmt.Sprintf("%d h", m/60)
-	}
-	return fmt.Sprintf("%d h %d min", m/60, m%60)
-}
-
-// hintNum prints a value with no decimals, or one below 10 where it
-// matters (0.5 %, 2.5 GiB).
-func hintNum(v float64) string {
-	if math.Abs(v) < 9.95 && math.Round(v) != math.Round(v*10)/10 {
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 0, 64)
-}
-
 // hintRange prints "lo-hi unit", or "v unit" when both round alike.
-func hintRange(s hintStat, unit string) string {
-	lo, hi := hintNum(s.lo), hintNum(s.hi)
-	if lo == hi {
-		return lo + unit
-	}
-	return lo + "-" + hi + unit
-}
+func hintRange(s hintStat, unit string) string { return units.Range(s.lo, s.hi, unit) }
 
-// hintBytes prints a size in GiB, or MiB below 1 GiB.
-func hintBytes(b float64) string {
-	if b < 1<<30 {
-		return hintNum(b/(1<<20)) + " MiB"
-	}
-	return strconv.FormatFloat(b/(1<<30), 'f', 1, 64) + " GiB"
-}
-
-// hintRate prints bytes per second in GB/s or MB/s.
-func hintRate(b float64) string {
-	if b >= 1e9 {
-		return strconv.FormatFloat(b/1e9, 'f', 1, 64) + " GB/s"
-	}
-	return hintNum(b/1e6) + " MB/s"
-}
-
-// hintPercent prints a share 0..1 as a whole percentage.
-func hintPercent(share float64) string { return hintNum(100*share) + " %" }
-
-// during says how long a group held: "for 9 min 50 s", or for several
+// during says how long a group held: "for 9m50s", or for several
 // stretches "in 4 stretches over 9 min (3 min in all)".
 func (f *hintFrame) during(g *hintGroup) string {
 	if len(g.spans) == 1 {
-		return "for " + hintDur(f.dur(g.spans[0]))
+		return "for " + units.Duration(f.dur(g.spans[0]))
 	}
 	total := time.Duration(0)
 	for _, sp := range g.spans {
 		total += f.dur(sp)
 	}
-	return fmt.Sprintf("in %d stretches over %s (%s in all)", len(g.spans), hintDur(f.dur(g.hull)), hintDur(total))
+	return fmt.Sprintf("in %d stretches over %s (%s in all)", len(g.spans), units.Duration(f.dur(g.hull)), units.Duration(total))
 }
 
 // hintKnownShare is the share of the columns of spans with a known state:
@@ -222,13 +144,13 @@ func (f *hintFrame) hostContext(spans []hintSpan) (text string, known bool) {
 	cpu := hintHostStats(h.cpu, spans)
 	if !cpu.ok() {
 		if job := hintHostStats(h.job, spans); job.ok() {
-			return "the job's CPU " + hintNum(job.mean) + " % of a core", true
+			return "the job's CPU " + units.Number(job.mean) + "% of a core", true
 		}
 		return "no host CPU data in this recording", false
 	}
-	text = "host CPU " + hintNum(cpu.mean) + " %"
+	text = "host CPU " + units.Number(cpu.mean) + "%"
 	if top := hintHostStats(h.topCore, spans); top.ok() {
-		text += " (busiest core " + hintNum(top.mean) + " %)"
+		text += " (busiest core " + units.Number(top.mean) + "%)"
 	}
 	return text, true
 }

@@ -2,8 +2,10 @@ package analysis
 
 import (
 	"fmt"
-	"github.com/gputop-dev/gputop/timeline"
 	"math"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // Rules about clocks held down: power-capped and thermal-throttle. Both
@@ -112,7 +114,7 @@ func describePowerCapped(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 	gs := f.members(g)
 	held := func(gpu *hintGPU, i int) bool { return gpu.working(i) }
 	p := hintStats(gs, hintPickPower, g.spans, held)
-	ev := hintGPUList(g.gpus) + " "
+	ev := units.GPUs(g.gpus) + " "
 	conf := 0.9
 	switch {
 	case g.cands[0].key == "inferred":
@@ -120,22 +122,22 @@ func describePowerCapped(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 		if p.mean > 0 {
 			spread = 100 * (p.hi - p.lo) / 2 / p.mean
 		}
-		ev += fmt.Sprintf("flat at %s (±%s %%) at %s, the highest draw of the run: the signature of a power cap "+
-			"(the limit and clock-event reasons were not recorded)", hintRange(p, " W"), hintNum(spread), hintActivity(gs, g.spans, held))
+		ev += fmt.Sprintf("flat at %s (±%s%%) at %s, the highest draw of the run: the signature of a power cap "+
+			"(the limit and clock-event reasons were not recorded)", hintRange(p, "W"), units.Number(spread), hintActivity(gs, g.spans, held))
 		conf = 0.45
 	default:
-		ev += "at " + hintRange(p, " W")
+		ev += "at " + hintRange(p, "W")
 		if limit := gs[0].limit; limit > 0 {
-			ev += fmt.Sprintf(" (%s of the %s W limit)", hintPercent(p.mean/limit), hintNum(limit))
+			ev += fmt.Sprintf(" (%s of the %s limit)", units.Share(p.mean/limit), units.Watts(limit))
 		}
 		if gs[0].throttle != nil {
-			ev += ", power-cap reason " + hintPercent(f.reasonShare(gs, g.spans, timeline.ThrottlePower)) + " of the time"
+			ev += ", power-cap reason " + units.Share(f.reasonShare(gs, g.spans, timeline.ThrottlePower)) + " of the time"
 		} else {
 			conf = 0.75
 		}
 	}
 	if clock := hintStats(gs, func(g *hintGPU) []float32 { return g.clock }, g.spans, held); clock.ok() {
-		ev += ", SM clock " + hintRange(clock, " MHz")
+		ev += ", SM clock " + hintRange(clock, "MHz")
 	}
 	ev += ", " + f.during(g)
 	return timeline.Hint{
@@ -204,20 +206,20 @@ var thermalThrottleRule = hintRule{
 	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 		gs := f.members(g)
 		held := func(gpu *hintGPU, i int) bool { return f.hot(gpu, i) }
-		ev := hintGPUList(g.gpus)
+		ev := units.GPUs(g.gpus)
 		if t := hintStats(gs, func(g *hintGPU) []float32 { return g.temp }, g.spans, held); t.ok() {
-			ev += " at " + hintRange(t, " °C")
+			ev += " at " + hintRange(t, "°C")
 		}
 		conf := 0.9
 		if gs[0].throttle != nil {
-			ev += " with thermal slowdown " + hintPercent(f.reasonShare(gs, g.spans, timeline.ThrottleThermal)) + " of the time"
+			ev += " with thermal slowdown " + units.Share(f.reasonShare(gs, g.spans, timeline.ThrottleThermal)) + " of the time"
 		} else {
 			ev += " while busy (clock-event reasons not recorded)"
 			conf = 0.4
 		}
 		pickClock := func(g *hintGPU) []float32 { return g.clock }
 		if clock := hintStats(gs, pickClock, g.spans, held); clock.ok() {
-			ev += ", SM clock " + hintRange(clock, " MHz")
+			ev += ", SM clock " + hintRange(clock, "MHz")
 			var others []*hintGPU
 			for _, o := range f.gpus {
 				if f.subset(gs, []int{o.index}) == nil {
@@ -226,7 +228,7 @@ var thermalThrottleRule = hintRule{
 			}
 			working := func(gpu *hintGPU, i int) bool { return gpu.working(i) }
 			if oc := hintStats(others, pickClock, g.spans, working); oc.ok() && math.Abs(oc.mean-clock.mean) >= 15 {
-				ev += " (" + hintRange(oc, " MHz") + " on the other GPUs)"
+				ev += " (" + hintRange(oc, "MHz") + " on the other GPUs)"
 			}
 		}
 		ev += ", " + f.during(g)

@@ -1,13 +1,14 @@
 package analysis
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
 	"testing"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
-// htCapScript runs 8 busy H100s; GPUs listed in capped draw 695 W with the
-// power-cap reason (if reasons) and a lower clock, the rest 600 W; hot
-// GPUs carry the software thermal reason at 87 °C.
+// htCapScript runs 8 busy H100s; GPUs listed in capped draw 695W with the
+// power-cap reason (if reasons) and a lower clock, the rest 600W; hot
+// GPUs carry the software thermal reason at 87°C.
 func htCapScript(reasons bool, capped, hot []int) func(t *htTick) {
 	in := func(i int, set []int) bool {
 		for _, j := range set {
@@ -42,8 +43,8 @@ func TestHintPowerCapped(t *testing.T) {
 			name: "the power-cap reason on six GPUs",
 			secs: 300, script: htCapScript(true, []int{0, 1, 2, 3, 5, 7}, []int{4, 6}),
 			gpus: []int{0, 1, 2, 3, 5, 7}, severity: timeline.Warning,
-			evidence: []string{"GPU0-3,5,7 at 695 W (99 % of the 700 W limit), power-cap reason 100 % of the time, " +
-				"SM clock 1605 MHz, for 5 min"},
+			evidence: []string{"GPU0-3,5,7 at 695W (99% of the 700W limit), power-cap reason 100% of the time, " +
+				"SM clock 1605MHz, for 5m"},
 			suggestion: []string{"nvidia-smi -pl"},
 		},
 		{
@@ -53,7 +54,7 @@ func TestHintPowerCapped(t *testing.T) {
 			maxConfidence: 0.75,
 		},
 		{
-			// nanogpt: no limit, no reasons, 690 W held flat at 100 %.
+			// nanogpt: no limit, no reasons, 690W held flat at 100%.
 			name: "no limit, no reasons: a flat plateau at the run's peak",
 			secs: 600,
 			script: func(t *htTick) {
@@ -65,11 +66,11 @@ func TestHintPowerCapped(t *testing.T) {
 				t.gpu(0, timeline.GPUPower, p)
 			},
 			gpus: []int{0}, severity: timeline.Warning,
-			evidence:      []string{"flat at 689-691 W", "the signature of a power cap"},
+			evidence:      []string{"flat at 689-691W", "the signature of a power cap"},
 			maxConfidence: 0.45,
 		},
 		{
-			// The training demo peaks near 686 W, over 97 % of 700 W, but
+			// The training demo peaks near 686W, over 97% of 700W, but
 			// the reasons say the cap never held it: they win.
 			name: "reasons recorded and clear, power near the limit",
 			secs: 300,
@@ -79,7 +80,7 @@ func TestHintPowerCapped(t *testing.T) {
 			},
 		},
 		{
-			// vlm_llava: busy at 280-320 W, varying by several percent.
+			// vlm_llava: busy at 280-320W, varying by several percent.
 			name: "no limit, power varying with the work",
 			secs: 600,
 			script: func(t *htTick) {
@@ -104,12 +105,12 @@ func TestHintThermalThrottle(t *testing.T) {
 			name: "thermal reasons on two hot GPUs",
 			secs: 300, script: htCapScript(true, []int{0, 1, 2, 3, 5, 7}, []int{4, 6}),
 			gpus: []int{4, 6}, severity: timeline.Warning,
-			evidence: []string{"GPU4,6 at 87 °C with thermal slowdown 100 % of the time, SM clock 1440 MHz " +
-				"(1605 MHz on the other GPUs), for 5 min"},
+			evidence: []string{"GPU4,6 at 87°C with thermal slowdown 100% of the time, SM clock 1440MHz " +
+				"(1605MHz on the other GPUs), for 5m"},
 			suggestion: []string{"airflow"},
 		},
 		{
-			name: "no reasons, 90 °C while busy",
+			name: "no reasons, 90°C while busy",
 			secs: 300,
 			script: func(t *htTick) {
 				t.gpu(0, timeline.GPUUtil, 99)
@@ -120,7 +121,7 @@ func TestHintThermalThrottle(t *testing.T) {
 			maxConfidence: 0.4,
 		},
 		{
-			// nanogpt's GPU1: 73 °C beside neighbours at 55 °C.
+			// nanogpt's GPU1: 73°C beside neighbours at 55°C.
 			name: "a hot outlier that is not throttling",
 			secs: 300,
 			script: func(t *htTick) {
@@ -139,7 +140,7 @@ func TestHintThermalThrottle(t *testing.T) {
 			},
 		},
 		{
-			name: "a 10 s thermal blip",
+			name: "a 10s thermal blip",
 			secs: 300,
 			script: func(t *htTick) {
 				bits := 0.0

@@ -1,8 +1,9 @@
 package analysis
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // HintTracker follows a session sample by sample and says what gputop

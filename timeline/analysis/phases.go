@@ -1,9 +1,10 @@
 package analysis
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
 	"sort"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // PhaseOptions tunes Segment. A zero field takes its default from

@@ -1,9 +1,10 @@
 package analysis
 
 import (
+	"testing"
+
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
-	"testing"
 )
 
 // BenchmarkSegmentDay segments a whole day, as the UI does every few

@@ -1,9 +1,10 @@
 package analysis
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
 	"math"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // phaseHost is what a window says about the host and the job.

@@ -1,10 +1,11 @@
 package analysis
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/timelinetest"
 	"testing"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 func TestMarkerPhases(t *testing.T) {

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"container/heap"
+
 	"github.com/gputop-dev/gputop/timeline"
 )
 

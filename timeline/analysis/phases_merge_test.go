@@ -1,9 +1,10 @@
 package analysis
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // TestPhaseAbsorbProperties runs random run sequences through the merge and

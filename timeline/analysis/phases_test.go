@@ -2,12 +2,13 @@ package analysis
 
 import (
 	"fmt"
-	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/timelinetest"
 	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // phMoment is one second of a synthetic job. A NaN leaves the metric out,
@@ -119,7 +120,7 @@ func TestSegment(t *testing.T) {
 			m.host, m.core = 30, 100
 		}, []phWant{{0, 600, timeline.PhaseBusy}}},
 		{
-			// The input-bound demo: 1-2 s bursts in 5-6 s cycles while the
+			// The input-bound demo: 1-2s bursts in 5-6s cycles while the
 			// main process pegs a core. The GPUs work a fifth to a third of
 			// the time and wait on the host the rest: one stalled phase.
 			"sawtooth with the host busy is one stalled phase", 8, 600, func(sec int, m *phMoment) {
@@ -140,7 +141,7 @@ func TestSegment(t *testing.T) {
 				}
 			}, []phWant{{0, 600, timeline.PhaseBusy}},
 		},
-		{"2 s dips every minute stay one busy phase", 4, 600, func(sec int, m *phMoment) {
+		{"2s dips every minute stay one busy phase", 4, 600, func(sec int, m *phMoment) {
 			m.phAll(95, 80)
 			if sec%60 == 30 || sec%60 == 31 {
 				m.phAll(0, 0)
@@ -148,8 +149,8 @@ func TestSegment(t *testing.T) {
 			m.host, m.core = 25, 100
 		}, []phWant{{0, 600, timeline.PhaseBusy}}},
 		{
-			// vgg16_tf_v100_dmon.dmon: 57 s of training with 3-4 s drops
-			// every ~17 s, then 2.9 h at 0 % because the monitor was never
+			// vgg16_tf_v100_dmon.dmon: 57s of training with 3-4s drops
+			// every ~17s, then 2.9h at 0% because the monitor was never
 			// killed. dmon has no host data.
 			"vgg16 dmon: work then a long idle tail", 1, 57 + 10440, func(sec int, m *phMoment) {
 				m.util[0] = 0
@@ -159,10 +160,10 @@ func TestSegment(t *testing.T) {
 			}, []phWant{{0, 60, timeline.PhaseBusy}, {60, 10497, timeline.PhaseIdle}},
 		},
 		{
-			// The checkpoint demo: rank 0 saves for 45 s; GPU0 idles, GPUs
-			// 1-7 spin in NCCL at 99 % utilisation on 2 % of their SMs, and
+			// The checkpoint demo: rank 0 saves for 45s; GPU0 idles, GPUs
+			// 1-7 spin in NCCL at 99% utilisation on 2% of their SMs, and
 			// one core pickles and writes.
-			"checkpoint: busy, 45 s stalled, busy", 8, 285, func(sec int, m *phMoment) {
+			"checkpoint: busy, 45s stalled, busy", 8, 285, func(sec int, m *phMoment) {
 				m.phAll(90, 70)
 				m.host, m.core = 28, 75
 				if sec >= 120 && sec < 165 {
@@ -174,7 +175,7 @@ func TestSegment(t *testing.T) {
 		},
 		{
 			// The llama8b ckpt100 trace as nvidia-smi logged it: utilisation
-			// only, no host. GPUs 1-7 read 99 % while spinning, so the mean
+			// only, no host. GPUs 1-7 read 99% while spinning, so the mean
 			// stays high; the busy-wait hint, not the phases, shows it.
 			"checkpoint from utilisation alone cannot see the spin", 8, 285, func(sec int, m *phMoment) {
 				for i := range m.util {
@@ -218,14 +219,14 @@ func TestSegment(t *testing.T) {
 			m.phAll(20, 11)
 			m.host, m.core = 3, 100
 		}, []phWant{{0, 120, timeline.PhaseStalled}}},
-		{"a 7 s stall is absorbed", 1, 200, func(sec int, m *phMoment) {
+		{"a 7s stall is absorbed", 1, 200, func(sec int, m *phMoment) {
 			m.phAll(100, 100)
 			if sec >= 100 && sec < 107 {
 				m.phAll(0, 0)
 			}
 			m.core = 100
 		}, []phWant{{0, 200, timeline.PhaseBusy}}},
-		{"a 15 s stall is a phase", 1, 200, func(sec int, m *phMoment) {
+		{"a 15s stall is a phase", 1, 200, func(sec int, m *phMoment) {
 			m.phAll(100, 100)
 			if sec >= 100 && sec < 115 {
 				m.phAll(0, 0)
@@ -284,7 +285,7 @@ func TestSegment(t *testing.T) {
 }
 
 // phSawtoothBurst says whether the GPUs have a batch at sec: cycles of 5 or
-// 6 s (5.5 on average) that start with a 1 or 2 s burst.
+// 6s (5.5 on average) that start with a 1 or 2s burst.
 func phSawtoothBurst(sec int) bool {
 	start := 0
 	for c := 0; ; c++ {
@@ -335,7 +336,7 @@ func TestSegmentEdges(t *testing.T) {
 			t.Fatalf("GPU1 alone: %s", phString(got))
 		}
 		if got := Segment(s, timeline.SourceInfo{}, timelinetest.T0, timelinetest.T0.Add(120*time.Second), opts); len(got) != 1 || got[0].Kind != timeline.PhaseBusy {
-			// Without a list both count: mean 47.5 %, no host, so busy.
+			// Without a list both count: mean 47.5%, no host, so busy.
 			t.Fatalf("both GPUs: %s", phString(got))
 		}
 	})

@@ -1,10 +1,11 @@
 package report
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/timelinetest"
 	"io"
 	"testing"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // BenchmarkReportDay builds and prints the report of a day of 8 GPUs at

@@ -1,11 +1,12 @@
 package report
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/analysis"
 	"math"
 	"sort"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis"
 )
 
 // repBuilder fills a Report from a store a few series at a time, reusing

@@ -2,10 +2,11 @@ package report
 
 import (
 	"fmt"
-	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/timelinetest"
 	"math"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // repAt0 is the fixed start of every report fixture.

@@ -2,90 +2,35 @@ package report
 
 import (
 	"fmt"
-	"github.com/gputop-dev/gputop/timeline"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // Formatting shared by the text and markdown reports. Every formatter shows
 // an unknown (NaN) as N/A, never as 0.
 
-const repNA = "N/A"
+const repNA = units.NA
 
 func repUnknown(n Number) bool { return math.IsNaN(float64(n)) || math.IsInf(float64(n), 0) }
 
-// repPct is a percentage: "97%".
-func repPct(n Number) string {
-	if repUnknown(n) {
-		return repNA
-	}
-	return strconv.FormatFloat(float64(n), 'f', 0, 64) + "%"
-}
+// The report's numbers read as they do everywhere (timeline/units); these
+// take the report's Number.
+func repPct(n Number) string    { return units.Percent(float64(n)) }
+func repShare(n Number) string  { return units.Share(float64(n)) }
+func repBytes(n Number) string  { return units.Bytes(float64(n)) }
+func repWatts(n Number) string  { return units.Watts(float64(n)) }
+func repEnergy(n Number) string { return units.Energy(float64(n)) }
 
-// repShare is a 0..1 fraction as a percentage. A share that is not quite
-// none or all says so ("<1%", ">99%") rather than rounding to a claim.
-func repShare(n Number) string {
-	switch v := float64(n) * 100; {
-	case repUnknown(n):
-		return repNA
-	case v > 0 && v < 0.5:
-		return "<1%"
-	case v >= 99.5 && v < 100:
-		return ">99%"
-	}
-	return repPct(n * 100)
-}
+// repBytesOf is "used/total": "68.0/80.0GiB".
+func repBytesOf(used, total Number) string { return units.BytesOf(float64(used), float64(total)) }
 
-// repBytes is a size in GiB, or MiB under one GiB.
-func repBytes(n Number) string {
-	switch v := float64(n); {
-	case repUnknown(n):
-		return repNA
-	case v >= 1<<30:
-		return strconv.FormatFloat(v/(1<<30), 'f', 1, 64) + " GiB"
-	default:
-		return strconv.FormatFloat(v/(1<<20), 'f', 0, 64) + " MiB"
-	}
-}
-
-// repOf is "used of total": "68.0 of 80.0 GiB", or the used part alone
-// when the total is unknown.
-func repOf(used, total Number, format func(Number) string) string {
-	if repUnknown(used) || repUnknown(total) {
-		return format(used)
-	}
-	u, t := format(used), format(total)
-	if i := strings.IndexByte(u, ' '); i > 0 && strings.HasSuffix(t, u[i:]) {
-		u = u[:i] // "68.0 of 80.0 GiB", not "68.0 GiB of 80.0 GiB"
-	}
-	return u + " of " + t
-}
-
-// repWatts is a power: "620 W".
-func repWatts(n Number) string {
-	if repUnknown(n) {
-		return repNA
-	}
-	return strconv.FormatFloat(float64(n), 'f', 0, 64) + " W"
-}
-
-// repEnergy is an energy in J, kJ or MJ.
-func repEnergy(n Number) string {
-	v := float64(n)
-	switch {
-	case repUnknown(n):
-		return repNA
-	case math.Abs(v) >= 1e6:
-		return strconv.FormatFloat(v/1e6, 'f', 2, 64) + " MJ"
-	case math.Abs(v) >= 1e3:
-		return strconv.FormatFloat(v/1e3, 'f', 1, 64) + " kJ"
-	default:
-		return strconv.FormatFloat(v, 'f', 0, 64) + " J"
-	}
-}
+// repWattsOf is a power and its limit: "620/700W".
+func repWattsOf(used, limit Number) string { return units.WattsOf(float64(used), float64(limit)) }
 
 // repSeconds turns a report time in seconds into a Duration.
 func repSeconds(n Number) time.Duration {
@@ -110,45 +55,11 @@ func repAt(n Number) string {
 	return repClock(repSeconds(n))
 }
 
-// repDur is a length: "45s", "2m05s", "1h02m03s", "4.5s".
-func repDur(d time.Duration) string {
-	if d < 10*time.Second && d%time.Second != 0 {
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
-	}
-	s := int64(d.Round(time.Second) / time.Second)
-	switch {
-	case s < 60:
-		return fmt.Sprintf("%ds", s)
-	case s < 3600:
-		return fmt.Sprintf("%dm%02ds", s/60, s%60)
-	default:
-		return fmt.Sprintf("%dh%02dm%02ds", s/3600, s/60%60, s%60)
-	}
-}
+// repDur is a length: "45s", "9m30s", "2h54m".
+func repDur(d time.Duration) string { return units.Duration(d) }
 
-// repGPUList names GPUs, runs collapsed: "GPU1-7", "GPU0, GPU2", "host".
-func repGPUList(gpus []int) string {
-	if len(gpus) == 0 {
-		return "host"
-	}
-	var parts []string
-	for i := 0; i < len(gpus); {
-		j := i
-		for j+1 < len(gpus) && gpus[j+1] == gpus[j]+1 {
-			j++
-		}
-		switch {
-		case j == i:
-			parts = append(parts, fmt.Sprintf("GPU%d", gpus[i]))
-		case j == i+1:
-			parts = append(parts, fmt.Sprintf("GPU%d", gpus[i]), fmt.Sprintf("GPU%d", gpus[j]))
-		default:
-			parts = append(parts, fmt.Sprintf("GPU%d-%d", gpus[i], gpus[j]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ", ")
-}
+// repGPUList names GPUs, runs collapsed: "GPU1-7", "GPU0,2", "host".
+func repGPUList(gpus []int) string { return units.GPUs(gpus) }
 
 // repClean makes outside text (a marker from a job's output, a command
 // line) safe for a terminal: valid UTF-8, whitespace as plain spaces, no

@@ -3,12 +3,13 @@ package report
 import (
 	"bytes"
 	"flag"
-	"github.com/gputop-dev/gputop/timeline"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // The -update flag rewrites the golden files. Another test file of this

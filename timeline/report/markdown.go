@@ -88,7 +88,7 @@ func (r *Report) mdGPUs(p func(string, ...any)) {
 		p("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", g.Index, name,
 			repPct(u.Mean), repPct(u.P50), repPct(u.P95), repPct(u.Max),
 			repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max), repShare(g.IdleFraction),
-			repOf(g.MemUsedMax, g.MemTotal, repBytes), repOf(g.PowerMean, g.PowerLimit, repWatts), repEnergy(g.Energy))
+			repBytesOf(g.MemUsedMax, g.MemTotal), repWattsOf(g.PowerMean, g.PowerLimit), repEnergy(g.Energy))
 	}
 	p("")
 	p("Util and SM (SM active): mean, then percentiles of every sample. Idle: time with utilisation under %s.",
@@ -115,7 +115,7 @@ func (r *Report) mdHost(p func(string, ...any)) {
 		row("job CPU (of one core)", h.JobCPU)
 	}
 	p("")
-	line := fmt.Sprintf("RAM peak %s; swap peak %s", repOf(h.RAMUsedMax, h.RAMTotal, repBytes), repBytes(h.SwapUsedMax))
+	line := fmt.Sprintf("RAM peak %s; swap peak %s", repBytesOf(h.RAMUsedMax, h.RAMTotal), repBytes(h.SwapUsedMax))
 	if !repUnknown(h.JobCPU.Mean) {
 		line += "; job RSS peak " + repBytes(h.JobRSSMax)
 	}

@@ -2,12 +2,13 @@ package report
 
 import (
 	"encoding/json"
-	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/analysis"
 	"io"
 	"math"
 	"sort"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis"
 )
 
 // ReportVersion is the version of the report JSON (docs/report.md).

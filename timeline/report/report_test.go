@@ -3,13 +3,14 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/timelinetest"
 	"math"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // repNear says whether a Number is within 1e-6 of want (NaN matches NaN).

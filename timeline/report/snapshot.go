@@ -3,13 +3,15 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"github.com/gputop-dev/gputop/timeline"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // Number is a float that is null in JSON when unknown (NaN), because an
@@ -206,10 +208,10 @@ func (s Snapshot) WriteText(w io.Writer) error {
 				fmt.Fprintf(tw, "%d\t%s\tlost: fell off the bus\t\t\t\t\t\t\t\n", g.Index, name)
 				continue
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s / %s\t%s / %s\t%s\t%s\t%s\t\n", g.Index, name,
-				textPct(g.Util), textPct(g.SMActive), textGiB(g.MemUsedBytes), textGiB(g.MemTotalBytes),
-				textUnit(g.PowerW, "W"), textUnit(g.PowerLimitW, "W"), textUnit(g.TempC, "C"),
-				textUnit(g.ClockSMMHz, "MHz"), textThrottle(g.Throttle))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", g.Index, name,
+				repPct(g.Util), repPct(g.SMActive), repBytesOf(g.MemUsedBytes, g.MemTotalBytes),
+				repWattsOf(g.PowerW, g.PowerLimitW), units.Celsius(float64(g.TempC), false),
+				units.MHz(float64(g.ClockSMMHz)), textThrottle(g.Throttle))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -221,14 +223,14 @@ func (s Snapshot) WriteText(w io.Writer) error {
 			busiest = float64(c)
 		}
 	}
-	fmt.Fprintf(&b, "host  CPU %s (%d cores, busiest %s)  iowait %s  load %s  RAM %s / %s  swap %s\n",
-		textPct(s.Host.CPU), len(s.Host.Cores), textPct(Number(busiest)), textPct(s.Host.IOWait),
-		textUnit(s.Host.Load1, ""), textGiB(s.Host.MemUsedBytes), textGiB(s.Host.MemTotalBytes), textGiB(s.Host.SwapUsedBytes))
+	fmt.Fprintf(&b, "host  CPU %s (%s, busiest %s)  iowait %s  load %s  RAM %s  swap %s\n",
+		repPct(s.Host.CPU), units.Count(len(s.Host.Cores), "core"), repPct(Number(busiest)), repPct(s.Host.IOWait),
+		units.Number(float64(s.Host.Load1)), repBytesOf(s.Host.MemUsedBytes, s.Host.MemTotalBytes), repBytes(s.Host.SwapUsedBytes))
 	if len(s.Processes) > 0 {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "GPU\tPID\tUSER\tGPU MEM\tSM\tCPU\tCOMMAND")
 		for _, p := range s.Processes {
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", p.GPU, p.PID, p.User, textGiB(p.GPUMem), textPct(p.SM), textPct(p.CPU), p.Command)
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", p.GPU, p.PID, p.User, repBytes(p.GPUMem), repPct(p.SM), repPct(p.CPU), p.Command)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -236,22 +238,6 @@ func (s Snapshot) WriteText(w io.Writer) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
-}
-
-func textPct(n Number) string { return textUnit(n, "%") }
-
-func textUnit(n Number, unit string) string {
-	if math.IsNaN(float64(n)) {
-		return "N/A"
-	}
-	return strconv.FormatFloat(float64(n), 'f', 0, 64) + unit
-}
-
-func textGiB(n Number) string {
-	if math.IsNaN(float64(n)) {
-		return "N/A"
-	}
-	return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + " GiB"
 }
 
 func textThrottle(t []string) string {

@@ -1,10 +1,11 @@
 package report
 
 import (
-	"github.com/gputop-dev/gputop/timeline"
 	"math"
 	"sort"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // repSeries is one series over the report, each value with the time it

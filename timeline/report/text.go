@@ -3,9 +3,10 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"github.com/gputop-dev/gputop/timeline"
 	"io"
 	"strings"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // repTextWidth is the text report's width: an 80-column terminal.
@@ -80,8 +81,8 @@ func (r *Report) textGPUs(t repText) {
 		if g.Lost {
 			lost = "  lost at " + repAt(g.LostAt)
 		}
-		t.f("%3d  %-20s  %-16s  %10s%s", g.Index, repOf(g.MemUsedMax, g.MemTotal, repBytes),
-			repOf(g.PowerMean, g.PowerLimit, repWatts), repEnergy(g.Energy), lost)
+		t.f("%3d  %-20s  %-16s  %10s%s", g.Index, repBytesOf(g.MemUsedMax, g.MemTotal),
+			repWattsOf(g.PowerMean, g.PowerLimit), repEnergy(g.Energy), lost)
 	}
 }
 
@@ -102,7 +103,7 @@ func (r *Report) textHost(t repText) {
 	}
 	t.f("HOST  CPU mean %s, p95 %s, max %s%s; iowait mean %s", repPct(h.CPU.Mean), repPct(h.CPU.P95),
 		repPct(h.CPU.Max), cores, repPct(h.IOWait.Mean))
-	t.f("      RAM peak %s; swap peak %s", repOf(h.RAMUsedMax, h.RAMTotal, repBytes), repBytes(h.SwapUsedMax))
+	t.f("      RAM peak %s; swap peak %s", repBytesOf(h.RAMUsedMax, h.RAMTotal), repBytes(h.SwapUsedMax))
 	if !repUnknown(h.JobCPU.Mean) {
 		t.f("JOB   CPU mean %s of one core, p95 %s, max %s; RSS peak %s", repPct(h.JobCPU.Mean),
 			repPct(h.JobCPU.P95), repPct(h.JobCPU.Max), repBytes(h.JobRSSMax))
