@@ -53,15 +53,17 @@ func cmdRun(args []string, e *env) error {
 	if *killAfter < 0 {
 		return usageError{"--kill-after must not be negative"}
 	}
-	var re *regexp.Regexp
+	var phases *probes.PhaseRules
 	switch *phaseRegex {
 	case "default":
-		re = probes.DefaultPhaseRegex
+		phases = probes.DefaultPhases()
 	case "":
 	default:
-		if re, err = regexp.Compile(*phaseRegex); err != nil {
+		re, err := regexp.Compile(*phaseRegex)
+		if err != nil {
 			return usageError{"--phase-regex: " + err.Error()}
 		}
+		phases = probes.PhasesFrom(re)
 	}
 	if *out != "" {
 		if err := checkNewFile(*out, *force); err != nil {
@@ -109,7 +111,7 @@ func cmdRun(args []string, e *env) error {
 		stdin = e.stdin
 	}
 	j, err := probes.StartJob(probes.JobConfig{
-		Command: job, PhaseRegex: re, Env: jobEnv,
+		Command: job, Phases: phases, Env: jobEnv,
 		OnMarker: func(text string) { session.MarkFrom("job", text) },
 		Stdin:    stdin, Stdout: e.stdout, Stderr: e.stderr,
 	})

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,10 +16,10 @@ import (
 type JobConfig struct {
 	// Command is the program (looked up in PATH) and its arguments.
 	Command []string
-	// PhaseRegex turns lines of the job's output into markers; nil makes
+	// Phases turn lines of the job's output into markers; nil makes
 	// none, and then the job writes straight to Stdout and Stderr when they
 	// are files (a terminal stays the job's terminal).
-	PhaseRegex *regexp.Regexp
+	Phases *PhaseRules
 	// OnMarker gets each marker's text: the regex's capture groups that
 	// took part in the match, joined by spaces, or the whole line when
 	// none did (so `(epoch \d+)` makes "epoch 3" of "epoch 3 step 400
@@ -56,7 +55,7 @@ const outputGrace = 2 * time.Second
 // Job is the process `gputop run` started.
 type Job struct {
 	cmd            *exec.Cmd
-	stdout, stderr *lineSplitter // nil without a PhaseRegex
+	stdout, stderr *lineSplitter // nil without Phases
 	// delivered says whether the terminal or its hang-up already sent sig
 	// to the job (job_signal.go); tests replace it.
 	delivered func(sig os.Signal, jobPID int) Delivery
@@ -71,7 +70,7 @@ type Job struct {
 	err      error
 }
 
-// StartJob starts the job. With a PhaseRegex its output goes through
+// StartJob starts the job. With Phases its output goes through
 // pipes that gputop reads, so the job's stdout is not a terminal; Python
 // then buffers print() output in blocks of kilobytes, and its lines (and
 // markers) would come late and in bursts, so PYTHONUNBUFFERED=1 is set
@@ -88,8 +87,8 @@ func StartJob(cfg JobConfig) (*Job, error) {
 	j := &Job{cmd: cmd, scanner: newProcScanner("/proc"), delivered: func(sig os.Signal, pid int) Delivery {
 		return deliveredToJob(sig, pid, hadTerminal)
 	}}
-	if cfg.PhaseRegex != nil {
-		m := newPhaseMatcher(cfg.PhaseRegex, cfg.OnMarker)
+	if cfg.Phases != nil {
+		m := newPhaseMatcher(cfg.Phases, cfg.OnMarker)
 		j.stdout, j.stderr = &lineSplitter{m: m}, &lineSplitter{m: m}
 		// A writer that is not an *os.File makes exec copy from a pipe as
 		// data arrives (a read returns whatever the job has written).

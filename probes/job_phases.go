@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// DefaultPhaseRegex recognises the lines common training loops print when
+// defaultPhaseRegex recognises the lines common training loops print when
 // a phase begins or an event happens, case-insensitively, in the first
 // alternative that fits:
 //
@@ -48,10 +48,9 @@ import (
 // A tqdm bar whose description is just "Epoch" ("Epoch:  30%|███ | 3/10")
 // does not match: its number is a percentage, not the epoch.
 //
-// Pass this variable itself, not a copy compiled from its text: lines are
-// first screened for the words it needs (phaseWords), which makes the
-// lines it cannot match some fifty times cheaper.
-var DefaultPhaseRegex = regexp.MustCompile(`(?i)^(?:` + strings.Join([]string{
+// DefaultPhases screens lines for the words it needs (phaseWords) first,
+// which makes the lines it cannot match some fifty times cheaper.
+var defaultPhaseRegex = regexp.MustCompile(`(?i)^(?:` + strings.Join([]string{
 	`.*(?:\bsaving\b.*\b(?:checkpoints?|model|weights)|\bcheckpoint saved|\bsaved (?:a |the )?checkpoint)\b`,
 	`.*\*{3,}\s*(running (?:training|evaluation|prediction))\s*\*{3,}`,
 	`\s*\{\s*['"]eval_`,
@@ -60,7 +59,7 @@ var DefaultPhaseRegex = regexp.MustCompile(`(?i)^(?:` + strings.Join([]string{
 	`(?:.*[\s\[(|,;:])?(epoch)\s*[:=#]?\s*[\[(]?\s*(\d+)(?:[^\d%]|$)`,
 }, "|") + `)`)
 
-// phaseWords are what every line DefaultPhaseRegex matches contains, in
+// phaseWords are what every line defaultPhaseRegex matches contains, in
 // one case or another. Go's regexp takes microseconds a line for a pattern
 // like it, so lines without any of them (most lines of a training log) are
 // not shown to it. FuzzPhaseWords checks that this never drops a match.
@@ -85,28 +84,46 @@ func mentionsPhaseWord(line string) bool {
 // and matching costs time in proportion to the length.
 const maxMatchLine = 1024
 
+// PhaseRules say which lines of a job's output begin a phase, and what
+// the phase is called: a regular expression, and for the default one a
+// cheap screen for the words it needs.
+type PhaseRules struct {
+	re     *regexp.Regexp
+	screen func(line string) bool // nil: every line goes to re
+}
+
+// DefaultPhases knows the lines common training logs print when a phase
+// begins (see defaultPhaseRegex; the README has the table).
+func DefaultPhases() *PhaseRules {
+	return &PhaseRules{re: defaultPhaseRegex, screen: mentionsPhaseWord}
+}
+
+// PhasesFrom makes markers of the lines re matches (see JobConfig.OnMarker
+// for the marker's text).
+func PhasesFrom(re *regexp.Regexp) *PhaseRules { return &PhaseRules{re: re} }
+
 // phaseMatcher turns lines of the job's output into markers. Each output
 // stream has its own lineSplitter; they share the matcher, so a repeated
 // marker is dropped whichever stream it comes on.
 type phaseMatcher struct {
-	re       *regexp.Regexp
+	rules    *PhaseRules
 	onMarker func(text string)
 
 	mu   sync.Mutex
 	last string // the previous marker's text
 }
 
-func newPhaseMatcher(re *regexp.Regexp, onMarker func(string)) *phaseMatcher {
+func newPhaseMatcher(rules *PhaseRules, onMarker func(string)) *phaseMatcher {
 	if onMarker == nil {
 		onMarker = func(string) {}
 	}
-	return &phaseMatcher{re: re, onMarker: onMarker}
+	return &phaseMatcher{rules: rules, onMarker: onMarker}
 }
 
 // matchLine makes a marker of line if the regex matches it and it does not
 // repeat the previous marker.
 func (m *phaseMatcher) matchLine(line []byte) {
-	text, ok := markerFor(m.re, line)
+	text, ok := markerFor(m.rules, line)
 	if !ok {
 		return
 	}
@@ -119,16 +136,16 @@ func (m *phaseMatcher) matchLine(line []byte) {
 	m.onMarker(text)
 }
 
-// markerFor is the marker text re makes of one output line, if any: the
+// markerFor is the marker text rules make of one output line, if any: the
 // capture groups that took part in the match, joined by spaces, or the
 // whole line when none did. The line is first cleaned as a terminal would
 // show it (see cleanLine), and the text is cut to MaxMarkBytes.
-func markerFor(re *regexp.Regexp, raw []byte) (string, bool) {
+func markerFor(rules *PhaseRules, raw []byte) (string, bool) {
 	line := cleanLine(raw)
-	if re == DefaultPhaseRegex && !mentionsPhaseWord(line) {
+	if rules.screen != nil && !rules.screen(line) {
 		return "", false
 	}
-	return markerText(re, line)
+	return markerText(rules.re, line)
 }
 
 // markerText is markerFor for a line already cleaned.

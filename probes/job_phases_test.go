@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestDefaultPhaseRegex(t *testing.T) {
+func TestDefaultPhases(t *testing.T) {
 	tests := []struct {
 		from, line string
 		want       string // the marker; "" for no marker
@@ -62,7 +62,7 @@ func TestDefaultPhaseRegex(t *testing.T) {
 		{"plain loop", "GPU available: True (cuda), used: True", ""},
 	}
 	for _, tt := range tests {
-		got, ok := markerFor(DefaultPhaseRegex, []byte(tt.line))
+		got, ok := markerFor(DefaultPhases(), []byte(tt.line))
 		if tt.want == "" && ok {
 			t.Errorf("%s: %q made marker %q; want none", tt.from, tt.line, got)
 		}
@@ -85,12 +85,12 @@ func TestMarkerForText(t *testing.T) {
 		{`.`, strings.Repeat("é", 150), strings.Repeat("é", 100)},        // cut to MaxMarkBytes, whole characters
 	}
 	for _, tt := range tests {
-		got, ok := markerFor(regexp.MustCompile(tt.re), []byte(tt.line))
+		got, ok := markerFor(PhasesFrom(regexp.MustCompile(tt.re)), []byte(tt.line))
 		if !ok || got != tt.want {
 			t.Errorf("%s on %q: %q, %v; want %q", tt.re, tt.line, got, ok, tt.want)
 		}
 	}
-	if got, ok := markerFor(regexp.MustCompile(`(\s*)`), []byte("   ")); ok {
+	if got, ok := markerFor(PhasesFrom(regexp.MustCompile(`(\s*)`)), []byte("   ")); ok {
 		t.Errorf("blank line made marker %q", got)
 	}
 }
@@ -116,7 +116,7 @@ func TestCleanLine(t *testing.T) {
 
 // feedAll runs output through a splitter in chunks of the given size and
 // returns the markers it made.
-func feedAll(re *regexp.Regexp, output []byte, chunk int) []string {
+func feedAll(re *PhaseRules, output []byte, chunk int) []string {
 	var got []string
 	s := &lineSplitter{m: newPhaseMatcher(re, func(text string) { got = append(got, text) })}
 	for len(output) > 0 {
@@ -137,7 +137,7 @@ func TestProgressBarRedrawsMakeOneMarkerPerPhase(t *testing.T) {
 	}
 	out.WriteString("\n\rValidation DataLoader 0: 0%|\rValidation DataLoader 0: 100%|\r\x1b[2K")
 	out.WriteString("\rEpoch 3: 100%|█████| 5/5 [val_loss=0.1]\n\rEpoch 4: 0%|")
-	got := feedAll(DefaultPhaseRegex, []byte(out.String()), 7)
+	got := feedAll(DefaultPhases(), []byte(out.String()), 7)
 	want := []string{"Epoch 3", "Validation", "Epoch 3", "Epoch 4"}
 	if !slices.Equal(got, want) {
 		t.Errorf("markers %q, want %q", got, want)
@@ -146,7 +146,7 @@ func TestProgressBarRedrawsMakeOneMarkerPerPhase(t *testing.T) {
 
 func TestLineSplitterKeepsOnlyALinesStart(t *testing.T) {
 	var got []string
-	s := &lineSplitter{m: newPhaseMatcher(DefaultPhaseRegex, func(text string) { got = append(got, text) })}
+	s := &lineSplitter{m: newPhaseMatcher(DefaultPhases(), func(text string) { got = append(got, text) })}
 	s.feed([]byte("Epoch 1 "))
 	block := bytes.Repeat([]byte("x"), 64<<10)
 	for range 160 { // 10 MB without a newline
@@ -165,8 +165,8 @@ func FuzzPhaseLines(f *testing.F) {
 	f.Add([]byte("Epoch 1/3\nstep 1\rEpoch 1: 50%|\r\nSaving model checkpoint to x\n\x1b[31mEpoch 2"), uint8(3))
 	f.Add([]byte("\xff\xfeepoch 9\x00\n{'eval_loss': 1}\n"), uint8(1))
 	f.Fuzz(func(t *testing.T, output []byte, chunk uint8) {
-		whole := feedAll(DefaultPhaseRegex, output, len(output)+1)
-		if pieces := feedAll(DefaultPhaseRegex, output, int(chunk)+1); !slices.Equal(whole, pieces) {
+		whole := feedAll(DefaultPhases(), output, len(output)+1)
+		if pieces := feedAll(DefaultPhases(), output, int(chunk)+1); !slices.Equal(whole, pieces) {
 			t.Fatalf("markers depend on how the output arrives: %q at once, %q in %d-byte pieces", whole, pieces, chunk+1)
 		}
 		for i, text := range whole {
@@ -186,8 +186,8 @@ func FuzzPhaseWords(f *testing.F) {
 	f.Add("EPOCH 4")
 	f.Add("***** Running training *****")
 	f.Fuzz(func(t *testing.T, line string) {
-		if _, ok := markerText(DefaultPhaseRegex, line); ok && !mentionsPhaseWord(line) {
-			t.Errorf("DefaultPhaseRegex matches %q, which has none of %q", line, phaseWords)
+		if _, ok := markerText(defaultPhaseRegex, line); ok && !mentionsPhaseWord(line) {
+			t.Errorf("defaultPhaseRegex matches %q, which has none of %q", line, phaseWords)
 		}
 	})
 }
@@ -204,9 +204,9 @@ func BenchmarkPhaseMatching(b *testing.B) {
 		"long, custom": strings.Repeat("0.1234, ", maxMatchLine/8),
 	}
 	for name, line := range lines {
-		re := DefaultPhaseRegex
+		re := DefaultPhases()
 		if strings.Contains(name, "custom") {
-			re = regexp.MustCompile(`(?i)^\s*(phase \w+)`)
+			re = PhasesFrom(regexp.MustCompile(`(?i)^\s*(phase \w+)`))
 		}
 		b.Run(name, func(b *testing.B) {
 			raw := []byte(line)

@@ -74,8 +74,8 @@ func TestJobExitCodes(t *testing.T) {
 		{"kill -TERM $$", 128 + 15},
 	}
 	for _, tt := range tests {
-		for _, re := range []*regexp.Regexp{nil, DefaultPhaseRegex} { // straight to the files, and through pipes
-			if code, _, _ := shellJob(t, JobConfig{PhaseRegex: re}, tt.script); code != tt.want {
+		for _, re := range []*PhaseRules{nil, DefaultPhases()} { // straight to the files, and through pipes
+			if code, _, _ := shellJob(t, JobConfig{Phases: re}, tt.script); code != tt.want {
 				t.Errorf("%q (regex %v): exit code %d, want %d", tt.script, re != nil, code, tt.want)
 			}
 		}
@@ -100,8 +100,8 @@ func TestJobOutputPassesThroughByteForByte(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "err"), stderr, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, re := range []*regexp.Regexp{nil, DefaultPhaseRegex} {
-		code, gotOut, gotErr := shellJob(t, JobConfig{PhaseRegex: re}, `cat "$1"; cat "$2" >&2`,
+	for _, re := range []*PhaseRules{nil, DefaultPhases()} {
+		code, gotOut, gotErr := shellJob(t, JobConfig{Phases: re}, `cat "$1"; cat "$2" >&2`,
 			filepath.Join(dir, "out"), filepath.Join(dir, "err"))
 		if code != 0 {
 			t.Errorf("exit code %d", code)
@@ -117,7 +117,7 @@ func TestJobOutputPassesThroughByteForByte(t *testing.T) {
 
 func TestJobMarkersComeFromMatchingLinesOnly(t *testing.T) {
 	var markers []string
-	cfg := JobConfig{PhaseRegex: DefaultPhaseRegex, OnMarker: func(text string) { markers = append(markers, text) }}
+	cfg := JobConfig{Phases: DefaultPhases(), OnMarker: func(text string) { markers = append(markers, text) }}
 	script := `printf 'loading data\nEpoch 1/2\nstep 1 loss 3.1\n\033[32mEpoch 1/2\033[0m\n'
 printf 'Saving model checkpoint to out/checkpoint-1\nstep 2 loss 2.9\nEpoch 2/2\nlast line, no newline: epoch 9'`
 	if code, _, _ := shellJob(t, cfg, script); code != 0 {
@@ -129,7 +129,7 @@ printf 'Saving model checkpoint to out/checkpoint-1\nstep 2 loss 2.9\nEpoch 2/2\
 	}
 
 	markers = nil
-	cfg.PhaseRegex = regexp.MustCompile(`^PHASE (\w+)`)
+	cfg.Phases = PhasesFrom(regexp.MustCompile(`^PHASE (\w+)`))
 	shellJob(t, cfg, `echo 'PHASE warmup'; echo 'not a PHASE x' >&2; echo 'PHASE train' >&2`)
 	slices.Sort(markers) // one from each stream: either may come first
 	if want := []string{"train", "warmup"}; !slices.Equal(markers, want) {
@@ -137,7 +137,7 @@ printf 'Saving model checkpoint to out/checkpoint-1\nstep 2 loss 2.9\nEpoch 2/2\
 	}
 
 	markers = nil
-	cfg.PhaseRegex = nil
+	cfg.Phases = nil
 	shellJob(t, cfg, `echo 'Epoch 1/2'`)
 	if len(markers) != 0 {
 		t.Errorf("no regex: markers %q", markers)
@@ -150,7 +150,7 @@ func TestJobEnvironment(t *testing.T) {
 	if err := os.Unsetenv("PYTHONUNBUFFERED"); err != nil {
 		t.Fatal(err)
 	}
-	cfg := JobConfig{PhaseRegex: DefaultPhaseRegex, Env: []string{MarkSocketEnv + "=/run/user/1/gputop/7.sock"}}
+	cfg := JobConfig{Phases: DefaultPhases(), Env: []string{MarkSocketEnv + "=/run/user/1/gputop/7.sock"}}
 	_, out, _ := shellJob(t, cfg, `echo "$GPUTOP_MARK_SOCKET|$GPUTOP_TEST_INHERITED|$PYTHONUNBUFFERED"`)
 	if want := "/run/user/1/gputop/7.sock|from gputop|1\n"; out != want {
 		t.Errorf("job saw %q, want %q", out, want)
@@ -171,7 +171,7 @@ func TestJobStdin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	_, out, _ := shellJob(t, JobConfig{Stdin: f, PhaseRegex: DefaultPhaseRegex}, `readlink /proc/self/fd/0`)
+	_, out, _ := shellJob(t, JobConfig{Stdin: f, Phases: DefaultPhases()}, `readlink /proc/self/fd/0`)
 	if want, _ := filepath.Abs(f.Name()); strings.TrimSpace(out) != want {
 		t.Errorf("job's stdin is %q, want the file %s", out, want)
 	}
@@ -195,7 +195,7 @@ func TestJobPID(t *testing.T) {
 func startWaiting(t *testing.T, script string) (*Job, *syncBuffer) {
 	t.Helper()
 	out := newSyncBuffer("ready")
-	j, err := StartJob(JobConfig{Command: []string{"sh", "-c", script}, Stdout: out, PhaseRegex: DefaultPhaseRegex})
+	j, err := StartJob(JobConfig{Command: []string{"sh", "-c", script}, Stdout: out, Phases: DefaultPhases()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,9 +348,9 @@ func TestJobOutputGoesOnWhenItCannotBePassedOn(t *testing.T) {
 	var markers []string
 	var mu sync.Mutex
 	j, err := StartJob(JobConfig{
-		Command:    []string{"sh", "-c", `i=0; while [ $i -lt 2000 ]; do echo "line $i of padding padding padding"; i=$((i+1)); done; echo "Epoch 7"`},
-		Stdout:     failingWriter{},
-		PhaseRegex: DefaultPhaseRegex,
+		Command: []string{"sh", "-c", `i=0; while [ $i -lt 2000 ]; do echo "line $i of padding padding padding"; i=$((i+1)); done; echo "Epoch 7"`},
+		Stdout:  failingWriter{},
+		Phases:  DefaultPhases(),
 		OnMarker: func(text string) {
 			mu.Lock()
 			markers = append(markers, text)

@@ -88,14 +88,6 @@ func (c *cursor) bytes(n uint64) []byte {
 
 func (c *cursor) string() string { return string(c.bytes(c.uvarint())) }
 
-func (c *cursor) uint32() uint32 {
-	v := c.bytes(4)
-	if v == nil {
-		return 0
-	}
-	return binary.LittleEndian.Uint32(v)
-}
-
 func (c *cursor) uint64() uint64 {
 	v := c.bytes(8)
 	if v == nil {

@@ -23,7 +23,6 @@ func repUnknown(n Number) bool { return math.IsNaN(float64(n)) || math.IsInf(flo
 func repPct(n Number) string    { return units.Percent(float64(n)) }
 func repShare(n Number) string  { return units.Share(float64(n)) }
 func repBytes(n Number) string  { return units.Bytes(float64(n)) }
-func repWatts(n Number) string  { return units.Watts(float64(n)) }
 func repEnergy(n Number) string { return units.Energy(float64(n)) }
 
 // repBytesOf is "used/total": "68.0/80.0GiB".
