@@ -34,10 +34,11 @@ func cmdSnapshot(args []string, e *env) error {
 	log.SetOutput(io.Discard)
 	// Two readings a quarter second apart: rates (power from energy, CPU
 	// shares) need a difference.
-	sess, err := probes.OpenSession(probes.SessionConfig{Interval: 250 * time.Millisecond, Demo: demo.scenario, Seed: 1})
+	machine, err := demo.machine(probes.RealClock{})
 	if err != nil {
 		return err
 	}
+	sess := probes.OpenSession(probes.SessionConfig{Interval: 250 * time.Millisecond, Machine: machine})
 	defer sess.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

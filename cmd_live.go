@@ -68,7 +68,11 @@ func cmdLive(args []string, e *env) error {
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
 
-	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Demo: demo.scenario, Seed: 1})
+	machine, err := demo.machine(probes.RealClock{})
+	if err != nil {
+		return err
+	}
+	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Machine: machine})
 	defer closeSession(session)
 	marks, warning := openMarks(session)
 	defer marks.Close()

@@ -52,7 +52,11 @@ func cmdRecord(args []string, e *env) error {
 	}
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
-	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Demo: demo.scenario, Seed: 1, Clock: clock})
+	machine, err := demo.machine(clock)
+	if err != nil {
+		return err
+	}
+	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Machine: machine, Clock: clock})
 	defer closeSession(session)
 	// A fast demo has no screen to keep up with: every sample is written
 	// before the next is taken, and none is dropped.

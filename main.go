@@ -139,6 +139,20 @@ func (d *demoFlag) Set(v string) error {
 	return nil
 }
 
+// machine is the simulated machine --demo asks for, running on clock (the
+// session's), or nil without --demo. Every command plays seed 1, so the same
+// scenario shows the same numbers wherever it is run.
+func (d *demoFlag) machine(clock probes.Clock) (*probes.Machine, error) {
+	if d.scenario == "" {
+		return nil, nil
+	}
+	demo, err := probes.NewDemo(d.scenario, 1, clock)
+	if err != nil {
+		return nil, err
+	}
+	return demo.Machine(), nil
+}
+
 // parseFlags parses flags that may come before or after the arguments
 // (`gputop replay run.gtr --speed 4`), and returns the arguments. --help
 // prints the flags to stdout.

@@ -6,6 +6,8 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // Demo is a GPU node that is not there: go-nvml's dgxh100 mock server (eight
@@ -91,6 +93,20 @@ func (d *Demo) Processes() ProcessLookup { return d.procs }
 
 // Hostname is the demo node's name.
 func (d *Demo) Hostname() string { return "dgx-demo" }
+
+// Machine is the demo as a session samples it (SessionConfig.Machine). The
+// session must run on the clock the demo was built with.
+func (d *Demo) Machine() *Machine {
+	return &Machine{
+		NVML:      d.NVML(),
+		Host:      d.HostProbe(),
+		Processes: d.Processes(),
+		Kind:      timeline.Demo,
+		Scenario:  d.name,
+		Hostname:  d.Hostname(),
+		Note:      "DEMO: " + d.Describe(),
+	}
+}
 
 // Describe says in one line what the scenario shows, what it follows, and
 // the seed.
