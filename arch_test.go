@@ -12,7 +12,8 @@ import (
 // TestPackageDependencies guards the shape of the code (docs/architecture.md)
 // with a test rather than with memory: timeline is the shared vocabulary and
 // imports only the standard library; the UI cannot tell live from replay
-// because it imports neither probes nor recordings; probes never draw.
+// because it imports neither probes nor recordings; probes never draw, and
+// never depend on the demo that simulates them.
 func TestPackageDependencies(t *testing.T) {
 	const module = "github.com/gputop-dev/gputop/"
 	std := func(p string) bool { return !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") }
@@ -28,6 +29,12 @@ func TestPackageDependencies(t *testing.T) {
 		{"probes", func(p string) bool {
 			return std(p) || p == module+"timeline" || strings.HasPrefix(p, "github.com/NVIDIA/go-nvml/") ||
 				strings.HasPrefix(p, "github.com/shirou/gopsutil/") || strings.HasPrefix(p, "golang.org/x/sys/")
+		}},
+		// The demo builds on probes, which (above) cannot reach back to it; a
+		// simulated machine has no need of the real host's gopsutil or x/sys.
+		{"probes/demo", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"probes" ||
+				strings.HasPrefix(p, "github.com/NVIDIA/go-nvml/")
 		}},
 		{"ui", func(p string) bool { return !strings.HasPrefix(p, module) || p == module+"timeline" }},
 		{"ui/screen", func(p string) bool { return !strings.HasPrefix(p, module) }},

@@ -23,7 +23,7 @@ func cmdSnapshot(args []string, e *env) error {
 	fs := flag.NewFlagSet("snapshot", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON (fields in docs/snapshot.md)")
 	var demo demoFlag
-	fs.Var(&demo, "demo", "read 8 simulated H100s playing `SCENARIO`: "+strings.Join(probes.Scenarios, ", "))
+	fs.Var(&demo, "demo", "read 8 simulated H100s playing `SCENARIO`: "+scenarioNames)
 	rest, err := parseFlags(fs, args, e.stdout)
 	if err != nil {
 		return err

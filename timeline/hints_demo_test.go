@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/probes"
+	"github.com/gputop-dev/gputop/probes/demo"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -23,11 +24,11 @@ var hxDemoStart = time.Date(2025, 7, 27, 0, 34, 45, 0, time.UTC)
 func hxRecordDemo(t *testing.T, scenario string, seed int64, d time.Duration) (*timeline.Store, timeline.SourceInfo) {
 	t.Helper()
 	clock := probes.NewFastClock(hxDemoStart)
-	demo, err := probes.NewDemo(scenario, seed, clock)
+	node, err := demo.New(scenario, seed, clock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess := probes.OpenSession(probes.SessionConfig{Interval: time.Second, Machine: demo.Machine(), Clock: clock})
+	sess := probes.OpenSession(probes.SessionConfig{Interval: time.Second, Machine: node.Machine(), Clock: clock})
 	t.Cleanup(func() {
 		if err := sess.Close(); err != nil {
 			t.Error(err)

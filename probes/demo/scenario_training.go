@@ -1,4 +1,4 @@
-package probes
+package demo
 
 // The training scenario: healthy DDP on eight GPUs, the control case. Its
 // dips (a step boundary where every rank logs and syncs, 1-2 s every 45 s or

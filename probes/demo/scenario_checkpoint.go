@@ -1,4 +1,4 @@
-package probes
+package demo
 
 // The checkpoint scenario, after the llama8b 8xH100 ckpt100 trace: DDP
 // training at ~90 % and ~550 W on every GPU, and every ~2 minutes rank 0

@@ -1,4 +1,4 @@
-package probes
+package demo
 
 // The cpu-fallback scenario, after seed report 000: the model was moved to
 // cuda and holds ~20 GB on GPU0, but the batches stayed on the CPU, so the

@@ -1,4 +1,4 @@
-package probes
+package demo
 
 // The input-bound scenario: the GPUs wait for data. One Python process drives
 // all eight GPUs (nn.DataParallel); each batch keeps them busy for 1-2 s, then
