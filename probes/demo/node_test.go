@@ -78,6 +78,13 @@ func TestEveryScenarioBuildsAndDescribesItself(t *testing.T) {
 		if !strings.HasPrefix(desc, name+": ") || !strings.HasSuffix(desc, "; seed 42") || strings.Contains(desc, "\n") {
 			t.Errorf("Describe() = %q, want one line naming %q and the seed", desc, name)
 		}
+		// Users see this line; the reports and traces behind a script mean
+		// nothing to them.
+		for _, internal := range []string{"seed report", "trace", "8xH100"} {
+			if strings.Contains(desc, internal) {
+				t.Errorf("Describe() = %q cites %q", desc, internal)
+			}
+		}
 		if d.Hostname() == "" {
 			t.Error("empty hostname")
 		}

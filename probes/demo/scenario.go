@@ -12,8 +12,11 @@ import (
 // watts the work would draw at full clock); the H100 model (h100.go) turns
 // that into what the hardware reports.
 type scenario struct {
-	name  string
-	about string // one line: what it shows and which seed report or trace it follows
+	name string
+	// about is one line for the screen, the recording's note and the
+	// report: what the scenario shows, in the user's terms. The seed report
+	// or trace a script follows is named in its comments, never here.
+	about string
 	gpu   func(g int, s slot) gpuLoad
 	host  func(s slot, h *hostLoad)
 	procs []scriptedProc

@@ -20,7 +20,7 @@ func newCPUFallback(n noise) *scenario {
 	sc := &scenario{
 		name: "cpu-fallback",
 		about: "20 GB allocated on GPU0 with its SMs near 0 % while the job's Python process pegs a host core: " +
-			"the tensors never left the CPU (seed report 000)",
+			"the tensors never left the CPU",
 	}
 	cores := []int{0}
 	for c := 1; c <= fallbackBlasThreads; c++ {
