@@ -27,7 +27,7 @@ func cmdSnapshot(args []string, e *env) error {
 	fs := flag.NewFlagSet("snapshot", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON (fields in docs/snapshot.md)")
 	var demo demoFlag
-	fs.Var(&demo, "demo", "read 8 simulated H100s playing `SCENARIO`: "+strings.Join(probes.Scenarios, ", "))
+	fs.Var(&demo, "demo", "read 8 simulated H100s playing `SCENARIO`: "+scenarioNames)
 	rest, err := parseFlags(fs, args, e.stdout)
 	if err != nil {
 		return err
@@ -38,10 +38,11 @@ func cmdSnapshot(args []string, e *env) error {
 	log.SetOutput(io.Discard)
 	// Two readings a quarter second apart: rates (power from energy, CPU
 	// shares) need a difference.
-	sess, err := probes.OpenSession(probes.SessionConfig{Interval: 250 * time.Millisecond, Demo: demo.scenario, Seed: 1})
+	machine, err := demo.machine(probes.RealClock{})
 	if err != nil {
 		return err
 	}
+	sess := probes.OpenSession(probes.SessionConfig{Interval: 250 * time.Millisecond, Machine: machine})
 	defer sess.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

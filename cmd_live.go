@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -29,7 +28,7 @@ func cmdLive(args []string, e *env) error {
 	fs := flag.NewFlagSet("live", flag.ContinueOnError)
 	interval := fs.Duration("interval", time.Second, "time between samples (at least 100ms)")
 	var demo demoFlag
-	fs.Var(&demo, "demo", "simulate 8 H100s playing `SCENARIO`: "+strings.Join(probes.Scenarios, ", "))
+	fs.Var(&demo, "demo", "simulate 8 H100s playing `SCENARIO`: "+scenarioNames)
 	ascii := fs.Bool("ascii", false, "draw with ASCII only, for terminals without Unicode")
 	record := fs.String("record", "", "record the session to `FILE` from the start (r toggles recording)")
 	force := fs.Bool("force", false, "with --record, overwrite FILE if it exists")
@@ -68,7 +67,11 @@ func cmdLive(args []string, e *env) error {
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
 
-	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Demo: demo.scenario, Seed: 1})
+	machine, err := demo.machine(probes.RealClock{})
+	if err != nil {
+		return err
+	}
+	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Machine: machine})
 	defer closeSession(session)
 	marks, warning := openMarks(session)
 	defer marks.Close()

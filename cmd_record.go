@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"strings"
 	"time"
 
 	"github.com/gputop-dev/gputop/probes"
@@ -19,7 +18,7 @@ func cmdRecord(args []string, e *env) error {
 	duration := fs.Duration("duration", 0, "stop on the last sample within this long (default: until Ctrl-C, SIGTERM or a hang-up)")
 	interval := fs.Duration("interval", time.Second, "time between samples (at least 100ms)")
 	var demo demoFlag
-	fs.Var(&demo, "demo", "record 8 simulated H100s playing `SCENARIO`: "+strings.Join(probes.Scenarios, ", "))
+	fs.Var(&demo, "demo", "record 8 simulated H100s playing `SCENARIO`: "+scenarioNames)
 	fast := fs.Bool("fast", false, "with --demo: run the simulated clock as fast as it goes")
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
 	rest, err := parseFlags(fs, args, e.stdout)
@@ -52,7 +51,11 @@ func cmdRecord(args []string, e *env) error {
 	}
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
-	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Demo: demo.scenario, Seed: 1, Clock: clock})
+	machine, err := demo.machine(clock)
+	if err != nil {
+		return err
+	}
+	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Machine: machine, Clock: clock})
 	defer closeSession(session)
 	// A fast demo has no screen to keep up with: every sample is written
 	// before the next is taken, and none is dropped.

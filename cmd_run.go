@@ -84,7 +84,11 @@ func cmdRun(args []string, e *env) error {
 	// and the job's first lines and markers are not lost; the job's tree
 	// is named to the session once the job runs.
 	tree := probes.NewTreeProbe()
-	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Demo: demo.scenario, Seed: 1,
+	machine, err := demo.machine(probes.RealClock{})
+	if err != nil {
+		return err
+	}
+	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Machine: machine,
 		Extra: []probes.Probe{tree}})
 	defer closeSession(session)
 	rec := recordings.NewRecorder(probes.NewJobSource(session, tree, job), recorderOptions(*force, false))

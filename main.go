@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/probes"
+	"github.com/gputop-dev/gputop/probes/demo"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -112,8 +113,11 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  gputop %-9s %s\n      %s\n", c.name, c.args, c.help)
 	}
 	fmt.Fprintf(w, "\nWithout a GPU, --demo runs the real NVML probe against a simulated 8x H100 node.\n"+
-		"Scenarios: %s.\n'gputop COMMAND --help' shows a command's flags.\n", strings.Join(probes.Scenarios, ", "))
+		"Scenarios: %s.\n'gputop COMMAND --help' shows a command's flags.\n", scenarioNames)
 }
+
+// scenarioNames lists the demo's scenarios, for help and errors.
+var scenarioNames = strings.Join(demo.Scenarios, ", ")
 
 // demoFlag is --demo[=SCENARIO]: a bare --demo plays "training".
 type demoFlag struct{ scenario string }
@@ -124,19 +128,33 @@ func (d *demoFlag) IsBoolFlag() bool { return true }
 func (d *demoFlag) Set(v string) error {
 	switch v {
 	case "true":
-		d.scenario = probes.Scenarios[0]
+		d.scenario = demo.Scenarios[0]
 	case "false":
 		d.scenario = ""
 	default:
-		for _, s := range probes.Scenarios {
+		for _, s := range demo.Scenarios {
 			if v == s {
 				d.scenario = v
 				return nil
 			}
 		}
-		return fmt.Errorf("unknown scenario %q; the scenarios are %s", v, strings.Join(probes.Scenarios, ", "))
+		return fmt.Errorf("unknown scenario %q; the scenarios are %s", v, scenarioNames)
 	}
 	return nil
+}
+
+// machine is the simulated machine --demo asks for, running on clock (the
+// session's), or nil without --demo. Every command plays seed 1, so the same
+// scenario shows the same numbers wherever it is run.
+func (d *demoFlag) machine(clock probes.Clock) (*probes.Machine, error) {
+	if d.scenario == "" {
+		return nil, nil
+	}
+	node, err := demo.New(d.scenario, 1, clock)
+	if err != nil {
+		return nil, err
+	}
+	return node.Machine(), nil
 }
 
 // parseFlags parses flags that may come before or after the arguments

@@ -7,6 +7,11 @@
 //	                     ├─ host probe ─┘
 //	                     └─ every Nth tick: GPU processes (slower tier)
 //
-// The demo drives the same NVML probe through go-nvml's mock server, with a
-// scenario script setting what each device answers.
+// Beside the probes (NVML, host, gputop itself, a job's process tree, the
+// processes on the GPUs) it holds the sessions that assemble them
+// (OpenSession), the marker socket and the job runner of `gputop run`.
+//
+// Everything here reads a real machine. The demo (probes/demo) is a
+// simulated one: it imports probes and hands a session a Machine, whose
+// mock NVML the same NVML probe reads; probes never imports it.
 package probes

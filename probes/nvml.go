@@ -15,7 +15,7 @@ import (
 // NVML is the GPU source: NVML initialised once, its GPUs enumerated, one
 // Probe per GPU and a slower process tier. It works on an nvml.Interface:
 // nvml.New() in production, go-nvml's mock server (dgxh100.New()) in tests
-// and the demo.
+// and in the demo (probes/demo).
 //
 // # Two calls kill the process, and recover() cannot catch either
 //
@@ -26,7 +26,7 @@ import (
 //     API; every function newer than that is looked up once with
 //     Extensions().LookupSymbol at open, and a missing one is never called.
 //
-// # The exact calls, for the demo's mock (every one needs its ...Func set)
+// # The exact calls, for the demo's mock in probes/demo (every one needs its ...Func set)
 //
 // At open, in order:
 //   - Init

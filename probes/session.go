@@ -15,18 +15,36 @@ import (
 // SessionConfig says what a live or demo session samples.
 type SessionConfig struct {
 	Interval time.Duration
-	// Demo is the scenario to play through the NVML mock; "" reads this
-	// machine's GPUs.
-	Demo string
-	Seed int64
-	// Clock is the sampler's (and the demo's) time: RealClock{} or a
-	// FastClock for recording a demo as fast as it runs.
+	// Machine is a simulated machine to sample in place of this one (the
+	// demo's, from probes/demo); nil reads this machine's GPUs and host.
+	Machine *Machine
+	// Clock is the sampler's time: RealClock{} or a FastClock for recording
+	// a demo as fast as it runs. A Machine must run on the same clock, or
+	// what it plays would not match the samples' times.
 	Clock Clock
 	// NewNVML gives the real library; tests replace it. Nil means nvml.New.
 	NewNVML func() nvml.Interface
 	// Extra probes run beside the standard ones: the process tree of the
 	// job `gputop run` wraps.
 	Extra []Probe
+}
+
+// Machine is a machine a session samples in place of this one: GPUs behind
+// an nvml.Interface, which the real NVML probe reads as it reads a driver,
+// a host probe, the processes on the GPUs, and how the source describes
+// itself. probes/demo builds one; probes takes it as a value so that it
+// never imports what simulates it.
+type Machine struct {
+	NVML      nvml.Interface
+	Host      Probe
+	Processes ProcessLookup
+	// Kind, Scenario and Hostname become the session's SourceInfo fields
+	// of the same names.
+	Kind     timeline.SourceKind
+	Scenario string
+	Hostname string
+	// Note is the first of Info().Notes: what the machine is, in one line.
+	Note string
 }
 
 // Session is a Sampler over every probe a session has: one per GPU, the
@@ -36,11 +54,11 @@ type Session struct {
 	nvml *NVML
 }
 
-// OpenSession finds the GPUs and builds the sampler. Without a demo it opens
-// the real NVML library; when that fails it samples the host alone, and
-// Info().Notes says why in one line (and that --demo exists) while
-// Info().Checks lists every check made. The only error is a bad scenario.
-func OpenSession(cfg SessionConfig) (*Session, error) {
+// OpenSession finds the GPUs and builds the sampler. Without a Machine it
+// opens the real NVML library; when that fails it samples the host alone,
+// and Info().Notes says why in one line (and that --demo exists) while
+// Info().Checks lists every check made.
+func OpenSession(cfg SessionConfig) *Session {
 	if cfg.Clock == nil {
 		cfg.Clock = RealClock{}
 	}
@@ -51,14 +69,12 @@ func OpenSession(cfg SessionConfig) (*Session, error) {
 	var lib nvml.Interface
 	var lookup ProcessLookup
 	host := NewHostProbe()
-	if cfg.Demo != "" {
-		demo, err := NewDemo(cfg.Demo, cfg.Seed, cfg.Clock)
-		if err != nil {
-			return nil, err
+	if m := cfg.Machine; m != nil {
+		lib, lookup, host = m.NVML, m.Processes, m.Host
+		info.Kind, info.Scenario, info.Host = m.Kind, m.Scenario, m.Hostname
+		if m.Note != "" {
+			info.Notes = append(info.Notes, m.Note)
 		}
-		lib, lookup, host = demo.NVML(), demo.Processes(), demo.HostProbe()
-		info.Kind, info.Scenario, info.Host = timeline.Demo, cfg.Demo, demo.Hostname()
-		info.Notes = append(info.Notes, "DEMO: "+demo.Describe())
 	} else {
 		info.Host, _ = os.Hostname()
 		lookup = NewProcessLookup()
@@ -92,7 +108,7 @@ func OpenSession(cfg SessionConfig) (*Session, error) {
 		Clock:    cfg.Clock,
 		Info:     info,
 	})
-	return s, nil
+	return s
 }
 
 // noGPUNote is the one line a person without a GPU sees.
@@ -128,7 +144,6 @@ type PendingSession struct {
 	cfg   SessionConfig
 	ready chan struct{}
 	sess  *Session
-	err   error
 	mu    sync.Mutex
 	marks []pendingMark
 }
@@ -137,7 +152,7 @@ type PendingSession struct {
 func OpenPending(cfg SessionConfig) *PendingSession {
 	p := &PendingSession{cfg: cfg, ready: make(chan struct{})}
 	go func() {
-		p.sess, p.err = OpenSession(cfg)
+		p.sess = OpenSession(cfg)
 		close(p.ready)
 	}()
 	return p
@@ -147,24 +162,21 @@ func OpenPending(cfg SessionConfig) *PendingSession {
 func (p *PendingSession) Info() timeline.SourceInfo {
 	select {
 	case <-p.ready:
-		if p.sess != nil {
-			return p.sess.Info()
-		}
+		return p.sess.Info()
 	default:
 	}
-	kind := timeline.Live
-	if p.cfg.Demo != "" {
-		kind = timeline.Demo
+	info := timeline.SourceInfo{Kind: timeline.Live, Interval: p.cfg.Interval, Notes: []string{"looking for GPUs"}}
+	if m := p.cfg.Machine; m != nil {
+		info.Kind, info.Scenario = m.Kind, m.Scenario
 	}
-	return timeline.SourceInfo{Kind: kind, Scenario: p.cfg.Demo, Interval: p.cfg.Interval,
-		Notes: []string{"looking for GPUs"}}
+	return info
 }
 
-// Wait waits for the session to open, and returns why it could not.
+// Wait waits for the session to open, or for ctx to be done.
 func (p *PendingSession) Wait(ctx context.Context) error {
 	select {
 	case <-p.ready:
-		return p.err
+		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -176,9 +188,6 @@ func (p *PendingSession) Next(ctx context.Context) (timeline.Sample, error) {
 	case <-p.ready:
 	case <-ctx.Done():
 		return timeline.Sample{}, ctx.Err()
-	}
-	if p.err != nil {
-		return timeline.Sample{}, p.err
 	}
 	p.mu.Lock()
 	for _, m := range p.marks {
@@ -197,9 +206,7 @@ func (p *PendingSession) Mark(text string) { p.MarkFrom("key", text) }
 func (p *PendingSession) MarkFrom(origin, text string) {
 	select {
 	case <-p.ready:
-		if p.sess != nil {
-			p.sess.MarkFrom(origin, text)
-		}
+		p.sess.MarkFrom(origin, text)
 		return
 	default:
 	}
@@ -214,8 +221,5 @@ type pendingMark struct{ origin, text string }
 // the driver) and closes the session.
 func (p *PendingSession) Close() error {
 	<-p.ready
-	if p.sess == nil {
-		return p.err
-	}
 	return p.sess.Close()
 }

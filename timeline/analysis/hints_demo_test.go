@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/probes"
+	"github.com/gputop-dev/gputop/probes/demo"
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
 )
@@ -23,12 +24,12 @@ var hxDemoStart = time.Date(2025, 7, 27, 0, 34, 45, 0, time.UTC)
 // hxRecordDemo plays a scenario for the given simulated time at 1s.
 func hxRecordDemo(t *testing.T, scenario string, seed int64, d time.Duration) (*timeline.Store, timeline.SourceInfo) {
 	t.Helper()
-	sess, err := probes.OpenSession(probes.SessionConfig{
-		Interval: time.Second, Demo: scenario, Seed: seed, Clock: probes.NewFastClock(hxDemoStart),
-	})
+	clock := probes.NewFastClock(hxDemoStart)
+	node, err := demo.New(scenario, seed, clock)
 	if err != nil {
 		t.Fatal(err)
 	}
+	sess := probes.OpenSession(probes.SessionConfig{Interval: time.Second, Machine: node.Machine(), Clock: clock})
 	t.Cleanup(func() {
 		if err := sess.Close(); err != nil {
 			t.Error(err)

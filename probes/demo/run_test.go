@@ -1,4 +1,4 @@
-package probes
+package demo
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -18,8 +19,8 @@ var demoStart = time.Date(2025, 7, 27, 0, 34, 45, 0, time.UTC)
 // process lookup, on a Sampler with a FastClock; every sample derived as the
 // Store derives it.
 type demoRun struct {
-	demo    *Demo
-	nvml    *NVML
+	demo    *Node
+	nvml    *probes.NVML
 	samples []timeline.Sample
 	// derived holds each display value per tick (NaN where a tick lacked it).
 	derived map[timeline.Key][]float64
@@ -31,12 +32,12 @@ type demoRun struct {
 // recovers it and reports the probe failed.
 func recordDemo(t testing.TB, scenario string, seed int64, ticks int) *demoRun {
 	t.Helper()
-	clock := NewFastClock(demoStart)
-	demo, err := NewDemo(scenario, seed, clock)
+	clock := probes.NewFastClock(demoStart)
+	demo, err := New(scenario, seed, clock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nv, err := OpenNVML(demo.NVML(), clock)
+	nv, err := probes.OpenNVML(demo.NVML(), clock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,13 +46,13 @@ func recordDemo(t testing.TB, scenario string, seed int64, ticks int) *demoRun {
 			t.Error(err)
 		}
 	})
-	sampler := NewSampler(SamplerConfig{
+	sampler := probes.NewSampler(probes.SamplerConfig{
 		Interval: time.Second,
 		// A generous real-time timeout: the race detector on a busy machine
 		// must not turn a slow call into a "late" that looks like a bug.
 		Timeout: 30 * time.Second,
 		Probes:  append(nv.Probes(), demo.HostProbe()),
-		Slow:    []Probe{nv.ProcessProbe(demo.Processes())},
+		Slow:    []probes.Probe{nv.ProcessProbe(demo.Processes())},
 		Clock:   clock,
 	})
 	t.Cleanup(sampler.Close)
@@ -121,12 +122,12 @@ func BenchmarkRecordTenMinutes(b *testing.B) {
 // BenchmarkDemoTick is what one live tick costs the demo and the probes that
 // read it: eight GPUs and the host, read one after the other.
 func BenchmarkDemoTick(b *testing.B) {
-	clock := NewFastClock(demoStart)
-	demo, err := NewDemo("training", 1, clock)
+	clock := probes.NewFastClock(demoStart)
+	demo, err := New("training", 1, clock)
 	if err != nil {
 		b.Fatal(err)
 	}
-	nv, err := OpenNVML(demo.NVML(), clock)
+	nv, err := probes.OpenNVML(demo.NVML(), clock)
 	if err != nil {
 		b.Fatal(err)
 	}

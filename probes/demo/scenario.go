@@ -1,4 +1,4 @@
-package probes
+package demo
 
 import (
 	"fmt"
@@ -9,11 +9,14 @@ import (
 // GPU and each host core does in every slot of 1/6 s, which processes hold
 // the GPUs, and what it is meant to show. Scripts say what the work is (how
 // much of the slot has a kernel running, how many SMs are busy, how many
-// watts the work would draw at full clock); the H100 model in this file turns
-// that into what the hardware reports (scenario_h100.go).
+// watts the work would draw at full clock); the H100 model (h100.go) turns
+// that into what the hardware reports.
 type scenario struct {
-	name  string
-	about string // one line: what it shows and which seed report or trace it follows
+	name string
+	// about is one line for the screen, the recording's note and the
+	// report: what the scenario shows, in the user's terms. The seed report
+	// or trace a script follows is named in its comments, never here.
+	about string
 	gpu   func(g int, s slot) gpuLoad
 	host  func(s slot, h *hostLoad)
 	procs []scriptedProc

@@ -1,4 +1,4 @@
-package probes
+package demo
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -79,7 +80,7 @@ func TestHostCountersDeriveTheScript(t *testing.T) {
 // The demo host writes what the real host probe writes, so the screens,
 // recordings and hints cannot tell them apart.
 func TestHostProbeWritesTheRealProbesMetrics(t *testing.T) {
-	real, err := NewHostProbe().Collect(context.Background())
+	real, err := probes.NewHostProbe().Collect(context.Background())
 	if err != nil {
 		// Some containers hide /proc/diskstats; the names are still there.
 		t.Logf("real host probe: %v", err)

@@ -1,4 +1,4 @@
-package probes
+package demo
 
 // The checkpoint scenario, after the llama8b 8xH100 ckpt100 trace: DDP
 // training at ~90 % and ~550 W on every GPU, and every ~2 minutes rank 0
@@ -28,7 +28,7 @@ func newCheckpoint(n noise) *scenario {
 	sc := &scenario{
 		name: "checkpoint",
 		about: "8-GPU training where rank 0 saves a checkpoint for 40-50 s every ~2 min: GPU0 drops to ~0 % while " +
-			"GPUs 1-7 read ~100 % at ~150 W, spinning in NCCL (llama8b 8xH100 ckpt100 trace)",
+			"GPUs 1-7 read ~100 % at ~150 W, spinning in NCCL as they wait for it",
 	}
 	sc.procs = ranks(4100, "python train_gpt.py --model_size 8B --save_steps 100 --local-rank=%d", func(r int) float64 {
 		if r == 0 {

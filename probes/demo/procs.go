@@ -1,10 +1,12 @@
-package probes
+package demo
 
 import (
 	"math"
 	"sync"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/gputop-dev/gputop/probes"
 )
 
 // The scripted processes, as NVML lists them per GPU and as the host's
@@ -77,11 +79,11 @@ func (d *demoDevice) GetProcessUtilization(lastSeen uint64) ([]nvml.ProcessUtili
 	return out, nvml.SUCCESS
 }
 
-// demoProcesses is the demo's ProcessLookup: the scripted user, command and
-// RSS, and a CPU % that, like the real lookup's, is the average since the
-// previous lookup of the same PID (NaN at the first).
+// demoProcesses is the demo's probes.ProcessLookup: the scripted user,
+// command and RSS, and a CPU % that, like the real lookup's, is the average
+// since the previous lookup of the same PID (NaN at the first).
 type demoProcesses struct {
-	demo *Demo
+	demo *Node
 
 	mu   sync.Mutex
 	last map[int]lookupMark
@@ -93,7 +95,7 @@ type lookupMark struct {
 }
 
 // Lookup finds a scripted process.
-func (p *demoProcesses) Lookup(pid int) (ProcessInfo, bool) {
+func (p *demoProcesses) Lookup(pid int) (probes.ProcessInfo, bool) {
 	var proc *scriptedProc
 	for i := range p.demo.sc.procs {
 		if p.demo.sc.procs[i].PID == pid {
@@ -101,7 +103,7 @@ func (p *demoProcesses) Lookup(pid int) (ProcessInfo, bool) {
 		}
 	}
 	if proc == nil {
-		return ProcessInfo{}, false
+		return probes.ProcessInfo{}, false
 	}
 	now := p.demo.time.now()
 	p.mu.Lock()
@@ -115,13 +117,13 @@ func (p *demoProcesses) Lookup(pid int) (ProcessInfo, bool) {
 		cpu = p.demo.cpuOf(proc, prev.at, now)
 	}
 	p.last[pid] = lookupMark{at: now, cpu: cpu}
-	return ProcessInfo{User: proc.User, Command: proc.Command, CPU: cpu, RSS: proc.RSS}, true
+	return probes.ProcessInfo{User: proc.User, Command: proc.Command, CPU: cpu, RSS: proc.RSS}, true
 }
 
 // cpuOf is a process's CPU % (of one core) between two instants: the busy
 // time of its cores over the slots between, weighted by how much of each
 // slot lies inside.
-func (d *Demo) cpuOf(p *scriptedProc, from, to int64) float64 {
+func (d *Node) cpuOf(p *scriptedProc, from, to int64) float64 {
 	var busy float64 // %·µs
 	var h hostLoad
 	for k := slotAt(from); k <= slotAt(to); k++ {

@@ -1,4 +1,4 @@
-package probes
+package demo
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
+	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -36,17 +37,17 @@ func (c *setClock) set(t time.Time) {
 
 func (c *setClock) at(d time.Duration) { c.set(demoStart.Add(d)) }
 
-func newTestDemo(t testing.TB, scenario string, seed int64) (*Demo, *setClock) {
+func newTestDemo(t testing.TB, scenario string, seed int64) (*Node, *setClock) {
 	t.Helper()
 	clock := &setClock{now: demoStart}
-	d, err := NewDemo(scenario, seed, clock)
+	d, err := New(scenario, seed, clock)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d, clock
 }
 
-func handle(t testing.TB, d *Demo, i int) nvml.Device {
+func handle(t testing.TB, d *Node, i int) nvml.Device {
 	t.Helper()
 	dev, ret := d.NVML().DeviceGetHandleByIndex(i)
 	if ret != nvml.SUCCESS {
@@ -56,7 +57,7 @@ func handle(t testing.TB, d *Demo, i int) nvml.Device {
 }
 
 func TestNewDemoRejectsUnknownScenario(t *testing.T) {
-	_, err := NewDemo("nope", 1, NewFastClock(demoStart))
+	_, err := New("nope", 1, probes.NewFastClock(demoStart))
 	if err == nil {
 		t.Fatal("no error for an unknown scenario")
 	}
@@ -76,6 +77,13 @@ func TestEveryScenarioBuildsAndDescribesItself(t *testing.T) {
 		desc := d.Describe()
 		if !strings.HasPrefix(desc, name+": ") || !strings.HasSuffix(desc, "; seed 42") || strings.Contains(desc, "\n") {
 			t.Errorf("Describe() = %q, want one line naming %q and the seed", desc, name)
+		}
+		// Users see this line; the reports and traces behind a script mean
+		// nothing to them.
+		for _, internal := range []string{"seed report", "trace", "8xH100"} {
+			if strings.Contains(desc, internal) {
+				t.Errorf("Describe() = %q cites %q", desc, internal)
+			}
 		}
 		if d.Hostname() == "" {
 			t.Error("empty hostname")

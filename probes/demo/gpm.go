@@ -1,4 +1,4 @@
-package probes
+package demo
 
 import (
 	"sync"
@@ -13,7 +13,7 @@ import (
 // mock.GpmSample because the mock keeps every call it gets in a slice, which
 // a demo left running for days would grow without end.
 type gpmSample struct {
-	demo *Demo
+	demo *Node
 
 	mu    sync.Mutex
 	gpu   int // -1 until Get
@@ -48,7 +48,7 @@ func (s *gpmSample) read() (gpu int, at int64, t gpuTotals) {
 }
 
 // gpmSampleAlloc is the library's GpmSampleAlloc.
-func (d *Demo) gpmSampleAlloc() (nvml.GpmSample, nvml.Return) {
+func (d *Node) gpmSampleAlloc() (nvml.GpmSample, nvml.Return) {
 	return &gpmSample{demo: d, gpu: -1}, nvml.SUCCESS
 }
 
@@ -56,7 +56,7 @@ func (d *Demo) gpmSampleAlloc() (nvml.GpmSample, nvml.Return) {
 // averaged between Sample1 and Sample2 (taken later, from the same GPU).
 // Metrics the script does not model answer NOT_SUPPORTED in their own
 // NvmlReturn, as the driver does for a metric a GPU lacks.
-func (d *Demo) gpmMetricsGet(m *nvml.GpmMetricsGetType) nvml.Return {
+func (d *Node) gpmMetricsGet(m *nvml.GpmMetricsGetType) nvml.Return {
 	s1, ok1 := m.Sample1.(*gpmSample)
 	s2, ok2 := m.Sample2.(*gpmSample)
 	if !ok1 || !ok2 || int(m.NumMetrics) > len(m.Metrics) {
@@ -101,7 +101,7 @@ func (d *Demo) gpmMetricsGet(m *nvml.GpmMetricsGetType) nvml.Return {
 
 // gpuOf finds the scripted GPU behind a device handle: the demo's own
 // handles, or the mock server's devices for code that holds those.
-func (d *Demo) gpuOf(dev nvml.Device) *demoGPU {
+func (d *Node) gpuOf(dev nvml.Device) *demoGPU {
 	switch h := dev.(type) {
 	case *demoDevice:
 		return h.gpu

@@ -1,4 +1,4 @@
-package probes
+package demo
 
 import (
 	"fmt"
@@ -6,9 +6,12 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
+
+	"github.com/gputop-dev/gputop/probes"
+	"github.com/gputop-dev/gputop/timeline"
 )
 
-// Demo is a GPU node that is not there: go-nvml's dgxh100 mock server (eight
+// Node is a GPU node that is not there: go-nvml's dgxh100 mock server (eight
 // H100 80GB) whose metric functions a scenario script drives, a simulated
 // host, and the processes the script runs. gputop's real NVML probe reads it
 // exactly as it reads a driver.
@@ -19,10 +22,10 @@ import (
 //	                                      ledgers ─────┘  (exact integrals: energy, bytes, CPU s)
 //	                                      host script ───▶ HostProbe, Processes
 //
-// Everything a Demo reports is a pure function of (seed, scenario, GPU, time
-// since NewDemo) read from its Clock, so it runs the same on a real clock
-// and on a FastClock, and two demos with the same seed agree sample for sample.
-type Demo struct {
+// Everything a Node reports is a pure function of (seed, scenario, GPU, time
+// since New) read from its Clock, so it runs the same on a real clock and on
+// a probes.FastClock, and two demos with the same seed agree sample for sample.
+type Node struct {
 	name    string
 	seed    int64
 	sc      *scenario
@@ -39,9 +42,9 @@ var (
 	sDemoUUID   = streamOf("demo/uuid")
 )
 
-// NewDemo builds the demo of a scenario (one of Scenarios) from a seed.
+// New builds the demo of a scenario (one of Scenarios) from a seed.
 // clock.Now() at this call is the demo's time zero.
-func NewDemo(scenario string, seed int64, clock Clock) (*Demo, error) {
+func New(scenario string, seed int64, clock probes.Clock) (*Node, error) {
 	n := newNoise(seed)
 	sc, err := buildScenario(scenario, n)
 	if err != nil {
@@ -51,7 +54,7 @@ func NewDemo(scenario string, seed int64, clock Clock) (*Demo, error) {
 	if len(srv.Devices) != demoGPUs {
 		return nil, fmt.Errorf("demo: go-nvml's dgxh100 mock has %d GPUs, the scripts are written for %d", len(srv.Devices), demoGPUs)
 	}
-	d := &Demo{name: scenario, seed: seed, sc: sc, time: demoTime{clock: clock, start: clock.Now()}, server: srv}
+	d := &Node{name: scenario, seed: seed, sc: sc, time: demoTime{clock: clock, start: clock.Now()}, server: srv}
 	// The driver and host were up for a few days before the demo began:
 	// counters start from there, as real ones do.
 	uptime := n.between(2, 9, sDemoUptime, 0, 0) * 86400
@@ -79,21 +82,35 @@ func demoUUID(n noise, gpu int) string {
 }
 
 // NVML is the mock server as an nvml.Interface, with every function the
-// NVML probe calls set. Hand it to OpenNVML.
-func (d *Demo) NVML() nvml.Interface { return d.lib }
+// NVML probe calls set. Hand it to probes.OpenNVML.
+func (d *Node) NVML() nvml.Interface { return d.lib }
 
 // HostProbe is the simulated host: Name "host", Device "host", the same
 // metrics as the real host probe.
-func (d *Demo) HostProbe() Probe { return d.host }
+func (d *Node) HostProbe() probes.Probe { return d.host }
 
 // Processes answers for the PIDs the script runs on the GPUs.
-func (d *Demo) Processes() ProcessLookup { return d.procs }
+func (d *Node) Processes() probes.ProcessLookup { return d.procs }
 
 // Hostname is the demo node's name.
-func (d *Demo) Hostname() string { return "dgx-demo" }
+func (d *Node) Hostname() string { return "dgx-demo" }
+
+// Machine is the demo as a session samples it (probes.SessionConfig's
+// Machine). The session must run on the clock the demo was built with.
+func (d *Node) Machine() *probes.Machine {
+	return &probes.Machine{
+		NVML:      d.NVML(),
+		Host:      d.HostProbe(),
+		Processes: d.Processes(),
+		Kind:      timeline.Demo,
+		Scenario:  d.name,
+		Hostname:  d.Hostname(),
+		Note:      "DEMO: " + d.Describe(),
+	}
+}
 
 // Describe says in one line what the scenario shows, what it follows, and
 // the seed.
-func (d *Demo) Describe() string {
+func (d *Node) Describe() string {
 	return fmt.Sprintf("%s: %s; seed %d", d.name, d.sc.about, d.seed)
 }

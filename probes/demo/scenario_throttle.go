@@ -1,4 +1,4 @@
-package probes
+package demo
 
 import "fmt"
 
@@ -29,7 +29,7 @@ func newThrottle(n noise) *scenario {
 	sc := &scenario{
 		name: "throttle",
 		about: fmt.Sprintf("every GPU ~99 %% busy but held at the 700 W power cap with SM clocks pulled to ~1600 MHz; "+
-			"GPU%d and GPU%d run hot and slow down for heat (nanogpt 8xH100 trace)", min(first, second), max(first, second)),
+			"GPU%d and GPU%d run hot and slow down for heat", min(first, second), max(first, second)),
 	}
 	sc.hot[first], sc.hot[second] = true, true
 	ceiling := map[int]float64{first: throttleHotCeiling[0], second: throttleHotCeiling[1]}

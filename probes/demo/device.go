@@ -1,4 +1,4 @@
-package probes
+package demo
 
 import (
 	"encoding/binary"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
+
+	"github.com/gputop-dev/gputop/probes"
 )
 
 // demoDevice is one of the mock server's devices as the demo answers for it.
@@ -22,7 +24,7 @@ type demoDevice struct {
 // demoTime is the demo's clock: "now" is microseconds since the demo began,
 // and NVML's timestamps are microseconds since the Unix epoch.
 type demoTime struct {
-	clock Clock
+	clock probes.Clock
 	start time.Time
 }
 

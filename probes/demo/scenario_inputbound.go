@@ -1,4 +1,4 @@
-package probes
+package demo
 
 // The input-bound scenario: the GPUs wait for data. One Python process drives
 // all eight GPUs (nn.DataParallel); each batch keeps them busy for 1-2 s, then
@@ -27,7 +27,7 @@ func newInputBound(n noise) *scenario {
 	sc := &scenario{
 		name: "input-bound",
 		about: "GPUs in a sawtooth: 1-2 s of work, then 3-5 s idle while 24 loader workers prepare the next batch " +
-			"and the main process pegs one core (seed reports 003 and 004: GPUs starved by the data pipeline)",
+			"and the main process pegs one core: the data pipeline cannot keep the GPUs fed",
 	}
 	on := make([]residency, demoGPUs)
 	for g := range on {

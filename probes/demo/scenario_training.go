@@ -1,4 +1,4 @@
-package probes
+package demo
 
 // The training scenario: healthy DDP on eight GPUs, the control case. Its
 // dips (a step boundary where every rank logs and syncs, 1-2 s every 45 s or
@@ -28,7 +28,7 @@ func newTraining(n noise) *scenario {
 	sc := &scenario{
 		name: "training",
 		about: "healthy 8-GPU DDP training: ~97 % busy with 1-2 s step-boundary dips and a ~50 s validation " +
-			"phase every ~7 min, none of them a problem (seed report 001: a 0 % caught between phases was a false alarm)",
+			"phase every ~7 min, none of them a problem, though one reading caught in a dip can look like an idle GPU",
 	}
 	sc.procs = ranks(4100, "python train.py --rank %d", func(r int) float64 {
 		return n.between(62, 68, sTrainMem, r, 0) * gib

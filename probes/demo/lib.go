@@ -1,4 +1,4 @@
-package probes
+package demo
 
 import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -14,7 +14,7 @@ import (
 // without end (GpmMetricsGet's argument alone is 23 KB).
 type demoLib struct {
 	*server.Server
-	demo *Demo
+	demo *Node
 }
 
 // DeviceGetHandleByIndex returns the demo's handle for GPU i.
@@ -55,7 +55,7 @@ func (l *demoLib) GpmQueryDeviceSupport(dev nvml.Device) (nvml.GpmSupport, nvml.
 }
 
 // setFuncs points the mock server's metric functions at the demo.
-func (d *Demo) setFuncs() {
+func (d *Node) setFuncs() {
 	s := d.server
 	s.GpmSampleAllocFunc = d.gpmSampleAlloc
 	s.GpmMetricsGetFunc = d.gpmMetricsGet

@@ -1,4 +1,4 @@
-package probes
+package demo
 
 // The cpu-fallback scenario, after seed report 000: the model was moved to
 // cuda and holds ~20 GB on GPU0, but the batches stayed on the CPU, so the
@@ -20,7 +20,7 @@ func newCPUFallback(n noise) *scenario {
 	sc := &scenario{
 		name: "cpu-fallback",
 		about: "20 GB allocated on GPU0 with its SMs near 0 % while the job's Python process pegs a host core: " +
-			"the tensors never left the CPU (seed report 000)",
+			"the tensors never left the CPU",
 	}
 	cores := []int{0}
 	for c := 1; c <= fallbackBlasThreads; c++ {

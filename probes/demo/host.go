@@ -1,9 +1,10 @@
-package probes
+package demo
 
 import (
 	"context"
 	"math"
 
+	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -32,7 +33,7 @@ type hostTotals struct {
 	Load        float64            // 1-minute load average
 }
 
-// demoHost is the simulated host as a Probe.
+// demoHost is the simulated host as a probes.Probe.
 type demoHost struct {
 	sc     *scenario
 	time   demoTime
@@ -85,7 +86,7 @@ func (h *demoHost) Name() string { return "host" }
 func (h *demoHost) Device() string { return timeline.HostDevice }
 
 // Collect reads the simulated host now.
-func (h *demoHost) Collect(ctx context.Context) (Reading, error) {
+func (h *demoHost) Collect(ctx context.Context) (probes.Reading, error) {
 	us := h.time.now()
 	t := h.totals.at(us)
 	var l hostLoad
@@ -125,7 +126,7 @@ func (h *demoHost) Collect(ctx context.Context) (Reading, error) {
 			timeline.Metric{Key: timeline.Key{Name: timeline.CoreTotalSecs, Device: dev}, Kind: timeline.Counter, Value: elapsed},
 		)
 	}
-	return Reading{Metrics: m}, ctx.Err()
+	return probes.Reading{Metrics: m}, ctx.Err()
 }
 
 // ticks rounds CPU seconds to the kernel's 1/100 s.

@@ -1,4 +1,4 @@
-package probes
+package demo
 
 import "fmt"
 
@@ -22,8 +22,8 @@ const imbalanceBusyGPU = 1
 func newImbalance(n noise) *scenario {
 	sc := &scenario{
 		name: "imbalance",
-		about: "one of eight GPUs (GPU1) does all the work at ~75 % while the other seven hold ~500 MB and idle " +
-			"(seed report 002: every worker pinned to the same GPU)",
+		about: "one of eight GPUs (GPU1) does all the work at ~75 % while the other seven hold ~500 MB and idle: " +
+			"every worker was pinned to the same GPU",
 	}
 	parent := scriptedProc{
 		PID:     4100,
