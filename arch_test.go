@@ -41,9 +41,12 @@ func TestPackageDependencies(t *testing.T) {
 		}},
 		{"recordings/recordingstest", func(p string) bool { return std(p) || p == module+"timeline" }},
 		{"probes", func(p string) bool {
-			return std(p) || p == module+"timeline" || strings.HasPrefix(p, "github.com/NVIDIA/go-nvml/") ||
+			return std(p) || p == module+"timeline" || p == module+"probes/marks" ||
+				strings.HasPrefix(p, "github.com/NVIDIA/go-nvml/") ||
 				strings.HasPrefix(p, "github.com/shirou/gopsutil/") || strings.HasPrefix(p, "golang.org/x/sys/")
 		}},
+		// The marker socket speaks its protocol and nothing else.
+		{"probes/marks", std},
 		// The demo builds on probes, which (above) cannot reach back to it; a
 		// simulated machine has no need of the real host's gopsutil or x/sys.
 		{"probes/demo", func(p string) bool {

@@ -73,8 +73,8 @@ func cmdLive(args []string, e *env) error {
 	}
 	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Machine: machine})
 	defer closeSession(session)
-	marks, warning := openMarks(session)
-	defer marks.Close()
+	listener, warning := openMarks(session)
+	defer listener.Close()
 	if warning != "" {
 		log.Print(warning)
 	}

@@ -65,8 +65,8 @@ func cmdRecord(args []string, e *env) error {
 	if _, err := rec.Start(*out); err != nil {
 		return err
 	}
-	marks, warning := openMarks(session)
-	defer marks.Close()
+	listener, warning := openMarks(session)
+	defer listener.Close()
 	if warning != "" {
 		fmt.Fprintf(e.stderr, "gputop record: %s\n", warning)
 	}

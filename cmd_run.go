@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/probes"
+	"github.com/gputop-dev/gputop/probes/marks"
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
@@ -101,14 +102,14 @@ func cmdRun(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	marks, warning := openMarks(session)
-	defer marks.Close()
+	listener, warning := openMarks(session)
+	defer listener.Close()
 	if warning != "" {
 		fmt.Fprintf(e.stderr, "gputop run: %s\n", warning)
 	}
 	var jobEnv []string
-	if l, ok := marks.(*probes.MarkListener); ok {
-		jobEnv = append(jobEnv, probes.MarkSocketEnv+"="+l.Path())
+	if l, ok := listener.(*marks.Listener); ok {
+		jobEnv = append(jobEnv, marks.SocketEnv+"="+l.Path())
 	}
 	var stdin io.Reader // nil, not a nil *os.File: the job reads /dev/null
 	if e.stdin != nil {
@@ -243,7 +244,7 @@ func cmdMark(args []string, e *env) error {
 	if text == "" {
 		return usageError{"give the marker's text, e.g. gputop mark 'eval start'"}
 	}
-	n, err := probes.SendMark(probes.MarkDirs(), text)
+	n, err := marks.Send(marks.Dirs(), text)
 	if n == 0 {
 		return err
 	}

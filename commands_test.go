@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gputop-dev/gputop/probes"
+	"github.com/gputop-dev/gputop/probes/marks"
 	"github.com/gputop-dev/gputop/recordings"
 )
 
@@ -330,7 +330,7 @@ func TestRunKillsAJobThatIgnoresTheSignal(t *testing.T) {
 func TestMarkCountsTheSessionsThatTookIt(t *testing.T) {
 	isolateMarks(t)
 	te := newTestEnv()
-	if code := run([]string{"mark", "eval"}, &te.env); code != 1 || !strings.Contains(te.err.String(), probes.ErrNoSession.Error()) {
+	if code := run([]string{"mark", "eval"}, &te.env); code != 1 || !strings.Contains(te.err.String(), marks.ErrNoSession.Error()) {
 		t.Errorf("no session: exit %d, %q", code, te.err.String())
 	}
 	dir := t.TempDir()

@@ -9,7 +9,8 @@
 //
 // Beside the probes (NVML, host, gputop itself, a job's process tree, the
 // processes on the GPUs) it holds the sessions that assemble them
-// (OpenSession), the marker socket and the job runner of `gputop run`.
+// (OpenSession), and the job runner of `gputop run`; the marker socket is
+// probes/marks, the simulated node probes/demo.
 //
 // Everything here reads a real machine. The demo (probes/demo) is a
 // simulated one: it imports probes and hands a session a Machine, whose

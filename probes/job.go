@@ -24,7 +24,7 @@ type JobConfig struct {
 	// took part in the match, joined by spaces, or the whole line when
 	// none did (so `(epoch \d+)` makes "epoch 3" of "epoch 3 step 400
 	// loss 1.2", and `checkpoint` makes the whole line). Terminal escapes
-	// are removed first, and the text is cut to MaxMarkBytes. A marker
+	// are removed first, and the text is cut to marks.MaxBytes. A marker
 	// with the same text as the one before it is dropped, so a line
 	// printed at every step makes one marker when it changes, not one per
 	// step. "\r" ends a line as "\n" does (progress bars). Calls come one

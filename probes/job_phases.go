@@ -8,6 +8,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/gputop-dev/gputop/probes/marks"
 )
 
 // defaultPhaseRegex recognises the lines common training loops print when
@@ -139,7 +141,7 @@ func (m *phaseMatcher) matchLine(line []byte) {
 // markerFor is the marker text rules make of one output line, if any: the
 // capture groups that took part in the match, joined by spaces, or the
 // whole line when none did. The line is first cleaned as a terminal would
-// show it (see cleanLine), and the text is cut to MaxMarkBytes.
+// show it (see cleanLine), and the text is cut to marks.MaxBytes.
 func markerFor(rules *PhaseRules, raw []byte) (string, bool) {
 	line := cleanLine(raw)
 	if rules.screen != nil && !rules.screen(line) {
@@ -164,7 +166,7 @@ func markerText(re *regexp.Regexp, line string) (string, bool) {
 	if len(groups) > 0 {
 		text = strings.Join(groups, " ")
 	}
-	text = truncateUTF8(strings.TrimSpace(text), MaxMarkBytes)
+	text = truncateUTF8(strings.TrimSpace(text), marks.MaxBytes)
 	return text, text != ""
 }
 
@@ -172,7 +174,7 @@ func markerText(re *regexp.Regexp, line string) (string, bool) {
 // cursor moves) removed, other control characters (tab, backspace) turned
 // into spaces, and bytes that are not UTF-8 into U+FFFD. So a coloured
 // "\x1b[32mEpoch 3\x1b[0m" matches as "Epoch 3", and every marker is text
-// parseMark would take.
+// marks.Parse would take.
 func cleanLine(line []byte) string {
 	if plainASCII(line) {
 		return string(line) // most lines: nothing to clean

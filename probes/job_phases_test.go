@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gputop-dev/gputop/probes/marks"
 )
 
 func TestDefaultPhases(t *testing.T) {
@@ -82,7 +84,7 @@ func TestMarkerForText(t *testing.T) {
 		{`(warmup)|(cooldown)`, "cooldown begins", "cooldown"},           // only groups that took part
 		{`phase(\d*)`, "phase begins", "phase begins"},                   // an empty group counts as none
 		{`x`, "\x1b[1;32mx marks\x1b[0m\tthe\bspot", "x marks the spot"}, // escapes gone, controls spaced
-		{`.`, strings.Repeat("é", 150), strings.Repeat("é", 100)},        // cut to MaxMarkBytes, whole characters
+		{`.`, strings.Repeat("é", 150), strings.Repeat("é", 100)},        // cut to marks.MaxBytes, whole characters
 	}
 	for _, tt := range tests {
 		got, ok := markerFor(PhasesFrom(regexp.MustCompile(tt.re)), []byte(tt.line))
@@ -170,7 +172,7 @@ func FuzzPhaseLines(f *testing.F) {
 			t.Fatalf("markers depend on how the output arrives: %q at once, %q in %d-byte pieces", whole, pieces, chunk+1)
 		}
 		for i, text := range whole {
-			if again, err := parseMark([]byte(text)); err != nil || again != text {
+			if again, err := marks.Parse([]byte(text)); err != nil || again != text {
 				t.Errorf("marker %q would not pass the socket's check: %q, %v", text, again, err)
 			}
 			if i > 0 && text == whole[i-1] {

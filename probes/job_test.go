@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gputop-dev/gputop/probes/marks"
 )
 
 // syncBuffer is a job's output as the test sees it, safe to read while the
@@ -150,7 +152,7 @@ func TestJobEnvironment(t *testing.T) {
 	if err := os.Unsetenv("PYTHONUNBUFFERED"); err != nil {
 		t.Fatal(err)
 	}
-	cfg := JobConfig{Phases: DefaultPhases(), Env: []string{MarkSocketEnv + "=/run/user/1/gputop/7.sock"}}
+	cfg := JobConfig{Phases: DefaultPhases(), Env: []string{marks.SocketEnv + "=/run/user/1/gputop/7.sock"}}
 	_, out, _ := shellJob(t, cfg, `echo "$GPUTOP_MARK_SOCKET|$GPUTOP_TEST_INHERITED|$PYTHONUNBUFFERED"`)
 	if want := "/run/user/1/gputop/7.sock|from gputop|1\n"; out != want {
 		t.Errorf("job saw %q, want %q", out, want)
@@ -166,7 +168,7 @@ func TestJobStdin(t *testing.T) {
 		t.Errorf("job read %q", out)
 	}
 	// A file is handed over as it is: the job's fd 0 is that file, not a pipe.
-	f, err := os.Open(filepath.Join("testdata", "gputop_mark.py"))
+	f, err := os.Open("job_test.go")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package probes
+package marks
 
 import (
 	"bufio"
@@ -34,7 +34,7 @@ func (m *markLog) got() []string {
 	return slices.Clone(m.texts)
 }
 
-func listenForTest(t *testing.T, dir string) (*MarkListener, *markLog) {
+func listenForTest(t *testing.T, dir string) (*Listener, *markLog) {
 	t.Helper()
 	var log markLog
 	l, err := listenMarks(dir, log.deliver, time.Minute)
@@ -49,7 +49,7 @@ func listenForTest(t *testing.T, dir string) (*MarkListener, *markLog) {
 	return l, &log
 }
 
-func dialMarks(t *testing.T, l *MarkListener) (net.Conn, *bufio.Reader) {
+func dialMarks(t *testing.T, l *Listener) (net.Conn, *bufio.Reader) {
 	t.Helper()
 	c, err := net.Dial("unix", l.Path())
 	if err != nil {
@@ -79,12 +79,12 @@ func TestMarkDirIsPrivateAndPrefersXDGRuntimeDir(t *testing.T) {
 	runtime, tmp := t.TempDir(), t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", runtime)
 	t.Setenv("TMPDIR", tmp)
-	dir, warning, fresh, err := MarkDir()
+	dir, warning, fresh, err := Dir()
 	if err != nil || warning != "" || fresh {
-		t.Fatalf("MarkDir() = %s, %q, fresh %v, %v", dir, warning, fresh, err)
+		t.Fatalf("Dir() = %s, %q, fresh %v, %v", dir, warning, fresh, err)
 	}
 	if want := filepath.Join(runtime, "gputop"); dir != want {
-		t.Errorf("MarkDir() = %s, want %s", dir, want)
+		t.Errorf("Dir() = %s, want %s", dir, want)
 	}
 	fi, err := os.Stat(dir)
 	if err != nil {
@@ -93,15 +93,15 @@ func TestMarkDirIsPrivateAndPrefersXDGRuntimeDir(t *testing.T) {
 	if perm := fi.Mode().Perm(); perm != 0o700 {
 		t.Errorf("mode %#o, want 0700", perm)
 	}
-	if again, _, _, err := MarkDir(); err != nil || again != dir {
-		t.Errorf("second MarkDir() = %s, %v; want the same directory again", again, err)
+	if again, _, _, err := Dir(); err != nil || again != dir {
+		t.Errorf("second Dir() = %s, %v; want the same directory again", again, err)
 	}
 
 	for _, xdg := range []string{"", filepath.Join(runtime, "gone"), "relative/dir"} {
 		t.Setenv("XDG_RUNTIME_DIR", xdg)
-		dir, _, _, err := MarkDir()
+		dir, _, _, err := Dir()
 		if want := filepath.Join(tmp, fmt.Sprintf("gputop-%d", os.Getuid())); err != nil || dir != want {
-			t.Errorf("XDG_RUNTIME_DIR=%q: MarkDir() = %s, %v; want %s", xdg, dir, err, want)
+			t.Errorf("XDG_RUNTIME_DIR=%q: Dir() = %s, %v; want %s", xdg, dir, err, want)
 		}
 	}
 }
@@ -117,9 +117,9 @@ func TestMarkDirPassesOverADirectoryOthersCanEnter(t *testing.T) {
 	if err := os.Chmod(open, 0o755); err != nil { // past the umask
 		t.Fatal(err)
 	}
-	dir, warning, fresh, err := MarkDir()
+	dir, warning, fresh, err := Dir()
 	if want := filepath.Join(tmp, fmt.Sprintf("gputop-%d", os.Getuid())); err != nil || dir != want || fresh {
-		t.Fatalf("MarkDir() = %s, fresh %v, %v; want %s, the next usual one", dir, fresh, err, want)
+		t.Fatalf("Dir() = %s, fresh %v, %v; want %s, the next usual one", dir, fresh, err, want)
 	}
 	for _, want := range []string{open, "0755", "chmod 700", "using " + dir} {
 		if !strings.Contains(warning, want) || strings.Contains(warning, "\n") {
@@ -151,17 +151,17 @@ func TestMarkDirNeverUsesSomeoneElses(t *testing.T) {
 	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 || filepath.Dir(dir) != tmp {
 		t.Fatalf("fresh directory %s: %v %v", dir, fi, err)
 	}
-	// For this user's own uid, MarkDirs lists fallbacks such as this one.
+	// For this user's own uid, Dirs lists fallbacks such as this one.
 	dir, _, fresh, err = pickMarkDir(nil, os.Getuid())
 	if err != nil || !fresh {
 		t.Fatal(err)
 	}
-	if !slices.Contains(MarkDirs(), dir) {
-		t.Errorf("MarkDirs() = %v, lacks the fallback %s", MarkDirs(), dir)
+	if !slices.Contains(Dirs(), dir) {
+		t.Errorf("Dirs() = %v, lacks the fallback %s", Dirs(), dir)
 	}
 	_, log := listenForTest(t, dir)
-	if n, err := SendMark(MarkDirs(), "eval"); n != 1 || err != nil {
-		t.Errorf("SendMark = %d, %v; want the session in the fallback reached", n, err)
+	if n, err := Send(Dirs(), "eval"); n != 1 || err != nil {
+		t.Errorf("Send = %d, %v; want the session in the fallback reached", n, err)
 	}
 	if got := log.got(); !slices.Equal(got, []string{"eval"}) {
 		t.Errorf("session got %q", got)
@@ -179,9 +179,9 @@ func TestOpenMarksRemovesItsFallbackWhenItCloses(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	l, warning, err := OpenMarks(func(string) {})
+	l, warning, err := Open(func(string) {})
 	if err != nil || !strings.Contains(warning, "is not a directory") {
-		t.Fatalf("OpenMarks: %q, %v", warning, err)
+		t.Fatalf("Open: %q, %v", warning, err)
 	}
 	dir := filepath.Dir(l.Path())
 	if err := l.Close(); err != nil {
@@ -242,7 +242,7 @@ func TestCheckPrivateDir(t *testing.T) {
 
 func TestMarkSocketIsOwnerOnlyAndGoesAwayOnClose(t *testing.T) {
 	dir := t.TempDir()
-	l, err := ListenMarks(dir, func(string) {})
+	l, err := Listen(dir, func(string) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,8 +262,8 @@ func TestMarkSocketIsOwnerOnlyAndGoesAwayOnClose(t *testing.T) {
 	if _, err := os.Stat(l.Path()); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("socket file still there after Close: %v", err)
 	}
-	if n, err := SendMark([]string{dir}, "after close"); n != 0 || !errors.Is(err, ErrNoSession) {
-		t.Errorf("SendMark after Close = %d, %v; want 0, ErrNoSession", n, err)
+	if n, err := Send([]string{dir}, "after close"); n != 0 || !errors.Is(err, ErrNoSession) {
+		t.Errorf("Send after Close = %d, %v; want 0, ErrNoSession", n, err)
 	}
 }
 
@@ -271,9 +271,9 @@ func TestSendMarkReachesEverySession(t *testing.T) {
 	dir := t.TempDir()
 	_, first := listenForTest(t, dir)
 	_, second := listenForTest(t, dir)
-	n, err := SendMark([]string{dir}, "  eval starts  ")
+	n, err := Send([]string{dir}, "  eval starts  ")
 	if n != 2 || err != nil {
-		t.Fatalf("SendMark = %d, %v; want 2, nil", n, err)
+		t.Fatalf("Send = %d, %v; want 2, nil", n, err)
 	}
 	for i, log := range []*markLog{first, second} {
 		if got := log.got(); !slices.Equal(got, []string{"eval starts"}) {
@@ -284,11 +284,11 @@ func TestSendMarkReachesEverySession(t *testing.T) {
 
 func TestSendMarkWithNoSession(t *testing.T) {
 	dir := t.TempDir()
-	if n, err := SendMark([]string{dir}, "hello"); n != 0 || !errors.Is(err, ErrNoSession) {
-		t.Errorf("empty directory: SendMark = %d, %v; want 0, ErrNoSession", n, err)
+	if n, err := Send([]string{dir}, "hello"); n != 0 || !errors.Is(err, ErrNoSession) {
+		t.Errorf("empty directory: Send = %d, %v; want 0, ErrNoSession", n, err)
 	}
-	if n, err := SendMark([]string{filepath.Join(dir, "missing")}, "hello"); n != 0 || !errors.Is(err, ErrNoSession) {
-		t.Errorf("missing directory: SendMark = %d, %v; want 0, ErrNoSession", n, err)
+	if n, err := Send([]string{filepath.Join(dir, "missing")}, "hello"); n != 0 || !errors.Is(err, ErrNoSession) {
+		t.Errorf("missing directory: Send = %d, %v; want 0, ErrNoSession", n, err)
 	}
 	if ErrNoSession.Error() != "no gputop session is running for this user" {
 		t.Errorf("ErrNoSession says %q", ErrNoSession)
@@ -309,8 +309,8 @@ func TestSendMarkRemovesStaleSockets(t *testing.T) {
 	}
 	_, live := listenForTest(t, dir)
 
-	if n, err := SendMark([]string{dir}, "checkpoint"); n != 1 || err != nil {
-		t.Errorf("SendMark = %d, %v; want 1, nil (the stale socket is not an error)", n, err)
+	if n, err := Send([]string{dir}, "checkpoint"); n != 1 || err != nil {
+		t.Errorf("Send = %d, %v; want 1, nil (the stale socket is not an error)", n, err)
 	}
 	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("stale socket not removed: %v", err)
@@ -323,9 +323,9 @@ func TestSendMarkRemovesStaleSockets(t *testing.T) {
 func TestSendMarkChecksTheTextFirst(t *testing.T) {
 	dir := t.TempDir()
 	_, log := listenForTest(t, dir)
-	for _, text := range []string{"", "   ", "two\nlines", strings.Repeat("x", MaxMarkBytes+1), "\xff"} {
-		if n, err := SendMark([]string{dir}, text); n != 0 || err == nil || errors.Is(err, ErrNoSession) {
-			t.Errorf("SendMark(%q) = %d, %v; want 0 and the reason", text, n, err)
+	for _, text := range []string{"", "   ", "two\nlines", strings.Repeat("x", MaxBytes+1), "\xff"} {
+		if n, err := Send([]string{dir}, text); n != 0 || err == nil || errors.Is(err, ErrNoSession) {
+			t.Errorf("Send(%q) = %d, %v; want 0 and the reason", text, n, err)
 		}
 	}
 	if got := log.got(); len(got) != 0 {

@@ -1,4 +1,4 @@
-package probes
+package marks
 
 import (
 	"errors"
@@ -18,13 +18,13 @@ import (
 // directory, open to others) a session uses a private fallback and says so
 // in one line, and `gputop mark` looks in the fallbacks too.
 
-// MarkDir picks the directory this session's marker socket goes in: the
+// Dir picks the directory this session's marker socket goes in: the
 // first usual one (markDirCandidates) that is private, created 0700 when
 // missing, else a fresh 0700 directory <os.TempDir()>/gputop-<uid>-*.
 // warning is one line when a usual one was passed over, saying why and
 // where the socket goes instead; fresh says the directory was made for
 // this session, to be removed when it ends.
-func MarkDir() (dir, warning string, fresh bool, err error) {
+func Dir() (dir, warning string, fresh bool, err error) {
 	return pickMarkDir(markDirCandidates(), os.Getuid())
 }
 
@@ -94,9 +94,9 @@ func checkPrivateDir(dir string, fi fs.FileInfo, uid int) error {
 	return nil
 }
 
-// MarkDirs lists every directory where this user's sessions may listen:
+// Dirs lists every directory where this user's sessions may listen:
 // the usual ones that are private, and the fallbacks sessions made.
-func MarkDirs() []string {
+func Dirs() []string {
 	uid := os.Getuid()
 	var dirs []string
 	for _, c := range markDirCandidates() {
@@ -113,15 +113,15 @@ func MarkDirs() []string {
 	return dirs
 }
 
-// OpenMarks opens this session's marker socket (MarkDir, ListenMarks) and
-// calls deliver with each marker. warning is MarkDir's. The listener's
+// Open opens this session's marker socket (Dir, Listen) and
+// calls deliver with each marker. warning is Dir's. The listener's
 // Close also removes a fallback directory made for this session.
-func OpenMarks(deliver func(text string)) (l *MarkListener, warning string, err error) {
-	dir, warning, fresh, err := MarkDir()
+func Open(deliver func(text string)) (l *Listener, warning string, err error) {
+	dir, warning, fresh, err := Dir()
 	if err != nil {
 		return nil, "", err
 	}
-	l, err = ListenMarks(dir, deliver)
+	l, err = Listen(dir, deliver)
 	if err != nil {
 		if fresh {
 			os.Remove(dir) // empty: the socket was never made

@@ -1,4 +1,4 @@
-package probes
+package marks
 
 import (
 	"bytes"
@@ -26,25 +26,21 @@ func runPython(t *testing.T, env []string, calls string) (code int, stderr strin
 		t.Fatal(err)
 	}
 	var errOut bytes.Buffer
-	j, err := StartJob(JobConfig{
-		Command: []string{python, "-c", string(snippet) + "\n" + calls},
-		Env:     env,
-		Stdout:  &errOut,
-		Stderr:  &errOut,
-	})
-	if err != nil {
+	cmd := exec.Command(python, "-c", string(snippet)+"\n"+calls)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = &errOut, &errOut
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
 		t.Fatal(err)
 	}
-	code, err = j.Wait()
-	if err != nil {
-		t.Fatal(err)
-	}
+	code = cmd.ProcessState.ExitCode()
 	return code, errOut.String()
 }
 
 func TestPythonSnippetMarksPhases(t *testing.T) {
 	l, log := listenForTest(t, t.TempDir())
-	code, stderr := runPython(t, []string{MarkSocketEnv + "=" + l.Path()}, `
+	code, stderr := runPython(t, []string{SocketEnv + "=" + l.Path()}, `
 gputop_mark("epoch 1")
 gputop_mark("x" * 300)
 gputop_mark("évaluation ✓")
@@ -61,16 +57,16 @@ gputop_mark("évaluation ✓")
 }
 
 func TestPythonSnippetOutsideGputopRun(t *testing.T) {
-	t.Setenv(MarkSocketEnv, "")
-	if err := os.Unsetenv(MarkSocketEnv); err != nil {
+	t.Setenv(SocketEnv, "")
+	if err := os.Unsetenv(SocketEnv); err != nil {
 		t.Fatal(err)
 	}
 	if code, out := runPython(t, nil, `gputop_mark("epoch 1")`); code != 0 || out != "" {
-		t.Errorf("without %s: exit %d, output %q; want 0 and nothing", MarkSocketEnv, code, out)
+		t.Errorf("without %s: exit %d, output %q; want 0 and nothing", SocketEnv, code, out)
 	}
 	// The session is gone (gputop was killed): the job carries on.
 	gone := filepath.Join(t.TempDir(), "1.sock")
-	code, out := runPython(t, []string{MarkSocketEnv + "=" + gone}, `gputop_mark("epoch 1")`)
+	code, out := runPython(t, []string{SocketEnv + "=" + gone}, `gputop_mark("epoch 1")`)
 	if code != 0 || !strings.HasPrefix(out, "gputop mark: ") {
 		t.Errorf("with the session gone: exit %d, output %q; want 0 and one warning", code, out)
 	}
@@ -79,7 +75,7 @@ func TestPythonSnippetOutsideGputopRun(t *testing.T) {
 // TestReadmeShowsTheTestedSnippet keeps the README's Python code the code
 // tested here, once the README has that section.
 func TestReadmeShowsTheTestedSnippet(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../../README.md")
 	if errors.Is(err, os.ErrNotExist) {
 		t.Skip("no README.md")
 	}

@@ -1,4 +1,4 @@
-package probes
+package marks
 
 import (
 	"bufio"
@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// ErrNoSession is SendMark's error when no session of this user listens.
+// ErrNoSession is Send's error when no session of this user listens.
 var ErrNoSession = errors.New("no gputop session is running for this user")
 
 // markSendTimeout bounds each session's connect, send and answer. A
@@ -25,16 +25,16 @@ const markSendTimeout = 2 * time.Second
 // errStaleSocket says a socket had nobody behind it and was removed.
 var errStaleSocket = errors.New("stale socket")
 
-// SendMark delivers text to every session listening in dirs (MarkDirs),
+// Send delivers text to every session listening in dirs (Dirs),
 // all at once, and returns how many took it. A socket nobody listens on
 // (its session died without removing it) is removed. With no session
 // left the error is ErrNoSession. When some sessions refused or did not
 // answer, the error names each of them, and the count says how many did
 // take the marker. The text is checked first, as a session checks it (at
-// most MaxMarkBytes of UTF-8, no control characters, not blank), and
+// most MaxBytes of UTF-8, no control characters, not blank), and
 // trimmed.
-func SendMark(dirs []string, text string) (int, error) {
-	text, err := parseMark([]byte(text))
+func Send(dirs []string, text string) (int, error) {
+	text, err := Parse([]byte(text))
 	if err != nil {
 		return 0, err
 	}

@@ -1,4 +1,4 @@
-package probes
+package marks
 
 import (
 	"bufio"
@@ -15,14 +15,14 @@ import (
 func TestMarkProtocolAnswersEachLine(t *testing.T) {
 	l, log := listenForTest(t, t.TempDir())
 	c, r := dialMarks(t, l)
-	longest := strings.Repeat("é", MaxMarkBytes/2)
+	longest := strings.Repeat("é", MaxBytes/2)
 	tests := []struct {
 		send, answer string
 	}{
 		{"epoch 1\n", "ok"},
 		{"  trimmed  \r\n", "ok"},
 		{longest + "\n", "ok"},
-		{longest + "x\n", fmt.Sprintf("error: marker is %d bytes; at most %d", MaxMarkBytes+1, MaxMarkBytes)},
+		{longest + "x\n", fmt.Sprintf("error: marker is %d bytes; at most %d", MaxBytes+1, MaxBytes)},
 		{"\n", "error: marker is empty"},
 		{" \t \n", "error: marker contains control character U+0009"},
 		{"bad \xff\xfe bytes\n", "error: marker is not valid UTF-8"},
@@ -47,7 +47,7 @@ func TestMarkProtocolHangsUpOnAnOversizedLine(t *testing.T) {
 	// No newline within a line's worth: the session answers and hangs up,
 	// without reading (or keeping) the rest.
 	send(t, c, strings.Repeat("x", 300))
-	if got, want := readAnswer(t, r), fmt.Sprintf("error: marker is longer than %d bytes", MaxMarkBytes); got != want {
+	if got, want := readAnswer(t, r), fmt.Sprintf("error: marker is longer than %d bytes", MaxBytes); got != want {
 		t.Errorf("answer %q, want %q", got, want)
 	}
 	if _, err := r.ReadString('\n'); err == nil {
@@ -79,8 +79,8 @@ func TestSlowMarkClientDoesNotStopAnother(t *testing.T) {
 	slow, slowAnswers := dialMarks(t, l)
 	send(t, slow, "half a li") // and then nothing, for now
 
-	if n, err := SendMark([]string{dir}, "from another shell"); n != 1 || err != nil {
-		t.Fatalf("SendMark while a client dawdles = %d, %v; want 1, nil", n, err)
+	if n, err := Send([]string{dir}, "from another shell"); n != 1 || err != nil {
+		t.Fatalf("Send while a client dawdles = %d, %v; want 1, nil", n, err)
 	}
 	send(t, slow, "ne\n")
 	if got := readAnswer(t, slowAnswers); got != "ok" {
@@ -101,9 +101,9 @@ func TestMarkListenerTurnsAwayClientsBeyondItsLimit(t *testing.T) {
 			t.Fatalf("answer %q", got)
 		}
 	}
-	n, err := SendMark([]string{dir}, "one too many")
+	n, err := Send([]string{dir}, "one too many")
 	if n != 0 || err == nil || !strings.Contains(err.Error(), "busy") {
-		t.Errorf("SendMark = %d, %v; want 0 and busy", n, err)
+		t.Errorf("Send = %d, %v; want 0 and busy", n, err)
 	}
 	if got := len(log.got()); got != maxMarkConns {
 		t.Errorf("delivered %d markers, want %d", got, maxMarkConns)
@@ -178,7 +178,7 @@ func FuzzServeMarks(f *testing.F) {
 			t.Errorf("%d markers from %d lines", len(delivered), lines)
 		}
 		for _, text := range delivered {
-			if again, err := parseMark([]byte(text)); err != nil || again != text {
+			if again, err := Parse([]byte(text)); err != nil || again != text {
 				t.Errorf("delivered %q, which does not pass its own check: %q, %v", text, again, err)
 			}
 		}

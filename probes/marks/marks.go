@@ -1,4 +1,4 @@
-package probes
+package marks
 
 import (
 	"bufio"
@@ -25,16 +25,16 @@ import (
 //	session: answers each line with "ok\n" or "error: <why>\n"
 //
 // It is plain enough for three lines of Python's socket module. A line
-// longer than MaxMarkBytes is refused and the connection closed, since the
+// longer than MaxBytes is refused and the connection closed, since the
 // rest of it is never read; a connection that sends no complete line for
 // markIdle is told so and closed, so a silent client cannot hold a slot.
 const (
-	// MaxMarkBytes is the longest marker a session takes, in bytes of
+	// MaxBytes is the longest marker a session takes, in bytes of
 	// UTF-8 text (without the newline).
-	MaxMarkBytes = 200
-	// MarkSocketEnv is the variable `gputop run` sets in its job's
+	MaxBytes = 200
+	// SocketEnv is the variable `gputop run` sets in its job's
 	// environment to the path of its session's marker socket.
-	MarkSocketEnv = "GPUTOP_MARK_SOCKET"
+	SocketEnv = "GPUTOP_MARK_SOCKET"
 
 	markIdle     = 5 * time.Second
 	maxMarkConns = 8
@@ -42,10 +42,10 @@ const (
 	unixPathMax = 108
 )
 
-// MarkListener is one session's marker socket. It takes markers from
-// `gputop mark` and from the wrapped job (via MarkSocketEnv) and hands them
+// Listener is one session's marker socket. It takes markers from
+// `gputop mark` and from the wrapped job (via SocketEnv) and hands them
 // to the session.
-type MarkListener struct {
+type Listener struct {
 	ln      *net.UnixListener
 	path    string
 	deliver func(text string)
@@ -72,16 +72,16 @@ type MarkListener struct {
 // tests) gets a name of its own next to the first.
 var listenerSeq atomic.Int64
 
-// ListenMarks opens this session's marker socket in dir (from MarkDir),
+// Listen opens this session's marker socket in dir (from Dir),
 // named after the process id and readable and writable by its owner only,
 // and calls deliver with the text of each valid marker. deliver runs on the
 // listener's own goroutines, one call at a time; it must not block, since
 // the client waits for its answer.
-func ListenMarks(dir string, deliver func(text string)) (*MarkListener, error) {
+func Listen(dir string, deliver func(text string)) (*Listener, error) {
 	return listenMarks(dir, deliver, markIdle)
 }
 
-func listenMarks(dir string, deliver func(text string), idle time.Duration) (*MarkListener, error) {
+func listenMarks(dir string, deliver func(text string), idle time.Duration) (*Listener, error) {
 	name := fmt.Sprintf("%d.sock", os.Getpid())
 	if n := listenerSeq.Add(1); n > 1 {
 		name = fmt.Sprintf("%d-%d.sock", os.Getpid(), n)
@@ -107,7 +107,7 @@ func listenMarks(dir string, deliver func(text string), idle time.Duration) (*Ma
 	if err := os.Chmod(path, 0o600); err != nil {
 		return nil, errors.Join(fmt.Errorf("marker socket: %w", err), ln.Close())
 	}
-	l := &MarkListener{
+	l := &Listener{
 		ln:      ln,
 		path:    path,
 		deliver: deliver,
@@ -121,13 +121,13 @@ func listenMarks(dir string, deliver func(text string), idle time.Duration) (*Ma
 	return l, nil
 }
 
-// Path is the socket's path: what `gputop run` puts in MarkSocketEnv.
-func (l *MarkListener) Path() string { return l.path }
+// Path is the socket's path: what `gputop run` puts in SocketEnv.
+func (l *Listener) Path() string { return l.path }
 
 // Close stops listening, removes the socket file, ends the connections
 // being served and waits for their goroutines. Later calls return the
 // first call's result.
-func (l *MarkListener) Close() error {
+func (l *Listener) Close() error {
 	l.closeOnce.Do(func() {
 		close(l.done)
 		l.closeErr = l.ln.Close() // also unlinks the socket file
@@ -149,7 +149,7 @@ func (l *MarkListener) Close() error {
 	return l.closeErr
 }
 
-func (l *MarkListener) acceptLoop() {
+func (l *Listener) acceptLoop() {
 	defer l.wg.Done()
 	var backoff time.Duration
 	for {
@@ -190,7 +190,7 @@ func (l *MarkListener) acceptLoop() {
 }
 
 // track records a connection so Close can end it; false once closed.
-func (l *MarkListener) track(c net.Conn) bool {
+func (l *Listener) track(c net.Conn) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
@@ -200,7 +200,7 @@ func (l *MarkListener) track(c net.Conn) bool {
 	return true
 }
 
-func (l *MarkListener) untrack(c net.Conn) {
+func (l *Listener) untrack(c net.Conn) {
 	l.mu.Lock()
 	delete(l.conns, c)
 	l.mu.Unlock()
@@ -222,7 +222,7 @@ type markConn interface {
 }
 
 // serve reads markers from one connection until it ends, answering each.
-func (l *MarkListener) serve(c markConn) {
+func (l *Listener) serve(c markConn) {
 	serveMarks(c, l.idle, func(text string) {
 		l.deliverMu.Lock()
 		defer l.deliverMu.Unlock()
@@ -235,7 +235,7 @@ func (l *MarkListener) serve(c markConn) {
 func serveMarks(c markConn, idle time.Duration, deliver func(string)) {
 	// A buffer one line long: ReadSlice fills it and no more, so a client
 	// that never sends a newline costs this much memory and no more.
-	r := bufio.NewReaderSize(c, MaxMarkBytes+len("\r\n"))
+	r := bufio.NewReaderSize(c, MaxBytes+len("\r\n"))
 	for {
 		// The deadline covers a whole line, so trickling a byte at a time
 		// does not keep a connection alive either.
@@ -246,7 +246,7 @@ func serveMarks(c markConn, idle time.Duration, deliver func(string)) {
 		var reply string
 		switch {
 		case err == nil:
-			text, bad := parseMark(line[:len(line)-1])
+			text, bad := Parse(line[:len(line)-1])
 			if bad != nil {
 				reply = "error: " + bad.Error()
 				break
@@ -254,7 +254,7 @@ func serveMarks(c markConn, idle time.Duration, deliver func(string)) {
 			deliver(text)
 			reply = "ok"
 		case errors.Is(err, bufio.ErrBufferFull):
-			lastAnswer(c, idle, fmt.Sprintf("error: marker is longer than %d bytes", MaxMarkBytes))
+			lastAnswer(c, idle, fmt.Sprintf("error: marker is longer than %d bytes", MaxBytes))
 			return
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			lastAnswer(c, idle, fmt.Sprintf("error: no complete marker line within %v; closing", idle))
@@ -285,15 +285,15 @@ func answer(w io.Writer, reply string) error {
 	return err
 }
 
-// parseMark checks one marker as sent on the socket (without its "\n"; a
+// Parse checks one marker as sent on the socket (without its "\n"; a
 // trailing "\r" is dropped) and returns its text with the spaces around it
-// trimmed. It refuses text longer than MaxMarkBytes, text that is not
+// trimmed. It refuses text longer than MaxBytes, text that is not
 // UTF-8, text with control characters (which could drive the terminal
 // when shown) and text that is only spaces.
-func parseMark(line []byte) (string, error) {
+func Parse(line []byte) (string, error) {
 	line = bytes.TrimSuffix(line, []byte("\r"))
-	if len(line) > MaxMarkBytes {
-		return "", fmt.Errorf("marker is %d bytes; at most %d", len(line), MaxMarkBytes)
+	if len(line) > MaxBytes {
+		return "", fmt.Errorf("marker is %d bytes; at most %d", len(line), MaxBytes)
 	}
 	if !utf8.Valid(line) {
 		return "", errors.New("marker is not valid UTF-8")
