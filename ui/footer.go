@@ -33,7 +33,7 @@ func (m *Model) viewFooter(f *frame) string {
 		ln.add(" "+status+" "+m.glyph.bar, m.theme.crit)
 	}
 	for _, b := range m.keys.footer {
-		if !b.Enabled() {
+		if !b.offered() {
 			continue
 		}
 		h := b.Help()

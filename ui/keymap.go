@@ -30,9 +30,12 @@ type binding struct {
 	// text says what the key does, for the ? screen and the README.
 	text string
 	// rank places the binding in the footer, most useful first; 0 keeps it
-	// out. Two bindings that go opposite ways (up and down) are offered as
-	// one item, on the first one, whose short help names both keys: "↑↓ GPU".
+	// out.
 	rank int
+	// pair is the binding that goes the other way (down for up), offered
+	// with this one as one footer item whose short help names both keys:
+	// "↑↓ GPU". The item is there while either of them is enabled.
+	pair *binding
 	// why is the footer's answer to the key while the binding is disabled;
 	// "" answers nothing.
 	why string
@@ -132,6 +135,12 @@ func newKeyMap(ascii bool) *keyMap {
 		erase:    bind(keys("backspace"), "", "", "erase the last character", 0),
 		eraseAll: bind(keys("ctrl+u"), "", "", "erase the whole answer", 0),
 	}
+	for _, p := range [][2]*binding{
+		{&k.up, &k.down}, {&k.zoomIn, &k.zoomOut}, {&k.back, &k.forward},
+		{&k.start, &k.end}, {&k.slower, &k.faster}, {&k.prevMark, &k.nextMark},
+	} {
+		p[0].pair = p[1]
+	}
 	k.slower.why = "speed is for replays; live runs at the speed of time"
 	k.faster.why = k.slower.why
 	k.mark.why = "markers are added while sampling; this is a replay"
@@ -154,6 +163,12 @@ func newKeyMap(ascii bool) *keyMap {
 	}
 	sort.SliceStable(k.footer, func(i, j int) bool { return k.footer[i].rank < k.footer[j].rank })
 	return k
+}
+
+// offered says whether the footer offers b now: it or its pair does
+// something.
+func (b *binding) offered() bool {
+	return b.Enabled() || b.pair != nil && b.pair.Enabled()
 }
 
 // all is every binding, in the ? screen's order.
