@@ -401,3 +401,23 @@ func TestGoldenHelp(t *testing.T) {
 		checkGolden(t, fmt.Sprintf("help_%dx%d", size[0], size[1]), got)
 	}
 }
+
+// TestReadmeKeyTableIsTheHelp: the README's key table lists what the help
+// lists, in its order and words.
+func TestReadmeKeyTableIsTheHelp(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("| key | does |\n|---|---|\n")
+	for _, g := range newKeyMap(false).groups {
+		fmt.Fprintf(&b, "| **%s** | |\n", g.title)
+		for _, x := range g.bindings {
+			fmt.Fprintf(&b, "| `%s` | %s |\n", strings.ReplaceAll(keyNames(x), ", ", "`, `"), x.text)
+		}
+	}
+	if want := b.String(); !strings.Contains(string(readme), want) {
+		t.Errorf("README.md's key table is not the help's; it should read:\n%s", want)
+	}
+}
