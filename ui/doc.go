@@ -10,4 +10,8 @@
 // so it cannot tell live from replay: a live view is a replay whose cursor
 // follows the newest sample. Nothing here reads the wall clock; time comes
 // from samples and from tick messages.
+//
+// Every key is a binding in one table (keymap.go): handleKey matches it,
+// the ? screen lists it, and the footer offers the bindings that do
+// something now.
 package ui

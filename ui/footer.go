@@ -5,35 +5,19 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// key is one entry of the footer's key list.
-type key struct{ keys, does string }
-
-func (m *Model) footerKeys() []key {
-	keys := []key{{"q", "quit"}, {"?", "help"}, {"↑↓", "GPU"}, {"tab", "metric"}, {"+-", "zoom"}}
-	if m.play.grows {
-		keys = append(keys, key{"space", "pause"}, key{"←→", "scroll"})
-	} else {
-		keys = append(keys, key{"space", "play"}, key{"←→", "step"}, key{"<>", "speed"})
-	}
-	keys = append(keys, key{"g/G", "start/end"}, key{"t", "time"}, key{"[]", "marker"})
-	if m.recorder != nil {
-		keys = append(keys, key{"m", "mark"}, key{"r", "record"})
-	}
-	if m.ascii {
-		for i := range keys {
-			keys[i].keys = strings.NewReplacer("↑↓", "up/dn", "←→", "lt/rt").Replace(keys[i].keys)
-		}
-	}
-	return keys
-}
-
 // viewFooter is the bottom row: what went wrong, if anything (probe
-// errors, a lost GPU, a damaged recording), then the keys that fit.
+// errors, a lost GPU, a damaged recording), then the short help of the
+// keys that do something now, as many as fit, most useful first. The help
+// key ends the row whatever else fits: it is where the rest are.
 func (m *Model) viewFooter(f *frame) string {
-	ln := newLine(m.width)
+	help := m.keys.help.Help()
+	room := m.width - ansi.StringWidth(" "+help.Key+" "+help.Desc)
+	ln := newLine(room)
 	if m.recorder != nil {
 		if path, on, failed := m.recorder.State(); failed != nil {
 			ln.add(" recording stopped: "+failed.Error()+" "+m.glyph.bar, m.theme.crit)
@@ -48,13 +32,18 @@ func (m *Model) viewFooter(f *frame) string {
 	} else if status := m.statusText(f); status != "" {
 		ln.add(" "+status+" "+m.glyph.bar, m.theme.crit)
 	}
-	for _, k := range m.footerKeys() {
-		piece := " " + k.keys + " " + k.does
-		if ln.w+len([]rune(piece)) > m.width {
+	for _, b := range m.keys.footer {
+		if !b.offered() {
+			continue
+		}
+		h := b.Help()
+		if ln.w+ansi.StringWidth(" "+h.Key+" "+h.Desc) > room {
 			break
 		}
-		ln.add(" "+k.keys, m.theme.bold).add(" "+k.does, m.theme.dim)
+		ln.add(" "+h.Key, m.theme.bold).add(" "+h.Desc, m.theme.dim)
 	}
+	ln.limit = m.width
+	ln.add(" "+help.Key, m.theme.bold).add(" "+help.Desc, m.theme.dim)
 	return ln.String()
 }
 

@@ -5,28 +5,13 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-var helpKeys = []key{
-	{"q, ctrl+c", "quit"},
-	{"?", "this help (up and down scroll it, any other key closes it)"},
-	{"up, down", "select a GPU for the detail graph"},
-	{"tab", "next metric in the detail graph"},
-	{"+, -", "zoom the time window in and out (30 s up to the whole session)"},
-	{"space", "live: pause the view (sampling goes on); replay: play or pause"},
-	{"left, right", "scroll (live, paused) or step (replay) by one column"},
-	{"pgup, pgdn", "scroll by half a window"},
-	{"g, G", "go to the start or the end; G resumes a paused live view"},
-	{"<, >", "replay speed, 0.25x to 64x"},
-	{"t, /", "go to a time: 14:03, +10m (after the start), -5m (before the end)"},
-	{"[, ]", "previous or next marker or hint"},
-	{"m", "add a marker (a one-line label) at now"},
-	{"r", "start or stop recording to a file"},
-}
-
-var helpMetrics = []key{
+// helpTerms say what the numbers on the screen mean.
+var helpTerms = []struct{ term, means string }{
 	{"util", "share of time at least one kernel ran (NVML, coarse): a kernel on a fifth of the SMs reads 100 %. The mean of every sub-second sample, with (min-max) beside it."},
 	{"SM", "share of SMs busy (GPM, Hopper and newer; profiling-grade). Trust it over util."},
 	{"pwr", "power draw, from the energy counter where the GPU has one. High util at low power means kernels are resident but waiting (a collective, a spin)."},
@@ -34,17 +19,39 @@ var helpMetrics = []key{
 	{"N/A", "the GPU or driver does not report it. gputop never shows an unknown as 0."},
 }
 
-// viewHelp is the whole screen while ? is held open: keys, what the numbers
-// mean, what gputop itself costs, and every check made looking for GPUs.
+// helpKeyColumn is where the text of a key's line begins; keys that are
+// longer push their own line's text right.
+const helpKeyColumn = 15
+
+// viewHelp is the whole screen while ? is held open: every key of the key
+// table, what the numbers mean, what gputop itself costs, and every check
+// made looking for GPUs.
 func (m *Model) viewHelp() string {
-	var out []string
-	out = append(out, m.theme.title.paint(" gputop help"), "")
-	for _, k := range helpKeys {
-		out = append(out, hanging("  "+padRight(k.keys, 13)+" ", k.does, m.width)...)
+	out := m.helpLines()
+	// Scroll: the last row says where we are and how to leave.
+	rows := m.height - 1
+	m.helpTop = max(0, min(m.helpTop, len(out)-rows))
+	page := padBlank(out[m.helpTop:], rows)
+	scroll := m.keys.helpUp.Help()
+	more := fmt.Sprintf(" lines %d-%d of %d %s %s %s, any other key closes",
+		m.helpTop+1, min(len(out), m.helpTop+rows), len(out), m.glyph.bar, scroll.Key, scroll.Desc)
+	return strings.Join(append(page, m.theme.dim.paint(cutVisible(more, m.width))), "\n")
+}
+
+// helpLines is the help, every line cut to the screen's width.
+func (m *Model) helpLines() []string {
+	out := []string{m.theme.title.paint(" gputop help")}
+	for _, g := range m.keys.groups {
+		out = append(out, "", m.theme.title.paint(" "+g.title))
+		for _, b := range g.bindings {
+			lead := "  " + keyNames(b) + " "
+			lead += strings.Repeat(" ", max(0, helpKeyColumn-utf8.RuneCountInString(lead)))
+			out = append(out, hanging(lead, b.text, m.width)...)
+		}
 	}
 	out = append(out, "", m.theme.title.paint(" What the numbers mean"))
-	for _, k := range helpMetrics {
-		out = append(out, hanging("  "+padRight(k.keys, 10), k.does, m.width)...)
+	for _, t := range helpTerms {
+		out = append(out, hanging("  "+padRight(t.term, 10), t.means, m.width)...)
 	}
 	out = append(out, "", m.theme.title.paint(" gputop itself"))
 	out = append(out, wrap("  "+m.selfLine(), m.width)...)
@@ -62,13 +69,7 @@ func (m *Model) viewHelp() string {
 	for i := range out {
 		out[i] = cutVisible(out[i], m.width)
 	}
-	// Scroll: the last row says where we are and how to leave.
-	rows := m.height - 1
-	m.helpTop = max(0, min(m.helpTop, len(out)-rows))
-	page := padBlank(out[m.helpTop:], rows)
-	more := fmt.Sprintf(" lines %d-%d of %d %s up/down scroll, any other key closes",
-		m.helpTop+1, min(len(out), m.helpTop+rows), len(out), m.glyph.bar)
-	return strings.Join(append(page, m.theme.dim.paint(cutVisible(more, m.width))), "\n")
+	return out
 }
 
 // selfLine says what gputop costs: its CPU and memory and how late its

@@ -3,6 +3,7 @@ package ui
 import (
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -10,7 +11,8 @@ import (
 
 // handleKeys splits typed-ahead keys: bubbletea hands several printable
 // keys that arrive together ("gG" over a slow link) to Update as one
-// message, and each must still do what it says.
+// message, and each must still do what it says, in the state the one
+// before it left.
 func (m *Model) handleKeys(k tea.KeyMsg) tea.Cmd {
 	if k.Type != tea.KeyRunes || len(k.Runes) < 2 || k.Paste {
 		return m.handleKey(k)
@@ -18,87 +20,92 @@ func (m *Model) handleKeys(k tea.KeyMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, r := range k.Runes {
 		cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
+		m.updateKeys()
 	}
 	return tea.Sequence(cmds...)
 }
 
-// handleKey does what a key says. Keys mean the same live and in replay:
-// both move a cursor over the same store.
+// handleKey does what a key says, matching it against the key table
+// (keymap.go). Keys mean the same live and in replay: both move a cursor
+// over the same store.
 func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	if m.prompt.active {
 		return m.handlePromptKey(k)
 	}
+	keys := m.keys
 	m.note = ""
 	if m.showHelp {
-		switch k.String() {
-		case "up", "k":
+		switch {
+		case key.Matches(k, keys.helpUp.Binding):
 			m.helpTop--
 			return nil
-		case "down", "j", " ", "pgdown":
+		case key.Matches(k, keys.helpDown.Binding):
 			m.helpTop++
 			return nil
 		}
+		// Any other key closes the help; quit quits as well.
 		m.showHelp = false
-		if k.String() != "q" && k.String() != "ctrl+c" {
+		if !key.Matches(k, keys.quit.Binding) {
 			return nil
 		}
 	}
 	first, last := m.store.First(), m.store.Last()
-	switch k.String() {
-	case "q", "ctrl+c":
+	switch {
+	case key.Matches(k, keys.quit.Binding):
 		m.cancel()
 		return tea.Quit
-	case "?":
+	case key.Matches(k, keys.help.Binding):
 		m.showHelp, m.helpTop = true, 0
-	case "up", "k":
+	case key.Matches(k, keys.up.Binding):
 		m.gpu = max(0, m.gpu-1)
-	case "down", "j":
+	case key.Matches(k, keys.down.Binding):
 		m.gpu = min(len(m.info.GPUs)-1, m.gpu+1)
-	case "tab":
+	case key.Matches(k, keys.metric.Binding):
 		m.nextMetric()
-	case "+", "=":
+	case key.Matches(k, keys.zoomIn.Binding):
 		m.play.zoomIn(first, last)
-	case "-", "_":
+	case key.Matches(k, keys.zoomOut.Binding):
 		m.play.zoomOut(first, last)
-	case " ":
-		if m.store.Len() > 0 && m.play.togglePause(last, m.sourceDone) {
+	case key.Matches(k, keys.pause.Binding):
+		if m.play.togglePause(last, m.sourceDone) {
 			return m.tick()
 		}
-	case "left":
+	case key.Matches(k, keys.back.Binding):
 		m.play.step(-m.columnStep(), first, last)
-	case "right":
+	case key.Matches(k, keys.forward.Binding):
 		m.play.step(m.columnStep(), first, last)
-	case "pgup":
+	case key.Matches(k, keys.pageBack.Binding):
 		m.play.step(-m.play.span(first, last)/2, first, last)
-	case "pgdown":
+	case key.Matches(k, keys.pageForward.Binding):
 		m.play.step(m.play.span(first, last)/2, first, last)
-	case "g", "home":
+	case key.Matches(k, keys.start.Binding):
 		m.play.home(first, last)
-	case "G", "end":
+	case key.Matches(k, keys.end.Binding):
 		m.play.end(last)
-	case "<", ",":
-		m.speedKey(-1)
-	case ">", ".":
-		m.speedKey(+1)
-	case "[":
+	case key.Matches(k, keys.slower.Binding):
+		m.play.slower()
+	case key.Matches(k, keys.faster.Binding):
+		m.play.faster()
+	case key.Matches(k, keys.prevMark.Binding):
 		m.jumpMarker(-1)
-	case "]":
+	case key.Matches(k, keys.nextMark.Binding):
 		m.jumpMarker(+1)
-	case "t", "/":
-		if m.store.Len() > 0 {
-			m.ask("go to time (14:03, +10m, -5m):", (*Model).jumpTo)
-		}
-	case "h":
+	case key.Matches(k, keys.goTo.Binding):
+		m.ask("go to time (14:03, +10m, -5m):", (*Model).jumpTo)
+	case key.Matches(k, keys.hint.Binding):
 		m.hintSel++
 		if m.hintSel > len(m.hintsAt(m.play.cursor)) {
 			m.hintSel = 0
 		}
-	case "esc":
+	case key.Matches(k, keys.closeHint.Binding):
 		m.hintSel = 0
-	case "m":
+	case key.Matches(k, keys.mark.Binding):
 		m.markKey()
-	case "r":
+	case key.Matches(k, keys.record.Binding):
 		m.recordKey()
+	default:
+		// keys.suspend is never matched: ui/screen takes ctrl+z first.
+		m.note = keys.whyNot(k.String())
 	}
 	return nil
 }
@@ -108,8 +115,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 func (m *Model) markKey() {
 	sink, ok := m.src.(timeline.MarkSink)
 	if !ok {
-		m.note = "markers are added while sampling; this is a replay"
-		return
+		return // the binding is enabled only for a source that takes markers
 	}
 	m.ask("marker:", func(m *Model, text string) {
 		sink.Mark(text)
@@ -120,8 +126,7 @@ func (m *Model) markKey() {
 // recordKey starts or stops recording to a file.
 func (m *Model) recordKey() {
 	if m.recorder == nil {
-		m.note = "recording is for live sessions; this is a replay"
-		return
+		return // the binding is enabled only with a Recorder
 	}
 	if _, on, _ := m.recorder.State(); on {
 		summary, err := m.recorder.Stop()
@@ -149,16 +154,4 @@ func (m *Model) columnStep() time.Duration {
 		step = iv
 	}
 	return step
-}
-
-func (m *Model) speedKey(dir int) {
-	if m.play.grows {
-		m.note = "speed is for replays; live runs at the speed of time"
-		return
-	}
-	if dir > 0 {
-		m.play.faster()
-	} else {
-		m.play.slower()
-	}
 }

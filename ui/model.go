@@ -72,8 +72,10 @@ type Model struct {
 	cores     []string       // the host's core devices, in order
 	coresSeen int            // store keys looked at for cores
 
-	gpu      int // selected GPU (index into info.GPUs)
-	metric   int // selected detail metric (index into detailMetrics)
+	gpu    int // selected GPU (index into info.GPUs)
+	metric int // selected detail metric (index into detailMetrics)
+	// keys is the key table; updateKeys says which of them do something.
+	keys     *keyMap
 	showHelp bool
 	helpTop  int // first help line on screen
 	prompt   prompt
@@ -127,10 +129,12 @@ func New(opts Options) *Model {
 		recorder: opts.Recorder,
 		note:     opts.Notice,
 		play:     playback{motion: following, speed: speed, grows: grows},
+		keys:     newKeyMap(opts.ASCII),
 	}
 	if !grows {
 		m.play.motion = playing
 	}
+	m.updateKeys()
 	return m
 }
 
@@ -185,23 +189,25 @@ func (m *Model) pull() tea.Cmd {
 	}
 }
 
-// Update dispatches a message to its handler.
+// Update dispatches a message to its handler, then says which keys do
+// something in the state it left.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.dirty = m.dirty || m.changesScreen(msg)
+	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		return m, m.handleKeys(msg)
+		cmd = m.handleKeys(msg)
 	case tea.WindowSizeMsg:
 		m.handleResize(msg.Width, msg.Height)
-		return m, nil
 	case samplesMsg:
-		return m, m.handleSamples(msg.samples)
+		cmd = m.handleSamples(msg.samples)
 	case sourceDoneMsg:
-		return m, m.handleSourceDone(msg.err)
+		cmd = m.handleSourceDone(msg.err)
 	case tickMsg:
-		return m, m.handleTick(msg.at)
+		cmd = m.handleTick(msg.at)
 	}
-	return m, nil
+	m.updateKeys()
+	return m, cmd
 }
 
 // changesScreen says whether a message can change what is drawn. Samples

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -27,28 +28,29 @@ func (m *Model) ask(label string, done func(*Model, string)) {
 	m.prompt = prompt{active: true, label: label, done: done}
 }
 
-// handlePromptKey edits the answer; enter gives it, esc drops it.
+// handlePromptKey edits the answer: the key table's answering keys give
+// it, drop it or erase it, and printable keys type it.
 func (m *Model) handlePromptKey(k tea.KeyMsg) tea.Cmd {
-	p := &m.prompt
-	switch k.Type {
-	case tea.KeyEnter:
+	p, keys := &m.prompt, m.keys
+	switch {
+	case key.Matches(k, keys.answer.Binding):
 		answer := strings.TrimSpace(string(p.text))
 		done := p.done
 		*p = prompt{}
 		if answer != "" {
 			done(m, answer)
 		}
-	case tea.KeyEsc, tea.KeyCtrlC:
+	case key.Matches(k, keys.cancel.Binding):
 		*p = prompt{}
-	case tea.KeyBackspace:
+	case key.Matches(k, keys.erase.Binding):
 		if len(p.text) > 0 {
 			p.text = p.text[:len(p.text)-1]
 		}
-	case tea.KeyCtrlU:
+	case key.Matches(k, keys.eraseAll.Binding):
 		p.text = p.text[:0]
-	case tea.KeySpace:
+	case k.Type == tea.KeySpace:
 		p.add(' ')
-	case tea.KeyRunes:
+	case k.Type == tea.KeyRunes:
 		for _, r := range k.Runes {
 			p.add(r)
 		}
@@ -73,6 +75,7 @@ func (m *Model) viewPrompt() string {
 		text = string(r[len(r)-room:])
 	}
 	ln.add(text+"_", ink{})
-	ln.add("  enter ok, esc cancel", m.theme.dim)
+	ok, cancel := m.keys.answer.Help(), m.keys.cancel.Help()
+	ln.add("  "+ok.Key+" "+ok.Desc+", "+cancel.Key+" "+cancel.Desc, m.theme.dim)
 	return ln.String()
 }

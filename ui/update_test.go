@@ -121,7 +121,7 @@ func TestHelpOpensAndAnyKeyClosesIt(t *testing.T) {
 	if !strings.Contains(screen(m), "gputop help") || !strings.Contains(screen(m), "any other key closes") {
 		t.Fatalf("help screen:\n%s", screen(m))
 	}
-	for i := 0; i < 30; i++ {
+	for i := 0; i < 60; i++ {
 		press(m, "down")
 	}
 	if !strings.Contains(screen(m), "never shows an unknown") || !strings.Contains(screen(m), "gputop itself") {

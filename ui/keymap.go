@@ -1,0 +1,273 @@
+package ui
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// Every key the screen answers is a binding in one table, the keyMap:
+// handleKey matches its bindings, the ? screen lists all of them, and the
+// footer offers those that are enabled. A key.Binding carries the keys,
+// the footer's short help and whether the key does anything now, which is
+// what those three share; so a key cannot exist undocumented, and the
+// footer cannot offer a key that does nothing.
+//
+// A binding's enabled state is set in one place, updateKeys, which runs
+// after every message (anything may change what a key can do: the first
+// samples name the GPUs, the cursor moves onto a hint, a replay reaches its
+// end). A key pressed while its binding is disabled does nothing, or says
+// why in the footer if its binding has a reason ("speed is for replays").
+
+// binding is one thing a key does.
+type binding struct {
+	// Binding holds the keys (what handleKey matches, and what the ? screen
+	// lists), the footer's short help, and whether it does anything now.
+	key.Binding
+	// text says what the key does, for the ? screen and the README.
+	text string
+	// rank places the binding in the footer, most useful first; 0 keeps it
+	// out.
+	rank int
+	// pair is the binding that goes the other way (down for up), offered
+	// with this one as one footer item whose short help names both keys:
+	// "↑↓ GPU". The item is there while either of them is enabled.
+	pair *binding
+	// why is the footer's answer to the key while the binding is disabled;
+	// "" answers nothing.
+	why string
+}
+
+// keyGroup is a section of the ? screen.
+type keyGroup struct {
+	title    string
+	bindings []*binding
+}
+
+// keyMap is the table. Its groups point into it, so it is only used by
+// pointer.
+type keyMap struct {
+	quit, help, suspend binding
+
+	up, down, metric, hint, closeHint binding
+
+	zoomIn, zoomOut, pause               binding
+	back, forward, pageBack, pageForward binding
+	start, end, slower, faster, goTo     binding
+	prevMark, nextMark                   binding
+
+	mark, record binding
+
+	helpUp, helpDown binding
+
+	answer, cancel, erase, eraseAll binding
+
+	groups []keyGroup
+	// footer is every binding with a rank, in the footer's order.
+	footer []*binding
+}
+
+// bind makes a binding: its keys, its short help for the footer ("" for
+// none) and its text for the ? screen.
+func bind(keys []string, short, does, text string, rank int) binding {
+	opts := []key.BindingOpt{key.WithKeys(keys...)}
+	if short != "" || does != "" {
+		opts = append(opts, key.WithHelp(short, does))
+	}
+	return binding{Binding: key.NewBinding(opts...), text: text, rank: rank}
+}
+
+func keys(k ...string) []string { return k }
+
+// newKeyMap builds the table. The footer draws arrows as letters with
+// --ascii.
+func newKeyMap(ascii bool) *keyMap {
+	upDown, leftRight := "↑↓", "←→"
+	if ascii {
+		upDown, leftRight = "up/dn", "lt/rt"
+	}
+	k := &keyMap{
+		quit: bind(keys("q", "ctrl+c"), "q", "quit", "quit", 1),
+		help: bind(keys("?"), "?", "help",
+			"help: every key, what each number means, gputop's own CPU, memory and sampling lag, "+
+				"the checks it made; its own keys scroll it, any other key closes it", 0),
+		// The terminal layer (ui/screen) takes ctrl+z before the model sees
+		// it, so handleKey never matches this binding: it is here to be
+		// listed.
+		suspend: bind(keys("ctrl+z"), "", "", "suspend to the shell, as a shell's ctrl+z does; fg brings gputop back", 0),
+
+		up:     bind(keys("up", "k"), upDown, "GPU", "select the GPU above for the detail graph", 8),
+		down:   bind(keys("down", "j"), "", "", "select the GPU below for the detail graph", 0),
+		metric: bind(keys("tab"), "tab", "metric", "next metric in the detail graph", 9),
+		hint: bind(keys("h"), "h", "hint",
+			"show the next hint in full (its evidence and next step); past the last, back to the graph", 6),
+		closeHint: bind(keys("esc"), "esc", "close", "close the hint, back to the graph", 7),
+
+		zoomIn:  bind(keys("+", "="), "+-", "zoom", "zoom in, down to a 30 s window", 5),
+		zoomOut: bind(keys("-", "_"), "", "", "zoom out, up to the whole session", 0),
+		pause: bind(keys(" "), "space", "pause",
+			"live: pause the view (sampling goes on), again to follow live; replay: play or pause", 2),
+		back: bind(keys("left"), leftRight, "scroll",
+			"back one column: scroll a live view (it pauses) or step a replay", 3),
+		forward:     bind(keys("right"), "", "", "forward one column", 0),
+		pageBack:    bind(keys("pgup"), "", "", "back half a window", 0),
+		pageForward: bind(keys("pgdown"), "", "", "forward half a window", 0),
+		start:       bind(keys("g", "home"), "g/G", "start/end", "go to the start", 14),
+		end:         bind(keys("G", "end"), "", "", "go to the end; a paused live view follows live again", 0),
+		slower:      bind(keys("<", ","), "<>", "speed", "replay slower, down to 0.25x", 4),
+		faster:      bind(keys(">", "."), "", "", "replay faster, up to 64x", 0),
+		goTo: bind(keys("t", "/"), "t", "time",
+			"go to a time: 14:03, +10m (after the start), -5m (before the end)", 12),
+		prevMark: bind(keys("["), "[]", "marker", "previous marker or hint", 13),
+		nextMark: bind(keys("]"), "", "", "next marker or hint", 0),
+
+		mark:   bind(keys("m"), "m", "mark", "add a marker (a one-line label) now", 11),
+		record: bind(keys("r"), "r", "record", "start or stop recording to a file", 10),
+
+		helpUp:   bind(keys("up", "k"), upDown, "scroll", "scroll the help up", 0),
+		helpDown: bind(keys("down", "j", " ", "pgdown"), "", "", "scroll the help down", 0),
+
+		answer:   bind(keys("enter"), "enter", "ok", "give the answer", 0),
+		cancel:   bind(keys("esc", "ctrl+c"), "esc", "cancel", "cancel the question", 0),
+		erase:    bind(keys("backspace"), "", "", "erase the last character", 0),
+		eraseAll: bind(keys("ctrl+u"), "", "", "erase the whole answer", 0),
+	}
+	for _, p := range [][2]*binding{
+		{&k.up, &k.down}, {&k.zoomIn, &k.zoomOut}, {&k.back, &k.forward},
+		{&k.start, &k.end}, {&k.slower, &k.faster}, {&k.prevMark, &k.nextMark},
+	} {
+		p[0].pair = p[1]
+	}
+	k.slower.why = "speed is for replays; live runs at the speed of time"
+	k.faster.why = k.slower.why
+	k.mark.why = "markers are added while sampling; this is a replay"
+	k.record.why = "recording is for live sessions; this is a replay"
+	k.groups = []keyGroup{
+		{"Program", []*binding{&k.quit, &k.help, &k.suspend}},
+		{"GPUs and hints", []*binding{&k.up, &k.down, &k.metric, &k.hint, &k.closeHint}},
+		{"Time", []*binding{
+			&k.zoomIn, &k.zoomOut, &k.pause, &k.back, &k.forward, &k.pageBack, &k.pageForward,
+			&k.start, &k.end, &k.slower, &k.faster, &k.goTo, &k.prevMark, &k.nextMark,
+		}},
+		{"Recording", []*binding{&k.mark, &k.record}},
+		{"In the help", []*binding{&k.helpUp, &k.helpDown}},
+		{"Answering a question (m, t)", []*binding{&k.answer, &k.cancel, &k.erase, &k.eraseAll}},
+	}
+	for _, b := range k.all() {
+		if b.rank > 0 {
+			k.footer = append(k.footer, b)
+		}
+	}
+	sort.SliceStable(k.footer, func(i, j int) bool { return k.footer[i].rank < k.footer[j].rank })
+	return k
+}
+
+// offered says whether the footer offers b now: it or its pair does
+// something.
+func (b *binding) offered() bool {
+	return b.Enabled() || b.pair != nil && b.pair.Enabled()
+}
+
+// all is every binding, in the ? screen's order.
+func (k *keyMap) all() []*binding {
+	var out []*binding
+	for _, g := range k.groups {
+		out = append(out, g.bindings...)
+	}
+	return out
+}
+
+// keyNames is how the ? screen and the footer write a key.
+func keyNames(b *binding) string {
+	names := make([]string, len(b.Keys()))
+	for i, s := range b.Keys() {
+		if s == " " {
+			s = "space"
+		}
+		names[i] = s
+	}
+	return strings.Join(names, ", ")
+}
+
+// whyNot is the footer's answer to a key that matched no enabled binding:
+// the reason of a disabled binding that has the key, if it has one.
+func (k *keyMap) whyNot(pressed string) string {
+	for _, b := range k.all() {
+		if b.Enabled() || b.why == "" {
+			continue
+		}
+		for _, s := range b.Keys() {
+			if s == pressed {
+				return b.why
+			}
+		}
+	}
+	return ""
+}
+
+// updateKeys says which keys do something now and what the footer calls
+// the ones whose meaning depends on the state. It is the only place that
+// enables or disables a binding.
+func (m *Model) updateKeys() {
+	k := m.keys
+	samples := m.store.Len() > 0
+	gpus := len(m.info.GPUs) > 0
+	last := m.store.Last()
+	var hints int
+	if samples {
+		hints = len(m.hintsAt(m.play.cursor))
+	}
+	_, takesMarks := m.src.(timeline.MarkSink)
+	// A replay paused at the end of its file has nowhere to play to.
+	atEnd := !m.play.grows && m.play.motion == paused && m.sourceDone && !m.play.cursor.Before(last)
+
+	on := func(v bool, bs ...*binding) {
+		for _, b := range bs {
+			b.SetEnabled(v)
+		}
+	}
+	on(true, &k.quit, &k.help, &k.suspend)
+	on(gpus, &k.up, &k.down)
+	on(gpus && samples, &k.metric)
+	on(hints > 0, &k.hint)
+	on(m.hintSel > 0 && m.hintSel <= hints, &k.closeHint)
+	on(samples, &k.zoomIn, &k.zoomOut, &k.back, &k.forward, &k.pageBack, &k.pageForward,
+		&k.start, &k.end, &k.goTo, &k.prevMark, &k.nextMark)
+	on(samples && !atEnd, &k.pause)
+	on(!m.play.grows, &k.slower, &k.faster)
+	on(takesMarks, &k.mark)
+	on(m.recorder != nil, &k.record)
+	on(m.showHelp, &k.helpUp, &k.helpDown)
+	on(m.prompt.active, &k.answer, &k.cancel, &k.erase, &k.eraseAll)
+
+	// What the footer calls a key, where that depends on the state.
+	short := func(b *binding, does string) { b.SetHelp(b.Help().Key, does) }
+	switch {
+	case m.play.motion != paused:
+		short(&k.pause, "pause")
+	case m.play.grows:
+		short(&k.pause, "live")
+	default:
+		short(&k.pause, "play")
+	}
+	if m.play.grows {
+		short(&k.back, "scroll")
+	} else {
+		short(&k.back, "step")
+	}
+	if m.hintSel > 0 {
+		short(&k.hint, "next")
+	} else {
+		short(&k.hint, "hint")
+	}
+	if m.recorder != nil {
+		if _, rec, _ := m.recorder.State(); rec {
+			short(&k.record, "stop")
+		} else {
+			short(&k.record, "record")
+		}
+	}
+}
