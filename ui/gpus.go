@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // frame is what every panel of one View shares: the window, the cursor and
@@ -219,7 +220,7 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 	if shown[timeline.GPUPower] {
 		put(timeline.GPUPower, field{"of " + fmtWatts(m.limitOf(dev, at)), dimInk})
 	} else {
-		put(timeline.GPUPower, field{fmtWatts(v(timeline.GPUPower)) + "/" + fmtWatts(m.limitOf(dev, at)), powerInk})
+		put(timeline.GPUPower, field{units.WattsOf(v(timeline.GPUPower), m.limitOf(dev, at)), powerInk})
 	}
 	if flag := throttleFlag(v(timeline.GPUThrottle)); flag != "" {
 		put(timeline.GPUPower, field{m.glyph.warn + flag, warnInk})
@@ -240,7 +241,7 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 }
 
 // compactGPU is the one-row GPU of a small terminal: every number, one
-// sparkline. " 98% SM  87% 68.2/79.6G 652/700W 71°C PWR"
+// sparkline. " 98% SM  87% 68.2/79.6GiB 652/700W 71°C PWR"
 func (m *Model) compactGPU(f *frame, dev, label string, labelInk ink, lost bool) string {
 	ln := newLine(m.width)
 	ln.add(label, labelInk)
@@ -256,8 +257,8 @@ func (m *Model) compactGPU(f *frame, dev, label string, labelInk ink, lost bool)
 	if m.lay.showSM {
 		ln.add(" SM ", m.theme.dim).add(fmtPct(v(timeline.GPUSMActive)), m.theme.sm)
 	}
-	ln.add(" ", ink{}).add(padLeft(fmtMem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal)), 10), m.theme.mem)
-	pwr := strings.TrimSuffix(fmtWatts(v(timeline.GPUPower)), "W") + "/" + fmtWatts(m.limitOf(dev, f.at))
+	ln.add(" ", ink{}).add(padLeft(fmtMem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal)), 12), m.theme.mem)
+	pwr := units.WattsOf(v(timeline.GPUPower), m.limitOf(dev, f.at))
 	ln.add(" ", ink{}).add(padLeft(pwr, 8), m.theme.power)
 	ln.add(" ", ink{}).add(padLeft(fmtTemp(v(timeline.GPUTemp), m.ascii), 4), m.theme.temp)
 	if flag := throttleFlag(v(timeline.GPUThrottle)); flag != "" {

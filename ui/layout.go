@@ -121,8 +121,8 @@ func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
 // valueWidth is the width of the numbers right of the sparklines.
 func (l *layout) valueWidth(w int) int {
 	if l.gpuRows == 1 {
-		// " 98% SM  87% 68.2/79.6G 652/700W 71°C PWR"
-		n := 4 + 1 + 10 + 1 + 8 + 1 + 4 + 1 + 3
+		// " 98% SM  87% 68.2/79.6GiB 652/700W 71°C PWR"
+		n := 4 + 1 + 12 + 1 + 8 + 1 + 4 + 1 + 3
 		if l.showSM {
 			n += 8
 		}

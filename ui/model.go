@@ -148,10 +148,6 @@ type samplesMsg struct{ samples []timeline.Sample }
 // clean end of a recording).
 type sourceDoneMsg struct{ err error }
 
-// sourceWarnMsg is a source error that does not end it (a damaged tail:
-// everything before it was delivered).
-type sourceWarnMsg struct{ err error }
-
 // tickMsg moves a playing cursor; it carries its own time.
 type tickMsg struct{ at time.Time }
 
