@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/recordings"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // End-to-end tests: the built binary, in a real terminal (tmux), as a
@@ -61,8 +62,11 @@ type terminal struct {
 
 func newTerminal(t *testing.T, w, h int, command string) *terminal {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("drives the binary in tmux: skipped with -short")
+	}
 	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (.ci/run installs it)")
+		timelinetest.Unavailable(t, "tmux is not installed (.ci/run installs it)")
 	}
 	term := &terminal{t: t, sock: fmt.Sprintf("gputop-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	term.tmux("-f", "/dev/null", "new-session", "-d", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), command)
@@ -209,22 +213,22 @@ func TestSnapshotDemo(t *testing.T) {
 func TestRecordSurvivesKill9(t *testing.T) {
 	bin := buildBinary(t)
 	path := filepath.Join(t.TempDir(), "killed.gtr")
-	cmd := exec.Command(bin, "record", "-o", path, "--demo=checkpoint")
+	cmd := exec.Command(bin, "record", "-o", path, "--demo=checkpoint", "--interval", "200ms")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	started := time.Now()
-	// Wait until four seconds of samples are on disk, then kill.
+	// Wait until two seconds of samples are on disk, then kill.
 	for {
 		if r, err := recordings.Open(path); err == nil {
 			first, last := r.Span()
 			r.Close()
-			if last.Sub(first) >= 4*time.Second {
+			if last.Sub(first) >= 2*time.Second {
 				break
 			}
 		}
 		if time.Since(started) > 30*time.Second {
-			t.Fatal("the recording never reached 4 s")
+			t.Fatal("the recording never reached 2 s")
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -331,10 +335,7 @@ func TestImportTelemetryAndReplay(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "llava.gtr")
-	log := "../shared/telemetry/vlm_llava_rtx4090_querygpu.csv"
-	if _, err := os.Stat(log); err != nil {
-		t.Skip("the shared telemetry is not here")
-	}
+	log := timelinetest.TelemetryFile(t, "vlm_llava_rtx4090_querygpu.csv")
 	out, err := exec.Command(bin, "import", log, "-o", path).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "imported 2619 samples of 1 GPU over 48m") {
 		t.Fatalf("import: %v\n%s", err, out)
@@ -391,7 +392,7 @@ func TestRunPassesOutputThroughAndExitsWithTheJobsCode(t *testing.T) {
 			// Binary bytes on stdout, a partial last line on stderr, markers
 			// from two of the four lines.
 			job := `printf 'Epoch 1/2\n\000\001\377 loss 0.5\n'; printf 'Saving model checkpoint to out/ck-1\nno newline' >&2; ` + tt.script
-			cmd := exec.Command(bin, "run", "-o", path, "--demo=training", "--", "sh", "-c", job)
+			cmd := exec.Command(bin, "run", "-o", path, "--demo=training", "--interval", "200ms", "--", "sh", "-c", job)
 			cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+dir, "TMPDIR="+dir)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -8,10 +8,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gputop-dev/gputop/timeline"
 	"github.com/shirou/gopsutil/v3/cpu"
 	"github.com/shirou/gopsutil/v3/load"
 	"github.com/shirou/gopsutil/v3/mem"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // hostProbe reads the host through gopsutil: CPU time in total and per

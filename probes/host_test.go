@@ -4,8 +4,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/gputop-dev/gputop/timeline"
 	"github.com/shirou/gopsutil/v3/cpu"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 func TestHostProbeReadsThisMachine(t *testing.T) {

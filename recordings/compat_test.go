@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // olderReaders are the last commits whose recordings package wrote and
@@ -137,7 +138,7 @@ func buildOldReader(t *testing.T, commit, dir string) string {
 	archive.Stderr = &stderr
 	tarball, err := archive.Output()
 	if err != nil {
-		t.Skipf("commit %s is not in this checkout's history: %v: %s", commit, err, stderr.Bytes())
+		timelinetest.Unavailable(t, "commit %s is not in this checkout's history: %v: %s", commit, err, stderr.Bytes())
 	}
 	untar(t, tarball, dir)
 	if err := os.MkdirAll(filepath.Join(dir, "readold"), 0o755); err != nil {
@@ -150,7 +151,7 @@ func buildOldReader(t *testing.T, commit, dir string) string {
 	build.Dir = dir
 	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Skipf("cannot build the reader of %s here: %v\n%s", commit, err, out)
+		timelinetest.Unavailable(t, "cannot build the reader of %s here: %v\n%s", commit, err, out)
 	}
 	return filepath.Join(dir, "readold.bin")
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // readCSVScript reads an export the way a user would: pd.read_csv(path)
@@ -122,7 +124,7 @@ func TestExportReadsInPython(t *testing.T) {
 	}
 	got, ok := readInPython(t, csvPath)
 	if !ok {
-		t.Skip("no python3 here")
+		timelinetest.Unavailable(t, "no python3 here")
 	}
 	if !slices.Equal(got.Columns, exportColumns) || got.Rows != exportRows {
 		t.Errorf("%d rows of %q; want %d rows of %q", got.Rows, got.Columns, exportRows, exportColumns)

@@ -2,34 +2,23 @@ package importer
 
 import (
 	"bufio"
+	"bytes"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
-// The real logs in ../shared/telemetry (from the repository root), copied
+// The real logs in testdata/telemetry (from the repository root), copied
 // unchanged from public repositories; their README gives the numbers checked
 // here.
-const telemetryDir = "../../../shared/telemetry"
-
-func openTelemetry(t testing.TB, name string) *os.File {
+func openTelemetry(t testing.TB, name string) *bytes.Reader {
 	t.Helper()
-	f, err := os.Open(filepath.Join(telemetryDir, name))
-	if err != nil {
-		t.Skipf("telemetry file not available: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := f.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return f
+	return bytes.NewReader(timelinetest.Telemetry(t, name))
 }
 
 func importTelemetry(t *testing.T, name string, opts Options) *Result {

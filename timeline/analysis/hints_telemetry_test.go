@@ -1,8 +1,7 @@
 package analysis_test
 
 import (
-	"os"
-	"path/filepath"
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -11,30 +10,20 @@ import (
 	"github.com/gputop-dev/gputop/recordings/importer"
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
-// The real logs in ../shared/telemetry (from the repository root), copied
+// The real logs in testdata/telemetry (from the repository root), copied
 // unchanged from public repositories, imported and judged over their whole
 // span. Their README says what an expert reads in each; every case below
 // says that reading, what gputop says, and why where they differ. The
 // alphazero table, the W&B stream and the unet vmstat host log are not
 // importable, so they are not here (unet is judged on its GPU log alone).
-const hxTelemetryDir = "../../shared/telemetry"
-
 // hxImportLog imports one telemetry file into a store. Logs without
 // timestamps (dmon) start at a fixed instant.
 func hxImportLog(t *testing.T, name string) (*timeline.Store, timeline.SourceInfo) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(hxTelemetryDir, name))
-	if err != nil {
-		t.Skipf("telemetry file not available: %v", err)
-	}
-	defer func() {
-		if err := f.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
-	res, err := importer.Import(f, importer.Options{Origin: name, Start: hxDemoStart})
+	res, err := importer.Import(bytes.NewReader(timelinetest.Telemetry(t, name)), importer.Options{Origin: name, Start: hxDemoStart})
 	if err != nil {
 		t.Fatalf("import %s: %v", name, err)
 	}

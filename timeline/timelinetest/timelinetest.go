@@ -1,9 +1,15 @@
 // Package timelinetest helps the tests of the packages built on timeline:
-// metrics written briefly, a fixed start time, and a day-long store for
-// benchmarks. Only tests import it.
+// metrics written briefly, a fixed start time, a day-long store for
+// benchmarks, and the real logs in testdata/telemetry. Only tests import
+// it.
 package timelinetest
 
 import (
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -64,4 +70,55 @@ func DayStore(b testing.TB, raw int) *timeline.Store {
 	}
 	day[raw] = s
 	return s
+}
+
+// telemetryDir is the repository's testdata/telemetry, found from this
+// file, so a test of any package reads the same logs.
+func telemetryDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "telemetry")
+}
+
+// Telemetry returns one of the real logs in testdata/telemetry (README.md
+// there says where each comes from), uncompressed. A log that is not there
+// fails the test: a test that skips for want of its input guards nothing.
+func Telemetry(t testing.TB, name string) []byte {
+	t.Helper()
+	f, err := os.Open(filepath.Join(telemetryDir(), name+".gz"))
+	if err != nil {
+		t.Fatalf("telemetry log %s: %v", name, err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("telemetry log %s: %v", name, err)
+	}
+	b, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatalf("telemetry log %s: %v", name, err)
+	}
+	return b
+}
+
+// TelemetryFile writes one of the real logs to a file of the same name in
+// a directory of the test's, for a command that reads a path.
+func TelemetryFile(t testing.TB, name string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, Telemetry(t, name), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Unavailable stops a test that cannot run here for want of something
+// outside the repository (tmux, python3, a pseudo-terminal, the git
+// history): it skips on a developer's machine, and fails under CI
+// (GPUTOP_CI=1, set by .ci/run), where everything must be there.
+func Unavailable(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("GPUTOP_CI") != "" {
+		t.Fatalf("cannot run under CI: "+format, args...)
+	}
+	t.Skipf(format, args...)
 }

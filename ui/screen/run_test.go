@@ -15,6 +15,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"golang.org/x/sys/unix"
+
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // These tests run Run's innards on a pseudo-terminal: the terminal's modes
@@ -26,7 +28,7 @@ func openPTY(t *testing.T, w, h int) (master, slave *os.File) {
 	t.Helper()
 	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
+		timelinetest.Unavailable(t, "no pseudo-terminal: %v", err)
 	}
 	n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
 	if err == nil {
