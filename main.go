@@ -1,9 +1,3 @@
-// Command gputop is a terminal GPU profiler: it shows every GPU and the
-// host, live, with history, and says what holds the GPUs back.
-//
-// main only parses flags, wires packages together and picks exit codes; the
-// work is in probes (sampling), timeline (history), recordings (files) and
-// ui (the screen).
 package main
 
 import (
