@@ -321,7 +321,7 @@ func TestJobSignalReachesEveryProcessOfTheJob(t *testing.T) {
 
 func TestEndTreeKillsWhatIgnoresTheSignal(t *testing.T) {
 	// The job exits on SIGTERM; its child ignores it and would be orphaned.
-	j, out := startWaiting(t, `(trap '' TERM; exec sleep 100) & echo "ready $!"; trap 'exit 0' TERM; while :; do sleep 0.05; done`)
+	j, out := startWaiting(t, `trap '' TERM; sleep 100 & trap 'exit 0' TERM; echo "ready $!"; while :; do sleep 0.05; done`)
 	child := leftoverPID(t, out)
 	if _, err := j.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
