@@ -11,6 +11,11 @@ import (
 	"github.com/gputop-dev/gputop/ui"
 )
 
+// A replay hands the screen many samples at a time, so a day-long file
+// loads in a few dozen steps: the screen finds that out by a type
+// assertion, so make sure of it here.
+var _ ui.BatchSource = (*recordings.Replay)(nil)
+
 func cmdReplay(args []string, e *env) error {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	speed := fs.Float64("speed", 1, "playback speed, 0.25 to 64")

@@ -7,9 +7,10 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// replay is a recording as a timeline.Source, so the UI shows it on the
-// same screens as a live session.
-type replay struct {
+// Replay is a recording as a timeline.Source, so the UI shows it on the
+// same screens as a live session. It hands over many samples at once too
+// (NextBatch: the screen's ui.BatchSource), so a long file loads quickly.
+type Replay struct {
 	r *Reader
 	// info is the description current with the last sample read, as a
 	// replay's. The UI may ask for it while Next runs in another goroutine.
@@ -27,14 +28,14 @@ type replay struct {
 // as the recording describes it at the last sample read (Reader.Info),
 // with Kind Replay, Origin the file, and Recorded what it was recorded
 // from (live, demo, import).
-func NewReplay(r *Reader) timeline.Source {
-	p := &replay{r: r}
+func NewReplay(r *Reader) *Replay {
+	p := &Replay{r: r}
 	p.takeInfo()
 	return p
 }
 
 // takeInfo makes the reader's description of the source the replay's.
-func (p *replay) takeInfo() {
+func (p *Replay) takeInfo() {
 	info := p.r.Info()
 	if info.Kind != timeline.Replay { // a recording of a replay keeps the first kind
 		info.Recorded = info.Kind
@@ -46,7 +47,7 @@ func (p *replay) takeInfo() {
 	p.mu.Unlock()
 }
 
-func (p *replay) Next(ctx context.Context) (timeline.Sample, error) {
+func (p *Replay) Next(ctx context.Context) (timeline.Sample, error) {
 	if err := ctx.Err(); err != nil {
 		return timeline.Sample{}, err
 	}
@@ -63,7 +64,7 @@ func (p *replay) Next(ctx context.Context) (timeline.Sample, error) {
 // NextBatch returns up to max samples at once, so a long recording loads
 // into the screen in a few dozen steps. It returns an error only with no
 // samples: one met mid-batch waits for the next call.
-func (p *replay) NextBatch(ctx context.Context, max int) ([]timeline.Sample, error) {
+func (p *Replay) NextBatch(ctx context.Context, max int) ([]timeline.Sample, error) {
 	var out []timeline.Sample
 	for len(out) < max {
 		s, err := p.Next(ctx)
@@ -79,7 +80,7 @@ func (p *replay) NextBatch(ctx context.Context, max int) ([]timeline.Sample, err
 	return out, nil
 }
 
-func (p *replay) Info() timeline.SourceInfo {
+func (p *Replay) Info() timeline.SourceInfo {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.info
