@@ -123,17 +123,31 @@ func Share(frac float64) string {
 	return strconv.FormatFloat(frac*100, 'f', 0, 64) + "%"
 }
 
-// binary are the prefixes of Bytes.
-var binary = []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+// binary are the units of Bytes, decimal those of Rate.
+var (
+	binary  = []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	decimal = []string{"B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s"}
+)
 
-// scaled is v in the binary unit that keeps it under 1000 (B to PiB).
-func scaled(v float64) (float64, int) {
+// scaled is v in the unit that keeps it under 1000, each unit base times
+// the one before: the unit's index in binary or decimal.
+func scaled(v, base float64) (float64, int) {
 	i := 0
 	for math.Abs(v) >= 999.5 && i < len(binary)-1 {
-		v /= 1024
+		v /= base
 		i++
 	}
 	return v, i
+}
+
+// withUnit is v, scaled, in three significant digits and its unit;
+// whole numbers below the first step (bytes, bytes per second).
+func withUnit(v, base float64, units []string) string {
+	s, i := scaled(v, base)
+	if i == 0 {
+		return strconv.FormatFloat(s, 'f', 0, 64) + units[0]
+	}
+	return digits(s) + units[i]
 }
 
 // digits writes v with three significant digits: "512", "65.6", "80.0",
@@ -154,11 +168,7 @@ func Bytes(v float64) string {
 	if unknown(v) {
 		return NA
 	}
-	s, i := scaled(v)
-	if i == 0 {
-		return strconv.FormatFloat(s, 'f', 0, 64) + "B"
-	}
-	return digits(s) + binary[i]
+	return withUnit(v, 1024, binary)
 }
 
 // BytesOf is used and total sharing the total's unit: "65.6/80.0GiB";
@@ -168,7 +178,7 @@ func BytesOf(used, total float64) string {
 	if unknown(total) || total <= 0 {
 		return Bytes(used)
 	}
-	t, i := scaled(total)
+	t, i := scaled(total, 1024)
 	if unknown(used) {
 		return NA + "/" + digits(t) + binary[i]
 	}
@@ -200,16 +210,7 @@ func Rate(v float64) string {
 	if unknown(v) {
 		return NA
 	}
-	prefixes := []string{"B/s", "kB/s", "MB/s", "GB/s", "TB/s"}
-	i := 0
-	for math.Abs(v) >= 999.5 && i < len(prefixes)-1 {
-		v /= 1000
-		i++
-	}
-	if i == 0 {
-		return strconv.FormatFloat(v, 'f', 0, 64) + prefixes[0]
-	}
-	return digits(v) + prefixes[i]
+	return withUnit(v, 1000, decimal)
 }
 
 // Watts is a power in whole watts: "630W".
