@@ -21,6 +21,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/report"
 	"github.com/gputop-dev/gputop/timeline/units"
+	"github.com/gputop-dev/gputop/ui"
 )
 
 func cmdSnapshot(args []string, e *env) error {
@@ -182,6 +183,8 @@ func parseWallTime(s string) (time.Time, error) {
 func cmdReport(args []string, e *env) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	format := fs.String("format", "text", "text, markdown or json (fields in docs/report.md)")
+	from := fs.String("from", "", "report from `TIME` on: 14:03, +10m (after the start), -5m (before the end), or a date and time")
+	to := fs.String("to", "", "report up to `TIME` (as --from): what the screen said with its cursor there")
 	rest, err := parseFlags(fs, args, e.stdout)
 	if err != nil {
 		return err
@@ -195,7 +198,7 @@ func cmdReport(args []string, e *env) error {
 	if !ok {
 		return usageError{fmt.Sprintf("--format %q: the formats are text, markdown and json", *format)}
 	}
-	rep, warn, err := reportOf(rest[0])
+	rep, warn, err := reportOf(rest[0], *from, *to)
 	if err != nil {
 		return err
 	}
@@ -205,28 +208,67 @@ func cmdReport(args []string, e *env) error {
 	return write(rep, e.stdout)
 }
 
-// reportOf reads a whole recording at full resolution and reports on it:
-// the figures, the phases and the hints over the whole run. Damage is a
-// warning: the report covers everything that could be read.
-func reportOf(path string) (*report.Report, error, error) {
-	store, info, warn, err := loadRecording(path)
+// reportOf reads a recording at full resolution and reports on the
+// stretch [from, to] of it (times as replay --start takes them; "" for its
+// first or last sample): the figures, the phases and the hints, as the
+// screen showed them with its cursor at to, for a session that began at
+// from. Damage is a warning: the report covers everything that could be
+// read.
+func reportOf(path, from, to string) (*report.Report, error, error) {
+	r, err := recordings.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	hints := analysis.EvaluateHints(store, info, store.First(), store.Last(), analysis.DefaultHintOptions())
-	return report.NewReport(store, info, hints, report.ReportOptions{}), warn, nil
+	defer r.Close()
+	lo, hi, err := reportStretch(r, from, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	store, eng, warn, err := loadRecording(r, path, lo, hi)
+	if err != nil {
+		return nil, nil, err
+	}
+	return report.NewReport(store, eng.Info(), report.Analyse(eng), report.ReportOptions{}), warn, nil
 }
 
-// loadRecording reads every sample of a recording into a store that keeps
-// them all, and the source's description as it stood at the end. warn is
-// damage: what was lost, said in one line; everything else was read.
-func loadRecording(path string) (store *timeline.Store, info timeline.SourceInfo, warn, err error) {
-	r, err := recordings.Open(path)
-	if err != nil {
-		return nil, info, nil, err
+// reportStretch is the stretch --from and --to name, checked against the
+// recording's span; a zero time where one is not given, for no bound.
+func reportStretch(r *recordings.Reader, from, to string) (lo, hi time.Time, err error) {
+	if from == "" && to == "" {
+		return lo, hi, nil
 	}
-	defer r.Close()
+	first, last := r.Span()
+	for _, f := range []struct {
+		name, arg string
+		t         *time.Time
+	}{{"--from", from, &lo}, {"--to", to, &hi}} {
+		if f.arg == "" {
+			continue
+		}
+		t, err := ui.ParseTime(f.arg, first.Local(), first, last)
+		if err != nil {
+			return lo, hi, usageError{f.name + ": " + err.Error()}
+		}
+		if t.Before(first) || t.After(last) {
+			return lo, hi, usageError{fmt.Sprintf("%s %s is outside the recording (%s to %s)", f.name, f.arg,
+				first.Local().Format(time.DateTime), last.Local().Format(time.DateTime))}
+		}
+		*f.t = t
+	}
+	if !hi.IsZero() && hi.Before(lo) {
+		return lo, hi, usageError{fmt.Sprintf("--from %s is after --to %s", from, to)}
+	}
+	return lo, hi, nil
+}
+
+// loadRecording reads the samples of a recording from lo to hi (zero: no
+// bound) into a store that keeps them all and an Engine that judges them,
+// which ends with the source's description as it stood at the last of
+// them. warn is damage: what was lost, said in one line; everything else
+// was read.
+func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *timeline.Store, eng *analysis.Engine, warn, err error) {
 	store = timeline.NewStore(timeline.StoreOptions{RawSamples: 0, Reserve: expectedSamples(r)})
+	eng = analysis.NewEngine(r.Info())
 	for {
 		s, err := r.Read()
 		if err == io.EOF {
@@ -238,15 +280,25 @@ func loadRecording(path string) (store *timeline.Store, info timeline.SourceInfo
 				warn = err
 				break
 			}
-			return nil, info, nil, err
+			return nil, nil, nil, err
 		}
+		if s.At.Before(lo) {
+			continue
+		}
+		// The samples the screen with its cursor at hi judged.
+		if !hi.IsZero() && !s.At.Before(analysis.SamplesUntil(r.Info(), hi)) {
+			break
+		}
+		// The description as of this sample: a GPU found later, a limit
+		// now known.
+		eng.SetInfo(r.Info())
 		store.Add(&s)
+		eng.Add(&s)
 	}
-	info = r.Info()
 	if store.Len() == 0 {
-		return nil, info, nil, fmt.Errorf("%s: the recording has no samples", path)
+		return nil, nil, nil, fmt.Errorf("%s: the recording has no samples", path)
 	}
-	return store, info, warn, nil
+	return store, eng, warn, nil
 }
 
 func cmdExport(args []string, e *env) error {

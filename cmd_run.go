@@ -219,7 +219,7 @@ func superviseJob(j *probes.Job, sigs <-chan os.Signal, killAfter time.Duration,
 // back from the recording at full resolution. After a hang-up nobody reads
 // it there; the recording holds the verdict either way.
 func printRunReport(stderr io.Writer, path string) {
-	rep, warn, err := reportOf(path)
+	rep, warn, err := reportOf(path, "", "")
 	if err != nil {
 		fmt.Fprintf(stderr, "gputop run: no report: %v\n", err)
 		return

@@ -59,4 +59,28 @@ type Hint struct {
 	// Confidence is 0..1: how sure the rule is, given the signals it had
 	// (an imported log with utilisation alone gives less than SM activity).
 	Confidence float64
+	// Provisional says the hint rests only on a reading of less than its
+	// rule's full window so far, or on the window that ends now, not yet on
+	// the grid of windows that make it firm: it may firm up or go.
+	Provisional bool
+	// Ongoing says it still holds at the moment asked about: its last
+	// episode reaches the last two windows (a periodic stall, its last
+	// period and a half). A hint that is not has ended, at End.
+	Ongoing bool
+	// Episodes are the stretches where the finding held, largest first
+	// (by GPU-time), each with its GPUs, times, severity and numbers.
+	// Start and End span them all; Severity is the worst of theirs;
+	// Evidence is that of the largest of the worst, with how many more.
+	Episodes []Episode
+}
+
+// Episode is one stretch of a hint: when, on which GPUs, how bad, and its
+// numbers.
+type Episode struct {
+	Start, End time.Time
+	GPUs       []int
+	Severity   Severity
+	Evidence   string
+	// Provisional: as for Hint, for this stretch alone.
+	Provisional bool
 }

@@ -1,77 +1,90 @@
 package ui
 
 import (
+	"slices"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
 )
 
-// hintEvery is how much sample time passes between evaluations: hints are
-// judged over minutes, so judging every second would only cost CPU.
-const hintEvery = 5 * time.Second
+// analysisState is the screen's analysis: an Engine fed every sample as it
+// arrives (the one analysis gputop report runs too), and what it said for
+// the cursor. It is brought up to date in Update (refreshAnalysis), never
+// in View: drawing reads it and changes nothing.
+type analysisState struct {
+	engine *analysis.Engine
 
-// judged caches what the pure functions over the timeline say about the
-// window on screen (phases) and about the cursor (hints), so View stays
-// cheap and a paused screen draws the same thing every time.
-type judged struct {
-	phaseFrom, phaseTo time.Time
-	phaseStep          time.Time // phaseTo rounded down to phaseStep
-	phases             []timeline.Phase
-
-	hintAt time.Time
-	hints  []timeline.Hint
+	at      time.Time // the cursor it was asked about
+	samples int       // how many samples the Engine had then
+	// hints are Engine.Hints(at): what gputop report --to at says. shown
+	// are those the panel lists: holding, or ended within
+	// analysis.HintLookback, dimmed.
+	hints, shown []timeline.Hint
+	// phases are every phase of the session so far: the band draws the
+	// ones in its window, so zooming and scrolling never change them.
+	phases []timeline.Phase
 
 	jumpSamples int
-	jumps       []time.Time // markers and hint starts, for [ and ]
+	jumps       []time.Time // markers and episode starts, for [ and ]
 }
 
-// phaseStep is how often the phase band is judged again as time moves on:
-// phases are classified in windows of this size (analysis.Segment aligns
-// them to it), so nothing can change in between.
-const phaseStep = 5 * time.Second
-
-// phasesFor returns the automatic phases of [from, to]. It segments again
-// only when the window has moved into a new 5 s step or by a column;
-// meanwhile the last phase is taken to go on to the window's end.
-func (m *Model) phasesFor(from, to time.Time, colWidth time.Duration) []timeline.Phase {
-	a := &m.judged
-	step := to.Truncate(phaseStep)
-	moved := absDuration(from.Sub(a.phaseFrom)) >= max(colWidth, phaseStep) || !step.Equal(a.phaseStep)
-	if a.phaseTo.IsZero() || moved || to.Before(a.phaseTo) {
-		a.phaseFrom, a.phaseTo, a.phaseStep = from, to, step
-		a.phases = analysis.Segment(m.store, m.info, from, to, analysis.DefaultPhaseOptions())
+// feedAnalysis gives the Engine new samples, with the source's description
+// as it stands (a GPU found later, a limit now known).
+func (m *Model) feedAnalysis(ss []timeline.Sample) {
+	a := &m.an
+	if a.engine == nil {
+		a.engine = analysis.NewEngine(m.src.Info())
 	}
-	if n := len(a.phases); n > 0 && a.phases[n-1].End.Before(to) {
-		a.phases[n-1].End = to
+	a.engine.SetInfo(m.src.Info())
+	for i := range ss {
+		a.engine.Add(&ss[i])
 	}
-	return a.phases
 }
 
-// hintsAt returns the hints active at the cursor: judged over the last
-// minutes before it, and still holding at its end. They are judged at the
-// cursor's time rounded down to hintEvery, so they are a function of the
-// cursor alone: the same live, in a replay, and paused while samples arrive.
-func (m *Model) hintsAt(at time.Time) []timeline.Hint {
-	a := &m.judged
-	judged := at.Truncate(hintEvery)
-	if judged.Before(m.store.First()) {
-		judged = m.store.First()
+// refreshAnalysis asks the Engine again when the cursor has moved or
+// samples have arrived since it last asked: a paused screen asks nothing.
+func (m *Model) refreshAnalysis() {
+	a := &m.an
+	if a.engine == nil || a.engine.Len() == 0 {
+		return
 	}
-	if judged.Equal(a.hintAt) && a.hints != nil {
-		return a.hints
+	at := m.play.cursor
+	if at.Equal(a.at) && a.engine.Len() == a.samples {
+		return
 	}
-	a.hintAt = judged
-	a.hints = analysis.ActiveHints(m.store, m.info, judged, analysis.DefaultHintOptions())
-	if a.hints == nil {
-		a.hints = []timeline.Hint{}
+	if a.engine.Len() != a.samples {
+		a.phases = a.engine.Phases(a.engine.First(), a.engine.End())
 	}
-	return a.hints
+	a.at, a.samples = at, a.engine.Len()
+	a.hints = a.engine.Hints(at)
+	a.shown = analysis.Shown(a.hints, at)
+	if m.hintSel > len(a.shown) {
+		m.hintSel, m.hintTop = 0, 0
+	}
 }
 
-func absDuration(d time.Duration) time.Duration {
-	if d < 0 {
-		return -d
+// jumpTargets are the times of every marker and of the start of every
+// episode of every hint over the whole session, in order. The hints are
+// asked for again only when samples have arrived since.
+func (m *Model) jumpTargets() []time.Time {
+	a := &m.an
+	if a.engine == nil || (a.jumpSamples == a.engine.Len() && a.jumps != nil) {
+		return a.jumps
 	}
-	return d
+	a.jumpSamples = a.engine.Len()
+	a.jumps = a.jumps[:0]
+	for _, mk := range m.store.Markers() {
+		a.jumps = append(a.jumps, mk.At)
+	}
+	if a.engine.Len() > 0 {
+		for _, h := range a.engine.Hints(a.engine.Last()) {
+			for _, ep := range h.Episodes {
+				a.jumps = append(a.jumps, ep.Start)
+			}
+		}
+	}
+	slices.SortFunc(a.jumps, func(x, y time.Time) int { return x.Compare(y) })
+	a.jumps = slices.CompactFunc(a.jumps, time.Time.Equal)
+	return a.jumps
 }

@@ -2,11 +2,8 @@ package ui
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/gputop-dev/gputop/timeline/analysis"
 )
 
 // ParseTime reads a time the way the t key does, for replay's --start. It
@@ -94,25 +91,4 @@ func (m *Model) jumpMarker(dir int) {
 		return
 	}
 	m.play.seek(target, m.store.First(), m.store.Last())
-}
-
-// jumpTargets are the times of every marker and of the start of every
-// hint over the whole session, in order. The hints are judged again only
-// when samples have arrived since.
-func (m *Model) jumpTargets() []time.Time {
-	a := &m.judged
-	if a.jumpSamples != m.store.Len() || a.jumps == nil {
-		a.jumpSamples = m.store.Len()
-		a.jumps = a.jumps[:0]
-		for _, mk := range m.store.Markers() {
-			a.jumps = append(a.jumps, mk.At)
-		}
-		if m.store.Len() > 0 {
-			for _, h := range analysis.EvaluateHints(m.store, m.info, m.store.First(), m.store.Last(), analysis.DefaultHintOptions()) {
-				a.jumps = append(a.jumps, h.Start)
-			}
-		}
-		slices.SortFunc(a.jumps, func(x, y time.Time) int { return x.Compare(y) })
-	}
-	return a.jumps
 }

@@ -53,6 +53,7 @@ type keyMap struct {
 	quit, help, suspend binding
 
 	up, down, metric, hint, closeHint binding
+	hintUp, hintDown                  binding
 
 	zoomIn, zoomOut, pause               binding
 	back, forward, pageBack, pageForward binding
@@ -103,8 +104,12 @@ func newKeyMap(ascii bool) *keyMap {
 		down:   bind(keys("down", "j"), "", "", "select the GPU below for the detail graph", 0),
 		metric: bind(keys("tab"), "tab", "metric", "next metric in the detail graph", 9),
 		hint: bind(keys("h"), "h", "hint",
-			"show the next hint in full (its evidence and next step); past the last, back to the graph", 6),
+			"show the next hint in full (its evidence, next step and episodes); past the last, back to the graph", 6),
 		closeHint: bind(keys("esc"), "esc", "close", "close the hint, back to the graph", 7),
+		// While a hint is open, up and down scroll it (when it is longer
+		// than the pane) instead of choosing a GPU.
+		hintUp:   bind(keys("up", "k"), upDown, "scroll", "scroll the hint up, where it is longer than its pane", 8),
+		hintDown: bind(keys("down", "j"), "", "", "scroll the hint down", 0),
 
 		zoomIn:  bind(keys("+", "="), "+-", "zoom", "zoom in, down to a 30 s window", 5),
 		zoomOut: bind(keys("-", "_"), "", "", "zoom out, up to the whole session", 0),
@@ -137,7 +142,7 @@ func newKeyMap(ascii bool) *keyMap {
 	}
 	for _, p := range [][2]*binding{
 		{&k.up, &k.down}, {&k.zoomIn, &k.zoomOut}, {&k.back, &k.forward},
-		{&k.start, &k.end}, {&k.slower, &k.faster}, {&k.prevMark, &k.nextMark},
+		{&k.start, &k.end}, {&k.slower, &k.faster}, {&k.prevMark, &k.nextMark}, {&k.hintUp, &k.hintDown},
 	} {
 		p[0].pair = p[1]
 	}
@@ -153,6 +158,7 @@ func newKeyMap(ascii bool) *keyMap {
 			&k.start, &k.end, &k.slower, &k.faster, &k.goTo, &k.prevMark, &k.nextMark,
 		}},
 		{"Recording", []*binding{&k.mark, &k.record}},
+		{"In an open hint", []*binding{&k.hintUp, &k.hintDown}},
 		{"In the help", []*binding{&k.helpUp, &k.helpDown}},
 		{"Answering a question (m, t)", []*binding{&k.answer, &k.cancel, &k.erase, &k.eraseAll}},
 	}
@@ -216,10 +222,7 @@ func (m *Model) updateKeys() {
 	samples := m.store.Len() > 0
 	gpus := len(m.info.GPUs) > 0
 	last := m.store.Last()
-	var hints int
-	if samples {
-		hints = len(m.hintsAt(m.play.cursor))
-	}
+	hints := len(m.an.shown)
 	_, takesMarks := m.src.(timeline.MarkSink)
 	// A replay paused at the end of its file has nowhere to play to.
 	atEnd := !m.play.grows && m.play.motion == paused && m.sourceDone && !m.play.cursor.Before(last)
@@ -230,10 +233,12 @@ func (m *Model) updateKeys() {
 		}
 	}
 	on(true, &k.quit, &k.help, &k.suspend)
-	on(gpus, &k.up, &k.down)
+	hintScrolls := m.hintSel > 0 && m.hintSel <= hints && m.hintDetailOverflow() > 0
+	on(gpus && !hintScrolls, &k.up, &k.down)
 	on(gpus && samples, &k.metric)
 	on(hints > 0, &k.hint)
 	on(m.hintSel > 0 && m.hintSel <= hints, &k.closeHint)
+	on(hintScrolls, &k.hintUp, &k.hintDown)
 	on(samples, &k.zoomIn, &k.zoomOut, &k.back, &k.forward, &k.pageBack, &k.pageForward,
 		&k.start, &k.end, &k.goTo, &k.prevMark, &k.nextMark)
 	on(samples && !atEnd, &k.pause)

@@ -20,6 +20,7 @@ func (m *Model) handleKeys(k tea.KeyMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, r := range k.Runes {
 		cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
+		m.refreshAnalysis()
 		m.updateKeys()
 	}
 	return tea.Sequence(cmds...)
@@ -56,6 +57,10 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		return tea.Quit
 	case key.Matches(k, keys.help.Binding):
 		m.showHelp, m.helpTop = true, 0
+	case key.Matches(k, keys.hintUp.Binding):
+		m.hintTop = max(0, m.hintTop-1)
+	case key.Matches(k, keys.hintDown.Binding):
+		m.hintTop = min(m.hintDetailOverflow(), m.hintTop+1)
 	case key.Matches(k, keys.up.Binding):
 		m.gpu = max(0, m.gpu-1)
 	case key.Matches(k, keys.down.Binding):
@@ -93,12 +98,12 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, keys.goTo.Binding):
 		m.ask("go to time (14:03, +10m, -5m):", (*Model).jumpTo)
 	case key.Matches(k, keys.hint.Binding):
-		m.hintSel++
-		if m.hintSel > len(m.hintsAt(m.play.cursor)) {
+		m.hintSel, m.hintTop = m.hintSel+1, 0
+		if m.hintSel > len(m.an.shown) {
 			m.hintSel = 0
 		}
 	case key.Matches(k, keys.closeHint.Binding):
-		m.hintSel = 0
+		m.hintSel, m.hintTop = 0, 0
 	case key.Matches(k, keys.mark.Binding):
 		m.markKey()
 	case key.Matches(k, keys.record.Binding):

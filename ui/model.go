@@ -83,10 +83,11 @@ type Model struct {
 	// dirty says the screen must be drawn again; lastView is the last one.
 	dirty    bool
 	lastView string
-	judged   judged
+	an       analysisState
 	// hintSel is the hint whose evidence the detail pane shows: 0 for none,
-	// i+1 for the i-th active hint.
-	hintSel int
+	// i+1 for the i-th hint listed; hintTop is the first of its lines on
+	// screen, for a detail longer than the pane.
+	hintSel, hintTop int
 
 	sourceDone bool
 	sourceErr  error
@@ -202,6 +203,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		cmd = m.handleTick(msg.at)
 	}
+	m.refreshAnalysis()
 	m.updateKeys()
 	return m, cmd
 }
@@ -220,6 +222,7 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 	for i := range ss {
 		m.store.Add(&ss[i])
 	}
+	m.feedAnalysis(ss)
 	if m.store.Len() == 0 {
 		return m.pull()
 	}

@@ -2,11 +2,15 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // viewPhaseBand is the row under the GPUs that says what the job was doing
@@ -21,27 +25,28 @@ func (m *Model) viewPhaseBand(f *frame) string {
 	if m.store.Len() == 0 || cols <= 0 {
 		return ln.String()
 	}
-	colWidth := f.to.Sub(f.from) / time.Duration(cols)
 	cells := make([]rune, cols)
-	kinds := make([]int8, cols) // -1: no phase
-	for i := range kinds {
-		kinds[i] = -1
+	kinds := m.phaseColumns(f, cols)
+	for i, k := range kinds {
 		cells[i] = ' '
+		if k >= 0 {
+			cells[i] = m.phaseCell(timeline.PhaseKind(k))
+		}
 	}
+	// A phase's name where its run of columns begins, if it has room to be
+	// read.
+	for i := 0; i < cols; {
+		j := i
+		for j < cols && kinds[j] == kinds[i] {
+			j++
+		}
+		if name := []rune(timeline.PhaseKind(kinds[i]).String()); kinds[i] >= 0 && j-i >= len(name)+2 {
+			copy(cells[i+1:], name)
+		}
+		i = j
+	}
+	colWidth := f.to.Sub(f.from) / time.Duration(cols)
 	col := func(t time.Time) int { return int(t.Sub(f.from) / max(colWidth, 1)) }
-	phases := m.phasesFor(f.from, f.to, colWidth)
-	for _, p := range phases {
-		lo, hi := max(0, col(p.Start)), min(cols, col(p.End)+1)
-		for i := lo; i < hi; i++ {
-			kinds[i] = int8(p.Kind)
-			cells[i] = m.phaseCell(p.Kind)
-		}
-		// The phase's name where it begins, if it has room to be read.
-		name := []rune(p.Kind.String())
-		if hi-lo >= len(name)+2 && lo+len(name) < cols {
-			copy(cells[lo+1:], name)
-		}
-	}
 	for _, mk := range m.store.Markers() {
 		if mk.At.Before(f.from) || mk.At.After(f.to) {
 			continue
@@ -70,6 +75,59 @@ func (m *Model) viewPhaseBand(f *frame) string {
 		i = j
 	}
 	return ln.String()
+}
+
+// phaseColumns is the kind of phase each column of the window shows: the
+// one that covers most of the column's time (-1 where none does, before
+// the session began). The phases are the session's, computed once; that a
+// phase narrower than a column gives way to its neighbour here is a matter
+// of drawing, so zooming never changes which phases exist.
+func (m *Model) phaseColumns(f *frame, cols int) []int8 {
+	kinds := make([]int8, cols)
+	cover := make([]time.Duration, cols)
+	for i := range kinds {
+		kinds[i] = -1
+	}
+	width := f.to.Sub(f.from) / time.Duration(cols)
+	if width <= 0 {
+		return kinds
+	}
+	phases := m.an.phases
+	// The first phase that ends after the window starts.
+	k, _ := slices.BinarySearchFunc(phases, f.from, func(p timeline.Phase, t time.Time) int {
+		if p.End.After(t) {
+			return 1
+		}
+		return -1
+	})
+	for ; k < len(phases) && phases[k].Start.Before(f.to); k++ {
+		p := phases[k]
+		lo := max(0, int(p.Start.Sub(f.from)/width))
+		hi := min(cols-1, int(p.End.Sub(f.from)/width))
+		for c := lo; c <= hi; c++ {
+			cs := f.from.Add(time.Duration(c) * width)
+			ce := cs.Add(width)
+			d := minTime(ce, p.End).Sub(maxTime(cs, p.Start))
+			if d > cover[c] {
+				kinds[c], cover[c] = int8(p.Kind), d
+			}
+		}
+	}
+	return kinds
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // bandRow starts a row that lines up with the sparklines: its label, then
@@ -113,42 +171,40 @@ func (m *Model) phaseInk(kind int8) ink {
 	return ink{}
 }
 
-// viewHints is the hints panel: the hints active at the cursor, worst
-// first, one line each. The selected one (h) shows its evidence and next
-// step in the detail pane.
+// viewHints is the hints panel: the hints of the session up to the
+// cursor (what gputop report --to the cursor says) that still hold there,
+// worst first, then those that ended within the last minutes, dimmed, one
+// line each. The selected one (h) shows in full in the detail pane.
 func (m *Model) viewHints(f *frame, rows int) []string {
 	if rows <= 0 {
 		return nil
 	}
-	hints := m.hintsAt(f.at)
+	hints := m.an.shown
 	var out []string
 	if len(hints) == 0 {
 		ln := newLine(m.width)
 		msg := " no bottleneck hints at this time"
-		if m.store.Len() > 0 && f.at.Sub(m.store.First()) < 2*time.Minute {
-			msg = " hints need two minutes of samples; judging" + m.glyph.ellipsis
+		if m.store.Len() > 0 && f.at.Sub(m.store.First()) < analysis.ProvisionalMin {
+			msg = " a first reading after " + fmtDuration(analysis.ProvisionalMin) + " of samples; judging" + m.glyph.ellipsis
 		}
 		ln.add(msg, m.theme.dim)
 		return padBlank([]string{ln.String()}, rows)
 	}
-	for i, h := range hints {
-		if len(out) == rows {
-			break
+	for i, h := range hints[:min(rows, len(hints))] {
+		more := ""
+		if i == rows-1 && len(hints) > rows {
+			// The last row says what does not fit, and how to see it.
+			more = fmt.Sprintf(" +%d more (h)", len(hints)-rows)
 		}
-		if len(out) == rows-1 && len(hints)-i > 1 {
-			ln := newLine(m.width)
-			ln.add(" "+plural(len(hints)-i, "more hint")+": h to page through them", m.theme.dim)
-			out = append(out, ln.String())
-			break
-		}
-		out = append(out, m.hintLine(h, i == m.hintSel-1))
+		out = append(out, m.hintLine(h, f.at, i == m.hintSel-1, more))
 	}
 	return padBlank(out, rows)
 }
 
-// hintLine is one hint: severity, id, GPUs, and as much evidence as fits.
-func (m *Model) hintLine(h timeline.Hint, selected bool) string {
-	ln := newLine(m.width)
+// hintLine is one hint: severity, id, GPUs, whether it is a first reading
+// or has ended, and as much evidence as fits. An ended hint is dimmed.
+func (m *Model) hintLine(h timeline.Hint, at time.Time, selected bool, more string) string {
+	ln := newLine(m.width - utf8.RuneCountInString(more))
 	sev := strings.ToUpper(h.Severity.String())
 	k := m.theme.warn
 	switch h.Severity {
@@ -157,59 +213,124 @@ func (m *Model) hintLine(h timeline.Hint, selected bool) string {
 	case timeline.Info:
 		k = m.theme.dim
 	}
+	name, text := m.theme.bold, ink{}
+	if !h.Ongoing {
+		k, name, text = m.theme.dim, m.theme.dim, m.theme.dim
+	}
 	mark := " "
 	if selected {
 		mark = m.glyph.playing
 	}
 	ln.add(mark+m.glyph.warn+" "+padRight(sev, 9), k)
-	ln.add(h.ID, m.theme.bold)
+	ln.add(h.ID, name)
 	if g := gpuList(h.GPUs); g != "" {
-		ln.add(" "+g, m.theme.bold)
+		ln.add(" "+g, name)
 	}
-	ln.add(": "+h.Evidence, ink{})
+	if st := hintStatus(h, at); st != "" {
+		ln.add(" "+st, m.theme.dim)
+	}
+	ln.add(": "+h.Evidence, text)
+	if more != "" {
+		ln.limit = m.width
+		ln.pad(m.width-utf8.RuneCountInString(more)).add(more, m.theme.dim)
+	}
 	return ln.String()
 }
 
-// gpuList writes GPU indexes briefly: "GPU0-7", "GPU1", "GPU0,2-7".
+// gpuList writes GPU indexes briefly: "GPU0-7", "GPU1", "GPU0,2-7"; ""
+// for a hint about the host.
 func gpuList(gpus []int) string {
 	if len(gpus) == 0 {
 		return ""
 	}
-	var parts []string
-	for i := 0; i < len(gpus); {
-		j := i
-		for j+1 < len(gpus) && gpus[j+1] == gpus[j]+1 {
-			j++
-		}
-		if j > i {
-			parts = append(parts, itoa(gpus[i])+"-"+itoa(gpus[j]))
-		} else {
-			parts = append(parts, itoa(gpus[i]))
-		}
-		i = j + 1
+	return units.GPUs(gpus)
+}
+
+// hintStatus says what kind of reading a hint is at the cursor: "so far
+// 25s" for a first reading, "ended 40s ago" for one that no longer holds;
+// nothing for a firm one that holds.
+func hintStatus(h timeline.Hint, at time.Time) string {
+	switch {
+	case !h.Ongoing:
+		return "ended " + fmtDuration(at.Sub(h.End).Truncate(time.Second)) + " ago"
+	case h.Provisional:
+		return "so far " + fmtDuration(h.End.Sub(h.Start))
 	}
-	return "GPU" + strings.Join(parts, ",")
+	return ""
+}
+
+// hintDetail is the selected hint in full, as lines with their ink: its
+// span and standing, evidence, next step, and every episode, largest
+// first. The detail pane shows as many as fit from hintTop on.
+func (m *Model) hintDetail(at time.Time) []inked {
+	if m.hintSel < 1 || m.hintSel > len(m.an.shown) {
+		return nil
+	}
+	h := m.an.shown[m.hintSel-1]
+	w := m.width
+	out := []inked{{m.hintLine(h, at, true, ""), ink{}}}
+	standing := "firm"
+	if st := hintStatus(h, at); st != "" {
+		standing = st
+	} else if h.Ongoing {
+		standing = "firm, holding now"
+	}
+	span := fmt.Sprintf("    first seen %s, last seen %s (%s), confidence %.0f%%, %s", fmtClock(h.Start, false),
+		fmtClock(h.End, false), fmtDuration(h.End.Sub(h.Start)), 100*h.Confidence, standing)
+	for _, l := range wrap(span, w) {
+		out = append(out, inked{l, m.theme.dim})
+	}
+	for _, l := range hanging("    evidence:  ", h.Evidence, w) {
+		out = append(out, inked{l, ink{}})
+	}
+	for _, l := range hanging("    next step: ", h.Suggestion, w) {
+		out = append(out, inked{l, m.theme.bold})
+	}
+	if len(h.Episodes) > 1 {
+		out = append(out, inked{"    " + plural(len(h.Episodes), "episode") + ", largest first:", m.theme.dim})
+		for _, ep := range h.Episodes {
+			lead := fmt.Sprintf("    %s-%s %s ", fmtClock(ep.Start, false), fmtClock(ep.End, false), ep.Severity)
+			for _, l := range hanging(lead, ep.Evidence, w) {
+				out = append(out, inked{l, ink{}})
+			}
+		}
+	}
+	return out
+}
+
+// inked is a line and the ink it is drawn in.
+type inked struct {
+	text string
+	ink  ink
 }
 
 // viewHintDetail shows the selected hint in full where the detail graph
-// goes: its span, confidence, evidence and next step.
+// goes, scrolled to hintTop, with the keys that move through it on its
+// last row.
 func (m *Model) viewHintDetail(f *frame, rows int) []string {
-	hints := m.hintsAt(f.at)
-	if m.hintSel > len(hints) {
-		m.hintSel = 0
+	lines := m.hintDetail(f.at)
+	if lines == nil {
 		return m.viewDetail(f, rows)
 	}
-	h := hints[m.hintSel-1]
-	out := []string{m.hintLine(h, true)}
-	span := fmt.Sprintf("from %s to %s (%s), confidence %.0f%%", fmtClock(h.Start, false), fmtClock(h.End, false),
-		fmtDuration(h.End.Sub(h.Start)), 100*h.Confidence)
-	out = append(out, m.theme.dim.paint(cutVisible("    "+span, m.width)))
-	out = append(out, hanging("    evidence:  ", h.Evidence, m.width)...)
-	for _, l := range hanging("    next step: ", h.Suggestion, m.width) {
-		out = append(out, m.theme.bold.paint(l))
+	body := max(1, rows-1)
+	top := min(m.hintTop, max(0, len(lines)-body))
+	var out []string
+	for _, l := range lines[top:min(len(lines), top+body)] {
+		out = append(out, l.ink.paint(cutVisible(l.text, m.width)))
 	}
-	out = append(out, m.theme.dim.paint(cutVisible("    h: next hint; any hint key past the last one goes back to the graph", m.width)))
-	return padBlank(out, rows)
+	out = padBlank(out, body)
+	keys := "    h next hint" + m.glyph.sep + "esc back to the graph"
+	if len(lines) > body {
+		keys = fmt.Sprintf("    %s scroll (lines %d-%d of %d)%sh next hint%sesc back to the graph",
+			m.keys.hintUp.Help().Key, top+1, min(len(lines), top+body), len(lines), m.glyph.sep, m.glyph.sep)
+	}
+	return append(out, m.theme.dim.paint(cutVisible(keys, m.width)))
+}
+
+// hintDetailOverflow is how many lines of the selected hint's detail do
+// not fit in the detail pane: how far it can scroll.
+func (m *Model) hintDetailOverflow() int {
+	return max(0, len(m.hintDetail(m.play.cursor))-max(1, m.lay.detail-1))
 }
 
 // plural says "1 more hint" or "3 more hints".
@@ -220,10 +341,8 @@ func plural(n int, what string) string {
 	return strconv.Itoa(n) + " " + what + "s"
 }
 
-func itoa(i int) string { return strconv.Itoa(i) }
-
 // viewHintBand marks, under the phase band and in the same columns, when
-// each hint active at the cursor held: the worst on top, its id where it
+// each episode of each hint listed held: the worst on top, its id where it
 // begins if there is room.
 func (m *Model) viewHintBand(f *frame) string {
 	ln := m.bandRow("hints")
@@ -241,17 +360,22 @@ func (m *Model) viewHintBand(f *frame) string {
 	if m.ascii {
 		span = '='
 	}
-	hints := m.hintsAt(f.at)
+	hints := m.an.shown
 	// Paint the mildest first, so the worst ends on top.
 	for i := len(hints) - 1; i >= 0; i-- {
 		h := hints[i]
-		lo := max(0, int(h.Start.Sub(f.from)/colWidth))
-		hi := min(cols, int(h.End.Sub(f.from)/colWidth)+1)
-		for c := lo; c < hi; c++ {
-			cells[c], sev[c] = span, int8(h.Severity)
-		}
-		if id := []rune(h.ID); hi-lo >= len(id)+2 {
-			copy(cells[lo+1:], id)
+		for _, ep := range h.Episodes {
+			if !ep.End.After(f.from) || ep.Start.After(f.to) {
+				continue
+			}
+			lo := max(0, int(ep.Start.Sub(f.from)/colWidth))
+			hi := min(cols, int(ep.End.Sub(f.from)/colWidth)+1)
+			for c := lo; c < hi; c++ {
+				cells[c], sev[c] = span, int8(ep.Severity)
+			}
+			if id := []rune(h.ID); hi-lo >= len(id)+2 {
+				copy(cells[lo+1:], id)
+			}
 		}
 	}
 	for i := 0; i < cols; {

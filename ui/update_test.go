@@ -374,7 +374,7 @@ func TestHintsPanelAndDetail(t *testing.T) {
 			t.Fatalf("h shows the first hint in full (%q missing):\n%s", want, s)
 		}
 	}
-	for range m.hintsAt(m.play.cursor) {
+	for range m.an.shown {
 		press(m, "h")
 	}
 	if strings.Contains(screen(m), "evidence:") {

@@ -1,8 +1,12 @@
 package analysis
 
 import (
+	"cmp"
+	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -38,9 +42,14 @@ type HintOptions struct {
 	// copy or tiny kernel reads 1-8 %.
 	IdleUtil float64
 	// IdleSM (%): where SM activity is known it decides instead: below this
-	// the GPU is idle, whatever its utilisation (short of busy-waiting).
-	// Default 5.
+	// the GPU is idle, unless its utilisation is at LaunchUtil or more
+	// (short of busy-waiting). Default 5.
 	IdleSM float64
+	// LaunchUtil (%): a GPU with a kernel running this much of the time is
+	// working, however few SMs it keeps busy: tiny kernels, launch-bound
+	// (utilisation near 50 % at 1 % SM activity is a GPU barely used, not
+	// an idle one). Default 25.
+	LaunchUtil float64
 	// BusyWork (%): a GPU whose work (SM activity where known, else
 	// utilisation) is at or above this is busy. Default 50.
 	BusyWork float64
@@ -102,13 +111,12 @@ type HintOptions struct {
 	// Default 0.10: a 2 s dip every minute (3 %) is not a hint.
 	StallShare float64
 	// StallJitter: the spacing of stalls (or of the work between them) must
-	// vary by at most this coefficient of variation. Default 0.35.
+	// vary by at most this coefficient of variation: a steady period, the
+	// gaps' spread within 30 % of their mean. Default 0.3.
 	StallJitter float64
-
-	// MaxColumns bounds the resolution rules work at: [from, to] is read
-	// at the sampling interval (at least 1 s), or coarser when that would
-	// exceed this many columns. Default 131072 (a day at 1 s fits).
-	MaxColumns int
+	// StallLengthJitter: the stalls' own lengths may vary by at most this
+	// coefficient of variation. Default 0.5.
+	StallLengthJitter float64
 }
 
 // minHintWindow is the shortest window any rule may judge.
@@ -117,34 +125,35 @@ const minHintWindow = 30 * time.Second
 // DefaultHintOptions returns the documented defaults.
 func DefaultHintOptions() HintOptions {
 	return HintOptions{
-		Window:           minHintWindow,
-		SustainedWindows: 4,
-		IdleWindows:      10,
-		MergeGap:         2 * time.Minute,
-		IdleUtil:         10,
-		IdleSM:           5,
-		BusyWork:         50,
-		LowWork:          50,
-		WaitUtil:         80,
-		WaitSM:           10,
-		WaitPower:        0.35,
-		HeldMemory:       1 << 30,
-		HostBusyCPU:      50,
-		BusyCore:         80,
-		PeggedCore:       90,
-		IdleCore:         20,
-		JobBusyCPU:       200,
-		IOWait:           10,
-		CapShare:         0.97,
-		ThermalTemp:      88,
-		PCIeBusy:         10e9,
-		MemFull:          0.95,
-		MemHeadroom:      0.4,
-		StallMin:         3 * time.Second,
-		StallPeriod:      10 * time.Second,
-		StallShare:       0.10,
-		StallJitter:      0.35,
-		MaxColumns:       1 << 17,
+		Window:            minHintWindow,
+		SustainedWindows:  4,
+		IdleWindows:       10,
+		MergeGap:          2 * time.Minute,
+		IdleUtil:          10,
+		IdleSM:            5,
+		LaunchUtil:        25,
+		BusyWork:          50,
+		LowWork:           50,
+		WaitUtil:          80,
+		WaitSM:            10,
+		WaitPower:         0.35,
+		HeldMemory:        1 << 30,
+		HostBusyCPU:       50,
+		BusyCore:          80,
+		PeggedCore:        90,
+		IdleCore:          20,
+		JobBusyCPU:        200,
+		IOWait:            10,
+		CapShare:          0.97,
+		ThermalTemp:       88,
+		PCIeBusy:          10e9,
+		MemFull:           0.95,
+		MemHeadroom:       0.4,
+		StallMin:          3 * time.Second,
+		StallPeriod:       10 * time.Second,
+		StallShare:        0.10,
+		StallJitter:       0.3,
+		StallLengthJitter: 0.5,
 	}
 }
 
@@ -170,7 +179,6 @@ func (o HintOptions) withDefaults() HintOptions {
 	}
 	fillInt(&o.SustainedWindows, d.SustainedWindows)
 	fillInt(&o.IdleWindows, d.IdleWindows)
-	fillInt(&o.MaxColumns, d.MaxColumns)
 	fillDur(&o.MergeGap, d.MergeGap)
 	fillDur(&o.StallMin, d.StallMin)
 	fillDur(&o.StallPeriod, d.StallPeriod)
@@ -178,13 +186,14 @@ func (o HintOptions) withDefaults() HintOptions {
 		v   *float64
 		def float64
 	}{
-		{&o.IdleUtil, d.IdleUtil}, {&o.IdleSM, d.IdleSM}, {&o.BusyWork, d.BusyWork}, {&o.LowWork, d.LowWork},
+		{&o.IdleUtil, d.IdleUtil}, {&o.IdleSM, d.IdleSM}, {&o.LaunchUtil, d.LaunchUtil}, {&o.BusyWork, d.BusyWork},
+		{&o.LowWork, d.LowWork},
 		{&o.WaitUtil, d.WaitUtil}, {&o.WaitSM, d.WaitSM}, {&o.WaitPower, d.WaitPower},
 		{&o.HeldMemory, d.HeldMemory}, {&o.HostBusyCPU, d.HostBusyCPU}, {&o.BusyCore, d.BusyCore},
 		{&o.PeggedCore, d.PeggedCore}, {&o.IdleCore, d.IdleCore}, {&o.JobBusyCPU, d.JobBusyCPU},
 		{&o.IOWait, d.IOWait}, {&o.CapShare, d.CapShare}, {&o.ThermalTemp, d.ThermalTemp},
 		{&o.PCIeBusy, d.PCIeBusy}, {&o.MemFull, d.MemFull}, {&o.MemHeadroom, d.MemHeadroom},
-		{&o.StallShare, d.StallShare}, {&o.StallJitter, d.StallJitter},
+		{&o.StallShare, d.StallShare}, {&o.StallJitter, d.StallJitter}, {&o.StallLengthJitter, d.StallLengthJitter},
 	} {
 		fill(f.v, f.def)
 	}
@@ -224,21 +233,38 @@ var hintRules = []hintRule{
 	pcieBoundRule,
 }
 
-// EvaluateHints runs every rule over [from, to] and returns the hints,
-// worst first: by severity, then confidence, then duration. A rule that
-// holds over several windows gives one hint spanning them; one that holds
-// again within MergeGap on the same GPUs extends that hint ("in 3
-// stretches"). Rules judge whole windows (30 s and longer) with hysteresis,
-// never single samples, and a rule whose signals are missing stays silent.
+// Hints returns what gputop says of the session up to t: the hints of
+// `gputop report --to t`, and of the screen whose cursor is at t, live or in
+// a replay. It runs every rule over the columns up to t and returns the
+// hints worst first: by severity, then confidence, then duration.
 //
-// It reads the store once, at the sampling interval (see
-// HintOptions.MaxColumns), so live evaluation over the last few minutes is
-// cheap and a report over a day of 8 GPUs takes a fraction of a second
-// (BenchmarkEvaluateHints).
-func EvaluateHints(s *timeline.Store, info timeline.SourceInfo, from, to time.Time, opts HintOptions) []timeline.Hint {
-	opts = opts.withDefaults()
-	f := newHintFrame(s, info, from, to, opts)
-	if f == nil {
+// One finding is one hint: a rule holding on some GPUs in several
+// stretches, or on different GPUs at different times, is a single hint
+// whose episodes (largest first, each with its GPUs, times, severity and
+// numbers) are listed inside it, as bad as the worst of them. Rules judge whole windows (30 s and longer) with hysteresis,
+// never single samples, and a rule whose signals are missing stays silent.
+// Until a rule's first full window is in, a reading of what there is (from
+// 20 s on) is given, marked Provisional.
+//
+// The verdicts of windows and the descriptions of episodes that are over
+// are kept, so asking again a moment later costs little
+// (BenchmarkEngine).
+func (e *Engine) Hints(t time.Time) []timeline.Hint {
+	f := e.viewAt(t)
+	c := &e.cache
+	// Asked again about the same columns: the same answer, unless one of
+	// them was still being filled and has had samples since.
+	if f.n == c.hintsN && (e.samples == c.hintsSamples || !c.hintsOpen) {
+		return c.hints
+	}
+	hints := f.evaluate()
+	c.hintsN, c.hintsSamples, c.hintsOpen, c.hints = f.n, e.samples, f.n == e.f.n, hints
+	return hints
+}
+
+// evaluate runs every rule over the view.
+func (f *hintFrame) evaluate() []timeline.Hint {
+	if len(f.gpus) == 0 || time.Duration(f.n)*f.step < ProvisionalMin {
 		return nil
 	}
 	var cands []hintCand
@@ -248,20 +274,135 @@ func EvaluateHints(s *timeline.Store, info timeline.SourceInfo, from, to time.Ti
 	cands = hintSuppress(cands)
 	var hints []timeline.Hint
 	for _, r := range hintRules {
-		for _, g := range hintGroups(f, r.id, cands) {
-			h, ok := r.describe(f, g)
-			if !ok {
-				continue
+		var fd finding
+		for _, g := range hintGroups(r.id, cands) {
+			if h, ok := f.describe(r, g); ok {
+				grace := g.grace
+				if grace == 0 {
+					grace = int(2 * f.opts.Window / f.step)
+				}
+				fd.add(h, g.firm, g.hull.hi+grace >= f.n)
 			}
-			h.ID = r.id
-			h.GPUs = g.gpus
-			h.Start, h.End = f.time(g.hull.lo), f.time(g.hull.hi)
-			h.Confidence = math.Round(h.Confidence*f.lengthFactor(g.hull)*100) / 100
-			hints = append(hints, h)
+		}
+		if len(fd.episodes) > 0 {
+			hints = append(hints, fd.done())
 		}
 	}
 	sortHints(hints)
 	return hints
+}
+
+// describe is a rule's hint for one episode, kept once described: its
+// columns are closed when it ends before the view's last one, and a
+// description reads nothing else.
+func (f *hintFrame) describe(r hintRule, g *hintGroup) (timeline.Hint, bool) {
+	key := ""
+	closed := g.hull.hi < f.closed()
+	if closed && f.eng != nil {
+		key = describeKey(r.id, g)
+		if d, ok := f.eng.cache.described[key]; ok {
+			return d.hint, d.ok
+		}
+	}
+	h, ok := r.describe(f, g)
+	if ok {
+		h.ID = r.id
+		h.GPUs = g.gpus
+		h.Start, h.End = f.time(g.hull.lo), f.time(g.hull.hi)
+		h.Confidence = math.Round(h.Confidence*f.lengthFactor(g.hull)*100) / 100
+	}
+	if key != "" {
+		c := f.eng.cache.described
+		if len(c) >= maxDescribed {
+			clear(c)
+		}
+		c[key] = described{h, ok}
+	}
+	return h, ok
+}
+
+// describeKey names an episode: its rule, its candidates' key, GPUs and
+// columns.
+func describeKey(id string, g *hintGroup) string {
+	b := []byte(id)
+	b = append(b, 0)
+	b = append(b, g.cands[0].key...)
+	for _, idx := range g.gpus {
+		b = strconv.AppendInt(append(b, ','), int64(idx), 10)
+	}
+	for _, sp := range g.spans {
+		b = strconv.AppendInt(append(b, ' '), int64(sp.lo), 10)
+		b = strconv.AppendInt(append(b, '-'), int64(sp.hi), 10)
+	}
+	return string(b)
+}
+
+// finding gathers the episodes of one rule: one hint.
+type finding struct {
+	hint     timeline.Hint
+	episodes []timeline.Episode
+	hints    []timeline.Hint // each episode's, for its suggestion
+	gpus     []int
+}
+
+func (fd *finding) add(h timeline.Hint, firm, ongoing bool) {
+	if len(fd.episodes) == 0 {
+		fd.hint = h
+	}
+	fd.hint.Ongoing = fd.hint.Ongoing || ongoing
+	if h.Start.Before(fd.hint.Start) {
+		fd.hint.Start = h.Start
+	}
+	if h.End.After(fd.hint.End) {
+		fd.hint.End = h.End
+	}
+	fd.hint.Confidence = max(fd.hint.Confidence, h.Confidence)
+	fd.hint.Severity = max(fd.hint.Severity, h.Severity)
+	fd.episodes = append(fd.episodes, timeline.Episode{Start: h.Start, End: h.End, GPUs: h.GPUs, Severity: h.Severity,
+		Evidence: h.Evidence, Provisional: !firm})
+	fd.hints = append(fd.hints, h)
+	fd.gpus = append(fd.gpus, h.GPUs...)
+}
+
+// done is the finding as one hint: its GPUs all that any episode names,
+// its span from the first episode's start to the last's end, its severity
+// the worst episode's, its evidence and next step those of the largest of
+// the worst episodes (with how many more there are), provisional while
+// every episode is.
+func (fd *finding) done() timeline.Hint {
+	h := fd.hint
+	order := make([]int, len(fd.episodes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(episodeSize(fd.episodes[b]), episodeSize(fd.episodes[a]))
+	})
+	h.Episodes = make([]timeline.Episode, len(order))
+	for i, k := range order {
+		h.Episodes[i] = fd.episodes[k]
+	}
+	slices.Sort(fd.gpus)
+	h.GPUs = slices.Compact(fd.gpus)
+	worst := order[slices.IndexFunc(h.Episodes, func(ep timeline.Episode) bool { return ep.Severity == h.Severity })]
+	h.Evidence, h.Suggestion = fd.hints[worst].Evidence, fd.hints[worst].Suggestion
+	h.Provisional = true
+	var total time.Duration
+	for _, ep := range h.Episodes {
+		h.Provisional = h.Provisional && ep.Provisional
+		total += ep.End.Sub(ep.Start)
+	}
+	if n := len(h.Episodes); n > 1 {
+		h.Evidence += fmt.Sprintf("; the largest of %d episodes over %s (%s in all)", n,
+			units.Duration(h.End.Sub(h.Start)), units.Duration(total))
+	}
+	return h
+}
+
+// episodeSize ranks episodes: GPU-time, so one GPU idle for an hour comes
+// before eight GPUs stalled for a minute.
+func episodeSize(ep timeline.Episode) time.Duration {
+	return ep.End.Sub(ep.Start) * time.Duration(max(1, len(ep.GPUs)))
 }
 
 // sortHints orders hints worst first: severity, confidence, duration, then

@@ -7,10 +7,13 @@ import (
 // Counting a GPU's columns by state over a window, and the figures rules
 // compare with their thresholds.
 
-// hintCounts counts a window's columns by state, and sums the work.
+// hintCounts counts a window's columns by state, and sums the work where
+// it is known (a GPU judged by its clock alone has a state, not a work
+// figure).
 type hintCounts struct {
 	cols, known, idle, low, busy, waiting int
 	work, activeWork                      float64
+	workKnown, activeKnown                int
 	// thirds has bit k set if the GPU worked in the k-th third of the
 	// window.
 	thirds uint8
@@ -19,6 +22,7 @@ type hintCounts struct {
 func (g *hintGPU) counts(w hintSpan) hintCounts {
 	c := hintCounts{cols: w.len()}
 	for i := w.lo; i < w.hi; i++ {
+		v := float64(g.work[i])
 		switch g.state[i] {
 		case hsUnknown:
 			continue
@@ -30,13 +34,19 @@ func (g *hintGPU) counts(w hintSpan) hintCounts {
 			} else {
 				c.busy++
 			}
-			c.activeWork += float64(g.work[i])
+			if v == v {
+				c.activeWork += v
+				c.activeKnown++
+			}
 			c.thirds |= 1 << (3 * (i - w.lo) / w.len())
 		case hsWaiting:
 			c.waiting++
 		}
 		c.known++
-		c.work += float64(g.work[i])
+		if v == v {
+			c.work += v
+			c.workKnown++
+		}
 	}
 	return c
 }
@@ -64,16 +74,33 @@ func (c hintCounts) starts() bool {
 	return c.share(c.active()) >= hintMinActive && c.thirds == 0b111
 }
 
-// meanWork is the mean work over the known columns.
-func (c hintCounts) meanWork() float64 { return c.work / float64(c.known) }
+// meanWork is the mean work over the columns where it is known; NaN
+// where it is known nowhere (a GPU judged by its clock alone), so no rule
+// about how much work was done can hold.
+func (c hintCounts) meanWork() float64 {
+	if c.workKnown == 0 {
+		return math.NaN()
+	}
+	return c.work / float64(c.workKnown)
+}
+
+// meanWorkApartFromWaits is meanWork leaving out the columns where the GPU
+// busy-waited: a GPU spinning while another rank checkpoints is waiting
+// (busy-wait, periodic-stall), not working lightly.
+func (c hintCounts) meanWorkApartFromWaits() float64 {
+	if c.workKnown-c.waiting <= 0 {
+		return math.NaN()
+	}
+	return c.work / float64(c.workKnown-c.waiting)
+}
 
 // intensity is the mean work while the GPU worked: near 100 for a GPU that
-// saturates whenever it gets work.
+// saturates whenever it gets work; NaN where unknown.
 func (c hintCounts) intensity() float64 {
-	if c.active() == 0 {
-		return 0
+	if c.activeKnown == 0 {
+		return math.NaN()
 	}
-	return c.activeWork / float64(c.active())
+	return c.activeWork / float64(c.activeKnown)
 }
 
 // hintMean is the mean of the known values of xs in w; NaN if none.
@@ -102,7 +129,8 @@ func hintPickPower(g *hintGPU) []float32 { return g.power }
 func hintPickMem(g *hintGPU) []float32   { return g.mem }
 
 // hintActivity describes what GPUs did over spans: "0-2% util, SM activity
-// 0.5%", the SM activity alone where utilisation is not reported (MIG).
+// 0.5%", the SM activity alone where utilisation is not reported (MIG),
+// the clock and power where neither is (a log of clocks and power).
 func hintActivity(gs []*hintGPU, spans []hintSpan, keep func(g *hintGPU, i int) bool) string {
 	util := hintStats(gs, hintPickUtil, spans, keep)
 	sm := hintStats(gs, hintPickSM, spans, keep)
@@ -111,8 +139,12 @@ func hintActivity(gs []*hintGPU, spans []hintSpan, keep func(g *hintGPU, i int) 
 		return hintRange(util, "% util") + ", SM activity " + hintRange(sm, "%")
 	case util.ok():
 		return hintRange(util, "% util")
+	case sm.ok():
+		return "SM activity " + hintRange(sm, "%")
 	}
-	return "SM activity " + hintRange(sm, "%")
+	clock := hintStats(gs, func(g *hintGPU) []float32 { return g.clock }, spans, keep)
+	power := hintStats(gs, hintPickPower, spans, keep)
+	return "SM clock " + hintRange(clock, "MHz") + " at " + hintRange(power, "W") + " (utilisation not recorded)"
 }
 
 // hintLevel picks a rule's threshold: enter when starting a stretch, stay

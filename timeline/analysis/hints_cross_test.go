@@ -2,7 +2,9 @@ package analysis
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
 )
@@ -210,4 +212,86 @@ func TestHintPeriodicStall(t *testing.T) {
 			},
 		},
 	})
+}
+
+// TestHintPeriodicNearMisses: what looks like a period and is not. A
+// period needs at least three stalls, at a steady spacing (or after steady
+// work), alike in length, none outlasting the spacing.
+func TestHintPeriodicNearMisses(t *testing.T) {
+	// stallsAt runs one GPU at 95% with 22GiB held, at 0% in the stalls
+	// (start, length in seconds).
+	stallsAt := func(stalls ...[2]int) func(t *htTick) {
+		return func(t *htTick) {
+			u := 95.0
+			for _, st := range stalls {
+				if t.sec >= st[0] && t.sec < st[0]+st[1] {
+					u = 0
+				}
+			}
+			t.h100(0, u, u*0.8, 150+4*u, 22*htGiB)
+		}
+	}
+	htCheck(t, timeline.HintPeriodicStall, []htCase{
+		{
+			name: "three 30s stalls 2m apart: the least that is periodic",
+			secs: 600, script: stallsAt([2]int{120, 30}, [2]int{240, 30}, [2]int{360, 30}),
+			gpus: []int{0}, severity: timeline.Warning,
+			evidence: []string{"GPU0 stalls for 30s every 2m, 25% of the time (3 stalls over"},
+		},
+		{
+			name: "two stalls",
+			secs: 900, script: stallsAt([2]int{120, 60}, [2]int{420, 60}),
+		},
+		{
+			name: "irregular gaps: 2m, 5m, 1m, 4m",
+			secs: 1500, script: stallsAt([2]int{60, 30}, [2]int{180, 30}, [2]int{480, 30}, [2]int{540, 30}, [2]int{780, 30}),
+		},
+		{
+			name: "a steady spacing, lengths all over: 10s, 70s, 15s, 90s",
+			secs: 900, script: stallsAt([2]int{60, 10}, [2]int{180, 70}, [2]int{300, 15}, [2]int{420, 90}),
+		},
+		{
+			// A real 6.8h log, shortened: short dips, one 26-minute stop
+			// with 22GB held at 0%, then an idle tail. Once read as
+			// "every 12 min, stalls 180-1620 s".
+			name: "one long stall among short ones",
+			secs: 7200, script: stallsAt([2]int{720, 180}, [2]int{1440, 200}, [2]int{2160, 1620}, [2]int{4500, 2700}),
+		},
+	})
+}
+
+// The long stop of the near miss above is its own finding: idle-memory-held
+// with its start, end and size as an episode, the largest first.
+func TestHintLongStallIsIdleMemoryHeld(t *testing.T) {
+	hints := htRun(7200, func(t *htTick) {
+		u, mem := 95.0, 22.0*htGiB
+		switch {
+		case t.sec >= 2160 && t.sec < 2160+1560:
+			u = 0
+		case t.sec >= 4500:
+			u, mem = 0, 0 // the job is gone
+		}
+		t.h100(0, u, u*0.8, 150+4*u, mem)
+		t.cores(htCoreSet(16, 2)...)
+	})
+	held := htFind(hints, timeline.HintIdleMemoryHeld)
+	if len(held) != 1 || len(held[0].Episodes) != 1 {
+		t.Fatalf("want one idle-memory-held hint of one episode:\n%s", htDump(hints))
+	}
+	ep := held[0].Episodes[0]
+	if got, want := ep.Start.Sub(htT0), 2160*time.Second; got != want {
+		t.Errorf("the episode starts %v in, want %v", got, want)
+	}
+	if got, want := ep.End.Sub(htT0), 3720*time.Second; got != want {
+		t.Errorf("the episode ends %v in, want %v", got, want)
+	}
+	if !strings.Contains(ep.Evidence, "GPU0 holds 22.0GiB") || !strings.Contains(ep.Evidence, "for 26m") {
+		t.Errorf("evidence %q", ep.Evidence)
+	}
+	if idle := htFind(hints, timeline.HintGPUIdle); len(idle) != 1 || idle[0].Start.Sub(htT0) != 4500*time.Second {
+		t.Errorf("want the idle tail as gpu-idle from 1h15m:\n%s", htDump(hints))
+	}
+	if len(htFind(hints, timeline.HintPeriodicStall)) > 0 {
+		t.Errorf("periodic-stall:\n%s", htDump(hints))
+	}
 }

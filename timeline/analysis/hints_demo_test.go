@@ -3,6 +3,7 @@ package analysis_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -22,7 +23,7 @@ import (
 var hxDemoStart = time.Date(2025, 7, 27, 0, 34, 45, 0, time.UTC)
 
 // hxRecordDemo plays a scenario for the given simulated time at 1s.
-func hxRecordDemo(t *testing.T, scenario string, seed int64, d time.Duration) (*timeline.Store, timeline.SourceInfo) {
+func hxRecordDemo(t *testing.T, scenario string, seed int64, d time.Duration) ([]timeline.Sample, timeline.SourceInfo) {
 	t.Helper()
 	clock := probes.NewFastClock(hxDemoStart)
 	node, err := demo.New(scenario, seed, clock)
@@ -35,15 +36,25 @@ func hxRecordDemo(t *testing.T, scenario string, seed int64, d time.Duration) (*
 			t.Error(err)
 		}
 	})
-	st := timeline.NewStore(timeline.StoreOptions{})
+	var out []timeline.Sample
 	for range int(d / time.Second) {
 		s, err := sess.Next(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		st.Add(&s)
+		out = append(out, s)
 	}
-	return st, sess.Info()
+	return out, sess.Info()
+}
+
+// hxReport is what gputop report --to each given moment says of samples:
+// a fresh Engine fed everything, asked after the fact.
+func hxReport(samples []timeline.Sample, info timeline.SourceInfo) *analysis.Engine {
+	e := analysis.NewEngine(info)
+	for i := range samples {
+		e.Add(&samples[i])
+	}
+	return e
 }
 
 func hxDump(hints []timeline.Hint) string {
@@ -121,19 +132,33 @@ var hxDemoWants = []struct {
 	}, hxExpect(nil, timeline.Warning, timeline.HintPeriodicStall, timeline.HintBusyWait)},
 }
 
-// TestHintsDemoScenarios records each scenario for 10 simulated minutes,
-// checks the report over all of it, then every live view of the last 5
-// minutes, as the UI asks every few seconds, from the first full one on.
+// TestHintsDemoScenarios records each scenario for 10 simulated minutes
+// and checks the report over all of it, then what a live screen says every
+// 7 s as the samples arrive, from 5 minutes on. At every minute the live
+// Engine must say exactly what a report --to that minute says.
 func TestHintsDemoScenarios(t *testing.T) {
 	for _, w := range hxDemoWants {
 		t.Run(w.scenario, func(t *testing.T) {
 			t.Parallel()
-			st, info := hxRecordDemo(t, w.scenario, 1, 10*time.Minute)
-			w.report(t, analysis.EvaluateHints(st, info, st.First(), st.Last(), analysis.DefaultHintOptions()))
-			for to := st.First().Add(5 * time.Minute); !to.After(st.Last()); to = to.Add(7 * time.Second) {
-				w.live(t, analysis.EvaluateHints(st, info, to.Add(-5*time.Minute), to, analysis.DefaultHintOptions()))
-				if t.Failed() {
-					t.Fatalf("in the view ending %v in", to.Sub(st.First()))
+			samples, info := hxRecordDemo(t, w.scenario, 1, 10*time.Minute)
+			report := hxReport(samples, info)
+			w.report(t, report.Hints(report.Last()))
+			live := analysis.NewEngine(info)
+			first := samples[0].At
+			for i := range samples {
+				s := &samples[i]
+				live.Add(s)
+				since := s.At.Sub(first)
+				if since >= 5*time.Minute && since%(7*time.Second) == 0 {
+					w.live(t, live.Hints(s.At))
+					if t.Failed() {
+						t.Fatalf("on the live screen %v in", since)
+					}
+				}
+				if since%time.Minute == 0 {
+					if got, want := live.Hints(s.At), report.Hints(s.At); !reflect.DeepEqual(got, want) {
+						t.Fatalf("%v in, the live screen says\n%s\nand report --to that moment\n%s", since, hxDump(got), hxDump(want))
+					}
 				}
 			}
 		})

@@ -140,7 +140,8 @@ func (f *hintFrame) hostWorking(spans []hintSpan) (working bool, text string, kn
 // lowUtilizationRule is low-utilization: a GPU that works, but lightly,
 // for a sustained window (SustainedWindows × Window, 2 min, longer than a
 // validation phase). It fires where the mean work (SM activity where known,
-// else utilisation) is below LowWork (LowWork+10 to go on), the GPU worked
+// else utilisation; busy-waiting left out, as busy-wait's) is below LowWork
+// (LowWork+10 to go on), the GPU worked
 // throughout the window (hintCounts.starts; any work to go on; never
 // working is gpu-idle or idle-memory-held), and while it worked it
 // averaged below 70 %. That
@@ -161,7 +162,7 @@ var lowUtilizationRule = hintRule{
 			if !c.judged() || c.active() == 0 || c.intensity() >= 70 {
 				return false
 			}
-			return c.meanWork() < hintLevel(in, low, low+10) && (in || c.starts())
+			return c.meanWorkApartFromWaits() < hintLevel(in, low, low+10) && (in || c.starts())
 		}, nil)
 	},
 	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
@@ -237,11 +238,11 @@ var busyWaitRule = hintRule{
 		ev := units.GPUs(g.gpus) + " " + hintRange(hintStats(gs, hintPickUtil, g.spans, waiting), "% util")
 		conf := 0.9
 		if p := hintStats(gs, hintPickPower, g.spans, waiting); p.ok() {
-			ev += " at " + hintRange(p, "W") + f.powerShare(gs, p)
+			ev += " at " + hintRange(p, "W") + f.powerShare(gs, p, g.hull.hi-1)
 		}
 		if sm := hintStats(gs, hintPickSM, g.spans, waiting); sm.ok() {
 			ev += ", SM activity " + hintRange(sm, "%")
-		} else if gs[0].refFromLimit {
+		} else if gs[0].refIsLimit.get(g.hull.hi-1) == 1 {
 			conf = 0.8
 		} else {
 			conf = 0.65
@@ -268,13 +269,13 @@ var busyWaitRule = hintRule{
 // powerShare says what a power range is a share of: " (21-23% of the
 // 700W limit)", or without a limit " (27% of the 560W these GPUs draw
 // when working)".
-func (f *hintFrame) powerShare(gs []*hintGPU, p hintStat) string {
-	ref := gs[0].powerRef
+func (f *hintFrame) powerShare(gs []*hintGPU, p hintStat, last int) string {
+	ref := gs[0].refAt.get(last)
 	if !(ref > 0) {
 		return ""
 	}
 	share := hintStat{n: p.n, lo: 100 * p.lo / ref, hi: 100 * p.hi / ref}
-	if gs[0].refFromLimit {
+	if gs[0].refIsLimit.get(last) == 1 {
 		return " (" + hintRange(share, "%") + " of the " + units.Number(ref) + "W limit)"
 	}
 	return " (" + hintRange(share, "%") + " of the " + units.Number(ref) + "W they draw when working)"

@@ -39,8 +39,8 @@ func TestHintGPUIdle(t *testing.T) {
 			maxConfidence: 0.6,
 		},
 		{
-			name: "four minutes idle is not a long stretch",
-			secs: 240,
+			name: "four minutes idle is not a long stretch, only a provisional reading",
+			secs: 240, provisional: true,
 			script: func(t *htTick) {
 				t.h100(0, 0, 0, 68, 0)
 			},
@@ -112,8 +112,8 @@ func TestHintIdleMemoryHeld(t *testing.T) {
 			maxConfidence: 0.6,
 		},
 		{
-			name: "90s is not sustained",
-			secs: 90, script: fallback,
+			name: "90s is not sustained, only a provisional reading",
+			secs: 90, script: fallback, provisional: true,
 		},
 		{
 			name: "a CUDA context alone (500MiB) is not held memory",

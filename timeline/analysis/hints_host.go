@@ -26,8 +26,8 @@ func (f *hintFrame) hostStarved(g *hintGPU, w hintSpan, in bool) bool {
 	if !c.judged() || c.active() == 0 || (!in && !c.starts()) {
 		return false
 	}
-	if c.meanWork() >= hintLevel(in, f.opts.LowWork, f.opts.LowWork+10) {
-		return false
+	if m := c.meanWork(); !(m < hintLevel(in, f.opts.LowWork, f.opts.LowWork+10)) {
+		return false // enough work, or no work figure to judge
 	}
 	if g.util != nil {
 		return hintMean(g.util, w) < f.opts.LowWork+10

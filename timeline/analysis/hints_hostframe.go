@@ -2,11 +2,10 @@ package analysis
 
 import (
 	"math"
-
-	"github.com/gputop-dev/gputop/timeline"
 )
 
-// hintHost is the host's columns; nil where never reported.
+// hintHost is the host's columns; nil where never reported (before the
+// view's end).
 type hintHost struct {
 	cpu, iowait, job, memUsed, memTotal, swap, diskRead, diskWrite []float32
 	// Per-core summaries: the busiest core, how many cores are at
@@ -16,49 +15,67 @@ type hintHost struct {
 	// unknown; likewise for "one core pegged, the rest idle" and for high
 	// iowait.
 	busy, single, ioHigh []int8
+
+	// seen is when each series was first seen (a column; -1 never), for
+	// views: the Engine's frame only.
+	seen [hostSeries]int
 }
 
-// loadHost reads the host and the wrapped job, and judges each column.
-func (f *hintFrame) loadHost(s *timeline.Store, scratch []timeline.Agg) {
+// The host's series, for hintHost.seen.
+const (
+	hCPU = iota
+	hIOWait
+	hJob
+	hMemUsed
+	hMemTotal
+	hSwap
+	hDiskRead
+	hDiskWrite
+	hCores
+	hostSeries
+)
+
+func (h *hintHost) series(k int) *[]float32 {
+	switch k {
+	case hCPU:
+		return &h.cpu
+	case hIOWait:
+		return &h.iowait
+	case hJob:
+		return &h.job
+	case hMemUsed:
+		return &h.memUsed
+	case hMemTotal:
+		return &h.memTotal
+	case hSwap:
+		return &h.swap
+	case hDiskRead:
+		return &h.diskRead
+	case hDiskWrite:
+		return &h.diskWrite
+	}
+	return nil
+}
+
+// view is the host cut at n columns (see hintFrame.view).
+func (h *hintHost) view(n int) hintHost {
+	var v hintHost
+	for k := range hCores {
+		if s := *h.series(k); h.seen[k] >= 0 && h.seen[k] < n {
+			*v.series(k) = s[:n]
+		}
+	}
+	if h.seen[hCores] >= 0 && h.seen[hCores] < n {
+		v.topCore, v.busyCores, v.idleCores, v.cores = h.topCore[:n], h.busyCores[:n], h.idleCores[:n], h.cores[:n]
+	}
+	v.busy, v.single, v.ioHigh = h.busy[:n], h.single[:n], h.ioHigh[:n]
+	return v
+}
+
+// judge sets the host's flags of column i (see hostBusy and the others).
+func (f *hintFrame) judgeHost(i int) {
 	h := &f.host
-	load := func(name, device string) []float32 {
-		return f.load(s, timeline.Key{Name: name, Device: device}, scratch)
-	}
-	h.cpu, h.iowait = load(timeline.HostCPU, timeline.HostDevice), load(timeline.HostIOWait, timeline.HostDevice)
-	h.memUsed, h.memTotal = load(timeline.HostMemUsed, timeline.HostDevice), load(timeline.HostMemTotal, timeline.HostDevice)
-	h.swap = load(timeline.HostSwapUsed, timeline.HostDevice)
-	h.diskRead, h.diskWrite = load(timeline.HostDiskRead, timeline.HostDevice), load(timeline.HostDiskWrite, timeline.HostDevice)
-	h.job = load(timeline.ProcCPU, timeline.JobDevice)
-	for _, k := range s.Keys() {
-		if k.Name != timeline.CoreBusy {
-			continue
-		}
-		core := load(timeline.CoreBusy, k.Device)
-		if core == nil {
-			continue
-		}
-		if h.cores == nil {
-			h.topCore, h.busyCores = make([]float32, f.n), make([]float32, f.n)
-			h.idleCores, h.cores = make([]float32, f.n), make([]float32, f.n)
-		}
-		for i, v := range core {
-			if v != v { // NaN
-				continue
-			}
-			h.cores[i]++
-			h.topCore[i] = max(h.topCore[i], v)
-			if float64(v) >= f.opts.BusyCore {
-				h.busyCores[i]++
-			}
-			if float64(v) <= f.opts.IdleCore {
-				h.idleCores[i]++
-			}
-		}
-	}
-	h.busy, h.single, h.ioHigh = make([]int8, f.n), make([]int8, f.n), make([]int8, f.n)
-	for i := range f.n {
-		h.busy[i], h.single[i], h.ioHigh[i] = f.hostBusy(i), f.hostSingle(i), f.hostIOHigh(i)
-	}
+	h.busy[i], h.single[i], h.ioHigh[i] = f.hostBusy(i), f.hostSingle(i), f.hostIOHigh(i)
 }
 
 // hostBusy: the host's CPU at HostBusyCPU or more, two or more cores at

@@ -34,7 +34,9 @@ var imbalanceRule = hintRule{
 }
 
 // imbalanceLow returns the low GPUs of a window and the level they are at
-// or below; nil if the window is not imbalanced.
+// or below; nil if the window is not imbalanced. A GPU's level is its mean
+// work, or where no work figure is known (a log of clocks and power) the
+// share of the window it worked, as a percentage.
 func (f *hintFrame) imbalanceLow(w hintSpan, in bool) (low []int, limit float64) {
 	top, judged := math.Inf(-1), 0
 	means := make([]float64, len(f.gpus))
@@ -42,6 +44,9 @@ func (f *hintFrame) imbalanceLow(w hintSpan, in bool) (low []int, limit float64)
 		means[k] = math.NaN()
 		if c := g.counts(w); c.judged() {
 			means[k] = c.meanWork()
+			if math.IsNaN(means[k]) {
+				means[k] = 100 * c.share(c.active())
+			}
 			top = max(top, means[k])
 			judged++
 		}
@@ -58,6 +63,33 @@ func (f *hintFrame) imbalanceLow(w hintSpan, in bool) (low []int, limit float64)
 	return low, limit
 }
 
+// imbalanceVerdict is a grid window's low GPUs, kept: nil if it is not
+// imbalanced.
+type imbalanceVerdict struct {
+	judged bool
+	low    []int
+}
+
+// imbalanceLowOf is imbalanceLow of window k of ws; grid windows' verdicts
+// are kept, as holds keeps the other rules'.
+func (f *hintFrame) imbalanceLowOf(ws []hintSpan, k, grid int, in bool) []int {
+	if k >= grid || f.eng == nil {
+		low, _ := f.imbalanceLow(ws[k], in)
+		return low
+	}
+	c := f.eng.cache.imbalance
+	v := c[in]
+	for len(v) <= k {
+		v = append(v, imbalanceVerdict{})
+	}
+	if !v[k].judged {
+		v[k].low, _ = f.imbalanceLow(ws[k], in)
+		v[k].judged = true
+	}
+	c[in] = v
+	return v[k].low
+}
+
 // findImbalance runs the windows with hysteresis and returns one candidate
 // per low GPU of each stretch; stretches of the same GPUs less than
 // MergeGap apart share a key, so they are one hint.
@@ -65,12 +97,14 @@ func findImbalance(f *hintFrame) []hintCand {
 	if len(f.gpus) < 2 {
 		return nil
 	}
-	type stretch struct {
+	type lowStretch struct {
 		span hintSpan
 		low  []int
+		firm bool
 	}
-	var stretches []stretch
+	var stretches []lowStretch
 	var cur hintSpan
+	firm := false
 	votes := map[int]int{}
 	windows := 0
 	flush := func() {
@@ -82,15 +116,19 @@ func findImbalance(f *hintFrame) []hintCand {
 		}
 		slices.Sort(low)
 		if sp, ok := f.edges(cur, func(i int) bool { return f.imbalancedAt(i, low) }); ok && len(low) > 0 &&
-			f.dur(sp) >= f.opts.Window {
-			stretches = append(stretches, stretch{sp, low})
+			f.dur(sp) >= min(f.opts.Window, f.dur(cur)) {
+			stretches = append(stretches, lowStretch{sp, low, firm})
 		}
 		clear(votes)
 		windows = 0
 	}
 	in := false
-	for _, w := range f.windows(1) {
-		low, _ := f.imbalanceLow(w, in)
+	ws, grid, extendOnly := f.windows(1)
+	for k, w := range ws {
+		if k >= grid && extendOnly && !in {
+			break // the trailing window only carries a stretch on
+		}
+		low := f.imbalanceLowOf(ws, k, grid, in)
 		if in && low == nil {
 			flush()
 			in = false
@@ -99,9 +137,10 @@ func findImbalance(f *hintFrame) []hintCand {
 			continue
 		}
 		if !in {
-			cur, in = w, true
+			cur, in, firm = w, true, false
 		}
 		cur.hi = max(cur.hi, w.hi)
+		firm = firm || k < grid
 		windows++
 		for _, idx := range low {
 			votes[idx]++
@@ -118,7 +157,8 @@ func findImbalance(f *hintFrame) []hintCand {
 			key = "imbalance " + strconv.Itoa(k)
 		}
 		for _, idx := range st.low {
-			out = append(out, hintCand{id: timeline.HintGPUImbalance, gpu: idx, key: key, whole: true, spans: []hintSpan{st.span}})
+			out = append(out, hintCand{id: timeline.HintGPUImbalance, gpu: idx, key: key, whole: true, firm: st.firm,
+				spans: []hintSpan{st.span}})
 		}
 	}
 	return out
@@ -126,14 +166,22 @@ func findImbalance(f *hintFrame) []hintCand {
 
 // imbalancedAt says whether column i still shows the imbalance: the other
 // GPUs work at least 20 % on average and the low ones at most a third of
-// that.
+// that. Where no work figure is known, a working column counts as 100 and
+// an idle one as 0.
 func (f *hintFrame) imbalancedAt(i int, low []int) bool {
 	var lowSum, restSum float64
 	var lowN, restN int
 	for _, g := range f.gpus {
 		v := float64(g.work[i])
 		if math.IsNaN(v) {
-			continue
+			switch g.state[i] {
+			case hsLow, hsBusy:
+				v = 100
+			case hsIdle:
+				v = 0
+			default:
+				continue
+			}
 		}
 		if slices.Contains(low, g.index) {
 			lowSum += v

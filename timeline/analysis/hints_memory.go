@@ -24,7 +24,7 @@ var memoryHeadroomRule = hintRule{
 	find: func(f *hintFrame) []hintCand {
 		low := f.opts.LowWork
 		return f.perGPU(timeline.HintMemoryHeadroom, f.opts.SustainedWindows, func(g *hintGPU, w hintSpan, in bool) bool {
-			if !(g.memTotal > 0) || !(hintMean(g.mem, w) <= f.opts.MemHeadroom*g.memTotal) {
+			if total := g.memTotalAt.get(w.hi - 1); !(total > 0) || !(hintMean(g.mem, w) <= f.opts.MemHeadroom*total) {
 				return false
 			}
 			c := g.counts(w)
@@ -37,7 +37,7 @@ var memoryHeadroomRule = hintRule{
 	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 		gs := f.members(g)
 		mem := hintStats(gs, hintPickMem, g.spans, nil)
-		total := gs[0].memTotal
+		total := gs[0].memTotalAt.get(g.hull.hi - 1)
 		work := hintStats(gs, hintPickWork, g.spans, nil)
 		what := "util"
 		if hintStats(gs, hintPickSM, g.spans, nil).ok() {
@@ -69,19 +69,20 @@ var memoryPressureRule = hintRule{
 	id: timeline.HintMemoryPressure,
 	find: func(f *hintFrame) []hintCand {
 		full := f.opts.MemFull
+		nearFull := func(g *hintGPU, i int) bool { return hintAt(g.mem, i) >= full*g.memTotalAt.get(i) }
 		out := f.perGPU(timeline.HintMemoryPressure, 1, func(g *hintGPU, w hintSpan, in bool) bool {
-			if !(g.memTotal > 0) || g.mem == nil {
+			if g.mem == nil {
 				return false
 			}
-			share, ok := g.shareIn(w, func(i int) bool { return hintAt(g.mem, i) >= full*g.memTotal })
+			share, ok := g.shareIn(w, func(i int) bool { return nearFull(g, i) })
 			return ok && share >= hintLevel(in, 0.8, 0.6)
-		}, func(g *hintGPU, i int) bool { return hintAt(g.mem, i) >= full*g.memTotal })
+		}, nearFull)
 		h := &f.host
 		if h.memUsed == nil || h.memTotal == nil {
 			return out
 		}
 		ramFull := func(i int) bool { return hintAt(h.memUsed, i) >= full*hintAt(h.memTotal, i) }
-		eps := f.holds(1, func(w hintSpan, in bool) bool {
+		eps := f.holds(holdKey{timeline.HintMemoryPressure, -1, 1}, func(w hintSpan, in bool) bool {
 			known, yes := 0, 0
 			for i := w.lo; i < w.hi; i++ {
 				if h.memUsed[i] == h.memUsed[i] && h.memTotal[i] == h.memTotal[i] {
@@ -108,7 +109,7 @@ var memoryPressureRule = hintRule{
 		}
 		gs := f.members(g)
 		mem := hintStats(gs, hintPickMem, g.spans, nil)
-		total := gs[0].memTotal
+		total := gs[0].memTotalAt.get(g.hull.hi - 1)
 		return timeline.Hint{
 			Severity: timeline.Info,
 			Evidence: fmt.Sprintf("%s uses %s of %s (%s), %s", units.GPUs(g.gpus), units.Bytes(mem.hi), units.Bytes(total),

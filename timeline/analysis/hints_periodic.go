@@ -17,11 +17,15 @@ import (
 // consecutive stalls is periodic when either their spacing or the work
 // between them varies by at most StallJitter (coefficient of variation:
 // llama8b's checkpoints come every 40 s, then every 80 s, but always after
-// the same ~100 steps), the typical spacing is at least StallPeriod (a
-// faster cycle is per step: input-bound or low-utilization), and the
-// stalls cost at least StallShare of the time. A 2 s dip every minute is
-// not one (too short and 3 %); neither are a healthy run's step boundaries.
-// Between the stalls the GPU must be busy (mean work at least BusyWork).
+// the same ~100 steps), the stalls themselves are alike (their lengths
+// vary by at most StallLengthJitter) and none outlasts their spacing (a
+// 27-minute stall "every 12 min" is no period, but one long idle stretch,
+// which idle-memory-held or gpu-idle names),
+// the typical spacing is at least StallPeriod (a faster cycle is per step:
+// input-bound or low-utilization), and the stalls cost at least StallShare
+// of the time. A 2 s dip every minute is not one (too short and 3 %);
+// neither are a healthy run's step boundaries. Between the stalls the GPU
+// must be busy (mean work at least BusyWork).
 //
 // The whole span is judged, not windows: a period needs several cycles.
 // GPUs whose stalls coincide are one hint, whose evidence tells the GPUs
@@ -34,8 +38,11 @@ var periodicStallRule = hintRule{
 		var out []hintCand
 		for _, g := range f.gpus {
 			for _, run := range f.periodicRuns(g, f.stalls(g)) {
-				out = append(out, hintCand{id: timeline.HintPeriodicStall, gpu: g.index,
-					spans: []hintSpan{{run[0].lo, run[len(run)-1].hi}}})
+				// Between two stalls the pattern goes on: it holds until a
+				// stall is half a period late.
+				period, _ := f.stallCycle(run)
+				out = append(out, hintCand{id: timeline.HintPeriodicStall, gpu: g.index, firm: true,
+					spans: []hintSpan{{run[0].lo, run[len(run)-1].hi}}, grace: int(3 * period / 2 / f.step)})
 			}
 		}
 		return out
@@ -44,20 +51,60 @@ var periodicStallRule = hintRule{
 	yieldsTo: []string{timeline.HintInputBound, timeline.HintHostSingleThread},
 }
 
+// stallScan is a GPU's runs of stalled columns found so far, kept by the
+// Engine: runs before the last are final; the last may still grow or be
+// bridged to the next, so scanning goes on from its start.
+type stallScan struct {
+	runs []hintSpan
+	upto int // columns scanned
+}
+
 // stalls returns a GPU's stalls, in order.
 func (f *hintFrame) stalls(g *hintGPU) []hintSpan {
+	working := func(i int) bool { return g.state[i] == hsLow || g.state[i] == hsBusy }
+	minLen := max(2, int((f.opts.StallMin+f.step-1)/f.step))
+	var runs []hintSpan
+	closed := f.closed()
+	if f.eng != nil && closed == f.eng.f.n-1 {
+		// The view of now: go on from what was scanned of the closed columns.
+		sc := f.eng.cache.stalls[g.index]
+		if sc == nil {
+			sc = &stallScan{}
+			f.eng.cache.stalls[g.index] = sc
+		}
+		from := sc.upto
+		if n := len(sc.runs); n > 0 {
+			from = min(from, sc.runs[n-1].lo)
+			sc.runs = sc.runs[:n-1]
+		}
+		sc.runs = f.stallRuns(g, sc.runs, from, closed)
+		sc.upto = closed
+		runs = f.stallRuns(g, slices.Clone(sc.runs), closed, f.n)
+	} else {
+		runs = f.stallRuns(g, nil, 0, f.n)
+	}
+	out := runs[:0]
+	for _, r := range runs {
+		if r.len() >= minLen && r.lo > 0 && working(r.lo-1) && r.hi < f.n && working(r.hi) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// stallRuns appends to runs the runs of stalled columns in [from, to),
+// bridging blips of work inside a stall.
+func (f *hintFrame) stallRuns(g *hintGPU, runs []hintSpan, from, to int) []hintSpan {
 	stalled := func(i int) bool { return g.state[i] == hsIdle || g.state[i] == hsWaiting }
 	working := func(i int) bool { return g.state[i] == hsLow || g.state[i] == hsBusy }
 	bridge := max(1, int(time.Second/f.step))
-	minLen := max(2, int((f.opts.StallMin+f.step-1)/f.step))
-	var runs []hintSpan
-	for i := 0; i < f.n; {
+	for i := from; i < to; {
 		if !stalled(i) {
 			i++
 			continue
 		}
 		j := i
-		for j < f.n && stalled(j) {
+		for j < to && stalled(j) {
 			j++
 		}
 		if n := len(runs); n > 0 && f.bridges(runs[n-1], i, bridge, working) {
@@ -67,13 +114,7 @@ func (f *hintFrame) stalls(g *hintGPU) []hintSpan {
 		}
 		i = j
 	}
-	out := runs[:0]
-	for _, r := range runs {
-		if r.len() >= minLen && r.lo > 0 && working(r.lo-1) && r.hi < f.n && working(r.hi) {
-			out = append(out, r)
-		}
-	}
-	return out
+	return runs
 }
 
 // bridges says whether the break between a stall and the next stalled
@@ -95,20 +136,25 @@ func (f *hintFrame) bridges(stall hintSpan, next, bridge int, working func(int) 
 }
 
 // periodicRuns splits a GPU's stalls into maximal runs of at least three
-// consecutive stalls that are regular (see periodicStallRule) and keeps
-// those whose period and cost pass, with the GPU busy between them. A run that is regular but too fast or
-// too cheap is skipped whole: its parts would be too. Running sums keep it
-// linear in the number of stalls (a day of an input-bound sawtooth has
-// tens of thousands).
+// consecutive stalls that are regular and alike (see periodicStallRule) and
+// keeps those whose period and cost pass, with no stall outlasting the
+// period and the GPU busy between them. A stall of another length ends a
+// run and starts the next (llama8b's checkpoints take 16 s, then 55 s as
+// they grow: two runs, two episodes of one hint). A run that is regular but
+// too fast or too cheap is skipped whole: its parts would be too. Running
+// sums keep it linear in the number of stalls (a day of an input-bound
+// sawtooth has tens of thousands).
 func (f *hintFrame) periodicRuns(g *hintGPU, stalls []hintSpan) [][]hintSpan {
 	var out [][]hintSpan
 	for i := 0; i+2 < len(stalls); {
-		var spacing, work hintMoments
+		var spacing, work, lengths hintMoments
+		lengths.add(float64(stalls[i].len()))
 		j := i
 		for j+1 < len(stalls) {
 			spacing.add(float64(stalls[j+1].lo - stalls[j].lo))
 			work.add(float64(stalls[j+1].lo - stalls[j].hi))
-			if spacing.cv() > f.opts.StallJitter && work.cv() > f.opts.StallJitter {
+			lengths.add(float64(stalls[j+1].len()))
+			if (spacing.cv() > f.opts.StallJitter && work.cv() > f.opts.StallJitter) || lengths.cv() > f.opts.StallLengthJitter {
 				break
 			}
 			j++
@@ -117,8 +163,11 @@ func (f *hintFrame) periodicRuns(g *hintGPU, stalls []hintSpan) [][]hintSpan {
 			i++
 			continue
 		}
-		if run := stalls[i : j+1]; f.costly(run) && f.busyBetween(g, run) {
+		run := stalls[i : j+1]
+		if f.costly(run) && f.shortStalls(run) && f.busyBetween(g, run) {
 			out = append(out, run)
+			i = j + 1
+			continue
 		}
 		i = j // the stall that broke the pattern may start the next one
 	}
@@ -130,16 +179,21 @@ func (f *hintFrame) periodicRuns(g *hintGPU, stalls []hintSpan) [][]hintSpan {
 // that idles with a short blip of light work now and then (unet_optuna's
 // 17 % every 20 s is low-utilization).
 func (f *hintFrame) busyBetween(g *hintGPU, run []hintSpan) bool {
-	sum, n := 0.0, 0
+	sum, n := 0.0, int32(0)
 	for k := 1; k < len(run); k++ {
-		for i := run[k-1].hi; i < run[k].lo; i++ {
-			if v := g.work[i]; v == v {
-				sum += float64(v)
-				n++
-			}
-		}
+		lo, hi := run[k-1].hi, run[k].lo
+		sum += g.workSum[hi] - g.workSum[lo]
+		n += g.workN[hi] - g.workN[lo]
 	}
 	return n > 0 && sum/float64(n) >= f.opts.BusyWork
+}
+
+// shortStalls: no stall of a run outlasts its period, a pause that comes
+// back, not one long stop among short ones.
+func (f *hintFrame) shortStalls(run []hintSpan) bool {
+	period, _ := f.stallCycle(run)
+	longest := slices.MaxFunc(run, func(a, b hintSpan) int { return a.len() - b.len() })
+	return f.dur(longest) < period
 }
 
 // hintMoments keeps the count, sum and sum of squares of a series.
@@ -220,7 +274,11 @@ func describePeriodicStall(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 	share /= float64(len(shares))
 	length := hintStats([]*hintGPU{{util: lengths}}, hintPickUtil, []hintSpan{{0, len(lengths)}}, nil)
 	stallSpans = hintUnion(stallSpans)
-	ev := fmt.Sprintf("%s stall for %ss every %s, %s of the time (%d stalls over %s)", units.GPUs(g.gpus),
+	verb := "stall"
+	if len(g.gpus) == 1 {
+		verb = "stalls"
+	}
+	ev := fmt.Sprintf("%s %s for %ss every %s, %s of the time (%d stalls over %s)", units.GPUs(g.gpus), verb,
 		hintRange(length, ""), units.Duration(period), units.Share(share), len(stallSpans), units.Duration(f.dur(g.hull)))
 	sug := "The job pauses every " + units.Duration(period) + ": checkpointing, evaluation or logging on the critical path. " +
 		"Make it asynchronous (`torch.distributed.checkpoint.async_save`, a background thread) or less frequent."

@@ -28,24 +28,22 @@ func htWaitScript(waits ...[2]int) func(t *htTick) {
 	}
 }
 
-func TestEvaluateHintsNothingToJudge(t *testing.T) {
-	if got := EvaluateHints(nil, timeline.SourceInfo{}, htT0, htT0.Add(time.Hour), HintOptions{}); got != nil {
-		t.Errorf("nil store: %v", got)
+func TestHintsNothingToJudge(t *testing.T) {
+	e := NewEngine(timeline.SourceInfo{})
+	if got := e.Hints(htT0.Add(time.Hour)); got != nil {
+		t.Errorf("no samples: %v", got)
 	}
-	if got := EvaluateHints(timeline.NewStore(timeline.StoreOptions{}), timeline.SourceInfo{}, htT0, htT0.Add(time.Hour), HintOptions{}); got != nil {
-		t.Errorf("empty store: %v", got)
+	e = htEngine(15, func(t *htTick) { t.h100(0, 100, 2, 150, 40*htGiB) })
+	if got := e.Hints(e.Last()); got != nil {
+		t.Errorf("15s of data is less than a provisional reading: %v", got)
 	}
-	s := htStore(20, func(t *htTick) { t.h100(0, 100, 2, 150, 40*htGiB) })
-	if got := EvaluateHints(s, timeline.SourceInfo{}, s.First(), s.Last(), HintOptions{}); got != nil {
-		t.Errorf("20s of data is less than a window: %v", got)
-	}
-	s = htStore(600, htHealthy)
-	if got := EvaluateHints(s, timeline.SourceInfo{}, s.Last(), s.First(), HintOptions{}); got != nil {
-		t.Errorf("to before from: %v", got)
+	e = htEngine(600, htHealthy)
+	if got := e.Hints(htT0.Add(-time.Minute)); got != nil {
+		t.Errorf("a moment before the first sample: %v", got)
 	}
 }
 
-func TestEvaluateHintsWorstFirst(t *testing.T) {
+func TestHintsWorstFirst(t *testing.T) {
 	// GPU0 computes on the CPU (critical), GPU1 spins in a collective for
 	// 100s (warning), GPU2-7 have nothing on them (info).
 	hints := htRun(900, func(t *htTick) {
@@ -74,64 +72,87 @@ func TestEvaluateHintsWorstFirst(t *testing.T) {
 	}
 }
 
-func TestEvaluateHintsMergesRecurringStretches(t *testing.T) {
-	// Two 60s waits 60s apart are one hint; 5m apart, two.
+// One finding is one hint: waits on the same GPUs 60 s apart are one
+// episode of two stretches; 5 m apart, two episodes of one hint.
+func TestHintsOneFindingOneHint(t *testing.T) {
 	near := htFind(htRun(600, htWaitScript([2]int{100, 160}, [2]int{220, 280})), timeline.HintBusyWait)
-	if len(near) != 1 || !strings.Contains(near[0].Evidence, "in 2 stretches over 3m (2m in all)") {
-		t.Errorf("waits 60s apart: want one hint over 2 stretches, got\n%s", htDump(near))
+	if len(near) != 1 || len(near[0].Episodes) != 1 || !strings.Contains(near[0].Evidence, "in 2 stretches over 3m (2m in all)") {
+		t.Errorf("waits 60s apart: want one hint, one episode of 2 stretches, got\n%s", htDump(near))
 	}
 	far := htFind(htRun(900, htWaitScript([2]int{100, 160}, [2]int{460, 520})), timeline.HintBusyWait)
-	if len(far) != 2 {
-		t.Errorf("waits 5m apart: want two hints, got\n%s", htDump(far))
+	if len(far) != 1 || len(far[0].Episodes) != 2 || !strings.Contains(far[0].Evidence, "the largest of 2 episodes") {
+		t.Fatalf("waits 5m apart: want one hint of two episodes, got\n%s", htDump(far))
+	}
+	h := far[0]
+	if !h.Start.Equal(htT0.Add(100*time.Second)) || !h.End.Equal(htT0.Add(520*time.Second)) {
+		t.Errorf("the hint spans its episodes: %v to %v", h.Start.Sub(htT0), h.End.Sub(htT0))
 	}
 	for _, h := range append(near, far...) {
 		if !reflect.DeepEqual(h.GPUs, []int{1, 2, 3, 4, 5, 6, 7}) {
 			t.Errorf("GPUs %v, want GPU1-7 as one hint", h.GPUs)
 		}
+		for _, ep := range h.Episodes {
+			if !reflect.DeepEqual(ep.GPUs, []int{1, 2, 3, 4, 5, 6, 7}) || ep.Evidence == "" || !ep.End.After(ep.Start) {
+				t.Errorf("episode %+v", ep)
+			}
+		}
 	}
 }
 
-// Live, the UI evaluates the last few minutes every few seconds: a hint's
-// edges must be the condition's, not move with the view.
-func TestEvaluateHintsLiveEdgesHold(t *testing.T) {
-	s := htStore(900, htWaitScript([2]int{400, 470}))
+// A hint's edges are the condition's: asked at every moment after it, the
+// answer keeps them, and the hint keeps being given, ended.
+func TestHintsEdgesHoldAsTimeGoesOn(t *testing.T) {
+	e := htEngine(900, htWaitScript([2]int{400, 470}))
 	wantStart, wantEnd := htT0.Add(400*time.Second), htT0.Add(470*time.Second)
-	for now := 480; now <= 700; now += 3 {
-		to := htT0.Add(time.Duration(now) * time.Second)
-		got := htFind(EvaluateHints(s, timeline.SourceInfo{}, to.Add(-5*time.Minute), to, DefaultHintOptions()), timeline.HintBusyWait)
+	for now := 480; now <= 899; now += 3 {
+		got := htFind(e.Hints(htT0.Add(time.Duration(now)*time.Second)), timeline.HintBusyWait)
 		if len(got) != 1 || !got[0].Start.Equal(wantStart) || !got[0].End.Equal(wantEnd) {
 			t.Fatalf("at %d s: want one busy-wait from 400s to 470s, got\n%s", now, htDump(got))
 		}
 	}
 }
 
-func TestEvaluateHintsGapIsNotIdleness(t *testing.T) {
+// What the Engine says of a moment is what it says when that moment is the
+// last it has: a replay's cursor shows what the live screen showed.
+func TestHintsOfAMomentDoNotDependOnWhatCameAfter(t *testing.T) {
+	script := htWaitScript([2]int{200, 320}, [2]int{500, 560})
+	whole := htEngine(900, script)
+	for _, at := range []int{40, 150, 230, 330, 400, 540, 899} {
+		upTo := htEngine(at+1, script)
+		moment := htT0.Add(time.Duration(at) * time.Second)
+		if got, want := whole.Hints(moment), upTo.Hints(moment); !reflect.DeepEqual(got, want) {
+			t.Errorf("at %d s: with what came after\n%sand without\n%s", at, htDump(got), htDump(want))
+		}
+	}
+}
+
+func TestHintsGapIsNotIdleness(t *testing.T) {
 	// A healthy run with a 10m hole in the recording (the sampler was
 	// stopped): no gpu-idle, no stall.
-	s := timeline.NewStore(timeline.StoreOptions{})
+	e := NewEngine(timeline.SourceInfo{Interval: time.Second})
 	for sec := range 1800 {
 		if sec >= 600 && sec < 1200 {
 			continue
 		}
 		tk := &htTick{sec: sec}
 		htHealthy(tk)
-		s.Add(&timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: tk.m})
+		e.Add(&timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: tk.m})
 	}
-	if hints := EvaluateHints(s, timeline.SourceInfo{}, s.First(), s.Last(), DefaultHintOptions()); len(hints) > 0 {
+	if hints := e.Hints(e.Last()); len(hints) > 0 {
 		t.Errorf("hints across a gap:\n%s", htDump(hints))
 	}
 }
 
-func TestEvaluateHintsUnknownIsNotZero(t *testing.T) {
+func TestHintsUnknownIsNotZero(t *testing.T) {
 	// Utilisation present but unknown (NaN) for 10m: nothing to say.
-	s := timeline.NewStore(timeline.StoreOptions{})
+	e := NewEngine(timeline.SourceInfo{Interval: time.Second})
 	for sec := range 600 {
-		s.Add(&timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: []timeline.Metric{
+		e.Add(&timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: []timeline.Metric{
 			{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: math.NaN()},
 			{Key: timeline.Key{Name: timeline.GPUMemUsed, Device: "gpu0"}, Value: 20 * htGiB},
 		}})
 	}
-	if hints := EvaluateHints(s, timeline.SourceInfo{}, s.First(), s.Last(), DefaultHintOptions()); len(hints) > 0 {
+	if hints := e.Hints(e.Last()); len(hints) > 0 {
 		t.Errorf("hints from unknown values:\n%s", htDump(hints))
 	}
 }
@@ -139,8 +160,8 @@ func TestEvaluateHintsUnknownIsNotZero(t *testing.T) {
 func TestHintOptionsWindowAtLeast30s(t *testing.T) {
 	// A 20s wait: a 10s window would catch it, but windows are never
 	// under 30s.
-	s := htStore(300, htWaitScript([2]int{100, 120}))
-	if got := htFind(EvaluateHints(s, timeline.SourceInfo{}, s.First(), s.Last(), HintOptions{Window: 10 * time.Second}), timeline.HintBusyWait); len(got) > 0 {
+	e := htEngine(300, htWaitScript([2]int{100, 120}), HintOptions{Window: 10 * time.Second})
+	if got := htFind(e.Hints(e.Last()), timeline.HintBusyWait); len(got) > 0 {
 		t.Errorf("a 20s wait fired with Window 10s:\n%s", htDump(got))
 	}
 	o := HintOptions{Window: time.Second, IdleUtil: 3}.withDefaults()
@@ -150,7 +171,7 @@ func TestHintOptionsWindowAtLeast30s(t *testing.T) {
 	}
 }
 
-func TestEvaluateHintsConfidenceFollowsEvidence(t *testing.T) {
+func TestHintsConfidenceFollowsEvidence(t *testing.T) {
 	// The same spin, seen with SM activity and with utilisation and power
 	// alone: the second is less sure. And 35s is less sure than 3m.
 	sm := htFind(htRun(600, htWaitScript([2]int{100, 280})), timeline.HintBusyWait)
@@ -173,28 +194,60 @@ func TestEvaluateHintsConfidenceFollowsEvidence(t *testing.T) {
 	}
 }
 
-func TestEvaluateHintsCoarseColumns(t *testing.T) {
-	// A day read at 1000 columns (86s each) still finds a GPU idle for
-	// hours, and puts its start within a column of the truth.
-	s := htStore(86400, func(t *htTick) {
-		if t.sec < 43200 {
-			t.h100(0, 95, 80, 600, 60*htGiB)
-			return
-		}
-		t.h100(0, 0, 0, 68, 0)
-	})
-	opts := DefaultHintOptions()
-	opts.MaxColumns = 1000
-	got := htFind(EvaluateHints(s, timeline.SourceInfo{}, s.First(), s.Last(), opts), timeline.HintGPUIdle)
-	if len(got) != 1 || got[0].Start.Sub(htT0.Add(12*time.Hour)).Abs() > 87*time.Second {
-		t.Errorf("want gpu-idle from 12h, got\n%s", htDump(got))
-	}
-}
-
-func TestEvaluateHintsDeterministic(t *testing.T) {
+func TestHintsDeterministic(t *testing.T) {
 	script := htStarved(htLoaders, nil)
 	a, b := htRun(600, script), htRun(600, script)
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("two runs differ:\n%s\n%s", htDump(a), htDump(b))
+	}
+}
+
+// The first reading comes from 20 s of samples on, marked provisional, and
+// firms up once a full window of the rule is in.
+func TestHintsProvisionalFirstReading(t *testing.T) {
+	spinning := htWaitScript([2]int{0, 900})
+	for _, c := range []struct {
+		name   string
+		script func(t *htTick)
+		id     string
+		at     int  // seconds of samples
+		want   bool // the hint is given
+		firm   bool
+	}{
+		{"spinning, 15s: too little to say anything", spinning, timeline.HintBusyWait, 15, false, false},
+		{"spinning, 20s: a first reading", spinning, timeline.HintBusyWait, 20, true, false},
+		{"spinning, 29s: still provisional", spinning, timeline.HintBusyWait, 29, true, false},
+		{"spinning, 60s: firm from the first full window", spinning, timeline.HintBusyWait, 60, true, true},
+		{"starved, 25s: provisional", htStarved(htLoaders, nil), timeline.HintInputBound, 25, true, false},
+		{"starved, 3m: firm", htStarved(htLoaders, nil), timeline.HintInputBound, 180, true, true},
+		{"a 2s dip is never a reading", func(t *htTick) {
+			u := 95.0
+			if t.sec >= 20 {
+				u = 0
+			}
+			t.h100(0, u, u*0.8, 500, 40*htGiB)
+		}, timeline.HintIdleMemoryHeld, 22, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := htEngine(c.at, c.script)
+			got := htFind(e.Hints(e.Last()), c.id)
+			if !c.want {
+				if len(got) > 0 {
+					t.Fatalf("%s given:\n%s", c.id, htDump(got))
+				}
+				return
+			}
+			if len(got) != 1 {
+				t.Fatalf("want one %s, got\n%s", c.id, htDump(e.Hints(e.Last())))
+			}
+			if got[0].Provisional == c.firm {
+				t.Errorf("provisional %v, want %v", got[0].Provisional, !c.firm)
+			}
+			for _, ep := range got[0].Episodes {
+				if ep.Provisional != got[0].Provisional {
+					t.Errorf("an episode's provisional %v, the hint's %v", ep.Provisional, got[0].Provisional)
+				}
+			}
+		})
 	}
 }

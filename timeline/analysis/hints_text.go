@@ -22,7 +22,9 @@ type hintStat struct {
 func (s hintStat) ok() bool { return s.n > 0 }
 
 // hintStats pools pick(g) of every GPU in gs over spans, at the columns
-// keep accepts (all if nil). Long spans are thinned as in hintQuantile.
+// keep accepts (all if nil). Long spans are thinned to about 16,384 evenly
+// spread values: evidence needs a robust figure, not an exact one, and a
+// day at 1 s must stay cheap to describe.
 func hintStats(gs []*hintGPU, pick func(g *hintGPU) []float32, spans []hintSpan, keep func(g *hintGPU, i int) bool) hintStat {
 	total := 0
 	for _, sp := range spans {

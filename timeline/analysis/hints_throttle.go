@@ -37,11 +37,22 @@ func (g *hintGPU) shareIn(w hintSpan, cond func(i int) bool) (float64, bool) {
 	return float64(yes) / float64(known), true
 }
 
+// ClockHeld is how far below the highest SM clock seen on the node a
+// GPU's clock must be for the clock to count as pulled down: a cap takes a
+// few hundred MHz off the boost clock; a steady workload's clock wanders
+// by tens.
+const ClockHeld = 0.92
+
 // capped says whether a working column is held at the power limit: the
 // power-cap reasons (software cap, power brake, hardware slowdown) where
-// clock-event reasons are recorded, which are authoritative; otherwise
-// (also in columns too old for reasons: see loadThrottle) power at
-// CapShare of a known limit or more.
+// clock-event reasons are recorded, which are authoritative. Otherwise a
+// cap is power pinned at the limit with the SM clock pulled down (below
+// ClockHeld of the node's highest so far): power flat below the
+// limit with the clock steady near its boost is a steady workload, not a
+// cap, even at the run's highest draw. Where the limit is unknown the clock
+// decides: pulled down while the power stays at the highest this GPU draws.
+// Without the clock, power at CapShare of a known limit or more is all the
+// sign there is; without the limit or the clock there is none.
 func (f *hintFrame) capped(g *hintGPU, i int) bool {
 	if !g.working(i) {
 		return false
@@ -49,95 +60,74 @@ func (f *hintFrame) capped(g *hintGPU, i int) bool {
 	if g.throttle != nil && g.throttle[i] >= 0 {
 		return g.throttle[i]&timeline.ThrottlePower != 0
 	}
-	return g.limit > 0 && hintAt(g.power, i) >= f.opts.CapShare*g.limit
+	p, c, limit := hintAt(g.power, i), hintAt(g.clock, i), g.limitAt.get(i)
+	held := c < ClockHeld*g.maxClockAt.get(i)
+	switch {
+	case limit > 0 && !math.IsNaN(c):
+		return p >= f.opts.CapShare*limit && held
+	case limit > 0:
+		return p >= f.opts.CapShare*limit
+	case !math.IsNaN(c):
+		return held && p >= f.opts.CapShare*g.maxPowerAt.get(i)
+	}
+	return false
+}
+
+// capSigns says what a GPU's columns can tell about a cap: the reasons, a
+// limit, a clock; none of them, and the rule stays silent.
+func capSigns(g *hintGPU) bool {
+	return g.throttle != nil || g.limit > 0 || (g.clock != nil && g.power != nil)
 }
 
 // powerCappedRule is power-capped: clocks held down to keep a busy GPU at
-// its power limit (see capped). Without reasons or a limit (nanogpt's
-// nvidia-smi log) it infers the cap from its signature: busy in at least
-// 90 % of the window (80 % to go on), power within 3 % of the highest draw
-// this GPU reaches in the span, and flat, varying by at most 0.6 % (1 % to
-// go on): firmware regulating to a limit holds power that still, where
-// busy work varies by several percent (vlm_llava: 2-7 %). That inference
-// gets a low confidence. A warning: it costs throughput, often by design.
+// its power limit (see capped), in at least 60 % of a window's working
+// columns (40 % to go on), cut to the capped columns. A warning: it costs
+// throughput, often by design.
 var powerCappedRule = hintRule{
 	id: timeline.HintPowerCapped,
 	find: func(f *hintFrame) []hintCand {
-		var out []hintCand
-		for _, g := range f.gpus {
-			if g.throttle == nil && !(g.limit > 0) {
-				out = append(out, f.inferredCap(g)...)
-				continue
+		return f.perGPU(timeline.HintPowerCapped, 1, func(g *hintGPU, w hintSpan, in bool) bool {
+			if !capSigns(g) {
+				return false
 			}
-			eps := f.holds(1, func(w hintSpan, in bool) bool {
-				share, ok := g.shareIn(w, func(i int) bool { return f.capped(g, i) })
-				return ok && share >= hintLevel(in, 0.6, 0.4)
-			}, func(i int) bool { return f.capped(g, i) })
-			out = append(out, f.cands(timeline.HintPowerCapped, g.index, eps)...)
-		}
-		return out
+			share, ok := g.shareIn(w, func(i int) bool { return f.capped(g, i) })
+			return ok && share >= hintLevel(in, 0.6, 0.4)
+		}, func(g *hintGPU, i int) bool { return f.capped(g, i) })
 	},
 	describe: describePowerCapped,
 }
 
-// inferredCap finds a power cap from the draw alone.
-func (f *hintFrame) inferredCap(g *hintGPU) []hintCand {
-	if g.power == nil {
-		return nil
-	}
-	peak := hintQuantile(g.power, 0.99, g.working)
-	if !(peak > 0) {
-		return nil
-	}
-	atPeak := func(i int) bool { return g.working(i) && hintAt(g.power, i) >= 0.97*peak }
-	eps := f.holds(1, func(w hintSpan, in bool) bool {
-		busy, ok := g.shareIn(w, g.working)
-		if !ok || busy < hintLevel(in, 0.9, 0.8) {
-			return false
-		}
-		var m hintMoments
-		for i := w.lo; i < w.hi; i++ {
-			if g.working(i) && g.power[i] == g.power[i] {
-				m.add(float64(g.power[i]))
-			}
-		}
-		return m.n > 0 && m.sum/m.n >= 0.97*peak && m.cv() <= hintLevel(in, 0.006, 0.01)
-	}, atPeak)
-	cands := f.cands(timeline.HintPowerCapped, g.index, eps)
-	for k := range cands {
-		cands[k].key = "inferred" // never grouped with GPUs whose cap is on record
-	}
-	return cands
-}
-
 func describePowerCapped(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 	gs := f.members(g)
-	held := func(gpu *hintGPU, i int) bool { return gpu.working(i) }
+	held := func(gpu *hintGPU, i int) bool { return f.capped(gpu, i) }
 	p := hintStats(gs, hintPickPower, g.spans, held)
-	ev := units.GPUs(g.gpus) + " "
+	last := g.hull.hi - 1
+	ev := units.GPUs(g.gpus) + " at " + hintRange(p, "W")
 	conf := 0.9
-	switch {
-	case g.cands[0].key == "inferred":
-		spread := 0.0
-		if p.mean > 0 {
-			spread = 100 * (p.hi - p.lo) / 2 / p.mean
-		}
-		ev += fmt.Sprintf("flat at %s (±%s%%) at %s, the highest draw of the run: the signature of a power cap "+
-			"(the limit and clock-event reasons were not recorded)", hintRange(p, "W"), units.Number(spread), hintActivity(gs, g.spans, held))
-		conf = 0.45
-	default:
-		ev += "at " + hintRange(p, "W")
-		if limit := gs[0].limit; limit > 0 {
-			ev += fmt.Sprintf(" (%s of the %s limit)", units.Share(p.mean/limit), units.Watts(limit))
-		}
-		if gs[0].throttle != nil {
-			ev += ", power-cap reason " + units.Share(f.reasonShare(gs, g.spans, timeline.ThrottlePower)) + " of the time"
-		} else {
-			conf = 0.75
+	if limit := gs[0].limitAt.get(last); limit > 0 {
+		ev += fmt.Sprintf(" (%s of the %s limit)", units.Share(p.mean/limit), units.Watts(limit))
+	}
+	clock := hintStats(gs, func(g *hintGPU) []float32 { return g.clock }, g.spans, held)
+	if clock.ok() {
+		ev += ", SM clock " + hintRange(clock, "MHz")
+		// Against the peak only where it was pulled down: "100% of the
+		// peak" of a node whose GPUs were all capped says nothing.
+		if peak := gs[0].maxClockAt.get(last); peak > 0 && clock.mean < ClockHeld*peak {
+			ev += fmt.Sprintf(" (%s of the node's %s peak)", units.Share(clock.mean/peak), units.MHz(peak))
 		}
 	}
-	if clock := hintStats(gs, func(g *hintGPU) []float32 { return g.clock }, g.spans, held); clock.ok() {
-		ev += ", SM clock " + hintRange(clock, "MHz")
+	switch {
+	case gs[0].throttle != nil:
+		ev += ", power-cap reason " + units.Share(f.reasonShare(gs, g.spans, timeline.ThrottlePower)) + " of the time"
+	case gs[0].limitAt.get(last) > 0 && clock.ok():
+		ev += " (clock-event reasons not recorded)"
+		conf = 0.75
+	case clock.ok():
+		ev += ": power held at its highest while the clock is pulled down (the limit and clock-event reasons were not recorded)"
+		conf = 0.55
+	default:
+		ev += " (neither clocks nor clock-event reasons recorded)"
+		conf = 0.5
 	}
 	ev += ", " + f.during(g)
 	return timeline.Hint{

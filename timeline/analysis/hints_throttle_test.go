@@ -43,31 +43,66 @@ func TestHintPowerCapped(t *testing.T) {
 			name: "the power-cap reason on six GPUs",
 			secs: 300, script: htCapScript(true, []int{0, 1, 2, 3, 5, 7}, []int{4, 6}),
 			gpus: []int{0, 1, 2, 3, 5, 7}, severity: timeline.Warning,
-			evidence: []string{"GPU0-3,5,7 at 695W (99% of the 700W limit), power-cap reason 100% of the time, " +
-				"SM clock 1605MHz, for 5m"},
+			evidence: []string{"GPU0-3,5,7 at 695W (99% of the 700W limit), SM clock 1605MHz, power-cap reason " +
+				"100% of the time, for 5m"},
 			suggestion: []string{"nvidia-smi -pl"},
 		},
 		{
-			name: "no reasons recorded: power at the known limit",
+			name: "no reasons recorded: power at the known limit, the clock pulled down",
 			secs: 300, script: htCapScript(false, []int{0}, nil),
 			gpus: []int{0}, severity: timeline.Warning,
+			evidence:      []string{"SM clock 1605MHz (81% of the node's 1980MHz peak) (clock-event reasons not recorded)"},
 			maxConfidence: 0.75,
 		},
 		{
-			// nanogpt: no limit, no reasons, 690W held flat at 100%.
-			name: "no limit, no reasons: a flat plateau at the run's peak",
+			// A real log: 660W flat below a 700W limit, the clock steady
+			// at its boost. A steady workload, however high its draw.
+			name: "no reasons: flat below the limit, the clock at its boost",
 			secs: 600,
 			script: func(t *htTick) {
-				p := 400.0 + float64(t.sec%7)*5 // lighter work, varying
+				t.h100(0, 99, 90, 660, 60*htGiB)
+				t.gpu(0, timeline.GPUClockSM, 1980-float64(t.sec%3)*15)
+			},
+		},
+		{
+			name: "no reasons: at the limit, the clock at its boost",
+			secs: 600,
+			script: func(t *htTick) {
+				t.h100(0, 99, 90, 695, 60*htGiB)
+				t.gpu(0, timeline.GPUClockSM, 1980)
+			},
+		},
+		{
+			// Where the limit is unknown the clock decides: pulled down
+			// while the power holds at the highest this GPU draws.
+			name: "no limit, no reasons: the clock pulled down at the peak draw",
+			secs: 600,
+			script: func(t *htTick) {
+				p, c := 400.0+float64(t.sec%7)*5, 1980.0 // lighter work, full clock
 				if t.sec >= 200 {
-					p = 689 + float64(t.sec%3) // held at the cap
+					p, c = 689+float64(t.sec%3), 1530
+				}
+				t.gpu(0, timeline.GPUUtil, 100)
+				t.gpu(0, timeline.GPUPower, p)
+				t.gpu(0, timeline.GPUClockSM, c)
+			},
+			gpus: []int{0}, severity: timeline.Warning,
+			evidence:      []string{"at 689-691W", "SM clock 1530MHz (77% of the node's 1980MHz peak)", "power held at its highest while the clock is pulled down"},
+			maxConfidence: 0.55,
+		},
+		{
+			// nanogpt: no limit, no reasons, no clock, 690W held flat at
+			// 100%. A cap, or a steady workload: nothing tells them apart.
+			name: "no limit, no reasons, no clock: silent",
+			secs: 600,
+			script: func(t *htTick) {
+				p := 400.0 + float64(t.sec%7)*5
+				if t.sec >= 200 {
+					p = 689 + float64(t.sec%3)
 				}
 				t.gpu(0, timeline.GPUUtil, 100)
 				t.gpu(0, timeline.GPUPower, p)
 			},
-			gpus: []int{0}, severity: timeline.Warning,
-			evidence:      []string{"flat at 689-691W", "the signature of a power cap"},
-			maxConfidence: 0.45,
 		},
 		{
 			// The training demo peaks near 686W, over 97% of 700W, but

@@ -10,41 +10,75 @@ type hintSpan struct{ lo, hi int }
 
 func (s hintSpan) len() int { return s.hi - s.lo }
 
-// windows returns the windows of mult × Window the frame holds, in order.
-// They step by half their length and start on the clock's multiples of the
-// step (12:00:00, 12:00:15, ... for 30 s windows), so that re-evaluating a
-// sliding live view gives the same windows each time; one more window
-// starts at the frame's first column and one ends at its last, so nothing
-// at either edge goes unjudged.
-func (f *hintFrame) windows(mult int) []hintSpan {
-	if ws, ok := f.wcache[mult]; ok {
-		return ws
-	}
+// ProvisionalMin is the least a provisional reading rests on: until a
+// rule's first full window is in, its trailing window judges what there is
+// once there are 20 s of it ("so far, 25 s"). A two-second dip is still no
+// hint: every rule needs most of its window.
+const ProvisionalMin = 20 * time.Second
+
+// closed is how many of the view's columns are final: all but its last.
+// The last may be the one the Engine is still filling, live, and a replay
+// that has it whole must say what the live screen said; so it never counts,
+// whoever asks. Only windows of closed columns are judged once and for all.
+func (f *hintFrame) closed() int { return max(0, f.n-1) }
+
+// windows returns the windows of mult × Window a view judges, in order,
+// and how many of them are on the grid (the rest, at most one, is the
+// trailing window). Grid windows step by half their length and start on
+// the clock's multiples of the step (12:00:00, 12:00:15, ... for 30 s
+// windows), with one more at the frame's first column, so that a window's
+// verdict never changes as time goes on; only grid windows of closed
+// columns are given. The trailing window, at most one, ends at the view's
+// last column. Until the first grid window is in, it is the whole view,
+// once that holds ProvisionalMin: a first reading. After that it is a full
+// window past the last grid window, and it may only carry a stretch that
+// holds on the grid on to now (extendOnly), never start one: a window that
+// slides with every sample would say one thing this second and another
+// the next.
+func (f *hintFrame) windows(mult int) (ws []hintSpan, grid int, extendOnly bool) {
 	length := time.Duration(mult) * f.opts.Window
 	width := int((length + f.step - 1) / f.step)
-	var ws []hintSpan
-	if width > 0 && width <= f.n {
-		ws = append(ws, hintSpan{0, width})
-		stride := length / 2
-		first := f.from.Truncate(stride)
-		if first.Before(f.from) {
-			first = first.Add(stride)
-		}
-		for t := first; ; t = t.Add(stride) {
-			lo := f.col(t)
-			if lo+width > f.n {
-				break
-			}
-			if lo > ws[len(ws)-1].lo {
-				ws = append(ws, hintSpan{lo, lo + width})
-			}
-		}
-		if last := (hintSpan{f.n - width, f.n}); last.lo > ws[len(ws)-1].lo {
-			ws = append(ws, last)
+	all := f.eng.cache.grid(f, mult, width, length)
+	closed := f.closed()
+	grid = sortSearch(len(all), func(k int) bool { return all[k].hi > closed })
+	ws = all[:grid:grid]
+	switch {
+	case grid == 0 && time.Duration(f.n)*f.step >= ProvisionalMin:
+		ws = append(ws, hintSpan{0, min(f.n, width)})
+	case grid > 0 && f.n >= width && f.n-width > ws[grid-1].lo:
+		ws, extendOnly = append(ws, hintSpan{f.n - width, f.n}), true
+	}
+	return ws, grid, extendOnly
+}
+
+// sortSearch is sort.Search, kept local for brevity in the window code.
+func sortSearch(n int, f func(int) bool) int {
+	lo, hi := 0, n
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if !f(h) {
+			lo = h + 1
+		} else {
+			hi = h
 		}
 	}
-	f.wcache[mult] = ws
-	return ws
+	return lo
+}
+
+// holdKey names one rule's judgement of one GPU (or the host, -1) at one
+// window length, whose verdicts the Engine keeps.
+type holdKey struct {
+	rule string
+	gpu  int
+	mult int
+}
+
+// stretch is a run of windows where a rule holds: its columns, and whether
+// a grid window is among them (a stretch of the trailing window alone is a
+// provisional reading).
+type stretch struct {
+	span hintSpan
+	firm bool
 }
 
 // holds finds where a rule holds: a stretch starts at a window judge
@@ -56,33 +90,101 @@ func (f *hintFrame) windows(mult int) []hintSpan {
 // kept only if it still lasts a Window and half the rule's window: a
 // stretch whose windows passed on a few columns of it is not evidence, and
 // no hint is shorter than a Window.
-func (f *hintFrame) holds(mult int, judge func(w hintSpan, in bool) bool, edge func(i int) bool) []hintSpan {
-	var out []hintSpan
-	in := false
-	var cur hintSpan
-	minLen := int(max(f.opts.Window, time.Duration(mult)*f.opts.Window/2) / f.step)
-	flush := func() {
-		if sp, ok := f.edges(cur, edge); ok && (edge == nil || sp.len() >= minLen) {
-			out = append(out, sp)
-		}
-		in = false
+//
+// The grid windows' verdicts and the stretches they make are kept under
+// key (holdState), so judging again a moment later costs only the windows
+// closed since; the trailing window is judged afresh each time.
+func (f *hintFrame) holds(key holdKey, judge func(w hintSpan, in bool) bool, edge func(i int) bool) []stretch {
+	ws, grid, extendOnly := f.windows(key.mult)
+	st := f.eng.cache.holdState(key, grid)
+	for k := st.done; k < grid; k++ {
+		w := ws[k]
+		st.step(w, true, func(in bool) bool { return st.judged(k, in, func() bool { return judge(w, in) }) })
 	}
-	for _, w := range f.windows(mult) {
-		if in {
-			if judge(w, true) {
-				cur.hi = max(cur.hi, w.hi)
-				continue
-			}
-			flush()
-		}
-		if judge(w, false) {
-			cur, in = w, true
-		}
+	st.done = grid
+	var raw []stretch
+	if len(ws) > grid && (st.in || !extendOnly) {
+		// A copy: the trailing window's verdict is for this view alone.
+		trail := *st
+		w := ws[grid]
+		trail.out = slices.Clone(st.out)
+		trail.step(w, false, func(in bool) bool { return judge(w, in) })
+		raw = trail.finish()
+	} else {
+		raw = st.clone().finish()
 	}
-	if in {
-		flush()
+	minLen := int(max(f.opts.Window, time.Duration(key.mult)*f.opts.Window/2) / f.step)
+	if len(ws) > grid && !extendOnly {
+		minLen = min(minLen, ws[grid].len()) // early on, the reading rests on what there is
+	}
+	out := raw[:0]
+	for _, r := range raw {
+		if sp, ok := f.edges(r.span, edge); ok && (edge == nil || sp.len() >= minLen) {
+			out = append(out, stretch{sp, r.firm})
+		}
 	}
 	return out
+}
+
+// holdState is how far holds has judged one key over the grid windows:
+// the stretches closed so far, and the one open, if any.
+type holdState struct {
+	verdicts []uint8 // per grid window: bit 0/1 judged/true for in false, bit 2/3 for in true
+	done     int     // grid windows judged into out and cur
+	in       bool
+	cur      stretch
+	out      []stretch
+}
+
+// judged is a grid window's verdict, judged once and kept: a grid window
+// covers closed columns only, so its verdict cannot change.
+func (h *holdState) judged(k int, in bool, judge func() bool) bool {
+	for len(h.verdicts) <= k {
+		h.verdicts = append(h.verdicts, 0)
+	}
+	shift := 0
+	if in {
+		shift = 2
+	}
+	b := h.verdicts[k]
+	if b&(1<<shift) == 0 {
+		b |= 1 << shift
+		if judge() {
+			b |= 2 << shift
+		}
+		h.verdicts[k] = b
+	}
+	return b&(2<<shift) != 0
+}
+
+// step takes the next window w, on the grid or not, with ok its verdict.
+func (h *holdState) step(w hintSpan, grid bool, ok func(in bool) bool) {
+	if h.in {
+		if ok(true) {
+			h.cur.span.hi = max(h.cur.span.hi, w.hi)
+			h.cur.firm = h.cur.firm || grid
+			return
+		}
+		h.out = append(h.out, h.cur)
+		h.in = false
+	}
+	if ok(false) {
+		h.cur, h.in = stretch{w, grid}, true
+	}
+}
+
+// finish is every stretch, the open one included.
+func (h *holdState) finish() []stretch {
+	if h.in {
+		return append(h.out, h.cur)
+	}
+	return h.out
+}
+
+func (h *holdState) clone() *holdState {
+	c := *h
+	c.out = slices.Clone(h.out)
+	return &c
 }
 
 // edges cuts a stretch to the first and last columns where edge holds,
@@ -118,36 +220,45 @@ func (f *hintFrame) edges(sp hintSpan, edge func(i int) bool) (hintSpan, bool) {
 // into hints by how much their stretches coincide, only with candidates of
 // the same key (a power cap inferred is not grouped with one on record);
 // with whole set, all candidates of the key are one hint whatever their
-// stretches (the GPUs of one imbalance).
+// stretches (the GPUs of one imbalance). firm says a grid window is among
+// its stretches' (see stretch).
 type hintCand struct {
 	id    string
 	gpu   int
 	key   string
 	whole bool
+	firm  bool
 	spans []hintSpan
+	// grace is how long after its last stretch the rule still counts as
+	// holding (columns; 0: two Windows): a periodic stall holds between
+	// its stalls.
+	grace int
 }
 
 func (c *hintCand) hull() hintSpan { return hintSpan{c.spans[0].lo, c.spans[len(c.spans)-1].hi} }
 
 // cands turns stretches into candidates: stretches less than MergeGap apart
 // are one candidate.
-func (f *hintFrame) cands(id string, gpu int, stretches []hintSpan) []hintCand {
+func (f *hintFrame) cands(id string, gpu int, stretches []stretch) []hintCand {
 	gap := int(f.opts.MergeGap / f.step)
 	var out []hintCand
-	for _, sp := range stretches {
+	for _, st := range stretches {
+		sp := st.span
 		if n := len(out); n > 0 {
 			last := &out[n-1]
 			prev := &last.spans[len(last.spans)-1]
 			switch {
 			case sp.lo <= prev.hi: // grown into each other (f.edges)
 				prev.hi = max(prev.hi, sp.hi)
+				last.firm = last.firm || st.firm
 				continue
 			case sp.lo-prev.hi <= gap:
 				last.spans = append(last.spans, sp)
+				last.firm = last.firm || st.firm
 				continue
 			}
 		}
-		out = append(out, hintCand{id: id, gpu: gpu, spans: []hintSpan{sp}})
+		out = append(out, hintCand{id: id, gpu: gpu, firm: st.firm, spans: []hintSpan{sp}})
 	}
 	return out
 }
@@ -161,7 +272,7 @@ func (f *hintFrame) perGPU(id string, mult int, judge func(g *hintGPU, w hintSpa
 		if edge != nil {
 			e = func(i int) bool { return edge(g, i) }
 		}
-		eps := f.holds(mult, func(w hintSpan, in bool) bool { return judge(g, w, in) }, e)
+		eps := f.holds(holdKey{id, g.index, mult}, func(w hintSpan, in bool) bool { return judge(g, w, in) }, e)
 		out = append(out, f.cands(id, g.index, eps)...)
 	}
 	return out
@@ -204,18 +315,21 @@ func hintCovered(spans []hintSpan, by hintSpan) float64 {
 	return float64(in) / float64(total)
 }
 
-// hintGroup is the candidates of one rule that make one hint.
+// hintGroup is the candidates of one rule that make one episode: GPUs that
+// held together.
 type hintGroup struct {
 	gpus  []int // sorted; empty for the host
 	cands []*hintCand
 	spans []hintSpan // the union of the candidates' stretches
 	hull  hintSpan
+	firm  bool
+	grace int // the longest of its candidates'
 }
 
-// hintGroups gathers the candidates of rule id into hints: GPUs whose
+// hintGroups gathers the candidates of rule id into episodes: GPUs whose
 // hulls overlap by at least 60 % of their union (GPU1-7 busy-waiting
-// together is one hint, not seven), or by key alone (hintCand.whole).
-func hintGroups(f *hintFrame, id string, cands []hintCand) []*hintGroup {
+// together is one episode, not seven), or by key alone (hintCand.whole).
+func hintGroups(id string, cands []hintCand) []*hintGroup {
 	var groups []*hintGroup
 	byKey := map[string]*hintGroup{}
 	for i := range cands {
@@ -251,6 +365,8 @@ func hintGroups(f *hintFrame, id string, cands []hintCand) []*hintGroup {
 				g.gpus = append(g.gpus, c.gpu)
 			}
 			all = append(all, c.spans...)
+			g.firm = g.firm || c.firm
+			g.grace = max(g.grace, c.grace)
 		}
 		slices.Sort(g.gpus)
 		g.gpus = slices.Compact(g.gpus)

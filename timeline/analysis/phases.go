@@ -7,7 +7,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// PhaseOptions tunes Segment. A zero field takes its default from
+// PhaseOptions tunes how the Engine finds phases (Engine.Phases). A zero field takes its default from
 // DefaultPhaseOptions, so PhaseOptions{} is a valid value.
 //
 // The thresholds come from the seeds and product.md (docs/report.md has the
@@ -94,77 +94,8 @@ func (o PhaseOptions) WithDefaults() PhaseOptions {
 	return o
 }
 
-// Segment splits [from, to] into busy, stalled and idle phases that tile it
-// without gaps or overlaps, in time order, adjacent phases of different
-// kinds.
-//
-// Each window gets a kind from the highest GPU activity (SM activity where
-// any GPU reports it, else utilisation; a lost GPU has no data and drops
-// out) and from whether the host or job is busy:
-//
-//	activity >= BusyUtil                        busy
-//	activity <  BusyUtil, host or job busy      stalled
-//	IdleUtil <= activity < BusyUtil, otherwise  busy (working, if lightly)
-//	activity <  IdleUtil, otherwise             idle
-//
-// "Otherwise" includes having no host data at all (an imported nvidia-smi
-// log): stalled needs evidence that something else was working.
-//
-// A window without GPU data (the sampler stalled, a hole in a recording)
-// continues the phase before it, or the one after it at the very start: a
-// gap is not idleness. Runs of windows shorter than MinPhase are then
-// absorbed, shortest first: into the surrounding phase when both sides are
-// of one kind, else into the longer neighbour.
-//
-// Phases begin no earlier than the store's first sample: before it there is
-// nothing to say, and a window reaching back past the start of a session
-// (a live view's first minutes) shows no phase there.
-//
-// Segment returns nil when [from, to] is empty or holds no GPU data at all.
-// It reads the store through Series at one column per window, so the work is
-// proportional to the number of windows and series, not to raw samples
-// (docs/report.md gives measured numbers).
-func Segment(s *timeline.Store, info timeline.SourceInfo, from, to time.Time, opts PhaseOptions) []timeline.Phase {
-	opts = opts.WithDefaults()
-	if s.Len() == 0 {
-		return nil
-	}
-	if first := s.First(); from.Before(first) {
-		from = first
-	}
-	if !to.After(from) {
-		return nil
-	}
-	w := int64(opts.Window)
-	// Windows on the clock's multiples of the window. Truncate counts from
-	// the zero Time, a whole number of days before the Unix epoch, so any
-	// window that divides a day falls on the same edges either way.
-	first := from.Truncate(opts.Window).UnixNano()
-	n := int((to.UnixNano() - first + w - 1) / w)
-	kinds := phaseClassify(s, info, time.Unix(0, first), time.Unix(0, first+int64(n)*w), n, opts)
-	if !phaseFillGaps(kinds) {
-		return nil
-	}
-	var runs []phaseRun
-	for i, k := range kinds {
-		start := max(first+int64(i)*w, from.UnixNano())
-		end := min(first+int64(i+1)*w, to.UnixNano())
-		if len(runs) > 0 && runs[len(runs)-1].kind == k {
-			runs[len(runs)-1].end = end
-			continue
-		}
-		runs = append(runs, phaseRun{start: start, end: end, kind: k})
-	}
-	runs = phaseAbsorb(runs, int64(opts.MinPhase))
-	out := make([]timeline.Phase, len(runs))
-	for i, r := range runs {
-		out[i] = timeline.Phase{Start: time.Unix(0, r.start), End: time.Unix(0, r.end), Kind: r.kind}
-	}
-	return out
-}
-
-// phaseNoData marks a window without GPU data while classifying; Segment never
-// returns it.
+// phaseNoData marks a window without GPU data while classifying; Phases
+// never returns it.
 const phaseNoData timeline.PhaseKind = 255
 
 // phaseFillGaps gives every phaseNoData window the kind before it (after it, for the

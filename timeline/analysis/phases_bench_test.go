@@ -2,28 +2,27 @@ package analysis
 
 import (
 	"testing"
+	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
-// BenchmarkSegmentDay segments a whole day, as the UI does every few
-// seconds with the session's full range: from a replay's store (every sample
-// raw) and from a live store (an hour raw, the rest in buckets).
-func BenchmarkSegmentDay(b *testing.B) {
-	for _, bc := range []struct {
-		name string
-		raw  int
-	}{{"replay", 0}, {"live", timeline.DefaultRawSamples}} {
-		b.Run(bc.name, func(b *testing.B) {
-			s := timelinetest.DayStore(b, bc.raw)
-			opts := DefaultPhaseOptions()
-			var n int
-			b.ResetTimer()
-			for b.Loop() {
-				n = len(Segment(s, timeline.SourceInfo{}, s.First(), s.Last(), opts))
-			}
-			b.ReportMetric(float64(n), "phases")
-		})
+// BenchmarkPhasesDay is the phases of a whole day of 8 GPUs, made again
+// after the day's last window came in: what the screen asks every 5 s.
+func BenchmarkPhasesDay(b *testing.B) {
+	e := NewEngine(timeline.SourceInfo{Interval: time.Second})
+	var buf []timeline.Metric
+	for sec := range 86400 {
+		s := timelinetest.DaySample(sec, buf)
+		buf = s.Metrics
+		e.Add(&s)
 	}
+	var n int
+	b.ResetTimer()
+	for b.Loop() {
+		e.phases.phasesN = -1 // as if a window had just come in
+		n = len(e.Phases(e.First(), e.Last()))
+	}
+	b.ReportMetric(float64(n), "phases")
 }

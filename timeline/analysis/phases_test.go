@@ -20,10 +20,13 @@ type phMoment struct {
 	lost                    []bool
 }
 
-// phBuild adds secs one-second samples to a fresh store; fn fills each
-// second's moment, which starts with every value unknown.
-func phBuild(gpus, secs int, fn func(sec int, m *phMoment)) *timeline.Store {
-	s := timeline.NewStore(timeline.StoreOptions{})
+// phSamples are secs one-second samples of a synthetic job.
+type phSamples []timeline.Sample
+
+// phBuild makes secs one-second samples; fn fills each second's moment,
+// which starts with every value unknown.
+func phBuild(gpus, secs int, fn func(sec int, m *phMoment)) phSamples {
+	var s phSamples
 	nan := math.NaN()
 	for sec := range secs {
 		m := phMoment{util: make([]float64, gpus), sm: make([]float64, gpus), lost: make([]bool, gpus),
@@ -53,9 +56,21 @@ func phBuild(gpus, secs int, fn func(sec int, m *phMoment)) *timeline.Store {
 		put(timeline.HostIOWait, timeline.HostDevice, m.iowait)
 		put(timeline.CoreBusy, timeline.CoreDevice(0), m.core)
 		put(timeline.ProcCPU, timeline.JobDevice, m.job)
-		s.Add(smp)
+		s = append(s, *smp)
 	}
 	return s
+}
+
+// Segment is the phases an Engine with opts finds in ss, cut to [from, to].
+func Segment(ss phSamples, info timeline.SourceInfo, from, to time.Time, opts PhaseOptions) []timeline.Phase {
+	if info.Interval == 0 {
+		info.Interval = time.Second
+	}
+	e := NewEngineWith(info, DefaultHintOptions(), opts)
+	for i := range ss {
+		e.Add(&ss[i])
+	}
+	return e.Phases(from, to)
 }
 
 // phAll sets every GPU to the same utilisation and SM activity.
@@ -345,7 +360,7 @@ func TestSegmentEdges(t *testing.T) {
 		if got := Segment(s, timeline.SourceInfo{}, timelinetest.T0, timelinetest.T0.Add(time.Minute), opts); got != nil {
 			t.Fatalf("host only: %s", phString(got))
 		}
-		if got := Segment(timeline.NewStore(timeline.StoreOptions{}), timeline.SourceInfo{}, timelinetest.T0, timelinetest.T0.Add(time.Minute), opts); got != nil {
+		if got := Segment(nil, timeline.SourceInfo{}, timelinetest.T0, timelinetest.T0.Add(time.Minute), opts); got != nil {
 			t.Fatalf("empty store: %s", phString(got))
 		}
 		if got := Segment(busyThenIdle, timeline.SourceInfo{}, end, timelinetest.T0, opts); got != nil {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -23,11 +24,17 @@ type repBuilder struct {
 	bufs [3]repSeries
 }
 
-func (b *repBuilder) build(hints []timeline.Hint) {
-	for _, h := range repSortHints(hints) {
-		b.r.Hints = append(b.r.Hints, ReportHint{ID: h.ID, Severity: h.Severity.String(), GPUs: append([]int{}, h.GPUs...),
+func (b *repBuilder) build(a Analysis) {
+	for _, h := range repSortHints(a.Hints) {
+		rh := ReportHint{ID: h.ID, Severity: h.Severity.String(), GPUs: append([]int{}, h.GPUs...),
 			Start: b.rel(h.Start), End: b.rel(h.End), Evidence: h.Evidence, Suggestion: h.Suggestion,
-			Confidence: Number(h.Confidence)})
+			Confidence: Number(h.Confidence), Provisional: h.Provisional, Ongoing: h.Ongoing, Episodes: []ReportEpisode{}}
+		for _, ep := range h.Episodes {
+			rh.Episodes = append(rh.Episodes, ReportEpisode{Start: b.rel(ep.Start), End: b.rel(ep.End),
+				GPUs: append([]int{}, ep.GPUs...), Severity: ep.Severity.String(), Evidence: ep.Evidence,
+				Provisional: ep.Provisional})
+		}
+		b.r.Hints = append(b.r.Hints, rh)
 	}
 	if b.s.Len() == 0 {
 		b.r.Host = ReportHost{CPU: repNaNStats, IOWait: repNaNStats, JobCPU: repNaNStats, RAMUsedMax: Number(math.NaN()),
@@ -38,7 +45,7 @@ func (b *repBuilder) build(hints []timeline.Hint) {
 	for _, m := range b.s.Markers() {
 		b.r.Markers = append(b.r.Markers, ReportMarker{At: b.rel(m.At), Text: m.Text, Origin: m.Origin})
 	}
-	b.listPhases()
+	b.listPhases(a.Phases)
 	for _, idx := range timeline.GPUIndexes(b.s, b.info) {
 		b.gpu(idx)
 	}
@@ -67,10 +74,9 @@ func (b *repBuilder) max(name, dev string) Number {
 
 // listPhases lays out the automatic phases and the marked ones, by start
 // (automatic first on a tie), with their times; figures come later.
-func (b *repBuilder) listPhases() {
-	auto := analysis.Segment(b.s, b.info, b.from, b.to, b.opts.Phases)
+func (b *repBuilder) listPhases(auto []timeline.Phase) {
 	marked := analysis.MarkerPhases(b.s.Markers(), b.from, b.to)
-	b.phases = append(auto, marked...)
+	b.phases = append(slices.Clone(auto), marked...)
 	sort.SliceStable(b.phases, func(i, j int) bool { return b.phases[i].Start.Before(b.phases[j].Start) })
 	for _, p := range b.phases {
 		b.r.Phases = append(b.r.Phases, ReportPhase{Start: b.rel(p.Start), End: b.rel(p.End), Kind: p.Kind.String(),

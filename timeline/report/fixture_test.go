@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
@@ -35,8 +36,37 @@ func repCheckpointInfo() timeline.SourceInfo {
 //
 // GPU3 falls off the bus at 200 s; GPU7 has no SM activity (N/A). Markers
 // name the job's own phases; one of them carries markdown's specials.
-func repCheckpointStore() *timeline.Store {
+func repCheckpointStore() *timeline.Store { return repStore(repCheckpointSamples()) }
+
+// repCheckpointAnalysis is what the Engine says of repCheckpointStore, with
+// the hints of repCheckpointHints: the goldens pin how hints are written,
+// the analysis package's tests what they say.
+func repCheckpointAnalysis() Analysis {
+	a := repAnalysis(repCheckpointSamples(), repCheckpointInfo())
+	a.Hints = repCheckpointHints()
+	return a
+}
+
+// repStore is a store of samples.
+func repStore(samples []timeline.Sample) *timeline.Store {
 	s := timeline.NewStore(timeline.StoreOptions{})
+	for i := range samples {
+		s.Add(&samples[i])
+	}
+	return s
+}
+
+// repAnalysis is what an Engine fed samples says of them.
+func repAnalysis(samples []timeline.Sample, info timeline.SourceInfo) Analysis {
+	e := analysis.NewEngine(info)
+	for i := range samples {
+		e.Add(&samples[i])
+	}
+	return Analyse(e)
+}
+
+func repCheckpointSamples() []timeline.Sample {
+	var out []timeline.Sample
 	energy := make([]float64, 8)
 	var busy, total, wait, jobCPU float64
 	coreBusy := make([]float64, 16)
@@ -115,10 +145,10 @@ func repCheckpointStore() *timeline.Store {
 			smp.Markers = []timeline.Marker{{At: repT(240), Text: "done", Origin: "job"}}
 		}
 		if !skip {
-			s.Add(smp)
+			out = append(out, *smp)
 		}
 	}
-	return s
+	return out
 }
 
 // repCheckpointHints are hints as the rules might give them, in no order.
@@ -127,12 +157,20 @@ func repCheckpointHints() []timeline.Hint {
 		{ID: timeline.HintBusyWait, Severity: timeline.Info, GPUs: []int{1, 2, 3, 4, 5, 6, 7}, Start: repT(60), End: repT(105),
 			Evidence:   "GPU1-7 at 99 % utilisation on 2 % of their SMs and 150 W of 700 W for 45 s",
 			Suggestion: "they wait in a collective for rank 0; see periodic-stall", Confidence: 0.8},
-		{ID: timeline.HintPeriodicStall, Severity: timeline.Warning, GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, Start: repT(60), End: repT(105),
-			Evidence:   "GPU0 0 % for 45 s while one core was 98 % busy writing the checkpoint",
-			Suggestion: "save asynchronously (`torch.distributed.checkpoint.async_save`) or less often", Confidence: 0.7},
+		{ID: timeline.HintPeriodicStall, Severity: timeline.Warning, GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, Start: repT(20), End: repT(105),
+			Evidence:   "GPU0 0 % for 45 s while one core was 98 % busy writing the checkpoint; the largest of 2 episodes",
+			Suggestion: "save asynchronously (`torch.distributed.checkpoint.async_save`) or less often", Confidence: 0.7,
+			Episodes: []timeline.Episode{
+				{Start: repT(60), End: repT(105), GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, Severity: timeline.Warning,
+					Evidence: "GPU0 0 % for 45 s while one core was 98 % busy writing the checkpoint"},
+				{Start: repT(20), End: repT(40), GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, Severity: timeline.Info,
+					Evidence: "GPU0 0 % for 20 s"},
+			}},
 		{ID: timeline.HintGPUIdle, Severity: timeline.Warning, GPUs: []int{0, 1, 2, 4, 5, 6, 7}, Start: repT(240), End: repT(300),
 			Evidence:   "GPU0-2 and GPU4-7 at 0 % with 0.5 GiB held for 60 s",
-			Suggestion: "the job has ended: release the reservation", Confidence: 0.9},
+			Suggestion: "the job has ended: release the reservation", Confidence: 0.9, Provisional: true, Ongoing: true,
+			Episodes: []timeline.Episode{{Start: repT(240), End: repT(300), GPUs: []int{0, 1, 2, 4, 5, 6, 7},
+				Severity: timeline.Warning, Evidence: "GPU0-2 and GPU4-7 at 0 % with 0.5 GiB held for 60 s", Provisional: true}}},
 	}
 }
 
@@ -140,11 +178,16 @@ func repCheckpointHints() []timeline.Hint {
 // and memory of two GPUs every 2 s, nothing else. Two minutes of work, then
 // a minute idle.
 func repImportStore() (*timeline.Store, timeline.SourceInfo) {
+	samples, info := repImportSamples()
+	return repStore(samples), info
+}
+
+func repImportSamples() ([]timeline.Sample, timeline.SourceInfo) {
 	info := timeline.SourceInfo{Kind: timeline.Imported, Origin: "gpu_log.csv (nvidia-smi query CSV)", Interval: 2 * time.Second,
 		GPUs: []timeline.GPUInfo{{Index: 0, Name: "NVIDIA GeForce RTX 4090", MemTotal: math.NaN(), PowerLimit: math.NaN()},
 			{Index: 1, Name: "NVIDIA GeForce RTX 4090", MemTotal: math.NaN(), PowerLimit: math.NaN()}},
 		Notes: []string{"times start at the log's first timestamp"}}
-	s := timeline.NewStore(timeline.StoreOptions{})
+	var out []timeline.Sample
 	for sec := 0; sec <= 180; sec += 2 {
 		util := []float64{96, 11}
 		if sec > 120 {
@@ -154,7 +197,7 @@ func repImportStore() (*timeline.Store, timeline.SourceInfo) {
 		for gi, u := range util {
 			smp.Metrics = append(smp.Metrics, timelinetest.Gauge(timeline.GPUUtil, timeline.GPUDevice(gi), u), timelinetest.Gauge(timeline.GPUMemUsed, timeline.GPUDevice(gi), 17.5*(1<<30)))
 		}
-		s.Add(smp)
+		out = append(out, *smp)
 	}
-	return s, info
+	return out, info
 }

@@ -220,5 +220,34 @@ func repHintHead(h ReportHint) string {
 	if !repUnknown(h.Confidence) && h.Confidence > 0 {
 		s += fmt.Sprintf(", confidence %.0f%%", 100*float64(h.Confidence))
 	}
+	if h.Provisional {
+		s += ", provisional (so far " + repDur(repSeconds(h.End-h.Start)) + ")"
+	}
 	return s
+}
+
+// repEpisodeRows is how many of a hint's episodes the text and markdown
+// forms list (the JSON has them all).
+const repEpisodeRows = 3
+
+// repEpisodes lists a hint's episodes, largest first, when there is more
+// than one: "0:05:51-0:10:46 critical: GPU0-7 stall ...", and how many more
+// there are. A hint of one episode has said it all already.
+func repEpisodes(h ReportHint) []string {
+	if len(h.Episodes) < 2 {
+		return nil
+	}
+	var out []string
+	for i, ep := range h.Episodes {
+		if i == repEpisodeRows {
+			out = append(out, fmt.Sprintf("and %d more", len(h.Episodes)-i))
+			break
+		}
+		line := repAt(ep.Start) + "-" + repAt(ep.End) + " " + ep.Severity
+		if ep.Provisional {
+			line += " (so far)"
+		}
+		out = append(out, line+": "+repClean(ep.Evidence))
+	}
+	return out
 }

@@ -80,13 +80,13 @@ func repCheckText(t *testing.T, text []byte) {
 }
 
 func TestReportGolden(t *testing.T) {
-	importStore, importInfo := repImportStore()
+	importSamples, importInfo := repImportSamples()
 	tests := []struct {
 		name string
 		r    *Report
 	}{
-		{"checkpoint", NewReport(repCheckpointStore(), repCheckpointInfo(), repCheckpointHints(), ReportOptions{})},
-		{"import", NewReport(importStore, importInfo, nil, ReportOptions{})},
+		{"checkpoint", NewReport(repCheckpointStore(), repCheckpointInfo(), repCheckpointAnalysis(), ReportOptions{})},
+		{"import", NewReport(repStore(importSamples), importInfo, repAnalysis(importSamples, importInfo), ReportOptions{})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,7 +117,7 @@ func TestReportOutsideText(t *testing.T) {
 	info := repCheckpointInfo()
 	info.Command = []string{"python", "-c", strings.Repeat("import torch; ", 20) + "\x1b]0;title\a"}
 	info.GPUs[0].Name = "NVIDIA GeForce RTX 4090 Laptop GPU With A Very Long Name"
-	r := NewReport(s, info, repCheckpointHints(), ReportOptions{})
+	r := NewReport(s, info, repCheckpointAnalysis(), ReportOptions{})
 	text, md, js := repRender(t, r)
 	repCheckText(t, text)
 	header := 0 // cells in the current table's header; 0 outside tables
@@ -157,7 +157,7 @@ func repMDCells(row string) int {
 }
 
 func TestReportPhaseRows(t *testing.T) {
-	r := NewReport(repCheckpointStore(), repCheckpointInfo(), nil, ReportOptions{PhaseRows: 2})
+	r := NewReport(repCheckpointStore(), repCheckpointInfo(), repCheckpointAnalysis(), ReportOptions{PhaseRows: 2})
 	text, md, _ := repRender(t, r)
 	for name, out := range map[string][]byte{"text": text, "markdown": md} {
 		low := bytes.ToLower(out)
@@ -166,7 +166,7 @@ func TestReportPhaseRows(t *testing.T) {
 			t.Errorf("%s does not summarise the phases past two:\n%s", name, out)
 		}
 	}
-	all := NewReport(repCheckpointStore(), repCheckpointInfo(), nil, ReportOptions{PhaseRows: -1})
+	all := NewReport(repCheckpointStore(), repCheckpointInfo(), repCheckpointAnalysis(), ReportOptions{PhaseRows: -1})
 	text, _, _ = repRender(t, all)
 	if bytes.Contains(text, []byte("more (the JSON")) {
 		t.Errorf("PhaseRows -1 still summarises:\n%s", text)
@@ -183,7 +183,9 @@ func FuzzReportOutsideText(f *testing.F) {
 		s, info := repImportStore()
 		s.AddMarker(timeline.Marker{At: repT(30), Text: marker, Origin: "job"})
 		info.Command = []string{command}
-		r := NewReport(s, info, []timeline.Hint{{ID: timeline.HintGPUIdle, Evidence: marker, Suggestion: command}}, ReportOptions{})
+		hint := timeline.Hint{ID: timeline.HintGPUIdle, Evidence: marker, Suggestion: command}
+		hint.Episodes = []timeline.Episode{{Evidence: marker}, {Evidence: command}}
+		r := NewReport(s, info, Analysis{Hints: []timeline.Hint{hint}}, ReportOptions{})
 		text, md, _ := repRender(t, r)
 		repCheckText(t, text)
 		if strings.ContainsAny(string(text), "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069") {

@@ -175,6 +175,12 @@ func (r *Report) mdHints(p func(string, ...any)) {
 		p("%d. **%s** `%s` on %s  ", i+1, h.Severity, repMD(h.ID), repMD(repHintHead(h)))
 		p("   Evidence: %s  ", repMDKeep(h.Evidence, true))
 		p("   Next step: %s", repMDKeep(h.Suggestion, true))
+		if eps := repEpisodes(h); len(eps) > 0 {
+			p("")
+			for _, ep := range eps {
+				p("   - %s", repMD(ep))
+			}
+		}
 	}
 }
 

@@ -17,10 +17,8 @@ const ReportVersion = 1
 // ReportOptions tunes a report. A zero field takes its default.
 type ReportOptions struct {
 	// IdleUtil is the utilisation (%) below which a GPU counts as idle for
-	// its idle fraction. Zero: Phases.IdleUtil, whose default is 5.
+	// its idle fraction. Zero: the phases' IdleUtil, 5.
 	IdleUtil float64
-	// Phases tunes the automatic phases.
-	Phases analysis.PhaseOptions
 	// PhaseRows is how many phases of each list the text and markdown forms
 	// show before summarising the rest (the JSON has them all). Zero: 40;
 	// negative: all.
@@ -28,9 +26,8 @@ type ReportOptions struct {
 }
 
 func (o ReportOptions) withDefaults() ReportOptions {
-	o.Phases = o.Phases.WithDefaults()
 	if o.IdleUtil <= 0 {
-		o.IdleUtil = o.Phases.IdleUtil
+		o.IdleUtil = analysis.DefaultPhaseOptions().IdleUtil
 	}
 	if o.PhaseRows == 0 {
 		o.PhaseRows = 40
@@ -145,16 +142,52 @@ type ReportMarker struct {
 	Origin string `json:"origin"`
 }
 
-// ReportHint is one hint, as the hint rules gave it.
+// ReportHint is one hint, as the hint rules gave it: one finding, with
+// the episodes where it held.
 type ReportHint struct {
-	ID         string `json:"id"`
-	Severity   string `json:"severity"`
-	GPUs       []int  `json:"gpus"`
+	ID       string `json:"id"`
+	Severity string `json:"severity"`
+	GPUs     []int  `json:"gpus"`
+	// Start and End are when it was first and last seen: its first
+	// episode's start and its last one's end.
 	Start      Number `json:"start_s"`
 	End        Number `json:"end_s"`
 	Evidence   string `json:"evidence"`
 	Suggestion string `json:"suggestion"`
 	Confidence Number `json:"confidence"`
+	// Provisional: a reading of less than the rule's full window so far
+	// (the report ends in it); it may firm up or go.
+	Provisional bool `json:"provisional"`
+	// Ongoing: it still holds at the report's end; otherwise it ended at
+	// end_s.
+	Ongoing  bool            `json:"ongoing"`
+	Episodes []ReportEpisode `json:"episodes"`
+}
+
+// ReportEpisode is one stretch where a hint held, largest first.
+type ReportEpisode struct {
+	Start       Number `json:"start_s"`
+	End         Number `json:"end_s"`
+	GPUs        []int  `json:"gpus"`
+	Severity    string `json:"severity"`
+	Evidence    string `json:"evidence"`
+	Provisional bool   `json:"provisional"`
+}
+
+// Analysis is what the report says beyond its figures: the hints and the
+// automatic phases, as analysis.Engine gives them (see Analyse).
+type Analysis struct {
+	Hints  []timeline.Hint
+	Phases []timeline.Phase
+}
+
+// Analyse is what e says of everything added to it: the hints of its
+// last moment and the phases from its first sample to its last.
+func Analyse(e *analysis.Engine) Analysis {
+	if e.Len() == 0 {
+		return Analysis{}
+	}
+	return Analysis{Hints: e.Hints(e.Last()), Phases: e.Phases(e.First(), e.Last())}
 }
 
 // ReportGap is a pause in sampling, between two sample times.
@@ -171,8 +204,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 }
 
 // NewReport summarises everything s holds, from its first sample to its
-// last, with the given hints (sorted here, worst first).
-func NewReport(s *timeline.Store, info timeline.SourceInfo, hints []timeline.Hint, opts ReportOptions) *Report {
+// last, with the hints (sorted here, worst first) and automatic phases of
+// a (see Analyse).
+func NewReport(s *timeline.Store, info timeline.SourceInfo, a Analysis, opts ReportOptions) *Report {
 	opts = opts.withDefaults()
 	r := &Report{
 		Version: ReportVersion, Source: repSource(info), Duration: Number(math.NaN()), IdleUtil: Number(opts.IdleUtil),
@@ -193,7 +227,7 @@ func NewReport(s *timeline.Store, info timeline.SourceInfo, hints []timeline.Hin
 			b.step = int64(time.Second)
 		}
 	}
-	b.build(hints)
+	b.build(a)
 	return r
 }
 
@@ -209,7 +243,7 @@ func repSource(info timeline.SourceInfo) ReportSource {
 	return src
 }
 
-// repSortHints orders hints worst first, as EvaluateHints does and the
+// repSortHints orders hints worst first, as Engine.Hints does and the
 // screen shows them: severity, then confidence, then the longest, then by
 // start and id so equal ones keep one order.
 func repSortHints(hints []timeline.Hint) []timeline.Hint {

@@ -24,14 +24,15 @@ func repNear(got Number, want float64) bool {
 // repOneGPU builds a report of one GPU whose samples fn gives, one per
 // second from 0 to n-1; ok false leaves the second out (a gap).
 func repOneGPU(n int, fn func(sec int) (ms []timeline.Metric, ok bool)) *Report {
-	s := timeline.NewStore(timeline.StoreOptions{})
+	var samples []timeline.Sample
 	for sec := range n {
 		ms, ok := fn(sec)
 		if ok {
-			s.Add(&timeline.Sample{At: repT(float64(sec)), Metrics: ms})
+			samples = append(samples, timeline.Sample{At: repT(float64(sec)), Metrics: ms})
 		}
 	}
-	return NewReport(s, timeline.SourceInfo{Interval: time.Second}, nil, ReportOptions{})
+	info := timeline.SourceInfo{Interval: time.Second}
+	return NewReport(repStore(samples), info, repAnalysis(samples, info), ReportOptions{})
 }
 
 func TestReportGPUFigures(t *testing.T) {
@@ -93,7 +94,7 @@ func TestReportGPUFigures(t *testing.T) {
 }
 
 func TestReportCheckpoint(t *testing.T) {
-	r := NewReport(repCheckpointStore(), repCheckpointInfo(), repCheckpointHints(), ReportOptions{})
+	r := NewReport(repCheckpointStore(), repCheckpointInfo(), repCheckpointAnalysis(), ReportOptions{})
 	if r.Start == nil || !r.Start.Equal(repAt0) || !repNear(r.Duration, 300) {
 		t.Fatalf("start %v duration %v", r.Start, r.Duration)
 	}
@@ -170,8 +171,8 @@ func TestReportCheckpoint(t *testing.T) {
 }
 
 func TestReportImportShowsNA(t *testing.T) {
-	s, info := repImportStore()
-	r := NewReport(s, info, nil, ReportOptions{})
+	samples, info := repImportSamples()
+	r := NewReport(repStore(samples), info, repAnalysis(samples, info), ReportOptions{})
 	g0 := r.GPUs[0]
 	for what, n := range map[string]Number{"SM mean": g0.SMActive.Mean, "power": g0.PowerMean, "energy": g0.Energy,
 		"memory total": g0.MemTotal, "host CPU": r.Host.CPU.Mean, "RAM": r.Host.RAMUsedMax} {
@@ -227,8 +228,11 @@ func repKeys(t *testing.T, where string, v any, want []string) {
 
 func TestReportJSONContract(t *testing.T) {
 	for name, r := range map[string]*Report{
-		"checkpoint": NewReport(repCheckpointStore(), repCheckpointInfo(), repCheckpointHints(), ReportOptions{}),
-		"import":     func() *Report { s, info := repImportStore(); return NewReport(s, info, nil, ReportOptions{}) }(),
+		"checkpoint": NewReport(repCheckpointStore(), repCheckpointInfo(), repCheckpointAnalysis(), ReportOptions{}),
+		"import": func() *Report {
+			samples, info := repImportSamples()
+			return NewReport(repStore(samples), info, repAnalysis(samples, info), ReportOptions{})
+		}(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			var b bytes.Buffer
@@ -279,7 +283,7 @@ func TestReportJSONContract(t *testing.T) {
 }
 
 func TestReportEmptyStore(t *testing.T) {
-	r := NewReport(timeline.NewStore(timeline.StoreOptions{}), timeline.SourceInfo{Kind: timeline.Live, Host: "node-a"}, nil, ReportOptions{})
+	r := NewReport(timeline.NewStore(timeline.StoreOptions{}), timeline.SourceInfo{Kind: timeline.Live, Host: "node-a"}, Analysis{}, ReportOptions{})
 	var j, txt, md bytes.Buffer
 	for _, err := range []error{r.WriteJSON(&j), r.WriteText(&txt), r.WriteMarkdown(&md)} {
 		if err != nil {
@@ -309,7 +313,7 @@ func TestReportAfterRawIsGone(t *testing.T) {
 		}
 		s.Add(&timeline.Sample{At: repT(float64(sec)), Metrics: []timeline.Metric{timelinetest.Gauge(timeline.GPUUtil, "gpu0", util), timelinetest.Gauge(timeline.GPUMemUsed, "gpu0", 1<<30)}})
 	}
-	r := NewReport(s, timeline.SourceInfo{Interval: time.Second}, nil, ReportOptions{})
+	r := NewReport(s, timeline.SourceInfo{Interval: time.Second}, Analysis{}, ReportOptions{})
 	if u := r.GPUs[0].Util; !repNear(u.Mean, 45) || !repNear(u.Max, 90) || !repNear(r.GPUs[0].IdleFraction, 0.5) {
 		t.Fatalf("util %+v idle %v", u, r.GPUs[0].IdleFraction)
 	}

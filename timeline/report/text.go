@@ -184,6 +184,9 @@ func (r *Report) textHints(t repText) {
 		t.wrapped(fmt.Sprintf("%-9s", strings.ToUpper(h.Severity)), h.ID+" on "+repHintHead(h))
 		t.wrapped("         evidence:  ", repClean(h.Evidence))
 		t.wrapped("         next step: ", repClean(h.Suggestion))
+		for _, ep := range repEpisodes(h) {
+			t.wrapped("         episode:   ", ep)
+		}
 	}
 }
 

@@ -30,9 +30,35 @@ func Counter(name, dev string, v float64) timeline.Metric {
 var day = map[int]*timeline.Store{}
 var dayMu sync.Mutex
 
-// DayStore is 24 h of 8 GPUs and a 32-core host at 1 Hz from T0, in a
-// checkpoint-like rhythm (busy 75 s, stalled 45 s), in a store keeping raw
-// samples raw (0: all of them). It is built once per size and shared.
+// DaySample is second sec of a day of 8 GPUs and a 32-core host at 1 Hz
+// from T0, in a checkpoint-like rhythm (busy 75 s, stalled 45 s). Its
+// metrics are appended to buf, which it returns within the sample.
+func DaySample(sec int, buf []timeline.Metric) timeline.Sample {
+	metrics := buf[:0]
+	stalled := sec%120 >= 75
+	for gi := range 8 {
+		dev := timeline.GPUDevice(gi)
+		util, sm := 90.0+float64(sec%7), 70.0+float64(sec%5)
+		if stalled {
+			util, sm = 99, 2
+		}
+		metrics = append(metrics, Gauge(timeline.GPUUtil, dev, util), Gauge(timeline.GPUSMActive, dev, sm),
+			Gauge(timeline.GPUMemUsed, dev, 40<<30), Gauge(timeline.GPUPower, dev, 100+5*util))
+	}
+	metrics = append(metrics, Gauge(timeline.HostCPU, timeline.HostDevice, 30),
+		Gauge(timeline.HostIOWait, timeline.HostDevice, 1), Gauge(timeline.ProcCPU, timeline.JobDevice, 400))
+	for ci := range 32 {
+		v := 40.0
+		if ci == 0 && stalled {
+			v = 99
+		}
+		metrics = append(metrics, Gauge(timeline.CoreBusy, timeline.CoreDevice(ci), v))
+	}
+	return timeline.Sample{At: T0.Add(time.Duration(sec) * time.Second), Metrics: metrics}
+}
+
+// DayStore is the 24 h of DaySample in a store keeping raw samples raw (0:
+// all of them). It is built once per size and shared.
 func DayStore(b testing.TB, raw int) *timeline.Store {
 	dayMu.Lock()
 	defer dayMu.Unlock()
@@ -40,29 +66,11 @@ func DayStore(b testing.TB, raw int) *timeline.Store {
 		return s
 	}
 	s := timeline.NewStore(timeline.StoreOptions{RawSamples: raw})
-	metrics := make([]timeline.Metric, 0, 8*4+3+32)
+	var buf []timeline.Metric
 	for sec := range 86400 {
-		metrics = metrics[:0]
-		stalled := sec%120 >= 75
-		for gi := range 8 {
-			dev := timeline.GPUDevice(gi)
-			util, sm := 90.0+float64(sec%7), 70.0+float64(sec%5)
-			if stalled {
-				util, sm = 99, 2
-			}
-			metrics = append(metrics, Gauge(timeline.GPUUtil, dev, util), Gauge(timeline.GPUSMActive, dev, sm),
-				Gauge(timeline.GPUMemUsed, dev, 40<<30), Gauge(timeline.GPUPower, dev, 100+5*util))
-		}
-		metrics = append(metrics, Gauge(timeline.HostCPU, timeline.HostDevice, 30),
-			Gauge(timeline.HostIOWait, timeline.HostDevice, 1), Gauge(timeline.ProcCPU, timeline.JobDevice, 400))
-		for ci := range 32 {
-			v := 40.0
-			if ci == 0 && stalled {
-				v = 99
-			}
-			metrics = append(metrics, Gauge(timeline.CoreBusy, timeline.CoreDevice(ci), v))
-		}
-		s.Add(&timeline.Sample{At: T0.Add(time.Duration(sec) * time.Second), Metrics: metrics})
+		smp := DaySample(sec, buf)
+		buf = smp.Metrics
+		s.Add(&smp)
 	}
 	day[raw] = s
 	return s

@@ -1,0 +1,548 @@
+package analysis
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// Engine is the one analysis of a session: the screen, the report and a
+// recording's hint snapshots all ask it, so they say the same things. It
+// takes samples in time order as they arrive (Add, a few microseconds each)
+// and answers for any moment up to the last one:
+//
+//	Add(sample) ──▶ columns (one per second or interval, each GPU's state
+//	                classified once, when its column is filled)
+//	                ├─▶ Hints(t): what gputop report --to t says; judged
+//	                │   windows, stalls and descriptions are kept between
+//	                │   calls, so asking again a second later costs little
+//	                └─▶ Phases(): busy, stalled and idle over everything added
+//
+// What it says of a moment depends only on the samples up to it: a column
+// is classified with the limits and references known when it was filled,
+// never revised by what came later. So the screen at a moment, live or in
+// a replay, and `gputop report --to` that moment agree, and nothing shown
+// moves when the view is zoomed or scrolled.
+//
+// An Engine is not safe for concurrent use.
+type Engine struct {
+	info  timeline.SourceInfo
+	popts PhaseOptions
+
+	f       hintFrame // every column so far; f.n-1 is the one being filled
+	samples int
+	first   time.Time
+	last    time.Time
+	deriver timeline.Deriver
+	held    [2]timeline.Sample // the Deriver keeps the previous sample
+
+	gpuByIndex map[int]*hintGPU
+	acc        columnSums
+	coreSlot   map[string]int
+
+	// Running references, as known when each column was filled.
+	powerHist  []uint32 // the node's draw while utilisation is high, by whole watt
+	powerCount int
+	nodeRef    float64 // 95th percentile of powerHist
+	maxClock   float64 // the node's highest SM clock
+	maxPower   float64 // and draw
+
+	phases phaseState
+	cache  hintCache
+}
+
+// NewEngine returns an Engine for a session described by info, with the
+// default thresholds (docs/report.md).
+func NewEngine(info timeline.SourceInfo) *Engine {
+	return NewEngineWith(info, DefaultHintOptions(), DefaultPhaseOptions())
+}
+
+// NewEngineWith returns an Engine with the given thresholds (zero fields
+// take their defaults).
+func NewEngineWith(info timeline.SourceInfo, hopts HintOptions, popts PhaseOptions) *Engine {
+	e := &Engine{info: info, popts: popts.WithDefaults(), gpuByIndex: map[int]*hintGPU{}, coreSlot: map[string]int{}}
+	e.f = hintFrame{opts: hopts.withDefaults(), eng: e}
+	for k := range e.f.host.seen {
+		e.f.host.seen[k] = -1
+	}
+	e.cache.init()
+	return e
+}
+
+// SetInfo takes a new description of the session (a GPU found later, a
+// limit now known). Columns already filled keep what they were judged with.
+func (e *Engine) SetInfo(info timeline.SourceInfo) { e.info = info }
+
+// Info is the description the Engine was last given.
+func (e *Engine) Info() timeline.SourceInfo { return e.info }
+
+// Len is the number of samples added.
+func (e *Engine) Len() int { return e.samples }
+
+// First and Last are the times of the first and last samples added.
+func (e *Engine) First() time.Time { return e.first }
+
+// Last is the time of the last sample added.
+func (e *Engine) Last() time.Time { return e.last }
+
+// End is the end of the last sample's interval: a sample stands for the
+// interval after it, so the session's phases run to here.
+func (e *Engine) End() time.Time { return e.last.Add(e.f.interval) }
+
+// columnStep is the width of the Engine's columns for a session: its
+// sampling interval, and at least a second: NVML's utilisation is itself an
+// average over 1/6 s to 1 s, so finer columns add noise, not detail.
+// Columns fall on the clock's multiples of their width, as windows and
+// phases do.
+func columnStep(info timeline.SourceInfo) time.Duration { return max(info.Interval, time.Second) }
+
+// SamplesUntil is where the samples end that what the Engine says of t
+// rests on (Hints(t)), for a session described by info: the columns that
+// are complete by t, as far as the sampling interval says. Where samples
+// come a second apart or slower that is every sample up to t; where they
+// come faster, the second that holds t counts once its last sample is due.
+// gputop report --to t reads the samples before it, so that it says what
+// the screen said with its cursor at t, live or in a replay.
+func SamplesUntil(info timeline.SourceInfo, t time.Time) time.Time {
+	return t.Add(sampleInterval(info)).Truncate(columnStep(info))
+}
+
+// sampleInterval is a session's sampling interval, a second where unknown.
+func sampleInterval(info timeline.SourceInfo) time.Duration {
+	if info.Interval <= 0 {
+		return time.Second
+	}
+	return info.Interval
+}
+
+// columnSums is what the column being filled has received: a sum and a
+// count per value, so several samples in one column average.
+type columnSums struct {
+	gpu   map[*hintGPU]*[hintMetrics]sumCount
+	bits  map[*hintGPU]int32 // clock-event reasons, ORed: bits cannot be averaged
+	limit map[*hintGPU]float64
+	total map[*hintGPU]float64
+	host  [hostSeries]sumCount
+	cores []sumCount
+}
+
+type sumCount struct {
+	sum float64
+	n   int
+}
+
+func (s *sumCount) add(v float64) {
+	if !math.IsNaN(v) {
+		s.sum += v
+		s.n++
+	}
+}
+
+func (s sumCount) mean() float32 {
+	if s.n == 0 {
+		return float32(math.NaN())
+	}
+	return float32(s.sum / float64(s.n))
+}
+
+func (c *columnSums) reset() {
+	c.gpu, c.bits = map[*hintGPU]*[hintMetrics]sumCount{}, map[*hintGPU]int32{}
+	c.limit, c.total = map[*hintGPU]float64{}, map[*hintGPU]float64{}
+	c.host = [hostSeries]sumCount{}
+	clear(c.cores)
+}
+
+// Add takes the next sample. A sample not later than the last one is
+// dropped, as the Store drops it, so neither shows it.
+func (e *Engine) Add(s *timeline.Sample) {
+	if e.samples > 0 && !s.At.After(e.last) {
+		return
+	}
+	cur := &e.held[e.samples%2]
+	*cur = *s
+	values := e.deriver.Next(cur)
+	f := &e.f
+	if e.samples == 0 {
+		f.interval = sampleInterval(e.info)
+		f.step = columnStep(e.info)
+		f.from = s.At.Truncate(f.step)
+		e.first = s.At
+		e.acc.reset()
+		e.grow(1)
+	}
+	if c := f.col(s.At); c >= f.n {
+		e.closeColumn()
+		e.grow(c + 1)
+		e.acc.reset()
+	}
+	e.samples++
+	e.last = s.At
+	e.take(values)
+	e.fillColumn(f.n - 1)
+	e.phases.add(e, s.At, values)
+}
+
+// take adds a sample's values to the column being filled.
+func (e *Engine) take(values []timeline.Value) {
+	for _, v := range values {
+		k := v.Key
+		if idx, ok := timeline.ParseGPUDevice(k.Device); ok {
+			g := e.gpu(idx)
+			sums := e.acc.gpu[g]
+			if sums == nil {
+				sums = new([hintMetrics]sumCount)
+				e.acc.gpu[g] = sums
+			}
+			switch k.Name {
+			case timeline.GPUUtil:
+				sums[mUtil].add(v.Value)
+			case timeline.GPUSMActive:
+				sums[mSM].add(v.Value)
+			case timeline.GPUPower:
+				sums[mPower].add(v.Value)
+			case timeline.GPUMemUsed:
+				sums[mMem].add(v.Value)
+			case timeline.GPUTemp:
+				sums[mTemp].add(v.Value)
+			case timeline.GPUClockSM:
+				sums[mClock].add(v.Value)
+			case timeline.GPUPCIeRx, timeline.GPUPCIeTx:
+				sums[mBus].add(v.Value) // both ways: summed below
+			case timeline.GPUThrottle:
+				if !math.IsNaN(v.Value) && v.Value >= 0 && v.Value == math.Trunc(v.Value) {
+					e.acc.bits[g] |= int32(v.Value)
+					sums[mThrottle].n++
+				}
+			case timeline.GPUPowerLimit:
+				if v.Value > 0 {
+					e.acc.limit[g] = v.Value
+				}
+			case timeline.GPUMemTotal:
+				if v.Value > 0 {
+					e.acc.total[g] = v.Value
+				}
+			}
+			continue
+		}
+		var series int
+		switch {
+		case k.Name == timeline.CoreBusy:
+			slot, ok := e.coreSlot[k.Device]
+			if !ok {
+				slot = len(e.coreSlot)
+				e.coreSlot[k.Device] = slot
+			}
+			for len(e.acc.cores) <= slot {
+				e.acc.cores = append(e.acc.cores, sumCount{})
+			}
+			e.acc.cores[slot].add(v.Value)
+			continue
+		case k == timeline.Key{Name: timeline.ProcCPU, Device: timeline.JobDevice}:
+			series = hJob
+		case k.Device != timeline.HostDevice:
+			continue
+		case k.Name == timeline.HostCPU:
+			series = hCPU
+		case k.Name == timeline.HostIOWait:
+			series = hIOWait
+		case k.Name == timeline.HostMemUsed:
+			series = hMemUsed
+		case k.Name == timeline.HostMemTotal:
+			series = hMemTotal
+		case k.Name == timeline.HostSwapUsed:
+			series = hSwap
+		case k.Name == timeline.HostDiskRead:
+			series = hDiskRead
+		case k.Name == timeline.HostDiskWrite:
+			series = hDiskWrite
+		default:
+			continue
+		}
+		e.acc.host[series].add(v.Value)
+	}
+}
+
+// gpu is the GPU of NVML index idx, made (with empty columns so far) the
+// first time it is seen.
+func (e *Engine) gpu(idx int) *hintGPU {
+	if g, ok := e.gpuByIndex[idx]; ok {
+		return g
+	}
+	n := e.f.n
+	g := &hintGPU{index: idx, limit: math.NaN(), memTotal: math.NaN()}
+	for m := range g.seen {
+		g.seen[m] = -1
+	}
+	g.state = make([]hintState, n, max(n, 64))
+	g.work = nanColumns(n)
+	g.workSum, g.workN = make([]float64, n+1, max(n+1, 64)), make([]int32, n+1, max(n+1, 64))
+	e.gpuByIndex[idx] = g
+	e.f.gpus = append(e.f.gpus, g)
+	sort.Slice(e.f.gpus, func(a, b int) bool { return e.f.gpus[a].index < e.f.gpus[b].index })
+	return g
+}
+
+func nanColumns(n int) []float32 {
+	out := make([]float32, n, max(n, 64))
+	for i := range out {
+		out[i] = float32(math.NaN())
+	}
+	return out
+}
+
+// grow adds empty columns up to n, the last for the sample that arrived.
+// A column of a gap shorter than two intervals takes the values of the one
+// before it, as the Store's Series holds a value, so that a late sample is
+// not a moment of idleness; the sample's own column starts empty, so a
+// metric it lacks is absent, not the last one's value kept for ever.
+func (e *Engine) grow(n int) {
+	f := &e.f
+	from := f.n
+	for f.n < n {
+		i := f.n
+		f.n++
+		hold := i > 0 && i < n-1 && time.Duration(i-(from-1))*f.step <= 2*f.interval
+		for _, g := range f.gpus {
+			for m := range mThrottle {
+				if s := g.series(m); *s != nil {
+					*s = appendHeld(*s, hold)
+				}
+			}
+			if g.throttle != nil {
+				v := int32(-1)
+				if hold {
+					v = g.throttle[i-1]
+				}
+				g.throttle = append(g.throttle, v)
+			}
+			g.state, g.work = append(g.state, hsUnknown), append(g.work, float32(math.NaN()))
+			g.workSum, g.workN = append(g.workSum, g.workSum[i]), append(g.workN, g.workN[i])
+		}
+		h := &f.host
+		for k := range hCores {
+			if s := h.series(k); *s != nil {
+				*s = appendHeld(*s, hold)
+			}
+		}
+		if h.cores != nil {
+			h.topCore, h.busyCores = appendHeld(h.topCore, hold), appendHeld(h.busyCores, hold)
+			h.idleCores, h.cores = appendHeld(h.idleCores, hold), appendHeld(h.cores, hold)
+		}
+		h.busy, h.single, h.ioHigh = append(h.busy, -1), append(h.single, -1), append(h.ioHigh, -1)
+		if hold {
+			e.judgeColumn(i) // a held column is final now; the last is filled next
+		}
+	}
+}
+
+func appendHeld(s []float32, hold bool) []float32 {
+	if hold && len(s) > 0 {
+		return append(s, s[len(s)-1])
+	}
+	return append(s, float32(math.NaN()))
+}
+
+// fillColumn writes the sums of the column being filled into column i and
+// judges it.
+func (e *Engine) fillColumn(i int) {
+	f := &e.f
+	for g, sums := range e.acc.gpu {
+		for m := range mThrottle {
+			sc := sums[m]
+			if sc.n == 0 {
+				continue
+			}
+			s := g.series(m)
+			if *s == nil {
+				*s = nanColumns(f.n)
+				g.seen[m] = i
+			}
+			v := sc.mean()
+			if m == mBus {
+				v = float32(sc.sum / float64(sc.n) * 2) // the mean of rx and tx, both ways: their sum
+			}
+			(*s)[i] = v
+		}
+		if sums[mThrottle].n > 0 {
+			if g.throttle == nil {
+				g.throttle = make([]int32, f.n, max(f.n, 64))
+				for j := range g.throttle {
+					g.throttle[j] = -1
+				}
+				g.seen[mThrottle] = i
+			}
+			g.throttle[i] = e.acc.bits[g]
+		}
+	}
+	for _, g := range f.gpus {
+		g.limitAt.set(i, float32(e.limitOf(g, i)))
+		total := g.memTotalAt.get(i - 1)
+		if v, ok := e.acc.total[g]; ok && !(v <= total) {
+			total = v
+		} else if t := e.infoOf(g.index).MemTotal; t > 0 && math.IsNaN(total) {
+			total = t
+		}
+		g.memTotalAt.set(i, float32(total))
+	}
+	h := &f.host
+	for k := range hCores {
+		sc := e.acc.host[k]
+		if sc.n == 0 {
+			continue
+		}
+		s := h.series(k)
+		if *s == nil {
+			*s = nanColumns(f.n)
+			h.seen[k] = i
+		}
+		(*s)[i] = sc.mean()
+	}
+	if len(e.acc.cores) > 0 {
+		if h.cores == nil {
+			h.topCore, h.busyCores, h.idleCores, h.cores = nanColumns(f.n), nanColumns(f.n), nanColumns(f.n), nanColumns(f.n)
+			h.seen[hCores] = i
+		}
+		var top, busy, idle, n float32
+		for _, c := range e.acc.cores {
+			if c.n == 0 {
+				continue
+			}
+			v := c.mean()
+			n++
+			top = max(top, v)
+			if float64(v) >= f.opts.BusyCore {
+				busy++
+			}
+			if float64(v) <= f.opts.IdleCore {
+				idle++
+			}
+		}
+		if n > 0 {
+			h.topCore[i], h.busyCores[i], h.idleCores[i], h.cores[i] = top, busy, idle, n
+		}
+	}
+	e.judgeColumn(i)
+}
+
+// limitOf is a GPU's power limit at column i: sampled now or before, else
+// the description's.
+func (e *Engine) limitOf(g *hintGPU, i int) float64 {
+	if v, ok := e.acc.limit[g]; ok {
+		return v
+	}
+	if l := g.limitAt.get(i - 1); l > 0 {
+		return l
+	}
+	if l := e.infoOf(g.index).PowerLimit; l > 0 {
+		return l
+	}
+	return math.NaN()
+}
+
+func (e *Engine) infoOf(idx int) timeline.GPUInfo {
+	for _, gi := range e.info.GPUs {
+		if gi.Index == idx {
+			return gi
+		}
+	}
+	return timeline.GPUInfo{MemTotal: math.NaN(), PowerLimit: math.NaN()}
+}
+
+// judgeColumn classifies column i of every GPU, with the references known
+// now, and the host's flags.
+func (e *Engine) judgeColumn(i int) {
+	f := &e.f
+	o := f.opts
+	clockIdle := 0.5 * max(1400, e.maxClock)
+	for _, g := range f.gpus {
+		limit := g.limitAt.get(i)
+		ref, fromLimit := e.nodeRef, float32(0)
+		if limit > 0 {
+			ref, fromLimit = limit, 1
+		}
+		if ref > 0 {
+			g.refAt.set(i, float32(ref))
+		}
+		g.refIsLimit.set(i, fromLimit)
+		// The node's highest clock, not the GPU's own: a GPU capped from
+		// its first second never shows its boost clock, but its
+		// neighbours (the same model, on nearly every node) do.
+		g.maxClockAt.set(i, float32(max(nanToZero(g.maxClockAt.get(i-1)), e.maxClock, nanToZero(hintAt(g.clock, i)))))
+		g.maxPowerAt.set(i, float32(max(nanToZero(g.maxPowerAt.get(i-1)), nanToZero(hintAt(g.power, i)))))
+		powerIdle := max(100, 0.3*e.maxPower)
+		if limit > 0 {
+			powerIdle = 0.3 * limit
+		}
+		g.classify(i, o, clockIdle, powerIdle)
+		g.workSum[i+1], g.workN[i+1] = g.workSum[i], g.workN[i]
+		if w := g.work[i]; w == w {
+			g.workSum[i+1] += float64(w)
+			g.workN[i+1]++
+		}
+	}
+	f.judgeHost(i)
+}
+
+func nanToZero(v float64) float64 {
+	if v != v {
+		return 0
+	}
+	return v
+}
+
+// closeColumn is the end of the column being filled: what it says joins
+// the running references the next columns are judged with.
+func (e *Engine) closeColumn() {
+	f := &e.f
+	i := f.n - 1
+	if i < 0 {
+		return
+	}
+	changed := false
+	for _, g := range f.gpus {
+		p, u := hintAt(g.power, i), hintAt(g.util, i)
+		if c := hintAt(g.clock, i); c > e.maxClock {
+			e.maxClock = c
+		}
+		if p > e.maxPower {
+			e.maxPower = p
+		}
+		if p > 0 && u >= f.opts.WaitUtil {
+			w := min(int(p), 4095)
+			for len(e.powerHist) <= w {
+				e.powerHist = append(e.powerHist, 0)
+			}
+			e.powerHist[w]++
+			e.powerCount++
+			changed = true
+		}
+	}
+	if changed {
+		e.nodeRef = histQuantile(e.powerHist, e.powerCount, 0.95)
+	}
+}
+
+// histQuantile is the q-quantile of n values counted by whole unit.
+func histQuantile(hist []uint32, n int, q float64) float64 {
+	want := uint32(math.Round(q * float64(n-1)))
+	var seen uint32
+	for v, c := range hist {
+		seen += c
+		if seen > want {
+			return float64(v)
+		}
+	}
+	return float64(len(hist) - 1)
+}
+
+// viewAt is the frame as of t: the columns complete by t (see
+// SamplesUntil).
+func (e *Engine) viewAt(t time.Time) *hintFrame {
+	f := &e.f
+	if e.samples == 0 || t.Before(f.from) {
+		return f.view(0)
+	}
+	return f.view(min(f.n, f.col(t.Add(f.interval))))
+}

@@ -1,0 +1,229 @@
+package analysis
+
+import (
+	"math"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// phaseState is the Engine's phase windows: each window's kind, judged
+// from the samples in it as they come (see Engine.Phases for the rules),
+// and the phases made of them, kept until another window is in.
+type phaseState struct {
+	start int64 // Unix nanoseconds of window 0, on a multiple of the window
+	w     int64
+	kinds []timeline.PhaseKind // the last one is the window being filled
+	acc   phaseSums
+
+	phasesN, phasesSamples int
+	phases                 []timeline.Phase
+}
+
+// phaseHost is what a window says about the host and the job.
+type phaseHost int8
+
+const (
+	phaseHostUnknown phaseHost = iota // no host or job data in the window
+	phaseHostQuiet
+	phaseHostBusy
+)
+
+// phaseSums is what the window being filled has received.
+type phaseSums struct {
+	sm, util         map[int]*sumCount // per GPU
+	job, cpu, iowait sumCount
+	cores            map[string]*sumCount
+}
+
+func (a *phaseSums) reset() {
+	a.sm, a.util, a.cores = map[int]*sumCount{}, map[int]*sumCount{}, map[string]*sumCount{}
+	a.job, a.cpu, a.iowait = sumCount{}, sumCount{}, sumCount{}
+}
+
+func sumOf(m map[int]*sumCount, k int) *sumCount {
+	s := m[k]
+	if s == nil {
+		s = &sumCount{}
+		m[k] = s
+	}
+	return s
+}
+
+// add takes a sample's display values.
+func (p *phaseState) add(e *Engine, at time.Time, values []timeline.Value) {
+	o := e.popts
+	if p.w == 0 {
+		p.w = int64(o.Window)
+		p.start = at.Truncate(o.Window).UnixNano()
+		p.acc.reset()
+	}
+	i := int((at.UnixNano() - p.start) / p.w)
+	if i >= len(p.kinds) {
+		if len(p.kinds) > 0 {
+			p.kinds[len(p.kinds)-1] = p.acc.kind(o) // final now
+		}
+		for len(p.kinds) <= i {
+			p.kinds = append(p.kinds, phaseNoData)
+		}
+		p.acc.reset()
+	}
+	for _, v := range values {
+		k := v.Key
+		if idx, ok := timeline.ParseGPUDevice(k.Device); ok {
+			switch k.Name {
+			case timeline.GPUSMActive:
+				sumOf(p.acc.sm, idx).add(v.Value)
+			case timeline.GPUUtil:
+				sumOf(p.acc.util, idx).add(v.Value)
+			}
+			continue
+		}
+		switch {
+		case k.Name == timeline.ProcCPU && k.Device == timeline.JobDevice:
+			p.acc.job.add(v.Value)
+		case k.Name == timeline.HostCPU && k.Device == timeline.HostDevice:
+			p.acc.cpu.add(v.Value)
+		case k.Name == timeline.HostIOWait && k.Device == timeline.HostDevice:
+			p.acc.iowait.add(v.Value)
+		case k.Name == timeline.CoreBusy:
+			s := p.acc.cores[k.Device]
+			if s == nil {
+				s = &sumCount{}
+				p.acc.cores[k.Device] = s
+			}
+			s.add(v.Value)
+		}
+	}
+	p.kinds[len(p.kinds)-1] = p.acc.kind(o)
+}
+
+// kind is the window's kind so far (see Engine.Phases).
+func (a *phaseSums) kind(o PhaseOptions) timeline.PhaseKind {
+	highest := func(m map[int]*sumCount) float64 {
+		top := math.NaN()
+		for _, s := range m {
+			if s.n > 0 {
+				if v := s.sum / float64(s.n); math.IsNaN(top) || v > top {
+					top = v
+				}
+			}
+		}
+		return top
+	}
+	activity := highest(a.sm)
+	if math.IsNaN(activity) {
+		activity = highest(a.util)
+	}
+	host := phaseHostUnknown
+	check := func(s sumCount, threshold float64) {
+		switch {
+		case s.n == 0:
+		case s.sum/float64(s.n) >= threshold:
+			host = phaseHostBusy
+		case host == phaseHostUnknown:
+			host = phaseHostQuiet
+		}
+	}
+	check(a.job, o.JobBusyCPU)
+	check(a.cpu, o.HostBusyCPU)
+	check(a.iowait, o.IOWaitBusy)
+	for _, s := range a.cores {
+		// A core's mean over the window, not its peak: pegged for the
+		// whole window, not a one-second spike.
+		check(*s, o.CoreBusyCPU)
+	}
+	switch {
+	case math.IsNaN(activity):
+		return phaseNoData
+	case activity >= o.BusyUtil:
+		return timeline.PhaseBusy
+	case host == phaseHostBusy:
+		return timeline.PhaseStalled
+	case activity >= o.IdleUtil:
+		return timeline.PhaseBusy
+	}
+	return timeline.PhaseIdle
+}
+
+// Phases returns the busy, stalled and idle phases of everything added,
+// from the first sample to the end of the last one's interval, cut to
+// [from, to]: phases that tile it
+// without gaps or overlaps, in time order, adjacent phases of different
+// kinds. They are computed once over the whole timeline, whatever is asked
+// for, so a phase never changes with the view that shows it: zooming or
+// scrolling only draws them differently.
+//
+// Each window (PhaseOptions.Window, on the clock's multiples of it) gets a
+// kind from the highest GPU activity in it (SM activity where any GPU
+// reports it, else utilisation; a lost GPU has no data and drops out) and
+// from whether the host or job is busy:
+//
+//	activity >= BusyUtil                        busy
+//	activity <  BusyUtil, host or job busy      stalled
+//	IdleUtil <= activity < BusyUtil, otherwise  busy (working, if lightly)
+//	activity <  IdleUtil, otherwise             idle
+//
+// "Otherwise" includes having no host data at all (an imported nvidia-smi
+// log): stalled needs evidence that something else was working. The
+// highest activity, not the mean: a phase says what the job is doing, and a
+// job working on one GPU of eight is working (that it uses one is the
+// gpu-imbalance hint's news), while in a stall every GPU's SM activity
+// drops, the spinning ones' too.
+//
+// A window without GPU data (the sampler stalled, a hole in a recording)
+// continues the phase before it, or the one after it at the very start: a
+// gap is not idleness. Runs of windows shorter than MinPhase are then
+// absorbed, shortest first: into the surrounding phase when both sides are
+// of one kind, else into the longer neighbour.
+func (e *Engine) Phases(from, to time.Time) []timeline.Phase {
+	p := &e.phases
+	if e.samples == 0 {
+		return nil
+	}
+	if len(p.kinds) != p.phasesN || e.samples != p.phasesSamples {
+		p.phases = p.compute(e.first.UnixNano(), e.End().UnixNano(), int64(e.popts.MinPhase))
+		p.phasesN, p.phasesSamples = len(p.kinds), e.samples
+	}
+	var out []timeline.Phase
+	for _, ph := range p.phases {
+		if !ph.End.After(from) || !ph.Start.Before(to) {
+			continue
+		}
+		if ph.Start.Before(from) {
+			ph.Start = from
+		}
+		if ph.End.After(to) {
+			ph.End = to
+		}
+		out = append(out, ph)
+	}
+	return out
+}
+
+// compute makes phases of the windows' kinds between first and last.
+func (p *phaseState) compute(first, last int64, minPhase int64) []timeline.Phase {
+	kinds := append([]timeline.PhaseKind(nil), p.kinds...)
+	if !phaseFillGaps(kinds) || last <= first {
+		return nil
+	}
+	var runs []phaseRun
+	for i, k := range kinds {
+		start := max(p.start+int64(i)*p.w, first)
+		end := min(p.start+int64(i+1)*p.w, last)
+		if end <= start {
+			continue
+		}
+		if len(runs) > 0 && runs[len(runs)-1].kind == k {
+			runs[len(runs)-1].end = end
+			continue
+		}
+		runs = append(runs, phaseRun{start: start, end: end, kind: k})
+	}
+	runs = phaseAbsorb(runs, minPhase)
+	out := make([]timeline.Phase, len(runs))
+	for i, r := range runs {
+		out[i] = timeline.Phase{Start: time.Unix(0, r.start), End: time.Unix(0, r.end), Kind: r.kind}
+	}
+	return out
+}
