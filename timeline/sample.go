@@ -37,7 +37,7 @@ type Key struct {
 func (k Key) String() string { return k.Device + "/" + k.Name }
 
 // GPUDevice is the device name of the GPU with NVML index i.
-func GPUDevice(i int) string { return fmt.Sprintf("gpu%d", i) }
+func GPUDevice(i int) string { return "gpu" + strconv.Itoa(i) }
 
 // ParseGPUDevice reads the NVML index out of a device name made by
 // GPUDevice ("gpu3" is 3); false for any other name.
@@ -47,7 +47,7 @@ func ParseGPUDevice(device string) (int, bool) {
 		return 0, false
 	}
 	i, err := strconv.Atoi(rest)
-	if err != nil || i < 0 || GPUDevice(i) != device {
+	if err != nil || i < 0 || strconv.Itoa(i) != rest { // "gpu03" and "gpu+3" are not GPU devices
 		return 0, false
 	}
 	return i, true

@@ -13,8 +13,9 @@ import (
 type hintCache struct {
 	windows   map[int]*gridWindows
 	holds     map[holdKey]*holdState
-	imbalance map[bool][]imbalanceVerdict
+	imbalance [2][]imbalanceVerdict // for in false, in true
 	stalls    map[int]*stallScan
+	periodic  map[int]*periodicMemo
 	described map[string]described
 
 	// hints is the answer last given, for the view of n columns over
@@ -27,8 +28,8 @@ type hintCache struct {
 func (c *hintCache) init() {
 	c.windows = map[int]*gridWindows{}
 	c.holds = map[holdKey]*holdState{}
-	c.imbalance = map[bool][]imbalanceVerdict{}
 	c.stalls = map[int]*stallScan{}
+	c.periodic = map[int]*periodicMemo{}
 	c.described = map[string]described{}
 	c.hintsN = -1
 }
@@ -77,7 +78,7 @@ func (c *hintCache) grid(f *hintFrame, mult, width int, length time.Duration) []
 func (c *hintCache) holdState(key holdKey, grid int) *holdState {
 	h := c.holds[key]
 	if h == nil {
-		h = &holdState{}
+		h = &holdState{live: true}
 		c.holds[key] = h
 	}
 	if h.done > grid {

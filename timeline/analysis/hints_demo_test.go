@@ -23,7 +23,7 @@ import (
 var hxDemoStart = time.Date(2025, 7, 27, 0, 34, 45, 0, time.UTC)
 
 // hxRecordDemo plays a scenario for the given simulated time at 1s.
-func hxRecordDemo(t *testing.T, scenario string, seed int64, d time.Duration) ([]timeline.Sample, timeline.SourceInfo) {
+func hxRecordDemo(t testing.TB, scenario string, seed int64, d time.Duration) ([]timeline.Sample, timeline.SourceInfo) {
 	t.Helper()
 	clock := probes.NewFastClock(hxDemoStart)
 	node, err := demo.New(scenario, seed, clock)
@@ -162,5 +162,88 @@ func TestHintsDemoScenarios(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// hxFirstHint plays a demo into an Engine as a live screen would, asking
+// for the hints at every sample, and returns how long after the start the
+// first hint with one of ids (at warning or worse) was given, and what the
+// screen said then.
+func hxFirstHint(t testing.TB, scenario string, limit time.Duration, ids ...string) (time.Duration, []timeline.Hint) {
+	samples, info := hxRecordDemo(t, scenario, 1, limit)
+	e := analysis.NewEngine(info)
+	for i := range samples {
+		e.Add(&samples[i])
+		hints := e.Hints(samples[i].At)
+		for _, h := range hints {
+			if slices.Contains(ids, h.ID) && h.Severity >= timeline.Warning {
+				return samples[i].At.Sub(samples[0].At), hints
+			}
+		}
+	}
+	return -1, nil
+}
+
+// The first reading comes within 30 s of sample time: a person who opens
+// gputop to check a job learns something before they would give up. The
+// checkpoint demo stalls first at about 1m15s; its waiting ranks are named
+// within that stall.
+func TestHintsDemoFirstReading(t *testing.T) {
+	for _, c := range []struct {
+		scenario string
+		within   time.Duration
+		ids      []string
+	}{
+		{"input-bound", 30 * time.Second, []string{timeline.HintInputBound, timeline.HintHostSingleThread}},
+		{"imbalance", 30 * time.Second, []string{timeline.HintGPUImbalance}},
+		{"cpu-fallback", 30 * time.Second, []string{timeline.HintIdleMemoryHeld}},
+		{"checkpoint", 2 * time.Minute, []string{timeline.HintBusyWait, timeline.HintPeriodicStall}},
+	} {
+		t.Run(c.scenario, func(t *testing.T) {
+			at, hints := hxFirstHint(t, c.scenario, 5*time.Minute, c.ids...)
+			if at < 0 || at > c.within {
+				t.Fatalf("first %v at %v, want within %v", c.ids, at, c.within)
+			}
+			t.Logf("first hint %v in:\n%s", at, hxDump(hints))
+		})
+	}
+}
+
+// BenchmarkFirstHint reports, per demo, how many seconds of samples pass
+// before the screen gives its first hint (s-to-hint): the goal is 30 s.
+func BenchmarkFirstHint(b *testing.B) {
+	for _, c := range []struct {
+		scenario string
+		ids      []string
+	}{
+		{"input-bound", []string{timeline.HintInputBound, timeline.HintHostSingleThread}},
+		{"imbalance", []string{timeline.HintGPUImbalance}},
+		{"cpu-fallback", []string{timeline.HintIdleMemoryHeld}},
+		{"checkpoint", []string{timeline.HintBusyWait, timeline.HintPeriodicStall}},
+	} {
+		b.Run(c.scenario, func(b *testing.B) {
+			var at time.Duration
+			for b.Loop() {
+				at, _ = hxFirstHint(b, c.scenario, 5*time.Minute, c.ids...)
+			}
+			b.ReportMetric(at.Seconds(), "s-to-hint")
+		})
+	}
+}
+
+// The healthy demo gives no warning at any moment of half an hour, live.
+func TestHintsTrainingNeverWarns(t *testing.T) {
+	samples, info := hxRecordDemo(t, "training", 1, 30*time.Minute)
+	e := analysis.NewEngine(info)
+	for i := range samples {
+		e.Add(&samples[i])
+		if i%5 != 0 {
+			continue
+		}
+		for _, h := range e.Hints(samples[i].At) {
+			if h.Severity >= timeline.Warning {
+				t.Fatalf("%v in: %v %s\n%s", samples[i].At.Sub(samples[0].At), h.Severity, h.ID, hxDump([]timeline.Hint{h}))
+			}
+		}
 	}
 }

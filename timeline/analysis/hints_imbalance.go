@@ -70,24 +70,21 @@ type imbalanceVerdict struct {
 	low    []int
 }
 
-// imbalanceLowOf is imbalanceLow of window k of ws; grid windows' verdicts
-// are kept, as holds keeps the other rules'.
-func (f *hintFrame) imbalanceLowOf(ws []hintSpan, k, grid int, in bool) []int {
-	if k >= grid || f.eng == nil {
-		low, _ := f.imbalanceLow(ws[k], in)
-		return low
+// imbalanceLowOf is imbalanceLow of grid window k of ws, kept as holds
+// keeps the other rules' verdicts.
+func (f *hintFrame) imbalanceLowOf(ws []hintSpan, k int, in bool) []int {
+	v := &f.eng.cache.imbalance[0]
+	if in {
+		v = &f.eng.cache.imbalance[1]
 	}
-	c := f.eng.cache.imbalance
-	v := c[in]
-	for len(v) <= k {
-		v = append(v, imbalanceVerdict{})
+	for len(*v) <= k {
+		*v = append(*v, imbalanceVerdict{})
 	}
-	if !v[k].judged {
-		v[k].low, _ = f.imbalanceLow(ws[k], in)
-		v[k].judged = true
+	if w := &(*v)[k]; !w.judged {
+		w.low, _ = f.imbalanceLow(ws[k], in)
+		w.judged = true
 	}
-	c[in] = v
-	return v[k].low
+	return (*v)[k].low
 }
 
 // findImbalance runs the windows with hysteresis and returns one candidate
@@ -123,28 +120,32 @@ func findImbalance(f *hintFrame) []hintCand {
 		windows = 0
 	}
 	in := false
-	ws, grid, extendOnly := f.windows(1)
-	for k, w := range ws {
-		if k >= grid && extendOnly && !in {
-			break // the trailing window only carries a stretch on
-		}
-		low := f.imbalanceLowOf(ws, k, grid, in)
+	step := func(w hintSpan, low []int, onGrid bool) {
 		if in && low == nil {
 			flush()
 			in = false
 		}
 		if low == nil {
-			continue
+			return
 		}
 		if !in {
 			cur, in, firm = w, true, false
 		}
 		cur.hi = max(cur.hi, w.hi)
-		firm = firm || k < grid
+		firm = firm || onGrid
 		windows++
 		for _, idx := range low {
 			votes[idx]++
 		}
+	}
+	grid, trail, hasTrail, extendOnly := f.windows(1)
+	for k, w := range grid {
+		step(w, f.imbalanceLowOf(grid, k, in), true)
+	}
+	// The trailing window only carries a stretch on, once the grid is in.
+	if hasTrail && (in || !extendOnly) {
+		low, _ := f.imbalanceLow(trail, in)
+		step(trail, low, false)
 	}
 	if in {
 		flush()

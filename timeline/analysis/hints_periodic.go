@@ -145,6 +145,26 @@ func (f *hintFrame) bridges(stall hintSpan, next, bridge int, working func(int) 
 // sums keep it linear in the number of stalls (a day of an input-bound
 // sawtooth has tens of thousands).
 func (f *hintFrame) periodicRuns(g *hintGPU, stalls []hintSpan) [][]hintSpan {
+	// The same stalls make the same runs (what lies between them is in
+	// closed columns): a new stall comes every few minutes, the question
+	// every second.
+	memo := f.eng.cache.periodic[g.index]
+	if memo != nil && slices.Equal(memo.stalls, stalls) {
+		return memo.runs
+	}
+	out := f.findPeriodicRuns(g, stalls)
+	f.eng.cache.periodic[g.index] = &periodicMemo{stalls: slices.Clone(stalls), runs: out}
+	return out
+}
+
+// periodicMemo is a GPU's periodic runs for one list of stalls.
+type periodicMemo struct {
+	stalls []hintSpan
+	runs   [][]hintSpan
+}
+
+// findPeriodicRuns is periodicRuns without the memo.
+func (f *hintFrame) findPeriodicRuns(g *hintGPU, stalls []hintSpan) [][]hintSpan {
 	var out [][]hintSpan
 	for i := 0; i+2 < len(stalls); {
 		var spacing, work, lengths hintMoments

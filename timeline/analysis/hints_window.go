@@ -22,9 +22,9 @@ const ProvisionalMin = 20 * time.Second
 // whoever asks. Only windows of closed columns are judged once and for all.
 func (f *hintFrame) closed() int { return max(0, f.n-1) }
 
-// windows returns the windows of mult × Window a view judges, in order,
-// and how many of them are on the grid (the rest, at most one, is the
-// trailing window). Grid windows step by half their length and start on
+// windows returns the windows of mult × Window a view judges, in order:
+// the grid windows, and the trailing one if there is one (ok). The grid
+// slice is the Engine's: it must not be written to. Grid windows step by half their length and start on
 // the clock's multiples of the step (12:00:00, 12:00:15, ... for 30 s
 // windows), with one more at the frame's first column, so that a window's
 // verdict never changes as time goes on; only grid windows of closed
@@ -35,20 +35,19 @@ func (f *hintFrame) closed() int { return max(0, f.n-1) }
 // holds on the grid on to now (extendOnly), never start one: a window that
 // slides with every sample would say one thing this second and another
 // the next.
-func (f *hintFrame) windows(mult int) (ws []hintSpan, grid int, extendOnly bool) {
+func (f *hintFrame) windows(mult int) (grid []hintSpan, trail hintSpan, ok, extendOnly bool) {
 	length := time.Duration(mult) * f.opts.Window
 	width := int((length + f.step - 1) / f.step)
 	all := f.eng.cache.grid(f, mult, width, length)
 	closed := f.closed()
-	grid = sortSearch(len(all), func(k int) bool { return all[k].hi > closed })
-	ws = all[:grid:grid]
-	switch {
-	case grid == 0 && time.Duration(f.n)*f.step >= ProvisionalMin:
-		ws = append(ws, hintSpan{0, min(f.n, width)})
-	case grid > 0 && f.n >= width && f.n-width > ws[grid-1].lo:
-		ws, extendOnly = append(ws, hintSpan{f.n - width, f.n}), true
+	grid = all[:sortSearch(len(all), func(k int) bool { return all[k].hi > closed })]
+	switch n := len(grid); {
+	case n == 0 && time.Duration(f.n)*f.step >= ProvisionalMin:
+		return grid, hintSpan{0, min(f.n, width)}, true, false
+	case n > 0 && f.n >= width && f.n-width > grid[n-1].lo:
+		return grid, hintSpan{f.n - width, f.n}, true, true
 	}
-	return ws, grid, extendOnly
+	return grid, hintSpan{}, false, false
 }
 
 // sortSearch is sort.Search, kept local for brevity in the window code.
@@ -95,35 +94,61 @@ type stretch struct {
 // key (holdState), so judging again a moment later costs only the windows
 // closed since; the trailing window is judged afresh each time.
 func (f *hintFrame) holds(key holdKey, judge func(w hintSpan, in bool) bool, edge func(i int) bool) []stretch {
-	ws, grid, extendOnly := f.windows(key.mult)
-	st := f.eng.cache.holdState(key, grid)
-	for k := st.done; k < grid; k++ {
-		w := ws[k]
+	grid, trail, hasTrail, extendOnly := f.windows(key.mult)
+	st := f.eng.cache.holdState(key, len(grid))
+	for k := st.done; k < len(grid); k++ {
+		w := grid[k]
 		st.step(w, true, func(in bool) bool { return st.judged(k, in, func() bool { return judge(w, in) }) })
 	}
-	st.done = grid
+	st.done = len(grid)
 	var raw []stretch
-	if len(ws) > grid && (st.in || !extendOnly) {
+	if hasTrail && (st.in || !extendOnly) {
 		// A copy: the trailing window's verdict is for this view alone.
-		trail := *st
-		w := ws[grid]
-		trail.out = slices.Clone(st.out)
-		trail.step(w, false, func(in bool) bool { return judge(w, in) })
-		raw = trail.finish()
+		t := *st
+		t.out = slices.Clone(st.out)
+		t.step(trail, false, func(in bool) bool { return judge(trail, in) })
+		raw = t.finish()
 	} else {
 		raw = st.clone().finish()
 	}
 	minLen := int(max(f.opts.Window, time.Duration(key.mult)*f.opts.Window/2) / f.step)
-	if len(ws) > grid && !extendOnly {
-		minLen = min(minLen, ws[grid].len()) // early on, the reading rests on what there is
+	if hasTrail && !extendOnly {
+		minLen = min(minLen, trail.len()) // early on, the reading rests on what there is
 	}
-	out := raw[:0]
-	for _, r := range raw {
-		if sp, ok := f.edges(r.span, edge); ok && (edge == nil || sp.len() >= minLen) {
+	// The stretches closed on the grid keep their edges once those stop
+	// short of the view's open column: cut them once, not every tick (a
+	// day of checkpoints is hundreds of stretches).
+	closed := f.closed()
+	var edged []edgedStretch
+	if st.live {
+		edged = st.edged
+	}
+	out := make([]stretch, 0, len(raw))
+	for i, r := range raw {
+		// A kept cut is this view's too if it ends before the view's open
+		// column (the cursor may be a little earlier than when it was kept).
+		if i < len(edged) && edged[i].sp.hi < closed {
+			if e := edged[i]; e.ok && (edge == nil || e.sp.len() >= minLen) {
+				out = append(out, stretch{e.sp, r.firm})
+			}
+			continue
+		}
+		sp, ok := f.edges(r.span, edge)
+		if st.live && i < len(st.out) && i == len(st.edged) && sp.hi < closed {
+			st.edged = append(st.edged, edgedStretch{sp, ok})
+		}
+		if ok && (edge == nil || sp.len() >= minLen) {
 			out = append(out, stretch{sp, r.firm})
 		}
 	}
 	return out
+}
+
+// edgedStretch is a closed stretch cut to its edges (ok false: the edge
+// holds nowhere in it).
+type edgedStretch struct {
+	sp hintSpan
+	ok bool
 }
 
 // holdState is how far holds has judged one key over the grid windows:
@@ -134,6 +159,11 @@ type holdState struct {
 	in       bool
 	cur      stretch
 	out      []stretch
+	// live says this is the Engine's own state, not a fresh one for a view
+	// of an earlier moment; only it keeps edged, the first of out cut to
+	// their edges.
+	live  bool
+	edged []edgedStretch
 }
 
 // judged is a grid window's verdict, judged once and kept: a grid window
@@ -184,6 +214,7 @@ func (h *holdState) finish() []stretch {
 func (h *holdState) clone() *holdState {
 	c := *h
 	c.out = slices.Clone(h.out)
+	c.live, c.edged = false, nil
 	return &c
 }
 
