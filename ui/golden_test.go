@@ -21,14 +21,19 @@ var update = flag.Bool("update", false, "rewrite the golden screens")
 // newTestModel feeds samples into a model sized w×h, as bubbletea would.
 func newTestModel(t testing.TB, kind timeline.SourceKind, samples []timeline.Sample, w, h int, opts Options) *Model {
 	t.Helper()
-	r := lipgloss.NewRenderer(os.Stdout)
-	r.SetColorProfile(termenv.ANSI)
 	opts.Source = &sliceSource{info: fixtureInfo(kind)}
-	opts.Renderer = r
+	opts.Renderer = testRenderer()
 	m := New(opts)
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.Update(samplesMsg{samples: samples})
 	return m
+}
+
+// testRenderer draws in ANSI colours whatever the test's terminal.
+func testRenderer() *lipgloss.Renderer {
+	r := lipgloss.NewRenderer(os.Stdout)
+	r.SetColorProfile(termenv.ANSI)
+	return r
 }
 
 // screen is the model's view as a person sees it: no escape sequences.

@@ -268,7 +268,11 @@ func (m *Model) hintDetail(at time.Time) []inked {
 	}
 	h := m.an.shown[m.hintSel-1]
 	w := m.width
-	out := []inked{{m.hintLine(h, at, true, ""), ink{}}}
+	var out []inked
+	if m.hintSel > m.lay.hints {
+		// Not in the panel above: say which hint this is.
+		out = append(out, inked{m.hintLine(h, at, true, ""), ink{}})
+	}
 	standing := "firm"
 	if st := hintStatus(h, at); st != "" {
 		standing = st
@@ -330,7 +334,16 @@ func (m *Model) viewHintDetail(f *frame, rows int) []string {
 // hintDetailOverflow is how many lines of the selected hint's detail do
 // not fit in the detail pane: how far it can scroll.
 func (m *Model) hintDetailOverflow() int {
-	return max(0, len(m.hintDetail(m.play.cursor))-max(1, m.lay.detail-1))
+	return max(0, len(m.hintDetail(m.play.cursor))-max(1, m.hintRows()-1))
+}
+
+// hintRows is the room for the open hint: the detail pane, less the row a
+// replay gives to its transport.
+func (m *Model) hintRows() int {
+	if !m.play.grows {
+		return m.lay.detail - 1
+	}
+	return m.lay.detail
 }
 
 // plural says "1 more hint" or "3 more hints".

@@ -45,7 +45,7 @@ func (m *Model) view() string {
 	lines = append(lines, m.viewHost(f)...)
 	lines = append(lines, m.viewHints(f, m.lay.hints)...)
 	if m.hintSel > 0 {
-		lines = append(lines, m.viewHintDetail(f, m.lay.detail)...)
+		lines = append(lines, m.viewHintDetail(f, m.hintRows())...)
 	} else {
 		lines = append(lines, m.viewDetail(f, m.lay.detail)...)
 	}
