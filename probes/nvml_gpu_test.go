@@ -238,8 +238,8 @@ func TestNVMLMIGMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range got.Processes {
-		if p.GPU == 4 && !math.IsNaN(p.SM) {
-			t.Errorf("SM %v on a MIG GPU", p.SM)
+		if p.GPU == 4 && !math.IsNaN(p.Util) {
+			t.Errorf("util %v on a MIG GPU", p.Util)
 		}
 	}
 	d := r.devs[4]

@@ -137,7 +137,7 @@ func (p *procProbe) collectGPU(g *gpuProbe, d *procDevice) ([]timeline.Process, 
 			byPID[info.Pid] = len(procs)
 			procs = append(procs, timeline.Process{
 				GPU: g.info.Index, PID: int(info.Pid), GPUMem: mem,
-				SM: math.NaN(), CPU: math.NaN(), RSS: math.NaN(),
+				Util: math.NaN(), CPU: math.NaN(), RSS: math.NaN(),
 			})
 		}
 	}
@@ -180,7 +180,7 @@ func smShares(samples []nvml.ProcessUtilizationSample, lastSeen uint64, procs []
 	}
 	for i := range procs {
 		if counts[i] > 0 {
-			procs[i].SM = sums[i] / float64(counts[i])
+			procs[i].Util = sums[i] / float64(counts[i])
 		}
 	}
 	return newest

@@ -48,10 +48,10 @@ func TestNVMLProcessProbe(t *testing.T) {
 	}
 	nan := math.NaN()
 	want := []timeline.Process{
-		{GPU: 0, PID: 9, GPUMem: 1 << 20, SM: nan, CPU: nan, RSS: nan},
-		{GPU: 0, PID: 77, GPUMem: nan, SM: nan, CPU: nan, RSS: nan},
-		{GPU: 0, PID: 4242, User: "ana", Command: "python train.py", GPUMem: 30 << 30, SM: 85, CPU: 180, RSS: 12 << 30},
-		{GPU: 1, PID: 4242, User: "ana", Command: "python train.py", GPUMem: 2 << 30, SM: nan, CPU: 180, RSS: 12 << 30},
+		{GPU: 0, PID: 9, GPUMem: 1 << 20, Util: nan, CPU: nan, RSS: nan},
+		{GPU: 0, PID: 77, GPUMem: nan, Util: nan, CPU: nan, RSS: nan},
+		{GPU: 0, PID: 4242, User: "ana", Command: "python train.py", GPUMem: 30 << 30, Util: 85, CPU: 180, RSS: 12 << 30},
+		{GPU: 1, PID: 4242, User: "ana", Command: "python train.py", GPUMem: 2 << 30, Util: nan, CPU: 180, RSS: 12 << 30},
 	}
 	assertProcesses(t, rd.Processes, want)
 	if !hasCheck(n, "gpu1: process utilization: Not Supported, no longer asked") {
@@ -67,7 +67,7 @@ func TestNVMLProcessProbe(t *testing.T) {
 	if calls := r.devs[0].GetProcessUtilizationCalls(); calls[1].V != sampleBase+4 {
 		t.Errorf("second GetProcessUtilization since %d, want %d", calls[1].V, sampleBase+4)
 	}
-	want[0].SM, want[2].SM = 5, nan
+	want[0].Util, want[2].Util = 5, nan
 	assertProcesses(t, rd.Processes[:3], want[:3])
 	if c := len(r.devs[1].GetProcessUtilizationCalls()); c != 1 {
 		t.Errorf("gpu1 GetProcessUtilization called %d times, want 1", c)
@@ -106,7 +106,7 @@ func assertProcesses(t *testing.T, got, want []timeline.Process) {
 	for i := range want {
 		g, w := got[i], want[i]
 		if g.GPU != w.GPU || g.PID != w.PID || g.User != w.User || g.Command != w.Command ||
-			!same(g.GPUMem, w.GPUMem) || !same(g.SM, w.SM) || !same(g.CPU, w.CPU) || !same(g.RSS, w.RSS) {
+			!same(g.GPUMem, w.GPUMem) || !same(g.Util, w.Util) || !same(g.CPU, w.CPU) || !same(g.RSS, w.RSS) {
 			t.Errorf("process %d: %+v, want %+v", i, g, w)
 		}
 	}

@@ -367,7 +367,7 @@ func readProcesses(c *cursor) []timeline.Process {
 			User:    c.string(),
 			Command: c.string(),
 			GPUMem:  readLoneValue(c),
-			SM:      readLoneValue(c),
+			Util:    readLoneValue(c),
 			CPU:     readLoneValue(c),
 			RSS:     readLoneValue(c),
 			InJob:   c.byte() == 1,

@@ -210,7 +210,7 @@ func (e *segmentEncoder) appendProcesses(b []byte, procs []timeline.Process) []b
 		p = appendString(p, pr.User)
 		p = appendString(p, pr.Command)
 		p = appendLoneValue(p, pr.GPUMem)
-		p = appendLoneValue(p, pr.SM)
+		p = appendLoneValue(p, pr.Util)
 		p = appendLoneValue(p, pr.CPU)
 		p = appendLoneValue(p, pr.RSS)
 		var inJob byte

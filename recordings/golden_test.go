@@ -81,7 +81,7 @@ func goldenSamples() []timeline.Sample {
 		case 1:
 			s.Metrics[5].Value = math.NaN()
 			s.Processes = []timeline.Process{{GPU: 0, PID: 4242, User: "alice", Command: "python train.py",
-				GPUMem: 60 << 30, SM: 87, CPU: 99.5, RSS: math.NaN(), InJob: true}}
+				GPUMem: 60 << 30, Util: 87, CPU: 99.5, RSS: math.NaN(), InJob: true}}
 		case 2:
 			s.Probes[1] = timeline.ProbeStatus{Probe: "host", State: timeline.ProbeFailed, Took: 5 * time.Millisecond, Err: "permission denied"}
 			s.Markers = []timeline.Marker{{At: at.Add(-300 * time.Millisecond), Text: "epoch 1", Origin: "job"}}

@@ -100,13 +100,13 @@ func sameSample(t *testing.T, i int, want, got timeline.Sample) {
 	}
 	for j, p := range want.Processes {
 		g := got.Processes[j]
-		for _, f := range [][2]float64{{g.GPUMem, p.GPUMem}, {g.SM, p.SM}, {g.CPU, p.CPU}, {g.RSS, p.RSS}} {
+		for _, f := range [][2]float64{{g.GPUMem, p.GPUMem}, {g.Util, p.Util}, {g.CPU, p.CPU}, {g.RSS, p.RSS}} {
 			if math.Float64bits(f[0]) != math.Float64bits(f[1]) {
 				t.Errorf("sample %d process %d: %+v, want %+v", i, j, g, p)
 			}
 		}
-		g.GPUMem, g.SM, g.CPU, g.RSS = 0, 0, 0, 0
-		p.GPUMem, p.SM, p.CPU, p.RSS = 0, 0, 0, 0
+		g.GPUMem, g.Util, g.CPU, g.RSS = 0, 0, 0, 0
+		p.GPUMem, p.Util, p.CPU, p.RSS = 0, 0, 0, 0
 		if g != p {
 			t.Errorf("sample %d process %d: %+v, want %+v", i, j, g, p)
 		}
@@ -131,7 +131,7 @@ func TestRoundTrip(t *testing.T) {
 	for i, v := range odd {
 		want[100+i].Metrics[0].Value = v
 		want[200+i].Metrics[5].Value = v
-		want[300+i].Processes = []timeline.Process{{GPU: 1, PID: 7, User: "bob", Command: "x", GPUMem: v, SM: -v, CPU: v, RSS: math.NaN()}}
+		want[300+i].Processes = []timeline.Process{{GPU: 1, PID: 7, User: "bob", Command: "x", GPUMem: v, Util: -v, CPU: v, RSS: math.NaN()}}
 	}
 	want[150].Processes = []timeline.Process{} // the process tier ran and found none
 	want[151].Metrics = append(want[151].Metrics, timeline.Metric{Key: timeline.Key{Name: timeline.ProcCPUSecs, Device: timeline.JobDevice}, Kind: timeline.Counter, Value: 1.5})

@@ -131,10 +131,13 @@ type Process struct {
 	User    string
 	Command string
 	GPUMem  float64 // bytes; NaN if unknown
-	SM      float64 // % of the GPU's SMs over the last interval; NaN if unknown
-	CPU     float64 // % of one host core; NaN if unknown
-	RSS     float64 // bytes; NaN if unknown
-	InJob   bool    // part of the process tree `gputop run` wraps
+	// Util is NVML's per-process utilisation: the % of the last interval
+	// in which one of the process's kernels ran (its share of the GPU's
+	// util, as coarse), not SM activity. NaN if unknown (MIG).
+	Util  float64
+	CPU   float64 // % of one host core; NaN if unknown
+	RSS   float64 // bytes; NaN if unknown
+	InJob bool    // part of the process tree `gputop run` wraps
 }
 
 // Marker is a time and a short text: a phase of the job, named by the job,

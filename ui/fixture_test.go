@@ -117,8 +117,8 @@ func fixtureSamples(n int) []timeline.Sample {
 		add(timeline.ProcRSS, timeline.SelfDevice, timeline.Gauge, 21*(1<<20))
 		if i%5 == 0 {
 			s.Processes = []timeline.Process{
-				{GPU: 0, PID: 4100, User: "ml", Command: "python train.py --rank 0", GPUMem: 68 * (1 << 30), SM: 85, CPU: 104, RSS: 12 * (1 << 30)},
-				{GPU: 1, PID: 4101, User: "ml", Command: "python train.py --rank 1", GPUMem: 20 * (1 << 30), SM: 0, CPU: 3, RSS: 9 * (1 << 30)},
+				{GPU: 0, PID: 4100, User: "ml", Command: "python train.py --rank 0", GPUMem: 68 * (1 << 30), Util: 85, CPU: 104, RSS: 12 * (1 << 30)},
+				{GPU: 1, PID: 4101, User: "ml", Command: "python train.py --rank 1", GPUMem: 20 * (1 << 30), Util: 0, CPU: 3, RSS: 9 * (1 << 30)},
 			}
 		}
 		out = append(out, s)

@@ -21,7 +21,7 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 		head.add("  as of "+fmtClock(at, false), m.theme.dim)
 	}
 	cols := newLine(m.width)
-	cols.add(fmt.Sprintf(" %-4s %7s %-9s %8s %5s %5s %6s  %s", "GPU", "PID", "USER", "GPU MEM", "SM", "CPU", "RSS", "COMMAND"), m.theme.dim)
+	cols.add(fmt.Sprintf(" %-4s %7s %-9s %8s %5s %5s %6s  %s", "GPU", "PID", "USER", "GPU MEM", "UTIL", "CPU", "RSS", "COMMAND"), m.theme.dim)
 	out := []string{head.String(), cols.String()}
 	if len(procs) == 0 {
 		return padBlank(append(out, "   no GPU processes seen"), rows)
@@ -43,7 +43,7 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 			k = m.theme.bold
 		}
 		ln.add(fmt.Sprintf(" %-4d %7d %-9s %8s %5s %5s %6s  ", p.GPU, p.PID, cutRunes(orNA(p.User), 9),
-			fmtBytes(p.GPUMem), fmtPct(p.SM), fmtPct(p.CPU), fmtBytes(p.RSS)), k)
+			fmtBytes(p.GPUMem), fmtPct(p.Util), fmtPct(p.CPU), fmtBytes(p.RSS)), k)
 		ln.add(orNA(p.Command), m.theme.dim)
 		out = append(out, ln.String())
 	}

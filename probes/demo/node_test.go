@@ -167,7 +167,7 @@ func firstDifference(a, b *demoRun) string {
 		for j, p := range sa.Processes {
 			q := sb.Processes[j]
 			if p.PID != q.PID || p.Command != q.Command || math.Float64bits(p.CPU) != math.Float64bits(q.CPU) ||
-				math.Float64bits(p.SM) != math.Float64bits(q.SM) || p.GPUMem != q.GPUMem {
+				math.Float64bits(p.Util) != math.Float64bits(q.Util) || p.GPUMem != q.GPUMem {
 				return "tick " + sa.At.String() + ": process differs"
 			}
 		}

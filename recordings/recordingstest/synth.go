@@ -237,7 +237,7 @@ func (g *Synth) processes(s *timeline.Sample) {
 	for i := range g.gpus {
 		s.Processes = append(s.Processes, timeline.Process{
 			GPU: i, PID: 41000 + i, User: "alice", Command: "python train.py --config big.yaml",
-			GPUMem: float64(g.gpus[i].memUsed - 500<<20), SM: float64(g.rng.IntN(101)),
+			GPUMem: float64(g.gpus[i].memUsed - 500<<20), Util: float64(g.rng.IntN(101)),
 			CPU: 100 * g.rng.Float64(), RSS: float64(int64(8<<30) + int64(g.rng.IntN(1000))*4096),
 			InJob: true,
 		})

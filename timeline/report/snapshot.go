@@ -109,11 +109,15 @@ type SnapshotHost struct {
 
 // SnapshotProcess is one process holding a GPU.
 type SnapshotProcess struct {
-	GPU      int    `json:"gpu"`
-	PID      int    `json:"pid"`
-	User     string `json:"user"`
-	Command  string `json:"command"`
-	GPUMem   Number `json:"gpu_mem_bytes"`
+	GPU     int    `json:"gpu"`
+	PID     int    `json:"pid"`
+	User    string `json:"user"`
+	Command string `json:"command"`
+	GPUMem  Number `json:"gpu_mem_bytes"`
+	// Util is NVML's per-process utilisation (timeline.Process.Util).
+	Util Number `json:"util"`
+	// SM is Util under the name earlier versions gave it, kept for the
+	// scripts that read it; it was never SM activity.
 	SM       Number `json:"sm"`
 	CPU      Number `json:"cpu"`
 	RSSBytes Number `json:"rss_bytes"`
@@ -178,7 +182,7 @@ func NewSnapshot(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot 
 	}
 	for _, p := range procs {
 		s.Processes = append(s.Processes, SnapshotProcess{GPU: p.GPU, PID: p.PID, User: p.User, Command: p.Command,
-			GPUMem: Number(p.GPUMem), SM: Number(p.SM), CPU: Number(p.CPU), RSSBytes: Number(p.RSS)})
+			GPUMem: Number(p.GPUMem), Util: Number(p.Util), SM: Number(p.Util), CPU: Number(p.CPU), RSSBytes: Number(p.RSS)})
 	}
 	return s
 }
@@ -228,9 +232,9 @@ func (s Snapshot) WriteText(w io.Writer) error {
 		units.Number(float64(s.Host.Load1)), repBytesOf(s.Host.MemUsedBytes, s.Host.MemTotalBytes), repBytes(s.Host.SwapUsedBytes))
 	if len(s.Processes) > 0 {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "GPU\tPID\tUSER\tGPU MEM\tSM\tCPU\tCOMMAND")
+		fmt.Fprintln(tw, "GPU\tPID\tUSER\tGPU MEM\tUTIL\tCPU\tCOMMAND")
 		for _, p := range s.Processes {
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", p.GPU, p.PID, p.User, repBytes(p.GPUMem), repPct(p.SM), repPct(p.CPU), p.Command)
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", p.GPU, p.PID, p.User, repBytes(p.GPUMem), repPct(p.Util), repPct(p.CPU), p.Command)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
