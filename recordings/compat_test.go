@@ -19,13 +19,15 @@ import (
 
 // olderReaders are the last commits whose recordings package wrote and
 // read an older minor version: 1.0, where record type 7 (hints) was only
-// reserved, and 1.1, before record type 9 (info).
+// reserved, 1.1, before record type 9 (info), and 1.2, before a hint
+// record's standing and episodes.
 var olderReaders = []struct {
 	version Version
 	commit  string
 }{
 	{Version{1, 0}, "d1c2db69753f5377ee620eb8531c963984fbabfb"},
 	{Version{1, 1}, "9c927cc12976567e090dc4faa0db9656db1464d8"},
+	{Version{1, 2}, "4ff66d52c40901ebfdbc4ec8d64ee85ab94256b0"},
 }
 
 // readOldMain is a program that reads recordings with an older package and
@@ -74,8 +76,8 @@ func dumpSample(b *strings.Builder, s *timeline.Sample) {
 	b.WriteString("\n")
 }
 
-// A gputop that reads only format 1.0 or 1.1 reads a 1.2 file with hints
-// and info records: every sample, and a clean end. The test builds those
+// A gputop that reads only format 1.0, 1.1 or 1.2 reads a 1.3 file with
+// hints, their episodes, and info records: every sample, and a clean end. The test builds those
 // readers from the commits that last had them, so it is skipped with
 // -short, and where the history or the modules it needs are not at hand
 // (a shallow clone, no module cache).

@@ -23,7 +23,8 @@
 // HintsAt read them back.
 // Since 1.2 it keeps the source's description as it grows past the
 // header's (info.go): Writer.WriteInfo writes it, Reader.Info and the
-// replay's Info read it back.
+// replay's Info read it back. Since 1.3 a hint keeps its standing and
+// episodes.
 //
 // Each second's records end with a CRC and a zstd block flush, so a file
 // cut anywhere (kill -9, a full disk) replays up to its last second, and

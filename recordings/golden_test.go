@@ -27,12 +27,14 @@ var update = flag.Bool("update", false, "rewrite testdata/golden.gtr and the fuz
 
 const goldenPath = "testdata/golden.gtr"
 
-// golden10Path and golden11Path are the golden files of formats 1.0
-// (before hints) and 1.1 (before info records): this reader must read
-// them for as long as the major version is 1.
+// golden10Path, golden11Path and golden12Path are the golden files of
+// formats 1.0 (before hints), 1.1 (before info records) and 1.2 (before
+// hints kept their standing and episodes): this reader must read them for
+// as long as the major version is 1.
 const (
 	golden10Path = "testdata/golden-1.0.gtr"
 	golden11Path = "testdata/golden-1.1.gtr"
+	golden12Path = "testdata/golden-1.2.gtr"
 )
 
 var goldenStart = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -107,9 +109,32 @@ func goldenHints() [][]timeline.Hint {
 		},
 		{
 			{ID: timeline.HintHostSingleThread, Severity: timeline.Critical, Start: at(-0.5), End: at(2),
-				Evidence: "CPU 100 % on one core, 15 idle", Suggestion: "Use more loader workers.", Confidence: 1},
+				Evidence: "CPU 100 % on one core, 15 idle", Suggestion: "Use more loader workers.", Confidence: 1,
+				Ongoing: true, Episodes: []timeline.Episode{
+					{Start: at(0.5), End: at(2), Severity: timeline.Critical, Evidence: "CPU 100 % on one core, 15 idle"},
+					{Start: at(-0.5), End: at(0), Severity: timeline.Warning, Evidence: "CPU 97 % on one core"},
+				}},
+			{ID: timeline.HintBusyWait, Severity: timeline.Warning, GPUs: []int{1, 2}, Start: at(1.5), End: at(2),
+				Evidence: "GPU1-2 99 % util at 150 W", Suggestion: "Find the rank they wait for.", Confidence: 0.5,
+				Provisional: true, Ongoing: true, Episodes: []timeline.Episode{
+					{Start: at(1.5), End: at(2), GPUs: []int{1, 2}, Severity: timeline.Warning,
+						Evidence: "GPU1-2 99 % util at 150 W", Provisional: true},
+				}},
 		},
 	}
+}
+
+// goldenHintsOf is goldenHints as version v keeps them: before 1.3, only
+// the third snapshot's first hint, and without standing or episodes.
+func goldenHintsOf(v Version) [][]timeline.Hint {
+	hs := goldenHints()
+	if v.Minor >= 3 {
+		return hs
+	}
+	last := hs[2][0]
+	last.Ongoing, last.Episodes = false, nil
+	hs[2] = []timeline.Hint{last}
+	return hs
 }
 
 // goldenInfo is the source's description the golden file records after
@@ -131,7 +156,7 @@ func goldenBytes(t *testing.T, v Version) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, hs := goldenSamples(), goldenHints()
+	ss, hs := goldenSamples(), goldenHintsOf(v)
 	for i := range ss {
 		if err := w.Write(&ss[i]); err != nil {
 			t.Fatal(err)
@@ -202,16 +227,17 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestGoldenOlder reads the golden files of formats 1.0 and 1.1: the same
-// samples, the hints each had (none in 1.0), and no info records, so the
-// header's description throughout. Without what a version added, the
-// writer still writes their bytes, but for the version: 1.1 and 1.2 only
-// added record types.
+// TestGoldenOlder reads the golden files of formats 1.0, 1.1 and 1.2: the
+// same samples, the hints each had (none in 1.0), and no info records
+// before 1.2, so the header's description throughout. Without what a
+// version added, the writer still writes their bytes, but for the version:
+// 1.1 and 1.2 only added record types, 1.3 only what follows a hint
+// record's hints.
 func TestGoldenOlder(t *testing.T) {
 	for _, c := range []struct {
 		path    string
 		version Version
-	}{{golden10Path, Version{1, 0}}, {golden11Path, Version{1, 1}}} {
+	}{{golden10Path, Version{1, 0}}, {golden11Path, Version{1, 1}}, {golden12Path, Version{1, 2}}} {
 		r, err := Open(c.path)
 		if err != nil {
 			t.Fatal(err)
@@ -232,14 +258,18 @@ func TestGoldenOlder(t *testing.T) {
 			sameSample(t, i, ss[i], samples[i])
 		}
 		var snaps []HintSnapshot
-		for i, hs := range goldenHints()[1:] {
+		for i, hs := range goldenHintsOf(c.version)[1:] {
 			if c.version.Minor >= 1 {
 				snaps = append(snaps, HintSnapshot{At: ss[i+1].At, Hints: hs})
 			}
 		}
 		sameSnapshots(t, c.path, snaps, r.Hints())
-		if !sameInfo(r.Info(), goldenHeader().Info) {
-			t.Errorf("%s: info %+v, want the header's", c.path, r.Info())
+		want := goldenHeader().Info
+		if c.version.Minor >= 2 {
+			want = goldenInfo()
+		}
+		if !sameInfo(r.Info(), want) {
+			t.Errorf("%s: info %+v, want %+v", c.path, r.Info(), want)
 		}
 		committed, err := os.ReadFile(c.path)
 		if err != nil {
@@ -273,10 +303,15 @@ func writeFuzzCorpus(t *testing.T, golden []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	golden12, err := os.ReadFile(golden12Path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	seeds := map[string][]byte{
 		"valid":       golden,
 		"valid-1.0":   golden10,
 		"valid-1.1":   golden11,
+		"valid-1.2":   golden12,
 		"unclosed":    golden[:indexAt],
 		"torn":        golden[:indexAt-15],
 		"header-only": golden[:segment],

@@ -14,7 +14,9 @@ import (
 // 1.1, record type 7), so a postmortem reads the verdict of the gputop
 // that watched the job, even if a later gputop's rules differ. Each record
 // is a snapshot: the whole set of hints shown from its time on, not a
-// change to the one before, so any one of them can be read alone.
+// change to the one before, so any one of them can be read alone. Since
+// 1.3 a record ends with what a hint says of itself beyond that: whether
+// it is a first reading, whether it still holds, and its episodes.
 
 // HintSnapshot is the set of hints gputop showed from At on, until the
 // next snapshot: what the live view listed, or, written once at the end by
@@ -59,7 +61,11 @@ func checkHints(hints []timeline.Hint) error {
 		if !(h.Confidence >= 0 && h.Confidence <= 1) {
 			return fmt.Errorf("hint %q: confidence %v is not within 0..1", h.ID, h.Confidence)
 		}
-		for _, t := range []time.Time{h.Start, h.End} {
+		times := []time.Time{h.Start, h.End}
+		for _, ep := range h.Episodes {
+			times = append(times, ep.Start, ep.End)
+		}
+		for _, t := range times {
 			if _, err := unixNano(t); err != nil {
 				return fmt.Errorf("hint %q: %w", h.ID, err)
 			}
@@ -74,6 +80,10 @@ func cloneHints(hints []timeline.Hint) []timeline.Hint {
 	out := slices.Clone(hints)
 	for i := range out {
 		out[i].GPUs = slices.Clone(out[i].GPUs)
+		out[i].Episodes = slices.Clone(out[i].Episodes)
+		for j := range out[i].Episodes {
+			out[i].Episodes[j].GPUs = slices.Clone(out[i].Episodes[j].GPUs)
+		}
 	}
 	return out
 }
@@ -85,6 +95,11 @@ func cloneHints(hints []timeline.Hint) []timeline.Hint {
 // suggestion strings, and its confidence as a lone value. The strings
 // repeat from one snapshot to the next; zstd takes a repeat for a few
 // bytes (docs/recording-format.md has the measurement).
+//
+// Since 1.3, where any hint is provisional, ongoing or has episodes, the
+// hints are followed by each one's standing and episodes (appendStanding).
+// Older readers stop after the hints and never see it; without it the
+// record is as 1.2 wrote it.
 func (e *segmentEncoder) appendHints(b []byte, at int64, flags byte, hints []timeline.Hint) []byte {
 	p := append(e.payload[:0], flags)
 	p = binary.AppendVarint(p, at)
@@ -104,8 +119,84 @@ func (e *segmentEncoder) appendHints(b []byte, at int64, flags byte, hints []tim
 		p = appendString(p, h.Suggestion)
 		p = appendLoneValue(p, h.Confidence)
 	}
+	if slices.ContainsFunc(hints, hasStanding) {
+		p = appendStanding(p, at, hints)
+	}
 	e.payload = p
 	return appendRecord(b, recHint, p)
+}
+
+// hasStanding says whether a hint has anything only 1.3 keeps.
+func hasStanding(h timeline.Hint) bool { return h.Provisional || h.Ongoing || len(h.Episodes) > 0 }
+
+// Standing flags, one byte per hint and per episode.
+const (
+	standingProvisional = 1 << iota
+	standingOngoing
+)
+
+// appendStanding appends, for each hint in order, a flags byte
+// (provisional, ongoing), a uvarint episode count, and for each episode:
+// varint start − at and end − start in nanoseconds, uvarint GPU count and
+// varint GPUs, severity byte, evidence string, flags byte (provisional).
+func appendStanding(p []byte, at int64, hints []timeline.Hint) []byte {
+	for i := range hints {
+		h := &hints[i]
+		var flags byte
+		if h.Provisional {
+			flags |= standingProvisional
+		}
+		if h.Ongoing {
+			flags |= standingOngoing
+		}
+		p = append(p, flags)
+		p = binary.AppendUvarint(p, uint64(len(h.Episodes)))
+		for _, ep := range h.Episodes {
+			start := ep.Start.UnixNano()
+			p = binary.AppendVarint(p, start-at)
+			p = binary.AppendVarint(p, ep.End.UnixNano()-start)
+			p = binary.AppendUvarint(p, uint64(len(ep.GPUs)))
+			for _, g := range ep.GPUs {
+				p = binary.AppendVarint(p, int64(g))
+			}
+			p = append(p, byte(ep.Severity))
+			p = appendString(p, ep.Evidence)
+			flags = 0
+			if ep.Provisional {
+				flags = standingProvisional
+			}
+			p = append(p, flags)
+		}
+	}
+	return p
+}
+
+// readStanding reads what appendStanding wrote into the hints of snap.
+func (d *segmentDecoder) readStanding(c *cursor, at int64, hints []timeline.Hint) {
+	for i := range hints {
+		h := &hints[i]
+		flags := c.byte()
+		h.Provisional, h.Ongoing = flags&standingProvisional != 0, flags&standingOngoing != 0
+		n := c.count(5) // the smallest episode takes five bytes
+		if n > 0 {
+			h.Episodes = make([]timeline.Episode, n)
+		}
+		for j := range h.Episodes {
+			ep := &h.Episodes[j]
+			start := at + c.varint()
+			end := start + c.varint()
+			ep.Start, ep.End = time.Unix(0, start), time.Unix(0, end)
+			if gpus := c.count(1); gpus > 0 {
+				ep.GPUs = make([]int, gpus)
+				for k := range ep.GPUs {
+					ep.GPUs[k] = int(c.varint())
+				}
+			}
+			ep.Severity = timeline.Severity(c.byte())
+			ep.Evidence = d.hintString(c)
+			ep.Provisional = c.byte()&standingProvisional != 0
+		}
+	}
 }
 
 // readHints decodes a hint record written by appendHints. Strings equal to
@@ -135,6 +226,9 @@ func (d *segmentDecoder) readHints(c *cursor) (snap HintSnapshot, carried bool) 
 		h.Evidence = d.hintString(c)
 		h.Suggestion = d.hintString(c)
 		h.Confidence = readLoneValue(c)
+	}
+	if len(c.b) > 0 && c.err == nil {
+		d.readStanding(c, at, snap.Hints)
 	}
 	return snap, carried
 }

@@ -33,10 +33,28 @@ func sameSnapshot(t *testing.T, what string, want, got HintSnapshot) {
 		g := got.Hints[j]
 		if g.ID != w.ID || g.Severity != w.Severity || !slices.Equal(g.GPUs, w.GPUs) || (len(w.GPUs) == 0 && g.GPUs != nil) ||
 			!g.Start.Equal(w.Start) || !g.End.Equal(w.End) || g.Evidence != w.Evidence || g.Suggestion != w.Suggestion ||
-			math.Float64bits(g.Confidence) != math.Float64bits(w.Confidence) {
+			math.Float64bits(g.Confidence) != math.Float64bits(w.Confidence) ||
+			g.Provisional != w.Provisional || g.Ongoing != w.Ongoing || !sameEpisodes(g.Episodes, w.Episodes) {
 			t.Fatalf("%s: hint %d is\n%+v, want\n%+v", what, j, g, w)
 		}
 	}
+}
+
+// sameEpisodes compares episodes as the format keeps them: times to the
+// nanosecond, nil GPUs for none.
+func sameEpisodes(got, want []timeline.Episode) bool {
+	if len(got) != len(want) || (len(want) == 0 && got != nil) {
+		return false
+	}
+	for i, w := range want {
+		g := got[i]
+		if !g.Start.Equal(w.Start) || !g.End.Equal(w.End) || !slices.Equal(g.GPUs, w.GPUs) ||
+			(len(w.GPUs) == 0 && g.GPUs != nil) || g.Severity != w.Severity || g.Evidence != w.Evidence ||
+			g.Provisional != w.Provisional {
+			return false
+		}
+	}
+	return true
 }
 
 // hintSet is a set of n hints that differ with seed, as a live view's
