@@ -57,11 +57,11 @@ func cmdReplay(args []string, e *env) error {
 	}
 	defer closeLog()
 	// A replay keeps every sample at full resolution: a postmortem zooms
-	// into hour three as closely as into the last minute. With a day of
-	// samples held (about 100 MB for 8 GPUs), Go's default of letting the
-	// heap grow to twice what is live would double the footprint; collect
-	// sooner instead.
-	debug.SetGCPercent(25)
+	// into hour three as closely as into the last minute. With a day held
+	// (about 150 MB for 8 GPUs: the store's samples and the analysis's
+	// columns), Go's default of letting the heap grow to twice what is live
+	// would double the footprint; collect sooner instead.
+	debug.SetGCPercent(15)
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
 	store := timeline.NewStore(timeline.StoreOptions{RawSamples: 0, Reserve: expectedSamples(r)})

@@ -24,7 +24,7 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 if [ -z "${SKIP_GO_BENCH:-}" ]; then
   echo "== go benchmarks"
-  go test -run '^$' -bench 'View|Frame|Render|StoreAdd|Derive|Series|EvaluateHints|Segment|Report' -benchmem ./ui ./ui/screen ./timeline | grep -E '^Benchmark'
+  go test -run '^$' -bench 'View|Frame|Render|Seek|StoreAdd|Derive|Series|Engine|FirstHint|PhasesDay|Report' -benchmem ./ui ./ui/screen ./timeline/... | grep -E '^Benchmark'
   go test -run '^$' -bench . -benchtime 5x -benchmem ./recordings ./recordings/importer | grep -E '^Benchmark'
 fi
 

@@ -277,7 +277,6 @@ func (e *Engine) gpu(idx int) *hintGPU {
 	}
 	g.state = make([]hintState, n, max(n, 64))
 	g.work = nanColumns(n)
-	g.workSum, g.workN = make([]float64, n+1, max(n+1, 64)), make([]int32, n+1, max(n+1, 64))
 	e.gpuByIndex[idx] = g
 	e.f.gpus = append(e.f.gpus, g)
 	sort.Slice(e.f.gpus, func(a, b int) bool { return e.f.gpus[a].index < e.f.gpus[b].index })
@@ -318,7 +317,6 @@ func (e *Engine) grow(n int) {
 				g.throttle = append(g.throttle, v)
 			}
 			g.state, g.work = append(g.state, hsUnknown), append(g.work, float32(math.NaN()))
-			g.workSum, g.workN = append(g.workSum, g.workSum[i]), append(g.workN, g.workN[i])
 		}
 		h := &f.host
 		for k := range hCores {
@@ -476,11 +474,6 @@ func (e *Engine) judgeColumn(i int) {
 			powerIdle = 0.3 * limit
 		}
 		g.classify(i, o, clockIdle, powerIdle)
-		g.workSum[i+1], g.workN[i+1] = g.workSum[i], g.workN[i]
-		if w := g.work[i]; w == w {
-			g.workSum[i+1] += float64(w)
-			g.workN[i+1]++
-		}
 	}
 	f.judgeHost(i)
 }

@@ -144,7 +144,7 @@ func hintActivity(gs []*hintGPU, spans []hintSpan, keep func(g *hintGPU, i int) 
 	}
 	clock := hintStats(gs, func(g *hintGPU) []float32 { return g.clock }, spans, keep)
 	power := hintStats(gs, hintPickPower, spans, keep)
-	return "SM clock " + hintRange(clock, "MHz") + " at " + hintRange(power, "W") + " (utilisation not recorded)"
+	return "SM clock " + hintRange(clock, "MHz") + " at " + hintRange(power, "W") + ", utilisation not recorded"
 }
 
 // hintLevel picks a rule's threshold: enter when starting a stretch, stay

@@ -12,6 +12,27 @@ import (
 // Rules that compare GPUs with each other or with themselves over time:
 // gpu-imbalance and periodic-stall.
 
+// A log of power and clocks alone: one GPU of four at its idle clock and
+// power while the others work is imbalance.
+func TestHintGPUImbalanceFromClocks(t *testing.T) {
+	htCheck(t, timeline.HintGPUImbalance, []htCase{{
+		name: "one GPU of four at its idle floor",
+		secs: 600,
+		script: func(t *htTick) {
+			for i := range 4 {
+				clock, power := 1980.0, 540.0
+				if i == 2 {
+					clock, power = 345, 62
+				}
+				t.gpu(i, timeline.GPUClockSM, clock)
+				t.gpu(i, timeline.GPUPower, power)
+			}
+		},
+		gpus: []int{2}, severity: timeline.Warning,
+		evidence: []string{"GPU0-1,3 busy (SM clock 1980MHz at 540W, utilisation not recorded) while GPU2"},
+	}})
+}
+
 func TestHintGPUImbalance(t *testing.T) {
 	htCheck(t, timeline.HintGPUImbalance, []htCase{
 		{

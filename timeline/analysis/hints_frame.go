@@ -51,10 +51,6 @@ type hintGPU struct {
 	// work is SM activity where known, else utilisation, and 0 while
 	// busy-waiting: what the GPU really got done.
 	work []float32
-	// workSum and workN are running sums of the known work up to each
-	// column (index i: columns before i), for means over long stretches.
-	workSum []float64
-	workN   []int32
 
 	// What was known at each column: the power limit and memory total, the
 	// power reference busy-wait compares with (and whether it is the
@@ -232,7 +228,6 @@ func (f *hintFrame) view(n int) *hintFrame {
 	}
 	for _, g := range f.gpus {
 		c := &hintGPU{index: g.index, state: g.state[:n], work: g.work[:n],
-			workSum: g.workSum[:n+1], workN: g.workN[:n+1],
 			limitAt: g.limitAt, memTotalAt: g.memTotalAt, refAt: g.refAt, refIsLimit: g.refIsLimit,
 			maxClockAt: g.maxClockAt, maxPowerAt: g.maxPowerAt}
 		for m := range mThrottle {

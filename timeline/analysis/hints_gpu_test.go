@@ -12,6 +12,25 @@ var htNaN = math.NaN()
 func TestHintGPUIdle(t *testing.T) {
 	htCheck(t, timeline.HintGPUIdle, []htCase{
 		{
+			name: "util near 50% with SM activity near 1% is not idle",
+			secs: 900,
+			script: func(t *htTick) {
+				t.h100(0, float64(45+t.sec%10), 1, 120, 0)
+			},
+		},
+		{
+			// A log of power and clocks alone (no utilisation column):
+			// the clock at its idle floor and idle power, all run.
+			name: "clock and power alone: at the idle floor",
+			secs: 900,
+			script: func(t *htTick) {
+				t.gpu(0, timeline.GPUClockSM, 345)
+				t.gpu(0, timeline.GPUPower, 62)
+			},
+			gpus: []int{0}, severity: timeline.Info,
+			evidence: []string{"GPU0 SM clock 345MHz at 62W, utilisation not recorded"},
+		},
+		{
 			name: "eight GPUs with nothing on them for 10m",
 			secs: 600,
 			script: func(t *htTick) {
@@ -168,6 +187,19 @@ func TestHintLowUtilization(t *testing.T) {
 			},
 			gpus: []int{0}, severity: timeline.Critical,
 			evidence: []string{"util averages 1.7%", "idle 90% of the time, in bursts of 17%"},
+		},
+		{
+			// Launch-bound: a kernel half the time, on 1% of the SMs. A GPU
+			// barely used, not an idle one: both numbers, and never gpu-idle.
+			name: "util near 50% with SM activity near 1%",
+			secs: 600,
+			script: func(t *htTick) {
+				t.h100(0, float64(45+t.sec%10), 1, 120, 6*htGiB)
+				t.cores(htCoreSet(16, 5)...)
+			},
+			gpus: []int{0}, severity: timeline.Critical,
+			evidence:   []string{"GPU0 SM activity averages 1% (util 50%)"},
+			suggestion: []string{"keep few SMs busy"},
 		},
 		{
 			// The imbalance demo's GPU1: a kernel always running, few SMs.

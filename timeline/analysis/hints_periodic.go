@@ -199,11 +199,14 @@ func (f *hintFrame) findPeriodicRuns(g *hintGPU, stalls []hintSpan) [][]hintSpan
 // that idles with a short blip of light work now and then (unet_optuna's
 // 17 % every 20 s is low-utilization).
 func (f *hintFrame) busyBetween(g *hintGPU, run []hintSpan) bool {
-	sum, n := 0.0, int32(0)
+	sum, n := 0.0, 0
 	for k := 1; k < len(run); k++ {
-		lo, hi := run[k-1].hi, run[k].lo
-		sum += g.workSum[hi] - g.workSum[lo]
-		n += g.workN[hi] - g.workN[lo]
+		for _, w := range g.work[run[k-1].hi:run[k].lo] {
+			if w == w {
+				sum += float64(w)
+				n++
+			}
+		}
 	}
 	return n > 0 && sum/float64(n) >= f.opts.BusyWork
 }
