@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -353,6 +354,63 @@ func TestMarkCountsTheSessionsThatTookIt(t *testing.T) {
 	for _, p := range []string{a, b} {
 		if _, markers, _, _ := readRecording(t, p); !slices.Equal(markers, []string{"eval (mark)"}) {
 			t.Errorf("%s: markers %q", filepath.Base(p), markers)
+		}
+	}
+}
+
+// gputop report --to T is what the screen said at T: a stretch's report
+// ends there, its hints carry their standing and episodes, and the hints
+// at T differ from the whole run's where the run went on to say more.
+func TestReportOfAStretch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ck.gtr")
+	if code := run([]string{"record", "-o", path, "--demo=checkpoint", "--fast", "--duration", "8m"}, &newTestEnv().env); code != 0 {
+		t.Fatal("record failed")
+	}
+	report := func(args ...string) (map[string]any, int, string) {
+		te := newTestEnv()
+		code := run(append([]string{"report", path, "--format", "json"}, args...), &te.env)
+		var doc map[string]any
+		if code == 0 {
+			if err := json.Unmarshal([]byte(te.out.String()), &doc); err != nil {
+				t.Fatalf("report %v: %v\n%s", args, err, te.out.String())
+			}
+		}
+		return doc, code, te.err.String()
+	}
+	ids := func(doc map[string]any) []string {
+		var out []string
+		for _, h := range doc["hints"].([]any) {
+			hint := h.(map[string]any)
+			for _, field := range []string{"provisional", "ongoing", "episodes"} {
+				if _, ok := hint[field]; !ok {
+					t.Errorf("hint %v has no %q", hint["id"], field)
+				}
+			}
+			out = append(out, hint["id"].(string))
+		}
+		return out
+	}
+	whole, code, _ := report()
+	early, code2, _ := report("--to", "+3m")
+	if code != 0 || code2 != 0 {
+		t.Fatalf("exit %d and %d", code, code2)
+	}
+	if d := early["duration_s"].(float64); d < 179 || d > 181 {
+		t.Errorf("report --to +3m lasts %v s", d)
+	}
+	if got := ids(whole); !slices.Contains(got, "periodic-stall") || slices.Contains(got, "busy-wait") {
+		t.Errorf("the whole run's hints %v: want periodic-stall, which the spin yields to", got)
+	}
+	if got := ids(early); !slices.Contains(got, "busy-wait") || slices.Contains(got, "periodic-stall") {
+		t.Errorf("at 3m, after two stalls, the hints %v: want busy-wait, not yet periodic-stall", got)
+	}
+	late, code, _ := report("--from", "+4m")
+	if code != 0 || late["duration_s"].(float64) > 241 {
+		t.Errorf("report --from +4m: exit %d, %v s", code, late["duration_s"])
+	}
+	for _, args := range [][]string{{"--from", "+5m", "--to", "+2m"}, {"--to", "+9h"}, {"--to", "soon"}} {
+		if _, code, stderr := report(args...); code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("report %v: exit %d, stderr %q; want 2 and one line", args, code, stderr)
 		}
 	}
 }

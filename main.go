@@ -59,7 +59,7 @@ var commands = []struct {
 	{"replay", "FILE [--speed X] [--start T]", "replay a recording in the same screen, with a transport", cmdReplay},
 	{"run", "[-o FILE] [--phase-regex RE] [--demo[=SCENARIO]] -- CMD [ARGS...]", "run a job, record it, mark its phases, report when it ends, exit with its code", cmdRun},
 	{"mark", "TEXT", "drop a marker into this user's running gputop sessions", cmdMark},
-	{"report", "FILE [--format text|markdown|json]", "per-GPU and per-phase figures, phases, markers and hints of a recording", cmdReport},
+	{"report", "FILE [--format text|markdown|json] [--from T] [--to T]", "per-GPU and per-phase figures, phases, markers and hints of a recording, or of a stretch of it", cmdReport},
 	{"export", "FILE --format csv|jsonl [-o OUT]", "a recording as tidy data for pandas, jq or a spreadsheet", cmdExport},
 	{"import", "LOG -o FILE [--format auto|nvidia-smi-csv|dmon|dcgmi-csv]", "turn nvidia-smi, dmon or dcgmi logs into a recording", cmdImport},
 	{"version", "", "print the version", cmdVersion},
