@@ -44,7 +44,7 @@ func cmdLive(args []string, e *env) error {
 	if err := checkInterval(*interval); err != nil {
 		return err
 	}
-	if err := checkTerminal(0); err != nil {
+	if err := checkTerminal(); err != nil {
 		return err
 	}
 	if *record != "" {
@@ -135,7 +135,7 @@ func runUI(ctx context.Context, src timeline.Source, opts ui.Options) error {
 }
 
 // checkTerminal refuses to start the screen where it cannot be drawn.
-func checkTerminal(gpus int) error {
+func checkTerminal() error {
 	fd := os.Stdout.Fd()
 	if !term.IsTerminal(fd) {
 		return errors.New("the live view needs a terminal; for a reading use 'gputop snapshot'")
@@ -144,8 +144,7 @@ func checkTerminal(gpus int) error {
 	if err != nil {
 		return fmt.Errorf("cannot read the terminal's size: %v", err)
 	}
-	// Before the GPUs are found, ask for the room of the common 8-GPU node.
-	minW, minH := ui.MinSize(max(gpus, 8))
+	minW, minH := ui.MinSize()
 	if w < minW || h < minH {
 		return fmt.Errorf("terminal too small: %dx%d, gputop needs at least %dx%d", w, h, minW, minH)
 	}

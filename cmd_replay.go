@@ -48,7 +48,7 @@ func cmdReplay(args []string, e *env) error {
 				first.Local().Format(time.DateTime), last.Local().Format(time.DateTime))}
 		}
 	}
-	if err := checkTerminal(len(r.Header().Info.GPUs)); err != nil {
+	if err := checkTerminal(); err != nil {
 		return err
 	}
 	closeLog, err := openLog(*logPath)

@@ -42,7 +42,10 @@ var (
 		}}
 	memRow = gpuRow{"mem", timeline.GPUMemUsed, func(t *theme) ink { return t.mem },
 		func(m *Model, dev string, at time.Time) (float64, float64) {
-			return 0, m.value(timeline.GPUMemTotal, dev, at)
+			if total := m.value(timeline.GPUMemTotal, dev, at); total > 0 {
+				return 0, total
+			}
+			return 0, m.gpuInfo(dev).MemTotal
 		},
 		func(m *Model, dev string, at time.Time) string {
 			used, total := m.value(timeline.GPUMemUsed, dev, at), m.value(timeline.GPUMemTotal, dev, at)
@@ -81,12 +84,18 @@ func (m *Model) limitOf(dev string, at time.Time) float64 {
 	if v := m.value(timeline.GPUPowerLimit, dev, at); v > 0 {
 		return v
 	}
+	return m.gpuInfo(dev).PowerLimit
+}
+
+// gpuInfo is what the source said of a GPU at the start; unknown figures
+// are NaN.
+func (m *Model) gpuInfo(dev string) timeline.GPUInfo {
 	for _, g := range m.info.GPUs {
 		if timeline.GPUDevice(g.Index) == dev {
-			return g.PowerLimit
+			return g
 		}
 	}
-	return math.NaN()
+	return timeline.GPUInfo{MemTotal: math.NaN(), PowerLimit: math.NaN()}
 }
 
 // viewGPUs draws every GPU block.
@@ -94,11 +103,7 @@ func (m *Model) viewGPUs(f *frame) []string {
 	if len(m.info.GPUs) == 0 {
 		return m.viewNoGPUs()
 	}
-	var out []string
-	for i, g := range m.info.GPUs {
-		out = append(out, m.viewGPU(f, i, g)...)
-	}
-	return out
+	return m.viewGPUList(f)
 }
 
 func (m *Model) gpuLabel(i int, g timeline.GPUInfo) string {
@@ -135,6 +140,11 @@ func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
 		ln.add(padRight(row.label, rowLabelWidth), m.theme.dim)
 		m.store.Series(timeline.Key{Name: row.metric, Device: dev}, f.from, f.to, f.cols)
 		lo, hi := row.scale(m, dev, f.at)
+		if !(hi > lo) {
+			// No known ceiling (a log without the power limit): the
+			// highest value in view, so the shape still shows.
+			hi = highest(f.cols)
+		}
 		ln.add(m.glyph.spark(f.cols, lo, hi), row.ink(&m.theme))
 		ln.add(" ", ink{})
 		ln.add(row.value(m, dev, f.at), row.ink(&m.theme))
@@ -217,17 +227,27 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 	if has(timeline.GPUTensor) {
 		put(timeline.GPUSMActive, field{"tensor " + strings.TrimSpace(fmtPct(v(timeline.GPUTensor))), dimInk})
 	}
-	if shown[timeline.GPUPower] {
-		put(timeline.GPUPower, field{"of " + fmtWatts(m.limitOf(dev, at)), dimInk})
-	} else {
-		put(timeline.GPUPower, field{units.WattsOf(v(timeline.GPUPower), m.limitOf(dev, at)), powerInk})
+	// What the source never gave (an nvidia-smi log without temperatures)
+	// is left out rather than shown as N/A, which reads as a failure.
+	limit := m.limitOf(dev, at)
+	switch {
+	case !shown[timeline.GPUPower]:
+		put(timeline.GPUPower, field{units.WattsOf(v(timeline.GPUPower), limit), powerInk})
+	case limit > 0:
+		put(timeline.GPUPower, field{"of " + fmtWatts(limit), dimInk})
 	}
 	if flag := throttleFlag(v(timeline.GPUThrottle)); flag != "" {
 		put(timeline.GPUPower, field{m.glyph.warn + flag, warnInk})
 	}
-	put(timeline.GPUPower, field{fmtTemp(v(timeline.GPUTemp), m.ascii), tempInk})
-	put(timeline.GPUPower, field{fmtMHz(v(timeline.GPUClockSM)), dimInk})
-	put(timeline.GPUMemUsed, field{fmtMem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal)), memInk})
+	if has(timeline.GPUTemp) {
+		put(timeline.GPUPower, field{fmtTemp(v(timeline.GPUTemp), m.ascii), tempInk})
+	}
+	if has(timeline.GPUClockSM) {
+		put(timeline.GPUPower, field{fmtMHz(v(timeline.GPUClockSM)), dimInk})
+	}
+	if has(timeline.GPUMemUsed) {
+		put(timeline.GPUMemUsed, field{fmtMem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal)), memInk})
+	}
 	if has(timeline.GPUPCIeRx) {
 		put(timeline.GPUMemUsed, field{"PCIe in " + fmtRate(v(timeline.GPUPCIeRx)) + " out " + fmtRate(v(timeline.GPUPCIeTx)), dimInk})
 	}
@@ -257,10 +277,19 @@ func (m *Model) compactGPU(f *frame, dev, label string, labelInk ink, lost bool)
 	if m.lay.showSM {
 		ln.add(" SM ", m.theme.dim).add(fmtPct(v(timeline.GPUSMActive)), m.theme.sm)
 	}
-	ln.add(" ", ink{}).add(padLeft(fmtMem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal)), 12), m.theme.mem)
+	// A quantity the source never gave keeps its column blank, not N/A.
+	has := func(name string) bool { return m.store.Has(timeline.Key{Name: name, Device: dev}) }
+	mem, temp := "", ""
+	if has(timeline.GPUMemUsed) {
+		mem = fmtMem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal))
+	}
+	if has(timeline.GPUTemp) {
+		temp = fmtTemp(v(timeline.GPUTemp), m.ascii)
+	}
+	ln.add(" ", ink{}).add(padLeft(mem, 12), m.theme.mem)
 	pwr := units.WattsOf(v(timeline.GPUPower), m.limitOf(dev, f.at))
 	ln.add(" ", ink{}).add(padLeft(pwr, 8), m.theme.power)
-	ln.add(" ", ink{}).add(padLeft(fmtTemp(v(timeline.GPUTemp), m.ascii), 4), m.theme.temp)
+	ln.add(" ", ink{}).add(padLeft(temp, 4), m.theme.temp)
 	if flag := throttleFlag(v(timeline.GPUThrottle)); flag != "" {
 		ln.add(" ", ink{}).add(flag, m.theme.warn)
 	}
@@ -280,4 +309,13 @@ func (m *Model) viewNoGPUs() []string {
 		out = append(out, m.theme.warn.paint(" no GPUs"))
 	}
 	return padBlank(out, noGPURows)
+}
+
+// highest is the largest mean among cols, NaN if none is known.
+func highest(cols []timeline.Agg) float64 {
+	hi := math.NaN()
+	for _, c := range cols {
+		hi = maxKnown(hi, c.Mean)
+	}
+	return hi
 }

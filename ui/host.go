@@ -20,6 +20,9 @@ func (m *Model) viewHost(f *frame) []string {
 		prefix += rowLabelWidth
 	}
 
+	if m.store.Len() > 0 && !m.store.Has(timeline.Key{Name: timeline.HostCPU, Device: timeline.HostDevice}) {
+		return m.viewNoHost(multi)
+	}
 	cpu := newLine(m.width)
 	cpu.add(padRight(" host", m.lay.label), m.theme.title)
 	if multi {
@@ -56,6 +59,27 @@ func (m *Model) viewHost(f *frame) []string {
 		{"swap " + swap, func(t *theme) ink { return swapInk(t, hv(timeline.HostSwapUsed)) }},
 	}, nil, m.width)
 	return append([]string{cpu.String(), mem.String()}, m.viewCores(f, prefix)...)
+}
+
+// viewNoHost says in one line that there is no host data, in the rows the
+// host would have had: an imported nvidia-smi log has none, and a row of
+// N/A reads as if something failed.
+func (m *Model) viewNoHost(multi bool) []string {
+	ln := newLine(m.width)
+	ln.add(padRight(" host", m.lay.label), m.theme.title)
+	msg := "no host readings in this recording"
+	switch {
+	case m.info.Kind == timeline.Imported || m.info.Recorded == timeline.Imported:
+		msg = "no host readings: the imported log has GPUs only"
+	case m.play.grows:
+		msg = "no host readings yet"
+	}
+	ln.add(msg, m.theme.dim)
+	rows := 1 + m.lay.coreRows
+	if multi {
+		rows++
+	}
+	return padBlank([]string{ln.String()}, rows)
 }
 
 func fmtLoad(v float64) string {

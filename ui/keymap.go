@@ -52,8 +52,9 @@ type keyGroup struct {
 type keyMap struct {
 	quit, help, suspend binding
 
-	up, down, metric, hint, closeHint binding
-	hintUp, hintDown                  binding
+	up, down, metric, hint, closeHint         binding
+	gpuPageUp, gpuPageDown, firstGPU, lastGPU binding
+	hintUp, hintDown                          binding
 
 	zoomIn, zoomOut, pause               binding
 	back, forward, pageBack, pageForward binding
@@ -100,9 +101,14 @@ func newKeyMap(ascii bool) *keyMap {
 		// listed.
 		suspend: bind(keys("ctrl+z"), "", "", "suspend to the shell, as a shell's ctrl+z does; fg brings gputop back", 0),
 
-		up:     bind(keys("up", "k"), upDown, "GPU", "select the GPU above for the detail graph", 8),
-		down:   bind(keys("down", "j"), "", "", "select the GPU below for the detail graph", 0),
-		metric: bind(keys("tab"), "tab", "metric", "next metric in the detail graph", 9),
+		up:   bind(keys("up", "k"), upDown, "GPU", "select the GPU above for the detail graph", 8),
+		down: bind(keys("down", "j"), "", "", "select the GPU below for the detail graph", 0),
+		// As in htop's process list: a long GPU list pages and jumps.
+		gpuPageUp:   bind(keys("pgup"), "", "", "select the GPU a screenful up the list", 0),
+		gpuPageDown: bind(keys("pgdown"), "", "", "select the GPU a screenful down the list", 0),
+		firstGPU:    bind(keys("home"), "", "", "select the first GPU", 0),
+		lastGPU:     bind(keys("end"), "", "", "select the last GPU", 0),
+		metric:      bind(keys("tab"), "tab", "metric", "next metric in the detail graph", 9),
 		hint: bind(keys("h"), "h", "hint",
 			"show the next hint in full (its evidence, next step and episodes); past the last, back to the graph", 6),
 		closeHint: bind(keys("esc"), "esc", "close", "close the hint, back to the graph", 7),
@@ -118,10 +124,10 @@ func newKeyMap(ascii bool) *keyMap {
 		back: bind(keys("left"), leftRight, "scroll",
 			"back one column: scroll a live view (it pauses) or step a replay", 3),
 		forward:     bind(keys("right"), "", "", "forward one column", 0),
-		pageBack:    bind(keys("pgup"), "", "", "back half a window", 0),
-		pageForward: bind(keys("pgdown"), "", "", "forward half a window", 0),
-		start:       bind(keys("g", "home"), "g/G", "start/end", "go to the start", 14),
-		end:         bind(keys("G", "end"), "", "", "go to the end; a paused live view follows live again", 0),
+		pageBack:    bind(keys("shift+left"), "", "", "back half a window", 0),
+		pageForward: bind(keys("shift+right"), "", "", "forward half a window", 0),
+		start:       bind(keys("g"), "g/G", "start/end", "go to the start", 14),
+		end:         bind(keys("G"), "", "", "go to the end; a paused live view follows live again", 0),
 		slower:      bind(keys("<", ","), "<>", "speed", "replay slower, down to 0.25x", 4),
 		faster:      bind(keys(">", "."), "", "", "replay faster, up to 64x", 0),
 		goTo: bind(keys("t", "/"), "t", "time",
@@ -152,7 +158,9 @@ func newKeyMap(ascii bool) *keyMap {
 	k.record.why = "recording is for live sessions; this is a replay"
 	k.groups = []keyGroup{
 		{"Program", []*binding{&k.quit, &k.help, &k.suspend}},
-		{"GPUs and hints", []*binding{&k.up, &k.down, &k.metric, &k.hint, &k.closeHint}},
+		{"GPUs and hints", []*binding{
+			&k.up, &k.down, &k.gpuPageUp, &k.gpuPageDown, &k.firstGPU, &k.lastGPU, &k.metric, &k.hint, &k.closeHint,
+		}},
 		{"Time", []*binding{
 			&k.zoomIn, &k.zoomOut, &k.pause, &k.back, &k.forward, &k.pageBack, &k.pageForward,
 			&k.start, &k.end, &k.slower, &k.faster, &k.goTo, &k.prevMark, &k.nextMark,
@@ -235,6 +243,7 @@ func (m *Model) updateKeys() {
 	on(true, &k.quit, &k.help, &k.suspend)
 	hintScrolls := m.hintSel > 0 && m.hintSel <= hints && m.hintDetailOverflow() > 0
 	on(gpus && !hintScrolls, &k.up, &k.down)
+	on(gpus, &k.gpuPageUp, &k.gpuPageDown, &k.firstGPU, &k.lastGPU)
 	on(gpus && samples, &k.metric)
 	on(hints > 0, &k.hint)
 	on(m.hintSel > 0 && m.hintSel <= hints, &k.closeHint)

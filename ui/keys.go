@@ -65,6 +65,14 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		m.gpu = max(0, m.gpu-1)
 	case key.Matches(k, keys.down.Binding):
 		m.gpu = min(len(m.info.GPUs)-1, m.gpu+1)
+	case key.Matches(k, keys.gpuPageUp.Binding):
+		m.gpu = max(0, m.gpu-max(1, m.lay.gpusShown))
+	case key.Matches(k, keys.gpuPageDown.Binding):
+		m.gpu = min(len(m.info.GPUs)-1, m.gpu+max(1, m.lay.gpusShown))
+	case key.Matches(k, keys.firstGPU.Binding):
+		m.gpu = 0
+	case key.Matches(k, keys.lastGPU.Binding):
+		m.gpu = len(m.info.GPUs) - 1
 	case key.Matches(k, keys.metric.Binding):
 		m.nextMetric()
 	case key.Matches(k, keys.zoomIn.Binding):

@@ -9,19 +9,28 @@ import (
 )
 
 // Minimum terminal: the width of one compact GPU row with a useful
-// sparkline, and the height for every GPU's row plus header, host and footer.
-const minWidth = 60
+// sparkline, and the height of the header, a GPU list of two GPUs under its
+// summary, the phase band, the host, a hint and the footer. It does not grow
+// with the GPUs: where they do not fit, the list scrolls.
+const (
+	minWidth  = 60
+	minHeight = 12
+)
 
-// MinSize is the smallest terminal the screen draws in for a source with
-// gpus GPUs. Below it the screen says so instead of drawing.
-func MinSize(gpus int) (w, h int) {
-	return minWidth, max(12, gpus+7)
+// MinSize is the smallest terminal the screen draws in. Below it the screen
+// says so instead of drawing.
+func MinSize() (w, h int) {
+	return minWidth, minHeight
 }
 
 // layout is where everything goes for one terminal size, computed on resize.
 type layout struct {
-	fits      bool
-	gpuRows   int // lines per GPU block: 1, 2 or 3
+	fits    bool
+	gpuRows int // lines per GPU block: 1, 2 or 3
+	// gpusShown is how many GPUs the list has room for; where that is fewer
+	// than there are, the list scrolls under a pinned summary line.
+	gpusShown int
+	summary   int // the summary line over a scrolling list: 1, or 0 for none
 	label     int // width of the label column ("GPU0 ")
 	spark     int // sparkline columns, the same for every row that has one
 	values    int // width of the values right of the sparklines
@@ -47,7 +56,7 @@ const (
 
 func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
 	n := len(info.GPUs)
-	minW, minH := MinSize(n)
+	minW, minH := MinSize()
 	l := layout{fits: w >= minW && h >= minH}
 	if !l.fits {
 		return l
@@ -89,10 +98,15 @@ func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
 			break
 		}
 	}
-	free -= n * l.gpuRows
+	l.gpusShown = n
+	listRows := n * l.gpuRows
 	if n == 0 {
-		free -= noGPURows
+		listRows = noGPURows
 	}
+	if n > 0 && free-listRows < minDetailRows {
+		listRows = l.scrollList(&free, n)
+	}
+	free -= listRows
 	if free < minDetailRows && l.hints > 1 {
 		free += l.hints - 1
 		l.hints = 1
@@ -116,6 +130,26 @@ func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
 	}
 	l.spark = max(8, w-prefix-1-l.values)
 	return l
+}
+
+// scrollList lays out a GPU list that does not fit whole, as htop's process
+// list: one row a GPU under a pinned summary, with the rest of the screen
+// (the phase band, hints and a detail graph of a third of what is left)
+// where it would be with few GPUs. It returns the rows the list takes.
+func (l *layout) scrollList(free *int, n int) int {
+	l.summary = 1
+	detail := max(minDetailRows, *free/3)
+	rows := *free - detail
+	if rows < 3 && l.hints > 1 {
+		*free += l.hints - 1
+		l.hints = 1
+		rows = *free - detail
+	}
+	// Always the summary and two GPUs, so that moving the selection shows
+	// where it goes; the detail graph gives way first.
+	rows = min(max(rows, 3), n+1)
+	l.gpusShown = rows - l.summary
+	return rows
 }
 
 // valueWidth is the width of the numbers right of the sparklines.

@@ -73,6 +73,7 @@ type Model struct {
 	coresSeen int            // store keys looked at for cores
 
 	gpu    int // selected GPU (index into info.GPUs)
+	gpuTop int // first GPU of a scrolling list on screen
 	metric int // selected detail metric (index into detailMetrics)
 	// keys is the key table; updateKeys says which of them do something.
 	keys     *keyMap
@@ -203,6 +204,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		cmd = m.handleTick(msg.at)
 	}
+	m.keepSelectionInView()
 	m.refreshAnalysis()
 	m.updateKeys()
 	return m, cmd

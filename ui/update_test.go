@@ -25,6 +25,18 @@ func press(m *Model, keys ...string) {
 			msg = tea.KeyMsg{Type: tea.KeyRight}
 		case "tab":
 			msg = tea.KeyMsg{Type: tea.KeyTab}
+		case "pgup":
+			msg = tea.KeyMsg{Type: tea.KeyPgUp}
+		case "pgdown":
+			msg = tea.KeyMsg{Type: tea.KeyPgDown}
+		case "home":
+			msg = tea.KeyMsg{Type: tea.KeyHome}
+		case "end":
+			msg = tea.KeyMsg{Type: tea.KeyEnd}
+		case "shift+left":
+			msg = tea.KeyMsg{Type: tea.KeyShiftLeft}
+		case "shift+right":
+			msg = tea.KeyMsg{Type: tea.KeyShiftRight}
 		case " ":
 			msg = tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}
 		default:
@@ -137,7 +149,7 @@ func TestHelpOpensAndAnyKeyClosesIt(t *testing.T) {
 func TestResizeFollowsAndSaysWhenTooSmall(t *testing.T) {
 	m := newTestModel(t, timeline.Live, fixtureSamples(30), 80, 24, Options{})
 	m.Update(tea.WindowSizeMsg{Width: 50, Height: 10})
-	if got := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(got, "terminal too small: 50x10, gputop needs at least 60x15") {
+	if got := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(got, "terminal too small: 50x10, gputop needs at least 60x12") {
 		t.Fatalf("too small:\n%s", got)
 	}
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})

@@ -73,7 +73,7 @@ func (m *Model) frame() *frame {
 }
 
 func (m *Model) viewTooSmall() string {
-	w, h := MinSize(len(m.info.GPUs))
+	w, h := MinSize()
 	msg := fmt.Sprintf("terminal too small: %dx%d, gputop needs at least %dx%d", m.width, m.height, w, h)
 	var lines []string
 	for _, l := range wrap(msg, m.width) {

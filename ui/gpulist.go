@@ -1,0 +1,134 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/timeline/units"
+)
+
+// A node with more GPUs than rows scrolls its GPU list as htop scrolls its
+// processes: the selection moves through the list and the list follows it,
+// with a pinned summary line above that speaks for the GPUs off screen.
+
+// viewGPUList draws the summary (when the list scrolls) and the GPUs in view.
+func (m *Model) viewGPUList(f *frame) []string {
+	var out []string
+	if m.lay.summary > 0 {
+		out = append(out, m.viewGPUSummary(f))
+	}
+	top := m.gpuTop
+	for i := top; i < min(len(m.info.GPUs), top+m.lay.gpusShown); i++ {
+		out = append(out, m.viewGPU(f, i, m.info.GPUs[i])...)
+	}
+	return out
+}
+
+// keepSelectionInView scrolls the list the least that shows the selected
+// GPU, and never past its end (a resize that makes room shows more).
+func (m *Model) keepSelectionInView() {
+	n, shown := len(m.info.GPUs), m.lay.gpusShown
+	m.gpu = min(max(0, m.gpu), max(0, n-1))
+	if shown <= 0 {
+		m.gpuTop = 0
+		return
+	}
+	if m.gpu < m.gpuTop {
+		m.gpuTop = m.gpu
+	}
+	if m.gpu >= m.gpuTop+shown {
+		m.gpuTop = m.gpu - shown + 1
+	}
+	m.gpuTop = min(max(0, m.gpuTop), max(0, n-shown))
+}
+
+// gpuListSummary is what the summary line says of every GPU at one moment.
+type gpuListSummary struct {
+	known          int // GPUs with a utilisation at the moment
+	lo, mean, hi   float64
+	idle           int
+	lost           int
+	worst          *timeline.Hint
+	firstShown     int
+	lastShown, all int
+}
+
+func (m *Model) summarizeGPUs(at time.Time) gpuListSummary {
+	s := gpuListSummary{lo: math.Inf(1), hi: math.Inf(-1), all: len(m.info.GPUs)}
+	s.firstShown = m.gpuTop
+	s.lastShown = min(s.all, m.gpuTop+m.lay.gpusShown) - 1
+	idle := analysis.DefaultHintOptions()
+	sum := 0.0
+	for _, g := range m.info.GPUs {
+		dev := timeline.GPUDevice(g.Index)
+		if m.store.Lost(dev, at) {
+			s.lost++
+			continue
+		}
+		u := m.value(timeline.GPUUtil, dev, at)
+		if math.IsNaN(u) {
+			continue
+		}
+		s.known++
+		sum += u
+		s.lo, s.hi = min(s.lo, u), max(s.hi, u)
+		// The same test as the idle rules': SM activity decides where the
+		// GPU has it (utilisation reads high for one resident kernel).
+		if sm := m.value(timeline.GPUSMActive, dev, at); !math.IsNaN(sm) {
+			if sm < idle.IdleSM {
+				s.idle++
+			}
+		} else if u < idle.IdleUtil {
+			s.idle++
+		}
+	}
+	if s.known > 0 {
+		s.mean = sum / float64(s.known)
+	}
+	for i := range m.an.shown {
+		if h := &m.an.shown[i]; h.Ongoing && (s.worst == nil || h.Severity > s.worst.Severity) {
+			s.worst = h
+		}
+	}
+	return s
+}
+
+// viewGPUSummary is the pinned line over a scrolling list: which GPUs are in
+// view, the spread of utilisation across all of them, how many are idle or
+// lost, and the worst hint that holds.
+func (m *Model) viewGPUSummary(f *frame) string {
+	s := m.summarizeGPUs(f.at)
+	ln := newLine(m.width)
+	ln.add(fmt.Sprintf(" GPU%d-%d of %d", m.info.GPUs[s.firstShown].Index, m.info.GPUs[s.lastShown].Index, s.all), m.theme.title)
+	if s.known > 0 {
+		ln.add("  util lo ", m.theme.dim).add(trimPct(s.lo), m.theme.util)
+		ln.add(" mean ", m.theme.dim).add(trimPct(s.mean), m.theme.util)
+		ln.add(" hi ", m.theme.dim).add(trimPct(s.hi), m.theme.util)
+		k := ink{}
+		if s.idle > 0 {
+			k = m.theme.warn
+		}
+		ln.add("  ", ink{}).add(fmt.Sprintf("%d idle", s.idle), k)
+	}
+	if s.lost > 0 {
+		ln.add("  ", ink{}).add(fmt.Sprintf("%d lost", s.lost), m.theme.crit)
+	}
+	if s.worst != nil {
+		k := m.theme.warn
+		if s.worst.Severity == timeline.Critical {
+			k = m.theme.crit
+		}
+		ln.add("  ", ink{}).add(strings.ToUpper(s.worst.Severity.String())+" "+s.worst.ID, k)
+		// Its GPUs whole or not at all: "GPU0-" misleads.
+		if set := " " + units.GPUs(s.worst.GPUs); len(s.worst.GPUs) > 0 && ln.w+len(set) <= m.width {
+			ln.add(set, m.theme.dim)
+		}
+	}
+	return ln.String()
+}
+
+func trimPct(v float64) string { return strings.TrimSpace(fmtPct(v)) }
