@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
@@ -154,12 +155,53 @@ func waitForFile(t *testing.T, path, want string) []byte {
 	}
 }
 
-func TestHostOnlyWithoutADriverSaysWhy(t *testing.T) {
+// TestFirstRunAt80x24 walks a new user's first minutes over SSH at 80x24:
+// gputop on a machine without a driver (this one), then --demo as it says.
+func TestFirstRunAt80x24(t *testing.T) {
 	bin := buildBinary(t)
-	term := newTerminal(t, 100, 30, fmt.Sprintf("%s --log %s; sleep 60", bin, filepath.Join(t.TempDir(), "log")))
-	// This machine has no NVIDIA driver: the host alone, and one line why.
-	term.waitFor("no GPUs:", "--demo", "host")
+	dir := t.TempDir()
+	exitFile := filepath.Join(dir, "exit")
+	cmd := fmt.Sprintf("%s --log %s; echo $? > %s; %s --demo --log %s; echo $? >> %s; sleep 60",
+		bin, filepath.Join(dir, "log"), exitFile, bin, filepath.Join(dir, "log"), exitFile)
+	term := newTerminal(t, 80, 24, cmd)
+
+	// No driver: where the GPUs would be, why not and what to try; the
+	// host's CPU where the GPU graph would be; no GPU keys offered.
+	s := term.waitFor("no GPUs:", "Try --demo", "? lists every check", "host cpu", "host CPU", "q quit")
+	footer := lastLine(s)
+	for _, gpuKey := range []string{"GPU", "tab"} {
+		if strings.Contains(footer, gpuKey) {
+			t.Fatalf("the footer offers %q without GPUs: %q", gpuKey, footer)
+		}
+	}
+	term.keys("?")
+	term.waitFor("gputop help", "Source: what was looked for", "libnvidia-ml.so.1")
+	term.keys("x", "q")
+	waitForFile(t, exitFile, "0\n")
+
+	// Then the demo: eight GPUs at 80x24, and the hints panel saying when
+	// its first reading comes.
+	s = term.waitFor("DEMO training", "▸GPU0", "GPU7", "a first reading after 20s", "GPU0 util")
+	checkRowsFit(t, s, 80)
 	term.keys("q")
+	if got := string(waitForFile(t, exitFile, "0\n0\n")); got != "0\n0\n" {
+		t.Fatalf("exit codes %q, want 0 and 0", got)
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+// checkRowsFit fails if a captured row is wider than the terminal.
+func checkRowsFit(t *testing.T, s string, w int) {
+	t.Helper()
+	for i, row := range strings.Split(s, "\n") {
+		if n := utf8.RuneCountInString(row); n > w {
+			t.Fatalf("row %d is %d wide: %q", i, n, row)
+		}
+	}
 }
 
 func TestTerminalTooSmallIsOneLine(t *testing.T) {

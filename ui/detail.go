@@ -44,6 +44,21 @@ func (m *Model) nextMetric() {
 	}
 }
 
+// hostDetail is what the detail pane plots where there are no GPUs (no
+// driver): the host's CPU, the one thing left to watch, rather than a
+// blank half screen.
+var hostDetail = detailMetric{timeline.HostCPU, "busy, all cores (no GPUs to plot)", ""}
+
+// detailTarget is what the detail pane plots: the selected GPU's selected
+// metric, or the host's CPU where there is no GPU.
+func (m *Model) detailTarget() (dm detailMetric, dev, who string) {
+	if len(m.info.GPUs) == 0 {
+		return hostDetail, timeline.HostDevice, "host"
+	}
+	dev = m.selectedDevice()
+	return detailMetrics[m.metric], dev, "GPU" + strings.TrimPrefix(dev, "gpu")
+}
+
 func (m *Model) selectedDevice() string {
 	if m.gpu < len(m.info.GPUs) {
 		return timeline.GPUDevice(m.info.GPUs[m.gpu].Index)
@@ -61,15 +76,14 @@ var asciiBox = strings.NewReplacer(
 // resampled to exactly the plot's width so its columns are honest, with a
 // time axis under it.
 func (m *Model) viewDetail(f *frame, rows int) []string {
-	if rows <= 0 || len(m.info.GPUs) == 0 {
-		return blankLines(rows)
+	if rows <= 0 {
+		return nil
 	}
-	dm := detailMetrics[m.metric]
-	dev := m.selectedDevice()
+	dm, dev, who := m.detailTarget()
 	key := timeline.Key{Name: dm.name, Device: dev}
 	title := newLine(m.width)
 	def, _ := timeline.Lookup(dm.name)
-	title.add(" GPU"+strings.TrimPrefix(dev, "gpu")+" "+def.Label+" ", m.theme.title)
+	title.add(" "+who+" "+def.Label+" ", m.theme.title)
 	title.add(fmtValue(dm.name, m.store.ValueAt(key, f.at), m.ascii)+"  ", m.theme.bold)
 	title.add(dm.title, m.theme.dim)
 	out := []string{title.String()}

@@ -308,6 +308,9 @@ func (m *Model) viewNoGPUs() []string {
 	if len(out) == 0 {
 		out = append(out, m.theme.warn.paint(" no GPUs"))
 	}
+	if len(out) < noGPURows && len(m.info.Checks) > 0 {
+		out = append(out, m.theme.dim.paint(cutRunes(" ? lists every check made while looking for GPUs", m.width)))
+	}
 	return padBlank(out, noGPURows)
 }
 

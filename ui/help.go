@@ -56,19 +56,32 @@ func (m *Model) helpLines() []string {
 	}
 	out = append(out, "", m.theme.title.paint(" gputop itself"))
 	out = append(out, wrap("  "+m.selfLine(), m.width)...)
-	if len(m.info.Notes) > 0 || len(m.info.Checks) > 0 {
-		out = append(out, "", m.theme.title.paint(" Source"))
-		for _, n := range m.info.Notes {
-			for _, l := range wrap("  "+n, m.width) {
-				out = append(out, m.theme.warn.paint(l))
-			}
-		}
-		for _, c := range m.info.Checks {
-			out = append(out, wrap("  "+c, m.width)...)
-		}
+	if source := m.helpSource(); len(m.info.GPUs) == 0 {
+		// Without GPUs the checks are what the person came to ? for.
+		out = append(out[:1], append(source, out[1:]...)...)
+	} else {
+		out = append(out, source...)
 	}
 	for i := range out {
 		out[i] = cutVisible(out[i], m.width)
+	}
+	return out
+}
+
+// helpSource is what the source noted and every check made while looking
+// for GPUs.
+func (m *Model) helpSource() []string {
+	if len(m.info.Notes) == 0 && len(m.info.Checks) == 0 {
+		return nil
+	}
+	out := []string{"", m.theme.title.paint(" Source: what was looked for")}
+	for _, n := range m.info.Notes {
+		for _, l := range wrap("  "+n, m.width) {
+			out = append(out, m.theme.warn.paint(l))
+		}
+	}
+	for _, c := range m.info.Checks {
+		out = append(out, wrap("  "+c, m.width)...)
 	}
 	return out
 }
