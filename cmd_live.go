@@ -119,6 +119,7 @@ func checkNewFile(path string, force bool) error {
 func runUI(ctx context.Context, src timeline.Source, opts ui.Options) error {
 	r := lipgloss.NewRenderer(os.Stdout)
 	opts.Plain = os.Getenv("NO_COLOR") != ""
+	opts.ASCII = opts.ASCII || asciiOnly(os.Getenv)
 	if opts.Plain {
 		r.SetColorProfile(termenv.Ascii)
 	}

@@ -189,6 +189,19 @@ func TestFirstRunAt80x24(t *testing.T) {
 	}
 }
 
+// A C locale draws ASCII by itself, as --ascii does.
+func TestCLocaleDrawsASCII(t *testing.T) {
+	bin := buildBinary(t)
+	term := newTerminal(t, 100, 30, fmt.Sprintf("LANG=C LC_ALL= %s --demo --log %s; sleep 60", bin, filepath.Join(t.TempDir(), "log")))
+	s := term.waitFor("DEMO training", ">GPU0", "GPU7")
+	for i, r := range s {
+		if r > 0x7e {
+			t.Fatalf("a non-ASCII %q at byte %d under LANG=C:\n%s", r, i, s)
+		}
+	}
+	term.keys("q")
+}
+
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return lines[len(lines)-1]
