@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -196,6 +198,48 @@ func (l *line) add(s string, k ink) *line {
 	}
 	l.b.WriteString(k.paint(s))
 	l.w += n
+	return l
+}
+
+// addText appends text from outside gputop (a command line, a host name),
+// which may hold wide characters or escape codes: measured in cells, cut
+// to what fits, control characters blanked.
+func (l *line) addText(s string, k ink) *line {
+	s = oneLine(s)
+	if isASCII(s) {
+		return l.add(s, k)
+	}
+	room := l.limit - l.w
+	if ansi.StringWidth(s) > room {
+		s = ansi.Truncate(s, room, "")
+	}
+	n := ansi.StringWidth(s)
+	if n == 0 {
+		return l
+	}
+	l.b.WriteString(k.paint(s))
+	l.w += n
+	return l
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// addCells appends s, which the caller has laid out to take exactly cols
+// columns (wide characters included), painted with k. Only the phase band
+// uses it: it places every grapheme in its column itself.
+func (l *line) addCells(s string, cols int, k ink) *line {
+	if cols <= 0 || l.w+cols > l.limit {
+		return l
+	}
+	l.b.WriteString(k.paint(s))
+	l.w += cols
 	return l
 }
 

@@ -6,7 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/rivo/uniseg"
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
@@ -25,45 +28,52 @@ func (m *Model) viewPhaseBand(f *frame) string {
 	if m.store.Len() == 0 || cols <= 0 {
 		return ln.String()
 	}
-	cells := make([]rune, cols)
 	kinds := m.phaseColumns(f, cols)
+	// One string a column: a wide character (CJK, most emoji) in a marker
+	// takes two, the second left empty, so the band stays in step with
+	// the sparklines above it whatever the markers say.
+	cells := make([]string, cols)
+	taken := make([]bool, cols) // a tick or a phase's name is there
 	for i, k := range kinds {
-		cells[i] = ' '
+		cells[i] = " "
 		if k >= 0 {
 			cells[i] = m.phaseCell(timeline.PhaseKind(k))
 		}
 	}
-	// A phase's name where its run of columns begins, if it has room to be
-	// read.
-	for i := 0; i < cols; {
-		j := i
-		for j < cols && kinds[j] == kinds[i] {
-			j++
-		}
-		if name := []rune(timeline.PhaseKind(kinds[i]).String()); kinds[i] >= 0 && j-i >= len(name)+2 {
-			copy(cells[i+1:], name)
-		}
-		i = j
-	}
 	colWidth := f.to.Sub(f.from) / time.Duration(cols)
-	col := func(t time.Time) int { return int(t.Sub(f.from) / max(colWidth, 1)) }
+	var ticks []int
 	for _, mk := range m.store.Markers() {
 		if mk.At.Before(f.from) || mk.At.After(f.to) {
 			continue
 		}
 		// A marker at the cursor (where [ and ] leave it) is in the last
 		// column, with the sample at the cursor.
-		c := min(col(mk.At), cols-1)
-		cells[c] = m.markerTick()
-		// The marker's text runs right, up to the next marker.
-		text := []rune(mk.Text)
-		for i, r := range text {
-			j := c + 1 + i
-			if j >= cols || cells[j] == m.markerTick() {
-				break
-			}
-			cells[j] = r
+		c := min(int(mk.At.Sub(f.from)/max(colWidth, 1)), cols-1)
+		cells[c], taken[c] = m.markerTick(), true
+		ticks = append(ticks, c)
+	}
+	// Then each phase's name where its run of columns has room between
+	// the ticks, and last each marker's text in the room that is left:
+	// every marker keeps its tick and every phase its name, and a marker's
+	// text shows where it hides neither.
+	for i := 0; i < cols; {
+		j := i
+		for j < cols && kinds[j] == kinds[i] {
+			j++
 		}
+		if kinds[i] >= 0 {
+			m.placeLabel(cells, taken, i, j, timeline.PhaseKind(kinds[i]).String())
+		}
+		i = j
+	}
+	markers := m.store.Markers()
+	k := 0
+	for _, mk := range markers {
+		if mk.At.Before(f.from) || mk.At.After(f.to) {
+			continue
+		}
+		m.placeText(cells, taken, ticks[k]+1, oneLine(mk.Text))
+		k++
 	}
 	// Paint runs of one kind in one ink: fewer escape codes, fewer bytes.
 	for i := 0; i < cols; {
@@ -71,10 +81,88 @@ func (m *Model) viewPhaseBand(f *frame) string {
 		for j < cols && kinds[j] == kinds[i] {
 			j++
 		}
-		ln.add(string(cells[i:j]), m.phaseInk(kinds[i]))
+		ln.addCells(strings.Join(cells[i:j], ""), j-i, m.phaseInk(kinds[i]))
 		i = j
 	}
 	return ln.String()
+}
+
+// placeLabel writes a phase's name into the first stretch of its run
+// [from, to) that is free and has a column of room each side. In a stretch
+// that starts at a marker's tick the name goes to the stretch's end, to
+// leave the marker's text its room.
+func (m *Model) placeLabel(cells []string, taken []bool, from, to int, name string) {
+	need := len(name) + 2
+	for i := from; i+need <= to; {
+		j := i
+		for j < to && !taken[j] {
+			j++
+		}
+		if j-i >= need {
+			at := i + 1
+			if i > 0 && cells[i-1] == m.markerTick() {
+				at = j - need + 1
+			}
+			for n, r := range name {
+				cells[at+n], taken[at+n] = string(r), true
+			}
+			return
+		}
+		i = j + 1
+	}
+}
+
+// placeText writes a marker's text from column at until it would cover a
+// tick or a phase's name, or the band ends. Text that does not fit whole
+// ends in an ellipsis, so that a cut is never taken for the whole, and a
+// wide character is never cut in half.
+func (m *Model) placeText(cells []string, taken []bool, at int, text string) {
+	end := at
+	for end < len(cells) && !taken[end] {
+		end++
+	}
+	if end-at < 2 {
+		return
+	}
+	background := slices.Clone(cells[at:end])
+	var starts []int // the column of each grapheme placed
+	c := at
+	for g := uniseg.NewGraphemes(text); g.Next(); {
+		w, str := g.Width(), g.Str()
+		if w == 0 {
+			continue
+		}
+		if m.ascii && (w > 1 || str[0] >= utf8.RuneSelf) {
+			w, str = 1, "?"
+		}
+		if c+w > end {
+			// Take back whole graphemes until the ellipsis has a column.
+			for c > end-1 {
+				c = starts[len(starts)-1]
+				starts = starts[:len(starts)-1]
+			}
+			copy(cells[c:end], background[c-at:])
+			cells[c] = m.glyph.ellipsis
+			return
+		}
+		starts = append(starts, c)
+		cells[c] = str
+		for i := 1; i < w; i++ {
+			cells[c+i] = ""
+		}
+		c += w
+	}
+}
+
+// oneLine is outside text as a row can draw it: one line, no
+// control characters (a marker or a command line is anyone's text).
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // phaseColumns is the kind of phase each column of the window shows: the
@@ -145,18 +233,18 @@ func (m *Model) bandRow(label string) *line {
 }
 
 // phaseCell is the background of a column in a phase.
-func (m *Model) phaseCell(k timeline.PhaseKind) rune {
+func (m *Model) phaseCell(k timeline.PhaseKind) string {
 	if m.theme.plain || m.ascii {
-		return []rune("BSIM")[k]
+		return string("BSIM"[k])
 	}
-	return '▬'
+	return "▬"
 }
 
-func (m *Model) markerTick() rune {
+func (m *Model) markerTick() string {
 	if m.ascii {
-		return '|'
+		return "|"
 	}
-	return '┃'
+	return "┃"
 }
 
 func (m *Model) phaseInk(kind int8) ink {

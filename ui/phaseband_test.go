@@ -2,11 +2,14 @@ package ui
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/rivo/uniseg"
 
 	"github.com/gputop-dev/gputop/timeline"
 )
@@ -99,4 +102,86 @@ func mostOf(phases []timeline.Phase, from, to time.Time) int {
 		}
 	}
 	return kind
+}
+
+// Markers whose text is wide (CJK, emoji) keep the band in step with the
+// sparklines: every tick sits in the column of its time, measured in
+// cells, and the row is exactly as wide as the rows above it. Markers and
+// phase names share the band: every marker keeps its tick, every phase its
+// name, and a marker's text fills the room left, cut with an ellipsis.
+func TestPhaseBandMarkersWithWideText(t *testing.T) {
+	samples := fixtureSamples(120)
+	marks := map[int]string{1: "評価 eval 🚀", 50: "チェックポイント保存中です、しばらくお待ちください", 52: "x", 90: "👩‍👩‍👧 family"}
+	for i, text := range marks {
+		samples[i].Markers = []timeline.Marker{{At: samples[i].At, Text: text}}
+	}
+	for _, w := range []int{80, 120, 200} {
+		m := newTestModel(t, timeline.Live, samples, w, 40, Options{})
+		rows := strings.Split(screen(m), "\n")
+		var band, spark string
+		for _, r := range rows {
+			if strings.HasPrefix(strings.TrimLeft(r, " "), "phase") {
+				band = r
+			}
+			if strings.HasPrefix(r, "▸GPU0") {
+				spark = r
+			}
+		}
+		start := m.lay.label
+		if m.lay.gpuRows > 1 {
+			start += rowLabelWidth
+		}
+		from, to := m.play.window(m.store.First(), m.store.Last())
+		colWidth := to.Sub(from) / time.Duration(m.lay.spark)
+		var want []int
+		for i := range marks {
+			if at := samples[i].At; !at.Before(from) {
+				want = append(want, start+min(int(at.Sub(from)/colWidth), m.lay.spark-1))
+			}
+		}
+		var got []int
+		col := 0
+		for g := uniseg.NewGraphemes(band); g.Next(); {
+			if g.Str() == "┃" {
+				got = append(got, col)
+			}
+			col += g.Width()
+		}
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%d columns: ticks at %v, want %v\n%s\n%s", w, got, want, spark, band)
+		}
+		if bw, sw := ansi.StringWidth(strings.TrimRight(band, " ")), start+m.lay.spark; bw > sw || bw > w {
+			t.Errorf("%d columns: the band is %d cells wide, the sparklines end at %d\n%s", w, bw, sw, band)
+		}
+		if !strings.Contains(band, "busy") {
+			t.Errorf("%d columns: a marker hides the phase's name\n%s", w, band)
+		}
+		// The family emoji is one grapheme of two cells; the long text
+		// has two cells before the next tick, too few for its first
+		// character and a cut: the ellipsis alone says there is text.
+		if !strings.Contains(band, "┃👩‍👩‍👧 family▬") {
+			t.Errorf("%d columns: the marker's text should show whole where there is room\n%s", w, band)
+		}
+		if w == 200 && (!strings.Contains(band, "┃評価 eval 🚀▬") || !strings.Contains(band, "┃…▬┃x▬")) {
+			t.Errorf("%d columns: the markers' text should show where there is room, cut with an ellipsis\n%s", w, band)
+		}
+	}
+}
+
+// A command line with wide characters or escape codes never widens or
+// breaks its row.
+func TestProcessCommandWithWideText(t *testing.T) {
+	samples := fixtureSamples(60)
+	for i := range samples {
+		if samples[i].Processes != nil {
+			samples[i].Processes[0].Command = "python 学習.py --tag 🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀 \x1b[2J"
+		}
+	}
+	m := newTestModel(t, timeline.Live, samples, 200, 60, Options{})
+	got := screen(m)
+	checkScreenFits(t, got, 200, 60)
+	if !strings.Contains(got, "python 学習.py --tag 🚀") || strings.Contains(m.View(), "\x1b[2J") {
+		t.Fatalf("the command line:\n%s", got)
+	}
 }

@@ -44,7 +44,7 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 		}
 		ln.add(fmt.Sprintf(" %-4d %7d %-9s %8s %5s %5s %6s  ", p.GPU, p.PID, cutRunes(orNA(p.User), 9),
 			fmtBytes(p.GPUMem), fmtPct(p.Util), fmtPct(p.CPU), fmtBytes(p.RSS)), k)
-		ln.add(orNA(p.Command), m.theme.dim)
+		ln.addText(orNA(p.Command), m.theme.dim)
 		out = append(out, ln.String())
 	}
 	return padBlank(out, rows)
