@@ -185,6 +185,7 @@ func cmdReport(args []string, e *env) error {
 	format := fs.String("format", "text", "text, markdown or json (fields in docs/report.md)")
 	from := fs.String("from", "", "report from `TIME` on: 14:03, +10m (after the start), -5m (before the end), or a date and time")
 	to := fs.String("to", "", "report up to `TIME` (as --from): what the screen said with its cursor there")
+	phases := fs.String("phases", "", "`all`: list every phase in text and markdown (default: the 20 longest of each table, the rest summed up; JSON lists all)")
 	rest, err := parseFlags(fs, args, e.stdout)
 	if err != nil {
 		return err
@@ -198,7 +199,15 @@ func cmdReport(args []string, e *env) error {
 	if !ok {
 		return usageError{fmt.Sprintf("--format %q: the formats are text, markdown and json", *format)}
 	}
-	rep, warn, err := reportOf(rest[0], *from, *to)
+	var opts report.ReportOptions
+	switch *phases {
+	case "":
+	case "all":
+		opts.PhaseRows = -1
+	default:
+		return usageError{fmt.Sprintf("--phases %q: the only value is all", *phases)}
+	}
+	rep, warn, err := reportWith(rest[0], *from, *to, opts)
 	if err != nil {
 		return err
 	}
@@ -215,6 +224,11 @@ func cmdReport(args []string, e *env) error {
 // from. Damage is a warning: the report covers everything that could be
 // read.
 func reportOf(path, from, to string) (*report.Report, error, error) {
+	return reportWith(path, from, to, report.ReportOptions{})
+}
+
+// reportWith is reportOf with the report's options (--phases all).
+func reportWith(path, from, to string, opts report.ReportOptions) (*report.Report, error, error) {
 	r, err := recordings.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -228,7 +242,7 @@ func reportOf(path, from, to string) (*report.Report, error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return report.NewReport(store, eng.Info(), report.Analyse(eng), report.ReportOptions{}), warn, nil
+	return report.NewReport(store, eng.Info(), report.Analyse(eng), opts), warn, nil
 }
 
 // reportStretch is the stretch --from and --to name, checked against the

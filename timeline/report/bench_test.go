@@ -2,6 +2,7 @@ package report
 
 import (
 	"io"
+	"runtime"
 	"testing"
 	"time"
 
@@ -38,6 +39,58 @@ func BenchmarkReportDay(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkReportBigNode is `gputop report` of big machines' nvidia-smi
+// logs once imported: every sample into a store and a fresh Engine, the
+// analysis, the report, its text and JSON. 64x24h is the issue's day of 64
+// GPUs at 15 s (goal: under 2 s); 512x2h is 64 nodes of 8 GPUs in one log.
+func BenchmarkReportBigNode(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		node bigNode
+	}{
+		{"64x24h", bigDay},
+		{"512x2h", bigNode{gpus: 512, span: 2 * time.Hour, interval: 15 * time.Second, idleGPU: 37,
+			stallEach: 10 * time.Minute, stallFor: time.Minute}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			res := bc.node.bigImport(b)
+			report := func() (*timeline.Store, *analysis.Engine, *Report) {
+				s := timeline.NewStore(timeline.StoreOptions{Reserve: len(res.Samples)})
+				e := analysis.NewEngine(res.Info)
+				for i := range res.Samples {
+					s.Add(&res.Samples[i])
+					e.Add(&res.Samples[i])
+				}
+				r := NewReport(s, res.Info, Analyse(e), ReportOptions{})
+				if err := r.WriteText(io.Discard); err != nil {
+					b.Fatal(err)
+				}
+				if err := r.WriteJSON(io.Discard); err != nil {
+					b.Fatal(err)
+				}
+				return s, e, r
+			}
+			// What the report holds at its end, the store and the Engine
+			// with it, beyond the imported samples.
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			s, e, r := report()
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			runtime.KeepAlive(s)
+			runtime.KeepAlive(e)
+			runtime.KeepAlive(r)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				report()
+			}
+			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MB-held")
 		})
 	}
 }

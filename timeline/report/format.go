@@ -226,9 +226,9 @@ func repHintHead(h ReportHint) string {
 	return s
 }
 
-// repEpisodeRows is how many of a hint's episodes the text and markdown
-// forms list (the JSON has them all).
-const repEpisodeRows = 3
+// repEpisodeRows is how many of a hint's episodes, the largest, the text
+// and markdown forms list (the JSON has them all).
+const repEpisodeRows = 5
 
 // repEpisodes lists a hint's episodes, largest first, when there is more
 // than one: "0:05:51-0:10:46 critical: GPU0-7 stall ...", and how many more
@@ -250,4 +250,76 @@ func repEpisodes(h ReportHint) []string {
 		out = append(out, line+": "+repClean(ep.Evidence))
 	}
 	return out
+}
+
+// recorded says whether anything of the host or the job was sampled. A
+// log of GPUs alone has no host at all, which the report says in a line
+// rather than in rows of N/A: absent is not unknown.
+func (h ReportHost) recorded() bool {
+	for _, n := range []Number{h.CPU.Mean, h.IOWait.Mean, h.RAMUsedMax, h.RAMTotal, h.SwapUsedMax, h.JobCPU.Mean,
+		h.JobRSSMax} {
+		if !repUnknown(n) {
+			return true
+		}
+	}
+	return h.Cores > 0
+}
+
+// repHostAbsent says that the host was not recorded, and why where the
+// source tells: "not recorded: imported from gpu.csv (nvidia-smi query CSV)".
+func (r *Report) repHostAbsent() string {
+	switch src := r.Source; {
+	case src.Kind == timeline.Imported.String() && src.Origin != "":
+		return "not recorded: imported from " + repClean(src.Origin)
+	case src.Kind == timeline.Imported.String() || src.Recorded == timeline.Imported.String():
+		return "not recorded: the recording was imported from a GPU log"
+	}
+	return "not recorded"
+}
+
+// repHas says which of the GPUs' figures any GPU has. A figure no GPU has
+// was not recorded (an nvidia-smi log without power), and its columns go:
+// a column of N/A would say unknown where the truth is absent.
+type repHas struct{ sm, mem, power bool }
+
+func (r *Report) repGPUHas() repHas {
+	var has repHas
+	for _, g := range r.GPUs {
+		has.sm = has.sm || !repUnknown(g.SMActive.Mean)
+		has.mem = has.mem || !repUnknown(g.MemUsedMax)
+		has.power = has.power || !repUnknown(g.PowerMean)
+	}
+	return has
+}
+
+// absent names what no GPU has: "SM activity, power".
+func (h repHas) absent() string {
+	var out []string
+	for _, c := range []struct {
+		has  bool
+		name string
+	}{{h.sm, "SM activity"}, {h.mem, "memory"}, {h.power, "power"}} {
+		if !c.has {
+			out = append(out, c.name)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func (r *Report) repAnyLost() bool {
+	for _, g := range r.GPUs {
+		if g.Lost {
+			return true
+		}
+	}
+	return false
+}
+
+// repPhaseHas says whether any of the phases has SM activity, and host CPU.
+func repPhaseHas(ps []ReportPhase) (sm, cpu bool) {
+	for _, p := range ps {
+		sm = sm || !repUnknown(p.SMActiveMean)
+		cpu = cpu || !repUnknown(p.HostCPUMean)
+	}
+	return sm, cpu
 }

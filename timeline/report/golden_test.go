@@ -156,19 +156,32 @@ func repMDCells(row string) int {
 	return n - 1
 }
 
+// TestReportPhaseRows: past PhaseRows a table lists the longest phases, in
+// time order, and sums up the rest by kind; PhaseRows -1 lists them all.
 func TestReportPhaseRows(t *testing.T) {
 	r := NewReport(repCheckpointStore(), repCheckpointInfo(), repCheckpointAnalysis(), ReportOptions{PhaseRows: 2})
 	text, md, _ := repRender(t, r)
-	for name, out := range map[string][]byte{"text": text, "markdown": md} {
-		low := bytes.ToLower(out)
-		if !bytes.Contains(low, []byte("and 2 more (the json form lists every phase)")) ||
-			!bytes.Contains(low, []byte("and 3 more (the json form lists every phase)")) {
-			t.Errorf("%s does not summarise the phases past two:\n%s", name, out)
+	for _, want := range []string{
+		"0:00:00  1m        busy", "0:01:45  2m20s     busy",
+		"... and 2 more phases: 45s stalled, 55s idle; --phases all lists every one",
+		"0:00:00  1m        marker", "0:02:30  1m30s     marker",
+		"... and 3 more phases: 2m30s in all; --phases all lists every one",
+	} {
+		if !bytes.Contains(text, []byte(want)) {
+			t.Errorf("text lacks %q:\n%s", want, text)
 		}
+	}
+	for _, gone := range []string{"0:04:05  55s       idle", "0:01:45  45s       marker"} {
+		if bytes.Contains(text, []byte(gone)) {
+			t.Errorf("text lists a shorter phase, %q:\n%s", gone, text)
+		}
+	}
+	if !bytes.Contains(md, []byte("And 2 more phases: 45s stalled, 55s idle; --phases all lists every one.")) {
+		t.Errorf("markdown does not sum up the phases past two:\n%s", md)
 	}
 	all := NewReport(repCheckpointStore(), repCheckpointInfo(), repCheckpointAnalysis(), ReportOptions{PhaseRows: -1})
 	text, _, _ = repRender(t, all)
-	if bytes.Contains(text, []byte("more (the JSON")) {
+	if bytes.Contains(text, []byte("more phases")) {
 		t.Errorf("PhaseRows -1 still summarises:\n%s", text)
 	}
 }

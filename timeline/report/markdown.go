@@ -77,22 +77,50 @@ func (r *Report) mdGPUs(p func(string, ...any)) {
 		p("None.")
 		return
 	}
-	p("| GPU | name | util mean | p50 | p95 | max | SM mean | p50 | p95 | max | idle | memory peak | power mean | energy |")
-	p("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	has := r.repGPUHas()
+	head, rule := "| GPU | name | util mean | p50 | p95 | max |", "|---:|---|---:|---:|---:|---:|"
+	if has.sm {
+		head, rule = head+" SM mean | p50 | p95 | max |", rule+"---:|---:|---:|---:|"
+	}
+	head, rule = head+" idle |", rule+"---:|"
+	if has.mem {
+		head, rule = head+" memory peak |", rule+"---:|"
+	}
+	if has.power {
+		head, rule = head+" power mean | energy |", rule+"---:|---:|"
+	}
+	p("%s", head)
+	p("%s", rule)
 	for _, g := range r.GPUs {
 		u, s := g.Util, g.SMActive
 		name := repMD(repGPUName(g.Name))
 		if g.Lost {
 			name += " (lost at " + repAt(g.LostAt) + ")"
 		}
-		p("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", g.Index, name,
-			repPct(u.Mean), repPct(u.P50), repPct(u.P95), repPct(u.Max),
-			repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max), repShare(g.IdleFraction),
-			repBytesOf(g.MemUsedMax, g.MemTotal), repWattsOf(g.PowerMean, g.PowerLimit), repEnergy(g.Energy))
+		row := fmt.Sprintf("| %d | %s | %s | %s | %s | %s |", g.Index, name, repPct(u.Mean), repPct(u.P50), repPct(u.P95),
+			repPct(u.Max))
+		if has.sm {
+			row += fmt.Sprintf(" %s | %s | %s | %s |", repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max))
+		}
+		row += fmt.Sprintf(" %s |", repShare(g.IdleFraction))
+		if has.mem {
+			row += fmt.Sprintf(" %s |", repBytesOf(g.MemUsedMax, g.MemTotal))
+		}
+		if has.power {
+			row += fmt.Sprintf(" %s | %s |", repWattsOf(g.PowerMean, g.PowerLimit), repEnergy(g.Energy))
+		}
+		p("%s", row)
 	}
 	p("")
-	p("Util and SM (SM active): mean, then percentiles of every sample. Idle: time with utilisation under %s.",
-		repPct(r.IdleUtil))
+	legend := "Util and SM (SM active): mean, then percentiles of every sample."
+	if !has.sm {
+		legend = "Util: mean, then percentiles of every sample."
+	}
+	line := fmt.Sprintf("%s Idle: time with utilisation under %s.", legend, repPct(r.IdleUtil))
+	if absent := has.absent(); absent != "" {
+		line += " Not recorded for any GPU: " + absent + "."
+	}
+	p("%s", line)
 }
 
 func (r *Report) mdHost(p func(string, ...any)) {
@@ -100,6 +128,10 @@ func (r *Report) mdHost(p func(string, ...any)) {
 	p("")
 	p("### Host")
 	p("")
+	if !h.recorded() {
+		p("%s.", repMD(repCapital(r.repHostAbsent())))
+		return
+	}
 	p("| | mean | p50 | p95 | max |")
 	p("|---|---:|---:|---:|---:|")
 	row := func(name string, s ReportStats) {
@@ -135,16 +167,26 @@ func (r *Report) mdPhases(p func(string, ...any)) {
 		p("")
 		p("%s", [...]string{"Automatic phases:", "Marked phases, named by the markers:"}[i])
 		p("")
-		p("| start | length | kind | util | SM | worst GPU | host CPU | label |")
-		p("|---:|---:|---|---:|---:|---|---:|---|")
-		shown := r.repShown(len(ps))
-		for _, ph := range ps[:shown] {
-			p("| %s | %s | %s | %s | %s | %s | %s | %s |", repAt(ph.Start), repDur(repSeconds(ph.Duration)), ph.Kind,
-				repPct(ph.UtilMean), repPct(ph.SMActiveMean), repWorst(ph), repPct(ph.HostCPUMean), repMD(ph.Label))
+		sm, cpu := repPhaseHas(ps)
+		row := func(sep string, cells ...string) {
+			if !sm {
+				cells = append(cells[:4:4], cells[5:]...)
+			}
+			if !cpu {
+				cells = append(cells[:len(cells)-2:len(cells)-2], cells[len(cells)-1])
+			}
+			p("|%s%s%s|", sep, strings.Join(cells, sep+"|"+sep), sep)
 		}
-		if shown < len(ps) {
+		row(" ", "start", "length", "kind", "util", "SM", "worst GPU", "host CPU", "label")
+		row("", "---:", "---:", "---", "---:", "---:", "---", "---:", "---")
+		shown, rest := r.repPhaseRows(ps)
+		for _, ph := range shown {
+			row(" ", repAt(ph.Start), repDur(repSeconds(ph.Duration)), ph.Kind, repPct(ph.UtilMean), repPct(ph.SMActiveMean),
+				repWorst(ph), repPct(ph.HostCPUMean), repMD(ph.Label))
+		}
+		if rest != "" {
 			p("")
-			p("And %d more (the JSON form lists every phase).", len(ps)-shown)
+			p("%s.", repMD(repCapital(rest)))
 		}
 	}
 }

@@ -19,9 +19,9 @@ type ReportOptions struct {
 	// IdleUtil is the utilisation (%) below which a GPU counts as idle for
 	// its idle fraction. Zero: the phases' IdleUtil, 5.
 	IdleUtil float64
-	// PhaseRows is how many phases of each list the text and markdown forms
-	// show before summarising the rest (the JSON has them all). Zero: 40;
-	// negative: all.
+	// PhaseRows is how many phases of each table the text and markdown
+	// forms list, the longest, before summing up the rest (the JSON has them
+	// all). Zero: 20; negative: all (`gputop report --phases all`).
 	PhaseRows int
 }
 
@@ -30,7 +30,7 @@ func (o ReportOptions) withDefaults() ReportOptions {
 		o.IdleUtil = analysis.DefaultPhaseOptions().IdleUtil
 	}
 	if o.PhaseRows == 0 {
-		o.PhaseRows = 40
+		o.PhaseRows = 20
 	}
 	return o
 }

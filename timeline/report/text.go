@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
 )
@@ -64,25 +66,52 @@ func (r *Report) textGPUs(t repText) {
 		t.line("GPUS  none")
 		return
 	}
-	t.f("%3s  %-16s %5s %4s %4s %4s  %5s %4s %4s %4s  %5s", "GPU", "NAME", "UTIL", "P50", "P95", "MAX",
-		"SM", "P50", "P95", "MAX", "IDLE")
+	has := r.repGPUHas()
+	head := fmt.Sprintf("%3s  %-16s %5s %4s %4s %4s", "GPU", "NAME", "UTIL", "P50", "P95", "MAX")
+	if has.sm {
+		head += fmt.Sprintf("  %5s %4s %4s %4s", "SM", "P50", "P95", "MAX")
+	}
+	t.line(head + fmt.Sprintf("  %5s", "IDLE"))
 	for _, g := range r.GPUs {
 		u, s := g.Util, g.SMActive
-		t.f("%3d  %-16s %5s %4s %4s %4s  %5s %4s %4s %4s  %5s", g.Index, repTrunc(repGPUName(g.Name), 16),
-			repPct(u.Mean), repPct(u.P50), repPct(u.P95), repPct(u.Max),
-			repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max), repShare(g.IdleFraction))
-	}
-	t.wrapped("", fmt.Sprintf("UTIL and SM (SM active): mean, then percentiles of every sample; IDLE: time "+
-		"with utilisation under %s.", repPct(r.IdleUtil)))
-	t.line("")
-	t.f("%3s  %-20s  %-16s  %10s", "GPU", "MEMORY PEAK", "POWER MEAN", "ENERGY")
-	for _, g := range r.GPUs {
-		lost := ""
-		if g.Lost {
-			lost = "  lost at " + repAt(g.LostAt)
+		row := fmt.Sprintf("%3d  %-16s %5s %4s %4s %4s", g.Index, repTrunc(repGPUName(g.Name), 16),
+			repPct(u.Mean), repPct(u.P50), repPct(u.P95), repPct(u.Max))
+		if has.sm {
+			row += fmt.Sprintf("  %5s %4s %4s %4s", repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max))
 		}
-		t.f("%3d  %-20s  %-16s  %10s%s", g.Index, repBytesOf(g.MemUsedMax, g.MemTotal),
-			repWattsOf(g.PowerMean, g.PowerLimit), repEnergy(g.Energy), lost)
+		t.line(row + fmt.Sprintf("  %5s", repShare(g.IdleFraction)))
+	}
+	legend := "UTIL and SM (SM active): mean, then percentiles of every sample"
+	if !has.sm {
+		legend = "UTIL: mean, then percentiles of every sample"
+	}
+	t.wrapped("", fmt.Sprintf("%s; IDLE: time with utilisation under %s.", legend, repPct(r.IdleUtil)))
+	if has.mem || has.power || r.repAnyLost() {
+		t.line("")
+		head := fmt.Sprintf("%3s", "GPU")
+		if has.mem {
+			head += fmt.Sprintf("  %-20s", "MEMORY PEAK")
+		}
+		if has.power {
+			head += fmt.Sprintf("  %-16s  %10s", "POWER MEAN", "ENERGY")
+		}
+		t.line(head)
+		for _, g := range r.GPUs {
+			row := fmt.Sprintf("%3d", g.Index)
+			if has.mem {
+				row += fmt.Sprintf("  %-20s", repBytesOf(g.MemUsedMax, g.MemTotal))
+			}
+			if has.power {
+				row += fmt.Sprintf("  %-16s  %10s", repWattsOf(g.PowerMean, g.PowerLimit), repEnergy(g.Energy))
+			}
+			if g.Lost {
+				row += "  lost at " + repAt(g.LostAt)
+			}
+			t.line(row)
+		}
+	}
+	if absent := has.absent(); absent != "" {
+		t.wrapped("", "Not recorded for any GPU: "+absent+".")
 	}
 }
 
@@ -97,6 +126,10 @@ func repGPUName(name string) string {
 func (r *Report) textHost(t repText) {
 	h := r.Host
 	t.line("")
+	if !h.recorded() {
+		t.wrapped("HOST  ", r.repHostAbsent())
+		return
+	}
 	cores := ""
 	if h.Cores > 0 {
 		cores = fmt.Sprintf(" (%d cores)", h.Cores)
@@ -136,25 +169,77 @@ func (r *Report) repSplitPhases() (auto, marked []ReportPhase) {
 	return auto, marked
 }
 
-// repShown is how many of n phases the text and markdown forms list: all
-// of them in a Report not made by NewReport.
-func (r *Report) repShown(n int) int {
-	if r.phaseRows <= 0 || n <= r.phaseRows {
-		return n
+// repPhaseRows picks the phases of one table the text and markdown forms
+// list: all of them when they fit (or in a Report not made by NewReport),
+// else the longest, in time order, and a line that sums up the rest by
+// kind, so a day of phases reads in a screenful.
+func (r *Report) repPhaseRows(ps []ReportPhase) (shown []ReportPhase, rest string) {
+	if r.phaseRows <= 0 || len(ps) <= r.phaseRows {
+		return ps, ""
 	}
-	return r.phaseRows
+	order := make([]int, len(ps))
+	for i := range order {
+		order[i] = i
+	}
+	// Longest first; of equal length the earlier.
+	sort.SliceStable(order, func(a, b int) bool { return ps[order[a]].Duration > ps[order[b]].Duration })
+	keep := order[:r.phaseRows]
+	sort.Ints(keep)
+	picked := make(map[int]bool, len(keep))
+	for _, i := range keep {
+		shown = append(shown, ps[i])
+		picked[i] = true
+	}
+	by := map[timeline.PhaseKind]time.Duration{}
+	for i, p := range ps {
+		if !picked[i] {
+			by[repPhaseKind(p.Kind)] += repSeconds(p.Duration)
+		}
+	}
+	var sums []string
+	for _, k := range []timeline.PhaseKind{timeline.PhaseBusy, timeline.PhaseStalled, timeline.PhaseIdle} {
+		if d, ok := by[k]; ok {
+			sums = append(sums, repDur(d)+" "+k.String())
+		}
+	}
+	if d, ok := by[timeline.PhaseMarked]; ok {
+		sums = append(sums, repDur(d)+" in all")
+	}
+	return shown, fmt.Sprintf("and %d more phases: %s; --phases all lists every one", len(ps)-len(shown),
+		strings.Join(sums, ", "))
+}
+
+// repPhaseKind is the kind a phase's name says.
+func repPhaseKind(name string) timeline.PhaseKind {
+	for _, k := range []timeline.PhaseKind{timeline.PhaseBusy, timeline.PhaseStalled, timeline.PhaseIdle} {
+		if k.String() == name {
+			return k
+		}
+	}
+	return timeline.PhaseMarked
 }
 
 func (r *Report) textPhaseTable(t repText, ps []ReportPhase) {
-	const row = "%-8s %-9s %-7s %4s %4s  %-9s %4s  %s"
-	t.f(row, "START", "LENGTH", "KIND", "UTIL", "SM", "WORST GPU", "CPU", "LABEL")
-	shown := r.repShown(len(ps))
-	for _, p := range ps[:shown] {
-		t.f(row, repAt(p.Start), repDur(repSeconds(p.Duration)), p.Kind, repPct(p.UtilMean), repPct(p.SMActiveMean),
+	sm, cpu := repPhaseHas(ps)
+	row := func(start, length, kind, util, smMean, worst, cpuMean, label string) {
+		line := fmt.Sprintf("%-8s %-9s %-7s %4s", start, length, kind, util)
+		if sm {
+			line += fmt.Sprintf(" %4s", smMean)
+		}
+		line += fmt.Sprintf("  %-9s", worst)
+		if cpu {
+			line += fmt.Sprintf(" %4s", cpuMean)
+		}
+		t.line(line + "  " + label)
+	}
+	row("START", "LENGTH", "KIND", "UTIL", "SM", "WORST GPU", "CPU", "LABEL")
+	shown, rest := r.repPhaseRows(ps)
+	for _, p := range shown {
+		row(repAt(p.Start), repDur(repSeconds(p.Duration)), p.Kind, repPct(p.UtilMean), repPct(p.SMActiveMean),
 			repWorst(p), repPct(p.HostCPUMean), repTrunc(repClean(p.Label), 25))
 	}
-	if shown < len(ps) {
-		t.f("... and %d more (the JSON form lists every phase)", len(ps)-shown)
+	if rest != "" {
+		t.wrapped("... ", rest)
 	}
 }
 
