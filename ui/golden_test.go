@@ -61,7 +61,7 @@ func checkGolden(t *testing.T, name, got string) {
 }
 
 func TestGoldenScreens(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {120, 40}, {200, 60}} {
+	for _, size := range [][2]int{{80, 24}, {100, 30}, {120, 40}, {160, 48}, {200, 60}} {
 		for _, ascii := range []bool{false, true} {
 			name := fmt.Sprintf("live_%dx%d", size[0], size[1])
 			if ascii {
@@ -112,6 +112,35 @@ func TestVisibleWidthAgreesWithAnsi(t *testing.T) {
 	for i, row := range strings.Split(m.View(), "\n") {
 		if got, want := visibleWidth(row), ansi.StringWidth(row); got != want {
 			t.Fatalf("row %d: visibleWidth %d, ansi.StringWidth %d: %q", i, got, want, row)
+		}
+	}
+}
+
+// Where a GPU block has several rows, each number sits on the row of the
+// quantity it belongs to at every width, and a number whose row is not on
+// screen says whose it is: the power limit, temperature and clock beside
+// power, tensor activity beside SM, memory labelled "mem" on another row.
+func TestValuesSitWithTheirQuantity(t *testing.T) {
+	for _, size := range [][2]int{{100, 40}, {120, 40}, {160, 48}, {200, 50}, {200, 60}} {
+		m := newTestModel(t, timeline.Live, fixtureSamples(120), size[0], size[1], Options{})
+		if m.lay.gpuRows < 2 {
+			t.Fatalf("%dx%d: one row a GPU; the test needs blocks", size[0], size[1])
+		}
+		// The GPU blocks: from under the header to the phase band.
+		for _, row := range strings.Split(screen(m), "\n")[1:] {
+			if strings.HasPrefix(strings.TrimSpace(row), "phase") {
+				break
+			}
+			rowLabel := strings.TrimSpace(string([]rune(row)[m.lay.label : m.lay.label+rowLabelWidth]))
+			homes := map[string]string{"of 700W": "pwr", "°C": "pwr", "MHz": "pwr", "tensor": "SM", "(": "util"}
+			for text, home := range homes {
+				if strings.Contains(row, text) && rowLabel != home && !(home == "SM" && rowLabel == "util") {
+					t.Errorf("%dx%d: %q on the %s row:\n%s", size[0], size[1], text, rowLabel, row)
+				}
+			}
+			if strings.Contains(row, "GiB") && rowLabel != "mem" && !strings.Contains(row, "mem ") {
+				t.Errorf("%dx%d: memory on the %s row without saying so:\n%s", size[0], size[1], rowLabel, row)
+			}
 		}
 	}
 }

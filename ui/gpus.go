@@ -246,7 +246,12 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 		put(timeline.GPUPower, field{fmtMHz(v(timeline.GPUClockSM)), dimInk})
 	}
 	if has(timeline.GPUMemUsed) {
-		put(timeline.GPUMemUsed, field{fmtMem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal)), memInk})
+		mem := fmtMem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal))
+		if !shown[timeline.GPUMemUsed] {
+			// Beside another quantity's numbers, it says whose it is.
+			mem = "mem " + mem
+		}
+		put(timeline.GPUMemUsed, field{mem, memInk})
 	}
 	if has(timeline.GPUPCIeRx) {
 		put(timeline.GPUMemUsed, field{"PCIe in " + fmtRate(v(timeline.GPUPCIeRx)) + " out " + fmtRate(v(timeline.GPUPCIeTx)), dimInk})

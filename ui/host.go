@@ -53,11 +53,14 @@ func (m *Model) viewHost(f *frame) []string {
 	m.store.Series(timeline.Key{Name: timeline.HostMemUsed, Device: timeline.HostDevice}, f.from, f.to, f.cols)
 	mem.add(m.glyph.spark(f.cols, 0, hv(timeline.HostMemTotal)), m.theme.mem)
 	mem.add(" ", ink{}).add(ram, m.theme.mem)
-	// Whole fields only: a disk rate cut in half is worse than none.
-	fillRow(mem, &m.theme, []field{
-		{disk, dimInk},
-		{"swap " + swap, func(t *theme) ink { return swapInk(t, hv(timeline.HostSwapUsed)) }},
-	}, nil, m.width)
+	// Whole fields only: a disk rate cut in half is worse than none; and
+	// none at all where the host never gave one.
+	var fields []field
+	if m.store.Has(timeline.Key{Name: timeline.HostDiskRead, Device: timeline.HostDevice}) {
+		fields = append(fields, field{disk, dimInk})
+	}
+	fields = append(fields, field{"swap " + swap, func(t *theme) ink { return swapInk(t, hv(timeline.HostSwapUsed)) }})
+	fillRow(mem, &m.theme, fields, nil, m.width)
 	return append([]string{cpu.String(), mem.String()}, m.viewCores(f, prefix)...)
 }
 
