@@ -46,9 +46,18 @@ func ParseGPUDevice(device string) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	i, err := strconv.Atoi(rest)
-	if err != nil || i < 0 || strconv.Itoa(i) != rest { // "gpu03" and "gpu+3" are not GPU devices
+	// Digits only, without a leading zero: "gpu03" and "gpu+3" are not GPU
+	// devices. By hand: it runs for every value of every sample.
+	if rest == "" || len(rest) > 9 || len(rest) > 1 && rest[0] == '0' {
 		return 0, false
+	}
+	i := 0
+	for j := 0; j < len(rest); j++ {
+		c := rest[j]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		i = i*10 + int(c-'0')
 	}
 	return i, true
 }

@@ -251,3 +251,23 @@ func TestEachReadsRawThenBuckets(t *testing.T) {
 		}
 	}
 }
+
+func TestParseGPUDevice(t *testing.T) {
+	for _, c := range []struct {
+		dev  string
+		idx  int
+		isGP bool
+	}{
+		{"gpu0", 0, true}, {"gpu7", 7, true}, {"gpu511", 511, true}, {"gpu", 0, false},
+		{"gpu03", 0, false}, {"gpu+3", 0, false}, {"gpu-1", 0, false}, {"gpu1a", 0, false},
+		{"cpu3", 0, false}, {"host", 0, false}, {"gpu1234567890", 0, false},
+	} {
+		idx, ok := ParseGPUDevice(c.dev)
+		if ok != c.isGP || ok && idx != c.idx {
+			t.Errorf("ParseGPUDevice(%q) = %d, %v; want %d, %v", c.dev, idx, ok, c.idx, c.isGP)
+		}
+		if ok && GPUDevice(idx) != c.dev {
+			t.Errorf("GPUDevice(%d) = %q, want %q", idx, GPUDevice(idx), c.dev)
+		}
+	}
+}

@@ -28,8 +28,9 @@ import (
 //
 // An Engine is not safe for concurrent use.
 type Engine struct {
-	info  timeline.SourceInfo
-	popts PhaseOptions
+	info   timeline.SourceInfo
+	infoAt map[int]int // GPU index to its place in info.GPUs, built when asked
+	popts  PhaseOptions
 
 	f       hintFrame // every column so far; f.n-1 is the one being filled
 	samples int
@@ -73,7 +74,10 @@ func NewEngineWith(info timeline.SourceInfo, hopts HintOptions, popts PhaseOptio
 
 // SetInfo takes a new description of the session (a GPU found later, a
 // limit now known). Columns already filled keep what they were judged with.
-func (e *Engine) SetInfo(info timeline.SourceInfo) { e.info = info }
+func (e *Engine) SetInfo(info timeline.SourceInfo) {
+	e.info = info
+	e.infoAt = nil
+}
 
 // Info is the description the Engine was last given.
 func (e *Engine) Info() timeline.SourceInfo { return e.info }
@@ -440,10 +444,16 @@ func (e *Engine) limitOf(g *hintGPU, i int) float64 {
 }
 
 func (e *Engine) infoOf(idx int) timeline.GPUInfo {
-	for _, gi := range e.info.GPUs {
-		if gi.Index == idx {
-			return gi
+	// An index, not a scan: asked for every GPU of every column, a scan
+	// made 512 GPUs cost 512 times 512.
+	if e.infoAt == nil {
+		e.infoAt = make(map[int]int, len(e.info.GPUs))
+		for i, gi := range e.info.GPUs {
+			e.infoAt[gi.Index] = i
 		}
+	}
+	if i, ok := e.infoAt[idx]; ok {
+		return e.info.GPUs[i]
 	}
 	return timeline.GPUInfo{MemTotal: math.NaN(), PowerLimit: math.NaN()}
 }
