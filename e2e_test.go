@@ -158,7 +158,7 @@ func TestHostOnlyWithoutADriverSaysWhy(t *testing.T) {
 	bin := buildBinary(t)
 	term := newTerminal(t, 100, 30, fmt.Sprintf("%s --log %s; sleep 60", bin, filepath.Join(t.TempDir(), "log")))
 	// This machine has no NVIDIA driver: the host alone, and one line why.
-	term.waitFor("no GPUs:", "--demo", "host")
+	term.waitFor("no GPUs: host only (--demo simulates 8 H100s)")
 	term.keys("q")
 }
 
