@@ -35,13 +35,15 @@ func TestPackageDependencies(t *testing.T) {
 		{"recordings", func(p string) bool {
 			return std(p) || p == module+"timeline" || strings.HasPrefix(p, "github.com/klauspost/compress/")
 		}},
-		{"recordings/importer", func(p string) bool { return std(p) || p == module+"timeline" }},
+		{"recordings/importer", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"timeline/units"
+		}},
 		{"recordings/export", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"recordings"
 		}},
 		{"recordings/recordingstest", func(p string) bool { return std(p) || p == module+"timeline" }},
 		{"probes", func(p string) bool {
-			return std(p) || p == module+"timeline" || p == module+"probes/marks" ||
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"probes/marks" ||
 				strings.HasPrefix(p, "github.com/NVIDIA/go-nvml/") ||
 				strings.HasPrefix(p, "github.com/shirou/gopsutil/") || strings.HasPrefix(p, "golang.org/x/sys/")
 		}},

@@ -10,6 +10,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,7 +30,7 @@ func cmdSnapshot(args []string, e *env) error {
 	asJSON := fs.Bool("json", false, "print JSON (fields in docs/snapshot.md)")
 	var demo demoFlag
 	fs.Var(&demo, "demo", "read 8 simulated H100s playing `SCENARIO`: "+scenarioNames)
-	rest, err := parseFlags(fs, args, e.stdout)
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -55,22 +56,31 @@ func cmdSnapshot(args []string, e *env) error {
 	}
 	snap := report.NewSnapshot(&readings[1], &readings[0], sess.Info())
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(snap)
+		return writeSnapshotJSON(e.stdout, snap)
 	}
 	return snap.WriteText(e.stdout)
+}
+
+// writeSnapshotJSON writes snap as docs/snapshot.md promises: a machine
+// without GPUs has "gpus": [], a list a script can iterate, never null.
+func writeSnapshotJSON(w io.Writer, snap report.Snapshot) error {
+	if snap.GPUs == nil {
+		snap.GPUs = []report.SnapshotGPU{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(snap)
 }
 
 func cmdImport(args []string, e *env) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	out := fs.String("o", "", "write the recording to `FILE` (required)")
-	format := fs.String("format", "auto", "the log's format: auto, "+formatNames())
-	start := fs.String("start", "", "for logs without dates: when the log began (`TIME`, like 2026-11-22 14:03:00); default: the log ends at its file's modification time")
+	format := fs.String("format", "auto", "the log's `FORMAT`: auto, "+formatNames())
+	start := fs.String("start", "", "for logs without dates: when the log began, a `TIME` like 2026-11-22 14:03:00 (by default the log ends at its file's modification time)")
 	interval := fs.Duration("interval", 0, "for logs without times: the spacing of their rows (default 1s)")
 	columns := fs.String("columns", "", "for a headerless nvidia-smi CSV: its --query-gpu `LIST`")
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
-	rest, err := parseFlags(fs, args, e.stdout)
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -79,6 +89,8 @@ func cmdImport(args []string, e *env) error {
 		return usageError{"give one LOG to import"}
 	case *out == "":
 		return usageError{"-o FILE is required"}
+	case *format != "auto" && !slices.Contains(importer.Formats, importer.Format(*format)):
+		return usageError{fmt.Sprintf("unknown --format %q (auto, %s)", *format, formatNames())}
 	}
 	opts := importer.Options{Format: importer.Format(*format), Interval: *interval, Columns: *columns, Origin: filepath.Base(rest[0])}
 	if *start != "" {
@@ -119,7 +131,7 @@ func cmdImport(args []string, e *env) error {
 		units.Count(len(res.Samples), "sample"), units.Count(len(res.Info.GPUs), "GPU"), units.Duration(last.Sub(first)),
 		rest[0], res.Format, *out)
 	for _, n := range res.Info.Notes {
-		fmt.Fprintf(e.stderr, "note: %s\n", n)
+		printNote(e.stderr, n)
 	}
 	return nil
 }
@@ -182,11 +194,11 @@ func parseWallTime(s string) (time.Time, error) {
 
 func cmdReport(args []string, e *env) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	format := fs.String("format", "text", "text, markdown or json (fields in docs/report.md)")
+	format := fs.String("format", "text", "`FORMAT`: text, markdown or json (fields in docs/report.md)")
 	from := fs.String("from", "", "report from `TIME` on: 14:03, +10m (after the start), -5m (before the end), or a date and time")
 	to := fs.String("to", "", "report up to `TIME` (as --from): what the screen said with its cursor there")
 	phases := fs.String("phases", "", "`all`: list every phase in text and markdown (default: the 20 longest of each table, the rest summed up; JSON lists all)")
-	rest, err := parseFlags(fs, args, e.stdout)
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -197,7 +209,7 @@ func cmdReport(args []string, e *env) error {
 		"text": (*report.Report).WriteText, "markdown": (*report.Report).WriteMarkdown, "json": (*report.Report).WriteJSON,
 	}[*format]
 	if !ok {
-		return usageError{fmt.Sprintf("--format %q: the formats are text, markdown and json", *format)}
+		return usageError{fmt.Sprintf("unknown --format %q (text, markdown or json)", *format)}
 	}
 	var opts report.ReportOptions
 	switch *phases {
@@ -261,7 +273,7 @@ func reportStretch(r *recordings.Reader, from, to string) (lo, hi time.Time, err
 		}
 		t, err := ui.ParseTime(f.arg, first.Local(), first, last)
 		if err != nil {
-			return lo, hi, usageError{f.name + ": " + err.Error()}
+			return lo, hi, badTime(f.name, f.arg)
 		}
 		if t.Before(first) || t.After(last) {
 			return lo, hi, usageError{fmt.Sprintf("%s %s is outside the recording (%s to %s)", f.name, f.arg,
@@ -317,18 +329,20 @@ func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *
 
 func cmdExport(args []string, e *env) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	format := fs.String("format", "", "csv or jsonl (columns in docs/export.md); required")
+	format := fs.String("format", "", "`FORMAT`: csv or jsonl (columns in docs/export.md); required")
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
-	rest, err := parseFlags(fs, args, e.stdout)
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	switch {
 	case len(rest) != 1:
 		return usageError{"give one recording to export"}
+	case *format == "":
+		return usageError{"--format csv or --format jsonl is required"}
 	case *format != string(export.CSV) && *format != string(export.JSONL):
-		return usageError{fmt.Sprintf("--format %q: the formats are csv and jsonl", *format)}
+		return usageError{fmt.Sprintf("unknown --format %q (csv or jsonl)", *format)}
 	}
 	r, err := recordings.Open(rest[0])
 	if err != nil {

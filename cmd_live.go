@@ -34,7 +34,7 @@ func cmdLive(args []string, e *env) error {
 	force := fs.Bool("force", false, "with --record, overwrite FILE if it exists")
 	logPath := fs.String("log", defaultLogPath(), "write the log to `FILE` (never to the terminal)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of gputop itself to `FILE` (docs/performance.md)")
-	rest, err := parseFlags(fs, args, e.stdout)
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -44,13 +44,13 @@ func cmdLive(args []string, e *env) error {
 	if err := checkInterval(*interval); err != nil {
 		return err
 	}
-	if err := checkTerminal(); err != nil {
-		return err
-	}
 	if *record != "" {
 		if err := checkNewFile(*record, *force); err != nil {
 			return err
 		}
+	}
+	if err := checkTerminal(); err != nil {
+		return err
 	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
@@ -87,8 +87,14 @@ func cmdLive(args []string, e *env) error {
 	}
 	log.Printf("gputop %s live, interval %v, demo %q", version, *interval, demo.scenario)
 	uiErr := runUI(ctx, rec, ui.Options{ASCII: *ascii, Recorder: live, Notice: warning})
-	// After the screen: the terminal is itself again, so the file's
-	// whereabouts can be said (unless it hung up, and nobody is there).
+	// After the screen: the terminal is itself again, so the files'
+	// whereabouts can be said (unless it hung up, and nobody is there):
+	// those r closed during the session, then the one still open.
+	for _, sum := range live.closed {
+		if !sum.Removed {
+			fmt.Fprintln(e.stderr, summaryLine(sum))
+		}
+	}
 	sum, err := rec.Stop()
 	reportSummary(e.stderr, sum, err)
 	return uiErr

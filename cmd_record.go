@@ -21,7 +21,7 @@ func cmdRecord(args []string, e *env) error {
 	fs.Var(&demo, "demo", "record 8 simulated H100s playing `SCENARIO`: "+scenarioNames)
 	fast := fs.Bool("fast", false, "with --demo: run the simulated clock as fast as it goes")
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
-	rest, err := parseFlags(fs, args, e.stdout)
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func cmdRecord(args []string, e *env) error {
 	}
 	if err := session.Wait(ctx); err == nil {
 		for _, n := range session.Info().Notes {
-			fmt.Fprintf(e.stderr, "note: %s\n", n)
+			printNote(e.stderr, n)
 		}
 	}
 	runErr := rec.Run(ctx, *duration)

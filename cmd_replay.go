@@ -22,7 +22,7 @@ func cmdReplay(args []string, e *env) error {
 	startAt := fs.String("start", "", "start at `TIME`: 14:03, +10m (after the start), -5m (before the end), or a date and time")
 	ascii := fs.Bool("ascii", false, "draw with ASCII only, for terminals without Unicode")
 	logPath := fs.String("log", defaultLogPath(), "write the log to `FILE` (never to the terminal)")
-	rest, err := parseFlags(fs, args, e.stdout)
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func cmdReplay(args []string, e *env) error {
 	var start time.Time
 	if *startAt != "" {
 		if start, err = ui.ParseTime(*startAt, first.Local(), first, last); err != nil {
-			return usageError{"--start: " + err.Error()}
+			return badTime("--start", *startAt)
 		}
 		if start.Before(first) || start.After(last) {
 			return usageError{fmt.Sprintf("--start %s is outside the recording (%s to %s)", *startAt,
@@ -66,6 +66,11 @@ func cmdReplay(args []string, e *env) error {
 	defer stopSignals()
 	store := timeline.NewStore(timeline.StoreOptions{RawSamples: 0, Reserve: expectedSamples(r)})
 	return runUI(ctx, recordings.NewReplay(r), ui.Options{Store: store, Speed: *speed, Start: start, ASCII: *ascii})
+}
+
+// badTime says that a flag's time could not be read, and what can be.
+func badTime(flag, arg string) error {
+	return usageError{fmt.Sprintf("%s %q is not a time: try 14:03, +10m, -5m or a date", flag, arg)}
 }
 
 // expectedSamples estimates a recording's sample count from its span and

@@ -40,7 +40,7 @@ func cmdRun(args []string, e *env) error {
 	var demo demoFlag
 	fs.Var(&demo, "demo", "record 8 simulated H100s playing `SCENARIO` beside the job")
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
-	rest, err := parseFlags(fs, ours, e.stdout)
+	rest, err := parseFlags(fs, ours)
 	if err != nil {
 		return err
 	}
@@ -115,10 +115,16 @@ func cmdRun(args []string, e *env) error {
 	if e.stdin != nil {
 		stdin = e.stdin
 	}
+	// Where gputop's stdout and stderr are one file (a terminal, 2>&1),
+	// the job writes both to one pipe, so its lines keep their order.
+	jobStderr := e.stderr
+	if sameFile(e.stdout, e.stderr) {
+		jobStderr = e.stdout
+	}
 	j, err := probes.StartJob(probes.JobConfig{
 		Command: job, Phases: phases, Env: jobEnv,
 		OnMarker: func(text string) { session.MarkFrom("job", text) },
-		Stdin:    stdin, Stdout: e.stdout, Stderr: e.stderr,
+		Stdin:    stdin, Stdout: e.stdout, Stderr: jobStderr,
 	})
 	if err != nil {
 		if _, stopErr := rec.Stop(); stopErr != nil {
@@ -154,6 +160,18 @@ func cmdRun(args []string, e *env) error {
 		printRunReport(e.stderr, path)
 	}
 	return exitStatus(code)
+}
+
+// sameFile says whether two of gputop's streams are open on one file.
+func sameFile(a, b io.Writer) bool {
+	fa, ok := a.(*os.File)
+	fb, ok2 := b.(*os.File)
+	if !ok || !ok2 {
+		return false
+	}
+	sa, err := fa.Stat()
+	sb, err2 := fb.Stat()
+	return err == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 // superviseJob waits for the job to end, passing on the signals gputop
@@ -236,7 +254,7 @@ func printRunReport(stderr io.Writer, path string) {
 
 func cmdMark(args []string, e *env) error {
 	fs := flag.NewFlagSet("mark", flag.ContinueOnError)
-	rest, err := parseFlags(fs, args, e.stdout)
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}

@@ -183,10 +183,10 @@ func TestRecordDurationNeverOvershoots(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--fast", "--interval", "1h", "--duration", "2s"}, "recorded 1 sample over 0s"},
-		{[]string{"--fast", "--duration", "10m"}, "recorded 601 samples over 10m to"},
-		{[]string{"--fast", "--interval", "4s", "--duration", "10s"}, "recorded 3 samples over 8s to"},
-		{[]string{"--interval", "1h", "--duration", "2s"}, "recorded 1 sample over 0s"},
+		{[]string{"--fast", "--interval", "1h", "--duration", "2s"}, "d.gtr (1 sample, "},
+		{[]string{"--fast", "--duration", "10m"}, "d.gtr (601 samples, "},
+		{[]string{"--fast", "--interval", "4s", "--duration", "10s"}, "recorded 8s to "},
+		{[]string{"--interval", "1h", "--duration", "2s"}, "d.gtr (1 sample, "},
 	} {
 		path := filepath.Join(t.TempDir(), "d.gtr")
 		te := newTestEnv()

@@ -48,21 +48,40 @@ func processEnv() *env {
 	return &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, signals: notifyEndSignals, exit: os.Exit}
 }
 
-// commands maps each command to what runs it and its one-line help.
-var commands = []struct {
-	name, args, help string
-	run              func(args []string, e *env) error
-}{
-	{"live", "[--interval 1s] [--record FILE] [--demo[=SCENARIO]] [--ascii]", "live view of every GPU and the host (the default)", cmdLive},
-	{"snapshot", "[--json] [--demo[=SCENARIO]]", "one reading of every GPU and the host, printed, then exit", cmdSnapshot},
-	{"record", "-o FILE [--duration D] [--interval I] [--demo[=SCENARIO]] [--fast]", "record without a screen; Ctrl-C or SIGTERM closes the file cleanly", cmdRecord},
-	{"replay", "FILE [--speed X] [--start T]", "replay a recording in the same screen, with a transport", cmdReplay},
-	{"run", "[-o FILE] [--phase-regex RE] [--demo[=SCENARIO]] -- CMD [ARGS...]", "run a job, record it, mark its phases, report when it ends, exit with its code", cmdRun},
-	{"mark", "TEXT", "drop a marker into this user's running gputop sessions", cmdMark},
-	{"report", "FILE [--format text|markdown|json] [--from T] [--to T]", "per-GPU and per-phase figures, phases, markers and hints of a recording, or of a stretch of it", cmdReport},
-	{"export", "FILE --format csv|jsonl [-o OUT]", "a recording as tidy data for pandas, jq or a spreadsheet", cmdExport},
-	{"import", "LOG -o FILE [--format auto|nvidia-smi-csv|dmon|dcgmi-csv]", "turn nvidia-smi, dmon or dcgmi logs into a recording", cmdImport},
-	{"version", "", "print the version", cmdVersion},
+// command is one of gputop's commands: what --help says about it, and
+// what runs it.
+type command struct {
+	name string
+	// args is the synopsis after "gputop NAME"; help says what the
+	// command does, in one line.
+	args, help string
+	// examples are command lines a person can copy; --help shows them.
+	examples []string
+	run      func(args []string, e *env) error
+}
+
+// commands are gputop's commands, in the order the usage lists them.
+var commands = []command{
+	{"live", "[--interval 1s] [--record FILE] [--demo[=SCENARIO]] [--ascii]", "live view of every GPU and the host (the default)",
+		[]string{"gputop", "gputop --demo=checkpoint", "gputop --record run.gtr --interval 500ms"}, cmdLive},
+	{"snapshot", "[--json] [--demo[=SCENARIO]]", "one reading of every GPU and the host, printed, then exit",
+		[]string{"gputop snapshot", "gputop snapshot --json | jq '.gpus[].util'"}, cmdSnapshot},
+	{"record", "-o FILE [--duration D] [--interval I] [--demo[=SCENARIO]] [--fast]", "record without a screen; Ctrl-C or SIGTERM closes the file cleanly",
+		[]string{"gputop record -o run.gtr --duration 2h", "gputop record --demo=checkpoint --fast --duration 10m -o ck.gtr"}, cmdRecord},
+	{"replay", "FILE [--speed X] [--start T]", "replay a recording in the same screen, with a transport",
+		[]string{"gputop replay run.gtr", "gputop replay run.gtr --speed 8 --start +30m"}, cmdReplay},
+	{"run", "[-o FILE] [--phase-regex RE] [--demo[=SCENARIO]] -- CMD [ARGS...]", "run a job, record it, mark its phases, report when it ends, exit with its code",
+		[]string{"gputop run -o train.gtr -- python train.py --epochs 10", "gputop run --phase-regex '(epoch \\d+)' -- ./train.sh"}, cmdRun},
+	{"mark", "TEXT", "drop a marker into this user's running gputop sessions",
+		[]string{"gputop mark 'eval start'"}, cmdMark},
+	{"report", "FILE [--format text|markdown|json] [--from T] [--to T]", "per-GPU and per-phase figures, phases, markers and hints of a recording, or of a stretch of it",
+		[]string{"gputop report run.gtr", "gputop report run.gtr --format markdown", "gputop report run.gtr --from +10m --to +20m --format json"}, cmdReport},
+	{"export", "FILE --format csv|jsonl [-o OUT]", "a recording as tidy data for pandas, jq or a spreadsheet",
+		[]string{"gputop export run.gtr --format csv -o run.csv", "gputop export run.gtr --format jsonl | jq ."}, cmdExport},
+	{"import", "LOG -o FILE [--format auto|nvidia-smi-csv|dmon|dcgmi-csv]", "turn nvidia-smi, dmon or dcgmi logs into a recording",
+		[]string{"gputop import nvidia-smi.csv -o old.gtr", "gputop import gpu.dmon --format dmon --start '2026-11-22 14:03:00' -o old.gtr"}, cmdImport},
+	{"version", "", "print the version",
+		[]string{"gputop version"}, cmdVersion},
 }
 
 func run(args []string, e *env) int {
@@ -71,29 +90,45 @@ func run(args []string, e *env) int {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, rest = args[0], args[1:]
 	}
-	if name == "help" || (len(args) > 0 && (args[0] == "--help" || args[0] == "-h")) {
+	switch {
+	case len(args) > 0 && (args[0] == "--help" || args[0] == "-h"), name == "help" && len(rest) == 0:
 		printUsage(stdout)
 		return exitOK
+	case name == "help" && len(rest) == 1:
+		// gputop help CMD is gputop CMD --help.
+		name, rest = rest[0], []string{"--help"}
+	case name == "help":
+		fmt.Fprintln(stderr, "gputop help: give one command, e.g. gputop help record")
+		return exitUsage
+	case len(args) > 0 && args[0] == "--version":
+		name, rest = "version", args[1:]
 	}
-	if len(args) > 0 && args[0] == "--version" {
-		name, rest = "version", nil
-	}
-	for _, c := range commands {
+	for i := range commands {
+		c := &commands[i]
 		if c.name != name {
 			continue
 		}
+		// A command the person did not name (the live view) is just gputop.
+		who := "gputop " + name
+		if len(args) == 0 || args[0] != name {
+			who = "gputop"
+		}
 		err := c.run(rest, e)
+		var help helpRequest
 		var code exitStatus
 		switch {
-		case err == nil || errors.Is(err, flag.ErrHelp):
+		case err == nil:
+			return exitOK
+		case errors.As(err, &help):
+			printCommandHelp(stdout, c, help.flags)
 			return exitOK
 		case errors.As(err, &code):
 			return int(code)
 		case errors.As(err, new(usageError)):
-			fmt.Fprintf(stderr, "gputop %s: %v (see gputop %s --help)\n", name, err, name)
+			fmt.Fprintln(stderr, withHelpHint(who+": "+oneLine(err), name))
 			return exitUsage
 		default:
-			fmt.Fprintf(stderr, "gputop %s: %v\n", name, err)
+			fmt.Fprintln(stderr, who+": "+oneLine(err))
 			return exitError
 		}
 	}
@@ -107,7 +142,7 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  gputop %-9s %s\n      %s\n", c.name, c.args, c.help)
 	}
 	fmt.Fprintf(w, "\nWithout a GPU, --demo runs the real NVML probe against a simulated 8x H100 node.\n"+
-		"Scenarios: %s.\n'gputop COMMAND --help' shows a command's flags.\n", scenarioNames)
+		"Scenarios: %s.\n'gputop COMMAND --help' shows a command's flags and examples.\n", scenarioNames)
 }
 
 // scenarioNames lists the demo's scenarios, for help and errors.
@@ -132,7 +167,7 @@ func (d *demoFlag) Set(v string) error {
 				return nil
 			}
 		}
-		return fmt.Errorf("unknown scenario %q; the scenarios are %s", v, scenarioNames)
+		return fmt.Errorf("unknown demo scenario %q (one of: %s)", v, scenarioNames)
 	}
 	return nil
 }
@@ -151,32 +186,7 @@ func (d *demoFlag) machine(clock probes.Clock) (*probes.Machine, error) {
 	return node.Machine(), nil
 }
 
-// parseFlags parses flags that may come before or after the arguments
-// (`gputop replay run.gtr --speed 4`), and returns the arguments. --help
-// prints the flags to stdout.
-func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) {
-	fs.SetOutput(io.Discard)
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(stdout)
-				fmt.Fprintf(stdout, "Usage of gputop %s:\n", fs.Name())
-				fs.PrintDefaults()
-				return nil, err
-			}
-			return nil, usageError{err.Error()}
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return positional, nil
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
-	}
-}
-
-// intervalFlag adds --interval and checks it after parsing.
+// checkInterval checks --interval after parsing.
 func checkInterval(d time.Duration) error {
 	if d < 100*time.Millisecond {
 		return usageError{fmt.Sprintf("--interval %v is too short; the shortest is 100ms", d)}
@@ -185,6 +195,13 @@ func checkInterval(d time.Duration) error {
 }
 
 func cmdVersion(args []string, e *env) error {
+	rest, err := parseFlags(flag.NewFlagSet("version", flag.ContinueOnError), args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+	}
 	fmt.Fprintf(e.stdout, "gputop %s\n", version)
 	return nil
 }

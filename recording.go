@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"log"
+	"path/filepath"
 	"time"
 
 	"github.com/gputop-dev/gputop/probes"
@@ -52,24 +53,49 @@ func openMarks(session *probes.PendingSession) (io.Closer, string) {
 
 // liveRecording is the r key's recorder: the first Start records to the
 // --record file, if one was given; later ones to a fresh name in the
-// working directory.
+// working directory. Its messages are the screen's status line: short, and
+// without advice about flags, which cannot be given there.
 type liveRecording struct {
 	rec  *recordings.Recorder
 	next string
+	// closed are the recordings r stopped, said again when gputop exits:
+	// the status line that said where they went is long gone by then.
+	closed []recordings.Summary
 }
 
 // Start starts recording, to a new file.
 func (l *liveRecording) Start() (string, error) {
-	if path := l.next; path != "" {
+	path, err := "", error(nil)
+	if path = l.next; path != "" {
 		l.next = ""
-		return l.rec.Start(path)
+		_, err = l.rec.Start(path)
+	} else {
+		path, err = startFresh(l.rec, "gputop", time.Now())
 	}
-	return startFresh(l.rec, "gputop", time.Now())
+	if err != nil {
+		return "", fmt.Errorf("cannot create %s: %s", filepath.Base(path), innermost(err))
+	}
+	return path, nil
+}
+
+// innermost is the cause at the bottom of err: "permission denied", not
+// "cannot create recording: open /x/y.gtr: permission denied".
+func innermost(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err.Error()
+		}
+		err = next
+	}
 }
 
 // Stop closes the file and says what it holds, in a few words.
 func (l *liveRecording) Stop() (string, error) {
 	sum, err := l.rec.Stop()
+	if sum.Path != "" {
+		l.closed = append(l.closed, sum)
+	}
 	return summaryLine(sum), err
 }
 
@@ -105,8 +131,8 @@ func summaryLine(sum recordings.Summary) string {
 	if sum.Removed {
 		return fmt.Sprintf("no samples were recorded; %s was not kept", sum.Path)
 	}
-	return fmt.Sprintf("recorded %s over %s to %s (%s)", units.Count(sum.Samples, "sample"),
-		units.Duration(sum.Last.Sub(sum.First)), sum.Path, units.Bytes(float64(sum.Bytes)))
+	return fmt.Sprintf("recorded %s to %s (%s, %s)", units.Duration(sum.Last.Sub(sum.First)), sum.Path,
+		units.Count(sum.Samples, "sample"), units.Bytes(float64(sum.Bytes)))
 }
 
 // reportSummary tells the person at the terminal what a closed recording
@@ -119,7 +145,7 @@ func reportSummary(w io.Writer, sum recordings.Summary, err error) {
 		fmt.Fprintf(w, "note: %s left out while the disk was slow\n", units.Count(int(sum.Dropped), "sample was", "samples were"))
 	}
 	if sum.Failed != nil {
-		fmt.Fprintf(w, "recording stopped early: %v; everything before it is readable\n", sum.Failed)
+		fmt.Fprintf(w, "recording stopped early: %v (what came before is readable)\n", sum.Failed)
 	}
 	if err != nil {
 		log.Printf("closing the recording: %v", err)

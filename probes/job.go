@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -39,9 +40,11 @@ type JobConfig struct {
 	// and end of input is the job's own. Nil is /dev/null.
 	Stdin io.Reader
 	// Stdout and Stderr receive the job's output, each byte for byte and in
-	// order, as it arrives; nil discards it. The two streams are separate
-	// pipes, so how lines of one interleave with lines of the other is as
-	// the writers' timing makes it, as it is through any pipe.
+	// order, as it arrives; nil discards it. When they are the same writer
+	// the job gets one pipe (or file) for both, as a shell's 2>&1 gives it,
+	// so its lines keep exactly the order it wrote them in. Otherwise the
+	// two streams are separate pipes, and how lines of one interleave with
+	// lines of the other is as the timing of two readers makes it.
 	Stdout, Stderr io.Writer
 }
 
@@ -92,8 +95,12 @@ func StartJob(cfg JobConfig) (*Job, error) {
 		j.stdout, j.stderr = &lineSplitter{m: m}, &lineSplitter{m: m}
 		// A writer that is not an *os.File makes exec copy from a pipe as
 		// data arrives (a read returns whatever the job has written).
-		cmd.Stdout = &outputTee{dst: orDiscard(cfg.Stdout), lines: j.stdout}
-		cmd.Stderr = &outputTee{dst: orDiscard(cfg.Stderr), lines: j.stderr}
+		stdout := &outputTee{dst: orDiscard(cfg.Stdout), lines: j.stdout}
+		cmd.Stdout, cmd.Stderr = stdout, &outputTee{dst: orDiscard(cfg.Stderr), lines: j.stderr}
+		if sameWriter(cfg.Stdout, cfg.Stderr) {
+			// exec gives the job one pipe for two equal writers.
+			cmd.Stderr = stdout
+		}
 		if !hasEnv(cmd.Env, "PYTHONUNBUFFERED") {
 			cmd.Env = append(cmd.Env, "PYTHONUNBUFFERED=1")
 		}
@@ -109,6 +116,15 @@ func StartJob(cfg JobConfig) (*Job, error) {
 		}
 	}
 	return j, nil
+}
+
+// sameWriter says whether a and b are one writer, without comparing
+// values that cannot be compared.
+func sameWriter(a, b io.Writer) bool {
+	if a == nil || b == nil || reflect.TypeOf(a) != reflect.TypeOf(b) || !reflect.TypeOf(a).Comparable() {
+		return false
+	}
+	return a == b
 }
 
 func orDiscard(w io.Writer) io.Writer {

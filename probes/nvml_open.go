@@ -9,6 +9,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // Symbols newer than the R418 baseline that the probe uses. Each is looked
@@ -67,7 +68,7 @@ func (n *NVML) open() error {
 	if ret != nvml.SUCCESS {
 		return errors.New("NVML: nvmlDeviceGetCount failed: " + returnText(ret))
 	}
-	n.note("NVML: driver %s, CUDA %s, %d GPU(s)", orUnknown(n.driver), orUnknown(n.cuda), count)
+	n.note("NVML: driver %s, CUDA %s, %s", orUnknown(n.driver), orUnknown(n.cuda), units.Count(count, "GPU"))
 	for i := 0; i < count; i++ {
 		g, err := n.openGPU(i)
 		if err != nil {

@@ -111,9 +111,11 @@ func OpenSession(cfg SessionConfig) *Session {
 	return s
 }
 
-// noGPUNote is the one line a person without a GPU sees.
+// noGPUNote is the one line a person without a GPU sees: what it means
+// and what to do first, so that a line cut at the screen's edge loses only
+// the detail of why.
 func noGPUNote(err error) string {
-	return fmt.Sprintf("no GPUs: %v; showing the host only. Try --demo to see 8 simulated H100s", err)
+	return fmt.Sprintf("no GPUs: host only (--demo simulates 8 H100s); %v", err)
 }
 
 func deviceNodeCheck() string {

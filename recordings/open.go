@@ -48,7 +48,7 @@ func identify(path string, b []byte) (Version, int64, error) {
 		}
 		reason := "unknown format"
 		if looksLikeText(b) {
-			reason = "a text file; gputop import converts nvidia-smi and dcgmi logs"
+			reason = "text; try gputop import"
 		}
 		return Version{}, 0, &NotRecordingError{Path: path, Reason: reason}
 	}

@@ -85,7 +85,9 @@ func createFile(path string, force bool) (*os.File, error) {
 	}
 	f, err := os.OpenFile(path, flags, 0o644)
 	if errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("%s already exists (use --force to overwrite it): %w", path, fs.ErrExist)
+		// No advice about --force: the r key of the live view meets this
+		// too, and the commands that have the flag say so themselves.
+		return nil, &fs.PathError{Op: "create", Path: path, Err: fs.ErrExist}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot create recording: %w", err)
@@ -311,8 +313,14 @@ func (w *Writer) checkFile() error {
 	return nil
 }
 
+// fail stops the Writer for good. Its error names the file and the cause,
+// "run.gtr: no space left on device", for the caller to say what stopped:
+// a write error of the file names it already.
 func (w *Writer) fail(err error) error {
-	w.err = fmt.Errorf("recording %s stopped: %w", w.path, err)
+	if pe, ok := errors.AsType[*fs.PathError](err); ok && pe.Path == w.path {
+		err = pe.Err
+	}
+	w.err = fmt.Errorf("%s: %w", w.path, err)
 	return w.err
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // result turns what a parser read into samples and the source's description.
@@ -51,7 +52,7 @@ func (t *table) checkLines() error {
 	case t.badLines > t.goodLines:
 		return fmt.Errorf("%w (%d of %d data lines could not be read)", t.firstBad, t.badLines, t.badLines+t.goodLines)
 	case t.badLines > 0:
-		t.note("skipped %d unreadable lines; the first: %v", t.badLines, t.firstBad)
+		t.note("skipped %s; the first: %v", units.Count(t.badLines, "unreadable line"), t.firstBad)
 	}
 	return nil
 }
@@ -158,7 +159,7 @@ func (t *table) timeOrder(insts []instant, times []int64) []int {
 		}
 	}
 	if dropped := len(order) - len(kept); dropped > 0 {
-		t.note("%d samples dropped for having the same time as the one before, the first at line %d", dropped, firstDrop)
+		t.note("%s dropped for having the same time as the one before, the first at line %d", units.Count(dropped, "sample"), firstDrop)
 	}
 	return kept
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // Grouping rows into sampling instants.
@@ -231,9 +233,9 @@ func (t *table) groupBursts(n int, gap int64) []instant {
 		}
 	}
 	closeBurst(len(t.rows))
-	t.note("no GPU index column: %d GPUs told apart by their row's place in each sampling burst", n)
+	t.note("no GPU index column: %s told apart by their row's place in each sampling burst", units.Count(n, "GPU"))
 	if incomplete > 0 {
-		t.note("%d sampling bursts had fewer than %d rows: their missing GPUs have no values there", incomplete, n)
+		t.note("%s had fewer than %s: their missing GPUs have no values there", units.Count(incomplete, "sampling burst"), units.Count(n, "row"))
 	}
 	return out
 }

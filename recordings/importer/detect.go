@@ -7,9 +7,15 @@ import (
 	"strings"
 )
 
-// expected names the formats Import reads, for the unknown-format error.
-const expected = "expected nvidia-smi --query-gpu CSV with its header (nvidia-smi-csv), " +
-	"nvidia-smi dmon output (dmon), or dcgmi dmon output or DCGM CSV (dcgmi-csv)"
+// readFormats names the formats Detect recognises: "nvidia-smi-csv, dmon,
+// dcgmi-csv".
+func readFormats() string {
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
+}
 
 // maxDetectLines is how many non-blank lines detection reads: comments,
 // banners and a header come first in every format.
@@ -18,7 +24,7 @@ const maxDetectLines = 20
 // Detect tells a log's format from its first lines (head is the start of
 // the log; a partial last line is fine). haveColumns says the caller gave
 // the column list of a header-less CSV. The error for a log it does not
-// recognise names the formats it expected and quotes the line it stopped at.
+// recognise names the formats it reads.
 //
 // The rules, in order, on the first non-blank lines:
 //   - a comment line `# gpu pwr ...` (dmon's header) is dmon;
@@ -53,12 +59,14 @@ func Detect(head []byte, haveColumns bool) (Format, error) {
 		if f, ok := detectLine(line, haveColumns); ok {
 			return f, nil
 		}
-		return "", fmt.Errorf("unrecognised log format: %s; the log starts %s", expected, quoteLine(line))
+		// The formats it knows, not the line it read: the person has the
+		// file, and the message fits one line of a terminal.
+		return "", fmt.Errorf("unknown log format (%s)", readFormats())
 	}
 	if seen == 0 {
 		return "", errors.New("the log is empty")
 	}
-	return "", fmt.Errorf("unrecognised log format: %s; found only comment lines", expected)
+	return "", fmt.Errorf("unknown log format (%s): only comment lines", readFormats())
 }
 
 // isDmonNames says whether the words of a comment line are dmon's header:

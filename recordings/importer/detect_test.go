@@ -29,11 +29,11 @@ func TestDetect(t *testing.T) {
 		{"DCGM CSV, only field names", "GRACT,SMACT,timestamp\n", false, DcgmiCSV, ""},
 		{"comments first", "# my notes\n\n# gpu pwr sm\n", false, Dmon, ""},
 		{"empty", "\n\n", false, "", "empty"},
-		{"fixed-width table", "GPU Utilization Monitor - Press Ctrl+C to stop\n====\nTime GPU% Mem\n", false, "", `the log starts "GPU Utilization Monitor`},
-		{"JSON lines", `{"system.gpu.0.gpu": 4.07, "_timestamp": 1582109340}` + "\n", false, "", "unrecognised log format"},
-		{"vmstat", "procs -----------memory---------- ---swap--\n r  b   swpd   free\n", false, "", "unrecognised log format"},
+		{"fixed-width table", "GPU Utilization Monitor - Press Ctrl+C to stop\n====\nTime GPU% Mem\n", false, "", "unknown log format (nvidia-smi-csv, dmon, dcgmi-csv)"},
+		{"JSON lines", `{"system.gpu.0.gpu": 4.07, "_timestamp": 1582109340}` + "\n", false, "", "unknown log format"},
+		{"vmstat", "procs -----------memory---------- ---swap--\n r  b   swpd   free\n", false, "", "unknown log format"},
 		{"only comments", "# hello\n# world\n", false, "", "only comment lines"},
-		{"CSV of something else", "a,b,c\n1,2,3\n", false, "", "unrecognised log format"},
+		{"CSV of something else", "a,b,c\n1,2,3\n", false, "", "unknown log format"},
 	} {
 		got, err := Detect([]byte(c.log), c.columns)
 		switch {

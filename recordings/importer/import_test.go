@@ -55,7 +55,7 @@ func TestNvidiaSMIToleratesRealLogQuirks(t *testing.T) {
 	if p, u := value(t, res.Samples[1], 0, timeline.GPUPower), value(t, res.Samples[1], 0, timeline.GPUUtil); !math.IsNaN(p) || !math.IsNaN(u) {
 		t.Errorf("[N/A] and [Not Supported] read as %v and %v, want NaN", p, u)
 	}
-	if !hasNote(res, "skipped 1 unreadable lines; the first: line 8: 3 fields, header has 4") {
+	if !hasNote(res, "skipped 1 unreadable line; the first: line 8: 3 fields, header has 4") {
 		t.Errorf("notes %q", res.Info.Notes)
 	}
 }
@@ -64,7 +64,7 @@ func TestNvidiaSMIRefusesGarbage(t *testing.T) {
 	importError(t, "timestamp, power.draw [W]\n2025/01/01 00:00:00, 10 W\nhello\n2025/01/01 00:00:02, lots\nfoo, bar, baz\n",
 		Options{}, "line 3: 1 fields, header has 2 (3 of 4 data lines could not be read)")
 	const nothingToImport = "timestamp, fan.speed [%], pstate\n2025/01/01 00:00:00, 10 %, P0\n"
-	importError(t, nothingToImport, Options{}, "unrecognised log format")
+	importError(t, nothingToImport, Options{}, "unknown log format")
 	importError(t, nothingToImport, Options{Format: NvidiaSMICSV}, "line 1: no column gputop can import")
 	importError(t, "timestamp, power.draw [W]\n", Options{}, "no data lines")
 	importError(t, "timestamp, index, power.draw [W]\n2025/01/01 00:00:00, 99999, 10 W\n", Options{}, "line 2: GPU index")
@@ -250,7 +250,7 @@ func TestTimesOutOfOrder(t *testing.T) {
 	if len(res.Samples) != 3 || value(t, res.Samples[0], 0, timeline.GPUUtil) != 1 {
 		t.Errorf("%d samples %v", len(res.Samples), res.Samples)
 	}
-	if !hasNote(res, "times go backwards at line 3") || !hasNote(res, "1 samples dropped for having the same time as the one before, the first at line 4") {
+	if !hasNote(res, "times go backwards at line 3") || !hasNote(res, "1 sample dropped for having the same time as the one before, the first at line 4") {
 		t.Errorf("notes %q", res.Info.Notes)
 	}
 }

@@ -146,12 +146,3 @@ func splitFields(line string, dst []string) []string {
 	}
 	return dst
 }
-
-// quoteLine shortens a line for an error message.
-func quoteLine(s string) string {
-	const max = 60
-	if len(s) > max {
-		s = s[:max] + "..."
-	}
-	return fmt.Sprintf("%q", s)
-}

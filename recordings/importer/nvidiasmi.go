@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // smiHeader is how to read the rows under one CSV header line.
@@ -172,7 +173,7 @@ func parseNvidiaSMI(lines *lineReader, columns string) (*table, error) {
 		return nil, errors.New("the log is empty")
 	}
 	if changes > 0 {
-		t.note("the columns change %d times, first at line %d", changes, firstChange)
+		t.note("the columns change %s, first at line %d", units.Count(changes, "time"), firstChange)
 	}
 	return t, nil
 }

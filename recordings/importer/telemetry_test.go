@@ -288,7 +288,7 @@ func TestTelemetryOtherFormatsRefused(t *testing.T) {
 			t.Errorf("%s imported", name)
 			continue
 		}
-		for _, want := range []string{"unrecognised log format", "nvidia-smi-csv", "dmon", "dcgmi-csv"} {
+		for _, want := range []string{"unknown log format", "nvidia-smi-csv", "dmon", "dcgmi-csv"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("%s: error %q does not say %q", name, err, want)
 			}

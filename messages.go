@@ -1,0 +1,66 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+	"unicode/utf8"
+)
+
+// How gputop's messages read: the important part first, in one line of
+// at most 80 columns where that can be done, so a terminal of 80 columns
+// shows it whole.
+
+// messageWidth is the width every one-line message fits, so that a
+// terminal of 80 columns shows it whole.
+const messageWidth = 80
+
+// withHelpHint adds where the command's flags are explained to a usage
+// error's line, where it still fits the width of a message: the error
+// itself comes first.
+func withHelpHint(line, name string) string {
+	hinted := fmt.Sprintf("%s (see gputop %s --help)", line, name)
+	if utf8.RuneCountInString(hinted) > messageWidth {
+		return line
+	}
+	return hinted
+}
+
+// oneLine is an error as one line: an open or write error names the file
+// first ("run.gtr: no such file or directory", not "open run.gtr: ..."),
+// and a message of several lines is joined.
+func oneLine(err error) string {
+	var pe *fs.PathError
+	msg := err.Error()
+	if errors.As(err, &pe) && msg == pe.Error() {
+		msg = pe.Path + ": " + pe.Err.Error()
+	}
+	return strings.ReplaceAll(strings.TrimSpace(msg), "\n", "; ")
+}
+
+// printNote writes a note (what a log import made of its input, a demo's
+// scenario) wrapped to 80 columns, its lines after the first indented.
+func printNote(w io.Writer, note string) {
+	fmt.Fprintf(w, "note: %s\n", strings.Join(wrapWords(note, messageWidth-len("note: ")), "\n      "))
+}
+
+// wrapWords breaks text into lines of at most width runes, between words
+// (a word longer than width gets a line of its own).
+func wrapWords(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = word
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	return append(lines, line)
+}
