@@ -43,8 +43,11 @@ func (m *Model) viewHost(f *frame) []string {
 	swap := fmtBytes(hv(timeline.HostSwapUsed))
 	disk := "disk r " + fmtRate(hv(timeline.HostDiskRead)) + " w " + fmtRate(hv(timeline.HostDiskWrite))
 	if !multi {
-		cpu.add(" RAM ", m.theme.dim).add(ram, m.theme.mem)
-		cpu.add(" sw ", m.theme.dim).add(swap, swapInk(&m.theme, hv(timeline.HostSwapUsed)))
+		// Whole fields or none: "sw 12.0" cut from "sw 12.0M" lies.
+		fillRow(cpu, &m.theme, []field{
+			{"RAM " + ram, memInk},
+			{"sw " + swap, func(t *theme) ink { return swapInk(t, hv(timeline.HostSwapUsed)) }},
+		}, nil, m.width)
 		return append([]string{cpu.String()}, m.viewCores(f, prefix)...)
 	}
 
