@@ -61,12 +61,8 @@ func cmdSnapshot(args []string, e *env) error {
 	return snap.WriteText(e.stdout)
 }
 
-// writeSnapshotJSON writes snap as docs/snapshot.md promises: a machine
-// without GPUs has "gpus": [], a list a script can iterate, never null.
+// writeSnapshotJSON writes snap as docs/snapshot.md describes.
 func writeSnapshotJSON(w io.Writer, snap report.Snapshot) error {
-	if snap.GPUs == nil {
-		snap.GPUs = []report.SnapshotGPU{}
-	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(snap)

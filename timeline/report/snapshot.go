@@ -142,7 +142,10 @@ func NewSnapshot(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot 
 		Time:    cur.At,
 		Source: SnapshotSource{Kind: info.Kind.String(), Host: info.Host, Driver: info.Driver, CUDA: info.CUDA,
 			Scenario: info.Scenario},
-		Notes:     append([]string{}, info.Notes...),
+		Notes: append([]string{}, info.Notes...),
+		// Empty lists, not null, as docs/snapshot.md promises: a script
+		// iterates them without a check.
+		GPUs:      []SnapshotGPU{},
 		Processes: []SnapshotProcess{},
 	}
 	lost := map[string]bool{}
