@@ -3,6 +3,8 @@ package recordings
 import (
 	"fmt"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // NotRecordingError says a file is not a gputop recording: empty, text,
@@ -71,10 +73,10 @@ type DamagedError struct {
 
 // Error is one line that says what was lost first:
 //
-//	run.gtr: 12 s unreadable at 02:14:10 (damaged); the rest was read
-//	run.gtr: 3 damaged stretches, 40 s unreadable in all, the first at 02:14:10; the rest was read
+//	run.gtr: 12s unreadable at 02:14:10 (damaged); the rest was read
+//	run.gtr: 3 damaged stretches, 40s unreadable in all, the first at 02:14:10; the rest was read
 //	run.gtr: recording cut short; read up to 02:20:00
-//	run.gtr: 12 s unreadable at 02:14:10 (damaged); then cut short, read up to 02:20:00
+//	run.gtr: 12s unreadable at 02:14:10 (damaged); then cut short, read up to 02:20:00
 func (e *DamagedError) Error() string {
 	layout := "2006-01-02 15:04:05"
 	if e.clock {
@@ -144,20 +146,11 @@ func (e *DamagedError) stretches(gaps []Gap, layout string) string {
 	return fmt.Sprintf("%d damaged stretches, %sthe first %s", len(gaps), amount, where)
 }
 
-// roughDuration says d in whole seconds, minutes and hours.
+// roughDuration says d in whole seconds, as everything else says a
+// length of time (timeline/units).
 func roughDuration(d time.Duration) string {
-	s := int64(d.Round(time.Second) / time.Second)
-	switch {
-	case d < time.Second:
-		return "under 1 s"
-	case s < 60:
-		return fmt.Sprintf("%d s", s)
-	case s < 3600 && s%60 == 0:
-		return fmt.Sprintf("%d min", s/60)
-	case s < 3600:
-		return fmt.Sprintf("%d min %d s", s/60, s%60)
-	case s%3600/60 == 0:
-		return fmt.Sprintf("%d h", s/3600)
+	if d < time.Second {
+		return "under 1s"
 	}
-	return fmt.Sprintf("%d h %d min", s/3600, s%3600/60)
+	return units.Duration(d.Round(time.Second))
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// The package may import the standard library, timeline and zstd only
+// The package may import the standard library, timeline, units and zstd only
 // (docs/architecture.md): never probes, ui or a terminal library.
 func TestImportsStayInBounds(t *testing.T) {
 	files, err := filepath.Glob("*.go")
@@ -17,8 +17,9 @@ func TestImportsStayInBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	allowed := map[string]bool{
-		"github.com/gputop-dev/gputop/timeline": true,
-		"github.com/klauspost/compress/zstd":    true,
+		"github.com/gputop-dev/gputop/timeline":       true,
+		"github.com/gputop-dev/gputop/timeline/units": true,
+		"github.com/klauspost/compress/zstd":          true,
 	}
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
@@ -35,7 +36,7 @@ func TestImportsStayInBounds(t *testing.T) {
 			}
 			first, _, _ := strings.Cut(path, "/")
 			if !allowed[path] && strings.Contains(first, ".") {
-				t.Errorf("%s imports %s: recordings imports timeline, zstd and the standard library only", name, path)
+				t.Errorf("%s imports %s: recordings imports timeline, units, zstd and the standard library only", name, path)
 			}
 		}
 	}
