@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -201,7 +202,7 @@ func (l *line) add(s string, k ink) *line {
 	return l
 }
 
-// addText appends text from outside gputop (a command line, a host name),
+// addText appends text from outside gputop (a process's command line),
 // which may hold wide characters or escape codes: measured in cells, cut
 // to what fits, control characters blanked.
 func (l *line) addText(s string, k ink) *line {
@@ -220,6 +221,17 @@ func (l *line) addText(s string, k ink) *line {
 	l.b.WriteString(k.paint(s))
 	l.w += n
 	return l
+}
+
+// oneLine is outside text as a row can draw it: one line, no
+// control characters (a marker or a command line is anyone's text).
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 func isASCII(s string) bool {

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/rivo/uniseg"
@@ -152,17 +151,6 @@ func (m *Model) placeText(cells []string, taken []bool, at int, text string) {
 		}
 		c += w
 	}
-}
-
-// oneLine is outside text as a row can draw it: one line, no
-// control characters (a marker or a command line is anyone's text).
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
 }
 
 // phaseColumns is the kind of phase each column of the window shows: the
