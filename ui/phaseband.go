@@ -40,7 +40,11 @@ func (m *Model) viewPhaseBand(f *frame) string {
 		}
 	}
 	colWidth := f.to.Sub(f.from) / time.Duration(cols)
-	var ticks []int
+	type tick struct {
+		col  int
+		text string
+	}
+	var ticks []tick
 	for _, mk := range m.store.Markers() {
 		if mk.At.Before(f.from) || mk.At.After(f.to) {
 			continue
@@ -49,7 +53,7 @@ func (m *Model) viewPhaseBand(f *frame) string {
 		// column, with the sample at the cursor.
 		c := min(int(mk.At.Sub(f.from)/max(colWidth, 1)), cols-1)
 		cells[c], taken[c] = m.markerTick(), true
-		ticks = append(ticks, c)
+		ticks = append(ticks, tick{c, mk.Text})
 	}
 	// Then each phase's name where its run of columns has room between
 	// the ticks, and last each marker's text in the room that is left:
@@ -65,14 +69,8 @@ func (m *Model) viewPhaseBand(f *frame) string {
 		}
 		i = j
 	}
-	markers := m.store.Markers()
-	k := 0
-	for _, mk := range markers {
-		if mk.At.Before(f.from) || mk.At.After(f.to) {
-			continue
-		}
-		m.placeText(cells, taken, ticks[k]+1, oneLine(mk.Text))
-		k++
+	for _, t := range ticks {
+		m.placeText(cells, taken, t.col+1, oneLine(t.text))
 	}
 	// Paint runs of one kind in one ink: fewer escape codes, fewer bytes.
 	for i := 0; i < cols; {
