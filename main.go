@@ -62,6 +62,7 @@ var commands = []struct {
 	{"report", "FILE [--format text|markdown|json] [--from T] [--to T]", "per-GPU and per-phase figures, phases, markers and hints of a recording, or of a stretch of it", cmdReport},
 	{"export", "FILE --format csv|jsonl [-o OUT]", "a recording as tidy data for pandas, jq or a spreadsheet", cmdExport},
 	{"import", "LOG -o FILE [--format auto|nvidia-smi-csv|dmon|dcgmi-csv]", "turn nvidia-smi, dmon or dcgmi logs into a recording", cmdImport},
+	{"serve", "[--listen 127.0.0.1:9400] [--interval 1s] [--demo[=SCENARIO]] [-o FILE] [--web.config.file FILE]", "sample without a screen and serve Prometheus /metrics under dcgm-exporter's names", cmdServe},
 	{"version", "", "print the version", cmdVersion},
 }
 
