@@ -31,6 +31,13 @@ func TestPackageDependencies(t *testing.T) {
 		{"timeline/report", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis"
 		}},
+		// The exporter turns samples and the analysis into Prometheus
+		// metrics: like the report, it cannot tell live from demo from
+		// replay, and it reads no clock.
+		{"timeline/exporter", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"timeline/analysis" ||
+				strings.HasPrefix(p, "github.com/prometheus/client_golang/")
+		}},
 		{"timeline/timelinetest", func(p string) bool { return std(p) || p == module+"timeline" }},
 		{"recordings", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || strings.HasPrefix(p, "github.com/klauspost/compress/")

@@ -32,9 +32,10 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		"replay":   {"--speed", "--start", "--ascii", "--log"},
 		"run":      {"-o", "--phase-regex", "--interval", "--kill-after", "--demo", "--force"},
 		"mark":     {},
-		"report":   {"--format", "--from", "--to"},
+		"report":   {"--format", "--from", "--to", "--phases"},
 		"export":   {"--format", "-o", "--force"},
 		"import":   {"-o", "--format", "--start", "--interval", "--columns", "--force"},
+		"serve":    {"--listen", "--interval", "--demo", "-o", "--force", "--web.config.file"},
 		"version":  {},
 	}
 	if len(flags) != len(commands) {

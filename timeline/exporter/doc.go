@@ -1,0 +1,18 @@
+// Package exporter is gputop serve's Prometheus exporter: what gputop
+// samples, under dcgm-exporter's names, units and labels where the quantity
+// is the same (so existing dashboards and alerts work unchanged), and what
+// only gputop knows (hints, the phase, the last marker, the sub-second
+// utilisation range) under gputop_ names. docs/metrics.md lists every
+// series.
+//
+// The sampling loop hands each sample to an Exporter (Observe, or a Source
+// wrapped by Tap), which derives it, feeds the same analysis.Engine the
+// screen asks, and publishes an immutable snapshot of ready-made metrics
+// through an atomic pointer. A scrape only reads that pointer: it never
+// waits on sampling, and sampling never waits on a scrape.
+//
+// Like the rest of timeline it reads no clock: every time it exports is a
+// sample's. It imports timeline, timeline/analysis and client_golang, and
+// neither probes nor recordings, so it cannot tell live from demo from
+// replay; package main wires it to a session and an HTTP server.
+package exporter

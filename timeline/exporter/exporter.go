@@ -1,0 +1,153 @@
+package exporter
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis"
+)
+
+// Options say what an Exporter says about itself.
+type Options struct {
+	// Version is gputop's, for gputop_info.
+	Version string
+	// MaxScrapes is how many scrapes may be served at once; more are
+	// refused with 503 rather than queued. Default 4.
+	MaxScrapes int
+}
+
+// Exporter turns samples into Prometheus metrics. Observe (or Tap's Next)
+// must be called from one goroutine at a time, in sample order; Collect and
+// the Handler may be used from any number of goroutines.
+type Exporter struct {
+	opts Options
+
+	// latest is the snapshot a scrape sends: built whole by Observe, then
+	// swapped in, never changed after.
+	latest atomic.Pointer[snapshot]
+
+	// The sampling side's state, touched only by Observe.
+	mu        sync.Mutex // guards against misuse: Observe is not reentrant
+	deriver   timeline.Deriver
+	held      [2]timeline.Sample // the Deriver keeps a pointer to the previous one
+	heldNext  int
+	engine    *analysis.Engine
+	phase     timeline.PhaseKind
+	hasPhase  bool
+	phaseAt   time.Time // sample time of the last phase asked for
+	lastMark  timeline.Marker
+	hasMarker bool
+}
+
+// New returns an Exporter that exports nothing of the GPUs until its first
+// sample.
+func New(opts Options) *Exporter {
+	if opts.MaxScrapes <= 0 {
+		opts.MaxScrapes = 4
+	}
+	return &Exporter{opts: opts}
+}
+
+// phaseEvery is how often, in sample time, the current phase is asked for
+// again: phases are judged in 5 s windows, so asking every sample would
+// recompute the same answer.
+const phaseEvery = 5 * time.Second
+
+// Observe takes the next sample of a source described by info, and
+// publishes what a scrape will send until the next one.
+func (x *Exporter) Observe(s *timeline.Sample, info timeline.SourceInfo) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	// The Deriver and the Engine keep the previous sample by pointer:
+	// keep our own copies, alternating, so the caller may reuse its own.
+	held := &x.held[x.heldNext]
+	*held = *s
+	x.heldNext = 1 - x.heldNext
+	values := x.deriver.Next(held)
+
+	if x.engine == nil {
+		x.engine = analysis.NewEngine(info)
+	}
+	x.engine.SetInfo(info)
+	x.engine.Add(held)
+	hints := x.engine.Hints(s.At)
+	if !x.hasPhase || s.At.Sub(x.phaseAt) >= phaseEvery || s.At.Before(x.phaseAt) {
+		x.phaseAt = s.At
+		if ph := x.engine.Phases(x.engine.First(), x.engine.End()); len(ph) > 0 {
+			x.phase, x.hasPhase = ph[len(ph)-1].Kind, true
+		}
+	}
+	if n := len(s.Markers); n > 0 {
+		x.lastMark, x.hasMarker = s.Markers[n-1], true
+	}
+
+	in := snapshotInput{
+		version: x.opts.Version, info: info, sample: held, values: values, hints: hints,
+		phase: x.phase, hasPhase: x.hasPhase, marker: x.lastMark, hasMarker: x.hasMarker,
+	}
+	x.latest.Store(buildSnapshot(&in))
+}
+
+// Describe sends nothing: the series depend on the GPUs found, so the
+// Exporter is an unchecked collector.
+func (x *Exporter) Describe(chan<- *prometheus.Desc) {}
+
+// Collect sends the latest snapshot's metrics, as they are: a scrape costs
+// one atomic load.
+func (x *Exporter) Collect(ch chan<- prometheus.Metric) {
+	snap := x.latest.Load()
+	if snap == nil {
+		return
+	}
+	for _, m := range snap.metrics {
+		ch <- m
+	}
+}
+
+// Handler serves /metrics: the Exporter's metrics with gputop's own CPU,
+// memory and Go runtime (client_golang's process and Go collectors), in
+// the Prometheus text format or OpenMetrics, as the scraper asks.
+func (x *Exporter) Handler() http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(x, collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+		EnableOpenMetrics:   true,
+		MaxRequestsInFlight: x.opts.MaxScrapes,
+		ErrorHandling:       promhttp.ContinueOnError,
+	})
+}
+
+// Tap returns src with every sample it yields observed by x on its way:
+// put it under the Recorder, so serve pulls samples through the same
+// Recorder record does. Markers given to the tap go to src.
+func (x *Exporter) Tap(src timeline.Source) timeline.Source { return &tap{src: src, x: x} }
+
+type tap struct {
+	src timeline.Source
+	x   *Exporter
+}
+
+func (t *tap) Next(ctx context.Context) (timeline.Sample, error) {
+	s, err := t.src.Next(ctx)
+	if err == nil {
+		t.x.Observe(&s, t.src.Info())
+	}
+	return s, err
+}
+
+func (t *tap) Info() timeline.SourceInfo { return t.src.Info() }
+
+func (t *tap) Mark(text string) {
+	if m, ok := t.src.(timeline.MarkSink); ok {
+		m.Mark(text)
+	}
+}

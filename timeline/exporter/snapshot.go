@@ -1,0 +1,207 @@
+package exporter
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// snapshot is what every scrape sends until the next sample: const
+// metrics, immutable, so concurrent scrapes share them without a lock.
+type snapshot struct {
+	metrics []prometheus.Metric
+}
+
+// gpuLabels are dcgm-exporter's labels on every GPU series, in this
+// order. pci_bus_id is not among them: gputop does not read it (yet),
+// and an empty one would be a made-up value.
+var gpuLabels = []string{"gpu", "UUID", "device", "modelName", "Hostname"}
+
+// gpuSeries is one GPU metric of gputop's under its exported name.
+type gpuSeries struct {
+	desc  *prometheus.Desc
+	kind  prometheus.ValueType
+	scale float64 // exported = gputop's value × scale
+}
+
+const mib = 1 << 20
+
+func newGPUSeries(name, help string, kind prometheus.ValueType, scale float64) gpuSeries {
+	return gpuSeries{desc: prometheus.NewDesc(name, help, gpuLabels, nil), kind: kind, scale: scale}
+}
+
+// gpuGauges maps gputop's display metrics (after Derive: power from the
+// energy counter, PCIe rates from the byte counters) to the series that
+// carry them. dcgm-exporter's help texts, with gputop's own where the name
+// is gputop's.
+var gpuGauges = map[string]gpuSeries{
+	timeline.GPUUtil:        newGPUSeries("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", prometheus.GaugeValue, 1),
+	timeline.GPUMemUtil:     newGPUSeries("DCGM_FI_DEV_MEM_COPY_UTIL", "Memory utilization (in %).", prometheus.GaugeValue, 1),
+	timeline.GPUMemUsed:     newGPUSeries("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", prometheus.GaugeValue, 1.0/mib),
+	timeline.GPUMemTotal:    newGPUSeries("DCGM_FI_DEV_FB_TOTAL", "Framebuffer memory total (in MiB).", prometheus.GaugeValue, 1.0/mib),
+	timeline.GPUPower:       newGPUSeries("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", prometheus.GaugeValue, 1),
+	timeline.GPUPowerLimit:  newGPUSeries("DCGM_FI_DEV_ENFORCED_POWER_LIMIT", "Enforced power limit (in W).", prometheus.GaugeValue, 1),
+	timeline.GPUTemp:        newGPUSeries("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", prometheus.GaugeValue, 1),
+	timeline.GPUClockSM:     newGPUSeries("DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).", prometheus.GaugeValue, 1),
+	timeline.GPUClockMem:    newGPUSeries("DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz).", prometheus.GaugeValue, 1),
+	timeline.GPUSMActive:    newGPUSeries("DCGM_FI_PROF_SM_ACTIVE", "The ratio of cycles an SM has at least 1 warp assigned (ratio 0-1).", prometheus.GaugeValue, 0.01),
+	timeline.GPUSMOccupancy: newGPUSeries("DCGM_FI_PROF_SM_OCCUPANCY", "The ratio of number of warps resident on an SM (ratio 0-1).", prometheus.GaugeValue, 0.01),
+	timeline.GPUTensor:      newGPUSeries("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "Ratio of cycles the tensor (HMMA) pipe is active (ratio 0-1).", prometheus.GaugeValue, 0.01),
+	timeline.GPUDRAMBW:      newGPUSeries("DCGM_FI_PROF_DRAM_ACTIVE", "Ratio of cycles the device memory interface is active sending or receiving data (ratio 0-1).", prometheus.GaugeValue, 0.01),
+	// dcgm-exporter's list declares these two counters, but their values
+	// are rates (bytes/s), as here: a gauge says what they are.
+	timeline.GPUPCIeTx: newGPUSeries("DCGM_FI_PROF_PCIE_TX_BYTES", "The rate of data transmitted over the PCIe bus, device to host (in bytes/s).", prometheus.GaugeValue, 1),
+	timeline.GPUPCIeRx: newGPUSeries("DCGM_FI_PROF_PCIE_RX_BYTES", "The rate of data received over the PCIe bus, host to device (in bytes/s).", prometheus.GaugeValue, 1),
+
+	timeline.GPUUtilMin: newGPUSeries("gputop_gpu_util_min_percent", "Lowest of NVML's sub-second utilization samples within the last interval (in %).", prometheus.GaugeValue, 1),
+	timeline.GPUUtilMax: newGPUSeries("gputop_gpu_util_max_percent", "Highest of NVML's sub-second utilization samples within the last interval (in %).", prometheus.GaugeValue, 1),
+}
+
+// energySeries is the raw energy counter (J since driver load) in mJ. A
+// counter without _total: OpenMetrics then calls it unknown, and keeps
+// dcgm-exporter's name.
+var energySeries = newGPUSeries("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "Total energy consumption since boot (in mJ).", prometheus.CounterValue, 1000)
+
+var (
+	infoDesc = prometheus.NewDesc("gputop_info", "What gputop samples: always 1, with its version and source (live or demo) as labels.",
+		[]string{"version", "source", "scenario", "driver", "cuda", "Hostname"}, nil)
+	lastSampleDesc = prometheus.NewDesc("gputop_last_sample_timestamp_seconds", "When the sample exported was taken (Unix time).", nil, nil)
+	sampleLagDesc  = prometheus.NewDesc("gputop_sample_lag_seconds", "How late the last tick started.", nil, nil)
+	overrunsDesc   = prometheus.NewDesc("gputop_sample_overruns_total", "Ticks that overran their interval or were skipped since gputop started.", nil, nil)
+	hintDesc       = prometheus.NewDesc("gputop_hint_active", "A bottleneck hint that holds now (1), as gputop's screen shows it; gpu is empty for the host's.",
+		[]string{"id", "severity", "gpu"}, nil)
+	phaseDesc = prometheus.NewDesc("gputop_phase", "The current automatic phase of the job: 1 for the kind it is in, 0 for the others.",
+		[]string{"kind"}, nil)
+	markerDesc = prometheus.NewDesc("gputop_last_marker_timestamp_seconds", "When the last marker was dropped (Unix time), with its text.",
+		[]string{"text"}, nil)
+)
+
+// phaseKinds are the kinds gputop_phase reports, one series each.
+var phaseKinds = []timeline.PhaseKind{timeline.PhaseBusy, timeline.PhaseStalled, timeline.PhaseIdle}
+
+// snapshotInput is what one sample says, with what the analysis made of
+// everything up to it.
+type snapshotInput struct {
+	version   string
+	info      timeline.SourceInfo
+	sample    *timeline.Sample
+	values    []timeline.Value
+	hints     []timeline.Hint
+	phase     timeline.PhaseKind
+	hasPhase  bool
+	marker    timeline.Marker
+	hasMarker bool
+}
+
+// buildSnapshot makes the metrics of one sample. A value that is NaN
+// (unknown this tick) or absent (not supported) makes no series: never a 0.
+func buildSnapshot(in *snapshotInput) *snapshot {
+	snap := &snapshot{metrics: make([]prometheus.Metric, 0, 16*len(in.info.GPUs)+16)}
+	add := func(desc *prometheus.Desc, kind prometheus.ValueType, v float64, labels ...string) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return
+		}
+		for i, l := range labels {
+			labels[i] = strings.ToValidUTF8(l, "\uFFFD")
+		}
+		if m, err := prometheus.NewConstMetric(desc, kind, v, labels...); err == nil {
+			snap.metrics = append(snap.metrics, m)
+		}
+	}
+
+	labels := gpuLabelValues(in.info)
+	for _, v := range in.values {
+		series, ok := gpuGauges[v.Key.Name]
+		if !ok {
+			if v.Key.Device == timeline.SelfDevice && v.Key.Name == timeline.SampleLag {
+				add(sampleLagDesc, prometheus.GaugeValue, v.Value)
+			}
+			if v.Key.Device == timeline.SelfDevice && v.Key.Name == timeline.SampleOverruns {
+				add(overrunsDesc, prometheus.CounterValue, v.Value)
+			}
+			continue
+		}
+		if idx, ok := timeline.ParseGPUDevice(v.Key.Device); ok {
+			add(series.desc, series.kind, v.Value*series.scale, labels.of(idx)...)
+		}
+	}
+	for _, m := range in.sample.Metrics {
+		if m.Key.Name != timeline.GPUEnergy {
+			continue
+		}
+		if idx, ok := timeline.ParseGPUDevice(m.Key.Device); ok {
+			add(energySeries.desc, energySeries.kind, m.Value*energySeries.scale, labels.of(idx)...)
+		}
+	}
+
+	add(infoDesc, prometheus.GaugeValue, 1, in.version, in.info.Kind.String(), in.info.Scenario,
+		in.info.Driver, in.info.CUDA, in.info.Host)
+	add(lastSampleDesc, prometheus.GaugeValue, unixSeconds(in.sample.At))
+
+	// One series per hint and GPU, so a hint joins dcgm-exporter's series
+	// on gpu; the same id twice on a GPU at one severity is one series.
+	seen := map[[3]string]bool{}
+	for _, h := range in.hints {
+		if !h.Ongoing {
+			continue // ended: the screen dims it; it no longer holds
+		}
+		gpus := []string{""}
+		if len(h.GPUs) > 0 {
+			gpus = gpus[:0]
+			for _, g := range h.GPUs {
+				gpus = append(gpus, strconv.Itoa(g))
+			}
+		}
+		for _, g := range gpus {
+			k := [3]string{h.ID, h.Severity.String(), g}
+			if !seen[k] {
+				seen[k] = true
+				add(hintDesc, prometheus.GaugeValue, 1, k[0], k[1], k[2])
+			}
+		}
+	}
+	if in.hasPhase {
+		for _, k := range phaseKinds {
+			v := 0.0
+			if k == in.phase {
+				v = 1
+			}
+			add(phaseDesc, prometheus.GaugeValue, v, k.String())
+		}
+	}
+	if in.hasMarker {
+		add(markerDesc, prometheus.GaugeValue, unixSeconds(in.marker.At), in.marker.Text)
+	}
+	return snap
+}
+
+func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
+
+// gpuLabelSet gives each GPU's label values, from the source's description.
+type gpuLabelSet struct {
+	host  string
+	byIdx map[int]timeline.GPUInfo
+}
+
+func gpuLabelValues(info timeline.SourceInfo) gpuLabelSet {
+	set := gpuLabelSet{host: info.Host, byIdx: make(map[int]timeline.GPUInfo, len(info.GPUs))}
+	for _, g := range info.GPUs {
+		set.byIdx[g.Index] = g
+	}
+	return set
+}
+
+// of returns the labels of GPU idx, in gpuLabels' order. dcgm-exporter's
+// device is nvidia<minor number>; gputop does not read the minor number,
+// and gives the NVML index, which is the same on most machines
+// (docs/metrics.md says so).
+func (s gpuLabelSet) of(idx int) []string {
+	g := s.byIdx[idx]
+	i := strconv.Itoa(idx)
+	return []string{i, g.UUID, "nvidia" + i, g.Name, s.host}
+}
