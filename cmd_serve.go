@@ -111,7 +111,7 @@ func cmdServe(args []string, e *env) error {
 	}()
 	if err := session.Wait(runCtx); err == nil {
 		for _, n := range session.Info().Notes {
-			fmt.Fprintf(e.stderr, "note: %s\n", n)
+			printNote(e.stderr, n)
 		}
 	}
 	runErr := rec.Run(runCtx, 0)
