@@ -288,7 +288,7 @@ func (f *hintFrame) evaluate() []timeline.Hint {
 			hints = append(hints, fd.done())
 		}
 	}
-	sortHints(hints)
+	SortHints(hints)
 	return hints
 }
 
@@ -405,9 +405,10 @@ func episodeSize(ep timeline.Episode) time.Duration {
 	return ep.End.Sub(ep.Start) * time.Duration(max(1, len(ep.GPUs)))
 }
 
-// sortHints orders hints worst first: severity, confidence, duration, then
-// start, id and GPUs so the order never depends on map iteration.
-func sortHints(hints []timeline.Hint) {
+// SortHints orders hints worst first, as Engine.Hints returns them and
+// the screen and the report list them: severity, confidence, duration,
+// then start, id and GPUs so the order never depends on map iteration.
+func SortHints(hints []timeline.Hint) {
 	sort.SliceStable(hints, func(i, j int) bool {
 		a, b := hints[i], hints[j]
 		if a.Severity != b.Severity {

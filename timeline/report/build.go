@@ -25,7 +25,11 @@ type repBuilder struct {
 }
 
 func (b *repBuilder) build(a Analysis) {
-	for _, h := range repSortHints(a.Hints) {
+	// An Analysis may come from elsewhere than Engine.Hints (a test, a
+	// recording's hints): list them in the Engine's order all the same.
+	hints := slices.Clone(a.Hints)
+	analysis.SortHints(hints)
+	for _, h := range hints {
 		rh := ReportHint{ID: h.ID, Severity: h.Severity.String(), GPUs: append([]int{}, h.GPUs...),
 			Start: b.rel(h.Start), End: b.rel(h.End), Evidence: h.Evidence, Suggestion: h.Suggestion,
 			Confidence: Number(h.Confidence), Provisional: h.Provisional, Ongoing: h.Ongoing, Episodes: []ReportEpisode{}}

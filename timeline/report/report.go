@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"math"
-	"sort"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -241,28 +240,4 @@ func repSource(info timeline.SourceInfo) ReportSource {
 		src.Interval = Number(info.Interval.Seconds())
 	}
 	return src
-}
-
-// repSortHints orders hints worst first, as Engine.Hints does and the
-// screen shows them: severity, then confidence, then the longest, then by
-// start and id so equal ones keep one order.
-func repSortHints(hints []timeline.Hint) []timeline.Hint {
-	out := append([]timeline.Hint(nil), hints...)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Severity != b.Severity {
-			return a.Severity > b.Severity
-		}
-		if a.Confidence != b.Confidence {
-			return a.Confidence > b.Confidence
-		}
-		if da, db := a.End.Sub(a.Start), b.End.Sub(b.Start); da != db {
-			return da > db
-		}
-		if !a.Start.Equal(b.Start) {
-			return a.Start.Before(b.Start)
-		}
-		return a.ID < b.ID
-	})
-	return out
 }
