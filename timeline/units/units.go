@@ -152,15 +152,7 @@ func withUnit(v, base float64, units []string) string {
 
 // digits writes v with three significant digits: "512", "65.6", "80.0",
 // "1.95".
-func digits(v float64) string {
-	switch a := math.Abs(v); {
-	case a < 9.995:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	case a < 99.95:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 0, 64)
-}
+func digits(v float64) string { return fixedLike(v, v) }
 
 // Bytes is a size in binary units, three significant digits: "512MiB",
 // "65.6GiB", "80.0GiB", "1.95TiB", "0B".
@@ -195,13 +187,14 @@ func BytesOf(used, total float64) string {
 // fixedLike writes u with as many decimals as digits gives t, so that
 // "65.6/80.0GiB" lines up.
 func fixedLike(u, t float64) string {
+	decimals := 0
 	switch a := math.Abs(t); {
 	case a < 9.995:
-		return strconv.FormatFloat(u, 'f', 2, 64)
+		decimals = 2
 	case a < 99.95:
-		return strconv.FormatFloat(u, 'f', 1, 64)
+		decimals = 1
 	}
-	return strconv.FormatFloat(u, 'f', 0, 64)
+	return strconv.FormatFloat(u, 'f', decimals, 64)
 }
 
 // Rate is bytes per second in decimal units, as bandwidth is quoted
