@@ -15,7 +15,7 @@ type Version struct {
 func (v Version) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
 
 // FormatVersion is the version this package writes.
-var FormatVersion = Version{Major: 1, Minor: 3}
+var FormatVersion = Version{Major: 1, Minor: 4}
 
 // fileMagic opens the header frame's content: `head -c 40 run.gtr | xxd`
 // shows what the file is.

@@ -27,14 +27,15 @@ var update = flag.Bool("update", false, "rewrite testdata/golden.gtr and the fuz
 
 const goldenPath = "testdata/golden.gtr"
 
-// golden10Path, golden11Path and golden12Path are the golden files of
-// formats 1.0 (before hints), 1.1 (before info records) and 1.2 (before
-// hints kept their standing and episodes): this reader must read them for
-// as long as the major version is 1.
+// golden10Path .. golden13Path are the golden files of formats 1.0 (before
+// hints), 1.1 (before info records), 1.2 (before hints kept their standing
+// and episodes) and 1.3 (before hosts): this reader must read them for as
+// long as the major version is 1.
 const (
 	golden10Path = "testdata/golden-1.0.gtr"
 	golden11Path = "testdata/golden-1.1.gtr"
 	golden12Path = "testdata/golden-1.2.gtr"
+	golden13Path = "testdata/golden-1.3.gtr"
 )
 
 var goldenStart = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -232,12 +233,12 @@ func TestGolden(t *testing.T) {
 // before 1.2, so the header's description throughout. Without what a
 // version added, the writer still writes their bytes, but for the version:
 // 1.1 and 1.2 only added record types, 1.3 only what follows a hint
-// record's hints.
+// record's hints, 1.4 only header fields the golden header leaves empty.
 func TestGoldenOlder(t *testing.T) {
 	for _, c := range []struct {
 		path    string
 		version Version
-	}{{golden10Path, Version{1, 0}}, {golden11Path, Version{1, 1}}, {golden12Path, Version{1, 2}}} {
+	}{{golden10Path, Version{1, 0}}, {golden11Path, Version{1, 1}}, {golden12Path, Version{1, 2}}, {golden13Path, Version{1, 3}}} {
 		r, err := Open(c.path)
 		if err != nil {
 			t.Fatal(err)
@@ -307,8 +308,13 @@ func writeFuzzCorpus(t *testing.T, golden []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	golden13, err := os.ReadFile(golden13Path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	seeds := map[string][]byte{
 		"valid":       golden,
+		"valid-1.3":   golden13,
 		"valid-1.0":   golden10,
 		"valid-1.1":   golden11,
 		"valid-1.2":   golden12,

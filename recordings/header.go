@@ -37,18 +37,26 @@ type headerJSON struct {
 }
 
 type sourceJSON struct {
-	Kind     string    `json:"kind"` // live, demo, replay, import
-	Scenario string    `json:"scenario,omitempty"`
-	Origin   string    `json:"origin,omitempty"`
-	Recorded string    `json:"recorded,omitempty"` // for kind replay: what the replayed file was recorded from
-	Host     string    `json:"host"`
-	Driver   string    `json:"driver,omitempty"`
-	CUDA     string    `json:"cuda,omitempty"`
-	Interval string    `json:"interval"` // a Go duration: "1s", "250ms"
-	GPUs     []gpuJSON `json:"gpus"`
-	Command  []string  `json:"command,omitempty"`
-	Notes    []string  `json:"notes,omitempty"`
-	Checks   []string  `json:"checks,omitempty"`
+	Kind     string     `json:"kind"` // live, demo, replay, import
+	Scenario string     `json:"scenario,omitempty"`
+	Origin   string     `json:"origin,omitempty"`
+	Recorded string     `json:"recorded,omitempty"` // for kind replay: what the replayed file was recorded from
+	Host     string     `json:"host"`
+	Driver   string     `json:"driver,omitempty"`
+	CUDA     string     `json:"cuda,omitempty"`
+	Interval string     `json:"interval"` // a Go duration: "1s", "250ms"
+	GPUs     []gpuJSON  `json:"gpus"`
+	Command  []string   `json:"command,omitempty"`
+	Notes    []string   `json:"notes,omitempty"`
+	Checks   []string   `json:"checks,omitempty"`
+	Hosts    []hostJSON `json:"hosts,omitempty"` // 1.4: a session of several hosts
+}
+
+type hostJSON struct {
+	Name   string   `json:"name"`
+	Driver string   `json:"driver,omitempty"`
+	CUDA   string   `json:"cuda,omitempty"`
+	Notes  []string `json:"notes,omitempty"`
 }
 
 type gpuJSON struct {
@@ -59,6 +67,9 @@ type gpuJSON struct {
 	PowerLimit *float64 `json:"power_limit_w"`   // null if unknown
 	GPM        bool     `json:"gpm"`
 	MIG        bool     `json:"mig"`
+	PCIBusID   string   `json:"pci_bus_id,omitempty"` // 1.4
+	Host       string   `json:"host,omitempty"`       // 1.4: in a session of several hosts
+	HostIndex  int      `json:"host_index,omitempty"` // 1.4: its NVML index on that host
 }
 
 // known turns NaN (and ±Inf, which JSON cannot hold) into null.
@@ -101,7 +112,11 @@ func sourceToJSON(in timeline.SourceInfo) sourceJSON {
 	}
 	for i, g := range in.GPUs {
 		src.GPUs[i] = gpuJSON{Index: g.Index, Name: g.Name, UUID: g.UUID,
-			MemTotal: known(g.MemTotal), PowerLimit: known(g.PowerLimit), GPM: g.GPM, MIG: g.MIG}
+			MemTotal: known(g.MemTotal), PowerLimit: known(g.PowerLimit), GPM: g.GPM, MIG: g.MIG,
+			PCIBusID: g.PCIBusID, Host: g.Host, HostIndex: g.HostIndex}
+	}
+	for _, h := range in.Hosts {
+		src.Hosts = append(src.Hosts, hostJSON{Name: h.Name, Driver: h.Driver, CUDA: h.CUDA, Notes: h.Notes})
 	}
 	return src
 }
@@ -125,7 +140,11 @@ func sourceFromJSON(s sourceJSON) (timeline.SourceInfo, error) {
 	}
 	for _, g := range s.GPUs {
 		in.GPUs = append(in.GPUs, timeline.GPUInfo{Index: g.Index, Name: g.Name, UUID: g.UUID,
-			MemTotal: orNaN(g.MemTotal), PowerLimit: orNaN(g.PowerLimit), GPM: g.GPM, MIG: g.MIG})
+			MemTotal: orNaN(g.MemTotal), PowerLimit: orNaN(g.PowerLimit), GPM: g.GPM, MIG: g.MIG,
+			PCIBusID: g.PCIBusID, Host: g.Host, HostIndex: g.HostIndex})
+	}
+	for _, h := range s.Hosts {
+		in.Hosts = append(in.Hosts, timeline.HostInfo{Name: h.Name, Driver: h.Driver, CUDA: h.CUDA, Notes: h.Notes})
 	}
 	return in, nil
 }

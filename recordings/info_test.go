@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -324,5 +325,50 @@ func TestWriteInfoRefusals(t *testing.T) {
 	}
 	if err := w.WriteInfo(grownInfo(1)); err == nil || err != w.err {
 		t.Errorf("after a write error: %v, want the Writer's error", err)
+	}
+}
+
+// TestHostsRoundTrip: a session of several hosts (format 1.4) keeps each
+// GPU's host, its index there and its bus id, and the hosts in their order.
+func TestHostsRoundTrip(t *testing.T) {
+	h := header(time.Second)
+	h.Info.Host = ""
+	h.Info.Hosts = []timeline.HostInfo{{Name: "node1", Driver: "550.54.15", CUDA: "12.4"},
+		{Name: "node2", Notes: []string{"node2: no NVIDIA driver"}}}
+	h.Info.GPUs = []timeline.GPUInfo{
+		{Index: 0, Name: "NVIDIA H100", UUID: "GPU-a", Host: "node1", HostIndex: 0, PCIBusID: "00000000:17:00.0", MemTotal: math.NaN(), PowerLimit: 700},
+		{Index: 1, Name: "NVIDIA H100", UUID: "GPU-b", Host: "node2", HostIndex: 3, MemTotal: 1 << 30, PowerLimit: math.NaN()},
+	}
+	var f memFile
+	w, err := newWriter(&f, "hosts.gtr", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := timeline.Sample{At: h.Start, Metrics: []timeline.Metric{
+		{Key: timeline.Key{Name: timeline.HostCPU, Device: timeline.DeviceOnHost(timeline.HostDevice, "node2")}, Value: 12.5},
+	}}
+	if err := w.Write(&s); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := openMem(f.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.Header().Info
+	if !sameInfo(got, h.Info) || !got.MultiHost() || got.GPUs[1].OnHost() != 3 || got.GPUs[1].Host != "node2" {
+		t.Errorf("hosts read back as %+v", got)
+	}
+	if g := got.GPUsOf("node2"); len(g) != 1 || g[0] != 1 {
+		t.Errorf("GPUsOf(node2) = %v", g)
+	}
+	samples, err := drain(r)
+	if err != nil || len(samples) != 1 {
+		t.Fatalf("%d samples, %v", len(samples), err)
+	}
+	if v, ok := samples[0].Value(timeline.Key{Name: timeline.HostCPU, Device: "host@node2"}); !ok || v != 12.5 {
+		t.Errorf("host@node2 CPU = %v %v", v, ok)
 	}
 }

@@ -62,6 +62,25 @@ func ParseGPUDevice(device string) (int, bool) {
 	return i, true
 }
 
+// DeviceOnHost names a device that is not a GPU ("host", "cpu3", "self") of
+// one host of a session of several: "host@node3". GPUs need no such name:
+// each has a session-wide "gpuN" and its GPUInfo says its host.
+func DeviceOnHost(device, host string) string {
+	if host == "" {
+		return device
+	}
+	return device + "@" + host
+}
+
+// SplitDeviceHost undoes DeviceOnHost: "host@node3" is ("host", "node3"),
+// "host" is ("host", "").
+func SplitDeviceHost(device string) (string, string) {
+	if i := strings.LastIndexByte(device, '@'); i >= 0 {
+		return device[:i], device[i+1:]
+	}
+	return device, ""
+}
+
 // CoreDevice is the device name of host CPU core i.
 func CoreDevice(i int) string { return fmt.Sprintf("cpu%d", i) }
 
@@ -189,6 +208,33 @@ type GPUInfo struct {
 	PowerLimit float64 // watts, the enforced limit at start; NaN if unknown
 	GPM        bool    // profiling-grade metrics (SM activity) are available
 	MIG        bool    // MIG mode is on: utilisation is not supported
+	// PCIBusID is NVML's bus id ("00000000:17:00.0"); "" if unknown.
+	PCIBusID string
+	// Host is the machine the GPU is in, in a session of several hosts (an
+	// import from Prometheus, `gputop --hosts`); "" in a session of one,
+	// where every GPU is the source's Host's. When Host is set, Index is the
+	// GPU's number within the session (its "gpuN" device) and HostIndex its
+	// NVML index on its own host.
+	Host      string
+	HostIndex int
+}
+
+// OnHost is the GPU's index as its own host numbers it: HostIndex in a
+// session of several hosts, Index in a session of one.
+func (g GPUInfo) OnHost() int {
+	if g.Host != "" {
+		return g.HostIndex
+	}
+	return g.Index
+}
+
+// HostInfo describes one machine of a session of several hosts.
+type HostInfo struct {
+	Name   string
+	Driver string
+	CUDA   string
+	// Notes say what could not be sampled on this host and why.
+	Notes []string
 }
 
 // SourceInfo describes a Source for the header, recordings and reports.
@@ -212,6 +258,24 @@ type SourceInfo struct {
 	Notes []string
 	// Checks lists every check made while looking for GPUs, for the help screen.
 	Checks []string
+	// Hosts lists the machines of a session of several hosts, in the order
+	// they were named; empty in a session of one. Each GPU says its host.
+	Hosts []HostInfo
+}
+
+// MultiHost says whether the session spans several hosts, so that GPUs are
+// named by host ("node3 GPU2") and grouped by it.
+func (in SourceInfo) MultiHost() bool { return len(in.Hosts) > 0 }
+
+// GPUsOf returns the session-wide indexes of host's GPUs, in order.
+func (in SourceInfo) GPUsOf(host string) []int {
+	var out []int
+	for _, g := range in.GPUs {
+		if g.Host == host {
+			out = append(out, g.Index)
+		}
+	}
+	return out
 }
 
 // Source yields Samples in time order. The live Sampler, a recording's
