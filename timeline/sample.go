@@ -143,6 +143,11 @@ func (s ProbeState) String() string {
 	return fmt.Sprintf("state(%d)", s)
 }
 
+// RemoteProbe is the probe name of a host's connection in a session of
+// several hosts: its ProbeStatus has the host's name as Device, and Err says
+// why the host is not answering ("unreachable: …", "dropped; retrying in 4s").
+const RemoteProbe = "remote"
+
 // ProbeStatus reports one probe, or one device of a probe, on one tick.
 type ProbeStatus struct {
 	Probe  string // "nvml", "host", "procs"
