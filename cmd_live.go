@@ -18,6 +18,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/gputop-dev/gputop/probes"
+	"github.com/gputop-dev/gputop/probes/remote"
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui"
@@ -34,6 +35,9 @@ func cmdLive(args []string, e *env) error {
 	force := fs.Bool("force", false, "with --record, overwrite FILE if it exists")
 	logPath := fs.String("log", defaultLogPath(), "write the log to `FILE` (never to the terminal)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of gputop itself to `FILE` (docs/performance.md)")
+	var hosts hostsFlags
+	fs.StringVar(&hosts.list, "hosts", "", "follow the hosts of `LIST` (node1,node[2-8]) over ssh, on one screen")
+	fs.StringVar(&hosts.sshCommand, "ssh-command", "", "with --hosts, run `CMD` HOST gputop stream instead of ssh")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -46,6 +50,13 @@ func cmdLive(args []string, e *env) error {
 	}
 	if *record != "" {
 		if err := checkNewFile(*record, *force); err != nil {
+			return err
+		}
+	}
+	var hostList []string
+	var transport remote.Transport
+	if hosts.list != "" || hosts.sshCommand != "" {
+		if hostList, transport, err = hosts.check(liveOptions{demo: demo.scenario}); err != nil {
 			return err
 		}
 	}
@@ -64,6 +75,9 @@ func cmdLive(args []string, e *env) error {
 		return err
 	}
 	defer closeLog()
+	if hostList != nil {
+		return liveHosts(e, hostList, transport, liveOptions{interval: *interval, record: *record, force: *force, ascii: *ascii})
+	}
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
 

@@ -144,12 +144,19 @@ func (s *Source) Info() timeline.SourceInfo {
 	return in
 }
 
-// Mark sends a marker to every host's stream (so each host's own recording
-// keeps it) and puts it on the session's next sample.
-func (s *Source) Mark(text string) {
+// Mark is the m key's marker: see MarkFrom.
+func (s *Source) Mark(text string) { s.MarkFrom("key", text) }
+
+// MarkLine is a marker as a stream's stdin takes it: the marker socket's
+// protocol, one line of UTF-8 per marker.
+func MarkLine(text string) []byte { return []byte(text + "\n") }
+
+// MarkFrom sends a marker to every host's stream (so each host's own
+// recording keeps it) and puts it on the session's next sample.
+func (s *Source) MarkFrom(origin, text string) {
 	s.mu.Lock()
 	if len(s.marks) < hostMarkers {
-		s.marks = append(s.marks, timeline.Marker{Text: text, Origin: "key"})
+		s.marks = append(s.marks, timeline.Marker{Text: text, Origin: origin})
 	}
 	s.mu.Unlock()
 	if s.opts.MarkLine == nil {
