@@ -62,8 +62,8 @@ type command struct {
 
 // commands are gputop's commands, in the order the usage lists them.
 var commands = []command{
-	{"live", "[--interval 1s] [--record FILE] [--demo[=SCENARIO]] [--ascii]", "live view of every GPU and the host (the default)",
-		[]string{"gputop", "gputop --demo=checkpoint", "gputop --record run.gtr --interval 500ms"}, cmdLive},
+	{"live", "[--interval 1s] [--record FILE] [--demo[=SCENARIO]] [--ascii] [--hosts LIST [--ssh-command CMD]]", "live view of every GPU and the host (the default), or of several hosts",
+		[]string{"gputop", "gputop --demo=checkpoint", "gputop --record run.gtr --interval 500ms", "gputop --hosts node1,node[2-8] --record job.gtr"}, cmdLive},
 	{"snapshot", "[--json] [--demo[=SCENARIO]]", "one reading of every GPU and the host, printed, then exit",
 		[]string{"gputop snapshot", "gputop snapshot --json | jq '.gpus[].util'"}, cmdSnapshot},
 	{"record", "-o FILE [--duration D] [--interval I] [--demo[=SCENARIO]] [--fast]", "record without a screen; Ctrl-C or SIGTERM closes the file cleanly",
