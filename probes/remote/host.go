@@ -251,6 +251,9 @@ func (h *host) why(err, exit error, stderr string, hung, streamed bool) string {
 		return fmt.Sprintf("no answer for %s", retryText(h.opts.HangAfter))
 	case exited && code.Code == 127, notFound(line, remote):
 		return fmt.Sprintf("%s is not installed on %s", remote, h.name)
+	case strings.Contains(line, `unknown command "stream"`):
+		// A gputop from before streams: its usage error.
+		return fmt.Sprintf("%s runs an older gputop (no stream); upgrade it there", h.name)
 	case exited && code.Code == 255 && h.opts.Transport.Command == nil && !streamed:
 		// ssh's own failure: it says why on its last line.
 		if line == "" {

@@ -97,8 +97,22 @@ func Open(opts Options) *Source {
 	if opts.Dial == nil {
 		opts.Dial = ProcessDialer(opts.Transport, opts.Interval)
 	}
+	s := newSource(opts)
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Source{opts: opts, cancel: cancel, settled: make(chan struct{}, len(opts.Hosts)),
+	s.cancel = cancel
+	for _, h := range s.hosts {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			h.run(ctx)
+		}()
+	}
+	return s
+}
+
+// newSource is a Source whose hosts are not yet followed.
+func newSource(opts Options) *Source {
+	s := &Source{opts: opts, settled: make(chan struct{}, len(opts.Hosts)),
 		perHost: make([]hostLayout, len(opts.Hosts)), recent: map[string]time.Time{}}
 	s.info = timeline.SourceInfo{Kind: timeline.Live, Host: hostsTitle(opts.Hosts), Interval: opts.Interval}
 	for i, name := range opts.Hosts {
@@ -107,13 +121,6 @@ func Open(opts Options) *Source {
 		s.hosts = append(s.hosts, h)
 		s.info.Hosts = append(s.info.Hosts, timeline.HostInfo{Name: name})
 		s.perHost[i] = hostLayout{gpuIndex: map[int]int{}, devices: map[string]string{}}
-	}
-	for _, h := range s.hosts {
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			h.run(ctx)
-		}()
 	}
 	return s
 }
@@ -363,8 +370,13 @@ func (s *Source) place(i int, smp *timeline.Sample, out *timeline.Sample) bool {
 	if out.Metrics == nil {
 		out.Metrics = make([]timeline.Metric, 0, len(smp.Metrics)*len(s.hosts))
 	}
+	// A sample lists each device's metrics together: one lookup a device.
+	var from, to string
 	for _, m := range smp.Metrics {
-		m.Key.Device = device(m.Key.Device)
+		if m.Key.Device != from {
+			from, to = m.Key.Device, device(m.Key.Device)
+		}
+		m.Key.Device = to
 		out.Metrics = append(out.Metrics, m)
 	}
 	for _, p := range smp.Probes {

@@ -132,6 +132,7 @@ func TestFaultsSayWhyInOneLineAndBackOff(t *testing.T) {
 		{"unreachable", exiting(255, "ssh: connect to host 10.0.0.9 port 22: Connection refused\r\n"),
 			"cannot connect: ssh: connect to host 10.0.0.9 port 22: Connection refused"},
 		{"no key", exiting(255, "root@b: Permission denied (publickey).\n"), "cannot connect: root@b: Permission denied (publickey)."},
+		{"older gputop", exiting(2, "gputop: unknown command \"stream\" (see gputop --help)\n"), "b runs an older gputop (no stream); upgrade it there"},
 		{"exits", exiting(1, "gputop stream: something\n"), "ended: gputop stream: something"},
 	}
 	for _, tt := range tests {
