@@ -3,6 +3,8 @@ package remote
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -85,13 +87,24 @@ type Transport struct {
 var SSHOptions = []string{"-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10",
 	"-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3"}
 
+// isSSH says whether the transport is ssh, given its options (and its
+// failures read as ssh's): the default, or an --ssh-command that runs ssh
+// with options of its own ("ssh -F cluster.conf", "ssh -J bastion").
+func (t Transport) isSSH() bool {
+	return t.Command == nil || filepath.Base(t.Command[0]) == "ssh"
+}
+
 // argv is the command line that streams host at interval.
 func (t Transport) argv(host string, interval time.Duration) []string {
-	var argv []string
-	if t.Command == nil {
-		argv = append([]string{"ssh"}, SSHOptions...)
-	} else {
-		argv = append(argv, t.Command...)
+	argv := []string{"ssh"}
+	if t.Command != nil {
+		argv = slices.Clone(t.Command[:1])
+	}
+	if t.isSSH() {
+		argv = append(argv, SSHOptions...)
+	}
+	if t.Command != nil {
+		argv = append(argv, t.Command[1:]...)
 	}
 	remote := t.Remote
 	if remote == "" {

@@ -54,9 +54,7 @@ type host struct {
 	markers  []timeline.Marker
 	up       bool   // connected and streaming
 	settled  bool   // described itself and sent a sample, or failed once
-	ever     bool   // streamed at some time in the session
 	reason   string // why it is down, with the retry; "" while up
-	dropped  bool   // it went down after streaming: lost, not failed
 	send     chan []byte
 	received int64 // bytes read from its stream, for the wire figure
 
@@ -181,7 +179,7 @@ func (h *host) follow(conn Conn, watchdog *time.Timer) (bool, error) {
 			h.push(ev.Sample)
 			if !streamed {
 				streamed = true
-				h.up, h.ever, h.dropped, h.reason = true, true, false, ""
+				h.up, h.reason = true, ""
 				h.settle()
 			}
 		}
@@ -225,7 +223,6 @@ func (h *host) down(why string, retry time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.up = false
-	h.dropped = h.ever
 	h.reason = fmt.Sprintf("%s; retrying in %s", why, retryText(retry))
 	h.settle()
 }
@@ -254,7 +251,7 @@ func (h *host) why(err, exit error, stderr string, hung, streamed bool) string {
 	case strings.Contains(line, `unknown command "stream"`):
 		// A gputop from before streams: its usage error.
 		return fmt.Sprintf("%s runs an older gputop (no stream); upgrade it there", h.name)
-	case exited && code.Code == 255 && h.opts.Transport.Command == nil && !streamed:
+	case exited && code.Code == 255 && h.opts.Transport.isSSH() && !streamed:
 		// ssh's own failure: it says why on its last line.
 		if line == "" {
 			return "cannot connect (ssh exit status 255)"
@@ -321,9 +318,9 @@ func (h *host) take(now time.Time, interval time.Duration) (*timeline.Sample, []
 	info := h.info
 	h.info = nil
 	switch {
-	case h.reason != "" && h.dropped:
-		st.State, st.Err = timeline.ProbeLost, h.reason
 	case h.reason != "":
+		// Failed, never Lost: a host is always tried again, and a Lost
+		// device is one that is not.
 		st.State, st.Err = timeline.ProbeFailed, h.reason
 	case s == nil && !h.up:
 		st.State, st.Err = timeline.ProbeLate, "connecting"

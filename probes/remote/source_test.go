@@ -102,7 +102,7 @@ func TestAHostThatDropsIsAGapThenComesBack(t *testing.T) {
 				t.Errorf("at %v: a is missing while b drops", s.At)
 			}
 			states = append(states, st.State.String()+" "+st.Err)
-			if st.State == timeline.ProbeLost {
+			if st.State == timeline.ProbeFailed {
 				if hasB {
 					t.Errorf("a lost host has values: %v", s.Metrics)
 				}

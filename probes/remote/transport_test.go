@@ -61,6 +61,11 @@ func TestTransportCommandLine(t *testing.T) {
 	if !slices.Equal(k, []string{"kubectl", "exec", "-i", "pod-1", "gputop", "stream", "--interval", "500ms"}) {
 		t.Errorf("kubectl: %q", k)
 	}
+	f := Transport{Command: []string{"/usr/bin/ssh", "-F", "c.conf"}}.argv("n1", time.Second)
+	want = append(append([]string{"/usr/bin/ssh"}, SSHOptions...), "-F", "c.conf", "n1", "gputop", "stream", "--interval", "1s")
+	if !slices.Equal(f, want) {
+		t.Errorf("ssh -F: %q", f)
+	}
 }
 
 func TestTailKeepsTheEnd(t *testing.T) {
