@@ -1,0 +1,203 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
+)
+
+// sshHosts is a real OpenSSH server on 127.0.0.1 at a free port, with a
+// throwaway host key, and "hosts" that are keys of its one user: each
+// key's forced command (authorized_keys' command=) runs what the client
+// asked for (ssh's SSH_ORIGINAL_COMMAND, "gputop stream --interval 1s")
+// with that host's demo scenario, so the client side is exactly what a
+// person runs: ssh HOST gputop stream, through a config file (-F).
+type sshHosts struct {
+	dir, config string
+	port        int
+}
+
+// hostScenario is each host's demo, or "" for a host without gputop.
+var hostScenario = map[string]string{"alpha": "training", "beta": "imbalance", "gamma": ""}
+
+func startSSHD(t *testing.T, bin string) *sshHosts {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs sshd: skipped with -short")
+	}
+	for _, tool := range []string{"/usr/sbin/sshd", "ssh", "ssh-keygen"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			timelinetest.Unavailable(t, "%s is not installed (.ci/run installs openssh-server and openssh-client)", tool)
+		}
+	}
+	// sshd wants its privilege separation directory when run as root.
+	if os.Geteuid() == 0 {
+		if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
+			timelinetest.Unavailable(t, "no /run/sshd: %v", err)
+		}
+	}
+	// A short path: sshd and ssh keep sockets and names under it.
+	dir, err := os.MkdirTemp("", "gputop-ssh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	keygen := func(path string) string {
+		out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "gputop-test", "-f", path).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ssh-keygen: %v\n%s", err, out)
+		}
+		pub, err := os.ReadFile(path + ".pub")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(pub))
+	}
+	hostKey := keygen(filepath.Join(dir, "hostkey"))
+	// The forced command: the stream of this host's scenario, its pid
+	// written where the test can kill it; a host without gputop has a PATH
+	// without it.
+	remote := filepath.Join(dir, "remote.sh")
+	script := `#!/bin/sh
+name=$1 scenario=$2
+echo $$ > "` + dir + `/$name.pid"
+set -- $SSH_ORIGINAL_COMMAND
+if [ -z "$scenario" ]; then exec env PATH=/usr/bin:/bin "$@"; fi
+shift
+exec "` + bin + `" "$@" --demo="$scenario"
+`
+	if err := os.WriteFile(remote, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var authorized strings.Builder
+	for _, name := range []string{"alpha", "beta", "gamma"} {
+		pub := keygen(filepath.Join(dir, name))
+		fmt.Fprintf(&authorized, "command=\"%s %s %s\",no-pty,no-port-forwarding,no-agent-forwarding,no-X11-forwarding %s\n",
+			remote, name, hostScenario[name], pub)
+	}
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	write("authorized_keys", authorized.String())
+	port := freePort(t)
+	closed := freePort(t) // nothing listens there: an unreachable host
+	me, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sshdConfig := write("sshd_config", fmt.Sprintf(`Port %d
+ListenAddress 127.0.0.1
+HostKey %s/hostkey
+AuthorizedKeysFile %s/authorized_keys
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+StrictModes no
+UsePAM no
+PidFile %s/sshd.pid
+LogLevel ERROR
+`, port, dir, dir, dir))
+	write("known_hosts", fmt.Sprintf("[127.0.0.1]:%d %s\n", port, hostKey))
+	var cfg strings.Builder
+	for _, name := range []string{"alpha", "beta", "gamma"} {
+		fmt.Fprintf(&cfg, "Host %s\n  IdentityFile %s/%s\n", name, dir, name)
+	}
+	fmt.Fprintf(&cfg, "Host delta\n  Port %d\n", closed)
+	fmt.Fprintf(&cfg, `Host *
+  HostName 127.0.0.1
+  Port %d
+  User %s
+  IdentitiesOnly yes
+  IdentityAgent none
+  UserKnownHostsFile %s/known_hosts
+  GlobalKnownHostsFile /dev/null
+  StrictHostKeyChecking yes
+  ControlMaster no
+  LogLevel ERROR
+`, port, me.Username, dir)
+	config := write("ssh_config", cfg.String())
+
+	sshd := exec.Command("/usr/sbin/sshd", "-D", "-e", "-f", sshdConfig)
+	sshd.Stderr, _ = os.Create(filepath.Join(dir, "sshd.log"))
+	sshd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := sshd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// The whole group: sshd and the sessions it forked.
+		syscall.Kill(-sshd.Process.Pid, syscall.SIGKILL)
+		sshd.Wait()
+	})
+	h := &sshHosts{dir: dir, config: config, port: port}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(dir, "sshd.log"))
+			t.Fatalf("sshd never listened: %v\n%s", err, log)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return h
+}
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// sshCommand is --ssh-command for these hosts.
+func (h *sshHosts) sshCommand() string { return "ssh -F " + h.config }
+
+// streamPid is the pid of host's remote gputop stream.
+func (h *sshHosts) streamPid(t *testing.T, host string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(h.dir, host+".pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// The real ssh reaches the real sshd as the user running the tests (root
+// here: PermitRootLogin prohibit-password), and each host runs its forced
+// command.
+func TestSSHHostsAnswer(t *testing.T) {
+	bin := buildBinary(t)
+	h := startSSHD(t, bin)
+	out, err := exec.Command("ssh", "-F", h.config, "-T", "-o", "BatchMode=yes", "alpha", "gputop", "snapshot").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "DEMO") {
+		t.Fatalf("ssh alpha gputop snapshot: %v\n%s", err, out)
+	}
+	out, err = exec.Command("ssh", "-F", h.config, "-T", "-o", "BatchMode=yes", "gamma", "gputop", "version").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "gputop") {
+		t.Fatalf("gamma has gputop: %v\n%s", err, out)
+	}
+	t.Logf("gamma: %s", out)
+}
