@@ -64,7 +64,9 @@ func liveHosts(e *env, hosts []string, t remote.Transport, o liveOptions) error 
 		}
 	}
 	log.Printf("gputop %s live, %d hosts, interval %v, first: %s", version, len(hosts), o.interval, t.String(hosts[0], o.interval))
+	started := time.Now()
 	uiErr := runUI(ctx, rec, ui.Options{ASCII: o.ascii, Recorder: live, Notice: warning})
+	logWire(src, len(hosts), time.Since(started))
 	for _, sum := range live.closed {
 		if !sum.Removed {
 			fmt.Fprintln(e.stderr, summaryLine(sum))
@@ -87,3 +89,12 @@ func openHostsMarks(src *remote.Source) (closer interface{ Close() error }, warn
 type nopCloser struct{}
 
 func (nopCloser) Close() error { return nil }
+
+// logWire logs what the hosts' streams carried, and how soon the first
+// sample came: docs/performance.md's figures for several hosts.
+func logWire(src *remote.Source, hosts int, took time.Duration) {
+	settled, first := src.FirstSample()
+	secs := took.Seconds()
+	log.Printf("hosts: %d bytes from %d hosts in %.0fs: %.0f B/s a host; first sample %v after the last host answered",
+		src.Received(), hosts, secs, float64(src.Received())/secs/float64(hosts), first.Sub(settled).Round(time.Millisecond))
+}

@@ -62,6 +62,9 @@ type Source struct {
 	perHost  []hostLayout
 	nextGPU  int
 	started  bool
+	// allSettled and firstAt are when the last host settled and when the
+	// first sample was made, for the log and docs/performance.md.
+	allSettled, firstAt time.Time
 	nextTick time.Time
 	marks    []timeline.Marker
 	recent   map[string]time.Time // marker texts given lately, by when
@@ -186,6 +189,14 @@ func (s *Source) Received() int64 {
 	return n
 }
 
+// FirstSample says when every host had answered or failed, and when the
+// first sample was made (zero times before it was).
+func (s *Source) FirstSample() (settled, first time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.allSettled, s.firstAt
+}
+
 // Next waits for the next tick and returns the merged sample.
 func (s *Source) Next(ctx context.Context) (timeline.Sample, error) {
 	if !s.started {
@@ -193,6 +204,9 @@ func (s *Source) Next(ctx context.Context) (timeline.Sample, error) {
 			return timeline.Sample{}, err
 		}
 		s.started = true
+		s.mu.Lock()
+		s.allSettled = time.Now()
+		s.mu.Unlock()
 		// Half an interval on, every host's first sample has waited long
 		// enough to be taken (see host.take).
 		s.nextTick = time.Now().Add(s.opts.Interval / 2)
@@ -205,6 +219,11 @@ func (s *Source) Next(ctx context.Context) (timeline.Sample, error) {
 	case <-t.C:
 	}
 	now := time.Now()
+	if s.firstAt.IsZero() {
+		s.mu.Lock()
+		s.firstAt = now
+		s.mu.Unlock()
+	}
 	// A viewer that fell behind skips the ticks it missed.
 	s.nextTick = s.nextTick.Add(s.opts.Interval)
 	if s.nextTick.Before(now) {
