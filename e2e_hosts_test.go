@@ -7,12 +7,15 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings"
+	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
@@ -200,4 +203,104 @@ func TestSSHHostsAnswer(t *testing.T) {
 		t.Fatalf("gamma has gputop: %v\n%s", err, out)
 	}
 	t.Logf("gamma: %s", out)
+}
+
+// TestHostsOverSSH is issue 16's end to end: `gputop --hosts` through the
+// real ssh and sshd shows two hosts, says why the others are not there,
+// shows a host's killed stream as a gap and reconnects it, and records one
+// file of every host that replays and reports.
+func TestHostsOverSSH(t *testing.T) {
+	bin := buildBinary(t)
+	h := startSSHD(t, bin)
+	path := filepath.Join(h.dir, "hosts.gtr")
+	logPath := filepath.Join(h.dir, "gputop.log")
+	cmd := fmt.Sprintf("%s --hosts alpha,beta,gamma,delta --ssh-command %q --record %s --log %s; echo EXIT=$?; sleep 60",
+		bin, h.sshCommand(), path, logPath)
+	term := newTerminal(t, 200, 50, cmd)
+	// Both streaming hosts' GPUs (eight each) are on screen, and the hosts
+	// that cannot stream say why.
+	term.waitFor("4 hosts", "GPU15")
+	term.waitFor("gputop is not installed on gamma")
+	term.waitFor("cannot connect: ssh: connect to host 127.0.0.1 port")
+
+	// alpha's remote gputop stream is killed: alpha drops, beta goes on,
+	// and alpha comes back by itself.
+	first := h.streamPid(t, "alpha")
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killedAt := time.Now()
+	deadline := time.Now().Add(20 * time.Second)
+	for h.streamPid(t, "alpha") == first {
+		if time.Now().After(deadline) {
+			t.Fatalf("alpha never reconnected:\n%s", term.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	reconnectedAt := time.Now()
+	time.Sleep(3 * time.Second) // a few samples after the reconnection
+	term.keys("q")
+	term.waitFor("EXIT=0")
+	// Quitting ended every remote stream (ssh gone, sshd hung up on them).
+	for _, host := range []string{"alpha", "beta"} {
+		pid := h.streamPid(t, host)
+		deadline := time.Now().Add(10 * time.Second)
+		for syscall.Kill(pid, 0) == nil {
+			if time.Now().After(deadline) {
+				t.Errorf("%s's stream (pid %d) runs on after quit", host, pid)
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+
+	r, err := recordings.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	info := r.Info()
+	var names []string
+	for _, host := range info.Hosts {
+		names = append(names, host.Name)
+	}
+	if !slices.Equal(names, []string{"alpha", "beta", "gamma", "delta"}) || len(info.GPUsOf("alpha")) != 8 || len(info.GPUsOf("beta")) != 8 {
+		t.Fatalf("the recording's hosts %q, GPUs %+v", names, info.GPUs)
+	}
+	alphaGPU := timeline.Key{Name: "util", Device: timeline.GPUDevice(info.GPUsOf("alpha")[0])}
+	betaGPU := timeline.Key{Name: "util", Device: timeline.GPUDevice(info.GPUsOf("beta")[0])}
+	var gap, betaInGap, after int
+	var reasons []string
+	for {
+		s, err := r.Read()
+		if err != nil {
+			break
+		}
+		_, hasAlpha := s.Value(alphaGPU)
+		_, hasBeta := s.Value(betaGPU)
+		for _, p := range s.Probes {
+			if p.Probe == timeline.RemoteProbe && p.Device == "alpha" && p.Err != "" && !slices.Contains(reasons, p.Err) {
+				reasons = append(reasons, p.Err)
+			}
+		}
+		switch {
+		case s.At.After(killedAt.Add(-time.Second)) && s.At.Before(reconnectedAt) && !hasAlpha:
+			gap++
+			if hasBeta {
+				betaInGap++
+			}
+		case s.At.After(reconnectedAt) && hasAlpha:
+			after++
+		}
+	}
+	if gap == 0 || betaInGap == 0 || after == 0 {
+		t.Errorf("alpha: %d samples of gap (beta in %d of them), %d after the reconnection", gap, betaInGap, after)
+	}
+	if len(reasons) == 0 || !strings.HasPrefix(reasons[0], "dropped") || !strings.Contains(reasons[0], "retrying in 1s") {
+		t.Errorf("alpha's reasons %q", reasons)
+	}
+	report, err := exec.Command(bin, "report", path).CombinedOutput()
+	if err != nil || !strings.Contains(string(report), "alpha") || !strings.Contains(string(report), "beta") {
+		t.Errorf("the report does not name both hosts: %v\n%s", err, report)
+	}
 }

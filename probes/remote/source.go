@@ -157,9 +157,9 @@ func (s *Source) Info() timeline.SourceInfo {
 // Mark is the m key's marker: see MarkFrom.
 func (s *Source) Mark(text string) { s.MarkFrom("key", text) }
 
-// MarkLine is a marker as a stream's stdin takes it: the marker socket's
-// protocol, one line of UTF-8 per marker.
-func MarkLine(text string) []byte { return []byte(text + "\n") }
+// MarkLine is a marker as a stream's stdin takes it: "mark TEXT", one
+// line (cmd_stream.go).
+func MarkLine(text string) []byte { return []byte("mark " + text + "\n") }
 
 // MarkFrom sends a marker to every host's stream (so each host's own
 // recording keeps it) and puts it on the session's next sample.
