@@ -151,6 +151,34 @@ func (r *Recorder) Start(path string) (string, error) {
 	return path, nil
 }
 
+// StartWriter records to w, as Start records to a file, from the next
+// sample on: `gputop stream` records to its stdout, so a pipe or an ssh
+// connection carries the recording as it is written. name stands for w in
+// messages ("stdout: broken pipe"). w is written by the writing goroutine,
+// and closed by Stop; a write error stops the recording as a full disk
+// does, and samples go on passing through. Recording already, it returns
+// an error and leaves w alone.
+func (r *Recorder) StartWriter(name string, w io.WriteCloser) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cur != nil {
+		if r.cur.failure() == nil {
+			return errors.New("recording already, to " + r.cur.path)
+		}
+		r.cur.finish()
+		r.cur = nil
+	}
+	// Not an *os.File, whatever w is (os.Stdout): the Writer watches a
+	// file it made for being removed, and removes one that got no sample.
+	r.cur = newRecording(name, notAFile{w}, &r.opts, r.errs)
+	r.cur.notFile = true
+	return nil
+}
+
+// notAFile hides the *os.File behind a writer from the recording, which
+// treats files it made at a path as its own.
+type notAFile struct{ io.WriteCloser }
+
 // Summary says what a recording holds once it is closed.
 type Summary struct {
 	Path        string
@@ -337,6 +365,9 @@ type recording struct {
 
 	failMu sync.Mutex
 	failed error
+
+	// notFile says path names a writer (StartWriter), not a file.
+	notFile bool
 }
 
 // item is what the queue carries: a sample, with the source's description
@@ -564,7 +595,7 @@ func (rec *recording) finish() error {
 func (rec *recording) summary() Summary {
 	s := Summary{Path: rec.path, Samples: rec.samples, First: rec.first, Last: rec.last,
 		Dropped: rec.dropped.Load(), Failed: rec.failure(), Removed: rec.w == nil && rec.failure() == nil}
-	if fi, err := os.Stat(rec.path); err == nil && !s.Removed {
+	if fi, err := os.Stat(rec.path); err == nil && !s.Removed && !rec.notFile {
 		s.Bytes = fi.Size()
 	}
 	return s
