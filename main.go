@@ -82,6 +82,8 @@ var commands = []command{
 		[]string{"gputop import nvidia-smi.csv -o old.gtr", "gputop import gpu.dmon --format dmon --start '2026-11-22 14:03:00' -o old.gtr"}, cmdImport},
 	{"serve", "[--listen 127.0.0.1:9400] [--interval 1s] [--demo[=SCENARIO]] [-o FILE] [--web.config.file FILE]", "sample without a screen and serve Prometheus /metrics under dcgm-exporter's names",
 		[]string{"gputop serve", "gputop serve --demo=imbalance --listen 127.0.0.1:9401 -o node.gtr"}, cmdServe},
+	{"stream", "[--interval 1s] [--demo[=SCENARIO]] [--duration D]", "sample and write the recording to stdout as it is written, for gputop --hosts over ssh",
+		[]string{"gputop stream --demo=imbalance --duration 1m > run.gtr", "ssh node3 gputop stream  # what gputop --hosts runs"}, cmdStream},
 	{"version", "", "print the version",
 		[]string{"gputop version"}, cmdVersion},
 }
