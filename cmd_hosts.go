@@ -81,14 +81,15 @@ func liveHosts(e *env, hosts []string, t remote.Transport, o liveOptions) error 
 func openHostsMarks(src *remote.Source) (closer interface{ Close() error }, warning string) {
 	l, warning, err := marks.Open(func(text string) { src.MarkFrom("mark", text) })
 	if err != nil {
-		return nopCloser{}, "markers from gputop mark will not arrive: " + err.Error()
+		return noListener{}, "markers from gputop mark will not arrive: " + err.Error()
 	}
 	return l, warning
 }
 
-type nopCloser struct{}
+// noListener stands for a marker socket that could not be opened.
+type noListener struct{}
 
-func (nopCloser) Close() error { return nil }
+func (noListener) Close() error { return nil }
 
 // logWire logs what the hosts' streams carried, and how soon the first
 // sample came: docs/performance.md's figures for several hosts.

@@ -39,7 +39,7 @@ type ExitError struct {
 
 func (e *ExitError) Error() string {
 	if e.Signal != "" {
-		return "killed by " + e.Signal
+		return "signal: " + e.Signal // "signal: killed", as os/exec says it
 	}
 	return fmt.Sprintf("exit status %d", e.Code)
 }
