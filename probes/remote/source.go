@@ -57,17 +57,17 @@ type Source struct {
 	settled chan struct{}
 
 	// Fields of Next (one goroutine at a time), and of Info under mu.
-	mu       sync.Mutex
-	info     timeline.SourceInfo
-	perHost  []hostLayout
-	nextGPU  int
-	started  bool
+	mu      sync.Mutex
+	info    timeline.SourceInfo
+	perHost []hostLayout
+	nextGPU int
+	started bool
 	// allSettled and firstAt are when the last host settled and when the
 	// first sample was made, for the log and docs/performance.md.
 	allSettled, firstAt time.Time
-	nextTick time.Time
-	marks    []timeline.Marker
-	recent   map[string]time.Time // marker texts given lately, by when
+	nextTick            time.Time
+	marks               []timeline.Marker
+	recent              map[string]time.Time // marker texts given lately, by when
 }
 
 // hostLayout is where one host's devices sit in the session.
