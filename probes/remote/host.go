@@ -57,6 +57,7 @@ type host struct {
 	reason   string // why it is down, with the retry; "" while up
 	send     chan []byte
 	received int64 // bytes read from its stream, for the wire figure
+	lag      lag   // how far the host's sample times run behind arrival
 
 	settledOnce func()
 }
@@ -164,6 +165,9 @@ func (h *host) follow(conn Conn, watchdog *time.Timer) (bool, error) {
 		return false, err
 	}
 	streamed := false
+	h.mu.Lock()
+	h.lag = lag{} // a new connection, maybe a host with its clock reset
+	h.mu.Unlock()
 	for {
 		ev, err := feed.Next()
 		if err != nil {
@@ -187,6 +191,39 @@ func (h *host) follow(conn Conn, watchdog *time.Timer) (bool, error) {
 	}
 }
 
+// lag tracks the least delay between a host's sample times and their
+// arrival here, over the last lagWindow samples or so: the host's clock
+// set apart from this one plus the link's best time. A window, so that
+// clocks drifting apart or stepped by NTP are followed within minutes.
+type lag struct {
+	cur, prev time.Duration
+	n         int
+	hasPrev   bool
+}
+
+const lagWindow = 64
+
+func (l *lag) add(d time.Duration) {
+	if l.n == 0 || d < l.cur {
+		l.cur = d
+	}
+	l.n++
+	if l.n == lagWindow {
+		l.prev, l.hasPrev, l.n = l.cur, true, 0
+	}
+}
+
+// least is the least delay of this window and the last.
+func (l *lag) least() time.Duration {
+	switch {
+	case l.n == 0:
+		return l.prev
+	case l.hasPrev:
+		return min(l.cur, l.prev)
+	}
+	return l.cur
+}
+
 // queued is a sample waiting for the viewer's tick, with when it came.
 type queued struct {
 	s    timeline.Sample
@@ -206,7 +243,9 @@ func (h *host) push(s *timeline.Sample) {
 	if len(h.queue) == hostQueue {
 		h.queue = append(h.queue[:0], h.queue[1:]...)
 	}
-	h.queue = append(h.queue, queued{*s, time.Now()})
+	now := time.Now()
+	h.lag.add(now.Sub(s.At))
+	h.queue = append(h.queue, queued{*s, now})
 }
 
 // settle says, once, that the host has either answered or failed: the
@@ -295,20 +334,30 @@ func oneLine(s string) string { return lastLine(strings.ReplaceAll(s, "\n", " ")
 // sample (nil: a gap), its markers, a new description, and its status.
 //
 // The host's clock and the viewer's tick at the same interval but not in
-// step: a sample that comes a millisecond after the tick one second and a
-// millisecond before it the next would be a gap, then two at once. So a
-// sample is taken once it has waited half an interval, or at once when
-// another is behind it: at most one sample late, never a gap from jitter.
+// step, and the samples come over a link whose delay wavers: taken as they
+// arrive, a sample a millisecond after one tick and the next a millisecond
+// before the following tick would leave a gap, then two at once. So a
+// sample is due by its own time on the host, moved onto the viewer's clock
+// by the smallest delay seen lately (lag), plus half an interval: the link
+// may be up to half an interval slower than its best without a gap, and
+// the phase between the two clocks, which drifts by parts per million,
+// decides nothing from one tick to the next.
 func (h *host) take(now time.Time, interval time.Duration) (*timeline.Sample, []timeline.Marker, *timeline.SourceInfo, timeline.ProbeStatus) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	st := timeline.ProbeStatus{Probe: timeline.RemoteProbe, Device: h.name}
 	var s *timeline.Sample
-	// More than two waiting means the viewer fell behind: keep it current.
-	if over := len(h.queue) - 2; over > 0 {
-		h.queue = append(h.queue[:0], h.queue[over:]...)
+	due := 0
+	cut := now.Add(-interval / 2)
+	for due < len(h.queue) && !h.queue[due].s.At.Add(h.lag.least()).After(cut) {
+		due++
 	}
-	if len(h.queue) == 2 || len(h.queue) == 1 && !h.queue[0].came.After(now.Add(-interval/2)) {
+	// More than two due means the viewer fell behind: keep it current.
+	if over := due - 2; over > 0 {
+		h.queue = append(h.queue[:0], h.queue[over:]...)
+		due -= over
+	}
+	if due > 0 {
 		first := h.queue[0].s
 		s = &first
 		h.queue = append(h.queue[:0], h.queue[1:]...)

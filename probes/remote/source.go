@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -128,11 +129,13 @@ func newSource(opts Options) *Source {
 	return s
 }
 
+// hostsTitle is the session's Host, for the header and the report's: the
+// hosts by name while that is short, else how many and the first and last.
 func hostsTitle(hosts []string) string {
-	if len(hosts) == 1 {
-		return hosts[0]
+	if all := strings.Join(hosts, ", "); len(all) <= 32 {
+		return all
 	}
-	return fmt.Sprintf("%d hosts", len(hosts))
+	return fmt.Sprintf("%d hosts, %s…%s", len(hosts), hosts[0], hosts[len(hosts)-1])
 }
 
 // Close ends every host's stream and returns when every child has been

@@ -352,3 +352,52 @@ func TestCloseEndsEveryConnection(t *testing.T) {
 		}
 	})
 }
+
+func TestHostsTitle(t *testing.T) {
+	for _, tt := range []struct {
+		hosts []string
+		want  string
+	}{
+		{[]string{"node3"}, "node3"},
+		{[]string{"alpha", "beta", "gamma", "delta"}, "alpha, beta, gamma, delta"},
+		{[]string{"node1", "node2", "node3", "node4", "node5", "node6"}, "6 hosts, node1…node6"},
+	} {
+		if got := hostsTitle(tt.hosts); got != tt.want {
+			t.Errorf("hostsTitle(%q) = %q, want %q", tt.hosts, got, tt.want)
+		}
+	}
+}
+
+// A host whose clock is an hour off, over a link whose delay wavers by up
+// to nearly half an interval, still has a value at every tick.
+func TestJitterAndSkewMakeNoGaps(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := newFakeNet()
+		n.on("a", streaming(1, 90, 0))
+		n.on("b", func(c *fakeConn) {
+			c.send(Event{Info: node(1)})
+			start := time.Now()
+			delays := []time.Duration{0, 450, 100, 490, 0, 300, 480, 10, 250}
+			for i := 0; ; i++ {
+				s := reading(1, 40)
+				s.At = start.Add(time.Duration(i)*time.Second + time.Hour)
+				select {
+				case <-c.closed:
+					return
+				case <-time.After(time.Until(start.Add(time.Duration(i)*time.Second + delays[i%len(delays)]*time.Millisecond))):
+				}
+				if !c.send(Event{Sample: s}) {
+					return
+				}
+			}
+		})
+		src := openFake(n, "a", "b")
+		defer src.Close()
+		for i := range 60 {
+			s := next(t, src)
+			if _, ok := s.Value(timeline.Key{Name: "util", Device: "gpu1"}); !ok {
+				t.Errorf("tick %d: b has no value (%+v)", i, status(s, "b"))
+			}
+		}
+	})
+}
