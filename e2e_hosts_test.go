@@ -73,6 +73,7 @@ func startSSHD(t *testing.T, bin string) *sshHosts {
 	remote := filepath.Join(dir, "remote.sh")
 	script := `#!/bin/sh
 name=$1 scenario=$2
+if [ -e "` + dir + `/$name.down" ]; then echo "$name is down for the test" >&2; exit 1; fi
 echo $$ > "` + dir + `/$name.pid"
 set -- $SSH_ORIGINAL_COMMAND
 if [ -z "$scenario" ]; then exec env PATH=/usr/bin:/bin "$@"; fi
@@ -223,14 +224,23 @@ func TestHostsOverSSH(t *testing.T) {
 	term.waitFor("gputop is not installed on gamma")
 	term.waitFor("cannot connect: ssh: connect to host 127.0.0.1 port")
 
-	// alpha's remote gputop stream is killed: alpha drops, beta goes on,
+	// alpha's remote gputop stream is killed, and alpha refuses to stream
+	// for a while: its line says why and when it tries again, beta goes on,
 	// and alpha comes back by itself.
 	first := h.streamPid(t, "alpha")
+	down := filepath.Join(h.dir, "alpha.down")
+	if err := os.WriteFile(down, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	killedAt := time.Now()
-	deadline := killedAt.Add(20 * time.Second)
+	term.waitFor("alpha is down for the test; retrying in")
+	if err := os.Remove(down); err != nil {
+		t.Fatal(err)
+	}
+	deadline := killedAt.Add(30 * time.Second)
 	for h.streamPid(t, "alpha") == first {
 		if time.Now().After(deadline) {
 			t.Fatalf("alpha never reconnected:\n%s", term.screen())
@@ -306,7 +316,8 @@ func TestHostsOverSSH(t *testing.T) {
 	if gap == 0 || alphaInGap > 0 || betaInGap < gap-1 || after == 0 {
 		t.Errorf("alpha: %d samples down (%d with its values, beta in %d), %d after it came back", gap, alphaInGap, betaInGap, after)
 	}
-	if len(reasons) != 1 || !strings.HasPrefix(reasons[0], "dropped") || !strings.HasSuffix(reasons[0], "; retrying in 1s") {
+	if len(reasons) < 2 || !strings.HasPrefix(reasons[0], "dropped") || !strings.HasSuffix(reasons[0], "; retrying in 1s") ||
+		reasons[1] != "ended: alpha is down for the test; retrying in 2s" {
 		t.Errorf("alpha's reasons %q", reasons)
 	}
 	report, err := exec.Command(bin, "report", path).CombinedOutput()

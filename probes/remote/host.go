@@ -282,6 +282,7 @@ func (h *host) why(err, exit error, stderr string, hung, streamed bool) string {
 	if remote == "" {
 		remote = "gputop"
 	}
+	var version interface{ Want() string } // the stream reader's version error
 	switch {
 	case hung:
 		return fmt.Sprintf("no answer for %s", retryText(h.opts.HangAfter))
@@ -290,15 +291,14 @@ func (h *host) why(err, exit error, stderr string, hung, streamed bool) string {
 	case strings.Contains(line, `unknown command "stream"`):
 		// A gputop from before streams: its usage error.
 		return fmt.Sprintf("%s runs an older gputop (no stream); upgrade it there", h.name)
+	case errors.As(err, &version):
+		return oneLine(err.Error())
 	case exited && code.Code == 255 && h.opts.Transport.isSSH() && !streamed:
 		// ssh's own failure: it says why on its last line.
 		if line == "" {
 			return "cannot connect (ssh exit status 255)"
 		}
 		return "cannot connect: " + line
-	case err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !isClosedPipe(err):
-		// The stream's own refusal: an older gputop, a damaged stream.
-		return oneLine(err.Error())
 	}
 	what := "ended"
 	if streamed {
@@ -306,7 +306,11 @@ func (h *host) why(err, exit error, stderr string, hung, streamed bool) string {
 	}
 	switch {
 	case line != "":
+		// What the transport or the stream said beats what reading found.
 		return what + ": " + line
+	case err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !isClosedPipe(err):
+		// The stream's own refusal: bytes that are no stream, damage.
+		return oneLine(err.Error())
 	case exit != nil:
 		return what + " (" + exit.Error() + ")"
 	}
@@ -315,13 +319,14 @@ func (h *host) why(err, exit error, stderr string, hung, streamed bool) string {
 
 // notFound says whether a shell's last line says the remote command is
 // missing: bash's "gputop: command not found", dash's "sh: 1: gputop: not
-// found", env's "env: 'gputop': No such file or directory".
+// found", env's "env: 'gputop': No such file or directory", a container
+// runtime's "exec: \"gputop\": executable file not found in $PATH".
 func notFound(line, remote string) bool {
 	if !strings.Contains(line, remote) {
 		return false
 	}
 	return strings.Contains(line, "command not found") || strings.HasSuffix(line, ": not found") ||
-		strings.Contains(line, "No such file or directory")
+		strings.Contains(line, "No such file or directory") || strings.Contains(line, "executable file not found")
 }
 
 func isClosedPipe(err error) bool {

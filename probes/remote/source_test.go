@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -400,4 +401,48 @@ func TestJitterAndSkewMakeNoGaps(t *testing.T) {
 			}
 		}
 	})
+}
+
+type versionError struct{}
+
+func (versionError) Error() string {
+	return "gputop v0.3.0 streams format 1.3; this gputop reads 1.4 to 1.x; upgrade gputop there"
+}
+func (versionError) Want() string { return "1.4 to 1.x" }
+
+type notStream struct{}
+
+func (notStream) Error() string { return "the stream: not a gputop recording (empty stream)" }
+
+func TestWhyAConnectionEnded(t *testing.T) {
+	ssh := &host{name: "node3", opts: &Options{HangAfter: 10 * time.Second}}
+	kubectl := &host{name: "pod-1", opts: &Options{Transport: Transport{Command: []string{"kubectl", "exec", "-i"}}}}
+	tests := []struct {
+		h        *host
+		err      error
+		exit     error
+		stderr   string
+		hung     bool
+		streamed bool
+		want     string
+	}{
+		{ssh, io.EOF, &ExitError{Code: 127}, "bash: line 1: gputop: command not found\n", false, false, "gputop is not installed on node3"},
+		{ssh, notStream{}, &ExitError{Code: 2}, "gputop: unknown command \"stream\" (see gputop --help)\n", false, false, "node3 runs an older gputop (no stream); upgrade it there"},
+		{ssh, versionError{}, nil, "", false, false, versionError{}.Error()},
+		{ssh, io.ErrUnexpectedEOF, &ExitError{Code: 255}, "ssh: Could not resolve hostname node3: Name or service not known\r\n", false, false, "cannot connect: ssh: Could not resolve hostname node3: Name or service not known"},
+		{ssh, io.ErrUnexpectedEOF, &ExitError{Code: 255}, "", false, false, "cannot connect (ssh exit status 255)"},
+		{ssh, io.ErrUnexpectedEOF, &ExitError{Code: 255}, "Connection to node3 closed by remote host.\n", false, true, "dropped: Connection to node3 closed by remote host."},
+		{ssh, io.ErrUnexpectedEOF, &ExitError{Code: -1, Signal: "killed"}, "", false, true, "dropped (signal: killed)"},
+		{ssh, notStream{}, &ExitError{Code: 1}, "node3 is down for maintenance\n", false, false, "ended: node3 is down for maintenance"},
+		{ssh, notStream{}, nil, "", false, false, "the stream: not a gputop recording (empty stream)"},
+		{ssh, io.EOF, nil, "", false, true, "dropped"},
+		{ssh, io.ErrUnexpectedEOF, &ExitError{Code: -1, Signal: "terminated"}, "", true, true, "no answer for 10s"},
+		{kubectl, io.ErrUnexpectedEOF, &ExitError{Code: 255}, "error: pods \"pod-1\" not found\n", false, false, "ended: error: pods \"pod-1\" not found"},
+		{kubectl, io.EOF, &ExitError{Code: 126}, "OCI runtime exec failed: exec: \"gputop\": executable file not found in $PATH: unknown\n", false, false, "gputop is not installed on pod-1"},
+	}
+	for _, tt := range tests {
+		if got := tt.h.why(tt.err, tt.exit, tt.stderr, tt.hung, tt.streamed); got != tt.want {
+			t.Errorf("why(%v, %v, %q) = %q\nwant %q", tt.err, tt.exit, tt.stderr, got, tt.want)
+		}
+	}
 }

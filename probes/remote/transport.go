@@ -75,8 +75,10 @@ func (t *tail) String() string {
 }
 
 // killGrace is how long a stream has to end by itself after its stdin
-// closes and it is asked to (SIGTERM), before SIGKILL.
-const killGrace = time.Second
+// closes (a gputop stream closes its recording and exits; a transport that
+// already failed is exiting with its status), and again after SIGTERM,
+// before SIGKILL.
+const killGrace = 500 * time.Millisecond
 
 // ProcessDialer runs t for each host, as a child in a process group of its
 // own: the terminal's Ctrl-C and hang-up reach gputop, which ends every
@@ -132,24 +134,28 @@ func (p *process) Send(line []byte) error {
 }
 
 // Close closes the stream's stdin (a stream ends at its EOF), asks the
-// group to end, kills it after killGrace, and reaps the child.
+// group to end if it has not within killGrace, kills it after another,
+// and reaps the child.
 func (p *process) Close() error {
 	p.closing.Do(func() {
 		p.stdin.Close()
 		pid := p.cmd.Process.Pid
-		exited := make(chan struct{})
-		go func() {
+		done := make(chan error, 1)
+		go func() { done <- p.cmd.Wait() }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(killGrace):
+			syscall.Kill(-pid, syscall.SIGTERM)
 			select {
-			case <-exited:
+			case err = <-done:
 			case <-time.After(killGrace):
+				syscall.Kill(-pid, syscall.SIGKILL)
+				err = <-done
 			}
-			// The group may hold the wrapper's children after the child
-			// itself is gone.
-			syscall.Kill(-pid, syscall.SIGKILL)
-		}()
-		syscall.Kill(-pid, syscall.SIGTERM)
-		err := p.cmd.Wait()
-		close(exited)
+		}
+		// What the group still holds (a wrapper's children) goes too.
+		syscall.Kill(-pid, syscall.SIGKILL)
 		p.err = exitError(err, p.cmd)
 	})
 	return p.err
