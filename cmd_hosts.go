@@ -48,6 +48,7 @@ func (h hostsFlags) check(o liveOptions) ([]string, remote.Transport, error) {
 func liveHosts(e *env, hosts []string, t remote.Transport, o liveOptions) error {
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
+	opened := time.Now()
 	src := remote.Open(remote.Options{Hosts: hosts, Interval: o.interval, Transport: t,
 		Open: openHostStream, MarkLine: remote.MarkLine})
 	defer src.Close()
@@ -66,7 +67,7 @@ func liveHosts(e *env, hosts []string, t remote.Transport, o liveOptions) error 
 	log.Printf("gputop %s live, %d hosts, interval %v, first: %s", version, len(hosts), o.interval, t.String(hosts[0], o.interval))
 	started := time.Now()
 	uiErr := runUI(ctx, rec, ui.Options{ASCII: o.ascii, Recorder: live, Notice: warning})
-	logWire(src, len(hosts), time.Since(started))
+	logWire(src, len(hosts), opened, time.Since(started))
 	for _, sum := range live.closed {
 		if !sum.Removed {
 			fmt.Fprintln(e.stderr, summaryLine(sum))
@@ -93,9 +94,10 @@ func (noListener) Close() error { return nil }
 
 // logWire logs what the hosts' streams carried, and how soon the first
 // sample came: docs/performance.md's figures for several hosts.
-func logWire(src *remote.Source, hosts int, took time.Duration) {
+func logWire(src *remote.Source, hosts int, opened time.Time, took time.Duration) {
 	settled, first := src.FirstSample()
 	secs := took.Seconds()
-	log.Printf("hosts: %d bytes from %d hosts in %.0fs: %.0f B/s a host; first sample %v after the last host answered",
-		src.Received(), hosts, secs, float64(src.Received())/secs/float64(hosts), first.Sub(settled).Round(time.Millisecond))
+	log.Printf("hosts: %d bytes from %d hosts in %.0fs: %.0f B/s a host; every host answered or failed %v after start, "+
+		"the first sample %v after that", src.Received(), hosts, secs, float64(src.Received())/secs/float64(hosts),
+		settled.Sub(opened).Round(time.Millisecond), first.Sub(settled).Round(time.Millisecond))
 }
