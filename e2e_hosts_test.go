@@ -320,6 +320,11 @@ func TestHostsOverSSH(t *testing.T) {
 		reasons[1] != "ended: alpha is down for the test; retrying in 2s" {
 		t.Errorf("alpha's reasons %q", reasons)
 	}
+	// The file is an ordinary recording: it replays on the same screen.
+	replay := newTerminal(t, 200, 50, fmt.Sprintf("%s replay %s --log %s; echo EXIT=$?; sleep 60", bin, path, logPath))
+	replay.waitFor("REPLAY hosts.gtr", "alpha, beta, gamma, delta", "GPU15")
+	replay.keys("q")
+	replay.waitFor("EXIT=0")
 	report, err := exec.Command(bin, "report", path).CombinedOutput()
 	if err != nil || !strings.Contains(string(report), "alpha") || !strings.Contains(string(report), "beta") {
 		t.Errorf("the report does not name both hosts: %v\n%s", err, report)

@@ -372,6 +372,9 @@ func (h *host) take(now time.Time, interval time.Duration) (*timeline.Sample, []
 	info := h.info
 	h.info = nil
 	switch {
+	case s != nil:
+		// A sample that came before a drop is still good: the status is
+		// this tick's, and says the drop from the next one on.
 	case h.reason != "":
 		// Failed, never Lost: a host is always tried again, and a Lost
 		// device is one that is not.

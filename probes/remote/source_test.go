@@ -446,3 +446,27 @@ func TestWhyAConnectionEnded(t *testing.T) {
 		}
 	}
 }
+
+// A sample is never shown with its host down: the status is the tick's.
+func TestASampleAndItsHostsStatusAgree(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := newFakeNet()
+		// Two samples at once, then the drop: the second is taken a tick
+		// after the connection ended.
+		n.on("a", func(c *fakeConn) {
+			c.send(Event{Info: node(1)})
+			c.send(Event{Sample: reading(1, 10)})
+			c.send(Event{Sample: reading(1, 20)})
+			c.end(255, "Connection to a closed by remote host.")
+		}, streaming(1, 30, 0))
+		src := openFake(n, "a")
+		defer src.Close()
+		for range 6 {
+			s := next(t, src)
+			_, has := s.Value(timeline.Key{Name: "util", Device: "gpu0"})
+			if st := status(s, "a"); has != (st.State == timeline.ProbeOK) {
+				t.Errorf("at %v: values %v, status %+v", s.At, has, st)
+			}
+		}
+	})
+}
