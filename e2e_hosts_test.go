@@ -215,8 +215,12 @@ func TestHostsOverSSH(t *testing.T) {
 	h := startSSHD(t, bin)
 	path := filepath.Join(h.dir, "hosts.gtr")
 	logPath := filepath.Join(h.dir, "gputop.log")
-	cmd := fmt.Sprintf("%s --hosts alpha,beta,gamma,delta --ssh-command %q --record %s --log %s; echo EXIT=$?; sleep 60",
-		bin, h.sshCommand(), path, logPath)
+	runtime := filepath.Join(h.dir, "run") // the viewer's marker socket, apart from any other session's
+	if err := os.Mkdir(runtime, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd := fmt.Sprintf("XDG_RUNTIME_DIR=%s %s --hosts alpha,beta,gamma,delta --ssh-command %q --record %s --log %s; echo EXIT=$?; sleep 60",
+		runtime, bin, h.sshCommand(), path, logPath)
 	term := newTerminal(t, 200, 50, cmd)
 	// Both streaming hosts' GPUs (eight each) are on screen, and the hosts
 	// that cannot stream say why.
@@ -248,6 +252,13 @@ func TestHostsOverSSH(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Logf("alpha reconnected %v after its stream was killed", time.Since(killedAt).Round(time.Millisecond))
+	// A marker (m) goes to both hosts' streams, comes back in each, and is
+	// one marker. (Not gputop mark: it would reach the streams' own sockets
+	// on this one machine, and any other session of this user's.)
+	term.keys("m")
+	term.keys("-l", "phase two")
+	term.keys("Enter")
+	term.waitFor("┃phase")
 	time.Sleep(3 * time.Second) // a few samples after the reconnection
 	term.keys("q")
 	term.waitFor("EXIT=0")
@@ -282,7 +293,7 @@ func TestHostsOverSSH(t *testing.T) {
 	// While alpha is down, its samples carry why and none of its values;
 	// beta's go on; then alpha's come back.
 	var gap, alphaInGap, betaInGap, after int
-	var reasons []string
+	var reasons, markers []string
 	for {
 		s, err := r.Read()
 		if err != nil {
@@ -290,6 +301,9 @@ func TestHostsOverSSH(t *testing.T) {
 		}
 		_, hasAlpha := s.Value(alphaGPU)
 		_, hasBeta := s.Value(betaGPU)
+		for _, m := range s.Markers {
+			markers = append(markers, m.Text)
+		}
 		down := false
 		for _, p := range s.Probes {
 			if p.Probe == timeline.RemoteProbe && p.Device == "alpha" && p.State == timeline.ProbeFailed {
@@ -319,6 +333,9 @@ func TestHostsOverSSH(t *testing.T) {
 	if len(reasons) < 2 || !strings.HasPrefix(reasons[0], "dropped") || !strings.HasSuffix(reasons[0], "; retrying in 1s") ||
 		reasons[1] != "ended: alpha is down for the test; retrying in 2s" {
 		t.Errorf("alpha's reasons %q", reasons)
+	}
+	if !slices.Equal(markers, []string{"phase two"}) {
+		t.Errorf("markers %q, want one", markers)
 	}
 	// The file is an ordinary recording: it replays on the same screen.
 	replay := newTerminal(t, 200, 50, fmt.Sprintf("%s replay %s --log %s; echo EXIT=$?; sleep 60", bin, path, logPath))
