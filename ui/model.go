@@ -237,6 +237,15 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 			m.handleResize(m.width, m.height)
 		}
 	}
+	if !wasEmpty && m.info.MultiHost() {
+		// A host of several that answers late brings GPUs of its own.
+		if in := m.src.Info(); len(in.GPUs) != len(m.info.GPUs) {
+			m.info = in
+			if m.width > 0 {
+				m.handleResize(m.width, m.height)
+			}
+		}
+	}
 	m.noteCores()
 	first, last := m.store.First(), m.store.Last()
 	if wasEmpty && !m.play.grows {
