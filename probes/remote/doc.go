@@ -10,8 +10,10 @@
 //
 // Files: hostlist.go (node[3-8] lists), command.go (the transport's command
 // line, split as a shell splits it), transport.go (the child processes, with
-// bounded stderr and a kill of the whole process group), host.go (one host:
-// connect, read, fail, back off, reconnect), source.go (the merge).
+// bounded stderr and a kill of the whole process group), stream.go (a
+// host's stream read with recordings.NewStreamReader), host.go (one host:
+// connect, read, fail, back off, reconnect; when a sample is due),
+// source.go (the merge).
 //
 // Faults never reach past their host: a host that cannot be reached, lacks
 // gputop, runs an older one, hangs or drops is one ProbeStatus{Probe:
