@@ -34,6 +34,7 @@ func cmdLive(args []string, e *env) error {
 	force := fs.Bool("force", false, "with --record, overwrite FILE if it exists")
 	logPath := fs.String("log", defaultLogPath(), "write the log to `FILE` (never to the terminal)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of gputop itself to `FILE` (docs/performance.md)")
+	metrics := addMetricsFlags(fs, "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -42,6 +43,9 @@ func cmdLive(args []string, e *env) error {
 		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	}
 	if err := checkInterval(*interval); err != nil {
+		return err
+	}
+	if err := metrics.check(); err != nil {
 		return err
 	}
 	if *record != "" {
@@ -64,6 +68,13 @@ func cmdLive(args []string, e *env) error {
 		return err
 	}
 	defer closeLog()
+	// The port before the screen: an address that cannot be served is
+	// said in one line where it can be read.
+	side, err := openSideMetrics(metrics)
+	if err != nil {
+		return err
+	}
+	defer side.Close()
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
 
@@ -78,7 +89,7 @@ func cmdLive(args []string, e *env) error {
 	if warning != "" {
 		log.Print(warning)
 	}
-	rec := recordings.NewRecorder(session, recorderOptions(*force, false))
+	rec := recordings.NewRecorder(side.tap(session), recorderOptions(*force, false))
 	live := &liveRecording{rec: rec, next: *record}
 	if *record != "" {
 		if _, err := live.Start(); err != nil {
@@ -86,7 +97,15 @@ func cmdLive(args []string, e *env) error {
 		}
 	}
 	log.Printf("gputop %s live, interval %v, demo %q", version, *interval, demo.scenario)
-	uiErr := runUI(ctx, rec, ui.Options{ASCII: *ascii, Recorder: live, Notice: warning})
+	notice := warning
+	if side != nil {
+		side.start(log.Writer(), func(err error) { log.Printf("/metrics no longer served: %v", err) })
+		log.Printf("/metrics on %s", side.addr())
+		if notice == "" {
+			notice = "Prometheus /metrics on " + side.addr()
+		}
+	}
+	uiErr := runUI(ctx, rec, ui.Options{ASCII: *ascii, Recorder: live, Notice: notice})
 	// After the screen: the terminal is itself again, so the files'
 	// whereabouts can be said (unless it hung up, and nobody is there):
 	// those r closed during the session, then the one still open.
