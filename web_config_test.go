@@ -1,0 +1,170 @@
+package main
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// webConfig is an exporter-toolkit web configuration with TLS and one
+// basic-auth user, made in a temporary directory for one test.
+type webConfig struct {
+	path     string         // the web configuration file
+	roots    *x509.CertPool // trusts the server's certificate, and nothing else
+	user     string
+	password string
+}
+
+// newWebConfig makes a throwaway self-signed certificate for 127.0.0.1
+// (ECDSA P-256, valid for an hour) and a bcrypt hash of a random password,
+// and writes them as exporter-toolkit reads them. Nothing comes from
+// outside the test.
+func newWebConfig(t *testing.T) webConfig {
+	t.Helper()
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(now.UnixNano()),
+		Subject:      pkix.Name{CommonName: "gputop test"},
+		NotBefore:    now.Add(-time.Minute),
+		NotAfter:     now.Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		IsCA:         true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("cert.pem", certPEM)
+	write("key.pem", pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}))
+	password := rand.Text()
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Relative paths: exporter-toolkit reads them from the file's directory.
+	cfg := fmt.Sprintf("tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\nbasic_auth_users:\n  prometheus: %s\n", hash)
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(certPEM)
+	return webConfig{path: write("web.yml", []byte(cfg)), roots: roots, user: "prometheus", password: password}
+}
+
+// get fetches url with client, with basic auth when user is not "": the
+// status and body, or the error.
+func get(client *http.Client, url, user, password string) (int, string, error) {
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	if user != "" {
+		req.SetBasicAuth(user, password)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
+}
+
+// With --web.config.file, /metrics is served over TLS only, and only to
+// the user it names: serve, and record and the live view with --listen
+// (which share record's server).
+func TestWebConfigGivesTLSAndBasicAuth(t *testing.T) {
+	isolateMarks(t)
+	wc := newWebConfig(t)
+	for _, cmd := range [][]string{
+		{"serve", "--demo"},
+		{"record", "--demo", "-o", filepath.Join(t.TempDir(), "r.gtr")},
+	} {
+		t.Run(cmd[0], func(t *testing.T) {
+			addr := freeLoopbackAddr(t)
+			te := newTestEnv()
+			done := te.start(append(cmd, "--interval", "200ms", "--listen", addr, "--web.config.file", wc.path)...)
+			defer func() {
+				te.sigs <- syscall.SIGTERM
+				if code := waitExit(t, done, te); code != exitOK {
+					t.Errorf("exit %d; stderr:\n%s", code, te.err.String())
+				}
+			}()
+			tlsClient := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+				TLSClientConfig: &tls.Config{RootCAs: wc.roots, MinVersion: tls.VersionTLS12}}}
+			url := "https://" + addr + "/metrics"
+
+			// With the credentials, over TLS that verifies against the
+			// test's certificate: the metrics, once the GPUs are found.
+			var code int
+			var body string
+			var err error
+			deadline := time.Now().Add(20 * time.Second)
+			for time.Now().Before(deadline) {
+				code, body, err = get(tlsClient, url, wc.user, wc.password)
+				if err == nil && code == http.StatusOK && strings.Contains(body, "DCGM_FI_DEV_GPU_UTIL{") {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if err != nil || code != http.StatusOK || !strings.Contains(body, "DCGM_FI_DEV_FB_FREE{") {
+				t.Fatalf("with credentials: status %d, error %v; stderr:\n%s", code, err, te.err.String())
+			}
+
+			for _, bad := range []struct{ what, user, password string }{
+				{"without credentials", "", ""},
+				{"with a wrong password", wc.user, wc.password + "x"},
+				{"with an unknown user", "root", wc.password},
+			} {
+				code, body, err := get(tlsClient, url, bad.user, bad.password)
+				if err != nil || code != http.StatusUnauthorized || strings.Contains(body, "DCGM_") {
+					t.Errorf("%s: status %d, error %v, want 401 and no metrics", bad.what, code, err)
+				}
+			}
+
+			// Plain HTTP gets no metrics, with or without the credentials.
+			plain := &http.Client{Timeout: 5 * time.Second}
+			if code, body, err := get(plain, "http://"+addr+"/metrics", wc.user, wc.password); err == nil && (code == http.StatusOK || strings.Contains(body, "DCGM_")) {
+				t.Errorf("plain HTTP: status %d with metrics", code)
+			}
+			// Nor does a client that does not trust the certificate.
+			untrusting := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{}}
+			if _, _, err := get(untrusting, url, wc.user, wc.password); err == nil {
+				t.Error("a client without the certificate got an answer: not TLS, or not this certificate")
+			}
+		})
+	}
+}
