@@ -376,3 +376,32 @@ func TestDemoGPUsHaveBusIDsAndFreeMemory(t *testing.T) {
 		}
 	}
 }
+
+// What the exporter adds to each sample on its way to the screen or the
+// file (--listen): an hour of the 8-GPU demo observed, per sample. The
+// samples are taken first, so only Observe is timed.
+func BenchmarkObserveAnHourOfEightGPUs(b *testing.B) {
+	const n = 3600
+	clock := probes.NewFastClock(t0)
+	node, err := demo.New("training", 1, clock)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sess := probes.OpenSession(probes.SessionConfig{Interval: time.Second, Machine: node.Machine(), Clock: clock})
+	defer sess.Close()
+	samples := make([]timeline.Sample, n)
+	for i := range samples {
+		if samples[i], err = sess.Next(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	info := sess.Info()
+	b.ReportAllocs()
+	for b.Loop() {
+		x := New(Options{})
+		for i := range samples {
+			x.Observe(&samples[i], info)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n)/1e3, "µs/sample")
+}
