@@ -21,12 +21,15 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // webConfig is an exporter-toolkit web configuration with TLS and one
 // basic-auth user, made in a temporary directory for one test.
 type webConfig struct {
 	path     string         // the web configuration file
+	certPath string         // the server's certificate, which is its own CA
 	roots    *x509.CertPool // trusts the server's certificate, and nothing else
 	user     string
 	password string
@@ -70,7 +73,7 @@ func newWebConfig(t *testing.T) webConfig {
 		}
 		return p
 	}
-	write("cert.pem", certPEM)
+	certPath := write("cert.pem", certPEM)
 	write("key.pem", pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}))
 	password := rand.Text()
 	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
@@ -81,7 +84,7 @@ func newWebConfig(t *testing.T) webConfig {
 	cfg := fmt.Sprintf("tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\nbasic_auth_users:\n  prometheus: %s\n", hash)
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(certPEM)
-	return webConfig{path: write("web.yml", []byte(cfg)), roots: roots, user: "prometheus", password: password}
+	return webConfig{path: write("web.yml", []byte(cfg)), certPath: certPath, roots: roots, user: "prometheus", password: password}
 }
 
 // get fetches url with client, with basic auth when user is not "": the
@@ -167,4 +170,66 @@ func TestWebConfigGivesTLSAndBasicAuth(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The real Prometheus scrapes a gputop serve behind TLS and basic auth as
+// a monitoring stack would (scheme https, the CA, the user): up is 1 and
+// the GPUs arrive; a second job without the password is refused (up 0).
+func TestPrometheusScrapesOverTLSWithBasicAuth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end with Prometheus: not under -short")
+	}
+	const promBin = "/usr/bin/prometheus"
+	if _, err := os.Stat(promBin); err != nil {
+		timelinetest.Unavailable(t, "prometheus is not installed (.ci/run installs Debian's package)")
+	}
+	bin := buildBinary(t)
+	wc := newWebConfig(t)
+	dir := t.TempDir()
+	addr := freeLoopbackAddr(t)
+	startGroup(t, filepath.Join(dir, "serve.log"), bin, "serve", "--demo", "--listen", addr, "--web.config.file", wc.path)
+	passwordFile := filepath.Join(dir, "password")
+	if err := os.WriteFile(passwordFile, []byte(wc.password), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := fmt.Sprintf(`global:
+  scrape_interval: 1s
+  scrape_timeout: 900ms
+scrape_configs:
+  - job_name: gputop
+    scheme: https
+    tls_config: {ca_file: %q}
+    basic_auth: {username: %q, password_file: %q}
+    static_configs: [{targets: [%q]}]
+  - job_name: nopassword
+    scheme: https
+    tls_config: {ca_file: %q}
+    static_configs: [{targets: [%q]}]
+`, wc.certPath, wc.user, passwordFile, addr, wc.certPath, addr)
+	configPath := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(configPath, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	promAddr := freeLoopbackAddr(t)
+	startGroup(t, filepath.Join(dir, "prometheus.log"), promBin, "--config.file="+configPath,
+		"--storage.tsdb.path="+filepath.Join(dir, "tsdb"), "--web.listen-address="+promAddr)
+
+	up := func(job string) string {
+		if v := promQueryValues(promAddr, fmt.Sprintf("up{job=%q}", job)); len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	deadline := time.Now().Add(60 * time.Second) // bounded: Prometheus starts in a few seconds
+	var gpus int
+	for time.Now().Before(deadline) {
+		time.Sleep(time.Second)
+		gpus = len(promQuery(promAddr, `DCGM_FI_DEV_FB_FREE{job="gputop"}`))
+		if up("gputop") == "1" && up("nopassword") == "0" && gpus == 8 {
+			return
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "prometheus.log"))
+	t.Fatalf("after 60 s: up{gputop} %q, up{nopassword} %q, GPUs %d; prometheus log tail:\n%s",
+		up("gputop"), up("nopassword"), gpus, tail(string(log), 2000))
 }
