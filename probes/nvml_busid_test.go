@@ -100,3 +100,32 @@ func TestNVMLMemoryLostMidRun(t *testing.T) {
 	res = r.collect(t, n)[6]
 	wantValue(t, res.Reading, timeline.GPUMemFree, math.NaN())
 }
+
+// Whatever bytes a driver leaves in the struct, the bus id is printable
+// ASCII without a NUL, and fits the field it came from. The seeds in
+// testdata/fuzz/FuzzPCIBusID are NVML's two layouts of a DGX H100's bus
+// ids as nvidia-smi shows them (BusId with a 32-bit domain, BusIdLegacy
+// with a 16-bit one), written by hand.
+func FuzzPCIBusID(f *testing.F) {
+	f.Add([]byte("00000000:18:00.0\x00"), []byte("0000:18:00.0\x00"))
+	f.Add([]byte{}, []byte("0000:3B:00.0\x00"))
+	f.Add([]byte("\xff\xfe"), []byte{})
+	f.Fuzz(func(t *testing.T, busID, legacy []byte) {
+		var p nvml.PciInfo
+		for i := range min(len(busID), len(p.BusId)) {
+			p.BusId[i] = int8(busID[i])
+		}
+		for i := range min(len(legacy), len(p.BusIdLegacy)) {
+			p.BusIdLegacy[i] = int8(legacy[i])
+		}
+		got := pciBusID(p)
+		if len(got) >= len(p.BusId) {
+			t.Errorf("%q is longer than the field", got)
+		}
+		for _, c := range []byte(got) {
+			if c < ' ' || c > '~' {
+				t.Fatalf("%q holds %#x", got, c)
+			}
+		}
+	})
+}
