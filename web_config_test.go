@@ -107,8 +107,8 @@ func get(client *http.Client, url, user, password string) (int, string, error) {
 }
 
 // With --web.config.file, /metrics is served over TLS only, and only to
-// the user it names: serve, and record and the live view with --listen
-// (which share record's server).
+// the user it names: serve, and record with --listen (the live view's is
+// TestLiveViewWebConfig).
 func TestWebConfigGivesTLSAndBasicAuth(t *testing.T) {
 	isolateMarks(t)
 	wc := newWebConfig(t)
@@ -232,4 +232,36 @@ scrape_configs:
 	log, _ := os.ReadFile(filepath.Join(dir, "prometheus.log"))
 	t.Fatalf("after 60 s: up{gputop} %q, up{nopassword} %q, GPUs %d; prometheus log tail:\n%s",
 		up("gputop"), up("nopassword"), gpus, tail(string(log), 2000))
+}
+
+// The live view's --listen takes the same web configuration.
+func TestLiveViewWebConfig(t *testing.T) {
+	bin := buildBinary(t)
+	wc := newWebConfig(t)
+	dir := t.TempDir()
+	addr := freeLoopbackAddr(t)
+	term := newTerminal(t, 100, 30, fmt.Sprintf("XDG_RUNTIME_DIR=%s TMPDIR=%s %s --demo --listen %s --web.config.file %s --log %s; sleep 60",
+		dir, dir, bin, addr, wc.path, filepath.Join(dir, "log")))
+	term.waitFor("DEMO training", "GPU7", "/metrics on "+addr)
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: wc.roots, MinVersion: tls.VersionTLS12}}}
+	url := "https://" + addr + "/metrics"
+	var code int
+	var body string
+	var err error
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if code, body, err = get(client, url, wc.user, wc.password); err == nil && strings.Contains(body, "DCGM_FI_DEV_GPU_UTIL{") {
+			break
+		}
+	}
+	if err != nil || code != http.StatusOK || !strings.Contains(body, "DCGM_FI_DEV_GPU_UTIL{") {
+		t.Fatalf("with credentials: status %d, error %v", code, err)
+	}
+	if code, _, err := get(client, url, "", ""); err != nil || code != http.StatusUnauthorized {
+		t.Errorf("without credentials: status %d, error %v, want 401", code, err)
+	}
+	if code, body, err := get(&http.Client{Timeout: 5 * time.Second}, "http://"+addr+"/metrics", wc.user, wc.password); err == nil && (code == http.StatusOK || strings.Contains(body, "DCGM_")) {
+		t.Errorf("plain HTTP: status %d with metrics", code)
+	}
+	term.keys("q")
 }
