@@ -38,6 +38,7 @@ func cmdLive(args []string, e *env) error {
 	var hosts hostsFlags
 	fs.StringVar(&hosts.list, "hosts", "", "follow the hosts of `LIST` (node1,node[2-8]) over ssh, on one screen")
 	fs.StringVar(&hosts.sshCommand, "ssh-command", "", "with --hosts, run `CMD` HOST gputop stream instead of ssh")
+	metrics := addMetricsFlags(fs, "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -46,6 +47,9 @@ func cmdLive(args []string, e *env) error {
 		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	}
 	if err := checkInterval(*interval); err != nil {
+		return err
+	}
+	if err := metrics.check(); err != nil {
 		return err
 	}
 	if *record != "" {
@@ -58,6 +62,11 @@ func cmdLive(args []string, e *env) error {
 	if hosts.list != "" || hosts.sshCommand != "" {
 		if hostList, transport, err = hosts.check(liveOptions{demo: demo.scenario}); err != nil {
 			return err
+		}
+		// One /metrics labels every GPU with one Hostname; each host's own
+		// `gputop serve` is the way to export several.
+		if metrics.on() {
+			return usageError{"--listen and --hosts do not go together: run gputop serve on each host"}
 		}
 	}
 	if err := checkTerminal(); err != nil {
@@ -75,6 +84,13 @@ func cmdLive(args []string, e *env) error {
 		return err
 	}
 	defer closeLog()
+	// The port before the screen: an address that cannot be served is
+	// said in one line where it can be read.
+	side, err := openSideMetrics(metrics)
+	if err != nil {
+		return err
+	}
+	defer side.Close()
 	if hostList != nil {
 		return liveHosts(e, hostList, transport, liveOptions{interval: *interval, record: *record, force: *force, ascii: *ascii})
 	}
@@ -92,7 +108,7 @@ func cmdLive(args []string, e *env) error {
 	if warning != "" {
 		log.Print(warning)
 	}
-	rec := recordings.NewRecorder(session, recorderOptions(*force, false))
+	rec := recordings.NewRecorder(side.tap(session), recorderOptions(*force, false))
 	live := &liveRecording{rec: rec, next: *record}
 	if *record != "" {
 		if _, err := live.Start(); err != nil {
@@ -100,7 +116,15 @@ func cmdLive(args []string, e *env) error {
 		}
 	}
 	log.Printf("gputop %s live, interval %v, demo %q", version, *interval, demo.scenario)
-	uiErr := runUI(ctx, rec, ui.Options{ASCII: *ascii, Recorder: live, Notice: warning})
+	notice := warning
+	if side != nil {
+		side.start(log.Writer(), func(err error) { log.Printf("/metrics no longer served: %v", err) })
+		log.Printf("/metrics on %s", side.addr())
+		if notice == "" {
+			notice = "Prometheus /metrics on " + side.addr()
+		}
+	}
+	uiErr := runUI(ctx, rec, ui.Options{ASCII: *ascii, Recorder: live, Notice: notice})
 	// After the screen: the terminal is itself again, so the files'
 	// whereabouts can be said (unless it hung up, and nobody is there):
 	// those r closed during the session, then the one still open.

@@ -62,12 +62,13 @@ type command struct {
 
 // commands are gputop's commands, in the order the usage lists them.
 var commands = []command{
-	{"live", "[--interval 1s] [--record FILE] [--demo[=SCENARIO]] [--ascii] [--hosts LIST [--ssh-command CMD]]", "live view of every GPU and the host (the default), or of several hosts",
-		[]string{"gputop", "gputop --demo=checkpoint", "gputop --record run.gtr --interval 500ms", "gputop --hosts node1,node[2-8] --record job.gtr"}, cmdLive},
+	{"live", "[--interval 1s] [--record FILE] [--demo[=SCENARIO]] [--ascii] [--listen ADDRESS] [--hosts LIST [--ssh-command CMD]]", "live view of every GPU and the host (the default), or of several hosts",
+		[]string{"gputop", "gputop --demo=checkpoint", "gputop --record run.gtr --interval 500ms", "gputop --listen 127.0.0.1:9400", "gputop --hosts node1,node[2-8] --record job.gtr"}, cmdLive},
 	{"snapshot", "[--json] [--demo[=SCENARIO]]", "one reading of every GPU and the host, printed, then exit",
 		[]string{"gputop snapshot", "gputop snapshot --json | jq '.gpus[].util'"}, cmdSnapshot},
-	{"record", "-o FILE [--duration D] [--interval I] [--demo[=SCENARIO]] [--fast]", "record without a screen; Ctrl-C or SIGTERM closes the file cleanly",
-		[]string{"gputop record -o run.gtr --duration 2h", "gputop record --demo=checkpoint --fast --duration 10m -o ck.gtr"}, cmdRecord},
+	{"record", "-o FILE [--duration D] [--interval I] [--demo[=SCENARIO]] [--fast] [--listen ADDRESS]", "record without a screen; Ctrl-C or SIGTERM closes the file cleanly",
+		[]string{"gputop record -o run.gtr --duration 2h", "gputop record --demo=checkpoint --fast --duration 10m -o ck.gtr",
+			"gputop record -o run.gtr --listen 127.0.0.1:9400"}, cmdRecord},
 	{"replay", "FILE [--speed X] [--start T]", "replay a recording in the same screen, with a transport",
 		[]string{"gputop replay run.gtr", "gputop replay run.gtr --speed 8 --start +30m"}, cmdReplay},
 	{"run", "[-o FILE] [--phase-regex RE] [--demo[=SCENARIO]] -- CMD [ARGS...]", "run a job, record it, mark its phases, report when it ends, exit with its code",

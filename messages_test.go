@@ -26,7 +26,7 @@ var t0 = time.Date(2026, 11, 25, 14, 0, 0, 0, time.UTC)
 // example, on stdout, and exits 0; gputop help CMD says the same.
 func TestEveryCommandHasHelp(t *testing.T) {
 	flags := map[string][]string{
-		"live":     {"--interval", "--record", "--demo", "--ascii", "--force", "--log", "--cpuprofile", "--hosts", "--ssh-command"},
+		"live":     {"--interval", "--record", "--demo", "--ascii", "--force", "--log", "--cpuprofile", "--hosts", "--ssh-command", "--listen"},
 		"snapshot": {"--json", "--demo"},
 		"record":   {"-o", "--duration", "--interval", "--demo", "--fast", "--force"},
 		"replay":   {"--speed", "--start", "--ascii", "--log"},
@@ -119,6 +119,7 @@ func TestMistakesGetOneLineAndTheRightExitCode(t *testing.T) {
 		{[]string{"--hosts", "n[1-5000]"}, 2, "gputop: --hosts: more than 1024 hosts", false},
 		{[]string{"--hosts", "-oProxyCommand=x"}, 2, `gputop: --hosts: host "-oProxyCommand=x" starts with "-"`, false},
 		{[]string{"--ssh-command", "ssh"}, 2, "gputop: --hosts: no hosts given", false},
+		{[]string{"--hosts", "a", "--listen", "127.0.0.1:0"}, 2, "gputop: --listen and --hosts do not go together: run gputop serve on each host", false},
 		{[]string{"--hosts", "a", "--ssh-command", "'x"}, 2, "gputop: --ssh-command: unclosed ' quote", false},
 		{[]string{"--hosts", "a", "--demo"}, 2, "gputop: --demo and --hosts do not go together", false},
 		{[]string{"snapshot", "extra"}, 2, `gputop snapshot: unexpected argument "extra"`, false},
