@@ -123,8 +123,8 @@ type promSet struct {
 	hosts map[string]*promHost
 	// What was left out, for the notes.
 	noGPU, other, merged, nonFinite, mig int
-	otherNames                      map[string]bool
-	interval                        time.Duration
+	otherNames                           map[string]bool
+	interval                             time.Duration
 }
 
 func newPromSet() *promSet {
