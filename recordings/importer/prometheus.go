@@ -106,9 +106,9 @@ type promGPUID struct {
 type promGPU struct {
 	id                  promGPUID
 	name, uuid, pciBus  string
-	series              [][]int64 // times (Unix ms), by metric
+	series              []pointTimes // by metric
 	vals                [][]float64
-	cursor              []int // assembly: the next point of each series
+	cursor              []timeCursor // assembly: the next point of each series
 	hasTotal, deriveTot bool
 }
 
@@ -149,7 +149,7 @@ func (set *promSet) add(a *promAnswer) {
 	for i := range a.Data.Result {
 		r := &a.Data.Result[i]
 		pts := &r.Values
-		if len(r.Value.times) > 0 || r.Value.skipped > 0 {
+		if r.Value.times.n > 0 || r.Value.skipped > 0 {
 			pts = &r.Value.promPoints
 		}
 		set.nonFinite += pts.skipped
@@ -178,16 +178,16 @@ func (set *promSet) add(a *promAnswer) {
 		id := promGPUID{hostOf(r.Metric), idx}
 		g := set.gpus[id]
 		if g == nil {
-			g = &promGPU{id: id, series: make([][]int64, len(promMetrics)), vals: make([][]float64, len(promMetrics))}
+			g = &promGPU{id: id, series: make([]pointTimes, len(promMetrics)), vals: make([][]float64, len(promMetrics))}
 			set.gpus[id] = g
 		}
 		g.name = cmp.Or(g.name, r.Metric["modelName"])
 		g.uuid = cmp.Or(g.uuid, r.Metric["UUID"])
 		g.pciBus = cmp.Or(g.pciBus, r.Metric["pci_bus_id"])
-		if g.series[m] == nil {
+		if g.series[m].n == 0 {
 			g.series[m], g.vals[m] = pts.times, pts.vals
 		} else {
-			g.series[m] = append(g.series[m], pts.times...)
+			g.series[m].appendTimes(&pts.times)
 			g.vals[m] = append(g.vals[m], pts.vals...)
 		}
 		*pts = promPoints{}
@@ -326,34 +326,17 @@ func (set *promSet) notes(res *PromResult) []string {
 // prepare puts each series in time order, one point per time, and says
 // which derived metrics the GPU has.
 func (g *promGPU) prepare(set *promSet) {
-	g.cursor = make([]int, len(promMetrics))
+	g.cursor = make([]timeCursor, len(promMetrics))
 	for m := range g.series {
-		ts, vs := g.series[m], g.vals[m]
-		if !slices.IsSorted(ts) {
-			idx := make([]int, len(ts))
-			for i := range idx {
-				idx[i] = i
-			}
-			slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(ts[a], ts[b]) })
-			nt, nv := make([]int64, len(ts)), make([]float64, len(vs))
-			for i, j := range idx {
-				nt[i], nv[i] = ts[j], vs[j]
-			}
-			ts, vs = nt, nv
+		if !g.series[m].increasing() {
+			// Two series of one GPU and metric, or answers out of order.
+			var dropped int
+			g.series[m], g.vals[m], dropped = sortedTimes(g.series[m].all(), g.vals[m])
+			set.merged += dropped
 		}
-		kept := 0
-		for i := range ts {
-			if kept > 0 && ts[i] == ts[kept-1] {
-				set.merged++
-				continue
-			}
-			ts[kept], vs[kept] = ts[i], vs[i]
-			kept++
-		}
-		g.series[m], g.vals[m] = ts[:kept], vs[:kept]
 	}
-	g.hasTotal = len(g.series[promFBTotal]) > 0
-	g.deriveTot = !g.hasTotal && len(g.series[promFBUsed]) > 0 && len(g.series[promFBFree]) > 0
+	g.hasTotal = g.series[promFBTotal].n > 0
+	g.deriveTot = !g.hasTotal && g.series[promFBUsed].n > 0 && g.series[promFBFree].n > 0
 }
 
 // info describes the GPU as the session's number i.
@@ -372,7 +355,7 @@ func (g *promGPU) info(i int) timeline.GPUInfo {
 	for m, pm := range promMetrics {
 		switch pm.metric {
 		case timeline.GPUSMActive, timeline.GPUSMOccupancy, timeline.GPUTensor, timeline.GPUDRAMBW:
-			info.GPM = info.GPM || len(g.series[m]) > 0
+			info.GPM = info.GPM || g.series[m].n > 0
 		}
 	}
 	return info
@@ -380,18 +363,22 @@ func (g *promGPU) info(i int) timeline.GPUInfo {
 
 // derivedTotal is used + free at the first time both were read.
 func (g *promGPU) derivedTotal() (float64, bool) {
-	ut, ft := g.series[promFBUsed], g.series[promFBFree]
-	for i, j := 0, 0; i < len(ut) && j < len(ft); {
+	used, free := &g.series[promFBUsed], &g.series[promFBFree]
+	var cu, cf timeCursor
+	for {
+		tu, ok1 := used.at(&cu)
+		tf, ok2 := free.at(&cf)
 		switch {
-		case ut[i] < ft[j]:
-			i++
-		case ut[i] > ft[j]:
-			j++
+		case !ok1 || !ok2:
+			return 0, false
+		case tu < tf:
+			used.step(&cu)
+		case tu > tf:
+			free.step(&cf)
 		default:
-			return (g.vals[promFBUsed][i] + g.vals[promFBFree][j]) * mib, true
+			return (g.vals[promFBUsed][cu.i] + g.vals[promFBFree][cf.i]) * mib, true
 		}
 	}
-	return 0, false
 }
 
 // count walks the samples Each will make without making them.
@@ -420,23 +407,23 @@ func (res *PromResult) reset() {
 
 // next is the earliest time of a point not yet taken.
 func (res *PromResult) next() (int64, bool) {
-	t, ok := int64(math.MaxInt64), false
+	t, found := int64(math.MaxInt64), false
 	for _, g := range res.gpus {
-		for m, ts := range g.series {
-			if c := g.cursor[m]; c < len(ts) && ts[c] <= t {
-				t, ok = ts[c], true
+		for m := range g.series {
+			if at, ok := g.series[m].at(&g.cursor[m]); ok && at <= t {
+				t, found = at, true
 			}
 		}
 	}
-	return t, ok
+	return t, found
 }
 
 // advance takes every point at time t.
 func (res *PromResult) advance(t int64) {
 	for _, g := range res.gpus {
-		for m, ts := range g.series {
-			if c := g.cursor[m]; c < len(ts) && ts[c] == t {
-				g.cursor[m]++
+		for m := range g.series {
+			if at, ok := g.series[m].at(&g.cursor[m]); ok && at == t {
+				g.series[m].step(&g.cursor[m])
 			}
 		}
 	}
@@ -445,14 +432,18 @@ func (res *PromResult) advance(t int64) {
 // medianSpacing is the median time between consecutive points of the
 // longest series: the interval of a file whose answers do not say it.
 func (res *PromResult) medianSpacing() time.Duration {
-	var longest []int64
+	var most *pointTimes
 	for _, g := range res.gpus {
-		for _, ts := range g.series {
-			if len(ts) > len(longest) {
-				longest = ts
+		for m := range g.series {
+			if most == nil || g.series[m].n > most.n {
+				most = &g.series[m]
 			}
 		}
 	}
+	if most.n < 2 {
+		return 0
+	}
+	longest := most.all()
 	if len(longest) < 2 {
 		return 0
 	}
@@ -485,14 +476,14 @@ func (res *PromResult) Each(write func(*timeline.Sample) error) error {
 		for i, g := range res.gpus {
 			var used, free float64
 			haveUsed, haveFree := false, false
-			for m, ts := range g.series {
-				c := g.cursor[m]
-				if c >= len(ts) || ts[c] != t {
+			for m := range g.series {
+				c := &g.cursor[m]
+				if at, ok := g.series[m].at(c); !ok || at != t {
 					continue
 				}
-				g.cursor[m]++
+				v := g.vals[m][c.i]
+				g.series[m].step(c)
 				pm := &promMetrics[m]
-				v := g.vals[m][c]
 				switch m {
 				case promFBFree:
 					free, haveFree = v, true

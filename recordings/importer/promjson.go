@@ -44,7 +44,7 @@ type promSeriesJSON struct {
 // resolution) and values. A point whose value is NaN or infinite is left
 // out, a gap like any other; skipped counts them.
 type promPoints struct {
-	times   []int64
+	times   pointTimes
 	vals    []float64
 	skipped int
 }
@@ -186,9 +186,10 @@ func (p *promPoints) UnmarshalJSON(b []byte) error {
 	if s.expect(']') {
 		return nil
 	}
-	// About 20 bytes a point: one allocation for most series.
-	n := len(b) / 20
-	p.times, p.vals = make([]int64, 0, n), make([]float64, 0, n)
+	// A point per [ but the outer one: the slices are allocated once, at
+	// their size.
+	n := bytes.Count(b, []byte{'['}) - 1
+	p.vals = make([]float64, 0, n)
 	for {
 		if err := s.point(p); err != nil {
 			return err
@@ -295,7 +296,7 @@ func (s *pointScanner) point(p *promPoints) error {
 		p.skipped++
 		return nil
 	}
-	p.times = append(p.times, int64(math.Round(sec*1000)))
+	p.times.add(int64(math.Round(sec * 1000)))
 	p.vals = append(p.vals, v)
 	return nil
 }
