@@ -92,7 +92,6 @@ func watchHeap() func() uint64 {
 	}
 }
 
-
 // TestServeFakePrometheus serves the benchmark's cluster on the 127.0.0.1
 // address in GPUTOP_FAKEPROM_LISTEN for GPUTOP_FAKEPROM_FOR (default 2m),
 // so that the gputop binary's own time and memory can be measured
