@@ -81,7 +81,7 @@ var commands = []command{
 	{"import", "LOG -o FILE [--format auto|nvidia-smi-csv|dmon|dcgmi-csv] | prometheus URL|FILE.json -o FILE [--from T] [--to T] [--match SELECTOR] [--step 15s]",
 		"turn nvidia-smi, dmon or dcgmi logs, or a cluster's GPU series in Prometheus, into a recording",
 		[]string{"gputop import nvidia-smi.csv -o old.gtr", "gputop import gpu.dmon --format dmon --start '2026-11-22 14:03:00' -o old.gtr",
-			"gputop import prometheus http://prometheus:9090 --from -2h --match '{job=\"dcgm\"}' -o job.gtr",
+			"gputop import prometheus http://prom:9090 --from -6h --to -2h -o job.gtr",
 			"gputop import prometheus answer.json -o job.gtr"}, cmdImport},
 	{"serve", "[--listen 127.0.0.1:9400] [--interval 1s] [--demo[=SCENARIO]] [-o FILE] [--web.config.file FILE]", "sample without a screen and serve Prometheus /metrics under dcgm-exporter's names",
 		[]string{"gputop serve", "gputop serve --demo=imbalance --listen 127.0.0.1:9401 -o node.gtr"}, cmdServe},

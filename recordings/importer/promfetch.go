@@ -132,6 +132,11 @@ func FetchPrometheus(ctx context.Context, q PromQuery) (*PromResult, error) {
 	}
 
 	answers := make([]*promAnswer, len(jobs))
+	// The first query alone: an address that does not answer, or matchers
+	// Prometheus refuses, fail on it with the same words every time.
+	if answers[0], err = queryRange(ctx, client, base, jobs[0], q.Step); err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup
@@ -149,7 +154,7 @@ func FetchPrometheus(ctx context.Context, q PromQuery) (*PromResult, error) {
 		})
 	}
 feed:
-	for i := range jobs {
+	for i := 1; i < len(jobs); i++ {
 		select {
 		case next <- i:
 		case <-ctx.Done():
