@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -448,5 +449,70 @@ func TestPromChunksStayUnderThePointsLimit(t *testing.T) {
 		if len(chunks) != c.chunks || points != int(c.span/c.step)+1 {
 			t.Errorf("%v at %v: %d stretches of %d points in all, want %d of %d", c.span, c.step, len(chunks), points, c.chunks, int(c.span/c.step)+1)
 		}
+	}
+}
+
+// Times are kept as runs; whatever order they come in, all() gives them
+// back and the cursor walks them in order.
+func TestPointTimes(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		in    [][]int64 // appended one after another
+		runs  int
+		incr  bool
+		times []int64
+	}{
+		{"one run", [][]int64{{0, 15, 30, 45}}, 1, true, []int64{0, 15, 30, 45}},
+		{"a gap", [][]int64{{0, 15, 30, 90, 105}}, 2, true, []int64{0, 15, 30, 90, 105}},
+		{"two stretches that join", [][]int64{{0, 15, 30}, {45, 60}}, 1, true, []int64{0, 15, 30, 45, 60}},
+		{"stretches with another step", [][]int64{{0, 15, 30}, {31, 32, 33}}, 2, true, []int64{0, 15, 30, 31, 32, 33}},
+		{"single points", [][]int64{{5}, {7}, {20}}, 2, true, []int64{5, 7, 20}},
+		{"out of order", [][]int64{{30, 45}, {0, 15}}, 2, false, []int64{30, 45, 0, 15}},
+		{"a repeat", [][]int64{{0, 15}, {15, 30}}, 2, false, []int64{0, 15, 15, 30}},
+	} {
+		var p pointTimes
+		for _, part := range c.in {
+			var q pointTimes
+			for _, at := range part {
+				q.add(at)
+			}
+			p.appendTimes(&q)
+		}
+		if len(p.runs) != c.runs || p.increasing() != c.incr || !slices.Equal(p.all(), c.times) || p.n != len(c.times) {
+			t.Errorf("%s: runs %+v (n %d), increasing %v, all %v", c.name, p.runs, p.n, p.increasing(), p.all())
+		}
+		var walked []int64
+		var cur timeCursor
+		for at, ok := p.at(&cur); ok; at, ok = p.at(&cur) {
+			if cur.i != len(walked) {
+				t.Fatalf("%s: cursor at point %d, walked %d", c.name, cur.i, len(walked))
+			}
+			walked = append(walked, at)
+			p.step(&cur)
+		}
+		if !slices.Equal(walked, c.times) {
+			t.Errorf("%s: cursor walked %v", c.name, walked)
+		}
+	}
+}
+
+// Two exporters on one host give two series of each GPU and metric: they
+// are one, the first point at each time kept, and a note counts the rest.
+func TestReadPrometheusMergesDuplicateSeries(t *testing.T) {
+	in := `{"status":"success","data":{"resultType":"matrix","result":[` +
+		`{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0","Hostname":"n","job":"dcgm"},"values":[[1,"10"],[2,"20"]]},` +
+		`{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0","Hostname":"n","job":"gputop"},"values":[[2,"99"],[3,"30"]]}]}}`
+	res, err := ReadPrometheus(strings.NewReader(in), "f.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := collect(t, res)
+	var got []float64
+	for _, s := range samples {
+		v, _ := promValue(s, timeline.GPUUtil, "gpu0")
+		got = append(got, v)
+	}
+	if !slices.Equal(got, []float64{10, 20, 30}) || !strings.Contains(strings.Join(res.Info.Notes, "\n"), "1 point at a time another series") {
+		t.Errorf("values %v, notes %q", got, res.Info.Notes)
 	}
 }
