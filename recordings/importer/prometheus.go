@@ -112,6 +112,10 @@ type promGPU struct {
 	hasTotal, deriveTot bool
 }
 
+// unlabelledHost names the host of series without Hostname or instance
+// labels, beside others that have them.
+const unlabelledHost = "(unlabelled)"
+
 // promHost is what gputop_info said about a host.
 type promHost struct {
 	driver, cuda, source, scenario string
@@ -237,6 +241,17 @@ func (set *promSet) result(origin string) (*PromResult, error) {
 	res := &PromResult{gpus: gpus}
 	res.Info = timeline.SourceInfo{Kind: timeline.Imported, Origin: origin}
 	multi := len(hostNames) > 1
+	if multi && hostNames[0] == "" {
+		// Series with neither Hostname nor instance: a host needs a name
+		// among others ("" is a session of one).
+		hostNames[0] = unlabelledHost
+		for _, g := range gpus {
+			if g.id.host == "" {
+				g.id.host = unlabelledHost
+			}
+		}
+		set.hosts[unlabelledHost] = set.hosts[""]
+	}
 	for _, name := range hostNames {
 		h := cmp.Or(set.hosts[name], &promHost{})
 		hi := timeline.HostInfo{Name: name, Driver: h.driver, CUDA: h.cuda}

@@ -516,3 +516,45 @@ func TestReadPrometheusMergesDuplicateSeries(t *testing.T) {
 		t.Errorf("values %v, notes %q", got, res.Info.Notes)
 	}
 }
+
+// Basic auth in the URL reaches Prometheus, and the password stays out of
+// the recording.
+func TestFetchPrometheusBasicAuthStaysOutOfTheRecording(t *testing.T) {
+	fake := &fakeProm{hosts: 1, gpus: 1}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if user, pass, ok := r.BasicAuth(); !ok || user != "ops" || pass != "s3cret" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		fake.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	u := strings.Replace(srv.URL, "http://", "http://ops:s3cret@", 1)
+	res, err := FetchPrometheus(context.Background(), PromQuery{URL: u, From: fakeStart, To: fakeStart.Add(time.Minute), Step: 15 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Info.Origin, "s3cret") || !strings.Contains(res.Info.Origin, "ops:xxxxx@") {
+		t.Errorf("origin %q", res.Info.Origin)
+	}
+	_, err = FetchPrometheus(context.Background(), PromQuery{URL: srv.URL, From: fakeStart, To: fakeStart.Add(time.Minute), Step: 15 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "answers 401 Unauthorized: give a user and password in the URL") {
+		t.Errorf("without the password: %v", err)
+	}
+}
+
+// Series without Hostname or instance beside series with them: a host of
+// their own, named so.
+func TestReadPrometheusUnlabelledHost(t *testing.T) {
+	in := `{"status":"success","data":{"resultType":"matrix","result":[` +
+		`{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0","Hostname":"n1"},"values":[[1,"10"]]},` +
+		`{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0"},"values":[[1,"20"]]}]}}`
+	res, err := ReadPrometheus(strings.NewReader(in), "f.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Info.Hosts) != 2 || res.Info.Hosts[0].Name != unlabelledHost || res.Info.GPUs[0].Host != unlabelledHost || res.Info.GPUs[1].Host != "n1" {
+		t.Errorf("info %+v", res.Info)
+	}
+	collect(t, res)
+}

@@ -175,7 +175,8 @@ feed:
 		set.add(a)
 		answers[i] = nil
 	}
-	origin := q.URL
+	// A password in the URL (basic auth) stays out of the recording.
+	origin := base.Redacted()
 	if matchers != "" {
 		origin += " {" + matchers + "}"
 	}
@@ -185,7 +186,7 @@ feed:
 		if matchers != "" {
 			what = fmt.Sprintf("no GPU series match {%s}", matchers)
 		}
-		return nil, fmt.Errorf("%s from %s to %s in Prometheus at %s", what, stamp(q.From), stamp(q.To), q.URL)
+		return nil, fmt.Errorf("%s from %s to %s in Prometheus at %s", what, stamp(q.From), stamp(q.To), base.Redacted())
 	}
 	return res, err
 }
@@ -222,6 +223,8 @@ func queryRange(ctx context.Context, client *http.Client, base *url.URL, job pro
 		return nil
 	})
 	switch {
+	case err != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden):
+		return nil, fmt.Errorf("%s answers %s: give a user and password in the URL, as http://user:password@host:9090", base.Redacted(), resp.Status)
 	case err != nil && resp.StatusCode != http.StatusOK && !strings.HasPrefix(err.Error(), "Prometheus says"):
 		// Not Prometheus' error: the address is something else.
 		return nil, fmt.Errorf("%s answers %s to /%s: is it Prometheus' address?", base.Redacted(), resp.Status, strings.TrimPrefix(u.Path, "/"))
