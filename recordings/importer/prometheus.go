@@ -89,12 +89,23 @@ func PromSeriesNames() []string {
 	for _, pm := range promMetrics {
 		names = append(names, pm.series)
 	}
-	return append(names, promInfoSeries)
+	return append(names, promInfoSeries, promMarkerSeries)
 }
 
 // promInfoSeries is gputop serve's description of itself: the driver and
 // CUDA versions of each host, and whether it was a demo.
 const promInfoSeries = "gputop_info"
+
+// promMarkerSeries is gputop serve's last marker: its time as the value,
+// its text as a label. Each distinct one becomes a marker again (only the
+// last of each scrape interval reached Prometheus).
+const promMarkerSeries = "gputop_last_marker_timestamp_seconds"
+
+// promMarker is a marker found, before it is placed in a sample.
+type promMarker struct {
+	host, text string
+	at         int64 // Unix ms
+}
 
 // promGPUID names a GPU: its host and its NVML index there.
 type promGPUID struct {
@@ -128,11 +139,12 @@ type promSet struct {
 	// What was left out, for the notes.
 	noGPU, other, merged, nonFinite, mig int
 	otherNames                           map[string]bool
+	markers                              map[promMarker]bool
 	interval                             time.Duration
 }
 
 func newPromSet() *promSet {
-	return &promSet{gpus: map[promGPUID]*promGPU{}, hosts: map[string]*promHost{}, otherNames: map[string]bool{}}
+	return &promSet{gpus: map[promGPUID]*promGPU{}, hosts: map[string]*promHost{}, otherNames: map[string]bool{}, markers: map[promMarker]bool{}}
 }
 
 // hostOf names a series' host as dcgm-exporter and gputop serve label it,
@@ -160,6 +172,15 @@ func (set *promSet) add(a *promAnswer) {
 		name := r.Metric["__name__"]
 		if name == promInfoSeries {
 			set.addInfo(r.Metric)
+			continue
+		}
+		if name == promMarkerSeries {
+			for _, v := range pts.vals {
+				if len(set.markers) < maxPromMarkers && v > 0 && v < maxPromSeconds {
+					set.markers[promMarker{hostOf(r.Metric), r.Metric["text"], int64(math.Round(v * 1000))}] = true
+				}
+			}
+			*pts = promPoints{}
 			continue
 		}
 		m, ok := promByName[name]
@@ -222,7 +243,13 @@ type PromResult struct {
 	Samples     int
 	First, Last time.Time
 	gpus        []*promGPU
+	// markers are in time order, each to ride on the first sample at or
+	// after its time.
+	markers []timeline.Marker
 }
+
+// maxPromMarkers bounds the markers one import keeps.
+const maxPromMarkers = 100_000
 
 // result sorts what was gathered into a recording's worth of samples.
 func (set *promSet) result(origin string) (*PromResult, error) {
@@ -287,12 +314,32 @@ func (set *promSet) result(origin string) (*PromResult, error) {
 	if res.Samples == 0 {
 		return nil, set.nothing()
 	}
+	res.placeMarkers(set, multi)
 	res.Info.Interval = set.interval
 	if res.Info.Interval == 0 {
 		res.Info.Interval = res.medianSpacing()
 	}
 	res.Info.Notes = append(res.Info.Notes, set.notes(res)...)
 	return res, nil
+}
+
+// placeMarkers keeps the markers within the samples' span, in time order,
+// their text prefixed by their host's name among several.
+func (res *PromResult) placeMarkers(set *promSet, multi bool) {
+	first, last := res.First.UnixMilli(), res.Last.UnixMilli()
+	found := slices.SortedFunc(maps.Keys(set.markers), func(a, b promMarker) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.host, b.host), cmp.Compare(a.text, b.text))
+	})
+	for _, m := range found {
+		if m.at < first || m.at > last {
+			continue // before the range: the last marker of an earlier stretch
+		}
+		text := m.text
+		if multi && m.host != "" {
+			text = m.host + ": " + text
+		}
+		res.markers = append(res.markers, timeline.Marker{At: time.UnixMilli(m.at).UTC(), Text: text, Origin: "import"})
+	}
 }
 
 // nothing says why there is nothing to import.
@@ -481,6 +528,7 @@ func (res *PromResult) Each(write func(*timeline.Sample) error) error {
 		devices[i] = timeline.GPUDevice(g.id.index)
 	}
 	var s timeline.Sample
+	marker := 0
 	for {
 		t, ok := res.next()
 		if !ok {
@@ -488,6 +536,11 @@ func (res *PromResult) Each(write func(*timeline.Sample) error) error {
 		}
 		s.At = time.UnixMilli(t).UTC()
 		s.Metrics = s.Metrics[:0]
+		from := marker
+		for marker < len(res.markers) && !res.markers[marker].At.After(s.At) {
+			marker++
+		}
+		s.Markers = res.markers[from:marker:marker]
 		for i, g := range res.gpus {
 			var used, free float64
 			haveUsed, haveFree := false, false

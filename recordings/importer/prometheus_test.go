@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"net"
 	"net/http"
@@ -557,4 +558,30 @@ func TestReadPrometheusUnlabelledHost(t *testing.T) {
 		t.Errorf("info %+v", res.Info)
 	}
 	collect(t, res)
+}
+
+// gputop serve's last marker comes back as a marker, on the first sample
+// at or after it, named by its host among several; one from before the
+// range is not the range's.
+func TestReadPrometheusMarkers(t *testing.T) {
+	in := `{"status":"success","data":{"resultType":"matrix","result":[` +
+		`{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0","Hostname":"a"},"values":[[100,"10"],[115,"20"],[130,"30"]]},` +
+		`{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0","Hostname":"b"},"values":[[100,"10"],[115,"20"],[130,"30"]]},` +
+		`{"metric":{"__name__":"gputop_last_marker_timestamp_seconds","text":"warmup","Hostname":"a"},"values":[[100,"50"],[115,"50"]]},` +
+		`{"metric":{"__name__":"gputop_last_marker_timestamp_seconds","text":"epoch 1","Hostname":"a"},"values":[[115,"103.5"],[130,"103.5"]]},` +
+		`{"metric":{"__name__":"gputop_last_marker_timestamp_seconds","text":"eval","Hostname":"b"},"values":[[130,"130"]]}]}}`
+	res, err := ReadPrometheus(strings.NewReader(in), "f.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range collect(t, res) {
+		for _, m := range s.Markers {
+			got = append(got, fmt.Sprintf("%s at %d on %d (%s)", m.Text, m.At.UnixMilli(), s.At.Unix(), m.Origin))
+		}
+	}
+	want := []string{"a: epoch 1 at 103500 on 115 (import)", "b: eval at 130000 on 130 (import)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("markers %q, want %q", got, want)
+	}
 }
