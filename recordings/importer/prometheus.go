@@ -166,7 +166,7 @@ func (set *promSet) add(a *promAnswer) {
 		r := &a.Data.Result[i]
 		pts := &r.Values
 		if r.Value.times.n > 0 || r.Value.skipped > 0 {
-			pts = &r.Value.promPoints
+			pts = &r.Value
 		}
 		set.nonFinite += pts.skipped
 		name := r.Metric["__name__"]

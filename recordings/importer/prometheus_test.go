@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -583,5 +584,26 @@ func TestReadPrometheusMarkers(t *testing.T) {
 	want := []string{"a: epoch 1 at 103500 on 115 (import)", "b: eval at 130000 on 130 (import)"}
 	if !slices.Equal(got, want) {
 		t.Errorf("markers %q, want %q", got, want)
+	}
+}
+
+// parseDecimal's quick path gives what strconv.ParseFloat gives, and hands
+// it everything else.
+func TestParseDecimalIsParseFloat(t *testing.T) {
+	ins := []string{"0", "97", "-0", "-0.25", "1795584348", "1795584348.5", "1795584348.123", "0.1", "0.3", "99.99",
+		"123456789012345", "1234567890123456", "12345678901234567890", "1e3", "1.5E-7", "NaN", "+Inf", "-Inf", "Inf",
+		"5.", ".5", "-", "", "1.2.3", "0x10", "1_000", "+5", "007", "81559", "65432.125", "0.000000000000001"}
+	for i := range 2000 {
+		// Numbers as Prometheus writes them: Go's shortest form.
+		v := float64(i*7919%100000) / float64([]int{1, 10, 100, 1000, 3, 7}[i%6])
+		ins = append(ins, strconv.FormatFloat(v, 'f', -1, 64), strconv.FormatFloat(-v*1e9, 'f', -1, 64))
+	}
+	for _, in := range ins {
+		want, werr := strconv.ParseFloat(in, 64)
+		got, gerr := parseDecimal([]byte(in))
+		if (werr == nil) != (gerr == nil) || (werr == nil && got != want && !(math.IsNaN(got) && math.IsNaN(want))) ||
+			(werr == nil && math.Signbit(got) != math.Signbit(want)) {
+			t.Errorf("%q: %v, %v; ParseFloat %v, %v", in, got, gerr, want, werr)
+		}
 	}
 }
