@@ -115,12 +115,13 @@ type promGPUID struct {
 
 // promGPU is one GPU's series, by promMetrics index.
 type promGPU struct {
-	id                  promGPUID
-	name, uuid, pciBus  string
-	series              []pointTimes // by metric
-	vals                [][]float64
-	cursor              []timeCursor // assembly: the next point of each series
-	hasTotal, deriveTot bool
+	id                 promGPUID
+	name, uuid, pciBus string
+	series             []pointTimes // by metric
+	vals               [][]float64
+	cursor             []timeCursor // assembly: the next point of each series
+	// deriveTot: no FB_TOTAL series, so gpu.mem_total is FB_USED + FB_FREE.
+	deriveTot bool
 }
 
 // unlabelledHost names the host of series without Hostname or instance
@@ -397,8 +398,7 @@ func (g *promGPU) prepare(set *promSet) {
 			set.merged += dropped
 		}
 	}
-	g.hasTotal = g.series[promFBTotal].n > 0
-	g.deriveTot = !g.hasTotal && g.series[promFBUsed].n > 0 && g.series[promFBFree].n > 0
+	g.deriveTot = g.series[promFBTotal].n == 0 && g.series[promFBUsed].n > 0 && g.series[promFBFree].n > 0
 }
 
 // info describes the GPU as the session's number i.
