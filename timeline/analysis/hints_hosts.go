@@ -661,7 +661,7 @@ func workOf(wins []hostWin) ([]float64, string, bool) {
 		ok := true
 		for k, w := range wins {
 			out[k] = math.NaN()
-			if !w.judged() {
+			if !w.judged() || w.share(w.active+w.waiting) < 0.5 {
 				continue
 			}
 			out[k] = pick.of(w)
@@ -674,12 +674,12 @@ func workOf(wins []hostWin) ([]float64, string, bool) {
 	return nil, "", false
 }
 
-// medianOthers is the median of xs but for xs[h], over judged hosts;
-// NaN if none.
+// medianOthers is the median of xs but for xs[h], over the judged hosts
+// that work; NaN if none.
 func medianOthers(xs []float64, wins []hostWin, h int) float64 {
 	var v []float64
 	for k, x := range xs {
-		if k != h && wins[k].judged() && !math.IsNaN(x) {
+		if w := wins[k]; k != h && w.judged() && w.share(w.active+w.waiting) >= 0.5 && !math.IsNaN(x) {
 			v = append(v, x)
 		}
 	}
@@ -701,8 +701,8 @@ func straggles(wins []hostWin, h int, in bool) bool {
 	}
 	others := 0
 	for k, o := range wins {
-		if k == h || !o.judged() {
-			continue
+		if k == h || !o.judged() || o.share(o.active+o.waiting) < 0.5 {
+			continue // an idle host is host-idle's, not a pace to compare with
 		}
 		// Every other host pegged: busy-waiting shows as high utilisation.
 		if !(o.util >= hintLevel(in, stragglerUtil, stragglerUtilStay)) {
@@ -749,9 +749,10 @@ func straggles(wins []hostWin, h int, in bool) bool {
 // power, or the same at held-back clocks (a power cap, heat). With steps
 // shorter than a column the spin is a share of each column, so the
 // comparison is of means, host against host, over sustained windows
-// (SustainedWindows × Window, 2 min), while every host works (90 % of
-// its columns) and every other host's utilisation is at least 80 % (75 %
-// to go on). Host h is a straggler where, with W its work (SM activity
+// (SustainedWindows × Window, 2 min), while the host works (90 % of its
+// columns) and every other host that works (half its columns; an idle one
+// is host-idle's and left out) has a utilisation of 80 % or more (75 % to
+// go on). Host h is a straggler where, with W its work (SM activity
 // where every host has it, else power as a share of the limit, else
 // power) and Wo the other hosts' median:
 //
@@ -782,16 +783,16 @@ var stragglerHostRule = hintRule{
 		l := f.layout()
 		members := f.hostMembers()
 		slow := f.members(g)
+		cols := f.hostColumns()
+		wins := f.hostWindows(cols, g.spans...)
 		var others []*hintGPU
 		var names []string
 		for k, gs := range members {
-			if k != h && len(gs) > 0 {
+			if w := wins[k]; k != h && len(gs) > 0 && w.judged() && w.share(w.active+w.waiting) >= 0.5 {
 				others = append(others, gs...)
 				names = append(names, l.names[k])
 			}
 		}
-		cols := f.hostColumns()
-		wins := f.hostWindows(cols, g.spans...)
 		work, what, ok := workOf(wins)
 		if !ok || len(others) == 0 {
 			return timeline.Hint{}, false
@@ -832,8 +833,9 @@ var stragglerHostRule = hintRule{
 // unevenMemoryRule is uneven-memory: memory used per GPU differs a lot
 // across the hosts of one job. It judges windows of SustainedWindows ×
 // Window (2 min) where every host with data works (its GPUs working or
-// busy-waiting 90 % of the time: an idle host is host-idle's, and a host
-// starting or stopping holds what it is loading or freeing): a host whose
+// busy-waiting 90 % of the time; a host starting or stopping holds what it
+// is loading or freeing) or idles (under half the time: host-idle's, and
+// left out): a host whose
 // mean memory per GPU is off the hosts' median (the lower one, for an
 // even number) by at least 30 % of it and 8 GiB (25 % and 6 GiB to go on)
 // is uneven. Info; a warning where that host's GPUs are at 90 % of their
@@ -843,7 +845,7 @@ var unevenMemoryRule = hintRule{
 	id: timeline.HintUnevenMemory,
 	find: func(f *hintFrame) []hintCand {
 		return f.perHost(timeline.HintUnevenMemory, f.opts.SustainedWindows, func(h int, wins []hostWin, in bool) bool {
-			m, med, ok := unevenMemory(wins, h)
+			m, med, ok := unevenMemory(wins, h, true)
 			if !ok {
 				return false
 			}
@@ -859,13 +861,13 @@ var unevenMemoryRule = hintRule{
 		l := f.layout()
 		members := f.hostMembers()
 		wins := f.hostWindows(f.hostColumns(), g.spans...)
-		m, med, ok := unevenMemory(wins, h)
+		m, med, ok := unevenMemory(wins, h, false)
 		if !ok {
 			return timeline.Hint{}, false
 		}
 		var names []string
 		for k, gs := range members {
-			if k != h && len(gs) > 0 {
+			if w := wins[k]; k != h && len(gs) > 0 && w.judged() && w.share(w.active+w.waiting) >= 0.5 {
 				names = append(names, l.names[k])
 			}
 		}
@@ -903,20 +905,26 @@ var unevenMemoryRule = hintRule{
 
 // unevenMemory is host h's mean memory per GPU and the hosts' median over
 // a window; false unless h and at least one other host work with memory
-// recorded, and every host with data works (90 % of its columns).
-func unevenMemory(wins []hostWin, h int) (m, median float64, ok bool) {
+// recorded, and (judging a window) every host with data works (90 % of its
+// columns) or idles (under half of them, and is left out). Describing an
+// episode, whose stretches may span a host's start, it only leaves out the
+// hosts that idled.
+func unevenMemory(wins []hostWin, h int, judging bool) (m, median float64, ok bool) {
 	var all []float64
 	for _, w := range wins {
 		if !w.judged() || math.IsNaN(w.mem) {
 			continue
 		}
-		if w.share(w.active+w.waiting) < 0.9 {
+		switch share := w.share(w.active + w.waiting); {
+		case share < 0.5:
+			continue // an idle host is host-idle's
+		case share < 0.9 && judging:
 			return 0, 0, false // a host starting or stopping holds what it is loading or freeing
 		}
 		all = append(all, w.mem)
 	}
 	w := wins[h]
-	if len(all) < 2 || !w.judged() || math.IsNaN(w.mem) {
+	if len(all) < 2 || !w.judged() || math.IsNaN(w.mem) || w.share(w.active+w.waiting) < hintLevel(judging, 0.5, 0.9) {
 		return 0, 0, false
 	}
 	slices.Sort(all)

@@ -54,6 +54,7 @@ func (b *repBuilder) build(a Analysis) {
 		b.gpu(idx)
 	}
 	b.host()
+	b.hosts()
 	b.summarisePhases()
 	b.gapsAndNotes()
 }
@@ -101,6 +102,10 @@ func (b *repBuilder) gpu(idx int) {
 	for _, gi := range b.info.GPUs {
 		if gi.Index == idx {
 			g.Name, g.UUID, g.MemTotal, g.PowerLimit = gi.Name, gi.UUID, Number(gi.MemTotal), Number(gi.PowerLimit)
+			if gi.Host != "" {
+				at := gi.HostIndex
+				g.Host, g.HostIndex = gi.Host, &at
+			}
 		}
 	}
 	util := b.load(0, timeline.GPUUtil, dev)
