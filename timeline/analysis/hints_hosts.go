@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -155,7 +156,7 @@ func (f *hintFrame) gpuNames(idx []int) string { return f.layout().gpus.Of(idx) 
 // working (low or busy) and busy-waiting, and the means of their figures
 // over the GPUs with a value (NaN: none).
 type hostCol struct {
-	known, idle, active, waiting              uint16
+	gpus, known, idle, active, waiting        uint16
 	work, util, sm, power, clock, mem, pshare float32
 }
 
@@ -168,6 +169,7 @@ type hostsState struct {
 	members [][]*hintGPU // the Engine's GPUs of each host
 	nGPUs   int          // len(Engine.f.gpus) when members were made
 	cols    [][]hostCol
+	blocks  [][]hostAcc // sums of each hostBlock of final columns, per host
 	final   int
 	starts  []hostStart
 	windows map[hintSpan][]hostWin
@@ -196,6 +198,7 @@ func (f *hintFrame) hostColumns() [][]hostCol {
 	st := &e.hosts
 	if st.cols == nil {
 		st.cols = make([][]hostCol, len(l.names))
+		st.blocks = make([][]hostAcc, len(l.names))
 		st.starts = make([]hostStart, len(l.names))
 		for h := range st.starts {
 			st.starts[h].start = -1
@@ -219,6 +222,15 @@ func (f *hintFrame) hostColumns() [][]hostCol {
 		}
 	}
 	st.final = max(st.final, closed)
+	for h := range st.cols {
+		for b := len(st.blocks[h]); (b+1)*hostBlock <= st.final; b++ {
+			var a hostAcc
+			for _, c := range st.cols[h][b*hostBlock : (b+1)*hostBlock] {
+				a.add(c)
+			}
+			st.blocks[h] = append(st.blocks[h], a)
+		}
+	}
 	out := make([][]hostCol, len(st.cols))
 	for h := range st.cols {
 		if f.n > st.final { // the column being filled: this view's alone
@@ -231,7 +243,7 @@ func (f *hintFrame) hostColumns() [][]hostCol {
 
 // hostColumn sums column i of a host's GPUs.
 func hostColumn(gs []*hintGPU, i int) hostCol {
-	var c hostCol
+	c := hostCol{gpus: uint16(len(gs))}
 	var sums [6]float64
 	var ns [6]int
 	add := func(k int, v float64) {
@@ -310,7 +322,7 @@ func (f *hintFrame) hostWindows(cols [][]hostCol, spans ...hintSpan) []hostWin {
 	}
 	out := make([]hostWin, len(cols))
 	for h, cs := range cols {
-		out[h] = hostWindowOf(cs, len(st.members[h]), spans)
+		out[h] = hostWindowOf(cs, st.blocks[h], spans)
 	}
 	if keep {
 		if len(st.windows) >= 1<<14 {
@@ -321,38 +333,122 @@ func (f *hintFrame) hostWindows(cols [][]hostCol, spans ...hintSpan) []hostWin {
 	return out
 }
 
-func hostWindowOf(cs []hostCol, gpus int, spans []hintSpan) hostWin {
-	var w hostWin
-	var sums [7]float64
-	var ns [7]int
+// hostBlock is how many columns a block of kept sums holds: a host over an
+// hour's episode is 57 blocks and some columns, not 3,600 columns.
+const hostBlock = 64
+
+// hostAcc sums a host's columns.
+type hostAcc struct {
+	cols, known, idle, active, waiting int
+	sums                               [7]float64
+	ns                                 [7]int
+}
+
+func (a *hostAcc) add(c hostCol) {
+	a.cols += int(c.gpus)
+	if c.known == 0 {
+		return
+	}
+	a.known += int(c.known)
+	a.idle += int(c.idle)
+	a.active += int(c.active)
+	a.waiting += int(c.waiting)
+	for k, v := range [7]float32{c.work, c.util, c.sm, c.power, c.clock, c.mem, c.pshare} {
+		if v == v {
+			a.sums[k] += float64(v)
+			a.ns[k]++
+		}
+	}
+}
+
+func (a *hostAcc) merge(b hostAcc) {
+	a.cols, a.known, a.idle, a.active, a.waiting = a.cols+b.cols, a.known+b.known, a.idle+b.idle, a.active+b.active,
+		a.waiting+b.waiting
+	for k := range a.sums {
+		a.sums[k] += b.sums[k]
+		a.ns[k] += b.ns[k]
+	}
+}
+
+// hostWindowOf is one host over spans, from its columns cs and the kept
+// sums of their whole blocks.
+func hostWindowOf(cs []hostCol, blocks []hostAcc, spans []hintSpan) hostWin {
+	var a hostAcc
 	for _, sp := range spans {
-		for i := sp.lo; i < sp.hi; i++ {
-			c := cs[i]
-			w.cols += gpus
-			if c.known == 0 {
+		for i := sp.lo; i < sp.hi; {
+			if b := i / hostBlock; i%hostBlock == 0 && i+hostBlock <= sp.hi && b < len(blocks) {
+				a.merge(blocks[b])
+				i += hostBlock
 				continue
 			}
-			w.known += int(c.known)
-			w.idle += int(c.idle)
-			w.active += int(c.active)
-			w.waiting += int(c.waiting)
-			for k, v := range [7]float32{c.work, c.util, c.sm, c.power, c.clock, c.mem, c.pshare} {
-				if v == v {
-					sums[k] += float64(v)
-					ns[k]++
-				}
+			a.add(cs[i])
+			i++
+		}
+	}
+	w := hostWin{cols: a.cols, known: a.known, idle: a.idle, active: a.active, waiting: a.waiting}
+	var m [7]float64
+	for k := range m {
+		m[k] = math.NaN()
+		if a.ns[k] > 0 {
+			m[k] = a.sums[k] / float64(a.ns[k])
+		}
+	}
+	w.work, w.util, w.sm, w.power, w.clock, w.mem, w.ps = m[0], m[1], m[2], m[3], m[4], m[5], m[6]
+	return w
+}
+
+// hostsTogether is the hosts include accepts over a window as one: their
+// GPU-columns summed, their figures averaged over their known GPU-columns.
+func hostsTogether(wins []hostWin, include func(k int) bool) hostWin {
+	var out hostWin
+	var sums [7]float64
+	var ws [7]int
+	for k, w := range wins {
+		if !include(k) {
+			continue
+		}
+		out.cols, out.known, out.idle = out.cols+w.cols, out.known+w.known, out.idle+w.idle
+		out.active, out.waiting = out.active+w.active, out.waiting+w.waiting
+		for m, v := range [7]float64{w.work, w.util, w.sm, w.power, w.clock, w.mem, w.ps} {
+			if !math.IsNaN(v) && w.known > 0 {
+				sums[m] += v * float64(w.known)
+				ws[m] += w.known
 			}
 		}
 	}
 	var m [7]float64
 	for k := range m {
 		m[k] = math.NaN()
-		if ns[k] > 0 {
-			m[k] = sums[k] / float64(ns[k])
+		if ws[k] > 0 {
+			m[k] = sums[k] / float64(ws[k])
 		}
 	}
-	w.work, w.util, w.sm, w.power, w.clock, w.mem, w.ps = m[0], m[1], m[2], m[3], m[4], m[5], m[6]
-	return w
+	out.work, out.util, out.sm, out.power, out.clock, out.mem, out.ps = m[0], m[1], m[2], m[3], m[4], m[5], m[6]
+	return out
+}
+
+// figures describes hosts' GPUs by their means: "99% util, SM activity
+// 55%", with their draw and clock per GPU if asked.
+func (w hostWin) figures(powerAndClock bool) string {
+	var parts []string
+	if !math.IsNaN(w.util) {
+		parts = append(parts, units.Percent(w.util)+" util")
+	}
+	if !math.IsNaN(w.sm) {
+		parts = append(parts, "SM activity "+units.Percent(w.sm))
+	}
+	if powerAndClock || len(parts) == 0 {
+		if !math.IsNaN(w.power) {
+			parts = append(parts, units.Watts(w.power))
+		}
+		if !math.IsNaN(w.clock) {
+			parts = append(parts, units.MHz(w.clock))
+		}
+	}
+	if len(parts) == 0 {
+		return units.NA
+	}
+	return strings.Join(parts, ", ")
 }
 
 // hostMembers returns the view's GPUs of each host.
@@ -504,12 +600,18 @@ var hostIdleRule = hintRule{
 			ev += ", never started"
 		}
 		ev += ") while " + units.Hosts(otherNames, 3) + " "
-		waiting := hintShareOf(others, g.spans, func(st hintState) bool { return st == hsWaiting })
+		// The others' figures from the hosts' kept sums: a scan of every
+		// GPU's columns would cost the whole session on every tick.
+		wins := f.hostWindows(f.hostColumns(), g.spans...)
+		all := hostsTogether(wins, func(k int) bool { return k != h && len(members[k]) > 0 })
+		waiting := 0.0
+		if all.known > 0 {
+			waiting = all.share(all.waiting)
+		}
 		if waiting >= 0.5 {
-			ev += "busy-wait (" + hintRange(hintStats(others, hintPickUtil, g.spans, nil), "% util") + ", " +
-				units.Share(waiting) + " of the time spinning)"
+			ev += "busy-wait (" + units.Percent(all.util) + " util, " + units.Share(waiting) + " of the time spinning)"
 		} else {
-			ev += "work (" + hintActivity(others, g.spans, nil) + ")"
+			ev += "work (" + all.figures(false) + ")"
 		}
 		ev += ", " + f.during(g)
 		sev := timeline.Warning
@@ -605,7 +707,7 @@ var hostLateRule = hintRule{
 				continue
 			}
 			sp := hintSpan{ref, s}
-			if w := hostWindowOf(cols[h], len(f.eng.hosts.members[h]), []hintSpan{sp}); !w.judged() {
+			if w := hostWindowOf(cols[h], f.eng.hosts.blocks[h], []hintSpan{sp}); !w.judged() {
 				continue // a gap, not a late start: the host was not answering
 			}
 			out = append(out, f.hostCands(timeline.HintHostLate, h, members[h], []stretch{{sp, true}}, 1)...)
@@ -797,18 +899,13 @@ var stragglerHostRule = hintRule{
 		if !ok || len(others) == 0 {
 			return timeline.Hint{}, false
 		}
-		figures := func(gs []*hintGPU) string {
-			s := hintActivity(gs, g.spans, nil)
-			if p := hintStats(gs, hintPickPower, g.spans, nil); p.ok() {
-				s += ", " + units.Watts(p.mean)
-			}
-			if c := hintStats(gs, func(g *hintGPU) []float32 { return g.clock }, g.spans, nil); c.ok() {
-				s += ", " + units.MHz(c.mean)
-			}
-			return s
+		working := func(k int) bool {
+			w := wins[k]
+			return k != h && len(members[k]) > 0 && w.judged() && w.share(w.active+w.waiting) >= 0.5
 		}
 		ev := fmt.Sprintf("%s work (%s) while %s wait (%s): every step waits for %s, %s", f.gpuNames(g.gpus),
-			figures(slow), units.Hosts(names, 3), figures(others), l.names[h], f.during(g))
+			hostsTogether(wins, func(k int) bool { return k == h }).figures(true), units.Hosts(names, 3),
+			hostsTogether(wins, working).figures(true), l.names[h], f.during(g))
 		x, xo := work[h], medianOthers(work, wins, h)
 		sev := timeline.Warning
 		if xo <= 0.5*x {
