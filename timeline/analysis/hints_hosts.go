@@ -171,8 +171,11 @@ type hostsState struct {
 	cols    [][]hostCol
 	blocks  [][]hostAcc // sums of each hostBlock of final columns, per host
 	final   int
-	starts  []hostStart
-	windows map[hintSpan][]hostWin
+	// openSamples is how many samples the Engine had when the column after
+	// the final ones was last made (-1: not made since they grew).
+	openSamples int
+	starts      []hostStart
+	windows     map[hintSpan][]hostWin
 }
 
 // hostStart finds the first column a host works: a column where at least
@@ -204,6 +207,7 @@ func (f *hintFrame) hostColumns() [][]hostCol {
 			st.starts[h].start = -1
 		}
 		st.windows = map[hintSpan][]hostWin{}
+		st.openSamples = -1
 	}
 	if len(e.f.gpus) != st.nGPUs {
 		st.members = make([][]*hintGPU, len(l.names))
@@ -215,13 +219,15 @@ func (f *hintFrame) hostColumns() [][]hostCol {
 		st.nGPUs = len(e.f.gpus)
 	}
 	closed := e.f.n - 1
-	for h := range st.cols {
-		st.cols[h] = st.cols[h][:st.final]
-		for i := st.final; i < closed; i++ {
-			st.cols[h] = append(st.cols[h], hostColumn(st.members[h], i))
+	if closed > st.final {
+		for h := range st.cols {
+			st.cols[h] = st.cols[h][:st.final]
+			for i := st.final; i < closed; i++ {
+				st.cols[h] = append(st.cols[h], hostColumn(st.members[h], i))
+			}
 		}
+		st.final, st.openSamples = closed, -1
 	}
-	st.final = max(st.final, closed)
 	for h := range st.cols {
 		for b := len(st.blocks[h]); (b+1)*hostBlock <= st.final; b++ {
 			var a hostAcc
@@ -231,11 +237,16 @@ func (f *hintFrame) hostColumns() [][]hostCol {
 			st.blocks[h] = append(st.blocks[h], a)
 		}
 	}
-	out := make([][]hostCol, len(st.cols))
-	for h := range st.cols {
-		if f.n > st.final { // the column being filled: this view's alone
+	// The column being filled is made again only when a sample has come
+	// since: the rules ask for the columns several times a tick.
+	if f.n > st.final && st.openSamples != e.samples {
+		for h := range st.cols {
 			st.cols[h] = append(st.cols[h][:st.final], hostColumn(st.members[h], f.n-1))
 		}
+		st.openSamples = e.samples
+	}
+	out := make([][]hostCol, len(st.cols))
+	for h := range st.cols {
 		out[h] = st.cols[h][:f.n]
 	}
 	return out
