@@ -27,8 +27,8 @@ import (
 // that look at one GPU: crossHostSuppress drops gpu-idle, idle-memory-held,
 // low-utilization and gpu-imbalance on the GPUs of a host that is idle or
 // late (one host-idle line, not eight gpu-idle ones), and busy-wait on the
-// GPUs that wait for a straggler or an idle host. The one-GPU rules otherwise go on
-// within each host as before.
+// GPUs that wait for a straggler or an idle host. The one-GPU rules
+// otherwise go on within each host as before.
 
 // The hosts' thresholds. They are fixed, not HintOptions: they compare
 // hosts with each other, and HintOptions' levels (IdleUtil, WaitUtil, ...)
@@ -592,15 +592,13 @@ var hostIdleRule = hintRule{
 		l := f.layout()
 		members := f.hostMembers()
 		idle := f.members(g)
-		var others []*hintGPU
 		var otherNames []string
 		for k, gs := range members {
 			if k != h && len(gs) > 0 {
-				others = append(others, gs...)
 				otherNames = append(otherNames, l.names[k])
 			}
 		}
-		if len(others) == 0 {
+		if len(otherNames) == 0 {
 			return timeline.Hint{}, false
 		}
 		ev := fmt.Sprintf("%s idle (%s", f.gpuNames(g.gpus), hintActivity(idle, g.spans, nil))
@@ -898,21 +896,19 @@ var stragglerHostRule = hintRule{
 		slow := f.members(g)
 		cols := f.hostColumns()
 		wins := f.hostWindows(cols, g.spans...)
-		var others []*hintGPU
+		working := func(k int) bool {
+			w := wins[k]
+			return k != h && len(members[k]) > 0 && w.judged() && w.share(w.active+w.waiting) >= 0.5
+		}
 		var names []string
-		for k, gs := range members {
-			if w := wins[k]; k != h && len(gs) > 0 && w.judged() && w.share(w.active+w.waiting) >= 0.5 {
-				others = append(others, gs...)
+		for k := range members {
+			if working(k) {
 				names = append(names, l.names[k])
 			}
 		}
 		work, what, ok := workOf(wins)
-		if !ok || len(others) == 0 {
+		if !ok || len(names) == 0 {
 			return timeline.Hint{}, false
-		}
-		working := func(k int) bool {
-			w := wins[k]
-			return k != h && len(members[k]) > 0 && w.judged() && w.share(w.active+w.waiting) >= 0.5
 		}
 		ev := fmt.Sprintf("%s work (%s) while %s wait (%s): every step waits for %s, %s", f.gpuNames(g.gpus),
 			hostsTogether(wins, func(k int) bool { return k == h }).figures(true), units.Hosts(names, 3),
