@@ -182,16 +182,18 @@ func (r *Report) textHosts(t repText) {
 		gpus += len(h.GPUs)
 	}
 	t.line("HOSTS  " + units.Count(len(r.Hosts), "host") + ", " + units.Count(gpus, "GPU"))
+	// 12 columns keep the line in 80 with the longest hint
+	// ("critical straggler-host"); a longer name keeps its ends.
 	width := 4
 	for _, h := range r.Hosts {
-		width = max(width, min(16, len(repClean(h.Name))))
+		width = max(width, min(12, len([]rune(repClean(h.Name)))))
 	}
 	row := func(name, n, util, low, power, mem, hint string) {
 		t.line(fmt.Sprintf("%-*s %4s %5s %-9s %7s %-14s %s", width, name, n, util, low, power, mem, hint))
 	}
 	row("HOST", "GPUS", "UTIL", "LOWEST", "POWER", "MEMORY PEAK", "WORST HINT")
 	for _, h := range r.Hosts {
-		row(repTrunc(repClean(h.Name), width), fmt.Sprint(len(h.GPUs)), repPct(h.UtilMean), r.repLowest(h),
+		row(repTruncMiddle(repClean(h.Name), width), fmt.Sprint(len(h.GPUs)), repPct(h.UtilMean), r.repLowest(h),
 			repHostPower(h.PowerMean), repBytesOf(h.MemUsedMax, h.MemTotal), repHostHint(h))
 	}
 	t.wrapped("", "UTIL: mean of the host's GPUs; LOWEST: its GPU with the lowest mean; POWER: its GPUs together; "+
@@ -265,4 +267,19 @@ func (r *Report) repWorstWidth(ps []ReportPhase) int {
 		}
 	}
 	return w
+}
+
+// repTruncMiddle shortens s to at most n runes by cutting its middle, so
+// that hosts named alike keep what tells them apart: "gpu-...-0017".
+func repTruncMiddle(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n <= 3 {
+		return string(r[:n])
+	}
+	head := (n - 3) / 2
+	tail := n - 3 - head
+	return string(r[:head]) + "..." + string(r[len(r)-tail:])
 }

@@ -172,3 +172,34 @@ func TestSnapshotHosts(t *testing.T) {
 		t.Errorf("a one-host snapshot names hosts: %s", js)
 	}
 }
+
+// Hosts with long names, alike but for their ends, keep the text in 80
+// columns and stay told apart: their middles go, their ends stay.
+func TestReportHostsLongNames(t *testing.T) {
+	info, samples := timelinetest.Cluster(2, 2, 300, func(h, g, sec int) timelinetest.GPUReading {
+		if h == 1 {
+			return timelinetest.GPUReading{Util: 72, SM: 55, Power: 520, Clock: 1980, Mem: 40 << 30}
+		}
+		return timelinetest.GPUReading{Util: 99, SM: 54, Power: 450, Clock: 1980, Mem: 40 << 30}
+	})
+	for i := range info.Hosts {
+		name := "gpu-node-cluster-a-00" + string(rune('1'+i))
+		for k := range info.GPUs {
+			if info.GPUs[k].Host == info.Hosts[i].Name {
+				info.GPUs[k].Host = name
+			}
+		}
+		info.Hosts[i].Name = name
+	}
+	r := NewReport(repStore(samples), info, repAnalysis(samples, info), ReportOptions{})
+	text, _, _ := repRender(t, r)
+	repCheckText(t, text)
+	for _, want := range []string{"gpu-...a-001", "gpu-...a-002", "warning straggler-host"} {
+		if !bytes.Contains(text, []byte(want)) {
+			t.Errorf("no %q in:\n%s", want, text)
+		}
+	}
+	if got := repTruncMiddle("gpu-node-0017", 12); got != "gpu-...-0017" {
+		t.Errorf("repTruncMiddle = %q", got)
+	}
+}
