@@ -41,6 +41,12 @@ const (
 	HintMemoryPressure   = "memory-pressure"
 	HintIOWait           = "io-wait"
 	HintPCIeBound        = "pcie-bound"
+
+	// Across the hosts of a session of several.
+	HintHostIdle      = "host-idle"
+	HintHostLate      = "host-late"
+	HintStragglerHost = "straggler-host"
+	HintUnevenMemory  = "uneven-memory"
 )
 
 // Hint names what holds the GPUs back over a stretch of time, with the
