@@ -57,7 +57,8 @@ type hostNav struct {
 	// seen caches when each host's GPUs last had data before a cursor, so a
 	// host in a gap costs one search per cursor position, not per frame.
 	seen map[string]gapCache
-	acc  []float64 // scratch for a host's mean sparkline
+	acc  []float64     // scratch for a host's mean sparkline
+	figs []hostFigures // every host's, for the frame being drawn
 	cnt  []int
 }
 
@@ -324,6 +325,13 @@ func (m *Model) hostKey(k *keyMap, matches func(*binding) bool) bool {
 // viewHostGPUs draws the GPU list of a session of several hosts.
 func (m *Model) viewHostGPUs(f *frame) []string {
 	hn := &m.hosts
+	// Every host's figures once a frame: the summary counts the hosts
+	// without data, and each line on screen shows its own.
+	events := m.store.EventsAt(f.at)
+	hn.figs = hn.figs[:0]
+	for h := range hn.names {
+		hn.figs = append(hn.figs, m.hostFigures(h, f.at, events))
+	}
 	var out []string
 	switch hn.mode {
 	case hostOpen:
@@ -514,7 +522,7 @@ func (m *Model) hostSpark(f *frame, h int) string {
 // " node3   ▅▆▇▇▇  7/8 busy util  92% lo  12%  5.1kW WARN straggler-host"
 func (m *Model) viewHostLine(f *frame, h int) string {
 	hn := &m.hosts
-	fig := m.hostFigures(h, f.at, m.store.EventsAt(f.at))
+	fig := hn.figs[h]
 	selected := h == hn.sel && hn.mode == hostList
 	mark := " "
 	labelInk := m.theme.title
@@ -614,9 +622,8 @@ func (m *Model) viewHostSummary(f *frame) string {
 		ln.add("  ", ink{}).add(fmt.Sprintf("%d idle", s.idle), k)
 	}
 	down := 0
-	events := m.store.EventsAt(f.at)
-	for h := range hn.names {
-		if fig := m.hostFigures(h, f.at, events); fig.problem != "" || fig.gap {
+	for _, fig := range hn.figs {
+		if fig.problem != "" || fig.gap {
 			down++
 		}
 	}

@@ -266,3 +266,42 @@ func TestHostsReplayLooksLikeLive(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkViewHosts draws the live screen of 64 hosts of 8 GPUs with ten
+// minutes of history, every panel again as after a new sample; beside it
+// the same 512 GPUs as one host's scrolling list, the screen it replaces.
+func BenchmarkViewHosts(b *testing.B) {
+	fx := manyHosts
+	fx.unreachableAt, fx.gapFrom = 500, 550
+	samples := fx.samples(600)
+	for _, c := range []struct {
+		name string
+		info timeline.SourceInfo
+	}{{"64x8hosts", fx.info(timeline.Live)}, {"512gpus1host", oneHostOf(fx.info(timeline.Live))}} {
+		for _, size := range [][2]int{{80, 24}, {200, 50}} {
+			b.Run(fmt.Sprintf("%s/%dx%d", c.name, size[0], size[1]), func(b *testing.B) {
+				m := New(Options{Source: &sliceSource{info: c.info}, Renderer: testRenderer()})
+				m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+				m.Update(samplesMsg{samples: samples})
+				b.ReportAllocs()
+				for b.Loop() {
+					m.dirty = true
+					_ = m.View()
+				}
+			})
+		}
+	}
+}
+
+// oneHostOf is info as if every GPU were one host's.
+func oneHostOf(info timeline.SourceInfo) timeline.SourceInfo {
+	info.Hosts = nil
+	info.Host = "node1"
+	gpus := make([]timeline.GPUInfo, len(info.GPUs))
+	for i, g := range info.GPUs {
+		g.Host, g.HostIndex = "", 0
+		gpus[i] = g
+	}
+	info.GPUs = gpus
+	return info
+}
