@@ -541,11 +541,19 @@ func (m *Model) viewHostLine(f *frame, h int) string {
 		prefix += rowLabelWidth
 	}
 	ln.pad(prefix)
-	ln.add(m.hostSpark(f, h), m.theme.util)
+	spark := m.hostSpark(f, h)
 	if fig.problem != "" || fig.gap {
+		// The gap at the end of its sparkline is blank: the reason is
+		// written there, from the last bar on, so it has room to be read.
+		bars := len(f.cols)
+		for bars > 0 && f.cols[bars-1].Empty() {
+			bars--
+		}
+		ln.add(cutRunes(spark, bars), m.theme.util)
 		m.hostProblem(ln, fig)
 		return ln.String()
 	}
+	ln.add(spark, m.theme.util)
 	fields := []field{
 		{padLeft(fmt.Sprintf("%d/%d busy", fig.busy, fig.gpus), 10), nil},
 		{"util " + fmtPct(fig.mean), utilInk},
