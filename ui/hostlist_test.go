@@ -305,3 +305,18 @@ func oneHostOf(info timeline.SourceInfo) timeline.SourceInfo {
 	info.GPUs = gpus
 	return info
 }
+
+// Every size from the smallest up fits the screen, in every arrangement,
+// for a few hosts and many.
+func TestHostScreensFitEverySize(t *testing.T) {
+	for _, fx := range []hostsFixture{twoHosts, manyHosts, {hosts: 3, gpus: 1}} {
+		m := newHostsModel(t, fx, timeline.Live, 120, 80, 24, Options{})
+		for _, size := range [][2]int{{60, 12}, {60, 13}, {70, 20}, {80, 24}, {100, 30}, {120, 40}, {160, 48}, {200, 50}, {200, 60}} {
+			for _, keys := range [][]string{nil, {"enter"}, {"end"}, {"esc", "home"}} {
+				m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+				press(m, keys...)
+				checkScreenFits(t, screen(m), size[0], size[1])
+			}
+		}
+	}
+}
