@@ -31,6 +31,10 @@ func (m *Model) viewGPUList(f *frame) []string {
 // keepSelectionInView scrolls the list the least that shows the selected
 // GPU, and never past its end (a resize that makes room shows more).
 func (m *Model) keepSelectionInView() {
+	if m.info.MultiHost() {
+		m.keepHostSelectionInView()
+		return
+	}
 	n, shown := len(m.info.GPUs), m.lay.gpusShown
 	m.gpu = min(max(0, m.gpu), max(0, n-1))
 	if shown <= 0 {

@@ -55,6 +55,7 @@ type keyMap struct {
 	up, down, metric, hint, closeHint         binding
 	gpuPageUp, gpuPageDown, firstGPU, lastGPU binding
 	hintUp, hintDown                          binding
+	openHost, closeHost                       binding
 
 	zoomIn, zoomOut, pause               binding
 	back, forward, pageBack, pageForward binding
@@ -112,6 +113,10 @@ func newKeyMap(ascii bool) *keyMap {
 		hint: bind(keys("h"), "h", "hint",
 			"show the next hint in full (its evidence, next step and episodes); past the last, back to the graph", 6),
 		closeHint: bind(keys("esc"), "esc", "close", "close the hint, back to the graph", 7),
+		// Sessions of several hosts list one line per host where their GPUs
+		// do not all fit (hostlist.go).
+		openHost:  bind(keys("enter"), "enter", "open", "several hosts: open the selected host's GPUs", 7),
+		closeHost: bind(keys("esc", "backspace"), "esc", "hosts", "several hosts: back from a host's GPUs to the list of hosts", 7),
 		// While a hint is open, up and down scroll it (when it is longer
 		// than the pane) instead of choosing a GPU.
 		hintUp:   bind(keys("up", "k"), upDown, "scroll", "scroll the hint up, where it is longer than its pane", 8),
@@ -160,6 +165,7 @@ func newKeyMap(ascii bool) *keyMap {
 		{"Program", []*binding{&k.quit, &k.help, &k.suspend}},
 		{"GPUs and hints", []*binding{
 			&k.up, &k.down, &k.gpuPageUp, &k.gpuPageDown, &k.firstGPU, &k.lastGPU, &k.metric, &k.hint, &k.closeHint,
+			&k.openHost, &k.closeHost,
 		}},
 		{"Time", []*binding{
 			&k.zoomIn, &k.zoomOut, &k.pause, &k.back, &k.forward, &k.pageBack, &k.pageForward,
@@ -248,6 +254,9 @@ func (m *Model) updateKeys() {
 	on(hints > 0, &k.hint)
 	on(m.hintSel > 0 && m.hintSel <= hints, &k.closeHint)
 	on(hintScrolls, &k.hintUp, &k.hintDown)
+	hintOpen := m.hintSel > 0 && m.hintSel <= hints
+	on(gpus && m.info.MultiHost() && m.hosts.mode == hostList, &k.openHost)
+	on(gpus && m.info.MultiHost() && m.hosts.mode == hostOpen && !hintOpen, &k.closeHost)
 	on(samples, &k.zoomIn, &k.zoomOut, &k.back, &k.forward, &k.pageBack, &k.pageForward,
 		&k.start, &k.end, &k.goTo, &k.prevMark, &k.nextMark)
 	on(samples && !atEnd, &k.pause)
@@ -271,6 +280,11 @@ func (m *Model) updateKeys() {
 		short(&k.back, "scroll")
 	} else {
 		short(&k.back, "step")
+	}
+	if m.info.MultiHost() && m.hosts.mode == hostList {
+		short(&k.up, "host")
+	} else {
+		short(&k.up, "GPU")
 	}
 	if m.hintSel > 0 {
 		short(&k.hint, "next")

@@ -61,6 +61,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		m.hintTop = max(0, m.hintTop-1)
 	case key.Matches(k, keys.hintDown.Binding):
 		m.hintTop = min(m.hintDetailOverflow(), m.hintTop+1)
+	case m.info.MultiHost() && m.hostKey(keys, func(b *binding) bool { return key.Matches(k, b.Binding) }):
 	case key.Matches(k, keys.up.Binding):
 		m.gpu = max(0, m.gpu-1)
 	case key.Matches(k, keys.down.Binding):

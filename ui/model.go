@@ -72,9 +72,10 @@ type Model struct {
 	cores     []string       // the host's core devices, in order
 	coresSeen int            // store keys looked at for cores
 
-	gpu    int // selected GPU (index into info.GPUs)
-	gpuTop int // first GPU of a scrolling list on screen
-	metric int // selected detail metric (index into detailMetrics)
+	gpu    int     // selected GPU (index into info.GPUs)
+	gpuTop int     // first GPU of a scrolling list on screen
+	hosts  hostNav // the hosts of a session of several (hostlist.go)
+	metric int     // selected detail metric (index into detailMetrics)
 	// keys is the key table; updateKeys says which of them do something.
 	keys     *keyMap
 	showHelp bool
@@ -302,7 +303,7 @@ func (m *Model) tick() tea.Cmd {
 
 func (m *Model) handleResize(w, h int) {
 	m.width, m.height = w, h
-	m.lay = computeLayout(w, h, m.info, len(m.cores))
+	m.relayout()
 	if !m.sizedZoom && m.lay.fits {
 		m.play.zoom = defaultZoom(m.lay.spark, m.info.Interval)
 		m.sizedZoom = true

@@ -103,8 +103,9 @@ func (m *Model) noteCores() {
 			m.cores = append(m.cores, k.Device)
 		}
 	}
+	m.hosts.groupCores(m.cores)
 	if m.width > 0 {
-		m.lay = computeLayout(m.width, m.height, m.info, len(m.cores))
+		m.relayout()
 	}
 }
 
