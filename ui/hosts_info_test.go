@@ -22,8 +22,8 @@ func TestALateHostsGPUsAreDrawn(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 60})
 	samples := fixtureSamples(20)
 	m.Update(samplesMsg{samples: samples[:10]})
-	if strings.Contains(screen(m), "GPU8") {
-		t.Fatal("GPU8 drawn before its host answered")
+	if strings.Contains(screen(m), "1/1 busy") {
+		t.Fatal("node-b's GPU drawn before it answered")
 	}
 	late := info.GPUs[0]
 	late.Index, late.Host, late.HostIndex = 8, "node-b", 0
@@ -33,7 +33,7 @@ func TestALateHostsGPUsAreDrawn(t *testing.T) {
 		rest[i].Metrics = append(rest[i].Metrics, timeline.Metric{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu8"}, Value: 42})
 	}
 	m.Update(samplesMsg{samples: rest})
-	if !strings.Contains(screen(m), "GPU8") {
+	if rows := rowsWith(screen(m), " node-b "); len(rows) == 0 || !strings.Contains(rows[0], "1/1 busy util  42%") {
 		t.Errorf("the late host's GPU is not drawn:\n%s", screen(m))
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // Options configure the UI.
@@ -52,12 +54,15 @@ type Recorder interface {
 // Model is the root bubbletea model. Its Update only dispatches; each
 // concern lives in its own file (keys.go, samples, playback.go, the panels).
 type Model struct {
-	src   timeline.Source
-	info  timeline.SourceInfo
-	store *timeline.Store
-	theme theme
-	glyph *glyphs
-	ascii bool
+	src  timeline.Source
+	info timeline.SourceInfo
+	// gpuNames names GPUs as the hints and the report do: "node3 GPU2"
+	// in a session of several hosts. Kept with info.
+	gpuNames units.GPUNames
+	store    *timeline.Store
+	theme    theme
+	glyph    *glyphs
+	ascii    bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -122,6 +127,7 @@ func New(opts Options) *Model {
 	m := &Model{
 		src:      opts.Source,
 		info:     info,
+		gpuNames: analysis.GPUNamesOf(info),
 		store:    store,
 		theme:    newTheme(r, opts.Plain),
 		glyph:    g,
@@ -232,7 +238,7 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 	if wasEmpty {
 		// A source may learn what it samples only as it starts (NVML's
 		// init can take seconds): take its description again.
-		m.info = m.src.Info()
+		m.setInfo(m.src.Info())
 		m.play.grows = m.info.Kind == timeline.Live || m.info.Kind == timeline.Demo
 		if m.width > 0 {
 			m.handleResize(m.width, m.height)
@@ -241,7 +247,7 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 	if !wasEmpty && m.info.MultiHost() {
 		// A host of several that answers late brings GPUs of its own.
 		if in := m.src.Info(); len(in.GPUs) != len(m.info.GPUs) {
-			m.info = in
+			m.setInfo(in)
 			if m.width > 0 {
 				m.handleResize(m.width, m.height)
 			}
@@ -312,3 +318,9 @@ func (m *Model) handleResize(w, h int) {
 
 // Close stops pulling from the source.
 func (m *Model) Close() { m.cancel() }
+
+// setInfo takes the source's description, and the GPU names that go with it.
+func (m *Model) setInfo(in timeline.SourceInfo) {
+	m.info = in
+	m.gpuNames = analysis.GPUNamesOf(in)
+}
