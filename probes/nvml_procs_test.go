@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
@@ -109,5 +110,44 @@ func assertProcesses(t *testing.T, got, want []timeline.Process) {
 			!same(g.GPUMem, w.GPUMem) || !same(g.Util, w.Util) || !same(g.CPU, w.CPU) || !same(g.RSS, w.RSS) {
 			t.Errorf("process %d: %+v, want %+v", i, g, w)
 		}
+	}
+}
+
+// TestNVMLProcessProbeWorkloadAndFailures: what the host says of a process
+// (its start, its pod) rides along; a GPU whose process list is not
+// supported is asked no more while the others go on; a GPU that answers
+// GPU_IS_LOST to the process list is lost for every probe.
+func TestNVMLProcessProbeWorkloadAndFailures(t *testing.T) {
+	r := newRig(t)
+	r.fakes[0].compute = []nvml.ProcessInfo{{Pid: 4242, UsedGpuMemory: 30 << 30}}
+	r.fakes[1].rets = map[string]nvml.Return{
+		"GetComputeRunningProcesses": nvml.ERROR_NOT_SUPPORTED, "GetGraphicsRunningProcesses": nvml.ERROR_NOT_SUPPORTED,
+	}
+	r.fakes[2].rets = map[string]nvml.Return{"GetComputeRunningProcesses": nvml.ERROR_GPU_IS_LOST}
+	n := r.open(t)
+	started := time.Date(2026, 11, 25, 4, 0, 0, 0, time.UTC)
+	pod := timeline.Workload{Runtime: "containerd", Container: "2032491dcae3", Pod: "55c6c714-b240-4dec-9a45-57b61696ab6e", QoS: "burstable"}
+	probe := n.ProcessProbe(fakeLookup{4242: {User: "ana", Command: "python train.py", Started: started, Workload: pod}})
+
+	for round := range 2 {
+		rd, err := probe.Collect(t.Context())
+		if err != nil {
+			t.Fatalf("round %d: %v (not supported and lost are not failures)", round, err)
+		}
+		if len(rd.Processes) != 1 || rd.Processes[0].Workload != pod || !rd.Processes[0].Started.Equal(started) {
+			t.Fatalf("round %d: processes %+v, want 4242 in its pod", round, rd.Processes)
+		}
+	}
+	if c := len(r.devs[1].GetComputeRunningProcessesCalls()); c != 1 {
+		t.Errorf("gpu1's unsupported process list asked %d times, want once", c)
+	}
+	if !hasCheck(n, "gpu1: compute processes: Not Supported, no longer asked") {
+		t.Errorf("Checks:\n%s", strings.Join(n.Checks(), "\n"))
+	}
+	if c := len(r.devs[2].GetComputeRunningProcessesCalls()); c != 1 {
+		t.Errorf("lost gpu2's process list asked %d times, want once", c)
+	}
+	if res := r.collect(t, n); !res[2].Lost {
+		t.Error("gpu2 not lost after its process list said GPU_IS_LOST")
 	}
 }
