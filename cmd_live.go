@@ -34,6 +34,7 @@ func cmdLive(args []string, e *env) error {
 	force := fs.Bool("force", false, "with --record, overwrite FILE if it exists")
 	logPath := fs.String("log", defaultLogPath(), "write the log to `FILE` (never to the terminal)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of gputop itself to `FILE` (docs/performance.md)")
+	readonly := fs.Bool("readonly", false, "never signal a process: k (SIGTERM to a process of your own) is off")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -86,7 +87,12 @@ func cmdLive(args []string, e *env) error {
 		}
 	}
 	log.Printf("gputop %s live, interval %v, demo %q", version, *interval, demo.scenario)
-	uiErr := runUI(ctx, rec, ui.Options{ASCII: *ascii, Recorder: live, Notice: warning})
+	opts := ui.Options{ASCII: *ascii, Recorder: live, Notice: warning, ReadOnly: *readonly}
+	if demo.scenario == "" && !*readonly {
+		// A demo's PIDs are made up: they may name real processes here.
+		opts.Killer = probes.NewTerminator()
+	}
+	uiErr := runUI(ctx, rec, opts)
 	// After the screen: the terminal is itself again, so the files'
 	// whereabouts can be said (unless it hung up, and nobody is there):
 	// those r closed during the session, then the one still open.
