@@ -2,6 +2,7 @@ package probes
 
 import (
 	"math"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -126,7 +127,7 @@ func TestNVMLProcessProbeWorkloadAndFailures(t *testing.T) {
 	r.fakes[2].rets = map[string]nvml.Return{"GetComputeRunningProcesses": nvml.ERROR_GPU_IS_LOST}
 	n := r.open(t)
 	started := time.Date(2026, 11, 25, 4, 0, 0, 0, time.UTC)
-	pod := timeline.Workload{Runtime: "containerd", Container: "2032491dcae3", Pod: "55c6c714-b240-4dec-9a45-57b61696ab6e", QoS: "burstable"}
+	pod := &timeline.Workload{Runtime: "containerd", Container: "2032491dcae3", Pod: "55c6c714-b240-4dec-9a45-57b61696ab6e", QoS: "burstable"}
 	probe := n.ProcessProbe(fakeLookup{4242: {User: "ana", Command: "python train.py", Started: started, Workload: pod}})
 
 	for round := range 2 {
@@ -149,5 +150,39 @@ func TestNVMLProcessProbeWorkloadAndFailures(t *testing.T) {
 	}
 	if res := r.collect(t, n); !res[2].Lost {
 		t.Error("gpu2 not lost after its process list said GPU_IS_LOST")
+	}
+}
+
+// BenchmarkProcessProbeCollect is one run of the process tier on 8 GPUs,
+// each held by the same 4 processes (sleeps the benchmark starts), looked
+// up in the real /proc: stat, cmdline and status of each once per run, and
+// its cgroup once per process, as NewProcessLookup does.
+func BenchmarkProcessProbeCollect(b *testing.B) {
+	r := newRig(b)
+	var pids []uint32
+	for range 4 {
+		cmd := exec.Command("sleep", "600")
+		if err := cmd.Start(); err != nil {
+			b.Skipf("cannot start sleep: %v", err)
+		}
+		b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		pids = append(pids, uint32(cmd.Process.Pid))
+	}
+	for g := range r.fakes {
+		for _, pid := range pids {
+			r.fakes[g].compute = append(r.fakes[g].compute, nvml.ProcessInfo{Pid: pid, UsedGpuMemory: 1 << 30})
+		}
+	}
+	n, err := OpenNVML(r.srv, r.clock)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer n.Close()
+	probe := n.ProcessProbe(newProcessLookup("/proc", true, time.Now))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := probe.Collect(b.Context()); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -101,7 +101,7 @@ type ProcessInfo struct {
 	Started time.Time
 	// Workload is the container, pod, Slurm job or session its cgroup
 	// names.
-	Workload timeline.Workload
+	Workload *timeline.Workload
 }
 
 // ProcessLookup finds the host's view of a process by PID. The real one

@@ -51,7 +51,7 @@ type seenProcess struct {
 	at        time.Time
 	// workload is what its cgroup said at its first lookup: a process
 	// seldom moves, and the file is long under cgroup v1.
-	workload timeline.Workload
+	workload *timeline.Workload
 }
 
 // NewProcessLookup returns the ProcessLookup that reads /proc.
@@ -115,9 +115,11 @@ func (l *processLookup) Lookup(pid int) (ProcessInfo, bool) {
 	}
 	workload := prev.workload
 	if !known {
-		workload = timeline.Workload{}
+		workload = nil
 		if l.buf, err = readFileInto(dir+"/cgroup", l.buf); err == nil {
-			workload = ParseCgroup(l.buf)
+			if w := ParseCgroup(l.buf); !w.IsZero() {
+				workload = &w
+			}
 		}
 	}
 	*prev = seenProcess{startTime: st.startTime, cpuTicks: ticks, at: now, workload: workload}

@@ -87,7 +87,7 @@ func goldenSamples() []timeline.Sample {
 				GPUMem: 60 << 30, Util: 87, CPU: 99.5, RSS: math.NaN(), InJob: true,
 				// Since 1.4's process details: a start and a workload.
 				Started: time.Unix(0, goldenStart.Add(-time.Hour).UnixNano()),
-				Workload: timeline.Workload{Runtime: "containerd", Container: "2032491dcae3",
+				Workload: &timeline.Workload{Runtime: "containerd", Container: "2032491dcae3",
 					Pod: "55c6c714-b240-4dec-9a45-57b61696ab6e", QoS: "burstable"}}}
 		case 2:
 			s.Probes[1] = timeline.ProbeStatus{Probe: "host", State: timeline.ProbeFailed, Took: 5 * time.Millisecond, Err: "permission denied"}
@@ -105,7 +105,7 @@ func goldenSamplesOf(v Version) []timeline.Sample {
 	if v.Minor < 4 {
 		for i := range ss {
 			for j := range ss[i].Processes {
-				ss[i].Processes[j].Started, ss[i].Processes[j].Workload = time.Time{}, timeline.Workload{}
+				ss[i].Processes[j].Started, ss[i].Processes[j].Workload = time.Time{}, nil
 			}
 		}
 	}

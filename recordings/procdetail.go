@@ -48,7 +48,7 @@ func appendProcessDetails(p []byte, procs []timeline.Process) []byte {
 			p = binary.AppendVarint(p, pr.Started.UnixNano())
 		}
 		if flags&detailWorkload != 0 {
-			w := &pr.Workload
+			w := pr.Workload
 			for _, s := range [...]string{w.Runtime, w.Container, w.Pod, w.QoS, w.Job, w.Step, w.Session} {
 				p = appendString(p, s)
 			}
@@ -66,7 +66,7 @@ func readProcessDetails(c *cursor, procs []timeline.Process) {
 	}
 	type detail struct {
 		started  time.Time
-		workload timeline.Workload
+		workload *timeline.Workload
 	}
 	details := make([]detail, len(procs))
 	for i := range details {
@@ -75,7 +75,8 @@ func readProcessDetails(c *cursor, procs []timeline.Process) {
 			details[i].started = time.Unix(0, c.varint())
 		}
 		if flags&detailWorkload != 0 {
-			w := &details[i].workload
+			w := &timeline.Workload{}
+			details[i].workload = w
 			for _, s := range [...]*string{&w.Runtime, &w.Container, &w.Pod, &w.QoS, &w.Job, &w.Step, &w.Session} {
 				*s = c.string()
 			}

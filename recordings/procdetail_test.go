@@ -19,9 +19,9 @@ func TestProcessDetailsRoundTrip(t *testing.T) {
 		{GPU: 0, PID: 1, GPUMem: 1 << 30, Util: nan, CPU: nan, RSS: nan, Started: started},
 		{GPU: 0, PID: 2, GPUMem: nan, Util: nan, CPU: nan, RSS: nan},
 		{GPU: 0, PID: 3, GPUMem: 2 << 30, Util: 50, CPU: 10, RSS: 1 << 20,
-			Workload: timeline.Workload{Job: "123", Step: "batch"}},
+			Workload: &timeline.Workload{Job: "123", Step: "batch"}},
 		{GPU: 0, PID: 4, GPUMem: 2 << 30, Util: 50, CPU: 10, RSS: 1 << 20, Started: started,
-			Workload: timeline.Workload{Runtime: "docker", Container: "5dace3de0735"}},
+			Workload: &timeline.Workload{Runtime: "docker", Container: "5dace3de0735"}},
 	}
 	ss[1].Processes = []timeline.Process{{GPU: 0, PID: 2, GPUMem: nan, Util: nan, CPU: nan, RSS: nan}}
 	rec := writeMem(t, ss, time.Minute)
@@ -43,7 +43,7 @@ func TestProcessDetailsRoundTrip(t *testing.T) {
 
 // TestProcessDetailsTorn: details cut short are dropped, the processes stand.
 func TestProcessDetailsTorn(t *testing.T) {
-	procs := []timeline.Process{{GPU: 0, PID: 1, Started: time.Unix(100, 0), Workload: timeline.Workload{Pod: "abc"}}}
+	procs := []timeline.Process{{GPU: 0, PID: 1, Started: time.Unix(100, 0), Workload: &timeline.Workload{Pod: "abc"}}}
 	full := appendProcessDetails(nil, procs)
 	for cut := 1; cut < len(full); cut++ {
 		out := []timeline.Process{{GPU: 0, PID: 1}}

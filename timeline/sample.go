@@ -175,8 +175,9 @@ type Process struct {
 	// unknown. With the PID it names one process (a PID is reused).
 	Started time.Time
 	// Workload is the container, pod, Slurm job or session its cgroup
-	// names; zero if unknown.
-	Workload Workload
+	// names; nil if none or unknown. Lists share it: a process's every
+	// list points at the one the lookup read.
+	Workload *Workload
 }
 
 // Marker is a time and a short text: a phase of the job, named by the job,

@@ -24,13 +24,16 @@ type Workload struct {
 	Session string
 }
 
-// IsZero says the cgroup named nothing gputop knows.
-func (w Workload) IsZero() bool { return w == Workload{} }
+// IsZero says the cgroup named nothing gputop knows (or was not read: nil).
+func (w *Workload) IsZero() bool { return w == nil || *w == Workload{} }
 
 // Short is the workload in a dozen or so characters, for a table column:
 // the pod (its UID's first group), else the container, else the Slurm job,
 // else the session; "" when none.
-func (w Workload) Short() string {
+func (w *Workload) Short() string {
+	if w == nil {
+		return ""
+	}
 	switch {
 	case w.Pod != "":
 		uid, _, _ := strings.Cut(w.Pod, "-")
@@ -51,7 +54,10 @@ func (w Workload) Short() string {
 // String is the whole workload in words, for a detail line and the report:
 // "pod 55c6c714-b240-4dec-9a45-57b61696ab6e (burstable), containerd
 // 2032491dcae3"; "" when none.
-func (w Workload) String() string {
+func (w *Workload) String() string {
+	if w == nil {
+		return ""
+	}
 	var parts []string
 	if w.Pod != "" {
 		p := "pod " + w.Pod

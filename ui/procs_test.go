@@ -17,7 +17,7 @@ import (
 // could not describe (another PID namespace).
 func procFixture() []timeline.Sample {
 	ss := fixtureSamples(120)
-	pod := timeline.Workload{Runtime: "containerd", Container: "2032491dcae3",
+	pod := &timeline.Workload{Runtime: "containerd", Container: "2032491dcae3",
 		Pod: "55c6c714-b240-4dec-9a45-57b61696ab6e", QoS: "burstable"}
 	started := fixtureStart.Add(-90 * time.Second)
 	nan := nanValue()
@@ -31,7 +31,7 @@ func procFixture() []timeline.Sample {
 			{GPU: 1, PID: 4101, User: "ml", Command: "python train.py --rank 1", GPUMem: 20 << 30, Util: 0, CPU: 3,
 				RSS: 9 << 30, Started: started, Workload: pod},
 			{GPU: 4, PID: 7000, User: "carol", Command: "python serve.py --port 8000", GPUMem: 10 << 30, Util: 12, CPU: 8,
-				RSS: 2 << 30, Started: fixtureStart.Add(-time.Hour), Workload: timeline.Workload{Runtime: "docker", Container: "5dace3de0735"}},
+				RSS: 2 << 30, Started: fixtureStart.Add(-time.Hour), Workload: &timeline.Workload{Runtime: "docker", Container: "5dace3de0735"}},
 			{GPU: 6, PID: 99, GPUMem: 1 << 30, Util: nan, CPU: nan, RSS: nan},
 		}
 		if i >= 10 && i <= 80 {
@@ -39,7 +39,7 @@ func procFixture() []timeline.Sample {
 				Command: "srun python eval.py --ckpt /scratch/bob/ckpt/step_1000.pt --batch-size 64 --num-workers 8 " +
 					"--precision bf16 --output /scratch/bob/eval/results.json --log-every 10 --seed 1234",
 				GPUMem: 30 << 30, Util: 40, CPU: 95, RSS: 6 << 30, Started: fixtureStart.Add(9 * time.Second),
-				Workload: timeline.Workload{Job: "4749", Step: "0"}})
+				Workload: &timeline.Workload{Job: "4749", Step: "0"}})
 		}
 		ss[i].Processes = procs
 	}

@@ -56,7 +56,7 @@ func (b *repBuilder) processes() {
 }
 
 // reportWorkload is w for JSON: nil when it names nothing.
-func reportWorkload(w timeline.Workload) *ReportWorkload {
+func reportWorkload(w *timeline.Workload) *ReportWorkload {
 	if w.IsZero() {
 		return nil
 	}
@@ -65,14 +65,14 @@ func reportWorkload(w timeline.Workload) *ReportWorkload {
 }
 
 // workload is the process's workload back as the timeline has it.
-func (p *ReportProcess) workload() timeline.Workload { return p.Workload.workload() }
+func (p *ReportProcess) workload() *timeline.Workload { return p.Workload.workload() }
 
 // workload is w back as the timeline has it; nil is none.
-func (w *ReportWorkload) workload() timeline.Workload {
+func (w *ReportWorkload) workload() *timeline.Workload {
 	if w == nil {
-		return timeline.Workload{}
+		return nil
 	}
-	return timeline.Workload{Runtime: w.Runtime, Container: w.Container, Pod: w.Pod, QoS: w.QoS,
+	return &timeline.Workload{Runtime: w.Runtime, Container: w.Container, Pod: w.Pod, QoS: w.QoS,
 		Job: w.SlurmJob, Step: w.SlurmStep, Session: w.Session}
 }
 

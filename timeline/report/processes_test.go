@@ -16,7 +16,7 @@ import (
 // unknown.
 func repProcessSamples() []timeline.Sample {
 	ss := repCheckpointSamples()
-	pod := timeline.Workload{Runtime: "containerd", Container: "2032491dcae3", Pod: "55c6c714-b240-4dec-9a45-57b61696ab6e", QoS: "burstable"}
+	pod := &timeline.Workload{Runtime: "containerd", Container: "2032491dcae3", Pod: "55c6c714-b240-4dec-9a45-57b61696ab6e", QoS: "burstable"}
 	nan := math.NaN()
 	for i := range ss {
 		sec := int(ss[i].At.Sub(repAt0) / time.Second)
@@ -33,11 +33,11 @@ func repProcessSamples() []timeline.Sample {
 		}
 		if sec >= 40 && sec <= 150 {
 			procs = append(procs, timeline.Process{GPU: 2, PID: 5151, User: "bob", Command: "srun python eval.py", GPUMem: 12 << 30,
-				Util: 30, CPU: 50, RSS: 2 << 30, Started: repAt0.Add(38 * time.Second), Workload: timeline.Workload{Job: "123", Step: "0"}})
+				Util: 30, CPU: 50, RSS: 2 << 30, Started: repAt0.Add(38 * time.Second), Workload: &timeline.Workload{Job: "123", Step: "0"}})
 		}
 		if sec >= 200 {
 			procs = append(procs, timeline.Process{GPU: 4, PID: 7000, User: "carol", Command: "python serve.py", GPUMem: 20 << 30,
-				Util: 10, CPU: 5, RSS: 1 << 30, Workload: timeline.Workload{Runtime: "docker", Container: "5dace3de0735"}})
+				Util: 10, CPU: 5, RSS: 1 << 30, Workload: &timeline.Workload{Runtime: "docker", Container: "5dace3de0735"}})
 		}
 		ss[i].Processes = procs
 	}
