@@ -15,6 +15,7 @@ var helpTerms = []struct{ term, means string }{
 	{"util", "share of time at least one kernel ran (NVML, coarse): a kernel on a fifth of the SMs reads 100 %. The mean of every sub-second sample, with (min-max) beside it."},
 	{"SM", "share of SMs busy (GPM, Hopper and newer; profiling-grade). Trust it over util."},
 	{"UTIL", "in the process table: NVML's per-process utilisation, the share of time one of the process's kernels ran; as coarse as util, not SM activity."},
+	{"WHERE", "in the process table: what the process's /proc/PID/cgroup names: its Kubernetes pod (the UID's first group), else its container (12-digit id), else its Slurm job.step, else its login session; - for none."},
 	{"pwr", "power draw, from the energy counter where the GPU has one. High util at low power means kernels are resident but waiting (a collective, a spin)."},
 	{"PWR, HOT", "clocks held back right now by the power cap, or by heat."},
 	{"N/A", "the GPU or driver does not report it. gputop never shows an unknown as 0."},
