@@ -26,7 +26,7 @@ var t0 = time.Date(2026, 11, 25, 14, 0, 0, 0, time.UTC)
 // example, on stdout, and exits 0; gputop help CMD says the same.
 func TestEveryCommandHasHelp(t *testing.T) {
 	flags := map[string][]string{
-		"live":     {"--interval", "--record", "--demo", "--ascii", "--force", "--log", "--cpuprofile", "--hosts", "--ssh-command", "--listen"},
+		"live":     {"--interval", "--record", "--demo", "--ascii", "--force", "--log", "--cpuprofile", "--hosts", "--ssh-command", "--listen", "--readonly"},
 		"snapshot": {"--json", "--demo"},
 		"record":   {"-o", "--duration", "--interval", "--demo", "--fast", "--force"},
 		"replay":   {"--speed", "--start", "--ascii", "--log"},

@@ -397,6 +397,7 @@ func readProcesses(c *cursor) []timeline.Process {
 			InJob:   c.byte() == 1,
 		}
 	}
+	readProcessDetails(c, out)
 	return out
 }
 

@@ -33,6 +33,12 @@ type Options struct {
 	// Recorder starts and stops recording for the r key; nil where there is
 	// nothing to record (a replay).
 	Recorder Recorder
+	// Killer sends SIGTERM for the k key; nil turns k off. Only a live
+	// session's is asked.
+	Killer Killer
+	// ReadOnly turns k off, and out of the help and the footer
+	// (--readonly).
+	ReadOnly bool
 	// Notice is a line the footer shows from the start, until a key is
 	// pressed: something the person should know that is not an error
 	// (markers going to a fallback directory).
@@ -87,6 +93,12 @@ type Model struct {
 	helpTop  int // first help line on screen
 	prompt   prompt
 	recorder Recorder
+	// procs is the process table's state (procs.go); killer, readonly
+	// and confirm are the k key's (kill.go).
+	procs    procTable
+	killer   Killer
+	readonly bool
+	confirm  killQuestion
 	// dirty says the screen must be drawn again; lastView is the last one.
 	dirty    bool
 	lastView string
@@ -138,7 +150,9 @@ func New(opts Options) *Model {
 		recorder: opts.Recorder,
 		note:     opts.Notice,
 		play:     playback{motion: following, speed: speed, grows: grows},
-		keys:     newKeyMap(opts.ASCII),
+		keys:     newKeyMap(opts.ASCII, opts.ReadOnly),
+		killer:   opts.Killer,
+		readonly: opts.ReadOnly,
 	}
 	if !grows {
 		m.play.motion = playing

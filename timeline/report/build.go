@@ -49,6 +49,7 @@ func (b *repBuilder) build(a Analysis) {
 	for _, m := range b.s.Markers() {
 		b.r.Markers = append(b.r.Markers, ReportMarker{At: b.rel(m.At), Text: m.Text, Origin: m.Origin})
 	}
+	b.processes()
 	b.listPhases(a.Phases)
 	for _, idx := range timeline.GPUIndexes(b.s, b.info) {
 		b.gpu(idx)

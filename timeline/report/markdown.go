@@ -29,6 +29,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	r.mdHost(p)
 	r.mdPhases(p)
 	r.mdMarkers(p)
+	r.mdProcesses(p)
 	r.mdHints(p)
 	r.mdGaps(p)
 	_, err := w.Write(b.Bytes())

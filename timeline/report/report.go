@@ -57,6 +57,8 @@ type Report struct {
 	Phases  []ReportPhase       `json:"phases"`
 	Markers []ReportMarker      `json:"markers"`
 	Hints   []ReportHint        `json:"hints"`
+	// Processes held a GPU during the report (processes.go).
+	Processes []ReportProcess `json:"processes"`
 	// Gaps are pauses in sampling; every figure above leaves them out.
 	Gaps []ReportGap `json:"gaps"`
 	// Notes explain what could not be sampled, and where figures are less
@@ -218,7 +220,7 @@ func NewReport(s *timeline.Store, info timeline.SourceInfo, a Analysis, opts Rep
 	opts = opts.withDefaults()
 	r := &Report{
 		Version: ReportVersion, Source: repSource(info), Duration: Number(math.NaN()), IdleUtil: Number(opts.IdleUtil),
-		GPUs: []ReportGPU{}, Phases: []ReportPhase{}, Markers: []ReportMarker{}, Hints: []ReportHint{},
+		GPUs: []ReportGPU{}, Phases: []ReportPhase{}, Markers: []ReportMarker{}, Hints: []ReportHint{}, Processes: []ReportProcess{},
 		Gaps: []ReportGap{}, Notes: append([]string{}, info.Notes...), phaseRows: opts.PhaseRows,
 	}
 	b := repBuilder{s: s, info: info, opts: opts, r: r}

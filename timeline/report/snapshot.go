@@ -128,6 +128,11 @@ type SnapshotProcess struct {
 	SM       Number `json:"sm"`
 	CPU      Number `json:"cpu"`
 	RSSBytes Number `json:"rss_bytes"`
+	// Started is when the process started, in UTC; null if unknown.
+	Started *time.Time `json:"started"`
+	// Workload is its container, pod, Slurm job or session; null when its
+	// cgroup named none.
+	Workload *ReportWorkload `json:"workload"`
 }
 
 // NewSnapshot is the reading of cur, with rates (power from the energy
@@ -197,8 +202,14 @@ func NewSnapshot(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot 
 		procs = prev.Processes
 	}
 	for _, p := range procs {
-		s.Processes = append(s.Processes, SnapshotProcess{GPU: p.GPU, PID: p.PID, User: p.User, Command: p.Command,
-			GPUMem: Number(p.GPUMem), Util: Number(p.Util), SM: Number(p.Util), CPU: Number(p.CPU), RSSBytes: Number(p.RSS)})
+		sp := SnapshotProcess{GPU: p.GPU, PID: p.PID, User: p.User, Command: p.Command,
+			GPUMem: Number(p.GPUMem), Util: Number(p.Util), SM: Number(p.Util), CPU: Number(p.CPU), RSSBytes: Number(p.RSS),
+			Workload: reportWorkload(p.Workload)}
+		if !p.Started.IsZero() {
+			started := p.Started.UTC()
+			sp.Started = &started
+		}
+		s.Processes = append(s.Processes, sp)
 	}
 	return s
 }
@@ -255,9 +266,13 @@ func (s Snapshot) WriteText(w io.Writer) error {
 	}
 	if len(s.Processes) > 0 {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "GPU\tPID\tUSER\tGPU MEM\tUTIL\tCPU\tCOMMAND")
+		fmt.Fprintln(tw, "GPU\tPID\tUSER\tGPU MEM\tUTIL\tCPU\tWHERE\tCOMMAND")
 		for _, p := range s.Processes {
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", p.GPU, p.PID, p.User, repBytes(p.GPUMem), repPct(p.Util), repPct(p.CPU), p.Command)
+			where := "-"
+			if p.Workload != nil {
+				where = p.Workload.workload().Short()
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", p.GPU, p.PID, p.User, repBytes(p.GPUMem), repPct(p.Util), repPct(p.CPU), where, p.Command)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

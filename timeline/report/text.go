@@ -35,6 +35,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	r.textHost(t)
 	r.textPhases(t)
 	r.textMarkers(t)
+	r.textProcesses(t)
 	r.textHints(t)
 	r.textGaps(t)
 	_, err := w.Write(b.Bytes())
