@@ -544,11 +544,18 @@ func (m *Model) viewHostLine(f *frame, h int) string {
 	spark := m.hostSpark(f, h)
 	if fig.problem != "" || fig.gap {
 		// The gap at the end of its sparkline is blank: the reason is
-		// written there, from the last bar on, so it has room to be read.
+		// written there, from the last bar on. Early in an outage the gap
+		// is narrow, and the reason is what the line is for: it takes the
+		// last bars' place rather than be cut.
 		bars := len(f.cols)
 		for bars > 0 && f.cols[bars-1].Empty() {
 			bars--
 		}
+		need := 1 + len([]rune(fig.problem)) + len(" since 00:00:00")
+		if fig.problem == "" {
+			need = 1 + len("no data since 00:00:00")
+		}
+		bars = max(0, min(bars, m.width-ln.w-need))
 		ln.add(cutRunes(spark, bars), m.theme.util)
 		m.hostProblem(ln, fig)
 		return ln.String()
