@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -324,5 +325,40 @@ func TestHostScreensFitEverySize(t *testing.T) {
 				checkScreenFits(t, screen(m), size[0], size[1])
 			}
 		}
+	}
+}
+
+// In a session of several hosts the process table is the selected host's,
+// its GPUs numbered as that host numbers them: a PID means nothing on
+// another machine.
+func TestProcessTableIsTheSelectedHosts(t *testing.T) {
+	fx := hostsFixture{hosts: 2, gpus: 8}
+	opts := Options{Source: &sliceSource{info: fx.info(timeline.Live)}, Renderer: testRenderer()}
+	m := New(opts)
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
+	samples := fx.samples(30)
+	nan := math.NaN()
+	for i := range samples {
+		samples[i].Processes = []timeline.Process{
+			{GPU: 2, PID: 1111, User: "ana", Command: "python a.py", GPUMem: 1 << 30, Util: nan, CPU: nan, RSS: nan},
+			{GPU: 11, PID: 2222, User: "bo", Command: "python b.py", GPUMem: 1 << 30, Util: nan, CPU: nan, RSS: nan},
+		}
+	}
+	m.Update(samplesMsg{samples: samples})
+	s := screen(m)
+	if !strings.Contains(s, "PROCESSES on node1") || !strings.Contains(s, "python a.py") || strings.Contains(s, "python b.py") {
+		t.Fatalf("node1's table should hold only node1's process:\n%s", s)
+	}
+	if rows := rowsWith(s, "python a.py"); len(rows) != 1 || !strings.HasPrefix(strings.TrimSpace(rows[0]), "2 ") {
+		t.Errorf("node1's process row %q", rows)
+	}
+	press(m, "end") // the last host
+	s = screen(m)
+	if !strings.Contains(s, "PROCESSES on node2") || strings.Contains(s, "python a.py") {
+		t.Fatalf("node2's table should hold only node2's process:\n%s", s)
+	}
+	// Session-wide GPU11 is node2's GPU3.
+	if rows := rowsWith(s, "python b.py"); len(rows) != 1 || !strings.HasPrefix(strings.TrimSpace(rows[0]), "3 ") {
+		t.Errorf("node2's process row %q", rows)
 	}
 }

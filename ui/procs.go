@@ -72,6 +72,38 @@ type procTable struct {
 		invert bool
 	}
 	spans []timeline.ProcessSpan
+	host  string // in a session of several hosts, whose processes spans are
+}
+
+// procHost is the host whose processes the table shows in a session of
+// several: the selected one. "" in a session of one.
+func (m *Model) procHost() string {
+	if !m.info.MultiHost() || m.hosts.sel < 0 || m.hosts.sel >= len(m.hosts.names) {
+		return ""
+	}
+	return m.hosts.names[m.hosts.sel]
+}
+
+// gpuOnHost is a GPU's index as its own host numbers it, which is how a
+// process table of one host names GPUs.
+func (m *Model) gpuOnHost(gpu int) int {
+	if g, ok := m.gpuByIndex(gpu); ok {
+		return g.OnHost()
+	}
+	return gpu
+}
+
+// gpuByIndex is the description of the GPU with session-wide index idx.
+func (m *Model) gpuByIndex(idx int) (timeline.GPUInfo, bool) {
+	if idx >= 0 && idx < len(m.info.GPUs) && m.info.GPUs[idx].Index == idx {
+		return m.info.GPUs[idx], true
+	}
+	for _, g := range m.info.GPUs {
+		if g.Index == idx {
+			return g, true
+		}
+	}
+	return timeline.GPUInfo{}, false
 }
 
 // procSpans is the window's processes in the table's order, read again
@@ -80,12 +112,21 @@ type procTable struct {
 func (m *Model) procSpans(f *frame) []timeline.ProcessSpan {
 	t := &m.procs
 	first, last := m.store.ProcessListsIn(f.from, f.at)
-	if first.Equal(t.first) && last.Equal(t.last) && t.order.by == t.sortBy && t.order.invert == t.invert && t.spans != nil {
+	host := m.procHost()
+	if first.Equal(t.first) && last.Equal(t.last) && t.order.by == t.sortBy && t.order.invert == t.invert && t.host == host && t.spans != nil {
 		return t.spans
 	}
-	t.first, t.last = first, last
+	t.first, t.last, t.host = first, last, host
 	t.order.by, t.order.invert = t.sortBy, t.invert
 	t.spans = m.store.ProcessSpans(f.from, f.at)
+	if m.info.MultiHost() {
+		// PIDs are only meaningful on their own host: the table is the
+		// selected host's.
+		t.spans = slices.DeleteFunc(t.spans, func(p timeline.ProcessSpan) bool {
+			g, ok := m.gpuByIndex(p.GPU)
+			return !ok || g.Host != host
+		})
+	}
 	if t.spans == nil {
 		t.spans = []timeline.ProcessSpan{}
 	}
@@ -218,6 +259,9 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 	_, at := m.store.ProcessesAt(f.at)
 	head := newLine(m.width)
 	head.add(" PROCESSES", m.theme.title)
+	if host := m.procHost(); host != "" {
+		head.add(" on "+host, m.theme.title)
+	}
 	if !at.IsZero() {
 		head.add("  as of "+fmtClock(at, false), m.theme.dim)
 	}
@@ -316,7 +360,7 @@ func (m *Model) procRow(p *timeline.ProcessSpan, selected, rss, times bool) stri
 			mark = ">"
 		}
 	}
-	s := fmt.Sprintf("%s%-3d %7d %-8s %8s %5s %5s", mark, p.GPU, p.PID, cutRunes(orNA(p.User), 8), fmtBytes(p.GPUMem), util, cpu)
+	s := fmt.Sprintf("%s%-3d %7d %-8s %8s %5s %5s", mark, m.gpuOnHost(p.GPU), p.PID, cutRunes(orNA(p.User), 8), fmtBytes(p.GPUMem), util, cpu)
 	if rss {
 		s += fmt.Sprintf(" %6s", fmtBytes(p.RSS))
 	}
@@ -351,7 +395,7 @@ const maxCommandRows = 4
 // then its whole command line, wrapped.
 func (m *Model) procDetail(p *timeline.ProcessSpan) []string {
 	var b strings.Builder
-	fmt.Fprintf(&b, " PID %d on GPU%d", p.PID, p.GPU)
+	fmt.Fprintf(&b, " PID %d on %s", p.PID, m.gpuNames.One(p.GPU))
 	if p.User != "" {
 		b.WriteString(" · " + p.User)
 	}
