@@ -81,6 +81,12 @@ type NVML struct {
 	closed   atomic.Bool // no new Collect starts
 	released bool        // GPM samples freed and Shutdown done; guarded by life
 
+	// watch is the Xid event watcher (nvml_events.go), nil while off.
+	watchMu    sync.Mutex // guards watch, watchTried and xidHung
+	watch      *xidWatch
+	watchTried bool
+	xidHung    bool // the watcher's wait never returned: NVML stays up
+
 	mu     sync.Mutex // guards checks and noted
 	checks []string
 	noted  map[string]bool
@@ -144,6 +150,12 @@ func (n *NVML) note(format string, args ...any) {
 // is about to exit anyway. That is why it uses TryLock.
 func (n *NVML) Close() error {
 	n.closed.Store(true)
+	// The event watcher first: it holds no lock while it waits in the
+	// driver, and its set must be freed before Shutdown.
+	stopped, problem := n.stopXid()
+	if !stopped {
+		return errors.New("NVML: the Xid event wait did not return; left initialised")
+	}
 	if !n.life.TryLock() {
 		return errors.New("NVML: a call is still running; left initialised")
 	}
@@ -153,6 +165,9 @@ func (n *NVML) Close() error {
 	}
 	n.released = true
 	var problems []string
+	if problem != "" {
+		problems = append(problems, problem)
+	}
 	for _, g := range n.gpus {
 		if g.gpm != nil {
 			problems = append(problems, g.gpm.free()...)

@@ -41,6 +41,8 @@ const (
 	HintMemoryPressure   = "memory-pressure"
 	HintIOWait           = "io-wait"
 	HintPCIeBound        = "pcie-bound"
+	HintGPUError         = "gpu-error"     // the driver reported an Xid; the GPU may be gone
+	HintLinkDegraded     = "link-degraded" // a PCIe link below its generation or width while working
 )
 
 // Hint names what holds the GPUs back over a stretch of time, with the

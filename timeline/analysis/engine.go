@@ -52,6 +52,7 @@ type Engine struct {
 
 	phases phaseState
 	cache  hintCache
+	health healthLog // Xids, lost GPUs and PCIe links (hints_errors.go)
 }
 
 // NewEngine returns an Engine for a session described by info, with the
@@ -184,6 +185,7 @@ func (e *Engine) Add(s *timeline.Sample) {
 	e.samples++
 	e.last = s.At
 	e.take(values)
+	e.health.add(s, values, f.n-1)
 	e.fillColumn(f.n - 1)
 	e.phases.add(e, s.At, values)
 }
