@@ -26,6 +26,14 @@ const (
 	xidStopWait = 2 * time.Second
 )
 
+// eventTimer is an event set that knows when the event it last handed out
+// happened: the demo's, on its simulated clock, which runs ahead of the
+// watcher when it jumps (--fast). A driver's event comes as it happens and
+// is timed on arrival.
+type eventTimer interface {
+	LastEventTime() (time.Time, bool)
+}
+
 // xidWatch is the goroutine waiting on NVML's event set for Xid errors.
 type xidWatch struct {
 	set  nvml.EventSet
@@ -36,11 +44,11 @@ type xidWatch struct {
 // WatchXid starts a goroutine that waits on NVML's event set for Xid
 // (critical error) events of every GPU that supports them, and hands each to
 // mark as a marker (origin timeline.XidOrigin, text
-// timeline.XidMarkerText): "GPU3 Xid 79: GPU has fallen off the bus". The
+// timeline.XidMarkerText, timed by the probe's clock as it arrives): "GPU3 Xid 79: GPU has fallen off the bus". The
 // GPU's next reading carries it as gpu.xid. Close stops it. Calling it
 // again does nothing; a driver without the event functions, or GPUs that
 // support no Xid events, leave it off and say so in Checks.
-func (n *NVML) WatchXid(mark func(origin, text string)) {
+func (n *NVML) WatchXid(mark func(timeline.Marker)) {
 	n.life.RLock()
 	defer n.life.RUnlock()
 	n.watchMu.Lock()
@@ -116,7 +124,7 @@ func (g *gpuProbe) registerXid(set nvml.EventSet) bool {
 // comes or xidWait passes. An error other than the timeout (the driver
 // refusing the wait) is retried after a pause, so that it never spins; ten
 // in a row end the watch.
-func (n *NVML) waitXid(w *xidWatch, mark func(origin, text string)) {
+func (n *NVML) waitXid(w *xidWatch, mark func(timeline.Marker)) {
 	defer close(w.done)
 	failures := 0
 	for {
@@ -129,7 +137,7 @@ func (n *NVML) waitXid(w *xidWatch, mark func(origin, text string)) {
 		switch ret {
 		case nvml.SUCCESS:
 			failures = 0
-			n.xidEvent(data, mark)
+			n.xidEvent(w, data, mark)
 		case nvml.ERROR_TIMEOUT:
 			failures = 0
 		default:
@@ -148,7 +156,7 @@ func (n *NVML) waitXid(w *xidWatch, mark func(origin, text string)) {
 }
 
 // xidEvent turns one event into a marker and the GPU's gpu.xid.
-func (n *NVML) xidEvent(data nvml.EventData, mark func(origin, text string)) {
+func (n *NVML) xidEvent(w *xidWatch, data nvml.EventData, mark func(timeline.Marker)) {
 	if data.EventType&nvml.EventTypeXidCriticalError == 0 {
 		return
 	}
@@ -156,7 +164,13 @@ func (n *NVML) xidEvent(data nvml.EventData, mark func(origin, text string)) {
 		if g.dev == data.Device {
 			code := int(data.EventData)
 			g.xid.Store(int64(code))
-			mark(timeline.XidOrigin, timeline.XidMarkerText(g.info.Index, code))
+			at := n.clock.Now()
+			if et, ok := w.set.(eventTimer); ok {
+				if t, ok := et.LastEventTime(); ok {
+					at = t
+				}
+			}
+			mark(timeline.Marker{At: at, Text: timeline.XidMarkerText(g.info.Index, code), Origin: timeline.XidOrigin})
 			return
 		}
 	}

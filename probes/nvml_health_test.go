@@ -30,17 +30,17 @@ func (r *rig) wireHealth(d *server.Device, f *fakeGPU) {
 		genMax: 5, widthMax: 16, gen: 5, width: 16,
 		eventTypes: nvml.EventTypeXidCriticalError,
 		fields: map[uint32]uint64{
-			nvml.FI_DEV_PCIE_REPLAY_COUNTER:              3,
-			nvml.FI_DEV_ECC_SBE_VOL_TOTAL:                7,
-			nvml.FI_DEV_ECC_DBE_VOL_TOTAL:                1,
-			nvml.FI_DEV_ECC_SBE_AGG_TOTAL:                70,
-			nvml.FI_DEV_ECC_DBE_AGG_TOTAL:                2,
-			nvml.FI_DEV_RETIRED_SBE:                      0,
-			nvml.FI_DEV_RETIRED_DBE:                      0,
-			nvml.FI_DEV_REMAPPED_COR:                     4,
-			nvml.FI_DEV_REMAPPED_UNC:                     1,
-			nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_TX:        1 << 20, // KiB
-			nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_RX:        2 << 20,
+			nvml.FI_DEV_PCIE_REPLAY_COUNTER:               3,
+			nvml.FI_DEV_ECC_SBE_VOL_TOTAL:                 7,
+			nvml.FI_DEV_ECC_DBE_VOL_TOTAL:                 1,
+			nvml.FI_DEV_ECC_SBE_AGG_TOTAL:                 70,
+			nvml.FI_DEV_ECC_DBE_AGG_TOTAL:                 2,
+			nvml.FI_DEV_RETIRED_SBE:                       0,
+			nvml.FI_DEV_RETIRED_DBE:                       0,
+			nvml.FI_DEV_REMAPPED_COR:                      4,
+			nvml.FI_DEV_REMAPPED_UNC:                      1,
+			nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_TX:         1 << 20, // KiB
+			nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_RX:         2 << 20,
 			nvml.FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL: 5,
 			nvml.FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL:   1,
 			nvml.FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL: 0,
@@ -234,9 +234,9 @@ func TestXidEventBecomesMarker(t *testing.T) {
 	var mu sync.Mutex
 	var marks []string
 	got := make(chan struct{}, 4)
-	n.WatchXid(func(origin, text string) {
+	n.WatchXid(func(m timeline.Marker) {
 		mu.Lock()
-		marks = append(marks, origin+": "+text)
+		marks = append(marks, m.Origin+": "+m.Text)
 		mu.Unlock()
 		got <- struct{}{}
 	})
@@ -271,7 +271,7 @@ func TestXidWatcherOffWithoutSymbols(t *testing.T) {
 	r := newRig(t)
 	r.symbols["nvmlEventSetWait_v2"] = true
 	n := r.open(t)
-	n.WatchXid(func(string, string) { t.Error("marker without a watcher") })
+	n.WatchXid(func(timeline.Marker) { t.Error("marker without a watcher") })
 	if len(r.srv.EventSetCreateCalls()) != 0 {
 		t.Error("EventSetCreate called without the event symbols")
 	}

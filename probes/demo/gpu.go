@@ -32,7 +32,7 @@ type gpuTotals struct {
 	Temp                              float64 // °C, the die following its power with a lag
 	// NVLink bytes, and seconds the clocks were held for power and for
 	// heat (NVML's violation counters).
-	NVLinkTx, NVLinkRx      float64
+	NVLinkTx, NVLinkRx     float64
 	ViolPower, ViolThermal float64
 }
 

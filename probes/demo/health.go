@@ -159,6 +159,7 @@ type demoEventSet struct {
 	mu        sync.Mutex
 	devices   map[int]*demoDevice
 	delivered int // scripted xids handed out, in order
+	lastAt    time.Time
 }
 
 func (d *Node) eventSetCreate() (nvml.EventSet, nvml.Return) {
@@ -186,6 +187,7 @@ func (s *demoEventSet) next() (nvml.EventData, bool, int64) {
 		}
 		s.delivered++
 		if d, ok := s.devices[x.GPU]; ok {
+			s.lastAt = s.time.start.Add(time.Duration(due) * time.Microsecond)
 			return nvml.EventData{Device: d, EventType: nvml.EventTypeXidCriticalError, EventData: uint64(x.Code)}, true, 0
 		}
 	}
@@ -217,6 +219,14 @@ func (s *demoEventSet) Wait(timeoutms uint32) (nvml.EventData, nvml.Return) {
 		}
 		time.Sleep(left)
 	}
+}
+
+// LastEventTime is when the Xid last handed out happened, on the demo's
+// clock (see probes' eventTimer).
+func (s *demoEventSet) LastEventTime() (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastAt, !s.lastAt.IsZero()
 }
 
 // Free frees the set.
