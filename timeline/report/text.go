@@ -31,6 +31,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		t.wrapped("note: ", repClean(n))
 	}
 	r.textGPUs(t)
+	r.textHealth(t)
 	r.textHost(t)
 	r.textPhases(t)
 	r.textMarkers(t)
