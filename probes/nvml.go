@@ -38,8 +38,9 @@ import (
 //   - SystemGetDriverVersion, SystemGetCudaDriverVersion, DeviceGetCount
 //   - per device: DeviceGetHandleByIndex, then on the device GetName, GetUUID,
 //     GetMemoryInfo_v2 (symbol found) or GetMemoryInfo (not found),
-//     GetEnforcedPowerLimit, GetMigMode (symbol found), GpmQueryDeviceSupport
-//     (GPM symbols found), and if it says supported, lib.GpmSampleAlloc twice.
+//     GetEnforcedPowerLimit, GetMigMode (symbol found), GetMaxPcieLinkGeneration
+//     and GetMaxPcieLinkWidth, GpmQueryDeviceSupport (GPM symbols found), and
+//     if it says supported, lib.GpmSampleAlloc twice.
 //   - Shutdown, only if open fails after a successful Init (DeviceGetCount
 //     failed, or no GPU could be opened).
 //
@@ -57,6 +58,18 @@ import (
 //     older drivers, or neither if both symbols are missing
 //   - GetFieldValues(FI_DEV_PCIE_COUNT_TX_BYTES, FI_DEV_PCIE_COUNT_RX_BYTES),
 //     only while PCIe does not come from GPM
+//   - GetCurrPcieLinkGeneration, GetCurrPcieLinkWidth (if the maximum was
+//     read at open)
+//   - GetFieldValues of the health fields (nvml_health.go: PCIe replays, ECC,
+//     retired pages, remapped rows, NVLink data and errors, violation
+//     counters), each dropped for good once it answers not supported
+//
+// The Xid watcher (WatchXid, started by the session once the sampler
+// exists): Extensions().LookupSymbol for the event functions
+// (nvml_events.go), lib.EventSetCreate, per GPU GetSupportedEventTypes and
+// RegisterEvents(EventTypeXidCriticalError); then one goroutine blocks in
+// EventSet.Wait(250 ms) until Close, which waits for it to return before
+// EventSet.Free and Shutdown.
 //
 // The process probe, every Collect, per GPU that is not lost:
 //   - GetComputeRunningProcesses, GetGraphicsRunningProcesses
