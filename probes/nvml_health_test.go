@@ -287,3 +287,93 @@ func TestXidWatcherOffWithoutSymbols(t *testing.T) {
 		t.Errorf("gpu.xid = %v without a watcher", v)
 	}
 }
+
+// The event functions fail as a real driver's do: each case leaves the
+// watcher off for the GPU (or all), says why in Checks, and a GPU found
+// lost while registering is lost for the probe too.
+func TestXidRegistrationFailures(t *testing.T) {
+	cases := []struct {
+		name    string
+		fn      string
+		ret     nvml.Return
+		noted   string
+		lost    bool
+		watched string
+	}{
+		{"types not supported", "GetSupportedEventTypes", nvml.ERROR_NOT_SUPPORTED,
+			"gpu2: Xid events: Not Supported", false, "watched on 7 of 8 GPUs"},
+		{"lost while asking the types", "GetSupportedEventTypes", nvml.ERROR_GPU_IS_LOST,
+			"gpu2: GPU is lost (in GetSupportedEventTypes)", true, "watched on 7 of 8 GPUs"},
+		{"register missing in an old driver", "RegisterEvents", nvml.ERROR_FUNCTION_NOT_FOUND,
+			"gpu2: Xid events: RegisterEvents: Function Not Found", false, "watched on 7 of 8 GPUs"},
+		{"lost while registering", "RegisterEvents", nvml.ERROR_GPU_IS_LOST,
+			"gpu2: GPU is lost (in RegisterEvents)", true, "watched on 7 of 8 GPUs"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t)
+			n := r.open(t)
+			r.fakes[2].rets = map[string]nvml.Return{tc.fn: tc.ret}
+			n.WatchXid(func(timeline.Marker) {})
+			if !hasCheck(n, tc.noted) || !hasCheck(n, tc.watched) {
+				t.Errorf("checks: %q", n.Checks())
+			}
+			res := r.collect(t, n)[2]
+			if res.Lost != tc.lost {
+				t.Errorf("lost %v, want %v", res.Lost, tc.lost)
+			}
+			if !tc.lost {
+				wantAbsent(t, res.Reading, timeline.GPUXid)
+			}
+		})
+	}
+}
+
+func TestXidEventSetCreateFails(t *testing.T) {
+	r := newRig(t)
+	r.srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return nil, nvml.ERROR_NOT_SUPPORTED }
+	n := r.open(t)
+	n.WatchXid(func(timeline.Marker) {})
+	if !hasCheck(n, "Xid events: off, nvmlEventSetCreate: Not Supported") {
+		t.Errorf("checks: %q", n.Checks())
+	}
+	wantAbsent(t, r.collect(t, n)[0].Reading, timeline.GPUXid)
+}
+
+// A wait that keeps failing at once never spins: the watcher pauses
+// between tries and gives up after ten, and Close still returns at once.
+func TestXidWaitErrorsStopTheWatcher(t *testing.T) {
+	r := newRig(t)
+	var waits sync.WaitGroup
+	calls := 0
+	var mu sync.Mutex
+	waits.Add(1)
+	r.srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) {
+		return &mock.EventSet{
+			WaitFunc: func(uint32) (nvml.EventData, nvml.Return) {
+				mu.Lock()
+				defer mu.Unlock()
+				calls++
+				if calls == 10 {
+					waits.Done()
+				}
+				return nvml.EventData{}, nvml.ERROR_UNKNOWN
+			},
+			FreeFunc: func() nvml.Return { return nvml.SUCCESS },
+		}, nvml.SUCCESS
+	}
+	n := r.open(t)
+	start := time.Now()
+	n.WatchXid(func(timeline.Marker) {})
+	waits.Wait()
+	if took := time.Since(start); took < 9*xidWait*time.Millisecond {
+		t.Errorf("ten failed waits in %v: no pause between them", took)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !hasCheck(n, "Xid events: stopped, nvmlEventSetWait: Unknown Error") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !hasCheck(n, "Xid events: stopped") {
+		t.Errorf("checks: %q", n.Checks())
+	}
+}
