@@ -27,8 +27,12 @@ type healthField struct {
 	scope  uint32 // link id for NVLink fields; allLinks sums every link
 	metric string
 	kind   timeline.Kind
-	per    float64 // the value is divided by this (ns to s; 1 leaves it)
-	times  float64 // and multiplied by this (KiB to bytes)
+	per    float64 // then divided by this (ms to s; 0 leaves it)
+	// round, if set, first divides the value by it and rounds: the
+	// violation counters count nanoseconds, and milliseconds are plenty for
+	// a share of a second (nine decimals in every sample would cost a
+	// recording dearly); NVLink's KiB become MiB.
+	round float64
 }
 
 // allLinks is the scopeId asking an NVLink throughput field for every link
@@ -45,18 +49,18 @@ var healthFields = []healthField{
 	{id: nvml.FI_DEV_RETIRED_DBE, metric: timeline.GPURetiredPages},
 	{id: nvml.FI_DEV_REMAPPED_COR, metric: timeline.GPURemappedRows},
 	{id: nvml.FI_DEV_REMAPPED_UNC, metric: timeline.GPURemappedRows},
-	// NVLink data throughput counts KiB.
-	{id: nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_TX, scope: allLinks, metric: timeline.GPUNVLinkTxBytes, kind: timeline.Counter, times: 1024},
-	{id: nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_RX, scope: allLinks, metric: timeline.GPUNVLinkRxBytes, kind: timeline.Counter, times: 1024},
+	// NVLink data throughput counts KiB; kept in MiB (timeline.GPUNVLinkTxMiB says why).
+	{id: nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_TX, scope: allLinks, metric: timeline.GPUNVLinkTxMiB, kind: timeline.Counter, round: 1024},
+	{id: nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_RX, scope: allLinks, metric: timeline.GPUNVLinkRxMiB, kind: timeline.Counter, round: 1024},
 	{id: nvml.FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL, metric: timeline.GPUNVLinkErrors},
 	{id: nvml.FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL, metric: timeline.GPUNVLinkErrors},
 	{id: nvml.FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL, metric: timeline.GPUNVLinkErrors},
-	{id: nvml.FI_DEV_PERF_POLICY_POWER, metric: timeline.GPUViolPowerSecs, kind: timeline.Counter, per: 1e9},
-	{id: nvml.FI_DEV_PERF_POLICY_THERMAL, metric: timeline.GPUViolThermalSecs, kind: timeline.Counter, per: 1e9},
-	{id: nvml.FI_DEV_PERF_POLICY_SYNC_BOOST, metric: timeline.GPUViolSyncBoostSecs, kind: timeline.Counter, per: 1e9},
-	{id: nvml.FI_DEV_PERF_POLICY_BOARD_LIMIT, metric: timeline.GPUViolBoardLimitSecs, kind: timeline.Counter, per: 1e9},
-	{id: nvml.FI_DEV_PERF_POLICY_LOW_UTILIZATION, metric: timeline.GPUViolLowUtilSecs, kind: timeline.Counter, per: 1e9},
-	{id: nvml.FI_DEV_PERF_POLICY_RELIABILITY, metric: timeline.GPUViolReliabilitySecs, kind: timeline.Counter, per: 1e9},
+	{id: nvml.FI_DEV_PERF_POLICY_POWER, metric: timeline.GPUViolPowerSecs, kind: timeline.Counter, round: 1e6, per: 1e3},
+	{id: nvml.FI_DEV_PERF_POLICY_THERMAL, metric: timeline.GPUViolThermalSecs, kind: timeline.Counter, round: 1e6, per: 1e3},
+	{id: nvml.FI_DEV_PERF_POLICY_SYNC_BOOST, metric: timeline.GPUViolSyncBoostSecs, kind: timeline.Counter, round: 1e6, per: 1e3},
+	{id: nvml.FI_DEV_PERF_POLICY_BOARD_LIMIT, metric: timeline.GPUViolBoardLimitSecs, kind: timeline.Counter, round: 1e6, per: 1e3},
+	{id: nvml.FI_DEV_PERF_POLICY_LOW_UTILIZATION, metric: timeline.GPUViolLowUtilSecs, kind: timeline.Counter, round: 1e6, per: 1e3},
+	{id: nvml.FI_DEV_PERF_POLICY_RELIABILITY, metric: timeline.GPUViolReliabilitySecs, kind: timeline.Counter, round: 1e6, per: 1e3},
 }
 
 // healthState is what a GPU probe keeps between ticks for its links and
@@ -178,11 +182,11 @@ func (t *tick) healthFields() {
 			continue
 		case outcomeOK:
 			if v, ok := decodeValue(nvml.ValueType(fv.ValueType), fv.Value); ok && v >= 0 {
+				if f.round > 0 {
+					v = math.Round(v / f.round)
+				}
 				if f.per > 0 {
 					v /= f.per
-				}
-				if f.times > 0 {
-					v *= f.times
 				}
 				s := sumOf(f)
 				s.sum += v

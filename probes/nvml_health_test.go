@@ -44,8 +44,8 @@ func (r *rig) wireHealth(d *server.Device, f *fakeGPU) {
 			nvml.FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL: 5,
 			nvml.FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL:   1,
 			nvml.FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL: 0,
-			nvml.FI_DEV_PERF_POLICY_POWER:                 90e9, // ns
-			nvml.FI_DEV_PERF_POLICY_THERMAL:               3e9,
+			nvml.FI_DEV_PERF_POLICY_POWER:                 90e9,         // ns
+			nvml.FI_DEV_PERF_POLICY_THERMAL:               3e9 + 123456, // kept to the ms
 			nvml.FI_DEV_PERF_POLICY_SYNC_BOOST:            0,
 			nvml.FI_DEV_PERF_POLICY_BOARD_LIMIT:           0,
 			nvml.FI_DEV_PERF_POLICY_LOW_UTILIZATION:       0,
@@ -103,7 +103,7 @@ func TestHealthMetricsFromOneFieldCall(t *testing.T) {
 		timeline.GPUPCIeReplays:  3,
 		timeline.GPUECCCorrected: 7, timeline.GPUECCUncorrected: 1, timeline.GPUECCCorrectedAgg: 70, timeline.GPUECCUncorrectedAgg: 2,
 		timeline.GPURetiredPages: 0, timeline.GPURemappedRows: 5,
-		timeline.GPUNVLinkTxBytes: 1 << 30, timeline.GPUNVLinkRxBytes: 2 << 30, timeline.GPUNVLinkErrors: 6,
+		timeline.GPUNVLinkTxMiB: 1024, timeline.GPUNVLinkRxMiB: 2048, timeline.GPUNVLinkErrors: 6,
 		timeline.GPUViolPowerSecs: 90, timeline.GPUViolThermalSecs: 3,
 	} {
 		wantValue(t, rd, name, want)
@@ -133,7 +133,7 @@ func TestNVLinkAbsentWhereNotSupported(t *testing.T) {
 	n := r.open(t)
 	r.collect(t, n)
 	rd := r.collect(t, n)[1].Reading
-	wantAbsent(t, rd, timeline.GPUNVLinkTxBytes)
+	wantAbsent(t, rd, timeline.GPUNVLinkTxMiB)
 	wantAbsent(t, rd, timeline.GPUNVLinkErrors)
 	wantValue(t, rd, timeline.GPUECCCorrected, 7)
 	calls := r.devs[1].GetFieldValuesCalls()
@@ -143,7 +143,7 @@ func TestNVLinkAbsentWhereNotSupported(t *testing.T) {
 			t.Error("an NVLink field the GPU does not support was asked again")
 		}
 	}
-	if !hasCheck(n, "gpu1: field 138 (gpu.nvlink_tx_bytes): Not Supported, no longer asked") {
+	if !hasCheck(n, "gpu1: field 138 (gpu.nvlink_tx_mib): Not Supported, no longer asked") {
 		t.Errorf("checks do not say NVLink was given up: %q", n.Checks())
 	}
 }

@@ -18,7 +18,7 @@ func TestHealthSeriesCarryDCGMNames(t *testing.T) {
 			gauge(timeline.GPUPCIeReplays, "gpu0", 11),
 			gauge(timeline.GPUPCIeWidth, "gpu0", 8),
 			counter(timeline.GPUViolPowerSecs, "gpu0", 90+float64(sec)/2),
-			counter(timeline.GPUNVLinkTxBytes, "gpu0", float64(sec)*1e9),
+			counter(timeline.GPUNVLinkTxMiB, "gpu0", float64(sec)*1000),
 		)
 		return s
 	}
@@ -28,8 +28,8 @@ func TestHealthSeriesCarryDCGMNames(t *testing.T) {
 		"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL{0}":   2,
 		"DCGM_FI_DEV_PCIE_REPLAY_COUNTER{0}": 11,
 		"gputop_pcie_link_width{0}":          8,
-		"DCGM_FI_DEV_POWER_VIOLATION{0}":     90.5e6, // µs
-		"DCGM_FI_PROF_NVLINK_TX_BYTES{0}":    1e9,
+		"DCGM_FI_DEV_POWER_VIOLATION{0}":     90.5e6,     // µs
+		"DCGM_FI_PROF_NVLINK_TX_BYTES{0}":    1000 << 20, // from MiB
 	} {
 		if v, ok := got[name]; !ok || v != want {
 			t.Errorf("%s = %v (%v), want %v", name, v, ok, want)
