@@ -366,7 +366,7 @@ func TestXidWaitErrorsStopTheWatcher(t *testing.T) {
 	start := time.Now()
 	n.WatchXid(func(timeline.Marker) {})
 	waits.Wait()
-	if took := time.Since(start); took < 9*xidWait*time.Millisecond {
+	if took := time.Since(start); took < 9*xidRetryPause {
 		t.Errorf("ten failed waits in %v: no pause between them", took)
 	}
 	deadline := time.Now().Add(5 * time.Second)
