@@ -54,6 +54,11 @@ func TestPackageDependencies(t *testing.T) {
 				strings.HasPrefix(p, "github.com/NVIDIA/go-nvml/") ||
 				strings.HasPrefix(p, "github.com/shirou/gopsutil/") || strings.HasPrefix(p, "golang.org/x/sys/")
 		}},
+		// gputop --hosts: the hosts' streams merged into one Source. It reads
+		// streams through recordings and never draws.
+		{"probes/remote", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"recordings"
+		}},
 		// The marker socket speaks its protocol and nothing else.
 		{"probes/marks", std},
 		// The demo builds on probes, which (above) cannot reach back to it; a

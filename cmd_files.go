@@ -69,6 +69,9 @@ func writeSnapshotJSON(w io.Writer, snap report.Snapshot) error {
 }
 
 func cmdImport(args []string, e *env) error {
+	if len(args) > 0 && args[0] == "prometheus" {
+		return cmdImportPrometheus(args[1:], e)
+	}
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	out := fs.String("o", "", "write the recording to `FILE` (required)")
 	format := fs.String("format", "auto", "the log's `FORMAT`: auto, "+formatNames())
@@ -154,16 +157,25 @@ func reserveTemp(path string) (string, error) {
 // writeAtomically writes a whole recording to tmp (from reserveTemp) and
 // renames it to path, so a failed import leaves no partial file behind.
 func writeAtomically(tmp, path string, h recordings.Header, samples []timeline.Sample) error {
+	return writeEach(tmp, path, h, func(write func(*timeline.Sample) error) error {
+		for i := range samples {
+			if err := write(&samples[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// writeEach is writeAtomically for samples made one at a time: each calls
+// write with every sample in order.
+func writeEach(tmp, path string, h recordings.Header, each func(write func(*timeline.Sample) error) error) error {
 	w, err := recordings.Create(tmp, h, true)
 	if err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	for i := range samples {
-		if err = w.Write(&samples[i]); err != nil {
-			break
-		}
-	}
+	err = each(w.Write)
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/gputop-dev/gputop/probes"
+	"github.com/gputop-dev/gputop/probes/remote"
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui"
@@ -34,6 +35,11 @@ func cmdLive(args []string, e *env) error {
 	force := fs.Bool("force", false, "with --record, overwrite FILE if it exists")
 	logPath := fs.String("log", defaultLogPath(), "write the log to `FILE` (never to the terminal)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of gputop itself to `FILE` (docs/performance.md)")
+	var hosts hostsFlags
+	fs.StringVar(&hosts.list, "hosts", "", "follow the hosts of `LIST` (node1,node[2-8]) over ssh, on one screen")
+	fs.StringVar(&hosts.sshCommand, "ssh-command", "", "with --hosts, run `CMD` HOST gputop stream instead of ssh")
+	metrics := addMetricsFlags(fs, "")
+	readonly := fs.Bool("readonly", false, "never signal a process: k (SIGTERM to a process of your own) is off")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -44,9 +50,24 @@ func cmdLive(args []string, e *env) error {
 	if err := checkInterval(*interval); err != nil {
 		return err
 	}
+	if err := metrics.check(); err != nil {
+		return err
+	}
 	if *record != "" {
 		if err := checkNewFile(*record, *force); err != nil {
 			return err
+		}
+	}
+	var hostList []string
+	var transport remote.Transport
+	if hosts.list != "" || hosts.sshCommand != "" {
+		if hostList, transport, err = hosts.check(liveOptions{demo: demo.scenario}); err != nil {
+			return err
+		}
+		// One /metrics labels every GPU with one Hostname; each host's own
+		// `gputop serve` is the way to export several.
+		if metrics.on() {
+			return usageError{"--listen and --hosts do not go together: run gputop serve on each host"}
 		}
 	}
 	if err := checkTerminal(); err != nil {
@@ -64,6 +85,16 @@ func cmdLive(args []string, e *env) error {
 		return err
 	}
 	defer closeLog()
+	// The port before the screen: an address that cannot be served is
+	// said in one line where it can be read.
+	side, err := openSideMetrics(metrics)
+	if err != nil {
+		return err
+	}
+	defer side.Close()
+	if hostList != nil {
+		return liveHosts(e, hostList, transport, liveOptions{interval: *interval, record: *record, force: *force, ascii: *ascii})
+	}
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
 
@@ -78,7 +109,7 @@ func cmdLive(args []string, e *env) error {
 	if warning != "" {
 		log.Print(warning)
 	}
-	rec := recordings.NewRecorder(session, recorderOptions(*force, false))
+	rec := recordings.NewRecorder(side.tap(session), recorderOptions(*force, false))
 	live := &liveRecording{rec: rec, next: *record}
 	if *record != "" {
 		if _, err := live.Start(); err != nil {
@@ -86,7 +117,20 @@ func cmdLive(args []string, e *env) error {
 		}
 	}
 	log.Printf("gputop %s live, interval %v, demo %q", version, *interval, demo.scenario)
-	uiErr := runUI(ctx, rec, ui.Options{ASCII: *ascii, Recorder: live, Notice: warning})
+	notice := warning
+	if side != nil {
+		side.start(log.Writer(), func(err error) { log.Printf("/metrics no longer served: %v", err) })
+		log.Printf("/metrics on %s", side.addr())
+		if notice == "" {
+			notice = "Prometheus /metrics on " + side.addr()
+		}
+	}
+	opts := ui.Options{ASCII: *ascii, Recorder: live, Notice: notice, ReadOnly: *readonly}
+	if demo.scenario == "" && !*readonly {
+		// A demo's PIDs are made up: they may name real processes here.
+		opts.Killer = probes.NewTerminator()
+	}
+	uiErr := runUI(ctx, rec, opts)
 	// After the screen: the terminal is itself again, so the files'
 	// whereabouts can be said (unless it hung up, and nobody is there):
 	// those r closed during the session, then the one still open.

@@ -21,6 +21,7 @@ func cmdRecord(args []string, e *env) error {
 	fs.Var(&demo, "demo", "record 8 simulated H100s playing `SCENARIO`: "+scenarioNames)
 	fast := fs.Bool("fast", false, "with --demo: run the simulated clock as fast as it goes")
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
+	metrics := addMetricsFlags(fs, "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -40,10 +41,18 @@ func cmdRecord(args []string, e *env) error {
 	if err := checkInterval(*interval); err != nil {
 		return err
 	}
+	if err := metrics.check(); err != nil {
+		return err
+	}
 	if err := checkNewFile(*out, *force); err != nil {
 		return err
 	}
 	log.SetOutput(io.Discard)
+	side, err := openSideMetrics(metrics)
+	if err != nil {
+		return err
+	}
+	defer side.Close()
 
 	var clock probes.Clock = probes.RealClock{}
 	if *fast {
@@ -59,7 +68,7 @@ func cmdRecord(args []string, e *env) error {
 	defer closeSession(session)
 	// A fast demo has no screen to keep up with: every sample is written
 	// before the next is taken, and none is dropped.
-	rec := recordings.NewRecorder(session, recorderOptions(*force, *fast))
+	rec := recordings.NewRecorder(side.tap(session), recorderOptions(*force, *fast))
 	// The file first: a path that cannot be written fails before anything
 	// is sampled.
 	if _, err := rec.Start(*out); err != nil {
@@ -69,6 +78,14 @@ func cmdRecord(args []string, e *env) error {
 	defer listener.Close()
 	if warning != "" {
 		fmt.Fprintf(e.stderr, "gputop record: %s\n", warning)
+	}
+	if side != nil {
+		// The recording is what was asked for: a server that fails says so
+		// and the recording goes on.
+		side.start(e.stderr, func(err error) {
+			fmt.Fprintf(e.stderr, "gputop record: /metrics no longer served: %s\n", oneLine(err))
+		})
+		fmt.Fprintf(e.stderr, "gputop record: /metrics on %s\n", side.addr())
 	}
 	if err := session.Wait(ctx); err == nil {
 		for _, n := range session.Info().Notes {

@@ -2,37 +2,25 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
-	"log/slog"
-	"net"
-	"net/http"
-	"strconv"
 	"time"
-
-	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline/exporter"
 )
 
-// defaultListen is loopback: GPU figures and job markers are nobody
-// else's business unless the user names another address.
-const defaultListen = "127.0.0.1:9400"
-
 func cmdServe(args []string, e *env) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	listen := fs.String("listen", defaultListen, "serve /metrics on `ADDRESS` (host:port; \":9400\" is every interface)")
 	interval := fs.Duration("interval", time.Second, "time between samples (at least 100ms)")
 	var demo demoFlag
 	fs.Var(&demo, "demo", "serve 8 simulated H100s playing `SCENARIO`: "+scenarioNames)
 	out := fs.String("o", "", "record to `FILE` as well, as gputop record does")
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
-	webConfig := fs.String("web.config.file", "", "TLS and basic auth from `FILE`, in exporter-toolkit's web configuration format (as node_exporter)")
+	metrics := addMetricsFlags(fs, defaultListen)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -40,16 +28,11 @@ func cmdServe(args []string, e *env) error {
 	if len(rest) > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	}
-	if err := checkListen(*listen); err != nil {
+	if err := metrics.check(); err != nil {
 		return err
 	}
 	if err := checkInterval(*interval); err != nil {
 		return err
-	}
-	if *webConfig != "" {
-		if err := web.Validate(*webConfig); err != nil {
-			return usageError{fmt.Sprintf("--web.config.file %s: %v", *webConfig, err)}
-		}
 	}
 	if *out != "" {
 		if err := checkNewFile(*out, *force); err != nil {
@@ -60,7 +43,7 @@ func cmdServe(args []string, e *env) error {
 
 	// The port first: an address in use fails in one line before anything
 	// is sampled.
-	listener, err := net.Listen("tcp", *listen)
+	listener, err := listenMetrics(*metrics.listen)
 	if err != nil {
 		return err
 	}
@@ -90,22 +73,16 @@ func cmdServe(args []string, e *env) error {
 		fmt.Fprintf(e.stderr, "gputop serve: %s\n", warning)
 	}
 
-	served := make(chan error, 1)
-	server := &http.Server{Handler: serveMux(exp), ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		// exporter-toolkit says only what goes wrong (a bad certificate
-		// at a handshake); the listening line is ours.
-		logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-		served <- web.Serve(listener, server, &web.FlagConfig{
-			WebListenAddresses: &[]string{*listen}, WebSystemdSocket: new(bool), WebConfigFile: webConfig,
-		}, logger)
-	}()
+	// exporter-toolkit says only what goes wrong (a bad certificate at a
+	// handshake); the listening line is ours.
+	server := startMetrics(listener, exp, *metrics.webConfig, e.stderr)
 	fmt.Fprintf(e.stderr, "gputop serve: /metrics on %s\n", listener.Addr())
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go func() {
-		if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		<-server.Done()
+		if err := server.Err(); err != nil {
 			cancel(err)
 		}
 	}()
@@ -115,9 +92,7 @@ func cmdServe(args []string, e *env) error {
 		}
 	}
 	runErr := rec.Run(runCtx, 0)
-	shutdown, done := context.WithTimeout(context.Background(), 2*time.Second)
-	defer done()
-	_ = server.Shutdown(shutdown)
+	server.Close()
 	sum, stopErr := rec.Stop()
 	reportSummary(e.stderr, sum, stopErr)
 	serveErr := context.Cause(runCtx)
@@ -128,30 +103,6 @@ func cmdServe(args []string, e *env) error {
 		return runErr
 	case sum.Failed != nil || stopErr != nil:
 		return exitStatus(exitError) // said by reportSummary
-	}
-	return nil
-}
-
-// serveMux serves /metrics, and a page at / that links to it.
-func serveMux(exp *exporter.Exporter) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", exp.Handler())
-	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, `<html><head><title>gputop</title></head><body><h1>gputop serve</h1><p><a href="metrics">Metrics</a></p></body></html>`)
-	})
-	return mux
-}
-
-// checkListen refuses an address that is not host:port with a port
-// number, before anything starts.
-func checkListen(addr string) error {
-	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return usageError{fmt.Sprintf("--listen %q is not HOST:PORT, such as %s", addr, defaultListen)}
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return usageError{fmt.Sprintf("--listen %q: the port must be a number from 0 to 65535", addr)}
 	}
 	return nil
 }

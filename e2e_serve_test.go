@@ -152,3 +152,31 @@ func promQuery(addr, query string) []promResult {
 	}
 	return answer.Data.Result
 }
+
+// promQueryValues asks Prometheus for an instant vector and gives each
+// result's value as written; nothing on any error.
+func promQueryValues(addr, query string) []string {
+	resp, err := http.Get("http://" + addr + "/api/v1/query?query=" + url.QueryEscape(query))
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	var answer struct {
+		Status string `json:"status"`
+		Data   struct {
+			Result []struct {
+				Value [2]any `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if json.NewDecoder(resp.Body).Decode(&answer) != nil || answer.Status != "success" {
+		return nil
+	}
+	var out []string
+	for _, r := range answer.Data.Result {
+		if v, ok := r.Value[1].(string); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -26,7 +26,7 @@ var t0 = time.Date(2026, 11, 25, 14, 0, 0, 0, time.UTC)
 // example, on stdout, and exits 0; gputop help CMD says the same.
 func TestEveryCommandHasHelp(t *testing.T) {
 	flags := map[string][]string{
-		"live":     {"--interval", "--record", "--demo", "--ascii", "--force", "--log", "--cpuprofile"},
+		"live":     {"--interval", "--record", "--demo", "--ascii", "--force", "--log", "--cpuprofile", "--hosts", "--ssh-command", "--listen", "--readonly"},
 		"snapshot": {"--json", "--demo"},
 		"record":   {"-o", "--duration", "--interval", "--demo", "--fast", "--force"},
 		"replay":   {"--speed", "--start", "--ascii", "--log"},
@@ -36,6 +36,7 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		"export":   {"--format", "-o", "--force"},
 		"import":   {"-o", "--format", "--start", "--interval", "--columns", "--force"},
 		"serve":    {"--listen", "--interval", "--demo", "-o", "--force", "--web.config.file"},
+		"stream":   {"--interval", "--demo", "--duration"},
 		"version":  {},
 	}
 	if len(flags) != len(commands) {
@@ -113,6 +114,14 @@ func TestMistakesGetOneLineAndTheRightExitCode(t *testing.T) {
 		{[]string{"--interval", "10ms"}, 2, "gputop: --interval 10ms is too short", false},
 		{[]string{"live", "extra"}, 2, `gputop live: unexpected argument "extra"`, false},
 		{[]string{"--record", nowhere}, 1, "gputop: cannot write " + nowhere, false},
+		{[]string{"--hosts", "node[3-"}, 2, `gputop: --hosts: "node[3-": "[" without "]"`, false},
+		{[]string{"--hosts", "node[8-3]"}, 2, `gputop: --hosts: "node[8-3]": range 8-3 runs backwards`, false},
+		{[]string{"--hosts", "n[1-5000]"}, 2, "gputop: --hosts: more than 1024 hosts", false},
+		{[]string{"--hosts", "-oProxyCommand=x"}, 2, `gputop: --hosts: host "-oProxyCommand=x" starts with "-"`, false},
+		{[]string{"--ssh-command", "ssh"}, 2, "gputop: --hosts: no hosts given", false},
+		{[]string{"--hosts", "a", "--listen", "127.0.0.1:0"}, 2, "gputop: --listen and --hosts do not go together: run gputop serve on each host", false},
+		{[]string{"--hosts", "a", "--ssh-command", "'x"}, 2, "gputop: --ssh-command: unclosed ' quote", false},
+		{[]string{"--hosts", "a", "--demo"}, 2, "gputop: --demo and --hosts do not go together", false},
 		{[]string{"snapshot", "extra"}, 2, `gputop snapshot: unexpected argument "extra"`, false},
 		{[]string{"snapshot", "--json=maybe"}, 2, "gputop snapshot: --json takes no value", false},
 		{[]string{"snapshot", "--demo=bogus"}, 2, `gputop snapshot: unknown demo scenario "bogus"`, true},

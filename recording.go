@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"log"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -31,7 +32,26 @@ func recorderOptions(force, sync bool) recordings.RecorderOptions {
 		NewJudge: func(info timeline.SourceInfo) recordings.HintJudge {
 			return analysis.NewHintTracker(info)
 		},
+		ShareDir: shareDir(),
 	}
+}
+
+// shareDir is where a recording's socket goes, for gputop attach: the
+// directory of this user's marker sockets, private to them (probes/marks
+// says how it is chosen). Where only a fallback made for this session
+// would do, recordings are not shared: attach would not look there.
+func shareDir() string {
+	dir, _, fresh, err := marks.Dir()
+	if err != nil {
+		log.Printf("recordings will not be attachable: %v", err)
+		return ""
+	}
+	if fresh {
+		os.Remove(dir)
+		log.Printf("recordings will not be attachable: no usual private directory")
+		return ""
+	}
+	return dir
 }
 
 // recordingHeader describes a source in a file that starts at start.

@@ -37,7 +37,7 @@ import (
 //     "nvmlGpmMetricsGet", "nvmlGpmSampleFree"
 //   - SystemGetDriverVersion, SystemGetCudaDriverVersion, DeviceGetCount
 //   - per device: DeviceGetHandleByIndex, then on the device GetName, GetUUID,
-//     GetMemoryInfo_v2 (symbol found) or GetMemoryInfo (not found),
+//     GetPciInfo, GetMemoryInfo_v2 (symbol found) or GetMemoryInfo (not found),
 //     GetEnforcedPowerLimit, GetMigMode (symbol found), GetMaxPcieLinkGeneration
 //     and GetMaxPcieLinkWidth, GpmQueryDeviceSupport (GPM symbols found), and
 //     if it says supported, lib.GpmSampleAlloc twice.

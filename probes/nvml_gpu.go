@@ -206,32 +206,41 @@ func (t *tick) utilization() {
 }
 
 func (t *tick) memory() {
-	used, total := math.NaN(), math.NaN()
+	mem := memoryInfo{math.NaN(), math.NaN(), math.NaN()}
 	if t.ask(callMemory) {
-		u, tot, ret := t.g.readMemory()
+		m, ret := t.g.readMemory()
 		if t.ok(callMemory, ret) {
-			used, total = u, tot
+			mem = m
 		}
 	}
-	t.gauge(timeline.GPUMemUsed, used)
-	t.gauge(timeline.GPUMemTotal, total)
+	t.gauge(timeline.GPUMemUsed, mem.used)
+	t.gauge(timeline.GPUMemTotal, mem.total)
+	t.gauge(timeline.GPUMemFree, mem.free)
 }
 
-// readMemory reads used and total bytes, from GetMemoryInfo_v2 where the
-// driver has it (its Used leaves out memory the driver reserves).
-func (g *gpuProbe) readMemory() (used, total float64, ret nvml.Return) {
+// memoryInfo is one memory reading, in bytes.
+type memoryInfo struct{ used, free, total float64 }
+
+// readMemory reads the memory, from GetMemoryInfo_v2 where the driver has
+// it. Free is NVML's Free, what an allocation can still get, in both
+// versions: v2 reports the driver's reserve apart (used + free + reserved =
+// total) where v1 counts it in Used (used + free = total), so only Used
+// differs between them. Free is read, never worked out as total - used,
+// which under v2 would count the reserve as free.
+func (g *gpuProbe) readMemory() (memoryInfo, nvml.Return) {
+	nan := memoryInfo{math.NaN(), math.NaN(), math.NaN()}
 	if g.n.syms.memoryV2 {
 		m, ret := g.dev.GetMemoryInfo_v2()
 		if ret != nvml.SUCCESS {
-			return math.NaN(), math.NaN(), ret
+			return nan, ret
 		}
-		return float64(m.Used), float64(m.Total), ret
+		return memoryInfo{float64(m.Used), float64(m.Free), float64(m.Total)}, ret
 	}
 	m, ret := g.dev.GetMemoryInfo()
 	if ret != nvml.SUCCESS {
-		return math.NaN(), math.NaN(), ret
+		return nan, ret
 	}
-	return float64(m.Used), float64(m.Total), ret
+	return memoryInfo{float64(m.Used), float64(m.Free), float64(m.Total)}, ret
 }
 
 // power writes the power gauge (W, from mW), the energy counter (J, from

@@ -29,7 +29,7 @@ func TestNVMLNotSupportedIsNaNAndNotAskedAgain(t *testing.T) {
 			func(d *server.Device) int { return len(d.GetTotalEnergyConsumptionCalls()) }},
 		{"GetEnforcedPowerLimit", []string{timeline.GPUPowerLimit},
 			func(d *server.Device) int { return len(d.GetEnforcedPowerLimitCalls()) }},
-		{"GetMemoryInfo_v2", []string{timeline.GPUMemUsed, timeline.GPUMemTotal},
+		{"GetMemoryInfo_v2", []string{timeline.GPUMemUsed, timeline.GPUMemTotal, timeline.GPUMemFree},
 			func(d *server.Device) int { return len(d.GetMemoryInfo_v2Calls()) }},
 		{"GetCurrentClocksEventReasons", []string{timeline.GPUThrottle},
 			func(d *server.Device) int { return len(d.GetCurrentClocksEventReasonsCalls()) }},

@@ -165,12 +165,19 @@ func (n *NVML) openGPU(i int) (*gpuProbe, error) {
 		return nil, ErrGPULost
 	}
 	g.info.UUID = uuid
+	pci, ret := dev.GetPciInfo()
+	if !identity("PCI bus id", ret) {
+		return nil, ErrGPULost
+	}
+	if ret == nvml.SUCCESS {
+		g.info.PCIBusID = pciBusID(pci)
+	}
 
-	_, total, ret := g.readMemory()
+	mem, ret := g.readMemory()
 	if !identity("memory", ret) {
 		return nil, ErrGPULost
 	}
-	g.info.MemTotal = total
+	g.info.MemTotal = mem.total
 	if classify(ret) == outcomeUnsupported {
 		g.giveUp(callMemory, ret)
 	}

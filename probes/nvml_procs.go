@@ -202,6 +202,7 @@ func (p *procProbe) fillHost(proc *timeline.Process) {
 		return
 	}
 	proc.User, proc.Command, proc.CPU, proc.RSS = info.User, info.Command, info.CPU, info.RSS
+	proc.Started, proc.Workload = info.Started, info.Workload
 }
 
 // hostLookup is one answer of the ProcessLookup.

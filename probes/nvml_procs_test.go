@@ -2,8 +2,10 @@ package probes
 
 import (
 	"math"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
@@ -108,6 +110,79 @@ func assertProcesses(t *testing.T, got, want []timeline.Process) {
 		if g.GPU != w.GPU || g.PID != w.PID || g.User != w.User || g.Command != w.Command ||
 			!same(g.GPUMem, w.GPUMem) || !same(g.Util, w.Util) || !same(g.CPU, w.CPU) || !same(g.RSS, w.RSS) {
 			t.Errorf("process %d: %+v, want %+v", i, g, w)
+		}
+	}
+}
+
+// TestNVMLProcessProbeWorkloadAndFailures: what the host says of a process
+// (its start, its pod) rides along; a GPU whose process list is not
+// supported is asked no more while the others go on; a GPU that answers
+// GPU_IS_LOST to the process list is lost for every probe.
+func TestNVMLProcessProbeWorkloadAndFailures(t *testing.T) {
+	r := newRig(t)
+	r.fakes[0].compute = []nvml.ProcessInfo{{Pid: 4242, UsedGpuMemory: 30 << 30}}
+	r.fakes[1].rets = map[string]nvml.Return{
+		"GetComputeRunningProcesses": nvml.ERROR_NOT_SUPPORTED, "GetGraphicsRunningProcesses": nvml.ERROR_NOT_SUPPORTED,
+	}
+	r.fakes[2].rets = map[string]nvml.Return{"GetComputeRunningProcesses": nvml.ERROR_GPU_IS_LOST}
+	n := r.open(t)
+	started := time.Date(2026, 11, 25, 4, 0, 0, 0, time.UTC)
+	pod := &timeline.Workload{Runtime: "containerd", Container: "2032491dcae3", Pod: "55c6c714-b240-4dec-9a45-57b61696ab6e", QoS: "burstable"}
+	probe := n.ProcessProbe(fakeLookup{4242: {User: "ana", Command: "python train.py", Started: started, Workload: pod}})
+
+	for round := range 2 {
+		rd, err := probe.Collect(t.Context())
+		if err != nil {
+			t.Fatalf("round %d: %v (not supported and lost are not failures)", round, err)
+		}
+		if len(rd.Processes) != 1 || rd.Processes[0].Workload != pod || !rd.Processes[0].Started.Equal(started) {
+			t.Fatalf("round %d: processes %+v, want 4242 in its pod", round, rd.Processes)
+		}
+	}
+	if c := len(r.devs[1].GetComputeRunningProcessesCalls()); c != 1 {
+		t.Errorf("gpu1's unsupported process list asked %d times, want once", c)
+	}
+	if !hasCheck(n, "gpu1: compute processes: Not Supported, no longer asked") {
+		t.Errorf("Checks:\n%s", strings.Join(n.Checks(), "\n"))
+	}
+	if c := len(r.devs[2].GetComputeRunningProcessesCalls()); c != 1 {
+		t.Errorf("lost gpu2's process list asked %d times, want once", c)
+	}
+	if res := r.collect(t, n); !res[2].Lost {
+		t.Error("gpu2 not lost after its process list said GPU_IS_LOST")
+	}
+}
+
+// BenchmarkProcessProbeCollect is one run of the process tier on 8 GPUs,
+// each held by the same 4 processes (sleeps the benchmark starts), looked
+// up in the real /proc: stat, cmdline and status of each once per run, and
+// its cgroup once per process, as NewProcessLookup does.
+func BenchmarkProcessProbeCollect(b *testing.B) {
+	r := newRig(b)
+	var pids []uint32
+	for range 4 {
+		cmd := exec.Command("sleep", "600")
+		if err := cmd.Start(); err != nil {
+			b.Skipf("cannot start sleep: %v", err)
+		}
+		b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		pids = append(pids, uint32(cmd.Process.Pid))
+	}
+	for g := range r.fakes {
+		for _, pid := range pids {
+			r.fakes[g].compute = append(r.fakes[g].compute, nvml.ProcessInfo{Pid: pid, UsedGpuMemory: 1 << 30})
+		}
+	}
+	n, err := OpenNVML(r.srv, r.clock)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer n.Close()
+	probe := n.ProcessProbe(newProcessLookup("/proc", true, time.Now))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := probe.Collect(b.Context()); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

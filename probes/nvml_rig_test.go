@@ -2,6 +2,7 @@ package probes
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -25,6 +26,7 @@ type fakeGPU struct {
 	samples  []nvml.Sample // GetSamples returns those newer than lastSeen
 	memUsed  uint64
 	memTotal uint64
+	busID    string
 	powerMW  uint32
 	energyMJ uint64
 	limitMW  uint32
@@ -113,6 +115,7 @@ func newRig(t testing.TB) *rig {
 			util:     nvml.Utilization{Gpu: 50, Memory: 20},
 			memTotal: 80 << 30,
 			memUsed:  uint64(i+1) << 30,
+			busID:    rigBusID(i),
 			powerMW:  300_000,
 			energyMJ: 1_000_000,
 			limitMW:  700_000,
@@ -130,16 +133,32 @@ func newRig(t testing.TB) *rig {
 	return r
 }
 
+// rigReserved is the memory the rig's driver keeps for itself.
+const rigReserved = 512 << 20
+
+// rigBusID is GPU i's PCI bus id on the rig, as NVML writes one.
+func rigBusID(i int) string { return fmt.Sprintf("00000000:%02X:00.0", 0x18+0x10*i) }
+
 type symbolError struct{ name string }
 
 func (e *symbolError) Error() string { return "undefined symbol: " + e.name }
 
 func (r *rig) wire(i int, d *server.Device, f *fakeGPU) {
+	// The driver reserves 512 MiB: v2 reports it apart, v1 counts it used.
 	d.GetMemoryInfo_v2Func = func() (nvml.Memory_v2, nvml.Return) {
-		return nvml.Memory_v2{Total: f.memTotal, Used: f.memUsed}, f.ret("GetMemoryInfo_v2")
+		return nvml.Memory_v2{Total: f.memTotal, Used: f.memUsed, Reserved: rigReserved,
+			Free: f.memTotal - f.memUsed - rigReserved}, f.ret("GetMemoryInfo_v2")
 	}
 	d.GetMemoryInfoFunc = func() (nvml.Memory, nvml.Return) {
-		return nvml.Memory{Total: f.memTotal, Used: f.memUsed + 512<<20}, f.ret("GetMemoryInfo")
+		return nvml.Memory{Total: f.memTotal, Used: f.memUsed + rigReserved,
+			Free: f.memTotal - f.memUsed - rigReserved}, f.ret("GetMemoryInfo")
+	}
+	d.GetPciInfoFunc = func() (nvml.PciInfo, nvml.Return) {
+		var p nvml.PciInfo
+		for k := range len(f.busID) {
+			p.BusId[k] = int8(f.busID[k])
+		}
+		return p, f.ret("GetPciInfo")
 	}
 	d.GetEnforcedPowerLimitFunc = func() (uint32, nvml.Return) { return f.limitMW, f.ret("GetEnforcedPowerLimit") }
 	d.GpmQueryDeviceSupportFunc = func() (nvml.GpmSupport, nvml.Return) {

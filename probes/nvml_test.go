@@ -30,6 +30,9 @@ func TestOpenNVMLDescribesEveryGPU(t *testing.T) {
 		if g.Index != i || g.Name != "NVIDIA H100 80GB HBM3" || !strings.HasPrefix(g.UUID, "GPU-") {
 			t.Errorf("GPU %d: %+v", i, g)
 		}
+		if g.PCIBusID != rigBusID(i) {
+			t.Errorf("GPU %d: PCI bus id %q, want %q", i, g.PCIBusID, rigBusID(i))
+		}
 		if g.MemTotal != 80<<30 || g.PowerLimit != 700 || !g.GPM || g.MIG {
 			t.Errorf("GPU %d: memory %v, limit %v W, GPM %v, MIG %v; want 80 GiB, 700 W, GPM, no MIG",
 				i, g.MemTotal, g.PowerLimit, g.GPM, g.MIG)
@@ -124,6 +127,8 @@ func TestNVMLValues(t *testing.T) {
 			wantValue(t, b.Reading, timeline.GPUPowerLimit, 700)
 			wantValue(t, b.Reading, timeline.GPUMemUsed, float64(uint64(i+1)<<30))
 			wantValue(t, b.Reading, timeline.GPUMemTotal, 80<<30)
+			// Free is NVML's: the 512 MiB the driver reserves is not free.
+			wantValue(t, b.Reading, timeline.GPUMemFree, float64(80<<30-uint64(i+1)<<30-rigReserved))
 			wantValue(t, b.Reading, timeline.GPUTemp, 60)
 			wantValue(t, b.Reading, timeline.GPUClockSM, 1980)
 			wantValue(t, b.Reading, timeline.GPUClockMem, 2619)
@@ -310,6 +315,8 @@ func TestNVMLMissingSymbols(t *testing.T) {
 		res := r.collect(t, n)
 		// GetMemoryInfo counts the driver's reserved memory in Used.
 		wantValue(t, res[2].Reading, timeline.GPUMemUsed, 3<<30+512<<20)
+		// Free is the same under both: what an allocation can still get.
+		wantValue(t, res[2].Reading, timeline.GPUMemFree, 80<<30-3<<30-512<<20)
 		for i, d := range r.devs {
 			if len(d.GetMemoryInfo_v2Calls()) != 0 {
 				t.Errorf("gpu%d: GetMemoryInfo_v2 called", i)

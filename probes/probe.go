@@ -97,6 +97,11 @@ type ProcessInfo struct {
 	Command string
 	CPU     float64 // % of one core since the previous lookup of this PID; NaN at first
 	RSS     float64 // bytes
+	// Started is when the process started; zero if unknown.
+	Started time.Time
+	// Workload is the container, pod, Slurm job or session its cgroup
+	// names.
+	Workload *timeline.Workload
 }
 
 // ProcessLookup finds the host's view of a process by PID. The real one

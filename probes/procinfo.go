@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // forgetAfter is how long a PID is remembered after its last lookup. The
@@ -36,6 +38,10 @@ type processLookup struct {
 	users     map[uint32]string
 	lastSweep time.Time
 	buf       []byte
+	// bootTime is when the host booted, from /proc/stat's btime, read
+	// once: a process's start is counted from it. Zero if unknown.
+	bootTime time.Time
+	bootRead bool
 }
 
 // seenProcess is what the lookup remembers of a PID between two lookups.
@@ -43,6 +49,9 @@ type seenProcess struct {
 	startTime uint64 // tells the process from a later one with the same PID
 	cpuTicks  uint64 // user + system at the last lookup
 	at        time.Time
+	// workload is what its cgroup said at its first lookup: a process
+	// seldom moves, and the file is long under cgroup v1.
+	workload *timeline.Workload
 }
 
 // NewProcessLookup returns the ProcessLookup that reads /proc.
@@ -90,6 +99,7 @@ func (l *processLookup) Lookup(pid int) (ProcessInfo, bool) {
 	if err != nil {
 		return ProcessInfo{}, false
 	}
+	comm := string(st.comm) // the buffer is reused below
 	info := ProcessInfo{CPU: math.NaN(), RSS: float64(st.rssPages) * pageSize}
 	ticks := st.utime + st.stime
 	prev := l.seen[pid]
@@ -98,13 +108,26 @@ func (l *processLookup) Lookup(pid int) (ProcessInfo, bool) {
 			info.CPU = ticksToSeconds(ticks-prev.cpuTicks) / dt * 100
 		}
 	}
+	known := prev != nil && prev.startTime == st.startTime
 	if prev == nil {
 		prev = &seenProcess{}
 		l.seen[pid] = prev
 	}
-	*prev = seenProcess{startTime: st.startTime, cpuTicks: ticks, at: now}
+	workload := prev.workload
+	if !known {
+		workload = nil
+		if l.buf, err = readFileInto(dir+"/cgroup", l.buf); err == nil {
+			if w := ParseCgroup(l.buf); !w.IsZero() {
+				workload = &w
+			}
+		}
+	}
+	*prev = seenProcess{startTime: st.startTime, cpuTicks: ticks, at: now, workload: workload}
+	info.Workload = workload
+	if boot := l.boot(); !boot.IsZero() {
+		info.Started = boot.Add(time.Duration(ticksToSeconds(st.startTime) * float64(time.Second))).Truncate(10 * time.Millisecond)
+	}
 
-	comm := string(st.comm) // the buffer is reused below
 	if l.buf, err = readFileInto(dir+"/cmdline", l.buf); err != nil {
 		l.buf = l.buf[:0] // exited meanwhile: fall back to the name from stat
 	}
@@ -115,6 +138,35 @@ func (l *processLookup) Lookup(pid int) (ProcessInfo, bool) {
 		}
 	}
 	return info, true
+}
+
+// boot reads the host's boot time once.
+func (l *processLookup) boot() time.Time {
+	if l.bootRead {
+		return l.bootTime
+	}
+	l.bootRead = true
+	var err error
+	if l.buf, err = readFileInto(l.proc+"/stat", l.buf); err == nil {
+		if secs, ok := parseBootTime(l.buf); ok {
+			l.bootTime = time.Unix(secs, 0)
+		}
+	}
+	return l.bootTime
+}
+
+// parseBootTime reads the "btime <seconds since the epoch>" line of
+// /proc/stat.
+func parseBootTime(stat []byte) (int64, bool) {
+	for line := range bytes.Lines(stat) {
+		rest, ok := bytes.CutPrefix(line, []byte("btime "))
+		if !ok {
+			continue
+		}
+		v, err := strconv.ParseInt(string(bytes.TrimSpace(rest)), 10, 64)
+		return v, err == nil && v > 0
+	}
+	return 0, false
 }
 
 // sweep forgets PIDs not looked up for forgetAfter, at most once per

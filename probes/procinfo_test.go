@@ -182,3 +182,43 @@ func FuzzParseStatusUID(f *testing.F) {
 		}
 	})
 }
+
+// TestProcessLookupWorkloadAndStart: the lookup names the process's
+// container from its cgroup (once per process: a later process with the
+// same PID is read again) and its start from the boot time.
+func TestProcessLookupWorkloadAndStart(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "stat"), []byte("cpu  1 2 3 4\nbtime 1700000000\nprocesses 9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cgroup := func(text string) {
+		if err := os.WriteFile(filepath.Join(root, "4242", "cgroup"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fakeProc(t, root, 4242, uint64(ticksPerSecond()*100), 100, "python3\x00", 0)
+	cgroup("0::/system.slice/docker-a2ffe0e97ac22657a2a023ad628e9df837c38a03b1ebc904d3f6d644eb1a1a81.scope\n")
+	l := newProcessLookup(root, true, steppingClock(time.Unix(1700000500, 0), time.Second))
+
+	info, ok := l.Lookup(4242)
+	if !ok {
+		t.Fatal("pid 4242 not found")
+	}
+	if info.Workload.Container != "a2ffe0e97ac2" || info.Workload.Runtime != "docker" {
+		t.Errorf("workload = %+v, want docker a2ffe0e97ac2", info.Workload)
+	}
+	if want := time.Unix(1700000100, 0); !info.Started.Equal(want) {
+		t.Errorf("started = %v, want %v (boot + 100 s)", info.Started, want)
+	}
+
+	// The same process: its cgroup is not read again.
+	cgroup("0::/init.scope\n")
+	if info, _ = l.Lookup(4242); info.Workload.Container != "a2ffe0e97ac2" {
+		t.Errorf("same process: workload = %+v, want the first answer kept", info.Workload)
+	}
+	// A new process under the same PID: read again.
+	fakeProc(t, root, 4242, uint64(ticksPerSecond()*200), 100, "python3\x00", 0)
+	if info, _ = l.Lookup(4242); !info.Workload.IsZero() {
+		t.Errorf("new process: workload = %+v, want none (init.scope)", info.Workload)
+	}
+}

@@ -20,7 +20,8 @@ import (
 // olderReaders are the last commits whose recordings package wrote and
 // read an older minor version: 1.0, where record type 7 (hints) was only
 // reserved, 1.1, before record type 9 (info), and 1.2, before a hint
-// record's standing and episodes.
+// record's standing and episodes; and the 1.4 reader from before process
+// records had their details at the end.
 var olderReaders = []struct {
 	version Version
 	commit  string
@@ -28,6 +29,8 @@ var olderReaders = []struct {
 	{Version{1, 0}, "d1c2db69753f5377ee620eb8531c963984fbabfb"},
 	{Version{1, 1}, "9c927cc12976567e090dc4faa0db9656db1464d8"},
 	{Version{1, 2}, "4ff66d52c40901ebfdbc4ec8d64ee85ab94256b0"},
+	// 1.4 before a process record's details (start, workload).
+	{Version{1, 4}, "59889fdafd8811013bf01390884dec27c89250d1"},
 }
 
 // readOldMain is a program that reads recordings with an older package and

@@ -16,6 +16,10 @@ var errCutShort = errors.New("cut short")
 // errBadCheck says a chunk's bytes do not match their CRC.
 var errBadCheck = errors.New("checksum mismatch")
 
+// errNeedMore says a streaming decoder holds the start of a chunk whose
+// check has not arrived yet: more data is on its way (stream.go).
+var errNeedMore = errors.New("chunk not complete yet")
+
 // segmentDecoder turns a segment's decompressed records back into samples.
 // It only decodes chunks whose check record matches, so a torn or damaged
 // tail yields every sample before it and then an error, never garbage.
@@ -52,6 +56,10 @@ type segmentDecoder struct {
 	// reader takes it. nextInfo is one read ahead, current from the next
 	// sample on.
 	info, nextInfo *timeline.SourceInfo
+	// streaming says the data is still arriving (a stream, not a file):
+	// records without their check yet are kept for more (feed), not a
+	// cut.
+	streaming bool
 }
 
 func (d *segmentDecoder) reset(data []byte) {
@@ -67,6 +75,7 @@ func (d *segmentDecoder) reset(data []byte) {
 		hasErr:    d.hasErr[:0],
 		hints:     d.hints[:0],
 		strings:   d.strings,
+		streaming: d.streaming,
 	}
 	clear(d.strings)
 }
@@ -158,7 +167,9 @@ func (d *segmentDecoder) hintsAfterSample() {
 	for {
 		if len(d.chunk.b) == 0 {
 			if err := d.nextChunk(); err != nil {
-				d.held = err
+				if err != errNeedMore { // a stream: the rest comes with its chunk
+					d.held = err
+				}
 				return
 			}
 		}
@@ -214,6 +225,9 @@ func (d *segmentDecoder) nextChunk() error {
 		typ := scan.byte()
 		payload := scan.bytes(scan.uvarint())
 		if scan.err != nil {
+			if d.streaming {
+				return errNeedMore
+			}
 			return errCutShort // a record runs past the end of the data
 		}
 		if typ != recCheck {
@@ -234,10 +248,20 @@ func (d *segmentDecoder) nextChunk() error {
 		return nil
 	}
 	if len(d.rest) > 0 {
+		if d.streaming {
+			return errNeedMore
+		}
 		d.rest = nil
 		return errCutShort // records with no check after them
 	}
 	return nil
+}
+
+// feed appends data that arrived on a stream. Records already taken
+// into the current chunk stay where they are: append copies only what is
+// not yet checked when it must grow, so memory holds about one chunk.
+func (d *segmentDecoder) feed(data []byte) {
+	d.rest = append(d.rest, data...)
 }
 
 func (d *segmentDecoder) readSample(c *cursor, s *timeline.Sample) {
@@ -373,6 +397,7 @@ func readProcesses(c *cursor) []timeline.Process {
 			InJob:   c.byte() == 1,
 		}
 	}
+	readProcessDetails(c, out)
 	return out
 }
 

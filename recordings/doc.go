@@ -35,10 +35,14 @@
 // Values are stored exactly, bit for bit, and compactly: each as the
 // difference from a prediction, in an adaptive Rice code (values.go).
 //
+// A stream (stream.go) is a recording read as it is written, from a pipe
+// or socket: NewStreamReader returns each sample, hint snapshot and
+// description as its chunk arrives; Recorder.StartWriter writes one.
+//
 // Files: format.go (constants), header.go, values.go and bits.go (how
 // numbers are stored), encode.go and decode.go (records), frames.go and
 // index.go (the file's frames), hints.go, info.go, writer.go, reader.go,
-// open.go (bad input), replay.go, recorder.go.
+// open.go (bad input), replay.go, recorder.go, stream.go.
 //
 // Beside it: recordings/importer turns other tools' logs into recordings,
 // recordings/export turns recordings into CSV and JSONL, and

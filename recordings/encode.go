@@ -219,6 +219,7 @@ func (e *segmentEncoder) appendProcesses(b []byte, procs []timeline.Process) []b
 		}
 		p = append(p, inJob)
 	}
+	p = appendProcessDetails(p, procs)
 	e.payload = p
 	return appendRecord(b, recProcesses, p)
 }

@@ -84,7 +84,11 @@ func goldenSamples() []timeline.Sample {
 		case 1:
 			s.Metrics[5].Value = math.NaN()
 			s.Processes = []timeline.Process{{GPU: 0, PID: 4242, User: "alice", Command: "python train.py",
-				GPUMem: 60 << 30, Util: 87, CPU: 99.5, RSS: math.NaN(), InJob: true}}
+				GPUMem: 60 << 30, Util: 87, CPU: 99.5, RSS: math.NaN(), InJob: true,
+				// Since 1.4's process details: a start and a workload.
+				Started: time.Unix(0, goldenStart.Add(-time.Hour).UnixNano()),
+				Workload: &timeline.Workload{Runtime: "containerd", Container: "2032491dcae3",
+					Pod: "55c6c714-b240-4dec-9a45-57b61696ab6e", QoS: "burstable"}}}
 		case 2:
 			s.Probes[1] = timeline.ProbeStatus{Probe: "host", State: timeline.ProbeFailed, Took: 5 * time.Millisecond, Err: "permission denied"}
 			s.Markers = []timeline.Marker{{At: at.Add(-300 * time.Millisecond), Text: "epoch 1", Origin: "job"}}
@@ -92,6 +96,20 @@ func goldenSamples() []timeline.Sample {
 		out = append(out, s)
 	}
 	return out
+}
+
+// goldenSamplesOf are the golden samples as format v keeps them: before
+// 1.4's process details, without a process's start and workload.
+func goldenSamplesOf(v Version) []timeline.Sample {
+	ss := goldenSamples()
+	if v.Minor < 4 {
+		for i := range ss {
+			for j := range ss[i].Processes {
+				ss[i].Processes[j].Started, ss[i].Processes[j].Workload = time.Time{}, nil
+			}
+		}
+	}
+	return ss
 }
 
 // goldenHints are the hint snapshots of the golden file, written after
@@ -157,7 +175,7 @@ func goldenBytes(t *testing.T, v Version) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, hs := goldenSamples(), goldenHintsOf(v)
+	ss, hs := goldenSamplesOf(v), goldenHintsOf(v)
 	for i := range ss {
 		if err := w.Write(&ss[i]); err != nil {
 			t.Fatal(err)
@@ -251,7 +269,7 @@ func TestGoldenOlder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ss := goldenSamples()
+		ss := goldenSamplesOf(c.version)
 		if len(samples) != len(ss) {
 			t.Fatalf("%s holds %d samples, want %d", c.path, len(samples), len(ss))
 		}

@@ -43,6 +43,11 @@ type RecorderOptions struct {
 	// NewJudge, if set, gives each recording its judge of hints, made when
 	// its first sample arrives (when the source knows its GPUs).
 	NewJudge func(info timeline.SourceInfo) HintJudge
+	// ShareDir, if set, is the user's private directory (0700, their own)
+	// where each file recording listens on a socket of its own while it
+	// records, for gputop attach (share.go). A socket that cannot be made
+	// leaves the recording as it is; State says where the socket is.
+	ShareDir string
 
 	// create makes a recording's file; createFile unless a test gives
 	// disks that stall or fill up.
@@ -136,7 +141,7 @@ func (r *Recorder) Start(path string) (string, error) {
 		if r.cur.failure() == nil {
 			return r.cur.path, nil
 		}
-		r.cur.finish() // what it wrote before the failure stays readable
+		r.cur.close() // what it wrote before the failure stays readable
 		r.cur = nil
 	}
 	create := r.opts.create
@@ -148,8 +153,39 @@ func (r *Recorder) Start(path string) (string, error) {
 		return "", err
 	}
 	r.cur = newRecording(path, f, &r.opts, r.errs)
+	if r.opts.ShareDir != "" {
+		r.cur.share, r.cur.shareErr = listenShare(r.opts.ShareDir, path, r.Mark)
+	}
 	return path, nil
 }
+
+// StartWriter records to w, as Start records to a file, from the next
+// sample on: `gputop stream` records to its stdout, so a pipe or an ssh
+// connection carries the recording as it is written. name stands for w in
+// messages ("stdout: broken pipe"). w is written by the writing goroutine,
+// and closed by Stop; a write error stops the recording as a full disk
+// does, and samples go on passing through. Recording already, it returns
+// an error and leaves w alone.
+func (r *Recorder) StartWriter(name string, w io.WriteCloser) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cur != nil {
+		if r.cur.failure() == nil {
+			return errors.New("recording already, to " + r.cur.path)
+		}
+		r.cur.close()
+		r.cur = nil
+	}
+	// Not an *os.File, whatever w is (os.Stdout): the Writer watches a
+	// file it made for being removed, and removes one that got no sample.
+	r.cur = newRecording(name, notAFile{w}, &r.opts, r.errs)
+	r.cur.notFile = true
+	return nil
+}
+
+// notAFile hides the *os.File behind a writer from the recording, which
+// treats files it made at a path as its own.
+type notAFile struct{ io.WriteCloser }
 
 // Summary says what a recording holds once it is closed.
 type Summary struct {
@@ -179,7 +215,7 @@ func (r *Recorder) Stop() (Summary, error) {
 	if rec == nil {
 		return Summary{}, nil
 	}
-	err := rec.finish()
+	err := rec.close()
 	return rec.summary(), err
 }
 
@@ -192,6 +228,10 @@ type State struct {
 	Failed error
 	// Samples counts the samples taken so far.
 	Samples int
+	// Socket is where others of this user can follow the recording
+	// (ShareDir), "" when there is none; SocketErr says why not.
+	Socket    string
+	SocketErr error
 }
 
 // State returns the Recorder's state.
@@ -202,7 +242,11 @@ func (r *Recorder) State() State {
 		return State{}
 	}
 	failed := r.cur.failure()
-	return State{Path: r.cur.path, On: failed == nil, Failed: failed, Samples: int(r.cur.taken.Load())}
+	st := State{Path: r.cur.path, On: failed == nil, Failed: failed, Samples: int(r.cur.taken.Load()), SocketErr: r.cur.shareErr}
+	if r.cur.share != nil {
+		st.Socket = r.cur.share.sock
+	}
+	return st
 }
 
 // EndAt makes Run return once it has recorded a sample at or after t:
@@ -337,6 +381,13 @@ type recording struct {
 
 	failMu sync.Mutex
 	failed error
+
+	// notFile says path names a writer (StartWriter), not a file.
+	notFile bool
+	// share serves the file to the user's attached viewers while it is
+	// written; nil when it does not (shareErr says why, if it was asked).
+	share    *sharer
+	shareErr error
 }
 
 // item is what the queue carries: a sample, with the source's description
@@ -560,11 +611,21 @@ func (rec *recording) finish() error {
 	return rec.finishErr
 }
 
+// close finishes the recording, then lets its attached clients take the
+// rest of the file (the index and trailer end their streams).
+func (rec *recording) close() error {
+	err := rec.finish()
+	if rec.share != nil {
+		rec.share.end()
+	}
+	return err
+}
+
 // summary describes the recording after finish.
 func (rec *recording) summary() Summary {
 	s := Summary{Path: rec.path, Samples: rec.samples, First: rec.first, Last: rec.last,
 		Dropped: rec.dropped.Load(), Failed: rec.failure(), Removed: rec.w == nil && rec.failure() == nil}
-	if fi, err := os.Stat(rec.path); err == nil && !s.Removed {
+	if fi, err := os.Stat(rec.path); err == nil && !s.Removed && !rec.notFile {
 		s.Bytes = fi.Size()
 	}
 	return s

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -60,6 +61,18 @@ func (s *scriptSource) Mark(text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.marks = append(s.marks, text)
+}
+
+func (s *scriptSource) markCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.marks)
+}
+
+func (s *scriptSource) marksCopy() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.marks)
 }
 
 func (s *scriptSource) nexts() int {

@@ -107,6 +107,10 @@ func sameSample(t *testing.T, i int, want, got timeline.Sample) {
 		}
 		g.GPUMem, g.Util, g.CPU, g.RSS = 0, 0, 0, 0
 		p.GPUMem, p.Util, p.CPU, p.RSS = 0, 0, 0, 0
+		if (g.Workload == nil) != (p.Workload == nil) || g.Workload != nil && *g.Workload != *p.Workload {
+			t.Errorf("sample %d process %d: workload %+v, want %+v", i, j, g.Workload, p.Workload)
+		}
+		g.Workload, p.Workload = nil, nil
 		if g != p {
 			t.Errorf("sample %d process %d: %+v, want %+v", i, j, g, p)
 		}

@@ -101,6 +101,7 @@ func (s *Store) Markers() []Marker { return s.markers }
 type processList struct {
 	at    int64
 	procs []Process
+	refs  []processRef // parallel to procs (proclife.go)
 }
 
 // maxProcessLists bounds the process history (a day at one list per 5 s).
@@ -110,7 +111,7 @@ func (s *Store) addProcesses(t int64, procs []Process) {
 	if len(s.processes) >= maxProcessLists {
 		s.processes = append(s.processes[:0], s.processes[len(s.processes)/4:]...)
 	}
-	s.processes = append(s.processes, processList{at: t, procs: procs})
+	s.processes = append(s.processes, processList{at: t, procs: procs, refs: s.processRefs(procs)})
 }
 
 // ProcessesAt is the newest process list taken at or before t, and when.

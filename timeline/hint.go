@@ -43,6 +43,12 @@ const (
 	HintPCIeBound        = "pcie-bound"
 	HintGPUError         = "gpu-error"     // the driver reported an Xid; the GPU may be gone
 	HintLinkDegraded     = "link-degraded" // a PCIe link below its generation or width while working
+
+	// Across the hosts of a session of several.
+	HintHostIdle      = "host-idle"
+	HintHostLate      = "host-late"
+	HintStragglerHost = "straggler-host"
+	HintUnevenMemory  = "uneven-memory"
 )
 
 // Hint names what holds the GPUs back over a stretch of time, with the

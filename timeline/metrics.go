@@ -16,6 +16,7 @@ const (
 	GPUTensor      = "gpu.tensor"       // %, GPM: any tensor pipe active
 	GPUDRAMBW      = "gpu.dram_bw"      // %, GPM: DRAM bandwidth used / peak
 	GPUMemUsed     = "gpu.mem_used"     // bytes
+	GPUMemFree     = "gpu.mem_free"     // bytes free to allocate (NVML's Free: the driver's reserve is neither used nor free)
 	GPUMemTotal    = "gpu.mem_total"    // bytes
 	GPUPower       = "gpu.power"        // W; from the energy counter where it exists
 	GPUPowerLimit  = "gpu.power_limit"  // W, enforced
@@ -127,6 +128,7 @@ func init() {
 		{GPUDRAMBW, Percent, "DRAM bw"},
 		{GPUMemUsed, Bytes, "memory"},
 		{GPUMemTotal, Bytes, "memory total"},
+		{GPUMemFree, Bytes, "memory free"},
 		{GPUPower, Watts, "power"},
 		{GPUPowerLimit, Watts, "power limit"},
 		{GPUTemp, Celsius, "temp"},

@@ -171,6 +171,13 @@ type Process struct {
 	CPU   float64 // % of one host core; NaN if unknown
 	RSS   float64 // bytes; NaN if unknown
 	InJob bool    // part of the process tree `gputop run` wraps
+	// Started is when the process started, from the host's /proc; zero if
+	// unknown. With the PID it names one process (a PID is reused).
+	Started time.Time
+	// Workload is the container, pod, Slurm job or session its cgroup
+	// names; nil if none or unknown. Lists share it: a process's every
+	// list points at the one the lookup read.
+	Workload *Workload
 }
 
 // Marker is a time and a short text: a phase of the job, named by the job,

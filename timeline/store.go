@@ -62,7 +62,10 @@ type Store struct {
 	events    []Event
 	open      map[statusKey]int // index into events of each open one
 	processes []processList
-	scratch   []colAcc
+	// processIDs numbers each process (GPU, PID, start) seen, for
+	// ProcessSpans (proclife.go).
+	processIDs map[processID]int32
+	scratch    []colAcc
 }
 
 // NewStore returns an empty Store.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -56,7 +57,12 @@ func (m *Model) detailTarget() (dm detailMetric, dev, who string) {
 		return hostDetail, timeline.HostDevice, "host"
 	}
 	dev = m.selectedDevice()
-	return detailMetrics[m.metric], dev, "GPU" + strings.TrimPrefix(dev, "gpu")
+	who = "GPU" + strings.TrimPrefix(dev, "gpu")
+	if m.info.MultiHost() && m.gpu < len(m.info.GPUs) {
+		g := m.info.GPUs[m.gpu]
+		who = fmt.Sprintf("%s GPU%d", g.Host, g.OnHost())
+	}
+	return detailMetrics[m.metric], dev, who
 }
 
 func (m *Model) selectedDevice() string {

@@ -14,4 +14,9 @@
 // Every key is a binding in one table (keymap.go): handleKey matches it,
 // the ? screen lists it, and the footer offers the bindings that do
 // something now.
+//
+// A session of several hosts groups the GPU list by host (hostlist.go): a
+// line per host, a host's GPUs under its line where they all fit, or one
+// host opened with enter; the host row and the detail graph follow the
+// selected host and GPU.
 package ui

@@ -57,6 +57,9 @@ func (m *Model) statusText(f *frame) string {
 	events := m.store.EventsAt(f.at)
 	sort.SliceStable(events, func(i, j int) bool { return events[i].State > events[j].State })
 	for _, e := range events {
+		if e.Probe == timeline.RemoteProbe && m.info.MultiHost() {
+			continue // the host's own line says it, and since when (hostlist.go)
+		}
 		who := e.Probe
 		if e.Device != "" {
 			who += " " + e.Device

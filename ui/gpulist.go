@@ -8,7 +8,6 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
-	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // A node with more GPUs than rows scrolls its GPU list as htop scrolls its
@@ -31,6 +30,10 @@ func (m *Model) viewGPUList(f *frame) []string {
 // keepSelectionInView scrolls the list the least that shows the selected
 // GPU, and never past its end (a resize that makes room shows more).
 func (m *Model) keepSelectionInView() {
+	if m.info.MultiHost() {
+		m.keepHostSelectionInView()
+		return
+	}
 	n, shown := len(m.info.GPUs), m.lay.gpusShown
 	m.gpu = min(max(0, m.gpu), max(0, n-1))
 	if shown <= 0 {
@@ -124,7 +127,7 @@ func (m *Model) viewGPUSummary(f *frame) string {
 		}
 		ln.add("  ", ink{}).add(strings.ToUpper(s.worst.Severity.String())+" "+s.worst.ID, k)
 		// Its GPUs whole or not at all: "GPU0-" misleads.
-		if set := " " + units.GPUs(s.worst.GPUs); len(s.worst.GPUs) > 0 && ln.w+len(set) <= m.width {
+		if set := " " + m.gpuNames.Of(s.worst.GPUs); len(s.worst.GPUs) > 0 && ln.w+len(set) <= m.width {
 			ln.add(set, m.theme.dim)
 		}
 	}

@@ -103,6 +103,9 @@ func (m *Model) viewGPUs(f *frame) []string {
 	if len(m.info.GPUs) == 0 {
 		return m.viewNoGPUs()
 	}
+	if m.info.MultiHost() {
+		return m.viewHostGPUs(f)
+	}
 	return m.viewGPUList(f)
 }
 
@@ -114,7 +117,7 @@ func (m *Model) gpuLabel(i int, g timeline.GPUInfo) string {
 			mark = ">"
 		}
 	}
-	return padRight(mark+fmt.Sprintf("GPU%d", g.Index), m.lay.label)
+	return padRight(mark+fmt.Sprintf("GPU%d", g.OnHost()), m.lay.label)
 }
 
 func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {

@@ -16,6 +16,9 @@ import (
 func (m *Model) viewHeader(f *frame) string {
 	right := m.headerState(f)
 	left := []string{m.info.Host, gpuSummary(m.info.GPUs)}
+	if m.info.MultiHost() {
+		left[0] = fmt.Sprintf("%d hosts", len(m.info.Hosts))
+	}
 	if m.info.Driver != "" {
 		left = append(left, "driver "+m.info.Driver)
 	}

@@ -13,23 +13,24 @@ import (
 // and a bar per core, so one pegged core among idle ones (a single-threaded
 // loader) stands out.
 func (m *Model) viewHost(f *frame) []string {
-	hv := func(name string) float64 { return m.value(name, timeline.HostDevice, f.at) }
+	hostDev := m.hostDevice()
+	hv := func(name string) float64 { return m.value(name, hostDev, f.at) }
 	multi := m.lay.gpuRows > 1
 	prefix := m.lay.label
 	if multi {
 		prefix += rowLabelWidth
 	}
 
-	if m.store.Len() > 0 && !m.store.Has(timeline.Key{Name: timeline.HostCPU, Device: timeline.HostDevice}) {
+	if m.store.Len() > 0 && !m.store.Has(timeline.Key{Name: timeline.HostCPU, Device: hostDev}) {
 		return m.viewNoHost(multi)
 	}
 	cpu := newLine(m.width)
-	cpu.add(padRight(" host", m.lay.label), m.theme.title)
+	cpu.add(padRight(" "+m.hostLabel(), m.lay.label), m.theme.title)
 	if multi {
 		cpu.add(padRight("cpu", rowLabelWidth), m.theme.dim)
 	}
 	cpu.pad(prefix)
-	m.store.Series(timeline.Key{Name: timeline.HostCPU, Device: timeline.HostDevice}, f.from, f.to, f.cols)
+	m.store.Series(timeline.Key{Name: timeline.HostCPU, Device: hostDev}, f.from, f.to, f.cols)
 	cpu.add(m.glyph.spark(f.cols, 0, 100), m.theme.host)
 	// A one-row host has the room of a one-row GPU: short labels.
 	iowait, load := " iowait ", " load "
@@ -53,13 +54,13 @@ func (m *Model) viewHost(f *frame) []string {
 
 	mem := newLine(m.width)
 	mem.pad(m.lay.label).add(padRight("ram", rowLabelWidth), m.theme.dim)
-	m.store.Series(timeline.Key{Name: timeline.HostMemUsed, Device: timeline.HostDevice}, f.from, f.to, f.cols)
+	m.store.Series(timeline.Key{Name: timeline.HostMemUsed, Device: hostDev}, f.from, f.to, f.cols)
 	mem.add(m.glyph.spark(f.cols, 0, hv(timeline.HostMemTotal)), m.theme.mem)
 	mem.add(" ", ink{}).add(ram, m.theme.mem)
 	// Whole fields only: a disk rate cut in half is worse than none; and
 	// none at all where the host never gave one.
 	var fields []field
-	if m.store.Has(timeline.Key{Name: timeline.HostDiskRead, Device: timeline.HostDevice}) {
+	if m.store.Has(timeline.Key{Name: timeline.HostDiskRead, Device: hostDev}) {
 		fields = append(fields, field{disk, dimInk})
 	}
 	fields = append(fields, field{"swap " + swap, func(t *theme) ink { return swapInk(t, hv(timeline.HostSwapUsed)) }})
@@ -72,7 +73,7 @@ func (m *Model) viewHost(f *frame) []string {
 // N/A reads as if something failed.
 func (m *Model) viewNoHost(multi bool) []string {
 	ln := newLine(m.width)
-	ln.add(padRight(" host", m.lay.label), m.theme.title)
+	ln.add(padRight(" "+m.hostLabel(), m.lay.label), m.theme.title)
 	msg := "no host readings in this recording"
 	switch {
 	case m.info.Kind == timeline.Imported || m.info.Recorded == timeline.Imported:
@@ -113,12 +114,13 @@ func swapInk(t *theme, v float64) ink {
 // When there are more cores than columns, each bar is the busiest of a
 // group, so a pegged core never hides in an average.
 func (m *Model) viewCores(f *frame, prefix int) []string {
-	if len(m.cores) == 0 {
+	cores := m.hostCores()
+	if len(cores) == 0 {
 		return make([]string, m.lay.coreRows)
 	}
-	vals := make([]float64, len(m.cores))
+	vals := make([]float64, len(cores))
 	pegged := 0
-	for i, dev := range m.cores {
+	for i, dev := range cores {
 		vals[i] = m.value(timeline.CoreBusy, dev, f.at)
 		if vals[i] >= 95 {
 			pegged++
@@ -130,7 +132,7 @@ func (m *Model) viewCores(f *frame, prefix int) []string {
 		vals = groupMax(vals, room*m.lay.coreRows)
 		perRow = room
 	}
-	summary := fmt.Sprintf(" %d cores", len(m.cores))
+	summary := fmt.Sprintf(" %d cores", len(cores))
 	if pegged > 0 {
 		summary += fmt.Sprintf(", %d at 95%%+", pegged)
 	}

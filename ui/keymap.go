@@ -55,6 +55,7 @@ type keyMap struct {
 	up, down, metric, hint, closeHint         binding
 	gpuPageUp, gpuPageDown, firstGPU, lastGPU binding
 	hintUp, hintDown                          binding
+	openHost, closeHost                       binding
 
 	zoomIn, zoomOut, pause               binding
 	back, forward, pageBack, pageForward binding
@@ -62,6 +63,12 @@ type keyMap struct {
 	prevMark, nextMark                   binding
 
 	mark, record binding
+
+	// The process table (procs.go, kill.go).
+	procs, sortNext, sortInvert, kill          binding
+	procUp, procDown, procPageUp, procPageDown binding
+	procFirst, procLast, leaveProcs            binding
+	killYes, killNo                            binding
 
 	helpUp, helpDown binding
 
@@ -85,8 +92,9 @@ func bind(keys []string, short, does, text string, rank int) binding {
 func keys(k ...string) []string { return k }
 
 // newKeyMap builds the table. The footer draws arrows as letters with
-// --ascii.
-func newKeyMap(ascii bool) *keyMap {
+// --ascii; --readonly leaves k out of the table, so neither the help nor
+// the footer offers it.
+func newKeyMap(ascii, readonly bool) *keyMap {
 	upDown, leftRight := "↑↓", "←→"
 	if ascii {
 		upDown, leftRight = "up/dn", "lt/rt"
@@ -112,6 +120,10 @@ func newKeyMap(ascii bool) *keyMap {
 		hint: bind(keys("h"), "h", "hint",
 			"show the next hint in full (its evidence, next step and episodes); past the last, back to the graph", 6),
 		closeHint: bind(keys("esc"), "esc", "close", "close the hint, back to the graph", 7),
+		// Sessions of several hosts list one line per host where their GPUs
+		// do not all fit (hostlist.go).
+		openHost:  bind(keys("enter"), "enter", "open", "several hosts: open the selected host's GPUs", 7),
+		closeHost: bind(keys("esc", "backspace"), "esc", "hosts", "several hosts: back from a host's GPUs to the list of hosts", 7),
 		// While a hint is open, up and down scroll it (when it is longer
 		// than the pane) instead of choosing a GPU.
 		hintUp:   bind(keys("up", "k"), upDown, "scroll", "scroll the hint up, where it is longer than its pane", 8),
@@ -138,6 +150,29 @@ func newKeyMap(ascii bool) *keyMap {
 		mark:   bind(keys("m"), "m", "mark", "add a marker (a one-line label) now", 11),
 		record: bind(keys("r"), "r", "record", "start or stop recording to a file", 10),
 
+		// As in htop: p gives the process table the arrows, s (or F6)
+		// picks what it is sorted by, I inverts the order, k signals. The
+		// keys that work only while the table has the keyboard rank first
+		// in the footer: then they are what matters.
+		procs: bind(keys("p"), "p", "procs",
+			"the process table takes the arrow keys, to choose a process and see all of it: command line, start, "+
+				"container, pod or Slurm job; p or esc gives them back", 15),
+		sortNext: bind(keys("s", "f6"), "s", "sort",
+			"sort the processes by the next column: GPU memory, util, CPU, PID, user, start, GPU (htop's F6)", 15),
+		sortInvert: bind(keys("I"), "I", "invert", "invert the processes' order (htop's I)", 15),
+		kill: bind(keys("k"), "k", "kill",
+			"send SIGTERM to the chosen process after a y/n question: live only, and only to a process of your own "+
+				"user (for root, root's own); not with --readonly", 1),
+		procUp:       bind(keys("up"), upDown, "process", "choose the process above", 1),
+		procDown:     bind(keys("down"), "", "", "choose the process below", 0),
+		procPageUp:   bind(keys("pgup"), "", "", "choose the process a screenful up", 0),
+		procPageDown: bind(keys("pgdown"), "", "", "choose the process a screenful down", 0),
+		procFirst:    bind(keys("home"), "", "", "choose the first process", 0),
+		procLast:     bind(keys("end"), "", "", "choose the last process", 0),
+		leaveProcs:   bind(keys("esc"), "esc", "GPUs", "give the arrow keys back to the GPUs", 1),
+		killYes:      bind(keys("y"), "y", "send", "send SIGTERM", 0),
+		killNo:       bind(keys("n", "esc"), "n", "don't", "do not send it", 0),
+
 		helpUp:   bind(keys("up", "k"), upDown, "scroll", "scroll the help up", 0),
 		helpDown: bind(keys("down", "j", " ", "pgdown"), "", "", "scroll the help down", 0),
 
@@ -149,6 +184,7 @@ func newKeyMap(ascii bool) *keyMap {
 	for _, p := range [][2]*binding{
 		{&k.up, &k.down}, {&k.zoomIn, &k.zoomOut}, {&k.back, &k.forward},
 		{&k.start, &k.end}, {&k.slower, &k.faster}, {&k.prevMark, &k.nextMark}, {&k.hintUp, &k.hintDown},
+		{&k.procUp, &k.procDown},
 	} {
 		p[0].pair = p[1]
 	}
@@ -156,19 +192,32 @@ func newKeyMap(ascii bool) *keyMap {
 	k.faster.why = k.slower.why
 	k.mark.why = "markers are added while sampling; this is a replay"
 	k.record.why = "recording is for live sessions; this is a replay"
+	k.kill.why = "k signals processes of a live session only (not a replay, an import or a demo)"
+	processKeys := []*binding{&k.procs, &k.sortNext, &k.sortInvert}
+	if !readonly {
+		processKeys = append(processKeys, &k.kill)
+	}
 	k.groups = []keyGroup{
 		{"Program", []*binding{&k.quit, &k.help, &k.suspend}},
 		{"GPUs and hints", []*binding{
 			&k.up, &k.down, &k.gpuPageUp, &k.gpuPageDown, &k.firstGPU, &k.lastGPU, &k.metric, &k.hint, &k.closeHint,
+			&k.openHost, &k.closeHost,
 		}},
 		{"Time", []*binding{
 			&k.zoomIn, &k.zoomOut, &k.pause, &k.back, &k.forward, &k.pageBack, &k.pageForward,
 			&k.start, &k.end, &k.slower, &k.faster, &k.goTo, &k.prevMark, &k.nextMark,
 		}},
 		{"Recording", []*binding{&k.mark, &k.record}},
+		{"Processes", processKeys},
+		{"In the process table (p)", []*binding{
+			&k.procUp, &k.procDown, &k.procPageUp, &k.procPageDown, &k.procFirst, &k.procLast, &k.leaveProcs,
+		}},
 		{"In an open hint", []*binding{&k.hintUp, &k.hintDown}},
 		{"In the help", []*binding{&k.helpUp, &k.helpDown}},
 		{"Answering a question (m, t)", []*binding{&k.answer, &k.cancel, &k.erase, &k.eraseAll}},
+	}
+	if !readonly {
+		k.groups = append(k.groups, keyGroup{"Answering y/n (k)", []*binding{&k.killYes, &k.killNo}})
 	}
 	for _, b := range k.all() {
 		if b.rank > 0 {
@@ -242,12 +291,26 @@ func (m *Model) updateKeys() {
 	}
 	on(true, &k.quit, &k.help, &k.suspend)
 	hintScrolls := m.hintSel > 0 && m.hintSel <= hints && m.hintDetailOverflow() > 0
-	on(gpus && !hintScrolls, &k.up, &k.down)
-	on(gpus, &k.gpuPageUp, &k.gpuPageDown, &k.firstGPU, &k.lastGPU)
+	// The process table: p where there are process lists and room to show
+	// them; while it has the keyboard, the arrows are its own.
+	_, procsAt := m.store.ProcessesAt(last)
+	m.procs.focus = m.procs.focus && !procsAt.IsZero() && m.procFocusRows() >= 4
+	focus := m.procs.focus
+	on(!procsAt.IsZero() && m.procFocusRows() >= 4, &k.procs)
+	on(focus || m.lay.procs > 0 && !procsAt.IsZero(), &k.sortNext, &k.sortInvert)
+	on(focus, &k.procUp, &k.procDown, &k.procPageUp, &k.procPageDown, &k.procFirst, &k.procLast, &k.leaveProcs)
+	_, chosen := m.selectedProcess()
+	on(focus && chosen && m.canKill(), &k.kill)
+	on(m.confirm.active, &k.killYes, &k.killNo)
+	on(gpus && !hintScrolls && !focus, &k.up, &k.down)
+	on(gpus && !focus, &k.gpuPageUp, &k.gpuPageDown, &k.firstGPU, &k.lastGPU)
 	on(gpus && samples, &k.metric)
 	on(hints > 0, &k.hint)
-	on(m.hintSel > 0 && m.hintSel <= hints, &k.closeHint)
+	on(m.hintSel > 0 && m.hintSel <= hints && !focus, &k.closeHint)
 	on(hintScrolls, &k.hintUp, &k.hintDown)
+	hintOpen := m.hintSel > 0 && m.hintSel <= hints
+	on(gpus && m.info.MultiHost() && m.hosts.mode == hostList, &k.openHost)
+	on(gpus && m.info.MultiHost() && m.hosts.mode == hostOpen && !hintOpen, &k.closeHost)
 	on(samples, &k.zoomIn, &k.zoomOut, &k.back, &k.forward, &k.pageBack, &k.pageForward,
 		&k.start, &k.end, &k.goTo, &k.prevMark, &k.nextMark)
 	on(samples && !atEnd, &k.pause)
@@ -271,6 +334,11 @@ func (m *Model) updateKeys() {
 		short(&k.back, "scroll")
 	} else {
 		short(&k.back, "step")
+	}
+	if m.info.MultiHost() && m.hosts.mode == hostList {
+		short(&k.up, "host")
+	} else {
+		short(&k.up, "GPU")
 	}
 	if m.hintSel > 0 {
 		short(&k.hint, "next")

@@ -136,7 +136,7 @@ func TestEveryBindingIsAKeyBubbleteaReports(t *testing.T) {
 	for _, k := range everyKey() {
 		names[k.String()] = true
 	}
-	for _, b := range newKeyMap(false).all() {
+	for _, b := range newKeyMap(false, false).all() {
 		if len(b.Keys()) == 0 || b.text == "" {
 			t.Errorf("binding %q has no keys or no text", b.text)
 		}
@@ -411,7 +411,7 @@ func TestReadmeKeyTableIsTheHelp(t *testing.T) {
 	}
 	var b strings.Builder
 	b.WriteString("| key | does |\n|---|---|\n")
-	for _, g := range newKeyMap(false).groups {
+	for _, g := range newKeyMap(false, false).groups {
 		fmt.Fprintf(&b, "| **%s** | |\n", g.title)
 		for _, x := range g.bindings {
 			fmt.Fprintf(&b, "| `%s` | %s |\n", strings.ReplaceAll(keyNames(x), ", ", "`, `"), x.text)

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"math"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -33,6 +34,9 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	if m.prompt.active {
 		return m.handlePromptKey(k)
 	}
+	if m.confirm.active {
+		return m.handleConfirmKey(k)
+	}
 	keys := m.keys
 	m.note = ""
 	if m.showHelp {
@@ -57,10 +61,35 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		return tea.Quit
 	case key.Matches(k, keys.help.Binding):
 		m.showHelp, m.helpTop = true, 0
+	case key.Matches(k, keys.procUp.Binding):
+		m.moveSel(-1)
+	case key.Matches(k, keys.procDown.Binding):
+		m.moveSel(+1)
+	case key.Matches(k, keys.procPageUp.Binding):
+		m.moveSel(-max(1, m.procs.visible))
+	case key.Matches(k, keys.procPageDown.Binding):
+		m.moveSel(max(1, m.procs.visible))
+	case key.Matches(k, keys.procFirst.Binding):
+		m.moveSel(math.MinInt)
+	case key.Matches(k, keys.procLast.Binding):
+		m.moveSel(math.MaxInt)
+	case key.Matches(k, keys.procs.Binding):
+		m.procs.focus = !m.procs.focus
+		m.hintSel, m.hintTop = 0, 0
+	case key.Matches(k, keys.leaveProcs.Binding):
+		m.procs.focus = false
+	case key.Matches(k, keys.sortNext.Binding):
+		m.procs.sortBy = (m.procs.sortBy + 1) % procColumns
+		m.note = "processes by " + procColumnNames[m.procs.sortBy]
+	case key.Matches(k, keys.sortInvert.Binding):
+		m.procs.invert = !m.procs.invert
+	case key.Matches(k, keys.kill.Binding):
+		m.killKey()
 	case key.Matches(k, keys.hintUp.Binding):
 		m.hintTop = max(0, m.hintTop-1)
 	case key.Matches(k, keys.hintDown.Binding):
 		m.hintTop = min(m.hintDetailOverflow(), m.hintTop+1)
+	case m.info.MultiHost() && m.hostKey(keys, func(b *binding) bool { return key.Matches(k, b.Binding) }):
 	case key.Matches(k, keys.up.Binding):
 		m.gpu = max(0, m.gpu-1)
 	case key.Matches(k, keys.down.Binding):
@@ -106,6 +135,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, keys.goTo.Binding):
 		m.ask("go to time (14:03, +10m, -5m):", (*Model).jumpTo)
 	case key.Matches(k, keys.hint.Binding):
+		m.procs.focus = false
 		m.hintSel, m.hintTop = m.hintSel+1, 0
 		if m.hintSel > len(m.an.shown) {
 			m.hintSel = 0

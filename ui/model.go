@@ -10,6 +10,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // Options configure the UI.
@@ -31,6 +33,12 @@ type Options struct {
 	// Recorder starts and stops recording for the r key; nil where there is
 	// nothing to record (a replay).
 	Recorder Recorder
+	// Killer sends SIGTERM for the k key; nil turns k off. Only a live
+	// session's is asked.
+	Killer Killer
+	// ReadOnly turns k off, and out of the help and the footer
+	// (--readonly).
+	ReadOnly bool
 	// Notice is a line the footer shows from the start, until a key is
 	// pressed: something the person should know that is not an error
 	// (markers going to a fallback directory).
@@ -52,12 +60,15 @@ type Recorder interface {
 // Model is the root bubbletea model. Its Update only dispatches; each
 // concern lives in its own file (keys.go, samples, playback.go, the panels).
 type Model struct {
-	src   timeline.Source
-	info  timeline.SourceInfo
-	store *timeline.Store
-	theme theme
-	glyph *glyphs
-	ascii bool
+	src  timeline.Source
+	info timeline.SourceInfo
+	// gpuNames names GPUs as the hints and the report do: "node3 GPU2"
+	// in a session of several hosts. Kept with info.
+	gpuNames units.GPUNames
+	store    *timeline.Store
+	theme    theme
+	glyph    *glyphs
+	ascii    bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -72,15 +83,22 @@ type Model struct {
 	cores     []string       // the host's core devices, in order
 	coresSeen int            // store keys looked at for cores
 
-	gpu    int // selected GPU (index into info.GPUs)
-	gpuTop int // first GPU of a scrolling list on screen
-	metric int // selected detail metric (index into detailMetrics)
+	gpu    int     // selected GPU (index into info.GPUs)
+	gpuTop int     // first GPU of a scrolling list on screen
+	hosts  hostNav // the hosts of a session of several (hostlist.go)
+	metric int     // selected detail metric (index into detailMetrics)
 	// keys is the key table; updateKeys says which of them do something.
 	keys     *keyMap
 	showHelp bool
 	helpTop  int // first help line on screen
 	prompt   prompt
 	recorder Recorder
+	// procs is the process table's state (procs.go); killer, readonly
+	// and confirm are the k key's (kill.go).
+	procs    procTable
+	killer   Killer
+	readonly bool
+	confirm  killQuestion
 	// dirty says the screen must be drawn again; lastView is the last one.
 	dirty    bool
 	lastView string
@@ -121,6 +139,7 @@ func New(opts Options) *Model {
 	m := &Model{
 		src:      opts.Source,
 		info:     info,
+		gpuNames: analysis.GPUNamesOf(info),
 		store:    store,
 		theme:    newTheme(r, opts.Plain),
 		glyph:    g,
@@ -131,7 +150,9 @@ func New(opts Options) *Model {
 		recorder: opts.Recorder,
 		note:     opts.Notice,
 		play:     playback{motion: following, speed: speed, grows: grows},
-		keys:     newKeyMap(opts.ASCII),
+		keys:     newKeyMap(opts.ASCII, opts.ReadOnly),
+		killer:   opts.Killer,
+		readonly: opts.ReadOnly,
 	}
 	if !grows {
 		m.play.motion = playing
@@ -231,10 +252,19 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 	if wasEmpty {
 		// A source may learn what it samples only as it starts (NVML's
 		// init can take seconds): take its description again.
-		m.info = m.src.Info()
+		m.setInfo(m.src.Info())
 		m.play.grows = m.info.Kind == timeline.Live || m.info.Kind == timeline.Demo
 		if m.width > 0 {
 			m.handleResize(m.width, m.height)
+		}
+	}
+	if !wasEmpty && m.info.MultiHost() {
+		// A host of several that answers late brings GPUs of its own.
+		if in := m.src.Info(); len(in.GPUs) != len(m.info.GPUs) {
+			m.setInfo(in)
+			if m.width > 0 {
+				m.handleResize(m.width, m.height)
+			}
 		}
 	}
 	m.noteCores()
@@ -293,7 +323,7 @@ func (m *Model) tick() tea.Cmd {
 
 func (m *Model) handleResize(w, h int) {
 	m.width, m.height = w, h
-	m.lay = computeLayout(w, h, m.info, len(m.cores))
+	m.relayout()
 	if !m.sizedZoom && m.lay.fits {
 		m.play.zoom = defaultZoom(m.lay.spark, m.info.Interval)
 		m.sizedZoom = true
@@ -302,3 +332,9 @@ func (m *Model) handleResize(w, h int) {
 
 // Close stops pulling from the source.
 func (m *Model) Close() { m.cancel() }
+
+// setInfo takes the source's description, and the GPU names that go with it.
+func (m *Model) setInfo(in timeline.SourceInfo) {
+	m.info = in
+	m.gpuNames = analysis.GPUNamesOf(in)
+}

@@ -297,7 +297,7 @@ func (m *Model) hintLine(h timeline.Hint, at time.Time, selected bool, more stri
 	}
 	ln.add(mark+m.glyph.warn+" "+padRight(sev, 9), k)
 	ln.add(h.ID, name)
-	if g := gpuList(h.GPUs); g != "" {
+	if g := gpuList(m.gpuNames, h.GPUs); g != "" {
 		ln.add(" "+g, name)
 	}
 	if st := hintStatus(h, at); st != "" {
@@ -311,13 +311,13 @@ func (m *Model) hintLine(h timeline.Hint, at time.Time, selected bool, more stri
 	return ln.String()
 }
 
-// gpuList writes GPU indexes briefly: "GPU0-7", "GPU1", "GPU0,2-7"; ""
-// for a hint about the host.
-func gpuList(gpus []int) string {
+// gpuList writes GPU indexes briefly: "GPU0-7", "GPU1", "GPU0,2-7", or
+// by host, "node3 GPU0-7"; "" for a hint about the host.
+func gpuList(names units.GPUNames, gpus []int) string {
 	if len(gpus) == 0 {
 		return ""
 	}
-	return units.GPUs(gpus)
+	return names.Of(gpus)
 }
 
 // hintStatus says what kind of reading a hint is at the cursor: "so far

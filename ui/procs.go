@@ -1,58 +1,396 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// viewProcs is the table of GPU processes at the cursor (from the slower
-// sampling tier), busiest GPU memory first, like nvitop's.
+// The process table lists every process that held a GPU in the visible
+// window (from the slower sampling tier's lists): those still holding one
+// first, then those that let go or exited during the window, dimmed, with
+// when they were last seen. `p` gives it the keyboard, as htop's list has
+// it: the arrows choose a process, whose whole command line, start and
+// container show under the table; s and I sort it; k sends SIGTERM
+// (kill.go).
+
+// procColumn is what the table can be sorted by.
+type procColumn uint8
+
+const (
+	sortGPUMem procColumn = iota // the default, as nvitop's
+	sortUtil
+	sortCPU
+	sortPID
+	sortUser
+	sortStart
+	sortGPU
+	procColumns
+)
+
+var procColumnNames = [...]string{"GPU MEM", "UTIL", "CPU", "PID", "USER", "START", "GPU"}
+
+// descendingFirst says which columns sort biggest first, as htop's
+// percentages do; the others (a PID, a name, a time) go smallest first.
+func (c procColumn) descendingFirst() bool { return c <= sortCPU }
+
+// procID names one process on one GPU across process lists.
+type procID struct {
+	gpu, pid int
+	started  int64
+}
+
+func idOf(p *timeline.ProcessSpan) procID {
+	id := procID{gpu: p.GPU, pid: p.PID}
+	if !p.Started.IsZero() {
+		id.started = p.Started.UnixNano()
+	}
+	return id
+}
+
+// procTable is the process table's state: the spans it shows (kept until
+// the process lists of the window change), its order and the selection.
+type procTable struct {
+	focus   bool // the table has the arrows (p)
+	sortBy  procColumn
+	invert  bool
+	sel     procID // the selected process, kept across refreshes
+	hasSel  bool
+	top     int // first row on screen
+	visible int // rows of processes the last view drew
+
+	// The spans of the window, sorted; first and last are the times of
+	// the lists they came from.
+	first, last time.Time
+	order       struct {
+		by     procColumn
+		invert bool
+	}
+	spans []timeline.ProcessSpan
+}
+
+// procSpans is the window's processes in the table's order, read again
+// only when the window's process lists or the order change: a window of a
+// day holds thousands of lists, and the screen is drawn every second.
+func (m *Model) procSpans(f *frame) []timeline.ProcessSpan {
+	t := &m.procs
+	first, last := m.store.ProcessListsIn(f.from, f.at)
+	if first.Equal(t.first) && last.Equal(t.last) && t.order.by == t.sortBy && t.order.invert == t.invert && t.spans != nil {
+		return t.spans
+	}
+	t.first, t.last = first, last
+	t.order.by, t.order.invert = t.sortBy, t.invert
+	t.spans = m.store.ProcessSpans(f.from, f.at)
+	if t.spans == nil {
+		t.spans = []timeline.ProcessSpan{}
+	}
+	sortSpans(t.spans, t.sortBy, t.invert)
+	return t.spans
+}
+
+// sortSpans puts the processes that still hold a GPU first, each group in
+// the column's order (inverted with I), ties by GPU then PID.
+func sortSpans(spans []timeline.ProcessSpan, by procColumn, invert bool) {
+	desc := by.descendingFirst() != invert
+	slices.SortStableFunc(spans, func(a, b timeline.ProcessSpan) int {
+		if a.Running != b.Running {
+			if a.Running {
+				return -1
+			}
+			return 1
+		}
+		c := compareBy(&a, &b, by)
+		if desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+		return cmp.Or(cmp.Compare(a.GPU, b.GPU), cmp.Compare(a.PID, b.PID))
+	})
+}
+
+// compareBy orders two processes by a column; an unknown number counts as
+// the smallest, so it comes last in a column sorted biggest first.
+func compareBy(a, b *timeline.ProcessSpan, by procColumn) int {
+	num := func(x, y float64) int {
+		switch {
+		case math.IsNaN(x) && math.IsNaN(y):
+			return 0
+		case math.IsNaN(x):
+			return -1
+		case math.IsNaN(y):
+			return 1
+		}
+		return cmp.Compare(x, y)
+	}
+	switch by {
+	case sortUtil:
+		return num(a.Util, b.Util)
+	case sortCPU:
+		return num(a.CPU, b.CPU)
+	case sortPID:
+		return cmp.Compare(a.PID, b.PID)
+	case sortUser:
+		return strings.Compare(a.User, b.User)
+	case sortStart:
+		return a.Start().Compare(b.Start())
+	case sortGPU:
+		return cmp.Compare(a.GPU, b.GPU)
+	}
+	return num(a.GPUMem, b.GPUMem)
+}
+
+// selected is the index of the selected process in spans: the one chosen
+// before if it is still listed, else the first.
+func (t *procTable) selected(spans []timeline.ProcessSpan) int {
+	if t.hasSel {
+		for i := range spans {
+			if idOf(&spans[i]) == t.sel {
+				return i
+			}
+		}
+	}
+	return 0
+}
+
+// moveSel moves the selection by delta rows (clamped), or to the first
+// (delta = math.MinInt) or last (math.MaxInt).
+func (m *Model) moveSel(delta int) {
+	spans := m.procSpans(m.frame())
+	if len(spans) == 0 {
+		return
+	}
+	i := m.procs.selected(spans)
+	switch delta {
+	case math.MinInt:
+		i = 0
+	case math.MaxInt:
+		i = len(spans) - 1
+	default:
+		i = max(0, min(len(spans)-1, i+delta))
+	}
+	m.procs.sel, m.procs.hasSel = idOf(&spans[i]), true
+}
+
+// selectedProcess is the process the arrows chose, if the table has the
+// keyboard and lists any.
+func (m *Model) selectedProcess() (timeline.ProcessSpan, bool) {
+	if !m.procs.focus {
+		return timeline.ProcessSpan{}, false
+	}
+	spans := m.procSpans(m.frame())
+	if len(spans) == 0 {
+		return timeline.ProcessSpan{}, false
+	}
+	return spans[m.procs.selected(spans)], true
+}
+
+// procFocusRows is the room of the table while it has the keyboard: the
+// detail pane's and its own, less the row a replay gives its transport.
+func (m *Model) procFocusRows() int {
+	rows := m.lay.detail + m.lay.procs
+	if !m.play.grows {
+		rows--
+	}
+	return rows
+}
+
+// procColumnsFor says which optional columns fit: RSS from 100 columns,
+// the start and end times from 120.
+func procColumnsFor(width int) (rss, times bool) { return width >= 100, width >= 120 }
+
+// whereWidth is the WHERE column: "ctr " and a 12-digit id.
+const whereWidth = 16
+
+// viewProcs is the process table in rows rows: the table alone, or, while
+// it has the keyboard, with the selected process's details under it.
 func (m *Model) viewProcs(f *frame, rows int) []string {
 	if rows <= 0 {
 		return nil
 	}
-	procs, at := m.store.ProcessesAt(f.at)
+	spans := m.procSpans(f)
+	_, at := m.store.ProcessesAt(f.at)
 	head := newLine(m.width)
 	head.add(" PROCESSES", m.theme.title)
 	if !at.IsZero() {
 		head.add("  as of "+fmtClock(at, false), m.theme.dim)
 	}
+	order := "▼"
+	if m.ascii {
+		order = "v"
+	}
+	if m.procs.sortBy.descendingFirst() == m.procs.invert {
+		order = "▲"
+		if m.ascii {
+			order = "^"
+		}
+	}
+	head.add("  by "+procColumnNames[m.procs.sortBy]+" "+order, m.theme.dim)
+	if n := exitedCount(spans); n > 0 {
+		head.add(fmt.Sprintf("  %d ended in the window", n), m.theme.dim)
+	}
+	rss, times := procColumnsFor(m.width)
 	cols := newLine(m.width)
-	cols.add(fmt.Sprintf(" %-4s %7s %-9s %8s %5s %5s %6s  %s", "GPU", "PID", "USER", "GPU MEM", "UTIL", "CPU", "RSS", "COMMAND"), m.theme.dim)
+	title := fmt.Sprintf(" %-3s %7s %-8s %8s %5s %5s", "GPU", "PID", "USER", "GPU MEM", "UTIL", "CPU")
+	if rss {
+		title += fmt.Sprintf(" %6s", "RSS")
+	}
+	if times {
+		title += fmt.Sprintf(" %-8s %-8s", "START", "END")
+	}
+	title += fmt.Sprintf(" %-*s %s", whereWidth, "WHERE", "COMMAND")
+	cols.add(title, m.theme.dim)
 	out := []string{head.String(), cols.String()}
-	if len(procs) == 0 {
+	if len(spans) == 0 {
 		return padBlank(append(out, "   no GPU processes seen"), rows)
 	}
-	sorted := append([]timeline.Process(nil), procs...)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		if sorted[i].GPU != sorted[j].GPU {
-			return sorted[i].GPU < sorted[j].GPU
+
+	var detail []string
+	sel := -1
+	if m.procs.focus {
+		sel = m.procs.selected(spans)
+		// The chosen process in full, leaving the table one row at least.
+		detail = m.procDetail(&spans[sel])
+		detail = detail[:max(0, min(len(detail), rows-len(out)-1))]
+	}
+	room := max(1, rows-len(out)-len(detail))
+	if m.procs.focus {
+		// Scroll as htop does: the selection stays on screen, the list
+		// moves only when it would leave it.
+		if sel < m.procs.top {
+			m.procs.top = sel
 		}
-		return sorted[i].GPUMem > sorted[j].GPUMem || math.IsNaN(sorted[j].GPUMem) && !math.IsNaN(sorted[i].GPUMem)
-	})
-	for _, p := range sorted {
-		if len(out) == rows {
-			break
+		if sel >= m.procs.top+room {
+			m.procs.top = sel - room + 1
 		}
-		ln := newLine(m.width)
-		k := ink{}
-		if p.InJob {
-			k = m.theme.bold
-		}
-		ln.add(fmt.Sprintf(" %-4d %7d %-9s %8s %5s %5s %6s  ", p.GPU, p.PID, cutRunes(orNA(p.User), 9),
-			fmtBytes(p.GPUMem), fmtPct(p.Util), fmtPct(p.CPU), fmtBytes(p.RSS)), k)
-		ln.addText(orNA(p.Command), m.theme.dim)
-		out = append(out, ln.String())
+	}
+	m.procs.top = max(0, min(m.procs.top, len(spans)-room))
+	m.procs.visible = room
+	for i := m.procs.top; i < len(spans) && i < m.procs.top+room; i++ {
+		out = append(out, m.procRow(&spans[i], i == sel, rss, times))
+	}
+	if len(detail) > 0 {
+		out = append(padBlank(out, rows-len(detail)), detail...)
 	}
 	return padBlank(out, rows)
+}
+
+func exitedCount(spans []timeline.ProcessSpan) int {
+	n := 0
+	for i := range spans {
+		if !spans[i].Running {
+			n++
+		}
+	}
+	return n
+}
+
+// procRow is one process: bold if the wrapped job's, dimmed if it let go
+// of its GPU in the window, reversed if selected.
+func (m *Model) procRow(p *timeline.ProcessSpan, selected, rss, times bool) string {
+	ln := newLine(m.width)
+	k := ink{}
+	switch {
+	case selected:
+		k = m.theme.sel
+	case !p.Running:
+		k = m.theme.dim
+	case p.InJob:
+		k = m.theme.bold
+	}
+	util, cpu := fmtPct(p.Util), fmtPct(p.CPU)
+	if !p.Running {
+		// Its last reading is from before it ended: not a current number.
+		util, cpu = "-", "-"
+	}
+	mark := " "
+	if selected {
+		mark = "▸"
+		if m.ascii {
+			mark = ">"
+		}
+	}
+	s := fmt.Sprintf("%s%-3d %7d %-8s %8s %5s %5s", mark, p.GPU, p.PID, cutRunes(orNA(p.User), 8), fmtBytes(p.GPUMem), util, cpu)
+	if rss {
+		s += fmt.Sprintf(" %6s", fmtBytes(p.RSS))
+	}
+	if times {
+		end := ""
+		if !p.Running {
+			end = fmtClock(p.LastSeen, false)
+		}
+		// Without the host's word, the start is unknown: the first list in
+		// the window is only when the window begins.
+		start := "-"
+		if !p.Started.IsZero() {
+			start = fmtClock(p.Started, false)
+		}
+		s += fmt.Sprintf(" %-8s %-8s", start, end)
+	}
+	s += fmt.Sprintf(" %-*s ", whereWidth, cutRunes(orDash(p.Workload.Short()), whereWidth))
+	ln.add(s, k)
+	cmdInk := m.theme.dim
+	if selected {
+		cmdInk = m.theme.sel
+	}
+	ln.addText(orNA(p.Command), cmdInk)
+	return ln.String()
+}
+
+// maxCommandRows bounds the chosen process's command line under the table
+// (the process tier keeps 256 bytes of it).
+const maxCommandRows = 4
+
+// procDetail is the chosen process in full: who and when, where it runs,
+// then its whole command line, wrapped.
+func (m *Model) procDetail(p *timeline.ProcessSpan) []string {
+	var b strings.Builder
+	fmt.Fprintf(&b, " PID %d on GPU%d", p.PID, p.GPU)
+	if p.User != "" {
+		b.WriteString(" · " + p.User)
+	}
+	if !p.Started.IsZero() {
+		b.WriteString(" · started " + fmtClock(p.Started, false))
+	}
+	if !p.Running {
+		b.WriteString(" · ended by " + fmtClock(p.LastSeen, false))
+	}
+	if !math.IsNaN(p.PeakGPUMem) {
+		b.WriteString(" · peak " + fmtBytes(p.PeakGPUMem))
+	}
+	info := b.String()
+	if m.ascii {
+		info = strings.ReplaceAll(info, "·", "-")
+	}
+	out := []string{newLine(m.width).addText(info, m.theme.bold).String()}
+	// Where it runs gets a line of its own: a pod's UID and container id
+	// alone take 80 columns.
+	if w := p.Workload.String(); w != "" {
+		out = append(out, newLine(m.width).add("   ", ink{}).addText(w, m.theme.bold).String())
+	}
+	cmd := wrap(oneLine(orNA(p.Command)), m.width-3)
+	for _, l := range cmd[:min(len(cmd), maxCommandRows)] {
+		out = append(out, newLine(m.width).add("   ", ink{}).addText(l, ink{}).String())
+	}
+	return out
 }
 
 func orNA(s string) string {
 	if s == "" {
 		return na
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
 	}
 	return s
 }

@@ -103,6 +103,8 @@ func TestScreenSaysWhatTheReportSays(t *testing.T) {
 	} {
 		sessions = append(sessions, func(t *testing.T) sessionData { return logSession(t, name) })
 	}
+	// Sessions of several hosts: the cross-host hints, and GPUs named by host.
+	sessions = append(sessions, func(t *testing.T) sessionData { return hostsSession() })
 	for _, session := range sessions {
 		d := session(t)
 		first, last := d.samples[0].At, d.samples[len(d.samples)-1].At
@@ -157,4 +159,22 @@ func TestScreenSaysWhatTheReportSays(t *testing.T) {
 			})
 		})
 	}
+}
+
+// hostsSession is four hosts of eight GPUs for 20 minutes: node2 starts 10
+// minutes late, node3 never does, and from 15 minutes on node4 is throttled
+// with 78 GiB a GPU while the others wait for it.
+func hostsSession() sessionData {
+	info, samples := timelinetest.Cluster(4, 8, 1200, func(h, g, sec int) timelinetest.GPUReading {
+		switch {
+		case h == 2 || sec < 60 || (h == 1 && sec < 660):
+			return timelinetest.Idle
+		case h == 3 && sec >= 900:
+			return timelinetest.GPUReading{Util: 99, SM: 80, Power: 700, Clock: 1410, Mem: 78 << 30}
+		case sec >= 900:
+			return timelinetest.GPUReading{Util: 99, SM: 50, Power: 420, Clock: 1980, Mem: 40 << 30}
+		}
+		return timelinetest.Training
+	})
+	return sessionData{name: "4 hosts", info: info, samples: samples}
 }

@@ -39,6 +39,14 @@ func press(m *Model, keys ...string) {
 			msg = tea.KeyMsg{Type: tea.KeyShiftRight}
 		case " ":
 			msg = tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}
+		case "enter":
+			msg = tea.KeyMsg{Type: tea.KeyEnter}
+		case "esc":
+			msg = tea.KeyMsg{Type: tea.KeyEsc}
+		case "backspace":
+			msg = tea.KeyMsg{Type: tea.KeyBackspace}
+		case "f6":
+			msg = tea.KeyMsg{Type: tea.KeyF6}
 		default:
 			msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
 		}
@@ -133,7 +141,7 @@ func TestHelpOpensAndAnyKeyClosesIt(t *testing.T) {
 	if !strings.Contains(screen(m), "gputop help") || !strings.Contains(screen(m), "any other key closes") {
 		t.Fatalf("help screen:\n%s", screen(m))
 	}
-	for i := 0; i < 60; i++ {
+	for i := 0; i < 120; i++ {
 		press(m, "down")
 	}
 	if !strings.Contains(screen(m), "never shows an unknown") || !strings.Contains(screen(m), "gputop itself") {

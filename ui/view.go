@@ -44,12 +44,18 @@ func (m *Model) view() string {
 	}
 	lines = append(lines, m.viewHost(f)...)
 	lines = append(lines, m.viewHints(f, m.lay.hints)...)
-	if m.hintSel > 0 {
+	switch {
+	case m.procs.focus:
+		// The process table with the keyboard takes the detail graph's
+		// rows too: on a small screen it has no rows of its own.
+		lines = append(lines, m.viewProcs(f, m.procFocusRows())...)
+	case m.hintSel > 0:
 		lines = append(lines, m.viewHintDetail(f, m.hintRows())...)
-	} else {
+		lines = append(lines, m.viewProcs(f, m.lay.procs)...)
+	default:
 		lines = append(lines, m.viewDetail(f, m.lay.detail)...)
+		lines = append(lines, m.viewProcs(f, m.lay.procs)...)
 	}
-	lines = append(lines, m.viewProcs(f, m.lay.procs)...)
 	lines = append(lines, blankLines(m.lay.blankRows)...)
 	if !m.play.grows {
 		// A replay gives its detail pane's last row to the transport.
@@ -58,6 +64,9 @@ func (m *Model) view() string {
 	lines = padBlank(lines, m.height-footerRows)
 	if m.prompt.active {
 		return strings.Join(append(lines, m.viewPrompt()), "\n")
+	}
+	if m.confirm.active {
+		return strings.Join(append(lines, m.viewConfirm()), "\n")
 	}
 	lines = append(lines, m.viewFooter(f))
 	return strings.Join(lines, "\n")
@@ -103,8 +112,9 @@ func (m *Model) noteCores() {
 			m.cores = append(m.cores, k.Device)
 		}
 	}
+	m.hosts.groupCores(m.cores)
 	if m.width > 0 {
-		m.lay = computeLayout(m.width, m.height, m.info, len(m.cores))
+		m.relayout()
 	}
 }
 

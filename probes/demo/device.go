@@ -86,6 +86,23 @@ func (d *demoDevice) GetUtilizationRates() (nvml.Utilization, nvml.Return) {
 	}, nvml.SUCCESS
 }
 
+// dgxH100BusIDs are the PCI bus ids of a DGX H100's eight GPUs, in NVML
+// index order, as nvidia-smi shows them on one.
+var dgxH100BusIDs = [8]string{
+	"00000000:18:00.0", "00000000:2A:00.0", "00000000:3A:00.0", "00000000:5D:00.0",
+	"00000000:9A:00.0", "00000000:AB:00.0", "00000000:BA:00.0", "00000000:DB:00.0",
+}
+
+// GetPciInfo gives the GPU's bus id (the mock's own PciInfo has none).
+func (d *demoDevice) GetPciInfo() (nvml.PciInfo, nvml.Return) {
+	p := nvml.PciInfo{PciDeviceId: d.Config.PciDeviceId}
+	id := dgxH100BusIDs[d.Index%len(dgxH100BusIDs)]
+	for i := range len(id) {
+		p.BusId[i] = int8(id[i])
+	}
+	return p, nvml.SUCCESS
+}
+
 // GetMemoryInfo counts the driver's reserved memory as used, as NVML's v1 does.
 func (d *demoDevice) GetMemoryInfo() (nvml.Memory, nvml.Return) {
 	total := d.MemoryInfo.Total

@@ -181,6 +181,7 @@ func TestBareServerAnswersEveryProbeCall(t *testing.T) {
 	for _, dev := range srv.Devices {
 		ok("GetName", second(dev.GetName()))
 		ok("GetUUID", second(dev.GetUUID()))
+		ok("GetPciInfo", second(dev.GetPciInfo()))
 		ok("GetMemoryInfo", second(dev.GetMemoryInfo()))
 		ok("GetMemoryInfo_v2", second(dev.GetMemoryInfo_v2()))
 		ok("GetEnforcedPowerLimit", second(dev.GetEnforcedPowerLimit()))

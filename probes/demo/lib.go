@@ -72,6 +72,7 @@ func (d *Node) setFuncs() {
 		m := dd.Device
 		m.GetSamplesFunc = dd.GetSamples
 		m.GetUtilizationRatesFunc = dd.GetUtilizationRates
+		m.GetPciInfoFunc = dd.GetPciInfo
 		m.GetMemoryInfoFunc = dd.GetMemoryInfo
 		m.GetMemoryInfo_v2Func = dd.GetMemoryInfo_v2
 		m.GetPowerUsageFunc = dd.GetPowerUsage

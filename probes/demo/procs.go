@@ -117,7 +117,7 @@ func (p *demoProcesses) Lookup(pid int) (probes.ProcessInfo, bool) {
 		cpu = p.demo.cpuOf(proc, prev.at, now)
 	}
 	p.last[pid] = lookupMark{at: now, cpu: cpu}
-	return probes.ProcessInfo{User: proc.User, Command: proc.Command, CPU: cpu, RSS: proc.RSS}, true
+	return probes.ProcessInfo{User: proc.User, Command: proc.Command, CPU: cpu, RSS: proc.RSS, Workload: proc.Workload}, true
 }
 
 // cpuOf is a process's CPU % (of one core) between two instants: the busy

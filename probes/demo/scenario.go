@@ -3,6 +3,8 @@ package demo
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // A scenario is a script for the demo's eight H100s and its host: what each
@@ -111,6 +113,8 @@ type scriptedProc struct {
 	// is their sum, so the process table and the per-core bars agree.
 	Cores []int
 	RSS   float64 // bytes
+	// Workload is where the process runs, as its cgroup would say.
+	Workload *timeline.Workload
 }
 
 // residency is a process's hold on one GPU.
@@ -140,13 +144,19 @@ func ranks(base int, command string, mem func(rank int) float64, rss float64) []
 	procs := make([]scriptedProc, demoGPUs)
 	for r := range procs {
 		procs[r] = scriptedProc{
-			PID:     base + r,
-			User:    "ml",
-			Command: fmt.Sprintf(command, r),
-			On:      []residency{{GPU: r, Mem: mem(r), Work: 1}},
-			Cores:   []int{r},
-			RSS:     rss,
+			PID:      base + r,
+			User:     "ml",
+			Command:  fmt.Sprintf(command, r),
+			On:       []residency{{GPU: r, Mem: mem(r), Work: 1}},
+			Cores:    []int{r},
+			RSS:      rss,
+			Workload: demoPod,
 		}
 	}
 	return procs
 }
+
+// demoPod is where the demo's ranks run: one Kubernetes pod, as a training
+// job on a shared node is (the UID is made up).
+var demoPod = &timeline.Workload{Runtime: "containerd", Container: "9f2c4e1a7b3d",
+	Pod: "7b1c0e2a-4d5f-4c3b-9a8e-2f6d1c0b5a49", QoS: "guaranteed"}

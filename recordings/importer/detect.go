@@ -59,6 +59,9 @@ func Detect(head []byte, haveColumns bool) (Format, error) {
 		if f, ok := detectLine(line, haveColumns); ok {
 			return f, nil
 		}
+		if (line[0] == '{' || line[0] == '[') && strings.Contains(line, `"status"`) {
+			return "", errors.New("a Prometheus answer: import it with gputop import prometheus FILE")
+		}
 		// The formats it knows, not the line it read: the person has the
 		// file, and the message fits one line of a terminal.
 		return "", fmt.Errorf("unknown log format (%s)", readFormats())

@@ -30,6 +30,7 @@ func TestDetect(t *testing.T) {
 		{"comments first", "# my notes\n\n# gpu pwr sm\n", false, Dmon, ""},
 		{"empty", "\n\n", false, "", "empty"},
 		{"fixed-width table", "GPU Utilization Monitor - Press Ctrl+C to stop\n====\nTime GPU% Mem\n", false, "", "unknown log format (nvidia-smi-csv, dmon, dcgmi-csv)"},
+		{"Prometheus answer", `{"status":"success","data":{"resultType":"matrix","result":[]}}` + "\n", false, "", "a Prometheus answer: import it with gputop import prometheus FILE"},
 		{"JSON lines", `{"system.gpu.0.gpu": 4.07, "_timestamp": 1582109340}` + "\n", false, "", "unknown log format"},
 		{"vmstat", "procs -----------memory---------- ---swap--\n r  b   swpd   free\n", false, "", "unknown log format"},
 		{"only comments", "# hello\n# world\n", false, "", "only comment lines"},

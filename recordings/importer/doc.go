@@ -21,6 +21,18 @@
 // monitor writes until it is stopped), one sample per Options.Interval, and
 // a note says the times are estimated.
 //
+// Prometheus (prometheus.go, promfetch.go, promjson.go, promtimes.go) is
+// apart: FetchPrometheus asks Prometheus' /api/v1/query_range for every GPU
+// series of dcgm-exporter's (and gputop serve's) names, a series name and a
+// stretch of time per query, each under Prometheus' 11,000 points per
+// series; ReadPrometheus reads saved answers. Series are grouped by host
+// (the Hostname label, or the scraped instance) and gpu label into one
+// multi-host session, hosts by name, GPUs numbered across it. A day of 64
+// GPUs is 7 million points: they are kept as values and runs of evenly
+// spaced times (promtimes.go), and PromResult.Each makes the samples one at
+// a time as they are written, never all at once. A point a series lacks
+// is absent from its sample, a gap, never a zero.
+//
 // Tolerated: a UTF-8 BOM, CRLF line ends, blank lines, headers repeated
 // mid-file, a truncated last line, a few unreadable lines (skipped, counted
 // in a note). Refused: a log most of whose data lines cannot be read; the

@@ -67,3 +67,32 @@ func checkResult(t testing.TB, res *Result) {
 		}
 	}
 }
+
+// FuzzPrometheusAnswers feeds saved Prometheus answers (seeds: the files of
+// testdata/prometheus and edge cases) to ReadPrometheus: any input may be
+// refused in one line; none may panic, and an accepted one gives samples
+// in strictly increasing time on GPUs its SourceInfo lists.
+func FuzzPrometheusAnswers(f *testing.F) {
+	f.Fuzz(func(t *testing.T, in []byte) {
+		res, err := ReadPrometheus(bytes.NewReader(in), "fuzz.json")
+		if err != nil {
+			if bytes.ContainsRune([]byte(err.Error()), '\n') {
+				t.Errorf("error spans lines: %q", err)
+			}
+			return
+		}
+		var samples []timeline.Sample
+		if err := res.Each(func(s *timeline.Sample) error {
+			c := *s
+			c.Metrics = append([]timeline.Metric(nil), s.Metrics...)
+			samples = append(samples, c)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(samples) == 0 || len(samples) != res.Samples {
+			t.Fatalf("%d samples, Samples says %d", len(samples), res.Samples)
+		}
+		checkPromSamples(t, res, samples)
+	})
+}

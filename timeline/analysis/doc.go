@@ -10,6 +10,10 @@
 //	                   ActiveHints          file per group of rules, thresholds
 //	                   HintTracker          in HintOptions and docs/report.md)
 //
+// In a session of several hosts the rules of hints_hosts.go compare the
+// hosts (host-idle, host-late, straggler-host, uneven-memory), and GPUs
+// are named by host in evidence (GPUNamesOf).
+//
 // It imports only the standard library and timeline. The ui, the report
 // and gputop's commands import it; it never formats anything for a
 // particular output beyond the one-line evidence a hint carries.

@@ -3,6 +3,7 @@ package analysis
 import (
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -52,7 +53,8 @@ type Engine struct {
 
 	phases phaseState
 	cache  hintCache
-	health healthLog // Xids, lost GPUs and PCIe links (hints_errors.go)
+	health healthLog  // Xids, lost GPUs and PCIe links (hints_errors.go)
+	hosts  hostsState // the hosts of a session of several (hints_hosts.go)
 }
 
 // NewEngine returns an Engine for a session described by info, with the
@@ -78,6 +80,7 @@ func NewEngineWith(info timeline.SourceInfo, hopts HintOptions, popts PhaseOptio
 func (e *Engine) SetInfo(info timeline.SourceInfo) {
 	e.info = info
 	e.infoAt = nil
+	e.hosts.stale = true // the hosts' layout is checked against it when next asked
 }
 
 // Info is the description the Engine was last given.
@@ -234,7 +237,9 @@ func (e *Engine) take(values []timeline.Value) {
 		}
 		var series int
 		switch {
-		case k.Name == timeline.CoreBusy:
+		case k.Name == timeline.CoreBusy && !strings.Contains(k.Device, "@"):
+			// A core of one host of several ("cpu3@node2") is not this
+			// host's: the host rules judge one machine's CPU.
 			slot, ok := e.coreSlot[k.Device]
 			if !ok {
 				slot = len(e.coreSlot)

@@ -271,7 +271,7 @@ func (f *hintFrame) evaluate() []timeline.Hint {
 	for _, r := range hintRules {
 		cands = append(cands, r.find(f)...)
 	}
-	cands = hintSuppress(cands)
+	cands = crossHostSuppress(hintSuppress(cands))
 	var hints []timeline.Hint
 	for _, r := range hintRules {
 		var fd finding

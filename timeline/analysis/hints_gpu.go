@@ -32,7 +32,7 @@ var gpuIdleRule = hintRule{
 	},
 	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 		gs := f.members(g)
-		ev := units.GPUs(g.gpus) + " " + hintActivity(gs, g.spans, nil)
+		ev := f.gpuNames(g.gpus) + " " + hintActivity(gs, g.spans, nil)
 		conf := 0.9
 		if mem := hintStats(gs, hintPickMem, g.spans, nil); mem.ok() {
 			ev += ", " + units.Bytes(mem.mean) + " memory used"
@@ -80,7 +80,7 @@ var idleMemoryHeldRule = hintRule{
 	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 		gs := f.members(g)
 		mem := hintStats(gs, hintPickMem, g.spans, nil)
-		ev := fmt.Sprintf("%s holds %s at %s", units.GPUs(g.gpus), units.Bytes(mem.mean), hintActivity(gs, g.spans, nil))
+		ev := fmt.Sprintf("%s holds %s at %s", f.gpuNames(g.gpus), units.Bytes(mem.mean), hintActivity(gs, g.spans, nil))
 		if p := hintStats(gs, hintPickPower, g.spans, nil); p.ok() {
 			ev += " and " + hintRange(p, "W")
 		}
@@ -170,7 +170,7 @@ var lowUtilizationRule = hintRule{
 		work := hintStats(gs, hintPickWork, g.spans, nil)
 		util := hintStats(gs, hintPickUtil, g.spans, nil)
 		sm := hintStats(gs, hintPickSM, g.spans, nil)
-		ev := units.GPUs(g.gpus) + " "
+		ev := f.gpuNames(g.gpus) + " "
 		conf := 0.8
 		if sm.ok() {
 			ev += "SM activity averages " + units.Number(sm.mean) + "%"
@@ -235,7 +235,7 @@ var busyWaitRule = hintRule{
 	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 		gs := f.members(g)
 		waiting := func(gpu *hintGPU, i int) bool { return gpu.state[i] == hsWaiting }
-		ev := units.GPUs(g.gpus) + " " + hintRange(hintStats(gs, hintPickUtil, g.spans, waiting), "% util")
+		ev := f.gpuNames(g.gpus) + " " + hintRange(hintStats(gs, hintPickUtil, g.spans, waiting), "% util")
 		conf := 0.9
 		if p := hintStats(gs, hintPickPower, g.spans, waiting); p.ok() {
 			ev += " at " + hintRange(p, "W") + f.powerShare(gs, p, g.hull.hi-1)
@@ -321,7 +321,7 @@ var pcieBoundRule = hintRule{
 		if hi := units.Rate(bus.hi); hi != rate {
 			rate += " to " + hi
 		}
-		ev := fmt.Sprintf("%s moves %s over PCIe while at %s, %s", units.GPUs(g.gpus), rate, hintActivity(gs, g.spans, nil), f.during(g))
+		ev := fmt.Sprintf("%s moves %s over PCIe while at %s, %s", f.gpuNames(g.gpus), rate, hintActivity(gs, g.spans, nil), f.during(g))
 		return timeline.Hint{
 			Severity: timeline.Warning,
 			Evidence: ev,

@@ -163,7 +163,7 @@ func (f *hintFrame) starvedText(gs []*hintGPU, spans []hintSpan) string {
 	for k, g := range gs {
 		ids[k] = g.index
 	}
-	text := units.GPUs(ids)
+	text := f.gpuNames(ids)
 	if idle >= 0.2 {
 		text += " idle " + units.Share(idle) + " of the time"
 		if work, gap := f.cycles(gs, spans); work.ok() && gap.ok() {

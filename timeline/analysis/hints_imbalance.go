@@ -26,7 +26,10 @@ import (
 // of eight idle is most of the hardware wasted), else a warning. Lower
 // confidence on utilisation alone, and when the low GPUs hold no memory
 // (they may not belong to this job at all). Placement is one job's: with
-// several jobs on one node this rule cannot tell them apart.
+// several jobs on one node this rule cannot tell them apart. In a session
+// of several hosts placement is judged within each host, its GPUs against
+// each other, and critical is more than half of that host's GPUs low: a
+// whole host idle beside busy ones is host-idle (hints_hosts.go).
 var imbalanceRule = hintRule{
 	id:       timeline.HintGPUImbalance,
 	find:     findImbalance,
@@ -38,9 +41,21 @@ var imbalanceRule = hintRule{
 // work, or where no work figure is known (a log of clocks and power) the
 // share of the window it worked, as a percentage.
 func (f *hintFrame) imbalanceLow(w hintSpan, in bool) (low []int, limit float64) {
+	// Placement is within a host: in a session of several, each host is
+	// judged on its own (a host idle beside busy ones is host-idle's).
+	for _, part := range f.hostParts() {
+		l, lim := imbalanceLowAmong(part, w, in)
+		low, limit = append(low, l...), max(limit, lim)
+	}
+	slices.Sort(low)
+	return low, limit
+}
+
+// imbalanceLowAmong is imbalanceLow of some GPUs.
+func imbalanceLowAmong(gpus []*hintGPU, w hintSpan, in bool) (low []int, limit float64) {
 	top, judged := math.Inf(-1), 0
-	means := make([]float64, len(f.gpus))
-	for k, g := range f.gpus {
+	means := make([]float64, len(gpus))
+	for k, g := range gpus {
 		means[k] = math.NaN()
 		if c := g.counts(w); c.judged() {
 			means[k] = c.meanWork()
@@ -57,10 +72,56 @@ func (f *hintFrame) imbalanceLow(w hintSpan, in bool) (low []int, limit float64)
 	limit = hintLevel(in, 0.25, 0.35) * top
 	for k, m := range means {
 		if m <= limit {
-			low = append(low, f.gpus[k].index)
+			low = append(low, gpus[k].index)
 		}
 	}
 	return low, limit
+}
+
+// hostParts are the view's GPUs by host: all of them together in a
+// session of one host (GPUs of no known host, together, are one more).
+func (f *hintFrame) hostParts() [][]*hintGPU {
+	l := f.layout()
+	if len(l.names) < 2 {
+		return [][]*hintGPU{f.gpus}
+	}
+	parts := make([][]*hintGPU, len(l.names)+1)
+	for _, g := range f.gpus {
+		h, ok := l.of[g.index]
+		if !ok {
+			h = len(l.names)
+		}
+		parts[h] = append(parts[h], g)
+	}
+	return parts
+}
+
+// sameHost returns the GPUs of gpus on a host that one of low is on (all
+// of them in a session of one host).
+func (f *hintFrame) sameHost(gpus []*hintGPU, low []int) []*hintGPU {
+	l := f.layout()
+	if len(l.names) < 2 {
+		return gpus
+	}
+	hosts := map[int]bool{}
+	for _, idx := range low {
+		h, ok := l.of[idx]
+		if !ok {
+			h = -1
+		}
+		hosts[h] = true
+	}
+	var out []*hintGPU
+	for _, g := range gpus {
+		h, ok := l.of[g.index]
+		if !ok {
+			h = -1
+		}
+		if hosts[h] {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // imbalanceVerdict is a grid window's low GPUs, kept: nil if it is not
@@ -172,7 +233,7 @@ func findImbalance(f *hintFrame) []hintCand {
 func (f *hintFrame) imbalancedAt(i int, low []int) bool {
 	var lowSum, restSum float64
 	var lowN, restN int
-	for _, g := range f.gpus {
+	for _, g := range f.sameHost(f.gpus, low) {
 		v := float64(g.work[i])
 		if math.IsNaN(v) {
 			switch g.state[i] {
@@ -203,7 +264,8 @@ func describeImbalance(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 	low := f.members(g)
 	var busy []*hintGPU
 	var busyIdx []int
-	for _, gpu := range f.gpus {
+	peers := f.sameHost(f.gpus, g.gpus)
+	for _, gpu := range peers {
 		if !slices.Contains(g.gpus, gpu.index) {
 			busy = append(busy, gpu)
 			busyIdx = append(busyIdx, gpu.index)
@@ -217,8 +279,8 @@ func describeImbalance(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 	if lowState >= 0.8 {
 		word = "idle"
 	}
-	ev := fmt.Sprintf("%s busy (%s) while %s %s (%s", units.GPUs(busyIdx), hintActivity(busy, g.spans, nil),
-		units.GPUs(g.gpus), word, hintActivity(low, g.spans, nil))
+	ev := fmt.Sprintf("%s busy (%s) while %s %s (%s", f.gpuNames(busyIdx), hintActivity(busy, g.spans, nil),
+		f.gpuNames(g.gpus), word, hintActivity(low, g.spans, nil))
 	conf := 0.85
 	if !hintStats(low, hintPickSM, g.spans, nil).ok() {
 		conf = 0.7
@@ -235,7 +297,7 @@ func describeImbalance(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 	}
 	ev += "), " + f.during(g)
 	sev := timeline.Warning
-	if 2*len(low) > len(f.gpus) {
+	if 2*len(low) > len(peers) {
 		sev = timeline.Critical
 	}
 	return timeline.Hint{

@@ -43,7 +43,7 @@ var memoryHeadroomRule = hintRule{
 		if hintStats(gs, hintPickSM, g.spans, nil).ok() {
 			what = "SM activity"
 		}
-		ev := fmt.Sprintf("%s uses %s of %s (%s) while %s averages %s%%, %s", units.GPUs(g.gpus), units.Bytes(mem.hi),
+		ev := fmt.Sprintf("%s uses %s of %s (%s) while %s averages %s%%, %s", f.gpuNames(g.gpus), units.Bytes(mem.hi),
 			units.Bytes(total), units.Share(mem.hi/total), what, units.Number(work.mean), f.during(g))
 		return timeline.Hint{
 			Severity: timeline.Info,
@@ -112,7 +112,7 @@ var memoryPressureRule = hintRule{
 		total := gs[0].memTotalAt.get(g.hull.hi - 1)
 		return timeline.Hint{
 			Severity: timeline.Info,
-			Evidence: fmt.Sprintf("%s uses %s of %s (%s), %s", units.GPUs(g.gpus), units.Bytes(mem.hi), units.Bytes(total),
+			Evidence: fmt.Sprintf("%s uses %s of %s (%s), %s", f.gpuNames(g.gpus), units.Bytes(mem.hi), units.Bytes(total),
 				units.Share(mem.hi/total), f.during(g)),
 			Suggestion: "Close to out of memory if the job's need grows: a smaller batch, activation checkpointing or " +
 				"mixed precision give room; memory that keeps growing is a leak (tensors kept across steps, a loss " +

@@ -301,7 +301,7 @@ func describePeriodicStall(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 	if len(g.gpus) == 1 {
 		verb = "stalls"
 	}
-	ev := fmt.Sprintf("%s %s for %ss every %s, %s of the time (%d stalls over %s)", units.GPUs(g.gpus), verb,
+	ev := fmt.Sprintf("%s %s for %ss every %s, %s of the time (%d stalls over %s)", f.gpuNames(g.gpus), verb,
 		hintRange(length, ""), units.Duration(period), units.Share(share), len(stallSpans), units.Duration(f.dur(g.hull)))
 	sug := "The job pauses every " + units.Duration(period) + ": checkpointing, evaluation or logging on the critical path. " +
 		"Make it asynchronous (`torch.distributed.checkpoint.async_save`, a background thread) or less frequent."
@@ -309,8 +309,8 @@ func describePeriodicStall(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 		idle := f.subset(gs, idleGPUs)
 		wait := f.subset(gs, waitGPUs)
 		waiting := func(gpu *hintGPU, i int) bool { return gpu.state[i] == hsWaiting }
-		ev += fmt.Sprintf(": %s idle (%s) while %s wait at %s", units.GPUs(idleGPUs), hintActivity(idle, stallSpans, nil),
-			units.GPUs(waitGPUs), hintRange(hintStats(wait, hintPickUtil, stallSpans, waiting), "% util"))
+		ev += fmt.Sprintf(": %s idle (%s) while %s wait at %s", f.gpuNames(idleGPUs), hintActivity(idle, stallSpans, nil),
+			f.gpuNames(waitGPUs), hintRange(hintStats(wait, hintPickUtil, stallSpans, waiting), "% util"))
 		if p := hintStats(wait, hintPickPower, stallSpans, waiting); p.ok() {
 			ev += ", " + hintRange(p, "W")
 		}
@@ -318,7 +318,7 @@ func describePeriodicStall(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 		sug = fmt.Sprintf("%s stops every %s and the others wait for it in a collective: its rank does something on "+
 			"the critical path, typically a synchronous checkpoint save, evaluation or logging on rank 0. Save "+
 			"asynchronously (`torch.distributed.checkpoint.async_save`, a background thread) or less often.",
-			units.GPUs(idleGPUs), units.Duration(period))
+			f.gpuNames(idleGPUs), units.Duration(period))
 	}
 	ev += f.stallWrites(stallSpans)
 	sev := timeline.Warning

@@ -102,7 +102,7 @@ func describePowerCapped(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 	held := func(gpu *hintGPU, i int) bool { return f.capped(gpu, i) }
 	p := hintStats(gs, hintPickPower, g.spans, held)
 	last := g.hull.hi - 1
-	ev := units.GPUs(g.gpus) + " at " + hintRange(p, "W")
+	ev := f.gpuNames(g.gpus) + " at " + hintRange(p, "W")
 	conf := 0.9
 	if limit := gs[0].limitAt.get(last); limit > 0 {
 		ev += fmt.Sprintf(" (%s of the %s limit)", units.Share(p.mean/limit), units.Watts(limit))
@@ -196,7 +196,7 @@ var thermalThrottleRule = hintRule{
 	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 		gs := f.members(g)
 		held := func(gpu *hintGPU, i int) bool { return f.hot(gpu, i) }
-		ev := units.GPUs(g.gpus)
+		ev := f.gpuNames(g.gpus)
 		if t := hintStats(gs, func(g *hintGPU) []float32 { return g.temp }, g.spans, held); t.ok() {
 			ev += " at " + hintRange(t, "°C")
 		}

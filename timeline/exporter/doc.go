@@ -1,9 +1,9 @@
-// Package exporter is gputop serve's Prometheus exporter: what gputop
-// samples, under dcgm-exporter's names, units and labels where the quantity
-// is the same (so existing dashboards and alerts work unchanged), and what
-// only gputop knows (hints, the phase, the last marker, the sub-second
-// utilisation range) under gputop_ names. docs/metrics.md lists every
-// series.
+// Package exporter is the Prometheus exporter of gputop serve, and of the
+// live view and gputop record given --listen: what gputop samples, under
+// dcgm-exporter's names, units and labels where the quantity is the same
+// (so existing dashboards and alerts work unchanged), and what only gputop
+// knows (hints, the phase, the last marker, the sub-second utilisation
+// range) under gputop_ names. docs/metrics.md lists every series.
 //
 // The sampling loop hands each sample to an Exporter (Observe, or a Source
 // wrapped by Tap), which derives it, feeds the same analysis.Engine the

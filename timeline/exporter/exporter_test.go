@@ -27,7 +27,7 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // unknown this tick and no profiling metrics at all.
 var twoGPUs = timeline.SourceInfo{Kind: timeline.Live, Host: "node7", Driver: "550.54.15", CUDA: "12.4", Interval: time.Second,
 	GPUs: []timeline.GPUInfo{
-		{Index: 0, Name: "NVIDIA H100 80GB HBM3", UUID: "GPU-aaaa", MemTotal: 80 << 30, PowerLimit: 700, GPM: true},
+		{Index: 0, Name: "NVIDIA H100 80GB HBM3", UUID: "GPU-aaaa", PCIBusID: "00000000:18:00.0", MemTotal: 80 << 30, PowerLimit: 700, GPM: true},
 		{Index: 1, Name: "NVIDIA A100-SXM4-40GB", UUID: "GPU-bbbb", MemTotal: 40 << 30, PowerLimit: 400},
 	}}
 
@@ -45,6 +45,8 @@ func fixedSample(sec int, joules float64) timeline.Sample {
 		gauge(timeline.GPUUtil, "gpu0", 97), gauge(timeline.GPUUtilMin, "gpu0", 12), gauge(timeline.GPUUtilMax, "gpu0", 100),
 		gauge(timeline.GPUSMActive, "gpu0", 50), gauge(timeline.GPUTensor, "gpu0", 25),
 		gauge(timeline.GPUMemUsed, "gpu0", 40<<30), gauge(timeline.GPUMemTotal, "gpu0", 80<<30),
+		gauge(timeline.GPUMemFree, "gpu0", 40<<30-512<<20), // the driver's 512 MiB reserve is neither
+
 		gauge(timeline.GPUTemp, "gpu0", 71), gauge(timeline.GPUClockSM, "gpu0", 1980),
 		counter(timeline.GPUEnergy, "gpu0", joules),
 		counter(timeline.GPUPCIeTxBytes, "gpu0", float64(sec)*3e9),
@@ -103,6 +105,7 @@ func TestSeriesCarryDCGMNamesUnitsAndLabels(t *testing.T) {
 		"DCGM_FI_DEV_GPU_UTIL{0}":                 97,
 		"DCGM_FI_DEV_FB_USED{0}":                  40 * 1024, // MiB
 		"DCGM_FI_DEV_FB_TOTAL{0}":                 80 * 1024,
+		"DCGM_FI_DEV_FB_FREE{0}":                  40*1024 - 512,
 		"DCGM_FI_DEV_FB_USED{1}":                  1024,
 		"DCGM_FI_DEV_POWER_USAGE{0}":              500,   // W, from 500 J over 1 s
 		"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{0}": 1.5e6, // mJ
@@ -128,7 +131,7 @@ func TestSeriesCarryDCGMNamesUnitsAndLabels(t *testing.T) {
 	for _, l := range fams["DCGM_FI_DEV_GPU_UTIL"].GetMetric()[0].GetLabel() {
 		labels[l.GetName()] = l.GetValue()
 	}
-	wantLabels := map[string]string{"gpu": "0", "UUID": "GPU-aaaa", "device": "nvidia0",
+	wantLabels := map[string]string{"gpu": "0", "UUID": "GPU-aaaa", "pci_bus_id": "00000000:18:00.0", "device": "nvidia0",
 		"modelName": "NVIDIA H100 80GB HBM3", "Hostname": "node7"}
 	if len(labels) != len(wantLabels) {
 		t.Errorf("labels %v, want %v", labels, wantLabels)
@@ -157,7 +160,7 @@ func TestUnknownValuesAreAbsentNotZero(t *testing.T) {
 		"DCGM_FI_DEV_MEM_CLOCK{0}",      // never sampled
 		"DCGM_FI_DEV_POWER_USAGE{0}",    // no energy difference yet, no gauge
 		"DCGM_FI_PROF_PCIE_TX_BYTES{0}", // a rate needs two samples
-		"DCGM_FI_DEV_FB_FREE{0}",        // gputop does not read it
+		"DCGM_FI_DEV_FB_FREE{1}",        // not read on GPU1
 		"gputop_last_marker_timestamp_seconds",
 	} {
 		if v, ok := got[absent]; ok {
@@ -334,4 +337,71 @@ func TestTenThousandScrapesDoNotGrowTheHeap(t *testing.T) {
 	if after > before+512<<10 {
 		t.Errorf("heap grew from %d KiB to %d KiB over 10,000 scrapes", before>>10, after>>10)
 	}
+}
+
+// Through the real probe on the demo's 8 H100s: every GPU has its bus id,
+// and used + free + the driver's reserve is the total, as NVML's v2 memory
+// info says.
+func TestDemoGPUsHaveBusIDsAndFreeMemory(t *testing.T) {
+	x := New(Options{})
+	playDemo(t, x, "training", 3*time.Second)
+	_, fams := gather(t, x)
+	byGPU := func(name string) map[string]float64 {
+		out := map[string]float64{}
+		for _, m := range fams[name].GetMetric() {
+			var gpu, bus string
+			for _, l := range m.GetLabel() {
+				switch l.GetName() {
+				case "gpu":
+					gpu = l.GetValue()
+				case "pci_bus_id":
+					bus = l.GetValue()
+				}
+			}
+			if !strings.HasPrefix(bus, "00000000:") || len(bus) != len("00000000:18:00.0") {
+				t.Errorf("%s{gpu=%q}: pci_bus_id %q", name, gpu, bus)
+			}
+			out[gpu] = m.GetGauge().GetValue()
+		}
+		return out
+	}
+	used, free, total := byGPU("DCGM_FI_DEV_FB_USED"), byGPU("DCGM_FI_DEV_FB_FREE"), byGPU("DCGM_FI_DEV_FB_TOTAL")
+	if len(free) != 8 {
+		t.Fatalf("DCGM_FI_DEV_FB_FREE for %d GPUs, want 8", len(free))
+	}
+	const reservedMiB = 512 // the demo's H100 reserve
+	for gpu, f := range free {
+		if sum := used[gpu] + f + reservedMiB; math.Abs(sum-total[gpu]) > 1e-6 {
+			t.Errorf("GPU %s: used %v + free %v + reserved %v = %v MiB, total %v", gpu, used[gpu], f, reservedMiB, sum, total[gpu])
+		}
+	}
+}
+
+// What the exporter adds to each sample on its way to the screen or the
+// file (--listen): an hour of the 8-GPU demo observed, per sample. The
+// samples are taken first, so only Observe is timed.
+func BenchmarkObserveAnHourOfEightGPUs(b *testing.B) {
+	const n = 3600
+	clock := probes.NewFastClock(t0)
+	node, err := demo.New("training", 1, clock)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sess := probes.OpenSession(probes.SessionConfig{Interval: time.Second, Machine: node.Machine(), Clock: clock})
+	defer sess.Close()
+	samples := make([]timeline.Sample, n)
+	for i := range samples {
+		if samples[i], err = sess.Next(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	info := sess.Info()
+	b.ReportAllocs()
+	for b.Loop() {
+		x := New(Options{})
+		for i := range samples {
+			x.Observe(&samples[i], info)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n)/1e3, "µs/sample")
 }

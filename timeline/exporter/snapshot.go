@@ -17,10 +17,9 @@ type snapshot struct {
 	metrics []prometheus.Metric
 }
 
-// gpuLabels are dcgm-exporter's labels on every GPU series, in this
-// order. pci_bus_id is not among them: gputop does not read it (yet),
-// and an empty one would be a made-up value.
-var gpuLabels = []string{"gpu", "UUID", "device", "modelName", "Hostname"}
+// gpuLabels are dcgm-exporter's labels on every GPU series, in its order.
+// A bus id NVML did not give is "", which Prometheus takes for no label.
+var gpuLabels = []string{"gpu", "UUID", "pci_bus_id", "device", "modelName", "Hostname"}
 
 // gpuSeries is one GPU metric of gputop's under its exported name.
 type gpuSeries struct {
@@ -44,6 +43,7 @@ var gpuGauges = map[string]gpuSeries{
 	timeline.GPUMemUtil:     newGPUSeries("DCGM_FI_DEV_MEM_COPY_UTIL", "Memory utilization (in %).", prometheus.GaugeValue, 1),
 	timeline.GPUMemUsed:     newGPUSeries("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", prometheus.GaugeValue, 1.0/mib),
 	timeline.GPUMemTotal:    newGPUSeries("DCGM_FI_DEV_FB_TOTAL", "Framebuffer memory total (in MiB).", prometheus.GaugeValue, 1.0/mib),
+	timeline.GPUMemFree:     newGPUSeries("DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).", prometheus.GaugeValue, 1.0/mib),
 	timeline.GPUPower:       newGPUSeries("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", prometheus.GaugeValue, 1),
 	timeline.GPUPowerLimit:  newGPUSeries("DCGM_FI_DEV_ENFORCED_POWER_LIMIT", "Enforced power limit (in W).", prometheus.GaugeValue, 1),
 	timeline.GPUTemp:        newGPUSeries("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", prometheus.GaugeValue, 1),
@@ -208,5 +208,5 @@ func gpuLabelValues(info timeline.SourceInfo) gpuLabelSet {
 func (s gpuLabelSet) of(idx int) []string {
 	g := s.byIdx[idx]
 	i := strconv.Itoa(idx)
-	return []string{i, g.UUID, "nvidia" + i, g.Name, s.host}
+	return []string{i, g.UUID, g.PCIBusID, "nvidia" + i, g.Name, s.host}
 }

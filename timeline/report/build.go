@@ -49,11 +49,13 @@ func (b *repBuilder) build(a Analysis) {
 	for _, m := range b.s.Markers() {
 		b.r.Markers = append(b.r.Markers, ReportMarker{At: b.rel(m.At), Text: m.Text, Origin: m.Origin})
 	}
+	b.processes()
 	b.listPhases(a.Phases)
 	for _, idx := range timeline.GPUIndexes(b.s, b.info) {
 		b.gpu(idx)
 	}
 	b.host()
+	b.hosts()
 	b.summarisePhases()
 	b.gapsAndNotes()
 }
@@ -101,6 +103,10 @@ func (b *repBuilder) gpu(idx int) {
 	for _, gi := range b.info.GPUs {
 		if gi.Index == idx {
 			g.Name, g.UUID, g.MemTotal, g.PowerLimit = gi.Name, gi.UUID, Number(gi.MemTotal), Number(gi.PowerLimit)
+			if gi.Host != "" {
+				at := gi.HostIndex
+				g.Host, g.HostIndex = gi.Host, &at
+			}
 		}
 	}
 	util := b.load(0, timeline.GPUUtil, dev)
@@ -217,7 +223,11 @@ func (b *repBuilder) gapsAndNotes() {
 			b.r.Gaps = append(b.r.Gaps, ReportGap{Start: b.rel(time.Unix(0, g[0])), End: b.rel(time.Unix(0, g[1]))})
 		}
 	}
-	if !b.hasHostData() {
+	switch {
+	case !b.hasHostData() && b.info.MultiHost():
+		b.r.Notes = append(b.r.Notes, "the phases are busy or idle only: in a session of several hosts they do not "+
+			"yet read the hosts' CPUs, which stalled needs")
+	case !b.hasHostData():
 		b.r.Notes = append(b.r.Notes, "no host or job data: the phases are busy or idle only, "+
 			"since stalled needs evidence that the host or the job was working")
 	}

@@ -57,9 +57,6 @@ func repAt(n Number) string {
 // repDur is a length: "45s", "9m30s", "2h54m".
 func repDur(d time.Duration) string { return units.Duration(d) }
 
-// repGPUList names GPUs, runs collapsed: "GPU1-7", "GPU0,2", "host".
-func repGPUList(gpus []int) string { return units.GPUs(gpus) }
-
 // repClean makes outside text (a marker from a job's output, a command
 // line) safe for a terminal: valid UTF-8, whitespace as plain spaces, no
 // control characters (a line cannot move the cursor or recolour the screen)
@@ -165,6 +162,9 @@ func (r *Report) repSystemLine() string {
 	if r.Source.CUDA != "" {
 		parts = append(parts, "CUDA "+r.Source.CUDA)
 	}
+	if r.multiHost() {
+		parts = append(parts, units.Count(len(r.Hosts), "host"))
+	}
 	switch len(r.GPUs) {
 	case 1:
 		parts = append(parts, "1 GPU")
@@ -215,8 +215,8 @@ func (r *Report) repGapTotal() time.Duration {
 }
 
 // repHintHead is a hint's first line after its severity and id.
-func repHintHead(h ReportHint) string {
-	s := repGPUList(h.GPUs) + ", " + repAt(h.Start) + "-" + repAt(h.End)
+func (r *Report) repHintHead(h ReportHint) string {
+	s := r.gpuNames().Of(h.GPUs) + ", " + repAt(h.Start) + "-" + repAt(h.End)
 	if !repUnknown(h.Confidence) && h.Confidence > 0 {
 		s += fmt.Sprintf(", confidence %.0f%%", 100*float64(h.Confidence))
 	}

@@ -24,10 +24,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		p("")
 		p("> Note: %s", repMD(n))
 	}
+	r.mdHosts(p)
 	r.mdGPUs(p)
 	r.mdHost(p)
 	r.mdPhases(p)
 	r.mdMarkers(p)
+	r.mdProcesses(p)
 	r.mdHints(p)
 	r.mdGaps(p)
 	_, err := w.Write(b.Bytes())
@@ -79,6 +81,9 @@ func (r *Report) mdGPUs(p func(string, ...any)) {
 	}
 	has := r.repGPUHas()
 	head, rule := "| GPU | name | util mean | p50 | p95 | max |", "|---:|---|---:|---:|---:|---:|"
+	if r.multiHost() {
+		head, rule = "| host "+head, "|---"+rule
+	}
 	if has.sm {
 		head, rule = head+" SM mean | p50 | p95 | max |", rule+"---:|---:|---:|---:|"
 	}
@@ -97,7 +102,7 @@ func (r *Report) mdGPUs(p func(string, ...any)) {
 		if g.Lost {
 			name += " (lost at " + repAt(g.LostAt) + ")"
 		}
-		row := fmt.Sprintf("| %d | %s | %s | %s | %s | %s |", g.Index, name, repPct(u.Mean), repPct(u.P50), repPct(u.P95),
+		row := fmt.Sprintf("| %d | %s | %s | %s | %s | %s |", repGPUIndex(g), name, repPct(u.Mean), repPct(u.P50), repPct(u.P95),
 			repPct(u.Max))
 		if has.sm {
 			row += fmt.Sprintf(" %s | %s | %s | %s |", repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max))
@@ -108,6 +113,9 @@ func (r *Report) mdGPUs(p func(string, ...any)) {
 		}
 		if has.power {
 			row += fmt.Sprintf(" %s | %s |", repWattsOf(g.PowerMean, g.PowerLimit), repEnergy(g.Energy))
+		}
+		if r.multiHost() {
+			row = "| " + repMD(g.Host) + " " + row
 		}
 		p("%s", row)
 	}
@@ -125,6 +133,9 @@ func (r *Report) mdGPUs(p func(string, ...any)) {
 
 func (r *Report) mdHost(p func(string, ...any)) {
 	h := r.Host
+	if !h.recorded() && r.multiHost() {
+		return // each host's is in the hosts section
+	}
 	p("")
 	p("### Host")
 	p("")
@@ -182,7 +193,7 @@ func (r *Report) mdPhases(p func(string, ...any)) {
 		shown, rest := r.repPhaseRows(ps)
 		for _, ph := range shown {
 			row(" ", repAt(ph.Start), repDur(repSeconds(ph.Duration)), ph.Kind, repPct(ph.UtilMean), repPct(ph.SMActiveMean),
-				repWorst(ph), repPct(ph.HostCPUMean), repMD(ph.Label))
+				repMD(r.repWorstName(ph)), repPct(ph.HostCPUMean), repMD(ph.Label))
 		}
 		if rest != "" {
 			p("")
@@ -214,7 +225,7 @@ func (r *Report) mdHints(p func(string, ...any)) {
 		return
 	}
 	for i, h := range r.Hints {
-		p("%d. **%s** `%s` on %s  ", i+1, h.Severity, repMD(h.ID), repMD(repHintHead(h)))
+		p("%d. **%s** `%s` on %s  ", i+1, h.Severity, repMD(h.ID), repMD(r.repHintHead(h)))
 		p("   Evidence: %s  ", repMDKeep(h.Evidence, true))
 		p("   Next step: %s", repMDKeep(h.Suggestion, true))
 		if eps := repEpisodes(h); len(eps) > 0 {

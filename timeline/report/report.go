@@ -8,6 +8,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // ReportVersion is the version of the report JSON (docs/report.md).
@@ -47,19 +48,25 @@ type Report struct {
 	Duration Number     `json:"duration_s"`
 	// IdleUtil is the utilisation (%) under which a GPU counts as idle in
 	// its idle_fraction.
-	IdleUtil Number         `json:"idle_util"`
-	GPUs     []ReportGPU    `json:"gpus"`
-	Host     ReportHost     `json:"host"`
-	Phases   []ReportPhase  `json:"phases"`
-	Markers  []ReportMarker `json:"markers"`
-	Hints    []ReportHint   `json:"hints"`
+	IdleUtil Number `json:"idle_util"`
+	// Hosts are the hosts of a session of several, in order, each with its
+	// figures; absent in a session of one.
+	Hosts   []ReportHostSummary `json:"hosts,omitempty"`
+	GPUs    []ReportGPU         `json:"gpus"`
+	Host    ReportHost          `json:"host"`
+	Phases  []ReportPhase       `json:"phases"`
+	Markers []ReportMarker      `json:"markers"`
+	Hints   []ReportHint        `json:"hints"`
+	// Processes held a GPU during the report (processes.go).
+	Processes []ReportProcess `json:"processes"`
 	// Gaps are pauses in sampling; every figure above leaves them out.
 	Gaps []ReportGap `json:"gaps"`
 	// Notes explain what could not be sampled, and where figures are less
 	// exact than elsewhere.
 	Notes []string `json:"notes"`
 
-	phaseRows int // ReportOptions.PhaseRows
+	phaseRows int             // ReportOptions.PhaseRows
+	names     *units.GPUNames // gpuNames, made when first asked
 }
 
 // ReportSource says where the samples came from.
@@ -77,11 +84,15 @@ type ReportSource struct {
 
 // ReportGPU is one GPU over the whole session.
 type ReportGPU struct {
-	Index    int         `json:"index"`
-	Name     string      `json:"name"`
-	UUID     string      `json:"uuid,omitempty"`
-	Util     ReportStats `json:"util"`
-	SMActive ReportStats `json:"sm_active"`
+	Index int `json:"index"`
+	// Host is the GPU's host and HostIndex the number its host gives it,
+	// in a session of several hosts; both absent in a session of one.
+	Host      string      `json:"host,omitempty"`
+	HostIndex *int        `json:"host_index,omitempty"`
+	Name      string      `json:"name"`
+	UUID      string      `json:"uuid,omitempty"`
+	Util      ReportStats `json:"util"`
+	SMActive  ReportStats `json:"sm_active"`
 	// IdleFraction is the share of the sampled time with utilisation below
 	// the report's idle threshold (gaps are not counted at all).
 	IdleFraction Number `json:"idle_fraction"`
@@ -212,7 +223,7 @@ func NewReport(s *timeline.Store, info timeline.SourceInfo, a Analysis, opts Rep
 	opts = opts.withDefaults()
 	r := &Report{
 		Version: ReportVersion, Source: repSource(info), Duration: Number(math.NaN()), IdleUtil: Number(opts.IdleUtil),
-		GPUs: []ReportGPU{}, Phases: []ReportPhase{}, Markers: []ReportMarker{}, Hints: []ReportHint{},
+		GPUs: []ReportGPU{}, Phases: []ReportPhase{}, Markers: []ReportMarker{}, Hints: []ReportHint{}, Processes: []ReportProcess{},
 		Gaps: []ReportGap{}, Notes: append([]string{}, info.Notes...), phaseRows: opts.PhaseRows,
 	}
 	b := repBuilder{s: s, info: info, opts: opts, r: r}

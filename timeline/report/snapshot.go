@@ -49,13 +49,16 @@ const SnapshotVersion = 1
 // Snapshot is one reading of every GPU and the host: what `gputop snapshot`
 // prints. Its JSON field names are a contract, documented in docs/snapshot.md.
 type Snapshot struct {
-	Version   int               `json:"version"`
-	Time      time.Time         `json:"time"`
-	Source    SnapshotSource    `json:"source"`
-	GPUs      []SnapshotGPU     `json:"gpus"`
-	Host      SnapshotHost      `json:"host"`
-	Processes []SnapshotProcess `json:"processes"`
-	Notes     []string          `json:"notes"`
+	Version int            `json:"version"`
+	Time    time.Time      `json:"time"`
+	Source  SnapshotSource `json:"source"`
+	// Hosts are the hosts of a session of several, each with its GPUs
+	// together; absent in a session of one.
+	Hosts     []SnapshotHostSummary `json:"hosts,omitempty"`
+	GPUs      []SnapshotGPU         `json:"gpus"`
+	Host      SnapshotHost          `json:"host"`
+	Processes []SnapshotProcess     `json:"processes"`
+	Notes     []string              `json:"notes"`
 }
 
 // SnapshotSource says where the reading came from.
@@ -69,7 +72,11 @@ type SnapshotSource struct {
 
 // SnapshotGPU is one GPU's reading. Percentages are 0-100.
 type SnapshotGPU struct {
-	Index          int      `json:"index"`
+	Index int `json:"index"`
+	// Host and HostIndex: the GPU's host and its number there, in a
+	// session of several hosts; absent in a session of one.
+	Host           string   `json:"host,omitempty"`
+	HostIndex      *int     `json:"host_index,omitempty"`
 	Name           string   `json:"name"`
 	UUID           string   `json:"uuid"`
 	Lost           bool     `json:"lost"`
@@ -124,6 +131,11 @@ type SnapshotProcess struct {
 	SM       Number `json:"sm"`
 	CPU      Number `json:"cpu"`
 	RSSBytes Number `json:"rss_bytes"`
+	// Started is when the process started, in UTC; null if unknown.
+	Started *time.Time `json:"started"`
+	// Workload is its container, pod, Slurm job or session; null when its
+	// cgroup named none.
+	Workload *ReportWorkload `json:"workload"`
 }
 
 // NewSnapshot is the reading of cur, with rates (power from the energy
@@ -160,8 +172,13 @@ func NewSnapshot(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot 
 	for _, g := range info.GPUs {
 		dev := timeline.GPUDevice(g.Index)
 		v := func(name string) Number { return get(name, dev) }
+		var at *int
+		if g.Host != "" {
+			i := g.HostIndex
+			at = &i
+		}
 		s.GPUs = append(s.GPUs, SnapshotGPU{
-			Index: g.Index, Name: g.Name, UUID: g.UUID, Lost: lost[dev],
+			Index: g.Index, Host: g.Host, HostIndex: at, Name: g.Name, UUID: g.UUID, Lost: lost[dev],
 			Util: v(timeline.GPUUtil), UtilMin: v(timeline.GPUUtilMin), UtilMax: v(timeline.GPUUtilMax), MemUtil: v(timeline.GPUMemUtil),
 			SMActive: v(timeline.GPUSMActive), SMOccupancy: v(timeline.GPUSMOccupancy), Tensor: v(timeline.GPUTensor), DRAMBandwidth: v(timeline.GPUDRAMBW),
 			MemUsedBytes: v(timeline.GPUMemUsed), MemTotalBytes: v(timeline.GPUMemTotal), PowerW: v(timeline.GPUPower), PowerLimitW: v(timeline.GPUPowerLimit),
@@ -183,13 +200,20 @@ func NewSnapshot(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot 
 		}
 		s.Host.Cores = append(s.Host.Cores, Number(v))
 	}
+	s.Hosts = snapshotHosts(cur, info, s.GPUs, get)
 	procs := cur.Processes
 	if procs == nil && prev != nil {
 		procs = prev.Processes
 	}
 	for _, p := range procs {
-		s.Processes = append(s.Processes, SnapshotProcess{GPU: p.GPU, PID: p.PID, User: p.User, Command: p.Command,
-			GPUMem: Number(p.GPUMem), Util: Number(p.Util), SM: Number(p.Util), CPU: Number(p.CPU), RSSBytes: Number(p.RSS)})
+		sp := SnapshotProcess{GPU: p.GPU, PID: p.PID, User: p.User, Command: p.Command,
+			GPUMem: Number(p.GPUMem), Util: Number(p.Util), SM: Number(p.Util), CPU: Number(p.CPU), RSSBytes: Number(p.RSS),
+			Workload: reportWorkload(p.Workload)}
+		if !p.Started.IsZero() {
+			started := p.Started.UTC()
+			sp.Started = &started
+		}
+		s.Processes = append(s.Processes, sp)
 	}
 	return s
 }
@@ -212,14 +236,25 @@ func (s Snapshot) WriteText(w io.Writer) error {
 	}
 	if len(s.GPUs) > 0 {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "GPU\tNAME\tUTIL\tSM\tMEMORY\tPOWER\tTEMP\tSM CLOCK\tTHROTTLE\t")
+		hostCol := ""
+		if len(s.Hosts) > 0 {
+			hostCol = "HOST\t"
+		}
+		fmt.Fprintln(tw, hostCol+"GPU\tNAME\tUTIL\tSM\tMEMORY\tPOWER\tTEMP\tSM CLOCK\tTHROTTLE\t")
 		for _, g := range s.GPUs {
 			name := strings.TrimPrefix(g.Name, "NVIDIA ")
+			index := g.Index
+			if len(s.Hosts) > 0 {
+				if g.HostIndex != nil {
+					index = *g.HostIndex
+				}
+				fmt.Fprintf(tw, "%s\t", g.Host)
+			}
 			if g.Lost {
-				fmt.Fprintf(tw, "%d\t%s\tlost: fell off the bus\t\t\t\t\t\t\t\n", g.Index, name)
+				fmt.Fprintf(tw, "%d\t%s\tlost: fell off the bus\t\t\t\t\t\t\t\n", index, name)
 				continue
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", g.Index, name,
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", index, name,
 				repPct(g.Util), repPct(g.SMActive), repBytesOf(g.MemUsedBytes, g.MemTotalBytes),
 				repWattsOf(g.PowerW, g.PowerLimitW), units.Celsius(float64(g.TempC), false),
 				units.MHz(float64(g.ClockSMMHz)), textThrottle(g.Throttle))
@@ -228,20 +263,20 @@ func (s Snapshot) WriteText(w io.Writer) error {
 			return err
 		}
 	}
-	busiest := math.NaN()
-	for _, c := range s.Host.Cores {
-		if !math.IsNaN(float64(c)) && (math.IsNaN(busiest) || float64(c) > busiest) {
-			busiest = float64(c)
-		}
+	if len(s.Hosts) > 0 {
+		writeSnapshotHosts(&b, s.Hosts)
+	} else {
+		writeSnapshotHost(&b, s.Host)
 	}
-	fmt.Fprintf(&b, "host  CPU %s (%s, busiest %s)  iowait %s  load %s  RAM %s  swap %s\n",
-		repPct(s.Host.CPU), units.Count(len(s.Host.Cores), "core"), repPct(Number(busiest)), repPct(s.Host.IOWait),
-		units.Number(float64(s.Host.Load1)), repBytesOf(s.Host.MemUsedBytes, s.Host.MemTotalBytes), repBytes(s.Host.SwapUsedBytes))
 	if len(s.Processes) > 0 {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "GPU\tPID\tUSER\tGPU MEM\tUTIL\tCPU\tCOMMAND")
+		fmt.Fprintln(tw, "GPU\tPID\tUSER\tGPU MEM\tUTIL\tCPU\tWHERE\tCOMMAND")
 		for _, p := range s.Processes {
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", p.GPU, p.PID, p.User, repBytes(p.GPUMem), repPct(p.Util), repPct(p.CPU), p.Command)
+			where := "-"
+			if p.Workload != nil {
+				where = p.Workload.workload().Short()
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", p.GPU, p.PID, p.User, repBytes(p.GPUMem), repPct(p.Util), repPct(p.CPU), where, p.Command)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -259,4 +294,103 @@ func textThrottle(t []string) string {
 		return "none"
 	}
 	return strings.Join(t, ", ")
+}
+
+// writeSnapshotHost is the one host's line.
+func writeSnapshotHost(b *bytes.Buffer, h SnapshotHost) {
+	busiest := math.NaN()
+	for _, c := range h.Cores {
+		if !math.IsNaN(float64(c)) && (math.IsNaN(busiest) || float64(c) > busiest) {
+			busiest = float64(c)
+		}
+	}
+	fmt.Fprintf(b, "host  CPU %s (%s, busiest %s)  iowait %s  load %s  RAM %s  swap %s\n",
+		repPct(h.CPU), units.Count(len(h.Cores), "core"), repPct(Number(busiest)), repPct(h.IOWait),
+		units.Number(float64(h.Load1)), repBytesOf(h.MemUsedBytes, h.MemTotalBytes), repBytes(h.SwapUsedBytes))
+}
+
+// SnapshotHostSummary is one host of a session of several in one reading:
+// whether it answered, and its GPUs together.
+type SnapshotHostSummary struct {
+	Name string `json:"name"`
+	// State is the host's connection: ok, failed (not answering; Err says
+	// why) or lost; "" where the reading does not say.
+	State string `json:"state"`
+	Err   string `json:"error,omitempty"`
+	// GPUs are the session-wide indexes of its GPUs.
+	GPUs []int `json:"gpus"`
+	// UtilMean is the mean utilisation of its GPUs with a reading,
+	// UtilLowest the lowest, that of LowestGPU (session-wide; null with
+	// none).
+	UtilMean   Number `json:"util_mean"`
+	UtilLowest Number `json:"util_lowest"`
+	LowestGPU  *int   `json:"lowest_gpu"`
+	// PowerW, MemUsedBytes and MemTotalBytes are its GPUs' together.
+	PowerW        Number `json:"power_w"`
+	MemUsedBytes  Number `json:"mem_used_bytes"`
+	MemTotalBytes Number `json:"mem_total_bytes"`
+	// CPU is the host's CPU (% of all cores), where it is sampled.
+	CPU Number `json:"cpu"`
+}
+
+// snapshotHosts sums each host's GPUs of a session of several; nil in a
+// session of one.
+func snapshotHosts(cur *timeline.Sample, info timeline.SourceInfo, gpus []SnapshotGPU,
+	get func(name, dev string) Number) []SnapshotHostSummary {
+	if !info.MultiHost() {
+		return nil
+	}
+	state := map[string]timeline.ProbeStatus{}
+	for _, p := range cur.Probes {
+		if p.Probe == timeline.RemoteProbe {
+			state[p.Device] = p
+		}
+	}
+	var out []SnapshotHostSummary
+	for _, h := range info.Hosts {
+		sum := SnapshotHostSummary{Name: h.Name, GPUs: []int{}, UtilLowest: Number(math.NaN()),
+			CPU: get(timeline.HostCPU, timeline.DeviceOnHost(timeline.HostDevice, h.Name))}
+		if p, ok := state[h.Name]; ok {
+			sum.State, sum.Err = p.State.String(), p.Err
+		}
+		var util []float64
+		power, used, total := math.NaN(), math.NaN(), math.NaN()
+		for _, g := range gpus {
+			if g.Host != h.Name {
+				continue
+			}
+			sum.GPUs = append(sum.GPUs, g.Index)
+			if u := float64(g.Util); !math.IsNaN(u) {
+				util = append(util, u)
+				if sum.LowestGPU == nil || u < float64(sum.UtilLowest) {
+					idx := g.Index
+					sum.LowestGPU, sum.UtilLowest = &idx, g.Util
+				}
+			}
+			power, used = repAdd(power, float64(g.PowerW)), repAdd(used, float64(g.MemUsedBytes))
+			total = repAdd(total, float64(g.MemTotalBytes))
+		}
+		sum.UtilMean = Number(repMeanOf(util))
+		sum.PowerW, sum.MemUsedBytes, sum.MemTotalBytes = Number(power), Number(used), Number(total)
+		out = append(out, sum)
+	}
+	return out
+}
+
+// writeSnapshotHosts is a line per host of a session of several.
+func writeSnapshotHosts(b *bytes.Buffer, hosts []SnapshotHostSummary) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tGPUS\tUTIL\tLOWEST\tPOWER\tMEMORY\tCPU\tSTATE")
+	for _, h := range hosts {
+		st := h.State
+		if st == "" {
+			st = repNA
+		}
+		if h.Err != "" {
+			st += ": " + repClean(h.Err)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", repClean(h.Name), len(h.GPUs), repPct(h.UtilMean),
+			repPct(h.UtilLowest), repHostPower(h.PowerW), repBytesOf(h.MemUsedBytes, h.MemTotalBytes), repPct(h.CPU), st)
+	}
+	_ = tw.Flush()
 }

@@ -30,11 +30,13 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, n := range r.Notes {
 		t.wrapped("note: ", repClean(n))
 	}
+	r.textHosts(t)
 	r.textGPUs(t)
 	r.textHealth(t)
 	r.textHost(t)
 	r.textPhases(t)
 	r.textMarkers(t)
+	r.textProcesses(t)
 	r.textHints(t)
 	r.textGaps(t)
 	_, err := w.Write(b.Bytes())
@@ -73,9 +75,12 @@ func (r *Report) textGPUs(t repText) {
 		head += fmt.Sprintf("  %5s %4s %4s %4s", "SM", "P50", "P95", "MAX")
 	}
 	t.line(head + fmt.Sprintf("  %5s", "IDLE"))
-	for _, g := range r.GPUs {
+	for k, g := range r.GPUs {
+		if head := r.hostHeading(k); head != "" {
+			t.line(head)
+		}
 		u, s := g.Util, g.SMActive
-		row := fmt.Sprintf("%3d  %-16s %5s %4s %4s %4s", g.Index, repTrunc(repGPUName(g.Name), 16),
+		row := fmt.Sprintf("%3d  %-16s %5s %4s %4s %4s", repGPUIndex(g), repTrunc(repGPUName(g.Name), 16),
 			repPct(u.Mean), repPct(u.P50), repPct(u.P95), repPct(u.Max))
 		if has.sm {
 			row += fmt.Sprintf("  %5s %4s %4s %4s", repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max))
@@ -97,8 +102,11 @@ func (r *Report) textGPUs(t repText) {
 			head += fmt.Sprintf("  %-16s  %10s", "POWER MEAN", "ENERGY")
 		}
 		t.line(head)
-		for _, g := range r.GPUs {
-			row := fmt.Sprintf("%3d", g.Index)
+		for k, g := range r.GPUs {
+			if head := r.hostHeading(k); head != "" {
+				t.line(head)
+			}
+			row := fmt.Sprintf("%3d", repGPUIndex(g))
 			if has.mem {
 				row += fmt.Sprintf("  %-20s", repBytesOf(g.MemUsedMax, g.MemTotal))
 			}
@@ -126,6 +134,9 @@ func repGPUName(name string) string {
 
 func (r *Report) textHost(t repText) {
 	h := r.Host
+	if !h.recorded() && r.multiHost() {
+		return // each host's is in the hosts section
+	}
 	t.line("")
 	if !h.recorded() {
 		t.wrapped("HOST  ", r.repHostAbsent())
@@ -222,12 +233,13 @@ func repPhaseKind(name string) timeline.PhaseKind {
 
 func (r *Report) textPhaseTable(t repText, ps []ReportPhase) {
 	sm, cpu := repPhaseHas(ps)
+	worstWidth := r.repWorstWidth(ps)
 	row := func(start, length, kind, util, smMean, worst, cpuMean, label string) {
 		line := fmt.Sprintf("%-8s %-9s %-7s %4s", start, length, kind, util)
 		if sm {
 			line += fmt.Sprintf(" %4s", smMean)
 		}
-		line += fmt.Sprintf("  %-9s", worst)
+		line += fmt.Sprintf("  %-*s", worstWidth, worst)
 		if cpu {
 			line += fmt.Sprintf(" %4s", cpuMean)
 		}
@@ -237,7 +249,7 @@ func (r *Report) textPhaseTable(t repText, ps []ReportPhase) {
 	shown, rest := r.repPhaseRows(ps)
 	for _, p := range shown {
 		row(repAt(p.Start), repDur(repSeconds(p.Duration)), p.Kind, repPct(p.UtilMean), repPct(p.SMActiveMean),
-			repWorst(p), repPct(p.HostCPUMean), repTrunc(repClean(p.Label), 25))
+			r.repWorstName(p), repPct(p.HostCPUMean), repTrunc(repClean(p.Label), 25))
 	}
 	if rest != "" {
 		t.wrapped("... ", rest)
@@ -267,7 +279,7 @@ func (r *Report) textHints(t repText) {
 	}
 	t.line("HINTS  worst first")
 	for _, h := range r.Hints {
-		t.wrapped(fmt.Sprintf("%-9s", strings.ToUpper(h.Severity)), h.ID+" on "+repHintHead(h))
+		t.wrapped(fmt.Sprintf("%-9s", strings.ToUpper(h.Severity)), h.ID+" on "+r.repHintHead(h))
 		t.wrapped("         evidence:  ", repClean(h.Evidence))
 		t.wrapped("         next step: ", repClean(h.Suggestion))
 		for _, ep := range repEpisodes(h) {

@@ -2,7 +2,8 @@
 // the screen, in reports, in hints' evidence and in messages, so that the
 // same quantity always reads the same. One style for each:
 //
-//	GPUs        GPU3, GPU0-3,5, host
+//	GPUs        GPU3, GPU0-3,5, host; by host where a session has several:
+//	            node3 GPU2, node3 GPU0-7, node5 GPU1 (GPUNames)
 //	durations   250ms, 4.5s, 45s, 9m30s, 13m, 2h54m, 3d04h
 //	percentages 97%, 0.5%; shares <1%, 42%, >99%
 //	bytes       512MiB, 65.6GiB, 1.95TiB (binary: what nvidia-smi's MiB are)

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/gputop-dev/gputop/probes"
+	"github.com/gputop-dev/gputop/probes/marks"
+	"github.com/gputop-dev/gputop/recordings"
+)
+
+// gputop stream is the remote end of gputop --hosts: `ssh node3 gputop
+// stream` samples node3 and writes the recording, as it is written, to
+// stdout (docs/recording-format.md, Streams). Its stdin carries markers
+// the other way, one line each:
+//
+//	mark <text>    a marker, as m in the viewer would drop it
+//
+// Other lines are ignored, so a later viewer may send more. The end of
+// stdin ends the stream: ssh closes it when the viewer goes away, and
+// nothing must be left sampling on the host. The recording is then
+// closed as any other (the verdict, the index), as far as stdout still
+// takes it, and gputop exits 0.
+
+// maxStreamLine bounds a line on stream's stdin; a longer one is dropped.
+const maxStreamLine = 4 << 10
+
+// errStdinClosed ends a stream whose stdin ended.
+var errStdinClosed = errors.New("stdin closed")
+
+func cmdStream(args []string, e *env) error {
+	fs := flag.NewFlagSet("stream", flag.ContinueOnError)
+	interval := fs.Duration("interval", time.Second, "time between samples (at least 100ms)")
+	var demo demoFlag
+	fs.Var(&demo, "demo", "stream 8 simulated H100s playing `SCENARIO`: "+scenarioNames)
+	duration := fs.Duration("duration", 0, "stop on the last sample within this long (default: until stdin ends, or a signal)")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(rest) > 0:
+		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+	case *duration < 0:
+		return usageError{"--duration must be positive"}
+	}
+	if err := checkInterval(*interval); err != nil {
+		return err
+	}
+	if f, ok := e.stdout.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		return errors.New("stdout is a terminal; the stream is binary, for gputop --hosts (or redirect it: gputop stream > run.gtr)")
+	}
+	log.SetOutput(io.Discard)
+	// A viewer that went away closes the pipe: writing then fails with
+	// EPIPE, which ends the stream, instead of SIGPIPE killing gputop
+	// before it could close anything.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
+
+	ctx, stopSignals := endOnSignal(e)
+	defer stopSignals()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	machine, err := demo.machine(probes.RealClock{})
+	if err != nil {
+		return err
+	}
+	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Machine: machine})
+	defer closeSession(session)
+	listener, warning := openMarks(session)
+	defer listener.Close()
+	if warning != "" {
+		fmt.Fprintf(e.stderr, "gputop stream: %s\n", warning)
+	}
+	rec := recordings.NewRecorder(session, recorderOptions(false, false))
+	name := "stdout"
+	if f, ok := e.stdout.(*os.File); ok {
+		name = f.Name() // as a write error names it: "/dev/stdout: broken pipe"
+	}
+	if err := rec.StartWriter(name, nopCloser{e.stdout}); err != nil {
+		return err
+	}
+	if e.stdin != nil {
+		go readStreamInput(e.stdin, session, e.stderr, func() { cancel(errStdinClosed) })
+	}
+	runErr := rec.Run(ctx, *duration)
+	sum, err := rec.Stop()
+	switch {
+	case errors.Is(context.Cause(ctx), errStdinClosed):
+		return nil // the viewer is gone: nobody to tell about the close
+	case runErr != nil:
+		return runErr
+	case sum.Failed != nil:
+		return sum.Failed
+	}
+	return err
+}
+
+// nopCloser leaves stdout open when the recording closes: gputop's, not
+// the recording's.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// readStreamInput takes the stream's stdin line by line (mark <text>) until
+// it ends, then calls end.
+func readStreamInput(in io.Reader, session *probes.PendingSession, stderr io.Writer, end func()) {
+	defer end()
+	r := bufio.NewReaderSize(in, maxStreamLine)
+	for {
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// Too long for any command: drop it up to its end.
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = r.ReadSlice('\n')
+			}
+			if err != nil {
+				return
+			}
+			continue
+		}
+		if err != nil && len(line) == 0 {
+			return
+		}
+		if text, ok := strings.CutPrefix(strings.TrimRight(string(line), "\r\n"), "mark "); ok {
+			if text, perr := marks.Parse([]byte(text)); perr == nil {
+				session.MarkFrom("key", text)
+			} else {
+				fmt.Fprintf(stderr, "gputop stream: marker refused: %v\n", perr)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}

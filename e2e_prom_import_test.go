@@ -1,0 +1,155 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gputop-dev/gputop/recordings"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
+)
+
+// The postmortem of issue 15 with the real Prometheus (Debian's package):
+// it scrapes two gputop serve processes standing for two hosts every
+// second, and gputop import prometheus reads the range back into one
+// recording of both hosts, whose report gives the hint the imbalance demo
+// should give, on the imbalance host's GPUs. Everything listens on
+// 127.0.0.1.
+//
+// Both serves run on this machine, so both would say the same Hostname:
+// Prometheus' metric_relabel_configs rename them, as a monitoring stack
+// with two exporters behind one name would.
+func TestImportPrometheusFromTheRealPrometheus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end with Prometheus: not under -short")
+	}
+	const promBin = "/usr/bin/prometheus"
+	if _, err := os.Stat(promBin); err != nil {
+		timelinetest.Unavailable(t, "prometheus is not installed (.ci/run installs Debian's package)")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	// Prometheus keeps milliseconds; the range starts before the first
+	// scrape and is given as --from takes RFC 3339.
+	from := time.Now().Add(-time.Second).UTC().Truncate(time.Second)
+
+	hosts := []struct{ name, scenario, addr string }{
+		{"node-imbalance", "imbalance", freeLoopbackAddr(t)},
+		{"node-training", "training", freeLoopbackAddr(t)},
+	}
+	var config strings.Builder
+	config.WriteString("global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\nscrape_configs:\n  - job_name: gputop\n    static_configs:\n")
+	for _, h := range hosts {
+		startGroup(t, filepath.Join(dir, h.scenario+".log"), bin, "serve", "--demo="+h.scenario, "--listen", h.addr)
+		fmt.Fprintf(&config, "      - targets: [%q]\n        labels: {node: %q}\n", h.addr, h.name)
+	}
+	config.WriteString("    metric_relabel_configs:\n      - source_labels: [node]\n        target_label: Hostname\n")
+	configPath := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(configPath, []byte(config.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	promAddr := freeLoopbackAddr(t)
+	startGroup(t, filepath.Join(dir, "prometheus.log"), promBin, "--config.file="+configPath,
+		"--storage.tsdb.path="+filepath.Join(dir, "tsdb"), "--web.listen-address="+promAddr)
+
+	// Bounded: the imbalance demo's hint needs about 30 s of samples; the
+	// import then has those and a little more.
+	deadline := time.Now().Add(100 * time.Second)
+	ready := false
+	for !ready && time.Now().Before(deadline) {
+		time.Sleep(time.Second)
+		gpus := map[string]int{}
+		for _, r := range promQuery(promAddr, "DCGM_FI_DEV_GPU_UTIL") {
+			gpus[r.Metric["Hostname"]]++
+		}
+		hinted := len(promQuery(promAddr, `gputop_hint_active{id="gpu-imbalance",Hostname="node-imbalance"}`)) > 0
+		ready = hinted && gpus["node-imbalance"] == 8 && gpus["node-training"] == 8 && time.Since(from) > 40*time.Second
+	}
+	if !ready {
+		log, _ := os.ReadFile(filepath.Join(dir, "prometheus.log"))
+		t.Fatalf("after 100 s Prometheus did not have both hosts' GPUs and the imbalance hint; its log's tail:\n%s", tail(string(log), 2000))
+	}
+
+	out := filepath.Join(dir, "job.gtr")
+	cmd := exec.Command(bin, "import", "prometheus", "http://"+promAddr, "--from", from.Format(time.RFC3339),
+		"--to", "now", "--step", "1s", "--match", `{job="gputop"}`, "-o", out)
+	msg, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("import: %v\n%s", err, msg)
+	}
+	if !strings.Contains(string(msg), "of 16 GPUs on 2 hosts") {
+		t.Errorf("import says %q", msg)
+	}
+	t.Logf("%s", msg)
+
+	r, err := recordings.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := r.Info()
+	r.Close()
+	var names []string
+	for _, h := range info.Hosts {
+		names = append(names, h.Name)
+	}
+	if !slices.Equal(names, []string{"node-imbalance", "node-training"}) || len(info.GPUs) != 16 {
+		t.Fatalf("hosts %q with %d GPUs, want node-imbalance and node-training with 8 each", names, len(info.GPUs))
+	}
+	for _, h := range hosts {
+		gpus := info.GPUsOf(h.name)
+		for i, g := range gpus {
+			if gi := info.GPUs[g]; gi.HostIndex != i || gi.Name != "NVIDIA H100 80GB HBM3" {
+				t.Errorf("%s's GPU %d: %+v", h.name, i, gi)
+			}
+		}
+		if len(gpus) != 8 {
+			t.Errorf("%s has GPUs %v, want 8", h.name, gpus)
+		}
+	}
+
+	rep, err := exec.Command(bin, "report", "--format", "json", out).Output()
+	if err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	var report struct {
+		GPUs []struct {
+			Index int
+			Util  struct{ Mean float64 }
+		}
+		Hints []struct {
+			ID   string
+			GPUs []int
+		}
+	}
+	if err := json.Unmarshal(rep, &report); err != nil {
+		t.Fatal(err)
+	}
+	imbalance, training := info.GPUsOf("node-imbalance"), info.GPUsOf("node-training")
+	found := false
+	for _, h := range report.Hints {
+		t.Logf("hint %s on GPUs %v", h.ID, h.GPUs)
+		if h.ID == "gpu-imbalance" && slices.ContainsFunc(h.GPUs, func(g int) bool { return slices.Contains(imbalance, g) }) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no gpu-imbalance hint on node-imbalance's GPUs %v", imbalance)
+	}
+	// The demos' own figures came through: on the imbalance host one GPU
+	// (its GPU1) works and seven idle; the training host's eight all work.
+	for _, g := range report.GPUs {
+		busy := g.Util.Mean > 50
+		switch {
+		case slices.Contains(training, g.Index) && !busy,
+			g.Index == imbalance[1] && !busy,
+			slices.Contains(imbalance, g.Index) && g.Index != imbalance[1] && busy:
+			t.Errorf("GPU %d: mean utilisation %.0f%%", g.Index, g.Util.Mean)
+		}
+	}
+}

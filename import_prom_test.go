@@ -1,0 +1,183 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gputop-dev/gputop/recordings"
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// promAnswers is a stand-in for Prometheus that gives every query the same
+// answer, with an HTTP status.
+func promAnswers(t *testing.T, status int, body string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// closedLoopbackURL is an http:// address nobody listens on.
+func closedLoopbackURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return "http://" + l.Addr().String()
+}
+
+const promTestdata = "recordings/importer/testdata/prometheus/"
+
+// Each bad input of import prometheus is one line and a non-zero exit, and
+// leaves no file behind.
+func TestImportPrometheusRefusesInOneLine(t *testing.T) {
+	empty := `{"status":"success","data":{"resultType":"matrix","result":[]}}`
+	badData, err := os.ReadFile(promTestdata + "error-bad-data.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := filepath.Join(t.TempDir(), "broken.json")
+	if err := os.WriteFile(broken, []byte(`{"status":"success","data":{"resultType":"matrix","result":[{"metric":`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	down := closedLoopbackURL(t)
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"Prometheus unreachable", []string{down, "--from", "-1h"}, exitError, "cannot reach Prometheus at " + down + ": connect: connection refused"},
+		{"empty range", []string{down, "--from", "now", "--to", "-1h"}, exitUsage, "the range is empty: --from"},
+		{"range of nothing", []string{down, "--from", "2026-11-24T08:00:00Z", "--to", "2026-11-24T08:00:00Z"}, exitUsage, "the range is empty"},
+		{"selector matches nothing", []string{promAnswers(t, 200, empty), "--from", "-1h", "--match", `{job="none"}`}, exitError, `no GPU series match {job="none"} from `},
+		{"no GPU series at all", []string{promAnswers(t, 200, empty), "--from", "-1h"}, exitError, "no GPU series from "},
+		{"bad JSON", []string{promAnswers(t, 200, `{"status":"success","data":`), "--from", "-1h"}, exitError, "not Prometheus' JSON"},
+		{"Prometheus' error", []string{promAnswers(t, 400, string(badData)), "--from", "-1h"}, exitError, "Prometheus says bad_data: 1:22: parse error: unexpected end of input inside braces"},
+		{"not Prometheus", []string{promAnswers(t, 404, "404 page not found"), "--from", "-1h"}, exitError, "answers 404 Not Found to /api/v1/query_range: is it Prometheus' address?"},
+		{"a saved error", []string{promTestdata + "error-too-many-points.json"}, exitError, "Prometheus says bad_data: exceeded maximum resolution of 11,000 points"},
+		{"a broken file", []string{broken}, exitError, "broken.json: not Prometheus' JSON"},
+		{"a missing file", []string{"nothere.json"}, exitError, "nothere.json"},
+		{"no --from", []string{down}, exitUsage, "--from TIME is required"},
+		{"bad --from", []string{down, "--from", "yesterday"}, exitUsage, `--from "yesterday" is not a time such as 2026-11-24T08:00:00Z, -2h or now`},
+		{"bad --step", []string{down, "--from", "-1h", "--step", "0s"}, exitUsage, "--step 0s: must be 1ms or more"},
+		{"a series as --match", []string{down, "--from", "-1h", "--match", `up{job="x"}`}, exitUsage, "give only label matchers"},
+		{"--from with a file", []string{promTestdata + "gap-target-down.json", "--from", "-1h"}, exitUsage, "--from is for a Prometheus URL"},
+		{"two sources", []string{"a.json", "b.json"}, exitUsage, "give one Prometheus URL"},
+	} {
+		out := filepath.Join(t.TempDir(), "x.gtr")
+		te := newTestEnv()
+		code := run(append(append([]string{"import", "prometheus"}, c.args...), "-o", out), &te.env)
+		lines := strings.Split(strings.TrimSpace(te.err.String()), "\n")
+		if code != c.code || len(lines) != 1 || !strings.Contains(lines[0], c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and one line with %q", c.name, code, te.err.String(), c.code, c.want)
+		}
+		if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
+			t.Errorf("%s: left %d files behind", c.name, len(entries))
+		}
+	}
+}
+
+// A host that stopped answering for a while is a gap in the recording: its
+// GPUs' metrics are absent from those samples, never zeros.
+func TestImportPrometheusFileKeepsGaps(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "gap.gtr")
+	te := newTestEnv()
+	if code := run([]string{"import", "prometheus", promTestdata + "gap-target-down.json", "-o", out}, &te.env); code != exitOK {
+		t.Fatalf("exit %d: %s", code, te.err.String())
+	}
+	if !strings.HasPrefix(te.err.String(), "imported 26 samples of 2 GPUs on 2 hosts over 25s from gap-target-down.json (prometheus) into ") {
+		t.Errorf("stderr %q", te.err.String())
+	}
+	r, err := recordings.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	info := r.Info()
+	if info.Kind != timeline.Imported || len(info.Hosts) != 2 || info.Hosts[1].Name != "node-b" || info.GPUs[1].Host != "node-b" {
+		t.Fatalf("info %+v", info)
+	}
+	var missing []int
+	for i := 0; ; i++ {
+		s, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		has := false
+		for _, m := range s.Metrics {
+			if m.Key.Device == "gpu1" {
+				has = true
+				if m.Value == 0 {
+					t.Errorf("sample %d: node-b's %s is 0", i, m.Key.Name)
+				}
+			}
+		}
+		if !has {
+			missing = append(missing, i)
+		}
+	}
+	if want := []int{11, 12, 13, 14, 15, 16, 17, 18}; !equalInts(missing, want) {
+		t.Errorf("node-b's GPU is missing from samples %v, want %v (it was down from +11s to +18s)", missing, want)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestParsePromTime(t *testing.T) {
+	now := time.Date(2026, 11, 25, 6, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		in   string
+		want time.Time
+		bad  bool
+	}{
+		{in: "now", want: now},
+		{in: "-2h", want: now.Add(-2 * time.Hour)},
+		{in: "-30m", want: now.Add(-30 * time.Minute)},
+		{in: "-1d", want: now.Add(-24 * time.Hour)},
+		{in: "-1.5d", want: now.Add(-36 * time.Hour)},
+		{in: "-1h30m", want: now.Add(-90 * time.Minute)},
+		{in: "2026-11-24T08:00:00Z", want: time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)},
+		{in: "2026-11-24T09:00:00+01:00", want: time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)},
+		{in: "1795507200", want: time.Unix(1795507200, 0)},
+		{in: "1795507200.5", want: time.UnixMilli(1795507200500)},
+		{in: "+2h", bad: true},
+		{in: "-2x", bad: true},
+		{in: "--2h", bad: true},
+		{in: "-d", bad: true},
+		{in: "2026-11-24", bad: true},
+		{in: "", bad: true},
+		{in: "yesterday", bad: true},
+	} {
+		got, err := parsePromTime("--from", c.in, now)
+		if c.bad != (err != nil) || (!c.bad && !got.Equal(c.want)) {
+			t.Errorf("%q: %v, %v; want %v (bad %v)", c.in, got, err, c.want, c.bad)
+		}
+	}
+}

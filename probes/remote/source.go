@@ -1,0 +1,413 @@
+package remote
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// Options say which hosts to follow and how.
+type Options struct {
+	Hosts    []string
+	Interval time.Duration
+	// Transport is how the hosts are reached (for messages; Dial runs it).
+	Transport Transport
+	// Dial starts a host's stream; ProcessDialer(Transport, Interval) if nil.
+	Dial Dialer
+	// Open decodes a stream.
+	Open OpenFeed
+	// MarkLine is a marker as a stream's stdin takes it; nil sends none.
+	MarkLine func(text string) []byte
+	// MinBackoff and MaxBackoff bound the wait before reconnecting: it
+	// doubles from the first to the second (1 s to 30 s by default), and is
+	// the first again once a host has streamed.
+	MinBackoff, MaxBackoff time.Duration
+	// HangAfter is how long a connected host may send nothing before it is
+	// taken for hung and connected again: 5 intervals, at least 10 s.
+	HangAfter time.Duration
+	// FirstWait bounds how long the first sample waits for every host to
+	// answer or fail (15 s: ssh's ConnectTimeout and a little).
+	FirstWait time.Duration
+}
+
+// Source is the merge of several hosts' streams, a timeline.Source and a
+// timeline.MarkSink.
+//
+// It emits a sample on its own tick, every Interval: each host's oldest
+// waiting sample, if it has one (a host with nothing new this tick is absent
+// from that sample: a gap, never a repeated value), renumbered into the
+// session (its GPUs become gpuN in the order hosts were given, its other
+// devices "host@NAME"), and every host's "remote" status. The sample's time
+// is the viewer's tick, so hosts with clocks set apart still line up.
+//
+// GPU numbers are given in host order when the first sample is made, which
+// waits until every host has answered or failed (FirstWait at most); a host
+// that answers later, or comes back with more GPUs, is numbered after them,
+// so a number never changes meaning within a session.
+type Source struct {
+	opts   Options
+	hosts  []*host
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	// settled has a token each time a host settles (answers or fails once).
+	settled chan struct{}
+
+	// Fields of Next (one goroutine at a time), and of Info under mu.
+	mu      sync.Mutex
+	info    timeline.SourceInfo
+	perHost []hostLayout
+	nextGPU int
+	started bool
+	// allSettled and firstAt are when the last host settled and when the
+	// first sample was made, for the log and docs/performance.md.
+	allSettled, firstAt time.Time
+	nextTick            time.Time
+	marks               []timeline.Marker
+	recent              map[string]time.Time // marker texts given lately, by when
+}
+
+// hostLayout is where one host's devices sit in the session.
+type hostLayout struct {
+	described bool
+	info      timeline.HostInfo
+	kind      timeline.SourceKind
+	gpus      []timeline.GPUInfo // session-wide, in its own order
+	gpuIndex  map[int]int        // its NVML index → session index
+	devices   map[string]string  // its device name → the session's
+}
+
+// Open starts following opts.Hosts; Close stops.
+func Open(opts Options) *Source {
+	if opts.Interval <= 0 {
+		opts.Interval = time.Second
+	}
+	if opts.MinBackoff <= 0 {
+		opts.MinBackoff = time.Second
+	}
+	if opts.MaxBackoff < opts.MinBackoff {
+		opts.MaxBackoff = max(30*time.Second, opts.MinBackoff)
+	}
+	if opts.HangAfter <= 0 {
+		opts.HangAfter = max(10*time.Second, 5*opts.Interval)
+	}
+	if opts.FirstWait <= 0 {
+		opts.FirstWait = 15 * time.Second
+	}
+	if opts.Dial == nil {
+		opts.Dial = ProcessDialer(opts.Transport, opts.Interval)
+	}
+	s := newSource(opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	for _, h := range s.hosts {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			h.run(ctx)
+		}()
+	}
+	return s
+}
+
+// newSource is a Source whose hosts are not yet followed.
+func newSource(opts Options) *Source {
+	s := &Source{opts: opts, settled: make(chan struct{}, len(opts.Hosts)),
+		perHost: make([]hostLayout, len(opts.Hosts)), recent: map[string]time.Time{}}
+	s.info = timeline.SourceInfo{Kind: timeline.Live, Host: hostsTitle(opts.Hosts), Interval: opts.Interval}
+	for i, name := range opts.Hosts {
+		h := &host{name: name, opts: &s.opts}
+		h.settledOnce = func() { s.settled <- struct{}{} }
+		s.hosts = append(s.hosts, h)
+		s.info.Hosts = append(s.info.Hosts, timeline.HostInfo{Name: name})
+		s.perHost[i] = hostLayout{gpuIndex: map[int]int{}, devices: map[string]string{}}
+	}
+	return s
+}
+
+// hostsTitle is the session's Host, for the header and the report's: the
+// hosts by name while that is short, else how many and the first and last.
+func hostsTitle(hosts []string) string {
+	if all := strings.Join(hosts, ", "); len(all) <= 32 {
+		return all
+	}
+	return fmt.Sprintf("%d hosts, %s…%s", len(hosts), hosts[0], hosts[len(hosts)-1])
+}
+
+// Close ends every host's stream and returns when every child has been
+// reaped.
+func (s *Source) Close() error {
+	s.cancel()
+	s.wg.Wait()
+	return nil
+}
+
+// Info describes the session as it stands: every host named, each one's
+// GPUs once it has described them.
+func (s *Source) Info() timeline.SourceInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	in := s.info
+	in.GPUs = slices.Clone(in.GPUs)
+	in.Hosts = slices.Clone(in.Hosts)
+	return in
+}
+
+// Mark is the m key's marker: see MarkFrom.
+func (s *Source) Mark(text string) { s.MarkFrom("key", text) }
+
+// MarkLine is a marker as a stream's stdin takes it: "mark TEXT", one
+// line (cmd_stream.go).
+func MarkLine(text string) []byte { return []byte("mark " + text + "\n") }
+
+// MarkFrom sends a marker to every host's stream (so each host's own
+// recording keeps it) and puts it on the session's next sample.
+func (s *Source) MarkFrom(origin, text string) {
+	s.mu.Lock()
+	if len(s.marks) < hostMarkers {
+		s.marks = append(s.marks, timeline.Marker{Text: text, Origin: origin})
+	}
+	s.mu.Unlock()
+	if s.opts.MarkLine == nil {
+		return
+	}
+	line := s.opts.MarkLine(text)
+	for _, h := range s.hosts {
+		h.sendLine(line)
+	}
+}
+
+// Received is how many bytes the hosts' streams have carried so far.
+func (s *Source) Received() int64 {
+	var n int64
+	for _, h := range s.hosts {
+		h.mu.Lock()
+		n += h.received
+		h.mu.Unlock()
+	}
+	return n
+}
+
+// FirstSample says when every host had answered or failed, and when the
+// first sample was made (zero times before it was).
+func (s *Source) FirstSample() (settled, first time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.allSettled, s.firstAt
+}
+
+// Next waits for the next tick and returns the merged sample.
+func (s *Source) Next(ctx context.Context) (timeline.Sample, error) {
+	if !s.started {
+		if err := s.waitFirst(ctx); err != nil {
+			return timeline.Sample{}, err
+		}
+		s.started = true
+		s.mu.Lock()
+		s.allSettled = time.Now()
+		s.mu.Unlock()
+		// Half an interval on, every host's first sample has waited long
+		// enough to be taken (see host.take).
+		s.nextTick = time.Now().Add(s.opts.Interval / 2)
+	}
+	t := time.NewTimer(time.Until(s.nextTick))
+	select {
+	case <-ctx.Done():
+		t.Stop()
+		return timeline.Sample{}, ctx.Err()
+	case <-t.C:
+	}
+	now := time.Now()
+	if s.firstAt.IsZero() {
+		s.mu.Lock()
+		s.firstAt = now
+		s.mu.Unlock()
+	}
+	// A viewer that fell behind skips the ticks it missed.
+	s.nextTick = s.nextTick.Add(s.opts.Interval)
+	if s.nextTick.Before(now) {
+		s.nextTick = now.Add(s.opts.Interval)
+	}
+	return s.merge(now), nil
+}
+
+// waitFirst waits until every host has answered or failed, or FirstWait.
+func (s *Source) waitFirst(ctx context.Context) error {
+	t := time.NewTimer(s.opts.FirstWait)
+	defer t.Stop()
+	for n := 0; n < len(s.hosts); n++ {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			return nil
+		case <-s.settled:
+		}
+	}
+	return nil
+}
+
+// recentMarks is how long a marker's text is remembered: the same text from
+// several hosts (each rank's "epoch 3", or the session's own marker coming
+// back in each host's stream) is one marker.
+const recentMarks = 30 * time.Second
+
+// merge builds the sample of the tick at now.
+func (s *Source) merge(now time.Time) timeline.Sample {
+	out := timeline.Sample{At: now}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for text, at := range s.recent {
+		if now.Sub(at) > recentMarks {
+			delete(s.recent, text)
+		}
+	}
+	for _, m := range s.marks {
+		s.recent[m.Text] = now
+		m.At = now
+		out.Markers = append(out.Markers, m)
+	}
+	s.marks = s.marks[:0]
+	changed := false
+	for i, h := range s.hosts {
+		smp, marks, info, st := h.take(now, s.opts.Interval)
+		if info != nil {
+			s.describe(i, info)
+			changed = true
+		}
+		out.Probes = append(out.Probes, st)
+		for _, m := range marks {
+			if _, seen := s.recent[m.Text]; seen || len(s.recent) >= 4*hostMarkers {
+				continue
+			}
+			s.recent[m.Text] = now
+			m.At = now
+			out.Markers = append(out.Markers, m)
+		}
+		if smp != nil {
+			if s.place(i, smp, &out) {
+				changed = true
+			}
+		}
+	}
+	if changed {
+		s.layout()
+	}
+	return out
+}
+
+// describe takes host i's description.
+func (s *Source) describe(i int, in *timeline.SourceInfo) {
+	l := &s.perHost[i]
+	name := s.opts.Hosts[i]
+	l.described = true
+	l.kind = in.Kind
+	l.info = timeline.HostInfo{Name: name, Driver: in.Driver, CUDA: in.CUDA, Notes: slices.Clone(in.Notes)}
+	for _, g := range in.GPUs {
+		k := g.OnHost()
+		idx := s.gpuOf(i, k)
+		g.Index, g.Host, g.HostIndex = idx, name, k
+		l.setGPU(g)
+	}
+}
+
+// gpuOf is the session index of host i's GPU k, given now if it has none.
+func (s *Source) gpuOf(i, k int) int {
+	l := &s.perHost[i]
+	if idx, ok := l.gpuIndex[k]; ok {
+		return idx
+	}
+	idx := s.nextGPU
+	s.nextGPU++
+	l.gpuIndex[k] = idx
+	l.setGPU(timeline.GPUInfo{Index: idx, Host: s.opts.Hosts[i], HostIndex: k, Name: "GPU", MemTotal: nan(), PowerLimit: nan()})
+	return idx
+}
+
+func (l *hostLayout) setGPU(g timeline.GPUInfo) {
+	for j := range l.gpus {
+		if l.gpus[j].Index == g.Index {
+			l.gpus[j] = g
+			return
+		}
+	}
+	l.gpus = append(l.gpus, g)
+}
+
+// layout rebuilds the session's description from the hosts'.
+func (s *Source) layout() {
+	var gpus []timeline.GPUInfo
+	hosts := make([]timeline.HostInfo, len(s.hosts))
+	kind, all := timeline.Demo, true
+	driver, cuda := "", ""
+	for i := range s.perHost {
+		l := &s.perHost[i]
+		hosts[i] = l.info
+		hosts[i].Name = s.opts.Hosts[i]
+		gpus = append(gpus, l.gpus...)
+		if l.described {
+			if l.kind != timeline.Demo {
+				all = false
+			}
+			if driver == "" {
+				driver, cuda = l.info.Driver, l.info.CUDA
+			} else if driver != l.info.Driver {
+				driver, cuda = "", ""
+			}
+		}
+	}
+	slices.SortFunc(gpus, func(a, b timeline.GPUInfo) int { return a.Index - b.Index })
+	if !all {
+		kind = timeline.Live
+	}
+	s.info.Kind, s.info.GPUs, s.info.Hosts, s.info.Driver, s.info.CUDA = kind, gpus, hosts, driver, cuda
+}
+
+// place renames host i's sample into out, and says whether it named a GPU
+// the session did not know.
+func (s *Source) place(i int, smp *timeline.Sample, out *timeline.Sample) bool {
+	l := &s.perHost[i]
+	name := s.opts.Hosts[i]
+	grew := false
+	device := func(d string) string {
+		if n, ok := l.devices[d]; ok {
+			return n
+		}
+		var n string
+		if k, ok := timeline.ParseGPUDevice(d); ok {
+			if _, known := l.gpuIndex[k]; !known {
+				grew = true
+			}
+			n = timeline.GPUDevice(s.gpuOf(i, k))
+		} else {
+			n = timeline.DeviceOnHost(d, name)
+		}
+		l.devices[d] = n
+		return n
+	}
+	if out.Metrics == nil {
+		out.Metrics = make([]timeline.Metric, 0, len(smp.Metrics)*len(s.hosts))
+	}
+	// A sample lists each device's metrics together: one lookup a device.
+	var from, to string
+	for _, m := range smp.Metrics {
+		if m.Key.Device != from {
+			from, to = m.Key.Device, device(m.Key.Device)
+		}
+		m.Key.Device = to
+		out.Metrics = append(out.Metrics, m)
+	}
+	for _, p := range smp.Probes {
+		p.Device = device(p.Device)
+		out.Probes = append(out.Probes, p)
+	}
+	for _, p := range smp.Processes {
+		p.GPU = s.gpuOf(i, p.GPU)
+		out.Processes = append(out.Processes, p)
+	}
+	return grew
+}

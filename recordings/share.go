@@ -1,0 +1,234 @@
+package recordings
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A recording being written can be followed by others of the same user
+// (`gputop attach`, `gputop stream` on the host): the Recorder listens on a
+// Unix socket of its own while it records to a file (RecorderOptions.ShareDir),
+// and each client that connects gets the file from its first byte, then
+// what is written as it is written: the stream protocol (stream.go), so
+// a client reads it with NewStreamReader. A client may send lines the
+// other way, as to gputop stream's stdin: "mark TEXT" drops a marker in the
+// recorded session. The file is the buffer: each client reads it at its
+// own pace, so a slow client costs neither the recording nor memory, and
+// one that stops reading for shareStall is dropped.
+
+// SessionSuffix ends the name of a recording's socket: <pid>.stream, in
+// the per-user directory of the marker sockets (which end in .sock).
+const SessionSuffix = ".stream"
+
+const (
+	// sharePoll is how often a client's copy looks for new bytes in the
+	// file: the writer flushes about once a second.
+	sharePoll = 100 * time.Millisecond
+	// shareStall drops a client that takes nothing for this long.
+	shareStall = 30 * time.Second
+	// shareClients bounds the clients of one recording.
+	shareClients = 16
+	// shareLinger is how long clients get to take the rest of a recording
+	// that ended before their connections are closed.
+	shareLinger = 5 * time.Second
+)
+
+// sharer serves one recording's file on its socket.
+type sharer struct {
+	ln    *net.UnixListener
+	sock  string
+	file  string
+	mark  func(text string)
+	ended chan struct{} // the recording is closed: send the rest, then end
+	gone  chan struct{} // stop everything now
+
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{}
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// listenShare opens the socket of the recording at file in dir:
+// <pid>.stream, or <pid>-N.stream when this process records more than one
+// at a time, readable and writable by its owner only.
+func listenShare(dir, file string, mark func(string)) (*sharer, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil, err
+	}
+	var ln *net.UnixListener
+	var sock string
+	for n := 1; ; n++ {
+		sock = filepath.Join(dir, fmt.Sprintf("%d%s", os.Getpid(), SessionSuffix))
+		if n > 1 {
+			sock = filepath.Join(dir, fmt.Sprintf("%d-%d%s", os.Getpid(), n, SessionSuffix))
+		}
+		ln, err = listenPrivate(sock)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, errSocketTaken) || n >= 64 {
+			return nil, err
+		}
+	}
+	s := &sharer{ln: ln, sock: sock, file: abs, mark: mark, ended: make(chan struct{}), gone: make(chan struct{}),
+		conns: make(map[net.Conn]struct{})}
+	s.wg.Go(s.accept)
+	return s, nil
+}
+
+var errSocketTaken = errors.New("socket in use")
+
+// listenPrivate listens on path with mode 0600. A socket left there by a
+// process that died (nobody answers) is removed first; one that answers
+// belongs to a live recording of this process.
+func listenPrivate(path string) (*net.UnixListener, error) {
+	if _, err := os.Lstat(path); err == nil {
+		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+			c.Close()
+			return nil, errSocketTaken
+		}
+		os.Remove(path)
+	}
+	// The directory is the user's own, 0700: the socket's mode is a
+	// second lock, set before anyone could connect.
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, err
+	}
+	ln.SetUnlinkOnClose(true)
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	return ln, nil
+}
+
+func (s *sharer) accept() {
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		if s.closed || len(s.conns) >= shareClients {
+			s.mu.Unlock()
+			c.Close()
+			continue
+		}
+		s.conns[c] = struct{}{}
+		s.mu.Unlock()
+		s.wg.Go(func() {
+			s.serve(c)
+			s.mu.Lock()
+			delete(s.conns, c)
+			s.mu.Unlock()
+			c.Close()
+		})
+	}
+}
+
+// serve copies the file to c from its start, following it until the
+// recording ends, and takes c's lines.
+func (s *sharer) serve(c net.Conn) {
+	left := make(chan struct{})
+	go func() {
+		defer close(left)
+		s.readLines(c)
+	}()
+	f, err := os.Open(s.file)
+	if err != nil {
+		return // removed: the recording got no sample
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	tick := time.NewTicker(sharePoll)
+	defer tick.Stop()
+	ended := false
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			c.SetWriteDeadline(time.Now().Add(shareStall))
+			if _, werr := c.Write(buf[:n]); werr != nil {
+				return // gone, or taking nothing: dropped
+			}
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return
+		}
+		if ended {
+			return // all of it sent
+		}
+		select {
+		case <-tick.C:
+		case <-s.ended:
+			ended = true // read to the end once more: the index and trailer
+		case <-left:
+			return
+		case <-s.gone:
+			return
+		}
+	}
+}
+
+// readLines takes a client's lines, as gputop stream takes its stdin's,
+// until it leaves.
+func (s *sharer) readLines(c net.Conn) {
+	r := bufio.NewReaderSize(c, 4<<10)
+	for {
+		line, err := r.ReadSlice('\n')
+		for errors.Is(err, bufio.ErrBufferFull) {
+			line = nil
+			_, err = r.ReadSlice('\n')
+		}
+		if text, ok := strings.CutPrefix(strings.TrimRight(string(line), "\r\n"), "mark "); ok && s.mark != nil {
+			if text = strings.TrimSpace(text); text != "" && len(text) <= 200 {
+				s.mark(text)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// end says the recording is closed: clients get the rest of the file (its
+// index and trailer end their streams), for shareLinger at most, and the
+// socket goes away at once, so nobody new attaches to a recording that
+// ended.
+func (s *sharer) end() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.ln.Close()
+	close(s.ended)
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(shareLinger):
+		close(s.gone)
+		s.mu.Lock()
+		for c := range s.conns {
+			c.Close()
+		}
+		s.mu.Unlock()
+		<-done
+	}
+}

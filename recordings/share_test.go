@@ -1,0 +1,154 @@
+package recordings
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestShare follows a recording being written through its socket: a
+// client that connects midway gets the history, then each sample as it is
+// written; a second client that never reads and a third that leaves at
+// once change nothing for the recording or the first; a "mark" line
+// reaches the source; Stop ends every stream cleanly and removes the
+// socket.
+func TestShare(t *testing.T) {
+	dir := t.TempDir()
+	ss := samples(40, 2)
+	for i := range ss {
+		ss[i].Markers = nil
+	}
+	src := &scriptSource{samples: ss, block: true}
+	rec := NewRecorder(src, RecorderOptions{Version: "v-test", ShareDir: dir})
+	path := filepath.Join(dir, "run.gtr")
+	if _, err := rec.Start(path); err != nil {
+		t.Fatal(err)
+	}
+	sock := rec.State().Socket
+	if filepath.Dir(sock) != dir || filepath.Ext(sock) != SessionSuffix {
+		t.Fatalf("socket %q (%v)", sock, rec.State().SocketErr)
+	}
+	if fi, err := os.Stat(sock); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket: %v, mode %v", err, fi.Mode())
+	}
+	for range 20 {
+		if _, err := rec.Next(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stalled, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stalled.Close()
+	if leaver, err := net.Dial("unix", sock); err == nil {
+		leaver.Close()
+	}
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got := make(chan StreamEvent, 64)
+	end := make(chan error, 1)
+	go func() {
+		sr, err := NewStreamReader(c, "session")
+		if err != nil {
+			end <- err
+			return
+		}
+		for {
+			ev, err := sr.Next()
+			if err != nil {
+				end <- err
+				return
+			}
+			got <- ev
+		}
+	}()
+	next := func(i int) {
+		t.Helper()
+		for {
+			select {
+			case ev := <-got:
+				if ev.Item != StreamSample {
+					continue
+				}
+				sameSample(t, i, ss[i], ev.Sample)
+				return
+			case err := <-end:
+				t.Fatalf("sample %d: %v", i, err)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("sample %d did not arrive", i)
+			}
+		}
+	}
+	for i := range 20 {
+		next(i) // the history
+	}
+	if _, err := io.WriteString(c, "mark from a viewer\n"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 20; i < 40; i++ {
+		if _, err := rec.Next(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		next(i) // live, within about a second of being taken
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for src.markCount() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !slices.Equal(src.marksCopy(), []string{"from a viewer"}) {
+		t.Errorf("marks %q", src.marksCopy())
+	}
+	sum, err := rec.Stop()
+	if err != nil || sum.Samples != 40 {
+		t.Fatalf("Stop: %+v %v", sum, err)
+	}
+	select {
+	case err := <-end:
+		if !errors.Is(err, io.EOF) {
+			t.Fatalf("after Stop: %v, want io.EOF", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream did not end with the recording")
+	}
+	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket left behind: %v", err)
+	}
+	if _, err := readAll(t, path); err != nil {
+		t.Errorf("the file: %v", err)
+	}
+}
+
+// TestShareStaleSocket: a socket left by a recorder that was killed is
+// removed and taken over.
+func TestShareStaleSocket(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, "4242"+SessionSuffix)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: stale, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.SetUnlinkOnClose(false)
+	ln.Close() // the socket file stays, nobody behind it
+	got, err := listenPrivate(stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Close()
+	if c, err := net.Dial("unix", stale); err != nil {
+		t.Errorf("the new socket: %v", err)
+	} else {
+		c.Close()
+	}
+	if _, err := listenPrivate(stale); !errors.Is(err, errSocketTaken) {
+		t.Errorf("a socket in use: %v", err)
+	}
+}

@@ -1,0 +1,552 @@
+package recordings
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// A stream is a recording read as it is written, from a pipe or a socket
+// (`ssh node3 gputop stream`, an attach to a running recorder): the same
+// bytes as a file, read front to back with no seeking, each chunk decoded
+// as soon as its check arrives. Its header frame is the version handshake:
+// the reader refuses a stream it cannot read, before any sample, with a
+// *StreamVersionError that names both versions.
+
+// MinStreamVersion is the oldest format version a stream may have: the
+// first gputop that streams wrote it.
+var MinStreamVersion = Version{Major: 1, Minor: 4}
+
+// StreamItem says what a StreamEvent carries.
+type StreamItem int
+
+const (
+	// StreamSample is a sample, with its markers, statuses and processes.
+	StreamSample StreamItem = iota + 1
+	// StreamHints is a snapshot of the hints the sender shows, current
+	// with the sample before it.
+	StreamHints
+	// StreamInfo is the source's whole description, grown since the
+	// header (a GPU found late): it describes the samples from the next
+	// one on, and comes right before it.
+	StreamInfo
+)
+
+// StreamEvent is one thing read from a stream.
+type StreamEvent struct {
+	Item   StreamItem
+	Sample timeline.Sample     // StreamSample
+	Hints  HintSnapshot        // StreamHints
+	Info   timeline.SourceInfo // StreamInfo
+}
+
+// StreamReader reads a recording from an io.Reader as it arrives. It holds
+// about one chunk (a second of samples) and one zstd window in memory,
+// however long the stream runs. It is not safe for concurrent use.
+type StreamReader struct {
+	src    *bufio.Reader
+	header Header
+	zdec   *zstd.Decoder
+	frame  frameReader
+	dec    segmentDecoder
+	buf    []byte
+
+	inSegment bool
+	frameDone bool // the segment's zstd frame has ended
+	segBytes  int  // decompressed so far in the segment
+	queue     []StreamEvent
+	info      timeline.SourceInfo // current with the last sample returned
+	lastInfo  timeline.SourceInfo // the last one queued
+	good      time.Time           // the last sample returned
+	sawIndex  bool
+	closed    bool  // the trailer of a clean close arrived
+	ended     error // what Next returns from now on
+}
+
+// StreamVersionError says a stream is in a format version this gputop does
+// not read: a newer major version, or a version older than streams
+// (MinStreamVersion). It names both, and the sender's gputop when its
+// header says.
+type StreamVersionError struct {
+	Found Version
+	// Gputop is the sender's gputop version ("" if its header did not
+	// say, or could not be read).
+	Gputop string
+}
+
+func (e *StreamVersionError) Error() string {
+	who := "the sender"
+	if e.Gputop != "" {
+		who = "gputop " + e.Gputop
+	}
+	if e.Found.Major > FormatVersion.Major {
+		return fmt.Sprintf("%s streams format %s, newer than this gputop reads (%d.x); upgrade gputop here",
+			who, e.Found, FormatVersion.Major)
+	}
+	return fmt.Sprintf("%s streams format %s; this gputop reads %s to %d.x; upgrade gputop there",
+		who, e.Found, MinStreamVersion, FormatVersion.Major)
+}
+
+// Want says which versions this gputop reads, for a message of the
+// caller's own: "1.4 to 1.x".
+func (e *StreamVersionError) Want() string {
+	return fmt.Sprintf("%s to %d.x", MinStreamVersion, FormatVersion.Major)
+}
+
+// StreamError says a stream could not be read on: it ended before the
+// sender closed the recording (the sender stopped, the connection
+// dropped: Cut, and errors.Is(err, io.ErrUnexpectedEOF)), or its bytes are
+// damaged. Every sample returned before it was good; none was made up.
+type StreamError struct {
+	Cut    bool
+	Reason string    // "cut short", "damaged (checksum mismatch)", ...
+	Good   time.Time // the last sample read whole; zero if none was
+}
+
+func (e *StreamError) Error() string {
+	upTo := "no sample was read"
+	if !e.Good.IsZero() {
+		upTo = "read up to " + e.Good.Format("15:04:05")
+	}
+	return fmt.Sprintf("stream %s; %s", e.Reason, upTo)
+}
+
+// Unwrap makes a cut stream io.ErrUnexpectedEOF.
+func (e *StreamError) Unwrap() error {
+	if e.Cut {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+
+// NewStreamReader reads a stream's header from r, waiting for it as long
+// as r does. Its errors: r's own, a *NotRecordingError (name is the path
+// in its message) for bytes that are no recording (a shell's message, an
+// older gputop's usage), a *StreamVersionError, or a *StreamError for a
+// header cut short or damaged.
+func NewStreamReader(r io.Reader, name string) (*StreamReader, error) {
+	src := bufio.NewReaderSize(r, 64<<10)
+	prefix := make([]byte, prefixLen)
+	n, err := io.ReadFull(src, prefix)
+	switch {
+	case n == 0 && errors.Is(err, io.EOF):
+		return nil, &NotRecordingError{Path: name, Reason: "empty stream"}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		if cutInPrefix(prefix[:n]) {
+			return nil, &StreamError{Cut: true, Reason: "cut short inside its header"}
+		}
+	case err != nil:
+		return nil, err
+	}
+	v, size, err := parsePrefix(prefix[:n])
+	if err != nil {
+		reason := "unknown format"
+		if looksLikeText(prefix[:n]) {
+			reason = fmt.Sprintf("text: %q", firstLine(prefix[:n], src))
+		}
+		return nil, &NotRecordingError{Path: name, Reason: reason}
+	}
+	if size > maxHeaderBytes || size < int64(len(fileMagic)+4+4) {
+		return nil, &StreamError{Reason: "damaged (bad header length)"}
+	}
+	content := make([]byte, size)
+	copy(content, prefix[skippableHeader:])
+	if _, err := io.ReadFull(src, content[len(prefix)-skippableHeader:]); err != nil {
+		if isCut(err) || errors.Is(err, io.EOF) {
+			return nil, &StreamError{Cut: true, Reason: "cut short inside its header"}
+		}
+		return nil, err
+	}
+	if v.Major != FormatVersion.Major || v.Minor < MinStreamVersion.Minor {
+		return nil, &StreamVersionError{Found: v, Gputop: senderVersion(content)}
+	}
+	h, err := parseHeaderContent(content)
+	if err != nil {
+		return nil, &StreamError{Reason: "damaged (header: " + err.Error() + ")"}
+	}
+	zdec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.IgnoreChecksum(true),
+		zstd.WithDecoderMaxMemory(maxSegmentBytes), zstd.WithDecoderMaxWindow(8<<20))
+	if err != nil {
+		return nil, err
+	}
+	s := &StreamReader{src: src, header: h, zdec: zdec, info: h.Info, lastInfo: h.Info, buf: make([]byte, 32<<10)}
+	s.dec.streaming = true
+	s.frame.src = src
+	return s, nil
+}
+
+// firstLine is the first line of text that began with b, at most 80
+// bytes: what a shell or an older gputop said instead of streaming.
+func firstLine(b []byte, rest *bufio.Reader) string {
+	line := append([]byte(nil), b...)
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	} else if more, err := rest.Peek(min(rest.Buffered(), 80)); err == nil {
+		line = append(line, more...)
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+		}
+	}
+	return string(bytes.TrimSpace(line[:min(len(line), 80)]))
+}
+
+// senderVersion is the gputop version in a header's JSON, if it can be
+// read whatever the format version (for the message of a version error).
+func senderVersion(content []byte) string {
+	if len(content) < len(fileMagic)+4+4 {
+		return ""
+	}
+	var hj struct {
+		V string `json:"gputop_version"`
+	}
+	if json.Unmarshal(content[len(fileMagic)+4:len(content)-4], &hj) != nil {
+		return ""
+	}
+	return hj.V
+}
+
+// Header returns the stream's header: the sender's gputop version, the
+// source's description when the stream started, its start time.
+func (s *StreamReader) Header() Header { return s.header }
+
+// Info returns the source's description current with the last sample Next
+// returned.
+func (s *StreamReader) Info() timeline.SourceInfo { return s.info }
+
+// Next returns the next sample, hint snapshot or description, waiting for
+// it as long as the underlying reader does. Each chunk (at most a second
+// of samples) is returned as soon as it arrived whole and its check
+// matched. At the sender's clean close (the recording's index) it returns
+// io.EOF; a stream that ends before that, or damaged bytes, end in one
+// *StreamError; an error of the reader comes back as it is. After an error
+// every call returns it again.
+func (s *StreamReader) Next() (StreamEvent, error) {
+	for {
+		if len(s.queue) > 0 {
+			ev := s.queue[0]
+			s.queue[0] = StreamEvent{}
+			s.queue = s.queue[1:]
+			switch ev.Item {
+			case StreamSample:
+				s.good = ev.Sample.At
+			case StreamInfo:
+				s.info = ev.Info
+			}
+			return ev, nil
+		}
+		if s.ended != nil {
+			return StreamEvent{}, s.ended
+		}
+		var err error
+		if s.inSegment {
+			err = s.decode()
+		} else {
+			err = s.nextFrame()
+		}
+		if err != nil {
+			s.ended = s.failure(err)
+		}
+	}
+}
+
+// failure turns what stopped the stream into the error Next returns.
+func (s *StreamReader) failure(err error) error {
+	var se *StreamError
+	switch {
+	case errors.Is(err, io.EOF) && !s.closed:
+		return &StreamError{Cut: true, Reason: "cut short (the sender stopped before closing it)", Good: s.good}
+	case errors.Is(err, io.EOF):
+		return io.EOF
+	case errors.As(err, &se):
+		se.Good = s.good
+		return se
+	case isCut(err):
+		return &StreamError{Cut: true, Reason: "cut short", Good: s.good}
+	case errors.Is(err, errCorrupt), errors.Is(err, errBadCheck), errors.Is(err, errBetweenSegments):
+		return &StreamError{Reason: "damaged (" + err.Error() + ")", Good: s.good}
+	}
+	return err
+}
+
+// damaged is a *StreamError for bytes that are not what the format says.
+func damaged(why string) error { return &StreamError{Reason: "damaged (" + why + ")"} }
+
+// nextFrame reads the frame that follows a segment or the header: a
+// segment header (then its zstd frame), the index and trailer of a clean
+// close, or a skippable frame of a later minor version, skipped.
+func (s *StreamReader) nextFrame() error {
+	var head [skippableHeader]byte
+	n, err := io.ReadFull(s.src, head[:])
+	if n == 0 && errors.Is(err, io.EOF) {
+		return io.EOF // between frames: the stream stopped (or closed, after the index)
+	}
+	if err != nil {
+		return err
+	}
+	magic := binary.LittleEndian.Uint32(head[:])
+	size := int64(binary.LittleEndian.Uint32(head[4:]))
+	if magic&skippableMask != skippableMagic {
+		return damaged("no frame where one should start")
+	}
+	switch magic &^ skippableMask {
+	case frameSegment:
+		if size != segmentContent {
+			return damaged("bad segment header")
+		}
+		b := make([]byte, segmentFrame)
+		copy(b, head[:])
+		if _, err := io.ReadFull(s.src, b[skippableHeader:]); err != nil {
+			return err
+		}
+		if _, err := parseSegmentHeader(b); err != nil {
+			return damaged(err.Error())
+		}
+		s.startSegment()
+		return nil
+	case frameIndex:
+		s.sawIndex = true
+	case frameTrailer:
+		if size != trailerContent {
+			return damaged("bad trailer")
+		}
+		b := make([]byte, trailerContent)
+		if _, err := io.ReadFull(s.src, b); err != nil {
+			return err
+		}
+		if string(b[8:]) != trailerMagic {
+			return damaged("bad trailer")
+		}
+		if !s.sawIndex {
+			return damaged("trailer without index")
+		}
+		s.closed = true
+		return io.EOF // closed: no need to wait for the transport to end
+	case frameHeader:
+		return damaged("a second header")
+	}
+	if _, err := io.CopyN(io.Discard, s.src, size); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *StreamReader) startSegment() {
+	s.frame.reset()
+	// A reader that is not a bytes.Buffer or bytes.Reader makes zstd
+	// decode block by block as the frame arrives (one goroutine, no read
+	// ahead): frameReader hands it exactly the frame, so it never runs
+	// into the next segment's header.
+	_ = s.zdec.Reset(&s.frame) // only fails once the decoder is closed
+	s.dec.reset(nil)
+	s.inSegment, s.frameDone, s.segBytes = true, false, 0
+}
+
+// decode returns the segment's next records as events, reading more of
+// the zstd frame when its decoded records end inside a chunk.
+func (s *StreamReader) decode() error {
+	for {
+		sm, ok, err := s.dec.next()
+		if s.dec.info != nil {
+			info := *s.dec.info
+			s.dec.info = nil
+			// The writer carries the description into each segment: a
+			// repeat is no news.
+			if !reflect.DeepEqual(info, s.lastInfo) {
+				s.queue = append(s.queue, StreamEvent{Item: StreamInfo, Info: info})
+				s.lastInfo = info
+			}
+		}
+		// Snapshots stamped before the sample were read before it (they
+		// were current with the sample before, and their chunk came with
+		// this one); those stamped with it, after it.
+		after := len(s.dec.hints)
+		for i, h := range s.dec.hints {
+			if ok && !h.At.Before(sm.At) {
+				after = i
+				break
+			}
+			s.queue = append(s.queue, StreamEvent{Item: StreamHints, Hints: h})
+		}
+		if ok {
+			s.queue = append(s.queue, StreamEvent{Item: StreamSample, Sample: sm})
+		}
+		for _, h := range s.dec.hints[after:] {
+			s.queue = append(s.queue, StreamEvent{Item: StreamHints, Hints: h})
+		}
+		clear(s.dec.hints)
+		s.dec.hints = s.dec.hints[:0]
+		if ok || len(s.queue) > 0 {
+			return nil
+		}
+		switch {
+		case err != nil && err != errNeedMore:
+			return err
+		case s.frameDone && err == errNeedMore:
+			return damaged("records after the last check")
+		case s.frameDone:
+			s.inSegment = false
+			return nil
+		}
+		if err := s.readFrame(); err != nil {
+			return err
+		}
+	}
+}
+
+// readFrame decompresses the next block of the segment's zstd frame into
+// the decoder, waiting for it to arrive.
+func (s *StreamReader) readFrame() error {
+	n, err := s.zdec.Read(s.buf)
+	if n > 0 {
+		s.segBytes += n
+		if s.segBytes > maxSegmentBytes {
+			return damaged("segment too large")
+		}
+		s.dec.feed(s.buf[:n])
+	}
+	switch {
+	case errors.Is(err, io.EOF):
+		s.frameDone = true
+		return nil
+	case err != nil && s.frame.err != nil:
+		return s.frame.err // the transport's, or a cut
+	case err != nil:
+		return damaged(err.Error())
+	}
+	return nil
+}
+
+// frameReader hands the zstd decoder one zstd frame of the stream, as it
+// arrives, and then io.EOF: it follows the frame's block headers (RFC 8878,
+// 3.1.1) so that it never reads past the frame's end, and never asks the
+// stream for more than the decoder needs to finish the block it is in.
+type frameReader struct {
+	src     *bufio.Reader
+	pending []byte // header bytes read, not yet handed on
+	body    int    // bytes left of the current block
+	started bool   // the frame header was read
+	last    bool   // the current block is the frame's last
+	sum     bool   // the frame ends with a 4-byte checksum
+	done    bool
+	err     error // the first trouble: the source's, a cut, or damage
+}
+
+func (f *frameReader) reset() { *f = frameReader{src: f.src, pending: f.pending[:0]} }
+
+func (f *frameReader) Read(p []byte) (int, error) {
+	if f.err != nil {
+		return 0, f.err
+	}
+	if len(f.pending) == 0 && f.body == 0 {
+		if err := f.advance(); err != nil {
+			if !errors.Is(err, io.EOF) || !f.done {
+				f.err = err
+			}
+			return 0, err
+		}
+	}
+	if len(f.pending) > 0 {
+		n := copy(p, f.pending)
+		f.pending = f.pending[:copy(f.pending, f.pending[n:])]
+		return n, nil
+	}
+	n, err := f.src.Read(p[:min(len(p), f.body)])
+	f.body -= n
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		f.err = err
+	}
+	return n, err
+}
+
+// advance reads the next header of the frame into pending: the frame's
+// own, a block's, or the closing checksum; io.EOF once the frame is done.
+func (f *frameReader) advance() error {
+	switch {
+	case f.done:
+		return io.EOF
+	case !f.started:
+		f.started = true
+		return f.readFrameHeader()
+	case f.last:
+		f.done = true
+		if f.sum {
+			return f.take(4)
+		}
+		return io.EOF
+	}
+	if err := f.take(3); err != nil {
+		return err
+	}
+	b := f.pending[len(f.pending)-3:]
+	h := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16
+	size := int(h >> 3)
+	switch (h >> 1) & 3 {
+	case 1:
+		size = 1 // RLE: one byte, repeated
+	case 3:
+		return damaged("bad zstd block")
+	}
+	if size > maxBlockSize {
+		return damaged("bad zstd block")
+	}
+	f.body, f.last = size, h&1 != 0
+	return nil
+}
+
+func (f *frameReader) readFrameHeader() error {
+	if err := f.take(len(zstdMagic) + 1); err != nil {
+		return err
+	}
+	if !bytes.Equal(f.pending[:len(zstdMagic)], zstdMagic) {
+		return damaged("no zstd frame after a segment header")
+	}
+	fhd := f.pending[len(zstdMagic)]
+	if fhd&0x08 != 0 {
+		return damaged("bad zstd frame header")
+	}
+	single := fhd&0x20 != 0
+	n := [4]int{0, 1, 2, 4}[fhd&3] + [4]int{0, 2, 4, 8}[fhd>>6]
+	if fhd>>6 == 0 && single {
+		n++
+	}
+	if !single {
+		n++
+	}
+	f.sum = fhd&0x04 != 0
+	return f.take(n)
+}
+
+// take appends the next n bytes of the stream to pending.
+func (f *frameReader) take(n int) error {
+	l := len(f.pending)
+	f.pending = append(f.pending, make([]byte, n)...)
+	if _, err := io.ReadFull(f.src, f.pending[l:]); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	return nil
+}
+
+// Close releases the decoder. It does not close the underlying reader.
+func (s *StreamReader) Close() error {
+	if s.ended == nil {
+		s.ended = errClosed
+	}
+	s.zdec.Close()
+	return nil
+}

@@ -1,0 +1,486 @@
+package analysis
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
+)
+
+// The hosts of a session of several, as the cross-host rules
+// (hints_hosts.go) see them: which GPUs are on which host, each host's
+// columns summed over its GPUs (kept for the closed columns, with sums of
+// whole blocks of them), and a host's figures over a window.
+
+// hostLayout is which GPUs are on which host, from the session's
+// description.
+type hostLayout struct {
+	names []string    // the hosts, in the description's order
+	of    map[int]int // session-wide GPU index to its host's place in names
+	gpus  units.GPUNames
+}
+
+func newHostLayout(info timeline.SourceInfo) *hostLayout {
+	l := &hostLayout{of: map[int]int{}}
+	if !info.MultiHost() {
+		return l
+	}
+	at := map[int]units.HostGPU{}
+	pos := map[string]int{}
+	for _, h := range info.Hosts {
+		if _, ok := pos[h.Name]; !ok {
+			pos[h.Name] = len(l.names)
+			l.names = append(l.names, h.Name)
+		}
+	}
+	for _, g := range info.GPUs {
+		if g.Host == "" {
+			continue
+		}
+		k, ok := pos[g.Host]
+		if !ok {
+			k = len(l.names)
+			pos[g.Host] = k
+			l.names = append(l.names, g.Host)
+		}
+		l.of[g.Index] = k
+		at[g.Index] = units.HostGPU{Host: g.Host, Index: g.HostIndex}
+	}
+	l.gpus = units.NewGPUNames(at)
+	return l
+}
+
+// GPUNamesOf names the GPUs of a session as hints, reports and the screen
+// do: "GPU3" where it has one host, "node3 GPU2" where it has several.
+func GPUNamesOf(info timeline.SourceInfo) units.GPUNames { return newHostLayout(info).gpus }
+
+// layout is the Engine's host layout. SetInfo comes with every sample on
+// the screen, so the layout is only made again, and what was kept of the
+// hosts forgotten, when the hosts or their GPUs changed.
+func (e *Engine) layout() *hostLayout {
+	if e.hosts.layout == nil || (e.hosts.stale && !e.hosts.layout.matches(e.info)) {
+		e.hosts = hostsState{layout: newHostLayout(e.info)}
+	}
+	e.hosts.stale = false
+	return e.hosts.layout
+}
+
+// matches says whether info describes the same hosts and GPUs.
+func (l *hostLayout) matches(info timeline.SourceInfo) bool {
+	n := 0
+	for _, g := range info.GPUs {
+		if g.Host == "" {
+			continue
+		}
+		n++
+		h, ok := l.of[g.Index]
+		if !ok || l.names[h] != g.Host {
+			return false
+		}
+		if at, _ := l.gpus.Where(g.Index); at.Index != g.HostIndex {
+			return false
+		}
+	}
+	if n != len(l.of) || (len(info.Hosts) > 0) != (len(l.names) > 0) {
+		return false
+	}
+	for k, h := range info.Hosts {
+		if k >= len(l.names) || l.names[k] != h.Name {
+			return false
+		}
+	}
+	return true
+}
+
+var oneHostLayout = &hostLayout{}
+
+func (f *hintFrame) layout() *hostLayout {
+	if f.eng == nil {
+		return oneHostLayout
+	}
+	return f.eng.layout()
+}
+
+// gpuNames names GPUs in hints' evidence: by host in a session of several.
+func (f *hintFrame) gpuNames(idx []int) string { return f.layout().gpus.Of(idx) }
+
+// hostCol is one host in one column: how many of its GPUs were known, idle,
+// working (low or busy) and busy-waiting, and the means of their figures
+// over the GPUs with a value (NaN: none).
+type hostCol struct {
+	gpus, known, idle, active, waiting        uint16
+	work, util, sm, power, clock, mem, pshare float32
+}
+
+// hostsState is what the Engine keeps of its hosts: the layout, each
+// host's columns (final up to final, the Engine's closed columns), when
+// each started working, and the hosts' figures over grid windows.
+type hostsState struct {
+	layout  *hostLayout
+	stale   bool         // SetInfo since the layout was made
+	members [][]*hintGPU // the Engine's GPUs of each host
+	nGPUs   int          // len(Engine.f.gpus) when members were made
+	cols    [][]hostCol
+	blocks  [][]hostAcc // sums of each hostBlock of final columns, per host
+	final   int
+	// openSamples is how many samples the Engine had when the column after
+	// the final ones was last made (-1: not made since they grew).
+	openSamples int
+	starts      []hostStart
+	windows     map[hintSpan][]hostWin
+}
+
+// hostStart finds the first column a host works: a column where at least
+// half its GPUs work, and the Window from it worked in hostStartShare of
+// its columns. [p, end) is the window being counted, cnt its working
+// columns; start is -1 until found.
+type hostStart struct{ start, p, end, cnt int }
+
+func (c hostCol) working() bool { return c.known > 0 && 2*int(c.active+c.waiting) >= int(c.known) }
+
+// hostColumns returns each host's columns of the view (nil in a session
+// of fewer than two hosts): the Engine's closed ones are made once, the
+// view's open one afresh.
+func (f *hintFrame) hostColumns() [][]hostCol {
+	if f.eng == nil || f.n == 0 {
+		return nil
+	}
+	e := f.eng
+	l := e.layout()
+	if len(l.names) < 2 {
+		return nil
+	}
+	st := &e.hosts
+	if st.cols == nil {
+		st.cols = make([][]hostCol, len(l.names))
+		st.blocks = make([][]hostAcc, len(l.names))
+		st.starts = make([]hostStart, len(l.names))
+		for h := range st.starts {
+			st.starts[h].start = -1
+		}
+		st.windows = map[hintSpan][]hostWin{}
+		st.openSamples = -1
+	}
+	if len(e.f.gpus) != st.nGPUs {
+		st.members = make([][]*hintGPU, len(l.names))
+		for _, g := range e.f.gpus {
+			if h, ok := l.of[g.index]; ok {
+				st.members[h] = append(st.members[h], g)
+			}
+		}
+		st.nGPUs = len(e.f.gpus)
+	}
+	closed := e.f.n - 1
+	if closed > st.final {
+		for h := range st.cols {
+			st.cols[h] = st.cols[h][:st.final]
+			for i := st.final; i < closed; i++ {
+				st.cols[h] = append(st.cols[h], hostColumn(st.members[h], i))
+			}
+		}
+		st.final, st.openSamples = closed, -1
+	}
+	for h := range st.cols {
+		for b := len(st.blocks[h]); (b+1)*hostBlock <= st.final; b++ {
+			var a hostAcc
+			for _, c := range st.cols[h][b*hostBlock : (b+1)*hostBlock] {
+				a.add(c)
+			}
+			st.blocks[h] = append(st.blocks[h], a)
+		}
+	}
+	// The column being filled is made again only when a sample has come
+	// since: the rules ask for the columns several times a tick.
+	if f.n > st.final && st.openSamples != e.samples {
+		for h := range st.cols {
+			st.cols[h] = append(st.cols[h][:st.final], hostColumn(st.members[h], f.n-1))
+		}
+		st.openSamples = e.samples
+	}
+	out := make([][]hostCol, len(st.cols))
+	for h := range st.cols {
+		out[h] = st.cols[h][:f.n]
+	}
+	return out
+}
+
+// hostColumn sums column i of a host's GPUs.
+func hostColumn(gs []*hintGPU, i int) hostCol {
+	c := hostCol{gpus: uint16(len(gs))}
+	var sums [6]float64
+	var ns [6]int
+	add := func(k int, v float64) {
+		if v == v {
+			sums[k] += v
+			ns[k]++
+		}
+	}
+	for _, g := range gs {
+		switch g.state[i] {
+		case hsUnknown:
+			continue
+		case hsIdle:
+			c.idle++
+		case hsLow, hsBusy:
+			c.active++
+		case hsWaiting:
+			c.waiting++
+		}
+		c.known++
+		add(0, float64(g.work[i]))
+		add(1, hintAt(g.util, i))
+		add(2, hintAt(g.sm, i))
+		p := hintAt(g.power, i)
+		add(3, p)
+		add(4, hintAt(g.clock, i))
+		add(5, hintAt(g.mem, i))
+		if l := g.limitAt.get(i); l > 0 && p == p {
+			c.pshare += float32(p / l)
+		}
+	}
+	mean := func(k int) float32 {
+		if ns[k] == 0 {
+			return float32(math.NaN())
+		}
+		return float32(sums[k] / float64(ns[k]))
+	}
+	c.work, c.util, c.sm, c.power, c.clock, c.mem = mean(0), mean(1), mean(2), mean(3), mean(4), mean(5)
+	// pshare is a mean over the GPUs with both a draw and a limit.
+	n := 0
+	for _, g := range gs {
+		if g.state[i] != hsUnknown && g.limitAt.get(i) > 0 && hintAt(g.power, i) == hintAt(g.power, i) {
+			n++
+		}
+	}
+	if n > 0 {
+		c.pshare /= float32(n)
+	} else {
+		c.pshare = float32(math.NaN())
+	}
+	return c
+}
+
+// hostWin is one host over a window: its GPU-columns known, idle, working
+// and waiting, and the means of its columns' figures (NaN: none).
+type hostWin struct {
+	cols, known, idle, active, waiting    int
+	work, util, sm, power, clock, mem, ps float64
+}
+
+// judged says whether at least half the host's GPU-columns have data: a
+// host that did not answer is not judged.
+func (w hostWin) judged() bool { return w.known > 0 && 2*w.known >= w.cols }
+
+func (w hostWin) share(n int) float64 { return float64(n) / float64(w.known) }
+
+// hostWindows is every host over spans; for one closed grid window it is
+// kept.
+func (f *hintFrame) hostWindows(cols [][]hostCol, spans ...hintSpan) []hostWin {
+	st := &f.eng.hosts
+	keep := len(spans) == 1 && spans[0].hi <= f.closed()
+	if keep {
+		if w, ok := st.windows[spans[0]]; ok {
+			return w
+		}
+	}
+	out := make([]hostWin, len(cols))
+	for h, cs := range cols {
+		out[h] = hostWindowOf(cs, st.blocks[h], spans)
+	}
+	if keep {
+		if len(st.windows) >= 1<<14 {
+			clear(st.windows) // a bound: forgotten windows are judged again when asked
+		}
+		st.windows[spans[0]] = out
+	}
+	return out
+}
+
+// hostBlock is how many columns a block of kept sums holds: a host over an
+// hour's episode is 57 blocks and some columns, not 3,600 columns.
+const hostBlock = 64
+
+// hostAcc sums a host's columns.
+type hostAcc struct {
+	cols, known, idle, active, waiting int
+	sums                               [7]float64
+	ns                                 [7]int
+}
+
+func (a *hostAcc) add(c hostCol) {
+	a.cols += int(c.gpus)
+	if c.known == 0 {
+		return
+	}
+	a.known += int(c.known)
+	a.idle += int(c.idle)
+	a.active += int(c.active)
+	a.waiting += int(c.waiting)
+	for k, v := range [7]float32{c.work, c.util, c.sm, c.power, c.clock, c.mem, c.pshare} {
+		if v == v {
+			a.sums[k] += float64(v)
+			a.ns[k]++
+		}
+	}
+}
+
+func (a *hostAcc) merge(b hostAcc) {
+	a.cols, a.known, a.idle, a.active, a.waiting = a.cols+b.cols, a.known+b.known, a.idle+b.idle, a.active+b.active,
+		a.waiting+b.waiting
+	for k := range a.sums {
+		a.sums[k] += b.sums[k]
+		a.ns[k] += b.ns[k]
+	}
+}
+
+// hostWindowOf is one host over spans, from its columns cs and the kept
+// sums of their whole blocks.
+func hostWindowOf(cs []hostCol, blocks []hostAcc, spans []hintSpan) hostWin {
+	var a hostAcc
+	for _, sp := range spans {
+		for i := sp.lo; i < sp.hi; {
+			if b := i / hostBlock; i%hostBlock == 0 && i+hostBlock <= sp.hi && b < len(blocks) {
+				a.merge(blocks[b])
+				i += hostBlock
+				continue
+			}
+			a.add(cs[i])
+			i++
+		}
+	}
+	w := hostWin{cols: a.cols, known: a.known, idle: a.idle, active: a.active, waiting: a.waiting}
+	var m [7]float64
+	for k := range m {
+		m[k] = math.NaN()
+		if a.ns[k] > 0 {
+			m[k] = a.sums[k] / float64(a.ns[k])
+		}
+	}
+	w.work, w.util, w.sm, w.power, w.clock, w.mem, w.ps = m[0], m[1], m[2], m[3], m[4], m[5], m[6]
+	return w
+}
+
+// hostsTogether is the hosts include accepts over a window as one: their
+// GPU-columns summed, their figures averaged over their known GPU-columns.
+func hostsTogether(wins []hostWin, include func(k int) bool) hostWin {
+	var out hostWin
+	var sums [7]float64
+	var ws [7]int
+	for k, w := range wins {
+		if !include(k) {
+			continue
+		}
+		out.cols, out.known, out.idle = out.cols+w.cols, out.known+w.known, out.idle+w.idle
+		out.active, out.waiting = out.active+w.active, out.waiting+w.waiting
+		for m, v := range [7]float64{w.work, w.util, w.sm, w.power, w.clock, w.mem, w.ps} {
+			if !math.IsNaN(v) && w.known > 0 {
+				sums[m] += v * float64(w.known)
+				ws[m] += w.known
+			}
+		}
+	}
+	var m [7]float64
+	for k := range m {
+		m[k] = math.NaN()
+		if ws[k] > 0 {
+			m[k] = sums[k] / float64(ws[k])
+		}
+	}
+	out.work, out.util, out.sm, out.power, out.clock, out.mem, out.ps = m[0], m[1], m[2], m[3], m[4], m[5], m[6]
+	return out
+}
+
+// figures describes hosts' GPUs by their means: "99% util, SM activity
+// 55%", with their draw and clock per GPU if asked.
+func (w hostWin) figures(powerAndClock bool) string {
+	var parts []string
+	if !math.IsNaN(w.util) {
+		parts = append(parts, units.Percent(w.util)+" util")
+	}
+	if !math.IsNaN(w.sm) {
+		parts = append(parts, "SM activity "+units.Percent(w.sm))
+	}
+	if powerAndClock || len(parts) == 0 {
+		if !math.IsNaN(w.power) {
+			parts = append(parts, units.Watts(w.power))
+		}
+		if !math.IsNaN(w.clock) {
+			parts = append(parts, units.MHz(w.clock))
+		}
+	}
+	if len(parts) == 0 {
+		return units.NA
+	}
+	return strings.Join(parts, ", ")
+}
+
+// hostMembers returns the view's GPUs of each host.
+func (f *hintFrame) hostMembers() [][]*hintGPU {
+	l := f.layout()
+	out := make([][]*hintGPU, len(l.names))
+	for _, g := range f.gpus {
+		if h, ok := l.of[g.index]; ok {
+			out[h] = append(out[h], g)
+		}
+	}
+	return out
+}
+
+// hostOf is the host of a group's GPUs.
+func (f *hintFrame) hostOf(g *hintGroup) int {
+	if len(g.gpus) == 0 {
+		return -1
+	}
+	if h, ok := f.layout().of[g.gpus[0]]; ok {
+		return h
+	}
+	return -1
+}
+
+// hostKey is holds' key for a host: below the host's -1.
+func hostKey(rule string, h, mult int) holdKey { return holdKey{rule, -100 - h, mult} }
+
+// perHost runs holds for every host with GPUs in the view and returns one
+// candidate per GPU of each stretch, all of a host's grouped by key.
+func (f *hintFrame) perHost(id string, mult int, judge func(h int, wins []hostWin, in bool) bool,
+	edge func(h, i int) bool) []hintCand {
+	cols := f.hostColumns()
+	if cols == nil {
+		return nil
+	}
+	members := f.hostMembers()
+	var out []hintCand
+	for h := range cols {
+		if len(members[h]) == 0 {
+			continue
+		}
+		var e func(int) bool
+		if edge != nil {
+			e = func(i int) bool { return edge(h, i) }
+		}
+		stretches := f.holds(hostKey(id, h, mult), func(w hintSpan, in bool) bool {
+			return judge(h, f.hostWindows(cols, w), in)
+		}, e)
+		out = append(out, f.hostCands(id, h, members[h], stretches, 0)...)
+	}
+	return out
+}
+
+// hostCands makes a host's stretches candidates on each of its GPUs, one
+// episode per merged stretch.
+func (f *hintFrame) hostCands(id string, h int, gs []*hintGPU, stretches []stretch, grace int) []hintCand {
+	var out []hintCand
+	for k, c := range f.cands(id, -1, stretches) {
+		key := id + " " + strconv.Itoa(h) + " " + strconv.Itoa(k)
+		for _, g := range gs {
+			c := c
+			c.gpu, c.key, c.whole, c.grace = g.index, key, true, grace
+			c.spans = slices.Clone(c.spans)
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,123 @@
+package units
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// HostGPU is where one GPU of a session of several hosts is: its host, and
+// the index its host gives it (nvidia-smi's number there).
+type HostGPU struct {
+	Host  string
+	Index int
+}
+
+// GPUNames names the GPUs of a session. The zero value names them as one
+// host does (GPUs: "GPU0-3,5"), so a session of one host reads exactly as it
+// always has. Given where each GPU is (NewGPUNames), it names them by host,
+// with the index each host gives its own GPUs, hosts in the order of their
+// first GPU: "node3 GPU2", "node3 GPU0-7, node5 GPU1". A GPU whose host is
+// not known keeps its session-wide name, "GPU12".
+type GPUNames struct {
+	at map[int]HostGPU
+}
+
+// NewGPUNames names GPUs by host; at maps each session-wide index to its
+// host and its index there. An empty map names them as one host does.
+func NewGPUNames(at map[int]HostGPU) GPUNames {
+	if len(at) == 0 {
+		return GPUNames{}
+	}
+	return GPUNames{at: at}
+}
+
+// ByHost says whether GPUs are named by host.
+func (n GPUNames) ByHost() bool { return n.at != nil }
+
+// Where is the host of session-wide GPU idx and its index there; ok false
+// in a session of one host, or for a GPU whose host is unknown.
+func (n GPUNames) Where(idx int) (HostGPU, bool) {
+	hg, ok := n.at[idx]
+	return hg, ok
+}
+
+// One names a single GPU: "GPU3", or "node3 GPU2".
+func (n GPUNames) One(idx int) string { return n.Of([]int{idx}) }
+
+// Of names a set of GPUs, given by session-wide index in any order, runs
+// collapsed within each host: "GPU0-3,5" in a session of one host; by host
+// otherwise, "node3 GPU0-7, node5 GPU1"; "host" for none (a hint about the
+// host).
+func (n GPUNames) Of(idx []int) string {
+	if n.at == nil || len(idx) == 0 {
+		if !slices.IsSorted(idx) {
+			idx = slices.Sorted(slices.Values(idx))
+		}
+		return GPUs(idx)
+	}
+	sorted := slices.Sorted(slices.Values(idx))
+	sorted = slices.Compact(sorted)
+	// Hosts in the order of their first GPU in the session; a GPU of no
+	// known host is a "host" of its own, named by its session-wide index.
+	type group struct {
+		host  string
+		known bool
+		first int
+		local []int
+	}
+	var groups []*group
+	byHost := map[string]*group{}
+	var unknown *group
+	for _, i := range sorted {
+		hg, ok := n.at[i]
+		var g *group
+		switch {
+		case !ok:
+			if unknown == nil {
+				unknown = &group{first: i}
+				groups = append(groups, unknown)
+			}
+			g = unknown
+			hg.Index = i
+		default:
+			g = byHost[hg.Host]
+			if g == nil {
+				g = &group{host: hg.Host, known: true, first: i}
+				byHost[hg.Host] = g
+				groups = append(groups, g)
+			}
+		}
+		g.local = append(g.local, hg.Index)
+	}
+	slices.SortStableFunc(groups, func(a, b *group) int { return cmp.Compare(a.first, b.first) })
+	var b strings.Builder
+	for k, g := range groups {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		slices.Sort(g.local)
+		if g.known {
+			b.WriteString(g.host)
+			b.WriteByte(' ')
+		}
+		b.WriteString(GPUs(slices.Compact(g.local)))
+	}
+	return b.String()
+}
+
+// Hosts lists host names as a sentence does, at most most of them and how
+// many more: "node1", "node1 and node2", "node1, node2 and node4",
+// "node1, node2, node3 and 5 more hosts".
+func Hosts(names []string, most int) string {
+	most = max(most, 1)
+	switch {
+	case len(names) == 0:
+		return "no host"
+	case len(names) == 1:
+		return names[0]
+	case len(names) <= most:
+		return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	}
+	return strings.Join(names[:most], ", ") + " and " + Count(len(names)-most, "more host", "more hosts")
+}

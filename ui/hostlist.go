@@ -1,0 +1,682 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis"
+)
+
+// A session of several hosts (gputop --hosts, an import from Prometheus, a
+// replay of either) groups the GPU list by host. The list takes one of three
+// arrangements, chosen again on every resize and on enter and esc:
+//
+//   - tree: under a summary of them all, each host's line followed by its
+//     GPUs, when every GPU fits whole at once: that is, when a one-host
+//     screen with as many rows fewer as there are host lines and the summary
+//     would show all the GPUs without scrolling, with the rows per GPU it
+//     would choose (2 hosts of 8 GPUs at 120x40 and 200x50).
+//   - list: otherwise (80x24, or 64 hosts anywhere), one line per host under
+//     the summary, scrolling as the GPU list does; enter opens the selected
+//     host.
+//   - open: an opened host's line as a heading, then its GPUs as a one-host
+//     screen draws them (scrolling if they do not fit); esc or backspace
+//     goes back to the list.
+//
+// A host line says how many of its GPUs are busy, their mean and lowest
+// utilisation, their power and the worst hint that holds on them; or, where
+// the host is not answering, why and since when, in place of the numbers.
+
+// hostMode is the arrangement of a several-host GPU list.
+type hostMode uint8
+
+const (
+	hostList hostMode = iota
+	hostTree
+	hostOpen
+)
+
+// hostNav is the screen's view of the hosts: which GPUs each has, which
+// host is selected, and how the list is arranged for this terminal.
+type hostNav struct {
+	names []string
+	gpus  [][]int // positions in info.GPUs of each host's GPUs, in order
+	order []int   // every GPU's position, host by host: the tree's order
+	of    []int   // the host of each position in info.GPUs
+	sel   int     // selected host
+	top   int     // first host line on screen in the list
+	open  bool    // the selected host is opened (enter)
+	mode  hostMode
+	shown int // host lines the list has room for
+
+	// coresOf is each host's core devices ("cpu3@node2"), in order.
+	coresOf map[string][]string
+	// seen caches when each host's GPUs last had data before a cursor, so a
+	// host in a gap costs one search per cursor position, not per frame.
+	seen map[string]gapCache
+	acc  []float64     // scratch for a host's mean sparkline
+	figs []hostFigures // every host's, for the frame being drawn
+	cnt  []int
+}
+
+type gapCache struct {
+	at, since time.Time
+	samples   int
+}
+
+// index learns the hosts and their GPUs from the source's description.
+func (hn *hostNav) index(info timeline.SourceInfo) {
+	hn.names = hn.names[:0]
+	hn.gpus = hn.gpus[:0]
+	at := map[string]int{}
+	for _, h := range info.Hosts {
+		at[h.Name] = len(hn.names)
+		hn.names = append(hn.names, h.Name)
+		hn.gpus = append(hn.gpus, nil)
+	}
+	hn.of = make([]int, len(info.GPUs))
+	for pos, g := range info.GPUs {
+		i, ok := at[g.Host]
+		if !ok {
+			// A GPU whose host the header does not list still has a
+			// place: under a host of its own name.
+			i = len(hn.names)
+			at[g.Host] = i
+			hn.names = append(hn.names, g.Host)
+			hn.gpus = append(hn.gpus, nil)
+		}
+		hn.gpus[i] = append(hn.gpus[i], pos)
+		hn.of[pos] = i
+	}
+	hn.order = hn.order[:0]
+	for _, g := range hn.gpus {
+		hn.order = append(hn.order, g...)
+	}
+	hn.sel = min(max(0, hn.sel), max(0, len(hn.names)-1))
+	if len(hn.names) == 0 {
+		hn.open = false
+	}
+}
+
+// hostName is the selected host's name, "" in a one-host session.
+func (m *Model) hostName() string {
+	if !m.info.MultiHost() || len(m.hosts.names) == 0 {
+		return ""
+	}
+	return m.hosts.names[m.hosts.sel]
+}
+
+// relayout lays the screen out for its size, the source and (with several
+// hosts) the arrangement of the hosts.
+func (m *Model) relayout() {
+	if !m.info.MultiHost() {
+		m.lay = computeLayout(m.width, m.height, m.info, len(m.cores))
+		return
+	}
+	m.hosts.index(m.info)
+	m.lay = m.hostLayout(m.width, m.height)
+}
+
+// hostLabelWidth is the label column of host lines: the longest name (cut
+// at 16) between spaces.
+func hostLabelWidth(names []string) int {
+	n := 0
+	for _, s := range names {
+		n = max(n, min(16, len([]rune(s))))
+	}
+	return n + 2
+}
+
+// hostValueWidth is the room right of a host line's sparkline:
+// "  7/8 busy util  92% lo  12%  5.1kW WARN straggler-host".
+const hostValueWidth = 10 + 1 + 9 + 1 + 7 + 1 + 6 + 22
+
+func (m *Model) hostLayout(w, h int) layout {
+	hn := &m.hosts
+	cores := len(hn.coresOf[m.hostName()])
+	label := hostLabelWidth(hn.names)
+	if len(hn.names) == 0 {
+		return computeLayout(w, h, m.info, cores)
+	}
+	// Where the rows of a layout computed one row shorter (for the summary
+	// or heading) scroll, its own summary row takes that place and the row
+	// saved stays blank; below the height that allows, the heading takes
+	// the summary's row.
+	oneShorter := func(info timeline.SourceInfo) layout {
+		l := computeLayout(w, h-1, info, cores)
+		switch {
+		case !l.fits:
+			l = computeLayout(w, h, info, cores)
+		case l.summary == 1:
+			l.blankRows++
+		}
+		l.summary = 1
+		return l
+	}
+	if hn.open {
+		sub := m.info
+		sub.GPUs = make([]timeline.GPUInfo, 0, len(hn.gpus[hn.sel]))
+		for _, pos := range hn.gpus[hn.sel] {
+			sub.GPUs = append(sub.GPUs, m.info.GPUs[pos])
+		}
+		hn.mode = hostOpen
+		l := oneShorter(sub)
+		l.widenLabel(label, w)
+		return l
+	}
+	if l := computeLayout(w, h-len(hn.names)-1, m.info, cores); l.fits && l.summary == 0 {
+		hn.mode = hostTree
+		l.summary = 1
+		l.widenLabel(label, w)
+		return l
+	}
+	hn.mode = hostList
+	// The list laid out as if each host were a GPU, then given one row a
+	// host and the one-row host panel: what the GPU blocks and the RAM row
+	// would have taken goes to the detail graph. One row a host keeps the
+	// sparklines as long as the numbers allow, at every size.
+	sub := m.info
+	sub.GPUs = make([]timeline.GPUInfo, len(hn.names))
+	for i := range sub.GPUs {
+		sub.GPUs[i] = timeline.GPUInfo{Index: i, GPM: anyGPM(m.info)}
+	}
+	l := oneShorter(sub)
+	extra := l.gpusShown * (l.gpuRows - 1)
+	if l.gpuRows > 1 {
+		extra++
+		l.gpuRows = 1
+	}
+	if l.detail > 0 {
+		l.detail += extra
+	} else {
+		l.blankRows += extra
+	}
+	hn.shown = l.gpusShown
+	l.values = hostValueWidth
+	l.label = 0
+	l.widenLabel(label, w)
+	return l
+}
+
+// widenLabel makes the label column wide enough for host names and gives
+// the sparklines what is left.
+func (l *layout) widenLabel(label, w int) {
+	l.label = max(l.label, label)
+	prefix := l.label
+	if l.gpuRows > 1 {
+		prefix += rowLabelWidth
+	}
+	l.spark = max(8, w-prefix-1-l.values)
+}
+
+// keepHostSelectionInView keeps the selected host and GPU on screen and
+// each in the other: the selected GPU is always one of the selected host's.
+func (m *Model) keepHostSelectionInView() {
+	hn := &m.hosts
+	if len(hn.names) == 0 || len(m.info.GPUs) == 0 {
+		m.gpu, m.gpuTop, hn.top = 0, 0, 0
+		return
+	}
+	m.gpu = min(max(0, m.gpu), len(m.info.GPUs)-1)
+	switch hn.mode {
+	case hostTree:
+		hn.sel = hn.of[m.gpu]
+		m.gpuTop, hn.top = 0, 0
+	case hostOpen:
+		gpus := hn.gpus[hn.sel]
+		i := indexOf(gpus, m.gpu)
+		if i < 0 {
+			i = 0
+			m.gpu = gpus[0]
+		}
+		shown := m.lay.gpusShown
+		if i < m.gpuTop {
+			m.gpuTop = i
+		}
+		if i >= m.gpuTop+shown {
+			m.gpuTop = i - shown + 1
+		}
+		m.gpuTop = min(max(0, m.gpuTop), max(0, len(gpus)-shown))
+	default:
+		if hn.of[m.gpu] != hn.sel && len(hn.gpus[hn.sel]) > 0 {
+			m.gpu = hn.gpus[hn.sel][0]
+		}
+		if hn.sel < hn.top {
+			hn.top = hn.sel
+		}
+		if hn.sel >= hn.top+hn.shown {
+			hn.top = hn.sel - hn.shown + 1
+		}
+		hn.top = min(max(0, hn.top), max(0, len(hn.names)-hn.shown))
+	}
+}
+
+func indexOf(s []int, v int) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// hostKey moves through the hosts or a host's GPUs for the keys that
+// select (up, down, pgup, pgdown, home, end), and opens and closes hosts.
+// It says whether it took the key.
+func (m *Model) hostKey(k *keyMap, matches func(*binding) bool) bool {
+	hn := &m.hosts
+	switch {
+	case matches(&k.openHost):
+		hn.open = true
+		m.relayout()
+		return true
+	case matches(&k.closeHost):
+		hn.open = false
+		m.relayout()
+		return true
+	}
+	page := max(1, m.lay.gpusShown)
+	var move func(int)
+	var n int
+	var at int
+	switch hn.mode {
+	case hostList:
+		n, at, page = len(hn.names), hn.sel, max(1, hn.shown)
+		move = func(i int) { hn.sel = i }
+	case hostOpen:
+		gpus := hn.gpus[hn.sel]
+		n, at = len(gpus), indexOf(gpus, m.gpu)
+		move = func(i int) { m.gpu = gpus[i] }
+	default:
+		n, at = len(hn.order), indexOf(hn.order, m.gpu)
+		move = func(i int) { m.gpu = hn.order[i] }
+	}
+	if n == 0 {
+		return false
+	}
+	to := at
+	switch {
+	case matches(&k.up):
+		to--
+	case matches(&k.down):
+		to++
+	case matches(&k.gpuPageUp):
+		to -= page
+	case matches(&k.gpuPageDown):
+		to += page
+	case matches(&k.firstGPU):
+		to = 0
+	case matches(&k.lastGPU):
+		to = n - 1
+	default:
+		return false
+	}
+	move(min(max(0, to), n-1))
+	if hn.mode == hostList {
+		// The layout follows the host: its cores, its CPU line.
+		m.relayout()
+	}
+	return true
+}
+
+// viewHostGPUs draws the GPU list of a session of several hosts.
+func (m *Model) viewHostGPUs(f *frame) []string {
+	hn := &m.hosts
+	// Every host's figures once a frame: the summary counts the hosts
+	// without data, and each line on screen shows its own.
+	events := m.store.EventsAt(f.at)
+	hn.figs = hn.figs[:0]
+	for h := range hn.names {
+		hn.figs = append(hn.figs, m.hostFigures(h, f.at, events))
+	}
+	var out []string
+	switch hn.mode {
+	case hostOpen:
+		out = append(out, m.viewHostLine(f, hn.sel))
+		gpus := hn.gpus[hn.sel]
+		for i := m.gpuTop; i < min(len(gpus), m.gpuTop+m.lay.gpusShown); i++ {
+			out = append(out, m.viewGPU(f, gpus[i], m.info.GPUs[gpus[i]])...)
+		}
+	case hostTree:
+		out = append(out, m.viewHostSummary(f))
+		for h, gpus := range hn.gpus {
+			out = append(out, m.viewHostLine(f, h))
+			for _, pos := range gpus {
+				out = append(out, m.viewGPU(f, pos, m.info.GPUs[pos])...)
+			}
+		}
+	default:
+		out = append(out, m.viewHostSummary(f))
+		for h := hn.top; h < min(len(hn.names), hn.top+hn.shown); h++ {
+			out = append(out, m.viewHostLine(f, h))
+		}
+	}
+	return out
+}
+
+// hostFigures is what a host line says of one host at the cursor.
+type hostFigures struct {
+	gpus, known, busy int
+	mean, lo          float64
+	power             float64 // NaN where no GPU gave one
+	worst             *timeline.Hint
+	// problem is why the host is not answering ("unreachable: …"), from
+	// its connection's status; since is when its data stopped.
+	problem string
+	gap     bool
+	since   time.Time
+}
+
+// gpuState is one GPU at a moment, by the idle rules' test: SM activity
+// decides where the GPU has it (utilisation reads high for one resident
+// kernel).
+func (m *Model) gpuState(dev string, at time.Time, idle analysis.HintOptions) (util float64, known, isIdle bool) {
+	u := m.value(timeline.GPUUtil, dev, at)
+	if math.IsNaN(u) {
+		return u, false, false
+	}
+	if sm := m.value(timeline.GPUSMActive, dev, at); !math.IsNaN(sm) {
+		return u, true, sm < idle.IdleSM
+	}
+	return u, true, u < idle.IdleUtil
+}
+
+func (m *Model) hostFigures(h int, at time.Time, events []timeline.Event) hostFigures {
+	hn := &m.hosts
+	fig := hostFigures{gpus: len(hn.gpus[h]), lo: math.Inf(1), power: math.NaN()}
+	idle := analysis.DefaultHintOptions()
+	sum := 0.0
+	for _, pos := range hn.gpus[h] {
+		dev := timeline.GPUDevice(m.info.GPUs[pos].Index)
+		u, known, isIdle := m.gpuState(dev, at, idle)
+		if !known {
+			continue
+		}
+		fig.known++
+		sum += u
+		fig.lo = min(fig.lo, u)
+		if !isIdle {
+			fig.busy++
+		}
+		if p := m.value(timeline.GPUPower, dev, at); !math.IsNaN(p) {
+			if math.IsNaN(fig.power) {
+				fig.power = 0
+			}
+			fig.power += p
+		}
+	}
+	if fig.known > 0 {
+		fig.mean = sum / float64(fig.known)
+	}
+	for i := range m.an.shown {
+		hint := &m.an.shown[i]
+		if !hint.Ongoing || (fig.worst != nil && hint.Severity <= fig.worst.Severity) {
+			continue
+		}
+		for _, g := range hint.GPUs {
+			if pos := m.gpuPosition(g); pos >= 0 && hn.of[pos] == h {
+				fig.worst = hint
+				break
+			}
+		}
+	}
+	for _, e := range events {
+		if e.Probe == timeline.RemoteProbe && e.Device == hn.names[h] {
+			fig.problem = e.Err
+			if fig.problem == "" {
+				fig.problem = e.State.String()
+			}
+			fig.since = e.Since
+			break
+		}
+	}
+	if fig.known == 0 && fig.gpus > 0 {
+		fig.gap = true
+		if from := m.gapStart(h, at); !from.IsZero() && (fig.since.IsZero() || from.Before(fig.since)) {
+			fig.since = from
+		}
+	}
+	return fig
+}
+
+// gpuPosition is where GPU index g (a hint's) is in info.GPUs.
+func (m *Model) gpuPosition(g int) int {
+	if g >= 0 && g < len(m.info.GPUs) && m.info.GPUs[g].Index == g {
+		return g
+	}
+	for pos, gi := range m.info.GPUs {
+		if gi.Index == g {
+			return pos
+		}
+	}
+	return -1
+}
+
+// gapStart is when host h's GPUs stopped having a utilisation, before at:
+// the first sample after the last one in which any of them had one. Zero
+// if they never had one (or no sample came after it).
+func (m *Model) gapStart(h int, at time.Time) time.Time {
+	hn := &m.hosts
+	name := hn.names[h]
+	if c, ok := hn.seen[name]; ok && c.at.Equal(at) && c.samples == m.store.Len() {
+		return c.since
+	}
+	var seen time.Time
+	for _, pos := range hn.gpus[h] {
+		key := timeline.Key{Name: timeline.GPUUtil, Device: timeline.GPUDevice(m.info.GPUs[pos].Index)}
+		m.store.Each(key, m.store.First(), at, func(t time.Time, v float64) bool {
+			if !math.IsNaN(v) && t.After(seen) {
+				seen = t
+			}
+			return true
+		})
+	}
+	var since time.Time
+	if !seen.IsZero() {
+		m.store.SampleTimes(seen.Add(1), at, func(t time.Time) bool {
+			since = t
+			return false
+		})
+	}
+	if hn.seen == nil {
+		hn.seen = map[string]gapCache{}
+	}
+	hn.seen[name] = gapCache{at: at, since: since, samples: m.store.Len()}
+	return since
+}
+
+// hostSpark is the mean utilisation of host h's GPUs in each column; a
+// column where none of them has data is a gap.
+func (m *Model) hostSpark(f *frame, h int) string {
+	hn := &m.hosts
+	n := len(f.cols)
+	if cap(hn.acc) < n {
+		hn.acc, hn.cnt = make([]float64, n), make([]int, n)
+	}
+	acc, cnt := hn.acc[:n], hn.cnt[:n]
+	clear(acc)
+	clear(cnt)
+	for _, pos := range hn.gpus[h] {
+		m.store.Series(timeline.Key{Name: timeline.GPUUtil, Device: timeline.GPUDevice(m.info.GPUs[pos].Index)}, f.from, f.to, f.cols)
+		for i, c := range f.cols {
+			if !c.Empty() {
+				acc[i] += c.Mean
+				cnt[i]++
+			}
+		}
+	}
+	for i := range f.cols {
+		f.cols[i] = timeline.Agg{Min: math.NaN(), Mean: math.NaN(), Max: math.NaN()}
+		if cnt[i] > 0 {
+			f.cols[i].Mean = acc[i] / float64(cnt[i])
+		}
+	}
+	return m.glyph.spark(f.cols, 0, 100)
+}
+
+// viewHostLine is one host: its name, the mean utilisation of its GPUs over
+// the window, and what holds at the cursor.
+// " node3   ▅▆▇▇▇  7/8 busy util  92% lo  12%  5.1kW WARN straggler-host"
+func (m *Model) viewHostLine(f *frame, h int) string {
+	hn := &m.hosts
+	fig := hn.figs[h]
+	selected := h == hn.sel && hn.mode == hostList
+	mark := " "
+	labelInk := m.theme.title
+	if selected {
+		mark = "▸"
+		if m.ascii {
+			mark = ">"
+		}
+		labelInk = m.theme.sel
+	}
+	ln := newLine(m.width)
+	ln.add(padRight(mark+cutRunes(hn.names[h], 16), m.lay.label), labelInk)
+	prefix := m.lay.label
+	if m.lay.gpuRows > 1 {
+		ln.add(padRight("mean", rowLabelWidth), m.theme.dim)
+		prefix += rowLabelWidth
+	}
+	ln.pad(prefix)
+	spark := m.hostSpark(f, h)
+	if fig.problem != "" || fig.gap {
+		// The gap at the end of its sparkline is blank: the reason is
+		// written there, from the last bar on, so it has room to be read.
+		bars := len(f.cols)
+		for bars > 0 && f.cols[bars-1].Empty() {
+			bars--
+		}
+		ln.add(cutRunes(spark, bars), m.theme.util)
+		m.hostProblem(ln, fig)
+		return ln.String()
+	}
+	ln.add(spark, m.theme.util)
+	fields := []field{
+		{padLeft(fmt.Sprintf("%d/%d busy", fig.busy, fig.gpus), 10), nil},
+		{"util " + fmtPct(fig.mean), utilInk},
+		{"lo " + fmtPct(fig.lo), utilInk},
+		{padLeft(fmtHostWatts(fig.power), 6), powerInk},
+	}
+	if fig.worst != nil {
+		k := warnInk
+		if fig.worst.Severity == timeline.Critical {
+			k = critInk
+		}
+		fields = append(fields, field{strings.ToUpper(fig.worst.Severity.String()) + " " + fig.worst.ID, k})
+	}
+	fillRow(ln, &m.theme, fields, nil, m.width)
+	return ln.String()
+}
+
+func utilInk(t *theme) ink { return t.util }
+
+// hostProblem ends a host line with why it has no data and since when:
+// "unreachable: ssh: connect to host node3 port 22: Connecti… since 09:01:40".
+func (m *Model) hostProblem(ln *line, fig hostFigures) {
+	text := fig.problem
+	k := m.theme.crit
+	if text == "" {
+		text, k = "no data", m.theme.warn
+	}
+	since := ""
+	if !fig.since.IsZero() {
+		since = " since " + fmtClock(fig.since, false)
+	}
+	room := m.width - ln.w - 1 - len(since)
+	if room < 8 {
+		room, since = m.width-ln.w-1, ""
+	}
+	if len([]rune(text)) > room {
+		text = cutRunes(text, room-1) + m.glyph.ellipsis
+	}
+	ln.add(" ", ink{}).add(text, k).add(since, m.theme.dim)
+}
+
+// fmtHostWatts is a host's GPU power: "640W", "5.1kW".
+func fmtHostWatts(v float64) string {
+	if math.IsNaN(v) {
+		return na
+	}
+	if v >= 1000 {
+		return fmt.Sprintf("%.1fkW", v/1000)
+	}
+	return fmtWatts(v)
+}
+
+// viewHostSummary is the pinned line over the hosts: how many and which are
+// in view, the spread of utilisation across every GPU, how many are idle,
+// how many hosts are not answering, and the worst hint.
+// " 8 hosts, 64 GPUs  util lo 0% mean 80% hi 99%  3 idle  1 unreachable  WARN straggler-host"
+func (m *Model) viewHostSummary(f *frame) string {
+	hn := &m.hosts
+	s := m.summarizeGPUs(f.at)
+	ln := newLine(m.width)
+	head := fmt.Sprintf(" %d hosts, %d GPUs", len(hn.names), len(m.info.GPUs))
+	if hn.mode == hostList && hn.shown < len(hn.names) {
+		head = fmt.Sprintf(" hosts %d-%d of %d, %d GPUs", hn.top+1, min(len(hn.names), hn.top+hn.shown), len(hn.names), len(m.info.GPUs))
+	}
+	ln.add(head, m.theme.title)
+	if s.known > 0 {
+		ln.add("  util lo ", m.theme.dim).add(trimPct(s.lo), m.theme.util)
+		ln.add(" mean ", m.theme.dim).add(trimPct(s.mean), m.theme.util)
+		ln.add(" hi ", m.theme.dim).add(trimPct(s.hi), m.theme.util)
+		k := ink{}
+		if s.idle > 0 {
+			k = m.theme.warn
+		}
+		ln.add("  ", ink{}).add(fmt.Sprintf("%d idle", s.idle), k)
+	}
+	down := 0
+	for _, fig := range hn.figs {
+		if fig.problem != "" || fig.gap {
+			down++
+		}
+	}
+	if down > 0 {
+		ln.add("  ", ink{}).add(fmt.Sprintf("%d without data", down), m.theme.crit)
+	}
+	if s.worst != nil {
+		k := m.theme.warn
+		if s.worst.Severity == timeline.Critical {
+			k = m.theme.crit
+		}
+		ln.add("  ", ink{}).add(strings.ToUpper(s.worst.Severity.String())+" "+s.worst.ID, k)
+	}
+	return ln.String()
+}
+
+// hostCores is the selected host's core devices (all of them in a one-host
+// session).
+func (m *Model) hostCores() []string {
+	if !m.info.MultiHost() {
+		return m.cores
+	}
+	return m.hosts.coresOf[m.hostName()]
+}
+
+// hostDevice is the selected host's device for host figures: "host", or
+// "host@node3" in a session of several.
+func (m *Model) hostDevice() string {
+	return timeline.DeviceOnHost(timeline.HostDevice, m.hostName())
+}
+
+// groupCores files the cores of a session of several hosts by host.
+func (hn *hostNav) groupCores(cores []string) {
+	hn.coresOf = map[string][]string{}
+	for _, c := range cores {
+		_, host := timeline.SplitDeviceHost(c)
+		hn.coresOf[host] = append(hn.coresOf[host], c)
+	}
+}
+
+// hostLabel names the host row: "host", or the selected host's name in a
+// session of several.
+func (m *Model) hostLabel() string {
+	if name := m.hostName(); name != "" {
+		return cutRunes(name, 16)
+	}
+	return "host"
+}
