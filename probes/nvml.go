@@ -38,8 +38,9 @@ import (
 //   - SystemGetDriverVersion, SystemGetCudaDriverVersion, DeviceGetCount
 //   - per device: DeviceGetHandleByIndex, then on the device GetName, GetUUID,
 //     GetPciInfo, GetMemoryInfo_v2 (symbol found) or GetMemoryInfo (not found),
-//     GetEnforcedPowerLimit, GetMigMode (symbol found), GpmQueryDeviceSupport
-//     (GPM symbols found), and if it says supported, lib.GpmSampleAlloc twice.
+//     GetEnforcedPowerLimit, GetMigMode (symbol found), GetMaxPcieLinkGeneration
+//     and GetMaxPcieLinkWidth, GpmQueryDeviceSupport (GPM symbols found), and
+//     if it says supported, lib.GpmSampleAlloc twice.
 //   - Shutdown, only if open fails after a successful Init (DeviceGetCount
 //     failed, or no GPU could be opened).
 //
@@ -57,6 +58,18 @@ import (
 //     older drivers, or neither if both symbols are missing
 //   - GetFieldValues(FI_DEV_PCIE_COUNT_TX_BYTES, FI_DEV_PCIE_COUNT_RX_BYTES),
 //     only while PCIe does not come from GPM
+//   - GetCurrPcieLinkGeneration, GetCurrPcieLinkWidth (if the maximum was
+//     read at open)
+//   - GetFieldValues of the health fields (nvml_health.go: PCIe replays, ECC,
+//     retired pages, remapped rows, NVLink data and errors, violation
+//     counters), each dropped for good once it answers not supported
+//
+// The Xid watcher (WatchXid, started by the session once the sampler
+// exists): Extensions().LookupSymbol for the event functions
+// (nvml_events.go), lib.EventSetCreate, per GPU GetSupportedEventTypes and
+// RegisterEvents(EventTypeXidCriticalError); then one goroutine blocks in
+// EventSet.Wait(1 s) until Close, which frees the set and shuts NVML down
+// only if the watcher is out of the driver within 100 ms (nvml_events.go).
 //
 // The process probe, every Collect, per GPU that is not lost:
 //   - GetComputeRunningProcesses, GetGraphicsRunningProcesses
@@ -80,6 +93,12 @@ type NVML struct {
 	life     sync.RWMutex
 	closed   atomic.Bool // no new Collect starts
 	released bool        // GPM samples freed and Shutdown done; guarded by life
+
+	// watch is the Xid event watcher (nvml_events.go), nil while off.
+	watchMu    sync.Mutex // guards watch, watchTried and xidHung
+	watch      *xidWatch
+	watchTried bool
+	xidHung    bool // the watcher's wait never returned: NVML stays up
 
 	mu     sync.Mutex // guards checks and noted
 	checks []string
@@ -144,6 +163,14 @@ func (n *NVML) note(format string, args ...any) {
 // is about to exit anyway. That is why it uses TryLock.
 func (n *NVML) Close() error {
 	n.closed.Store(true)
+	// The event watcher first: it holds no lock while it waits in the
+	// driver, and its set must be freed before Shutdown.
+	stopped, problem := n.stopXid()
+	if !stopped {
+		// Waiting in EventSetWait, which only its timeout ends: the
+		// process is about to exit, and its exit releases NVML.
+		return nil
+	}
 	if !n.life.TryLock() {
 		return errors.New("NVML: a call is still running; left initialised")
 	}
@@ -153,6 +180,9 @@ func (n *NVML) Close() error {
 	}
 	n.released = true
 	var problems []string
+	if problem != "" {
+		problems = append(problems, problem)
+	}
 	for _, g := range n.gpus {
 		if g.gpm != nil {
 			problems = append(problems, g.gpm.free()...)

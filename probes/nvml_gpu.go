@@ -29,21 +29,25 @@ const (
 	callClockMem
 	callThrottle
 	callPCIeFields
+	callPCIeLink
+	callHealthFields
 )
 
 var callNames = map[call]string{
-	callUtilization: "utilization",
-	callSamples:     "utilization samples",
-	callGPM:         "GPM",
-	callMemory:      "memory",
-	callPower:       "power",
-	callEnergy:      "energy",
-	callPowerLimit:  "power limit",
-	callTemperature: "temperature",
-	callClockSM:     "SM clock",
-	callClockMem:    "memory clock",
-	callThrottle:    "throttle reasons",
-	callPCIeFields:  "PCIe counters",
+	callUtilization:  "utilization",
+	callSamples:      "utilization samples",
+	callGPM:          "GPM",
+	callMemory:       "memory",
+	callPower:        "power",
+	callEnergy:       "energy",
+	callPowerLimit:   "power limit",
+	callTemperature:  "temperature",
+	callClockSM:      "SM clock",
+	callClockMem:     "memory clock",
+	callThrottle:     "throttle reasons",
+	callPCIeFields:   "PCIe counters",
+	callPCIeLink:     "PCIe link",
+	callHealthFields: "health counters",
 }
 
 // gpuProbe reads one GPU every tick.
@@ -62,6 +66,11 @@ type gpuProbe struct {
 	pcieFromGPM bool
 	pcieFields  []uint32 // PCIe counter field ids still asked for
 	fieldBuf    []nvml.FieldValue
+	health      healthState  // links, ECC, violations (nvml_health.go)
+	xid         atomic.Int64 // the last Xid the event watcher saw; 0 for none
+	// xidWatched says the event watcher listens for this GPU's Xids, so
+	// that its gpu.xid is known (0 until one comes).
+	xidWatched atomic.Bool
 }
 
 // Name is "nvml".
@@ -93,6 +102,8 @@ func (g *gpuProbe) Collect(ctx context.Context) (Reading, error) {
 	t.temperatureAndClocks()
 	t.throttle()
 	t.pcieCounters()
+	t.pcieLink()
+	t.healthFields()
 	if t.lostIn != "" {
 		g.markLost(t.lostIn)
 		return Reading{Lost: true}, ErrGPULost

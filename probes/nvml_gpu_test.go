@@ -36,7 +36,7 @@ func TestNVMLNotSupportedIsNaNAndNotAskedAgain(t *testing.T) {
 		{"GetUtilizationRates", []string{timeline.GPUMemUtil},
 			func(d *server.Device) int { return len(d.GetUtilizationRatesCalls()) }},
 		{"GetFieldValues", []string{timeline.GPUPCIeTxBytes, timeline.GPUPCIeRxBytes},
-			func(d *server.Device) int { return len(d.GetFieldValuesCalls()) }},
+			func(d *server.Device) int { return len(pcieFieldCalls(d)) }},
 	} {
 		t.Run(tc.fn, func(t *testing.T) {
 			r := newRig(t)
@@ -80,7 +80,7 @@ func TestNVMLPCIeFieldNotSupported(t *testing.T) {
 	wantValue(t, res.Reading, timeline.GPUPCIeTxBytes, math.NaN())
 	wantValue(t, res.Reading, timeline.GPUPCIeRxBytes, 1<<39)
 	r.collect(t, n)
-	calls := r.devs[0].GetFieldValuesCalls()
+	calls := pcieFieldCalls(r.devs[0])
 	if len(calls) != 2 || len(calls[1].FieldValues) != 1 || calls[1].FieldValues[0].FieldId != nvml.FI_DEV_PCIE_COUNT_RX_BYTES {
 		t.Fatalf("second tick asked %+v, want only the rx field", calls)
 	}
@@ -89,7 +89,7 @@ func TestNVMLPCIeFieldNotSupported(t *testing.T) {
 	f.fieldRets[nvml.FI_DEV_PCIE_COUNT_RX_BYTES] = nvml.ERROR_NOT_SUPPORTED
 	r.collect(t, n)
 	res = r.collect(t, n)[0]
-	if c := len(r.devs[0].GetFieldValuesCalls()); c != 3 {
+	if c := len(pcieFieldCalls(r.devs[0])); c != 3 {
 		t.Errorf("GetFieldValues called %d times, want 3", c)
 	}
 	wantValue(t, res.Reading, timeline.GPUPCIeRxBytes, math.NaN())

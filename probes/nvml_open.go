@@ -205,6 +205,12 @@ func (n *NVML) openGPU(i int) (*gpuProbe, error) {
 		facts = append(facts, "MIG off")
 	}
 
+	linkFact, err := g.openHealth()
+	if err != nil {
+		return nil, err
+	}
+	facts = append(facts, linkFact)
+
 	gpmFact, err := g.openGPM()
 	if err != nil {
 		return nil, err

@@ -46,6 +46,9 @@ type fakeGPU struct {
 	// gpmRets and fieldRets override one GPM metric's or field's own return.
 	gpmRets   map[nvml.GpmMetricId]nvml.Return
 	fieldRets map[uint32]nvml.Return
+	// health is the PCIe link, the health fields and the events
+	// (nvml_health_test.go).
+	health *fakeHealth
 }
 
 func (f *fakeGPU) ret(fn string) nvml.Return {
@@ -83,6 +86,7 @@ type rig struct {
 	owner   map[nvml.GpmSample]int // which device last filled a GPM sample
 	gpmRet  nvml.Return            // GpmMetricsGet's own return
 	symbols map[string]bool        // symbols LookupSymbol refuses
+	xids    chan nvml.EventData    // what the event set's Wait hands out
 }
 
 var rigStart = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -196,6 +200,9 @@ func (r *rig) wire(i int, d *server.Device, f *fakeGPU) {
 			if v.FieldId == nvml.FI_DEV_PCIE_COUNT_TX_BYTES {
 				n = f.pcieTx
 			}
+			if x, ok := f.health.fields[v.FieldId]; ok {
+				n = x
+			}
 			v.ValueType = uint32(nvml.VALUE_TYPE_UNSIGNED_LONG_LONG)
 			for b := range 8 {
 				v.Value[b] = byte(n >> (8 * b))
@@ -228,6 +235,7 @@ func (r *rig) wire(i int, d *server.Device, f *fakeGPU) {
 		}
 		return out, nvml.SUCCESS
 	}
+	r.wireHealth(d, f)
 }
 
 // gpmMetricsGet answers for the device that filled Sample2.

@@ -151,6 +151,14 @@ func (s *Sampler) MarkFrom(origin, text string) {
 	s.mu.Unlock()
 }
 
+// MarkAt queues a marker made elsewhere with its own time (an Xid event
+// the driver reported). Safe from any goroutine.
+func (s *Sampler) MarkAt(m timeline.Marker) {
+	s.mu.Lock()
+	s.markers = append(s.markers, m)
+	s.mu.Unlock()
+}
+
 // Stats returns the sampler's counters so far. Safe from any goroutine.
 func (s *Sampler) Stats() SamplerStats {
 	s.mu.Lock()

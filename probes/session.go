@@ -108,6 +108,13 @@ func OpenSession(cfg SessionConfig) *Session {
 		Clock:    cfg.Clock,
 		Info:     info,
 	})
+	if s.nvml != nil {
+		// Xid events become markers on the sampler's next sample. The
+		// watcher's checks join the others before anyone reads Info.
+		before := len(s.nvml.Checks())
+		s.nvml.WatchXid(s.Sampler.MarkAt)
+		s.Sampler.info.Checks = append(s.Sampler.info.Checks, s.nvml.Checks()[before:]...)
+	}
 	return s
 }
 

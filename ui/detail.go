@@ -93,9 +93,18 @@ func (m *Model) viewDetail(f *frame, rows int) []string {
 	title.add(fmtValue(dm.name, m.store.ValueAt(key, f.at), m.ascii)+"  ", m.theme.bold)
 	title.add(dm.title, m.theme.dim)
 	out := []string{title.String()}
+	if text, bad := m.healthLine(dev, f.at); text != "" && rows > 8 {
+		ln := newLine(m.width)
+		ink := m.theme.dim
+		if bad {
+			ink = m.theme.warn
+		}
+		ln.add(" "+text, ink)
+		out = append(out, ln.String())
+	}
 
 	// asciigraph draws height+1 rows, then the time axis and its labels.
-	plotRows := rows - 4
+	plotRows := rows - 3 - len(out)
 	if plotRows < 3 {
 		return append(out, blankLines(rows-1)...)
 	}

@@ -39,6 +39,9 @@ const sampleBuffer = 120
 // GetSamples returns one sample per slot that ended after lastSeen: every
 // 1/6 s of the script, so that a dip shorter than the tick reaches the screen.
 func (d *demoDevice) GetSamples(kind nvml.SamplingType, lastSeen uint64) (nvml.ValueType, []nvml.Sample, nvml.Return) {
+	if d.gone() {
+		return nvml.VALUE_TYPE_UNSIGNED_INT, nil, nvml.ERROR_GPU_IS_LOST
+	}
 	var value func(*gpuState) float64
 	scale := 1.0
 	switch kind {
@@ -73,6 +76,9 @@ func (d *demoDevice) GetSamples(kind nvml.SamplingType, lastSeen uint64) (nvml.V
 
 // GetUtilizationRates averages the last second's slots.
 func (d *demoDevice) GetUtilizationRates() (nvml.Utilization, nvml.Return) {
+	if d.gone() {
+		return nvml.Utilization{}, nvml.ERROR_GPU_IS_LOST
+	}
 	us := d.time.now()
 	return nvml.Utilization{
 		Gpu:    uint32(math.Round(d.gpu.lastSecond(us, utilOf))),
@@ -106,6 +112,9 @@ func (d *demoDevice) GetMemoryInfo() (nvml.Memory, nvml.Return) {
 
 // GetMemoryInfo_v2 reports the reserved memory apart from what processes use.
 func (d *demoDevice) GetMemoryInfo_v2() (nvml.Memory_v2, nvml.Return) {
+	if d.gone() {
+		return nvml.Memory_v2{}, nvml.ERROR_GPU_IS_LOST
+	}
 	total := d.MemoryInfo.Total
 	used := uint64(d.gpu.memUsed)
 	return nvml.Memory_v2{
@@ -176,6 +185,9 @@ func (d *demoDevice) GetFieldValues(values []nvml.FieldValue) nvml.Return {
 	if len(values) == 0 {
 		return nvml.ERROR_INVALID_ARGUMENT
 	}
+	if d.gone() {
+		return nvml.ERROR_GPU_IS_LOST
+	}
 	us := d.time.now()
 	t := d.gpu.totals.at(us)
 	for i := range values {
@@ -188,8 +200,12 @@ func (d *demoDevice) GetFieldValues(values []nvml.FieldValue) nvml.Return {
 		case nvml.FI_DEV_PCIE_COUNT_RX_BYTES:
 			bytes = t.Rx
 		default:
-			v.NvmlReturn = uint32(nvml.ERROR_NOT_SUPPORTED)
-			continue
+			var ret nvml.Return
+			bytes, ret = d.healthField(v, t)
+			if ret != nvml.SUCCESS {
+				v.NvmlReturn = uint32(ret)
+				continue
+			}
 		}
 		v.ValueType = uint32(nvml.VALUE_TYPE_UNSIGNED_LONG_LONG)
 		v.NvmlReturn = uint32(nvml.SUCCESS)
@@ -206,5 +222,8 @@ func (d *demoDevice) GpmQueryDeviceSupport() (nvml.GpmSupport, nvml.Return) {
 // GpmSampleGet records this device's totals into sample, as NVML's
 // device-level call does through the sample.
 func (d *demoDevice) GpmSampleGet(sample nvml.GpmSample) nvml.Return {
+	if d.gone() {
+		return nvml.ERROR_GPU_IS_LOST
+	}
 	return sample.Get(d)
 }

@@ -1,6 +1,10 @@
 package demo
 
-import "math"
+import (
+	"math"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+)
 
 // demoGPU is one scripted H100: the scenario's load for each slot settled by
 // the H100 model, and a ledger of running totals for what NVML reports as
@@ -26,6 +30,10 @@ type gpuTotals struct {
 	// is their difference over the time between them.
 	Util, SM, Occupancy, Tensor, DRAM float64
 	Temp                              float64 // °C, the die following its power with a lag
+	// NVLink bytes, and seconds the clocks were held for power and for
+	// heat (NVML's violation counters).
+	NVLinkTx, NVLinkRx     float64
+	ViolPower, ViolThermal float64
 }
 
 var (
@@ -85,6 +93,15 @@ func (g *demoGPU) addSlot(k int64, secs float64, t *gpuTotals) {
 	t.Occupancy += s.Occupancy * secs
 	t.Tensor += s.Tensor * secs
 	t.DRAM += s.DRAM * secs
+	// Collectives move data over NVLink while the tensor pipes work.
+	t.NVLinkTx += s.Tensor / 100 * nvlinkBusy * secs
+	t.NVLinkRx += s.Tensor / 100 * nvlinkBusy * secs
+	if s.Reasons&(nvml.ClocksEventReasonSwPowerCap|nvml.ClocksThrottleReasonHwPowerBrakeSlowdown) != 0 {
+		t.ViolPower += secs
+	}
+	if bits, _ := thermal(t.Temp); bits != 0 {
+		t.ViolThermal += secs
+	}
 	t.Temp += (g.settledTemp(float64(slotStart(k))/1e6, s.Power) - t.Temp) * (1 - math.Exp(-secs/thermalTau))
 }
 

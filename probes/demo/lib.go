@@ -49,6 +49,9 @@ func (l *demoLib) GpmMetricsGet(m *nvml.GpmMetricsGetType) nvml.Return {
 	return l.demo.gpmMetricsGet(m)
 }
 
+// EventSetCreate makes an event set over the scenario's Xids.
+func (l *demoLib) EventSetCreate() (nvml.EventSet, nvml.Return) { return l.demo.eventSetCreate() }
+
 // GpmQueryDeviceSupport says whether dev has GPM: every demo GPU does.
 func (l *demoLib) GpmQueryDeviceSupport(dev nvml.Device) (nvml.GpmSupport, nvml.Return) {
 	return dev.GpmQueryDeviceSupport()
@@ -64,6 +67,7 @@ func (d *Node) setFuncs() {
 	s.GpmQueryDeviceSupportFunc = func(dev nvml.Device) (nvml.GpmSupport, nvml.Return) {
 		return dev.GpmQueryDeviceSupport()
 	}
+	s.EventSetCreateFunc = d.eventSetCreate
 	for _, dd := range d.devices {
 		m := dd.Device
 		m.GetSamplesFunc = dd.GetSamples
@@ -85,5 +89,11 @@ func (d *Node) setFuncs() {
 		m.GetComputeRunningProcessesFunc = dd.GetComputeRunningProcesses
 		m.GetGraphicsRunningProcessesFunc = dd.GetGraphicsRunningProcesses
 		m.GetProcessUtilizationFunc = dd.GetProcessUtilization
+		m.GetMaxPcieLinkGenerationFunc = dd.GetMaxPcieLinkGeneration
+		m.GetMaxPcieLinkWidthFunc = dd.GetMaxPcieLinkWidth
+		m.GetCurrPcieLinkGenerationFunc = dd.GetCurrPcieLinkGeneration
+		m.GetCurrPcieLinkWidthFunc = dd.GetCurrPcieLinkWidth
+		m.GetSupportedEventTypesFunc = dd.GetSupportedEventTypes
+		m.RegisterEventsFunc = dd.RegisterEvents
 	}
 }

@@ -25,10 +25,16 @@ type scenario struct {
 	// hot marks GPUs with poor cooling (behind the others in the airflow):
 	// they run 15-20 °C hotter at the same power.
 	hot [demoGPUs]bool
+	// xids are the Xid errors the script raises (health.go); a fatal one
+	// can take its GPU off the bus for good.
+	xids []scriptedXid
+	// lanes, where set, is the PCIe width a GPU's link trained at: x16
+	// when 0.
+	lanes [demoGPUs]int
 }
 
 // Scenarios lists the scenario names in display order.
-var Scenarios = []string{"training", "input-bound", "imbalance", "cpu-fallback", "throttle", "checkpoint"}
+var Scenarios = []string{"training", "input-bound", "imbalance", "cpu-fallback", "throttle", "checkpoint", "faults"}
 
 // scenarioBuilders builds each scenario from the demo's noise; it has one
 // entry per name in Scenarios (a test holds them together).
@@ -39,6 +45,7 @@ var scenarioBuilders = map[string]func(n noise) *scenario{
 	"cpu-fallback": newCPUFallback,
 	"throttle":     newThrottle,
 	"checkpoint":   newCheckpoint,
+	"faults":       newFaults,
 }
 
 func buildScenario(name string, n noise) (*scenario, error) {

@@ -53,6 +53,7 @@ type Engine struct {
 
 	phases phaseState
 	cache  hintCache
+	health healthLog  // Xids, lost GPUs and PCIe links (hints_errors.go)
 	hosts  hostsState // the hosts of a session of several (hints_hosts.go)
 }
 
@@ -187,6 +188,7 @@ func (e *Engine) Add(s *timeline.Sample) {
 	e.samples++
 	e.last = s.At
 	e.take(values)
+	e.health.add(s, values, f.n-1)
 	e.fillColumn(f.n - 1)
 	e.phases.add(e, s.At, values)
 }

@@ -257,7 +257,7 @@ func (e *Engine) Hints(t time.Time) []timeline.Hint {
 	if f.n == c.hintsN && (e.samples == c.hintsSamples || !c.hintsOpen) {
 		return c.hints
 	}
-	hints := f.evaluate()
+	hints := e.health.hints(f, f.evaluate())
 	c.hintsN, c.hintsSamples, c.hintsOpen, c.hints = f.n, e.samples, f.n == e.f.n, hints
 	return hints
 }

@@ -128,7 +128,13 @@ func phaseFillGaps(kinds []timeline.PhaseKind) bool {
 // opens the first phase; markers after `to` are left out. Of several markers
 // at one instant the last one names the phase.
 func MarkerPhases(markers []timeline.Marker, from, to time.Time) []timeline.Phase {
-	sorted := append([]timeline.Marker(nil), markers...)
+	// An Xid's marker is an event, not the start of a phase of the job.
+	sorted := make([]timeline.Marker, 0, len(markers))
+	for _, m := range markers {
+		if m.Origin != timeline.XidOrigin {
+			sorted = append(sorted, m)
+		}
+	}
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].At.Before(sorted[j].At) })
 	var out []timeline.Phase
 	for i, m := range sorted {

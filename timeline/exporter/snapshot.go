@@ -67,6 +67,10 @@ var gpuGauges = map[string]gpuSeries{
 // dcgm-exporter's name.
 var energySeries = newGPUSeries("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "Total energy consumption since boot (in mJ).", prometheus.CounterValue, 1000)
 
+// gpuCounters are the raw counters exported as counters (the energy, the
+// violation times of health.go), by gputop's raw metric name.
+var gpuCounters = map[string]gpuSeries{timeline.GPUEnergy: energySeries}
+
 var (
 	infoDesc = prometheus.NewDesc("gputop_info", "What gputop samples: always 1, with its version and source (live or demo) as labels.",
 		[]string{"version", "source", "scenario", "driver", "cuda", "Hostname"}, nil)
@@ -131,11 +135,12 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 		}
 	}
 	for _, m := range in.sample.Metrics {
-		if m.Key.Name != timeline.GPUEnergy {
+		series, ok := gpuCounters[m.Key.Name]
+		if !ok {
 			continue
 		}
 		if idx, ok := timeline.ParseGPUDevice(m.Key.Device); ok {
-			add(energySeries.desc, energySeries.kind, m.Value*energySeries.scale, labels.of(idx)...)
+			add(series.desc, series.kind, m.Value*series.scale, labels.of(idx)...)
 		}
 	}
 

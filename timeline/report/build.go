@@ -129,6 +129,7 @@ func (b *repBuilder) gpu(idx int) {
 		g.PowerLimit = v
 	}
 	g.Lost, g.LostAt = b.lostAt(dev)
+	g.Health = b.health(dev)
 	b.r.GPUs = append(b.r.GPUs, g)
 }
 

@@ -104,6 +104,9 @@ type ReportGPU struct {
 	Energy Number `json:"energy_j"`
 	Lost   bool   `json:"lost"`
 	LostAt Number `json:"lost_at_s"`
+	// Health is its links, errors and clocks held back; absent where none
+	// was recorded.
+	Health *GPUHealth `json:"health,omitempty"`
 }
 
 // ReportHost is the host over the whole session, and the job `gputop run`

@@ -98,6 +98,9 @@ type SnapshotGPU struct {
 	Throttle       []string `json:"throttle"`
 	PCIeRxBytesSec Number   `json:"pcie_rx_bytes_per_s"`
 	PCIeTxBytesSec Number   `json:"pcie_tx_bytes_per_s"`
+	// Health is the link, errors and clocks held back; absent where the
+	// GPU reports none of it.
+	Health *GPUHealth `json:"health,omitempty"`
 }
 
 // SnapshotHost is the host's reading.
@@ -182,6 +185,7 @@ func NewSnapshot(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot 
 			TempC: v(timeline.GPUTemp), ClockSMMHz: v(timeline.GPUClockSM), ClockMemMHz: v(timeline.GPUClockMem),
 			Throttle:       timeline.ThrottleList(float64(v(timeline.GPUThrottle))),
 			PCIeRxBytesSec: v(timeline.GPUPCIeRx), PCIeTxBytesSec: v(timeline.GPUPCIeTx),
+			Health: snapshotHealth(v),
 		})
 	}
 	h := func(name string) Number { return get(name, timeline.HostDevice) }

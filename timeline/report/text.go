@@ -32,6 +32,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	r.textHosts(t)
 	r.textGPUs(t)
+	r.textHealth(t)
 	r.textHost(t)
 	r.textPhases(t)
 	r.textMarkers(t)

@@ -1,0 +1,244 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
+)
+
+// Rules about the hardware itself, judged from events rather than windows
+// of load: gpu-error (the driver reported an Xid; the GPU may have fallen
+// off the bus) and link-degraded (a PCIe link below its generation or
+// width while the GPU works). The Engine logs what they need as samples
+// arrive (healthLog.add) and they run after the windowed rules.
+
+// healthLog is what the Engine keeps for these rules.
+type healthLog struct {
+	xids []xidEvent
+	lost map[int]time.Time // when each GPU was first reported lost
+	link map[int][]linkCol // per GPU, per column of the Engine's frame
+}
+
+type xidEvent struct {
+	at        time.Time
+	gpu, code int
+}
+
+// linkCol is the link as seen in one column: the lowest generation and
+// width, the highest maximum; 0 where unknown.
+type linkCol struct{ gen, genMax, width, widthMax uint8 }
+
+// add logs what a sample says of Xids (its markers), lost GPUs (its
+// statuses) and PCIe links (its values), into column col.
+func (h *healthLog) add(s *timeline.Sample, values []timeline.Value, col int) {
+	for _, m := range s.Markers {
+		if m.Origin != timeline.XidOrigin {
+			continue
+		}
+		if gpu, code, ok := timeline.ParseXidMarker(m.Text); ok {
+			h.xids = append(h.xids, xidEvent{at: m.At, gpu: gpu, code: code})
+		}
+	}
+	for _, ps := range s.Probes {
+		if ps.State != timeline.ProbeLost {
+			continue
+		}
+		if idx, ok := timeline.ParseGPUDevice(ps.Device); ok {
+			if h.lost == nil {
+				h.lost = map[int]time.Time{}
+			}
+			if _, seen := h.lost[idx]; !seen {
+				h.lost[idx] = s.At
+			}
+		}
+	}
+	for _, v := range values {
+		var field func(c *linkCol) *uint8
+		lowest := true
+		switch v.Key.Name {
+		case timeline.GPUPCIeGen:
+			field = func(c *linkCol) *uint8 { return &c.gen }
+		case timeline.GPUPCIeWidth:
+			field = func(c *linkCol) *uint8 { return &c.width }
+		case timeline.GPUPCIeGenMax:
+			field, lowest = func(c *linkCol) *uint8 { return &c.genMax }, false
+		case timeline.GPUPCIeWidthMax:
+			field, lowest = func(c *linkCol) *uint8 { return &c.widthMax }, false
+		default:
+			continue
+		}
+		idx, ok := timeline.ParseGPUDevice(v.Key.Device)
+		if !ok || math.IsNaN(v.Value) || v.Value < 1 || v.Value > 64 {
+			continue
+		}
+		if h.link == nil {
+			h.link = map[int][]linkCol{}
+		}
+		cols := h.link[idx]
+		for len(cols) <= col {
+			cols = append(cols, linkCol{})
+		}
+		p := field(&cols[col])
+		if x := uint8(v.Value); *p == 0 || lowest && x < *p || !lowest && x > *p {
+			*p = x
+		}
+		h.link[idx] = cols
+	}
+}
+
+// hints adds the hardware rules' hints for view f to the windowed rules'.
+func (h *healthLog) hints(f *hintFrame, out []timeline.Hint) []timeline.Hint {
+	if hint, ok := h.gpuErrors(f); ok {
+		out = append(out, hint)
+	}
+	if hint, ok := h.linkDegraded(f); ok {
+		out = append(out, hint)
+	}
+	SortHints(out)
+	return out
+}
+
+// gpuErrors is gpu-error: every Xid the driver reported up to the view's
+// end, one episode per GPU, with each code's meaning from the catalogue
+// (timeline.LookupXid), and whether the GPU was lost after. Critical when
+// an Xid is one the GPU cannot go on from, or the GPU is gone; a warning
+// otherwise.
+func (h *healthLog) gpuErrors(f *hintFrame) (timeline.Hint, bool) {
+	end := f.time(f.n)
+	byGPU := map[int][]xidEvent{}
+	var order []int
+	for _, x := range h.xids {
+		if !x.at.Before(end) {
+			continue
+		}
+		if _, ok := byGPU[x.gpu]; !ok {
+			order = append(order, x.gpu)
+		}
+		byGPU[x.gpu] = append(byGPU[x.gpu], x)
+	}
+	if len(order) == 0 {
+		return timeline.Hint{}, false
+	}
+	var fd finding
+	for _, gpu := range order {
+		xs := byGPU[gpu]
+		sev := timeline.Warning
+		var parts []string
+		var memory, app, link bool
+		for _, x := range xs {
+			s := fmt.Sprintf("Xid %d", x.code)
+			if c, ok := timeline.LookupXid(x.code); ok {
+				s += " (" + c.Meaning + ")"
+				if c.Fatal {
+					sev = timeline.Critical
+				}
+				memory, app, link = memory || c.Memory, app || c.App, link || x.code == 74
+			}
+			parts = append(parts, s+" at "+f.at(x.at))
+		}
+		ev := units.GPUs([]int{gpu}) + " " + strings.Join(parts, ", then ")
+		epEnd := xs[len(xs)-1].at.Add(f.step)
+		ongoing := false
+		if lostAt, ok := h.lost[gpu]; ok && lostAt.Before(end) {
+			ev += "; lost (not answering NVML) since " + f.at(lostAt)
+			sev = timeline.Critical
+			epEnd, ongoing = end, true
+		}
+		fd.add(timeline.Hint{
+			ID: timeline.HintGPUError, Severity: sev, GPUs: []int{gpu},
+			Start: xs[0].at, End: epEnd, Evidence: ev,
+			Suggestion: xidSuggestion(memory, app, link, ongoing),
+			Confidence: 1,
+		}, true, ongoing)
+	}
+	return fd.done(), true
+}
+
+// at is a moment as the hints say it: how far into the session.
+func (f *hintFrame) at(t time.Time) string {
+	return units.Duration(t.Sub(f.from).Truncate(time.Second)) + " in"
+}
+
+func xidSuggestion(memory, app, link, lost bool) string {
+	var s []string
+	switch {
+	case lost:
+		s = append(s, "The GPU is gone from the bus: its job's rank has failed and the others will hang in their next "+
+			"collective. Drain the node; a GPU reset (`nvidia-smi -r`) or a reboot brings it back; if it recurs, check the "+
+			"card's seating, power cables and cooling, then the node's PCIe errors (`dmesg`, `lspci -vv`).")
+	case memory:
+		s = append(s, "A GPU memory (ECC) error: check `nvidia-smi -q -d ECC,ROW_REMAPPER,PAGE_RETIREMENT`; a pending "+
+			"row remap or retired page takes effect after a GPU reset, and a GPU whose errors recur needs service.")
+	}
+	if app && !lost {
+		s = append(s, "Xid 13, 31 and 43 are most often the application's own fault (an illegal memory access, a kernel "+
+			"that faulted): read the job's error first, and suspect the GPU only if they recur across jobs.")
+	}
+	if link && !lost {
+		s = append(s, "An NVLink error: check `nvidia-smi nvlink -e` for the link's error counters.")
+	}
+	if len(s) == 0 {
+		s = append(s, "Look the Xid up in NVIDIA's Xid catalogue and check `dmesg` for the driver's full message.")
+	}
+	return strings.Join(s, " ")
+}
+
+// linkDegradedMin is the least time a GPU must work on a degraded link for
+// link-degraded to say so: a Window, as the windowed rules judge.
+func (f *hintFrame) linkDegradedMin() int { return max(1, int(f.opts.Window/f.step)) }
+
+// linkDegraded is link-degraded: a GPU working (low or busy) on a PCIe
+// link below its maximum generation or width, for at least a Window in all
+// and at least half of its working time where the link is known. Not
+// while idle: NVIDIA GPUs drop their PCIe generation when idle to save
+// power, which is no fault. A warning: it caps host-device transfers.
+func (h *healthLog) linkDegraded(f *hintFrame) (timeline.Hint, bool) {
+	var fd finding
+	for _, g := range f.gpus {
+		cols := h.link[g.index]
+		n := min(len(cols), f.n, len(g.state))
+		known, bad, lo, hi := 0, 0, -1, -1
+		var worst linkCol
+		for i := 0; i < n; i++ {
+			c := cols[i]
+			if !g.working(i) || c.gen == 0 || c.genMax == 0 || c.width == 0 || c.widthMax == 0 {
+				continue
+			}
+			known++
+			if c.gen >= c.genMax && c.width >= c.widthMax {
+				continue
+			}
+			bad++
+			if lo < 0 {
+				lo, worst = i, c
+			}
+			hi = i + 1
+			if int(c.width)*int(c.gen) < int(worst.width)*int(worst.gen) {
+				worst = c
+			}
+		}
+		if bad < f.linkDegradedMin() || 2*bad < known {
+			continue
+		}
+		ev := fmt.Sprintf("%s PCIe link at Gen%d x%d of Gen%d x%d while working, %s of %s working",
+			units.GPUs([]int{g.index}), worst.gen, worst.width, worst.genMax, worst.widthMax,
+			units.Duration(time.Duration(bad)*f.step), units.Duration(time.Duration(known)*f.step))
+		ongoing := hi >= f.n-1
+		fd.add(timeline.Hint{
+			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.index},
+			Start: f.time(lo), End: f.time(hi), Evidence: ev,
+			Suggestion: "The link trained below what the GPU and slot allow: reseat the card (and its riser), check the " +
+				"slot's lane setting in the BIOS, and compare LnkSta with LnkCap in `lspci -vv` or `nvidia-smi -q -d PCIE`. " +
+				"It caps host-to-GPU copies (data loading, offload, checkpoints).",
+			Confidence: 0.9,
+		}, hi < f.closed(), ongoing)
+	}
+	if len(fd.episodes) == 0 {
+		return timeline.Hint{}, false
+	}
+	return fd.done(), true
+}

@@ -1,0 +1,41 @@
+package exporter
+
+import (
+	"testing"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// The health metrics go out under dcgm-exporter's names and units: the last
+// Xid as a gauge, ECC and replay counts and the violation times (µs) as
+// counters, NVLink as bytes/s.
+func TestHealthSeriesCarryDCGMNames(t *testing.T) {
+	sample := func(sec int) timeline.Sample {
+		s := fixedSample(sec, 1000+float64(sec)*500)
+		s.Metrics = append(s.Metrics,
+			gauge(timeline.GPUXid, "gpu0", 79),
+			gauge(timeline.GPUECCUncorrected, "gpu0", 2),
+			gauge(timeline.GPUPCIeReplays, "gpu0", 11),
+			gauge(timeline.GPUPCIeWidth, "gpu0", 8),
+			counter(timeline.GPUViolPowerSecs, "gpu0", 90+float64(sec)/2),
+			counter(timeline.GPUNVLinkTxMiB, "gpu0", float64(sec)*1000),
+		)
+		return s
+	}
+	got, _ := gather(t, observed(sample(0), sample(1)))
+	for name, want := range map[string]float64{
+		"DCGM_FI_DEV_XID_ERRORS{0}":          79,
+		"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL{0}":   2,
+		"DCGM_FI_DEV_PCIE_REPLAY_COUNTER{0}": 11,
+		"gputop_pcie_link_width{0}":          8,
+		"DCGM_FI_DEV_POWER_VIOLATION{0}":     90.5e6,     // µs
+		"DCGM_FI_PROF_NVLINK_TX_BYTES{0}":    1000 << 20, // from MiB
+	} {
+		if v, ok := got[name]; !ok || v != want {
+			t.Errorf("%s = %v (%v), want %v", name, v, ok, want)
+		}
+	}
+	if _, ok := got["DCGM_FI_DEV_XID_ERRORS{1}"]; ok {
+		t.Error("GPU1 has no Xid reading, yet a series")
+	}
+}

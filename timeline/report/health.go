@@ -1,0 +1,230 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// GPUHealth is a GPU's links and health: in the report over the session, in
+// a snapshot at its instant. A figure the GPU does not report is null.
+type GPUHealth struct {
+	// The PCIe link: in the report, the lowest generation while the GPU
+	// worked (utilisation 50 % or more; it drops at idle to save power) and
+	// the narrowest width seen, against the maximum.
+	PCIeGen      Number `json:"pcie_gen"`
+	PCIeGenMax   Number `json:"pcie_gen_max"`
+	PCIeWidth    Number `json:"pcie_width"`
+	PCIeWidthMax Number `json:"pcie_width_max"`
+	PCIeReplays  Number `json:"pcie_replays"`
+	// Counts since the driver loaded (the report's are the last seen).
+	ECCCorrected      Number `json:"ecc_corrected"`
+	ECCUncorrected    Number `json:"ecc_uncorrected"`
+	ECCCorrectedAgg   Number `json:"ecc_corrected_lifetime"`
+	ECCUncorrectedAgg Number `json:"ecc_uncorrected_lifetime"`
+	RetiredPages      Number `json:"retired_pages"`
+	RemappedRows      Number `json:"remapped_rows"`
+	NVLinkErrors      Number `json:"nvlink_errors"`
+	// NVLink data rates, all links (the report's are means).
+	NVLinkTx Number `json:"nvlink_tx_bytes_per_s"`
+	NVLinkRx Number `json:"nvlink_rx_bytes_per_s"`
+	// LastXid is the last Xid the driver reported (0 for none, null when
+	// not watched).
+	LastXid Number `json:"last_xid"`
+	// ClocksHeld is the share of the time (and, in the report, the seconds)
+	// the clocks were held back for each reason NVML counts, from its
+	// violation counters; only reasons that held them at all.
+	ClocksHeld []ClocksHeld `json:"clocks_held"`
+}
+
+// ClocksHeld is one reason's hold on a GPU's clocks.
+type ClocksHeld struct {
+	Reason  string `json:"reason"` // "power", "thermal", "sync boost", ...
+	Share   Number `json:"share"`  // 0-1
+	Seconds Number `json:"seconds,omitempty"`
+}
+
+// healthCounts are the figures read as their last (or, for the link, worst)
+// value, with their field in GPUHealth.
+var healthCounts = []struct {
+	name  string
+	field func(h *GPUHealth) *Number
+}{
+	{timeline.GPUPCIeReplays, func(h *GPUHealth) *Number { return &h.PCIeReplays }},
+	{timeline.GPUECCCorrected, func(h *GPUHealth) *Number { return &h.ECCCorrected }},
+	{timeline.GPUECCUncorrected, func(h *GPUHealth) *Number { return &h.ECCUncorrected }},
+	{timeline.GPUECCCorrectedAgg, func(h *GPUHealth) *Number { return &h.ECCCorrectedAgg }},
+	{timeline.GPUECCUncorrectedAgg, func(h *GPUHealth) *Number { return &h.ECCUncorrectedAgg }},
+	{timeline.GPURetiredPages, func(h *GPUHealth) *Number { return &h.RetiredPages }},
+	{timeline.GPURemappedRows, func(h *GPUHealth) *Number { return &h.RemappedRows }},
+	{timeline.GPUNVLinkErrors, func(h *GPUHealth) *Number { return &h.NVLinkErrors }},
+	{timeline.GPUXid, func(h *GPUHealth) *Number { return &h.LastXid }},
+	{timeline.GPUPCIeGenMax, func(h *GPUHealth) *Number { return &h.PCIeGenMax }},
+	{timeline.GPUPCIeWidthMax, func(h *GPUHealth) *Number { return &h.PCIeWidthMax }},
+	{timeline.GPUNVLinkTx, func(h *GPUHealth) *Number { return &h.NVLinkTx }},
+	{timeline.GPUNVLinkRx, func(h *GPUHealth) *Number { return &h.NVLinkRx }},
+	{timeline.GPUPCIeGen, func(h *GPUHealth) *Number { return &h.PCIeGen }},
+	{timeline.GPUPCIeWidth, func(h *GPUHealth) *Number { return &h.PCIeWidth }},
+}
+
+func newGPUHealth() *GPUHealth {
+	h := &GPUHealth{ClocksHeld: []ClocksHeld{}}
+	for _, c := range healthCounts {
+		*c.field(h) = Number(math.NaN())
+	}
+	return h
+}
+
+// known says whether the GPU reported any of it: a GPU without any (an
+// import, an old recording) has no health in the report.
+func (h *GPUHealth) known() bool {
+	for _, c := range healthCounts {
+		if !repUnknown(*c.field(h)) {
+			return true
+		}
+	}
+	return len(h.ClocksHeld) > 0
+}
+
+// snapshotHealth is a GPU's health at a snapshot's instant; nil without any.
+func snapshotHealth(v func(name string) Number) *GPUHealth {
+	h := newGPUHealth()
+	for _, c := range healthCounts {
+		*c.field(h) = v(c.name)
+	}
+	for _, vi := range timeline.Violations {
+		if s := v(vi.Share); !repUnknown(s) && s > 0 {
+			h.ClocksHeld = append(h.ClocksHeld, ClocksHeld{Reason: vi.Label, Share: s / 100})
+		}
+	}
+	if !h.known() {
+		return nil
+	}
+	return h
+}
+
+// health is a GPU's health over the report's span; nil without any.
+func (b *repBuilder) health(dev string) *GPUHealth {
+	h := newGPUHealth()
+	for _, c := range healthCounts {
+		r := b.load(0, c.name, dev)
+		v := math.NaN()
+		switch c.name {
+		case timeline.GPUNVLinkTx, timeline.GPUNVLinkRx:
+			v = r.mean(0, len(r.v))
+		case timeline.GPUPCIeWidth:
+			v = lowest(r.v, nil)
+		case timeline.GPUPCIeGen:
+			util := b.load(1, timeline.GPUUtil, dev)
+			working := map[int64]bool{}
+			for i, u := range util.v {
+				working[util.at[i]] = u >= 50
+			}
+			v = lowest(r.v, func(i int) bool { return working[r.at[i]] })
+		default:
+			for i := len(r.v) - 1; i >= 0; i-- {
+				if !math.IsNaN(r.v[i]) {
+					v = r.v[i]
+					break
+				}
+			}
+		}
+		*c.field(h) = Number(v)
+	}
+	// The Xid markers know better than gpu.xid: a GPU that falls off the
+	// bus is not read again after the Xid that says so.
+	if idx, ok := timeline.ParseGPUDevice(dev); ok {
+		for _, m := range b.s.Markers() {
+			if m.Origin != timeline.XidOrigin || m.At.Before(b.from) || m.At.After(b.to) {
+				continue
+			}
+			if g, code, ok := timeline.ParseXidMarker(m.Text); ok && g == idx {
+				h.LastXid = Number(code)
+			}
+		}
+	}
+	for _, vi := range timeline.Violations {
+		r := b.load(0, vi.Share, dev)
+		share := r.mean(0, len(r.v)) / 100
+		if math.IsNaN(share) || share <= 0 {
+			continue
+		}
+		h.ClocksHeld = append(h.ClocksHeld, ClocksHeld{Reason: vi.Label, Share: Number(share),
+			Seconds: Number(r.integral() / 100)})
+	}
+	if !h.known() {
+		return nil
+	}
+	return h
+}
+
+// lowest is the lowest known value of xs where keep says so (all, if nil).
+func lowest(xs []float64, keep func(i int) bool) float64 {
+	lo := math.NaN()
+	for i, x := range xs {
+		if math.IsNaN(x) || keep != nil && !keep(i) {
+			continue
+		}
+		if math.IsNaN(lo) || x < lo {
+			lo = x
+		}
+	}
+	return lo
+}
+
+// findings are what a person should see of a GPU's health in the report's
+// text: a link below its maximum, errors that are not zero, the last Xid,
+// and the time its clocks were held back.
+func (h *GPUHealth) findings() []string {
+	var out []string
+	if !repUnknown(h.PCIeWidth) && (h.PCIeWidth < h.PCIeWidthMax || h.PCIeGen < h.PCIeGenMax) {
+		out = append(out, fmt.Sprintf("PCIe Gen%s x%s of Gen%s x%s", repCount(h.PCIeGen), repCount(h.PCIeWidth),
+			repCount(h.PCIeGenMax), repCount(h.PCIeWidthMax)))
+	}
+	for _, c := range []struct {
+		n     Number
+		label string
+	}{
+		{h.LastXid, "last Xid"}, {h.ECCUncorrected, "ECC uncorrected"}, {h.ECCCorrected, "ECC corrected"},
+		{h.RemappedRows, "remapped rows"}, {h.RetiredPages, "retired pages"},
+		{h.PCIeReplays, "PCIe replays"}, {h.NVLinkErrors, "NVLink errors"},
+	} {
+		if !repUnknown(c.n) && c.n > 0 {
+			out = append(out, c.label+" "+repCount(c.n))
+		}
+	}
+	var held []string
+	for _, c := range h.ClocksHeld {
+		if c.Share >= 0.005 {
+			held = append(held, fmt.Sprintf("%s %s (%s)", c.Reason, repShare(c.Share), repDur(repSeconds(c.Seconds))))
+		}
+	}
+	if len(held) > 0 {
+		out = append(out, "clocks held: "+strings.Join(held, ", "))
+	}
+	return out
+}
+
+func repCount(n Number) string { return fmt.Sprintf("%.0f", float64(n)) }
+
+// textHealth lists the GPUs whose health has something to say.
+func (r *Report) textHealth(t repText) {
+	first := true
+	for _, g := range r.GPUs {
+		if g.Health == nil {
+			continue
+		}
+		f := g.Health.findings()
+		if len(f) == 0 {
+			continue
+		}
+		if first {
+			t.line("")
+			t.line("HEALTH  links, errors and clocks held back (NVML's violation counters)")
+			first = false
+		}
+		t.wrapped(fmt.Sprintf("%3d  ", g.Index), strings.Join(f, "; "))
+	}
+}

@@ -1,0 +1,95 @@
+package timeline
+
+import (
+	"strconv"
+	"strings"
+)
+
+// XidOrigin is the Origin of a marker made from an Xid event: the driver's
+// report of a GPU error, which NVML's event set delivers as it happens.
+const XidOrigin = "xid"
+
+// Xid is one entry of the catalogue of common Xid errors.
+type Xid struct {
+	Code    int
+	Meaning string // NVIDIA's name for it, from the Xid catalogue
+	// Memory says it is about the GPU's memory (ECC, retired pages,
+	// remapped rows); App says it is usually the application's fault
+	// (an illegal address, a kernel that faulted) rather than the GPU's.
+	Memory, App bool
+	// Fatal says the GPU cannot go on without a reset (or is gone).
+	Fatal bool
+}
+
+// xidCatalogue holds the Xids a training node meets most, with the names
+// NVIDIA's Xid documentation gives them (docs.nvidia.com/deploy/xid-errors,
+// "Xid Errors" table and its Ampere-and-newer catalogue). Any other code is
+// shown by number only: a meaning is never guessed.
+var xidCatalogue = map[int]Xid{
+	13: {Code: 13, Meaning: "Graphics Engine Exception", App: true},
+	31: {Code: 31, Meaning: "GPU memory page fault", App: true},
+	43: {Code: 43, Meaning: "GPU stopped processing", App: true},
+	48: {Code: 48, Meaning: "Double Bit ECC Error", Memory: true, Fatal: true},
+	63: {Code: 63, Meaning: "ECC page retirement or row remapping recording event", Memory: true},
+	64: {Code: 64, Meaning: "ECC page retirement or row remapper recording failure", Memory: true, Fatal: true},
+	74: {Code: 74, Meaning: "NVLink Error", Fatal: true},
+	79: {Code: 79, Meaning: "GPU has fallen off the bus", Fatal: true},
+	92: {Code: 92, Meaning: "High single-bit ECC error rate", Memory: true},
+	94: {Code: 94, Meaning: "Contained ECC error", Memory: true},
+	95: {Code: 95, Meaning: "Uncontained ECC error", Memory: true, Fatal: true},
+}
+
+// LookupXid gives the catalogue's entry for an Xid code; false for a code
+// it does not hold.
+func LookupXid(code int) (Xid, bool) {
+	x, ok := xidCatalogue[code]
+	return x, ok
+}
+
+// XidMarkerText is the text of the marker of Xid code on GPU gpu (its
+// session-wide index): "GPU3 Xid 79: GPU has fallen off the bus", or
+// "GPU3 Xid 119" for a code the catalogue does not hold.
+func XidMarkerText(gpu, code int) string {
+	s := "GPU" + strconv.Itoa(gpu) + " Xid " + strconv.Itoa(code)
+	if x, ok := xidCatalogue[code]; ok {
+		s += ": " + x.Meaning
+	}
+	return s
+}
+
+// ParseXidMarker reads the GPU and the code back out of a marker text made
+// by XidMarkerText (a recording's, so any text at all): false for anything
+// else.
+func ParseXidMarker(text string) (gpu, code int, ok bool) {
+	rest, ok := strings.CutPrefix(text, "GPU")
+	if !ok {
+		return 0, 0, false
+	}
+	g, rest, ok := strings.Cut(rest, " Xid ")
+	if !ok {
+		return 0, 0, false
+	}
+	c, _, _ := strings.Cut(rest, ":")
+	gpu, ok1 := smallNumber(g)
+	code, ok2 := smallNumber(c)
+	if !ok1 || !ok2 {
+		return 0, 0, false
+	}
+	return gpu, code, true
+}
+
+// smallNumber reads a decimal of at most six digits, without sign or
+// leading zero.
+func smallNumber(s string) (int, bool) {
+	if s == "" || len(s) > 6 || len(s) > 1 && s[0] == '0' {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
+}

@@ -1,0 +1,70 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// healthLine is the detail pane's line about the selected GPU's hardware
+// at the cursor: its last Xid, whether it is lost, its PCIe link where it
+// runs below what it can, ECC and link error counts that are not zero, and
+// the share of time its clocks were held back for each reason (NVML's
+// violation counters, not only the reasons set now). Empty when there is
+// nothing to say: a healthy GPU keeps the plot's rows.
+func (m *Model) healthLine(dev string, at time.Time) (text string, bad bool) {
+	val := func(name string) float64 { return m.store.ValueAt(timeline.Key{Name: name, Device: dev}, at) }
+	var parts []string
+	if idx, ok := timeline.ParseGPUDevice(dev); ok {
+		last := ""
+		for _, mk := range m.store.Markers() {
+			if mk.At.After(at) {
+				break
+			}
+			if g, _, ok := timeline.ParseXidMarker(mk.Text); ok && mk.Origin == timeline.XidOrigin && g == idx {
+				last = strings.TrimPrefix(mk.Text, "GPU"+strconv.Itoa(idx)+" ")
+			}
+		}
+		if last != "" {
+			parts, bad = append(parts, last), true
+		}
+	}
+	if m.store.Lost(dev, at) {
+		parts, bad = append(parts, "lost: not answering NVML"), true
+	}
+	gen, genMax, width, widthMax := val(timeline.GPUPCIeGen), val(timeline.GPUPCIeGenMax), val(timeline.GPUPCIeWidth), val(timeline.GPUPCIeWidthMax)
+	// A generation below the maximum at idle is NVIDIA's power saving; a
+	// narrower link, or a slower one while working, is a finding.
+	working := val(timeline.GPUUtil) >= 50
+	if width < widthMax || working && gen < genMax {
+		parts = append(parts, fmt.Sprintf("PCIe Gen%.0f x%.0f of Gen%.0f x%.0f", gen, width, genMax, widthMax))
+		bad = true
+	}
+	for _, c := range []struct{ name, label string }{
+		{timeline.GPUECCUncorrected, "ECC uncorrected"},
+		{timeline.GPUECCCorrected, "ECC corrected"},
+		{timeline.GPURemappedRows, "remapped rows"},
+		{timeline.GPURetiredPages, "retired pages"},
+		{timeline.GPUPCIeReplays, "PCIe replays"},
+		{timeline.GPUNVLinkErrors, "NVLink errors"},
+	} {
+		if v := val(c.name); v > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.0f", c.label, v))
+			bad = bad || c.name == timeline.GPUECCUncorrected
+		}
+	}
+	var held []string
+	for _, v := range timeline.Violations {
+		if s := val(v.Share); s >= 0.5 && !math.IsNaN(s) {
+			held = append(held, v.Label+" "+strings.TrimSpace(fmtPct(min(s, 100))))
+		}
+	}
+	if len(held) > 0 {
+		parts = append(parts, "clocks held: "+strings.Join(held, ", "))
+	}
+	return strings.Join(parts, " · "), bad
+}

@@ -1,0 +1,31 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestGoldenFaults pins the faults demo at 2m40s, at 80x24 and 200x50:
+// GPU1 reported Xid 48 at 1:40 and fell off the bus (Xid 79) at 2:10. The
+// phase band carries both Xid markers, the GPU list shows GPU1 lost, the
+// detail pane (GPU1 selected) says its last Xid, and the hints name it.
+func TestGoldenFaults(t *testing.T) {
+	faults := demoSession(t, "faults", 3*time.Minute)
+	for _, size := range [][2]int{{80, 24}, {200, 50}} {
+		name := fmt.Sprintf("faults_2m40s_%dx%d", size[0], size[1])
+		t.Run(name, func(t *testing.T) {
+			m := replayAt(t, faults, 2*time.Minute+40*time.Second, size[0], size[1])
+			press(m, "down")
+			got := screen(m)
+			checkScreenFits(t, got, size[0], size[1])
+			checkGolden(t, name, got)
+			for _, want := range []string{"Xid 79", "gpu-error"} {
+				if !strings.Contains(got, want) {
+					t.Errorf("%q not on the screen:\n%s", want, got)
+				}
+			}
+		})
+	}
+}
