@@ -126,9 +126,24 @@ func TestImportPrometheusFromTheRealPrometheus(t *testing.T) {
 			ID   string
 			GPUs []int
 		}
+		Hosts []struct {
+			Name     string
+			GPUs     []int
+			UtilMean float64 `json:"util_mean"`
+		}
 	}
 	if err := json.Unmarshal(rep, &report); err != nil {
 		t.Fatal(err)
+	}
+	// The report gives each host its figures: the imbalance host's one busy
+	// GPU of eight leaves it far below the training host.
+	if len(report.Hosts) != 2 || report.Hosts[0].Name != "node-imbalance" || report.Hosts[1].Name != "node-training" ||
+		len(report.Hosts[0].GPUs) != 8 || len(report.Hosts[1].GPUs) != 8 || report.Hosts[0].UtilMean >= report.Hosts[1].UtilMean {
+		t.Errorf("the report's hosts: %+v", report.Hosts)
+	}
+	text, err := exec.Command(bin, "report", out).Output()
+	if err != nil || !strings.Contains(string(text), "HOSTS  2 hosts, 16 GPUs") || !strings.Contains(string(text), "node-imbalance (8 GPUs)") {
+		t.Errorf("the text report does not give the hosts: %v\n%s", err, text)
 	}
 	imbalance, training := info.GPUsOf("node-imbalance"), info.GPUsOf("node-training")
 	found := false
