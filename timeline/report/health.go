@@ -225,6 +225,41 @@ func (r *Report) textHealth(t repText) {
 			t.line("HEALTH  links, errors and clocks held back (NVML's violation counters)")
 			first = false
 		}
-		t.wrapped(fmt.Sprintf("%3d  ", g.Index), strings.Join(f, "; "))
+		t.wrapped(r.healthLabel(g.Index), strings.Join(f, "; "))
+	}
+}
+
+// healthLabel starts a GPU's health line: "  3  " in a session of one
+// host, "node3 GPU2  " in a session of several.
+func (r *Report) healthLabel(idx int) string {
+	if names := r.gpuNames(); names.ByHost() {
+		return names.One(idx) + "  "
+	}
+	return fmt.Sprintf("%3d  ", idx)
+}
+
+// mdHealth is the markdown report's health table: the GPUs whose health
+// has something to say, as textHealth lists them.
+func (r *Report) mdHealth(p func(string, ...any)) {
+	first := true
+	for _, g := range r.GPUs {
+		if g.Health == nil {
+			continue
+		}
+		f := g.Health.findings()
+		if len(f) == 0 {
+			continue
+		}
+		if first {
+			p("")
+			p("### Health")
+			p("")
+			p("Links, errors and clocks held back (NVML's violation counters).")
+			p("")
+			p("| GPU | finding |")
+			p("|---|---|")
+			first = false
+		}
+		p("| %s | %s |", repMD(r.gpuNames().One(g.Index)), repMD(strings.Join(f, "; ")))
 	}
 }

@@ -58,6 +58,15 @@ func TestReportHealth(t *testing.T) {
 		t.Errorf("text:\n%s", b.String())
 	}
 	b.Reset()
+	if err := r.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "### Health") ||
+		!strings.Contains(b.String(), "| GPU0 | PCIe Gen5 x8 of Gen5 x16; last Xid 94; ECC uncorrected 1; clocks held: power 50% (1m) |") ||
+		strings.Contains(b.String(), "| GPU1 |") {
+		t.Errorf("markdown:\n%s", b.String())
+	}
+	b.Reset()
 	if err := r.WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}

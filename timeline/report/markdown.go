@@ -26,6 +26,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	r.mdHosts(p)
 	r.mdGPUs(p)
+	r.mdHealth(p)
 	r.mdHost(p)
 	r.mdPhases(p)
 	r.mdMarkers(p)
