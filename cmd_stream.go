@@ -46,6 +46,8 @@ func cmdStream(args []string, e *env) error {
 	var demo demoFlag
 	fs.Var(&demo, "demo", "stream 8 simulated H100s playing `SCENARIO`: "+scenarioNames)
 	duration := fs.Duration("duration", 0, "stop on the last sample within this long (default: until stdin ends, or a signal)")
+	sessionID := fs.String("session", "", "follow this running session of yours (gputop attach --list), not the newest")
+	fresh := fs.Bool("new", false, "sample anew even where a session of yours records already")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -61,6 +63,25 @@ func cmdStream(args []string, e *env) error {
 	}
 	if f, ok := e.stdout.(*os.File); ok && term.IsTerminal(f.Fd()) {
 		return errors.New("stdout is a terminal; the stream is binary, for gputop --hosts (or redirect it: gputop stream > run.gtr)")
+	}
+	if *sessionID != "" && (*fresh || demo.scenario != "") {
+		return usageError{"--session follows a running session; it goes with neither --new nor --demo"}
+	}
+	// Where this user records already, follow that recording rather than
+	// sample the GPUs a second time: one sampler, its whole history.
+	if !*fresh && demo.scenario == "" {
+		s, several, err := pickSession(*sessionID)
+		switch {
+		case err == nil:
+			newest := ""
+			if several {
+				newest = ", the newest (--session picks another)"
+			}
+			fmt.Fprintf(e.stderr, "gputop stream: following %s%s\n", s.describe(), newest)
+			return attachStream(s, e)
+		case *sessionID != "":
+			return err
+		}
 	}
 	log.SetOutput(io.Discard)
 	// A viewer that went away closes the pipe: writing then fails with
