@@ -32,14 +32,16 @@ const (
 	// sharePoll is how often a client's copy looks for new bytes in the
 	// file: the writer flushes about once a second.
 	sharePoll = 100 * time.Millisecond
-	// shareStall drops a client that takes nothing for this long.
-	shareStall = 30 * time.Second
 	// shareClients bounds the clients of one recording.
 	shareClients = 16
 	// shareLinger is how long clients get to take the rest of a recording
 	// that ended before their connections are closed.
 	shareLinger = 5 * time.Second
 )
+
+// shareStall drops a client that takes nothing for this long (tests
+// shorten it).
+var shareStall = 30 * time.Second
 
 // sharer serves one recording's file on its socket.
 type sharer struct {

@@ -152,3 +152,62 @@ func TestShareStaleSocket(t *testing.T) {
 		t.Errorf("a socket in use: %v", err)
 	}
 }
+
+// TestShareDropsAStalledClient: a client that takes nothing is dropped
+// once its socket is full and shareStall passes; the server holds no more
+// than its one buffer for it meanwhile, and a client that reads is served
+// in full.
+func TestShareDropsAStalledClient(t *testing.T) {
+	defer func(d time.Duration) { shareStall = d }(shareStall)
+	shareStall = 200 * time.Millisecond
+	dir := t.TempDir()
+	file := filepath.Join(dir, "big.gtr")
+	big := make([]byte, 8<<20) // far more than a socket holds
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	if err := os.WriteFile(file, big, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := listenShare(dir, file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stalled, err := net.Dial("unix", s.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stalled.Close()
+	reader, err := net.Dial("unix", s.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	got := make(chan int, 1)
+	go func() {
+		n, _ := io.Copy(io.Discard, reader)
+		got <- int(n)
+	}()
+	conns := func() int {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.conns)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for conns() < 2 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	for {
+		if conns() <= 1 {
+			break // the stalled one was dropped (the reader may be done too)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the stalled client was never dropped")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.end()
+	if n := <-got; n != len(big) {
+		t.Errorf("the reading client got %d bytes, want %d", n, len(big))
+	}
+}
