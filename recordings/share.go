@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // A recording being written can be followed by others of the same user
@@ -193,7 +195,7 @@ func (s *sharer) readLines(c net.Conn) {
 			_, err = r.ReadSlice('\n')
 		}
 		if text, ok := strings.CutPrefix(strings.TrimRight(string(line), "\r\n"), "mark "); ok && s.mark != nil {
-			if text = strings.TrimSpace(text); text != "" && len(text) <= 200 {
+			if text = strings.TrimSpace(text); validMark(text) {
 				s.mark(text)
 			}
 		}
@@ -201,6 +203,13 @@ func (s *sharer) readLines(c net.Conn) {
 			return
 		}
 	}
+}
+
+// validMark says whether text is a marker gputop mark would send: not
+// blank, at most 200 bytes of UTF-8, no control characters.
+func validMark(text string) bool {
+	return text != "" && len(text) <= 200 && utf8.ValidString(text) &&
+		!strings.ContainsFunc(text, unicode.IsControl)
 }
 
 // end says the recording is closed: clients get the rest of the file (its
