@@ -37,8 +37,10 @@ const (
 	// shareClients bounds the clients of one recording.
 	shareClients = 16
 	// shareLinger is how long clients get to take the rest of a recording
-	// that ended before their connections are closed.
-	shareLinger = 5 * time.Second
+	// that ended before their connections are closed: Stop waits for it
+	// (the live view's r too), so it is short; a client that reads takes
+	// the rest in milliseconds.
+	shareLinger = time.Second
 )
 
 // shareStall drops a client that takes nothing for this long (tests
