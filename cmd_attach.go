@@ -205,6 +205,13 @@ func dialSession(s session) (*sessionSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot attach to session %s: %v", s.id, innermost(err))
 	}
+	// All of its history, at once (without the request the recorder waits
+	// a second for one).
+	conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
+	if _, err := io.WriteString(conn, "history all\n"); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("cannot attach to session %s: %v", s.id, innermost(err))
+	}
 	// The header comes with the recording's first sample: a recorder that
 	// has just started may take a few seconds to find its GPUs.
 	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
@@ -317,12 +324,21 @@ func (s *sessionSource) Close() error {
 // attachStream is gputop stream on a host where this user records already:
 // the recording's bytes, history first, go to stdout as they are written,
 // and stdin's lines go to the recorder, so one sampler serves both.
-func attachStream(s session, e *env) error {
+// history > 0 asks for the recording from the segment that holds the time
+// history ago on (whole five-minute segments), not all of it.
+func attachStream(s session, history time.Duration, e *env) error {
 	conn, err := net.DialTimeout("unix", s.sock, 2*time.Second)
 	if err != nil {
 		return fmt.Errorf("cannot attach to session %s: %v", s.id, innermost(err))
 	}
 	defer conn.Close()
+	request := "history all\n"
+	if history > 0 {
+		request = "history " + history.String() + "\n"
+	}
+	if _, err := io.WriteString(conn, request); err != nil {
+		return fmt.Errorf("cannot attach to session %s: %v", s.id, innermost(err))
+	}
 	stdinDone := make(chan struct{})
 	if e.stdin != nil {
 		go func() {

@@ -48,6 +48,7 @@ func cmdStream(args []string, e *env) error {
 	duration := fs.Duration("duration", 0, "stop on the last sample within this long (default: until stdin ends, or a signal)")
 	sessionID := fs.String("session", "", "follow this running session of yours (gputop attach --list), not the newest")
 	fresh := fs.Bool("new", false, "sample anew even where a session of yours records already")
+	history := fs.Duration("history", 0, "following a session: send only its last `D` (in whole 5-minute segments), not all of it")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -57,6 +58,8 @@ func cmdStream(args []string, e *env) error {
 		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	case *duration < 0:
 		return usageError{"--duration must be positive"}
+	case *history < 0:
+		return usageError{"--history must be positive"}
 	}
 	if err := checkInterval(*interval); err != nil {
 		return err
@@ -78,7 +81,7 @@ func cmdStream(args []string, e *env) error {
 				newest = ", the newest (--session picks another)"
 			}
 			fmt.Fprintf(e.stderr, "gputop stream: following %s%s\n", s.describe(), newest)
-			return attachStream(s, e)
+			return attachStream(s, *history, e)
 		case *sessionID != "":
 			return err
 		}

@@ -84,7 +84,7 @@ var commands = []command{
 		[]string{"gputop serve", "gputop serve --demo=imbalance --listen 127.0.0.1:9401 -o node.gtr"}, cmdServe},
 	{"attach", "[--list] [SESSION]", "the live view of a recording this user is writing on this host, its whole history; q leaves it running",
 		[]string{"gputop attach", "gputop attach --list"}, cmdAttach},
-	{"stream", "[--interval 1s] [--demo[=SCENARIO]] [--duration D] [--session ID] [--new]", "write the recording to stdout as it is written (following a running session of yours, or sampling), for gputop --hosts over ssh",
+	{"stream", "[--interval 1s] [--demo[=SCENARIO]] [--duration D] [--session ID] [--new] [--history D]", "write the recording to stdout as it is written (following a running session of yours, or sampling), for gputop --hosts over ssh",
 		[]string{"gputop stream --demo=imbalance --duration 1m > run.gtr", "ssh node3 gputop stream  # what gputop --hosts runs"}, cmdStream},
 	{"version", "", "print the version",
 		[]string{"gputop version"}, cmdVersion},

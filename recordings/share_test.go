@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // TestShare follows a recording being written through its socket: a
@@ -209,5 +211,60 @@ func TestShareDropsAStalledClient(t *testing.T) {
 	s.end()
 	if n := <-got; n != len(big) {
 		t.Errorf("the reading client got %d bytes, want %d", n, len(big))
+	}
+}
+
+// TestShareHistory: a client that asks for "history 1m" of a recording
+// whose samples are all older gets its header and its last segment alone,
+// starting with the hints carried into it; "history all" gets everything.
+func TestShareHistory(t *testing.T) {
+	dir := t.TempDir()
+	ss := samples(700, 2) // segments start at samples 0, 300 and 600
+	src := &scriptSource{samples: ss, block: true}
+	rec := NewRecorder(src, RecorderOptions{Version: "v-test", ShareDir: dir, Sync: true,
+		NewJudge: func(timeline.SourceInfo) HintJudge { return &everyTenth{} }})
+	if _, err := rec.Start(filepath.Join(dir, "run.gtr")); err != nil {
+		t.Fatal(err)
+	}
+	for range ss {
+		if _, err := rec.Next(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sock := rec.State().Socket
+	follow := func(request string) (chan []StreamEvent, net.Conn) {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(c, request)
+		out := make(chan []StreamEvent, 1)
+		go func() {
+			_, evs, err := streamAll(t, c)
+			if err != nil {
+				t.Errorf("%q: %v", request, err)
+			}
+			out <- evs
+		}()
+		return out, c
+	}
+	last, c1 := follow("history 1m\n")
+	defer c1.Close()
+	all, c2 := follow("history all\n")
+	defer c2.Close()
+	time.Sleep(200 * time.Millisecond) // both connected and sent to before the end
+	if _, err := rec.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	evs := <-last
+	got := samplesOf(evs)
+	if len(got) != 100 || !got[0].At.Equal(ss[600].At) {
+		t.Fatalf("history 1m: %d samples from %v, want the last segment's 100 from %v", len(got), got[0].At, ss[600].At)
+	}
+	if evs[0].Item != StreamHints || !evs[0].Hints.At.Before(ss[600].At) {
+		t.Errorf("history 1m: first %+v, want the hints carried into the segment", evs[0])
+	}
+	if got := samplesOf(<-all); len(got) != len(ss) {
+		t.Errorf("history all: %d samples, want %d", len(got), len(ss))
 	}
 }
