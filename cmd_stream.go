@@ -46,6 +46,9 @@ func cmdStream(args []string, e *env) error {
 	var demo demoFlag
 	fs.Var(&demo, "demo", "stream 8 simulated H100s playing `SCENARIO`: "+scenarioNames)
 	duration := fs.Duration("duration", 0, "stop on the last sample within this long (default: until stdin ends, or a signal)")
+	sessionID := fs.String("session", "", "follow this running session of yours (gputop attach --list), not the newest")
+	fresh := fs.Bool("new", false, "sample anew even where a session of yours records already")
+	history := fs.Duration("history", 0, "following a session: send only its last `D` (in whole 5-minute segments), not all of it")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -55,12 +58,33 @@ func cmdStream(args []string, e *env) error {
 		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	case *duration < 0:
 		return usageError{"--duration must be positive"}
+	case *history < 0:
+		return usageError{"--history must be positive"}
 	}
 	if err := checkInterval(*interval); err != nil {
 		return err
 	}
 	if f, ok := e.stdout.(*os.File); ok && term.IsTerminal(f.Fd()) {
 		return errors.New("stdout is a terminal; the stream is binary, for gputop --hosts (or redirect it: gputop stream > run.gtr)")
+	}
+	if *sessionID != "" && (*fresh || demo.scenario != "") {
+		return usageError{"--session follows a running session; it goes with neither --new nor --demo"}
+	}
+	// Where this user records already, follow that recording rather than
+	// sample the GPUs a second time: one sampler, its whole history.
+	if !*fresh && demo.scenario == "" {
+		s, several, err := pickSession(*sessionID)
+		switch {
+		case err == nil:
+			newest := ""
+			if several {
+				newest = ", the newest (--session picks another)"
+			}
+			fmt.Fprintf(e.stderr, "gputop stream: following %s%s\n", s.describe(), newest)
+			return attachStream(s, *history, e)
+		case *sessionID != "":
+			return err
+		}
 	}
 	log.SetOutput(io.Discard)
 	// A viewer that went away closes the pipe: writing then fails with

@@ -11,6 +11,7 @@
 //	probes (or probes/demo) ──Source──▶ recordings.Recorder ──▶ ui (the screen) or Run (headless)
 //	                                          └──▶ run.gtr
 //	run.gtr ──recordings.NewReplay──▶ ui;  run.gtr ──▶ timeline/report ──▶ text, markdown, JSON
+//	recordings.Recorder ──<pid>.stream socket──▶ gputop attach (ui), gputop stream (stdout, for --hosts)
 //
 // docs/architecture.md describes the packages and a sample's journey.
 package main

@@ -36,7 +36,8 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		"export":   {"--format", "-o", "--force"},
 		"import":   {"-o", "--format", "--start", "--interval", "--columns", "--force"},
 		"serve":    {"--listen", "--interval", "--demo", "-o", "--force", "--web.config.file"},
-		"stream":   {"--interval", "--demo", "--duration"},
+		"stream":   {"--interval", "--demo", "--duration", "--session", "--new", "--history"},
+		"attach":   {"--list", "--ascii", "--log"},
 		"version":  {},
 	}
 	if len(flags) != len(commands) {

@@ -40,3 +40,11 @@ func (j *JobSource) Info() timeline.SourceInfo {
 	info.Command = j.command
 	return info
 }
+
+// Mark passes a marker on to the session, if it takes markers: an
+// attached viewer's m marks gputop run's recording as the run's own would.
+func (j *JobSource) Mark(text string) {
+	if m, ok := j.src.(timeline.MarkSink); ok {
+		m.Mark(text)
+	}
+}

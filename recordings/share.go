@@ -2,15 +2,19 @@ package recordings
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // A recording being written can be followed by others of the same user
@@ -32,14 +36,18 @@ const (
 	// sharePoll is how often a client's copy looks for new bytes in the
 	// file: the writer flushes about once a second.
 	sharePoll = 100 * time.Millisecond
-	// shareStall drops a client that takes nothing for this long.
-	shareStall = 30 * time.Second
 	// shareClients bounds the clients of one recording.
 	shareClients = 16
 	// shareLinger is how long clients get to take the rest of a recording
-	// that ended before their connections are closed.
-	shareLinger = 5 * time.Second
+	// that ended before their connections are closed: Stop waits for it
+	// (the live view's r too), so it is short; a client that reads takes
+	// the rest in milliseconds.
+	shareLinger = time.Second
 )
+
+// shareStall drops a client that takes nothing for this long (tests
+// shorten it).
+var shareStall = 30 * time.Second
 
 // sharer serves one recording's file on its socket.
 type sharer struct {
@@ -136,19 +144,30 @@ func (s *sharer) accept() {
 	}
 }
 
-// serve copies the file to c from its start, following it until the
+// serve copies the file to c from its start (or, asked for "history D",
+// from the segment that holds the time D ago), following it until the
 // recording ends, and takes c's lines.
 func (s *sharer) serve(c net.Conn) {
+	br := bufio.NewReaderSize(c, 4<<10)
+	history, first := readRequest(c, br)
 	left := make(chan struct{})
 	go func() {
 		defer close(left)
-		s.readLines(c)
+		if first != "" {
+			s.takeLine(first)
+		}
+		s.readLines(br)
 	}()
 	f, err := os.Open(s.file)
 	if err != nil {
 		return // removed: the recording got no sample
 	}
 	defer f.Close()
+	if history > 0 {
+		if err := sendFromSegment(c, f, time.Now().Add(-history)); err != nil {
+			return
+		}
+	}
 	buf := make([]byte, 64<<10)
 	tick := time.NewTicker(sharePoll)
 	defer tick.Stop()
@@ -180,25 +199,96 @@ func (s *sharer) serve(c net.Conn) {
 	}
 }
 
+// requestWait is how long a client may take to say how much history it
+// wants before it is sent all of it.
+const requestWait = time.Second
+
+// readRequest reads a client's optional first line, "history D" (a Go
+// duration, or "all"): how much of the recording before now it wants.
+// Any other first line is returned to be taken as any later one; a client
+// that says nothing within requestWait gets all of it.
+func readRequest(c net.Conn, br *bufio.Reader) (history time.Duration, other string) {
+	c.SetReadDeadline(time.Now().Add(requestWait))
+	defer c.SetReadDeadline(time.Time{})
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		return 0, ""
+	}
+	text := strings.TrimRight(string(line), "\r\n")
+	arg, ok := strings.CutPrefix(text, "history ")
+	if !ok {
+		return 0, text
+	}
+	if d, err := time.ParseDuration(arg); err == nil && d > 0 {
+		return d, ""
+	}
+	return 0, "" // "all", or what this gputop does not know: everything
+}
+
+// sendFromSegment sends the file's header frame, then positions f at the
+// segment that holds the time from (the first, if none starts before it):
+// segments are self-contained, so a reader starts there as after a seek.
+func sendFromSegment(c net.Conn, f *os.File, from time.Time) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	var head [skippableHeader]byte
+	if _, err := f.ReadAt(head[:], 0); err != nil {
+		return nil // not even a header yet: send it all as it comes
+	}
+	dataStart := int64(skippableHeader) + int64(binary.LittleEndian.Uint32(head[4:]))
+	segs, err := findSegments(f, dataStart, fi.Size())
+	if err != nil || len(segs) < 2 {
+		return nil
+	}
+	i := sort.Search(len(segs), func(i int) bool { return segs[i].first > from.UnixNano() }) - 1
+	if i <= 0 {
+		return nil
+	}
+	buf := make([]byte, dataStart)
+	if _, err := f.ReadAt(buf, 0); err != nil {
+		return err
+	}
+	c.SetWriteDeadline(time.Now().Add(shareStall))
+	if _, err := c.Write(buf); err != nil {
+		return err
+	}
+	_, err = f.Seek(segs[i].offset, io.SeekStart)
+	return err
+}
+
 // readLines takes a client's lines, as gputop stream takes its stdin's,
 // until it leaves.
-func (s *sharer) readLines(c net.Conn) {
-	r := bufio.NewReaderSize(c, 4<<10)
+func (s *sharer) readLines(r *bufio.Reader) {
 	for {
 		line, err := r.ReadSlice('\n')
 		for errors.Is(err, bufio.ErrBufferFull) {
 			line = nil
 			_, err = r.ReadSlice('\n')
 		}
-		if text, ok := strings.CutPrefix(strings.TrimRight(string(line), "\r\n"), "mark "); ok && s.mark != nil {
-			if text = strings.TrimSpace(text); text != "" && len(text) <= 200 {
-				s.mark(text)
-			}
-		}
+		s.takeLine(strings.TrimRight(string(line), "\r\n"))
 		if err != nil {
 			return
 		}
 	}
+}
+
+// takeLine does what a client's line says: "mark TEXT" marks the
+// recording; other lines are ignored, room for later ones.
+func (s *sharer) takeLine(line string) {
+	if text, ok := strings.CutPrefix(line, "mark "); ok && s.mark != nil {
+		if text = strings.TrimSpace(text); validMark(text) {
+			s.mark(text)
+		}
+	}
+}
+
+// validMark says whether text is a marker gputop mark would send: not
+// blank, at most 200 bytes of UTF-8, no control characters.
+func validMark(text string) bool {
+	return text != "" && len(text) <= 200 && utf8.ValidString(text) &&
+		!strings.ContainsFunc(text, unicode.IsControl)
 }
 
 // end says the recording is closed: clients get the rest of the file (its

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // TestShare follows a recording being written through its socket: a
@@ -150,5 +152,119 @@ func TestShareStaleSocket(t *testing.T) {
 	}
 	if _, err := listenPrivate(stale); !errors.Is(err, errSocketTaken) {
 		t.Errorf("a socket in use: %v", err)
+	}
+}
+
+// TestShareDropsAStalledClient: a client that takes nothing is dropped
+// once its socket is full and shareStall passes; the server holds no more
+// than its one buffer for it meanwhile, and a client that reads is served
+// in full.
+func TestShareDropsAStalledClient(t *testing.T) {
+	defer func(d time.Duration) { shareStall = d }(shareStall)
+	shareStall = 200 * time.Millisecond
+	dir := t.TempDir()
+	file := filepath.Join(dir, "big.gtr")
+	big := make([]byte, 8<<20) // far more than a socket holds
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	if err := os.WriteFile(file, big, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := listenShare(dir, file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stalled, err := net.Dial("unix", s.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stalled.Close()
+	reader, err := net.Dial("unix", s.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	got := make(chan int, 1)
+	go func() {
+		n, _ := io.Copy(io.Discard, reader)
+		got <- int(n)
+	}()
+	conns := func() int {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.conns)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for conns() < 2 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	for {
+		if conns() <= 1 {
+			break // the stalled one was dropped (the reader may be done too)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the stalled client was never dropped")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.end()
+	if n := <-got; n != len(big) {
+		t.Errorf("the reading client got %d bytes, want %d", n, len(big))
+	}
+}
+
+// TestShareHistory: a client that asks for "history 1m" of a recording
+// whose samples are all older gets its header and its last segment alone,
+// starting with the hints carried into it; "history all" gets everything.
+func TestShareHistory(t *testing.T) {
+	dir := t.TempDir()
+	ss := samples(700, 2) // segments start at samples 0, 300 and 600
+	src := &scriptSource{samples: ss, block: true}
+	rec := NewRecorder(src, RecorderOptions{Version: "v-test", ShareDir: dir, Sync: true,
+		NewJudge: func(timeline.SourceInfo) HintJudge { return &everyTenth{} }})
+	if _, err := rec.Start(filepath.Join(dir, "run.gtr")); err != nil {
+		t.Fatal(err)
+	}
+	for range ss {
+		if _, err := rec.Next(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sock := rec.State().Socket
+	follow := func(request string) (chan []StreamEvent, net.Conn) {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(c, request)
+		out := make(chan []StreamEvent, 1)
+		go func() {
+			_, evs, err := streamAll(t, c)
+			if err != nil {
+				t.Errorf("%q: %v", request, err)
+			}
+			out <- evs
+		}()
+		return out, c
+	}
+	last, c1 := follow("history 1m\n")
+	defer c1.Close()
+	all, c2 := follow("history all\n")
+	defer c2.Close()
+	time.Sleep(200 * time.Millisecond) // both connected and sent to before the end
+	if _, err := rec.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	evs := <-last
+	got := samplesOf(evs)
+	if len(got) != 100 || !got[0].At.Equal(ss[600].At) {
+		t.Fatalf("history 1m: %d samples from %v, want the last segment's 100 from %v", len(got), got[0].At, ss[600].At)
+	}
+	if evs[0].Item != StreamHints || !evs[0].Hints.At.Before(ss[600].At) {
+		t.Errorf("history 1m: first %+v, want the hints carried into the segment", evs[0])
+	}
+	if got := samplesOf(<-all); len(got) != len(ss) {
+		t.Errorf("history all: %d samples, want %d", len(got), len(ss))
 	}
 }

