@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -369,25 +368,11 @@ func attachStream(s session, history time.Duration, e *env) error {
 // copyLines passes stdin's lines to the recorder, which takes "mark TEXT"
 // as gputop stream does; a line over maxStreamLine is dropped.
 func copyLines(w io.Writer, r io.Reader) {
-	br := bufio.NewReaderSize(r, maxStreamLine)
-	for {
-		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = br.ReadSlice('\n')
-			}
-			if err != nil {
-				return
-			}
-			continue
+	eachLine(r, func(line []byte, complete bool) bool {
+		if !complete {
+			return true
 		}
-		if len(line) > 0 && line[len(line)-1] == '\n' {
-			if _, werr := w.Write(line); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
+		_, err := w.Write(line)
+		return err == nil
+	})
 }

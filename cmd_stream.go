@@ -143,28 +143,37 @@ func (nopCloser) Close() error { return nil }
 // it ends, then calls end.
 func readStreamInput(in io.Reader, session *probes.PendingSession, stderr io.Writer, end func()) {
 	defer end()
-	r := bufio.NewReaderSize(in, maxStreamLine)
-	for {
-		line, err := r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// Too long for any command: drop it up to its end.
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = r.ReadSlice('\n')
-			}
-			if err != nil {
-				return
-			}
-			continue
-		}
-		if err != nil && len(line) == 0 {
-			return
-		}
+	eachLine(in, func(line []byte, _ bool) bool {
 		if text, ok := strings.CutPrefix(strings.TrimRight(string(line), "\r\n"), "mark "); ok {
 			if text, perr := marks.Parse([]byte(text)); perr == nil {
 				session.MarkFrom("key", text)
 			} else {
 				fmt.Fprintf(stderr, "gputop stream: marker refused: %v\n", perr)
 			}
+		}
+		return true
+	})
+}
+
+// eachLine calls fn with each line of r that fits in maxStreamLine (with
+// its newline, and whether it had one: the last may not), until r ends or
+// fn says stop. A longer line is too long for any command: it is dropped
+// up to its end.
+func eachLine(r io.Reader, fn func(line []byte, complete bool) bool) {
+	br := bufio.NewReaderSize(r, maxStreamLine)
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			if err != nil {
+				return
+			}
+			continue
+		}
+		if len(line) > 0 && !fn(line, line[len(line)-1] == '\n') {
+			return
 		}
 		if err != nil {
 			return

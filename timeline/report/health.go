@@ -209,23 +209,36 @@ func (h *GPUHealth) findings() []string {
 
 func repCount(n Number) string { return fmt.Sprintf("%.0f", float64(n)) }
 
-// textHealth lists the GPUs whose health has something to say.
-func (r *Report) textHealth(t repText) {
-	first := true
+// gpuFindings is one GPU's health findings, for the report's health lines.
+type gpuFindings struct {
+	gpu      int
+	findings []string
+}
+
+// healthFindings lists the GPUs whose health has something to say.
+func (r *Report) healthFindings() []gpuFindings {
+	var out []gpuFindings
 	for _, g := range r.GPUs {
 		if g.Health == nil {
 			continue
 		}
-		f := g.Health.findings()
-		if len(f) == 0 {
-			continue
+		if f := g.Health.findings(); len(f) > 0 {
+			out = append(out, gpuFindings{g.Index, f})
 		}
-		if first {
-			t.line("")
-			t.line("HEALTH  links, errors and clocks held back (NVML's violation counters)")
-			first = false
-		}
-		t.wrapped(r.healthLabel(g.Index), strings.Join(f, "; "))
+	}
+	return out
+}
+
+// textHealth lists the GPUs whose health has something to say.
+func (r *Report) textHealth(t repText) {
+	all := r.healthFindings()
+	if len(all) == 0 {
+		return
+	}
+	t.line("")
+	t.line("HEALTH  links, errors and clocks held back (NVML's violation counters)")
+	for _, g := range all {
+		t.wrapped(r.healthLabel(g.gpu), strings.Join(g.findings, "; "))
 	}
 }
 
@@ -238,28 +251,21 @@ func (r *Report) healthLabel(idx int) string {
 	return fmt.Sprintf("%3d  ", idx)
 }
 
-// mdHealth is the markdown report's health table: the GPUs whose health
-// has something to say, as textHealth lists them.
+// mdHealth is the markdown report's health table, of the GPUs textHealth
+// lists.
 func (r *Report) mdHealth(p func(string, ...any)) {
-	first := true
-	for _, g := range r.GPUs {
-		if g.Health == nil {
-			continue
-		}
-		f := g.Health.findings()
-		if len(f) == 0 {
-			continue
-		}
-		if first {
-			p("")
-			p("### Health")
-			p("")
-			p("Links, errors and clocks held back (NVML's violation counters).")
-			p("")
-			p("| GPU | finding |")
-			p("|---|---|")
-			first = false
-		}
-		p("| %s | %s |", repMD(r.gpuNames().One(g.Index)), repMD(strings.Join(f, "; ")))
+	all := r.healthFindings()
+	if len(all) == 0 {
+		return
+	}
+	p("")
+	p("### Health")
+	p("")
+	p("Links, errors and clocks held back (NVML's violation counters).")
+	p("")
+	p("| GPU | finding |")
+	p("|---|---|")
+	for _, g := range all {
+		p("| %s | %s |", repMD(r.gpuNames().One(g.gpu)), repMD(strings.Join(g.findings, "; ")))
 	}
 }
