@@ -62,6 +62,9 @@ func (m *Model) detailTarget() (dm detailMetric, dev, who string) {
 		g := m.info.GPUs[m.gpu]
 		who = fmt.Sprintf("%s GPU%d", g.Host, g.OnHost())
 	}
+	if m.gpu < len(m.info.GPUs) && m.info.GPUs[m.gpu].IsMIGInstance() {
+		who = m.gpuNames.One(m.info.GPUs[m.gpu].Index)
+	}
 	return detailMetrics[m.metric], dev, who
 }
 
