@@ -160,14 +160,23 @@ func migOpenError(what string, ret nvml.Return) error {
 
 // migProfile is the instance's profile from its device name, which NVML
 // gives as "<GPU name> MIG 3g.40gb"; from its ids if the name lacks it.
+// It becomes a label on the screen: printable ASCII without spaces, at most
+// migProfileMax characters (the longest real one, "1c.7g.80gb+me", is 13).
 func migProfile(name string, gi, ci int) string {
 	if i := strings.LastIndex(name, "MIG "); i >= 0 {
-		if p := strings.TrimSpace(name[i+len("MIG "):]); p != "" {
+		p := strings.TrimSpace(name[i+len("MIG "):])
+		ok := p != "" && len(p) <= migProfileMax
+		for _, c := range []byte(p) {
+			ok = ok && c > ' ' && c <= '~'
+		}
+		if ok {
 			return p
 		}
 	}
 	return fmt.Sprintf("gi%d.ci%d", gi, ci)
 }
+
+const migProfileMax = 16
 
 // openGPM sets up GPM for the instance when the parent has GPM and the
 // driver can sample per GPU instance. It returns the line for Checks.

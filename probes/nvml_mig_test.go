@@ -1,6 +1,7 @@
 package probes
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -314,6 +315,26 @@ func TestNVMLMIGGPMFailures(t *testing.T) {
 		n := r.open(t)
 		if len(n.GPUs()) != 8 || len(r.devs[0].GetMaxMigDeviceCountCalls()) != 0 {
 			t.Errorf("%d GPUs, %d calls", len(n.GPUs()), len(r.devs[0].GetMaxMigDeviceCountCalls()))
+		}
+	})
+}
+
+// The profile, from a name the driver gives, is a short printable label.
+// The seeds in testdata/fuzz/FuzzMIGProfile are the names nvidia-smi -L
+// shows for an H100's and an A100's MIG devices, written by hand.
+func FuzzMIGProfile(f *testing.F) {
+	f.Add("NVIDIA H100 80GB HBM3 MIG 3g.40gb", 2, 0)
+	f.Add("NVIDIA A100-SXM4-40GB MIG 1c.3g.20gb", 1, 1)
+	f.Add("MIG \x00\x01", 3, 0)
+	f.Fuzz(func(t *testing.T, name string, gi, ci int) {
+		got := migProfile(name, gi, ci)
+		if got == "" || len(got) > max(migProfileMax, len(fmt.Sprintf("gi%d.ci%d", gi, ci))) {
+			t.Fatalf("migProfile(%q) = %q", name, got)
+		}
+		for _, c := range []byte(got) {
+			if c <= ' ' || c > '~' {
+				t.Fatalf("migProfile(%q) = %q holds %#x", name, got, c)
+			}
 		}
 	})
 }
