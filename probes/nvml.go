@@ -41,6 +41,14 @@ import (
 //     GetEnforcedPowerLimit, GetMigMode (symbol found), GetMaxPcieLinkGeneration
 //     and GetMaxPcieLinkWidth, GpmQueryDeviceSupport (GPM symbols found), and
 //     if it says supported, lib.GpmSampleAlloc twice.
+//   - if GetMigMode found and the MIG device symbols ("nvmlDeviceGetMaxMigDeviceCount",
+//     "nvmlDeviceGetMigDeviceHandleByIndex", "nvmlDeviceGetGpuInstanceId",
+//     "nvmlDeviceGetComputeInstanceId", and "nvmlGpmMigSampleGet" for GPM)
+//     are there: per MIG-enabled GPU, GetMaxMigDeviceCount, then per slot
+//     GetMigDeviceHandleByIndex (NOT_FOUND: an empty slot) and on the MIG
+//     handle GetGpuInstanceId, GetComputeInstanceId, GetName, GetUUID,
+//     GetMemoryInfo_v2 or GetMemoryInfo; lib.GpmSampleAlloc twice if the
+//     parent has GPM and the driver has GpmMigSampleGet.
 //   - Shutdown, only if open fails after a successful Init (DeviceGetCount
 //     failed, or no GPU could be opened).
 //
@@ -64,6 +72,11 @@ import (
 //     retired pages, remapped rows, NVLink data and errors, violation
 //     counters), each dropped for good once it answers not supported
 //
+// Per MIG instance probe, every Collect (nothing while its parent is lost):
+//   - GetMemoryInfo_v2 or GetMemoryInfo on the MIG handle
+//   - GPM: the parent's GpmMigSampleGet(GPU instance id, sample), then
+//     lib.GpmMetricsGet as for a GPU (no PCIe metrics)
+//
 // The Xid watcher (WatchXid, started by the session once the sampler
 // exists): Extensions().LookupSymbol for the event functions
 // (nvml_events.go), lib.EventSetCreate, per GPU GetSupportedEventTypes and
@@ -86,6 +99,7 @@ type NVML struct {
 	cuda   string
 	syms   symbols
 	gpus   []*gpuProbe
+	migs   []*migProbe // MIG compute instances, after the GPUs (nvml_mig.go)
 
 	// life is held for reading by every Collect and for writing by Close,
 	// so that Close never frees a GPM sample or shuts NVML down under a
@@ -107,10 +121,16 @@ type NVML struct {
 
 // GPUs describes every monitored GPU, in NVML index order. A GPU that could
 // not be opened is missing here and explained in Checks.
+//
+// The MIG compute instances of MIG-enabled GPUs follow, each a GPU of its own
+// (MIGProfile set), numbered after the last physical GPU.
 func (n *NVML) GPUs() []timeline.GPUInfo {
-	out := make([]timeline.GPUInfo, len(n.gpus))
-	for i, g := range n.gpus {
-		out[i] = g.info
+	out := make([]timeline.GPUInfo, 0, len(n.gpus)+len(n.migs))
+	for _, g := range n.gpus {
+		out = append(out, g.info)
+	}
+	for _, m := range n.migs {
+		out = append(out, m.info)
 	}
 	return out
 }
@@ -121,12 +141,15 @@ func (n *NVML) Driver() string { return n.driver }
 // CUDA is the CUDA version the driver supports, e.g. "12.4"; "" if unknown.
 func (n *NVML) CUDA() string { return n.cuda }
 
-// Probes returns one Probe per GPU: Name "nvml", Device "gpu<index>". The
-// same probes (and their state) on every call.
+// Probes returns one Probe per GPU, then one per MIG instance: Name "nvml",
+// Device "gpu<index>". The same probes (and their state) on every call.
 func (n *NVML) Probes() []Probe {
-	out := make([]Probe, len(n.gpus))
-	for i, g := range n.gpus {
-		out[i] = g
+	out := make([]Probe, 0, len(n.gpus)+len(n.migs))
+	for _, g := range n.gpus {
+		out = append(out, g)
+	}
+	for _, m := range n.migs {
+		out = append(out, m)
 	}
 	return out
 }
@@ -186,6 +209,11 @@ func (n *NVML) Close() error {
 	for _, g := range n.gpus {
 		if g.gpm != nil {
 			problems = append(problems, g.gpm.free()...)
+		}
+	}
+	for _, m := range n.migs {
+		if m.gpm != nil {
+			problems = append(problems, m.gpm.free()...)
 		}
 	}
 	if ret := n.lib.Shutdown(); ret != nvml.SUCCESS {

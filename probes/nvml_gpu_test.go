@@ -257,6 +257,8 @@ func TestNVMLProbesRunConcurrently(t *testing.T) {
 	for _, f := range r.fakes {
 		f.compute = []nvml.ProcessInfo{{Pid: 1, UsedGpuMemory: 1}}
 	}
+	// MIG instances read through their parent's handle, beside it.
+	r.addMIG(0, h100Slices()...)
 	n := r.open(t)
 	probes := append(n.Probes(), n.ProcessProbe(nil))
 	for range 3 {

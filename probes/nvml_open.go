@@ -38,6 +38,8 @@ type symbols struct {
 	memoryV2      bool
 	migMode       bool
 	gpm           bool
+	migDevices    bool // MIG device handles and their instance ids
+	gpmMig        bool // GPM per GPU instance
 }
 
 // OpenNVML initialises NVML once and enumerates the GPUs. clock times the
@@ -80,6 +82,9 @@ func (n *NVML) open() error {
 	if len(n.gpus) == 0 {
 		return fmt.Errorf("NVML: driver %s: no usable GPU (%d found)", orUnknown(n.driver), count)
 	}
+	// MIG instances are numbered after every physical GPU, so that a GPU's
+	// number is its NVML index whether or not another GPU has slices.
+	n.openMIG(count)
 	return nil
 }
 
@@ -100,12 +105,23 @@ func (n *NVML) lookupSymbols() {
 	}
 	n.syms.memoryV2 = has(symMemoryV2)
 	n.syms.migMode = has(symMigMode)
+	if n.syms.migMode {
+		n.syms.migDevices = true
+		for _, s := range migSymbols {
+			if !has(s) {
+				n.syms.migDevices = false
+			}
+		}
+	}
 	n.syms.gpm = true
 	for _, s := range gpmSymbols {
 		// Ask for every one, so Checks names each missing symbol.
 		if !has(s) {
 			n.syms.gpm = false
 		}
+	}
+	if n.syms.gpm && n.syms.migDevices {
+		n.syms.gpmMig = has(symGPMMig)
 	}
 	if !n.syms.clockEvents && !n.syms.clockThrottle {
 		n.note("clock-event (throttle) reasons: off, the driver has neither function")

@@ -49,6 +49,8 @@ type fakeGPU struct {
 	// health is the PCIe link, the health fields and the events
 	// (nvml_health_test.go).
 	health *fakeHealth
+	// migs are the GPU's MIG slots, nil for an empty one (nvml_mig_test.go).
+	migs []*fakeMIG
 }
 
 func (f *fakeGPU) ret(fn string) nvml.Return {
@@ -82,11 +84,13 @@ type rig struct {
 	fakes []*fakeGPU
 	clock *FastClock
 
-	mu      sync.Mutex
-	owner   map[nvml.GpmSample]int // which device last filled a GPM sample
-	gpmRet  nvml.Return            // GpmMetricsGet's own return
-	symbols map[string]bool        // symbols LookupSymbol refuses
-	xids    chan nvml.EventData    // what the event set's Wait hands out
+	mu    sync.Mutex
+	owner map[nvml.GpmSample]int // which device last filled a GPM sample
+	// migOwner is which MIG instance last filled a GPM sample.
+	migOwner map[nvml.GpmSample]*fakeMIG
+	gpmRet   nvml.Return         // GpmMetricsGet's own return
+	symbols  map[string]bool     // symbols LookupSymbol refuses
+	xids     chan nvml.EventData // what the event set's Wait hands out
 }
 
 var rigStart = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -94,10 +98,11 @@ var rigStart = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 func newRig(t testing.TB) *rig {
 	t.Helper()
 	r := &rig{
-		srv:     dgxh100.New(),
-		clock:   NewFastClock(rigStart),
-		owner:   map[nvml.GpmSample]int{},
-		symbols: map[string]bool{},
+		srv:      dgxh100.New(),
+		clock:    NewFastClock(rigStart),
+		owner:    map[nvml.GpmSample]int{},
+		migOwner: map[nvml.GpmSample]*fakeMIG{},
+		symbols:  map[string]bool{},
 	}
 	r.srv.LookupSymbolFunc = func(name string) error {
 		if r.symbols[name] {
@@ -236,23 +241,34 @@ func (r *rig) wire(i int, d *server.Device, f *fakeGPU) {
 		return out, nvml.SUCCESS
 	}
 	r.wireHealth(d, f)
+	r.wireMIG(d, f)
 }
 
 // gpmMetricsGet answers for the device that filled Sample2.
 func (r *rig) gpmMetricsGet(m *nvml.GpmMetricsGetType) nvml.Return {
 	r.mu.Lock()
 	i, ok := r.owner[m.Sample2]
+	mig := r.migOwner[m.Sample2]
 	ret := r.gpmRet
 	r.mu.Unlock()
-	if !ok {
+	var values map[nvml.GpmMetricId]float64
+	var rets map[nvml.GpmMetricId]nvml.Return
+	switch {
+	case mig != nil:
+		values, rets = mig.gpm, mig.gpmRets
+		if r, ok := mig.rets["GpmMetricsGet"]; ok {
+			return r
+		}
+	case ok:
+		values, rets = r.fakes[i].gpm, r.fakes[i].gpmRets
+	default:
 		return nvml.ERROR_INVALID_ARGUMENT
 	}
-	f := r.fakes[i]
 	for k := range m.NumMetrics {
 		id := nvml.GpmMetricId(m.Metrics[k].MetricId)
-		m.Metrics[k].Value = f.gpm[id]
+		m.Metrics[k].Value = values[id]
 		m.Metrics[k].NvmlReturn = uint32(nvml.SUCCESS)
-		if mr, ok := f.gpmRets[id]; ok {
+		if mr, ok := rets[id]; ok {
 			m.Metrics[k].NvmlReturn = uint32(mr)
 		}
 	}

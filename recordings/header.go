@@ -70,6 +70,11 @@ type gpuJSON struct {
 	PCIBusID   string   `json:"pci_bus_id,omitempty"` // 1.4
 	Host       string   `json:"host,omitempty"`       // 1.4: in a session of several hosts
 	HostIndex  int      `json:"host_index,omitempty"` // 1.4: its NVML index on that host
+	// 1.4: a MIG compute instance listed as a GPU of its own.
+	MIGProfile         string `json:"mig_profile,omitempty"`
+	MIGParent          int    `json:"mig_parent,omitempty"`
+	MIGGPUInstance     int    `json:"mig_gpu_instance,omitempty"`
+	MIGComputeInstance int    `json:"mig_compute_instance,omitempty"`
 }
 
 // known turns NaN (and ±Inf, which JSON cannot hold) into null.
@@ -113,7 +118,9 @@ func sourceToJSON(in timeline.SourceInfo) sourceJSON {
 	for i, g := range in.GPUs {
 		src.GPUs[i] = gpuJSON{Index: g.Index, Name: g.Name, UUID: g.UUID,
 			MemTotal: known(g.MemTotal), PowerLimit: known(g.PowerLimit), GPM: g.GPM, MIG: g.MIG,
-			PCIBusID: g.PCIBusID, Host: g.Host, HostIndex: g.HostIndex}
+			PCIBusID: g.PCIBusID, Host: g.Host, HostIndex: g.HostIndex,
+			MIGProfile: g.MIGProfile, MIGParent: g.MIGParent,
+			MIGGPUInstance: g.MIGGPUInstance, MIGComputeInstance: g.MIGComputeInstance}
 	}
 	for _, h := range in.Hosts {
 		src.Hosts = append(src.Hosts, hostJSON{Name: h.Name, Driver: h.Driver, CUDA: h.CUDA, Notes: h.Notes})
@@ -141,7 +148,9 @@ func sourceFromJSON(s sourceJSON) (timeline.SourceInfo, error) {
 	for _, g := range s.GPUs {
 		in.GPUs = append(in.GPUs, timeline.GPUInfo{Index: g.Index, Name: g.Name, UUID: g.UUID,
 			MemTotal: orNaN(g.MemTotal), PowerLimit: orNaN(g.PowerLimit), GPM: g.GPM, MIG: g.MIG,
-			PCIBusID: g.PCIBusID, Host: g.Host, HostIndex: g.HostIndex})
+			PCIBusID: g.PCIBusID, Host: g.Host, HostIndex: g.HostIndex,
+			MIGProfile: g.MIGProfile, MIGParent: g.MIGParent,
+			MIGGPUInstance: g.MIGGPUInstance, MIGComputeInstance: g.MIGComputeInstance})
 	}
 	for _, h := range s.Hosts {
 		in.Hosts = append(in.Hosts, timeline.HostInfo{Name: h.Name, Driver: h.Driver, CUDA: h.CUDA, Notes: h.Notes})

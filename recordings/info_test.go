@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -370,5 +371,45 @@ func TestHostsRoundTrip(t *testing.T) {
 	}
 	if v, ok := samples[0].Value(timeline.Key{Name: timeline.HostCPU, Device: "host@node2"}); !ok || v != 12.5 {
 		t.Errorf("host@node2 CPU = %v %v", v, ok)
+	}
+}
+
+// TestMIGInstancesRoundTrip: a MIG compute instance, listed as a GPU of its
+// own after the physical ones, keeps its profile, parent and instance ids;
+// and a description whose slices changed is a different description.
+func TestMIGInstancesRoundTrip(t *testing.T) {
+	h := header(time.Second)
+	h.Info.GPUs = []timeline.GPUInfo{
+		{Index: 0, Name: "NVIDIA H100 80GB HBM3", UUID: "GPU-a", MIG: true, MemTotal: 80 << 30, PowerLimit: 700},
+		{Index: 1, Name: "NVIDIA H100 80GB HBM3 MIG 3g.40gb", UUID: "MIG-b", MIG: true, MemTotal: 40 << 30,
+			PowerLimit: math.NaN(), MIGProfile: "3g.40gb", MIGParent: 0, MIGGPUInstance: 2, MIGComputeInstance: 0},
+		{Index: 2, Name: "NVIDIA H100 80GB HBM3 MIG 1g.10gb", UUID: "MIG-c", MIG: true, MemTotal: 10 << 30,
+			PowerLimit: math.NaN(), MIGProfile: "1g.10gb", MIGParent: 0, MIGGPUInstance: 9, MIGComputeInstance: 1},
+	}
+	var f memFile
+	w, err := newWriter(&f, "mig.gtr", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := openMem(f.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.Header().Info
+	if !sameInfo(got, h.Info) || !got.GPUs[2].IsMIGInstance() || got.GPUs[2].MIGGPUInstance != 9 ||
+		got.GPUs[2].MIGComputeInstance != 1 || got.GPUs[0].IsMIGInstance() {
+		t.Errorf("MIG instances read back as %+v", got.GPUs)
+	}
+	if !sameDescription(got, h.Info) {
+		t.Error("the same description reads as different")
+	}
+	changed := h.Info
+	changed.GPUs = slices.Clone(h.Info.GPUs)
+	changed.GPUs[2].MIGProfile = "2g.20gb"
+	if sameDescription(changed, h.Info) {
+		t.Error("a changed MIG layout reads as the same description")
 	}
 }

@@ -449,7 +449,9 @@ func sameDescription(a, b timeline.SourceInfo) bool {
 	return a.Host == b.Host && a.Driver == b.Driver && a.Kind == b.Kind &&
 		slices.EqualFunc(a.GPUs, b.GPUs, func(x, y timeline.GPUInfo) bool {
 			return x.Index == y.Index && x.UUID == y.UUID && x.Name == y.Name && x.MIG == y.MIG && x.GPM == y.GPM &&
-				x.Host == y.Host && x.HostIndex == y.HostIndex
+				x.Host == y.Host && x.HostIndex == y.HostIndex && x.MIGProfile == y.MIGProfile &&
+				x.MIGParent == y.MIGParent && x.MIGGPUInstance == y.MIGGPUInstance &&
+				x.MIGComputeInstance == y.MIGComputeInstance
 		}) &&
 		slices.EqualFunc(a.Hosts, b.Hosts, func(x, y timeline.HostInfo) bool {
 			return x.Name == y.Name && x.Driver == y.Driver && slices.Equal(x.Notes, y.Notes)

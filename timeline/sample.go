@@ -229,7 +229,21 @@ type GPUInfo struct {
 	// NVML index on its own host.
 	Host      string
 	HostIndex int
+	// MIGProfile is set on a MIG compute instance, which a session lists as
+	// a GPU of its own (Index after the physical GPUs, so its metrics are
+	// "gpuN" like any GPU's): its GPU instance profile, "3g.40gb". "" on a
+	// physical GPU.
+	MIGProfile string
+	// MIGParent is the Index of the physical GPU the instance is a slice
+	// of; MIGGPUInstance and MIGComputeInstance are NVML's GPU and compute
+	// instance ids within it. Meaningful only when MIGProfile is set.
+	MIGParent          int
+	MIGGPUInstance     int
+	MIGComputeInstance int
 }
+
+// IsMIGInstance says the GPU is a MIG compute instance, not a physical GPU.
+func (g GPUInfo) IsMIGInstance() bool { return g.MIGProfile != "" }
 
 // OnHost is the GPU's index as its own host numbers it: HostIndex in a
 // session of several hosts, Index in a session of one.

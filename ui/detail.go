@@ -62,7 +62,20 @@ func (m *Model) detailTarget() (dm detailMetric, dev, who string) {
 		g := m.info.GPUs[m.gpu]
 		who = fmt.Sprintf("%s GPU%d", g.Host, g.OnHost())
 	}
-	return detailMetrics[m.metric], dev, who
+	dm = detailMetrics[m.metric]
+	if m.gpu < len(m.info.GPUs) && m.info.GPUs[m.gpu].IsMIGInstance() {
+		who = m.gpuNames.One(m.info.GPUs[m.gpu].Index)
+		// A MIG instance has no utilisation, power or clocks (its parent's):
+		// where it lacks the metric chosen, its SM activity says what it does.
+		if !m.store.Has(timeline.Key{Name: dm.name, Device: dev}) {
+			for _, d := range detailMetrics {
+				if d.name == timeline.GPUSMActive {
+					dm = d
+				}
+			}
+		}
+	}
+	return dm, dev, who
 }
 
 func (m *Model) selectedDevice() string {

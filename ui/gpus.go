@@ -117,6 +117,9 @@ func (m *Model) gpuLabel(i int, g timeline.GPUInfo) string {
 			mark = ">"
 		}
 	}
+	if g.IsMIGInstance() {
+		return padRight(mark+migLabel(g, m.ascii), m.lay.label)
+	}
 	return padRight(mark+fmt.Sprintf("GPU%d", g.OnHost()), m.lay.label)
 }
 

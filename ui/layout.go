@@ -66,6 +66,11 @@ func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
 	}
 	l.showSM = anyGPM(info)
 	l.label = len(fmt.Sprintf(" GPU%d ", max(0, n-1)))
+	for _, g := range info.GPUs {
+		if g.IsMIGInstance() {
+			l.label = max(l.label, utf8.RuneCountInString(" "+migLabel(g, false)+" "))
+		}
+	}
 	// Per-core bars take one column per core after the label; a second row
 	// when there are more cores than columns.
 	l.coreRows = 1

@@ -138,7 +138,7 @@ func New(opts Options) *Model {
 	grows := info.Kind == timeline.Live || info.Kind == timeline.Demo
 	m := &Model{
 		src:      opts.Source,
-		info:     info,
+		info:     migUnderParents(info),
 		gpuNames: analysis.GPUNamesOf(info),
 		store:    store,
 		theme:    newTheme(r, opts.Plain),
@@ -336,6 +336,6 @@ func (m *Model) Close() { m.cancel() }
 
 // setInfo takes the source's description, and the GPU names that go with it.
 func (m *Model) setInfo(in timeline.SourceInfo) {
-	m.info = in
+	m.info = migUnderParents(in)
 	m.gpuNames = analysis.GPUNamesOf(in)
 }

@@ -19,6 +19,9 @@ type demoDevice struct {
 	*server.Device
 	gpu  *demoGPU
 	time demoTime
+	// migs are the GPU's MIG instances, in slot order (mig.go); none
+	// while MIG is off.
+	migs []*demoMIG
 }
 
 // demoTime is the demo's clock: "now" is microseconds since the demo began,
@@ -224,6 +227,10 @@ func (d *demoDevice) GpmQueryDeviceSupport() (nvml.GpmSupport, nvml.Return) {
 func (d *demoDevice) GpmSampleGet(sample nvml.GpmSample) nvml.Return {
 	if d.gone() {
 		return nvml.ERROR_GPU_IS_LOST
+	}
+	if d.migMode() {
+		// In MIG mode the demo's driver gives GPM per GPU instance only.
+		return nvml.ERROR_NOT_SUPPORTED
 	}
 	return sample.Get(d)
 }

@@ -38,8 +38,28 @@ func (s *gpmSample) Get(dev nvml.Device) nvml.Return {
 	return nvml.SUCCESS
 }
 
-// MigGet is for MIG instances, which the demo's GPUs do not have.
-func (s *gpmSample) MigGet(nvml.Device, int) nvml.Return { return nvml.ERROR_NOT_SUPPORTED }
+// MigGet records the totals of GPU instance gi of dev now. A slice's
+// samples carry an id apart from every GPU's (migSampleID), so that
+// GpmMetricsGet never pairs a slice's sample with its GPU's.
+func (s *gpmSample) MigGet(dev nvml.Device, gi int) nvml.Return {
+	g := s.demo.gpuOf(dev)
+	if g == nil {
+		return nvml.ERROR_INVALID_ARGUMENT
+	}
+	m := s.demo.devices[g.index].migOf(gi)
+	if m == nil {
+		return nvml.ERROR_NOT_FOUND
+	}
+	us := s.demo.time.now()
+	t := m.totals.at(us)
+	s.mu.Lock()
+	s.gpu, s.at, s.total = migSampleID(g.index, m.slot), us, t
+	s.mu.Unlock()
+	return nvml.SUCCESS
+}
+
+// migSampleID is the id a GPM sample of MIG slot k of GPU g carries.
+func migSampleID(g, k int) int { return demoGPUs + g*h100MaxMig + k }
 
 func (s *gpmSample) read() (gpu int, at int64, t gpuTotals) {
 	s.mu.Lock()

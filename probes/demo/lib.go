@@ -44,6 +44,11 @@ func (l *demoLib) GpmSampleFree(s nvml.GpmSample) nvml.Return { return s.Free() 
 // GpmSampleGet records dev's state into s.
 func (l *demoLib) GpmSampleGet(dev nvml.Device, s nvml.GpmSample) nvml.Return { return s.Get(dev) }
 
+// GpmMigSampleGet records GPU instance gi of dev into s.
+func (l *demoLib) GpmMigSampleGet(dev nvml.Device, gi int, s nvml.GpmSample) nvml.Return {
+	return s.MigGet(dev, gi)
+}
+
 // GpmMetricsGet computes GPM metrics between two samples.
 func (l *demoLib) GpmMetricsGet(m *nvml.GpmMetricsGetType) nvml.Return {
 	return l.demo.gpmMetricsGet(m)
@@ -95,5 +100,9 @@ func (d *Node) setFuncs() {
 		m.GetCurrPcieLinkWidthFunc = dd.GetCurrPcieLinkWidth
 		m.GetSupportedEventTypesFunc = dd.GetSupportedEventTypes
 		m.RegisterEventsFunc = dd.RegisterEvents
+		m.GetMigModeFunc = dd.GetMigMode
+		m.GetMaxMigDeviceCountFunc = dd.GetMaxMigDeviceCount
+		m.GetMigDeviceHandleByIndexFunc = dd.GetMigDeviceHandleByIndex
+		m.GpmMigSampleGetFunc = dd.GpmMigSampleGet
 	}
 }

@@ -64,7 +64,11 @@ func New(scenario string, seed int64, clock probes.Clock) (*Node, error) {
 			return nil, fmt.Errorf("demo: go-nvml's dgxh100 mock device %d is a %T, not a *server.Device", i, dev)
 		}
 		sd.UUID = demoUUID(n, i) // the mock's are random per run
-		d.devices = append(d.devices, &demoDevice{Device: sd, gpu: newDemoGPU(i, sc, n, uptime), time: d.time})
+		dd := &demoDevice{Device: sd, gpu: newDemoGPU(i, sc, n, uptime), time: d.time}
+		for k, s := range sc.mig[i] {
+			dd.migs = append(dd.migs, newDemoMIG(dd, k, s, n))
+		}
+		d.devices = append(d.devices, dd)
 	}
 	d.setFuncs()
 	d.lib = &demoLib{Server: srv, demo: d}

@@ -22,8 +22,12 @@ func (d *demoDevice) GetComputeRunningProcesses() ([]nvml.ProcessInfo, nvml.Retu
 	for _, p := range d.gpu.sc.procs {
 		for _, r := range p.On {
 			if r.GPU == d.gpu.index {
+				gi, ci := uint32(noInstance), uint32(noInstance)
+				if r.GI != 0 {
+					gi, ci = uint32(r.GI), 0
+				}
 				out = append(out, nvml.ProcessInfo{Pid: uint32(p.PID), UsedGpuMemory: uint64(r.Mem),
-					GpuInstanceId: noInstance, ComputeInstanceId: noInstance})
+					GpuInstanceId: gi, ComputeInstanceId: ci})
 			}
 		}
 	}

@@ -31,10 +31,15 @@ type scenario struct {
 	// lanes, where set, is the PCIe width a GPU's link trained at: x16
 	// when 0.
 	lanes [demoGPUs]int
+	// mig, where set, splits a GPU into MIG instances (mig.go), and
+	// migLoad is what the work in slice i of that GPU does in a slot. At
+	// most one GPU is split.
+	mig     [demoGPUs][]migSlice
+	migLoad func(i int, s slot) gpuLoad
 }
 
 // Scenarios lists the scenario names in display order.
-var Scenarios = []string{"training", "input-bound", "imbalance", "cpu-fallback", "throttle", "checkpoint", "faults"}
+var Scenarios = []string{"training", "input-bound", "imbalance", "cpu-fallback", "throttle", "checkpoint", "faults", "mig"}
 
 // scenarioBuilders builds each scenario from the demo's noise; it has one
 // entry per name in Scenarios (a test holds them together).
@@ -46,6 +51,7 @@ var scenarioBuilders = map[string]func(n noise) *scenario{
 	"throttle":     newThrottle,
 	"checkpoint":   newCheckpoint,
 	"faults":       newFaults,
+	"mig":          newMIG,
 }
 
 func buildScenario(name string, n noise) (*scenario, error) {
@@ -122,6 +128,8 @@ type residency struct {
 	GPU  int
 	Mem  float64 // bytes
 	Work float64 // share of the GPU's kernel time, 0..1
+	// GI is the MIG GPU instance the process runs in; 0 on a GPU without MIG.
+	GI int
 }
 
 const gib = 1 << 30

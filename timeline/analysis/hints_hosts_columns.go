@@ -24,6 +24,26 @@ type hostLayout struct {
 }
 
 func newHostLayout(info timeline.SourceInfo) *hostLayout {
+	l := newHostsOnly(info)
+	l.gpus = l.gpus.WithMIG(migSlices(info))
+	return l
+}
+
+// migSlices are the session's MIG instances, for naming them.
+func migSlices(info timeline.SourceInfo) map[int]units.MIGSlice {
+	var out map[int]units.MIGSlice
+	for _, g := range info.GPUs {
+		if g.IsMIGInstance() {
+			if out == nil {
+				out = map[int]units.MIGSlice{}
+			}
+			out[g.Index] = units.MIGSlice{Parent: g.MIGParent, Profile: g.MIGProfile}
+		}
+	}
+	return out
+}
+
+func newHostsOnly(info timeline.SourceInfo) *hostLayout {
 	l := &hostLayout{of: map[int]int{}}
 	if !info.MultiHost() {
 		return l

@@ -107,6 +107,10 @@ func (b *repBuilder) gpu(idx int) {
 				at := gi.HostIndex
 				g.Host, g.HostIndex = gi.Host, &at
 			}
+			if gi.IsMIGInstance() {
+				parent := gi.MIGParent
+				g.MIGProfile, g.MIGParent = gi.MIGProfile, &parent
+			}
 		}
 	}
 	util := b.load(0, timeline.GPUUtil, dev)

@@ -134,7 +134,13 @@ func (r *Report) gpuNames() units.GPUNames {
 				at[g.Index] = units.HostGPU{Host: g.Host, Index: *g.HostIndex}
 			}
 		}
-		n := units.NewGPUNames(at)
+		mig := map[int]units.MIGSlice{}
+		for _, g := range r.GPUs {
+			if g.MIGProfile != "" && g.MIGParent != nil {
+				mig[g.Index] = units.MIGSlice{Parent: *g.MIGParent, Profile: g.MIGProfile}
+			}
+		}
+		n := units.NewGPUNames(at).WithMIG(mig)
 		r.names = &n
 	}
 	return *r.names

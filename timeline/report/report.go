@@ -87,12 +87,16 @@ type ReportGPU struct {
 	Index int `json:"index"`
 	// Host is the GPU's host and HostIndex the number its host gives it,
 	// in a session of several hosts; both absent in a session of one.
-	Host      string      `json:"host,omitempty"`
-	HostIndex *int        `json:"host_index,omitempty"`
-	Name      string      `json:"name"`
-	UUID      string      `json:"uuid,omitempty"`
-	Util      ReportStats `json:"util"`
-	SMActive  ReportStats `json:"sm_active"`
+	Host      string `json:"host,omitempty"`
+	HostIndex *int   `json:"host_index,omitempty"`
+	Name      string `json:"name"`
+	UUID      string `json:"uuid,omitempty"`
+	// MIGProfile and MIGParent, on a MIG instance: its profile ("1g.10gb")
+	// and the index of the physical GPU it is a slice of.
+	MIGProfile string      `json:"mig_profile,omitempty"`
+	MIGParent  *int        `json:"mig_parent,omitempty"`
+	Util       ReportStats `json:"util"`
+	SMActive   ReportStats `json:"sm_active"`
 	// IdleFraction is the share of the sampled time with utilisation below
 	// the report's idle threshold (gaps are not counted at all).
 	IdleFraction Number `json:"idle_fraction"`

@@ -75,8 +75,12 @@ type SnapshotGPU struct {
 	Index int `json:"index"`
 	// Host and HostIndex: the GPU's host and its number there, in a
 	// session of several hosts; absent in a session of one.
-	Host           string   `json:"host,omitempty"`
-	HostIndex      *int     `json:"host_index,omitempty"`
+	Host      string `json:"host,omitempty"`
+	HostIndex *int   `json:"host_index,omitempty"`
+	// MIGProfile and MIGParent, on a MIG instance: its profile and the
+	// index of the physical GPU it is a slice of.
+	MIGProfile     string   `json:"mig_profile,omitempty"`
+	MIGParent      *int     `json:"mig_parent,omitempty"`
 	Name           string   `json:"name"`
 	UUID           string   `json:"uuid"`
 	Lost           bool     `json:"lost"`
@@ -177,8 +181,14 @@ func NewSnapshot(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot 
 			i := g.HostIndex
 			at = &i
 		}
+		var parent *int
+		if g.IsMIGInstance() {
+			p := g.MIGParent
+			parent = &p
+		}
 		s.GPUs = append(s.GPUs, SnapshotGPU{
-			Index: g.Index, Host: g.Host, HostIndex: at, Name: g.Name, UUID: g.UUID, Lost: lost[dev],
+			Index: g.Index, Host: g.Host, HostIndex: at, MIGProfile: g.MIGProfile, MIGParent: parent,
+			Name: g.Name, UUID: g.UUID, Lost: lost[dev],
 			Util: v(timeline.GPUUtil), UtilMin: v(timeline.GPUUtilMin), UtilMax: v(timeline.GPUUtilMax), MemUtil: v(timeline.GPUMemUtil),
 			SMActive: v(timeline.GPUSMActive), SMOccupancy: v(timeline.GPUSMOccupancy), Tensor: v(timeline.GPUTensor), DRAMBandwidth: v(timeline.GPUDRAMBW),
 			MemUsedBytes: v(timeline.GPUMemUsed), MemTotalBytes: v(timeline.GPUMemTotal), PowerW: v(timeline.GPUPower), PowerLimitW: v(timeline.GPUPowerLimit),

@@ -19,8 +19,28 @@ type HostGPU struct {
 // with the index each host gives its own GPUs, hosts in the order of their
 // first GPU: "node3 GPU2", "node3 GPU0-7, node5 GPU1". A GPU whose host is
 // not known keeps its session-wide name, "GPU12".
+//
+// A MIG instance (WithMIG), a GPU of its own in the session, is named by
+// its parent and profile, "GPU0 MIG 1g.10gb", after the whole GPUs.
 type GPUNames struct {
-	at map[int]HostGPU
+	at  map[int]HostGPU
+	mig map[int]MIGSlice
+}
+
+// MIGSlice is what names a MIG instance: the session-wide index of the
+// physical GPU it is a slice of, and its profile ("1g.10gb").
+type MIGSlice struct {
+	Parent  int
+	Profile string
+}
+
+// WithMIG names the GPUs of mig (session-wide index to slice) as MIG
+// instances of their parents.
+func (n GPUNames) WithMIG(mig map[int]MIGSlice) GPUNames {
+	if len(mig) > 0 {
+		n.mig = mig
+	}
+	return n
 }
 
 // NewGPUNames names GPUs by host; at maps each session-wide index to its
@@ -50,6 +70,33 @@ func (n GPUNames) One(idx int) string { return n.Of([]int{idx}) }
 // otherwise, "node3 GPU0-7, node5 GPU1"; "host" for none (a hint about the
 // host).
 func (n GPUNames) Of(idx []int) string {
+	if n.mig == nil {
+		return n.ofWhole(idx)
+	}
+	var whole, migs []int
+	for _, i := range idx {
+		if _, ok := n.mig[i]; ok {
+			migs = append(migs, i)
+		} else {
+			whole = append(whole, i)
+		}
+	}
+	if len(migs) == 0 {
+		return n.ofWhole(whole)
+	}
+	var parts []string
+	if len(whole) > 0 {
+		parts = append(parts, n.ofWhole(whole))
+	}
+	slices.Sort(migs)
+	for _, i := range slices.Compact(migs) {
+		m := n.mig[i]
+		parts = append(parts, n.ofWhole([]int{m.Parent})+" MIG "+m.Profile)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (n GPUNames) ofWhole(idx []int) string {
 	if n.at == nil || len(idx) == 0 {
 		if !slices.IsSorted(idx) {
 			idx = slices.Sorted(slices.Values(idx))

@@ -63,3 +63,28 @@ func TestHosts(t *testing.T) {
 		}
 	}
 }
+
+// MIG instances are named by parent and profile, after the whole GPUs, on
+// one host and on several.
+func TestGPUNamesMIG(t *testing.T) {
+	mig := map[int]MIGSlice{8: {Parent: 0, Profile: "3g.40gb"}, 10: {Parent: 0, Profile: "1g.10gb"}}
+	one := GPUNames{}.WithMIG(mig)
+	several := NewGPUNames(map[int]HostGPU{0: {"node1", 0}, 1: {"node1", 1}}).WithMIG(mig)
+	for _, c := range []struct {
+		names GPUNames
+		idx   []int
+		want  string
+	}{
+		{one, []int{10}, "GPU0 MIG 1g.10gb"},
+		{one, []int{10, 1, 2, 8, 3}, "GPU1-3, GPU0 MIG 3g.40gb, GPU0 MIG 1g.10gb"},
+		{one, []int{0, 1}, "GPU0-1"},
+		{one, []int{9}, "GPU9"}, // not an instance
+		{one, nil, "host"},
+		{several, []int{8, 1}, "node1 GPU1, node1 GPU0 MIG 3g.40gb"},
+		{GPUNames{}.WithMIG(nil), []int{10}, "GPU10"},
+	} {
+		if got := c.names.Of(c.idx); got != c.want {
+			t.Errorf("Of(%v) = %q, want %q", c.idx, got, c.want)
+		}
+	}
+}

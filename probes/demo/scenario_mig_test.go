@@ -1,0 +1,71 @@
+package demo
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gputop-dev/gputop/probes"
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// The mig demo through a session: GPU0's three slices are GPUs 8-10 with
+// their profiles and memory; over a minute the 3g slice's SM activity is
+// high, the 1g slice's low though it holds 9 of its 10 GiB; GPU0 itself
+// has no utilisation (MIG), the other seven train as ever.
+func TestScenarioMIG(t *testing.T) {
+	clock := probes.NewFastClock(demoStart)
+	node, err := New("mig", 1, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := probes.OpenSession(probes.SessionConfig{Interval: time.Second, Machine: node.Machine(), Clock: clock})
+	defer sess.Close()
+	info := sess.Info()
+	if len(info.GPUs) != 11 {
+		t.Fatalf("%d GPUs, want 8 and 3 MIG instances", len(info.GPUs))
+	}
+	for k, want := range []string{"3g.40gb", "2g.20gb", "1g.10gb"} {
+		g := info.GPUs[8+k]
+		if g.Index != 8+k || g.MIGProfile != want || g.MIGParent != 0 || !g.GPM ||
+			!strings.HasSuffix(g.Name, "MIG "+want) || !strings.HasPrefix(g.UUID, "MIG-") {
+			t.Errorf("instance %d: %+v", k, g)
+		}
+	}
+	if !info.GPUs[0].MIG || info.GPUs[1].MIG {
+		t.Errorf("MIG mode: gpu0 %v, gpu1 %v", info.GPUs[0].MIG, info.GPUs[1].MIG)
+	}
+	sums := map[string]float64{}
+	var last timeline.Sample
+	for range 60 {
+		s, err := sess.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ps := range s.Probes {
+			if ps.State != timeline.ProbeOK {
+				t.Fatalf("%s %s: %s %s", ps.Probe, ps.Device, ps.State, ps.Err)
+			}
+		}
+		for _, dev := range []string{"gpu8", "gpu9", "gpu10", "gpu3"} {
+			if v, ok := s.Value(timeline.Key{Name: timeline.GPUSMActive, Device: dev}); ok && !math.IsNaN(v) {
+				sums[dev] += v / 59
+			}
+		}
+		last = s
+	}
+	if sums["gpu8"] < 75 || sums["gpu9"] < 30 || sums["gpu9"] > 65 || sums["gpu10"] > 12 || sums["gpu3"] < 60 {
+		t.Errorf("mean SM activity %v: want 3g busy, 2g about half, 1g starved, gpu3 training", sums)
+	}
+	if v, ok := last.Value(timeline.Key{Name: timeline.GPUMemUsed, Device: "gpu10"}); !ok || v != 9*gib {
+		t.Errorf("1g.10gb memory used %v (%v), want 9 GiB", v, ok)
+	}
+	if v, ok := last.Value(timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}); !ok || !math.IsNaN(v) {
+		t.Errorf("gpu0 utilisation %v (%v), want unknown on a MIG GPU", v, ok)
+	}
+	if _, ok := last.Value(timeline.Key{Name: timeline.GPUUtil, Device: "gpu8"}); ok {
+		t.Error("a MIG instance reports utilisation")
+	}
+}
