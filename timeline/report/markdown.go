@@ -99,7 +99,7 @@ func (r *Report) mdGPUs(p func(string, ...any)) {
 	p("%s", rule)
 	for _, g := range r.GPUs {
 		u, s := g.Util, g.SMActive
-		name := repMD(repGPUName(g.Name))
+		name := repMD(repGPULabel(g))
 		if g.Lost {
 			name += " (lost at " + repAt(g.LostAt) + ")"
 		}

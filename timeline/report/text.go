@@ -80,7 +80,7 @@ func (r *Report) textGPUs(t repText) {
 			t.line(head)
 		}
 		u, s := g.Util, g.SMActive
-		row := fmt.Sprintf("%3d  %-16s %5s %4s %4s %4s", repGPUIndex(g), repTrunc(repGPUName(g.Name), 16),
+		row := fmt.Sprintf("%3d  %-16s %5s %4s %4s %4s", repGPUIndex(g), repTrunc(repGPULabel(g), 16),
 			repPct(u.Mean), repPct(u.P50), repPct(u.P95), repPct(u.Max))
 		if has.sm {
 			row += fmt.Sprintf("  %5s %4s %4s %4s", repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max))
@@ -125,6 +125,16 @@ func (r *Report) textGPUs(t repText) {
 }
 
 // repGPUName drops the vendor prefix every NVIDIA GPU name carries.
+// repGPULabel is a GPU's NAME in the tables: its model, or for a MIG
+// instance its parent and profile ("GPU0 MIG 1g.10gb"), which say more
+// than the model it shares with its parent.
+func repGPULabel(g ReportGPU) string {
+	if g.MIGProfile != "" && g.MIGParent != nil {
+		return fmt.Sprintf("GPU%d MIG %s", *g.MIGParent, repClean(g.MIGProfile))
+	}
+	return repGPUName(g.Name)
+}
+
 func repGPUName(name string) string {
 	if name == "" {
 		return repNA
