@@ -21,11 +21,21 @@ type hostLayout struct {
 	names []string    // the hosts, in the description's order
 	of    map[int]int // session-wide GPU index to its host's place in names
 	gpus  units.GPUNames
+	// split are the GPUs split by MIG whose slices are GPUs of the session:
+	// the slices stand for them where GPUs are compared with each other.
+	split map[int]bool
 }
 
 func newHostLayout(info timeline.SourceInfo) *hostLayout {
 	l := newHostsOnly(info)
-	l.gpus = l.gpus.WithMIG(migSlices(info))
+	mig := migSlices(info)
+	l.gpus = l.gpus.WithMIG(mig)
+	for _, s := range mig {
+		if l.split == nil {
+			l.split = map[int]bool{}
+		}
+		l.split[s.Parent] = true
+	}
 	return l
 }
 

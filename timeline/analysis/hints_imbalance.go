@@ -82,11 +82,12 @@ func imbalanceLowAmong(gpus []*hintGPU, w hintSpan, in bool) (low []int, limit f
 // session of one host (GPUs of no known host, together, are one more).
 func (f *hintFrame) hostParts() [][]*hintGPU {
 	l := f.layout()
+	gpus := f.compared(f.gpus)
 	if len(l.names) < 2 {
-		return [][]*hintGPU{f.gpus}
+		return [][]*hintGPU{gpus}
 	}
 	parts := make([][]*hintGPU, len(l.names)+1)
-	for _, g := range f.gpus {
+	for _, g := range gpus {
 		h, ok := l.of[g.index]
 		if !ok {
 			h = len(l.names)
@@ -96,10 +97,22 @@ func (f *hintFrame) hostParts() [][]*hintGPU {
 	return parts
 }
 
+// compared is gpus without those split by MIG into slices of the session:
+// such a GPU is judged through its slices, never beside them (its power
+// and memory are theirs, summed).
+func (f *hintFrame) compared(gpus []*hintGPU) []*hintGPU {
+	l := f.layout()
+	if len(l.split) == 0 {
+		return gpus
+	}
+	return slices.DeleteFunc(slices.Clone(gpus), func(g *hintGPU) bool { return l.split[g.index] })
+}
+
 // sameHost returns the GPUs of gpus on a host that one of low is on (all
 // of them in a session of one host).
 func (f *hintFrame) sameHost(gpus []*hintGPU, low []int) []*hintGPU {
 	l := f.layout()
+	gpus = f.compared(gpus)
 	if len(l.names) < 2 {
 		return gpus
 	}
