@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/recordings"
-	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // The postmortem of issue 15 with the real Prometheus (Debian's package):
@@ -26,13 +25,7 @@ import (
 // Prometheus' metric_relabel_configs rename them, as a monitoring stack
 // with two exporters behind one name would.
 func TestImportPrometheusFromTheRealPrometheus(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end with Prometheus: not under -short")
-	}
-	const promBin = "/usr/bin/prometheus"
-	if _, err := os.Stat(promBin); err != nil {
-		timelinetest.Unavailable(t, "prometheus is not installed (.ci/run installs Debian's package)")
-	}
+	promBin := needPrometheus(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	// Prometheus keeps milliseconds; the range starts before the first
@@ -50,13 +43,7 @@ func TestImportPrometheusFromTheRealPrometheus(t *testing.T) {
 		fmt.Fprintf(&config, "      - targets: [%q]\n        labels: {node: %q}\n", h.addr, h.name)
 	}
 	config.WriteString("    metric_relabel_configs:\n      - source_labels: [node]\n        target_label: Hostname\n")
-	configPath := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(configPath, []byte(config.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	promAddr := freeLoopbackAddr(t)
-	startGroup(t, filepath.Join(dir, "prometheus.log"), promBin, "--config.file="+configPath,
-		"--storage.tsdb.path="+filepath.Join(dir, "tsdb"), "--web.listen-address="+promAddr)
+	promAddr := startPrometheus(t, promBin, dir, config.String())
 
 	// Bounded: the imbalance demo's hint needs about 30 s of samples; the
 	// import then has those and a little more.

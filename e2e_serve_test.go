@@ -22,13 +22,7 @@ import (
 // eight GPUs on each target, and the imbalance demo's hint arrives as a
 // series. Everything listens on 127.0.0.1.
 func TestPrometheusScrapesTwoServes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end with Prometheus: not under -short")
-	}
-	const promBin = "/usr/bin/prometheus"
-	if _, err := os.Stat(promBin); err != nil {
-		timelinetest.Unavailable(t, "prometheus is not installed (.ci/run installs Debian's package)")
-	}
+	promBin := needPrometheus(t)
 	bin := buildBinary(t)
 	start := time.Now()
 	dir := t.TempDir()
@@ -49,13 +43,7 @@ func TestPrometheusScrapesTwoServes(t *testing.T) {
 		fmt.Fprintf(&config, "%q", addr)
 	}
 	config.WriteString("]\n")
-	configPath := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(configPath, []byte(config.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	promAddr := freeLoopbackAddr(t)
-	startGroup(t, filepath.Join(dir, "prometheus.log"), promBin, "--config.file="+configPath,
-		"--storage.tsdb.path="+filepath.Join(dir, "tsdb"), "--web.listen-address="+promAddr)
+	promAddr := startPrometheus(t, promBin, dir, config.String())
 
 	// Bounded: the imbalance hint needs about 30 s of samples.
 	deadline := time.Now().Add(90 * time.Second)
@@ -131,6 +119,7 @@ func startGroup(t *testing.T, logPath, name string, args ...string) {
 
 type promResult struct {
 	Metric map[string]string `json:"metric"`
+	Value  [2]any            `json:"value"` // time, the value as written
 }
 
 // promQuery asks Prometheus' HTTP API for an instant vector; nothing on
@@ -153,30 +142,42 @@ func promQuery(addr, query string) []promResult {
 	return answer.Data.Result
 }
 
-// promQueryValues asks Prometheus for an instant vector and gives each
-// result's value as written; nothing on any error.
+// promQueryValues is promQuery's values as written; nothing on any error.
 func promQueryValues(addr, query string) []string {
-	resp, err := http.Get("http://" + addr + "/api/v1/query?query=" + url.QueryEscape(query))
-	if err != nil {
-		return nil
-	}
-	defer resp.Body.Close()
-	var answer struct {
-		Status string `json:"status"`
-		Data   struct {
-			Result []struct {
-				Value [2]any `json:"value"`
-			} `json:"result"`
-		} `json:"data"`
-	}
-	if json.NewDecoder(resp.Body).Decode(&answer) != nil || answer.Status != "success" {
-		return nil
-	}
 	var out []string
-	for _, r := range answer.Data.Result {
+	for _, r := range promQuery(addr, query) {
 		if v, ok := r.Value[1].(string); ok {
 			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// needPrometheus skips a test under -short and fails it under CI where
+// Debian's prometheus is missing; it returns the binary.
+func needPrometheus(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end with Prometheus: not under -short")
+	}
+	const promBin = "/usr/bin/prometheus"
+	if _, err := os.Stat(promBin); err != nil {
+		timelinetest.Unavailable(t, "prometheus is not installed (.ci/run installs Debian's package)")
+	}
+	return promBin
+}
+
+// startPrometheus runs Prometheus with config (its prometheus.yml) and its
+// data in dir, on a free loopback port, stopped when the test ends; it
+// returns the address.
+func startPrometheus(t *testing.T, promBin, dir, config string) string {
+	t.Helper()
+	configPath := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(configPath, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeLoopbackAddr(t)
+	startGroup(t, filepath.Join(dir, "prometheus.log"), promBin, "--config.file="+configPath,
+		"--storage.tsdb.path="+filepath.Join(dir, "tsdb"), "--web.listen-address="+addr)
+	return addr
 }

@@ -21,8 +21,6 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
-
-	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // webConfig is an exporter-toolkit web configuration with TLS and one
@@ -176,13 +174,7 @@ func TestWebConfigGivesTLSAndBasicAuth(t *testing.T) {
 // a monitoring stack would (scheme https, the CA, the user): up is 1 and
 // the GPUs arrive; a second job without the password is refused (up 0).
 func TestPrometheusScrapesOverTLSWithBasicAuth(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end with Prometheus: not under -short")
-	}
-	const promBin = "/usr/bin/prometheus"
-	if _, err := os.Stat(promBin); err != nil {
-		timelinetest.Unavailable(t, "prometheus is not installed (.ci/run installs Debian's package)")
-	}
+	promBin := needPrometheus(t)
 	bin := buildBinary(t)
 	wc := newWebConfig(t)
 	dir := t.TempDir()
@@ -206,13 +198,7 @@ scrape_configs:
     tls_config: {ca_file: %q}
     static_configs: [{targets: [%q]}]
 `, wc.certPath, wc.user, passwordFile, addr, wc.certPath, addr)
-	configPath := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(configPath, []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	promAddr := freeLoopbackAddr(t)
-	startGroup(t, filepath.Join(dir, "prometheus.log"), promBin, "--config.file="+configPath,
-		"--storage.tsdb.path="+filepath.Join(dir, "tsdb"), "--web.listen-address="+promAddr)
+	promAddr := startPrometheus(t, promBin, dir, config)
 
 	up := func(job string) string {
 		if v := promQueryValues(promAddr, fmt.Sprintf("up{job=%q}", job)); len(v) > 0 {
