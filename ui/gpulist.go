@@ -107,16 +107,7 @@ func (m *Model) viewGPUSummary(f *frame) string {
 	s := m.summarizeGPUs(f.at)
 	ln := newLine(m.width)
 	ln.add(fmt.Sprintf(" GPU%d-%d of %d", m.info.GPUs[s.firstShown].Index, m.info.GPUs[s.lastShown].Index, s.all), m.theme.title)
-	if s.known > 0 {
-		ln.add("  util lo ", m.theme.dim).add(trimPct(s.lo), m.theme.util)
-		ln.add(" mean ", m.theme.dim).add(trimPct(s.mean), m.theme.util)
-		ln.add(" hi ", m.theme.dim).add(trimPct(s.hi), m.theme.util)
-		k := ink{}
-		if s.idle > 0 {
-			k = m.theme.warn
-		}
-		ln.add("  ", ink{}).add(fmt.Sprintf("%d idle", s.idle), k)
-	}
+	m.addUtilSummary(ln, s)
 	if s.lost > 0 {
 		ln.add("  ", ink{}).add(fmt.Sprintf("%d lost", s.lost), m.theme.crit)
 	}
@@ -135,3 +126,19 @@ func (m *Model) viewGPUSummary(f *frame) string {
 }
 
 func trimPct(v float64) string { return strings.TrimSpace(fmtPct(v)) }
+
+// addUtilSummary adds the GPUs' utilisation range and idle count to a
+// summary line (of one host's GPUs or of every host's), if any is known.
+func (m *Model) addUtilSummary(ln *line, s gpuListSummary) {
+	if s.known == 0 {
+		return
+	}
+	ln.add("  util lo ", m.theme.dim).add(trimPct(s.lo), m.theme.util)
+	ln.add(" mean ", m.theme.dim).add(trimPct(s.mean), m.theme.util)
+	ln.add(" hi ", m.theme.dim).add(trimPct(s.hi), m.theme.util)
+	k := ink{}
+	if s.idle > 0 {
+		k = m.theme.warn
+	}
+	ln.add("  ", ink{}).add(fmt.Sprintf("%d idle", s.idle), k)
+}

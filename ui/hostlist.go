@@ -626,16 +626,7 @@ func (m *Model) viewHostSummary(f *frame) string {
 		head = fmt.Sprintf(" hosts %d-%d of %d, %d GPUs", hn.top+1, min(len(hn.names), hn.top+hn.shown), len(hn.names), len(m.info.GPUs))
 	}
 	ln.add(head, m.theme.title)
-	if s.known > 0 {
-		ln.add("  util lo ", m.theme.dim).add(trimPct(s.lo), m.theme.util)
-		ln.add(" mean ", m.theme.dim).add(trimPct(s.mean), m.theme.util)
-		ln.add(" hi ", m.theme.dim).add(trimPct(s.hi), m.theme.util)
-		k := ink{}
-		if s.idle > 0 {
-			k = m.theme.warn
-		}
-		ln.add("  ", ink{}).add(fmt.Sprintf("%d idle", s.idle), k)
-	}
+	m.addUtilSummary(ln, s)
 	down := 0
 	for _, fig := range hn.figs {
 		if fig.problem != "" || fig.gap {
