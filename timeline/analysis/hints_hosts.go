@@ -120,12 +120,7 @@ var hostIdleRule = hintRule{
 		l := f.layout()
 		members := f.hostMembers()
 		idle := f.members(g)
-		var otherNames []string
-		for k, gs := range members {
-			if k != h && len(gs) > 0 {
-				otherNames = append(otherNames, l.names[k])
-			}
-		}
+		otherNames := l.namesOf(len(members), func(k int) bool { return k != h && len(members[k]) > 0 })
 		if len(otherNames) == 0 {
 			return timeline.Hint{}, false
 		}
@@ -259,13 +254,8 @@ var hostLateRule = hintRule{
 		l := f.layout()
 		late := f.members(g)
 		sp := g.hull
-		var first []string
 		starts := f.hostStarts(f.hostColumns())
-		for k, s := range starts {
-			if k != h && s >= 0 && s <= sp.lo {
-				first = append(first, l.names[k])
-			}
-		}
+		first := l.namesOf(len(starts), func(k int) bool { return k != h && starts[k] >= 0 && starts[k] <= sp.lo })
 		ev := fmt.Sprintf("%s started %s after %s (at %s, they at %s); meanwhile its GPUs were idle (%s)",
 			l.names[h], units.Duration(f.dur(sp)), units.Hosts(first, 3), f.clockAt(sp.hi), f.clockAt(sp.lo),
 			hintActivity(late, g.spans, nil))
@@ -318,7 +308,7 @@ func workOf(wins []hostWin) ([]float64, string, bool) {
 func medianOthers(xs []float64, wins []hostWin, h int) float64 {
 	var v []float64
 	for k, x := range xs {
-		if w := wins[k]; k != h && w.judged() && w.share(w.active+w.waiting) >= 0.5 && !math.IsNaN(x) {
+		if k != h && wins[k].works() && !math.IsNaN(x) {
 			v = append(v, x)
 		}
 	}
@@ -424,16 +414,8 @@ var stragglerHostRule = hintRule{
 		slow := f.members(g)
 		cols := f.hostColumns()
 		wins := f.hostWindows(cols, g.spans...)
-		working := func(k int) bool {
-			w := wins[k]
-			return k != h && len(members[k]) > 0 && w.judged() && w.share(w.active+w.waiting) >= 0.5
-		}
-		var names []string
-		for k := range members {
-			if working(k) {
-				names = append(names, l.names[k])
-			}
-		}
+		working := func(k int) bool { return k != h && len(members[k]) > 0 && wins[k].works() }
+		names := l.namesOf(len(members), working)
 		work, what, ok := workOf(wins)
 		if !ok || len(names) == 0 {
 			return timeline.Hint{}, false
@@ -497,12 +479,7 @@ var unevenMemoryRule = hintRule{
 		if !ok {
 			return timeline.Hint{}, false
 		}
-		var names []string
-		for k, gs := range members {
-			if w := wins[k]; k != h && len(gs) > 0 && w.judged() && w.share(w.active+w.waiting) >= 0.5 {
-				names = append(names, l.names[k])
-			}
-		}
+		names := l.namesOf(len(members), func(k int) bool { return k != h && len(members[k]) > 0 && wins[k].works() })
 		gs := f.members(g)
 		total := math.NaN()
 		for _, gpu := range gs {

@@ -306,6 +306,21 @@ func (w hostWin) judged() bool { return w.known > 0 && 2*w.known >= w.cols }
 
 func (w hostWin) share(n int) float64 { return float64(n) / float64(w.known) }
 
+// namesOf is the names of the first n hosts that pick picks.
+func (l *hostLayout) namesOf(n int, pick func(k int) bool) []string {
+	var out []string
+	for k := range n {
+		if pick(k) {
+			out = append(out, l.names[k])
+		}
+	}
+	return out
+}
+
+// works says the host worked (or busy-waited) at least half of a window
+// it is judged in.
+func (w hostWin) works() bool { return w.judged() && w.share(w.active+w.waiting) >= 0.5 }
+
 // hostWindows is every host over spans; for one closed grid window it is
 // kept.
 func (f *hintFrame) hostWindows(cols [][]hostCol, spans ...hintSpan) []hostWin {
