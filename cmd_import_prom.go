@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -85,8 +86,9 @@ func cmdImportPrometheus(args []string, e *env) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		if fromURL {
-			return err
+		var pe *os.PathError
+		if fromURL || errors.As(err, &pe) {
+			return err // it names its source already
 		}
 		return fmt.Errorf("%s: %v", source, err)
 	}

@@ -70,7 +70,7 @@ func TestImportPrometheusRefusesInOneLine(t *testing.T) {
 		{"not Prometheus", []string{promAnswers(t, 404, "404 page not found"), "--from", "-1h"}, exitError, "answers 404 Not Found to /api/v1/query_range: is it Prometheus' address?"},
 		{"a saved error", []string{promTestdata + "error-too-many-points.json"}, exitError, "Prometheus says bad_data: exceeded maximum resolution of 11,000 points"},
 		{"a broken file", []string{broken}, exitError, "broken.json: not Prometheus' JSON"},
-		{"a missing file", []string{"nothere.json"}, exitError, "nothere.json"},
+		{"a missing file", []string{"nothere.json"}, exitError, "gputop import: nothere.json: no such file or directory"},
 		{"no --from", []string{down}, exitUsage, "--from TIME is required"},
 		{"bad --from", []string{down, "--from", "yesterday"}, exitUsage, `--from "yesterday" is not a time such as 2026-11-24T08:00:00Z, -2h or now`},
 		{"bad --step", []string{down, "--from", "-1h", "--step", "0s"}, exitUsage, "--step 0s: must be 1ms or more"},
