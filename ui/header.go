@@ -102,6 +102,9 @@ func gpuSummary(gpus []timeline.GPUInfo) string {
 	}
 	counts := map[string]int{}
 	for _, g := range gpus {
+		if g.IsMIGInstance() {
+			continue // a slice of a GPU already counted
+		}
 		name := strings.TrimPrefix(g.Name, "NVIDIA ")
 		if name == "" {
 			name = "GPU"
