@@ -11,41 +11,49 @@ import (
 // API, in order, as an administrator would with nvidia-smi: each GPU
 // instance at the first of its profile's possible placements that no
 // instance holds yet, then one compute instance in it. The ids are the
-// mock's. A layout that does not fit the GPU is an error.
-func Create(dev *server.Device, layout []Slice) error {
+// mock's. It returns the compute instances in the layout's order; a layout
+// that does not fit the GPU is an error.
+func Create(dev *server.Device, layout []Slice) ([]*server.ComputeInstance, error) {
 	if ret, _ := dev.SetMigMode(nvml.DEVICE_MIG_ENABLE); ret != nvml.SUCCESS {
-		return fmt.Errorf("SetMigMode: %v", retText(ret))
+		return nil, fmt.Errorf("SetMigMode: %v", retText(ret))
 	}
+	var out []*server.ComputeInstance
 	for _, s := range layout {
 		p, err := ProfileOf(dev.Config, s)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		giInfo, ret := dev.GetGpuInstanceProfileInfo(s.GIProfile)
 		if ret != nvml.SUCCESS {
-			return fmt.Errorf("%s: GetGpuInstanceProfileInfo: %v", p.Name, retText(ret))
+			return nil, fmt.Errorf("%s: GetGpuInstanceProfileInfo: %v", p.Name, retText(ret))
 		}
 		placements, ret := dev.GetGpuInstancePossiblePlacements(&giInfo)
 		if ret != nvml.SUCCESS {
-			return fmt.Errorf("%s: GetGpuInstancePossiblePlacements: %v", p.Name, retText(ret))
+			return nil, fmt.Errorf("%s: GetGpuInstancePossiblePlacements: %v", p.Name, retText(ret))
 		}
 		place, ok := freePlacement(dev, placements)
 		if !ok {
-			return fmt.Errorf("%s: no room left on the GPU", p.Name)
+			return nil, fmt.Errorf("%s: no room left on the GPU", p.Name)
 		}
 		gi, ret := dev.CreateGpuInstanceWithPlacement(&giInfo, &place)
 		if ret != nvml.SUCCESS {
-			return fmt.Errorf("%s: CreateGpuInstanceWithPlacement: %v", p.Name, retText(ret))
+			return nil, fmt.Errorf("%s: CreateGpuInstanceWithPlacement: %v", p.Name, retText(ret))
 		}
 		ciInfo, ret := gi.GetComputeInstanceProfileInfo(s.CIProfile, nvml.COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED)
 		if ret != nvml.SUCCESS {
-			return fmt.Errorf("%s: GetComputeInstanceProfileInfo: %v", p.Name, retText(ret))
+			return nil, fmt.Errorf("%s: GetComputeInstanceProfileInfo: %v", p.Name, retText(ret))
 		}
-		if _, ret := gi.CreateComputeInstance(&ciInfo); ret != nvml.SUCCESS {
-			return fmt.Errorf("%s: CreateComputeInstance: %v", p.Name, retText(ret))
+		ci, ret := gi.CreateComputeInstance(&ciInfo)
+		if ret != nvml.SUCCESS {
+			return nil, fmt.Errorf("%s: CreateComputeInstance: %v", p.Name, retText(ret))
 		}
+		mci, ok := ci.(*server.ComputeInstance)
+		if !ok {
+			return nil, fmt.Errorf("%s: the mock made a %T, not a *server.ComputeInstance", p.Name, ci)
+		}
+		out = append(out, mci)
 	}
-	return nil
+	return out, nil
 }
 
 // freePlacement is the first placement that overlaps no GPU instance of dev.

@@ -61,7 +61,7 @@ func TestCreateAndEnumerate(t *testing.T) {
 	if n, ret := dev.GetMaxMigDeviceCount(); n != 0 || ret != nvml.SUCCESS {
 		t.Errorf("MIG off: GetMaxMigDeviceCount = %d, %v", n, ret)
 	}
-	if err := Create(dev, a100Layout); err != nil {
+	if _, err := Create(dev, a100Layout); err != nil {
 		t.Fatal(err)
 	}
 	g.Used = func(gi int) uint64 { return uint64(gi+1) << 30 }
@@ -102,7 +102,7 @@ func TestCreateAndEnumerate(t *testing.T) {
 // placements keep the layout inside the GPU's seven slices.
 func TestCreatePlacements(t *testing.T) {
 	dev := dgxh100.New().Devices[0].(*server.Device)
-	if err := Create(dev, a100Layout); err != nil {
+	if _, err := Create(dev, a100Layout); err != nil {
 		t.Fatal(err)
 	}
 	got := map[uint32]nvml.GpuInstancePlacement{}
@@ -116,7 +116,7 @@ func TestCreatePlacements(t *testing.T) {
 		}
 	}
 	// A second 3g, 2g and 1g: the 3g has no room left.
-	if err := Create(dev, a100Layout); err == nil || !strings.Contains(err.Error(), "3g.40gb: no room") {
+	if _, err := Create(dev, a100Layout); err == nil || !strings.Contains(err.Error(), "3g.40gb: no room") {
 		t.Errorf("a layout past the GPU: %v", err)
 	}
 }
@@ -126,7 +126,7 @@ func TestFault(t *testing.T) {
 	dev := dgxa100.New().Devices[0].(*server.Device)
 	g := New(dev)
 	g.Wire()
-	if err := Create(dev, a100Layout); err != nil {
+	if _, err := Create(dev, a100Layout); err != nil {
 		t.Fatal(err)
 	}
 	h, _ := dev.GetMigDeviceHandleByIndex(1)
