@@ -2,8 +2,8 @@ package mockmig
 
 import (
 	"cmp"
+	"crypto/sha256"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"sync"
 
@@ -159,9 +159,7 @@ func (g *GPU) newDevice(gi *server.GpuInstance, ci *server.ComputeInstance) *Dev
 		gi: int(giInfo.Id), ci: int(ciInfo.Id)}
 	// Created through the mock, the profiles are in its table.
 	d.Profile, _ = ProfileOf(g.dev.Config, Slice{GIProfile: int(giInfo.ProfileId), CIProfile: int(ciInfo.ProfileId)})
-	h := fnv.New128a()
-	fmt.Fprintf(h, "%s/%d/%d", g.dev.UUID, d.gi, d.ci)
-	b := h.Sum(nil)
+	b := sha256.Sum256(fmt.Appendf(nil, "%s/%d/%d", g.dev.UUID, d.gi, d.ci))
 	d.UUID = fmt.Sprintf("MIG-%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 	return d
 }
