@@ -117,6 +117,16 @@ func TestScenarioMIGIsMockState(t *testing.T) {
 	if len(procs) != 3 {
 		t.Errorf("%d processes on GPU0", len(procs))
 	}
+	// The bare mock server answers the MIG calls too (its devices' Funcs).
+	bare := node.server.Devices[migGPU]
+	if n, ret := bare.GetMaxMigDeviceCount(); n != h100MaxMig || ret != nvml.SUCCESS {
+		t.Errorf("bare server: GetMaxMigDeviceCount = %d, %v", n, ret)
+	}
+	if h, ret := bare.GetMigDeviceHandleByIndex(migStarved); ret != nvml.SUCCESS {
+		t.Errorf("bare server: GetMigDeviceHandleByIndex: %v", ret)
+	} else if name, _ := h.GetName(); name != "NVIDIA H100 80GB HBM3 MIG 1g.10gb" {
+		t.Errorf("bare server: slice %d is %q", migStarved, name)
+	}
 	other, _ := node.devices[1].GetComputeRunningProcesses()
 	if len(other) != 1 || other[0].GpuInstanceId != noInstance {
 		t.Errorf("a process on a whole GPU: %+v", other)
