@@ -17,12 +17,12 @@ import (
 
 // MIG on an A100, through go-nvml's dgxa100 mock (eight A100-SXM4-40GB):
 // GPU0 is split through the mock's own API and its MIG handles come from
-// probes/mockmig, as in the demo. An A100 has no GPM (NVML's GPM functions
-// are "For Hopper or newer fully supported devices"), and NVML gives no
-// utilisation on a MIG-enabled GPU ("On MIG-enabled GPUs, querying device
-// utilization rates is not currently supported", nvmlDeviceGetUtilizationRates)
-// nor per process on it. So the probe can show each slice's memory and the
-// processes, and must invent nothing else: no activity, no power.
+// probes/mockmig, as in the demo. An A100 has no GPM (nvml.h, in go-nvml:
+// the GPM functions are "For Hopper or newer fully supported devices"), and
+// NVML gives no utilisation on a MIG-enabled GPU ("On MIG-enabled GPUs,
+// querying device utilization rates is not currently supported", and
+// process utilization likewise). So the probe can show each slice's memory
+// and processes, and must invent nothing else: no activity, no power.
 
 // a100Layout is GPU0's slices: 3g.20gb, 2g.10gb and 1g.5gb.
 var a100Layout = []mockmig.Slice{

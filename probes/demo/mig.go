@@ -18,13 +18,14 @@ import (
 // GPM per GPU instance comes through the parent's GpmMigSampleGet.
 //
 // What NVML gives on a MIG GPU depends on the architecture, and the demo
-// is an H100 for that reason. Utilisation is not supported on a
-// MIG-enabled GPU ("On MIG-enabled GPUs, querying device utilization rates
-// is not currently supported", nvmlDeviceGetUtilizationRates in nvml.h),
-// nor per process; GPM, the only per-instance activity NVML has, is "For
-// Hopper or newer fully supported devices" (nvmlGpmMetricsGet and
-// nvmlGpmMigSampleGet, NVML API reference, GPM Functions). On an A100 NVML
-// shows each slice's memory and processes but not which one works:
+// is an H100 for that reason. nvml.h (the copy in go-nvml v0.13.4-0,
+// pkg/nvml/nvml.h) says of nvmlDeviceGetUtilizationRates "On MIG-enabled
+// GPUs, querying device utilization rates is not currently supported", and
+// the same of nvmlDeviceGetProcessUtilization; GPM, the only per-instance
+// activity NVML has (nvmlGpmMigSampleGet), is "For Hopper or newer fully
+// supported devices" (also in the NVML API reference,
+// docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). On an A100
+// NVML shows each slice's memory and processes but not which one works:
 // probes/nvml_mig_a100_test.go runs the probe over go-nvml's A100 mock.
 
 // migSlice is one MIG compute instance a script puts on a GPU: profiles
