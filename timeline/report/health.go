@@ -88,7 +88,7 @@ func (h *GPUHealth) known() bool {
 			return true
 		}
 	}
-	return len(h.ClocksHeld) > 0
+	return len(h.ClocksHeld) > 0 || len(h.NVLinks) > 0
 }
 
 // snapshotHealth is a GPU's health at a snapshot's instant; nil without any.
