@@ -23,6 +23,8 @@ type healthLog struct {
 	lost map[int]time.Time  // when each GPU was first reported lost
 	link map[int][]linkCol  // per GPU, per column of the Engine's frame
 	nvl  map[int]*nvlinkLog // per GPU with NVLink (hints_nvlink.go)
+	// nvlTouched is addNVLink's list of the GPUs a sample named, reused.
+	nvlTouched []*nvlinkLog
 }
 
 type xidEvent struct {

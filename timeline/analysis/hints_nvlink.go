@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 	"time"
@@ -62,66 +63,74 @@ type errPoint struct {
 // ones (a link's state changes seldom), and each link's error counts where
 // they changed.
 type nvlinkLog struct {
-	runs   []nvlRun
-	col    int // the column being filled, -1 before any
-	cur    nvlCol
-	errs   []errPoint
-	last   map[int]linkErrs // each link's last counts
-	clean  uint64           // links seen with no errors counted (their counts started at 0 in the session)
-	rates  [timeline.NVLinkMaxLinks]float64
-	hasErr uint64 // links whose counts were seen
+	runs  []nvlRun
+	col   int // the column being filled, -1 before any
+	cur   nvlCol
+	errs  []errPoint
+	last  [timeline.NVLinkMaxLinks]linkErrs // each link's last counts
+	seen  uint64                            // links whose counts were seen
+	clean uint64                            // links seen with no errors counted (their counts started at 0 in the session)
+	// smp is the sample being read (addNVLink), kept here so that reading
+	// one allocates nothing.
+	smp     nvlSample
+	touched bool
+}
+
+// nvlSample is what one sample says of a GPU's links.
+type nvlSample struct {
+	links, down, errLinks float64
+	rated, erred          uint64 // links with a rate, with counts, in this sample
+	rates                 [timeline.NVLinkMaxLinks]float64
+	errs                  [timeline.NVLinkMaxLinks]linkErrs
 }
 
 // nvlinkKey says what a per-link display metric is: its link and part.
 type nvlinkKey struct {
 	link int
-	part string
+	part uint8
 }
+
+const (
+	partCRC = iota
+	partReplay
+	partRecovery
+	partData
+)
 
 var nvlinkKeys = func() map[string]nvlinkKey {
 	m := map[string]nvlinkKey{}
 	for l, k := range timeline.NVLinks {
-		m[k.CRC] = nvlinkKey{l, "crc"}
-		m[k.Replay] = nvlinkKey{l, "replay"}
-		m[k.Recovery] = nvlinkKey{l, "recovery"}
-		m[k.Data] = nvlinkKey{l, "data"}
+		m[k.CRC] = nvlinkKey{l, partCRC}
+		m[k.Replay] = nvlinkKey{l, partReplay}
+		m[k.Recovery] = nvlinkKey{l, partRecovery}
+		m[k.Data] = nvlinkKey{l, partData}
 	}
 	return m
 }()
 
 // addNVLink logs a sample's NVLink values into column col.
 func (h *healthLog) addNVLink(values []timeline.Value, col int) {
-	type gpuSample struct {
-		log            *nvlinkLog
-		links, down    float64
-		errLinks       float64
-		errs           map[int]linkErrs
-		rates          map[int]float64
-		sawDown, sawEL bool
-	}
-	var per map[int]*gpuSample
-	get := func(dev string) *gpuSample {
+	touched := h.nvlTouched[:0]
+	logOf := func(dev string) *nvlinkLog {
 		idx, ok := timeline.ParseGPUDevice(dev)
 		if !ok {
 			return nil
 		}
-		if per == nil {
-			per = map[int]*gpuSample{}
+		if h.nvl == nil {
+			h.nvl = map[int]*nvlinkLog{}
 		}
-		g := per[idx]
-		if g == nil {
-			if h.nvl == nil {
-				h.nvl = map[int]*nvlinkLog{}
-			}
-			lg := h.nvl[idx]
-			if lg == nil {
-				lg = &nvlinkLog{col: -1, last: map[int]linkErrs{}}
-				h.nvl[idx] = lg
-			}
-			g = &gpuSample{log: lg, links: math.NaN(), down: math.NaN(), errLinks: math.NaN()}
-			per[idx] = g
+		lg := h.nvl[idx]
+		if lg == nil {
+			lg = &nvlinkLog{col: -1}
+			h.nvl[idx] = lg
 		}
-		return g
+		if !lg.touched {
+			lg.touched = true
+			lg.smp.links, lg.smp.down, lg.smp.errLinks = math.NaN(), math.NaN(), math.NaN()
+			lg.smp.rated, lg.smp.erred = 0, 0
+			touched = append(touched, lg)
+		}
+		return lg
 	}
 	for _, v := range values {
 		name := v.Key.Name
@@ -130,78 +139,75 @@ func (h *healthLog) addNVLink(values []timeline.Value, col int) {
 		}
 		switch name {
 		case timeline.GPUNVLinkLinks:
-			if g := get(v.Key.Device); g != nil {
-				g.links = v.Value
+			if lg := logOf(v.Key.Device); lg != nil {
+				lg.smp.links = v.Value
 			}
 			continue
 		case timeline.GPUNVLinkDown:
-			if g := get(v.Key.Device); g != nil {
-				g.down, g.sawDown = v.Value, true
+			if lg := logOf(v.Key.Device); lg != nil {
+				lg.smp.down = v.Value
 			}
 			continue
 		case timeline.GPUNVLinkErrLinks:
-			if g := get(v.Key.Device); g != nil {
-				g.errLinks, g.sawEL = v.Value, true
+			if lg := logOf(v.Key.Device); lg != nil {
+				lg.smp.errLinks = v.Value
 			}
 			continue
 		}
 		k, ok := nvlinkKeys[name]
-		if !ok {
+		if !ok || math.IsNaN(v.Value) && k.part != partData {
 			continue
 		}
-		g := get(v.Key.Device)
-		if g == nil {
+		lg := logOf(v.Key.Device)
+		if lg == nil {
 			continue
 		}
-		if k.part == "data" {
-			if g.rates == nil {
-				g.rates = map[int]float64{}
-			}
-			g.rates[k.link] = v.Value
-			continue
-		}
-		if math.IsNaN(v.Value) {
-			continue
-		}
-		if g.errs == nil {
-			g.errs = map[int]linkErrs{}
-		}
-		e := g.errs[k.link]
+		sm := &lg.smp
+		bit := uint64(1) << k.link
 		switch k.part {
-		case "crc":
+		case partData:
+			sm.rates[k.link], sm.rated = v.Value, sm.rated|bit
+			continue
+		}
+		if sm.erred&bit == 0 {
+			sm.errs[k.link], sm.erred = linkErrs{}, sm.erred|bit
+		}
+		e := &sm.errs[k.link]
+		switch k.part {
+		case partCRC:
 			e.crc = v.Value
-		case "replay":
+		case partReplay:
 			e.replay = v.Value
-		case "recovery":
+		case partRecovery:
 			e.recovery = v.Value
 		}
-		g.errs[k.link] = e
 	}
-	for _, g := range per {
-		if math.IsNaN(g.links) || g.links <= 0 {
-			continue
+	for _, lg := range touched {
+		lg.touched = false
+		if !math.IsNaN(lg.smp.links) && lg.smp.links > 0 {
+			lg.add(col)
 		}
-		g.log.add(col, g.links, g.down, g.errLinks, g.errs, g.rates)
 	}
+	h.nvlTouched = touched
 }
 
-// add logs one sample of a GPU's links.
-func (lg *nvlinkLog) add(col int, linksV, downV, errLinksV float64, errs map[int]linkErrs, rates map[int]float64) {
-	links := uint64(linksV)
+// add logs the sample in smp, of column col.
+func (lg *nvlinkLog) add(col int) {
+	sm := &lg.smp
+	links := uint64(sm.links)
 	c := nvlCol{links: links}
-	if !math.IsNaN(downV) && downV >= 0 {
-		c.down, c.known = uint64(downV)&links, true
+	if !math.IsNaN(sm.down) && sm.down >= 0 {
+		c.down, c.known = uint64(sm.down)&links, true
 	}
 	// Which links carry far less than their peers, while they are busy.
 	up := links &^ c.down
-	var rs []float64
-	for l := range timeline.NVLinkMaxLinks {
-		if up&(1<<l) == 0 {
-			continue
-		}
-		r, ok := rates[l]
-		if !ok || math.IsNaN(r) {
-			rs = nil
+	var buf [timeline.NVLinkMaxLinks]float64
+	rs := buf[:0]
+	for m := up; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros64(m)
+		r := sm.rates[l]
+		if sm.rated&(1<<l) == 0 || math.IsNaN(r) {
+			rs = rs[:0]
 			break
 		}
 		rs = append(rs, r)
@@ -211,8 +217,8 @@ func (lg *nvlinkLog) add(col int, linksV, downV, errLinksV float64, errs map[int
 		med := rs[len(rs)/2]
 		if med >= nvlinkBusyRate {
 			c.busy = true
-			for l := range timeline.NVLinkMaxLinks {
-				if up&(1<<l) != 0 && rates[l] < nvlinkLowShare*med {
+			for m := up; m != 0; m &= m - 1 {
+				if l := bits.TrailingZeros64(m); sm.rates[l] < nvlinkLowShare*med {
 					c.low |= 1 << l
 				}
 			}
@@ -229,20 +235,21 @@ func (lg *nvlinkLog) add(col int, linksV, downV, errLinksV float64, errs map[int
 	}
 	// Errors: a link's counts are recorded only once it has counted one;
 	// a link clear in a known mask counted none then.
-	if !math.IsNaN(errLinksV) && errLinksV >= 0 {
-		lg.clean |= links &^ uint64(errLinksV)
+	if !math.IsNaN(sm.errLinks) && sm.errLinks >= 0 {
+		lg.clean |= links &^ uint64(sm.errLinks)
 	}
-	for l, e := range errs {
-		prev, seen := lg.last[l]
-		if !seen {
-			if lg.clean&(1<<l) != 0 {
+	for m := sm.erred; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros64(m)
+		e, bit := sm.errs[l], uint64(1)<<l
+		if lg.seen&bit == 0 {
+			if lg.clean&bit != 0 {
 				lg.errs = append(lg.errs, errPoint{col: col, link: l})
 			}
 			lg.errs = append(lg.errs, errPoint{col: col, link: l, e: e})
-			lg.last[l] = e
+			lg.last[l], lg.seen = e, lg.seen|bit
 			continue
 		}
-		if e != prev {
+		if e != lg.last[l] {
 			lg.errs = append(lg.errs, errPoint{col: col, link: l, e: e})
 			lg.last[l] = e
 		}
@@ -260,23 +267,28 @@ func (lg *nvlinkLog) commit() {
 	lg.runs = append(lg.runs, nvlRun{col: lg.col, c: lg.cur})
 }
 
-// each calls fn for each column below n, with what its links did.
-func (lg *nvlinkLog) each(n int, fn func(i int, c nvlCol)) {
-	runs := lg.runs
-	if lg.col >= 0 && (len(runs) == 0 || runs[len(runs)-1].col < lg.col) {
-		runs = append(runs[:len(runs):len(runs)], nvlRun{col: lg.col, c: lg.cur})
+// each calls fn for each run of equal columns below n, as the columns
+// [lo, hi) it covers, and then for the column being filled.
+func (lg *nvlinkLog) each(n int, fn func(lo, hi int, c nvlCol)) {
+	k := len(lg.runs)
+	for i, r := range lg.runs {
+		if r.col >= n {
+			k = i
+			break
+		}
+		end := lg.col
+		if i+1 < len(lg.runs) {
+			end = lg.runs[i+1].col
+		}
+		if end > n {
+			end = n
+		}
+		if end > r.col {
+			fn(r.col, end, r.c)
+		}
 	}
-	for k, r := range runs {
-		end := n
-		if k+1 < len(runs) {
-			end = min(n, runs[k+1].col)
-		}
-		if r.col == lg.col {
-			end = min(n, r.col+1)
-		}
-		for i := r.col; i < end; i++ {
-			fn(i, r.c)
-		}
+	if lg.col >= 0 && lg.col < n && k == len(lg.runs) {
+		fn(lg.col, lg.col+1, lg.cur)
 	}
 }
 
@@ -287,36 +299,47 @@ func (h *healthLog) nvlinkEpisodes(f *hintFrame, g *hintGPU, fd *finding) {
 		return
 	}
 	n := min(f.n, len(g.state))
-	type span struct{ count, lo, hi, of int }
+	h.nvlinkErrorEpisodes(f, g, lg, n, fd)
+	// Most sessions never see a link down or idler than its peers: then
+	// the runs say so without a walk over every column.
+	any := false
+	lg.each(n, func(lo, hi int, c nvlCol) {
+		any = any || c.known && (c.down != 0 && c.links&^c.down != 0 || c.low != 0)
+	})
+	if !any {
+		return
+	}
+	type span struct{ count, lo, hi int }
 	var down, low [timeline.NVLinkMaxLinks]span
-	peers := 0
-	lg.each(n, func(i int, c nvlCol) {
-		if !g.working(i) || !c.known {
+	working, busy, peers := 0, 0, 0
+	mark := func(s *span, i int) {
+		if s.count == 0 {
+			s.lo = i
+		}
+		s.count, s.hi = s.count+1, i+1
+	}
+	lg.each(n, func(lo, hi int, c nvlCol) {
+		if !c.known {
 			return
 		}
 		up := c.links &^ c.down
-		for l := range timeline.NVLinkMaxLinks {
-			bit := uint64(1) << l
-			if c.links&bit == 0 {
+		downNow := c.down
+		if up == 0 {
+			downNow = 0 // no peer up to compare with
+		}
+		for i := lo; i < hi; i++ {
+			if !g.working(i) {
 				continue
 			}
-			down[l].of++
-			if c.down&bit != 0 && up != 0 {
-				s := &down[l]
-				if s.count == 0 {
-					s.lo = i
-				}
-				s.count, s.hi = s.count+1, i+1
-				peers = bitsIn(up)
+			working++
+			for m := downNow; m != 0; m &= m - 1 {
+				mark(&down[bits.TrailingZeros64(m)], i)
+				peers = bits.OnesCount64(up)
 			}
 			if c.busy {
-				low[l].of++
-				if c.low&bit != 0 {
-					s := &low[l]
-					if s.count == 0 {
-						s.lo = i
-					}
-					s.count, s.hi = s.count+1, i+1
+				busy++
+				for m := c.low; m != 0; m &= m - 1 {
+					mark(&low[bits.TrailingZeros64(m)], i)
 				}
 			}
 		}
@@ -329,7 +352,7 @@ func (h *healthLog) nvlinkEpisodes(f *hintFrame, g *hintGPU, fd *finding) {
 		}
 		ev := fmt.Sprintf("%s NVLink %d down while its %s up, %s of %s working", name, l,
 			units.Count(peers, "peer is", "peers are"), units.Duration(time.Duration(s.count)*f.step),
-			units.Duration(time.Duration(s.of)*f.step))
+			units.Duration(time.Duration(working)*f.step))
 		fd.add(timeline.Hint{
 			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.index},
 			Start: f.time(s.lo), End: f.time(s.hi), Evidence: ev,
@@ -341,11 +364,11 @@ func (h *healthLog) nvlinkEpisodes(f *hintFrame, g *hintGPU, fd *finding) {
 	}
 	for l := range timeline.NVLinkMaxLinks {
 		s := low[l]
-		if s.count < f.linkDegradedMin() || 2*s.count < s.of {
+		if s.count < f.linkDegradedMin() || 2*s.count < busy {
 			continue
 		}
 		ev := fmt.Sprintf("%s NVLink %d carries under a quarter of its peers' traffic while NVLink is busy, %s of %s",
-			name, l, units.Duration(time.Duration(s.count)*f.step), units.Duration(time.Duration(s.of)*f.step))
+			name, l, units.Duration(time.Duration(s.count)*f.step), units.Duration(time.Duration(busy)*f.step))
 		fd.add(timeline.Hint{
 			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.index},
 			Start: f.time(s.lo), End: f.time(s.hi), Evidence: ev,
@@ -354,7 +377,6 @@ func (h *healthLog) nvlinkEpisodes(f *hintFrame, g *hintGPU, fd *finding) {
 			Confidence: 0.8,
 		}, s.hi < f.closed(), s.hi >= f.n-1)
 	}
-	h.nvlinkErrorEpisodes(f, g, lg, n, fd)
 }
 
 // nvlinkErrorEpisodes adds an episode for each link whose errors grew by
@@ -413,12 +435,4 @@ func (h *healthLog) nvlinkErrorEpisodes(f *hintFrame, g *hintGPU, lg *nvlinkLog,
 			Confidence: 0.9,
 		}, hi < f.closed(), hi >= f.n-1)
 	}
-}
-
-func bitsIn(m uint64) int {
-	n := 0
-	for ; m != 0; m &= m - 1 {
-		n++
-	}
-	return n
 }

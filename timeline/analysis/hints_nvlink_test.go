@@ -3,6 +3,7 @@ package analysis
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
 )
@@ -134,6 +135,47 @@ func TestLinkDegradedNVLink(t *testing.T) {
 				}
 			}
 			t.Errorf("episodes %q, want one %q", evs, tc.want)
+		})
+	}
+}
+
+// BenchmarkEngineNVLink is a tick of BenchmarkEngine's hour where each of
+// the eight GPUs also has eighteen NVLink links: the added cost of logging
+// their masks and rates (Add) and of judging them (Hints).
+func BenchmarkEngineNVLink(b *testing.B) {
+	for _, links := range []bool{false, true} {
+		name := "without"
+		if links {
+			name = "with"
+		}
+		b.Run(name, func(b *testing.B) {
+			e := NewEngine(timeline.SourceInfo{Interval: time.Second})
+			t := &htTick{}
+			sample := func(sec int) timeline.Sample {
+				s := htBenchSample(t, sec)
+				if links {
+					t.m = s.Metrics
+					htEvery8(func(i int) { t.nvlink(i, 18, nil, 7e9, nil, nil) })
+					s.Metrics = t.m
+				}
+				return s
+			}
+			for sec := range 3600 {
+				s := sample(sec)
+				e.Add(&s)
+				if sec%60 == 0 {
+					e.Hints(s.At)
+				}
+			}
+			sec := 3600
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				s := sample(sec)
+				sec++
+				e.Add(&s)
+				e.Hints(s.At)
+			}
 		})
 	}
 }
