@@ -3,7 +3,6 @@ package timeline
 import (
 	"math"
 	"strconv"
-	"strings"
 )
 
 // Per-link NVLink metrics of a GPU (device "gpuN"). They sit beside the
@@ -51,7 +50,7 @@ var NVLinks [NVLinkMaxLinks]NVLinkKeys
 
 // LinkIDs lists the link ids set in a bitmask gauge; nil when unknown.
 func LinkIDs(mask float64) []int {
-	if math.IsNaN(mask) || mask < 0 {
+	if math.IsNaN(mask) || math.IsInf(mask, 0) || mask < 0 {
 		return nil
 	}
 	m := uint64(mask)
@@ -62,28 +61,6 @@ func LinkIDs(mask float64) []int {
 		}
 	}
 	return out
-}
-
-// ParseNVLinkMetric gives the link id and the part ("crc",
-// "replay", "recovery", "data", "data_gib") of a per-link metric name.
-func ParseNVLinkMetric(name string) (link int, part string, ok bool) {
-	rest, found := strings.CutPrefix(name, "gpu.nvlink_l")
-	if !found {
-		return 0, "", false
-	}
-	num, part, found := strings.Cut(rest, "_")
-	if !found {
-		return 0, "", false
-	}
-	link, err := strconv.Atoi(num)
-	if err != nil || link < 0 || link >= NVLinkMaxLinks || strconv.Itoa(link) != num {
-		return 0, "", false
-	}
-	switch part {
-	case "crc", "replay", "recovery", "data", "data_gib":
-		return link, part, true
-	}
-	return 0, "", false
 }
 
 func init() {
