@@ -39,7 +39,8 @@ import (
 //   - per device: DeviceGetHandleByIndex, then on the device GetName, GetUUID,
 //     GetPciInfo, GetMemoryInfo_v2 (symbol found) or GetMemoryInfo (not found),
 //     GetEnforcedPowerLimit, GetMigMode (symbol found), GetMaxPcieLinkGeneration
-//     and GetMaxPcieLinkWidth, GpmQueryDeviceSupport (GPM symbols found), and
+//     and GetMaxPcieLinkWidth, GetNvLinkState for each link id NVML can name
+//     (nvml_nvlink.go), GpmQueryDeviceSupport (GPM symbols found), and
 //     if it says supported, lib.GpmSampleAlloc twice.
 //   - if GetMigMode found and the MIG device symbols ("nvmlDeviceGetMaxMigDeviceCount",
 //     "nvmlDeviceGetMigDeviceHandleByIndex", "nvmlDeviceGetGpuInstanceId",
@@ -70,7 +71,10 @@ import (
 //     read at open)
 //   - GetFieldValues of the health fields (nvml_health.go: PCIe replays, ECC,
 //     retired pages, remapped rows, NVLink data and errors, violation
-//     counters), each dropped for good once it answers not supported
+//     counters; and per NVLink link its state, errors and data,
+//     nvml_nvlink.go), each dropped for good once it answers not supported
+//   - GetNvLinkState per link every 10th Collect, only for links whose state
+//     field is not supported
 //
 // Per MIG instance probe, every Collect (nothing while its parent is lost):
 //   - GetMemoryInfo_v2 or GetMemoryInfo on the MIG handle

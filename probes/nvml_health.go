@@ -31,8 +31,15 @@ type healthField struct {
 	// round, if set, first divides the value by it and rounds: the
 	// violation counters count nanoseconds, and milliseconds are plenty for
 	// a share of a second (nine decimals in every sample would cost a
-	// recording dearly); NVLink's KiB become MiB.
+	// recording dearly); NVLink's KiB become MiB (GiB per link). Several
+	// fields of one metric are summed first, then rounded.
 	round float64
+	// legacy is the field asked instead if the device does not support
+	// id: the per-link error counters of drivers before the link-scoped
+	// fields, which exist for links 0-11 only.
+	legacy uint32
+	held   bool // its sum is not a metric of its own (healthSum.held)
+	sum    int  // index of its metric in healthState.sums
 }
 
 // allLinks is the scopeId asking an NVLink throughput field for every link
@@ -66,30 +73,53 @@ var healthFields = []healthField{
 // healthState is what a GPU probe keeps between ticks for its links and
 // health.
 type healthState struct {
-	fields []int // indexes into healthFields still asked for
-	buf    []nvml.FieldValue
-	sums   []healthSum
+	// list is this GPU's fields still asked for: healthFields, then its
+	// NVLink links' own (nvml_nvlink.go).
+	list []healthField
+	buf  []nvml.FieldValue
+	sums []healthSum // one per metric, in the order they are written
 	// link says the PCIe link can be read; genMax and widthMax are its
 	// maximum, read at open.
 	link             bool
 	genMax, widthMax float64
+	nvlink           nvlinkState
 }
 
 type healthSum struct {
 	metric string
 	kind   timeline.Kind
+	round  float64
+	per    float64
 	sum    float64
 	read   bool // a field of it answered this tick
+	// held sums are not written as metrics of their own: the NVLink
+	// links' states and error counts, which nvlinkWrite turns into masks.
+	held bool
+}
+
+// setFields makes list the fields asked for, and sums their metrics, in
+// the order of their first field.
+func (h *healthState) setFields(list []healthField) {
+	h.list, h.sums = list, h.sums[:0]
+	at := map[string]int{}
+	for i := range h.list {
+		f := &h.list[i]
+		k, ok := at[f.metric]
+		if !ok {
+			k = len(h.sums)
+			at[f.metric] = k
+			h.sums = append(h.sums, healthSum{metric: f.metric, kind: f.kind, round: f.round, per: f.per, held: f.held})
+		}
+		f.sum = k
+	}
+	h.nvlink.index(h.sums)
 }
 
 // openHealth reads the PCIe link's maximum and sets up the health fields;
 // it returns the line for Checks. ErrGPULost if the GPU is gone.
 func (g *gpuProbe) openHealth() (string, error) {
 	h := &g.health
-	h.fields = make([]int, len(healthFields))
-	for i := range healthFields {
-		h.fields[i] = i
-	}
+	h.setFields(append([]healthField(nil), healthFields...))
 	gen, ret := g.dev.GetMaxPcieLinkGeneration()
 	switch classify(ret) {
 	case outcomeLost:
@@ -139,84 +169,107 @@ func (t *tick) pcieLink() {
 
 // healthFields reads every health field in one GetFieldValues and writes
 // the metrics they feed, and the last Xid where the event watcher listens.
-// A field the device does not support is dropped for good; one that failed
-// this tick leaves its metric NaN.
+// A field the device does not support is dropped for good (or replaced by
+// its legacy field); one that failed this tick leaves its metric NaN.
 func (t *tick) healthFields() {
 	h := &t.g.health
 	if t.g.xidWatched.Load() {
 		t.gauge(timeline.GPUXid, float64(t.g.xid.Load()))
 	}
-	if len(h.fields) == 0 || !t.ask(callHealthFields) {
+	if len(h.list) == 0 || !t.ask(callHealthFields) {
 		return
 	}
-	h.sums = h.sums[:0]
-	sumOf := func(f *healthField) *healthSum {
-		for i := range h.sums {
-			if h.sums[i].metric == f.metric {
-				return &h.sums[i]
-			}
-		}
-		h.sums = append(h.sums, healthSum{metric: f.metric, kind: f.kind})
-		return &h.sums[len(h.sums)-1]
+	for i := range h.sums {
+		h.sums[i].sum, h.sums[i].read = 0, false
 	}
 	buf := h.buf[:0]
-	for _, i := range h.fields {
-		buf = append(buf, nvml.FieldValue{FieldId: healthFields[i].id, ScopeId: healthFields[i].scope})
-		sumOf(&healthFields[i])
+	for i := range h.list {
+		buf = append(buf, nvml.FieldValue{FieldId: h.list[i].id, ScopeId: h.list[i].scope})
 	}
 	h.buf = buf
 	// GetFieldValues is never called with no field (go-nvml indexes the
-	// slice's first element): h.fields is not empty here.
+	// slice's first element): h.list is not empty here.
 	if !t.ok(callHealthFields, t.g.dev.GetFieldValues(buf)) {
 		t.writeSums(false)
+		t.nvlinkWrite(false)
 		return
 	}
-	keep := h.fields[:0]
-	for k, i := range h.fields {
-		f := &healthFields[i]
+	dropped := false
+	keep := h.list[:0]
+	for k := range h.list {
+		f := h.list[k]
 		fv := buf[k]
 		ret := nvml.Return(fv.NvmlReturn)
 		switch t.check(f.metric, ret) {
 		case outcomeUnsupported:
+			if f.legacy != 0 {
+				t.g.n.note("%s: field %d (%s): %s, asking field %d instead", t.g.device, f.id, f.metric, returnText(ret), f.legacy)
+				f.id, f.legacy = f.legacy, 0
+				break
+			}
 			t.g.n.note("%s: field %d (%s): %s, no longer asked", t.g.device, f.id, f.metric, returnText(ret))
+			h.nvlink.fieldDropped(f)
+			dropped = true
 			continue
 		case outcomeOK:
 			if v, ok := decodeValue(nvml.ValueType(fv.ValueType), fv.Value); ok && v >= 0 {
-				if f.round > 0 {
-					v = math.Round(v / f.round)
-				}
-				if f.per > 0 {
-					v /= f.per
-				}
-				s := sumOf(f)
+				s := &h.sums[f.sum]
 				s.sum += v
 				s.read = true
 			}
 		}
-		keep = append(keep, i)
+		keep = append(keep, f)
 	}
-	h.fields = keep
-	// A metric all of whose fields were dropped this tick is absent.
+	h.list = keep
+	if dropped {
+		// A metric all of whose fields were dropped this tick is absent.
+		h.dropEmptySums()
+	}
+	t.writeSums(true)
+	t.nvlinkWrite(true)
+}
+
+// dropEmptySums drops the sums no field feeds any more, keeping this
+// tick's values of the others.
+func (h *healthState) dropEmptySums() {
+	fed := make([]int, len(h.sums))
+	for i := range fed {
+		fed[i] = -1
+	}
+	for i := range h.list {
+		fed[h.list[i].sum] = 0
+	}
 	kept := h.sums[:0]
-	for _, s := range h.sums {
-		for _, i := range h.fields {
-			if healthFields[i].metric == s.metric {
-				kept = append(kept, s)
-				break
-			}
+	for i, s := range h.sums {
+		if fed[i] < 0 {
+			continue
 		}
+		fed[i] = len(kept)
+		kept = append(kept, s)
 	}
 	h.sums = kept
-	t.writeSums(true)
+	for i := range h.list {
+		h.list[i].sum = fed[h.list[i].sum]
+	}
+	h.nvlink.index(h.sums)
 }
 
 // writeSums writes each health metric: its sum, or NaN where none of its
 // fields answered (or, with answered false, the call itself failed).
 func (t *tick) writeSums(answered bool) {
 	for _, s := range t.g.health.sums {
+		if s.held {
+			continue
+		}
 		v := math.NaN()
 		if answered && s.read {
 			v = s.sum
+			if s.round > 0 {
+				v = math.Round(v / s.round)
+			}
+			if s.per > 0 {
+				v /= s.per
+			}
 		}
 		if s.kind == timeline.Counter {
 			t.counter(s.metric, v)

@@ -3,6 +3,7 @@ package probes
 import (
 	"context"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,12 @@ type fakeHealth struct {
 	genMax, widthMax, gen, width int
 	fields                       map[uint32]uint64
 	eventTypes                   uint64
+	// links are the GPU's NVLink links (GetNvLinkState answers for ids
+	// below it), linkDown the ones down; linkFields answers a field
+	// scoped to a link, by field and link.
+	links      int
+	linkDown   map[int]bool
+	linkFields map[[2]uint32]uint64
 }
 
 // wireHealth wires the PCIe link, event and (through fakeGPU.health's
@@ -29,6 +36,9 @@ func (r *rig) wireHealth(d *server.Device, f *fakeGPU) {
 	f.health = &fakeHealth{
 		genMax: 5, widthMax: 16, gen: 5, width: 16,
 		eventTypes: nvml.EventTypeXidCriticalError,
+		links:      4,
+		linkDown:   map[int]bool{},
+		linkFields: map[[2]uint32]uint64{},
 		fields: map[uint32]uint64{
 			nvml.FI_DEV_PCIE_REPLAY_COUNTER:               3,
 			nvml.FI_DEV_ECC_SBE_VOL_TOTAL:                 7,
@@ -57,6 +67,21 @@ func (r *rig) wireHealth(d *server.Device, f *fakeGPU) {
 	d.GetMaxPcieLinkWidthFunc = func() (int, nvml.Return) { return h.widthMax, f.ret("GetMaxPcieLinkWidth") }
 	d.GetCurrPcieLinkGenerationFunc = func() (int, nvml.Return) { return h.gen, f.ret("GetCurrPcieLinkGeneration") }
 	d.GetCurrPcieLinkWidthFunc = func() (int, nvml.Return) { return h.width, f.ret("GetCurrPcieLinkWidth") }
+	d.GetNvLinkStateFunc = func(link int) (nvml.EnableState, nvml.Return) {
+		if ret := f.ret("GetNvLinkState"); ret != nvml.SUCCESS {
+			return 0, ret
+		}
+		if ret, ok := f.rets["GetNvLinkState/"+strconv.Itoa(link)]; ok {
+			return 0, ret
+		}
+		if link >= h.links {
+			return 0, nvml.ERROR_INVALID_ARGUMENT
+		}
+		if h.linkDown[link] {
+			return nvml.FEATURE_DISABLED, nvml.SUCCESS
+		}
+		return nvml.FEATURE_ENABLED, nvml.SUCCESS
+	}
 	d.GetSupportedEventTypesFunc = func() (uint64, nvml.Return) { return h.eventTypes, f.ret("GetSupportedEventTypes") }
 	d.RegisterEventsFunc = func(uint64, nvml.EventSet) nvml.Return { return f.ret("RegisterEvents") }
 	if r.xids == nil {
@@ -376,4 +401,30 @@ func TestXidWaitErrorsStopTheWatcher(t *testing.T) {
 	if !hasCheck(n, "Xid events: stopped") {
 		t.Errorf("checks: %q", n.Checks())
 	}
+}
+
+// linkField answers a field asked of one link: its state from linkDown,
+// the rest from linkFields (0 where not set). ok is false for a field not
+// scoped to a link.
+func (h *fakeHealth) linkField(v *nvml.FieldValue) (uint64, bool) {
+	if v.ScopeId == allLinks || int(v.ScopeId) >= h.links {
+		return 0, false
+	}
+	switch v.FieldId {
+	case nvml.FI_DEV_NVLINK_GET_STATE:
+		if h.linkDown[int(v.ScopeId)] {
+			return nvml.NVLINK_STATE_INACTIVE, true
+		}
+		return nvml.NVLINK_STATE_ACTIVE, true
+	case nvml.FI_DEV_NVLINK_ERROR_DL_CRC, nvml.FI_DEV_NVLINK_ERROR_DL_REPLAY, nvml.FI_DEV_NVLINK_ERROR_DL_RECOVERY,
+		nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_TX, nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_RX:
+		return h.linkFields[[2]uint32{v.FieldId, v.ScopeId}], true
+	}
+	// The legacy per-link error fields carry the link in their id.
+	for _, id := range []uint32{nvml.FI_DEV_NVLINK_ERROR_DL_CRC, nvml.FI_DEV_NVLINK_ERROR_DL_REPLAY, nvml.FI_DEV_NVLINK_ERROR_DL_RECOVERY} {
+		if legacyLinkField(id, int(v.ScopeId)) == v.FieldId && v.FieldId != 0 {
+			return h.linkFields[[2]uint32{v.FieldId, v.ScopeId}], true
+		}
+	}
+	return 0, false
 }

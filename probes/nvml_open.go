@@ -226,6 +226,11 @@ func (n *NVML) openGPU(i int) (*gpuProbe, error) {
 		return nil, err
 	}
 	facts = append(facts, linkFact)
+	nvlinkFact, err := g.openNVLink()
+	if err != nil {
+		return nil, err
+	}
+	facts = append(facts, nvlinkFact)
 
 	gpmFact, err := g.openGPM()
 	if err != nil {

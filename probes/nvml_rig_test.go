@@ -214,6 +214,9 @@ func (r *rig) wire(i int, d *server.Device, f *fakeGPU) {
 			if x, ok := f.health.fields[v.FieldId]; ok {
 				n = x
 			}
+			if x, ok := f.health.linkField(v); ok {
+				n = x
+			}
 			v.ValueType = uint32(nvml.VALUE_TYPE_UNSIGNED_LONG_LONG)
 			for b := range 8 {
 				v.Value[b] = byte(n >> (8 * b))

@@ -49,6 +49,7 @@ type step struct {
 	scale   float64
 	// override marks a counter whose output slot is shared with a gauge.
 	override bool
+	out      string // a counter's display name (its rule's), looked up once
 }
 
 // Next derives s against the sample given to the previous call.
@@ -93,7 +94,7 @@ func (d *Deriver) derive(cur, prev *Sample) []Value {
 
 func displayKey(k Key, st *step) Key {
 	if st.counter {
-		return Key{Name: counterRules[k.Name].out, Device: k.Device}
+		return Key{Name: st.out, Device: k.Device}
 	}
 	return k
 }
@@ -176,7 +177,7 @@ func (d *Deriver) makePlan(cur, prev *Sample) {
 				d.plan[i] = st
 				continue
 			}
-			st.counter, st.scale = true, rule.scale
+			st.counter, st.scale, st.out = true, rule.scale, rule.out
 			out = Key{Name: rule.out, Device: m.Key.Device}
 			if rule.per != "" {
 				per := Key{Name: rule.per, Device: m.Key.Device}

@@ -115,6 +115,9 @@ func (m *Model) viewDetail(f *frame, rows int) []string {
 		ln.add(" "+text, ink)
 		out = append(out, ln.String())
 	}
+	if row := m.nvlinkRow(dev, f.at); row != "" && rows > 10 {
+		out = append(out, row)
+	}
 
 	// asciigraph draws height+1 rows, then the time axis and its labels.
 	plotRows := rows - 3 - len(out)

@@ -52,9 +52,26 @@ func (m *Model) healthLine(dev string, at time.Time) (text string, bad bool) {
 		{timeline.GPUPCIeReplays, "PCIe replays"},
 		{timeline.GPUNVLinkErrors, "NVLink errors"},
 	} {
+		// Where the links are kept apart, each erring one is named below.
+		if c.name == timeline.GPUNVLinkErrors && !math.IsNaN(val(timeline.GPUNVLinkErrLinks)) {
+			continue
+		}
 		if v := val(c.name); v > 0 {
 			parts = append(parts, fmt.Sprintf("%s %.0f", c.label, v))
 			bad = bad || c.name == timeline.GPUECCUncorrected
+		}
+	}
+	// Which NVLink links are down or counted errors, by id: the detail
+	// pane's link row (nvlinkRow) shows more where it fits.
+	if down := val(timeline.GPUNVLinkDown); down > 0 {
+		for _, l := range timeline.LinkIDs(down) {
+			parts, bad = append(parts, fmt.Sprintf("NVLink %d down", l)), true
+		}
+	}
+	for _, l := range timeline.LinkIDs(val(timeline.GPUNVLinkErrLinks)) {
+		k := &timeline.NVLinks[l]
+		if n := val(k.CRC) + val(k.Replay) + val(k.Recovery); n > 0 {
+			parts = append(parts, fmt.Sprintf("NVLink %d errors %.0f", l, n))
 		}
 	}
 	var held []string

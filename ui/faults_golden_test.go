@@ -29,3 +29,32 @@ func TestGoldenFaults(t *testing.T) {
 		})
 	}
 }
+
+// TestGoldenNVLink pins the faults demo at 2m with GPU7 selected, whose
+// NVLink 16 counted CRC errors from 0:40 and went down at 1:10: the
+// detail pane's health line names the link down and its errors, and where
+// the pane has room (200x50) its link row draws the eighteen links with
+// the down one crossed; link-degraded counts GPU7 (its evidence is the
+// largest episode's, GPU6's PCIe link; the report lists every episode).
+func TestGoldenNVLink(t *testing.T) {
+	faults := demoSession(t, "faults", 3*time.Minute)
+	for _, size := range [][2]int{{80, 24}, {200, 50}} {
+		name := fmt.Sprintf("nvlink_2m_%dx%d", size[0], size[1])
+		t.Run(name, func(t *testing.T) {
+			m := replayAt(t, faults, 2*time.Minute, size[0], size[1])
+			press(m, "down", "down", "down", "down", "down", "down", "down")
+			got := screen(m)
+			checkScreenFits(t, got, size[0], size[1])
+			checkGolden(t, name, got)
+			wants := []string{"NVLink 16 down", "NVLink 16 errors 1321", "link-degraded GPU6-7"}
+			if size[0] >= 200 {
+				wants = append(wants, "NVLink ████████████████x█", "down: 16")
+			}
+			for _, want := range wants {
+				if !strings.Contains(got, want) {
+					t.Errorf("%q not on the screen:\n%s", want, got)
+				}
+			}
+		})
+	}
+}

@@ -62,11 +62,12 @@ func (d *demoDevice) dbe() float64 {
 // healthField answers one health field (see probes/nvml_health.go) from the
 // ledger's totals t.
 func (d *demoDevice) healthField(v *nvml.FieldValue, t gpuTotals) (float64, nvml.Return) {
+	if x, ret, ok := d.nvlinkField(v, t); ok {
+		return x, ret
+	}
 	switch v.FieldId {
 	case nvml.FI_DEV_PCIE_REPLAY_COUNTER, nvml.FI_DEV_ECC_SBE_VOL_TOTAL, nvml.FI_DEV_RETIRED_SBE,
-		nvml.FI_DEV_RETIRED_DBE, nvml.FI_DEV_REMAPPED_COR, nvml.FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL,
-		nvml.FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL, nvml.FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL,
-		nvml.FI_DEV_PERF_POLICY_SYNC_BOOST, nvml.FI_DEV_PERF_POLICY_BOARD_LIMIT,
+		nvml.FI_DEV_RETIRED_DBE, nvml.FI_DEV_REMAPPED_COR, nvml.FI_DEV_PERF_POLICY_SYNC_BOOST, nvml.FI_DEV_PERF_POLICY_BOARD_LIMIT,
 		nvml.FI_DEV_PERF_POLICY_LOW_UTILIZATION, nvml.FI_DEV_PERF_POLICY_RELIABILITY:
 		return 0, nvml.SUCCESS
 	case nvml.FI_DEV_ECC_SBE_AGG_TOTAL:
@@ -76,10 +77,6 @@ func (d *demoDevice) healthField(v *nvml.FieldValue, t gpuTotals) (float64, nvml
 		return d.dbe(), nvml.SUCCESS
 	case nvml.FI_DEV_REMAPPED_UNC:
 		return d.dbe(), nvml.SUCCESS
-	case nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_TX:
-		return math.Floor(t.NVLinkTx / 1024), nvml.SUCCESS // KiB
-	case nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_RX:
-		return math.Floor(t.NVLinkRx / 1024), nvml.SUCCESS
 	case nvml.FI_DEV_PERF_POLICY_POWER:
 		return math.Floor(t.ViolPower * 1e9), nvml.SUCCESS // ns
 	case nvml.FI_DEV_PERF_POLICY_THERMAL:

@@ -98,6 +98,7 @@ func (d *Node) setFuncs() {
 		m.GetMaxPcieLinkWidthFunc = dd.GetMaxPcieLinkWidth
 		m.GetCurrPcieLinkGenerationFunc = dd.GetCurrPcieLinkGeneration
 		m.GetCurrPcieLinkWidthFunc = dd.GetCurrPcieLinkWidth
+		m.GetNvLinkStateFunc = dd.GetNvLinkState
 		m.GetSupportedEventTypesFunc = dd.GetSupportedEventTypes
 		m.RegisterEventsFunc = dd.RegisterEvents
 		m.GetMaxMigDeviceCountFunc = dd.GetMaxMigDeviceCount

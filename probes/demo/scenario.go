@@ -31,6 +31,8 @@ type scenario struct {
 	// lanes, where set, is the PCIe width a GPU's link trained at: x16
 	// when 0.
 	lanes [demoGPUs]int
+	// linkFaults are failing NVLink links (nvlink.go), at most one a GPU.
+	linkFaults []*scriptedLinkFault
 	// mig, where set, splits a GPU into MIG instances (mig.go), and
 	// migLoad is what the work in slice i of that GPU does in a slot. At
 	// most one GPU is split.

@@ -13,14 +13,18 @@ import (
 // Rules about the hardware itself, judged from events rather than windows
 // of load: gpu-error (the driver reported an Xid; the GPU may have fallen
 // off the bus) and link-degraded (a PCIe link below its generation or
-// width while the GPU works). The Engine logs what they need as samples
+// width while the GPU works; an NVLink link down, erring or carrying far
+// less than its peers, hints_nvlink.go). The Engine logs what they need as samples
 // arrive (healthLog.add) and they run after the windowed rules.
 
 // healthLog is what the Engine keeps for these rules.
 type healthLog struct {
 	xids []xidEvent
-	lost map[int]time.Time // when each GPU was first reported lost
-	link map[int][]linkCol // per GPU, per column of the Engine's frame
+	lost map[int]time.Time  // when each GPU was first reported lost
+	link map[int][]linkCol  // per GPU, per column of the Engine's frame
+	nvl  map[int]*nvlinkLog // per GPU with NVLink (hints_nvlink.go)
+	// nvlTouched is addNVLink's list of the GPUs a sample named, reused.
+	nvlTouched []*nvlinkLog
 }
 
 type xidEvent struct {
@@ -56,6 +60,7 @@ func (h *healthLog) add(s *timeline.Sample, values []timeline.Value, col int) {
 			}
 		}
 	}
+	h.addNVLink(values, col)
 	for _, v := range values {
 		var field func(c *linkCol) *uint8
 		lowest := true
@@ -221,6 +226,7 @@ func (h *healthLog) linkDegraded(f *hintFrame) (timeline.Hint, bool) {
 				worst = c
 			}
 		}
+		h.nvlinkEpisodes(f, g, &fd)
 		if bad < f.linkDegradedMin() || 2*bad < known {
 			continue
 		}

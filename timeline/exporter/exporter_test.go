@@ -74,7 +74,7 @@ func gather(t *testing.T, x *Exporter) (map[string]float64, map[string]*dto.Metr
 				switch l.GetName() {
 				case "gpu":
 					key += "{" + l.GetValue() + "}"
-				case "kind", "id":
+				case "kind", "id", "link":
 					key += "/" + l.GetValue()
 				}
 			}

@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"testing"
+	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
 )
@@ -37,5 +38,33 @@ func TestHealthSeriesCarryDCGMNames(t *testing.T) {
 	}
 	if _, ok := got["DCGM_FI_DEV_XID_ERRORS{1}"]; ok {
 		t.Error("GPU1 has no Xid reading, yet a series")
+	}
+}
+
+// The faults demo's GPU7 loses NVLink 16 at 1:10 after counting CRC errors
+// on it from 0:40: its links and links down are counted, the link down is
+// named, and its error counts go out under dcgm-exporter's per-link names;
+// a healthy link has no error series (it counted none).
+func TestNVLinkSeriesPerLink(t *testing.T) {
+	x := New(Options{})
+	playDemo(t, x, "faults", 2*time.Minute)
+	got, _ := gather(t, x)
+	for name, want := range map[string]float64{
+		"gputop_nvlink_links{7}":                         18,
+		"gputop_nvlink_links_down{7}":                    1,
+		"gputop_nvlink_links_down{0}":                    0,
+		"gputop_nvlink_link_down{7}/16":                  1,
+		"DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L16{7}": 1200,
+		"DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L16{7}":   120,
+		"DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L16{7}": 1,
+	} {
+		if v, ok := got[name]; !ok || v != want {
+			t.Errorf("%s = %v (%v), want %v", name, v, ok, want)
+		}
+	}
+	for _, name := range []string{"gputop_nvlink_link_down{0}/16", "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0{7}"} {
+		if _, ok := got[name]; ok {
+			t.Errorf("%s exported", name)
+		}
 	}
 }

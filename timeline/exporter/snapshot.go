@@ -134,6 +134,7 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 			add(series.desc, series.kind, v.Value*series.scale, labels.of(idx)...)
 		}
 	}
+	addNVLink(in.values, labels, add)
 	for _, m := range in.sample.Metrics {
 		series, ok := gpuCounters[m.Key.Name]
 		if !ok {

@@ -30,6 +30,9 @@ type GPUHealth struct {
 	// NVLink data rates, all links (the report's are means).
 	NVLinkTx Number `json:"nvlink_tx_bytes_per_s"`
 	NVLinkRx Number `json:"nvlink_rx_bytes_per_s"`
+	// NVLinks are the GPU's NVLink links, by NVML link id; absent on a
+	// GPU without NVLink or a recording from before they were kept.
+	NVLinks []LinkHealth `json:"nvlinks,omitempty"`
 	// LastXid is the last Xid the driver reported (0 for none, null when
 	// not watched).
 	LastXid Number `json:"last_xid"`
@@ -85,7 +88,7 @@ func (h *GPUHealth) known() bool {
 			return true
 		}
 	}
-	return len(h.ClocksHeld) > 0
+	return len(h.ClocksHeld) > 0 || len(h.NVLinks) > 0
 }
 
 // snapshotHealth is a GPU's health at a snapshot's instant; nil without any.
@@ -94,6 +97,8 @@ func snapshotHealth(v func(name string) Number) *GPUHealth {
 	for _, c := range healthCounts {
 		*c.field(h) = v(c.name)
 	}
+	h.NVLinks = linkHealth(float64(v(timeline.GPUNVLinkLinks)), float64(v(timeline.GPUNVLinkDown)),
+		float64(v(timeline.GPUNVLinkErrLinks)), func(name string, _ bool) Number { return v(name) })
 	for _, vi := range timeline.Violations {
 		if s := v(vi.Share); !repUnknown(s) && s > 0 {
 			h.ClocksHeld = append(h.ClocksHeld, ClocksHeld{Reason: vi.Label, Share: s / 100})
@@ -145,6 +150,7 @@ func (b *repBuilder) health(dev string) *GPUHealth {
 			}
 		}
 	}
+	h.NVLinks = b.nvlinks(dev)
 	for _, vi := range timeline.Violations {
 		r := b.load(0, vi.Share, dev)
 		share := r.mean(0, len(r.v)) / 100
@@ -195,6 +201,7 @@ func (h *GPUHealth) findings() []string {
 			out = append(out, c.label+" "+repCount(c.n))
 		}
 	}
+	out = append(out, linkFindings(h.NVLinks)...)
 	var held []string
 	for _, c := range h.ClocksHeld {
 		if c.Share >= 0.005 {

@@ -1,0 +1,438 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
+)
+
+// NVLink's part of link-degraded, per link (timeline/metrics_nvlink.go has
+// what the probe records): a link down while its peers are up and the GPU
+// works; errors counting on a link; a link that carries far less than its
+// peers while the GPU's NVLink is busy. Never on a GPU without NVLink (it
+// records no links) nor on an idle one (nothing to carry, and the error
+// counters do not move without traffic).
+
+const (
+	// nvlinkBusyRate is the median rate of a GPU's links (both ways) from
+	// which its NVLink counts as busy: well above the 1 GiB a tick that a
+	// link's counter resolves (GiB), so that a link's share is measured.
+	nvlinkBusyRate = 4 << 30
+	// nvlinkLowShare: a link carrying less than this share of its peers'
+	// median while NVLink is busy carries "far less".
+	nvlinkLowShare = 0.25
+	// nvlinkErrorsMin is how many errors (CRC, replay and recovery
+	// together) a link must count within the view for link-degraded: a
+	// stray CRC error is retried and harmless; a run of them is a link
+	// going bad. Any recovery (the link retrained) counts at once.
+	nvlinkErrorsMin = 10
+)
+
+// nvlCol is what a GPU's links did in one column: the links it has, those
+// down in any sample of it, and, while its NVLink was busy, those that
+// carried far less than their peers.
+type nvlCol struct {
+	links, down, low uint64
+	busy             bool
+	known            bool // the down mask was known
+}
+
+type nvlRun struct {
+	col int
+	c   nvlCol
+}
+
+// linkErrs is one link's error counts.
+type linkErrs struct{ crc, replay, recovery float64 }
+
+func (e linkErrs) total() float64 { return e.crc + e.replay + e.recovery }
+
+type errPoint struct {
+	col  int
+	link int
+	e    linkErrs
+}
+
+// nvlinkLog is a GPU's links over the session: columns as runs of equal
+// ones (a link's state changes seldom), and each link's error counts where
+// they changed.
+type nvlinkLog struct {
+	runs  []nvlRun
+	col   int // the column being filled, -1 before any
+	cur   nvlCol
+	errs  []errPoint
+	last  [timeline.NVLinkMaxLinks]linkErrs // each link's last counts
+	seen  uint64                            // links whose counts were seen
+	clean uint64                            // links seen with no errors counted (their counts started at 0 in the session)
+	// smp is the sample being read (addNVLink), kept here so that reading
+	// one allocates nothing.
+	smp     nvlSample
+	touched bool
+}
+
+// nvlSample is what one sample says of a GPU's links.
+type nvlSample struct {
+	links, down, errLinks float64
+	rated, erred          uint64 // links with a rate, with counts, in this sample
+	rates                 [timeline.NVLinkMaxLinks]float64
+	errs                  [timeline.NVLinkMaxLinks]linkErrs
+}
+
+// nvlinkKey says what a per-link display metric is: its link and part.
+type nvlinkKey struct {
+	link int
+	part uint8
+}
+
+const (
+	partCRC = iota
+	partReplay
+	partRecovery
+	partData
+)
+
+var nvlinkKeys = func() map[string]nvlinkKey {
+	m := map[string]nvlinkKey{}
+	for l, k := range timeline.NVLinks {
+		m[k.CRC] = nvlinkKey{l, partCRC}
+		m[k.Replay] = nvlinkKey{l, partReplay}
+		m[k.Recovery] = nvlinkKey{l, partRecovery}
+		m[k.Data] = nvlinkKey{l, partData}
+	}
+	return m
+}()
+
+// addNVLink logs a sample's NVLink values into column col.
+func (h *healthLog) addNVLink(values []timeline.Value, col int) {
+	touched := h.nvlTouched[:0]
+	logOf := func(dev string) *nvlinkLog {
+		idx, ok := timeline.ParseGPUDevice(dev)
+		if !ok {
+			return nil
+		}
+		if h.nvl == nil {
+			h.nvl = map[int]*nvlinkLog{}
+		}
+		lg := h.nvl[idx]
+		if lg == nil {
+			lg = &nvlinkLog{col: -1}
+			h.nvl[idx] = lg
+		}
+		if !lg.touched {
+			lg.touched = true
+			lg.smp.links, lg.smp.down, lg.smp.errLinks = math.NaN(), math.NaN(), math.NaN()
+			lg.smp.rated, lg.smp.erred = 0, 0
+			touched = append(touched, lg)
+		}
+		return lg
+	}
+	for _, v := range values {
+		name := v.Key.Name
+		if !strings.HasPrefix(name, "gpu.nvlink_") {
+			continue
+		}
+		switch name {
+		case timeline.GPUNVLinkLinks:
+			if lg := logOf(v.Key.Device); lg != nil {
+				lg.smp.links = v.Value
+			}
+			continue
+		case timeline.GPUNVLinkDown:
+			if lg := logOf(v.Key.Device); lg != nil {
+				lg.smp.down = v.Value
+			}
+			continue
+		case timeline.GPUNVLinkErrLinks:
+			if lg := logOf(v.Key.Device); lg != nil {
+				lg.smp.errLinks = v.Value
+			}
+			continue
+		}
+		k, ok := nvlinkKeys[name]
+		if !ok || math.IsNaN(v.Value) && k.part != partData {
+			continue
+		}
+		lg := logOf(v.Key.Device)
+		if lg == nil {
+			continue
+		}
+		sm := &lg.smp
+		bit := uint64(1) << k.link
+		switch k.part {
+		case partData:
+			sm.rates[k.link], sm.rated = v.Value, sm.rated|bit
+			continue
+		}
+		if sm.erred&bit == 0 {
+			sm.errs[k.link], sm.erred = linkErrs{}, sm.erred|bit
+		}
+		e := &sm.errs[k.link]
+		switch k.part {
+		case partCRC:
+			e.crc = v.Value
+		case partReplay:
+			e.replay = v.Value
+		case partRecovery:
+			e.recovery = v.Value
+		}
+	}
+	for _, lg := range touched {
+		lg.touched = false
+		if !math.IsNaN(lg.smp.links) && lg.smp.links > 0 {
+			lg.add(col)
+		}
+	}
+	h.nvlTouched = touched
+}
+
+// add logs the sample in smp, of column col.
+func (lg *nvlinkLog) add(col int) {
+	sm := &lg.smp
+	links := uint64(sm.links)
+	c := nvlCol{links: links}
+	if !math.IsNaN(sm.down) && sm.down >= 0 {
+		c.down, c.known = uint64(sm.down)&links, true
+	}
+	// Which links carry far less than their peers, while they are busy.
+	up := links &^ c.down
+	var buf [timeline.NVLinkMaxLinks]float64
+	rs := buf[:0]
+	for m := up; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros64(m)
+		r := sm.rates[l]
+		if sm.rated&(1<<l) == 0 || math.IsNaN(r) {
+			rs = rs[:0]
+			break
+		}
+		rs = append(rs, r)
+	}
+	if c.known && len(rs) >= 2 {
+		slices.Sort(rs)
+		med := rs[len(rs)/2]
+		if med >= nvlinkBusyRate {
+			c.busy = true
+			for m := up; m != 0; m &= m - 1 {
+				if l := bits.TrailingZeros64(m); sm.rates[l] < nvlinkLowShare*med {
+					c.low |= 1 << l
+				}
+			}
+		}
+	}
+	if col != lg.col {
+		lg.commit()
+		lg.col, lg.cur = col, c
+	} else {
+		// A column of several samples: a link down in any is down in it.
+		c.down |= lg.cur.down
+		c.known = c.known || lg.cur.known
+		lg.cur = c
+	}
+	// Errors: a link's counts are recorded only once it has counted one;
+	// a link clear in a known mask counted none then.
+	if !math.IsNaN(sm.errLinks) && sm.errLinks >= 0 {
+		lg.clean |= links &^ uint64(sm.errLinks)
+	}
+	for m := sm.erred; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros64(m)
+		e, bit := sm.errs[l], uint64(1)<<l
+		if lg.seen&bit == 0 {
+			if lg.clean&bit != 0 {
+				lg.errs = append(lg.errs, errPoint{col: col, link: l})
+			}
+			lg.errs = append(lg.errs, errPoint{col: col, link: l, e: e})
+			lg.last[l], lg.seen = e, lg.seen|bit
+			continue
+		}
+		if e != lg.last[l] {
+			lg.errs = append(lg.errs, errPoint{col: col, link: l, e: e})
+			lg.last[l] = e
+		}
+	}
+}
+
+// commit closes the column being filled into the runs.
+func (lg *nvlinkLog) commit() {
+	if lg.col < 0 {
+		return
+	}
+	if n := len(lg.runs); n > 0 && lg.runs[n-1].c == lg.cur {
+		return
+	}
+	lg.runs = append(lg.runs, nvlRun{col: lg.col, c: lg.cur})
+}
+
+// each calls fn for each run of equal columns below n, as the columns
+// [lo, hi) it covers, and then for the column being filled.
+func (lg *nvlinkLog) each(n int, fn func(lo, hi int, c nvlCol)) {
+	k := len(lg.runs)
+	for i, r := range lg.runs {
+		if r.col >= n {
+			k = i
+			break
+		}
+		end := lg.col
+		if i+1 < len(lg.runs) {
+			end = lg.runs[i+1].col
+		}
+		if end > n {
+			end = n
+		}
+		if end > r.col {
+			fn(r.col, end, r.c)
+		}
+	}
+	if lg.col >= 0 && lg.col < n && k == len(lg.runs) {
+		fn(lg.col, lg.col+1, lg.cur)
+	}
+}
+
+// nvlinkEpisodes adds link-degraded's NVLink episodes of GPU g to fd.
+func (h *healthLog) nvlinkEpisodes(f *hintFrame, g *hintGPU, fd *finding) {
+	lg := h.nvl[g.index]
+	if lg == nil {
+		return
+	}
+	n := min(f.n, len(g.state))
+	h.nvlinkErrorEpisodes(f, g, lg, n, fd)
+	// Most sessions never see a link down or idler than its peers: then
+	// the runs say so without a walk over every column.
+	any := false
+	lg.each(n, func(lo, hi int, c nvlCol) {
+		any = any || c.known && (c.down != 0 && c.links&^c.down != 0 || c.low != 0)
+	})
+	if !any {
+		return
+	}
+	type span struct{ count, lo, hi int }
+	var down, low [timeline.NVLinkMaxLinks]span
+	working, busy, peers := 0, 0, 0
+	mark := func(s *span, i int) {
+		if s.count == 0 {
+			s.lo = i
+		}
+		s.count, s.hi = s.count+1, i+1
+	}
+	lg.each(n, func(lo, hi int, c nvlCol) {
+		if !c.known {
+			return
+		}
+		up := c.links &^ c.down
+		downNow := c.down
+		if up == 0 {
+			downNow = 0 // no peer up to compare with
+		}
+		for i := lo; i < hi; i++ {
+			if !g.working(i) {
+				continue
+			}
+			working++
+			for m := downNow; m != 0; m &= m - 1 {
+				mark(&down[bits.TrailingZeros64(m)], i)
+				peers = bits.OnesCount64(up)
+			}
+			if c.busy {
+				busy++
+				for m := c.low; m != 0; m &= m - 1 {
+					mark(&low[bits.TrailingZeros64(m)], i)
+				}
+			}
+		}
+	})
+	name := units.GPUs([]int{g.index})
+	for l := range timeline.NVLinkMaxLinks {
+		s := down[l]
+		if s.count < f.linkDegradedMin() {
+			continue
+		}
+		ev := fmt.Sprintf("%s NVLink %d down while its %s up, %s of %s working", name, l,
+			units.Count(peers, "peer is", "peers are"), units.Duration(time.Duration(s.count)*f.step),
+			units.Duration(time.Duration(working)*f.step))
+		fd.add(timeline.Hint{
+			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.index},
+			Start: f.time(s.lo), End: f.time(s.hi), Evidence: ev,
+			Suggestion: "An NVLink link is down: collectives go over the GPU's other links (and slower). Check " +
+				"`nvidia-smi nvlink -s` and `nvidia-smi nvlink -e`; a GPU reset brings a link back if it can train; " +
+				"one that stays down needs the baseboard or the NVSwitch tray looked at.",
+			Confidence: 1,
+		}, s.hi < f.closed(), s.hi >= f.n-1)
+	}
+	for l := range timeline.NVLinkMaxLinks {
+		s := low[l]
+		if s.count < f.linkDegradedMin() || 2*s.count < busy {
+			continue
+		}
+		ev := fmt.Sprintf("%s NVLink %d carries under a quarter of its peers' traffic while NVLink is busy, %s of %s",
+			name, l, units.Duration(time.Duration(s.count)*f.step), units.Duration(time.Duration(busy)*f.step))
+		fd.add(timeline.Hint{
+			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.index},
+			Start: f.time(s.lo), End: f.time(s.hi), Evidence: ev,
+			Suggestion: "One link carries far less than its peers: it may have trained at a lower speed or be " +
+				"retrying. Compare `nvidia-smi nvlink -s` across the links and watch `nvidia-smi nvlink -e`.",
+			Confidence: 0.8,
+		}, s.hi < f.closed(), s.hi >= f.n-1)
+	}
+}
+
+// nvlinkErrorEpisodes adds an episode for each link whose errors grew by
+// nvlinkErrorsMin or more (or by any recovery) before column n.
+func (h *healthLog) nvlinkErrorEpisodes(f *hintFrame, g *hintGPU, lg *nvlinkLog, n int, fd *finding) {
+	type growth struct {
+		base, last    linkErrs
+		seen          bool
+		first, lastAt int // columns of the first and last rise
+	}
+	var gr [timeline.NVLinkMaxLinks]growth
+	for _, p := range lg.errs {
+		if p.col >= n {
+			break
+		}
+		s := &gr[p.link]
+		if !s.seen {
+			s.base, s.last, s.seen, s.first = p.e, p.e, true, -1
+			continue
+		}
+		if p.e.total() > s.last.total() {
+			if s.first < 0 {
+				s.first = p.col
+			}
+			s.lastAt = p.col
+		}
+		s.last = p.e
+	}
+	for l := range timeline.NVLinkMaxLinks {
+		s := gr[l]
+		if !s.seen || s.first < 0 {
+			continue
+		}
+		d := linkErrs{s.last.crc - s.base.crc, s.last.replay - s.base.replay, s.last.recovery - s.base.recovery}
+		if d.total() < nvlinkErrorsMin && d.recovery <= 0 {
+			continue
+		}
+		var parts []string
+		for _, c := range []struct {
+			n          float64
+			noun, many string
+		}{{d.crc, "CRC error", "CRC errors"}, {d.replay, "replay", "replays"}, {d.recovery, "recovery", "recoveries"}} {
+			if c.n > 0 {
+				parts = append(parts, units.Count(int(c.n), c.noun, c.many))
+			}
+		}
+		hi := s.lastAt + 1
+		ev := fmt.Sprintf("%s NVLink %d: %s in %s", units.GPUs([]int{g.index}), l, strings.Join(parts, ", "),
+			units.Duration(time.Duration(hi-s.first)*f.step))
+		fd.add(timeline.Hint{
+			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.index},
+			Start: f.time(s.first), End: f.time(hi), Evidence: ev,
+			Suggestion: "Errors counting on one NVLink link: the link retries (and slows) and may go down. Watch " +
+				"`nvidia-smi nvlink -e`; if they keep counting, reseat or replace the link's cable or tray at the next " +
+				"maintenance.",
+			Confidence: 0.9,
+		}, hi < f.closed(), hi >= f.n-1)
+	}
+}

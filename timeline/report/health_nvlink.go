@@ -1,0 +1,126 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// LinkHealth is one NVLink link of a GPU (timeline/metrics_nvlink.go): in
+// the report over the span, in a snapshot at its instant.
+type LinkHealth struct {
+	Link int `json:"link"` // NVML's link id
+	// Down says the link was down at the end (the snapshot's instant);
+	// DownSeconds, in the report, how long it was down in the span.
+	Down        bool   `json:"down"`
+	DownSeconds Number `json:"down_seconds,omitempty"`
+	// Error counts since the driver loaded, the last seen: 0 for a link
+	// that counted none, null where unknown.
+	CRCErrors  Number `json:"crc_errors"`
+	Replays    Number `json:"replays"`
+	Recoveries Number `json:"recoveries"`
+	// Data is the data rate both ways (the report's is the mean).
+	Data Number `json:"data_bytes_per_s"`
+}
+
+// linkHealth builds a GPU's links from the links, down and erring masks
+// and a reader of per-link values (last seen, or the mean for data).
+func linkHealth(links, down, errLinks float64, v func(name string, mean bool) Number) []LinkHealth {
+	ids := timeline.LinkIDs(links)
+	if len(ids) == 0 {
+		return nil
+	}
+	var out []LinkHealth
+	for _, l := range ids {
+		k := &timeline.NVLinks[l]
+		lh := LinkHealth{Link: l, CRCErrors: v(k.CRC, false), Replays: v(k.Replay, false), Recoveries: v(k.Recovery, false),
+			Data: v(k.Data, true)}
+		if !math.IsNaN(down) && uint64(down)&(1<<l) != 0 {
+			lh.Down = true
+		}
+		// A link whose counts were never recorded counted none, where the
+		// mask of erring links says so.
+		if !math.IsNaN(errLinks) && uint64(errLinks)&(1<<l) == 0 {
+			for _, n := range []*Number{&lh.CRCErrors, &lh.Replays, &lh.Recoveries} {
+				if repUnknown(*n) {
+					*n = 0
+				}
+			}
+		}
+		out = append(out, lh)
+	}
+	return out
+}
+
+// nvlinks is a GPU's links over the report's span.
+func (b *repBuilder) nvlinks(dev string) []LinkHealth {
+	last := func(name string) float64 {
+		r := b.load(0, name, dev)
+		for i := len(r.v) - 1; i >= 0; i-- {
+			if !math.IsNaN(r.v[i]) {
+				return r.v[i]
+			}
+		}
+		return math.NaN()
+	}
+	links := last(timeline.GPUNVLinkLinks)
+	if math.IsNaN(links) {
+		return nil
+	}
+	errLinks := last(timeline.GPUNVLinkErrLinks)
+	// How long each link was down: the time its down samples stand for.
+	var downFor [timeline.NVLinkMaxLinks]float64
+	downNow := math.NaN()
+	r := b.load(0, timeline.GPUNVLinkDown, dev)
+	for i, v := range r.v {
+		if math.IsNaN(v) {
+			continue
+		}
+		downNow = v
+		for _, l := range timeline.LinkIDs(v) {
+			downFor[l] += float64(r.w[i]) / 1e9
+		}
+	}
+	out := linkHealth(links, downNow, errLinks, func(name string, mean bool) Number {
+		if mean {
+			r := b.load(0, name, dev)
+			return Number(r.mean(0, len(r.v)))
+		}
+		return Number(last(name))
+	})
+	for i := range out {
+		if !math.IsNaN(downNow) {
+			out[i].DownSeconds = Number(downFor[out[i].Link])
+		}
+	}
+	return out
+}
+
+// linkFindings say which links are down and which counted errors.
+func linkFindings(links []LinkHealth) []string {
+	var out []string
+	for _, l := range links {
+		if l.Down || l.DownSeconds > 0 {
+			s := fmt.Sprintf("NVLink %d down", l.Link)
+			if l.DownSeconds > 0 {
+				s += " " + repDur(repSeconds(l.DownSeconds))
+			}
+			out = append(out, s)
+		}
+		var errs []string
+		for _, c := range []struct {
+			n     Number
+			label string
+		}{{l.CRCErrors, "CRC errors"}, {l.Replays, "replays"}, {l.Recoveries, "recoveries"}} {
+			if !repUnknown(c.n) && c.n > 0 {
+				errs = append(errs, c.label+" "+repCount(c.n))
+			}
+		}
+		if len(errs) > 0 {
+			out = append(out, fmt.Sprintf("NVLink %d: %s", l.Link, strings.Join(errs, ", ")))
+		}
+	}
+	return out
+}

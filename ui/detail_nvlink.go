@@ -1,0 +1,84 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// nvlinkRow is the detail pane's row of the selected GPU's NVLink links at
+// the cursor: one cell per link, in link id order, its height the link's
+// data rate against the busiest link's, a cross for a link down, painted
+// as a warning where the link counted errors; then the links' typical
+// rate and which are down or erring, by id. Empty for a GPU without
+// NVLink (or a recording from before links were kept).
+func (m *Model) nvlinkRow(dev string, at time.Time) string {
+	val := func(name string) float64 { return m.store.ValueAt(timeline.Key{Name: name, Device: dev}, at) }
+	ids := timeline.LinkIDs(val(timeline.GPUNVLinkLinks))
+	if len(ids) == 0 {
+		return ""
+	}
+	down := val(timeline.GPUNVLinkDown)
+	isDown := func(l int) bool { return !math.IsNaN(down) && uint64(down)&(1<<l) != 0 }
+	rates := make([]float64, len(ids))
+	hi := 0.0
+	var upRates []float64
+	for i, l := range ids {
+		rates[i] = val(timeline.NVLinks[l].Data)
+		if !isDown(l) && !math.IsNaN(rates[i]) {
+			hi = max(hi, rates[i])
+			upRates = append(upRates, rates[i])
+		}
+	}
+	ln := newLine(m.width)
+	ln.add(" NVLink ", m.theme.dim)
+	var downIDs, errs []string
+	for i, l := range ids {
+		k := &timeline.NVLinks[l]
+		crc, replay, recovery := val(k.CRC), val(k.Replay), val(k.Recovery)
+		erring := crc > 0 || replay > 0 || recovery > 0
+		if erring {
+			var parts []string
+			for _, c := range []struct {
+				n    float64
+				what string
+			}{{crc, "CRC"}, {replay, "replay"}, {recovery, "recovery"}} {
+				if c.n > 0 {
+					parts = append(parts, fmt.Sprintf("%.0f %s", c.n, c.what))
+				}
+			}
+			errs = append(errs, strconv.Itoa(l)+" ("+strings.Join(parts, ", ")+")")
+		}
+		ink := m.theme.dim
+		if erring {
+			ink = m.theme.warn
+		}
+		cell := m.glyph.level(rates[i], 0, hi)
+		switch {
+		case isDown(l):
+			cell, ink = "x", m.theme.warn
+			downIDs = append(downIDs, strconv.Itoa(l))
+		case hi < 1<<30 && !math.IsNaN(rates[i]):
+			cell = m.glyph.levels[0] // idle: no busiest link to measure against
+		}
+		ln.add(cell, ink)
+	}
+	summary := fmt.Sprintf("  %d links", len(ids))
+	if len(upRates) > 0 {
+		slices.Sort(upRates)
+		summary += ", " + fmtRate(upRates[len(upRates)/2]) + " each"
+	}
+	ln.add(summary, m.theme.dim)
+	if len(downIDs) > 0 {
+		ln.add(m.glyph.sep+"down: "+strings.Join(downIDs, ", "), m.theme.warn)
+	}
+	if len(errs) > 0 {
+		ln.add(m.glyph.sep+"errors: "+strings.Join(errs, ", "), m.theme.warn)
+	}
+	return ln.String()
+}
