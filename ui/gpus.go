@@ -56,6 +56,28 @@ var (
 		}}
 )
 
+// A MIG instance has no utilisation, power, clocks or temperature of its
+// own (NVML gives them for the physical GPU): its rows are what it has, SM
+// activity and memory from GPM and its own memory, then DRAM bandwidth
+// and SM occupancy, the same number of rows as a whole GPU's.
+var (
+	dramRow = gpuRow{"dram", timeline.GPUDRAMBW, func(t *theme) ink { return t.mem }, percentScale,
+		func(m *Model, dev string, at time.Time) string { return fmtPct(m.value(timeline.GPUDRAMBW, dev, at)) }}
+	occRow = gpuRow{"occ", timeline.GPUSMOccupancy, func(t *theme) ink { return t.sm }, percentScale,
+		func(m *Model, dev string, at time.Time) string {
+			return fmtPct(m.value(timeline.GPUSMOccupancy, dev, at))
+		}}
+)
+
+// migRows is a MIG instance's rows, at most n: memory alone without GPM.
+func migRows(g timeline.GPUInfo, n int) []gpuRow {
+	rows := []gpuRow{memRow}
+	if g.GPM {
+		rows = []gpuRow{smRow, memRow, dramRow, occRow}
+	}
+	return rows[:min(n, len(rows))]
+}
+
 // sparkRows lists the sparkline rows a GPU block can have, in order of
 // importance: utilisation, then SM activity where the GPU has it
 // (utilisation alone reads 100 % for a kernel on a fifth of the SMs), then
@@ -135,6 +157,10 @@ func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
 		return []string{m.compactGPU(f, dev, label, labelInk, lost)}
 	}
 	rows := m.lay.rowsFor()
+	height := len(rows)
+	if g.IsMIGInstance() {
+		rows = migRows(g, height)
+	}
 	own, spill := m.gpuFields(dev, f.at, rows, lost)
 	var out []string
 	for r, row := range rows {
@@ -155,6 +181,13 @@ func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
 		ln.add(" ", ink{})
 		ln.add(row.value(m, dev, f.at), row.ink(&m.theme))
 		spill = fillRow(ln, &m.theme, own[row.metric], spill, m.width)
+		out = append(out, ln.String())
+	}
+	for len(out) < height { // an instance without GPM: its memory alone
+		ln := newLine(m.width)
+		if len(out) == 0 {
+			ln.add(label, labelInk)
+		}
 		out = append(out, ln.String())
 	}
 	return out
@@ -237,6 +270,8 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 	// is left out rather than shown as N/A, which reads as a failure.
 	limit := m.limitOf(dev, at)
 	switch {
+	case !has(timeline.GPUPower) && m.gpuInfo(dev).IsMIGInstance():
+		// The parent's power, shown on its rows.
 	case !shown[timeline.GPUPower]:
 		put(timeline.GPUPower, field{units.WattsOf(v(timeline.GPUPower), limit), powerInk})
 	case limit > 0:
@@ -276,15 +311,25 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 func (m *Model) compactGPU(f *frame, dev, label string, labelInk ink, lost bool) string {
 	ln := newLine(m.width)
 	ln.add(label, labelInk)
-	m.store.Series(timeline.Key{Name: timeline.GPUUtil, Device: dev}, f.from, f.to, f.cols)
-	ln.add(m.glyph.spark(f.cols, 0, 100), m.theme.util)
+	// A MIG instance has no utilisation: its sparkline is its SM activity.
+	mig := m.gpuInfo(dev).IsMIGInstance()
+	spark, sparkInk := timeline.GPUUtil, m.theme.util
+	if mig {
+		spark, sparkInk = timeline.GPUSMActive, m.theme.sm
+	}
+	m.store.Series(timeline.Key{Name: spark, Device: dev}, f.from, f.to, f.cols)
+	ln.add(m.glyph.spark(f.cols, 0, 100), sparkInk)
 	ln.add(" ", ink{})
 	if lost {
 		ln.add("LOST: fell off the bus", m.theme.crit)
 		return ln.String()
 	}
 	v := func(name string) float64 { return m.value(name, dev, f.at) }
-	ln.add(fmtPct(v(timeline.GPUUtil)), m.theme.util)
+	util := fmtPct(v(timeline.GPUUtil))
+	if mig && !m.store.Has(timeline.Key{Name: timeline.GPUUtil, Device: dev}) {
+		util = padLeft("", len(util)) // never given: its column blank
+	}
+	ln.add(util, m.theme.util)
 	if m.lay.showSM {
 		ln.add(" SM ", m.theme.dim).add(fmtPct(v(timeline.GPUSMActive)), m.theme.sm)
 	}
@@ -299,6 +344,9 @@ func (m *Model) compactGPU(f *frame, dev, label string, labelInk ink, lost bool)
 	}
 	ln.add(" ", ink{}).add(padLeft(mem, 12), m.theme.mem)
 	pwr := units.WattsOf(v(timeline.GPUPower), m.limitOf(dev, f.at))
+	if mig && !has(timeline.GPUPower) {
+		pwr = "" // its parent's, on the parent's row
+	}
 	ln.add(" ", ink{}).add(padLeft(pwr, 8), m.theme.power)
 	ln.add(" ", ink{}).add(padLeft(temp, 4), m.theme.temp)
 	if flag := throttleFlag(v(timeline.GPUThrottle)); flag != "" {

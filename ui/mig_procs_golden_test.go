@@ -1,0 +1,35 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestGoldenMIGProcesses pins the mig demo's process table at 2m30s, sorted
+// by GPU, at 80x24 and 200x50: each slice's process is listed under its
+// slice ("0/1g.10gb"), the slices' processes right after GPU0's place, and
+// the selected notebook's line names its slice in full.
+func TestGoldenMIGProcesses(t *testing.T) {
+	mig := demoSession(t, "mig", 3*time.Minute)
+	for _, size := range [][2]int{{80, 24}, {200, 50}} {
+		name := fmt.Sprintf("mig_procs_2m30s_%dx%d", size[0], size[1])
+		t.Run(name, func(t *testing.T) {
+			m := replayAt(t, mig, 2*time.Minute+30*time.Second, size[0], size[1])
+			press(m, "p")
+			for m.procs.sortBy != sortGPU {
+				press(m, "s")
+			}
+			press(m, "down", "down")
+			got := screen(m)
+			checkScreenFits(t, got, size[0], size[1])
+			checkGolden(t, name, got)
+			for _, want := range []string{"0/1g.10gb", "PID 6021 on GPU0 MIG 1g.10gb", "by GPU"} {
+				if !strings.Contains(got, want) {
+					t.Errorf("%q not on the screen:\n%s", want, got)
+				}
+			}
+		})
+	}
+}
