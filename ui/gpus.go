@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,6 +76,23 @@ func migRows(g timeline.GPUInfo, n int) []gpuRow {
 	if g.GPM {
 		rows = []gpuRow{smRow, memRow, dramRow, occRow}
 	}
+	return rows[:min(n, len(rows))]
+}
+
+// rowsWithData is a MIG-enabled GPU's rows: NVML gives it no utilisation,
+// and GPM is its instances', so the rows with a value in view come first
+// (power, memory), then the others, at most n.
+func (m *Model) rowsWithData(f *frame, dev string, n int) []gpuRow {
+	var have, lack []gpuRow
+	for _, r := range sparkRows(m.lay.showSM) {
+		m.store.Series(timeline.Key{Name: r.metric, Device: dev}, f.from, f.to, f.cols)
+		if slices.ContainsFunc(f.cols, func(a timeline.Agg) bool { return !a.Empty() }) {
+			have = append(have, r)
+		} else {
+			lack = append(lack, r)
+		}
+	}
+	rows := append(have, lack...)
 	return rows[:min(n, len(rows))]
 }
 
@@ -158,8 +176,11 @@ func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
 	}
 	rows := m.lay.rowsFor()
 	height := len(rows)
-	if g.IsMIGInstance() {
+	switch {
+	case g.IsMIGInstance():
 		rows = migRows(g, height)
+	case g.MIG:
+		rows = m.rowsWithData(f, dev, height)
 	}
 	own, spill := m.gpuFields(dev, f.at, rows, lost)
 	var out []string
@@ -260,17 +281,22 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 	if lo, hi := v(timeline.GPUUtilMin), v(timeline.GPUUtilMax); !math.IsNaN(lo) && !math.IsNaN(hi) && hi-lo >= 1 {
 		put(timeline.GPUUtil, field{fmt.Sprintf("(%.0f-%.0f%%)", lo, hi), dimInk})
 	}
-	if !shown[timeline.GPUSMActive] && has(timeline.GPUSMActive) {
+	// A MIG-enabled GPU's GPM figures are its instances': an N/A here
+	// would say nothing its instances' rows do not.
+	g := m.gpuInfo(dev)
+	gpmOfInstances := g.MIG && !g.IsMIGInstance()
+	known := func(name string) bool { return has(name) && !(gpmOfInstances && math.IsNaN(v(name))) }
+	if !shown[timeline.GPUSMActive] && known(timeline.GPUSMActive) {
 		put(timeline.GPUSMActive, field{"SM " + strings.TrimSpace(fmtPct(v(timeline.GPUSMActive))), smInk})
 	}
-	if has(timeline.GPUTensor) {
+	if known(timeline.GPUTensor) {
 		put(timeline.GPUSMActive, field{"tensor " + strings.TrimSpace(fmtPct(v(timeline.GPUTensor))), dimInk})
 	}
 	// What the source never gave (an nvidia-smi log without temperatures)
 	// is left out rather than shown as N/A, which reads as a failure.
 	limit := m.limitOf(dev, at)
 	switch {
-	case !has(timeline.GPUPower) && m.gpuInfo(dev).IsMIGInstance():
+	case !has(timeline.GPUPower) && g.IsMIGInstance():
 		// The parent's power, shown on its rows.
 	case !shown[timeline.GPUPower]:
 		put(timeline.GPUPower, field{units.WattsOf(v(timeline.GPUPower), limit), powerInk})
@@ -312,13 +338,21 @@ func (m *Model) compactGPU(f *frame, dev, label string, labelInk ink, lost bool)
 	ln := newLine(m.width)
 	ln.add(label, labelInk)
 	// A MIG instance has no utilisation: its sparkline is its SM activity.
-	mig := m.gpuInfo(dev).IsMIGInstance()
-	spark, sparkInk := timeline.GPUUtil, m.theme.util
-	if mig {
+	// A MIG-enabled GPU has none either: its sparkline is its power.
+	g := m.gpuInfo(dev)
+	mig := g.IsMIGInstance()
+	spark, sparkInk, hi := timeline.GPUUtil, m.theme.util, 100.0
+	switch {
+	case mig:
 		spark, sparkInk = timeline.GPUSMActive, m.theme.sm
+	case g.MIG:
+		spark, sparkInk, hi = timeline.GPUPower, m.theme.power, m.limitOf(dev, f.at)
 	}
 	m.store.Series(timeline.Key{Name: spark, Device: dev}, f.from, f.to, f.cols)
-	ln.add(m.glyph.spark(f.cols, 0, 100), sparkInk)
+	if !(hi > 0) {
+		hi = highest(f.cols)
+	}
+	ln.add(m.glyph.spark(f.cols, 0, hi), sparkInk)
 	ln.add(" ", ink{})
 	if lost {
 		ln.add("LOST: fell off the bus", m.theme.crit)

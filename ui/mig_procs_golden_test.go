@@ -33,3 +33,35 @@ func TestGoldenMIGProcesses(t *testing.T) {
 		})
 	}
 }
+
+// The summary line counts whole GPUs and, where the line has room, says the
+// slices; on a tall screen no slice has a row of utilisation or power
+// (NVML gives it neither), and GPU0, split, starts with the power it has.
+func TestMIGSummaryAndRows(t *testing.T) {
+	mig := demoSession(t, "mig", 3*time.Minute)
+	wide := screen(replayAt(t, mig, 2*time.Minute+30*time.Second, 120, 24))
+	if !strings.Contains(wide, " of 8, 3 MIG slices  util lo ") || !strings.Contains(wide, "WARNING gpu-imbalance") {
+		t.Errorf("120x24 summary:\n%s", wide)
+	}
+	tall := screen(replayAt(t, mig, 2*time.Minute+30*time.Second, 200, 50))
+	lines := strings.Split(tall, "\n")
+	slice := false
+	for _, l := range lines {
+		label := strings.TrimSpace(l[:min(len(l), 16)])
+		switch {
+		case strings.HasPrefix(label, "└") || strings.HasPrefix(label, "▸└"):
+			slice = true
+		case strings.HasPrefix(label, "GPU"), strings.HasPrefix(label, "▸GPU"), strings.HasPrefix(label, "phase"):
+			slice = false
+		}
+		if slice && (strings.Contains(l, " util ") || strings.Contains(l, " pwr ")) {
+			t.Errorf("a slice's row of what it has not: %q", l)
+		}
+	}
+	if !strings.HasPrefix(lines[1], "▸GPU0     pwr ") {
+		t.Errorf("GPU0's first row: %q", lines[1])
+	}
+	if !strings.Contains(tall, "\n GPU0 power ") {
+		t.Errorf("the detail pane of GPU0 plots what it has not:\n%s", tall)
+	}
+}
