@@ -61,10 +61,13 @@ func TestPackageDependencies(t *testing.T) {
 		}},
 		// The marker socket speaks its protocol and nothing else.
 		{"probes/marks", std},
+		// MIG handles for go-nvml's mock servers, shared by the demo and the
+		// probe's tests: only go-nvml, so either can import it.
+		{"probes/mockmig", func(p string) bool { return std(p) || strings.HasPrefix(p, "github.com/NVIDIA/go-nvml/") }},
 		// The demo builds on probes, which (above) cannot reach back to it; a
 		// simulated machine has no need of the real host's gopsutil or x/sys.
 		{"probes/demo", func(p string) bool {
-			return std(p) || p == module+"timeline" || p == module+"probes" ||
+			return std(p) || p == module+"timeline" || p == module+"probes" || p == module+"probes/mockmig" ||
 				strings.HasPrefix(p, "github.com/NVIDIA/go-nvml/")
 		}},
 		// The screen shows the analysis, drawn its own way: not the report.

@@ -97,8 +97,14 @@ var rigStart = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
 func newRig(t testing.TB) *rig {
 	t.Helper()
+	return newRigOn(t, dgxh100.New())
+}
+
+// newRigOn is the rig on another of go-nvml's mock servers (dgxa100).
+func newRigOn(t testing.TB, srv *server.Server) *rig {
+	t.Helper()
 	r := &rig{
-		srv:      dgxh100.New(),
+		srv:      srv,
 		clock:    NewFastClock(rigStart),
 		owner:    map[nvml.GpmSample]int{},
 		migOwner: map[nvml.GpmSample]*fakeMIG{},

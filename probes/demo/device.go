@@ -9,6 +9,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 
 	"github.com/gputop-dev/gputop/probes"
+	"github.com/gputop-dev/gputop/probes/mockmig"
 )
 
 // demoDevice is one of the mock server's devices as the demo answers for it.
@@ -19,8 +20,10 @@ type demoDevice struct {
 	*server.Device
 	gpu  *demoGPU
 	time demoTime
-	// migs are the GPU's MIG instances, in slot order (mig.go); none
-	// while MIG is off.
+	// mig answers the GPU's MIG enumeration from the mock's instances,
+	// and migs are the slices a script split it into, in layout order
+	// (mig.go); none while MIG is off.
+	mig  *mockmig.GPU
 	migs []*demoMIG
 }
 

@@ -100,7 +100,6 @@ func (d *Node) setFuncs() {
 		m.GetCurrPcieLinkWidthFunc = dd.GetCurrPcieLinkWidth
 		m.GetSupportedEventTypesFunc = dd.GetSupportedEventTypes
 		m.RegisterEventsFunc = dd.RegisterEvents
-		m.GetMigModeFunc = dd.GetMigMode
 		m.GetMaxMigDeviceCountFunc = dd.GetMaxMigDeviceCount
 		m.GetMigDeviceHandleByIndexFunc = dd.GetMigDeviceHandleByIndex
 		m.GpmMigSampleGetFunc = dd.GpmMigSampleGet

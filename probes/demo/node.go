@@ -65,8 +65,11 @@ func New(scenario string, seed int64, clock probes.Clock) (*Node, error) {
 		}
 		sd.UUID = demoUUID(n, i) // the mock's are random per run
 		dd := &demoDevice{Device: sd, gpu: newDemoGPU(i, sc, n, uptime), time: d.time}
-		for k, s := range sc.mig[i] {
-			dd.migs = append(dd.migs, newDemoMIG(dd, k, s, n))
+		dd.newMIGAnswers()
+		if len(sc.mig[i]) > 0 {
+			if err := dd.splitMIG(sc.mig[i], n); err != nil {
+				return nil, fmt.Errorf("demo: %s: MIG on GPU%d: %w", scenario, i, err)
+			}
 		}
 		d.devices = append(d.devices, dd)
 	}

@@ -23,8 +23,8 @@ func (d *demoDevice) GetComputeRunningProcesses() ([]nvml.ProcessInfo, nvml.Retu
 		for _, r := range p.On {
 			if r.GPU == d.gpu.index {
 				gi, ci := uint32(noInstance), uint32(noInstance)
-				if r.GI != 0 {
-					gi, ci = uint32(r.GI), 0
+				if m := d.sliceOf(r); m != nil {
+					gi, ci = uint32(m.GI()), uint32(m.CI())
 				}
 				out = append(out, nvml.ProcessInfo{Pid: uint32(p.PID), UsedGpuMemory: uint64(r.Mem),
 					GpuInstanceId: gi, ComputeInstanceId: ci})

@@ -128,8 +128,9 @@ type residency struct {
 	GPU  int
 	Mem  float64 // bytes
 	Work float64 // share of the GPU's kernel time, 0..1
-	// GI is the MIG GPU instance the process runs in; 0 on a GPU without MIG.
-	GI int
+	// MIG is the slice of the GPU's MIG layout (an element of the
+	// scenario's mig[GPU]) the process runs in; nil on a whole GPU.
+	MIG *migSlice
 }
 
 const gib = 1 << 30

@@ -1,6 +1,10 @@
 package demo
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+)
 
 // The mig scenario: GPU0 is split with MIG into three slices that serve
 // three teams, while GPUs 1-7 run the training job of scenario_training.go
@@ -20,12 +24,18 @@ var (
 // migGPU is the GPU the scenario splits.
 const migGPU = 0
 
-// migLayout is GPU0's slices, with the ids an H100 gives them when created
-// in this order.
-var migLayout = []migSlice{
-	{Profile: "3g.40gb", GI: 2, CI: 0, Mem: 40 * gib, Compute: 3.0 / 7},
-	{Profile: "2g.20gb", GI: 3, CI: 0, Mem: 20 * gib, Compute: 2.0 / 7},
-	{Profile: "1g.10gb", GI: 9, CI: 0, Mem: 10 * gib, Compute: 1.0 / 7},
+// migLayout is GPU0's slices, in the order they are created: 3g.40gb,
+// 2g.20gb and 1g.10gb, each one compute instance the size of its GPU
+// instance. The GPU instance ids are the mock's (it counts from 0 in the
+// order of creation); a driver numbers them by placement, so a real H100
+// with this layout shows other ids. A fresh layout per scenario, because
+// residencies point into it.
+func migLayout() []migSlice {
+	return []migSlice{
+		h100Slice(nvml.GPU_INSTANCE_PROFILE_3_SLICE, nvml.COMPUTE_INSTANCE_PROFILE_3_SLICE),
+		h100Slice(nvml.GPU_INSTANCE_PROFILE_2_SLICE, nvml.COMPUTE_INSTANCE_PROFILE_2_SLICE),
+		h100Slice(nvml.GPU_INSTANCE_PROFILE_1_SLICE, nvml.COMPUTE_INSTANCE_PROFILE_1_SLICE),
+	}
 }
 
 // migStarved is the slot of the starved slice in migLayout.
@@ -34,11 +44,12 @@ const migStarved = 2
 func newMIG(n noise) *scenario {
 	sc := newTraining(n)
 	train := sc.gpu
+	layout := migLayout()
 	sc.name = "mig"
 	sc.about = fmt.Sprintf("GPU0 split with MIG into %s, %s and %s for three teams while GPUs 1-7 train: "+
 		"the 3g slice is busy serving, the 2g slice about half busy, and the %s slice holds 9 GiB but barely computes",
-		migLayout[0].Profile, migLayout[1].Profile, migLayout[2].Profile, migLayout[migStarved].Profile)
-	sc.mig[migGPU] = migLayout
+		layout[0].Name, layout[1].Name, layout[2].Name, layout[migStarved].Name)
+	sc.mig[migGPU] = layout
 	// Rank 0 of the training job has no GPU0 here: the job runs on 1-7.
 	var procs []scriptedProc
 	for _, p := range sc.procs {
@@ -48,11 +59,11 @@ func newMIG(n noise) *scenario {
 	}
 	sc.procs = append(procs,
 		scriptedProc{PID: 5210, User: "serve", Command: "python -m vllm.entrypoints.api_server --model llama-13b",
-			On: []residency{{GPU: migGPU, GI: migLayout[0].GI, Mem: 34 * gib, Work: 1}}, Cores: []int{8}, RSS: 9 * gib},
+			On: []residency{{GPU: migGPU, MIG: &layout[0], Mem: 34 * gib, Work: 1}}, Cores: []int{8}, RSS: 9 * gib},
 		scriptedProc{PID: 5388, User: "search", Command: "python embed_batch.py --shard 17",
-			On: []residency{{GPU: migGPU, GI: migLayout[1].GI, Mem: 11 * gib, Work: 1}}, Cores: []int{9}, RSS: 6 * gib},
+			On: []residency{{GPU: migGPU, MIG: &layout[1], Mem: 11 * gib, Work: 1}}, Cores: []int{9}, RSS: 6 * gib},
 		scriptedProc{PID: 6021, User: "alice", Command: "python -m ipykernel_launcher -f kernel-3f1c.json",
-			On: []residency{{GPU: migGPU, GI: migLayout[2].GI, Mem: 9 * gib, Work: 1}}, Cores: []int{10}, RSS: 3 * gib},
+			On: []residency{{GPU: migGPU, MIG: &layout[migStarved], Mem: 9 * gib, Work: 1}}, Cores: []int{10}, RSS: 3 * gib},
 	)
 
 	sc.migLoad = func(i int, s slot) gpuLoad {
@@ -77,12 +88,12 @@ func newMIG(n noise) *scenario {
 		// The whole GPU: its slices' work weighed by their share of the SMs.
 		// Power follows the SMs at work over an idle H100's floor.
 		var sum gpuLoad
-		for i, sl := range migLayout {
+		for i, sl := range layout {
 			l := sc.migLoad(i, s)
-			sum.SM += l.SM * sl.Compute
-			sum.Occupancy += l.Occupancy * sl.Compute
-			sum.Tensor += l.Tensor * sl.Compute
-			sum.DRAM += l.DRAM * sl.Compute
+			sum.SM += l.SM * sl.Share
+			sum.Occupancy += l.Occupancy * sl.Share
+			sum.Tensor += l.Tensor * sl.Share
+			sum.DRAM += l.DRAM * sl.Share
 		}
 		sum.Util = min(100, sum.SM*1.3)
 		sum.Demand = 80 + 5.5*sum.SM

@@ -130,6 +130,13 @@ var hxDemoWants = []struct {
 			}
 		}
 	}, hxExpect(nil, timeline.Warning, timeline.HintPeriodicStall, timeline.HintBusyWait)},
+	// GPU0's 1g.10gb slice (GPU 10) holds 9 GiB and barely computes while
+	// the others work; the 2g.20gb slice (GPU 9) runs at about half.
+	{"mig", func(t *testing.T, hints []timeline.Hint) {
+		hxExpect([]int{10}, timeline.Warning, timeline.HintInputBound)(t, hints)
+		hxExpect([]int{10}, timeline.Warning, timeline.HintGPUImbalance)(t, hints)
+		hxExpect([]int{9}, timeline.Warning, timeline.HintLowUtilization)(t, hints)
+	}, hxExpect([]int{10}, timeline.Warning, timeline.HintGPUImbalance)},
 }
 
 // TestHintsDemoScenarios records each scenario for 10 simulated minutes
