@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/recordings/importer"
+	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
@@ -101,8 +102,14 @@ func cmdImportPrometheus(args []string, e *env) error {
 	} else if res.Info.Host != "" {
 		hosts = " on " + res.Info.Host
 	}
+	// MIG slices are GPUs of the recording, but not of the hosts: "of 8
+	// GPUs on node1 (GPU0 split into 3 MIG slices)".
+	gpus, slices, split := strings.Cut(analysis.GPUNamesOf(res.Info).Split(len(res.Info.GPUs)), ", ")
+	if split {
+		hosts += " (" + slices + ")"
+	}
 	fmt.Fprintf(e.stderr, "imported %s of %s%s over %s from %s into %s\n",
-		units.Count(res.Samples, "sample"), units.Count(len(res.Info.GPUs), "GPU"), hosts,
+		units.Count(res.Samples, "sample"), gpus, hosts,
 		units.Duration(res.Last.Sub(res.First)), res.Info.Origin, *out)
 	for _, n := range res.Info.Notes {
 		printNote(e.stderr, n)

@@ -170,8 +170,8 @@ func TestNVMLMIGOnA100(t *testing.T) {
 		if p.PID != 3101+k || p.GPUMem != float64(a100Used[k]) || !math.IsNaN(p.Util) {
 			t.Errorf("process %d: %+v", k, p)
 		}
-		// GPU0 itself, or the slice its GPU instance names.
-		if p.GPU != 0 && p.GPU != 8+k {
+		// The slice its GPU and compute instance ids name.
+		if p.GPU != 8+k {
 			t.Errorf("process %d on GPU %d", p.PID, p.GPU)
 		}
 	}

@@ -85,6 +85,7 @@ func (p *procProbe) Collect(ctx context.Context) (Reading, error) {
 		procs = append(procs, found...)
 		failures = append(failures, problems...)
 	}
+	sortProcs(procs) // a MIG instance's processes go by its own index
 	if len(failures) > 0 {
 		return Reading{Processes: procs}, errors.New(strings.Join(failures, "; "))
 	}
@@ -112,7 +113,11 @@ func (p *procProbe) collectGPU(g *gpuProbe, d *procDevice) ([]timeline.Process, 
 	}
 
 	var procs []timeline.Process
+	// byPID finds a process already listed; on a MIG-enabled GPU, in the
+	// same instance (GPU is the instance's index then).
 	byPID := map[uint32]int{}
+	migs := p.slicesOf(g)
+	unplaced := false
 	list := func(c procCall, read func() ([]nvml.ProcessInfo, nvml.Return)) {
 		if d.unsupported&c != 0 || g.lost.Load() {
 			return
@@ -126,9 +131,17 @@ func (p *procProbe) collectGPU(g *gpuProbe, d *procDevice) ([]timeline.Process, 
 			if info.UsedGpuMemory != memoryNotAvailable {
 				mem = float64(info.UsedGpuMemory)
 			}
+			gpu := g.info.Index
+			if g.info.MIG {
+				if at, ok := migSliceOf(info, migs); ok {
+					gpu = at
+				} else {
+					unplaced = true
+				}
+			}
 			// A process with both a compute and a graphics context is in
 			// both lists: one entry, with the memory that is known.
-			if at, seen := byPID[info.Pid]; seen {
+			if at, seen := byPID[info.Pid]; seen && procs[at].GPU == gpu {
 				if math.IsNaN(procs[at].GPUMem) || mem > procs[at].GPUMem {
 					procs[at].GPUMem = mem
 				}
@@ -136,7 +149,7 @@ func (p *procProbe) collectGPU(g *gpuProbe, d *procDevice) ([]timeline.Process, 
 			}
 			byPID[info.Pid] = len(procs)
 			procs = append(procs, timeline.Process{
-				GPU: g.info.Index, PID: int(info.Pid), GPUMem: mem,
+				GPU: gpu, PID: int(info.Pid), GPUMem: mem,
 				Util: math.NaN(), CPU: math.NaN(), RSS: math.NaN(),
 			})
 		}
@@ -155,11 +168,79 @@ func (p *procProbe) collectGPU(g *gpuProbe, d *procDevice) ([]timeline.Process, 
 		}
 	}
 
+	if unplaced {
+		// Once: NVML hides the instance ids from an unprivileged user, and
+		// an instance whose handle failed to open is not a GPU here.
+		p.n.note("%s: processes in no MIG instance listed here (NVML gave no instance, or one not opened) are shown under %s",
+			g.device, g.device)
+	}
 	for i := range procs {
 		p.fillHost(&procs[i])
 	}
-	slices.SortFunc(procs, func(a, b timeline.Process) int { return a.PID - b.PID })
+	sortProcs(procs)
 	return procs, problems
+}
+
+// sortProcs orders processes by GPU, then PID.
+func sortProcs(procs []timeline.Process) {
+	slices.SortFunc(procs, func(a, b timeline.Process) int {
+		if a.GPU != b.GPU {
+			return a.GPU - b.GPU
+		}
+		return a.PID - b.PID
+	})
+}
+
+// noMIGInstance is NVML's GpuInstanceId and ComputeInstanceId of a process
+// whose instance is not given: on a GPU without MIG, or to a user NVML does
+// not tell.
+const noMIGInstance = math.MaxUint32
+
+// migSliceFact is what attributes a process to a MIG instance.
+type migSliceFact struct {
+	index  int // the instance's session-wide GPU index
+	gi, ci int
+}
+
+// slicesOf is g's MIG instances as opened.
+func (p *procProbe) slicesOf(g *gpuProbe) []migSliceFact {
+	if !g.info.MIG {
+		return nil
+	}
+	var out []migSliceFact
+	for _, m := range p.n.migs {
+		if m.parent == g {
+			out = append(out, migSliceFact{index: m.info.Index, gi: m.info.MIGGPUInstance, ci: m.info.MIGComputeInstance})
+		}
+	}
+	return out
+}
+
+// migSliceOf finds the instance a process of a MIG-enabled GPU runs in: the
+// one of its GPU and compute instance ids; with the compute instance not
+// given, the only instance of its GPU instance. ok false when none fits.
+func migSliceOf(info nvml.ProcessInfo, in []migSliceFact) (index int, ok bool) {
+	if info.GpuInstanceId == noMIGInstance {
+		return 0, false
+	}
+	gi := int(info.GpuInstanceId)
+	found := -1
+	for _, s := range in {
+		switch {
+		case s.gi != gi:
+		case info.ComputeInstanceId != noMIGInstance && s.ci == int(info.ComputeInstanceId):
+			return s.index, true
+		case info.ComputeInstanceId == noMIGInstance:
+			if found >= 0 {
+				return 0, false // two compute instances: which is unknown
+			}
+			found = s.index
+		}
+	}
+	if found < 0 {
+		return 0, false
+	}
+	return found, true
 }
 
 // smShares sets each listed process's SM share to the mean of its samples

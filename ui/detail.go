@@ -63,6 +63,16 @@ func (m *Model) detailTarget() (dm detailMetric, dev, who string) {
 		who = fmt.Sprintf("%s GPU%d", g.Host, g.OnHost())
 	}
 	dm = detailMetrics[m.metric]
+	if g := m.info.GPUs[min(m.gpu, len(m.info.GPUs)-1)]; g.MIG && !g.IsMIGInstance() &&
+		math.IsNaN(m.store.ValueAt(timeline.Key{Name: dm.name, Device: dev}, m.store.Last())) {
+		// A MIG-enabled GPU has no utilisation (nor GPM of its own): where
+		// the metric chosen is one of those, its power.
+		for _, d := range detailMetrics {
+			if d.name == timeline.GPUPower {
+				dm = d
+			}
+		}
+	}
 	if m.gpu < len(m.info.GPUs) && m.info.GPUs[m.gpu].IsMIGInstance() {
 		who = m.gpuNames.One(m.info.GPUs[m.gpu].Index)
 		// A MIG instance has no utilisation, power or clocks (its parent's):

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // A node with more GPUs than rows scrolls its GPU list as htop scrolls its
@@ -58,6 +59,7 @@ type gpuListSummary struct {
 	worst          *timeline.Hint
 	firstShown     int
 	lastShown, all int
+	slices         int // MIG instances among all
 }
 
 func (m *Model) summarizeGPUs(at time.Time) gpuListSummary {
@@ -67,9 +69,14 @@ func (m *Model) summarizeGPUs(at time.Time) gpuListSummary {
 	idle := analysis.DefaultHintOptions()
 	sum := 0.0
 	for _, g := range m.info.GPUs {
+		if g.IsMIGInstance() {
+			s.slices++
+		}
 		dev := timeline.GPUDevice(g.Index)
 		if m.store.Lost(dev, at) {
-			s.lost++
+			if !g.IsMIGInstance() { // lost with its parent, counted there
+				s.lost++
+			}
 			continue
 		}
 		u := m.value(timeline.GPUUtil, dev, at)
@@ -105,8 +112,30 @@ func (m *Model) summarizeGPUs(at time.Time) gpuListSummary {
 // lost, and the worst hint that holds.
 func (m *Model) viewGPUSummary(f *frame) string {
 	s := m.summarizeGPUs(f.at)
-	ln := newLine(m.width)
-	ln.add(fmt.Sprintf(" GPU%d-%d of %d", m.info.GPUs[s.firstShown].Index, m.info.GPUs[s.lastShown].Index, s.all), m.theme.title)
+	// A MIG slice shown first or last stands for its parent; the count is
+	// of whole GPUs, with the slices said after it where the line has room
+	// for them and the worst hint both.
+	first, last := m.info.GPUs[s.firstShown], m.info.GPUs[s.lastShown]
+	if first.IsMIGInstance() {
+		first.Index = first.MIGParent
+	}
+	if last.IsMIGInstance() {
+		last.Index = last.MIGParent
+	}
+	shown := fmt.Sprintf(" GPU%d-%d of %d", first.Index, last.Index, s.all-s.slices)
+	if s.slices > 0 {
+		withMIG := shown + ", " + units.Count(s.slices, "MIG slice")
+		if m.gpuSummaryLine(s, withMIG, math.MaxInt).w <= m.width {
+			shown = withMIG
+		}
+	}
+	return m.gpuSummaryLine(s, shown, m.width).String()
+}
+
+// gpuSummaryLine is the summary line after its head, cut to width.
+func (m *Model) gpuSummaryLine(s gpuListSummary, head string, width int) *line {
+	ln := newLine(width)
+	ln.add(head, m.theme.title)
 	m.addUtilSummary(ln, s)
 	if s.lost > 0 {
 		ln.add("  ", ink{}).add(fmt.Sprintf("%d lost", s.lost), m.theme.crit)
@@ -122,7 +151,7 @@ func (m *Model) viewGPUSummary(f *frame) string {
 			ln.add(set, m.theme.dim)
 		}
 	}
-	return ln.String()
+	return ln
 }
 
 func trimPct(v float64) string { return strings.TrimSpace(fmtPct(v)) }

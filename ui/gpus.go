@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,6 +56,45 @@ var (
 			return " " + na
 		}}
 )
+
+// A MIG instance has no utilisation, power, clocks or temperature of its
+// own (NVML gives them for the physical GPU): its rows are what it has, SM
+// activity and memory from GPM and its own memory, then DRAM bandwidth
+// and SM occupancy, the same number of rows as a whole GPU's.
+var (
+	dramRow = gpuRow{"dram", timeline.GPUDRAMBW, func(t *theme) ink { return t.mem }, percentScale,
+		func(m *Model, dev string, at time.Time) string { return fmtPct(m.value(timeline.GPUDRAMBW, dev, at)) }}
+	occRow = gpuRow{"occ", timeline.GPUSMOccupancy, func(t *theme) ink { return t.sm }, percentScale,
+		func(m *Model, dev string, at time.Time) string {
+			return fmtPct(m.value(timeline.GPUSMOccupancy, dev, at))
+		}}
+)
+
+// migRows is a MIG instance's rows, at most n: memory alone without GPM.
+func migRows(g timeline.GPUInfo, n int) []gpuRow {
+	rows := []gpuRow{memRow}
+	if g.GPM {
+		rows = []gpuRow{smRow, memRow, dramRow, occRow}
+	}
+	return rows[:min(n, len(rows))]
+}
+
+// rowsWithData is a MIG-enabled GPU's rows: NVML gives it no utilisation,
+// and GPM is its instances', so the rows with a value in view come first
+// (power, memory), then the others, at most n.
+func (m *Model) rowsWithData(f *frame, dev string, n int) []gpuRow {
+	var have, lack []gpuRow
+	for _, r := range sparkRows(m.lay.showSM) {
+		m.store.Series(timeline.Key{Name: r.metric, Device: dev}, f.from, f.to, f.cols)
+		if slices.ContainsFunc(f.cols, func(a timeline.Agg) bool { return !a.Empty() }) {
+			have = append(have, r)
+		} else {
+			lack = append(lack, r)
+		}
+	}
+	rows := append(have, lack...)
+	return rows[:min(n, len(rows))]
+}
 
 // sparkRows lists the sparkline rows a GPU block can have, in order of
 // importance: utilisation, then SM activity where the GPU has it
@@ -135,6 +175,13 @@ func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
 		return []string{m.compactGPU(f, dev, label, labelInk, lost)}
 	}
 	rows := m.lay.rowsFor()
+	height := len(rows)
+	switch {
+	case g.IsMIGInstance():
+		rows = migRows(g, height)
+	case g.MIG:
+		rows = m.rowsWithData(f, dev, height)
+	}
 	own, spill := m.gpuFields(dev, f.at, rows, lost)
 	var out []string
 	for r, row := range rows {
@@ -155,6 +202,13 @@ func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
 		ln.add(" ", ink{})
 		ln.add(row.value(m, dev, f.at), row.ink(&m.theme))
 		spill = fillRow(ln, &m.theme, own[row.metric], spill, m.width)
+		out = append(out, ln.String())
+	}
+	for len(out) < height { // an instance without GPM: its memory alone
+		ln := newLine(m.width)
+		if len(out) == 0 {
+			ln.add(label, labelInk)
+		}
 		out = append(out, ln.String())
 	}
 	return out
@@ -227,16 +281,23 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 	if lo, hi := v(timeline.GPUUtilMin), v(timeline.GPUUtilMax); !math.IsNaN(lo) && !math.IsNaN(hi) && hi-lo >= 1 {
 		put(timeline.GPUUtil, field{fmt.Sprintf("(%.0f-%.0f%%)", lo, hi), dimInk})
 	}
-	if !shown[timeline.GPUSMActive] && has(timeline.GPUSMActive) {
+	// A MIG-enabled GPU's GPM figures are its instances': an N/A here
+	// would say nothing its instances' rows do not.
+	g := m.gpuInfo(dev)
+	gpmOfInstances := g.MIG && !g.IsMIGInstance()
+	known := func(name string) bool { return has(name) && !(gpmOfInstances && math.IsNaN(v(name))) }
+	if !shown[timeline.GPUSMActive] && known(timeline.GPUSMActive) {
 		put(timeline.GPUSMActive, field{"SM " + strings.TrimSpace(fmtPct(v(timeline.GPUSMActive))), smInk})
 	}
-	if has(timeline.GPUTensor) {
+	if known(timeline.GPUTensor) {
 		put(timeline.GPUSMActive, field{"tensor " + strings.TrimSpace(fmtPct(v(timeline.GPUTensor))), dimInk})
 	}
 	// What the source never gave (an nvidia-smi log without temperatures)
 	// is left out rather than shown as N/A, which reads as a failure.
 	limit := m.limitOf(dev, at)
 	switch {
+	case !has(timeline.GPUPower) && g.IsMIGInstance():
+		// The parent's power, shown on its rows.
 	case !shown[timeline.GPUPower]:
 		put(timeline.GPUPower, field{units.WattsOf(v(timeline.GPUPower), limit), powerInk})
 	case limit > 0:
@@ -276,15 +337,33 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 func (m *Model) compactGPU(f *frame, dev, label string, labelInk ink, lost bool) string {
 	ln := newLine(m.width)
 	ln.add(label, labelInk)
-	m.store.Series(timeline.Key{Name: timeline.GPUUtil, Device: dev}, f.from, f.to, f.cols)
-	ln.add(m.glyph.spark(f.cols, 0, 100), m.theme.util)
+	// A MIG instance has no utilisation: its sparkline is its SM activity.
+	// A MIG-enabled GPU has none either: its sparkline is its power.
+	g := m.gpuInfo(dev)
+	mig := g.IsMIGInstance()
+	spark, sparkInk, hi := timeline.GPUUtil, m.theme.util, 100.0
+	switch {
+	case mig:
+		spark, sparkInk = timeline.GPUSMActive, m.theme.sm
+	case g.MIG:
+		spark, sparkInk, hi = timeline.GPUPower, m.theme.power, m.limitOf(dev, f.at)
+	}
+	m.store.Series(timeline.Key{Name: spark, Device: dev}, f.from, f.to, f.cols)
+	if !(hi > 0) {
+		hi = highest(f.cols)
+	}
+	ln.add(m.glyph.spark(f.cols, 0, hi), sparkInk)
 	ln.add(" ", ink{})
 	if lost {
 		ln.add("LOST: fell off the bus", m.theme.crit)
 		return ln.String()
 	}
 	v := func(name string) float64 { return m.value(name, dev, f.at) }
-	ln.add(fmtPct(v(timeline.GPUUtil)), m.theme.util)
+	util := fmtPct(v(timeline.GPUUtil))
+	if mig && !m.store.Has(timeline.Key{Name: timeline.GPUUtil, Device: dev}) {
+		util = padLeft("", len(util)) // never given: its column blank
+	}
+	ln.add(util, m.theme.util)
 	if m.lay.showSM {
 		ln.add(" SM ", m.theme.dim).add(fmtPct(v(timeline.GPUSMActive)), m.theme.sm)
 	}
@@ -299,6 +378,9 @@ func (m *Model) compactGPU(f *frame, dev, label string, labelInk ink, lost bool)
 	}
 	ln.add(" ", ink{}).add(padLeft(mem, 12), m.theme.mem)
 	pwr := units.WattsOf(v(timeline.GPUPower), m.limitOf(dev, f.at))
+	if mig && !has(timeline.GPUPower) {
+		pwr = "" // its parent's, on the parent's row
+	}
 	ln.add(" ", ink{}).add(padLeft(pwr, 8), m.theme.power)
 	ln.add(" ", ink{}).add(padLeft(temp, 4), m.theme.temp)
 	if flag := throttleFlag(v(timeline.GPUThrottle)); flag != "" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // A session of several hosts (gputop --hosts, an import from Prometheus, a
@@ -621,9 +622,13 @@ func (m *Model) viewHostSummary(f *frame) string {
 	hn := &m.hosts
 	s := m.summarizeGPUs(f.at)
 	ln := newLine(m.width)
-	head := fmt.Sprintf(" %d hosts, %d GPUs", len(hn.names), len(m.info.GPUs))
+	gpus := fmt.Sprintf("%d GPUs", s.all-s.slices)
+	if s.slices > 0 {
+		gpus += ", " + units.Count(s.slices, "MIG slice")
+	}
+	head := fmt.Sprintf(" %d hosts, %s", len(hn.names), gpus)
 	if hn.mode == hostList && hn.shown < len(hn.names) {
-		head = fmt.Sprintf(" hosts %d-%d of %d, %d GPUs", hn.top+1, min(len(hn.names), hn.top+hn.shown), len(hn.names), len(m.info.GPUs))
+		head = fmt.Sprintf(" hosts %d-%d of %d, %s", hn.top+1, min(len(hn.names), hn.top+hn.shown), len(hn.names), gpus)
 	}
 	ln.add(head, m.theme.title)
 	m.addUtilSummary(ln, s)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -93,6 +94,41 @@ func (m *Model) gpuOnHost(gpu int) int {
 	return gpu
 }
 
+// gpuRank orders GPUs as the GPU list shows them: by index, but a MIG
+// instance right after its parent.
+func (m *Model) gpuRank() func(int) int {
+	if !slices.ContainsFunc(m.info.GPUs, timeline.GPUInfo.IsMIGInstance) {
+		return func(i int) int { return i }
+	}
+	at := make(map[int]int, len(m.info.GPUs))
+	for pos, g := range m.info.GPUs {
+		at[g.Index] = pos
+	}
+	return func(i int) int {
+		if pos, ok := at[i]; ok {
+			return pos
+		}
+		return len(at) + i // a GPU not described: after the others
+	}
+}
+
+// procGPU is a process's GPU in the table: its number on its host, or a
+// MIG instance's parent and profile, "0/1g.10gb".
+func (m *Model) procGPU(gpu int) string { return m.gpuNames.Column(gpu, m.gpuOnHost) }
+
+// gpuPID is the GPU and PID columns as one: a GPU left, a PID right, in
+// the 11 columns of "GPU     PID", or as many more as the longest MIG
+// instance's name and a PID of 7 digits need ("0/1g.10gb   6021").
+func (m *Model) gpuPID(gpu, pid string) string {
+	w := 3 + 1 + 7
+	for _, g := range m.info.GPUs {
+		if g.IsMIGInstance() {
+			w = max(w, len(m.procGPU(g.Index))+1+7)
+		}
+	}
+	return gpu + strings.Repeat(" ", max(1, w-len(gpu)-len(pid))) + pid
+}
+
 // gpuByIndex is the description of the GPU with session-wide index idx.
 func (m *Model) gpuByIndex(idx int) (timeline.GPUInfo, bool) {
 	if idx >= 0 && idx < len(m.info.GPUs) && m.info.GPUs[idx].Index == idx {
@@ -130,13 +166,14 @@ func (m *Model) procSpans(f *frame) []timeline.ProcessSpan {
 	if t.spans == nil {
 		t.spans = []timeline.ProcessSpan{}
 	}
-	sortSpans(t.spans, t.sortBy, t.invert)
+	sortSpans(t.spans, t.sortBy, t.invert, m.gpuRank())
 	return t.spans
 }
 
 // sortSpans puts the processes that still hold a GPU first, each group in
-// the column's order (inverted with I), ties by GPU then PID.
-func sortSpans(spans []timeline.ProcessSpan, by procColumn, invert bool) {
+// the column's order (inverted with I), ties by GPU then PID. GPUs go in
+// rank's order: the screen's, where MIG instances follow their parent.
+func sortSpans(spans []timeline.ProcessSpan, by procColumn, invert bool, rank func(int) int) {
 	desc := by.descendingFirst() != invert
 	slices.SortStableFunc(spans, func(a, b timeline.ProcessSpan) int {
 		if a.Running != b.Running {
@@ -145,20 +182,20 @@ func sortSpans(spans []timeline.ProcessSpan, by procColumn, invert bool) {
 			}
 			return 1
 		}
-		c := compareBy(&a, &b, by)
+		c := compareBy(&a, &b, by, rank)
 		if desc {
 			c = -c
 		}
 		if c != 0 {
 			return c
 		}
-		return cmp.Or(cmp.Compare(a.GPU, b.GPU), cmp.Compare(a.PID, b.PID))
+		return cmp.Or(cmp.Compare(rank(a.GPU), rank(b.GPU)), cmp.Compare(a.PID, b.PID))
 	})
 }
 
 // compareBy orders two processes by a column; an unknown number counts as
 // the smallest, so it comes last in a column sorted biggest first.
-func compareBy(a, b *timeline.ProcessSpan, by procColumn) int {
+func compareBy(a, b *timeline.ProcessSpan, by procColumn, rank func(int) int) int {
 	num := func(x, y float64) int {
 		switch {
 		case math.IsNaN(x) && math.IsNaN(y):
@@ -182,7 +219,7 @@ func compareBy(a, b *timeline.ProcessSpan, by procColumn) int {
 	case sortStart:
 		return a.Start().Compare(b.Start())
 	case sortGPU:
-		return cmp.Compare(a.GPU, b.GPU)
+		return cmp.Compare(rank(a.GPU), rank(b.GPU))
 	}
 	return num(a.GPUMem, b.GPUMem)
 }
@@ -281,7 +318,7 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 	}
 	rss, times := procColumnsFor(m.width)
 	cols := newLine(m.width)
-	title := fmt.Sprintf(" %-3s %7s %-8s %8s %5s %5s", "GPU", "PID", "USER", "GPU MEM", "UTIL", "CPU")
+	title := fmt.Sprintf(" %s %-8s %8s %5s %5s", m.gpuPID("GPU", "PID"), "USER", "GPU MEM", "UTIL", "CPU")
 	if rss {
 		title += fmt.Sprintf(" %6s", "RSS")
 	}
@@ -360,7 +397,7 @@ func (m *Model) procRow(p *timeline.ProcessSpan, selected, rss, times bool) stri
 			mark = ">"
 		}
 	}
-	s := fmt.Sprintf("%s%-3d %7d %-8s %8s %5s %5s", mark, m.gpuOnHost(p.GPU), p.PID, cutRunes(orNA(p.User), 8), fmtBytes(p.GPUMem), util, cpu)
+	s := fmt.Sprintf("%s%s %-8s %8s %5s %5s", mark, m.gpuPID(m.procGPU(p.GPU), strconv.Itoa(p.PID)), cutRunes(orNA(p.User), 8), fmtBytes(p.GPUMem), util, cpu)
 	if rss {
 		s += fmt.Sprintf(" %6s", fmtBytes(p.RSS))
 	}

@@ -107,16 +107,20 @@ type promMarker struct {
 	at         int64 // Unix ms
 }
 
-// promGPUID names a GPU: its host and its NVML index there.
+// promGPUID names a GPU: its host and its NVML index there; for a MIG
+// instance, the index of the physical GPU it is a slice of and its GPU
+// instance id, as dcgm-exporter labels it (GPU_I_ID), "" for a whole GPU.
 type promGPUID struct {
 	host  string
 	index int
+	gi    string
 }
 
 // promGPU is one GPU's series, by promMetrics index.
 type promGPU struct {
 	id                 promGPUID
 	name, uuid, pciBus string
+	profile            string       // a MIG instance's GPU_I_PROFILE
 	series             []pointTimes // by metric
 	vals               [][]float64
 	cursor             []timeCursor // assembly: the next point of each series
@@ -138,10 +142,10 @@ type promSet struct {
 	gpus  map[promGPUID]*promGPU
 	hosts map[string]*promHost
 	// What was left out, for the notes.
-	noGPU, other, merged, nonFinite, mig int
-	otherNames                           map[string]bool
-	markers                              map[promMarker]bool
-	interval                             time.Duration
+	noGPU, other, merged, nonFinite, badMIG int
+	otherNames                              map[string]bool
+	markers                                 map[promMarker]bool
+	interval                                time.Duration
 }
 
 func newPromSet() *promSet {
@@ -192,24 +196,27 @@ func (set *promSet) add(a *promAnswer) {
 			}
 			continue
 		}
-		if r.Metric["GPU_I_ID"] != "" {
-			set.mig++ // a MIG instance's share of its GPU, not the GPU
-			continue
-		}
 		idx, err := strconv.Atoi(r.Metric["gpu"])
 		if err != nil || idx < 0 || idx > maxGPUIndex {
 			set.noGPU++
 			continue
 		}
-		id := promGPUID{hostOf(r.Metric), idx}
-		g := set.gpus[id]
-		if g == nil {
-			g = &promGPU{id: id, series: make([]pointTimes, len(promMetrics)), vals: make([][]float64, len(promMetrics))}
-			set.gpus[id] = g
+		gi := r.Metric["GPU_I_ID"]
+		if gi != "" {
+			// A MIG instance: a GPU of its own, a slice of GPU idx.
+			if n, err := strconv.Atoi(gi); err != nil || n < 0 || n > maxGPUIndex || strconv.Itoa(n) != gi {
+				set.badMIG++
+				continue
+			}
 		}
-		g.name = cmp.Or(g.name, r.Metric["modelName"])
-		g.uuid = cmp.Or(g.uuid, r.Metric["UUID"])
-		g.pciBus = cmp.Or(g.pciBus, r.Metric["pci_bus_id"])
+		id := promGPUID{hostOf(r.Metric), idx, gi}
+		g := set.gpu(id, r.Metric)
+		if gi != "" {
+			g.profile = cmp.Or(g.profile, r.Metric["GPU_I_PROFILE"])
+			// Its parent is a GPU of the session even if none of its own
+			// series was asked for.
+			set.gpu(promGPUID{id.host, idx, ""}, r.Metric)
+		}
 		if g.series[m].n == 0 {
 			g.series[m], g.vals[m] = pts.times, pts.vals
 		} else {
@@ -218,6 +225,21 @@ func (set *promSet) add(a *promAnswer) {
 		}
 		*pts = promPoints{}
 	}
+}
+
+// gpu is the GPU of id, made at its first series. A MIG instance's labels
+// are its parent's (dcgm-exporter's modelName, UUID and bus id are the
+// physical GPU's): they name the parent, and the instance by its profile.
+func (set *promSet) gpu(id promGPUID, labels map[string]string) *promGPU {
+	g := set.gpus[id]
+	if g == nil {
+		g = &promGPU{id: id, series: make([]pointTimes, len(promMetrics)), vals: make([][]float64, len(promMetrics))}
+		set.gpus[id] = g
+	}
+	g.name = cmp.Or(g.name, labels["modelName"])
+	g.uuid = cmp.Or(g.uuid, labels["UUID"])
+	g.pciBus = cmp.Or(g.pciBus, labels["pci_bus_id"])
+	return g
 }
 
 func (set *promSet) addInfo(labels map[string]string) {
@@ -257,8 +279,11 @@ func (set *promSet) result(origin string) (*PromResult, error) {
 	if len(set.gpus) == 0 {
 		return nil, set.nothing()
 	}
+	// Each host's whole GPUs, then its MIG instances, as a session
+	// numbers them (after the physical GPUs), by parent and GPU instance.
 	gpus := slices.SortedFunc(maps.Values(set.gpus), func(a, b *promGPU) int {
-		return cmp.Or(cmp.Compare(a.id.host, b.id.host), cmp.Compare(a.id.index, b.id.index))
+		return cmp.Or(cmp.Compare(a.id.host, b.id.host), compareBool(a.id.gi != "", b.id.gi != ""),
+			cmp.Compare(a.id.index, b.id.index), cmp.Compare(len(a.id.gi), len(b.id.gi)), cmp.Compare(a.id.gi, b.id.gi))
 	})
 	hostNames := []string{}
 	for _, g := range gpus {
@@ -293,23 +318,42 @@ func (set *promSet) result(origin string) (*PromResult, error) {
 			res.Info.Notes = append(res.Info.Notes, hi.Notes...)
 		}
 	}
+	// A MIG instance takes the number its host would give it: after the
+	// host's whole GPUs.
+	onHost := make([]int, len(gpus))
+	next := map[string]int{}
+	for i, g := range gpus {
+		if g.id.gi == "" {
+			onHost[i] = g.id.index
+			next[g.id.host] = max(next[g.id.host], g.id.index+1)
+			continue
+		}
+		onHost[i] = next[g.id.host]
+		next[g.id.host]++
+	}
+	whole := map[promGPUID]int{} // a physical GPU's session index
 	for i, g := range gpus {
 		g.prepare(set)
 		info := g.info(i)
 		if multi {
-			info.Host, info.HostIndex = g.id.host, g.id.index
+			info.Host, info.HostIndex = g.id.host, onHost[i]
 		} else {
 			// One host: its GPUs keep their own numbers, as a recording
 			// made on it would.
-			info.Index = g.id.index
+			info.Index = onHost[i]
+		}
+		if g.id.gi == "" {
+			whole[g.id] = info.Index
+		} else {
+			parent := whole[promGPUID{g.id.host, g.id.index, ""}]
+			info.MIGParent = parent
+			res.Info.GPUs[slices.IndexFunc(res.Info.GPUs, func(p timeline.GPUInfo) bool { return p.Index == parent })].MIG = true
 		}
 		res.Info.GPUs = append(res.Info.GPUs, info)
 	}
-	if multi {
-		// From here on a GPU's number is the session's: its gpuN device.
-		for i, g := range gpus {
-			g.id.index = i
-		}
+	// From here on a GPU's number is the session's: its gpuN device.
+	for i, g := range gpus {
+		g.id.index = res.Info.GPUs[i].Index
 	}
 	res.count()
 	if res.Samples == 0 {
@@ -367,8 +411,8 @@ func (set *promSet) notes(res *PromResult) []string {
 	if set.nonFinite > 0 {
 		out = append(out, fmt.Sprintf("%s NaN or infinite: read as gaps", units.Count(set.nonFinite, "point")))
 	}
-	if set.mig > 0 {
-		out = append(out, fmt.Sprintf("%s of MIG instances left out: gputop reads whole GPUs", units.Count(set.mig, "series")))
+	if set.badMIG > 0 {
+		out = append(out, fmt.Sprintf("%s of MIG instances whose GPU_I_ID is not a number left out", units.Count(set.badMIG, "series")))
 	}
 	if set.noGPU > 0 {
 		out = append(out, fmt.Sprintf("%s without a gpu label left out", units.Count(set.noGPU, "GPU series")))
@@ -401,9 +445,19 @@ func (g *promGPU) prepare(set *promSet) {
 	g.deriveTot = g.series[promFBTotal].n == 0 && g.series[promFBUsed].n > 0 && g.series[promFBFree].n > 0
 }
 
-// info describes the GPU as the session's number i.
+// info describes the GPU as the session's number i. A MIG instance is
+// named as NVML names it, "<GPU> MIG 1g.10gb"; its UUID is not in the
+// labels (UUID is its parent's), and its parent is the caller's to set.
 func (g *promGPU) info(i int) timeline.GPUInfo {
 	info := timeline.GPUInfo{Index: i, Name: g.name, UUID: g.uuid, PCIBusID: g.pciBus, MemTotal: math.NaN(), PowerLimit: math.NaN()}
+	if g.id.gi != "" {
+		gi, _ := strconv.Atoi(g.id.gi)
+		info.MIG, info.MIGGPUInstance, info.UUID = true, gi, ""
+		// Without GPU_I_PROFILE, its ids, as the probe names one whose
+		// name lacks the profile.
+		info.MIGProfile = cmp.Or(migProfileLabel(g.profile), "gi"+g.id.gi)
+		info.Name = strings.TrimSpace(g.name + " MIG " + info.MIGProfile)
+	}
 	if v := g.vals[promFBTotal]; len(v) > 0 {
 		info.MemTotal = v[0] * mib
 	} else if g.deriveTot {
@@ -421,6 +475,31 @@ func (g *promGPU) info(i int) timeline.GPUInfo {
 		}
 	}
 	return info
+}
+
+// migProfileLabel is a GPU_I_PROFILE fit for a label on the screen:
+// printable ASCII without spaces, at most 16 characters ("1c.7g.80gb+me"
+// is 13); "" otherwise.
+func migProfileLabel(p string) string {
+	if len(p) > 16 {
+		return ""
+	}
+	for _, c := range []byte(p) {
+		if c <= ' ' || c > '~' {
+			return ""
+		}
+	}
+	return p
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // derivedTotal is used + free at the first time both were read.

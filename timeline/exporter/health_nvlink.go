@@ -60,24 +60,31 @@ func addNVLink(values []timeline.Value, labels gpuLabelSet, add func(*prometheus
 		if len(name) < len("gpu.nvlink_") || name[:len("gpu.nvlink_")] != "gpu.nvlink_" || math.IsNaN(v.Value) {
 			continue
 		}
+		errDesc, isErr := nvlinkDCGMErrors[name]
+		if !isErr && name != timeline.GPUNVLinkLinks && name != timeline.GPUNVLinkDown {
+			continue
+		}
 		idx, ok := timeline.ParseGPUDevice(v.Key.Device)
 		if !ok {
 			continue
 		}
-		switch name {
-		case timeline.GPUNVLinkLinks:
-			add(nvlinkLinksDesc, prometheus.GaugeValue, float64(len(timeline.LinkIDs(v.Value))), labels.of(idx)...)
-			continue
-		case timeline.GPUNVLinkDown:
-			down := timeline.LinkIDs(v.Value)
-			add(nvlinkDownDesc, prometheus.GaugeValue, float64(len(down)), labels.of(idx)...)
-			for _, l := range down {
-				add(nvlinkLinkDown, prometheus.GaugeValue, 1, append(labels.of(idx), strconv.Itoa(l))...)
-			}
+		// NVLink is the physical GPU's: a MIG instance has none of its own.
+		l := labels.of(idx)
+		if l.mig {
 			continue
 		}
-		if d, ok := nvlinkDCGMErrors[name]; ok {
-			add(d, prometheus.CounterValue, v.Value, labels.of(idx)...)
+		gpu := l.values
+		switch name {
+		case timeline.GPUNVLinkLinks:
+			add(nvlinkLinksDesc, prometheus.GaugeValue, float64(len(timeline.LinkIDs(v.Value))), gpu...)
+		case timeline.GPUNVLinkDown:
+			down := timeline.LinkIDs(v.Value)
+			add(nvlinkDownDesc, prometheus.GaugeValue, float64(len(down)), gpu...)
+			for _, link := range down {
+				add(nvlinkLinkDown, prometheus.GaugeValue, 1, append(gpu[:len(gpu):len(gpu)], strconv.Itoa(link))...)
+			}
+		default:
+			add(errDesc, prometheus.CounterValue, v.Value, gpu...)
 		}
 	}
 }

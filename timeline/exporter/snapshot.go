@@ -21,17 +21,33 @@ type snapshot struct {
 // A bus id NVML did not give is "", which Prometheus takes for no label.
 var gpuLabels = []string{"gpu", "UUID", "pci_bus_id", "device", "modelName", "Hostname"}
 
+// migLabels are a MIG instance's, as dcgm-exporter gives them: the
+// physical GPU's gpu, UUID, bus id, device and model, with the instance's
+// profile and GPU instance id after them. A series of one name may carry
+// either set (Prometheus allows it, and dcgm-exporter does it).
+var migLabels = []string{"gpu", "UUID", "pci_bus_id", "device", "modelName", "GPU_I_PROFILE", "GPU_I_ID", "Hostname"}
+
 // gpuSeries is one GPU metric of gputop's under its exported name.
 type gpuSeries struct {
-	desc  *prometheus.Desc
-	kind  prometheus.ValueType
-	scale float64 // exported = gputop's value × scale
+	desc    *prometheus.Desc
+	migDesc *prometheus.Desc // the same for a MIG instance
+	kind    prometheus.ValueType
+	scale   float64 // exported = gputop's value × scale
 }
 
 const mib = 1 << 20
 
 func newGPUSeries(name, help string, kind prometheus.ValueType, scale float64) gpuSeries {
-	return gpuSeries{desc: prometheus.NewDesc(name, help, gpuLabels, nil), kind: kind, scale: scale}
+	return gpuSeries{desc: prometheus.NewDesc(name, help, gpuLabels, nil),
+		migDesc: prometheus.NewDesc(name, help, migLabels, nil), kind: kind, scale: scale}
+}
+
+// descFor is the series' description for a GPU with labels l.
+func (s gpuSeries) descFor(l gpuLabelValues) *prometheus.Desc {
+	if l.mig {
+		return s.migDesc
+	}
+	return s.desc
 }
 
 // gpuGauges maps gputop's display metrics (after Derive: power from the
@@ -77,13 +93,15 @@ var (
 	lastSampleDesc = prometheus.NewDesc("gputop_last_sample_timestamp_seconds", "When the sample exported was taken (Unix time).", nil, nil)
 	sampleLagDesc  = prometheus.NewDesc("gputop_sample_lag_seconds", "How late the last tick started.", nil, nil)
 	overrunsDesc   = prometheus.NewDesc("gputop_sample_overruns_total", "Ticks that overran their interval or were skipped since gputop started.", nil, nil)
-	hintDesc       = prometheus.NewDesc("gputop_hint_active", "A bottleneck hint that holds now (1), as gputop's screen shows it; gpu is empty for the host's.",
-		[]string{"id", "severity", "gpu"}, nil)
-	phaseDesc = prometheus.NewDesc("gputop_phase", "The current automatic phase of the job: 1 for the kind it is in, 0 for the others.",
+	hintDesc       = prometheus.NewDesc("gputop_hint_active", hintHelp, []string{"id", "severity", "gpu"}, nil)
+	hintMIGDesc    = prometheus.NewDesc("gputop_hint_active", hintHelp, []string{"id", "severity", "gpu", "GPU_I_PROFILE", "GPU_I_ID"}, nil)
+	phaseDesc      = prometheus.NewDesc("gputop_phase", "The current automatic phase of the job: 1 for the kind it is in, 0 for the others.",
 		[]string{"kind"}, nil)
 	markerDesc = prometheus.NewDesc("gputop_last_marker_timestamp_seconds", "When the last marker was dropped (Unix time), with its text.",
 		[]string{"text"}, nil)
 )
+
+const hintHelp = "A bottleneck hint that holds now (1), as gputop's screen shows it; gpu is empty for the host's."
 
 // phaseKinds are the kinds gputop_phase reports, one series each.
 var phaseKinds = []timeline.PhaseKind{timeline.PhaseBusy, timeline.PhaseStalled, timeline.PhaseIdle}
@@ -118,7 +136,7 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 		}
 	}
 
-	labels := gpuLabelValues(in.info)
+	labels := gpuLabelsOf(in.info)
 	for _, v := range in.values {
 		series, ok := gpuGauges[v.Key.Name]
 		if !ok {
@@ -131,7 +149,9 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 			continue
 		}
 		if idx, ok := timeline.ParseGPUDevice(v.Key.Device); ok {
-			add(series.desc, series.kind, v.Value*series.scale, labels.of(idx)...)
+			if l := labels.of(idx); !l.skip {
+				add(series.descFor(l), series.kind, v.Value*series.scale, l.values...)
+			}
 		}
 	}
 	addNVLink(in.values, labels, add)
@@ -141,7 +161,9 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 			continue
 		}
 		if idx, ok := timeline.ParseGPUDevice(m.Key.Device); ok {
-			add(series.desc, series.kind, m.Value*series.scale, labels.of(idx)...)
+			if l := labels.of(idx); !l.skip {
+				add(series.descFor(l), series.kind, m.Value*series.scale, l.values...)
+			}
 		}
 	}
 
@@ -156,19 +178,28 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 		if !h.Ongoing {
 			continue // ended: the screen dims it; it no longer holds
 		}
-		gpus := []string{""}
-		if len(h.GPUs) > 0 {
-			gpus = gpus[:0]
-			for _, g := range h.GPUs {
-				gpus = append(gpus, strconv.Itoa(g))
-			}
-		}
-		for _, g := range gpus {
-			k := [3]string{h.ID, h.Severity.String(), g}
+		if len(h.GPUs) == 0 {
+			k := [3]string{h.ID, h.Severity.String(), ""}
 			if !seen[k] {
 				seen[k] = true
 				add(hintDesc, prometheus.GaugeValue, 1, k[0], k[1], k[2])
 			}
+		}
+		for _, g := range h.GPUs {
+			k := [3]string{h.ID, h.Severity.String(), strconv.Itoa(g)}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			// A MIG instance's hint joins its series: its parent's gpu
+			// and its own GPU_I_ID.
+			if l := labels.of(g); l.mig {
+				if !l.skip {
+					add(hintMIGDesc, prometheus.GaugeValue, 1, k[0], k[1], l.values[0], l.values[5], l.values[6])
+				}
+				continue
+			}
+			add(hintDesc, prometheus.GaugeValue, 1, k[0], k[1], k[2])
 		}
 	}
 	if in.hasPhase {
@@ -192,22 +223,55 @@ func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 type gpuLabelSet struct {
 	host  string
 	byIdx map[int]timeline.GPUInfo
+	// twin marks a MIG compute instance whose GPU instance another one
+	// listed before it shares: dcgm-exporter's series are per GPU instance,
+	// and so are NVML's memory and GPM figures, so it adds nothing.
+	twin map[int]bool
 }
 
-func gpuLabelValues(info timeline.SourceInfo) gpuLabelSet {
+// gpuLabelValues is one GPU's labels, in gpuLabels' order or, for a MIG
+// instance, in migLabels'.
+type gpuLabelValues struct {
+	values []string
+	mig    bool
+	skip   bool // a twin: exported as the first of its GPU instance
+}
+
+func gpuLabelsOf(info timeline.SourceInfo) gpuLabelSet {
 	set := gpuLabelSet{host: info.Host, byIdx: make(map[int]timeline.GPUInfo, len(info.GPUs))}
+	seen := map[[2]int]bool{}
 	for _, g := range info.GPUs {
 		set.byIdx[g.Index] = g
+		if g.IsMIGInstance() {
+			k := [2]int{g.MIGParent, g.MIGGPUInstance}
+			if seen[k] {
+				if set.twin == nil {
+					set.twin = map[int]bool{}
+				}
+				set.twin[g.Index] = true
+			}
+			seen[k] = true
+		}
 	}
 	return set
 }
 
-// of returns the labels of GPU idx, in gpuLabels' order. dcgm-exporter's
-// device is nvidia<minor number>; gputop does not read the minor number,
-// and gives the NVML index, which is the same on most machines
-// (docs/metrics.md says so).
-func (s gpuLabelSet) of(idx int) []string {
+// of returns the labels of GPU idx. dcgm-exporter's device is
+// nvidia<minor number>; gputop does not read the minor number, and gives
+// the NVML index, which is the same on most machines (docs/metrics.md says
+// so). A MIG instance has its parent's labels, and its own profile and GPU
+// instance id.
+func (s gpuLabelSet) of(idx int) gpuLabelValues {
 	g := s.byIdx[idx]
+	if g.IsMIGInstance() {
+		p, ok := s.byIdx[g.MIGParent]
+		if !ok {
+			p = timeline.GPUInfo{Index: g.MIGParent, PCIBusID: g.PCIBusID}
+		}
+		i := strconv.Itoa(p.Index)
+		return gpuLabelValues{mig: true, skip: s.twin[idx], values: []string{i, p.UUID, p.PCIBusID, "nvidia" + i, p.Name,
+			g.MIGProfile, strconv.Itoa(g.MIGGPUInstance), s.host}}
+	}
 	i := strconv.Itoa(idx)
-	return []string{i, g.UUID, g.PCIBusID, "nvidia" + i, g.Name, s.host}
+	return gpuLabelValues{values: []string{i, g.UUID, g.PCIBusID, "nvidia" + i, g.Name, s.host}}
 }

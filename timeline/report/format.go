@@ -165,12 +165,8 @@ func (r *Report) repSystemLine() string {
 	if r.multiHost() {
 		parts = append(parts, units.Count(len(r.Hosts), "host"))
 	}
-	switch len(r.GPUs) {
-	case 1:
-		parts = append(parts, "1 GPU")
-	default:
-		parts = append(parts, fmt.Sprintf("%d GPUs", len(r.GPUs)))
-	}
+	// MIG slices are GPUs of the session, but not of the machine.
+	parts = append(parts, r.gpuNames().Split(len(r.GPUs)))
 	return repClean(strings.Join(parts, ", "))
 }
 

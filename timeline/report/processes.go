@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/gputop-dev/gputop/timeline"
 )
@@ -10,10 +12,14 @@ import (
 // process lists of the slower sampling tier, so its times are good to a
 // few seconds (the tier's interval).
 type ReportProcess struct {
-	GPU     int    `json:"gpu"`
-	PID     int    `json:"pid"`
-	User    string `json:"user"`
-	Command string `json:"command"`
+	// GPU is its GPU's index, that of its MIG instance on a MIG-enabled
+	// GPU, whose profile and parent MIGProfile and MIGParent repeat.
+	GPU        int    `json:"gpu"`
+	MIGProfile string `json:"mig_profile,omitempty"`
+	MIGParent  *int   `json:"mig_parent,omitempty"`
+	PID        int    `json:"pid"`
+	User       string `json:"user"`
+	Command    string `json:"command"`
 	// Start is when the process started, where the host said, else when it
 	// was first seen; negative when before the report's start.
 	Start Number `json:"start_s"`
@@ -51,6 +57,7 @@ func (b *repBuilder) processes() {
 			Start: b.rel(sp.Start()), FirstSeen: b.rel(sp.FirstSeen), LastSeen: b.rel(sp.LastSeen),
 			Running: sp.Running, PeakGPUMem: Number(sp.PeakGPUMem)}
 		p.Workload = reportWorkload(sp.Workload)
+		p.MIGProfile, p.MIGParent = migOf(b.info, sp.GPU)
 		b.r.Processes = append(b.r.Processes, p)
 	}
 }
@@ -105,11 +112,18 @@ func (r *Report) textProcesses(t repText) {
 	}
 	t.line("")
 	t.line("PROCESSES (lifetime as seen on the GPU; peak GPU memory)")
-	t.f("%-3s %7s  %-8s  %-17s %9s  %-16s %s", "GPU", "PID", "USER", "LIFETIME", "PEAK MEM", "WHERE", "COMMAND")
+	// GPU and PID share one column, so a MIG slice's longer name takes
+	// the room a short PID leaves: "0/1g.10gb 6021", "3         4103".
+	width := 3 + 1 + 7
+	for _, p := range r.Processes {
+		width = max(width, len(r.processGPU(p.GPU))+1+len(strconv.Itoa(p.PID)))
+	}
+	gpuPID := func(gpu, pid string) string { return gpu + strings.Repeat(" ", width-len(gpu)-len(pid)) + pid }
+	t.f("%s  %-8s  %-17s %9s  %-16s %s", gpuPID("GPU", "PID"), "USER", "LIFETIME", "PEAK MEM", "WHERE", "COMMAND")
 	rows, rest := r.repProcessRows()
 	for _, p := range rows {
 		w := p.workload()
-		line := fmt.Sprintf("%-3d %7d  %-8s  %-17s %9s  %-16s %s", p.GPU, p.PID, repCut(repClean(p.User), 8), p.lifetime(),
+		line := fmt.Sprintf("%s  %-8s  %-17s %9s  %-16s %s", gpuPID(r.processGPU(p.GPU), strconv.Itoa(p.PID)), repCut(repClean(p.User), 8), p.lifetime(),
 			repBytes(p.PeakGPUMem), repCut(w.Short(), 16), repClean(p.Command))
 		t.line(repCut(line, repTextWidth))
 	}
@@ -130,13 +144,19 @@ func (r *Report) mdProcesses(p func(string, ...any)) {
 	rows, rest := r.repProcessRows()
 	for _, q := range rows {
 		w := q.workload()
-		p("| %d | %d | %s | %s | %s | %s | %s |", q.GPU, q.PID, repMD(q.User), q.lifetime(), repBytes(q.PeakGPUMem),
+		p("| %s | %d | %s | %s | %s | %s | %s |", r.processGPU(q.GPU), q.PID, repMD(q.User), q.lifetime(), repBytes(q.PeakGPUMem),
 			repMD(w.String()), repMD(q.Command))
 	}
 	if rest != "" {
 		p("")
 		p("%s.", repCapital(rest))
 	}
+}
+
+// processGPU is a process's GPU in the tables: its index, or a MIG
+// instance's parent and profile, "0/1g.10gb".
+func (r *Report) processGPU(idx int) string {
+	return r.gpuNames().Column(idx, func(i int) int { return i })
 }
 
 // repCut cuts s to n runes, ending in "~" when it had more.

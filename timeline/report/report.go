@@ -51,12 +51,17 @@ type Report struct {
 	IdleUtil Number `json:"idle_util"`
 	// Hosts are the hosts of a session of several, in order, each with its
 	// figures; absent in a session of one.
-	Hosts   []ReportHostSummary `json:"hosts,omitempty"`
-	GPUs    []ReportGPU         `json:"gpus"`
-	Host    ReportHost          `json:"host"`
-	Phases  []ReportPhase       `json:"phases"`
-	Markers []ReportMarker      `json:"markers"`
-	Hints   []ReportHint        `json:"hints"`
+	Hosts []ReportHostSummary `json:"hosts,omitempty"`
+	GPUs  []ReportGPU         `json:"gpus"`
+	// PhysicalGPUs and MIGInstances, in a session with MIG, count GPUs'
+	// whole GPUs and MIG instances; both absent without MIG, where every
+	// GPU is whole.
+	PhysicalGPUs int            `json:"physical_gpus,omitempty"`
+	MIGInstances int            `json:"mig_instances,omitempty"`
+	Host         ReportHost     `json:"host"`
+	Phases       []ReportPhase  `json:"phases"`
+	Markers      []ReportMarker `json:"markers"`
+	Hints        []ReportHint   `json:"hints"`
 	// Processes held a GPU during the report (processes.go).
 	Processes []ReportProcess `json:"processes"`
 	// Gaps are pauses in sampling; every figure above leaves them out.
@@ -245,6 +250,14 @@ func NewReport(s *timeline.Store, info timeline.SourceInfo, a Analysis, opts Rep
 		}
 	}
 	b.build(a)
+	for _, g := range r.GPUs {
+		if g.MIGProfile != "" {
+			r.MIGInstances++
+		}
+	}
+	if r.MIGInstances > 0 {
+		r.PhysicalGPUs = len(r.GPUs) - r.MIGInstances
+	}
 	return r
 }
 

@@ -123,11 +123,16 @@ type SnapshotHost struct {
 
 // SnapshotProcess is one process holding a GPU.
 type SnapshotProcess struct {
-	GPU     int    `json:"gpu"`
-	PID     int    `json:"pid"`
-	User    string `json:"user"`
-	Command string `json:"command"`
-	GPUMem  Number `json:"gpu_mem_bytes"`
+	// GPU is the index of its GPU, that of the MIG instance it runs in on
+	// a MIG-enabled GPU, whose profile and parent MIGProfile and MIGParent
+	// repeat.
+	GPU        int    `json:"gpu"`
+	MIGProfile string `json:"mig_profile,omitempty"`
+	MIGParent  *int   `json:"mig_parent,omitempty"`
+	PID        int    `json:"pid"`
+	User       string `json:"user"`
+	Command    string `json:"command"`
+	GPUMem     Number `json:"gpu_mem_bytes"`
 	// Util is NVML's per-process utilisation (timeline.Process.Util).
 	Util Number `json:"util"`
 	// SM is Util under the name earlier versions gave it, kept for the
@@ -219,6 +224,7 @@ func NewSnapshot(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot 
 		sp := SnapshotProcess{GPU: p.GPU, PID: p.PID, User: p.User, Command: p.Command,
 			GPUMem: Number(p.GPUMem), Util: Number(p.Util), SM: Number(p.Util), CPU: Number(p.CPU), RSSBytes: Number(p.RSS),
 			Workload: reportWorkload(p.Workload)}
+		sp.MIGProfile, sp.MIGParent = migOf(info, p.GPU)
 		if !p.Started.IsZero() {
 			started := p.Started.UTC()
 			sp.Started = &started
@@ -226,6 +232,17 @@ func NewSnapshot(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot 
 		s.Processes = append(s.Processes, sp)
 	}
 	return s
+}
+
+// migOf is GPU idx's MIG profile and parent where it is a MIG instance.
+func migOf(info timeline.SourceInfo, idx int) (string, *int) {
+	for _, g := range info.GPUs {
+		if g.Index == idx && g.IsMIGInstance() {
+			parent := g.MIGParent
+			return g.MIGProfile, &parent
+		}
+	}
+	return "", nil
 }
 
 // WriteText prints the snapshot for a person: a table of GPUs, the host,
@@ -244,6 +261,7 @@ func (s Snapshot) WriteText(w io.Writer) error {
 	for _, n := range s.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
+	names, number := s.gpuNames()
 	if len(s.GPUs) > 0 {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		hostCol := ""
@@ -253,18 +271,15 @@ func (s Snapshot) WriteText(w io.Writer) error {
 		fmt.Fprintln(tw, hostCol+"GPU\tNAME\tUTIL\tSM\tMEMORY\tPOWER\tTEMP\tSM CLOCK\tTHROTTLE\t")
 		for _, g := range s.GPUs {
 			name := strings.TrimPrefix(g.Name, "NVIDIA ")
-			index := g.Index
+			index := names.Column(g.Index, number)
 			if len(s.Hosts) > 0 {
-				if g.HostIndex != nil {
-					index = *g.HostIndex
-				}
 				fmt.Fprintf(tw, "%s\t", g.Host)
 			}
 			if g.Lost {
-				fmt.Fprintf(tw, "%d\t%s\tlost: fell off the bus\t\t\t\t\t\t\t\n", index, name)
+				fmt.Fprintf(tw, "%s\t%s\tlost: fell off the bus\t\t\t\t\t\t\t\n", index, name)
 				continue
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", index, name,
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", index, name,
 				repPct(g.Util), repPct(g.SMActive), repBytesOf(g.MemUsedBytes, g.MemTotalBytes),
 				repWattsOf(g.PowerW, g.PowerLimitW), units.Celsius(float64(g.TempC), false),
 				units.MHz(float64(g.ClockSMMHz)), textThrottle(g.Throttle))
@@ -286,7 +301,7 @@ func (s Snapshot) WriteText(w io.Writer) error {
 			if p.Workload != nil {
 				where = p.Workload.workload().Short()
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", p.GPU, p.PID, p.User, repBytes(p.GPUMem), repPct(p.Util), repPct(p.CPU), where, p.Command)
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", names.Column(p.GPU, number), p.PID, p.User, repBytes(p.GPUMem), repPct(p.Util), repPct(p.CPU), where, p.Command)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -294,6 +309,29 @@ func (s Snapshot) WriteText(w io.Writer) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// gpuNames names the snapshot's MIG instances, and number is a GPU's
+// number in its tables: on its host in a session of several, else its
+// index.
+func (s Snapshot) gpuNames() (units.GPUNames, func(int) int) {
+	mig := map[int]units.MIGSlice{}
+	onHost := map[int]int{}
+	for _, g := range s.GPUs {
+		if g.MIGProfile != "" && g.MIGParent != nil {
+			mig[g.Index] = units.MIGSlice{Parent: *g.MIGParent, Profile: g.MIGProfile}
+		}
+		if len(s.Hosts) > 0 && g.HostIndex != nil {
+			onHost[g.Index] = *g.HostIndex
+		}
+	}
+	number := func(i int) int {
+		if at, ok := onHost[i]; ok {
+			return at
+		}
+		return i
+	}
+	return units.GPUNames{}.WithMIG(mig), number
 }
 
 func textThrottle(t []string) string {

@@ -3,6 +3,7 @@ package units
 import (
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -41,6 +42,40 @@ func (n GPUNames) WithMIG(mig map[int]MIGSlice) GPUNames {
 		n.mig = mig
 	}
 	return n
+}
+
+// MIGOf is the MIG instance GPU idx is; ok false for a whole GPU.
+func (n GPUNames) MIGOf(idx int) (MIGSlice, bool) {
+	m, ok := n.mig[idx]
+	return m, ok
+}
+
+// Column is GPU idx as a table's GPU column shows it, number giving a whole
+// GPU's number as the table has it (session-wide, or on its host): "3", or
+// for a MIG instance its parent's number and its profile, "0/1g.10gb", one
+// word.
+func (n GPUNames) Column(idx int, number func(int) int) string {
+	if m, ok := n.mig[idx]; ok {
+		return strconv.Itoa(number(m.Parent)) + "/" + m.Profile
+	}
+	return strconv.Itoa(number(idx))
+}
+
+// Split says how many of total GPUs of a session are whole and how the
+// rest, its MIG instances, split them, short: "8 GPUs, GPU0 split into 3
+// MIG slices"; "8 GPUs" without MIG. total counts the instances too, as
+// a session lists them.
+func (n GPUNames) Split(total int) string {
+	whole := Count(total-len(n.mig), "GPU")
+	if len(n.mig) == 0 {
+		return whole
+	}
+	parents := make([]int, 0, len(n.mig))
+	for _, m := range n.mig {
+		parents = append(parents, m.Parent)
+	}
+	slices.Sort(parents)
+	return whole + ", " + n.ofWhole(slices.Compact(parents)) + " split into " + Count(len(n.mig), "MIG slice")
 }
 
 // NewGPUNames names GPUs by host; at maps each session-wide index to its

@@ -88,3 +88,58 @@ func TestGPUNamesMIG(t *testing.T) {
 		}
 	}
 }
+
+// A table's GPU column names a MIG instance by its parent's number there
+// and its profile, in one word.
+func TestGPUNamesColumn(t *testing.T) {
+	names := GPUNames{}.WithMIG(map[int]MIGSlice{10: {Parent: 8, Profile: "1g.10gb"}})
+	same := func(i int) int { return i }
+	onHost := func(i int) int { return i - 8 } // GPU8 is its host's GPU0
+	for _, c := range []struct {
+		idx    int
+		number func(int) int
+		want   string
+	}{
+		{3, same, "3"},
+		{10, same, "8/1g.10gb"},
+		{10, onHost, "0/1g.10gb"},
+		{9, onHost, "1"},
+	} {
+		if got := names.Column(c.idx, c.number); got != c.want {
+			t.Errorf("Column(%d) = %q, want %q", c.idx, got, c.want)
+		}
+	}
+	if got := (GPUNames{}).Column(10, same); got != "10" {
+		t.Errorf("without MIG: %q", got)
+	}
+	if m, ok := names.MIGOf(10); !ok || m.Profile != "1g.10gb" {
+		t.Errorf("MIGOf(10) = %+v %v", m, ok)
+	}
+	if _, ok := names.MIGOf(3); ok {
+		t.Error("GPU3 taken for an instance")
+	}
+}
+
+// The count of a session's GPUs leaves its MIG slices out, and says them.
+func TestGPUNamesSplit(t *testing.T) {
+	three := map[int]MIGSlice{8: {0, "3g.40gb"}, 9: {0, "2g.20gb"}, 10: {0, "1g.10gb"}}
+	two := map[int]MIGSlice{2: {0, "4g.40gb"}, 3: {1, "7g.80gb"}}
+	byHost := NewGPUNames(map[int]HostGPU{0: {"node1", 0}, 1: {"node2", 0}})
+	for _, c := range []struct {
+		names GPUNames
+		total int
+		want  string
+	}{
+		{GPUNames{}, 8, "8 GPUs"},
+		{GPUNames{}, 1, "1 GPU"},
+		{GPUNames{}, 0, "0 GPUs"},
+		{GPUNames{}.WithMIG(three), 11, "8 GPUs, GPU0 split into 3 MIG slices"},
+		{GPUNames{}.WithMIG(two), 4, "2 GPUs, GPU0-1 split into 2 MIG slices"},
+		{GPUNames{}.WithMIG(map[int]MIGSlice{1: {0, "7g.80gb"}}), 2, "1 GPU, GPU0 split into 1 MIG slice"},
+		{byHost.WithMIG(two), 4, "2 GPUs, node1 GPU0, node2 GPU0 split into 2 MIG slices"},
+	} {
+		if got := c.names.Split(c.total); got != c.want {
+			t.Errorf("Split(%d) = %q, want %q", c.total, got, c.want)
+		}
+	}
+}
