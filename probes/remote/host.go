@@ -48,13 +48,20 @@ type host struct {
 	name string
 	opts *Options
 
-	mu       sync.Mutex
-	info     *timeline.SourceInfo // the latest description, until taken
-	queue    []queued
-	markers  []timeline.Marker
-	up       bool   // connected and streaming
-	settled  bool   // described itself and sent a sample, or failed once
-	reason   string // why it is down, with the retry; "" while up
+	mu      sync.Mutex
+	info    *timeline.SourceInfo // the latest description, until taken
+	queue   []queued
+	markers []timeline.Marker
+	up      bool   // connected and streaming
+	settled bool   // described itself and sent a sample, or failed once
+	reason  string // why it is down, with the retry; "" while up
+	told    bool   // a tick has reported reason
+	// untold is a reason that was replaced before any tick reported it: a
+	// drop whose first retry failed within the tick, while the tick still
+	// took a sample queued before the drop. The next tick without a sample
+	// reports it, so the recording says the host dropped before it says
+	// why the retry failed.
+	untold   string
 	send     chan []byte
 	received int64 // bytes read from its stream, for the wire figure
 	lag      lag   // how far the host's sample times run behind arrival
@@ -183,7 +190,7 @@ func (h *host) follow(conn Conn, watchdog *time.Timer) (bool, error) {
 			h.push(ev.Sample)
 			if !streamed {
 				streamed = true
-				h.up, h.reason = true, ""
+				h.up, h.reason, h.untold = true, "", ""
 				h.settle()
 			}
 		}
@@ -262,6 +269,10 @@ func (h *host) down(why string, retry time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.up = false
+	if h.reason != "" && !h.told && h.untold == "" {
+		h.untold = h.reason
+	}
+	h.told = false
 	h.reason = fmt.Sprintf("%s; retrying in %s", why, retryText(retry))
 	h.settle()
 }
@@ -375,10 +386,14 @@ func (h *host) take(now time.Time, interval time.Duration) (*timeline.Sample, []
 	case s != nil:
 		// A sample that came before a drop is still good: the status is
 		// this tick's, and says the drop from the next one on.
+	case h.untold != "":
+		st.State, st.Err = timeline.ProbeFailed, h.untold
+		h.untold = ""
 	case h.reason != "":
 		// Failed, never Lost: a host is always tried again, and a Lost
 		// device is one that is not.
 		st.State, st.Err = timeline.ProbeFailed, h.reason
+		h.told = true
 	case s == nil && !h.up:
 		st.State, st.Err = timeline.ProbeLate, "connecting"
 	case s == nil:

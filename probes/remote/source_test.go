@@ -470,3 +470,29 @@ func TestASampleAndItsHostsStatusAgree(t *testing.T) {
 		}
 	})
 }
+
+// A drop whose retry fails before a tick could say so (the tick took a
+// sample queued before the drop) is still said, before the retry's reason.
+func TestADropIsSaidEvenWhenItsRetryFailsWithinATick(t *testing.T) {
+	h := &host{name: "a", opts: &Options{}, settledOnce: func() {}}
+	at := time.Now() // push times a sample's arrival by the wall clock
+	h.mu.Lock()
+	h.push(&timeline.Sample{At: at})
+	h.up = true
+	h.mu.Unlock()
+	h.down("dropped", time.Second)
+	s, _, _, st := h.take(at.Add(time.Hour), time.Second)
+	if s == nil || st.State != timeline.ProbeOK {
+		t.Fatalf("the queued sample: %v, status %+v", s, st)
+	}
+	h.down("ended: a is down", 2*time.Second)
+	var said []string
+	for range 3 {
+		_, _, _, st := h.take(at.Add(time.Hour), time.Second)
+		said = append(said, st.Err)
+	}
+	want := []string{"dropped; retrying in 1s", "ended: a is down; retrying in 2s", "ended: a is down; retrying in 2s"}
+	if !slices.Equal(said, want) {
+		t.Errorf("said %q, want %q", said, want)
+	}
+}
