@@ -2,9 +2,13 @@ package export
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 func TestExportCSV(t *testing.T) {
@@ -53,6 +57,21 @@ func TestExportCSV(t *testing.T) {
 		{"marker time", cells(tbl.of("marker"), "time"), []string{"2026-03-14T09:26:53.950Z", "2026-03-14T09:26:56.150Z"}},
 		{"marker elapsed_s", cells(tbl.of("marker"), "elapsed_s"), []string{"0.95", "3.15"}},
 		{"marker has no status", cells(tbl.of("marker"), "status"), []string{"", ""}},
+		{"hostname", cells(gpu1, "hostname"), []string{"dgx-07", "dgx-07"}},
+		{"host's hostname", cells(host, "hostname"), []string{"dgx-07", "dgx-07", "dgx-07", "dgx-07"}},
+		{"host_gpu", cells(gpu1, "host_gpu"), []string{"1", "1"}},
+		{"a physical GPU has no mig_parent", cells(gpu0, "mig_parent"), []string{"", "", "", ""}},
+		{"mem_free_bytes", cells(gpu0, "mem_free_bytes"), []string{"21474836480", "21474836480", "21474836480", "21474836480"}},
+		{"pcie_width", cells(gpu0, "pcie_width"), []string{"8", "8", "8", "8"}},
+		{"pcie_width_max", cells(gpu0, "pcie_width_max"), []string{"16", "16", "16", "16"}},
+		{"pcie_replays", cells(gpu0, "pcie_replays"), []string{"2", "2", "2", "2"}},
+		{"nvlink_tx_bytes_per_s (MiB counter)", cells(gpu0, "nvlink_tx_bytes_per_s"), []string{"", "1073741824", "1073741824", "1073741824"}},
+		{"nvlink_links (a count)", cells(gpu0, "nvlink_links"), []string{"18", "18", "18", "18"}},
+		{"nvlink_down (link ids)", cells(gpu0, "nvlink_down"), []string{"", "", "", "3"}},
+		{"ecc_uncorrected", cells(gpu0, "ecc_uncorrected"), []string{"0", "1", "2", "3"}},
+		{"xid (none)", cells(gpu0, "xid"), []string{"0", "0", "0", "0"}},
+		{"clocks_held_power_pct", cells(gpu0, "clocks_held_power_pct"), []string{"", "25", "25", "25"}},
+		{"not reported by gpu1", cells(gpu1, "pcie_gen"), []string{"", ""}},
 	} {
 		if !slices.Equal(c.got, c.want) {
 			t.Errorf("%s: got %q, want %q", c.what, c.got, c.want)
@@ -162,4 +181,100 @@ func TestExportLostGPUHasNoRowsAfter(t *testing.T) {
 		}
 	}
 	t.Fatal("no gpu0 row after gpu1 was lost")
+}
+
+// In a session of several hosts each row says its machine: every host has
+// its own host, job and gputop rows (its cores folded into its own row), a
+// GPU carries its number on its host, and a host that does not answer has
+// a row saying why, and no GPU rows, while the others go on.
+func TestExportSeveralHosts(t *testing.T) {
+	h, ss := exportRecording()
+	const downAt = 2 // node-b does not answer on this sample
+	var bSamples []timeline.Sample
+	for i, s := range ss {
+		if i != downAt {
+			bSamples = append(bSamples, s)
+		}
+	}
+	info, merged := timelinetest.Combine([]timelinetest.HostRun{
+		{Name: "node-a", Info: h.Info, Samples: ss},
+		{Name: "node-b", Info: h.Info, Samples: bSamples},
+	})
+	merged[downAt].Probes = append(merged[downAt].Probes, timeline.ProbeStatus{Probe: timeline.RemoteProbe,
+		Device: "node-b", State: timeline.ProbeFailed, Err: "unreachable: connection refused; retrying in 2s"})
+	h.Info = info
+	path := filepath.Join(t.TempDir(), "hosts.gtr")
+	writeFile(t, path, h, merged)
+	tbl := parseCSV(t, exportOf(t, path, CSV))
+
+	var order []string
+	for _, r := range tbl.rows[:8] {
+		order = append(order, r["device"]+"@"+r["hostname"])
+	}
+	if want := []string{"gpu0@node-a", "gpu1@node-a", "gpu2@node-b", "gpu3@node-b", "host@node-a", "host@node-b",
+		"job@node-a", "job@node-b"}; !slices.Equal(order, want) {
+		t.Errorf("row order %q, want %q", order, want)
+	}
+	byHost := func(device, host string) []map[string]string {
+		var out []map[string]string
+		for _, r := range tbl.of(device) {
+			if r["hostname"] == host {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	hostB := byHost("host", "node-b")
+	for _, c := range []struct {
+		what      string
+		got, want []string
+	}{
+		{"node-a's cores, its own", cells(byHost("host", "node-a"), "cpu_cores"), []string{"", "2", "2", "2"}},
+		// A rate needs the sample before: none on the first after the gap.
+		{"node-b's cpu", cells(hostB, "cpu_pct"), []string{"", "75", "", ""}},
+		{"node-b's status", cells(hostB, "status"), []string{"ok", "ok", "failed", "ok"}},
+		{"node-b's error", cells(hostB, "error"), []string{"", "", "unreachable: connection refused; retrying in 2s", ""}},
+		{"node-b's GPU, session-wide", cells(tbl.of("gpu2"), "gpu"), []string{"2", "2", "2"}},
+		{"node-b's GPU, on its host", cells(tbl.of("gpu2"), "host_gpu"), []string{"0", "0", "0"}},
+		{"node-b's GPU, while it is down", cells(tbl.of("gpu2"), "time"), []string{"2026-03-14T09:26:53.250Z", "2026-03-14T09:26:54.250Z", "2026-03-14T09:26:56.250Z"}},
+		{"node-b's gputop", cells(byHost("self", "node-b"), "sample_lag_s"), []string{"0.000412", "0.000412", "0.000412"}},
+	} {
+		if !slices.Equal(c.got, c.want) {
+			t.Errorf("%s: got %q, want %q", c.what, c.got, c.want)
+		}
+	}
+}
+
+// A MIG slice is a GPU row of its own, after the physical GPUs, with its
+// parent and profile.
+func TestExportMIGSlice(t *testing.T) {
+	h, ss := exportRecording()
+	h.Info.GPUs = append(h.Info.GPUs, timeline.GPUInfo{Index: 2, Name: "NVIDIA H100 80GB HBM3 MIG 1g.10gb",
+		MIGProfile: "1g.10gb", MIGParent: 0, MIGGPUInstance: 13, MIGComputeInstance: 0})
+	for i := range ss {
+		ss[i].Metrics = append(ss[i].Metrics,
+			timeline.Metric{Key: timeline.Key{Name: timeline.GPUSMActive, Device: "gpu2"}, Kind: timeline.Gauge, Value: 2},
+			timeline.Metric{Key: timeline.Key{Name: timeline.GPUMemUsed, Device: "gpu2"}, Kind: timeline.Gauge, Value: 9 << 30})
+	}
+	path := filepath.Join(t.TempDir(), "mig.gtr")
+	writeFile(t, path, h, ss)
+	tbl := parseCSV(t, exportOf(t, path, CSV))
+	slice := tbl.of("gpu2")
+	if len(slice) != exportSamples {
+		t.Fatalf("%d rows of the slice, want %d", len(slice), exportSamples)
+	}
+	for _, c := range []struct {
+		what      string
+		got, want []string
+	}{
+		{"mig_parent", cells(slice, "mig_parent"), []string{"0", "0", "0", "0"}},
+		{"mig_profile", cells(slice, "mig_profile"), []string{"1g.10gb", "1g.10gb", "1g.10gb", "1g.10gb"}},
+		{"sm_active_pct", cells(slice, "sm_active_pct"), []string{"2", "2", "2", "2"}},
+		{"util_pct: none under MIG", cells(slice, "util_pct"), []string{"", "", "", ""}},
+		{"the parent has no profile", cells(tbl.of("gpu0"), "mig_profile"), []string{"", "", "", ""}},
+	} {
+		if !slices.Equal(c.got, c.want) {
+			t.Errorf("%s: got %q, want %q", c.what, c.got, c.want)
+		}
+	}
 }

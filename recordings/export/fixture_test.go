@@ -23,6 +23,12 @@ var exportColumns = []string{
 	"cpu_pct", "iowait_pct", "cpu_cores", "cpu_busiest_pct", "cpu_cores_pegged", "load1", "swap_used_bytes",
 	"swap_total_bytes", "disk_read_bytes_per_s", "disk_write_bytes_per_s",
 	"proc_cpu_pct", "proc_rss_bytes", "sample_lag_s", "marker", "marker_origin",
+	"hostname", "host_gpu", "mig_parent", "mig_profile", "mem_free_bytes",
+	"pcie_gen", "pcie_gen_max", "pcie_width", "pcie_width_max", "pcie_replays",
+	"nvlink_tx_bytes_per_s", "nvlink_rx_bytes_per_s", "nvlink_links", "nvlink_down", "nvlink_errors",
+	"ecc_corrected", "ecc_uncorrected", "ecc_corrected_life", "ecc_uncorrected_life", "retired_pages", "remapped_rows",
+	"xid", "clocks_held_power_pct", "clocks_held_thermal_pct", "clocks_held_sync_boost_pct",
+	"clocks_held_board_limit_pct", "clocks_held_low_util_pct", "clocks_held_reliability_pct",
 }
 
 const (
@@ -75,6 +81,24 @@ func exportRecording() (recordings.Header, []timeline.Sample) {
 			add(timeline.GPUThrottle, dev, timeline.Gauge, throttle)
 			add(timeline.GPUEnergy, dev, timeline.Counter, 5e6+412.345*f)
 			add(timeline.GPUPCIeTxBytes, dev, timeline.Counter, 1e12+4e8*f)
+			if g == 0 { // links and health: gpu0 runs at x8 of x16 and loses NVLink 3 on the last sample
+				down := 0.0
+				if i == exportSamples-1 {
+					down = 1 << 3
+				}
+				add(timeline.GPUMemFree, dev, timeline.Gauge, 20<<30)
+				add(timeline.GPUPCIeGen, dev, timeline.Gauge, 5)
+				add(timeline.GPUPCIeGenMax, dev, timeline.Gauge, 5)
+				add(timeline.GPUPCIeWidth, dev, timeline.Gauge, 8)
+				add(timeline.GPUPCIeWidthMax, dev, timeline.Gauge, 16)
+				add(timeline.GPUPCIeReplays, dev, timeline.Gauge, 2)
+				add(timeline.GPUNVLinkTxMiB, dev, timeline.Counter, 1e6+1024*f)
+				add(timeline.GPUNVLinkLinks, dev, timeline.Gauge, 1<<18-1)
+				add(timeline.GPUNVLinkDown, dev, timeline.Gauge, down)
+				add(timeline.GPUECCUncorrected, dev, timeline.Gauge, f)
+				add(timeline.GPUXid, dev, timeline.Gauge, 0)
+				add(timeline.GPUViolPowerSecs, dev, timeline.Counter, 100+0.25*f)
+			}
 			s.Probes = append(s.Probes, st)
 		}
 		add(timeline.HostCPUBusySecs, timeline.HostDevice, timeline.Counter, 10+3*f)

@@ -25,7 +25,8 @@ except ImportError:
     pd = None
 if pd is not None:
     df = pd.read_csv(path)
-    text = {"time", "device", "status", "error", "throttle_reasons", "marker", "marker_origin"}
+    text = {"time", "device", "status", "error", "throttle_reasons", "marker", "marker_origin", "hostname", "mig_profile",
+            "nvlink_down"}
     gpu0 = df[df.device == "gpu0"]
     out = {
         "reader": "pandas " + pd.__version__,

@@ -68,6 +68,36 @@ const (
 	colSampleLag
 	colMarker
 	colMarkerOrigin
+	// Added with the machine, MIG and health columns (after every column
+	// of the first version, which keep their places).
+	colHostname
+	colHostGPU
+	colMIGParent
+	colMIGProfile
+	colMemFree
+	colPCIeGen
+	colPCIeGenMax
+	colPCIeWidth
+	colPCIeWidthMax
+	colPCIeReplays
+	colNVLinkTx
+	colNVLinkRx
+	colNVLinkLinks
+	colNVLinkDown
+	colNVLinkErrors
+	colECCCorrected
+	colECCUncorrected
+	colECCCorrectedLife
+	colECCUncorrectedLife
+	colRetiredPages
+	colRemappedRows
+	colXid
+	colHeldPower
+	colHeldThermal
+	colHeldSyncBoost
+	colHeldBoardLimit
+	colHeldLowUtil
+	colHeldReliability
 	numColumns
 )
 
@@ -125,6 +155,35 @@ var columnDefs = [numColumns]exportColumn{
 	colSampleLag:       {"sample_lag_s", procRow, false},
 	colMarker:          {"marker", markerRow, true},
 	colMarkerOrigin:    {"marker_origin", markerRow, true},
+
+	colHostname:           {"hostname", deviceRow, true},
+	colHostGPU:            {"host_gpu", gpuRow, false},
+	colMIGParent:          {"mig_parent", gpuRow, false},
+	colMIGProfile:         {"mig_profile", gpuRow, true},
+	colMemFree:            {"mem_free_bytes", gpuRow, false},
+	colPCIeGen:            {"pcie_gen", gpuRow, false},
+	colPCIeGenMax:         {"pcie_gen_max", gpuRow, false},
+	colPCIeWidth:          {"pcie_width", gpuRow, false},
+	colPCIeWidthMax:       {"pcie_width_max", gpuRow, false},
+	colPCIeReplays:        {"pcie_replays", gpuRow, false},
+	colNVLinkTx:           {"nvlink_tx_bytes_per_s", gpuRow, false},
+	colNVLinkRx:           {"nvlink_rx_bytes_per_s", gpuRow, false},
+	colNVLinkLinks:        {"nvlink_links", gpuRow, false},
+	colNVLinkDown:         {"nvlink_down", gpuRow, true},
+	colNVLinkErrors:       {"nvlink_errors", gpuRow, false},
+	colECCCorrected:       {"ecc_corrected", gpuRow, false},
+	colECCUncorrected:     {"ecc_uncorrected", gpuRow, false},
+	colECCCorrectedLife:   {"ecc_corrected_life", gpuRow, false},
+	colECCUncorrectedLife: {"ecc_uncorrected_life", gpuRow, false},
+	colRetiredPages:       {"retired_pages", gpuRow, false},
+	colRemappedRows:       {"remapped_rows", gpuRow, false},
+	colXid:                {"xid", gpuRow, false},
+	colHeldPower:          {"clocks_held_power_pct", gpuRow, false},
+	colHeldThermal:        {"clocks_held_thermal_pct", gpuRow, false},
+	colHeldSyncBoost:      {"clocks_held_sync_boost_pct", gpuRow, false},
+	colHeldBoardLimit:     {"clocks_held_board_limit_pct", gpuRow, false},
+	colHeldLowUtil:        {"clocks_held_low_util_pct", gpuRow, false},
+	colHeldReliability:    {"clocks_held_reliability_pct", gpuRow, false},
 }
 
 // metricColumns maps a display metric to its column. The per-core
@@ -160,6 +219,31 @@ var metricColumns = map[string]int{
 	timeline.ProcCPU:        colProcCPU,
 	timeline.ProcRSS:        colProcRSS,
 	timeline.SampleLag:      colSampleLag,
+
+	timeline.GPUMemFree:           colMemFree,
+	timeline.GPUPCIeGen:           colPCIeGen,
+	timeline.GPUPCIeGenMax:        colPCIeGenMax,
+	timeline.GPUPCIeWidth:         colPCIeWidth,
+	timeline.GPUPCIeWidthMax:      colPCIeWidthMax,
+	timeline.GPUPCIeReplays:       colPCIeReplays,
+	timeline.GPUNVLinkTx:          colNVLinkTx,
+	timeline.GPUNVLinkRx:          colNVLinkRx,
+	timeline.GPUNVLinkLinks:       colNVLinkLinks, // a bitmask, written as a count
+	timeline.GPUNVLinkDown:        colNVLinkDown,  // a bitmask, written as link ids
+	timeline.GPUNVLinkErrors:      colNVLinkErrors,
+	timeline.GPUECCCorrected:      colECCCorrected,
+	timeline.GPUECCUncorrected:    colECCUncorrected,
+	timeline.GPUECCCorrectedAgg:   colECCCorrectedLife,
+	timeline.GPUECCUncorrectedAgg: colECCUncorrectedLife,
+	timeline.GPURetiredPages:      colRetiredPages,
+	timeline.GPURemappedRows:      colRemappedRows,
+	timeline.GPUXid:               colXid,
+	timeline.GPUViolPower:         colHeldPower,
+	timeline.GPUViolThermal:       colHeldThermal,
+	timeline.GPUViolSyncBoost:     colHeldSyncBoost,
+	timeline.GPUViolBoardLimit:    colHeldBoardLimit,
+	timeline.GPUViolLowUtil:       colHeldLowUtil,
+	timeline.GPUViolReliability:   colHeldReliability,
 }
 
 // peggedCore is the busy share (%) from which cpu_cores_pegged counts a
@@ -172,15 +256,26 @@ const peggedCore = 90
 // exportRow is one row of the export. num holds the numeric columns
 // (NaN when unknown); text columns have fields of their own.
 type exportRow struct {
-	kind    rowKind
-	at      time.Time
-	elapsed time.Duration
-	device  string
-	state   timeline.ProbeState
-	stated  bool // a probe status was seen for the device this sample
-	err     string
-	marker  timeline.Marker
-	num     [numColumns]float64
+	kind     rowKind
+	at       time.Time
+	elapsed  time.Duration
+	device   string // as the sample names it: "gpu3", "host", "host@node2"
+	hostRank int    // the row's host's place in the session, for the order
+	hostname string
+	profile  string // a MIG slice's profile
+	state    timeline.ProbeState
+	stated   bool // a probe status was seen for the device this sample
+	err      string
+	marker   timeline.Marker
+	cores    coreStats // a host row's cores
+	num      [numColumns]float64
+}
+
+// deviceName is the row's device column: the device without its host,
+// which the hostname column says ("host@node2" is host on node2).
+func (r *exportRow) deviceName() string {
+	name, _ := timeline.SplitDeviceHost(r.device)
+	return name
 }
 
 // exportTable turns each sample's display values into rows. It remembers
@@ -192,11 +287,53 @@ type exportTable struct {
 	buf      []exportRow
 	out      []*exportRow
 	byDevice map[string]int // index in buf of each device's row this sample
-	cores    coreStats
+	machines machines
 }
 
 func newExportTable(start time.Time) *exportTable {
 	return &exportTable{start: start, lost: map[string]bool{}, byDevice: map[string]int{}}
+}
+
+// machines is what the source's description says of where each device
+// is: a GPU's host and its number there, a MIG slice's parent and
+// profile, and the order of the hosts. It is rebuilt only when the
+// description changes (a host that answers late grows it).
+type machines struct {
+	gpus     []timeline.GPUInfo // the description's, compared by identity
+	byIndex  map[int]timeline.GPUInfo
+	hosts    []timeline.HostInfo
+	rank     map[string]int // host name to its place in the session
+	thisHost string         // the host of a session of one
+}
+
+func (m *machines) describe(info timeline.SourceInfo) {
+	if m.byIndex != nil && sameSlice(info.GPUs, m.gpus) && sameSlice(info.Hosts, m.hosts) && m.thisHost == info.Host {
+		return
+	}
+	m.gpus, m.hosts, m.thisHost = info.GPUs, info.Hosts, info.Host
+	m.byIndex = make(map[int]timeline.GPUInfo, len(info.GPUs))
+	for _, g := range info.GPUs {
+		m.byIndex[g.Index] = g
+	}
+	m.rank = make(map[string]int, len(info.Hosts))
+	for i, h := range info.Hosts {
+		m.rank[h.Name] = i
+	}
+}
+
+// sameSlice says whether a and b are the same slice, not only equal: the
+// Reader hands out the same description until a new one is read.
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// hostname is the machine a host name from a device ("" in a session of
+// one) stands for.
+func (m *machines) hostname(host string) string {
+	if host == "" {
+		return m.thisHost
+	}
+	return host
 }
 
 // coreStats folds the host's per-core busy shares into three numbers.
@@ -218,14 +355,16 @@ func (c *coreStats) add(v float64) {
 	}
 }
 
-// rows returns the rows of one sample: its markers, then its GPUs in index
-// order, the host, the job and gputop itself. The rows are reused by the
-// next call.
-func (t *exportTable) rows(s *timeline.Sample, values []timeline.Value) []*exportRow {
+// rows returns the rows of one sample, described by info: its markers,
+// then its GPUs in index order, the hosts, the jobs and gputop itself (one
+// of each a host, in the session's order of hosts). The rows are reused by
+// the next call.
+func (t *exportTable) rows(s *timeline.Sample, values []timeline.Value, info timeline.SourceInfo) []*exportRow {
 	if t.start.IsZero() { // a header without a start: count from the first sample
 		t.start = s.At
 	}
-	t.buf, t.out, t.cores = t.buf[:0], t.out[:0], coreStats{}
+	t.machines.describe(info)
+	t.buf, t.out = t.buf[:0], t.out[:0]
 	clear(t.byDevice)
 	for _, m := range s.Markers {
 		t.newRow(markerRow, m.At, "marker").marker = m
@@ -233,8 +372,10 @@ func (t *exportTable) rows(s *timeline.Sample, values []timeline.Value) []*expor
 	markers := len(t.buf)
 	for _, v := range values {
 		if v.Key.Name == timeline.CoreBusy && strings.HasPrefix(v.Key.Device, "cpu") {
-			t.device(timeline.HostDevice, s.At)
-			t.cores.add(v.Value)
+			_, host := timeline.SplitDeviceHost(v.Key.Device)
+			if r := t.device(timeline.DeviceOnHost(timeline.HostDevice, host), s.At); r != nil {
+				r.cores.add(v.Value)
+			}
 			continue
 		}
 		col, ok := metricColumns[v.Key.Name]
@@ -242,23 +383,31 @@ func (t *exportTable) rows(s *timeline.Sample, values []timeline.Value) []*expor
 			continue
 		}
 		if r := t.device(v.Key.Device, s.At); r != nil && columnDefs[col].kinds&r.kind != 0 {
+			if col == colNVLinkLinks {
+				v.Value = linkCount(v.Value)
+			}
 			r.num[col] = v.Value
 		}
 	}
 	for _, p := range s.Probes {
+		dev := p.Device
+		if p.Probe == timeline.RemoteProbe {
+			// A host's connection: its host row says whether it answers,
+			// and has a row even while it does not, to say why.
+			dev = timeline.DeviceOnHost(timeline.HostDevice, p.Device)
+		}
 		// A device may have several probes; its row shows the worst.
-		if r := t.device(p.Device, s.At); r != nil && (!r.stated || p.State > r.state) {
+		if r := t.device(dev, s.At); r != nil && (!r.stated || p.State > r.state) {
 			r.state, r.stated, r.err = p.State, true, p.Err
 		}
 	}
-	if i, ok := t.byDevice[timeline.HostDevice]; ok && t.cores.known > 0 {
-		r := &t.buf[i]
-		r.num[colCores] = float64(t.cores.known)
-		r.num[colBusiestCore] = t.cores.busiest
-		r.num[colPeggedCores] = float64(t.cores.pegged)
-	}
 	for i := range t.buf {
 		r := &t.buf[i]
+		if r.cores.known > 0 {
+			r.num[colCores] = float64(r.cores.known)
+			r.num[colBusiestCore] = r.cores.busiest
+			r.num[colPeggedCores] = float64(r.cores.pegged)
+		}
 		if r.stated && r.state == timeline.ProbeLost {
 			t.lost[r.device] = true
 		}
@@ -266,6 +415,15 @@ func (t *exportTable) rows(s *timeline.Sample, values []timeline.Value) []*expor
 	}
 	slices.SortStableFunc(t.out[markers:], compareDevices)
 	return t.out
+}
+
+// linkCount is how many links a bitmask of link ids names; NaN if unknown.
+func linkCount(mask float64) float64 {
+	ids := timeline.LinkIDs(mask)
+	if ids == nil {
+		return math.NaN()
+	}
+	return float64(len(ids))
 }
 
 // device returns the row of a device in this sample, made on first use;
@@ -276,14 +434,29 @@ func (t *exportTable) device(dev string, at time.Time) *exportRow {
 	if i, ok := t.byDevice[dev]; ok {
 		return &t.buf[i]
 	}
-	kind, gpu := deviceKind(dev)
+	kind, gpu, host := deviceKind(dev)
 	if kind == 0 || t.lost[dev] {
 		return nil
 	}
 	t.byDevice[dev] = len(t.buf)
 	r := t.newRow(kind, at, dev)
-	if kind == gpuRow {
-		r.num[colGPU] = float64(gpu)
+	if kind != gpuRow {
+		r.hostname, r.hostRank = t.machines.hostname(host), t.machines.rank[host]
+		return r
+	}
+	r.num[colGPU] = float64(gpu)
+	g, described := t.machines.byIndex[gpu]
+	if !described { // a GPU the description does not list: its number is all there is
+		if len(t.machines.hosts) == 0 {
+			r.hostname, r.num[colHostGPU] = t.machines.thisHost, float64(gpu)
+		}
+		return r
+	}
+	r.hostname, r.hostRank = t.machines.hostname(g.Host), t.machines.rank[g.Host]
+	r.num[colHostGPU] = float64(g.OnHost())
+	if g.IsMIGInstance() {
+		r.profile = g.MIGProfile
+		r.num[colMIGParent] = float64(g.MIGParent)
 	}
 	return r
 }
@@ -298,25 +471,29 @@ func (t *exportTable) newRow(kind rowKind, at time.Time, dev string) *exportRow 
 	return r
 }
 
-// deviceKind says what kind of row a device has, and a GPU's index.
-func deviceKind(dev string) (rowKind, int) {
-	switch dev {
-	case timeline.HostDevice:
-		return hostRow, -1
-	case timeline.JobDevice, timeline.SelfDevice:
-		return procRow, -1
-	}
+// deviceKind says what kind of row a device has, a GPU's index, and the
+// host a device of a session of several names ("host@node2": node2).
+func deviceKind(dev string) (kind rowKind, gpu int, host string) {
 	if n, ok := strings.CutPrefix(dev, "gpu"); ok {
 		// Only the canonical spelling GPUDevice writes: gpu3, not gpu03.
 		if i, err := strconv.Atoi(n); err == nil && i >= 0 && timeline.GPUDevice(i) == dev {
-			return gpuRow, i
+			return gpuRow, i, ""
 		}
+		return 0, -1, ""
 	}
-	return 0, -1
+	name, host := timeline.SplitDeviceHost(dev)
+	switch name {
+	case timeline.HostDevice:
+		return hostRow, -1, host
+	case timeline.JobDevice, timeline.SelfDevice:
+		return procRow, -1, host
+	}
+	return 0, -1, ""
 }
 
 // compareDevices orders a sample's device rows: GPUs by index (gpu10 after
-// gpu9), then the host, then the job, then gputop itself.
+// gpu9), then the hosts, then the jobs, then gputop itself, each in the
+// session's order of hosts.
 func compareDevices(a, b *exportRow) int {
 	rank := func(r *exportRow) int {
 		switch {
@@ -324,12 +501,15 @@ func compareDevices(a, b *exportRow) int {
 			return 0
 		case r.kind == hostRow:
 			return 1
-		case r.device == timeline.JobDevice:
+		case r.deviceName() == timeline.JobDevice:
 			return 2
 		}
 		return 3
 	}
 	if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.hostRank, b.hostRank); c != 0 && a.kind != gpuRow {
 		return c
 	}
 	return cmp.Compare(a.num[colGPU], b.num[colGPU])

@@ -35,7 +35,11 @@ func appendCell(dst []byte, r *exportRow, col int) (out []byte, known, applies b
 	case colElapsed:
 		return appendElapsed(dst, r.elapsed), true, true
 	case colDevice:
-		return append(dst, r.device...), true, true
+		return append(dst, r.deviceName()...), true, true
+	case colHostname:
+		return append(dst, r.hostname...), r.hostname != "", true
+	case colMIGProfile:
+		return append(dst, r.profile...), r.profile != "", true
 	case colStatus:
 		if !r.stated {
 			return dst, false, true
@@ -49,6 +53,18 @@ func appendCell(dst []byte, r *exportRow, col int) (out []byte, known, applies b
 			return dst, false, true
 		}
 		return append(dst, strings.Join(reasons, "|")...), true, true
+	case colNVLinkDown:
+		ids := timeline.LinkIDs(r.num[colNVLinkDown])
+		if ids == nil {
+			return dst, false, true
+		}
+		for i, id := range ids {
+			if i > 0 {
+				dst = append(dst, '|')
+			}
+			dst = strconv.AppendInt(dst, int64(id), 10)
+		}
+		return dst, true, true
 	case colMarker:
 		return append(dst, r.marker.Text...), true, true
 	case colMarkerOrigin:
