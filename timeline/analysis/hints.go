@@ -387,16 +387,35 @@ func (fd *finding) done() timeline.Hint {
 	worst := order[slices.IndexFunc(h.Episodes, func(ep timeline.Episode) bool { return ep.Severity == h.Severity })]
 	h.Evidence, h.Suggestion = fd.hints[worst].Evidence, fd.hints[worst].Suggestion
 	h.Provisional = true
-	var total time.Duration
 	for _, ep := range h.Episodes {
 		h.Provisional = h.Provisional && ep.Provisional
-		total += ep.End.Sub(ep.Start)
 	}
 	if n := len(h.Episodes); n > 1 {
 		h.Evidence += fmt.Sprintf("; the largest of %d episodes over %s (%s in all)", n,
-			units.Duration(h.End.Sub(h.Start)), units.Duration(total))
+			units.Duration(h.End.Sub(h.Start)), units.Duration(timeCovered(h.Episodes)))
 	}
 	return h
+}
+
+// timeCovered is how long at least one of the episodes held: episodes of
+// different GPUs overlap, and their sum would say "7m in all" of a
+// 4-minute recording.
+func timeCovered(eps []timeline.Episode) time.Duration {
+	byStart := slices.Clone(eps)
+	slices.SortFunc(byStart, func(a, b timeline.Episode) int { return a.Start.Compare(b.Start) })
+	var total time.Duration
+	var end time.Time
+	for _, ep := range byStart {
+		switch {
+		case ep.Start.After(end) || ep.Start.Equal(end):
+			total += ep.End.Sub(ep.Start)
+			end = ep.End
+		case ep.End.After(end):
+			total += ep.End.Sub(end)
+			end = ep.End
+		}
+	}
+	return total
 }
 
 // episodeSize ranks episodes: GPU-time, so one GPU idle for an hour comes

@@ -251,3 +251,26 @@ func TestHintsProvisionalFirstReading(t *testing.T) {
 		})
 	}
 }
+
+// A hint's "in all" is the time its episodes cover, never more than the
+// span they lie in, however many GPUs' episodes overlap.
+func TestTimeCovered(t *testing.T) {
+	at := func(s int) time.Time { return time.Unix(0, 0).Add(time.Duration(s) * time.Second) }
+	ep := func(from, to int) timeline.Episode { return timeline.Episode{Start: at(from), End: at(to)} }
+	for _, tt := range []struct {
+		name string
+		eps  []timeline.Episode
+		want time.Duration
+	}{
+		{"apart", []timeline.Episode{ep(0, 10), ep(20, 25)}, 15 * time.Second},
+		{"overlapping, largest first", []timeline.Episode{ep(0, 232), ep(40, 232), ep(70, 232)}, 232 * time.Second},
+		{"one inside another", []timeline.Episode{ep(5, 8), ep(0, 10)}, 10 * time.Second},
+		{"touching", []timeline.Episode{ep(0, 10), ep(10, 20)}, 20 * time.Second},
+		{"chained", []timeline.Episode{ep(0, 10), ep(5, 15), ep(30, 31)}, 16 * time.Second},
+		{"one", []timeline.Episode{ep(3, 4)}, time.Second},
+	} {
+		if got := timeCovered(tt.eps); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
