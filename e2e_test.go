@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,7 +72,15 @@ func newTerminal(t *testing.T, w, h int, command string) *terminal {
 	}
 	term := &terminal{t: t, sock: fmt.Sprintf("gputop-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	term.tmux("-f", "/dev/null", "new-session", "-d", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), command)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", term.sock, "kill-server").Run() })
+	// tmux leaves its socket behind when its server is killed: remove it,
+	// or every run leaves dozens in /tmp/tmux-UID.
+	socket := strings.TrimSpace(term.tmux("display-message", "-p", "#{socket_path}"))
+	t.Cleanup(func() {
+		_ = exec.Command("tmux", "-L", term.sock, "kill-server").Run() // it may have ended with its command
+		if err := os.Remove(socket); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Logf("tmux's socket: %v", err)
+		}
+	})
 	return term
 }
 
