@@ -414,3 +414,20 @@ func TestReportOfAStretch(t *testing.T) {
 		}
 	}
 }
+
+// The commands that sample beside a job for as long as they run take one
+// processor (oneProcessor); those that read a file and end keep every core.
+func TestWatchingCommandsTakeOneProcessor(t *testing.T) {
+	watchers := map[string]bool{"live": true, "record": true, "run": true, "serve": true, "attach": true, "stream": true}
+	for _, c := range commands {
+		te := newTestEnv()
+		called := false
+		te.watching = func() { called = true }
+		if code := run([]string{c.name, "--help"}, &te.env); code != exitOK {
+			t.Fatalf("gputop %s --help: exit %d: %s", c.name, code, te.err.String())
+		}
+		if called != watchers[c.name] {
+			t.Errorf("gputop %s: one processor %v, want %v", c.name, called, watchers[c.name])
+		}
+	}
+}

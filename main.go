@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -42,10 +43,31 @@ type env struct {
 	signals func() (<-chan os.Signal, func())
 	// exit ends the process at once (a second Ctrl-C while closing).
 	exit func(code int)
+	// watching is called before a command that runs beside the job it
+	// watches (see oneProcessor); nil in tests, which share a process.
+	watching func()
 }
 
 func processEnv() *env {
-	return &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, signals: notifyEndSignals, exit: os.Exit}
+	return &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, signals: notifyEndSignals, exit: os.Exit,
+		watching: oneProcessor}
+}
+
+// oneProcessor runs Go code on one processor (GOMAXPROCS=1), as
+// node_exporter does by default, unless the environment sets GOMAXPROCS.
+// A command that watches a job for hours does a few milliseconds of work a
+// second; with a processor per core the runtime wakes more threads for it
+// (22 wakes a second against 13 on 2 cores, more on a 128-core node), and
+// on a VM each wake is dear: the live demo measured 0.54-0.81 % of a core
+// with the default and 0.51-0.59 % with one processor, in the same runs
+// (docs/performance.md). A hung NVML call still cannot stop the others: a
+// goroutine blocked in C gives up its processor. Setting it also ends the
+// runtime's once-a-second look at the CPU affinity and cgroup limit, which
+// would only change GOMAXPROCS.
+func oneProcessor() {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
 }
 
 // command is one of gputop's commands: what --help says about it, and
@@ -58,40 +80,43 @@ type command struct {
 	// examples are command lines a person can copy; --help shows them.
 	examples []string
 	run      func(args []string, e *env) error
+	// watches says the command samples beside a job for as long as it
+	// runs, where gputop's own cost counts (env.watching).
+	watches bool
 }
 
 // commands are gputop's commands, in the order the usage lists them.
 var commands = []command{
 	{"live", "[--interval 1s] [--record FILE] [--demo[=SCENARIO]] [--ascii] [--listen ADDRESS] [--hosts LIST [--ssh-command CMD]]", "live view of every GPU and the host (the default), or of several hosts",
-		[]string{"gputop", "gputop --demo=checkpoint", "gputop --record run.gtr --interval 500ms", "gputop --listen 127.0.0.1:9400", "gputop --hosts node1,node[2-8] --record job.gtr"}, cmdLive},
+		[]string{"gputop", "gputop --demo=checkpoint", "gputop --record run.gtr --interval 500ms", "gputop --listen 127.0.0.1:9400", "gputop --hosts node1,node[2-8] --record job.gtr"}, cmdLive, true},
 	{"snapshot", "[--json] [--demo[=SCENARIO]]", "one reading of every GPU and the host, printed, then exit",
-		[]string{"gputop snapshot", "gputop snapshot --json | jq '.gpus[].util'"}, cmdSnapshot},
+		[]string{"gputop snapshot", "gputop snapshot --json | jq '.gpus[].util'"}, cmdSnapshot, false},
 	{"record", "-o FILE [--duration D] [--interval I] [--demo[=SCENARIO]] [--fast] [--listen ADDRESS]", "record without a screen; Ctrl-C or SIGTERM closes the file cleanly",
 		[]string{"gputop record -o run.gtr --duration 2h", "gputop record --demo=checkpoint --fast --duration 10m -o ck.gtr",
-			"gputop record -o run.gtr --listen 127.0.0.1:9400"}, cmdRecord},
+			"gputop record -o run.gtr --listen 127.0.0.1:9400"}, cmdRecord, true},
 	{"replay", "FILE [--speed X] [--start T]", "replay a recording in the same screen, with a transport",
-		[]string{"gputop replay run.gtr", "gputop replay run.gtr --speed 8 --start +30m"}, cmdReplay},
+		[]string{"gputop replay run.gtr", "gputop replay run.gtr --speed 8 --start +30m"}, cmdReplay, false},
 	{"run", "[-o FILE] [--phase-regex RE] [--demo[=SCENARIO]] -- CMD [ARGS...]", "run a job, record it, mark its phases, report when it ends, exit with its code",
-		[]string{"gputop run -o train.gtr -- python train.py --epochs 10", "gputop run --phase-regex '(epoch \\d+)' -- ./train.sh"}, cmdRun},
+		[]string{"gputop run -o train.gtr -- python train.py --epochs 10", "gputop run --phase-regex '(epoch \\d+)' -- ./train.sh"}, cmdRun, true},
 	{"mark", "TEXT", "drop a marker into this user's running gputop sessions",
-		[]string{"gputop mark 'eval start'"}, cmdMark},
+		[]string{"gputop mark 'eval start'"}, cmdMark, false},
 	{"report", "FILE [--format text|markdown|json] [--from T] [--to T] [--phases all]", "per-GPU and per-phase figures, phases, markers and hints of a recording, or of a stretch of it",
-		[]string{"gputop report run.gtr", "gputop report run.gtr --format markdown", "gputop report run.gtr --from +10m --to +20m --format json"}, cmdReport},
+		[]string{"gputop report run.gtr", "gputop report run.gtr --format markdown", "gputop report run.gtr --from +10m --to +20m --format json"}, cmdReport, false},
 	{"export", "FILE --format csv|jsonl [-o OUT]", "a recording as tidy data for pandas, jq or a spreadsheet",
-		[]string{"gputop export run.gtr --format csv -o run.csv", "gputop export run.gtr --format jsonl | jq ."}, cmdExport},
+		[]string{"gputop export run.gtr --format csv -o run.csv", "gputop export run.gtr --format jsonl | jq ."}, cmdExport, false},
 	{"import", "LOG -o FILE [--format auto|nvidia-smi-csv|dmon|dcgmi-csv] | prometheus URL|FILE.json -o FILE [--from T] [--to T] [--match SELECTOR] [--step 15s]",
 		"turn nvidia-smi, dmon or dcgmi logs, or a cluster's GPU series in Prometheus, into a recording",
 		[]string{"gputop import nvidia-smi.csv -o old.gtr", "gputop import gpu.dmon --format dmon --start '2026-11-22 14:03:00' -o old.gtr",
 			"gputop import prometheus http://prom:9090 --from -6h --to -2h -o job.gtr",
-			"gputop import prometheus answer.json -o job.gtr"}, cmdImport},
+			"gputop import prometheus answer.json -o job.gtr"}, cmdImport, false},
 	{"serve", "[--listen 127.0.0.1:9400] [--interval 1s] [--demo[=SCENARIO]] [-o FILE] [--web.config.file FILE]", "sample without a screen and serve Prometheus /metrics under dcgm-exporter's names",
-		[]string{"gputop serve", "gputop serve --demo=imbalance --listen 127.0.0.1:9401 -o node.gtr"}, cmdServe},
+		[]string{"gputop serve", "gputop serve --demo=imbalance --listen 127.0.0.1:9401 -o node.gtr"}, cmdServe, true},
 	{"attach", "[--list] [SESSION]", "the live view of a recording this user is writing on this host, its whole history; q leaves it running",
-		[]string{"gputop attach", "gputop attach --list"}, cmdAttach},
+		[]string{"gputop attach", "gputop attach --list"}, cmdAttach, true},
 	{"stream", "[--interval 1s] [--demo[=SCENARIO]] [--duration D] [--session ID] [--new] [--history D]", "write the recording to stdout as it is written (following a running session of yours, or sampling), for gputop --hosts over ssh",
-		[]string{"gputop stream --demo=imbalance --duration 1m > run.gtr", "ssh node3 gputop stream  # what gputop --hosts runs"}, cmdStream},
+		[]string{"gputop stream --demo=imbalance --duration 1m > run.gtr", "ssh node3 gputop stream  # what gputop --hosts runs"}, cmdStream, true},
 	{"version", "", "print the version",
-		[]string{"gputop version"}, cmdVersion},
+		[]string{"gputop version"}, cmdVersion, false},
 }
 
 func run(args []string, e *env) int {
@@ -122,6 +147,9 @@ func run(args []string, e *env) int {
 		who := "gputop " + name
 		if len(args) == 0 || args[0] != name {
 			who = "gputop"
+		}
+		if c.watches && e.watching != nil {
+			e.watching()
 		}
 		err := c.run(rest, e)
 		var help helpRequest
