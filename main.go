@@ -58,8 +58,8 @@ func processEnv() *env {
 // A command that watches a job for hours does a few milliseconds of work a
 // second; with a processor per core the runtime wakes more threads for it
 // (22 wakes a second against 13 on 2 cores, more on a 128-core node), and
-// on a VM each wake is dear: the live demo measured 0.54-0.81 % of a core
-// with the default and 0.51-0.59 % with one processor, in the same runs
+// on a VM each wake is dear: the live demo measured 0.61-0.75 % of a core
+// with the default and 0.50-0.55 % with one processor, in the same runs
 // (docs/performance.md). A hung NVML call still cannot stop the others: a
 // goroutine blocked in C gives up its processor. Setting it also ends the
 // runtime's once-a-second look at the CPU affinity and cgroup limit, which
