@@ -21,6 +21,10 @@ type hintFrame struct {
 	// eng holds what views share: windows judged, stalls found, hints
 	// described. Nil for a frame built alone in a test.
 	eng *Engine
+	// openHostWins are the hosts over windows that reach the open column,
+	// judged once in this view: the Engine keeps only closed ones, and
+	// every host's rule asks for every host's window (hostWindows).
+	openHostWins map[hintSpan][]hostWin
 }
 
 // hintState is what a GPU was doing in one column.

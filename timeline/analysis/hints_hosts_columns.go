@@ -325,9 +325,21 @@ func (w hostWin) works() bool { return w.judged() && w.share(w.active+w.waiting)
 // kept.
 func (f *hintFrame) hostWindows(cols [][]hostCol, spans ...hintSpan) []hostWin {
 	st := &f.eng.hosts
-	keep := len(spans) == 1 && spans[0].hi <= f.closed()
-	if keep {
-		if w, ok := st.windows[spans[0]]; ok {
+	// One window is kept: by the Engine once its columns are closed, by
+	// this view while it reaches the open column (a rule judged host by
+	// host asks for every host's window once per host: 64 hosts judged
+	// the trailing window 4,096 times a tick).
+	var memo map[hintSpan][]hostWin
+	if len(spans) == 1 {
+		if spans[0].hi <= f.closed() {
+			memo = st.windows
+		} else {
+			if f.openHostWins == nil {
+				f.openHostWins = map[hintSpan][]hostWin{}
+			}
+			memo = f.openHostWins
+		}
+		if w, ok := memo[spans[0]]; ok {
 			return w
 		}
 	}
@@ -335,11 +347,11 @@ func (f *hintFrame) hostWindows(cols [][]hostCol, spans ...hintSpan) []hostWin {
 	for h, cs := range cols {
 		out[h] = hostWindowOf(cs, st.blocks[h], spans)
 	}
-	if keep {
-		if len(st.windows) >= 1<<14 {
-			clear(st.windows) // a bound: forgotten windows are judged again when asked
+	if memo != nil {
+		if len(memo) >= 1<<14 {
+			clear(memo) // a bound: forgotten windows are judged again when asked
 		}
-		st.windows[spans[0]] = out
+		memo[spans[0]] = out
 	}
 	return out
 }
