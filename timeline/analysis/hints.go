@@ -407,7 +407,7 @@ func timeCovered(eps []timeline.Episode) time.Duration {
 	var end time.Time
 	for _, ep := range byStart {
 		switch {
-		case ep.Start.After(end) || ep.Start.Equal(end):
+		case !ep.Start.Before(end): // apart from those before
 			total += ep.End.Sub(ep.Start)
 			end = ep.End
 		case ep.End.After(end):
