@@ -37,6 +37,10 @@ type Deriver struct {
 	planCur  []Key
 	planPrev []Key
 	out      []Value
+	// rejected counts the values left out as outside their metric's
+	// physical range (ranges.go): every sink derives, so every sink sees
+	// the same gaps.
+	rejected rangeCounts
 }
 
 // step is what to do with one metric of cur.
@@ -50,6 +54,8 @@ type step struct {
 	// override marks a counter whose output slot is shared with a gauge.
 	override bool
 	out      string // a counter's display name (its rule's), looked up once
+	// valid is the physical range of the display value, looked up once.
+	valid Range
 }
 
 // Next derives s against the sample given to the previous call.
@@ -79,11 +85,11 @@ func (d *Deriver) derive(cur, prev *Sample) []Value {
 		}
 		if !st.counter {
 			if !st.override || math.IsNaN(out[st.slot].Value) {
-				out[st.slot].Value = m.Value
+				out[st.slot].Value = d.checked(m.Key.Name, st.valid, m.Value)
 			}
 			continue
 		}
-		v := d.counterValue(cur, prev, i, st)
+		v := d.checked(st.out, st.valid, d.counterValue(cur, prev, i, st))
 		if !math.IsNaN(v) || !st.override {
 			out[st.slot].Value = v
 		}
@@ -91,6 +97,20 @@ func (d *Deriver) derive(cur, prev *Sample) []Value {
 	d.out = out
 	return out
 }
+
+// checked is v, or a gap where v is outside its metric's range r (counted).
+func (d *Deriver) checked(name string, r Range, v float64) float64 {
+	if r.Contains(v) || math.IsNaN(v) {
+		return v
+	}
+	d.rejected.note(name, r, v)
+	return math.NaN()
+}
+
+// OutOfRange lists, by display metric, the values Next has left out as
+// outside their physical range (RangeOf), for a note: "412 power readings
+// above 10 kW left out".
+func (d *Deriver) OutOfRange() []OutOfRange { return d.rejected.list() }
 
 func displayKey(k Key, st *step) Key {
 	if st.counter {
@@ -171,6 +191,7 @@ func (d *Deriver) makePlan(cur, prev *Sample) {
 		m := cur.Metrics[i]
 		st := step{slot: -1, prevAt: find(prevAt, m.Key), perCur: -1, perPrev: -1}
 		out := m.Key
+		st.valid, _ = RangeOf(m.Key.Name)
 		if m.Kind == Counter {
 			rule, ok := counterRules[m.Key.Name]
 			if !ok {
@@ -178,6 +199,7 @@ func (d *Deriver) makePlan(cur, prev *Sample) {
 				continue
 			}
 			st.counter, st.scale, st.out = true, rule.scale, rule.out
+			st.valid, _ = RangeOf(rule.out)
 			out = Key{Name: rule.out, Device: m.Key.Device}
 			if rule.per != "" {
 				per := Key{Name: rule.per, Device: m.Key.Device}

@@ -14,9 +14,14 @@ type StoreOptions struct {
 	RawSamples int
 	// Reserve is how many samples to make room for at once, when it is
 	// known (a recording's length): growing by doubling would need up to
-	// twice the memory while a day of samples loads.
+	// twice the memory while a day of samples loads. It is a hint, capped
+	// at MaxReserve: a file's claims cannot make the store allocate.
 	Reserve int
 }
+
+// MaxReserve caps StoreOptions.Reserve: a week at 1 Hz. A longer
+// recording grows past it as it loads.
+const MaxReserve = 7 * 86400
 
 // DefaultRawSamples keeps an hour at full resolution at a 1 s interval.
 const DefaultRawSamples = 3600
@@ -49,6 +54,7 @@ type Store struct {
 	index    map[Key]int
 	keys     []Key
 	deriver  Deriver
+	jump     Jump  // samples left out for coming too long after the last
 	layout   []Key // keys of the last derived layout
 	layoutID []int // their series ids
 	vals     []float32
@@ -75,7 +81,7 @@ func NewStore(opts StoreOptions) *Store {
 		index: map[Key]int{},
 		open:  map[statusKey]int{},
 	}
-	if n := opts.Reserve; n > 0 {
+	if n := min(opts.Reserve, MaxReserve); n > 0 {
 		if opts.RawSamples > 0 {
 			n = min(n, opts.RawSamples)
 		}
@@ -91,12 +97,21 @@ func NewStore(opts StoreOptions) *Store {
 	return s
 }
 
+// OutOfRange lists the values Add has left out as outside their metric's
+// physical range, by display metric.
+func (s *Store) OutOfRange() []OutOfRange { return s.deriver.OutOfRange() }
+
+// Jump says which samples Add left out for coming more than MaxSampleGap
+// after the last one kept; Dropped is 0 if none.
+func (s *Store) Jump() Jump { return s.jump }
+
 // Add derives a raw sample against the previous one and keeps it. A sample
 // that is not later than the last one is dropped and Add returns false:
-// history is in time order.
+// history is in time order. So is one more than MaxSampleGap after the
+// last one kept, and every sample after it (Jump).
 func (s *Store) Add(smp *Sample) bool {
 	t := smp.At.UnixNano()
-	if s.added > 0 && t <= s.last {
+	if s.added > 0 && (t <= s.last || s.jump.FarAfter(time.Unix(0, s.last), smp.At)) {
 		return false
 	}
 	values := s.deriver.Next(smp)

@@ -71,11 +71,20 @@ func (m *Model) helpLines() []string {
 // helpSource is what the source noted and every check made while looking
 // for GPUs.
 func (m *Model) helpSource() []string {
-	if len(m.info.Notes) == 0 && len(m.info.Checks) == 0 {
+	notes := m.info.Notes
+	// What the store left out of the readings: values outside their
+	// metric's physical range, samples far after the last.
+	for _, o := range m.store.OutOfRange() {
+		notes = append(notes[:len(notes):len(notes)], o.String())
+	}
+	if j := m.store.Jump(); j.Dropped > 0 {
+		notes = append(notes[:len(notes):len(notes)], j.String())
+	}
+	if len(notes) == 0 && len(m.info.Checks) == 0 {
 		return nil
 	}
 	out := []string{"", m.theme.title.paint(" Source: what was looked for")}
-	for _, n := range m.info.Notes {
+	for _, n := range notes {
 		for _, l := range wrap("  "+n, m.width) {
 			out = append(out, m.theme.warn.paint(l))
 		}

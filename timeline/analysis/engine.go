@@ -39,6 +39,7 @@ type Engine struct {
 	last    time.Time
 	deriver timeline.Deriver
 	held    [2]timeline.Sample // the Deriver keeps the previous sample
+	jump    timeline.Jump      // samples left out, as the Store leaves them out
 
 	gpuByIndex map[int]*hintGPU
 	acc        columnSums
@@ -163,9 +164,10 @@ func (c *columnSums) reset() {
 }
 
 // Add takes the next sample. A sample not later than the last one is
-// dropped, as the Store drops it, so neither shows it.
+// dropped, as the Store drops it, so neither shows it; so is one that
+// comes more than timeline.MaxSampleGap after the last, and all after it.
 func (e *Engine) Add(s *timeline.Sample) {
-	if e.samples > 0 && !s.At.After(e.last) {
+	if e.samples > 0 && (!s.At.After(e.last) || e.jump.FarAfter(e.last, s.At)) {
 		return
 	}
 	cur := &e.held[e.samples%2]
@@ -520,7 +522,9 @@ func (e *Engine) closeColumn() {
 			e.maxPower = p
 		}
 		if p > 0 && u >= f.opts.WaitUtil {
-			w := min(int(p), 4095)
+			// Bounded before the conversion: int of a float beyond int's
+			// range is undefined (a hostile 1e19 W once indexed at -2^63).
+			w := int(min(p, 4095))
 			for len(e.powerHist) <= w {
 				e.powerHist = append(e.powerHist, 0)
 			}

@@ -227,6 +227,12 @@ func (b *repBuilder) gapsAndNotes() {
 			b.r.Gaps = append(b.r.Gaps, ReportGap{Start: b.rel(time.Unix(0, g[0])), End: b.rel(time.Unix(0, g[1]))})
 		}
 	}
+	for _, o := range b.s.OutOfRange() {
+		b.r.Notes = append(b.r.Notes, o.String())
+	}
+	if j := b.s.Jump(); j.Dropped > 0 {
+		b.r.Notes = append(b.r.Notes, j.String())
+	}
 	switch {
 	case !b.hasHostData() && b.info.MultiHost():
 		b.r.Notes = append(b.r.Notes, "the phases are busy or idle only: in a session of several hosts they do not "+
