@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -228,16 +227,10 @@ func (l *line) addText(s string, k ink) *line {
 	return l
 }
 
-// oneLine is outside text as a row can draw it: one line, no
-// control characters (a marker or a command line is anyone's text).
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-}
+// oneLine is outside text as a row can draw it: one line, no escape
+// sequences or control characters (a marker or a command line is anyone's
+// text).
+func oneLine(s string) string { return timeline.CleanText(s) }
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {

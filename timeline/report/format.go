@@ -5,7 +5,6 @@ import (
 	"math"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/units"
@@ -58,22 +57,9 @@ func repAt(n Number) string {
 func repDur(d time.Duration) string { return units.Duration(d) }
 
 // repClean makes outside text (a marker from a job's output, a command
-// line) safe for a terminal: valid UTF-8, whitespace as plain spaces, no
-// control characters (a line cannot move the cursor or recolour the screen)
-// and no bidirectional overrides (it cannot reorder what is shown).
-func repClean(s string) string {
-	s = strings.ToValidUTF8(s, "?")
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t' || r == '\n' || r == '\r':
-			return ' '
-		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029' ||
-			(r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069'):
-			return '?'
-		}
-		return r
-	}, s)
-}
+// line) safe for a terminal: timeline.CleanText, one line, no escape
+// sequences, no control characters, no bidirectional overrides.
+func repClean(s string) string { return timeline.CleanText(s) }
 
 // repTrunc shortens s to at most n runes, ending in "..." when cut.
 func repTrunc(s string, n int) string {
