@@ -63,6 +63,7 @@ type host struct {
 	// why the retry failed.
 	untold   string
 	send     chan []byte
+	conn     Conn  // the connection now, for hangUp; nil between them
 	received int64 // bytes read from its stream, for the wire figure
 	lag      lag   // how far the host's sample times run behind arrival
 
@@ -129,13 +130,13 @@ func (h *host) connect(ctx context.Context) (bool, string) {
 		}
 	}()
 	h.mu.Lock()
-	h.send = send
+	h.send, h.conn = send, conn
 	h.mu.Unlock()
 
 	streamed, err := h.follow(conn, watchdog)
 
 	h.mu.Lock()
-	h.send = nil
+	h.send, h.conn = nil, nil
 	h.up = false
 	h.mu.Unlock()
 	close(send)
@@ -149,6 +150,19 @@ func (h *host) connect(ctx context.Context) (bool, string) {
 		return streamed, "quit"
 	}
 	return streamed, h.why(err, exit, conn.Stderr(), hung, streamed)
+}
+
+// hangUp ends the host's connection, if it has one, and returns once its
+// child is reaped: what Close does for every host whatever its goroutine
+// is busy with. The session's end (its context) ends the connection too;
+// Close is idempotent, so whichever comes second waits for the first.
+func (h *host) hangUp() {
+	h.mu.Lock()
+	conn := h.conn
+	h.mu.Unlock()
+	if conn != nil {
+		conn.Close()
+	}
 }
 
 // counter counts the bytes read through it.

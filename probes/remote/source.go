@@ -139,12 +139,33 @@ func hostsTitle(hosts []string) string {
 }
 
 // Close ends every host's stream and returns when every child has been
-// reaped.
+// reaped. A host's goroutine still busy with what its stream sent (a
+// hostile stream that inflates as it decodes) does not hold it up past
+// closeWait: its child is reaped, and the goroutine ends at its next read.
 func (s *Source) Close() error {
 	s.cancel()
-	s.wg.Wait()
+	var reaped sync.WaitGroup
+	for _, h := range s.hosts {
+		reaped.Go(h.hangUp)
+	}
+	reaped.Wait()
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(closeWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
 	return nil
 }
+
+// closeWait bounds how long Close waits for the hosts' goroutines once
+// their children are gone: a quit must not wait on one bad host.
+const closeWait = 2 * time.Second
 
 // Info describes the session as it stands: every host named, each one's
 // GPUs once it has described them.

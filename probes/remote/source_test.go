@@ -496,3 +496,51 @@ func TestADropIsSaidEvenWhenItsRetryFailsWithinATick(t *testing.T) {
 		t.Errorf("said %q, want %q", said, want)
 	}
 }
+
+// stuckFeed stands for a host whose decoder is busy with what it read (a
+// stream that inflates as it decodes): its Next ignores the connection
+// closing until the test lets it go.
+type stuckFeed struct {
+	first   bool
+	release chan struct{}
+}
+
+func (f *stuckFeed) Next() (Event, error) {
+	if !f.first {
+		f.first = true
+		return Event{Info: node(1)}, nil
+	}
+	<-f.release
+	return Event{}, io.EOF
+}
+
+func TestCloseDoesNotWaitOnABusyHost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := newFakeNet()
+		n.on("good", streaming(1, 90, 0))
+		n.on("stuck", streaming(1, 90, 0))
+		release := make(chan struct{})
+		open := func(r io.Reader) (Feed, error) {
+			if r.(counter).h.name == "stuck" {
+				return &stuckFeed{release: release}, nil
+			}
+			return openGob(r)
+		}
+		src := Open(Options{Hosts: []string{"good", "stuck"}, Interval: time.Second, Dial: n.dial, Open: open})
+		next(t, src)
+		start := time.Now()
+		src.Close()
+		if took := time.Since(start); took > closeWait {
+			t.Errorf("Close took %v with a host busy decoding, want at most %v", took, closeWait)
+		}
+		for _, c := range n.conns {
+			select {
+			case <-c.closed:
+			default:
+				t.Errorf("%s's connection is open after Close", c.host)
+			}
+		}
+		close(release)
+		n.wg.Wait()
+	})
+}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // Conn is one host's running stream: what it writes, a way to send it a
@@ -178,15 +180,11 @@ func exitError(err error, cmd *exec.Cmd) error {
 // lastLine is the last non-blank line of s, trimmed, at most 160 bytes.
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
-	l := strings.TrimSpace(lines[len(lines)-1])
-	l = strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
-			return -1
-		}
-		return r
-	}, l)
-	if len(l) > 160 {
-		l = l[:157] + "..."
+	// A remote shell's text is anyone's: no escape sequence of it reaches
+	// the screen, the log or the recording.
+	l := strings.TrimSpace(timeline.CleanText(lines[len(lines)-1]))
+	if r := []rune(l); len(r) > 160 {
+		l = string(r[:157]) + "..."
 	}
 	return l
 }

@@ -138,3 +138,15 @@ func TestCloseKillsTheWholeGroup(t *testing.T) {
 		t.Errorf("the wrapper's child %d is still running: %s", child, st)
 	}
 }
+
+func TestLastLineOfStderrIsCleaned(t *testing.T) {
+	for in, want := range map[string]string{
+		"ok\n\x1b]0;owned\x07\x1b[31mPermission denied\x1b[0m\n":                "Permission denied",
+		"warning\r\nssh: connect to host node3 port 22: Connection refused\r\n": "ssh: connect to host node3 port 22: Connection refused",
+		strings.Repeat("é", 200): strings.Repeat("é", 157) + "...",
+	} {
+		if got := lastLine(in); got != want {
+			t.Errorf("lastLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
