@@ -105,7 +105,9 @@ func (e *Engine) End() time.Time { return e.last.Add(e.f.interval) }
 // average over 1/6 s to 1 s, so finer columns add noise, not detail.
 // Columns fall on the clock's multiples of their width, as windows and
 // phases do.
-func columnStep(info timeline.SourceInfo) time.Duration { return max(info.Interval, time.Second) }
+func columnStep(info timeline.SourceInfo) time.Duration {
+	return max(sampleInterval(info), time.Second)
+}
 
 // SamplesUntil is where the samples end that what the Engine says of t
 // rests on (Hints(t)), for a session described by info: the columns that
@@ -118,13 +120,20 @@ func SamplesUntil(info timeline.SourceInfo, t time.Time) time.Time {
 	return t.Add(sampleInterval(info)).Truncate(columnStep(info))
 }
 
-// sampleInterval is a session's sampling interval, a second where unknown.
+// sampleInterval is a session's sampling interval, a second where unknown,
+// and at most maxInterval: a file may state any interval, and the windows
+// the rules judge are walked in steps of seconds across each column.
 func sampleInterval(info timeline.SourceInfo) time.Duration {
 	if info.Interval <= 0 {
 		return time.Second
 	}
-	return info.Interval
+	return min(info.Interval, maxInterval)
 }
+
+// maxInterval is the longest interval the Engine lays its columns out by:
+// an hour, far beyond the 30 s windows its rules judge (a Prometheus
+// import at a coarser step is judged in hour-wide columns).
+const maxInterval = time.Hour
 
 // columnSums is what the column being filled has received: a sum and a
 // count per value, so several samples in one column average.

@@ -63,3 +63,20 @@ func TestSampleFarAfterTheLastIsLeftOut(t *testing.T) {
 		t.Fatalf("%d samples in %d columns, want 2 in 2", e.Len(), e.f.n)
 	}
 }
+
+// TestAbsurdIntervalsEnd checks that a session's stated interval, which a
+// file or a stream may state as anything, cannot make the Engine loop or
+// overflow: 1 ns, a century, the largest Duration.
+func TestAbsurdIntervalsEnd(t *testing.T) {
+	for _, iv := range []time.Duration{1, time.Microsecond, 100 * 365 * 24 * time.Hour, math.MaxInt64, -time.Second} {
+		e := NewEngine(timeline.SourceInfo{Interval: iv})
+		for i := range 120 {
+			s := timeline.Sample{At: htT0.Add(time.Duration(i) * time.Second), Metrics: []timeline.Metric{
+				{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: float64(i % 100)}}}
+			e.Add(&s)
+		}
+		e.Hints(e.Last())
+		e.Phases(e.First(), e.Last())
+		SamplesUntil(timeline.SourceInfo{Interval: iv}, e.Last())
+	}
+}
