@@ -1,6 +1,6 @@
 module github.com/gputop-dev/gputop
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/NVIDIA/go-nvml v0.13.4-0
