@@ -155,7 +155,11 @@ func closeSession(s io.Closer) {
 // checkNewFile refuses to overwrite a file unless told to, before anything
 // starts, so the refusal is the one line a person sees.
 func checkNewFile(path string, force bool) error {
-	if _, err := os.Stat(path); err == nil && !force {
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && st.IsDir():
+		return fmt.Errorf("%s is a directory; give a file name, such as %s", path, filepath.Join(path, "run.gtr"))
+	case err == nil && !force:
 		return fmt.Errorf("%s exists; use --force to overwrite it", path)
 	}
 	dir := filepath.Dir(path)

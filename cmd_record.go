@@ -35,8 +35,8 @@ func cmdRecord(args []string, e *env) error {
 		return usageError{"--fast runs a demo's simulated clock; it needs --demo"}
 	case *fast && *duration <= 0:
 		return usageError{"--fast needs --duration: simulated time never ends by itself"}
-	case *duration < 0:
-		return usageError{"--duration must be positive"}
+	case *duration < 0 || (*duration == 0 && given(fs, "duration")):
+		return usageError{"--duration must be more than 0 (without it: until Ctrl-C)"}
 	}
 	if err := checkInterval(*interval); err != nil {
 		return err

@@ -45,7 +45,7 @@ func cmdStream(args []string, e *env) error {
 	interval := fs.Duration("interval", time.Second, "time between samples (at least 100ms)")
 	var demo demoFlag
 	fs.Var(&demo, "demo", "stream 8 simulated H100s playing `SCENARIO`: "+scenarioNames)
-	duration := fs.Duration("duration", 0, "stop on the last sample within this long (default: until stdin ends, or a signal)")
+	duration := fs.Duration("duration", 0, "stop on the last sample within this long, whether stdin ends or not (default: until stdin ends, or a signal)")
 	sessionID := fs.String("session", "", "follow this running session of yours (gputop attach --list), not the newest")
 	fresh := fs.Bool("new", false, "sample anew even where a session of yours records already")
 	history := fs.Duration("history", 0, "following a session: send only its last `D` (in whole 5-minute segments), not all of it")
@@ -56,8 +56,8 @@ func cmdStream(args []string, e *env) error {
 	switch {
 	case len(rest) > 0:
 		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
-	case *duration < 0:
-		return usageError{"--duration must be positive"}
+	case *duration < 0 || (*duration == 0 && given(fs, "duration")):
+		return usageError{"--duration must be more than 0 (without it: until Ctrl-C)"}
 	case *history < 0:
 		return usageError{"--history must be positive"}
 	}
@@ -118,11 +118,19 @@ func cmdStream(args []string, e *env) error {
 		return err
 	}
 	if e.stdin != nil {
-		go readStreamInput(e.stdin, session, e.stderr, func() { cancel(errStdinClosed) })
+		stdinEnds := func() { cancel(errStdinClosed) }
+		if *duration > 0 {
+			stdinEnds = func() {} // a set time: stdin only carries markers
+		}
+		go readStreamInput(e.stdin, session, e.stderr, stdinEnds)
 	}
 	runErr := rec.Run(ctx, *duration)
 	sum, err := rec.Stop()
 	switch {
+	case errors.Is(context.Cause(ctx), errStdinClosed) && sum.Samples == 0:
+		// Run by hand with stdin closed (< /dev/null, a cron job): it
+		// stopped before its first sample, so say why nothing came.
+		return errors.New("stdin closed before the first sample: nothing sent (--duration D streams for D)")
 	case errors.Is(context.Cause(ctx), errStdinClosed):
 		return nil // the viewer is gone: nobody to tell about the close
 	case runErr != nil:

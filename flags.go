@@ -5,9 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/gputop-dev/gputop/probes/demo"
 )
 
 // How the commands read their command lines and say what is wrong with
@@ -84,6 +87,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.VisitAll(func(f *flag.Flag) {
 		f.Value = &refusedValue{Value: f.Value, name: f.Name, refused: &refused}
 	})
+	args = joinDemoScenario(fs, args)
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -102,6 +106,38 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+}
+
+// joinDemoScenario reads `--demo checkpoint` as `--demo=checkpoint`:
+// --demo may stand alone, so flag's parser takes the scenario after a
+// space for an argument (and refuses it). Only a scenario's name is
+// joined, so `gputop replay --demo run.gtr` still means the file.
+func joinDemoScenario(fs *flag.FlagSet, args []string) []string {
+	if fs.Lookup("demo") == nil {
+		return args
+	}
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...) // gputop run's command: not ours
+		}
+		if (a == "--demo" || a == "-demo") && i+1 < len(args) && slices.Contains(demo.Scenarios, args[i+1]) {
+			out = append(out, a+"="+args[i+1])
+			i++
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// given says whether the command line set the flag name (its value may
+// be the default: --duration 0).
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // flagError rewrites the errors of flag's parser that are not about a

@@ -176,11 +176,40 @@ func run(args []string, e *env) int {
 
 func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "gputop %s: a terminal GPU profiler\n\nUsage:\n", version)
+	const lead = "  gputop           " // the name's column, then the synopsis
 	for _, c := range commands {
-		fmt.Fprintf(w, "  gputop %-9s %s\n      %s\n", c.name, c.args, c.help)
+		syn := wrapWords(synopsisUnits(c.args), messageWidth-len(lead))
+		line := fmt.Sprintf("  gputop %-9s %s", c.name, strings.Join(syn, "\n"+strings.Repeat(" ", len(lead))))
+		fmt.Fprintln(w, strings.TrimRight(strings.ReplaceAll(line, string(synopsisSpace), " "), " "))
+		fmt.Fprintf(w, "      %s\n", strings.Join(wrapWords(c.help, messageWidth-6), "\n      "))
 	}
 	fmt.Fprintf(w, "\nWithout a GPU, --demo runs the real NVML probe against a simulated 8x H100 node.\n"+
-		"Scenarios: %s.\n'gputop COMMAND --help' shows a command's flags and examples.\n", scenarioNames)
+		"%s\n'gputop COMMAND --help' shows a command's flags and examples.\n",
+		strings.Join(wrapWords("Scenarios: "+scenarioNames+".", messageWidth), "\n  "))
+}
+
+// synopsisSpace stands for a space inside a bracketed group while a
+// synopsis is wrapped: a private-use character, which no synopsis holds and
+// strings.Fields does not split at (it splits at U+00A0).
+const synopsisSpace = '\ue000'
+
+// synopsisUnits joins each bracketed group of a synopsis with
+// synopsisSpace, so that wrapping never splits "[--interval 1s]".
+func synopsisUnits(args string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range args {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']':
+			depth--
+		case r == ' ' && depth > 0:
+			r = synopsisSpace
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // scenarioNames lists the demo's scenarios, for help and errors.

@@ -2,10 +2,12 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -131,6 +133,9 @@ func TestMistakesGetOneLineAndTheRightExitCode(t *testing.T) {
 		{[]string{"record", "-o", rec, "--duration", "5x"}, 2, `gputop record: --duration "5x" is not a duration`, false},
 		{[]string{"record", "-o", nowhere, "--demo"}, 1, "gputop record: cannot write " + nowhere, false},
 		{[]string{"record", "-o", rec, "--demo"}, 1, "gputop record: " + rec + " exists; use --force", false},
+		{[]string{"record", "-o", "i.gtr", "--demo", "--duration", "0"}, 2, "gputop record: --duration must be more than 0", false},
+		{[]string{"record", "-o", ".", "--demo", "--force"}, 1, "gputop record: . is a directory; give a file name, such as run.gtr", false},
+		{[]string{"stream", "--demo", "--duration", "0"}, 2, "gputop stream: --duration must be more than 0", false},
 		{[]string{"replay"}, 2, "gputop replay: give one recording to replay", false},
 		{[]string{"replay", rec, "--speed", "fast"}, 2, `gputop replay: --speed "fast" is not a number`, false},
 		{[]string{"replay", rec, "--speed", "100"}, 2, "gputop replay: --speed 100 is out of range", false},
@@ -270,5 +275,59 @@ func TestRunKeepsTheOrderOfTheJobsLines(t *testing.T) {
 	if !strings.HasPrefix(string(b), want.String()) {
 		got, _, _ := strings.Cut(string(b), "\n\n")
 		t.Errorf("the job's lines came out of order:\n%s", got)
+	}
+}
+
+// `gputop stream < /dev/null` stops before its first sample: it says why
+// instead of exiting silently with nothing written.
+func TestStreamWithStdinClosedSaysSo(t *testing.T) {
+	isolateMarks(t)
+	te := newTestEnv()
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	te.env.stdin = null
+	code := run([]string{"stream", "--demo"}, &te.env)
+	if want := "gputop stream: stdin closed before the first sample: nothing sent (--duration D streams for D)\n"; code != 1 || te.err.String() != want {
+		t.Fatalf("exit %d, stderr %q; want 1 and %q", code, te.err.String(), want)
+	}
+}
+
+// The overview of every command fits 80 columns, a synopsis's bracketed
+// groups whole on their lines.
+func TestUsageFitsEightyColumns(t *testing.T) {
+	te := newTestEnv()
+	if code := run([]string{"--help"}, &te.env); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, line := range strings.Split(te.out.String(), "\n") {
+		if w := utf8.RuneCountInString(line); w > messageWidth || strings.HasSuffix(line, " ") {
+			t.Errorf("line of %d columns, or with a trailing space: %q", w, line)
+		}
+		if strings.Count(line, "[") != strings.Count(line, "]") {
+			t.Errorf("a bracketed group split across lines: %q", line)
+		}
+	}
+}
+
+// --demo takes its scenario after a space too, as a person types it, and
+// leaves a recording's name alone.
+func TestDemoScenarioAfterASpace(t *testing.T) {
+	te := newTestEnv()
+	if code := run([]string{"snapshot", "--demo", "checkpoint"}, &te.env); code != 0 || !strings.Contains(te.out.String(), "DEMO CHECKPOINT") {
+		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, te.err.String(), te.out.String())
+	}
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.Var(&demoFlag{}, "demo", "")
+	for _, tt := range []struct{ in, want []string }{
+		{[]string{"--demo", "throttle", "-o", "x"}, []string{"--demo=throttle", "-o", "x"}},
+		{[]string{"--demo", "run.gtr"}, []string{"--demo", "run.gtr"}},
+		{[]string{"--demo", "--", "--demo", "mig"}, []string{"--demo", "--", "--demo", "mig"}},
+	} {
+		if got := joinDemoScenario(fs, tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("joinDemoScenario(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }
