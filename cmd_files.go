@@ -227,6 +227,7 @@ func cmdReport(args []string, e *env) error {
 	default:
 		return usageError{fmt.Sprintf("--phases %q: the only value is all", *phases)}
 	}
+	opts.TextWidth = textWidth(e.stdout)
 	rep, warn, err := reportWith(rest[0], *from, *to, opts)
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/probes/marks"
 	"github.com/gputop-dev/gputop/recordings"
+	"github.com/gputop-dev/gputop/timeline/report"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
@@ -237,7 +238,7 @@ func superviseJob(j *probes.Job, sigs <-chan os.Signal, killAfter time.Duration,
 // back from the recording at full resolution. After a hang-up nobody reads
 // it there; the recording holds the verdict either way.
 func printRunReport(stderr io.Writer, path string) {
-	rep, warn, err := reportOf(path, "", "")
+	rep, warn, err := reportWith(path, "", "", report.ReportOptions{TextWidth: textWidth(stderr)})
 	if err != nil {
 		fmt.Fprintf(stderr, "gputop run: no report: %v\n", err)
 		return

@@ -1,6 +1,12 @@
 package main
 
-import "strings"
+import (
+	"io"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/x/term"
+)
 
 // asciiOnly says whether the terminal described by the environment cannot
 // draw gputop's Unicode (block elements, box drawing, arrows), so that the
@@ -20,4 +26,22 @@ func asciiOnly(getenv func(string) string) bool {
 		}
 	}
 	return false
+}
+
+// textWidth is how wide a text report written to w may make the rows it
+// would cut: w's width where w is a terminal, and no limit where it is a
+// file or a pipe, read whole by tools and people's editors.
+func textWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return -1
+	}
+	if !term.IsTerminal(f.Fd()) {
+		return -1
+	}
+	width, _, err := term.GetSize(f.Fd())
+	if err != nil || width <= 0 {
+		return 0 // a terminal of unknown width: the report's 80 columns
+	}
+	return width
 }

@@ -125,7 +125,14 @@ func (r *Report) textProcesses(t repText) {
 		w := p.workload()
 		line := fmt.Sprintf("%s  %-8s  %-17s %9s  %-16s %s", gpuPID(r.processGPU(p.GPU), strconv.Itoa(p.PID)), repCut(repClean(p.User), 8), p.lifetime(),
 			repBytes(p.PeakGPUMem), repCut(w.Short(), 16), repClean(p.Command))
-		t.line(repCut(line, repTextWidth))
+		switch {
+		case r.textWidth < 0:
+			t.line(line)
+		case r.textWidth > repTextWidth:
+			t.line(repCut(line, r.textWidth))
+		default:
+			t.line(repCut(line, repTextWidth))
+		}
 	}
 	if rest != "" {
 		t.line("... " + rest)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strings"
@@ -108,5 +109,29 @@ func TestSnapshotProcessDetails(t *testing.T) {
 	}
 	if !strings.Contains(text.String(), "pod 55c6c714") {
 		t.Errorf("the text names no pod:\n%s", text.String())
+	}
+}
+
+// A command line is cut at the terminal's width, and never where the report
+// goes to a file or a pipe (TextWidth < 0), where tools read it whole.
+func TestProcessCommandCutOnlyOnATerminal(t *testing.T) {
+	long := "python train.py --config configs/llama-8b/pretrain.yaml --data /mnt/shards --resume"
+	r := &Report{Processes: []ReportProcess{{GPU: 0, PID: 4242, User: "alice", Command: long, Running: true}}}
+	for _, tt := range []struct {
+		width int
+		whole bool
+	}{{-1, true}, {0, false}, {80, false}, {200, true}} {
+		r.textWidth = tt.width
+		buf := new(bytes.Buffer)
+		r.textProcesses(repText{b: buf})
+		got := buf.String()
+		if strings.Contains(got, long) != tt.whole {
+			t.Errorf("width %d: the command whole is %v, want %v:\n%s", tt.width, !tt.whole, tt.whole, got)
+		}
+		for _, line := range strings.Split(got, "\n") {
+			if n := len([]rune(line)); tt.width >= 0 && n > max(tt.width, repTextWidth) {
+				t.Errorf("width %d: a line of %d columns", tt.width, n)
+			}
+		}
 	}
 }

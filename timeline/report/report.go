@@ -23,6 +23,11 @@ type ReportOptions struct {
 	// forms list, the longest, before summing up the rest (the JSON has them
 	// all). Zero: 20; negative: all (`gputop report --phases all`).
 	PhaseRows int
+	// TextWidth is how wide the text form may make the rows it would
+	// otherwise cut (a process's command line): zero for an 80-column
+	// terminal, or a terminal's own width; negative for no limit (a file
+	// or a pipe, where tools read the whole line).
+	TextWidth int
 }
 
 func (o ReportOptions) withDefaults() ReportOptions {
@@ -71,6 +76,7 @@ type Report struct {
 	Notes []string `json:"notes"`
 
 	phaseRows int             // ReportOptions.PhaseRows
+	textWidth int             // ReportOptions.TextWidth
 	names     *units.GPUNames // gpuNames, made when first asked
 }
 
@@ -233,7 +239,7 @@ func NewReport(s *timeline.Store, info timeline.SourceInfo, a Analysis, opts Rep
 	r := &Report{
 		Version: ReportVersion, Source: repSource(info), Duration: Number(math.NaN()), IdleUtil: Number(opts.IdleUtil),
 		GPUs: []ReportGPU{}, Phases: []ReportPhase{}, Markers: []ReportMarker{}, Hints: []ReportHint{}, Processes: []ReportProcess{},
-		Gaps: []ReportGap{}, Notes: append([]string{}, info.Notes...), phaseRows: opts.PhaseRows,
+		Gaps: []ReportGap{}, Notes: append([]string{}, info.Notes...), phaseRows: opts.PhaseRows, textWidth: opts.TextWidth,
 	}
 	b := repBuilder{s: s, info: info, opts: opts, r: r}
 	if s.Len() > 0 {

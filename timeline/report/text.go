@@ -85,13 +85,23 @@ func (r *Report) textGPUs(t repText) {
 		if has.sm {
 			row += fmt.Sprintf("  %5s %4s %4s %4s", repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max))
 		}
-		t.line(row + fmt.Sprintf("  %5s", repShare(g.IdleFraction)))
+		row += fmt.Sprintf("  %5s", repShare(g.IdleFraction))
+		if g.Lost {
+			// Its figures end where it did: without the flag a GPU gone at
+			// 2:10 reads as the busiest of the node.
+			row += "  LOST"
+		}
+		t.line(row)
 	}
 	legend := "UTIL and SM (SM active): mean, then percentiles of every sample"
 	if !has.sm {
 		legend = "UTIL: mean, then percentiles of every sample"
 	}
-	t.wrapped("", fmt.Sprintf("%s; IDLE: time with utilisation under %s.", legend, repPct(r.IdleUtil)))
+	legend = fmt.Sprintf("%s; IDLE: time with utilisation under %s.", legend, repPct(r.IdleUtil))
+	if lost := r.repLostText(); lost != "" {
+		legend += " LOST: the GPU stopped answering (" + lost + "); its figures end there."
+	}
+	t.wrapped("", legend)
 	if has.mem || has.power || r.repAnyLost() {
 		t.line("")
 		head := fmt.Sprintf("%3s", "GPU")
@@ -122,6 +132,17 @@ func (r *Report) textGPUs(t repText) {
 	if absent := has.absent(); absent != "" {
 		t.wrapped("", "Not recorded for any GPU: "+absent+".")
 	}
+}
+
+// repLostText lists the GPUs lost and when: "GPU1 at 0:02:10".
+func (r *Report) repLostText() string {
+	var parts []string
+	for _, g := range r.GPUs {
+		if g.Lost {
+			parts = append(parts, fmt.Sprintf("GPU%d at %s", g.Index, repAt(g.LostAt)))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // repGPUName drops the vendor prefix every NVIDIA GPU name carries.
