@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
@@ -31,6 +32,12 @@ var binary struct {
 }
 
 func TestMain(m *testing.M) {
+	probes.JobGuardMain() // gputop run, in-process, starts this binary as its job's guard
+	// A guard built with -race sleeps a second before it exits (GORACE's
+	// atexit_sleep_ms), and Close waits for it: nothing here needs that.
+	if _, ok := os.LookupEnv("GORACE"); !ok {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	dir, err := os.MkdirTemp("", "gputop-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
