@@ -265,7 +265,11 @@ func cmdMark(args []string, e *env) error {
 	if text == "" {
 		return usageError{"give the marker's text, e.g. gputop mark 'eval start'"}
 	}
-	n, err := marks.Send(marks.Dirs(), text)
+	dir, err := marks.SessionDir()
+	if err != nil {
+		return err
+	}
+	n, err := marks.Send(dir, text)
 	if n == 0 {
 		return err
 	}
