@@ -62,6 +62,7 @@ const outputGrace = 2 * time.Second
 // Job is the process `gputop run` started, under its guard (job_guard.go).
 type Job struct {
 	guard          *exec.Cmd
+	guardStart     uint64 // the guard's start time, to tell its pid reused after Close
 	pid            int
 	streams        *jobStreams
 	control        *os.File      // to the guard; its end tells the guard gputop is gone
@@ -163,6 +164,11 @@ func (j *Job) startGuard(path string, cfg JobConfig, env []string) error {
 		return fmt.Errorf("starting the job's guard: %w", err)
 	}
 	j.guard, j.control = g, controlW
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", g.Process.Pid)); err == nil {
+		if st, err := parsePidStat(b); err == nil {
+			j.guardStart = st.startTime
+		}
+	}
 	status := bufio.NewReader(statusR)
 	line, readErr := status.ReadString('\n')
 	var n int

@@ -107,6 +107,13 @@ func runGuard(spec string, args []string) int {
 		fmt.Fprintf(os.Stderr, "gputop: %s=%q is not what this gputop's guard takes\n", guardEnv, spec)
 		return 125
 	}
+	for fd := 3; fd <= 4; fd++ {
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
+			fmt.Fprintf(os.Stderr, "gputop: %s is set, but this gputop was not started as a job's guard\n", guardEnv)
+			return 125
+		}
+	}
 	status, control := os.NewFile(3, "status"), os.NewFile(4, "control")
 	syscall.CloseOnExec(3) // the job gets 0, 1 and 2, and nothing of ours
 	syscall.CloseOnExec(4)

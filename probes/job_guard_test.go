@@ -2,6 +2,7 @@ package probes
 
 import (
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -156,6 +157,22 @@ func TestGuardSaysWhyTheJobCouldNotStart(t *testing.T) {
 	_, err := StartJob(JobConfig{Command: []string{script}})
 	if err == nil || !strings.Contains(err.Error(), "fork/exec "+script+": exec format error") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// A gputop started with the guard's variable but not by StartJob (set by
+// hand, or left in an environment) says so in one line and runs nothing.
+func TestGuardRefusesWhatStartJobDidNotStart(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	cmd := exec.Command(os.Args[0], "/bin/touch", "touch", marker)
+	cmd.Args[0] = guardName
+	cmd.Env = append(os.Environ(), guardEnv+"=1 0 0")
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 125 || !strings.Contains(string(out), "not started as a job's guard") {
+		t.Errorf("%v: %q", err, out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("it ran the command")
 	}
 }
 

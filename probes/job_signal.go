@@ -91,7 +91,8 @@ func (j *Job) currentTree() ([]procEntry, error) {
 		return nil, err
 	}
 	var out []procEntry
-	seen := map[int]bool{j.guard.Process.Pid: true} // the guard is not the job's
+	guard := j.guard.Process.Pid
+	seen := map[int]bool{guard: true} // the guard is not the job's
 	add := func(root int) {
 		var members []procEntry
 		members, _ = treeOf(root, entries, members)
@@ -102,8 +103,14 @@ func (j *Job) currentTree() ([]procEntry, error) {
 			}
 		}
 	}
-	// The guard is gputop's child: until Close reaps it, its pid is its own.
-	add(j.guard.Process.Pid)
+	// Once Close has reaped the guard, its pid may be another process's:
+	// its start time tells.
+	for _, e := range entries {
+		if e.pid == guard && e.startTime == j.guardStart {
+			add(guard)
+			break
+		}
+	}
 	for _, old := range j.signalled {
 		for _, e := range entries {
 			if e.pid == old.pid && e.startTime == old.startTime {
