@@ -40,37 +40,44 @@ type session struct {
 }
 
 // findSessions lists this user's recordings being written on this host,
-// newest first. Sockets that nobody listens on any more (a recorder that
-// was killed) are removed on the way.
-func findSessions() []session {
+// newest first, in the runtime directory (probes/marks): the one every
+// session of this environment shares its recording in. Sockets that nobody
+// listens on any more (a recorder that was killed) are removed on the way.
+// err says why there is no directory to look in.
+func findSessions() ([]session, error) {
+	dir, err := marks.SessionDir()
+	if err != nil {
+		return nil, err
+	}
 	var out []session
-	for _, dir := range marks.Dirs() {
-		paths, _ := filepath.Glob(filepath.Join(dir, "*"+recordings.SessionSuffix))
-		for _, p := range paths {
-			fi, err := os.Lstat(p)
-			if err != nil || fi.Mode().Type() != os.ModeSocket {
-				continue
-			}
-			c, err := net.DialTimeout("unix", p, time.Second)
-			if err != nil {
-				if errors.Is(err, syscall.ECONNREFUSED) {
-					os.Remove(p) // stale: its recorder died without removing it
-				}
-				continue
-			}
-			c.Close()
-			out = append(out, session{id: strings.TrimSuffix(filepath.Base(p), recordings.SessionSuffix), sock: p, started: fi.ModTime()})
+	paths, _ := filepath.Glob(filepath.Join(dir, "*"+recordings.SessionSuffix))
+	for _, p := range paths {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode().Type() != os.ModeSocket {
+			continue
 		}
+		c, err := net.DialTimeout("unix", p, time.Second)
+		if err != nil {
+			if errors.Is(err, syscall.ECONNREFUSED) {
+				os.Remove(p) // stale: its recorder died without removing it
+			}
+			continue
+		}
+		c.Close()
+		out = append(out, session{id: strings.TrimSuffix(filepath.Base(p), recordings.SessionSuffix), sock: p, started: fi.ModTime()})
 	}
 	slices.SortStableFunc(out, func(a, b session) int { return b.started.Compare(a.started) })
-	return out
+	return out, nil
 }
 
 // pickSession finds the session named id (its pid, or its socket's path),
 // or the newest when id is empty. several says there was more than one
 // to choose from.
 func pickSession(id string) (s session, several bool, err error) {
-	all := findSessions()
+	all, err := findSessions()
+	if err != nil {
+		return session{}, false, err
+	}
 	if id == "" {
 		if len(all) == 0 {
 			return session{}, false, errNoSession
@@ -168,7 +175,10 @@ func cmdAttach(args []string, e *env) error {
 
 // listSessions prints the running sessions, newest first.
 func listSessions(w io.Writer) error {
-	all := findSessions()
+	all, err := findSessions()
+	if err != nil {
+		return err
+	}
 	if len(all) == 0 {
 		return errNoSession
 	}

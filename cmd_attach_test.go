@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gputop-dev/gputop/recordings"
@@ -34,7 +35,7 @@ func TestFindSessions(t *testing.T) {
 	dead.SetUnlinkOnClose(false)
 	dead.Close()
 
-	got := findSessions()
+	got, _ := findSessions()
 	if len(got) != 1 || got[0].id != "101" {
 		t.Fatalf("sessions %+v, want 101 alone", got)
 	}
@@ -49,10 +50,16 @@ func TestFindSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.Chmod(dir, 0o700)
-	if got := findSessions(); len(got) != 0 {
+	if got, _ := findSessions(); len(got) != 0 {
 		t.Errorf("sessions in a directory open to others: %+v", got)
 	}
 	te := newTestEnv()
+	if code := run([]string{"attach"}, &te.env); code != exitError || !strings.Contains(te.err.String(), "has mode 0777, open to other users") {
+		t.Errorf("exit %d, stderr %q; want why the directory is not used", code, te.err.String())
+	}
+	os.Chmod(dir, 0o700)
+	ln.Close()
+	te = newTestEnv()
 	if code := run([]string{"attach"}, &te.env); code != exitError || te.err.String() != "gputop attach: "+errNoSession.Error()+"\n" {
 		t.Errorf("exit %d, stderr %q", code, te.err.String())
 	}

@@ -37,7 +37,7 @@ func cmdRun(args []string, e *env) error {
 	out := fs.String("o", "", "record to `FILE` (default gputop-run-DATE-TIME.gtr)")
 	phaseRegex := fs.String("phase-regex", "default", "turn output lines matching `RE` into markers; \"default\" knows common training logs, \"\" turns it off")
 	interval := fs.Duration("interval", time.Second, "time between samples (at least 100ms)")
-	killAfter := fs.Duration("kill-after", 10*time.Second, "after a hang-up or SIGTERM passed on to the job, SIGKILL what is left of it this much later (0: never)")
+	killAfter := fs.Duration("kill-after", 10*time.Second, "after a hang-up or SIGTERM passed on to the job, or gputop's own death, SIGKILL what is left of it this much later (0: never)")
 	var demo demoFlag
 	fs.Var(&demo, "demo", "record 8 simulated H100s playing `SCENARIO` beside the job")
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
@@ -123,7 +123,7 @@ func cmdRun(args []string, e *env) error {
 		jobStderr = e.stdout
 	}
 	j, err := probes.StartJob(probes.JobConfig{
-		Command: job, Phases: phases, Env: jobEnv,
+		Command: job, Phases: phases, Env: jobEnv, KillAfter: *killAfter,
 		OnMarker: func(text string) { session.MarkFrom("job", text) },
 		Stdin:    stdin, Stdout: e.stdout, Stderr: jobStderr,
 	})
@@ -141,6 +141,9 @@ func cmdRun(args []string, e *env) error {
 	go func() { recorded <- rec.Run(ctx, 0) }()
 
 	code, waitErr := superviseJob(j, sigs, *killAfter, e.stderr)
+	if err := j.Close(); err != nil {
+		fmt.Fprintf(e.stderr, "gputop run: %v\n", err)
+	}
 	// One more sample after the job ends: it carries the markers of the
 	// job's last lines, and a job shorter than a tick gets its recording.
 	rec.EndAt(time.Now())
@@ -263,7 +266,11 @@ func cmdMark(args []string, e *env) error {
 	if text == "" {
 		return usageError{"give the marker's text, e.g. gputop mark 'eval start'"}
 	}
-	n, err := marks.Send(marks.Dirs(), text)
+	dir, err := marks.SessionDir()
+	if err != nil {
+		return err
+	}
+	n, err := marks.Send(dir, text)
 	if n == 0 {
 		return err
 	}

@@ -204,6 +204,7 @@ func TestRecordDurationNeverOvershoots(t *testing.T) {
 // Every command that writes a file fails at once on a path it cannot
 // create, before anything starts: run's job never runs.
 func TestBadOutputPathFailsBeforeAnythingStarts(t *testing.T) {
+	isolateMarks(t)
 	dir := t.TempDir()
 	ran := filepath.Join(dir, "ran")
 	csv := filepath.Join(dir, "smi.csv")
@@ -281,12 +282,15 @@ func TestRunOnHangUpPassesItOnAndEndsCleanly(t *testing.T) {
 	}
 }
 
-// isolateMarks gives the test marker directories of its own: the user's
-// other gputop sessions (on a developer's machine) must not take or send
-// its markers.
+// isolateMarks gives the test a runtime directory (XDG_RUNTIME_DIR) of its
+// own, for every session it starts: in-process, as a binary, or in a tmux
+// server, which all take the test's environment. The user's other gputop
+// sessions on the machine must not take or send its markers, nor be found
+// by its attach or stream, nor find its own. (TMPDIR is left alone: with a
+// usable runtime directory the rule never looks there, and a test's paths
+// stay short enough for its screens.)
 func isolateMarks(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	t.Setenv("TMPDIR", t.TempDir())
 }
 
 // stillRunning says whether pid is a process that has not exited.
@@ -346,6 +350,12 @@ func TestMarkCountsTheSessionsThatTookIt(t *testing.T) {
 	if code := run([]string{"mark", "eval"}, &te.env); code != 0 || te.out.String() != "marked \"eval\" in 2 sessions\n" {
 		t.Errorf("two sessions: exit %d, %q %q", code, te.out.String(), te.err.String())
 	}
+	// From another runtime directory (another login's), it reaches neither.
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	te = newTestEnv()
+	if code := run([]string{"mark", "elsewhere"}, &te.env); code != 1 || !strings.Contains(te.err.String(), marks.ErrNoSession.Error()) {
+		t.Errorf("another runtime directory: exit %d, %q %q", code, te.out.String(), te.err.String())
+	}
 	time.Sleep(300 * time.Millisecond)
 	rec.sigs <- syscall.SIGTERM
 	job.sigs <- syscall.SIGTERM
@@ -362,6 +372,7 @@ func TestMarkCountsTheSessionsThatTookIt(t *testing.T) {
 // ends there, its hints carry their standing and episodes, and the hints
 // at T differ from the whole run's where the run went on to say more.
 func TestReportOfAStretch(t *testing.T) {
+	isolateMarks(t)
 	path := filepath.Join(t.TempDir(), "ck.gtr")
 	if code := run([]string{"record", "-o", path, "--demo=checkpoint", "--fast", "--duration", "8m"}, &newTestEnv().env); code != 0 {
 		t.Fatal("record failed")

@@ -159,6 +159,7 @@ func readPID(t *testing.T, path string) int {
 // The live view, hung up while recording: the file is closed with its
 // index; sent SIGHUP alone, it also gives the terminal back.
 func TestLiveViewHungUp(t *testing.T) {
+	isolateMarks(t)
 	bin := buildBinary(t)
 	for _, how := range []string{"terminal", "kill -HUP"} {
 		t.Run(how, func(t *testing.T) {
@@ -226,6 +227,7 @@ func TestRecordAndMarkFromTheShell(t *testing.T) {
 // Ctrl-Z suspends the live view as htop's does: the shell's screen comes
 // back, and fg draws gputop whole again.
 func TestCtrlZSuspendsAndFgRestores(t *testing.T) {
+	isolateMarks(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	term := newTerminal(t, 100, 30, "env PS1='$ ' bash --norc --noprofile -i")

@@ -76,6 +76,10 @@ name=$1 scenario=$2
 if [ -e "` + dir + `/$name.down" ]; then echo "$name is down for the test" >&2; exit 1; fi
 echo $$ > "` + dir + `/$name.pid"
 set -- $SSH_ORIGINAL_COMMAND
+# Each host a runtime directory of its own, as on a machine of its own: no
+# gputop mark, attach or stream of anyone else's reaches its stream.
+export XDG_RUNTIME_DIR="` + dir + `/run-$name"
+mkdir -p -m 700 "$XDG_RUNTIME_DIR"
 if [ -z "$scenario" ]; then exec env PATH=/usr/bin:/bin "$@"; fi
 shift
 exec "` + bin + `" "$@" --demo="$scenario"
@@ -227,6 +231,13 @@ func TestHostsOverSSH(t *testing.T) {
 	term.waitFor("4 hosts, 16 GPUs", " alpha ", " beta ", "8/8 busy")
 	term.waitFor("gputop is not installed on gamma")
 	term.waitFor("cannot connect: ssh: connect to host 127.0.0.1 port")
+	// Each host's stream listens in the runtime directory its host gave it.
+	for _, host := range []string{"alpha", "beta"} {
+		sock := filepath.Join(h.dir, "run-"+host, "gputop", fmt.Sprintf("%d.sock", h.streamPid(t, host)))
+		if _, err := os.Stat(sock); err != nil {
+			t.Errorf("%s's stream does not listen in its own runtime directory: %v", host, err)
+		}
+	}
 
 	// alpha's remote gputop stream is killed, and alpha refuses to stream
 	// for a while: its line says why and when it tries again, beta goes on,
@@ -255,8 +266,8 @@ func TestHostsOverSSH(t *testing.T) {
 	}
 	t.Logf("alpha reconnected %v after its stream was killed", time.Since(killedAt).Round(time.Millisecond))
 	// A marker (m) goes to both hosts' streams, comes back in each, and is
-	// one marker. (Not gputop mark: it would reach the streams' own sockets
-	// on this one machine, and any other session of this user's.)
+	// one marker. (Not gputop mark: the viewer and the hosts' streams each
+	// listen in a runtime directory of their own.)
 	term.keys("m")
 	term.keys("-l", "phase two")
 	term.keys("Enter")

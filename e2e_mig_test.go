@@ -19,6 +19,7 @@ import (
 // gputop import prometheus reads them back as MIG slices of GPU0, which
 // the report counts as such. Everything listens on 127.0.0.1.
 func TestMIGThroughTheRealPrometheus(t *testing.T) {
+	isolateMarks(t)
 	promBin := needPrometheus(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()

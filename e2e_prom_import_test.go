@@ -25,6 +25,7 @@ import (
 // Prometheus' metric_relabel_configs rename them, as a monitoring stack
 // with two exporters behind one name would.
 func TestImportPrometheusFromTheRealPrometheus(t *testing.T) {
+	isolateMarks(t)
 	promBin := needPrometheus(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()

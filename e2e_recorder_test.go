@@ -123,6 +123,7 @@ func TestEveryCommandRecordsTheSameThings(t *testing.T) {
 // the five-minute segment it is in: report and replay say so in one line,
 // and read the rest.
 func TestAFlippedByteCostsOneSegment(t *testing.T) {
+	isolateMarks(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "flipped.gtr")

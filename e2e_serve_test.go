@@ -22,6 +22,7 @@ import (
 // eight GPUs on each target, and the imbalance demo's hint arrives as a
 // series. Everything listens on 127.0.0.1.
 func TestPrometheusScrapesTwoServes(t *testing.T) {
+	isolateMarks(t)
 	promBin := needPrometheus(t)
 	bin := buildBinary(t)
 	start := time.Now()

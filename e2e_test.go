@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
@@ -31,12 +32,27 @@ var binary struct {
 }
 
 func TestMain(m *testing.M) {
+	probes.JobGuardMain() // gputop run, in-process, starts this binary as its job's guard
+	// A guard built with -race sleeps a second before it exits (GORACE's
+	// atexit_sleep_ms), and Close waits for it: nothing here needs that.
+	if _, ok := os.LookupEnv("GORACE"); !ok {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	dir, err := os.MkdirTemp("", "gputop-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	binary.path = filepath.Join(dir, "gputop")
+	// A runtime directory of this test binary's, for whatever session a
+	// test starts without one of its own (isolateMarks): nothing of the
+	// user's, and no other test run, reaches it.
+	runtime := filepath.Join(dir, "run")
+	if err := os.Mkdir(runtime, 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_RUNTIME_DIR", runtime)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -122,6 +138,7 @@ func (term *terminal) waitFor(want ...string) string {
 }
 
 func TestLiveDemoInATerminal(t *testing.T) {
+	isolateMarks(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	exitFile := filepath.Join(dir, "exit")
@@ -167,6 +184,7 @@ func waitForFile(t *testing.T, path, want string) []byte {
 // TestFirstRunAt80x24 walks a new user's first minutes over SSH at 80x24:
 // gputop on a machine without a driver (this one), then --demo as it says.
 func TestFirstRunAt80x24(t *testing.T) {
+	isolateMarks(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	exitFile := filepath.Join(dir, "exit")
@@ -200,6 +218,7 @@ func TestFirstRunAt80x24(t *testing.T) {
 
 // A C locale draws ASCII by itself, as --ascii does.
 func TestCLocaleDrawsASCII(t *testing.T) {
+	isolateMarks(t)
 	bin := buildBinary(t)
 	term := newTerminal(t, 100, 30, fmt.Sprintf("LANG=C LC_ALL= %s --demo --log %s; sleep 60", bin, filepath.Join(t.TempDir(), "log")))
 	s := term.waitFor("DEMO training", ">GPU0", "GPU7")
@@ -227,6 +246,7 @@ func checkRowsFit(t *testing.T, s string, w int) {
 }
 
 func TestTerminalTooSmallIsOneLine(t *testing.T) {
+	isolateMarks(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
@@ -275,6 +295,7 @@ func TestSnapshotDemo(t *testing.T) {
 // SIGKILL, and replays what it wrote: everything up to about the last
 // second must be there.
 func TestRecordSurvivesKill9(t *testing.T) {
+	isolateMarks(t)
 	bin := buildBinary(t)
 	path := filepath.Join(t.TempDir(), "killed.gtr")
 	cmd := exec.Command(bin, "record", "-o", path, "--demo=checkpoint", "--interval", "200ms")
@@ -333,6 +354,7 @@ func TestRecordSurvivesKill9(t *testing.T) {
 }
 
 func TestRecordFastThenReplayInATerminal(t *testing.T) {
+	isolateMarks(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "fast.gtr")
@@ -359,6 +381,7 @@ func TestRecordFastThenReplayInATerminal(t *testing.T) {
 // said while the job ran, not only its verdict at the end, so a file cut
 // short still has it.
 func TestRecordingKeepsHintsAsTheyChange(t *testing.T) {
+	isolateMarks(t)
 	bin := buildBinary(t)
 	path := filepath.Join(t.TempDir(), "imbalance.gtr")
 	if out, err := exec.Command(bin, "record", "-o", path, "--demo=imbalance", "--fast", "--duration", "10m").CombinedOutput(); err != nil {

@@ -30,6 +30,7 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func main() {
+	probes.JobGuardMain() // when started as the guard of a gputop run's job, only that
 	os.Exit(run(os.Args[1:], processEnv()))
 }
 

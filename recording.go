@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"log"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -36,19 +35,14 @@ func recorderOptions(force, sync bool) recordings.RecorderOptions {
 	}
 }
 
-// shareDir is where a recording's socket goes, for gputop attach: the
-// directory of this user's marker sockets, private to them (probes/marks
-// says how it is chosen). Where only a fallback made for this session
-// would do, recordings are not shared: attach would not look there.
+// shareDir is where a recording's socket goes, for gputop attach: this
+// user's runtime directory, private to them, the one attach looks in
+// (probes/marks says how it is chosen). Where there is none, recordings
+// are not shared.
 func shareDir() string {
-	dir, _, fresh, err := marks.Dir()
+	dir, _, err := marks.Dir()
 	if err != nil {
 		log.Printf("recordings will not be attachable: %v", err)
-		return ""
-	}
-	if fresh {
-		os.Remove(dir)
-		log.Printf("recordings will not be attachable: no usual private directory")
 		return ""
 	}
 	return dir

@@ -11,6 +11,7 @@ import (
 // gputop report lists the longest phases and sums up the rest; --phases all
 // lists every phase the JSON has; any other value is a usage error.
 func TestReportPhasesAll(t *testing.T) {
+	isolateMarks(t)
 	path := filepath.Join(t.TempDir(), "ck.gtr")
 	if code := run([]string{"record", "-o", path, "--demo=checkpoint", "--fast", "--duration", "30m"}, &newTestEnv().env); code != 0 {
 		t.Fatal("record failed")

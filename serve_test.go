@@ -12,6 +12,7 @@ import (
 )
 
 func TestServeRefusesABadListenAddressInOneLine(t *testing.T) {
+	isolateMarks(t)
 	for _, addr := range []string{"nonsense", "127.0.0.1:99999", "127.0.0.1:http-alt", "[::1"} {
 		te := newTestEnv()
 		if code := run([]string{"serve", "--demo", "--listen", addr}, &te.env); code != exitUsage {

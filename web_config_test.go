@@ -174,6 +174,7 @@ func TestWebConfigGivesTLSAndBasicAuth(t *testing.T) {
 // a monitoring stack would (scheme https, the CA, the user): up is 1 and
 // the GPUs arrive; a second job without the password is refused (up 0).
 func TestPrometheusScrapesOverTLSWithBasicAuth(t *testing.T) {
+	isolateMarks(t)
 	promBin := needPrometheus(t)
 	bin := buildBinary(t)
 	wc := newWebConfig(t)

@@ -9,7 +9,9 @@
 //
 // Beside the probes (NVML, host, gputop itself, a job's process tree, the
 // processes on the GPUs) it holds the sessions that assemble them
-// (OpenSession), and the job runner of `gputop run`; the marker socket is
+// (OpenSession), and the job runner of `gputop run`, whose job runs under a
+// guard process (job_guard.go: this binary run again, so main calls
+// JobGuardMain first) that ends it if gputop dies; the marker socket is
 // probes/marks, the simulated node probes/demo.
 //
 // Everything here reads a real machine. The demo (probes/demo) is a

@@ -1,6 +1,7 @@
 package probes
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -39,6 +40,9 @@ type JobConfig struct {
 	// as it is, so the job reads the terminal itself: a pdb prompt works,
 	// and end of input is the job's own. Nil is /dev/null.
 	Stdin io.Reader
+	// KillAfter is how long the job's processes have between SIGTERM and
+	// SIGKILL when gputop dies without ending the job (0: SIGTERM only).
+	KillAfter time.Duration
 	// Stdout and Stderr receive the job's output, each byte for byte and in
 	// order, as it arrives; nil discards it. When they are the same writer
 	// the job gets one pipe (or file) for both, as a shell's 2>&1 gives it,
@@ -55,14 +59,21 @@ type JobConfig struct {
 // does not hold up the report.
 const outputGrace = 2 * time.Second
 
-// Job is the process `gputop run` started.
+// Job is the process `gputop run` started, under its guard (job_guard.go).
 type Job struct {
-	cmd            *exec.Cmd
+	guard          *exec.Cmd
+	guardStart     uint64 // the guard's start time, to tell its pid reused after Close
+	pid            int
+	streams        *jobStreams
+	control        *os.File      // to the guard; its end tells the guard gputop is gone
 	stdout, stderr *lineSplitter // nil without Phases
 	// delivered says whether the terminal or its hang-up already sent sig
 	// to the job (job_signal.go); tests replace it.
 	delivered func(sig os.Signal, jobPID int) Delivery
-	rootStart uint64 // the job's start time, to tell its pid reused
+
+	exited chan struct{} // closed when the guard has said how the job ended, or died
+	status syscall.WaitStatus
+	lost   error // the guard died before saying
 
 	treeMu    sync.Mutex
 	scanner   *procScanner
@@ -71,51 +82,134 @@ type Job struct {
 	waitOnce sync.Once
 	code     int
 	err      error
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
-// StartJob starts the job. With Phases its output goes through
-// pipes that gputop reads, so the job's stdout is not a terminal; Python
-// then buffers print() output in blocks of kilobytes, and its lines (and
-// markers) would come late and in bursts, so PYTHONUNBUFFERED=1 is set
-// unless the environment already says otherwise.
+// StartJob starts the job, under a guard that ends it should gputop die
+// (job_guard.go); call Close when done with it. With Phases its output
+// goes through pipes that gputop reads, so the job's stdout is not a
+// terminal; Python then buffers print() output in blocks of kilobytes, and
+// its lines (and markers) would come late and in bursts, so
+// PYTHONUNBUFFERED=1 is set unless the environment already says otherwise.
 func StartJob(cfg JobConfig) (*Job, error) {
 	if len(cfg.Command) == 0 {
 		return nil, errors.New("no command to run")
 	}
-	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
-	cmd.Env = append(os.Environ(), cfg.Env...) // a later entry wins
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = cfg.Stdin, cfg.Stdout, cfg.Stderr
-	cmd.WaitDelay = outputGrace
+	if !guardWired.Load() {
+		return nil, errors.New("the job's guard is not wired: JobGuardMain must run first in main (and TestMain)")
+	}
+	// The program is looked up here, with gputop's PATH, for exec's own
+	// errors ("executable file not found in $PATH").
+	lookup := exec.Command(cfg.Command[0])
+	if lookup.Err != nil {
+		return nil, lookup.Err
+	}
+	env := append(os.Environ(), cfg.Env...) // a later entry wins
 	hadTerminal := hasTerminal()
-	j := &Job{cmd: cmd, scanner: newProcScanner("/proc"), delivered: func(sig os.Signal, pid int) Delivery {
+	j := &Job{scanner: newProcScanner("/proc"), exited: make(chan struct{}), delivered: func(sig os.Signal, pid int) Delivery {
 		return deliveredToJob(sig, pid, hadTerminal)
 	}}
+	stdout, stderr := cfg.Stdout, cfg.Stderr
 	if cfg.Phases != nil {
 		m := newPhaseMatcher(cfg.Phases, cfg.OnMarker)
 		j.stdout, j.stderr = &lineSplitter{m: m}, &lineSplitter{m: m}
-		// A writer that is not an *os.File makes exec copy from a pipe as
-		// data arrives (a read returns whatever the job has written).
-		stdout := &outputTee{dst: orDiscard(cfg.Stdout), lines: j.stdout}
-		cmd.Stdout, cmd.Stderr = stdout, &outputTee{dst: orDiscard(cfg.Stderr), lines: j.stderr}
+		out := &outputTee{dst: orDiscard(cfg.Stdout), lines: j.stdout}
+		stdout, stderr = out, &outputTee{dst: orDiscard(cfg.Stderr), lines: j.stderr}
 		if sameWriter(cfg.Stdout, cfg.Stderr) {
-			// exec gives the job one pipe for two equal writers.
-			cmd.Stderr = stdout
+			stderr = out // one pipe for both, as a shell's 2>&1
 		}
-		if !hasEnv(cmd.Env, "PYTHONUNBUFFERED") {
-			cmd.Env = append(cmd.Env, "PYTHONUNBUFFERED=1")
+		if !hasEnv(env, "PYTHONUNBUFFERED") {
+			env = append(env, "PYTHONUNBUFFERED=1")
 		}
 	}
-	if err := cmd.Start(); err != nil {
+	var err error
+	if j.streams, err = newJobStreams(cfg.Stdin, stdout, stderr); err != nil {
 		return nil, err
 	}
-	if entries, _ := j.scanner.scan(); len(entries) > 0 {
-		for _, e := range entries {
-			if e.pid == cmd.Process.Pid {
-				j.rootStart = e.startTime
-			}
-		}
+	if err := j.startGuard(lookup.Path, cfg, env); err != nil {
+		j.streams.closeAll()
+		return nil, err
 	}
 	return j, nil
+}
+
+// startGuard starts the guard, which starts the job, and reads the job's
+// pid from it.
+func (j *Job) startGuard(path string, cfg JobConfig, env []string) error {
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	controlR, controlW, err := os.Pipe()
+	if err != nil {
+		statusR.Close()
+		statusW.Close()
+		return err
+	}
+	g := exec.Command("/proc/self/exe")
+	g.Args = append([]string{guardName, path}, cfg.Command...)
+	g.Env = append(env, fmt.Sprintf(guardEnv+"="+guardSpec, syscall.Getpgrp(), cfg.KillAfter.Nanoseconds()))
+	g.Stdin, g.Stdout, g.Stderr = j.streams.files[0], j.streams.files[1], j.streams.files[2]
+	g.ExtraFiles = []*os.File{statusW, controlR}
+	g.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = g.Start()
+	statusW.Close() // the guard's now, as is controlR
+	controlR.Close()
+	j.streams.started()
+	if err != nil {
+		statusR.Close()
+		controlW.Close()
+		return fmt.Errorf("starting the job's guard: %w", err)
+	}
+	j.guard, j.control = g, controlW
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", g.Process.Pid)); err == nil {
+		if st, err := parsePidStat(b); err == nil {
+			j.guardStart = st.startTime
+		}
+	}
+	status := bufio.NewReader(statusR)
+	line, readErr := status.ReadString('\n')
+	var n int
+	switch {
+	case sscan(line, "pid %d\n", &n):
+		j.pid = n
+	case sscan(line, "error %d\n", &n):
+		err = &os.PathError{Op: "fork/exec", Path: path, Err: syscall.Errno(n)}
+	default:
+		err = fmt.Errorf("the job's guard ended before starting the job (%v)", readErr)
+	}
+	if err != nil {
+		statusR.Close()
+		controlW.Close()
+		g.Wait() // it has exited, or exits now that the control pipe is closed
+		return err
+	}
+	go j.readStatus(status, statusR)
+	return nil
+}
+
+// sscan says whether line is format, filling in args.
+func sscan(line, format string, args ...any) bool {
+	n, err := fmt.Sscanf(line, format, args...)
+	return err == nil && n == len(args)
+}
+
+// readStatus reads the guard's last word: how the job ended.
+func (j *Job) readStatus(status *bufio.Reader, f *os.File) {
+	defer f.Close()
+	defer close(j.exited)
+	line, err := status.ReadString('\n')
+	var ws uint32
+	if sscan(line, "exit %d\n", &ws) {
+		j.status = syscall.WaitStatus(ws)
+		return
+	}
+	if err == nil {
+		err = fmt.Errorf("unexpected %q", line)
+	}
+	j.lost = fmt.Errorf("the job's guard (pid %d) ended before the job did (%v); the job was killed with it", j.guard.Process.Pid, err)
 }
 
 // sameWriter says whether a and b are one writer, without comparing
@@ -144,7 +238,7 @@ func hasEnv(env []string, name string) bool {
 }
 
 // PID is the job's process id, the root of its process tree.
-func (j *Job) PID() int { return j.cmd.Process.Pid }
+func (j *Job) PID() int { return j.pid }
 
 // Wait waits for the job to exit and its output to be passed on, and
 // returns its exit code: its exit status, or 128 plus the signal's number
@@ -154,34 +248,44 @@ func (j *Job) PID() int { return j.cmd.Process.Pid }
 // job's when it is known (-1 when not). Later calls return the same.
 func (j *Job) Wait() (exitCode int, err error) {
 	j.waitOnce.Do(func() {
-		err := j.cmd.Wait()
+		<-j.exited
+		outErr := j.streams.wait(outputGrace)
 		if j.stdout != nil {
 			// The copying is over: the last lines, had they no newline,
 			// are complete now.
 			j.stdout.flush()
 			j.stderr.flush()
 		}
-		j.code, j.err = exitStatus(j.cmd.ProcessState, err)
+		switch {
+		case j.lost != nil:
+			j.code, j.err = -1, j.lost
+		case j.status.Signaled():
+			j.code, j.err = 128+int(j.status.Signal()), outErr
+		default:
+			j.code, j.err = j.status.ExitStatus(), outErr
+		}
 	})
 	return j.code, j.err
 }
 
-func exitStatus(ps *os.ProcessState, err error) (int, error) {
-	if ps == nil {
-		return -1, err
-	}
-	var exitErr *exec.ExitError
-	switch {
-	case errors.As(err, &exitErr):
-		err = nil // a failing job is the job's answer, not gputop's error
-	case errors.Is(err, exec.ErrWaitDelay):
-		err = fmt.Errorf("the job exited, but a process it left running still holds its output open; "+
-			"stopped passing that output on %v later", outputGrace)
-	case err != nil:
-		err = fmt.Errorf("passing the job's output on: %w", err)
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal()), err
-	}
-	return ps.ExitCode(), err
+// Close lets the guard go. Once the job has exited, what the job left
+// running is left to run, as a shell leaves what a script started in the
+// background; before, the guard ends the job as if gputop had died
+// (SIGTERM, then SIGKILL KillAfter later), and Close waits for that. Later
+// calls return the first call's result.
+func (j *Job) Close() error {
+	j.closeOnce.Do(func() {
+		select {
+		case <-j.exited:
+			// A guard that exited already (nothing was left) does not read
+			// it: EPIPE then says nothing new.
+			j.control.Write([]byte{guardRelease})
+		default:
+		}
+		j.control.Close()
+		if err := j.guard.Wait(); err != nil {
+			j.closeErr = fmt.Errorf("the job's guard: %w", err)
+		}
+	})
+	return j.closeErr
 }

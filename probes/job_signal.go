@@ -66,9 +66,10 @@ func (j *Job) signalTree(sig syscall.Signal) error {
 	defer j.treeMu.Unlock()
 	members, scanErr := j.currentTree()
 	var errs []error
+	var buf []byte
 	for _, m := range members {
-		err := syscall.Kill(m.pid, sig)
-		if err != nil && !errors.Is(err, syscall.ESRCH) {
+		var err error
+		if buf, err = signalPinned(m, sig, buf); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -79,16 +80,19 @@ func (j *Job) signalTree(sig syscall.Signal) error {
 	return errors.Join(errs...)
 }
 
-// currentTree is the job's tree as /proc shows it now, together with
-// every process signalled before that still runs (the same pid and start
-// time) and its descendants. Called with treeMu held.
+// currentTree is the job's tree as /proc shows it now: every process
+// under its guard (the job, what it started, and what the guard adopted
+// when a parent exited), together with every process signalled before
+// that still runs (the same pid and start time) and its descendants.
+// Called with treeMu held.
 func (j *Job) currentTree() ([]procEntry, error) {
 	entries, err := j.scanner.scan()
 	if err != nil && len(entries) == 0 {
 		return nil, err
 	}
 	var out []procEntry
-	seen := map[int]bool{}
+	guard := j.guard.Process.Pid
+	seen := map[int]bool{guard: true} // the guard is not the job's
 	add := func(root int) {
 		var members []procEntry
 		members, _ = treeOf(root, entries, members)
@@ -99,8 +103,13 @@ func (j *Job) currentTree() ([]procEntry, error) {
 			}
 		}
 	}
-	if j.started(entries) {
-		add(j.PID())
+	// Once Close has reaped the guard, its pid may be another process's:
+	// its start time tells.
+	for _, e := range entries {
+		if e.pid == guard && e.startTime == j.guardStart {
+			add(guard)
+			break
+		}
 	}
 	for _, old := range j.signalled {
 		for _, e := range entries {
@@ -111,17 +120,6 @@ func (j *Job) currentTree() ([]procEntry, error) {
 		}
 	}
 	return out, err
-}
-
-// started says whether the job's own process is among entries as the
-// process gputop started, not a later one that reused its pid.
-func (j *Job) started(entries []procEntry) bool {
-	for _, e := range entries {
-		if e.pid == j.PID() {
-			return j.rootStart == 0 || e.startTime == j.rootStart
-		}
-	}
-	return false
 }
 
 // leftovers counts the processes signalled last that still run.

@@ -58,6 +58,7 @@ func shellJob(t *testing.T, cfg JobConfig, script string, args ...string) (code 
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { j.Close() })
 	code, err = j.Wait()
 	if err != nil {
 		t.Errorf("Wait: %v", err)
@@ -201,6 +202,7 @@ func startWaiting(t *testing.T, script string) (*Job, *syncBuffer) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { j.Close() })
 	<-out.arrived
 	return j, out
 }

@@ -79,7 +79,7 @@ func TestSlowMarkClientDoesNotStopAnother(t *testing.T) {
 	slow, slowAnswers := dialMarks(t, l)
 	send(t, slow, "half a li") // and then nothing, for now
 
-	if n, err := Send([]string{dir}, "from another shell"); n != 1 || err != nil {
+	if n, err := Send(dir, "from another shell"); n != 1 || err != nil {
 		t.Fatalf("Send while a client dawdles = %d, %v; want 1, nil", n, err)
 	}
 	send(t, slow, "ne\n")
@@ -101,7 +101,7 @@ func TestMarkListenerTurnsAwayClientsBeyondItsLimit(t *testing.T) {
 			t.Fatalf("answer %q", got)
 		}
 	}
-	n, err := Send([]string{dir}, "one too many")
+	n, err := Send(dir, "one too many")
 	if n != 0 || err == nil || !strings.Contains(err.Error(), "busy") {
 		t.Errorf("Send = %d, %v; want 0 and busy", n, err)
 	}

@@ -25,32 +25,27 @@ const markSendTimeout = 2 * time.Second
 // errStaleSocket says a socket had nobody behind it and was removed.
 var errStaleSocket = errors.New("stale socket")
 
-// Send delivers text to every session listening in dirs (Dirs),
+// Send delivers text to every session listening in dir (SessionDir),
 // all at once, and returns how many took it. A socket nobody listens on
 // (its session died without removing it) is removed. With no session
-// left the error is ErrNoSession. When some sessions refused or did not
-// answer, the error names each of them, and the count says how many did
-// take the marker. The text is checked first, as a session checks it (at
-// most MaxBytes of UTF-8, no control characters, not blank), and
-// trimmed.
-func Send(dirs []string, text string) (int, error) {
+// left the error is ErrNoSession. When some
+// sessions refused or did not answer, the error names each of them, and
+// the count says how many did take the marker. The text is checked first,
+// as a session checks it (at most MaxBytes of UTF-8, no control
+// characters, not blank), and trimmed.
+func Send(dir, text string) (int, error) {
 	text, err := Parse([]byte(text))
 	if err != nil {
 		return 0, err
 	}
 	var paths []string
-	for _, dir := range dirs {
-		entries, err := os.ReadDir(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return 0, fmt.Errorf("marker sockets: %w", err)
-		}
-		for _, e := range entries {
-			if e.Type() == fs.ModeSocket && strings.HasSuffix(e.Name(), ".sock") {
-				paths = append(paths, filepath.Join(dir, e.Name()))
-			}
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, fmt.Errorf("marker sockets: %w", err)
+	}
+	for _, e := range entries {
+		if e.Type() == fs.ModeSocket && strings.HasSuffix(e.Name(), ".sock") {
+			paths = append(paths, filepath.Join(dir, e.Name()))
 		}
 	}
 	results := make([]error, len(paths))
