@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"os"
+	"os/exec"
 	"os/signal"
 	"regexp"
 	"slices"
@@ -131,7 +134,7 @@ func cmdRun(args []string, e *env) error {
 		if _, stopErr := rec.Stop(); stopErr != nil {
 			log.Printf("closing the recording: %v", stopErr)
 		}
-		return err
+		return startFailure(e.stderr, job[0], err)
 	}
 	tree.Watch(j.PID())
 
@@ -279,4 +282,20 @@ func cmdMark(args []string, e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "marked %q in %s\n", text, units.Count(n, "session"))
 	return nil
+}
+
+// startFailure says why the job could not start, and exits as a shell
+// would for it, so that scripts that check for 127 keep working under
+// gputop run: 127 for a command that is not found, 126 for one that is
+// there but cannot be run.
+func startFailure(stderr io.Writer, name string, err error) error {
+	switch {
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(stderr, "gputop run: %s: command not found\n", name)
+		return exitStatus(127)
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOEXEC), errors.Is(err, syscall.EISDIR):
+		fmt.Fprintf(stderr, "gputop run: %s: cannot run it (%s)\n", name, oneLine(errors.Unwrap(err)))
+		return exitStatus(126)
+	}
+	return err
 }

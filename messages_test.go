@@ -145,6 +145,8 @@ func TestMistakesGetOneLineAndTheRightExitCode(t *testing.T) {
 		{[]string{"run", "--kill-after", "-1s", "--", "true"}, 2, "gputop run: --kill-after must not be negative", false},
 		{[]string{"run", "--phase-regex", "(", "--", "true"}, 2, "gputop run: --phase-regex: ", false},
 		{[]string{"run", "-o", nowhere, "--", "true"}, 1, "gputop run: cannot write " + nowhere, false},
+		{[]string{"run", "--demo", "--", "no-such-command-here"}, 127, "gputop run: no-such-command-here: command not found", false},
+		{[]string{"run", "--demo", "--", "./" + text}, 126, "gputop run: ./" + text + ": cannot run it (permission denied)", false},
 		{[]string{"mark"}, 2, "gputop mark: give the marker's text", false},
 		{[]string{"mark", "--nope"}, 2, "gputop mark: unknown flag --nope", false},
 		{[]string{"mark", "eval"}, 1, "gputop mark: no gputop session", false},
