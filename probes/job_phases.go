@@ -6,10 +6,10 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/gputop-dev/gputop/probes/marks"
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // defaultPhaseRegex recognises the lines common training loops print when
@@ -170,72 +170,12 @@ func markerText(re *regexp.Regexp, line string) (string, bool) {
 	return text, text != ""
 }
 
-// cleanLine is the line as text: terminal escape sequences (colours,
-// cursor moves) removed, other control characters (tab, backspace) turned
-// into spaces, and bytes that are not UTF-8 into U+FFFD. So a coloured
-// "\x1b[32mEpoch 3\x1b[0m" matches as "Epoch 3", and every marker is text
-// marks.Parse would take.
-func cleanLine(line []byte) string {
-	if plainASCII(line) {
-		return string(line) // most lines: nothing to clean
-	}
-	var b strings.Builder
-	b.Grow(len(line))
-	for i := 0; i < len(line); {
-		if line[i] == 0x1b {
-			i = skipEscape(line, i)
-			continue
-		}
-		r, size := utf8.DecodeRune(line[i:])
-		i += size
-		if unicode.IsControl(r) {
-			r = ' '
-		}
-		b.WriteRune(r) // an invalid byte decodes as utf8.RuneError, U+FFFD
-	}
-	return b.String()
-}
-
-func plainASCII(line []byte) bool {
-	for _, c := range line {
-		if c < 0x20 || c > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
-// skipEscape returns the index just past the escape sequence that starts
-// with the ESC at line[i]: CSI (ESC [ parameters final), OSC (ESC ] ...
-// BEL or ESC \), or ESC and one more byte.
-func skipEscape(line []byte, i int) int {
-	j := i + 1
-	if j >= len(line) {
-		return j
-	}
-	switch line[j] {
-	case '[':
-		j++
-		for j < len(line) && line[j] >= 0x20 && line[j] <= 0x3f {
-			j++ // parameter and intermediate bytes
-		}
-		if j < len(line) && line[j] >= 0x40 && line[j] <= 0x7e {
-			j++ // the final byte
-		}
-		return j
-	case ']':
-		for j++; j < len(line); j++ {
-			if line[j] == 0x07 {
-				return j + 1
-			}
-			if line[j] == 0x1b && j+1 < len(line) && line[j+1] == '\\' {
-				return j + 2
-			}
-		}
-		return j
-	}
-	return j + 1
-}
+// cleanLine is the line as text (timeline.CleanText): terminal escape
+// sequences (colours, cursor moves) removed, other control characters
+// (tab, backspace) turned into spaces, and bytes that are not UTF-8 into
+// U+FFFD. So a coloured "\x1b[32mEpoch 3\x1b[0m" matches as "Epoch 3", and
+// every marker is text marks.Parse would take.
+func cleanLine(line []byte) string { return timeline.CleanText(string(line)) }
 
 // truncateUTF8 cuts s to at most n bytes without splitting a character.
 func truncateUTF8(s string, n int) string {
