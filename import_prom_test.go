@@ -15,6 +15,7 @@ import (
 
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // promAnswers is a stand-in for Prometheus that gives every query the same
@@ -189,7 +190,7 @@ func TestImportRefusesWhatIsNotAFile(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "log.csv")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("no named pipes here: %v", err)
+		timelinetest.Unavailable(t, "no named pipes here: %v", err)
 	}
 	for _, args := range [][]string{
 		{"import", fifo},

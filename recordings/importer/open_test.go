@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // A named pipe without a writer, a directory or a device is refused at
@@ -15,7 +17,7 @@ func TestOpenFileRefusesWhatIsNotAFile(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "log.csv")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("no named pipes here: %v", err)
+		timelinetest.Unavailable(t, "no named pipes here: %v", err)
 	}
 	for path, want := range map[string]string{
 		fifo:        "log.csv: a named pipe, not a regular file",
