@@ -100,7 +100,7 @@ func cmdImport(args []string, e *env) error {
 	if err := checkNewFile(*out, *force); err != nil {
 		return err
 	}
-	f, err := os.Open(rest[0])
+	f, err := importer.OpenFile(rest[0])
 	if err != nil {
 		return err
 	}
@@ -114,20 +114,21 @@ func cmdImport(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	res, err := importer.Import(f, opts)
-	if err == nil && len(res.Samples) == 0 {
+	// The log's samples are made one at a time as they are written: a
+	// million-line log never sits in memory as samples.
+	res, err := importer.Read(f, opts)
+	if err == nil && res.Samples == 0 {
 		err = errors.New("no samples in the log")
 	}
 	if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("%s: %v", rest[0], err)
 	}
-	if err := writeAtomically(tmp, *out, recordingHeader(res.Info, res.Samples[0].At), res.Samples); err != nil {
+	if err := writeEach(tmp, *out, recordingHeader(res.Info, res.First), res.Each); err != nil {
 		return err
 	}
-	first, last := res.Samples[0].At, res.Samples[len(res.Samples)-1].At
 	fmt.Fprintf(e.stderr, "imported %s of %s over %s from %s (%s) into %s\n",
-		units.Count(len(res.Samples), "sample"), units.Count(len(res.Info.GPUs), "GPU"), units.Duration(last.Sub(first)),
+		units.Count(res.Samples, "sample"), units.Count(len(res.Info.GPUs), "GPU"), units.Duration(res.Last.Sub(res.First)),
 		rest[0], res.Format, *out)
 	for _, n := range res.Info.Notes {
 		printNote(e.stderr, n)
@@ -154,21 +155,9 @@ func reserveTemp(path string) (string, error) {
 	return tmp, f.Close()
 }
 
-// writeAtomically writes a whole recording to tmp (from reserveTemp) and
-// renames it to path, so a failed import leaves no partial file behind.
-func writeAtomically(tmp, path string, h recordings.Header, samples []timeline.Sample) error {
-	return writeEach(tmp, path, h, func(write func(*timeline.Sample) error) error {
-		for i := range samples {
-			if err := write(&samples[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// writeEach is writeAtomically for samples made one at a time: each calls
-// write with every sample in order.
+// writeEach writes a whole recording to tmp (from reserveTemp) and renames
+// it to path, so a failed import leaves no partial file behind. each calls
+// write with every sample in order, made one at a time.
 func writeEach(tmp, path string, h recordings.Header, each func(write func(*timeline.Sample) error) error) error {
 	w, err := recordings.Create(tmp, h, true)
 	if err != nil {

@@ -118,7 +118,7 @@ func cmdImportPrometheus(args []string, e *env) error {
 }
 
 func readPromFile(path string) (*importer.PromResult, error) {
-	f, err := os.Open(path)
+	f, err := importer.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}

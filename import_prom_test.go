@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // promAnswers is a stand-in for Prometheus that gives every query the same
@@ -178,6 +180,38 @@ func TestParsePromTime(t *testing.T) {
 		got, err := parsePromTime("--from", c.in, now)
 		if c.bad != (err != nil) || (!c.bad && !got.Equal(c.want)) {
 			t.Errorf("%q: %v, %v; want %v (bad %v)", c.in, got, err, c.want, c.bad)
+		}
+	}
+}
+
+// A named pipe without a writer given to either import is refused at
+// once in one line, as a directory is; before, the open waited forever.
+func TestImportRefusesWhatIsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "log.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		timelinetest.Unavailable(t, "no named pipes here: %v", err)
+	}
+	for _, args := range [][]string{
+		{"import", fifo},
+		{"import", "prometheus", fifo},
+		{"import", dir},
+	} {
+		out := filepath.Join(t.TempDir(), "x.gtr")
+		te := newTestEnv()
+		done := make(chan int, 1)
+		go func() { done <- run(append(args, "-o", out), &te.env) }()
+		select {
+		case code := <-done:
+			lines := strings.Split(strings.TrimSpace(te.err.String()), "\n")
+			if code != exitError || len(lines) != 1 || !strings.Contains(lines[0], "not a regular file: gputop imports saved files") {
+				t.Errorf("gputop %v: exit %d, stderr %q", args, code, te.err.String())
+			}
+		case <-time.After(10 * time.Second): // a hang guard, not a timing
+			t.Fatalf("gputop %v blocked", args)
+		}
+		if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
+			t.Errorf("gputop %v left %d files behind", args, len(entries))
 		}
 	}
 }

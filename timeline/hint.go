@@ -41,8 +41,9 @@ const (
 	HintMemoryPressure   = "memory-pressure"
 	HintIOWait           = "io-wait"
 	HintPCIeBound        = "pcie-bound"
-	HintGPUError         = "gpu-error"     // the driver reported an Xid; the GPU may be gone
-	HintLinkDegraded     = "link-degraded" // a PCIe link below its generation or width while working
+	HintGPUError         = "gpu-error"        // the driver reported an Xid; the GPU may be gone
+	HintLinkDegraded     = "link-degraded"    // a PCIe link below its generation or width while working
+	HintFrozenTelemetry  = "frozen-telemetry" // every figure repeated to the last digit: no data
 
 	// Across the hosts of a session of several.
 	HintHostIdle      = "host-idle"

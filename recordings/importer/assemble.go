@@ -13,8 +13,29 @@ import (
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
-// result turns what a parser read into samples and the source's description.
-func (t *table) result(format Format, opts Options) (*Result, error) {
+// Log is an imported log: its description and its samples, which are
+// kept compactly (the table's rows and values) and made one at a time as
+// Each hands them to the writer, so that a million-line log never sits in
+// memory as samples.
+type Log struct {
+	// Info describes the source: Kind timeline.Imported, Origin
+	// "<file> (<format>)", the GPUs found, the median sampling interval and
+	// notes on everything that was assumed or left out.
+	Info timeline.SourceInfo
+	// Format is the format the log was read as.
+	Format Format
+	// Samples is how many samples Each makes; First and Last their times.
+	Samples     int
+	First, Last time.Time
+
+	t     *table
+	insts []instant
+	times []int64 // each instant's time, unix nanoseconds
+	order []int   // the instants kept, in time order
+}
+
+// result turns what a parser read into a Log.
+func (t *table) result(format Format, opts Options) (*Log, error) {
 	if err := t.checkLines(); err != nil {
 		return nil, err
 	}
@@ -24,21 +45,94 @@ func (t *table) result(format Format, opts Options) (*Result, error) {
 		return nil, err
 	}
 	order := t.timeOrder(insts, times)
-	res := &Result{Format: format, Samples: t.samples(insts, times, order)}
-	res.Info = timeline.SourceInfo{
+	ordered := make([]int64, len(order))
+	for k, i := range order {
+		ordered[k] = times[i]
+	}
+	keep := cutJumps(ordered, func(n string) { t.note("%s", n) })
+	order, ordered = order[:keep], ordered[:keep]
+	for _, i := range order {
+		// Each GPU's rows in index order, so that consecutive samples
+		// share a layout.
+		if rows := t.rows[insts[i].lo:insts[i].hi]; !slices.IsSortedFunc(rows, byGPU) {
+			slices.SortStableFunc(rows, byGPU)
+		}
+	}
+	l := &Log{Format: format, Samples: len(order), t: t, insts: insts, times: times, order: order}
+	l.First, l.Last = time.Unix(0, ordered[0]).UTC(), time.Unix(0, ordered[len(ordered)-1]).UTC()
+	l.Info = timeline.SourceInfo{
 		Kind:     timeline.Imported,
 		Origin:   string(format),
 		GPUs:     t.gpuInfos(insts, order),
-		Interval: interval(res.Samples, opts.Interval),
+		Interval: interval(ordered, opts.Interval),
 	}
 	if opts.Origin != "" {
-		res.Info.Origin = fmt.Sprintf("%s (%s)", opts.Origin, format)
+		l.Info.Origin = fmt.Sprintf("%s (%s)", cleanLabel(opts.Origin), format)
 	}
 	if t.zoneless {
 		t.note("timestamps have no time zone: read as UTC")
 	}
-	res.Info.Notes = t.notes
-	return res, nil
+	for _, n := range t.outside.notes() {
+		t.note("%s", n)
+	}
+	for _, n := range t.frozenNotes(insts, order, times) {
+		t.note("%s", n)
+	}
+	l.Info.Notes = t.notes
+	return l, nil
+}
+
+// Each makes the samples in time order, one per sampling instant with each
+// GPU's readings of that instant, and gives each to write; the sample and
+// its metrics are reused for the next one.
+func (l *Log) Each(write func(*timeline.Sample) error) error {
+	var s timeline.Sample
+	devices := map[int16]string{}
+	for _, i := range l.order {
+		s.At = time.Unix(0, l.times[i]).UTC()
+		s.Metrics = l.t.appendMetrics(s.Metrics[:0], l.insts[i], devices)
+		if err := write(&s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendMetrics appends the readings of an instant's rows.
+func (t *table) appendMetrics(dst []timeline.Metric, in instant, devices map[int16]string) []timeline.Metric {
+	for k := in.lo; k < in.hi; k++ {
+		r := &t.rows[k]
+		dev, ok := devices[r.gpu]
+		if !ok {
+			dev = timeline.GPUDevice(int(r.gpu))
+			devices[r.gpu] = dev
+		}
+		names, vals := t.metrics(r)
+		for j, name := range names {
+			dst = append(dst, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: timeline.Gauge, Value: vals[j]})
+		}
+	}
+	return dst
+}
+
+// all makes every sample at once, sharing one array of metrics: for
+// Import, whose callers (tests, small logs) want them as a slice.
+func (l *Log) all() []timeline.Sample {
+	n := 0
+	for _, i := range l.order {
+		for k := l.insts[i].lo; k < l.insts[i].hi; k++ {
+			n += len(l.t.layouts[l.t.rows[k].layout])
+		}
+	}
+	metrics := make([]timeline.Metric, 0, n)
+	out := make([]timeline.Sample, 0, len(l.order))
+	devices := map[int16]string{}
+	for _, i := range l.order {
+		start := len(metrics)
+		metrics = l.t.appendMetrics(metrics, l.insts[i], devices)
+		out = append(out, timeline.Sample{At: time.Unix(0, l.times[i]).UTC(), Metrics: metrics[start:len(metrics):len(metrics)]})
+	}
+	return out
 }
 
 // checkLines refuses a log most of whose data lines could not be read, and
@@ -142,7 +236,7 @@ func (t *table) timeOrder(insts []instant, times []int64) []int {
 	for i := range order {
 		order[i] = i
 		if i > 0 && times[i] < times[i-1] && backwards < 0 {
-			backwards = t.rows[insts[i].lo].line
+			backwards = int(t.rows[insts[i].lo].line)
 		}
 	}
 	if backwards >= 0 {
@@ -155,40 +249,13 @@ func (t *table) timeOrder(insts []instant, times []int64) []int {
 		if times[i] > times[kept[len(kept)-1]] {
 			kept = append(kept, i)
 		} else if firstDrop < 0 {
-			firstDrop = t.rows[insts[i].lo].line
+			firstDrop = int(t.rows[insts[i].lo].line)
 		}
 	}
 	if dropped := len(order) - len(kept); dropped > 0 {
 		t.note("%s dropped for having the same time as the one before, the first at line %d", units.Count(dropped, "sample"), firstDrop)
 	}
 	return kept
-}
-
-// samples builds one Sample per instant, in the given order, with each GPU's
-// rows in index order so that consecutive samples share a layout.
-func (t *table) samples(insts []instant, times []int64, order []int) []timeline.Sample {
-	devices := map[int]string{}
-	metrics := make([]timeline.Metric, 0, len(t.vals))
-	out := make([]timeline.Sample, 0, len(order))
-	for _, i := range order {
-		rows := t.rows[insts[i].lo:insts[i].hi]
-		if !slices.IsSortedFunc(rows, byGPU) {
-			slices.SortStableFunc(rows, byGPU)
-		}
-		start := len(metrics)
-		for _, r := range rows {
-			dev, ok := devices[r.gpu]
-			if !ok {
-				dev = timeline.GPUDevice(r.gpu)
-				devices[r.gpu] = dev
-			}
-			for _, v := range t.vals[r.lo:r.hi] {
-				metrics = append(metrics, timeline.Metric{Key: timeline.Key{Name: v.metric, Device: dev}, Kind: timeline.Gauge, Value: v.value})
-			}
-		}
-		out = append(out, timeline.Sample{At: time.Unix(0, times[i]).UTC(), Metrics: metrics[start:len(metrics):len(metrics)]})
-	}
-	return out
 }
 
 func byGPU(a, b row) int { return cmp.Compare(a.gpu, b.gpu) }
@@ -199,11 +266,12 @@ func byGPU(a, b row) int { return cmp.Compare(a.gpu, b.gpu) }
 func (t *table) gpuInfos(insts []instant, order []int) []timeline.GPUInfo {
 	byIndex := map[int]*timeline.GPUInfo{}
 	for _, i := range order {
-		for _, r := range t.rows[insts[i].lo:insts[i].hi] {
-			g := byIndex[r.gpu]
+		for k := insts[i].lo; k < insts[i].hi; k++ {
+			r := &t.rows[k]
+			g := byIndex[int(r.gpu)]
 			if g == nil {
-				g = &timeline.GPUInfo{Index: r.gpu, MemTotal: math.NaN(), PowerLimit: math.NaN(), MIG: t.mig[r.gpu]}
-				byIndex[r.gpu] = g
+				g = &timeline.GPUInfo{Index: int(r.gpu), MemTotal: math.NaN(), PowerLimit: math.NaN(), MIG: t.mig[int(r.gpu)]}
+				byIndex[int(r.gpu)] = g
 			}
 			if r.ident >= 0 {
 				id := t.idents[r.ident]
@@ -216,15 +284,16 @@ func (t *table) gpuInfos(insts []instant, order []int) []timeline.GPUInfo {
 						r.gpu, strings.TrimSpace(g.Name+" "+g.UUID), strings.TrimSpace(id.name+" "+id.uuid))
 				}
 			}
-			for _, v := range t.vals[r.lo:r.hi] {
-				switch v.metric {
+			names, vals := t.metrics(r)
+			for j, name := range names {
+				switch name {
 				case timeline.GPUMemTotal:
 					if math.IsNaN(g.MemTotal) {
-						g.MemTotal = v.value
+						g.MemTotal = vals[j]
 					}
 				case timeline.GPUPowerLimit:
 					if math.IsNaN(g.PowerLimit) {
-						g.PowerLimit = v.value
+						g.PowerLimit = vals[j]
 					}
 				case timeline.GPUSMActive, timeline.GPUSMOccupancy, timeline.GPUTensor, timeline.GPUDRAMBW:
 					g.GPM = true
@@ -240,15 +309,15 @@ func (t *table) gpuInfos(insts []instant, order []int) []timeline.GPUInfo {
 	return out
 }
 
-// interval is the median spacing of the samples; for a single sample, the
-// interval the caller gave, if any.
-func interval(samples []timeline.Sample, given time.Duration) time.Duration {
-	if len(samples) < 2 {
+// interval is the median spacing of the samples' times (in order); for a
+// single sample, the interval the caller gave, if any.
+func interval(times []int64, given time.Duration) time.Duration {
+	if len(times) < 2 {
 		return given
 	}
-	gaps := make([]int64, len(samples)-1)
-	for i := 1; i < len(samples); i++ {
-		gaps[i-1] = int64(samples[i].At.Sub(samples[i-1].At))
+	gaps := make([]int64, len(times)-1)
+	for i := 1; i < len(times); i++ {
+		gaps[i-1] = times[i] - times[i-1]
 	}
 	return time.Duration(median(gaps))
 }

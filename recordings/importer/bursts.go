@@ -89,7 +89,7 @@ func (t *table) groupKeyed() []instant {
 func (t *table) splitKeyed(maxGap int64) []instant {
 	maxGPU := 0
 	for i := range t.rows {
-		maxGPU = max(maxGPU, t.rows[i].gpu)
+		maxGPU = max(maxGPU, int(t.rows[i].gpu))
 	}
 	// seenIn[g] is 1 + the number of the instant GPU g last appeared in.
 	seenIn := make([]int, maxGPU+1)
@@ -228,7 +228,7 @@ func (t *table) groupBursts(n int, gap int64) []instant {
 			if pos == n {
 				closeBurst(i)
 			}
-			t.rows[i].gpu = pos
+			t.rows[i].gpu = int16(pos)
 			pos++
 		}
 	}

@@ -30,9 +30,11 @@ func timedTable(times []float64) *table {
 	t := newTable()
 	t.timed = true
 	for i, ms := range times {
-		lo := len(t.vals)
-		t.vals = append(t.vals, reading{"v", float64(i)})
-		t.add(row{line: i + 1, at: int64(ms * float64(time.Millisecond)), gpu: -1, ident: -1}, lo)
+		lo := t.begin()
+		t.put("v", float64(i))
+		if err := t.add(row{line: int32(i + 1), at: int64(ms * float64(time.Millisecond)), gpu: -1, ident: -1}, lo); err != nil {
+			panic(err)
+		}
 	}
 	return t
 }
@@ -40,7 +42,7 @@ func timedTable(times []float64) *table {
 func gpusOf(t *table) []int {
 	var out []int
 	for _, r := range t.rows {
-		out = append(out, r.gpu)
+		out = append(out, int(r.gpu))
 	}
 	return out
 }
@@ -158,14 +160,16 @@ func TestGroupKeyed(t *testing.T) {
 		tb := newTable()
 		tb.keyed, tb.timed = true, c.times != nil
 		for i, g := range c.gpus {
-			r := row{gpu: g, ident: -1}
+			r := row{gpu: int16(g), ident: -1}
 			if c.times != nil {
 				r.at = int64(c.times[i] * float64(time.Millisecond))
 			}
 			if c.runs != nil {
-				r.run = c.runs[i]
+				r.run = int32(c.runs[i])
 			}
-			tb.add(r, len(tb.vals))
+			if err := tb.add(r, tb.begin()); err != nil {
+				t.Fatal(err)
+			}
 		}
 		var sizes []int
 		for _, in := range tb.group() {

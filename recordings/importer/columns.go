@@ -103,6 +103,17 @@ var smiAliases = map[string]string{
 	"gpu_temperature": "temperature_gpu", "temp_gpu": "temperature_gpu",
 	"clock_sm": "clocks_sm", "sm_clock": "clocks_sm", "mem_clock": "clocks_mem", "memory_clock": "clocks_mem",
 	"clock_mem": "clocks_mem",
+	// More hand-made names: loggers that say vram, gpu_num, epoch.
+	"epoch": "timestamp", "unix_time": "timestamp", "unixtime": "timestamp", "time_unix": "timestamp",
+	"gpu": "index", "gpu_num": "index", "gpu_no": "index", "gpu_number": "index", "device_id": "index",
+	"gpu_usage": "utilization_gpu",
+	"vram_used": "memory_used", "vram_total": "memory_total", "vram_free": "memory_free", "vram_usage": "memory_used",
+	"fb_used": "memory_used", "fb_total": "memory_total", "fb_free": "memory_free", "memory_usage": "memory_used",
+	"gpu_power_draw": "power_draw",
+	// GPU-Z's sensor log (Windows): Date, GPU Clock [MHz], GPU Temperature
+	// [°C], GPU Load [%], Memory Used (Dedicated) [MB], Board Power Draw [W].
+	"gpu_clock": "clocks_sm", "gpu_load": "utilization_gpu", "memory_controller_load": "utilization_memory",
+	"board_power_draw": "power_draw",
 }
 
 // unitWords are the unit words a hand-made header may end with, and the
@@ -111,7 +122,7 @@ var unitWords = []struct {
 	suffix string
 	scale  float64
 }{
-	{"_percent", 0}, {"_pct", 0}, {"_celsius", 0}, {"_c", 0}, {"_watts", 0}, {"_w", 0}, {"_mhz", 0},
+	{"_percent", 0}, {"_pct", 0}, {"_celsius", 0}, {"_degc", 0}, {"_c", 0}, {"_watts", 0}, {"_w", 0}, {"_mhz", 0},
 	{"_mib", mib}, {"_mb", mib}, {"_gib", gib}, {"_gb", gib}, {"_kib", kib}, {"_kb", kib}, {"_bytes", 1},
 }
 
@@ -153,12 +164,12 @@ func lookupSMIColumn(header string) column {
 		}
 	}
 	if !ok {
-		return column{kind: colIgnored, name: header}
+		return column{kind: colIgnored, name: cleanLabel(header)}
 	}
 	if c.unit == unitMiB && scale > 0 {
 		c.scale = scale
 	}
-	c.name = header
+	c.name = cleanLabel(header)
 	return c
 }
 

@@ -68,15 +68,15 @@ func dcgmColumn(header string) column {
 	}
 	switch name {
 	case "entityid", "entity_id", "entity", "gpu", "gpu_id", "gpuid":
-		return column{kind: colIndex, name: header}
+		return column{kind: colIndex, name: cleanLabel(header)}
 	case "timestamp", "time_stamp", "time", "ts":
-		return column{kind: colTimestamp, name: header}
+		return column{kind: colTimestamp, name: cleanLabel(header)}
 	}
 	c, ok := dcgmFields[name]
 	if !ok {
-		return column{kind: colIgnored, name: header}
+		return column{kind: colIgnored, name: cleanLabel(header)}
 	}
-	c.name = header
+	c.name = cleanLabel(header)
 	return c
 }
 
@@ -124,7 +124,7 @@ func (e *entities) gpu(kind, id string) (int, error) {
 	if strings.EqualFold(kind, "GPU") {
 		return n, nil
 	}
-	label := strings.ToUpper(kind) + " " + strconv.Itoa(n)
+	label := cleanLabel(strings.ToUpper(kind)) + " " + strconv.Itoa(n)
 	if g, ok := e.other[label]; ok {
 		return g, nil
 	}
@@ -172,7 +172,9 @@ func parseDCGM(lines *lineReader) (*table, error) {
 		if !csv && isDCGMUnits(trimmed) {
 			continue
 		}
-		if err := h.parseRow(t, ents, trimmed, csv, n, &fields); err != nil {
+		if err := h.parseRow(t, ents, trimmed, csv, n, &fields); errors.Is(err, errTooLarge) {
+			return nil, err
+		} else if err != nil {
 			t.fail(n, err)
 		}
 	}
@@ -214,8 +216,7 @@ func isDCGMUnits(line string) bool {
 // parseRow reads one entity's row.
 func (h *dcgmHeader) parseRow(t *table, ents *entities, line string, csv bool, n int, buf *[]string) error {
 	var values []string
-	r := row{line: n, ident: -1}
-	var err error
+	r := row{line: int32(n), ident: -1}
 	if csv {
 		*buf = splitCSV(line, *buf)
 		if len(*buf) != len(h.cols) {
@@ -227,9 +228,11 @@ func (h *dcgmHeader) parseRow(t *table, ents *entities, line string, csv bool, n
 			if k, i, ok := strings.Cut(id, " "); ok {
 				kind, id = k, strings.TrimSpace(i)
 			}
-			if r.gpu, err = ents.gpu(kind, id); err != nil {
+			gpu, err := ents.gpu(kind, id)
+			if err != nil {
 				return err
 			}
+			r.gpu = int16(gpu)
 		}
 		if h.stamp >= 0 {
 			at, zoned, err := parseTime(values[h.stamp])
@@ -244,25 +247,26 @@ func (h *dcgmHeader) parseRow(t *table, ents *entities, line string, csv bool, n
 		if len(*buf) != len(h.cols)+2 {
 			return fmt.Errorf("%d fields, header has %d", len(*buf), len(h.cols)+2)
 		}
-		if r.gpu, err = ents.gpu((*buf)[0], (*buf)[1]); err != nil {
+		gpu, err := ents.gpu((*buf)[0], (*buf)[1])
+		if err != nil {
 			return err
 		}
+		r.gpu = int16(gpu)
 		values = (*buf)[2:]
 	}
-	lo := len(t.vals)
+	lo := t.begin()
 	for i, c := range h.cols {
 		if c.kind != colMetric {
 			continue
 		}
 		v, err := parseValue(values[i], c.unit, c.scale)
 		if err != nil {
-			t.vals = t.vals[:lo]
+			t.drop(lo)
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
-		t.vals = append(t.vals, reading{c.metric, v})
+		t.put(c.metric, v)
 	}
-	t.add(r, lo)
-	return nil
+	return t.add(r, lo)
 }
 
 // numberMIG gives MIG entities their final GPU numbers, after the highest
@@ -273,13 +277,13 @@ func (t *table) numberMIG(ents *entities) {
 	}
 	next := 0
 	for _, r := range t.rows {
-		if r.gpu < migBase {
-			next = max(next, r.gpu+1)
+		if int(r.gpu) < migBase {
+			next = max(next, int(r.gpu)+1)
 		}
 	}
 	for i := range t.rows {
-		if g := t.rows[i].gpu; g >= migBase {
-			t.rows[i].gpu = next + g - migBase
+		if g := int(t.rows[i].gpu); g >= migBase {
+			t.rows[i].gpu = int16(next + g - migBase)
 		}
 	}
 	for i, label := range ents.names {

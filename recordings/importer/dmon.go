@@ -65,7 +65,7 @@ func newDmonHeader(tokens []string) (*dmonHeader, bool) {
 		if !ok {
 			c = column{kind: colIgnored}
 		}
-		c.name = name
+		c.name = cleanLabel(name)
 		switch name {
 		case "gpu":
 			h.gpu = first(h.gpu, i)
@@ -148,24 +148,28 @@ func parseDmon(lines *lineReader) (*table, error) {
 			t.fail(n, fmt.Errorf("%d fields, header has %d", len(tokens), len(h.cols)))
 			continue
 		}
-		r := row{line: n, gpu: -1, ident: -1}
-		if r.gpu, err = parseIndex(tokens[h.gpu]); err != nil {
+		r := row{line: int32(n), gpu: -1, ident: -1}
+		gpu, err := parseIndex(tokens[h.gpu])
+		if err != nil {
 			t.fail(n, err)
 			continue
 		}
+		r.gpu = int16(gpu)
 		if t.timed {
 			if err := h.parseTime(t, tokens, &r, &day, &lastClock); err != nil {
 				t.fail(n, err)
 				continue
 			}
 		}
-		lo := len(t.vals)
+		lo := t.begin()
 		if err := h.parseValues(t, tokens); err != nil {
-			t.vals = t.vals[:lo]
+			t.drop(lo)
 			t.fail(n, err)
 			continue
 		}
-		t.add(r, lo)
+		if err := t.add(r, lo); err != nil {
+			return nil, err
+		}
 	}
 	if h == nil {
 		return nil, errors.New("no dmon header ('# gpu pwr ...') in the log")
@@ -208,7 +212,7 @@ func (h *dmonHeader) parseValues(t *table, tokens []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
-		t.vals = append(t.vals, reading{c.metric, v})
+		t.put(c.metric, v)
 	}
 	if len(h.reasons) == 0 {
 		return nil
@@ -231,7 +235,7 @@ func (h *dmonHeader) parseValues(t *table, tokens []string) error {
 	if known {
 		v = float64(bits)
 	}
-	t.vals = append(t.vals, reading{timeline.GPUThrottle, v})
+	t.put(timeline.GPUThrottle, v)
 	return nil
 }
 

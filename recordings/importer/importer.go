@@ -57,11 +57,11 @@ type Options struct {
 	Origin string
 }
 
-// Result is an imported log: what to write into a recording.
+// Result is an imported log with every sample made: Import's answer, for
+// tests and small logs. A command imports through Read, whose Log makes
+// the samples one at a time.
 type Result struct {
-	// Info describes the source: Kind timeline.Imported, Origin
-	// "<file> (<format>)", the GPUs found, the median sampling interval and
-	// notes on everything that was assumed or left out.
+	// Info describes the source, as Log.Info.
 	Info timeline.SourceInfo
 	// Samples are in strictly increasing time, one per sampling instant,
 	// each holding every GPU's metrics read at that instant.
@@ -80,13 +80,28 @@ const detectBytes = 64 << 10
 // not a monitor's output.
 const maxInterval = 24 * time.Hour
 
-// Import reads one log and returns its samples. Errors are one line, with
-// the log's line number where there is one.
+// Import reads one log and returns all its samples at once (see Read).
 func Import(r io.Reader, opts Options) (*Result, error) {
+	l, err := Read(r, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Info: l.Info, Samples: l.all(), Format: l.Format}, nil
+}
+
+// Read reads one log. Its samples are made as Log.Each is called, so an
+// import's memory is the log's values (8 bytes each) and its rows, not
+// its samples. Errors are one line, with the log's line number where
+// there is one. A log saved as UTF-16 (by Windows tools) is read as such.
+func Read(r io.Reader, opts Options) (*Log, error) {
 	if opts.Interval < 0 || opts.Interval > maxInterval {
 		return nil, fmt.Errorf("interval %v: must be between 0 and %v", opts.Interval, maxInterval)
 	}
-	lines := newLineReader(r)
+	text, encoding, err := decodeText(r)
+	if err != nil {
+		return nil, err
+	}
+	lines := newLineReader(text)
 	format := opts.Format
 	if format == "" || format == Auto {
 		head, err := lines.peek(detectBytes)
@@ -98,7 +113,6 @@ func Import(r io.Reader, opts Options) (*Result, error) {
 		}
 	}
 	var t *table
-	var err error
 	switch format {
 	case NvidiaSMICSV:
 		t, err = parseNvidiaSMI(lines, opts.Columns)
@@ -111,6 +125,9 @@ func Import(r io.Reader, opts Options) (*Result, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if encoding != "" {
+		t.note("the log is %s text (a Windows tool's): read as such", encoding)
 	}
 	return t.result(format, opts)
 }

@@ -32,6 +32,9 @@ func newLineReader(r io.Reader) *lineReader { return &lineReader{r: r} }
 // next returns the next line and its 1-based number, or io.EOF.
 func (l *lineReader) next() (string, int, error) {
 	for {
+		if l.n >= maxLines {
+			return "", l.n, errors.New("more than 2 billion lines: import the log in parts")
+		}
 		if i := strings.IndexByte(l.buf, '\n'); i >= 0 {
 			line := l.buf[:i]
 			l.buf = l.buf[i+1:]

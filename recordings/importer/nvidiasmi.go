@@ -72,6 +72,10 @@ func newSMIHeader(fields []string) (*smiHeader, error) {
 		h.stamp, h.clock = h.clock, -1
 	}
 	if h.date >= 0 && h.clock < 0 {
+		// A lone date column holds the date and time (GPU-Z's "Date").
+		if h.stamp < 0 {
+			h.stamp = h.date
+		}
 		h.date = -1
 	}
 	if j, ok := byMetric[timeline.GPUMemTotal]; ok {
@@ -99,8 +103,8 @@ func first(cur, i int) int {
 func (h *smiHeader) ignored() []string {
 	var out []string
 	for _, c := range h.cols {
-		if c.kind == colIgnored || c.kind == colUnsupported {
-			out = append(out, c.name)
+		if (c.kind == colIgnored || c.kind == colUnsupported) && c.name != "" {
+			out = append(out, c.name) // "" is the column after GPU-Z's trailing comma
 		}
 	}
 	return out
@@ -165,7 +169,9 @@ func parseNvidiaSMI(lines *lineReader, columns string) (*table, error) {
 			t.fail(n, fmt.Errorf("%d fields, header has %d", len(fields), len(h.cols)))
 			continue
 		}
-		if err := h.parseRow(t, fields, n, run, gpuOfUUID); err != nil {
+		if err := h.parseRow(t, fields, n, run, gpuOfUUID); errors.Is(err, errTooLarge) {
+			return nil, err
+		} else if err != nil {
 			t.fail(n, err)
 		}
 	}
@@ -191,7 +197,7 @@ func (t *table) useHeader(h *smiHeader) {
 
 // parseRow reads one data line into the table.
 func (h *smiHeader) parseRow(t *table, f []string, line, run int, gpuOfUUID map[string]int) error {
-	r := row{line: line, run: run, gpu: -1, ident: -1}
+	r := row{line: int32(line), run: int32(run), gpu: -1, ident: -1}
 	if err := h.parseTime(t, f, &r); err != nil {
 		return err
 	}
@@ -208,7 +214,7 @@ func (h *smiHeader) parseRow(t *table, f []string, line, run int, gpuOfUUID map[
 		if err != nil {
 			return err
 		}
-		r.gpu = i
+		r.gpu = int16(i)
 	case h.uuid >= 0:
 		if uuid == "" {
 			return fmt.Errorf("%s: no value", h.cols[h.uuid].name)
@@ -221,21 +227,19 @@ func (h *smiHeader) parseRow(t *table, f []string, line, run int, gpuOfUUID map[
 			i = len(gpuOfUUID)
 			gpuOfUUID[strings.Clone(uuid)] = i
 		}
-		r.gpu = i
+		r.gpu = int16(i)
 	}
 	if h.uuid >= 0 && h.cols[h.uuid].rank > 0 {
 		uuid = "" // a bus id or serial number names the GPU but is no uuid
 	}
 	r.ident = t.ident(name, uuid)
 
-	lo := len(t.vals)
-	err := h.parseValues(t, f)
-	if err != nil {
-		t.vals = t.vals[:lo]
+	lo := t.begin()
+	if err := h.parseValues(t, f); err != nil {
+		t.drop(lo)
 		return err
 	}
-	t.add(r, lo)
-	return nil
+	return t.add(r, lo)
 }
 
 func (h *smiHeader) parseTime(t *table, f []string, r *row) error {
@@ -267,7 +271,7 @@ func (h *smiHeader) parseValues(t *table, f []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
-		t.vals = append(t.vals, reading{c.metric, v})
+		t.put(c.metric, v)
 	}
 	if h.free >= 0 && h.total >= 0 {
 		free, err := parseValue(f[h.free], unitMiB, h.cols[h.free].scale)
@@ -278,7 +282,7 @@ func (h *smiHeader) parseValues(t *table, f []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", h.cols[h.total].name, err)
 		}
-		t.vals = append(t.vals, reading{timeline.GPUMemUsed, total - free})
+		t.put(timeline.GPUMemUsed, total-free)
 	}
 	switch {
 	case h.throttle >= 0:
@@ -290,13 +294,13 @@ func (h *smiHeader) parseValues(t *table, f []string) error {
 		if ok {
 			v = throttleFromNVML(mask)
 		}
-		t.vals = append(t.vals, reading{timeline.GPUThrottle, v})
+		t.put(timeline.GPUThrottle, v)
 	case len(h.reasons) > 0:
 		v, err := h.reasonBits(f)
 		if err != nil {
 			return err
 		}
-		t.vals = append(t.vals, reading{timeline.GPUThrottle, v})
+		t.put(timeline.GPUThrottle, v)
 	}
 	return nil
 }

@@ -143,6 +143,7 @@ type promSet struct {
 	hosts map[string]*promHost
 	// What was left out, for the notes.
 	noGPU, other, merged, nonFinite, badMIG int
+	outside                                 rangeTally
 	otherNames                              map[string]bool
 	markers                                 map[promMarker]bool
 	interval                                time.Duration
@@ -156,13 +157,13 @@ func newPromSet() *promSet {
 // or else by the address Prometheus scraped, without its port.
 func hostOf(labels map[string]string) string {
 	if h := labels["Hostname"]; h != "" {
-		return h
+		return cleanLabel(h)
 	}
 	inst := labels["instance"]
 	if h, _, err := net.SplitHostPort(inst); err == nil {
-		return h
+		return cleanLabel(h)
 	}
-	return inst
+	return cleanLabel(inst)
 }
 
 // add takes an answer's series: their points now belong to the set.
@@ -182,7 +183,7 @@ func (set *promSet) add(a *promAnswer) {
 		if name == promMarkerSeries {
 			for _, v := range pts.vals {
 				if len(set.markers) < maxPromMarkers && v > 0 && v < maxPromSeconds {
-					set.markers[promMarker{hostOf(r.Metric), r.Metric["text"], int64(math.Round(v * 1000))}] = true
+					set.markers[promMarker{hostOf(r.Metric), cleanLabel(r.Metric["text"]), int64(math.Round(v * 1000))}] = true
 				}
 			}
 			*pts = promPoints{}
@@ -192,7 +193,7 @@ func (set *promSet) add(a *promAnswer) {
 		if !ok {
 			set.other++
 			if len(set.otherNames) < 4 {
-				set.otherNames[cmp.Or(name, "(no name)")] = true
+				set.otherNames[cmp.Or(cleanLabel(name), "(no name)")] = true
 			}
 			continue
 		}
@@ -209,6 +210,7 @@ func (set *promSet) add(a *promAnswer) {
 				continue
 			}
 		}
+		set.checkPoints(m, pts)
 		id := promGPUID{hostOf(r.Metric), idx, gi}
 		g := set.gpu(id, r.Metric)
 		if gi != "" {
@@ -236,9 +238,9 @@ func (set *promSet) gpu(id promGPUID, labels map[string]string) *promGPU {
 		g = &promGPU{id: id, series: make([]pointTimes, len(promMetrics)), vals: make([][]float64, len(promMetrics))}
 		set.gpus[id] = g
 	}
-	g.name = cmp.Or(g.name, labels["modelName"])
-	g.uuid = cmp.Or(g.uuid, labels["UUID"])
-	g.pciBus = cmp.Or(g.pciBus, labels["pci_bus_id"])
+	g.name = cmp.Or(g.name, cleanLabel(labels["modelName"]))
+	g.uuid = cmp.Or(g.uuid, cleanLabel(labels["UUID"]))
+	g.pciBus = cmp.Or(g.pciBus, cleanLabel(labels["pci_bus_id"]))
 	return g
 }
 
@@ -248,10 +250,10 @@ func (set *promSet) addInfo(labels map[string]string) {
 		h = &promHost{}
 		set.hosts[hostOf(labels)] = h
 	}
-	h.driver = cmp.Or(h.driver, labels["driver"])
-	h.cuda = cmp.Or(h.cuda, labels["cuda"])
-	h.source = cmp.Or(h.source, labels["source"])
-	h.scenario = cmp.Or(h.scenario, labels["scenario"])
+	h.driver = cmp.Or(h.driver, cleanLabel(labels["driver"]))
+	h.cuda = cmp.Or(h.cuda, cleanLabel(labels["cuda"]))
+	h.source = cmp.Or(h.source, cleanLabel(labels["source"]))
+	h.scenario = cmp.Or(h.scenario, cleanLabel(labels["scenario"]))
 }
 
 // PromResult is an import from Prometheus: its samples are made one at a
@@ -269,6 +271,11 @@ type PromResult struct {
 	// markers are in time order, each to ride on the first sample at or
 	// after its time.
 	markers []timeline.Marker
+	// jump is the samples left out for coming more than
+	// timeline.MaxSampleGap after the one before (with all after them);
+	// end is the first of them (Unix ms), or MaxInt64.
+	jump timeline.Jump
+	end  int64
 }
 
 // maxPromMarkers bounds the markers one import keeps.
@@ -411,6 +418,10 @@ func (set *promSet) notes(res *PromResult) []string {
 	if set.nonFinite > 0 {
 		out = append(out, fmt.Sprintf("%s NaN or infinite: read as gaps", units.Count(set.nonFinite, "point")))
 	}
+	out = append(out, set.outside.notes()...)
+	if res.jump.Dropped > 0 {
+		out = append(out, res.jump.String())
+	}
 	if set.badMIG > 0 {
 		out = append(out, fmt.Sprintf("%s of MIG instances whose GPU_I_ID is not a number left out", units.Count(set.badMIG, "series")))
 	}
@@ -522,12 +533,25 @@ func (g *promGPU) derivedTotal() (float64, bool) {
 	}
 }
 
-// count walks the samples Each will make without making them.
+// count walks the samples Each will make without making them, and finds
+// where a jump of more than timeline.MaxSampleGap ends them.
 func (res *PromResult) count() {
 	res.reset()
+	res.end = math.MaxInt64
 	for {
 		t, ok := res.next()
 		if !ok {
+			break
+		}
+		if res.Samples > 0 && res.jump.FarAfter(res.Last, time.UnixMilli(t)) {
+			res.end = t
+			for {
+				res.advance(t)
+				if t, ok = res.next(); !ok {
+					break
+				}
+				res.jump.Dropped++
+			}
 			break
 		}
 		if res.Samples == 0 {
@@ -610,7 +634,7 @@ func (res *PromResult) Each(write func(*timeline.Sample) error) error {
 	marker := 0
 	for {
 		t, ok := res.next()
-		if !ok {
+		if !ok || t >= res.end {
 			return nil
 		}
 		s.At = time.UnixMilli(t).UTC()
@@ -655,10 +679,21 @@ func (res *PromResult) Each(write func(*timeline.Sample) error) error {
 // ReadPrometheus imports saved answers of Prometheus' HTTP API: one
 // query_range answer, several one after another, or a JSON array of them.
 // origin names them for SourceInfo.Origin.
+//
+// Answers are read one at a time, each at most 64 MiB (promlimits.go); a
+// file saved as UTF-16 (PowerShell's `>`) is read as such.
 func ReadPrometheus(r io.Reader, origin string) (*PromResult, error) {
-	set := newPromSet()
-	if err := decodeAnswers(r, func(a *promAnswer) error { set.add(a); return nil }); err != nil {
+	text, encoding, err := decodeText(r)
+	if err != nil {
 		return nil, err
 	}
-	return set.result(fmt.Sprintf("%s (%s)", origin, Prometheus))
+	set := newPromSet()
+	if err := decodeAnswers(text, func(a *promAnswer) error { set.add(a); return nil }); err != nil {
+		return nil, err
+	}
+	res, err := set.result(fmt.Sprintf("%s (%s)", cleanLabel(origin), Prometheus))
+	if err == nil && encoding != "" {
+		res.Info.Notes = append(res.Info.Notes, fmt.Sprintf("the file is %s text (a Windows tool's): read as such", encoding))
+	}
+	return res, err
 }

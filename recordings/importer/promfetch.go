@@ -1,16 +1,21 @@
 package importer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // PromQuery says what to read from Prometheus.
@@ -25,12 +30,24 @@ type PromQuery struct {
 	// From and To bound the range; Step is the time between points.
 	From, To time.Time
 	Step     time.Duration
-	// Client is the HTTP client; nil for one that gives up on a query
-	// after two minutes.
+	// Client is the HTTP client; nil for one that gives up connecting
+	// after 10 s. Its own Timeout, if any, is on top of the ones below.
 	Client *http.Client
 	// MaxPoints is the most points per series one query may ask for;
 	// 0 for 10,000, under Prometheus' limit of 11,000.
 	MaxPoints int
+	// QueryTimeout bounds one query, from asking to the answer's last
+	// byte; 0 for two minutes, Prometheus' own default limit on
+	// evaluating a query (--query.timeout), past which it gives up itself.
+	QueryTimeout time.Duration
+	// IdleTimeout bounds how long an answer, once begun, may take to bring
+	// each 4 KiB (minProgress) or its end; 0 for 30 s. Prometheus writes
+	// an answer it has evaluated at the link's speed, so a pause or a drip
+	// that long is a stalled server or link.
+	IdleTimeout time.Duration
+	// MaxAnswerBytes caps one answer; 0 for answerLimit's (at most
+	// 64 MiB), a smaller one for tests.
+	MaxAnswerBytes int64
 }
 
 // Bounds of a query.
@@ -43,6 +60,8 @@ const (
 	// to overlap Prometheus' work with ours, few enough not to load it.
 	parallelQueries = 4
 	queryTimeout    = 2 * time.Minute
+	idleTimeout     = 30 * time.Second
+	dialTimeout     = 10 * time.Second
 )
 
 // PromSelector checks label matchers given as --match and returns them
@@ -117,8 +136,11 @@ func FetchPrometheus(ctx context.Context, q PromQuery) (*PromResult, error) {
 	}
 	client := q.Client
 	if client == nil {
-		client = &http.Client{Timeout: queryTimeout}
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.DialContext = (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
+		client = &http.Client{Transport: tr}
 	}
+	lim := queryLimits{query: cmp.Or(q.QueryTimeout, queryTimeout), idle: cmp.Or(q.IdleTimeout, idleTimeout), bytes: q.MaxAnswerBytes}
 
 	var jobs []promJob
 	for _, name := range PromSeriesNames() {
@@ -134,7 +156,7 @@ func FetchPrometheus(ctx context.Context, q PromQuery) (*PromResult, error) {
 	answers := make([]*promAnswer, len(jobs))
 	// The first query alone: an address that does not answer, or matchers
 	// Prometheus refuses, fail on it with the same words every time.
-	if answers[0], err = queryRange(ctx, client, base, jobs[0], q.Step); err != nil {
+	if answers[0], err = queryRange(ctx, client, base, jobs[0], q.Step, lim); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -144,7 +166,7 @@ func FetchPrometheus(ctx context.Context, q PromQuery) (*PromResult, error) {
 	for range parallelQueries {
 		wg.Go(func() {
 			for i := range next {
-				a, err := queryRange(ctx, client, base, jobs[i], q.Step)
+				a, err := queryRange(ctx, client, base, jobs[i], q.Step, lim)
 				if err != nil {
 					cancel(err)
 					continue
@@ -193,8 +215,17 @@ feed:
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-// queryRange asks one query and reads its answer.
-func queryRange(ctx context.Context, client *http.Client, base *url.URL, job promJob, step time.Duration) (*promAnswer, error) {
+// queryLimits bound one query: its whole time, the wait for each byte of
+// its answer once begun, and the answer's size (0: answerLimit's).
+type queryLimits struct {
+	query, idle time.Duration
+	bytes       int64
+}
+
+// queryRange asks one query and reads its answer, within lim: a slow or
+// stalled server, or an answer larger than the query could honestly be,
+// fails in one line that says which and what to do.
+func queryRange(ctx context.Context, client *http.Client, base *url.URL, job promJob, step time.Duration, lim queryLimits) (*promAnswer, error) {
 	u := base.JoinPath("api/v1/query_range")
 	u.RawQuery = url.Values{
 		"query": {job.query},
@@ -202,36 +233,94 @@ func queryRange(ctx context.Context, client *http.Client, base *url.URL, job pro
 		"end":   {unixSeconds(job.end)},
 		"step":  {strconv.FormatFloat(step.Seconds(), 'f', -1, 64)},
 	}.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	at := base.Redacted()
+	query := serverText(job.query)
+	errSlow := fmt.Errorf("Prometheus at %s did not answer query %s within %v: give a shorter --from/--to, a larger --step or a narrower --match", at, query, lim.query)
+	qctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	deadline := time.AfterFunc(lim.query, func() { cancel(errSlow) })
+	defer deadline.Stop()
+	req, err := http.NewRequestWithContext(qctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
+		if qctx.Err() != nil {
+			return nil, context.Cause(qctx)
 		}
-		return nil, fmt.Errorf("cannot reach Prometheus at %s: %s", base.Redacted(), netReason(err))
+		return nil, fmt.Errorf("cannot reach Prometheus at %s: %s", at, netReason(err))
 	}
 	defer resp.Body.Close()
+	limit := lim.bytes
+	if limit <= 0 {
+		limit = answerLimit(int(job.end.Sub(job.start)/step) + 1)
+	}
+	// The answer must keep coming: minProgress bytes (or its end) within
+	// lim.idle of the last minProgress.
+	pr := &progressReader{r: resp.Body, d: lim.idle}
+	pr.timer = time.AfterFunc(lim.idle, func() {
+		if n := pr.since.Load(); n > 0 {
+			cancel(fmt.Errorf("Prometheus at %s sent its answer too slowly: %s in %v (query %s)", at, units.Count(int(n), "byte"), lim.idle, query))
+		} else {
+			cancel(fmt.Errorf("Prometheus at %s sent nothing for %v (query %s)", at, lim.idle, query))
+		}
+	})
+	defer pr.timer.Stop()
+	body, err := readLimited(pr, limit, resp.ContentLength)
+	var big errAnswerTooLarge
+	switch {
+	case errors.As(err, &big):
+		return nil, fmt.Errorf("Prometheus at %s: the answer to query %s %v; narrow --match or --from/--to, or give a larger --step", at, query, err)
+	case err != nil && qctx.Err() != nil:
+		return nil, context.Cause(qctx)
+	case err != nil:
+		return nil, fmt.Errorf("Prometheus at %s: reading the answer to query %s: %s", at, query, netReason(err))
+	}
 	var got *promAnswer
-	err = decodeAnswers(resp.Body, func(a *promAnswer) error {
+	err = decodeAnswerBytes(body, func(a *promAnswer) error {
 		if got != nil {
 			return errors.New("more than one answer")
 		}
 		got = a
 		return nil
 	})
+	status := serverText(resp.Status)
 	switch {
 	case err != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden):
-		return nil, fmt.Errorf("%s answers %s: give a user and password in the URL, as http://user:password@host:9090", base.Redacted(), resp.Status)
+		return nil, fmt.Errorf("%s answers %s: give a user and password in the URL, as http://user:password@host:9090", at, status)
 	case err != nil && resp.StatusCode != http.StatusOK && !strings.HasPrefix(err.Error(), "Prometheus says"):
 		// Not Prometheus' error: the address is something else.
-		return nil, fmt.Errorf("%s answers %s to /%s: is it Prometheus' address?", base.Redacted(), resp.Status, strings.TrimPrefix(u.Path, "/"))
+		return nil, fmt.Errorf("%s answers %s to /%s: is it Prometheus' address?", at, status, strings.TrimPrefix(u.Path, "/"))
 	case err != nil:
-		return nil, fmt.Errorf("%v (query %s)", err, job.query)
+		return nil, fmt.Errorf("%v (query %s)", err, query)
 	}
 	return got, nil
+}
+
+// minProgress is how much of an answer must arrive in each IdleTimeout: a
+// server that drips a byte a second never stalls, yet never answers. A
+// real Prometheus writes an evaluated answer at the link's speed; 4 KiB in
+// 30 s is a link under 140 bytes a second.
+const minProgress = 4 << 10
+
+// progressReader restarts its timer each time minProgress bytes have come
+// since it last did: the timer fires (and ends the query) when they take
+// longer than d.
+type progressReader struct {
+	r     io.Reader
+	timer *time.Timer
+	d     time.Duration
+	since atomic.Int64 // bytes since the timer was last restarted
+}
+
+func (r *progressReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if r.since.Add(int64(n)) >= minProgress {
+		r.since.Store(0)
+		r.timer.Reset(r.d)
+	}
+	return n, err
 }
 
 // unixSeconds is t as query_range takes it, to the millisecond.

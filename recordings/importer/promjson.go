@@ -56,14 +56,16 @@ func (a *promAnswer) err() error {
 	switch a.Status {
 	case "success":
 	case "error":
+		// Its words, made safe for a terminal: a server's text may carry
+		// escape sequences.
 		if a.ErrorType != "" {
-			return fmt.Errorf("Prometheus says %s: %s", a.ErrorType, a.Error)
+			return fmt.Errorf("Prometheus says %s: %s", serverText(a.ErrorType), serverText(a.Error))
 		}
-		return fmt.Errorf("Prometheus says: %s", a.Error)
+		return fmt.Errorf("Prometheus says: %s", serverText(a.Error))
 	case "":
 		return errors.New(`not an answer of Prometheus' HTTP API (no "status")`)
 	default:
-		return fmt.Errorf("not an answer of Prometheus' HTTP API (status %q)", a.Status)
+		return fmt.Errorf("not an answer of Prometheus' HTTP API (status %q)", serverText(a.Status))
 	}
 	switch a.Data.ResultType {
 	case "matrix", "vector":
@@ -71,34 +73,51 @@ func (a *promAnswer) err() error {
 	case "":
 		return errors.New("Prometheus' answer has no data")
 	default:
-		return fmt.Errorf("Prometheus' answer is a %s, not series over time (query_range gives a matrix)", a.Data.ResultType)
+		return fmt.Errorf("Prometheus' answer is a %s, not series over time (query_range gives a matrix)", serverText(a.Data.ResultType))
 	}
 }
 
-// decodeAnswers reads one answer, several written one after another (as
-// `curl … >> answers.json` leaves them), or a JSON array of them, and
-// calls each for every one in order. It stops at the first that cannot be
-// read or that is an error.
+// decodeAnswers reads saved answers: one, several written one after
+// another (as `curl … >> answers.json` leaves them), or a JSON array of
+// them, one answer at a time (splitAnswers), each at most maxAnswerBytes;
+// and calls each for every one in order. It stops at the first that cannot
+// be read or that is an error.
 func decodeAnswers(r io.Reader, each func(*promAnswer) error) error {
-	b, err := io.ReadAll(r)
-	if err != nil {
+	n := 0
+	err := splitAnswers(r, maxAnswerBytes, func(text []byte) error {
+		p := jsonParser{b: text}
+		if err := p.one(n, each); err != nil {
+			return err
+		}
+		if p.space(); p.i < len(p.b) {
+			return jsonError(p.syntax("after an answer"), n)
+		}
+		n++
+		return nil
+	})
+	var big errAnswerTooLarge
+	switch {
+	case errors.As(err, &big):
+		return fmt.Errorf("answer %d %v: it is not an answer gputop can read whole", n+1, err)
+	case err != nil:
 		return err
+	case n == 0:
+		return errors.New("no Prometheus answer in it (it is empty)")
 	}
+	return nil
+}
+
+// decodeAnswerBytes is decodeAnswers for answers already read (an HTTP
+// answer, read under its limit).
+func decodeAnswerBytes(b []byte, each func(*promAnswer) error) error {
 	p := jsonParser{b: b}
 	n := 0
 	one := func() error {
-		a, err := p.answer()
-		if err != nil {
-			return jsonError(err, n)
-		}
-		if err := a.err(); err != nil {
-			if n > 0 {
-				return fmt.Errorf("answer %d: %w", n+1, err)
-			}
+		if err := p.one(n, each); err != nil {
 			return err
 		}
 		n++
-		return each(a)
+		return nil
 	}
 	for {
 		p.space()
@@ -130,6 +149,22 @@ func decodeAnswers(r io.Reader, each func(*promAnswer) error) error {
 			return jsonError(p.syntax("after an answer in a list"), n)
 		}
 	}
+}
+
+// one reads answer number n (from 0) and gives it to each, unless it
+// cannot be read or is an error.
+func (p *jsonParser) one(n int, each func(*promAnswer) error) error {
+	a, err := p.answer()
+	if err != nil {
+		return jsonError(err, n)
+	}
+	if err := a.err(); err != nil {
+		if n > 0 {
+			return fmt.Errorf("answer %d: %w", n+1, err)
+		}
+		return err
+	}
+	return each(a)
 }
 
 // errShape is JSON that is not the shape of Prometheus' answers.

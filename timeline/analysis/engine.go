@@ -56,6 +56,7 @@ type Engine struct {
 	cache  hintCache
 	health healthLog  // Xids, lost GPUs and PCIe links (hints_errors.go)
 	hosts  hostsState // the hosts of a session of several (hints_hosts.go)
+	frozen frozenLog  // figures that stopped changing (hints_frozen.go)
 }
 
 // NewEngine returns an Engine for a session described by info, with the
@@ -502,6 +503,7 @@ func (e *Engine) judgeColumn(i int) {
 			powerIdle = 0.3 * limit
 		}
 		g.classify(i, o, clockIdle, powerIdle)
+		e.frozen.judge(g, i)
 	}
 	f.judgeHost(i)
 }
@@ -520,6 +522,16 @@ func (e *Engine) closeColumn() {
 	i := f.n - 1
 	if i < 0 {
 		return
+	}
+	// A freeze found now makes its columns unknown, those judged already
+	// too: what was judged of them is forgotten.
+	unfrozen := false
+	for _, g := range f.gpus {
+		unfrozen = e.frozen.close(f, g, i) || unfrozen
+	}
+	if unfrozen {
+		e.cache.init()
+		e.hosts = hostsState{}
 	}
 	changed := false
 	for _, g := range f.gpus {

@@ -117,6 +117,12 @@ type HintOptions struct {
 	// StallLengthJitter: the stalls' own lengths may vary by at most this
 	// coefficient of variation. Default 0.5.
 	StallLengthJitter float64
+
+	// FrozenMin: a GPU whose every figure repeats to the last digit for
+	// this long (and 8 columns), after varying, has frozen telemetry.
+	// Default 2 min: live readings jitter, and in the real logs no GPU
+	// with power readings repeats them for more than 4 s.
+	FrozenMin time.Duration
 }
 
 // minHintWindow is the shortest window any rule may judge.
@@ -154,6 +160,7 @@ func DefaultHintOptions() HintOptions {
 		StallShare:        0.10,
 		StallJitter:       0.3,
 		StallLengthJitter: 0.5,
+		FrozenMin:         2 * time.Minute,
 	}
 }
 
@@ -182,6 +189,7 @@ func (o HintOptions) withDefaults() HintOptions {
 	fillDur(&o.MergeGap, d.MergeGap)
 	fillDur(&o.StallMin, d.StallMin)
 	fillDur(&o.StallPeriod, d.StallPeriod)
+	fillDur(&o.FrozenMin, d.FrozenMin)
 	for _, f := range []struct {
 		v   *float64
 		def float64
@@ -231,6 +239,7 @@ var hintRules = []hintRule{
 	memoryPressureRule,
 	memoryHeadroomRule,
 	pcieBoundRule,
+	frozenTelemetryRule,
 }
 
 // Hints returns what gputop says of the session up to t: the hints of
