@@ -20,11 +20,17 @@ type Range struct {
 // (a share of two float sums can come out 1e-14 over 100 %). NaN (unknown)
 // is not contained, but it is already a gap.
 func (r Range) Contains(v float64) bool {
-	slack := 1e-9 * max(math.Abs(r.Min), math.Abs(r.Max), 1)
-	if math.Abs(r.Max) >= math.MaxFloat64 {
-		slack = 0
+	return v >= r.Min-slack(r.Min) && v <= r.Max+slack(r.Max)
+}
+
+// slack is the rounding a bound forgives: a billionth of it, at least of
+// one unit, so that 0 % forgives -1e-9 and not, as a billionth of the
+// other bound would, 8 PiB's nine megabytes below zero.
+func slack(bound float64) float64 {
+	if math.Abs(bound) >= math.MaxFloat64 {
+		return 0
 	}
-	return v >= r.Min-slack && v <= r.Max+slack
+	return 1e-9 * max(math.Abs(bound), 1)
 }
 
 // anyFinite is the range of a metric the catalogue does not know: any

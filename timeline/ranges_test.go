@@ -37,6 +37,9 @@ func TestDeriverLeavesOutValuesOutsideTheirRange(t *testing.T) {
 		{"a share slightly over 100 % from rounding is kept", []Sample{
 			{At: at(0), Metrics: []Metric{g(GPUUtil, "gpu0", 100+1e-12)}},
 		}, Key{GPUUtil, "gpu0"}, []float64{100 + 1e-12}, ""},
+		{"a byte count a megabyte below zero is out, though the range is petabytes wide", []Sample{
+			{At: at(0), Metrics: []Metric{g(GPUMemUsed, "gpu0", -1e6)}},
+		}, Key{GPUMemUsed, "gpu0"}, []float64{math.NaN()}, "1 memory reading below 0 B left out"},
 		{"NaN stays a gap and is not counted", []Sample{
 			{At: at(0), Metrics: []Metric{g(GPUTemp, "gpu0", math.NaN())}},
 		}, Key{GPUTemp, "gpu0"}, []float64{math.NaN()}, ""},
