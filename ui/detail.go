@@ -110,14 +110,14 @@ func (m *Model) viewDetail(f *frame, rows int) []string {
 	}
 	dm, dev, who := m.detailTarget()
 	key := timeline.Key{Name: dm.name, Device: dev}
-	title := newLine(m.width)
+	title := m.newLine(m.width)
 	def, _ := timeline.Lookup(dm.name)
 	title.add(" "+who+" "+def.Label+" ", m.theme.title)
 	title.add(fmtValue(dm.name, m.store.ValueAt(key, f.at), m.ascii)+"  ", m.theme.bold)
 	title.add(dm.title, m.theme.dim)
 	out := []string{title.String()}
-	if text, bad := m.healthLine(dev, f.at); text != "" && rows > 8 {
-		ln := newLine(m.width)
+	if text, bad := m.healthLine(dev, f.at); text != "" && rows > 6 {
+		ln := m.newLine(m.width)
 		ink := m.theme.dim
 		if bad {
 			ink = m.theme.warn
@@ -129,9 +129,10 @@ func (m *Model) viewDetail(f *frame, rows int) []string {
 		out = append(out, row)
 	}
 
-	// asciigraph draws height+1 rows, then the time axis and its labels.
+	// asciigraph draws height+1 rows, then the time axis and its labels;
+	// two rows of plot (its top and its floor) are enough to see a dip.
 	plotRows := rows - 3 - len(out)
-	if plotRows < 3 {
+	if plotRows < 2 {
 		return append(out, blankLines(rows-1)...)
 	}
 	if m.store.Len() == 0 {
@@ -174,7 +175,7 @@ func (m *Model) viewDetail(f *frame, rows int) []string {
 	// rest of a shorter row anyway, and the spaces would cross the link on
 	// every redraw.
 	for _, l := range strings.Split(plot, "\n") {
-		out = append(out, cutVisible(strings.TrimRight(l, " "), m.width))
+		out = append(out, strings.TrimRight(l, " "))
 	}
 	return padBlank(out, rows)
 }

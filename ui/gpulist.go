@@ -134,7 +134,7 @@ func (m *Model) viewGPUSummary(f *frame) string {
 
 // gpuSummaryLine is the summary line after its head, cut to width.
 func (m *Model) gpuSummaryLine(s gpuListSummary, head string, width int) *line {
-	ln := newLine(width)
+	ln := m.newLine(width)
 	ln.add(head, m.theme.title)
 	m.addUtilSummary(ln, s)
 	if s.lost > 0 {

@@ -185,7 +185,7 @@ func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
 	own, spill := m.gpuFields(dev, f.at, rows, lost)
 	var out []string
 	for r, row := range rows {
-		ln := newLine(m.width)
+		ln := m.newLine(m.width)
 		if r == 0 {
 			ln.add(label, labelInk)
 		}
@@ -205,7 +205,7 @@ func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
 		out = append(out, ln.String())
 	}
 	for len(out) < height { // an instance without GPM: its memory alone
-		ln := newLine(m.width)
+		ln := m.newLine(m.width)
 		if len(out) == 0 {
 			ln.add(label, labelInk)
 		}
@@ -335,7 +335,7 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 // compactGPU is the one-row GPU of a small terminal: every number, one
 // sparkline. " 98% SM  87% 68.2/79.6GiB 652/700W 71°C PWR"
 func (m *Model) compactGPU(f *frame, dev, label string, labelInk ink, lost bool) string {
-	ln := newLine(m.width)
+	ln := m.newLine(m.width)
 	ln.add(label, labelInk)
 	// A MIG instance has no utilisation: its sparkline is its SM activity.
 	// A MIG-enabled GPU has none either: its sparkline is its power.
@@ -394,7 +394,7 @@ func (m *Model) compactGPU(f *frame, dev, label string, labelInk ink, lost bool)
 func (m *Model) viewNoGPUs() []string {
 	var out []string
 	for _, n := range m.info.Notes {
-		for _, l := range wrap(" "+n, m.width) {
+		for _, l := range m.fit.wrapWords(" "+n, m.width, 0) {
 			out = append(out, m.theme.warn.paint(l))
 		}
 	}
@@ -402,7 +402,7 @@ func (m *Model) viewNoGPUs() []string {
 		out = append(out, m.theme.warn.paint(" no GPUs"))
 	}
 	if len(out) < noGPURows && len(m.info.Checks) > 0 {
-		out = append(out, m.theme.dim.paint(cutRunes(" ? lists every check made while looking for GPUs", m.width)))
+		out = append(out, m.theme.dim.paint(m.fit.fitWords(" ? lists every check made while looking for GPUs", m.width, false)))
 	}
 	return padBlank(out, noGPURows)
 }

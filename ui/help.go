@@ -36,7 +36,7 @@ func (m *Model) viewHelp() string {
 	scroll := m.keys.helpUp.Help()
 	more := fmt.Sprintf(" lines %d-%d of %d %s %s %s, any other key closes",
 		m.helpTop+1, min(len(out), m.helpTop+rows), len(out), m.glyph.bar, scroll.Key, scroll.Desc)
-	return strings.Join(append(page, m.theme.dim.paint(cutVisible(more, m.width))), "\n")
+	return m.fitRows(append(page, m.theme.dim.paint(m.fit.fitWords(more, m.width, false))))
 }
 
 // helpLines is the help, every line cut to the screen's width.
@@ -47,23 +47,20 @@ func (m *Model) helpLines() []string {
 		for _, b := range g.bindings {
 			lead := "  " + keyNames(b) + " "
 			lead += strings.Repeat(" ", max(0, helpKeyColumn-utf8.RuneCountInString(lead)))
-			out = append(out, hanging(lead, b.text, m.width)...)
+			out = append(out, m.fit.hangingWords(lead, b.text, m.width, -1, 0)...)
 		}
 	}
 	out = append(out, "", m.theme.title.paint(" What the numbers mean"))
 	for _, t := range helpTerms {
-		out = append(out, hanging("  "+padRight(t.term, 10), t.means, m.width)...)
+		out = append(out, m.fit.hangingWords("  "+padRight(t.term, 10), t.means, m.width, -1, 0)...)
 	}
 	out = append(out, "", m.theme.title.paint(" gputop itself"))
-	out = append(out, wrap("  "+m.selfLine(), m.width)...)
+	out = append(out, m.fit.wrapWords("  "+m.selfLine(), m.width, 0)...)
 	if source := m.helpSource(); len(m.info.GPUs) == 0 {
 		// Without GPUs the checks are what the person came to ? for.
 		out = append(out[:1], append(source, out[1:]...)...)
 	} else {
 		out = append(out, source...)
-	}
-	for i := range out {
-		out[i] = cutVisible(out[i], m.width)
 	}
 	return out
 }
@@ -85,12 +82,12 @@ func (m *Model) helpSource() []string {
 	}
 	out := []string{"", m.theme.title.paint(" Source: what was looked for")}
 	for _, n := range notes {
-		for _, l := range wrap("  "+n, m.width) {
+		for _, l := range m.fit.wrapWords("  "+n, m.width, 0) {
 			out = append(out, m.theme.warn.paint(l))
 		}
 	}
 	for _, c := range m.info.Checks {
-		out = append(out, wrap("  "+c, m.width)...)
+		out = append(out, m.fit.wrapWords("  "+c, m.width, 0)...)
 	}
 	return out
 }
@@ -113,13 +110,4 @@ func (m *Model) selfLine() string {
 	}
 	return fmt.Sprintf("CPU %s of one core, memory %s, sampling lag %s, %s ticks overran their interval, %d samples held",
 		cpuText, fmtBytes(v(timeline.ProcRSS)), fmtValue(timeline.SampleLag, v(timeline.SampleLag), m.ascii), overruns, m.store.Len())
-}
-
-// hanging wraps text after a lead ("  util      "), indenting the lines
-// that follow to where the text began.
-func hanging(lead, text string, w int) []string {
-	indent := len([]rune(lead))
-	lines := wrap(strings.Repeat(" ", indent)+text, w)
-	lines[0] = lead + strings.TrimLeft(lines[0], " ")
-	return lines
 }

@@ -534,8 +534,8 @@ func (m *Model) viewHostLine(f *frame, h int) string {
 		}
 		labelInk = m.theme.sel
 	}
-	ln := newLine(m.width)
-	ln.add(padRight(mark+cutRunes(hn.names[h], 16), m.lay.label), labelInk)
+	ln := m.newLine(m.width)
+	ln.add(padRight(mark+m.fit.fitWords(hn.names[h], 16, false), m.lay.label), labelInk)
 	prefix := m.lay.label
 	if m.lay.gpuRows > 1 {
 		ln.add(padRight("mean", rowLabelWidth), m.theme.dim)
@@ -597,10 +597,7 @@ func (m *Model) hostProblem(ln *line, fig hostFigures) {
 	if room < 8 {
 		room, since = m.width-ln.w-1, ""
 	}
-	if len([]rune(text)) > room {
-		text = cutRunes(text, room-1) + m.glyph.ellipsis
-	}
-	ln.add(" ", ink{}).add(text, k).add(since, m.theme.dim)
+	ln.add(" ", ink{}).add(m.fit.fitWords(text, room, false), k).add(since, m.theme.dim)
 }
 
 // fmtHostWatts is a host's GPU power: "640W", "5.1kW".
@@ -621,7 +618,7 @@ func fmtHostWatts(v float64) string {
 func (m *Model) viewHostSummary(f *frame) string {
 	hn := &m.hosts
 	s := m.summarizeGPUs(f.at)
-	ln := newLine(m.width)
+	ln := m.newLine(m.width)
 	gpus := fmt.Sprintf("%d GPUs", s.all-s.slices)
 	if s.slices > 0 {
 		gpus += ", " + units.Count(s.slices, "MIG slice")
@@ -679,7 +676,7 @@ func (hn *hostNav) groupCores(cores []string) {
 // session of several.
 func (m *Model) hostLabel() string {
 	if name := m.hostName(); name != "" {
-		return cutRunes(name, 16)
+		return m.fit.fitWords(name, 16, false)
 	}
 	return "host"
 }

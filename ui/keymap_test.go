@@ -262,9 +262,15 @@ func stateOf(m *Model) string {
 		" speed ", p.speed, " zoom ", p.zoom)
 }
 
+// onlyFooterDiffers says whether b is a with another footer: its last row,
+// or its last two where the footer's answer is longer than one.
 func onlyFooterDiffers(a, b string) bool {
 	ra, rb := strings.Split(a, "\n"), strings.Split(b, "\n")
-	return len(ra) == len(rb) && slices.Equal(ra[:len(ra)-1], rb[:len(rb)-1])
+	if len(ra) != len(rb) {
+		return false
+	}
+	n := len(ra)
+	return slices.Equal(ra[:n-1], rb[:n-1]) || n >= 2 && slices.Equal(ra[:n-2], rb[:n-2])
 }
 
 func diffRows(a, b string) string {

@@ -57,7 +57,7 @@ func (m *Model) handleConfirmKey(k tea.KeyMsg) tea.Cmd {
 			m.note = fmt.Sprintf("not signalled: %v", err)
 			return nil
 		}
-		m.note = fmt.Sprintf("SIGTERM sent to PID %d (%s)", p.PID, cutRunes(oneLine(orNA(p.Command)), 40))
+		m.note = fmt.Sprintf("SIGTERM sent to PID %d (%s)", p.PID, m.fit.fitWords(oneLine(orNA(p.Command)), 40, true))
 	case key.Matches(k, keys.killNo.Binding):
 		m.confirm = killQuestion{}
 		m.note = "not signalled"
@@ -68,7 +68,7 @@ func (m *Model) handleConfirmKey(k tea.KeyMsg) tea.Cmd {
 // viewConfirm replaces the footer while the question is open.
 func (m *Model) viewConfirm() string {
 	p := m.confirm.target
-	ln := newLine(m.width)
+	ln := m.newLine(m.width)
 	ln.add(fmt.Sprintf(" Send SIGTERM to PID %d", p.PID), m.theme.warn)
 	if p.User != "" {
 		ln.addText(" ("+p.User+")", m.theme.warn)

@@ -69,6 +69,7 @@ type Model struct {
 	theme    theme
 	glyph    *glyphs
 	ascii    bool
+	fit      fitter // how every text meets its room (fit.go)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -144,6 +145,7 @@ func New(opts Options) *Model {
 		theme:    newTheme(r, opts.Plain),
 		glyph:    g,
 		ascii:    opts.ASCII,
+		fit:      newFitter(g, opts.ASCII),
 		ctx:      ctx,
 		cancel:   cancel,
 		start:    opts.Start,

@@ -294,7 +294,7 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 	}
 	spans := m.procSpans(f)
 	_, at := m.store.ProcessesAt(f.at)
-	head := newLine(m.width)
+	head := m.newLine(m.width)
 	head.add(" PROCESSES", m.theme.title)
 	if host := m.procHost(); host != "" {
 		head.add(" on "+host, m.theme.title)
@@ -317,7 +317,7 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 		head.add(fmt.Sprintf("  %d ended in the window", n), m.theme.dim)
 	}
 	rss, times := procColumnsFor(m.width)
-	cols := newLine(m.width)
+	cols := m.newLine(m.width)
 	title := fmt.Sprintf(" %s %-8s %8s %5s %5s", m.gpuPID("GPU", "PID"), "USER", "GPU MEM", "UTIL", "CPU")
 	if rss {
 		title += fmt.Sprintf(" %6s", "RSS")
@@ -375,7 +375,7 @@ func exitedCount(spans []timeline.ProcessSpan) int {
 // procRow is one process: bold if the wrapped job's, dimmed if it let go
 // of its GPU in the window, reversed if selected.
 func (m *Model) procRow(p *timeline.ProcessSpan, selected, rss, times bool) string {
-	ln := newLine(m.width)
+	ln := m.newLine(m.width)
 	k := ink{}
 	switch {
 	case selected:
@@ -397,7 +397,7 @@ func (m *Model) procRow(p *timeline.ProcessSpan, selected, rss, times bool) stri
 			mark = ">"
 		}
 	}
-	s := fmt.Sprintf("%s%s %-8s %8s %5s %5s", mark, m.gpuPID(m.procGPU(p.GPU), strconv.Itoa(p.PID)), cutRunes(orNA(p.User), 8), fmtBytes(p.GPUMem), util, cpu)
+	s := fmt.Sprintf("%s%s %-8s %8s %5s %5s", mark, m.gpuPID(m.procGPU(p.GPU), strconv.Itoa(p.PID)), m.fit.fitWords(orNA(p.User), 8, false), fmtBytes(p.GPUMem), util, cpu)
 	if rss {
 		s += fmt.Sprintf(" %6s", fmtBytes(p.RSS))
 	}
@@ -414,7 +414,7 @@ func (m *Model) procRow(p *timeline.ProcessSpan, selected, rss, times bool) stri
 		}
 		s += fmt.Sprintf(" %-8s %-8s", start, end)
 	}
-	s += fmt.Sprintf(" %-*s ", whereWidth, cutRunes(orDash(p.Workload.Short()), whereWidth))
+	s += fmt.Sprintf(" %-*s ", whereWidth, m.fit.fitWords(orDash(p.Workload.Short()), whereWidth, false))
 	ln.add(s, k)
 	cmdInk := m.theme.dim
 	if selected {
@@ -449,15 +449,15 @@ func (m *Model) procDetail(p *timeline.ProcessSpan) []string {
 	if m.ascii {
 		info = strings.ReplaceAll(info, "·", "-")
 	}
-	out := []string{newLine(m.width).addText(info, m.theme.bold).String()}
+	out := []string{m.newLine(m.width).addText(info, m.theme.bold).String()}
 	// Where it runs gets a line of its own: a pod's UID and container id
 	// alone take 80 columns.
 	if w := p.Workload.String(); w != "" {
-		out = append(out, newLine(m.width).add("   ", ink{}).addText(w, m.theme.bold).String())
+		out = append(out, m.newLine(m.width).add("   ", ink{}).addText(w, m.theme.bold).String())
 	}
-	cmd := wrap(oneLine(orNA(p.Command)), m.width-3)
+	cmd := m.fit.wrapWords(oneLine(orNA(p.Command)), m.width-3, maxCommandRows)
 	for _, l := range cmd[:min(len(cmd), maxCommandRows)] {
-		out = append(out, newLine(m.width).add("   ", ink{}).addText(l, ink{}).String())
+		out = append(out, m.newLine(m.width).add("   ", ink{}).addText(l, ink{}).String())
 	}
 	return out
 }

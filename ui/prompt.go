@@ -66,7 +66,7 @@ func (p *prompt) add(r rune) {
 
 // viewPrompt replaces the footer while a question is open.
 func (m *Model) viewPrompt() string {
-	ln := newLine(m.width)
+	ln := m.newLine(m.width)
 	ln.add(" "+m.prompt.label+" ", m.theme.bold)
 	text := string(m.prompt.text)
 	// Keep the end of a long answer in view, where the typing is.

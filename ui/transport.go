@@ -11,7 +11,7 @@ import (
 //	▶ 2x ━━━━━━━━━●───────────── 12m31s of 1h02m   09:00:00 - 10:02:00
 func (m *Model) viewTransport() string {
 	first, last := m.store.First(), m.store.Last()
-	ln := newLine(m.width)
+	ln := m.newLine(m.width)
 	state := m.glyph.paused
 	if m.play.motion == playing {
 		state = m.glyph.playing

@@ -389,7 +389,7 @@ func TestHintsPanelAndDetail(t *testing.T) {
 	}
 	press(m, "h")
 	s = screen(m)
-	for _, want := range []string{"evidence:", "next step:", "confidence"} {
+	for _, want := range []string{"first seen", "next step:", "confidence"} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("h shows the first hint in full (%q missing):\n%s", want, s)
 		}
@@ -397,7 +397,7 @@ func TestHintsPanelAndDetail(t *testing.T) {
 	for range m.an.shown {
 		press(m, "h")
 	}
-	if strings.Contains(screen(m), "evidence:") {
+	if strings.Contains(screen(m), "next step:") {
 		t.Fatalf("h past the last hint goes back to the graph:\n%s", screen(m))
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -43,7 +41,9 @@ func (m *Model) view() string {
 		lines = append(lines, m.viewHintBand(f))
 	}
 	lines = append(lines, m.viewHost(f)...)
-	lines = append(lines, m.viewHints(f, m.lay.hints)...)
+	if m.hintSel == 0 || m.procs.focus {
+		lines = append(lines, m.viewHints(f, m.lay.hints)...)
+	}
 	switch {
 	case m.procs.focus:
 		// The process table with the keyboard takes the detail graph's
@@ -63,12 +63,25 @@ func (m *Model) view() string {
 	}
 	lines = padBlank(lines, m.height-footerRows)
 	if m.prompt.active {
-		return strings.Join(append(lines, m.viewPrompt()), "\n")
+		return m.fitRows(append(lines, m.viewPrompt()))
 	}
 	if m.confirm.active {
-		return strings.Join(append(lines, m.viewConfirm()), "\n")
+		return m.fitRows(append(lines, m.viewConfirm()))
 	}
-	lines = append(lines, m.viewFooter(f))
+	footer := m.viewFooter(f)
+	if len(footer) > 1 {
+		// A long message takes the pane's last row.
+		lines = lines[:len(lines)-len(footer)+1]
+	}
+	return m.fitRows(append(lines, footer...))
+}
+
+// fitRows is the screen's rows, each through the last guard of the
+// fitter: none wider than the terminal.
+func (m *Model) fitRows(lines []string) string {
+	for i, l := range lines {
+		lines[i] = m.fit.fitRow(l, m.width)
+	}
 	return strings.Join(lines, "\n")
 }
 
@@ -84,19 +97,7 @@ func (m *Model) frame() *frame {
 func (m *Model) viewTooSmall() string {
 	w, h := MinSize()
 	msg := fmt.Sprintf("terminal too small: %dx%d, gputop needs at least %dx%d", m.width, m.height, w, h)
-	var lines []string
-	for _, l := range wrap(msg, m.width) {
-		lines = append(lines, cutVisible(l, m.width))
-	}
-	return strings.Join(padBlank(lines, m.height), "\n")
-}
-
-// cutVisible cuts a line that may hold escape sequences to w columns.
-func cutVisible(s string, w int) string {
-	if visibleWidth(s) <= w {
-		return s
-	}
-	return ansi.Truncate(s, w, "")
+	return m.fitRows(padBlank(m.fit.wrapWords(msg, m.width, m.height), m.height))
 }
 
 // noteCores remembers the host's cores the first time samples name them,
