@@ -54,7 +54,7 @@ var hostDetail = detailMetric{timeline.HostCPU, "busy, all cores (no GPUs to plo
 // metric, or the host's CPU where there is no GPU.
 func (m *Model) detailTarget() (dm detailMetric, dev, who string) {
 	if len(m.info.GPUs) == 0 {
-		return hostDetail, timeline.HostDevice, "host"
+		return hostDetail, m.hostDevice(), m.hostLabel()
 	}
 	dev = m.selectedDevice()
 	who = "GPU" + strings.TrimPrefix(dev, "gpu")

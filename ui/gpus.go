@@ -140,11 +140,13 @@ func (m *Model) gpuInfo(dev string) timeline.GPUInfo {
 
 // viewGPUs draws every GPU block.
 func (m *Model) viewGPUs(f *frame) []string {
+	if m.info.MultiHost() && len(m.hosts.names) > 0 {
+		// Every host has its line from the first second, GPUs or not: it
+		// says what the host is waiting for.
+		return m.viewHostGPUs(f)
+	}
 	if len(m.info.GPUs) == 0 {
 		return m.viewNoGPUs()
-	}
-	if m.info.MultiHost() {
-		return m.viewHostGPUs(f)
 	}
 	return m.viewGPUList(f)
 }

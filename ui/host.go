@@ -21,7 +21,7 @@ func (m *Model) viewHost(f *frame) []string {
 		prefix += rowLabelWidth
 	}
 
-	if m.store.Len() > 0 && !m.store.Has(timeline.Key{Name: timeline.HostCPU, Device: hostDev}) {
+	if (m.store.Len() > 0 || m.info.MultiHost()) && !m.store.Has(timeline.Key{Name: timeline.HostCPU, Device: hostDev}) {
 		return m.viewNoHost(multi)
 	}
 	cpu := m.newLine(m.width)
@@ -79,14 +79,20 @@ func (m *Model) viewNoHost(multi bool) []string {
 	case m.info.Kind == timeline.Imported || m.info.Recorded == timeline.Imported:
 		msg = "no host readings: the imported log has GPUs only"
 	case m.play.grows:
-		msg = "no host readings yet"
+		msg = m.noHostReadings()
 	}
-	ln.add(msg, m.theme.dim)
 	rows := 1 + m.lay.coreRows
 	if multi {
 		rows++
 	}
-	return padBlank([]string{ln.String()}, rows)
+	// A host's reason may be long (ssh's own words): its rows take it.
+	text := m.fit.wrapWords(msg, m.width-ln.w, rows)
+	ln.add(text[0], m.theme.dim)
+	out := []string{ln.String()}
+	for _, l := range text[1:] {
+		out = append(out, m.newLine(m.width).pad(m.lay.label).add(l, m.theme.dim).String())
+	}
+	return padBlank(out, rows)
 }
 
 func fmtLoad(v float64) string {

@@ -168,7 +168,7 @@ func (m *Model) hostLayout(w, h int) layout {
 		l.widenLabel(label, w)
 		return l
 	}
-	if l := computeLayout(w, h-len(hn.names)-1, m.info, cores); l.fits && l.summary == 0 {
+	if l := computeLayout(w, h-len(hn.names)-1, m.info, cores); l.fits && l.summary == 0 && len(m.info.GPUs) > 0 {
 		hn.mode = hostTree
 		l.summary = 1
 		l.widenLabel(label, w)
@@ -217,8 +217,14 @@ func (l *layout) widenLabel(label, w int) {
 // each in the other: the selected GPU is always one of the selected host's.
 func (m *Model) keepHostSelectionInView() {
 	hn := &m.hosts
-	if len(hn.names) == 0 || len(m.info.GPUs) == 0 {
+	if len(hn.names) == 0 {
 		m.gpu, m.gpuTop, hn.top = 0, 0, 0
+		return
+	}
+	if len(m.info.GPUs) == 0 {
+		// No host has described a GPU yet: the hosts' lines still scroll.
+		m.gpu, m.gpuTop = 0, 0
+		hn.top = min(max(0, hn.top, hn.sel-hn.shown+1), hn.sel, max(0, len(hn.names)-hn.shown))
 		return
 	}
 	m.gpu = min(max(0, m.gpu), len(m.info.GPUs)-1)
@@ -369,6 +375,8 @@ type hostFigures struct {
 	problem string
 	gap     bool
 	since   time.Time
+	// waiting says the problem is a wait (connecting), not a failure.
+	waiting bool
 }
 
 // gpuState is one GPU at a moment, by the idle rules' test: SM activity
@@ -430,9 +438,13 @@ func (m *Model) hostFigures(h int, at time.Time, events []timeline.Event) hostFi
 			if fig.problem == "" {
 				fig.problem = e.State.String()
 			}
+			fig.waiting = e.State == timeline.ProbeLate
 			fig.since = e.Since
 			break
 		}
+	}
+	if fig.problem == "" && fig.gpus == 0 {
+		fig.problem, fig.waiting = m.hostWaiting(h)
 	}
 	if fig.known == 0 && fig.gpus > 0 {
 		fig.gap = true
@@ -586,8 +598,11 @@ func utilInk(t *theme) ink { return t.util }
 func (m *Model) hostProblem(ln *line, fig hostFigures) {
 	text := fig.problem
 	k := m.theme.crit
-	if text == "" {
+	switch {
+	case text == "":
 		text, k = "no data", m.theme.warn
+	case fig.waiting:
+		k = m.theme.warn
 	}
 	since := ""
 	if !fig.since.IsZero() {

@@ -302,8 +302,10 @@ func (m *Model) updateKeys() {
 	_, chosen := m.selectedProcess()
 	on(focus && chosen && m.canKill(), &k.kill)
 	on(m.confirm.active, &k.killYes, &k.killNo)
-	on(gpus && !hintScrolls && !focus, &k.up, &k.down)
-	on(gpus && !focus, &k.gpuPageUp, &k.gpuPageDown, &k.firstGPU, &k.lastGPU)
+	// A list of hosts moves before any host has described a GPU.
+	hostLines := m.info.MultiHost() && m.hosts.mode == hostList && len(m.hosts.names) > 1
+	on((gpus || hostLines) && !hintScrolls && !focus, &k.up, &k.down)
+	on((gpus || hostLines) && !focus, &k.gpuPageUp, &k.gpuPageDown, &k.firstGPU, &k.lastGPU)
 	on(gpus && samples, &k.metric)
 	on(hints > 0, &k.hint)
 	on(m.hintSel > 0 && m.hintSel <= hints && !focus, &k.closeHint)
