@@ -10,16 +10,6 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// helpTerms say what the numbers on the screen mean.
-var helpTerms = []struct{ term, means string }{
-	{"util", "share of time at least one kernel ran (NVML, coarse): a kernel on a fifth of the SMs reads 100 %. The mean of every sub-second sample, with (min-max) beside it."},
-	{"SM", "share of SMs busy (GPM, Hopper and newer; profiling-grade). Trust it over util."},
-	{"UTIL", "in the process table: NVML's per-process utilisation, the share of time one of the process's kernels ran; as coarse as util, not SM activity."},
-	{"pwr", "power draw, from the energy counter where the GPU has one. High util at low power means kernels are resident but waiting (a collective, a spin)."},
-	{"PWR, HOT", "clocks held back right now by the power cap, or by heat."},
-	{"N/A", "the GPU or driver does not report it. gputop never shows an unknown as 0."},
-}
-
 // helpKeyColumn is where the text of a key's line begins; keys that are
 // longer push their own line's text right.
 const helpKeyColumn = 15
@@ -33,9 +23,12 @@ func (m *Model) viewHelp() string {
 	rows := m.height - 1
 	m.helpTop = max(0, min(m.helpTop, len(out)-rows))
 	page := padBlank(out[m.helpTop:], rows)
-	scroll := m.keys.helpUp.Help()
-	more := fmt.Sprintf(" lines %d-%d of %d %s %s %s, any other key closes",
-		m.helpTop+1, min(len(out), m.helpTop+rows), len(out), m.glyph.bar, scroll.Key, scroll.Desc)
+	k := m.keys
+	step := max(1, rows-1) // what pgdown moves: a page, less a line kept
+	last := max(0, len(out)-rows)
+	more := fmt.Sprintf(" page %d/%d %s %s line, %s/%s page, %s/%s; any other key closes",
+		(m.helpTop+step-1)/step+1, (last+step-1)/step+1, m.glyph.bar, k.helpUp.Help().Key,
+		k.helpPageUp.Help().Key, k.helpPageDown.Help().Key, k.helpFirst.Help().Key, k.helpLast.Help().Key)
 	return m.fitRows(append(page, m.theme.dim.paint(m.fit.fitWords(more, m.width, false))))
 }
 
@@ -50,9 +43,15 @@ func (m *Model) helpLines() []string {
 			out = append(out, m.fit.hangingWords(lead, b.text, m.width, -1, 0)...)
 		}
 	}
-	out = append(out, "", m.theme.title.paint(" What the numbers mean"))
+	out = append(out, "", m.theme.title.paint(" What the numbers and abbreviations mean"))
 	for _, t := range helpTerms {
-		out = append(out, m.fit.hangingWords("  "+padRight(t.term, 10), t.means, m.width, -1, 0)...)
+		term := t.term
+		if m.ascii && t.ascii != "" {
+			term = t.ascii
+		}
+		lead := "  " + term + " "
+		lead += strings.Repeat(" ", max(0, helpTermColumn-utf8.RuneCountInString(lead)))
+		out = append(out, m.fit.hangingWords(lead, t.means, m.width, helpTermColumn, 0)...)
 	}
 	out = append(out, "", m.theme.title.paint(" gputop itself"))
 	out = append(out, m.fit.wrapWords("  "+m.selfLine(), m.width, 0)...)

@@ -70,7 +70,7 @@ type keyMap struct {
 	procFirst, procLast, leaveProcs            binding
 	killYes, killNo                            binding
 
-	helpUp, helpDown binding
+	helpUp, helpDown, helpPageUp, helpPageDown, helpFirst, helpLast binding
 
 	answer, cancel, erase, eraseAll binding
 
@@ -173,8 +173,13 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 		killYes:      bind(keys("y"), "y", "send", "send SIGTERM", 0),
 		killNo:       bind(keys("n", "esc"), "n", "don't", "do not send it", 0),
 
-		helpUp:   bind(keys("up", "k"), upDown, "scroll", "scroll the help up", 0),
-		helpDown: bind(keys("down", "j", " ", "pgdown"), "", "", "scroll the help down", 0),
+		// As less and man page: space and pgdown a page, the arrows a line.
+		helpUp:       bind(keys("up", "k"), upDown, "line", "the help a line up", 0),
+		helpDown:     bind(keys("down", "j"), "", "", "the help a line down", 0),
+		helpPageUp:   bind(keys("pgup", "b"), "pgup", "page", "the help a page up", 0),
+		helpPageDown: bind(keys("pgdown", " "), "pgdn", "", "the help a page down", 0),
+		helpFirst:    bind(keys("home", "g"), "home", "top", "the help's first page", 0),
+		helpLast:     bind(keys("end", "G"), "end", "bottom", "the help's last page", 0),
 
 		answer:   bind(keys("enter"), "enter", "ok", "give the answer", 0),
 		cancel:   bind(keys("esc", "ctrl+c"), "esc", "cancel", "cancel the question", 0),
@@ -184,7 +189,8 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 	for _, p := range [][2]*binding{
 		{&k.up, &k.down}, {&k.zoomIn, &k.zoomOut}, {&k.back, &k.forward},
 		{&k.start, &k.end}, {&k.slower, &k.faster}, {&k.prevMark, &k.nextMark}, {&k.hintUp, &k.hintDown},
-		{&k.procUp, &k.procDown},
+		{&k.procUp, &k.procDown}, {&k.helpUp, &k.helpDown}, {&k.helpPageUp, &k.helpPageDown},
+		{&k.helpFirst, &k.helpLast},
 	} {
 		p[0].pair = p[1]
 	}
@@ -213,7 +219,7 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 			&k.procUp, &k.procDown, &k.procPageUp, &k.procPageDown, &k.procFirst, &k.procLast, &k.leaveProcs,
 		}},
 		{"In an open hint", []*binding{&k.hintUp, &k.hintDown}},
-		{"In the help", []*binding{&k.helpUp, &k.helpDown}},
+		{"In the help", []*binding{&k.helpUp, &k.helpDown, &k.helpPageUp, &k.helpPageDown, &k.helpFirst, &k.helpLast}},
 		{"Answering a question (m, t)", []*binding{&k.answer, &k.cancel, &k.erase, &k.eraseAll}},
 	}
 	if !readonly {
@@ -319,7 +325,7 @@ func (m *Model) updateKeys() {
 	on(!m.play.grows, &k.slower, &k.faster)
 	on(takesMarks, &k.mark)
 	on(m.recorder != nil, &k.record)
-	on(m.showHelp, &k.helpUp, &k.helpDown)
+	on(m.showHelp, &k.helpUp, &k.helpDown, &k.helpPageUp, &k.helpPageDown, &k.helpFirst, &k.helpLast)
 	on(m.prompt.active, &k.answer, &k.cancel, &k.erase, &k.eraseAll)
 
 	// What the footer calls a key, where that depends on the state.

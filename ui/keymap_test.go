@@ -240,7 +240,10 @@ func TestHelpKeys(t *testing.T) {
 		m := newTestModel(t, timeline.Live, samples, 80, 24, Options{})
 		press(m, "?")
 		_, cmd := m.Update(k)
-		scrolls := slices.Contains(m.keys.helpUp.Keys(), k.String()) || slices.Contains(m.keys.helpDown.Keys(), k.String())
+		scrolls := false
+		for _, b := range []*binding{&m.keys.helpUp, &m.keys.helpDown, &m.keys.helpPageUp, &m.keys.helpPageDown, &m.keys.helpFirst, &m.keys.helpLast} {
+			scrolls = scrolls || slices.Contains(b.Keys(), k.String())
+		}
 		quits := slices.Contains(m.keys.quit.Keys(), k.String())
 		switch {
 		case scrolls && !m.showHelp:

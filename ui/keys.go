@@ -40,12 +40,25 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	keys := m.keys
 	m.note = ""
 	if m.showHelp {
+		page := max(1, m.height-2) // a page, less a line kept from the last
 		switch {
 		case key.Matches(k, keys.helpUp.Binding):
 			m.helpTop--
 			return nil
 		case key.Matches(k, keys.helpDown.Binding):
 			m.helpTop++
+			return nil
+		case key.Matches(k, keys.helpPageUp.Binding):
+			m.helpTop -= page
+			return nil
+		case key.Matches(k, keys.helpPageDown.Binding):
+			m.helpTop += page
+			return nil
+		case key.Matches(k, keys.helpFirst.Binding):
+			m.helpTop = 0
+			return nil
+		case key.Matches(k, keys.helpLast.Binding):
+			m.helpTop = math.MaxInt / 2 // viewHelp stops it at the last page
 			return nil
 		}
 		// Any other key closes the help; quit quits as well.
