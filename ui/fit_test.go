@@ -136,7 +136,7 @@ func replayAtOpts(t *testing.T, d sessionData, off time.Duration, w, h int, opts
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.Update(samplesMsg{samples: d.samples})
 	m.Update(sourceDoneMsg{})
-	press(m, " ", "t")
+	press(m, "t")
 	for _, r := range "+" + off.String() {
 		press(m, string(r))
 	}

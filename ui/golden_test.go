@@ -83,7 +83,7 @@ func TestGoldenReplayScreens(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			m := newTestModel(t, timeline.Replay, fixtureSamples(120), size[0], size[1], Options{Speed: 4})
 			m.Update(sourceDoneMsg{})
-			press(m, " ", "t", "+", "1", "m")
+			press(m, "t", "+", "1", "m")
 			m.Update(tea.KeyMsg{Type: tea.KeyEnter})
 			got := screen(m)
 			checkScreenFits(t, got, size[0], size[1])

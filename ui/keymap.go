@@ -132,20 +132,20 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 		zoomIn:  bind(keys("+", "="), "+-", "zoom", "zoom in, down to a 30 s window", 5),
 		zoomOut: bind(keys("-", "_"), "", "", "zoom out, up to the whole session", 0),
 		pause: bind(keys(" "), "space", "pause",
-			"live: pause the view (sampling goes on), again to follow live; replay: play or pause", 2),
+			"live: pause the view (sampling goes on), again to follow live; replay: play or pause, from the start at its end (where a replay opens)", 2),
 		back: bind(keys("left"), leftRight, "scroll",
 			"back one column: scroll a live view (it pauses) or step a replay", 3),
 		forward:     bind(keys("right"), "", "", "forward one column", 0),
 		pageBack:    bind(keys("shift+left"), "", "", "back half a window", 0),
 		pageForward: bind(keys("shift+right"), "", "", "forward half a window", 0),
-		start:       bind(keys("g"), "g/G", "start/end", "go to the start", 14),
+		start:       bind(keys("g"), "g/G", "start/end", "go to the start (zoomed out to the whole session, zoom in to show it)", 14),
 		end:         bind(keys("G"), "", "", "go to the end; a paused live view follows live again", 0),
 		slower:      bind(keys("<", ","), "<>", "speed", "replay slower, down to 0.25x", 4),
 		faster:      bind(keys(">", "."), "", "", "replay faster, up to 64x", 0),
 		goTo: bind(keys("t", "/"), "t", "time",
 			"go to a time: 14:03, +10m (after the start), -5m (before the end)", 12),
-		prevMark: bind(keys("["), "[]", "marker", "previous marker or hint", 13),
-		nextMark: bind(keys("]"), "", "", "next marker or hint", 0),
+		prevMark: bind(keys("["), "[]", "marker", "previous marker, hint or stall: every episode of every hint, every stall of a periodic one", 13),
+		nextMark: bind(keys("]"), "", "", "next marker, hint or stall", 0),
 
 		mark:   bind(keys("m"), "m", "mark", "add a marker (a one-line label) now", 11),
 		record: bind(keys("r"), "r", "record", "start or stop recording to a file", 10),
@@ -287,8 +287,6 @@ func (m *Model) updateKeys() {
 	last := m.store.Last()
 	hints := len(m.an.shown)
 	_, takesMarks := m.src.(timeline.MarkSink)
-	// A replay paused at the end of its file has nowhere to play to.
-	atEnd := !m.play.grows && m.play.motion == paused && m.sourceDone && !m.play.cursor.Before(last)
 
 	on := func(v bool, bs ...*binding) {
 		for _, b := range bs {
@@ -321,7 +319,7 @@ func (m *Model) updateKeys() {
 	on(gpus && m.info.MultiHost() && m.hosts.mode == hostOpen && !hintOpen, &k.closeHost)
 	on(samples, &k.zoomIn, &k.zoomOut, &k.back, &k.forward, &k.pageBack, &k.pageForward,
 		&k.start, &k.end, &k.goTo, &k.prevMark, &k.nextMark)
-	on(samples && !atEnd, &k.pause)
+	on(samples, &k.pause)
 	on(!m.play.grows, &k.slower, &k.faster)
 	on(takesMarks, &k.mark)
 	on(m.recorder != nil, &k.record)

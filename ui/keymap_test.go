@@ -75,12 +75,13 @@ func keyStates(samples []timeline.Sample, w, h int) []keyState {
 			return newKeyTestModel(t, src, nil, w, h, Options{Recorder: &fakeRecorder{}})
 		}},
 		{"replay, playing", func(t testing.TB) *Model {
-			return newKeyTestModel(t, &sliceSource{info: fixtureInfo(timeline.Replay)}, samples, w, h, Options{Speed: 4})
+			m := newKeyTestModel(t, &sliceSource{info: fixtureInfo(timeline.Replay)}, samples, w, h, Options{Speed: 4})
+			press(m, " ")
+			return m
 		}},
-		{"replay, paused at the end", func(t testing.TB) *Model {
+		{"replay, as it opens", func(t testing.TB) *Model {
 			m := newKeyTestModel(t, &sliceSource{info: fixtureInfo(timeline.Replay)}, samples, w, h, Options{})
 			m.Update(sourceDoneMsg{})
-			press(m, "G", " ")
 			return m
 		}},
 	}
@@ -307,7 +308,7 @@ func TestFooterOffersWhatWorksNow(t *testing.T) {
 		"live, no GPUs":                 {[]string{"space pause"}, []string{"GPU", "tab"}},
 		"live, no samples yet":          {[]string{"m mark", "r record"}, []string{"space", "scroll", "zoom", "t time", "[]", "h hint"}},
 		"replay, playing":               {[]string{"space pause", "←→ step", "<> speed"}, []string{"m mark", "r record", "scroll"}},
-		"replay, paused at the end":     {[]string{"←→ step", "<> speed"}, []string{"space"}},
+		"replay, as it opens":           {[]string{"space play", "←→ step", "<> speed", "h hint"}, []string{"m mark", "scroll"}},
 	}
 	for _, st := range keyStates(samples, 200, 50) {
 		m := st.make(t)

@@ -31,6 +31,23 @@ func (m *Model) handleKeys(k tea.KeyMsg) tea.Cmd {
 // (keymap.go). Keys mean the same live and in replay: both move a cursor
 // over the same store.
 func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
+	if m.play.openWhole {
+		// The opening view of a replay lasts until a key moves the cursor
+		// or the zoom. A key that takes the cursor somewhere (t, [, ],
+		// space) shows that moment in the window a live view would have,
+		// unless it zoomed itself.
+		was := m.play
+		defer func() {
+			p := &m.play
+			if p.cursor.Equal(was.cursor) && p.zoom == was.zoom && p.motion == was.motion {
+				return
+			}
+			p.openWhole = false
+			if p.zoom == was.zoom {
+				p.zoom = defaultZoom(m.lay.spark, m.info.Interval)
+			}
+		}()
+	}
 	if m.prompt.active {
 		return m.handlePromptKey(k)
 	}
@@ -122,7 +139,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, keys.zoomOut.Binding):
 		m.play.zoomOut(first, last)
 	case key.Matches(k, keys.pause.Binding):
-		if m.play.togglePause(last, m.sourceDone) {
+		if m.play.togglePause(first, last) {
 			return m.tick()
 		}
 	case key.Matches(k, keys.back.Binding):

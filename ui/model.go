@@ -157,7 +157,13 @@ func New(opts Options) *Model {
 		readonly: opts.ReadOnly,
 	}
 	if !grows {
+		// A replay opens on the whole recording, paused where its hints are
+		// the whole file's (openWhole, playback.go); with --start, it plays
+		// from there.
 		m.play.motion = playing
+		if opts.Start.IsZero() {
+			m.play.motion, m.play.openWhole = paused, true
+		}
 	}
 	m.updateKeys()
 	return m
@@ -271,8 +277,14 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 	}
 	m.noteCores()
 	first, last := m.store.First(), m.store.Last()
+	if m.play.openWhole {
+		// A replay without --start: the whole of what is loaded, the cursor
+		// at its end, until a key moves it.
+		m.play.cursor, m.play.zoom, m.sizedZoom = last, len(zoomLevels), true
+		return m.pull()
+	}
 	if wasEmpty && !m.play.grows {
-		// A replay starts at its beginning (or --start), with the window
+		// A replay with --start starts there, playing, with the window
 		// ending there: what was on screen at that moment.
 		m.play.cursor = clampTime(m.start, first, last)
 		m.reachStart(last)

@@ -27,7 +27,6 @@ func TestPhaseBandIsTheSameAtEveryZoomAndScroll(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
 	m.Update(samplesMsg{samples: d.samples})
 	m.Update(sourceDoneMsg{})
-	press(m, " ")
 	phases := append([]timeline.Phase(nil), m.an.phases...)
 	if len(phases) < 5 {
 		t.Fatalf("the checkpoint demo should have busy and stalled phases: %v", phases)

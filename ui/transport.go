@@ -24,6 +24,15 @@ func (m *Model) viewTransport() string {
 	if !m.sourceDone {
 		tail += " loading" + m.glyph.ellipsis
 	}
+	if m.play.motion == paused {
+		// Where a replay opens (paused at its end) space plays it from the
+		// start; elsewhere from where it is.
+		if !m.play.cursor.Before(last) {
+			tail += "  space plays from the start"
+		} else {
+			tail += "  space plays"
+		}
+	}
 	bar := m.width - ln.w - len([]rune(tail)) - 1
 	if bar >= 10 {
 		ln.add(m.progressBar(bar, pos, total), m.theme.live)
