@@ -33,18 +33,6 @@ var detailMetrics = []detailMetric{
 	{timeline.GPUDRAMBW, "DRAM bandwidth used (profiling-grade, GPM)", ""},
 }
 
-// nextMetric moves the selection to the next metric the GPU has.
-func (m *Model) nextMetric() {
-	dev := m.selectedDevice()
-	for i := 1; i <= len(detailMetrics); i++ {
-		j := (m.metric + i) % len(detailMetrics)
-		if m.store.Has(timeline.Key{Name: detailMetrics[j].name, Device: dev}) {
-			m.metric = j
-			return
-		}
-	}
-}
-
 // hostDetail is what the detail pane plots where there are no GPUs (no
 // driver): the host's CPU, the one thing left to watch, rather than a
 // blank half screen.
@@ -125,7 +113,7 @@ func (m *Model) viewDetail(f *frame, rows int) []string {
 		ln.add(" "+text, ink)
 		out = append(out, ln.String())
 	}
-	if row := m.nvlinkRow(dev, f.at); row != "" && rows > 10 {
+	if row := m.nvlinkRow(dev, f.at); row != "" && rows > 9 {
 		out = append(out, row)
 	}
 

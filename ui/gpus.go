@@ -325,13 +325,38 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 	if has(timeline.GPUPCIeRx) {
 		put(timeline.GPUMemUsed, field{"PCIe in " + fmtRate(v(timeline.GPUPCIeRx)) + " out " + fmtRate(v(timeline.GPUPCIeTx)), dimInk})
 	}
-	var spill []field
-	for _, name := range []string{timeline.GPUPower, timeline.GPUMemUsed, timeline.GPUSMActive} {
+	return home, rehome(home, shown)
+}
+
+// rehome gives the numbers of rows not on screen a fixed place, the same
+// for every GPU at a size: memory right after utilization's own number
+// (first, so that where the row is narrow it is the last to go: memory is
+// always shown), power's numbers after SM activity's, or utilization's
+// where there is no SM row. What has no place left (a MIG-enabled GPU's
+// rows are the ones with data) spills into the first rows with room.
+func rehome(home map[string][]field, shown map[string]bool) (spill []field) {
+	move := func(from, to string, first bool) bool {
+		if shown[from] || !shown[to] || len(home[from]) == 0 {
+			return false
+		}
+		if first {
+			home[to] = append(slices.Clone(home[from]), home[to]...)
+		} else {
+			home[to] = append(home[to], home[from]...)
+		}
+		delete(home, from)
+		return true
+	}
+	move(timeline.GPUMemUsed, timeline.GPUUtil, true)
+	if !move(timeline.GPUPower, timeline.GPUSMActive, false) {
+		move(timeline.GPUPower, timeline.GPUUtil, false)
+	}
+	for _, name := range []string{timeline.GPUMemUsed, timeline.GPUPower, timeline.GPUSMActive} {
 		if !shown[name] {
 			spill = append(spill, home[name]...)
 		}
 	}
-	return home, spill
+	return spill
 }
 
 // compactGPU is the one-row GPU of a small terminal: every number, one

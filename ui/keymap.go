@@ -116,7 +116,8 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 		gpuPageDown: bind(keys("pgdown"), "", "", "select the GPU a screenful down the list", 0),
 		firstGPU:    bind(keys("home"), "", "", "select the first GPU", 0),
 		lastGPU:     bind(keys("end"), "", "", "select the last GPU", 0),
-		metric:      bind(keys("tab"), "tab", "metric", "next metric in the detail graph", 9),
+		metric: bind(keys("tab"), "tab", "metric",
+			"next metric in the detail graph; where the graph and the processes share a pane (80x24), from the processes to the graph, and past its last metric back", 9),
 		hint: bind(keys("h"), "h", "hint",
 			"show the next hint in full (its evidence, next step and episodes); past the last, back to the graph", 6),
 		closeHint: bind(keys("esc"), "esc", "close", "close the hint, back to the graph", 7),
@@ -301,7 +302,7 @@ func (m *Model) updateKeys() {
 	m.procs.focus = m.procs.focus && !procsAt.IsZero() && m.procFocusRows() >= 4
 	focus := m.procs.focus
 	on(!procsAt.IsZero() && m.procFocusRows() >= 4, &k.procs)
-	on(focus || m.lay.procs > 0 && !procsAt.IsZero(), &k.sortNext, &k.sortInvert)
+	on(focus || m.lay.procs > 0 && !procsAt.IsZero() || m.procsInPane(), &k.sortNext, &k.sortInvert)
 	on(focus, &k.procUp, &k.procDown, &k.procPageUp, &k.procPageDown, &k.procFirst, &k.procLast, &k.leaveProcs)
 	_, chosen := m.selectedProcess()
 	on(focus && chosen && m.canKill(), &k.kill)
@@ -345,6 +346,11 @@ func (m *Model) updateKeys() {
 		short(&k.up, "host")
 	} else {
 		short(&k.up, "GPU")
+	}
+	if m.procsInPane() {
+		short(&k.metric, "graph")
+	} else {
+		short(&k.metric, "metric")
 	}
 	if m.hintSel > 0 {
 		short(&k.hint, "next")

@@ -83,7 +83,7 @@ func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
 	// A hint takes the lines its evidence needs, so the panel has room for
 	// one in full and a row naming the others: three lines of evidence at
 	// 80 columns, two at 120 (a screen 40 rows tall is seldom narrow, and
-	// its GPUs keep their third row).
+	// its GPUs keep their third row); four from 50 rows.
 	l.phase = 1
 	l.hints = 4
 	if h >= 40 {
@@ -91,7 +91,7 @@ func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
 		l.hints = 3
 	}
 	if h >= 50 {
-		l.hints = 5
+		l.hints = 4
 	}
 	free -= l.phase + l.hintBand + l.hints
 	// The most rows per GPU that still leaves a readable detail pane. More
@@ -133,8 +133,10 @@ func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
 		// On a tall screen the processes get a table of their own. It
 		// changes every few seconds, while every row of the plot is drawn
 		// again each second: past a dozen rows, the table is worth more.
-		if free >= minDetailRows+9 {
-			l.procs = min(11, free/3)
+		// Where there is room for a few processes beside the graph, they
+		// get it; where there is not, the two share the pane (pane.go).
+		if free >= minDetailRows+5 {
+			l.procs = min(11, max(5, free/3))
 			l.detail = free - l.procs
 		}
 	} else {

@@ -88,6 +88,9 @@ type Model struct {
 	gpuTop int     // first GPU of a scrolling list on screen
 	hosts  hostNav // the hosts of a session of several (hostlist.go)
 	metric int     // selected detail metric (index into detailMetrics)
+	// paneGraph says a pane the graph shares with the processes shows the
+	// graph (tab), not the processes (pane.go).
+	paneGraph bool
 	// keys is the key table; updateKeys says which of them do something.
 	keys     *keyMap
 	showHelp bool

@@ -52,6 +52,8 @@ func (m *Model) view() string {
 	case m.hintSel > 0:
 		lines = append(lines, m.viewHintDetail(f, m.hintRows())...)
 		lines = append(lines, m.viewProcs(f, m.lay.procs)...)
+	case m.procsInPane():
+		lines = append(lines, m.viewProcsPane(f, m.lay.detail)...)
 	default:
 		lines = append(lines, m.viewDetail(f, m.lay.detail)...)
 		lines = append(lines, m.viewProcs(f, m.lay.procs)...)
