@@ -27,7 +27,7 @@ var helpTerms = []struct{ term, ascii, means string }{
 	{"MIG 3g.40gb", "", "a MIG slice of a GPU: its compute profile (3 of 7 GPCs) and memory; listed after its parent"},
 	{"LOST", "", "the GPU fell off the bus (Xid 79) or stopped answering NVML"},
 	{"N/A", "", "the GPU or driver does not report it, or did not this second. gputop never shows an unknown as 0."},
-	{"phase", "", "what the job did in each column: busy, stalled (GPUs low while the host works), idle; colour says which (B busy, S stalled, I idle without colour or with --ascii), markers are ticks with their text"},
+	{"phase", "", "what the job did in each column: busy, stalled (GPUs low while the host works), idle; colour says which (= busy, ~ stalled, . idle without colour or with --ascii), markers are ticks with their text"},
 	{"┃", "|", "a marker on the phase band (m, gputop mark, a job's phase line)"},
 	{"hints", "", "the band under the phase band: when each hint held, worst on top"},
 	{"host, cpu", "", "the host's CPU busy, all cores"},

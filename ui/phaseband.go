@@ -15,8 +15,8 @@ import (
 // in each column of the sparklines above it: busy, stalled or idle, with
 // the markers as ticks and their text where there is room. It uses the same
 // window and column count as the sparklines, so a column here is a column
-// there. Colour says the phase; without colour (NO_COLOR) letters do:
-// B busy, S stalled, I idle.
+// there. Colour says the phase; without colour (NO_COLOR) signs do:
+// = busy, ~ stalled, . idle.
 func (m *Model) viewPhaseBand(f *frame) string {
 	ln := m.bandRow("phase")
 	cols := m.lay.spark
@@ -214,10 +214,12 @@ func (m *Model) bandRow(label string) *line {
 	return ln.pad(prefix)
 }
 
-// phaseCell is the background of a column in a phase.
+// phaseCell is the background of a column in a phase. Without colour
+// (NO_COLOR, --ascii) a sign says the phase, one that no name written over
+// it reads as a letter of ("BbusyBBB" did): = busy, ~ stalled, . idle.
 func (m *Model) phaseCell(k timeline.PhaseKind) string {
 	if m.theme.plain || m.ascii {
-		return string("BSIM"[k])
+		return string("=~.-"[k])
 	}
 	return "▬"
 }
