@@ -185,19 +185,16 @@ func runUI(ctx context.Context, src timeline.Source, opts ui.Options) error {
 	return err
 }
 
-// checkTerminal refuses to start the screen where it cannot be drawn.
+// checkTerminal refuses to start the screen where there is no terminal.
+// A terminal too small is not refused: the screen says so and waits to be
+// enlarged (or q), as htop does (ui.MinSize).
 func checkTerminal() error {
 	fd := os.Stdout.Fd()
 	if !term.IsTerminal(fd) {
 		return errors.New("the live view needs a terminal; for a reading use 'gputop snapshot'")
 	}
-	w, h, err := term.GetSize(fd)
-	if err != nil {
+	if _, _, err := term.GetSize(fd); err != nil {
 		return fmt.Errorf("cannot read the terminal's size: %v", err)
-	}
-	minW, minH := ui.MinSize()
-	if w < minW || h < minH {
-		return fmt.Errorf("terminal too small: %dx%d, gputop needs at least %dx%d", w, h, minW, minH)
 	}
 	return nil
 }

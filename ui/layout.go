@@ -20,7 +20,7 @@ const (
 )
 
 // MinSize is the smallest terminal the screen draws in. Below it the screen
-// says so instead of drawing.
+// says so and waits to be enlarged (or q), instead of drawing.
 func MinSize() (w, h int) {
 	return minWidth, minHeight
 }

@@ -155,7 +155,7 @@ func TestHelpOpensAndAnyKeyClosesIt(t *testing.T) {
 func TestResizeFollowsAndSaysWhenTooSmall(t *testing.T) {
 	m := newTestModel(t, timeline.Live, fixtureSamples(30), 80, 24, Options{})
 	m.Update(tea.WindowSizeMsg{Width: 50, Height: 10})
-	if got := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(got, "terminal too small: 50x10, gputop needs at least 60x12") {
+	if got := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(got, "terminal 50x10 is too small: gputop needs 60x12; enlarge it or press q") {
 		t.Fatalf("too small:\n%s", got)
 	}
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})

@@ -98,7 +98,7 @@ func (m *Model) frame() *frame {
 
 func (m *Model) viewTooSmall() string {
 	w, h := MinSize()
-	msg := fmt.Sprintf("terminal too small: %dx%d, gputop needs at least %dx%d", m.width, m.height, w, h)
+	msg := fmt.Sprintf("terminal %dx%d is too small: gputop needs %dx%d; enlarge it or press q", m.width, m.height, w, h)
 	return m.fitRows(padBlank(m.fit.wrapWords(msg, m.width, m.height), m.height))
 }
 
