@@ -39,7 +39,7 @@ func cmdLive(args []string, e *env) error {
 	fs.StringVar(&hosts.list, "hosts", "", "follow the hosts of `LIST` (node1,node[2-8]) over ssh, on one screen")
 	fs.StringVar(&hosts.sshCommand, "ssh-command", "", "with --hosts, run `CMD` HOST gputop stream instead of ssh")
 	metrics := addMetricsFlags(fs, "")
-	readonly := fs.Bool("readonly", false, "never signal a process: k (SIGTERM to a process of your own) is off")
+	readonly := fs.Bool("readonly", false, "never signal a process: k (a signal to a process of your own) is off")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -128,7 +128,7 @@ func cmdLive(args []string, e *env) error {
 	opts := ui.Options{ASCII: *ascii, Recorder: live, Notice: notice, ReadOnly: *readonly}
 	if demo.scenario == "" && !*readonly {
 		// A demo's PIDs are made up: they may name real processes here.
-		opts.Killer = probes.NewTerminator()
+		opts.Killer = killer{probes.NewTerminator()}
 	}
 	uiErr := runUI(ctx, rec, opts)
 	// After the screen: the terminal is itself again, so the files'

@@ -68,7 +68,7 @@ type keyMap struct {
 	procs, sortNext, sortInvert, kill          binding
 	procUp, procDown, procPageUp, procPageDown binding
 	procFirst, procLast, leaveProcs            binding
-	killYes, killNo                            binding
+	killYes, killNo, signalPrev, signalNext    binding
 
 	helpUp, helpDown, helpPageUp, helpPageDown, helpFirst, helpLast binding
 
@@ -162,8 +162,8 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 			"sort the processes by the next column: GPU memory, util, CPU, PID, user, start, GPU (htop's F6)", 15),
 		sortInvert: bind(keys("I"), "I", "invert", "invert the processes' order (htop's I)", 15),
 		kill: bind(keys("k"), "k", "kill",
-			"send SIGTERM to the chosen process after a y/n question: live only, and only to a process of your own "+
-				"user (for root, root's own); not with --readonly", 1),
+			"signal the chosen process as htop's k does: choose the signal (TERM, INT, HUP, KILL, USR1, USR2), then y; "+
+				"live only, your own user's processes only; not with --readonly", 1),
 		procUp:       bind(keys("up"), upDown, "process", "choose the process above", 1),
 		procDown:     bind(keys("down"), "", "", "choose the process below", 0),
 		procPageUp:   bind(keys("pgup"), "", "", "choose the process a screenful up", 0),
@@ -171,8 +171,10 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 		procFirst:    bind(keys("home"), "", "", "choose the first process", 0),
 		procLast:     bind(keys("end"), "", "", "choose the last process", 0),
 		leaveProcs:   bind(keys("esc"), "esc", "GPUs", "give the arrow keys back to the GPUs", 1),
-		killYes:      bind(keys("y"), "y", "send", "send SIGTERM", 0),
+		killYes:      bind(keys("y", "enter"), "y", "send", "send the chosen signal", 0),
 		killNo:       bind(keys("n", "esc"), "n", "don't", "do not send it", 0),
+		signalPrev:   bind(keys("left", "up"), leftRight, "signal", "the signal before", 0),
+		signalNext:   bind(keys("right", "down", "tab"), "", "", "the signal after", 0),
 
 		// As less and man page: space and pgdown a page, the arrows a line.
 		helpUp:       bind(keys("up", "k"), upDown, "line", "the help a line up", 0),
@@ -191,7 +193,7 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 		{&k.up, &k.down}, {&k.zoomIn, &k.zoomOut}, {&k.back, &k.forward},
 		{&k.start, &k.end}, {&k.slower, &k.faster}, {&k.prevMark, &k.nextMark}, {&k.hintUp, &k.hintDown},
 		{&k.procUp, &k.procDown}, {&k.helpUp, &k.helpDown}, {&k.helpPageUp, &k.helpPageDown},
-		{&k.helpFirst, &k.helpLast},
+		{&k.helpFirst, &k.helpLast}, {&k.signalPrev, &k.signalNext},
 	} {
 		p[0].pair = p[1]
 	}
@@ -224,7 +226,7 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 		{"Answering a question (m, t)", []*binding{&k.answer, &k.cancel, &k.erase, &k.eraseAll}},
 	}
 	if !readonly {
-		k.groups = append(k.groups, keyGroup{"Answering y/n (k)", []*binding{&k.killYes, &k.killNo}})
+		k.groups = append(k.groups, keyGroup{"Choosing a signal (k)", []*binding{&k.signalPrev, &k.signalNext, &k.killYes, &k.killNo}})
 	}
 	for _, b := range k.all() {
 		if b.rank > 0 {
@@ -307,6 +309,7 @@ func (m *Model) updateKeys() {
 	_, chosen := m.selectedProcess()
 	on(focus && chosen && m.canKill(), &k.kill)
 	on(m.confirm.active, &k.killYes, &k.killNo)
+	on(m.confirm.active && len(m.confirm.signals) > 1, &k.signalPrev, &k.signalNext)
 	// A list of hosts moves before any host has described a GPU.
 	hostLines := m.info.MultiHost() && m.hosts.mode == hostList && len(m.hosts.names) > 1
 	on((gpus || hostLines) && !hintScrolls && !focus, &k.up, &k.down)

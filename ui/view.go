@@ -68,7 +68,8 @@ func (m *Model) view() string {
 		return m.fitRows(append(lines, m.viewPrompt()))
 	}
 	if m.confirm.active {
-		return m.fitRows(append(lines, m.viewConfirm()))
+		// The question takes the pane's last row too.
+		return m.fitRows(append(lines[:len(lines)-1], m.viewConfirm()...))
 	}
 	footer := m.viewFooter(f)
 	if len(footer) > 1 {
