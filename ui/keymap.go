@@ -65,10 +65,10 @@ type keyMap struct {
 	mark, record binding
 
 	// The process table (procs.go, kill.go).
-	procs, sortNext, sortInvert, kill          binding
-	procUp, procDown, procPageUp, procPageDown binding
-	procFirst, procLast, leaveProcs            binding
-	killYes, killNo, signalPrev, signalNext    binding
+	procs, sortNext, sortInvert, kill           binding
+	procUp, procDown, procPageUp, procPageDown  binding
+	procFirst, procLast, leaveProcs, procFilter binding
+	killYes, killNo, signalPrev, signalNext     binding
 
 	helpUp, helpDown, helpPageUp, helpPageDown, helpFirst, helpLast binding
 
@@ -144,7 +144,7 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 		slower:      bind(keys("<", ","), "<>", "speed", "replay slower, down to 0.25x", 4),
 		faster:      bind(keys(">", "."), "", "", "replay faster, up to 64x", 0),
 		goTo: bind(keys("t", "/"), "t", "time",
-			"go to a time: 14:03, +10m (after the start), -5m (before the end)", 12),
+			"go to a time: 14:03, +10m (after the start), -5m (before the end); in the process table / filters", 12),
 		prevMark: bind(keys("["), "[]", "marker", "previous marker, hint or stall: every episode of every hint, every stall of a periodic one", 13),
 		nextMark: bind(keys("]"), "", "", "next marker, hint or stall", 0),
 
@@ -171,10 +171,14 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 		procFirst:    bind(keys("home"), "", "", "choose the first process", 0),
 		procLast:     bind(keys("end"), "", "", "choose the last process", 0),
 		leaveProcs:   bind(keys("esc"), "esc", "GPUs", "give the arrow keys back to the GPUs", 1),
-		killYes:      bind(keys("y", "enter"), "y", "send", "send the chosen signal", 0),
-		killNo:       bind(keys("n", "esc"), "n", "don't", "do not send it", 0),
-		signalPrev:   bind(keys("left", "up"), leftRight, "signal", "the signal before", 0),
-		signalNext:   bind(keys("right", "down", "tab"), "", "", "the signal after", 0),
+		// As htop's F4: it narrows as it is typed. Outside the table / is
+		// the time jump's.
+		procFilter: bind(keys("/", "f4"), "/", "filter",
+			"filter the processes: a part of the command line, user or PID, as it is typed; empty shows all", 1),
+		killYes:    bind(keys("y", "enter"), "y", "send", "send the chosen signal", 0),
+		killNo:     bind(keys("n", "esc"), "n", "don't", "do not send it", 0),
+		signalPrev: bind(keys("left", "up"), leftRight, "signal", "the signal before", 0),
+		signalNext: bind(keys("right", "down", "tab"), "", "", "the signal after", 0),
 
 		// As less and man page: space and pgdown a page, the arrows a line.
 		helpUp:       bind(keys("up", "k"), upDown, "line", "the help a line up", 0),
@@ -219,7 +223,7 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 		{"Recording", []*binding{&k.mark, &k.record}},
 		{"Processes", processKeys},
 		{"In the process table (p)", []*binding{
-			&k.procUp, &k.procDown, &k.procPageUp, &k.procPageDown, &k.procFirst, &k.procLast, &k.leaveProcs,
+			&k.procUp, &k.procDown, &k.procPageUp, &k.procPageDown, &k.procFirst, &k.procLast, &k.leaveProcs, &k.procFilter,
 		}},
 		{"In an open hint", []*binding{&k.hintUp, &k.hintDown}},
 		{"In the help", []*binding{&k.helpUp, &k.helpDown, &k.helpPageUp, &k.helpPageDown, &k.helpFirst, &k.helpLast}},
@@ -305,7 +309,7 @@ func (m *Model) updateKeys() {
 	focus := m.procs.focus
 	on(!procsAt.IsZero() && m.procFocusRows() >= 4, &k.procs)
 	on(focus || m.lay.procs > 0 && !procsAt.IsZero() || m.procsInPane(), &k.sortNext, &k.sortInvert)
-	on(focus, &k.procUp, &k.procDown, &k.procPageUp, &k.procPageDown, &k.procFirst, &k.procLast, &k.leaveProcs)
+	on(focus, &k.procUp, &k.procDown, &k.procPageUp, &k.procPageDown, &k.procFirst, &k.procLast, &k.leaveProcs, &k.procFilter)
 	_, chosen := m.selectedProcess()
 	on(focus && chosen && m.canKill(), &k.kill)
 	on(m.confirm.active, &k.killYes, &k.killNo)

@@ -108,6 +108,8 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		m.hintSel, m.hintTop = 0, 0
 	case key.Matches(k, keys.leaveProcs.Binding):
 		m.procs.focus = false
+	case key.Matches(k, keys.procFilter.Binding):
+		m.filterKey()
 	case key.Matches(k, keys.sortNext.Binding):
 		m.procs.sortBy = (m.procs.sortBy + 1) % procColumns
 		m.note = "processes by " + procColumnNames[m.procs.sortBy]

@@ -58,6 +58,7 @@ func idOf(p *timeline.ProcessSpan) procID {
 // the process lists of the window change), its order and the selection.
 type procTable struct {
 	focus   bool // the table has the arrows (p)
+	filter  string
 	sortBy  procColumn
 	invert  bool
 	sel     procID // the selected process, kept across refreshes
@@ -74,6 +75,10 @@ type procTable struct {
 	}
 	spans []timeline.ProcessSpan
 	host  string // in a session of several hosts, whose processes spans are
+	// filtered is the filter spans were chosen by; total is how many there
+	// were before it.
+	filtered string
+	total    int
 }
 
 // procHost is the host whose processes the table shows in a session of
@@ -149,10 +154,11 @@ func (m *Model) procSpans(f *frame) []timeline.ProcessSpan {
 	t := &m.procs
 	first, last := m.store.ProcessListsIn(f.from, f.at)
 	host := m.procHost()
-	if first.Equal(t.first) && last.Equal(t.last) && t.order.by == t.sortBy && t.order.invert == t.invert && t.host == host && t.spans != nil {
+	if first.Equal(t.first) && last.Equal(t.last) && t.order.by == t.sortBy && t.order.invert == t.invert && t.host == host &&
+		t.filtered == t.filter && t.spans != nil {
 		return t.spans
 	}
-	t.first, t.last, t.host = first, last, host
+	t.first, t.last, t.host, t.filtered = first, last, host, t.filter
 	t.order.by, t.order.invert = t.sortBy, t.invert
 	t.spans = m.store.ProcessSpans(f.from, f.at)
 	if m.info.MultiHost() {
@@ -162,6 +168,10 @@ func (m *Model) procSpans(f *frame) []timeline.ProcessSpan {
 			g, ok := m.gpuByIndex(p.GPU)
 			return !ok || g.Host != host
 		})
+	}
+	t.total = len(t.spans)
+	if t.filter != "" {
+		t.spans = slices.DeleteFunc(t.spans, func(p timeline.ProcessSpan) bool { return !procMatches(&p, t.filter) })
 	}
 	if t.spans == nil {
 		t.spans = []timeline.ProcessSpan{}
@@ -313,6 +323,9 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 		}
 	}
 	head.add("  by "+procColumnNames[m.procs.sortBy]+" "+order, m.theme.dim)
+	if m.procs.filter != "" {
+		head.addText(fmt.Sprintf("  filter %q: %d of %d", m.procs.filter, len(spans), m.procs.total), m.theme.warn)
+	}
 	if n := exitedCount(spans); n > 0 {
 		head.add(fmt.Sprintf("  %d ended in the window", n), m.theme.dim)
 	}
@@ -329,7 +342,11 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 	cols.add(title, m.theme.dim)
 	out := []string{head.String(), cols.String()}
 	if len(spans) == 0 {
-		return padBlank(append(out, "   no GPU processes seen"), rows)
+		none := "   no GPU processes seen"
+		if m.procs.filter != "" {
+			none = "   no process matches the filter (/ to change it, empty for all)"
+		}
+		return padBlank(append(out, none), rows)
 	}
 
 	var detail []string

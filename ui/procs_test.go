@@ -265,3 +265,40 @@ func TestKillNeverInReplayOrDemoOrReadOnly(t *testing.T) {
 		}
 	}
 }
+
+// / in the process table filters it as it is typed, by command, user or
+// PID; esc puts the filter before back; outside the table / is the time
+// jump.
+func TestProcessFilter(t *testing.T) {
+	m := newTestModel(t, timeline.Live, procFixture(), 120, 40, Options{})
+	press(m, "/")
+	if !m.prompt.active || !strings.Contains(footerOf(m), "go to time") {
+		t.Fatalf("outside the table / asks for a time: %q", footerOf(m))
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyEsc})
+	press(m, "p", "/", "s", "e", "r", "v")
+	s := screen(m)
+	if !strings.Contains(s, `filter "serv": 1 of`) || !strings.Contains(s, "python serve.py") || strings.Contains(s, "python train.py --rank 0") {
+		t.Fatalf("typing narrows the table to serve.py:\n%s", s)
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	if m.procs.filter != "serv" || m.prompt.active {
+		t.Fatalf("enter keeps the filter: %q", m.procs.filter)
+	}
+	press(m, "/")
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlU})
+	press(m, "4", "1", "0", "0")
+	if s := screen(m); !strings.Contains(s, " 4100 ") || strings.Contains(s, "python serve.py") {
+		t.Fatalf("a PID filters too:\n%s", s)
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyEsc})
+	if m.procs.filter != "serv" {
+		t.Fatalf("esc puts the filter before back, not %q", m.procs.filter)
+	}
+	press(m, "/")
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlU})
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	if s := screen(m); m.procs.filter != "" || strings.Contains(s, `filter "`) || !strings.Contains(s, "python train.py --rank 0") {
+		t.Fatalf("an empty filter shows every process:\n%s", s)
+	}
+}
