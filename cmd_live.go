@@ -47,6 +47,11 @@ func cmdLive(args []string, e *env) error {
 	if len(rest) > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	}
+	settings, err := screenSettings()
+	if err != nil {
+		return err
+	}
+	intervalOf(fs, interval, settings)
 	if err := checkInterval(*interval); err != nil {
 		return err
 	}
@@ -93,7 +98,8 @@ func cmdLive(args []string, e *env) error {
 	}
 	defer side.Close()
 	if hostList != nil {
-		return liveHosts(e, hostList, transport, liveOptions{interval: *interval, record: *record, force: *force, ascii: *ascii})
+		return liveHosts(e, hostList, transport, liveOptions{interval: *interval, record: *record, force: *force, ascii: *ascii,
+			settings: settings})
 	}
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
@@ -125,7 +131,7 @@ func cmdLive(args []string, e *env) error {
 			notice = "Prometheus /metrics on " + side.addr()
 		}
 	}
-	opts := ui.Options{ASCII: *ascii, Recorder: live, Notice: notice, ReadOnly: *readonly}
+	opts := ui.Options{ASCII: *ascii, Recorder: live, Notice: notice, ReadOnly: *readonly, Settings: settings}
 	if demo.scenario == "" && !*readonly {
 		// A demo's PIDs are made up: they may name real processes here.
 		opts.Killer = killer{probes.NewTerminator()}
@@ -168,8 +174,8 @@ func checkNewFile(path string, force bool) error {
 // runUI runs the screen until the user quits or ctx ends (a signal).
 func runUI(ctx context.Context, src timeline.Source, opts ui.Options) error {
 	r := lipgloss.NewRenderer(os.Stdout)
-	opts.Plain = os.Getenv("NO_COLOR") != ""
-	opts.ASCII = opts.ASCII || asciiOnly(os.Getenv)
+	opts.Plain = os.Getenv("NO_COLOR") != "" || opts.Settings.Colors == "never"
+	opts.ASCII = opts.ASCII || opts.Settings.ASCII || asciiOnly(os.Getenv)
 	if opts.Plain {
 		r.SetColorProfile(termenv.Ascii)
 	}

@@ -114,7 +114,7 @@ func (m *Model) hostName() string {
 // hosts) the arrangement of the hosts.
 func (m *Model) relayout() {
 	if !m.info.MultiHost() {
-		m.lay = computeLayout(m.width, m.height, m.info, len(m.cores))
+		m.lay = computeLayout(m.width, m.height, m.info, len(m.cores), m.oneRow)
 		return
 	}
 	m.hosts.index(m.info)
@@ -140,17 +140,17 @@ func (m *Model) hostLayout(w, h int) layout {
 	cores := len(hn.coresOf[m.hostName()])
 	label := hostLabelWidth(hn.names)
 	if len(hn.names) == 0 {
-		return computeLayout(w, h, m.info, cores)
+		return computeLayout(w, h, m.info, cores, m.oneRow)
 	}
 	// Where the rows of a layout computed one row shorter (for the summary
 	// or heading) scroll, its own summary row takes that place and the row
 	// saved stays blank; below the height that allows, the heading takes
 	// the summary's row.
 	oneShorter := func(info timeline.SourceInfo) layout {
-		l := computeLayout(w, h-1, info, cores)
+		l := computeLayout(w, h-1, info, cores, m.oneRow)
 		switch {
 		case !l.fits:
-			l = computeLayout(w, h, info, cores)
+			l = computeLayout(w, h, info, cores, m.oneRow)
 		case l.summary == 1:
 			l.blankRows++
 		}
@@ -168,7 +168,7 @@ func (m *Model) hostLayout(w, h int) layout {
 		l.widenLabel(label, w)
 		return l
 	}
-	if l := computeLayout(w, h-len(hn.names)-1, m.info, cores); l.fits && l.summary == 0 && len(m.info.GPUs) > 0 {
+	if l := computeLayout(w, h-len(hn.names)-1, m.info, cores, m.oneRow); l.fits && l.summary == 0 && len(m.info.GPUs) > 0 {
 		hn.mode = hostTree
 		l.summary = 1
 		l.widenLabel(label, w)

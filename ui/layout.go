@@ -56,7 +56,9 @@ const (
 	minDetailRows = 7 // title, 3 plot rows, axis and labels, a blank
 )
 
-func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
+// computeLayout lays the screen out for w×h; oneRow keeps every GPU to one
+// row (layout = "compact" in the settings file).
+func computeLayout(w, h int, info timeline.SourceInfo, cores int, oneRow bool) layout {
 	n := len(info.GPUs)
 	minW, minH := MinSize()
 	l := layout{fits: w >= minW && h >= minH}
@@ -101,7 +103,7 @@ func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
 		// A fourth row (memory, which changes slowly and is a number
 		// beside the others anyway) only on a tall screen: every sparkline
 		// row is redrawn each second, and bytes cross the SSH link.
-		if r > len(sparkRows(l.showSM)) || r == 4 && h < 56 {
+		if oneRow || r > len(sparkRows(l.showSM)) || r == 4 && h < 56 {
 			continue
 		}
 		if free-n*r-1 >= minDetailRows {

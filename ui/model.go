@@ -43,6 +43,9 @@ type Options struct {
 	// pressed: something the person should know that is not an error
 	// (markers going to a fallback directory).
 	Notice string
+	// Settings are the settings file's: the detail graph's first metric
+	// and the layout (the caller applies the interval, colors and ascii).
+	Settings Settings
 }
 
 // Recorder records the session to a file while the screen runs.
@@ -88,6 +91,8 @@ type Model struct {
 	gpuTop int     // first GPU of a scrolling list on screen
 	hosts  hostNav // the hosts of a session of several (hostlist.go)
 	metric int     // selected detail metric (index into detailMetrics)
+	// oneRow keeps every GPU to one row (layout = "compact").
+	oneRow bool
 	// paneGraph says a pane the graph shares with the processes shows the
 	// graph (tab), not the processes (pane.go).
 	paneGraph bool
@@ -158,7 +163,10 @@ func New(opts Options) *Model {
 		keys:     newKeyMap(opts.ASCII, opts.ReadOnly),
 		killer:   opts.Killer,
 		readonly: opts.ReadOnly,
+		metric:   metricIndex(opts.Settings.Metric),
+		oneRow:   opts.Settings.Layout == "compact",
 	}
+	m.paneGraph = opts.Settings.Layout == "graph"
 	if !grows {
 		// A replay opens on the whole recording, paused where its hints are
 		// the whole file's (openWhole, playback.go); with --start, it plays
