@@ -184,7 +184,7 @@ func runUI(ctx context.Context, src timeline.Source, opts ui.Options) error {
 	defer model.Close()
 	// At most five frames a second: a sample a second moves the screen
 	// once, and a key is drawn at once anyway.
-	err := screen.Run(ctx, model, 200*time.Millisecond)
+	err := screen.Run(ctx, model, 200*time.Millisecond, !opts.Settings.NoMouse)
 	if errors.Is(err, tea.ErrProgramKilled) {
 		return nil
 	}

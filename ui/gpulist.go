@@ -23,7 +23,9 @@ func (m *Model) viewGPUList(f *frame) []string {
 	}
 	top := m.gpuTop
 	for i := top; i < min(len(m.info.GPUs), top+m.lay.gpusShown); i++ {
-		out = append(out, m.viewGPU(f, i, m.info.GPUs[i])...)
+		rows := m.viewGPU(f, i, m.info.GPUs[i])
+		m.hitRows(len(out), len(rows), hitGPU, i)
+		out = append(out, rows...)
 	}
 	return out
 }

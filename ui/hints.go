@@ -49,6 +49,7 @@ func (m *Model) viewHints(f *frame, rows int) []string {
 			}
 			lines = m.hintLines(hints[i], f.at, i == m.hintSel-1, left)
 		}
+		m.hitRows(len(out), len(lines), hitHint, i)
 		out = append(out, lines...)
 	}
 	if i < len(hints) {

@@ -340,25 +340,34 @@ func (m *Model) viewHostGPUs(f *frame) []string {
 		hn.figs = append(hn.figs, m.hostFigures(h, f.at, events))
 	}
 	var out []string
+	gpu := func(pos int) {
+		rows := m.viewGPU(f, pos, m.info.GPUs[pos])
+		m.hitRows(len(out), len(rows), hitGPU, pos)
+		out = append(out, rows...)
+	}
+	host := func(h int) {
+		m.hitRows(len(out), 1, hitHost, h)
+		out = append(out, m.viewHostLine(f, h))
+	}
 	switch hn.mode {
 	case hostOpen:
-		out = append(out, m.viewHostLine(f, hn.sel))
+		host(hn.sel)
 		gpus := hn.gpus[hn.sel]
 		for i := m.gpuTop; i < min(len(gpus), m.gpuTop+m.lay.gpusShown); i++ {
-			out = append(out, m.viewGPU(f, gpus[i], m.info.GPUs[gpus[i]])...)
+			gpu(gpus[i])
 		}
 	case hostTree:
 		out = append(out, m.viewHostSummary(f))
 		for h, gpus := range hn.gpus {
-			out = append(out, m.viewHostLine(f, h))
+			host(h)
 			for _, pos := range gpus {
-				out = append(out, m.viewGPU(f, pos, m.info.GPUs[pos])...)
+				gpu(pos)
 			}
 		}
 	default:
 		out = append(out, m.viewHostSummary(f))
 		for h := hn.top; h < min(len(hn.names), hn.top+hn.shown); h++ {
-			out = append(out, m.viewHostLine(f, h))
+			host(h)
 		}
 	}
 	return out

@@ -51,6 +51,9 @@ type keyGroup struct {
 // pointer.
 type keyMap struct {
 	quit, help, suspend binding
+	// The mouse's: bubbletea names its events as it names keys ("left
+	// press", "wheel up"), and handleMouse matches them here (mouse.go).
+	click, wheelUp, wheelDown binding
 
 	up, down, metric, hint, closeHint         binding
 	gpuPageUp, gpuPageDown, firstGPU, lastGPU binding
@@ -108,6 +111,11 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 		// it, so handleKey never matches this binding: it is here to be
 		// listed.
 		suspend: bind(keys("ctrl+z"), "", "", "suspend to the shell, as a shell's ctrl+z does; fg brings gputop back", 0),
+
+		click: bind(keys("left press"), "", "", "a click selects the GPU, host or process under it (the table takes the keys), opens the hint", 0),
+		wheelUp: bind(keys("wheel up"), "", "", "moves the selection up over the GPUs, hosts and processes; scrolls an open hint, the help, "+
+			"and time back over the graph", 0),
+		wheelDown: bind(keys("wheel down"), "", "", "the other way", 0),
 
 		up:   bind(keys("up", "k"), upDown, "GPU", "select the GPU above for the detail graph", 8),
 		down: bind(keys("down", "j"), "", "", "select the GPU below for the detail graph", 0),
@@ -212,6 +220,7 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 	}
 	k.groups = []keyGroup{
 		{"Program", []*binding{&k.quit, &k.help, &k.suspend}},
+		{"Mouse (mouse = false in the settings file leaves it to the terminal)", []*binding{&k.click, &k.wheelUp, &k.wheelDown}},
 		{"GPUs and hints", []*binding{
 			&k.up, &k.down, &k.gpuPageUp, &k.gpuPageDown, &k.firstGPU, &k.lastGPU, &k.metric, &k.hint, &k.closeHint,
 			&k.openHost, &k.closeHost,
@@ -300,7 +309,7 @@ func (m *Model) updateKeys() {
 			b.SetEnabled(v)
 		}
 	}
-	on(true, &k.quit, &k.help, &k.suspend)
+	on(true, &k.quit, &k.help, &k.suspend, &k.click, &k.wheelUp, &k.wheelDown)
 	hintScrolls := m.hintSel > 0 && m.hintSel <= hints && m.hintDetailOverflow() > 0
 	// The process table: p where there are process lists and room to show
 	// them; while it has the keyboard, the arrows are its own.

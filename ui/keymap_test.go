@@ -137,6 +137,9 @@ func TestEveryBindingIsAKeyBubbleteaReports(t *testing.T) {
 	for _, k := range everyKey() {
 		names[k.String()] = true
 	}
+	for _, b := range []tea.MouseButton{tea.MouseButtonLeft, tea.MouseButtonWheelUp, tea.MouseButtonWheelDown} {
+		names[tea.MouseMsg{Button: b, Action: tea.MouseActionPress}.String()] = true
+	}
 	for _, b := range newKeyMap(false, false).all() {
 		if len(b.Keys()) == 0 || b.text == "" {
 			t.Errorf("binding %q has no keys or no text", b.text)

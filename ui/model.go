@@ -108,6 +108,10 @@ type Model struct {
 	killer   Killer
 	readonly bool
 	confirm  killQuestion
+	// hits say what each row of the last frame shows, for the mouse
+	// (mouse.go); hitBase is where the panel being drawn starts.
+	hits    []hit
+	hitBase int
 	// dirty says the screen must be drawn again; lastView is the last one.
 	dirty    bool
 	lastView string
@@ -235,6 +239,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		cmd = m.handleKeys(msg)
+	case tea.MouseMsg:
+		cmd = m.handleMouse(msg)
 	case tea.WindowSizeMsg:
 		m.handleResize(msg.Width, msg.Height)
 	case samplesMsg:

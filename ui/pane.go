@@ -34,6 +34,7 @@ func (m *Model) viewProcsPane(f *frame, rows int) []string {
 		}
 		out = append(out, m.newLine(m.width).add(" "+who+": "+text, k).String())
 	}
+	m.hitBase += len(out)
 	return append(out, m.viewProcs(f, rows-len(out))...)
 }
 

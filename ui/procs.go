@@ -371,6 +371,7 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 	m.procs.top = max(0, min(m.procs.top, len(spans)-room))
 	m.procs.visible = room
 	for i := m.procs.top; i < len(spans) && i < m.procs.top+room; i++ {
+		m.hitRows(len(out), 1, hitProc, i)
 		out = append(out, m.procRow(&spans[i], i == sel, rss, times))
 	}
 	if len(detail) > 0 {

@@ -22,12 +22,14 @@ import (
 //	layout   = "graph"     # auto, compact (a row a GPU), graph (the graph before the processes)
 //	colors   = "never"     # auto, or never (as NO_COLOR)
 //	ascii    = true        # as --ascii
+//	mouse    = false       # leave the mouse to the terminal (select text)
 type Settings struct {
 	Interval time.Duration // 0: not set
 	Metric   string        // a name of settingMetrics; "" for util
 	Layout   string        // "", "auto", "compact", "graph"
 	Colors   string        // "", "auto", "never"
 	ASCII    bool
+	NoMouse  bool // mouse = false
 }
 
 // settingMetrics names the detail graph's metrics in the settings file.
@@ -39,7 +41,7 @@ var settingMetrics = []struct{ name, metric string }{
 }
 
 var (
-	settingKeys    = []string{"interval", "metric", "layout", "colors", "ascii"}
+	settingKeys    = []string{"interval", "metric", "layout", "colors", "ascii", "mouse"}
 	settingLayouts = []string{"auto", "compact", "graph"}
 	settingColors  = []string{"auto", "never"}
 )
@@ -86,12 +88,15 @@ func ParseSettings(data []byte, name string) (Settings, error) {
 
 // set takes one value.
 func (s *Settings) set(key, raw string) error {
-	if key == "ascii" {
-		b, err := strconv.ParseBool(raw)
-		if err != nil || raw != "true" && raw != "false" {
-			return fmt.Errorf("ascii = %s: write true or false", raw)
+	if key == "ascii" || key == "mouse" {
+		if raw != "true" && raw != "false" {
+			return fmt.Errorf("%s = %s: write true or false", key, raw)
 		}
-		s.ASCII = b
+		if key == "ascii" {
+			s.ASCII = raw == "true"
+		} else {
+			s.NoMouse = raw == "false"
+		}
 		return nil
 	}
 	v, err := tomlString(raw)

@@ -34,7 +34,7 @@ ascii = true
 		{`layout = "big"`, `config.toml:1: layout = "big": it is one of auto, compact, graph`},
 		{`colors = "red"`, `config.toml:1: colors = "red": it is one of auto, never`},
 		{`ascii = yes`, `config.toml:1: ascii = yes: write true or false`},
-		{`theme = "dark"`, `config.toml:1: unknown setting "theme" (gputop knows interval, metric, layout, colors, ascii)`},
+		{`theme = "dark"`, `config.toml:1: unknown setting "theme" (gputop knows interval, metric, layout, colors, ascii, mouse)`},
 		{`[screen]`, `config.toml:1: [screen]: gputop's settings have no tables; write key = value lines`},
 		{`interval`, `config.toml:1: "interval" is not a setting; write key = value, as interval = "2s"`},
 		{"metric = \"sm\"\nmetric = \"util\"", `config.toml:2: metric is set twice`},

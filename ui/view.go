@@ -24,6 +24,7 @@ func (m *Model) view() string {
 	if m.width == 0 || m.height == 0 {
 		return ""
 	}
+	m.hitReset()
 	if !m.lay.fits {
 		return m.viewTooSmall()
 	}
@@ -33,17 +34,24 @@ func (m *Model) view() string {
 	f := m.frame()
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.viewHeader(f))
+	// Each panel notes what its rows show for the mouse, from hitBase.
+	at := func() { m.hitBase = len(lines) }
+	at()
 	lines = append(lines, m.viewGPUs(f)...)
+	at()
 	if m.lay.phase > 0 {
 		lines = append(lines, m.viewPhaseBand(f))
 	}
 	if m.lay.hintBand > 0 {
 		lines = append(lines, m.viewHintBand(f))
 	}
+	m.hitRows(0, len(lines)-m.hitBase, hitTime, 0)
 	lines = append(lines, m.viewHost(f)...)
 	if m.hintSel == 0 || m.procs.focus {
+		at()
 		lines = append(lines, m.viewHints(f, m.lay.hints)...)
 	}
+	at()
 	switch {
 	case m.procs.focus:
 		// The process table with the keyboard takes the detail graph's
@@ -51,11 +59,15 @@ func (m *Model) view() string {
 		lines = append(lines, m.viewProcs(f, m.procFocusRows())...)
 	case m.hintSel > 0:
 		lines = append(lines, m.viewHintDetail(f, m.hintRows())...)
+		m.hitRows(0, len(lines)-m.hitBase, hitHint, m.hintSel-1)
+		at()
 		lines = append(lines, m.viewProcs(f, m.lay.procs)...)
 	case m.procsInPane():
 		lines = append(lines, m.viewProcsPane(f, m.lay.detail)...)
 	default:
 		lines = append(lines, m.viewDetail(f, m.lay.detail)...)
+		m.hitRows(0, len(lines)-m.hitBase, hitTime, 0)
+		at()
 		lines = append(lines, m.viewProcs(f, m.lay.procs)...)
 	}
 	lines = append(lines, blankLines(m.lay.blankRows)...)
