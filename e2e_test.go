@@ -188,9 +188,9 @@ func TestFirstRunAt80x24(t *testing.T) {
 	term.keys("x", "q")
 	waitForFile(t, exitFile, "0\n")
 
-	// Then the demo: eight GPUs at 80x24, and the hints panel saying when
-	// its first reading comes.
-	s = term.waitFor("DEMO training", "▸GPU0", "GPU7", "a first reading after 20s", "GPU0 util")
+	// Then the demo: eight GPUs at 80x24, the hints panel saying when its
+	// first reading comes, and the processes (the graph is a tab away).
+	s = term.waitFor("DEMO training", "▸GPU0", "GPU7", "a first reading after 20s", "PROCESSES", "tab graph")
 	checkRowsFit(t, s, 80)
 	term.keys("q")
 	if got := string(waitForFile(t, exitFile, "0\n0\n")); got != "0\n0\n" {
