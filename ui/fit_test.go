@@ -79,7 +79,8 @@ func TestWrapWords(t *testing.T) {
 // the screen as it is ends mid-word if one of its words (what lies between
 // spaces: "700W", "Gen5", "65.6/80.0GiB" are words) is neither a whole
 // word of the texts the panels meant to draw nor ends in the ellipsis.
-// "(99% of the 700W lim" fails on "lim"; "(99% of the…" passes.
+// "(99% of the 700W lim" fails on "lim"; "(99% of the…" passes. Under
+// --ascii every character of every row is ASCII.
 func TestNoTextEndsMidWord(t *testing.T) {
 	scenarios := []string{"training", "input-bound", "imbalance", "cpu-fallback", "throttle", "checkpoint", "faults", "mig"}
 	length := 4 * time.Minute
@@ -163,6 +164,9 @@ func checkWordsWhole(t *testing.T, m *Model, what string) {
 		words[w] = true
 	}
 	for i, row := range strings.Split(drawn, "\n") {
+		if m.ascii && !isASCII(row) {
+			t.Errorf("%s: row %d is not ASCII under --ascii (a hint's °C is C): %q", what, i, row)
+		}
 		if n := ansi.StringWidth(row); n > m.width {
 			t.Errorf("%s: row %d is %d wide on a screen of %d: %q", what, i, n, m.width, row)
 		}
