@@ -152,6 +152,10 @@ func cmdAttach(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
+	settings, err := screenSettings()
+	if err != nil {
+		return err
+	}
 	if err := checkTerminal(); err != nil {
 		return err
 	}
@@ -170,7 +174,8 @@ func cmdAttach(args []string, e *env) error {
 	defer src.Close()
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
-	return runUI(ctx, src, ui.Options{ASCII: *ascii, Notice: "attached to " + s.describe() + "; q leaves it running"})
+	return runUI(ctx, src, ui.Options{ASCII: *ascii, Notice: "attached to " + s.describe() + "; q leaves it running",
+		Settings: settings})
 }
 
 // listSessions prints the running sessions, newest first.

@@ -22,6 +22,7 @@ type liveOptions struct {
 	record       string
 	force, ascii bool
 	demo         string
+	settings     ui.Settings // the settings file's
 }
 
 // checkHosts reads --hosts and --ssh-command before anything starts: a bad
@@ -66,7 +67,7 @@ func liveHosts(e *env, hosts []string, t remote.Transport, o liveOptions) error 
 	}
 	log.Printf("gputop %s live, %d hosts, interval %v, first: %s", version, len(hosts), o.interval, t.String(hosts[0], o.interval))
 	started := time.Now()
-	uiErr := runUI(ctx, rec, ui.Options{ASCII: o.ascii, Recorder: live, Notice: warning})
+	uiErr := runUI(ctx, rec, ui.Options{ASCII: o.ascii, Recorder: live, Notice: warning, Settings: o.settings})
 	logWire(src, len(hosts), opened, time.Since(started))
 	for _, sum := range live.closed {
 		if !sum.Removed {

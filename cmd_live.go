@@ -39,7 +39,7 @@ func cmdLive(args []string, e *env) error {
 	fs.StringVar(&hosts.list, "hosts", "", "follow the hosts of `LIST` (node1,node[2-8]) over ssh, on one screen")
 	fs.StringVar(&hosts.sshCommand, "ssh-command", "", "with --hosts, run `CMD` HOST gputop stream instead of ssh")
 	metrics := addMetricsFlags(fs, "")
-	readonly := fs.Bool("readonly", false, "never signal a process: k (SIGTERM to a process of your own) is off")
+	readonly := fs.Bool("readonly", false, "never signal a process: k (a signal to a process of your own) is off")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -47,6 +47,11 @@ func cmdLive(args []string, e *env) error {
 	if len(rest) > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	}
+	settings, err := screenSettings()
+	if err != nil {
+		return err
+	}
+	intervalOf(fs, interval, settings)
 	if err := checkInterval(*interval); err != nil {
 		return err
 	}
@@ -93,7 +98,8 @@ func cmdLive(args []string, e *env) error {
 	}
 	defer side.Close()
 	if hostList != nil {
-		return liveHosts(e, hostList, transport, liveOptions{interval: *interval, record: *record, force: *force, ascii: *ascii})
+		return liveHosts(e, hostList, transport, liveOptions{interval: *interval, record: *record, force: *force, ascii: *ascii,
+			settings: settings})
 	}
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
@@ -125,10 +131,10 @@ func cmdLive(args []string, e *env) error {
 			notice = "Prometheus /metrics on " + side.addr()
 		}
 	}
-	opts := ui.Options{ASCII: *ascii, Recorder: live, Notice: notice, ReadOnly: *readonly}
+	opts := ui.Options{ASCII: *ascii, Recorder: live, Notice: notice, ReadOnly: *readonly, Settings: settings}
 	if demo.scenario == "" && !*readonly {
 		// A demo's PIDs are made up: they may name real processes here.
-		opts.Killer = probes.NewTerminator()
+		opts.Killer = killer{probes.NewTerminator()}
 	}
 	uiErr := runUI(ctx, rec, opts)
 	// After the screen: the terminal is itself again, so the files'
@@ -172,8 +178,8 @@ func checkNewFile(path string, force bool) error {
 // runUI runs the screen until the user quits or ctx ends (a signal).
 func runUI(ctx context.Context, src timeline.Source, opts ui.Options) error {
 	r := lipgloss.NewRenderer(os.Stdout)
-	opts.Plain = os.Getenv("NO_COLOR") != ""
-	opts.ASCII = opts.ASCII || asciiOnly(os.Getenv)
+	opts.Plain = os.Getenv("NO_COLOR") != "" || opts.Settings.Colors == "never"
+	opts.ASCII = opts.ASCII || opts.Settings.ASCII || asciiOnly(os.Getenv)
 	if opts.Plain {
 		r.SetColorProfile(termenv.Ascii)
 	}
@@ -182,26 +188,23 @@ func runUI(ctx context.Context, src timeline.Source, opts ui.Options) error {
 	defer model.Close()
 	// At most five frames a second: a sample a second moves the screen
 	// once, and a key is drawn at once anyway.
-	err := screen.Run(ctx, model, 200*time.Millisecond)
+	err := screen.Run(ctx, model, 200*time.Millisecond, !opts.Settings.NoMouse)
 	if errors.Is(err, tea.ErrProgramKilled) {
 		return nil
 	}
 	return err
 }
 
-// checkTerminal refuses to start the screen where it cannot be drawn.
+// checkTerminal refuses to start the screen where there is no terminal.
+// A terminal too small is not refused: the screen says so and waits to be
+// enlarged (or q), as htop does (ui.MinSize).
 func checkTerminal() error {
 	fd := os.Stdout.Fd()
 	if !term.IsTerminal(fd) {
 		return errors.New("the live view needs a terminal; for a reading use 'gputop snapshot'")
 	}
-	w, h, err := term.GetSize(fd)
-	if err != nil {
+	if _, _, err := term.GetSize(fd); err != nil {
 		return fmt.Errorf("cannot read the terminal's size: %v", err)
-	}
-	minW, minH := ui.MinSize()
-	if w < minW || h < minH {
-		return fmt.Errorf("terminal too small: %dx%d, gputop needs at least %dx%d", w, h, minW, minH)
 	}
 	return nil
 }

@@ -48,6 +48,10 @@ func cmdReplay(args []string, e *env) error {
 				first.Local().Format(time.DateTime), last.Local().Format(time.DateTime))}
 		}
 	}
+	settings, err := screenSettings()
+	if err != nil {
+		return err
+	}
 	if err := checkTerminal(); err != nil {
 		return err
 	}
@@ -65,7 +69,8 @@ func cmdReplay(args []string, e *env) error {
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
 	store := timeline.NewStore(timeline.StoreOptions{RawSamples: 0, Reserve: expectedSamples(r)})
-	return runUI(ctx, recordings.NewReplay(r), ui.Options{Store: store, Speed: *speed, Start: start, ASCII: *ascii})
+	return runUI(ctx, recordings.NewReplay(r), ui.Options{Store: store, Speed: *speed, Start: start, ASCII: *ascii,
+		Settings: settings})
 }
 
 // badTime says that a flag's time could not be read, and what can be.

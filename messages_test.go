@@ -333,3 +333,26 @@ func TestDemoScenarioAfterASpace(t *testing.T) {
 		}
 	}
 }
+
+// A settings file gputop cannot take is one line naming the file and the
+// line, and exit 2, before any screen; the command line wins over it.
+func TestBadSettingsFileIsOneLine(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	if err := os.MkdirAll(filepath.Join(dir, "gputop"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "gputop", "config.toml")
+	if err := os.WriteFile(path, []byte("# mine\ninterval = \"5x\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	te := newTestEnv()
+	code := run([]string{"--demo"}, &te.env)
+	want := "gputop: " + path + `:2: interval = "5x" is not a duration such as 500ms, 2s or 1m` + "\n"
+	if code != 2 || te.err.String() != want {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, te.err.String(), want)
+	}
+	if got := settingsPath(func(string) string { return "" }); !strings.HasSuffix(got, filepath.Join(".config", "gputop", "config.toml")) {
+		t.Errorf("without XDG_CONFIG_HOME the file is ~/.config/gputop/config.toml, not %q", got)
+	}
+}

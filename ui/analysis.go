@@ -64,9 +64,11 @@ func (m *Model) refreshAnalysis() {
 	}
 }
 
-// jumpTargets are the times of every marker and of the start of every
-// episode of every hint over the whole session, in order. The hints are
-// asked for again only when samples have arrived since.
+// jumpTargets are the times of every marker, of the start of every
+// episode of every hint over the whole session, and of every stall inside
+// an episode (a periodic stall is one episode of many stalls: each is a
+// place to look), in order. The hints are asked for again only when
+// samples have arrived since.
 func (m *Model) jumpTargets() []time.Time {
 	a := &m.an
 	if a.engine == nil || (a.jumpSamples == a.engine.Len() && a.jumps != nil) {
@@ -78,9 +80,15 @@ func (m *Model) jumpTargets() []time.Time {
 		a.jumps = append(a.jumps, mk.At)
 	}
 	if a.engine.Len() > 0 {
+		phases := a.engine.Phases(a.engine.First(), a.engine.End())
 		for _, h := range a.engine.Hints(a.engine.Last()) {
 			for _, ep := range h.Episodes {
 				a.jumps = append(a.jumps, ep.Start)
+				for _, p := range phases {
+					if p.Kind == timeline.PhaseStalled && !p.Start.Before(ep.Start) && p.Start.Before(ep.End) {
+						a.jumps = append(a.jumps, p.Start)
+					}
+				}
 			}
 		}
 	}

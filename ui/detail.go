@@ -33,18 +33,6 @@ var detailMetrics = []detailMetric{
 	{timeline.GPUDRAMBW, "DRAM bandwidth used (profiling-grade, GPM)", ""},
 }
 
-// nextMetric moves the selection to the next metric the GPU has.
-func (m *Model) nextMetric() {
-	dev := m.selectedDevice()
-	for i := 1; i <= len(detailMetrics); i++ {
-		j := (m.metric + i) % len(detailMetrics)
-		if m.store.Has(timeline.Key{Name: detailMetrics[j].name, Device: dev}) {
-			m.metric = j
-			return
-		}
-	}
-}
-
 // hostDetail is what the detail pane plots where there are no GPUs (no
 // driver): the host's CPU, the one thing left to watch, rather than a
 // blank half screen.
@@ -54,7 +42,7 @@ var hostDetail = detailMetric{timeline.HostCPU, "busy, all cores (no GPUs to plo
 // metric, or the host's CPU where there is no GPU.
 func (m *Model) detailTarget() (dm detailMetric, dev, who string) {
 	if len(m.info.GPUs) == 0 {
-		return hostDetail, timeline.HostDevice, "host"
+		return hostDetail, m.hostDevice(), m.hostLabel()
 	}
 	dev = m.selectedDevice()
 	who = "GPU" + strings.TrimPrefix(dev, "gpu")
@@ -110,14 +98,14 @@ func (m *Model) viewDetail(f *frame, rows int) []string {
 	}
 	dm, dev, who := m.detailTarget()
 	key := timeline.Key{Name: dm.name, Device: dev}
-	title := newLine(m.width)
+	title := m.newLine(m.width)
 	def, _ := timeline.Lookup(dm.name)
 	title.add(" "+who+" "+def.Label+" ", m.theme.title)
 	title.add(fmtValue(dm.name, m.store.ValueAt(key, f.at), m.ascii)+"  ", m.theme.bold)
 	title.add(dm.title, m.theme.dim)
 	out := []string{title.String()}
-	if text, bad := m.healthLine(dev, f.at); text != "" && rows > 8 {
-		ln := newLine(m.width)
+	if text, bad := m.healthLine(dev, f.at); text != "" && rows > 6 {
+		ln := m.newLine(m.width)
 		ink := m.theme.dim
 		if bad {
 			ink = m.theme.warn
@@ -125,13 +113,14 @@ func (m *Model) viewDetail(f *frame, rows int) []string {
 		ln.add(" "+text, ink)
 		out = append(out, ln.String())
 	}
-	if row := m.nvlinkRow(dev, f.at); row != "" && rows > 10 {
+	if row := m.nvlinkRow(dev, f.at); row != "" && rows > 9 {
 		out = append(out, row)
 	}
 
-	// asciigraph draws height+1 rows, then the time axis and its labels.
+	// asciigraph draws height+1 rows, then the time axis and its labels;
+	// two rows of plot (its top and its floor) are enough to see a dip.
 	plotRows := rows - 3 - len(out)
-	if plotRows < 3 {
+	if plotRows < 2 {
 		return append(out, blankLines(rows-1)...)
 	}
 	if m.store.Len() == 0 {
@@ -174,7 +163,7 @@ func (m *Model) viewDetail(f *frame, rows int) []string {
 	// rest of a shorter row anyway, and the spaces would cross the link on
 	// every redraw.
 	for _, l := range strings.Split(plot, "\n") {
-		out = append(out, cutVisible(strings.TrimRight(l, " "), m.width))
+		out = append(out, strings.TrimRight(l, " "))
 	}
 	return padBlank(out, rows)
 }

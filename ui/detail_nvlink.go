@@ -35,7 +35,7 @@ func (m *Model) nvlinkRow(dev string, at time.Time) string {
 			upRates = append(upRates, rates[i])
 		}
 	}
-	ln := newLine(m.width)
+	ln := m.newLine(m.width)
 	ln.add(" NVLink ", m.theme.dim)
 	var downIDs, errs []string
 	for i, l := range ids {

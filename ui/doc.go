@@ -15,6 +15,10 @@
 // the ? screen lists it, and the footer offers the bindings that do
 // something now.
 //
+// Every text meets its room through one fitter (fit.go): it wraps where
+// its panel has a line for it, and is otherwise cut at a word with an
+// ellipsis, never mid-word (TestNoTextEndsMidWord).
+//
 // A session of several hosts groups the GPU list by host (hostlist.go): a
 // line per host, a host's GPUs under its line where they all fit, or one
 // host opened with enter; the host row and the detail graph follow the

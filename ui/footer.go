@@ -13,38 +13,56 @@ import (
 // viewFooter is the bottom row: what went wrong, if anything (probe
 // errors, a lost GPU, a damaged recording), then the short help of the
 // keys that do something now, as many as fit, most useful first. The help
-// key ends the row whatever else fits: it is where the rest are.
-func (m *Model) viewFooter(f *frame) string {
+// key ends the row whatever else fits: it is where the rest are. A message
+// longer than the row takes the row above it too (the last of the pane
+// over it), wrapped, rather than be cut: a refusal cut mid-word says
+// nothing. It returns one row, or two.
+func (m *Model) viewFooter(f *frame) []string {
 	help := m.keys.help.Help()
 	room := m.width - ansi.StringWidth(" "+help.Key+" "+help.Desc)
-	ln := newLine(room)
+	var msg []string
+	var k ink
 	if m.recorder != nil {
 		if path, on, failed := m.recorder.State(); failed != nil {
-			ln.add(" recording stopped: "+failed.Error()+" "+m.glyph.bar, m.theme.crit)
+			msg, k = append(msg, "recording stopped: "+failed.Error()), m.theme.crit
 		} else if on && m.note == "" {
-			ln.add(" REC "+path+" "+m.glyph.bar, m.theme.rec)
+			msg, k = append(msg, "REC "+path), m.theme.rec
 		}
 	}
 	// A note answers the key just pressed, so it goes before what stays
 	// true (a damaged file, a lost GPU), which is back at the next key.
 	if m.note != "" {
-		ln.add(" "+m.note+" "+m.glyph.bar, m.theme.warn)
+		msg, k = append(msg, m.note), m.theme.warn
 	} else if status := m.statusText(f); status != "" {
-		ln.add(" "+status+" "+m.glyph.bar, m.theme.crit)
+		msg, k = append(msg, status), m.theme.crit
+	}
+	var above string
+	ln := m.newLine(room)
+	if len(msg) > 0 {
+		text := " " + strings.Join(msg, " "+m.glyph.bar+" ")
+		bar := " " + m.glyph.bar
+		if rows := m.fit.wrapWords(text, room-len([]rune(bar)), 2); len(rows) > 1 && !m.fit.uncut {
+			above = k.paint(rows[0])
+			text = " " + strings.TrimLeft(rows[1], " ")
+		}
+		ln.add(text+bar, k)
 	}
 	for _, b := range m.keys.footer {
 		if !b.offered() {
 			continue
 		}
 		h := b.Help()
-		if ln.w+ansi.StringWidth(" "+h.Key+" "+h.Desc) > room {
+		if !m.fit.uncut && ln.w+ansi.StringWidth(" "+h.Key+" "+h.Desc) > room {
 			break
 		}
 		ln.add(" "+h.Key, m.theme.bold).add(" "+h.Desc, m.theme.dim)
 	}
-	ln.limit = m.width
+	ln.setLimit(m.width)
 	ln.add(" "+help.Key, m.theme.bold).add(" "+help.Desc, m.theme.dim)
-	return ln.String()
+	if above != "" {
+		return []string{above, ln.String()}
+	}
+	return []string{ln.String()}
 }
 
 // statusText collapses what the probes said at the cursor into one line:

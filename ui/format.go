@@ -93,24 +93,3 @@ func throttleFlag(bits float64) string {
 	}
 	return ""
 }
-
-// wrap breaks text into lines of at most w columns at spaces, keeping the
-// indent of the first line on the ones that follow.
-func wrap(text string, w int) []string {
-	indent := len(text) - len(strings.TrimLeft(text, " "))
-	words := strings.Fields(text)
-	if len(words) == 0 || w <= indent+1 {
-		return []string{text}
-	}
-	var out []string
-	cur := strings.Repeat(" ", indent) + words[0]
-	for _, word := range words[1:] {
-		if len([]rune(cur))+1+len([]rune(word)) > w {
-			out = append(out, cur)
-			cur = strings.Repeat(" ", indent) + word
-			continue
-		}
-		cur += " " + word
-	}
-	return append(out, cur)
-}

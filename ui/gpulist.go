@@ -23,7 +23,9 @@ func (m *Model) viewGPUList(f *frame) []string {
 	}
 	top := m.gpuTop
 	for i := top; i < min(len(m.info.GPUs), top+m.lay.gpusShown); i++ {
-		out = append(out, m.viewGPU(f, i, m.info.GPUs[i])...)
+		rows := m.viewGPU(f, i, m.info.GPUs[i])
+		m.hitRows(len(out), len(rows), hitGPU, i)
+		out = append(out, rows...)
 	}
 	return out
 }
@@ -134,7 +136,7 @@ func (m *Model) viewGPUSummary(f *frame) string {
 
 // gpuSummaryLine is the summary line after its head, cut to width.
 func (m *Model) gpuSummaryLine(s gpuListSummary, head string, width int) *line {
-	ln := newLine(width)
+	ln := m.newLine(width)
 	ln.add(head, m.theme.title)
 	m.addUtilSummary(ln, s)
 	if s.lost > 0 {

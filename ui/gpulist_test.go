@@ -53,7 +53,7 @@ func newClusterModel(t testing.TB, n, w, h int) *Model {
 	m.Update(samplesMsg{samples: samples})
 	m.Update(sourceDoneMsg{})
 	// An hour in: GPUs busy, GPU37 idle, the stalls behind.
-	press(m, " ", "t")
+	press(m, "t")
 	for _, r := range "+65m" {
 		press(m, string(r))
 	}

@@ -140,11 +140,13 @@ func (m *Model) gpuInfo(dev string) timeline.GPUInfo {
 
 // viewGPUs draws every GPU block.
 func (m *Model) viewGPUs(f *frame) []string {
+	if m.info.MultiHost() && len(m.hosts.names) > 0 {
+		// Every host has its line from the first second, GPUs or not: it
+		// says what the host is waiting for.
+		return m.viewHostGPUs(f)
+	}
 	if len(m.info.GPUs) == 0 {
 		return m.viewNoGPUs()
-	}
-	if m.info.MultiHost() {
-		return m.viewHostGPUs(f)
 	}
 	return m.viewGPUList(f)
 }
@@ -185,7 +187,7 @@ func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
 	own, spill := m.gpuFields(dev, f.at, rows, lost)
 	var out []string
 	for r, row := range rows {
-		ln := newLine(m.width)
+		ln := m.newLine(m.width)
 		if r == 0 {
 			ln.add(label, labelInk)
 		}
@@ -205,7 +207,7 @@ func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
 		out = append(out, ln.String())
 	}
 	for len(out) < height { // an instance without GPM: its memory alone
-		ln := newLine(m.width)
+		ln := m.newLine(m.width)
 		if len(out) == 0 {
 			ln.add(label, labelInk)
 		}
@@ -323,19 +325,44 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 	if has(timeline.GPUPCIeRx) {
 		put(timeline.GPUMemUsed, field{"PCIe in " + fmtRate(v(timeline.GPUPCIeRx)) + " out " + fmtRate(v(timeline.GPUPCIeTx)), dimInk})
 	}
-	var spill []field
-	for _, name := range []string{timeline.GPUPower, timeline.GPUMemUsed, timeline.GPUSMActive} {
+	return home, rehome(home, shown)
+}
+
+// rehome gives the numbers of rows not on screen a fixed place, the same
+// for every GPU at a size: memory right after utilization's own number
+// (first, so that where the row is narrow it is the last to go: memory is
+// always shown), power's numbers after SM activity's, or utilization's
+// where there is no SM row. What has no place left (a MIG-enabled GPU's
+// rows are the ones with data) spills into the first rows with room.
+func rehome(home map[string][]field, shown map[string]bool) (spill []field) {
+	move := func(from, to string, first bool) bool {
+		if shown[from] || !shown[to] || len(home[from]) == 0 {
+			return false
+		}
+		if first {
+			home[to] = append(slices.Clone(home[from]), home[to]...)
+		} else {
+			home[to] = append(home[to], home[from]...)
+		}
+		delete(home, from)
+		return true
+	}
+	move(timeline.GPUMemUsed, timeline.GPUUtil, true)
+	if !move(timeline.GPUPower, timeline.GPUSMActive, false) {
+		move(timeline.GPUPower, timeline.GPUUtil, false)
+	}
+	for _, name := range []string{timeline.GPUMemUsed, timeline.GPUPower, timeline.GPUSMActive} {
 		if !shown[name] {
 			spill = append(spill, home[name]...)
 		}
 	}
-	return home, spill
+	return spill
 }
 
 // compactGPU is the one-row GPU of a small terminal: every number, one
 // sparkline. " 98% SM  87% 68.2/79.6GiB 652/700W 71°C PWR"
 func (m *Model) compactGPU(f *frame, dev, label string, labelInk ink, lost bool) string {
-	ln := newLine(m.width)
+	ln := m.newLine(m.width)
 	ln.add(label, labelInk)
 	// A MIG instance has no utilisation: its sparkline is its SM activity.
 	// A MIG-enabled GPU has none either: its sparkline is its power.
@@ -394,7 +421,7 @@ func (m *Model) compactGPU(f *frame, dev, label string, labelInk ink, lost bool)
 func (m *Model) viewNoGPUs() []string {
 	var out []string
 	for _, n := range m.info.Notes {
-		for _, l := range wrap(" "+n, m.width) {
+		for _, l := range m.fit.wrapWords(" "+n, m.width, 0) {
 			out = append(out, m.theme.warn.paint(l))
 		}
 	}
@@ -402,7 +429,7 @@ func (m *Model) viewNoGPUs() []string {
 		out = append(out, m.theme.warn.paint(" no GPUs"))
 	}
 	if len(out) < noGPURows && len(m.info.Checks) > 0 {
-		out = append(out, m.theme.dim.paint(cutRunes(" ? lists every check made while looking for GPUs", m.width)))
+		out = append(out, m.theme.dim.paint(m.fit.fitWords(" ? lists every check made while looking for GPUs", m.width, false)))
 	}
 	return padBlank(out, noGPURows)
 }

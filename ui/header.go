@@ -34,7 +34,7 @@ func (m *Model) viewHeader(f *frame) string {
 			}
 		}
 		if len([]rune(text))+1+rightW <= m.width || n == 0 {
-			ln := newLine(m.width)
+			ln := m.newLine(m.width)
 			ln.add(" gputop", m.theme.title)
 			ln.add(strings.TrimPrefix(text, " gputop"), ink{})
 			ln.pad(m.width - rightW)
@@ -84,7 +84,7 @@ func (m *Model) headerState(f *frame) string {
 	if m.play.zoom >= len(zoomLevels) {
 		zoom = "[all " + fmtDuration(span) + "]"
 	}
-	ln := newLine(m.width)
+	ln := m.newLine(m.width)
 	if m.recorder != nil {
 		if _, on, _ := m.recorder.State(); on {
 			ln.add("REC ", m.theme.rec)

@@ -10,16 +10,6 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// helpTerms say what the numbers on the screen mean.
-var helpTerms = []struct{ term, means string }{
-	{"util", "share of time at least one kernel ran (NVML, coarse): a kernel on a fifth of the SMs reads 100 %. The mean of every sub-second sample, with (min-max) beside it."},
-	{"SM", "share of SMs busy (GPM, Hopper and newer; profiling-grade). Trust it over util."},
-	{"UTIL", "in the process table: NVML's per-process utilisation, the share of time one of the process's kernels ran; as coarse as util, not SM activity."},
-	{"pwr", "power draw, from the energy counter where the GPU has one. High util at low power means kernels are resident but waiting (a collective, a spin)."},
-	{"PWR, HOT", "clocks held back right now by the power cap, or by heat."},
-	{"N/A", "the GPU or driver does not report it. gputop never shows an unknown as 0."},
-}
-
 // helpKeyColumn is where the text of a key's line begins; keys that are
 // longer push their own line's text right.
 const helpKeyColumn = 15
@@ -33,10 +23,13 @@ func (m *Model) viewHelp() string {
 	rows := m.height - 1
 	m.helpTop = max(0, min(m.helpTop, len(out)-rows))
 	page := padBlank(out[m.helpTop:], rows)
-	scroll := m.keys.helpUp.Help()
-	more := fmt.Sprintf(" lines %d-%d of %d %s %s %s, any other key closes",
-		m.helpTop+1, min(len(out), m.helpTop+rows), len(out), m.glyph.bar, scroll.Key, scroll.Desc)
-	return strings.Join(append(page, m.theme.dim.paint(cutVisible(more, m.width))), "\n")
+	k := m.keys
+	step := max(1, rows-1) // what pgdown moves: a page, less a line kept
+	last := max(0, len(out)-rows)
+	more := fmt.Sprintf(" page %d/%d %s %s line, %s/%s page, %s/%s; any other key closes",
+		(m.helpTop+step-1)/step+1, (last+step-1)/step+1, m.glyph.bar, k.helpUp.Help().Key,
+		k.helpPageUp.Help().Key, k.helpPageDown.Help().Key, k.helpFirst.Help().Key, k.helpLast.Help().Key)
+	return m.fitRows(append(page, m.theme.dim.paint(m.fit.fitWords(more, m.width, false))))
 }
 
 // helpLines is the help, every line cut to the screen's width.
@@ -47,23 +40,26 @@ func (m *Model) helpLines() []string {
 		for _, b := range g.bindings {
 			lead := "  " + keyNames(b) + " "
 			lead += strings.Repeat(" ", max(0, helpKeyColumn-utf8.RuneCountInString(lead)))
-			out = append(out, hanging(lead, b.text, m.width)...)
+			out = append(out, m.fit.hangingWords(lead, b.text, m.width, -1, 0)...)
 		}
 	}
-	out = append(out, "", m.theme.title.paint(" What the numbers mean"))
+	out = append(out, "", m.theme.title.paint(" What the numbers and abbreviations mean"))
 	for _, t := range helpTerms {
-		out = append(out, hanging("  "+padRight(t.term, 10), t.means, m.width)...)
+		term := t.term
+		if m.ascii && t.ascii != "" {
+			term = t.ascii
+		}
+		lead := "  " + term + " "
+		lead += strings.Repeat(" ", max(0, helpTermColumn-utf8.RuneCountInString(lead)))
+		out = append(out, m.fit.hangingWords(lead, t.means, m.width, helpTermColumn, 0)...)
 	}
 	out = append(out, "", m.theme.title.paint(" gputop itself"))
-	out = append(out, wrap("  "+m.selfLine(), m.width)...)
+	out = append(out, m.fit.wrapWords("  "+m.selfLine(), m.width, 0)...)
 	if source := m.helpSource(); len(m.info.GPUs) == 0 {
 		// Without GPUs the checks are what the person came to ? for.
 		out = append(out[:1], append(source, out[1:]...)...)
 	} else {
 		out = append(out, source...)
-	}
-	for i := range out {
-		out[i] = cutVisible(out[i], m.width)
 	}
 	return out
 }
@@ -85,12 +81,12 @@ func (m *Model) helpSource() []string {
 	}
 	out := []string{"", m.theme.title.paint(" Source: what was looked for")}
 	for _, n := range notes {
-		for _, l := range wrap("  "+n, m.width) {
+		for _, l := range m.fit.wrapWords("  "+n, m.width, 0) {
 			out = append(out, m.theme.warn.paint(l))
 		}
 	}
 	for _, c := range m.info.Checks {
-		out = append(out, wrap("  "+c, m.width)...)
+		out = append(out, m.fit.wrapWords("  "+c, m.width, 0)...)
 	}
 	return out
 }
@@ -113,13 +109,4 @@ func (m *Model) selfLine() string {
 	}
 	return fmt.Sprintf("CPU %s of one core, memory %s, sampling lag %s, %s ticks overran their interval, %d samples held",
 		cpuText, fmtBytes(v(timeline.ProcRSS)), fmtValue(timeline.SampleLag, v(timeline.SampleLag), m.ascii), overruns, m.store.Len())
-}
-
-// hanging wraps text after a lead ("  util      "), indenting the lines
-// that follow to where the text began.
-func hanging(lead, text string, w int) []string {
-	indent := len([]rune(lead))
-	lines := wrap(strings.Repeat(" ", indent)+text, w)
-	lines[0] = lead + strings.TrimLeft(lines[0], " ")
-	return lines
 }

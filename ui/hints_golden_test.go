@@ -59,7 +59,7 @@ func replayAt(t *testing.T, d sessionData, off time.Duration, w, h int) *Model {
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.Update(samplesMsg{samples: d.samples})
 	m.Update(sourceDoneMsg{})
-	press(m, " ", "t")
+	press(m, "t")
 	for _, r := range "+" + off.String() {
 		press(m, string(r))
 	}
@@ -93,5 +93,61 @@ func TestHintDetailScrollsAt80x24(t *testing.T) {
 	m.Update(tea.KeyMsg{Type: tea.KeyEsc})
 	if strings.Contains(screen(m), "scroll (lines") {
 		t.Errorf("esc leaves the hint open:\n%s", screen(m))
+	}
+}
+
+// ] and [ step through every marker, every episode of every hint and
+// every stall inside one: the checkpoint demo's periodic stall is one
+// episode of several stalls, and ] stops at each of them.
+func TestBracketsStepThroughEveryStall(t *testing.T) {
+	d := demoSession(t, "checkpoint", 10*time.Minute)
+	m := replayAt(t, d, 10*time.Second, 120, 40)
+	var stalls []time.Time
+	for _, p := range m.an.engine.Phases(m.an.engine.First(), m.an.engine.End()) {
+		if p.Kind == timeline.PhaseStalled {
+			stalls = append(stalls, p.Start)
+		}
+	}
+	if len(stalls) < 4 {
+		t.Fatalf("the checkpoint demo should stall at least 4 times in 10 minutes: %v", stalls)
+	}
+	seen := map[time.Time]bool{}
+	var stops []time.Time
+	for range 40 {
+		before := m.play.cursor
+		press(m, "]")
+		if m.play.cursor.Equal(before) {
+			break
+		}
+		seen[m.play.cursor] = true
+		stops = append(stops, m.play.cursor)
+	}
+	if !strings.Contains(footerOf(m), "no more markers or hints that way") {
+		t.Errorf("] past the last stop says so: %q", footerOf(m))
+	}
+	periodic := 0
+	for _, h := range m.an.engine.Hints(m.an.engine.Last()) {
+		if h.ID != timeline.HintPeriodicStall {
+			continue
+		}
+		for _, ep := range h.Episodes {
+			for _, s := range stalls {
+				if !s.Before(ep.Start) && s.Before(ep.End) {
+					periodic++
+					if !seen[s] {
+						t.Errorf("] never stopped at the stall at %s; it stopped at %v", s.Format(time.TimeOnly), stops)
+					}
+				}
+			}
+		}
+	}
+	if periodic < 3 {
+		t.Fatalf("a periodic stall of at least 3 stalls, not %d", periodic)
+	}
+	for i := len(stops) - 2; i >= 0; i-- {
+		press(m, "[")
+		if !m.play.cursor.Equal(stops[i]) {
+			t.Fatalf("[ steps back through the same stops: at %v, want %v", m.play.cursor, stops[i])
+		}
 	}
 }

@@ -21,10 +21,10 @@ func (m *Model) viewHost(f *frame) []string {
 		prefix += rowLabelWidth
 	}
 
-	if m.store.Len() > 0 && !m.store.Has(timeline.Key{Name: timeline.HostCPU, Device: hostDev}) {
+	if (m.store.Len() > 0 || m.info.MultiHost()) && !m.store.Has(timeline.Key{Name: timeline.HostCPU, Device: hostDev}) {
 		return m.viewNoHost(multi)
 	}
-	cpu := newLine(m.width)
+	cpu := m.newLine(m.width)
 	cpu.add(padRight(" "+m.hostLabel(), m.lay.label), m.theme.title)
 	if multi {
 		cpu.add(padRight("cpu", rowLabelWidth), m.theme.dim)
@@ -52,7 +52,7 @@ func (m *Model) viewHost(f *frame) []string {
 		return append([]string{cpu.String()}, m.viewCores(f, prefix)...)
 	}
 
-	mem := newLine(m.width)
+	mem := m.newLine(m.width)
 	mem.pad(m.lay.label).add(padRight("ram", rowLabelWidth), m.theme.dim)
 	m.store.Series(timeline.Key{Name: timeline.HostMemUsed, Device: hostDev}, f.from, f.to, f.cols)
 	mem.add(m.glyph.spark(f.cols, 0, hv(timeline.HostMemTotal)), m.theme.mem)
@@ -72,21 +72,27 @@ func (m *Model) viewHost(f *frame) []string {
 // host would have had: an imported nvidia-smi log has none, and a row of
 // N/A reads as if something failed.
 func (m *Model) viewNoHost(multi bool) []string {
-	ln := newLine(m.width)
+	ln := m.newLine(m.width)
 	ln.add(padRight(" "+m.hostLabel(), m.lay.label), m.theme.title)
 	msg := "no host readings in this recording"
 	switch {
 	case m.info.Kind == timeline.Imported || m.info.Recorded == timeline.Imported:
 		msg = "no host readings: the imported log has GPUs only"
 	case m.play.grows:
-		msg = "no host readings yet"
+		msg = m.noHostReadings()
 	}
-	ln.add(msg, m.theme.dim)
 	rows := 1 + m.lay.coreRows
 	if multi {
 		rows++
 	}
-	return padBlank([]string{ln.String()}, rows)
+	// A host's reason may be long (ssh's own words): its rows take it.
+	text := m.fit.wrapWords(msg, m.width-ln.w, rows)
+	ln.add(text[0], m.theme.dim)
+	out := []string{ln.String()}
+	for _, l := range text[1:] {
+		out = append(out, m.newLine(m.width).pad(m.lay.label).add(l, m.theme.dim).String())
+	}
+	return padBlank(out, rows)
 }
 
 func fmtLoad(v float64) string {
@@ -138,7 +144,7 @@ func (m *Model) viewCores(f *frame, prefix int) []string {
 	}
 	var out []string
 	for r := 0; r < m.lay.coreRows; r++ {
-		ln := newLine(m.width)
+		ln := m.newLine(m.width)
 		if r == 0 && m.lay.gpuRows > 1 {
 			ln.pad(m.lay.label).add(padRight("cpus", rowLabelWidth), m.theme.dim)
 		} else if r == 0 {

@@ -114,7 +114,7 @@ func (m *Model) hostName() string {
 // hosts) the arrangement of the hosts.
 func (m *Model) relayout() {
 	if !m.info.MultiHost() {
-		m.lay = computeLayout(m.width, m.height, m.info, len(m.cores))
+		m.lay = computeLayout(m.width, m.height, m.info, len(m.cores), m.oneRow)
 		return
 	}
 	m.hosts.index(m.info)
@@ -140,17 +140,17 @@ func (m *Model) hostLayout(w, h int) layout {
 	cores := len(hn.coresOf[m.hostName()])
 	label := hostLabelWidth(hn.names)
 	if len(hn.names) == 0 {
-		return computeLayout(w, h, m.info, cores)
+		return computeLayout(w, h, m.info, cores, m.oneRow)
 	}
 	// Where the rows of a layout computed one row shorter (for the summary
 	// or heading) scroll, its own summary row takes that place and the row
 	// saved stays blank; below the height that allows, the heading takes
 	// the summary's row.
 	oneShorter := func(info timeline.SourceInfo) layout {
-		l := computeLayout(w, h-1, info, cores)
+		l := computeLayout(w, h-1, info, cores, m.oneRow)
 		switch {
 		case !l.fits:
-			l = computeLayout(w, h, info, cores)
+			l = computeLayout(w, h, info, cores, m.oneRow)
 		case l.summary == 1:
 			l.blankRows++
 		}
@@ -168,7 +168,7 @@ func (m *Model) hostLayout(w, h int) layout {
 		l.widenLabel(label, w)
 		return l
 	}
-	if l := computeLayout(w, h-len(hn.names)-1, m.info, cores); l.fits && l.summary == 0 {
+	if l := computeLayout(w, h-len(hn.names)-1, m.info, cores, m.oneRow); l.fits && l.summary == 0 && len(m.info.GPUs) > 0 {
 		hn.mode = hostTree
 		l.summary = 1
 		l.widenLabel(label, w)
@@ -217,8 +217,14 @@ func (l *layout) widenLabel(label, w int) {
 // each in the other: the selected GPU is always one of the selected host's.
 func (m *Model) keepHostSelectionInView() {
 	hn := &m.hosts
-	if len(hn.names) == 0 || len(m.info.GPUs) == 0 {
+	if len(hn.names) == 0 {
 		m.gpu, m.gpuTop, hn.top = 0, 0, 0
+		return
+	}
+	if len(m.info.GPUs) == 0 {
+		// No host has described a GPU yet: the hosts' lines still scroll.
+		m.gpu, m.gpuTop = 0, 0
+		hn.top = min(max(0, hn.top, hn.sel-hn.shown+1), hn.sel, max(0, len(hn.names)-hn.shown))
 		return
 	}
 	m.gpu = min(max(0, m.gpu), len(m.info.GPUs)-1)
@@ -334,25 +340,34 @@ func (m *Model) viewHostGPUs(f *frame) []string {
 		hn.figs = append(hn.figs, m.hostFigures(h, f.at, events))
 	}
 	var out []string
+	gpu := func(pos int) {
+		rows := m.viewGPU(f, pos, m.info.GPUs[pos])
+		m.hitRows(len(out), len(rows), hitGPU, pos)
+		out = append(out, rows...)
+	}
+	host := func(h int) {
+		m.hitRows(len(out), 1, hitHost, h)
+		out = append(out, m.viewHostLine(f, h))
+	}
 	switch hn.mode {
 	case hostOpen:
-		out = append(out, m.viewHostLine(f, hn.sel))
+		host(hn.sel)
 		gpus := hn.gpus[hn.sel]
 		for i := m.gpuTop; i < min(len(gpus), m.gpuTop+m.lay.gpusShown); i++ {
-			out = append(out, m.viewGPU(f, gpus[i], m.info.GPUs[gpus[i]])...)
+			gpu(gpus[i])
 		}
 	case hostTree:
 		out = append(out, m.viewHostSummary(f))
 		for h, gpus := range hn.gpus {
-			out = append(out, m.viewHostLine(f, h))
+			host(h)
 			for _, pos := range gpus {
-				out = append(out, m.viewGPU(f, pos, m.info.GPUs[pos])...)
+				gpu(pos)
 			}
 		}
 	default:
 		out = append(out, m.viewHostSummary(f))
 		for h := hn.top; h < min(len(hn.names), hn.top+hn.shown); h++ {
-			out = append(out, m.viewHostLine(f, h))
+			host(h)
 		}
 	}
 	return out
@@ -369,6 +384,8 @@ type hostFigures struct {
 	problem string
 	gap     bool
 	since   time.Time
+	// waiting says the problem is a wait (connecting), not a failure.
+	waiting bool
 }
 
 // gpuState is one GPU at a moment, by the idle rules' test: SM activity
@@ -430,9 +447,13 @@ func (m *Model) hostFigures(h int, at time.Time, events []timeline.Event) hostFi
 			if fig.problem == "" {
 				fig.problem = e.State.String()
 			}
+			fig.waiting = e.State == timeline.ProbeLate
 			fig.since = e.Since
 			break
 		}
+	}
+	if fig.problem == "" && fig.gpus == 0 {
+		fig.problem, fig.waiting = m.hostWaiting(h)
 	}
 	if fig.known == 0 && fig.gpus > 0 {
 		fig.gap = true
@@ -534,8 +555,8 @@ func (m *Model) viewHostLine(f *frame, h int) string {
 		}
 		labelInk = m.theme.sel
 	}
-	ln := newLine(m.width)
-	ln.add(padRight(mark+cutRunes(hn.names[h], 16), m.lay.label), labelInk)
+	ln := m.newLine(m.width)
+	ln.add(padRight(mark+m.fit.fitWords(hn.names[h], 16, false), m.lay.label), labelInk)
 	prefix := m.lay.label
 	if m.lay.gpuRows > 1 {
 		ln.add(padRight("mean", rowLabelWidth), m.theme.dim)
@@ -586,8 +607,11 @@ func utilInk(t *theme) ink { return t.util }
 func (m *Model) hostProblem(ln *line, fig hostFigures) {
 	text := fig.problem
 	k := m.theme.crit
-	if text == "" {
+	switch {
+	case text == "":
 		text, k = "no data", m.theme.warn
+	case fig.waiting:
+		k = m.theme.warn
 	}
 	since := ""
 	if !fig.since.IsZero() {
@@ -597,10 +621,7 @@ func (m *Model) hostProblem(ln *line, fig hostFigures) {
 	if room < 8 {
 		room, since = m.width-ln.w-1, ""
 	}
-	if len([]rune(text)) > room {
-		text = cutRunes(text, room-1) + m.glyph.ellipsis
-	}
-	ln.add(" ", ink{}).add(text, k).add(since, m.theme.dim)
+	ln.add(" ", ink{}).add(m.fit.fitWords(text, room, false), k).add(since, m.theme.dim)
 }
 
 // fmtHostWatts is a host's GPU power: "640W", "5.1kW".
@@ -621,7 +642,7 @@ func fmtHostWatts(v float64) string {
 func (m *Model) viewHostSummary(f *frame) string {
 	hn := &m.hosts
 	s := m.summarizeGPUs(f.at)
-	ln := newLine(m.width)
+	ln := m.newLine(m.width)
 	gpus := fmt.Sprintf("%d GPUs", s.all-s.slices)
 	if s.slices > 0 {
 		gpus += ", " + units.Count(s.slices, "MIG slice")
@@ -679,7 +700,7 @@ func (hn *hostNav) groupCores(cores []string) {
 // session of several.
 func (m *Model) hostLabel() string {
 	if name := m.hostName(); name != "" {
-		return cutRunes(name, 16)
+		return m.fit.fitWords(name, 16, false)
 	}
 	return "host"
 }

@@ -197,7 +197,7 @@ func TestHostGapSaysSinceWhen(t *testing.T) {
 		t.Errorf("the summary counts the hosts without data:\n%s", s)
 	}
 	// Before the gap, node5 is a host like any other.
-	press(m, " ", "t")
+	press(m, "t")
 	for _, r := range "+80s" {
 		press(m, string(r))
 	}
@@ -247,8 +247,9 @@ func TestHostsReplayLooksLikeLive(t *testing.T) {
 	}
 	replay.Update(sourceDoneMsg{err: io.EOF})
 	live := newHostsModel(t, fx, timeline.Live, 120, 120, 40, Options{})
-	press(replay, "G")
+	// The replay opens on the whole file, at its end.
 	press(live, " ")
+	zoomOutAll(live)
 	for _, step := range [][]string{nil, {"down"}, {"esc"}} {
 		press(live, step...)
 		press(replay, step...)

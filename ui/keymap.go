@@ -51,6 +51,9 @@ type keyGroup struct {
 // pointer.
 type keyMap struct {
 	quit, help, suspend binding
+	// The mouse's: bubbletea names its events as it names keys ("left
+	// press", "wheel up"), and handleMouse matches them here (mouse.go).
+	click, wheelUp, wheelDown binding
 
 	up, down, metric, hint, closeHint         binding
 	gpuPageUp, gpuPageDown, firstGPU, lastGPU binding
@@ -65,12 +68,12 @@ type keyMap struct {
 	mark, record binding
 
 	// The process table (procs.go, kill.go).
-	procs, sortNext, sortInvert, kill          binding
-	procUp, procDown, procPageUp, procPageDown binding
-	procFirst, procLast, leaveProcs            binding
-	killYes, killNo                            binding
+	procs, sortNext, sortInvert, kill           binding
+	procUp, procDown, procPageUp, procPageDown  binding
+	procFirst, procLast, leaveProcs, procFilter binding
+	killYes, killNo, signalPrev, signalNext     binding
 
-	helpUp, helpDown binding
+	helpUp, helpDown, helpPageUp, helpPageDown, helpFirst, helpLast binding
 
 	answer, cancel, erase, eraseAll binding
 
@@ -109,6 +112,11 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 		// listed.
 		suspend: bind(keys("ctrl+z"), "", "", "suspend to the shell, as a shell's ctrl+z does; fg brings gputop back", 0),
 
+		click: bind(keys("left press"), "", "", "a click selects the GPU, host or process under it (the table takes the keys), opens the hint", 0),
+		wheelUp: bind(keys("wheel up"), "", "", "moves the selection up over the GPUs, hosts and processes; scrolls an open hint, the help, "+
+			"and time back over the graph", 0),
+		wheelDown: bind(keys("wheel down"), "", "", "the other way", 0),
+
 		up:   bind(keys("up", "k"), upDown, "GPU", "select the GPU above for the detail graph", 8),
 		down: bind(keys("down", "j"), "", "", "select the GPU below for the detail graph", 0),
 		// As in htop's process list: a long GPU list pages and jumps.
@@ -116,7 +124,8 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 		gpuPageDown: bind(keys("pgdown"), "", "", "select the GPU a screenful down the list", 0),
 		firstGPU:    bind(keys("home"), "", "", "select the first GPU", 0),
 		lastGPU:     bind(keys("end"), "", "", "select the last GPU", 0),
-		metric:      bind(keys("tab"), "tab", "metric", "next metric in the detail graph", 9),
+		metric: bind(keys("tab"), "tab", "metric",
+			"next metric in the detail graph; where the graph and the processes share a pane (80x24), from the processes to the graph, and past its last metric back", 9),
 		hint: bind(keys("h"), "h", "hint",
 			"show the next hint in full (its evidence, next step and episodes); past the last, back to the graph", 6),
 		closeHint: bind(keys("esc"), "esc", "close", "close the hint, back to the graph", 7),
@@ -132,20 +141,20 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 		zoomIn:  bind(keys("+", "="), "+-", "zoom", "zoom in, down to a 30 s window", 5),
 		zoomOut: bind(keys("-", "_"), "", "", "zoom out, up to the whole session", 0),
 		pause: bind(keys(" "), "space", "pause",
-			"live: pause the view (sampling goes on), again to follow live; replay: play or pause", 2),
+			"live: pause the view (sampling goes on), again to follow live; replay: play or pause, from the start at its end (where a replay opens)", 2),
 		back: bind(keys("left"), leftRight, "scroll",
 			"back one column: scroll a live view (it pauses) or step a replay", 3),
 		forward:     bind(keys("right"), "", "", "forward one column", 0),
 		pageBack:    bind(keys("shift+left"), "", "", "back half a window", 0),
 		pageForward: bind(keys("shift+right"), "", "", "forward half a window", 0),
-		start:       bind(keys("g"), "g/G", "start/end", "go to the start", 14),
+		start:       bind(keys("g"), "g/G", "start/end", "go to the start (zoomed out to the whole session, zoom in to show it)", 14),
 		end:         bind(keys("G"), "", "", "go to the end; a paused live view follows live again", 0),
 		slower:      bind(keys("<", ","), "<>", "speed", "replay slower, down to 0.25x", 4),
 		faster:      bind(keys(">", "."), "", "", "replay faster, up to 64x", 0),
 		goTo: bind(keys("t", "/"), "t", "time",
-			"go to a time: 14:03, +10m (after the start), -5m (before the end)", 12),
-		prevMark: bind(keys("["), "[]", "marker", "previous marker or hint", 13),
-		nextMark: bind(keys("]"), "", "", "next marker or hint", 0),
+			"go to a time: 14:03, +10m (after the start), -5m (before the end); in the process table / filters", 12),
+		prevMark: bind(keys("["), "[]", "marker", "previous marker, hint or stall: every episode of every hint, every stall of a periodic one", 13),
+		nextMark: bind(keys("]"), "", "", "next marker, hint or stall", 0),
 
 		mark:   bind(keys("m"), "m", "mark", "add a marker (a one-line label) now", 11),
 		record: bind(keys("r"), "r", "record", "start or stop recording to a file", 10),
@@ -161,8 +170,8 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 			"sort the processes by the next column: GPU memory, util, CPU, PID, user, start, GPU (htop's F6)", 15),
 		sortInvert: bind(keys("I"), "I", "invert", "invert the processes' order (htop's I)", 15),
 		kill: bind(keys("k"), "k", "kill",
-			"send SIGTERM to the chosen process after a y/n question: live only, and only to a process of your own "+
-				"user (for root, root's own); not with --readonly", 1),
+			"signal the chosen process as htop's k does: choose the signal (TERM, INT, HUP, KILL, USR1, USR2), then y; "+
+				"live only, your own user's processes only; not with --readonly", 1),
 		procUp:       bind(keys("up"), upDown, "process", "choose the process above", 1),
 		procDown:     bind(keys("down"), "", "", "choose the process below", 0),
 		procPageUp:   bind(keys("pgup"), "", "", "choose the process a screenful up", 0),
@@ -170,11 +179,22 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 		procFirst:    bind(keys("home"), "", "", "choose the first process", 0),
 		procLast:     bind(keys("end"), "", "", "choose the last process", 0),
 		leaveProcs:   bind(keys("esc"), "esc", "GPUs", "give the arrow keys back to the GPUs", 1),
-		killYes:      bind(keys("y"), "y", "send", "send SIGTERM", 0),
-		killNo:       bind(keys("n", "esc"), "n", "don't", "do not send it", 0),
+		// As htop's F4: it narrows as it is typed. Outside the table / is
+		// the time jump's.
+		procFilter: bind(keys("/", "f4"), "/", "filter",
+			"filter the processes: a part of the command line, user or PID, as it is typed; empty shows all", 1),
+		killYes:    bind(keys("y", "enter"), "y", "send", "send the chosen signal", 0),
+		killNo:     bind(keys("n", "esc"), "n", "don't", "do not send it", 0),
+		signalPrev: bind(keys("left", "up"), leftRight, "signal", "the signal before", 0),
+		signalNext: bind(keys("right", "down", "tab"), "", "", "the signal after", 0),
 
-		helpUp:   bind(keys("up", "k"), upDown, "scroll", "scroll the help up", 0),
-		helpDown: bind(keys("down", "j", " ", "pgdown"), "", "", "scroll the help down", 0),
+		// As less and man page: space and pgdown a page, the arrows a line.
+		helpUp:       bind(keys("up", "k"), upDown, "line", "the help a line up", 0),
+		helpDown:     bind(keys("down", "j"), "", "", "the help a line down", 0),
+		helpPageUp:   bind(keys("pgup", "b"), "pgup", "page", "the help a page up", 0),
+		helpPageDown: bind(keys("pgdown", " "), "pgdn", "", "the help a page down", 0),
+		helpFirst:    bind(keys("home", "g"), "home", "top", "the help's first page", 0),
+		helpLast:     bind(keys("end", "G"), "end", "bottom", "the help's last page", 0),
 
 		answer:   bind(keys("enter"), "enter", "ok", "give the answer", 0),
 		cancel:   bind(keys("esc", "ctrl+c"), "esc", "cancel", "cancel the question", 0),
@@ -184,7 +204,8 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 	for _, p := range [][2]*binding{
 		{&k.up, &k.down}, {&k.zoomIn, &k.zoomOut}, {&k.back, &k.forward},
 		{&k.start, &k.end}, {&k.slower, &k.faster}, {&k.prevMark, &k.nextMark}, {&k.hintUp, &k.hintDown},
-		{&k.procUp, &k.procDown},
+		{&k.procUp, &k.procDown}, {&k.helpUp, &k.helpDown}, {&k.helpPageUp, &k.helpPageDown},
+		{&k.helpFirst, &k.helpLast}, {&k.signalPrev, &k.signalNext},
 	} {
 		p[0].pair = p[1]
 	}
@@ -199,6 +220,7 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 	}
 	k.groups = []keyGroup{
 		{"Program", []*binding{&k.quit, &k.help, &k.suspend}},
+		{"Mouse (mouse = false in the settings file leaves it to the terminal)", []*binding{&k.click, &k.wheelUp, &k.wheelDown}},
 		{"GPUs and hints", []*binding{
 			&k.up, &k.down, &k.gpuPageUp, &k.gpuPageDown, &k.firstGPU, &k.lastGPU, &k.metric, &k.hint, &k.closeHint,
 			&k.openHost, &k.closeHost,
@@ -210,14 +232,14 @@ func newKeyMap(ascii, readonly bool) *keyMap {
 		{"Recording", []*binding{&k.mark, &k.record}},
 		{"Processes", processKeys},
 		{"In the process table (p)", []*binding{
-			&k.procUp, &k.procDown, &k.procPageUp, &k.procPageDown, &k.procFirst, &k.procLast, &k.leaveProcs,
+			&k.procUp, &k.procDown, &k.procPageUp, &k.procPageDown, &k.procFirst, &k.procLast, &k.leaveProcs, &k.procFilter,
 		}},
 		{"In an open hint", []*binding{&k.hintUp, &k.hintDown}},
-		{"In the help", []*binding{&k.helpUp, &k.helpDown}},
+		{"In the help", []*binding{&k.helpUp, &k.helpDown, &k.helpPageUp, &k.helpPageDown, &k.helpFirst, &k.helpLast}},
 		{"Answering a question (m, t)", []*binding{&k.answer, &k.cancel, &k.erase, &k.eraseAll}},
 	}
 	if !readonly {
-		k.groups = append(k.groups, keyGroup{"Answering y/n (k)", []*binding{&k.killYes, &k.killNo}})
+		k.groups = append(k.groups, keyGroup{"Choosing a signal (k)", []*binding{&k.signalPrev, &k.signalNext, &k.killYes, &k.killNo}})
 	}
 	for _, b := range k.all() {
 		if b.rank > 0 {
@@ -281,15 +303,13 @@ func (m *Model) updateKeys() {
 	last := m.store.Last()
 	hints := len(m.an.shown)
 	_, takesMarks := m.src.(timeline.MarkSink)
-	// A replay paused at the end of its file has nowhere to play to.
-	atEnd := !m.play.grows && m.play.motion == paused && m.sourceDone && !m.play.cursor.Before(last)
 
 	on := func(v bool, bs ...*binding) {
 		for _, b := range bs {
 			b.SetEnabled(v)
 		}
 	}
-	on(true, &k.quit, &k.help, &k.suspend)
+	on(true, &k.quit, &k.help, &k.suspend, &k.click, &k.wheelUp, &k.wheelDown)
 	hintScrolls := m.hintSel > 0 && m.hintSel <= hints && m.hintDetailOverflow() > 0
 	// The process table: p where there are process lists and room to show
 	// them; while it has the keyboard, the arrows are its own.
@@ -297,13 +317,16 @@ func (m *Model) updateKeys() {
 	m.procs.focus = m.procs.focus && !procsAt.IsZero() && m.procFocusRows() >= 4
 	focus := m.procs.focus
 	on(!procsAt.IsZero() && m.procFocusRows() >= 4, &k.procs)
-	on(focus || m.lay.procs > 0 && !procsAt.IsZero(), &k.sortNext, &k.sortInvert)
-	on(focus, &k.procUp, &k.procDown, &k.procPageUp, &k.procPageDown, &k.procFirst, &k.procLast, &k.leaveProcs)
+	on(focus || m.lay.procs > 0 && !procsAt.IsZero() || m.procsInPane(), &k.sortNext, &k.sortInvert)
+	on(focus, &k.procUp, &k.procDown, &k.procPageUp, &k.procPageDown, &k.procFirst, &k.procLast, &k.leaveProcs, &k.procFilter)
 	_, chosen := m.selectedProcess()
 	on(focus && chosen && m.canKill(), &k.kill)
 	on(m.confirm.active, &k.killYes, &k.killNo)
-	on(gpus && !hintScrolls && !focus, &k.up, &k.down)
-	on(gpus && !focus, &k.gpuPageUp, &k.gpuPageDown, &k.firstGPU, &k.lastGPU)
+	on(m.confirm.active && len(m.confirm.signals) > 1, &k.signalPrev, &k.signalNext)
+	// A list of hosts moves before any host has described a GPU.
+	hostLines := m.info.MultiHost() && m.hosts.mode == hostList && len(m.hosts.names) > 1
+	on((gpus || hostLines) && !hintScrolls && !focus, &k.up, &k.down)
+	on((gpus || hostLines) && !focus, &k.gpuPageUp, &k.gpuPageDown, &k.firstGPU, &k.lastGPU)
 	on(gpus && samples, &k.metric)
 	on(hints > 0, &k.hint)
 	on(m.hintSel > 0 && m.hintSel <= hints && !focus, &k.closeHint)
@@ -313,11 +336,11 @@ func (m *Model) updateKeys() {
 	on(gpus && m.info.MultiHost() && m.hosts.mode == hostOpen && !hintOpen, &k.closeHost)
 	on(samples, &k.zoomIn, &k.zoomOut, &k.back, &k.forward, &k.pageBack, &k.pageForward,
 		&k.start, &k.end, &k.goTo, &k.prevMark, &k.nextMark)
-	on(samples && !atEnd, &k.pause)
+	on(samples, &k.pause)
 	on(!m.play.grows, &k.slower, &k.faster)
 	on(takesMarks, &k.mark)
 	on(m.recorder != nil, &k.record)
-	on(m.showHelp, &k.helpUp, &k.helpDown)
+	on(m.showHelp, &k.helpUp, &k.helpDown, &k.helpPageUp, &k.helpPageDown, &k.helpFirst, &k.helpLast)
 	on(m.prompt.active, &k.answer, &k.cancel, &k.erase, &k.eraseAll)
 
 	// What the footer calls a key, where that depends on the state.
@@ -339,6 +362,11 @@ func (m *Model) updateKeys() {
 		short(&k.up, "host")
 	} else {
 		short(&k.up, "GPU")
+	}
+	if m.procsInPane() {
+		short(&k.metric, "graph")
+	} else {
+		short(&k.metric, "metric")
 	}
 	if m.hintSel > 0 {
 		short(&k.hint, "next")

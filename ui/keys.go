@@ -31,6 +31,23 @@ func (m *Model) handleKeys(k tea.KeyMsg) tea.Cmd {
 // (keymap.go). Keys mean the same live and in replay: both move a cursor
 // over the same store.
 func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
+	if m.play.openWhole {
+		// The opening view of a replay lasts until a key moves the cursor
+		// or the zoom. A key that takes the cursor somewhere (t, [, ],
+		// space) shows that moment in the window a live view would have,
+		// unless it zoomed itself.
+		was := m.play
+		defer func() {
+			p := &m.play
+			if p.cursor.Equal(was.cursor) && p.zoom == was.zoom && p.motion == was.motion {
+				return
+			}
+			p.openWhole = false
+			if p.zoom == was.zoom {
+				p.zoom = defaultZoom(m.lay.spark, m.info.Interval)
+			}
+		}()
+	}
 	if m.prompt.active {
 		return m.handlePromptKey(k)
 	}
@@ -40,12 +57,25 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	keys := m.keys
 	m.note = ""
 	if m.showHelp {
+		page := max(1, m.height-2) // a page, less a line kept from the last
 		switch {
 		case key.Matches(k, keys.helpUp.Binding):
 			m.helpTop--
 			return nil
 		case key.Matches(k, keys.helpDown.Binding):
 			m.helpTop++
+			return nil
+		case key.Matches(k, keys.helpPageUp.Binding):
+			m.helpTop -= page
+			return nil
+		case key.Matches(k, keys.helpPageDown.Binding):
+			m.helpTop += page
+			return nil
+		case key.Matches(k, keys.helpFirst.Binding):
+			m.helpTop = 0
+			return nil
+		case key.Matches(k, keys.helpLast.Binding):
+			m.helpTop = math.MaxInt / 2 // viewHelp stops it at the last page
 			return nil
 		}
 		// Any other key closes the help; quit quits as well.
@@ -78,6 +108,8 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		m.hintSel, m.hintTop = 0, 0
 	case key.Matches(k, keys.leaveProcs.Binding):
 		m.procs.focus = false
+	case key.Matches(k, keys.procFilter.Binding):
+		m.filterKey()
 	case key.Matches(k, keys.sortNext.Binding):
 		m.procs.sortBy = (m.procs.sortBy + 1) % procColumns
 		m.note = "processes by " + procColumnNames[m.procs.sortBy]
@@ -109,7 +141,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, keys.zoomOut.Binding):
 		m.play.zoomOut(first, last)
 	case key.Matches(k, keys.pause.Binding):
-		if m.play.togglePause(last, m.sourceDone) {
+		if m.play.togglePause(first, last) {
 			return m.tick()
 		}
 	case key.Matches(k, keys.back.Binding):

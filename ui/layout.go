@@ -20,7 +20,7 @@ const (
 )
 
 // MinSize is the smallest terminal the screen draws in. Below it the screen
-// says so instead of drawing.
+// says so and waits to be enlarged (or q), instead of drawing.
 func MinSize() (w, h int) {
 	return minWidth, minHeight
 }
@@ -56,7 +56,9 @@ const (
 	minDetailRows = 7 // title, 3 plot rows, axis and labels, a blank
 )
 
-func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
+// computeLayout lays the screen out for w×h; oneRow keeps every GPU to one
+// row (layout = "compact" in the settings file).
+func computeLayout(w, h int, info timeline.SourceInfo, cores int, oneRow bool) layout {
 	n := len(info.GPUs)
 	minW, minH := MinSize()
 	l := layout{fits: w >= minW && h >= minH}
@@ -80,13 +82,18 @@ func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
 	// The phase band and the hints panel come before the detail graph: on
 	// a short screen, what the job is doing and what holds it back matter
 	// more than a bigger plot.
+	// A hint takes the lines its evidence needs, so the panel has room for
+	// one in full and a row naming the others: three lines of evidence at
+	// 80 columns, two at 120 (a screen 40 rows tall is seldom narrow, and
+	// its GPUs keep their third row); four from 50 rows.
 	l.phase = 1
-	l.hints = 2
+	l.hints = 4
 	if h >= 40 {
 		l.hintBand = 1
+		l.hints = 3
 	}
 	if h >= 50 {
-		l.hints = 3
+		l.hints = 4
 	}
 	free -= l.phase + l.hintBand + l.hints
 	// The most rows per GPU that still leaves a readable detail pane. More
@@ -96,7 +103,7 @@ func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
 		// A fourth row (memory, which changes slowly and is a number
 		// beside the others anyway) only on a tall screen: every sparkline
 		// row is redrawn each second, and bytes cross the SSH link.
-		if r > len(sparkRows(l.showSM)) || r == 4 && h < 56 {
+		if oneRow || r > len(sparkRows(l.showSM)) || r == 4 && h < 56 {
 			continue
 		}
 		if free-n*r-1 >= minDetailRows {
@@ -109,6 +116,11 @@ func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
 	listRows := n * l.gpuRows
 	if n == 0 {
 		listRows = noGPURows
+	}
+	// Every GPU in view beats a fourth row of hints.
+	if short := minDetailRows - (free - listRows); n > 0 && short > 0 && short <= l.hints-3 {
+		l.hints -= short
+		free += short
 	}
 	if n > 0 && free-listRows < minDetailRows {
 		listRows = l.scrollList(&free, n)
@@ -123,8 +135,10 @@ func computeLayout(w, h int, info timeline.SourceInfo, cores int) layout {
 		// On a tall screen the processes get a table of their own. It
 		// changes every few seconds, while every row of the plot is drawn
 		// again each second: past a dozen rows, the table is worth more.
-		if free >= minDetailRows+9 {
-			l.procs = min(11, free/3)
+		// Where there is room for a few processes beside the graph, they
+		// get it; where there is not, the two share the pane (pane.go).
+		if free >= minDetailRows+5 {
+			l.procs = min(11, max(5, free/3))
 			l.detail = free - l.procs
 		}
 	} else {
@@ -182,21 +196,41 @@ func anyGPM(info timeline.SourceInfo) bool {
 }
 
 // line builds one screen row from painted pieces while counting the width
-// of the visible text, so no row ever wraps.
+// of the visible text, so no row ever wraps. A piece that does not fit is
+// fitted (fit.go): cut at a word, with the ellipsis; after it the row is
+// full.
 type line struct {
 	b     strings.Builder
 	w     int
 	limit int
+	fit   *fitter
+	full  bool // a piece was cut: nothing more goes on the row
 }
 
-func newLine(limit int) *line { return &line{limit: limit} }
+// newLine starts a row of at most limit columns.
+func (m *Model) newLine(limit int) *line {
+	return &line{limit: m.fit.room(limit), fit: &m.fit}
+}
 
-// add appends s painted with k, cut to what still fits.
+// setLimit changes the row's room (a part of the row kept for something
+// else, given back).
+func (l *line) setLimit(n int) { l.limit, l.full = l.fit.room(n), false }
+
+// add appends s painted with k, fitted to what is left of the row.
 func (l *line) add(s string, k ink) *line {
+	if l.full {
+		return l
+	}
+	l.fit.offer(s)
 	n := utf8.RuneCountInString(s)
-	if l.w+n > l.limit {
-		s = cutRunes(s, l.limit-l.w)
+	if l.w+n > l.limit || l.fit.ascii && !isASCII(s) {
+		s = l.fit.words(s)
 		n = utf8.RuneCountInString(s)
+		if l.w+n > l.limit {
+			s = l.fit.fitWords(s, l.limit-l.w, false)
+			n = utf8.RuneCountInString(s)
+			l.full = true
+		}
 	}
 	if n == 0 {
 		return l
@@ -207,16 +241,21 @@ func (l *line) add(s string, k ink) *line {
 }
 
 // addText appends text from outside gputop (a process's command line),
-// which may hold wide characters or escape codes: measured in cells, cut
-// to what fits, control characters blanked.
+// which may hold wide characters or escape codes: measured in cells,
+// fitted to what is left, control characters blanked.
 func (l *line) addText(s string, k ink) *line {
 	s = oneLine(s)
 	if isASCII(s) {
 		return l.add(s, k)
 	}
-	room := l.limit - l.w
-	if ansi.StringWidth(s) > room {
-		s = ansi.Truncate(s, room, "")
+	if l.full {
+		return l
+	}
+	s = l.fit.words(s)
+	l.fit.offer(s)
+	if room := l.limit - l.w; ansi.StringWidth(s) > room {
+		s = l.fit.fitWords(s, room, true)
+		l.full = true
 	}
 	n := ansi.StringWidth(s)
 	if n == 0 {

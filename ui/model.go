@@ -43,6 +43,9 @@ type Options struct {
 	// pressed: something the person should know that is not an error
 	// (markers going to a fallback directory).
 	Notice string
+	// Settings are the settings file's: the detail graph's first metric
+	// and the layout (the caller applies the interval, colors and ascii).
+	Settings Settings
 }
 
 // Recorder records the session to a file while the screen runs.
@@ -69,6 +72,7 @@ type Model struct {
 	theme    theme
 	glyph    *glyphs
 	ascii    bool
+	fit      fitter // how every text meets its room (fit.go)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -87,6 +91,11 @@ type Model struct {
 	gpuTop int     // first GPU of a scrolling list on screen
 	hosts  hostNav // the hosts of a session of several (hostlist.go)
 	metric int     // selected detail metric (index into detailMetrics)
+	// oneRow keeps every GPU to one row (layout = "compact").
+	oneRow bool
+	// paneGraph says a pane the graph shares with the processes shows the
+	// graph (tab), not the processes (pane.go).
+	paneGraph bool
 	// keys is the key table; updateKeys says which of them do something.
 	keys     *keyMap
 	showHelp bool
@@ -99,6 +108,10 @@ type Model struct {
 	killer   Killer
 	readonly bool
 	confirm  killQuestion
+	// hits say what each row of the last frame shows, for the mouse
+	// (mouse.go); hitBase is where the panel being drawn starts.
+	hits    []hit
+	hitBase int
 	// dirty says the screen must be drawn again; lastView is the last one.
 	dirty    bool
 	lastView string
@@ -144,6 +157,7 @@ func New(opts Options) *Model {
 		theme:    newTheme(r, opts.Plain),
 		glyph:    g,
 		ascii:    opts.ASCII,
+		fit:      newFitter(g, opts.ASCII),
 		ctx:      ctx,
 		cancel:   cancel,
 		start:    opts.Start,
@@ -153,9 +167,18 @@ func New(opts Options) *Model {
 		keys:     newKeyMap(opts.ASCII, opts.ReadOnly),
 		killer:   opts.Killer,
 		readonly: opts.ReadOnly,
+		metric:   metricIndex(opts.Settings.Metric),
+		oneRow:   opts.Settings.Layout == "compact",
 	}
+	m.paneGraph = opts.Settings.Layout == "graph"
 	if !grows {
+		// A replay opens on the whole recording, paused where its hints are
+		// the whole file's (openWhole, playback.go); with --start, it plays
+		// from there.
 		m.play.motion = playing
+		if opts.Start.IsZero() {
+			m.play.motion, m.play.openWhole = paused, true
+		}
 	}
 	m.updateKeys()
 	return m
@@ -216,6 +239,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		cmd = m.handleKeys(msg)
+	case tea.MouseMsg:
+		cmd = m.handleMouse(msg)
 	case tea.WindowSizeMsg:
 		m.handleResize(msg.Width, msg.Height)
 	case samplesMsg:
@@ -269,8 +294,14 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 	}
 	m.noteCores()
 	first, last := m.store.First(), m.store.Last()
+	if m.play.openWhole {
+		// A replay without --start: the whole of what is loaded, the cursor
+		// at its end, until a key moves it.
+		m.play.cursor, m.play.zoom, m.sizedZoom = last, len(zoomLevels), true
+		return m.pull()
+	}
 	if wasEmpty && !m.play.grows {
-		// A replay starts at its beginning (or --start), with the window
+		// A replay with --start starts there, playing, with the window
 		// ending there: what was on screen at that moment.
 		m.play.cursor = clampTime(m.start, first, last)
 		m.reachStart(last)

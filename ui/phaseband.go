@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -11,16 +9,14 @@ import (
 	"github.com/rivo/uniseg"
 
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/analysis"
-	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // viewPhaseBand is the row under the GPUs that says what the job was doing
 // in each column of the sparklines above it: busy, stalled or idle, with
 // the markers as ticks and their text where there is room. It uses the same
 // window and column count as the sparklines, so a column here is a column
-// there. Colour says the phase; without colour (NO_COLOR) letters do:
-// B busy, S stalled, I idle.
+// there. Colour says the phase; without colour (NO_COLOR) signs do:
+// = busy, ~ stalled, . idle.
 func (m *Model) viewPhaseBand(f *frame) string {
 	ln := m.bandRow("phase")
 	cols := m.lay.spark
@@ -207,7 +203,7 @@ func minTime(a, b time.Time) time.Time {
 // bandRow starts a row that lines up with the sparklines: its label, then
 // padding to the column where the sparklines begin.
 func (m *Model) bandRow(label string) *line {
-	ln := newLine(m.width)
+	ln := m.newLine(m.width)
 	prefix := m.lay.label
 	if m.lay.gpuRows > 1 {
 		prefix += rowLabelWidth
@@ -218,10 +214,12 @@ func (m *Model) bandRow(label string) *line {
 	return ln.pad(prefix)
 }
 
-// phaseCell is the background of a column in a phase.
+// phaseCell is the background of a column in a phase. Without colour
+// (NO_COLOR, --ascii) a sign says the phase, one that no name written over
+// it reads as a letter of ("BbusyBBB" did): = busy, ~ stalled, . idle.
 func (m *Model) phaseCell(k timeline.PhaseKind) string {
 	if m.theme.plain || m.ascii {
-		return string("BSIM"[k])
+		return string("=~.-"[k])
 	}
 	return "▬"
 }
@@ -243,189 +241,6 @@ func (m *Model) phaseInk(kind int8) ink {
 		return m.theme.dim
 	}
 	return ink{}
-}
-
-// viewHints is the hints panel: the hints of the session up to the
-// cursor (what gputop report --to the cursor says) that still hold there,
-// worst first, then those that ended within the last minutes, dimmed, one
-// line each. The selected one (h) shows in full in the detail pane.
-func (m *Model) viewHints(f *frame, rows int) []string {
-	if rows <= 0 {
-		return nil
-	}
-	hints := m.an.shown
-	var out []string
-	if len(hints) == 0 {
-		ln := newLine(m.width)
-		msg := " no bottleneck hints at this time"
-		if m.store.Len() > 0 && f.at.Sub(m.store.First()) < analysis.ProvisionalMin {
-			msg = " a first reading after " + fmtDuration(analysis.ProvisionalMin) + " of samples; judging" + m.glyph.ellipsis
-		}
-		ln.add(msg, m.theme.dim)
-		return padBlank([]string{ln.String()}, rows)
-	}
-	for i, h := range hints[:min(rows, len(hints))] {
-		more := ""
-		if i == rows-1 && len(hints) > rows {
-			// The last row says what does not fit, and how to see it.
-			more = fmt.Sprintf(" +%d more (h)", len(hints)-rows)
-		}
-		out = append(out, m.hintLine(h, f.at, i == m.hintSel-1, more))
-	}
-	return padBlank(out, rows)
-}
-
-// hintLine is one hint: severity, id, GPUs, whether it is a first reading
-// or has ended, and as much evidence as fits. An ended hint is dimmed.
-func (m *Model) hintLine(h timeline.Hint, at time.Time, selected bool, more string) string {
-	ln := newLine(m.width - utf8.RuneCountInString(more))
-	sev := strings.ToUpper(h.Severity.String())
-	k := m.theme.warn
-	switch h.Severity {
-	case timeline.Critical:
-		k = m.theme.crit
-	case timeline.Info:
-		k = m.theme.dim
-	}
-	name, text := m.theme.bold, ink{}
-	if !h.Ongoing {
-		k, name, text = m.theme.dim, m.theme.dim, m.theme.dim
-	}
-	mark := " "
-	if selected {
-		mark = m.glyph.playing
-	}
-	ln.add(mark+m.glyph.warn+" "+padRight(sev, 9), k)
-	ln.add(h.ID, name)
-	if g := gpuList(m.gpuNames, h.GPUs); g != "" {
-		ln.add(" "+g, name)
-	}
-	if st := hintStatus(h, at); st != "" {
-		ln.add(" "+st, m.theme.dim)
-	}
-	ln.add(": "+h.Evidence, text)
-	if more != "" {
-		ln.limit = m.width
-		ln.pad(m.width-utf8.RuneCountInString(more)).add(more, m.theme.dim)
-	}
-	return ln.String()
-}
-
-// gpuList writes GPU indexes briefly: "GPU0-7", "GPU1", "GPU0,2-7", or
-// by host, "node3 GPU0-7"; "" for a hint about the host.
-func gpuList(names units.GPUNames, gpus []int) string {
-	if len(gpus) == 0 {
-		return ""
-	}
-	return names.Of(gpus)
-}
-
-// hintStatus says what kind of reading a hint is at the cursor: "so far
-// 25s" for a first reading, "ended 40s ago" for one that no longer holds;
-// nothing for a firm one that holds.
-func hintStatus(h timeline.Hint, at time.Time) string {
-	switch {
-	case !h.Ongoing:
-		return "ended " + fmtDuration(at.Sub(h.End).Truncate(time.Second)) + " ago"
-	case h.Provisional:
-		return "so far " + fmtDuration(h.End.Sub(h.Start))
-	}
-	return ""
-}
-
-// hintDetail is the selected hint in full, as lines with their ink: its
-// span and standing, evidence, next step, and every episode, largest
-// first. The detail pane shows as many as fit from hintTop on.
-func (m *Model) hintDetail(at time.Time) []inked {
-	if m.hintSel < 1 || m.hintSel > len(m.an.shown) {
-		return nil
-	}
-	h := m.an.shown[m.hintSel-1]
-	w := m.width
-	var out []inked
-	if m.hintSel > m.lay.hints {
-		// Not in the panel above: say which hint this is.
-		out = append(out, inked{m.hintLine(h, at, true, ""), ink{}})
-	}
-	standing := "firm"
-	if st := hintStatus(h, at); st != "" {
-		standing = st
-	} else if h.Ongoing {
-		standing = "firm, holding now"
-	}
-	span := fmt.Sprintf("    first seen %s, last seen %s (%s), confidence %.0f%%, %s", fmtClock(h.Start, false),
-		fmtClock(h.End, false), fmtDuration(h.End.Sub(h.Start)), 100*h.Confidence, standing)
-	for _, l := range wrap(span, w) {
-		out = append(out, inked{l, m.theme.dim})
-	}
-	for _, l := range hanging("    evidence:  ", h.Evidence, w) {
-		out = append(out, inked{l, ink{}})
-	}
-	for _, l := range hanging("    next step: ", h.Suggestion, w) {
-		out = append(out, inked{l, m.theme.bold})
-	}
-	if len(h.Episodes) > 1 {
-		out = append(out, inked{"    " + plural(len(h.Episodes), "episode") + ", largest first:", m.theme.dim})
-		for _, ep := range h.Episodes {
-			lead := fmt.Sprintf("    %s-%s %s ", fmtClock(ep.Start, false), fmtClock(ep.End, false), ep.Severity)
-			for _, l := range hanging(lead, ep.Evidence, w) {
-				out = append(out, inked{l, ink{}})
-			}
-		}
-	}
-	return out
-}
-
-// inked is a line and the ink it is drawn in.
-type inked struct {
-	text string
-	ink  ink
-}
-
-// viewHintDetail shows the selected hint in full where the detail graph
-// goes, scrolled to hintTop, with the keys that move through it on its
-// last row.
-func (m *Model) viewHintDetail(f *frame, rows int) []string {
-	lines := m.hintDetail(f.at)
-	if lines == nil {
-		return m.viewDetail(f, rows)
-	}
-	body := max(1, rows-1)
-	top := min(m.hintTop, max(0, len(lines)-body))
-	var out []string
-	for _, l := range lines[top:min(len(lines), top+body)] {
-		out = append(out, l.ink.paint(cutVisible(l.text, m.width)))
-	}
-	out = padBlank(out, body)
-	keys := "    h next hint" + m.glyph.sep + "esc back to the graph"
-	if len(lines) > body {
-		keys = fmt.Sprintf("    %s scroll (lines %d-%d of %d)%sh next hint%sesc back to the graph",
-			m.keys.hintUp.Help().Key, top+1, min(len(lines), top+body), len(lines), m.glyph.sep, m.glyph.sep)
-	}
-	return append(out, m.theme.dim.paint(cutVisible(keys, m.width)))
-}
-
-// hintDetailOverflow is how many lines of the selected hint's detail do
-// not fit in the detail pane: how far it can scroll.
-func (m *Model) hintDetailOverflow() int {
-	return max(0, len(m.hintDetail(m.play.cursor))-max(1, m.hintRows()-1))
-}
-
-// hintRows is the room for the open hint: the detail pane, less the row a
-// replay gives to its transport.
-func (m *Model) hintRows() int {
-	if !m.play.grows {
-		return m.lay.detail - 1
-	}
-	return m.lay.detail
-}
-
-// plural says "1 more hint" or "3 more hints".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }
 
 // viewHintBand marks, under the phase band and in the same columns, when

@@ -27,12 +27,11 @@ func TestPhaseBandIsTheSameAtEveryZoomAndScroll(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
 	m.Update(samplesMsg{samples: d.samples})
 	m.Update(sourceDoneMsg{})
-	press(m, " ")
 	phases := append([]timeline.Phase(nil), m.an.phases...)
 	if len(phases) < 5 {
 		t.Fatalf("the checkpoint demo should have busy and stalled phases: %v", phases)
 	}
-	letters := map[timeline.PhaseKind]byte{timeline.PhaseBusy: 'B', timeline.PhaseStalled: 'S', timeline.PhaseIdle: 'I'}
+	letters := map[timeline.PhaseKind]byte{timeline.PhaseBusy: '=', timeline.PhaseStalled: '~', timeline.PhaseIdle: '.'}
 	first, last := m.store.First(), m.store.Last()
 	checked := 0
 	for zoom := range len(zoomLevels) + 1 {
@@ -49,7 +48,7 @@ func TestPhaseBandIsTheSameAtEveryZoomAndScroll(t *testing.T) {
 			from, to := m.play.window(first, last)
 			width := to.Sub(from) / time.Duration(len(band))
 			for c := range band {
-				if band[c] < 'A' || band[c] > 'Z' {
+				if !strings.ContainsRune("=~.", rune(band[c])) {
 					continue // a phase's name or a marker written over it
 				}
 				cs := from.Add(time.Duration(c) * width)
@@ -181,7 +180,7 @@ func TestProcessCommandWithWideText(t *testing.T) {
 	m := newTestModel(t, timeline.Live, samples, 200, 60, Options{})
 	got := screen(m)
 	checkScreenFits(t, got, 200, 60)
-	if !strings.Contains(got, "python 学習.py --tag 🚀") || strings.Contains(m.View(), "\x1b[2J") {
+	if !strings.Contains(got, "python 学習.py --tag…") || strings.Contains(m.View(), "\x1b[2J") {
 		t.Fatalf("the command line:\n%s", got)
 	}
 }

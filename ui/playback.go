@@ -42,6 +42,11 @@ type playback struct {
 	// grows says the data grows in real time (live or demo), so resuming
 	// goes back to the newest sample rather than playing from the past.
 	grows bool
+	// openWhole says a replay still shows what it opened on: all of the
+	// file loaded so far, the cursor at its end (where the hints are the
+	// whole file's: a postmortem starts from its verdict), paused. The
+	// first key that moves the cursor or the zoom ends it.
+	openWhole bool
 }
 
 // span is the width of the window in time. "The whole session" is the
@@ -107,7 +112,7 @@ func (p *playback) tickEvery(interval time.Duration) time.Duration {
 }
 
 // togglePause is space. It reports whether playback needs ticks now.
-func (p *playback) togglePause(last time.Time, sourceDone bool) bool {
+func (p *playback) togglePause(first, last time.Time) bool {
 	switch p.motion {
 	case following, playing:
 		p.motion = paused
@@ -117,8 +122,10 @@ func (p *playback) togglePause(last time.Time, sourceDone bool) bool {
 		p.motion, p.cursor = following, last
 		return false
 	}
-	if sourceDone && !p.cursor.Before(last) {
-		return false // at the end of a recording: stay
+	if !p.cursor.Before(last) {
+		// At the end of a recording (where it opens): play it from the
+		// start. The whole-file zoom grows with the cursor.
+		p.cursor = first
 	}
 	p.motion, p.lastTick = playing, time.Time{}
 	return true
@@ -133,10 +140,15 @@ func (p *playback) step(d time.Duration, first, last time.Time) {
 	p.cursor = clampTime(p.cursor.Add(d), first, last)
 }
 
-// home is g: the window starts at the first sample.
+// home is g: the window starts at the first sample. Zoomed out to the
+// whole session, whose window always starts there, it zooms in to the
+// longest window shorter than the session, at its start.
 func (p *playback) home(first, last time.Time) {
 	if p.motion == following {
 		p.motion = paused
+	}
+	if p.zoom >= len(zoomLevels) {
+		p.zoomIn(first, last)
 	}
 	p.cursor = clampTime(first.Add(p.span(first, last)), first, last)
 }

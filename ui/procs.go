@@ -58,6 +58,7 @@ func idOf(p *timeline.ProcessSpan) procID {
 // the process lists of the window change), its order and the selection.
 type procTable struct {
 	focus   bool // the table has the arrows (p)
+	filter  string
 	sortBy  procColumn
 	invert  bool
 	sel     procID // the selected process, kept across refreshes
@@ -74,6 +75,10 @@ type procTable struct {
 	}
 	spans []timeline.ProcessSpan
 	host  string // in a session of several hosts, whose processes spans are
+	// filtered is the filter spans were chosen by; total is how many there
+	// were before it.
+	filtered string
+	total    int
 }
 
 // procHost is the host whose processes the table shows in a session of
@@ -149,10 +154,11 @@ func (m *Model) procSpans(f *frame) []timeline.ProcessSpan {
 	t := &m.procs
 	first, last := m.store.ProcessListsIn(f.from, f.at)
 	host := m.procHost()
-	if first.Equal(t.first) && last.Equal(t.last) && t.order.by == t.sortBy && t.order.invert == t.invert && t.host == host && t.spans != nil {
+	if first.Equal(t.first) && last.Equal(t.last) && t.order.by == t.sortBy && t.order.invert == t.invert && t.host == host &&
+		t.filtered == t.filter && t.spans != nil {
 		return t.spans
 	}
-	t.first, t.last, t.host = first, last, host
+	t.first, t.last, t.host, t.filtered = first, last, host, t.filter
 	t.order.by, t.order.invert = t.sortBy, t.invert
 	t.spans = m.store.ProcessSpans(f.from, f.at)
 	if m.info.MultiHost() {
@@ -162,6 +168,10 @@ func (m *Model) procSpans(f *frame) []timeline.ProcessSpan {
 			g, ok := m.gpuByIndex(p.GPU)
 			return !ok || g.Host != host
 		})
+	}
+	t.total = len(t.spans)
+	if t.filter != "" {
+		t.spans = slices.DeleteFunc(t.spans, func(p timeline.ProcessSpan) bool { return !procMatches(&p, t.filter) })
 	}
 	if t.spans == nil {
 		t.spans = []timeline.ProcessSpan{}
@@ -294,7 +304,7 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 	}
 	spans := m.procSpans(f)
 	_, at := m.store.ProcessesAt(f.at)
-	head := newLine(m.width)
+	head := m.newLine(m.width)
 	head.add(" PROCESSES", m.theme.title)
 	if host := m.procHost(); host != "" {
 		head.add(" on "+host, m.theme.title)
@@ -313,11 +323,14 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 		}
 	}
 	head.add("  by "+procColumnNames[m.procs.sortBy]+" "+order, m.theme.dim)
+	if m.procs.filter != "" {
+		head.addText(fmt.Sprintf("  filter %q: %d of %d", m.procs.filter, len(spans), m.procs.total), m.theme.warn)
+	}
 	if n := exitedCount(spans); n > 0 {
 		head.add(fmt.Sprintf("  %d ended in the window", n), m.theme.dim)
 	}
 	rss, times := procColumnsFor(m.width)
-	cols := newLine(m.width)
+	cols := m.newLine(m.width)
 	title := fmt.Sprintf(" %s %-8s %8s %5s %5s", m.gpuPID("GPU", "PID"), "USER", "GPU MEM", "UTIL", "CPU")
 	if rss {
 		title += fmt.Sprintf(" %6s", "RSS")
@@ -329,7 +342,11 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 	cols.add(title, m.theme.dim)
 	out := []string{head.String(), cols.String()}
 	if len(spans) == 0 {
-		return padBlank(append(out, "   no GPU processes seen"), rows)
+		none := "   no GPU processes seen"
+		if m.procs.filter != "" {
+			none = "   no process matches the filter (/ to change it, empty for all)"
+		}
+		return padBlank(append(out, none), rows)
 	}
 
 	var detail []string
@@ -354,6 +371,7 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 	m.procs.top = max(0, min(m.procs.top, len(spans)-room))
 	m.procs.visible = room
 	for i := m.procs.top; i < len(spans) && i < m.procs.top+room; i++ {
+		m.hitRows(len(out), 1, hitProc, i)
 		out = append(out, m.procRow(&spans[i], i == sel, rss, times))
 	}
 	if len(detail) > 0 {
@@ -375,7 +393,7 @@ func exitedCount(spans []timeline.ProcessSpan) int {
 // procRow is one process: bold if the wrapped job's, dimmed if it let go
 // of its GPU in the window, reversed if selected.
 func (m *Model) procRow(p *timeline.ProcessSpan, selected, rss, times bool) string {
-	ln := newLine(m.width)
+	ln := m.newLine(m.width)
 	k := ink{}
 	switch {
 	case selected:
@@ -397,7 +415,7 @@ func (m *Model) procRow(p *timeline.ProcessSpan, selected, rss, times bool) stri
 			mark = ">"
 		}
 	}
-	s := fmt.Sprintf("%s%s %-8s %8s %5s %5s", mark, m.gpuPID(m.procGPU(p.GPU), strconv.Itoa(p.PID)), cutRunes(orNA(p.User), 8), fmtBytes(p.GPUMem), util, cpu)
+	s := fmt.Sprintf("%s%s %-8s %8s %5s %5s", mark, m.gpuPID(m.procGPU(p.GPU), strconv.Itoa(p.PID)), m.fit.fitWords(orNA(p.User), 8, false), fmtBytes(p.GPUMem), util, cpu)
 	if rss {
 		s += fmt.Sprintf(" %6s", fmtBytes(p.RSS))
 	}
@@ -414,7 +432,7 @@ func (m *Model) procRow(p *timeline.ProcessSpan, selected, rss, times bool) stri
 		}
 		s += fmt.Sprintf(" %-8s %-8s", start, end)
 	}
-	s += fmt.Sprintf(" %-*s ", whereWidth, cutRunes(orDash(p.Workload.Short()), whereWidth))
+	s += fmt.Sprintf(" %-*s ", whereWidth, m.fit.fitWords(orDash(p.Workload.Short()), whereWidth, false))
 	ln.add(s, k)
 	cmdInk := m.theme.dim
 	if selected {
@@ -449,15 +467,15 @@ func (m *Model) procDetail(p *timeline.ProcessSpan) []string {
 	if m.ascii {
 		info = strings.ReplaceAll(info, "·", "-")
 	}
-	out := []string{newLine(m.width).addText(info, m.theme.bold).String()}
+	out := []string{m.newLine(m.width).addText(info, m.theme.bold).String()}
 	// Where it runs gets a line of its own: a pod's UID and container id
 	// alone take 80 columns.
 	if w := p.Workload.String(); w != "" {
-		out = append(out, newLine(m.width).add("   ", ink{}).addText(w, m.theme.bold).String())
+		out = append(out, m.newLine(m.width).add("   ", ink{}).addText(w, m.theme.bold).String())
 	}
-	cmd := wrap(oneLine(orNA(p.Command)), m.width-3)
+	cmd := m.fit.wrapWords(oneLine(orNA(p.Command)), m.width-3, maxCommandRows)
 	for _, l := range cmd[:min(len(cmd), maxCommandRows)] {
-		out = append(out, newLine(m.width).add("   ", ink{}).addText(l, ink{}).String())
+		out = append(out, m.newLine(m.width).add("   ", ink{}).addText(l, ink{}).String())
 	}
 	return out
 }

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/timeline"
 )
@@ -51,14 +54,27 @@ func nanValue() float64 {
 	return zero / zero
 }
 
-// fakeKiller records what it was asked and answers err.
+// fakeKiller records what it was asked and answers err. It sends
+// htop's signals, or SIGTERM alone with termOnly.
 type fakeKiller struct {
-	calls []string
-	err   error
+	calls    []string
+	err      error
+	termOnly bool
 }
 
-func (k *fakeKiller) Terminate(pid int, started time.Time) error {
-	k.calls = append(k.calls, fmt.Sprintf("%d@%s", pid, started.UTC().Format("15:04:05")))
+func (k *fakeKiller) Signals() []syscall.Signal {
+	if k.termOnly {
+		return []syscall.Signal{syscall.SIGTERM}
+	}
+	return []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGKILL, syscall.SIGUSR1, syscall.SIGUSR2}
+}
+
+func (k *fakeKiller) Signal(pid int, started time.Time, sig syscall.Signal) error {
+	call := fmt.Sprintf("%d@%s", pid, started.UTC().Format("15:04:05"))
+	if sig != syscall.SIGTERM {
+		call += " " + signalName(sig)
+	}
+	k.calls = append(k.calls, call)
 	return k.err
 }
 
@@ -167,7 +183,8 @@ func TestKillAsksFirst(t *testing.T) {
 	k := &fakeKiller{}
 	m := newTestModel(t, timeline.Live, procFixture(), 120, 40, Options{Killer: k})
 	press(m, "p", "k")
-	if !strings.Contains(screen(m), "Send SIGTERM to PID 4100 (ml)? y send, n don't") {
+	if s := screen(m); !strings.Contains(s, "Send SIGTERM to PID 4100 (ml)?  python train.py --rank 0") ||
+		!strings.Contains(s, " TERM INT HUP KILL USR1 USR2  ←→ signal, y send, n don't") {
 		t.Fatalf("k asks first:\n%s", screen(m))
 	}
 	press(m, "x", "q", "k") // no other key answers
@@ -182,6 +199,18 @@ func TestKillAsksFirst(t *testing.T) {
 	if fmt.Sprint(k.calls) != "[4100@08:58:30]" || !strings.Contains(screen(m), "SIGTERM sent to PID 4100") {
 		t.Errorf("y sends SIGTERM to the chosen process and its start: %v\n%s", k.calls, screen(m))
 	}
+
+	// As htop's k: the arrows choose the signal, TERM first.
+	press(m, "k", "right", "right", "right")
+	if !strings.Contains(screen(m), "Send SIGKILL to PID 4100") {
+		t.Fatalf("right three times chooses KILL:\n%s", screen(m))
+	}
+	press(m, "left")
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	if fmt.Sprint(k.calls) != "[4100@08:58:30 4100@08:58:30 HUP]" || !strings.Contains(screen(m), "SIGHUP sent to PID 4100") {
+		t.Errorf("enter sends the chosen signal, HUP: %v\n%s", k.calls, screen(m))
+	}
+	k.calls = k.calls[:1]
 
 	k.err = errors.New("PID 4100 belongs to ml, not you: gputop signals only your own processes")
 	press(m, "k", "y")
@@ -234,5 +263,42 @@ func TestKillNeverInReplayOrDemoOrReadOnly(t *testing.T) {
 				t.Errorf("--readonly: the help still lists k")
 			}
 		}
+	}
+}
+
+// / in the process table filters it as it is typed, by command, user or
+// PID; esc puts the filter before back; outside the table / is the time
+// jump.
+func TestProcessFilter(t *testing.T) {
+	m := newTestModel(t, timeline.Live, procFixture(), 120, 40, Options{})
+	press(m, "/")
+	if !m.prompt.active || !strings.Contains(footerOf(m), "go to time") {
+		t.Fatalf("outside the table / asks for a time: %q", footerOf(m))
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyEsc})
+	press(m, "p", "/", "s", "e", "r", "v")
+	s := screen(m)
+	if !strings.Contains(s, `filter "serv": 1 of`) || !strings.Contains(s, "python serve.py") || strings.Contains(s, "python train.py --rank 0") {
+		t.Fatalf("typing narrows the table to serve.py:\n%s", s)
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	if m.procs.filter != "serv" || m.prompt.active {
+		t.Fatalf("enter keeps the filter: %q", m.procs.filter)
+	}
+	press(m, "/")
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlU})
+	press(m, "4", "1", "0", "0")
+	if s := screen(m); !strings.Contains(s, " 4100 ") || strings.Contains(s, "python serve.py") {
+		t.Fatalf("a PID filters too:\n%s", s)
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyEsc})
+	if m.procs.filter != "serv" {
+		t.Fatalf("esc puts the filter before back, not %q", m.procs.filter)
+	}
+	press(m, "/")
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlU})
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	if s := screen(m); m.procs.filter != "" || strings.Contains(s, `filter "`) || !strings.Contains(s, "python train.py --rank 0") {
+		t.Fatalf("an empty filter shows every process:\n%s", s)
 	}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // prompt is a one-line question in the footer: a marker's text (m), a time
-// to jump to (t or /). It is a few lines rather than bubbles' textinput
+// to jump to (t or /), the process table's filter (/ in the table). It is a few lines rather than bubbles' textinput
 // because that one blinks its cursor on a timer, and a screen that redraws
 // itself twice a second costs bytes over SSH and breaks "a paused screen
 // writes nothing".
@@ -19,6 +19,9 @@ type prompt struct {
 	text   []rune
 	// done receives the answer on enter.
 	done func(m *Model, answer string)
+	// edit, if set, receives the answer as it is typed (a filter that
+	// narrows as it goes), and cancel the way back on esc.
+	edit, cancel func(m *Model, answer string)
 }
 
 // maxPromptRunes bounds an answer: markers are short labels.
@@ -41,7 +44,12 @@ func (m *Model) handlePromptKey(k tea.KeyMsg) tea.Cmd {
 			done(m, answer)
 		}
 	case key.Matches(k, keys.cancel.Binding):
+		cancel := p.cancel
 		*p = prompt{}
+		if cancel != nil {
+			cancel(m, "")
+		}
+		return nil
 	case key.Matches(k, keys.erase.Binding):
 		if len(p.text) > 0 {
 			p.text = p.text[:len(p.text)-1]
@@ -55,6 +63,9 @@ func (m *Model) handlePromptKey(k tea.KeyMsg) tea.Cmd {
 			p.add(r)
 		}
 	}
+	if p.active && p.edit != nil {
+		p.edit(m, string(p.text))
+	}
 	return nil
 }
 
@@ -66,7 +77,7 @@ func (p *prompt) add(r rune) {
 
 // viewPrompt replaces the footer while a question is open.
 func (m *Model) viewPrompt() string {
-	ln := newLine(m.width)
+	ln := m.newLine(m.width)
 	ln.add(" "+m.prompt.label+" ", m.theme.bold)
 	text := string(m.prompt.text)
 	// Keep the end of a long answer in view, where the typing is.

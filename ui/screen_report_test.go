@@ -140,7 +140,6 @@ func TestScreenSaysWhatTheReportSays(t *testing.T) {
 					m.Update(samplesMsg{samples: d.samples[i:min(len(d.samples), i+batchSize)]})
 				}
 				m.Update(sourceDoneMsg{})
-				press(m, " ") // pause where it is
 				for off := step; first.Add(off).Before(last); off += step {
 					press(m, "t")
 					for _, r := range "+" + off.String() {

@@ -101,7 +101,7 @@ var asciiGlyphs = glyphs{
 	live:     "*",
 	paused:   "||",
 	playing:  ">",
-	ellipsis: "~",
+	ellipsis: "...",
 	warn:     "!",
 	bar:      "|",
 }

@@ -11,7 +11,7 @@ import (
 //	▶ 2x ━━━━━━━━━●───────────── 12m31s of 1h02m   09:00:00 - 10:02:00
 func (m *Model) viewTransport() string {
 	first, last := m.store.First(), m.store.Last()
-	ln := newLine(m.width)
+	ln := m.newLine(m.width)
 	state := m.glyph.paused
 	if m.play.motion == playing {
 		state = m.glyph.playing
@@ -23,6 +23,15 @@ func (m *Model) viewTransport() string {
 		fmtClock(first, total > 20*time.Hour), fmtClock(last, total > 20*time.Hour))
 	if !m.sourceDone {
 		tail += " loading" + m.glyph.ellipsis
+	}
+	if m.play.motion == paused {
+		// Where a replay opens (paused at its end) space plays it from the
+		// start; elsewhere from where it is.
+		if !m.play.cursor.Before(last) {
+			tail += "  space plays from the start"
+		} else {
+			tail += "  space plays"
+		}
 	}
 	bar := m.width - ln.w - len([]rune(tail)) - 1
 	if bar >= 10 {

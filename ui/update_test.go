@@ -141,10 +141,8 @@ func TestHelpOpensAndAnyKeyClosesIt(t *testing.T) {
 	if !strings.Contains(screen(m), "gputop help") || !strings.Contains(screen(m), "any other key closes") {
 		t.Fatalf("help screen:\n%s", screen(m))
 	}
-	for i := 0; i < 120; i++ {
-		press(m, "down")
-	}
-	if !strings.Contains(screen(m), "never shows an unknown") || !strings.Contains(screen(m), "gputop itself") {
+	m.Update(tea.KeyMsg{Type: tea.KeyEnd})
+	if !strings.Contains(screen(m), "gputop itself") || !strings.Contains(screen(m), "gputop itself") {
 		t.Fatalf("help scrolled to its end:\n%s", screen(m))
 	}
 	checkScreenFits(t, screen(m), 80, 24)
@@ -157,7 +155,7 @@ func TestHelpOpensAndAnyKeyClosesIt(t *testing.T) {
 func TestResizeFollowsAndSaysWhenTooSmall(t *testing.T) {
 	m := newTestModel(t, timeline.Live, fixtureSamples(30), 80, 24, Options{})
 	m.Update(tea.WindowSizeMsg{Width: 50, Height: 10})
-	if got := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(got, "terminal too small: 50x10, gputop needs at least 60x12") {
+	if got := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(got, "terminal 50x10 is too small: gputop needs 60x12; enlarge it or press q") {
 		t.Fatalf("too small:\n%s", got)
 	}
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
@@ -175,16 +173,34 @@ func TestQuitCancelsTheSource(t *testing.T) {
 	}
 }
 
-func TestReplayPlaysFromTheStartAtItsSpeed(t *testing.T) {
+// A replay opens on the whole recording, paused at its end, where the
+// hints are the whole file's (a postmortem starts from its verdict); space
+// plays it from the start at its speed.
+func TestReplayOpensOnTheWholeFileAndPlaysFromTheStart(t *testing.T) {
 	m := newTestModel(t, timeline.Replay, fixtureSamples(120), 120, 40, Options{Speed: 2})
-	if h := headerOf(m); !strings.Contains(h, "REPLAY run.gtr") || !strings.Contains(h, "09:00:00") || !strings.Contains(h, "2x") {
-		t.Fatalf("a replay starts at its beginning, playing at 2x: %q", h)
+	m.Update(sourceDoneMsg{})
+	h := headerOf(m)
+	if !strings.Contains(h, "REPLAY run.gtr") || !strings.Contains(h, "09:01:59") || !strings.Contains(h, "⏸ 2x") ||
+		!strings.Contains(h, "[all 1m59s]") {
+		t.Fatalf("a replay opens paused at its end, on the whole file: %q", h)
+	}
+	if !m.an.at.Equal(m.store.Last()) || len(m.an.shown) == 0 {
+		t.Fatalf("the hints are the whole file's: asked at %v, %d shown", m.an.at, len(m.an.shown))
+	}
+	rows := strings.Split(screen(m), "\n")
+	if transport := rows[len(rows)-2]; !strings.Contains(transport, "space plays from the start") {
+		t.Fatalf("the transport says how to play: %q", transport)
 	}
 	base := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC) // tick times are the terminal's, not the recording's
 	m.Update(tickMsg{at: base})
+	if h := headerOf(m); !strings.Contains(h, "09:01:59") {
+		t.Fatalf("paused, a tick does not move it: %q", h)
+	}
+	press(m, " ")
+	m.Update(tickMsg{at: base})
 	m.Update(tickMsg{at: base.Add(5 * time.Second)})
-	if h := headerOf(m); !strings.Contains(h, "09:00:10") {
-		t.Fatalf("5 s of ticks at 2x move the cursor 10 s: %q", h)
+	if h := headerOf(m); !strings.Contains(h, "09:00:10") || !strings.Contains(h, "▶ 2x") {
+		t.Fatalf("space plays from the start; 5 s of ticks at 2x move the cursor 10 s: %q", h)
 	}
 	press(m, " ")
 	m.Update(tickMsg{at: base.Add(10 * time.Second)})
@@ -199,11 +215,30 @@ func TestReplayPlaysFromTheStartAtItsSpeed(t *testing.T) {
 	if h := headerOf(m); !strings.Contains(h, "09:00:11") {
 		t.Fatalf("right steps one sample: %q", h)
 	}
-	m.Update(sourceDoneMsg{})
-	press(m, "G", " ")
+	press(m, " ")
 	m.Update(tickMsg{at: base.Add(20 * time.Second)})
-	if h := headerOf(m); !strings.Contains(h, "09:01:59") {
-		t.Fatalf("at the end a replay stays there: %q", h)
+	m.Update(tickMsg{at: base.Add(40 * time.Second)})
+	if h := headerOf(m); !strings.Contains(h, "09:01:59") || !strings.Contains(h, "⏸") {
+		t.Fatalf("played to the end, a replay stops there: %q", h)
+	}
+}
+
+// With --start a replay plays from there, as before.
+func TestReplayWithStartPlaysFromIt(t *testing.T) {
+	m := newTestModel(t, timeline.Replay, fixtureSamples(120), 120, 40, Options{Start: fixtureStart.Add(time.Minute)})
+	if h := headerOf(m); !strings.Contains(h, "09:01:00") || !strings.Contains(h, "▶ 1x") {
+		t.Fatalf("--start: playing from it: %q", h)
+	}
+}
+
+// g goes to the start even zoomed out to the whole session (whose window
+// always starts there): it zooms in to a window shorter than the session.
+func TestStartKeyWorksZoomedOut(t *testing.T) {
+	m := newTestModel(t, timeline.Replay, fixtureSamples(600), 120, 40, Options{})
+	m.Update(sourceDoneMsg{})
+	press(m, "g")
+	if m.play.zoom >= len(zoomLevels) || !m.play.cursor.Equal(fixtureStart.Add(zoomLevels[m.play.zoom])) {
+		t.Fatalf("g zoomed out: zoom %d, cursor %v", m.play.zoom, m.play.cursor)
 	}
 }
 
@@ -370,14 +405,28 @@ func TestLiveAndReplayDrawTheSameSamplesTheSame(t *testing.T) {
 	live := newTestModel(t, timeline.Live, fixtureSamples(120), 120, 40, Options{})
 	replay := newTestModel(t, timeline.Replay, fixtureSamples(120), 120, 40, Options{})
 	replay.Update(sourceDoneMsg{})
-	press(replay, "G")
+	// A replay opens on the whole file, at its end: the live view paused
+	// and zoomed out to the whole session draws the same; and again both
+	// zoomed in, and both stepped back.
 	press(live, " ")
-	l, r := strings.Split(screen(live), "\n"), strings.Split(screen(replay), "\n")
-	// Everything but the header (LIVE/REPLAY), the transport and the footer.
-	for i := 1; i < len(l)-2; i++ {
-		if l[i] != r[i] {
-			t.Errorf("row %d differs:\nlive   %q\nreplay %q", i, l[i], r[i])
+	zoomOutAll(live)
+	for _, keys := range [][]string{nil, {"+"}, {"left", "left"}} {
+		press(live, keys...)
+		press(replay, keys...)
+		l, r := strings.Split(screen(live), "\n"), strings.Split(screen(replay), "\n")
+		// Everything but the header (LIVE/REPLAY), the transport and the footer.
+		for i := 1; i < len(l)-2; i++ {
+			if l[i] != r[i] {
+				t.Errorf("after %q, row %d differs:\nlive   %q\nreplay %q", keys, i, l[i], r[i])
+			}
 		}
+	}
+}
+
+// zoomOutAll zooms out to the whole session.
+func zoomOutAll(m *Model) {
+	for range len(zoomLevels) + 1 {
+		press(m, "-")
 	}
 }
 
@@ -389,7 +438,7 @@ func TestHintsPanelAndDetail(t *testing.T) {
 	}
 	press(m, "h")
 	s = screen(m)
-	for _, want := range []string{"evidence:", "next step:", "confidence"} {
+	for _, want := range []string{"first seen", "next step:", "confidence"} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("h shows the first hint in full (%q missing):\n%s", want, s)
 		}
@@ -397,7 +446,7 @@ func TestHintsPanelAndDetail(t *testing.T) {
 	for range m.an.shown {
 		press(m, "h")
 	}
-	if strings.Contains(screen(m), "evidence:") {
+	if strings.Contains(screen(m), "next step:") {
 		t.Fatalf("h past the last hint goes back to the graph:\n%s", screen(m))
 	}
 }

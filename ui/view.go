@@ -5,8 +5,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -26,6 +24,7 @@ func (m *Model) view() string {
 	if m.width == 0 || m.height == 0 {
 		return ""
 	}
+	m.hitReset()
 	if !m.lay.fits {
 		return m.viewTooSmall()
 	}
@@ -35,15 +34,24 @@ func (m *Model) view() string {
 	f := m.frame()
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.viewHeader(f))
+	// Each panel notes what its rows show for the mouse, from hitBase.
+	at := func() { m.hitBase = len(lines) }
+	at()
 	lines = append(lines, m.viewGPUs(f)...)
+	at()
 	if m.lay.phase > 0 {
 		lines = append(lines, m.viewPhaseBand(f))
 	}
 	if m.lay.hintBand > 0 {
 		lines = append(lines, m.viewHintBand(f))
 	}
+	m.hitRows(0, len(lines)-m.hitBase, hitTime, 0)
 	lines = append(lines, m.viewHost(f)...)
-	lines = append(lines, m.viewHints(f, m.lay.hints)...)
+	if m.hintSel == 0 || m.procs.focus {
+		at()
+		lines = append(lines, m.viewHints(f, m.lay.hints)...)
+	}
+	at()
 	switch {
 	case m.procs.focus:
 		// The process table with the keyboard takes the detail graph's
@@ -51,9 +59,15 @@ func (m *Model) view() string {
 		lines = append(lines, m.viewProcs(f, m.procFocusRows())...)
 	case m.hintSel > 0:
 		lines = append(lines, m.viewHintDetail(f, m.hintRows())...)
+		m.hitRows(0, len(lines)-m.hitBase, hitHint, m.hintSel-1)
+		at()
 		lines = append(lines, m.viewProcs(f, m.lay.procs)...)
+	case m.procsInPane():
+		lines = append(lines, m.viewProcsPane(f, m.lay.detail)...)
 	default:
 		lines = append(lines, m.viewDetail(f, m.lay.detail)...)
+		m.hitRows(0, len(lines)-m.hitBase, hitTime, 0)
+		at()
 		lines = append(lines, m.viewProcs(f, m.lay.procs)...)
 	}
 	lines = append(lines, blankLines(m.lay.blankRows)...)
@@ -63,12 +77,26 @@ func (m *Model) view() string {
 	}
 	lines = padBlank(lines, m.height-footerRows)
 	if m.prompt.active {
-		return strings.Join(append(lines, m.viewPrompt()), "\n")
+		return m.fitRows(append(lines, m.viewPrompt()))
 	}
 	if m.confirm.active {
-		return strings.Join(append(lines, m.viewConfirm()), "\n")
+		// The question takes the pane's last row too.
+		return m.fitRows(append(lines[:len(lines)-1], m.viewConfirm()...))
 	}
-	lines = append(lines, m.viewFooter(f))
+	footer := m.viewFooter(f)
+	if len(footer) > 1 {
+		// A long message takes the pane's last row.
+		lines = lines[:len(lines)-len(footer)+1]
+	}
+	return m.fitRows(append(lines, footer...))
+}
+
+// fitRows is the screen's rows, each through the last guard of the
+// fitter: none wider than the terminal.
+func (m *Model) fitRows(lines []string) string {
+	for i, l := range lines {
+		lines[i] = m.fit.fitRow(l, m.width)
+	}
 	return strings.Join(lines, "\n")
 }
 
@@ -83,20 +111,8 @@ func (m *Model) frame() *frame {
 
 func (m *Model) viewTooSmall() string {
 	w, h := MinSize()
-	msg := fmt.Sprintf("terminal too small: %dx%d, gputop needs at least %dx%d", m.width, m.height, w, h)
-	var lines []string
-	for _, l := range wrap(msg, m.width) {
-		lines = append(lines, cutVisible(l, m.width))
-	}
-	return strings.Join(padBlank(lines, m.height), "\n")
-}
-
-// cutVisible cuts a line that may hold escape sequences to w columns.
-func cutVisible(s string, w int) string {
-	if visibleWidth(s) <= w {
-		return s
-	}
-	return ansi.Truncate(s, w, "")
+	msg := fmt.Sprintf("terminal %dx%d is too small: gputop needs %dx%d; enlarge it or press q", m.width, m.height, w, h)
+	return m.fitRows(padBlank(m.fit.wrapWords(msg, m.width, m.height), m.height))
 }
 
 // noteCores remembers the host's cores the first time samples name them,

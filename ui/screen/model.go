@@ -133,7 +133,8 @@ func (m *Model) update(msg tea.Msg) (cmd tea.Cmd) {
 	}
 	m.inner, cmd = m.inner.Update(msg)
 	switch msg.(type) {
-	case tea.KeyMsg, tea.WindowSizeMsg:
+	case tea.KeyMsg, tea.WindowSizeMsg, tea.MouseMsg:
+		// What a person did is drawn at once.
 		m.dirty = false
 		m.draw()
 	default:

@@ -24,9 +24,13 @@ import (
 // user had quit, restores the terminal as far as it still can, and returns
 // nil; so it does when the terminal hangs up, which is how an SSH session
 // ends. The terminal is restored however the program ends, before a crash
-// is reported.
-func Run(ctx context.Context, inner tea.Model, frameEvery time.Duration) error {
-	return run(newTTY(ctx, os.Stdin, os.Stdout), inner, frameEvery)
+// is reported. With mouse, the terminal reports clicks and the wheel
+// (tea.MouseMsg) while the screen is shown, and stops on leaving it (a
+// suspend, the end).
+func Run(ctx context.Context, inner tea.Model, frameEvery time.Duration, mouse bool) error {
+	t := newTTY(ctx, os.Stdin, os.Stdout)
+	t.mouse = mouse
+	return run(t, inner, frameEvery)
 }
 
 func run(t *tty, inner tea.Model, frameEvery time.Duration) error {

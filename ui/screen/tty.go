@@ -15,6 +15,11 @@ import (
 const (
 	enterScreen = "\x1b[?1049h\x1b[?25l" // alternate screen, cursor hidden
 	leaveScreen = "\x1b[m\x1b[?25h\x1b[?1049l"
+	// Mouse buttons and the wheel, reported in SGR form (1006), which has
+	// no limit on columns; not motion, which would wake gputop for every
+	// move across the screen. bubbletea's reader decodes them.
+	mouseOn  = "\x1b[?1000h\x1b[?1006h"
+	mouseOff = "\x1b[?1006l\x1b[?1000l"
 )
 
 // stopGrace is how long a suspend waits for SIGCONT before it concludes
@@ -26,6 +31,7 @@ type tty struct {
 	ctx     context.Context // once done, nothing waits for SIGCONT
 	in, out *os.File
 	rawIn   bool        // in is a terminal: its modes are ours to set
+	mouse   bool        // report the mouse while the screen is shown
 	saved   *term.State // in's modes before the first enter
 	entered bool        // raw mode and the alternate screen are set
 	// canStop says a shell can continue the process once stopped.
@@ -102,7 +108,11 @@ func (t *tty) enter() error {
 		}
 	}
 	t.entered = true
-	_, err := t.out.WriteString(enterScreen)
+	seq := enterScreen
+	if t.mouse {
+		seq += mouseOn
+	}
+	_, err := t.out.WriteString(seq)
 	if e := t.read(true); err == nil {
 		err = e
 	}
@@ -127,7 +137,11 @@ func (t *tty) leave() error {
 	if !shown {
 		return nil
 	}
-	_, err := t.out.WriteString(leaveScreen)
+	seq := leaveScreen
+	if t.mouse {
+		seq = mouseOff + seq
+	}
+	_, err := t.out.WriteString(seq)
 	if t.saved != nil {
 		if e := term.Restore(t.in.Fd(), t.saved); err == nil {
 			err = e

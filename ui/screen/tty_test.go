@@ -2,6 +2,7 @@ package screen
 
 import (
 	"context"
+	"os"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -55,4 +56,34 @@ func TestAwaitContEndsWithTheContext(t *testing.T) {
 			t.Fatalf("came back %v after; want it at the cancel", d)
 		}
 	})
+}
+
+// With the mouse on, entering the screen asks the terminal for clicks and
+// the wheel in SGR form, and leaving it (a suspend, the end) stops them
+// first, so the shell never receives mouse reports.
+func TestMouseReportingOnlyWhileShown(t *testing.T) {
+	for _, mouse := range []bool{true, false} {
+		f, err := os.CreateTemp(t.TempDir(), "out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tt := &tty{ctx: context.Background(), out: f, mouse: mouse, fg: func() bool { return true }}
+		if err := tt.enter(); err != nil {
+			t.Fatal(err)
+		}
+		if err := tt.leave(); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(f.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := enterScreen + leaveScreen
+		if mouse {
+			want = enterScreen + mouseOn + mouseOff + leaveScreen
+		}
+		if string(got) != want {
+			t.Errorf("mouse %v: wrote %q, want %q", mouse, got, want)
+		}
+	}
 }

@@ -1,0 +1,272 @@
+package ui
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/rivo/uniseg"
+)
+
+// Every text on screen meets its room here, in one way: it wraps where
+// its panel has a second line for it (wrapWords), and is otherwise cut at
+// a word with an ellipsis (fitWords), so a cut is never taken for the
+// whole and never ends mid-word: "(99% of the 700W lim" becomes "(99% of
+// the…". A word is whatever lies between spaces, so a number with its
+// unit ("700W", "Gen5", "x16", "65.6/80.0GiB") is one word and is kept or
+// dropped whole. A single word wider than its room (a long path or host
+// name) is the one thing cut inside, and it ends in the ellipsis.
+//
+// The line type (layout.go) cuts through it too: a piece that does not fit
+// what is left of its row is fitted, and nothing is added after a cut.
+//
+// With --ascii the ellipsis is "..." and any other non-ASCII character of
+// the text (°C in a hint's evidence, "·") is written in ASCII first.
+
+// fitter holds what fitting depends on: the ellipsis and --ascii. uncut
+// draws every text whole, past its room: TestNoTextEndsMidWord draws each
+// screen both ways and checks that every word cut is cut with the
+// ellipsis.
+type fitter struct {
+	ell   string
+	ellW  int
+	ascii bool
+	uncut bool
+	// offered keeps, when uncut, every text the panels gave to be fitted:
+	// the words a cut may be checked against.
+	offered *strings.Builder
+}
+
+// offer notes a text given to be fitted, when drawing uncut for the test.
+func (f *fitter) offer(s string) {
+	if f.offered != nil {
+		f.offered.WriteString(s)
+		f.offered.WriteByte('\n')
+	}
+}
+
+func newFitter(g *glyphs, ascii bool) fitter {
+	return fitter{ell: g.ellipsis, ellW: utf8.RuneCountInString(g.ellipsis), ascii: ascii}
+}
+
+// unlimited is a row's room when the fitter draws everything whole.
+const unlimited = 1 << 20
+
+// room is what a row of width w may hold: w, or everything when uncut.
+func (f *fitter) room(w int) int {
+	if f.uncut {
+		return unlimited
+	}
+	return w
+}
+
+// words is s as the screen writes it: in ASCII with --ascii.
+func (f *fitter) words(s string) string {
+	if f.ascii && !isASCII(s) {
+		return toASCII(s)
+	}
+	return s
+}
+
+// asciiFor are the characters gputop's own texts and the analysis's use
+// beyond ASCII, as --ascii writes them.
+var asciiFor = strings.NewReplacer(
+	"°C", "C", "°", "deg", "…", "...", "·", "-", "×", "x", "–", "-", "—", "-", "µ", "u",
+	"≥", ">=", "≤", "<=", "→", "->", "←", "<-", "↑", "up", "↓", "dn", "▸", ">", "▶", ">", "⏸", "||",
+	"●", "*", "⚠", "!", "│", "|", "━", "=", "─", "-", "‘", "'", "’", "'", "“", "\"", "”", "\"",
+)
+
+// toASCII writes s in ASCII: the known characters as above, any other
+// character as "?".
+func toASCII(s string) string {
+	s = asciiFor.Replace(s)
+	if isASCII(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('?')
+		}
+	}
+	return b.String()
+}
+
+// cellWidth is how many columns s takes: a column a rune for gputop's own
+// text (it draws no wide characters), cells for text from outside.
+func cellWidth(s string, outside bool) int {
+	if outside && !isASCII(s) {
+		return ansi.StringWidth(s)
+	}
+	return utf8.RuneCountInString(s)
+}
+
+// fitWords cuts s to w columns at the end of a word, with the ellipsis
+// after it; s whole if it fits. outside says s may hold wide characters.
+func (f *fitter) fitWords(s string, w int, outside bool) string {
+	s = f.words(s)
+	f.offer(s)
+	if f.uncut || cellWidth(s, outside) <= w {
+		return s
+	}
+	if w < f.ellW {
+		return ""
+	}
+	if t := strings.TrimRight(s, " "); cellWidth(t, outside) <= w {
+		return t
+	}
+	room := w - f.ellW
+	// The longest run of whole words that leaves the ellipsis its room:
+	// best is where the space after its last word begins.
+	best, col, inWord := -1, 0, false
+	for g := uniseg.NewGraphemes(s); g.Next(); {
+		start, _ := g.Positions()
+		space := g.Str() == " "
+		if space && inWord {
+			best = start
+		}
+		inWord = !space
+		if outside {
+			col += g.Width()
+		} else {
+			col++
+		}
+		if col > room {
+			break
+		}
+	}
+	if best > 0 {
+		kept := strings.TrimRight(s[:best], " ,;:")
+		if strings.TrimSpace(kept) != "" {
+			return kept + f.ell
+		}
+	}
+	// One word wider than the room: cut inside it, the ellipsis saying so.
+	return cutCells(s, room, outside) + f.ell
+}
+
+// cutCells is the longest prefix of s that takes at most n columns, never
+// splitting a character.
+func cutCells(s string, n int, outside bool) string {
+	if n <= 0 {
+		return ""
+	}
+	if !outside {
+		return cutRunes(s, n)
+	}
+	col := 0
+	for g := uniseg.NewGraphemes(s); g.Next(); {
+		if col+g.Width() > n {
+			start, _ := g.Positions()
+			return s[:start]
+		}
+		col += g.Width()
+	}
+	return s
+}
+
+// wrapWords breaks text into lines of at most w columns at spaces, keeping
+// the indent of its first line on the ones after, in at most maxLines
+// lines (0: as many as it takes); the last line that has room ends in the
+// fitted rest. A word wider than a whole line is broken across lines.
+func (f *fitter) wrapWords(text string, w, maxLines int) []string {
+	text = f.words(text)
+	f.offer(text)
+	indent := len(text) - len(strings.TrimLeft(text, " "))
+	if w <= indent+1 {
+		indent = 0
+	}
+	pad := strings.Repeat(" ", indent)
+	return f.flow(pad, pad, strings.Fields(text), w, maxLines)
+}
+
+// hangingWords wraps text after a lead ("  util      ", kept as it is),
+// the lines after the first indented by indent columns (where the text
+// began if indent < 0).
+func (f *fitter) hangingWords(lead, text string, w, indent, maxLines int) []string {
+	lead, text = f.words(lead), f.words(text)
+	f.offer(lead + text)
+	if indent < 0 {
+		indent = utf8.RuneCountInString(lead)
+	}
+	if w <= indent+1 {
+		indent = 0
+	}
+	return f.flow(lead, strings.Repeat(" ", indent), strings.Fields(text), w, maxLines)
+}
+
+// flow lays words out after first on the first line and after pad on the
+// others, as wrapWords says.
+func (f *fitter) flow(first, pad string, words []string, w, maxLines int) []string {
+	if len(words) == 0 {
+		return []string{first}
+	}
+	var out []string
+	// The line maxLines-1 (from 0) takes the rest where there is more:
+	// its lead and the words from its first on.
+	restLead, rest := "", ""
+	lead, cur := first, first
+	curW := utf8.RuneCountInString(cur)
+	empty := true // nothing after the lead yet
+	newLine := func() {
+		out = append(out, cur)
+		lead, cur, curW, empty = pad, pad, utf8.RuneCountInString(pad), true
+	}
+	for i := 0; i < len(words); i++ {
+		if empty && maxLines > 0 && len(out) == maxLines-1 && rest == "" {
+			restLead, rest = lead, strings.Join(words[i:], " ")
+		}
+		word := words[i]
+		ww := utf8.RuneCountInString(word)
+		sep := 1
+		if empty && (lead == "" || strings.HasSuffix(lead, " ")) {
+			sep = 0
+		}
+		switch {
+		case curW+sep+ww <= w:
+			cur += strings.Repeat(" ", sep) + word
+			curW += sep + ww
+			empty = false
+		case !empty || len(out) == 0 && lead != pad && curW >= w/2:
+			// The word goes on the next line (a long lead stays alone).
+			newLine()
+			i--
+		default:
+			// A word longer than a line: as much as fits, the rest next.
+			head := cutRunes(word, max(1, w-curW-sep))
+			cur += strings.Repeat(" ", sep) + head
+			words[i] = word[len(head):]
+			newLine()
+			i--
+		}
+	}
+	if !empty || len(out) == 0 {
+		out = append(out, cur)
+	}
+	if maxLines > 0 && len(out) > maxLines && !f.uncut {
+		out = append(out[:maxLines-1], f.fitWords(restLead+rest, w, false))
+	}
+	return out
+}
+
+// fitRow is the last guard of every row View draws: a painted row wider
+// than the screen (a plot, a line built by hand) is cut with the ellipsis,
+// never mid-character or mid-escape.
+func (f *fitter) fitRow(s string, w int) string {
+	if f.ascii && !isASCII(ansi.Strip(s)) {
+		s = toASCII(s)
+	}
+	if f.uncut || visibleWidth(s) <= w {
+		return s
+	}
+	if w < f.ellW {
+		return ansi.Truncate(s, w, "")
+	}
+	plain := ansi.Strip(s)
+	if plain == s {
+		return f.fitWords(s, w, false)
+	}
+	return ansi.Truncate(s, w-f.ellW, "") + f.ell
+}

@@ -1,0 +1,180 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+func TestFitWords(t *testing.T) {
+	uni := newFitter(&unicodeGlyphs, false)
+	asc := newFitter(&asciiGlyphs, true)
+	for _, c := range []struct {
+		f    *fitter
+		in   string
+		w    int
+		want string
+	}{
+		{&uni, "(99% of the 700W limit)", 40, "(99% of the 700W limit)"},
+		{&uni, "(99% of the 700W limit)", 20, "(99% of the 700W…"},
+		{&uni, "Gen5 x8 of Gen5 x16", 18, "Gen5 x8 of Gen5…"},
+		{&uni, "a stall, every 2m", 10, "a stall…"}, // the comma before the cut goes
+		{&uni, "supercalifragilistic", 8, "superca…"},
+		{&uni, "trailing   ", 8, "trailing"},
+		{&uni, "ab", 0, ""},
+		{&asc, "at 86-89°C with thermal slowdown", 14, "at 86-89C..."},
+		{&asc, "at 86-89°C", 40, "at 86-89C"},
+	} {
+		if got := c.f.fitWords(c.in, c.w, false); got != c.want {
+			t.Errorf("fitWords(%q, %d) = %q, want %q", c.in, c.w, got, c.want)
+		}
+		if got := c.f.fitWords(c.in, c.w, false); cellWidth(got, false) > max(c.w, 0) {
+			t.Errorf("fitWords(%q, %d) = %q is wider than %d", c.in, c.w, got, c.w)
+		}
+	}
+	// Outside text is measured in cells: a wide character is two.
+	if got := uni.fitWords("训练 任务 python", 7, true); got != "训练…" {
+		t.Errorf("wide text: %q", got)
+	}
+}
+
+func TestWrapWords(t *testing.T) {
+	f := newFitter(&unicodeGlyphs, false)
+	got := f.wrapWords("  one two three four five six", 12, 0)
+	want := []string{"  one two", "  three four", "  five six"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("wrap: %q, want %q", got, want)
+	}
+	got = f.wrapWords("  one two three four five six", 12, 2)
+	want = []string{"  one two", "  three…"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("wrap in 2 lines: %q, want %q", got, want)
+	}
+	got = f.hangingWords("lead: ", "aaaa bbbb cccc", 12, 2, 0)
+	want = []string{"lead: aaaa", "  bbbb cccc"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("hanging: %q, want %q", got, want)
+	}
+	// A word longer than a line is broken, never lost or left too wide.
+	for _, l := range f.wrapWords("x /a/very/long/path/that/does/not/fit y", 10, 0) {
+		if cellWidth(l, false) > 10 {
+			t.Errorf("line %q is wider than 10", l)
+		}
+	}
+}
+
+// TestNoTextEndsMidWord draws every panel (the GPUs, the hints and a
+// hint opened, the process table, the help, a footer's answer) of every
+// demo at 80x24, 100x32, 120x40 and 200x50, and fails on any word that the
+// screen cut.
+//
+// Mid-word, precisely: the screen is drawn twice, as it is and with the
+// fitter drawing every text whole past its room (fitter.uncut). A row of
+// the screen as it is ends mid-word if one of its words (what lies between
+// spaces: "700W", "Gen5", "65.6/80.0GiB" are words) is neither a whole
+// word of the texts the panels meant to draw nor ends in the ellipsis.
+// "(99% of the 700W lim" fails on "lim"; "(99% of the…" passes. Under
+// --ascii every character of every row is ASCII.
+func TestNoTextEndsMidWord(t *testing.T) {
+	scenarios := []string{"training", "input-bound", "imbalance", "cpu-fallback", "throttle", "checkpoint", "faults", "mig"}
+	length := 4 * time.Minute
+	if testing.Short() {
+		scenarios, length = []string{"checkpoint", "faults"}, 3*time.Minute
+	}
+	for _, sc := range scenarios {
+		d := demoSession(t, sc, length)
+		for _, size := range [][2]int{{80, 24}, {100, 32}, {120, 40}, {200, 50}} {
+			for _, ascii := range []bool{false, true} {
+				name := fmt.Sprintf("%s_%dx%d", sc, size[0], size[1])
+				if ascii {
+					name += "_ascii"
+				}
+				t.Run(name, func(t *testing.T) {
+					m := replayAt(t, d, length-10*time.Second, size[0], size[1])
+					if ascii {
+						m = replayAtOpts(t, d, length-10*time.Second, size[0], size[1], Options{ASCII: true})
+					}
+					checkWordsWhole(t, m, "screen")
+					for i := range m.an.shown {
+						press(m, "h")
+						checkWordsWhole(t, m, fmt.Sprintf("hint %d open", i+1))
+					}
+					m.Update(tea.KeyMsg{Type: tea.KeyEsc})
+					press(m, "p")
+					checkWordsWhole(t, m, "process table")
+					press(m, "k")
+					checkWordsWhole(t, m, "k refused")
+					m.Update(tea.KeyMsg{Type: tea.KeyEsc})
+					press(m, "t", "9", "9", ":", "9", "9")
+					m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+					checkWordsWhole(t, m, "a time refused")
+					press(m, "m")
+					checkWordsWhole(t, m, "a key refused")
+					press(m, "?")
+					for range 12 {
+						checkWordsWhole(t, m, "help")
+						m.Update(tea.KeyMsg{Type: tea.KeyPgDown})
+					}
+				})
+			}
+		}
+	}
+}
+
+// replayAtOpts is replayAt with options (--ascii).
+func replayAtOpts(t *testing.T, d sessionData, off time.Duration, w, h int, opts Options) *Model {
+	t.Helper()
+	src := &sliceSource{info: d.info}
+	src.info.Kind = timeline.Replay
+	opts.Source, opts.Renderer = src, testRenderer()
+	m := New(opts)
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m.Update(samplesMsg{samples: d.samples})
+	m.Update(sourceDoneMsg{})
+	press(m, "t")
+	for _, r := range "+" + off.String() {
+		press(m, string(r))
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	return m
+}
+
+// checkWordsWhole fails on any row wider than the screen, and on any word
+// cut without the ellipsis (see TestNoTextEndsMidWord).
+func checkWordsWhole(t *testing.T, m *Model, what string) {
+	t.Helper()
+	m.dirty = true
+	drawn := ansi.Strip(m.View())
+	var offered strings.Builder
+	m.fit.uncut, m.fit.offered = true, &offered
+	m.dirty = true
+	whole := ansi.Strip(m.View())
+	m.fit.uncut, m.fit.offered = false, nil
+	m.dirty = true
+	m.View()
+
+	words := map[string]bool{}
+	for _, w := range strings.Fields(whole + "\n" + offered.String()) {
+		words[w] = true
+	}
+	for i, row := range strings.Split(drawn, "\n") {
+		if m.ascii && !isASCII(row) {
+			t.Errorf("%s: row %d is not ASCII under --ascii (a hint's °C is C): %q", what, i, row)
+		}
+		if n := ansi.StringWidth(row); n > m.width {
+			t.Errorf("%s: row %d is %d wide on a screen of %d: %q", what, i, n, m.width, row)
+		}
+		for _, w := range strings.Fields(row) {
+			if !words[w] && !strings.HasSuffix(w, m.glyph.ellipsis) {
+				t.Errorf("%s: row %d ends mid-word (%q is no whole word, and no ellipsis says so):\n%s",
+					what, i, w, row)
+			}
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package ui
+
+import "strings"
+
+// hostWaiting says what a host of several without a GPU on screen and
+// without a word from its connection is waiting for, and whether that is
+// a wait rather than a failure: before the session's first sample every
+// host is connecting (the first sample waits until each has answered or
+// failed); a host that has described itself without GPUs says so, with
+// the reason it gave ("no NVIDIA driver").
+func (m *Model) hostWaiting(h int) (text string, waiting bool) {
+	name := m.hosts.names[h]
+	for _, hi := range m.info.Hosts {
+		if hi.Name != name || hi.Driver == "" && len(hi.Notes) == 0 {
+			continue
+		}
+		if len(hi.Notes) > 0 {
+			return "no GPUs: " + oneLine(hi.Notes[0]), false
+		}
+		return "no GPUs", false
+	}
+	if m.store.Len() == 0 {
+		return "connecting", true
+	}
+	return "waiting for its first sample", true
+}
+
+// noHostReadings is the host panel's line for a host of several that has
+// sent no host readings: its line in the list says why.
+func (m *Model) noHostReadings() string {
+	name := m.hostName()
+	if name == "" {
+		return "no host readings yet"
+	}
+	for h, n := range m.hosts.names {
+		if n == name && h < len(m.hosts.figs) && m.hosts.figs[h].problem != "" {
+			return "no readings from " + name + " yet: " + strings.TrimSpace(m.hosts.figs[h].problem)
+		}
+	}
+	return "no readings from " + name + " yet"
+}

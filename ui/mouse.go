@@ -1,0 +1,113 @@
+package ui
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// The mouse does what the keys do, where it points: a click on a GPU (or a
+// host) selects it, on a process chooses it (the table takes the keys),
+// on a hint opens it; the wheel moves the selection over the GPU list and
+// the process table, scrolls an open hint and the help, and scrolls time
+// over the graph and the bands. View notes what each row shows (hits) as
+// it draws, so a click lands on what the person saw.
+
+// hitKind is what a row of the screen shows.
+type hitKind uint8
+
+const (
+	hitNone hitKind = iota
+	hitGPU          // idx: a position in info.GPUs
+	hitHost         // idx: a host of several
+	hitHint         // idx: a hint of an.shown
+	hitProc         // idx: a row of the process table's spans
+	hitTime         // the graph and the bands: the wheel scrolls time
+)
+
+type hit struct {
+	kind hitKind
+	idx  int
+}
+
+// hitReset starts the rows of a new frame.
+func (m *Model) hitReset() {
+	m.hits = append(m.hits[:0], make([]hit, m.height)...)
+	m.hitBase = 0
+}
+
+// hitRows notes that n rows from row (of the panel being drawn, which
+// starts at hitBase) show kind idx.
+func (m *Model) hitRows(row, n int, kind hitKind, idx int) {
+	for r := m.hitBase + row; r < m.hitBase+row+n && r < len(m.hits); r++ {
+		if r >= 0 {
+			m.hits[r] = hit{kind, idx}
+		}
+	}
+}
+
+// handleMouse does what a click or the wheel means where it is.
+func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
+	if m.prompt.active || m.confirm.active || msg.Action == tea.MouseActionRelease {
+		return nil
+	}
+	wheel := 0
+	switch keys := m.keys; {
+	case key.Matches(msg, keys.wheelUp.Binding):
+		wheel = -1
+	case key.Matches(msg, keys.wheelDown.Binding):
+		wheel = +1
+	case key.Matches(msg, keys.click.Binding):
+	default:
+		return nil
+	}
+	press := func(t tea.KeyType) tea.Cmd { return m.handleKey(tea.KeyMsg{Type: t}) }
+	if m.showHelp {
+		if wheel != 0 {
+			m.helpTop += 3 * wheel
+		}
+		return nil
+	}
+	var at hit
+	if msg.Y >= 0 && msg.Y < len(m.hits) {
+		at = m.hits[msg.Y]
+	}
+	if wheel != 0 {
+		up, down := tea.KeyUp, tea.KeyDown
+		switch {
+		case at.kind == hitProc && !m.procs.focus:
+			m.procs.top = max(0, m.procs.top+wheel)
+			return nil
+		case at.kind == hitGPU || at.kind == hitHost || at.kind == hitProc || at.kind == hitHint && m.hintSel > 0:
+			// The selection (or an open hint) moves as the arrows move it.
+		case at.kind == hitTime:
+			up, down = tea.KeyLeft, tea.KeyRight
+		default:
+			return nil
+		}
+		if wheel < 0 {
+			return press(up)
+		}
+		return press(down)
+	}
+	switch at.kind {
+	case hitGPU:
+		m.procs.focus = false
+		m.gpu = at.idx
+		if m.info.MultiHost() && at.idx < len(m.hosts.of) {
+			m.hosts.sel = m.hosts.of[at.idx]
+		}
+	case hitHost:
+		m.hosts.sel = at.idx
+		m.relayout()
+	case hitHint:
+		m.procs.focus = false
+		m.hintSel, m.hintTop = at.idx+1, 0
+	case hitProc:
+		spans := m.procSpans(m.frame())
+		if at.idx < len(spans) {
+			m.procs.focus, m.hintSel = true, 0
+			m.procs.sel, m.procs.hasSel = idOf(&spans[at.idx]), true
+		}
+	}
+	return nil
+}

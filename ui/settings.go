@@ -1,0 +1,192 @@
+package ui
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// Settings are what a person sets once for every screen, in the settings
+// file (~/.config/gputop/config.toml, or $XDG_CONFIG_HOME/gputop): the
+// things they would otherwise change on screen every time. A flag given
+// on the command line wins over the file.
+//
+//	interval = "2s"        # time between samples, as --interval
+//	metric   = "sm"        # the detail graph's first metric (tab steps on)
+//	layout   = "graph"     # auto, compact (a row a GPU), graph (the graph before the processes)
+//	colors   = "never"     # auto, or never (as NO_COLOR)
+//	ascii    = true        # as --ascii
+//	mouse    = false       # leave the mouse to the terminal (select text)
+type Settings struct {
+	Interval time.Duration // 0: not set
+	Metric   string        // a name of settingMetrics; "" for util
+	Layout   string        // "", "auto", "compact", "graph"
+	Colors   string        // "", "auto", "never"
+	ASCII    bool
+	NoMouse  bool // mouse = false
+}
+
+// settingMetrics names the detail graph's metrics in the settings file.
+var settingMetrics = []struct{ name, metric string }{
+	{"util", timeline.GPUUtil}, {"sm", timeline.GPUSMActive}, {"tensor", timeline.GPUTensor},
+	{"power", timeline.GPUPower}, {"memory", timeline.GPUMemUsed}, {"temperature", timeline.GPUTemp},
+	{"clock", timeline.GPUClockSM}, {"pcie-in", timeline.GPUPCIeRx}, {"pcie-out", timeline.GPUPCIeTx},
+	{"dram", timeline.GPUDRAMBW},
+}
+
+var (
+	settingKeys    = []string{"interval", "metric", "layout", "colors", "ascii", "mouse"}
+	settingLayouts = []string{"auto", "compact", "graph"}
+	settingColors  = []string{"auto", "never"}
+)
+
+// ParseSettings reads a settings file: the small part of TOML it needs,
+// "key = value" lines of strings ("2s"), booleans and integers, with #
+// comments and blank lines; no tables. Anything else, an unknown key or a
+// value it cannot take is one error naming the file and the line, and
+// what it would take.
+func ParseSettings(data []byte, name string) (Settings, error) {
+	var s Settings
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		at := fmt.Sprintf("%s:%d", name, n)
+		line := strings.TrimSpace(stripComment(sc.Text()))
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "[") {
+			return s, fmt.Errorf("%s: %s: gputop's settings have no tables; write key = value lines", at, line)
+		}
+		key, raw, ok := strings.Cut(line, "=")
+		if !ok {
+			return s, fmt.Errorf("%s: %q is not a setting; write key = value, as interval = \"2s\"", at, line)
+		}
+		key, raw = strings.TrimSpace(key), strings.TrimSpace(raw)
+		if !slices.Contains(settingKeys, key) {
+			return s, fmt.Errorf("%s: unknown setting %q (gputop knows %s)", at, key, strings.Join(settingKeys, ", "))
+		}
+		if seen[key] {
+			return s, fmt.Errorf("%s: %s is set twice", at, key)
+		}
+		seen[key] = true
+		if err := s.set(key, raw); err != nil {
+			return s, fmt.Errorf("%s: %v", at, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return s, fmt.Errorf("%s: %v", name, err)
+	}
+	return s, nil
+}
+
+// set takes one value.
+func (s *Settings) set(key, raw string) error {
+	if key == "ascii" || key == "mouse" {
+		if raw != "true" && raw != "false" {
+			return fmt.Errorf("%s = %s: write true or false", key, raw)
+		}
+		if key == "ascii" {
+			s.ASCII = raw == "true"
+		} else {
+			s.NoMouse = raw == "false"
+		}
+		return nil
+	}
+	v, err := tomlString(raw)
+	if err != nil {
+		return fmt.Errorf("%s = %s: %v", key, raw, err)
+	}
+	oneOf := func(choices []string) error {
+		if !slices.Contains(choices, v) {
+			return fmt.Errorf("%s = %q: it is one of %s", key, v, strings.Join(choices, ", "))
+		}
+		return nil
+	}
+	switch key {
+	case "interval":
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("interval = %q is not a duration such as 500ms, 2s or 1m", v)
+		}
+		if d < 100*time.Millisecond {
+			return fmt.Errorf("interval = %q is too short; the shortest is 100ms", v)
+		}
+		s.Interval = d
+	case "metric":
+		names := make([]string, len(settingMetrics))
+		for i, m := range settingMetrics {
+			names[i] = m.name
+		}
+		if err := oneOf(names); err != nil {
+			return err
+		}
+		s.Metric = v
+	case "layout":
+		if err := oneOf(settingLayouts); err != nil {
+			return err
+		}
+		s.Layout = v
+	case "colors":
+		if err := oneOf(settingColors); err != nil {
+			return err
+		}
+		s.Colors = v
+	}
+	return nil
+}
+
+// tomlString is a TOML basic ("...") or literal ('...') string's value.
+func tomlString(raw string) (string, error) {
+	switch {
+	case len(raw) >= 2 && raw[0] == '\'' && raw[len(raw)-1] == '\'':
+		return raw[1 : len(raw)-1], nil
+	case len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"':
+		v, err := strconv.Unquote(raw)
+		if err != nil {
+			return "", fmt.Errorf("a string it cannot read")
+		}
+		return v, nil
+	}
+	return "", fmt.Errorf("write the value in quotes")
+}
+
+// stripComment drops a # comment that is not inside a string.
+func stripComment(line string) string {
+	var quote byte
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case quote != 0 && c == '\\' && quote == '"':
+			i++
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote == 0 && (c == '"' || c == '\''):
+			quote = c
+		case quote == 0 && c == '#':
+			return line[:i]
+		}
+	}
+	return line
+}
+
+// metricIndex is the detailMetrics index of a settings file's metric name
+// (0, utilization, for none).
+func metricIndex(name string) int {
+	for _, sm := range settingMetrics {
+		if sm.name != name {
+			continue
+		}
+		for i, dm := range detailMetrics {
+			if dm.name == sm.metric {
+				return i
+			}
+		}
+	}
+	return 0
+}
