@@ -15,8 +15,8 @@ import (
 func TestKillerGoesThroughTheTerminator(t *testing.T) {
 	k := killer{probes.NewTerminator()}
 	sigs := k.Signals()
-	if len(sigs) == 0 || sigs[0] != syscall.SIGTERM {
-		t.Fatalf("k offers SIGTERM first: %v", sigs)
+	if len(sigs) != 6 || sigs[0] != syscall.SIGTERM {
+		t.Fatalf("k offers htop's six signals, SIGTERM first: %v", sigs)
 	}
 	for _, sig := range sigs {
 		if err := k.Signal(os.Getpid(), time.Time{}, sig); err == nil || !strings.Contains(err.Error(), "gputop itself") {

@@ -12,7 +12,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Terminator sends SIGTERM for the screen's k key: only to a process whose
+// Terminator sends a signal (SIGTERM by default) for the screen's k key:
+// only to a process whose
 // real uid is the real uid gputop runs as. Root gets no exception (nvitop
 // lets root signal anyone; gputop will not take a GPU away from another
 // user on a keypress): as root it signals root's processes only, and
@@ -47,10 +48,18 @@ func NewTerminator() *Terminator {
 const startSlack = 2 * time.Second
 
 // Terminate sends SIGTERM to pid, which started at started (zero if the
-// list did not know). It refuses, saying why, a process of another user,
-// one that has exited, one whose PID now names a later process, and
-// gputop's own.
+// list did not know): Signal with SIGTERM.
 func (t *Terminator) Terminate(pid int, started time.Time) error {
+	return t.Signal(pid, started, syscall.SIGTERM)
+}
+
+// Signal sends sig to pid, which started at started (zero if the list did
+// not know). It refuses, saying why, a process of another user, one that
+// has exited, one whose PID now names a later process, and gputop's own.
+func (t *Terminator) Signal(pid int, started time.Time, sig syscall.Signal) error {
+	if sig <= 0 || sig > 64 {
+		return fmt.Errorf("signal %d is not one gputop sends", int(sig))
+	}
 	if pid <= 1 {
 		return fmt.Errorf("PID %d is not a process gputop signals", pid)
 	}
@@ -78,9 +87,9 @@ func (t *Terminator) Terminate(pid int, started time.Time) error {
 		return err
 	}
 	if fd >= 0 {
-		err = unix.PidfdSendSignal(fd, unix.SIGTERM, nil, 0)
+		err = unix.PidfdSendSignal(fd, sig, nil, 0)
 	} else {
-		err = syscall.Kill(pid, syscall.SIGTERM)
+		err = syscall.Kill(pid, sig)
 	}
 	switch {
 	case err == nil:

@@ -61,6 +61,26 @@ func TestTerminatorSignalsOwnChild(t *testing.T) {
 	}
 }
 
+// TestTerminatorSendsTheSignalAsked: k's other signals go through the same
+// checks and reach the process as asked.
+func TestTerminatorSendsTheSignalAsked(t *testing.T) {
+	cmd := startSleep(t)
+	pid := cmd.Process.Pid
+	info, ok := newProcessLookup("/proc", true, time.Now).Lookup(pid)
+	if !ok || info.Started.IsZero() {
+		t.Skipf("cannot read /proc/%d here", pid)
+	}
+	if err := NewTerminator().Signal(pid, info.Started, syscall.Signal(0)); err == nil {
+		t.Error("signal 0 was sent")
+	}
+	if err := NewTerminator().Signal(pid, info.Started, syscall.SIGUSR1); err != nil {
+		t.Fatalf("Signal: %v", err)
+	}
+	if sig := waitSignal(t, cmd); sig != syscall.SIGUSR1 {
+		t.Errorf("the child ended by %v, want SIGUSR1", sig)
+	}
+}
+
 // fakeProcOf writes a /proc/PID for pid with the given real uid and start.
 func fakeProcOf(t *testing.T, pid, uid int, startTicks uint64) string {
 	root := t.TempDir()
