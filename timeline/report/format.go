@@ -37,11 +37,13 @@ func repSeconds(n Number) time.Duration {
 
 // repClock is an offset from the report's start: "0:01:05", "26:00:00".
 func repClock(d time.Duration) string {
-	sign := ""
-	if d < 0 {
-		sign, d = "-", -d
-	}
+	// Rounded before the sign is taken: a marker 0.3 s before the start
+	// is at 0:00:00, not -0:00:00.
 	s := int64(d.Round(time.Second) / time.Second)
+	sign := ""
+	if s < 0 {
+		sign, s = "-", -s
+	}
 	return fmt.Sprintf("%s%d:%02d:%02d", sign, s/3600, s/60%60, s%60)
 }
 

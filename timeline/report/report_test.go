@@ -324,3 +324,17 @@ func TestReportAfterRawIsGone(t *testing.T) {
 		t.Fatalf("notes %q", r.Notes)
 	}
 }
+
+func TestRepClockRoundsBeforeTheSign(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		-300 * time.Millisecond: "0:00:00",
+		-700 * time.Millisecond: "-0:00:01",
+		0:                       "0:00:00",
+		90*time.Minute + 29*time.Second + 600*time.Millisecond: "1:30:30",
+		-(2*time.Hour + 5*time.Second):                         "-2:00:05",
+	} {
+		if got := repClock(d); got != want {
+			t.Errorf("repClock(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
