@@ -67,7 +67,8 @@ func liveHosts(e *env, hosts []string, t remote.Transport, o liveOptions) error 
 	}
 	log.Printf("gputop %s live, %d hosts, interval %v, first: %s", version, len(hosts), o.interval, t.String(hosts[0], o.interval))
 	started := time.Now()
-	uiErr := runUI(ctx, rec, ui.Options{ASCII: o.ascii, Recorder: live, Notice: warning, Settings: o.settings})
+	uiErr := runUI(ctx, rec, ui.Options{ASCII: o.ascii, Recorder: live, Notice: warning, Settings: o.settings,
+		HostStatus: src.Connections})
 	logWire(src, len(hosts), opened, time.Since(started))
 	for _, sum := range live.closed {
 		if !sum.Removed {

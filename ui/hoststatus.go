@@ -1,12 +1,16 @@
 package ui
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
 
 // hostWaiting says what a host of several without a GPU on screen and
 // without a word from its connection is waiting for, and whether that is
-// a wait rather than a failure: before the session's first sample every
-// host is connecting (the first sample waits until each has answered or
-// failed); a host that has described itself without GPUs says so, with
+// a wait rather than a failure: before the session's first sample a host
+// is connecting, or says why it failed (the first sample waits until each
+// has answered or failed); a host that has described itself without GPUs says so, with
 // the reason it gave ("no NVIDIA driver").
 func (m *Model) hostWaiting(h int) (text string, waiting bool) {
 	name := m.hosts.names[h]
@@ -20,6 +24,11 @@ func (m *Model) hostWaiting(h int) (text string, waiting bool) {
 		return "no GPUs", false
 	}
 	if m.store.Len() == 0 {
+		// Before the first sample, which waits for every host: a host that
+		// failed already says why (Options.HostStatus).
+		if st, ok := m.hostWait[name]; ok && st.State == timeline.ProbeFailed && st.Err != "" {
+			return st.Err, false
+		}
 		return "connecting", true
 	}
 	return "waiting for its first sample", true

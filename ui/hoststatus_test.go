@@ -54,3 +54,35 @@ func TestHostsSayWhyFromTheFirstSecond(t *testing.T) {
 		}
 	}
 }
+
+// The first sample waits for every host to answer or fail (15 s at most):
+// meanwhile a host that failed at once says why, asked of the source's
+// connections, while the one still connecting says so.
+func TestAFailedHostSaysWhyBeforeTheFirstSample(t *testing.T) {
+	info := timeline.SourceInfo{Kind: timeline.Live, Interval: time.Second, Host: "node1, node2"}
+	for _, h := range []string{"node1", "node2"} {
+		info.Hosts = append(info.Hosts, timeline.HostInfo{Name: h})
+	}
+	connections := func() []timeline.ProbeStatus {
+		return []timeline.ProbeStatus{
+			{Probe: timeline.RemoteProbe, Device: "node1", State: timeline.ProbeFailed, Err: "gputop is not installed on node1; retrying in 1s"},
+			{Probe: timeline.RemoteProbe, Device: "node2", State: timeline.ProbeLate, Err: "connecting"},
+		}
+	}
+	m := New(Options{Source: &sliceSource{info: info}, Renderer: testRenderer(), HostStatus: connections})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	if m.watchHosts() == nil {
+		t.Fatal("before the first sample the screen does not ask how the hosts' connections stand")
+	}
+	m.Update(hostsWaitMsg{})
+	s := screen(m)
+	for _, want := range []string{"node1  gputop is not installed on node1", "node2  connecting"} {
+		if len(rowsWith(s, want)) != 1 {
+			t.Errorf("no row says %q:\n%s", want, s)
+		}
+	}
+	m.Update(samplesMsg{samples: []timeline.Sample{{At: fixtureStart}}})
+	if m.watchHosts() != nil {
+		t.Error("after the first sample the screen still asks the connections: the samples say them")
+	}
+}

@@ -46,6 +46,12 @@ type Options struct {
 	// Settings are the settings file's: the detail graph's first metric
 	// and the layout (the caller applies the interval, colors and ascii).
 	Settings Settings
+	// HostStatus says, for a session of several hosts, how each host's
+	// connection stands (timeline.RemoteProbe statuses, by host name)
+	// before the first sample, which waits for every host to answer or
+	// fail: a host that failed says why from the first second. Nil for
+	// one host.
+	HostStatus func() []timeline.ProbeStatus
 }
 
 // Recorder records the session to a file while the screen runs.
@@ -65,6 +71,10 @@ type Recorder interface {
 type Model struct {
 	src  timeline.Source
 	info timeline.SourceInfo
+	// hostStatus and hostWait are the hosts' connections before the first
+	// sample (Options.HostStatus), by host name.
+	hostStatus func() []timeline.ProbeStatus
+	hostWait   map[string]timeline.ProbeStatus
 	// gpuNames names GPUs as the hints and the report do: "node3 GPU2"
 	// in a session of several hosts. Kept with info.
 	gpuNames units.GPUNames
@@ -169,6 +179,8 @@ func New(opts Options) *Model {
 		readonly: opts.ReadOnly,
 		metric:   metricIndex(opts.Settings.Metric),
 		oneRow:   opts.Settings.Layout == "compact",
+
+		hostStatus: opts.HostStatus,
 	}
 	m.paneGraph = opts.Settings.Layout == "graph"
 	if !grows {
@@ -185,7 +197,36 @@ func New(opts Options) *Model {
 }
 
 // Init starts pulling samples.
-func (m *Model) Init() tea.Cmd { return m.pull() }
+func (m *Model) Init() tea.Cmd { return tea.Batch(m.pull(), m.watchHosts()) }
+
+// hostsWaitMsg asks the hosts of several how their connections stand,
+// until the first sample says it itself.
+type hostsWaitMsg struct{}
+
+// hostsWaitEvery is how often the hosts' connections are asked about
+// before the first sample.
+const hostsWaitEvery = 500 * time.Millisecond
+
+// watchHosts schedules the next question about the hosts' connections,
+// while there is no sample yet and someone can answer it.
+func (m *Model) watchHosts() tea.Cmd {
+	if m.hostStatus == nil || m.store.Len() > 0 {
+		return nil
+	}
+	return tea.Tick(hostsWaitEvery, func(time.Time) tea.Msg { return hostsWaitMsg{} })
+}
+
+// handleHostsWait takes the hosts' connections as they stand.
+func (m *Model) handleHostsWait() tea.Cmd {
+	if m.store.Len() > 0 {
+		return nil
+	}
+	m.hostWait = map[string]timeline.ProbeStatus{}
+	for _, st := range m.hostStatus() {
+		m.hostWait[st.Device] = st
+	}
+	return m.watchHosts()
+}
 
 // samplesMsg carries samples from the source.
 type samplesMsg struct{ samples []timeline.Sample }
@@ -249,6 +290,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleSourceDone(msg.err)
 	case tickMsg:
 		cmd = m.handleTick(msg.at)
+	case hostsWaitMsg:
+		cmd = m.handleHostsWait()
 	}
 	m.keepSelectionInView()
 	m.refreshAnalysis()

@@ -167,6 +167,29 @@ func (s *Source) Close() error {
 // their children are gone: a quit must not wait on one bad host.
 const closeWait = 2 * time.Second
 
+// Connections says how each host's connection stands now, as a
+// timeline.RemoteProbe status by host name: failed with the reason and the
+// retry, connecting (late), or up (ok). It takes nothing from the hosts:
+// the screen asks it before the first sample, which waits for every host
+// to answer or fail (FirstWait), so that a host that failed at once says
+// why from the first second.
+func (s *Source) Connections() []timeline.ProbeStatus {
+	out := make([]timeline.ProbeStatus, 0, len(s.hosts))
+	for _, h := range s.hosts {
+		h.mu.Lock()
+		st := timeline.ProbeStatus{Probe: timeline.RemoteProbe, Device: h.name}
+		switch {
+		case h.reason != "":
+			st.State, st.Err = timeline.ProbeFailed, h.reason
+		case !h.up:
+			st.State, st.Err = timeline.ProbeLate, "connecting"
+		}
+		h.mu.Unlock()
+		out = append(out, st)
+	}
+	return out
+}
+
 // Info describes the session as it stands: every host named, each one's
 // GPUs once it has described them.
 func (s *Source) Info() timeline.SourceInfo {

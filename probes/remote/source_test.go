@@ -544,3 +544,26 @@ func TestCloseDoesNotWaitOnABusyHost(t *testing.T) {
 		n.wg.Wait()
 	})
 }
+
+// Before the first sample, which waits for every host to answer or fail,
+// Connections says how each stands: one that failed says why, one that
+// has not answered is connecting.
+func TestConnectionsBeforeTheFirstSample(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := newFakeNet()
+		n.on("a", func(c *fakeConn) { <-c.closed }) // connects, never answers
+		n.on("b", exiting(127, "sh: 1: gputop: not found\n"))
+		src := openFake(n, "a", "b")
+		defer src.Close()
+		time.Sleep(100 * time.Millisecond)
+		synctest.Wait()
+		got := src.Connections()
+		want := []timeline.ProbeStatus{
+			{Probe: timeline.RemoteProbe, Device: "a", State: timeline.ProbeLate, Err: "connecting"},
+			{Probe: timeline.RemoteProbe, Device: "b", State: timeline.ProbeFailed, Err: "gputop is not installed on b; retrying in 1s"},
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("connections %+v\nwant %+v", got, want)
+		}
+	})
+}
