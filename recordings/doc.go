@@ -31,7 +31,10 @@
 // damage never shows as wrong numbers: it costs the rest of its five-minute
 // segment, and reading goes on at the next one (found by scanning for
 // segment headers in a file without index). Reader.Gaps and the
-// DamagedError at the end say what was lost.
+// DamagedError at the end say what was lost. What a reader takes is
+// bounded by what a writer writes (format.go, and
+// timeline.SourceInfo.CheckLimits), checked before anything is sized by
+// it, so hostile input ends in one error, in bounded memory and time.
 // Values are stored exactly, bit for bit, and compactly: each as the
 // difference from a prediction, in an adaptive Rice code (values.go).
 //

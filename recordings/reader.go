@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"time"
@@ -79,20 +78,14 @@ type Reader struct {
 // own (missing, unreadable), or a *NotRecordingError, *VersionError or
 // *DamagedError (a header cut short or damaged).
 func Open(path string) (*Reader, error) {
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err == nil && fi.IsDir() {
-		_, err = identifyDir(path)
-	}
+	r, err := newReader(f, fi.Size(), path)
 	if err == nil {
-		var r *Reader
-		if r, err = newReader(f, fi.Size(), path); err == nil {
-			r.closer = f
-			return r, nil
-		}
+		r.closer = f
+		return r, nil
 	}
 	if cerr := f.Close(); cerr != nil {
 		err = fmt.Errorf("%w (closing: %v)", err, cerr)
@@ -455,12 +448,19 @@ func (r *Reader) load(i int) {
 		r.segErr = errCutShort
 		return
 	}
-	r.comp = grow(r.comp, int(min(end-start, maxSegmentRead)))
-	if _, err := r.file.ReadAt(r.comp, start); err != nil {
+	// The header first: a segment that is not one (an index that lies)
+	// costs a few bytes read, not a segment's worth.
+	var head [segmentFrame]byte
+	if _, err := r.file.ReadAt(head[:], start); err != nil {
 		r.segErr = err
 		return
 	}
-	if _, err := parseSegmentHeader(r.comp[:segmentFrame]); err != nil {
+	if _, err := parseSegmentHeader(head[:]); err != nil {
+		r.segErr = err
+		return
+	}
+	r.comp = grow(r.comp, int(min(end-start, maxSegmentRead)))
+	if _, err := r.file.ReadAt(r.comp, start); err != nil {
 		r.segErr = err
 		return
 	}
@@ -497,10 +497,16 @@ func grow(b []byte, n int) []byte {
 // what it read when src fails, and returns the failure.
 func readAtMost(src io.Reader, buf []byte, limit int) ([]byte, error) {
 	for {
-		if len(buf) == cap(buf) {
-			if len(buf) >= limit {
-				return buf, errors.New("segment too large")
+		// Checked before the buffer's room: append may have grown it past
+		// limit, and a read into nothing reads nothing, forever.
+		if len(buf) >= limit {
+			var one [1]byte
+			if _, err := io.ReadFull(src, one[:]); errors.Is(err, io.EOF) {
+				return buf, nil // exactly limit
 			}
+			return buf, errors.New("segment too large")
+		}
+		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
 		n, err := src.Read(buf[len(buf):min(cap(buf), limit)])

@@ -166,7 +166,10 @@ func (w *Writer) Write(s *timeline.Sample) error {
 			return err
 		}
 	}
-	if w.inSegment && (at-w.segFirst >= int64(w.span) || w.segBytes >= segmentBytes) {
+	if err := checkSample(s); err != nil {
+		return err
+	}
+	if w.inSegment && (at-w.segFirst >= int64(w.span) || w.segBytes >= segmentBytes || !w.seg.roomFor(s)) {
 		if err := w.endSegment(); err != nil {
 			return err
 		}
@@ -268,6 +271,24 @@ func (w *Writer) WriteInfo(info timeline.SourceInfo) error {
 		w.segBytes += len(w.chunk) - n
 	}
 	w.lastInfo = p // before the first sample, written when its segment starts
+	return nil
+}
+
+// checkSample refuses a sample larger than a reader takes
+// (docs/recording-format.md, Limits): more metrics or statuses than a
+// segment may define keys or probes, more processes or markers than a
+// record may list.
+func checkSample(s *timeline.Sample) error {
+	switch {
+	case len(s.Metrics) > maxSegmentKeys:
+		return fmt.Errorf("cannot record a sample of %d metrics, more than %d", len(s.Metrics), maxSegmentKeys)
+	case len(s.Probes) > maxSegmentKeys:
+		return fmt.Errorf("cannot record a sample of %d probe statuses, more than %d", len(s.Probes), maxSegmentKeys)
+	case len(s.Processes) > maxListLen:
+		return fmt.Errorf("cannot record a sample of %d processes, more than %d", len(s.Processes), maxListLen)
+	case len(s.Markers) > maxListLen:
+		return fmt.Errorf("cannot record a sample of %d markers, more than %d", len(s.Markers), maxListLen)
+	}
 	return nil
 }
 
