@@ -53,15 +53,16 @@ const (
 // (statuses, processes, markers) come before the sample record that
 // completes it; key and probe definitions come before their first use.
 const (
-	recKeyDef    = 1 // a metric key: kind, name, device; ids count up from 0 in each segment
-	recSample    = 2 // time and metric values: completes a sample
-	recStatus    = 3 // the sample's probe statuses
-	recProbeDef  = 4 // a (probe, device) pair; ids count up from 0 in each segment
-	recProcesses = 5 // the sample's process list
-	recMarkers   = 6 // the sample's markers
-	recHint      = 7 // a snapshot of the hints shown (1.1; a 1.0 reader skips it)
-	recCheck     = 8 // CRC-32C of the records since the previous check: ends a chunk
-	recInfo      = 9 // the source's description, grown since the header (1.2; older readers skip it)
+	recKeyDef    = 1  // a metric key: kind, name, device; ids count up from 0 in each segment
+	recSample    = 2  // time and metric values: completes a sample
+	recStatus    = 3  // the sample's probe statuses
+	recProbeDef  = 4  // a (probe, device) pair; ids count up from 0 in each segment
+	recProcesses = 5  // the sample's process list
+	recMarkers   = 6  // the sample's markers
+	recHint      = 7  // a snapshot of the hints shown (1.1; a 1.0 reader skips it)
+	recCheck     = 8  // CRC-32C of the records since the previous check: ends a chunk
+	recInfo      = 9  // the source's description, grown since the header (1.2; older readers skip it)
+	recHeader    = 10 // a copy of the header, first in each segment (1.4; older readers skip it)
 )
 
 // Writer policy. These are choices of the writer, not rules of the format:

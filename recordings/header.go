@@ -197,7 +197,8 @@ func appendHeaderFrame(b []byte, h Header) ([]byte, error) {
 	return appendSkippable(b, frameHeader, c), nil
 }
 
-// headerBody is what the header frame holds before its CRC: fileMagic,
+// headerBody is what the header frame holds before its CRC, and what the
+// copy of it that opens each segment holds (headercopy.go): fileMagic,
 // major and minor version (uint16, little-endian), the JSON header.
 func headerBody(h Header) ([]byte, error) {
 	if err := h.Info.CheckLimits(); err != nil {

@@ -209,15 +209,17 @@ func hostileInputs(t testing.TB) []hostileInput {
 	out = append(out, lyingTrailer(t, 1<<30))
 
 	// Headers that describe what no machine is, before ten minutes of an
-	// 8-GPU node: an interval of a nanosecond and of a century, read as
-	// unknown; 20,000 hosts, 250,000 GPUs, refused.
-	synth := synthRecording(t)
+	// 8-GPU node (whose segments carry no copy of the header to fall back
+	// on): an interval of a nanosecond and of a century, read as unknown;
+	// 20,000 hosts, 250,000 GPUs, refused.
+	synth, copies := synthRecording(t, false), synthRecording(t, true)
 	for _, c := range headerClasses(20000, 250000) {
 		out = append(out, hostileInput{name: c.name, file: c.samples(hostileSamples), stream: c.samples(hostileSamples),
 			data: withHeaderJSON(t, synth, goodHeaderJSON(t, c.edit))})
 	}
-	// One byte of the header's JSON changed: refused.
-	add("header-damaged", -1, -1, damageHeader(synth))
+	// One byte of the header's JSON changed: the file reads from the copy
+	// of the header in its first segment; a stream is refused.
+	add("header-damaged", hostileSamples, -1, damageHeader(copies))
 	return out
 }
 
@@ -324,14 +326,16 @@ func damageHeader(data []byte) []byte {
 // hostileSamples is how many samples synthRecording holds.
 const hostileSamples = 600
 
-// synthRecording is ten minutes of a synthetic 8-GPU node at 1 Hz, closed.
-func synthRecording(t testing.TB) []byte {
+// synthRecording is ten minutes of a synthetic 8-GPU node at 1 Hz, closed,
+// with a copy of its header in each segment or, as before them, without.
+func synthRecording(t testing.TB, copies bool) []byte {
 	g := recordingstest.NewSynth(7, hostileStart, time.Second, 8, 32)
 	var f memFile
 	w, err := newWriter(&f, "synth.gtr", Header{Version: "v0.0.0-hostile", Info: recordingstest.Info(8, time.Second), Start: hostileStart})
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.noHeaderCopy = !copies
 	for range hostileSamples {
 		s := g.Next()
 		if err := w.Write(&s); err != nil {

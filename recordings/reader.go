@@ -34,6 +34,9 @@ type Reader struct {
 	// leadDamage is damage before the first segment found: most likely
 	// the first segment's header, and the samples behind it lost.
 	leadDamage error
+	// headerDamage says what was wrong with the header, when its copy in
+	// a segment was read instead.
+	headerDamage string
 
 	zdec      *zstd.Decoder
 	comp      []byte // one segment, compressed
@@ -94,32 +97,16 @@ func Open(path string) (*Reader, error) {
 }
 
 // newReader reads the header and finds the segments: from the index if the
-// file was closed cleanly, else by scanning for segment headers.
+// file was closed cleanly, else by scanning for segment headers. A damaged
+// header is read from its copy in the first segment (headercopy.go).
 func newReader(ra io.ReaderAt, size int64, path string) (*Reader, error) {
-	prefix := make([]byte, min(size, int64(prefixLen)))
-	if size > 0 { // some ReaderAts say io.EOF for nothing read at the end
-		if _, err := ra.ReadAt(prefix, 0); err != nil {
-			return nil, err
+	h, dataStart, damage, herr := readHeader(ra, size, path)
+	if herr != nil {
+		at, ok := firstSegmentAt(ra, size)
+		if damage == "" || !ok {
+			return nil, herr
 		}
-	}
-	_, n, err := identify(path, prefix)
-	if err != nil {
-		return nil, err
-	}
-	if n > maxHeaderBytes {
-		return nil, &NotRecordingError{Path: path, Reason: "header too large"}
-	}
-	dataStart := skippableHeader + n
-	if dataStart > size {
-		return nil, &DamagedError{Path: path, Reason: "cut short inside its header"}
-	}
-	content := make([]byte, n)
-	if _, err := ra.ReadAt(content, skippableHeader); err != nil {
-		return nil, err
-	}
-	h, err := parseHeaderContent(content)
-	if err != nil {
-		return nil, &DamagedError{Path: path, Reason: "header damaged (" + err.Error() + ")"}
+		dataStart = at
 	}
 	// The frame checksum is not checked: it comes at the end of a
 	// segment, too late to refuse anything, and each chunk's CRC already
@@ -136,6 +123,13 @@ func newReader(ra io.ReaderAt, size int64, path string) (*Reader, error) {
 		r.segments, err = findSegments(ra, dataStart, size)
 	} else if err == nil {
 		r.indexed, r.index, r.segments, r.dataEnd = true, idx, idx.segments, end
+	}
+	if err == nil && herr != nil {
+		if r.readHeaderCopy() {
+			r.headerDamage = damage
+		} else {
+			err = herr
+		}
 	}
 	if err != nil {
 		zdec.Close()
@@ -381,7 +375,7 @@ func (r *Reader) closeGap(to time.Time) {
 // finish says how reading ended: nil for a clean end, else the
 // *DamagedError with every gap and what is wrong at the end.
 func (r *Reader) finish() error {
-	e := &DamagedError{Path: r.path, Good: r.good, Interval: r.header.Info.Interval}
+	e := &DamagedError{Path: r.path, Good: r.good, Interval: r.header.Info.Interval, Header: r.headerDamage}
 	switch {
 	case r.damage != nil:
 		r.gaps = append(r.gaps, Gap{From: r.damageFrom})
@@ -395,7 +389,7 @@ func (r *Reader) finish() error {
 	default:
 		e.Reason = "not closed (gputop stopped before closing it)"
 	}
-	if e.Reason == "" && len(r.gaps) == 0 {
+	if e.Reason == "" && len(r.gaps) == 0 && e.Header == "" {
 		return nil
 	}
 	e.Gaps = slices.Clone(r.gaps)

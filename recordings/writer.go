@@ -48,6 +48,11 @@ type Writer struct {
 	// lastInfo is the last info record's payload, carried into each new
 	// segment so that a seek finds the source's description current there.
 	lastInfo []byte
+	// headerCopy opens each segment, so that a damaged header costs no more
+	// than a segment (headercopy.go); noHeaderCopy leaves it out, as
+	// writers before it did (the golden files of older versions).
+	headerCopy   []byte
+	noHeaderCopy bool
 
 	err    error // the first write error: the Writer is dead after it
 	closed bool
@@ -139,6 +144,7 @@ func newWriter(file io.WriteCloser, path string, h Header) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.headerCopy = head[skippableHeader : len(head)-4] // its body, without the CRC: each chunk has its own
 	if _, err := w.out.Write(head); err != nil {
 		return nil, fmt.Errorf("recording %s: %w", path, err)
 	}
@@ -181,6 +187,9 @@ func (w *Writer) Write(s *timeline.Sample) error {
 	if !w.inSegment {
 		if err := w.startSegment(at); err != nil {
 			return err
+		}
+		if !w.noHeaderCopy {
+			w.chunk = appendRecord(w.chunk, recHeader, w.headerCopy)
 		}
 		if w.lastInfo != nil {
 			w.chunk = appendRecord(w.chunk, recInfo, w.lastInfo)
