@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -74,6 +76,14 @@ type StreamReader struct {
 	segmentSeen bool
 	closed      bool  // the trailer of a clean close arrived
 	ended       error // what Next returns from now on
+
+	// stop is set by Close, which may come from another goroutine while
+	// Next decodes: Next checks it between chunks and returns. running is
+	// held while Next runs, so that whichever of the two ends last
+	// releases the decoder (release), once.
+	stop     atomic.Bool
+	running  sync.Mutex
+	released bool
 }
 
 // StreamVersionError says a stream is in a format version this gputop does
@@ -233,8 +243,27 @@ func (s *StreamReader) Info() timeline.SourceInfo { return s.info }
 // io.EOF; a stream that ends before that, or damaged bytes, end in one
 // *StreamError; an error of the reader comes back as it is. After an error
 // every call returns it again.
+//
+// Its work is linear in the bytes read, and a call reads at most one
+// segment (maxSegmentBytes of records) without returning, so closing the
+// underlying reader ends a Next that waits on it at once, and Close from
+// another goroutine ends a busy one within a chunk.
 func (s *StreamReader) Next() (StreamEvent, error) {
+	s.running.Lock()
+	ev, err := s.next()
+	s.running.Unlock()
+	if s.stop.Load() && s.running.TryLock() {
+		s.release()
+		s.running.Unlock()
+	}
+	return ev, err
+}
+
+func (s *StreamReader) next() (StreamEvent, error) {
 	for {
+		if s.stop.Load() {
+			return StreamEvent{}, errClosed
+		}
 		if len(s.queue) > 0 {
 			ev := s.queue[0]
 			s.queue[0] = StreamEvent{}
@@ -405,6 +434,9 @@ func (s *StreamReader) decode() error {
 			s.inSegment = false
 			return nil
 		}
+		if s.stop.Load() {
+			return errClosed
+		}
 		if err := s.readFrame(); err != nil {
 			return err
 		}
@@ -550,11 +582,23 @@ func (f *frameReader) take(n int) error {
 	return nil
 }
 
-// Close releases the decoder. It does not close the underlying reader.
+// Close stops the reader and releases its decoder; Next returns an error
+// from then on. It may be called while Next runs in another goroutine:
+// a busy Next returns within a chunk. It does not close the underlying
+// reader: close that too to end a Next that waits on it.
 func (s *StreamReader) Close() error {
-	if s.ended == nil {
-		s.ended = errClosed
+	s.stop.Store(true)
+	if s.running.TryLock() {
+		s.release()
+		s.running.Unlock()
 	}
-	s.zdec.Close()
 	return nil
+}
+
+// release closes the decoder once; running is held.
+func (s *StreamReader) release() {
+	if !s.released {
+		s.released = true
+		s.zdec.Close()
+	}
 }
