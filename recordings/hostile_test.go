@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -207,6 +208,10 @@ func hostileInputs(t testing.TB) []hostileInput {
 	// A trailer that points far back: a sparse gigabyte, the index said to
 	// start right after the header.
 	out = append(out, lyingTrailer(t, 1<<30))
+	// An index that says the last sample is in 2262: the span of a
+	// recording is what its index says, so nothing may be sized by it.
+	out = append(out, hostileInput{name: "lying-span", data: lyingSpan(t, synthRecording(t, true)),
+		file: hostileSamples, stream: hostileSamples})
 
 	// Headers that describe what no machine is, before ten minutes of an
 	// 8-GPU node (whose segments carry no copy of the header to fall back
@@ -314,6 +319,19 @@ func lyingTrailer(t testing.TB, size int64) hostileInput {
 	r.Close()
 	trailer := appendSkippable(nil, frameTrailer, append(binary.LittleEndian.AppendUint64(nil, uint64(good.segments[0])), trailerMagic...))
 	return hostileInput{name: "lying-trailer", data: good.data[:dataEnd], size: size, tail: trailer, file: 3, stream: 3}
+}
+
+// lyingSpan is a closed recording whose index says its last sample is at
+// the end of time.
+func lyingSpan(t testing.TB, data []byte) []byte {
+	r, err := openMem(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	idx := r.index
+	idx.last = math.MaxInt64
+	return appendIndex(append([]byte(nil), data[:r.dataEnd]...), idx, r.dataEnd)
 }
 
 // damageHeader is a recording with one byte of its header's JSON changed.
