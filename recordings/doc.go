@@ -44,11 +44,12 @@
 // or socket: NewStreamReader returns each sample, hint snapshot and
 // description as its chunk arrives; Recorder.StartWriter writes one.
 //
-// Files: format.go (constants), header.go, values.go and bits.go (how
-// numbers are stored), encode.go and decode.go (records), frames.go and
-// index.go (the file's frames), headercopy.go, hints.go, info.go,
-// writer.go, reader.go, open.go (bad input), replay.go, recorder.go,
-// stream.go.
+// Files: format.go (constants and bounds), header.go, values.go and
+// bits.go (how numbers are stored), encode.go, decode.go and
+// decode_lists.go (records), frames.go and index.go (the file's frames),
+// headercopy.go, hints.go, info.go, writer.go, reader.go and
+// reader_load.go, open.go (bad input), replay.go, recorder.go, stream.go
+// (with stream_frame.go and stream_errors.go).
 //
 // Beside it: recordings/importer turns other tools' logs into recordings,
 // recordings/export turns recordings into CSV and JSONL, and
