@@ -1,6 +1,7 @@
 package recordings
 
 import (
+	"cmp"
 	"errors"
 	"hash/crc32"
 	"time"
@@ -132,15 +133,15 @@ func (d *segmentDecoder) read() (s timeline.Sample, ok bool, err error) {
 		case recKeyDef:
 			kind := timeline.Kind(c.byte())
 			k := keyKind{timeline.Key{Name: c.string(), Device: c.string()}, kind}
-			if !defineOnce(&d.keySet, k, len(d.keys)) {
-				return timeline.Sample{}, false, errCorrupt
+			if err := defineOnce(&d.keySet, k, len(d.keys)); err != nil {
+				return timeline.Sample{}, false, err
 			}
 			d.keys = append(d.keys, k)
 			d.values = append(d.values, valueState{})
 		case recProbeDef:
 			p := probeDevice{c.string(), c.string()}
-			if !defineOnce(&d.probeSet, p, len(d.probes)) {
-				return timeline.Sample{}, false, errCorrupt
+			if err := defineOnce(&d.probeSet, p, len(d.probes)); err != nil {
+				return timeline.Sample{}, false, err
 			}
 			d.probes = append(d.probes, p)
 			d.tookStats = append(d.tookStats, riceStats{})
@@ -210,7 +211,7 @@ func (d *segmentDecoder) hintsAfterSample() {
 			c.fail()
 		}
 		if d.chunk.err != nil || c.err != nil {
-			d.held = errCorrupt
+			d.held = cmp.Or(c.err, errCorrupt)
 			return
 		}
 	}
@@ -310,7 +311,7 @@ func (d *segmentDecoder) readSample(c *cursor, s *timeline.Sample) {
 	d.layout = d.readLayout(c, d.layout, len(d.keys))
 	d.decoded += len(d.layout)
 	if d.samples > maxSegmentSamples || d.decoded > maxSegmentValues {
-		c.fail()
+		c.failWith(errPastBounds)
 	}
 	if c.err != nil || len(d.layout) == 0 {
 		return

@@ -12,23 +12,26 @@ import (
 // the bounds every list is held to (format.go).
 
 // defineOnce adds a key or probe to the set of those a segment defined,
-// making the set if need be. A second definition, or one past
-// maxSegmentKeys, is damage: the writer defines each once.
-func defineOnce[K comparable](set *map[K]struct{}, k K, defined int) bool {
+// making the set if need be. A second definition is damage (the writer
+// defines each once), one past maxSegmentKeys more than a segment holds.
+func defineOnce[K comparable](set *map[K]struct{}, k K, defined int) error {
 	if *set == nil {
 		*set = make(map[K]struct{})
 	}
-	if _, twice := (*set)[k]; twice || defined >= maxSegmentKeys {
-		return false
+	if _, twice := (*set)[k]; twice {
+		return errCorrupt
+	}
+	if defined >= maxSegmentKeys {
+		return errPastBounds
 	}
 	(*set)[k] = struct{}{}
-	return true
+	return nil
 }
 
 func (d *segmentDecoder) readStatuses(c *cursor) []timeline.ProbeStatus {
 	d.probeRows = d.readLayout(c, d.probeRows, len(d.probes))
 	if d.decoded += len(d.probeRows); d.decoded > maxSegmentValues {
-		c.fail()
+		c.failWith(errPastBounds)
 	}
 	if c.err != nil || len(d.probeRows) == 0 {
 		return nil
@@ -103,7 +106,7 @@ func (d *segmentDecoder) readMarkers(c *cursor) []timeline.Marker {
 func (d *segmentDecoder) chargeList(c *cursor, n, bits int) bool {
 	d.listBits += n * bits
 	if n > maxListLen || d.listBits > maxSegmentListBits {
-		c.fail()
+		c.failWith(errPastBounds)
 		return false
 	}
 	return true

@@ -248,7 +248,7 @@ func (s *StreamReader) failure(err error) error {
 		return se
 	case isCut(err):
 		return &StreamError{Cut: true, Reason: "cut short", Good: s.good}
-	case errors.Is(err, errCorrupt), errors.Is(err, errBadCheck), errors.Is(err, errBetweenSegments):
+	case errors.Is(err, errCorrupt), errors.Is(err, errBadCheck), errors.Is(err, errBetweenSegments), errors.Is(err, errPastBounds):
 		return &StreamError{Reason: "damaged (" + err.Error() + ")", Good: s.good}
 	}
 	return err
