@@ -20,8 +20,9 @@ import (
 // olderReaders are the last commits whose recordings package wrote and
 // read an older minor version: 1.0, where record type 7 (hints) was only
 // reserved, 1.1, before record type 9 (info), and 1.2, before a hint
-// record's standing and episodes; and the 1.4 reader from before process
-// records had their details at the end.
+// record's standing and episodes; and the 1.4 readers from before process
+// records had their details at the end and from before a copy of the
+// header opened each segment.
 var olderReaders = []struct {
 	version Version
 	commit  string
@@ -31,6 +32,8 @@ var olderReaders = []struct {
 	{Version{1, 2}, "4ff66d52c40901ebfdbc4ec8d64ee85ab94256b0"},
 	// 1.4 before a process record's details (start, workload).
 	{Version{1, 4}, "59889fdafd8811013bf01390884dec27c89250d1"},
+	// 1.4 before a copy of the header opened each segment (record type 10).
+	{Version{1, 4}, "bbe17b0a9fae0c430ff9f3b47fdf22dce55714ff"},
 }
 
 // readOldMain is a program that reads recordings with an older package and
@@ -115,8 +118,8 @@ func TestOlderReadersSkipNewRecords(t *testing.T) {
 		fmt.Fprintln(&want, "end:", io.EOF)
 	}
 	for _, old := range olderReaders {
-		t.Run(old.version.String(), func(t *testing.T) {
-			bin := buildOldReader(t, old.commit, filepath.Join(dir, old.version.String()))
+		t.Run(old.version.String()+"-"+old.commit[:7], func(t *testing.T) {
+			bin := buildOldReader(t, old.commit, filepath.Join(dir, old.commit))
 			run := exec.Command(bin, withNew, golden)
 			got, err := run.CombinedOutput()
 			if err != nil {

@@ -1,9 +1,9 @@
 package recordings
 
 import (
+	"cmp"
 	"errors"
 	"hash/crc32"
-	"math"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -24,8 +24,14 @@ var errNeedMore = errors.New("chunk not complete yet")
 // It only decodes chunks whose check record matches, so a torn or damaged
 // tail yields every sample before it and then an error, never garbage.
 type segmentDecoder struct {
-	rest      []byte // records not yet checked
-	chunk     cursor // checked records not yet decoded
+	rest  []byte // records not yet checked
+	chunk cursor // checked records not yet decoded
+	// scanned is how much of rest nextChunk has read through, whole
+	// records none of which is a check, and scanCRC their CRC-32C: a
+	// stream's chunk that arrives in pieces is read once, not again with
+	// every piece.
+	scanned   int
+	scanCRC   uint32
 	keys      []keyKind
 	values    []valueState
 	layout    []int
@@ -35,6 +41,14 @@ type segmentDecoder struct {
 	lastAt    int64
 	lastStep  int64
 	samples   int
+
+	// What the segment has decoded, against the bounds of format.go: the
+	// keys and probes defined (one defined twice is damage), the values
+	// and statuses (decoded), and the lists' elements in bits.
+	keySet   map[keyKind]struct{}
+	probeSet map[probeDevice]struct{}
+	decoded  int
+	listBits int
 
 	// pending collects what the records before a sample record say about it.
 	pending  timeline.Sample
@@ -75,9 +89,13 @@ func (d *segmentDecoder) reset(data []byte) {
 		hasErr:    d.hasErr[:0],
 		hints:     d.hints[:0],
 		strings:   d.strings,
+		keySet:    d.keySet,
+		probeSet:  d.probeSet,
 		streaming: d.streaming,
 	}
 	clear(d.strings)
+	clear(d.keySet)
+	clear(d.probeSet)
 }
 
 // next returns the segment's next sample. At the end of the data it
@@ -114,21 +132,27 @@ func (d *segmentDecoder) read() (s timeline.Sample, ok bool, err error) {
 		switch typ {
 		case recKeyDef:
 			kind := timeline.Kind(c.byte())
-			name, device := c.string(), c.string()
-			d.keys = append(d.keys, keyKind{timeline.Key{Name: name, Device: device}, kind})
+			k := keyKind{timeline.Key{Name: c.string(), Device: c.string()}, kind}
+			if err := defineOnce(&d.keySet, k, len(d.keys)); err != nil {
+				return timeline.Sample{}, false, err
+			}
+			d.keys = append(d.keys, k)
 			d.values = append(d.values, valueState{})
 		case recProbeDef:
-			probe, device := c.string(), c.string()
-			d.probes = append(d.probes, probeDevice{probe, device})
+			p := probeDevice{c.string(), c.string()}
+			if err := defineOnce(&d.probeSet, p, len(d.probes)); err != nil {
+				return timeline.Sample{}, false, err
+			}
+			d.probes = append(d.probes, p)
 			d.tookStats = append(d.tookStats, riceStats{})
 		case recStatus:
 			d.pending.Probes = d.readStatuses(&c)
 			d.attached = true
 		case recProcesses:
-			d.pending.Processes = readProcesses(&c)
+			d.pending.Processes = d.readProcesses(&c)
 			d.attached = true
 		case recMarkers:
-			d.pending.Markers = readMarkers(&c)
+			d.pending.Markers = d.readMarkers(&c)
 			d.attached = true
 		case recSample:
 			s = d.pending
@@ -187,7 +211,7 @@ func (d *segmentDecoder) hintsAfterSample() {
 			c.fail()
 		}
 		if d.chunk.err != nil || c.err != nil {
-			d.held = errCorrupt
+			d.held = cmp.Or(c.err, errCorrupt)
 			return
 		}
 	}
@@ -217,31 +241,41 @@ func (d *segmentDecoder) addHints(c *cursor) {
 
 // nextChunk finds the next check record, verifies the records before it
 // and makes them the current chunk. A clean end of data leaves the chunk
-// empty with a nil error.
+// empty with a nil error. It reads each record once: on a stream, a
+// chunk that arrives in pieces is read on from where the last piece
+// ended, with its CRC so far, so decoding stays linear in the data.
 func (d *segmentDecoder) nextChunk() error {
-	scan := cursor{b: d.rest}
-	for len(scan.b) > 0 {
-		start := len(d.rest) - len(scan.b)
+	from := d.scanned // d.scanCRC covers d.rest[:from]
+	for d.scanned < len(d.rest) {
+		scan := cursor{b: d.rest[d.scanned:]}
 		typ := scan.byte()
-		payload := scan.bytes(scan.uvarint())
+		n := scan.uvarint()
+		if n > maxSegmentBytes {
+			return errCorrupt // longer than any segment: no more data would complete it
+		}
+		payload := scan.bytes(n)
 		if scan.err != nil {
 			if d.streaming {
+				d.scanCRC = crc32.Update(d.scanCRC, castagnoli, d.rest[from:d.scanned])
 				return errNeedMore
 			}
 			return errCutShort // a record runs past the end of the data
 		}
+		end := len(d.rest) - len(scan.b)
 		if typ != recCheck {
+			d.scanned = end
 			continue
 		}
 		if len(payload) != 4 {
 			return errCorrupt
 		}
+		start := d.scanned
 		want := uint32(payload[0]) | uint32(payload[1])<<8 | uint32(payload[2])<<16 | uint32(payload[3])<<24
-		if crc32.Checksum(d.rest[:start], castagnoli) != want {
+		if crc32.Update(d.scanCRC, castagnoli, d.rest[from:start]) != want {
 			return errBadCheck
 		}
 		d.chunk = cursor{b: d.rest[:start]}
-		d.rest = scan.b
+		d.rest, d.scanned, d.scanCRC, from = d.rest[end:], 0, 0, 0
 		if start == 0 {
 			continue // an empty chunk: keep looking
 		}
@@ -249,6 +283,7 @@ func (d *segmentDecoder) nextChunk() error {
 	}
 	if len(d.rest) > 0 {
 		if d.streaming {
+			d.scanCRC = crc32.Update(d.scanCRC, castagnoli, d.rest[from:d.scanned])
 			return errNeedMore
 		}
 		d.rest = nil
@@ -274,6 +309,10 @@ func (d *segmentDecoder) readSample(c *cursor, s *timeline.Sample) {
 	d.samples++
 	s.At = time.Unix(0, d.lastAt)
 	d.layout = d.readLayout(c, d.layout, len(d.keys))
+	d.decoded += len(d.layout)
+	if d.samples > maxSegmentSamples || d.decoded > maxSegmentValues {
+		c.failWith(errPastBounds)
+	}
 	if c.err != nil || len(d.layout) == 0 {
 		return
 	}
@@ -344,71 +383,4 @@ func (d *segmentDecoder) readLayout(c *cursor, prev []int, max int) []int {
 		next = id + 1
 	}
 	return ids
-}
-
-func (d *segmentDecoder) readStatuses(c *cursor) []timeline.ProbeStatus {
-	d.probeRows = d.readLayout(c, d.probeRows, len(d.probes))
-	if c.err != nil || len(d.probeRows) == 0 {
-		return nil
-	}
-	out := make([]timeline.ProbeStatus, len(d.probeRows))
-	hasErr := d.hasErr[:0]
-	for i, id := range d.probeRows {
-		head := c.uvarint()
-		if head>>1 > math.MaxUint8 {
-			c.fail()
-		}
-		out[i] = timeline.ProbeStatus{Probe: d.probes[id].probe, Device: d.probes[id].device, State: timeline.ProbeState(head >> 1)}
-		hasErr = append(hasErr, head&1 != 0)
-	}
-	d.hasErr = hasErr
-	for i := range out {
-		if hasErr[i] {
-			out[i].Err = c.string()
-		}
-	}
-	br := bitReader{b: c.b}
-	for i, id := range d.probeRows {
-		stats := &d.tookStats[id]
-		u := br.rice(stats.k())
-		stats.add(u)
-		out[i].Took = time.Duration(unzigzag(u)) * time.Microsecond
-	}
-	if br.short {
-		c.fail()
-	}
-	c.b = br.b
-	return out
-}
-
-func readProcesses(c *cursor) []timeline.Process {
-	n := c.count(9) // the smallest process takes nine bytes
-	out := make([]timeline.Process, n)
-	for i := range out {
-		out[i] = timeline.Process{
-			GPU:     int(c.varint()),
-			PID:     int(c.varint()),
-			User:    c.string(),
-			Command: c.string(),
-			GPUMem:  readLoneValue(c),
-			Util:    readLoneValue(c),
-			CPU:     readLoneValue(c),
-			RSS:     readLoneValue(c),
-			InJob:   c.byte() == 1,
-		}
-	}
-	readProcessDetails(c, out)
-	return out
-}
-
-func readMarkers(c *cursor) []timeline.Marker {
-	n := c.count(3)
-	if n == 0 {
-		return nil
-	}
-	out := make([]timeline.Marker, n)
-	for i := range out {
-		out[i] = timeline.Marker{At: time.Unix(0, c.varint()), Text: c.string(), Origin: c.string()}
-	}
-	return out
 }

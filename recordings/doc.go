@@ -30,8 +30,13 @@
 // cut anywhere (kill -9, a full disk) replays up to its last second, and
 // damage never shows as wrong numbers: it costs the rest of its five-minute
 // segment, and reading goes on at the next one (found by scanning for
-// segment headers in a file without index). Reader.Gaps and the
-// DamagedError at the end say what was lost.
+// segment headers in a file without index). Each segment opens with a copy
+// of the header, read when the header is damaged (headercopy.go).
+// Reader.Gaps and the DamagedError at the end say what was lost. What a
+// reader takes is
+// bounded by what a writer writes (format.go, and
+// timeline.SourceInfo.CheckLimits), checked before anything is sized by
+// it, so hostile input ends in one error, in bounded memory and time.
 // Values are stored exactly, bit for bit, and compactly: each as the
 // difference from a prediction, in an adaptive Rice code (values.go).
 //
@@ -39,10 +44,12 @@
 // or socket: NewStreamReader returns each sample, hint snapshot and
 // description as its chunk arrives; Recorder.StartWriter writes one.
 //
-// Files: format.go (constants), header.go, values.go and bits.go (how
-// numbers are stored), encode.go and decode.go (records), frames.go and
-// index.go (the file's frames), hints.go, info.go, writer.go, reader.go,
-// open.go (bad input), replay.go, recorder.go, stream.go.
+// Files: format.go (constants and bounds), header.go, values.go and
+// bits.go (how numbers are stored), encode.go, decode.go and
+// decode_lists.go (records), frames.go and index.go (the file's frames),
+// headercopy.go, hints.go, info.go, writer.go, reader.go and
+// reader_load.go, open.go (bad input), replay.go, recorder.go, stream.go
+// (with stream_frame.go and stream_errors.go).
 //
 // Beside it: recordings/importer turns other tools' logs into recordings,
 // recordings/export turns recordings into CSV and JSONL, and

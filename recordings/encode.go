@@ -51,6 +51,13 @@ func (e *segmentEncoder) reset() {
 	e.lastAt, e.lastStep, e.samples = 0, 0, 0
 }
 
+// roomFor says whether the segment may define the keys and probes s
+// might add, as many as it has, within maxSegmentKeys; otherwise the
+// writer starts a new segment first.
+func (e *segmentEncoder) roomFor(s *timeline.Sample) bool {
+	return len(e.kinds)+len(s.Metrics) <= maxSegmentKeys && len(e.probes)+len(s.Probes) <= maxSegmentKeys
+}
+
 // appendSample appends the records of one sample to b: definitions of new
 // keys and probes, its statuses, processes and markers, then the sample
 // record that completes it.

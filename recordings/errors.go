@@ -65,6 +65,10 @@ type DamagedError struct {
 	// Interval is the recording's sample interval (zero if unknown): a
 	// gap from From to To lost To − From − Interval of samples.
 	Interval time.Duration
+	// Header says, in a few words, what was wrong with the file's header
+	// ("checksum mismatch"), when the copy of it that opens a segment was
+	// read instead; empty when the header was read.
+	Header string
 
 	// clock says to print times of day alone: the whole recording lies
 	// within one day.
@@ -73,6 +77,7 @@ type DamagedError struct {
 
 // Error is one line that says what was lost first:
 //
+//	run.gtr: header damaged (checksum mismatch), its copy read instead; nothing else lost
 //	run.gtr: 12s unreadable at 02:14:10 (damaged); the rest was read
 //	run.gtr: 3 damaged stretches, 40s unreadable in all, the first at 02:14:10; the rest was read
 //	run.gtr: recording cut short; read up to 02:20:00
@@ -99,13 +104,20 @@ func (e *DamagedError) Error() string {
 			closed = append(closed, g)
 		}
 	}
+	head := ""
+	if e.Header != "" {
+		head = "header damaged (" + e.Header + "), its copy read instead; "
+		if e.Reason == "" && len(closed) == 0 {
+			return e.Path + ": " + head + "nothing else lost"
+		}
+	}
 	switch {
 	case len(closed) == 0:
-		return fmt.Sprintf("%s: recording %s; %s", e.Path, end, upTo)
+		return fmt.Sprintf("%s: %srecording %s; %s", e.Path, head, end, upTo)
 	case e.Reason == "":
-		return fmt.Sprintf("%s: %s; the rest was read", e.Path, e.stretches(closed, layout))
+		return fmt.Sprintf("%s: %s%s; the rest was read", e.Path, head, e.stretches(closed, layout))
 	}
-	return fmt.Sprintf("%s: %s; then %s, %s", e.Path, e.stretches(closed, layout), end, upTo)
+	return fmt.Sprintf("%s: %s%s; then %s, %s", e.Path, head, e.stretches(closed, layout), end, upTo)
 }
 
 // stretches says how much the closed gaps lost, and where the first is.

@@ -53,15 +53,16 @@ const (
 // (statuses, processes, markers) come before the sample record that
 // completes it; key and probe definitions come before their first use.
 const (
-	recKeyDef    = 1 // a metric key: kind, name, device; ids count up from 0 in each segment
-	recSample    = 2 // time and metric values: completes a sample
-	recStatus    = 3 // the sample's probe statuses
-	recProbeDef  = 4 // a (probe, device) pair; ids count up from 0 in each segment
-	recProcesses = 5 // the sample's process list
-	recMarkers   = 6 // the sample's markers
-	recHint      = 7 // a snapshot of the hints shown (1.1; a 1.0 reader skips it)
-	recCheck     = 8 // CRC-32C of the records since the previous check: ends a chunk
-	recInfo      = 9 // the source's description, grown since the header (1.2; older readers skip it)
+	recKeyDef    = 1  // a metric key: kind, name, device; ids count up from 0 in each segment
+	recSample    = 2  // time and metric values: completes a sample
+	recStatus    = 3  // the sample's probe statuses
+	recProbeDef  = 4  // a (probe, device) pair; ids count up from 0 in each segment
+	recProcesses = 5  // the sample's process list
+	recMarkers   = 6  // the sample's markers
+	recHint      = 7  // a snapshot of the hints shown (1.1; a 1.0 reader skips it)
+	recCheck     = 8  // CRC-32C of the records since the previous check: ends a chunk
+	recInfo      = 9  // the source's description, grown since the header (1.2; older readers skip it)
+	recHeader    = 10 // a copy of the header, first in each segment (1.4; older readers skip it)
 )
 
 // Writer policy. These are choices of the writer, not rules of the format:
@@ -78,9 +79,51 @@ const (
 	flushEvery = time.Second
 )
 
-// maxSegmentBytes bounds what a reader decompresses for one segment, so
-// that a hostile file cannot exhaust memory.
-const maxSegmentBytes = 64 << 20
+// What a reader accepts, bounded by what a writer puts in a file, so that
+// a few hostile KB cannot decompress into gigabytes or a million samples
+// (docs/recording-format.md, Limits). Past a bound is damage, as a record
+// that does not decode is.
+const (
+	// maxSegmentBytes bounds a segment's decompressed records: the writer's
+	// 1 MiB (segmentBytes), the carried description (at most 1 MiB) and
+	// hint snapshot, and one more sample, whose records, first in their
+	// segment, define every key: about 40 bytes a key, 10 MiB for
+	// maxSegmentKeys.
+	maxSegmentBytes = 16 << 20
+	// maxSegmentKeys bounds the distinct keys, and the distinct probes, one
+	// segment defines: 256 for each of the 1,024 hosts a session may
+	// have (timeline.MaxHosts); a node of 8 GPUs and 32 cores has 230.
+	maxSegmentKeys = 1 << 18
+	// maxSegmentValues bounds the metric values and probe statuses one
+	// segment holds: the writer's 1 MiB of records at a bit a value (a
+	// reading that does not move) and nine a status, and one more sample.
+	maxSegmentValues = 8*segmentBytes + 10*maxSegmentKeys
+	// maxSegmentSamples bounds its samples: a sample record takes at least
+	// four bytes.
+	maxSegmentSamples = segmentBytes/4 + 1
+	// maxListLen bounds one record's processes or markers, one snapshot's
+	// hints, and a hint's or episode's GPUs and episodes.
+	maxListLen = 1 << 14
+	// maxSegmentListBits bounds what one segment's lists hold, each thing
+	// counted at the fewest bits the format stores it in (listBits): twice
+	// the writer's 1 MiB, for the last sample's lists and the snapshots
+	// after it.
+	maxSegmentListBits = 16 * segmentBytes
+)
+
+// listBits are the fewest bits a list's element takes, charged against
+// maxSegmentListBits.
+const (
+	processBits = 9 * 8 // GPU, PID, user, command, four values, in job
+	markerBits  = 3 * 8 // time, text, origin
+	hintBits    = 8 * 8 // see readHints
+	episodeBits = 5 * 8
+	gpuBits     = 8
+)
 
 // maxHeaderBytes bounds the header frame a reader accepts.
 const maxHeaderBytes = 1 << 20
+
+// maxIndexBytes bounds the index frame a reader reads: a million
+// segments, ten years of five-minute ones, take about 10 MB.
+const maxIndexBytes = 16 << 20

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -167,7 +169,8 @@ func goldenInfo() timeline.SourceInfo {
 }
 
 // goldenBytes writes the golden file with what version v has: hints since
-// 1.1, an info record since 1.2. For an older version, what its writer
+// 1.1, an info record since 1.2, a copy of the header in each segment
+// since 1.4. For an older version, what its writer
 // wrote but for the version.
 func goldenBytes(t *testing.T, v Version) []byte {
 	var f memFile
@@ -175,6 +178,7 @@ func goldenBytes(t *testing.T, v Version) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.noHeaderCopy = v.Minor < 4 // a copy of the header opens each segment since 1.4
 	ss, hs := goldenSamplesOf(v), goldenHintsOf(v)
 	for i := range ss {
 		if err := w.Write(&ss[i]); err != nil {
@@ -346,7 +350,10 @@ func writeFuzzCorpus(t *testing.T, golden []byte) {
 		"empty":       {},
 		"garbage":     []byte("\x50\x2a\x4d\x18\xff\xff\xff\x7fgputop-recording\x01\x00"),
 	}
+	hostile := hostileSeeds(t)
+	maps.Copy(seeds, hostile)
 	writeSeeds(t, dir, seeds)
+	writeStreamSeeds(t, hostile)
 
 	// FuzzRecords: the golden file's records, whole, one chunk, and cut.
 	r.load(0)
@@ -423,6 +430,26 @@ func writeBitFlipSeeds(t *testing.T) {
 		content := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\nuint32(%d)\n", strconv.Quote(string(seed.flips)), seed.cut)
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// writeStreamSeeds writes the hostile seeds into FuzzStreamReader's
+// corpus, whole, and the bombs a byte at a time too: a stream reader must
+// stay linear however its chunks arrive.
+func writeStreamSeeds(t *testing.T, seeds map[string][]byte) {
+	dir := filepath.Join("testdata", "fuzz", "FuzzStreamReader")
+	for name, data := range seeds {
+		chunkings := []byte{0}
+		if strings.HasPrefix(name, "hostile-bomb-") {
+			chunkings = append(chunkings, 1)
+		}
+		for _, chunking := range chunkings {
+			content := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\nbyte(%q)\n", strconv.Quote(string(data)), chunking)
+			path := filepath.Join(dir, fmt.Sprintf("%s-%d", name, chunking))
+			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

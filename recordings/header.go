@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -128,8 +129,21 @@ func sourceToJSON(in timeline.SourceInfo) sourceJSON {
 	return src
 }
 
+// countsJSON is how many hosts and GPUs a description's JSON lists, read
+// without making anything of them (an empty struct takes no memory), so
+// that 250,000 GPUs are refused before they are decoded.
+type countsJSON struct {
+	GPUs  []struct{} `json:"gpus"`
+	Hosts []struct{} `json:"hosts"`
+}
+
+func (c countsJSON) check() error { return timeline.CheckCounts(len(c.Hosts), len(c.GPUs)) }
+
 // sourceFromJSON reads a source's description back.
 func sourceFromJSON(s sourceJSON) (timeline.SourceInfo, error) {
+	if err := timeline.CheckCounts(len(s.Hosts), len(s.GPUs)); err != nil {
+		return timeline.SourceInfo{}, err
+	}
 	in := timeline.SourceInfo{
 		Host: s.Host, Driver: s.Driver, CUDA: s.CUDA, Scenario: s.Scenario, Origin: s.Origin,
 		Command: s.Command, Notes: s.Notes, Checks: s.Checks,
@@ -143,7 +157,15 @@ func sourceFromJSON(s sourceJSON) (timeline.SourceInfo, error) {
 		if err != nil {
 			return timeline.SourceInfo{}, fmt.Errorf("interval: %w", err)
 		}
-		in.Interval = d
+		switch {
+		case timeline.IntervalKnown(d):
+			in.Interval = d
+		case d != 0:
+			// Nothing is sized by an interval of a nanosecond or a century:
+			// it reads as unknown, and the notes say why.
+			in.Notes = append(slices.Clip(in.Notes), fmt.Sprintf("the recorded interval %v is outside %v to %dh: taken as unknown",
+				d, timeline.MinInterval, timeline.MaxInterval/time.Hour))
+		}
 	}
 	for _, g := range s.GPUs {
 		in.GPUs = append(in.GPUs, timeline.GPUInfo{Index: g.Index, Name: g.Name, UUID: g.UUID,
@@ -155,26 +177,41 @@ func sourceFromJSON(s sourceJSON) (timeline.SourceInfo, error) {
 	for _, h := range s.Hosts {
 		in.Hosts = append(in.Hosts, timeline.HostInfo{Name: h.Name, Driver: h.Driver, CUDA: h.CUDA, Notes: h.Notes})
 	}
+	if err := in.CheckLimits(); err != nil {
+		return timeline.SourceInfo{}, err
+	}
 	return in, nil
 }
 
 // appendHeaderFrame appends the skippable frame that opens every file:
-// fileMagic, major and minor version (uint16, little-endian), the JSON
-// header, and a CRC-32C of everything before it in the frame.
+// its body (headerBody) and a CRC-32C of it.
 func appendHeaderFrame(b []byte, h Header) ([]byte, error) {
-	js, err := json.Marshal(headerJSON{GputopVersion: h.Version, Start: h.Start, Source: sourceToJSON(h.Info)})
+	c, err := headerBody(h)
 	if err != nil {
-		return b, fmt.Errorf("recording header: %w", err)
+		return b, err
 	}
-	c := append([]byte(fileMagic), 0, 0, 0, 0)
-	binary.LittleEndian.PutUint16(c[len(fileMagic):], FormatVersion.Major)
-	binary.LittleEndian.PutUint16(c[len(fileMagic)+2:], FormatVersion.Minor)
-	c = append(c, js...)
 	c = binary.LittleEndian.AppendUint32(c, crc32.Checksum(c, castagnoli))
 	if len(c) > maxHeaderBytes {
 		return b, errors.New("recording header: too large")
 	}
 	return appendSkippable(b, frameHeader, c), nil
+}
+
+// headerBody is what the header frame holds before its CRC, and what the
+// copy of it that opens each segment holds (headercopy.go): fileMagic,
+// major and minor version (uint16, little-endian), the JSON header.
+func headerBody(h Header) ([]byte, error) {
+	if err := h.Info.CheckLimits(); err != nil {
+		return nil, fmt.Errorf("recording header: %w", err)
+	}
+	js, err := json.Marshal(headerJSON{GputopVersion: h.Version, Start: h.Start, Source: sourceToJSON(h.Info)})
+	if err != nil {
+		return nil, fmt.Errorf("recording header: %w", err)
+	}
+	c := append([]byte(fileMagic), 0, 0, 0, 0)
+	binary.LittleEndian.PutUint16(c[len(fileMagic):], FormatVersion.Major)
+	binary.LittleEndian.PutUint16(c[len(fileMagic)+2:], FormatVersion.Minor)
+	return append(c, js...), nil
 }
 
 // prefixLen is how many bytes identify a file and its version.
@@ -199,7 +236,7 @@ func parsePrefix(b []byte) (Version, int64, error) {
 var errNotRecording = errors.New("not a recording")
 
 // parseHeaderContent decodes the header frame's content (after its
-// skippable-frame magic and length).
+// skippable-frame magic and length): its body and CRC.
 func parseHeaderContent(c []byte) (Header, error) {
 	if len(c) < len(fileMagic)+4+4 {
 		return Header{}, errCutShort
@@ -208,9 +245,27 @@ func parseHeaderContent(c []byte) (Header, error) {
 	if crc32.Checksum(body, castagnoli) != sum {
 		return Header{}, errBadCheck
 	}
+	return parseHeaderBody(body)
+}
+
+// parseHeaderBody decodes what headerBody wrote.
+func parseHeaderBody(body []byte) (Header, error) {
+	if len(body) < len(fileMagic)+4 || string(body[:len(fileMagic)]) != fileMagic {
+		return Header{}, errNotRecording
+	}
+	js := body[len(fileMagic)+4:]
+	var counts struct {
+		Source countsJSON `json:"source"`
+	}
+	if err := json.Unmarshal(js, &counts); err != nil {
+		return Header{}, fmt.Errorf("JSON: %w", err)
+	}
+	if err := counts.Source.check(); err != nil {
+		return Header{}, err
+	}
 	var hj headerJSON
-	if err := json.Unmarshal(body[len(fileMagic)+4:], &hj); err != nil {
-		return Header{}, fmt.Errorf("header: %w", err)
+	if err := json.Unmarshal(js, &hj); err != nil {
+		return Header{}, fmt.Errorf("JSON: %w", err)
 	}
 	h := Header{
 		FormatVersion: Version{
@@ -222,7 +277,7 @@ func parseHeaderContent(c []byte) (Header, error) {
 	}
 	var err error
 	if h.Info, err = sourceFromJSON(hj.Source); err != nil {
-		return Header{}, fmt.Errorf("header: %w", err)
+		return Header{}, err
 	}
 	return h, nil
 }

@@ -56,8 +56,16 @@ var errHintsBeforeSamples = errors.New("cannot record hints before the first sam
 // breaks the Hint contract: a confidence outside 0..1 (NaN included), or a
 // start or end that is unset or outside 1678-2262.
 func checkHints(hints []timeline.Hint) error {
+	items := len(hints)
 	for i := range hints {
 		h := &hints[i]
+		items += len(h.GPUs) + len(h.Episodes)
+		for _, ep := range h.Episodes {
+			items += len(ep.GPUs)
+		}
+		if items > maxListLen {
+			return fmt.Errorf("cannot record a snapshot of more than %d hints, GPUs and episodes", maxListLen)
+		}
 		if !(h.Confidence >= 0 && h.Confidence <= 1) {
 			return fmt.Errorf("hint %q: confidence %v is not within 0..1", h.ID, h.Confidence)
 		}
@@ -178,6 +186,9 @@ func (d *segmentDecoder) readStanding(c *cursor, at int64, hints []timeline.Hint
 		flags := c.byte()
 		h.Provisional, h.Ongoing = flags&standingProvisional != 0, flags&standingOngoing != 0
 		n := c.count(5) // the smallest episode takes five bytes
+		if !d.chargeList(c, n, episodeBits) {
+			return
+		}
 		if n > 0 {
 			h.Episodes = make([]timeline.Episode, n)
 		}
@@ -186,7 +197,7 @@ func (d *segmentDecoder) readStanding(c *cursor, at int64, hints []timeline.Hint
 			start := at + c.varint()
 			end := start + c.varint()
 			ep.Start, ep.End = time.Unix(0, start), time.Unix(0, end)
-			if gpus := c.count(1); gpus > 0 {
+			if gpus := c.count(1); gpus > 0 && d.chargeList(c, gpus, gpuBits) {
 				ep.GPUs = make([]int, gpus)
 				for k := range ep.GPUs {
 					ep.GPUs[k] = int(c.varint())
@@ -207,6 +218,9 @@ func (d *segmentDecoder) readHints(c *cursor) (snap HintSnapshot, carried bool) 
 	at := c.varint()
 	snap.At = time.Unix(0, at)
 	n := c.count(8) // the smallest hint takes eight bytes
+	if !d.chargeList(c, n, hintBits) {
+		return snap, carried
+	}
 	if n > 0 {
 		snap.Hints = make([]timeline.Hint, n)
 	}
@@ -214,7 +228,7 @@ func (d *segmentDecoder) readHints(c *cursor) (snap HintSnapshot, carried bool) 
 		h := &snap.Hints[i]
 		h.ID = d.hintString(c)
 		h.Severity = timeline.Severity(c.byte())
-		if gpus := c.count(1); gpus > 0 {
+		if gpus := c.count(1); gpus > 0 && d.chargeList(c, gpus, gpuBits) {
 			h.GPUs = make([]int, gpus)
 			for j := range h.GPUs {
 				h.GPUs[j] = int(c.varint())

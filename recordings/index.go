@@ -40,6 +40,14 @@ func appendIndex(b []byte, idx fileIndex, at int64) []byte {
 
 var errNoIndex = errors.New("no index")
 
+// maxIndexLen is the longest index the segments in data bytes could have:
+// each takes at least a segment header frame and 5 bytes of zstd frame,
+// and its entry at most 20 bytes (two varints), with 30 more for the
+// count, the last time, the sample count and the CRC.
+func maxIndexLen(data int64) int64 {
+	return data/(segmentFrame+5)*20 + 30
+}
+
 // readIndex finds the trailer at the end of the file and the index it
 // points to, and returns the index and where the segments' data ends.
 // errNoIndex means the file was not closed cleanly, or its end is damaged:
@@ -62,15 +70,23 @@ func readIndex(r io.ReaderAt, dataStart, size int64) (fileIndex, int64, error) {
 	if at < dataStart || at > end-skippableHeader {
 		return fileIndex{}, 0, errNoIndex
 	}
-	frame := make([]byte, end-at)
-	if _, err := r.ReadAt(frame, at); err != nil {
+	// The frame's own header first, and what it says checked against the
+	// trailer and the file, before anything is sized by it: a trailer that
+	// points far back into a sparse file would otherwise have the reader
+	// allocate all that lies between.
+	var head [skippableHeader]byte
+	if _, err := r.ReadAt(head[:], at); err != nil {
 		return fileIndex{}, 0, err
 	}
-	if binary.LittleEndian.Uint32(frame) != skippableMagic|frameIndex ||
-		int64(binary.LittleEndian.Uint32(frame[4:])) != int64(len(frame))-skippableHeader {
+	length := end - at - skippableHeader
+	if binary.LittleEndian.Uint32(head[:]) != skippableMagic|frameIndex ||
+		int64(binary.LittleEndian.Uint32(head[4:])) != length || length > min(maxIndexBytes, maxIndexLen(at-dataStart)) {
 		return fileIndex{}, 0, errNoIndex
 	}
-	content := frame[skippableHeader:]
+	content := make([]byte, length)
+	if _, err := r.ReadAt(content, at+skippableHeader); err != nil {
+		return fileIndex{}, 0, err
+	}
 	if len(content) < 4 || crc32.Checksum(content[:len(content)-4], castagnoli) != binary.LittleEndian.Uint32(content[len(content)-4:]) {
 		return fileIndex{}, 0, errNoIndex
 	}

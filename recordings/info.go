@@ -21,6 +21,9 @@ var errInfoTooLarge = errors.New("cannot record a source description over 1 MiB"
 
 // marshalInfo is an info record's payload.
 func marshalInfo(info timeline.SourceInfo) ([]byte, error) {
+	if err := info.CheckLimits(); err != nil {
+		return nil, fmt.Errorf("cannot record a source description of %w", err)
+	}
 	p, err := json.Marshal(sourceToJSON(info))
 	if err != nil {
 		return nil, fmt.Errorf("source description: %w", err)
@@ -33,6 +36,13 @@ func marshalInfo(info timeline.SourceInfo) ([]byte, error) {
 
 // parseInfo reads an info record's payload back.
 func parseInfo(p []byte) (timeline.SourceInfo, error) {
+	var counts countsJSON
+	if err := json.Unmarshal(p, &counts); err != nil {
+		return timeline.SourceInfo{}, err
+	}
+	if err := counts.check(); err != nil {
+		return timeline.SourceInfo{}, err
+	}
 	var s sourceJSON
 	if err := json.Unmarshal(p, &s); err != nil {
 		return timeline.SourceInfo{}, err

@@ -2,8 +2,11 @@ package recordings
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"syscall"
 )
 
 // Identify says whether the file at path is a recording, and in which
@@ -11,18 +14,11 @@ import (
 // *NotRecordingError for anything else, and a *VersionError (with the
 // version) for a newer major version.
 func Identify(path string) (Version, error) {
-	f, err := os.Open(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return Version{}, err
 	}
 	defer f.Close() // read-only: a close error changes nothing
-	fi, err := f.Stat()
-	if err != nil {
-		return Version{}, err
-	}
-	if fi.IsDir() {
-		return identifyDir(path)
-	}
 	b := make([]byte, prefixLen)
 	n, err := f.ReadAt(b, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -32,8 +28,52 @@ func Identify(path string) (Version, error) {
 	return v, err
 }
 
-func identifyDir(path string) (Version, error) {
-	return Version{}, &NotRecordingError{Path: path, Reason: "a directory"}
+// openRegular opens a file for reading if it is a regular file, and says
+// at once what it is if not: a directory, or a named pipe, a device or a
+// socket, whose reads may never end (a pipe with no writer blocks even the
+// open, /dev/zero never runs out). It opens without blocking and checks
+// the file it opened, so a file swapped for a pipe in between is refused
+// too.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	fi, err := os.Stat(path)
+	if err == nil {
+		err = checkRegular(path, fi)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi, err = f.Stat(); err == nil {
+		err = checkRegular(path, fi)
+	}
+	if err != nil {
+		if cerr := f.Close(); cerr != nil {
+			err = fmt.Errorf("%w (closing: %v)", err, cerr)
+		}
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// checkRegular refuses what is not a regular file, in one line.
+func checkRegular(path string, fi os.FileInfo) error {
+	m := fi.Mode()
+	switch {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		return &NotRecordingError{Path: path, Reason: "a directory"}
+	case m&fs.ModeNamedPipe != 0:
+		return &NotRecordingError{Path: path, Reason: "a named pipe, not a regular file"}
+	case m&fs.ModeSocket != 0:
+		return &NotRecordingError{Path: path, Reason: "a socket, not a regular file"}
+	case m&fs.ModeDevice != 0:
+		return &NotRecordingError{Path: path, Reason: "a device, not a regular file"}
+	}
+	return &NotRecordingError{Path: path, Reason: "not a regular file"}
 }
 
 // identify checks a file's first bytes: what Identify and Open share.

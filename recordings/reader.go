@@ -1,12 +1,10 @@
 package recordings
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"time"
@@ -35,6 +33,9 @@ type Reader struct {
 	// leadDamage is damage before the first segment found: most likely
 	// the first segment's header, and the samples behind it lost.
 	leadDamage error
+	// headerDamage says what was wrong with the header, when its copy in
+	// a segment was read instead.
+	headerDamage string
 
 	zdec      *zstd.Decoder
 	comp      []byte // one segment, compressed
@@ -79,20 +80,14 @@ type Reader struct {
 // own (missing, unreadable), or a *NotRecordingError, *VersionError or
 // *DamagedError (a header cut short or damaged).
 func Open(path string) (*Reader, error) {
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err == nil && fi.IsDir() {
-		_, err = identifyDir(path)
-	}
+	r, err := newReader(f, fi.Size(), path)
 	if err == nil {
-		var r *Reader
-		if r, err = newReader(f, fi.Size(), path); err == nil {
-			r.closer = f
-			return r, nil
-		}
+		r.closer = f
+		return r, nil
 	}
 	if cerr := f.Close(); cerr != nil {
 		err = fmt.Errorf("%w (closing: %v)", err, cerr)
@@ -101,32 +96,16 @@ func Open(path string) (*Reader, error) {
 }
 
 // newReader reads the header and finds the segments: from the index if the
-// file was closed cleanly, else by scanning for segment headers.
+// file was closed cleanly, else by scanning for segment headers. A damaged
+// header is read from its copy in the first segment (headercopy.go).
 func newReader(ra io.ReaderAt, size int64, path string) (*Reader, error) {
-	prefix := make([]byte, min(size, int64(prefixLen)))
-	if size > 0 { // some ReaderAts say io.EOF for nothing read at the end
-		if _, err := ra.ReadAt(prefix, 0); err != nil {
-			return nil, err
+	h, dataStart, damage, herr := readHeader(ra, size, path)
+	if herr != nil {
+		at, ok := firstSegmentAt(ra, size)
+		if damage == "" || !ok {
+			return nil, herr
 		}
-	}
-	_, n, err := identify(path, prefix)
-	if err != nil {
-		return nil, err
-	}
-	if n > maxHeaderBytes {
-		return nil, &NotRecordingError{Path: path, Reason: "header too large"}
-	}
-	dataStart := skippableHeader + n
-	if dataStart > size {
-		return nil, &DamagedError{Path: path, Reason: "cut short inside its header"}
-	}
-	content := make([]byte, n)
-	if _, err := ra.ReadAt(content, skippableHeader); err != nil {
-		return nil, err
-	}
-	h, err := parseHeaderContent(content)
-	if err != nil {
-		return nil, &DamagedError{Path: path, Reason: "header damaged (" + err.Error() + ")"}
+		dataStart = at
 	}
 	// The frame checksum is not checked: it comes at the end of a
 	// segment, too late to refuse anything, and each chunk's CRC already
@@ -143,6 +122,13 @@ func newReader(ra io.ReaderAt, size int64, path string) (*Reader, error) {
 		r.segments, err = findSegments(ra, dataStart, size)
 	} else if err == nil {
 		r.indexed, r.index, r.segments, r.dataEnd = true, idx, idx.segments, end
+	}
+	if err == nil && herr != nil {
+		if r.readHeaderCopy() {
+			r.headerDamage = damage
+		} else {
+			err = herr
+		}
 	}
 	if err != nil {
 		zdec.Close()
@@ -388,7 +374,7 @@ func (r *Reader) closeGap(to time.Time) {
 // finish says how reading ended: nil for a clean end, else the
 // *DamagedError with every gap and what is wrong at the end.
 func (r *Reader) finish() error {
-	e := &DamagedError{Path: r.path, Good: r.good, Interval: r.header.Info.Interval}
+	e := &DamagedError{Path: r.path, Good: r.good, Interval: r.header.Info.Interval, Header: r.headerDamage}
 	switch {
 	case r.damage != nil:
 		r.gaps = append(r.gaps, Gap{From: r.damageFrom})
@@ -402,7 +388,7 @@ func (r *Reader) finish() error {
 	default:
 		e.Reason = "not closed (gputop stopped before closing it)"
 	}
-	if e.Reason == "" && len(r.gaps) == 0 {
+	if e.Reason == "" && len(r.gaps) == 0 && e.Header == "" {
 		return nil
 	}
 	e.Gaps = slices.Clone(r.gaps)
@@ -430,88 +416,6 @@ func (r *Reader) end(err error) error {
 		return io.EOF
 	}
 	return err
-}
-
-// maxSegmentRead bounds the bytes read for one segment: its compressed
-// frame, which cannot be much larger than maxSegmentBytes, and what
-// follows it up to the next segment.
-const maxSegmentRead = maxSegmentBytes + 1<<20
-
-// load reads and decompresses segment i into dec. A segment cut short or
-// damaged keeps whatever decompressed before the trouble, and segErr says
-// what the trouble was. segErr also says when the bytes after the
-// segment's zstd frame are not what belongs there (a damaged segment
-// header, in a file without index): its samples are good, but those of
-// the segment whose header it was are lost.
-func (r *Reader) load(i int) {
-	r.cur, r.loaded, r.segErr, r.segClosed = i, true, nil, false
-	r.data = r.data[:0]
-	r.dec.reset(nil)
-	start, end := r.segments[i].offset, r.dataEnd
-	if i+1 < len(r.segments) {
-		end = r.segments[i+1].offset
-	}
-	if end-start < segmentFrame {
-		r.segErr = errCutShort
-		return
-	}
-	r.comp = grow(r.comp, int(min(end-start, maxSegmentRead)))
-	if _, err := r.file.ReadAt(r.comp, start); err != nil {
-		r.segErr = err
-		return
-	}
-	if _, err := parseSegmentHeader(r.comp[:segmentFrame]); err != nil {
-		r.segErr = err
-		return
-	}
-	frame := r.comp[segmentFrame:]
-	var after error
-	if n, err := zstdFrameLen(frame); err == nil {
-		// Decompress the frame alone, so that what follows it cannot fail
-		// the frame's samples; it is checked here instead.
-		r.segClosed, after = otherFrames(bytes.NewReader(frame[n:]), 0, int64(len(frame)-n))
-		if (r.segClosed && i+1 < len(r.segments)) || int64(len(r.comp)) < end-start {
-			after = errBetweenSegments
-		}
-		frame = frame[:n]
-	}
-	if err := r.zdec.Reset(bytes.NewReader(frame)); err != nil {
-		r.segErr = err
-		return
-	}
-	r.data, r.segErr = readAtMost(r.zdec, r.data, maxSegmentBytes)
-	if r.segErr == nil {
-		r.segErr = after
-	}
-	r.dec.reset(r.data)
-}
-
-func grow(b []byte, n int) []byte {
-	if cap(b) < n {
-		return make([]byte, n)
-	}
-	return b[:n]
-}
-
-// readAtMost reads src to its end into buf, up to limit bytes. It keeps
-// what it read when src fails, and returns the failure.
-func readAtMost(src io.Reader, buf []byte, limit int) ([]byte, error) {
-	for {
-		if len(buf) == cap(buf) {
-			if len(buf) >= limit {
-				return buf, errors.New("segment too large")
-			}
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := src.Read(buf[len(buf):min(cap(buf), limit)])
-		buf = buf[:len(buf)+n]
-		if errors.Is(err, io.EOF) {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
 }
 
 // Close closes the file.

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -74,62 +76,14 @@ type StreamReader struct {
 	segmentSeen bool
 	closed      bool  // the trailer of a clean close arrived
 	ended       error // what Next returns from now on
-}
 
-// StreamVersionError says a stream is in a format version this gputop does
-// not read: a newer major version, or a version older than streams
-// (MinStreamVersion). It names both, and the sender's gputop when its
-// header says.
-type StreamVersionError struct {
-	Found Version
-	// Gputop is the sender's gputop version ("" if its header did not
-	// say, or could not be read).
-	Gputop string
-}
-
-func (e *StreamVersionError) Error() string {
-	who := "the sender"
-	if e.Gputop != "" {
-		who = "gputop " + e.Gputop
-	}
-	if e.Found.Major > FormatVersion.Major {
-		return fmt.Sprintf("%s streams format %s, newer than this gputop reads (%d.x); upgrade gputop here",
-			who, e.Found, FormatVersion.Major)
-	}
-	return fmt.Sprintf("%s streams format %s; this gputop reads %s to %d.x; upgrade gputop there",
-		who, e.Found, MinStreamVersion, FormatVersion.Major)
-}
-
-// Want says which versions this gputop reads, for a message of the
-// caller's own: "1.4 to 1.x".
-func (e *StreamVersionError) Want() string {
-	return fmt.Sprintf("%s to %d.x", MinStreamVersion, FormatVersion.Major)
-}
-
-// StreamError says a stream could not be read on: it ended before the
-// sender closed the recording (the sender stopped, the connection
-// dropped: Cut, and errors.Is(err, io.ErrUnexpectedEOF)), or its bytes are
-// damaged. Every sample returned before it was good; none was made up.
-type StreamError struct {
-	Cut    bool
-	Reason string    // "cut short", "damaged (checksum mismatch)", ...
-	Good   time.Time // the last sample read whole; zero if none was
-}
-
-func (e *StreamError) Error() string {
-	upTo := "no sample was read"
-	if !e.Good.IsZero() {
-		upTo = "read up to " + e.Good.Format("15:04:05")
-	}
-	return fmt.Sprintf("stream %s; %s", e.Reason, upTo)
-}
-
-// Unwrap makes a cut stream io.ErrUnexpectedEOF.
-func (e *StreamError) Unwrap() error {
-	if e.Cut {
-		return io.ErrUnexpectedEOF
-	}
-	return nil
+	// stop is set by Close, which may come from another goroutine while
+	// Next decodes: Next checks it between chunks and returns. running is
+	// held while Next runs, so that whichever of the two ends last
+	// releases the decoder (release), once.
+	stop     atomic.Bool
+	running  sync.Mutex
+	released bool
 }
 
 // NewStreamReader reads a stream's header from r, waiting for it as long
@@ -233,8 +187,27 @@ func (s *StreamReader) Info() timeline.SourceInfo { return s.info }
 // io.EOF; a stream that ends before that, or damaged bytes, end in one
 // *StreamError; an error of the reader comes back as it is. After an error
 // every call returns it again.
+//
+// Its work is linear in the bytes read, and a call reads at most one
+// segment (maxSegmentBytes of records) without returning, so closing the
+// underlying reader ends a Next that waits on it at once, and Close from
+// another goroutine ends a busy one within a chunk.
 func (s *StreamReader) Next() (StreamEvent, error) {
+	s.running.Lock()
+	ev, err := s.next()
+	s.running.Unlock()
+	if s.stop.Load() && s.running.TryLock() {
+		s.release()
+		s.running.Unlock()
+	}
+	return ev, err
+}
+
+func (s *StreamReader) next() (StreamEvent, error) {
 	for {
+		if s.stop.Load() {
+			return StreamEvent{}, errClosed
+		}
 		if len(s.queue) > 0 {
 			ev := s.queue[0]
 			s.queue[0] = StreamEvent{}
@@ -275,14 +248,11 @@ func (s *StreamReader) failure(err error) error {
 		return se
 	case isCut(err):
 		return &StreamError{Cut: true, Reason: "cut short", Good: s.good}
-	case errors.Is(err, errCorrupt), errors.Is(err, errBadCheck), errors.Is(err, errBetweenSegments):
+	case errors.Is(err, errCorrupt), errors.Is(err, errBadCheck), errors.Is(err, errBetweenSegments), errors.Is(err, errPastBounds):
 		return &StreamError{Reason: "damaged (" + err.Error() + ")", Good: s.good}
 	}
 	return err
 }
-
-// damaged is a *StreamError for bytes that are not what the format says.
-func damaged(why string) error { return &StreamError{Reason: "damaged (" + why + ")"} }
 
 // nextFrame reads the frame that follows a segment or the header: a
 // segment header (then its zstd frame), the index and trailer of a clean
@@ -405,6 +375,9 @@ func (s *StreamReader) decode() error {
 			s.inSegment = false
 			return nil
 		}
+		if s.stop.Load() {
+			return errClosed
+		}
 		if err := s.readFrame(); err != nil {
 			return err
 		}
@@ -434,127 +407,23 @@ func (s *StreamReader) readFrame() error {
 	return nil
 }
 
-// frameReader hands the zstd decoder one zstd frame of the stream, as it
-// arrives, and then io.EOF: it follows the frame's block headers (RFC 8878,
-// 3.1.1) so that it never reads past the frame's end, and never asks the
-// stream for more than the decoder needs to finish the block it is in.
-type frameReader struct {
-	src     *bufio.Reader
-	pending []byte // header bytes read, not yet handed on
-	body    int    // bytes left of the current block
-	started bool   // the frame header was read
-	last    bool   // the current block is the frame's last
-	sum     bool   // the frame ends with a 4-byte checksum
-	done    bool
-	err     error // the first trouble: the source's, a cut, or damage
-}
-
-func (f *frameReader) reset() { *f = frameReader{src: f.src, pending: f.pending[:0]} }
-
-func (f *frameReader) Read(p []byte) (int, error) {
-	if f.err != nil {
-		return 0, f.err
-	}
-	if len(f.pending) == 0 && f.body == 0 {
-		if err := f.advance(); err != nil {
-			if !errors.Is(err, io.EOF) || !f.done {
-				f.err = err
-			}
-			return 0, err
-		}
-	}
-	if len(f.pending) > 0 {
-		n := copy(p, f.pending)
-		f.pending = f.pending[:copy(f.pending, f.pending[n:])]
-		return n, nil
-	}
-	n, err := f.src.Read(p[:min(len(p), f.body)])
-	f.body -= n
-	if errors.Is(err, io.EOF) {
-		err = io.ErrUnexpectedEOF
-	}
-	if err != nil {
-		f.err = err
-	}
-	return n, err
-}
-
-// advance reads the next header of the frame into pending: the frame's
-// own, a block's, or the closing checksum; io.EOF once the frame is done.
-func (f *frameReader) advance() error {
-	switch {
-	case f.done:
-		return io.EOF
-	case !f.started:
-		f.started = true
-		return f.readFrameHeader()
-	case f.last:
-		f.done = true
-		if f.sum {
-			return f.take(4)
-		}
-		return io.EOF
-	}
-	if err := f.take(3); err != nil {
-		return err
-	}
-	b := f.pending[len(f.pending)-3:]
-	h := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16
-	size := int(h >> 3)
-	switch (h >> 1) & 3 {
-	case 1:
-		size = 1 // RLE: one byte, repeated
-	case 3:
-		return damaged("bad zstd block")
-	}
-	if size > maxBlockSize {
-		return damaged("bad zstd block")
-	}
-	f.body, f.last = size, h&1 != 0
-	return nil
-}
-
-func (f *frameReader) readFrameHeader() error {
-	if err := f.take(len(zstdMagic) + 1); err != nil {
-		return err
-	}
-	if !bytes.Equal(f.pending[:len(zstdMagic)], zstdMagic) {
-		return damaged("no zstd frame after a segment header")
-	}
-	fhd := f.pending[len(zstdMagic)]
-	if fhd&0x08 != 0 {
-		return damaged("bad zstd frame header")
-	}
-	single := fhd&0x20 != 0
-	n := [4]int{0, 1, 2, 4}[fhd&3] + [4]int{0, 2, 4, 8}[fhd>>6]
-	if fhd>>6 == 0 && single {
-		n++
-	}
-	if !single {
-		n++
-	}
-	f.sum = fhd&0x04 != 0
-	return f.take(n)
-}
-
-// take appends the next n bytes of the stream to pending.
-func (f *frameReader) take(n int) error {
-	l := len(f.pending)
-	f.pending = append(f.pending, make([]byte, n)...)
-	if _, err := io.ReadFull(f.src, f.pending[l:]); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return err
-	}
-	return nil
-}
-
-// Close releases the decoder. It does not close the underlying reader.
+// Close stops the reader and releases its decoder; Next returns an error
+// from then on. It may be called while Next runs in another goroutine:
+// a busy Next returns within a chunk. It does not close the underlying
+// reader: close that too to end a Next that waits on it.
 func (s *StreamReader) Close() error {
-	if s.ended == nil {
-		s.ended = errClosed
+	s.stop.Store(true)
+	if s.running.TryLock() {
+		s.release()
+		s.running.Unlock()
 	}
-	s.zdec.Close()
 	return nil
+}
+
+// release closes the decoder once; running is held.
+func (s *StreamReader) release() {
+	if !s.released {
+		s.released = true
+		s.zdec.Close()
+	}
 }

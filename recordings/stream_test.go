@@ -360,10 +360,12 @@ func TestStreamNotARecording(t *testing.T) {
 
 // FuzzStreamReader feeds the stream reader any bytes, in pieces of any
 // size: it must answer with events and a typed one-line error or io.EOF,
-// and never panic or hang. Seeds: the golden recordings (testdata), which
-// read as streams too, whole and cut, and in testdata/fuzz/FuzzStreamReader
-// the inputs a 90-second `go test -fuzz FuzzStreamReader` run found new
-// paths with (867,222 executions, no failure).
+// and never panic or hang, nor grow the heap by more than maxHeapGrowth.
+// Seeds: the golden recordings (testdata), which read as streams too,
+// whole and cut; in testdata/fuzz/FuzzStreamReader the inputs a 90-second
+// `go test -fuzz FuzzStreamReader` run found new paths with (867,222
+// executions, no failure), and the hostile inputs of hostileSeeds, whole
+// and a byte at a time (written by TestGolden -update).
 func FuzzStreamReader(f *testing.F) {
 	for _, name := range []string{"golden.gtr", "golden-1.3.gtr"} {
 		data, err := os.ReadFile("testdata/" + name)
@@ -374,39 +376,44 @@ func FuzzStreamReader(f *testing.F) {
 		f.Add(data[:len(data)*2/3], uint8(3))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, chunking uint8) {
-		var r io.Reader = bytes.NewReader(data)
-		switch chunking % 3 {
-		case 1:
-			r = iotest.OneByteReader(r)
-		case 2:
-			r = iotest.HalfReader(r)
+		bounded(t, "the stream reader", func() { fuzzStream(t, data, chunking) })
+	})
+}
+
+// fuzzStream is FuzzStreamReader's reading of data.
+func fuzzStream(t *testing.T, data []byte, chunking uint8) {
+	var r io.Reader = bytes.NewReader(data)
+	switch chunking % 3 {
+	case 1:
+		r = iotest.OneByteReader(r)
+	case 2:
+		r = iotest.HalfReader(r)
+	}
+	sr, err := NewStreamReader(r, "fuzz")
+	if err != nil {
+		var nr *NotRecordingError
+		var ve *StreamVersionError
+		var se *StreamError
+		if !errors.As(err, &nr) && !errors.As(err, &ve) && !errors.As(err, &se) {
+			t.Fatalf("NewStreamReader: untyped error %v (%T)", err, err)
 		}
-		sr, err := NewStreamReader(r, "fuzz")
-		if err != nil {
-			var nr *NotRecordingError
-			var ve *StreamVersionError
+		oneLine(t, err)
+		return
+	}
+	defer sr.Close()
+	for range 1 << 22 { // more events than any seed gives
+		_, err := sr.Next()
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, io.EOF) {
 			var se *StreamError
-			if !errors.As(err, &nr) && !errors.As(err, &ve) && !errors.As(err, &se) {
-				t.Fatalf("NewStreamReader: untyped error %v (%T)", err, err)
+			if !errors.As(err, &se) {
+				t.Fatalf("untyped error %v (%T)", err, err)
 			}
 			oneLine(t, err)
-			return
 		}
-		defer sr.Close()
-		for range 1 << 20 {
-			_, err := sr.Next()
-			if err == nil {
-				continue
-			}
-			if !errors.Is(err, io.EOF) {
-				var se *StreamError
-				if !errors.As(err, &se) {
-					t.Fatalf("untyped error %v (%T)", err, err)
-				}
-				oneLine(t, err)
-			}
-			return
-		}
-		t.Fatal("the stream does not end")
-	})
+		return
+	}
+	t.Fatal("the stream does not end")
 }

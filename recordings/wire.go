@@ -12,6 +12,10 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // errCorrupt says bytes do not decode as the format says they must.
 var errCorrupt = errors.New("corrupt data")
 
+// errPastBounds says a segment holds more than a writer puts in one
+// (format.go): no gputop wrote it.
+var errPastBounds = errors.New("more than a segment holds")
+
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
@@ -39,9 +43,12 @@ type cursor struct {
 	err error
 }
 
-func (c *cursor) fail() {
+func (c *cursor) fail() { c.failWith(errCorrupt) }
+
+// failWith is fail with a reason of its own.
+func (c *cursor) failWith(err error) {
 	if c.err == nil {
-		c.err = errCorrupt
+		c.err = err
 	}
 	c.b = nil
 }

@@ -48,6 +48,11 @@ type Writer struct {
 	// lastInfo is the last info record's payload, carried into each new
 	// segment so that a seek finds the source's description current there.
 	lastInfo []byte
+	// headerCopy opens each segment, so that a damaged header costs no more
+	// than a segment (headercopy.go); noHeaderCopy leaves it out, as
+	// writers before it did (the golden files of older versions).
+	headerCopy   []byte
+	noHeaderCopy bool
 
 	err    error // the first write error: the Writer is dead after it
 	closed bool
@@ -139,6 +144,7 @@ func newWriter(file io.WriteCloser, path string, h Header) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.headerCopy = head[skippableHeader : len(head)-4] // its body, without the CRC: each chunk has its own
 	if _, err := w.out.Write(head); err != nil {
 		return nil, fmt.Errorf("recording %s: %w", path, err)
 	}
@@ -166,7 +172,10 @@ func (w *Writer) Write(s *timeline.Sample) error {
 			return err
 		}
 	}
-	if w.inSegment && (at-w.segFirst >= int64(w.span) || w.segBytes >= segmentBytes) {
+	if err := checkSample(s); err != nil {
+		return err
+	}
+	if w.inSegment && (at-w.segFirst >= int64(w.span) || w.segBytes >= segmentBytes || !w.seg.roomFor(s)) {
 		if err := w.endSegment(); err != nil {
 			return err
 		}
@@ -178,6 +187,9 @@ func (w *Writer) Write(s *timeline.Sample) error {
 	if !w.inSegment {
 		if err := w.startSegment(at); err != nil {
 			return err
+		}
+		if !w.noHeaderCopy {
+			w.chunk = appendRecord(w.chunk, recHeader, w.headerCopy)
 		}
 		if w.lastInfo != nil {
 			w.chunk = appendRecord(w.chunk, recInfo, w.lastInfo)
@@ -268,6 +280,24 @@ func (w *Writer) WriteInfo(info timeline.SourceInfo) error {
 		w.segBytes += len(w.chunk) - n
 	}
 	w.lastInfo = p // before the first sample, written when its segment starts
+	return nil
+}
+
+// checkSample refuses a sample larger than a reader takes
+// (docs/recording-format.md, Limits): more metrics or statuses than a
+// segment may define keys or probes, more processes or markers than a
+// record may list.
+func checkSample(s *timeline.Sample) error {
+	switch {
+	case len(s.Metrics) > maxSegmentKeys:
+		return fmt.Errorf("cannot record a sample of %d metrics, more than %d", len(s.Metrics), maxSegmentKeys)
+	case len(s.Probes) > maxSegmentKeys:
+		return fmt.Errorf("cannot record a sample of %d probe statuses, more than %d", len(s.Probes), maxSegmentKeys)
+	case len(s.Processes) > maxListLen:
+		return fmt.Errorf("cannot record a sample of %d processes, more than %d", len(s.Processes), maxListLen)
+	case len(s.Markers) > maxListLen:
+		return fmt.Errorf("cannot record a sample of %d markers, more than %d", len(s.Markers), maxListLen)
+	}
 	return nil
 }
 

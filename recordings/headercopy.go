@@ -1,0 +1,111 @@
+package recordings
+
+import (
+	"errors"
+	"io"
+)
+
+// A file's header says how to read everything after it, so a damaged
+// header would lose the whole file. Every segment therefore opens with a
+// copy of it (record type 10, format 1.4 from commit "recordings: a copy
+// of the header opens each segment"): its body, as the header frame holds
+// it but for the CRC, which the chunk's check stands in for. A reader
+// that finds the header damaged (a bad CRC, JSON or magic, a length that
+// leads nowhere) finds the first segment by scanning the bytes where it
+// must start, reads the copy there, and reads the file as if the header
+// were whole; the DamagedError at the end says the header was damaged.
+// Older readers skip the record, as any they do not know.
+
+// readHeader reads and checks the header frame at the start of ra. It
+// returns the header and where the segments' data starts. On failure,
+// damage says, in a few words, what looks damaged in a header, for
+// newReader to try its copies; it is empty where no copy can help (an
+// empty file, a newer major version, a read error).
+func readHeader(ra io.ReaderAt, size int64, path string) (h Header, dataStart int64, damage string, err error) {
+	prefix := make([]byte, min(size, int64(prefixLen)))
+	if size > 0 { // some ReaderAts say io.EOF for nothing read at the end
+		if _, err := ra.ReadAt(prefix, 0); err != nil {
+			return Header{}, 0, "", err
+		}
+	}
+	v, n, err := parsePrefix(prefix)
+	switch {
+	case size == 0:
+		return Header{}, 0, "", &NotRecordingError{Path: path, Reason: "empty file"}
+	case err != nil:
+		_, _, err = identify(path, prefix) // what it is, in its words
+		return Header{}, 0, "bad magic", err
+	case n > maxHeaderBytes:
+		return Header{}, 0, "bad length", &NotRecordingError{Path: path, Reason: "header too large"}
+	case skippableHeader+n > size:
+		return Header{}, 0, "bad length", &DamagedError{Path: path, Reason: "cut short inside its header"}
+	}
+	content := make([]byte, n)
+	if _, err := ra.ReadAt(content, skippableHeader); err != nil {
+		return Header{}, 0, "", err
+	}
+	h, err = parseHeaderContent(content)
+	switch {
+	case errors.Is(err, errBadCheck) || errors.Is(err, errCutShort):
+		// Checked before the version: a flipped bit there is damage, not
+		// a file from the future.
+		return Header{}, 0, damageText(err), &DamagedError{Path: path, Reason: "header damaged (" + damageText(err) + ")"}
+	case v.Major > FormatVersion.Major:
+		return Header{}, 0, "", &VersionError{Path: path, Found: v}
+	case v.Major < FormatVersion.Major:
+		return Header{}, 0, "", &NotRecordingError{Path: path, Reason: "unknown format version " + v.String()}
+	case err != nil:
+		return Header{}, 0, err.Error(), &DamagedError{Path: path, Reason: "header damaged (" + err.Error() + ")"}
+	}
+	return h, skippableHeader + n, "", nil
+}
+
+// firstSegmentAt finds where the first segment starts in a file whose
+// header is damaged: by scanning for a segment header where one can be,
+// right after a header frame of at most maxHeaderBytes.
+func firstSegmentAt(ra io.ReaderAt, size int64) (int64, bool) {
+	segs, err := findSegments(ra, 0, min(size, skippableHeader+maxHeaderBytes+segmentFrame+int64(len(zstdMagic))))
+	if err != nil || len(segs) == 0 {
+		return 0, false
+	}
+	return segs[0].offset, true
+}
+
+// headerCopyTries is how many segments a reader looks in for a copy of a
+// damaged header: one damaged byte can cost the first its copy.
+const headerCopyTries = 2
+
+// readHeaderCopy takes the header from the copy that opens one of the
+// first segments, and says whether it found one.
+func (r *Reader) readHeaderCopy() bool {
+	for i := range min(len(r.segments), headerCopyTries) {
+		if h, ok := r.headerCopyIn(i); ok {
+			r.header = h
+			return true
+		}
+	}
+	return false
+}
+
+// headerCopyIn reads the copy of the header that opens segment i: the
+// first record of its first chunk, which must be whole and check.
+func (r *Reader) headerCopyIn(i int) (Header, bool) {
+	r.load(i)
+	defer func() { r.loaded = false }()
+	if err := r.dec.nextChunk(); err != nil {
+		return Header{}, false
+	}
+	c := r.dec.chunk
+	if c.byte() != recHeader {
+		return Header{}, false
+	}
+	body := c.bytes(c.uvarint())
+	if c.err != nil {
+		return Header{}, false
+	}
+	h, err := parseHeaderBody(body)
+	if err != nil || h.FormatVersion.Major != FormatVersion.Major {
+		return Header{}, false
+	}
+	return h, true
+}

@@ -1,0 +1,102 @@
+package recordings
+
+import (
+	"bytes"
+	"errors"
+	"io"
+)
+
+// maxSegmentRead bounds the bytes read for one segment: its compressed
+// frame, which cannot be much larger than maxSegmentBytes, and what
+// follows it up to the next segment.
+const maxSegmentRead = maxSegmentBytes + 1<<20
+
+// load reads and decompresses segment i into dec. A segment cut short or
+// damaged keeps whatever decompressed before the trouble, and segErr says
+// what the trouble was. segErr also says when the bytes after the
+// segment's zstd frame are not what belongs there (a damaged segment
+// header, in a file without index): its samples are good, but those of
+// the segment whose header it was are lost.
+func (r *Reader) load(i int) {
+	r.cur, r.loaded, r.segErr, r.segClosed = i, true, nil, false
+	r.data = r.data[:0]
+	r.dec.reset(nil)
+	start, end := r.segments[i].offset, r.dataEnd
+	if i+1 < len(r.segments) {
+		end = r.segments[i+1].offset
+	}
+	if end-start < segmentFrame {
+		r.segErr = errCutShort
+		return
+	}
+	// The header first: a segment that is not one (an index that lies)
+	// costs a few bytes read, not a segment's worth.
+	var head [segmentFrame]byte
+	if _, err := r.file.ReadAt(head[:], start); err != nil {
+		r.segErr = err
+		return
+	}
+	if _, err := parseSegmentHeader(head[:]); err != nil {
+		r.segErr = err
+		return
+	}
+	r.comp = grow(r.comp, int(min(end-start, maxSegmentRead)))
+	if _, err := r.file.ReadAt(r.comp, start); err != nil {
+		r.segErr = err
+		return
+	}
+	frame := r.comp[segmentFrame:]
+	var after error
+	if n, err := zstdFrameLen(frame); err == nil {
+		// Decompress the frame alone, so that what follows it cannot fail
+		// the frame's samples; it is checked here instead.
+		r.segClosed, after = otherFrames(bytes.NewReader(frame[n:]), 0, int64(len(frame)-n))
+		if (r.segClosed && i+1 < len(r.segments)) || int64(len(r.comp)) < end-start {
+			after = errBetweenSegments
+		}
+		frame = frame[:n]
+	}
+	if err := r.zdec.Reset(bytes.NewReader(frame)); err != nil {
+		r.segErr = err
+		return
+	}
+	r.data, r.segErr = readAtMost(r.zdec, r.data, maxSegmentBytes)
+	if r.segErr == nil {
+		r.segErr = after
+	}
+	r.dec.reset(r.data)
+}
+
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	return b[:n]
+}
+
+// readAtMost reads src to its end into buf, up to limit bytes. It keeps
+// what it read when src fails, and returns the failure.
+func readAtMost(src io.Reader, buf []byte, limit int) ([]byte, error) {
+	for {
+		// Checked before the buffer's room: append may have grown it past
+		// limit, and a read into nothing reads nothing, forever.
+		if len(buf) >= limit {
+			var one [1]byte
+			if _, err := io.ReadFull(src, one[:]); errors.Is(err, io.EOF) {
+				return buf, nil // exactly limit
+			}
+			return buf, errors.New("segment too large")
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := src.Read(buf[len(buf):min(cap(buf), limit)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
