@@ -40,6 +40,9 @@ type Engine struct {
 	deriver timeline.Deriver
 	held    [2]timeline.Sample // the Deriver keeps the previous sample
 	jump    timeline.Jump      // samples left out, as the Store leaves them out
+	// unfilled says the column being filled has taken samples its columns
+	// do not show yet (settle).
+	unfilled bool
 
 	gpuByIndex map[int]*hintGPU
 	acc        columnSums
@@ -80,9 +83,21 @@ func NewEngineWith(info timeline.SourceInfo, hopts HintOptions, popts PhaseOptio
 // SetInfo takes a new description of the session (a GPU found later, a
 // limit now known). Columns already filled keep what they were judged with.
 func (e *Engine) SetInfo(info timeline.SourceInfo) {
+	if sameDescription(e.info, info) {
+		return // a reader hands its description with every sample
+	}
 	e.info = info
 	e.infoAt = nil
 	e.hosts.stale = true // the hosts' layout is checked against it when next asked
+}
+
+// sameDescription says whether b is a, handed again: the same GPU and host
+// lists (the same arrays, as a reader hands them until they change) and
+// the same fields a rule reads.
+func sameDescription(a, b timeline.SourceInfo) bool {
+	return len(a.GPUs) == len(b.GPUs) && len(a.Hosts) == len(b.Hosts) &&
+		(len(a.GPUs) == 0 || &a.GPUs[0] == &b.GPUs[0]) && (len(a.Hosts) == 0 || &a.Hosts[0] == &b.Hosts[0]) &&
+		a.Interval == b.Interval && a.Kind == b.Kind && a.Host == b.Host
 }
 
 // Info is the description the Engine was last given.
@@ -193,6 +208,7 @@ func (e *Engine) Add(s *timeline.Sample) {
 		e.grow(1)
 	}
 	if c := f.col(s.At); c >= f.n {
+		e.settle()
 		e.closeColumn()
 		e.grow(c + 1)
 		e.acc.reset()
@@ -201,8 +217,19 @@ func (e *Engine) Add(s *timeline.Sample) {
 	e.last = s.At
 	e.take(values)
 	e.health.add(s, values, f.n-1)
-	e.fillColumn(f.n - 1)
+	e.unfilled = true
 	e.phases.add(e, s.At, values)
+}
+
+// settle writes the column being filled, if samples came since it was
+// last written: once before anything reads the columns (a new column, a
+// question), not after every sample, since a session sampled every few
+// milliseconds puts hundreds of samples in a column.
+func (e *Engine) settle() {
+	if e.unfilled {
+		e.unfilled = false
+		e.fillColumn(e.f.n - 1)
+	}
 }
 
 // take adds a sample's values to the column being filled.

@@ -259,6 +259,7 @@ var hintRules = []hintRule{
 // are kept, so asking again a moment later costs little
 // (BenchmarkEngine).
 func (e *Engine) Hints(t time.Time) []timeline.Hint {
+	e.settle()
 	f := e.viewAt(t)
 	c := &e.cache
 	// Asked again about the same columns: the same answer, unless one of

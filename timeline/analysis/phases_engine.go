@@ -15,6 +15,9 @@ type phaseState struct {
 	w     int64
 	kinds []timeline.PhaseKind // the last one is the window being filled
 	acc   phaseSums
+	// unjudged says the last window has taken samples its kind does not
+	// say yet: it is judged when asked, not at every sample.
+	unjudged bool
 
 	phasesN, phasesSamples int
 	phases                 []timeline.Phase
@@ -62,6 +65,7 @@ func (p *phaseState) add(e *Engine, at time.Time, values []timeline.Value) {
 	if i >= len(p.kinds) {
 		if len(p.kinds) > 0 {
 			p.kinds[len(p.kinds)-1] = p.acc.kind(o) // final now
+			p.unjudged = false
 		}
 		for len(p.kinds) <= i {
 			p.kinds = append(p.kinds, phaseNoData)
@@ -95,7 +99,7 @@ func (p *phaseState) add(e *Engine, at time.Time, values []timeline.Value) {
 			s.add(v.Value)
 		}
 	}
-	p.kinds[len(p.kinds)-1] = p.acc.kind(o)
+	p.unjudged = true // judged when asked (Phases) or when the window ends
 }
 
 // kind is the window's kind so far (see Engine.Phases).
@@ -180,6 +184,10 @@ func (e *Engine) Phases(from, to time.Time) []timeline.Phase {
 	p := &e.phases
 	if e.samples == 0 {
 		return nil
+	}
+	if p.unjudged {
+		p.kinds[len(p.kinds)-1] = p.acc.kind(e.popts)
+		p.unjudged = false
 	}
 	if len(p.kinds) != p.phasesN || e.samples != p.phasesSamples {
 		p.phases = p.compute(e.first.UnixNano(), e.End().UnixNano(), int64(e.popts.MinPhase))
