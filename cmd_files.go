@@ -291,7 +291,7 @@ func reportStretch(r *recordings.Reader, from, to string) (lo, hi time.Time, err
 // them. warn is damage: what was lost, said in one line; everything else
 // was read.
 func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *timeline.Store, eng *analysis.Engine, warn, err error) {
-	store = timeline.NewStore(timeline.StoreOptions{RawSamples: 0, Reserve: expectedSamples(r)})
+	store = timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.FileRawValues, Reserve: expectedSamples(r)})
 	eng = analysis.NewEngine(r.Info())
 	for {
 		s, err := r.Read()

@@ -68,7 +68,7 @@ func cmdReplay(args []string, e *env) error {
 	debug.SetGCPercent(15)
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
-	store := timeline.NewStore(timeline.StoreOptions{RawSamples: 0, Reserve: expectedSamples(r)})
+	store := timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.FileRawValues, Reserve: expectedSamples(r)})
 	return runUI(ctx, recordings.NewReplay(r), ui.Options{Store: store, Speed: *speed, Start: start, ASCII: *ascii,
 		Settings: settings})
 }

@@ -110,3 +110,31 @@ func TestReserveIsCapped(t *testing.T) {
 		t.Fatalf("reserved %d samples, want %d", c, MaxReserve)
 	}
 }
+
+// A store reading a whole file holds at most RawValues raw values: as
+// series are added the ring shrinks to the newest samples, and the older
+// ones live on in the buckets.
+func TestRawValuesBudget(t *testing.T) {
+	s := NewStore(StoreOptions{RawValues: 1000, Reserve: 100000})
+	for i := range 5000 {
+		var ms []Metric
+		for d := range min(10, 1+i/100) { // a series more every 100 samples, up to 10
+			ms = append(ms, g(GPUUtil, GPUDevice(d), float64(i%100)))
+		}
+		s.Add(&Sample{At: t0.Add(time.Duration(i) * time.Second), Metrics: ms})
+	}
+	if n, series := s.raw.len(), len(s.raw.cols); n*series > 1000 || n != 100 || cap(s.raw.times) > 100 {
+		t.Fatalf("raw tier holds %d samples of %d series (room for %d), want the newest 100", n, series, cap(s.raw.times))
+	}
+	if got, want := s.OldestRaw(), t0.Add(4900*time.Second); !got.Equal(want) {
+		t.Fatalf("oldest raw sample %v, want %v", got, want)
+	}
+	if v := s.ValueAt(Key{GPUUtil, "gpu0"}, t0.Add(4999*time.Second)); v != 99 {
+		t.Fatalf("the newest value %v, want 99", v)
+	}
+	dst := make([]Agg, 1)
+	s.Series(Key{GPUUtil, "gpu0"}, t0, t0.Add(5000*time.Second), dst)
+	if dst[0].Mean < 49 || dst[0].Mean > 50 {
+		t.Fatalf("the whole session's mean from the buckets: %v", dst[0].Mean)
+	}
+}

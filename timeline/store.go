@@ -3,7 +3,6 @@ package timeline
 import (
 	"math"
 	"slices"
-	"sort"
 	"time"
 )
 
@@ -17,7 +16,22 @@ type StoreOptions struct {
 	// twice the memory while a day of samples loads. It is a hint, capped
 	// at MaxReserve: a file's claims cannot make the store allocate.
 	Reserve int
+	// RawValues caps what the raw tier holds, in values (samples times
+	// series): past it the oldest samples live on in the buckets only.
+	// 0: no cap (RawSamples alone bounds it).
+	RawValues int
 }
+
+// FileRawValues is the raw budget of a store that reads a whole file (a
+// replay, a report): 32 Mi values, 128 MiB, keeps a day of an 8-GPU node
+// at 1 Hz (about 250 series) at full resolution, and bounds what a file of
+// millions of tiny samples, honest or hostile, can make it hold.
+const FileRawValues = 32 << 20
+
+// FileRawSamples is the raw tier's ring for a whole file: 1 Mi samples, 12
+// days at 1 Hz, so that a file of millions of samples of one series each
+// (a 1 ms import) keeps its newest at full resolution, not 32 Mi of them.
+const FileRawSamples = 1 << 20
 
 // MaxReserve caps StoreOptions.Reserve: a week at 1 Hz. A longer
 // recording grows past it as it loads.
@@ -49,20 +63,22 @@ var tierLayout = []struct {
 // Samples go in raw (Add derives them); everything reads by time, never by
 // the wall clock. A Store belongs to one goroutine.
 type Store struct {
-	raw      rawTier
-	tiers    []*bucketTier
-	index    map[Key]int
-	keys     []Key
-	deriver  Deriver
-	jump     Jump  // samples left out for coming too long after the last
-	layout   []Key // keys of the last derived layout
-	layoutID []int // their series ids
-	vals     []float32
-	added    int
-	first    int64
-	last     int64
-	deltas   [15]int64 // recent sample spacings, for the interval estimate
-	interval int64
+	raw     rawTier
+	tiers   []*bucketTier
+	index   map[Key]int
+	keys    []Key
+	deriver Deriver
+	jump    Jump // samples left out for coming too long after the last
+	// rawValues is StoreOptions.RawValues.
+	rawValues int
+	layout    []Key // keys of the last derived layout
+	layoutID  []int // their series ids
+	vals      []float32
+	added     int
+	first     int64
+	last      int64
+	deltas    [15]int64 // recent sample spacings, for the interval estimate
+	interval  int64
 
 	markers   []Marker
 	events    []Event
@@ -77,9 +93,10 @@ type Store struct {
 // NewStore returns an empty Store.
 func NewStore(opts StoreOptions) *Store {
 	s := &Store{
-		raw:   rawTier{capacity: opts.RawSamples},
-		index: map[Key]int{},
-		open:  map[statusKey]int{},
+		raw:       rawTier{capacity: opts.RawSamples},
+		index:     map[Key]int{},
+		open:      map[statusKey]int{},
+		rawValues: opts.RawValues,
 	}
 	if n := min(opts.Reserve, MaxReserve); n > 0 {
 		if opts.RawSamples > 0 {
@@ -169,6 +186,9 @@ func (s *Store) addSeries(k Key) int {
 	id := len(s.keys)
 	s.index[k] = id
 	s.keys = append(s.keys, k)
+	if s.rawValues > 0 {
+		s.raw.fit(max(1, s.rawValues/(len(s.keys))))
+	}
 	s.raw.addSeries()
 	for _, b := range s.tiers {
 		b.addSeries()
@@ -188,7 +208,7 @@ func (s *Store) noteDelta(d int64) {
 			n++
 		}
 	}
-	sort.Slice(sorted[:n], func(i, j int) bool { return sorted[i] < sorted[j] })
+	slices.Sort(sorted[:n]) // sort.Slice's reflection allocated at every sample
 	s.interval = sorted[n/2]
 }
 

@@ -43,8 +43,36 @@ func (r *rawTier) oldest() int64 {
 	return r.time(0)
 }
 
+// fit makes the ring hold at most n samples (n >= 1), keeping the newest:
+// what a budget of values allows once series are added. The kept samples
+// move to the front in time order, so the ring starts over at 0.
+func (r *rawTier) fit(n int) {
+	if r.capacity != 0 && r.capacity <= n {
+		return
+	}
+	r.capacity = n
+	if cap(r.times) <= n {
+		return
+	}
+	// Kept in order, in slices no longer than the ring: a reservation made
+	// for more samples than the budget allows is let go too.
+	k := min(len(r.times), n)
+	times := make([]int64, k, n)
+	for i := range k {
+		times[i] = r.times[r.phys(len(r.times)-k+i)]
+	}
+	for c, col := range r.cols {
+		out := make([]float32, k, n)
+		for i := range k {
+			out[i] = col[r.phys(len(col)-k+i)]
+		}
+		r.cols[c] = out
+	}
+	r.times, r.head = times, 0
+}
+
 func (r *rawTier) addSeries() {
-	col := make([]float32, len(r.times), cap(r.times))
+	col := make([]float32, len(r.times), cap(r.times)) // the ring's room, or the store's reserve
 	for i := range col {
 		col[i] = nan32
 	}
