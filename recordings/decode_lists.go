@@ -49,7 +49,7 @@ func (d *segmentDecoder) readStatuses(c *cursor) []timeline.ProbeStatus {
 	d.hasErr = hasErr
 	for i := range out {
 		if hasErr[i] {
-			out[i].Err = c.string()
+			out[i].Err = c.text()
 		}
 	}
 	br := bitReader{b: c.b}
@@ -76,8 +76,8 @@ func (d *segmentDecoder) readProcesses(c *cursor) []timeline.Process {
 		out[i] = timeline.Process{
 			GPU:     int(c.varint()),
 			PID:     int(c.varint()),
-			User:    c.string(),
-			Command: c.string(),
+			User:    c.text(),
+			Command: c.text(),
 			GPUMem:  readLoneValue(c),
 			Util:    readLoneValue(c),
 			CPU:     readLoneValue(c),
@@ -96,7 +96,7 @@ func (d *segmentDecoder) readMarkers(c *cursor) []timeline.Marker {
 	}
 	out := make([]timeline.Marker, n)
 	for i := range out {
-		out[i] = timeline.Marker{At: time.Unix(0, c.varint()), Text: c.string(), Origin: c.string()}
+		out[i] = timeline.Marker{At: time.Unix(0, c.varint()), Text: c.text(), Origin: c.text()}
 	}
 	return out
 }

@@ -180,7 +180,9 @@ func sourceFromJSON(s sourceJSON) (timeline.SourceInfo, error) {
 	if err := in.CheckLimits(); err != nil {
 		return timeline.SourceInfo{}, err
 	}
-	return in, nil
+	// Every text of the description is shown to someone: none of it can
+	// move their terminal's cursor (see cursor.text).
+	return timeline.CleanInfo(in), nil
 }
 
 // appendHeaderFrame appends the skippable frame that opens every file:

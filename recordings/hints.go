@@ -257,7 +257,7 @@ func (d *segmentDecoder) hintString(c *cursor) string {
 	if d.strings == nil {
 		d.strings = make(map[string]string)
 	}
-	s := string(b)
-	d.strings[s] = s
+	s := timeline.CleanText(string(b)) // shown as it is: see cursor.text
+	d.strings[string(b)] = s
 	return s
 }

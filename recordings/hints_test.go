@@ -214,7 +214,7 @@ func TestHintsExact(t *testing.T) {
 		{ID: "", Severity: 255, GPUs: []int{-1, math.MaxInt32}, Start: time.Unix(0, math.MinInt64), End: time.Unix(0, math.MaxInt64),
 			Confidence: math.Copysign(0, -1)},
 		{ID: "ünïcode ✓", GPUs: []int{}, Start: ss[0].At.Add(1), End: ss[0].At.Add(-1), Confidence: math.Nextafter(1, 0)},
-		{ID: timeline.HintMemoryHeadroom, Start: ss[1].At, End: ss[1].At, Confidence: 5e-324, Evidence: string([]byte{0, 0xff})},
+		{ID: timeline.HintMemoryHeadroom, Start: ss[1].At, End: ss[1].At, Confidence: 5e-324, Evidence: "\u00ff\u2603"},
 	}
 	plan := []plannedHints{{after: 1, hints: edge}, {after: 2, hints: []timeline.Hint{}}}
 	rec := writeWithHints(t, ss, plan, time.Minute)

@@ -1,6 +1,8 @@
 package recordings
 
 import (
+	"github.com/gputop-dev/gputop/timeline"
+
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -94,6 +96,11 @@ func (c *cursor) bytes(n uint64) []byte {
 }
 
 func (c *cursor) string() string { return string(c.bytes(c.uvarint())) }
+
+// text is a string that will be shown to a person (an error, a command
+// line, a marker), through timeline.CleanText: a file or a stream, written
+// by anyone, cannot move a terminal's cursor or set its clipboard.
+func (c *cursor) text() string { return timeline.CleanText(c.string()) }
 
 func (c *cursor) uint64() uint64 {
 	v := c.bytes(8)

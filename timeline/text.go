@@ -97,3 +97,41 @@ func skipOSC(s string, j int) int {
 	}
 	return j
 }
+
+// CleanInfo is in with every text in it through CleanText: what a reader
+// of a file or a stream, written anywhere by anyone, hands on. The lists
+// are new, so in's own stay as they were.
+func CleanInfo(in SourceInfo) SourceInfo {
+	in.Host, in.Driver, in.CUDA = CleanText(in.Host), CleanText(in.Driver), CleanText(in.CUDA)
+	in.Scenario, in.Origin = CleanText(in.Scenario), CleanText(in.Origin)
+	in.Command, in.Notes, in.Checks = cleanAll(in.Command), cleanAll(in.Notes), cleanAll(in.Checks)
+	if in.GPUs != nil {
+		gpus := make([]GPUInfo, len(in.GPUs))
+		for i, g := range in.GPUs {
+			g.Name, g.UUID, g.PCIBusID = CleanText(g.Name), CleanText(g.UUID), CleanText(g.PCIBusID)
+			g.Host, g.MIGProfile = CleanText(g.Host), CleanText(g.MIGProfile)
+			gpus[i] = g
+		}
+		in.GPUs = gpus
+	}
+	if in.Hosts != nil {
+		hosts := make([]HostInfo, len(in.Hosts))
+		for i, h := range in.Hosts {
+			h.Name, h.Driver, h.CUDA, h.Notes = CleanText(h.Name), CleanText(h.Driver), CleanText(h.CUDA), cleanAll(h.Notes)
+			hosts[i] = h
+		}
+		in.Hosts = hosts
+	}
+	return in
+}
+
+func cleanAll(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = CleanText(s)
+	}
+	return out
+}

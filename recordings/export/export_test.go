@@ -52,7 +52,7 @@ func TestExportCSV(t *testing.T) {
 		{"job proc_cpu_pct", cells(tbl.of("job"), "proc_cpu_pct"), []string{"", "150", "150", "150"}},
 		{"job proc_rss_bytes", cells(tbl.of("job"), "proc_rss_bytes"), []string{"8589934592", "8589934592", "8589934592", "8589934592"}},
 		{"self sample_lag_s", cells(tbl.of("self"), "sample_lag_s"), []string{"0.000412", "0.000412", "0.000412", "0.000412"}},
-		{"marker", cells(tbl.of("marker"), "marker"), []string{`epoch 1, "warmup" done`, "line one\nline two"}},
+		{"marker", cells(tbl.of("marker"), "marker"), []string{`epoch 1, "warmup" done`, "ünïcode ✓, \"two\""}},
 		{"marker_origin", cells(tbl.of("marker"), "marker_origin"), []string{"job", "key"}},
 		{"marker time", cells(tbl.of("marker"), "time"), []string{"2026-03-14T09:26:53.950Z", "2026-03-14T09:26:56.150Z"}},
 		{"marker elapsed_s", cells(tbl.of("marker"), "elapsed_s"), []string{"0.95", "3.15"}},

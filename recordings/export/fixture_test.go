@@ -121,7 +121,7 @@ func exportRecording() (recordings.Header, []timeline.Sample) {
 		case 1:
 			s.Markers = []timeline.Marker{{At: s.At.Add(-300 * time.Millisecond), Text: `epoch 1, "warmup" done`, Origin: "job"}}
 		case 3:
-			s.Markers = []timeline.Marker{{At: s.At.Add(-100 * time.Millisecond), Text: "line one\nline two", Origin: "key"}}
+			s.Markers = []timeline.Marker{{At: s.At.Add(-100 * time.Millisecond), Text: "ünïcode ✓, \"two\"", Origin: "key"}}
 		}
 		out = append(out, s)
 	}

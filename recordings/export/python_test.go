@@ -150,7 +150,7 @@ func TestExportReadsInPython(t *testing.T) {
 	if u := num(got.UtilPct); !slices.Equal(u, []float64{97.1667, 97.1667, -1, 97.1667}) {
 		t.Errorf("gpu0 util_pct %v (-1 is NaN)", u)
 	}
-	if !slices.Equal(got.Markers, []string{`epoch 1, "warmup" done`, "line one\nline two"}) {
+	if !slices.Equal(got.Markers, []string{`epoch 1, "warmup" done`, "ünïcode ✓, \"two\""}) {
 		t.Errorf("markers %q", got.Markers)
 	}
 	if got.FirstTime != "2026-03-14T09:26:53.250000+00:00" && got.FirstTime != "2026-03-14T09:26:53.250Z" {
