@@ -102,7 +102,7 @@ exec "` + bin + `" "$@" --demo="$scenario"
 	}
 	write("authorized_keys", authorized.String())
 	port := freePort(t)
-	closed := freePort(t) // nothing listens there: an unreachable host
+	closed := refusingPort(t) // nothing listens there: an unreachable host
 	me, err := user.Current()
 	if err != nil {
 		t.Fatal(err)

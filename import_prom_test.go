@@ -2,8 +2,8 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -30,15 +30,32 @@ func promAnswers(t *testing.T, status int, body string) string {
 	return srv.URL
 }
 
-// closedLoopbackURL is an http:// address nobody listens on.
+// closedLoopbackURL is an http:// address nobody listens on, for as long
+// as the test runs (refusingPort).
 func closedLoopbackURL(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	return fmt.Sprintf("http://127.0.0.1:%d", refusingPort(t))
+}
+
+// refusingPort is a port on 127.0.0.1 that refuses connections for as long
+// as the test runs: held by a socket bound but not listening. A port
+// listened on and closed again could be taken at once by the next test
+// server, which then answered where "connection refused" was due.
+func refusingPort(t *testing.T) int {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return "http://" + l.Addr().String()
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sa.(*syscall.SockaddrInet4).Port
 }
 
 const promTestdata = "recordings/importer/testdata/prometheus/"

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -365,13 +365,23 @@ func TestFetchPrometheusGapsStayGaps(t *testing.T) {
 
 func TestFetchPrometheusRefusesInOneLine(t *testing.T) {
 	hour := PromQuery{From: fakeStart, To: fakeStart.Add(time.Hour), Step: 15 * time.Second}
+	// A port held by a socket bound but not listening refuses connections
+	// for the whole test; one listened on and closed could be taken by the
+	// fake's next server.
 	closed := func() string {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer l.Close()
-		return "http://" + l.Addr().String()
+		t.Cleanup(func() { syscall.Close(fd) })
+		if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+			t.Fatal(err)
+		}
+		sa, err := syscall.Getsockname(fd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("http://127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
 	}()
 	for _, c := range []struct {
 		name string
