@@ -43,6 +43,9 @@ type Engine struct {
 	// unfilled says the column being filled has taken samples its columns
 	// do not show yet (settle).
 	unfilled bool
+	// values are the newest sample's display values, as its Deriver made
+	// them (reused by the next Add): what a Judge hands its sinks.
+	values []timeline.Value
 
 	gpuByIndex map[int]*hintGPU
 	acc        columnSums
@@ -198,6 +201,7 @@ func (e *Engine) Add(s *timeline.Sample) {
 	cur := &e.held[e.samples%2]
 	*cur = *s
 	values := e.deriver.Next(cur)
+	e.values = values
 	f := &e.f
 	if e.samples == 0 {
 		f.interval = sampleInterval(e.info)

@@ -9,12 +9,16 @@ import (
 // HintTracker follows a session sample by sample and says what gputop
 // shows about it: a recording keeps each new set as the job runs, so a file
 // cut short by kill -9 still holds what gputop said up to then, and at a
-// clean end the hints over the whole run, the verdict. It asks an Engine
-// of its own, the same analysis the screen and the report ask.
+// clean end the hints over the whole run, the verdict. It asks the same
+// analysis the screen and the report ask: the process's Judge (Judge.Tracker),
+// which has taken the samples already, or an Engine of its own
+// (NewHintTracker).
 //
 // It is not safe for concurrent use.
 type HintTracker struct {
-	engine *Engine
+	engine *Engine // its own, fed by Add; nil for a Judge's
+	judge  *Judge
+	at     time.Time       // the newest sample added
 	judged time.Time       // the SnapshotEvery step judged last
 	shown  []timeline.Hint // the last set Changed returned
 }
@@ -24,31 +28,59 @@ type HintTracker struct {
 // shortest stretch a rule judges.
 const SnapshotEvery = 30 * time.Second
 
-// NewHintTracker returns a tracker for a session described by info.
+// NewHintTracker returns a tracker with an Engine of its own, for a
+// session described by info.
 func NewHintTracker(info timeline.SourceInfo) *HintTracker {
 	return &HintTracker{engine: NewEngine(info)}
 }
 
+// Tracker returns a tracker of the samples j takes: its Add only notes
+// which sample a recording has reached, since j judged it already. Each
+// recording has one of its own, so each file gets its first snapshot.
+func (j *Judge) Tracker() *HintTracker { return &HintTracker{judge: j} }
+
 // Add takes the next sample.
-func (t *HintTracker) Add(s *timeline.Sample) { t.engine.Add(s) }
+func (t *HintTracker) Add(s *timeline.Sample) {
+	if t.engine != nil {
+		t.engine.Add(s)
+		t.at = t.engine.Last()
+		return
+	}
+	if s.At.After(t.at) {
+		t.at = s.At
+	}
+}
 
-// SetInfo takes a new description of the session (a GPU found later).
-func (t *HintTracker) SetInfo(info timeline.SourceInfo) { t.engine.SetInfo(info) }
+// SetInfo takes a new description of the session (a GPU found later); a
+// Judge's tracker leaves it to the Judge.
+func (t *HintTracker) SetInfo(info timeline.SourceInfo) {
+	if t.engine != nil {
+		t.engine.SetInfo(info)
+	}
+}
 
-// Changed judges the hints the screen shows at the newest sample (Shown),
-// at most once per SnapshotEvery of sample time, and returns them when
-// they name other problems than the last set it returned (see SameHints).
+// hintsAt is what the analysis says at at.
+func (t *HintTracker) hintsAt(at time.Time) []timeline.Hint {
+	if t.engine != nil {
+		return t.engine.Hints(at)
+	}
+	return t.judge.Hints(at)
+}
+
+// Changed judges the hints the screen shows at the newest sample added
+// (Shown), at most once per SnapshotEvery of sample time, and returns them
+// when they name other problems than the last set it returned (see
+// SameHints).
 func (t *HintTracker) Changed() ([]timeline.Hint, bool) {
-	if t.engine.Len() == 0 {
+	if t.at.IsZero() {
 		return nil, false
 	}
-	at := t.engine.Last()
-	step := at.Truncate(SnapshotEvery)
+	step := t.at.Truncate(SnapshotEvery)
 	if !step.After(t.judged) {
 		return nil, false
 	}
 	t.judged = step
-	hints := Shown(t.engine.Hints(at), at)
+	hints := Shown(t.hintsAt(t.at), t.at)
 	if SameHints(hints, t.shown) {
 		return nil, false
 	}
@@ -56,11 +88,12 @@ func (t *HintTracker) Changed() ([]timeline.Hint, bool) {
 	return hints, true
 }
 
-// Verdict is every hint over everything added: what gputop report says of
-// the whole recording.
+// Verdict is every hint over everything up to the newest sample added:
+// what gputop report says of the whole recording (for a Judge's tracker
+// whose recording started late, what the screen said at its end).
 func (t *HintTracker) Verdict() []timeline.Hint {
-	if t.engine.Len() == 0 {
+	if t.at.IsZero() {
 		return nil
 	}
-	return t.engine.Hints(t.engine.Last())
+	return t.hintsAt(t.at)
 }

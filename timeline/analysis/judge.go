@@ -1,0 +1,136 @@
+package analysis
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// Judge is the one analysis of a process that samples: each sample is
+// derived once and judged once, by one Engine, and everything that shows
+// or keeps what gputop says of the session asks it — the screen (any
+// moment it is moved to), the recording's hint snapshots and verdict,
+// Prometheus' /metrics. So the screen, the file and /metrics cannot
+// disagree: there is only one judgement, as a Prometheus TSDB has one
+// head appender and below derives each sample once into the model every
+// view reads.
+//
+//	source ──▶ Judge.Source ──▶ exporter tap ──▶ Recorder ──▶ screen or Run
+//	               │ Take            │ Latest, Hints    │ Tracker       │ Hints(cursor), Phases
+//	               └──────────── one Engine ◀───────────┴───────────────┘
+//
+// The samples are taken on the source's goroutine; the others ask from
+// theirs (the Recorder's writer, the screen's), so a Judge is safe for
+// concurrent use. An answer about a moment rests only on the samples up to
+// it, so a sink that asks about a sample the Judge has gone past gets the
+// answer it would have got then.
+type Judge struct {
+	mu     sync.Mutex
+	engine *Engine
+	// latest are the newest sample's time and display values, copied out
+	// of the Engine's Deriver, which reuses its slice.
+	latestAt time.Time
+	latest   []timeline.Value
+}
+
+// NewJudge returns the Judge of a session described by info.
+func NewJudge(info timeline.SourceInfo) *Judge { return &Judge{engine: NewEngine(info)} }
+
+// Take derives and judges the next sample, with the source's description
+// as it stands (a GPU found late, a host that answered).
+func (j *Judge) Take(s *timeline.Sample, info timeline.SourceInfo) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.engine.SetInfo(info)
+	n := j.engine.Len()
+	j.engine.Add(s)
+	if j.engine.Len() == n {
+		return // left out: not later than the last, or far after it
+	}
+	j.latestAt = s.At
+	j.latest = append(j.latest[:0], j.engine.values...)
+}
+
+// Latest returns the display values of the sample at at, if it is the
+// newest the Judge took: what an exporter publishes of it, derived once.
+// The slice is a copy.
+func (j *Judge) Latest(at time.Time) ([]timeline.Value, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.latestAt.Equal(at) || j.engine.Len() == 0 {
+		return nil, false
+	}
+	return slices.Clone(j.latest), true
+}
+
+// Hints is Engine.Hints: what gputop says at t.
+func (j *Judge) Hints(t time.Time) []timeline.Hint {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.engine.Hints(t)
+}
+
+// Phases is Engine.Phases.
+func (j *Judge) Phases(from, to time.Time) []timeline.Phase {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.engine.Phases(from, to)
+}
+
+// Len is how many samples the Judge has taken.
+func (j *Judge) Len() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.engine.Len()
+}
+
+// First is the time of the first sample taken.
+func (j *Judge) First() time.Time {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.engine.First()
+}
+
+// Last is the time of the newest sample taken.
+func (j *Judge) Last() time.Time {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.engine.Last()
+}
+
+// End is where the newest sample's interval ends (Engine.End).
+func (j *Judge) End() time.Time {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.engine.End()
+}
+
+// Source returns src with every sample it yields taken by the Judge on its
+// way: the head of a sampling pipeline, so that whatever pulls samples
+// after it (an exporter's tap, a Recorder, the screen) finds them derived
+// and judged. Markers given to it go to src.
+func (j *Judge) Source(src timeline.Source) timeline.Source { return &judged{src: src, j: j} }
+
+type judged struct {
+	src timeline.Source
+	j   *Judge
+}
+
+func (s *judged) Next(ctx context.Context) (timeline.Sample, error) {
+	smp, err := s.src.Next(ctx)
+	if err == nil {
+		s.j.Take(&smp, s.src.Info())
+	}
+	return smp, err
+}
+
+func (s *judged) Info() timeline.SourceInfo { return s.src.Info() }
+
+func (s *judged) Mark(text string) {
+	if m, ok := s.src.(timeline.MarkSink); ok {
+		m.Mark(text)
+	}
+}
