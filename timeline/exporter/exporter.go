@@ -22,6 +22,11 @@ type Options struct {
 	// MaxScrapes is how many scrapes may be served at once; more are
 	// refused with 503 rather than queued. Default 4.
 	MaxScrapes int
+	// Judge is the process's analysis, which has derived and judged each
+	// sample before the Exporter sees it (analysis.Judge.Source heads the
+	// pipeline): the Exporter publishes what it is handed. Nil gives the
+	// Exporter a Judge of its own, which it feeds itself.
+	Judge *analysis.Judge
 }
 
 // Exporter turns samples into Prometheus metrics. Observe (or Tap's Next)
@@ -36,10 +41,8 @@ type Exporter struct {
 
 	// The sampling side's state, touched only by Observe.
 	mu        sync.Mutex // guards against misuse: Observe is not reentrant
-	deriver   timeline.Deriver
-	held      [2]timeline.Sample // the Deriver keeps a pointer to the previous one
-	heldNext  int
-	engine    *analysis.Engine
+	judge     *analysis.Judge
+	ownJudge  bool // the Judge is the Exporter's own: Observe feeds it
 	phase     timeline.PhaseKind
 	hasPhase  bool
 	phaseAt   time.Time // sample time of the last phase asked for
@@ -53,7 +56,7 @@ func New(opts Options) *Exporter {
 	if opts.MaxScrapes <= 0 {
 		opts.MaxScrapes = 4
 	}
-	return &Exporter{opts: opts}
+	return &Exporter{opts: opts, judge: opts.Judge}
 }
 
 // phaseEvery is how often, in sample time, the current phase is asked for
@@ -66,22 +69,20 @@ const phaseEvery = 5 * time.Second
 func (x *Exporter) Observe(s *timeline.Sample, info timeline.SourceInfo) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	// The Deriver and the Engine keep the previous sample by pointer:
-	// keep our own copies, alternating, so the caller may reuse its own.
-	held := &x.held[x.heldNext]
-	*held = *s
-	x.heldNext = 1 - x.heldNext
-	values := x.deriver.Next(held)
-
-	if x.engine == nil {
-		x.engine = analysis.NewEngine(info)
+	if x.judge == nil {
+		x.judge, x.ownJudge = analysis.NewJudge(info), true
 	}
-	x.engine.SetInfo(info)
-	x.engine.Add(held)
-	hints := x.engine.Hints(s.At)
+	if x.ownJudge {
+		x.judge.Take(s, info)
+	}
+	values, ok := x.judge.Latest(s.At)
+	if !ok {
+		return // a sample the analysis left out (not later than the last): no news
+	}
+	hints := x.judge.Hints(s.At)
 	if !x.hasPhase || s.At.Sub(x.phaseAt) >= phaseEvery || s.At.Before(x.phaseAt) {
 		x.phaseAt = s.At
-		if ph := x.engine.Phases(x.engine.First(), x.engine.End()); len(ph) > 0 {
+		if ph := x.judge.Phases(x.judge.First(), x.judge.End()); len(ph) > 0 {
 			x.phase, x.hasPhase = ph[len(ph)-1].Kind, true
 		}
 	}
@@ -90,7 +91,7 @@ func (x *Exporter) Observe(s *timeline.Sample, info timeline.SourceInfo) {
 	}
 
 	in := snapshotInput{
-		version: x.opts.Version, info: info, sample: held, values: values, hints: hints,
+		version: x.opts.Version, info: info, sample: s, values: values, hints: hints,
 		phase: x.phase, hasPhase: x.hasPhase, marker: x.lastMark, hasMarker: x.hasMarker,
 	}
 	x.latest.Store(buildSnapshot(&in))
