@@ -8,12 +8,18 @@ import (
 	"github.com/gputop-dev/gputop/timeline/analysis"
 )
 
-// analysisState is the screen's analysis: an Engine fed every sample as it
-// arrives (the one analysis gputop report runs too), and what it said for
-// the cursor. It is brought up to date in Update (refreshAnalysis), never
-// in View: drawing reads it and changes nothing.
+// analysisState is the screen's analysis: the process's Judge, which took
+// the samples on their way here (Options.Judge: live, the one analysis
+// the recording and /metrics ask too), or an Engine of the screen's own fed
+// every sample as it arrives (a replay, an attach: the analysis gputop
+// report runs too); and what it said for the cursor. It is brought up to
+// date in Update (refreshAnalysis), never in View: drawing reads it and
+// changes nothing.
 type analysisState struct {
-	engine *analysis.Engine
+	engine analyst
+	// shared says engine is the process's Judge: the screen asks it and
+	// never feeds it.
+	shared bool
 
 	at      time.Time // the cursor it was asked about
 	samples int       // how many samples the Engine had then
@@ -29,16 +35,33 @@ type analysisState struct {
 	jumps       []time.Time // markers and episode starts, for [ and ]
 }
 
-// feedAnalysis gives the Engine new samples, with the source's description
-// as it stands (a GPU found later, a limit now known).
+// analyst is what the screen asks of the analysis: an *analysis.Engine or
+// an *analysis.Judge.
+type analyst interface {
+	Len() int
+	First() time.Time
+	Last() time.Time
+	End() time.Time
+	Hints(t time.Time) []timeline.Hint
+	Phases(from, to time.Time) []timeline.Phase
+}
+
+// feedAnalysis gives the screen's own Engine new samples, with the
+// source's description as it stands (a GPU found later, a limit now
+// known). A Judge has taken them already.
 func (m *Model) feedAnalysis(ss []timeline.Sample) {
 	a := &m.an
-	if a.engine == nil {
-		a.engine = analysis.NewEngine(m.src.Info())
+	if a.shared {
+		return
 	}
-	a.engine.SetInfo(m.src.Info())
+	e, _ := a.engine.(*analysis.Engine)
+	if e == nil {
+		e = analysis.NewEngine(m.src.Info())
+		a.engine = e
+	}
+	e.SetInfo(m.src.Info())
 	for i := range ss {
-		a.engine.Add(&ss[i])
+		e.Add(&ss[i])
 	}
 }
 
@@ -96,3 +119,8 @@ func (m *Model) jumpTargets() []time.Time {
 	a.jumps = slices.CompactFunc(a.jumps, time.Time.Equal)
 	return a.jumps
 }
+
+// HintsShown is what the hints panel lists now: the hints that hold at the
+// cursor, and those that ended within analysis.HintLookback, as the
+// analysis said them.
+func (m *Model) HintsShown() []timeline.Hint { return slices.Clone(m.an.shown) }

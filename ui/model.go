@@ -52,6 +52,12 @@ type Options struct {
 	// fail: a host that failed says why from the first second. Nil for
 	// one host.
 	HostStatus func() []timeline.ProbeStatus
+	// Judge is the process's analysis, which takes each sample on its way
+	// to the screen (analysis.Judge.Source): the screen asks it about its
+	// cursor, as the recording and /metrics ask it, and judges nothing
+	// itself. Nil for a source nothing judged before (a replay, an attach):
+	// the screen feeds an Engine of its own.
+	Judge *analysis.Judge
 }
 
 // Recorder records the session to a file while the screen runs.
@@ -181,6 +187,9 @@ func New(opts Options) *Model {
 		oneRow:   opts.Settings.Layout == "compact",
 
 		hostStatus: opts.HostStatus,
+	}
+	if opts.Judge != nil {
+		m.an.engine, m.an.shared = opts.Judge, true
 	}
 	m.paneGraph = opts.Settings.Layout == "graph"
 	if !grows {
