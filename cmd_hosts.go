@@ -7,7 +7,6 @@ import (
 
 	"github.com/gputop-dev/gputop/probes/marks"
 	"github.com/gputop-dev/gputop/probes/remote"
-	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/ui"
 )
 
@@ -58,7 +57,8 @@ func liveHosts(e *env, hosts []string, t remote.Transport, o liveOptions) error 
 	if warning != "" {
 		log.Print(warning)
 	}
-	rec := recordings.NewRecorder(src, recorderOptions(o.force, false))
+	pipe := newPipeline()
+	rec := pipe.recorder(src, nil, o.force, false)
 	live := &liveRecording{rec: rec, next: o.record}
 	if o.record != "" {
 		if _, err := live.Start(); err != nil {
@@ -68,7 +68,7 @@ func liveHosts(e *env, hosts []string, t remote.Transport, o liveOptions) error 
 	log.Printf("gputop %s live, %d hosts, interval %v, first: %s", version, len(hosts), o.interval, t.String(hosts[0], o.interval))
 	started := time.Now()
 	uiErr := runUI(ctx, rec, ui.Options{ASCII: o.ascii, Recorder: live, Notice: warning, Settings: o.settings,
-		HostStatus: src.Connections})
+		HostStatus: src.Connections, Judge: pipe.judge})
 	logWire(src, len(hosts), opened, time.Since(started))
 	for _, sum := range live.closed {
 		if !sum.Removed {

@@ -19,7 +19,6 @@ import (
 
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/probes/remote"
-	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui"
 	"github.com/gputop-dev/gputop/ui/screen"
@@ -92,7 +91,8 @@ func cmdLive(args []string, e *env) error {
 	defer closeLog()
 	// The port before the screen: an address that cannot be served is
 	// said in one line where it can be read.
-	side, err := openSideMetrics(metrics)
+	pipe := newPipeline()
+	side, err := openSideMetrics(metrics, pipe)
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func cmdLive(args []string, e *env) error {
 	if warning != "" {
 		log.Print(warning)
 	}
-	rec := recordings.NewRecorder(side.tap(session), recorderOptions(*force, false))
+	rec := pipe.recorder(session, side.exporter(), *force, false)
 	live := &liveRecording{rec: rec, next: *record}
 	if *record != "" {
 		if _, err := live.Start(); err != nil {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/probes"
-	"github.com/gputop-dev/gputop/recordings"
 )
 
 func cmdRecord(args []string, e *env) error {
@@ -48,7 +47,8 @@ func cmdRecord(args []string, e *env) error {
 		return err
 	}
 	log.SetOutput(io.Discard)
-	side, err := openSideMetrics(metrics)
+	pipe := newPipeline()
+	side, err := openSideMetrics(metrics, pipe)
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func cmdRecord(args []string, e *env) error {
 	defer closeSession(session)
 	// A fast demo has no screen to keep up with: every sample is written
 	// before the next is taken, and none is dropped.
-	rec := recordings.NewRecorder(side.tap(session), recorderOptions(*force, *fast))
+	rec := pipe.recorder(session, side.exporter(), *force, *fast)
 	// The file first: a path that cannot be written fails before anything
 	// is sampled.
 	if _, err := rec.Start(*out); err != nil {

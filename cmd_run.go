@@ -19,7 +19,6 @@ import (
 
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/probes/marks"
-	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline/report"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
@@ -96,7 +95,7 @@ func cmdRun(args []string, e *env) error {
 	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Machine: machine,
 		Extra: []probes.Probe{tree}})
 	defer closeSession(session)
-	rec := recordings.NewRecorder(probes.NewJobSource(session, tree, job), recorderOptions(*force, false))
+	rec := newPipeline().recorder(probes.NewJobSource(session, tree, job), nil, *force, false)
 	path := *out
 	if path == "" {
 		path, err = startFresh(rec, "gputop-run", time.Now())

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/probes"
-	"github.com/gputop-dev/gputop/recordings"
-	"github.com/gputop-dev/gputop/timeline/exporter"
 )
 
 func cmdServe(args []string, e *env) error {
@@ -58,10 +56,11 @@ func cmdServe(args []string, e *env) error {
 	}
 	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Machine: machine, Clock: clock})
 	defer closeSession(session)
-	exp := exporter.New(exporter.Options{Version: version})
-	// Samples reach the exporter on their way through the Recorder that
-	// gputop record uses, so serve -o writes what record writes.
-	rec := recordings.NewRecorder(exp.Tap(session), recorderOptions(*force, false))
+	// Samples reach the exporter on their way to the Recorder that gputop
+	// record uses, so serve -o writes what record writes.
+	pipe := newPipeline()
+	exp := pipe.exporter()
+	rec := pipe.recorder(session, exp, *force, false)
 	if *out != "" {
 		if _, err := rec.Start(*out); err != nil {
 			return err

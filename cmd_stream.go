@@ -18,7 +18,6 @@ import (
 
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/probes/marks"
-	"github.com/gputop-dev/gputop/recordings"
 )
 
 // gputop stream is the remote end of gputop --hosts: `ssh node3 gputop
@@ -109,7 +108,7 @@ func cmdStream(args []string, e *env) error {
 	if warning != "" {
 		fmt.Fprintf(e.stderr, "gputop stream: %s\n", warning)
 	}
-	rec := recordings.NewRecorder(session, recorderOptions(false, false))
+	rec := newPipeline().recorder(session, nil, false, false)
 	name := "stdout"
 	if f, ok := e.stdout.(*os.File); ok {
 		name = f.Name() // as a write error names it: "/dev/stdout: broken pipe"

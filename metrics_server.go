@@ -15,7 +15,6 @@ import (
 
 	"github.com/prometheus/exporter-toolkit/web"
 
-	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/exporter"
 )
 
@@ -191,7 +190,7 @@ type sideMetrics struct {
 
 // openSideMetrics takes the port of --listen, if given, before anything
 // is sampled.
-func openSideMetrics(f metricsFlags) (*sideMetrics, error) {
+func openSideMetrics(f metricsFlags, p *pipeline) (*sideMetrics, error) {
 	if !f.on() {
 		return nil, nil
 	}
@@ -199,15 +198,15 @@ func openSideMetrics(f metricsFlags) (*sideMetrics, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sideMetrics{flags: f, listener: l, exp: exporter.New(exporter.Options{Version: version})}, nil
+	return &sideMetrics{flags: f, listener: l, exp: p.exporter()}, nil
 }
 
-// tap returns src with its samples observed for /metrics on their way.
-func (s *sideMetrics) tap(src timeline.Source) timeline.Source {
+// exporter is the Exporter the pipeline feeds, nil when there is none.
+func (s *sideMetrics) exporter() *exporter.Exporter {
 	if s == nil {
-		return src
+		return nil
 	}
-	return s.exp.Tap(src)
+	return s.exp
 }
 
 // start serves /metrics. If serving ends on its own (the listener

@@ -13,27 +13,12 @@ import (
 	"github.com/gputop-dev/gputop/probes/marks"
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
-// The wiring every recording command shares: the live view, record and
-// run record through a recordings.Recorder built here, and take markers
-// from `gputop mark` through openMarks.
-
-// recorderOptions are the options of every Recorder gputop makes: its
-// files carry this version and gputop's hints as they change.
-func recorderOptions(force, sync bool) recordings.RecorderOptions {
-	return recordings.RecorderOptions{
-		Version: version,
-		Force:   force,
-		Sync:    sync,
-		NewJudge: func(info timeline.SourceInfo) recordings.HintJudge {
-			return analysis.NewHintTracker(info)
-		},
-		ShareDir: shareDir(),
-	}
-}
+// The wiring every recording command shares besides the pipeline
+// (pipeline.go): where recordings share their socket, their header, and
+// markers from `gputop mark` through openMarks.
 
 // shareDir is where a recording's socket goes, for gputop attach: this
 // user's runtime directory, private to them, the one attach looks in
