@@ -33,7 +33,17 @@ type analysisState struct {
 
 	jumpSamples int
 	jumps       []time.Time // markers and episode starts, for [ and ]
+	// following says the cursor followed the newest sample when it was
+	// last asked about (see refreshAnalysis).
+	following bool
 }
+
+// A session of at least bigSession GPUs, followed live, is judged every
+// bigSessionEvery of sample time.
+const (
+	bigSession      = 128
+	bigSessionEvery = 5 * time.Second
+)
 
 // analyst is what the screen asks of the analysis: an *analysis.Engine or
 // an *analysis.Judge.
@@ -76,6 +86,15 @@ func (m *Model) refreshAnalysis() {
 	if at.Equal(a.at) && a.engine.Len() == a.samples {
 		return
 	}
+	// A big session followed live is judged every few seconds, not every
+	// second: its judgement is most of what the viewer costs (64 hosts of
+	// 8 GPUs), and its hints rest on windows of 30 s and more. Anything
+	// else that moves the cursor is answered at once.
+	big := len(m.info.GPUs) >= bigSession
+	if big && a.following && m.play.motion == following && at.After(a.at) && at.Sub(a.at) < bigSessionEvery {
+		return
+	}
+	a.following = m.play.motion == following
 	if a.engine.Len() != a.samples {
 		a.phases = a.engine.Phases(a.engine.First(), a.engine.End())
 	}
