@@ -138,3 +138,24 @@ func TestRawValuesBudget(t *testing.T) {
 		t.Fatalf("the whole session's mean from the buckets: %v", dst[0].Mean)
 	}
 }
+
+// The catalogue's Prometheus column is read both ways: no two metrics go
+// out under one name, and every series has a scale to read it back by.
+func TestSeriesAreOneToOne(t *testing.T) {
+	byName := map[string]string{}
+	EachSeries(func(metric string, s Series) {
+		if other, ok := byName[s.Name]; ok {
+			t.Errorf("%s and %s both go out as %s", metric, other, s.Name)
+		}
+		byName[s.Name] = metric
+		if !(s.Scale > 0) || s.Help == "" {
+			t.Errorf("%s (%s): scale %v, help %q", metric, s.Name, s.Scale, s.Help)
+		}
+		if s.Raw != (counterRules[metric].out != "") {
+			t.Errorf("%s: raw is %v, but it is a counter Derive turns into a rate: %v", metric, s.Raw, counterRules[metric].out != "")
+		}
+	})
+	if len(byName) < 30 {
+		t.Errorf("only %d series", len(byName))
+	}
+}

@@ -35,8 +35,6 @@ type gpuSeries struct {
 	scale   float64 // exported = gputop's value × scale
 }
 
-const mib = 1 << 20
-
 func newGPUSeries(name, help string, kind prometheus.ValueType, scale float64) gpuSeries {
 	return gpuSeries{desc: prometheus.NewDesc(name, help, gpuLabels, nil),
 		migDesc: prometheus.NewDesc(name, help, migLabels, nil), kind: kind, scale: scale}
@@ -52,40 +50,30 @@ func (s gpuSeries) descFor(l gpuLabelValues) *prometheus.Desc {
 
 // gpuGauges maps gputop's display metrics (after Derive: power from the
 // energy counter, PCIe rates from the byte counters) to the series that
-// carry them. dcgm-exporter's help texts, with gputop's own where the name
-// is gputop's.
-var gpuGauges = map[string]gpuSeries{
-	timeline.GPUUtil:        newGPUSeries("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", prometheus.GaugeValue, 1),
-	timeline.GPUMemUtil:     newGPUSeries("DCGM_FI_DEV_MEM_COPY_UTIL", "Memory utilization (in %).", prometheus.GaugeValue, 1),
-	timeline.GPUMemUsed:     newGPUSeries("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", prometheus.GaugeValue, 1.0/mib),
-	timeline.GPUMemTotal:    newGPUSeries("DCGM_FI_DEV_FB_TOTAL", "Framebuffer memory total (in MiB).", prometheus.GaugeValue, 1.0/mib),
-	timeline.GPUMemFree:     newGPUSeries("DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).", prometheus.GaugeValue, 1.0/mib),
-	timeline.GPUPower:       newGPUSeries("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", prometheus.GaugeValue, 1),
-	timeline.GPUPowerLimit:  newGPUSeries("DCGM_FI_DEV_ENFORCED_POWER_LIMIT", "Enforced power limit (in W).", prometheus.GaugeValue, 1),
-	timeline.GPUTemp:        newGPUSeries("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", prometheus.GaugeValue, 1),
-	timeline.GPUClockSM:     newGPUSeries("DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).", prometheus.GaugeValue, 1),
-	timeline.GPUClockMem:    newGPUSeries("DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz).", prometheus.GaugeValue, 1),
-	timeline.GPUSMActive:    newGPUSeries("DCGM_FI_PROF_SM_ACTIVE", "The ratio of cycles an SM has at least 1 warp assigned (ratio 0-1).", prometheus.GaugeValue, 0.01),
-	timeline.GPUSMOccupancy: newGPUSeries("DCGM_FI_PROF_SM_OCCUPANCY", "The ratio of number of warps resident on an SM (ratio 0-1).", prometheus.GaugeValue, 0.01),
-	timeline.GPUTensor:      newGPUSeries("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "Ratio of cycles the tensor (HMMA) pipe is active (ratio 0-1).", prometheus.GaugeValue, 0.01),
-	timeline.GPUDRAMBW:      newGPUSeries("DCGM_FI_PROF_DRAM_ACTIVE", "Ratio of cycles the device memory interface is active sending or receiving data (ratio 0-1).", prometheus.GaugeValue, 0.01),
-	// dcgm-exporter's list declares these two counters, but their values
-	// are rates (bytes/s), as here: a gauge says what they are.
-	timeline.GPUPCIeTx: newGPUSeries("DCGM_FI_PROF_PCIE_TX_BYTES", "The rate of data transmitted over the PCIe bus, device to host (in bytes/s).", prometheus.GaugeValue, 1),
-	timeline.GPUPCIeRx: newGPUSeries("DCGM_FI_PROF_PCIE_RX_BYTES", "The rate of data received over the PCIe bus, host to device (in bytes/s).", prometheus.GaugeValue, 1),
+// carry them, and gpuCounters the raw counters exported as counters (the
+// energy, the violation times), by gputop's raw metric name: both from the
+// catalogue's Prometheus column (timeline.SeriesOf), the one table the
+// importer reads back by.
+var gpuGauges, gpuCounters = exportedSeries()
 
-	timeline.GPUUtilMin: newGPUSeries("gputop_gpu_util_min_percent", "Lowest of NVML's sub-second utilization samples within the last interval (in %).", prometheus.GaugeValue, 1),
-	timeline.GPUUtilMax: newGPUSeries("gputop_gpu_util_max_percent", "Highest of NVML's sub-second utilization samples within the last interval (in %).", prometheus.GaugeValue, 1),
+func exportedSeries() (gauges, counters map[string]gpuSeries) {
+	gauges, counters = map[string]gpuSeries{}, map[string]gpuSeries{}
+	timeline.EachSeries(func(metric string, s timeline.Series) {
+		if s.ReadOnly {
+			return
+		}
+		kind := prometheus.GaugeValue
+		if s.Counter {
+			kind = prometheus.CounterValue
+		}
+		if s.Raw {
+			counters[metric] = newGPUSeries(s.Name, s.Help, kind, s.Scale)
+		} else {
+			gauges[metric] = newGPUSeries(s.Name, s.Help, kind, s.Scale)
+		}
+	})
+	return gauges, counters
 }
-
-// energySeries is the raw energy counter (J since driver load) in mJ. A
-// counter without _total: OpenMetrics then calls it unknown, and keeps
-// dcgm-exporter's name.
-var energySeries = newGPUSeries("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "Total energy consumption since boot (in mJ).", prometheus.CounterValue, 1000)
-
-// gpuCounters are the raw counters exported as counters (the energy, the
-// violation times of health.go), by gputop's raw metric name.
-var gpuCounters = map[string]gpuSeries{timeline.GPUEnergy: energySeries}
 
 var (
 	infoDesc = prometheus.NewDesc("gputop_info", "What gputop samples: always 1, with its version and source (live or demo) as labels.",
