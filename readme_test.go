@@ -87,6 +87,24 @@ func TestDocLinksResolve(t *testing.T) {
 	}
 }
 
+// TestDocsCiteOnlyWhatUsersHave: the docs say a fact rather than cite a
+// file a user of the repository does not have (the reports and notes the
+// project began from, a tool beside the checkout).
+func TestDocsCiteOnlyWhatUsersHave(t *testing.T) {
+	docs, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range append([]string{"README.md"}, docs...) {
+		text := strings.ToLower(readDoc(t, doc))
+		for _, cited := range []string{"../shared/", "shared/telemetry", "product.md", "product brief", "seed report", "seed 0"} {
+			if strings.Contains(text, cited) {
+				t.Errorf("%s cites %q, which a user of the repository cannot open: say the fact instead", doc, cited)
+			}
+		}
+	}
+}
+
 // TestDocAnchors pins the anchor rule on headings the docs link to.
 func TestDocAnchors(t *testing.T) {
 	for heading, want := range map[string]string{
