@@ -36,6 +36,42 @@ func TestReadmeScreenshotIsTheGolden(t *testing.T) {
 	}
 }
 
+// quotedGolden is a doc's claim to quote a golden file in the code block
+// that follows: "(from `PATH.golden`):".
+var quotedGolden = regexp.MustCompile("\\(from `([^`]+\\.golden)`\\):\n\n```\n")
+
+// TestDocsQuoteTheirGoldens: a code block that a doc says is a golden
+// file is that file, so a report's example changes when the report does.
+func TestDocsQuoteTheirGoldens(t *testing.T) {
+	docs, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := 0
+	for _, doc := range docs {
+		text := readDoc(t, doc)
+		for _, m := range quotedGolden.FindAllStringSubmatchIndex(text, -1) {
+			quoted++
+			path := text[m[2]:m[3]]
+			block, _, closed := strings.Cut(text[m[1]:], "```\n")
+			if !closed {
+				t.Errorf("%s: the block quoting %s is not closed", doc, path)
+				continue
+			}
+			want := readDoc(t, path)
+			if !strings.HasSuffix(want, "\n") {
+				want += "\n"
+			}
+			if block != want {
+				t.Errorf("%s quotes %s, but its block differs; it should read:\n%s", doc, path, want)
+			}
+		}
+	}
+	if quoted == 0 {
+		t.Error("no doc quotes a golden file: docs/report.md's text example does")
+	}
+}
+
 // TestDocLinksResolve: every relative link of README.md and docs/*.md
 // names a file of the repository, and every #anchor a heading of the file
 // it points into, as GitHub makes anchors of headings.
