@@ -415,10 +415,10 @@ func TestGoldenHelp(t *testing.T) {
 	}
 }
 
-// TestReadmeKeyTableIsTheHelp: the README's key table lists what the help
-// lists, in its order and words.
-func TestReadmeKeyTableIsTheHelp(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+// TestDocsKeyTableIsTheHelp: the key table of docs/screen.md lists what
+// the help lists, in its order and words.
+func TestDocsKeyTableIsTheHelp(t *testing.T) {
+	readme, err := os.ReadFile("../docs/screen.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,6 +431,6 @@ func TestReadmeKeyTableIsTheHelp(t *testing.T) {
 		}
 	}
 	if want := b.String(); !strings.Contains(string(readme), want) {
-		t.Errorf("README.md's key table is not the help's; it should read:\n%s", want)
+		t.Errorf("docs/screen.md's key table is not the help's; it should read:\n%s", want)
 	}
 }

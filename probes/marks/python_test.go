@@ -13,7 +13,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
-// pythonSnippet is the README's "Marking phases from Python" code.
+// pythonSnippet is the "Marking phases from Python" code of docs/run.md.
 const pythonSnippet = "testdata/gputop_mark.py"
 
 // runPython runs the snippet and then calls under python3, as a job.
@@ -74,27 +74,27 @@ func TestPythonSnippetOutsideGputopRun(t *testing.T) {
 	}
 }
 
-// TestReadmeShowsTheTestedSnippet keeps the README's Python code the code
-// tested here.
-func TestReadmeShowsTheTestedSnippet(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// TestDocsShowTheTestedSnippet keeps the Python code of docs/run.md the
+// code tested here.
+func TestDocsShowTheTestedSnippet(t *testing.T) {
+	readme, err := os.ReadFile("../../docs/run.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, found := strings.Cut(string(readme), "Marking phases from Python")
 	if !found {
-		t.Fatal(`README.md has no "Marking phases from Python" section`)
+		t.Fatal(`docs/run.md has no "Marking phases from Python" section`)
 	}
 	_, code, found := strings.Cut(section, "```python\n")
 	code, _, closed := strings.Cut(code, "```")
 	if !found || !closed {
-		t.Fatal(`README.md's "Marking phases from Python" section has no python code block`)
+		t.Fatal(`docs/run.md's "Marking phases from Python" section has no python code block`)
 	}
 	snippet, err := os.ReadFile(pythonSnippet)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if code != string(snippet) {
-		t.Errorf("README.md's Python code differs from %s, which is what the tests run:\n%s", pythonSnippet, code)
+		t.Errorf("docs/run.md's Python code differs from %s, which is what the tests run:\n%s", pythonSnippet, code)
 	}
 }
