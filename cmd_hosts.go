@@ -33,7 +33,7 @@ func (h hostsFlags) check(o liveOptions) ([]string, remote.Transport, error) {
 		return nil, t, usageError{"--hosts: " + err.Error()}
 	}
 	if o.demo != "" {
-		return nil, t, usageError{"--demo and --hosts do not go together (docs/hosts.md: demo hosts)"}
+		return nil, t, usageError{"--demo and --hosts do not go together (docs/hosts.md says how to try it)"}
 	}
 	if h.sshCommand != "" {
 		if t.Command, err = remote.SplitCommand(h.sshCommand); err != nil {

@@ -27,7 +27,7 @@ type binding struct {
 	// Binding holds the keys (what handleKey matches, and what the ? screen
 	// lists), the footer's short help, and whether it does anything now.
 	key.Binding
-	// text says what the key does, for the ? screen and the README.
+	// text says what the key does, for the ? screen and docs/screen.md.
 	text string
 	// rank places the binding in the footer, most useful first; 0 keeps it
 	// out.

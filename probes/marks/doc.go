@@ -3,7 +3,7 @@
 // socket of its own, mode 0600, in the user's runtime directory, which
 // only that user can enter; `gputop mark TEXT` and a wrapped job's own
 // code (through SocketEnv) send a marker to every one of them. The protocol is one line of text and one
-// line of answer, plain enough for three lines of Python (README).
+// line of answer, plain enough for three lines of Python (docs/run.md).
 //
 //	gputop mark ──Send──▶ SessionDir() ──▶ <pid>.sock ──Listen──▶ deliver(text) ──▶ the session's next sample
 //
