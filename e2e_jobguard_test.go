@@ -111,7 +111,9 @@ func TestRunsJobKeepsTheTerminal(t *testing.T) {
 	term := newTerminal(t, 100, 30, fmt.Sprintf("env PS1='$ ' XDG_RUNTIME_DIR=%s TMPDIR=%s bash --norc --noprofile -i", dir, dir))
 	term.waitFor("$")
 	interrupted := filepath.Join(dir, "interrupted")
-	job := fmt.Sprintf(`echo "ready $$"; read x; echo "read $x"; trap "echo INT >> %s; exit 7" INT; while :; do sleep 0.05; done`, interrupted)
+	// The trap is set before anything is printed: set after "read hello",
+	// a Ctrl-C sent on seeing it could come first on a loaded machine.
+	job := fmt.Sprintf(`trap "echo INT >> %s; exit 7" INT; echo "ready $$"; read x; echo "read $x"; while :; do sleep 0.05; done`, interrupted)
 	term.keys(fmt.Sprintf("%s run -o %s --demo -- sh -c '%s'", bin, filepath.Join(dir, "run.gtr"), job), "Enter")
 	s := term.waitFor("\nready ")
 	m := regexp.MustCompile(`(?m)^ready (\d+)`).FindStringSubmatch(s)
