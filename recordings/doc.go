@@ -49,7 +49,9 @@
 // decode_lists.go (records), frames.go and index.go (the file's frames),
 // headercopy.go, hints.go, info.go, writer.go, reader.go and
 // reader_load.go, open.go (bad input), replay.go, recorder.go, stream.go
-// (with stream_frame.go and stream_errors.go).
+// (with stream_frame.go and stream_errors.go), share.go (a recording
+// followed while it is written) and share_client.go (its client, for
+// gputop attach and gputop stream).
 //
 // Beside it: recordings/importer turns other tools' logs into recordings,
 // recordings/export turns recordings into CSV and JSONL, and

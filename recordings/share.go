@@ -26,7 +26,8 @@ import (
 // other way, as to gputop stream's stdin: "mark TEXT" drops a marker in the
 // recorded session. The file is the buffer: each client reads it at its
 // own pace, so a slow client costs neither the recording nor memory, and
-// one that stops reading for shareStall is dropped.
+// one that stops reading for shareStall is dropped. The client side is
+// share_client.go.
 
 // SessionSuffix ends the name of a recording's socket: <pid>.stream, in
 // the per-user directory of the marker sockets (which end in .sock).
