@@ -51,8 +51,20 @@ func TestPackageDependencies(t *testing.T) {
 		{"recordings/recordingstest", func(p string) bool { return std(p) || p == module+"timeline" }},
 		{"probes", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"probes/marks" ||
+				p == module+"probes/probe" || p == module+"probes/nvidia" ||
 				strings.HasPrefix(p, "github.com/NVIDIA/go-nvml/") ||
 				strings.HasPrefix(p, "github.com/shirou/gopsutil/") || strings.HasPrefix(p, "golang.org/x/sys/")
+		}},
+		// What a probe is (Probe, Reading): below every probe and below
+		// probes itself, so a probe in a package of its own can implement
+		// it while probes lists that probe.
+		{"probes/probe", func(p string) bool { return std(p) || p == module+"timeline" }},
+		// The GPUs through NVML: the contract, go-nvml and the vocabulary;
+		// never probes (which imports it), never the demo that drives its
+		// mock.
+		{"probes/nvidia", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"probes/probe" ||
+				strings.HasPrefix(p, "github.com/NVIDIA/go-nvml/")
 		}},
 		// gputop --hosts: the hosts' streams merged into one Source. It reads
 		// streams through recordings and never draws.

@@ -1,4 +1,4 @@
-package probes
+package nvidia
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
+	"github.com/gputop-dev/gputop/probes/probe"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -147,8 +148,8 @@ func (n *NVML) CUDA() string { return n.cuda }
 
 // Probes returns one Probe per GPU, then one per MIG instance: Name "nvml",
 // Device "gpu<index>". The same probes (and their state) on every call.
-func (n *NVML) Probes() []Probe {
-	out := make([]Probe, 0, len(n.gpus)+len(n.migs))
+func (n *NVML) Probes() []probe.Probe {
+	out := make([]probe.Probe, 0, len(n.gpus)+len(n.migs))
 	for _, g := range n.gpus {
 		out = append(out, g)
 	}

@@ -1,4 +1,4 @@
-package probes
+package nvidia
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
+	"github.com/gputop-dev/gputop/probes/probe"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -65,7 +66,7 @@ func TestNVLinkFailures(t *testing.T) {
 		name  string
 		setup func(f *fakeGPU)
 		ticks int
-		check func(t *testing.T, rd Reading, err error)
+		check func(t *testing.T, rd probe.Reading, err error)
 		noted string
 	}{
 		{
@@ -73,7 +74,7 @@ func TestNVLinkFailures(t *testing.T) {
 			setup: func(f *fakeGPU) {
 				f.rets = map[string]nvml.Return{"GetNvLinkState": nvml.ERROR_NOT_SUPPORTED}
 			},
-			check: func(t *testing.T, rd Reading, err error) {
+			check: func(t *testing.T, rd probe.Reading, err error) {
 				wantAbsent(t, rd, timeline.GPUNVLinkLinks)
 				wantAbsent(t, rd, timeline.GPUNVLinkDown)
 				wantAbsent(t, rd, timeline.NVLinks[0].DataGiB)
@@ -86,7 +87,7 @@ func TestNVLinkFailures(t *testing.T) {
 			setup: func(f *fakeGPU) {
 				f.rets = map[string]nvml.Return{"GetNvLinkState": nvml.ERROR_FUNCTION_NOT_FOUND}
 			},
-			check: func(t *testing.T, rd Reading, err error) {
+			check: func(t *testing.T, rd probe.Reading, err error) {
 				wantAbsent(t, rd, timeline.GPUNVLinkLinks)
 				wantValue(t, rd, timeline.GPUNVLinkTxMiB, 1024)
 			},
@@ -97,7 +98,7 @@ func TestNVLinkFailures(t *testing.T) {
 			setup: func(f *fakeGPU) {
 				f.rets = map[string]nvml.Return{"GetNvLinkState/3": nvml.ERROR_UNKNOWN}
 			},
-			check: func(t *testing.T, rd Reading, err error) {
+			check: func(t *testing.T, rd probe.Reading, err error) {
 				wantValue(t, rd, timeline.GPUNVLinkLinks, 0b0111)
 				wantAbsent(t, rd, timeline.NVLinks[3].DataGiB)
 			},
@@ -109,7 +110,7 @@ func TestNVLinkFailures(t *testing.T) {
 				f.fieldRets = map[uint32]nvml.Return{nvml.FI_DEV_NVLINK_GET_STATE: nvml.ERROR_NOT_SUPPORTED}
 			},
 			ticks: 12,
-			check: func(t *testing.T, rd Reading, err error) {
+			check: func(t *testing.T, rd probe.Reading, err error) {
 				// Link 1 went down after open: the tenth tick's poll saw it.
 				wantValue(t, rd, timeline.GPUNVLinkDown, 0b0010)
 			},
@@ -121,7 +122,7 @@ func TestNVLinkFailures(t *testing.T) {
 				f.fieldRets = map[uint32]nvml.Return{nvml.FI_DEV_NVLINK_ERROR_DL_CRC: nvml.ERROR_NOT_SUPPORTED}
 				f.health.linkFields[[2]uint32{nvml.FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L1, 1}] = 9
 			},
-			check: func(t *testing.T, rd Reading, err error) {
+			check: func(t *testing.T, rd probe.Reading, err error) {
 				wantValue(t, rd, timeline.NVLinks[1].CRC, 9)
 				wantValue(t, rd, timeline.GPUNVLinkErrLinks, 0b0010)
 			},
@@ -132,7 +133,7 @@ func TestNVLinkFailures(t *testing.T) {
 			setup: func(f *fakeGPU) {
 				f.fieldRets = map[uint32]nvml.Return{nvml.FI_DEV_NVLINK_GET_STATE: nvml.ERROR_UNKNOWN}
 			},
-			check: func(t *testing.T, rd Reading, err error) {
+			check: func(t *testing.T, rd probe.Reading, err error) {
 				wantValue(t, rd, timeline.GPUNVLinkDown, math.NaN())
 				wantValue(t, rd, timeline.GPUNVLinkLinks, 0b1111)
 				if err == nil || !strings.Contains(err.Error(), "nvlink_state/0: Unknown Error") {

@@ -1,4 +1,4 @@
-package probes
+package nvidia
 
 import (
 	"context"
@@ -186,7 +186,7 @@ func TestOpenNVMLFailedInit(t *testing.T) {
 						t.Fatalf("library touched after a failed Init: %v", p)
 					}
 				}()
-				_, err = OpenNVML(lib, RealClock{})
+				_, err = OpenNVML(lib, wallClock{})
 			}()
 			if err == nil || err.Error() != tc.want {
 				t.Fatalf("error %q, want %q", err, tc.want)
@@ -202,7 +202,7 @@ func TestOpenNVMLFailedInit(t *testing.T) {
 			// The same on the full dgxh100 server, whose functions answer.
 			srv := dgxh100.New()
 			srv.InitFunc = func() nvml.Return { return tc.ret }
-			if _, err := OpenNVML(srv, RealClock{}); err == nil || err.Error() != tc.want {
+			if _, err := OpenNVML(srv, wallClock{}); err == nil || err.Error() != tc.want {
 				t.Fatalf("dgxh100: error %q, want %q", err, tc.want)
 			}
 			calls := totalCalls(&srv.Interface, "Init") + totalCalls(&srv.ExtendedInterface)

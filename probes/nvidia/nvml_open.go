@@ -1,10 +1,11 @@
-package probes
+package nvidia
 
 import (
 	"errors"
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
@@ -42,8 +43,14 @@ type symbols struct {
 	gpmMig        bool // GPM per GPU instance
 }
 
+// Clock is the time the probe stamps GPM samples and Xid events with: the
+// session's (probes.Clock), the wall clock or the demo's simulated one.
+type Clock interface {
+	Now() time.Time
+}
+
 // OpenNVML initialises NVML once and enumerates the GPUs. clock times the
-// GPM sample pairs (the demo's simulated clock, or RealClock).
+// GPM sample pairs (the demo's simulated clock, or probes.RealClock).
 //
 // After a failed Init it returns an *InitError and the library is never
 // touched again. If Init succeeds but no GPU can be used, it shuts NVML down

@@ -1,4 +1,4 @@
-package probes
+package nvidia
 
 import "github.com/NVIDIA/go-nvml/pkg/nvml"
 

@@ -1,18 +1,15 @@
-package probes
+package nvidia
 
 import (
-	"context"
 	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxa100"
 
 	"github.com/gputop-dev/gputop/probes/mockmig"
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/analysis"
 )
 
 // MIG on an A100, through go-nvml's dgxa100 mock (eight A100-SXM4-40GB):
@@ -286,53 +283,5 @@ func only(fn string, ret nvml.Return) func(string, *mockmig.Device) nvml.Return 
 			return ret
 		}
 		return nvml.SUCCESS
-	}
-}
-
-// quietHost is a host probe at 20 % CPU: nothing on the host to blame.
-type quietHost struct{}
-
-func (quietHost) Name() string   { return "host" }
-func (quietHost) Device() string { return "host" }
-func (quietHost) Collect(context.Context) (Reading, error) {
-	return Reading{Metrics: []timeline.Metric{{Key: timeline.Key{Name: timeline.HostCPU, Device: "host"},
-		Kind: timeline.Gauge, Value: 20}}}, nil
-}
-
-// Five minutes of an A100 node with GPU0 in MIG mode and GPU3 idle among
-// busy GPUs: the hints name GPU3, and never GPU0 or a slice, of which NVML
-// says nothing but memory (a slice holding memory with no activity known
-// is not an idle one).
-func TestNVMLMIGOnA100Hints(t *testing.T) {
-	r := newA100Rig(t)
-	for i := 1; i < 8; i++ {
-		r.fakes[i].util.Gpu = 97
-	}
-	r.fakes[3].util.Gpu = 2
-	sess := OpenSession(SessionConfig{Interval: time.Second, Clock: r.clock,
-		Machine: &Machine{NVML: r.srv, Host: quietHost{}, Kind: timeline.Demo}})
-	defer sess.Close()
-	e := analysis.NewEngine(sess.Info())
-	var last timeline.Sample
-	for range 300 {
-		s, err := sess.Next(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.Add(&s)
-		last = s
-	}
-	hints := e.Hints(last.At)
-	named3 := false
-	for _, h := range hints {
-		for _, g := range h.GPUs {
-			named3 = named3 || g == 3
-			if g == 0 || g >= 8 {
-				t.Errorf("%s names GPU %d, of which NVML gives no activity: %s", h.ID, g, h.Evidence)
-			}
-		}
-	}
-	if !named3 {
-		t.Errorf("no hint on the idle GPU3: %+v", hints)
 	}
 }

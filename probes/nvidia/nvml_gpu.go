@@ -1,4 +1,4 @@
-package probes
+package nvidia
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
+	"github.com/gputop-dev/gputop/probes/probe"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -82,17 +83,17 @@ func (g *gpuProbe) Device() string { return g.device }
 // Collect reads the GPU once. Metrics the device never has are absent;
 // metrics it has but could not read this time are NaN. Failed calls other
 // than "not supported" come back as one error naming each.
-func (g *gpuProbe) Collect(ctx context.Context) (Reading, error) {
+func (g *gpuProbe) Collect(ctx context.Context) (probe.Reading, error) {
 	g.n.life.RLock()
 	defer g.n.life.RUnlock()
 	if g.n.closed.Load() {
-		return Reading{}, errNVMLClosed
+		return probe.Reading{}, errNVMLClosed
 	}
 	if g.lost.Load() {
-		return Reading{Lost: true}, ErrGPULost
+		return probe.Reading{Lost: true}, ErrGPULost
 	}
 	if err := ctx.Err(); err != nil {
-		return Reading{}, err
+		return probe.Reading{}, err
 	}
 	t := tick{g: g, metrics: make([]timeline.Metric, 0, 24)}
 	t.utilization()
@@ -106,12 +107,12 @@ func (g *gpuProbe) Collect(ctx context.Context) (Reading, error) {
 	t.healthFields()
 	if t.lostIn != "" {
 		g.markLost(t.lostIn)
-		return Reading{Lost: true}, ErrGPULost
+		return probe.Reading{Lost: true}, ErrGPULost
 	}
 	if len(t.failures) > 0 {
-		return Reading{Metrics: t.metrics}, errors.New(strings.Join(t.failures, "; "))
+		return probe.Reading{Metrics: t.metrics}, errors.New(strings.Join(t.failures, "; "))
 	}
-	return Reading{Metrics: t.metrics}, nil
+	return probe.Reading{Metrics: t.metrics}, nil
 }
 
 // markLost records that the GPU is gone, for this probe and the process tier.

@@ -1,4 +1,4 @@
-package probes
+package nvidia
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
+	"github.com/gputop-dev/gputop/probes/probe"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -196,29 +197,29 @@ func (m *migProbe) openGPM() string {
 
 // Collect reads the instance's memory and GPM metrics. The instance is lost
 // with its parent.
-func (m *migProbe) Collect(ctx context.Context) (Reading, error) {
+func (m *migProbe) Collect(ctx context.Context) (probe.Reading, error) {
 	m.n.life.RLock()
 	defer m.n.life.RUnlock()
 	if m.n.closed.Load() {
-		return Reading{}, errNVMLClosed
+		return probe.Reading{}, errNVMLClosed
 	}
 	if m.parent.lost.Load() {
-		return Reading{Lost: true}, ErrGPULost
+		return probe.Reading{Lost: true}, ErrGPULost
 	}
 	if err := ctx.Err(); err != nil {
-		return Reading{}, err
+		return probe.Reading{}, err
 	}
 	t := migTick{m: m}
 	t.memory()
 	t.gpmMetrics()
 	if t.lostIn != "" {
 		m.parent.markLost(m.device + " " + t.lostIn)
-		return Reading{Lost: true}, ErrGPULost
+		return probe.Reading{Lost: true}, ErrGPULost
 	}
 	if len(t.failures) > 0 {
-		return Reading{Metrics: t.metrics}, errors.New(strings.Join(t.failures, "; "))
+		return probe.Reading{Metrics: t.metrics}, errors.New(strings.Join(t.failures, "; "))
 	}
-	return Reading{Metrics: t.metrics}, nil
+	return probe.Reading{Metrics: t.metrics}, nil
 }
 
 type migTick struct {

@@ -1,4 +1,4 @@
-package probes
+package nvidia
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
+	"github.com/gputop-dev/gputop/probes/probe"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -41,7 +42,7 @@ type procDevice struct {
 // process lists take a driver lock and a few milliseconds per GPU.
 type procProbe struct {
 	n      *NVML
-	lookup ProcessLookup
+	lookup probe.ProcessLookup
 	// looked holds this Collect's host lookups: a process on several GPUs
 	// is looked up once, or its CPU share would span microseconds.
 	looked  map[int]hostLookup
@@ -53,7 +54,7 @@ type procProbe struct {
 // GPU memory and SM share, and what lookup knows of them on the host (a nil
 // lookup leaves those fields unknown). Run it every few seconds, not every
 // tick.
-func (n *NVML) ProcessProbe(lookup ProcessLookup) Probe {
+func (n *NVML) ProcessProbe(lookup probe.ProcessLookup) probe.Probe {
 	return &procProbe{n: n, lookup: lookup, devices: make([]procDevice, len(n.gpus)), looked: map[int]hostLookup{}}
 }
 
@@ -64,11 +65,11 @@ func (p *procProbe) Name() string { return "procs" }
 func (p *procProbe) Device() string { return "" }
 
 // Collect lists the GPU processes, ordered by GPU then PID.
-func (p *procProbe) Collect(ctx context.Context) (Reading, error) {
+func (p *procProbe) Collect(ctx context.Context) (probe.Reading, error) {
 	p.n.life.RLock()
 	defer p.n.life.RUnlock()
 	if p.n.closed.Load() {
-		return Reading{}, errNVMLClosed
+		return probe.Reading{}, errNVMLClosed
 	}
 	var procs []timeline.Process
 	var failures []string
@@ -87,9 +88,9 @@ func (p *procProbe) Collect(ctx context.Context) (Reading, error) {
 	}
 	sortProcs(procs) // a MIG instance's processes go by its own index
 	if len(failures) > 0 {
-		return Reading{Processes: procs}, errors.New(strings.Join(failures, "; "))
+		return probe.Reading{Processes: procs}, errors.New(strings.Join(failures, "; "))
 	}
-	return Reading{Processes: procs}, nil
+	return probe.Reading{Processes: procs}, nil
 }
 
 // collectGPU lists one GPU's processes. It returns what it found and one
@@ -288,6 +289,6 @@ func (p *procProbe) fillHost(proc *timeline.Process) {
 
 // hostLookup is one answer of the ProcessLookup.
 type hostLookup struct {
-	info ProcessInfo
+	info probe.ProcessInfo
 	ok   bool
 }

@@ -1,4 +1,4 @@
-package probes
+package nvidia
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 
+	"github.com/gputop-dev/gputop/probes/probe"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -82,7 +83,7 @@ type rig struct {
 	srv   *server.Server
 	devs  []*server.Device
 	fakes []*fakeGPU
-	clock *FastClock
+	clock *stepClock
 
 	mu    sync.Mutex
 	owner map[nvml.GpmSample]int // which device last filled a GPM sample
@@ -95,6 +96,36 @@ type rig struct {
 
 var rigStart = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
+// stepClock is simulated time that jumps to wherever it is asked to sleep
+// until: probes.FastClock, which this package cannot import (probes
+// imports it).
+type stepClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newStepClock(start time.Time) *stepClock { return &stepClock{now: start} }
+
+func (c *stepClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *stepClock) SleepUntil(ctx context.Context, t time.Time) error {
+	c.mu.Lock()
+	if t.After(c.now) {
+		c.now = t
+	}
+	c.mu.Unlock()
+	return ctx.Err()
+}
+
+// wallClock is the wall clock: probes.RealClock, for the same reason.
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
+
 func newRig(t testing.TB) *rig {
 	t.Helper()
 	return newRigOn(t, dgxh100.New())
@@ -105,7 +136,7 @@ func newRigOn(t testing.TB, srv *server.Server) *rig {
 	t.Helper()
 	r := &rig{
 		srv:      srv,
-		clock:    NewFastClock(rigStart),
+		clock:    newStepClock(rigStart),
 		owner:    map[nvml.GpmSample]int{},
 		migOwner: map[nvml.GpmSample]*fakeMIG{},
 		symbols:  map[string]bool{},
@@ -301,7 +332,7 @@ func (r *rig) open(t *testing.T) *NVML {
 
 // tickResult is one GPU probe's answer.
 type tickResult struct {
-	Reading
+	probe.Reading
 	err error
 }
 
@@ -326,7 +357,7 @@ func (r *rig) advance(t *testing.T, d time.Duration) {
 }
 
 // metric finds a metric of a reading: its value and kind, and whether it is there.
-func metric(rd Reading, name string) (float64, timeline.Kind, bool) {
+func metric(rd probe.Reading, name string) (float64, timeline.Kind, bool) {
 	for _, m := range rd.Metrics {
 		if m.Key.Name == name {
 			return m.Value, m.Kind, true
@@ -336,7 +367,7 @@ func metric(rd Reading, name string) (float64, timeline.Kind, bool) {
 }
 
 // wantValue fails unless the reading has name at want (NaN matches NaN).
-func wantValue(t *testing.T, rd Reading, name string, want float64) {
+func wantValue(t *testing.T, rd probe.Reading, name string, want float64) {
 	t.Helper()
 	got, _, ok := metric(rd, name)
 	switch {
@@ -349,7 +380,7 @@ func wantValue(t *testing.T, rd Reading, name string, want float64) {
 	}
 }
 
-func wantAbsent(t *testing.T, rd Reading, name string) {
+func wantAbsent(t *testing.T, rd probe.Reading, name string) {
 	t.Helper()
 	if v, _, ok := metric(rd, name); ok {
 		t.Errorf("%s = %v, want absent", name, v)

@@ -1,21 +1,21 @@
-package probes
+package nvidia
 
 import (
 	"math"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
+	"github.com/gputop-dev/gputop/probes/probe"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
 // fakeLookup is the host's view of a few processes.
-type fakeLookup map[int]ProcessInfo
+type fakeLookup map[int]probe.ProcessInfo
 
-func (f fakeLookup) Lookup(pid int) (ProcessInfo, bool) {
+func (f fakeLookup) Lookup(pid int) (probe.ProcessInfo, bool) {
 	info, ok := f[pid]
 	return info, ok
 }
@@ -150,39 +150,5 @@ func TestNVMLProcessProbeWorkloadAndFailures(t *testing.T) {
 	}
 	if res := r.collect(t, n); !res[2].Lost {
 		t.Error("gpu2 not lost after its process list said GPU_IS_LOST")
-	}
-}
-
-// BenchmarkProcessProbeCollect is one run of the process tier on 8 GPUs,
-// each held by the same 4 processes (sleeps the benchmark starts), looked
-// up in the real /proc: stat, cmdline and status of each once per run, and
-// its cgroup once per process, as NewProcessLookup does.
-func BenchmarkProcessProbeCollect(b *testing.B) {
-	r := newRig(b)
-	var pids []uint32
-	for range 4 {
-		cmd := exec.Command("sleep", "600")
-		if err := cmd.Start(); err != nil {
-			b.Skipf("cannot start sleep: %v", err)
-		}
-		b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		pids = append(pids, uint32(cmd.Process.Pid))
-	}
-	for g := range r.fakes {
-		for _, pid := range pids {
-			r.fakes[g].compute = append(r.fakes[g].compute, nvml.ProcessInfo{Pid: pid, UsedGpuMemory: 1 << 30})
-		}
-	}
-	n, err := OpenNVML(r.srv, r.clock)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer n.Close()
-	probe := n.ProcessProbe(newProcessLookup("/proc", true, time.Now))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := probe.Collect(b.Context()); err != nil {
-			b.Fatal(err)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package probes
+package nvidia
 
 import (
 	"math"
@@ -10,6 +10,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
 
+	"github.com/gputop-dev/gputop/probes/probe"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -25,7 +26,7 @@ func TestNVMLGPMPairSpacing(t *testing.T) {
 	n := r.open(t)
 	p := n.Probes()[0]
 	d := r.devs[0]
-	read := func(after time.Duration) Reading {
+	read := func(after time.Duration) probe.Reading {
 		t.Helper()
 		r.advance(t, after)
 		rd, err := p.Collect(t.Context())

@@ -1,4 +1,4 @@
-package probes
+package nvidia
 
 import (
 	"os"
@@ -7,11 +7,11 @@ import (
 	"strings"
 )
 
-// NVIDIADeviceNodes lists the NVIDIA device nodes in /dev (/dev/nvidia0,
+// DeviceNodes lists the NVIDIA device nodes in /dev (/dev/nvidia0,
 // /dev/nvidiactl, /dev/nvidia-uvm, ...), sorted, without touching NVML. None
 // means the driver is not loaded or no GPU is passed into this container, so
 // main can say "no /dev/nvidia* device nodes" before trying nvmlInit.
-func NVIDIADeviceNodes() ([]string, error) { return deviceNodes("/dev") }
+func DeviceNodes() ([]string, error) { return deviceNodes("/dev") }
 
 // deviceNodes lists dir's entries named nvidia*, as paths under dir.
 func deviceNodes(dir string) ([]string, error) {

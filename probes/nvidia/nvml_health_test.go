@@ -1,4 +1,4 @@
-package probes
+package nvidia
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 
+	"github.com/gputop-dev/gputop/probes/probe"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -179,14 +180,14 @@ func TestLinkAndHealthFailures(t *testing.T) {
 		name   string
 		fn     string
 		ret    nvml.Return
-		check  func(t *testing.T, rd Reading, err error)
+		check  func(t *testing.T, rd probe.Reading, err error)
 		noted  string
 		asked  func(r *rig) int
 		wantAs int
 	}{
 		{
 			name: "link max not supported: no link metrics", fn: "GetMaxPcieLinkGeneration", ret: nvml.ERROR_NOT_SUPPORTED,
-			check: func(t *testing.T, rd Reading, err error) {
+			check: func(t *testing.T, rd probe.Reading, err error) {
 				wantAbsent(t, rd, timeline.GPUPCIeGen)
 				wantAbsent(t, rd, timeline.GPUPCIeWidthMax)
 			},
@@ -195,7 +196,7 @@ func TestLinkAndHealthFailures(t *testing.T) {
 		},
 		{
 			name: "current gen missing in an old driver: given up", fn: "GetCurrPcieLinkGeneration", ret: nvml.ERROR_FUNCTION_NOT_FOUND,
-			check: func(t *testing.T, rd Reading, err error) {
+			check: func(t *testing.T, rd probe.Reading, err error) {
 				wantAbsent(t, rd, timeline.GPUPCIeGen)
 				wantValue(t, rd, timeline.GPUECCCorrected, 7)
 			},
@@ -204,7 +205,7 @@ func TestLinkAndHealthFailures(t *testing.T) {
 		},
 		{
 			name: "lost in the link call", fn: "GetCurrPcieLinkWidth", ret: nvml.ERROR_GPU_IS_LOST,
-			check: func(t *testing.T, rd Reading, err error) {
+			check: func(t *testing.T, rd probe.Reading, err error) {
 				if !rd.Lost || err != ErrGPULost {
 					t.Errorf("reading %+v, %v: want lost", rd.Lost, err)
 				}
@@ -214,7 +215,7 @@ func TestLinkAndHealthFailures(t *testing.T) {
 		},
 		{
 			name: "health call not supported: given up", fn: "GetFieldValues", ret: nvml.ERROR_NOT_SUPPORTED,
-			check: func(t *testing.T, rd Reading, err error) {
+			check: func(t *testing.T, rd probe.Reading, err error) {
 				wantAbsent(t, rd, timeline.GPUECCCorrected)
 				wantValue(t, rd, timeline.GPUPCIeGen, 5)
 			},
@@ -222,7 +223,7 @@ func TestLinkAndHealthFailures(t *testing.T) {
 		},
 		{
 			name: "health call lost", fn: "GetFieldValues", ret: nvml.ERROR_GPU_IS_LOST,
-			check: func(t *testing.T, rd Reading, err error) {
+			check: func(t *testing.T, rd probe.Reading, err error) {
 				if !rd.Lost {
 					t.Error("not lost")
 				}
