@@ -1,4 +1,4 @@
-package recordings
+package format
 
 import (
 	"encoding/binary"

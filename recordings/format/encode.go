@@ -1,4 +1,4 @@
-package recordings
+package format
 
 import (
 	"encoding/binary"
@@ -7,11 +7,11 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// segmentEncoder turns samples into the records of one segment. It starts
+// Encoder turns samples into the records of one segment. It starts
 // afresh at every segment (reset), so a reader can begin decoding at any
 // segment: keys and probes are defined again, and the first value of each
 // key and the first time are absolute.
-type segmentEncoder struct {
+type Encoder struct {
 	keys      map[keyKind]int
 	kinds     []timeline.Kind
 	values    []valueState
@@ -36,7 +36,9 @@ type keyKind struct {
 
 type probeDevice struct{ probe, device string }
 
-func (e *segmentEncoder) reset() {
+// Reset starts a new segment: every key and probe is defined again, and
+// values are predicted afresh.
+func (e *Encoder) Reset() {
 	if e.keys == nil {
 		e.keys = make(map[keyKind]int)
 		e.probes = make(map[probeDevice]int)
@@ -51,17 +53,17 @@ func (e *segmentEncoder) reset() {
 	e.lastAt, e.lastStep, e.samples = 0, 0, 0
 }
 
-// roomFor says whether the segment may define the keys and probes s
-// might add, as many as it has, within maxSegmentKeys; otherwise the
+// RoomFor says whether the segment may define the keys and probes s
+// might add, as many as it has, within MaxSegmentKeys; otherwise the
 // writer starts a new segment first.
-func (e *segmentEncoder) roomFor(s *timeline.Sample) bool {
-	return len(e.kinds)+len(s.Metrics) <= maxSegmentKeys && len(e.probes)+len(s.Probes) <= maxSegmentKeys
+func (e *Encoder) RoomFor(s *timeline.Sample) bool {
+	return len(e.kinds)+len(s.Metrics) <= MaxSegmentKeys && len(e.probes)+len(s.Probes) <= MaxSegmentKeys
 }
 
-// appendSample appends the records of one sample to b: definitions of new
+// AppendSample appends the records of one sample to b: definitions of new
 // keys and probes, its statuses, processes and markers, then the sample
 // record that completes it.
-func (e *segmentEncoder) appendSample(b []byte, s *timeline.Sample) []byte {
+func (e *Encoder) AppendSample(b []byte, s *timeline.Sample) []byte {
 	if len(s.Probes) > 0 {
 		b = e.appendStatuses(b, s.Probes)
 	}
@@ -83,7 +85,7 @@ func (e *segmentEncoder) appendSample(b []byte, s *timeline.Sample) []byte {
 			p := append(e.payload[:0], byte(m.Kind))
 			p = appendString(p, m.Key.Name)
 			p = appendString(p, m.Key.Device)
-			b = appendRecord(b, recKeyDef, p)
+			b = AppendRecord(b, RecKeyDef, p)
 			e.payload = p
 		}
 		e.ids = append(e.ids, id)
@@ -106,12 +108,12 @@ func (e *segmentEncoder) appendSample(b []byte, s *timeline.Sample) []byte {
 	p, e.layout = appendLayout(p, e.ids, e.layout)
 	p = e.appendValues(p, s.Metrics)
 	e.payload = p
-	return appendRecord(b, recSample, p)
+	return AppendRecord(b, RecSample, p)
 }
 
 // appendValues appends the sample's values: the exceptions, then the
 // residuals' bits (see values.go).
-func (e *segmentEncoder) appendValues(p []byte, metrics []timeline.Metric) []byte {
+func (e *Encoder) appendValues(p []byte, metrics []timeline.Metric) []byte {
 	e.exc = e.exc[:0]
 	e.bits = bitWriter{b: e.bits.b[:0]}
 	count, next := 0, 0
@@ -166,7 +168,7 @@ func sameInts(a, b []int) bool {
 // there are; then the time each took, in microseconds, zigzag and Rice
 // coded with its probe's own parameter. Heads and texts repeat from one
 // tick to the next, so zstd takes them for little.
-func (e *segmentEncoder) appendStatuses(b []byte, statuses []timeline.ProbeStatus) []byte {
+func (e *Encoder) appendStatuses(b []byte, statuses []timeline.ProbeStatus) []byte {
 	e.ids = e.ids[:0]
 	for _, st := range statuses {
 		pd := probeDevice{st.Probe, st.Device}
@@ -177,7 +179,7 @@ func (e *segmentEncoder) appendStatuses(b []byte, statuses []timeline.ProbeStatu
 			e.tookStats = append(e.tookStats, riceStats{})
 			p := appendString(e.payload[:0], st.Probe)
 			p = appendString(p, st.Device)
-			b = appendRecord(b, recProbeDef, p)
+			b = AppendRecord(b, recProbeDef, p)
 			e.payload = p
 		}
 		e.ids = append(e.ids, id)
@@ -205,10 +207,10 @@ func (e *segmentEncoder) appendStatuses(b []byte, statuses []timeline.ProbeStatu
 	}
 	p = append(p, e.bits.bytes()...)
 	e.payload = p
-	return appendRecord(b, recStatus, p)
+	return AppendRecord(b, recStatus, p)
 }
 
-func (e *segmentEncoder) appendProcesses(b []byte, procs []timeline.Process) []byte {
+func (e *Encoder) appendProcesses(b []byte, procs []timeline.Process) []byte {
 	p := binary.AppendUvarint(e.payload[:0], uint64(len(procs)))
 	for i := range procs {
 		pr := &procs[i]
@@ -228,10 +230,10 @@ func (e *segmentEncoder) appendProcesses(b []byte, procs []timeline.Process) []b
 	}
 	p = appendProcessDetails(p, procs)
 	e.payload = p
-	return appendRecord(b, recProcesses, p)
+	return AppendRecord(b, recProcesses, p)
 }
 
-func (e *segmentEncoder) appendMarkers(b []byte, markers []timeline.Marker) []byte {
+func (e *Encoder) appendMarkers(b []byte, markers []timeline.Marker) []byte {
 	p := binary.AppendUvarint(e.payload[:0], uint64(len(markers)))
 	for _, m := range markers {
 		p = binary.AppendVarint(p, m.At.UnixNano())
@@ -239,5 +241,5 @@ func (e *segmentEncoder) appendMarkers(b []byte, markers []timeline.Marker) []by
 		p = appendString(p, m.Origin)
 	}
 	e.payload = p
-	return appendRecord(b, recMarkers, p)
+	return AppendRecord(b, recMarkers, p)
 }

@@ -1,4 +1,4 @@
-package recordings
+package format
 
 import (
 	"github.com/gputop-dev/gputop/timeline"
@@ -8,31 +8,31 @@ import (
 	"hash/crc32"
 )
 
-// castagnoli is the CRC-32C table: every checksum in the format uses it.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// Castagnoli is the CRC-32C table: every checksum in the format uses it.
+var Castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// errCorrupt says bytes do not decode as the format says they must.
-var errCorrupt = errors.New("corrupt data")
+// ErrCorrupt says bytes do not decode as the format says they must.
+var ErrCorrupt = errors.New("corrupt data")
 
-// errPastBounds says a segment holds more than a writer puts in one
+// ErrPastBounds says a segment holds more than a writer puts in one
 // (format.go): no gputop wrote it.
-var errPastBounds = errors.New("more than a segment holds")
+var ErrPastBounds = errors.New("more than a segment holds")
 
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
 }
 
-// appendRecord appends one record: type, payload length, payload.
-func appendRecord(b []byte, typ byte, payload []byte) []byte {
+// AppendRecord appends one record: type, payload length, payload.
+func AppendRecord(b []byte, typ byte, payload []byte) []byte {
 	b = append(b, typ)
 	b = binary.AppendUvarint(b, uint64(len(payload)))
 	return append(b, payload...)
 }
 
-// appendSkippable appends a zstd skippable frame of the given kind.
-func appendSkippable(b []byte, kind uint32, content []byte) []byte {
-	b = binary.LittleEndian.AppendUint32(b, skippableMagic|kind)
+// AppendSkippable appends a zstd skippable frame of the given kind.
+func AppendSkippable(b []byte, kind uint32, content []byte) []byte {
+	b = binary.LittleEndian.AppendUint32(b, SkippableMagic|kind)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(content)))
 	return append(b, content...)
 }
@@ -45,7 +45,7 @@ type cursor struct {
 	err error
 }
 
-func (c *cursor) fail() { c.failWith(errCorrupt) }
+func (c *cursor) fail() { c.failWith(ErrCorrupt) }
 
 // failWith is fail with a reason of its own.
 func (c *cursor) failWith(err error) {

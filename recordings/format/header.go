@@ -1,4 +1,4 @@
-package recordings
+package format
 
 import (
 	"encoding/binary"
@@ -28,16 +28,17 @@ type Header struct {
 	Start time.Time
 }
 
-// headerJSON is the header's JSON form: named fields, kinds as words,
+// HeaderJSON is the header's JSON form: named fields, kinds as words,
 // unknown numbers as null. A reader ignores fields it does not know, so a
 // minor version may add some.
-type headerJSON struct {
+type HeaderJSON struct {
 	GputopVersion string     `json:"gputop_version"`
 	Start         time.Time  `json:"start"`
-	Source        sourceJSON `json:"source"`
+	Source        SourceJSON `json:"source"`
 }
 
-type sourceJSON struct {
+// SourceJSON is the source's description in the header's JSON.
+type SourceJSON struct {
 	Kind     string     `json:"kind"` // live, demo, replay, import
 	Scenario string     `json:"scenario,omitempty"`
 	Origin   string     `json:"origin,omitempty"`
@@ -50,10 +51,11 @@ type sourceJSON struct {
 	Command  []string   `json:"command,omitempty"`
 	Notes    []string   `json:"notes,omitempty"`
 	Checks   []string   `json:"checks,omitempty"`
-	Hosts    []hostJSON `json:"hosts,omitempty"` // 1.4: a session of several hosts
+	Hosts    []HostJSON `json:"hosts,omitempty"` // 1.4: a session of several hosts
 }
 
-type hostJSON struct {
+// HostJSON is one host of a session of several in the header's JSON.
+type HostJSON struct {
 	Name   string   `json:"name"`
 	Driver string   `json:"driver,omitempty"`
 	CUDA   string   `json:"cuda,omitempty"`
@@ -105,10 +107,10 @@ func readKind(name string, notes *[]string) timeline.SourceKind {
 	return timeline.Imported
 }
 
-// sourceToJSON is a source's description as the header's "source" object
+// SourceToJSON is a source's description as the header's "source" object
 // and an info record hold it.
-func sourceToJSON(in timeline.SourceInfo) sourceJSON {
-	src := sourceJSON{
+func SourceToJSON(in timeline.SourceInfo) SourceJSON {
+	src := SourceJSON{
 		Kind: in.Kind.String(), Scenario: in.Scenario, Origin: in.Origin,
 		Host: in.Host, Driver: in.Driver, CUDA: in.CUDA, Interval: in.Interval.String(),
 		GPUs: make([]gpuJSON, len(in.GPUs)), Command: in.Command, Notes: in.Notes, Checks: in.Checks,
@@ -124,7 +126,7 @@ func sourceToJSON(in timeline.SourceInfo) sourceJSON {
 			MIGGPUInstance: g.MIGGPUInstance, MIGComputeInstance: g.MIGComputeInstance}
 	}
 	for _, h := range in.Hosts {
-		src.Hosts = append(src.Hosts, hostJSON{Name: h.Name, Driver: h.Driver, CUDA: h.CUDA, Notes: h.Notes})
+		src.Hosts = append(src.Hosts, HostJSON{Name: h.Name, Driver: h.Driver, CUDA: h.CUDA, Notes: h.Notes})
 	}
 	return src
 }
@@ -140,7 +142,7 @@ type countsJSON struct {
 func (c countsJSON) check() error { return timeline.CheckCounts(len(c.Hosts), len(c.GPUs)) }
 
 // sourceFromJSON reads a source's description back.
-func sourceFromJSON(s sourceJSON) (timeline.SourceInfo, error) {
+func sourceFromJSON(s SourceJSON) (timeline.SourceInfo, error) {
 	if err := timeline.CheckCounts(len(s.Hosts), len(s.GPUs)); err != nil {
 		return timeline.SourceInfo{}, err
 	}
@@ -185,77 +187,77 @@ func sourceFromJSON(s sourceJSON) (timeline.SourceInfo, error) {
 	return timeline.CleanInfo(in), nil
 }
 
-// appendHeaderFrame appends the skippable frame that opens every file:
+// AppendHeaderFrame appends the skippable frame that opens every file:
 // its body (headerBody) and a CRC-32C of it.
-func appendHeaderFrame(b []byte, h Header) ([]byte, error) {
+func AppendHeaderFrame(b []byte, h Header) ([]byte, error) {
 	c, err := headerBody(h)
 	if err != nil {
 		return b, err
 	}
-	c = binary.LittleEndian.AppendUint32(c, crc32.Checksum(c, castagnoli))
-	if len(c) > maxHeaderBytes {
+	c = binary.LittleEndian.AppendUint32(c, crc32.Checksum(c, Castagnoli))
+	if len(c) > MaxHeaderBytes {
 		return b, errors.New("recording header: too large")
 	}
-	return appendSkippable(b, frameHeader, c), nil
+	return AppendSkippable(b, FrameHeader, c), nil
 }
 
 // headerBody is what the header frame holds before its CRC, and what the
-// copy of it that opens each segment holds (headercopy.go): fileMagic,
+// copy of it that opens each segment holds (headercopy.go): FileMagic,
 // major and minor version (uint16, little-endian), the JSON header.
 func headerBody(h Header) ([]byte, error) {
 	if err := h.Info.CheckLimits(); err != nil {
 		return nil, fmt.Errorf("recording header: %w", err)
 	}
-	js, err := json.Marshal(headerJSON{GputopVersion: h.Version, Start: h.Start, Source: sourceToJSON(h.Info)})
+	js, err := json.Marshal(HeaderJSON{GputopVersion: h.Version, Start: h.Start, Source: SourceToJSON(h.Info)})
 	if err != nil {
 		return nil, fmt.Errorf("recording header: %w", err)
 	}
-	c := append([]byte(fileMagic), 0, 0, 0, 0)
-	binary.LittleEndian.PutUint16(c[len(fileMagic):], FormatVersion.Major)
-	binary.LittleEndian.PutUint16(c[len(fileMagic)+2:], FormatVersion.Minor)
+	c := append([]byte(FileMagic), 0, 0, 0, 0)
+	binary.LittleEndian.PutUint16(c[len(FileMagic):], FormatVersion.Major)
+	binary.LittleEndian.PutUint16(c[len(FileMagic)+2:], FormatVersion.Minor)
 	return append(c, js...), nil
 }
 
-// prefixLen is how many bytes identify a file and its version.
-const prefixLen = skippableHeader + len(fileMagic) + 4
+// PrefixLen is how many bytes identify a file and its version.
+const PrefixLen = SkippableHeader + len(FileMagic) + 4
 
-// parsePrefix checks a file's first bytes and returns the format version
+// ParsePrefix checks a file's first bytes and returns the format version
 // and the header frame's content length. Only errNotRecording comes back
 // for a file that is not a recording.
-func parsePrefix(b []byte) (Version, int64, error) {
-	if len(b) < prefixLen ||
-		binary.LittleEndian.Uint32(b) != skippableMagic|frameHeader ||
-		string(b[skippableHeader:skippableHeader+len(fileMagic)]) != fileMagic {
+func ParsePrefix(b []byte) (Version, int64, error) {
+	if len(b) < PrefixLen ||
+		binary.LittleEndian.Uint32(b) != SkippableMagic|FrameHeader ||
+		string(b[SkippableHeader:SkippableHeader+len(FileMagic)]) != FileMagic {
 		return Version{}, 0, errNotRecording
 	}
 	v := Version{
-		Major: binary.LittleEndian.Uint16(b[skippableHeader+len(fileMagic):]),
-		Minor: binary.LittleEndian.Uint16(b[skippableHeader+len(fileMagic)+2:]),
+		Major: binary.LittleEndian.Uint16(b[SkippableHeader+len(FileMagic):]),
+		Minor: binary.LittleEndian.Uint16(b[SkippableHeader+len(FileMagic)+2:]),
 	}
 	return v, int64(binary.LittleEndian.Uint32(b[4:])), nil
 }
 
 var errNotRecording = errors.New("not a recording")
 
-// parseHeaderContent decodes the header frame's content (after its
+// ParseHeaderContent decodes the header frame's content (after its
 // skippable-frame magic and length): its body and CRC.
-func parseHeaderContent(c []byte) (Header, error) {
-	if len(c) < len(fileMagic)+4+4 {
-		return Header{}, errCutShort
+func ParseHeaderContent(c []byte) (Header, error) {
+	if len(c) < len(FileMagic)+4+4 {
+		return Header{}, ErrCutShort
 	}
 	body, sum := c[:len(c)-4], binary.LittleEndian.Uint32(c[len(c)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
-		return Header{}, errBadCheck
+	if crc32.Checksum(body, Castagnoli) != sum {
+		return Header{}, ErrBadCheck
 	}
 	return parseHeaderBody(body)
 }
 
 // parseHeaderBody decodes what headerBody wrote.
 func parseHeaderBody(body []byte) (Header, error) {
-	if len(body) < len(fileMagic)+4 || string(body[:len(fileMagic)]) != fileMagic {
+	if len(body) < len(FileMagic)+4 || string(body[:len(FileMagic)]) != FileMagic {
 		return Header{}, errNotRecording
 	}
-	js := body[len(fileMagic)+4:]
+	js := body[len(FileMagic)+4:]
 	var counts struct {
 		Source countsJSON `json:"source"`
 	}
@@ -265,14 +267,14 @@ func parseHeaderBody(body []byte) (Header, error) {
 	if err := counts.Source.check(); err != nil {
 		return Header{}, err
 	}
-	var hj headerJSON
+	var hj HeaderJSON
 	if err := json.Unmarshal(js, &hj); err != nil {
 		return Header{}, fmt.Errorf("JSON: %w", err)
 	}
 	h := Header{
 		FormatVersion: Version{
-			Major: binary.LittleEndian.Uint16(body[len(fileMagic):]),
-			Minor: binary.LittleEndian.Uint16(body[len(fileMagic)+2:]),
+			Major: binary.LittleEndian.Uint16(body[len(FileMagic):]),
+			Minor: binary.LittleEndian.Uint16(body[len(FileMagic)+2:]),
 		},
 		Version: hj.GputopVersion,
 		Start:   hj.Start,

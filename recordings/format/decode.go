@@ -1,4 +1,4 @@
-package recordings
+package format
 
 import (
 	"cmp"
@@ -9,21 +9,21 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// errCutShort says a segment's data ends inside a chunk: the writer was
+// ErrCutShort says a segment's data ends inside a chunk: the writer was
 // stopped (kill -9, a full disk) before it finished writing it.
-var errCutShort = errors.New("cut short")
+var ErrCutShort = errors.New("cut short")
 
-// errBadCheck says a chunk's bytes do not match their CRC.
-var errBadCheck = errors.New("checksum mismatch")
+// ErrBadCheck says a chunk's bytes do not match their CRC.
+var ErrBadCheck = errors.New("checksum mismatch")
 
-// errNeedMore says a streaming decoder holds the start of a chunk whose
+// ErrNeedMore says a streaming decoder holds the start of a chunk whose
 // check has not arrived yet: more data is on its way (stream.go).
-var errNeedMore = errors.New("chunk not complete yet")
+var ErrNeedMore = errors.New("chunk not complete yet")
 
-// segmentDecoder turns a segment's decompressed records back into samples.
+// Decoder turns a segment's decompressed records back into samples.
 // It only decodes chunks whose check record matches, so a torn or damaged
 // tail yields every sample before it and then an error, never garbage.
-type segmentDecoder struct {
+type Decoder struct {
 	rest  []byte // records not yet checked
 	chunk cursor // checked records not yet decoded
 	// scanned is how much of rest nextChunk has read through, whole
@@ -57,10 +57,10 @@ type segmentDecoder struct {
 	hasErr   []bool      // scratch: which statuses have an error text
 
 	// hints are the snapshots decoded since the reader last took them.
-	hints []HintSnapshot
+	Hints []HintSnapshot
 	// keepCarried says to keep a snapshot the writer repeated at the start
 	// of the segment: only when the reader did not read the segment before.
-	keepCarried bool
+	KeepCarried bool
 	strings     map[string]string // the hints' strings read in the segment
 	// held is trouble met while reading ahead after a sample, for the next
 	// call to return: the sample was good.
@@ -69,15 +69,17 @@ type segmentDecoder struct {
 	// current: with the sample returned, or at the end of the data. The
 	// reader takes it. nextInfo is one read ahead, current from the next
 	// sample on.
-	info, nextInfo *timeline.SourceInfo
+	Info, nextInfo *timeline.SourceInfo
 	// streaming says the data is still arriving (a stream, not a file):
 	// records without their check yet are kept for more (feed), not a
 	// cut.
-	streaming bool
+	Streaming bool
 }
 
-func (d *segmentDecoder) reset(data []byte) {
-	*d = segmentDecoder{
+// Reset starts the decoder on a segment's decompressed records (nil for a
+// stream, whose records come through Feed).
+func (d *Decoder) Reset(data []byte) {
+	*d = Decoder{
 		rest:      data,
 		keys:      d.keys[:0],
 		values:    d.values[:0],
@@ -87,29 +89,29 @@ func (d *segmentDecoder) reset(data []byte) {
 		tookStats: d.tookStats[:0],
 		exc:       d.exc[:0],
 		hasErr:    d.hasErr[:0],
-		hints:     d.hints[:0],
+		Hints:     d.Hints[:0],
 		strings:   d.strings,
 		keySet:    d.keySet,
 		probeSet:  d.probeSet,
-		streaming: d.streaming,
+		Streaming: d.Streaming,
 	}
 	clear(d.strings)
 	clear(d.keySet)
 	clear(d.probeSet)
 }
 
-// next returns the segment's next sample. At the end of the data it
+// Next returns the segment's next sample. At the end of the data it
 // returns ok == false with a nil error, or with the error that stopped it
-// (errCutShort, errBadCheck, errCorrupt).
-func (d *segmentDecoder) next() (s timeline.Sample, ok bool, err error) {
+// (ErrCutShort, ErrBadCheck, ErrCorrupt).
+func (d *Decoder) Next() (s timeline.Sample, ok bool, err error) {
 	s, ok, err = d.read()
 	if !ok && d.nextInfo != nil {
-		d.info, d.nextInfo = d.nextInfo, nil // no sample follows it here
+		d.Info, d.nextInfo = d.nextInfo, nil // no sample follows it here
 	}
 	return s, ok, err
 }
 
-func (d *segmentDecoder) read() (s timeline.Sample, ok bool, err error) {
+func (d *Decoder) read() (s timeline.Sample, ok bool, err error) {
 	if d.held != nil {
 		err, d.held = d.held, nil
 		return s, false, err
@@ -117,7 +119,7 @@ func (d *segmentDecoder) read() (s timeline.Sample, ok bool, err error) {
 	for {
 		if len(d.chunk.b) == 0 {
 			if d.attached {
-				return s, false, errCorrupt // a chunk always ends with a sample
+				return s, false, ErrCorrupt // a chunk always ends with a sample
 			}
 			if err := d.nextChunk(); err != nil || len(d.chunk.b) == 0 {
 				return s, false, err
@@ -126,11 +128,11 @@ func (d *segmentDecoder) read() (s timeline.Sample, ok bool, err error) {
 		typ := d.chunk.byte()
 		payload := d.chunk.bytes(d.chunk.uvarint())
 		if d.chunk.err != nil {
-			return s, false, errCorrupt
+			return s, false, ErrCorrupt
 		}
 		c := cursor{b: payload}
 		switch typ {
-		case recKeyDef:
+		case RecKeyDef:
 			kind := timeline.Kind(c.byte())
 			k := keyKind{timeline.Key{Name: c.string(), Device: c.string()}, kind}
 			if err := defineOnce(&d.keySet, k, len(d.keys)); err != nil {
@@ -154,7 +156,7 @@ func (d *segmentDecoder) read() (s timeline.Sample, ok bool, err error) {
 		case recMarkers:
 			d.pending.Markers = d.readMarkers(&c)
 			d.attached = true
-		case recSample:
+		case RecSample:
 			s = d.pending
 			d.pending, d.attached = timeline.Sample{}, false
 			d.readSample(&c, &s)
@@ -162,15 +164,15 @@ func (d *segmentDecoder) read() (s timeline.Sample, ok bool, err error) {
 				return timeline.Sample{}, false, c.err
 			}
 			if d.nextInfo != nil {
-				d.info, d.nextInfo = d.nextInfo, nil
+				d.Info, d.nextInfo = d.nextInfo, nil
 			}
 			d.hintsAfterSample()
 			return s, true, nil
 		case recHint:
 			d.addHints(&c)
-		case recInfo:
+		case RecInfo:
 			if !d.addInfo(payload) {
-				return timeline.Sample{}, false, errCorrupt
+				return timeline.Sample{}, false, ErrCorrupt
 			}
 		default:
 			// A record type from a newer minor version: skip it.
@@ -187,17 +189,17 @@ func (d *segmentDecoder) read() (s timeline.Sample, ok bool, err error) {
 // current with it too. An info record may come first: it is read ahead,
 // current from the next sample on. Trouble met on the way is held for the
 // next call: the sample before it is good.
-func (d *segmentDecoder) hintsAfterSample() {
+func (d *Decoder) hintsAfterSample() {
 	for {
 		if len(d.chunk.b) == 0 {
 			if err := d.nextChunk(); err != nil {
-				if err != errNeedMore { // a stream: the rest comes with its chunk
+				if err != ErrNeedMore { // a stream: the rest comes with its chunk
 					d.held = err
 				}
 				return
 			}
 		}
-		if len(d.chunk.b) == 0 || (d.chunk.b[0] != recHint && d.chunk.b[0] != recInfo) {
+		if len(d.chunk.b) == 0 || (d.chunk.b[0] != recHint && d.chunk.b[0] != RecInfo) {
 			return
 		}
 		typ := d.chunk.byte()
@@ -211,7 +213,7 @@ func (d *segmentDecoder) hintsAfterSample() {
 			c.fail()
 		}
 		if d.chunk.err != nil || c.err != nil {
-			d.held = cmp.Or(c.err, errCorrupt)
+			d.held = cmp.Or(c.err, ErrCorrupt)
 			return
 		}
 	}
@@ -220,7 +222,7 @@ func (d *segmentDecoder) hintsAfterSample() {
 // addInfo decodes an info record: the description current from the next
 // sample on. A record that does not parse is damage, as any record that
 // passed its check and does not decode.
-func (d *segmentDecoder) addInfo(payload []byte) bool {
+func (d *Decoder) addInfo(payload []byte) bool {
 	info, err := parseInfo(payload)
 	if err != nil {
 		return false
@@ -232,10 +234,10 @@ func (d *segmentDecoder) addInfo(payload []byte) bool {
 // addHints decodes a hint record into d.hints. A snapshot the writer
 // carried over from the segment before is kept only by a reader that
 // starts here: one that read on from there holds it already.
-func (d *segmentDecoder) addHints(c *cursor) {
+func (d *Decoder) addHints(c *cursor) {
 	snap, carried := d.readHints(c)
-	if c.err == nil && (!carried || d.keepCarried) {
-		d.hints = append(d.hints, snap)
+	if c.err == nil && (!carried || d.KeepCarried) {
+		d.Hints = append(d.Hints, snap)
 	}
 }
 
@@ -244,35 +246,35 @@ func (d *segmentDecoder) addHints(c *cursor) {
 // empty with a nil error. It reads each record once: on a stream, a
 // chunk that arrives in pieces is read on from where the last piece
 // ended, with its CRC so far, so decoding stays linear in the data.
-func (d *segmentDecoder) nextChunk() error {
+func (d *Decoder) nextChunk() error {
 	from := d.scanned // d.scanCRC covers d.rest[:from]
 	for d.scanned < len(d.rest) {
 		scan := cursor{b: d.rest[d.scanned:]}
 		typ := scan.byte()
 		n := scan.uvarint()
-		if n > maxSegmentBytes {
-			return errCorrupt // longer than any segment: no more data would complete it
+		if n > MaxSegmentBytes {
+			return ErrCorrupt // longer than any segment: no more data would complete it
 		}
 		payload := scan.bytes(n)
 		if scan.err != nil {
-			if d.streaming {
-				d.scanCRC = crc32.Update(d.scanCRC, castagnoli, d.rest[from:d.scanned])
-				return errNeedMore
+			if d.Streaming {
+				d.scanCRC = crc32.Update(d.scanCRC, Castagnoli, d.rest[from:d.scanned])
+				return ErrNeedMore
 			}
-			return errCutShort // a record runs past the end of the data
+			return ErrCutShort // a record runs past the end of the data
 		}
 		end := len(d.rest) - len(scan.b)
-		if typ != recCheck {
+		if typ != RecCheck {
 			d.scanned = end
 			continue
 		}
 		if len(payload) != 4 {
-			return errCorrupt
+			return ErrCorrupt
 		}
 		start := d.scanned
 		want := uint32(payload[0]) | uint32(payload[1])<<8 | uint32(payload[2])<<16 | uint32(payload[3])<<24
-		if crc32.Update(d.scanCRC, castagnoli, d.rest[from:start]) != want {
-			return errBadCheck
+		if crc32.Update(d.scanCRC, Castagnoli, d.rest[from:start]) != want {
+			return ErrBadCheck
 		}
 		d.chunk = cursor{b: d.rest[:start]}
 		d.rest, d.scanned, d.scanCRC, from = d.rest[end:], 0, 0, 0
@@ -282,24 +284,24 @@ func (d *segmentDecoder) nextChunk() error {
 		return nil
 	}
 	if len(d.rest) > 0 {
-		if d.streaming {
-			d.scanCRC = crc32.Update(d.scanCRC, castagnoli, d.rest[from:d.scanned])
-			return errNeedMore
+		if d.Streaming {
+			d.scanCRC = crc32.Update(d.scanCRC, Castagnoli, d.rest[from:d.scanned])
+			return ErrNeedMore
 		}
 		d.rest = nil
-		return errCutShort // records with no check after them
+		return ErrCutShort // records with no check after them
 	}
 	return nil
 }
 
-// feed appends data that arrived on a stream. Records already taken
+// Feed appends data that arrived on a stream. Records already taken
 // into the current chunk stay where they are: append copies only what is
 // not yet checked when it must grow, so memory holds about one chunk.
-func (d *segmentDecoder) feed(data []byte) {
+func (d *Decoder) Feed(data []byte) {
 	d.rest = append(d.rest, data...)
 }
 
-func (d *segmentDecoder) readSample(c *cursor, s *timeline.Sample) {
+func (d *Decoder) readSample(c *cursor, s *timeline.Sample) {
 	if d.samples == 0 {
 		d.lastAt = c.varint()
 	} else {
@@ -310,8 +312,8 @@ func (d *segmentDecoder) readSample(c *cursor, s *timeline.Sample) {
 	s.At = time.Unix(0, d.lastAt)
 	d.layout = d.readLayout(c, d.layout, len(d.keys))
 	d.decoded += len(d.layout)
-	if d.samples > maxSegmentSamples || d.decoded > maxSegmentValues {
-		c.failWith(errPastBounds)
+	if d.samples > MaxSegmentSamples || d.decoded > maxSegmentValues {
+		c.failWith(ErrPastBounds)
 	}
 	if c.err != nil || len(d.layout) == 0 {
 		return
@@ -321,7 +323,7 @@ func (d *segmentDecoder) readSample(c *cursor, s *timeline.Sample) {
 
 // readValues reads the values of a sample whose layout is d.layout: the
 // exceptions, then the residuals' bits.
-func (d *segmentDecoder) readValues(c *cursor) []timeline.Metric {
+func (d *Decoder) readValues(c *cursor) []timeline.Metric {
 	n := c.count(2) // an exception takes at least two bytes
 	exc := d.exc[:0]
 	next := 0
@@ -362,7 +364,7 @@ func (d *segmentDecoder) readValues(c *cursor) []timeline.Metric {
 }
 
 // readLayout reads a list of ids written by appendLayout, each below max.
-func (d *segmentDecoder) readLayout(c *cursor, prev []int, max int) []int {
+func (d *Decoder) readLayout(c *cursor, prev []int, max int) []int {
 	n := c.uvarint()
 	if n == 0 {
 		return prev
@@ -383,4 +385,26 @@ func (d *segmentDecoder) readLayout(c *cursor, prev []int, max int) []int {
 		next = id + 1
 	}
 	return ids
+}
+
+// HeaderCopy reads the copy of the header that opens the segment the
+// decoder was reset to: the first record of its first chunk, which must be
+// whole and check.
+func (d *Decoder) HeaderCopy() (Header, bool) {
+	if err := d.nextChunk(); err != nil {
+		return Header{}, false
+	}
+	c := d.chunk
+	if c.byte() != RecHeader {
+		return Header{}, false
+	}
+	body := c.bytes(c.uvarint())
+	if c.err != nil {
+		return Header{}, false
+	}
+	h, err := parseHeaderBody(body)
+	if err != nil || h.FormatVersion.Major != FormatVersion.Major {
+		return Header{}, false
+	}
+	return h, true
 }

@@ -1,4 +1,4 @@
-package recordings
+package format
 
 import (
 	"encoding/binary"
@@ -45,7 +45,7 @@ import (
 const (
 	opNaN      = 0
 	opRaw      = 1
-	opAbsolute = 2
+	OpAbsolute = 2 // exported for the tests that write records by hand
 	opOffset   = 3
 )
 
@@ -137,7 +137,7 @@ func (st *valueState) encodeValue(v float64, counter bool, bw *bitWriter, exc []
 	}
 	if den, n, ulps, ok := bestDenominator(v); ok {
 		*st = valueState{den: den, last: n, ulps: ulps != 0}
-		exc = binary.AppendUvarint(exc, opAbsolute)
+		exc = binary.AppendUvarint(exc, OpAbsolute)
 		exc = binary.AppendUvarint(exc, uint64(den))
 		exc = binary.AppendVarint(exc, n)
 		return binary.AppendVarint(exc, ulps), true
@@ -179,7 +179,7 @@ func readException(c *cursor, index int) exception {
 	case opNaN:
 	case opRaw:
 		e.a = int64(c.uint64())
-	case opAbsolute:
+	case OpAbsolute:
 		den := c.uvarint()
 		if den == 0 || den > math.MaxInt64 {
 			c.fail()
@@ -200,7 +200,7 @@ func (st *valueState) apply(e exception, counter bool) (v float64, ok bool) {
 	case opRaw:
 		st.den = 0
 		return math.Float64frombits(uint64(e.a)), true
-	case opAbsolute:
+	case OpAbsolute:
 		*st = valueState{den: e.a, last: e.b, ulps: e.c != 0}
 		return fromParts(e.b, e.a, e.c), true
 	case opOffset:

@@ -1,4 +1,4 @@
-package recordings
+package format
 
 import (
 	"encoding/json"
@@ -16,20 +16,20 @@ import (
 // Like hint snapshots, the latest is carried into each new segment, so a
 // seek finds the description current there by decoding one segment.
 
-// errInfoTooLarge refuses a description larger than a header may be.
-var errInfoTooLarge = errors.New("cannot record a source description over 1 MiB")
+// ErrInfoTooLarge refuses a description larger than a header may be.
+var ErrInfoTooLarge = errors.New("cannot record a source description over 1 MiB")
 
-// marshalInfo is an info record's payload.
-func marshalInfo(info timeline.SourceInfo) ([]byte, error) {
+// MarshalInfo is an info record's payload.
+func MarshalInfo(info timeline.SourceInfo) ([]byte, error) {
 	if err := info.CheckLimits(); err != nil {
 		return nil, fmt.Errorf("cannot record a source description of %w", err)
 	}
-	p, err := json.Marshal(sourceToJSON(info))
+	p, err := json.Marshal(SourceToJSON(info))
 	if err != nil {
 		return nil, fmt.Errorf("source description: %w", err)
 	}
-	if len(p) > maxHeaderBytes {
-		return nil, errInfoTooLarge
+	if len(p) > MaxHeaderBytes {
+		return nil, ErrInfoTooLarge
 	}
 	return p, nil
 }
@@ -43,7 +43,7 @@ func parseInfo(p []byte) (timeline.SourceInfo, error) {
 	if err := counts.check(); err != nil {
 		return timeline.SourceInfo{}, err
 	}
-	var s sourceJSON
+	var s SourceJSON
 	if err := json.Unmarshal(p, &s); err != nil {
 		return timeline.SourceInfo{}, err
 	}

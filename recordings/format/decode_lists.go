@@ -1,4 +1,4 @@
-package recordings
+package format
 
 import (
 	"math"
@@ -13,25 +13,25 @@ import (
 
 // defineOnce adds a key or probe to the set of those a segment defined,
 // making the set if need be. A second definition is damage (the writer
-// defines each once), one past maxSegmentKeys more than a segment holds.
+// defines each once), one past MaxSegmentKeys more than a segment holds.
 func defineOnce[K comparable](set *map[K]struct{}, k K, defined int) error {
 	if *set == nil {
 		*set = make(map[K]struct{})
 	}
 	if _, twice := (*set)[k]; twice {
-		return errCorrupt
+		return ErrCorrupt
 	}
-	if defined >= maxSegmentKeys {
-		return errPastBounds
+	if defined >= MaxSegmentKeys {
+		return ErrPastBounds
 	}
 	(*set)[k] = struct{}{}
 	return nil
 }
 
-func (d *segmentDecoder) readStatuses(c *cursor) []timeline.ProbeStatus {
+func (d *Decoder) readStatuses(c *cursor) []timeline.ProbeStatus {
 	d.probeRows = d.readLayout(c, d.probeRows, len(d.probes))
 	if d.decoded += len(d.probeRows); d.decoded > maxSegmentValues {
-		c.failWith(errPastBounds)
+		c.failWith(ErrPastBounds)
 	}
 	if c.err != nil || len(d.probeRows) == 0 {
 		return nil
@@ -66,7 +66,7 @@ func (d *segmentDecoder) readStatuses(c *cursor) []timeline.ProbeStatus {
 	return out
 }
 
-func (d *segmentDecoder) readProcesses(c *cursor) []timeline.Process {
+func (d *Decoder) readProcesses(c *cursor) []timeline.Process {
 	n := c.count(9) // the smallest process takes nine bytes
 	if !d.chargeList(c, n, processBits) {
 		return nil
@@ -89,7 +89,7 @@ func (d *segmentDecoder) readProcesses(c *cursor) []timeline.Process {
 	return out
 }
 
-func (d *segmentDecoder) readMarkers(c *cursor) []timeline.Marker {
+func (d *Decoder) readMarkers(c *cursor) []timeline.Marker {
 	n := c.count(3)
 	if n == 0 || !d.chargeList(c, n, markerBits) {
 		return nil
@@ -102,11 +102,11 @@ func (d *segmentDecoder) readMarkers(c *cursor) []timeline.Marker {
 }
 
 // chargeList counts a list of n elements of the given bits against the
-// segment's bounds: past maxListLen or maxSegmentListBits, it fails c.
-func (d *segmentDecoder) chargeList(c *cursor, n, bits int) bool {
+// segment's bounds: past MaxListLen or maxSegmentListBits, it fails c.
+func (d *Decoder) chargeList(c *cursor, n, bits int) bool {
 	d.listBits += n * bits
-	if n > maxListLen || d.listBits > maxSegmentListBits {
-		c.failWith(errPastBounds)
+	if n > MaxListLen || d.listBits > maxSegmentListBits {
+		c.failWith(ErrPastBounds)
 		return false
 	}
 	return true
