@@ -1,4 +1,4 @@
-package importer
+package prom
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 // instance of GPU0 with its profile and GPU instance id, its figures its
 // own, not merged into GPU0's.
 func TestReadPrometheusMIGSlices(t *testing.T) {
-	res, err := ReadPrometheus(bytes.NewReader(readPromTestdata(t, "mig-slices.json")), "mig-slices.json")
+	res, err := Read(bytes.NewReader(readPromTestdata(t, "mig-slices.json")), "mig-slices.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func promMIGAnswer(series ...string) string {
 func TestReadPrometheusMIGSlicesOnSeveralHosts(t *testing.T) {
 	answer := promMIGAnswer("node-a 0 - -", "node-a 1 - -", "node-a 1 13 1g.10gb", "node-a 1 1 4g.40gb",
 		"node-b 0 7", "node-b 0 x 1g.10gb", "node-b 1 - -")
-	res, err := ReadPrometheus(strings.NewReader(answer), "answer.json")
+	res, err := Read(strings.NewReader(answer), "answer.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestReadPrometheusMIGSlicesOnSeveralHosts(t *testing.T) {
 	}
 }
 
-func hasPromNote(res *PromResult, part string) bool {
+func hasPromNote(res *Result, part string) bool {
 	for _, n := range res.Info.Notes {
 		if strings.Contains(n, part) {
 			return true

@@ -1,4 +1,4 @@
-package importer
+package prom
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ func TestFetchPrometheusFromAHostileServer(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		handler func(w http.ResponseWriter, r *http.Request)
-		lim     PromQuery
+		lim     Query
 		want    string
 	}{
 		{
@@ -36,7 +36,7 @@ func TestFetchPrometheusFromAHostileServer(t *testing.T) {
 					}
 				}
 			},
-			lim:  PromQuery{MaxAnswerBytes: 1 << 20},
+			lim:  Query{MaxAnswerBytes: 1 << 20},
 			want: "Prometheus at URL: the answer to query DCGM_FI_DEV_GPU_UTIL exceeded 1 MiB; narrow --match or --from/--to, or give a larger --step",
 		},
 		{
@@ -56,7 +56,7 @@ func TestFetchPrometheusFromAHostileServer(t *testing.T) {
 					time.Sleep(10 * time.Millisecond)
 				}
 			},
-			lim:  PromQuery{IdleTimeout: 300 * time.Millisecond},
+			lim:  Query{IdleTimeout: 300 * time.Millisecond},
 			want: "Prometheus at URL sent its answer too slowly: ",
 		},
 		{
@@ -66,13 +66,13 @@ func TestFetchPrometheusFromAHostileServer(t *testing.T) {
 				w.(http.Flusher).Flush()
 				<-r.Context().Done()
 			},
-			lim:  PromQuery{IdleTimeout: 200 * time.Millisecond},
+			lim:  Query{IdleTimeout: 200 * time.Millisecond},
 			want: "Prometheus at URL sent nothing for 200ms (query DCGM_FI_DEV_GPU_UTIL)",
 		},
 		{
 			name:    "no answer at all",
 			handler: func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() },
-			lim:     PromQuery{QueryTimeout: 300 * time.Millisecond},
+			lim:     Query{QueryTimeout: 300 * time.Millisecond},
 			want:    "Prometheus at URL did not answer query DCGM_FI_DEV_GPU_UTIL within 300ms: give a shorter --from/--to",
 		},
 		{
@@ -111,7 +111,7 @@ func TestFetchPrometheusFromAHostileServer(t *testing.T) {
 			runtime.ReadMemStats(&before)
 			done := make(chan error, 1)
 			go func() {
-				_, err := FetchPrometheus(context.Background(), q)
+				_, err := Fetch(context.Background(), q)
 				done <- err
 			}()
 			var err error

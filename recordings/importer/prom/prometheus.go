@@ -1,4 +1,4 @@
-package importer
+package prom
 
 import (
 	"cmp"
@@ -12,13 +12,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings/importer"
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // Prometheus is the format name of an import from Prometheus, by its HTTP
 // API or from saved answers of it.
-const Prometheus Format = "prometheus"
+const Prometheus importer.Format = "prometheus"
 
 // promMetric is a series gputop reads, and how its value becomes gputop's.
 type promMetric struct {
@@ -40,8 +41,8 @@ var promMetrics = []promMetric{
 	{"DCGM_FI_PROF_SM_OCCUPANCY", timeline.GPUSMOccupancy, timeline.Gauge, 100},
 	{"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", timeline.GPUTensor, timeline.Gauge, 100},
 	{"DCGM_FI_PROF_DRAM_ACTIVE", timeline.GPUDRAMBW, timeline.Gauge, 100},
-	{"DCGM_FI_DEV_FB_USED", timeline.GPUMemUsed, timeline.Gauge, mib},
-	{"DCGM_FI_DEV_FB_TOTAL", timeline.GPUMemTotal, timeline.Gauge, mib},
+	{"DCGM_FI_DEV_FB_USED", timeline.GPUMemUsed, timeline.Gauge, importer.MiB},
+	{"DCGM_FI_DEV_FB_TOTAL", timeline.GPUMemTotal, timeline.Gauge, importer.MiB},
 	{"DCGM_FI_DEV_POWER_USAGE", timeline.GPUPower, timeline.Gauge, 1},
 	{"DCGM_FI_DEV_ENFORCED_POWER_LIMIT", timeline.GPUPowerLimit, timeline.Gauge, 1},
 	{"DCGM_FI_DEV_GPU_TEMP", timeline.GPUTemp, timeline.Gauge, 1},
@@ -56,7 +57,7 @@ var promMetrics = []promMetric{
 	{"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", timeline.GPUEnergy, timeline.Counter, 1e-3},
 	// Read only to make gpu.mem_total where FB_TOTAL is not exported
 	// (dcgm-exporter's default list has USED and FREE, not TOTAL).
-	{"DCGM_FI_DEV_FB_FREE", "", timeline.Gauge, mib},
+	{"DCGM_FI_DEV_FB_FREE", "", timeline.Gauge, importer.MiB},
 }
 
 // Fields of promMetrics the assembly treats specially.
@@ -82,9 +83,9 @@ func promIndex(series string) int {
 	return slices.IndexFunc(promMetrics, func(pm promMetric) bool { return pm.series == series })
 }
 
-// PromSeriesNames are the series names an import asks Prometheus for, in
+// SeriesNames are the series names an import asks Prometheus for, in
 // the order it asks.
-func PromSeriesNames() []string {
+func SeriesNames() []string {
 	names := make([]string, 0, len(promMetrics)+1)
 	for _, pm := range promMetrics {
 		names = append(names, pm.series)
@@ -143,7 +144,7 @@ type promSet struct {
 	hosts map[string]*promHost
 	// What was left out, for the notes.
 	noGPU, other, merged, nonFinite, badMIG int
-	outside                                 rangeTally
+	outside                                 importer.RangeTally
 	otherNames                              map[string]bool
 	markers                                 map[promMarker]bool
 	interval                                time.Duration
@@ -157,13 +158,13 @@ func newPromSet() *promSet {
 // or else by the address Prometheus scraped, without its port.
 func hostOf(labels map[string]string) string {
 	if h := labels["Hostname"]; h != "" {
-		return cleanLabel(h)
+		return importer.CleanLabel(h)
 	}
 	inst := labels["instance"]
 	if h, _, err := net.SplitHostPort(inst); err == nil {
-		return cleanLabel(h)
+		return importer.CleanLabel(h)
 	}
-	return cleanLabel(inst)
+	return importer.CleanLabel(inst)
 }
 
 // add takes an answer's series: their points now belong to the set.
@@ -183,7 +184,7 @@ func (set *promSet) add(a *promAnswer) {
 		if name == promMarkerSeries {
 			for _, v := range pts.vals {
 				if len(set.markers) < maxPromMarkers && v > 0 && v < maxPromSeconds {
-					set.markers[promMarker{hostOf(r.Metric), cleanLabel(r.Metric["text"]), int64(math.Round(v * 1000))}] = true
+					set.markers[promMarker{hostOf(r.Metric), importer.CleanLabel(r.Metric["text"]), int64(math.Round(v * 1000))}] = true
 				}
 			}
 			*pts = promPoints{}
@@ -193,19 +194,19 @@ func (set *promSet) add(a *promAnswer) {
 		if !ok {
 			set.other++
 			if len(set.otherNames) < 4 {
-				set.otherNames[cmp.Or(cleanLabel(name), "(no name)")] = true
+				set.otherNames[cmp.Or(importer.CleanLabel(name), "(no name)")] = true
 			}
 			continue
 		}
 		idx, err := strconv.Atoi(r.Metric["gpu"])
-		if err != nil || idx < 0 || idx > maxGPUIndex {
+		if err != nil || idx < 0 || idx > importer.MaxGPUIndex {
 			set.noGPU++
 			continue
 		}
 		gi := r.Metric["GPU_I_ID"]
 		if gi != "" {
 			// A MIG instance: a GPU of its own, a slice of GPU idx.
-			if n, err := strconv.Atoi(gi); err != nil || n < 0 || n > maxGPUIndex || strconv.Itoa(n) != gi {
+			if n, err := strconv.Atoi(gi); err != nil || n < 0 || n > importer.MaxGPUIndex || strconv.Itoa(n) != gi {
 				set.badMIG++
 				continue
 			}
@@ -238,9 +239,9 @@ func (set *promSet) gpu(id promGPUID, labels map[string]string) *promGPU {
 		g = &promGPU{id: id, series: make([]pointTimes, len(promMetrics)), vals: make([][]float64, len(promMetrics))}
 		set.gpus[id] = g
 	}
-	g.name = cmp.Or(g.name, cleanLabel(labels["modelName"]))
-	g.uuid = cmp.Or(g.uuid, cleanLabel(labels["UUID"]))
-	g.pciBus = cmp.Or(g.pciBus, cleanLabel(labels["pci_bus_id"]))
+	g.name = cmp.Or(g.name, importer.CleanLabel(labels["modelName"]))
+	g.uuid = cmp.Or(g.uuid, importer.CleanLabel(labels["UUID"]))
+	g.pciBus = cmp.Or(g.pciBus, importer.CleanLabel(labels["pci_bus_id"]))
 	return g
 }
 
@@ -250,16 +251,16 @@ func (set *promSet) addInfo(labels map[string]string) {
 		h = &promHost{}
 		set.hosts[hostOf(labels)] = h
 	}
-	h.driver = cmp.Or(h.driver, cleanLabel(labels["driver"]))
-	h.cuda = cmp.Or(h.cuda, cleanLabel(labels["cuda"]))
-	h.source = cmp.Or(h.source, cleanLabel(labels["source"]))
-	h.scenario = cmp.Or(h.scenario, cleanLabel(labels["scenario"]))
+	h.driver = cmp.Or(h.driver, importer.CleanLabel(labels["driver"]))
+	h.cuda = cmp.Or(h.cuda, importer.CleanLabel(labels["cuda"]))
+	h.source = cmp.Or(h.source, importer.CleanLabel(labels["source"]))
+	h.scenario = cmp.Or(h.scenario, importer.CleanLabel(labels["scenario"]))
 }
 
-// PromResult is an import from Prometheus: its samples are made one at a
+// Result is an import from Prometheus: its samples are made one at a
 // time as Each writes them, so that a day of a cluster never sits in
 // memory as samples.
-type PromResult struct {
+type Result struct {
 	// Info describes the import: Kind timeline.Imported, the hosts (when
 	// there are several) and their GPUs numbered across the session, the
 	// step and notes on what was left out.
@@ -282,7 +283,7 @@ type PromResult struct {
 const maxPromMarkers = 100_000
 
 // result sorts what was gathered into a recording's worth of samples.
-func (set *promSet) result(origin string) (*PromResult, error) {
+func (set *promSet) result(origin string) (*Result, error) {
 	if len(set.gpus) == 0 {
 		return nil, set.nothing()
 	}
@@ -298,7 +299,7 @@ func (set *promSet) result(origin string) (*PromResult, error) {
 			hostNames = append(hostNames, g.id.host)
 		}
 	}
-	res := &PromResult{gpus: gpus}
+	res := &Result{gpus: gpus}
 	res.Info = timeline.SourceInfo{Kind: timeline.Imported, Origin: origin}
 	multi := len(hostNames) > 1
 	if multi && hostNames[0] == "" {
@@ -377,7 +378,7 @@ func (set *promSet) result(origin string) (*PromResult, error) {
 
 // placeMarkers keeps the markers within the samples' span, in time order,
 // their text prefixed by their host's name among several.
-func (res *PromResult) placeMarkers(set *promSet, multi bool) {
+func (res *Result) placeMarkers(set *promSet, multi bool) {
 	first, last := res.First.UnixMilli(), res.Last.UnixMilli()
 	found := slices.SortedFunc(maps.Keys(set.markers), func(a, b promMarker) int {
 		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.host, b.host), cmp.Compare(a.text, b.text))
@@ -409,7 +410,7 @@ func (set *promSet) nothing() error {
 // errNoSeries is an answer without a single GPU series.
 var errNoSeries = fmt.Errorf("no GPU series in it")
 
-func (set *promSet) notes(res *PromResult) []string {
+func (set *promSet) notes(res *Result) []string {
 	var out []string
 	if set.merged > 0 {
 		out = append(out, fmt.Sprintf("%s at a time another series of the same GPU and metric already had: kept the first (two exporters on one host?)",
@@ -418,7 +419,7 @@ func (set *promSet) notes(res *PromResult) []string {
 	if set.nonFinite > 0 {
 		out = append(out, fmt.Sprintf("%s NaN or infinite: read as gaps", units.Count(set.nonFinite, "point")))
 	}
-	out = append(out, set.outside.notes()...)
+	out = append(out, set.outside.Notes()...)
 	if res.jump.Dropped > 0 {
 		out = append(out, res.jump.String())
 	}
@@ -470,7 +471,7 @@ func (g *promGPU) info(i int) timeline.GPUInfo {
 		info.Name = strings.TrimSpace(g.name + " MIG " + info.MIGProfile)
 	}
 	if v := g.vals[promFBTotal]; len(v) > 0 {
-		info.MemTotal = v[0] * mib
+		info.MemTotal = v[0] * importer.MiB
 	} else if g.deriveTot {
 		if total, ok := g.derivedTotal(); ok {
 			info.MemTotal = total
@@ -528,14 +529,14 @@ func (g *promGPU) derivedTotal() (float64, bool) {
 		case tu > tf:
 			free.step(&cf)
 		default:
-			return (g.vals[promFBUsed][cu.i] + g.vals[promFBFree][cf.i]) * mib, true
+			return (g.vals[promFBUsed][cu.i] + g.vals[promFBFree][cf.i]) * importer.MiB, true
 		}
 	}
 }
 
 // count walks the samples Each will make without making them, and finds
 // where a jump of more than timeline.MaxSampleGap ends them.
-func (res *PromResult) count() {
+func (res *Result) count() {
 	res.reset()
 	res.end = math.MaxInt64
 	for {
@@ -564,14 +565,14 @@ func (res *PromResult) count() {
 	res.reset()
 }
 
-func (res *PromResult) reset() {
+func (res *Result) reset() {
 	for _, g := range res.gpus {
 		clear(g.cursor)
 	}
 }
 
 // next is the earliest time of a point not yet taken.
-func (res *PromResult) next() (int64, bool) {
+func (res *Result) next() (int64, bool) {
 	t, found := int64(math.MaxInt64), false
 	for _, g := range res.gpus {
 		for m := range g.series {
@@ -584,7 +585,7 @@ func (res *PromResult) next() (int64, bool) {
 }
 
 // advance takes every point at time t.
-func (res *PromResult) advance(t int64) {
+func (res *Result) advance(t int64) {
 	for _, g := range res.gpus {
 		for m := range g.series {
 			if at, ok := g.series[m].at(&g.cursor[m]); ok && at == t {
@@ -596,7 +597,7 @@ func (res *PromResult) advance(t int64) {
 
 // medianSpacing is the median time between consecutive points of the
 // longest series: the interval of a file whose answers do not say it.
-func (res *PromResult) medianSpacing() time.Duration {
+func (res *Result) medianSpacing() time.Duration {
 	var most *pointTimes
 	for _, g := range res.gpus {
 		for m := range g.series {
@@ -616,14 +617,14 @@ func (res *PromResult) medianSpacing() time.Duration {
 	for i := range gaps {
 		gaps[i] = longest[i+1] - longest[i]
 	}
-	return time.Duration(median(gaps)) * time.Millisecond
+	return time.Duration(importer.Median(gaps)) * time.Millisecond
 }
 
 // Each makes the samples in time order, one per time any series has a
 // point, and gives each to write; the sample and its metrics are reused
 // for the next one. A metric without a point at that time is absent from
 // the sample: a gap, never a zero.
-func (res *PromResult) Each(write func(*timeline.Sample) error) error {
+func (res *Result) Each(write func(*timeline.Sample) error) error {
 	res.reset()
 	defer res.reset()
 	devices := make([]string, len(res.gpus))
@@ -662,12 +663,12 @@ func (res *PromResult) Each(write func(*timeline.Sample) error) error {
 				case promFBUsed:
 					used, haveUsed = v, true
 				case promThrottle:
-					v = throttleFromNVML(uint64(max(v, 0)))
+					v = importer.ThrottleFromNVML(uint64(max(v, 0)))
 				}
 				s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: pm.metric, Device: devices[i]}, Kind: pm.kind, Value: v * pm.scale})
 			}
 			if g.deriveTot && haveUsed && haveFree {
-				s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: timeline.GPUMemTotal, Device: devices[i]}, Kind: timeline.Gauge, Value: (used + free) * mib})
+				s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: timeline.GPUMemTotal, Device: devices[i]}, Kind: timeline.Gauge, Value: (used + free) * importer.MiB})
 			}
 		}
 		if err := write(&s); err != nil {
@@ -676,14 +677,14 @@ func (res *PromResult) Each(write func(*timeline.Sample) error) error {
 	}
 }
 
-// ReadPrometheus imports saved answers of Prometheus' HTTP API: one
+// Read imports saved answers of Prometheus' HTTP API: one
 // query_range answer, several one after another, or a JSON array of them.
 // origin names them for SourceInfo.Origin.
 //
 // Answers are read one at a time, each at most 64 MiB (promlimits.go); a
 // file saved as UTF-16 (PowerShell's `>`) is read as such.
-func ReadPrometheus(r io.Reader, origin string) (*PromResult, error) {
-	text, encoding, err := decodeText(r)
+func Read(r io.Reader, origin string) (*Result, error) {
+	text, encoding, err := importer.DecodeText(r)
 	if err != nil {
 		return nil, err
 	}
@@ -691,7 +692,7 @@ func ReadPrometheus(r io.Reader, origin string) (*PromResult, error) {
 	if err := decodeAnswers(text, func(a *promAnswer) error { set.add(a); return nil }); err != nil {
 		return nil, err
 	}
-	res, err := set.result(fmt.Sprintf("%s (%s)", cleanLabel(origin), Prometheus))
+	res, err := set.result(fmt.Sprintf("%s (%s)", importer.CleanLabel(origin), Prometheus))
 	if err == nil && encoding != "" {
 		res.Info.Notes = append(res.Info.Notes, fmt.Sprintf("the file is %s text (a Windows tool's): read as such", encoding))
 	}

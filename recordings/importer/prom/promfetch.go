@@ -1,4 +1,4 @@
-package importer
+package prom
 
 import (
 	"cmp"
@@ -18,8 +18,8 @@ import (
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
-// PromQuery says what to read from Prometheus.
-type PromQuery struct {
+// Query says what to read from Prometheus.
+type Query struct {
 	// URL is Prometheus' address, http://host:9090, with the path prefix
 	// it is served under, if any (http://host/prometheus).
 	URL string
@@ -64,9 +64,9 @@ const (
 	dialTimeout     = 10 * time.Second
 )
 
-// PromSelector checks label matchers given as --match and returns them
+// Selector checks label matchers given as --match and returns them
 // without braces, ready to follow a series name.
-func PromSelector(match string) (string, error) {
+func Selector(match string) (string, error) {
 	m := strings.TrimSpace(match)
 	if m == "" {
 		return "", nil
@@ -108,15 +108,15 @@ func promChunks(from, to time.Time, step time.Duration, maxPoints int) [][2]time
 	return out
 }
 
-// FetchPrometheus reads every GPU series of q from Prometheus'
+// Fetch reads every GPU series of q from Prometheus'
 // /api/v1/query_range, a series and a stretch of time per query, each
 // stretch short enough to stay under Prometheus' points limit.
-func FetchPrometheus(ctx context.Context, q PromQuery) (*PromResult, error) {
+func Fetch(ctx context.Context, q Query) (*Result, error) {
 	base, err := url.Parse(q.URL)
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 		return nil, fmt.Errorf("%q is not Prometheus' address, such as http://prometheus:9090", q.URL)
 	}
-	matchers, err := PromSelector(q.Match)
+	matchers, err := Selector(q.Match)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func FetchPrometheus(ctx context.Context, q PromQuery) (*PromResult, error) {
 	lim := queryLimits{query: cmp.Or(q.QueryTimeout, queryTimeout), idle: cmp.Or(q.IdleTimeout, idleTimeout), bytes: q.MaxAnswerBytes}
 
 	var jobs []promJob
-	for _, name := range PromSeriesNames() {
+	for _, name := range SeriesNames() {
 		query := name
 		if matchers != "" {
 			query += "{" + matchers + "}"

@@ -1,4 +1,4 @@
-package importer
+package prom
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func BenchmarkImportPrometheus24h8x8(b *testing.B) {
 	p := &fakeProm{hosts: 8, gpus: 8}
 	srv := startFakeProm(b, p)
 	dir := b.TempDir()
-	q := PromQuery{URL: srv.URL, From: fakeStart, To: fakeStart.Add(24 * time.Hour), Step: 15 * time.Second}
+	q := Query{URL: srv.URL, From: fakeStart, To: fakeStart.Add(24 * time.Hour), Step: 15 * time.Second}
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -40,7 +40,7 @@ func BenchmarkImportPrometheus24h8x8(b *testing.B) {
 		if i > 0 {
 			runtime.GC() // each import from a clean heap, as the command runs
 		}
-		res, err := FetchPrometheus(context.Background(), q)
+		res, err := Fetch(context.Background(), q)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package importer
+package prom
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ func readPromTestdata(t *testing.T, name string) []byte {
 }
 
 // collect runs Each and keeps copies of the samples.
-func collect(t testing.TB, res *PromResult) []timeline.Sample {
+func collect(t testing.TB, res *Result) []timeline.Sample {
 	t.Helper()
 	var out []timeline.Sample
 	err := res.Each(func(s *timeline.Sample) error {
@@ -51,7 +51,7 @@ func collect(t testing.TB, res *PromResult) []timeline.Sample {
 // checkPromSamples checks what every import promises: samples in strictly
 // increasing time, from First to Last, each metric of a GPU the header
 // lists, once, and never NaN.
-func checkPromSamples(t testing.TB, res *PromResult, samples []timeline.Sample) {
+func checkPromSamples(t testing.TB, res *Result, samples []timeline.Sample) {
 	t.Helper()
 	gpus := map[string]bool{}
 	for _, g := range res.Info.GPUs {
@@ -87,7 +87,7 @@ func promValue(s timeline.Sample, name, device string) (float64, bool) {
 // each GPU numbered across the session, hosts in name order, values in
 // gputop's units.
 func TestReadPrometheusSavedAnswersOfTwoHosts(t *testing.T) {
-	res, err := ReadPrometheus(bytes.NewReader(readPromTestdata(t, "two-hosts-concatenated.json")), "saved.json")
+	res, err := Read(bytes.NewReader(readPromTestdata(t, "two-hosts-concatenated.json")), "saved.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,11 +162,11 @@ func TestReadPrometheusArrayOfAnswers(t *testing.T) {
 	lines := bytes.Split(bytes.TrimSpace(raw), []byte("\n"))
 	array := append([]byte("[\n"), bytes.Join(lines, []byte(",\n"))...)
 	array = append(array, "\n]"...)
-	a, err := ReadPrometheus(bytes.NewReader(array), "x")
+	a, err := Read(bytes.NewReader(array), "x")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := ReadPrometheus(bytes.NewReader(raw), "x")
+	b, err := Read(bytes.NewReader(raw), "x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestReadPrometheusArrayOfAnswers(t *testing.T) {
 // A target that stopped answering is a gap in its host's series: no
 // metric of its GPUs in those samples, the other host's still there.
 func TestReadPrometheusGapIsAGap(t *testing.T) {
-	res, err := ReadPrometheus(bytes.NewReader(readPromTestdata(t, "gap-target-down.json")), "gap.json")
+	res, err := Read(bytes.NewReader(readPromTestdata(t, "gap-target-down.json")), "gap.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestReadPrometheusGapIsAGap(t *testing.T) {
 
 // An instant vector (a saved /api/v1/query) is one sample.
 func TestReadPrometheusInstantVector(t *testing.T) {
-	res, err := ReadPrometheus(bytes.NewReader(readPromTestdata(t, "instant-vector.json")), "v.json")
+	res, err := Read(bytes.NewReader(readPromTestdata(t, "instant-vector.json")), "v.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestReadPrometheusInstantVector(t *testing.T) {
 // in a recording made on it.
 func TestReadPrometheusOneHost(t *testing.T) {
 	in := `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"3","Hostname":"node7"},"values":[[1,"50"],[2,"60"]]}]}}`
-	res, err := ReadPrometheus(strings.NewReader(in), "v.json")
+	res, err := Read(strings.NewReader(in), "v.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestReadPrometheusRefusesInOneLine(t *testing.T) {
 		{"nothing", `{"status":"success","data":{"resultType":"matrix","result":[]}}`, "no GPU series"},
 		{"only NaN", `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0"},"values":[[1,"NaN"]]}]}}`, "no GPU series"},
 	} {
-		_, err := ReadPrometheus(strings.NewReader(c.in), "f.json")
+		_, err := Read(strings.NewReader(c.in), "f.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error %v, want one line with %q", c.name, err, c.want)
 		}
@@ -262,7 +262,7 @@ func TestReadPrometheusRefusesInOneLine(t *testing.T) {
 // NaN points (a value Prometheus can hold) are gaps, and a note says so.
 func TestReadPrometheusNaNIsAGap(t *testing.T) {
 	in := `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0","Hostname":"n"},"values":[[1,"50"],[2,"NaN"],[3,"+Inf"],[4,"60"]]}]}}`
-	res, err := ReadPrometheus(strings.NewReader(in), "f.json")
+	res, err := Read(strings.NewReader(in), "f.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func TestReadPrometheusMemoryTotalFromUsedAndFree(t *testing.T) {
 	in := `{"status":"success","data":{"resultType":"matrix","result":[` +
 		`{"metric":{"__name__":"DCGM_FI_DEV_FB_USED","gpu":"0","instance":"10.0.0.1:9400"},"values":[[1,"1024"],[2,"2048"]]},` +
 		`{"metric":{"__name__":"DCGM_FI_DEV_FB_FREE","gpu":"0","instance":"10.0.0.1:9400"},"values":[[1,"80000"],[2,"78976"]]}]}}`
-	res, err := ReadPrometheus(strings.NewReader(in), "f.json")
+	res, err := Read(strings.NewReader(in), "f.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,11 +300,11 @@ func TestReadPrometheusMemoryTotalFromUsedAndFree(t *testing.T) {
 	}
 }
 
-func fetchFake(t *testing.T, p *fakeProm, q PromQuery) (*PromResult, error) {
+func fetchFake(t *testing.T, p *fakeProm, q Query) (*Result, error) {
 	t.Helper()
 	srv := startFakeProm(t, p)
 	q.URL = srv.URL
-	return FetchPrometheus(context.Background(), q)
+	return Fetch(context.Background(), q)
 }
 
 // A range longer than Prometheus' points limit is asked for in stretches
@@ -314,14 +314,14 @@ func TestFetchPrometheusInChunksUnderThePointsLimit(t *testing.T) {
 	// Three stretches of at most 1,000 points (10,000 by default: the
 	// same arithmetic, quicker to test).
 	const steps = 2_500
-	res, err := fetchFake(t, p, PromQuery{From: fakeStart, To: fakeStart.Add(steps * time.Second), Step: time.Second, Match: `{job="dcgm"}`, MaxPoints: 1000})
+	res, err := fetchFake(t, p, Query{From: fakeStart, To: fakeStart.Add(steps * time.Second), Step: time.Second, Match: `{job="dcgm"}`, MaxPoints: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := p.maxPoints.Load(); got != 1000 {
 		t.Errorf("the largest query asked for %d points per series, want 1000", got)
 	}
-	if want := int64(3 * len(PromSeriesNames())); p.queries.Load() != want {
+	if want := int64(3 * len(SeriesNames())); p.queries.Load() != want {
 		t.Errorf("%d queries, want %d", p.queries.Load(), want)
 	}
 	if res.Samples != steps+1 || !res.First.Equal(fakeStart) || res.Info.Interval != time.Second {
@@ -350,7 +350,7 @@ func TestFetchPrometheusInChunksUnderThePointsLimit(t *testing.T) {
 func TestFetchPrometheusGapsStayGaps(t *testing.T) {
 	down := [2]int64{fakeStart.Add(10 * time.Minute).UnixMilli(), fakeStart.Add(20 * time.Minute).UnixMilli()}
 	p := &fakeProm{hosts: 2, gpus: 1, gap: func(h int, at int64) bool { return h == 1 && at >= down[0] && at < down[1] }}
-	res, err := fetchFake(t, p, PromQuery{From: fakeStart, To: fakeStart.Add(time.Hour), Step: 15 * time.Second})
+	res, err := fetchFake(t, p, Query{From: fakeStart, To: fakeStart.Add(time.Hour), Step: 15 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +364,7 @@ func TestFetchPrometheusGapsStayGaps(t *testing.T) {
 }
 
 func TestFetchPrometheusRefusesInOneLine(t *testing.T) {
-	hour := PromQuery{From: fakeStart, To: fakeStart.Add(time.Hour), Step: 15 * time.Second}
+	hour := Query{From: fakeStart, To: fakeStart.Add(time.Hour), Step: 15 * time.Second}
 	// A port held by a socket bound but not listening refuses connections
 	// for the whole test; one listened on and closed could be taken by the
 	// fake's next server.
@@ -385,22 +385,22 @@ func TestFetchPrometheusRefusesInOneLine(t *testing.T) {
 	}()
 	for _, c := range []struct {
 		name string
-		q    PromQuery
+		q    Query
 		url  string // "" for the fake
 		want string
 	}{
 		{"unreachable", hour, closed, "cannot reach Prometheus at " + closed + ": connect: connection refused"},
 		{"not a URL", hour, "ftp://x", "is not Prometheus' address"},
-		{"empty range", PromQuery{From: fakeStart, To: fakeStart, Step: time.Second}, "", "the range is empty: 2026-11-24T08:00:00Z is not before 2026-11-24T08:00:00Z"},
-		{"matches nothing", PromQuery{From: hour.From, To: hour.To, Step: hour.Step, Match: `job="none"`}, "", `no GPU series match {job="none"} from 2026-11-24T08:00:00Z to 2026-11-24T09:00:00Z`},
-		{"a series as selector", PromQuery{From: hour.From, To: hour.To, Step: hour.Step, Match: `up{job="x"}`}, "", "give only label matchers"},
-		{"step too fine", PromQuery{From: hour.From, To: hour.From.Add(365 * 24 * time.Hour), Step: time.Millisecond}, "", "give a larger step"},
-		{"too many points for Prometheus", PromQuery{From: hour.From, To: hour.From.Add(20000 * time.Second), Step: time.Second, MaxPoints: 20000}, "", "Prometheus says bad_data: exceeded maximum resolution of 11,000 points per timeseries"},
+		{"empty range", Query{From: fakeStart, To: fakeStart, Step: time.Second}, "", "the range is empty: 2026-11-24T08:00:00Z is not before 2026-11-24T08:00:00Z"},
+		{"matches nothing", Query{From: hour.From, To: hour.To, Step: hour.Step, Match: `job="none"`}, "", `no GPU series match {job="none"} from 2026-11-24T08:00:00Z to 2026-11-24T09:00:00Z`},
+		{"a series as selector", Query{From: hour.From, To: hour.To, Step: hour.Step, Match: `up{job="x"}`}, "", "give only label matchers"},
+		{"step too fine", Query{From: hour.From, To: hour.From.Add(365 * 24 * time.Hour), Step: time.Millisecond}, "", "give a larger step"},
+		{"too many points for Prometheus", Query{From: hour.From, To: hour.From.Add(20000 * time.Second), Step: time.Second, MaxPoints: 20000}, "", "Prometheus says bad_data: exceeded maximum resolution of 11,000 points per timeseries"},
 	} {
 		var err error
 		if c.url != "" {
 			c.q.URL = c.url
-			_, err = FetchPrometheus(context.Background(), c.q)
+			_, err = Fetch(context.Background(), c.q)
 		} else {
 			_, err = fetchFake(t, &fakeProm{hosts: 1, gpus: 1}, c.q)
 		}
@@ -426,7 +426,7 @@ func TestFetchPrometheusFromSomethingElse(t *testing.T) {
 			w.Write([]byte(c.body))
 		}))
 		defer srv.Close()
-		_, err := FetchPrometheus(context.Background(), PromQuery{URL: srv.URL, From: fakeStart, To: fakeStart.Add(time.Minute), Step: time.Second})
+		_, err := Fetch(context.Background(), Query{URL: srv.URL, From: fakeStart, To: fakeStart.Add(time.Minute), Step: time.Second})
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error %v, want one line with %q", c.name, err, c.want)
 		}
@@ -514,7 +514,7 @@ func TestReadPrometheusMergesDuplicateSeries(t *testing.T) {
 	in := `{"status":"success","data":{"resultType":"matrix","result":[` +
 		`{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0","Hostname":"n","job":"dcgm"},"values":[[1,"10"],[2,"20"]]},` +
 		`{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0","Hostname":"n","job":"gputop"},"values":[[2,"99"],[3,"30"]]}]}}`
-	res, err := ReadPrometheus(strings.NewReader(in), "f.json")
+	res, err := Read(strings.NewReader(in), "f.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -542,14 +542,14 @@ func TestFetchPrometheusBasicAuthStaysOutOfTheRecording(t *testing.T) {
 	}))
 	defer srv.Close()
 	u := strings.Replace(srv.URL, "http://", "http://ops:s3cret@", 1)
-	res, err := FetchPrometheus(context.Background(), PromQuery{URL: u, From: fakeStart, To: fakeStart.Add(time.Minute), Step: 15 * time.Second})
+	res, err := Fetch(context.Background(), Query{URL: u, From: fakeStart, To: fakeStart.Add(time.Minute), Step: 15 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(res.Info.Origin, "s3cret") || !strings.Contains(res.Info.Origin, "ops:xxxxx@") {
 		t.Errorf("origin %q", res.Info.Origin)
 	}
-	_, err = FetchPrometheus(context.Background(), PromQuery{URL: srv.URL, From: fakeStart, To: fakeStart.Add(time.Minute), Step: 15 * time.Second})
+	_, err = Fetch(context.Background(), Query{URL: srv.URL, From: fakeStart, To: fakeStart.Add(time.Minute), Step: 15 * time.Second})
 	if err == nil || !strings.Contains(err.Error(), "answers 401 Unauthorized: give a user and password in the URL") {
 		t.Errorf("without the password: %v", err)
 	}
@@ -561,7 +561,7 @@ func TestReadPrometheusUnlabelledHost(t *testing.T) {
 	in := `{"status":"success","data":{"resultType":"matrix","result":[` +
 		`{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0","Hostname":"n1"},"values":[[1,"10"]]},` +
 		`{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0"},"values":[[1,"20"]]}]}}`
-	res, err := ReadPrometheus(strings.NewReader(in), "f.json")
+	res, err := Read(strings.NewReader(in), "f.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -581,7 +581,7 @@ func TestReadPrometheusMarkers(t *testing.T) {
 		`{"metric":{"__name__":"gputop_last_marker_timestamp_seconds","text":"warmup","Hostname":"a"},"values":[[100,"50"],[115,"50"]]},` +
 		`{"metric":{"__name__":"gputop_last_marker_timestamp_seconds","text":"epoch 1","Hostname":"a"},"values":[[115,"103.5"],[130,"103.5"]]},` +
 		`{"metric":{"__name__":"gputop_last_marker_timestamp_seconds","text":"eval","Hostname":"b"},"values":[[130,"130"]]}]}}`
-	res, err := ReadPrometheus(strings.NewReader(in), "f.json")
+	res, err := Read(strings.NewReader(in), "f.json")
 	if err != nil {
 		t.Fatal(err)
 	}
