@@ -11,8 +11,8 @@ import (
 
 // TestPackageDependencies guards the shape of the code (docs/architecture.md)
 // with a test rather than with memory: timeline is the shared vocabulary and
-// imports only the standard library; its analysis imports only timeline,
-// and its report only those two; the UI cannot tell live from replay
+// imports only the standard library; its analysis imports only timeline
+// (and its units and phases), and its report only those; the UI cannot tell live from replay
 // because it imports neither probes nor recordings, and shows the analysis
 // without the report's writers; probes never draw, and never depend on the
 // demo that simulates them.
@@ -26,10 +26,13 @@ func TestPackageDependencies(t *testing.T) {
 		{"timeline", std},
 		{"timeline/units", std},
 		{"timeline/analysis", func(p string) bool {
-			return std(p) || p == module+"timeline" || p == module+"timeline/units"
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis/phases"
 		}},
+		// How judged windows become phases: the vocabulary alone.
+		{"timeline/analysis/phases", func(p string) bool { return std(p) || p == module+"timeline" }},
 		{"timeline/report", func(p string) bool {
-			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis"
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis" ||
+				p == module+"timeline/analysis/phases"
 		}},
 		// The exporter turns samples and the analysis into Prometheus
 		// metrics: like the report, it cannot tell live from demo from

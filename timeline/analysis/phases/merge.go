@@ -1,4 +1,4 @@
-package analysis
+package phases
 
 import (
 	"container/heap"
@@ -6,13 +6,13 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// phaseRun is a stretch of windows of one kind, in Unix nanoseconds.
-type phaseRun struct {
-	start, end int64
-	kind       timeline.PhaseKind
+// Run is a stretch of windows of one kind, in Unix nanoseconds.
+type Run struct {
+	Start, End int64
+	Kind       timeline.PhaseKind
 }
 
-// phaseAbsorb merges every run shorter than minLen into its neighbours,
+// Absorb merges every run shorter than minLen into its neighbours,
 // shortest first (the earliest among equals), until none is left or one run
 // remains. A short run between two runs of one kind joins them into one
 // (busy, a 2 s dip, busy: one busy phase); otherwise the longer neighbour
@@ -21,7 +21,7 @@ type phaseRun struct {
 // Shortest first matters for a sawtooth: merging in time order would let the
 // first tooth decide the kind of the whole stretch. A heap keeps it
 // O(n log n), since a day of 5 s windows can start as 17,280 runs.
-func phaseAbsorb(runs []phaseRun, minLen int64) []phaseRun {
+func Absorb(runs []Run, minLen int64) []Run {
 	if len(runs) < 2 {
 		return runs
 	}
@@ -31,8 +31,8 @@ func phaseAbsorb(runs []phaseRun, minLen int64) []phaseRun {
 	h := &phaseRunHeap{}
 	for i := range runs {
 		prev[i], next[i], alive[i] = i-1, i+1, true
-		if runs[i].end-runs[i].start < minLen {
-			h.items = append(h.items, phaseHeapItem{i, runs[i].start, runs[i].end - runs[i].start})
+		if runs[i].End-runs[i].Start < minLen {
+			h.items = append(h.items, phaseHeapItem{i, runs[i].Start, runs[i].End - runs[i].Start})
 		}
 	}
 	next[n-1] = -1
@@ -52,28 +52,28 @@ func phaseAbsorb(runs []phaseRun, minLen int64) []phaseRun {
 		it := heap.Pop(h).(phaseHeapItem)
 		i := it.run
 		r := runs[i]
-		if !alive[i] || r.end-r.start != it.length || r.start != it.start {
+		if !alive[i] || r.End-r.Start != it.length || r.Start != it.start {
 			continue // merged away, or grown since it was pushed
 		}
 		l, rt := prev[i], next[i]
 		var into int
 		switch {
-		case l >= 0 && rt >= 0 && runs[l].kind == runs[rt].kind:
-			runs[l].end = runs[rt].end
+		case l >= 0 && rt >= 0 && runs[l].Kind == runs[rt].Kind:
+			runs[l].End = runs[rt].End
 			unlink(i)
 			unlink(rt)
 			into = l
-		case rt < 0 || (l >= 0 && runs[l].end-runs[l].start >= runs[rt].end-runs[rt].start):
-			runs[l].end = r.end
+		case rt < 0 || (l >= 0 && runs[l].End-runs[l].Start >= runs[rt].End-runs[rt].Start):
+			runs[l].End = r.End
 			unlink(i)
 			into = l
 		default:
-			runs[rt].start = r.start
+			runs[rt].Start = r.Start
 			unlink(i)
 			into = rt
 		}
-		if d := runs[into].end - runs[into].start; d < minLen {
-			heap.Push(h, phaseHeapItem{into, runs[into].start, d})
+		if d := runs[into].End - runs[into].Start; d < minLen {
+			heap.Push(h, phaseHeapItem{into, runs[into].Start, d})
 		}
 	}
 	out := runs[:0]

@@ -1,4 +1,4 @@
-package analysis
+package phases
 
 import (
 	"testing"
@@ -42,7 +42,7 @@ func TestMarkerPhases(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := MarkerPhases(tt.markers, at(tt.from), at(tt.to))
+			got := FromMarkers(tt.markers, at(tt.from), at(tt.to))
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d phases %+v, want %d", len(got), got, len(tt.want))
 			}
