@@ -11,8 +11,8 @@ import (
 
 // TestPackageDependencies guards the shape of the code (docs/architecture.md)
 // with a test rather than with memory: timeline is the shared vocabulary and
-// imports only the standard library; its analysis imports only timeline,
-// and its report only those two; the UI cannot tell live from replay
+// imports only the standard library; its analysis imports only timeline
+// (and its units and phases), and its report only those; the UI cannot tell live from replay
 // because it imports neither probes nor recordings, and shows the analysis
 // without the report's writers; probes never draw, and never depend on the
 // demo that simulates them.
@@ -26,10 +26,13 @@ func TestPackageDependencies(t *testing.T) {
 		{"timeline", std},
 		{"timeline/units", std},
 		{"timeline/analysis", func(p string) bool {
-			return std(p) || p == module+"timeline" || p == module+"timeline/units"
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis/phases"
 		}},
+		// How judged windows become phases: the vocabulary alone.
+		{"timeline/analysis/phases", func(p string) bool { return std(p) || p == module+"timeline" }},
 		{"timeline/report", func(p string) bool {
-			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis"
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis" ||
+				p == module+"timeline/analysis/phases"
 		}},
 		// The exporter turns samples and the analysis into Prometheus
 		// metrics: like the report, it cannot tell live from demo from
@@ -40,10 +43,20 @@ func TestPackageDependencies(t *testing.T) {
 		}},
 		{"timeline/timelinetest", func(p string) bool { return std(p) || p == module+"timeline" }},
 		{"recordings", func(p string) bool {
-			return std(p) || p == module+"timeline" || p == module+"timeline/units" || strings.HasPrefix(p, "github.com/klauspost/compress/")
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"recordings/format" ||
+				strings.HasPrefix(p, "github.com/klauspost/compress/")
 		}},
+		// The bytes of a recording: no files, no compression of its own
+		// (the zstd frames are recordings'), and no other of ours than the
+		// vocabulary. Only recordings imports it: no other rule lists it.
+		{"recordings/format", func(p string) bool { return std(p) || p == module+"timeline" }},
 		{"recordings/importer", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units"
+		}},
+		// Prometheus' answers into samples, on the importer's helpers; the
+		// importer never imports it.
+		{"recordings/importer/prom", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"recordings/importer"
 		}},
 		{"recordings/export", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"recordings"
@@ -51,8 +64,20 @@ func TestPackageDependencies(t *testing.T) {
 		{"recordings/recordingstest", func(p string) bool { return std(p) || p == module+"timeline" }},
 		{"probes", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"probes/marks" ||
+				p == module+"probes/probe" || p == module+"probes/nvidia" ||
 				strings.HasPrefix(p, "github.com/NVIDIA/go-nvml/") ||
 				strings.HasPrefix(p, "github.com/shirou/gopsutil/") || strings.HasPrefix(p, "golang.org/x/sys/")
+		}},
+		// What a probe is (Probe, Reading): below every probe and below
+		// probes itself, so a probe in a package of its own can implement
+		// it while probes lists that probe.
+		{"probes/probe", func(p string) bool { return std(p) || p == module+"timeline" }},
+		// The GPUs through NVML: the contract, go-nvml and the vocabulary;
+		// never probes (which imports it), never the demo that drives its
+		// mock.
+		{"probes/nvidia", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"probes/probe" ||
+				strings.HasPrefix(p, "github.com/NVIDIA/go-nvml/")
 		}},
 		// gputop --hosts: the hosts' streams merged into one Source. It reads
 		// streams through recordings and never draws.

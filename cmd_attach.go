@@ -1,25 +1,17 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/gputop-dev/gputop/probes/marks"
 	"github.com/gputop-dev/gputop/recordings"
-	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui"
 )
 
@@ -33,11 +25,12 @@ import (
 var errNoSession = errors.New("no running gputop session of yours to attach to; start one with gputop record")
 
 // session is a recording being written that this user may attach to.
-type session struct {
-	id      string // the socket's name without its suffix: the recorder's pid
-	sock    string
-	started time.Time // when the socket was made: when the recording started
-}
+type session struct{ recordings.Session }
+
+// An attached session hands the screen its history many samples at a
+// time, as a replay does: the screen finds that out by a type assertion,
+// so make sure of it here.
+var _ ui.BatchSource = (*recordings.SessionSource)(nil)
 
 // findSessions lists this user's recordings being written on this host,
 // newest first, in the runtime directory (probes/marks): the one every
@@ -49,24 +42,11 @@ func findSessions() ([]session, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []session
-	paths, _ := filepath.Glob(filepath.Join(dir, "*"+recordings.SessionSuffix))
-	for _, p := range paths {
-		fi, err := os.Lstat(p)
-		if err != nil || fi.Mode().Type() != os.ModeSocket {
-			continue
-		}
-		c, err := net.DialTimeout("unix", p, time.Second)
-		if err != nil {
-			if errors.Is(err, syscall.ECONNREFUSED) {
-				os.Remove(p) // stale: its recorder died without removing it
-			}
-			continue
-		}
-		c.Close()
-		out = append(out, session{id: strings.TrimSuffix(filepath.Base(p), recordings.SessionSuffix), sock: p, started: fi.ModTime()})
+	found := recordings.FindSessions(dir)
+	out := make([]session, len(found))
+	for i, s := range found {
+		out[i] = session{s}
 	}
-	slices.SortStableFunc(out, func(a, b session) int { return b.started.Compare(a.started) })
 	return out, nil
 }
 
@@ -85,7 +65,7 @@ func pickSession(id string) (s session, several bool, err error) {
 		return all[0], len(all) > 1, nil
 	}
 	for _, s := range all {
-		if s.id == id || s.sock == id {
+		if s.ID == id || s.Sock == id {
 			return s, false, nil
 		}
 	}
@@ -94,36 +74,18 @@ func pickSession(id string) (s session, several bool, err error) {
 	}
 	ids := make([]string, len(all))
 	for i, s := range all {
-		ids[i] = s.id
+		ids[i] = s.ID
 	}
 	return session{}, false, fmt.Errorf("no running gputop session %s of yours (running: %s; see gputop attach --list)", id, strings.Join(ids, ", "))
 }
 
-// commandLine is the recorder's own command line, from /proc, for a person
-// to tell sessions apart: "gputop run -o train.gtr -- python train.py".
-func (s session) commandLine() string {
-	pid, err := strconv.Atoi(strings.SplitN(s.id, "-", 2)[0])
-	if err != nil {
-		return ""
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil {
-		return ""
-	}
-	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-	if len(args) > 0 {
-		args[0] = filepath.Base(args[0])
-	}
-	return strings.Join(args, " ")
-}
-
 // describe says which session this is, in one line.
 func (s session) describe() string {
-	what := s.commandLine()
+	what := s.CommandLine()
 	if what == "" {
-		what = "pid " + s.id
+		what = "pid " + s.ID
 	}
-	return fmt.Sprintf("session %s (%s), started %s", s.id, what, s.started.Format("2006-01-02 15:04:05"))
+	return fmt.Sprintf("session %s (%s), started %s", s.ID, what, s.Started.Format("2006-01-02 15:04:05"))
 }
 
 func cmdAttach(args []string, e *env) error {
@@ -167,7 +129,7 @@ func cmdAttach(args []string, e *env) error {
 	if several {
 		fmt.Fprintf(e.stderr, "gputop attach: %s, the newest; gputop attach --list shows the others\n", s.describe())
 	}
-	src, err := dialSession(s)
+	src, err := s.Attach()
 	if err != nil {
 		return err
 	}
@@ -190,149 +152,9 @@ func listSessions(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tSTARTED\tCOMMAND")
 	for _, s := range all {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.id, s.started.Format("2006-01-02 15:04:05"), s.commandLine())
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.ID, s.Started.Format("2006-01-02 15:04:05"), s.CommandLine())
 	}
 	return tw.Flush()
-}
-
-// errRecorderEnded is what the attached view says when the recording it
-// follows is closed: it keeps what it has, as a replay that finished.
-var errRecorderEnded = errors.New("the recording ended (its gputop stopped); this is what it recorded")
-
-// sessionSource is a running recording as the screen's source: its history
-// in batches as fast as the screen takes them, then each sample as it is
-// written. m marks the recording.
-type sessionSource struct {
-	conn    net.Conn
-	header  recordings.Header
-	samples chan timeline.Sample
-	done    chan struct{} // closed once err is set: no more samples
-	err     error
-
-	mu   sync.Mutex
-	info timeline.SourceInfo
-}
-
-// dialSession connects to a session and reads its stream's header.
-func dialSession(s session) (*sessionSource, error) {
-	conn, err := net.DialTimeout("unix", s.sock, 2*time.Second)
-	if err != nil {
-		return nil, fmt.Errorf("cannot attach to session %s: %v", s.id, innermost(err))
-	}
-	// All of its history, at once (without the request the recorder waits
-	// a second for one).
-	conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
-	if _, err := io.WriteString(conn, "history all\n"); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("cannot attach to session %s: %v", s.id, innermost(err))
-	}
-	// The header comes with the recording's first sample: a recorder that
-	// has just started may take a few seconds to find its GPUs.
-	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
-	sr, err := recordings.NewStreamReader(conn, "session "+s.id)
-	if err != nil {
-		conn.Close()
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return nil, fmt.Errorf("session %s has recorded nothing yet; try again in a moment", s.id)
-		}
-		return nil, fmt.Errorf("cannot attach to session %s: %v", s.id, err)
-	}
-	conn.SetReadDeadline(time.Time{})
-	src := &sessionSource{conn: conn, header: sr.Header(), info: sr.Header().Info,
-		samples: make(chan timeline.Sample, 256), done: make(chan struct{})}
-	go src.read(sr)
-	return src, nil
-}
-
-func (s *sessionSource) read(sr *recordings.StreamReader) {
-	defer close(s.done)
-	defer sr.Close()
-	for {
-		ev, err := sr.Next()
-		switch {
-		case errors.Is(err, io.EOF):
-			s.err = errRecorderEnded
-			return
-		case errors.Is(err, net.ErrClosed):
-			s.err = context.Canceled
-			return
-		case err != nil:
-			s.err = fmt.Errorf("the recording stopped: %v", err)
-			return
-		}
-		switch ev.Item {
-		case recordings.StreamInfo:
-			s.mu.Lock()
-			s.info = ev.Info
-			s.mu.Unlock()
-		case recordings.StreamSample:
-			s.samples <- ev.Sample // waits for the screen: the socket then waits for us
-		}
-	}
-}
-
-// Info is the recording's description, as it grew.
-func (s *sessionSource) Info() timeline.SourceInfo {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.info
-}
-
-// Next waits for the next sample.
-func (s *sessionSource) Next(ctx context.Context) (timeline.Sample, error) {
-	select {
-	case smp := <-s.samples:
-		return smp, nil
-	case <-ctx.Done():
-		return timeline.Sample{}, ctx.Err()
-	case <-s.done:
-		select {
-		case smp := <-s.samples:
-			return smp, nil
-		default:
-		}
-		return timeline.Sample{}, s.err
-	}
-}
-
-// NextBatch waits for one sample, then takes those that are there already:
-// the history arrives in batches, as a replay's file does.
-func (s *sessionSource) NextBatch(ctx context.Context, max int) ([]timeline.Sample, error) {
-	first, err := s.Next(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := []timeline.Sample{first}
-	for len(out) < max {
-		select {
-		case smp := <-s.samples:
-			out = append(out, smp)
-		default:
-			return out, nil
-		}
-	}
-	return out, nil
-}
-
-// Mark marks the recording: the recorder takes it as its own m.
-func (s *sessionSource) Mark(text string) {
-	text = strings.ReplaceAll(text, "\n", " ")
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
-	_, _ = io.WriteString(s.conn, "mark "+text+"\n")
-}
-
-// Close leaves the session; the recording goes on.
-func (s *sessionSource) Close() error {
-	err := s.conn.Close()
-	for {
-		select {
-		case <-s.samples: // let the reader see the close
-		case <-s.done:
-			return err
-		}
-	}
 }
 
 // attachStream is gputop stream on a host where this user records already:
@@ -341,18 +163,11 @@ func (s *sessionSource) Close() error {
 // history > 0 asks for the recording from the segment that holds the time
 // history ago on (whole five-minute segments), not all of it.
 func attachStream(s session, history time.Duration, e *env) error {
-	conn, err := net.DialTimeout("unix", s.sock, 2*time.Second)
+	conn, err := s.Follow(history)
 	if err != nil {
-		return fmt.Errorf("cannot attach to session %s: %v", s.id, innermost(err))
+		return err
 	}
 	defer conn.Close()
-	request := "history all\n"
-	if history > 0 {
-		request = "history " + history.String() + "\n"
-	}
-	if _, err := io.WriteString(conn, request); err != nil {
-		return fmt.Errorf("cannot attach to session %s: %v", s.id, innermost(err))
-	}
 	stdinDone := make(chan struct{})
 	if e.stdin != nil {
 		go func() {

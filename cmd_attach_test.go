@@ -36,7 +36,7 @@ func TestFindSessions(t *testing.T) {
 	dead.Close()
 
 	got, _ := findSessions()
-	if len(got) != 1 || got[0].id != "101" {
+	if len(got) != 1 || got[0].ID != "101" {
 		t.Fatalf("sessions %+v, want 101 alone", got)
 	}
 	if _, err := os.Lstat(stale); !os.IsNotExist(err) {

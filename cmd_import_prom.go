@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/recordings/importer"
+	"github.com/gputop-dev/gputop/recordings/importer/prom"
 	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
@@ -40,7 +41,7 @@ func cmdImportPrometheus(args []string, e *env) error {
 	fromURL := strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://")
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	var q importer.PromQuery
+	var q prom.Query
 	if fromURL {
 		// Now is read once: -2h and now are the same instant's.
 		now := time.Now()
@@ -59,7 +60,7 @@ func cmdImportPrometheus(args []string, e *env) error {
 		if *step < time.Millisecond {
 			return usageError{fmt.Sprintf("--step %v: must be 1ms or more", *step)}
 		}
-		if _, err := importer.PromSelector(*match); err != nil {
+		if _, err := prom.Selector(*match); err != nil {
 			return usageError{"--match " + err.Error()}
 		}
 		q.URL, q.Match, q.Step = source, *match, *step
@@ -77,10 +78,10 @@ func cmdImportPrometheus(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	var res *importer.PromResult
+	var res *prom.Result
 	if fromURL {
 		ctx, stop := endOnSignal(e)
-		res, err = importer.FetchPrometheus(ctx, q)
+		res, err = prom.Fetch(ctx, q)
 		stop()
 	} else {
 		res, err = readPromFile(source)
@@ -117,13 +118,13 @@ func cmdImportPrometheus(args []string, e *env) error {
 	return nil
 }
 
-func readPromFile(path string) (*importer.PromResult, error) {
+func readPromFile(path string) (*prom.Result, error) {
 	f, err := importer.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return importer.ReadPrometheus(f, filepath.Base(path))
+	return prom.Read(f, filepath.Base(path))
 }
 
 // parsePromTime reads --from and --to: RFC 3339, Unix seconds, now, or a

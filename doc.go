@@ -2,7 +2,7 @@
 // host, live, with history, and says what holds the GPUs back.
 //
 // Package main only parses flags, wires the packages together and picks
-// exit codes: one file per group of commands (cmd_*.go), recording.go for
+// exit codes: one file per command (cmd_*.go), recording.go for
 // what every recording command shares, signals.go for the signals that end
 // a session. A command gets its streams, signals and exit from an env, so
 // tests run it in-process (commands_test.go) as well as built, in tmux

@@ -58,7 +58,7 @@ func refusingPort(t *testing.T) int {
 	return sa.(*syscall.SockaddrInet4).Port
 }
 
-const promTestdata = "recordings/importer/testdata/prometheus/"
+const promTestdata = "recordings/importer/prom/testdata/prometheus/"
 
 // Each bad input of import prometheus is one line and a non-zero exit, and
 // leaves no file behind.

@@ -5,32 +5,26 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/probes/probe"
 )
 
-// Probe reads one source of metrics: one GPU, the host, gputop itself.
-// A GPU is a probe of its own so that one hung GPU is marked late while the
-// other seven are read on time.
-type Probe interface {
-	// Name is the probe's name in statuses and logs: "nvml", "host", "procs".
-	Name() string
-	// Device is the one device the probe reads ("gpu3"), or "".
-	Device() string
-	// Collect reads once. The sampler never calls it again while an earlier
-	// call is still running, and gives up waiting when ctx is done. A
-	// Reading may come with an error: the metrics that could be read are
-	// kept, and the error is shown.
-	Collect(ctx context.Context) (Reading, error)
-}
+// The probe contract lives in probes/probe, below both this package and
+// probes/nvidia, so that the NVML probe, which OpenSession lists, can
+// implement it without importing probes. These names keep it where the
+// sampler, the sessions, the demo and the commands have always found it.
 
-// Reading is what one probe found on one tick.
-type Reading struct {
-	Metrics   []timeline.Metric
-	Processes []timeline.Process
-	// Lost says the device is gone for good (a GPU that fell off the bus):
-	// the sampler reports it lost on every later tick and never asks again.
-	Lost bool
-}
+// Probe is probe.Probe: one source of metrics that the sampler collects.
+type Probe = probe.Probe
+
+// Reading is probe.Reading: what one probe found on one tick.
+type Reading = probe.Reading
+
+// ProcessInfo is probe.ProcessInfo: what the host knows of one process.
+type ProcessInfo = probe.ProcessInfo
+
+// ProcessLookup is probe.ProcessLookup: the host's view of a process by
+// PID, which the NVML process probe asks for.
+type ProcessLookup = probe.ProcessLookup
 
 // Clock is the sampler's time. The real clock sleeps; a simulated one (demo
 // with --fast) jumps, so a ten-minute scenario records in a second. Demo
@@ -89,23 +83,4 @@ func (c *FastClock) SleepUntil(ctx context.Context, t time.Time) error {
 	}
 	c.mu.Unlock()
 	return ctx.Err()
-}
-
-// ProcessInfo is what the host knows of one process.
-type ProcessInfo struct {
-	User    string
-	Command string
-	CPU     float64 // % of one core since the previous lookup of this PID; NaN at first
-	RSS     float64 // bytes
-	// Started is when the process started; zero if unknown.
-	Started time.Time
-	// Workload is the container, pod, Slurm job or session its cgroup
-	// names.
-	Workload *timeline.Workload
-}
-
-// ProcessLookup finds the host's view of a process by PID. The real one
-// reads /proc; the demo's answers from its script.
-type ProcessLookup interface {
-	Lookup(pid int) (ProcessInfo, bool)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
+	"github.com/gputop-dev/gputop/probes/nvidia"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -51,7 +52,7 @@ type Machine struct {
 // host, gputop itself, and GPU processes on the slower tier.
 type Session struct {
 	*Sampler
-	nvml *NVML
+	nvml *nvidia.NVML
 }
 
 // OpenSession finds the GPUs and builds the sampler. Without a Machine it
@@ -88,7 +89,7 @@ func OpenSession(cfg SessionConfig) *Session {
 	s := &Session{}
 	probes := []Probe{}
 	var slow []Probe
-	nv, err := OpenNVML(lib, cfg.Clock)
+	nv, err := nvidia.OpenNVML(lib, cfg.Clock)
 	if err != nil {
 		info.Notes = append(info.Notes, noGPUNote(err))
 		info.Checks = append(info.Checks, err.Error())
@@ -126,7 +127,7 @@ func noGPUNote(err error) string {
 }
 
 func deviceNodeCheck() string {
-	nodes, err := NVIDIADeviceNodes()
+	nodes, err := nvidia.DeviceNodes()
 	switch {
 	case err != nil:
 		return "/dev/nvidia*: " + err.Error()

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/gputop-dev/gputop/recordings/format"
 )
 
 // oneLine fails if err's message is not one line, or is empty.
@@ -91,10 +93,10 @@ func zstdOf(t *testing.T, b []byte) []byte {
 func withVersion(data []byte, v Version) []byte {
 	out := append([]byte(nil), data...)
 	n := int(binary.LittleEndian.Uint32(out[4:]))
-	content := out[skippableHeader : skippableHeader+n]
-	binary.LittleEndian.PutUint16(content[len(fileMagic):], v.Major)
-	binary.LittleEndian.PutUint16(content[len(fileMagic)+2:], v.Minor)
-	binary.LittleEndian.PutUint32(content[n-4:], crc32.Checksum(content[:n-4], castagnoli))
+	content := out[format.SkippableHeader : format.SkippableHeader+n]
+	binary.LittleEndian.PutUint16(content[len(format.FileMagic):], v.Major)
+	binary.LittleEndian.PutUint16(content[len(format.FileMagic)+2:], v.Minor)
+	binary.LittleEndian.PutUint32(content[n-4:], crc32.Checksum(content[:n-4], format.Castagnoli))
 	return out
 }
 
@@ -106,7 +108,7 @@ func TestNewerMajorVersionIsRefused(t *testing.T) {
 	}
 	_, err := Open(path)
 	var ve *VersionError
-	if !errors.As(err, &ve) || ve.Found != (Version{2, 3}) {
+	if !errors.As(err, &ve) || ve.Found != (Version{Major: 2, Minor: 3}) {
 		t.Fatalf("Open: %v; want a *VersionError for 2.3", err)
 	}
 	oneLine(t, err)
@@ -114,7 +116,7 @@ func TestNewerMajorVersionIsRefused(t *testing.T) {
 		t.Errorf("message %q does not say what to do", err)
 	}
 	v, err := Identify(path)
-	if !errors.As(err, &ve) || v != (Version{2, 3}) {
+	if !errors.As(err, &ve) || v != (Version{Major: 2, Minor: 3}) {
 		t.Errorf("Identify = %v, %v; want 2.3 and a *VersionError", v, err)
 	}
 }
@@ -123,29 +125,29 @@ func TestNewerMajorVersionIsRefused(t *testing.T) {
 // skips what it does not know and reads the rest.
 func TestNewerMinorVersionSkipsUnknownRecordsAndFrames(t *testing.T) {
 	ss := samples(4, 1)
-	var e segmentEncoder
-	e.reset()
+	var e format.Encoder
+	e.Reset()
 	var chunk []byte
 	for i := range ss {
-		chunk = appendRecord(chunk, 0x42, []byte("a record from the future"))
-		chunk = appendRecord(chunk, 10, []byte{1, 2, 3}) // 9 was unknown until 1.2
-		chunk = e.appendSample(chunk, &ss[i])
+		chunk = format.AppendRecord(chunk, 0x42, []byte("a record from the future"))
+		chunk = format.AppendRecord(chunk, 10, []byte{1, 2, 3}) // 9 was unknown until 1.2
+		chunk = e.AppendSample(chunk, &ss[i])
 	}
-	chunk = appendRecord(chunk, recCheck, binary.LittleEndian.AppendUint32(nil, crc32.Checksum(chunk, castagnoli)))
+	chunk = format.AppendRecord(chunk, format.RecCheck, binary.LittleEndian.AppendUint32(nil, crc32.Checksum(chunk, format.Castagnoli)))
 
-	head, err := appendHeaderFrame(nil, header(time.Second))
+	head, err := format.AppendHeaderFrame(nil, header(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := withVersion(head, Version{FormatVersion.Major, FormatVersion.Minor + 1})
-	data = appendSkippable(data, 0xA, []byte("a frame from the future"))
+	data := withVersion(head, Version{Major: format.FormatVersion.Major, Minor: format.FormatVersion.Minor + 1})
+	data = format.AppendSkippable(data, 0xA, []byte("a frame from the future"))
 	seg := int64(len(data))
-	data = appendSegmentHeader(data, ss[0].At.UnixNano(), 0)
+	data = format.AppendSegmentHeader(data, ss[0].At.UnixNano(), 0)
 	data = append(data, zstdOf(t, chunk)...)
-	data = appendSkippable(data, 0xB, []byte("another"))
-	data = appendIndex(data, fileIndex{segments: []segmentRef{{seg, ss[0].At.UnixNano()}}, last: ss[3].At.UnixNano(), samples: 4}, int64(len(data)))
+	data = format.AppendSkippable(data, 0xB, []byte("another"))
+	data = format.AppendIndex(data, format.Index{Segments: []format.SegmentRef{{Offset: seg, First: ss[0].At.UnixNano()}}, Last: ss[3].At.UnixNano(), Samples: 4}, int64(len(data)))
 
-	for name, file := range map[string][]byte{"with index": data, "scanned": data[:len(data)-trailerFrame]} {
+	for name, file := range map[string][]byte{"with index": data, "scanned": data[:len(data)-format.TrailerFrame]} {
 		got, err := readMem(t, file)
 		if len(got) != len(ss) {
 			t.Fatalf("%s: read %d samples (%v), want %d", name, len(got), err, len(ss))

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings/format"
 	"github.com/gputop-dev/gputop/recordings/recordingstest"
 	"github.com/gputop-dev/gputop/timeline"
 )
@@ -148,7 +149,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := os.WriteFile(unclosed, data[:len(data)-trailerFrame], 0o600); err != nil {
+	if err := os.WriteFile(unclosed, data[:len(data)-format.TrailerFrame], 0o600); err != nil {
 		b.Fatal(err)
 	}
 	for name, file := range map[string]string{"closed": path, "unclosed": unclosed} {

@@ -27,13 +27,13 @@ var olderReaders = []struct {
 	version Version
 	commit  string
 }{
-	{Version{1, 0}, "d1c2db69753f5377ee620eb8531c963984fbabfb"},
-	{Version{1, 1}, "9c927cc12976567e090dc4faa0db9656db1464d8"},
-	{Version{1, 2}, "4ff66d52c40901ebfdbc4ec8d64ee85ab94256b0"},
+	{Version{Major: 1, Minor: 0}, "d1c2db69753f5377ee620eb8531c963984fbabfb"},
+	{Version{Major: 1, Minor: 1}, "9c927cc12976567e090dc4faa0db9656db1464d8"},
+	{Version{Major: 1, Minor: 2}, "4ff66d52c40901ebfdbc4ec8d64ee85ab94256b0"},
 	// 1.4 before a process record's details (start, workload).
-	{Version{1, 4}, "59889fdafd8811013bf01390884dec27c89250d1"},
+	{Version{Major: 1, Minor: 4}, "59889fdafd8811013bf01390884dec27c89250d1"},
 	// 1.4 before a copy of the header opened each segment (record type 10).
-	{Version{1, 4}, "bbe17b0a9fae0c430ff9f3b47fdf22dce55714ff"},
+	{Version{Major: 1, Minor: 4}, "bbe17b0a9fae0c430ff9f3b47fdf22dce55714ff"},
 }
 
 // readOldMain is a program that reads recordings with an older package and

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings/format"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -40,7 +41,7 @@ func newDamageFile(t *testing.T) damageFile {
 func (f damageFile) inChunk(k int) int64 { return (f.ends[k-1] + f.ends[k]) / 2 }
 
 // inSegmentHeader is a byte of segment i's header: its first time.
-func (f damageFile) inSegmentHeader(i int) int64 { return f.segments[i] + skippableHeader + 2 }
+func (f damageFile) inSegmentHeader(i int) int64 { return f.segments[i] + format.SkippableHeader + 2 }
 
 // clock is how a DamagedError prints a time within a one-day recording.
 func clock(t time.Time) string { return t.Local().Format("15:04:05") }
@@ -96,10 +97,10 @@ func TestDamageInTheMiddle(t *testing.T) {
 			want:   span(10, 40), gaps: []Gap{{To: at(10)}},
 			message: fmt.Sprintf("mem.gtr: unreadable before %s (damaged); the rest was read", clock(at(10)))},
 		{name: "the index, which is scanned instead",
-			damage: func(f damageFile) []int64 { return []int64{f.indexAt + skippableHeader + 1} },
+			damage: func(f damageFile) []int64 { return []int64{f.indexAt + format.SkippableHeader + 1} },
 			want:   span(0, 40), reason: "index damaged"},
 		{name: "the index and segment 2",
-			damage: func(f damageFile) []int64 { return []int64{f.indexAt + skippableHeader + 1, f.inChunk(14)} },
+			damage: func(f damageFile) []int64 { return []int64{f.indexAt + format.SkippableHeader + 1, f.inChunk(14)} },
 			want:   append(span(0, 14), span(20, 40)...), gaps: []Gap{{at(13), at(20)}}, reason: "index damaged"},
 		{name: "segments 2 and 4",
 			damage: func(f damageFile) []int64 { return []int64{f.inChunk(14), f.inChunk(35)} },

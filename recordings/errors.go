@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings/format"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
@@ -27,7 +28,7 @@ type VersionError struct {
 
 func (e *VersionError) Error() string {
 	return fmt.Sprintf("%s: recording format %s is newer than this gputop reads (%d.x); upgrade gputop to read it",
-		e.Path, e.Found, FormatVersion.Major)
+		e.Path, e.Found, format.FormatVersion.Major)
 }
 
 // Gap is a stretch of a recording that could not be read: damage between

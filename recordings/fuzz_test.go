@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings/format"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -80,12 +81,12 @@ func readUpTo(r *Reader, max int) (int, error) {
 // or loop. Its seeds are the golden file's records.
 func FuzzRecords(f *testing.F) {
 	f.Fuzz(func(t *testing.T, records []byte) {
-		data := appendRecord(append([]byte(nil), records...), recCheck,
-			binary.LittleEndian.AppendUint32(nil, crc32.Checksum(records, castagnoli)))
-		var d segmentDecoder
-		d.reset(data)
+		data := format.AppendRecord(append([]byte(nil), records...), format.RecCheck,
+			binary.LittleEndian.AppendUint32(nil, crc32.Checksum(records, format.Castagnoli)))
+		var d format.Decoder
+		d.Reset(data)
 		for range len(data) + 1 { // every sample takes at least a byte
-			if _, ok, err := d.next(); !ok || err != nil {
+			if _, ok, err := d.Next(); !ok || err != nil {
 				return
 			}
 		}
@@ -178,7 +179,7 @@ func TestBytesFlipped(t *testing.T) {
 		at = append(at, i)
 	}
 	for _, seg := range file.segments {
-		for i := range segmentFrame + 12 {
+		for i := range format.SegmentFrame + 12 {
 			at = append(at, int(seg)+i)
 		}
 	}

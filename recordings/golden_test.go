@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings/format"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -44,7 +45,7 @@ var goldenStart = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func goldenHeader() Header {
 	return Header{
-		FormatVersion: FormatVersion,
+		FormatVersion: format.FormatVersion,
 		Version:       "v0.0.0-golden",
 		Start:         goldenStart,
 		Info: timeline.SourceInfo{
@@ -204,7 +205,7 @@ func goldenBytes(t *testing.T, v Version) []byte {
 // TestGolden pins the format: the committed file still reads to the same
 // samples, and the writer still writes exactly its bytes.
 func TestGolden(t *testing.T) {
-	got := goldenBytes(t, FormatVersion)
+	got := goldenBytes(t, format.FormatVersion)
 	if *update {
 		if err := os.WriteFile(goldenPath, got, 0o644); err != nil {
 			t.Fatal(err)
@@ -217,7 +218,7 @@ func TestGolden(t *testing.T) {
 	}
 	defer r.Close()
 	h, want := r.Header(), goldenHeader()
-	if h.Version != want.Version || !h.Start.Equal(want.Start) || h.FormatVersion != FormatVersion ||
+	if h.Version != want.Version || !h.Start.Equal(want.Start) || h.FormatVersion != format.FormatVersion ||
 		h.Info.Host != want.Info.Host || !reflect.DeepEqual(h.Info.Command, want.Info.Command) ||
 		h.Info.GPUs[0].UUID != want.Info.GPUs[0].UUID || !math.IsNaN(h.Info.GPUs[0].PowerLimit) {
 		t.Errorf("golden header reads as %+v", h)
@@ -260,7 +261,7 @@ func TestGoldenOlder(t *testing.T) {
 	for _, c := range []struct {
 		path    string
 		version Version
-	}{{golden10Path, Version{1, 0}}, {golden11Path, Version{1, 1}}, {golden12Path, Version{1, 2}}, {golden13Path, Version{1, 3}}} {
+	}{{golden10Path, Version{Major: 1, Minor: 0}}, {golden11Path, Version{Major: 1, Minor: 1}}, {golden12Path, Version{Major: 1, Minor: 2}}, {golden13Path, Version{Major: 1, Minor: 3}}} {
 		r, err := Open(c.path)
 		if err != nil {
 			t.Fatal(err)
@@ -314,7 +315,7 @@ func writeFuzzCorpus(t *testing.T, golden []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	segment := r.segments[0].offset
+	segment := r.segments[0].Offset
 	indexAt := r.dataEnd
 	damaged := append([]byte(nil), golden...)
 	damaged[indexAt-20] ^= 0xff
@@ -345,7 +346,7 @@ func writeFuzzCorpus(t *testing.T, golden []byte) {
 		"header-only": golden[:segment],
 		"cut-header":  golden[:segment/2],
 		"damaged":     damaged,
-		"newer-major": withVersion(golden, Version{Major: FormatVersion.Major + 1}),
+		"newer-major": withVersion(golden, Version{Major: format.FormatVersion.Major + 1}),
 		"text":        []byte("utilization.gpu [%], memory.used [MiB]\n97 %, 1024 MiB\n"),
 		"empty":       {},
 		"garbage":     []byte("\x50\x2a\x4d\x18\xff\xff\xff\x7fgputop-recording\x01\x00"),
@@ -358,29 +359,29 @@ func writeFuzzCorpus(t *testing.T, golden []byte) {
 	// FuzzRecords: the golden file's records, whole, one chunk, and cut.
 	r.load(0)
 	records := r.data
-	chunk := records[:bytes.IndexByte(records, recSample)+20]
+	chunk := records[:bytes.IndexByte(records, format.RecSample)+20]
 	// And hints: carried into a segment, after a sample, and cut short.
-	var e segmentEncoder
-	e.reset()
+	var e format.Encoder
+	e.Reset()
 	ss, hs := goldenSamples(), goldenHints()
-	hints := e.appendHints(nil, ss[0].At.UnixNano()-1, hintsCarried, hs[2])
-	hints = e.appendSample(hints, &ss[0])
-	hints = e.appendHints(hints, ss[0].At.UnixNano(), 0, hs[1])
+	hints := e.AppendHints(nil, ss[0].At.UnixNano()-1, format.HintsCarried, hs[2])
+	hints = e.AppendSample(hints, &ss[0])
+	hints = e.AppendHints(hints, ss[0].At.UnixNano(), 0, hs[1])
 	// And info records: before a sample, and between a sample and its hints.
-	info, err := marshalInfo(goldenInfo())
+	info, err := format.MarshalInfo(goldenInfo())
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.reset()
-	infos := appendRecord(nil, recInfo, info)
-	infos = e.appendSample(infos, &ss[0])
-	infos = appendRecord(infos, recInfo, info)
-	infos = e.appendHints(infos, ss[0].At.UnixNano(), 0, hs[1])
+	e.Reset()
+	infos := format.AppendRecord(nil, format.RecInfo, info)
+	infos = e.AppendSample(infos, &ss[0])
+	infos = format.AppendRecord(infos, format.RecInfo, info)
+	infos = e.AppendHints(infos, ss[0].At.UnixNano(), 0, hs[1])
 	writeSeeds(t, filepath.Join("testdata", "fuzz", "FuzzRecords"), map[string][]byte{
 		"golden":    records,
 		"chunk":     chunk,
 		"cut":       records[:len(records)/2],
-		"one-value": {recKeyDef, 5, 0, 1, 'x', 1, 'y', recSample, 9, 2, 2, 0, 1, 0, opAbsolute, 1, 84, 0}, // x/y = 42
+		"one-value": {format.RecKeyDef, 5, 0, 1, 'x', 1, 'y', format.RecSample, 9, 2, 2, 0, 1, 0, format.OpAbsolute, 1, 84, 0}, // x/y = 42
 		"hints":     hints,
 		"hints-cut": hints[:len(hints)-5],
 		"info":      infos,
@@ -409,17 +410,17 @@ func writeBitFlipSeeds(t *testing.T) {
 		cut   uint32
 	}{
 		"nothing":        {nil, 0},
-		"segment-header": {bits(8*(seg+skippableHeader) + 3), 0},
-		"zstd-magic":     {bits(8*(seg+segmentFrame) + 1), 0},
-		"block-size":     {bits(8*(seg+segmentFrame+6) + 7), 0},
-		"last-block":     {bits(8 * (seg + segmentFrame + 6)), 0},
+		"segment-header": {bits(8*(seg+format.SkippableHeader) + 3), 0},
+		"zstd-magic":     {bits(8*(seg+format.SegmentFrame) + 1), 0},
+		"block-size":     {bits(8*(seg+format.SegmentFrame+6) + 7), 0},
+		"last-block":     {bits(8 * (seg + format.SegmentFrame + 6)), 0},
 		"chunk":          {bits(chunk), 0},
 		"two-segments":   {bits(chunk, 8*(file.ends[44]+file.ends[45])/2), 0},
-		"index":          {bits(8*(indexAt+skippableHeader) + 2), 0},
+		"index":          {bits(8*(indexAt+format.SkippableHeader) + 2), 0},
 		"trailer":        {bits(8*int64(len(file.data)-4) + 5), 0},
 		"file-header":    {bits(8*40 + 1), 0},
 		"unclosed":       {bits(chunk), uint32(indexAt) + 1},
-		"unclosed-first": {bits(8*(file.segments[0]+skippableHeader) + 3), uint32(indexAt) + 1},
+		"unclosed-first": {bits(8*(file.segments[0]+format.SkippableHeader) + 3), uint32(indexAt) + 1},
 		"cut-short":      {bits(chunk), uint32(file.ends[53]+5) + 1},
 	}
 	dir := filepath.Join("testdata", "fuzz", "FuzzBitFlips")

@@ -3,6 +3,8 @@ package recordings
 import (
 	"errors"
 	"io"
+
+	"github.com/gputop-dev/gputop/recordings/format"
 )
 
 // A file's header says how to read everything after it, so a damaged
@@ -22,53 +24,53 @@ import (
 // newReader to try its copies; it is empty where no copy can help (an
 // empty file, a newer major version, a read error).
 func readHeader(ra io.ReaderAt, size int64, path string) (h Header, dataStart int64, damage string, err error) {
-	prefix := make([]byte, min(size, int64(prefixLen)))
+	prefix := make([]byte, min(size, int64(format.PrefixLen)))
 	if size > 0 { // some ReaderAts say io.EOF for nothing read at the end
 		if _, err := ra.ReadAt(prefix, 0); err != nil {
 			return Header{}, 0, "", err
 		}
 	}
-	v, n, err := parsePrefix(prefix)
+	v, n, err := format.ParsePrefix(prefix)
 	switch {
 	case size == 0:
 		return Header{}, 0, "", &NotRecordingError{Path: path, Reason: "empty file"}
 	case err != nil:
 		_, _, err = identify(path, prefix) // what it is, in its words
 		return Header{}, 0, "bad magic", err
-	case n > maxHeaderBytes:
+	case n > format.MaxHeaderBytes:
 		return Header{}, 0, "bad length", &NotRecordingError{Path: path, Reason: "header too large"}
-	case skippableHeader+n > size:
+	case format.SkippableHeader+n > size:
 		return Header{}, 0, "bad length", &DamagedError{Path: path, Reason: "cut short inside its header"}
 	}
 	content := make([]byte, n)
-	if _, err := ra.ReadAt(content, skippableHeader); err != nil {
+	if _, err := ra.ReadAt(content, format.SkippableHeader); err != nil {
 		return Header{}, 0, "", err
 	}
-	h, err = parseHeaderContent(content)
+	h, err = format.ParseHeaderContent(content)
 	switch {
-	case errors.Is(err, errBadCheck) || errors.Is(err, errCutShort):
+	case errors.Is(err, format.ErrBadCheck) || errors.Is(err, format.ErrCutShort):
 		// Checked before the version: a flipped bit there is damage, not
 		// a file from the future.
 		return Header{}, 0, damageText(err), &DamagedError{Path: path, Reason: "header damaged (" + damageText(err) + ")"}
-	case v.Major > FormatVersion.Major:
+	case v.Major > format.FormatVersion.Major:
 		return Header{}, 0, "", &VersionError{Path: path, Found: v}
-	case v.Major < FormatVersion.Major:
+	case v.Major < format.FormatVersion.Major:
 		return Header{}, 0, "", &NotRecordingError{Path: path, Reason: "unknown format version " + v.String()}
 	case err != nil:
 		return Header{}, 0, err.Error(), &DamagedError{Path: path, Reason: "header damaged (" + err.Error() + ")"}
 	}
-	return h, skippableHeader + n, "", nil
+	return h, format.SkippableHeader + n, "", nil
 }
 
 // firstSegmentAt finds where the first segment starts in a file whose
 // header is damaged: by scanning for a segment header where one can be,
-// right after a header frame of at most maxHeaderBytes.
+// right after a header frame of at most format.MaxHeaderBytes.
 func firstSegmentAt(ra io.ReaderAt, size int64) (int64, bool) {
-	segs, err := findSegments(ra, 0, min(size, skippableHeader+maxHeaderBytes+segmentFrame+int64(len(zstdMagic))))
+	segs, err := format.FindSegments(ra, 0, min(size, format.SkippableHeader+format.MaxHeaderBytes+format.SegmentFrame+int64(len(format.ZstdMagic))))
 	if err != nil || len(segs) == 0 {
 		return 0, false
 	}
-	return segs[0].offset, true
+	return segs[0].Offset, true
 }
 
 // headerCopyTries is how many segments a reader looks in for a copy of a
@@ -92,20 +94,5 @@ func (r *Reader) readHeaderCopy() bool {
 func (r *Reader) headerCopyIn(i int) (Header, bool) {
 	r.load(i)
 	defer func() { r.loaded = false }()
-	if err := r.dec.nextChunk(); err != nil {
-		return Header{}, false
-	}
-	c := r.dec.chunk
-	if c.byte() != recHeader {
-		return Header{}, false
-	}
-	body := c.bytes(c.uvarint())
-	if c.err != nil {
-		return Header{}, false
-	}
-	h, err := parseHeaderBody(body)
-	if err != nil || h.FormatVersion.Major != FormatVersion.Major {
-		return Header{}, false
-	}
-	return h, true
+	return r.dec.HeaderCopy()
 }

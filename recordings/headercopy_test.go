@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gputop-dev/gputop/recordings/format"
 )
 
 // fullRead is what a recording held in memory gave, read to its end: how
@@ -92,8 +94,8 @@ func reasonOf(err error) string {
 func TestHeaderAndFirstCopyDamaged(t *testing.T) {
 	file := newBitFlipFile(t)
 	data := append([]byte(nil), file.data...)
-	data[skippableHeader+len(fileMagic)+10] ^= 0xff
-	data[file.segments[0]+segmentFrame+40] ^= 0xff // inside the first chunk, which holds the copy
+	data[format.SkippableHeader+len(format.FileMagic)+10] ^= 0xff
+	data[file.segments[0]+format.SegmentFrame+40] ^= 0xff // inside the first chunk, which holds the copy
 	r, err := openMem(data)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
@@ -129,7 +131,7 @@ func TestHeaderDamagedWithoutCopies(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := f.Bytes()
-	data[skippableHeader+len(fileMagic)+10] ^= 0xff
+	data[format.SkippableHeader+len(format.FileMagic)+10] ^= 0xff
 	_, err = openMem(data)
 	var de *DamagedError
 	if !errors.As(err, &de) || !strings.Contains(err.Error(), "header damaged (checksum mismatch)") {
@@ -143,13 +145,13 @@ func TestHeaderDamagedWithoutCopies(t *testing.T) {
 func TestDamagedVersionIsNotNewer(t *testing.T) {
 	file := newBitFlipFile(t)
 	data := append([]byte(nil), file.data...)
-	data[skippableHeader+len(fileMagic)+1] ^= 0x01 // the major version's high byte
+	data[format.SkippableHeader+len(format.FileMagic)+1] ^= 0x01 // the major version's high byte
 	r, err := openMem(data)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	defer r.Close()
-	if v := r.Header().FormatVersion; v != FormatVersion {
-		t.Errorf("version %v, want %v from the copy", v, FormatVersion)
+	if v := r.Header().FormatVersion; v != format.FormatVersion {
+		t.Errorf("version %v, want %v from the copy", v, format.FormatVersion)
 	}
 }

@@ -46,8 +46,8 @@ func writeMem(t testing.TB, ss []timeline.Sample, span time.Duration) memRecordi
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range w.index.segments {
-		rec.segments = append(rec.segments, s.offset)
+	for _, s := range w.index.Segments {
+		rec.segments = append(rec.segments, s.Offset)
 	}
 	rec.data = f.Bytes()
 	return rec

@@ -112,14 +112,14 @@ func writeWithHints(t testing.TB, ss []timeline.Sample, plan []plannedHints, spa
 	var rec hintRecording
 	pending := 0 // snapshots written, not yet flushed
 	for i := range ss {
-		segments := len(w.index.segments)
+		segments := len(w.index.Segments)
 		if err := w.Write(&ss[i]); err != nil {
 			t.Fatal(err)
 		}
 		rec.ends = append(rec.ends, w.out.n)
 		for ; pending < len(rec.written); pending++ {
-			if len(w.index.segments) > segments { // flushed when the segment ended
-				rec.flushed = append(rec.flushed, w.index.segments[segments].offset)
+			if len(w.index.Segments) > segments { // flushed when the segment ended
+				rec.flushed = append(rec.flushed, w.index.Segments[segments].Offset)
 			} else {
 				rec.flushed = append(rec.flushed, w.out.n)
 			}
@@ -147,8 +147,8 @@ func writeWithHints(t testing.TB, ss []timeline.Sample, plan []plannedHints, spa
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range w.index.segments {
-		rec.segments = append(rec.segments, s.offset)
+	for _, s := range w.index.Segments {
+		rec.segments = append(rec.segments, s.Offset)
 	}
 	rec.data = f.Bytes()
 	return rec

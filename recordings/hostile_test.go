@@ -18,6 +18,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/gputop-dev/gputop/recordings/format"
 	"github.com/gputop-dev/gputop/recordings/recordingstest"
 	"github.com/gputop-dev/gputop/timeline"
 )
@@ -82,12 +83,12 @@ var hostileStart = time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
 // hostileHeaderFrame is a header frame holding the JSON given, whatever it
 // says.
 func hostileHeaderFrame(js []byte) []byte {
-	c := append([]byte(fileMagic), 0, 0, 0, 0)
-	binary.LittleEndian.PutUint16(c[len(fileMagic):], FormatVersion.Major)
-	binary.LittleEndian.PutUint16(c[len(fileMagic)+2:], FormatVersion.Minor)
+	c := append([]byte(format.FileMagic), 0, 0, 0, 0)
+	binary.LittleEndian.PutUint16(c[len(format.FileMagic):], format.FormatVersion.Major)
+	binary.LittleEndian.PutUint16(c[len(format.FileMagic)+2:], format.FormatVersion.Minor)
 	c = append(c, js...)
-	c = binary.LittleEndian.AppendUint32(c, crc32.Checksum(c, castagnoli))
-	return appendSkippable(nil, frameHeader, c)
+	c = binary.LittleEndian.AppendUint32(c, crc32.Checksum(c, format.Castagnoli))
+	return format.AppendSkippable(nil, format.FrameHeader, c)
 }
 
 // hostileSegment is a segment header and a zstd frame of the records
@@ -99,23 +100,23 @@ func hostileSegment(t testing.TB, first time.Time, seq uint32, records []byte) [
 		t.Fatal(err)
 	}
 	defer enc.Close()
-	return enc.EncodeAll(records, appendSegmentHeader(nil, first.UnixNano(), seq))
+	return enc.EncodeAll(records, format.AppendSegmentHeader(nil, first.UnixNano(), seq))
 }
 
 // withCheck ends a chunk: the records, then their check.
 func withCheck(records []byte) []byte {
-	return appendRecord(records, recCheck, binary.LittleEndian.AppendUint32(nil, crc32.Checksum(records, castagnoli)))
+	return format.AppendRecord(records, format.RecCheck, binary.LittleEndian.AppendUint32(nil, crc32.Checksum(records, format.Castagnoli)))
 }
 
 // goodHeaderJSON is the header JSON of the hostile inputs that keep their
 // header: an 8-GPU node at 1 s.
 func goodHeaderJSON(t testing.TB, edit func(*hostileHeader)) []byte {
-	hj := hostileHeader{headerJSON: headerJSON{GputopVersion: "v0.0.0-hostile", Start: hostileStart,
-		Source: sourceToJSON(recordingstest.Info(8, time.Second))}}
+	hj := hostileHeader{HeaderJSON: format.HeaderJSON{GputopVersion: "v0.0.0-hostile", Start: hostileStart,
+		Source: format.SourceToJSON(recordingstest.Info(8, time.Second))}}
 	if edit != nil {
 		edit(&hj)
 	}
-	js, err := json.Marshal(hj.headerJSON)
+	js, err := json.Marshal(hj.HeaderJSON)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func goodHeaderJSON(t testing.TB, edit func(*hostileHeader)) []byte {
 // hostileHeader is a header's JSON and, where rawGPUs is set, that many
 // GPUs of no field at all.
 type hostileHeader struct {
-	headerJSON
+	format.HeaderJSON
 	rawGPUs int
 }
 
@@ -147,15 +148,15 @@ func withHeaderJSON(t testing.TB, data, js []byte) []byte {
 	shift := int64(len(out)) - r.dataStart
 	out = append(out, data[r.dataStart:r.dataEnd]...)
 	idx := r.index
-	idx.segments = append([]segmentRef(nil), idx.segments...)
-	for i := range idx.segments {
-		idx.segments[i].offset += shift
+	idx.Segments = append([]format.SegmentRef(nil), idx.Segments...)
+	for i := range idx.Segments {
+		idx.Segments[i].Offset += shift
 	}
-	return appendIndex(out, idx, int64(len(out)))
+	return format.AppendIndex(out, idx, int64(len(out)))
 }
 
 // keyDefRecord defines the key x/y as a gauge.
-var keyDefRecord = appendRecord(nil, recKeyDef, []byte{0, 1, 'x', 1, 'y'})
+var keyDefRecord = format.AppendRecord(nil, format.RecKeyDef, []byte{0, 1, 'x', 1, 'y'})
 
 // sampleRecord is a sample of n keys (the layout of ids 0..n-1, or the
 // previous one's with reuse), each value predicted and unchanged: a bit.
@@ -172,13 +173,13 @@ func sampleRecord(n int, reuse, first bool, at int64) []byte {
 	if first {
 		p = binary.AppendUvarint(p, uint64(n))
 		for range n {
-			p = append(p, 0, opAbsolute, 1, 0, 0)
+			p = append(p, 0, format.OpAbsolute, 1, 0, 0)
 		}
 	} else {
 		p = append(p, 0)
 		p = append(p, make([]byte, (n+7)/8)...)
 	}
-	return appendRecord(nil, recSample, p)
+	return format.AppendRecord(nil, format.RecSample, p)
 }
 
 // hostileInputs are the inputs of every class, as the binary is measured
@@ -202,8 +203,8 @@ func hostileInputs(t testing.TB) []hostileInput {
 	// its own, two million of them; and four segments of as many as one
 	// may hold.
 	tiny := tinyChunksBomb(hostileStart, 2<<20)
-	add("bomb-tiny-chunks", maxSegmentSamples, maxSegmentSamples, head, hostileSegment(t, hostileStart, 0, tiny))
-	add("bomb-tiny-segments", 4*maxSegmentSamples, 4*maxSegmentSamples, tinySegmentsBomb(t))
+	add("bomb-tiny-chunks", format.MaxSegmentSamples, format.MaxSegmentSamples, head, hostileSegment(t, hostileStart, 0, tiny))
+	add("bomb-tiny-segments", 4*format.MaxSegmentSamples, 4*format.MaxSegmentSamples, tinySegmentsBomb(t))
 
 	// A trailer that points far back: a sparse gigabyte, the index said to
 	// start right after the header.
@@ -269,7 +270,7 @@ func headerClasses(hosts, gpus int) []headerClass {
 		{"interval-1ns", func(h *hostileHeader) { h.Source.Interval = "1ns" }, true},
 		{"interval-100y", func(h *hostileHeader) { h.Source.Interval = (100 * 365 * 24 * time.Hour).String() }, true},
 		{fmt.Sprintf("hosts-%d", hosts), func(h *hostileHeader) {
-			h.Source.Hosts = make([]hostJSON, hosts)
+			h.Source.Hosts = make([]format.HostJSON, hosts)
 			for i := range h.Source.Hosts {
 				h.Source.Hosts[i].Name = fmt.Sprintf("n%d", i)
 			}
@@ -301,8 +302,8 @@ func tinyChunksBomb(first time.Time, n int) []byte {
 func tinySegmentsBomb(t testing.TB) []byte {
 	b := hostileHeaderFrame(goodHeaderJSON(t, nil))
 	for i := range 4 {
-		first := hostileStart.Add(time.Duration(i*maxSegmentSamples) * time.Second)
-		b = append(b, hostileSegment(t, first, uint32(i), tinyChunksBomb(first, maxSegmentSamples))...)
+		first := hostileStart.Add(time.Duration(i*format.MaxSegmentSamples) * time.Second)
+		b = append(b, hostileSegment(t, first, uint32(i), tinyChunksBomb(first, format.MaxSegmentSamples))...)
 	}
 	return b
 }
@@ -317,7 +318,7 @@ func lyingTrailer(t testing.TB, size int64) hostileInput {
 	}
 	dataEnd := r.dataEnd
 	r.Close()
-	trailer := appendSkippable(nil, frameTrailer, append(binary.LittleEndian.AppendUint64(nil, uint64(good.segments[0])), trailerMagic...))
+	trailer := format.AppendSkippable(nil, format.FrameTrailer, append(binary.LittleEndian.AppendUint64(nil, uint64(good.segments[0])), format.TrailerMagic...))
 	return hostileInput{name: "lying-trailer", data: good.data[:dataEnd], size: size, tail: trailer, file: 3, stream: 3}
 }
 
@@ -330,14 +331,14 @@ func lyingSpan(t testing.TB, data []byte) []byte {
 	}
 	defer r.Close()
 	idx := r.index
-	idx.last = math.MaxInt64
-	return appendIndex(append([]byte(nil), data[:r.dataEnd]...), idx, r.dataEnd)
+	idx.Last = math.MaxInt64
+	return format.AppendIndex(append([]byte(nil), data[:r.dataEnd]...), idx, r.dataEnd)
 }
 
 // damageHeader is a recording with one byte of its header's JSON changed.
 func damageHeader(data []byte) []byte {
 	out := append([]byte(nil), data...)
-	out[skippableHeader+len(fileMagic)+4+40] ^= 0x20
+	out[format.SkippableHeader+len(format.FileMagic)+4+40] ^= 0x20
 	return out
 }
 

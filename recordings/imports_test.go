@@ -9,17 +9,19 @@ import (
 	"testing"
 )
 
-// The package may import the standard library, timeline, units and zstd only
-// (docs/architecture.md): never probes, ui or a terminal library.
+// The package may import the standard library, timeline, units, its own
+// format and zstd only (docs/architecture.md): never probes, ui or a
+// terminal library.
 func TestImportsStayInBounds(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	allowed := map[string]bool{
-		"github.com/gputop-dev/gputop/timeline":       true,
-		"github.com/gputop-dev/gputop/timeline/units": true,
-		"github.com/klauspost/compress/zstd":          true,
+		"github.com/gputop-dev/gputop/timeline":          true,
+		"github.com/gputop-dev/gputop/timeline/units":    true,
+		"github.com/gputop-dev/gputop/recordings/format": true,
+		"github.com/klauspost/compress/zstd":             true,
 	}
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
@@ -36,7 +38,7 @@ func TestImportsStayInBounds(t *testing.T) {
 			}
 			first, _, _ := strings.Cut(path, "/")
 			if !allowed[path] && strings.Contains(first, ".") {
-				t.Errorf("%s imports %s: recordings imports timeline, units, zstd and the standard library only", name, path)
+				t.Errorf("%s imports %s: recordings imports timeline, units, recordings/format, zstd and the standard library only", name, path)
 			}
 		}
 	}

@@ -12,13 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings/format"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
 // sameInfo compares two descriptions as the format keeps them: as JSON.
 func sameInfo(a, b timeline.SourceInfo) bool {
-	ja, erra := json.Marshal(sourceToJSON(a))
-	jb, errb := json.Marshal(sourceToJSON(b))
+	ja, erra := json.Marshal(format.SourceToJSON(a))
+	jb, errb := json.Marshal(format.SourceToJSON(b))
 	return erra == nil && errb == nil && bytes.Equal(ja, jb)
 }
 
@@ -65,14 +66,14 @@ func writeWithInfo(t *testing.T, ss []timeline.Sample, plan []plannedInfo, span 
 				t.Fatal(err)
 			}
 		}
-		segments := len(w.index.segments)
+		segments := len(w.index.Segments)
 		if err := w.Write(&ss[i]); err != nil {
 			t.Fatal(err)
 		}
 		rec.ends = append(rec.ends, w.out.n)
 		for len(rec.flushed) < pending {
-			if i > 0 && len(w.index.segments) > segments { // flushed when the segment ended
-				rec.flushed = append(rec.flushed, w.index.segments[segments].offset)
+			if i > 0 && len(w.index.Segments) > segments { // flushed when the segment ended
+				rec.flushed = append(rec.flushed, w.index.Segments[segments].Offset)
 			} else {
 				rec.flushed = append(rec.flushed, w.out.n)
 			}
@@ -81,8 +82,8 @@ func writeWithInfo(t *testing.T, ss []timeline.Sample, plan []plannedInfo, span 
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range w.index.segments {
-		rec.segments = append(rec.segments, s.offset)
+	for _, s := range w.index.Segments {
+		rec.segments = append(rec.segments, s.Offset)
 	}
 	rec.data = f.Bytes()
 	return rec
@@ -281,14 +282,14 @@ func TestWriteInfoRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	huge := grownInfo(1)
-	huge.Notes = []string{strings.Repeat("x", maxHeaderBytes)}
-	if err := w.WriteInfo(huge); !errors.Is(err, errInfoTooLarge) {
+	huge.Notes = []string{strings.Repeat("x", format.MaxHeaderBytes)}
+	if err := w.WriteInfo(huge); !errors.Is(err, format.ErrInfoTooLarge) {
 		t.Errorf("a description over 1 MiB: %v", err)
 	}
 	if err := w.Write(&ss[0]); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.WriteInfo(huge); !errors.Is(err, errInfoTooLarge) || w.err != nil {
+	if err := w.WriteInfo(huge); !errors.Is(err, format.ErrInfoTooLarge) || w.err != nil {
 		t.Errorf("a description over 1 MiB: %v; the Writer's error: %v", err, w.err)
 	}
 	if err := w.Write(&ss[1]); err != nil {
@@ -313,7 +314,7 @@ func TestWriteInfoRefusals(t *testing.T) {
 	}
 
 	// A Writer that failed says so again.
-	head, err := appendHeaderFrame(nil, header(time.Second))
+	head, err := format.AppendHeaderFrame(nil, header(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

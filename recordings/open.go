@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/gputop-dev/gputop/recordings/format"
 )
 
 // Identify says whether the file at path is a recording, and in which
@@ -19,7 +21,7 @@ func Identify(path string) (Version, error) {
 		return Version{}, err
 	}
 	defer f.Close() // read-only: a close error changes nothing
-	b := make([]byte, prefixLen)
+	b := make([]byte, format.PrefixLen)
 	n, err := f.ReadAt(b, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return Version{}, err
@@ -81,7 +83,7 @@ func identify(path string, b []byte) (Version, int64, error) {
 	if len(b) == 0 {
 		return Version{}, 0, &NotRecordingError{Path: path, Reason: "empty file"}
 	}
-	v, n, err := parsePrefix(b)
+	v, n, err := format.ParsePrefix(b)
 	if err != nil {
 		if cutInPrefix(b) {
 			return Version{}, 0, &DamagedError{Path: path, Reason: "cut short inside its header"}
@@ -92,10 +94,10 @@ func identify(path string, b []byte) (Version, int64, error) {
 		}
 		return Version{}, 0, &NotRecordingError{Path: path, Reason: reason}
 	}
-	if v.Major > FormatVersion.Major {
+	if v.Major > format.FormatVersion.Major {
 		return v, 0, &VersionError{Path: path, Found: v}
 	}
-	if v.Major < FormatVersion.Major {
+	if v.Major < format.FormatVersion.Major {
 		return v, 0, &NotRecordingError{Path: path, Reason: "unknown format version " + v.String()}
 	}
 	return v, n, nil
@@ -104,14 +106,14 @@ func identify(path string, b []byte) (Version, int64, error) {
 // cutInPrefix says whether b, shorter than a header's prefix, is the
 // start of one: a file cut off within its first few dozen bytes.
 func cutInPrefix(b []byte) bool {
-	if len(b) >= prefixLen {
+	if len(b) >= format.PrefixLen {
 		return false
 	}
 	var want []byte
-	want = appendSkippable(want, frameHeader, nil)
-	want = append(want, fileMagic...)
+	want = format.AppendSkippable(want, format.FrameHeader, nil)
+	want = append(want, format.FileMagic...)
 	for i := range b {
-		if i >= 4 && i < skippableHeader {
+		if i >= 4 && i < format.SkippableHeader {
 			continue // the frame length: any value
 		}
 		if i < len(want) && b[i] != want[i] {

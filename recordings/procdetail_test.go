@@ -9,8 +9,9 @@ import (
 )
 
 // TestProcessDetailsRoundTrip: a list where some processes have a start or
-// a workload and others none reads back as written; a list with none is
-// written as before the details existed.
+// a workload and others none reads back as written (a list with none is
+// written as before the details existed: recordings/format's
+// TestProcessDetailsOnlyWhereThereAreSome).
 func TestProcessDetailsRoundTrip(t *testing.T) {
 	ss := samples(3, 1)
 	nan := math.NaN()
@@ -33,28 +34,4 @@ func TestProcessDetailsRoundTrip(t *testing.T) {
 		sameSample(t, i, ss[i], got[i])
 	}
 
-	var enc segmentEncoder
-	bare := enc.appendProcesses(nil, ss[1].Processes)
-	withNone := appendProcessDetails(append([]byte(nil), bare...), ss[1].Processes)
-	if len(withNone) != len(bare) {
-		t.Errorf("a list without details grew by %d bytes", len(withNone)-len(bare))
-	}
-}
-
-// TestProcessDetailsTorn: details cut short are dropped, the processes stand.
-func TestProcessDetailsTorn(t *testing.T) {
-	procs := []timeline.Process{{GPU: 0, PID: 1, Started: time.Unix(100, 0), Workload: &timeline.Workload{Pod: "abc"}}}
-	full := appendProcessDetails(nil, procs)
-	for cut := 1; cut < len(full); cut++ {
-		out := []timeline.Process{{GPU: 0, PID: 1}}
-		readProcessDetails(&cursor{b: full[:cut]}, out)
-		if !out[0].Started.IsZero() || !out[0].Workload.IsZero() {
-			t.Errorf("cut at %d: read %+v from torn details", cut, out[0])
-		}
-	}
-	out := []timeline.Process{{GPU: 0, PID: 1}}
-	readProcessDetails(&cursor{b: full}, out)
-	if out[0].Started.UnixNano() != 100e9 || out[0].Workload.Pod != "abc" {
-		t.Errorf("whole details read as %+v", out[0])
-	}
 }

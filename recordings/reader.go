@@ -11,6 +11,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/gputop-dev/gputop/recordings/format"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -24,12 +25,12 @@ type Reader struct {
 	file      io.ReaderAt
 	closer    io.Closer
 	header    Header
-	segments  []segmentRef
+	segments  []format.SegmentRef
 	dataStart int64 // where the first segment should be
 	dataEnd   int64 // where the segments' data ends
 	// indexed says the file was closed cleanly and its index read.
 	indexed bool
-	index   fileIndex
+	index   format.Index
 	// leadDamage is damage before the first segment found: most likely
 	// the first segment's header, and the samples behind it lost.
 	leadDamage error
@@ -40,7 +41,7 @@ type Reader struct {
 	zdec      *zstd.Decoder
 	comp      []byte // one segment, compressed
 	data      []byte // one segment, decompressed
-	dec       segmentDecoder
+	dec       format.Decoder
 	loaded    bool  // dec holds segment cur
 	segErr    error // why segment cur's data stopped early, or what follows its frame
 	segClosed bool  // an index or trailer follows segment cur's frame
@@ -111,17 +112,17 @@ func newReader(ra io.ReaderAt, size int64, path string) (*Reader, error) {
 	// segment, too late to refuse anything, and each chunk's CRC already
 	// guards what is decoded. A damaged checksum would only fail good data.
 	zdec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.IgnoreChecksum(true),
-		zstd.WithDecoderMaxMemory(maxSegmentBytes), zstd.WithDecoderMaxWindow(8<<20))
+		zstd.WithDecoderMaxMemory(format.MaxSegmentBytes), zstd.WithDecoderMaxWindow(8<<20))
 	if err != nil {
 		return nil, err
 	}
 	r := &Reader{path: path, file: ra, header: h, zdec: zdec, dataStart: dataStart}
-	idx, end, err := readIndex(ra, dataStart, size)
-	if errors.Is(err, errNoIndex) {
+	idx, end, err := format.ReadIndex(ra, dataStart, size)
+	if errors.Is(err, format.ErrNoIndex) {
 		r.dataEnd = size
-		r.segments, err = findSegments(ra, dataStart, size)
+		r.segments, err = format.FindSegments(ra, dataStart, size)
 	} else if err == nil {
-		r.indexed, r.index, r.segments, r.dataEnd = true, idx, idx.segments, end
+		r.indexed, r.index, r.segments, r.dataEnd = true, idx, idx.Segments, end
 	}
 	if err == nil && herr != nil {
 		if r.readHeaderCopy() {
@@ -144,12 +145,12 @@ func newReader(ra io.ReaderAt, size int64, path string) (*Reader, error) {
 func (r *Reader) checkLead() {
 	end := r.dataEnd
 	if len(r.segments) > 0 {
-		end = r.segments[0].offset
+		end = r.segments[0].Offset
 	}
-	closed, err := otherFrames(r.file, r.dataStart, end)
+	closed, err := format.OtherFrames(r.file, r.dataStart, end)
 	switch {
 	case (len(r.segments) > 0 || r.indexed) && (closed || err != nil):
-		r.leadDamage = errBetweenSegments // the first segment's header, most likely
+		r.leadDamage = format.ErrBetweenSegments // the first segment's header, most likely
 	case r.indexed:
 	case closed:
 		r.indexLost = true
@@ -168,10 +169,10 @@ func (r *Reader) Header() Header { return r.header }
 // index; otherwise the first and last segments are decoded.
 func (r *Reader) Span() (first, last time.Time) {
 	if r.indexed {
-		if r.index.samples == 0 || len(r.segments) == 0 {
+		if r.index.Samples == 0 || len(r.segments) == 0 {
 			return time.Time{}, time.Time{}
 		}
-		return time.Unix(0, r.segments[0].first), time.Unix(0, r.index.last)
+		return time.Unix(0, r.segments[0].First), time.Unix(0, r.index.Last)
 	}
 	if !r.spanDone {
 		r.spanDone = true
@@ -193,7 +194,7 @@ func (r *Reader) Span() (first, last time.Time) {
 // firstIn is the time of segment i's first good sample, if it has one.
 func (r *Reader) firstIn(i int) (time.Time, bool) {
 	r.load(i)
-	s, ok, err := r.dec.next()
+	s, ok, err := r.dec.Next()
 	return s.At, ok && err == nil
 }
 
@@ -202,7 +203,7 @@ func (r *Reader) lastIn(i int) time.Time {
 	r.load(i)
 	var last time.Time
 	for {
-		s, ok, err := r.dec.next()
+		s, ok, err := r.dec.Next()
 		if !ok || err != nil {
 			return last
 		}
@@ -220,7 +221,7 @@ func (r *Reader) SeekTime(t time.Time) error {
 		return errClosed
 	}
 	ns := clampNano(t)
-	i := sort.Search(len(r.segments), func(i int) bool { return r.segments[i].first > ns }) - 1
+	i := sort.Search(len(r.segments), func(i int) bool { return r.segments[i].First > ns }) - 1
 	r.startAt(max(i, 0), ns, true)
 	return nil
 }
@@ -266,12 +267,12 @@ func (r *Reader) Hints() []HintSnapshot { return r.hints[:len(r.hints):len(r.hin
 // takeHints moves the snapshots the decoder found into r.hints. While
 // seeking, it keeps only the one current at the target and those after.
 func (r *Reader) takeHints() {
-	if len(r.dec.hints) == 0 {
+	if len(r.dec.Hints) == 0 {
 		return
 	}
-	r.hints = append(r.hints, r.dec.hints...)
-	clear(r.dec.hints)
-	r.dec.hints = r.dec.hints[:0]
+	r.hints = append(r.hints, r.dec.Hints...)
+	clear(r.dec.Hints)
+	r.dec.Hints = r.dec.Hints[:0]
 	if r.seeking {
 		i := len(r.hints) - 1
 		for i > 0 && r.hints[i].At.UnixNano() > r.seekTo {
@@ -311,13 +312,13 @@ func (r *Reader) Read() (timeline.Sample, error) {
 				return timeline.Sample{}, r.end(r.finish())
 			}
 			r.load(r.next)
-			r.dec.keepCarried, r.fresh = r.fresh, false
+			r.dec.KeepCarried, r.fresh = r.fresh, false
 			r.next++
 		}
-		s, ok, err := r.dec.next()
+		s, ok, err := r.dec.Next()
 		r.takeHints()
-		if r.dec.info != nil {
-			r.info, r.dec.info = *r.dec.info, nil
+		if r.dec.Info != nil {
+			r.info, r.dec.Info = *r.dec.Info, nil
 		}
 		if ok {
 			if r.damage != nil {
@@ -331,7 +332,7 @@ func (r *Reader) Read() (timeline.Sample, error) {
 			return s, nil
 		}
 		r.loaded = false
-		if err == nil || (errors.Is(err, errCutShort) && r.segErr != nil) {
+		if err == nil || (errors.Is(err, format.ErrCutShort) && r.segErr != nil) {
 			err = r.segErr // the records stop where decompressing did
 		}
 		last := r.cur == len(r.segments)-1
@@ -341,7 +342,7 @@ func (r *Reader) Read() (timeline.Sample, error) {
 		case last && !r.indexed && isCut(err):
 			r.cut = true
 		default:
-			r.noteDamage(err, r.segments[r.cur].offset)
+			r.noteDamage(err, r.segments[r.cur].Offset)
 		}
 	}
 }
@@ -349,7 +350,7 @@ func (r *Reader) Read() (timeline.Sample, error) {
 // isCut says whether err is data ending early: at the end of a file, what
 // kill -9 or a full disk leaves.
 func isCut(err error) bool {
-	return errors.Is(err, errCutShort) || errors.Is(err, io.ErrUnexpectedEOF)
+	return errors.Is(err, format.ErrCutShort) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // noteDamage opens a gap at the last good sample, unless one is open: the
@@ -393,7 +394,7 @@ func (r *Reader) finish() error {
 	}
 	e.Gaps = slices.Clone(r.gaps)
 	if len(r.segments) > 0 {
-		first := time.Unix(0, r.segments[0].first)
+		first := time.Unix(0, r.segments[0].First)
 		y, m, d := first.Date()
 		y2, m2, d2 := r.good.Date()
 		e.clock = y == y2 && m == m2 && d == d2

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"io"
+
+	"github.com/gputop-dev/gputop/recordings/format"
 )
 
 // maxSegmentRead bounds the bytes read for one segment: its compressed
-// frame, which cannot be much larger than maxSegmentBytes, and what
+// frame, which cannot be much larger than format.MaxSegmentBytes, and what
 // follows it up to the next segment.
-const maxSegmentRead = maxSegmentBytes + 1<<20
+const maxSegmentRead = format.MaxSegmentBytes + 1<<20
 
 // load reads and decompresses segment i into dec. A segment cut short or
 // damaged keeps whatever decompressed before the trouble, and segErr says
@@ -20,23 +22,23 @@ const maxSegmentRead = maxSegmentBytes + 1<<20
 func (r *Reader) load(i int) {
 	r.cur, r.loaded, r.segErr, r.segClosed = i, true, nil, false
 	r.data = r.data[:0]
-	r.dec.reset(nil)
-	start, end := r.segments[i].offset, r.dataEnd
+	r.dec.Reset(nil)
+	start, end := r.segments[i].Offset, r.dataEnd
 	if i+1 < len(r.segments) {
-		end = r.segments[i+1].offset
+		end = r.segments[i+1].Offset
 	}
-	if end-start < segmentFrame {
-		r.segErr = errCutShort
+	if end-start < format.SegmentFrame {
+		r.segErr = format.ErrCutShort
 		return
 	}
 	// The header first: a segment that is not one (an index that lies)
 	// costs a few bytes read, not a segment's worth.
-	var head [segmentFrame]byte
+	var head [format.SegmentFrame]byte
 	if _, err := r.file.ReadAt(head[:], start); err != nil {
 		r.segErr = err
 		return
 	}
-	if _, err := parseSegmentHeader(head[:]); err != nil {
+	if _, err := format.ParseSegmentHeader(head[:]); err != nil {
 		r.segErr = err
 		return
 	}
@@ -45,14 +47,14 @@ func (r *Reader) load(i int) {
 		r.segErr = err
 		return
 	}
-	frame := r.comp[segmentFrame:]
+	frame := r.comp[format.SegmentFrame:]
 	var after error
-	if n, err := zstdFrameLen(frame); err == nil {
+	if n, err := format.ZstdFrameLen(frame); err == nil {
 		// Decompress the frame alone, so that what follows it cannot fail
 		// the frame's samples; it is checked here instead.
-		r.segClosed, after = otherFrames(bytes.NewReader(frame[n:]), 0, int64(len(frame)-n))
+		r.segClosed, after = format.OtherFrames(bytes.NewReader(frame[n:]), 0, int64(len(frame)-n))
 		if (r.segClosed && i+1 < len(r.segments)) || int64(len(r.comp)) < end-start {
-			after = errBetweenSegments
+			after = format.ErrBetweenSegments
 		}
 		frame = frame[:n]
 	}
@@ -60,11 +62,11 @@ func (r *Reader) load(i int) {
 		r.segErr = err
 		return
 	}
-	r.data, r.segErr = readAtMost(r.zdec, r.data, maxSegmentBytes)
+	r.data, r.segErr = readAtMost(r.zdec, r.data, format.MaxSegmentBytes)
 	if r.segErr == nil {
 		r.segErr = after
 	}
-	r.dec.reset(r.data)
+	r.dec.Reset(r.data)
 }
 
 func grow(b []byte, n int) []byte {

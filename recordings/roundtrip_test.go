@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings/format"
 	"github.com/gputop-dev/gputop/recordings/recordingstest"
 	"github.com/gputop-dev/gputop/timeline"
 )
@@ -163,7 +164,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	defer r.Close()
 	gh := r.Header()
-	if gh.FormatVersion != FormatVersion || gh.Version != h.Version || !gh.Start.Equal(h.Start) || !reflect.DeepEqual(gh.Info, h.Info) {
+	if gh.FormatVersion != format.FormatVersion || gh.Version != h.Version || !gh.Start.Equal(h.Start) || !reflect.DeepEqual(gh.Info, h.Info) {
 		t.Errorf("header read back as %+v, want %+v", gh, h)
 	}
 	first, last := r.Span()
@@ -178,11 +179,11 @@ func TestHeaderUnknownNumbersAreNull(t *testing.T) {
 	h.Info.GPUs[1].PowerLimit = math.NaN()
 	h.Info.Kind, h.Info.Recorded, h.Info.Origin = timeline.Replay, timeline.Imported, "smi.csv"
 	h.Info.Command = []string{"python", "train.py"}
-	b, err := appendHeaderFrame(nil, h)
+	b, err := format.AppendHeaderFrame(nil, h)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := parseHeaderContent(b[skippableHeader:])
+	got, err := format.ParseHeaderContent(b[format.SkippableHeader:])
 	if err != nil {
 		t.Fatal(err)
 	}

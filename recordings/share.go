@@ -15,6 +15,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/gputop-dev/gputop/recordings/format"
 )
 
 // A recording being written can be followed by others of the same user
@@ -26,7 +28,8 @@ import (
 // other way, as to gputop stream's stdin: "mark TEXT" drops a marker in the
 // recorded session. The file is the buffer: each client reads it at its
 // own pace, so a slow client costs neither the recording nor memory, and
-// one that stops reading for shareStall is dropped.
+// one that stops reading for shareStall is dropped. The client side is
+// share_client.go.
 
 // SessionSuffix ends the name of a recording's socket: <pid>.stream, in
 // the per-user directory of the marker sockets (which end in .sock).
@@ -233,16 +236,16 @@ func sendFromSegment(c net.Conn, f *os.File, from time.Time) error {
 	if err != nil {
 		return err
 	}
-	var head [skippableHeader]byte
+	var head [format.SkippableHeader]byte
 	if _, err := f.ReadAt(head[:], 0); err != nil {
 		return nil // not even a header yet: send it all as it comes
 	}
-	dataStart := int64(skippableHeader) + int64(binary.LittleEndian.Uint32(head[4:]))
-	segs, err := findSegments(f, dataStart, fi.Size())
+	dataStart := int64(format.SkippableHeader) + int64(binary.LittleEndian.Uint32(head[4:]))
+	segs, err := format.FindSegments(f, dataStart, fi.Size())
 	if err != nil || len(segs) < 2 {
 		return nil
 	}
-	i := sort.Search(len(segs), func(i int) bool { return segs[i].first > from.UnixNano() }) - 1
+	i := sort.Search(len(segs), func(i int) bool { return segs[i].First > from.UnixNano() }) - 1
 	if i <= 0 {
 		return nil
 	}
@@ -254,7 +257,7 @@ func sendFromSegment(c net.Conn, f *os.File, from time.Time) error {
 	if _, err := c.Write(buf); err != nil {
 		return err
 	}
-	_, err = f.Seek(segs[i].offset, io.SeekStart)
+	_, err = f.Seek(segs[i].Offset, io.SeekStart)
 	return err
 }
 

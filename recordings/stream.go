@@ -15,6 +15,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/gputop-dev/gputop/recordings/format"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -60,7 +61,7 @@ type StreamReader struct {
 	header Header
 	zdec   *zstd.Decoder
 	frame  frameReader
-	dec    segmentDecoder
+	dec    format.Decoder
 	buf    []byte
 
 	inSegment bool
@@ -93,7 +94,7 @@ type StreamReader struct {
 // header cut short or damaged.
 func NewStreamReader(r io.Reader, name string) (*StreamReader, error) {
 	src := bufio.NewReaderSize(r, 64<<10)
-	prefix := make([]byte, prefixLen)
+	prefix := make([]byte, format.PrefixLen)
 	n, err := io.ReadFull(src, prefix)
 	switch {
 	case n == 0 && errors.Is(err, io.EOF):
@@ -105,7 +106,7 @@ func NewStreamReader(r io.Reader, name string) (*StreamReader, error) {
 	case err != nil:
 		return nil, err
 	}
-	v, size, err := parsePrefix(prefix[:n])
+	v, size, err := format.ParsePrefix(prefix[:n])
 	if err != nil {
 		reason := "unknown format"
 		if looksLikeText(prefix[:n]) {
@@ -113,31 +114,31 @@ func NewStreamReader(r io.Reader, name string) (*StreamReader, error) {
 		}
 		return nil, &NotRecordingError{Path: name, Reason: reason}
 	}
-	if size > maxHeaderBytes || size < int64(len(fileMagic)+4+4) {
+	if size > format.MaxHeaderBytes || size < int64(len(format.FileMagic)+4+4) {
 		return nil, &StreamError{Reason: "damaged (bad header length)"}
 	}
 	content := make([]byte, size)
-	copy(content, prefix[skippableHeader:])
-	if _, err := io.ReadFull(src, content[len(prefix)-skippableHeader:]); err != nil {
+	copy(content, prefix[format.SkippableHeader:])
+	if _, err := io.ReadFull(src, content[len(prefix)-format.SkippableHeader:]); err != nil {
 		if isCut(err) || errors.Is(err, io.EOF) {
 			return nil, &StreamError{Cut: true, Reason: "cut short inside its header"}
 		}
 		return nil, err
 	}
-	if v.Major != FormatVersion.Major || v.Minor < MinStreamVersion.Minor {
+	if v.Major != format.FormatVersion.Major || v.Minor < MinStreamVersion.Minor {
 		return nil, &StreamVersionError{Found: v, Gputop: senderVersion(content)}
 	}
-	h, err := parseHeaderContent(content)
+	h, err := format.ParseHeaderContent(content)
 	if err != nil {
 		return nil, &StreamError{Reason: "damaged (header: " + err.Error() + ")"}
 	}
 	zdec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.IgnoreChecksum(true),
-		zstd.WithDecoderMaxMemory(maxSegmentBytes), zstd.WithDecoderMaxWindow(8<<20))
+		zstd.WithDecoderMaxMemory(format.MaxSegmentBytes), zstd.WithDecoderMaxWindow(8<<20))
 	if err != nil {
 		return nil, err
 	}
 	s := &StreamReader{src: src, header: h, zdec: zdec, info: h.Info, lastInfo: h.Info, buf: make([]byte, 32<<10)}
-	s.dec.streaming = true
+	s.dec.Streaming = true
 	s.frame.src = src
 	return s, nil
 }
@@ -160,13 +161,13 @@ func firstLine(b []byte, rest *bufio.Reader) string {
 // senderVersion is the gputop version in a header's JSON, if it can be
 // read whatever the format version (for the message of a version error).
 func senderVersion(content []byte) string {
-	if len(content) < len(fileMagic)+4+4 {
+	if len(content) < len(format.FileMagic)+4+4 {
 		return ""
 	}
 	var hj struct {
 		V string `json:"gputop_version"`
 	}
-	if json.Unmarshal(content[len(fileMagic)+4:len(content)-4], &hj) != nil {
+	if json.Unmarshal(content[len(format.FileMagic)+4:len(content)-4], &hj) != nil {
 		return ""
 	}
 	return hj.V
@@ -189,7 +190,7 @@ func (s *StreamReader) Info() timeline.SourceInfo { return s.info }
 // every call returns it again.
 //
 // Its work is linear in the bytes read, and a call reads at most one
-// segment (maxSegmentBytes of records) without returning, so closing the
+// segment (format.MaxSegmentBytes of records) without returning, so closing the
 // underlying reader ends a Next that waits on it at once, and Close from
 // another goroutine ends a busy one within a chunk.
 func (s *StreamReader) Next() (StreamEvent, error) {
@@ -248,7 +249,7 @@ func (s *StreamReader) failure(err error) error {
 		return se
 	case isCut(err):
 		return &StreamError{Cut: true, Reason: "cut short", Good: s.good}
-	case errors.Is(err, errCorrupt), errors.Is(err, errBadCheck), errors.Is(err, errBetweenSegments), errors.Is(err, errPastBounds):
+	case errors.Is(err, format.ErrCorrupt), errors.Is(err, format.ErrBadCheck), errors.Is(err, format.ErrBetweenSegments), errors.Is(err, format.ErrPastBounds):
 		return &StreamError{Reason: "damaged (" + err.Error() + ")", Good: s.good}
 	}
 	return err
@@ -258,7 +259,7 @@ func (s *StreamReader) failure(err error) error {
 // segment header (then its zstd frame), the index and trailer of a clean
 // close, or a skippable frame of a later minor version, skipped.
 func (s *StreamReader) nextFrame() error {
-	var head [skippableHeader]byte
+	var head [format.SkippableHeader]byte
 	n, err := io.ReadFull(s.src, head[:])
 	if n == 0 && errors.Is(err, io.EOF) {
 		return io.EOF // between frames: the stream stopped (or closed, after the index)
@@ -268,35 +269,35 @@ func (s *StreamReader) nextFrame() error {
 	}
 	magic := binary.LittleEndian.Uint32(head[:])
 	size := int64(binary.LittleEndian.Uint32(head[4:]))
-	if magic&skippableMask != skippableMagic {
+	if magic&format.SkippableMask != format.SkippableMagic {
 		return damaged("no frame where one should start")
 	}
-	switch magic &^ skippableMask {
-	case frameSegment:
-		if size != segmentContent {
+	switch magic &^ format.SkippableMask {
+	case format.FrameSegment:
+		if size != format.SegmentContent {
 			return damaged("bad segment header")
 		}
-		b := make([]byte, segmentFrame)
+		b := make([]byte, format.SegmentFrame)
 		copy(b, head[:])
-		if _, err := io.ReadFull(s.src, b[skippableHeader:]); err != nil {
+		if _, err := io.ReadFull(s.src, b[format.SkippableHeader:]); err != nil {
 			return err
 		}
-		if _, err := parseSegmentHeader(b); err != nil {
+		if _, err := format.ParseSegmentHeader(b); err != nil {
 			return damaged(err.Error())
 		}
 		s.startSegment()
 		return nil
-	case frameIndex:
+	case format.FrameIndex:
 		s.sawIndex = true
-	case frameTrailer:
-		if size != trailerContent {
+	case format.FrameTrailer:
+		if size != format.TrailerContent {
 			return damaged("bad trailer")
 		}
-		b := make([]byte, trailerContent)
+		b := make([]byte, format.TrailerContent)
 		if _, err := io.ReadFull(s.src, b); err != nil {
 			return err
 		}
-		if string(b[8:]) != trailerMagic {
+		if string(b[8:]) != format.TrailerMagic {
 			return damaged("bad trailer")
 		}
 		if !s.sawIndex {
@@ -304,7 +305,7 @@ func (s *StreamReader) nextFrame() error {
 		}
 		s.closed = true
 		return io.EOF // closed: no need to wait for the transport to end
-	case frameHeader:
+	case format.FrameHeader:
 		return damaged("a second header")
 	}
 	if _, err := io.CopyN(io.Discard, s.src, size); err != nil {
@@ -320,11 +321,11 @@ func (s *StreamReader) startSegment() {
 	// ahead): frameReader hands it exactly the frame, so it never runs
 	// into the next segment's header.
 	_ = s.zdec.Reset(&s.frame) // only fails once the decoder is closed
-	s.dec.reset(nil)
+	s.dec.Reset(nil)
 	// A stream that starts at a later segment of a recording (a follower
 	// that asked for the last hour) has not seen the snapshot the writer
 	// carried into it: it is news. Later, it is a repeat.
-	s.dec.keepCarried = !s.segmentSeen
+	s.dec.KeepCarried = !s.segmentSeen
 	s.segmentSeen = true
 	s.inSegment, s.frameDone, s.segBytes = true, false, 0
 }
@@ -333,10 +334,10 @@ func (s *StreamReader) startSegment() {
 // the zstd frame when its decoded records end inside a chunk.
 func (s *StreamReader) decode() error {
 	for {
-		sm, ok, err := s.dec.next()
-		if s.dec.info != nil {
-			info := *s.dec.info
-			s.dec.info = nil
+		sm, ok, err := s.dec.Next()
+		if s.dec.Info != nil {
+			info := *s.dec.Info
+			s.dec.Info = nil
 			// The writer carries the description into each segment: a
 			// repeat is no news.
 			if !reflect.DeepEqual(info, s.lastInfo) {
@@ -347,8 +348,8 @@ func (s *StreamReader) decode() error {
 		// Snapshots stamped before the sample were read before it (they
 		// were current with the sample before, and their chunk came with
 		// this one); those stamped with it, after it.
-		after := len(s.dec.hints)
-		for i, h := range s.dec.hints {
+		after := len(s.dec.Hints)
+		for i, h := range s.dec.Hints {
 			if ok && !h.At.Before(sm.At) {
 				after = i
 				break
@@ -358,18 +359,18 @@ func (s *StreamReader) decode() error {
 		if ok {
 			s.queue = append(s.queue, StreamEvent{Item: StreamSample, Sample: sm})
 		}
-		for _, h := range s.dec.hints[after:] {
+		for _, h := range s.dec.Hints[after:] {
 			s.queue = append(s.queue, StreamEvent{Item: StreamHints, Hints: h})
 		}
-		clear(s.dec.hints)
-		s.dec.hints = s.dec.hints[:0]
+		clear(s.dec.Hints)
+		s.dec.Hints = s.dec.Hints[:0]
 		if ok || len(s.queue) > 0 {
 			return nil
 		}
 		switch {
-		case err != nil && err != errNeedMore:
+		case err != nil && err != format.ErrNeedMore:
 			return err
-		case s.frameDone && err == errNeedMore:
+		case s.frameDone && err == format.ErrNeedMore:
 			return damaged("records after the last check")
 		case s.frameDone:
 			s.inSegment = false
@@ -390,10 +391,10 @@ func (s *StreamReader) readFrame() error {
 	n, err := s.zdec.Read(s.buf)
 	if n > 0 {
 		s.segBytes += n
-		if s.segBytes > maxSegmentBytes {
+		if s.segBytes > format.MaxSegmentBytes {
 			return damaged("segment too large")
 		}
-		s.dec.feed(s.buf[:n])
+		s.dec.Feed(s.buf[:n])
 	}
 	switch {
 	case errors.Is(err, io.EOF):

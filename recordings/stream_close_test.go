@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/gputop-dev/gputop/recordings/format"
 )
 
 // nextUntilError calls Next until it fails, in a goroutine, and sends how
@@ -93,7 +95,7 @@ func TestStreamCloseStopsABusyNext(t *testing.T) {
 	}
 	select {
 	case got := <-done:
-		if n := got[0].(int); n > maxSegmentSamples {
+		if n := got[0].(int); n > format.MaxSegmentSamples {
 			t.Errorf("Next returned %d events after Close", n)
 		}
 		if !errors.Is(got[1].(error), errClosed) {

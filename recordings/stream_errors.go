@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/gputop-dev/gputop/recordings/format"
 )
 
 // StreamVersionError says a stream is in a format version this gputop does
@@ -22,18 +24,18 @@ func (e *StreamVersionError) Error() string {
 	if e.Gputop != "" {
 		who = "gputop " + e.Gputop
 	}
-	if e.Found.Major > FormatVersion.Major {
+	if e.Found.Major > format.FormatVersion.Major {
 		return fmt.Sprintf("%s streams format %s, newer than this gputop reads (%d.x); upgrade gputop here",
-			who, e.Found, FormatVersion.Major)
+			who, e.Found, format.FormatVersion.Major)
 	}
 	return fmt.Sprintf("%s streams format %s; this gputop reads %s to %d.x; upgrade gputop there",
-		who, e.Found, MinStreamVersion, FormatVersion.Major)
+		who, e.Found, MinStreamVersion, format.FormatVersion.Major)
 }
 
 // Want says which versions this gputop reads, for a message of the
 // caller's own: "1.4 to 1.x".
 func (e *StreamVersionError) Want() string {
-	return fmt.Sprintf("%s to %d.x", MinStreamVersion, FormatVersion.Major)
+	return fmt.Sprintf("%s to %d.x", MinStreamVersion, format.FormatVersion.Major)
 }
 
 // StreamError says a stream could not be read on: it ended before the

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+
+	"github.com/gputop-dev/gputop/recordings/format"
 )
 
 // frameReader hands the zstd decoder one zstd frame of the stream, as it
@@ -80,7 +82,7 @@ func (f *frameReader) advance() error {
 	case 3:
 		return damaged("bad zstd block")
 	}
-	if size > maxBlockSize {
+	if size > format.MaxBlockSize {
 		return damaged("bad zstd block")
 	}
 	f.body, f.last = size, h&1 != 0
@@ -88,13 +90,13 @@ func (f *frameReader) advance() error {
 }
 
 func (f *frameReader) readFrameHeader() error {
-	if err := f.take(len(zstdMagic) + 1); err != nil {
+	if err := f.take(len(format.ZstdMagic) + 1); err != nil {
 		return err
 	}
-	if !bytes.Equal(f.pending[:len(zstdMagic)], zstdMagic) {
+	if !bytes.Equal(f.pending[:len(format.ZstdMagic)], format.ZstdMagic) {
 		return damaged("no zstd frame after a segment header")
 	}
-	fhd := f.pending[len(zstdMagic)]
+	fhd := f.pending[len(format.ZstdMagic)]
 	if fhd&0x08 != 0 {
 		return damaged("bad zstd frame header")
 	}

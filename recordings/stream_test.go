@@ -13,6 +13,7 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings/format"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -307,14 +308,14 @@ func TestStreamDamaged(t *testing.T) {
 // than streams, before any sample, naming both versions and the sender.
 func TestStreamVersions(t *testing.T) {
 	rec := writeMem(t, samples(3, 2), 5*time.Minute)
-	at := skippableHeader + len(fileMagic)
+	at := format.SkippableHeader + len(format.FileMagic)
 	for _, tc := range []struct {
 		v    Version
 		want string
 	}{
-		{Version{2, 0}, "gputop v0.1.0-test streams format 2.0, newer than this gputop reads (1.x); upgrade gputop here"},
-		{Version{1, 3}, "gputop v0.1.0-test streams format 1.3; this gputop reads 1.4 to 1.x; upgrade gputop there"},
-		{Version{0, 9}, "streams format 0.9"},
+		{Version{Major: 2, Minor: 0}, "gputop v0.1.0-test streams format 2.0, newer than this gputop reads (1.x); upgrade gputop here"},
+		{Version{Major: 1, Minor: 3}, "gputop v0.1.0-test streams format 1.3; this gputop reads 1.4 to 1.x; upgrade gputop there"},
+		{Version{Major: 0, Minor: 9}, "streams format 0.9"},
 	} {
 		data := bytes.Clone(rec.data)
 		binary.LittleEndian.PutUint16(data[at:], tc.v.Major)
@@ -327,9 +328,9 @@ func TestStreamVersions(t *testing.T) {
 	}
 	// A newer minor version is read: it only adds what a reader skips.
 	data := bytes.Clone(rec.data)
-	binary.LittleEndian.PutUint16(data[at+2:], FormatVersion.Minor+1)
-	body := data[skippableHeader : skippableHeader+binary.LittleEndian.Uint32(data[4:])]
-	binary.LittleEndian.PutUint32(body[len(body)-4:], crc32.Checksum(body[:len(body)-4], castagnoli))
+	binary.LittleEndian.PutUint16(data[at+2:], format.FormatVersion.Minor+1)
+	body := data[format.SkippableHeader : format.SkippableHeader+binary.LittleEndian.Uint32(data[4:])]
+	binary.LittleEndian.PutUint32(body[len(body)-4:], crc32.Checksum(body[:len(body)-4], format.Castagnoli))
 	if _, evs, err := streamAll(t, bytes.NewReader(data)); err != nil || len(samplesOf(evs)) != 3 {
 		t.Errorf("a newer minor version: %d events, %v", len(evs), err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/gputop-dev/gputop/recordings/format"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -29,7 +30,7 @@ type Writer struct {
 	ident os.FileInfo
 	out   countingWriter
 	enc   *zstd.Encoder
-	seg   segmentEncoder
+	seg   format.Encoder
 
 	interval   time.Duration // the source's, to flush before a second's worth waits
 	span       time.Duration // sample time per segment: segmentSpan (tests make it short)
@@ -39,7 +40,7 @@ type Writer struct {
 	seq        uint32
 	chunk      []byte // records not yet given to the compressor
 	chunkFirst int64  // time of the oldest sample in chunk
-	index      fileIndex
+	index      format.Index
 	// lastHints is the last hint snapshot written, carried into each new
 	// segment so that a seek finds the hints current there.
 	lastHints   []timeline.Hint
@@ -140,11 +141,11 @@ func newWriter(file io.WriteCloser, path string, h Header) (*Writer, error) {
 		return nil, fmt.Errorf("recording %s: %w", path, err)
 	}
 	w := &Writer{path: path, file: file, out: countingWriter{w: file}, enc: enc, interval: h.Info.Interval, span: segmentSpan}
-	head, err := appendHeaderFrame(nil, h)
+	head, err := format.AppendHeaderFrame(nil, h)
 	if err != nil {
 		return nil, err
 	}
-	w.headerCopy = head[skippableHeader : len(head)-4] // its body, without the CRC: each chunk has its own
+	w.headerCopy = head[format.SkippableHeader : len(head)-4] // its body, without the CRC: each chunk has its own
 	if _, err := w.out.Write(head); err != nil {
 		return nil, fmt.Errorf("recording %s: %w", path, err)
 	}
@@ -175,7 +176,7 @@ func (w *Writer) Write(s *timeline.Sample) error {
 	if err := checkSample(s); err != nil {
 		return err
 	}
-	if w.inSegment && (at-w.segFirst >= int64(w.span) || w.segBytes >= segmentBytes || !w.seg.roomFor(s)) {
+	if w.inSegment && (at-w.segFirst >= int64(w.span) || w.segBytes >= format.SegmentBytes || !w.seg.RoomFor(s)) {
 		if err := w.endSegment(); err != nil {
 			return err
 		}
@@ -189,19 +190,19 @@ func (w *Writer) Write(s *timeline.Sample) error {
 			return err
 		}
 		if !w.noHeaderCopy {
-			w.chunk = appendRecord(w.chunk, recHeader, w.headerCopy)
+			w.chunk = format.AppendRecord(w.chunk, format.RecHeader, w.headerCopy)
 		}
 		if w.lastInfo != nil {
-			w.chunk = appendRecord(w.chunk, recInfo, w.lastInfo)
+			w.chunk = format.AppendRecord(w.chunk, format.RecInfo, w.lastInfo)
 		}
 		if w.hasHints {
-			w.chunk = w.seg.appendHints(w.chunk, w.lastHintsAt, hintsCarried, w.lastHints)
+			w.chunk = w.seg.AppendHints(w.chunk, w.lastHintsAt, format.HintsCarried, w.lastHints)
 		}
 	}
-	w.chunk = w.seg.appendSample(w.chunk, s)
+	w.chunk = w.seg.AppendSample(w.chunk, s)
 	w.segBytes += len(w.chunk) - n
-	w.index.last = at
-	w.index.samples++
+	w.index.Last = at
+	w.index.Samples++
 	if at-w.chunkFirst+int64(w.interval) >= int64(flushEvery) {
 		return w.Flush()
 	}
@@ -231,11 +232,11 @@ func (w *Writer) WriteHints(at time.Time, hints []timeline.Hint) error {
 	if err != nil {
 		return err
 	}
-	if w.index.samples == 0 {
+	if w.index.Samples == 0 {
 		return errHintsBeforeSamples
 	}
-	if ns < w.index.last {
-		return fmt.Errorf("cannot record hints at %v, before the last sample written (%v)", at, time.Unix(0, w.index.last))
+	if ns < w.index.Last {
+		return fmt.Errorf("cannot record hints at %v, before the last sample written (%v)", at, time.Unix(0, w.index.Last))
 	}
 	if err := checkHints(hints); err != nil {
 		return err
@@ -244,7 +245,7 @@ func (w *Writer) WriteHints(at time.Time, hints []timeline.Hint) error {
 		w.chunkFirst = ns
 	}
 	n := len(w.chunk)
-	w.chunk = w.seg.appendHints(w.chunk, ns, 0, hints)
+	w.chunk = w.seg.AppendHints(w.chunk, ns, 0, hints)
 	w.segBytes += len(w.chunk) - n
 	w.lastHints, w.lastHintsAt, w.hasHints = cloneHints(hints), ns, true
 	return nil
@@ -267,16 +268,16 @@ func (w *Writer) WriteInfo(info timeline.SourceInfo) error {
 	if w.closed {
 		return errClosed
 	}
-	p, err := marshalInfo(info)
+	p, err := format.MarshalInfo(info)
 	if err != nil {
 		return err
 	}
 	if w.inSegment {
 		if len(w.chunk) == 0 {
-			w.chunkFirst = w.index.last
+			w.chunkFirst = w.index.Last
 		}
 		n := len(w.chunk)
-		w.chunk = appendRecord(w.chunk, recInfo, p)
+		w.chunk = format.AppendRecord(w.chunk, format.RecInfo, p)
 		w.segBytes += len(w.chunk) - n
 	}
 	w.lastInfo = p // before the first sample, written when its segment starts
@@ -289,14 +290,14 @@ func (w *Writer) WriteInfo(info timeline.SourceInfo) error {
 // record may list.
 func checkSample(s *timeline.Sample) error {
 	switch {
-	case len(s.Metrics) > maxSegmentKeys:
-		return fmt.Errorf("cannot record a sample of %d metrics, more than %d", len(s.Metrics), maxSegmentKeys)
-	case len(s.Probes) > maxSegmentKeys:
-		return fmt.Errorf("cannot record a sample of %d probe statuses, more than %d", len(s.Probes), maxSegmentKeys)
-	case len(s.Processes) > maxListLen:
-		return fmt.Errorf("cannot record a sample of %d processes, more than %d", len(s.Processes), maxListLen)
-	case len(s.Markers) > maxListLen:
-		return fmt.Errorf("cannot record a sample of %d markers, more than %d", len(s.Markers), maxListLen)
+	case len(s.Metrics) > format.MaxSegmentKeys:
+		return fmt.Errorf("cannot record a sample of %d metrics, more than %d", len(s.Metrics), format.MaxSegmentKeys)
+	case len(s.Probes) > format.MaxSegmentKeys:
+		return fmt.Errorf("cannot record a sample of %d probe statuses, more than %d", len(s.Probes), format.MaxSegmentKeys)
+	case len(s.Processes) > format.MaxListLen:
+		return fmt.Errorf("cannot record a sample of %d processes, more than %d", len(s.Processes), format.MaxListLen)
+	case len(s.Markers) > format.MaxListLen:
+		return fmt.Errorf("cannot record a sample of %d markers, more than %d", len(s.Markers), format.MaxListLen)
 	}
 	return nil
 }
@@ -319,7 +320,7 @@ func (w *Writer) Flush() error {
 	if w.err != nil || len(w.chunk) == 0 {
 		return w.err
 	}
-	w.chunk = appendRecord(w.chunk, recCheck, binary.LittleEndian.AppendUint32(nil, crc32.Checksum(w.chunk, castagnoli)))
+	w.chunk = format.AppendRecord(w.chunk, format.RecCheck, binary.LittleEndian.AppendUint32(nil, crc32.Checksum(w.chunk, format.Castagnoli)))
 	if _, err := w.enc.Write(w.chunk); err != nil {
 		return w.fail(err)
 	}
@@ -355,13 +356,13 @@ func (w *Writer) fail(err error) error {
 }
 
 func (w *Writer) startSegment(at int64) error {
-	w.index.segments = append(w.index.segments, segmentRef{offset: w.out.n, first: at})
-	if _, err := w.out.Write(appendSegmentHeader(nil, at, w.seq)); err != nil {
+	w.index.Segments = append(w.index.Segments, format.SegmentRef{Offset: w.out.n, First: at})
+	if _, err := w.out.Write(format.AppendSegmentHeader(nil, at, w.seq)); err != nil {
 		return w.fail(err)
 	}
 	w.seq++
 	w.enc.Reset(&w.out)
-	w.seg.reset()
+	w.seg.Reset()
 	w.inSegment, w.segFirst, w.segBytes = true, at, 0
 	return nil
 }
@@ -389,7 +390,7 @@ func (w *Writer) Close() error {
 		w.err = w.endSegment()
 	}
 	if w.err == nil {
-		if _, err := w.out.Write(appendIndex(nil, w.index, w.out.n)); err != nil {
+		if _, err := w.out.Write(format.AppendIndex(nil, w.index, w.out.n)); err != nil {
 			w.err = w.fail(err)
 		}
 	}

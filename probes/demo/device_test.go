@@ -159,7 +159,7 @@ func TestPCIeFieldCountersDeriveTheScriptedRates(t *testing.T) {
 }
 
 // The bare mock server answers every call the NVML probe makes (see the
-// list in probes/nvml.go), so code handed dgxh100's server never meets a nil Func.
+// list in probes/nvidia/nvml.go), so code handed dgxh100's server never meets a nil Func.
 func TestBareServerAnswersEveryProbeCall(t *testing.T) {
 	d, clock := newTestDemo(t, "cpu-fallback", 1)
 	clock.at(5 * time.Second)

@@ -59,7 +59,7 @@ func (d *demoDevice) dbe() float64 {
 	return float64(n)
 }
 
-// healthField answers one health field (see probes/nvml_health.go) from the
+// healthField answers one health field (see probes/nvidia/nvml_health.go) from the
 // ledger's totals t.
 func (d *demoDevice) healthField(v *nvml.FieldValue, t gpuTotals) (float64, nvml.Return) {
 	if x, ret, ok := d.nvlinkField(v, t); ok {

@@ -26,7 +26,7 @@ import (
 // supported devices" (also in the NVML API reference,
 // docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). On an A100
 // NVML shows each slice's memory and processes but not which one works:
-// probes/nvml_mig_a100_test.go runs the probe over go-nvml's A100 mock.
+// probes/nvidia/nvml_mig_a100_test.go runs the probe over go-nvml's A100 mock.
 
 // migSlice is one MIG compute instance a script puts on a GPU: profiles
 // from go-nvml's H100 table, and what that table says of them. Residencies

@@ -89,7 +89,7 @@ func demoUUID(n noise, gpu int) string {
 }
 
 // NVML is the mock server as an nvml.Interface, with every function the
-// NVML probe calls set. Hand it to probes.OpenNVML.
+// NVML probe calls set. Hand it to nvidia.OpenNVML.
 func (d *Node) NVML() nvml.Interface { return d.lib }
 
 // HostProbe is the simulated host: Name "host", Device "host", the same

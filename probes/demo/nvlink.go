@@ -103,7 +103,7 @@ func (d *demoDevice) GetNvLinkState(l int) (nvml.EnableState, nvml.Return) {
 	return nvml.FEATURE_ENABLED, nvml.SUCCESS
 }
 
-// nvlinkField answers an NVLink field (see probes/nvml_nvlink.go): ok is
+// nvlinkField answers an NVLink field (see probes/nvidia/nvml_nvlink.go): ok is
 // false for a field that is not one.
 func (d *demoDevice) nvlinkField(v *nvml.FieldValue, t gpuTotals) (x float64, ret nvml.Return, ok bool) {
 	all := v.ScopeId == math.MaxUint32

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/probes"
+	"github.com/gputop-dev/gputop/probes/nvidia"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -20,7 +21,7 @@ var demoStart = time.Date(2025, 7, 27, 0, 34, 45, 0, time.UTC)
 // Store derives it.
 type demoRun struct {
 	demo    *Node
-	nvml    *probes.NVML
+	nvml    *nvidia.NVML
 	samples []timeline.Sample
 	// derived holds each display value per tick (NaN where a tick lacked it).
 	derived map[timeline.Key][]float64
@@ -37,7 +38,7 @@ func recordDemo(t testing.TB, scenario string, seed int64, ticks int) *demoRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nv, err := probes.OpenNVML(demo.NVML(), clock)
+	nv, err := nvidia.OpenNVML(demo.NVML(), clock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func BenchmarkDemoTick(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	nv, err := probes.OpenNVML(demo.NVML(), clock)
+	nv, err := nvidia.OpenNVML(demo.NVML(), clock)
 	if err != nil {
 		b.Fatal(err)
 	}

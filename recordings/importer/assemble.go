@@ -67,12 +67,12 @@ func (t *table) result(format Format, opts Options) (*Log, error) {
 		Interval: interval(ordered, opts.Interval),
 	}
 	if opts.Origin != "" {
-		l.Info.Origin = fmt.Sprintf("%s (%s)", cleanLabel(opts.Origin), format)
+		l.Info.Origin = fmt.Sprintf("%s (%s)", CleanLabel(opts.Origin), format)
 	}
 	if t.zoneless {
 		t.note("timestamps have no time zone: read as UTC")
 	}
-	for _, n := range t.outside.notes() {
+	for _, n := range t.outside.Notes() {
 		t.note("%s", n)
 	}
 	for _, n := range t.frozenNotes(insts, order, times) {
@@ -319,5 +319,5 @@ func interval(times []int64, given time.Duration) time.Duration {
 	for i := 1; i < len(times); i++ {
 		gaps[i-1] = times[i] - times[i-1]
 	}
-	return time.Duration(median(gaps))
+	return time.Duration(Median(gaps))
 }

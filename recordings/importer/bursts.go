@@ -79,7 +79,7 @@ func (t *table) groupKeyed() []instant {
 		for i := 1; i < len(out); i++ {
 			spacing = append(spacing, t.rows[out[i].lo].at-t.rows[out[i-1].lo].at)
 		}
-		if m := median(spacing); m > 0 {
+		if m := Median(spacing); m > 0 {
 			out = t.splitKeyed(m / 2)
 		}
 	}
@@ -240,9 +240,9 @@ func (t *table) groupBursts(n int, gap int64) []instant {
 	return out
 }
 
-// median returns the middle value of xs (the upper middle for an even
+// Median returns the middle value of xs (the upper middle for an even
 // count), reordering xs; 0 for none.
-func median(xs []int64) int64 {
+func Median(xs []int64) int64 {
 	if len(xs) == 0 {
 		return 0
 	}

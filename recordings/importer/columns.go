@@ -57,9 +57,9 @@ var smiProperties = map[string]column{
 	"serial":                      {kind: colUUID, rank: 2},
 	"utilization_gpu":             {kind: colMetric, metric: timeline.GPUUtil, unit: unitPercent},
 	"utilization_memory":          {kind: colMetric, metric: timeline.GPUMemUtil, unit: unitPercent},
-	"memory_used":                 {kind: colMetric, metric: timeline.GPUMemUsed, unit: unitMiB, scale: mib},
-	"memory_total":                {kind: colMetric, metric: timeline.GPUMemTotal, unit: unitMiB, scale: mib},
-	"memory_free":                 {kind: colMemFree, unit: unitMiB, scale: mib},
+	"memory_used":                 {kind: colMetric, metric: timeline.GPUMemUsed, unit: unitMiB, scale: MiB},
+	"memory_total":                {kind: colMetric, metric: timeline.GPUMemTotal, unit: unitMiB, scale: MiB},
+	"memory_free":                 {kind: colMemFree, unit: unitMiB, scale: MiB},
 	"power_draw":                  {kind: colMetric, metric: timeline.GPUPower, unit: unitWatts},
 	"power_draw_average":          {kind: colMetric, metric: timeline.GPUPower, unit: unitWatts, rank: 1},
 	"power_draw_instant":          {kind: colMetric, metric: timeline.GPUPower, unit: unitWatts, rank: 2},
@@ -123,7 +123,7 @@ var unitWords = []struct {
 	scale  float64
 }{
 	{"_percent", 0}, {"_pct", 0}, {"_celsius", 0}, {"_degc", 0}, {"_c", 0}, {"_watts", 0}, {"_w", 0}, {"_mhz", 0},
-	{"_mib", mib}, {"_mb", mib}, {"_gib", gib}, {"_gb", gib}, {"_kib", kib}, {"_kb", kib}, {"_bytes", 1},
+	{"_mib", MiB}, {"_mb", MiB}, {"_gib", gib}, {"_gb", gib}, {"_kib", kib}, {"_kb", kib}, {"_bytes", 1},
 }
 
 // normalizeHeader splits a header into its normalised name and the unit
@@ -164,12 +164,12 @@ func lookupSMIColumn(header string) column {
 		}
 	}
 	if !ok {
-		return column{kind: colIgnored, name: cleanLabel(header)}
+		return column{kind: colIgnored, name: CleanLabel(header)}
 	}
 	if c.unit == unitMiB && scale > 0 {
 		c.scale = scale
 	}
-	c.name = cleanLabel(header)
+	c.name = CleanLabel(header)
 	return c
 }
 

@@ -36,8 +36,8 @@ var dcgmFields = map[string]column{
 	"tenso": {kind: colMetric, metric: timeline.GPUTensor, unit: unitRatio},
 	"drama": {kind: colMetric, metric: timeline.GPUDRAMBW, unit: unitRatio},
 	"mcutl": {kind: colMetric, metric: timeline.GPUMemUtil, unit: unitPercent},
-	"fbusd": {kind: colMetric, metric: timeline.GPUMemUsed, unit: unitMiB, scale: mib},
-	"fbtot": {kind: colMetric, metric: timeline.GPUMemTotal, unit: unitMiB, scale: mib},
+	"fbusd": {kind: colMetric, metric: timeline.GPUMemUsed, unit: unitMiB, scale: MiB},
+	"fbtot": {kind: colMetric, metric: timeline.GPUMemTotal, unit: unitMiB, scale: MiB},
 	"power": {kind: colMetric, metric: timeline.GPUPower, unit: unitWatts},
 	"pmlmt": {kind: colMetric, metric: timeline.GPUPowerLimit, unit: unitWatts},
 	"tmptr": {kind: colMetric, metric: timeline.GPUTemp, unit: unitCelsius},
@@ -68,15 +68,15 @@ func dcgmColumn(header string) column {
 	}
 	switch name {
 	case "entityid", "entity_id", "entity", "gpu", "gpu_id", "gpuid":
-		return column{kind: colIndex, name: cleanLabel(header)}
+		return column{kind: colIndex, name: CleanLabel(header)}
 	case "timestamp", "time_stamp", "time", "ts":
-		return column{kind: colTimestamp, name: cleanLabel(header)}
+		return column{kind: colTimestamp, name: CleanLabel(header)}
 	}
 	c, ok := dcgmFields[name]
 	if !ok {
-		return column{kind: colIgnored, name: cleanLabel(header)}
+		return column{kind: colIgnored, name: CleanLabel(header)}
 	}
-	c.name = cleanLabel(header)
+	c.name = CleanLabel(header)
 	return c
 }
 
@@ -113,7 +113,7 @@ type entities struct {
 	names []string
 }
 
-const migBase = maxGPUIndex + 1
+const migBase = MaxGPUIndex + 1
 
 // gpu returns the (provisional, for MIG entities) GPU number of an entity.
 func (e *entities) gpu(kind, id string) (int, error) {
@@ -124,12 +124,12 @@ func (e *entities) gpu(kind, id string) (int, error) {
 	if strings.EqualFold(kind, "GPU") {
 		return n, nil
 	}
-	label := cleanLabel(strings.ToUpper(kind)) + " " + strconv.Itoa(n)
+	label := CleanLabel(strings.ToUpper(kind)) + " " + strconv.Itoa(n)
 	if g, ok := e.other[label]; ok {
 		return g, nil
 	}
-	if len(e.names) > maxGPUIndex {
-		return 0, fmt.Errorf("more than %d entities", maxGPUIndex+1)
+	if len(e.names) > MaxGPUIndex {
+		return 0, fmt.Errorf("more than %d entities", MaxGPUIndex+1)
 	}
 	e.other[label] = migBase + len(e.names)
 	e.names = append(e.names, label)

@@ -34,7 +34,7 @@ var dmonMetrics = map[string]column{
 	"mem":   {kind: colMetric, metric: timeline.GPUMemUtil, unit: unitPercent},
 	"mclk":  {kind: colMetric, metric: timeline.GPUClockMem, unit: unitMHz},
 	"pclk":  {kind: colMetric, metric: timeline.GPUClockSM, unit: unitMHz},
-	"fb":    {kind: colMetric, metric: timeline.GPUMemUsed, unit: unitMiB, scale: mib},
+	"fb":    {kind: colMetric, metric: timeline.GPUMemUsed, unit: unitMiB, scale: MiB},
 	"rxpci": {kind: colMetric, metric: timeline.GPUPCIeRx, unit: unitMBps},
 	"txpci": {kind: colMetric, metric: timeline.GPUPCIeTx, unit: unitMBps},
 	// Violation columns: the share of the interval clocks were held back by
@@ -65,7 +65,7 @@ func newDmonHeader(tokens []string) (*dmonHeader, bool) {
 		if !ok {
 			c = column{kind: colIgnored}
 		}
-		c.name = cleanLabel(name)
+		c.name = CleanLabel(name)
 		switch name {
 		case "gpu":
 			h.gpu = first(h.gpu, i)

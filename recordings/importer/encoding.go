@@ -11,14 +11,14 @@ import (
 
 // Logs saved by Windows tools are often UTF-16: PowerShell 5's `>` and
 // Out-File write UTF-16 LE with a byte order mark, and some editors save
-// "Unicode" as UTF-16 BE. decodeText reads them as the UTF-8 every parser
+// "Unicode" as UTF-16 BE. DecodeText reads them as the UTF-8 every parser
 // reads; a UTF-8 byte order mark is the line reader's to drop.
 
-// decodeText returns the log as UTF-8 text, and the name of the encoding it
+// DecodeText returns the log as UTF-8 text, and the name of the encoding it
 // was converted from ("" for UTF-8 or ASCII, read as is). It tells UTF-16
 // by its byte order mark, or, without one, by the NUL beside each of the
 // first ASCII characters.
-func decodeText(r io.Reader) (io.Reader, string, error) {
+func DecodeText(r io.Reader) (io.Reader, string, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(4)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {

@@ -90,11 +90,11 @@ func TestNvidiaSMIThrottleAndMemory(t *testing.T) {
 		t.Fatalf("%d samples, %d GPUs", len(res.Samples), len(res.Info.GPUs))
 	}
 	g := res.Info.GPUs[1]
-	if g.UUID != "GPU-bbbb" || g.Name != "NVIDIA H100" || g.MemTotal != 81559*mib || g.PowerLimit != 700 {
+	if g.UUID != "GPU-bbbb" || g.Name != "NVIDIA H100" || g.MemTotal != 81559*MiB || g.PowerLimit != 700 {
 		t.Errorf("gpu1 info %+v", g)
 	}
 	s0, s1 := res.Samples[0], res.Samples[1]
-	if used := value(t, s0, 0, timeline.GPUMemUsed); used != 80000*mib {
+	if used := value(t, s0, 0, timeline.GPUMemUsed); used != 80000*MiB {
 		t.Errorf("memory used %v, want total - free", used)
 	}
 	if th := value(t, s0, 0, timeline.GPUThrottle); th != timeline.ThrottlePowerCap {
@@ -150,7 +150,7 @@ func TestDmonWithDateAndTime(t *testing.T) {
 	if !s0.At.Equal(time.Date(2024, 1, 4, 13, 54, 35, 0, time.UTC)) || !hasNote(res, "no time zone") {
 		t.Errorf("first sample at %v, notes %q", s0.At, res.Info.Notes)
 	}
-	if fb, rx := value(t, s0, 0, timeline.GPUMemUsed), value(t, s1, 0, timeline.GPUPCIeRx); fb != 239*mib || rx != 217*mib {
+	if fb, rx := value(t, s0, 0, timeline.GPUMemUsed), value(t, s1, 0, timeline.GPUPCIeRx); fb != 239*MiB || rx != 217*MiB {
 		t.Errorf("fb %v rx %v", fb, rx)
 	}
 	if rx := value(t, s0, 1, timeline.GPUPCIeRx); !math.IsNaN(rx) {

@@ -97,7 +97,7 @@ func Read(r io.Reader, opts Options) (*Log, error) {
 	if opts.Interval < 0 || opts.Interval > maxInterval {
 		return nil, fmt.Errorf("interval %v: must be between 0 and %v", opts.Interval, maxInterval)
 	}
-	text, encoding, err := decodeText(r)
+	text, encoding, err := DecodeText(r)
 	if err != nil {
 		return nil, err
 	}

@@ -221,8 +221,8 @@ func (h *smiHeader) parseRow(t *table, f []string, line, run int, gpuOfUUID map[
 		}
 		i, ok := gpuOfUUID[uuid]
 		if !ok {
-			if len(gpuOfUUID) > maxGPUIndex {
-				return fmt.Errorf("more than %d GPUs", maxGPUIndex+1)
+			if len(gpuOfUUID) > MaxGPUIndex {
+				return fmt.Errorf("more than %d GPUs", MaxGPUIndex+1)
 			}
 			i = len(gpuOfUUID)
 			gpuOfUUID[strings.Clone(uuid)] = i
@@ -292,7 +292,7 @@ func (h *smiHeader) parseValues(t *table, f []string) error {
 		}
 		v := math.NaN()
 		if ok {
-			v = throttleFromNVML(mask)
+			v = ThrottleFromNVML(mask)
 		}
 		t.put(timeline.GPUThrottle, v)
 	case len(h.reasons) > 0:

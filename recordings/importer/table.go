@@ -48,7 +48,7 @@ type table struct {
 	noted map[string]bool
 	// outside counts the readings left out for being outside their
 	// metric's physical range (ranges.go).
-	outside rangeTally
+	outside RangeTally
 
 	goodLines int   // data lines read
 	badLines  int   // data lines that could not be read
@@ -105,7 +105,7 @@ func (t *table) drop(lo int) { t.vals = t.vals[:lo] }
 // note.
 func (t *table) put(metric string, v float64) {
 	t.cur = append(t.cur, metric)
-	t.vals = append(t.vals, t.outside.check(metric, v))
+	t.vals = append(t.vals, t.outside.Check(metric, v))
 }
 
 // add appends a row whose readings are the table's vals from lo on.
@@ -167,7 +167,7 @@ func (t *table) ident(name, uuid string) int32 {
 		return int32(id)
 	}
 	t.identID[gpuText{strings.Clone(name), strings.Clone(uuid)}] = len(t.idents)
-	t.idents = append(t.idents, gpuText{cleanLabel(name), cleanLabel(uuid)})
+	t.idents = append(t.idents, gpuText{CleanLabel(name), CleanLabel(uuid)})
 	return int32(len(t.idents) - 1)
 }
 
@@ -184,10 +184,10 @@ func (t *table) note(format string, args ...any) {
 // column's): real ones are under 100 characters.
 const maxLabel = 200
 
-// cleanLabel makes outside text fit to show: no escape sequences or
+// CleanLabel makes outside text fit to show: no escape sequences or
 // control characters (timeline.CleanText), at most maxLabel bytes, cut at
 // a character.
-func cleanLabel(s string) string {
+func CleanLabel(s string) string {
 	s = strings.TrimSpace(timeline.CleanText(s))
 	if len(s) <= maxLabel {
 		return s

@@ -88,7 +88,7 @@ func TestTelemetryVLMLlava(t *testing.T) {
 	// First line: 1 %, 2 %, 1129 MiB, 33.09 W (units stripped).
 	s := res.Samples[0]
 	if value(t, s, 0, timeline.GPUUtil) != 1 || value(t, s, 0, timeline.GPUMemUtil) != 2 ||
-		value(t, s, 0, timeline.GPUMemUsed) != 1129*mib || value(t, s, 0, timeline.GPUPower) != 33.09 {
+		value(t, s, 0, timeline.GPUMemUsed) != 1129*MiB || value(t, s, 0, timeline.GPUPower) != 33.09 {
 		t.Errorf("first sample %v", s.Metrics)
 	}
 	if want := time.Date(2026, 1, 3, 15, 36, 53, 507e6, time.UTC); !s.At.Equal(want) {
@@ -108,7 +108,7 @@ func TestTelemetryVLMLlava(t *testing.T) {
 	}
 	// Last line: idle again, 1141 MiB and 34.15 W.
 	last := res.Samples[len(res.Samples)-1]
-	if value(t, last, 0, timeline.GPUMemUsed) != 1141*mib || value(t, last, 0, timeline.GPUPower) != 34.15 {
+	if value(t, last, 0, timeline.GPUMemUsed) != 1141*MiB || value(t, last, 0, timeline.GPUPower) != 34.15 {
 		t.Errorf("last sample %v", last.Metrics)
 	}
 	if !hasNote(res, "no time zone") {
@@ -145,7 +145,7 @@ func checkRowOrder(t *testing.T, res *Result, name string, gpus int) {
 	}
 	for i := range power {
 		s := res.Samples[i/gpus]
-		if p, m := value(t, s, i%gpus, timeline.GPUPower), value(t, s, i%gpus, timeline.GPUMemUsed); p != power[i] || m != mem[i]*mib {
+		if p, m := value(t, s, i%gpus, timeline.GPUPower), value(t, s, i%gpus, timeline.GPUMemUsed); p != power[i] || m != mem[i]*MiB {
 			t.Fatalf("data line %d: gpu%d has %v W %v B, want %v W %v MiB", i+2, i%gpus, p, m, power[i], mem[i])
 		}
 	}
@@ -260,7 +260,7 @@ func TestTelemetryResnet50DCGM(t *testing.T) {
 	}
 	// Last line "0,0.187,1914,1661702936": GRACT ratio as %, FBUSD MiB.
 	last := res.Samples[len(res.Samples)-1]
-	if u, m := value(t, last, 0, timeline.GPUUtil), value(t, last, 0, timeline.GPUMemUsed); !near(u, 18.7) || m != 1914*mib {
+	if u, m := value(t, last, 0, timeline.GPUUtil), value(t, last, 0, timeline.GPUMemUsed); !near(u, 18.7) || m != 1914*MiB {
 		t.Errorf("last sample util %v mem %v", u, m)
 	}
 	// Line 1222 "0,0.000,N/A,1661699670": memory unknown, not 0.

@@ -25,9 +25,9 @@ var throttleReasons = []throttleReason{
 	{0x400, timeline.ThrottleReliability, "reliability"},
 }
 
-// throttleFromNVML translates an NVML clock-event reasons mask into
+// ThrottleFromNVML translates an NVML clock-event reasons mask into
 // timeline.Throttle bits.
-func throttleFromNVML(mask uint64) float64 {
+func ThrottleFromNVML(mask uint64) float64 {
 	var bits uint64
 	for _, r := range throttleReasons {
 		if mask&r.nvml != 0 {

@@ -76,7 +76,7 @@ func TestUnluckyLogsImport(t *testing.T) {
 // unit word at their end.
 func TestHeaderAliases(t *testing.T) {
 	for header, want := range map[string]column{
-		"vram_used_mb":      {kind: colMetric, metric: timeline.GPUMemUsed, scale: mib},
+		"vram_used_mb":      {kind: colMetric, metric: timeline.GPUMemUsed, scale: MiB},
 		"VRAM used (GB)":    {kind: colMetric, metric: timeline.GPUMemUsed, scale: gib},
 		"gpu_util%":         {kind: colMetric, metric: timeline.GPUUtil},
 		"power_W":           {kind: colMetric, metric: timeline.GPUPower},
@@ -87,7 +87,7 @@ func TestHeaderAliases(t *testing.T) {
 		"gpu_index":         {kind: colIndex},
 		"gpu":               {kind: colIndex},
 		"GPU Load [%]":      {kind: colMetric, metric: timeline.GPUUtil},
-		"fb_used_mib":       {kind: colMetric, metric: timeline.GPUMemUsed, scale: mib},
+		"fb_used_mib":       {kind: colMetric, metric: timeline.GPUMemUsed, scale: MiB},
 		"sm_clock_mhz":      {kind: colMetric, metric: timeline.GPUClockSM},
 		"fan_speed_percent": {kind: colIgnored},
 	} {
@@ -120,7 +120,7 @@ func TestUTF16Decoding(t *testing.T) {
 		{"big endian", []byte{0xFE, 0xFF, 0, 'h', 0, 'i'}, "hi", "UTF-16 BE"},
 		{"UTF-8 is left alone", []byte("\uFEFFhi\r\n"), "\uFEFFhi\r\n", ""},
 	} {
-		r, enc, err := decodeText(bytes.NewReader(c.in))
+		r, enc, err := DecodeText(bytes.NewReader(c.in))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,8 +21,8 @@ import (
 // counterRange is what a counter's raw value may be.
 var counterRange = timeline.Range{Min: 0, Max: math.MaxFloat64}
 
-// rangeTally counts the readings left out, by metric.
-type rangeTally struct {
+// RangeTally counts the readings left out, by metric.
+type RangeTally struct {
 	by map[string]*timeline.OutOfRange
 	// last is the range of the metric checked last: values come in the
 	// same column order row after row, so it is nearly always the one.
@@ -30,9 +30,9 @@ type rangeTally struct {
 	lastRange timeline.Range
 }
 
-// check is v, or NaN (counted) where v is outside metric's range. NaN
+// Check is v, or NaN (counted) where v is outside metric's range. NaN
 // stays NaN: an unknown reading is already a gap.
-func (c *rangeTally) check(metric string, v float64) float64 {
+func (c *RangeTally) Check(metric string, v float64) float64 {
 	if metric != c.lastName {
 		c.lastName = metric
 		c.lastRange, _ = timeline.RangeOf(metric)
@@ -40,12 +40,12 @@ func (c *rangeTally) check(metric string, v float64) float64 {
 	return c.against(metric, c.lastRange, v)
 }
 
-// checkCounter is check for a counter's raw value.
-func (c *rangeTally) checkCounter(metric string, v float64) float64 {
+// CheckCounter is Check for a counter's raw value.
+func (c *RangeTally) CheckCounter(metric string, v float64) float64 {
 	return c.against(metric, counterRange, v)
 }
 
-func (c *rangeTally) against(metric string, r timeline.Range, v float64) float64 {
+func (c *RangeTally) against(metric string, r timeline.Range, v float64) float64 {
 	if math.IsNaN(v) || within(r, v) {
 		return v
 	}
@@ -78,8 +78,8 @@ func within(r timeline.Range, v float64) bool {
 	return v >= lo && v <= hi
 }
 
-// notes are the tally's notes, one per metric, in metric order.
-func (c *rangeTally) notes() []string {
+// Notes are the tally's notes, one per metric, in metric order.
+func (c *RangeTally) Notes() []string {
 	list := make([]*timeline.OutOfRange, 0, len(c.by))
 	for _, o := range c.by {
 		list = append(list, o)
@@ -90,47 +90,6 @@ func (c *rangeTally) notes() []string {
 		out[i] = o.String()
 	}
 	return out
-}
-
-// checkPoints leaves out (a gap, counted) the points of series m whose
-// value is outside its metric's physical range: gauges as gputop's
-// value, the throttle mask as the bits it is, and the energy counter's
-// joules finite and not negative.
-func (set *promSet) checkPoints(m int, pts *promPoints) {
-	pm := &promMetrics[m]
-	name, scale := pm.metric, pm.scale
-	switch m {
-	case promFBFree:
-		name = timeline.GPUMemFree
-	case promThrottle:
-		scale = 1
-	}
-	bad := 0
-	for i, v := range pts.vals {
-		var ok float64
-		if pm.kind == timeline.Counter {
-			ok = set.outside.checkCounter(name, v*scale)
-		} else {
-			ok = set.outside.check(name, v*scale)
-		}
-		if math.IsNaN(ok) {
-			pts.vals[i] = math.NaN()
-			bad++
-		}
-	}
-	if bad == 0 {
-		return
-	}
-	times := pts.times.all()
-	var kept pointTimes
-	vals := pts.vals[:0]
-	for i, v := range pts.vals {
-		if !math.IsNaN(v) {
-			kept.add(times[i])
-			vals = append(vals, v)
-		}
-	}
-	pts.times, pts.vals = kept, vals
 }
 
 // cutJumps keeps the times (in order) up to the first that comes more than

@@ -71,33 +71,6 @@ func TestAbsurdValuesLeftOutByEveryImporter(t *testing.T) {
 			}
 		})
 	}
-	t.Run("Prometheus answer", func(t *testing.T) {
-		const answer = `{"status":"success","data":{"resultType":"matrix","result":[
-{"metric":{"__name__":"DCGM_FI_DEV_POWER_USAGE","gpu":"0"},"values":[[1735689600,"300.5"],[1735689601,"1e19"],[1735689602,"301.5"]]},
-{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0"},"values":[[1735689600,"50"],[1735689601,"-5"],[1735689602,"1e9"]]},
-{"metric":{"__name__":"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION","gpu":"0"},"values":[[1735689600,"1000"],[1735689601,"-1"],[1735689602,"2000"]]},
-{"metric":{"__name__":"DCGM_FI_DEV_CLOCKS_EVENT_REASONS","gpu":"0"},"values":[[1735689600,"4"],[1735689601,"-4"],[1735689602,"1e300"]]},
-{"metric":{"__name__":"DCGM_FI_DEV_GPU_TEMP","gpu":"0"},"values":[[1735689600,"60"],[1735689601,"61"],[1735689602,"62"]]}]}}`
-		res, err := ReadPrometheus(strings.NewReader(answer), "absurd.json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		samples := collect(t, res)
-		if len(samples) != 3 {
-			t.Fatalf("%d samples, want 3", len(samples))
-		}
-		for _, m := range []string{timeline.GPUPower, timeline.GPUUtil, timeline.GPUEnergy, timeline.GPUThrottle} {
-			if v, ok := promValue(samples[1], m, "gpu0"); ok {
-				t.Errorf("%s = %v at the absurd point, want it left out", m, v)
-			}
-		}
-		for _, n := range []string{powerNote, utilNote, "1 gpu.energy reading below 0 left out",
-			timeline.OutOfRange{Name: timeline.GPUThrottle, Below: 1, Above: 1, Range: timeline.Range{Min: 0, Max: 1 << 53}}.String()} {
-			if !slices.Contains(res.Info.Notes, n) {
-				t.Errorf("no note %q in %q", n, res.Info.Notes)
-			}
-		}
-	})
 }
 
 // Samples more than timeline.MaxSampleGap after the one before are left
@@ -110,15 +83,6 @@ func TestJumpsLeftOutAtImport(t *testing.T) {
 	want := "2 samples from 2190-01-01 00:00:00 on left out: more than a day after the last one before them (2025-01-01 00:00:02)"
 	if len(res.Samples) != 3 || !slices.Contains(res.Info.Notes, want) {
 		t.Errorf("%d samples, notes %q; want 3 and %q", len(res.Samples), res.Info.Notes, want)
-	}
-	const answer = `{"status":"success","data":{"resultType":"matrix","result":[
-{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0"},"values":[[1735689600,"50"],[1735689615,"51"],[6735689600,"52"],[6735689615,"53"]]}]}}`
-	pres, err := ReadPrometheus(strings.NewReader(answer), "jump.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if samples := collect(t, pres); len(samples) != 2 || !strings.Contains(strings.Join(pres.Info.Notes, "|"), "2 samples from 2183-") {
-		t.Errorf("%d samples, notes %q", len(samples), pres.Info.Notes)
 	}
 }
 

@@ -28,7 +28,7 @@ const (
 // it MB in dmon's unit line, so MB is read as MiB throughout.
 const (
 	kib = 1 << 10
-	mib = 1 << 20
+	MiB = 1 << 20
 	gib = 1 << 30
 )
 
@@ -36,7 +36,7 @@ const (
 var memoryUnits = []struct {
 	suffix string
 	scale  float64
-}{{"MiB", mib}, {"MB", mib}, {"GiB", gib}, {"GB", gib}, {"KiB", kib}, {"KB", kib}, {"B", 1}, {"bytes", 1}}
+}{{"MiB", MiB}, {"MB", MiB}, {"GiB", gib}, {"GB", gib}, {"KiB", kib}, {"KB", kib}, {"B", 1}, {"bytes", 1}}
 
 // memoryScale gives the bytes in one unit of a memory suffix, any case.
 func memoryScale(suffix string) (float64, bool) {
@@ -137,7 +137,7 @@ func unitScale(u unit, suffix string, memScale float64) (float64, bool) {
 	case unitRatio:
 		return 100, suffix == ""
 	case unitMBps:
-		return mib, suffix == "" || strings.EqualFold(suffix, "MB/s")
+		return MiB, suffix == "" || strings.EqualFold(suffix, "MB/s")
 	}
 	if suffix == "" {
 		return 1, true
@@ -187,12 +187,12 @@ func parseActive(s string) (active, ok bool, err error) {
 // parseIndex reads a GPU index or DCGM entity id.
 func parseIndex(s string) (int, error) {
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > maxGPUIndex {
-		return 0, fmt.Errorf("GPU index %q: want a number from 0 to %d", s, maxGPUIndex)
+	if err != nil || n < 0 || n > MaxGPUIndex {
+		return 0, fmt.Errorf("GPU index %q: want a number from 0 to %d", s, MaxGPUIndex)
 	}
 	return n, nil
 }
 
-// maxGPUIndex bounds GPU indices and entity ids: far above any real host,
+// MaxGPUIndex bounds GPU indices and entity ids: far above any real host,
 // low enough that a corrupt log cannot make thousands of devices.
-const maxGPUIndex = 1023
+const MaxGPUIndex = 1023

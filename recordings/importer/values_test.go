@@ -23,23 +23,23 @@ func TestParseValue(t *testing.T) {
 		{"96", unitPercent, 0, 96, ""},
 		{"305.81 W", unitWatts, 0, 305.81, ""},
 		{"17.65", unitWatts, 0, 17.65, ""}, // gpt125m: header says [W], values do not
-		{"17959 MiB", unitMiB, mib, 17959 * mib, ""},
-		{"17959", unitMiB, mib, 17959 * mib, ""},
-		{"2 GiB", unitMiB, mib, 2 * gib, ""},
+		{"17959 MiB", unitMiB, MiB, 17959 * MiB, ""},
+		{"17959", unitMiB, MiB, 17959 * MiB, ""},
+		{"2 GiB", unitMiB, MiB, 2 * gib, ""},
 		{"1530 MHz", unitMHz, 0, 1530, ""},
 		{"71", unitCelsius, 0, 71, ""},
 		{"0.187", unitRatio, 0, 18.7, ""},
-		{"12", unitMBps, 0, 12 * mib, ""},
+		{"12", unitMBps, 0, 12 * MiB, ""},
 		{"1.5e3 W", unitWatts, 0, 1500, ""},
 		{"-3", unitNone, 0, -3, ""},
 		{"[N/A]", unitWatts, 0, nan, ""},
 		{"[Not Supported]", unitPercent, 0, nan, ""},
 		{"[Unknown Error]", unitPercent, 0, nan, ""},
-		{"N/A", unitMiB, mib, nan, ""},
+		{"N/A", unitMiB, MiB, nan, ""},
 		{"-", unitWatts, 0, nan, ""},
 		{"", unitWatts, 0, nan, ""},
 		{"96 W", unitPercent, 0, 0, "unexpected unit"},
-		{"17959 Mi", unitMiB, mib, 0, "unexpected unit"}, // a truncated line
+		{"17959 Mi", unitMiB, MiB, 0, "unexpected unit"}, // a truncated line
 		{"abc", unitWatts, 0, 0, "not a number"},
 		{"Inf", unitWatts, 0, 0, "not a number"},
 		{"0x10", unitNone, 0, 0, "unexpected unit"},
@@ -135,11 +135,11 @@ func TestSMIColumns(t *testing.T) {
 		{"utilization.gpu [%]", colMetric, timeline.GPUUtil, 0},
 		{"utilization_gpu_percent", colMetric, timeline.GPUUtil, 0}, // nanogpt
 		{"utilization.memory [%]", colMetric, timeline.GPUMemUtil, 0},
-		{"memory.used [MiB]", colMetric, timeline.GPUMemUsed, mib},
-		{"memory.used", colMetric, timeline.GPUMemUsed, mib},
+		{"memory.used [MiB]", colMetric, timeline.GPUMemUsed, MiB},
+		{"memory.used", colMetric, timeline.GPUMemUsed, MiB},
 		{"mem_used_gb", colMetric, timeline.GPUMemUsed, gib},
-		{"memory.total [MiB]", colMetric, timeline.GPUMemTotal, mib},
-		{"memory.free [MiB]", colMemFree, "", mib},
+		{"memory.total [MiB]", colMetric, timeline.GPUMemTotal, MiB},
+		{"memory.free [MiB]", colMemFree, "", MiB},
 		{"power.draw [W]", colMetric, timeline.GPUPower, 0},
 		{"power_W", colMetric, timeline.GPUPower, 0}, // nanogpt
 		{"power.draw.average [W]", colMetric, timeline.GPUPower, 0},
@@ -185,7 +185,7 @@ func TestThrottleFromNVML(t *testing.T) {
 		{0x7ff, timeline.ThrottlePower | timeline.ThrottleThermal | timeline.ThrottleSyncBoost |
 			timeline.ThrottleDisplayClocks | timeline.ThrottleBoardLimit | timeline.ThrottleReliability},
 	} {
-		if got := throttleFromNVML(c.mask); got != float64(c.want) {
+		if got := ThrottleFromNVML(c.mask); got != float64(c.want) {
 			t.Errorf("throttleFromNVML(%#x) = %#x, want %#x", c.mask, uint64(got), c.want)
 		}
 	}

@@ -223,7 +223,8 @@ type hintRule struct {
 	yieldsTo []string
 }
 
-// hintRules lists every rule; EvaluateHints runs them in this order.
+// hintRules lists every rule, the one place a rule is added; evaluate runs
+// them in this order (Engine.Hints).
 var hintRules = []hintRule{
 	imbalanceRule,
 	periodicStallRule,
@@ -240,6 +241,12 @@ var hintRules = []hintRule{
 	memoryHeadroomRule,
 	pcieBoundRule,
 	frozenTelemetryRule,
+	// Across the hosts of a session of several (hints_hosts.go), after
+	// the rules of one GPU or one host.
+	hostIdleRule,
+	hostLateRule,
+	stragglerHostRule,
+	unevenMemoryRule,
 }
 
 // Hints returns what gputop says of the session up to t: the hints of

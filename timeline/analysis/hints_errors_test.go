@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/phases"
 )
 
 // link puts GPU i's PCIe link: generation and width now, of their maximum.
@@ -120,7 +121,7 @@ func TestGPUErrorFromXidMarkers(t *testing.T) {
 	if app.Severity != timeline.Warning || app.Evidence != "GPU3 Xid 13 (Graphics Engine Exception) at 1m in" {
 		t.Errorf("GPU3's episode: %+v", app)
 	}
-	for _, p := range MarkerPhases(markers, htT0, e.End()) {
+	for _, p := range phases.FromMarkers(markers, htT0, e.End()) {
 		if strings.Contains(p.Label, "Xid 48") {
 			t.Errorf("an Xid made a phase: %+v", p)
 		}

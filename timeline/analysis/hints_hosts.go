@@ -52,12 +52,6 @@ const (
 // hostLateMin is how long after the others a host must start to be late.
 const hostLateMin = 2 * time.Minute
 
-// crossHostRules are registered after the one-host rules (init): they are
-// kept in this file so that the list in hints.go stays as it was.
-var crossHostRules = []hintRule{hostIdleRule, hostLateRule, stragglerHostRule, unevenMemoryRule}
-
-func init() { hintRules = append(hintRules, crossHostRules...) }
-
 // othersActive is the share of the other judged hosts' known GPU-columns
 // that worked or busy-waited; false if no other host is judged.
 func othersActive(wins []hostWin, h int) (float64, bool) {

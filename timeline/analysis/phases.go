@@ -1,11 +1,6 @@
 package analysis
 
-import (
-	"sort"
-	"time"
-
-	"github.com/gputop-dev/gputop/timeline"
-)
+import "time"
 
 // PhaseOptions tunes how the Engine finds phases (Engine.Phases). A zero field takes its default from
 // DefaultPhaseOptions, so PhaseOptions{} is a valid value.
@@ -92,64 +87,4 @@ func (o PhaseOptions) WithDefaults() PhaseOptions {
 	fill(&o.JobBusyCPU, d.JobBusyCPU)
 	fill(&o.IOWaitBusy, d.IOWaitBusy)
 	return o
-}
-
-// phaseNoData marks a window without GPU data while classifying; Phases
-// never returns it.
-const phaseNoData timeline.PhaseKind = 255
-
-// phaseFillGaps gives every phaseNoData window the kind before it (after it, for the
-// leading ones). It reports false when no window has data.
-func phaseFillGaps(kinds []timeline.PhaseKind) bool {
-	firstKnown := -1
-	for i, k := range kinds {
-		if k != phaseNoData {
-			firstKnown = i
-			break
-		}
-	}
-	if firstKnown < 0 {
-		return false
-	}
-	for i := range firstKnown {
-		kinds[i] = kinds[firstKnown]
-	}
-	for i := firstKnown + 1; i < len(kinds); i++ {
-		if kinds[i] == phaseNoData {
-			kinds[i] = kinds[i-1]
-		}
-	}
-	return true
-}
-
-// MarkerPhases turns markers into labelled phases: each runs from its marker
-// to the next one (or to `to`), clipped to [from, to], and is labelled with
-// the marker's text. The marker current at `from` (the last one before it)
-// opens the first phase; markers after `to` are left out. Of several markers
-// at one instant the last one names the phase.
-func MarkerPhases(markers []timeline.Marker, from, to time.Time) []timeline.Phase {
-	// An Xid's marker is an event, not the start of a phase of the job.
-	sorted := make([]timeline.Marker, 0, len(markers))
-	for _, m := range markers {
-		if m.Origin != timeline.XidOrigin {
-			sorted = append(sorted, m)
-		}
-	}
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].At.Before(sorted[j].At) })
-	var out []timeline.Phase
-	for i, m := range sorted {
-		end := to
-		if i+1 < len(sorted) && sorted[i+1].At.Before(to) {
-			end = sorted[i+1].At
-		}
-		start := m.At
-		if start.Before(from) {
-			start = from
-		}
-		if !end.After(start) {
-			continue
-		}
-		out = append(out, timeline.Phase{Start: start, End: end, Kind: timeline.PhaseMarked, Label: m.Text})
-	}
-	return out
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/phases"
 )
 
 // phaseState is the Engine's phase windows: each window's kind, judged
@@ -68,7 +69,7 @@ func (p *phaseState) add(e *Engine, at time.Time, values []timeline.Value) {
 			p.unjudged = false
 		}
 		for len(p.kinds) <= i {
-			p.kinds = append(p.kinds, phaseNoData)
+			p.kinds = append(p.kinds, phases.NoData)
 		}
 		p.acc.reset()
 	}
@@ -139,7 +140,7 @@ func (a *phaseSums) kind(o PhaseOptions) timeline.PhaseKind {
 	}
 	switch {
 	case math.IsNaN(activity):
-		return phaseNoData
+		return phases.NoData
 	case activity >= o.BusyUtil:
 		return timeline.PhaseBusy
 	case host == phaseHostBusy:
@@ -212,26 +213,26 @@ func (e *Engine) Phases(from, to time.Time) []timeline.Phase {
 // compute makes phases of the windows' kinds between first and last.
 func (p *phaseState) compute(first, last int64, minPhase int64) []timeline.Phase {
 	kinds := append([]timeline.PhaseKind(nil), p.kinds...)
-	if !phaseFillGaps(kinds) || last <= first {
+	if !phases.FillGaps(kinds) || last <= first {
 		return nil
 	}
-	var runs []phaseRun
+	var runs []phases.Run
 	for i, k := range kinds {
 		start := max(p.start+int64(i)*p.w, first)
 		end := min(p.start+int64(i+1)*p.w, last)
 		if end <= start {
 			continue
 		}
-		if len(runs) > 0 && runs[len(runs)-1].kind == k {
-			runs[len(runs)-1].end = end
+		if len(runs) > 0 && runs[len(runs)-1].Kind == k {
+			runs[len(runs)-1].End = end
 			continue
 		}
-		runs = append(runs, phaseRun{start: start, end: end, kind: k})
+		runs = append(runs, phases.Run{Start: start, End: end, Kind: k})
 	}
-	runs = phaseAbsorb(runs, minPhase)
+	runs = phases.Absorb(runs, minPhase)
 	out := make([]timeline.Phase, len(runs))
 	for i, r := range runs {
-		out[i] = timeline.Phase{Start: time.Unix(0, r.start), End: time.Unix(0, r.end), Kind: r.kind}
+		out[i] = timeline.Phase{Start: time.Unix(0, r.Start), End: time.Unix(0, r.End), Kind: r.Kind}
 	}
 	return out
 }

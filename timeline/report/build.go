@@ -8,6 +8,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/timeline/analysis/phases"
 )
 
 // repBuilder fills a Report from a store a few series at a time, reusing
@@ -81,7 +82,7 @@ func (b *repBuilder) max(name, dev string) Number {
 // listPhases lays out the automatic phases and the marked ones, by start
 // (automatic first on a tie), with their times; figures come later.
 func (b *repBuilder) listPhases(auto []timeline.Phase) {
-	marked := analysis.MarkerPhases(b.s.Markers(), b.from, b.to)
+	marked := phases.FromMarkers(b.s.Markers(), b.from, b.to)
 	b.phases = append(slices.Clone(auto), marked...)
 	sort.SliceStable(b.phases, func(i, j int) bool { return b.phases[i].Start.Before(b.phases[j].Start) })
 	for _, p := range b.phases {

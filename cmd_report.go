@@ -1,0 +1,151 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/gputop-dev/gputop/recordings"
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/ui"
+)
+
+func cmdReport(args []string, e *env) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	format := fs.String("format", "text", "`FORMAT`: text, markdown or json (fields in docs/report.md)")
+	from := fs.String("from", "", "report from `TIME` on: 14:03, +10m (after the start), -5m (before the end), or a date and time")
+	to := fs.String("to", "", "report up to `TIME` (as --from): what the screen said with its cursor there")
+	phases := fs.String("phases", "", "`all`: list every phase in text and markdown (default: the 20 longest of each table, the rest summed up; JSON lists all)")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usageError{"give one recording to report on"}
+	}
+	write, ok := map[string]func(*report.Report, io.Writer) error{
+		"text": (*report.Report).WriteText, "markdown": (*report.Report).WriteMarkdown, "json": (*report.Report).WriteJSON,
+	}[*format]
+	if !ok {
+		return usageError{fmt.Sprintf("unknown --format %q (text, markdown or json)", *format)}
+	}
+	var opts report.ReportOptions
+	switch *phases {
+	case "":
+	case "all":
+		opts.PhaseRows = -1
+	default:
+		return usageError{fmt.Sprintf("--phases %q: the only value is all", *phases)}
+	}
+	opts.TextWidth = textWidth(e.stdout)
+	rep, warn, err := reportWith(rest[0], *from, *to, opts)
+	if err != nil {
+		return err
+	}
+	if warn != nil {
+		fmt.Fprintf(e.stderr, "warning: %v\n", warn)
+	}
+	return write(rep, e.stdout)
+}
+
+// reportOf reads a recording at full resolution and reports on the
+// stretch [from, to] of it (times as replay --start takes them; "" for its
+// first or last sample): the figures, the phases and the hints, as the
+// screen showed them with its cursor at to, for a session that began at
+// from. Damage is a warning: the report covers everything that could be
+// read.
+func reportOf(path, from, to string) (*report.Report, error, error) {
+	return reportWith(path, from, to, report.ReportOptions{})
+}
+
+// reportWith is reportOf with the report's options (--phases all).
+func reportWith(path, from, to string, opts report.ReportOptions) (*report.Report, error, error) {
+	r, err := recordings.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	lo, hi, err := reportStretch(r, from, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	store, eng, warn, err := loadRecording(r, path, lo, hi)
+	if err != nil {
+		return nil, nil, err
+	}
+	return report.NewReport(store, eng.Info(), report.Analyse(eng), opts), warn, nil
+}
+
+// reportStretch is the stretch --from and --to name, checked against the
+// recording's span; a zero time where one is not given, for no bound.
+func reportStretch(r *recordings.Reader, from, to string) (lo, hi time.Time, err error) {
+	if from == "" && to == "" {
+		return lo, hi, nil
+	}
+	first, last := r.Span()
+	for _, f := range []struct {
+		name, arg string
+		t         *time.Time
+	}{{"--from", from, &lo}, {"--to", to, &hi}} {
+		if f.arg == "" {
+			continue
+		}
+		t, err := ui.ParseTime(f.arg, first.Local(), first, last)
+		if err != nil {
+			return lo, hi, badTime(f.name, f.arg)
+		}
+		if t.Before(first) || t.After(last) {
+			return lo, hi, usageError{fmt.Sprintf("%s %s is outside the recording (%s to %s)", f.name, f.arg,
+				first.Local().Format(time.DateTime), last.Local().Format(time.DateTime))}
+		}
+		*f.t = t
+	}
+	if !hi.IsZero() && hi.Before(lo) {
+		return lo, hi, usageError{fmt.Sprintf("--from %s is after --to %s", from, to)}
+	}
+	return lo, hi, nil
+}
+
+// loadRecording reads the samples of a recording from lo to hi (zero: no
+// bound) into a store that keeps them all and an Engine that judges them,
+// which ends with the source's description as it stood at the last of
+// them. warn is damage: what was lost, said in one line; everything else
+// was read.
+func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *timeline.Store, eng *analysis.Engine, warn, err error) {
+	store = timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.FileRawValues, Reserve: expectedSamples(r)})
+	eng = analysis.NewEngine(r.Info())
+	for {
+		s, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var damaged *recordings.DamagedError
+			if errors.As(err, &damaged) {
+				warn = err
+				break
+			}
+			return nil, nil, nil, err
+		}
+		if s.At.Before(lo) {
+			continue
+		}
+		// The samples the screen with its cursor at hi judged.
+		if !hi.IsZero() && !s.At.Before(analysis.SamplesUntil(r.Info(), hi)) {
+			break
+		}
+		// The description as of this sample: a GPU found later, a limit
+		// now known.
+		eng.SetInfo(r.Info())
+		store.Add(&s)
+		eng.Add(&s)
+	}
+	if store.Len() == 0 {
+		return nil, nil, nil, fmt.Errorf("%s: the recording has no samples", path)
+	}
+	return store, eng, warn, nil
+}

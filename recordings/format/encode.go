@@ -1,0 +1,245 @@
+package format
+
+import (
+	"encoding/binary"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// Encoder turns samples into the records of one segment. It starts
+// afresh at every segment (reset), so a reader can begin decoding at any
+// segment: keys and probes are defined again, and the first value of each
+// key and the first time are absolute.
+type Encoder struct {
+	keys      map[keyKind]int
+	kinds     []timeline.Kind
+	values    []valueState
+	layout    []int // key ids of the previous sample's metrics
+	probes    map[probeDevice]int
+	probeRows []int // probe ids of the previous sample's statuses
+	tookStats []riceStats
+	lastAt    int64
+	lastStep  int64
+	samples   int
+
+	ids     []int     // scratch: this sample's key or probe ids
+	payload []byte    // scratch: the record being built
+	exc     []byte    // scratch: the sample's exceptions
+	bits    bitWriter // scratch: the sample's residuals
+}
+
+type keyKind struct {
+	key  timeline.Key
+	kind timeline.Kind
+}
+
+type probeDevice struct{ probe, device string }
+
+// Reset starts a new segment: every key and probe is defined again, and
+// values are predicted afresh.
+func (e *Encoder) Reset() {
+	if e.keys == nil {
+		e.keys = make(map[keyKind]int)
+		e.probes = make(map[probeDevice]int)
+	}
+	clear(e.keys)
+	clear(e.probes)
+	e.kinds = e.kinds[:0]
+	e.values = e.values[:0]
+	e.layout = e.layout[:0]
+	e.probeRows = e.probeRows[:0]
+	e.tookStats = e.tookStats[:0]
+	e.lastAt, e.lastStep, e.samples = 0, 0, 0
+}
+
+// RoomFor says whether the segment may define the keys and probes s
+// might add, as many as it has, within MaxSegmentKeys; otherwise the
+// writer starts a new segment first.
+func (e *Encoder) RoomFor(s *timeline.Sample) bool {
+	return len(e.kinds)+len(s.Metrics) <= MaxSegmentKeys && len(e.probes)+len(s.Probes) <= MaxSegmentKeys
+}
+
+// AppendSample appends the records of one sample to b: definitions of new
+// keys and probes, its statuses, processes and markers, then the sample
+// record that completes it.
+func (e *Encoder) AppendSample(b []byte, s *timeline.Sample) []byte {
+	if len(s.Probes) > 0 {
+		b = e.appendStatuses(b, s.Probes)
+	}
+	if s.Processes != nil {
+		b = e.appendProcesses(b, s.Processes)
+	}
+	if len(s.Markers) > 0 {
+		b = e.appendMarkers(b, s.Markers)
+	}
+	e.ids = e.ids[:0]
+	for i := range s.Metrics {
+		m := &s.Metrics[i]
+		id, ok := e.keys[keyKind{m.Key, m.Kind}]
+		if !ok {
+			id = len(e.kinds)
+			e.keys[keyKind{m.Key, m.Kind}] = id
+			e.kinds = append(e.kinds, m.Kind)
+			e.values = append(e.values, valueState{})
+			p := append(e.payload[:0], byte(m.Kind))
+			p = appendString(p, m.Key.Name)
+			p = appendString(p, m.Key.Device)
+			b = AppendRecord(b, RecKeyDef, p)
+			e.payload = p
+		}
+		e.ids = append(e.ids, id)
+	}
+
+	// The time: absolute first, then the change of the step, which is 0
+	// for a perfectly regular tick and a few microseconds of jitter else.
+	at := s.At.UnixNano()
+	var p []byte
+	if e.samples == 0 {
+		p = binary.AppendVarint(e.payload[:0], at)
+	} else {
+		step := at - e.lastAt
+		p = binary.AppendVarint(e.payload[:0], step-e.lastStep)
+		e.lastStep = step
+	}
+	e.lastAt = at
+	e.samples++
+
+	p, e.layout = appendLayout(p, e.ids, e.layout)
+	p = e.appendValues(p, s.Metrics)
+	e.payload = p
+	return AppendRecord(b, RecSample, p)
+}
+
+// appendValues appends the sample's values: the exceptions, then the
+// residuals' bits (see values.go).
+func (e *Encoder) appendValues(p []byte, metrics []timeline.Metric) []byte {
+	e.exc = e.exc[:0]
+	e.bits = bitWriter{b: e.bits.b[:0]}
+	count, next := 0, 0
+	for i := range metrics {
+		id := e.ids[i]
+		mark := len(e.exc)
+		e.exc = binary.AppendUvarint(e.exc, uint64(i-next))
+		var isExc bool
+		e.exc, isExc = e.values[id].encodeValue(metrics[i].Value, e.kinds[id] == timeline.Counter, &e.bits, e.exc)
+		if isExc {
+			count, next = count+1, i+1
+		} else {
+			e.exc = e.exc[:mark]
+		}
+	}
+	p = binary.AppendUvarint(p, uint64(count))
+	p = append(p, e.exc...)
+	return append(p, e.bits.bytes()...)
+}
+
+// appendLayout appends a list of ids: 0 if it is the same as prev, else
+// its length + 1 and each id as the varint difference from the one after
+// the previous id (so 0, 1, 2, … costs a zero byte each). It returns the
+// list to compare the next one with.
+func appendLayout(p []byte, ids, prev []int) ([]byte, []int) {
+	if sameInts(ids, prev) {
+		return append(p, 0), prev
+	}
+	p = binary.AppendUvarint(p, uint64(len(ids))+1)
+	next := 0
+	for _, id := range ids {
+		p = binary.AppendVarint(p, int64(id-next))
+		next = id + 1
+	}
+	return p, append(prev[:0], ids...)
+}
+
+func sameInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// appendStatuses appends the probe statuses: a layout of probe ids; for
+// each a uvarint state<<1 | (1 if it has an error text); the error texts
+// there are; then the time each took, in microseconds, zigzag and Rice
+// coded with its probe's own parameter. Heads and texts repeat from one
+// tick to the next, so zstd takes them for little.
+func (e *Encoder) appendStatuses(b []byte, statuses []timeline.ProbeStatus) []byte {
+	e.ids = e.ids[:0]
+	for _, st := range statuses {
+		pd := probeDevice{st.Probe, st.Device}
+		id, ok := e.probes[pd]
+		if !ok {
+			id = len(e.probes)
+			e.probes[pd] = id
+			e.tookStats = append(e.tookStats, riceStats{})
+			p := appendString(e.payload[:0], st.Probe)
+			p = appendString(p, st.Device)
+			b = AppendRecord(b, recProbeDef, p)
+			e.payload = p
+		}
+		e.ids = append(e.ids, id)
+	}
+	var p []byte
+	p, e.probeRows = appendLayout(e.payload[:0], e.ids, e.probeRows)
+	for _, st := range statuses {
+		head := uint64(st.State) << 1
+		if st.Err != "" {
+			head |= 1
+		}
+		p = binary.AppendUvarint(p, head)
+	}
+	for _, st := range statuses {
+		if st.Err != "" {
+			p = appendString(p, st.Err)
+		}
+	}
+	e.bits = bitWriter{b: e.bits.b[:0]}
+	for i, st := range statuses {
+		stats := &e.tookStats[e.ids[i]]
+		u := zigzag(int64(st.Took.Round(time.Microsecond) / time.Microsecond))
+		e.bits.rice(u, stats.k())
+		stats.add(u)
+	}
+	p = append(p, e.bits.bytes()...)
+	e.payload = p
+	return AppendRecord(b, recStatus, p)
+}
+
+func (e *Encoder) appendProcesses(b []byte, procs []timeline.Process) []byte {
+	p := binary.AppendUvarint(e.payload[:0], uint64(len(procs)))
+	for i := range procs {
+		pr := &procs[i]
+		p = binary.AppendVarint(p, int64(pr.GPU))
+		p = binary.AppendVarint(p, int64(pr.PID))
+		p = appendString(p, pr.User)
+		p = appendString(p, pr.Command)
+		p = appendLoneValue(p, pr.GPUMem)
+		p = appendLoneValue(p, pr.Util)
+		p = appendLoneValue(p, pr.CPU)
+		p = appendLoneValue(p, pr.RSS)
+		var inJob byte
+		if pr.InJob {
+			inJob = 1
+		}
+		p = append(p, inJob)
+	}
+	p = appendProcessDetails(p, procs)
+	e.payload = p
+	return AppendRecord(b, recProcesses, p)
+}
+
+func (e *Encoder) appendMarkers(b []byte, markers []timeline.Marker) []byte {
+	p := binary.AppendUvarint(e.payload[:0], uint64(len(markers)))
+	for _, m := range markers {
+		p = binary.AppendVarint(p, m.At.UnixNano())
+		p = appendString(p, m.Text)
+		p = appendString(p, m.Origin)
+	}
+	e.payload = p
+	return AppendRecord(b, recMarkers, p)
+}

@@ -1,0 +1,700 @@
+package prom
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gputop-dev/gputop/recordings/importer"
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
+)
+
+// Prometheus is the format name of an import from Prometheus, by its HTTP
+// API or from saved answers of it.
+const Prometheus importer.Format = "prometheus"
+
+// promMetric is a series gputop reads, and how its value becomes gputop's.
+type promMetric struct {
+	series string // the exported name: dcgm-exporter's, or gputop serve's
+	metric string // gputop's raw metric
+	kind   timeline.Kind
+	scale  float64 // gputop's value = exported × scale
+}
+
+// promMetrics are the GPU series read, in the order a sample lists a GPU's
+// metrics. Names and units are dcgm-exporter's (docs/metrics.md), which
+// gputop serve exports too.
+var promMetrics = []promMetric{
+	{"DCGM_FI_DEV_GPU_UTIL", timeline.GPUUtil, timeline.Gauge, 1},
+	{"gputop_gpu_util_min_percent", timeline.GPUUtilMin, timeline.Gauge, 1},
+	{"gputop_gpu_util_max_percent", timeline.GPUUtilMax, timeline.Gauge, 1},
+	{"DCGM_FI_DEV_MEM_COPY_UTIL", timeline.GPUMemUtil, timeline.Gauge, 1},
+	{"DCGM_FI_PROF_SM_ACTIVE", timeline.GPUSMActive, timeline.Gauge, 100},
+	{"DCGM_FI_PROF_SM_OCCUPANCY", timeline.GPUSMOccupancy, timeline.Gauge, 100},
+	{"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", timeline.GPUTensor, timeline.Gauge, 100},
+	{"DCGM_FI_PROF_DRAM_ACTIVE", timeline.GPUDRAMBW, timeline.Gauge, 100},
+	{"DCGM_FI_DEV_FB_USED", timeline.GPUMemUsed, timeline.Gauge, importer.MiB},
+	{"DCGM_FI_DEV_FB_TOTAL", timeline.GPUMemTotal, timeline.Gauge, importer.MiB},
+	{"DCGM_FI_DEV_POWER_USAGE", timeline.GPUPower, timeline.Gauge, 1},
+	{"DCGM_FI_DEV_ENFORCED_POWER_LIMIT", timeline.GPUPowerLimit, timeline.Gauge, 1},
+	{"DCGM_FI_DEV_GPU_TEMP", timeline.GPUTemp, timeline.Gauge, 1},
+	{"DCGM_FI_DEV_SM_CLOCK", timeline.GPUClockSM, timeline.Gauge, 1},
+	{"DCGM_FI_DEV_MEM_CLOCK", timeline.GPUClockMem, timeline.Gauge, 1},
+	{"DCGM_FI_DEV_CLOCKS_EVENT_REASONS", timeline.GPUThrottle, timeline.Gauge, 1},
+	{"DCGM_FI_PROF_PCIE_TX_BYTES", timeline.GPUPCIeTx, timeline.Gauge, 1},
+	{"DCGM_FI_PROF_PCIE_RX_BYTES", timeline.GPUPCIeRx, timeline.Gauge, 1},
+	// mJ since driver load; gputop keeps joules, and derives the mean
+	// power between samples from it, which a 15 s step's point reading
+	// of POWER_USAGE is not.
+	{"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", timeline.GPUEnergy, timeline.Counter, 1e-3},
+	// Read only to make gpu.mem_total where FB_TOTAL is not exported
+	// (dcgm-exporter's default list has USED and FREE, not TOTAL).
+	{"DCGM_FI_DEV_FB_FREE", "", timeline.Gauge, importer.MiB},
+}
+
+// Fields of promMetrics the assembly treats specially.
+var (
+	promFBUsed   = promIndex("DCGM_FI_DEV_FB_USED")
+	promFBTotal  = promIndex("DCGM_FI_DEV_FB_TOTAL")
+	promFBFree   = promIndex("DCGM_FI_DEV_FB_FREE")
+	promThrottle = promIndex("DCGM_FI_DEV_CLOCKS_EVENT_REASONS")
+	promLimit    = promIndex("DCGM_FI_DEV_ENFORCED_POWER_LIMIT")
+	promByName   = func() map[string]int {
+		m := map[string]int{
+			// DCGM's older name for the same field.
+			"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS": promIndex("DCGM_FI_DEV_CLOCKS_EVENT_REASONS"),
+		}
+		for i, pm := range promMetrics {
+			m[pm.series] = i
+		}
+		return m
+	}()
+)
+
+func promIndex(series string) int {
+	return slices.IndexFunc(promMetrics, func(pm promMetric) bool { return pm.series == series })
+}
+
+// SeriesNames are the series names an import asks Prometheus for, in
+// the order it asks.
+func SeriesNames() []string {
+	names := make([]string, 0, len(promMetrics)+1)
+	for _, pm := range promMetrics {
+		names = append(names, pm.series)
+	}
+	return append(names, promInfoSeries, promMarkerSeries)
+}
+
+// promInfoSeries is gputop serve's description of itself: the driver and
+// CUDA versions of each host, and whether it was a demo.
+const promInfoSeries = "gputop_info"
+
+// promMarkerSeries is gputop serve's last marker: its time as the value,
+// its text as a label. Each distinct one becomes a marker again (only the
+// last of each scrape interval reached Prometheus).
+const promMarkerSeries = "gputop_last_marker_timestamp_seconds"
+
+// promMarker is a marker found, before it is placed in a sample.
+type promMarker struct {
+	host, text string
+	at         int64 // Unix ms
+}
+
+// promGPUID names a GPU: its host and its NVML index there; for a MIG
+// instance, the index of the physical GPU it is a slice of and its GPU
+// instance id, as dcgm-exporter labels it (GPU_I_ID), "" for a whole GPU.
+type promGPUID struct {
+	host  string
+	index int
+	gi    string
+}
+
+// promGPU is one GPU's series, by promMetrics index.
+type promGPU struct {
+	id                 promGPUID
+	name, uuid, pciBus string
+	profile            string       // a MIG instance's GPU_I_PROFILE
+	series             []pointTimes // by metric
+	vals               [][]float64
+	cursor             []timeCursor // assembly: the next point of each series
+	// deriveTot: no FB_TOTAL series, so gpu.mem_total is FB_USED + FB_FREE.
+	deriveTot bool
+}
+
+// unlabelledHost names the host of series without Hostname or instance
+// labels, beside others that have them.
+const unlabelledHost = "(unlabelled)"
+
+// promHost is what gputop_info said about a host.
+type promHost struct {
+	driver, cuda, source, scenario string
+}
+
+// promSet gathers the series of every answer.
+type promSet struct {
+	gpus  map[promGPUID]*promGPU
+	hosts map[string]*promHost
+	// What was left out, for the notes.
+	noGPU, other, merged, nonFinite, badMIG int
+	outside                                 importer.RangeTally
+	otherNames                              map[string]bool
+	markers                                 map[promMarker]bool
+	interval                                time.Duration
+}
+
+func newPromSet() *promSet {
+	return &promSet{gpus: map[promGPUID]*promGPU{}, hosts: map[string]*promHost{}, otherNames: map[string]bool{}, markers: map[promMarker]bool{}}
+}
+
+// hostOf names a series' host as dcgm-exporter and gputop serve label it,
+// or else by the address Prometheus scraped, without its port.
+func hostOf(labels map[string]string) string {
+	if h := labels["Hostname"]; h != "" {
+		return importer.CleanLabel(h)
+	}
+	inst := labels["instance"]
+	if h, _, err := net.SplitHostPort(inst); err == nil {
+		return importer.CleanLabel(h)
+	}
+	return importer.CleanLabel(inst)
+}
+
+// add takes an answer's series: their points now belong to the set.
+func (set *promSet) add(a *promAnswer) {
+	for i := range a.Data.Result {
+		r := &a.Data.Result[i]
+		pts := &r.Values
+		if r.Value.times.n > 0 || r.Value.skipped > 0 {
+			pts = &r.Value
+		}
+		set.nonFinite += pts.skipped
+		name := r.Metric["__name__"]
+		if name == promInfoSeries {
+			set.addInfo(r.Metric)
+			continue
+		}
+		if name == promMarkerSeries {
+			for _, v := range pts.vals {
+				if len(set.markers) < maxPromMarkers && v > 0 && v < maxPromSeconds {
+					set.markers[promMarker{hostOf(r.Metric), importer.CleanLabel(r.Metric["text"]), int64(math.Round(v * 1000))}] = true
+				}
+			}
+			*pts = promPoints{}
+			continue
+		}
+		m, ok := promByName[name]
+		if !ok {
+			set.other++
+			if len(set.otherNames) < 4 {
+				set.otherNames[cmp.Or(importer.CleanLabel(name), "(no name)")] = true
+			}
+			continue
+		}
+		idx, err := strconv.Atoi(r.Metric["gpu"])
+		if err != nil || idx < 0 || idx > importer.MaxGPUIndex {
+			set.noGPU++
+			continue
+		}
+		gi := r.Metric["GPU_I_ID"]
+		if gi != "" {
+			// A MIG instance: a GPU of its own, a slice of GPU idx.
+			if n, err := strconv.Atoi(gi); err != nil || n < 0 || n > importer.MaxGPUIndex || strconv.Itoa(n) != gi {
+				set.badMIG++
+				continue
+			}
+		}
+		set.checkPoints(m, pts)
+		id := promGPUID{hostOf(r.Metric), idx, gi}
+		g := set.gpu(id, r.Metric)
+		if gi != "" {
+			g.profile = cmp.Or(g.profile, r.Metric["GPU_I_PROFILE"])
+			// Its parent is a GPU of the session even if none of its own
+			// series was asked for.
+			set.gpu(promGPUID{id.host, idx, ""}, r.Metric)
+		}
+		if g.series[m].n == 0 {
+			g.series[m], g.vals[m] = pts.times, pts.vals
+		} else {
+			g.series[m].appendTimes(&pts.times)
+			g.vals[m] = append(g.vals[m], pts.vals...)
+		}
+		*pts = promPoints{}
+	}
+}
+
+// gpu is the GPU of id, made at its first series. A MIG instance's labels
+// are its parent's (dcgm-exporter's modelName, UUID and bus id are the
+// physical GPU's): they name the parent, and the instance by its profile.
+func (set *promSet) gpu(id promGPUID, labels map[string]string) *promGPU {
+	g := set.gpus[id]
+	if g == nil {
+		g = &promGPU{id: id, series: make([]pointTimes, len(promMetrics)), vals: make([][]float64, len(promMetrics))}
+		set.gpus[id] = g
+	}
+	g.name = cmp.Or(g.name, importer.CleanLabel(labels["modelName"]))
+	g.uuid = cmp.Or(g.uuid, importer.CleanLabel(labels["UUID"]))
+	g.pciBus = cmp.Or(g.pciBus, importer.CleanLabel(labels["pci_bus_id"]))
+	return g
+}
+
+func (set *promSet) addInfo(labels map[string]string) {
+	h := set.hosts[hostOf(labels)]
+	if h == nil {
+		h = &promHost{}
+		set.hosts[hostOf(labels)] = h
+	}
+	h.driver = cmp.Or(h.driver, importer.CleanLabel(labels["driver"]))
+	h.cuda = cmp.Or(h.cuda, importer.CleanLabel(labels["cuda"]))
+	h.source = cmp.Or(h.source, importer.CleanLabel(labels["source"]))
+	h.scenario = cmp.Or(h.scenario, importer.CleanLabel(labels["scenario"]))
+}
+
+// Result is an import from Prometheus: its samples are made one at a
+// time as Each writes them, so that a day of a cluster never sits in
+// memory as samples.
+type Result struct {
+	// Info describes the import: Kind timeline.Imported, the hosts (when
+	// there are several) and their GPUs numbered across the session, the
+	// step and notes on what was left out.
+	Info timeline.SourceInfo
+	// Samples is how many samples Each writes; First and Last their times.
+	Samples     int
+	First, Last time.Time
+	gpus        []*promGPU
+	// markers are in time order, each to ride on the first sample at or
+	// after its time.
+	markers []timeline.Marker
+	// jump is the samples left out for coming more than
+	// timeline.MaxSampleGap after the one before (with all after them);
+	// end is the first of them (Unix ms), or MaxInt64.
+	jump timeline.Jump
+	end  int64
+}
+
+// maxPromMarkers bounds the markers one import keeps.
+const maxPromMarkers = 100_000
+
+// result sorts what was gathered into a recording's worth of samples.
+func (set *promSet) result(origin string) (*Result, error) {
+	if len(set.gpus) == 0 {
+		return nil, set.nothing()
+	}
+	// Each host's whole GPUs, then its MIG instances, as a session
+	// numbers them (after the physical GPUs), by parent and GPU instance.
+	gpus := slices.SortedFunc(maps.Values(set.gpus), func(a, b *promGPU) int {
+		return cmp.Or(cmp.Compare(a.id.host, b.id.host), compareBool(a.id.gi != "", b.id.gi != ""),
+			cmp.Compare(a.id.index, b.id.index), cmp.Compare(len(a.id.gi), len(b.id.gi)), cmp.Compare(a.id.gi, b.id.gi))
+	})
+	hostNames := []string{}
+	for _, g := range gpus {
+		if len(hostNames) == 0 || hostNames[len(hostNames)-1] != g.id.host {
+			hostNames = append(hostNames, g.id.host)
+		}
+	}
+	res := &Result{gpus: gpus}
+	res.Info = timeline.SourceInfo{Kind: timeline.Imported, Origin: origin}
+	multi := len(hostNames) > 1
+	if multi && hostNames[0] == "" {
+		// Series with neither Hostname nor instance: a host needs a name
+		// among others ("" is a session of one).
+		hostNames[0] = unlabelledHost
+		for _, g := range gpus {
+			if g.id.host == "" {
+				g.id.host = unlabelledHost
+			}
+		}
+		set.hosts[unlabelledHost] = set.hosts[""]
+	}
+	for _, name := range hostNames {
+		h := cmp.Or(set.hosts[name], &promHost{})
+		hi := timeline.HostInfo{Name: name, Driver: h.driver, CUDA: h.cuda}
+		if h.source == "demo" {
+			hi.Notes = append(hi.Notes, fmt.Sprintf("%s was a gputop demo (%s), not real GPUs", cmp.Or(name, "the host"), cmp.Or(h.scenario, "training")))
+		}
+		if multi {
+			res.Info.Hosts = append(res.Info.Hosts, hi)
+		} else {
+			res.Info.Host, res.Info.Driver, res.Info.CUDA = hi.Name, hi.Driver, hi.CUDA
+			res.Info.Notes = append(res.Info.Notes, hi.Notes...)
+		}
+	}
+	// A MIG instance takes the number its host would give it: after the
+	// host's whole GPUs.
+	onHost := make([]int, len(gpus))
+	next := map[string]int{}
+	for i, g := range gpus {
+		if g.id.gi == "" {
+			onHost[i] = g.id.index
+			next[g.id.host] = max(next[g.id.host], g.id.index+1)
+			continue
+		}
+		onHost[i] = next[g.id.host]
+		next[g.id.host]++
+	}
+	whole := map[promGPUID]int{} // a physical GPU's session index
+	for i, g := range gpus {
+		g.prepare(set)
+		info := g.info(i)
+		if multi {
+			info.Host, info.HostIndex = g.id.host, onHost[i]
+		} else {
+			// One host: its GPUs keep their own numbers, as a recording
+			// made on it would.
+			info.Index = onHost[i]
+		}
+		if g.id.gi == "" {
+			whole[g.id] = info.Index
+		} else {
+			parent := whole[promGPUID{g.id.host, g.id.index, ""}]
+			info.MIGParent = parent
+			res.Info.GPUs[slices.IndexFunc(res.Info.GPUs, func(p timeline.GPUInfo) bool { return p.Index == parent })].MIG = true
+		}
+		res.Info.GPUs = append(res.Info.GPUs, info)
+	}
+	// From here on a GPU's number is the session's: its gpuN device.
+	for i, g := range gpus {
+		g.id.index = res.Info.GPUs[i].Index
+	}
+	res.count()
+	if res.Samples == 0 {
+		return nil, set.nothing()
+	}
+	res.placeMarkers(set, multi)
+	res.Info.Interval = set.interval
+	if res.Info.Interval == 0 {
+		res.Info.Interval = res.medianSpacing()
+	}
+	res.Info.Notes = append(res.Info.Notes, set.notes(res)...)
+	return res, nil
+}
+
+// placeMarkers keeps the markers within the samples' span, in time order,
+// their text prefixed by their host's name among several.
+func (res *Result) placeMarkers(set *promSet, multi bool) {
+	first, last := res.First.UnixMilli(), res.Last.UnixMilli()
+	found := slices.SortedFunc(maps.Keys(set.markers), func(a, b promMarker) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.host, b.host), cmp.Compare(a.text, b.text))
+	})
+	for _, m := range found {
+		if m.at < first || m.at > last {
+			continue // before the range: the last marker of an earlier stretch
+		}
+		text := m.text
+		if multi && m.host != "" {
+			text = m.host + ": " + text
+		}
+		res.markers = append(res.markers, timeline.Marker{At: time.UnixMilli(m.at).UTC(), Text: text, Origin: "import"})
+	}
+}
+
+// nothing says why there is nothing to import.
+func (set *promSet) nothing() error {
+	if set.other > 0 {
+		return fmt.Errorf("no GPU series among the %s found (such as %s): gputop reads dcgm-exporter's DCGM_FI_* series",
+			units.Count(set.other, "series"), strings.Join(slices.Sorted(maps.Keys(set.otherNames)), ", "))
+	}
+	if set.noGPU > 0 {
+		return fmt.Errorf("%s without a gpu label: gputop reads dcgm-exporter's series, which name their GPU", units.Count(set.noGPU, "GPU series"))
+	}
+	return errNoSeries
+}
+
+// errNoSeries is an answer without a single GPU series.
+var errNoSeries = fmt.Errorf("no GPU series in it")
+
+func (set *promSet) notes(res *Result) []string {
+	var out []string
+	if set.merged > 0 {
+		out = append(out, fmt.Sprintf("%s at a time another series of the same GPU and metric already had: kept the first (two exporters on one host?)",
+			units.Count(set.merged, "point")))
+	}
+	if set.nonFinite > 0 {
+		out = append(out, fmt.Sprintf("%s NaN or infinite: read as gaps", units.Count(set.nonFinite, "point")))
+	}
+	out = append(out, set.outside.Notes()...)
+	if res.jump.Dropped > 0 {
+		out = append(out, res.jump.String())
+	}
+	if set.badMIG > 0 {
+		out = append(out, fmt.Sprintf("%s of MIG instances whose GPU_I_ID is not a number left out", units.Count(set.badMIG, "series")))
+	}
+	if set.noGPU > 0 {
+		out = append(out, fmt.Sprintf("%s without a gpu label left out", units.Count(set.noGPU, "GPU series")))
+	}
+	var derived []string
+	for i, g := range res.gpus {
+		if g.deriveTot {
+			derived = append(derived, timeline.GPUDevice(res.Info.GPUs[i].Index))
+		}
+	}
+	if len(derived) > 0 {
+		out = append(out, fmt.Sprintf("memory total of %s is FB_USED + FB_FREE (no FB_TOTAL series): the driver's reserved memory is not in it",
+			units.Count(len(derived), "GPU")))
+	}
+	return out
+}
+
+// prepare puts each series in time order, one point per time, and says
+// which derived metrics the GPU has.
+func (g *promGPU) prepare(set *promSet) {
+	g.cursor = make([]timeCursor, len(promMetrics))
+	for m := range g.series {
+		if !g.series[m].increasing() {
+			// Two series of one GPU and metric, or answers out of order.
+			var dropped int
+			g.series[m], g.vals[m], dropped = sortedTimes(g.series[m].all(), g.vals[m])
+			set.merged += dropped
+		}
+	}
+	g.deriveTot = g.series[promFBTotal].n == 0 && g.series[promFBUsed].n > 0 && g.series[promFBFree].n > 0
+}
+
+// info describes the GPU as the session's number i. A MIG instance is
+// named as NVML names it, "<GPU> MIG 1g.10gb"; its UUID is not in the
+// labels (UUID is its parent's), and its parent is the caller's to set.
+func (g *promGPU) info(i int) timeline.GPUInfo {
+	info := timeline.GPUInfo{Index: i, Name: g.name, UUID: g.uuid, PCIBusID: g.pciBus, MemTotal: math.NaN(), PowerLimit: math.NaN()}
+	if g.id.gi != "" {
+		gi, _ := strconv.Atoi(g.id.gi)
+		info.MIG, info.MIGGPUInstance, info.UUID = true, gi, ""
+		// Without GPU_I_PROFILE, its ids, as the probe names one whose
+		// name lacks the profile.
+		info.MIGProfile = cmp.Or(migProfileLabel(g.profile), "gi"+g.id.gi)
+		info.Name = strings.TrimSpace(g.name + " MIG " + info.MIGProfile)
+	}
+	if v := g.vals[promFBTotal]; len(v) > 0 {
+		info.MemTotal = v[0] * importer.MiB
+	} else if g.deriveTot {
+		if total, ok := g.derivedTotal(); ok {
+			info.MemTotal = total
+		}
+	}
+	if v := g.vals[promLimit]; len(v) > 0 {
+		info.PowerLimit = v[0]
+	}
+	for m, pm := range promMetrics {
+		switch pm.metric {
+		case timeline.GPUSMActive, timeline.GPUSMOccupancy, timeline.GPUTensor, timeline.GPUDRAMBW:
+			info.GPM = info.GPM || g.series[m].n > 0
+		}
+	}
+	return info
+}
+
+// migProfileLabel is a GPU_I_PROFILE fit for a label on the screen:
+// printable ASCII without spaces, at most 16 characters ("1c.7g.80gb+me"
+// is 13); "" otherwise.
+func migProfileLabel(p string) string {
+	if len(p) > 16 {
+		return ""
+	}
+	for _, c := range []byte(p) {
+		if c <= ' ' || c > '~' {
+			return ""
+		}
+	}
+	return p
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// derivedTotal is used + free at the first time both were read.
+func (g *promGPU) derivedTotal() (float64, bool) {
+	used, free := &g.series[promFBUsed], &g.series[promFBFree]
+	var cu, cf timeCursor
+	for {
+		tu, ok1 := used.at(&cu)
+		tf, ok2 := free.at(&cf)
+		switch {
+		case !ok1 || !ok2:
+			return 0, false
+		case tu < tf:
+			used.step(&cu)
+		case tu > tf:
+			free.step(&cf)
+		default:
+			return (g.vals[promFBUsed][cu.i] + g.vals[promFBFree][cf.i]) * importer.MiB, true
+		}
+	}
+}
+
+// count walks the samples Each will make without making them, and finds
+// where a jump of more than timeline.MaxSampleGap ends them.
+func (res *Result) count() {
+	res.reset()
+	res.end = math.MaxInt64
+	for {
+		t, ok := res.next()
+		if !ok {
+			break
+		}
+		if res.Samples > 0 && res.jump.FarAfter(res.Last, time.UnixMilli(t)) {
+			res.end = t
+			for {
+				res.advance(t)
+				if t, ok = res.next(); !ok {
+					break
+				}
+				res.jump.Dropped++
+			}
+			break
+		}
+		if res.Samples == 0 {
+			res.First = time.UnixMilli(t).UTC()
+		}
+		res.Last = time.UnixMilli(t).UTC()
+		res.Samples++
+		res.advance(t)
+	}
+	res.reset()
+}
+
+func (res *Result) reset() {
+	for _, g := range res.gpus {
+		clear(g.cursor)
+	}
+}
+
+// next is the earliest time of a point not yet taken.
+func (res *Result) next() (int64, bool) {
+	t, found := int64(math.MaxInt64), false
+	for _, g := range res.gpus {
+		for m := range g.series {
+			if at, ok := g.series[m].at(&g.cursor[m]); ok && at <= t {
+				t, found = at, true
+			}
+		}
+	}
+	return t, found
+}
+
+// advance takes every point at time t.
+func (res *Result) advance(t int64) {
+	for _, g := range res.gpus {
+		for m := range g.series {
+			if at, ok := g.series[m].at(&g.cursor[m]); ok && at == t {
+				g.series[m].step(&g.cursor[m])
+			}
+		}
+	}
+}
+
+// medianSpacing is the median time between consecutive points of the
+// longest series: the interval of a file whose answers do not say it.
+func (res *Result) medianSpacing() time.Duration {
+	var most *pointTimes
+	for _, g := range res.gpus {
+		for m := range g.series {
+			if most == nil || g.series[m].n > most.n {
+				most = &g.series[m]
+			}
+		}
+	}
+	if most.n < 2 {
+		return 0
+	}
+	longest := most.all()
+	if len(longest) < 2 {
+		return 0
+	}
+	gaps := make([]int64, len(longest)-1)
+	for i := range gaps {
+		gaps[i] = longest[i+1] - longest[i]
+	}
+	return time.Duration(importer.Median(gaps)) * time.Millisecond
+}
+
+// Each makes the samples in time order, one per time any series has a
+// point, and gives each to write; the sample and its metrics are reused
+// for the next one. A metric without a point at that time is absent from
+// the sample: a gap, never a zero.
+func (res *Result) Each(write func(*timeline.Sample) error) error {
+	res.reset()
+	defer res.reset()
+	devices := make([]string, len(res.gpus))
+	for i, g := range res.gpus {
+		devices[i] = timeline.GPUDevice(g.id.index)
+	}
+	var s timeline.Sample
+	marker := 0
+	for {
+		t, ok := res.next()
+		if !ok || t >= res.end {
+			return nil
+		}
+		s.At = time.UnixMilli(t).UTC()
+		s.Metrics = s.Metrics[:0]
+		from := marker
+		for marker < len(res.markers) && !res.markers[marker].At.After(s.At) {
+			marker++
+		}
+		s.Markers = res.markers[from:marker:marker]
+		for i, g := range res.gpus {
+			var used, free float64
+			haveUsed, haveFree := false, false
+			for m := range g.series {
+				c := &g.cursor[m]
+				if at, ok := g.series[m].at(c); !ok || at != t {
+					continue
+				}
+				v := g.vals[m][c.i]
+				g.series[m].step(c)
+				pm := &promMetrics[m]
+				switch m {
+				case promFBFree:
+					free, haveFree = v, true
+					continue
+				case promFBUsed:
+					used, haveUsed = v, true
+				case promThrottle:
+					v = importer.ThrottleFromNVML(uint64(max(v, 0)))
+				}
+				s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: pm.metric, Device: devices[i]}, Kind: pm.kind, Value: v * pm.scale})
+			}
+			if g.deriveTot && haveUsed && haveFree {
+				s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: timeline.GPUMemTotal, Device: devices[i]}, Kind: timeline.Gauge, Value: (used + free) * importer.MiB})
+			}
+		}
+		if err := write(&s); err != nil {
+			return err
+		}
+	}
+}
+
+// Read imports saved answers of Prometheus' HTTP API: one
+// query_range answer, several one after another, or a JSON array of them.
+// origin names them for SourceInfo.Origin.
+//
+// Answers are read one at a time, each at most 64 MiB (promlimits.go); a
+// file saved as UTF-16 (PowerShell's `>`) is read as such.
+func Read(r io.Reader, origin string) (*Result, error) {
+	text, encoding, err := importer.DecodeText(r)
+	if err != nil {
+		return nil, err
+	}
+	set := newPromSet()
+	if err := decodeAnswers(text, func(a *promAnswer) error { set.add(a); return nil }); err != nil {
+		return nil, err
+	}
+	res, err := set.result(fmt.Sprintf("%s (%s)", importer.CleanLabel(origin), Prometheus))
+	if err == nil && encoding != "" {
+		res.Info.Notes = append(res.Info.Notes, fmt.Sprintf("the file is %s text (a Windows tool's): read as such", encoding))
+	}
+	return res, err
+}

@@ -1,0 +1,349 @@
+package prom
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline/units"
+)
+
+// Query says what to read from Prometheus.
+type Query struct {
+	// URL is Prometheus' address, http://host:9090, with the path prefix
+	// it is served under, if any (http://host/prometheus).
+	URL string
+	// Match is the label matchers that pick the job's hosts, as in a
+	// PromQL selector: {job="dcgm",Hostname=~"node[1-8]"}, braces
+	// optional; "" for every GPU Prometheus has.
+	Match string
+	// From and To bound the range; Step is the time between points.
+	From, To time.Time
+	Step     time.Duration
+	// Client is the HTTP client; nil for one that gives up connecting
+	// after 10 s. Its own Timeout, if any, is on top of the ones below.
+	Client *http.Client
+	// MaxPoints is the most points per series one query may ask for;
+	// 0 for 10,000, under Prometheus' limit of 11,000.
+	MaxPoints int
+	// QueryTimeout bounds one query, from asking to the answer's last
+	// byte; 0 for two minutes, Prometheus' own default limit on
+	// evaluating a query (--query.timeout), past which it gives up itself.
+	QueryTimeout time.Duration
+	// IdleTimeout bounds how long an answer, once begun, may take to bring
+	// each 4 KiB (minProgress) or its end; 0 for 30 s. Prometheus writes
+	// an answer it has evaluated at the link's speed, so a pause or a drip
+	// that long is a stalled server or link.
+	IdleTimeout time.Duration
+	// MaxAnswerBytes caps one answer; 0 for answerLimit's (at most
+	// 64 MiB), a smaller one for tests.
+	MaxAnswerBytes int64
+}
+
+// Bounds of a query.
+const (
+	defaultMaxPoints = 10_000
+	// maxSeriesPoints bounds the points per series of one import: 4.7
+	// years at a 15 s step; more is a mistyped --step.
+	maxSeriesPoints = 10_000_000
+	// parallelQueries is how many queries are in flight at once: enough
+	// to overlap Prometheus' work with ours, few enough not to load it.
+	parallelQueries = 4
+	queryTimeout    = 2 * time.Minute
+	idleTimeout     = 30 * time.Second
+	dialTimeout     = 10 * time.Second
+)
+
+// Selector checks label matchers given as --match and returns them
+// without braces, ready to follow a series name.
+func Selector(match string) (string, error) {
+	m := strings.TrimSpace(match)
+	if m == "" {
+		return "", nil
+	}
+	if i := strings.IndexByte(m, '{'); i > 0 {
+		return "", fmt.Errorf("%q names a series: give only label matchers such as {job=\"dcgm\"}; every GPU series is read", match)
+	}
+	if strings.HasPrefix(m, "{") {
+		if !strings.HasSuffix(m, "}") {
+			return "", fmt.Errorf("%q: label matchers end with }", match)
+		}
+		m = strings.TrimSpace(m[1 : len(m)-1])
+	}
+	if strings.ContainsAny(m, "{}") {
+		return "", fmt.Errorf("%q is not one set of label matchers such as {job=\"dcgm\"}", match)
+	}
+	return m, nil
+}
+
+// promJob is one query: a series over one stretch of the range.
+type promJob struct {
+	query      string
+	start, end time.Time
+}
+
+// promChunks splits [from, to] into stretches of at most maxPoints points
+// a step apart, each starting a step after the one before ends, so that
+// no time is asked twice or left out.
+func promChunks(from, to time.Time, step time.Duration, maxPoints int) [][2]time.Time {
+	var out [][2]time.Time
+	for start := from; !start.After(to); {
+		end := start.Add(time.Duration(maxPoints-1) * step)
+		if end.After(to) {
+			end = to
+		}
+		out = append(out, [2]time.Time{start, end})
+		start = end.Add(step)
+	}
+	return out
+}
+
+// Fetch reads every GPU series of q from Prometheus'
+// /api/v1/query_range, a series and a stretch of time per query, each
+// stretch short enough to stay under Prometheus' points limit.
+func Fetch(ctx context.Context, q Query) (*Result, error) {
+	base, err := url.Parse(q.URL)
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, fmt.Errorf("%q is not Prometheus' address, such as http://prometheus:9090", q.URL)
+	}
+	matchers, err := Selector(q.Match)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !q.From.Before(q.To):
+		return nil, fmt.Errorf("the range is empty: %s is not before %s", stamp(q.From), stamp(q.To))
+	case q.Step < time.Millisecond:
+		return nil, fmt.Errorf("step %v: must be 1ms or more", q.Step)
+	case q.To.Sub(q.From)/q.Step >= maxSeriesPoints:
+		return nil, fmt.Errorf("%v at a step of %v is over %d points per series: give a larger step", q.To.Sub(q.From), q.Step, maxSeriesPoints)
+	}
+	// Prometheus' times are milliseconds.
+	q.From, q.To = q.From.Truncate(time.Millisecond), q.To.Truncate(time.Millisecond)
+	maxPoints := q.MaxPoints
+	if maxPoints <= 0 {
+		maxPoints = defaultMaxPoints
+	}
+	client := q.Client
+	if client == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.DialContext = (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
+		client = &http.Client{Transport: tr}
+	}
+	lim := queryLimits{query: cmp.Or(q.QueryTimeout, queryTimeout), idle: cmp.Or(q.IdleTimeout, idleTimeout), bytes: q.MaxAnswerBytes}
+
+	var jobs []promJob
+	for _, name := range SeriesNames() {
+		query := name
+		if matchers != "" {
+			query += "{" + matchers + "}"
+		}
+		for _, c := range promChunks(q.From, q.To, q.Step, maxPoints) {
+			jobs = append(jobs, promJob{query, c[0], c[1]})
+		}
+	}
+
+	answers := make([]*promAnswer, len(jobs))
+	// The first query alone: an address that does not answer, or matchers
+	// Prometheus refuses, fail on it with the same words every time.
+	if answers[0], err = queryRange(ctx, client, base, jobs[0], q.Step, lim); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range parallelQueries {
+		wg.Go(func() {
+			for i := range next {
+				a, err := queryRange(ctx, client, base, jobs[i], q.Step, lim)
+				if err != nil {
+					cancel(err)
+					continue
+				}
+				answers[i] = a
+			}
+		})
+	}
+feed:
+	for i := 1; i < len(jobs); i++ {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+
+	// In the order asked, so that which of two clashing series wins does
+	// not depend on which answer came first.
+	set := newPromSet()
+	set.interval = q.Step
+	for i, a := range answers {
+		set.add(a)
+		answers[i] = nil
+	}
+	// A password in the URL (basic auth) stays out of the recording.
+	origin := base.Redacted()
+	if matchers != "" {
+		origin += " {" + matchers + "}"
+	}
+	res, err := set.result(origin)
+	if errors.Is(err, errNoSeries) {
+		what := "no GPU series"
+		if matchers != "" {
+			what = fmt.Sprintf("no GPU series match {%s}", matchers)
+		}
+		return nil, fmt.Errorf("%s from %s to %s in Prometheus at %s", what, stamp(q.From), stamp(q.To), base.Redacted())
+	}
+	return res, err
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// queryLimits bound one query: its whole time, the wait for each byte of
+// its answer once begun, and the answer's size (0: answerLimit's).
+type queryLimits struct {
+	query, idle time.Duration
+	bytes       int64
+}
+
+// queryRange asks one query and reads its answer, within lim: a slow or
+// stalled server, or an answer larger than the query could honestly be,
+// fails in one line that says which and what to do.
+func queryRange(ctx context.Context, client *http.Client, base *url.URL, job promJob, step time.Duration, lim queryLimits) (*promAnswer, error) {
+	u := base.JoinPath("api/v1/query_range")
+	u.RawQuery = url.Values{
+		"query": {job.query},
+		"start": {unixSeconds(job.start)},
+		"end":   {unixSeconds(job.end)},
+		"step":  {strconv.FormatFloat(step.Seconds(), 'f', -1, 64)},
+	}.Encode()
+	at := base.Redacted()
+	query := serverText(job.query)
+	errSlow := fmt.Errorf("Prometheus at %s did not answer query %s within %v: give a shorter --from/--to, a larger --step or a narrower --match", at, query, lim.query)
+	qctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	deadline := time.AfterFunc(lim.query, func() { cancel(errSlow) })
+	defer deadline.Stop()
+	req, err := http.NewRequestWithContext(qctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		if qctx.Err() != nil {
+			return nil, context.Cause(qctx)
+		}
+		return nil, fmt.Errorf("cannot reach Prometheus at %s: %s", at, netReason(err))
+	}
+	defer resp.Body.Close()
+	limit := lim.bytes
+	if limit <= 0 {
+		limit = answerLimit(int(job.end.Sub(job.start)/step) + 1)
+	}
+	// The answer must keep coming: minProgress bytes (or its end) within
+	// lim.idle of the last minProgress.
+	pr := &progressReader{r: resp.Body, d: lim.idle}
+	pr.timer = time.AfterFunc(lim.idle, func() {
+		if n := pr.since.Load(); n > 0 {
+			cancel(fmt.Errorf("Prometheus at %s sent its answer too slowly: %s in %v (query %s)", at, units.Count(int(n), "byte"), lim.idle, query))
+		} else {
+			cancel(fmt.Errorf("Prometheus at %s sent nothing for %v (query %s)", at, lim.idle, query))
+		}
+	})
+	defer pr.timer.Stop()
+	body, err := readLimited(pr, limit, resp.ContentLength)
+	var big errAnswerTooLarge
+	switch {
+	case errors.As(err, &big):
+		return nil, fmt.Errorf("Prometheus at %s: the answer to query %s %v; narrow --match or --from/--to, or give a larger --step", at, query, err)
+	case err != nil && qctx.Err() != nil:
+		return nil, context.Cause(qctx)
+	case err != nil:
+		return nil, fmt.Errorf("Prometheus at %s: reading the answer to query %s: %s", at, query, netReason(err))
+	}
+	var got *promAnswer
+	err = decodeAnswerBytes(body, func(a *promAnswer) error {
+		if got != nil {
+			return errors.New("more than one answer")
+		}
+		got = a
+		return nil
+	})
+	status := serverText(resp.Status)
+	switch {
+	case err != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden):
+		return nil, fmt.Errorf("%s answers %s: give a user and password in the URL, as http://user:password@host:9090", at, status)
+	case err != nil && resp.StatusCode != http.StatusOK && !strings.HasPrefix(err.Error(), "Prometheus says"):
+		// Not Prometheus' error: the address is something else.
+		return nil, fmt.Errorf("%s answers %s to /%s: is it Prometheus' address?", at, status, strings.TrimPrefix(u.Path, "/"))
+	case err != nil:
+		return nil, fmt.Errorf("%v (query %s)", err, query)
+	}
+	return got, nil
+}
+
+// minProgress is how much of an answer must arrive in each IdleTimeout: a
+// server that drips a byte a second never stalls, yet never answers. A
+// real Prometheus writes an evaluated answer at the link's speed; 4 KiB in
+// 30 s is a link under 140 bytes a second.
+const minProgress = 4 << 10
+
+// progressReader restarts its timer each time minProgress bytes have come
+// since it last did: the timer fires (and ends the query) when they take
+// longer than d.
+type progressReader struct {
+	r     io.Reader
+	timer *time.Timer
+	d     time.Duration
+	since atomic.Int64 // bytes since the timer was last restarted
+}
+
+func (r *progressReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if r.since.Add(int64(n)) >= minProgress {
+		r.since.Store(0)
+		r.timer.Reset(r.d)
+	}
+	return n, err
+}
+
+// unixSeconds is t as query_range takes it, to the millisecond.
+func unixSeconds(t time.Time) string {
+	return strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', 3, 64)
+}
+
+// netReason is the part of a failed request's error that says why:
+// "connect: connection refused", not the request again.
+func netReason(err error) string {
+	var op *net.OpError
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &dns):
+		return dns.Error()
+	case errors.As(err, &op):
+		return op.Err.Error()
+	case errors.Is(err, context.DeadlineExceeded):
+		return "no answer in time"
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,68 @@
+package phases
+
+import (
+	"sort"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// NoData marks a window without GPU data while classifying; the Engine's
+// Phases never returns it.
+const NoData timeline.PhaseKind = 255
+
+// FillGaps gives every NoData window the kind before it (after it, for the
+// leading ones). It reports false when no window has data.
+func FillGaps(kinds []timeline.PhaseKind) bool {
+	firstKnown := -1
+	for i, k := range kinds {
+		if k != NoData {
+			firstKnown = i
+			break
+		}
+	}
+	if firstKnown < 0 {
+		return false
+	}
+	for i := range firstKnown {
+		kinds[i] = kinds[firstKnown]
+	}
+	for i := firstKnown + 1; i < len(kinds); i++ {
+		if kinds[i] == NoData {
+			kinds[i] = kinds[i-1]
+		}
+	}
+	return true
+}
+
+// FromMarkers turns markers into labelled phases: each runs from its marker
+// to the next one (or to `to`), clipped to [from, to], and is labelled with
+// the marker's text. The marker current at `from` (the last one before it)
+// opens the first phase; markers after `to` are left out. Of several markers
+// at one instant the last one names the phase.
+func FromMarkers(markers []timeline.Marker, from, to time.Time) []timeline.Phase {
+	// An Xid's marker is an event, not the start of a phase of the job.
+	sorted := make([]timeline.Marker, 0, len(markers))
+	for _, m := range markers {
+		if m.Origin != timeline.XidOrigin {
+			sorted = append(sorted, m)
+		}
+	}
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].At.Before(sorted[j].At) })
+	var out []timeline.Phase
+	for i, m := range sorted {
+		end := to
+		if i+1 < len(sorted) && sorted[i+1].At.Before(to) {
+			end = sorted[i+1].At
+		}
+		start := m.At
+		if start.Before(from) {
+			start = from
+		}
+		if !end.After(start) {
+			continue
+		}
+		out = append(out, timeline.Phase{Start: start, End: end, Kind: timeline.PhaseMarked, Label: m.Text})
+	}
+	return out
+}
