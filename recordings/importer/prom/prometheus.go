@@ -29,36 +29,44 @@ type promMetric struct {
 	scale  float64 // gputop's value = exported × scale
 }
 
-// promMetrics are the GPU series read, in the order a sample lists a GPU's
-// metrics. Names and units are dcgm-exporter's (docs/metrics.md), which
-// gputop serve exports too.
-var promMetrics = []promMetric{
-	{"DCGM_FI_DEV_GPU_UTIL", timeline.GPUUtil, timeline.Gauge, 1},
-	{"gputop_gpu_util_min_percent", timeline.GPUUtilMin, timeline.Gauge, 1},
-	{"gputop_gpu_util_max_percent", timeline.GPUUtilMax, timeline.Gauge, 1},
-	{"DCGM_FI_DEV_MEM_COPY_UTIL", timeline.GPUMemUtil, timeline.Gauge, 1},
-	{"DCGM_FI_PROF_SM_ACTIVE", timeline.GPUSMActive, timeline.Gauge, 100},
-	{"DCGM_FI_PROF_SM_OCCUPANCY", timeline.GPUSMOccupancy, timeline.Gauge, 100},
-	{"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", timeline.GPUTensor, timeline.Gauge, 100},
-	{"DCGM_FI_PROF_DRAM_ACTIVE", timeline.GPUDRAMBW, timeline.Gauge, 100},
-	{"DCGM_FI_DEV_FB_USED", timeline.GPUMemUsed, timeline.Gauge, importer.MiB},
-	{"DCGM_FI_DEV_FB_TOTAL", timeline.GPUMemTotal, timeline.Gauge, importer.MiB},
-	{"DCGM_FI_DEV_POWER_USAGE", timeline.GPUPower, timeline.Gauge, 1},
-	{"DCGM_FI_DEV_ENFORCED_POWER_LIMIT", timeline.GPUPowerLimit, timeline.Gauge, 1},
-	{"DCGM_FI_DEV_GPU_TEMP", timeline.GPUTemp, timeline.Gauge, 1},
-	{"DCGM_FI_DEV_SM_CLOCK", timeline.GPUClockSM, timeline.Gauge, 1},
-	{"DCGM_FI_DEV_MEM_CLOCK", timeline.GPUClockMem, timeline.Gauge, 1},
-	{"DCGM_FI_DEV_CLOCKS_EVENT_REASONS", timeline.GPUThrottle, timeline.Gauge, 1},
-	{"DCGM_FI_PROF_PCIE_TX_BYTES", timeline.GPUPCIeTx, timeline.Gauge, 1},
-	{"DCGM_FI_PROF_PCIE_RX_BYTES", timeline.GPUPCIeRx, timeline.Gauge, 1},
+// promRead are the metrics an import reads, in the order a sample lists a
+// GPU's metrics.
+var promRead = []string{
+	timeline.GPUUtil, timeline.GPUUtilMin, timeline.GPUUtilMax, timeline.GPUMemUtil,
+	timeline.GPUSMActive, timeline.GPUSMOccupancy, timeline.GPUTensor, timeline.GPUDRAMBW,
+	timeline.GPUMemUsed, timeline.GPUMemTotal, timeline.GPUPower, timeline.GPUPowerLimit,
+	timeline.GPUTemp, timeline.GPUClockSM, timeline.GPUClockMem, timeline.GPUThrottle,
+	timeline.GPUPCIeTx, timeline.GPUPCIeRx,
 	// mJ since driver load; gputop keeps joules, and derives the mean
 	// power between samples from it, which a 15 s step's point reading
 	// of POWER_USAGE is not.
-	{"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", timeline.GPUEnergy, timeline.Counter, 1e-3},
+	timeline.GPUEnergy,
 	// Read only to make gpu.mem_total where FB_TOTAL is not exported
 	// (dcgm-exporter's default list has USED and FREE, not TOTAL).
-	{"DCGM_FI_DEV_FB_FREE", "", timeline.Gauge, importer.MiB},
+	timeline.GPUMemFree,
 }
+
+// promMetrics are the GPU series read, in promRead's order: their names,
+// units and kinds are the catalogue's Prometheus column
+// (timeline.SeriesOf), the one table gputop serve exports by, read back.
+var promMetrics = func() []promMetric {
+	out := make([]promMetric, 0, len(promRead))
+	for _, name := range promRead {
+		s, ok := timeline.SeriesOf(name)
+		if !ok {
+			panic("prom: the catalogue has no series for " + name)
+		}
+		pm := promMetric{series: s.Name, metric: name, kind: timeline.Gauge, scale: 1 / s.Scale}
+		if s.Raw {
+			pm.kind = timeline.Counter
+		}
+		if name == timeline.GPUMemFree {
+			pm.metric = "" // a part of mem_total, not kept
+		}
+		out = append(out, pm)
+	}
+	return out
+}()
 
 // Fields of promMetrics the assembly treats specially.
 var (
