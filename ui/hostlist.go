@@ -58,9 +58,11 @@ type hostNav struct {
 	// seen caches when each host's GPUs last had data before a cursor, so a
 	// host in a gap costs one search per cursor position, not per frame.
 	seen map[string]gapCache
-	acc  []float64     // scratch for a host's mean sparkline
-	figs []hostFigures // every host's, for the frame being drawn
-	cnt  []int
+	acc  []float64 // scratch for a host's mean sparkline
+	// scratch holds a host's GPUs' figures while they are summed.
+	scratch []timeline.GPUFigures
+	figs    []hostFigures // every host's, for the frame being drawn
+	cnt     []int
 }
 
 type gapCache struct {
@@ -70,28 +72,8 @@ type gapCache struct {
 
 // index learns the hosts and their GPUs from the source's description.
 func (hn *hostNav) index(info timeline.SourceInfo) {
-	hn.names = hn.names[:0]
-	hn.gpus = hn.gpus[:0]
-	at := map[string]int{}
-	for _, h := range info.Hosts {
-		at[h.Name] = len(hn.names)
-		hn.names = append(hn.names, h.Name)
-		hn.gpus = append(hn.gpus, nil)
-	}
-	hn.of = make([]int, len(info.GPUs))
-	for pos, g := range info.GPUs {
-		i, ok := at[g.Host]
-		if !ok {
-			// A GPU whose host the header does not list still has a
-			// place: under a host of its own name.
-			i = len(hn.names)
-			at[g.Host] = i
-			hn.names = append(hn.names, g.Host)
-			hn.gpus = append(hn.gpus, nil)
-		}
-		hn.gpus[i] = append(hn.gpus[i], pos)
-		hn.of[pos] = i
-	}
+	g := timeline.GroupByHost(info)
+	hn.names, hn.gpus, hn.of = g.Names, g.GPUs, g.Of
 	hn.order = hn.order[:0]
 	for _, g := range hn.gpus {
 		hn.order = append(hn.order, g...)
@@ -404,31 +386,20 @@ func (m *Model) gpuState(dev string, at time.Time, idle analysis.HintOptions) (u
 
 func (m *Model) hostFigures(h int, at time.Time, events []timeline.Event) hostFigures {
 	hn := &m.hosts
-	fig := hostFigures{gpus: len(hn.gpus[h]), lo: math.Inf(1), power: math.NaN()}
 	idle := analysis.DefaultHintOptions()
-	sum := 0.0
+	gpus := hn.scratch[:0]
 	for _, pos := range hn.gpus[h] {
-		dev := timeline.GPUDevice(m.info.GPUs[pos].Index)
-		u, known, isIdle := m.gpuState(dev, at, idle)
-		if !known {
-			continue
-		}
-		fig.known++
-		sum += u
-		fig.lo = min(fig.lo, u)
-		if !isIdle {
-			fig.busy++
-		}
-		if p := m.value(timeline.GPUPower, dev, at); !math.IsNaN(p) {
-			if math.IsNaN(fig.power) {
-				fig.power = 0
-			}
-			fig.power += p
-		}
+		g := m.info.GPUs[pos]
+		dev := timeline.GPUDevice(g.Index)
+		u, _, isIdle := m.gpuState(dev, at, idle)
+		gpus = append(gpus, timeline.GPUFigures{Index: g.Index, Util: u, SMActive: math.NaN(),
+			Power: m.value(timeline.GPUPower, dev, at), Energy: math.NaN(), MemUsed: math.NaN(),
+			MemTotal: math.NaN(), Busy: !isIdle})
 	}
-	if fig.known > 0 {
-		fig.mean = sum / float64(fig.known)
-	}
+	hn.scratch = gpus
+	sum := timeline.SumHost(gpus)
+	fig := hostFigures{gpus: sum.GPUs, known: sum.Known, busy: sum.Busy, mean: sum.UtilMean, lo: sum.UtilLowest,
+		power: sum.Power}
 	for i := range m.an.shown {
 		hint := &m.an.shown[i]
 		if !hint.Ongoing || (fig.worst != nil && hint.Severity <= fig.worst.Severity) {

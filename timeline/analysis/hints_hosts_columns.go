@@ -58,25 +58,15 @@ func newHostsOnly(info timeline.SourceInfo) *hostLayout {
 	if !info.MultiHost() {
 		return l
 	}
+	groups := timeline.GroupByHost(info)
+	l.names = groups.Names
 	at := map[int]units.HostGPU{}
-	pos := map[string]int{}
-	for _, h := range info.Hosts {
-		if _, ok := pos[h.Name]; !ok {
-			pos[h.Name] = len(l.names)
-			l.names = append(l.names, h.Name)
-		}
-	}
-	for _, g := range info.GPUs {
+	for pos, g := range info.GPUs {
+		// A GPU that names no host is not compared with the hosts.
 		if g.Host == "" {
 			continue
 		}
-		k, ok := pos[g.Host]
-		if !ok {
-			k = len(l.names)
-			pos[g.Host] = k
-			l.names = append(l.names, g.Host)
-		}
-		l.of[g.Index] = k
+		l.of[g.Index] = groups.Of[pos]
 		at[g.Index] = units.HostGPU{Host: g.Host, Index: g.HostIndex}
 	}
 	l.gpus = units.NewGPUNames(at)

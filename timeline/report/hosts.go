@@ -3,7 +3,6 @@ package report
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -72,35 +71,34 @@ func (b *repBuilder) hosts() {
 		}
 		return cmp.Or(cmp.Compare(px, py), cmp.Compare(x.Index, y.Index))
 	})
-	for _, h := range b.info.Hosts {
-		sum := ReportHostSummary{Name: h.Name, Driver: h.Driver, CUDA: h.CUDA, GPUs: []int{},
-			Notes: append([]string{}, h.Notes...)}
-		var util, sm []float64
-		power, energy := math.NaN(), math.NaN()
-		sum.UtilLowest, sum.MemUsedMax, sum.MemTotal = Number(math.NaN()), Number(math.NaN()), Number(math.NaN())
+	groups := timeline.GroupByHost(b.info)
+	for k, name := range groups.Names {
+		sum := ReportHostSummary{Name: name, GPUs: []int{}}
+		if k < len(b.info.Hosts) {
+			h := b.info.Hosts[k]
+			sum.Driver, sum.CUDA, sum.Notes = h.Driver, h.CUDA, append([]string{}, h.Notes...)
+		}
+		var gpus []timeline.GPUFigures
 		for _, g := range b.r.GPUs {
-			if g.Host != h.Name {
+			if g.Host != name {
 				continue
 			}
 			sum.GPUs = append(sum.GPUs, g.Index)
-			if u := float64(g.Util.Mean); !math.IsNaN(u) {
-				util = append(util, u)
-				if sum.LowestGPU == nil || u < float64(sum.UtilLowest) {
-					idx := g.Index
-					sum.LowestGPU, sum.UtilLowest = &idx, Number(u)
-				}
-			}
-			if v := float64(g.SMActive.Mean); !math.IsNaN(v) {
-				sm = append(sm, v)
-			}
-			power, energy = repAdd(power, float64(g.PowerMean)), repAdd(energy, float64(g.Energy))
-			if m := float64(g.MemUsedMax); !math.IsNaN(m) && !(m <= float64(sum.MemUsedMax)) {
-				sum.MemUsedMax, sum.MemTotal = g.MemUsedMax, g.MemTotal
-			}
+			gpus = append(gpus, timeline.GPUFigures{Index: g.Index, Util: float64(g.Util.Mean),
+				SMActive: float64(g.SMActive.Mean), Power: float64(g.PowerMean), Energy: float64(g.Energy),
+				MemUsed: float64(g.MemUsedMax), MemTotal: float64(g.MemTotal)})
 		}
-		sum.UtilMean, sum.SMActiveMean = Number(repMeanOf(util)), Number(repMeanOf(sm))
-		sum.PowerMean, sum.Energy = Number(power), Number(energy)
-		cpu := b.load(0, timeline.HostCPU, timeline.DeviceOnHost(timeline.HostDevice, h.Name))
+		fig := timeline.SumHost(gpus)
+		sum.UtilMean, sum.UtilLowest = Number(fig.UtilMean), Number(fig.UtilLowest)
+		if fig.LowestGPU >= 0 {
+			sum.LowestGPU = &fig.LowestGPU
+		}
+		sum.SMActiveMean, sum.PowerMean, sum.Energy = Number(fig.SMActiveMean), Number(fig.Power), Number(fig.Energy)
+		sum.MemUsedMax, sum.MemTotal = Number(fig.MemPeak), Number(fig.MemPeakTotal)
+		if sum.Notes == nil {
+			sum.Notes = []string{}
+		}
+		cpu := b.load(0, timeline.HostCPU, timeline.DeviceOnHost(timeline.HostDevice, name))
 		sum.CPU = cpu.stats(0, len(cpu.v))
 		for _, hint := range b.r.Hints {
 			if slices.ContainsFunc(hint.GPUs, func(i int) bool { return slices.Contains(sum.GPUs, i) }) {
@@ -110,17 +108,6 @@ func (b *repBuilder) hosts() {
 		}
 		b.r.Hosts = append(b.r.Hosts, sum)
 	}
-}
-
-// repAdd adds v to a sum that is NaN until the first known value.
-func repAdd(sum, v float64) float64 {
-	switch {
-	case math.IsNaN(v):
-		return sum
-	case math.IsNaN(sum):
-		return v
-	}
-	return sum + v
 }
 
 // gpuNames names the report's GPUs as hints do: "GPU3" in a session of one

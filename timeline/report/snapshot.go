@@ -395,31 +395,28 @@ func snapshotHosts(cur *timeline.Sample, info timeline.SourceInfo, gpus []Snapsh
 		}
 	}
 	var out []SnapshotHostSummary
-	for _, h := range info.Hosts {
-		sum := SnapshotHostSummary{Name: h.Name, GPUs: []int{}, UtilLowest: Number(math.NaN()),
-			CPU: get(timeline.HostCPU, timeline.DeviceOnHost(timeline.HostDevice, h.Name))}
-		if p, ok := state[h.Name]; ok {
+	for _, name := range timeline.GroupByHost(info).Names {
+		sum := SnapshotHostSummary{Name: name, GPUs: []int{},
+			CPU: get(timeline.HostCPU, timeline.DeviceOnHost(timeline.HostDevice, name))}
+		if p, ok := state[name]; ok {
 			sum.State, sum.Err = p.State.String(), p.Err
 		}
-		var util []float64
-		power, used, total := math.NaN(), math.NaN(), math.NaN()
+		var figs []timeline.GPUFigures
 		for _, g := range gpus {
-			if g.Host != h.Name {
+			if g.Host != name {
 				continue
 			}
 			sum.GPUs = append(sum.GPUs, g.Index)
-			if u := float64(g.Util); !math.IsNaN(u) {
-				util = append(util, u)
-				if sum.LowestGPU == nil || u < float64(sum.UtilLowest) {
-					idx := g.Index
-					sum.LowestGPU, sum.UtilLowest = &idx, g.Util
-				}
-			}
-			power, used = repAdd(power, float64(g.PowerW)), repAdd(used, float64(g.MemUsedBytes))
-			total = repAdd(total, float64(g.MemTotalBytes))
+			figs = append(figs, timeline.GPUFigures{Index: g.Index, Util: float64(g.Util), SMActive: math.NaN(),
+				Power: float64(g.PowerW), Energy: math.NaN(), MemUsed: float64(g.MemUsedBytes),
+				MemTotal: float64(g.MemTotalBytes)})
 		}
-		sum.UtilMean = Number(repMeanOf(util))
-		sum.PowerW, sum.MemUsedBytes, sum.MemTotalBytes = Number(power), Number(used), Number(total)
+		fig := timeline.SumHost(figs)
+		sum.UtilMean, sum.UtilLowest = Number(fig.UtilMean), Number(fig.UtilLowest)
+		if fig.LowestGPU >= 0 {
+			sum.LowestGPU = &fig.LowestGPU
+		}
+		sum.PowerW, sum.MemUsedBytes, sum.MemTotalBytes = Number(fig.Power), Number(fig.MemUsed), Number(fig.MemTotal)
 		out = append(out, sum)
 	}
 	return out
