@@ -100,6 +100,8 @@ exec "` + bin + `" "$@" --demo="$scenario"
 		}
 		return path
 	}
+	// "login" is a person's own login: any command, with a terminal.
+	fmt.Fprintf(&authorized, "%s\n", keygen(filepath.Join(dir, "login")))
 	write("authorized_keys", authorized.String())
 	port := freePort(t)
 	closed := refusingPort(t) // nothing listens there: an unreachable host
@@ -121,7 +123,7 @@ LogLevel ERROR
 `, port, dir, dir, dir))
 	write("known_hosts", fmt.Sprintf("[127.0.0.1]:%d %s\n", port, hostKey))
 	var cfg strings.Builder
-	for _, name := range []string{"alpha", "beta", "gamma"} {
+	for _, name := range []string{"alpha", "beta", "gamma", "login"} {
 		fmt.Fprintf(&cfg, "Host %s\n  IdentityFile %s/%s\n", name, dir, name)
 	}
 	fmt.Fprintf(&cfg, "Host delta\n  Port %d\n", closed)

@@ -65,6 +65,10 @@ func (d *Deriver) Next(s *Sample) []Value {
 	return out
 }
 
+// Follow takes s as derived elsewhere (Sample.Derived): the next call
+// derives against it.
+func (d *Deriver) Follow(s *Sample) { d.prev = s }
+
 // Reset forgets the previous sample, so the next one starts afresh (after a
 // seek, say).
 func (d *Deriver) Reset() { d.prev = nil }

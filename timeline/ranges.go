@@ -220,3 +220,25 @@ func (j *Jump) FarAfter(last, t time.Time) bool {
 	j.Dropped++
 	return true
 }
+
+// mergeOutOfRange adds two tallies by metric, in the order of list.
+func mergeOutOfRange(a, b []OutOfRange) []OutOfRange {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return b
+	}
+	sum := rangeCounts{}
+	for _, list := range [][]OutOfRange{a, b} {
+		for _, o := range list {
+			if s := sum[o.Name]; s != nil {
+				s.Below += o.Below
+				s.Above += o.Above
+				continue
+			}
+			sum[o.Name] = &o
+		}
+	}
+	return sum.list()
+}

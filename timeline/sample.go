@@ -93,8 +93,8 @@ type Metric struct {
 	Value float64
 }
 
-// Sample is one raw reading of every probe at one instant; never a derived
-// value. Counters stay counters here, so that a recording keeps the exact
+// Sample is one raw reading of every probe at one instant; its Metrics are
+// never derived values. Counters stay counters here, so that a recording keeps the exact
 // numbers and replay derives them the same way live does.
 type Sample struct {
 	At      time.Time
@@ -106,6 +106,18 @@ type Sample struct {
 	// Markers that arrived since the previous sample (from the `m` key,
 	// `gputop mark`, or a wrapped job's output).
 	Markers []Marker
+	// Derived is what the process's one Deriver (the pipeline's
+	// analysis.Judge) made of the sample, carried with it so that a store
+	// further down files those values instead of deriving them again; nil
+	// where nothing derived it (a replay). Never recorded.
+	Derived *Derived
+}
+
+// Derived is a sample's display values (Deriver.Next) and the Deriver's
+// tally, so far, of the values it left out as out of range.
+type Derived struct {
+	Values     []Value
+	OutOfRange []OutOfRange
 }
 
 // Value returns the value of key in s and whether s has it.

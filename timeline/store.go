@@ -68,7 +68,10 @@ type Store struct {
 	index   map[Key]int
 	keys    []Key
 	deriver Deriver
-	jump    Jump // samples left out for coming too long after the last
+	// derivedOut is the upstream Deriver's tally, from the newest sample
+	// that came derived (Sample.Derived).
+	derivedOut []OutOfRange
+	jump       Jump // samples left out for coming too long after the last
 	// rawValues is StoreOptions.RawValues.
 	rawValues int
 	layout    []Key // keys of the last derived layout
@@ -116,7 +119,9 @@ func NewStore(opts StoreOptions) *Store {
 
 // OutOfRange lists the values Add has left out as outside their metric's
 // physical range, by display metric.
-func (s *Store) OutOfRange() []OutOfRange { return s.deriver.OutOfRange() }
+func (s *Store) OutOfRange() []OutOfRange {
+	return mergeOutOfRange(s.deriver.OutOfRange(), s.derivedOut)
+}
 
 // Jump says which samples Add left out for coming more than MaxSampleGap
 // after the last one kept; Dropped is 0 if none.
@@ -131,7 +136,14 @@ func (s *Store) Add(smp *Sample) bool {
 	if s.added > 0 && (t <= s.last || s.jump.FarAfter(time.Unix(0, s.last), smp.At)) {
 		return false
 	}
-	values := s.deriver.Next(smp)
+	var values []Value
+	if d := smp.Derived; d != nil {
+		// Derived once, upstream: file what the pipeline's Judge made.
+		values, s.derivedOut = d.Values, d.OutOfRange
+		s.deriver.Follow(smp)
+	} else {
+		values = s.deriver.Next(smp)
+	}
 	ids := s.ids(values)
 	for i := range s.vals {
 		s.vals[i] = nan32

@@ -31,7 +31,8 @@ type Judge struct {
 	mu     sync.Mutex
 	engine *Engine
 	// latest are the newest sample's time and display values, copied out
-	// of the Engine's Deriver, which reuses its slice.
+	// of the Engine's Deriver, which reuses its slice; shared with the
+	// sample's Derived, so never written to.
 	latestAt time.Time
 	latest   []timeline.Value
 }
@@ -40,7 +41,8 @@ type Judge struct {
 func NewJudge(info timeline.SourceInfo) *Judge { return &Judge{engine: NewEngine(info)} }
 
 // Take derives and judges the next sample, with the source's description
-// as it stands (a GPU found late, a host that answered).
+// as it stands (a GPU found late, a host that answered), and hands what it
+// derived on with the sample (Sample.Derived), for the screen's store.
 func (j *Judge) Take(s *timeline.Sample, info timeline.SourceInfo) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -51,7 +53,10 @@ func (j *Judge) Take(s *timeline.Sample, info timeline.SourceInfo) {
 		return // left out: not later than the last, or far after it
 	}
 	j.latestAt = s.At
-	j.latest = append(j.latest[:0], j.engine.values...)
+	// A copy of its own: the Engine's Deriver reuses its slice, and the
+	// sample travels on to other goroutines.
+	j.latest = slices.Clone(j.engine.values)
+	s.Derived = &timeline.Derived{Values: j.latest, OutOfRange: j.engine.deriver.OutOfRange()}
 }
 
 // Latest returns the display values of the sample at at, if it is the

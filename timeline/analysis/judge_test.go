@@ -1,0 +1,59 @@
+package analysis
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// The Judge derives each sample once and hands what it made on with the
+// sample: a store that files those values holds exactly what one that
+// derives for itself holds, counters turned into rates and absurd values
+// left out and counted alike.
+func TestAStoreFilesWhatTheJudgeDerived(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	var samples []timeline.Sample
+	for i := range 30 {
+		power := 1000.0 * float64(i) // energy in J: 1 kW
+		util := float64(i * 3)
+		if i == 10 {
+			util = 1e9 // absurd: a gap, counted
+		}
+		samples = append(samples, timeline.Sample{At: t0.Add(time.Duration(i) * time.Second), Metrics: []timeline.Metric{
+			{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: util},
+			{Key: timeline.Key{Name: timeline.GPUEnergy, Device: "gpu0"}, Kind: timeline.Counter, Value: power},
+		}})
+	}
+	info := timeline.SourceInfo{GPUs: []timeline.GPUInfo{{Index: 0}}}
+	judge := NewJudge(info)
+	judged, own := timeline.NewStore(timeline.StoreOptions{}), timeline.NewStore(timeline.StoreOptions{})
+	for i := range samples {
+		mine := samples[i]
+		own.Add(&mine)
+		theirs := samples[i]
+		judge.Take(&theirs, info)
+		if theirs.Derived == nil {
+			t.Fatalf("sample %d: the Judge handed nothing on", i)
+		}
+		judged.Add(&theirs)
+	}
+	from, to := samples[0].At, samples[len(samples)-1].At.Add(time.Second)
+	for _, key := range []timeline.Key{{Name: timeline.GPUUtil, Device: "gpu0"}, {Name: timeline.GPUPower, Device: "gpu0"}} {
+		a, b := make([]timeline.Agg, 30), make([]timeline.Agg, 30)
+		judged.Series(key, from, to, a)
+		own.Series(key, from, to, b)
+		if !slices.EqualFunc(a, b, func(x, y timeline.Agg) bool {
+			return x.Mean == y.Mean || (x.Empty() && y.Empty())
+		}) {
+			t.Errorf("%s filed from the Judge:\n%v\nderived by the store:\n%v", key.Name, a, b)
+		}
+		if key.Name == timeline.GPUPower && a[20].Mean != 1000 {
+			t.Errorf("power from the energy counter %v, want 1000 W", a[20].Mean)
+		}
+	}
+	if got, want := judged.OutOfRange(), own.OutOfRange(); len(want) != 1 || !slices.Equal(got, want) {
+		t.Errorf("left out, from the Judge %v, by the store %v: want one utilisation reading", got, want)
+	}
+}
