@@ -37,6 +37,9 @@ type Deriver struct {
 	planCur  []Key
 	planPrev []Key
 	out      []Value
+	// plans counts the plans made: while it stays, every sample has the
+	// layout of the one before (Layout).
+	plans int
 	// rejected counts the values left out as outside their metric's
 	// physical range (ranges.go): every sink derives, so every sink sees
 	// the same gaps.
@@ -64,6 +67,11 @@ func (d *Deriver) Next(s *Sample) []Value {
 	d.prev = s
 	return out
 }
+
+// Layout names the layout of the values Next returns: while it stays the
+// same, so do their keys, position by position, and whoever files them
+// can keep where each one went.
+func (d *Deriver) Layout() int { return d.plans }
 
 // Follow takes s as derived elsewhere (Sample.Derived): the next call
 // derives against it.
@@ -173,6 +181,7 @@ func layoutOf(s *Sample) []Key {
 }
 
 func (d *Deriver) makePlan(cur, prev *Sample) {
+	d.plans++
 	curAt := make(map[Key]int, len(cur.Metrics))
 	for i := range cur.Metrics {
 		curAt[cur.Metrics[i].Key] = i

@@ -49,6 +49,7 @@ type Engine struct {
 
 	gpuByIndex map[int]*hintGPU
 	acc        columnSums
+	plan       takePlan
 	coreSlot   map[string]int
 
 	// Running references, as known when each column was filled.
@@ -157,12 +158,45 @@ const maxInterval = time.Hour
 // columnSums is what the column being filled has received: a sum and a
 // count per value, so several samples in one column average.
 type columnSums struct {
-	gpu   map[*hintGPU]*[hintMetrics]sumCount
-	bits  map[*hintGPU]int32 // clock-event reasons, ORed: bits cannot be averaged
-	limit map[*hintGPU]float64
-	total map[*hintGPU]float64
-	host  [hostSeries]sumCount
-	cores []sumCount
+	// gpu are the sums of each GPU (by its slot, the order the Engine
+	// first saw them in), and touched the slots with any this column: an
+	// index, not a map, since 512 GPUs of 30 metrics come every second.
+	gpu     []gpuSums
+	touched []int
+	host    [hostSeries]sumCount
+	cores   []sumCount
+}
+
+// gpuSums are one GPU's sums in the column being filled.
+type gpuSums struct {
+	g                  *hintGPU
+	m                  [hintMetrics]sumCount
+	bits               int32 // clock-event reasons, ORed: bits cannot be averaged
+	limit              float64
+	total              float64
+	touched            bool
+	hasLimit, hasTotal bool
+}
+
+// at is the sums of GPU g this column; nil if none came.
+func (c *columnSums) at(g *hintGPU) *gpuSums {
+	if g.slot < len(c.gpu) && c.gpu[g.slot].touched {
+		return &c.gpu[g.slot]
+	}
+	return nil
+}
+
+// of is the sums of GPU g (its slot), marked as touched this column.
+func (c *columnSums) of(g *hintGPU) *gpuSums {
+	for len(c.gpu) <= g.slot {
+		c.gpu = append(c.gpu, gpuSums{})
+	}
+	s := &c.gpu[g.slot]
+	if !s.touched {
+		*s = gpuSums{g: g, touched: true}
+		c.touched = append(c.touched, g.slot)
+	}
+	return s
 }
 
 type sumCount struct {
@@ -185,8 +219,10 @@ func (s sumCount) mean() float32 {
 }
 
 func (c *columnSums) reset() {
-	c.gpu, c.bits = map[*hintGPU]*[hintMetrics]sumCount{}, map[*hintGPU]int32{}
-	c.limit, c.total = map[*hintGPU]float64{}, map[*hintGPU]float64{}
+	for _, slot := range c.touched {
+		c.gpu[slot].touched = false
+	}
+	c.touched = c.touched[:0]
 	c.host = [hostSeries]sumCount{}
 	clear(c.cores)
 }
@@ -236,86 +272,135 @@ func (e *Engine) settle() {
 	}
 }
 
-// take adds a sample's values to the column being filled.
+// take adds a sample's values to the column being filled. Where the
+// Deriver kept its layout, each value's place (its GPU and figure) is the
+// one found for the same position last time (takePlan): a session of
+// 512 GPUs sends 36,000 values a second, and finding each one's GPU by its
+// device name was most of what taking them cost.
 func (e *Engine) take(values []timeline.Value) {
-	for _, v := range values {
-		k := v.Key
-		if idx, ok := timeline.ParseGPUDevice(k.Device); ok {
-			g := e.gpu(idx)
-			sums := e.acc.gpu[g]
-			if sums == nil {
-				sums = new([hintMetrics]sumCount)
-				e.acc.gpu[g] = sums
-			}
-			switch k.Name {
-			case timeline.GPUUtil:
-				sums[mUtil].add(v.Value)
-			case timeline.GPUSMActive:
-				sums[mSM].add(v.Value)
-			case timeline.GPUPower:
-				sums[mPower].add(v.Value)
-			case timeline.GPUMemUsed:
-				sums[mMem].add(v.Value)
-			case timeline.GPUTemp:
-				sums[mTemp].add(v.Value)
-			case timeline.GPUClockSM:
-				sums[mClock].add(v.Value)
-			case timeline.GPUPCIeRx, timeline.GPUPCIeTx:
-				sums[mBus].add(v.Value) // both ways: summed below
-			case timeline.GPUThrottle:
-				if !math.IsNaN(v.Value) && v.Value >= 0 && v.Value == math.Trunc(v.Value) {
-					e.acc.bits[g] |= int32(v.Value)
-					sums[mThrottle].n++
-				}
-			case timeline.GPUPowerLimit:
-				if v.Value > 0 {
-					e.acc.limit[g] = v.Value
-				}
-			case timeline.GPUMemTotal:
-				if v.Value > 0 {
-					e.acc.total[g] = v.Value
-				}
-			}
-			continue
-		}
-		var series int
+	if gen := e.deriver.Layout(); gen != e.plan.gen || len(values) != len(e.plan.steps) {
+		e.makeTakePlan(values)
+		e.plan.gen = gen
+	}
+	for i, v := range values {
+		st := e.plan.steps[i]
 		switch {
-		case k.Name == timeline.CoreBusy && !strings.Contains(k.Device, "@"):
-			// A core of one host of several ("cpu3@node2") is not this
-			// host's: the host rules judge one machine's CPU.
-			slot, ok := e.coreSlot[k.Device]
-			if !ok {
-				slot = len(e.coreSlot)
-				e.coreSlot[k.Device] = slot
+		case st.gpu != nil:
+			sums := e.acc.of(st.gpu)
+			switch st.what {
+			case takeThrottle:
+				if !math.IsNaN(v.Value) && v.Value >= 0 && v.Value == math.Trunc(v.Value) {
+					sums.bits |= int32(v.Value)
+					sums.m[mThrottle].n++
+				}
+			case takeLimit:
+				if v.Value > 0 {
+					sums.limit, sums.hasLimit = v.Value, true
+				}
+			case takeTotal:
+				if v.Value > 0 {
+					sums.total, sums.hasTotal = v.Value, true
+				}
+			default:
+				sums.m[st.what].add(v.Value)
 			}
-			for len(e.acc.cores) <= slot {
+		case st.what == takeCore:
+			for len(e.acc.cores) <= st.slot {
 				e.acc.cores = append(e.acc.cores, sumCount{})
 			}
-			e.acc.cores[slot].add(v.Value)
-			continue
-		case k == timeline.Key{Name: timeline.ProcCPU, Device: timeline.JobDevice}:
-			series = hJob
-		case k.Device != timeline.HostDevice:
-			continue
-		case k.Name == timeline.HostCPU:
-			series = hCPU
-		case k.Name == timeline.HostIOWait:
-			series = hIOWait
-		case k.Name == timeline.HostMemUsed:
-			series = hMemUsed
-		case k.Name == timeline.HostMemTotal:
-			series = hMemTotal
-		case k.Name == timeline.HostSwapUsed:
-			series = hSwap
-		case k.Name == timeline.HostDiskRead:
-			series = hDiskRead
-		case k.Name == timeline.HostDiskWrite:
-			series = hDiskWrite
-		default:
-			continue
+			e.acc.cores[st.slot].add(v.Value)
+		case st.what == takeHost:
+			e.acc.host[st.slot].add(v.Value)
 		}
-		e.acc.host[series].add(v.Value)
 	}
+}
+
+// takeStep is where take puts the value at one position of the layout:
+// a GPU's figure (gpu set), a core's or a host series' (slot), or nowhere.
+type takeStep struct {
+	gpu  *hintGPU
+	what int // a hint metric (mUtil...), or one of the take* below
+	slot int
+}
+
+const (
+	takeNone = hintMetrics + iota
+	takeThrottle
+	takeLimit
+	takeTotal
+	takeCore
+	takeHost
+)
+
+// takePlan is take's steps for the Deriver's layout gen.
+type takePlan struct {
+	gen   int
+	steps []takeStep
+}
+
+// makeTakePlan finds each value's place, by its key.
+func (e *Engine) makeTakePlan(values []timeline.Value) {
+	steps := e.plan.steps[:0]
+	for _, v := range values {
+		steps = append(steps, e.placeOf(v.Key))
+	}
+	e.plan.steps = steps
+}
+
+// hostSeriesOf is the host series of each host metric the rules read.
+var hostSeriesOf = map[string]int{timeline.HostCPU: hCPU, timeline.HostIOWait: hIOWait, timeline.HostMemUsed: hMemUsed,
+	timeline.HostMemTotal: hMemTotal, timeline.HostSwapUsed: hSwap, timeline.HostDiskRead: hDiskRead,
+	timeline.HostDiskWrite: hDiskWrite}
+
+// placeOf is where a value of key k goes.
+func (e *Engine) placeOf(k timeline.Key) takeStep {
+	if idx, ok := timeline.ParseGPUDevice(k.Device); ok {
+		st := takeStep{gpu: e.gpu(idx), what: takeNone}
+		switch k.Name {
+		case timeline.GPUUtil:
+			st.what = mUtil
+		case timeline.GPUSMActive:
+			st.what = mSM
+		case timeline.GPUPower:
+			st.what = mPower
+		case timeline.GPUMemUsed:
+			st.what = mMem
+		case timeline.GPUTemp:
+			st.what = mTemp
+		case timeline.GPUClockSM:
+			st.what = mClock
+		case timeline.GPUPCIeRx, timeline.GPUPCIeTx:
+			st.what = mBus // both ways: summed in fillColumn
+		case timeline.GPUThrottle:
+			st.what = takeThrottle
+		case timeline.GPUPowerLimit:
+			st.what = takeLimit
+		case timeline.GPUMemTotal:
+			st.what = takeTotal
+		default:
+			st.gpu = nil
+		}
+		return st
+	}
+	switch {
+	case k.Name == timeline.CoreBusy && !strings.Contains(k.Device, "@"):
+		// A core of one host of several ("cpu3@node2") is not this
+		// host's: the host rules judge one machine's CPU.
+		slot, ok := e.coreSlot[k.Device]
+		if !ok {
+			slot = len(e.coreSlot)
+			e.coreSlot[k.Device] = slot
+		}
+		return takeStep{what: takeCore, slot: slot}
+	case k == timeline.Key{Name: timeline.ProcCPU, Device: timeline.JobDevice}:
+		return takeStep{what: takeHost, slot: hJob}
+	case k.Device != timeline.HostDevice:
+		return takeStep{what: takeNone}
+	}
+	if h, ok := hostSeriesOf[k.Name]; ok {
+		return takeStep{what: takeHost, slot: h}
+	}
+	return takeStep{what: takeNone}
 }
 
 // gpu is the GPU of NVML index idx, made (with empty columns so far) the
@@ -325,7 +410,7 @@ func (e *Engine) gpu(idx int) *hintGPU {
 		return g
 	}
 	n := e.f.n
-	g := &hintGPU{index: idx, limit: math.NaN(), memTotal: math.NaN()}
+	g := &hintGPU{index: idx, slot: len(e.gpuByIndex), limit: math.NaN(), memTotal: math.NaN()}
 	for m := range g.seen {
 		g.seen[m] = -1
 	}
@@ -400,9 +485,11 @@ func appendHeld(s []float32, hold bool) []float32 {
 // judges it.
 func (e *Engine) fillColumn(i int) {
 	f := &e.f
-	for g, sums := range e.acc.gpu {
+	for _, slot := range e.acc.touched {
+		sums := &e.acc.gpu[slot]
+		g := sums.g
 		for m := range mThrottle {
-			sc := sums[m]
+			sc := sums.m[m]
 			if sc.n == 0 {
 				continue
 			}
@@ -417,7 +504,7 @@ func (e *Engine) fillColumn(i int) {
 			}
 			(*s)[i] = v
 		}
-		if sums[mThrottle].n > 0 {
+		if sums.m[mThrottle].n > 0 {
 			if g.throttle == nil {
 				g.throttle = make([]int32, f.n, max(f.n, 64))
 				for j := range g.throttle {
@@ -425,14 +512,14 @@ func (e *Engine) fillColumn(i int) {
 				}
 				g.seen[mThrottle] = i
 			}
-			g.throttle[i] = e.acc.bits[g]
+			g.throttle[i] = sums.bits
 		}
 	}
 	for _, g := range f.gpus {
 		g.limitAt.set(i, float32(e.limitOf(g, i)))
 		total := g.memTotalAt.get(i - 1)
-		if v, ok := e.acc.total[g]; ok && !(v <= total) {
-			total = v
+		if sums := e.acc.at(g); sums != nil && sums.hasTotal && !(sums.total <= total) {
+			total = sums.total
 		} else if t := e.infoOf(g.index).MemTotal; t > 0 && math.IsNaN(total) {
 			total = t
 		}
@@ -481,8 +568,8 @@ func (e *Engine) fillColumn(i int) {
 // limitOf is a GPU's power limit at column i: sampled now or before, else
 // the description's.
 func (e *Engine) limitOf(g *hintGPU, i int) float64 {
-	if v, ok := e.acc.limit[g]; ok {
-		return v
+	if sums := e.acc.at(g); sums != nil && sums.hasLimit {
+		return sums.limit
 	}
 	if l := g.limitAt.get(i - 1); l > 0 {
 		return l

@@ -41,7 +41,10 @@ const (
 // hintGPU is one GPU's columns. A metric the GPU never reported before the
 // view's end is nil; a column without a value is NaN (throttle: -1).
 type hintGPU struct {
-	index                                  int
+	index int
+	// slot is the order the Engine first saw the GPU in: its place in the
+	// Engine's column sums.
+	slot                                   int
 	util, sm, power, mem, temp, clock, bus []float32
 	throttle                               []int32
 	// limit and memTotal are the power limit (W) and memory (bytes) known

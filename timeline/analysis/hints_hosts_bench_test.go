@@ -140,3 +140,26 @@ func TestBenchClusterHints(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEngineAdd512 is the Engine taking one sample of 64 hosts of 8
+// GPUs, with no question asked: what `gputop --hosts` pays every second
+// for a big session, whose hints it asks for every few seconds only.
+func BenchmarkEngineAdd512(b *testing.B) {
+	c := newHBCluster(64, time.Second)
+	e := analysis.NewEngine(c.info)
+	k := 0
+	for ; k < 600; k++ {
+		s := c.sample(k)
+		e.Add(&s)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		s := c.sample(k)
+		k++
+		e.SetInfo(c.info)
+		e.Add(&s)
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Microsecond)/float64(b.N), "cpu-µs/sample")
+}
