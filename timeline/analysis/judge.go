@@ -35,6 +35,12 @@ type Judge struct {
 	// sample's Derived, so never written to.
 	latestAt time.Time
 	latest   []timeline.Value
+	// hints is the last answer to Hints, about hintsAt with hintsOf
+	// samples taken.
+	hints   []timeline.Hint
+	hintsAt time.Time
+	hintsOf int
+	hinted  bool
 }
 
 // NewJudge returns the Judge of a session described by info.
@@ -71,11 +77,16 @@ func (j *Judge) Latest(at time.Time) ([]timeline.Value, bool) {
 	return slices.Clone(j.latest), true
 }
 
-// Hints is Engine.Hints: what gputop says at t.
+// Hints is Engine.Hints: what gputop says at t. The sinks of one sample
+// (the screen, the recording's tracker, the exporter) all ask about its
+// time: the answer is worked out once and handed to each.
 func (j *Judge) Hints(t time.Time) []timeline.Hint {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.engine.Hints(t)
+	if n := j.engine.Len(); !j.hinted || !j.hintsAt.Equal(t) || j.hintsOf != n {
+		j.hints, j.hintsAt, j.hintsOf, j.hinted = j.engine.Hints(t), t, n, true
+	}
+	return slices.Clone(j.hints)
 }
 
 // Phases is Engine.Phases.
