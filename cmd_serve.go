@@ -16,6 +16,7 @@ func cmdServe(args []string, e *env) error {
 	interval := fs.Duration("interval", time.Second, "time between samples (at least 100ms)")
 	var demo demoFlag
 	fs.Var(&demo, "demo", "serve 8 simulated H100s playing `SCENARIO`: "+scenarioNames)
+	fs.DurationVar(&demo.from, "demo-from", 0, "with --demo: start the scenario's script `D` in (try an alert on the faults demo's Xid 48, due at 1m40s, with 90s)")
 	out := fs.String("o", "", "record to `FILE` as well, as gputop record does")
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
 	metrics := addMetricsFlags(fs, defaultListen)
@@ -25,6 +26,9 @@ func cmdServe(args []string, e *env) error {
 	}
 	if len(rest) > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+	}
+	if demo.from != 0 && (demo.scenario == "" || demo.from < 0) {
+		return usageError{"--demo-from starts a demo's script later; it needs --demo and a duration of 0 or more"}
 	}
 	if err := metrics.check(); err != nil {
 		return err

@@ -173,12 +173,19 @@ func needPrometheus(t *testing.T) string {
 // returns the address.
 func startPrometheus(t *testing.T, promBin, dir, config string) string {
 	t.Helper()
+	return startPrometheusWith(t, promBin, dir, config)
+}
+
+// startPrometheusWith is startPrometheus with more flags.
+func startPrometheusWith(t *testing.T, promBin, dir, config string, flags ...string) string {
+	t.Helper()
 	configPath := filepath.Join(dir, "prometheus.yml")
 	if err := os.WriteFile(configPath, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	addr := freeLoopbackAddr(t)
-	startGroup(t, filepath.Join(dir, "prometheus.log"), promBin, "--config.file="+configPath,
-		"--storage.tsdb.path="+filepath.Join(dir, "tsdb"), "--web.listen-address="+addr)
+	args := append([]string{"--config.file=" + configPath,
+		"--storage.tsdb.path=" + filepath.Join(dir, "tsdb"), "--web.listen-address=" + addr}, flags...)
+	startGroup(t, filepath.Join(dir, "prometheus.log"), promBin, args...)
 	return addr
 }

@@ -110,7 +110,7 @@ var commands = []command{
 		[]string{"gputop import nvidia-smi.csv -o old.gtr", "gputop import gpu.dmon --format dmon --start '2026-11-22 14:03:00' -o old.gtr",
 			"gputop import prometheus http://prom:9090 --from -6h --to -2h -o job.gtr",
 			"gputop import prometheus answer.json -o job.gtr"}, cmdImport, false},
-	{"serve", "[--listen 127.0.0.1:9400] [--interval 1s] [--demo[=SCENARIO]] [-o FILE] [--web.config.file FILE]", "sample without a screen and serve Prometheus /metrics under dcgm-exporter's names",
+	{"serve", "[--listen 127.0.0.1:9400] [--interval 1s] [--demo[=SCENARIO] [--demo-from D]] [-o FILE] [--web.config.file FILE]", "sample without a screen and serve Prometheus /metrics under dcgm-exporter's names",
 		[]string{"gputop serve", "gputop serve --demo=imbalance --listen 127.0.0.1:9401 -o node.gtr"}, cmdServe, true},
 	{"attach", "[--list] [SESSION]", "the live view of a recording this user is writing on this host, its whole history; q leaves it running",
 		[]string{"gputop attach", "gputop attach --list"}, cmdAttach, true},
@@ -217,7 +217,11 @@ func synopsisUnits(args string) string {
 var scenarioNames = strings.Join(demo.Scenarios, ", ")
 
 // demoFlag is --demo[=SCENARIO]: a bare --demo plays "training".
-type demoFlag struct{ scenario string }
+type demoFlag struct {
+	scenario string
+	// from starts the script that far in (serve's --demo-from).
+	from time.Duration
+}
 
 func (d *demoFlag) String() string   { return d.scenario }
 func (d *demoFlag) IsBoolFlag() bool { return true }
@@ -247,7 +251,7 @@ func (d *demoFlag) machine(clock probes.Clock) (*probes.Machine, error) {
 	if d.scenario == "" {
 		return nil, nil
 	}
-	node, err := demo.New(d.scenario, 1, clock)
+	node, err := demo.NewFrom(d.scenario, 1, clock, d.from)
 	if err != nil {
 		return nil, err
 	}

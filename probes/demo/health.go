@@ -160,7 +160,12 @@ type demoEventSet struct {
 }
 
 func (d *Node) eventSetCreate() (nvml.EventSet, nvml.Return) {
-	return &demoEventSet{time: d.time, sc: d.sc, devices: map[int]*demoDevice{}}, nvml.SUCCESS
+	// Xids due before the set was opened are not news to it.
+	past, now := 0, d.time.now()
+	for past < len(d.sc.xids) && int64(d.sc.xids[past].At*1e6) < now {
+		past++
+	}
+	return &demoEventSet{time: d.time, sc: d.sc, devices: map[int]*demoDevice{}, delivered: past}, nvml.SUCCESS
 }
 
 func (s *demoEventSet) register(d *demoDevice) {

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
@@ -45,6 +46,15 @@ var (
 // New builds the demo of a scenario (one of Scenarios) from a seed.
 // clock.Now() at this call is the demo's time zero.
 func New(scenario string, seed int64, clock probes.Clock) (*Node, error) {
+	return NewFrom(scenario, seed, clock, 0)
+}
+
+// NewFrom is New with the script begun from seconds ago: clock.Now() at
+// this call is that far into it (gputop serve --demo-from, to try an alert
+// without waiting for the demo's fault). What the script did before, the
+// counters have counted; its Xids from before are not delivered, as
+// NVML's event set gives none from before it was opened.
+func NewFrom(scenario string, seed int64, clock probes.Clock, from time.Duration) (*Node, error) {
 	n := newNoise(seed)
 	sc, err := buildScenario(scenario, n)
 	if err != nil {
@@ -54,7 +64,7 @@ func New(scenario string, seed int64, clock probes.Clock) (*Node, error) {
 	if len(srv.Devices) != demoGPUs {
 		return nil, fmt.Errorf("demo: go-nvml's dgxh100 mock has %d GPUs, the scripts are written for %d", len(srv.Devices), demoGPUs)
 	}
-	d := &Node{name: scenario, seed: seed, sc: sc, time: demoTime{clock: clock, start: clock.Now()}, server: srv}
+	d := &Node{name: scenario, seed: seed, sc: sc, time: demoTime{clock: clock, start: clock.Now().Add(-max(from, 0))}, server: srv}
 	// The driver and host were up for a few days before the demo began:
 	// counters start from there, as real ones do.
 	uptime := n.between(2, 9, sDemoUptime, 0, 0) * 86400

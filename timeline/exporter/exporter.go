@@ -48,6 +48,7 @@ type Exporter struct {
 	phaseAt   time.Time // sample time of the last phase asked for
 	lastMark  timeline.Marker
 	hasMarker bool
+	episodes  hintEpisodes // the evidence of each hint's episode, as first exported
 }
 
 // New returns an Exporter that exports nothing of the GPUs until its first
@@ -91,8 +92,9 @@ func (x *Exporter) Observe(s *timeline.Sample, info timeline.SourceInfo) {
 	}
 
 	in := snapshotInput{
-		version: x.opts.Version, info: info, sample: s, values: values, hints: hints,
-		phase: x.phase, hasPhase: x.hasPhase, marker: x.lastMark, hasMarker: x.hasMarker,
+		version: x.opts.Version, info: info, sample: s, values: values,
+		hintSeries: x.episodes.series(hints, gpuLabelsOf(info)),
+		phase:      x.phase, hasPhase: x.hasPhase, marker: x.lastMark, hasMarker: x.hasMarker,
 	}
 	x.latest.Store(buildSnapshot(&in))
 }

@@ -81,15 +81,11 @@ var (
 	lastSampleDesc = prometheus.NewDesc("gputop_last_sample_timestamp_seconds", "When the sample exported was taken (Unix time).", nil, nil)
 	sampleLagDesc  = prometheus.NewDesc("gputop_sample_lag_seconds", "How late the last tick started.", nil, nil)
 	overrunsDesc   = prometheus.NewDesc("gputop_sample_overruns_total", "Ticks that overran their interval or were skipped since gputop started.", nil, nil)
-	hintDesc       = prometheus.NewDesc("gputop_hint_active", hintHelp, []string{"id", "severity", "gpu"}, nil)
-	hintMIGDesc    = prometheus.NewDesc("gputop_hint_active", hintHelp, []string{"id", "severity", "gpu", "GPU_I_PROFILE", "GPU_I_ID"}, nil)
 	phaseDesc      = prometheus.NewDesc("gputop_phase", "The current automatic phase of the job: 1 for the kind it is in, 0 for the others.",
 		[]string{"kind"}, nil)
 	markerDesc = prometheus.NewDesc("gputop_last_marker_timestamp_seconds", "When the last marker was dropped (Unix time), with its text.",
 		[]string{"text"}, nil)
 )
-
-const hintHelp = "A bottleneck hint that holds now (1), as gputop's screen shows it; gpu is empty for the host's."
 
 // phaseKinds are the kinds gputop_phase reports, one series each.
 var phaseKinds = []timeline.PhaseKind{timeline.PhaseBusy, timeline.PhaseStalled, timeline.PhaseIdle}
@@ -97,15 +93,17 @@ var phaseKinds = []timeline.PhaseKind{timeline.PhaseBusy, timeline.PhaseStalled,
 // snapshotInput is what one sample says, with what the analysis made of
 // everything up to it.
 type snapshotInput struct {
-	version   string
-	info      timeline.SourceInfo
-	sample    *timeline.Sample
-	values    []timeline.Value
-	hints     []timeline.Hint
-	phase     timeline.PhaseKind
-	hasPhase  bool
-	marker    timeline.Marker
-	hasMarker bool
+	version string
+	info    timeline.SourceInfo
+	sample  *timeline.Sample
+	values  []timeline.Value
+	// hintSeries are the hints that hold, one per id and GPU
+	// (hints_series.go).
+	hintSeries []hintSeries
+	phase      timeline.PhaseKind
+	hasPhase   bool
+	marker     timeline.Marker
+	hasMarker  bool
 }
 
 // buildSnapshot makes the metrics of one sample. A value that is NaN
@@ -159,37 +157,7 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 		in.info.Driver, in.info.CUDA, in.info.Host)
 	add(lastSampleDesc, prometheus.GaugeValue, unixSeconds(in.sample.At))
 
-	// One series per hint and GPU, so a hint joins dcgm-exporter's series
-	// on gpu; the same id twice on a GPU at one severity is one series.
-	seen := map[[3]string]bool{}
-	for _, h := range in.hints {
-		if !h.Ongoing {
-			continue // ended: the screen dims it; it no longer holds
-		}
-		if len(h.GPUs) == 0 {
-			k := [3]string{h.ID, h.Severity.String(), ""}
-			if !seen[k] {
-				seen[k] = true
-				add(hintDesc, prometheus.GaugeValue, 1, k[0], k[1], k[2])
-			}
-		}
-		for _, g := range h.GPUs {
-			k := [3]string{h.ID, h.Severity.String(), strconv.Itoa(g)}
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			// A MIG instance's hint joins its series: its parent's gpu
-			// and its own GPU_I_ID.
-			if l := labels.of(g); l.mig {
-				if !l.skip {
-					add(hintMIGDesc, prometheus.GaugeValue, 1, k[0], k[1], l.values[0], l.values[5], l.values[6])
-				}
-				continue
-			}
-			add(hintDesc, prometheus.GaugeValue, 1, k[0], k[1], k[2])
-		}
-	}
+	addHints(in.hintSeries, add)
 	if in.hasPhase {
 		for _, k := range phaseKinds {
 			v := 0.0

@@ -1,0 +1,42 @@
+package exporter
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// SeriesNames returns the name of every series the Exporter can send (not
+// the process and Go collectors' of Handler), sorted: the names alerting
+// rules and dashboards may ask for (examples/, whose tests check them). It
+// reads the descriptions the snapshots are built from, so it cannot drift
+// from what is exported.
+func SeriesNames() []string {
+	descs := []*prometheus.Desc{infoDesc, lastSampleDesc, sampleLagDesc, overrunsDesc, phaseDesc, markerDesc,
+		hintDesc, firstSeenDesc, hintInfoDesc, nvlinkLinksDesc, nvlinkDownDesc, nvlinkLinkDown}
+	for _, s := range gpuGauges {
+		descs = append(descs, s.desc)
+	}
+	for _, s := range gpuCounters {
+		descs = append(descs, s.desc)
+	}
+	for _, d := range nvlinkDCGMErrors {
+		descs = append(descs, d)
+	}
+	names := make([]string, 0, len(descs))
+	for _, d := range descs {
+		names = append(names, descName(d))
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// descName reads a description's name out of its String
+// (`Desc{fqName: "gputop_info", help: ...`): client_golang has no getter.
+func descName(d *prometheus.Desc) string {
+	s := d.String()
+	_, rest, _ := strings.Cut(s, `fqName: "`)
+	name, _, _ := strings.Cut(rest, `"`)
+	return name
+}
