@@ -122,11 +122,13 @@ def main():
                 torch.mm(a, b, out=c)
                 torch.cuda.synchronize()
             steps += 1
+        # Ended at once, not joined: a worker is seconds into its batch, and
+        # waiting for it would stretch the phase.
         stop_ev.set()
         for p in procs:
-            p.join(timeout=10)
-            if p.is_alive():
-                p.terminate()
+            p.terminate()
+        for p in procs:
+            p.join(timeout=5)
         say(f"gpu-check input-bound: workers={workers} steps={steps}")
 
     def idle(seconds):
