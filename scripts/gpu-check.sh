@@ -226,7 +226,8 @@ record workload-exit "$([ "$run_code" = 0 ] && echo PASS || echo FAIL)" "gputop 
 wait # the self-cost runs
 tmux -L "$TMUX_SOCK" kill-server 2>/dev/null
 for id in "${self_ids[@]}"; do
-	read -r a b c <"$OUT/$id.self" || a=skip
+	a=skip b="no measurement" c=""
+	[ -r "$OUT/$id.self" ] && read -r a b c <"$OUT/$id.self"
 	iv=${id#*-}
 	max_cpu=1
 	[ "$iv" = 250ms ] && max_cpu=4
