@@ -6,7 +6,9 @@
 // what every recording command shares, signals.go for the signals that end
 // a session. A command gets its streams, signals and exit from an env, so
 // tests run it in-process (commands_test.go) as well as built, in tmux
-// (e2e_*_test.go).
+// (e2e_*_test.go). The hidden commands (hiddenCommands, cmd_nvml_bench.go)
+// check gputop itself on real hardware (docs/real-gpu.md) and stay out of
+// the usage.
 //
 //	probes (or probes/demo) ──Source──▶ recordings.Recorder ──▶ ui (the screen) or Run (headless)
 //	                                          └──▶ run.gtr

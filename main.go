@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -139,8 +140,10 @@ func run(args []string, e *env) int {
 	case len(args) > 0 && args[0] == "--version":
 		name, rest = "version", args[1:]
 	}
-	for i := range commands {
-		c := &commands[i]
+	// The hidden commands (nvml-bench) are not in the usage, but run alike.
+	all := slices.Concat(commands, hiddenCommands)
+	for i := range all {
+		c := &all[i]
 		if c.name != name {
 			continue
 		}

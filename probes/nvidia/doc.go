@@ -16,5 +16,7 @@
 // (SM activity on Hopper and newer), nvml_mig.go (MIG instances),
 // nvml_health.go and nvml_nvlink.go (field values), nvml_events.go (Xid),
 // nvml_procs.go (the process probe), nvml_samples.go, nvml_busid.go,
-// nvml_return.go (what each return means), nvml_env.go (/dev/nvidia*).
+// nvml_return.go (what each return means), nvml_env.go (/dev/nvidia*),
+// nvml_cost.go and nvml_cost_calls.go (what each of those calls costs, for
+// the hidden `gputop nvml-bench`: docs/real-gpu.md).
 package nvidia

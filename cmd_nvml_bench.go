@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"time"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/gputop-dev/gputop/probes"
+	"github.com/gputop-dev/gputop/probes/nvidia"
+)
+
+// hiddenCommands run like the others but are not in the usage: tools for
+// checking gputop itself on real hardware (docs/real-gpu.md), not for its
+// users.
+var hiddenCommands = []command{
+	{"nvml-bench", "[--calls 1000] [--paced-calls 8] [--json] [--demo[=SCENARIO]]",
+		"time every NVML call gputop makes (median, p99) and count GetSamples' samples per call",
+		[]string{"gputop nvml-bench --json > nvml-cost.json", "gputop nvml-bench --demo --calls 100"}, cmdNVMLBench, false},
+}
+
+// benchPaced are the session intervals at which nvml-bench counts the
+// utilisation samples each GetSamples returns: the default and the
+// shortest interval people use (scripts/gpu-check.sh records at both).
+var benchPaced = []time.Duration{250 * time.Millisecond, time.Second}
+
+func cmdNVMLBench(args []string, e *env) error {
+	fs := flag.NewFlagSet("nvml-bench", flag.ContinueOnError)
+	calls := fs.Int("calls", 1000, "make each call `N` times (spread over the GPUs)")
+	paced := fs.Int("paced-calls", 8, "ask GetSamples `N` times at each of 250ms and 1s, as a session does, and count the samples")
+	asJSON := fs.Bool("json", false, "print JSON (fields in docs/real-gpu.md)")
+	var demo demoFlag
+	fs.Var(&demo, "demo", "measure the mock of 8 simulated H100s playing `SCENARIO`: "+scenarioNames)
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+	}
+	if *calls < 1 || *calls > 1_000_000 {
+		return usageError{fmt.Sprintf("--calls %d: give 1 to 1000000", *calls)}
+	}
+	if *paced < 0 || *paced > 1000 {
+		return usageError{fmt.Sprintf("--paced-calls %d: give 0 to 1000", *paced)}
+	}
+	log.SetOutput(io.Discard)
+	machine, err := demo.machine(probes.RealClock{})
+	if err != nil {
+		return err
+	}
+	lib := nvml.New()
+	if machine != nil {
+		lib = machine.NVML
+	}
+	rep, err := nvidia.MeasureCost(lib, probes.RealClock{}, nvidia.CostOptions{Calls: *calls, Paced: benchPaced, PacedCalls: *paced})
+	if err != nil && rep == nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if werr := enc.Encode(rep); werr != nil {
+			return werr
+		}
+	} else {
+		writeCostText(e.stdout, rep)
+	}
+	// Measured, but NVML did not close cleanly: say so after the numbers.
+	return err
+}
+
+// writeCostText writes the report as a table a person reads.
+func writeCostText(w io.Writer, rep *nvidia.CostReport) {
+	fmt.Fprintf(w, "NVML: driver %s, CUDA %s, %d GPUs; open (nvmlInit and enumeration) %.1f ms\n",
+		rep.Driver, rep.CUDA, rep.GPUs, rep.OpenMS)
+	fmt.Fprintf(w, "%-6s %-64s %6s %10s %10s %10s  %s\n", "tier", "call", "calls", "median µs", "p99 µs", "max µs", "note")
+	for _, c := range rep.Calls {
+		note := c.Skipped
+		if c.Failed > 0 {
+			note = fmt.Sprintf("%d failed: %s", c.Failed, c.Return)
+		}
+		if c.Skipped != "" {
+			fmt.Fprintf(w, "%-6s %-64s %6s %10s %10s %10s  %s\n", c.Tier, c.Call, "-", "-", "-", "-", note)
+			continue
+		}
+		fmt.Fprintf(w, "%-6s %-64s %6d %10.2f %10.2f %10.2f  %s\n", c.Tier, c.Call, c.Calls, c.MedianUS, c.P99US, c.MaxUS, note)
+	}
+	fmt.Fprintf(w, "GetSamples' whole buffer: %d samples over %.0f ms\n", rep.BufferSamples, rep.BufferSpanMS)
+	for _, s := range rep.Samples {
+		fmt.Fprintf(w, "GetSamples every %s: %d calls, %d-%d samples per call (median %d), one every %.0f ms\n",
+			s.Interval, s.Calls, s.Min, s.Max, s.Median, s.PeriodMS)
+	}
+}

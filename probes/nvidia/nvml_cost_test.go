@@ -1,0 +1,98 @@
+package nvidia
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+)
+
+// MeasureCost times every call the probe makes each tick, with the probe's
+// own arguments, and leaves out what the device gave up on: a GPU whose
+// temperature is not supported is never asked for it again, so it is not
+// timed either.
+func TestMeasureCostTimesEveryTickCall(t *testing.T) {
+	r := newRig(t)
+	for _, f := range r.fakes {
+		f.rets = map[string]nvml.Return{"GetTemperature": nvml.ERROR_NOT_SUPPORTED}
+	}
+	// The driver's sampler: a utilisation sample every 1/6 s on GPU0,
+	// taken as simulated time passes.
+	const period = time.Second / 6
+	r.fakes[0].samples = utilSamples(sampleBase, 50)
+	sleep := func(d time.Duration) {
+		r.advance(t, d)
+		f := r.fakes[0]
+		for k := time.Duration(0); k < d/period; k++ {
+			last := f.samples[len(f.samples)-1].TimeStamp
+			f.samples = append(f.samples, nvml.Sample{TimeStamp: last + uint64(period/time.Microsecond)})
+		}
+	}
+	rep, err := MeasureCost(r.srv, r.clock, CostOptions{Calls: 50, Paced: []time.Duration{250 * time.Millisecond, time.Second},
+		PacedCalls: 4, Sleep: sleep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]CallCost{}
+	for _, c := range rep.Calls {
+		rows[c.Call] = c
+	}
+	timed := []string{"nvmlDeviceGetUtilizationRates", "nvmlDeviceGetSamples (since the last seen)",
+		"nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetPowerUsage", "nvmlDeviceGetTotalEnergyConsumption",
+		"nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetClockInfo (SM)", "nvmlDeviceGetClockInfo (MEM)",
+		"nvmlDeviceGetCurrentClocksEventReasons", "nvmlGpmSampleGet", "nvmlGpmMetricsGet (6 metrics)",
+		"nvmlDeviceGetComputeRunningProcesses", "nvmlDeviceGetGraphicsRunningProcesses", "nvmlDeviceGetProcessUtilization",
+		"gputop: one GPU's whole Collect", "nvmlGpmSampleAlloc", "nvmlGpmSampleFree"}
+	for _, name := range timed {
+		c, ok := rows[name]
+		if !ok || c.Calls != 50 || c.Failed != 0 || c.Skipped != "" || c.P99US < c.MedianUS || c.MaxUS < c.P99US {
+			t.Errorf("%s: %+v (in the report: %v); want 50 calls, none failed, median <= p99 <= max", name, c, ok)
+		}
+	}
+	var health bool
+	for name, c := range rows {
+		health = health || strings.HasPrefix(name, "nvmlDeviceGetFieldValues (health, ") && c.Calls == 50
+	}
+	if !health {
+		t.Errorf("the health fields' call is not timed: %+v", rep.Calls)
+	}
+	if c := rows["nvmlDeviceGetTemperature (GPU)"]; c.Skipped == "" || c.Calls != 0 {
+		t.Errorf("temperature, which every GPU gave up on, was timed: %+v", c)
+	}
+	if len(rep.Samples) != 2 {
+		t.Fatalf("paced GetSamples: %+v; want 250ms and 1s", rep.Samples)
+	}
+	// Every 250 ms a session gets one or two of the 1/6 s samples; every
+	// second, six.
+	if s := rep.Samples[0]; s.Interval != "250ms" || s.Calls != 4 || s.Min < 1 || s.Max > 2 || s.PeriodMS != 166.666 {
+		t.Errorf("every 250ms: %+v", s)
+	}
+	if s := rep.Samples[1]; s.Interval != "1s" || s.Median != 6 {
+		t.Errorf("every 1s: %+v", s)
+	}
+	if rep.GPUs != 8 || len(rep.Checks) == 0 {
+		t.Errorf("GPUs %d, checks %q", rep.GPUs, rep.Checks)
+	}
+}
+
+// A call whose first answer is "not supported" is made once, as gputop
+// would make it, and reported with that answer.
+func TestMeasureCostStopsAtNotSupported(t *testing.T) {
+	m := &costMeter{opts: CostOptions{Calls: 100}}
+	n := 0
+	m.measure("nvmlDeviceGetSomething", "tick", func(int) nvml.Return { n++; return nvml.ERROR_NOT_SUPPORTED })
+	if c := m.rows[0]; n != 1 || c.Calls != 1 || c.Failed != 1 || c.Return != "Not Supported" {
+		t.Errorf("made %d times: %+v", n, c)
+	}
+}
+
+func TestQuantilesUS(t *testing.T) {
+	var took []time.Duration
+	for i := 100; i >= 1; i-- {
+		took = append(took, time.Duration(i)*time.Microsecond)
+	}
+	if med, p99, hi := quantilesUS(took); med != 50 || p99 != 99 || hi != 100 {
+		t.Errorf("1..100 µs: median %v, p99 %v, max %v; want 50, 99, 100", med, p99, hi)
+	}
+}
