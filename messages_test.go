@@ -152,7 +152,7 @@ func TestMistakesGetOneLineAndTheRightExitCode(t *testing.T) {
 		{[]string{"mark", "--nope"}, 2, "gputop mark: unknown flag --nope", false},
 		{[]string{"mark", "eval"}, 1, "gputop mark: no gputop session", false},
 		{[]string{"report"}, 2, "gputop report: give one recording", false},
-		{[]string{"report", rec, "--format", "xml"}, 2, `gputop report: unknown --format "xml" (text, markdown or json)`, false},
+		{[]string{"report", rec, "--format", "xml"}, 2, `gputop report: unknown --format "xml" (text, markdown, json, html or svg)`, false},
 		{[]string{"report", rec, "--to", "soon"}, 2, `gputop report: --to "soon" is not a time`, false},
 		{[]string{"report", missing}, 1, "gputop report: " + missing + ": no such file", false},
 		{[]string{"report", text}, 1, "gputop report: " + text + ": not a gputop recording", false},
