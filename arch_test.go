@@ -34,6 +34,10 @@ func TestPackageDependencies(t *testing.T) {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis" ||
 				p == module+"timeline/analysis/phases"
 		}},
+		// Two reports compared: reports only, never samples.
+		{"timeline/report/diff", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/report"
+		}},
 		// The exporter turns samples and the analysis into Prometheus
 		// metrics: like the report, it cannot tell live from demo from
 		// replay, and it reads no clock.

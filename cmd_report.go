@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/gputop-dev/gputop/recordings"
@@ -16,10 +18,14 @@ import (
 
 func cmdReport(args []string, e *env) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	format := fs.String("format", "text", "`FORMAT`: text, markdown or json (fields in docs/report.md)")
+	format := fs.String("format", "text", "`FORMAT`: text, markdown, json, html or svg (docs/report.md)")
+	out := fs.String("o", "", "write to `FILE` instead of standard output")
+	force := fs.Bool("force", false, "overwrite FILE if it exists")
 	from := fs.String("from", "", "report from `TIME` on: 14:03, +10m (after the start), -5m (before the end), or a date and time")
 	to := fs.String("to", "", "report up to `TIME` (as --from): what the screen said with its cursor there")
-	phases := fs.String("phases", "", "`all`: list every phase in text and markdown (default: the 20 longest of each table, the rest summed up; JSON lists all)")
+	phases := fs.String("phases", "", "`all`: list every phase in text, markdown and html (default: the 20 longest of each table, the rest summed up; JSON lists all)")
+	var failOn failOnFlag
+	fs.Var(&failOn, "fail-on", "exit 3 if a hint of `SEVERITY` (warning or critical) or worse is present, listing those hints on stderr")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -29,9 +35,10 @@ func cmdReport(args []string, e *env) error {
 	}
 	write, ok := map[string]func(*report.Report, io.Writer) error{
 		"text": (*report.Report).WriteText, "markdown": (*report.Report).WriteMarkdown, "json": (*report.Report).WriteJSON,
+		"html": (*report.Report).WriteHTML, "svg": (*report.Report).WriteSVG,
 	}[*format]
 	if !ok {
-		return usageError{fmt.Sprintf("unknown --format %q (text, markdown or json)", *format)}
+		return usageError{fmt.Sprintf("unknown --format %q (text, markdown, json, html or svg)", *format)}
 	}
 	var opts report.ReportOptions
 	switch *phases {
@@ -41,7 +48,17 @@ func cmdReport(args []string, e *env) error {
 	default:
 		return usageError{fmt.Sprintf("--phases %q: the only value is all", *phases)}
 	}
-	opts.TextWidth = textWidth(e.stdout)
+	if *format == "html" || *format == "svg" {
+		opts.TimelineColumns = report.TimelineColumns
+	}
+	if *out != "" {
+		if err := checkNewFile(*out, *force); err != nil {
+			return err
+		}
+		opts.TextWidth = -1
+	} else {
+		opts.TextWidth = textWidth(e.stdout)
+	}
 	rep, warn, err := reportWith(rest[0], *from, *to, opts)
 	if err != nil {
 		return err
@@ -49,7 +66,26 @@ func cmdReport(args []string, e *env) error {
 	if warn != nil {
 		fmt.Fprintf(e.stderr, "warning: %v\n", warn)
 	}
-	return write(rep, e.stdout)
+	if err := writeReport(rep, write, *out, e.stdout); err != nil {
+		return err
+	}
+	return failOn.check(rep, "gputop report", e.stderr)
+}
+
+// writeReport writes the report to path, or to stdout where path is "".
+// A file is written whole or not at all: the report is made first.
+func writeReport(rep *report.Report, write func(*report.Report, io.Writer) error, path string, stdout io.Writer) error {
+	if path == "" {
+		return write(rep, stdout)
+	}
+	var b bytes.Buffer
+	if err := write(rep, &b); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("cannot write the report: %s", innermost(err))
+	}
+	return nil
 }
 
 // reportOf reads a recording at full resolution and reports on the

@@ -43,6 +43,8 @@ func cmdRun(args []string, e *env) error {
 	var demo demoFlag
 	fs.Var(&demo, "demo", "record 8 simulated H100s playing `SCENARIO` beside the job")
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
+	var failOn failOnFlag
+	fs.Var(&failOn, "fail-on", "exit 3 if the job exits 0 but its report has a hint of `SEVERITY` (warning or critical) or worse, listing those hints on stderr")
 	rest, err := parseFlags(fs, ours)
 	if err != nil {
 		return err
@@ -162,8 +164,15 @@ func cmdRun(args []string, e *env) error {
 	if sum.Failed != nil || stopErr != nil || sum.Removed {
 		reportSummary(e.stderr, sum, stopErr)
 	}
+	var rep *report.Report
 	if !sum.Removed {
-		printRunReport(e.stderr, path)
+		rep = printRunReport(e.stderr, path)
+	}
+	// The job's own failure says more than any hint: its code wins.
+	if code == 0 && rep != nil {
+		if err := failOn.check(rep, "gputop run", e.stderr); err != nil {
+			return err
+		}
 	}
 	return exitStatus(code)
 }
@@ -241,21 +250,23 @@ func superviseJob(j *probes.Job, sigs <-chan os.Signal, killAfter time.Duration,
 
 // printRunReport prints the text report of the whole run to stderr, read
 // back from the recording at full resolution. After a hang-up nobody reads
-// it there; the recording holds the verdict either way.
-func printRunReport(stderr io.Writer, path string) {
+// it there; the recording holds the verdict either way. It returns the
+// report, nil where there is none, for --fail-on.
+func printRunReport(stderr io.Writer, path string) *report.Report {
 	rep, warn, err := reportWith(path, "", "", report.ReportOptions{TextWidth: textWidth(stderr)})
 	if err != nil {
 		fmt.Fprintf(stderr, "gputop run: no report: %v\n", err)
-		return
+		return nil
 	}
 	fmt.Fprintln(stderr)
 	if err := rep.WriteText(stderr); err != nil {
-		return
+		return rep
 	}
 	if warn != nil {
 		fmt.Fprintf(stderr, "warning: %v\n", warn)
 	}
 	fmt.Fprintf(stderr, "recording: %s (gputop replay %s)\n", path, path)
+	return rep
 }
 
 func cmdMark(args []string, e *env) error {

@@ -23,6 +23,7 @@ const (
 	exitOK    = 0
 	exitError = 1 // something failed at run time
 	exitUsage = 2 // bad flags or arguments
+	exitCheck = 3 // a check for CI failed: report or run --fail-on, diff --fail-if
 )
 
 // usageError is bad input on the command line.
@@ -98,12 +99,18 @@ var commands = []command{
 			"gputop record -o run.gtr --listen 127.0.0.1:9400"}, cmdRecord, true},
 	{"replay", "FILE [--speed X] [--start T]", "replay a recording in the same screen, with a transport",
 		[]string{"gputop replay run.gtr", "gputop replay run.gtr --speed 8 --start +30m"}, cmdReplay, false},
-	{"run", "[-o FILE] [--phase-regex RE] [--demo[=SCENARIO]] -- CMD [ARGS...]", "run a job, record it, mark its phases, report when it ends, exit with its code",
-		[]string{"gputop run -o train.gtr -- python train.py --epochs 10", "gputop run --phase-regex '(epoch \\d+)' -- ./train.sh"}, cmdRun, true},
+	{"run", "[-o FILE] [--phase-regex RE] [--demo[=SCENARIO]] [--fail-on SEVERITY] -- CMD [ARGS...]", "run a job, record it, mark its phases, report when it ends, exit with its code",
+		[]string{"gputop run -o train.gtr -- python train.py --epochs 10", "gputop run --phase-regex '(epoch \\d+)' -- ./train.sh",
+			"gputop run --demo=checkpoint --fail-on critical -- python smoke_train.py"}, cmdRun, true},
 	{"mark", "TEXT", "drop a marker into this user's running gputop sessions",
 		[]string{"gputop mark 'eval start'"}, cmdMark, false},
-	{"report", "FILE [--format text|markdown|json] [--from T] [--to T] [--phases all]", "per-GPU and per-phase figures, phases, markers and hints of a recording, or of a stretch of it",
-		[]string{"gputop report run.gtr", "gputop report run.gtr --format markdown", "gputop report run.gtr --from +10m --to +20m --format json"}, cmdReport, false},
+	{"report", "FILE [--format text|markdown|json|html|svg] [-o OUT] [--from T] [--to T] [--phases all] [--fail-on SEVERITY]", "per-GPU and per-phase figures, phases, markers and hints of a recording, or of a stretch of it; a page or a drawing to attach; a check for CI",
+		[]string{"gputop report run.gtr", "gputop report run.gtr --format markdown", "gputop report run.gtr --format html -o run.html",
+			"gputop report run.gtr --format svg -o timeline.svg", "gputop report run.gtr --from +10m --to +20m --format json",
+			"gputop report run.gtr --fail-on critical"}, cmdReport, false},
+	{"diff", "A B [--format text|markdown|html|json] [--fail-if CONDITION ...]", "two runs of the same job side by side: figures, phase times and the hints that appeared, went or changed; a check for CI",
+		[]string{"gputop diff before.gtr after.gtr", "gputop diff before.gtr after.gtr --format markdown",
+			"gputop diff a.gtr b.gtr --fail-if 'busy<-5%' --fail-if 'energy>+10%'"}, cmdDiff, false},
 	{"export", "FILE --format csv|jsonl [-o OUT]", "a recording as tidy data for pandas, jq or a spreadsheet",
 		[]string{"gputop export run.gtr --format csv -o run.csv", "gputop export run.gtr --format jsonl | jq ."}, cmdExport, false},
 	{"import", "LOG -o FILE [--format auto|nvidia-smi-csv|dmon|dcgmi-csv] | prometheus URL|FILE.json -o FILE [--from T] [--to T] [--match SELECTOR] [--step 15s]",

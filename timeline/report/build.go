@@ -59,6 +59,9 @@ func (b *repBuilder) build(a Analysis) {
 	b.hosts()
 	b.summarisePhases()
 	b.gapsAndNotes()
+	if b.opts.TimelineColumns > 0 {
+		b.timeline(b.opts.TimelineColumns)
+	}
 }
 
 // rel is t in seconds since the report's start; NaN without samples.

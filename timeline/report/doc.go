@@ -2,9 +2,12 @@
 // or at a glance: the Report of a recording (per-GPU and per-phase
 // figures, markers, hints) and the Snapshot of one reading, each written
 // as text, markdown or JSON (JSON is a contract: docs/report.md and
-// docs/snapshot.md).
+// docs/snapshot.md); the Report also as one self-contained HTML page and
+// as its timeline alone in SVG (html.go, svg.go), drawn from the same
+// Report and its Timeline (timeline.go: each GPU's series resampled).
+// timeline/report/diff compares two Reports.
 //
-//	timeline.Store + analysis (phases, hints) ──▶ NewReport ──▶ WriteText, WriteMarkdown, WriteJSON
+//	timeline.Store + analysis (phases, hints) ──▶ NewReport ──▶ WriteText, WriteMarkdown, WriteJSON, WriteHTML, WriteSVG
 //	two samples ──────────────────────────────────▶ NewSnapshot ──▶ WriteText, JSON
 //
 // It imports timeline and timeline/analysis. gputop's commands import it;

@@ -307,3 +307,10 @@ func repPhaseHas(ps []ReportPhase) (sm, cpu bool) {
 	}
 	return sm, cpu
 }
+
+// HintLine is one hint in one line, for a check that failed on it:
+// "critical periodic-stall on GPU0-7, 0:02:18-0:10:46, confidence 85%:
+// EVIDENCE", outside text cleaned of control characters.
+func (r *Report) HintLine(h ReportHint) string {
+	return h.Severity + " " + h.ID + " on " + r.repHintHead(h) + ": " + repClean(h.Evidence)
+}

@@ -28,6 +28,10 @@ type ReportOptions struct {
 	// terminal, or a terminal's own width; negative for no limit (a file
 	// or a pipe, where tools read the whole line).
 	TextWidth int
+	// TimelineColumns, when positive, has the report keep each GPU's
+	// series resampled to that many columns (Report.Timeline), for the
+	// forms that draw them: HTML and SVG.
+	TimelineColumns int
 }
 
 func (o ReportOptions) withDefaults() ReportOptions {
@@ -74,6 +78,9 @@ type Report struct {
 	// Notes explain what could not be sampled, and where figures are less
 	// exact than elsewhere.
 	Notes []string `json:"notes"`
+	// Timeline is what the HTML and SVG forms draw; nil unless
+	// ReportOptions.TimelineColumns asked for it. Not in the JSON.
+	Timeline *ReportTimeline `json:"-"`
 
 	phaseRows int             // ReportOptions.PhaseRows
 	textWidth int             // ReportOptions.TextWidth

@@ -81,18 +81,22 @@ func repBucketWidth(at []int64, rawFrom int64) int64 {
 }
 
 // ReportStats summarises a series over time: its time-weighted mean, the
-// 50th and 95th percentiles (nearest rank, each value weighted by the time
-// it stands for) and its maximum. Every field is NaN (null in JSON) when the
-// series has no values.
+// 10th, 50th, 90th and 95th percentiles (nearest rank, each value weighted
+// by the time it stands for) and its maximum. Every field is NaN (null in
+// JSON) when the series has no values. P10 and P90 are the tails `gputop
+// diff` compares: the low tail says how far a GPU drops, not how it peaks.
 type ReportStats struct {
 	Mean Number `json:"mean"`
+	P10  Number `json:"p10"`
 	P50  Number `json:"p50"`
+	P90  Number `json:"p90"`
 	P95  Number `json:"p95"`
 	Max  Number `json:"max"`
 }
 
 // repNaNStats is the summary of nothing.
-var repNaNStats = ReportStats{Number(math.NaN()), Number(math.NaN()), Number(math.NaN()), Number(math.NaN())}
+var repNaNStats = ReportStats{Number(math.NaN()), Number(math.NaN()), Number(math.NaN()), Number(math.NaN()),
+	Number(math.NaN()), Number(math.NaN())}
 
 // stats summarises values i in [lo, hi) with a weight.
 func (r repSeries) stats(lo, hi int) ReportStats {
@@ -125,7 +129,8 @@ func (r repSeries) stats(lo, hi int) ReportStats {
 		}
 		return Number(vals[len(vals)-1].v)
 	}
-	return ReportStats{Mean: Number(sum / float64(total)), P50: rank(0.5), P95: rank(0.95), Max: Number(vals[len(vals)-1].v)}
+	return ReportStats{Mean: Number(sum / float64(total)), P10: rank(0.1), P50: rank(0.5), P90: rank(0.9), P95: rank(0.95),
+		Max: Number(vals[len(vals)-1].v)}
 }
 
 // mean is the time-weighted mean of values i in [lo, hi), NaN if none.

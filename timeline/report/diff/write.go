@@ -1,0 +1,253 @@
+package diff
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/units"
+)
+
+// label is each metric's name in the tables.
+var label = map[string]string{MetricDuration: "duration", MetricBusy: "busy share", MetricUtil: "util mean",
+	MetricUtilP10: "util p10", MetricUtilP90: "util p90", MetricSM: "SM activity mean", MetricPower: "power, all GPUs",
+	MetricEnergy: "energy, all GPUs", MetricMemory: "memory peak"}
+
+// formatValue writes a figure in its unit, N/A where unknown.
+func formatValue(unit string, n report.Number) string {
+	v := float64(n)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return units.NA
+	}
+	switch unit {
+	case "%":
+		return units.Percent(v)
+	case "s":
+		return units.Duration(time.Duration(math.Round(v * float64(time.Second))))
+	case "W":
+		return units.Watts(v)
+	case "J":
+		return units.Energy(v)
+	case "B":
+		return units.Bytes(v)
+	}
+	return units.Number(v)
+}
+
+// formatChange writes a change, absolute and relative: "+35.0pt
+// (+56.5%)", "-1.20MJ (-10.0%)", "0", N/A where unknown.
+func formatChange(m Metric) string {
+	c := float64(m.Change)
+	if math.IsNaN(c) || math.IsInf(c, 0) {
+		return units.NA
+	}
+	if c == 0 {
+		return "0"
+	}
+	sign := "+"
+	if c < 0 {
+		sign = "-"
+	}
+	abs := sign + formatValue(m.Unit, report.Number(math.Abs(c)))
+	if m.Unit == "%" {
+		abs = fmt.Sprintf("%s%.1fpt", sign, math.Abs(c))
+	}
+	if r := float64(m.Relative); !math.IsNaN(r) && !math.IsInf(r, 0) {
+		abs += fmt.Sprintf(" (%+.1f%%)", 100*r)
+	}
+	return abs
+}
+
+// runLine says which run a side is: "ck.gtr: demo checkpoint, 8 GPUs on
+// dgx-demo, 10m from 2026-11-27T03:27:19Z".
+func runLine(r Run) string {
+	s := fmt.Sprintf("%s: %s, %s", r.Name, r.Source, units.Count(r.GPUs, "GPU"))
+	if len(r.Hosts) > 0 {
+		s += " on " + strings.Join(r.Hosts, ", ")
+	}
+	s += ", " + formatValue("s", r.Duration)
+	if r.Start != "" {
+		s += " from " + r.Start
+	}
+	return timeline.CleanText(s)
+}
+
+// phaseName is a phase row's name: its kind, or the marker's label quoted.
+func phaseName(p Phase) string {
+	if p.Kind != timeline.PhaseMarked.String() {
+		return p.Kind
+	}
+	return fmt.Sprintf("marked %q", timeline.CleanText(p.Label))
+}
+
+func phaseChange(p Phase) string {
+	m := Metric{Unit: "s", Change: p.B - p.A, Relative: report.Number(math.NaN())}
+	if p.A != 0 {
+		m.Relative = (p.B - p.A) / p.A
+	}
+	return formatChange(m)
+}
+
+// hintLine says how a hint changed: "gone: periodic-stall (warning in A)".
+func hintLine(h Hint) string {
+	switch h.Change {
+	case "gone":
+		return fmt.Sprintf("gone: %s (%s in A)", h.ID, h.SeverityA)
+	case "appeared":
+		return fmt.Sprintf("appeared: %s (%s in B): %s", h.ID, h.SeverityB, timeline.CleanText(h.EvidenceB))
+	}
+	return fmt.Sprintf("changed: %s, %s in A, %s in B: %s", h.ID, h.SeverityA, h.SeverityB, timeline.CleanText(h.EvidenceB))
+}
+
+// rows are the tables every form writes: metrics, then phases.
+func (d *Diff) rows() (metrics, phases [][4]string) {
+	for _, m := range d.Metrics {
+		metrics = append(metrics, [4]string{label[m.Name], formatValue(m.Unit, m.A), formatValue(m.Unit, m.B), formatChange(m)})
+	}
+	for _, p := range d.Phases {
+		if p.CountA == 0 && p.CountB == 0 && p.Kind != timeline.PhaseBusy.String() {
+			continue
+		}
+		phases = append(phases, [4]string{phaseName(p), formatValue("s", p.A), formatValue("s", p.B), phaseChange(p)})
+	}
+	return metrics, phases
+}
+
+// WriteText writes the diff for a terminal: the runs, the metrics, the
+// phases, the hints that changed and the notes.
+func (d *Diff) WriteText(w io.Writer) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "gputop diff\nA  %s\nB  %s\n", runLine(d.A), runLine(d.B))
+	for _, n := range d.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	metrics, phases := d.rows()
+	table := func(head string, rows [][4]string) {
+		fmt.Fprintf(&b, "\n%-20s %12s %12s  %s\n", head, "A", "B", "CHANGE")
+		for _, r := range rows {
+			fmt.Fprintf(&b, "%-20s %12s %12s  %s\n", cut(r[0], 20), r[1], r[2], r[3])
+		}
+	}
+	table("METRIC", metrics)
+	table("PHASES (time in)", phases)
+	b.WriteString("\nHINTS  ")
+	if len(d.Hints) == 0 {
+		b.WriteString("the same in both\n")
+	} else {
+		b.WriteString("that changed\n")
+		for _, h := range d.Hints {
+			fmt.Fprintf(&b, "%s\n", hintLine(h))
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// cut shortens s to n runes.
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "~"
+}
+
+// md escapes outside text for a markdown table.
+func md(s string) string {
+	var b strings.Builder
+	for _, r := range timeline.CleanText(s) {
+		if strings.ContainsRune("\\`*_[]<>#|~!", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// WriteMarkdown writes the diff as GitHub-flavoured markdown, for a pull
+// request: "did my fix help", in one comment.
+func (d *Diff) WriteMarkdown(w io.Writer) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "## gputop diff\n\n- **A** %s\n- **B** %s\n", md(runLine(d.A)), md(runLine(d.B)))
+	for _, n := range d.Notes {
+		fmt.Fprintf(&b, "\n> Note: %s\n", md(n))
+	}
+	metrics, phases := d.rows()
+	table := func(head string, rows [][4]string) {
+		fmt.Fprintf(&b, "\n| %s | A | B | change |\n|---|---:|---:|---:|\n", head)
+		for _, r := range rows {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", md(r[0]), r[1], r[2], r[3])
+		}
+	}
+	table("metric", metrics)
+	table("phase (time in)", phases)
+	b.WriteString("\n### Hints\n\n")
+	if len(d.Hints) == 0 {
+		b.WriteString("The same in both.\n")
+	}
+	for _, h := range d.Hints {
+		fmt.Fprintf(&b, "- %s\n", md(hintLine(h)))
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// WriteHTML writes the diff as one self-contained page, styled as the
+// report's (report.PageStyle); every outside text escaped.
+func (d *Diff) WriteHTML(w io.Writer) error {
+	var b bytes.Buffer
+	e := func(s string) string { return html.EscapeString(timeline.CleanText(s)) }
+	b.WriteString(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="color-scheme" content="light dark">
+<title>gputop diff</title>
+`)
+	fmt.Fprintf(&b, "<style>%s</style>\n</head>\n<body>\n<main>\n<h1>gputop diff</h1>\n", report.PageStyle)
+	fmt.Fprintf(&b, "<dl>\n<dt>A</dt><dd>%s</dd>\n<dt>B</dt><dd>%s</dd>\n</dl>\n", e(runLine(d.A)), e(runLine(d.B)))
+	for _, n := range d.Notes {
+		fmt.Fprintf(&b, "<p class=\"legend\">Note: %s</p>\n", e(n))
+	}
+	metrics, phases := d.rows()
+	table := func(head string, rows [][4]string) {
+		fmt.Fprintf(&b, "<table>\n<thead><tr><th>%s</th><th class=\"n\">A</th><th class=\"n\">B</th><th class=\"n\">change</th></tr></thead>\n<tbody>\n", head)
+		for _, r := range rows {
+			fmt.Fprintf(&b, "<tr><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n", e(r[0]), e(r[1]), e(r[2]), e(r[3]))
+		}
+		b.WriteString("</tbody></table>\n")
+	}
+	b.WriteString("<section>\n<h2>Figures</h2>\n")
+	table("metric", metrics)
+	b.WriteString("</section>\n<section>\n<h2>Phases</h2>\n")
+	table("phase (time in)", phases)
+	b.WriteString("</section>\n<section>\n<h2>Hints</h2>\n")
+	if len(d.Hints) == 0 {
+		b.WriteString("<p>The same in both.</p>\n")
+	} else {
+		b.WriteString("<ul>\n")
+		for _, h := range d.Hints {
+			fmt.Fprintf(&b, "<li>%s</li>\n", e(hintLine(h)))
+		}
+		b.WriteString("</ul>\n")
+	}
+	b.WriteString("</section>\n</main>\n</body>\n</html>\n")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// WriteJSON writes the diff as indented JSON (docs/diff.md).
+func (d *Diff) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
