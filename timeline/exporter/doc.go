@@ -6,10 +6,12 @@
 // range) under gputop_ names. docs/metrics.md lists every series.
 //
 // The sampling loop hands each sample to an Exporter (Observe, or a Source
-// wrapped by Tap), which derives it, feeds the same analysis.Engine the
-// screen asks, and publishes an immutable snapshot of ready-made metrics
-// through an atomic pointer. A scrape only reads that pointer: it never
-// waits on sampling, and sampling never waits on a scrape.
+// wrapped by Tap), which takes its values and hints from the process's
+// analysis.Judge (the one the screen and the recording ask) and keeps what
+// the sample says through an atomic pointer. The first scrape of a sample
+// builds its metrics, once, into an immutable snapshot the next scrapes
+// reuse: a scrape never waits on sampling, sampling never waits on a
+// scrape, and a sample nobody scrapes costs no metrics.
 //
 // Like the rest of timeline it reads no clock: every time it exports is a
 // sample's. It imports timeline, timeline/analysis and client_golang, and

@@ -35,9 +35,13 @@ type Options struct {
 type Exporter struct {
 	opts Options
 
-	// latest is the snapshot a scrape sends: built whole by Observe, then
-	// swapped in, never changed after.
-	latest atomic.Pointer[snapshot]
+	// pending is what the newest sample says, kept by Observe; latest is
+	// its metrics, built by the first scrape that asks for them (building
+	// them for every sample, scraped every 15 s, was most of what --listen
+	// cost), then swapped in and never changed after.
+	pending atomic.Pointer[snapshotInput]
+	latest  atomic.Pointer[snapshot]
+	build   sync.Mutex // one scrape builds a sample's metrics, the others wait for them
 
 	// The sampling side's state, touched only by Observe.
 	mu        sync.Mutex // guards against misuse: Observe is not reentrant
@@ -91,28 +95,43 @@ func (x *Exporter) Observe(s *timeline.Sample, info timeline.SourceInfo) {
 		x.lastMark, x.hasMarker = s.Markers[n-1], true
 	}
 
-	in := snapshotInput{
-		version: x.opts.Version, info: info, sample: s, values: values,
+	x.pending.Store(&snapshotInput{
+		version: x.opts.Version, info: info, at: s.At, counters: countersOf(s), values: values,
 		hintSeries: x.episodes.series(hints, gpuLabelsOf(info)),
 		phase:      x.phase, hasPhase: x.hasPhase, marker: x.lastMark, hasMarker: x.hasMarker,
-	}
-	x.latest.Store(buildSnapshot(&in))
+	})
 }
 
 // Describe sends nothing: the series depend on the GPUs found, so the
 // Exporter is an unchecked collector.
 func (x *Exporter) Describe(chan<- *prometheus.Desc) {}
 
-// Collect sends the latest snapshot's metrics, as they are: a scrape costs
-// one atomic load.
+// Collect sends the newest sample's metrics, built by the first scrape of
+// that sample; the next scrapes of it cost one atomic load.
 func (x *Exporter) Collect(ch chan<- prometheus.Metric) {
-	snap := x.latest.Load()
-	if snap == nil {
-		return
-	}
-	for _, m := range snap.metrics {
+	for _, m := range x.snapshot().metrics {
 		ch <- m
 	}
+}
+
+// snapshot is the newest sample's metrics, built once.
+func (x *Exporter) snapshot() *snapshot {
+	in := x.pending.Load()
+	if in == nil {
+		return &snapshot{}
+	}
+	if snap := x.latest.Load(); snap != nil && snap.from == in {
+		return snap
+	}
+	x.build.Lock()
+	defer x.build.Unlock()
+	if snap := x.latest.Load(); snap != nil && snap.from == in {
+		return snap
+	}
+	snap := buildSnapshot(in)
+	snap.from = in
+	x.latest.Store(snap)
+	return snap
 }
 
 // Handler serves /metrics: the Exporter's metrics with gputop's own CPU,

@@ -291,18 +291,31 @@ func TestOpenMetricsAndTextKeepTheNames(t *testing.T) {
 }
 
 // A scrape of an 8-GPU demo: the time of one, and the heap after many.
+// "again" scrapes the same sample (its metrics built by the first scrape);
+// "new" one the sampler has just taken, whose metrics the scrape builds.
 func BenchmarkScrapeEightGPUs(b *testing.B) {
 	x := New(Options{})
 	playDemo(b, x, "training", 40*time.Second)
 	h := x.Handler()
 	req := httptest.NewRequest("GET", "/metrics", nil)
-	b.ReportAllocs()
-	for b.Loop() {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		if rec.Code != http.StatusOK {
-			b.Fatal(rec.Code)
-		}
+	for _, fresh := range []bool{false, true} {
+		name := map[bool]string{false: "again", true: "new"}[fresh]
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if fresh {
+					// A new input for the same sample: what a scrape
+					// after the next sample has to build.
+					in := *x.pending.Load()
+					x.pending.Store(&in)
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatal(rec.Code)
+				}
+			}
+		})
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 // metrics, immutable, so concurrent scrapes share them without a lock.
 type snapshot struct {
 	metrics []prometheus.Metric
+	from    *snapshotInput // what it was built from
 }
 
 // gpuLabels are dcgm-exporter's labels on every GPU series, in its order.
@@ -95,8 +96,11 @@ var phaseKinds = []timeline.PhaseKind{timeline.PhaseBusy, timeline.PhaseStalled,
 type snapshotInput struct {
 	version string
 	info    timeline.SourceInfo
-	sample  *timeline.Sample
-	values  []timeline.Value
+	at      time.Time
+	// counters are the sample's raw counters that are published as they
+	// are (copied: the sample goes on to other sinks).
+	counters []timeline.Metric
+	values   []timeline.Value
 	// hintSeries are the hints that hold, one per id and GPU
 	// (hints_series.go).
 	hintSeries []hintSeries
@@ -104,6 +108,17 @@ type snapshotInput struct {
 	hasPhase   bool
 	marker     timeline.Marker
 	hasMarker  bool
+}
+
+// countersOf copies the metrics of s that buildSnapshot publishes raw.
+func countersOf(s *timeline.Sample) []timeline.Metric {
+	var out []timeline.Metric
+	for _, m := range s.Metrics {
+		if _, ok := gpuCounters[m.Key.Name]; ok {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // buildSnapshot makes the metrics of one sample. A value that is NaN
@@ -141,7 +156,7 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 		}
 	}
 	addNVLink(in.values, labels, add)
-	for _, m := range in.sample.Metrics {
+	for _, m := range in.counters {
 		series, ok := gpuCounters[m.Key.Name]
 		if !ok {
 			continue
@@ -155,7 +170,7 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 
 	add(infoDesc, prometheus.GaugeValue, 1, in.version, in.info.Kind.String(), in.info.Scenario,
 		in.info.Driver, in.info.CUDA, in.info.Host)
-	add(lastSampleDesc, prometheus.GaugeValue, unixSeconds(in.sample.At))
+	add(lastSampleDesc, prometheus.GaugeValue, unixSeconds(in.at))
 
 	addHints(in.hintSeries, add)
 	if in.hasPhase {
