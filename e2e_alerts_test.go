@@ -243,6 +243,10 @@ scrape_configs:
 		t.Logf("resolved %s after serve stopped", at.Sub(stopped).Round(100*time.Millisecond))
 	}
 
+	// Read back: the page is in the postmortem's recording (while the
+	// training demo runs on to 35 s, below).
+	checkAlertImportedBack(t, bin, promAddr, served, filepath.Join(dir, "faults.gtr"))
+
 	// The training demo, scraped all along, raised nothing: no alert at the
 	// webhook, none pending or firing in Prometheus, after 35 s, past the
 	// 20 s after which gputop's hints give a first reading.
@@ -263,4 +267,55 @@ scrape_configs:
 	}
 	hook.mu.Unlock()
 	t.Logf("the webhook received %v", others)
+}
+
+// checkAlertImportedBack imports the faults demo's stretch of Prometheus
+// (since served) and finds GPUXidFatal's firing among the recording's
+// markers, in the text report and the JSON one, at its time.
+func checkAlertImportedBack(t *testing.T, bin, promAddr string, served time.Time, out string) {
+	t.Helper()
+	from := served.Add(-time.Second).UTC().Truncate(time.Second)
+	began := time.Now()
+	msg, err := exec.Command(bin, "import", "prometheus", "http://"+promAddr, "--from", from.Format(time.RFC3339),
+		"--to", "now", "--step", "1s", "--match", `{job="faults"}`, "-o", out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("import: %v\n%s", err, msg)
+	}
+	t.Logf("in %s: %s", time.Since(began).Round(10*time.Millisecond), msg)
+	alerts := promQuery(promAddr, `ALERTS{alertname="GPUXidFatal",alertstate="firing",job="faults"}[5m]`)
+	text, err := exec.Command(bin, "report", out).Output()
+	if err != nil || !strings.Contains(string(text), "alert GPUXidFatal firing: Hostname=") {
+		t.Fatalf("the report lists no GPUXidFatal marker (%v); Prometheus has %v\n%s", err, alerts, text)
+	}
+	data, err := exec.Command(bin, "report", "--format", "json", out).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report struct {
+		Markers []struct {
+			At     float64 `json:"at_s"`
+			Text   string  `json:"text"`
+			Origin string  `json:"origin"`
+		} `json:"markers"`
+	}
+	if err := json.Unmarshal(data, &report); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range report.Markers {
+		if !strings.HasPrefix(m.Text, "alert GPUXidFatal firing: ") {
+			continue
+		}
+		n++
+		t.Logf("marker at %gs: %s (%s)", m.At, m.Text, m.Origin)
+		// In the recording's time (from its first sample, a scrape after
+		// serve started): before the 41 s the webhook waited.
+		if m.Origin != "alert" || !strings.Contains(m.Text, " severity=critical") || !strings.Contains(m.Text, " job=faults") ||
+			strings.Contains(m.Text, "UUID=") || m.At <= 0 || m.At > 41 {
+			t.Errorf("the alert's marker: %+v", m)
+		}
+	}
+	if n == 0 {
+		t.Errorf("no GPUXidFatal marker in the JSON report's %+v", report.Markers)
+	}
 }

@@ -193,12 +193,22 @@ type Process struct {
 }
 
 // Marker is a time and a short text: a phase of the job, named by the job,
-// by a person (`m`, `gputop mark`), or by a line the wrapped job printed.
+// by a person (`m`, `gputop mark`), or by a line the wrapped job printed;
+// or an event (Event): an Xid, an alert that fired.
 type Marker struct {
 	At     time.Time
 	Text   string
-	Origin string // "key", "mark", "job", "import"
+	Origin string // "key", "mark", "job", "import", XidOrigin, AlertOrigin
 }
+
+// AlertOrigin is the Origin of a marker made from an alert that fired in
+// Prometheus (`gputop import prometheus` reads ALERTS back): when the page
+// went out, not the start of a phase of the job.
+const AlertOrigin = "alert"
+
+// Event says whether m marks an event (an Xid, an alert that fired) rather
+// than the start of a phase of the job.
+func (m Marker) Event() bool { return m.Origin == XidOrigin || m.Origin == AlertOrigin }
 
 // SourceKind says where samples come from.
 type SourceKind uint8

@@ -16,9 +16,14 @@
 // physical range is a gap counted in a note (promvalidate.go, with the
 // importer's RangeTally), labels are outside text made safe.
 //
+// Fetch also asks for the alerts that fired (ALERTS), and each firing of
+// one becomes a marker (promalerts.go); that query failing is a note, not
+// a failed import.
+//
 // It builds on recordings/importer (the helpers every log format shares)
 // and imports nothing else of ours but timeline and units: main calls it,
 // and recordings writes what it makes. Files: prometheus.go (the series,
-// the session, Read), promfetch.go (Fetch), promjson.go (the answers'
-// JSON), promtimes.go, promlimits.go, promvalidate.go.
+// the session, Read), promfetch.go (Fetch), promalerts.go (ALERTS into
+// markers), promjson.go (the answers' JSON), promtimes.go, promlimits.go,
+// promvalidate.go.
 package prom

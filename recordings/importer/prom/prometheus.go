@@ -156,10 +156,16 @@ type promSet struct {
 	otherNames                              map[string]bool
 	markers                                 map[promMarker]bool
 	interval                                time.Duration
+	// The series of ALERTS (promalerts.go), by marker text; how many were
+	// past maxAlertSeries; why the query of them failed, if it did.
+	alerts          map[string]*promAlert
+	alertSeriesLeft int
+	alertsFailed    error
 }
 
 func newPromSet() *promSet {
-	return &promSet{gpus: map[promGPUID]*promGPU{}, hosts: map[string]*promHost{}, otherNames: map[string]bool{}, markers: map[promMarker]bool{}}
+	return &promSet{gpus: map[promGPUID]*promGPU{}, hosts: map[string]*promHost{}, otherNames: map[string]bool{},
+		markers: map[promMarker]bool{}, alerts: map[string]*promAlert{}}
 }
 
 // hostOf names a series' host as dcgm-exporter and gputop serve label it,
@@ -187,6 +193,11 @@ func (set *promSet) add(a *promAnswer) {
 		name := r.Metric["__name__"]
 		if name == promInfoSeries {
 			set.addInfo(r.Metric)
+			continue
+		}
+		if name == alertsSeries {
+			set.addAlert(r.Metric, pts)
+			*pts = promPoints{}
 			continue
 		}
 		if name == promMarkerSeries {
@@ -307,6 +318,11 @@ func (set *promSet) result(origin string) (*Result, error) {
 			hostNames = append(hostNames, g.id.host)
 		}
 	}
+	// The hosts as their labels name them, for the alerts of each.
+	imported := map[string]bool{}
+	for _, h := range hostNames {
+		imported[h] = true
+	}
 	res := &Result{gpus: gpus}
 	res.Info = timeline.SourceInfo{Kind: timeline.Imported, Origin: origin}
 	multi := len(hostNames) > 1
@@ -375,12 +391,20 @@ func (set *promSet) result(origin string) (*Result, error) {
 	if res.Samples == 0 {
 		return nil, set.nothing()
 	}
-	res.placeMarkers(set, multi)
 	res.Info.Interval = set.interval
 	if res.Info.Interval == 0 {
 		res.Info.Interval = res.medianSpacing()
 	}
+	res.placeMarkers(set, multi)
+	alerts, alertNotes := set.alertMarkers(imported, res.First.UnixMilli(), res.Last.UnixMilli(), res.Info.Interval)
+	if len(alerts) > 0 {
+		// Each at its own time, among gputop's markers: a sample carries
+		// those at or before its time.
+		res.markers = append(res.markers, alerts...)
+		slices.SortStableFunc(res.markers, func(a, b timeline.Marker) int { return a.At.Compare(b.At) })
+	}
 	res.Info.Notes = append(res.Info.Notes, set.notes(res)...)
+	res.Info.Notes = append(res.Info.Notes, alertNotes...)
 	return res, nil
 }
 

@@ -21,6 +21,10 @@ type fakeProm struct {
 	hosts, gpus int
 	// gap, if set, says a host's GPU series have no point at t (Unix ms).
 	gap func(host int, t int64) bool
+	// alerts are the series of ALERTS it has; alertsFail, if set, is the
+	// HTTP status it answers their queries with, and Prometheus' error.
+	alerts     []fakeAlert
+	alertsFail int
 	// queries counts the requests answered.
 	queries atomic.Int64
 	// maxPoints is the most points per series any query asked for.
@@ -66,10 +70,20 @@ func (p *fakeProm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	query := q.Get("query")
 	name, matchers, _ := strings.Cut(query, "{")
 	m := promIndex(name)
+	if name == alertsSeries && p.alertsFail != 0 {
+		w.WriteHeader(p.alertsFail)
+		fmt.Fprint(w, `{"status":"error","errorType":"execution","error":"query processing would load too many samples into memory in query execution"}`)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	bw := bufio.NewWriterSize(w, 64<<10)
 	defer bw.Flush()
 	bw.WriteString(`{"status":"success","data":{"resultType":"matrix","result":[`)
+	if name == alertsSeries {
+		p.writeAlerts(bw, matchers, from, to, stepMs)
+		bw.WriteString(`]}}`)
+		return
+	}
 	if m < 0 || strings.Contains(matchers, `job="none"`) {
 		bw.WriteString(`]}}`)
 		return
@@ -104,6 +118,38 @@ func (p *fakeProm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	bw.WriteString(`]}}`)
+}
+
+// fakeAlert is a series of ALERTS: its labels besides __name__, as JSON
+// object members, and when it is firing (Unix ms).
+type fakeAlert struct {
+	labels string
+	firing func(t int64) bool
+}
+
+// writeAlerts writes the series of ALERTS that match matchers (only
+// alertstate="firing" is known) with their points in [from, to].
+func (p *fakeProm) writeAlerts(bw *bufio.Writer, matchers string, from, to, stepMs int64) {
+	first := true
+	for _, a := range p.alerts {
+		if matchers != `alertstate="firing"}` || !strings.Contains(a.labels, `"alertstate":"firing"`) {
+			continue
+		}
+		var pts []string
+		for at := from; at <= to; at += stepMs {
+			if a.firing(at) {
+				pts = append(pts, fmt.Sprintf(`[%s,"1"]`, strconv.FormatFloat(float64(at)/1000, 'f', -1, 64)))
+			}
+		}
+		if len(pts) == 0 {
+			continue // Prometheus leaves out a series without points
+		}
+		if !first {
+			bw.WriteByte(',')
+		}
+		first = false
+		fmt.Fprintf(bw, `{"metric":{"__name__":"ALERTS",%s},"values":[%s]}`, a.labels, strings.Join(pts, ","))
+	}
 }
 
 // fakeValue is series m of host h's GPU g at t, in the exported unit.

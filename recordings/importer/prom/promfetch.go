@@ -86,10 +86,13 @@ func Selector(match string) (string, error) {
 	return m, nil
 }
 
-// promJob is one query: a series over one stretch of the range.
+// promJob is one query: a series over one stretch of the range. The
+// alerts' queries are optional: the GPU data matters more than the
+// markers of when pages went out, so one of them failing is a note.
 type promJob struct {
 	query      string
 	start, end time.Time
+	optional   bool
 }
 
 // promChunks splits [from, to] into stretches of at most maxPoints points
@@ -110,7 +113,9 @@ func promChunks(from, to time.Time, step time.Duration, maxPoints int) [][2]time
 
 // Fetch reads every GPU series of q from Prometheus'
 // /api/v1/query_range, a series and a stretch of time per query, each
-// stretch short enough to stay under Prometheus' points limit.
+// stretch short enough to stay under Prometheus' points limit; and the
+// alerts that fired (promalerts.go), under the same bounds, whose failure
+// is a note of the result rather than its error.
 func Fetch(ctx context.Context, q Query) (*Result, error) {
 	base, err := url.Parse(q.URL)
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
@@ -149,8 +154,12 @@ func Fetch(ctx context.Context, q Query) (*Result, error) {
 			query += "{" + matchers + "}"
 		}
 		for _, c := range promChunks(q.From, q.To, q.Step, maxPoints) {
-			jobs = append(jobs, promJob{query, c[0], c[1]})
+			jobs = append(jobs, promJob{query, c[0], c[1], false})
 		}
+	}
+	// A Prometheus without rules has no ALERTS: its answers are empty.
+	for _, c := range promChunks(q.From, q.To, q.Step, maxPoints) {
+		jobs = append(jobs, promJob{alertsQuery, c[0], c[1], true})
 	}
 
 	answers := make([]*promAnswer, len(jobs))
@@ -162,16 +171,23 @@ func Fetch(ctx context.Context, q Query) (*Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup
+	var optionalMu sync.Mutex
+	var optionalErr error // the first optional query's failure
 	next := make(chan int)
 	for range parallelQueries {
 		wg.Go(func() {
 			for i := range next {
 				a, err := queryRange(ctx, client, base, jobs[i], q.Step, lim)
-				if err != nil {
+				switch {
+				case err != nil && jobs[i].optional:
+					optionalMu.Lock()
+					optionalErr = cmp.Or(optionalErr, err)
+					optionalMu.Unlock()
+				case err != nil:
 					cancel(err)
-					continue
+				default:
+					answers[i] = a
 				}
-				answers[i] = a
 			}
 		})
 	}
@@ -193,8 +209,13 @@ feed:
 	// not depend on which answer came first.
 	set := newPromSet()
 	set.interval = q.Step
+	set.alertsFailed = optionalErr
 	for i, a := range answers {
-		set.add(a)
+		// Of the alerts, all stretches or none: a stretch missing would
+		// split a firing in two.
+		if a != nil && (optionalErr == nil || !jobs[i].optional) {
+			set.add(a)
+		}
 		answers[i] = nil
 	}
 	// A password in the URL (basic auth) stays out of the recording.

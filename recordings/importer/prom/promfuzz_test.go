@@ -91,6 +91,13 @@ func FuzzPrometheusAnswers(f *testing.F) {
 			return
 		}
 		checkClean(t, res.Info)
+		for _, s := range samples {
+			for _, m := range s.Markers {
+				if m.Text != timeline.CleanText(m.Text) || len(m.Text) > 200+len("…") || m.At.After(s.At) {
+					t.Fatalf("marker %q at %v on the sample at %v: unclean, too long or after it", m.Text, m.At, s.At)
+				}
+			}
+		}
 		if len(samples) == 0 || len(samples) != res.Samples {
 			t.Fatalf("%d samples, Samples says %d", len(samples), res.Samples)
 		}

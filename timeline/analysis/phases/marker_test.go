@@ -38,6 +38,10 @@ func TestMarkerPhases(t *testing.T) {
 		{"a marker at the very end makes no phase",
 			[]timeline.Marker{mk(10, "train"), mk(100, "done")}, 0, 100,
 			[]want{{10, 100, "train"}}},
+		{"an Xid or an alert that fired is an event, not a phase",
+			[]timeline.Marker{mk(10, "train"), {At: at(40), Text: "Xid 48 on GPU0", Origin: timeline.XidOrigin},
+				{At: at(50), Text: "alert GPUXidFatal firing: gpu=0", Origin: timeline.AlertOrigin}}, 0, 100,
+			[]want{{10, 100, "train"}}},
 		{"no markers, no phases", nil, 0, 100, nil},
 	}
 	for _, tt := range tests {

@@ -41,10 +41,11 @@ func FillGaps(kinds []timeline.PhaseKind) bool {
 // opens the first phase; markers after `to` are left out. Of several markers
 // at one instant the last one names the phase.
 func FromMarkers(markers []timeline.Marker, from, to time.Time) []timeline.Phase {
-	// An Xid's marker is an event, not the start of a phase of the job.
+	// An Xid's or an alert's marker is an event, not the start of a phase
+	// of the job.
 	sorted := make([]timeline.Marker, 0, len(markers))
 	for _, m := range markers {
-		if m.Origin != timeline.XidOrigin {
+		if !m.Event() {
 			sorted = append(sorted, m)
 		}
 	}
