@@ -106,6 +106,9 @@ type Sample struct {
 	// Markers that arrived since the previous sample (from the `m` key,
 	// `gputop mark`, or a wrapped job's output).
 	Markers []Marker
+	// Progress are the readings of the job's own progress kept since the
+	// previous sample, each with its own time (progress.go).
+	Progress []Progress
 }
 
 // Value returns the value of key in s and whether s has it.
