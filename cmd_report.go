@@ -20,6 +20,8 @@ func cmdReport(args []string, e *env) error {
 	from := fs.String("from", "", "report from `TIME` on: 14:03, +10m (after the start), -5m (before the end), or a date and time")
 	to := fs.String("to", "", "report up to `TIME` (as --from): what the screen said with its cursor there")
 	phases := fs.String("phases", "", "`all`: list every phase in text and markdown (default: the 20 longest of each table, the rest summed up; JSON lists all)")
+	var price prices
+	price.register(fs)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -42,6 +44,7 @@ func cmdReport(args []string, e *env) error {
 		return usageError{fmt.Sprintf("--phases %q: the only value is all", *phases)}
 	}
 	opts.TextWidth = textWidth(e.stdout)
+	price.apply(&opts)
 	rep, warn, err := reportWith(rest[0], *from, *to, opts)
 	if err != nil {
 		return err

@@ -40,6 +40,11 @@ func (s *Store) addProgress(p Progress) {
 	s.progress = append(s.progress, p)
 }
 
+// Counted says whether the raw counter k lay behind a display value
+// (Deriver.Counted): GPUEnergy, where a GPU's power came from its energy
+// counter.
+func (s *Store) Counted(k Key) bool { return s.deriver.Counted(k) }
+
 // Progress returns the job's progress readings, oldest first (not to be
 // changed).
 func (s *Store) Progress() []Progress { return s.progress }

@@ -74,3 +74,44 @@ func TestParseLines(t *testing.T) {
 		}
 	}
 }
+
+func TestParseMark(t *testing.T) {
+	cases := []struct {
+		text string
+		want Reading
+		ok   bool
+	}{
+		{"progress 1200 steps", Reading{Count: 1200, Total: NaN, Rate: NaN, Unit: "step"}, true},
+		{"progress 1200", Reading{Count: 1200, Total: NaN, Rate: NaN, Unit: "it"}, true},
+		{"progress 3.5e6 tokens 12000/s", Reading{Count: 3.5e6, Total: NaN, Rate: 12000, Unit: "token"}, true},
+		{"progress 7 batches", Reading{Count: 7, Total: NaN, Rate: NaN, Unit: "batch"}, true},
+		{"progress report", Reading{}, false}, // a marker
+		{"progress -5 steps", Reading{}, false},
+		{"progress 1e300 steps", Reading{}, false},
+		{"progress 5 steps fast", Reading{}, false},
+		{"epoch 3", Reading{}, false},
+	}
+	for _, c := range cases {
+		got, ok := ParseMark(c.text)
+		if ok != c.ok || ok && !same(got, c.want) {
+			t.Errorf("ParseMark(%q) = %+v, %v; want %+v, %v", c.text, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestCustomPattern(t *testing.T) {
+	c, err := NewCustom(`(?P<count>[\d,]+) batches, (?P<rate>[\d.]+) (?P<unit>\w+)/s`, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := New(c).Parse([]byte("12,000 batches, 48.5 batch/s"))
+	if want := (Reading{Count: 12000, Total: NaN, Rate: 48.5, Unit: "batch"}); !ok || !same(got, want) {
+		t.Errorf("custom pattern read %+v, %v; want %+v", got, ok, want)
+	}
+	if _, err := NewCustom(`(\d+) done`, ""); err == nil {
+		t.Error("a pattern without count or rate groups was taken")
+	}
+	if _, err := NewCustom(`(?P<count>\d+`, ""); err == nil {
+		t.Error("a pattern that does not compile was taken")
+	}
+}

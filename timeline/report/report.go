@@ -28,6 +28,10 @@ type ReportOptions struct {
 	// terminal, or a terminal's own width; negative for no limit (a file
 	// or a pipe, where tools read the whole line).
 	TextWidth int
+	// PriceKWh and PriceGPUHour are what a kWh and an hour of one GPU
+	// cost (--price-kwh, --price-gpu-hour); zero: not known, and the
+	// report states no cost.
+	PriceKWh, PriceGPUHour float64
 }
 
 func (o ReportOptions) withDefaults() ReportOptions {
@@ -69,6 +73,9 @@ type Report struct {
 	Hints        []ReportHint   `json:"hints"`
 	// Processes held a GPU during the report (processes.go).
 	Processes []ReportProcess `json:"processes"`
+	// Work is the energy, GPU time and cost of the session and its phases,
+	// and the job's own progress where it stated it (work.go).
+	Work ReportWork `json:"work"`
 	// Gaps are pauses in sampling; every figure above leaves them out.
 	Gaps []ReportGap `json:"gaps"`
 	// Notes explain what could not be sampled, and where figures are less
