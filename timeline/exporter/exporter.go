@@ -48,6 +48,7 @@ type Exporter struct {
 	phaseAt   time.Time // sample time of the last phase asked for
 	lastMark  timeline.Marker
 	hasMarker bool
+	job       jobProgress // progress.go
 }
 
 // New returns an Exporter that exports nothing of the GPUs until its first
@@ -89,10 +90,11 @@ func (x *Exporter) Observe(s *timeline.Sample, info timeline.SourceInfo) {
 	if n := len(s.Markers); n > 0 {
 		x.lastMark, x.hasMarker = s.Markers[n-1], true
 	}
+	x.job.observe(s)
 
 	in := snapshotInput{
 		version: x.opts.Version, info: info, sample: s, values: values, hints: hints,
-		phase: x.phase, hasPhase: x.hasPhase, marker: x.lastMark, hasMarker: x.hasMarker,
+		phase: x.phase, hasPhase: x.hasPhase, marker: x.lastMark, hasMarker: x.hasMarker, job: &x.job,
 	}
 	x.latest.Store(buildSnapshot(&in))
 }

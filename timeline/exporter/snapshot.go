@@ -106,6 +106,7 @@ type snapshotInput struct {
 	hasPhase  bool
 	marker    timeline.Marker
 	hasMarker bool
+	job       *jobProgress // nil: none
 }
 
 // buildSnapshot makes the metrics of one sample. A value that is NaN
@@ -201,6 +202,9 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 	}
 	if in.hasMarker {
 		add(markerDesc, prometheus.GaugeValue, unixSeconds(in.marker.At), in.marker.Text)
+	}
+	if in.job != nil {
+		in.job.add(add)
 	}
 	return snap
 }
