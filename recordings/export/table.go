@@ -17,13 +17,13 @@ import (
 type rowKind uint8
 
 const (
-	gpuRow    rowKind = 1 << iota // device gpu0, gpu1, ...
-	hostRow                       // device host, with its cores folded in
-	procRow                       // device job (the wrapped job) or self (gputop)
-	markerRow                     // device marker
-	progressRow                   // device progress: the job's own progress
-	everyRow  = gpuRow | hostRow | procRow | markerRow | progressRow
-	deviceRow = gpuRow | hostRow | procRow
+	gpuRow      rowKind = 1 << iota // device gpu0, gpu1, ...
+	hostRow                         // device host, with its cores folded in
+	procRow                         // device job (the wrapped job) or self (gputop)
+	markerRow                       // device marker
+	progressRow                     // device progress: the job's own progress
+	everyRow    = gpuRow | hostRow | procRow | markerRow | progressRow
+	deviceRow   = gpuRow | hostRow | procRow
 )
 
 // Column indexes, in the export's column order. The order is a contract
@@ -275,7 +275,7 @@ type exportRow struct {
 	stated   bool // a probe status was seen for the device this sample
 	err      string
 	marker   timeline.Marker
-	unit     string // a progress row's unit
+	unit     string    // a progress row's unit
 	cores    coreStats // a host row's cores
 	num      [numColumns]float64
 }
