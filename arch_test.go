@@ -68,7 +68,7 @@ func TestPackageDependencies(t *testing.T) {
 		{"recordings/recordingstest", func(p string) bool { return std(p) || p == module+"timeline" }},
 		{"probes", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"probes/marks" ||
-				p == module+"probes/probe" || p == module+"probes/nvidia" ||
+				p == module+"probes/probe" || p == module+"probes/progress" || p == module+"probes/nvidia" ||
 				strings.HasPrefix(p, "github.com/NVIDIA/go-nvml/") ||
 				strings.HasPrefix(p, "github.com/shirou/gopsutil/") || strings.HasPrefix(p, "golang.org/x/sys/")
 		}},
@@ -88,6 +88,8 @@ func TestPackageDependencies(t *testing.T) {
 		{"probes/remote", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"recordings"
 		}},
+		// The job's progress from its output lines: pure, on the vocabulary.
+		{"probes/progress", func(p string) bool { return std(p) || p == module+"timeline" }},
 		// The marker socket speaks its protocol and nothing else.
 		{"probes/marks", std},
 		// MIG handles for go-nvml's mock servers, shared by the demo and the

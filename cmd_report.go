@@ -26,6 +26,8 @@ func cmdReport(args []string, e *env) error {
 	phases := fs.String("phases", "", "`all`: list every phase in text, markdown and html (default: the 20 longest of each table, the rest summed up; JSON lists all)")
 	var failOn failOnFlag
 	fs.Var(&failOn, "fail-on", "exit 3 if a hint of `SEVERITY` (warning or critical) or worse is present, listing those hints on stderr")
+	var price prices
+	price.register(fs)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -59,6 +61,7 @@ func cmdReport(args []string, e *env) error {
 	} else {
 		opts.TextWidth = textWidth(e.stdout)
 	}
+	price.apply(&opts)
 	rep, warn, err := reportWith(rest[0], *from, *to, opts)
 	if err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/probes/marks"
+	"github.com/gputop-dev/gputop/probes/progress"
 	"github.com/gputop-dev/gputop/timeline/report"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
@@ -45,6 +46,10 @@ func cmdRun(args []string, e *env) error {
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
 	var failOn failOnFlag
 	fs.Var(&failOn, "fail-on", "exit 3 if the job exits 0 but its report has a hint of `SEVERITY` (warning or critical) or worse, listing those hints on stderr")
+	readProgress := fs.Bool("progress", true, "read the job's progress from its output (tqdm, Keras, Lightning, Hugging Face, step N, tokens/s): rate, energy and cost per unit in the report")
+	progressRegex := fs.String("progress-regex", "", "read progress also from lines matching `RE`, with named groups count and/or rate (and total, unit): '(?P<count>\\d+) batches done'")
+	var price prices
+	price.register(fs)
 	rest, err := parseFlags(fs, ours)
 	if err != nil {
 		return err
@@ -70,6 +75,10 @@ func cmdRun(args []string, e *env) error {
 			return usageError{"--phase-regex: " + err.Error()}
 		}
 		phases = probes.PhasesFrom(re)
+	}
+	parser, err := progressParser(*readProgress, *progressRegex)
+	if err != nil {
+		return err
 	}
 	if *out != "" {
 		if err := checkNewFile(*out, *force); err != nil {
@@ -128,8 +137,10 @@ func cmdRun(args []string, e *env) error {
 	}
 	j, err := probes.StartJob(probes.JobConfig{
 		Command: job, Phases: phases, Env: jobEnv, KillAfter: *killAfter,
-		OnMarker: func(text string) { session.MarkFrom("job", text) },
-		Stdin:    stdin, Stdout: e.stdout, Stderr: jobStderr,
+		OnMarker:   func(text string) { session.MarkFrom("job", text) },
+		Progress:   parser,
+		OnProgress: func(r progress.Reading) { session.Progress("job", r) },
+		Stdin:      stdin, Stdout: e.stdout, Stderr: jobStderr,
 	})
 	if err != nil {
 		if _, stopErr := rec.Stop(); stopErr != nil {
@@ -148,8 +159,10 @@ func cmdRun(args []string, e *env) error {
 	if err := j.Close(); err != nil {
 		fmt.Fprintf(e.stderr, "gputop run: %v\n", err)
 	}
-	// One more sample after the job ends: it carries the markers of the
-	// job's last lines, and a job shorter than a tick gets its recording.
+	// One more sample after the job ends: it carries the markers and the
+	// progress of the job's last lines, and a job shorter than a tick gets
+	// its recording.
+	session.FlushProgress()
 	rec.EndAt(time.Now())
 	giveUp := time.AfterFunc(2**interval+10*time.Second, stopRecording)
 	recErr := <-recorded
@@ -166,7 +179,9 @@ func cmdRun(args []string, e *env) error {
 	}
 	var rep *report.Report
 	if !sum.Removed {
-		rep = printRunReport(e.stderr, path)
+		var opts report.ReportOptions
+		price.apply(&opts)
+		rep = printRunReport(e.stderr, path, opts)
 	}
 	// The job's own failure says more than any hint: its code wins.
 	if code == 0 && rep != nil {
@@ -175,6 +190,25 @@ func cmdRun(args []string, e *env) error {
 		}
 	}
 	return exitStatus(code)
+}
+
+// progressParser is the parser of the job's progress that --progress and
+// --progress-regex ask for; nil for none.
+func progressParser(on bool, expr string) (*progress.Parser, error) {
+	if !on {
+		if expr != "" {
+			return nil, usageError{"--progress-regex with --progress=false: give one or the other"}
+		}
+		return nil, nil
+	}
+	if expr == "" {
+		return progress.New(nil), nil
+	}
+	custom, err := progress.NewCustom(expr, "")
+	if err != nil {
+		return nil, usageError{"--progress-regex: " + err.Error()}
+	}
+	return progress.New(custom), nil
 }
 
 // sameFile says whether two of gputop's streams are open on one file.
@@ -252,8 +286,9 @@ func superviseJob(j *probes.Job, sigs <-chan os.Signal, killAfter time.Duration,
 // back from the recording at full resolution. After a hang-up nobody reads
 // it there; the recording holds the verdict either way. It returns the
 // report, nil where there is none, for --fail-on.
-func printRunReport(stderr io.Writer, path string) *report.Report {
-	rep, warn, err := reportWith(path, "", "", report.ReportOptions{TextWidth: textWidth(stderr)})
+func printRunReport(stderr io.Writer, path string, opts report.ReportOptions) *report.Report {
+	opts.TextWidth = textWidth(stderr)
+	rep, warn, err := reportWith(path, "", "", opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "gputop run: no report: %v\n", err)
 		return nil

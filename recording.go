@@ -11,6 +11,7 @@ import (
 
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/probes/marks"
+	"github.com/gputop-dev/gputop/probes/progress"
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/units"
@@ -43,7 +44,14 @@ func recordingHeader(info timeline.SourceInfo, start time.Time) recordings.Heade
 // says), and a one-line warning when the usual marker directory could not
 // be used or none at all.
 func openMarks(session *probes.PendingSession) (io.Closer, string) {
-	l, warning, err := marks.Open(func(text string) { session.MarkFrom("mark", text) })
+	l, warning, err := marks.Open(func(text string) {
+		// "progress 1200 steps" is the job's progress, not a marker.
+		if r, ok := progress.ParseMark(text); ok {
+			session.Progress("mark", r)
+			return
+		}
+		session.MarkFrom("mark", text)
+	})
 	if err != nil {
 		return io.NopCloser(nil), "markers from gputop mark will not arrive: " + err.Error()
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gputop-dev/gputop/probes/progress"
 )
 
 // JobConfig says what job `gputop run` wraps and where its output goes.
@@ -19,8 +21,9 @@ type JobConfig struct {
 	// Command is the program (looked up in PATH) and its arguments.
 	Command []string
 	// Phases turn lines of the job's output into markers; nil makes
-	// none, and then the job writes straight to Stdout and Stderr when they
-	// are files (a terminal stays the job's terminal).
+	// none, and then, without Progress either, the job writes straight to
+	// Stdout and Stderr when they are files (a terminal stays the job's
+	// terminal).
 	Phases *PhaseRules
 	// OnMarker gets each marker's text: the regex's capture groups that
 	// took part in the match, joined by spaces, or the whole line when
@@ -33,6 +36,12 @@ type JobConfig struct {
 	// at a time, from the goroutines copying the output: it must not
 	// block, or the job's output stalls.
 	OnMarker func(text string)
+	// Progress reads the job's progress from the same lines (probes/progress:
+	// tqdm bars, Keras, Hugging Face, "step N", ...); nil reads none.
+	// OnProgress gets each reading, one at a time, from the goroutines
+	// copying the output: it must not block.
+	Progress   *progress.Parser
+	OnProgress func(progress.Reading)
 	// Env is added to gputop's environment for the job, replacing
 	// variables of the same name: GPUTOP_MARK_SOCKET=<path>.
 	Env []string
@@ -112,9 +121,16 @@ func StartJob(cfg JobConfig) (*Job, error) {
 		return deliveredToJob(sig, pid, hadTerminal)
 	}}
 	stdout, stderr := cfg.Stdout, cfg.Stderr
-	if cfg.Phases != nil {
-		m := newPhaseMatcher(cfg.Phases, cfg.OnMarker)
+	if cfg.Phases != nil || cfg.Progress != nil {
+		var m *phaseMatcher
+		if cfg.Phases != nil {
+			m = newPhaseMatcher(cfg.Phases, cfg.OnMarker)
+		}
 		j.stdout, j.stderr = &lineSplitter{m: m}, &lineSplitter{m: m}
+		if cfg.Progress != nil && cfg.OnProgress != nil {
+			j.stdout.progress, j.stderr.progress = cfg.Progress, cfg.Progress.Clone()
+			j.stdout.onProgress, j.stderr.onProgress = cfg.OnProgress, cfg.OnProgress
+		}
 		out := &outputTee{dst: orDiscard(cfg.Stdout), lines: j.stdout}
 		stdout, stderr = out, &outputTee{dst: orDiscard(cfg.Stderr), lines: j.stderr}
 		if sameWriter(cfg.Stdout, cfg.Stderr) {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gputop-dev/gputop/probes/marks"
+	"github.com/gputop-dev/gputop/probes/progress"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -193,8 +194,12 @@ func truncateUTF8(s string, n int) string {
 // themselves: each redraw is a line to the eye, and one long line to
 // anything that waits for "\n".
 type lineSplitter struct {
-	m   *phaseMatcher
-	buf []byte // the current line so far, up to maxMatchLine bytes
+	m   *phaseMatcher // nil: no phase markers
+	buf []byte        // the current line so far, up to maxMatchLine bytes
+	// progress reads the job's progress from each line, for onProgress;
+	// nil: not read (JobConfig.Progress).
+	progress   *progress.Parser
+	onProgress func(progress.Reading)
 }
 
 // feed takes the next bytes of the stream.
@@ -220,7 +225,14 @@ func (s *lineSplitter) keep(p []byte) {
 // line, which had no newline.
 func (s *lineSplitter) flush() {
 	if len(s.buf) > 0 {
-		s.m.matchLine(s.buf)
+		if s.m != nil {
+			s.m.matchLine(s.buf)
+		}
+		if s.progress != nil {
+			if r, ok := s.progress.Parse(s.buf); ok {
+				s.onProgress(r)
+			}
+		}
 	}
 	s.buf = s.buf[:0]
 }

@@ -92,9 +92,10 @@ type Sampler struct {
 	collected int        // ticks collected, for the slow tier's rhythm
 	lastLen   int        // metrics in the last sample, to size the next
 
-	mu      sync.Mutex // guards markers and stats, which other goroutines touch
-	markers []timeline.Marker
-	stats   SamplerStats
+	mu       sync.Mutex // guards markers and stats, which other goroutines touch
+	markers  []timeline.Marker
+	progress progressQueue // sampler_progress.go
+	stats    SamplerStats
 }
 
 // NewSampler returns a Sampler for cfg, with defaults filled in. No probe is
@@ -241,6 +242,7 @@ func (s *Sampler) Next(ctx context.Context) (timeline.Sample, error) {
 
 	s.mu.Lock()
 	smp.Markers = s.takeMarkers(at)
+	smp.Progress = s.takeProgress(at)
 	s.stats.Ticks++
 	s.stats.Overruns += skipped
 	if overran {

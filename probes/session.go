@@ -10,6 +10,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
 	"github.com/gputop-dev/gputop/probes/nvidia"
+	"github.com/gputop-dev/gputop/probes/progress"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -156,6 +157,11 @@ type PendingSession struct {
 	sess  *Session
 	mu    sync.Mutex
 	marks []pendingMark
+	// early is the newest progress reading from before the session opened
+	// (sampler_progress.go).
+	early       progress.Reading
+	earlyOrigin string
+	hasEarly    bool
 }
 
 // OpenPending starts opening a session and returns at once.
@@ -204,6 +210,7 @@ func (p *PendingSession) Next(ctx context.Context) (timeline.Sample, error) {
 		p.sess.MarkFrom(m.origin, m.text)
 	}
 	p.marks = nil
+	p.deliverEarly()
 	p.mu.Unlock()
 	return p.sess.Next(ctx)
 }

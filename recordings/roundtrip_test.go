@@ -125,6 +125,16 @@ func sameSample(t *testing.T, i int, want, got timeline.Sample) {
 			t.Errorf("sample %d marker %d: %+v, want %+v", i, j, g, m)
 		}
 	}
+	if len(got.Progress) != len(want.Progress) {
+		t.Fatalf("sample %d: progress %v, want %v", i, got.Progress, want.Progress)
+	}
+	for j, p := range want.Progress {
+		g := got.Progress[j]
+		if !g.At.Equal(p.At) || math.Float64bits(g.Done) != math.Float64bits(p.Done) ||
+			math.Float64bits(g.Rate) != math.Float64bits(p.Rate) || g.Unit != p.Unit || g.Origin != p.Origin {
+			t.Errorf("sample %d progress %d: %+v, want %+v", i, j, g, p)
+		}
+	}
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -143,6 +153,17 @@ func TestRoundTrip(t *testing.T) {
 	want[152].Metrics = want[152].Metrics[:10] // a probe vanished
 	want[153].Probes = append(want[153].Probes, timeline.ProbeStatus{Probe: "nvml", Device: "gpu1", State: timeline.ProbeLost, Took: 1234567 * time.Nanosecond, Err: "GPU is lost"})
 	want[154].Markers = append(want[154].Markers, timeline.Marker{At: want[154].At, Text: "ünïcode ✓ marker", Origin: "key"})
+	// The job's progress, with its own times (before the sample's).
+	for i, p := range []timeline.Progress{
+		{Done: 1200, Rate: 49.87, Unit: "it", Origin: "job"},
+		{Done: 1250.5, Rate: math.NaN(), Unit: "step", Origin: "mark"},
+		{Done: math.NaN(), Rate: 1e6 / 3, Unit: "token", Origin: "import"},
+	} {
+		p.At = want[160+i].At.Add(-time.Duration(i*137) * time.Millisecond)
+		want[160+i].Progress = []timeline.Progress{p}
+	}
+	want[163].Progress = []timeline.Progress{{At: want[163].At.Add(-time.Second), Done: 1300, Rate: 50, Unit: "it", Origin: "job"},
+		{At: want[163].At, Done: 1350, Rate: 50, Unit: "it", Origin: "job"}}
 
 	path := filepath.Join(t.TempDir(), "run.gtr")
 	h := header(time.Second)

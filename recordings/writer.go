@@ -173,6 +173,11 @@ func (w *Writer) Write(s *timeline.Sample) error {
 			return err
 		}
 	}
+	for _, p := range s.Progress {
+		if _, err := unixNano(p.At); err != nil {
+			return err
+		}
+	}
 	if err := checkSample(s); err != nil {
 		return err
 	}
@@ -298,6 +303,8 @@ func checkSample(s *timeline.Sample) error {
 		return fmt.Errorf("cannot record a sample of %d processes, more than %d", len(s.Processes), format.MaxListLen)
 	case len(s.Markers) > format.MaxListLen:
 		return fmt.Errorf("cannot record a sample of %d markers, more than %d", len(s.Markers), format.MaxListLen)
+	case len(s.Progress) > format.MaxListLen:
+		return fmt.Errorf("cannot record a sample of %d progress readings, more than %d", len(s.Progress), format.MaxListLen)
 	}
 	return nil
 }

@@ -44,6 +44,23 @@ type Deriver struct {
 	// physical range (ranges.go): every sink derives, so every sink sees
 	// the same gaps.
 	rejected rangeCounts
+	// counted are the raw counters that display values came from (the
+	// energy counter behind a GPU's power), noted with each new layout.
+	counted map[Key]struct{}
+}
+
+func (d *Deriver) noteCounter(k Key) {
+	if d.counted == nil {
+		d.counted = map[Key]struct{}{}
+	}
+	d.counted[k] = struct{}{}
+}
+
+// Counted says whether a raw counter k has been derived: a GPU's power
+// came from its energy counter, not from the driver's power gauge.
+func (d *Deriver) Counted(k Key) bool {
+	_, ok := d.counted[k]
+	return ok
 }
 
 // step is what to do with one metric of cur.
@@ -74,8 +91,14 @@ func (d *Deriver) Next(s *Sample) []Value {
 func (d *Deriver) Layout() int { return d.plans }
 
 // Follow takes s as derived elsewhere (Sample.Derived): the next call
-// derives against it.
-func (d *Deriver) Follow(s *Sample) { d.prev = s }
+// derives against it. Its plan is kept as Next would keep it (made again
+// only when the layout changes), so that Counted and Layout answer alike.
+func (d *Deriver) Follow(s *Sample) {
+	if !sameLayout(d.planCur, s) || !sameLayout(d.planPrev, d.prev) {
+		d.makePlan(s, d.prev)
+	}
+	d.prev = s
+}
 
 // Reset forgets the previous sample, so the next one starts afresh (after a
 // seek, say).
@@ -213,6 +236,7 @@ func (d *Deriver) makePlan(cur, prev *Sample) {
 			}
 			st.counter, st.scale, st.out = true, rule.scale, rule.out
 			st.valid, _ = RangeOf(rule.out)
+			d.noteCounter(m.Key)
 			out = Key{Name: rule.out, Device: m.Key.Device}
 			if rule.per != "" {
 				per := Key{Name: rule.per, Device: m.Key.Device}

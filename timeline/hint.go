@@ -45,6 +45,11 @@ const (
 	HintLinkDegraded     = "link-degraded"    // a PCIe link below its generation or width while working
 	HintFrozenTelemetry  = "frozen-telemetry" // every figure repeated to the last digit: no data
 
+	// From the job's own progress (its output's bars, gputop mark).
+	HintThroughputDrop  = "throughput-drop"  // the job's rate fell while the GPUs stayed busy
+	HintProgressStalled = "progress-stalled" // no progress while the GPUs were idle
+	HintWarmUp          = "warm-up"          // a long time before the job reached its working rate
+
 	// Across the hosts of a session of several.
 	HintHostIdle      = "host-idle"
 	HintHostLate      = "host-late"

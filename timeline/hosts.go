@@ -105,8 +105,8 @@ func SumHost(gpus []GPUFigures) HostFigures {
 			smKnown++
 			sm += g.SMActive
 		}
-		f.Power, f.Energy = addKnown(f.Power, g.Power), addKnown(f.Energy, g.Energy)
-		f.MemUsed, f.MemTotal = addKnown(f.MemUsed, g.MemUsed), addKnown(f.MemTotal, g.MemTotal)
+		f.Power, f.Energy = AddKnown(f.Power, g.Power), AddKnown(f.Energy, g.Energy)
+		f.MemUsed, f.MemTotal = AddKnown(f.MemUsed, g.MemUsed), AddKnown(f.MemTotal, g.MemTotal)
 		if !math.IsNaN(g.MemUsed) && !(g.MemUsed <= f.MemPeak) {
 			f.MemPeak, f.MemPeakTotal = g.MemUsed, g.MemTotal
 		}
@@ -120,8 +120,9 @@ func SumHost(gpus []GPUFigures) HostFigures {
 	return f
 }
 
-// addKnown adds v to a sum that is NaN until the first known value.
-func addKnown(sum, v float64) float64 {
+// AddKnown adds v to a sum that is NaN until the first known value: a sum
+// of readings where unknown is never zero.
+func AddKnown(sum, v float64) float64 {
 	switch {
 	case math.IsNaN(v):
 		return sum

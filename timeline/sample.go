@@ -106,6 +106,9 @@ type Sample struct {
 	// Markers that arrived since the previous sample (from the `m` key,
 	// `gputop mark`, or a wrapped job's output).
 	Markers []Marker
+	// Progress are the readings of the job's own progress kept since the
+	// previous sample, each with its own time (progress.go).
+	Progress []Progress
 	// Derived is what the process's one Deriver (the pipeline's
 	// analysis.Judge) made of the sample, carried with it so that a store
 	// further down files those values instead of deriving them again; nil

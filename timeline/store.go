@@ -84,6 +84,7 @@ type Store struct {
 	interval  int64
 
 	markers   []Marker
+	progress  []Progress
 	events    []Event
 	open      map[statusKey]int // index into events of each open one
 	processes []processList
@@ -165,6 +166,9 @@ func (s *Store) Add(smp *Sample) bool {
 	s.addStatuses(smp)
 	for _, m := range smp.Markers {
 		s.AddMarker(m)
+	}
+	for _, p := range smp.Progress {
+		s.addProgress(p)
 	}
 	if smp.Processes != nil {
 		s.addProcesses(t, smp.Processes)

@@ -97,6 +97,9 @@ func (m *Model) hostName() string {
 func (m *Model) relayout() {
 	if !m.info.MultiHost() {
 		m.lay = computeLayout(m.width, m.height, m.info, len(m.cores), m.oneRow)
+		if m.jobSeen {
+			m.lay = m.lay.withJob()
+		}
 		return
 	}
 	m.hosts.index(m.info)

@@ -44,6 +44,7 @@ type layout struct {
 	detail    int // rows of the detail pane (title, plot, time axis); 0 for none
 	procs     int // rows of the process table (with its header); 0 for none
 	blankRows int // spare rows at the bottom
+	job       int // the job's progress row under the GPUs: 1, or 0 for none (job.go)
 }
 
 // noGPURows is the room for saying why there are no GPUs.

@@ -85,10 +85,13 @@ type Model struct {
 	// in a session of several hosts. Kept with info.
 	gpuNames units.GPUNames
 	store    *timeline.Store
-	theme    theme
-	glyph    *glyphs
-	ascii    bool
-	fit      fitter // how every text meets its room (fit.go)
+	// jobSeen says the store holds the job's progress: the screen has a
+	// job row (job.go).
+	jobSeen bool
+	theme   theme
+	glyph   *glyphs
+	ascii   bool
+	fit     fitter // how every text meets its room (fit.go)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -326,6 +329,7 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 	if m.store.Len() == 0 {
 		return m.pull()
 	}
+	m.noteJob()
 	if wasEmpty {
 		// A source may learn what it samples only as it starts (NVML's
 		// init can take seconds): take its description again.

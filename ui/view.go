@@ -38,6 +38,7 @@ func (m *Model) view() string {
 	at := func() { m.hitBase = len(lines) }
 	at()
 	lines = append(lines, m.viewGPUs(f)...)
+	lines = append(lines, m.viewJob(f)...)
 	at()
 	if m.lay.phase > 0 {
 		lines = append(lines, m.viewPhaseBand(f))

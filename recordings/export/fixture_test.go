@@ -29,6 +29,7 @@ var exportColumns = []string{
 	"ecc_corrected", "ecc_uncorrected", "ecc_corrected_life", "ecc_uncorrected_life", "retired_pages", "remapped_rows",
 	"xid", "clocks_held_power_pct", "clocks_held_thermal_pct", "clocks_held_sync_boost_pct",
 	"clocks_held_board_limit_pct", "clocks_held_low_util_pct", "clocks_held_reliability_pct",
+	"progress_done", "progress_rate_per_s", "progress_unit",
 }
 
 const (

@@ -17,12 +17,13 @@ import (
 type rowKind uint8
 
 const (
-	gpuRow    rowKind = 1 << iota // device gpu0, gpu1, ...
-	hostRow                       // device host, with its cores folded in
-	procRow                       // device job (the wrapped job) or self (gputop)
-	markerRow                     // device marker
-	everyRow  = gpuRow | hostRow | procRow | markerRow
-	deviceRow = gpuRow | hostRow | procRow
+	gpuRow      rowKind = 1 << iota // device gpu0, gpu1, ...
+	hostRow                         // device host, with its cores folded in
+	procRow                         // device job (the wrapped job) or self (gputop)
+	markerRow                       // device marker
+	progressRow                     // device progress: the job's own progress
+	everyRow    = gpuRow | hostRow | procRow | markerRow | progressRow
+	deviceRow   = gpuRow | hostRow | procRow
 )
 
 // Column indexes, in the export's column order. The order is a contract
@@ -98,6 +99,10 @@ const (
 	colHeldBoardLimit
 	colHeldLowUtil
 	colHeldReliability
+	// Added with the job's progress.
+	colProgressDone
+	colProgressRate
+	colProgressUnit
 	numColumns
 )
 
@@ -184,6 +189,9 @@ var columnDefs = [numColumns]exportColumn{
 	colHeldBoardLimit:     {"clocks_held_board_limit_pct", gpuRow, false},
 	colHeldLowUtil:        {"clocks_held_low_util_pct", gpuRow, false},
 	colHeldReliability:    {"clocks_held_reliability_pct", gpuRow, false},
+	colProgressDone:       {"progress_done", progressRow, false},
+	colProgressRate:       {"progress_rate_per_s", progressRow, false},
+	colProgressUnit:       {"progress_unit", progressRow, true},
 }
 
 // metricColumns maps a display metric to its column. The per-core
@@ -267,6 +275,7 @@ type exportRow struct {
 	stated   bool // a probe status was seen for the device this sample
 	err      string
 	marker   timeline.Marker
+	unit     string    // a progress row's unit
 	cores    coreStats // a host row's cores
 	num      [numColumns]float64
 }
@@ -368,6 +377,10 @@ func (t *exportTable) rows(s *timeline.Sample, values []timeline.Value, info tim
 	clear(t.byDevice)
 	for _, m := range s.Markers {
 		t.newRow(markerRow, m.At, "marker").marker = m
+	}
+	for _, p := range s.Progress {
+		r := t.newRow(progressRow, p.At, "progress")
+		r.unit, r.num[colProgressDone], r.num[colProgressRate] = p.Unit, p.Done, p.Rate
 	}
 	markers := len(t.buf)
 	for _, v := range values {

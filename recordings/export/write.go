@@ -69,6 +69,8 @@ func appendCell(dst []byte, r *exportRow, col int) (out []byte, known, applies b
 		return append(dst, r.marker.Text...), true, true
 	case colMarkerOrigin:
 		return append(dst, r.marker.Origin...), r.marker.Origin != "", true
+	case colProgressUnit:
+		return append(dst, r.unit...), r.unit != "", true
 	}
 	out, known = appendNumber(dst, r.num[col])
 	return out, known, true

@@ -41,6 +41,8 @@ type Decoder struct {
 	lastAt    int64
 	lastStep  int64
 	samples   int
+	// lastProgress is the previous progress reading's time (progress.go).
+	lastProgress int64
 
 	// What the segment has decoded, against the bounds of format.go: the
 	// keys and probes defined (one defined twice is damage), the values
@@ -155,6 +157,9 @@ func (d *Decoder) read() (s timeline.Sample, ok bool, err error) {
 			d.attached = true
 		case recMarkers:
 			d.pending.Markers = d.readMarkers(&c)
+			d.attached = true
+		case recProgress:
+			d.pending.Progress = d.readProgress(&c)
 			d.attached = true
 		case RecSample:
 			s = d.pending

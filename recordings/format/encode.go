@@ -22,6 +22,9 @@ type Encoder struct {
 	lastAt    int64
 	lastStep  int64
 	samples   int
+	// lastProgress is the previous progress reading's time in the
+	// segment, Unix nanoseconds (progress.go).
+	lastProgress int64
 
 	ids     []int     // scratch: this sample's key or probe ids
 	payload []byte    // scratch: the record being built
@@ -50,7 +53,7 @@ func (e *Encoder) Reset() {
 	e.layout = e.layout[:0]
 	e.probeRows = e.probeRows[:0]
 	e.tookStats = e.tookStats[:0]
-	e.lastAt, e.lastStep, e.samples = 0, 0, 0
+	e.lastAt, e.lastStep, e.samples, e.lastProgress = 0, 0, 0, 0
 }
 
 // RoomFor says whether the segment may define the keys and probes s
@@ -72,6 +75,9 @@ func (e *Encoder) AppendSample(b []byte, s *timeline.Sample) []byte {
 	}
 	if len(s.Markers) > 0 {
 		b = e.appendMarkers(b, s.Markers)
+	}
+	if len(s.Progress) > 0 {
+		b = e.appendProgress(b, s.Progress)
 	}
 	e.ids = e.ids[:0]
 	for i := range s.Metrics {

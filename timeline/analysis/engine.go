@@ -39,6 +39,7 @@ type Engine struct {
 	last    time.Time
 	deriver timeline.Deriver
 	held    [2]timeline.Sample // the Deriver keeps the previous sample
+	job     jobTrack           // the job's progress and markers (hints_progress.go)
 	jump    timeline.Jump      // samples left out, as the Store leaves them out
 	// unfilled says the column being filled has taken samples its columns
 	// do not show yet (settle).
@@ -255,6 +256,7 @@ func (e *Engine) Add(s *timeline.Sample) {
 	}
 	e.samples++
 	e.last = s.At
+	e.job.add(s)
 	e.take(values)
 	e.health.add(s, values, f.n-1)
 	e.unfilled = true

@@ -241,6 +241,10 @@ var hintRules = []hintRule{
 	memoryHeadroomRule,
 	pcieBoundRule,
 	frozenTelemetryRule,
+	// From the job's own progress (hints_progress.go).
+	throughputDropRule,
+	progressStalledRule,
+	warmUpRule,
 	// Across the hosts of a session of several (hints_hosts.go), after
 	// the rules of one GPU or one host.
 	hostIdleRule,

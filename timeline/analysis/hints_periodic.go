@@ -321,6 +321,7 @@ func describePeriodicStall(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 			f.gpuNames(idleGPUs), units.Duration(period))
 	}
 	ev += f.stallWrites(stallSpans)
+	ev += f.throughputLoss(stallSpans, g.hull)
 	sev := timeline.Warning
 	if share >= 0.5 {
 		sev = timeline.Critical

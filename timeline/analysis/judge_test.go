@@ -53,6 +53,11 @@ func TestAStoreFilesWhatTheJudgeDerived(t *testing.T) {
 			t.Errorf("power from the energy counter %v, want 1000 W", a[20].Mean)
 		}
 	}
+	energy := timeline.Key{Name: timeline.GPUEnergy, Device: "gpu0"}
+	if !judged.Counted(energy) || !own.Counted(energy) {
+		t.Errorf("the power came from the energy counter: the judged store says %v, the deriving one %v",
+			judged.Counted(energy), own.Counted(energy))
+	}
 	if got, want := judged.OutOfRange(), own.OutOfRange(); len(want) != 1 || !slices.Equal(got, want) {
 		t.Errorf("left out, from the Judge %v, by the store %v: want one utilisation reading", got, want)
 	}

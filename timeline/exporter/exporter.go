@@ -53,6 +53,7 @@ type Exporter struct {
 	lastMark  timeline.Marker
 	hasMarker bool
 	episodes  hintEpisodes // the evidence of each hint's episode, as first exported
+	job       jobProgress  // progress.go
 }
 
 // New returns an Exporter that exports nothing of the GPUs until its first
@@ -94,11 +95,15 @@ func (x *Exporter) Observe(s *timeline.Sample, info timeline.SourceInfo) {
 	if n := len(s.Markers); n > 0 {
 		x.lastMark, x.hasMarker = s.Markers[n-1], true
 	}
+	x.job.observe(s)
 
+	// A copy: the snapshot may be built after the next sample came.
+	job := x.job
 	x.pending.Store(&snapshotInput{
 		version: x.opts.Version, info: info, at: s.At, counters: countersOf(s), values: values,
 		hintSeries: x.episodes.series(hints, gpuLabelsOf(info)),
 		phase:      x.phase, hasPhase: x.hasPhase, marker: x.lastMark, hasMarker: x.hasMarker,
+		job: &job,
 	})
 }
 

@@ -108,6 +108,7 @@ type snapshotInput struct {
 	hasPhase   bool
 	marker     timeline.Marker
 	hasMarker  bool
+	job        *jobProgress // nil: none
 }
 
 // countersOf copies the metrics of s that buildSnapshot publishes raw.
@@ -184,6 +185,9 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 	}
 	if in.hasMarker {
 		add(markerDesc, prometheus.GaugeValue, unixSeconds(in.marker.At), in.marker.Text)
+	}
+	if in.job != nil {
+		in.job.add(add)
 	}
 	return snap
 }

@@ -45,6 +45,7 @@ func (b *repBuilder) build(a Analysis) {
 		b.r.Host = ReportHost{CPU: repNaNStats, IOWait: repNaNStats, JobCPU: repNaNStats, RAMUsedMax: Number(math.NaN()),
 			RAMTotal: Number(math.NaN()), SwapUsedMax: Number(math.NaN()), JobRSSMax: Number(math.NaN())}
 		b.r.Notes = append(b.r.Notes, "no samples")
+		b.work()
 		return
 	}
 	for _, m := range b.s.Markers() {
@@ -62,6 +63,7 @@ func (b *repBuilder) build(a Analysis) {
 	if b.opts.TimelineColumns > 0 {
 		b.timeline(b.opts.TimelineColumns)
 	}
+	b.work()
 }
 
 // rel is t in seconds since the report's start; NaN without samples.

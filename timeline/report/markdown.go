@@ -29,6 +29,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	r.mdHealth(p)
 	r.mdHost(p)
 	r.mdPhases(p)
+	r.mdWork(p)
 	r.mdMarkers(p)
 	r.mdProcesses(p)
 	r.mdHints(p)

@@ -32,6 +32,10 @@ type ReportOptions struct {
 	// series resampled to that many columns (Report.Timeline), for the
 	// forms that draw them: HTML and SVG.
 	TimelineColumns int
+	// PriceKWh and PriceGPUHour are what a kWh and an hour of one GPU
+	// cost (--price-kwh, --price-gpu-hour); zero: not known, and the
+	// report states no cost.
+	PriceKWh, PriceGPUHour float64
 }
 
 func (o ReportOptions) withDefaults() ReportOptions {
@@ -73,6 +77,9 @@ type Report struct {
 	Hints        []ReportHint   `json:"hints"`
 	// Processes held a GPU during the report (processes.go).
 	Processes []ReportProcess `json:"processes"`
+	// Work is the energy, GPU time and cost of the session and its phases,
+	// and the job's own progress where it stated it (work.go).
+	Work ReportWork `json:"work"`
 	// Gaps are pauses in sampling; every figure above leaves them out.
 	Gaps []ReportGap `json:"gaps"`
 	// Notes explain what could not be sampled, and where figures are less

@@ -35,6 +35,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	r.textHealth(t)
 	r.textHost(t)
 	r.textPhases(t)
+	r.textWork(t)
 	r.textMarkers(t)
 	r.textProcesses(t)
 	r.textHints(t)

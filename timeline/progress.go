@@ -1,0 +1,162 @@
+package timeline
+
+import (
+	"math"
+	"time"
+)
+
+// Progress is one reading of the job's own progress: how much work it has
+// done and how fast, in its own unit, as its output (a tqdm bar, a log
+// line) or `gputop mark "progress 1200 steps"` said it. A recording keeps
+// a few of them, sparsely: one every few seconds, and where the rate
+// changes.
+type Progress struct {
+	At time.Time
+	// Done is the units done since the job began, counted on across the
+	// bars it restarts each epoch; NaN where the job states only a rate.
+	Done float64
+	// Rate is units a second as the job stated it (tqdm's smoothed rate);
+	// NaN where it stated none. A rate over time comes from Done where
+	// there is one (ProgressRate).
+	Rate float64
+	// Unit is the job's name for its unit of work: "it", "step",
+	// "sample", "token", "img".
+	Unit string
+	// Origin is "job" (its output) or "mark" (the session socket).
+	Origin string
+}
+
+// maxProgress bounds the readings a Store keeps; the oldest quarter goes
+// first. At one a second (far more than a recording keeps) it is 12 days.
+const maxProgress = 1 << 20
+
+func (s *Store) addProgress(p Progress) {
+	if len(s.progress) >= maxProgress {
+		s.progress = append(s.progress[:0], s.progress[len(s.progress)/4:]...)
+	}
+	if n := len(s.progress); n > 0 && p.At.Before(s.progress[n-1].At) {
+		return // history is in time order
+	}
+	s.progress = append(s.progress, p)
+}
+
+// Counted says whether the raw counter k lay behind a display value
+// (Deriver.Counted): GPUEnergy, where a GPU's power came from its energy
+// counter.
+func (s *Store) Counted(k Key) bool { return s.deriver.Counted(k) }
+
+// Progress returns the job's progress readings, oldest first (not to be
+// changed).
+func (s *Store) Progress() []Progress { return s.progress }
+
+// ProgressUnit is the unit most of ps are in ("" if none): a job that
+// names two (a bar's "it", then a summary's "sample") is measured in the
+// one it used most.
+func ProgressUnit(ps []Progress) string {
+	n := map[string]int{}
+	best := ""
+	for _, p := range ps {
+		n[p.Unit]++
+		if n[p.Unit] >= n[best] {
+			best = p.Unit
+		}
+	}
+	return best
+}
+
+// ProgressRate is the job's rate in unit over [from, to] and how much of
+// that time the readings cover. Where they count the work done (Done), it
+// is the work done within the window over the time covered, the work
+// between two readings taken as spread evenly between them; where they
+// state only rates, each rate stands until the next reading, time-weighted,
+// and a lone reading in the window is its own rate. NaN if no reading says.
+func ProgressRate(ps []Progress, unit string, from, to time.Time) (float64, time.Duration) {
+	if done, covered := countedWork(ps, unit, from, to); covered > 0 {
+		return done / covered.Seconds(), covered
+	}
+	return statedRate(ps, unit, from, to)
+}
+
+// countedWork is the work the readings' Done says was done within [from,
+// to], and the time they cover there.
+func countedWork(ps []Progress, unit string, from, to time.Time) (float64, time.Duration) {
+	var done float64
+	var covered time.Duration
+	var prev *Progress
+	for i := range ps {
+		p := &ps[i]
+		if p.Unit != unit || math.IsNaN(p.Done) {
+			continue
+		}
+		if prev != nil {
+			seg := p.At.Sub(prev.At)
+			lo, hi := maxTime(prev.At, from), minTime(p.At, to)
+			if seg > 0 && hi.After(lo) && p.Done >= prev.Done {
+				part := hi.Sub(lo)
+				done += (p.Done - prev.Done) * part.Seconds() / seg.Seconds()
+				covered += part
+			}
+		}
+		prev = p
+	}
+	return done, covered
+}
+
+// statedRate is ProgressRate from the rates the job stated.
+func statedRate(ps []Progress, unit string, from, to time.Time) (float64, time.Duration) {
+	var sum, plain float64
+	var covered time.Duration
+	n := 0
+	for i := range ps {
+		p := ps[i]
+		if p.Unit != unit || math.IsNaN(p.Rate) {
+			continue
+		}
+		end := to
+		for j := i + 1; j < len(ps); j++ {
+			if ps[j].Unit == unit && !math.IsNaN(ps[j].Rate) {
+				end = ps[j].At
+				break
+			}
+		}
+		lo, hi := maxTime(p.At, from), minTime(end, to)
+		if hi.After(lo) {
+			sum += p.Rate * hi.Sub(lo).Seconds()
+			covered += hi.Sub(lo)
+		}
+		if !p.At.Before(from) && !p.At.After(to) {
+			plain += p.Rate
+			n++
+		}
+	}
+	switch {
+	case covered > 0:
+		return sum / covered.Seconds(), covered
+	case n > 0:
+		return plain / float64(n), 0
+	}
+	return math.NaN(), 0
+}
+
+// ProgressDone is the work done in unit over [from, to], where the
+// readings count it (NaN if they do not).
+func ProgressDone(ps []Progress, unit string, from, to time.Time) float64 {
+	if done, covered := countedWork(ps, unit, from, to); covered > 0 {
+		return done
+	}
+	return math.NaN()
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,239 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gputop-dev/gputop/timeline/units"
+)
+
+// repNum is a figure to three significant digits, without an exponent.
+func repNum(n Number) string {
+	v := float64(n)
+	switch a := math.Abs(v); {
+	case repUnknown(n):
+		return repNA
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 1:
+		return fmt.Sprintf("%.2f", v)
+	case a == 0:
+		return "0"
+	case a >= 0.001:
+		return fmt.Sprintf("%.3g", v)
+	}
+	return fmt.Sprintf("%.2g", v)
+}
+
+// repKWh is energy in kWh: "0.0342 kWh".
+func repKWh(j Number) string {
+	if repUnknown(j) {
+		return repNA
+	}
+	return repNum(j/3.6e6) + " kWh"
+}
+
+// repRate is a rate in the job's unit: "50.0 it/s".
+func repRate(n Number, unit string) string {
+	if repUnknown(n) {
+		return repNA
+	}
+	return repNum(n) + " " + repClean(unit) + "/s"
+}
+
+// workLines are the work section's sentences, for text and markdown.
+func (r *Report) workLines() []string {
+	w := r.Work
+	var out []string
+	if p := w.Progress; p != nil {
+		unit := repClean(p.Unit)
+		line := "job progress: " + repRate(p.Rate, unit) + " over the run"
+		if !repUnknown(p.Done) {
+			line += fmt.Sprintf(", %s %s done", repNum(p.Done), unit)
+		}
+		if !repUnknown(p.WarmUp) {
+			line += fmt.Sprintf("; warm-up %s (%s of the run)", repDur(repSeconds(p.WarmUp)), repShare(p.WarmUpShare))
+		}
+		out = append(out, line)
+		if len(p.Levels) > 1 {
+			var parts []string
+			for i, l := range p.Levels {
+				part := fmt.Sprintf("%s from %s", repRate(l.Rate, unit), repAt(l.Start))
+				if i > 0 && p.Levels[i-1].Rate > 0 {
+					part += fmt.Sprintf(" (%+.0f %%)", (float64(l.Rate)/float64(p.Levels[i-1].Rate)-1)*100)
+				}
+				parts = append(parts, part)
+			}
+			out = append(out, "rate: "+strings.Join(parts, ", then "))
+		}
+	}
+	if repUnknown(w.Energy) {
+		out = append(out, "energy: "+repNA+" (no power readings)")
+	} else {
+		out = append(out, fmt.Sprintf("energy: %s (%s) from the %s; GPU time %s", repEnergy(w.Energy), repKWh(w.Energy),
+			w.EnergySource, repGPUTime(w.GPUSeconds)))
+	}
+	if p := w.Progress; p != nil && !repUnknown(p.EnergyPerUnit) {
+		unit := repClean(p.Unit)
+		out = append(out, fmt.Sprintf("per %s: %s J, %s Wh per 1k %s, %s GPU-s", unit, repNum(p.EnergyPerUnit),
+			repNum(p.WhPerThousand), unit, repNum(p.GPUSecondsPerUnit)))
+	}
+	if c := w.Cost; c != nil {
+		var parts []string
+		if !repUnknown(c.PriceKWh) {
+			parts = append(parts, fmt.Sprintf("energy %s at %s/kWh", repNum(c.Energy), repNum(c.PriceKWh)))
+		}
+		if !repUnknown(c.PriceGPUHour) {
+			parts = append(parts, fmt.Sprintf("GPU time %s at %s/GPU-hour", repNum(c.GPUTime), repNum(c.PriceGPUHour)))
+		}
+		line := "cost: " + strings.Join(parts, " + ")
+		if len(parts) > 1 {
+			line += " = " + repNum(c.Total)
+		}
+		if p := w.Progress; p != nil && !repUnknown(p.CostPerThousand) {
+			line += fmt.Sprintf("; %s per 1k %s", repNum(p.CostPerThousand), repClean(p.Unit))
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// repGPUTime is GPU time: "480 GPU-s", "2.5 GPU-h".
+func repGPUTime(s Number) string {
+	if repUnknown(s) {
+		return repNA
+	}
+	if s >= 3600 {
+		return repNum(s/3600) + " GPU-h"
+	}
+	return repNum(s) + " GPU-s"
+}
+
+// workPhaseRow is one phase's work figures: energy, kWh, rate, J a unit,
+// and cost where a price is given.
+func (r *Report) workPhaseRow(k int) []string {
+	pw := r.Work.Phases[k]
+	row := []string{repEnergy(pw.Energy), repNum(pw.Energy / 3.6e6)}
+	if p := r.Work.Progress; p != nil {
+		row = append(row, repRate(pw.Rate, p.Unit), repNum(pw.EnergyPerUnit))
+	}
+	if r.Work.Cost != nil {
+		row = append(row, repNum(pw.Cost))
+	}
+	return row
+}
+
+// workPhaseHead is the phase table's heading beyond the phase itself.
+func (r *Report) workPhaseHead() []string {
+	head := []string{"ENERGY", "kWh"}
+	if p := r.Work.Progress; p != nil {
+		head = append(head, "RATE", "J/"+repTrunc(repClean(p.Unit), 8))
+	}
+	if r.Work.Cost != nil {
+		head = append(head, "COST")
+	}
+	return head
+}
+
+// textWork writes the work section: the job's rate, the energy, the cost,
+// and each phase's.
+func (r *Report) textWork(t repText) {
+	t.line("")
+	t.line("WORK AND ENERGY")
+	for _, l := range r.workLines() {
+		t.wrapped("  ", l)
+	}
+	if len(r.Work.GPUs) > 1 {
+		var parts []string
+		for _, g := range r.Work.GPUs {
+			parts = append(parts, fmt.Sprintf("GPU%d %s", g.Index, repEnergy(g.Energy)))
+		}
+		t.wrapped("  ", "by GPU: "+strings.Join(parts, ", "))
+	}
+	if len(r.Phases) == 0 || len(r.Work.Phases) != len(r.Phases) {
+		return
+	}
+	head := r.workPhaseHead()
+	t.f("  %-26s%s", "PHASE", repCols(head))
+	shown, hidden := r.workPhases()
+	for _, k := range shown {
+		p := r.Phases[k]
+		name := fmt.Sprintf("%s-%s %s", repAt(p.Start), repAt(p.End), repPhaseName(p))
+		t.f("  %-26s%s", repTrunc(name, 25), repCols(r.workPhaseRow(k)))
+	}
+	if hidden > 0 {
+		t.f("  and %s more (the JSON lists them all)", units.Count(hidden, "phase"))
+	}
+}
+
+// workPhases are the phases the work table lists, in time order: those the
+// phase tables list (repPhaseRows), and how many it leaves out.
+func (r *Report) workPhases() (shown []int, hidden int) {
+	auto, marked := r.repSplitPhases()
+	a, _ := r.repPhaseRows(auto)
+	m, _ := r.repPhaseRows(marked)
+	keep := map[string]int{}
+	for _, p := range append(a, m...) {
+		keep[repPhaseKey(p)]++
+	}
+	for k, p := range r.Phases {
+		if key := repPhaseKey(p); keep[key] > 0 {
+			keep[key]--
+			shown = append(shown, k)
+		}
+	}
+	return shown, len(r.Phases) - len(shown)
+}
+
+// repPhaseKey tells a phase among others: its times, kind and label.
+func repPhaseKey(p ReportPhase) string {
+	return fmt.Sprint(float64(p.Start), float64(p.End), p.Kind, p.Label)
+}
+
+// repPhaseName is a phase's label, or its kind for an automatic one.
+func repPhaseName(p ReportPhase) string {
+	if p.Label != "" {
+		return repClean(p.Label)
+	}
+	return p.Kind
+}
+
+// repCols right-aligns cells in columns of 10: five fit in 80 columns
+// beside the phase.
+func repCols(cells []string) string {
+	var b strings.Builder
+	for _, c := range cells {
+		fmt.Fprintf(&b, "%10s", c)
+	}
+	return b.String()
+}
+
+// mdWork writes the work section in markdown.
+func (r *Report) mdWork(p func(format string, args ...any)) {
+	p("")
+	p("### Work and energy")
+	p("")
+	for _, l := range r.workLines() {
+		p("- %s", repMD(l))
+	}
+	if len(r.Phases) == 0 || len(r.Work.Phases) != len(r.Phases) {
+		return
+	}
+	head := r.workPhaseHead()
+	p("")
+	p("| phase | %s |", strings.Join(head, " | "))
+	p("|---|%s", strings.Repeat("---:|", len(head)))
+	shown, hidden := r.workPhases()
+	for _, k := range shown {
+		ph := r.Phases[k]
+		name := fmt.Sprintf("%s-%s %s", repAt(ph.Start), repAt(ph.End), repPhaseName(ph))
+		p("| %s | %s |", repMD(name), strings.Join(r.workPhaseRow(k), " | "))
+	}
+	if hidden > 0 {
+		p("")
+		p("And %s more (the JSON lists them all).", units.Count(hidden, "phase"))
+	}
+}

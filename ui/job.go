@@ -1,0 +1,123 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// The job row: the rate of the job's own progress (a tqdm bar under
+// `gputop run`, `gputop mark "progress N"`), a sparkline in the GPUs'
+// columns with the rate and the work done at the cursor, under the GPU
+// list. It is there only once the store holds progress, so a screen of a
+// session without it is the screen it always was.
+
+// jobRateSpan is how far back the rate at the cursor is taken: the
+// recording keeps a point every few seconds.
+const jobRateSpan = 15 * time.Second
+
+// withJob gives the job row one row of the screen: a spare one, else one
+// of the process table's or the detail pane's, else a hint's; none where
+// none can be spared.
+func (l layout) withJob() layout {
+	switch {
+	case !l.fits:
+		return l
+	case l.blankRows > 0:
+		l.blankRows--
+	case l.procs > 5:
+		l.procs--
+	case l.detail > minDetailRows:
+		l.detail--
+	case l.hints > 1:
+		l.hints--
+	default:
+		return l
+	}
+	l.job = 1
+	return l
+}
+
+// noteJob lays the screen out again when the first progress arrives.
+func (m *Model) noteJob() {
+	if m.lay.job == 0 && !m.jobSeen && len(m.store.Progress()) > 0 {
+		m.jobSeen = true
+		if m.width > 0 {
+			m.relayout()
+		}
+	}
+}
+
+// viewJob is the job row.
+func (m *Model) viewJob(f *frame) []string {
+	if m.lay.job == 0 {
+		return nil
+	}
+	ps := m.store.Progress()
+	unit := timeline.ProgressUnit(ps)
+	ln := m.newLine(m.width)
+	ln.add(padRight(" job", m.lay.label), m.theme.title)
+	if m.lay.gpuRows > 1 {
+		ln.add(padRight("rate", rowLabelWidth), m.theme.dim)
+	}
+	cols := f.cols
+	n := len(cols)
+	span := f.to.Sub(f.from)
+	hi := 0.0
+	for i := range cols {
+		lo := f.from.Add(span * time.Duration(i) / time.Duration(max(n, 1)))
+		end := f.from.Add(span * time.Duration(i+1) / time.Duration(max(n, 1)))
+		r, _ := timeline.ProgressRate(near(ps, lo, end), unit, lo, end)
+		cols[i] = timeline.Agg{Min: r, Mean: r, Max: r}
+		if !math.IsNaN(r) {
+			hi = max(hi, r)
+		}
+	}
+	ln.add(m.glyph.spark(cols, 0, hi), m.theme.util)
+	rate, _ := timeline.ProgressRate(near(ps, f.at.Add(-jobRateSpan), f.at), unit, f.at.Add(-jobRateSpan), f.at)
+	ln.add(" "+jobFigure(rate)+" "+unit+"/s", m.theme.util)
+	if done := jobDone(ps, unit, f.at); !math.IsNaN(done) {
+		ln.add(" "+jobFigure(done)+" "+unit, m.theme.dim)
+	}
+	return []string{ln.String()}
+}
+
+// near is the readings that bear on [from, to]: those within it and one
+// on either side.
+func near(ps []timeline.Progress, from, to time.Time) []timeline.Progress {
+	lo := sort.Search(len(ps), func(i int) bool { return !ps[i].At.Before(from) })
+	hi := sort.Search(len(ps), func(i int) bool { return ps[i].At.After(to) })
+	return ps[max(lo-1, 0):min(hi+1, len(ps))]
+}
+
+// jobDone is the work done by the last reading at or before at; NaN if
+// none counts it.
+func jobDone(ps []timeline.Progress, unit string, at time.Time) float64 {
+	i := sort.Search(len(ps), func(i int) bool { return ps[i].At.After(at) })
+	for i--; i >= 0; i-- {
+		if ps[i].Unit == unit && !math.IsNaN(ps[i].Done) {
+			return ps[i].Done
+		}
+	}
+	return math.NaN()
+}
+
+// jobFigure is a rate or a count, short: "49.6", "1234", "12.3k", "N/A".
+func jobFigure(v float64) string {
+	switch a := math.Abs(v); {
+	case math.IsNaN(v):
+		return "N/A"
+	case a >= 1e6:
+		return fmt.Sprintf("%.1fM", v/1e6)
+	case a >= 1e4:
+		return fmt.Sprintf("%.1fk", v/1e3)
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
