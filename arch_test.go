@@ -35,6 +35,11 @@ func TestPackageDependencies(t *testing.T) {
 				p == module+"timeline/analysis/phases"
 		}},
 		// Two reports compared: reports only, never samples.
+		// The snapshot of one reading: the report's numbers and health,
+		// written its own way.
+		{"timeline/report/snapshot", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/report"
+		}},
 		{"timeline/report/diff", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/report"
 		}},

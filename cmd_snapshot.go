@@ -11,7 +11,7 @@ import (
 
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/report/snapshot"
 )
 
 func cmdSnapshot(args []string, e *env) error {
@@ -43,7 +43,7 @@ func cmdSnapshot(args []string, e *env) error {
 			return err
 		}
 	}
-	snap := report.NewSnapshot(&readings[1], &readings[0], sess.Info())
+	snap := snapshot.New(&readings[1], &readings[0], sess.Info())
 	if *asJSON {
 		return writeSnapshotJSON(e.stdout, snap)
 	}
@@ -51,7 +51,7 @@ func cmdSnapshot(args []string, e *env) error {
 }
 
 // writeSnapshotJSON writes snap as docs/snapshot.md describes.
-func writeSnapshotJSON(w io.Writer, snap report.Snapshot) error {
+func writeSnapshotJSON(w io.Writer, snap snapshot.Snapshot) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(snap)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/report/snapshot"
 )
 
 // t0 is a time the tests' samples start at.
@@ -242,7 +242,7 @@ func TestLiveRecordingFailureIsAShortStatus(t *testing.T) {
 func TestSnapshotJSONWithoutGPUsHasAnEmptyList(t *testing.T) {
 	s := timeline.Sample{At: t0}
 	var out strings.Builder
-	if err := writeSnapshotJSON(&out, report.NewSnapshot(&s, &s, timeline.SourceInfo{})); err != nil {
+	if err := writeSnapshotJSON(&out, snapshot.New(&s, &s, timeline.SourceInfo{})); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), `"gpus": [],`) {

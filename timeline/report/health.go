@@ -91,8 +91,8 @@ func (h *GPUHealth) known() bool {
 	return len(h.ClocksHeld) > 0 || len(h.NVLinks) > 0
 }
 
-// snapshotHealth is a GPU's health at a snapshot's instant; nil without any.
-func snapshotHealth(v func(name string) Number) *GPUHealth {
+// HealthAt is a GPU's health at a snapshot's instant; nil without any.
+func HealthAt(v func(name string) Number) *GPUHealth {
 	h := newGPUHealth()
 	for _, c := range healthCounts {
 		*c.field(h) = v(c.name)

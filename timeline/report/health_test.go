@@ -81,25 +81,3 @@ func TestReportHealth(t *testing.T) {
 	}
 	repKeys(t, "gpus.health", doc.GPUs[0]["health"], []string{"pcie_gen", "pcie_width_max", "ecc_uncorrected", "last_xid", "clocks_held"})
 }
-
-// A snapshot gives the health of the instant; without any, none.
-func TestSnapshotHealth(t *testing.T) {
-	prev := timeline.Sample{At: repT(0), Metrics: []timeline.Metric{
-		timelinetest.Counter(timeline.GPUViolThermalSecs, "gpu0", 10),
-		timelinetest.Gauge(timeline.GPUUtil, "gpu1", 10),
-	}}
-	cur := timeline.Sample{At: repT(1), Metrics: []timeline.Metric{
-		timelinetest.Counter(timeline.GPUViolThermalSecs, "gpu0", 10.25),
-		timelinetest.Gauge(timeline.GPUPCIeReplays, "gpu0", 3),
-		timelinetest.Gauge(timeline.GPUUtil, "gpu1", 10),
-	}}
-	info := timeline.SourceInfo{GPUs: []timeline.GPUInfo{{Index: 0}, {Index: 1}}}
-	s := NewSnapshot(&cur, &prev, info)
-	h := s.GPUs[0].Health
-	if h == nil || h.PCIeReplays != 3 || len(h.ClocksHeld) != 1 || !repNear(h.ClocksHeld[0].Share, 0.25) {
-		t.Fatalf("health %+v", h)
-	}
-	if s.GPUs[1].Health != nil {
-		t.Errorf("GPU1: %+v", s.GPUs[1].Health)
-	}
-}

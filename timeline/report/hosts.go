@@ -156,8 +156,8 @@ func (r *Report) repLowest(h ReportHostSummary) string {
 	return repPct(h.UtilLowest) + " " + name
 }
 
-// repHostPower is a host's GPUs' draw together: "4880W", "12.3kW".
-func repHostPower(n Number) string {
+// HostPower is a host's GPUs' draw together: "4880W", "12.3kW".
+func HostPower(n Number) string {
 	if repUnknown(n) || float64(n) < 10000 {
 		return units.Watts(float64(n))
 	}
@@ -187,7 +187,7 @@ func (r *Report) textHosts(t repText) {
 	row("HOST", "GPUS", "UTIL", "LOWEST", "POWER", "MEMORY PEAK", "WORST HINT")
 	for _, h := range r.Hosts {
 		row(repTruncMiddle(repClean(h.Name), width), fmt.Sprint(len(h.GPUs)), repPct(h.UtilMean), r.repLowest(h),
-			repHostPower(h.PowerMean), repBytesOf(h.MemUsedMax, h.MemTotal), repHostHint(h))
+			HostPower(h.PowerMean), repBytesOf(h.MemUsedMax, h.MemTotal), repHostHint(h))
 	}
 	t.wrapped("", "UTIL: mean of the host's GPUs; LOWEST: its GPU with the lowest mean; POWER: its GPUs together; "+
 		"MEMORY PEAK: its fullest GPU.")
@@ -205,7 +205,7 @@ func (r *Report) mdHosts(p func(string, ...any)) {
 	p("|---|---:|---:|---:|---:|---:|---:|---|")
 	for _, h := range r.Hosts {
 		p("| %s | %d | %s | %s | %s | %s | %s | %s |", repMD(h.Name), len(h.GPUs), repPct(h.UtilMean), r.repLowest(h),
-			repHostPower(h.PowerMean), repBytesOf(h.MemUsedMax, h.MemTotal), repPct(h.CPU.Mean), repMD(repHostHint(h)))
+			HostPower(h.PowerMean), repBytesOf(h.MemUsedMax, h.MemTotal), repPct(h.CPU.Mean), repMD(repHostHint(h)))
 	}
 	p("")
 	p("Util: mean of the host's GPUs; lowest: its GPU with the lowest mean; power: its GPUs together; memory peak: its fullest GPU.")

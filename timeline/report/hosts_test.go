@@ -121,58 +121,6 @@ func TestReportHostsSay(t *testing.T) {
 	}
 }
 
-// gputop snapshot --json of a session of several hosts: each host with its
-// GPUs together and its connection, each GPU with its host; a host not
-// answering says why, and its GPUs read unknown, not zero.
-func TestSnapshotHosts(t *testing.T) {
-	info, samples := timelinetest.Cluster(3, 4, 2, func(h, g, sec int) timelinetest.GPUReading {
-		switch h {
-		case 1:
-			return timelinetest.Idle
-		case 2:
-			return timelinetest.Absent
-		}
-		return timelinetest.Training
-	})
-	s := NewSnapshot(&samples[1], &samples[0], info)
-	if len(s.Hosts) != 3 {
-		t.Fatalf("hosts: %+v", s.Hosts)
-	}
-	n1, n2, n3 := s.Hosts[0], s.Hosts[1], s.Hosts[2]
-	if n1.Name != "node1" || n1.State != "ok" || len(n1.GPUs) != 4 || !(float64(n1.UtilMean) > 90) ||
-		!(float64(n1.PowerW) > 2000) || float64(n1.MemUsedBytes) != 4*(40<<30) || float64(n1.CPU) != 30 {
-		t.Errorf("node1: %+v", n1)
-	}
-	if n2.LowestGPU == nil || *n2.LowestGPU < 4 || *n2.LowestGPU > 7 || !(float64(n2.UtilMean) < 2) {
-		t.Errorf("node2: %+v", n2)
-	}
-	if n3.State != "failed" || !strings.Contains(n3.Err, "unreachable") || !repUnknown(n3.UtilMean) ||
-		!repUnknown(n3.PowerW) || n3.LowestGPU != nil {
-		t.Errorf("node3, not answering: %+v", n3)
-	}
-	if g := s.GPUs[5]; g.Host != "node2" || g.HostIndex == nil || *g.HostIndex != 1 {
-		t.Errorf("gpu5: %+v", g)
-	}
-	var text bytes.Buffer
-	if err := s.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"HOST  GPU", "node2    1  H100", "node1  4     98%", "node3  4     N/A", "failed: unreachable: connection refused"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("the snapshot does not say %q:\n%s", want, text.String())
-		}
-	}
-	// One host: no hosts, no host fields in the JSON.
-	one := NewSnapshot(&samples[1], &samples[0], timeline.SourceInfo{GPUs: []timeline.GPUInfo{{Index: 0}}})
-	js, err := json.Marshal(one)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(js), `"hosts"`) || strings.Contains(string(js), `"host_index"`) {
-		t.Errorf("a one-host snapshot names hosts: %s", js)
-	}
-}
-
 // Hosts with long names, alike but for their ends, keep the text in 80
 // columns and stay told apart: their middles go, their ends stay.
 func TestReportHostsLongNames(t *testing.T) {

@@ -17,7 +17,7 @@ func (r *Report) htmlHosts(h htmlWriter) {
 	num := []bool{false, true, true, true, true, true, true, false}
 	h.head(num, "host", "GPUs", "util mean", "lowest", "power", "memory peak", "CPU mean", "worst hint")
 	for _, s := range r.Hosts {
-		h.row(num, s.Name, strconv.Itoa(len(s.GPUs)), repPct(s.UtilMean), r.repLowest(s), repHostPower(s.PowerMean),
+		h.row(num, s.Name, strconv.Itoa(len(s.GPUs)), repPct(s.UtilMean), r.repLowest(s), HostPower(s.PowerMean),
 			repBytesOf(s.MemUsedMax, s.MemTotal), repPct(s.CPU.Mean), repHostHint(s))
 	}
 	h.raw("</tbody></table>\n")

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -96,36 +95,5 @@ func TestReportMIGDemo(t *testing.T) {
 	}
 	if len(want) != 0 {
 		t.Errorf("not listed: %v", want)
-	}
-}
-
-// A snapshot of the mig demo names each slice by its parent and profile in
-// both tables, and its processes' JSON carry the slice.
-func TestSnapshotMIGDemo(t *testing.T) {
-	samples, info := repMIGDemo(t)
-	var cur, prev *timeline.Sample
-	for i := len(samples) - 1; i > 0; i-- {
-		if samples[i].Processes != nil {
-			cur, prev = &samples[i], &samples[i-1]
-			break
-		}
-	}
-	s := NewSnapshot(cur, prev, info)
-	var text bytes.Buffer
-	if err := s.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"\n  0/1g.10gb  H100 80GB HBM3 MIG 1g.10gb ", "\n0/1g.10gb  6021 ", "\n1          4101 "} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("snapshot lacks %q:\n%s", want, text.String())
-		}
-	}
-	for _, p := range s.Processes {
-		if p.PID == 6021 && (p.MIGProfile != "1g.10gb" || p.MIGParent == nil || *p.MIGParent != 0 || s.GPUs[p.GPU].MIGProfile != "1g.10gb") {
-			t.Errorf("notebook %+v", p)
-		}
-		if p.PID == 4101 && (p.MIGProfile != "" || p.MIGParent != nil) {
-			t.Errorf("training rank %+v", p)
-		}
 	}
 }

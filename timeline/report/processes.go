@@ -56,14 +56,14 @@ func (b *repBuilder) processes() {
 		p := ReportProcess{GPU: sp.GPU, PID: sp.PID, User: sp.User, Command: sp.Command,
 			Start: b.rel(sp.Start()), FirstSeen: b.rel(sp.FirstSeen), LastSeen: b.rel(sp.LastSeen),
 			Running: sp.Running, PeakGPUMem: Number(sp.PeakGPUMem)}
-		p.Workload = reportWorkload(sp.Workload)
-		p.MIGProfile, p.MIGParent = migOf(b.info, sp.GPU)
+		p.Workload = WorkloadOf(sp.Workload)
+		p.MIGProfile, p.MIGParent = MIGOf(b.info, sp.GPU)
 		b.r.Processes = append(b.r.Processes, p)
 	}
 }
 
-// reportWorkload is w for JSON: nil when it names nothing.
-func reportWorkload(w *timeline.Workload) *ReportWorkload {
+// WorkloadOf is w for JSON: nil when it names nothing.
+func WorkloadOf(w *timeline.Workload) *ReportWorkload {
 	if w.IsZero() {
 		return nil
 	}
@@ -72,10 +72,10 @@ func reportWorkload(w *timeline.Workload) *ReportWorkload {
 }
 
 // workload is the process's workload back as the timeline has it.
-func (p *ReportProcess) workload() *timeline.Workload { return p.Workload.workload() }
+func (p *ReportProcess) workload() *timeline.Workload { return p.Workload.Workload() }
 
-// workload is w back as the timeline has it; nil is none.
-func (w *ReportWorkload) workload() *timeline.Workload {
+// Workload is w back as the timeline has it; nil is none.
+func (w *ReportWorkload) Workload() *timeline.Workload {
 	if w == nil {
 		return nil
 	}

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -77,39 +76,6 @@ func TestReportProcesses(t *testing.T) {
 	repGolden(t, "report_processes.txt.golden", text)
 	repGolden(t, "report_processes.md.golden", md)
 	repGolden(t, "report_processes.json.golden", js)
-}
-
-// TestSnapshotProcessDetails: a snapshot's process says when it started
-// and where it runs, null for either when unknown, and the text names the
-// workload in its WHERE column.
-func TestSnapshotProcessDetails(t *testing.T) {
-	started := time.Date(2026, 11, 25, 4, 0, 0, 0, time.FixedZone("CET", 3600))
-	cur := timeline.Sample{At: repAt0, Processes: []timeline.Process{
-		{GPU: 0, PID: 4242, User: "alice", Command: "python train.py", GPUMem: 1 << 30, Started: started,
-			Workload: &timeline.Workload{Runtime: "containerd", Container: "2032491dcae3", Pod: "55c6c714-b240-4dec-9a45-57b61696ab6e", QoS: "burstable"}},
-		{GPU: 1, PID: 99, GPUMem: 1 << 30},
-	}}
-	s := NewSnapshot(&cur, nil, repCheckpointInfo())
-	js, err := json.Marshal(s.Processes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		`"started":"2026-11-25T03:00:00Z"`,
-		`"workload":{"runtime":"containerd","container":"2032491dcae3","pod_uid":"55c6c714-b240-4dec-9a45-57b61696ab6e","qos":"burstable","slurm_job":"","slurm_step":"","session":""}`,
-		`"pid":99,"user":"","command":"","gpu_mem_bytes":1073741824,"util":0,"sm":0,"cpu":0,"rss_bytes":0,"started":null,"workload":null`,
-	} {
-		if !strings.Contains(string(js), want) {
-			t.Errorf("snapshot JSON lacks %s:\n%s", want, js)
-		}
-	}
-	var text strings.Builder
-	if err := s.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(text.String(), "pod 55c6c714") {
-		t.Errorf("the text names no pod:\n%s", text.String())
-	}
 }
 
 // A command line is cut at the terminal's width, and never where the report

@@ -1,68 +1,39 @@
-package report
+package snapshot
 
 import (
 	"bytes"
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/report"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
-// Number is a float that is null in JSON when unknown (NaN), because an
-// unknown must never read as zero.
-type Number float64
-
-// MarshalJSON writes null for NaN and infinities. Whole numbers (bytes,
-// MHz) are exact; others keep nine significant digits, so a rate computed
-// from two counters reads 400000000, not 399999999.99999994.
-func (n Number) MarshalJSON() ([]byte, error) {
-	f := float64(n)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return []byte("null"), nil
-	}
-	if f != math.Trunc(f) || math.Abs(f) >= 1<<53 {
-		f, _ = strconv.ParseFloat(strconv.FormatFloat(f, 'g', 9, 64), 64)
-	}
-	return strconv.AppendFloat(nil, f, 'f', -1, 64), nil
-}
-
-// UnmarshalJSON reads null as NaN.
-func (n *Number) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*n = Number(math.NaN())
-		return nil
-	}
-	f, err := strconv.ParseFloat(string(b), 64)
-	*n = Number(f)
-	return err
-}
-
-// SnapshotVersion is the version of the snapshot JSON (docs/snapshot.md).
-const SnapshotVersion = 1
+// Version is the version of the snapshot JSON (docs/snapshot.md).
+const Version = 1
 
 // Snapshot is one reading of every GPU and the host: what `gputop snapshot`
 // prints. Its JSON field names are a contract, documented in docs/snapshot.md.
 type Snapshot struct {
-	Version int            `json:"version"`
-	Time    time.Time      `json:"time"`
-	Source  SnapshotSource `json:"source"`
+	Version int       `json:"version"`
+	Time    time.Time `json:"time"`
+	Source  Source    `json:"source"`
 	// Hosts are the hosts of a session of several, each with its GPUs
 	// together; absent in a session of one.
-	Hosts     []SnapshotHostSummary `json:"hosts,omitempty"`
-	GPUs      []SnapshotGPU         `json:"gpus"`
-	Host      SnapshotHost          `json:"host"`
-	Processes []SnapshotProcess     `json:"processes"`
-	Notes     []string              `json:"notes"`
+	Hosts     []HostSummary `json:"hosts,omitempty"`
+	GPUs      []GPU         `json:"gpus"`
+	Host      Host          `json:"host"`
+	Processes []Process     `json:"processes"`
+	Notes     []string      `json:"notes"`
 }
 
-// SnapshotSource says where the reading came from.
-type SnapshotSource struct {
+// Source says where the reading came from.
+type Source struct {
 	Kind     string `json:"kind"` // live, demo
 	Scenario string `json:"scenario,omitempty"`
 	Host     string `json:"host"`
@@ -70,8 +41,8 @@ type SnapshotSource struct {
 	CUDA     string `json:"cuda"`
 }
 
-// SnapshotGPU is one GPU's reading. Percentages are 0-100.
-type SnapshotGPU struct {
+// GPU is one GPU's reading. Percentages are 0-100.
+type GPU struct {
 	Index int `json:"index"`
 	// Host and HostIndex: the GPU's host and its number there, in a
 	// session of several hosts; absent in a session of one.
@@ -79,98 +50,98 @@ type SnapshotGPU struct {
 	HostIndex *int   `json:"host_index,omitempty"`
 	// MIGProfile and MIGParent, on a MIG instance: its profile and the
 	// index of the physical GPU it is a slice of.
-	MIGProfile     string   `json:"mig_profile,omitempty"`
-	MIGParent      *int     `json:"mig_parent,omitempty"`
-	Name           string   `json:"name"`
-	UUID           string   `json:"uuid"`
-	Lost           bool     `json:"lost"`
-	Util           Number   `json:"util"`
-	UtilMin        Number   `json:"util_min"`
-	UtilMax        Number   `json:"util_max"`
-	MemUtil        Number   `json:"mem_util"`
-	SMActive       Number   `json:"sm_active"`
-	SMOccupancy    Number   `json:"sm_occupancy"`
-	Tensor         Number   `json:"tensor"`
-	DRAMBandwidth  Number   `json:"dram_bw"`
-	MemUsedBytes   Number   `json:"mem_used_bytes"`
-	MemTotalBytes  Number   `json:"mem_total_bytes"`
-	PowerW         Number   `json:"power_w"`
-	PowerLimitW    Number   `json:"power_limit_w"`
-	TempC          Number   `json:"temp_c"`
-	ClockSMMHz     Number   `json:"clock_sm_mhz"`
-	ClockMemMHz    Number   `json:"clock_mem_mhz"`
-	Throttle       []string `json:"throttle"`
-	PCIeRxBytesSec Number   `json:"pcie_rx_bytes_per_s"`
-	PCIeTxBytesSec Number   `json:"pcie_tx_bytes_per_s"`
+	MIGProfile     string        `json:"mig_profile,omitempty"`
+	MIGParent      *int          `json:"mig_parent,omitempty"`
+	Name           string        `json:"name"`
+	UUID           string        `json:"uuid"`
+	Lost           bool          `json:"lost"`
+	Util           report.Number `json:"util"`
+	UtilMin        report.Number `json:"util_min"`
+	UtilMax        report.Number `json:"util_max"`
+	MemUtil        report.Number `json:"mem_util"`
+	SMActive       report.Number `json:"sm_active"`
+	SMOccupancy    report.Number `json:"sm_occupancy"`
+	Tensor         report.Number `json:"tensor"`
+	DRAMBandwidth  report.Number `json:"dram_bw"`
+	MemUsedBytes   report.Number `json:"mem_used_bytes"`
+	MemTotalBytes  report.Number `json:"mem_total_bytes"`
+	PowerW         report.Number `json:"power_w"`
+	PowerLimitW    report.Number `json:"power_limit_w"`
+	TempC          report.Number `json:"temp_c"`
+	ClockSMMHz     report.Number `json:"clock_sm_mhz"`
+	ClockMemMHz    report.Number `json:"clock_mem_mhz"`
+	Throttle       []string      `json:"throttle"`
+	PCIeRxBytesSec report.Number `json:"pcie_rx_bytes_per_s"`
+	PCIeTxBytesSec report.Number `json:"pcie_tx_bytes_per_s"`
 	// Health is the link, errors and clocks held back; absent where the
 	// GPU reports none of it.
-	Health *GPUHealth `json:"health,omitempty"`
+	Health *report.GPUHealth `json:"health,omitempty"`
 }
 
-// SnapshotHost is the host's reading.
-type SnapshotHost struct {
-	CPU              Number   `json:"cpu"`
-	IOWait           Number   `json:"iowait"`
-	Load1            Number   `json:"load1"`
-	Cores            []Number `json:"cores"`
-	MemUsedBytes     Number   `json:"mem_used_bytes"`
-	MemTotalBytes    Number   `json:"mem_total_bytes"`
-	SwapUsedBytes    Number   `json:"swap_used_bytes"`
-	SwapTotalBytes   Number   `json:"swap_total_bytes"`
-	DiskReadBytesSec Number   `json:"disk_read_bytes_per_s"`
-	DiskWriteByteSec Number   `json:"disk_write_bytes_per_s"`
+// Host is the host's reading.
+type Host struct {
+	CPU              report.Number   `json:"cpu"`
+	IOWait           report.Number   `json:"iowait"`
+	Load1            report.Number   `json:"load1"`
+	Cores            []report.Number `json:"cores"`
+	MemUsedBytes     report.Number   `json:"mem_used_bytes"`
+	MemTotalBytes    report.Number   `json:"mem_total_bytes"`
+	SwapUsedBytes    report.Number   `json:"swap_used_bytes"`
+	SwapTotalBytes   report.Number   `json:"swap_total_bytes"`
+	DiskReadBytesSec report.Number   `json:"disk_read_bytes_per_s"`
+	DiskWriteByteSec report.Number   `json:"disk_write_bytes_per_s"`
 }
 
-// SnapshotProcess is one process holding a GPU.
-type SnapshotProcess struct {
+// Process is one process holding a GPU.
+type Process struct {
 	// GPU is the index of its GPU, that of the MIG instance it runs in on
 	// a MIG-enabled GPU, whose profile and parent MIGProfile and MIGParent
 	// repeat.
-	GPU        int    `json:"gpu"`
-	MIGProfile string `json:"mig_profile,omitempty"`
-	MIGParent  *int   `json:"mig_parent,omitempty"`
-	PID        int    `json:"pid"`
-	User       string `json:"user"`
-	Command    string `json:"command"`
-	GPUMem     Number `json:"gpu_mem_bytes"`
+	GPU        int           `json:"gpu"`
+	MIGProfile string        `json:"mig_profile,omitempty"`
+	MIGParent  *int          `json:"mig_parent,omitempty"`
+	PID        int           `json:"pid"`
+	User       string        `json:"user"`
+	Command    string        `json:"command"`
+	GPUMem     report.Number `json:"gpu_mem_bytes"`
 	// Util is NVML's per-process utilisation (timeline.Process.Util).
-	Util Number `json:"util"`
+	Util report.Number `json:"util"`
 	// SM is Util under the name earlier versions gave it, kept for the
 	// scripts that read it; it was never SM activity.
-	SM       Number `json:"sm"`
-	CPU      Number `json:"cpu"`
-	RSSBytes Number `json:"rss_bytes"`
+	SM       report.Number `json:"sm"`
+	CPU      report.Number `json:"cpu"`
+	RSSBytes report.Number `json:"rss_bytes"`
 	// Started is when the process started, in UTC; null if unknown.
 	Started *time.Time `json:"started"`
 	// Workload is its container, pod, Slurm job or session; null when its
 	// cgroup named none.
-	Workload *ReportWorkload `json:"workload"`
+	Workload *report.ReportWorkload `json:"workload"`
 }
 
-// NewSnapshot is the reading of cur, with rates (power from the energy
+// New is the reading of cur, with rates (power from the energy
 // counter, CPU shares) taken against prev. It reads the samples, not a
 // Store, so every number is exactly what the probes said.
-func NewSnapshot(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot {
+func New(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot {
 	values := map[timeline.Key]float64{}
 	for _, v := range timeline.Derive(cur, prev) {
 		values[v.Key] = v.Value
 	}
-	get := func(name, dev string) Number {
+	get := func(name, dev string) report.Number {
 		if v, ok := values[timeline.Key{Name: name, Device: dev}]; ok {
-			return Number(v)
+			return report.Number(v)
 		}
-		return Number(math.NaN())
+		return report.Number(math.NaN())
 	}
 	s := Snapshot{
-		Version: SnapshotVersion,
+		Version: Version,
 		Time:    cur.At,
-		Source: SnapshotSource{Kind: info.Kind.String(), Host: info.Host, Driver: info.Driver, CUDA: info.CUDA,
+		Source: Source{Kind: info.Kind.String(), Host: info.Host, Driver: info.Driver, CUDA: info.CUDA,
 			Scenario: info.Scenario},
 		Notes: append([]string{}, info.Notes...),
 		// Empty lists, not null, as docs/snapshot.md promises: a script
 		// iterates them without a check.
-		GPUs:      []SnapshotGPU{},
-		Processes: []SnapshotProcess{},
+		GPUs:      []GPU{},
+		Processes: []Process{},
 	}
 	lost := map[string]bool{}
 	for _, p := range cur.Probes {
@@ -180,7 +151,7 @@ func NewSnapshot(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot 
 	}
 	for _, g := range info.GPUs {
 		dev := timeline.GPUDevice(g.Index)
-		v := func(name string) Number { return get(name, dev) }
+		v := func(name string) report.Number { return get(name, dev) }
 		var at *int
 		if g.Host != "" {
 			i := g.HostIndex
@@ -191,7 +162,7 @@ func NewSnapshot(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot 
 			p := g.MIGParent
 			parent = &p
 		}
-		s.GPUs = append(s.GPUs, SnapshotGPU{
+		s.GPUs = append(s.GPUs, GPU{
 			Index: g.Index, Host: g.Host, HostIndex: at, MIGProfile: g.MIGProfile, MIGParent: parent,
 			Name: g.Name, UUID: g.UUID, Lost: lost[dev],
 			Util: v(timeline.GPUUtil), UtilMin: v(timeline.GPUUtilMin), UtilMax: v(timeline.GPUUtilMax), MemUtil: v(timeline.GPUMemUtil),
@@ -200,20 +171,20 @@ func NewSnapshot(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot 
 			TempC: v(timeline.GPUTemp), ClockSMMHz: v(timeline.GPUClockSM), ClockMemMHz: v(timeline.GPUClockMem),
 			Throttle:       timeline.ThrottleList(float64(v(timeline.GPUThrottle))),
 			PCIeRxBytesSec: v(timeline.GPUPCIeRx), PCIeTxBytesSec: v(timeline.GPUPCIeTx),
-			Health: snapshotHealth(v),
+			Health: report.HealthAt(v),
 		})
 	}
-	h := func(name string) Number { return get(name, timeline.HostDevice) }
-	s.Host = SnapshotHost{CPU: h(timeline.HostCPU), IOWait: h(timeline.HostIOWait), Load1: h(timeline.HostLoad1),
+	h := func(name string) report.Number { return get(name, timeline.HostDevice) }
+	s.Host = Host{CPU: h(timeline.HostCPU), IOWait: h(timeline.HostIOWait), Load1: h(timeline.HostLoad1),
 		MemUsedBytes: h(timeline.HostMemUsed), MemTotalBytes: h(timeline.HostMemTotal), SwapUsedBytes: h(timeline.HostSwapUsed),
 		SwapTotalBytes: h(timeline.HostSwapTotal), DiskReadBytesSec: h(timeline.HostDiskRead), DiskWriteByteSec: h(timeline.HostDiskWrite),
-		Cores: []Number{}}
+		Cores: []report.Number{}}
 	for i := 0; ; i++ {
 		v, ok := values[timeline.Key{Name: timeline.CoreBusy, Device: timeline.CoreDevice(i)}]
 		if !ok {
 			break
 		}
-		s.Host.Cores = append(s.Host.Cores, Number(v))
+		s.Host.Cores = append(s.Host.Cores, report.Number(v))
 	}
 	s.Hosts = snapshotHosts(cur, info, s.GPUs, get)
 	procs := cur.Processes
@@ -221,10 +192,10 @@ func NewSnapshot(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot 
 		procs = prev.Processes
 	}
 	for _, p := range procs {
-		sp := SnapshotProcess{GPU: p.GPU, PID: p.PID, User: p.User, Command: p.Command,
-			GPUMem: Number(p.GPUMem), Util: Number(p.Util), SM: Number(p.Util), CPU: Number(p.CPU), RSSBytes: Number(p.RSS),
-			Workload: reportWorkload(p.Workload)}
-		sp.MIGProfile, sp.MIGParent = migOf(info, p.GPU)
+		sp := Process{GPU: p.GPU, PID: p.PID, User: p.User, Command: p.Command,
+			GPUMem: report.Number(p.GPUMem), Util: report.Number(p.Util), SM: report.Number(p.Util), CPU: report.Number(p.CPU), RSSBytes: report.Number(p.RSS),
+			Workload: report.WorkloadOf(p.Workload)}
+		sp.MIGProfile, sp.MIGParent = report.MIGOf(info, p.GPU)
 		if !p.Started.IsZero() {
 			started := p.Started.UTC()
 			sp.Started = &started
@@ -232,17 +203,6 @@ func NewSnapshot(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot 
 		s.Processes = append(s.Processes, sp)
 	}
 	return s
-}
-
-// migOf is GPU idx's MIG profile and parent where it is a MIG instance.
-func migOf(info timeline.SourceInfo, idx int) (string, *int) {
-	for _, g := range info.GPUs {
-		if g.Index == idx && g.IsMIGInstance() {
-			parent := g.MIGParent
-			return g.MIGProfile, &parent
-		}
-	}
-	return "", nil
 }
 
 // WriteText prints the snapshot for a person: a table of GPUs, the host,
@@ -280,8 +240,8 @@ func (s Snapshot) WriteText(w io.Writer) error {
 				continue
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", index, name,
-				repPct(g.Util), repPct(g.SMActive), repBytesOf(g.MemUsedBytes, g.MemTotalBytes),
-				repWattsOf(g.PowerW, g.PowerLimitW), units.Celsius(float64(g.TempC), false),
+				pct(g.Util), pct(g.SMActive), bytesOf(g.MemUsedBytes, g.MemTotalBytes),
+				wattsOf(g.PowerW, g.PowerLimitW), units.Celsius(float64(g.TempC), false),
 				units.MHz(float64(g.ClockSMMHz)), textThrottle(g.Throttle))
 		}
 		if err := tw.Flush(); err != nil {
@@ -299,9 +259,9 @@ func (s Snapshot) WriteText(w io.Writer) error {
 		for _, p := range s.Processes {
 			where := "-"
 			if p.Workload != nil {
-				where = p.Workload.workload().Short()
+				where = p.Workload.Workload().Short()
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", names.Column(p.GPU, number), p.PID, p.User, repBytes(p.GPUMem), repPct(p.Util), repPct(p.CPU), where, p.Command)
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", names.Column(p.GPU, number), p.PID, p.User, bytesText(p.GPUMem), pct(p.Util), pct(p.CPU), where, p.Command)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -345,7 +305,7 @@ func textThrottle(t []string) string {
 }
 
 // writeSnapshotHost is the one host's line.
-func writeSnapshotHost(b *bytes.Buffer, h SnapshotHost) {
+func writeSnapshotHost(b *bytes.Buffer, h Host) {
 	busiest := math.NaN()
 	for _, c := range h.Cores {
 		if !math.IsNaN(float64(c)) && (math.IsNaN(busiest) || float64(c) > busiest) {
@@ -353,13 +313,13 @@ func writeSnapshotHost(b *bytes.Buffer, h SnapshotHost) {
 		}
 	}
 	fmt.Fprintf(b, "host  CPU %s (%s, busiest %s)  iowait %s  load %s  RAM %s  swap %s\n",
-		repPct(h.CPU), units.Count(len(h.Cores), "core"), repPct(Number(busiest)), repPct(h.IOWait),
-		units.Number(float64(h.Load1)), repBytesOf(h.MemUsedBytes, h.MemTotalBytes), repBytes(h.SwapUsedBytes))
+		pct(h.CPU), units.Count(len(h.Cores), "core"), pct(report.Number(busiest)), pct(h.IOWait),
+		units.Number(float64(h.Load1)), bytesOf(h.MemUsedBytes, h.MemTotalBytes), bytesText(h.SwapUsedBytes))
 }
 
-// SnapshotHostSummary is one host of a session of several in one reading:
+// HostSummary is one host of a session of several in one reading:
 // whether it answered, and its GPUs together.
-type SnapshotHostSummary struct {
+type HostSummary struct {
 	Name string `json:"name"`
 	// State is the host's connection: ok, failed (not answering; Err says
 	// why) or lost; "" where the reading does not say.
@@ -370,21 +330,21 @@ type SnapshotHostSummary struct {
 	// UtilMean is the mean utilisation of its GPUs with a reading,
 	// UtilLowest the lowest, that of LowestGPU (session-wide; null with
 	// none).
-	UtilMean   Number `json:"util_mean"`
-	UtilLowest Number `json:"util_lowest"`
-	LowestGPU  *int   `json:"lowest_gpu"`
+	UtilMean   report.Number `json:"util_mean"`
+	UtilLowest report.Number `json:"util_lowest"`
+	LowestGPU  *int          `json:"lowest_gpu"`
 	// PowerW, MemUsedBytes and MemTotalBytes are its GPUs' together.
-	PowerW        Number `json:"power_w"`
-	MemUsedBytes  Number `json:"mem_used_bytes"`
-	MemTotalBytes Number `json:"mem_total_bytes"`
+	PowerW        report.Number `json:"power_w"`
+	MemUsedBytes  report.Number `json:"mem_used_bytes"`
+	MemTotalBytes report.Number `json:"mem_total_bytes"`
 	// CPU is the host's CPU (% of all cores), where it is sampled.
-	CPU Number `json:"cpu"`
+	CPU report.Number `json:"cpu"`
 }
 
 // snapshotHosts sums each host's GPUs of a session of several; nil in a
 // session of one.
-func snapshotHosts(cur *timeline.Sample, info timeline.SourceInfo, gpus []SnapshotGPU,
-	get func(name, dev string) Number) []SnapshotHostSummary {
+func snapshotHosts(cur *timeline.Sample, info timeline.SourceInfo, gpus []GPU,
+	get func(name, dev string) report.Number) []HostSummary {
 	if !info.MultiHost() {
 		return nil
 	}
@@ -394,9 +354,9 @@ func snapshotHosts(cur *timeline.Sample, info timeline.SourceInfo, gpus []Snapsh
 			state[p.Device] = p
 		}
 	}
-	var out []SnapshotHostSummary
+	var out []HostSummary
 	for _, name := range timeline.GroupByHost(info).Names {
-		sum := SnapshotHostSummary{Name: name, GPUs: []int{},
+		sum := HostSummary{Name: name, GPUs: []int{},
 			CPU: get(timeline.HostCPU, timeline.DeviceOnHost(timeline.HostDevice, name))}
 		if p, ok := state[name]; ok {
 			sum.State, sum.Err = p.State.String(), p.Err
@@ -412,30 +372,36 @@ func snapshotHosts(cur *timeline.Sample, info timeline.SourceInfo, gpus []Snapsh
 				MemTotal: float64(g.MemTotalBytes)})
 		}
 		fig := timeline.SumHost(figs)
-		sum.UtilMean, sum.UtilLowest = Number(fig.UtilMean), Number(fig.UtilLowest)
+		sum.UtilMean, sum.UtilLowest = report.Number(fig.UtilMean), report.Number(fig.UtilLowest)
 		if fig.LowestGPU >= 0 {
 			sum.LowestGPU = &fig.LowestGPU
 		}
-		sum.PowerW, sum.MemUsedBytes, sum.MemTotalBytes = Number(fig.Power), Number(fig.MemUsed), Number(fig.MemTotal)
+		sum.PowerW, sum.MemUsedBytes, sum.MemTotalBytes = report.Number(fig.Power), report.Number(fig.MemUsed), report.Number(fig.MemTotal)
 		out = append(out, sum)
 	}
 	return out
 }
 
 // writeSnapshotHosts is a line per host of a session of several.
-func writeSnapshotHosts(b *bytes.Buffer, hosts []SnapshotHostSummary) {
+func writeSnapshotHosts(b *bytes.Buffer, hosts []HostSummary) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "HOST\tGPUS\tUTIL\tLOWEST\tPOWER\tMEMORY\tCPU\tSTATE")
 	for _, h := range hosts {
 		st := h.State
 		if st == "" {
-			st = repNA
+			st = units.NA
 		}
 		if h.Err != "" {
-			st += ": " + repClean(h.Err)
+			st += ": " + timeline.CleanText(h.Err)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", repClean(h.Name), len(h.GPUs), repPct(h.UtilMean),
-			repPct(h.UtilLowest), repHostPower(h.PowerW), repBytesOf(h.MemUsedBytes, h.MemTotalBytes), repPct(h.CPU), st)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", timeline.CleanText(h.Name), len(h.GPUs), pct(h.UtilMean),
+			pct(h.UtilLowest), report.HostPower(h.PowerW), bytesOf(h.MemUsedBytes, h.MemTotalBytes), pct(h.CPU), st)
 	}
 	_ = tw.Flush()
 }
+
+// The snapshot's figures, written as the report writes them (units).
+func pct(n report.Number) string               { return units.Percent(float64(n)) }
+func bytesText(n report.Number) string         { return units.Bytes(float64(n)) }
+func bytesOf(used, total report.Number) string { return units.BytesOf(float64(used), float64(total)) }
+func wattsOf(used, limit report.Number) string { return units.WattsOf(float64(used), float64(limit)) }

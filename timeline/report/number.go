@@ -1,0 +1,48 @@
+package report
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// Number is a float that is null in JSON when unknown (NaN), because an
+// unknown must never read as zero.
+type Number float64
+
+// MarshalJSON writes null for NaN and infinities. Whole numbers (bytes,
+// MHz) are exact; others keep nine significant digits, so a rate computed
+// from two counters reads 400000000, not 399999999.99999994.
+func (n Number) MarshalJSON() ([]byte, error) {
+	f := float64(n)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	if f != math.Trunc(f) || math.Abs(f) >= 1<<53 {
+		f, _ = strconv.ParseFloat(strconv.FormatFloat(f, 'g', 9, 64), 64)
+	}
+	return strconv.AppendFloat(nil, f, 'f', -1, 64), nil
+}
+
+// UnmarshalJSON reads null as NaN.
+func (n *Number) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*n = Number(math.NaN())
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	*n = Number(f)
+	return err
+}
+
+// MIGOf is GPU idx's MIG profile and parent where it is a MIG instance.
+func MIGOf(info timeline.SourceInfo, idx int) (string, *int) {
+	for _, g := range info.GPUs {
+		if g.Index == idx && g.IsMIGInstance() {
+			parent := g.MIGParent
+			return g.MIGProfile, &parent
+		}
+	}
+	return "", nil
+}
