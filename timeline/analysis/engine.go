@@ -46,6 +46,8 @@ type Engine struct {
 	// values are the newest sample's display values, as its Deriver made
 	// them (reused by the next Add): what a Judge hands its sinks.
 	values []timeline.Value
+	// derived hands values on with the sample (AddDerived).
+	derived timeline.Derived
 
 	gpuByIndex map[int]*hintGPU
 	acc        columnSums
@@ -256,7 +258,7 @@ func (e *Engine) Add(s *timeline.Sample) {
 	e.samples++
 	e.last = s.At
 	e.take(values)
-	e.health.add(s, values, f.n-1)
+	e.health.add(s, values, e.deriver.Layout(), f.n-1)
 	e.unfilled = true
 	e.phases.add(e, s.At, values)
 }
