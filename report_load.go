@@ -41,11 +41,18 @@ func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *
 	filed := make(chan struct{})
 	go func() {
 		defer close(filed)
+		// A batch goes back once the next one is filed: the store's
+		// Deriver keeps the sample before (Deriver.Follow), the last of
+		// the batch before.
+		var last []loadedSample
 		for batch := range judged {
 			for i := range batch {
 				store.Add(&batch[i].s)
 			}
-			spent <- batch[:0]
+			if last != nil {
+				spent <- last[:0]
+			}
+			last = batch
 		}
 	}()
 	// held are the metrics of the last sample taken: the Engine derives
