@@ -6,12 +6,18 @@ import (
 	"io"
 
 	"github.com/gputop-dev/gputop/recordings/format"
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // maxSegmentRead bounds the bytes read for one segment: its compressed
 // frame, which cannot be much larger than format.MaxSegmentBytes, and what
 // follows it up to the next segment.
 const maxSegmentRead = format.MaxSegmentBytes + 1<<20
+
+// Recycle hands back the metrics of a sample Read returned that the
+// caller is done with (format.Decoder.Recycle): the next sample is read
+// into them. A reader that keeps every sample it reads must not.
+func (r *Reader) Recycle(m []timeline.Metric) { r.dec.Recycle(m) }
 
 // load reads and decompresses segment i into dec. A segment cut short or
 // damaged keeps whatever decompressed before the trouble, and segErr says

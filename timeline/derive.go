@@ -1,6 +1,9 @@
 package timeline
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // Value is one display value at one instant: a gauge as sampled, or a
 // counter turned into a rate or a share.
@@ -37,6 +40,9 @@ type Deriver struct {
 	planCur  []Key
 	planPrev []Key
 	out      []Value
+	// slots is how many values the plan makes: while out holds them all,
+	// their keys are the plan's.
+	slots int
 	// plans counts the plans made: while it stays, every sample has the
 	// layout of the one before (Layout).
 	plans int
@@ -74,8 +80,10 @@ type step struct {
 	// override marks a counter whose output slot is shared with a gauge.
 	override bool
 	out      string // a counter's display name (its rule's), looked up once
-	// valid is the physical range of the display value, looked up once.
-	valid Range
+	// valid is the physical range of the display value, looked up once,
+	// and lo and hi its bounds with their slack (Range.Contains).
+	valid  Range
+	lo, hi float64
 }
 
 // Next derives s against the sample given to the previous call.
@@ -105,10 +113,19 @@ func (d *Deriver) Follow(s *Sample) {
 func (d *Deriver) Reset() { d.prev = nil }
 
 func (d *Deriver) derive(cur, prev *Sample) []Value {
+	// Under the same plan the keys are those of the last call, where they
+	// still are: only the values are written (a key is two strings).
+	keep := len(d.out) == d.slots
 	if !sameLayout(d.planCur, cur) || !sameLayout(d.planPrev, prev) {
 		d.makePlan(cur, prev)
+		keep = false
 	}
 	out := d.out[:0]
+	// The time between the samples, for every rate over time.
+	var dt float64
+	if prev != nil {
+		dt = cur.At.Sub(prev.At).Seconds()
+	}
 	for i := range d.plan {
 		st := &d.plan[i]
 		if st.slot < 0 {
@@ -116,29 +133,35 @@ func (d *Deriver) derive(cur, prev *Sample) []Value {
 		}
 		m := &cur.Metrics[i]
 		if st.slot == len(out) {
-			out = append(out, Value{Key: displayKey(m.Key, st), Value: math.NaN()})
+			if keep {
+				out = out[:len(out)+1]
+				out[st.slot].Value = math.NaN()
+			} else {
+				out = append(out, Value{Key: displayKey(m.Key, st), Value: math.NaN()})
+			}
 		}
 		if !st.counter {
 			if !st.override || math.IsNaN(out[st.slot].Value) {
-				out[st.slot].Value = d.checked(m.Key.Name, st.valid, m.Value)
+				out[st.slot].Value = d.checked(m.Key.Name, st, m.Value)
 			}
 			continue
 		}
-		v := d.checked(st.out, st.valid, d.counterValue(cur, prev, i, st))
+		v := d.checked(st.out, st, d.counterValue(cur, prev, i, st, dt))
 		if !math.IsNaN(v) || !st.override {
 			out[st.slot].Value = v
 		}
 	}
-	d.out = out
+	d.out, d.slots = out, len(out)
 	return out
 }
 
-// checked is v, or a gap where v is outside its metric's range r (counted).
-func (d *Deriver) checked(name string, r Range, v float64) float64 {
-	if r.Contains(v) || math.IsNaN(v) {
+// checked is v, or a gap where v is outside its metric's range, st.valid
+// (counted).
+func (d *Deriver) checked(name string, st *step, v float64) float64 {
+	if v >= st.lo && v <= st.hi || v != v { // st.valid.Contains(v), or NaN
 		return v
 	}
-	d.rejected.note(name, r, v)
+	d.rejected.note(name, st.valid, v)
 	return math.NaN()
 }
 
@@ -154,7 +177,7 @@ func displayKey(k Key, st *step) Key {
 	return k
 }
 
-func (d *Deriver) counterValue(cur, prev *Sample, i int, st *step) float64 {
+func (d *Deriver) counterValue(cur, prev *Sample, i int, st *step, dt float64) float64 {
 	if prev == nil || st.prevAt < 0 {
 		return math.NaN()
 	}
@@ -169,7 +192,7 @@ func (d *Deriver) counterValue(cur, prev *Sample, i int, st *step) float64 {
 		}
 		per = cur.Metrics[st.perCur].Value - prev.Metrics[st.perPrev].Value
 	} else {
-		per = cur.At.Sub(prev.At).Seconds()
+		per = dt
 	}
 	if !(per > 0) {
 		return math.NaN()
@@ -177,6 +200,11 @@ func (d *Deriver) counterValue(cur, prev *Sample, i int, st *step) float64 {
 	return delta / per * st.scale
 }
 
+// sameLayout says whether s has the metrics keys names, in their order.
+// Where it does with strings of its own (a reader's next segment, which
+// decodes its names afresh), keys takes s's strings: comparing a string
+// with itself is a pointer check, comparing equal copies reads both, and
+// it is done for every metric of every sample, twice.
 func sameLayout(keys []Key, s *Sample) bool {
 	if s == nil {
 		return keys == nil
@@ -185,11 +213,22 @@ func sameLayout(keys []Key, s *Sample) bool {
 		return false
 	}
 	for i := range keys {
-		if keys[i] != s.Metrics[i].Key {
+		k := s.Metrics[i].Key
+		if sameStrings(keys[i], k) {
+			continue
+		}
+		if keys[i] != k {
 			return false
 		}
+		keys[i] = k
 	}
 	return true
+}
+
+// sameStrings says whether a and b share their strings' bytes.
+func sameStrings(a, b Key) bool {
+	return unsafe.StringData(a.Name) == unsafe.StringData(b.Name) &&
+		unsafe.StringData(a.Device) == unsafe.StringData(b.Device)
 }
 
 func layoutOf(s *Sample) []Key {
@@ -247,6 +286,7 @@ func (d *Deriver) makePlan(cur, prev *Sample) {
 				}
 			}
 		}
+		st.lo, st.hi = st.valid.Min-slack(st.valid.Min), st.valid.Max+slack(st.valid.Max)
 		if slot, ok := slots[out]; ok {
 			st.slot, st.override = slot, true
 			// The first holder of a shared slot must yield to the other.

@@ -2,6 +2,8 @@ package timeline
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -112,6 +114,37 @@ func TestDeriverStreamMatchesDerive(t *testing.T) {
 			if got[j].Key != want[j].Key || !(got[j].Value == want[j].Value || math.IsNaN(got[j].Value) && math.IsNaN(want[j].Value)) {
 				t.Fatalf("tick %d: %v, want %v", i, got, want)
 			}
+		}
+		prev = cur
+	}
+}
+
+// A reader decodes each segment's names afresh: samples whose keys are
+// equal in strings of their own keep the Deriver's plan (its Layout), and
+// derive as Derive does; a layout that changes is still seen.
+func TestDeriverKeepsItsPlanAcrossFreshStrings(t *testing.T) {
+	fresh := func(m Metric) Metric {
+		m.Key = Key{Name: strings.Clone(m.Key.Name), Device: strings.Clone(m.Key.Device)}
+		return m
+	}
+	var d Deriver
+	var prev *Sample
+	for i := range 6 {
+		cur := sampleAt(float64(i), fresh(c(GPUEnergy, "gpu0", float64(i*i)*100)), fresh(g(GPUUtil, "gpu0", float64(i))))
+		if i == 4 { // a layout change, in fresh strings too
+			cur.Metrics[1] = fresh(g(GPUTemp, "gpu0", 50))
+		}
+		want := Derive(cur, prev)
+		got := d.Next(cur)
+		if !slices.EqualFunc(got, want, func(a, b Value) bool {
+			return a.Key == b.Key && (a.Value == b.Value || math.IsNaN(a.Value) && math.IsNaN(b.Value))
+		}) {
+			t.Fatalf("tick %d: %v, want %v", i, got, want)
+		}
+		// Plans: the first, the change at 4 and the sample after it (its
+		// previous sample's layout changed).
+		if plans := map[int]int{0: 1, 1: 2, 2: 2, 3: 2, 4: 3, 5: 4}[i]; d.Layout() != plans {
+			t.Errorf("tick %d: %d plans made, want %d", i, d.Layout(), plans)
 		}
 		prev = cur
 	}

@@ -153,9 +153,7 @@ func (s *Store) Add(smp *Sample) bool {
 		s.vals[ids[i]] = float32(v.Value)
 	}
 	s.raw.add(t, s.vals)
-	for _, b := range s.tiers {
-		b.add(t, s.vals)
-	}
+	addToTiers(s.tiers, t, s.vals)
 	if s.added == 0 {
 		s.first = t
 	} else {
@@ -180,10 +178,35 @@ func (s *Store) Add(smp *Sample) bool {
 func (s *Store) ids(values []Value) []int {
 	same := len(values) == len(s.layout)
 	for i := 0; same && i < len(values); i++ {
-		same = values[i].Key == s.layout[i]
+		// Equal keys in strings of their own (a reader's next segment)
+		// are taken, so that the next sample compares pointers (as
+		// sameLayout does).
+		if k := values[i].Key; !sameStrings(k, s.layout[i]) {
+			same = k == s.layout[i]
+			s.layout[i] = k
+		}
 	}
 	if same {
 		return s.layoutID
+	}
+	// The raw tier is fitted to the budget once for all the series this
+	// layout brings: fitted once per series, a first sample of 533 series
+	// moved every column at each one past the budget (17 GB allocated for
+	// a day of 8 GPUs). Fitting to fewer samples in steps keeps what one
+	// fit to the last step keeps.
+	if s.rawValues > 0 {
+		var fresh map[Key]bool
+		for _, v := range values {
+			if _, ok := s.index[v.Key]; !ok {
+				if fresh == nil {
+					fresh = map[Key]bool{}
+				}
+				fresh[v.Key] = true
+			}
+		}
+		if len(fresh) > 0 {
+			s.raw.fit(max(1, s.rawValues/(len(s.keys)+len(fresh))))
+		}
 	}
 	s.layout = s.layout[:0]
 	s.layoutID = s.layoutID[:0]
@@ -198,13 +221,12 @@ func (s *Store) ids(values []Value) []int {
 	return s.layoutID
 }
 
+// addSeries files a series the store has not seen; ids has fitted the raw
+// tier to the budget for it.
 func (s *Store) addSeries(k Key) int {
 	id := len(s.keys)
 	s.index[k] = id
 	s.keys = append(s.keys, k)
-	if s.rawValues > 0 {
-		s.raw.fit(max(1, s.rawValues/(len(s.keys))))
-	}
 	s.raw.addSeries()
 	for _, b := range s.tiers {
 		b.addSeries()

@@ -272,3 +272,28 @@ func TestParseGPUDevice(t *testing.T) {
 		}
 	}
 }
+
+// A first sample of many series fits the raw tier to the values budget
+// once: fitted once per series, each series past the budget moved every
+// column already made (17 GB allocated by the first sample of a day of 8
+// GPUs with NVLink). The kept samples are the budget's either way.
+func TestFirstSampleOfManySeriesFitsOnce(t *testing.T) {
+	const series, budget = 1000, 1 << 20
+	s := NewStore(StoreOptions{RawSamples: FileRawSamples, RawValues: budget, Reserve: 10000})
+	smp := Sample{At: t0}
+	for i := range series {
+		smp.Metrics = append(smp.Metrics, Metric{Key: Key{Name: GPUUtil, Device: GPUDevice(i)}, Value: 1})
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s.Add(&smp)
+	runtime.ReadMemStats(&after)
+	// The raw tier's columns are 1000 of budget/1000 float32s, 4 MiB, and
+	// the buckets' a few more; one fit per series would be gigabytes.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 32<<20 {
+		t.Errorf("the first sample of %d series allocated %d MiB", series, got>>20)
+	}
+	if got, want := s.raw.capacity, budget/series; got != want {
+		t.Errorf("raw tier holds %d samples, want %d (the budget over the series)", got, want)
+	}
+}

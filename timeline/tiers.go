@@ -190,18 +190,47 @@ func floorTo(t, width int64) int64 {
 }
 
 func (b *bucketTier) add(t int64, vals []float32) {
-	start := floorTo(t, b.width)
-	n := len(b.starts)
-	last := -1
-	if n > 0 {
-		last = b.phys(n - 1)
-	}
-	if last < 0 || b.starts[last] != start {
-		last = b.push(start)
-	}
+	last := b.bucketFor(t)
 	for i := range b.cols {
 		b.cols[i][last].add(vals[i])
 	}
+}
+
+// addToTiers is add to each of tiers, the values read once for all of
+// them: every sample of a day of 8 GPUs has 533 values for three tiers.
+func addToTiers(tiers []*bucketTier, t int64, vals []float32) {
+	if len(tiers) != 3 {
+		for _, b := range tiers {
+			b.add(t, vals)
+		}
+		return
+	}
+	var at [3]int
+	for k, b := range tiers {
+		at[k] = b.bucketFor(t)
+	}
+	c0, c1, c2 := tiers[0].cols, tiers[1].cols, tiers[2].cols
+	c0, c1, c2 = c0[:len(vals)], c1[:len(vals)], c2[:len(vals)]
+	for i, v := range vals {
+		if v != v { // NaN
+			continue
+		}
+		c0[i][at[0]].add(v)
+		c1[i][at[1]].add(v)
+		c2[i][at[2]].add(v)
+	}
+}
+
+// bucketFor is the physical index of the bucket of time t, opened if it
+// is not the newest: what add files a sample of t into.
+func (b *bucketTier) bucketFor(t int64) int {
+	start := floorTo(t, b.width)
+	if n := len(b.starts); n > 0 {
+		if last := b.phys(n - 1); b.starts[last] == start {
+			return last
+		}
+	}
+	return b.push(start)
 }
 
 // push opens a bucket and returns its physical index.

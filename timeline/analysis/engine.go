@@ -47,6 +47,8 @@ type Engine struct {
 	// values are the newest sample's display values, as its Deriver made
 	// them (reused by the next Add): what a Judge hands its sinks.
 	values []timeline.Value
+	// derived hands values on with the sample (AddDerived).
+	derived timeline.Derived
 
 	gpuByIndex map[int]*hintGPU
 	acc        columnSums
@@ -258,7 +260,7 @@ func (e *Engine) Add(s *timeline.Sample) {
 	e.last = s.At
 	e.job.add(s)
 	e.take(values)
-	e.health.add(s, values, f.n-1)
+	e.health.add(s, values, e.deriver.Layout(), f.n-1)
 	e.unfilled = true
 	e.phases.add(e, s.At, values)
 }

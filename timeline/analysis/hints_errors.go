@@ -25,6 +25,34 @@ type healthLog struct {
 	nvl  map[int]*nvlinkLog // per GPU with NVLink (hints_nvlink.go)
 	// nvlTouched is addNVLink's list of the GPUs a sample named, reused.
 	nvlTouched []*nvlinkLog
+	// nvlAt and pcieAt are the places of the values these rules read, in
+	// the Deriver's layout plan (of plan values): found once per layout,
+	// not by each of 574 names of every sample.
+	nvlAt       []nvlPlace
+	pcieAt      []int
+	plan, planN int
+	planned     bool
+}
+
+// places finds where the NVLink and PCIe values are in the layout of
+// values, Deriver layout gen.
+func (h *healthLog) places(values []timeline.Value, gen int) {
+	if h.planned && gen == h.plan && len(values) == h.planN {
+		return
+	}
+	h.plan, h.planN, h.planned = gen, len(values), true
+	h.nvlAt, h.pcieAt = h.nvlAt[:0:0], h.pcieAt[:0:0]
+	for i, v := range values {
+		switch name := v.Key.Name; {
+		case strings.HasPrefix(name, "gpu.nvlink_"):
+			if p, ok := nvlPlaceOf(i, v.Key); ok {
+				h.nvlAt = append(h.nvlAt, p)
+			}
+		case name == timeline.GPUPCIeGen || name == timeline.GPUPCIeWidth ||
+			name == timeline.GPUPCIeGenMax || name == timeline.GPUPCIeWidthMax:
+			h.pcieAt = append(h.pcieAt, i)
+		}
+	}
 }
 
 type xidEvent struct {
@@ -38,7 +66,7 @@ type linkCol struct{ gen, genMax, width, widthMax uint8 }
 
 // add logs what a sample says of Xids (its markers), lost GPUs (its
 // statuses) and PCIe links (its values), into column col.
-func (h *healthLog) add(s *timeline.Sample, values []timeline.Value, col int) {
+func (h *healthLog) add(s *timeline.Sample, values []timeline.Value, gen, col int) {
 	for _, m := range s.Markers {
 		if m.Origin != timeline.XidOrigin {
 			continue
@@ -60,8 +88,10 @@ func (h *healthLog) add(s *timeline.Sample, values []timeline.Value, col int) {
 			}
 		}
 	}
+	h.places(values, gen)
 	h.addNVLink(values, col)
-	for _, v := range values {
+	for _, i := range h.pcieAt {
+		v := values[i]
 		var field func(c *linkCol) *uint8
 		lowest := true
 		switch v.Key.Name {

@@ -108,21 +108,74 @@ var nvlinkKeys = func() map[string]nvlinkKey {
 	return m
 }()
 
-// addNVLink logs a sample's NVLink values into column col.
+// nvlPlace is where one NVLink value sits in the Deriver's layout, and
+// what it says: found once per layout (healthLog.places).
+type nvlPlace struct {
+	at   int // in the values
+	gpu  int // the GPU's NVML index
+	what uint8
+	k    nvlinkKey  // for nvlPerLink
+	lg   *nvlinkLog // the GPU's log, once a value made it
+}
+
+const (
+	nvlLinks = iota
+	nvlDown
+	nvlErrLinks
+	nvlPerLink
+)
+
+// nvlPlaceOf is the place of value i, of key k, if it is an NVLink value
+// of a GPU these rules read.
+func nvlPlaceOf(i int, k timeline.Key) (nvlPlace, bool) {
+	idx, ok := timeline.ParseGPUDevice(k.Device)
+	if !ok {
+		return nvlPlace{}, false
+	}
+	p := nvlPlace{at: i, gpu: idx}
+	switch k.Name {
+	case timeline.GPUNVLinkLinks:
+		p.what = nvlLinks
+	case timeline.GPUNVLinkDown:
+		p.what = nvlDown
+	case timeline.GPUNVLinkErrLinks:
+		p.what = nvlErrLinks
+	default:
+		if p.k, ok = nvlinkKeys[k.Name]; !ok {
+			return nvlPlace{}, false
+		}
+		p.what = nvlPerLink
+	}
+	return p, true
+}
+
+// nvlLog is the log of GPU idx, made the first time a value of it counts.
+func (h *healthLog) nvlLog(idx int) *nvlinkLog {
+	if h.nvl == nil {
+		h.nvl = map[int]*nvlinkLog{}
+	}
+	lg := h.nvl[idx]
+	if lg == nil {
+		lg = &nvlinkLog{col: -1}
+		h.nvl[idx] = lg
+	}
+	return lg
+}
+
+// addNVLink logs a sample's NVLink values (at their places, h.nvlAt) into
+// column col.
 func (h *healthLog) addNVLink(values []timeline.Value, col int) {
 	touched := h.nvlTouched[:0]
-	logOf := func(dev string) *nvlinkLog {
-		idx, ok := timeline.ParseGPUDevice(dev)
-		if !ok {
-			return nil
+	for pi := range h.nvlAt {
+		p := &h.nvlAt[pi]
+		v := values[p.at]
+		if p.what == nvlPerLink && math.IsNaN(v.Value) && p.k.part != partData {
+			continue
 		}
-		if h.nvl == nil {
-			h.nvl = map[int]*nvlinkLog{}
-		}
-		lg := h.nvl[idx]
+		lg := p.lg
 		if lg == nil {
-			lg = &nvlinkLog{col: -1}
-			h.nvl[idx] = lg
+			lg = h.nvlLog(p.gpu)
+			p.lg = lg
 		}
 		if !lg.touched {
 			lg.touched = true
@@ -130,39 +183,19 @@ func (h *healthLog) addNVLink(values []timeline.Value, col int) {
 			lg.smp.rated, lg.smp.erred = 0, 0
 			touched = append(touched, lg)
 		}
-		return lg
-	}
-	for _, v := range values {
-		name := v.Key.Name
-		if !strings.HasPrefix(name, "gpu.nvlink_") {
-			continue
-		}
-		switch name {
-		case timeline.GPUNVLinkLinks:
-			if lg := logOf(v.Key.Device); lg != nil {
-				lg.smp.links = v.Value
-			}
-			continue
-		case timeline.GPUNVLinkDown:
-			if lg := logOf(v.Key.Device); lg != nil {
-				lg.smp.down = v.Value
-			}
-			continue
-		case timeline.GPUNVLinkErrLinks:
-			if lg := logOf(v.Key.Device); lg != nil {
-				lg.smp.errLinks = v.Value
-			}
-			continue
-		}
-		k, ok := nvlinkKeys[name]
-		if !ok || math.IsNaN(v.Value) && k.part != partData {
-			continue
-		}
-		lg := logOf(v.Key.Device)
-		if lg == nil {
-			continue
-		}
 		sm := &lg.smp
+		switch p.what {
+		case nvlLinks:
+			sm.links = v.Value
+			continue
+		case nvlDown:
+			sm.down = v.Value
+			continue
+		case nvlErrLinks:
+			sm.errLinks = v.Value
+			continue
+		}
+		k := p.k
 		bit := uint64(1) << k.link
 		switch k.part {
 		case partData:

@@ -65,6 +65,23 @@ func (j *Judge) Take(s *timeline.Sample, info timeline.SourceInfo) {
 	s.Derived = &timeline.Derived{Values: j.latest, OutOfRange: j.engine.deriver.OutOfRange()}
 }
 
+// AddDerived is Add for a reader that files each sample in a Store beside
+// the Engine (gputop report): it hands what the Engine derived on with the
+// sample (s.Derived), so that the Store files it rather than deriving the
+// sample a second time. The values are the Engine's, valid until the next
+// Add: Store.Add files them at once. It says whether the sample was taken;
+// one left out (see Add) goes on underived, and the Store leaves it out too.
+func (e *Engine) AddDerived(s *timeline.Sample) bool {
+	n := e.samples
+	e.Add(s)
+	if e.samples == n {
+		return false
+	}
+	e.derived = timeline.Derived{Values: e.values, OutOfRange: e.deriver.OutOfRange()}
+	s.Derived = &e.derived
+	return true
+}
+
 // Latest returns the display values of the sample at at, if it is the
 // newest the Judge took: what an exporter publishes of it, derived once.
 // The slice is a copy.

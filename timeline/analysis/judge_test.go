@@ -62,3 +62,50 @@ func TestAStoreFilesWhatTheJudgeDerived(t *testing.T) {
 		t.Errorf("left out, from the Judge %v, by the store %v: want one utilisation reading", got, want)
 	}
 }
+
+// gputop report derives each sample once too: AddDerived hands the
+// Engine's values on, and a store that files them holds what one that
+// derives for itself holds, the samples the Engine leaves out (one not
+// later than the last) left out by the store alike.
+func TestAStoreFilesWhatAddDerivedHandsOn(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	eng := NewEngine(timeline.SourceInfo{GPUs: []timeline.GPUInfo{{Index: 0}}})
+	judged, own := timeline.NewStore(timeline.StoreOptions{}), timeline.NewStore(timeline.StoreOptions{})
+	for i := range 40 {
+		at := t0.Add(time.Duration(i) * time.Second)
+		if i == 20 {
+			at = t0 // out of order: left out by both
+		}
+		util := float64(i * 2)
+		if i == 10 {
+			util = -5 // absurd: a gap, counted
+		}
+		s := timeline.Sample{At: at, Metrics: []timeline.Metric{
+			{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: util},
+			{Key: timeline.Key{Name: timeline.GPUEnergy, Device: "gpu0"}, Kind: timeline.Counter, Value: 500 * float64(i)},
+		}}
+		mine := s
+		mine.Metrics = slices.Clone(s.Metrics)
+		own.Add(&mine)
+		taken := eng.AddDerived(&s)
+		if taken != (i != 20) || taken != (s.Derived != nil) {
+			t.Fatalf("sample %d: taken %v, derived %v", i, taken, s.Derived != nil)
+		}
+		judged.Add(&s)
+	}
+	if judged.Len() != own.Len() || judged.Len() != 39 {
+		t.Fatalf("filed %d samples from the Engine, %d by the store itself, want 39", judged.Len(), own.Len())
+	}
+	from, to := t0, t0.Add(40*time.Second)
+	for _, key := range []timeline.Key{{Name: timeline.GPUUtil, Device: "gpu0"}, {Name: timeline.GPUPower, Device: "gpu0"}} {
+		a, b := make([]timeline.Agg, 40), make([]timeline.Agg, 40)
+		judged.Series(key, from, to, a)
+		own.Series(key, from, to, b)
+		if !slices.EqualFunc(a, b, func(x, y timeline.Agg) bool { return x == y || (x.Empty() && y.Empty()) }) {
+			t.Errorf("%s filed from the Engine:\n%v\nderived by the store:\n%v", key.Name, a, b)
+		}
+	}
+	if got, want := judged.OutOfRange(), own.OutOfRange(); len(want) != 1 || !slices.Equal(got, want) {
+		t.Errorf("left out, from the Engine %v, by the store %v: want one utilisation reading", got, want)
+	}
+}

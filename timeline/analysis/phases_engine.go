@@ -22,6 +22,12 @@ type phaseState struct {
 
 	phasesN, phasesSamples int
 	phases                 []timeline.Phase
+
+	// plan is where the values add reads are in the Deriver's layout
+	// planGen, of planN values (placeValues).
+	plan           []phaseStep
+	planGen, planN int
+	planned        bool
 }
 
 // phaseHost is what a window says about the host and the job.
@@ -73,34 +79,81 @@ func (p *phaseState) add(e *Engine, at time.Time, values []timeline.Value) {
 		}
 		p.acc.reset()
 	}
-	for _, v := range values {
+	p.placeValues(values, e.deriver.Layout())
+	for _, st := range p.plan {
+		v := values[st.at].Value
+		switch st.what {
+		case phaseSM:
+			sumOf(p.acc.sm, st.gpu).add(v)
+		case phaseUtil:
+			sumOf(p.acc.util, st.gpu).add(v)
+		case phaseJob:
+			p.acc.job.add(v)
+		case phaseCPU:
+			p.acc.cpu.add(v)
+		case phaseIOWait:
+			p.acc.iowait.add(v)
+		case phaseCore:
+			s := p.acc.cores[st.core]
+			if s == nil {
+				s = &sumCount{}
+				p.acc.cores[st.core] = s
+			}
+			s.add(v)
+		}
+	}
+	p.unjudged = true // judged when asked (Phases) or when the window ends
+}
+
+// phaseStep is where a value the windows read sits in the Deriver's
+// layout, and what it is.
+type phaseStep struct {
+	at   int
+	what uint8
+	gpu  int    // for phaseSM and phaseUtil
+	core string // for phaseCore
+}
+
+const (
+	phaseSM = iota
+	phaseUtil
+	phaseJob
+	phaseCPU
+	phaseIOWait
+	phaseCore
+)
+
+// placeValues finds the values the windows read in the layout of values,
+// Deriver layout gen: once per layout, not by parsing every value's
+// device at every sample.
+func (p *phaseState) placeValues(values []timeline.Value, gen int) {
+	if p.planned && gen == p.planGen && len(values) == p.planN {
+		return
+	}
+	p.planned, p.planGen, p.planN = true, gen, len(values)
+	p.plan = p.plan[:0:0]
+	for i, v := range values {
 		k := v.Key
 		if idx, ok := timeline.ParseGPUDevice(k.Device); ok {
 			switch k.Name {
 			case timeline.GPUSMActive:
-				sumOf(p.acc.sm, idx).add(v.Value)
+				p.plan = append(p.plan, phaseStep{at: i, what: phaseSM, gpu: idx})
 			case timeline.GPUUtil:
-				sumOf(p.acc.util, idx).add(v.Value)
+				p.plan = append(p.plan, phaseStep{at: i, what: phaseUtil, gpu: idx})
 			}
 			continue
 		}
 		switch {
 		case k.Name == timeline.ProcCPU && k.Device == timeline.JobDevice:
-			p.acc.job.add(v.Value)
+			p.plan = append(p.plan, phaseStep{at: i, what: phaseJob})
 		case k.Name == timeline.HostCPU && k.Device == timeline.HostDevice:
-			p.acc.cpu.add(v.Value)
+			p.plan = append(p.plan, phaseStep{at: i, what: phaseCPU})
 		case k.Name == timeline.HostIOWait && k.Device == timeline.HostDevice:
-			p.acc.iowait.add(v.Value)
+			p.plan = append(p.plan, phaseStep{at: i, what: phaseIOWait})
 		case k.Name == timeline.CoreBusy:
-			s := p.acc.cores[k.Device]
-			if s == nil {
-				s = &sumCount{}
-				p.acc.cores[k.Device] = s
-			}
-			s.add(v.Value)
+			p.plan = append(p.plan, phaseStep{at: i, what: phaseCore, core: k.Device})
 		}
 	}
-	p.unjudged = true // judged when asked (Phases) or when the window ends
 }
 
 // kind is the window's kind so far (see Engine.Phases).
