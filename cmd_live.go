@@ -9,6 +9,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"time"
 
@@ -184,6 +185,13 @@ func runUI(ctx context.Context, src timeline.Source, opts ui.Options) error {
 		r.SetColorProfile(termenv.Ascii)
 	}
 	opts.Source, opts.Renderer = src, r
+	// The screen's history grows for the first hours (an hour of 8 GPUs'
+	// 580 series at full resolution is about 8 MB, their buckets 5 MB) and
+	// holds no pointers the collector must follow: collect at a quarter
+	// more than is live, not twice it (a replay asks for less still).
+	if was := debug.SetGCPercent(25); was < 25 {
+		debug.SetGCPercent(was)
+	}
 	model := ui.New(opts)
 	defer model.Close()
 	// At most five frames a second: a sample a second moves the screen
