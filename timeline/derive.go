@@ -104,6 +104,7 @@ func (d *Deriver) Layout() int { return d.plans }
 func (d *Deriver) Follow(s *Sample) {
 	if !sameLayout(d.planCur, s) || !sameLayout(d.planPrev, d.prev) {
 		d.makePlan(s, d.prev)
+		d.slots = -1 // the keys of the last output are not this plan's
 	}
 	d.prev = s
 }

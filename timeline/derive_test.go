@@ -149,3 +149,24 @@ func TestDeriverKeepsItsPlanAcrossFreshStrings(t *testing.T) {
 		prev = cur
 	}
 }
+
+// A Deriver that follows samples derived elsewhere, then derives again,
+// names the values of the layout it now has, not those of the last one it
+// derived itself.
+func TestDeriverFollowsThenDerivesTheNewLayout(t *testing.T) {
+	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	a := func(s int) *Sample {
+		return &Sample{At: at.Add(time.Duration(s) * time.Second), Metrics: []Metric{{Key: Key{Name: GPUUtil, Device: "gpu0"}, Value: 10}}}
+	}
+	b := func(s int) *Sample {
+		return &Sample{At: at.Add(time.Duration(s) * time.Second), Metrics: []Metric{{Key: Key{Name: GPUTemp, Device: "gpu1"}, Value: 60}}}
+	}
+	var d Deriver
+	d.Next(a(0))
+	d.Follow(b(1))
+	d.Follow(b(2))
+	out := d.Next(b(3))
+	if len(out) != 1 || out[0].Key != (Key{Name: GPUTemp, Device: "gpu1"}) || out[0].Value != 60 {
+		t.Fatalf("derived %v after following another layout, want gpu1's temperature", out)
+	}
+}
