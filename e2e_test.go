@@ -117,7 +117,9 @@ func (term *terminal) keys(keys ...string) { term.tmux(append([]string{"send-key
 // bounds a broken run; nothing here measures speed.
 func (term *terminal) waitFor(want ...string) string {
 	term.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	// A minute: on 2 cores under another build and -race, a report after
+	// a job can take half of it.
+	deadline := time.Now().Add(time.Minute)
 	for {
 		s := term.screen()
 		missing := ""
