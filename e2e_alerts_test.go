@@ -172,7 +172,8 @@ receivers:
 	if err := os.WriteFile(amConfigPath, []byte(amConfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// An empty cluster address keeps Alertmanager alone, off 0.0.0.0:9094.
+	// Its web address is on 127.0.0.1; an empty cluster address turns its
+	// gossip listener off, so nothing of it listens beyond loopback.
 	startGroup(t, filepath.Join(dir, "alertmanager.log"), amBin, "--config.file="+amConfigPath,
 		"--storage.path="+filepath.Join(dir, "am"), "--web.listen-address="+amAddr, "--cluster.listen-address=")
 

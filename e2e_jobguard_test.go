@@ -37,7 +37,7 @@ func TestRunsJobDiesWithGputop(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	named := jobPIDs(t, pidsFile, "child", "parent", "grandchild", "orphan", "stubborn", "job")
+	named := jobPIDs(t, pidsFile, "child", "parent", "grandchild", "orphan", "deaf", "job")
 	var pids []int
 	for _, pid := range named {
 		pids = append(pids, pid)
@@ -60,7 +60,7 @@ func TestRunsJobDiesWithGputop(t *testing.T) {
 				left = append(left, pid)
 			}
 		}
-		if quick == 0 && (len(left) == 0 || len(left) == 1 && left[0] == named["stubborn"]) {
+		if quick == 0 && (len(left) == 0 || len(left) == 1 && left[0] == named["deaf"]) {
 			quick = time.Since(killed)
 		}
 		if len(left) == 0 {

@@ -13,19 +13,19 @@ import (
 )
 
 // treeJob starts a job that starts a child, an orphan (setsid, its parent
-// exits at once) and, with stubborn, a shell that ignores SIGTERM, and
+// exits at once) and, with deaf, a shell that ignores SIGTERM, and
 // returns them by name once they all run.
-func treeJob(t *testing.T, killAfter time.Duration, stubborn bool) (*Job, map[string]int) {
+func treeJob(t *testing.T, killAfter time.Duration, deaf bool) (*Job, map[string]int) {
 	t.Helper()
 	pidsFile := filepath.Join(t.TempDir(), "pids")
 	script := `sleep 100 & echo "child $!" >> "$1"
 setsid sh -c 'sleep 100 & echo "orphan $!" >> "$1"' orphan "$1"
-if [ "$2" = stubborn ]; then sh -c 'trap "" TERM; echo "stubborn $$" >> "$1"; while :; do sleep 0.05; done' stubborn "$1" & fi
+if [ "$2" = deaf ]; then sh -c 'trap "" TERM; echo "deaf $$" >> "$1"; while :; do sleep 0.05; done' deaf "$1" & fi
 echo "job $$" >> "$1"; echo ready >> "$1"; wait`
 	mode := "plain"
 	names := []string{"child", "orphan", "job"}
-	if stubborn {
-		mode, names = "stubborn", append(names, "stubborn")
+	if deaf {
+		mode, names = "deaf", append(names, "deaf")
 	}
 	j, err := StartJob(JobConfig{Command: []string{"sh", "-c", script, "job", pidsFile, mode}, KillAfter: killAfter})
 	if err != nil {
@@ -115,7 +115,7 @@ func TestGuardEndsTheJobWhenGputopGoes(t *testing.T) {
 	took := time.Since(start)
 	waitGone(t, pids)
 	if took < killAfter {
-		t.Errorf("the guard was done in %v: the stubborn shell was killed before KillAfter", took)
+		t.Errorf("the guard was done in %v: the deaf shell was killed before KillAfter", took)
 	}
 	if code, err := j.Wait(); code != 128+15 || err != nil {
 		t.Errorf("Wait = %d, %v; want the job's 143 (SIGTERM)", code, err)

@@ -9,7 +9,7 @@ sh -c "sleep 1000$m & echo \"grandchild \$!\" >> '$pids'; wait" &
 echo "parent $!" >> "$pids"
 # Leaves the session, and its parent exits at once: orphaned.
 setsid sh -c "sleep 1000$m & echo \"orphan \$!\" >> '$pids'"
-sh -c "trap '' TERM; echo \"stubborn \$\$\" >> '$pids'; while :; do sleep 0.05$m; done" &
+sh -c "trap '' TERM; echo \"deaf \$\$\" >> '$pids'; while :; do sleep 0.05$m; done" &
 echo "job $$" >> "$pids"
 echo ready >> "$pids"
 wait
