@@ -2,13 +2,12 @@ package importer
 
 import (
 	"bytes"
-	"fmt"
 	"math"
-	"runtime"
 	"testing"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // Fuzz targets, one per parser and one through detection. Their seed corpora
@@ -17,57 +16,9 @@ import (
 // values, huge numbers, escape sequences in names and errors, a century's
 // jump, a freeze), so that plain `go test` runs them. Any log may be
 // refused; none may panic or run on, what it allocates is bounded by its
-// size (fuzzBounded), and an accepted one must give samples in strictly
+// size (timelinetest.FuzzBounded), and an accepted one must give samples in strictly
 // increasing time on GPUs that its SourceInfo lists, without control
 // characters in its names and notes.
-
-// Bounds of one fuzz input's work: bytes allocated at most fuzzAllocPerByte
-// per input byte and fuzzAllocFixed besides (the readers' 64 KiB blocks,
-// the tables' first slices), and an end within fuzzDeadline (a hang guard:
-// a parser takes milliseconds). Measured: the seeds allocate 130-230 KiB
-// besides; the densest inputs, 39 bytes per byte (a CSV of 13-byte lines,
-// each a row, a value and, for Import, a sample, every slice grown by
-// doubling) and 44 (a Prometheus answer of 20,000 one-point series, each
-// with its labels).
-const (
-	fuzzAllocPerByte = 256
-	fuzzAllocFixed   = 4 << 20
-	fuzzDeadline     = time.Minute
-)
-
-// fuzzBounded runs body on an input of size bytes and fails if it
-// allocates more than the bounds allow; a body that never ends panics
-// after fuzzDeadline, which the fuzzer reports as a crash with its input.
-func fuzzBounded(t *testing.T, size int, body func()) {
-	t.Helper()
-	watchdog := time.AfterFunc(fuzzDeadline, func() { panic(fmt.Sprintf("an input of %d bytes ran for %v", size, fuzzDeadline)) })
-	defer watchdog.Stop()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	body()
-	runtime.ReadMemStats(&after)
-	if grew, most := after.TotalAlloc-before.TotalAlloc, uint64(fuzzAllocPerByte*size+fuzzAllocFixed); grew > most {
-		t.Fatalf("an input of %d bytes allocated %d bytes, more than %d", size, grew, most)
-	}
-}
-
-// checkClean fails if outside text reached a name or a note with control
-// characters left in it.
-func checkClean(t testing.TB, info timeline.SourceInfo) {
-	t.Helper()
-	texts := append([]string{info.Origin, info.Host}, info.Notes...)
-	for _, g := range info.GPUs {
-		texts = append(texts, g.Name, g.UUID, g.PCIBusID, g.Host)
-	}
-	for _, h := range info.Hosts {
-		texts = append(texts, h.Name, h.Driver, h.CUDA)
-	}
-	for _, s := range texts {
-		if s != timeline.CleanText(s) {
-			t.Fatalf("%q keeps control characters", s)
-		}
-	}
-}
 
 func FuzzNvidiaSMI(f *testing.F) { fuzzFormat(f, NvidiaSMICSV) }
 func FuzzDmon(f *testing.F)      { fuzzFormat(f, Dmon) }
@@ -80,7 +31,7 @@ func fuzzFormat(f *testing.F, format Format) {
 	f.Fuzz(func(t *testing.T, log []byte) {
 		var res *Result
 		var err error
-		fuzzBounded(t, len(log), func() {
+		timelinetest.FuzzBounded(t, len(log), func() {
 			res, err = Import(bytes.NewReader(log), Options{Format: format, Start: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)})
 		})
 		if err != nil {
@@ -90,7 +41,7 @@ func fuzzFormat(f *testing.F, format Format) {
 			return
 		}
 		checkResult(t, res)
-		checkClean(t, res.Info)
+		timelinetest.CheckClean(t, res.Info)
 	})
 }
 

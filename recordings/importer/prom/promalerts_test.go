@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // An alert's marker text: its name first, its labels in name order,
@@ -218,7 +219,7 @@ func TestFetchPrometheusAlerts(t *testing.T) {
 	if n != 0 || res.Samples != 1501 || !slices.Contains(res.Info.Notes, note) {
 		t.Errorf("%d markers, %d samples, notes %q; want none, 1501 and %q", n, res.Samples, res.Info.Notes, note)
 	}
-	checkClean(t, res.Info)
+	timelinetest.CheckClean(t, res.Info)
 }
 
 // A saved answer of ALERTS alone has no GPU series: refused as any such.
