@@ -13,9 +13,8 @@ import (
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
-// pythonSnippet is the "Marking phases from Python" code of docs/run.md:
-// the example's functions, without its example loop.
-const pythonSnippet = "../../examples/python/gputop_mark.py"
+// pythonSnippet is the "Marking phases from Python" code of docs/run.md.
+const pythonSnippet = "testdata/gputop_mark.py"
 
 // runPython runs the snippet and then calls under python3, as a job.
 func runPython(t *testing.T, env []string, calls string) (code int, stderr string) {
@@ -28,7 +27,6 @@ func runPython(t *testing.T, env []string, calls string) (code int, stderr strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	snippet, _, _ = bytes.Cut(snippet, []byte("\nif __name__ =="))
 	var errOut bytes.Buffer
 	cmd := exec.Command(python, "-c", string(snippet)+"\n"+calls)
 	cmd.Env = append(os.Environ(), env...)
@@ -96,7 +94,6 @@ func TestDocsShowTheTestedSnippet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snippet, _, _ = bytes.Cut(snippet, []byte("\nif __name__ =="))
 	if code != string(snippet) {
 		t.Errorf("docs/run.md's Python code differs from %s, which is what the tests run:\n%s", pythonSnippet, code)
 	}
