@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,7 +61,13 @@ func repPromTwoHosts(t testing.TB) ([]timeline.Sample, timeline.SourceInfo) {
 		t.Fatal(err)
 	}
 	var out []timeline.Sample
-	if err := res.Each(func(s *timeline.Sample) error { out = append(out, *s); return nil }); err != nil {
+	// Each reuses the sample and its metrics: each is kept as a copy.
+	if err := res.Each(func(s *timeline.Sample) error {
+		c := *s
+		c.Metrics = slices.Clone(s.Metrics)
+		out = append(out, c)
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	return out, res.Info
