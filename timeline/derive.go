@@ -22,8 +22,12 @@ type Value struct {
 // total 44.0 s, give host.cpu = 3/4 × 100 = 75 %.
 //
 // A counter's display value replaces a gauge of the same name when it is a
-// number: the energy counter's power beats GetPowerUsage's average, and on the
-// first sample, before there is a difference to take, the gauge still shows.
+// number and the samples are far enough apart for its steps not to matter
+// (counterRule.trustAfter): the energy counter's power beats GetPowerUsage's
+// average over 5 s or more (an import's scrapes); at a live session's 1 s or
+// 250 ms the gauge shows, and the counter only fills in where the gauge has
+// no number. On the first sample, before there is a difference to take, the
+// gauge shows.
 // prev may be nil (the first sample): then only gauges have values.
 func Derive(cur, prev *Sample) []Value {
 	var d Deriver
@@ -51,8 +55,13 @@ type Deriver struct {
 	// the same gaps.
 	rejected rangeCounts
 	// counted are the raw counters that display values came from (the
-	// energy counter behind a GPU's power), noted with each new layout.
+	// energy counter behind a GPU's power): a counter alone in its slot is
+	// noted with each new layout, one that shares its slot with a gauge
+	// once its rate has beaten the gauge.
 	counted map[Key]struct{}
+	// sharing are the plan's indexes of counters that share their slot
+	// with a gauge, for Follow to note.
+	sharing []int
 }
 
 func (d *Deriver) noteCounter(k Key) {
@@ -77,9 +86,14 @@ type step struct {
 	perCur  int // index of the denominator in cur, -1 for a rate over time
 	perPrev int
 	scale   float64
-	// override marks a counter whose output slot is shared with a gauge.
+	// override marks a metric whose output slot is shared: a counter's
+	// and a gauge's of the same display name.
 	override bool
-	out      string // a counter's display name (its rule's), looked up once
+	// trustAfter is, in a shared slot, the time between samples from which
+	// the counter's value wins (counterRule.trustAfter); below it the
+	// gauge's does.
+	trustAfter float64
+	out        string // a counter's display name (its rule's), looked up once
 	// valid is the physical range of the display value, looked up once,
 	// and lo and hi its bounds with their slack (Range.Contains).
 	valid  Range
@@ -105,6 +119,14 @@ func (d *Deriver) Follow(s *Sample) {
 	if !sameLayout(d.planCur, s) || !sameLayout(d.planPrev, d.prev) {
 		d.makePlan(s, d.prev)
 		d.slots = -1 // the keys of the last output are not this plan's
+	}
+	if d.prev != nil {
+		dt := s.At.Sub(d.prev.At).Seconds()
+		for _, i := range d.sharing {
+			if st := &d.plan[i]; dt >= st.trustAfter && st.prevAt >= 0 {
+				d.noteCounter(s.Metrics[i].Key)
+			}
+		}
 	}
 	d.prev = s
 }
@@ -141,15 +163,26 @@ func (d *Deriver) derive(cur, prev *Sample) []Value {
 				out = append(out, Value{Key: displayKey(m.Key, st), Value: math.NaN()})
 			}
 		}
+		slot := &out[st.slot].Value
 		if !st.counter {
-			if !st.override || math.IsNaN(out[st.slot].Value) {
-				out[st.slot].Value = d.checked(m.Key.Name, st, m.Value)
+			v := d.checked(m.Key.Name, st, m.Value)
+			// In a shared slot the gauge wins below trustAfter, and fills
+			// in where the counter has no number.
+			if !st.override || math.IsNaN(*slot) || dt < st.trustAfter && !math.IsNaN(v) {
+				*slot = v
 			}
 			continue
 		}
 		v := d.checked(st.out, st, d.counterValue(cur, prev, i, st, dt))
-		if !math.IsNaN(v) || !st.override {
-			out[st.slot].Value = v
+		switch {
+		case !st.override:
+			*slot = v
+		case math.IsNaN(v):
+		case dt >= st.trustAfter:
+			*slot = v
+			d.noteCounter(m.Key)
+		case math.IsNaN(*slot):
+			*slot = v
 		}
 	}
 	d.out, d.slots = out, len(out)
@@ -274,9 +307,8 @@ func (d *Deriver) makePlan(cur, prev *Sample) {
 				d.plan[i] = st
 				continue
 			}
-			st.counter, st.scale, st.out = true, rule.scale, rule.out
+			st.counter, st.scale, st.out, st.trustAfter = true, rule.scale, rule.out, rule.trustAfter
 			st.valid, _ = RangeOf(rule.out)
-			d.noteCounter(m.Key)
 			out = Key{Name: rule.out, Device: m.Key.Device}
 			if rule.per != "" {
 				per := Key{Name: rule.per, Device: m.Key.Device}
@@ -290,10 +322,13 @@ func (d *Deriver) makePlan(cur, prev *Sample) {
 		st.lo, st.hi = st.valid.Min-slack(st.valid.Min), st.valid.Max+slack(st.valid.Max)
 		if slot, ok := slots[out]; ok {
 			st.slot, st.override = slot, true
-			// The first holder of a shared slot must yield to the other.
+			// Both holders of a shared slot weigh it: the counter's
+			// trustAfter decides for both.
 			for j := 0; j < i; j++ {
 				if d.plan[j].slot == slot {
 					d.plan[j].override = true
+					st.trustAfter = max(st.trustAfter, d.plan[j].trustAfter)
+					d.plan[j].trustAfter = st.trustAfter
 				}
 			}
 		} else {
@@ -301,6 +336,16 @@ func (d *Deriver) makePlan(cur, prev *Sample) {
 			slots[out] = st.slot
 		}
 		d.plan[i] = st
+	}
+	d.sharing = d.sharing[:0]
+	for i := range d.plan {
+		st := &d.plan[i]
+		switch {
+		case st.counter && st.override:
+			d.sharing = append(d.sharing, i)
+		case st.counter && st.slot >= 0:
+			d.noteCounter(cur.Metrics[i].Key) // alone in its slot: always behind it
+		}
 	}
 	d.planCur, d.planPrev = layoutOf(cur), layoutOf(prev)
 }

@@ -61,9 +61,31 @@ func TestDerive(t *testing.T) {
 			sampleAt(0, c(HostCPUBusySecs, "host", 10), c(HostCPUTotSecs, "host", 40)),
 			sampleAt(1, c(HostCPUBusySecs, "host", 13), c(HostCPUTotSecs, "host", 44)),
 			Key{HostCPUTotSecs, "host"}, 0, true},
-		{"energy beats the power gauge",
+		{"energy beats the power gauge over 5 s",
 			sampleAt(0, g(GPUPower, "gpu0", 500), c(GPUEnergy, "gpu0", 1000)),
-			sampleAt(1, g(GPUPower, "gpu0", 500), c(GPUEnergy, "gpu0", 1600)),
+			sampleAt(5, g(GPUPower, "gpu0", 500), c(GPUEnergy, "gpu0", 4000)),
+			Key{GPUPower, "gpu0"}, 600, false},
+		{"energy beats the power gauge over 5 s, the counter first",
+			sampleAt(0, c(GPUEnergy, "gpu0", 1000), g(GPUPower, "gpu0", 500)),
+			sampleAt(15, c(GPUEnergy, "gpu0", 10000), g(GPUPower, "gpu0", 500)),
+			Key{GPUPower, "gpu0"}, 600, false},
+		// An H100's counter steps every 100 ms: over 250 ms its rate is
+		// two or three steps' worth, 540 or 840 W of a steady 698.
+		{"the power gauge beats the energy counter's steps at 250 ms",
+			sampleAt(0, g(GPUPower, "gpu0", 698), c(GPUEnergy, "gpu0", 1000)),
+			sampleAt(0.25, g(GPUPower, "gpu0", 698), c(GPUEnergy, "gpu0", 1000+0.3*698)),
+			Key{GPUPower, "gpu0"}, 698, false},
+		{"the power gauge beats the energy counter at 1 s, the counter first",
+			sampleAt(0, c(GPUEnergy, "gpu0", 1000), g(GPUPower, "gpu0", 698)),
+			sampleAt(1, c(GPUEnergy, "gpu0", 1000+1.1*698), g(GPUPower, "gpu0", 698)),
+			Key{GPUPower, "gpu0"}, 698, false},
+		{"the energy counter fills in at 1 s where the gauge has no number",
+			sampleAt(0, g(GPUPower, "gpu0", nan), c(GPUEnergy, "gpu0", 1000)),
+			sampleAt(1, g(GPUPower, "gpu0", nan), c(GPUEnergy, "gpu0", 1600)),
+			Key{GPUPower, "gpu0"}, 600, false},
+		{"the energy counter fills in at 1 s where the gauge has no number, the counter first",
+			sampleAt(0, c(GPUEnergy, "gpu0", 1000), g(GPUPower, "gpu0", nan)),
+			sampleAt(1, c(GPUEnergy, "gpu0", 1600), g(GPUPower, "gpu0", nan)),
 			Key{GPUPower, "gpu0"}, 600, false},
 		{"the power gauge stands in while the counter has no difference",
 			nil, sampleAt(0, c(GPUEnergy, "gpu0", 1000), g(GPUPower, "gpu0", 512)),
@@ -168,5 +190,41 @@ func TestDeriverFollowsThenDerivesTheNewLayout(t *testing.T) {
 	out := d.Next(b(3))
 	if len(out) != 1 || out[0].Key != (Key{Name: GPUTemp, Device: "gpu1"}) || out[0].Value != 60 {
 		t.Fatalf("derived %v after following another layout, want gpu1's temperature", out)
+	}
+}
+
+// Counted says where a GPU's power came from its energy counter, which the
+// report names as its energy's source: only where the counter's rate beat
+// the gauge, whether the Deriver derived the samples or followed them.
+func TestCountedOnlyWhereTheCounterWon(t *testing.T) {
+	energy := Key{GPUEnergy, "gpu0"}
+	samples := func(step float64) []*Sample {
+		var out []*Sample
+		for i := range 3 {
+			out = append(out, sampleAt(float64(i)*step, g(GPUPower, "gpu0", 600), c(GPUEnergy, "gpu0", 1000+600*float64(i)*step)))
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		step float64
+		want bool
+	}{{0.25, false}, {1, false}, {15, true}} {
+		var next, follow Deriver
+		for _, s := range samples(tt.step) {
+			next.Next(s)
+			follow.Follow(s)
+		}
+		if got := next.Counted(energy); got != tt.want {
+			t.Errorf("samples %v s apart, Next: Counted = %v, want %v", tt.step, got, tt.want)
+		}
+		if got := follow.Counted(energy); got != tt.want {
+			t.Errorf("samples %v s apart, Follow: Counted = %v, want %v", tt.step, got, tt.want)
+		}
+	}
+	// A counter alone in its slot is always behind its value.
+	var d Deriver
+	d.Next(sampleAt(0, c(GPUPCIeTxBytes, "gpu0", 0)))
+	if !d.Counted(Key{GPUPCIeTxBytes, "gpu0"}) {
+		t.Error("PCIe bytes alone: Counted = false, want true")
 	}
 }

@@ -31,8 +31,8 @@ func TestDeriverLeavesOutValuesOutsideTheirRange(t *testing.T) {
 		}, Key{"gpu.future", "gpu0"}, []float64{math.NaN(), -7}, "1 gpu.future reading that was no finite number left out"},
 		{"a counter that leaps gives an absurd rate: a gap, and the gauge it overrides shows", []Sample{
 			{At: at(0), Metrics: []Metric{g(GPUPower, "gpu0", 300), c(GPUEnergy, "gpu0", 1000)}},
-			{At: at(1), Metrics: []Metric{g(GPUPower, "gpu0", 301), c(GPUEnergy, "gpu0", 1e18)}},
-			{At: at(2), Metrics: []Metric{g(GPUPower, "gpu0", 302), c(GPUEnergy, "gpu0", 1e18+512)}},
+			{At: at(10), Metrics: []Metric{g(GPUPower, "gpu0", 301), c(GPUEnergy, "gpu0", 1e18)}},
+			{At: at(20), Metrics: []Metric{g(GPUPower, "gpu0", 302), c(GPUEnergy, "gpu0", 1e18+5120)}},
 		}, Key{GPUPower, "gpu0"}, []float64{300, 301, 512}, "1 power reading above 10 kW left out"},
 		{"a share slightly over 100 % from rounding is kept", []Sample{
 			{At: at(0), Metrics: []Metric{g(GPUUtil, "gpu0", 100+1e-12)}},

@@ -14,7 +14,7 @@ var helpTerms = []struct{ term, ascii, means string }{
 	{"tensor", "", "share of time the tensor cores worked (GPM)"},
 	{"dram", "", "DRAM bandwidth used, in % of the GPU's peak (GPM)"},
 	{"occ", "", "SM occupancy: resident warps in % of what the SMs hold (GPM)"},
-	{"pwr, W", "", "power draw, from the energy counter where the GPU has one, of its enforced limit (630/700W). High util at low power means kernels are resident but waiting (a collective, a spin)."},
+	{"pwr, W", "", "power draw (the driver's one-second average) of its enforced limit (630/700W). High util at low power means kernels are resident but waiting (a collective, a spin)."},
 	{"mem, GiB", "", "GPU memory used of total (65.6/80.0GiB), and its % in a mem row"},
 	{"°C, MHz", "C, MHz", "GPU temperature; SM clock"},
 	{"PWR", "!PWR", "clocks held back right now by the power cap"},

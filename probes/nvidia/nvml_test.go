@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
@@ -151,12 +152,20 @@ func TestNVMLValues(t *testing.T) {
 			}
 		})
 	}
-	// Derive turns the energy counter into watts over the tick.
+	// Derive shows GetPowerUsage's one-second average for ticks 1 s apart
+	// (a real H100's energy counter steps every 100 ms: its rate over a
+	// second is off by up to 10 %), and the energy counter's watts for
+	// samples 5 s apart or more.
 	s1 := timeline.Sample{At: rigStart, Metrics: first[0].Metrics}
-	s2 := timeline.Sample{At: rigStart.Add(1e9), Metrics: second[0].Metrics}
-	for _, v := range timeline.Derive(&s2, &s1) {
-		if v.Key.Name == timeline.GPUPower && v.Value != 612.5 {
-			t.Errorf("derived power %v W, want 612.5", v.Value)
+	for _, tt := range []struct {
+		apart time.Duration
+		want  float64
+	}{{time.Second, 350.5}, {5 * time.Second, 612.5 / 5}} {
+		s2 := timeline.Sample{At: rigStart.Add(tt.apart), Metrics: second[0].Metrics}
+		for _, v := range timeline.Derive(&s2, &s1) {
+			if v.Key == (timeline.Key{Name: timeline.GPUPower, Device: timeline.GPUDevice(0)}) && v.Value != tt.want {
+				t.Errorf("ticks %v apart: derived power %v W, want %v", tt.apart, v.Value, tt.want)
+			}
 		}
 	}
 	// Same layout every tick, so Derive keeps its fast path.

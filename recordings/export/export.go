@@ -31,8 +31,9 @@ var Formats = []Format{CSV, JSONL}
 // table: a row per GPU, one for the host, one per process tree (the
 // wrapped job, gputop itself) per sample, and a row per marker. Values are
 // the display values the screen shows, derived by timeline.Deriver: power
-// from the energy counter, CPU shares from CPU seconds, bytes per second
-// from byte counters.
+// (the driver's one-second average, or the energy counter's rate where
+// samples are 5 s or more apart), CPU shares from CPU seconds, bytes per
+// second from byte counters.
 //
 // It returns after the last sample. A recording that is damaged (gaps in
 // the middle, cut short, never closed) exports every sample that could be

@@ -28,9 +28,10 @@ func TestExportCSV(t *testing.T) {
 		{"time", cells(gpu0, "time"), []string{"2026-03-14T09:26:53.250Z", "2026-03-14T09:26:54.250Z", "2026-03-14T09:26:55.250Z", "2026-03-14T09:26:56.250Z"}},
 		{"elapsed_s", cells(gpu0, "elapsed_s"), []string{"0.25", "1.25", "2.25", "3.25"}},
 		{"gpu", cells(gpu1, "gpu"), []string{"1", "1"}},
-		// NVML's average on the first sample; then from the energy counter,
-		// with the float noise of 412.345 J differences rounded away.
-		{"power_w", cells(gpu0, "power_w"), []string{"400", "412.345", "412.345", "412.345"}},
+		// NVML's one-second average throughout: samples 1 s apart are too
+		// close for the energy counter's rate (412.345 W here) to replace it
+		// (timeline's energyTrustAfter).
+		{"power_w", cells(gpu0, "power_w"), []string{"400", "400", "400", "400"}},
 		{"util_pct", cells(gpu0, "util_pct"), []string{"97.1667", "97.1667", "", "97.1667"}},
 		{"sm_active_pct (NaN)", cells(gpu0, "sm_active_pct"), []string{"", "", "", ""}},
 		{"mem_used_bytes", cells(gpu0, "mem_used_bytes"), []string{"64424509440", "64424509440", "64424509440", "64424509440"}},
@@ -139,7 +140,7 @@ func TestExportJSONL(t *testing.T) {
 	}{
 		{"util_pct", nil},      // NaN
 		{"sm_active_pct", nil}, // NaN
-		{"power_w", json.Number("412.345")},
+		{"power_w", json.Number("400")},
 		{"gpu", json.Number("0")},
 		{"status", "failed"},
 		{"error", `nvml: Unknown Error, "code" 999`},

@@ -76,7 +76,7 @@ func exportRecording() (recordings.Header, []timeline.Sample) {
 			add(timeline.GPUSMActive, dev, timeline.Gauge, math.NaN()) // no GPM on this GPU
 			add(timeline.GPUMemUsed, dev, timeline.Gauge, 60<<30)
 			add(timeline.GPUMemTotal, dev, timeline.Gauge, 85520809984)
-			add(timeline.GPUPower, dev, timeline.Gauge, 400) // NVML's average: shown until energy has a difference
+			add(timeline.GPUPower, dev, timeline.Gauge, 400) // NVML's average: shown, as the samples are 1 s apart
 			add(timeline.GPUTemp, dev, timeline.Gauge, float64(61+g))
 			add(timeline.GPUClockSM, dev, timeline.Gauge, 1980)
 			add(timeline.GPUThrottle, dev, timeline.Gauge, throttle)

@@ -166,8 +166,10 @@ func (r repSeries) shareBelow(limit float64) float64 {
 }
 
 // integral is Σ value × seconds it stands for: joules from watts. With power
-// from the energy counter at a steady interval this is exactly the counter's
-// difference over the run. NaN if no values.
+// from the energy counter (samples 5 s or more apart) this is exactly the
+// counter's difference over the run; from the driver's one-second average
+// at 1 s it came within 0.01-0.09 % of it on a real H100 (docs/real-gpu.md).
+// NaN if no values.
 func (r repSeries) integral() float64 {
 	var sum float64
 	have := false
