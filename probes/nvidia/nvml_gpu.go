@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
@@ -62,7 +63,8 @@ type gpuProbe struct {
 	// The fields below are touched only by Collect, which the sampler never
 	// runs twice at once, and by Close, which excludes every Collect.
 	unsupported call
-	lastSample  uint64 // newest GetSamples timestamp seen, µs
+	lastSample  uint64    // newest GetSamples timestamp seen, µs
+	energyAt    time.Time // when the energy counter was last read
 	gpm         *gpmPair
 	pcieFromGPM bool
 	pcieFields  []uint32 // PCIe counter field ids still asked for
@@ -244,12 +246,24 @@ func (g *gpuProbe) readMemory() (memoryInfo, nvml.Return) {
 	return memoryInfo{float64(m.Used), float64(m.Free), float64(m.Total)}, ret
 }
 
+// energyEvery is how often the energy counter is read. On a real H100 the
+// call costs 3.5-4.4 ms of CPU, more than the rest of a tick together
+// (docs/real-gpu.md), and its rate only replaces GetPowerUsage's average
+// over 5 s or more (timeline's energyTrustAfter); energyEarly lets a tick
+// that comes a little early still read it.
+const (
+	energyEvery = 5 * time.Second
+	energyEarly = 100 * time.Millisecond
+)
+
 // power writes the power gauge (W, from mW), the energy counter (J, from
-// mJ; Derive turns it into exact watts over the tick) and the enforced limit.
+// mJ; NaN on the ticks between its reads, every energyEvery) and the
+// enforced limit.
 func (t *tick) power() {
 	t.gauge(timeline.GPUPower, t.uint32Value(callPower, t.g.dev.GetPowerUsage, 1000))
 	energy := math.NaN()
-	if t.ask(callEnergy) {
+	if now := t.g.n.clock.Now(); t.ask(callEnergy) && now.Sub(t.g.energyAt) >= energyEvery-energyEarly {
+		t.g.energyAt = now
 		mJ, ret := t.g.dev.GetTotalEnergyConsumption()
 		if t.ok(callEnergy, ret) {
 			energy = float64(mJ) / 1000

@@ -54,6 +54,10 @@ type Exporter struct {
 	hasMarker bool
 	episodes  hintEpisodes // the evidence of each hint's episode, as first exported
 	job       jobProgress  // progress.go
+	// counters keeps each raw counter's last reading: a counter the probe
+	// reads less often than it samples (the energy counter, every 5 s) is
+	// published as last read between its reads, not left out.
+	counters map[timeline.Key]float64
 }
 
 // New returns an Exporter that exports nothing of the GPUs until its first
@@ -100,7 +104,7 @@ func (x *Exporter) Observe(s *timeline.Sample, info timeline.SourceInfo) {
 	// A copy: the snapshot may be built after the next sample came.
 	job := x.job
 	x.pending.Store(&snapshotInput{
-		version: x.opts.Version, info: info, at: s.At, counters: countersOf(s), values: values,
+		version: x.opts.Version, info: info, at: s.At, counters: x.countersOf(s), values: values,
 		hintSeries: x.episodes.series(hints, gpuLabelsOf(info)),
 		phase:      x.phase, hasPhase: x.hasPhase, marker: x.lastMark, hasMarker: x.hasMarker,
 		job: &job,

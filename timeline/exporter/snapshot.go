@@ -111,13 +111,25 @@ type snapshotInput struct {
 	job        *jobProgress // nil: none
 }
 
-// countersOf copies the metrics of s that buildSnapshot publishes raw.
-func countersOf(s *timeline.Sample) []timeline.Metric {
+// countersOf copies the metrics of s that buildSnapshot publishes raw, each
+// NaN (not read this tick) as its last reading.
+func (x *Exporter) countersOf(s *timeline.Sample) []timeline.Metric {
 	var out []timeline.Metric
 	for _, m := range s.Metrics {
-		if _, ok := gpuCounters[m.Key.Name]; ok {
-			out = append(out, m)
+		if _, ok := gpuCounters[m.Key.Name]; !ok {
+			continue
 		}
+		if math.IsNaN(m.Value) {
+			if v, ok := x.counters[m.Key]; ok {
+				m.Value = v
+			}
+		} else {
+			if x.counters == nil {
+				x.counters = map[timeline.Key]float64{}
+			}
+			x.counters[m.Key] = m.Value
+		}
+		out = append(out, m)
 	}
 	return out
 }
