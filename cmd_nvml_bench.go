@@ -78,19 +78,23 @@ func cmdNVMLBench(args []string, e *env) error {
 func writeCostText(w io.Writer, rep *nvidia.CostReport) {
 	fmt.Fprintf(w, "NVML: driver %s, CUDA %s, %d GPUs; open (nvmlInit and enumeration) %.1f ms\n",
 		rep.Driver, rep.CUDA, rep.GPUs, rep.OpenMS)
-	fmt.Fprintf(w, "%-6s %-64s %6s %10s %10s %10s  %s\n", "tier", "call", "calls", "median µs", "p99 µs", "max µs", "note")
+	fmt.Fprintf(w, "%-6s %-64s %6s %10s %10s %10s %10s  %s\n", "tier", "call", "calls", "median µs", "p99 µs", "max µs", "CPU µs", "note")
 	for _, c := range rep.Calls {
 		note := c.Skipped
 		if c.Failed > 0 {
 			note = fmt.Sprintf("%d failed: %s", c.Failed, c.Return)
 		}
 		if c.Skipped != "" {
-			fmt.Fprintf(w, "%-6s %-64s %6s %10s %10s %10s  %s\n", c.Tier, c.Call, "-", "-", "-", "-", note)
+			fmt.Fprintf(w, "%-6s %-64s %6s %10s %10s %10s %10s  %s\n", c.Tier, c.Call, "-", "-", "-", "-", "-", note)
 			continue
 		}
-		fmt.Fprintf(w, "%-6s %-64s %6d %10.2f %10.2f %10.2f  %s\n", c.Tier, c.Call, c.Calls, c.MedianUS, c.P99US, c.MaxUS, note)
+		cpu := "-"
+		if c.CPUUS != nil {
+			cpu = fmt.Sprintf("%.2f", *c.CPUUS)
+		}
+		fmt.Fprintf(w, "%-6s %-64s %6d %10.2f %10.2f %10.2f %10s  %s\n", c.Tier, c.Call, c.Calls, c.MedianUS, c.P99US, c.MaxUS, cpu, note)
 	}
-	fmt.Fprintf(w, "GetSamples' whole buffer: %d samples over %.0f ms\n", rep.BufferSamples, rep.BufferSpanMS)
+	fmt.Fprintf(w, "GetSamples' whole buffer: %d samples over %.0f ms, %d entries empty\n", rep.BufferSamples, rep.BufferSpanMS, rep.BufferEmpty)
 	for _, s := range rep.Samples {
 		fmt.Fprintf(w, "GetSamples every %s: %d calls, %d-%d samples per call (median %d), one every %.0f ms\n",
 			s.Interval, s.Calls, s.Min, s.Max, s.Median, s.PeriodMS)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime"
 	"slices"
 	"time"
 
@@ -52,6 +53,11 @@ type CallCost struct {
 	MedianUS float64 `json:"median_us"`
 	P99US    float64 `json:"p99_us"`
 	MaxUS    float64 `json:"max_us"`
+	// CPUUS is the CPU time (user and system, of the calling thread) one
+	// call took on average, in µs: where it is far below the wall time the
+	// call waits (on the GPU's firmware, say) rather than costing gputop a
+	// core. Absent where the system cannot tell a thread's CPU time.
+	CPUUS *float64 `json:"cpu_us,omitempty"`
 	// Skipped says why the call was not timed: gputop does not make it
 	// on this device.
 	Skipped string `json:"skipped,omitempty"`
@@ -67,7 +73,8 @@ type SampleCount struct {
 	Median   int    `json:"median"`
 	Max      int    `json:"max"`
 	// PeriodMS is the median spacing of the samples' timestamps: the
-	// driver's own sampling period (1/6 s on an H100, nvml.md).
+	// driver's own sampling period (200 ms on the H100 measured in
+	// docs/real-gpu.md; nvml.md said 1/6 s).
 	PeriodMS float64 `json:"period_ms"`
 }
 
@@ -79,8 +86,12 @@ type CostReport struct {
 	// OpenMS is OpenNVML's wall time: nvmlInit and the enumeration.
 	OpenMS float64 `json:"open_ms"`
 	// BufferSamples and BufferSpanMS are what GetSamples returns with
-	// lastSeen 0 (its whole buffer) on the first GPU.
+	// lastSeen 0 (its whole buffer) on the first GPU: the samples with a
+	// time stamp and the time between the oldest and the newest of them.
+	// BufferEmpty counts the entries without one (time stamp 0), which a
+	// real driver returns for the buffer's slots it has not filled yet.
 	BufferSamples int           `json:"buffer_samples"`
+	BufferEmpty   int           `json:"buffer_empty"`
 	BufferSpanMS  float64       `json:"buffer_span_ms"`
 	Calls         []CallCost    `json:"calls"`
 	Samples       []SampleCount `json:"samples"`
@@ -119,7 +130,7 @@ func MeasureCost(lib nvml.Interface, clock Clock, opts CostOptions) (*CostReport
 	rep.Calls = m.rows
 	rep.Samples = m.paced()
 	// After the paced calls: a demo that has just begun has no samples yet.
-	rep.BufferSamples, rep.BufferSpanMS = m.buffer()
+	rep.BufferSamples, rep.BufferEmpty, rep.BufferSpanMS = m.buffer()
 	rep.Checks = n.Checks()
 	if err := n.Close(); err != nil {
 		return rep, err
@@ -156,6 +167,11 @@ func (m *costMeter) time(call, tier string, use func(g *gpuProbe) bool, do func(
 func (m *costMeter) measure(call, tier string, do func(k int) nvml.Return) {
 	row := CallCost{Call: call, Tier: tier}
 	took := make([]time.Duration, 0, m.opts.Calls)
+	// On one thread, for its CPU time.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var cpu threadCPUSum
+	cpu.start()
 	for k := range m.opts.Calls {
 		t0 := time.Now()
 		ret := do(k)
@@ -170,8 +186,10 @@ func (m *costMeter) measure(call, tier string, do func(k int) nvml.Return) {
 			}
 		}
 	}
+	cpu.stop()
 	row.Calls = len(took)
 	row.MedianUS, row.P99US, row.MaxUS = quantilesUS(took)
+	row.CPUUS = cpu.perCallUS(len(took))
 	m.rows = append(m.rows, row)
 }
 
@@ -195,22 +213,30 @@ func quantilesUS(took []time.Duration) (median, p99, maxUS float64) {
 func ms(d time.Duration) float64 { return math.Round(float64(d)/1e4) / 1e2 }
 
 // buffer is GetSamples' whole buffer on the first GPU that has samples.
-func (m *costMeter) buffer() (int, float64) {
+func (m *costMeter) buffer() (stamped, empty int, spanMS float64) {
 	for _, g := range m.n.gpus {
 		if g.info.MIG || g.lost.Load() || g.unsupported&callSamples != 0 {
 			continue
 		}
 		_, samples, ret := g.dev.GetSamples(nvml.GPU_UTILIZATION_SAMPLES, 0)
-		if ret != nvml.SUCCESS || len(samples) == 0 {
-			return 0, 0
+		if ret != nvml.SUCCESS {
+			return 0, 0, 0
 		}
-		lo, hi := samples[0].TimeStamp, samples[0].TimeStamp
+		var lo, hi uint64
 		for _, s := range samples {
-			lo, hi = min(lo, s.TimeStamp), max(hi, s.TimeStamp)
+			if s.TimeStamp == 0 {
+				empty++
+				continue
+			}
+			if stamped == 0 || s.TimeStamp < lo {
+				lo = s.TimeStamp
+			}
+			hi = max(hi, s.TimeStamp)
+			stamped++
 		}
-		return len(samples), float64(hi-lo) / 1e3
+		return stamped, empty, float64(hi-lo) / 1e3
 	}
-	return 0, 0
+	return 0, 0, 0
 }
 
 // paced asks GetSamples at each of opts.Paced on the first GPU that has

@@ -3,6 +3,7 @@ package nvidia
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -74,6 +75,7 @@ func (m *costMeter) openCalls() {
 // own: one sample allocated and freed per round.
 func (m *costMeter) allocFree() {
 	var alloc, free []time.Duration
+	var allocCPU, freeCPU threadCPUSum
 	allocRow := CallCost{Call: "nvmlGpmSampleAlloc", Tier: "open"}
 	freeRow := CallCost{Call: "nvmlGpmSampleFree", Tier: "close"}
 	fail := func(row *CallCost, r nvml.Return) {
@@ -82,16 +84,22 @@ func (m *costMeter) allocFree() {
 			row.Return = returnText(r)
 		}
 	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	for range m.opts.Calls {
 		t0 := time.Now()
+		allocCPU.start()
 		s, r := m.n.lib.GpmSampleAlloc()
+		allocCPU.stop()
 		alloc = append(alloc, time.Since(t0))
 		if r != nvml.SUCCESS {
 			fail(&allocRow, r)
 			break
 		}
 		t0 = time.Now()
+		freeCPU.start()
 		r = s.Free()
+		freeCPU.stop()
 		free = append(free, time.Since(t0))
 		if r != nvml.SUCCESS {
 			fail(&freeRow, r)
@@ -100,10 +108,12 @@ func (m *costMeter) allocFree() {
 	for _, x := range []struct {
 		row  *CallCost
 		took []time.Duration
-	}{{&allocRow, alloc}, {&freeRow, free}} {
+		cpu  *threadCPUSum
+	}{{&allocRow, alloc, &allocCPU}, {&freeRow, free, &freeCPU}} {
 		x.row.Calls = len(x.took)
 		if len(x.took) > 0 {
 			x.row.MedianUS, x.row.P99US, x.row.MaxUS = quantilesUS(x.took)
+			x.row.CPUUS = x.cpu.perCallUS(len(x.took))
 		}
 		m.rows = append(m.rows, *x.row)
 	}

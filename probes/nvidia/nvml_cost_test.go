@@ -21,6 +21,9 @@ func TestMeasureCostTimesEveryTickCall(t *testing.T) {
 	// taken as simulated time passes.
 	const period = time.Second / 6
 	r.fakes[0].samples = utilSamples(sampleBase, 50)
+	// Two unfilled slots, as a real driver returns them: time stamp 0.
+	r.fakes[0].samples = append([]nvml.Sample{{}, {}}, r.fakes[0].samples...)
+	first := r.fakes[0].samples[2].TimeStamp
 	sleep := func(d time.Duration) {
 		r.advance(t, d)
 		f := r.fakes[0]
@@ -70,6 +73,19 @@ func TestMeasureCostTimesEveryTickCall(t *testing.T) {
 	}
 	if s := rep.Samples[1]; s.Interval != "1s" || s.Median != 6 {
 		t.Errorf("every 1s: %+v", s)
+	}
+	// The whole buffer: its stamped samples' span, the empty slots apart.
+	last := r.fakes[0].samples[len(r.fakes[0].samples)-1].TimeStamp
+	if rep.BufferEmpty != 2 || rep.BufferSamples != len(r.fakes[0].samples)-2 || rep.BufferSpanMS != float64(last-first)/1e3 {
+		t.Errorf("buffer: %d samples over %v ms, %d empty; want %d over %v ms, 2 empty",
+			rep.BufferSamples, rep.BufferSpanMS, rep.BufferEmpty, len(r.fakes[0].samples)-2, float64(last-first)/1e3)
+	}
+	// Each timed row says its CPU time, which no call can exceed by
+	// more than the clock's grain.
+	for _, c := range rep.Calls {
+		if c.Skipped == "" && (c.CPUUS == nil || *c.CPUUS < 0) {
+			t.Errorf("%s: CPU time %v", c.Call, c.CPUUS)
+		}
 	}
 	if rep.GPUs != 8 || len(rep.Checks) == 0 {
 		t.Errorf("GPUs %d, checks %q", rep.GPUs, rep.Checks)

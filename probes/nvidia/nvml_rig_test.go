@@ -210,7 +210,9 @@ func (r *rig) wire(i int, d *server.Device, f *fakeGPU) {
 	d.GetSamplesFunc = func(_ nvml.SamplingType, lastSeen uint64) (nvml.ValueType, []nvml.Sample, nvml.Return) {
 		var out []nvml.Sample
 		for _, s := range f.samples {
-			if s.TimeStamp > lastSeen {
+			// Asked for everything, a real driver returns its unfilled
+			// slots too (time stamp 0).
+			if s.TimeStamp > lastSeen || lastSeen == 0 {
 				out = append(out, s)
 			}
 		}

@@ -71,6 +71,11 @@ func TestSummarizeSamples(t *testing.T) {
 		{"only nonsense", uint32Samples([]uint64{b + 1}, []uint32{400}), b, 0, math.NaN(), math.NaN(), math.NaN(), b + 1},
 		// First tick: NVML's whole buffer comes back; keep its newest second.
 		{"first tick", uint32Samples([]uint64{b, b + 500_000, b + 1_200_000, b + 1_900_000}, []uint32{0, 0, 40, 60}), 0, 2, 50, 40, 60, b + 1_900_000},
+		// A real H100's driver returns the buffer's unfilled slots too, with
+		// time stamp 0 and value 0 (72 entries, some empty, on 2026-11-27):
+		// they are no samples.
+		{"first tick, empty slots", uint32Samples([]uint64{0, 0, b + 1_200_000, 0, b + 1_900_000}, []uint32{0, 0, 40, 0, 60}), 0, 2, 50, 40, 60, b + 1_900_000},
+		{"first tick, empty slots and one sample", uint32Samples([]uint64{0, 0, 400_000}, []uint32{0, 0, 80}), 0, 1, 80, 80, 80, 400_000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := summarizeSamples(nvml.VALUE_TYPE_UNSIGNED_INT, tc.samples, tc.lastSeen)

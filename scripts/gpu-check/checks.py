@@ -222,7 +222,7 @@ def cmd_cost(name, collect_p99_max_us):
         record(f"nvml-samples-{s['interval']}", "SKIP" if DEMO else "PASS" if ok else "FAIL",
                f"{s['min']}-{s['max']} samples a call (median {s['median']}), one every {s['period_ms']} ms",
                f"median {expect[0]}-{expect[1]}",
-               NOT_JUDGED if DEMO else "NVML samples utilisation every 1/6 s on an H100 (nvml.md)")
+               NOT_JUDGED if DEMO else "NVML samples utilisation every 200 ms on the H100 measured 2026-11-27 (docs/real-gpu.md; nvml.md said 1/6 s)")
 
 
 # ---- gputop's own cost ---------------------------------------------------
@@ -381,13 +381,14 @@ def cmd_results(title, cost_name):
     try:
         rep = load(cost_name)
         out += ["", f"## NVML calls (driver {rep['driver']}, {rep['gpus']} GPUs; open {rep['open_ms']} ms)", "",
-                "| tier | call | calls | median µs | p99 µs | max µs | note |", "|---|---|---|---|---|---|---|"]
+                "| tier | call | calls | median µs | p99 µs | max µs | CPU µs | note |", "|---|---|---|---|---|---|---|---|"]
         for c in rep["calls"]:
             note = c.get("skipped") or (f"{c['failed']} failed: {c['return']}" if c["failed"] else "")
             out.append(f"| {c['tier']} | {esc(c['call'])} | {c['calls']} | {c['median_us']} | {c['p99_us']} | "
-                       f"{c['max_us']} | {esc(note)} |")
+                       f"{c['max_us']} | {c.get('cpu_us', '-')} | {esc(note)} |")
         out.append("")
-        out.append(f"GetSamples' whole buffer: {rep['buffer_samples']} samples over {rep['buffer_span_ms']} ms.")
+        out.append(f"GetSamples' whole buffer: {rep['buffer_samples']} samples over {rep['buffer_span_ms']} ms, "
+                   f"{rep.get('buffer_empty', 0)} entries empty (no time stamp).")
     except (OSError, ValueError, KeyError):
         out += ["", "## NVML calls", "", "not measured (see the nvml-* checks)"]
     with open(os.path.join(OUT, "results.md"), "w") as f:
