@@ -82,3 +82,44 @@ func TestGPUCheckDryRun(t *testing.T) {
 		}
 	}
 }
+
+// TestPowerCheckDryRun runs scripts/gpu-check/power-check.sh against the
+// demo, as CI can: its snapshots, recordings, reports and nvml-bench answer,
+// and it says so with its exit status.
+func TestPowerCheckDryRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the built binary for about 20 s: skipped with -short")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		timelinetest.Unavailable(t, "python3 is not installed (.ci/run installs it)")
+	}
+	bin := buildBinary(t)
+	out := t.TempDir()
+	cmd := exec.Command("bash", "scripts/gpu-check/power-check.sh", out)
+	cmd.Env = append(os.Environ(), "GPUTOP_BIN="+bin, "GPU_CHECK_DEMO=1", "XDG_RUNTIME_DIR="+t.TempDir())
+	var log strings.Builder
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("power-check.sh: %v\n%s", err, log.String())
+		}
+	case <-time.After(3 * time.Minute): // a hang guard only; it takes about 17 s
+		_ = cmd.Process.Kill()
+		t.Fatalf("power-check.sh still running after 3 minutes:\n%s", log.String())
+	}
+	power, err := os.ReadFile(filepath.Join(out, "power.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"snapshot 3: gputop ", "rec-1s.csv: ", "rec-250ms.csv: ", "from the integrated power"} {
+		if !strings.Contains(string(power), want) {
+			t.Errorf("power.txt has no %q:\n%s", want, power)
+		}
+	}
+}
