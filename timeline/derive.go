@@ -123,7 +123,8 @@ func (d *Deriver) Follow(s *Sample) {
 	if d.prev != nil {
 		dt := s.At.Sub(d.prev.At).Seconds()
 		for _, i := range d.sharing {
-			if st := &d.plan[i]; dt >= st.trustAfter && st.prevAt >= 0 {
+			st := &d.plan[i]
+			if dt >= st.trustAfter && st.prevAt >= 0 && !math.IsNaN(s.Metrics[i].Value) && !math.IsNaN(d.prev.Metrics[st.prevAt].Value) {
 				d.noteCounter(s.Metrics[i].Key)
 			}
 		}

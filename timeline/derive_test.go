@@ -221,6 +221,16 @@ func TestCountedOnlyWhereTheCounterWon(t *testing.T) {
 			t.Errorf("samples %v s apart, Follow: Counted = %v, want %v", tt.step, got, tt.want)
 		}
 	}
+	// Samples 15 s apart whose counter was not read (NaN): the gauge's.
+	var nanNext, nanFollow Deriver
+	for i := range 3 {
+		s := sampleAt(float64(i)*15, g(GPUPower, "gpu0", 600), c(GPUEnergy, "gpu0", math.NaN()))
+		nanNext.Next(s)
+		nanFollow.Follow(s)
+	}
+	if nanNext.Counted(energy) || nanFollow.Counted(energy) {
+		t.Errorf("a counter never read: Counted = %v (Next), %v (Follow)", nanNext.Counted(energy), nanFollow.Counted(energy))
+	}
 	// A counter alone in its slot is always behind its value.
 	var d Deriver
 	d.Next(sampleAt(0, c(GPUPCIeTxBytes, "gpu0", 0)))
