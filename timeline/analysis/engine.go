@@ -39,7 +39,6 @@ type Engine struct {
 	last    time.Time
 	deriver timeline.Deriver
 	held    [2]timeline.Sample // the Deriver keeps the previous sample
-	job     jobTrack           // the job's progress and markers (hints_progress.go)
 	jump    timeline.Jump      // samples left out, as the Store leaves them out
 	// unfilled says the column being filled has taken samples its columns
 	// do not show yet (settle).
@@ -64,9 +63,10 @@ type Engine struct {
 
 	phases phaseState
 	cache  hintCache
-	health healthLog  // Xids, lost GPUs and PCIe links (hints_errors.go)
-	hosts  hostsState // the hosts of a session of several (hints_hosts.go)
-	frozen frozenLog  // figures that stopped changing (hints_frozen.go)
+	health healthLog // Xids, lost GPUs and PCIe links (hints_errors.go)
+	// kept is what the frame's views share: the job, the frozen figures,
+	// the hosts' layout, the rules' verdicts (hints_kept.go).
+	kept frameKept
 }
 
 // NewEngine returns an Engine for a session described by info, with the
@@ -79,10 +79,12 @@ func NewEngine(info timeline.SourceInfo) *Engine {
 // take their defaults).
 func NewEngineWith(info timeline.SourceInfo, hopts HintOptions, popts PhaseOptions) *Engine {
 	e := &Engine{info: info, popts: popts.WithDefaults(), gpuByIndex: map[int]*hintGPU{}, coreSlot: map[string]int{}}
-	e.f = hintFrame{opts: hopts.withDefaults(), eng: e}
+	e.f = hintFrame{opts: hopts.withDefaults(), kept: &e.kept}
 	for k := range e.f.host.seen {
 		e.f.host.seen[k] = -1
 	}
+	e.kept.master, e.kept.info = &e.f, info
+	e.kept.reset()
 	e.cache.init()
 	return e
 }
@@ -95,7 +97,7 @@ func (e *Engine) SetInfo(info timeline.SourceInfo) {
 	}
 	e.info = info
 	e.infoAt = nil
-	e.hosts.stale = true // the hosts' layout is checked against it when next asked
+	e.kept.setInfo(info) // the hosts' layout is checked against it when next asked
 }
 
 // sameDescription says whether b is a, handed again: the same GPU and host
@@ -257,8 +259,9 @@ func (e *Engine) Add(s *timeline.Sample) {
 		e.acc.reset()
 	}
 	e.samples++
+	e.kept.samples = e.samples
 	e.last = s.At
-	e.job.add(s)
+	e.kept.job.add(s)
 	e.take(values)
 	e.health.add(s, values, e.deriver.Layout(), f.n-1)
 	e.unfilled = true
@@ -625,7 +628,7 @@ func (e *Engine) judgeColumn(i int) {
 			powerIdle = 0.3 * limit
 		}
 		g.classify(i, o, clockIdle, powerIdle)
-		e.frozen.judge(g, i)
+		e.kept.frozen.judge(g, i)
 	}
 	f.judgeHost(i)
 }
@@ -649,11 +652,11 @@ func (e *Engine) closeColumn() {
 	// too: what was judged of them is forgotten.
 	unfrozen := false
 	for _, g := range f.gpus {
-		unfrozen = e.frozen.close(f, g, i) || unfrozen
+		unfrozen = e.kept.frozen.close(f, g, i) || unfrozen
 	}
 	if unfrozen {
 		e.cache.init()
-		e.hosts = hostsState{}
+		e.kept.reset()
 	}
 	changed := false
 	for _, g := range f.gpus {

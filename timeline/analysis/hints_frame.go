@@ -18,9 +18,9 @@ type hintFrame struct {
 	n        int
 	gpus     []*hintGPU
 	host     hintHost
-	// eng holds what views share: windows judged, stalls found, hints
-	// described. Nil for a frame built alone in a test.
-	eng *Engine
+	// kept is what views share: windows judged, stalls found, the job,
+	// the hosts (frameKept). Nil for a frame built alone in a test.
+	kept *frameKept
 	// openHostWins are the hosts over windows that reach the open column,
 	// judged once in this view: the Engine keeps only closed ones, and
 	// every host's rule asks for every host's window (hostWindows).
@@ -229,7 +229,7 @@ func hintAt(xs []float32, i int) float64 {
 // last of them, and only the GPUs that can be judged by then. It shares
 // the engine's memory, so it is cheap; it must not be written to.
 func (f *hintFrame) view(n int) *hintFrame {
-	v := &hintFrame{opts: f.opts, from: f.from, step: f.step, interval: f.interval, n: n, eng: f.eng}
+	v := &hintFrame{opts: f.opts, from: f.from, step: f.step, interval: f.interval, n: n, kept: f.kept}
 	if n == 0 {
 		return v
 	}

@@ -161,7 +161,7 @@ var hostIdleRule = hintRule{
 // the Window from there worked in at least 80 % of its columns. Only
 // closed columns count, so the view's open one never moves a start.
 func (f *hintFrame) hostStarts(cols [][]hostCol) []int {
-	st := &f.eng.hosts
+	st := hostsOf(f)
 	width := int(f.opts.Window / f.step)
 	final := st.final
 	out := make([]int, len(cols))
@@ -233,7 +233,7 @@ var hostLateRule = hintRule{
 				continue
 			}
 			sp := hintSpan{ref, s}
-			if w := hostWindowOf(cols[h], f.eng.hosts.blocks[h], []hintSpan{sp}); !w.judged() {
+			if w := hostWindowOf(cols[h], hostsOf(f).blocks[h], []hintSpan{sp}); !w.judged() {
 				continue // a gap, not a late start: the host was not answering
 			}
 			out = append(out, f.hostCands(timeline.HintHostLate, h, members[h], []stretch{{sp, true}}, 1)...)

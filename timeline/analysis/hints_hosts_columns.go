@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
@@ -14,118 +13,6 @@ import (
 // (hints_hosts.go) see them: which GPUs are on which host, each host's
 // columns summed over its GPUs (kept for the closed columns, with sums of
 // whole blocks of them), and a host's figures over a window.
-
-// hostLayout is which GPUs are on which host, from the session's
-// description.
-type hostLayout struct {
-	names []string    // the hosts, in the description's order
-	of    map[int]int // session-wide GPU index to its host's place in names
-	gpus  units.GPUNames
-	// split are the GPUs split by MIG whose slices are GPUs of the session:
-	// the slices stand for them where GPUs are compared with each other.
-	split map[int]bool
-}
-
-func newHostLayout(info timeline.SourceInfo) *hostLayout {
-	l := newHostsOnly(info)
-	mig := migSlices(info)
-	l.gpus = l.gpus.WithMIG(mig)
-	for _, s := range mig {
-		if l.split == nil {
-			l.split = map[int]bool{}
-		}
-		l.split[s.Parent] = true
-	}
-	return l
-}
-
-// migSlices are the session's MIG instances, for naming them.
-func migSlices(info timeline.SourceInfo) map[int]units.MIGSlice {
-	var out map[int]units.MIGSlice
-	for _, g := range info.GPUs {
-		if g.IsMIGInstance() {
-			if out == nil {
-				out = map[int]units.MIGSlice{}
-			}
-			out[g.Index] = units.MIGSlice{Parent: g.MIGParent, Profile: g.MIGProfile}
-		}
-	}
-	return out
-}
-
-func newHostsOnly(info timeline.SourceInfo) *hostLayout {
-	l := &hostLayout{of: map[int]int{}}
-	if !info.MultiHost() {
-		return l
-	}
-	groups := timeline.GroupByHost(info)
-	l.names = groups.Names
-	at := map[int]units.HostGPU{}
-	for pos, g := range info.GPUs {
-		// A GPU that names no host is not compared with the hosts.
-		if g.Host == "" {
-			continue
-		}
-		l.of[g.Index] = groups.Of[pos]
-		at[g.Index] = units.HostGPU{Host: g.Host, Index: g.HostIndex}
-	}
-	l.gpus = units.NewGPUNames(at)
-	return l
-}
-
-// GPUNamesOf names the GPUs of a session as hints, reports and the screen
-// do: "GPU3" where it has one host, "node3 GPU2" where it has several.
-func GPUNamesOf(info timeline.SourceInfo) units.GPUNames { return newHostLayout(info).gpus }
-
-// layout is the Engine's host layout. SetInfo comes with every sample on
-// the screen, so the layout is only made again, and what was kept of the
-// hosts forgotten, when the hosts or their GPUs changed.
-func (e *Engine) layout() *hostLayout {
-	if e.hosts.layout == nil || (e.hosts.stale && !e.hosts.layout.matches(e.info)) {
-		e.hosts = hostsState{layout: newHostLayout(e.info)}
-	}
-	e.hosts.stale = false
-	return e.hosts.layout
-}
-
-// matches says whether info describes the same hosts and GPUs.
-func (l *hostLayout) matches(info timeline.SourceInfo) bool {
-	n := 0
-	for _, g := range info.GPUs {
-		if g.Host == "" {
-			continue
-		}
-		n++
-		h, ok := l.of[g.Index]
-		if !ok || l.names[h] != g.Host {
-			return false
-		}
-		if at, _ := l.gpus.Where(g.Index); at.Index != g.HostIndex {
-			return false
-		}
-	}
-	if n != len(l.of) || (len(info.Hosts) > 0) != (len(l.names) > 0) {
-		return false
-	}
-	for k, h := range info.Hosts {
-		if k >= len(l.names) || l.names[k] != h.Name {
-			return false
-		}
-	}
-	return true
-}
-
-var oneHostLayout = &hostLayout{}
-
-func (f *hintFrame) layout() *hostLayout {
-	if f.eng == nil {
-		return oneHostLayout
-	}
-	return f.eng.layout()
-}
-
-// gpuNames names GPUs in hints' evidence: by host in a session of several.
-func (f *hintFrame) gpuNames(idx []int) string { return f.layout().gpus.Of(idx) }
 
 // hostCol is one host in one column: how many of its GPUs were known, idle,
 // working (low or busy) and busy-waiting, and the means of their figures
@@ -139,8 +26,7 @@ type hostCol struct {
 // host's columns (final up to final, the Engine's closed columns), when
 // each started working, and the hosts' figures over grid windows.
 type hostsState struct {
-	layout  *hostLayout
-	stale   bool         // SetInfo since the layout was made
+	layout  *hostLayout  // the layout they were made for
 	members [][]*hintGPU // the Engine's GPUs of each host
 	nGPUs   int          // len(Engine.f.gpus) when members were made
 	cols    [][]hostCol
@@ -159,21 +45,32 @@ type hostsState struct {
 // columns; start is -1 until found.
 type hostStart struct{ start, p, end, cnt int }
 
+// hostsOf is what the Engine keeps of its hosts, forgotten when their
+// layout was made again.
+func hostsOf(f *hintFrame) *hostsState {
+	l := f.layout()
+	st := keep[hostsState](f, "hosts")
+	if st.layout != l {
+		*st = hostsState{layout: l}
+	}
+	return st
+}
+
 func (c hostCol) working() bool { return c.known > 0 && 2*int(c.active+c.waiting) >= int(c.known) }
 
 // hostColumns returns each host's columns of the view (nil in a session
 // of fewer than two hosts): the Engine's closed ones are made once, the
 // view's open one afresh.
 func (f *hintFrame) hostColumns() [][]hostCol {
-	if f.eng == nil || f.n == 0 {
+	if f.kept == nil || f.n == 0 {
 		return nil
 	}
-	e := f.eng
-	l := e.layout()
+	k := f.kept
+	l := f.layout()
 	if len(l.names) < 2 {
 		return nil
 	}
-	st := &e.hosts
+	st := hostsOf(f)
 	if st.cols == nil {
 		st.cols = make([][]hostCol, len(l.names))
 		st.blocks = make([][]hostAcc, len(l.names))
@@ -184,16 +81,16 @@ func (f *hintFrame) hostColumns() [][]hostCol {
 		st.windows = map[hintSpan][]hostWin{}
 		st.openSamples = -1
 	}
-	if len(e.f.gpus) != st.nGPUs {
+	if len(k.master.gpus) != st.nGPUs {
 		st.members = make([][]*hintGPU, len(l.names))
-		for _, g := range e.f.gpus {
+		for _, g := range k.master.gpus {
 			if h, ok := l.of[g.index]; ok {
 				st.members[h] = append(st.members[h], g)
 			}
 		}
-		st.nGPUs = len(e.f.gpus)
+		st.nGPUs = len(k.master.gpus)
 	}
-	closed := e.f.n - 1
+	closed := k.master.n - 1
 	if closed > st.final {
 		for h := range st.cols {
 			st.cols[h] = st.cols[h][:st.final]
@@ -214,11 +111,11 @@ func (f *hintFrame) hostColumns() [][]hostCol {
 	}
 	// The column being filled is made again only when a sample has come
 	// since: the rules ask for the columns several times a tick.
-	if f.n > st.final && st.openSamples != e.samples {
+	if f.n > st.final && st.openSamples != k.samples {
 		for h := range st.cols {
 			st.cols[h] = append(st.cols[h][:st.final], hostColumn(st.members[h], f.n-1))
 		}
-		st.openSamples = e.samples
+		st.openSamples = k.samples
 	}
 	out := make([][]hostCol, len(st.cols))
 	for h := range st.cols {
@@ -296,17 +193,6 @@ func (w hostWin) judged() bool { return w.known > 0 && 2*w.known >= w.cols }
 
 func (w hostWin) share(n int) float64 { return float64(n) / float64(w.known) }
 
-// namesOf is the names of the first n hosts that pick picks.
-func (l *hostLayout) namesOf(n int, pick func(k int) bool) []string {
-	var out []string
-	for k := range n {
-		if pick(k) {
-			out = append(out, l.names[k])
-		}
-	}
-	return out
-}
-
 // works says the host worked (or busy-waited) at least half of a window
 // it is judged in.
 func (w hostWin) works() bool { return w.judged() && w.share(w.active+w.waiting) >= 0.5 }
@@ -314,7 +200,7 @@ func (w hostWin) works() bool { return w.judged() && w.share(w.active+w.waiting)
 // hostWindows is every host over spans; for one closed grid window it is
 // kept.
 func (f *hintFrame) hostWindows(cols [][]hostCol, spans ...hintSpan) []hostWin {
-	st := &f.eng.hosts
+	st := hostsOf(f)
 	// One window is kept: by the Engine once its columns are closed, by
 	// this view while it reaches the open column (a rule judged host by
 	// host asks for every host's window once per host: 64 hosts judged

@@ -147,9 +147,10 @@ type imbalanceVerdict struct {
 // imbalanceLowOf is imbalanceLow of grid window k of ws, kept as holds
 // keeps the other rules' verdicts.
 func (f *hintFrame) imbalanceLowOf(ws []hintSpan, k int, in bool) []int {
-	v := &f.eng.cache.imbalance[0]
+	kept := keep[[2][]imbalanceVerdict](f, timeline.HintGPUImbalance) // for in false, in true
+	v := &kept[0]
 	if in {
-		v = &f.eng.cache.imbalance[1]
+		v = &kept[1]
 	}
 	for len(*v) <= k {
 		*v = append(*v, imbalanceVerdict{})

@@ -65,12 +65,13 @@ func (f *hintFrame) stalls(g *hintGPU) []hintSpan {
 	minLen := max(2, int((f.opts.StallMin+f.step-1)/f.step))
 	var runs []hintSpan
 	closed := f.closed()
-	if f.eng != nil && closed == f.eng.f.n-1 {
+	if f.now() {
 		// The view of now: go on from what was scanned of the closed columns.
-		sc := f.eng.cache.stalls[g.index]
+		kept := periodicKeptOf(f)
+		sc := kept.stalls[g.index]
 		if sc == nil {
 			sc = &stallScan{}
-			f.eng.cache.stalls[g.index] = sc
+			kept.stalls[g.index] = sc
 		}
 		from := sc.upto
 		if n := len(sc.runs); n > 0 {
@@ -148,13 +149,29 @@ func (f *hintFrame) periodicRuns(g *hintGPU, stalls []hintSpan) [][]hintSpan {
 	// The same stalls make the same runs (what lies between them is in
 	// closed columns): a new stall comes every few minutes, the question
 	// every second.
-	memo := f.eng.cache.periodic[g.index]
+	kept := periodicKeptOf(f)
+	memo := kept.periodic[g.index]
 	if memo != nil && slices.Equal(memo.stalls, stalls) {
 		return memo.runs
 	}
 	out := f.findPeriodicRuns(g, stalls)
-	f.eng.cache.periodic[g.index] = &periodicMemo{stalls: slices.Clone(stalls), runs: out}
+	kept.periodic[g.index] = &periodicMemo{stalls: slices.Clone(stalls), runs: out}
 	return out
+}
+
+// periodicKept is what periodic-stall keeps between questions: each GPU's
+// stalls scanned so far, and its runs for the last list of stalls.
+type periodicKept struct {
+	stalls   map[int]*stallScan
+	periodic map[int]*periodicMemo
+}
+
+func periodicKeptOf(f *hintFrame) *periodicKept {
+	k := keep[periodicKept](f, timeline.HintPeriodicStall)
+	if k.stalls == nil {
+		k.stalls, k.periodic = map[int]*stallScan{}, map[int]*periodicMemo{}
+	}
+	return k
 }
 
 // periodicMemo is a GPU's periodic runs for one list of stalls.

@@ -38,7 +38,7 @@ func (f *hintFrame) closed() int { return max(0, f.n-1) }
 func (f *hintFrame) windows(mult int) (grid []hintSpan, trail hintSpan, ok, extendOnly bool) {
 	length := time.Duration(mult) * f.opts.Window
 	width := int((length + f.step - 1) / f.step)
-	all := f.eng.cache.grid(f, mult, width, length)
+	all := f.kept.grid(mult, width, length)
 	closed := f.closed()
 	grid = all[:sortSearch(len(all), func(k int) bool { return all[k].hi > closed })]
 	switch n := len(grid); {
@@ -95,7 +95,7 @@ type stretch struct {
 // closed since; the trailing window is judged afresh each time.
 func (f *hintFrame) holds(key holdKey, judge func(w hintSpan, in bool) bool, edge func(i int) bool) []stretch {
 	grid, trail, hasTrail, extendOnly := f.windows(key.mult)
-	st := f.eng.cache.holdState(key, len(grid))
+	st := f.kept.holdState(key, len(grid))
 	for k := st.done; k < len(grid); k++ {
 		w := grid[k]
 		st.step(w, true, func(in bool) bool { return st.judged(k, in, func() bool { return judge(w, in) }) })
@@ -305,30 +305,6 @@ func (f *hintFrame) perGPU(id string, mult int, judge func(g *hintGPU, w hintSpa
 		}
 		eps := f.holds(holdKey{id, g.index, mult}, func(w hintSpan, in bool) bool { return judge(g, w, in) }, e)
 		out = append(out, f.cands(id, g.index, eps)...)
-	}
-	return out
-}
-
-// hintSuppress drops every candidate that yields (hintRule.yieldsTo) to a
-// candidate of another rule on the same GPU whose stretch covers at least
-// half of its own: that rule names the cause.
-func hintSuppress(cands []hintCand) []hintCand {
-	yields := map[string][]string{}
-	for _, r := range hintRules {
-		yields[r.id] = r.yieldsTo
-	}
-	out := cands[:0:0]
-	for _, c := range cands {
-		covered := false
-		for _, d := range cands {
-			if d.gpu == c.gpu && slices.Contains(yields[c.id], d.id) && hintCovered(c.spans, d.hull()) >= 0.5 {
-				covered = true
-				break
-			}
-		}
-		if !covered {
-			out = append(out, c)
-		}
 	}
 	return out
 }
