@@ -83,8 +83,7 @@ func NewEngineWith(info timeline.SourceInfo, hopts HintOptions, popts PhaseOptio
 	for k := range e.f.host.seen {
 		e.f.host.seen[k] = -1
 	}
-	e.kept.master, e.kept.info = &e.f, info
-	e.kept.reset()
+	e.kept.init(&e.f, info)
 	e.cache.init()
 	return e
 }

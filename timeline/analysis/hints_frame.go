@@ -21,10 +21,10 @@ type hintFrame struct {
 	// kept is what views share: windows judged, stalls found, the job,
 	// the hosts (frameKept). Nil for a frame built alone in a test.
 	kept *frameKept
-	// openHostWins are the hosts over windows that reach the open column,
-	// judged once in this view: the Engine keeps only closed ones, and
-	// every host's rule asks for every host's window (hostWindows).
-	openHostWins map[hintSpan][]hostWin
+	// inView is what rules keep for this view alone (keepInView): what
+	// they judged of windows that reach the open column, which the Engine
+	// does not keep.
+	inView map[string]any
 }
 
 // hintState is what a GPU was doing in one column.
@@ -199,6 +199,28 @@ func (g *hintGPU) spinning(i int, o HintOptions) bool {
 	p := hintAt(g.power, i)
 	ref := g.refAt.get(i)
 	return p > 0 && ref > 0 && p <= o.WaitPower*ref
+}
+
+// working says whether a column has the GPU doing real work.
+func (g *hintGPU) working(i int) bool { return g.state[i] == hsLow || g.state[i] == hsBusy }
+
+// shareIn is the share of a window's known columns (state known) where
+// cond holds; false when under half the window is known.
+func (g *hintGPU) shareIn(w hintSpan, cond func(i int) bool) (float64, bool) {
+	known, yes := 0, 0
+	for i := w.lo; i < w.hi; i++ {
+		if g.state[i] == hsUnknown {
+			continue
+		}
+		known++
+		if cond(i) {
+			yes++
+		}
+	}
+	if known == 0 || 2*known < w.len() {
+		return 0, false
+	}
+	return float64(yes) / float64(known), true
 }
 
 // time is the start of column c.

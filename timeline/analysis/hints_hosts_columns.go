@@ -210,10 +210,11 @@ func (f *hintFrame) hostWindows(cols [][]hostCol, spans ...hintSpan) []hostWin {
 		if spans[0].hi <= f.closed() {
 			memo = st.windows
 		} else {
-			if f.openHostWins == nil {
-				f.openHostWins = map[hintSpan][]hostWin{}
+			open := keepInView[map[hintSpan][]hostWin](f, "hosts")
+			if *open == nil {
+				*open = map[hintSpan][]hostWin{}
 			}
-			memo = f.openHostWins
+			memo = *open
 		}
 		if w, ok := memo[spans[0]]; ok {
 			return w

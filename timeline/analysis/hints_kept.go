@@ -33,6 +33,13 @@ type frameKept struct {
 	rules   map[string]any
 }
 
+// init makes the Kept of the Engine's frame master, for a session
+// described by info.
+func (k *frameKept) init(master *hintFrame, info timeline.SourceInfo) {
+	k.master, k.info = master, info
+	k.reset()
+}
+
 // reset forgets every verdict and what every rule kept: columns already
 // judged were judged again (a freeze found makes them unknown).
 func (k *frameKept) reset() {
@@ -58,6 +65,20 @@ func keep[T any](f *hintFrame, key string) *T {
 	}
 	v := new(T)
 	f.kept.rules[key] = v
+	return v
+}
+
+// keepInView is what a rule keeps under key for this view alone: a T made
+// empty the first time this view asks.
+func keepInView[T any](f *hintFrame, key string) *T {
+	if v, ok := f.inView[key]; ok {
+		return v.(*T)
+	}
+	if f.inView == nil {
+		f.inView = map[string]any{}
+	}
+	v := new(T)
+	f.inView[key] = v
 	return v
 }
 

@@ -15,28 +15,6 @@ import (
 // were recorded; without them each rule falls back to a weaker sign and
 // says so.
 
-// working says whether a column has the GPU doing real work.
-func (g *hintGPU) working(i int) bool { return g.state[i] == hsLow || g.state[i] == hsBusy }
-
-// shareIn is the share of a window's known columns (state known) where
-// cond holds; false when under half the window is known.
-func (g *hintGPU) shareIn(w hintSpan, cond func(i int) bool) (float64, bool) {
-	known, yes := 0, 0
-	for i := w.lo; i < w.hi; i++ {
-		if g.state[i] == hsUnknown {
-			continue
-		}
-		known++
-		if cond(i) {
-			yes++
-		}
-	}
-	if known == 0 || 2*known < w.len() {
-		return 0, false
-	}
-	return float64(yes) / float64(known), true
-}
-
 // ClockHeld is how far below the highest SM clock seen on the node a
 // GPU's clock must be for the clock to count as pulled down: a cap takes a
 // few hundred MHz off the boost clock; a steady workload's clock wanders
