@@ -193,11 +193,6 @@ func (h *healthLog) gpuErrors(f *hintFrame) (timeline.Hint, bool) {
 	return fd.done(), true
 }
 
-// at is a moment as the hints say it: how far into the session.
-func (f *hintFrame) at(t time.Time) string {
-	return units.Duration(t.Sub(f.from).Truncate(time.Second)) + " in"
-}
-
 func xidSuggestion(memory, app, link, lost bool) string {
 	var s []string
 	switch {

@@ -3,6 +3,8 @@ package analysis
 import (
 	"math"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // hintFrame is the timeline on a regular grid of columns (one per sampling
@@ -221,6 +223,11 @@ func (g *hintGPU) shareIn(w hintSpan, cond func(i int) bool) (float64, bool) {
 		return 0, false
 	}
 	return float64(yes) / float64(known), true
+}
+
+// at is a moment as the hints say it: how far into the session.
+func (f *hintFrame) at(t time.Time) string {
+	return units.Duration(t.Sub(f.from).Truncate(time.Second)) + " in"
 }
 
 // time is the start of column c.
