@@ -8,7 +8,7 @@
 //
 //	sample ──Engine.Add──▶ columns (each GPU's state classified once; engine.go, hints_frame.go)
 //	                       ├─▶ Engine.Hints(t) ──▶ the rules (hintRules in hints.go: one
-//	                       │      table, one file per group, thresholds in HintOptions and
+//	                       │      table, one file per group, thresholds in Options and
 //	                       │      docs/report.md) ──▶ hints, worst first
 //	                       └─▶ Engine.Phases(from, to) ──▶ busy, stalled, idle (phases_engine.go,
 //	                              shaped by timeline/analysis/phases; thresholds in PhaseOptions)
@@ -17,7 +17,7 @@
 // (what a recording keeps as the hints change), SamplesUntil (the samples
 // the screen at a moment has judged), SortHints, GPUNamesOf.
 //
-// A new hint rule is a hintRule (id, find, describe, yieldsTo) in the
+// A new hint rule is a Rule (id, find, describe, yieldsTo) in the
 // hints_*.go file of its group, listed in hintRules. In a session of
 // several hosts the rules of hints_hosts.go compare the hosts (host-idle,
 // host-late, straggler-host, uneven-memory), on the hosts' columns of

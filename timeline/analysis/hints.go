@@ -11,11 +11,13 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/units"
+
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
 // hintRules lists every rule, the one place a rule is added; evaluate runs
 // them in this order (Engine.Hints).
-var hintRules = []hintRule{
+var hintRules = []frame.Rule{
 	imbalanceRule,
 	periodicStallRule,
 	inputBoundRule,
@@ -65,34 +67,34 @@ func (e *Engine) Hints(t time.Time) []timeline.Hint {
 	c := &e.cache
 	// Asked again about the same columns: the same answer, unless one of
 	// them was still being filled and has had samples since.
-	if f.n == c.hintsN && (e.samples == c.hintsSamples || !c.hintsOpen) {
+	if f.N == c.hintsN && (e.samples == c.hintsSamples || !c.hintsOpen) {
 		return c.hints
 	}
 	hints := e.health.hints(f, e.evaluate(f))
-	c.hintsN, c.hintsSamples, c.hintsOpen, c.hints = f.n, e.samples, f.n == e.f.n, hints
+	c.hintsN, c.hintsSamples, c.hintsOpen, c.hints = f.N, e.samples, f.N == e.f.N, hints
 	return hints
 }
 
 // evaluate runs every rule over the view.
-func (e *Engine) evaluate(f *hintFrame) []timeline.Hint {
-	if len(f.gpus) == 0 || time.Duration(f.n)*f.step < ProvisionalMin {
+func (e *Engine) evaluate(f *frame.Frame) []timeline.Hint {
+	if len(f.GPUs) == 0 || time.Duration(f.N)*f.Step < frame.ProvisionalMin {
 		return nil
 	}
-	var cands []hintCand
+	var cands []frame.Cand
 	for _, r := range hintRules {
-		cands = append(cands, r.find(f)...)
+		cands = append(cands, r.Find(f)...)
 	}
 	cands = crossHostSuppress(hintSuppress(cands))
 	var hints []timeline.Hint
 	for _, r := range hintRules {
 		var fd finding
-		for _, g := range hintGroups(r.id, cands) {
+		for _, g := range frame.Groups(r.ID, cands) {
 			if h, ok := e.describe(f, r, g); ok {
-				grace := g.grace
+				grace := g.Grace
 				if grace == 0 {
-					grace = int(2 * f.opts.Window / f.step)
+					grace = int(2 * f.Opts.Window / f.Step)
 				}
-				fd.add(h, g.firm, g.hull.hi+grace >= f.n)
+				fd.add(h, g.Firm, g.Hull.Hi+grace >= f.N)
 			}
 		}
 		if len(fd.episodes) > 0 {
@@ -106,20 +108,20 @@ func (e *Engine) evaluate(f *hintFrame) []timeline.Hint {
 // describe is a rule's hint for one episode, kept once described: its
 // columns are closed when it ends before the view's last one, and a
 // description reads nothing else.
-func (e *Engine) describe(f *hintFrame, r hintRule, g *hintGroup) (timeline.Hint, bool) {
+func (e *Engine) describe(f *frame.Frame, r frame.Rule, g *frame.Group) (timeline.Hint, bool) {
 	key := ""
-	if closed := g.hull.hi < f.closed(); closed {
-		key = describeKey(r.id, g)
+	if closed := g.Hull.Hi < f.Closed(); closed {
+		key = describeKey(r.ID, g)
 		if d, ok := e.cache.described[key]; ok {
 			return d.hint, d.ok
 		}
 	}
-	h, ok := r.describe(f, g)
+	h, ok := r.Describe(f, g)
 	if ok {
-		h.ID = r.id
-		h.GPUs = g.gpus
-		h.Start, h.End = f.time(g.hull.lo), f.time(g.hull.hi)
-		h.Confidence = math.Round(h.Confidence*f.lengthFactor(g.hull)*100) / 100
+		h.ID = r.ID
+		h.GPUs = g.GPUs
+		h.Start, h.End = f.Time(g.Hull.Lo), f.Time(g.Hull.Hi)
+		h.Confidence = math.Round(h.Confidence*f.LengthFactor(g.Hull)*100) / 100
 	}
 	if key != "" {
 		c := e.cache.described
@@ -131,19 +133,19 @@ func (e *Engine) describe(f *hintFrame, r hintRule, g *hintGroup) (timeline.Hint
 	return h, ok
 }
 
-// hintSuppress drops every candidate that yields (hintRule.yieldsTo) to a
+// hintSuppress drops every candidate that yields (Rule.YieldsTo) to a
 // candidate of another rule on the same GPU whose stretch covers at least
 // half of its own: that rule names the cause.
-func hintSuppress(cands []hintCand) []hintCand {
+func hintSuppress(cands []frame.Cand) []frame.Cand {
 	yields := map[string][]string{}
 	for _, r := range hintRules {
-		yields[r.id] = r.yieldsTo
+		yields[r.ID] = r.YieldsTo
 	}
 	out := cands[:0:0]
 	for _, c := range cands {
 		covered := false
 		for _, d := range cands {
-			if d.gpu == c.gpu && slices.Contains(yields[c.id], d.id) && hintCovered(c.spans, d.hull()) >= 0.5 {
+			if d.GPU == c.GPU && slices.Contains(yields[c.ID], d.ID) && frame.Covered(c.Spans, d.Hull()) >= 0.5 {
 				covered = true
 				break
 			}
@@ -157,16 +159,16 @@ func hintSuppress(cands []hintCand) []hintCand {
 
 // describeKey names an episode: its rule, its candidates' key, GPUs and
 // columns.
-func describeKey(id string, g *hintGroup) string {
+func describeKey(id string, g *frame.Group) string {
 	b := []byte(id)
 	b = append(b, 0)
-	b = append(b, g.cands[0].key...)
-	for _, idx := range g.gpus {
+	b = append(b, g.Cands[0].Key...)
+	for _, idx := range g.GPUs {
 		b = strconv.AppendInt(append(b, ','), int64(idx), 10)
 	}
-	for _, sp := range g.spans {
-		b = strconv.AppendInt(append(b, ' '), int64(sp.lo), 10)
-		b = strconv.AppendInt(append(b, '-'), int64(sp.hi), 10)
+	for _, sp := range g.Spans {
+		b = strconv.AppendInt(append(b, ' '), int64(sp.Lo), 10)
+		b = strconv.AppendInt(append(b, '-'), int64(sp.Hi), 10)
 	}
 	return string(b)
 }

@@ -4,7 +4,7 @@ import "github.com/gputop-dev/gputop/timeline"
 
 // hintCache is what an Engine keeps of its answers between one question
 // and the next: the episodes described, and the hints last given. The
-// rules' verdicts are the frame's (frameKept).
+// rules' verdicts are the frame's (Kept).
 type hintCache struct {
 	described map[string]described
 

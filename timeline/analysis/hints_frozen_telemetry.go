@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/gputop-dev/gputop/timeline"
+
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
 // frozenTelemetryRule is frozen-telemetry: a GPU whose every figure the
@@ -37,45 +39,45 @@ import (
 //     asked about afterwards (a replay stepped back) reads as unknown,
 //     where asked about before it was recognised it read as what it
 //     showed. The phases (busy, stalled, idle) still take its readings.
-var frozenTelemetryRule = hintRule{
-	id: timeline.HintFrozenTelemetry,
-	find: func(f *hintFrame) []hintCand {
-		if f.kept == nil {
+var frozenTelemetryRule = frame.Rule{
+	ID: timeline.HintFrozenTelemetry,
+	Find: func(f *frame.Frame) []frame.Cand {
+		if f.Kept == nil {
 			return nil
 		}
-		var out []hintCand
-		for _, g := range f.gpus {
-			fg := f.kept.frozen.gpus[g.index]
+		var out []frame.Cand
+		for _, g := range f.GPUs {
+			fg := f.Kept.Frozen.GPUs[g.Index]
 			if fg == nil {
 				continue
 			}
-			for _, sp := range fg.spans {
-				if sp.seen >= f.n {
+			for _, sp := range fg.Spans {
+				if sp.Seen >= f.N {
 					break // recognised after the view's end
 				}
-				out = append(out, hintCand{id: timeline.HintFrozenTelemetry, gpu: g.index, firm: true,
-					spans: []hintSpan{{sp.lo, min(sp.hi, f.n)}}})
+				out = append(out, frame.Cand{ID: timeline.HintFrozenTelemetry, GPU: g.Index, Firm: true,
+					Spans: []frame.Span{{Lo: sp.Lo, Hi: min(sp.Hi, f.N)}}})
 			}
 		}
 		return out
 	},
-	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
-		fg := f.kept.frozen.gpus[g.gpus[0]]
+	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+		fg := f.Kept.Frozen.GPUs[g.GPUs[0]]
 		var what string
-		for _, sp := range fg.spans {
-			if sp.lo == g.spans[0].lo {
-				what = sp.readings()
+		for _, sp := range fg.Spans {
+			if sp.Lo == g.Spans[0].Lo {
+				what = sp.Readings()
 			}
 		}
-		names := f.gpuNames(g.gpus)
+		names := f.GPUNames(g.GPUs)
 		verb := "'s readings"
-		if len(g.gpus) > 1 {
+		if len(g.GPUs) > 1 {
 			verb = ": their readings"
 		}
 		return timeline.Hint{
 			Severity: timeline.Warning,
 			Evidence: fmt.Sprintf("%s%s froze %s: every figure repeated to the last digit (%s) after they varied; "+
-				"treated as no data", names, verb, f.during(g), what),
+				"treated as no data", names, verb, f.During(g), what),
 			Suggestion: "Telemetry stopped updating: a hung driver or exporter, or a stale DCGM cache. Check " +
 				"`nvidia-smi` on the node (a hang there is the driver: look for Xid errors in `dmesg`), restart the " +
 				"exporter (dcgm-exporter, nv-hostengine) or the monitoring agent; nothing is judged on these readings.",

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
 // htLive is an H100 at work as live NVML reads it: utilisation, SM
@@ -131,8 +133,8 @@ func TestFrozenTelemetryLive(t *testing.T) {
 	}
 	f := e.viewAt(at(599))
 	for i := 301; i < 598; i++ {
-		if f.gpus[0].state[i] != hsUnknown {
-			t.Fatalf("column %d is %v, want unknown", i, f.gpus[0].state[i])
+		if f.GPUs[0].State[i] != frame.Unknown {
+			t.Fatalf("column %d is %v, want unknown", i, f.GPUs[0].State[i])
 		}
 	}
 }

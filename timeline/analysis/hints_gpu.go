@@ -6,6 +6,8 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/units"
+
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
 // Rules that judge each GPU on its own: gpu-idle, idle-memory-held,
@@ -21,28 +23,30 @@ import (
 // low-utilization. Info: no job is held back, but a reservation is wasted, or a
 // monitor outlived its job (vgg16: hours of 0 % at 20 W). It yields to
 // gpu-imbalance, which explains idle GPUs beside busy ones.
-var gpuIdleRule = hintRule{
-	id: timeline.HintGPUIdle,
-	find: func(f *hintFrame) []hintCand {
-		bare := func(g *hintGPU, i int) bool { return g.state[i] == hsIdle && !(hintAt(g.mem, i) >= f.opts.HeldMemory) }
-		return f.perGPU(timeline.HintGPUIdle, f.opts.IdleWindows, func(g *hintGPU, w hintSpan, in bool) bool {
-			share, ok := g.shareIn(w, func(i int) bool { return bare(g, i) })
-			return ok && share >= hintLevel(in, 0.98, 0.97)
+var gpuIdleRule = frame.Rule{
+	ID: timeline.HintGPUIdle,
+	Find: func(f *frame.Frame) []frame.Cand {
+		bare := func(g *frame.GPU, i int) bool {
+			return g.State[i] == frame.Idle && !(frame.At(g.Mem, i) >= f.Opts.HeldMemory)
+		}
+		return f.PerGPU(timeline.HintGPUIdle, f.Opts.IdleWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
+			share, ok := g.ShareIn(w, func(i int) bool { return bare(g, i) })
+			return ok && share >= frame.Level(in, 0.98, 0.97)
 		}, bare)
 	},
-	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
-		gs := f.members(g)
-		ev := f.gpuNames(g.gpus) + " " + hintActivity(gs, g.spans, nil)
+	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+		gs := f.Members(g)
+		ev := f.GPUNames(g.GPUs) + " " + frame.Activity(gs, g.Spans, nil)
 		conf := 0.9
-		if mem := hintStats(gs, hintPickMem, g.spans, nil); mem.ok() {
-			ev += ", " + units.Bytes(mem.mean) + " memory used"
+		if mem := frame.Stats(gs, frame.PickMem, g.Spans, nil); mem.OK() {
+			ev += ", " + units.Bytes(mem.Mean) + " memory used"
 		} else {
 			conf = 0.6
 		}
-		if p := hintStats(gs, hintPickPower, g.spans, nil); p.ok() {
-			ev += ", at " + hintRange(p, "W")
+		if p := frame.Stats(gs, frame.PickPower, g.Spans, nil); p.OK() {
+			ev += ", at " + frame.Range(p, "W")
 		}
-		ev += ", " + f.during(g)
+		ev += ", " + f.During(g)
 		if conf < 0.9 {
 			ev += " (memory use not recorded)"
 		}
@@ -51,10 +55,10 @@ var gpuIdleRule = hintRule{
 			Evidence: ev,
 			Suggestion: "Nothing runs here: the job ended or never started on this GPU. Free the reservation, " +
 				"or if it should be working, check the launcher (`CUDA_VISIBLE_DEVICES`, the process count, `--gpus`).",
-			Confidence: conf * hintKnownShare(gs, g.spans),
+			Confidence: conf * frame.KnownShare(gs, g.Spans),
 		}, true
 	},
-	yieldsTo: []string{timeline.HintGPUImbalance},
+	YieldsTo: []string{timeline.HintGPUImbalance},
 }
 
 // idleMemoryHeldRule is idle-memory-held: memory allocated, utilisation
@@ -67,26 +71,26 @@ var gpuIdleRule = hintRule{
 // critical; with the host idle it is info (an inference server waiting for
 // requests, or a stalled job); without host data, a warning naming all
 // three. It yields to gpu-imbalance.
-var idleMemoryHeldRule = hintRule{
-	id: timeline.HintIdleMemoryHeld,
-	find: func(f *hintFrame) []hintCand {
-		held := f.opts.HeldMemory
-		holding := func(g *hintGPU, i int) bool { return g.state[i] == hsIdle && hintAt(g.mem, i) >= held }
-		return f.perGPU(timeline.HintIdleMemoryHeld, f.opts.SustainedWindows, func(g *hintGPU, w hintSpan, in bool) bool {
-			share, ok := g.shareIn(w, func(i int) bool { return holding(g, i) })
-			return ok && share >= hintLevel(in, 0.9, 0.8)
+var idleMemoryHeldRule = frame.Rule{
+	ID: timeline.HintIdleMemoryHeld,
+	Find: func(f *frame.Frame) []frame.Cand {
+		held := f.Opts.HeldMemory
+		holding := func(g *frame.GPU, i int) bool { return g.State[i] == frame.Idle && frame.At(g.Mem, i) >= held }
+		return f.PerGPU(timeline.HintIdleMemoryHeld, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
+			share, ok := g.ShareIn(w, func(i int) bool { return holding(g, i) })
+			return ok && share >= frame.Level(in, 0.9, 0.8)
 		}, holding)
 	},
-	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
-		gs := f.members(g)
-		mem := hintStats(gs, hintPickMem, g.spans, nil)
-		ev := fmt.Sprintf("%s holds %s at %s", f.gpuNames(g.gpus), units.Bytes(mem.mean), hintActivity(gs, g.spans, nil))
-		if p := hintStats(gs, hintPickPower, g.spans, nil); p.ok() {
-			ev += " and " + hintRange(p, "W")
+	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+		gs := f.Members(g)
+		mem := frame.Stats(gs, frame.PickMem, g.Spans, nil)
+		ev := fmt.Sprintf("%s holds %s at %s", f.GPUNames(g.GPUs), units.Bytes(mem.Mean), frame.Activity(gs, g.Spans, nil))
+		if p := frame.Stats(gs, frame.PickPower, g.Spans, nil); p.OK() {
+			ev += " and " + frame.Range(p, "W")
 		}
-		ev += ", " + f.during(g)
-		h := timeline.Hint{Confidence: hintKnownShare(gs, g.spans)}
-		working, cpuText, known := f.hostWorking(g.spans)
+		ev += ", " + f.During(g)
+		h := timeline.Hint{Confidence: frame.KnownShare(gs, g.Spans)}
+		working, cpuText, known := hostWorking(f, g.Spans)
 		switch {
 		case working:
 			h.Severity, h.Confidence = timeline.Critical, 0.85*h.Confidence
@@ -107,31 +111,31 @@ var idleMemoryHeldRule = hintRule{
 		}
 		return h, true
 	},
-	yieldsTo: []string{timeline.HintGPUImbalance},
+	YieldsTo: []string{timeline.HintGPUImbalance},
 }
 
 // hostWorking says whether the host's CPU was working over spans (busy, or
 // one core pegged, in at least half the known columns), describes it, and
 // whether the host was recorded at all.
-func (f *hintFrame) hostWorking(spans []hintSpan) (working bool, text string, known bool) {
-	h := &f.host
-	busy, busyKnown := hintHostShare(h.busy, spans)
-	single, singleKnown := hintHostShare(h.single, spans)
+func hostWorking(f *frame.Frame, spans []frame.Span) (working bool, text string, known bool) {
+	h := &f.Host
+	busy, busyKnown := frame.HostShare(h.Busy, spans)
+	single, singleKnown := frame.HostShare(h.Single, spans)
 	if !busyKnown && !singleKnown {
 		return false, "", false
 	}
-	cpu := hintHostStats(h.cpu, spans)
-	top := hintHostStats(h.topCore, spans)
-	job := hintHostStats(h.job, spans)
+	cpu := frame.HostStats(h.CPU, spans)
+	top := frame.HostStats(h.TopCore, spans)
+	job := frame.HostStats(h.Job, spans)
 	switch {
 	case single >= 0.5:
-		text = "one host core runs at " + units.Number(top.mean) + "% and the others idle"
-	case busy >= 0.5 && job.ok():
-		text = "the job uses " + units.Number(job.mean) + "% of a core"
+		text = "one host core runs at " + units.Number(top.Mean) + "% and the others idle"
+	case busy >= 0.5 && job.OK():
+		text = "the job uses " + units.Number(job.Mean) + "% of a core"
 	case busy >= 0.5:
-		text = "the host CPU is " + units.Number(cpu.mean) + "% busy"
+		text = "the host CPU is " + units.Number(cpu.Mean) + "% busy"
 	default:
-		text, _ = f.hostContext(spans)
+		text, _ = f.HostContext(spans)
 		return false, text, true
 	}
 	return true, text, true
@@ -142,7 +146,7 @@ func (f *hintFrame) hostWorking(spans []hintSpan) (working bool, text string, kn
 // validation phase). It fires where the mean work (SM activity where known,
 // else utilisation; busy-waiting left out, as busy-wait's) is below LowWork
 // (LowWork+10 to go on), the GPU worked
-// throughout the window (hintCounts.starts; any work to go on; never
+// throughout the window (Counts.Starts; any work to go on; never
 // working is gpu-idle or idle-memory-held), and while it worked it
 // averaged below 70 %. That
 // last test keeps demand-driven work silent: request-driven inference
@@ -153,47 +157,47 @@ func (f *hintFrame) hostWorking(spans []hintSpan) (working bool, text string, kn
 // Critical below 10 % (most of the GPU wasted). Lower confidence on
 // utilisation alone (it counts any kernel) and without host data (a host
 // cause cannot be ruled out). It yields to every rule that names a cause.
-var lowUtilizationRule = hintRule{
-	id: timeline.HintLowUtilization,
-	find: func(f *hintFrame) []hintCand {
-		low := f.opts.LowWork
-		return f.perGPU(timeline.HintLowUtilization, f.opts.SustainedWindows, func(g *hintGPU, w hintSpan, in bool) bool {
-			c := g.counts(w)
-			if !c.judged() || c.active() == 0 || c.intensity() >= 70 {
+var lowUtilizationRule = frame.Rule{
+	ID: timeline.HintLowUtilization,
+	Find: func(f *frame.Frame) []frame.Cand {
+		low := f.Opts.LowWork
+		return f.PerGPU(timeline.HintLowUtilization, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
+			c := g.Counts(w)
+			if !c.Judged() || c.Active() == 0 || c.Intensity() >= 70 {
 				return false
 			}
-			return c.meanWorkApartFromWaits() < hintLevel(in, low, low+10) && (in || c.starts())
+			return c.MeanWorkApartFromWaits() < frame.Level(in, low, low+10) && (in || c.Starts())
 		}, nil)
 	},
-	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
-		gs := f.members(g)
-		work := hintStats(gs, hintPickWork, g.spans, nil)
-		util := hintStats(gs, hintPickUtil, g.spans, nil)
-		sm := hintStats(gs, hintPickSM, g.spans, nil)
-		ev := f.gpuNames(g.gpus) + " "
+	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+		gs := f.Members(g)
+		work := frame.Stats(gs, frame.PickWork, g.Spans, nil)
+		util := frame.Stats(gs, frame.PickUtil, g.Spans, nil)
+		sm := frame.Stats(gs, frame.PickSM, g.Spans, nil)
+		ev := f.GPUNames(g.GPUs) + " "
 		conf := 0.8
-		if sm.ok() {
-			ev += "SM activity averages " + units.Number(sm.mean) + "%"
-			if util.ok() {
-				ev += " (util " + units.Number(util.mean) + "%)"
+		if sm.OK() {
+			ev += "SM activity averages " + units.Number(sm.Mean) + "%"
+			if util.OK() {
+				ev += " (util " + units.Number(util.Mean) + "%)"
 			}
 		} else {
-			ev += "util averages " + units.Number(util.mean) + "%"
+			ev += "util averages " + units.Number(util.Mean) + "%"
 			conf = 0.65
 		}
-		if idle := hintShareOf(gs, g.spans, func(st hintState) bool { return st == hsIdle }); idle >= 0.2 {
-			active := func(gpu *hintGPU, i int) bool { return gpu.working(i) }
+		if idle := frame.ShareOf(gs, g.Spans, func(st frame.State) bool { return st == frame.Idle }); idle >= 0.2 {
+			active := func(gpu *frame.GPU, i int) bool { return gpu.Working(i) }
 			ev += ", idle " + units.Share(idle) + " of the time, in bursts of " +
-				hintRange(hintStats(gs, hintPickWork, g.spans, active), "%")
-		} else if r := hintRange(work, "%"); r != units.Number(work.mean)+"%" {
+				frame.Range(frame.Stats(gs, frame.PickWork, g.Spans, active), "%")
+		} else if r := frame.Range(work, "%"); r != units.Number(work.Mean)+"%" {
 			ev += ", ranging " + r
 		}
-		ev += ", " + f.during(g)
-		host, known := f.hostContext(g.spans)
+		ev += ", " + f.During(g)
+		host, known := f.HostContext(g.Spans)
 		sug := "The GPU gets too little work per step: raise the batch size, remove host-device syncs from the loop " +
 			"(`.item()`, `.cpu()`, printing tensors), overlap communication (NCCL rather than gloo, bucketed all-reduce) " +
 			"and fuse small kernels (`torch.compile`, CUDA graphs)."
-		if sm.ok() && util.ok() && util.mean-sm.mean >= 30 {
+		if sm.OK() && util.OK() && util.Mean-sm.Mean >= 30 {
 			sug = "Kernels run most of the time but keep few SMs busy: small batches or small kernels. Raise the " +
 				"batch size, fuse kernels (`torch.compile`, CUDA graphs), and use mixed precision with tensor-core shapes."
 		}
@@ -205,17 +209,17 @@ var lowUtilizationRule = hintRule{
 			sug += " Without host data a slow input pipeline cannot be ruled out: record with gputop to see the CPU."
 		}
 		sev := timeline.Warning
-		if work.mean < 10 {
+		if work.Mean < 10 {
 			sev = timeline.Critical
 		}
-		return timeline.Hint{Severity: sev, Evidence: ev, Suggestion: sug, Confidence: conf * hintKnownShare(gs, g.spans)}, true
+		return timeline.Hint{Severity: sev, Evidence: ev, Suggestion: sug, Confidence: conf * frame.KnownShare(gs, g.Spans)}, true
 	},
-	yieldsTo: []string{timeline.HintInputBound, timeline.HintHostSingleThread, timeline.HintIOWait, timeline.HintPeriodicStall, timeline.HintGPUImbalance,
+	YieldsTo: []string{timeline.HintInputBound, timeline.HintHostSingleThread, timeline.HintIOWait, timeline.HintPeriodicStall, timeline.HintGPUImbalance,
 		timeline.HintBusyWait, timeline.HintIdleMemoryHeld, timeline.HintGPUIdle},
 }
 
 // busyWaitRule is busy-wait: utilisation high while the GPU does little
-// (see hsWaiting: utilisation at WaitUtil or more with SM activity below
+// (see Waiting: utilisation at WaitUtil or more with SM activity below
 // WaitSM, or without SM activity, power at most WaitPower of the limit or
 // of the node's working draw). It fires where at least 60 % of a window's
 // columns wait (40 % to go on), cut to the waiting columns. Kernels
@@ -224,33 +228,33 @@ var lowUtilizationRule = hintRule{
 // checkpoints). Critical when one stretch lasts 5 min or more: a hung
 // collective wastes every GPU in it. Utilisation alone cannot see it; it
 // yields to periodic-stall, which reports recurring waits as one stall.
-var busyWaitRule = hintRule{
-	id: timeline.HintBusyWait,
-	find: func(f *hintFrame) []hintCand {
-		return f.perGPU(timeline.HintBusyWait, 1, func(g *hintGPU, w hintSpan, in bool) bool {
-			c := g.counts(w)
-			return c.judged() && c.share(c.waiting) >= hintLevel(in, 0.6, 0.4)
-		}, func(g *hintGPU, i int) bool { return g.state[i] == hsWaiting })
+var busyWaitRule = frame.Rule{
+	ID: timeline.HintBusyWait,
+	Find: func(f *frame.Frame) []frame.Cand {
+		return f.PerGPU(timeline.HintBusyWait, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
+			c := g.Counts(w)
+			return c.Judged() && c.Share(c.Waiting) >= frame.Level(in, 0.6, 0.4)
+		}, func(g *frame.GPU, i int) bool { return g.State[i] == frame.Waiting })
 	},
-	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
-		gs := f.members(g)
-		waiting := func(gpu *hintGPU, i int) bool { return gpu.state[i] == hsWaiting }
-		ev := f.gpuNames(g.gpus) + " " + hintRange(hintStats(gs, hintPickUtil, g.spans, waiting), "% util")
+	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+		gs := f.Members(g)
+		waiting := func(gpu *frame.GPU, i int) bool { return gpu.State[i] == frame.Waiting }
+		ev := f.GPUNames(g.GPUs) + " " + frame.Range(frame.Stats(gs, frame.PickUtil, g.Spans, waiting), "% util")
 		conf := 0.9
-		if p := hintStats(gs, hintPickPower, g.spans, waiting); p.ok() {
-			ev += " at " + hintRange(p, "W") + f.powerShare(gs, p, g.hull.hi-1)
+		if p := frame.Stats(gs, frame.PickPower, g.Spans, waiting); p.OK() {
+			ev += " at " + frame.Range(p, "W") + powerShare(f, gs, p, g.Hull.Hi-1)
 		}
-		if sm := hintStats(gs, hintPickSM, g.spans, waiting); sm.ok() {
-			ev += ", SM activity " + hintRange(sm, "%")
-		} else if gs[0].refIsLimit.get(g.hull.hi-1) == 1 {
+		if sm := frame.Stats(gs, frame.PickSM, g.Spans, waiting); sm.OK() {
+			ev += ", SM activity " + frame.Range(sm, "%")
+		} else if gs[0].RefIsLimit.Get(g.Hull.Hi-1) == 1 {
 			conf = 0.8
 		} else {
 			conf = 0.65
 		}
-		ev += ", " + f.during(g)
+		ev += ", " + f.During(g)
 		sev := timeline.Warning
-		for _, sp := range g.spans {
-			if f.dur(sp) >= 5*time.Minute {
+		for _, sp := range g.Spans {
+			if f.Dur(sp) >= 5*time.Minute {
 				sev = timeline.Critical
 			}
 		}
@@ -260,25 +264,25 @@ var busyWaitRule = hintRule{
 			Suggestion: "Kernels resident but not working: ranks waiting in a collective (NCCL all-reduce, barrier) for a " +
 				"slower rank, or a kernel spinning on a flag. Find the GPU that is not waiting and what it does then (a " +
 				"checkpoint, evaluation or logging on one rank); if it never ends the job is hung (`NCCL_DEBUG=INFO`, `py-spy dump`).",
-			Confidence: conf * hintKnownShare(gs, g.spans),
+			Confidence: conf * frame.KnownShare(gs, g.Spans),
 		}, true
 	},
-	yieldsTo: []string{timeline.HintPeriodicStall},
+	YieldsTo: []string{timeline.HintPeriodicStall},
 }
 
 // powerShare says what a power range is a share of: " (21-23% of the
 // 700W limit)", or without a limit " (27% of the 560W these GPUs draw
 // when working)".
-func (f *hintFrame) powerShare(gs []*hintGPU, p hintStat, last int) string {
-	ref := gs[0].refAt.get(last)
+func powerShare(f *frame.Frame, gs []*frame.GPU, p frame.Stat, last int) string {
+	ref := gs[0].RefAt.Get(last)
 	if !(ref > 0) {
 		return ""
 	}
-	share := hintStat{n: p.n, lo: 100 * p.lo / ref, hi: 100 * p.hi / ref}
-	if gs[0].refIsLimit.get(last) == 1 {
-		return " (" + hintRange(share, "%") + " of the " + units.Number(ref) + "W limit)"
+	share := frame.Stat{N: p.N, Lo: 100 * p.Lo / ref, Hi: 100 * p.Hi / ref}
+	if gs[0].RefIsLimit.Get(last) == 1 {
+		return " (" + frame.Range(share, "%") + " of the " + units.Number(ref) + "W limit)"
 	}
-	return " (" + hintRange(share, "%") + " of the " + units.Number(ref) + "W they draw when working)"
+	return " (" + frame.Range(share, "%") + " of the " + units.Number(ref) + "W they draw when working)"
 }
 
 // pcieBoundRule is pcie-bound: host-device traffic at PCIeBusy or more
@@ -288,46 +292,46 @@ func (f *hintFrame) powerShare(gs []*hintGPU, p hintStat, last int) string {
 // (live NVML) and stays silent without them. The link's generation and
 // width are not in the timeline, so "near its limit" is an absolute 10 GB/s
 // (what a PCIe 3.0 x16 link sustains), and the confidence is modest.
-var pcieBoundRule = hintRule{
-	id: timeline.HintPCIeBound,
-	find: func(f *hintFrame) []hintCand {
-		copying := func(g *hintGPU, i int) bool {
-			return hintAt(g.bus, i) >= f.opts.PCIeBusy && hintAt(g.work, i) < 25
+var pcieBoundRule = frame.Rule{
+	ID: timeline.HintPCIeBound,
+	Find: func(f *frame.Frame) []frame.Cand {
+		copying := func(g *frame.GPU, i int) bool {
+			return frame.At(g.Bus, i) >= f.Opts.PCIeBusy && frame.At(g.Work, i) < 25
 		}
-		return f.perGPU(timeline.HintPCIeBound, 1, func(g *hintGPU, w hintSpan, in bool) bool {
-			if g.bus == nil {
+		return f.PerGPU(timeline.HintPCIeBound, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
+			if g.Bus == nil {
 				return false
 			}
 			known, yes := 0, 0
-			for i := w.lo; i < w.hi; i++ {
-				if g.bus[i] == g.bus[i] && g.state[i] != hsUnknown {
+			for i := w.Lo; i < w.Hi; i++ {
+				if g.Bus[i] == g.Bus[i] && g.State[i] != frame.Unknown {
 					known++
 					if copying(g, i) {
 						yes++
 					}
 				}
 			}
-			return 2*known >= w.len() && float64(yes) >= hintLevel(in, 0.5, 0.3)*float64(known)
+			return 2*known >= w.Len() && float64(yes) >= frame.Level(in, 0.5, 0.3)*float64(known)
 		}, copying)
 	},
-	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
-		gs := f.members(g)
-		bus := hintStats(gs, func(g *hintGPU) []float32 { return g.bus }, g.spans, nil)
+	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+		gs := f.Members(g)
+		bus := frame.Stats(gs, func(g *frame.GPU) []float32 { return g.Bus }, g.Spans, nil)
 		conf := 0.55
-		if !hintStats(gs, hintPickSM, g.spans, nil).ok() {
+		if !frame.Stats(gs, frame.PickSM, g.Spans, nil).OK() {
 			conf = 0.45
 		}
-		rate := units.Rate(bus.lo)
-		if hi := units.Rate(bus.hi); hi != rate {
+		rate := units.Rate(bus.Lo)
+		if hi := units.Rate(bus.Hi); hi != rate {
 			rate += " to " + hi
 		}
-		ev := fmt.Sprintf("%s moves %s over PCIe while at %s, %s", f.gpuNames(g.gpus), rate, hintActivity(gs, g.spans, nil), f.during(g))
+		ev := fmt.Sprintf("%s moves %s over PCIe while at %s, %s", f.GPUNames(g.GPUs), rate, frame.Activity(gs, g.Spans, nil), f.During(g))
 		return timeline.Hint{
 			Severity: timeline.Warning,
 			Evidence: ev,
 			Suggestion: "Copies between host and GPU dominate: use pinned memory (`pin_memory=True`) with non_blocking copies, " +
 				"move fewer, larger batches, and keep data and intermediate results on the GPU (preprocess there, avoid `.cpu()` round trips).",
-			Confidence: conf * hintKnownShare(gs, g.spans),
+			Confidence: conf * frame.KnownShare(gs, g.Spans),
 		}, true
 	},
 }

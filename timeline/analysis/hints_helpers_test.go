@@ -9,6 +9,8 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/units"
+
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
 // Synthetic recordings for the hint rules' table tests: a script says what
@@ -71,8 +73,8 @@ func htCoreSet(n int, rest float64, first ...float64) []float64 {
 
 // htEngine feeds secs seconds of a script at 1 Hz to an Engine with
 // thresholds opts (the defaults without).
-func htEngine(secs int, script func(t *htTick), opts ...HintOptions) *Engine {
-	o := DefaultHintOptions()
+func htEngine(secs int, script func(t *htTick), opts ...frame.Options) *Engine {
+	o := frame.DefaultOptions()
 	if len(opts) > 0 {
 		o = opts[0]
 	}

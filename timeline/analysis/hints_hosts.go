@@ -8,6 +8,8 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/units"
+
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
 // Rules across the hosts of a session of several (a Prometheus import of a
@@ -28,8 +30,8 @@ import (
 // GPUs that wait for a straggler or an idle host. The one-GPU rules
 // otherwise go on within each host as before.
 
-// The hosts' thresholds. They are fixed, not HintOptions: they compare
-// hosts with each other, and HintOptions' levels (IdleUtil, WaitUtil, ...)
+// The hosts' thresholds. They are fixed, not Options: they compare
+// hosts with each other, and Options' levels (IdleUtil, WaitUtil, ...)
 // already decide what each GPU was doing.
 const (
 	// hostIdleShare: a host is idle in a window where at least this share
@@ -80,17 +82,17 @@ func othersActive(wins []hostWin, h int) (float64, bool) {
 // (the job is stuck waiting for the idle host: a hung rank) or when the
 // idle hosts hold more than half the session's GPUs. It yields to
 // host-late, which says better when the host did start in the end.
-var hostIdleRule = hintRule{
-	id: timeline.HintHostIdle,
-	find: func(f *hintFrame) []hintCand {
-		cols := f.hostColumns()
-		return f.perHost(timeline.HintHostIdle, f.opts.SustainedWindows, func(h int, wins []hostWin, in bool) bool {
+var hostIdleRule = frame.Rule{
+	ID: timeline.HintHostIdle,
+	Find: func(f *frame.Frame) []frame.Cand {
+		cols := hostColumns(f)
+		return perHost(f, timeline.HintHostIdle, f.Opts.SustainedWindows, func(h int, wins []hostWin, in bool) bool {
 			w := wins[h]
-			if !w.judged() || w.share(w.idle) < hintLevel(in, hostIdleShare, hostIdleStay) {
+			if !w.judged() || w.share(w.idle) < frame.Level(in, hostIdleShare, hostIdleStay) {
 				return false
 			}
 			others, ok := othersActive(wins, h)
-			return ok && others >= hintLevel(in, hostOthersActive, hostOthersStay)
+			return ok && others >= frame.Level(in, hostOthersActive, hostOthersStay)
 		}, func(h, i int) bool {
 			c := cols[h][i]
 			if c.known == 0 || float64(c.idle) < hostIdleStay*float64(c.known) {
@@ -106,29 +108,29 @@ var hostIdleRule = hintRule{
 			return known > 0 && float64(active) >= hostOthersStay*float64(known)
 		})
 	},
-	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
-		h := f.hostOf(g)
+	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+		h := hostOf(f, g)
 		if h < 0 {
 			return timeline.Hint{}, false
 		}
-		l := f.layout()
-		members := f.hostMembers()
-		idle := f.members(g)
-		otherNames := l.namesOf(len(members), func(k int) bool { return k != h && len(members[k]) > 0 })
+		l := f.Layout()
+		members := hostMembers(f)
+		idle := f.Members(g)
+		otherNames := l.NamesOf(len(members), func(k int) bool { return k != h && len(members[k]) > 0 })
 		if len(otherNames) == 0 {
 			return timeline.Hint{}, false
 		}
-		ev := fmt.Sprintf("%s idle (%s", f.gpuNames(g.gpus), hintActivity(idle, g.spans, nil))
-		if mem := hintStats(idle, hintPickMem, g.spans, nil); mem.ok() {
-			ev += ", " + units.Bytes(mem.mean) + " memory used"
+		ev := fmt.Sprintf("%s idle (%s", f.GPUNames(g.GPUs), frame.Activity(idle, g.Spans, nil))
+		if mem := frame.Stats(idle, frame.PickMem, g.Spans, nil); mem.OK() {
+			ev += ", " + units.Bytes(mem.Mean) + " memory used"
 		}
-		if f.hostStarts(f.hostColumns())[h] < 0 {
+		if hostStarts(f, hostColumns(f))[h] < 0 {
 			ev += ", never started"
 		}
 		ev += ") while " + units.Hosts(otherNames, 3) + " "
 		// The others' figures from the hosts' kept sums: a scan of every
 		// GPU's columns would cost the whole session on every tick.
-		wins := f.hostWindows(f.hostColumns(), g.spans...)
+		wins := hostWindows(f, hostColumns(f), g.Spans...)
 		all := hostsTogether(wins, func(k int) bool { return k != h && len(members[k]) > 0 })
 		waiting := 0.0
 		if all.known > 0 {
@@ -139,9 +141,9 @@ var hostIdleRule = hintRule{
 		} else {
 			ev += "work (" + all.figures(false) + ")"
 		}
-		ev += ", " + f.during(g)
+		ev += ", " + f.During(g)
 		sev := timeline.Warning
-		if waiting >= 0.5 || 2*len(idle) > len(f.gpus) {
+		if waiting >= 0.5 || 2*len(idle) > len(f.GPUs) {
 			sev = timeline.Critical
 		}
 		return timeline.Hint{
@@ -150,19 +152,19 @@ var hostIdleRule = hintRule{
 			Suggestion: "One host does no work while the others do. Check that the job was launched there (the launcher's " +
 				"host list, `--nnodes`, `MASTER_ADDR`), that its ranks found their GPUs (`CUDA_VISIBLE_DEVICES`), and its " +
 				"logs for a crash or a rank stuck before its first step; the other hosts wait for it at every collective.",
-			Confidence: 0.85 * hintKnownShare(idle, g.spans),
+			Confidence: 0.85 * frame.KnownShare(idle, g.Spans),
 		}, true
 	},
-	yieldsTo: []string{timeline.HintHostLate},
+	YieldsTo: []string{timeline.HintHostLate},
 }
 
 // hostStarts returns the column each host started working in the view
 // (-1: not yet): the first column where at least half its GPUs work and
 // the Window from there worked in at least 80 % of its columns. Only
 // closed columns count, so the view's open one never moves a start.
-func (f *hintFrame) hostStarts(cols [][]hostCol) []int {
+func hostStarts(f *frame.Frame, cols [][]hostCol) []int {
 	st := hostsOf(f)
-	width := int(f.opts.Window / f.step)
+	width := int(f.Opts.Window / f.Step)
 	final := st.final
 	out := make([]int, len(cols))
 	for h := range cols {
@@ -188,7 +190,7 @@ func (f *hintFrame) hostStarts(cols [][]hostCol) []int {
 			s.p++
 		}
 		out[h] = -1
-		if s.start >= 0 && s.start+width <= f.closed() {
+		if s.start >= 0 && s.start+width <= f.Closed() {
 			out[h] = s.start
 		}
 	}
@@ -206,14 +208,14 @@ func (f *hintFrame) hostStarts(cols [][]hostCol) []int {
 // the host has worked a Window, so a host that never starts is host-idle,
 // not late. Warning: the other hosts' GPUs waited (or ran without it) all
 // that time.
-var hostLateRule = hintRule{
-	id: timeline.HintHostLate,
-	find: func(f *hintFrame) []hintCand {
-		cols := f.hostColumns()
+var hostLateRule = frame.Rule{
+	ID: timeline.HintHostLate,
+	Find: func(f *frame.Frame) []frame.Cand {
+		cols := hostColumns(f)
 		if cols == nil {
 			return nil
 		}
-		starts := f.hostStarts(cols)
+		starts := hostStarts(f, cols)
 		var started []int
 		for _, s := range starts {
 			if s >= 0 {
@@ -225,48 +227,48 @@ var hostLateRule = hintRule{
 		}
 		slices.Sort(started)
 		ref := started[(len(started)-1)/2]
-		late := int(hostLateMin / f.step)
-		members := f.hostMembers()
-		var out []hintCand
+		late := int(hostLateMin / f.Step)
+		members := hostMembers(f)
+		var out []frame.Cand
 		for h, s := range starts {
 			if s < 0 || s-ref < late || len(members[h]) == 0 {
 				continue
 			}
-			sp := hintSpan{ref, s}
-			if w := hostWindowOf(cols[h], hostsOf(f).blocks[h], []hintSpan{sp}); !w.judged() {
+			sp := frame.Span{Lo: ref, Hi: s}
+			if w := hostWindowOf(cols[h], hostsOf(f).blocks[h], []frame.Span{sp}); !w.judged() {
 				continue // a gap, not a late start: the host was not answering
 			}
-			out = append(out, f.hostCands(timeline.HintHostLate, h, members[h], []stretch{{sp, true}}, 1)...)
+			out = append(out, hostCands(f, timeline.HintHostLate, h, members[h], []frame.Stretch{{Span: sp, Firm: true}}, 1)...)
 		}
 		return out
 	},
-	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
-		h := f.hostOf(g)
-		if h < 0 || len(g.spans) == 0 {
+	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+		h := hostOf(f, g)
+		if h < 0 || len(g.Spans) == 0 {
 			return timeline.Hint{}, false
 		}
-		l := f.layout()
-		late := f.members(g)
-		sp := g.hull
-		starts := f.hostStarts(f.hostColumns())
-		first := l.namesOf(len(starts), func(k int) bool { return k != h && starts[k] >= 0 && starts[k] <= sp.lo })
+		l := f.Layout()
+		late := f.Members(g)
+		sp := g.Hull
+		starts := hostStarts(f, hostColumns(f))
+		first := l.NamesOf(len(starts), func(k int) bool { return k != h && starts[k] >= 0 && starts[k] <= sp.Lo })
 		ev := fmt.Sprintf("%s started %s after %s (at %s, they at %s); meanwhile its GPUs were idle (%s)",
-			l.names[h], units.Duration(f.dur(sp)), units.Hosts(first, 3), f.clockAt(sp.hi), f.clockAt(sp.lo),
-			hintActivity(late, g.spans, nil))
+			l.Names[h], units.Duration(f.Dur(sp)), units.Hosts(first, 3), clockAt(f, sp.Hi), clockAt(f, sp.Lo),
+			frame.Activity(late, g.Spans, nil))
 		return timeline.Hint{
 			Severity: timeline.Warning,
-			Evidence: ev + ": " + units.Duration(f.dur(sp)) + " of " + units.Count(len(late), "GPU") + " lost",
+			Evidence: ev + ": " + units.Duration(f.Dur(sp)) + " of " + units.Count(len(late), "GPU") + " lost",
 			Suggestion: "One host started long after the others: the whole job waited for it, or ran short of it. Look at " +
 				"what it did first (a container pull, a dataset copy or cache warm-up, a slow `import`, a retry of the " +
 				"rendezvous) in its logs, and start the work there before the job, or stage the data on every host.",
-			Confidence: 0.8 * hintKnownShare(late, g.spans),
+			Confidence: 0.8 * frame.KnownShare(late, g.Spans),
 		}, true
 	},
 }
 
 // clockAt is column c as the time of day, "12:10:00" (UTC): when hosts
 // started, a person compares it with the job's logs.
-func (f *hintFrame) clockAt(c int) string { return f.time(c).UTC().Format("15:04:05") }
+func clockAt(f *frame.Frame, c int) string { return f.Time(c).UTC().Format("15:04:05") }
 
 // workOf is what straggler-host compares: SM activity where every host
 // has it, else the draw as a share of the limit (%), else the draw; the
@@ -328,7 +330,7 @@ func straggles(wins []hostWin, h int, in bool) bool {
 			continue // an idle host is host-idle's, not a pace to compare with
 		}
 		// Every other host pegged: busy-waiting shows as high utilisation.
-		if !(o.util >= hintLevel(in, stragglerUtil, stragglerUtilStay)) {
+		if !(o.util >= frame.Level(in, stragglerUtil, stragglerUtilStay)) {
 			return false
 		}
 		others++
@@ -351,12 +353,12 @@ func straggles(wins []hostWin, h int, in bool) bool {
 	}
 	uo, co := medianOthers(utils, wins, h), medianOthers(clocks, wins, h)
 	switch {
-	case w.util >= hintLevel(in, stragglerUtil, stragglerUtilStay) && x >= hintLevel(in, stragglerWork, stragglerWorkStay)*xo:
+	case w.util >= frame.Level(in, stragglerUtil, stragglerUtilStay) && x >= frame.Level(in, stragglerWork, stragglerWorkStay)*xo:
 		return true // it works harder while the others, as pegged, get less done: they wait
-	case w.util >= hintLevel(in, stragglerUtil, stragglerUtilStay) && w.clock <= hintLevel(in, stragglerClock, stragglerClkStay)*co &&
-		x >= hintLevel(in, stragglerClkWork, stragglerCWStay)*xo:
+	case w.util >= frame.Level(in, stragglerUtil, stragglerUtilStay) && w.clock <= frame.Level(in, stragglerClock, stragglerClkStay)*co &&
+		x >= frame.Level(in, stragglerClkWork, stragglerCWStay)*xo:
 		return true // held back clocks, and the others wait for it
-	case uo >= stragglerPegged && w.util <= uo-hintLevel(in, stragglerDip, stragglerDipStay) && x >= hintLevel(in, 1, 0.95)*xo:
+	case uo >= stragglerPegged && w.util <= uo-frame.Level(in, stragglerDip, stragglerDipStay) && x >= frame.Level(in, 1, 0.95)*xo:
 		return true // its utilisation dips while the others stay pegged doing no more: they spin
 	}
 	return false
@@ -369,7 +371,7 @@ func straggles(wins []hostWin, h int, in bool) bool {
 // the spin as utilisation still near 100 % (a kernel is running) with
 // less SM activity (NCCL keeps a few SMs busy), less tensor activity and
 // less power; the straggler works the whole step: more SM activity and
-// power, or the same at held-back clocks (a power cap, heat). With steps
+// power, or the same at held-back clocks (a power cap, heat). With Steps
 // shorter than a column the spin is a share of each column, so the
 // comparison is of means, host against host, over sustained windows
 // (SustainedWindows × Window, 2 min), while the host works (90 % of its
@@ -391,32 +393,32 @@ func straggles(wins []hostWin, h int, in bool) bool {
 // Healthy hosts alike differ by a few percent and never fire; a host that
 // idles is host-idle's. Warning; critical where the others get at most
 // half as much done (they wait half of every step).
-var stragglerHostRule = hintRule{
-	id: timeline.HintStragglerHost,
-	find: func(f *hintFrame) []hintCand {
-		return f.perHost(timeline.HintStragglerHost, f.opts.SustainedWindows, func(h int, wins []hostWin, in bool) bool {
+var stragglerHostRule = frame.Rule{
+	ID: timeline.HintStragglerHost,
+	Find: func(f *frame.Frame) []frame.Cand {
+		return perHost(f, timeline.HintStragglerHost, f.Opts.SustainedWindows, func(h int, wins []hostWin, in bool) bool {
 			return straggles(wins, h, in)
 		}, nil)
 	},
-	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
-		h := f.hostOf(g)
+	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+		h := hostOf(f, g)
 		if h < 0 {
 			return timeline.Hint{}, false
 		}
-		l := f.layout()
-		members := f.hostMembers()
-		slow := f.members(g)
-		cols := f.hostColumns()
-		wins := f.hostWindows(cols, g.spans...)
+		l := f.Layout()
+		members := hostMembers(f)
+		slow := f.Members(g)
+		cols := hostColumns(f)
+		wins := hostWindows(f, cols, g.Spans...)
 		working := func(k int) bool { return k != h && len(members[k]) > 0 && wins[k].works() }
-		names := l.namesOf(len(members), working)
+		names := l.NamesOf(len(members), working)
 		work, what, ok := workOf(wins)
 		if !ok || len(names) == 0 {
 			return timeline.Hint{}, false
 		}
-		ev := fmt.Sprintf("%s work (%s) while %s wait (%s): every step waits for %s, %s", f.gpuNames(g.gpus),
+		ev := fmt.Sprintf("%s work (%s) while %s wait (%s): every step waits for %s, %s", f.GPUNames(g.GPUs),
 			hostsTogether(wins, func(k int) bool { return k == h }).figures(true), units.Hosts(names, 3),
-			hostsTogether(wins, working).figures(true), l.names[h], f.during(g))
+			hostsTogether(wins, working).figures(true), l.Names[h], f.During(g))
 		x, xo := work[h], medianOthers(work, wins, h)
 		sev := timeline.Warning
 		if xo <= 0.5*x {
@@ -433,7 +435,7 @@ var stragglerHostRule = hintRule{
 				"(`nvidia-smi -q -d PERFORMANCE`), its power cap and cooling, its GPUs' links and NIC (`nvidia-smi topo -m`, " +
 				"`ibstat`, `nccl-tests`), and whether its ranks get more data (uneven shards) or extra work (rank 0's logging " +
 				"and evaluation).",
-			Confidence: conf * hintKnownShare(slow, g.spans),
+			Confidence: conf * frame.KnownShare(slow, g.Spans),
 		}, true
 	},
 }
@@ -449,36 +451,36 @@ var stragglerHostRule = hintRule{
 // is uneven. Info; a warning where that host's GPUs are at 90 % of their
 // memory or more (it will run out first, and it bounds every host's
 // batch).
-var unevenMemoryRule = hintRule{
-	id: timeline.HintUnevenMemory,
-	find: func(f *hintFrame) []hintCand {
-		return f.perHost(timeline.HintUnevenMemory, f.opts.SustainedWindows, func(h int, wins []hostWin, in bool) bool {
+var unevenMemoryRule = frame.Rule{
+	ID: timeline.HintUnevenMemory,
+	Find: func(f *frame.Frame) []frame.Cand {
+		return perHost(f, timeline.HintUnevenMemory, f.Opts.SustainedWindows, func(h int, wins []hostWin, in bool) bool {
 			m, med, ok := unevenMemory(wins, h, true)
 			if !ok {
 				return false
 			}
 			d := math.Abs(m - med)
-			return d >= hintLevel(in, unevenShare, unevenShareStay)*med && d >= hintLevel(in, unevenBytes, unevenBytesStay)
+			return d >= frame.Level(in, unevenShare, unevenShareStay)*med && d >= frame.Level(in, unevenBytes, unevenBytesStay)
 		}, nil)
 	},
-	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
-		h := f.hostOf(g)
+	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+		h := hostOf(f, g)
 		if h < 0 {
 			return timeline.Hint{}, false
 		}
-		l := f.layout()
-		members := f.hostMembers()
-		wins := f.hostWindows(f.hostColumns(), g.spans...)
+		l := f.Layout()
+		members := hostMembers(f)
+		wins := hostWindows(f, hostColumns(f), g.Spans...)
 		m, med, ok := unevenMemory(wins, h, false)
 		if !ok {
 			return timeline.Hint{}, false
 		}
-		names := l.namesOf(len(members), func(k int) bool { return k != h && len(members[k]) > 0 && wins[k].works() })
-		gs := f.members(g)
+		names := l.NamesOf(len(members), func(k int) bool { return k != h && len(members[k]) > 0 && wins[k].works() })
+		gs := f.Members(g)
 		total := math.NaN()
 		for _, gpu := range gs {
-			if gpu.memTotal > 0 {
-				total = gpu.memTotal
+			if gpu.MemTotal > 0 {
+				total = gpu.MemTotal
 			}
 		}
 		held := units.Bytes(m) + " per GPU"
@@ -493,15 +495,15 @@ var unevenMemoryRule = hintRule{
 		if m < med {
 			dir = "less"
 		}
-		ev := fmt.Sprintf("%s hold %s, %s than the hosts' median of %s (%s), %s", f.gpuNames(g.gpus), held,
-			units.Bytes(math.Abs(m-med))+" "+dir, units.Bytes(med), "beside "+units.Hosts(names, 3), f.during(g))
+		ev := fmt.Sprintf("%s hold %s, %s than the hosts' median of %s (%s), %s", f.GPUNames(g.GPUs), held,
+			units.Bytes(math.Abs(m-med))+" "+dir, units.Bytes(med), "beside "+units.Hosts(names, 3), f.During(g))
 		return timeline.Hint{
 			Severity: sev,
 			Evidence: ev,
 			Suggestion: "The hosts of one job hold different amounts: uneven shards or sequence lengths, a rank that keeps " +
 				"extra state (rank 0's optimizer, evaluation or logging buffers), or a different batch size or model layout " +
 				"per host. Even them out: the fullest host runs out of memory first and bounds every host's batch.",
-			Confidence: 0.8 * hintKnownShare(gs, g.spans),
+			Confidence: 0.8 * frame.KnownShare(gs, g.Spans),
 		}, true
 	},
 }
@@ -527,7 +529,7 @@ func unevenMemory(wins []hostWin, h int, judging bool) (m, median float64, ok bo
 		all = append(all, w.mem)
 	}
 	w := wins[h]
-	if len(all) < 2 || !w.judged() || math.IsNaN(w.mem) || w.share(w.active+w.waiting) < hintLevel(judging, 0.5, 0.9) {
+	if len(all) < 2 || !w.judged() || math.IsNaN(w.mem) || w.share(w.active+w.waiting) < frame.Level(judging, 0.5, 0.9) {
 		return 0, 0, false
 	}
 	slices.Sort(all)
@@ -540,25 +542,25 @@ func unevenMemory(wins []hostWin, h int, judging bool) (m, median float64, ok bo
 // idle-memory-held, low-utilization and gpu-imbalance; on any GPU,
 // straggler-host and host-idle explain busy-wait (the other hosts wait for
 // the slow or idle one; host-idle's evidence says they spin).
-func crossHostSuppress(cands []hintCand) []hintCand {
-	idleOn := map[int][]hintSpan{}
-	var waitedFor []hintSpan
+func crossHostSuppress(cands []frame.Cand) []frame.Cand {
+	idleOn := map[int][]frame.Span{}
+	var waitedFor []frame.Span
 	for _, c := range cands {
-		switch c.id {
+		switch c.ID {
 		case timeline.HintHostIdle, timeline.HintHostLate:
-			idleOn[c.gpu] = append(idleOn[c.gpu], c.hull())
+			idleOn[c.GPU] = append(idleOn[c.GPU], c.Hull())
 		}
-		switch c.id {
+		switch c.ID {
 		case timeline.HintHostIdle, timeline.HintStragglerHost:
-			waitedFor = append(waitedFor, c.hull())
+			waitedFor = append(waitedFor, c.Hull())
 		}
 	}
 	if len(idleOn) == 0 && len(waitedFor) == 0 {
 		return cands
 	}
-	explained := func(c hintCand, by []hintSpan) bool {
+	explained := func(c frame.Cand, by []frame.Span) bool {
 		for _, sp := range by {
-			if hintCovered(c.spans, sp) >= 0.5 {
+			if frame.Covered(c.Spans, sp) >= 0.5 {
 				return true
 			}
 		}
@@ -566,9 +568,9 @@ func crossHostSuppress(cands []hintCand) []hintCand {
 	}
 	out := cands[:0:0]
 	for _, c := range cands {
-		switch c.id {
+		switch c.ID {
 		case timeline.HintGPUIdle, timeline.HintIdleMemoryHeld, timeline.HintLowUtilization, timeline.HintGPUImbalance:
-			if explained(c, idleOn[c.gpu]) {
+			if explained(c, idleOn[c.GPU]) {
 				continue
 			}
 		case timeline.HintBusyWait:

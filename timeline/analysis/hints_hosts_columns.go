@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/gputop-dev/gputop/timeline/units"
+
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
 // The hosts of a session of several, as the cross-host rules
@@ -26,9 +28,9 @@ type hostCol struct {
 // host's columns (final up to final, the Engine's closed columns), when
 // each started working, and the hosts' figures over grid windows.
 type hostsState struct {
-	layout  *hostLayout  // the layout they were made for
-	members [][]*hintGPU // the Engine's GPUs of each host
-	nGPUs   int          // len(Engine.f.gpus) when members were made
+	layout  *frame.Layout  // the layout they were made for
+	members [][]*frame.GPU // the Engine's GPUs of each host
+	nGPUs   int            // len(Engine.f.gpus) when members were made
 	cols    [][]hostCol
 	blocks  [][]hostAcc // sums of each hostBlock of final columns, per host
 	final   int
@@ -36,7 +38,7 @@ type hostsState struct {
 	// the final ones was last made (-1: not made since they grew).
 	openSamples int
 	starts      []hostStart
-	windows     map[hintSpan][]hostWin
+	windows     map[frame.Span][]hostWin
 }
 
 // hostStart finds the first column a host works: a column where at least
@@ -47,9 +49,9 @@ type hostStart struct{ start, p, end, cnt int }
 
 // hostsOf is what the Engine keeps of its hosts, forgotten when their
 // layout was made again.
-func hostsOf(f *hintFrame) *hostsState {
-	l := f.layout()
-	st := keep[hostsState](f, "hosts")
+func hostsOf(f *frame.Frame) *hostsState {
+	l := f.Layout()
+	st := frame.Keep[hostsState](f, "hosts")
 	if st.layout != l {
 		*st = hostsState{layout: l}
 	}
@@ -61,36 +63,36 @@ func (c hostCol) working() bool { return c.known > 0 && 2*int(c.active+c.waiting
 // hostColumns returns each host's columns of the view (nil in a session
 // of fewer than two hosts): the Engine's closed ones are made once, the
 // view's open one afresh.
-func (f *hintFrame) hostColumns() [][]hostCol {
-	if f.kept == nil || f.n == 0 {
+func hostColumns(f *frame.Frame) [][]hostCol {
+	if f.Kept == nil || f.N == 0 {
 		return nil
 	}
-	k := f.kept
-	l := f.layout()
-	if len(l.names) < 2 {
+	k := f.Kept
+	l := f.Layout()
+	if len(l.Names) < 2 {
 		return nil
 	}
 	st := hostsOf(f)
 	if st.cols == nil {
-		st.cols = make([][]hostCol, len(l.names))
-		st.blocks = make([][]hostAcc, len(l.names))
-		st.starts = make([]hostStart, len(l.names))
+		st.cols = make([][]hostCol, len(l.Names))
+		st.blocks = make([][]hostAcc, len(l.Names))
+		st.starts = make([]hostStart, len(l.Names))
 		for h := range st.starts {
 			st.starts[h].start = -1
 		}
-		st.windows = map[hintSpan][]hostWin{}
+		st.windows = map[frame.Span][]hostWin{}
 		st.openSamples = -1
 	}
-	if len(k.master.gpus) != st.nGPUs {
-		st.members = make([][]*hintGPU, len(l.names))
-		for _, g := range k.master.gpus {
-			if h, ok := l.of[g.index]; ok {
+	if len(k.Master.GPUs) != st.nGPUs {
+		st.members = make([][]*frame.GPU, len(l.Names))
+		for _, g := range k.Master.GPUs {
+			if h, ok := l.Of[g.Index]; ok {
 				st.members[h] = append(st.members[h], g)
 			}
 		}
-		st.nGPUs = len(k.master.gpus)
+		st.nGPUs = len(k.Master.GPUs)
 	}
-	closed := k.master.n - 1
+	closed := k.Master.N - 1
 	if closed > st.final {
 		for h := range st.cols {
 			st.cols[h] = st.cols[h][:st.final]
@@ -111,21 +113,21 @@ func (f *hintFrame) hostColumns() [][]hostCol {
 	}
 	// The column being filled is made again only when a sample has come
 	// since: the rules ask for the columns several times a tick.
-	if f.n > st.final && st.openSamples != k.samples {
+	if f.N > st.final && st.openSamples != k.Samples {
 		for h := range st.cols {
-			st.cols[h] = append(st.cols[h][:st.final], hostColumn(st.members[h], f.n-1))
+			st.cols[h] = append(st.cols[h][:st.final], hostColumn(st.members[h], f.N-1))
 		}
-		st.openSamples = k.samples
+		st.openSamples = k.Samples
 	}
 	out := make([][]hostCol, len(st.cols))
 	for h := range st.cols {
-		out[h] = st.cols[h][:f.n]
+		out[h] = st.cols[h][:f.N]
 	}
 	return out
 }
 
 // hostColumn sums column i of a host's GPUs.
-func hostColumn(gs []*hintGPU, i int) hostCol {
+func hostColumn(gs []*frame.GPU, i int) hostCol {
 	c := hostCol{gpus: uint16(len(gs))}
 	var sums [6]float64
 	var ns [6]int
@@ -136,25 +138,25 @@ func hostColumn(gs []*hintGPU, i int) hostCol {
 		}
 	}
 	for _, g := range gs {
-		switch g.state[i] {
-		case hsUnknown:
+		switch g.State[i] {
+		case frame.Unknown:
 			continue
-		case hsIdle:
+		case frame.Idle:
 			c.idle++
-		case hsLow, hsBusy:
+		case frame.Low, frame.Busy:
 			c.active++
-		case hsWaiting:
+		case frame.Waiting:
 			c.waiting++
 		}
 		c.known++
-		add(0, float64(g.work[i]))
-		add(1, hintAt(g.util, i))
-		add(2, hintAt(g.sm, i))
-		p := hintAt(g.power, i)
+		add(0, float64(g.Work[i]))
+		add(1, frame.At(g.Util, i))
+		add(2, frame.At(g.SM, i))
+		p := frame.At(g.Power, i)
 		add(3, p)
-		add(4, hintAt(g.clock, i))
-		add(5, hintAt(g.mem, i))
-		if l := g.limitAt.get(i); l > 0 && p == p {
+		add(4, frame.At(g.Clock, i))
+		add(5, frame.At(g.Mem, i))
+		if l := g.LimitAt.Get(i); l > 0 && p == p {
 			c.pshare += float32(p / l)
 		}
 	}
@@ -168,7 +170,7 @@ func hostColumn(gs []*hintGPU, i int) hostCol {
 	// pshare is a mean over the GPUs with both a draw and a limit.
 	n := 0
 	for _, g := range gs {
-		if g.state[i] != hsUnknown && g.limitAt.get(i) > 0 && hintAt(g.power, i) == hintAt(g.power, i) {
+		if g.State[i] != frame.Unknown && g.LimitAt.Get(i) > 0 && frame.At(g.Power, i) == frame.At(g.Power, i) {
 			n++
 		}
 	}
@@ -199,20 +201,20 @@ func (w hostWin) works() bool { return w.judged() && w.share(w.active+w.waiting)
 
 // hostWindows is every host over spans; for one closed grid window it is
 // kept.
-func (f *hintFrame) hostWindows(cols [][]hostCol, spans ...hintSpan) []hostWin {
+func hostWindows(f *frame.Frame, cols [][]hostCol, spans ...frame.Span) []hostWin {
 	st := hostsOf(f)
 	// One window is kept: by the Engine once its columns are closed, by
 	// this view while it reaches the open column (a rule judged host by
 	// host asks for every host's window once per host: 64 hosts judged
 	// the trailing window 4,096 times a tick).
-	var memo map[hintSpan][]hostWin
+	var memo map[frame.Span][]hostWin
 	if len(spans) == 1 {
-		if spans[0].hi <= f.closed() {
+		if spans[0].Hi <= f.Closed() {
 			memo = st.windows
 		} else {
-			open := keepInView[map[hintSpan][]hostWin](f, "hosts")
+			open := frame.KeepInView[map[frame.Span][]hostWin](f, "hosts")
 			if *open == nil {
-				*open = map[hintSpan][]hostWin{}
+				*open = map[frame.Span][]hostWin{}
 			}
 			memo = *open
 		}
@@ -272,11 +274,11 @@ func (a *hostAcc) merge(b hostAcc) {
 
 // hostWindowOf is one host over spans, from its columns cs and the kept
 // sums of their whole blocks.
-func hostWindowOf(cs []hostCol, blocks []hostAcc, spans []hintSpan) hostWin {
+func hostWindowOf(cs []hostCol, blocks []hostAcc, spans []frame.Span) hostWin {
 	var a hostAcc
 	for _, sp := range spans {
-		for i := sp.lo; i < sp.hi; {
-			if b := i / hostBlock; i%hostBlock == 0 && i+hostBlock <= sp.hi && b < len(blocks) {
+		for i := sp.Lo; i < sp.Hi; {
+			if b := i / hostBlock; i%hostBlock == 0 && i+hostBlock <= sp.Hi && b < len(blocks) {
 				a.merge(blocks[b])
 				i += hostBlock
 				continue
@@ -352,11 +354,11 @@ func (w hostWin) figures(powerAndClock bool) string {
 }
 
 // hostMembers returns the view's GPUs of each host.
-func (f *hintFrame) hostMembers() [][]*hintGPU {
-	l := f.layout()
-	out := make([][]*hintGPU, len(l.names))
-	for _, g := range f.gpus {
-		if h, ok := l.of[g.index]; ok {
+func hostMembers(f *frame.Frame) [][]*frame.GPU {
+	l := f.Layout()
+	out := make([][]*frame.GPU, len(l.Names))
+	for _, g := range f.GPUs {
+		if h, ok := l.Of[g.Index]; ok {
 			out[h] = append(out[h], g)
 		}
 	}
@@ -364,29 +366,31 @@ func (f *hintFrame) hostMembers() [][]*hintGPU {
 }
 
 // hostOf is the host of a group's GPUs.
-func (f *hintFrame) hostOf(g *hintGroup) int {
-	if len(g.gpus) == 0 {
+func hostOf(f *frame.Frame, g *frame.Group) int {
+	if len(g.GPUs) == 0 {
 		return -1
 	}
-	if h, ok := f.layout().of[g.gpus[0]]; ok {
+	if h, ok := f.Layout().Of[g.GPUs[0]]; ok {
 		return h
 	}
 	return -1
 }
 
 // hostKey is holds' key for a host: below the host's -1.
-func hostKey(rule string, h, mult int) holdKey { return holdKey{rule, -100 - h, mult} }
+func hostKey(rule string, h, mult int) frame.HoldKey {
+	return frame.HoldKey{Rule: rule, GPU: -100 - h, Mult: mult}
+}
 
 // perHost runs holds for every host with GPUs in the view and returns one
 // candidate per GPU of each stretch, all of a host's grouped by key.
-func (f *hintFrame) perHost(id string, mult int, judge func(h int, wins []hostWin, in bool) bool,
-	edge func(h, i int) bool) []hintCand {
-	cols := f.hostColumns()
+func perHost(f *frame.Frame, id string, mult int, judge func(h int, wins []hostWin, in bool) bool,
+	edge func(h, i int) bool) []frame.Cand {
+	cols := hostColumns(f)
 	if cols == nil {
 		return nil
 	}
-	members := f.hostMembers()
-	var out []hintCand
+	members := hostMembers(f)
+	var out []frame.Cand
 	for h := range cols {
 		if len(members[h]) == 0 {
 			continue
@@ -395,24 +399,24 @@ func (f *hintFrame) perHost(id string, mult int, judge func(h int, wins []hostWi
 		if edge != nil {
 			e = func(i int) bool { return edge(h, i) }
 		}
-		stretches := f.holds(hostKey(id, h, mult), func(w hintSpan, in bool) bool {
-			return judge(h, f.hostWindows(cols, w), in)
+		stretches := f.Holds(hostKey(id, h, mult), func(w frame.Span, in bool) bool {
+			return judge(h, hostWindows(f, cols, w), in)
 		}, e)
-		out = append(out, f.hostCands(id, h, members[h], stretches, 0)...)
+		out = append(out, hostCands(f, id, h, members[h], stretches, 0)...)
 	}
 	return out
 }
 
 // hostCands makes a host's stretches candidates on each of its GPUs, one
 // episode per merged stretch.
-func (f *hintFrame) hostCands(id string, h int, gs []*hintGPU, stretches []stretch, grace int) []hintCand {
-	var out []hintCand
-	for k, c := range f.cands(id, -1, stretches) {
+func hostCands(f *frame.Frame, id string, h int, gs []*frame.GPU, stretches []frame.Stretch, grace int) []frame.Cand {
+	var out []frame.Cand
+	for k, c := range f.Cands(id, -1, stretches) {
 		key := id + " " + strconv.Itoa(h) + " " + strconv.Itoa(k)
 		for _, g := range gs {
 			c := c
-			c.gpu, c.key, c.whole, c.grace = g.index, key, true, grace
-			c.spans = slices.Clone(c.spans)
+			c.GPU, c.Key, c.Whole, c.Grace = g.Index, key, true, grace
+			c.Spans = slices.Clone(c.Spans)
 			out = append(out, c)
 		}
 	}

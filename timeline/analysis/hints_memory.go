@@ -6,6 +6,8 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/units"
+
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
 // Rules about memory: memory-headroom (room for a bigger batch) and
@@ -19,41 +21,41 @@ import (
 // (40 %) of its memory on average. Info: a bigger batch would give it more
 // work per step. It yields to the host rules (a starved GPU needs a faster
 // pipeline, not a bigger batch) and to rules that find the GPUs waiting.
-var memoryHeadroomRule = hintRule{
-	id: timeline.HintMemoryHeadroom,
-	find: func(f *hintFrame) []hintCand {
-		low := f.opts.LowWork
-		return f.perGPU(timeline.HintMemoryHeadroom, f.opts.SustainedWindows, func(g *hintGPU, w hintSpan, in bool) bool {
-			if total := g.memTotalAt.get(w.hi - 1); !(total > 0) || !(hintMean(g.mem, w) <= f.opts.MemHeadroom*total) {
+var memoryHeadroomRule = frame.Rule{
+	ID: timeline.HintMemoryHeadroom,
+	Find: func(f *frame.Frame) []frame.Cand {
+		low := f.Opts.LowWork
+		return f.PerGPU(timeline.HintMemoryHeadroom, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
+			if total := g.MemTotalAt.Get(w.Hi - 1); !(total > 0) || !(frame.Mean(g.Mem, w) <= f.Opts.MemHeadroom*total) {
 				return false
 			}
-			c := g.counts(w)
-			if !c.judged() || c.active() == 0 || c.intensity() >= 70 {
+			c := g.Counts(w)
+			if !c.Judged() || c.Active() == 0 || c.Intensity() >= 70 {
 				return false
 			}
-			return c.meanWork() < hintLevel(in, low, low+10) && (in || c.starts())
+			return c.MeanWork() < frame.Level(in, low, low+10) && (in || c.Starts())
 		}, nil)
 	},
-	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
-		gs := f.members(g)
-		mem := hintStats(gs, hintPickMem, g.spans, nil)
-		total := gs[0].memTotalAt.get(g.hull.hi - 1)
-		work := hintStats(gs, hintPickWork, g.spans, nil)
+	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+		gs := f.Members(g)
+		mem := frame.Stats(gs, frame.PickMem, g.Spans, nil)
+		total := gs[0].MemTotalAt.Get(g.Hull.Hi - 1)
+		work := frame.Stats(gs, frame.PickWork, g.Spans, nil)
 		what := "util"
-		if hintStats(gs, hintPickSM, g.spans, nil).ok() {
+		if frame.Stats(gs, frame.PickSM, g.Spans, nil).OK() {
 			what = "SM activity"
 		}
-		ev := fmt.Sprintf("%s uses %s of %s (%s) while %s averages %s%%, %s", f.gpuNames(g.gpus), units.Bytes(mem.hi),
-			units.Bytes(total), units.Share(mem.hi/total), what, units.Number(work.mean), f.during(g))
+		ev := fmt.Sprintf("%s uses %s of %s (%s) while %s averages %s%%, %s", f.GPUNames(g.GPUs), units.Bytes(mem.Hi),
+			units.Bytes(total), units.Share(mem.Hi/total), what, units.Number(work.Mean), f.During(g))
 		return timeline.Hint{
 			Severity: timeline.Info,
 			Evidence: ev,
 			Suggestion: fmt.Sprintf("About %s free: raise the batch size (scaling the learning rate), or use the room "+
-				"for a larger model or longer sequences.", units.Bytes(total-mem.hi)),
-			Confidence: 0.7 * hintKnownShare(gs, g.spans),
+				"for a larger model or longer sequences.", units.Bytes(total-mem.Hi)),
+			Confidence: 0.7 * frame.KnownShare(gs, g.Spans),
 		}, true
 	},
-	yieldsTo: []string{timeline.HintInputBound, timeline.HintHostSingleThread, timeline.HintIOWait, timeline.HintPeriodicStall, timeline.HintBusyWait, timeline.HintGPUImbalance},
+	YieldsTo: []string{timeline.HintInputBound, timeline.HintHostSingleThread, timeline.HintIOWait, timeline.HintPeriodicStall, timeline.HintBusyWait, timeline.HintGPUImbalance},
 }
 
 // memoryPressureRule is memory-pressure, on a GPU or the host, over
@@ -65,71 +67,71 @@ var memoryHeadroomRule = hintRule{
 // more in 80 % of the window (60 % to go on), or swap growing by 256 MiB
 // or more across it (64 MiB to go on): a warning, since the kernel's OOM
 // killer or swapping stops the job.
-var memoryPressureRule = hintRule{
-	id: timeline.HintMemoryPressure,
-	find: func(f *hintFrame) []hintCand {
-		full := f.opts.MemFull
-		nearFull := func(g *hintGPU, i int) bool { return hintAt(g.mem, i) >= full*g.memTotalAt.get(i) }
-		out := f.perGPU(timeline.HintMemoryPressure, 1, func(g *hintGPU, w hintSpan, in bool) bool {
-			if g.mem == nil {
+var memoryPressureRule = frame.Rule{
+	ID: timeline.HintMemoryPressure,
+	Find: func(f *frame.Frame) []frame.Cand {
+		full := f.Opts.MemFull
+		nearFull := func(g *frame.GPU, i int) bool { return frame.At(g.Mem, i) >= full*g.MemTotalAt.Get(i) }
+		out := f.PerGPU(timeline.HintMemoryPressure, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
+			if g.Mem == nil {
 				return false
 			}
-			share, ok := g.shareIn(w, func(i int) bool { return nearFull(g, i) })
-			return ok && share >= hintLevel(in, 0.8, 0.6)
+			share, ok := g.ShareIn(w, func(i int) bool { return nearFull(g, i) })
+			return ok && share >= frame.Level(in, 0.8, 0.6)
 		}, nearFull)
-		h := &f.host
-		if h.memUsed == nil || h.memTotal == nil {
+		h := &f.Host
+		if h.MemUsed == nil || h.MemTotal == nil {
 			return out
 		}
-		ramFull := func(i int) bool { return hintAt(h.memUsed, i) >= full*hintAt(h.memTotal, i) }
-		eps := f.holds(holdKey{timeline.HintMemoryPressure, -1, 1}, func(w hintSpan, in bool) bool {
+		ramFull := func(i int) bool { return frame.At(h.MemUsed, i) >= full*frame.At(h.MemTotal, i) }
+		eps := f.Holds(frame.HoldKey{Rule: timeline.HintMemoryPressure, GPU: -1, Mult: 1}, func(w frame.Span, in bool) bool {
 			known, yes := 0, 0
-			for i := w.lo; i < w.hi; i++ {
-				if h.memUsed[i] == h.memUsed[i] && h.memTotal[i] == h.memTotal[i] {
+			for i := w.Lo; i < w.Hi; i++ {
+				if h.MemUsed[i] == h.MemUsed[i] && h.MemTotal[i] == h.MemTotal[i] {
 					known++
 					if ramFull(i) {
 						yes++
 					}
 				}
 			}
-			if 2*known >= w.len() && float64(yes) >= hintLevel(in, 0.8, 0.6)*float64(known) {
+			if 2*known >= w.Len() && float64(yes) >= frame.Level(in, 0.8, 0.6)*float64(known) {
 				return true
 			}
-			return f.swapGrowth(w) >= hintLevel(in, 256<<20, 64<<20)
+			return swapGrowth(f, w) >= frame.Level(in, 256<<20, 64<<20)
 		}, nil)
-		for _, c := range f.cands(timeline.HintMemoryPressure, -1, eps) {
-			c.key = "host"
+		for _, c := range f.Cands(timeline.HintMemoryPressure, -1, eps) {
+			c.Key = "host"
 			out = append(out, c)
 		}
 		return out
 	},
-	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
-		if len(g.gpus) == 0 {
-			return f.describeHostMemory(g), true
+	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+		if len(g.GPUs) == 0 {
+			return describeHostMemory(f, g), true
 		}
-		gs := f.members(g)
-		mem := hintStats(gs, hintPickMem, g.spans, nil)
-		total := gs[0].memTotalAt.get(g.hull.hi - 1)
+		gs := f.Members(g)
+		mem := frame.Stats(gs, frame.PickMem, g.Spans, nil)
+		total := gs[0].MemTotalAt.Get(g.Hull.Hi - 1)
 		return timeline.Hint{
 			Severity: timeline.Info,
-			Evidence: fmt.Sprintf("%s uses %s of %s (%s), %s", f.gpuNames(g.gpus), units.Bytes(mem.hi), units.Bytes(total),
-				units.Share(mem.hi/total), f.during(g)),
+			Evidence: fmt.Sprintf("%s uses %s of %s (%s), %s", f.GPUNames(g.GPUs), units.Bytes(mem.Hi), units.Bytes(total),
+				units.Share(mem.Hi/total), f.During(g)),
 			Suggestion: "Close to out of memory if the job's need grows: a smaller batch, activation checkpointing or " +
 				"mixed precision give room; memory that keeps growing is a leak (tensors kept across steps, a loss " +
 				"history without `.item()`). Caching allocators hold what they once needed, so this alone is not an error.",
-			Confidence: 0.8 * hintKnownShare(gs, g.spans),
+			Confidence: 0.8 * frame.KnownShare(gs, g.Spans),
 		}, true
 	},
 }
 
 // swapGrowth is how much swap use grew across a window (NaN if unknown).
-func (f *hintFrame) swapGrowth(w hintSpan) float64 {
-	sw := f.host.swap
+func swapGrowth(f *frame.Frame, w frame.Span) float64 {
+	sw := f.Host.Swap
 	if sw == nil {
 		return math.NaN()
 	}
 	first, last := math.NaN(), math.NaN()
-	for i := w.lo; i < w.hi; i++ {
+	for i := w.Lo; i < w.Hi; i++ {
 		if v := float64(sw[i]); !math.IsNaN(v) {
 			if math.IsNaN(first) {
 				first = v
@@ -140,14 +142,14 @@ func (f *hintFrame) swapGrowth(w hintSpan) float64 {
 	return last - first
 }
 
-func (f *hintFrame) describeHostMemory(g *hintGroup) timeline.Hint {
-	h := &f.host
-	used, total := hintHostStats(h.memUsed, g.spans), hintHostStats(h.memTotal, g.spans)
-	ev := fmt.Sprintf("host RAM %s of %s used (%s)", units.Bytes(used.hi), units.Bytes(total.mean), units.Share(used.hi/total.mean))
-	if grew := f.swapGrowth(g.hull); grew >= 64<<20 {
+func describeHostMemory(f *frame.Frame, g *frame.Group) timeline.Hint {
+	h := &f.Host
+	used, total := frame.HostStats(h.MemUsed, g.Spans), frame.HostStats(h.MemTotal, g.Spans)
+	ev := fmt.Sprintf("host RAM %s of %s used (%s)", units.Bytes(used.Hi), units.Bytes(total.Mean), units.Share(used.Hi/total.Mean))
+	if grew := swapGrowth(f, g.Hull); grew >= 64<<20 {
 		ev += ", swap grew by " + units.Bytes(grew)
 	}
-	ev += ", " + f.during(g)
+	ev += ", " + f.During(g)
 	return timeline.Hint{
 		Severity: timeline.Warning,
 		Evidence: ev,

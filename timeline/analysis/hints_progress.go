@@ -7,15 +7,17 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/units"
+
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
 // everyGPU makes one candidate of the rule for every GPU with data over
 // sp, grouped by key into one episode.
-func (f *hintFrame) everyGPU(id, key string, sp hintSpan) []hintCand {
-	var out []hintCand
-	for _, g := range f.gpus {
-		if hintStats([]*hintGPU{g}, hintPickUtil, []hintSpan{sp}, nil).ok() {
-			out = append(out, hintCand{id: id, gpu: g.index, key: key, whole: true, firm: true, spans: []hintSpan{sp}})
+func everyGPU(f *frame.Frame, id, key string, sp frame.Span) []frame.Cand {
+	var out []frame.Cand
+	for _, g := range f.GPUs {
+		if frame.Stats([]*frame.GPU{g}, frame.PickUtil, []frame.Span{sp}, nil).OK() {
+			out = append(out, frame.Cand{ID: id, GPU: g.Index, Key: key, Whole: true, Firm: true, Spans: []frame.Span{sp}})
 		}
 	}
 	return out
@@ -32,23 +34,23 @@ func jobRate(v float64, unit string) string {
 // throughputLoss says what stalls cost the job's throughput over hull:
 // ", costing the job 18 % of its throughput (40.1 it/s over the stretch,
 // 49.0 it/s between stalls)"; "" without the job's progress.
-func (f *hintFrame) throughputLoss(stalls []hintSpan, hull hintSpan) string {
-	j, ok := f.job()
+func throughputLoss(f *frame.Frame, stalls []frame.Span, hull frame.Span) string {
+	j, ok := f.Job()
 	if !ok {
 		return ""
 	}
-	from, to := f.time(hull.lo), f.time(hull.hi)
-	done := timeline.ProgressDone(j.ps, j.unit, from, to)
+	from, to := f.Time(hull.Lo), f.Time(hull.Hi)
+	done := timeline.ProgressDone(j.Progress, j.Unit, from, to)
 	total := to.Sub(from)
 	if math.IsNaN(done) || total <= 0 {
 		return ""
 	}
 	inStalls, stalled := 0.0, time.Duration(0)
 	for _, sp := range stalls {
-		if d := timeline.ProgressDone(j.ps, j.unit, f.time(sp.lo), f.time(sp.hi)); !math.IsNaN(d) {
+		if d := timeline.ProgressDone(j.Progress, j.Unit, f.Time(sp.Lo), f.Time(sp.Hi)); !math.IsNaN(d) {
 			inStalls += d
 		}
-		stalled += f.dur(sp)
+		stalled += f.Dur(sp)
 	}
 	if stalled <= 0 || stalled >= total {
 		return ""
@@ -59,5 +61,5 @@ func (f *hintFrame) throughputLoss(stalls []hintSpan, hull hintSpan) string {
 		return ""
 	}
 	return fmt.Sprintf(", costing the job %s of its throughput (%s over the stretch, %s between stalls)",
-		units.Share(1-rate/between), jobRate(rate, j.unit), jobRate(between, j.unit))
+		units.Share(1-rate/between), jobRate(rate, j.Unit), jobRate(between, j.Unit))
 }

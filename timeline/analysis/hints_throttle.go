@@ -6,6 +6,8 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/units"
+
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
 // Rules about clocks held down: power-capped and thermal-throttle. Both
@@ -31,105 +33,105 @@ const ClockHeld = 0.92
 // decides: pulled down while the power stays at the highest this GPU draws.
 // Without the clock, power at CapShare of a known limit or more is all the
 // sign there is; without the limit or the clock there is none.
-func (f *hintFrame) capped(g *hintGPU, i int) bool {
-	if !g.working(i) {
+func capped(f *frame.Frame, g *frame.GPU, i int) bool {
+	if !g.Working(i) {
 		return false
 	}
-	if g.throttle != nil && g.throttle[i] >= 0 {
-		return g.throttle[i]&timeline.ThrottlePower != 0
+	if g.Throttle != nil && g.Throttle[i] >= 0 {
+		return g.Throttle[i]&timeline.ThrottlePower != 0
 	}
-	p, c, limit := hintAt(g.power, i), hintAt(g.clock, i), g.limitAt.get(i)
-	held := c < ClockHeld*g.maxClockAt.get(i)
+	p, c, limit := frame.At(g.Power, i), frame.At(g.Clock, i), g.LimitAt.Get(i)
+	held := c < ClockHeld*g.MaxClockAt.Get(i)
 	switch {
 	case limit > 0 && !math.IsNaN(c):
-		return p >= f.opts.CapShare*limit && held
+		return p >= f.Opts.CapShare*limit && held
 	case limit > 0:
-		return p >= f.opts.CapShare*limit
+		return p >= f.Opts.CapShare*limit
 	case !math.IsNaN(c):
-		return held && p >= f.opts.CapShare*g.maxPowerAt.get(i)
+		return held && p >= f.Opts.CapShare*g.MaxPowerAt.Get(i)
 	}
 	return false
 }
 
 // capSigns says what a GPU's columns can tell about a cap: the reasons, a
 // limit, a clock; none of them, and the rule stays silent.
-func capSigns(g *hintGPU) bool {
-	return g.throttle != nil || g.limit > 0 || (g.clock != nil && g.power != nil)
+func capSigns(g *frame.GPU) bool {
+	return g.Throttle != nil || g.Limit > 0 || (g.Clock != nil && g.Power != nil)
 }
 
 // powerCappedRule is power-capped: clocks held down to keep a busy GPU at
 // its power limit (see capped), in at least 60 % of a window's working
 // columns (40 % to go on), cut to the capped columns. A warning: it costs
 // throughput, often by design.
-var powerCappedRule = hintRule{
-	id: timeline.HintPowerCapped,
-	find: func(f *hintFrame) []hintCand {
-		return f.perGPU(timeline.HintPowerCapped, 1, func(g *hintGPU, w hintSpan, in bool) bool {
+var powerCappedRule = frame.Rule{
+	ID: timeline.HintPowerCapped,
+	Find: func(f *frame.Frame) []frame.Cand {
+		return f.PerGPU(timeline.HintPowerCapped, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
 			if !capSigns(g) {
 				return false
 			}
-			share, ok := g.shareIn(w, func(i int) bool { return f.capped(g, i) })
-			return ok && share >= hintLevel(in, 0.6, 0.4)
-		}, func(g *hintGPU, i int) bool { return f.capped(g, i) })
+			share, ok := g.ShareIn(w, func(i int) bool { return capped(f, g, i) })
+			return ok && share >= frame.Level(in, 0.6, 0.4)
+		}, func(g *frame.GPU, i int) bool { return capped(f, g, i) })
 	},
-	describe: describePowerCapped,
+	Describe: describePowerCapped,
 }
 
-func describePowerCapped(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
-	gs := f.members(g)
-	held := func(gpu *hintGPU, i int) bool { return f.capped(gpu, i) }
-	p := hintStats(gs, hintPickPower, g.spans, held)
-	last := g.hull.hi - 1
-	ev := f.gpuNames(g.gpus) + " at " + hintRange(p, "W")
+func describePowerCapped(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+	gs := f.Members(g)
+	held := func(gpu *frame.GPU, i int) bool { return capped(f, gpu, i) }
+	p := frame.Stats(gs, frame.PickPower, g.Spans, held)
+	last := g.Hull.Hi - 1
+	ev := f.GPUNames(g.GPUs) + " at " + frame.Range(p, "W")
 	conf := 0.9
-	if limit := gs[0].limitAt.get(last); limit > 0 {
-		ev += fmt.Sprintf(" (%s of the %s limit)", units.Share(p.mean/limit), units.Watts(limit))
+	if limit := gs[0].LimitAt.Get(last); limit > 0 {
+		ev += fmt.Sprintf(" (%s of the %s limit)", units.Share(p.Mean/limit), units.Watts(limit))
 	}
-	clock := hintStats(gs, func(g *hintGPU) []float32 { return g.clock }, g.spans, held)
-	if clock.ok() {
-		ev += ", SM clock " + hintRange(clock, "MHz")
+	clock := frame.Stats(gs, func(g *frame.GPU) []float32 { return g.Clock }, g.Spans, held)
+	if clock.OK() {
+		ev += ", SM clock " + frame.Range(clock, "MHz")
 		// Against the peak only where it was pulled down: "100% of the
 		// peak" of a node whose GPUs were all capped says nothing.
-		if peak := gs[0].maxClockAt.get(last); peak > 0 && clock.mean < ClockHeld*peak {
-			ev += fmt.Sprintf(" (%s of the node's %s peak)", units.Share(clock.mean/peak), units.MHz(peak))
+		if peak := gs[0].MaxClockAt.Get(last); peak > 0 && clock.Mean < ClockHeld*peak {
+			ev += fmt.Sprintf(" (%s of the node's %s peak)", units.Share(clock.Mean/peak), units.MHz(peak))
 		}
 	}
 	switch {
-	case gs[0].throttle != nil:
-		ev += ", power-cap reason " + units.Share(f.reasonShare(gs, g.spans, timeline.ThrottlePower)) + " of the time"
-	case gs[0].limitAt.get(last) > 0 && clock.ok():
+	case gs[0].Throttle != nil:
+		ev += ", power-cap reason " + units.Share(reasonShare(f, gs, g.Spans, timeline.ThrottlePower)) + " of the time"
+	case gs[0].LimitAt.Get(last) > 0 && clock.OK():
 		ev += " (clock-event reasons not recorded)"
 		conf = 0.75
-	case clock.ok():
+	case clock.OK():
 		ev += ": power held at its highest while the clock is pulled down (the limit and clock-event reasons were not recorded)"
 		conf = 0.55
 	default:
 		ev += " (neither clocks nor clock-event reasons recorded)"
 		conf = 0.5
 	}
-	ev += ", " + f.during(g)
+	ev += ", " + f.During(g)
 	return timeline.Hint{
 		Severity: timeline.Warning,
 		Evidence: ev,
 		Suggestion: "Clocks are held down to stay at the power limit: expected for heavy work at the board's TDP. Check " +
 			"the enforced limit against the default (`nvidia-smi -q -d POWER`) and restore it if it was lowered " +
 			"(`nvidia-smi -pl`); judge speed by throughput, since utilisation reads 100 % either way.",
-		Confidence: conf * hintKnownShare(gs, g.spans),
+		Confidence: conf * frame.KnownShare(gs, g.Spans),
 	}, true
 }
 
 // reasonShare is the share of the working columns of spans (with reasons
 // recorded) where any of bits is set.
-func (f *hintFrame) reasonShare(gs []*hintGPU, spans []hintSpan, bits int32) float64 {
+func reasonShare(f *frame.Frame, gs []*frame.GPU, spans []frame.Span, bits int32) float64 {
 	known, yes := 0, 0
 	for _, g := range gs {
 		for _, sp := range spans {
-			for i := sp.lo; i < sp.hi; i++ {
-				if g.throttle == nil || g.throttle[i] < 0 || !g.working(i) {
+			for i := sp.Lo; i < sp.Hi; i++ {
+				if g.Throttle == nil || g.Throttle[i] < 0 || !g.Working(i) {
 					continue
 				}
 				known++
-				if g.throttle[i]&bits != 0 {
+				if g.Throttle[i]&bits != 0 {
 					yes++
 				}
 			}
@@ -143,14 +145,14 @@ func (f *hintFrame) reasonShare(gs []*hintGPU, spans []hintSpan, bits int32) flo
 
 // hot says whether a working column is slowed for heat: the thermal
 // reasons where recorded, else a temperature of ThermalTemp or more.
-func (f *hintFrame) hot(g *hintGPU, i int) bool {
-	if !g.working(i) {
+func hot(f *frame.Frame, g *frame.GPU, i int) bool {
+	if !g.Working(i) {
 		return false
 	}
-	if g.throttle != nil && g.throttle[i] >= 0 {
-		return g.throttle[i]&timeline.ThrottleThermal != 0
+	if g.Throttle != nil && g.Throttle[i] >= 0 {
+		return g.Throttle[i]&timeline.ThrottleThermal != 0
 	}
-	return hintAt(g.temp, i) >= f.opts.ThermalTemp
+	return frame.At(g.Temp, i) >= f.Opts.ThermalTemp
 }
 
 // thermalThrottleRule is thermal-throttle: a working GPU slowed for heat
@@ -160,52 +162,52 @@ func (f *hintFrame) hot(g *hintGPU, i int) bool {
 // fires with a low confidence. A hot GPU below that (nanogpt's GPU1 at
 // 73 °C beside neighbours at 55 °C) is a cooling outlier, not a throttle,
 // and stays silent. A warning: it costs throughput now.
-var thermalThrottleRule = hintRule{
-	id: timeline.HintThermalThrottle,
-	find: func(f *hintFrame) []hintCand {
-		return f.perGPU(timeline.HintThermalThrottle, 1, func(g *hintGPU, w hintSpan, in bool) bool {
-			if g.throttle == nil && g.temp == nil {
+var thermalThrottleRule = frame.Rule{
+	ID: timeline.HintThermalThrottle,
+	Find: func(f *frame.Frame) []frame.Cand {
+		return f.PerGPU(timeline.HintThermalThrottle, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
+			if g.Throttle == nil && g.Temp == nil {
 				return false
 			}
-			share, ok := g.shareIn(w, func(i int) bool { return f.hot(g, i) })
-			return ok && share >= hintLevel(in, 0.6, 0.4)
-		}, func(g *hintGPU, i int) bool { return f.hot(g, i) })
+			share, ok := g.ShareIn(w, func(i int) bool { return hot(f, g, i) })
+			return ok && share >= frame.Level(in, 0.6, 0.4)
+		}, func(g *frame.GPU, i int) bool { return hot(f, g, i) })
 	},
-	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
-		gs := f.members(g)
-		held := func(gpu *hintGPU, i int) bool { return f.hot(gpu, i) }
-		ev := f.gpuNames(g.gpus)
-		if t := hintStats(gs, func(g *hintGPU) []float32 { return g.temp }, g.spans, held); t.ok() {
-			ev += " at " + hintRange(t, "°C")
+	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+		gs := f.Members(g)
+		held := func(gpu *frame.GPU, i int) bool { return hot(f, gpu, i) }
+		ev := f.GPUNames(g.GPUs)
+		if t := frame.Stats(gs, func(g *frame.GPU) []float32 { return g.Temp }, g.Spans, held); t.OK() {
+			ev += " at " + frame.Range(t, "°C")
 		}
 		conf := 0.9
-		if gs[0].throttle != nil {
-			ev += " with thermal slowdown " + units.Share(f.reasonShare(gs, g.spans, timeline.ThrottleThermal)) + " of the time"
+		if gs[0].Throttle != nil {
+			ev += " with thermal slowdown " + units.Share(reasonShare(f, gs, g.Spans, timeline.ThrottleThermal)) + " of the time"
 		} else {
 			ev += " while busy (clock-event reasons not recorded)"
 			conf = 0.4
 		}
-		pickClock := func(g *hintGPU) []float32 { return g.clock }
-		if clock := hintStats(gs, pickClock, g.spans, held); clock.ok() {
-			ev += ", SM clock " + hintRange(clock, "MHz")
-			var others []*hintGPU
-			for _, o := range f.gpus {
-				if f.subset(gs, []int{o.index}) == nil {
+		pickClock := func(g *frame.GPU) []float32 { return g.Clock }
+		if clock := frame.Stats(gs, pickClock, g.Spans, held); clock.OK() {
+			ev += ", SM clock " + frame.Range(clock, "MHz")
+			var others []*frame.GPU
+			for _, o := range f.GPUs {
+				if subset(f, gs, []int{o.Index}) == nil {
 					others = append(others, o)
 				}
 			}
-			working := func(gpu *hintGPU, i int) bool { return gpu.working(i) }
-			if oc := hintStats(others, pickClock, g.spans, working); oc.ok() && math.Abs(oc.mean-clock.mean) >= 15 {
-				ev += " (" + hintRange(oc, "MHz") + " on the other GPUs)"
+			working := func(gpu *frame.GPU, i int) bool { return gpu.Working(i) }
+			if oc := frame.Stats(others, pickClock, g.Spans, working); oc.OK() && math.Abs(oc.Mean-clock.Mean) >= 15 {
+				ev += " (" + frame.Range(oc, "MHz") + " on the other GPUs)"
 			}
 		}
-		ev += ", " + f.during(g)
+		ev += ", " + f.During(g)
 		return timeline.Hint{
 			Severity: timeline.Warning,
 			Evidence: ev,
 			Suggestion: "Cooling: check airflow and fans, blocked inlets, the GPU's place in the chassis (one that runs " +
 				"hotter than its neighbours gets less air) and the room's inlet temperature; the GPU slows to protect itself.",
-			Confidence: conf * hintKnownShare(gs, g.spans),
+			Confidence: conf * frame.KnownShare(gs, g.Spans),
 		}, true
 	},
 }

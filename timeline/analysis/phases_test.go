@@ -9,6 +9,8 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
+
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
 // phMoment is one second of a synthetic job. A NaN leaves the metric out,
@@ -66,7 +68,7 @@ func Segment(ss phSamples, info timeline.SourceInfo, from, to time.Time, opts Ph
 	if info.Interval == 0 {
 		info.Interval = time.Second
 	}
-	e := NewEngineWith(info, DefaultHintOptions(), opts)
+	e := NewEngineWith(info, frame.DefaultOptions(), opts)
 	for i := range ss {
 		e.Add(&ss[i])
 	}

@@ -1,10 +1,10 @@
-package analysis
+package frame
 
 import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// hintRule is one rule: find looks for it over the frame and returns one
+// Rule is one rule: find looks for it over the frame and returns one
 // candidate per GPU (or the host) with the stretches where it holds;
 // describe turns a group of candidates that hold together into the hint's
 // severity, evidence, suggestion and confidence (false drops the group).
@@ -12,9 +12,9 @@ import (
 // them holds on the same GPU for most of its time, because that rule names
 // the cause (input-bound explains a low utilisation; gpu-imbalance explains
 // seven idle GPUs).
-type hintRule struct {
-	id       string
-	find     func(f *hintFrame) []hintCand
-	describe func(f *hintFrame, g *hintGroup) (timeline.Hint, bool)
-	yieldsTo []string
+type Rule struct {
+	ID       string
+	Find     func(f *Frame) []Cand
+	Describe func(f *Frame, g *Group) (timeline.Hint, bool)
+	YieldsTo []string
 }

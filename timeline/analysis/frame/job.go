@@ -1,4 +1,4 @@
-package analysis
+package frame
 
 import (
 	"fmt"
@@ -8,10 +8,10 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// jobTrack is what the Engine keeps of the job's own progress and of its
+// JobTrack is what the Engine keeps of the job's own progress and of its
 // markers, for the rules that use them (throughput-drop, progress-stalled,
 // warm-up, and periodic-stall's cost in throughput).
-type jobTrack struct {
+type JobTrack struct {
 	progress []timeline.Progress
 	markers  []timeline.Marker
 }
@@ -19,7 +19,7 @@ type jobTrack struct {
 // maxJobTrack bounds each list; the oldest quarter goes first.
 const maxJobTrack = 1 << 20
 
-func (j *jobTrack) add(s *timeline.Sample) {
+func (j *JobTrack) Add(s *timeline.Sample) {
 	for _, p := range s.Progress {
 		if n := len(j.progress); n > 0 && p.At.Before(j.progress[n-1].At) {
 			continue
@@ -37,44 +37,44 @@ func (j *jobTrack) add(s *timeline.Sample) {
 	}
 }
 
-// jobView is the job's progress as one view of the frame sees it: the
+// JobView is the job's progress as one view of the frame sees it: the
 // readings up to the view's end, their unit, and the levels of its rate.
-type jobView struct {
-	ps     []timeline.Progress
-	unit   string
-	levels []RateLevel
-	end    time.Time
+type JobView struct {
+	Progress []timeline.Progress
+	Unit     string
+	Levels   []RateLevel
+	End      time.Time
 }
 
-// job is the job's progress up to the view's end; ok false without any.
-func (f *hintFrame) job() (jobView, bool) {
-	if f.kept == nil || f.n == 0 {
-		return jobView{}, false
+// Job is the job's progress up to the view's end; ok false without any.
+func (f *Frame) Job() (JobView, bool) {
+	if f.Kept == nil || f.N == 0 {
+		return JobView{}, false
 	}
-	end := f.time(f.n)
-	all := f.kept.job.progress
+	end := f.Time(f.N)
+	all := f.Kept.Job.progress
 	ps := all[:sort.Search(len(all), func(i int) bool { return all[i].At.After(end) })]
 	unit := timeline.ProgressUnit(ps)
 	if unit == "" {
-		return jobView{}, false
+		return JobView{}, false
 	}
-	return jobView{ps: ps, unit: unit, levels: RateLevels(ps, unit, f.from, end), end: end}, true
+	return JobView{Progress: ps, Unit: unit, Levels: RateLevels(ps, unit, f.From, end), End: end}, true
 }
 
-// span is the columns of [from, to), within the frame.
-func (f *hintFrame) span(from, to time.Time) hintSpan {
-	return hintSpan{max(0, min(f.n, f.col(from))), max(0, min(f.n, f.col(to)))}
+// Span is the columns of [from, to), within the frame.
+func (f *Frame) Span(from, to time.Time) Span {
+	return Span{max(0, min(f.N, f.Col(from))), max(0, min(f.N, f.Col(to)))}
 }
 
-// phaseAt names the phase the job was in at t: the last marker at or
+// PhaseAt names the phase the job was in at t: the last marker at or
 // before it, as `, during "eval"`; "" without one.
-func (f *hintFrame) phaseAt(t time.Time) string {
-	if f.kept == nil {
+func (f *Frame) PhaseAt(t time.Time) string {
+	if f.Kept == nil {
 		return ""
 	}
-	ms := f.kept.job.markers
+	ms := f.Kept.Job.markers
 	i := sort.Search(len(ms), func(i int) bool { return ms[i].At.After(t) })
-	if i == 0 || ms[i-1].At.Before(f.from) {
+	if i == 0 || ms[i-1].At.Before(f.From) {
 		return ""
 	}
 	return fmt.Sprintf(", during %q", ms[i-1].Text)

@@ -1,14 +1,14 @@
-package analysis
+package frame
 
 import (
 	"time"
 )
 
-// HintOptions holds the thresholds of the hint rules. Each rule's doc
+// Options holds the thresholds of the hint rules. Each rule's doc
 // comment (hints_*.go) says which it uses and why; docs/report.md lists
-// them. A zero field takes its default, so HintOptions{Window: time.Minute}
+// them. A zero field takes its default, so Options{Window: time.Minute}
 // changes the window alone.
-type HintOptions struct {
+type Options struct {
 	// Window is the shortest stretch a rule judges: 30 s by default, and
 	// never less (a shorter one is raised to 30 s), so a two-second dip is
 	// never a hint. Rules about a sustained state (input-bound,
@@ -119,9 +119,9 @@ type HintOptions struct {
 // minHintWindow is the shortest window any rule may judge.
 const minHintWindow = 30 * time.Second
 
-// DefaultHintOptions returns the documented defaults.
-func DefaultHintOptions() HintOptions {
-	return HintOptions{
+// DefaultOptions returns the documented defaults.
+func DefaultOptions() Options {
+	return Options{
 		Window:            minHintWindow,
 		SustainedWindows:  4,
 		IdleWindows:       10,
@@ -155,10 +155,10 @@ func DefaultHintOptions() HintOptions {
 	}
 }
 
-// withDefaults fills every zero field from DefaultHintOptions and raises a
+// WithDefaults fills every zero field from DefaultOptions and raises a
 // window below 30 s to 30 s.
-func (o HintOptions) withDefaults() HintOptions {
-	d := DefaultHintOptions()
+func (o Options) WithDefaults() Options {
+	d := DefaultOptions()
 	o.Window = max(o.Window, d.Window)
 	fillDur := func(v *time.Duration, def time.Duration) {
 		if *v <= 0 {
