@@ -27,7 +27,16 @@ func TestPackageDependencies(t *testing.T) {
 		{"timeline/units", std},
 		{"timeline/analysis", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis/phases" ||
-				p == module+"timeline/analysis/frame"
+				p == module+"timeline/analysis/frame" || p == module+"timeline/analysis/rules" ||
+				p == module+"timeline/analysis/hosts"
+		}},
+		// The rules of one host's GPUs, and those across hosts: they read the
+		// frame and nothing of the Engine's, and never each other.
+		{"timeline/analysis/rules", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis/frame"
+		}},
+		{"timeline/analysis/hosts", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis/frame"
 		}},
 		// What the rules read: the columns, windows and verdicts the Engine
 		// keeps. Below the Engine and below every rule, so it cannot name

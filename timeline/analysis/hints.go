@@ -13,36 +13,39 @@ import (
 	"github.com/gputop-dev/gputop/timeline/units"
 
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
+
+	"github.com/gputop-dev/gputop/timeline/analysis/hosts"
+	"github.com/gputop-dev/gputop/timeline/analysis/rules"
 )
 
 // hintRules lists every rule, the one place a rule is added; evaluate runs
 // them in this order (Engine.Hints).
 var hintRules = []frame.Rule{
-	imbalanceRule,
-	periodicStallRule,
-	inputBoundRule,
-	hostSingleThreadRule,
-	ioWaitRule,
-	busyWaitRule,
-	idleMemoryHeldRule,
-	lowUtilizationRule,
-	gpuIdleRule,
-	powerCappedRule,
-	thermalThrottleRule,
-	memoryPressureRule,
-	memoryHeadroomRule,
-	pcieBoundRule,
-	frozenTelemetryRule,
+	rules.GPUImbalance,
+	rules.PeriodicStall,
+	rules.InputBound,
+	rules.HostSingleThread,
+	rules.IOWait,
+	rules.BusyWait,
+	rules.IdleMemoryHeld,
+	rules.LowUtilization,
+	rules.GPUIdle,
+	rules.PowerCapped,
+	rules.ThermalThrottle,
+	rules.MemoryPressure,
+	rules.MemoryHeadroom,
+	rules.PCIeBound,
+	rules.FrozenTelemetry,
 	// From the job's own progress (hints_progress.go).
-	throughputDropRule,
-	progressStalledRule,
-	warmUpRule,
+	rules.ThroughputDrop,
+	rules.ProgressStalled,
+	rules.WarmUp,
 	// Across the hosts of a session of several (hints_hosts.go), after
 	// the rules of one GPU or one host.
-	hostIdleRule,
-	hostLateRule,
-	stragglerHostRule,
-	unevenMemoryRule,
+	hosts.HostIdle,
+	hosts.HostLate,
+	hosts.StragglerHost,
+	hosts.UnevenMemory,
 }
 
 // Hints returns what gputop says of the session up to t: the hints of
@@ -84,7 +87,7 @@ func (e *Engine) evaluate(f *frame.Frame) []timeline.Hint {
 	for _, r := range hintRules {
 		cands = append(cands, r.Find(f)...)
 	}
-	cands = crossHostSuppress(hintSuppress(cands))
+	cands = hosts.Suppress(hintSuppress(cands))
 	var hints []timeline.Hint
 	for _, r := range hintRules {
 		var fd finding

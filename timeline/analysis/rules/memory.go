@@ -1,4 +1,4 @@
-package analysis
+package rules
 
 import (
 	"fmt"
@@ -14,14 +14,14 @@ import (
 // memory-pressure (near full, on a GPU or the host). Both need the memory
 // used and its total, and stay silent without them.
 
-// memoryHeadroomRule is memory-headroom: a GPU under-used in the sense of
+// MemoryHeadroom is memory-headroom: a GPU under-used in the sense of
 // low-utilization (mean work below LowWork, LowWork+10 to go on; working
 // throughout the window, and below 70 % while it works) over a
 // sustained window (SustainedWindows × Window), using at most MemHeadroom
 // (40 %) of its memory on average. Info: a bigger batch would give it more
 // work per step. It yields to the host rules (a starved GPU needs a faster
 // pipeline, not a bigger batch) and to rules that find the GPUs waiting.
-var memoryHeadroomRule = frame.Rule{
+var MemoryHeadroom = frame.Rule{
 	ID: timeline.HintMemoryHeadroom,
 	Find: func(f *frame.Frame) []frame.Cand {
 		low := f.Opts.LowWork
@@ -58,7 +58,7 @@ var memoryHeadroomRule = frame.Rule{
 	YieldsTo: []string{timeline.HintInputBound, timeline.HintHostSingleThread, timeline.HintIOWait, timeline.HintPeriodicStall, timeline.HintBusyWait, timeline.HintGPUImbalance},
 }
 
-// memoryPressureRule is memory-pressure, on a GPU or the host, over
+// MemoryPressure is memory-pressure, on a GPU or the host, over
 // Windows (30 s). A GPU: memory used at MemFull (95 %) of its total or
 // more in at least 80 % of the window's columns (60 % to go on): info,
 // since caching allocators (PyTorch's, TensorFlow's, JAX's) keep what they
@@ -67,7 +67,7 @@ var memoryHeadroomRule = frame.Rule{
 // more in 80 % of the window (60 % to go on), or swap growing by 256 MiB
 // or more across it (64 MiB to go on): a warning, since the kernel's OOM
 // killer or swapping stops the job.
-var memoryPressureRule = frame.Rule{
+var MemoryPressure = frame.Rule{
 	ID: timeline.HintMemoryPressure,
 	Find: func(f *frame.Frame) []frame.Cand {
 		full := f.Opts.MemFull

@@ -1,4 +1,4 @@
-package analysis
+package rules
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // Rules that judge each GPU on its own: gpu-idle, idle-memory-held,
 // low-utilization, busy-wait and pcie-bound.
 
-// gpuIdleRule is gpu-idle: a GPU with no work and no memory held for a long
+// GPUIdle is gpu-idle: a GPU with no work and no memory held for a long
 // stretch. It judges windows of IdleWindows × Window (5 min): it fires
 // where at least 98 % of a window's columns (97 % to go on) are idle with
 // less than HeldMemory used, or with memory not recorded at all (a dmon
@@ -23,7 +23,7 @@ import (
 // low-utilization. Info: no job is held back, but a reservation is wasted, or a
 // monitor outlived its job (vgg16: hours of 0 % at 20 W). It yields to
 // gpu-imbalance, which explains idle GPUs beside busy ones.
-var gpuIdleRule = frame.Rule{
+var GPUIdle = frame.Rule{
 	ID: timeline.HintGPUIdle,
 	Find: func(f *frame.Frame) []frame.Cand {
 		bare := func(g *frame.GPU, i int) bool {
@@ -61,7 +61,7 @@ var gpuIdleRule = frame.Rule{
 	YieldsTo: []string{timeline.HintGPUImbalance},
 }
 
-// idleMemoryHeldRule is idle-memory-held: memory allocated, utilisation
+// IdleMemoryHeld is idle-memory-held: memory allocated, utilisation
 // near 0, for a sustained window (SustainedWindows × Window, 2 min): at
 // least 90 % of the columns (80 % to go on) idle with at least HeldMemory
 // used. It needs memory data and stays silent without it.
@@ -71,7 +71,7 @@ var gpuIdleRule = frame.Rule{
 // critical; with the host idle it is info (an inference server waiting for
 // requests, or a stalled job); without host data, a warning naming all
 // three. It yields to gpu-imbalance.
-var idleMemoryHeldRule = frame.Rule{
+var IdleMemoryHeld = frame.Rule{
 	ID: timeline.HintIdleMemoryHeld,
 	Find: func(f *frame.Frame) []frame.Cand {
 		held := f.Opts.HeldMemory
@@ -141,7 +141,7 @@ func hostWorking(f *frame.Frame, spans []frame.Span) (working bool, text string,
 	return true, text, true
 }
 
-// lowUtilizationRule is low-utilization: a GPU that works, but lightly,
+// LowUtilization is low-utilization: a GPU that works, but lightly,
 // for a sustained window (SustainedWindows × Window, 2 min, longer than a
 // validation phase). It fires where the mean work (SM activity where known,
 // else utilisation; busy-waiting left out, as busy-wait's) is below LowWork
@@ -157,7 +157,7 @@ func hostWorking(f *frame.Frame, spans []frame.Span) (working bool, text string,
 // Critical below 10 % (most of the GPU wasted). Lower confidence on
 // utilisation alone (it counts any kernel) and without host data (a host
 // cause cannot be ruled out). It yields to every rule that names a cause.
-var lowUtilizationRule = frame.Rule{
+var LowUtilization = frame.Rule{
 	ID: timeline.HintLowUtilization,
 	Find: func(f *frame.Frame) []frame.Cand {
 		low := f.Opts.LowWork
@@ -218,7 +218,7 @@ var lowUtilizationRule = frame.Rule{
 		timeline.HintBusyWait, timeline.HintIdleMemoryHeld, timeline.HintGPUIdle},
 }
 
-// busyWaitRule is busy-wait: utilisation high while the GPU does little
+// BusyWait is busy-wait: utilisation high while the GPU does little
 // (see Waiting: utilisation at WaitUtil or more with SM activity below
 // WaitSM, or without SM activity, power at most WaitPower of the limit or
 // of the node's working draw). It fires where at least 60 % of a window's
@@ -228,7 +228,7 @@ var lowUtilizationRule = frame.Rule{
 // checkpoints). Critical when one stretch lasts 5 min or more: a hung
 // collective wastes every GPU in it. Utilisation alone cannot see it; it
 // yields to periodic-stall, which reports recurring waits as one stall.
-var busyWaitRule = frame.Rule{
+var BusyWait = frame.Rule{
 	ID: timeline.HintBusyWait,
 	Find: func(f *frame.Frame) []frame.Cand {
 		return f.PerGPU(timeline.HintBusyWait, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
@@ -285,14 +285,14 @@ func powerShare(f *frame.Frame, gs []*frame.GPU, p frame.Stat, last int) string 
 	return " (" + frame.Range(share, "%") + " of the " + units.Number(ref) + "W they draw when working)"
 }
 
-// pcieBoundRule is pcie-bound: host-device traffic at PCIeBusy or more
+// PCIeBound is pcie-bound: host-device traffic at PCIeBusy or more
 // (both directions) while the GPU's work is below 25 %, in at least half
 // the known columns of a window (30 % to go on), cut to those columns.
 // Copies dominate and the SMs wait for them. It needs the PCIe counters
 // (live NVML) and stays silent without them. The link's generation and
 // width are not in the timeline, so "near its limit" is an absolute 10 GB/s
 // (what a PCIe 3.0 x16 link sustains), and the confidence is modest.
-var pcieBoundRule = frame.Rule{
+var PCIeBound = frame.Rule{
 	ID: timeline.HintPCIeBound,
 	Find: func(f *frame.Frame) []frame.Cand {
 		copying := func(g *frame.GPU, i int) bool {

@@ -1,4 +1,4 @@
-package analysis
+package rules
 
 import (
 	"fmt"
@@ -14,14 +14,14 @@ import (
 // 70 % of the stretch before or less.
 const dropShare = 0.7
 
-// throughputDropRule is throughput-drop: the job's own rate (its progress
+// ThroughputDrop is throughput-drop: the job's own rate (its progress
 // bar, its step lines) falls by 30 % or more from one steady stretch to the
 // next (RateLevels), for at least a Window, while the GPUs stay busy: their
 // mean utilisation in the slower stretch is at least BusyWork and at least
 // 85 % of what it was. Utilisation says they are as busy as before for
 // less work: contention, a busy-wait, a slower code path. A fall to a
 // standstill is progress-stalled's.
-var throughputDropRule = frame.Rule{
+var ThroughputDrop = frame.Rule{
 	ID: timeline.HintThroughputDrop,
 	Find: func(f *frame.Frame) []frame.Cand {
 		j, ok := f.Job()

@@ -1,4 +1,4 @@
-package analysis
+package rules
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
-// frozenTelemetryRule is frozen-telemetry: a GPU whose every figure the
+// FrozenTelemetry is frozen-telemetry: a GPU whose every figure the
 // Engine keeps (utilisation, SM activity, power, memory, temperature, SM
 // clock, PCIe traffic, clock-event reasons) repeats to the last digit for
 // FrozenMin (2 min) or more, over 8 columns or more, after they varied.
@@ -39,7 +39,7 @@ import (
 //     asked about afterwards (a replay stepped back) reads as unknown,
 //     where asked about before it was recognised it read as what it
 //     showed. The phases (busy, stalled, idle) still take its readings.
-var frozenTelemetryRule = frame.Rule{
+var FrozenTelemetry = frame.Rule{
 	ID: timeline.HintFrozenTelemetry,
 	Find: func(f *frame.Frame) []frame.Cand {
 		if f.Kept == nil {

@@ -1,4 +1,4 @@
-package analysis
+package rules
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
-// imbalanceRule is gpu-imbalance: some GPUs idle or far lower than others.
+// GPUImbalance is gpu-imbalance: some GPUs idle or far lower than others.
 // It judges each Window across the GPUs with data (at least two): the
 // busiest GPU's mean work (SM activity where known, else utilisation; 0
 // while busy-waiting) must be at least 20 % (15 % to go on), and the GPUs
@@ -32,7 +32,7 @@ import (
 // of several hosts placement is judged within each host, its GPUs against
 // each other, and critical is more than half of that host's GPUs low: a
 // whole host idle beside busy ones is host-idle (hints_hosts.go).
-var imbalanceRule = frame.Rule{
+var GPUImbalance = frame.Rule{
 	ID:       timeline.HintGPUImbalance,
 	Find:     findImbalance,
 	Describe: describeImbalance,

@@ -1,4 +1,4 @@
-package analysis
+package rules
 
 import (
 	"fmt"
@@ -16,14 +16,14 @@ import (
 // progress-stalled.
 const stallIdleShare = 0.8
 
-// progressStalledRule is progress-stalled: the job's count of work done
+// ProgressStalled is progress-stalled: the job's count of work done
 // does not move for at least a Window (between two of its readings, or
 // from its last one to the view's end) while its GPUs are idle in at least
 // 80 % of it. Neither the GPUs nor the job's own loop are working: it
 // waits on something outside them (a data source, storage, a barrier with
 // another rank, a service). A job that states only rates gives no count,
 // and no such hint.
-var progressStalledRule = frame.Rule{
+var ProgressStalled = frame.Rule{
 	ID: timeline.HintProgressStalled,
 	Find: func(f *frame.Frame) []frame.Cand {
 		var out []frame.Cand

@@ -1,4 +1,4 @@
-package analysis
+package rules
 
 import (
 	"fmt"
@@ -59,11 +59,11 @@ func capSigns(g *frame.GPU) bool {
 	return g.Throttle != nil || g.Limit > 0 || (g.Clock != nil && g.Power != nil)
 }
 
-// powerCappedRule is power-capped: clocks held down to keep a busy GPU at
+// PowerCapped is power-capped: clocks held down to keep a busy GPU at
 // its power limit (see capped), in at least 60 % of a window's working
 // columns (40 % to go on), cut to the capped columns. A warning: it costs
 // throughput, often by design.
-var powerCappedRule = frame.Rule{
+var PowerCapped = frame.Rule{
 	ID: timeline.HintPowerCapped,
 	Find: func(f *frame.Frame) []frame.Cand {
 		return f.PerGPU(timeline.HintPowerCapped, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
@@ -155,14 +155,14 @@ func hot(f *frame.Frame, g *frame.GPU, i int) bool {
 	return frame.At(g.Temp, i) >= f.Opts.ThermalTemp
 }
 
-// thermalThrottleRule is thermal-throttle: a working GPU slowed for heat
+// ThermalThrottle is thermal-throttle: a working GPU slowed for heat
 // (see hot) in at least 60 % of a window's columns (40 % to go on). The
 // thermal reasons are the evidence; without them a busy GPU at
 // ThermalTemp (88 °C) or more, where most datacenter GPUs begin to slow,
 // fires with a low confidence. A hot GPU below that (nanogpt's GPU1 at
 // 73 °C beside neighbours at 55 °C) is a cooling outlier, not a throttle,
 // and stays silent. A warning: it costs throughput now.
-var thermalThrottleRule = frame.Rule{
+var ThermalThrottle = frame.Rule{
 	ID: timeline.HintThermalThrottle,
 	Find: func(f *frame.Frame) []frame.Cand {
 		return f.PerGPU(timeline.HintThermalThrottle, 1, func(g *frame.GPU, w frame.Span, in bool) bool {

@@ -1,4 +1,4 @@
-package analysis
+package rules
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
-// periodicStallRule is periodic-stall: busy stretches cut by regular
+// PeriodicStall is periodic-stall: busy stretches cut by regular
 // stalls. A stall is a run of idle or busy-waiting columns at least
 // StallMin long (breaks of up to 2 s bridged), with work on both sides, so
 // a recording's idle start and end are not stalls. A run of at least three
@@ -34,7 +34,7 @@ import (
 // that idle (the rank doing the extra work) from those spinning in a
 // collective while they wait for it. Critical when half the time or more
 // is lost.
-var periodicStallRule = frame.Rule{
+var PeriodicStall = frame.Rule{
 	ID: timeline.HintPeriodicStall,
 	Find: func(f *frame.Frame) []frame.Cand {
 		var out []frame.Cand
@@ -139,7 +139,7 @@ func bridges(f *frame.Frame, stall frame.Span, next, bridge int, working func(in
 }
 
 // periodicRuns splits a GPU's stalls into maximal runs of at least three
-// consecutive stalls that are regular and alike (see periodicStallRule) and
+// consecutive stalls that are regular and alike (see PeriodicStall) and
 // keeps those whose period and cost pass, with no stall outlasting the
 // period and the GPU busy between them. A stall of another length ends a
 // run and starts the next (llama8b's checkpoints take 16 s, then 55 s as

@@ -1,4 +1,4 @@
-package analysis
+package rules
 
 import (
 	"fmt"
@@ -43,7 +43,7 @@ func hintHostShareIn(flag []int8, w frame.Span) (float64, bool) {
 	return frame.HostShare(flag, []frame.Span{w})
 }
 
-// inputBoundRule is input-bound: the GPU idle or low while the host CPU is
+// InputBound is input-bound: the GPU idle or low while the host CPU is
 // busy (hostBusy: CPU at HostBusyCPU or more, two or more cores at
 // BusyCore or more, or the job at JobBusyCPU or more) in at least 70 % of
 // the window (50 % to go on), the GPU starved as in hostStarved, and the
@@ -51,7 +51,7 @@ func hintHostShareIn(flag []int8, w frame.Span) (float64, bool) {
 // input-bound demo: GPUs in a 1-2 s on, 3-5 s off sawtooth while 24
 // loader workers keep their cores busy (seed reports 003 and 004).
 // Critical when the mean work is below 30 % (most of the GPU wasted).
-var inputBoundRule = frame.Rule{
+var InputBound = frame.Rule{
 	ID: timeline.HintInputBound,
 	Find: func(f *frame.Frame) []frame.Cand {
 		return f.PerGPU(timeline.HintInputBound, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
@@ -88,13 +88,13 @@ var inputBoundRule = frame.Rule{
 	},
 }
 
-// hostSingleThreadRule is host-single-thread: the GPU starved (as in
+// HostSingleThread is host-single-thread: the GPU starved (as in
 // hostStarved) while one host core is at PeggedCore or more and at least
 // three in four cores are at IdleCore or less, in at least 70 % of the
 // window (50 % to go on). One thread feeds the GPU: num_workers=0 (seed
 // report 001's "safe mode"), or preprocessing in the main process. It
 // needs per-core data. Critical when the mean work is below 30 %.
-var hostSingleThreadRule = frame.Rule{
+var HostSingleThread = frame.Rule{
 	ID: timeline.HintHostSingleThread,
 	Find: func(f *frame.Frame) []frame.Cand {
 		return f.PerGPU(timeline.HintHostSingleThread, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
@@ -116,14 +116,14 @@ var hostSingleThreadRule = frame.Rule{
 	},
 }
 
-// ioWaitRule is io-wait: the GPU stalls (idle or busy-waiting in at least
+// IOWait is io-wait: the GPU stalls (idle or busy-waiting in at least
 // 30 % of the window's columns, 20 % to go on) while the host's iowait is
 // high (hostIOHigh: IOWait % or more, or two cores' worth) in at least
 // half of it (30 % to go on), and the disks read at least as much as they
 // write where disk rates are recorded: input waiting on storage, not a
 // checkpoint being written (which periodic-stall reports). Critical when
 // the mean work is below 30 %.
-var ioWaitRule = frame.Rule{
+var IOWait = frame.Rule{
 	ID: timeline.HintIOWait,
 	Find: func(f *frame.Frame) []frame.Cand {
 		h := &f.Host

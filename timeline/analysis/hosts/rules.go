@@ -1,4 +1,4 @@
-package analysis
+package hosts
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ import (
 // all. In a session of one host they never fire.
 //
 // Where a cross-host rule holds, it names the cause better than the rules
-// that look at one GPU: crossHostSuppress drops gpu-idle, idle-memory-held,
+// that look at one GPU: Suppress drops gpu-idle, idle-memory-held,
 // low-utilization and gpu-imbalance on the GPUs of a host that is idle or
 // late (one host-idle line, not eight gpu-idle ones), and busy-wait on the
 // GPUs that wait for a straggler or an idle host. The one-GPU rules
@@ -71,7 +71,7 @@ func othersActive(wins []hostWin, h int) (float64, bool) {
 	return float64(active) / float64(known), true
 }
 
-// hostIdleRule is host-idle: one host's GPUs idle while the other hosts'
+// HostIdle is host-idle: one host's GPUs idle while the other hosts'
 // work. It judges windows of SustainedWindows × Window (2 min): the host's
 // GPUs idle in at least 90 % of their known columns (80 % to go on) while
 // the other hosts' GPUs work or busy-wait in at least half of theirs (40 %
@@ -82,7 +82,7 @@ func othersActive(wins []hostWin, h int) (float64, bool) {
 // (the job is stuck waiting for the idle host: a hung rank) or when the
 // idle hosts hold more than half the session's GPUs. It yields to
 // host-late, which says better when the host did start in the end.
-var hostIdleRule = frame.Rule{
+var HostIdle = frame.Rule{
 	ID: timeline.HintHostIdle,
 	Find: func(f *frame.Frame) []frame.Cand {
 		cols := hostColumns(f)
@@ -197,7 +197,7 @@ func hostStarts(f *frame.Frame, cols [][]hostCol) []int {
 	return out
 }
 
-// hostLateRule is host-late: a host that starts working well after the
+// HostLate is host-late: a host that starts working well after the
 // others. A host starts at the first column where at least half its GPUs
 // work and keep working for most of a Window (hostStarts); the others'
 // start is the lower median of the started hosts' starts (so that with
@@ -208,7 +208,7 @@ func hostStarts(f *frame.Frame, cols [][]hostCol) []int {
 // the host has worked a Window, so a host that never starts is host-idle,
 // not late. Warning: the other hosts' GPUs waited (or ran without it) all
 // that time.
-var hostLateRule = frame.Rule{
+var HostLate = frame.Rule{
 	ID: timeline.HintHostLate,
 	Find: func(f *frame.Frame) []frame.Cand {
 		cols := hostColumns(f)
@@ -318,7 +318,7 @@ func medianOthers(xs []float64, wins []hostWin, h int) float64 {
 	return (v[len(v)/2-1] + v[len(v)/2]) / 2
 }
 
-// straggles judges host h a straggler over a window; see stragglerHostRule.
+// straggles judges host h a straggler over a window; see StragglerHost.
 func straggles(wins []hostWin, h int, in bool) bool {
 	w := wins[h]
 	if !w.judged() || w.share(w.active+w.waiting) < 0.9 {
@@ -364,7 +364,7 @@ func straggles(wins []hostWin, h int, in bool) bool {
 	return false
 }
 
-// stragglerHostRule is straggler-host: one host's GPUs are slower and the
+// StragglerHost is straggler-host: one host's GPUs are slower and the
 // other hosts busy-wait for it in every collective. In data-parallel
 // training each step ends in an all-reduce; the hosts that finish their
 // share first spin in the NCCL kernel until the last arrives. NVML shows
@@ -393,7 +393,7 @@ func straggles(wins []hostWin, h int, in bool) bool {
 // Healthy hosts alike differ by a few percent and never fire; a host that
 // idles is host-idle's. Warning; critical where the others get at most
 // half as much done (they wait half of every step).
-var stragglerHostRule = frame.Rule{
+var StragglerHost = frame.Rule{
 	ID: timeline.HintStragglerHost,
 	Find: func(f *frame.Frame) []frame.Cand {
 		return perHost(f, timeline.HintStragglerHost, f.Opts.SustainedWindows, func(h int, wins []hostWin, in bool) bool {
@@ -440,7 +440,7 @@ var stragglerHostRule = frame.Rule{
 	},
 }
 
-// unevenMemoryRule is uneven-memory: memory used per GPU differs a lot
+// UnevenMemory is uneven-memory: memory used per GPU differs a lot
 // across the hosts of one job. It judges windows of SustainedWindows ×
 // Window (2 min) where every host with data works (its GPUs working or
 // busy-waiting 90 % of the time; a host starting or stopping holds what it
@@ -451,7 +451,7 @@ var stragglerHostRule = frame.Rule{
 // is uneven. Info; a warning where that host's GPUs are at 90 % of their
 // memory or more (it will run out first, and it bounds every host's
 // batch).
-var unevenMemoryRule = frame.Rule{
+var UnevenMemory = frame.Rule{
 	ID: timeline.HintUnevenMemory,
 	Find: func(f *frame.Frame) []frame.Cand {
 		return perHost(f, timeline.HintUnevenMemory, f.Opts.SustainedWindows, func(h int, wins []hostWin, in bool) bool {
@@ -536,13 +536,13 @@ func unevenMemory(wins []hostWin, h int, judging bool) (m, median float64, ok bo
 	return w.mem, all[(len(all)-1)/2], true
 }
 
-// crossHostSuppress drops the one-GPU candidates a cross-host candidate
+// Suppress drops the one-GPU candidates a cross-host candidate
 // explains (see the top of this file): on the same GPU, for at least half
 // of their time, host-idle and host-late explain gpu-idle,
 // idle-memory-held, low-utilization and gpu-imbalance; on any GPU,
 // straggler-host and host-idle explain busy-wait (the other hosts wait for
 // the slow or idle one; host-idle's evidence says they spin).
-func crossHostSuppress(cands []frame.Cand) []frame.Cand {
+func Suppress(cands []frame.Cand) []frame.Cand {
 	idleOn := map[int][]frame.Span{}
 	var waitedFor []frame.Span
 	for _, c := range cands {

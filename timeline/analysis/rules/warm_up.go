@@ -1,4 +1,4 @@
-package analysis
+package rules
 
 import (
 	"fmt"
@@ -17,12 +17,12 @@ const (
 	warmUpShare = 0.1
 )
 
-// warmUpRule is warm-up (info): the job took at least a minute, and a tenth
+// WarmUp is warm-up (info): the job took at least a minute, and a tenth
 // of the time so far, to reach its working rate (WarmUp: the first steady
 // stretch within 25 % of its fastest), counting the start-up before its
 // first reading. Start-up that long is worth shortening where a job runs
 // often or briefly.
-var warmUpRule = frame.Rule{
+var WarmUp = frame.Rule{
 	ID: timeline.HintWarmUp,
 	Find: func(f *frame.Frame) []frame.Cand {
 		sp, _, ok := warmUp(f)
