@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
-
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
@@ -67,7 +66,7 @@ type Engine struct {
 	cache  hintCache
 	health healthLog // Xids, lost GPUs and PCIe links (hints_errors.go)
 	// kept is what the frame's views share: the job, the frozen figures,
-	// the hosts' layout, the rules' verdicts (hints_kept.go).
+	// the hosts' layout, the rules' verdicts (frame.Kept).
 	kept frame.Kept
 }
 

@@ -10,9 +10,8 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/units"
-
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
+	"github.com/gputop-dev/gputop/timeline/units"
 
 	"github.com/gputop-dev/gputop/timeline/analysis/hosts"
 	"github.com/gputop-dev/gputop/timeline/analysis/rules"
@@ -36,11 +35,11 @@ var hintRules = []frame.Rule{
 	rules.MemoryHeadroom,
 	rules.PCIeBound,
 	rules.FrozenTelemetry,
-	// From the job's own progress (hints_progress.go).
+	// From the job's own progress (rules/progress.go).
 	rules.ThroughputDrop,
 	rules.ProgressStalled,
 	rules.WarmUp,
-	// Across the hosts of a session of several (hints_hosts.go), after
+	// Across the hosts of a session of several (analysis/hosts), after
 	// the rules of one GPU or one host.
 	hosts.HostIdle,
 	hosts.HostLate,

@@ -8,9 +8,8 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/units"
-
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // Synthetic recordings for the hint rules' table tests: a script says what

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
-
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 

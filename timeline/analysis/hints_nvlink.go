@@ -9,9 +9,8 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/units"
-
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // NVLink's part of link-degraded, per link (timeline/metrics_nvlink.go has

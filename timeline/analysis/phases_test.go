@@ -8,9 +8,8 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/timelinetest"
-
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // phMoment is one second of a synthetic job. A NaN leaves the metric out,

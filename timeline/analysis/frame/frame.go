@@ -20,7 +20,7 @@ type Frame struct {
 	N        int
 	GPUs     []*GPU
 	Host     Host
-	// kept is what views share: windows judged, stalls found, the job,
+	// Kept is what views share: windows judged, stalls found, the job,
 	// the hosts (Kept). Nil for a frame built alone in a test.
 	Kept *Kept
 	// inView is what rules keep for this view alone (KeepInView): what
@@ -49,7 +49,7 @@ type GPU struct {
 	Slot                                   int
 	Util, SM, Power, Mem, Temp, Clock, Bus []float32
 	Throttle                               []int32
-	// limit and memTotal are the power limit (W) and memory (bytes) known
+	// Limit and MemTotal are the power limit (W) and memory (bytes) known
 	// at the view's end; NaN if unknown.
 	Limit, MemTotal float64
 	// powerRef is what busy-wait compares power with: the limit, or

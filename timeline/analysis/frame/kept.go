@@ -15,12 +15,12 @@ import (
 // rules judge only what came since; asked about an earlier one (a replay
 // stepped back), they work from the kept verdicts.
 type Kept struct {
-	// master is the Engine's frame, every column so far; samples is how
+	// Master is the Engine's frame, every column so far; Samples is how
 	// many samples it has taken.
 	Master  *Frame
 	Samples int
-	Job     JobTrack  // the job's progress and markers (hints_progress.go)
-	Frozen  FrozenLog // figures that stopped changing (hints_frozen.go)
+	Job     JobTrack  // the job's progress and markers (job.go)
+	Frozen  FrozenLog // figures that stopped changing (frozen.go)
 
 	// info is the session's description, and layout its hosts as made
 	// from it (Layout); stale says info was handed again since.

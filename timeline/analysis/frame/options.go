@@ -4,10 +4,10 @@ import (
 	"time"
 )
 
-// Options holds the thresholds of the hint rules. Each rule's doc
-// comment (hints_*.go) says which it uses and why; docs/report.md lists
-// them. A zero field takes its default, so Options{Window: time.Minute}
-// changes the window alone.
+// Options holds the thresholds of the hint rules. Each rule's doc comment
+// (analysis/rules, analysis/hosts) says which it uses and why;
+// docs/report.md lists them. A zero field takes its default, so
+// Options{Window: time.Minute} changes the window alone.
 type Options struct {
 	// Window is the shortest stretch a rule judges: 30 s by default, and
 	// never less (a shorter one is raised to 30 s), so a two-second dip is

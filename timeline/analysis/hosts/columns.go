@@ -6,13 +6,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gputop-dev/gputop/timeline/units"
-
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // The hosts of a session of several, as the cross-host rules
-// (hints_hosts.go) see them: which GPUs are on which host, each host's
+// (rules.go and a file each) see them: which GPUs are on which host, each host's
 // columns summed over its GPUs (kept for the closed columns, with sums of
 // whole blocks of them), and a host's figures over a window.
 
@@ -30,7 +29,7 @@ type hostCol struct {
 type hostsState struct {
 	layout  *frame.Layout  // the layout they were made for
 	members [][]*frame.GPU // the Engine's GPUs of each host
-	nGPUs   int            // len(Engine.f.gpus) when members were made
+	nGPUs   int            // len(Kept.Master.GPUs) when members were made
 	cols    [][]hostCol
 	blocks  [][]hostAcc // sums of each hostBlock of final columns, per host
 	final   int

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/gputop-dev/gputop/timeline"
-
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
@@ -19,7 +18,7 @@ import (
 // GPU), and this rule says so. Warning.
 //
 // What counts as a freeze, and why (real logs of testdata/telemetry, and
-// the demos, checked in hints_frozen_real_test.go):
+// the demos, checked in timeline/analysis/hints_frozen_real_test.go):
 //
 //   - the readings include power, and power would move: the GPU is
 //     working (util at IdleUtil or more, or SM activity at IdleSM or more)

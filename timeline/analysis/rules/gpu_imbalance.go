@@ -7,9 +7,8 @@ import (
 	"strconv"
 
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/units"
-
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // GPUImbalance is gpu-imbalance: some GPUs idle or far lower than others.
@@ -31,7 +30,7 @@ import (
 // several jobs on one node this rule cannot tell them apart. In a session
 // of several hosts placement is judged within each host, its GPUs against
 // each other, and critical is more than half of that host's GPUs low: a
-// whole host idle beside busy ones is host-idle (hints_hosts.go).
+// whole host idle beside busy ones is host-idle (analysis/hosts).
 var GPUImbalance = frame.Rule{
 	ID:       timeline.HintGPUImbalance,
 	Find:     findImbalance,

@@ -1,12 +1,9 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/units"
-
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // Rules that find the cause of a starved GPU on the host: input-bound,
@@ -41,120 +38,6 @@ func hostStarved(f *frame.Frame, g *frame.GPU, w frame.Span, in bool) bool {
 // 1, and whether any column is known.
 func hintHostShareIn(flag []int8, w frame.Span) (float64, bool) {
 	return frame.HostShare(flag, []frame.Span{w})
-}
-
-// InputBound is input-bound: the GPU idle or low while the host CPU is
-// busy (hostBusy: CPU at HostBusyCPU or more, two or more cores at
-// BusyCore or more, or the job at JobBusyCPU or more) in at least 70 % of
-// the window (50 % to go on), the GPU starved as in hostStarved, and the
-// host not in the single-thread pattern (that is host-single-thread). The
-// input-bound demo: GPUs in a 1-2 s on, 3-5 s off sawtooth while 24
-// loader workers keep their cores busy (seed reports 003 and 004).
-// Critical when the mean work is below 30 % (most of the GPU wasted).
-var InputBound = frame.Rule{
-	ID: timeline.HintInputBound,
-	Find: func(f *frame.Frame) []frame.Cand {
-		return f.PerGPU(timeline.HintInputBound, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
-			busy, known := hintHostShareIn(f.Host.Busy, w)
-			single, _ := hintHostShareIn(f.Host.Single, w)
-			return known && busy >= frame.Level(in, 0.7, 0.5) && single < 0.5 && hostStarved(f, g, w, in)
-		}, nil)
-	},
-	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
-		gs := f.Members(g)
-		h := &f.Host
-		ev := starvedText(f, gs, g.Spans) + ", while the host CPU is busy"
-		var parts []string
-		if cpu := frame.HostStats(h.CPU, g.Spans); cpu.OK() {
-			parts = append(parts, units.Number(cpu.Mean)+"% overall")
-		}
-		top := frame.HostStats(h.TopCore, g.Spans)
-		if busy, cores := frame.HostStats(h.BusyCores, g.Spans), frame.HostStats(h.Cores, g.Spans); busy.OK() {
-			parts = append(parts, fmt.Sprintf("%s of %s cores at %s%% or more, the busiest at %s%%",
-				units.Number(busy.Mean), units.Number(cores.Mean), units.Number(f.Opts.BusyCore), units.Number(top.Mean)))
-		}
-		if job := frame.HostStats(h.Job, g.Spans); job.OK() {
-			parts = append(parts, "the job "+units.Number(job.Mean)+"% of a core")
-		}
-		ev += hintParen(parts) + ", " + f.During(g)
-		sug := "The input pipeline cannot keep up: more DataLoader workers (`num_workers`), `pin_memory=True`, a larger " +
-			"`prefetch_factor` with `persistent_workers`; cache or pre-decode the dataset; move augmentation to the GPU " +
-			"(DALI, torchvision transforms on cuda)."
-		if top.Mean >= f.Opts.PeggedCore {
-			sug += " One core is pegged: if it is the main process, collation or host-to-device copies there are the " +
-				"bottleneck; move them into the workers."
-		}
-		return hostHint(f, gs, g, ev, sug, 0.8), true
-	},
-}
-
-// HostSingleThread is host-single-thread: the GPU starved (as in
-// hostStarved) while one host core is at PeggedCore or more and at least
-// three in four cores are at IdleCore or less, in at least 70 % of the
-// window (50 % to go on). One thread feeds the GPU: num_workers=0 (seed
-// report 001's "safe mode"), or preprocessing in the main process. It
-// needs per-core data. Critical when the mean work is below 30 %.
-var HostSingleThread = frame.Rule{
-	ID: timeline.HintHostSingleThread,
-	Find: func(f *frame.Frame) []frame.Cand {
-		return f.PerGPU(timeline.HintHostSingleThread, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
-			single, known := hintHostShareIn(f.Host.Single, w)
-			return known && single >= frame.Level(in, 0.7, 0.5) && hostStarved(f, g, w, in)
-		}, nil)
-	},
-	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
-		gs := f.Members(g)
-		h := &f.Host
-		top := frame.HostStats(h.TopCore, g.Spans)
-		idle, cores := frame.HostStats(h.IdleCores, g.Spans), frame.HostStats(h.Cores, g.Spans)
-		ev := fmt.Sprintf("%s, while one host core runs at %s%% and %s of %s cores idle, %s", starvedText(f, gs, g.Spans),
-			units.Number(top.Mean), units.Number(idle.Mean), units.Number(cores.Mean), f.During(g))
-		sug := "One thread feeds the GPU: a DataLoader with `num_workers=0`, or preprocessing in the main process. Use " +
-			"`num_workers > 0` with `persistent_workers=True`, or parallelise the preprocessing (processes; threads only " +
-			"help outside the GIL)."
-		return hostHint(f, gs, g, ev, sug, 0.8), true
-	},
-}
-
-// IOWait is io-wait: the GPU stalls (idle or busy-waiting in at least
-// 30 % of the window's columns, 20 % to go on) while the host's iowait is
-// high (hostIOHigh: IOWait % or more, or two cores' worth) in at least
-// half of it (30 % to go on), and the disks read at least as much as they
-// write where disk rates are recorded: input waiting on storage, not a
-// checkpoint being written (which periodic-stall reports). Critical when
-// the mean work is below 30 %.
-var IOWait = frame.Rule{
-	ID: timeline.HintIOWait,
-	Find: func(f *frame.Frame) []frame.Cand {
-		h := &f.Host
-		return f.PerGPU(timeline.HintIOWait, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
-			high, known := hintHostShareIn(h.IOHigh, w)
-			if !known || high < frame.Level(in, 0.5, 0.3) || frame.Mean(h.DiskRead, w) < frame.Mean(h.DiskWrite, w) {
-				return false
-			}
-			c := g.Counts(w)
-			return c.Judged() && c.Share(c.Idle+c.Waiting) >= frame.Level(in, 0.3, 0.2)
-		}, nil)
-	},
-	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
-		gs := f.Members(g)
-		h := &f.Host
-		wait := frame.HostStats(h.IOWait, g.Spans)
-		ev := starvedText(f, gs, g.Spans) + ", while host iowait is " + units.Number(wait.Mean) + "%"
-		if cores := frame.HostStats(h.Cores, g.Spans); cores.OK() {
-			ev += " (" + units.Number(wait.Mean*cores.Mean/100) + " cores' worth)"
-		}
-		conf := 0.75
-		if rd := frame.HostStats(h.DiskRead, g.Spans); rd.OK() {
-			ev += " and the disks read " + units.Rate(rd.Mean)
-		} else {
-			conf = 0.6
-		}
-		ev += ", " + f.During(g)
-		sug := "Input waits on storage: copy the dataset to local NVMe or RAM (tmpfs), read it in large sequential " +
-			"shards (WebDataset, TFRecord), use more reader workers, or cache decoded samples."
-		return hostHint(f, gs, g, ev, sug, conf), true
-	},
 }
 
 // starvedText describes a starved GPU: "GPU0-7 idle 70 % of the time (work

@@ -7,9 +7,8 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/units"
-
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // PeriodicStall is periodic-stall: busy stretches cut by regular

@@ -1,124 +1,16 @@
 package rules
 
 import (
-	"fmt"
-	"math"
-
-	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/units"
-
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
-// Rules about clocks held down: power-capped and thermal-throttle. Both
+// What the rules about clocks held down share: power-capped and
+// thermal-throttle. Both
 // judge Windows (30 s) of a working GPU (low or busy), fire where at least
 // 60 % of the known columns are held down (40 % to go on), and are cut to
 // those columns. NVML's clock-event reasons are the evidence where they
 // were recorded; without them each rule falls back to a weaker sign and
 // says so.
-
-// ClockHeld is how far below the highest SM clock seen on the node a
-// GPU's clock must be for the clock to count as pulled down: a cap takes a
-// few hundred MHz off the boost clock; a steady workload's clock wanders
-// by tens.
-const ClockHeld = 0.92
-
-// capped says whether a working column is held at the power limit: the
-// power-cap reasons (software cap, power brake, hardware slowdown) where
-// clock-event reasons are recorded, which are authoritative. Otherwise a
-// cap is power pinned at the limit with the SM clock pulled down (below
-// ClockHeld of the node's highest so far): power flat below the
-// limit with the clock steady near its boost is a steady workload, not a
-// cap, even at the run's highest draw. Where the limit is unknown the clock
-// decides: pulled down while the power stays at the highest this GPU draws.
-// Without the clock, power at CapShare of a known limit or more is all the
-// sign there is; without the limit or the clock there is none.
-func capped(f *frame.Frame, g *frame.GPU, i int) bool {
-	if !g.Working(i) {
-		return false
-	}
-	if g.Throttle != nil && g.Throttle[i] >= 0 {
-		return g.Throttle[i]&timeline.ThrottlePower != 0
-	}
-	p, c, limit := frame.At(g.Power, i), frame.At(g.Clock, i), g.LimitAt.Get(i)
-	held := c < ClockHeld*g.MaxClockAt.Get(i)
-	switch {
-	case limit > 0 && !math.IsNaN(c):
-		return p >= f.Opts.CapShare*limit && held
-	case limit > 0:
-		return p >= f.Opts.CapShare*limit
-	case !math.IsNaN(c):
-		return held && p >= f.Opts.CapShare*g.MaxPowerAt.Get(i)
-	}
-	return false
-}
-
-// capSigns says what a GPU's columns can tell about a cap: the reasons, a
-// limit, a clock; none of them, and the rule stays silent.
-func capSigns(g *frame.GPU) bool {
-	return g.Throttle != nil || g.Limit > 0 || (g.Clock != nil && g.Power != nil)
-}
-
-// PowerCapped is power-capped: clocks held down to keep a busy GPU at
-// its power limit (see capped), in at least 60 % of a window's working
-// columns (40 % to go on), cut to the capped columns. A warning: it costs
-// throughput, often by design.
-var PowerCapped = frame.Rule{
-	ID: timeline.HintPowerCapped,
-	Find: func(f *frame.Frame) []frame.Cand {
-		return f.PerGPU(timeline.HintPowerCapped, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
-			if !capSigns(g) {
-				return false
-			}
-			share, ok := g.ShareIn(w, func(i int) bool { return capped(f, g, i) })
-			return ok && share >= frame.Level(in, 0.6, 0.4)
-		}, func(g *frame.GPU, i int) bool { return capped(f, g, i) })
-	},
-	Describe: describePowerCapped,
-}
-
-func describePowerCapped(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
-	gs := f.Members(g)
-	held := func(gpu *frame.GPU, i int) bool { return capped(f, gpu, i) }
-	p := frame.Stats(gs, frame.PickPower, g.Spans, held)
-	last := g.Hull.Hi - 1
-	ev := f.GPUNames(g.GPUs) + " at " + frame.Range(p, "W")
-	conf := 0.9
-	if limit := gs[0].LimitAt.Get(last); limit > 0 {
-		ev += fmt.Sprintf(" (%s of the %s limit)", units.Share(p.Mean/limit), units.Watts(limit))
-	}
-	clock := frame.Stats(gs, func(g *frame.GPU) []float32 { return g.Clock }, g.Spans, held)
-	if clock.OK() {
-		ev += ", SM clock " + frame.Range(clock, "MHz")
-		// Against the peak only where it was pulled down: "100% of the
-		// peak" of a node whose GPUs were all capped says nothing.
-		if peak := gs[0].MaxClockAt.Get(last); peak > 0 && clock.Mean < ClockHeld*peak {
-			ev += fmt.Sprintf(" (%s of the node's %s peak)", units.Share(clock.Mean/peak), units.MHz(peak))
-		}
-	}
-	switch {
-	case gs[0].Throttle != nil:
-		ev += ", power-cap reason " + units.Share(reasonShare(f, gs, g.Spans, timeline.ThrottlePower)) + " of the time"
-	case gs[0].LimitAt.Get(last) > 0 && clock.OK():
-		ev += " (clock-event reasons not recorded)"
-		conf = 0.75
-	case clock.OK():
-		ev += ": power held at its highest while the clock is pulled down (the limit and clock-event reasons were not recorded)"
-		conf = 0.55
-	default:
-		ev += " (neither clocks nor clock-event reasons recorded)"
-		conf = 0.5
-	}
-	ev += ", " + f.During(g)
-	return timeline.Hint{
-		Severity: timeline.Warning,
-		Evidence: ev,
-		Suggestion: "Clocks are held down to stay at the power limit: expected for heavy work at the board's TDP. Check " +
-			"the enforced limit against the default (`nvidia-smi -q -d POWER`) and restore it if it was lowered " +
-			"(`nvidia-smi -pl`); judge speed by throughput, since utilisation reads 100 % either way.",
-		Confidence: conf * frame.KnownShare(gs, g.Spans),
-	}, true
-}
 
 // reasonShare is the share of the working columns of spans (with reasons
 // recorded) where any of bits is set.
@@ -141,73 +33,4 @@ func reasonShare(f *frame.Frame, gs []*frame.GPU, spans []frame.Span, bits int32
 		return 0
 	}
 	return float64(yes) / float64(known)
-}
-
-// hot says whether a working column is slowed for heat: the thermal
-// reasons where recorded, else a temperature of ThermalTemp or more.
-func hot(f *frame.Frame, g *frame.GPU, i int) bool {
-	if !g.Working(i) {
-		return false
-	}
-	if g.Throttle != nil && g.Throttle[i] >= 0 {
-		return g.Throttle[i]&timeline.ThrottleThermal != 0
-	}
-	return frame.At(g.Temp, i) >= f.Opts.ThermalTemp
-}
-
-// ThermalThrottle is thermal-throttle: a working GPU slowed for heat
-// (see hot) in at least 60 % of a window's columns (40 % to go on). The
-// thermal reasons are the evidence; without them a busy GPU at
-// ThermalTemp (88 °C) or more, where most datacenter GPUs begin to slow,
-// fires with a low confidence. A hot GPU below that (nanogpt's GPU1 at
-// 73 °C beside neighbours at 55 °C) is a cooling outlier, not a throttle,
-// and stays silent. A warning: it costs throughput now.
-var ThermalThrottle = frame.Rule{
-	ID: timeline.HintThermalThrottle,
-	Find: func(f *frame.Frame) []frame.Cand {
-		return f.PerGPU(timeline.HintThermalThrottle, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
-			if g.Throttle == nil && g.Temp == nil {
-				return false
-			}
-			share, ok := g.ShareIn(w, func(i int) bool { return hot(f, g, i) })
-			return ok && share >= frame.Level(in, 0.6, 0.4)
-		}, func(g *frame.GPU, i int) bool { return hot(f, g, i) })
-	},
-	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
-		gs := f.Members(g)
-		held := func(gpu *frame.GPU, i int) bool { return hot(f, gpu, i) }
-		ev := f.GPUNames(g.GPUs)
-		if t := frame.Stats(gs, func(g *frame.GPU) []float32 { return g.Temp }, g.Spans, held); t.OK() {
-			ev += " at " + frame.Range(t, "°C")
-		}
-		conf := 0.9
-		if gs[0].Throttle != nil {
-			ev += " with thermal slowdown " + units.Share(reasonShare(f, gs, g.Spans, timeline.ThrottleThermal)) + " of the time"
-		} else {
-			ev += " while busy (clock-event reasons not recorded)"
-			conf = 0.4
-		}
-		pickClock := func(g *frame.GPU) []float32 { return g.Clock }
-		if clock := frame.Stats(gs, pickClock, g.Spans, held); clock.OK() {
-			ev += ", SM clock " + frame.Range(clock, "MHz")
-			var others []*frame.GPU
-			for _, o := range f.GPUs {
-				if subset(f, gs, []int{o.Index}) == nil {
-					others = append(others, o)
-				}
-			}
-			working := func(gpu *frame.GPU, i int) bool { return gpu.Working(i) }
-			if oc := frame.Stats(others, pickClock, g.Spans, working); oc.OK() && math.Abs(oc.Mean-clock.Mean) >= 15 {
-				ev += " (" + frame.Range(oc, "MHz") + " on the other GPUs)"
-			}
-		}
-		ev += ", " + f.During(g)
-		return timeline.Hint{
-			Severity: timeline.Warning,
-			Evidence: ev,
-			Suggestion: "Cooling: check airflow and fans, blocked inlets, the GPU's place in the chassis (one that runs " +
-				"hotter than its neighbours gets less air) and the room's inlet temperature; the GPU slows to protect itself.",
-			Confidence: conf * frame.KnownShare(gs, g.Spans),
-		}, true
-	},
 }

@@ -5,9 +5,8 @@ import (
 	"strconv"
 
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/units"
-
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // dropShare is how far the job's rate must fall for throughput-drop: to
