@@ -12,10 +12,11 @@ import (
 // TestPackageDependencies guards the shape of the code (docs/architecture.md)
 // with a test rather than with memory: timeline is the shared vocabulary and
 // imports only the standard library; its analysis imports only timeline
-// (and its units and phases), and its report only those; the UI cannot tell live from replay
-// because it imports neither probes nor recordings, and shows the analysis
-// without the report's writers; probes never draw, and never depend on the
-// demo that simulates them.
+// (and its units and its own packages: the rules read the frame and the
+// Engine lists the rules, never the other way), and its report only those;
+// the UI cannot tell live from replay because it imports neither probes nor
+// recordings, and shows the analysis without the report's writers; probes
+// never draw, and never depend on the demo that simulates them.
 func TestPackageDependencies(t *testing.T) {
 	const module = "github.com/gputop-dev/gputop/"
 	std := func(p string) bool { return !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") }

@@ -11,10 +11,9 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
-	"github.com/gputop-dev/gputop/timeline/units"
-
 	"github.com/gputop-dev/gputop/timeline/analysis/hosts"
 	"github.com/gputop-dev/gputop/timeline/analysis/rules"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // hintRules lists every rule, the one place a rule is added; evaluate runs

@@ -23,10 +23,12 @@ type Frame struct {
 	// Kept is what views share: windows judged, stalls found, the job,
 	// the hosts (Kept). Nil for a frame built alone in a test.
 	Kept *Kept
-	// inView is what rules keep for this view alone (KeepInView): what
-	// they judged of windows that reach the open column, which the Engine
-	// does not keep.
-	inView map[string]any
+	// InView is what a rule keeps for this view alone, nil in a new view:
+	// what it judged of windows that reach the open column, which the
+	// Engine does not keep. One slot, the cross-host rules' (the hosts
+	// over such windows, asked for once per host): a map of its own costs
+	// no allocation to hold here, a keyed store cost two more a view.
+	InView any
 }
 
 // State is what a GPU was doing in one column.

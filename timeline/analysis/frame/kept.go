@@ -68,20 +68,6 @@ func Keep[T any](f *Frame, key string) *T {
 	return v
 }
 
-// KeepInView is what a rule keeps under key for this view alone: a T made
-// empty the first time this view asks.
-func KeepInView[T any](f *Frame, key string) *T {
-	if v, ok := f.inView[key]; ok {
-		return v.(*T)
-	}
-	if f.inView == nil {
-		f.inView = map[string]any{}
-	}
-	v := new(T)
-	f.inView[key] = v
-	return v
-}
-
 // gridWindows are the grid windows of one length, as far as the frame
 // reaches: the first at the frame's first column, then one on every
 // multiple of half the length.

@@ -211,11 +211,12 @@ func hostWindows(f *frame.Frame, cols [][]hostCol, spans ...frame.Span) []hostWi
 		if spans[0].Hi <= f.Closed() {
 			memo = st.windows
 		} else {
-			open := frame.KeepInView[map[frame.Span][]hostWin](f, "hosts")
-			if *open == nil {
-				*open = map[frame.Span][]hostWin{}
+			open, _ := f.InView.(map[frame.Span][]hostWin)
+			if open == nil {
+				open = map[frame.Span][]hostWin{}
+				f.InView = open
 			}
-			memo = *open
+			memo = open
 		}
 		if w, ok := memo[spans[0]]; ok {
 			return w
