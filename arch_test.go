@@ -12,10 +12,11 @@ import (
 // TestPackageDependencies guards the shape of the code (docs/architecture.md)
 // with a test rather than with memory: timeline is the shared vocabulary and
 // imports only the standard library; its analysis imports only timeline
-// (and its units and phases), and its report only those; the UI cannot tell live from replay
-// because it imports neither probes nor recordings, and shows the analysis
-// without the report's writers; probes never draw, and never depend on the
-// demo that simulates them.
+// (and its units and its own packages: the rules read the frame and the
+// Engine lists the rules, never the other way), and its report only those;
+// the UI cannot tell live from replay because it imports neither probes nor
+// recordings, and shows the analysis without the report's writers; probes
+// never draw, and never depend on the demo that simulates them.
 func TestPackageDependencies(t *testing.T) {
 	const module = "github.com/gputop-dev/gputop/"
 	std := func(p string) bool { return !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") }
@@ -26,7 +27,23 @@ func TestPackageDependencies(t *testing.T) {
 		{"timeline", std},
 		{"timeline/units", std},
 		{"timeline/analysis", func(p string) bool {
-			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis/phases"
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis/phases" ||
+				p == module+"timeline/analysis/frame" || p == module+"timeline/analysis/rules" ||
+				p == module+"timeline/analysis/hosts"
+		}},
+		// The rules of one host's GPUs, and those across hosts: they read the
+		// frame and nothing of the Engine's, and never each other.
+		{"timeline/analysis/rules", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis/frame"
+		}},
+		{"timeline/analysis/hosts", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis/frame"
+		}},
+		// What the rules read: the columns, windows and verdicts the Engine
+		// keeps. Below the Engine and below every rule, so it cannot name
+		// either.
+		{"timeline/analysis/frame", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"timeline/units"
 		}},
 		// How judged windows become phases: the vocabulary alone.
 		{"timeline/analysis/phases", func(p string) bool { return std(p) || p == module+"timeline" }},

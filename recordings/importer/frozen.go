@@ -14,9 +14,10 @@ import (
 // in its last digit from one second to the next, so every field of a GPU
 // repeated to the last digit for minutes, after it varied, is not a steady
 // job but no data. The import says so in a note; the frozen-telemetry hint
-// (timeline/analysis/hints_frozen.go) finds the same in the Engine's
-// columns, live too, and keeps the stretch out of the other rules. This is
-// the simple scan of the log's own rows, with the same thresholds:
+// (timeline/analysis/rules/frozen_telemetry.go, on frame/frozen.go) finds
+// the same in the Engine's columns, live too, and keeps the stretch out of
+// the other rules. This is the simple scan of the log's own rows, with the
+// same thresholds:
 //
 //   - every reading of the GPU identical to the one before for frozenMin or
 //     more, over frozenSamples samples or more;

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
 // Engine is the one analysis of a session: the screen, the report and a
@@ -33,13 +34,12 @@ type Engine struct {
 	infoAt map[int]int // GPU index to its place in info.GPUs, built when asked
 	popts  PhaseOptions
 
-	f       hintFrame // every column so far; f.n-1 is the one being filled
+	f       frame.Frame // every column so far; f.n-1 is the one being filled
 	samples int
 	first   time.Time
 	last    time.Time
 	deriver timeline.Deriver
 	held    [2]timeline.Sample // the Deriver keeps the previous sample
-	job     jobTrack           // the job's progress and markers (hints_progress.go)
 	jump    timeline.Jump      // samples left out, as the Store leaves them out
 	// unfilled says the column being filled has taken samples its columns
 	// do not show yet (settle).
@@ -50,7 +50,7 @@ type Engine struct {
 	// derived hands values on with the sample (AddDerived).
 	derived timeline.Derived
 
-	gpuByIndex map[int]*hintGPU
+	gpuByIndex map[int]*frame.GPU
 	acc        columnSums
 	plan       takePlan
 	coreSlot   map[string]int
@@ -64,25 +64,27 @@ type Engine struct {
 
 	phases phaseState
 	cache  hintCache
-	health healthLog  // Xids, lost GPUs and PCIe links (hints_errors.go)
-	hosts  hostsState // the hosts of a session of several (hints_hosts.go)
-	frozen frozenLog  // figures that stopped changing (hints_frozen.go)
+	health healthLog // Xids, lost GPUs and PCIe links (hints_errors.go)
+	// kept is what the frame's views share: the job, the frozen figures,
+	// the hosts' layout, the rules' verdicts (frame.Kept).
+	kept frame.Kept
 }
 
 // NewEngine returns an Engine for a session described by info, with the
 // default thresholds (docs/report.md).
 func NewEngine(info timeline.SourceInfo) *Engine {
-	return NewEngineWith(info, DefaultHintOptions(), DefaultPhaseOptions())
+	return NewEngineWith(info, frame.DefaultOptions(), DefaultPhaseOptions())
 }
 
 // NewEngineWith returns an Engine with the given thresholds (zero fields
 // take their defaults).
-func NewEngineWith(info timeline.SourceInfo, hopts HintOptions, popts PhaseOptions) *Engine {
-	e := &Engine{info: info, popts: popts.WithDefaults(), gpuByIndex: map[int]*hintGPU{}, coreSlot: map[string]int{}}
-	e.f = hintFrame{opts: hopts.withDefaults(), eng: e}
-	for k := range e.f.host.seen {
-		e.f.host.seen[k] = -1
+func NewEngineWith(info timeline.SourceInfo, hopts frame.Options, popts PhaseOptions) *Engine {
+	e := &Engine{info: info, popts: popts.WithDefaults(), gpuByIndex: map[int]*frame.GPU{}, coreSlot: map[string]int{}}
+	e.f = frame.Frame{Opts: hopts.WithDefaults(), Kept: &e.kept}
+	for k := range e.f.Host.Seen {
+		e.f.Host.Seen[k] = -1
 	}
+	e.kept.Init(&e.f, info)
 	e.cache.init()
 	return e
 }
@@ -95,7 +97,7 @@ func (e *Engine) SetInfo(info timeline.SourceInfo) {
 	}
 	e.info = info
 	e.infoAt = nil
-	e.hosts.stale = true // the hosts' layout is checked against it when next asked
+	e.kept.SetInfo(info) // the hosts' layout is checked against it when next asked
 }
 
 // sameDescription says whether b is a, handed again: the same GPU and host
@@ -121,7 +123,7 @@ func (e *Engine) Last() time.Time { return e.last }
 
 // End is the end of the last sample's interval: a sample stands for the
 // interval after it, so the session's phases run to here.
-func (e *Engine) End() time.Time { return e.last.Add(e.f.interval) }
+func (e *Engine) End() time.Time { return e.last.Add(e.f.Interval) }
 
 // columnStep is the width of the Engine's columns for a session: its
 // sampling interval, and at least a second: NVML's utilisation is itself an
@@ -145,7 +147,7 @@ func SamplesUntil(info timeline.SourceInfo, t time.Time) time.Time {
 
 // sampleInterval is a session's sampling interval, a second where unknown,
 // and at most maxInterval: a file may state any interval, and the windows
-// the rules judge are walked in steps of seconds across each column.
+// the rules judge are walked in Steps of seconds across each column.
 func sampleInterval(info timeline.SourceInfo) time.Duration {
 	if info.Interval <= 0 {
 		return time.Second
@@ -166,14 +168,14 @@ type columnSums struct {
 	// index, not a map, since 512 GPUs of 30 metrics come every second.
 	gpu     []gpuSums
 	touched []int
-	host    [hostSeries]sumCount
+	host    [frame.HostSeries]sumCount
 	cores   []sumCount
 }
 
 // gpuSums are one GPU's sums in the column being filled.
 type gpuSums struct {
-	g                  *hintGPU
-	m                  [hintMetrics]sumCount
+	g                  *frame.GPU
+	m                  [frame.Metrics]sumCount
 	bits               int32 // clock-event reasons, ORed: bits cannot be averaged
 	limit              float64
 	total              float64
@@ -182,22 +184,22 @@ type gpuSums struct {
 }
 
 // at is the sums of GPU g this column; nil if none came.
-func (c *columnSums) at(g *hintGPU) *gpuSums {
-	if g.slot < len(c.gpu) && c.gpu[g.slot].touched {
-		return &c.gpu[g.slot]
+func (c *columnSums) at(g *frame.GPU) *gpuSums {
+	if g.Slot < len(c.gpu) && c.gpu[g.Slot].touched {
+		return &c.gpu[g.Slot]
 	}
 	return nil
 }
 
 // of is the sums of GPU g (its slot), marked as touched this column.
-func (c *columnSums) of(g *hintGPU) *gpuSums {
-	for len(c.gpu) <= g.slot {
+func (c *columnSums) of(g *frame.GPU) *gpuSums {
+	for len(c.gpu) <= g.Slot {
 		c.gpu = append(c.gpu, gpuSums{})
 	}
-	s := &c.gpu[g.slot]
+	s := &c.gpu[g.Slot]
 	if !s.touched {
 		*s = gpuSums{g: g, touched: true}
-		c.touched = append(c.touched, g.slot)
+		c.touched = append(c.touched, g.Slot)
 	}
 	return s
 }
@@ -226,7 +228,7 @@ func (c *columnSums) reset() {
 		c.gpu[slot].touched = false
 	}
 	c.touched = c.touched[:0]
-	c.host = [hostSeries]sumCount{}
+	c.host = [frame.HostSeries]sumCount{}
 	clear(c.cores)
 }
 
@@ -243,24 +245,25 @@ func (e *Engine) Add(s *timeline.Sample) {
 	e.values = values
 	f := &e.f
 	if e.samples == 0 {
-		f.interval = sampleInterval(e.info)
-		f.step = columnStep(e.info)
-		f.from = s.At.Truncate(f.step)
+		f.Interval = sampleInterval(e.info)
+		f.Step = columnStep(e.info)
+		f.From = s.At.Truncate(f.Step)
 		e.first = s.At
 		e.acc.reset()
 		e.grow(1)
 	}
-	if c := f.col(s.At); c >= f.n {
+	if c := f.Col(s.At); c >= f.N {
 		e.settle()
 		e.closeColumn()
 		e.grow(c + 1)
 		e.acc.reset()
 	}
 	e.samples++
+	e.kept.Samples = e.samples
 	e.last = s.At
-	e.job.add(s)
+	e.kept.Job.Add(s)
 	e.take(values)
-	e.health.add(s, values, e.deriver.Layout(), f.n-1)
+	e.health.add(s, values, e.deriver.Layout(), f.N-1)
 	e.unfilled = true
 	e.phases.add(e, s.At, values)
 }
@@ -272,7 +275,7 @@ func (e *Engine) Add(s *timeline.Sample) {
 func (e *Engine) settle() {
 	if e.unfilled {
 		e.unfilled = false
-		e.fillColumn(e.f.n - 1)
+		e.fillColumn(e.f.N - 1)
 	}
 }
 
@@ -295,7 +298,7 @@ func (e *Engine) take(values []timeline.Value) {
 			case takeThrottle:
 				if !math.IsNaN(v.Value) && v.Value >= 0 && v.Value == math.Trunc(v.Value) {
 					sums.bits |= int32(v.Value)
-					sums.m[mThrottle].n++
+					sums.m[frame.MetricThrottle].n++
 				}
 			case takeLimit:
 				if v.Value > 0 {
@@ -322,13 +325,13 @@ func (e *Engine) take(values []timeline.Value) {
 // takeStep is where take puts the value at one position of the layout:
 // a GPU's figure (gpu set), a core's or a host series' (slot), or nowhere.
 type takeStep struct {
-	gpu  *hintGPU
-	what int // a hint metric (mUtil...), or one of the take* below
+	gpu  *frame.GPU
+	what int // a hint metric (MetricUtil...), or one of the take* below
 	slot int
 }
 
 const (
-	takeNone = hintMetrics + iota
+	takeNone = frame.Metrics + iota
 	takeThrottle
 	takeLimit
 	takeTotal
@@ -336,7 +339,7 @@ const (
 	takeHost
 )
 
-// takePlan is take's steps for the Deriver's layout gen.
+// takePlan is take's Steps for the Deriver's layout gen.
 type takePlan struct {
 	gen   int
 	steps []takeStep
@@ -352,9 +355,9 @@ func (e *Engine) makeTakePlan(values []timeline.Value) {
 }
 
 // hostSeriesOf is the host series of each host metric the rules read.
-var hostSeriesOf = map[string]int{timeline.HostCPU: hCPU, timeline.HostIOWait: hIOWait, timeline.HostMemUsed: hMemUsed,
-	timeline.HostMemTotal: hMemTotal, timeline.HostSwapUsed: hSwap, timeline.HostDiskRead: hDiskRead,
-	timeline.HostDiskWrite: hDiskWrite}
+var hostSeriesOf = map[string]int{timeline.HostCPU: frame.HostCPU, timeline.HostIOWait: frame.HostIOWait, timeline.HostMemUsed: frame.HostMemUsed,
+	timeline.HostMemTotal: frame.HostMemTotal, timeline.HostSwapUsed: frame.HostSwap, timeline.HostDiskRead: frame.HostDiskRead,
+	timeline.HostDiskWrite: frame.HostDiskWrite}
 
 // placeOf is where a value of key k goes.
 func (e *Engine) placeOf(k timeline.Key) takeStep {
@@ -362,19 +365,19 @@ func (e *Engine) placeOf(k timeline.Key) takeStep {
 		st := takeStep{gpu: e.gpu(idx), what: takeNone}
 		switch k.Name {
 		case timeline.GPUUtil:
-			st.what = mUtil
+			st.what = frame.MetricUtil
 		case timeline.GPUSMActive:
-			st.what = mSM
+			st.what = frame.MetricSM
 		case timeline.GPUPower:
-			st.what = mPower
+			st.what = frame.MetricPower
 		case timeline.GPUMemUsed:
-			st.what = mMem
+			st.what = frame.MetricMem
 		case timeline.GPUTemp:
-			st.what = mTemp
+			st.what = frame.MetricTemp
 		case timeline.GPUClockSM:
-			st.what = mClock
+			st.what = frame.MetricClock
 		case timeline.GPUPCIeRx, timeline.GPUPCIeTx:
-			st.what = mBus // both ways: summed in fillColumn
+			st.what = frame.MetricBus // both ways: summed in fillColumn
 		case timeline.GPUThrottle:
 			st.what = takeThrottle
 		case timeline.GPUPowerLimit:
@@ -397,7 +400,7 @@ func (e *Engine) placeOf(k timeline.Key) takeStep {
 		}
 		return takeStep{what: takeCore, slot: slot}
 	case k == timeline.Key{Name: timeline.ProcCPU, Device: timeline.JobDevice}:
-		return takeStep{what: takeHost, slot: hJob}
+		return takeStep{what: takeHost, slot: frame.HostJob}
 	case k.Device != timeline.HostDevice:
 		return takeStep{what: takeNone}
 	}
@@ -409,20 +412,20 @@ func (e *Engine) placeOf(k timeline.Key) takeStep {
 
 // gpu is the GPU of NVML index idx, made (with empty columns so far) the
 // first time it is seen.
-func (e *Engine) gpu(idx int) *hintGPU {
+func (e *Engine) gpu(idx int) *frame.GPU {
 	if g, ok := e.gpuByIndex[idx]; ok {
 		return g
 	}
-	n := e.f.n
-	g := &hintGPU{index: idx, slot: len(e.gpuByIndex), limit: math.NaN(), memTotal: math.NaN()}
-	for m := range g.seen {
-		g.seen[m] = -1
+	n := e.f.N
+	g := &frame.GPU{Index: idx, Slot: len(e.gpuByIndex), Limit: math.NaN(), MemTotal: math.NaN()}
+	for m := range g.Seen {
+		g.Seen[m] = -1
 	}
-	g.state = make([]hintState, n, max(n, 64))
-	g.work = nanColumns(n)
+	g.State = make([]frame.State, n, max(n, 64))
+	g.Work = nanColumns(n)
 	e.gpuByIndex[idx] = g
-	e.f.gpus = append(e.f.gpus, g)
-	sort.Slice(e.f.gpus, func(a, b int) bool { return e.f.gpus[a].index < e.f.gpus[b].index })
+	e.f.GPUs = append(e.f.GPUs, g)
+	sort.Slice(e.f.GPUs, func(a, b int) bool { return e.f.GPUs[a].Index < e.f.GPUs[b].Index })
 	return g
 }
 
@@ -441,37 +444,37 @@ func nanColumns(n int) []float32 {
 // metric it lacks is absent, not the last one's value kept for ever.
 func (e *Engine) grow(n int) {
 	f := &e.f
-	from := f.n
-	for f.n < n {
-		i := f.n
-		f.n++
-		hold := i > 0 && i < n-1 && time.Duration(i-(from-1))*f.step <= 2*f.interval
-		for _, g := range f.gpus {
-			for m := range mThrottle {
-				if s := g.series(m); *s != nil {
+	from := f.N
+	for f.N < n {
+		i := f.N
+		f.N++
+		hold := i > 0 && i < n-1 && time.Duration(i-(from-1))*f.Step <= 2*f.Interval
+		for _, g := range f.GPUs {
+			for m := range frame.MetricThrottle {
+				if s := g.Series(m); *s != nil {
 					*s = appendHeld(*s, hold)
 				}
 			}
-			if g.throttle != nil {
+			if g.Throttle != nil {
 				v := int32(-1)
 				if hold {
-					v = g.throttle[i-1]
+					v = g.Throttle[i-1]
 				}
-				g.throttle = append(g.throttle, v)
+				g.Throttle = append(g.Throttle, v)
 			}
-			g.state, g.work = append(g.state, hsUnknown), append(g.work, float32(math.NaN()))
+			g.State, g.Work = append(g.State, frame.Unknown), append(g.Work, float32(math.NaN()))
 		}
-		h := &f.host
-		for k := range hCores {
-			if s := h.series(k); *s != nil {
+		h := &f.Host
+		for k := range frame.HostCores {
+			if s := h.Series(k); *s != nil {
 				*s = appendHeld(*s, hold)
 			}
 		}
-		if h.cores != nil {
-			h.topCore, h.busyCores = appendHeld(h.topCore, hold), appendHeld(h.busyCores, hold)
-			h.idleCores, h.cores = appendHeld(h.idleCores, hold), appendHeld(h.cores, hold)
+		if h.Cores != nil {
+			h.TopCore, h.BusyCores = appendHeld(h.TopCore, hold), appendHeld(h.BusyCores, hold)
+			h.IdleCores, h.Cores = appendHeld(h.IdleCores, hold), appendHeld(h.Cores, hold)
 		}
-		h.busy, h.single, h.ioHigh = append(h.busy, -1), append(h.single, -1), append(h.ioHigh, -1)
+		h.Busy, h.Single, h.IOHigh = append(h.Busy, -1), append(h.Single, -1), append(h.IOHigh, -1)
 		if hold {
 			e.judgeColumn(i) // a held column is final now; the last is filled next
 		}
@@ -492,60 +495,60 @@ func (e *Engine) fillColumn(i int) {
 	for _, slot := range e.acc.touched {
 		sums := &e.acc.gpu[slot]
 		g := sums.g
-		for m := range mThrottle {
+		for m := range frame.MetricThrottle {
 			sc := sums.m[m]
 			if sc.n == 0 {
 				continue
 			}
-			s := g.series(m)
+			s := g.Series(m)
 			if *s == nil {
-				*s = nanColumns(f.n)
-				g.seen[m] = i
+				*s = nanColumns(f.N)
+				g.Seen[m] = i
 			}
 			v := sc.mean()
-			if m == mBus {
+			if m == frame.MetricBus {
 				v = float32(sc.sum / float64(sc.n) * 2) // the mean of rx and tx, both ways: their sum
 			}
 			(*s)[i] = v
 		}
-		if sums.m[mThrottle].n > 0 {
-			if g.throttle == nil {
-				g.throttle = make([]int32, f.n, max(f.n, 64))
-				for j := range g.throttle {
-					g.throttle[j] = -1
+		if sums.m[frame.MetricThrottle].n > 0 {
+			if g.Throttle == nil {
+				g.Throttle = make([]int32, f.N, max(f.N, 64))
+				for j := range g.Throttle {
+					g.Throttle[j] = -1
 				}
-				g.seen[mThrottle] = i
+				g.Seen[frame.MetricThrottle] = i
 			}
-			g.throttle[i] = sums.bits
+			g.Throttle[i] = sums.bits
 		}
 	}
-	for _, g := range f.gpus {
-		g.limitAt.set(i, float32(e.limitOf(g, i)))
-		total := g.memTotalAt.get(i - 1)
+	for _, g := range f.GPUs {
+		g.LimitAt.Set(i, float32(e.limitOf(g, i)))
+		total := g.MemTotalAt.Get(i - 1)
 		if sums := e.acc.at(g); sums != nil && sums.hasTotal && !(sums.total <= total) {
 			total = sums.total
-		} else if t := e.infoOf(g.index).MemTotal; t > 0 && math.IsNaN(total) {
+		} else if t := e.infoOf(g.Index).MemTotal; t > 0 && math.IsNaN(total) {
 			total = t
 		}
-		g.memTotalAt.set(i, float32(total))
+		g.MemTotalAt.Set(i, float32(total))
 	}
-	h := &f.host
-	for k := range hCores {
+	h := &f.Host
+	for k := range frame.HostCores {
 		sc := e.acc.host[k]
 		if sc.n == 0 {
 			continue
 		}
-		s := h.series(k)
+		s := h.Series(k)
 		if *s == nil {
-			*s = nanColumns(f.n)
-			h.seen[k] = i
+			*s = nanColumns(f.N)
+			h.Seen[k] = i
 		}
 		(*s)[i] = sc.mean()
 	}
 	if len(e.acc.cores) > 0 {
-		if h.cores == nil {
-			h.topCore, h.busyCores, h.idleCores, h.cores = nanColumns(f.n), nanColumns(f.n), nanColumns(f.n), nanColumns(f.n)
-			h.seen[hCores] = i
+		if h.Cores == nil {
+			h.TopCore, h.BusyCores, h.IdleCores, h.Cores = nanColumns(f.N), nanColumns(f.N), nanColumns(f.N), nanColumns(f.N)
+			h.Seen[frame.HostCores] = i
 		}
 		var top, busy, idle, n float32
 		for _, c := range e.acc.cores {
@@ -555,15 +558,15 @@ func (e *Engine) fillColumn(i int) {
 			v := c.mean()
 			n++
 			top = max(top, v)
-			if float64(v) >= f.opts.BusyCore {
+			if float64(v) >= f.Opts.BusyCore {
 				busy++
 			}
-			if float64(v) <= f.opts.IdleCore {
+			if float64(v) <= f.Opts.IdleCore {
 				idle++
 			}
 		}
 		if n > 0 {
-			h.topCore[i], h.busyCores[i], h.idleCores[i], h.cores[i] = top, busy, idle, n
+			h.TopCore[i], h.BusyCores[i], h.IdleCores[i], h.Cores[i] = top, busy, idle, n
 		}
 	}
 	e.judgeColumn(i)
@@ -571,14 +574,14 @@ func (e *Engine) fillColumn(i int) {
 
 // limitOf is a GPU's power limit at column i: sampled now or before, else
 // the description's.
-func (e *Engine) limitOf(g *hintGPU, i int) float64 {
+func (e *Engine) limitOf(g *frame.GPU, i int) float64 {
 	if sums := e.acc.at(g); sums != nil && sums.hasLimit {
 		return sums.limit
 	}
-	if l := g.limitAt.get(i - 1); l > 0 {
+	if l := g.LimitAt.Get(i - 1); l > 0 {
 		return l
 	}
-	if l := e.infoOf(g.index).PowerLimit; l > 0 {
+	if l := e.infoOf(g.Index).PowerLimit; l > 0 {
 		return l
 	}
 	return math.NaN()
@@ -603,31 +606,31 @@ func (e *Engine) infoOf(idx int) timeline.GPUInfo {
 // now, and the host's flags.
 func (e *Engine) judgeColumn(i int) {
 	f := &e.f
-	o := f.opts
+	o := f.Opts
 	clockIdle := 0.5 * max(1400, e.maxClock)
-	for _, g := range f.gpus {
-		limit := g.limitAt.get(i)
+	for _, g := range f.GPUs {
+		limit := g.LimitAt.Get(i)
 		ref, fromLimit := e.nodeRef, float32(0)
 		if limit > 0 {
 			ref, fromLimit = limit, 1
 		}
 		if ref > 0 {
-			g.refAt.set(i, float32(ref))
+			g.RefAt.Set(i, float32(ref))
 		}
-		g.refIsLimit.set(i, fromLimit)
+		g.RefIsLimit.Set(i, fromLimit)
 		// The node's highest clock, not the GPU's own: a GPU capped from
 		// its first second never shows its boost clock, but its
 		// neighbours (the same model, on nearly every node) do.
-		g.maxClockAt.set(i, float32(max(nanToZero(g.maxClockAt.get(i-1)), e.maxClock, nanToZero(hintAt(g.clock, i)))))
-		g.maxPowerAt.set(i, float32(max(nanToZero(g.maxPowerAt.get(i-1)), nanToZero(hintAt(g.power, i)))))
+		g.MaxClockAt.Set(i, float32(max(nanToZero(g.MaxClockAt.Get(i-1)), e.maxClock, nanToZero(frame.At(g.Clock, i)))))
+		g.MaxPowerAt.Set(i, float32(max(nanToZero(g.MaxPowerAt.Get(i-1)), nanToZero(frame.At(g.Power, i)))))
 		powerIdle := max(100, 0.3*e.maxPower)
 		if limit > 0 {
 			powerIdle = 0.3 * limit
 		}
-		g.classify(i, o, clockIdle, powerIdle)
-		e.frozen.judge(g, i)
+		g.Classify(i, o, clockIdle, powerIdle)
+		e.kept.Frozen.Judge(g, i)
 	}
-	f.judgeHost(i)
+	f.JudgeHost(i)
 }
 
 func nanToZero(v float64) float64 {
@@ -641,30 +644,30 @@ func nanToZero(v float64) float64 {
 // the running references the next columns are judged with.
 func (e *Engine) closeColumn() {
 	f := &e.f
-	i := f.n - 1
+	i := f.N - 1
 	if i < 0 {
 		return
 	}
 	// A freeze found now makes its columns unknown, those judged already
 	// too: what was judged of them is forgotten.
 	unfrozen := false
-	for _, g := range f.gpus {
-		unfrozen = e.frozen.close(f, g, i) || unfrozen
+	for _, g := range f.GPUs {
+		unfrozen = e.kept.Frozen.Close(f, g, i) || unfrozen
 	}
 	if unfrozen {
 		e.cache.init()
-		e.hosts = hostsState{}
+		e.kept.Reset()
 	}
 	changed := false
-	for _, g := range f.gpus {
-		p, u := hintAt(g.power, i), hintAt(g.util, i)
-		if c := hintAt(g.clock, i); c > e.maxClock {
+	for _, g := range f.GPUs {
+		p, u := frame.At(g.Power, i), frame.At(g.Util, i)
+		if c := frame.At(g.Clock, i); c > e.maxClock {
 			e.maxClock = c
 		}
 		if p > e.maxPower {
 			e.maxPower = p
 		}
-		if p > 0 && u >= f.opts.WaitUtil {
+		if p > 0 && u >= f.Opts.WaitUtil {
 			// Bounded before the conversion: int of a float beyond int's
 			// range is undefined (a hostile 1e19 W once indexed at -2^63).
 			w := int(min(p, 4095))
@@ -696,10 +699,10 @@ func histQuantile(hist []uint32, n int, q float64) float64 {
 
 // viewAt is the frame as of t: the columns complete by t (see
 // SamplesUntil).
-func (e *Engine) viewAt(t time.Time) *hintFrame {
+func (e *Engine) viewAt(t time.Time) *frame.Frame {
 	f := &e.f
-	if e.samples == 0 || t.Before(f.from) {
-		return f.view(0)
+	if e.samples == 0 || t.Before(f.From) {
+		return f.View(0)
 	}
-	return f.view(min(f.n, f.col(t.Add(f.interval))))
+	return f.View(min(f.N, f.Col(t.Add(f.Interval))))
 }

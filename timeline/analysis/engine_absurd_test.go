@@ -59,8 +59,8 @@ func TestSampleFarAfterTheLastIsLeftOut(t *testing.T) {
 			{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: 50}}}
 		e.Add(&s)
 	}
-	if e.Len() != 2 || e.f.n > 2 {
-		t.Fatalf("%d samples in %d columns, want 2 in 2", e.Len(), e.f.n)
+	if e.Len() != 2 || e.f.N > 2 {
+		t.Fatalf("%d samples in %d columns, want 2 in 2", e.Len(), e.f.N)
 	}
 }
 

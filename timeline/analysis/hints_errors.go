@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
@@ -126,7 +127,7 @@ func (h *healthLog) add(s *timeline.Sample, values []timeline.Value, gen, col in
 }
 
 // hints adds the hardware rules' hints for view f to the windowed rules'.
-func (h *healthLog) hints(f *hintFrame, out []timeline.Hint) []timeline.Hint {
+func (h *healthLog) hints(f *frame.Frame, out []timeline.Hint) []timeline.Hint {
 	if hint, ok := h.gpuErrors(f); ok {
 		out = append(out, hint)
 	}
@@ -142,8 +143,8 @@ func (h *healthLog) hints(f *hintFrame, out []timeline.Hint) []timeline.Hint {
 // (timeline.LookupXid), and whether the GPU was lost after. Critical when
 // an Xid is one the GPU cannot go on from, or the GPU is gone; a warning
 // otherwise.
-func (h *healthLog) gpuErrors(f *hintFrame) (timeline.Hint, bool) {
-	end := f.time(f.n)
+func (h *healthLog) gpuErrors(f *frame.Frame) (timeline.Hint, bool) {
+	end := f.Time(f.N)
 	byGPU := map[int][]xidEvent{}
 	var order []int
 	for _, x := range h.xids {
@@ -173,13 +174,13 @@ func (h *healthLog) gpuErrors(f *hintFrame) (timeline.Hint, bool) {
 				}
 				memory, app, link = memory || c.Memory, app || c.App, link || x.code == 74
 			}
-			parts = append(parts, s+" at "+f.at(x.at))
+			parts = append(parts, s+" at "+f.Into(x.at))
 		}
 		ev := units.GPUs([]int{gpu}) + " " + strings.Join(parts, ", then ")
-		epEnd := xs[len(xs)-1].at.Add(f.step)
+		epEnd := xs[len(xs)-1].at.Add(f.Step)
 		ongoing := false
 		if lostAt, ok := h.lost[gpu]; ok && lostAt.Before(end) {
-			ev += "; lost (not answering NVML) since " + f.at(lostAt)
+			ev += "; lost (not answering NVML) since " + f.Into(lostAt)
 			sev = timeline.Critical
 			epEnd, ongoing = end, true
 		}
@@ -191,11 +192,6 @@ func (h *healthLog) gpuErrors(f *hintFrame) (timeline.Hint, bool) {
 		}, true, ongoing)
 	}
 	return fd.done(), true
-}
-
-// at is a moment as the hints say it: how far into the session.
-func (f *hintFrame) at(t time.Time) string {
-	return units.Duration(t.Sub(f.from).Truncate(time.Second)) + " in"
 }
 
 func xidSuggestion(memory, app, link, lost bool) string {
@@ -224,23 +220,23 @@ func xidSuggestion(memory, app, link, lost bool) string {
 
 // linkDegradedMin is the least time a GPU must work on a degraded link for
 // link-degraded to say so: a Window, as the windowed rules judge.
-func (f *hintFrame) linkDegradedMin() int { return max(1, int(f.opts.Window/f.step)) }
+func linkDegradedMin(f *frame.Frame) int { return max(1, int(f.Opts.Window/f.Step)) }
 
 // linkDegraded is link-degraded: a GPU working (low or busy) on a PCIe
 // link below its maximum generation or width, for at least a Window in all
 // and at least half of its working time where the link is known. Not
 // while idle: NVIDIA GPUs drop their PCIe generation when idle to save
 // power, which is no fault. A warning: it caps host-device transfers.
-func (h *healthLog) linkDegraded(f *hintFrame) (timeline.Hint, bool) {
+func (h *healthLog) linkDegraded(f *frame.Frame) (timeline.Hint, bool) {
 	var fd finding
-	for _, g := range f.gpus {
-		cols := h.link[g.index]
-		n := min(len(cols), f.n, len(g.state))
+	for _, g := range f.GPUs {
+		cols := h.link[g.Index]
+		n := min(len(cols), f.N, len(g.State))
 		known, bad, lo, hi := 0, 0, -1, -1
 		var worst linkCol
 		for i := 0; i < n; i++ {
 			c := cols[i]
-			if !g.working(i) || c.gen == 0 || c.genMax == 0 || c.width == 0 || c.widthMax == 0 {
+			if !g.Working(i) || c.gen == 0 || c.genMax == 0 || c.width == 0 || c.widthMax == 0 {
 				continue
 			}
 			known++
@@ -257,21 +253,21 @@ func (h *healthLog) linkDegraded(f *hintFrame) (timeline.Hint, bool) {
 			}
 		}
 		h.nvlinkEpisodes(f, g, &fd)
-		if bad < f.linkDegradedMin() || 2*bad < known {
+		if bad < linkDegradedMin(f) || 2*bad < known {
 			continue
 		}
 		ev := fmt.Sprintf("%s PCIe link at Gen%d x%d of Gen%d x%d while working, %s of %s working",
-			units.GPUs([]int{g.index}), worst.gen, worst.width, worst.genMax, worst.widthMax,
-			units.Duration(time.Duration(bad)*f.step), units.Duration(time.Duration(known)*f.step))
-		ongoing := hi >= f.n-1
+			units.GPUs([]int{g.Index}), worst.gen, worst.width, worst.genMax, worst.widthMax,
+			units.Duration(time.Duration(bad)*f.Step), units.Duration(time.Duration(known)*f.Step))
+		ongoing := hi >= f.N-1
 		fd.add(timeline.Hint{
-			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.index},
-			Start: f.time(lo), End: f.time(hi), Evidence: ev,
+			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.Index},
+			Start: f.Time(lo), End: f.Time(hi), Evidence: ev,
 			Suggestion: "The link trained below what the GPU and slot allow: reseat the card (and its riser), check the " +
 				"slot's lane setting in the BIOS, and compare LnkSta with LnkCap in `lspci -vv` or `nvidia-smi -q -d PCIE`. " +
 				"It caps host-to-GPU copies (data loading, offload, checkpoints).",
 			Confidence: 0.9,
-		}, hi < f.closed(), ongoing)
+		}, hi < f.Closed(), ongoing)
 	}
 	if len(fd.episodes) == 0 {
 		return timeline.Hint{}, false

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
 // htLive is an H100 at work as live NVML reads it: utilisation, SM
@@ -131,22 +132,8 @@ func TestFrozenTelemetryLive(t *testing.T) {
 	}
 	f := e.viewAt(at(599))
 	for i := 301; i < 598; i++ {
-		if f.gpus[0].state[i] != hsUnknown {
-			t.Fatalf("column %d is %v, want unknown", i, f.gpus[0].state[i])
-		}
-	}
-}
-
-func TestCountBits(t *testing.T) {
-	var b []uint64
-	for _, i := range []int{0, 5, 63, 64, 100, 127, 128, 200} {
-		setBit(&b, i)
-	}
-	for _, c := range []struct{ lo, hi, want int }{
-		{0, 1, 1}, {0, 0, 0}, {1, 63, 1}, {1, 64, 2}, {0, 129, 7}, {64, 128, 3}, {101, 127, 0}, {0, 1000, 8}, {150, 300, 1},
-	} {
-		if got := countBits(b, c.lo, c.hi); got != c.want {
-			t.Errorf("[%d, %d): %d, want %d", c.lo, c.hi, got, c.want)
+		if f.GPUs[0].State[i] != frame.Unknown {
+			t.Fatalf("column %d is %v, want unknown", i, f.GPUs[0].State[i])
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
@@ -71,8 +72,8 @@ func htCoreSet(n int, rest float64, first ...float64) []float64 {
 
 // htEngine feeds secs seconds of a script at 1 Hz to an Engine with
 // thresholds opts (the defaults without).
-func htEngine(secs int, script func(t *htTick), opts ...HintOptions) *Engine {
-	o := DefaultHintOptions()
+func htEngine(secs int, script func(t *htTick), opts ...frame.Options) *Engine {
+	o := frame.DefaultOptions()
 	if len(opts) > 0 {
 		o = opts[0]
 	}

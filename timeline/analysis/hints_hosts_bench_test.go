@@ -62,7 +62,7 @@ func (c *hbCluster) sample(k int) timeline.Sample {
 // BenchmarkEngineHosts is BenchmarkEngine for a session of 64 hosts of 8
 // GPUs (512): the next sample added and the hints at it, as the live view
 // of `gputop --hosts` asks every second, with an hour of 1 s samples
-// behind it, and with a day of a Prometheus import's 15 s steps; and the
+// behind it, and with a day of a Prometheus import's 15 s Steps; and the
 // same 512 GPUs as one host's.
 func BenchmarkEngineHosts(b *testing.B) {
 	for _, hist := range []struct {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
 // A MIG instance, a GPU of its own in the session, is named by its parent
@@ -16,7 +17,7 @@ func TestGPUNamesOfMIG(t *testing.T) {
 		{Index: 0, MIG: true}, {Index: 1},
 		{Index: 2, MIG: true, MIGProfile: "1g.10gb", MIGParent: 0, MIGGPUInstance: 9},
 	}}
-	if got := GPUNamesOf(info).Of([]int{2, 1}); got != "GPU1, GPU0 MIG 1g.10gb" {
+	if got := frame.GPUNamesOf(info).Of([]int{2, 1}); got != "GPU1, GPU0 MIG 1g.10gb" {
 		t.Errorf("names %q", got)
 	}
 }

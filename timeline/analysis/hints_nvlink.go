@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
@@ -326,12 +327,12 @@ func (lg *nvlinkLog) each(n int, fn func(lo, hi int, c nvlCol)) {
 }
 
 // nvlinkEpisodes adds link-degraded's NVLink episodes of GPU g to fd.
-func (h *healthLog) nvlinkEpisodes(f *hintFrame, g *hintGPU, fd *finding) {
-	lg := h.nvl[g.index]
+func (h *healthLog) nvlinkEpisodes(f *frame.Frame, g *frame.GPU, fd *finding) {
+	lg := h.nvl[g.Index]
 	if lg == nil {
 		return
 	}
-	n := min(f.n, len(g.state))
+	n := min(f.N, len(g.State))
 	h.nvlinkErrorEpisodes(f, g, lg, n, fd)
 	// Most sessions never see a link down or idler than its peers: then
 	// the runs say so without a walk over every column.
@@ -361,7 +362,7 @@ func (h *healthLog) nvlinkEpisodes(f *hintFrame, g *hintGPU, fd *finding) {
 			downNow = 0 // no peer up to compare with
 		}
 		for i := lo; i < hi; i++ {
-			if !g.working(i) {
+			if !g.Working(i) {
 				continue
 			}
 			working++
@@ -377,44 +378,44 @@ func (h *healthLog) nvlinkEpisodes(f *hintFrame, g *hintGPU, fd *finding) {
 			}
 		}
 	})
-	name := units.GPUs([]int{g.index})
+	name := units.GPUs([]int{g.Index})
 	for l := range timeline.NVLinkMaxLinks {
 		s := down[l]
-		if s.count < f.linkDegradedMin() {
+		if s.count < linkDegradedMin(f) {
 			continue
 		}
 		ev := fmt.Sprintf("%s NVLink %d down while its %s up, %s of %s working", name, l,
-			units.Count(peers, "peer is", "peers are"), units.Duration(time.Duration(s.count)*f.step),
-			units.Duration(time.Duration(working)*f.step))
+			units.Count(peers, "peer is", "peers are"), units.Duration(time.Duration(s.count)*f.Step),
+			units.Duration(time.Duration(working)*f.Step))
 		fd.add(timeline.Hint{
-			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.index},
-			Start: f.time(s.lo), End: f.time(s.hi), Evidence: ev,
+			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.Index},
+			Start: f.Time(s.lo), End: f.Time(s.hi), Evidence: ev,
 			Suggestion: "An NVLink link is down: collectives go over the GPU's other links (and slower). Check " +
 				"`nvidia-smi nvlink -s` and `nvidia-smi nvlink -e`; a GPU reset brings a link back if it can train; " +
 				"one that stays down needs the baseboard or the NVSwitch tray looked at.",
 			Confidence: 1,
-		}, s.hi < f.closed(), s.hi >= f.n-1)
+		}, s.hi < f.Closed(), s.hi >= f.N-1)
 	}
 	for l := range timeline.NVLinkMaxLinks {
 		s := low[l]
-		if s.count < f.linkDegradedMin() || 2*s.count < busy {
+		if s.count < linkDegradedMin(f) || 2*s.count < busy {
 			continue
 		}
 		ev := fmt.Sprintf("%s NVLink %d carries under a quarter of its peers' traffic while NVLink is busy, %s of %s",
-			name, l, units.Duration(time.Duration(s.count)*f.step), units.Duration(time.Duration(busy)*f.step))
+			name, l, units.Duration(time.Duration(s.count)*f.Step), units.Duration(time.Duration(busy)*f.Step))
 		fd.add(timeline.Hint{
-			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.index},
-			Start: f.time(s.lo), End: f.time(s.hi), Evidence: ev,
+			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.Index},
+			Start: f.Time(s.lo), End: f.Time(s.hi), Evidence: ev,
 			Suggestion: "One link carries far less than its peers: it may have trained at a lower speed or be " +
 				"retrying. Compare `nvidia-smi nvlink -s` across the links and watch `nvidia-smi nvlink -e`.",
 			Confidence: 0.8,
-		}, s.hi < f.closed(), s.hi >= f.n-1)
+		}, s.hi < f.Closed(), s.hi >= f.N-1)
 	}
 }
 
 // nvlinkErrorEpisodes adds an episode for each link whose errors grew by
 // nvlinkErrorsMin or more (or by any recovery) before column n.
-func (h *healthLog) nvlinkErrorEpisodes(f *hintFrame, g *hintGPU, lg *nvlinkLog, n int, fd *finding) {
+func (h *healthLog) nvlinkErrorEpisodes(f *frame.Frame, g *frame.GPU, lg *nvlinkLog, n int, fd *finding) {
 	type growth struct {
 		base, last    linkErrs
 		seen          bool
@@ -457,15 +458,15 @@ func (h *healthLog) nvlinkErrorEpisodes(f *hintFrame, g *hintGPU, lg *nvlinkLog,
 			}
 		}
 		hi := s.lastAt + 1
-		ev := fmt.Sprintf("%s NVLink %d: %s in %s", units.GPUs([]int{g.index}), l, strings.Join(parts, ", "),
-			units.Duration(time.Duration(hi-s.first)*f.step))
+		ev := fmt.Sprintf("%s NVLink %d: %s in %s", units.GPUs([]int{g.Index}), l, strings.Join(parts, ", "),
+			units.Duration(time.Duration(hi-s.first)*f.Step))
 		fd.add(timeline.Hint{
-			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.index},
-			Start: f.time(s.first), End: f.time(hi), Evidence: ev,
+			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.Index},
+			Start: f.Time(s.first), End: f.Time(hi), Evidence: ev,
 			Suggestion: "Errors counting on one NVLink link: the link retries (and slows) and may go down. Watch " +
 				"`nvidia-smi nvlink -e`; if they keep counting, reseat or replace the link's cable or tray at the next " +
 				"maintenance.",
 			Confidence: 0.9,
-		}, hi < f.closed(), hi >= f.n-1)
+		}, hi < f.Closed(), hi >= f.N-1)
 	}
 }

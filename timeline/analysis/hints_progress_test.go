@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
 // jobScript is a run of secs seconds: script says what the GPUs read,
@@ -14,7 +15,7 @@ import (
 // job's progress is kept as the recording keeps it: a point every 5 s, and
 // at every change of rate.
 func jobEngine(secs int, script func(t *htTick), rate func(sec int) float64, marks map[int]string) *Engine {
-	e := NewEngineWith(timeline.SourceInfo{Interval: time.Second}, DefaultHintOptions(), PhaseOptions{})
+	e := NewEngineWith(timeline.SourceInfo{Interval: time.Second}, frame.DefaultOptions(), PhaseOptions{})
 	done := 0.0
 	for sec := range secs {
 		t := &htTick{sec: sec}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
 // htWaitScript runs 8 GPUs at 90% and makes GPUs 1-7 spin (100% util, 2%
@@ -160,12 +161,12 @@ func TestHintsUnknownIsNotZero(t *testing.T) {
 func TestHintOptionsWindowAtLeast30s(t *testing.T) {
 	// A 20s wait: a 10s window would catch it, but windows are never
 	// under 30s.
-	e := htEngine(300, htWaitScript([2]int{100, 120}), HintOptions{Window: 10 * time.Second})
+	e := htEngine(300, htWaitScript([2]int{100, 120}), frame.Options{Window: 10 * time.Second})
 	if got := htFind(e.Hints(e.Last()), timeline.HintBusyWait); len(got) > 0 {
 		t.Errorf("a 20s wait fired with Window 10s:\n%s", htDump(got))
 	}
-	o := HintOptions{Window: time.Second, IdleUtil: 3}.withDefaults()
-	d := DefaultHintOptions()
+	o := frame.Options{Window: time.Second, IdleUtil: 3}.WithDefaults()
+	d := frame.DefaultOptions()
 	if o.Window != 30*time.Second || o.IdleUtil != 3 || o.BusyWork != d.BusyWork || o.MergeGap != d.MergeGap {
 		t.Errorf("withDefaults: %+v", o)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
@@ -66,7 +67,7 @@ func Segment(ss phSamples, info timeline.SourceInfo, from, to time.Time, opts Ph
 	if info.Interval == 0 {
 		info.Interval = time.Second
 	}
-	e := NewEngineWith(info, DefaultHintOptions(), opts)
+	e := NewEngineWith(info, frame.DefaultOptions(), opts)
 	for i := range ss {
 		e.Add(&ss[i])
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
 func TestRateLevelsFindTheDrop(t *testing.T) {
@@ -20,7 +21,7 @@ func TestRateLevelsFindTheDrop(t *testing.T) {
 	for i := range ps {
 		ps[i].Unit, ps[i].Rate = "it", math.NaN()
 	}
-	levels := RateLevels(ps, "it", t0, at(60))
+	levels := frame.RateLevels(ps, "it", t0, at(60))
 	if len(levels) != 2 {
 		t.Fatalf("levels %+v, want two", levels)
 	}
@@ -30,7 +31,7 @@ func TestRateLevelsFindTheDrop(t *testing.T) {
 	if math.Abs(levels[1].Rate-25) > 1.25 || math.Abs(levels[0].Rate-50) > 10 {
 		t.Errorf("rates %v and %v, want about 50 and 25", levels[0].Rate, levels[1].Rate)
 	}
-	if w := WarmUp(levels, t0); w != 5*time.Second {
+	if w := frame.WarmUp(levels, t0); w != 5*time.Second {
 		t.Errorf("warm-up %v, want 5s", w)
 	}
 }

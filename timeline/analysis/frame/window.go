@@ -1,14 +1,14 @@
-package analysis
+package frame
 
 import (
 	"slices"
 	"time"
 )
 
-// hintSpan is the columns [lo, hi) of a frame.
-type hintSpan struct{ lo, hi int }
+// Span is the columns [lo, hi) of a frame.
+type Span struct{ Lo, Hi int }
 
-func (s hintSpan) len() int { return s.hi - s.lo }
+func (s Span) Len() int { return s.Hi - s.Lo }
 
 // ProvisionalMin is the least a provisional reading rests on: until a
 // rule's first full window is in, its trailing window judges what there is
@@ -16,13 +16,13 @@ func (s hintSpan) len() int { return s.hi - s.lo }
 // hint: every rule needs most of its window.
 const ProvisionalMin = 20 * time.Second
 
-// closed is how many of the view's columns are final: all but its last.
+// Closed is how many of the view's columns are final: all but its last.
 // The last may be the one the Engine is still filling, live, and a replay
 // that has it whole must say what the live screen said; so it never counts,
 // whoever asks. Only windows of closed columns are judged once and for all.
-func (f *hintFrame) closed() int { return max(0, f.n-1) }
+func (f *Frame) Closed() int { return max(0, f.N-1) }
 
-// windows returns the windows of mult × Window a view judges, in order:
+// Windows returns the windows of mult × Window a view judges, in order:
 // the grid windows, and the trailing one if there is one (ok). The grid
 // slice is the Engine's: it must not be written to. Grid windows step by half their length and start on
 // the clock's multiples of the step (12:00:00, 12:00:15, ... for 30 s
@@ -35,19 +35,19 @@ func (f *hintFrame) closed() int { return max(0, f.n-1) }
 // holds on the grid on to now (extendOnly), never start one: a window that
 // slides with every sample would say one thing this second and another
 // the next.
-func (f *hintFrame) windows(mult int) (grid []hintSpan, trail hintSpan, ok, extendOnly bool) {
-	length := time.Duration(mult) * f.opts.Window
-	width := int((length + f.step - 1) / f.step)
-	all := f.eng.cache.grid(f, mult, width, length)
-	closed := f.closed()
-	grid = all[:sortSearch(len(all), func(k int) bool { return all[k].hi > closed })]
+func (f *Frame) Windows(mult int) (grid []Span, trail Span, ok, extendOnly bool) {
+	length := time.Duration(mult) * f.Opts.Window
+	width := int((length + f.Step - 1) / f.Step)
+	all := f.Kept.grid(mult, width, length)
+	closed := f.Closed()
+	grid = all[:sortSearch(len(all), func(k int) bool { return all[k].Hi > closed })]
 	switch n := len(grid); {
-	case n == 0 && time.Duration(f.n)*f.step >= ProvisionalMin:
-		return grid, hintSpan{0, min(f.n, width)}, true, false
-	case n > 0 && f.n >= width && f.n-width > grid[n-1].lo:
-		return grid, hintSpan{f.n - width, f.n}, true, true
+	case n == 0 && time.Duration(f.N)*f.Step >= ProvisionalMin:
+		return grid, Span{0, min(f.N, width)}, true, false
+	case n > 0 && f.N >= width && f.N-width > grid[n-1].Lo:
+		return grid, Span{f.N - width, f.N}, true, true
 	}
-	return grid, hintSpan{}, false, false
+	return grid, Span{}, false, false
 }
 
 // sortSearch is sort.Search, kept local for brevity in the window code.
@@ -64,23 +64,23 @@ func sortSearch(n int, f func(int) bool) int {
 	return lo
 }
 
-// holdKey names one rule's judgement of one GPU (or the host, -1) at one
+// HoldKey names one rule's judgement of one GPU (or the host, -1) at one
 // window length, whose verdicts the Engine keeps.
-type holdKey struct {
-	rule string
-	gpu  int
-	mult int
+type HoldKey struct {
+	Rule string
+	GPU  int
+	Mult int
 }
 
-// stretch is a run of windows where a rule holds: its columns, and whether
+// Stretch is a run of windows where a rule holds: its columns, and whether
 // a grid window is among them (a stretch of the trailing window alone is a
 // provisional reading).
-type stretch struct {
-	span hintSpan
-	firm bool
+type Stretch struct {
+	Span Span
+	Firm bool
 }
 
-// holds finds where a rule holds: a stretch starts at a window judge
+// Holds finds where a rule holds: a stretch starts at a window judge
 // accepts with in false (the rule's stricter "enter" thresholds) and goes
 // on over every following window judge accepts with in true (its looser
 // "stay" thresholds): hysteresis, so a hint does not flicker at its
@@ -93,15 +93,15 @@ type stretch struct {
 // The grid windows' verdicts and the stretches they make are kept under
 // key (holdState), so judging again a moment later costs only the windows
 // closed since; the trailing window is judged afresh each time.
-func (f *hintFrame) holds(key holdKey, judge func(w hintSpan, in bool) bool, edge func(i int) bool) []stretch {
-	grid, trail, hasTrail, extendOnly := f.windows(key.mult)
-	st := f.eng.cache.holdState(key, len(grid))
+func (f *Frame) Holds(key HoldKey, judge func(w Span, in bool) bool, edge func(i int) bool) []Stretch {
+	grid, trail, hasTrail, extendOnly := f.Windows(key.Mult)
+	st := f.Kept.holdState(key, len(grid))
 	for k := st.done; k < len(grid); k++ {
 		w := grid[k]
 		st.step(w, true, func(in bool) bool { return st.judged(k, in, func() bool { return judge(w, in) }) })
 	}
 	st.done = len(grid)
-	var raw []stretch
+	var raw []Stretch
 	if hasTrail && (st.in || !extendOnly) {
 		// A copy: the trailing window's verdict is for this view alone.
 		t := *st
@@ -111,34 +111,34 @@ func (f *hintFrame) holds(key holdKey, judge func(w hintSpan, in bool) bool, edg
 	} else {
 		raw = st.clone().finish()
 	}
-	minLen := int(max(f.opts.Window, time.Duration(key.mult)*f.opts.Window/2) / f.step)
+	minLen := int(max(f.Opts.Window, time.Duration(key.Mult)*f.Opts.Window/2) / f.Step)
 	if hasTrail && !extendOnly {
-		minLen = min(minLen, trail.len()) // early on, the reading rests on what there is
+		minLen = min(minLen, trail.Len()) // early on, the reading rests on what there is
 	}
 	// The stretches closed on the grid keep their edges once those stop
 	// short of the view's open column: cut them once, not every tick (a
 	// day of checkpoints is hundreds of stretches).
-	closed := f.closed()
+	closed := f.Closed()
 	var edged []edgedStretch
 	if st.live {
 		edged = st.edged
 	}
-	out := make([]stretch, 0, len(raw))
+	out := make([]Stretch, 0, len(raw))
 	for i, r := range raw {
 		// A kept cut is this view's too if it ends before the view's open
 		// column (the cursor may be a little earlier than when it was kept).
-		if i < len(edged) && edged[i].sp.hi < closed {
-			if e := edged[i]; e.ok && (edge == nil || e.sp.len() >= minLen) {
-				out = append(out, stretch{e.sp, r.firm})
+		if i < len(edged) && edged[i].sp.Hi < closed {
+			if e := edged[i]; e.ok && (edge == nil || e.sp.Len() >= minLen) {
+				out = append(out, Stretch{e.sp, r.Firm})
 			}
 			continue
 		}
-		sp, ok := f.edges(r.span, edge)
-		if st.live && i < len(st.out) && i == len(st.edged) && sp.hi < closed {
+		sp, ok := f.Edges(r.Span, edge)
+		if st.live && i < len(st.out) && i == len(st.edged) && sp.Hi < closed {
 			st.edged = append(st.edged, edgedStretch{sp, ok})
 		}
-		if ok && (edge == nil || sp.len() >= minLen) {
-			out = append(out, stretch{sp, r.firm})
+		if ok && (edge == nil || sp.Len() >= minLen) {
+			out = append(out, Stretch{sp, r.Firm})
 		}
 	}
 	return out
@@ -147,7 +147,7 @@ func (f *hintFrame) holds(key holdKey, judge func(w hintSpan, in bool) bool, edg
 // edgedStretch is a closed stretch cut to its edges (ok false: the edge
 // holds nowhere in it).
 type edgedStretch struct {
-	sp hintSpan
+	sp Span
 	ok bool
 }
 
@@ -157,8 +157,8 @@ type holdState struct {
 	verdicts []uint8 // per grid window: bit 0/1 judged/true for in false, bit 2/3 for in true
 	done     int     // grid windows judged into out and cur
 	in       bool
-	cur      stretch
-	out      []stretch
+	cur      Stretch
+	out      []Stretch
 	// live says this is the Engine's own state, not a fresh one for a view
 	// of an earlier moment; only it keeps edged, the first of out cut to
 	// their edges.
@@ -188,23 +188,23 @@ func (h *holdState) judged(k int, in bool, judge func() bool) bool {
 }
 
 // step takes the next window w, on the grid or not, with ok its verdict.
-func (h *holdState) step(w hintSpan, grid bool, ok func(in bool) bool) {
+func (h *holdState) step(w Span, grid bool, ok func(in bool) bool) {
 	if h.in {
 		if ok(true) {
-			h.cur.span.hi = max(h.cur.span.hi, w.hi)
-			h.cur.firm = h.cur.firm || grid
+			h.cur.Span.Hi = max(h.cur.Span.Hi, w.Hi)
+			h.cur.Firm = h.cur.Firm || grid
 			return
 		}
 		h.out = append(h.out, h.cur)
 		h.in = false
 	}
 	if ok(false) {
-		h.cur, h.in = stretch{w, grid}, true
+		h.cur, h.in = Stretch{w, grid}, true
 	}
 }
 
 // finish is every stretch, the open one included.
-func (h *holdState) finish() []stretch {
+func (h *holdState) finish() []Stretch {
 	if h.in {
 		return append(h.out, h.cur)
 	}
@@ -218,16 +218,16 @@ func (h *holdState) clone() *holdState {
 	return &c
 }
 
-// edges cuts a stretch to the first and last columns where edge holds,
+// Edges cuts a stretch to the first and last columns where edge holds,
 // then grows it over the columns just outside where edge still holds, so
 // its start and end are the condition's, not the windows' (an idle tail
 // starts at the job's last kernel, not at the next window's start). False
 // if edge holds nowhere in it; a nil edge keeps the stretch as it is.
-func (f *hintFrame) edges(sp hintSpan, edge func(i int) bool) (hintSpan, bool) {
+func (f *Frame) Edges(sp Span, edge func(i int) bool) (Span, bool) {
 	if edge == nil {
 		return sp, true
 	}
-	lo, hi := sp.lo, sp.hi
+	lo, hi := sp.Lo, sp.Hi
 	for lo < hi && !edge(lo) {
 		lo++
 	}
@@ -240,105 +240,81 @@ func (f *hintFrame) edges(sp hintSpan, edge func(i int) bool) (hintSpan, bool) {
 	for lo > 0 && edge(lo-1) {
 		lo--
 	}
-	for hi < f.n && edge(hi) {
+	for hi < f.N && edge(hi) {
 		hi++
 	}
-	return hintSpan{lo, hi}, true
+	return Span{lo, hi}, true
 }
 
-// hintCand is one rule holding on one GPU (gpu -1: the host) over some
+// Cand is one rule holding on one GPU (gpu -1: the host) over some
 // stretches, each no more than MergeGap from the next. Candidates group
 // into hints by how much their stretches coincide, only with candidates of
 // the same key (a power cap inferred is not grouped with one on record);
 // with whole set, all candidates of the key are one hint whatever their
 // stretches (the GPUs of one imbalance). firm says a grid window is among
 // its stretches' (see stretch).
-type hintCand struct {
-	id    string
-	gpu   int
-	key   string
-	whole bool
-	firm  bool
-	spans []hintSpan
-	// grace is how long after its last stretch the rule still counts as
+type Cand struct {
+	ID    string
+	GPU   int
+	Key   string
+	Whole bool
+	Firm  bool
+	Spans []Span
+	// Grace is how long after its last stretch the rule still counts as
 	// holding (columns; 0: two Windows): a periodic stall holds between
 	// its stalls.
-	grace int
+	Grace int
 }
 
-func (c *hintCand) hull() hintSpan { return hintSpan{c.spans[0].lo, c.spans[len(c.spans)-1].hi} }
+func (c *Cand) Hull() Span { return Span{c.Spans[0].Lo, c.Spans[len(c.Spans)-1].Hi} }
 
-// cands turns stretches into candidates: stretches less than MergeGap apart
+// Cands turns stretches into candidates: stretches less than MergeGap apart
 // are one candidate.
-func (f *hintFrame) cands(id string, gpu int, stretches []stretch) []hintCand {
-	gap := int(f.opts.MergeGap / f.step)
-	var out []hintCand
+func (f *Frame) Cands(id string, gpu int, stretches []Stretch) []Cand {
+	gap := int(f.Opts.MergeGap / f.Step)
+	var out []Cand
 	for _, st := range stretches {
-		sp := st.span
+		sp := st.Span
 		if n := len(out); n > 0 {
 			last := &out[n-1]
-			prev := &last.spans[len(last.spans)-1]
+			prev := &last.Spans[len(last.Spans)-1]
 			switch {
-			case sp.lo <= prev.hi: // grown into each other (f.edges)
-				prev.hi = max(prev.hi, sp.hi)
-				last.firm = last.firm || st.firm
+			case sp.Lo <= prev.Hi: // grown into each other (f.edges)
+				prev.Hi = max(prev.Hi, sp.Hi)
+				last.Firm = last.Firm || st.Firm
 				continue
-			case sp.lo-prev.hi <= gap:
-				last.spans = append(last.spans, sp)
-				last.firm = last.firm || st.firm
+			case sp.Lo-prev.Hi <= gap:
+				last.Spans = append(last.Spans, sp)
+				last.Firm = last.Firm || st.Firm
 				continue
 			}
 		}
-		out = append(out, hintCand{id: id, gpu: gpu, firm: st.firm, spans: []hintSpan{sp}})
+		out = append(out, Cand{ID: id, GPU: gpu, Firm: st.Firm, Spans: []Span{sp}})
 	}
 	return out
 }
 
-// perGPU runs holds for every GPU and returns the candidates.
-func (f *hintFrame) perGPU(id string, mult int, judge func(g *hintGPU, w hintSpan, in bool) bool,
-	edge func(g *hintGPU, i int) bool) []hintCand {
-	var out []hintCand
-	for _, g := range f.gpus {
+// PerGPU runs holds for every GPU and returns the candidates.
+func (f *Frame) PerGPU(id string, mult int, judge func(g *GPU, w Span, in bool) bool,
+	edge func(g *GPU, i int) bool) []Cand {
+	var out []Cand
+	for _, g := range f.GPUs {
 		var e func(int) bool
 		if edge != nil {
 			e = func(i int) bool { return edge(g, i) }
 		}
-		eps := f.holds(holdKey{id, g.index, mult}, func(w hintSpan, in bool) bool { return judge(g, w, in) }, e)
-		out = append(out, f.cands(id, g.index, eps)...)
+		eps := f.Holds(HoldKey{id, g.Index, mult}, func(w Span, in bool) bool { return judge(g, w, in) }, e)
+		out = append(out, f.Cands(id, g.Index, eps)...)
 	}
 	return out
 }
 
-// hintSuppress drops every candidate that yields (hintRule.yieldsTo) to a
-// candidate of another rule on the same GPU whose stretch covers at least
-// half of its own: that rule names the cause.
-func hintSuppress(cands []hintCand) []hintCand {
-	yields := map[string][]string{}
-	for _, r := range hintRules {
-		yields[r.id] = r.yieldsTo
-	}
-	out := cands[:0:0]
-	for _, c := range cands {
-		covered := false
-		for _, d := range cands {
-			if d.gpu == c.gpu && slices.Contains(yields[c.id], d.id) && hintCovered(c.spans, d.hull()) >= 0.5 {
-				covered = true
-				break
-			}
-		}
-		if !covered {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// hintCovered is the share of the columns of spans inside by.
-func hintCovered(spans []hintSpan, by hintSpan) float64 {
+// Covered is the share of the columns of spans inside by.
+func Covered(spans []Span, by Span) float64 {
 	total, in := 0, 0
 	for _, sp := range spans {
-		total += sp.len()
-		in += max(0, min(sp.hi, by.hi)-max(sp.lo, by.lo))
+		total += sp.Len()
+		in += max(0, min(sp.Hi, by.Hi)-max(sp.Lo, by.Lo))
 	}
 	if total == 0 {
 		return 0
@@ -346,83 +322,83 @@ func hintCovered(spans []hintSpan, by hintSpan) float64 {
 	return float64(in) / float64(total)
 }
 
-// hintGroup is the candidates of one rule that make one episode: GPUs that
+// Group is the candidates of one rule that make one episode: GPUs that
 // held together.
-type hintGroup struct {
-	gpus  []int // sorted; empty for the host
-	cands []*hintCand
-	spans []hintSpan // the union of the candidates' stretches
-	hull  hintSpan
-	firm  bool
-	grace int // the longest of its candidates'
+type Group struct {
+	GPUs  []int // sorted; empty for the host
+	Cands []*Cand
+	Spans []Span // the union of the candidates' stretches
+	Hull  Span
+	Firm  bool
+	Grace int // the longest of its candidates'
 }
 
-// hintGroups gathers the candidates of rule id into episodes: GPUs whose
+// Groups gathers the candidates of rule id into episodes: GPUs whose
 // hulls overlap by at least 60 % of their union (GPU1-7 busy-waiting
-// together is one episode, not seven), or by key alone (hintCand.whole).
-func hintGroups(id string, cands []hintCand) []*hintGroup {
-	var groups []*hintGroup
-	byKey := map[string]*hintGroup{}
+// together is one episode, not seven), or by key alone (Cand.Whole).
+func Groups(id string, cands []Cand) []*Group {
+	var groups []*Group
+	byKey := map[string]*Group{}
 	for i := range cands {
 		c := &cands[i]
-		if c.id != id {
+		if c.ID != id {
 			continue
 		}
-		var g *hintGroup
-		if c.whole {
-			g = byKey[c.key]
+		var g *Group
+		if c.Whole {
+			g = byKey[c.Key]
 		} else {
 			for _, cand := range groups {
-				if cand.cands[0].key == c.key && hintJaccard(cand.hull, c.hull()) >= 0.6 {
+				if cand.Cands[0].Key == c.Key && Jaccard(cand.Hull, c.Hull()) >= 0.6 {
 					g = cand
 					break
 				}
 			}
 		}
 		if g == nil {
-			g = &hintGroup{hull: c.hull()}
+			g = &Group{Hull: c.Hull()}
 			groups = append(groups, g)
-			if c.whole {
-				byKey[c.key] = g
+			if c.Whole {
+				byKey[c.Key] = g
 			}
 		}
-		g.cands = append(g.cands, c)
-		g.hull = hintSpan{min(g.hull.lo, c.hull().lo), max(g.hull.hi, c.hull().hi)}
+		g.Cands = append(g.Cands, c)
+		g.Hull = Span{min(g.Hull.Lo, c.Hull().Lo), max(g.Hull.Hi, c.Hull().Hi)}
 	}
 	for _, g := range groups {
-		var all []hintSpan
-		for _, c := range g.cands {
-			if c.gpu >= 0 {
-				g.gpus = append(g.gpus, c.gpu)
+		var all []Span
+		for _, c := range g.Cands {
+			if c.GPU >= 0 {
+				g.GPUs = append(g.GPUs, c.GPU)
 			}
-			all = append(all, c.spans...)
-			g.firm = g.firm || c.firm
-			g.grace = max(g.grace, c.grace)
+			all = append(all, c.Spans...)
+			g.Firm = g.Firm || c.Firm
+			g.Grace = max(g.Grace, c.Grace)
 		}
-		slices.Sort(g.gpus)
-		g.gpus = slices.Compact(g.gpus)
-		g.spans = hintUnion(all)
+		slices.Sort(g.GPUs)
+		g.GPUs = slices.Compact(g.GPUs)
+		g.Spans = Union(all)
 	}
-	slices.SortStableFunc(groups, func(a, b *hintGroup) int { return a.hull.lo - b.hull.lo })
+	slices.SortStableFunc(groups, func(a, b *Group) int { return a.Hull.Lo - b.Hull.Lo })
 	return groups
 }
 
-func hintJaccard(a, b hintSpan) float64 {
-	in := min(a.hi, b.hi) - max(a.lo, b.lo)
+func Jaccard(a, b Span) float64 {
+	in := min(a.Hi, b.Hi) - max(a.Lo, b.Lo)
 	if in <= 0 {
 		return 0
 	}
-	return float64(in) / float64(max(a.hi, b.hi)-min(a.lo, b.lo))
+	return float64(in) / float64(max(a.Hi, b.Hi)-min(a.Lo, b.Lo))
 }
 
-// hintUnion merges overlapping or touching spans, in order.
-func hintUnion(spans []hintSpan) []hintSpan {
+// Union merges overlapping or touching spans, in order.
+func Union(spans []Span) []Span {
 	s := slices.Clone(spans)
-	slices.SortFunc(s, func(a, b hintSpan) int { return a.lo - b.lo })
-	var out []hintSpan
+	slices.SortFunc(s, func(a, b Span) int { return a.Lo - b.Lo })
+	var out []Span
 	for _, sp := range s {
-		if n := len(out); n > 0 && sp.lo <= out[n-1].hi {
-			out[n-1].hi = max(out[n-1].hi, sp.hi)
+		if n := len(out); n > 0 && sp.Lo <= out[n-1].Hi {
+			out[n-1].Hi = max(out[n-1].Hi, sp.Hi)
 			continue
 		}
 		out = append(out, sp)
@@ -431,19 +407,19 @@ func hintUnion(spans []hintSpan) []hintSpan {
 }
 
 // gpu returns the frame's GPU with NVML index idx.
-func (f *hintFrame) gpu(idx int) *hintGPU {
-	for _, g := range f.gpus {
-		if g.index == idx {
+func (f *Frame) gpu(idx int) *GPU {
+	for _, g := range f.GPUs {
+		if g.Index == idx {
 			return g
 		}
 	}
 	return nil
 }
 
-// members returns the frame's GPUs of a group.
-func (f *hintFrame) members(g *hintGroup) []*hintGPU {
-	var out []*hintGPU
-	for _, idx := range g.gpus {
+// Members returns the frame's GPUs of a group.
+func (f *Frame) Members(g *Group) []*GPU {
+	var out []*GPU
+	for _, idx := range g.GPUs {
 		if gpu := f.gpu(idx); gpu != nil {
 			out = append(out, gpu)
 		}

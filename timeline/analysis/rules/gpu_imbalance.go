@@ -1,4 +1,4 @@
-package analysis
+package rules
 
 import (
 	"fmt"
@@ -7,10 +7,11 @@ import (
 	"strconv"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
-// imbalanceRule is gpu-imbalance: some GPUs idle or far lower than others.
+// GPUImbalance is gpu-imbalance: some GPUs idle or far lower than others.
 // It judges each Window across the GPUs with data (at least two): the
 // busiest GPU's mean work (SM activity where known, else utilisation; 0
 // while busy-waiting) must be at least 20 % (15 % to go on), and the GPUs
@@ -29,21 +30,21 @@ import (
 // several jobs on one node this rule cannot tell them apart. In a session
 // of several hosts placement is judged within each host, its GPUs against
 // each other, and critical is more than half of that host's GPUs low: a
-// whole host idle beside busy ones is host-idle (hints_hosts.go).
-var imbalanceRule = hintRule{
-	id:       timeline.HintGPUImbalance,
-	find:     findImbalance,
-	describe: describeImbalance,
+// whole host idle beside busy ones is host-idle (analysis/hosts).
+var GPUImbalance = frame.Rule{
+	ID:       timeline.HintGPUImbalance,
+	Find:     findImbalance,
+	Describe: describeImbalance,
 }
 
 // imbalanceLow returns the low GPUs of a window and the level they are at
 // or below; nil if the window is not imbalanced. A GPU's level is its mean
 // work, or where no work figure is known (a log of clocks and power) the
 // share of the window it worked, as a percentage.
-func (f *hintFrame) imbalanceLow(w hintSpan, in bool) (low []int, limit float64) {
+func imbalanceLow(f *frame.Frame, w frame.Span, in bool) (low []int, limit float64) {
 	// Placement is within a host: in a session of several, each host is
 	// judged on its own (a host idle beside busy ones is host-idle's).
-	for _, part := range f.hostParts() {
+	for _, part := range hostParts(f) {
 		l, lim := imbalanceLowAmong(part, w, in)
 		low, limit = append(low, l...), max(limit, lim)
 	}
@@ -52,27 +53,27 @@ func (f *hintFrame) imbalanceLow(w hintSpan, in bool) (low []int, limit float64)
 }
 
 // imbalanceLowAmong is imbalanceLow of some GPUs.
-func imbalanceLowAmong(gpus []*hintGPU, w hintSpan, in bool) (low []int, limit float64) {
+func imbalanceLowAmong(gpus []*frame.GPU, w frame.Span, in bool) (low []int, limit float64) {
 	top, judged := math.Inf(-1), 0
 	means := make([]float64, len(gpus))
 	for k, g := range gpus {
 		means[k] = math.NaN()
-		if c := g.counts(w); c.judged() {
-			means[k] = c.meanWork()
+		if c := g.Counts(w); c.Judged() {
+			means[k] = c.MeanWork()
 			if math.IsNaN(means[k]) {
-				means[k] = 100 * c.share(c.active())
+				means[k] = 100 * c.Share(c.Active())
 			}
 			top = max(top, means[k])
 			judged++
 		}
 	}
-	if judged < 2 || top < hintLevel(in, 20, 15) {
+	if judged < 2 || top < frame.Level(in, 20, 15) {
 		return nil, 0
 	}
-	limit = hintLevel(in, 0.25, 0.35) * top
+	limit = frame.Level(in, 0.25, 0.35) * top
 	for k, m := range means {
 		if m <= limit {
-			low = append(low, gpus[k].index)
+			low = append(low, gpus[k].Index)
 		}
 	}
 	return low, limit
@@ -80,17 +81,17 @@ func imbalanceLowAmong(gpus []*hintGPU, w hintSpan, in bool) (low []int, limit f
 
 // hostParts are the view's GPUs by host: all of them together in a
 // session of one host (GPUs of no known host, together, are one more).
-func (f *hintFrame) hostParts() [][]*hintGPU {
-	l := f.layout()
-	gpus := f.compared(f.gpus)
-	if len(l.names) < 2 {
-		return [][]*hintGPU{gpus}
+func hostParts(f *frame.Frame) [][]*frame.GPU {
+	l := f.Layout()
+	gpus := compared(f, f.GPUs)
+	if len(l.Names) < 2 {
+		return [][]*frame.GPU{gpus}
 	}
-	parts := make([][]*hintGPU, len(l.names)+1)
+	parts := make([][]*frame.GPU, len(l.Names)+1)
 	for _, g := range gpus {
-		h, ok := l.of[g.index]
+		h, ok := l.Of[g.Index]
 		if !ok {
-			h = len(l.names)
+			h = len(l.Names)
 		}
 		parts[h] = append(parts[h], g)
 	}
@@ -100,33 +101,33 @@ func (f *hintFrame) hostParts() [][]*hintGPU {
 // compared is gpus without those split by MIG into slices of the session:
 // such a GPU is judged through its slices, never beside them (its power
 // and memory are theirs, summed).
-func (f *hintFrame) compared(gpus []*hintGPU) []*hintGPU {
-	l := f.layout()
-	if len(l.split) == 0 {
+func compared(f *frame.Frame, gpus []*frame.GPU) []*frame.GPU {
+	l := f.Layout()
+	if len(l.Split) == 0 {
 		return gpus
 	}
-	return slices.DeleteFunc(slices.Clone(gpus), func(g *hintGPU) bool { return l.split[g.index] })
+	return slices.DeleteFunc(slices.Clone(gpus), func(g *frame.GPU) bool { return l.Split[g.Index] })
 }
 
 // sameHost returns the GPUs of gpus on a host that one of low is on (all
 // of them in a session of one host).
-func (f *hintFrame) sameHost(gpus []*hintGPU, low []int) []*hintGPU {
-	l := f.layout()
-	gpus = f.compared(gpus)
-	if len(l.names) < 2 {
+func sameHost(f *frame.Frame, gpus []*frame.GPU, low []int) []*frame.GPU {
+	l := f.Layout()
+	gpus = compared(f, gpus)
+	if len(l.Names) < 2 {
 		return gpus
 	}
 	hosts := map[int]bool{}
 	for _, idx := range low {
-		h, ok := l.of[idx]
+		h, ok := l.Of[idx]
 		if !ok {
 			h = -1
 		}
 		hosts[h] = true
 	}
-	var out []*hintGPU
+	var out []*frame.GPU
 	for _, g := range gpus {
-		h, ok := l.of[g.index]
+		h, ok := l.Of[g.Index]
 		if !ok {
 			h = -1
 		}
@@ -146,16 +147,17 @@ type imbalanceVerdict struct {
 
 // imbalanceLowOf is imbalanceLow of grid window k of ws, kept as holds
 // keeps the other rules' verdicts.
-func (f *hintFrame) imbalanceLowOf(ws []hintSpan, k int, in bool) []int {
-	v := &f.eng.cache.imbalance[0]
+func imbalanceLowOf(f *frame.Frame, ws []frame.Span, k int, in bool) []int {
+	kept := frame.Keep[[2][]imbalanceVerdict](f, timeline.HintGPUImbalance) // for in false, in true
+	v := &kept[0]
 	if in {
-		v = &f.eng.cache.imbalance[1]
+		v = &kept[1]
 	}
 	for len(*v) <= k {
 		*v = append(*v, imbalanceVerdict{})
 	}
 	if w := &(*v)[k]; !w.judged {
-		w.low, _ = f.imbalanceLow(ws[k], in)
+		w.low, _ = imbalanceLow(f, ws[k], in)
 		w.judged = true
 	}
 	return (*v)[k].low
@@ -164,17 +166,17 @@ func (f *hintFrame) imbalanceLowOf(ws []hintSpan, k int, in bool) []int {
 // findImbalance runs the windows with hysteresis and returns one candidate
 // per low GPU of each stretch; stretches of the same GPUs less than
 // MergeGap apart share a key, so they are one hint.
-func findImbalance(f *hintFrame) []hintCand {
-	if len(f.gpus) < 2 {
+func findImbalance(f *frame.Frame) []frame.Cand {
+	if len(f.GPUs) < 2 {
 		return nil
 	}
 	type lowStretch struct {
-		span hintSpan
+		span frame.Span
 		low  []int
 		firm bool
 	}
 	var stretches []lowStretch
-	var cur hintSpan
+	var cur frame.Span
 	firm := false
 	votes := map[int]int{}
 	windows := 0
@@ -186,15 +188,15 @@ func findImbalance(f *hintFrame) []hintCand {
 			}
 		}
 		slices.Sort(low)
-		if sp, ok := f.edges(cur, func(i int) bool { return f.imbalancedAt(i, low) }); ok && len(low) > 0 &&
-			f.dur(sp) >= min(f.opts.Window, f.dur(cur)) {
+		if sp, ok := f.Edges(cur, func(i int) bool { return imbalancedAt(f, i, low) }); ok && len(low) > 0 &&
+			f.Dur(sp) >= min(f.Opts.Window, f.Dur(cur)) {
 			stretches = append(stretches, lowStretch{sp, low, firm})
 		}
 		clear(votes)
 		windows = 0
 	}
 	in := false
-	step := func(w hintSpan, low []int, onGrid bool) {
+	step := func(w frame.Span, low []int, onGrid bool) {
 		if in && low == nil {
 			flush()
 			in = false
@@ -205,35 +207,35 @@ func findImbalance(f *hintFrame) []hintCand {
 		if !in {
 			cur, in, firm = w, true, false
 		}
-		cur.hi = max(cur.hi, w.hi)
+		cur.Hi = max(cur.Hi, w.Hi)
 		firm = firm || onGrid
 		windows++
 		for _, idx := range low {
 			votes[idx]++
 		}
 	}
-	grid, trail, hasTrail, extendOnly := f.windows(1)
+	grid, trail, hasTrail, extendOnly := f.Windows(1)
 	for k, w := range grid {
-		step(w, f.imbalanceLowOf(grid, k, in), true)
+		step(w, imbalanceLowOf(f, grid, k, in), true)
 	}
 	// The trailing window only carries a stretch on, once the grid is in.
 	if hasTrail && (in || !extendOnly) {
-		low, _ := f.imbalanceLow(trail, in)
+		low, _ := imbalanceLow(f, trail, in)
 		step(trail, low, false)
 	}
 	if in {
 		flush()
 	}
-	var out []hintCand
-	gap := int(f.opts.MergeGap / f.step)
+	var out []frame.Cand
+	gap := int(f.Opts.MergeGap / f.Step)
 	key := ""
 	for k, st := range stretches {
-		if k == 0 || !slices.Equal(st.low, stretches[k-1].low) || st.span.lo-stretches[k-1].span.hi > gap {
+		if k == 0 || !slices.Equal(st.low, stretches[k-1].low) || st.span.Lo-stretches[k-1].span.Hi > gap {
 			key = "imbalance " + strconv.Itoa(k)
 		}
 		for _, idx := range st.low {
-			out = append(out, hintCand{id: timeline.HintGPUImbalance, gpu: idx, key: key, whole: true, firm: st.firm,
-				spans: []hintSpan{st.span}})
+			out = append(out, frame.Cand{ID: timeline.HintGPUImbalance, GPU: idx, Key: key, Whole: true, Firm: st.firm,
+				Spans: []frame.Span{st.span}})
 		}
 	}
 	return out
@@ -243,22 +245,22 @@ func findImbalance(f *hintFrame) []hintCand {
 // GPUs work at least 20 % on average and the low ones at most a third of
 // that. Where no work figure is known, a working column counts as 100 and
 // an idle one as 0.
-func (f *hintFrame) imbalancedAt(i int, low []int) bool {
+func imbalancedAt(f *frame.Frame, i int, low []int) bool {
 	var lowSum, restSum float64
 	var lowN, restN int
-	for _, g := range f.sameHost(f.gpus, low) {
-		v := float64(g.work[i])
+	for _, g := range sameHost(f, f.GPUs, low) {
+		v := float64(g.Work[i])
 		if math.IsNaN(v) {
-			switch g.state[i] {
-			case hsLow, hsBusy:
+			switch g.State[i] {
+			case frame.Low, frame.Busy:
 				v = 100
-			case hsIdle:
+			case frame.Idle:
 				v = 0
 			default:
 				continue
 			}
 		}
-		if slices.Contains(low, g.index) {
+		if slices.Contains(low, g.Index) {
 			lowSum += v
 			lowN++
 		} else {
@@ -273,42 +275,42 @@ func (f *hintFrame) imbalancedAt(i int, low []int) bool {
 	return rest >= 20 && lowSum/float64(lowN) <= rest/3
 }
 
-func describeImbalance(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
-	low := f.members(g)
-	var busy []*hintGPU
+func describeImbalance(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+	low := f.Members(g)
+	var busy []*frame.GPU
 	var busyIdx []int
-	peers := f.sameHost(f.gpus, g.gpus)
+	peers := sameHost(f, f.GPUs, g.GPUs)
 	for _, gpu := range peers {
-		if !slices.Contains(g.gpus, gpu.index) {
+		if !slices.Contains(g.GPUs, gpu.Index) {
 			busy = append(busy, gpu)
-			busyIdx = append(busyIdx, gpu.index)
+			busyIdx = append(busyIdx, gpu.Index)
 		}
 	}
 	if len(busy) == 0 {
 		return timeline.Hint{}, false
 	}
-	lowState := hintShareOf(low, g.spans, func(st hintState) bool { return st == hsIdle })
+	lowState := frame.ShareOf(low, g.Spans, func(st frame.State) bool { return st == frame.Idle })
 	word := "far lower"
 	if lowState >= 0.8 {
 		word = "idle"
 	}
-	ev := fmt.Sprintf("%s busy (%s) while %s %s (%s", f.gpuNames(busyIdx), hintActivity(busy, g.spans, nil),
-		f.gpuNames(g.gpus), word, hintActivity(low, g.spans, nil))
+	ev := fmt.Sprintf("%s busy (%s) while %s %s (%s", f.GPUNames(busyIdx), frame.Activity(busy, g.Spans, nil),
+		f.GPUNames(g.GPUs), word, frame.Activity(low, g.Spans, nil))
 	conf := 0.85
-	if !hintStats(low, hintPickSM, g.spans, nil).ok() {
+	if !frame.Stats(low, frame.PickSM, g.Spans, nil).OK() {
 		conf = 0.7
 	}
-	if mem := hintStats(low, hintPickMem, g.spans, nil); mem.ok() {
-		ev += ", " + units.Bytes(mem.mean) + " memory held"
+	if mem := frame.Stats(low, frame.PickMem, g.Spans, nil); mem.OK() {
+		ev += ", " + units.Bytes(mem.Mean) + " memory held"
 		if len(low) > 1 {
 			ev += " each"
 		}
-		if mem.mean < 256<<20 {
+		if mem.Mean < 256<<20 {
 			ev += ": they may not belong to this job"
 			conf *= 0.7
 		}
 	}
-	ev += "), " + f.during(g)
+	ev += "), " + f.During(g)
 	sev := timeline.Warning
 	if 2*len(low) > len(peers) {
 		sev = timeline.Critical
@@ -319,6 +321,6 @@ func describeImbalance(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 		Suggestion: "Work is not spread over the GPUs: check how it is placed (`CUDA_VISIBLE_DEVICES` per worker, " +
 			"`torchrun --nproc_per_node`, a hard-coded `cuda:0`), whether rank 0 does extra work, and whether the shards " +
 			"are even (ranks that finish early idle until the last one does).",
-		Confidence: conf * hintKnownShare(low, g.spans),
+		Confidence: conf * frame.KnownShare(low, g.Spans),
 	}, true
 }

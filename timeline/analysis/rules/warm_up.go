@@ -1,10 +1,11 @@
-package analysis
+package rules
 
 import (
 	"fmt"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
@@ -15,59 +16,59 @@ const (
 	warmUpShare = 0.1
 )
 
-// warmUpRule is warm-up (info): the job took at least a minute, and a tenth
+// WarmUp is warm-up (info): the job took at least a minute, and a tenth
 // of the time so far, to reach its working rate (WarmUp: the first steady
 // stretch within 25 % of its fastest), counting the start-up before its
 // first reading. Start-up that long is worth shortening where a job runs
 // often or briefly.
-var warmUpRule = hintRule{
-	id: timeline.HintWarmUp,
-	find: func(f *hintFrame) []hintCand {
-		sp, _, ok := f.warmUp()
+var WarmUp = frame.Rule{
+	ID: timeline.HintWarmUp,
+	Find: func(f *frame.Frame) []frame.Cand {
+		sp, _, ok := warmUp(f)
 		if !ok {
 			return nil
 		}
-		return f.everyGPU(timeline.HintWarmUp, "warm-up", sp)
+		return everyGPU(f, timeline.HintWarmUp, "warm-up", sp)
 	},
-	describe: func(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
-		sp, rate, ok := f.warmUp()
-		if !ok || sp != g.hull {
+	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+		sp, rate, ok := warmUp(f)
+		if !ok || sp != g.Hull {
 			return timeline.Hint{}, false
 		}
-		j, _ := f.job()
-		total := j.end.Sub(f.from)
+		j, _ := f.Job()
+		total := j.End.Sub(f.From)
 		ev := fmt.Sprintf("the job took %s (%s of the time) to reach its working rate of %s",
-			units.Duration(f.dur(sp)), units.Share(f.dur(sp).Seconds()/total.Seconds()), jobRate(rate, j.unit))
-		if len(j.ps) > 0 {
-			ev += fmt.Sprintf("; its first progress came %s in", units.Duration(j.ps[0].At.Sub(f.from).Truncate(time.Second)))
+			units.Duration(f.Dur(sp)), units.Share(f.Dur(sp).Seconds()/total.Seconds()), jobRate(rate, j.Unit))
+		if len(j.Progress) > 0 {
+			ev += fmt.Sprintf("; its first progress came %s in", units.Duration(j.Progress[0].At.Sub(f.From).Truncate(time.Second)))
 		}
 		sug := "Time before the job works at full rate: loading and compiling (torch.compile's cache, " +
 			"TORCHINDUCTOR_CACHE_DIR), reading the model from remote storage, data-loader workers filling their " +
 			"prefetch. Cache what can be cached on local disk, and start the loaders before the model."
-		gs := f.members(g)
+		gs := f.Members(g)
 		return timeline.Hint{Severity: timeline.Info, Evidence: ev, Suggestion: sug,
-			Confidence: 0.6 * hintKnownShare(gs, g.spans)}, true
+			Confidence: 0.6 * frame.KnownShare(gs, g.Spans)}, true
 	},
 }
 
 // warmUp is the warm-up's columns and the working rate, where it is long
 // enough for warm-up.
-func (f *hintFrame) warmUp() (hintSpan, float64, bool) {
-	j, ok := f.job()
-	if !ok || len(j.levels) == 0 {
-		return hintSpan{}, 0, false
+func warmUp(f *frame.Frame) (frame.Span, float64, bool) {
+	j, ok := f.Job()
+	if !ok || len(j.Levels) == 0 {
+		return frame.Span{}, 0, false
 	}
-	warm := WarmUp(j.levels, f.from)
-	total := j.end.Sub(f.from)
+	warm := frame.WarmUp(j.Levels, f.From)
+	total := j.End.Sub(f.From)
 	if warm < warmUpMin || total <= 0 || warm.Seconds() < warmUpShare*total.Seconds() {
-		return hintSpan{}, 0, false
+		return frame.Span{}, 0, false
 	}
 	rate := 0.0
-	for _, l := range j.levels {
-		if !l.Start.Before(f.from.Add(warm)) {
+	for _, l := range j.Levels {
+		if !l.Start.Before(f.From.Add(warm)) {
 			rate = l.Rate
 			break
 		}
 	}
-	return f.span(f.from, f.from.Add(warm)), rate, true
+	return f.Span(f.From, f.From.Add(warm)), rate, true
 }

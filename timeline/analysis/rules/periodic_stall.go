@@ -1,4 +1,4 @@
-package analysis
+package rules
 
 import (
 	"fmt"
@@ -7,17 +7,18 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
-// periodicStallRule is periodic-stall: busy stretches cut by regular
+// PeriodicStall is periodic-stall: busy stretches cut by regular
 // stalls. A stall is a run of idle or busy-waiting columns at least
 // StallMin long (breaks of up to 2 s bridged), with work on both sides, so
 // a recording's idle start and end are not stalls. A run of at least three
 // consecutive stalls is periodic when either their spacing or the work
 // between them varies by at most StallJitter (coefficient of variation:
 // llama8b's checkpoints come every 40 s, then every 80 s, but always after
-// the same ~100 steps), the stalls themselves are alike (their lengths
+// the same ~100 Steps), the stalls themselves are alike (their lengths
 // vary by at most StallLengthJitter) and none outlasts their spacing (a
 // 27-minute stall "every 12 min" is no period, but one long idle stretch,
 // which idle-memory-held or gpu-idle names),
@@ -32,60 +33,61 @@ import (
 // that idle (the rank doing the extra work) from those spinning in a
 // collective while they wait for it. Critical when half the time or more
 // is lost.
-var periodicStallRule = hintRule{
-	id: timeline.HintPeriodicStall,
-	find: func(f *hintFrame) []hintCand {
-		var out []hintCand
-		for _, g := range f.gpus {
-			for _, run := range f.periodicRuns(g, f.stalls(g)) {
+var PeriodicStall = frame.Rule{
+	ID: timeline.HintPeriodicStall,
+	Find: func(f *frame.Frame) []frame.Cand {
+		var out []frame.Cand
+		for _, g := range f.GPUs {
+			for _, run := range periodicRuns(f, g, stallsOf(f, g)) {
 				// Between two stalls the pattern goes on: it holds until a
 				// stall is half a period late.
-				period, _ := f.stallCycle(run)
-				out = append(out, hintCand{id: timeline.HintPeriodicStall, gpu: g.index, firm: true,
-					spans: []hintSpan{{run[0].lo, run[len(run)-1].hi}}, grace: int(3 * period / 2 / f.step)})
+				period, _ := stallCycle(f, run)
+				out = append(out, frame.Cand{ID: timeline.HintPeriodicStall, GPU: g.Index, Firm: true,
+					Spans: []frame.Span{{Lo: run[0].Lo, Hi: run[len(run)-1].Hi}}, Grace: int(3 * period / 2 / f.Step)})
 			}
 		}
 		return out
 	},
-	describe: describePeriodicStall,
-	yieldsTo: []string{timeline.HintInputBound, timeline.HintHostSingleThread},
+	Describe: describePeriodicStall,
+	YieldsTo: []string{timeline.HintInputBound, timeline.HintHostSingleThread},
 }
 
 // stallScan is a GPU's runs of stalled columns found so far, kept by the
 // Engine: runs before the last are final; the last may still grow or be
 // bridged to the next, so scanning goes on from its start.
 type stallScan struct {
-	runs []hintSpan
+	runs []frame.Span
 	upto int // columns scanned
 }
 
-// stalls returns a GPU's stalls, in order.
-func (f *hintFrame) stalls(g *hintGPU) []hintSpan {
-	working := func(i int) bool { return g.state[i] == hsLow || g.state[i] == hsBusy }
-	minLen := max(2, int((f.opts.StallMin+f.step-1)/f.step))
-	var runs []hintSpan
-	closed := f.closed()
-	if f.eng != nil && closed == f.eng.f.n-1 {
+// stallsOf returns a GPU's stalls, in order.
+func stallsOf(f *frame.Frame, g *frame.GPU) []frame.Span {
+	working := func(i int) bool { return g.State[i] == frame.Low || g.State[i] == frame.Busy }
+	minLen := max(2, int((f.Opts.StallMin+f.Step-1)/f.Step))
+	var runs []frame.Span
+	closed := f.Closed()
+	if f.Now() {
 		// The view of now: go on from what was scanned of the closed columns.
-		sc := f.eng.cache.stalls[g.index]
+		kept := periodicKeptOf(f)
+		sc := kept.stalls[g.Index]
 		if sc == nil {
 			sc = &stallScan{}
-			f.eng.cache.stalls[g.index] = sc
+			kept.stalls[g.Index] = sc
 		}
 		from := sc.upto
 		if n := len(sc.runs); n > 0 {
-			from = min(from, sc.runs[n-1].lo)
+			from = min(from, sc.runs[n-1].Lo)
 			sc.runs = sc.runs[:n-1]
 		}
-		sc.runs = f.stallRuns(g, sc.runs, from, closed)
+		sc.runs = stallRuns(f, g, sc.runs, from, closed)
 		sc.upto = closed
-		runs = f.stallRuns(g, slices.Clone(sc.runs), closed, f.n)
+		runs = stallRuns(f, g, slices.Clone(sc.runs), closed, f.N)
 	} else {
-		runs = f.stallRuns(g, nil, 0, f.n)
+		runs = stallRuns(f, g, nil, 0, f.N)
 	}
 	out := runs[:0]
 	for _, r := range runs {
-		if r.len() >= minLen && r.lo > 0 && working(r.lo-1) && r.hi < f.n && working(r.hi) {
+		if r.Len() >= minLen && r.Lo > 0 && working(r.Lo-1) && r.Hi < f.N && working(r.Hi) {
 			out = append(out, r)
 		}
 	}
@@ -94,10 +96,10 @@ func (f *hintFrame) stalls(g *hintGPU) []hintSpan {
 
 // stallRuns appends to runs the runs of stalled columns in [from, to),
 // bridging blips of work inside a stall.
-func (f *hintFrame) stallRuns(g *hintGPU, runs []hintSpan, from, to int) []hintSpan {
-	stalled := func(i int) bool { return g.state[i] == hsIdle || g.state[i] == hsWaiting }
-	working := func(i int) bool { return g.state[i] == hsLow || g.state[i] == hsBusy }
-	bridge := max(1, int(time.Second/f.step))
+func stallRuns(f *frame.Frame, g *frame.GPU, runs []frame.Span, from, to int) []frame.Span {
+	stalled := func(i int) bool { return g.State[i] == frame.Idle || g.State[i] == frame.Waiting }
+	working := func(i int) bool { return g.State[i] == frame.Low || g.State[i] == frame.Busy }
+	bridge := max(1, int(time.Second/f.Step))
 	for i := from; i < to; {
 		if !stalled(i) {
 			i++
@@ -107,10 +109,10 @@ func (f *hintFrame) stallRuns(g *hintGPU, runs []hintSpan, from, to int) []hintS
 		for j < to && stalled(j) {
 			j++
 		}
-		if n := len(runs); n > 0 && f.bridges(runs[n-1], i, bridge, working) {
-			runs[n-1].hi = j
+		if n := len(runs); n > 0 && bridges(f, runs[n-1], i, bridge, working) {
+			runs[n-1].Hi = j
 		} else {
-			runs = append(runs, hintSpan{i, j})
+			runs = append(runs, frame.Span{Lo: i, Hi: j})
 		}
 		i = j
 	}
@@ -122,12 +124,12 @@ func (f *hintFrame) stallRuns(g *hintGPU, runs []hintSpan, from, to int) []hintS
 // under a fifth of the stall so far (a burst of work between two short
 // idles is the input-bound sawtooth, not a blip), and working throughout
 // (a gap in the recording is never bridged).
-func (f *hintFrame) bridges(stall hintSpan, next, bridge int, working func(int) bool) bool {
-	gap := next - stall.hi
-	if gap > bridge || 5*gap > stall.len() {
+func bridges(f *frame.Frame, stall frame.Span, next, bridge int, working func(int) bool) bool {
+	gap := next - stall.Hi
+	if gap > bridge || 5*gap > stall.Len() {
 		return false
 	}
-	for i := stall.hi; i < next; i++ {
+	for i := stall.Hi; i < next; i++ {
 		if !working(i) {
 			return false
 		}
@@ -136,7 +138,7 @@ func (f *hintFrame) bridges(stall hintSpan, next, bridge int, working func(int) 
 }
 
 // periodicRuns splits a GPU's stalls into maximal runs of at least three
-// consecutive stalls that are regular and alike (see periodicStallRule) and
+// consecutive stalls that are regular and alike (see PeriodicStall) and
 // keeps those whose period and cost pass, with no stall outlasting the
 // period and the GPU busy between them. A stall of another length ends a
 // run and starts the next (llama8b's checkpoints take 16 s, then 55 s as
@@ -144,37 +146,53 @@ func (f *hintFrame) bridges(stall hintSpan, next, bridge int, working func(int) 
 // too fast or too cheap is skipped whole: its parts would be too. Running
 // sums keep it linear in the number of stalls (a day of an input-bound
 // sawtooth has tens of thousands).
-func (f *hintFrame) periodicRuns(g *hintGPU, stalls []hintSpan) [][]hintSpan {
+func periodicRuns(f *frame.Frame, g *frame.GPU, stalls []frame.Span) [][]frame.Span {
 	// The same stalls make the same runs (what lies between them is in
 	// closed columns): a new stall comes every few minutes, the question
 	// every second.
-	memo := f.eng.cache.periodic[g.index]
+	kept := periodicKeptOf(f)
+	memo := kept.periodic[g.Index]
 	if memo != nil && slices.Equal(memo.stalls, stalls) {
 		return memo.runs
 	}
-	out := f.findPeriodicRuns(g, stalls)
-	f.eng.cache.periodic[g.index] = &periodicMemo{stalls: slices.Clone(stalls), runs: out}
+	out := findPeriodicRuns(f, g, stalls)
+	kept.periodic[g.Index] = &periodicMemo{stalls: slices.Clone(stalls), runs: out}
 	return out
+}
+
+// periodicKept is what periodic-stall keeps between questions: each GPU's
+// stalls scanned so far, and its runs for the last list of stalls.
+type periodicKept struct {
+	stalls   map[int]*stallScan
+	periodic map[int]*periodicMemo
+}
+
+func periodicKeptOf(f *frame.Frame) *periodicKept {
+	k := frame.Keep[periodicKept](f, timeline.HintPeriodicStall)
+	if k.stalls == nil {
+		k.stalls, k.periodic = map[int]*stallScan{}, map[int]*periodicMemo{}
+	}
+	return k
 }
 
 // periodicMemo is a GPU's periodic runs for one list of stalls.
 type periodicMemo struct {
-	stalls []hintSpan
-	runs   [][]hintSpan
+	stalls []frame.Span
+	runs   [][]frame.Span
 }
 
 // findPeriodicRuns is periodicRuns without the memo.
-func (f *hintFrame) findPeriodicRuns(g *hintGPU, stalls []hintSpan) [][]hintSpan {
-	var out [][]hintSpan
+func findPeriodicRuns(f *frame.Frame, g *frame.GPU, stalls []frame.Span) [][]frame.Span {
+	var out [][]frame.Span
 	for i := 0; i+2 < len(stalls); {
 		var spacing, work, lengths hintMoments
-		lengths.add(float64(stalls[i].len()))
+		lengths.add(float64(stalls[i].Len()))
 		j := i
 		for j+1 < len(stalls) {
-			spacing.add(float64(stalls[j+1].lo - stalls[j].lo))
-			work.add(float64(stalls[j+1].lo - stalls[j].hi))
-			lengths.add(float64(stalls[j+1].len()))
-			if (spacing.cv() > f.opts.StallJitter && work.cv() > f.opts.StallJitter) || lengths.cv() > f.opts.StallLengthJitter {
+			spacing.add(float64(stalls[j+1].Lo - stalls[j].Lo))
+			work.add(float64(stalls[j+1].Lo - stalls[j].Hi))
+			lengths.add(float64(stalls[j+1].Len()))
+			if (spacing.cv() > f.Opts.StallJitter && work.cv() > f.Opts.StallJitter) || lengths.cv() > f.Opts.StallLengthJitter {
 				break
 			}
 			j++
@@ -184,7 +202,7 @@ func (f *hintFrame) findPeriodicRuns(g *hintGPU, stalls []hintSpan) [][]hintSpan
 			continue
 		}
 		run := stalls[i : j+1]
-		if f.costly(run) && f.shortStalls(run) && f.busyBetween(g, run) {
+		if costly(f, run) && shortStalls(f, run) && busyBetween(f, g, run) {
 			out = append(out, run)
 			i = j + 1
 			continue
@@ -198,25 +216,25 @@ func (f *hintFrame) findPeriodicRuns(g *hintGPU, stalls []hintSpan) [][]hintSpan
 // (mean work at least BusyWork): busy stretches cut by stalls, not a GPU
 // that idles with a short blip of light work now and then (unet_optuna's
 // 17 % every 20 s is low-utilization).
-func (f *hintFrame) busyBetween(g *hintGPU, run []hintSpan) bool {
+func busyBetween(f *frame.Frame, g *frame.GPU, run []frame.Span) bool {
 	sum, n := 0.0, 0
 	for k := 1; k < len(run); k++ {
-		for _, w := range g.work[run[k-1].hi:run[k].lo] {
+		for _, w := range g.Work[run[k-1].Hi:run[k].Lo] {
 			if w == w {
 				sum += float64(w)
 				n++
 			}
 		}
 	}
-	return n > 0 && sum/float64(n) >= f.opts.BusyWork
+	return n > 0 && sum/float64(n) >= f.Opts.BusyWork
 }
 
 // shortStalls: no stall of a run outlasts its period, a pause that comes
 // back, not one long stop among short ones.
-func (f *hintFrame) shortStalls(run []hintSpan) bool {
-	period, _ := f.stallCycle(run)
-	longest := slices.MaxFunc(run, func(a, b hintSpan) int { return a.len() - b.len() })
-	return f.dur(longest) < period
+func shortStalls(f *frame.Frame, run []frame.Span) bool {
+	period, _ := stallCycle(f, run)
+	longest := slices.MaxFunc(run, func(a, b frame.Span) int { return a.Len() - b.Len() })
+	return f.Dur(longest) < period
 }
 
 // hintMoments keeps the count, sum and sum of squares of a series.
@@ -237,48 +255,48 @@ func (m *hintMoments) cv() float64 {
 // from its first stall's start to its last's: a pattern, not a cluster),
 // its median spacing is at least StallPeriod and its stalls take at least
 // StallShare of that time.
-func (f *hintFrame) costly(run []hintSpan) bool {
-	period, share := f.stallCycle(run)
-	long := time.Duration(run[len(run)-1].lo-run[0].lo)*f.step >= time.Duration(f.opts.SustainedWindows)*f.opts.Window
-	return long && period >= f.opts.StallPeriod && share >= f.opts.StallShare
+func costly(f *frame.Frame, run []frame.Span) bool {
+	period, share := stallCycle(f, run)
+	long := time.Duration(run[len(run)-1].Lo-run[0].Lo)*f.Step >= time.Duration(f.Opts.SustainedWindows)*f.Opts.Window
+	return long && period >= f.Opts.StallPeriod && share >= f.Opts.StallShare
 }
 
 // stallCycle is a run's median spacing and the share of time its stalls
 // take (every stall but the last, over the first start to the last).
-func (f *hintFrame) stallCycle(run []hintSpan) (period time.Duration, share float64) {
+func stallCycle(f *frame.Frame, run []frame.Span) (period time.Duration, share float64) {
 	spacing := make([]int, 0, len(run)-1)
 	lost := 0
 	for k := 1; k < len(run); k++ {
-		spacing = append(spacing, run[k].lo-run[k-1].lo)
-		lost += run[k-1].len()
+		spacing = append(spacing, run[k].Lo-run[k-1].Lo)
+		lost += run[k-1].Len()
 	}
 	slices.Sort(spacing)
-	period = time.Duration(spacing[len(spacing)/2]) * f.step
-	return period, float64(lost) / float64(run[len(run)-1].lo-run[0].lo)
+	period = time.Duration(spacing[len(spacing)/2]) * f.Step
+	return period, float64(lost) / float64(run[len(run)-1].Lo-run[0].Lo)
 }
 
-func describePeriodicStall(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
-	gs := f.members(g)
+func describePeriodicStall(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+	gs := f.Members(g)
 	var periods []time.Duration
 	var shares []float64
 	var lengths []float32
 	var idleGPUs, waitGPUs []int
-	var stallSpans []hintSpan
+	var stallSpans []frame.Span
 	for _, gpu := range gs {
-		for _, run := range f.periodicRuns(gpu, f.stalls(gpu)) {
-			if hintJaccard(hintSpan{run[0].lo, run[len(run)-1].hi}, g.hull) == 0 {
+		for _, run := range periodicRuns(f, gpu, stallsOf(f, gpu)) {
+			if frame.Jaccard(frame.Span{Lo: run[0].Lo, Hi: run[len(run)-1].Hi}, g.Hull) == 0 {
 				continue
 			}
-			period, share := f.stallCycle(run)
+			period, share := stallCycle(f, run)
 			periods, shares = append(periods, period), append(shares, share)
 			for _, st := range run {
-				lengths = append(lengths, float32(f.dur(st).Seconds()))
+				lengths = append(lengths, float32(f.Dur(st).Seconds()))
 			}
 			stallSpans = append(stallSpans, run...)
-			if hintShareOf([]*hintGPU{gpu}, run, func(st hintState) bool { return st == hsWaiting }) >= 0.5 {
-				waitGPUs = append(waitGPUs, gpu.index)
+			if frame.ShareOf([]*frame.GPU{gpu}, run, func(st frame.State) bool { return st == frame.Waiting }) >= 0.5 {
+				waitGPUs = append(waitGPUs, gpu.Index)
 			} else {
-				idleGPUs = append(idleGPUs, gpu.index)
+				idleGPUs = append(idleGPUs, gpu.Index)
 			}
 		}
 	}
@@ -295,49 +313,49 @@ func describePeriodicStall(f *hintFrame, g *hintGroup) (timeline.Hint, bool) {
 		share += s
 	}
 	share /= float64(len(shares))
-	length := hintStats([]*hintGPU{{util: lengths}}, hintPickUtil, []hintSpan{{0, len(lengths)}}, nil)
-	stallSpans = hintUnion(stallSpans)
+	length := frame.Stats([]*frame.GPU{{Util: lengths}}, frame.PickUtil, []frame.Span{{Lo: 0, Hi: len(lengths)}}, nil)
+	stallSpans = frame.Union(stallSpans)
 	verb := "stall"
-	if len(g.gpus) == 1 {
+	if len(g.GPUs) == 1 {
 		verb = "stalls"
 	}
-	ev := fmt.Sprintf("%s %s for %ss every %s, %s of the time (%d stalls over %s)", f.gpuNames(g.gpus), verb,
-		hintRange(length, ""), units.Duration(period), units.Share(share), len(stallSpans), units.Duration(f.dur(g.hull)))
+	ev := fmt.Sprintf("%s %s for %ss every %s, %s of the time (%d stalls over %s)", f.GPUNames(g.GPUs), verb,
+		frame.Range(length, ""), units.Duration(period), units.Share(share), len(stallSpans), units.Duration(f.Dur(g.Hull)))
 	sug := "The job pauses every " + units.Duration(period) + ": checkpointing, evaluation or logging on the critical path. " +
 		"Make it asynchronous (`torch.distributed.checkpoint.async_save`, a background thread) or less frequent."
 	if len(idleGPUs) > 0 && len(waitGPUs) > 0 {
-		idle := f.subset(gs, idleGPUs)
-		wait := f.subset(gs, waitGPUs)
-		waiting := func(gpu *hintGPU, i int) bool { return gpu.state[i] == hsWaiting }
-		ev += fmt.Sprintf(": %s idle (%s) while %s wait at %s", f.gpuNames(idleGPUs), hintActivity(idle, stallSpans, nil),
-			f.gpuNames(waitGPUs), hintRange(hintStats(wait, hintPickUtil, stallSpans, waiting), "% util"))
-		if p := hintStats(wait, hintPickPower, stallSpans, waiting); p.ok() {
-			ev += ", " + hintRange(p, "W")
+		idle := subset(f, gs, idleGPUs)
+		wait := subset(f, gs, waitGPUs)
+		waiting := func(gpu *frame.GPU, i int) bool { return gpu.State[i] == frame.Waiting }
+		ev += fmt.Sprintf(": %s idle (%s) while %s wait at %s", f.GPUNames(idleGPUs), frame.Activity(idle, stallSpans, nil),
+			f.GPUNames(waitGPUs), frame.Range(frame.Stats(wait, frame.PickUtil, stallSpans, waiting), "% util"))
+		if p := frame.Stats(wait, frame.PickPower, stallSpans, waiting); p.OK() {
+			ev += ", " + frame.Range(p, "W")
 		}
 		ev += " (spinning in a collective)"
 		sug = fmt.Sprintf("%s stops every %s and the others wait for it in a collective: its rank does something on "+
 			"the critical path, typically a synchronous checkpoint save, evaluation or logging on rank 0. Save "+
 			"asynchronously (`torch.distributed.checkpoint.async_save`, a background thread) or less often.",
-			f.gpuNames(idleGPUs), units.Duration(period))
+			f.GPUNames(idleGPUs), units.Duration(period))
 	}
-	ev += f.stallWrites(stallSpans)
-	ev += f.throughputLoss(stallSpans, g.hull)
+	ev += stallWrites(f, stallSpans)
+	ev += throughputLoss(f, stallSpans, g.Hull)
 	sev := timeline.Warning
 	if share >= 0.5 {
 		sev = timeline.Critical
 	}
 	conf := 0.85
-	if !hintStats(gs, hintPickSM, g.spans, nil).ok() {
+	if !frame.Stats(gs, frame.PickSM, g.Spans, nil).OK() {
 		conf = 0.7
 	}
-	return timeline.Hint{Severity: sev, Evidence: ev, Suggestion: sug, Confidence: conf * hintKnownShare(gs, g.spans)}, true
+	return timeline.Hint{Severity: sev, Evidence: ev, Suggestion: sug, Confidence: conf * frame.KnownShare(gs, g.Spans)}, true
 }
 
 // subset returns the GPUs of gs with the given indexes.
-func (f *hintFrame) subset(gs []*hintGPU, idx []int) []*hintGPU {
-	var out []*hintGPU
+func subset(f *frame.Frame, gs []*frame.GPU, idx []int) []*frame.GPU {
+	var out []*frame.GPU
 	for _, g := range gs {
-		if slices.Contains(idx, g.index) {
+		if slices.Contains(idx, g.Index) {
 			out = append(out, g)
 		}
 	}
@@ -346,19 +364,19 @@ func (f *hintFrame) subset(gs []*hintGPU, idx []int) []*hintGPU {
 
 // stallWrites notes disk writes during the stalls when they are at least
 // 100 MB/s and twice what the host writes otherwise: a checkpoint.
-func (f *hintFrame) stallWrites(stalls []hintSpan) string {
-	w := f.host.diskWrite
+func stallWrites(f *frame.Frame, stalls []frame.Span) string {
+	w := f.Host.DiskWrite
 	if w == nil || len(stalls) == 0 {
 		return ""
 	}
-	during := hintHostStats(w, stalls)
-	var between []hintSpan
+	during := frame.HostStats(w, stalls)
+	var between []frame.Span
 	for k := 1; k < len(stalls); k++ {
-		between = append(between, hintSpan{stalls[k-1].hi, stalls[k].lo})
+		between = append(between, frame.Span{Lo: stalls[k-1].Hi, Hi: stalls[k].Lo})
 	}
-	other := hintHostStats(w, between)
-	if !during.ok() || during.mean < 100e6 || (other.ok() && during.mean < 2*other.mean) {
+	other := frame.HostStats(w, between)
+	if !during.OK() || during.Mean < 100e6 || (other.OK() && during.Mean < 2*other.Mean) {
 		return ""
 	}
-	return "; the host writes " + units.Rate(during.mean) + " to disk during them"
+	return "; the host writes " + units.Rate(during.Mean) + " to disk during them"
 }

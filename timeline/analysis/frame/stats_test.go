@@ -1,4 +1,4 @@
-package analysis
+package frame
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package analysis
+package hosts
 
 import (
 	"math"
@@ -6,126 +6,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // The hosts of a session of several, as the cross-host rules
-// (hints_hosts.go) see them: which GPUs are on which host, each host's
+// (rules.go and a file each) see them: which GPUs are on which host, each host's
 // columns summed over its GPUs (kept for the closed columns, with sums of
 // whole blocks of them), and a host's figures over a window.
-
-// hostLayout is which GPUs are on which host, from the session's
-// description.
-type hostLayout struct {
-	names []string    // the hosts, in the description's order
-	of    map[int]int // session-wide GPU index to its host's place in names
-	gpus  units.GPUNames
-	// split are the GPUs split by MIG whose slices are GPUs of the session:
-	// the slices stand for them where GPUs are compared with each other.
-	split map[int]bool
-}
-
-func newHostLayout(info timeline.SourceInfo) *hostLayout {
-	l := newHostsOnly(info)
-	mig := migSlices(info)
-	l.gpus = l.gpus.WithMIG(mig)
-	for _, s := range mig {
-		if l.split == nil {
-			l.split = map[int]bool{}
-		}
-		l.split[s.Parent] = true
-	}
-	return l
-}
-
-// migSlices are the session's MIG instances, for naming them.
-func migSlices(info timeline.SourceInfo) map[int]units.MIGSlice {
-	var out map[int]units.MIGSlice
-	for _, g := range info.GPUs {
-		if g.IsMIGInstance() {
-			if out == nil {
-				out = map[int]units.MIGSlice{}
-			}
-			out[g.Index] = units.MIGSlice{Parent: g.MIGParent, Profile: g.MIGProfile}
-		}
-	}
-	return out
-}
-
-func newHostsOnly(info timeline.SourceInfo) *hostLayout {
-	l := &hostLayout{of: map[int]int{}}
-	if !info.MultiHost() {
-		return l
-	}
-	groups := timeline.GroupByHost(info)
-	l.names = groups.Names
-	at := map[int]units.HostGPU{}
-	for pos, g := range info.GPUs {
-		// A GPU that names no host is not compared with the hosts.
-		if g.Host == "" {
-			continue
-		}
-		l.of[g.Index] = groups.Of[pos]
-		at[g.Index] = units.HostGPU{Host: g.Host, Index: g.HostIndex}
-	}
-	l.gpus = units.NewGPUNames(at)
-	return l
-}
-
-// GPUNamesOf names the GPUs of a session as hints, reports and the screen
-// do: "GPU3" where it has one host, "node3 GPU2" where it has several.
-func GPUNamesOf(info timeline.SourceInfo) units.GPUNames { return newHostLayout(info).gpus }
-
-// layout is the Engine's host layout. SetInfo comes with every sample on
-// the screen, so the layout is only made again, and what was kept of the
-// hosts forgotten, when the hosts or their GPUs changed.
-func (e *Engine) layout() *hostLayout {
-	if e.hosts.layout == nil || (e.hosts.stale && !e.hosts.layout.matches(e.info)) {
-		e.hosts = hostsState{layout: newHostLayout(e.info)}
-	}
-	e.hosts.stale = false
-	return e.hosts.layout
-}
-
-// matches says whether info describes the same hosts and GPUs.
-func (l *hostLayout) matches(info timeline.SourceInfo) bool {
-	n := 0
-	for _, g := range info.GPUs {
-		if g.Host == "" {
-			continue
-		}
-		n++
-		h, ok := l.of[g.Index]
-		if !ok || l.names[h] != g.Host {
-			return false
-		}
-		if at, _ := l.gpus.Where(g.Index); at.Index != g.HostIndex {
-			return false
-		}
-	}
-	if n != len(l.of) || (len(info.Hosts) > 0) != (len(l.names) > 0) {
-		return false
-	}
-	for k, h := range info.Hosts {
-		if k >= len(l.names) || l.names[k] != h.Name {
-			return false
-		}
-	}
-	return true
-}
-
-var oneHostLayout = &hostLayout{}
-
-func (f *hintFrame) layout() *hostLayout {
-	if f.eng == nil {
-		return oneHostLayout
-	}
-	return f.eng.layout()
-}
-
-// gpuNames names GPUs in hints' evidence: by host in a session of several.
-func (f *hintFrame) gpuNames(idx []int) string { return f.layout().gpus.Of(idx) }
 
 // hostCol is one host in one column: how many of its GPUs were known, idle,
 // working (low or busy) and busy-waiting, and the means of their figures
@@ -139,10 +27,9 @@ type hostCol struct {
 // host's columns (final up to final, the Engine's closed columns), when
 // each started working, and the hosts' figures over grid windows.
 type hostsState struct {
-	layout  *hostLayout
-	stale   bool         // SetInfo since the layout was made
-	members [][]*hintGPU // the Engine's GPUs of each host
-	nGPUs   int          // len(Engine.f.gpus) when members were made
+	layout  *frame.Layout  // the layout they were made for
+	members [][]*frame.GPU // the Engine's GPUs of each host
+	nGPUs   int            // len(Kept.Master.GPUs) when members were made
 	cols    [][]hostCol
 	blocks  [][]hostAcc // sums of each hostBlock of final columns, per host
 	final   int
@@ -150,7 +37,7 @@ type hostsState struct {
 	// the final ones was last made (-1: not made since they grew).
 	openSamples int
 	starts      []hostStart
-	windows     map[hintSpan][]hostWin
+	windows     map[frame.Span][]hostWin
 }
 
 // hostStart finds the first column a host works: a column where at least
@@ -159,41 +46,52 @@ type hostsState struct {
 // columns; start is -1 until found.
 type hostStart struct{ start, p, end, cnt int }
 
+// hostsOf is what the Engine keeps of its hosts, forgotten when their
+// layout was made again.
+func hostsOf(f *frame.Frame) *hostsState {
+	l := f.Layout()
+	st := frame.Keep[hostsState](f, "hosts")
+	if st.layout != l {
+		*st = hostsState{layout: l}
+	}
+	return st
+}
+
 func (c hostCol) working() bool { return c.known > 0 && 2*int(c.active+c.waiting) >= int(c.known) }
 
 // hostColumns returns each host's columns of the view (nil in a session
 // of fewer than two hosts): the Engine's closed ones are made once, the
 // view's open one afresh.
-func (f *hintFrame) hostColumns() [][]hostCol {
-	if f.eng == nil || f.n == 0 {
+func hostColumns(f *frame.Frame) [][]hostCol {
+	if f.Kept == nil || f.N == 0 {
 		return nil
 	}
-	e := f.eng
-	l := e.layout()
-	if len(l.names) < 2 {
+	k := f.Kept
+	l := f.Layout()
+	if len(l.Names) < 2 {
 		return nil
 	}
-	st := &e.hosts
+	st := hostsOf(f)
 	if st.cols == nil {
-		st.cols = make([][]hostCol, len(l.names))
-		st.blocks = make([][]hostAcc, len(l.names))
-		st.starts = make([]hostStart, len(l.names))
+		st.cols = make([][]hostCol, len(l.Names))
+		st.blocks = make([][]hostAcc, len(l.Names))
+		st.starts = make([]hostStart, len(l.Names))
 		for h := range st.starts {
 			st.starts[h].start = -1
 		}
-		st.windows = map[hintSpan][]hostWin{}
+		st.windows = map[frame.Span][]hostWin{}
 		st.openSamples = -1
 	}
-	if len(e.f.gpus) != st.nGPUs {
-		st.members = make([][]*hintGPU, len(l.names))
-		for _, g := range e.f.gpus {
-			if h, ok := l.of[g.index]; ok {
+	if len(k.Master.GPUs) != st.nGPUs {
+		st.members = make([][]*frame.GPU, len(l.Names))
+		for _, g := range k.Master.GPUs {
+			if h, ok := l.Of[g.Index]; ok {
 				st.members[h] = append(st.members[h], g)
 			}
 		}
-		st.nGPUs = len(e.f.gpus)
+		st.nGPUs = len(k.Master.GPUs)
 	}
-	closed := e.f.n - 1
+	closed := k.Master.N - 1
 	if closed > st.final {
 		for h := range st.cols {
 			st.cols[h] = st.cols[h][:st.final]
@@ -214,21 +112,21 @@ func (f *hintFrame) hostColumns() [][]hostCol {
 	}
 	// The column being filled is made again only when a sample has come
 	// since: the rules ask for the columns several times a tick.
-	if f.n > st.final && st.openSamples != e.samples {
+	if f.N > st.final && st.openSamples != k.Samples {
 		for h := range st.cols {
-			st.cols[h] = append(st.cols[h][:st.final], hostColumn(st.members[h], f.n-1))
+			st.cols[h] = append(st.cols[h][:st.final], hostColumn(st.members[h], f.N-1))
 		}
-		st.openSamples = e.samples
+		st.openSamples = k.Samples
 	}
 	out := make([][]hostCol, len(st.cols))
 	for h := range st.cols {
-		out[h] = st.cols[h][:f.n]
+		out[h] = st.cols[h][:f.N]
 	}
 	return out
 }
 
 // hostColumn sums column i of a host's GPUs.
-func hostColumn(gs []*hintGPU, i int) hostCol {
+func hostColumn(gs []*frame.GPU, i int) hostCol {
 	c := hostCol{gpus: uint16(len(gs))}
 	var sums [6]float64
 	var ns [6]int
@@ -239,25 +137,25 @@ func hostColumn(gs []*hintGPU, i int) hostCol {
 		}
 	}
 	for _, g := range gs {
-		switch g.state[i] {
-		case hsUnknown:
+		switch g.State[i] {
+		case frame.Unknown:
 			continue
-		case hsIdle:
+		case frame.Idle:
 			c.idle++
-		case hsLow, hsBusy:
+		case frame.Low, frame.Busy:
 			c.active++
-		case hsWaiting:
+		case frame.Waiting:
 			c.waiting++
 		}
 		c.known++
-		add(0, float64(g.work[i]))
-		add(1, hintAt(g.util, i))
-		add(2, hintAt(g.sm, i))
-		p := hintAt(g.power, i)
+		add(0, float64(g.Work[i]))
+		add(1, frame.At(g.Util, i))
+		add(2, frame.At(g.SM, i))
+		p := frame.At(g.Power, i)
 		add(3, p)
-		add(4, hintAt(g.clock, i))
-		add(5, hintAt(g.mem, i))
-		if l := g.limitAt.get(i); l > 0 && p == p {
+		add(4, frame.At(g.Clock, i))
+		add(5, frame.At(g.Mem, i))
+		if l := g.LimitAt.Get(i); l > 0 && p == p {
 			c.pshare += float32(p / l)
 		}
 	}
@@ -271,7 +169,7 @@ func hostColumn(gs []*hintGPU, i int) hostCol {
 	// pshare is a mean over the GPUs with both a draw and a limit.
 	n := 0
 	for _, g := range gs {
-		if g.state[i] != hsUnknown && g.limitAt.get(i) > 0 && hintAt(g.power, i) == hintAt(g.power, i) {
+		if g.State[i] != frame.Unknown && g.LimitAt.Get(i) > 0 && frame.At(g.Power, i) == frame.At(g.Power, i) {
 			n++
 		}
 	}
@@ -296,38 +194,29 @@ func (w hostWin) judged() bool { return w.known > 0 && 2*w.known >= w.cols }
 
 func (w hostWin) share(n int) float64 { return float64(n) / float64(w.known) }
 
-// namesOf is the names of the first n hosts that pick picks.
-func (l *hostLayout) namesOf(n int, pick func(k int) bool) []string {
-	var out []string
-	for k := range n {
-		if pick(k) {
-			out = append(out, l.names[k])
-		}
-	}
-	return out
-}
-
 // works says the host worked (or busy-waited) at least half of a window
 // it is judged in.
 func (w hostWin) works() bool { return w.judged() && w.share(w.active+w.waiting) >= 0.5 }
 
 // hostWindows is every host over spans; for one closed grid window it is
 // kept.
-func (f *hintFrame) hostWindows(cols [][]hostCol, spans ...hintSpan) []hostWin {
-	st := &f.eng.hosts
+func hostWindows(f *frame.Frame, cols [][]hostCol, spans ...frame.Span) []hostWin {
+	st := hostsOf(f)
 	// One window is kept: by the Engine once its columns are closed, by
 	// this view while it reaches the open column (a rule judged host by
 	// host asks for every host's window once per host: 64 hosts judged
 	// the trailing window 4,096 times a tick).
-	var memo map[hintSpan][]hostWin
+	var memo map[frame.Span][]hostWin
 	if len(spans) == 1 {
-		if spans[0].hi <= f.closed() {
+		if spans[0].Hi <= f.Closed() {
 			memo = st.windows
 		} else {
-			if f.openHostWins == nil {
-				f.openHostWins = map[hintSpan][]hostWin{}
+			open, _ := f.InView.(map[frame.Span][]hostWin)
+			if open == nil {
+				open = map[frame.Span][]hostWin{}
+				f.InView = open
 			}
-			memo = f.openHostWins
+			memo = open
 		}
 		if w, ok := memo[spans[0]]; ok {
 			return w
@@ -385,11 +274,11 @@ func (a *hostAcc) merge(b hostAcc) {
 
 // hostWindowOf is one host over spans, from its columns cs and the kept
 // sums of their whole blocks.
-func hostWindowOf(cs []hostCol, blocks []hostAcc, spans []hintSpan) hostWin {
+func hostWindowOf(cs []hostCol, blocks []hostAcc, spans []frame.Span) hostWin {
 	var a hostAcc
 	for _, sp := range spans {
-		for i := sp.lo; i < sp.hi; {
-			if b := i / hostBlock; i%hostBlock == 0 && i+hostBlock <= sp.hi && b < len(blocks) {
+		for i := sp.Lo; i < sp.Hi; {
+			if b := i / hostBlock; i%hostBlock == 0 && i+hostBlock <= sp.Hi && b < len(blocks) {
 				a.merge(blocks[b])
 				i += hostBlock
 				continue
@@ -465,11 +354,11 @@ func (w hostWin) figures(powerAndClock bool) string {
 }
 
 // hostMembers returns the view's GPUs of each host.
-func (f *hintFrame) hostMembers() [][]*hintGPU {
-	l := f.layout()
-	out := make([][]*hintGPU, len(l.names))
-	for _, g := range f.gpus {
-		if h, ok := l.of[g.index]; ok {
+func hostMembers(f *frame.Frame) [][]*frame.GPU {
+	l := f.Layout()
+	out := make([][]*frame.GPU, len(l.Names))
+	for _, g := range f.GPUs {
+		if h, ok := l.Of[g.Index]; ok {
 			out[h] = append(out[h], g)
 		}
 	}
@@ -477,29 +366,31 @@ func (f *hintFrame) hostMembers() [][]*hintGPU {
 }
 
 // hostOf is the host of a group's GPUs.
-func (f *hintFrame) hostOf(g *hintGroup) int {
-	if len(g.gpus) == 0 {
+func hostOf(f *frame.Frame, g *frame.Group) int {
+	if len(g.GPUs) == 0 {
 		return -1
 	}
-	if h, ok := f.layout().of[g.gpus[0]]; ok {
+	if h, ok := f.Layout().Of[g.GPUs[0]]; ok {
 		return h
 	}
 	return -1
 }
 
 // hostKey is holds' key for a host: below the host's -1.
-func hostKey(rule string, h, mult int) holdKey { return holdKey{rule, -100 - h, mult} }
+func hostKey(rule string, h, mult int) frame.HoldKey {
+	return frame.HoldKey{Rule: rule, GPU: -100 - h, Mult: mult}
+}
 
 // perHost runs holds for every host with GPUs in the view and returns one
 // candidate per GPU of each stretch, all of a host's grouped by key.
-func (f *hintFrame) perHost(id string, mult int, judge func(h int, wins []hostWin, in bool) bool,
-	edge func(h, i int) bool) []hintCand {
-	cols := f.hostColumns()
+func perHost(f *frame.Frame, id string, mult int, judge func(h int, wins []hostWin, in bool) bool,
+	edge func(h, i int) bool) []frame.Cand {
+	cols := hostColumns(f)
 	if cols == nil {
 		return nil
 	}
-	members := f.hostMembers()
-	var out []hintCand
+	members := hostMembers(f)
+	var out []frame.Cand
 	for h := range cols {
 		if len(members[h]) == 0 {
 			continue
@@ -508,24 +399,24 @@ func (f *hintFrame) perHost(id string, mult int, judge func(h int, wins []hostWi
 		if edge != nil {
 			e = func(i int) bool { return edge(h, i) }
 		}
-		stretches := f.holds(hostKey(id, h, mult), func(w hintSpan, in bool) bool {
-			return judge(h, f.hostWindows(cols, w), in)
+		stretches := f.Holds(hostKey(id, h, mult), func(w frame.Span, in bool) bool {
+			return judge(h, hostWindows(f, cols, w), in)
 		}, e)
-		out = append(out, f.hostCands(id, h, members[h], stretches, 0)...)
+		out = append(out, hostCands(f, id, h, members[h], stretches, 0)...)
 	}
 	return out
 }
 
 // hostCands makes a host's stretches candidates on each of its GPUs, one
 // episode per merged stretch.
-func (f *hintFrame) hostCands(id string, h int, gs []*hintGPU, stretches []stretch, grace int) []hintCand {
-	var out []hintCand
-	for k, c := range f.cands(id, -1, stretches) {
+func hostCands(f *frame.Frame, id string, h int, gs []*frame.GPU, stretches []frame.Stretch, grace int) []frame.Cand {
+	var out []frame.Cand
+	for k, c := range f.Cands(id, -1, stretches) {
 		key := id + " " + strconv.Itoa(h) + " " + strconv.Itoa(k)
 		for _, g := range gs {
 			c := c
-			c.gpu, c.key, c.whole, c.grace = g.index, key, true, grace
-			c.spans = slices.Clone(c.spans)
+			c.GPU, c.Key, c.Whole, c.Grace = g.Index, key, true, grace
+			c.Spans = slices.Clone(c.Spans)
 			out = append(out, c)
 		}
 	}

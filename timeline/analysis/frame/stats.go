@@ -1,4 +1,4 @@
-package analysis
+package frame
 
 import (
 	"fmt"
@@ -13,22 +13,22 @@ import (
 // 95th percentile (so one stray sample does not widen them), durations are
 // rounded to what matters, GPUs are listed as NVML indexes (GPU1-7).
 
-// hintStat summarises values: lo and hi are the 5th and 95th percentiles.
-type hintStat struct {
-	n            int
-	lo, mean, hi float64
+// Stat summarises values: lo and hi are the 5th and 95th percentiles.
+type Stat struct {
+	N            int
+	Lo, Mean, Hi float64
 }
 
-func (s hintStat) ok() bool { return s.n > 0 }
+func (s Stat) OK() bool { return s.N > 0 }
 
-// hintStats pools pick(g) of every GPU in gs over spans, at the columns
+// Stats pools pick(g) of every GPU in gs over spans, at the columns
 // keep accepts (all if nil). Long spans are thinned to about 16,384 evenly
 // spread values: evidence needs a robust figure, not an exact one, and a
 // day at 1 s must stay cheap to describe.
-func hintStats(gs []*hintGPU, pick func(g *hintGPU) []float32, spans []hintSpan, keep func(g *hintGPU, i int) bool) hintStat {
+func Stats(gs []*GPU, pick func(g *GPU) []float32, spans []Span, keep func(g *GPU, i int) bool) Stat {
 	total := 0
 	for _, sp := range spans {
-		total += sp.len()
+		total += sp.Len()
 	}
 	stride := max(1, total*len(gs)/16384)
 	buf := statBufs.Get().(*[]float32)
@@ -42,7 +42,7 @@ func hintStats(gs []*hintGPU, pick func(g *hintGPU) []float32, spans []hintSpan,
 			continue
 		}
 		for _, sp := range spans {
-			for i := sp.lo; i < sp.hi; i += stride {
+			for i := sp.Lo; i < sp.Hi; i += stride {
 				if v := xs[i]; v == v && (keep == nil || keep(g, i)) {
 					vals = append(vals, v)
 					sum += float64(v)
@@ -51,15 +51,15 @@ func hintStats(gs []*hintGPU, pick func(g *hintGPU) []float32, spans []hintSpan,
 		}
 	}
 	if len(vals) == 0 {
-		return hintStat{lo: math.NaN(), mean: math.NaN(), hi: math.NaN()}
+		return Stat{Lo: math.NaN(), Mean: math.NaN(), Hi: math.NaN()}
 	}
 	lo, hi := int(math.Round(0.05*float64(len(vals)-1))), int(math.Round(0.95*float64(len(vals)-1)))
 	selectNth(vals, hi)
 	selectNth(vals[:hi+1], lo)
-	return hintStat{n: len(vals), lo: float64(vals[lo]), mean: sum / float64(len(vals)), hi: float64(vals[hi])}
+	return Stat{N: len(vals), Lo: float64(vals[lo]), Mean: sum / float64(len(vals)), Hi: float64(vals[hi])}
 }
 
-// statBufs holds hintStats' scratch: describing runs on every tick.
+// statBufs holds Stats' scratch: describing runs on every tick.
 var statBufs = sync.Pool{New: func() any { return new([]float32) }}
 
 // selectNth reorders xs so that xs[k] is the value a sort would put there,
@@ -107,20 +107,20 @@ func selectNth(xs []float32, k int) {
 	}
 }
 
-// hintHostStats is hintStats for a host series.
-func hintHostStats(xs []float32, spans []hintSpan) hintStat {
-	g := &hintGPU{util: xs}
-	return hintStats([]*hintGPU{g}, func(g *hintGPU) []float32 { return g.util }, spans, nil)
+// HostStats is Stats for a host series.
+func HostStats(xs []float32, spans []Span) Stat {
+	g := &GPU{Util: xs}
+	return Stats([]*GPU{g}, func(g *GPU) []float32 { return g.Util }, spans, nil)
 }
 
-// hintShareOf is the share of the known columns of spans where state
+// ShareOf is the share of the known columns of spans where state
 // holds, over the GPUs gs.
-func hintShareOf(gs []*hintGPU, spans []hintSpan, want func(st hintState) bool) float64 {
+func ShareOf(gs []*GPU, spans []Span, want func(st State) bool) float64 {
 	known, yes := 0, 0
 	for _, g := range gs {
 		for _, sp := range spans {
-			for i := sp.lo; i < sp.hi; i++ {
-				if st := g.state[i]; st != hsUnknown {
+			for i := sp.Lo; i < sp.Hi; i++ {
+				if st := g.State[i]; st != Unknown {
 					known++
 					if want(st) {
 						yes++
@@ -135,11 +135,11 @@ func hintShareOf(gs []*hintGPU, spans []hintSpan, want func(st hintState) bool) 
 	return float64(yes) / float64(known)
 }
 
-// hintHostShare is the share of the known columns of spans where flag is 1.
-func hintHostShare(flag []int8, spans []hintSpan) (share float64, known bool) {
+// HostShare is the share of the known columns of spans where flag is 1.
+func HostShare(flag []int8, spans []Span) (share float64, known bool) {
 	n, yes := 0, 0
 	for _, sp := range spans {
-		for i := sp.lo; i < sp.hi; i++ {
+		for i := sp.Lo; i < sp.Hi; i++ {
 			if flag[i] >= 0 {
 				n++
 				if flag[i] == 1 {
@@ -154,31 +154,31 @@ func hintHostShare(flag []int8, spans []hintSpan) (share float64, known bool) {
 	return float64(yes) / float64(n), true
 }
 
-// hintRange prints "lo-hi unit", or "v unit" when both round alike.
-func hintRange(s hintStat, unit string) string { return units.Range(s.lo, s.hi, unit) }
+// Range prints "lo-hi unit", or "v unit" when both round alike.
+func Range(s Stat, unit string) string { return units.Range(s.Lo, s.Hi, unit) }
 
-// during says how long a group held: "for 9m50s", or for several
+// During says how long a group held: "for 9m50s", or for several
 // stretches "in 4 stretches over 9 min (3 min in all)".
-func (f *hintFrame) during(g *hintGroup) string {
-	if len(g.spans) == 1 {
-		return "for " + units.Duration(f.dur(g.spans[0]))
+func (f *Frame) During(g *Group) string {
+	if len(g.Spans) == 1 {
+		return "for " + units.Duration(f.Dur(g.Spans[0]))
 	}
 	total := time.Duration(0)
-	for _, sp := range g.spans {
-		total += f.dur(sp)
+	for _, sp := range g.Spans {
+		total += f.Dur(sp)
 	}
-	return fmt.Sprintf("in %d stretches over %s (%s in all)", len(g.spans), units.Duration(f.dur(g.hull)), units.Duration(total))
+	return fmt.Sprintf("in %d stretches over %s (%s in all)", len(g.Spans), units.Duration(f.Dur(g.Hull)), units.Duration(total))
 }
 
-// hintKnownShare is the share of the columns of spans with a known state:
+// KnownShare is the share of the columns of spans with a known state:
 // gaps in a recording lower a hint's confidence.
-func hintKnownShare(gs []*hintGPU, spans []hintSpan) float64 {
+func KnownShare(gs []*GPU, spans []Span) float64 {
 	total, known := 0, 0
 	for _, g := range gs {
 		for _, sp := range spans {
-			for i := sp.lo; i < sp.hi; i++ {
+			for i := sp.Lo; i < sp.Hi; i++ {
 				total++
-				if g.state[i] != hsUnknown {
+				if g.State[i] != Unknown {
 					known++
 				}
 			}
@@ -190,21 +190,21 @@ func hintKnownShare(gs []*hintGPU, spans []hintSpan) float64 {
 	return float64(known) / float64(total)
 }
 
-// hostContext says what the host's CPU did over spans, for the evidence of
+// HostContext says what the host's CPU did over spans, for the evidence of
 // rules that judge the GPU alone: "host CPU 12 % (busiest core 35 %)", or
 // that the recording has no host data.
-func (f *hintFrame) hostContext(spans []hintSpan) (text string, known bool) {
-	h := &f.host
-	cpu := hintHostStats(h.cpu, spans)
-	if !cpu.ok() {
-		if job := hintHostStats(h.job, spans); job.ok() {
-			return "the job's CPU " + units.Number(job.mean) + "% of a core", true
+func (f *Frame) HostContext(spans []Span) (text string, known bool) {
+	h := &f.Host
+	cpu := HostStats(h.CPU, spans)
+	if !cpu.OK() {
+		if job := HostStats(h.Job, spans); job.OK() {
+			return "the job's CPU " + units.Number(job.Mean) + "% of a core", true
 		}
 		return "no host CPU data in this recording", false
 	}
-	text = "host CPU " + units.Number(cpu.mean) + "%"
-	if top := hintHostStats(h.topCore, spans); top.ok() {
-		text += " (busiest core " + units.Number(top.mean) + "%)"
+	text = "host CPU " + units.Number(cpu.Mean) + "%"
+	if top := HostStats(h.TopCore, spans); top.OK() {
+		text += " (busiest core " + units.Number(top.Mean) + "%)"
 	}
 	return text, true
 }

@@ -1,0 +1,287 @@
+package frame
+
+import (
+	"math"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline/units"
+)
+
+// Frame is the timeline on a regular grid of columns (one per sampling
+// interval and at least a second wide), with every GPU's state classified
+// per column. The Engine keeps one that grows as samples arrive; rules
+// judge a view of it cut at the moment asked about (Frame.View), so that
+// what they say of a moment never depends on what came after it.
+type Frame struct {
+	Opts     Options
+	From     time.Time     // the start of column 0
+	Step     time.Duration // the width of a column
+	Interval time.Duration // the sampling interval
+	N        int
+	GPUs     []*GPU
+	Host     Host
+	// Kept is what views share: windows judged, stalls found, the job,
+	// the hosts (Kept). Nil for a frame built alone in a test.
+	Kept *Kept
+	// InView is what a rule keeps for this view alone, nil in a new view:
+	// what it judged of windows that reach the open column, which the
+	// Engine does not keep. One slot, the cross-host rules' (the hosts
+	// over such windows, asked for once per host): a map of its own costs
+	// no allocation to hold here, a keyed store cost two more a view.
+	InView any
+}
+
+// State is what a GPU was doing in one column.
+type State uint8
+
+const (
+	Unknown State = iota // no utilisation, SM activity or clock and power
+	Idle                 // SM activity below IdleSM where known, else utilisation below IdleUtil
+	Low                  // working, below BusyWork
+	Busy                 // working, at or above BusyWork
+	Waiting              // utilisation high, but SM activity or power says it is spinning
+)
+
+// GPU is one GPU's columns. A metric the GPU never reported before the
+// view's end is nil; a column without a value is NaN (throttle: -1).
+type GPU struct {
+	Index int
+	// Slot is the order the Engine first saw the GPU in: its place in the
+	// Engine's column sums.
+	Slot                                   int
+	Util, SM, Power, Mem, Temp, Clock, Bus []float32
+	Throttle                               []int32
+	// Limit and MemTotal are the power limit (W) and memory (bytes) known
+	// at the view's end; NaN if unknown.
+	Limit, MemTotal float64
+	// powerRef is what busy-wait compares power with: the limit, or
+	// without one the busiest draw seen on this node (refFromLimit false).
+	powerRef     float64
+	refFromLimit bool
+	State        []State
+	// Work is SM activity where known, else utilisation, and 0 while
+	// busy-waiting: what the GPU really got done.
+	Work []float32
+
+	// What was known at each column: the power limit and memory total, the
+	// power reference busy-wait compares with (and whether it is the
+	// limit), and the highest SM clock and draw this GPU had reached.
+	LimitAt, MemTotalAt, RefAt, RefIsLimit, MaxClockAt, MaxPowerAt Steps
+
+	// Seen is when each metric was first seen (a column; -1 never), for
+	// views: the Engine's frame only.
+	Seen [Metrics]int
+}
+
+// Steps is a value known at each column that changes seldom (a limit, a
+// reference): the columns where it changed, and its values from there.
+type Steps struct {
+	at []int32
+	v  []float32
+}
+
+// Set makes v the value from column i on.
+func (s *Steps) Set(i int, v float32) {
+	n := len(s.at)
+	switch {
+	case n > 0 && (s.v[n-1] == v || (v != v && s.v[n-1] != s.v[n-1])):
+		return // no change
+	case n > 0 && int(s.at[n-1]) == i:
+		s.v[n-1] = v
+		return
+	}
+	s.at, s.v = append(s.at, int32(i)), append(s.v, v)
+}
+
+// Get is the value at column i; NaN before the first.
+func (s *Steps) Get(i int) float64 {
+	k := sortSearch(len(s.at), func(k int) bool { return int(s.at[k]) > i })
+	if k == 0 {
+		return math.NaN()
+	}
+	return float64(s.v[k-1])
+}
+
+// The metrics of a GPU, for GPU.Seen.
+const (
+	MetricUtil = iota
+	MetricSM
+	MetricPower
+	MetricMem
+	MetricTemp
+	MetricClock
+	MetricBus
+	MetricThrottle
+	Metrics
+)
+
+// Series returns the GPU's column slice of metric m.
+func (g *GPU) Series(m int) *[]float32 {
+	switch m {
+	case MetricUtil:
+		return &g.Util
+	case MetricSM:
+		return &g.SM
+	case MetricPower:
+		return &g.Power
+	case MetricMem:
+		return &g.Mem
+	case MetricTemp:
+		return &g.Temp
+	case MetricClock:
+		return &g.Clock
+	case MetricBus:
+		return &g.Bus
+	}
+	return nil
+}
+
+// judgeable says whether a GPU's columns can say what it did: utilisation,
+// SM activity, or (an imported log without either) its clock and power.
+func (g *GPU) judgeable() bool {
+	return g.Util != nil || g.SM != nil || (g.Clock != nil && g.Power != nil)
+}
+
+// Classify sets the state and work of column i; see State and
+// Options for the thresholds. Where SM activity is known it decides
+// idle and busy (a kernel on a few SMs reads 30 % utilisation and does
+// next to nothing), except that a GPU whose utilisation says a kernel runs
+// most of the time is working, however few SMs it keeps busy (tiny
+// kernels, launch-bound): low, never idle. Utilisation alone decides
+// otherwise, and without either, the clock and power do (see
+// clockState).
+func (g *GPU) Classify(i int, o Options, clockIdle, powerIdle float64) {
+	u, m := At(g.Util, i), At(g.SM, i)
+	work := m
+	if math.IsNaN(m) {
+		work = u
+	}
+	st := Low
+	switch {
+	case math.IsNaN(work):
+		st, work = g.clockState(i, clockIdle, powerIdle), math.NaN()
+	case u >= o.WaitUtil && g.spinning(i, o):
+		st, work = Waiting, 0
+	case !math.IsNaN(m): // SM activity beats utilisation
+		switch {
+		case m >= o.BusyWork:
+			st = Busy
+		case m < o.IdleSM && !(u >= o.LaunchUtil):
+			st = Idle
+		}
+	case u < o.IdleUtil:
+		st = Idle
+	case u >= o.BusyWork:
+		st = Busy
+	}
+	g.State[i], g.Work[i] = st, float32(work)
+}
+
+// clockState judges a column from the SM clock and power alone, for logs
+// without utilisation: at the clock's idle floor and an idle draw the GPU
+// is idle; above both it is working, how hard unknown (low, with no work
+// figure). clockIdle and powerIdle are the levels at or below which each
+// counts as idle; NaN where they cannot be told yet.
+func (g *GPU) clockState(i int, clockIdle, powerIdle float64) State {
+	c, p := At(g.Clock, i), At(g.Power, i)
+	if math.IsNaN(c) || math.IsNaN(p) || math.IsNaN(clockIdle) || math.IsNaN(powerIdle) {
+		return Unknown
+	}
+	if c <= clockIdle && p <= powerIdle {
+		return Idle
+	}
+	return Low
+}
+
+// spinning says whether a column with high utilisation did little: SM
+// activity below WaitSM, or without SM activity, power at most WaitPower of
+// the reference. Without either it cannot tell, and says no.
+func (g *GPU) spinning(i int, o Options) bool {
+	if m := At(g.SM, i); !math.IsNaN(m) {
+		return m < o.WaitSM
+	}
+	p := At(g.Power, i)
+	ref := g.RefAt.Get(i)
+	return p > 0 && ref > 0 && p <= o.WaitPower*ref
+}
+
+// Working says whether a column has the GPU doing real work.
+func (g *GPU) Working(i int) bool { return g.State[i] == Low || g.State[i] == Busy }
+
+// ShareIn is the share of a window's known columns (state known) where
+// cond holds; false when under half the window is known.
+func (g *GPU) ShareIn(w Span, cond func(i int) bool) (float64, bool) {
+	known, yes := 0, 0
+	for i := w.Lo; i < w.Hi; i++ {
+		if g.State[i] == Unknown {
+			continue
+		}
+		known++
+		if cond(i) {
+			yes++
+		}
+	}
+	if known == 0 || 2*known < w.Len() {
+		return 0, false
+	}
+	return float64(yes) / float64(known), true
+}
+
+// Into is a moment as the hints say it: how far into the session.
+func (f *Frame) Into(t time.Time) string {
+	return units.Duration(t.Sub(f.From).Truncate(time.Second)) + " in"
+}
+
+// Time is the start of column c.
+func (f *Frame) Time(c int) time.Time { return f.From.Add(time.Duration(c) * f.Step) }
+
+// Col is the column that holds t.
+func (f *Frame) Col(t time.Time) int { return int(t.Sub(f.From) / f.Step) }
+
+// Dur is how long a span of columns lasts.
+func (f *Frame) Dur(sp Span) time.Duration { return time.Duration(sp.Hi-sp.Lo) * f.Step }
+
+// LengthFactor lowers the confidence of a short hint: 0.7 for one Window,
+// 1 from four Windows on.
+func (f *Frame) LengthFactor(sp Span) float64 {
+	return 0.6 + 0.4*min(1, float64(f.Dur(sp))/float64(4*f.Opts.Window))
+}
+
+// At is xs[i] as a float64, NaN if xs is nil.
+func At(xs []float32, i int) float64 {
+	if xs == nil {
+		return math.NaN()
+	}
+	return float64(xs[i])
+}
+
+// View is the frame cut at n columns: every slice shortened to them, a
+// metric first seen later nil, the limits and references as known at the
+// last of them, and only the GPUs that can be judged by then. It shares
+// the engine's memory, so it is cheap; it must not be written to.
+func (f *Frame) View(n int) *Frame {
+	v := &Frame{Opts: f.Opts, From: f.From, Step: f.Step, Interval: f.Interval, N: n, Kept: f.Kept}
+	if n == 0 {
+		return v
+	}
+	for _, g := range f.GPUs {
+		c := &GPU{Index: g.Index, State: g.State[:n], Work: g.Work[:n],
+			LimitAt: g.LimitAt, MemTotalAt: g.MemTotalAt, RefAt: g.RefAt, RefIsLimit: g.RefIsLimit,
+			MaxClockAt: g.MaxClockAt, MaxPowerAt: g.MaxPowerAt}
+		for m := range MetricThrottle {
+			if s := *g.Series(m); g.Seen[m] >= 0 && g.Seen[m] < n {
+				*c.Series(m) = s[:n]
+			}
+		}
+		if g.Seen[MetricThrottle] >= 0 && g.Seen[MetricThrottle] < n {
+			c.Throttle = g.Throttle[:n]
+		}
+		c.Limit, c.MemTotal = g.LimitAt.Get(n-1), g.MemTotalAt.Get(n-1)
+		c.powerRef, c.refFromLimit = g.RefAt.Get(n-1), g.RefIsLimit.Get(n-1) == 1
+		if c.judgeable() {
+			v.GPUs = append(v.GPUs, c)
+		}
+	}
+	v.Host = f.Host.view(n)
+	return v
+}

@@ -1,0 +1,205 @@
+package frame
+
+import (
+	"math"
+	"math/bits"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline/units"
+)
+
+// FrozenLog is the Engine's watch for frozen telemetry: each GPU's last
+// closed column, the run of identical columns it ends, and the freezes
+// recognised.
+type FrozenLog struct {
+	GPUs map[int]*FrozenGPU
+}
+
+// FrozenGPU is one GPU's watch.
+type FrozenGPU struct {
+	have     bool
+	lastCol  int              // the last column closed with figures
+	last     [Metrics]float32 // its figures, throttle bits as a float
+	runStart int              // the first column of the run of identical columns
+	lively   bool             // the figures varied in the FrozenMin before the run
+	jitters  bool             // the run's figures include one a live GPU never holds still
+	// changed has a bit per column: its figures differ from the closed
+	// column before it.
+	changed []uint64
+	closed  []uint64 // a bit per column closed with figures (not held, not empty)
+	Spans   []FrozenSpan
+}
+
+// FrozenSpan is a freeze: columns [lo, hi), recognised when column seen
+// closed, and the figures that repeated.
+type FrozenSpan struct {
+	Lo, Hi, Seen int
+	vals         [Metrics]float32
+}
+
+// Readings names the figures that repeated, to their last digit (as the
+// Engine keeps them): "util 100%, 699.731 W, 71°C".
+func (sp FrozenSpan) Readings() string {
+	var parts []string
+	add := func(m int, prefix, suffix string) {
+		if v := sp.vals[m]; v == v {
+			parts = append(parts, prefix+strconv.FormatFloat(float64(v), 'f', -1, 32)+suffix)
+		}
+	}
+	add(MetricUtil, "util ", "%")
+	add(MetricSM, "SM ", "%")
+	add(MetricPower, "", " W")
+	add(MetricTemp, "", "°C")
+	add(MetricClock, "", " MHz")
+	if v := float64(sp.vals[MetricMem]); !math.IsNaN(v) {
+		parts = append(parts, units.Bytes(v))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func setBit(bits *[]uint64, i int) {
+	for len(*bits) <= i/64 {
+		*bits = append(*bits, 0)
+	}
+	(*bits)[i/64] |= 1 << (i % 64)
+}
+
+// columnFigures are a GPU's figures in column i, the throttle bits as a
+// float (-1 unknown).
+func columnFigures(g *GPU, i int) [Metrics]float32 {
+	var v [Metrics]float32
+	for m := range MetricThrottle {
+		v[m] = float32(At(*g.Series(m), i))
+	}
+	v[MetricThrottle] = -1
+	if g.Throttle != nil {
+		v[MetricThrottle] = float32(g.Throttle[i])
+	}
+	return v
+}
+
+func sameFigures(a, b *[Metrics]float32) bool {
+	for m := range a {
+		if a[m] != b[m] && !(a[m] != a[m] && b[m] != b[m]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Close watches GPU g's column i as it closes (the Engine's closeColumn): it
+// extends or ends the run of identical columns, recognises a freeze once
+// the run holds the rule's conditions, and makes every column of a
+// recognised freeze unknown (unfrozen reports whether columns before i
+// were, so the Engine forgets what it judged of them).
+func (fl *FrozenLog) Close(f *Frame, g *GPU, i int) (unfrozen bool) {
+	if fl.GPUs == nil {
+		fl.GPUs = map[int]*FrozenGPU{}
+	}
+	fg := fl.GPUs[g.Index]
+	if fg == nil {
+		fg = &FrozenGPU{}
+		fl.GPUs[g.Index] = fg
+	}
+	v := columnFigures(g, i)
+	if math.IsNaN(float64(v[MetricPower])) {
+		// Without power nothing tells a freeze from a steady GPU; and a
+		// column without figures (a lost GPU) is no repeat.
+		fg.have = false
+		return false
+	}
+	setBit(&fg.closed, i)
+	o := f.Opts
+	same := fg.have && sameFigures(&v, &fg.last)
+	switch {
+	case !same:
+		if fg.have {
+			setBit(&fg.changed, i)
+		}
+		fg.runStart, fg.lively, fg.jitters = i, fg.livelyBefore(f, i), jitters(&v, o)
+	case fg.ongoing():
+		sp := &fg.Spans[len(fg.Spans)-1]
+		frozenColumns(g, sp.Hi, i+1) // the held columns since, and this one
+		sp.Hi = i + 1
+	case fg.lively && fg.jitters && i+1-fg.runStart >= frozenMinColumns &&
+		time.Duration(i+1-fg.runStart)*f.Step >= o.FrozenMin:
+		fg.Spans = append(fg.Spans, FrozenSpan{Lo: fg.runStart, Hi: i + 1, Seen: i, vals: v})
+		frozenColumns(g, fg.runStart, i+1)
+		unfrozen = fg.runStart < i
+	}
+	fg.have, fg.last, fg.lastCol = true, v, i
+	return unfrozen
+}
+
+// ongoing says whether the last freeze reaches the last column closed.
+func (fg *FrozenGPU) ongoing() bool {
+	return fg.have && len(fg.Spans) > 0 && fg.Spans[len(fg.Spans)-1].Hi == fg.lastCol+1
+}
+
+// frozenMinColumns is the fewest columns a freeze spans: at a 15 s step
+// (Prometheus' default) 2 min is eight of them.
+const frozenMinColumns = 8
+
+// livelyBefore says whether the figures changed between at least half of
+// the (four or more) closed columns of the FrozenMin before column i.
+func (fg *FrozenGPU) livelyBefore(f *Frame, i int) bool {
+	lo := max(0, i-int(f.Opts.FrozenMin/f.Step))
+	n, changed := countBits(fg.closed, lo, i), countBits(fg.changed, lo, i)
+	return n >= 4 && 2*changed >= n
+}
+
+// countBits counts the bits set in [lo, hi): a few words, whatever the
+// window (it is asked at every column of every GPU).
+func countBits(b []uint64, lo, hi int) int {
+	n := 0
+	for w := lo / 64; w <= (hi-1)/64 && w < len(b) && lo < hi; w++ {
+		word := b[w]
+		if w == lo/64 {
+			word &^= 1<<(lo%64) - 1
+		}
+		if w == (hi-1)/64 && hi%64 != 0 {
+			word &= 1<<(hi%64) - 1
+		}
+		n += bits.OnesCount64(word)
+	}
+	return n
+}
+
+// jitters says whether figures include one a live GPU never holds still:
+// power while working, or power with digits below the watt.
+func jitters(v *[Metrics]float32, o Options) bool {
+	p := float64(v[MetricPower])
+	working := float64(v[MetricUtil]) >= o.IdleUtil || float64(v[MetricSM]) >= o.IdleSM
+	return !math.IsNaN(p) && (working || p != math.Trunc(p))
+}
+
+// frozenColumns makes columns [lo, hi) of g unknown: no state, no work, no
+// figures, for every rule.
+func frozenColumns(g *GPU, lo, hi int) {
+	nan := float32(math.NaN())
+	for i := lo; i < hi; i++ {
+		g.State[i], g.Work[i] = Unknown, nan
+		for m := range MetricThrottle {
+			if s := *g.Series(m); s != nil {
+				s[i] = nan
+			}
+		}
+		if g.Throttle != nil {
+			g.Throttle[i] = -1
+		}
+	}
+}
+
+// Judge keeps the column being filled unknown while it repeats a freeze
+// still going on (the Engine's judgeColumn, after the column is classified).
+func (fl *FrozenLog) Judge(g *GPU, i int) {
+	fg := fl.GPUs[g.Index]
+	if fg == nil || !fg.ongoing() || i <= fg.lastCol {
+		return
+	}
+	if v := columnFigures(g, i); sameFigures(&v, &fg.last) {
+		g.State[i], g.Work[i] = Unknown, float32(math.NaN())
+	}
+}

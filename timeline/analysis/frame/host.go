@@ -1,0 +1,125 @@
+package frame
+
+import (
+	"math"
+)
+
+// Host is the host's columns; nil where never reported (before the
+// view's end).
+type Host struct {
+	CPU, IOWait, Job, MemUsed, MemTotal, Swap, DiskRead, DiskWrite []float32
+	// Per-core summaries: the busiest core, how many cores are at
+	// BusyCore or above and at IdleCore or below, and how many reported.
+	TopCore, BusyCores, IdleCores, Cores []float32
+	// Per column: 1 if the host is busy feeding the GPUs, 0 if not, -1
+	// unknown; likewise for "one core pegged, the rest idle" and for high
+	// iowait.
+	Busy, Single, IOHigh []int8
+
+	// Seen is when each series was first seen (a column; -1 never), for
+	// views: the Engine's frame only.
+	Seen [HostSeries]int
+}
+
+// The host's series, for Host.Seen.
+const (
+	HostCPU = iota
+	HostIOWait
+	HostJob
+	HostMemUsed
+	HostMemTotal
+	HostSwap
+	HostDiskRead
+	HostDiskWrite
+	HostCores
+	HostSeries
+)
+
+func (h *Host) Series(k int) *[]float32 {
+	switch k {
+	case HostCPU:
+		return &h.CPU
+	case HostIOWait:
+		return &h.IOWait
+	case HostJob:
+		return &h.Job
+	case HostMemUsed:
+		return &h.MemUsed
+	case HostMemTotal:
+		return &h.MemTotal
+	case HostSwap:
+		return &h.Swap
+	case HostDiskRead:
+		return &h.DiskRead
+	case HostDiskWrite:
+		return &h.DiskWrite
+	}
+	return nil
+}
+
+// view is the host cut at n columns (see Frame.View).
+func (h *Host) view(n int) Host {
+	var v Host
+	for k := range HostCores {
+		if s := *h.Series(k); h.Seen[k] >= 0 && h.Seen[k] < n {
+			*v.Series(k) = s[:n]
+		}
+	}
+	if h.Seen[HostCores] >= 0 && h.Seen[HostCores] < n {
+		v.TopCore, v.BusyCores, v.IdleCores, v.Cores = h.TopCore[:n], h.BusyCores[:n], h.IdleCores[:n], h.Cores[:n]
+	}
+	v.Busy, v.Single, v.IOHigh = h.Busy[:n], h.Single[:n], h.IOHigh[:n]
+	return v
+}
+
+// judge sets the host's flags of column i (see hostBusy and the others).
+func (f *Frame) JudgeHost(i int) {
+	h := &f.Host
+	h.Busy[i], h.Single[i], h.IOHigh[i] = f.hostBusy(i), f.hostSingle(i), f.hostIOHigh(i)
+}
+
+// hostBusy: the host's CPU at HostBusyCPU or more, two or more cores at
+// BusyCore or more, or the job at JobBusyCPU or more (1), none of them
+// (0), or no CPU data (-1).
+func (f *Frame) hostBusy(i int) int8 {
+	h, o := &f.Host, f.Opts
+	cpu, job := At(h.CPU, i), At(h.Job, i)
+	cores := At(h.Cores, i)
+	if math.IsNaN(cpu) && math.IsNaN(job) && !(cores > 0) {
+		return -1
+	}
+	if cpu >= o.HostBusyCPU || job >= o.JobBusyCPU || (cores > 0 && At(h.BusyCores, i) >= 2) {
+		return 1
+	}
+	return 0
+}
+
+// hostSingle: one core at PeggedCore or more while at least three in four
+// cores are at IdleCore or less (1); not so (0); no per-core data (-1).
+func (f *Frame) hostSingle(i int) int8 {
+	h := &f.Host
+	n := At(h.Cores, i)
+	if !(n > 0) {
+		return -1
+	}
+	if At(h.TopCore, i) >= f.Opts.PeggedCore && At(h.IdleCores, i) >= 0.75*n {
+		return 1
+	}
+	return 0
+}
+
+// hostIOHigh: iowait at IOWait % or more, or at two cores' worth or more
+// where the core count is known (1); lower (0); unknown (-1).
+func (f *Frame) hostIOHigh(i int) int8 {
+	w := At(f.Host.IOWait, i)
+	if math.IsNaN(w) {
+		return -1
+	}
+	if n := At(f.Host.Cores, i); n > 0 && w*n/100 >= 2 {
+		return 1
+	}
+	if w >= f.Opts.IOWait {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,89 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
+	"github.com/gputop-dev/gputop/timeline/units"
+)
+
+// IdleMemoryHeld is idle-memory-held: memory allocated, utilisation
+// near 0, for a sustained window (SustainedWindows × Window, 2 min): at
+// least 90 % of the columns (80 % to go on) idle with at least HeldMemory
+// used. It needs memory data and stays silent without it.
+//
+// The host says why, and sets the severity: with the host busy or one
+// core pegged (the job computing on the CPU, seed report 000) it is
+// critical; with the host idle it is info (an inference server waiting for
+// requests, or a stalled job); without host data, a warning naming all
+// three. It yields to gpu-imbalance.
+var IdleMemoryHeld = frame.Rule{
+	ID: timeline.HintIdleMemoryHeld,
+	Find: func(f *frame.Frame) []frame.Cand {
+		held := f.Opts.HeldMemory
+		holding := func(g *frame.GPU, i int) bool { return g.State[i] == frame.Idle && frame.At(g.Mem, i) >= held }
+		return f.PerGPU(timeline.HintIdleMemoryHeld, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
+			share, ok := g.ShareIn(w, func(i int) bool { return holding(g, i) })
+			return ok && share >= frame.Level(in, 0.9, 0.8)
+		}, holding)
+	},
+	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+		gs := f.Members(g)
+		mem := frame.Stats(gs, frame.PickMem, g.Spans, nil)
+		ev := fmt.Sprintf("%s holds %s at %s", f.GPUNames(g.GPUs), units.Bytes(mem.Mean), frame.Activity(gs, g.Spans, nil))
+		if p := frame.Stats(gs, frame.PickPower, g.Spans, nil); p.OK() {
+			ev += " and " + frame.Range(p, "W")
+		}
+		ev += ", " + f.During(g)
+		h := timeline.Hint{Confidence: frame.KnownShare(gs, g.Spans)}
+		working, cpuText, known := hostWorking(f, g.Spans)
+		switch {
+		case working:
+			h.Severity, h.Confidence = timeline.Critical, 0.85*h.Confidence
+			h.Evidence = ev + ", while " + cpuText
+			h.Suggestion = "The job computes on the CPU: the model's memory is on the GPU but the work is not. " +
+				"Move every batch to the device before the forward pass (`x.to(device, non_blocking=True)`), not just " +
+				"the model, and look for operations that fall back to the CPU."
+		case known:
+			h.Severity, h.Confidence = timeline.Info, 0.7*h.Confidence
+			h.Evidence = ev + "; " + cpuText
+			h.Suggestion = "Nothing runs on the GPU or the host: an inference server waiting for requests (expected), " +
+				"or a stalled job (a rank waiting for a dead peer, a lock, input that never comes): `py-spy dump` shows where it waits."
+		default:
+			h.Severity, h.Confidence = timeline.Warning, 0.55*h.Confidence
+			h.Evidence = ev + "; no host CPU data in this recording"
+			h.Suggestion = "Memory held with no work: the job may compute on the CPU (tensors left on the host), be stalled, " +
+				"or be an idle server; record with gputop to see the host and tell which."
+		}
+		return h, true
+	},
+	YieldsTo: []string{timeline.HintGPUImbalance},
+}
+
+// hostWorking says whether the host's CPU was working over spans (busy, or
+// one core pegged, in at least half the known columns), describes it, and
+// whether the host was recorded at all.
+func hostWorking(f *frame.Frame, spans []frame.Span) (working bool, text string, known bool) {
+	h := &f.Host
+	busy, busyKnown := frame.HostShare(h.Busy, spans)
+	single, singleKnown := frame.HostShare(h.Single, spans)
+	if !busyKnown && !singleKnown {
+		return false, "", false
+	}
+	cpu := frame.HostStats(h.CPU, spans)
+	top := frame.HostStats(h.TopCore, spans)
+	job := frame.HostStats(h.Job, spans)
+	switch {
+	case single >= 0.5:
+		text = "one host core runs at " + units.Number(top.Mean) + "% and the others idle"
+	case busy >= 0.5 && job.OK():
+		text = "the job uses " + units.Number(job.Mean) + "% of a core"
+	case busy >= 0.5:
+		text = "the host CPU is " + units.Number(cpu.Mean) + "% busy"
+	default:
+		text, _ = f.HostContext(spans)
+		return false, text, true
+	}
+	return true, text, true
+}

@@ -1,0 +1,60 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
+	"github.com/gputop-dev/gputop/timeline/units"
+)
+
+// PCIeBound is pcie-bound: host-device traffic at PCIeBusy or more
+// (both directions) while the GPU's work is below 25 %, in at least half
+// the known columns of a window (30 % to go on), cut to those columns.
+// Copies dominate and the SMs wait for them. It needs the PCIe counters
+// (live NVML) and stays silent without them. The link's generation and
+// width are not in the timeline, so "near its limit" is an absolute 10 GB/s
+// (what a PCIe 3.0 x16 link sustains), and the confidence is modest.
+var PCIeBound = frame.Rule{
+	ID: timeline.HintPCIeBound,
+	Find: func(f *frame.Frame) []frame.Cand {
+		copying := func(g *frame.GPU, i int) bool {
+			return frame.At(g.Bus, i) >= f.Opts.PCIeBusy && frame.At(g.Work, i) < 25
+		}
+		return f.PerGPU(timeline.HintPCIeBound, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
+			if g.Bus == nil {
+				return false
+			}
+			known, yes := 0, 0
+			for i := w.Lo; i < w.Hi; i++ {
+				if g.Bus[i] == g.Bus[i] && g.State[i] != frame.Unknown {
+					known++
+					if copying(g, i) {
+						yes++
+					}
+				}
+			}
+			return 2*known >= w.Len() && float64(yes) >= frame.Level(in, 0.5, 0.3)*float64(known)
+		}, copying)
+	},
+	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+		gs := f.Members(g)
+		bus := frame.Stats(gs, func(g *frame.GPU) []float32 { return g.Bus }, g.Spans, nil)
+		conf := 0.55
+		if !frame.Stats(gs, frame.PickSM, g.Spans, nil).OK() {
+			conf = 0.45
+		}
+		rate := units.Rate(bus.Lo)
+		if hi := units.Rate(bus.Hi); hi != rate {
+			rate += " to " + hi
+		}
+		ev := fmt.Sprintf("%s moves %s over PCIe while at %s, %s", f.GPUNames(g.GPUs), rate, frame.Activity(gs, g.Spans, nil), f.During(g))
+		return timeline.Hint{
+			Severity: timeline.Warning,
+			Evidence: ev,
+			Suggestion: "Copies between host and GPU dominate: use pinned memory (`pin_memory=True`) with non_blocking copies, " +
+				"move fewer, larger batches, and keep data and intermediate results on the GPU (preprocess there, avoid `.cpu()` round trips).",
+			Confidence: conf * frame.KnownShare(gs, g.Spans),
+		}, true
+	},
+}

@@ -1,0 +1,78 @@
+package rules
+
+import (
+	"math"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
+	"github.com/gputop-dev/gputop/timeline/units"
+)
+
+// hot says whether a working column is slowed for heat: the thermal
+// reasons where recorded, else a temperature of ThermalTemp or more.
+func hot(f *frame.Frame, g *frame.GPU, i int) bool {
+	if !g.Working(i) {
+		return false
+	}
+	if g.Throttle != nil && g.Throttle[i] >= 0 {
+		return g.Throttle[i]&timeline.ThrottleThermal != 0
+	}
+	return frame.At(g.Temp, i) >= f.Opts.ThermalTemp
+}
+
+// ThermalThrottle is thermal-throttle: a working GPU slowed for heat
+// (see hot) in at least 60 % of a window's columns (40 % to go on). The
+// thermal reasons are the evidence; without them a busy GPU at
+// ThermalTemp (88 °C) or more, where most datacenter GPUs begin to slow,
+// fires with a low confidence. A hot GPU below that (nanogpt's GPU1 at
+// 73 °C beside neighbours at 55 °C) is a cooling outlier, not a throttle,
+// and stays silent. A warning: it costs throughput now.
+var ThermalThrottle = frame.Rule{
+	ID: timeline.HintThermalThrottle,
+	Find: func(f *frame.Frame) []frame.Cand {
+		return f.PerGPU(timeline.HintThermalThrottle, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
+			if g.Throttle == nil && g.Temp == nil {
+				return false
+			}
+			share, ok := g.ShareIn(w, func(i int) bool { return hot(f, g, i) })
+			return ok && share >= frame.Level(in, 0.6, 0.4)
+		}, func(g *frame.GPU, i int) bool { return hot(f, g, i) })
+	},
+	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+		gs := f.Members(g)
+		held := func(gpu *frame.GPU, i int) bool { return hot(f, gpu, i) }
+		ev := f.GPUNames(g.GPUs)
+		if t := frame.Stats(gs, func(g *frame.GPU) []float32 { return g.Temp }, g.Spans, held); t.OK() {
+			ev += " at " + frame.Range(t, "°C")
+		}
+		conf := 0.9
+		if gs[0].Throttle != nil {
+			ev += " with thermal slowdown " + units.Share(reasonShare(f, gs, g.Spans, timeline.ThrottleThermal)) + " of the time"
+		} else {
+			ev += " while busy (clock-event reasons not recorded)"
+			conf = 0.4
+		}
+		pickClock := func(g *frame.GPU) []float32 { return g.Clock }
+		if clock := frame.Stats(gs, pickClock, g.Spans, held); clock.OK() {
+			ev += ", SM clock " + frame.Range(clock, "MHz")
+			var others []*frame.GPU
+			for _, o := range f.GPUs {
+				if subset(f, gs, []int{o.Index}) == nil {
+					others = append(others, o)
+				}
+			}
+			working := func(gpu *frame.GPU, i int) bool { return gpu.Working(i) }
+			if oc := frame.Stats(others, pickClock, g.Spans, working); oc.OK() && math.Abs(oc.Mean-clock.Mean) >= 15 {
+				ev += " (" + frame.Range(oc, "MHz") + " on the other GPUs)"
+			}
+		}
+		ev += ", " + f.During(g)
+		return timeline.Hint{
+			Severity: timeline.Warning,
+			Evidence: ev,
+			Suggestion: "Cooling: check airflow and fans, blocked inlets, the GPU's place in the chassis (one that runs " +
+				"hotter than its neighbours gets less air) and the room's inlet temperature; the GPU slows to protect itself.",
+			Confidence: conf * frame.KnownShare(gs, g.Spans),
+		}, true
+	},
+}
