@@ -15,7 +15,7 @@
 // the ? screen lists it, and the footer offers the bindings that do
 // something now.
 //
-// Every text meets its room through one fitter (fit.go): it wraps where
+// Every text meets its room through one fitter (draw.Fitter): it wraps where
 // its panel has a line for it, and is otherwise cut at a word with an
 // ellipsis, never mid-word (TestNoTextEndsMidWord).
 //

@@ -14,6 +14,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden screens")
@@ -110,7 +111,7 @@ func checkScreenFits(t *testing.T, s string, w, h int) {
 func TestVisibleWidthAgreesWithAnsi(t *testing.T) {
 	m := newTestModel(t, timeline.Live, fixtureSamples(120), 200, 60, Options{})
 	for i, row := range strings.Split(m.View(), "\n") {
-		if got, want := visibleWidth(row), ansi.StringWidth(row); got != want {
+		if got, want := draw.VisibleWidth(row), ansi.StringWidth(row); got != want {
 			t.Fatalf("row %d: visibleWidth %d, ansi.StringWidth %d: %q", i, got, want, row)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // helpKeyColumn is where the text of a key's line begins; keys that are
@@ -22,28 +23,28 @@ func (m *Model) viewHelp() string {
 	// Scroll: the last row says where we are and how to leave.
 	rows := m.height - 1
 	m.helpTop = max(0, min(m.helpTop, len(out)-rows))
-	page := padBlank(out[m.helpTop:], rows)
+	page := draw.PadBlank(out[m.helpTop:], rows)
 	k := m.keys
 	step := max(1, rows-1) // what pgdown moves: a page, less a line kept
 	last := max(0, len(out)-rows)
 	more := fmt.Sprintf(" page %d/%d %s %s line, %s/%s page, %s/%s; any other key closes",
-		(m.helpTop+step-1)/step+1, (last+step-1)/step+1, m.glyph.bar, k.helpUp.Help().Key,
+		(m.helpTop+step-1)/step+1, (last+step-1)/step+1, m.glyph.Bar, k.helpUp.Help().Key,
 		k.helpPageUp.Help().Key, k.helpPageDown.Help().Key, k.helpFirst.Help().Key, k.helpLast.Help().Key)
-	return m.fitRows(append(page, m.theme.dim.paint(m.fit.fitWords(more, m.width, false))))
+	return m.fitRows(append(page, m.theme.Dim.Paint(m.fit.FitWords(more, m.width, false))))
 }
 
 // helpLines is the help, every line cut to the screen's width.
 func (m *Model) helpLines() []string {
-	out := []string{m.theme.title.paint(" gputop help")}
+	out := []string{m.theme.Title.Paint(" gputop help")}
 	for _, g := range m.keys.groups {
-		out = append(out, "", m.theme.title.paint(" "+g.title))
+		out = append(out, "", m.theme.Title.Paint(" "+g.title))
 		for _, b := range g.bindings {
 			lead := "  " + keyNames(b) + " "
 			lead += strings.Repeat(" ", max(0, helpKeyColumn-utf8.RuneCountInString(lead)))
-			out = append(out, m.fit.hangingWords(lead, b.text, m.width, -1, 0)...)
+			out = append(out, m.fit.HangingWords(lead, b.text, m.width, -1, 0)...)
 		}
 	}
-	out = append(out, "", m.theme.title.paint(" What the numbers and abbreviations mean"))
+	out = append(out, "", m.theme.Title.Paint(" What the numbers and abbreviations mean"))
 	for _, t := range helpTerms {
 		term := t.term
 		if m.ascii && t.ascii != "" {
@@ -51,10 +52,10 @@ func (m *Model) helpLines() []string {
 		}
 		lead := "  " + term + " "
 		lead += strings.Repeat(" ", max(0, helpTermColumn-utf8.RuneCountInString(lead)))
-		out = append(out, m.fit.hangingWords(lead, t.means, m.width, helpTermColumn, 0)...)
+		out = append(out, m.fit.HangingWords(lead, t.means, m.width, helpTermColumn, 0)...)
 	}
-	out = append(out, "", m.theme.title.paint(" gputop itself"))
-	out = append(out, m.fit.wrapWords("  "+m.selfLine(), m.width, 0)...)
+	out = append(out, "", m.theme.Title.Paint(" gputop itself"))
+	out = append(out, m.fit.WrapWords("  "+m.selfLine(), m.width, 0)...)
 	if source := m.helpSource(); len(m.info.GPUs) == 0 {
 		// Without GPUs the checks are what the person came to ? for.
 		out = append(out[:1], append(source, out[1:]...)...)
@@ -79,14 +80,14 @@ func (m *Model) helpSource() []string {
 	if len(notes) == 0 && len(m.info.Checks) == 0 {
 		return nil
 	}
-	out := []string{"", m.theme.title.paint(" Source: what was looked for")}
+	out := []string{"", m.theme.Title.Paint(" Source: what was looked for")}
 	for _, n := range notes {
-		for _, l := range m.fit.wrapWords("  "+n, m.width, 0) {
-			out = append(out, m.theme.warn.paint(l))
+		for _, l := range m.fit.WrapWords("  "+n, m.width, 0) {
+			out = append(out, m.theme.Warn.Paint(l))
 		}
 	}
 	for _, c := range m.info.Checks {
-		out = append(out, m.fit.wrapWords("  "+c, m.width, 0)...)
+		out = append(out, m.fit.WrapWords("  "+c, m.width, 0)...)
 	}
 	return out
 }
@@ -99,7 +100,7 @@ func (m *Model) selfLine() string {
 		return m.store.ValueAt(timeline.Key{Name: name, Device: timeline.SelfDevice}, at)
 	}
 	cpu := v(timeline.ProcCPU)
-	cpuText := na
+	cpuText := draw.NA
 	if !math.IsNaN(cpu) {
 		cpuText = strconv.FormatFloat(cpu, 'f', 1, 64) + "%"
 	}
@@ -108,5 +109,5 @@ func (m *Model) selfLine() string {
 		overruns = strconv.FormatFloat(n, 'f', 0, 64)
 	}
 	return fmt.Sprintf("CPU %s of one core, memory %s, sampling lag %s, %s ticks overran their interval, %d samples held",
-		cpuText, fmtBytes(v(timeline.ProcRSS)), fmtValue(timeline.SampleLag, v(timeline.SampleLag), m.ascii), overruns, m.store.Len())
+		cpuText, draw.Bytes(v(timeline.ProcRSS)), draw.Value(timeline.SampleLag, v(timeline.SampleLag), m.ascii), overruns, m.store.Len())
 }

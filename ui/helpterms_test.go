@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // TestEveryAbbreviationIsInTheHelp: every short label the screen draws
@@ -24,7 +25,7 @@ func TestEveryAbbreviationIsInTheHelp(t *testing.T) {
 		drawn = append(drawn, r.label)
 	}
 	for _, bit := range []int{timeline.ThrottleThermal, timeline.ThrottlePower, timeline.ThrottleBoardLimit, timeline.ThrottleSyncBoost} {
-		drawn = append(drawn, throttleFlag(float64(bit)))
+		drawn = append(drawn, draw.ThrottleFlag(float64(bit)))
 	}
 	drawn = append(drawn, procColumnNames[:]...)
 	drawn = append(drawn, "RSS", "START", "END", "WHERE", "iow", "iowait", "ld", "load", "RAM", "ram", "sw", "swap", "cpu",

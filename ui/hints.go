@@ -9,6 +9,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/units"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // viewHints is the hints panel: the hints of the session up to the
@@ -27,10 +28,10 @@ func (m *Model) viewHints(f *frame, rows int) []string {
 		ln := m.newLine(m.width)
 		msg := " no bottleneck hints at this time"
 		if m.store.Len() > 0 && f.at.Sub(m.store.First()) < analysis.ProvisionalMin {
-			msg = " a first reading after " + fmtDuration(analysis.ProvisionalMin) + " of samples; judging" + m.glyph.ellipsis
+			msg = " a first reading after " + draw.Duration(analysis.ProvisionalMin) + " of samples; judging" + m.glyph.Ellipsis
 		}
-		ln.add(msg, m.theme.dim)
-		return padBlank([]string{ln.String()}, rows)
+		ln.Add(msg, m.theme.Dim)
+		return draw.PadBlank([]string{ln.String()}, rows)
 	}
 	var out []string
 	i := 0
@@ -55,7 +56,7 @@ func (m *Model) viewHints(f *frame, rows int) []string {
 	if i < len(hints) {
 		out = append(out, m.moreHints(hints[i:]))
 	}
-	return padBlank(out, rows)
+	return draw.PadBlank(out, rows)
 }
 
 // moreHints is the row that names the hints the panel has no room for:
@@ -69,8 +70,8 @@ func (m *Model) moreHints(rest []timeline.Hint) string {
 		}
 	}
 	ln := m.newLine(m.width)
-	ln.add(fmt.Sprintf("   +%d more (h shows each): ", len(rest)), m.theme.dim)
-	ln.add(strings.Join(names, ", "), m.theme.dim)
+	ln.Add(fmt.Sprintf("   +%d more (h shows each): ", len(rest)), m.theme.Dim)
+	ln.Add(strings.Join(names, ", "), m.theme.Dim)
 	return ln.String()
 }
 
@@ -79,9 +80,9 @@ func (m *Model) moreHints(rest []timeline.Hint) string {
 func (m *Model) hintLead(h timeline.Hint, at time.Time, selected bool) (sev, name, status string) {
 	mark := " "
 	if selected {
-		mark = m.glyph.playing
+		mark = m.glyph.Playing
 	}
-	sev = mark + m.glyph.warn + " " + padRight(strings.ToUpper(h.Severity.String()), 9)
+	sev = mark + m.glyph.Warn + " " + draw.PadRight(strings.ToUpper(h.Severity.String()), 9)
 	name = h.ID
 	if g := gpuList(m.gpuNames, h.GPUs); g != "" {
 		name += " " + g
@@ -94,17 +95,17 @@ func (m *Model) hintLead(h timeline.Hint, at time.Time, selected bool) (sev, nam
 
 // hintInks are the inks of a hint's head and text: by severity, all dimmed
 // once it has ended.
-func (m *Model) hintInks(h timeline.Hint) (sev, name, text ink) {
-	sev = m.theme.warn
+func (m *Model) hintInks(h timeline.Hint) (sev, name, text draw.Ink) {
+	sev = m.theme.Warn
 	switch h.Severity {
 	case timeline.Critical:
-		sev = m.theme.crit
+		sev = m.theme.Crit
 	case timeline.Info:
-		sev = m.theme.dim
+		sev = m.theme.Dim
 	}
-	name = m.theme.bold
+	name = m.theme.Bold
 	if !h.Ongoing {
-		sev, name, text = m.theme.dim, m.theme.dim, m.theme.dim
+		sev, name, text = m.theme.Dim, m.theme.Dim, m.theme.Dim
 	}
 	return sev, name, text
 }
@@ -119,16 +120,16 @@ func (m *Model) hintLines(h timeline.Hint, at time.Time, selected bool, maxLines
 	sevInk, nameInk, textInk := m.hintInks(h)
 	head := sev + name + status + ":"
 	indent := min(hintIndent, m.width/4)
-	plain := m.fit.hangingWords(head, h.Evidence, m.width, indent, maxLines)
+	plain := m.fit.HangingWords(head, h.Evidence, m.width, indent, maxLines)
 	out := make([]string, len(plain))
 	for i, l := range plain {
-		out[i] = textInk.paint(l)
+		out[i] = textInk.Paint(l)
 	}
 	// Paint the head where the first line holds it whole (it always does
 	// but on a screen narrower than gputop draws).
-	s, n, st := m.fit.words(sev), m.fit.words(name), m.fit.words(status)
+	s, n, st := m.fit.Words(sev), m.fit.Words(name), m.fit.Words(status)
 	if rest, ok := strings.CutPrefix(plain[0], s+n+st+":"); ok {
-		out[0] = sevInk.paint(s) + nameInk.paint(n) + m.theme.dim.paint(st) + textInk.paint(":"+rest)
+		out[0] = sevInk.Paint(s) + nameInk.Paint(n) + m.theme.Dim.Paint(st) + textInk.Paint(":"+rest)
 	}
 	return out
 }
@@ -148,9 +149,9 @@ func gpuList(names units.GPUNames, gpus []int) string {
 func hintStatus(h timeline.Hint, at time.Time) string {
 	switch {
 	case !h.Ongoing:
-		return "ended " + fmtDuration(at.Sub(h.End).Truncate(time.Second)) + " ago"
+		return "ended " + draw.Duration(at.Sub(h.End).Truncate(time.Second)) + " ago"
 	case h.Provisional:
-		return "so far " + fmtDuration(h.End.Sub(h.Start))
+		return "so far " + draw.Duration(h.End.Sub(h.Start))
 	}
 	return ""
 }
@@ -168,7 +169,7 @@ func (m *Model) hintDetail(at time.Time) []inked {
 	// the one opened.
 	var out []inked
 	for _, l := range m.hintLines(h, at, true, 0) {
-		out = append(out, inked{l, ink{}})
+		out = append(out, inked{l, draw.Ink{}})
 	}
 	standing := "firm"
 	if st := hintStatus(h, at); st != "" {
@@ -176,20 +177,20 @@ func (m *Model) hintDetail(at time.Time) []inked {
 	} else if h.Ongoing {
 		standing = "firm, holding now"
 	}
-	span := fmt.Sprintf("    first seen %s, last seen %s (%s), confidence %.0f%%, %s", fmtClock(h.Start, false),
-		fmtClock(h.End, false), fmtDuration(h.End.Sub(h.Start)), 100*h.Confidence, standing)
-	for _, l := range m.fit.wrapWords(span, w, 0) {
-		out = append(out, inked{l, m.theme.dim})
+	span := fmt.Sprintf("    first seen %s, last seen %s (%s), confidence %.0f%%, %s", draw.Clock(h.Start, false),
+		draw.Clock(h.End, false), draw.Duration(h.End.Sub(h.Start)), 100*h.Confidence, standing)
+	for _, l := range m.fit.WrapWords(span, w, 0) {
+		out = append(out, inked{l, m.theme.Dim})
 	}
-	for _, l := range m.fit.hangingWords("    next step: ", h.Suggestion, w, -1, 0) {
-		out = append(out, inked{l, m.theme.bold})
+	for _, l := range m.fit.HangingWords("    next step: ", h.Suggestion, w, -1, 0) {
+		out = append(out, inked{l, m.theme.Bold})
 	}
 	if len(h.Episodes) > 1 {
-		out = append(out, inked{"    " + plural(len(h.Episodes), "episode") + ", largest first:", m.theme.dim})
+		out = append(out, inked{"    " + plural(len(h.Episodes), "episode") + ", largest first:", m.theme.Dim})
 		for _, ep := range h.Episodes {
-			lead := fmt.Sprintf("    %s-%s %s ", fmtClock(ep.Start, false), fmtClock(ep.End, false), ep.Severity)
-			for _, l := range m.fit.hangingWords(lead, ep.Evidence, w, -1, 0) {
-				out = append(out, inked{l, ink{}})
+			lead := fmt.Sprintf("    %s-%s %s ", draw.Clock(ep.Start, false), draw.Clock(ep.End, false), ep.Severity)
+			for _, l := range m.fit.HangingWords(lead, ep.Evidence, w, -1, 0) {
+				out = append(out, inked{l, draw.Ink{}})
 			}
 		}
 	}
@@ -199,7 +200,7 @@ func (m *Model) hintDetail(at time.Time) []inked {
 // inked is a line and the ink it is drawn in.
 type inked struct {
 	text string
-	ink  ink
+	ink  draw.Ink
 }
 
 // viewHintDetail shows the selected hint in full where the detail graph
@@ -214,15 +215,15 @@ func (m *Model) viewHintDetail(f *frame, rows int) []string {
 	top := min(m.hintTop, max(0, len(lines)-body))
 	var out []string
 	for _, l := range lines[top:min(len(lines), top+body)] {
-		out = append(out, m.fit.fitRow(l.ink.paint(l.text), m.width))
+		out = append(out, m.fit.FitRow(l.ink.Paint(l.text), m.width))
 	}
-	out = padBlank(out, body)
-	keys := "    h next hint" + m.glyph.sep + "esc back to the graph"
+	out = draw.PadBlank(out, body)
+	keys := "    h next hint" + m.glyph.Sep + "esc back to the graph"
 	if len(lines) > body {
 		keys = fmt.Sprintf("    %s scroll (lines %d-%d of %d)%sh next hint%sesc back to the graph",
-			m.keys.hintUp.Help().Key, top+1, min(len(lines), top+body), len(lines), m.glyph.sep, m.glyph.sep)
+			m.keys.hintUp.Help().Key, top+1, min(len(lines), top+body), len(lines), m.glyph.Sep, m.glyph.Sep)
 	}
-	return append(out, m.theme.dim.paint(m.fit.fitWords(keys, m.width, false)))
+	return append(out, m.theme.Dim.Paint(m.fit.FitWords(keys, m.width, false)))
 }
 
 // hintDetailOverflow is how many lines of the selected hint's detail do

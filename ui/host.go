@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // viewHost draws the host: CPU (with iowait and load), RAM and swap, disk,
@@ -25,46 +26,46 @@ func (m *Model) viewHost(f *frame) []string {
 		return m.viewNoHost(multi)
 	}
 	cpu := m.newLine(m.width)
-	cpu.add(padRight(" "+m.hostLabel(), m.lay.label), m.theme.title)
+	cpu.Add(draw.PadRight(" "+m.hostLabel(), m.lay.label), m.theme.Title)
 	if multi {
-		cpu.add(padRight("cpu", rowLabelWidth), m.theme.dim)
+		cpu.Add(draw.PadRight("cpu", rowLabelWidth), m.theme.Dim)
 	}
-	cpu.pad(prefix)
+	cpu.Pad(prefix)
 	m.store.Series(timeline.Key{Name: timeline.HostCPU, Device: hostDev}, f.from, f.to, f.cols)
-	cpu.add(m.glyph.spark(f.cols, 0, 100), m.theme.host)
+	cpu.Add(m.glyph.Spark(f.cols, 0, 100), m.theme.Host)
 	// A one-row host has the room of a one-row GPU: short labels.
 	iowait, load := " iowait ", " load "
 	if !multi {
 		iowait, load = " iow ", " ld "
 	}
-	cpu.add(" ", ink{}).add(fmtPct(hv(timeline.HostCPU)), m.theme.host)
-	cpu.add(iowait, m.theme.dim).add(strings.TrimSpace(fmtPct(hv(timeline.HostIOWait))), ioInk(&m.theme, hv(timeline.HostIOWait)))
-	cpu.add(load, m.theme.dim).add(fmtLoad(hv(timeline.HostLoad1)), ink{})
-	ram := fmtMem(hv(timeline.HostMemUsed), hv(timeline.HostMemTotal))
-	swap := fmtBytes(hv(timeline.HostSwapUsed))
-	disk := "disk r " + fmtRate(hv(timeline.HostDiskRead)) + " w " + fmtRate(hv(timeline.HostDiskWrite))
+	cpu.Add(" ", draw.Ink{}).Add(draw.Pct(hv(timeline.HostCPU)), m.theme.Host)
+	cpu.Add(iowait, m.theme.Dim).Add(strings.TrimSpace(draw.Pct(hv(timeline.HostIOWait))), ioInk(&m.theme, hv(timeline.HostIOWait)))
+	cpu.Add(load, m.theme.Dim).Add(fmtLoad(hv(timeline.HostLoad1)), draw.Ink{})
+	ram := draw.Mem(hv(timeline.HostMemUsed), hv(timeline.HostMemTotal))
+	swap := draw.Bytes(hv(timeline.HostSwapUsed))
+	disk := "disk r " + draw.Rate(hv(timeline.HostDiskRead)) + " w " + draw.Rate(hv(timeline.HostDiskWrite))
 	if !multi {
 		// Whole fields or none: "sw 12.0" cut from "sw 12.0M" lies.
-		fillRow(cpu, &m.theme, []field{
-			{"RAM " + ram, memInk},
-			{"sw " + swap, func(t *theme) ink { return swapInk(t, hv(timeline.HostSwapUsed)) }},
+		draw.FillRow(cpu, &m.theme, []draw.Field{
+			{Text: "RAM " + ram, Ink: draw.MemInk},
+			{Text: "sw " + swap, Ink: func(t *draw.Theme) draw.Ink { return swapInk(t, hv(timeline.HostSwapUsed)) }},
 		}, nil, m.width)
 		return append([]string{cpu.String()}, m.viewCores(f, prefix)...)
 	}
 
 	mem := m.newLine(m.width)
-	mem.pad(m.lay.label).add(padRight("ram", rowLabelWidth), m.theme.dim)
+	mem.Pad(m.lay.label).Add(draw.PadRight("ram", rowLabelWidth), m.theme.Dim)
 	m.store.Series(timeline.Key{Name: timeline.HostMemUsed, Device: hostDev}, f.from, f.to, f.cols)
-	mem.add(m.glyph.spark(f.cols, 0, hv(timeline.HostMemTotal)), m.theme.mem)
-	mem.add(" ", ink{}).add(ram, m.theme.mem)
+	mem.Add(m.glyph.Spark(f.cols, 0, hv(timeline.HostMemTotal)), m.theme.Mem)
+	mem.Add(" ", draw.Ink{}).Add(ram, m.theme.Mem)
 	// Whole fields only: a disk rate cut in half is worse than none; and
 	// none at all where the host never gave one.
-	var fields []field
+	var fields []draw.Field
 	if m.store.Has(timeline.Key{Name: timeline.HostDiskRead, Device: hostDev}) {
-		fields = append(fields, field{disk, dimInk})
+		fields = append(fields, draw.Field{Text: disk, Ink: draw.DimInk})
 	}
-	fields = append(fields, field{"swap " + swap, func(t *theme) ink { return swapInk(t, hv(timeline.HostSwapUsed)) }})
-	fillRow(mem, &m.theme, fields, nil, m.width)
+	fields = append(fields, draw.Field{Text: "swap " + swap, Ink: func(t *draw.Theme) draw.Ink { return swapInk(t, hv(timeline.HostSwapUsed)) }})
+	draw.FillRow(mem, &m.theme, fields, nil, m.width)
 	return append([]string{cpu.String(), mem.String()}, m.viewCores(f, prefix)...)
 }
 
@@ -73,7 +74,7 @@ func (m *Model) viewHost(f *frame) []string {
 // N/A reads as if something failed.
 func (m *Model) viewNoHost(multi bool) []string {
 	ln := m.newLine(m.width)
-	ln.add(padRight(" "+m.hostLabel(), m.lay.label), m.theme.title)
+	ln.Add(draw.PadRight(" "+m.hostLabel(), m.lay.label), m.theme.Title)
 	msg := "no host readings in this recording"
 	switch {
 	case m.info.Kind == timeline.Imported || m.info.Recorded == timeline.Imported:
@@ -86,34 +87,34 @@ func (m *Model) viewNoHost(multi bool) []string {
 		rows++
 	}
 	// A host's reason may be long (ssh's own words): its rows take it.
-	text := m.fit.wrapWords(msg, m.width-ln.w, rows)
-	ln.add(text[0], m.theme.dim)
+	text := m.fit.WrapWords(msg, m.width-ln.Width(), rows)
+	ln.Add(text[0], m.theme.Dim)
 	out := []string{ln.String()}
 	for _, l := range text[1:] {
-		out = append(out, m.newLine(m.width).pad(m.lay.label).add(l, m.theme.dim).String())
+		out = append(out, m.newLine(m.width).Pad(m.lay.label).Add(l, m.theme.Dim).String())
 	}
-	return padBlank(out, rows)
+	return draw.PadBlank(out, rows)
 }
 
 func fmtLoad(v float64) string {
 	if math.IsNaN(v) {
-		return na
+		return draw.NA
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
-func ioInk(t *theme, v float64) ink {
+func ioInk(t *draw.Theme, v float64) draw.Ink {
 	if v >= 10 {
-		return t.warn
+		return t.Warn
 	}
-	return ink{}
+	return draw.Ink{}
 }
 
-func swapInk(t *theme, v float64) ink {
+func swapInk(t *draw.Theme, v float64) draw.Ink {
 	if v > 0 {
-		return t.warn
+		return t.Warn
 	}
-	return ink{}
+	return draw.Ink{}
 }
 
 // viewCores draws a bar per core at the cursor, under the CPU sparkline.
@@ -146,17 +147,17 @@ func (m *Model) viewCores(f *frame, prefix int) []string {
 	for r := 0; r < m.lay.coreRows; r++ {
 		ln := m.newLine(m.width)
 		if r == 0 && m.lay.gpuRows > 1 {
-			ln.pad(m.lay.label).add(padRight("cpus", rowLabelWidth), m.theme.dim)
+			ln.Pad(m.lay.label).Add(draw.PadRight("cpus", rowLabelWidth), m.theme.Dim)
 		} else if r == 0 {
-			ln.add(padRight(" cpus", m.lay.label), m.theme.dim)
+			ln.Add(draw.PadRight(" cpus", m.lay.label), m.theme.Dim)
 		}
-		ln.pad(prefix)
+		ln.Pad(prefix)
 		lo, hi := r*perRow, min(len(vals), (r+1)*perRow)
 		if lo < hi {
-			ln.add(m.glyph.bars(vals[lo:hi], 0, 100), m.theme.core)
+			ln.Add(m.glyph.Bars(vals[lo:hi], 0, 100), m.theme.Core)
 		}
-		if r == m.lay.coreRows-1 && m.width-ln.w > len(summary) {
-			ln.add(summary, m.theme.dim)
+		if r == m.lay.coreRows-1 && m.width-ln.Width() > len(summary) {
+			ln.Add(summary, m.theme.Dim)
 		}
 		out = append(out, ln.String())
 	}

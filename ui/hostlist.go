@@ -9,6 +9,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/units"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // A session of several hosts (gputop --hosts, an import from Prometheus, a
@@ -510,7 +511,7 @@ func (m *Model) hostSpark(f *frame, h int) string {
 			f.cols[i].Mean = acc[i] / float64(cnt[i])
 		}
 	}
-	return m.glyph.spark(f.cols, 0, 100)
+	return m.glyph.Spark(f.cols, 0, 100)
 }
 
 // viewHostLine is one host: its name, the mean utilisation of its GPUs over
@@ -521,22 +522,22 @@ func (m *Model) viewHostLine(f *frame, h int) string {
 	fig := hn.figs[h]
 	selected := h == hn.sel && hn.mode == hostList
 	mark := " "
-	labelInk := m.theme.title
+	labelInk := m.theme.Title
 	if selected {
 		mark = "▸"
 		if m.ascii {
 			mark = ">"
 		}
-		labelInk = m.theme.sel
+		labelInk = m.theme.Sel
 	}
 	ln := m.newLine(m.width)
-	ln.add(padRight(mark+m.fit.fitWords(hn.names[h], 16, false), m.lay.label), labelInk)
+	ln.Add(draw.PadRight(mark+m.fit.FitWords(hn.names[h], 16, false), m.lay.label), labelInk)
 	prefix := m.lay.label
 	if m.lay.gpuRows > 1 {
-		ln.add(padRight("mean", rowLabelWidth), m.theme.dim)
+		ln.Add(draw.PadRight("mean", rowLabelWidth), m.theme.Dim)
 		prefix += rowLabelWidth
 	}
-	ln.pad(prefix)
+	ln.Pad(prefix)
 	spark := m.hostSpark(f, h)
 	if fig.problem != "" || fig.gap {
 		// The gap at the end of its sparkline is blank: the reason is
@@ -551,62 +552,60 @@ func (m *Model) viewHostLine(f *frame, h int) string {
 		if fig.problem == "" {
 			need = 1 + len("no data since 00:00:00")
 		}
-		bars = max(0, min(bars, m.width-ln.w-need))
-		ln.add(cutRunes(spark, bars), m.theme.util)
+		bars = max(0, min(bars, m.width-ln.Width()-need))
+		ln.Add(draw.CutRunes(spark, bars), m.theme.Util)
 		m.hostProblem(ln, fig)
 		return ln.String()
 	}
-	ln.add(spark, m.theme.util)
-	fields := []field{
-		{padLeft(fmt.Sprintf("%d/%d busy", fig.busy, fig.gpus), 10), nil},
-		{"util " + fmtPct(fig.mean), utilInk},
-		{"lo " + fmtPct(fig.lo), utilInk},
-		{padLeft(fmtHostWatts(fig.power), 6), powerInk},
+	ln.Add(spark, m.theme.Util)
+	fields := []draw.Field{
+		{Text: draw.PadLeft(fmt.Sprintf("%d/%d busy", fig.busy, fig.gpus), 10), Ink: nil},
+		{Text: "util " + draw.Pct(fig.mean), Ink: draw.UtilInk},
+		{Text: "lo " + draw.Pct(fig.lo), Ink: draw.UtilInk},
+		{Text: draw.PadLeft(fmtHostWatts(fig.power), 6), Ink: draw.PowerInk},
 	}
 	if fig.worst != nil {
-		k := warnInk
+		k := draw.WarnInk
 		if fig.worst.Severity == timeline.Critical {
-			k = critInk
+			k = draw.CritInk
 		}
-		fields = append(fields, field{strings.ToUpper(fig.worst.Severity.String()) + " " + fig.worst.ID, k})
+		fields = append(fields, draw.Field{Text: strings.ToUpper(fig.worst.Severity.String()) + " " + fig.worst.ID, Ink: k})
 	}
-	fillRow(ln, &m.theme, fields, nil, m.width)
+	draw.FillRow(ln, &m.theme, fields, nil, m.width)
 	return ln.String()
 }
 
-func utilInk(t *theme) ink { return t.util }
-
 // hostProblem ends a host line with why it has no data and since when:
 // "unreachable: ssh: connect to host node3 port 22: Connecti… since 09:01:40".
-func (m *Model) hostProblem(ln *line, fig hostFigures) {
+func (m *Model) hostProblem(ln *draw.Line, fig hostFigures) {
 	text := fig.problem
-	k := m.theme.crit
+	k := m.theme.Crit
 	switch {
 	case text == "":
-		text, k = "no data", m.theme.warn
+		text, k = "no data", m.theme.Warn
 	case fig.waiting:
-		k = m.theme.warn
+		k = m.theme.Warn
 	}
 	since := ""
 	if !fig.since.IsZero() {
-		since = " since " + fmtClock(fig.since, false)
+		since = " since " + draw.Clock(fig.since, false)
 	}
-	room := m.width - ln.w - 1 - len(since)
+	room := m.width - ln.Width() - 1 - len(since)
 	if room < 8 {
-		room, since = m.width-ln.w-1, ""
+		room, since = m.width-ln.Width()-1, ""
 	}
-	ln.add(" ", ink{}).add(m.fit.fitWords(text, room, false), k).add(since, m.theme.dim)
+	ln.Add(" ", draw.Ink{}).Add(m.fit.FitWords(text, room, false), k).Add(since, m.theme.Dim)
 }
 
 // fmtHostWatts is a host's GPU power: "640W", "5.1kW".
 func fmtHostWatts(v float64) string {
 	if math.IsNaN(v) {
-		return na
+		return draw.NA
 	}
 	if v >= 1000 {
 		return fmt.Sprintf("%.1fkW", v/1000)
 	}
-	return fmtWatts(v)
+	return draw.Watts(v)
 }
 
 // viewHostSummary is the pinned line over the hosts: how many and which are
@@ -625,7 +624,7 @@ func (m *Model) viewHostSummary(f *frame) string {
 	if hn.mode == hostList && hn.shown < len(hn.names) {
 		head = fmt.Sprintf(" hosts %d-%d of %d, %s", hn.top+1, min(len(hn.names), hn.top+hn.shown), len(hn.names), gpus)
 	}
-	ln.add(head, m.theme.title)
+	ln.Add(head, m.theme.Title)
 	m.addUtilSummary(ln, s)
 	down := 0
 	for _, fig := range hn.figs {
@@ -634,14 +633,14 @@ func (m *Model) viewHostSummary(f *frame) string {
 		}
 	}
 	if down > 0 {
-		ln.add("  ", ink{}).add(fmt.Sprintf("%d without data", down), m.theme.crit)
+		ln.Add("  ", draw.Ink{}).Add(fmt.Sprintf("%d without data", down), m.theme.Crit)
 	}
 	if s.worst != nil {
-		k := m.theme.warn
+		k := m.theme.Warn
 		if s.worst.Severity == timeline.Critical {
-			k = m.theme.crit
+			k = m.theme.Crit
 		}
-		ln.add("  ", ink{}).add(strings.ToUpper(s.worst.Severity.String())+" "+s.worst.ID, k)
+		ln.Add("  ", draw.Ink{}).Add(strings.ToUpper(s.worst.Severity.String())+" "+s.worst.ID, k)
 	}
 	return ln.String()
 }
@@ -674,7 +673,7 @@ func (hn *hostNav) groupCores(cores []string) {
 // session of several.
 func (m *Model) hostLabel() string {
 	if name := m.hostName(); name != "" {
-		return m.fit.fitWords(name, 16, false)
+		return m.fit.FitWords(name, 16, false)
 	}
 	return "host"
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // The job row: the rate of the job's own progress (a tqdm bar under
@@ -59,9 +60,9 @@ func (m *Model) viewJob(f *frame) []string {
 	ps := m.store.Progress()
 	unit := timeline.ProgressUnit(ps)
 	ln := m.newLine(m.width)
-	ln.add(padRight(" job", m.lay.label), m.theme.title)
+	ln.Add(draw.PadRight(" job", m.lay.label), m.theme.Title)
 	if m.lay.gpuRows > 1 {
-		ln.add(padRight("rate", rowLabelWidth), m.theme.dim)
+		ln.Add(draw.PadRight("rate", rowLabelWidth), m.theme.Dim)
 	}
 	cols := f.cols
 	n := len(cols)
@@ -76,11 +77,11 @@ func (m *Model) viewJob(f *frame) []string {
 			hi = max(hi, r)
 		}
 	}
-	ln.add(m.glyph.spark(cols, 0, hi), m.theme.util)
+	ln.Add(m.glyph.Spark(cols, 0, hi), m.theme.Util)
 	rate, _ := timeline.ProgressRate(near(ps, f.at.Add(-jobRateSpan), f.at), unit, f.at.Add(-jobRateSpan), f.at)
-	ln.add(" "+jobFigure(rate)+" "+unit+"/s", m.theme.util)
+	ln.Add(" "+jobFigure(rate)+" "+unit+"/s", m.theme.Util)
 	if done := jobDone(ps, unit, f.at); !math.IsNaN(done) {
-		ln.add(" "+jobFigure(done)+" "+unit, m.theme.dim)
+		ln.Add(" "+jobFigure(done)+" "+unit, m.theme.Dim)
 	}
 	return []string{ln.String()}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // ParseTime reads a time the way the t key does, for replay's --start. It
@@ -55,7 +57,7 @@ func (m *Model) jumpTo(answer string) {
 		return
 	}
 	if t.Before(first) || t.After(last) {
-		m.note = fmt.Sprintf("%s is outside the session (%s to %s)", fmtClock(t, true), fmtClock(first, true), fmtClock(last, true))
+		m.note = fmt.Sprintf("%s is outside the session (%s to %s)", draw.Clock(t, true), draw.Clock(first, true), draw.Clock(last, true))
 		return
 	}
 	m.play.seek(t, first, last)

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // Killer signals one process on this host. The screen asks it only in a
@@ -88,7 +89,7 @@ func (m *Model) handleConfirmKey(k tea.KeyMsg) tea.Cmd {
 			m.note = fmt.Sprintf("not signalled: %v", err)
 			return nil
 		}
-		m.note = fmt.Sprintf("SIG%s sent to PID %d (%s)", signalName(sig), p.PID, m.fit.fitWords(oneLine(orNA(p.Command)), 40, true))
+		m.note = fmt.Sprintf("SIG%s sent to PID %d (%s)", signalName(sig), p.PID, m.fit.FitWords(draw.OneLine(orNA(p.Command)), 40, true))
 	case key.Matches(k, keys.killNo.Binding):
 		m.confirm = killQuestion{}
 		m.note = "not signalled"
@@ -105,25 +106,25 @@ func (m *Model) viewConfirm() []string {
 	q := &m.confirm
 	p := q.target
 	ask := m.newLine(m.width)
-	ask.add(fmt.Sprintf(" Send SIG%s to PID %d", signalName(q.signal()), p.PID), m.theme.warn)
+	ask.Add(fmt.Sprintf(" Send SIG%s to PID %d", signalName(q.signal()), p.PID), m.theme.Warn)
 	if p.User != "" {
-		ask.addText(" ("+p.User+")", m.theme.warn)
+		ask.AddText(" ("+p.User+")", m.theme.Warn)
 	}
-	ask.add("?  ", m.theme.warn)
-	ask.addText(oneLine(orNA(p.Command)), m.theme.dim)
+	ask.Add("?  ", m.theme.Warn)
+	ask.AddText(draw.OneLine(orNA(p.Command)), m.theme.Dim)
 	ln := m.newLine(m.width)
-	ln.add(" ", ink{})
+	ln.Add(" ", draw.Ink{})
 	if len(q.signals) > 1 {
 		for i, s := range q.signals {
 			if i == q.chosen {
-				ln.add(signalName(s), m.theme.sel).add(" ", ink{})
+				ln.Add(signalName(s), m.theme.Sel).Add(" ", draw.Ink{})
 			} else {
-				ln.add(signalName(s)+" ", m.theme.dim)
+				ln.Add(signalName(s)+" ", m.theme.Dim)
 			}
 		}
-		ln.add(" "+m.keys.signalPrev.Help().Key+" signal, ", m.theme.bold)
+		ln.Add(" "+m.keys.signalPrev.Help().Key+" signal, ", m.theme.Bold)
 	}
 	yes, no := m.keys.killYes.Help(), m.keys.killNo.Help()
-	ln.add(yes.Key+" "+yes.Desc+", "+no.Key+" "+no.Desc, m.theme.bold)
+	ln.Add(yes.Key+" "+yes.Desc+", "+no.Key+" "+no.Desc, m.theme.Bold)
 	return []string{ask.String(), ln.String()}
 }

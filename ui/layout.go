@@ -2,12 +2,10 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // Minimum terminal: the width of one compact GPU row with a useful
@@ -196,145 +194,7 @@ func anyGPM(info timeline.SourceInfo) bool {
 	return false
 }
 
-// line builds one screen row from painted pieces while counting the width
-// of the visible text, so no row ever wraps. A piece that does not fit is
-// fitted (fit.go): cut at a word, with the ellipsis; after it the row is
-// full.
-type line struct {
-	b     strings.Builder
-	w     int
-	limit int
-	fit   *fitter
-	full  bool // a piece was cut: nothing more goes on the row
-}
-
 // newLine starts a row of at most limit columns.
-func (m *Model) newLine(limit int) *line {
-	return &line{limit: m.fit.room(limit), fit: &m.fit}
-}
-
-// setLimit changes the row's room (a part of the row kept for something
-// else, given back).
-func (l *line) setLimit(n int) { l.limit, l.full = l.fit.room(n), false }
-
-// add appends s painted with k, fitted to what is left of the row.
-func (l *line) add(s string, k ink) *line {
-	if l.full {
-		return l
-	}
-	l.fit.offer(s)
-	n := utf8.RuneCountInString(s)
-	if l.w+n > l.limit || l.fit.ascii && !isASCII(s) {
-		s = l.fit.words(s)
-		n = utf8.RuneCountInString(s)
-		if l.w+n > l.limit {
-			s = l.fit.fitWords(s, l.limit-l.w, false)
-			n = utf8.RuneCountInString(s)
-			l.full = true
-		}
-	}
-	if n == 0 {
-		return l
-	}
-	l.b.WriteString(k.paint(s))
-	l.w += n
-	return l
-}
-
-// addText appends text from outside gputop (a process's command line),
-// which may hold wide characters or escape codes: measured in cells,
-// fitted to what is left, control characters blanked.
-func (l *line) addText(s string, k ink) *line {
-	s = oneLine(s)
-	if isASCII(s) {
-		return l.add(s, k)
-	}
-	if l.full {
-		return l
-	}
-	s = l.fit.words(s)
-	l.fit.offer(s)
-	if room := l.limit - l.w; ansi.StringWidth(s) > room {
-		s = l.fit.fitWords(s, room, true)
-		l.full = true
-	}
-	n := ansi.StringWidth(s)
-	if n == 0 {
-		return l
-	}
-	l.b.WriteString(k.paint(s))
-	l.w += n
-	return l
-}
-
-// oneLine is outside text as a row can draw it: one line, no escape
-// sequences or control characters (a marker or a command line is anyone's
-// text).
-func oneLine(s string) string { return timeline.CleanText(s) }
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// addCells appends s, which the caller has laid out to take exactly cols
-// columns (wide characters included), painted with k. Only the phase band
-// uses it: it places every grapheme in its column itself.
-func (l *line) addCells(s string, cols int, k ink) *line {
-	if cols <= 0 || l.w+cols > l.limit {
-		return l
-	}
-	l.b.WriteString(k.paint(s))
-	l.w += cols
-	return l
-}
-
-// pad adds spaces up to column col.
-func (l *line) pad(col int) *line {
-	if col > l.limit {
-		col = l.limit
-	}
-	if col > l.w {
-		l.b.WriteString(strings.Repeat(" ", col-l.w))
-		l.w = col
-	}
-	return l
-}
-
-func (l *line) String() string { return l.b.String() }
-
-func cutRunes(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
-}
-
-// padLeft right-aligns s in w columns.
-func padLeft(s string, w int) string {
-	n := utf8.RuneCountInString(s)
-	if n >= w {
-		return s
-	}
-	return strings.Repeat(" ", w-n) + s
-}
-
-// padRight left-aligns s in w columns, cutting it if longer.
-func padRight(s string, w int) string {
-	n := utf8.RuneCountInString(s)
-	if n > w {
-		return cutRunes(s, w)
-	}
-	return s + strings.Repeat(" ", w-n)
+func (m *Model) newLine(limit int) *draw.Line {
+	return draw.NewLine(&m.fit, limit)
 }

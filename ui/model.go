@@ -12,6 +12,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/units"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // Options configure the UI.
@@ -88,10 +89,10 @@ type Model struct {
 	// jobSeen says the store holds the job's progress: the screen has a
 	// job row (job.go).
 	jobSeen bool
-	theme   theme
-	glyph   *glyphs
+	theme   draw.Theme
+	glyph   *draw.Glyphs
 	ascii   bool
-	fit     fitter // how every text meets its room (fit.go)
+	fit     draw.Fitter // how every text meets its room (draw/fit.go)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -159,9 +160,9 @@ func New(opts Options) *Model {
 	if r == nil {
 		r = lipgloss.DefaultRenderer()
 	}
-	g := &unicodeGlyphs
+	g := &draw.UnicodeGlyphs
 	if opts.ASCII {
-		g = &asciiGlyphs
+		g = &draw.ASCIIGlyphs
 	}
 	speed := opts.Speed
 	if speed <= 0 {
@@ -173,10 +174,10 @@ func New(opts Options) *Model {
 		info:     migUnderParents(info),
 		gpuNames: analysis.GPUNamesOf(info),
 		store:    store,
-		theme:    newTheme(r, opts.Plain),
+		theme:    draw.NewTheme(r, opts.Plain),
 		glyph:    g,
 		ascii:    opts.ASCII,
-		fit:      newFitter(g, opts.ASCII),
+		fit:      draw.NewFitter(g, opts.ASCII),
 		ctx:      ctx,
 		cancel:   cancel,
 		start:    opts.Start,

@@ -28,11 +28,11 @@ func (m *Model) viewProcsPane(f *frame, rows int) []string {
 	var out []string
 	_, dev, who := m.detailTarget()
 	if text, bad := m.healthLine(dev, f.at); text != "" {
-		k := m.theme.dim
+		k := m.theme.Dim
 		if bad {
-			k = m.theme.warn
+			k = m.theme.Warn
 		}
-		out = append(out, m.newLine(m.width).add(" "+who+": "+text, k).String())
+		out = append(out, m.newLine(m.width).Add(" "+who+": "+text, k).String())
 	}
 	m.hitBase += len(out)
 	return append(out, m.viewProcs(f, rows-len(out))...)

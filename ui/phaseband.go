@@ -9,6 +9,7 @@ import (
 	"github.com/rivo/uniseg"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // viewPhaseBand is the row under the GPUs that says what the job was doing
@@ -66,7 +67,7 @@ func (m *Model) viewPhaseBand(f *frame) string {
 		i = j
 	}
 	for _, t := range ticks {
-		m.placeText(cells, taken, t.col+1, oneLine(t.text))
+		m.placeText(cells, taken, t.col+1, draw.OneLine(t.text))
 	}
 	// Paint runs of one kind in one ink: fewer escape codes, fewer bytes.
 	for i := 0; i < cols; {
@@ -74,7 +75,7 @@ func (m *Model) viewPhaseBand(f *frame) string {
 		for j < cols && kinds[j] == kinds[i] {
 			j++
 		}
-		ln.addCells(strings.Join(cells[i:j], ""), j-i, m.phaseInk(kinds[i]))
+		ln.AddCells(strings.Join(cells[i:j], ""), j-i, m.phaseInk(kinds[i]))
 		i = j
 	}
 	return ln.String()
@@ -135,7 +136,7 @@ func (m *Model) placeText(cells []string, taken []bool, at int, text string) {
 				starts = starts[:len(starts)-1]
 			}
 			copy(cells[c:end], background[c-at:])
-			cells[c] = m.glyph.ellipsis
+			cells[c] = m.glyph.Ellipsis
 			return
 		}
 		starts = append(starts, c)
@@ -202,23 +203,23 @@ func minTime(a, b time.Time) time.Time {
 
 // bandRow starts a row that lines up with the sparklines: its label, then
 // padding to the column where the sparklines begin.
-func (m *Model) bandRow(label string) *line {
+func (m *Model) bandRow(label string) *draw.Line {
 	ln := m.newLine(m.width)
 	prefix := m.lay.label
 	if m.lay.gpuRows > 1 {
 		prefix += rowLabelWidth
-		ln.pad(m.lay.label).add(padRight(label, rowLabelWidth), m.theme.dim)
+		ln.Pad(m.lay.label).Add(draw.PadRight(label, rowLabelWidth), m.theme.Dim)
 	} else {
-		ln.add(padRight(label, m.lay.label), m.theme.dim)
+		ln.Add(draw.PadRight(label, m.lay.label), m.theme.Dim)
 	}
-	return ln.pad(prefix)
+	return ln.Pad(prefix)
 }
 
 // phaseCell is the background of a column in a phase. Without colour
 // (NO_COLOR, --ascii) a sign says the phase, one that no name written over
 // it reads as a letter of ("BbusyBBB" did): = busy, ~ stalled, . idle.
 func (m *Model) phaseCell(k timeline.PhaseKind) string {
-	if m.theme.plain || m.ascii {
+	if m.theme.Plain || m.ascii {
 		return string("=~.-"[k])
 	}
 	return "▬"
@@ -231,16 +232,16 @@ func (m *Model) markerTick() string {
 	return "┃"
 }
 
-func (m *Model) phaseInk(kind int8) ink {
+func (m *Model) phaseInk(kind int8) draw.Ink {
 	switch timeline.PhaseKind(kind) {
 	case timeline.PhaseBusy:
-		return m.theme.ok
+		return m.theme.OK
 	case timeline.PhaseStalled:
-		return m.theme.warn
+		return m.theme.Warn
 	case timeline.PhaseIdle:
-		return m.theme.dim
+		return m.theme.Dim
 	}
-	return ink{}
+	return draw.Ink{}
 }
 
 // viewHintBand marks, under the phase band and in the same columns, when
@@ -285,20 +286,20 @@ func (m *Model) viewHintBand(f *frame) string {
 		for j < cols && sev[j] == sev[i] {
 			j++
 		}
-		ln.add(string(cells[i:j]), m.severityInk(sev[i]))
+		ln.Add(string(cells[i:j]), m.severityInk(sev[i]))
 		i = j
 	}
 	return ln.String()
 }
 
-func (m *Model) severityInk(s int8) ink {
+func (m *Model) severityInk(s int8) draw.Ink {
 	switch timeline.Severity(s) {
 	case timeline.Critical:
-		return m.theme.crit
+		return m.theme.Crit
 	case timeline.Warning:
-		return m.theme.warn
+		return m.theme.Warn
 	case timeline.Info:
-		return m.theme.dim
+		return m.theme.Dim
 	}
-	return ink{}
+	return draw.Ink{}
 }

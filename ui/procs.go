@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // The process table lists every process that held a GPU in the visible
@@ -305,12 +306,12 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 	spans := m.procSpans(f)
 	_, at := m.store.ProcessesAt(f.at)
 	head := m.newLine(m.width)
-	head.add(" PROCESSES", m.theme.title)
+	head.Add(" PROCESSES", m.theme.Title)
 	if host := m.procHost(); host != "" {
-		head.add(" on "+host, m.theme.title)
+		head.Add(" on "+host, m.theme.Title)
 	}
 	if !at.IsZero() {
-		head.add("  as of "+fmtClock(at, false), m.theme.dim)
+		head.Add("  as of "+draw.Clock(at, false), m.theme.Dim)
 	}
 	order := "▼"
 	if m.ascii {
@@ -322,12 +323,12 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 			order = "^"
 		}
 	}
-	head.add("  by "+procColumnNames[m.procs.sortBy]+" "+order, m.theme.dim)
+	head.Add("  by "+procColumnNames[m.procs.sortBy]+" "+order, m.theme.Dim)
 	if m.procs.filter != "" {
-		head.addText(fmt.Sprintf("  filter %q: %d of %d", m.procs.filter, len(spans), m.procs.total), m.theme.warn)
+		head.AddText(fmt.Sprintf("  filter %q: %d of %d", m.procs.filter, len(spans), m.procs.total), m.theme.Warn)
 	}
 	if n := exitedCount(spans); n > 0 {
-		head.add(fmt.Sprintf("  %d ended in the window", n), m.theme.dim)
+		head.Add(fmt.Sprintf("  %d ended in the window", n), m.theme.Dim)
 	}
 	rss, times := procColumnsFor(m.width)
 	cols := m.newLine(m.width)
@@ -339,14 +340,14 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 		title += fmt.Sprintf(" %-8s %-8s", "START", "END")
 	}
 	title += fmt.Sprintf(" %-*s %s", whereWidth, "WHERE", "COMMAND")
-	cols.add(title, m.theme.dim)
+	cols.Add(title, m.theme.Dim)
 	out := []string{head.String(), cols.String()}
 	if len(spans) == 0 {
 		none := "   no GPU processes seen"
 		if m.procs.filter != "" {
 			none = "   no process matches the filter (/ to change it, empty for all)"
 		}
-		return padBlank(append(out, none), rows)
+		return draw.PadBlank(append(out, none), rows)
 	}
 
 	var detail []string
@@ -375,9 +376,9 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 		out = append(out, m.procRow(&spans[i], i == sel, rss, times))
 	}
 	if len(detail) > 0 {
-		out = append(padBlank(out, rows-len(detail)), detail...)
+		out = append(draw.PadBlank(out, rows-len(detail)), detail...)
 	}
-	return padBlank(out, rows)
+	return draw.PadBlank(out, rows)
 }
 
 func exitedCount(spans []timeline.ProcessSpan) int {
@@ -394,16 +395,16 @@ func exitedCount(spans []timeline.ProcessSpan) int {
 // of its GPU in the window, reversed if selected.
 func (m *Model) procRow(p *timeline.ProcessSpan, selected, rss, times bool) string {
 	ln := m.newLine(m.width)
-	k := ink{}
+	k := draw.Ink{}
 	switch {
 	case selected:
-		k = m.theme.sel
+		k = m.theme.Sel
 	case !p.Running:
-		k = m.theme.dim
+		k = m.theme.Dim
 	case p.InJob:
-		k = m.theme.bold
+		k = m.theme.Bold
 	}
-	util, cpu := fmtPct(p.Util), fmtPct(p.CPU)
+	util, cpu := draw.Pct(p.Util), draw.Pct(p.CPU)
 	if !p.Running {
 		// Its last reading is from before it ended: not a current number.
 		util, cpu = "-", "-"
@@ -415,30 +416,30 @@ func (m *Model) procRow(p *timeline.ProcessSpan, selected, rss, times bool) stri
 			mark = ">"
 		}
 	}
-	s := fmt.Sprintf("%s%s %-8s %8s %5s %5s", mark, m.gpuPID(m.procGPU(p.GPU), strconv.Itoa(p.PID)), m.fit.fitWords(orNA(p.User), 8, false), fmtBytes(p.GPUMem), util, cpu)
+	s := fmt.Sprintf("%s%s %-8s %8s %5s %5s", mark, m.gpuPID(m.procGPU(p.GPU), strconv.Itoa(p.PID)), m.fit.FitWords(orNA(p.User), 8, false), draw.Bytes(p.GPUMem), util, cpu)
 	if rss {
-		s += fmt.Sprintf(" %6s", fmtBytes(p.RSS))
+		s += fmt.Sprintf(" %6s", draw.Bytes(p.RSS))
 	}
 	if times {
 		end := ""
 		if !p.Running {
-			end = fmtClock(p.LastSeen, false)
+			end = draw.Clock(p.LastSeen, false)
 		}
 		// Without the host's word, the start is unknown: the first list in
 		// the window is only when the window begins.
 		start := "-"
 		if !p.Started.IsZero() {
-			start = fmtClock(p.Started, false)
+			start = draw.Clock(p.Started, false)
 		}
 		s += fmt.Sprintf(" %-8s %-8s", start, end)
 	}
-	s += fmt.Sprintf(" %-*s ", whereWidth, m.fit.fitWords(orDash(p.Workload.Short()), whereWidth, false))
-	ln.add(s, k)
-	cmdInk := m.theme.dim
+	s += fmt.Sprintf(" %-*s ", whereWidth, m.fit.FitWords(orDash(p.Workload.Short()), whereWidth, false))
+	ln.Add(s, k)
+	cmdInk := m.theme.Dim
 	if selected {
-		cmdInk = m.theme.sel
+		cmdInk = m.theme.Sel
 	}
-	ln.addText(orNA(p.Command), cmdInk)
+	ln.AddText(orNA(p.Command), cmdInk)
 	return ln.String()
 }
 
@@ -455,34 +456,34 @@ func (m *Model) procDetail(p *timeline.ProcessSpan) []string {
 		b.WriteString(" · " + p.User)
 	}
 	if !p.Started.IsZero() {
-		b.WriteString(" · started " + fmtClock(p.Started, false))
+		b.WriteString(" · started " + draw.Clock(p.Started, false))
 	}
 	if !p.Running {
-		b.WriteString(" · ended by " + fmtClock(p.LastSeen, false))
+		b.WriteString(" · ended by " + draw.Clock(p.LastSeen, false))
 	}
 	if !math.IsNaN(p.PeakGPUMem) {
-		b.WriteString(" · peak " + fmtBytes(p.PeakGPUMem))
+		b.WriteString(" · peak " + draw.Bytes(p.PeakGPUMem))
 	}
 	info := b.String()
 	if m.ascii {
 		info = strings.ReplaceAll(info, "·", "-")
 	}
-	out := []string{m.newLine(m.width).addText(info, m.theme.bold).String()}
+	out := []string{m.newLine(m.width).AddText(info, m.theme.Bold).String()}
 	// Where it runs gets a line of its own: a pod's UID and container id
 	// alone take 80 columns.
 	if w := p.Workload.String(); w != "" {
-		out = append(out, m.newLine(m.width).add("   ", ink{}).addText(w, m.theme.bold).String())
+		out = append(out, m.newLine(m.width).Add("   ", draw.Ink{}).AddText(w, m.theme.Bold).String())
 	}
-	cmd := m.fit.wrapWords(oneLine(orNA(p.Command)), m.width-3, maxCommandRows)
+	cmd := m.fit.WrapWords(draw.OneLine(orNA(p.Command)), m.width-3, maxCommandRows)
 	for _, l := range cmd[:min(len(cmd), maxCommandRows)] {
-		out = append(out, m.newLine(m.width).add("   ", ink{}).addText(l, ink{}).String())
+		out = append(out, m.newLine(m.width).Add("   ", draw.Ink{}).AddText(l, draw.Ink{}).String())
 	}
 	return out
 }
 
 func orNA(s string) string {
 	if s == "" {
-		return na
+		return draw.NA
 	}
 	return s
 }

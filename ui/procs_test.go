@@ -123,7 +123,7 @@ func TestProcessTableKeepsWhatEnded(t *testing.T) {
 			last = l
 		}
 	}
-	if !strings.HasPrefix(eval, m.theme.dim.pre) || !strings.Contains(eval, "09:01:20") || !strings.Contains(eval, "job 4749.0") {
+	if dimmed, _, _ := strings.Cut(m.theme.Dim.Paint("x"), "x"); !strings.HasPrefix(eval, dimmed) || !strings.Contains(eval, "09:01:20") || !strings.Contains(eval, "job 4749.0") {
 		t.Errorf("the ended process is not dimmed with its end and job: %q", eval)
 	}
 	if strings.Index(m.View(), eval) < strings.Index(m.View(), last) {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // prompt is a one-line question in the footer: a marker's text (m), a time
@@ -78,15 +80,15 @@ func (p *prompt) add(r rune) {
 // viewPrompt replaces the footer while a question is open.
 func (m *Model) viewPrompt() string {
 	ln := m.newLine(m.width)
-	ln.add(" "+m.prompt.label+" ", m.theme.bold)
+	ln.Add(" "+m.prompt.label+" ", m.theme.Bold)
 	text := string(m.prompt.text)
 	// Keep the end of a long answer in view, where the typing is.
-	room := m.width - ln.w - 12
+	room := m.width - ln.Width() - 12
 	if r := []rune(text); room > 0 && len(r) > room {
 		text = string(r[len(r)-room:])
 	}
-	ln.add(text+"_", ink{})
+	ln.Add(text+"_", draw.Ink{})
 	ok, cancel := m.keys.answer.Help(), m.keys.cancel.Help()
-	ln.add("  "+ok.Key+" "+ok.Desc+", "+cancel.Key+" "+cancel.Desc, m.theme.dim)
+	ln.Add("  "+ok.Key+" "+ok.Desc+", "+cancel.Key+" "+cancel.Desc, m.theme.Dim)
 	return ln.String()
 }

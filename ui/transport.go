@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // viewTransport is a replay's position in the whole recording:
@@ -12,17 +14,17 @@ import (
 func (m *Model) viewTransport() string {
 	first, last := m.store.First(), m.store.Last()
 	ln := m.newLine(m.width)
-	state := m.glyph.paused
+	state := m.glyph.Paused
 	if m.play.motion == playing {
-		state = m.glyph.playing
+		state = m.glyph.Playing
 	}
-	ln.add(fmt.Sprintf(" %s %gx ", state, m.play.speed), m.theme.bold)
+	ln.Add(fmt.Sprintf(" %s %gx ", state, m.play.speed), m.theme.Bold)
 	total := last.Sub(first)
 	pos := m.play.cursor.Sub(first)
-	tail := fmt.Sprintf(" %s of %s  %s - %s", fmtDuration(pos), fmtDuration(total),
-		fmtClock(first, total > 20*time.Hour), fmtClock(last, total > 20*time.Hour))
+	tail := fmt.Sprintf(" %s of %s  %s - %s", draw.Duration(pos), draw.Duration(total),
+		draw.Clock(first, total > 20*time.Hour), draw.Clock(last, total > 20*time.Hour))
 	if !m.sourceDone {
-		tail += " loading" + m.glyph.ellipsis
+		tail += " loading" + m.glyph.Ellipsis
 	}
 	if m.play.motion == paused {
 		// Where a replay opens (paused at its end) space plays it from the
@@ -33,11 +35,11 @@ func (m *Model) viewTransport() string {
 			tail += "  space plays"
 		}
 	}
-	bar := m.width - ln.w - len([]rune(tail)) - 1
+	bar := m.width - ln.Width() - len([]rune(tail)) - 1
 	if bar >= 10 {
-		ln.add(m.progressBar(bar, pos, total), m.theme.live)
+		ln.Add(m.progressBar(bar, pos, total), m.theme.Live)
 	}
-	ln.add(tail, m.theme.dim)
+	ln.Add(tail, m.theme.Dim)
 	return ln.String()
 }
 

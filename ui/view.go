@@ -3,9 +3,9 @@ package ui
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // View draws the whole screen from the store and the cursor alone, so a
@@ -71,12 +71,12 @@ func (m *Model) view() string {
 		at()
 		lines = append(lines, m.viewProcs(f, m.lay.procs)...)
 	}
-	lines = append(lines, blankLines(m.lay.blankRows)...)
+	lines = append(lines, draw.BlankLines(m.lay.blankRows)...)
 	if !m.play.grows {
 		// A replay gives its detail pane's last row to the transport.
-		lines = append(padBlank(lines, m.height-footerRows-1), m.viewTransport())
+		lines = append(draw.PadBlank(lines, m.height-footerRows-1), m.viewTransport())
 	}
-	lines = padBlank(lines, m.height-footerRows)
+	lines = draw.PadBlank(lines, m.height-footerRows)
 	if m.prompt.active {
 		return m.fitRows(append(lines, m.viewPrompt()))
 	}
@@ -96,7 +96,7 @@ func (m *Model) view() string {
 // fitter: none wider than the terminal.
 func (m *Model) fitRows(lines []string) string {
 	for i, l := range lines {
-		lines[i] = m.fit.fitRow(l, m.width)
+		lines[i] = m.fit.FitRow(l, m.width)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -113,7 +113,7 @@ func (m *Model) frame() *frame {
 func (m *Model) viewTooSmall() string {
 	w, h := MinSize()
 	msg := fmt.Sprintf("terminal %dx%d is too small: gputop needs %dx%d; enlarge it or press q", m.width, m.height, w, h)
-	return m.fitRows(padBlank(m.fit.wrapWords(msg, m.width, m.height), m.height))
+	return m.fitRows(draw.PadBlank(m.fit.WrapWords(msg, m.width, m.height), m.height))
 }
 
 // noteCores remembers the host's cores the first time samples name them,
@@ -133,28 +133,4 @@ func (m *Model) noteCores() {
 	if m.width > 0 {
 		m.relayout()
 	}
-}
-
-// visibleWidth counts the columns of a line the screen draws: every rune
-// is one column (gputop draws no wide characters) and escape sequences
-// take none. It is what ansi.StringWidth says of gputop's own lines, for a
-// tenth of the cost: no grapheme segmentation on every row every second.
-func visibleWidth(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		if s[i] == 0x1b {
-			i++
-			if i < len(s) && s[i] == '[' {
-				// CSI: parameters, then a final byte in 0x40-0x7e.
-				for i++; i < len(s) && (s[i] < 0x40 || s[i] > 0x7e); i++ {
-				}
-			}
-			i++
-			continue
-		}
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		n++
-	}
-	return n
 }
