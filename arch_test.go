@@ -113,6 +113,8 @@ func TestPackageDependencies(t *testing.T) {
 				p == module+"timeline/analysis" || strings.HasPrefix(p, module+"ui/")
 		}},
 		{"ui/screen", func(p string) bool { return !strings.HasPrefix(p, module) }},
+		// The cursor and how it moves: times in, times out, no clock.
+		{"ui/playback", std},
 		// The drawing primitives: strings, numbers and times in, painted
 		// rows out; below every panel, so nothing of the screen above them.
 		{"ui/draw", func(p string) bool {

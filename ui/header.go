@@ -9,6 +9,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/playback"
 )
 
 // viewHeader is the top row: what is being watched on the left (host, GPUs,
@@ -64,15 +65,15 @@ func (m *Model) headerState(f *frame) string {
 	}
 	var state string
 	var k draw.Ink
-	switch m.play.motion {
-	case following:
+	switch m.play.Motion {
+	case playback.Following:
 		state, k = m.glyph.Live, m.theme.Live
-	case playing:
-		state, k = fmt.Sprintf("%s %gx", m.glyph.Playing, m.play.speed), m.theme.Live
+	case playback.Playing:
+		state, k = fmt.Sprintf("%s %gx", m.glyph.Playing, m.play.Speed), m.theme.Live
 	default:
 		state, k = m.glyph.Paused, m.theme.Paused
-		if !m.play.grows {
-			state += fmt.Sprintf(" %gx", m.play.speed)
+		if !m.play.Grows {
+			state += fmt.Sprintf(" %gx", m.play.Speed)
 		}
 	}
 	at := "--:--:--"
@@ -82,7 +83,7 @@ func (m *Model) headerState(f *frame) string {
 	}
 	span := f.to.Sub(f.from)
 	zoom := "[" + draw.Duration(span) + "]"
-	if m.play.zoom >= len(zoomLevels) {
+	if m.play.Zoom >= len(playback.ZoomLevels) {
 		zoom = "[all " + draw.Duration(span) + "]"
 	}
 	ln := m.newLine(m.width)

@@ -95,7 +95,7 @@ func (m *Model) helpSource() []string {
 // selfLine says what gputop costs: its CPU and memory and how late its
 // samples were, from its own probe at the cursor.
 func (m *Model) selfLine() string {
-	at := m.play.cursor
+	at := m.play.Cursor
 	v := func(name string) float64 {
 		return m.store.ValueAt(timeline.Key{Name: name, Device: timeline.SelfDevice}, at)
 	}

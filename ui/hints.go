@@ -229,14 +229,14 @@ func (m *Model) viewHintDetail(f *frame, rows int) []string {
 // hintDetailOverflow is how many lines of the selected hint's detail do
 // not fit in the detail pane: how far it can scroll.
 func (m *Model) hintDetailOverflow() int {
-	return max(0, len(m.hintDetail(m.play.cursor))-max(1, m.hintRows()-1))
+	return max(0, len(m.hintDetail(m.play.Cursor))-max(1, m.hintRows()-1))
 }
 
 // hintRows is the room for the open hint: the hints panel's and the
 // detail pane's, less the row a replay gives to its transport.
 func (m *Model) hintRows() int {
 	rows := m.lay.hints + m.lay.detail
-	if !m.play.grows {
+	if !m.play.Grows {
 		rows--
 	}
 	return rows

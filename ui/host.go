@@ -79,7 +79,7 @@ func (m *Model) viewNoHost(multi bool) []string {
 	switch {
 	case m.info.Kind == timeline.Imported || m.info.Recorded == timeline.Imported:
 		msg = "no host readings: the imported log has GPUs only"
-	case m.play.grows:
+	case m.play.Grows:
 		msg = m.noHostReadings()
 	}
 	rows := 1 + m.lay.coreRows

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/playback"
 )
 
 // Every key the screen answers is a binding in one table, the keyMap:
@@ -337,7 +338,7 @@ func (m *Model) updateKeys() {
 	on(samples, &k.zoomIn, &k.zoomOut, &k.back, &k.forward, &k.pageBack, &k.pageForward,
 		&k.start, &k.end, &k.goTo, &k.prevMark, &k.nextMark)
 	on(samples, &k.pause)
-	on(!m.play.grows, &k.slower, &k.faster)
+	on(!m.play.Grows, &k.slower, &k.faster)
 	on(takesMarks, &k.mark)
 	on(m.recorder != nil, &k.record)
 	on(m.showHelp, &k.helpUp, &k.helpDown, &k.helpPageUp, &k.helpPageDown, &k.helpFirst, &k.helpLast)
@@ -346,14 +347,14 @@ func (m *Model) updateKeys() {
 	// What the footer calls a key, where that depends on the state.
 	short := func(b *binding, does string) { b.SetHelp(b.Help().Key, does) }
 	switch {
-	case m.play.motion != paused:
+	case m.play.Motion != playback.Paused:
 		short(&k.pause, "pause")
-	case m.play.grows:
+	case m.play.Grows:
 		short(&k.pause, "live")
 	default:
 		short(&k.pause, "play")
 	}
-	if m.play.grows {
+	if m.play.Grows {
 		short(&k.back, "scroll")
 	} else {
 		short(&k.back, "step")

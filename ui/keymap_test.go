@@ -265,8 +265,8 @@ func TestHelpKeys(t *testing.T) {
 func stateOf(m *Model) string {
 	p := m.play
 	return fmt.Sprint("gpu ", m.gpu, " metric ", m.metric, " hint ", m.hintSel, " help ", m.showHelp, m.helpTop,
-		" prompt ", m.prompt.active, " cursor ", p.cursor.Format("15:04:05.000"), " motion ", p.motion,
-		" speed ", p.speed, " zoom ", p.zoom)
+		" prompt ", m.prompt.active, " cursor ", p.Cursor.Format("15:04:05.000"), " motion ", p.Motion,
+		" speed ", p.Speed, " zoom ", p.Zoom)
 }
 
 // onlyFooterDiffers says whether b is a with another footer: its last row,

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/playback"
 )
 
 // handleKeys splits typed-ahead keys: bubbletea hands several printable
@@ -31,7 +32,7 @@ func (m *Model) handleKeys(k tea.KeyMsg) tea.Cmd {
 // (keymap.go). Keys mean the same live and in replay: both move a cursor
 // over the same store.
 func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
-	if m.play.openWhole {
+	if m.play.OpenWhole {
 		// The opening view of a replay lasts until a key moves the cursor
 		// or the zoom. A key that takes the cursor somewhere (t, [, ],
 		// space) shows that moment in the window a live view would have,
@@ -39,12 +40,12 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		was := m.play
 		defer func() {
 			p := &m.play
-			if p.cursor.Equal(was.cursor) && p.zoom == was.zoom && p.motion == was.motion {
+			if p.Cursor.Equal(was.Cursor) && p.Zoom == was.Zoom && p.Motion == was.Motion {
 				return
 			}
-			p.openWhole = false
-			if p.zoom == was.zoom {
-				p.zoom = defaultZoom(m.lay.spark, m.info.Interval)
+			p.OpenWhole = false
+			if p.Zoom == was.Zoom {
+				p.Zoom = playback.DefaultZoom(m.lay.spark, m.info.Interval)
 			}
 		}()
 	}
@@ -137,29 +138,29 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, keys.metric.Binding):
 		m.nextMetric()
 	case key.Matches(k, keys.zoomIn.Binding):
-		m.play.zoomIn(first, last)
+		m.play.ZoomIn(first, last)
 	case key.Matches(k, keys.zoomOut.Binding):
-		m.play.zoomOut(first, last)
+		m.play.ZoomOut(first, last)
 	case key.Matches(k, keys.pause.Binding):
-		if m.play.togglePause(first, last) {
+		if m.play.TogglePause(first, last) {
 			return m.tick()
 		}
 	case key.Matches(k, keys.back.Binding):
-		m.play.step(-m.columnStep(), first, last)
+		m.play.Step(-m.columnStep(), first, last)
 	case key.Matches(k, keys.forward.Binding):
-		m.play.step(m.columnStep(), first, last)
+		m.play.Step(m.columnStep(), first, last)
 	case key.Matches(k, keys.pageBack.Binding):
-		m.play.step(-m.play.span(first, last)/2, first, last)
+		m.play.Step(-m.play.Span(first, last)/2, first, last)
 	case key.Matches(k, keys.pageForward.Binding):
-		m.play.step(m.play.span(first, last)/2, first, last)
+		m.play.Step(m.play.Span(first, last)/2, first, last)
 	case key.Matches(k, keys.start.Binding):
-		m.play.home(first, last)
+		m.play.Home(first, last)
 	case key.Matches(k, keys.end.Binding):
-		m.play.end(last)
+		m.play.End(last)
 	case key.Matches(k, keys.slower.Binding):
-		m.play.slower()
+		m.play.Slower()
 	case key.Matches(k, keys.faster.Binding):
-		m.play.faster()
+		m.play.Faster()
 	case key.Matches(k, keys.prevMark.Binding):
 		m.jumpMarker(-1)
 	case key.Matches(k, keys.nextMark.Binding):
@@ -223,7 +224,7 @@ func (m *Model) recordKey() {
 // columnStep is one sparkline column of time, and never less than one
 // sample: a step always shows something new.
 func (m *Model) columnStep() time.Duration {
-	span := m.play.span(m.store.First(), m.store.Last())
+	span := m.play.Span(m.store.First(), m.store.Last())
 	step := span / time.Duration(max(1, m.lay.spark))
 	if iv := m.store.Interval(); step < iv {
 		step = iv

@@ -13,6 +13,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/units"
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/playback"
 )
 
 // Options configure the UI.
@@ -74,7 +75,7 @@ type Recorder interface {
 }
 
 // Model is the root bubbletea model. Its Update only dispatches; each
-// concern lives in its own file (keys.go, samples, playback.go, the panels).
+// concern lives in its own file (keys.go, samples, ui/playback, the panels).
 type Model struct {
 	src  timeline.Source
 	info timeline.SourceInfo
@@ -99,7 +100,7 @@ type Model struct {
 
 	width, height int
 	lay           layout
-	play          playback
+	play          playback.State
 	sizedZoom     bool // the default zoom has been set from the first size
 	start         time.Time
 
@@ -183,7 +184,7 @@ func New(opts Options) *Model {
 		start:    opts.Start,
 		recorder: opts.Recorder,
 		note:     opts.Notice,
-		play:     playback{motion: following, speed: speed, grows: grows},
+		play:     playback.State{Motion: playback.Following, Speed: speed, Grows: grows},
 		keys:     newKeyMap(opts.ASCII, opts.ReadOnly),
 		killer:   opts.Killer,
 		readonly: opts.ReadOnly,
@@ -198,11 +199,11 @@ func New(opts Options) *Model {
 	m.paneGraph = opts.Settings.Layout == "graph"
 	if !grows {
 		// A replay opens on the whole recording, paused where its hints are
-		// the whole file's (openWhole, playback.go); with --start, it plays
+		// the whole file's (State.OpenWhole, ui/playback); with --start, it plays
 		// from there.
-		m.play.motion = playing
+		m.play.Motion = playback.Playing
 		if opts.Start.IsZero() {
-			m.play.motion, m.play.openWhole = paused, true
+			m.play.Motion, m.play.OpenWhole = playback.Paused, true
 		}
 	}
 	m.updateKeys()
@@ -318,7 +319,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // View after every message, and a paused screen should cost nothing.
 func (m *Model) changesScreen(msg tea.Msg) bool {
 	_, isSamples := msg.(samplesMsg)
-	return !(isSamples && m.play.motion == paused && m.play.grows && m.store.Len() > 0 && !m.showHelp)
+	return !(isSamples && m.play.Motion == playback.Paused && m.play.Grows && m.store.Len() > 0 && !m.showHelp)
 }
 
 func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
@@ -335,7 +336,7 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 		// A source may learn what it samples only as it starts (NVML's
 		// init can take seconds): take its description again.
 		m.setInfo(m.src.Info())
-		m.play.grows = m.info.Kind == timeline.Live || m.info.Kind == timeline.Demo
+		m.play.Grows = m.info.Kind == timeline.Live || m.info.Kind == timeline.Demo
 		if m.width > 0 {
 			m.handleResize(m.width, m.height)
 		}
@@ -351,24 +352,24 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 	}
 	m.noteCores()
 	first, last := m.store.First(), m.store.Last()
-	if m.play.openWhole {
+	if m.play.OpenWhole {
 		// A replay without --start: the whole of what is loaded, the cursor
 		// at its end, until a key moves it.
-		m.play.cursor, m.play.zoom, m.sizedZoom = last, len(zoomLevels), true
+		m.play.Cursor, m.play.Zoom, m.sizedZoom = last, len(playback.ZoomLevels), true
 		return m.pull()
 	}
-	if wasEmpty && !m.play.grows {
+	if wasEmpty && !m.play.Grows {
 		// A replay with --start starts there, playing, with the window
 		// ending there: what was on screen at that moment.
-		m.play.cursor = clampTime(m.start, first, last)
+		m.play.Cursor = playback.ClampTime(m.start, first, last)
 		m.reachStart(last)
 		return tea.Batch(m.pull(), m.tick())
 	}
 	if !m.start.IsZero() {
-		m.play.cursor = clampTime(m.start, first, last)
+		m.play.Cursor = playback.ClampTime(m.start, first, last)
 		m.reachStart(last)
 	}
-	m.play.onSamples(last)
+	m.play.OnSamples(last)
 	return m.pull()
 }
 
@@ -386,8 +387,8 @@ func (m *Model) handleSourceDone(err error) tea.Cmd {
 		m.sourceErr = err
 		m.note = "" // the footer's notice would hide it
 	}
-	if m.store.Len() > 0 && m.play.motion == playing && !m.play.cursor.Before(m.store.Last()) {
-		m.play.motion = paused
+	if m.store.Len() > 0 && m.play.Motion == playback.Playing && !m.play.Cursor.Before(m.store.Last()) {
+		m.play.Motion = playback.Paused
 	}
 	return nil
 }
@@ -396,7 +397,7 @@ func (m *Model) handleTick(at time.Time) tea.Cmd {
 	if m.store.Len() == 0 {
 		return nil
 	}
-	if m.play.onTick(at, m.store.Last(), m.sourceDone) {
+	if m.play.OnTick(at, m.store.Last(), m.sourceDone) {
 		return m.tick()
 	}
 	return nil
@@ -404,17 +405,17 @@ func (m *Model) handleTick(at time.Time) tea.Cmd {
 
 // tick schedules the next playback step.
 func (m *Model) tick() tea.Cmd {
-	if m.play.motion != playing {
+	if m.play.Motion != playback.Playing {
 		return nil
 	}
-	return tea.Tick(m.play.tickEvery(m.store.Interval()), func(t time.Time) tea.Msg { return tickMsg{at: t} })
+	return tea.Tick(m.play.TickEvery(m.store.Interval()), func(t time.Time) tea.Msg { return tickMsg{at: t} })
 }
 
 func (m *Model) handleResize(w, h int) {
 	m.width, m.height = w, h
 	m.relayout()
 	if !m.sizedZoom && m.lay.fits {
-		m.play.zoom = defaultZoom(m.lay.spark, m.info.Interval)
+		m.play.Zoom = playback.DefaultZoom(m.lay.spark, m.info.Interval)
 		m.sizedZoom = true
 	}
 }

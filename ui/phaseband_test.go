@@ -12,6 +12,7 @@ import (
 	"github.com/rivo/uniseg"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/playback"
 )
 
 // The phase band is drawn from the session's phases, computed once: at
@@ -34,8 +35,8 @@ func TestPhaseBandIsTheSameAtEveryZoomAndScroll(t *testing.T) {
 	letters := map[timeline.PhaseKind]byte{timeline.PhaseBusy: '=', timeline.PhaseStalled: '~', timeline.PhaseIdle: '.'}
 	first, last := m.store.First(), m.store.Last()
 	checked := 0
-	for zoom := range len(zoomLevels) + 1 {
-		m.play.zoom = zoom
+	for zoom := range len(playback.ZoomLevels) + 1 {
+		m.play.Zoom = zoom
 		for _, back := range []int{0, 1, 7, 40, 111} {
 			press(m, "G")
 			for range back {
@@ -45,7 +46,7 @@ func TestPhaseBandIsTheSameAtEveryZoomAndScroll(t *testing.T) {
 				t.Fatalf("zoom %d, %d columns back: the phases changed", zoom, back)
 			}
 			band := phaseBandOf(t, m)
-			from, to := m.play.window(first, last)
+			from, to := m.play.Window(first, last)
 			width := to.Sub(from) / time.Duration(len(band))
 			for c := range band {
 				if !strings.ContainsRune("=~.", rune(band[c])) {
@@ -130,7 +131,7 @@ func TestPhaseBandMarkersWithWideText(t *testing.T) {
 		if m.lay.gpuRows > 1 {
 			start += rowLabelWidth
 		}
-		from, to := m.play.window(m.store.First(), m.store.Last())
+		from, to := m.play.Window(m.store.First(), m.store.Last())
 		colWidth := to.Sub(from) / time.Duration(m.lay.spark)
 		var want []int
 		for i := range marks {

@@ -284,7 +284,7 @@ func (m *Model) selectedProcess() (timeline.ProcessSpan, bool) {
 // detail pane's and its own, less the row a replay gives its transport.
 func (m *Model) procFocusRows() int {
 	rows := m.lay.detail + m.lay.procs
-	if !m.play.grows {
+	if !m.play.Grows {
 		rows--
 	}
 	return rows

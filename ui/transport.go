@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/playback"
 )
 
 // viewTransport is a replay's position in the whole recording:
@@ -15,21 +16,21 @@ func (m *Model) viewTransport() string {
 	first, last := m.store.First(), m.store.Last()
 	ln := m.newLine(m.width)
 	state := m.glyph.Paused
-	if m.play.motion == playing {
+	if m.play.Motion == playback.Playing {
 		state = m.glyph.Playing
 	}
-	ln.Add(fmt.Sprintf(" %s %gx ", state, m.play.speed), m.theme.Bold)
+	ln.Add(fmt.Sprintf(" %s %gx ", state, m.play.Speed), m.theme.Bold)
 	total := last.Sub(first)
-	pos := m.play.cursor.Sub(first)
+	pos := m.play.Cursor.Sub(first)
 	tail := fmt.Sprintf(" %s of %s  %s - %s", draw.Duration(pos), draw.Duration(total),
 		draw.Clock(first, total > 20*time.Hour), draw.Clock(last, total > 20*time.Hour))
 	if !m.sourceDone {
 		tail += " loading" + m.glyph.Ellipsis
 	}
-	if m.play.motion == paused {
+	if m.play.Motion == playback.Paused {
 		// Where a replay opens (paused at its end) space plays it from the
 		// start; elsewhere from where it is.
-		if !m.play.cursor.Before(last) {
+		if !m.play.Cursor.Before(last) {
 			tail += "  space plays from the start"
 		} else {
 			tail += "  space plays"

@@ -72,7 +72,7 @@ func (m *Model) view() string {
 		lines = append(lines, m.viewProcs(f, m.lay.procs)...)
 	}
 	lines = append(lines, draw.BlankLines(m.lay.blankRows)...)
-	if !m.play.grows {
+	if !m.play.Grows {
 		// A replay gives its detail pane's last row to the transport.
 		lines = append(draw.PadBlank(lines, m.height-footerRows-1), m.viewTransport())
 	}
@@ -103,11 +103,11 @@ func (m *Model) fitRows(lines []string) string {
 
 // frame computes the window once per View.
 func (m *Model) frame() *frame {
-	from, to := m.play.window(m.store.First(), m.store.Last())
+	from, to := m.play.Window(m.store.First(), m.store.Last())
 	if cap(m.cols) < m.lay.spark {
 		m.cols = make([]timeline.Agg, m.lay.spark)
 	}
-	return &frame{from: from, to: to, at: m.play.cursor, cols: m.cols[:m.lay.spark]}
+	return &frame{from: from, to: to, at: m.play.Cursor, cols: m.cols[:m.lay.spark]}
 }
 
 func (m *Model) viewTooSmall() string {
