@@ -9,6 +9,7 @@ import (
 	"github.com/guptarohit/asciigraph"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/config"
 	"github.com/gputop-dev/gputop/ui/draw"
 )
 
@@ -213,4 +214,20 @@ func means(a []timeline.Agg) []float64 {
 		out[i] = a[i].Mean
 	}
 	return out
+}
+
+// metricIndex is the detailMetrics index of a settings file's metric name
+// (0, utilization, for none).
+func metricIndex(name string) int {
+	for _, sm := range config.Metrics {
+		if sm.Name != name {
+			continue
+		}
+		for i, dm := range detailMetrics {
+			if dm.name == sm.Metric {
+				return i
+			}
+		}
+	}
+	return 0
 }

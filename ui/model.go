@@ -12,6 +12,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/units"
+	"github.com/gputop-dev/gputop/ui/config"
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/playback"
 )
@@ -47,7 +48,7 @@ type Options struct {
 	Notice string
 	// Settings are the settings file's: the detail graph's first metric
 	// and the layout (the caller applies the interval, colors and ascii).
-	Settings Settings
+	Settings config.Settings
 	// HostStatus says, for a session of several hosts, how each host's
 	// connection stands (timeline.RemoteProbe statuses, by host name)
 	// before the first sample, which waits for every host to answer or
