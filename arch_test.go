@@ -117,6 +117,8 @@ func TestPackageDependencies(t *testing.T) {
 		{"ui/playback", std},
 		// The settings file: the vocabulary's metric names, nothing more.
 		{"ui/config", func(p string) bool { return std(p) || p == module+"timeline" }},
+		// The key table: bubbles' bindings, nothing of gputop.
+		{"ui/keymap", func(p string) bool { return std(p) || p == "github.com/charmbracelet/bubbles/key" }},
 		// The drawing primitives: strings, numbers and times in, painted
 		// rows out; below every panel, so nothing of the screen above them.
 		{"ui/draw", func(p string) bool {

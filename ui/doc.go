@@ -11,7 +11,7 @@
 // follows the newest sample. Nothing here reads the wall clock; time comes
 // from samples and from tick messages.
 //
-// Every key is a binding in one table (keymap.go): handleKey matches it,
+// Every key is a binding in one table (ui/keymap): handleKey matches it,
 // the ? screen lists it, and the footer offers the bindings that do
 // something now.
 //

@@ -19,7 +19,7 @@ import (
 // over it), wrapped, rather than be cut: a refusal cut mid-word says
 // nothing. It returns one row, or two.
 func (m *Model) viewFooter(f *frame) []string {
-	help := m.keys.help.Help()
+	help := m.keys.Help.Help()
 	room := m.width - ansi.StringWidth(" "+help.Key+" "+help.Desc)
 	var msg []string
 	var k draw.Ink
@@ -48,8 +48,8 @@ func (m *Model) viewFooter(f *frame) []string {
 		}
 		ln.Add(text+bar, k)
 	}
-	for _, b := range m.keys.footer {
-		if !b.offered() {
+	for _, b := range m.keys.Footer {
+		if !b.Offered() {
 			continue
 		}
 		h := b.Help()

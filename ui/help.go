@@ -9,6 +9,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/keymap"
 )
 
 // helpKeyColumn is where the text of a key's line begins; keys that are
@@ -28,20 +29,20 @@ func (m *Model) viewHelp() string {
 	step := max(1, rows-1) // what pgdown moves: a page, less a line kept
 	last := max(0, len(out)-rows)
 	more := fmt.Sprintf(" page %d/%d %s %s line, %s/%s page, %s/%s; any other key closes",
-		(m.helpTop+step-1)/step+1, (last+step-1)/step+1, m.glyph.Bar, k.helpUp.Help().Key,
-		k.helpPageUp.Help().Key, k.helpPageDown.Help().Key, k.helpFirst.Help().Key, k.helpLast.Help().Key)
+		(m.helpTop+step-1)/step+1, (last+step-1)/step+1, m.glyph.Bar, k.HelpUp.Help().Key,
+		k.HelpPageUp.Help().Key, k.HelpPageDown.Help().Key, k.HelpFirst.Help().Key, k.HelpLast.Help().Key)
 	return m.fitRows(append(page, m.theme.Dim.Paint(m.fit.FitWords(more, m.width, false))))
 }
 
 // helpLines is the help, every line cut to the screen's width.
 func (m *Model) helpLines() []string {
 	out := []string{m.theme.Title.Paint(" gputop help")}
-	for _, g := range m.keys.groups {
-		out = append(out, "", m.theme.Title.Paint(" "+g.title))
-		for _, b := range g.bindings {
-			lead := "  " + keyNames(b) + " "
+	for _, g := range m.keys.Groups {
+		out = append(out, "", m.theme.Title.Paint(" "+g.Title))
+		for _, b := range g.Bindings {
+			lead := "  " + keymap.Names(b) + " "
 			lead += strings.Repeat(" ", max(0, helpKeyColumn-utf8.RuneCountInString(lead)))
-			out = append(out, m.fit.HangingWords(lead, b.text, m.width, -1, 0)...)
+			out = append(out, m.fit.HangingWords(lead, b.Text, m.width, -1, 0)...)
 		}
 	}
 	out = append(out, "", m.theme.Title.Paint(" What the numbers and abbreviations mean"))

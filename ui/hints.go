@@ -221,7 +221,7 @@ func (m *Model) viewHintDetail(f *frame, rows int) []string {
 	keys := "    h next hint" + m.glyph.Sep + "esc back to the graph"
 	if len(lines) > body {
 		keys = fmt.Sprintf("    %s scroll (lines %d-%d of %d)%sh next hint%sesc back to the graph",
-			m.keys.hintUp.Help().Key, top+1, min(len(lines), top+body), len(lines), m.glyph.Sep, m.glyph.Sep)
+			m.keys.HintUp.Help().Key, top+1, min(len(lines), top+body), len(lines), m.glyph.Sep, m.glyph.Sep)
 	}
 	return append(out, m.theme.Dim.Paint(m.fit.FitWords(keys, m.width, false)))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/units"
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/keymap"
 )
 
 // A session of several hosts (gputop --hosts, an import from Prometheus, a
@@ -259,14 +260,14 @@ func indexOf(s []int, v int) int {
 // hostKey moves through the hosts or a host's GPUs for the keys that
 // select (up, down, pgup, pgdown, home, end), and opens and closes hosts.
 // It says whether it took the key.
-func (m *Model) hostKey(k *keyMap, matches func(*binding) bool) bool {
+func (m *Model) hostKey(k *keymap.Map, matches func(*keymap.Binding) bool) bool {
 	hn := &m.hosts
 	switch {
-	case matches(&k.openHost):
+	case matches(&k.OpenHost):
 		hn.open = true
 		m.relayout()
 		return true
-	case matches(&k.closeHost):
+	case matches(&k.CloseHost):
 		hn.open = false
 		m.relayout()
 		return true
@@ -292,17 +293,17 @@ func (m *Model) hostKey(k *keyMap, matches func(*binding) bool) bool {
 	}
 	to := at
 	switch {
-	case matches(&k.up):
+	case matches(&k.Up):
 		to--
-	case matches(&k.down):
+	case matches(&k.Down):
 		to++
-	case matches(&k.gpuPageUp):
+	case matches(&k.GPUPageUp):
 		to -= page
-	case matches(&k.gpuPageDown):
+	case matches(&k.GPUPageDown):
 		to += page
-	case matches(&k.firstGPU):
+	case matches(&k.FirstGPU):
 		to = 0
-	case matches(&k.lastGPU):
+	case matches(&k.LastGPU):
 		to = n - 1
 	default:
 		return false

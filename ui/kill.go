@@ -78,11 +78,11 @@ func (m *Model) killKey() {
 func (m *Model) handleConfirmKey(k tea.KeyMsg) tea.Cmd {
 	keys, q := m.keys, &m.confirm
 	switch {
-	case key.Matches(k, keys.signalPrev.Binding):
+	case key.Matches(k, keys.SignalPrev.Binding):
 		q.chosen = (q.chosen + len(q.signals) - 1) % len(q.signals)
-	case key.Matches(k, keys.signalNext.Binding):
+	case key.Matches(k, keys.SignalNext.Binding):
 		q.chosen = (q.chosen + 1) % len(q.signals)
-	case key.Matches(k, keys.killYes.Binding):
+	case key.Matches(k, keys.KillYes.Binding):
 		p, sig := q.target, q.signal()
 		m.confirm = killQuestion{}
 		if err := m.killer.Signal(p.PID, p.Started, sig); err != nil {
@@ -90,7 +90,7 @@ func (m *Model) handleConfirmKey(k tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		m.note = fmt.Sprintf("SIG%s sent to PID %d (%s)", signalName(sig), p.PID, m.fit.FitWords(draw.OneLine(orNA(p.Command)), 40, true))
-	case key.Matches(k, keys.killNo.Binding):
+	case key.Matches(k, keys.KillNo.Binding):
 		m.confirm = killQuestion{}
 		m.note = "not signalled"
 	}
@@ -122,9 +122,9 @@ func (m *Model) viewConfirm() []string {
 				ln.Add(signalName(s)+" ", m.theme.Dim)
 			}
 		}
-		ln.Add(" "+m.keys.signalPrev.Help().Key+" signal, ", m.theme.Bold)
+		ln.Add(" "+m.keys.SignalPrev.Help().Key+" signal, ", m.theme.Bold)
 	}
-	yes, no := m.keys.killYes.Help(), m.keys.killNo.Help()
+	yes, no := m.keys.KillYes.Help(), m.keys.KillNo.Help()
 	ln.Add(yes.Key+" "+yes.Desc+", "+no.Key+" "+no.Desc, m.theme.Bold)
 	return []string{ask.String(), ln.String()}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline/units"
 	"github.com/gputop-dev/gputop/ui/config"
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/keymap"
 	"github.com/gputop-dev/gputop/ui/playback"
 )
 
@@ -119,7 +120,7 @@ type Model struct {
 	// graph (tab), not the processes (pane.go).
 	paneGraph bool
 	// keys is the key table; updateKeys says which of them do something.
-	keys     *keyMap
+	keys     *keymap.Map
 	showHelp bool
 	helpTop  int // first help line on screen
 	prompt   prompt
@@ -186,7 +187,7 @@ func New(opts Options) *Model {
 		recorder: opts.Recorder,
 		note:     opts.Notice,
 		play:     playback.State{Motion: playback.Following, Speed: speed, Grows: grows},
-		keys:     newKeyMap(opts.ASCII, opts.ReadOnly),
+		keys:     keymap.New(opts.ASCII, opts.ReadOnly),
 		killer:   opts.Killer,
 		readonly: opts.ReadOnly,
 		metric:   metricIndex(opts.Settings.Metric),

@@ -52,11 +52,11 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 	}
 	wheel := 0
 	switch keys := m.keys; {
-	case key.Matches(msg, keys.wheelUp.Binding):
+	case key.Matches(msg, keys.WheelUp.Binding):
 		wheel = -1
-	case key.Matches(msg, keys.wheelDown.Binding):
+	case key.Matches(msg, keys.WheelDown.Binding):
 		wheel = +1
-	case key.Matches(msg, keys.click.Binding):
+	case key.Matches(msg, keys.Click.Binding):
 	default:
 		return nil
 	}

@@ -38,25 +38,25 @@ func (m *Model) ask(label string, done func(*Model, string)) {
 func (m *Model) handlePromptKey(k tea.KeyMsg) tea.Cmd {
 	p, keys := &m.prompt, m.keys
 	switch {
-	case key.Matches(k, keys.answer.Binding):
+	case key.Matches(k, keys.Answer.Binding):
 		answer := strings.TrimSpace(string(p.text))
 		done := p.done
 		*p = prompt{}
 		if answer != "" {
 			done(m, answer)
 		}
-	case key.Matches(k, keys.cancel.Binding):
+	case key.Matches(k, keys.Cancel.Binding):
 		cancel := p.cancel
 		*p = prompt{}
 		if cancel != nil {
 			cancel(m, "")
 		}
 		return nil
-	case key.Matches(k, keys.erase.Binding):
+	case key.Matches(k, keys.Erase.Binding):
 		if len(p.text) > 0 {
 			p.text = p.text[:len(p.text)-1]
 		}
-	case key.Matches(k, keys.eraseAll.Binding):
+	case key.Matches(k, keys.EraseAll.Binding):
 		p.text = p.text[:0]
 	case k.Type == tea.KeySpace:
 		p.add(' ')
@@ -88,7 +88,7 @@ func (m *Model) viewPrompt() string {
 		text = string(r[len(r)-room:])
 	}
 	ln.Add(text+"_", draw.Ink{})
-	ok, cancel := m.keys.answer.Help(), m.keys.cancel.Help()
+	ok, cancel := m.keys.Answer.Help(), m.keys.Cancel.Help()
 	ln.Add("  "+ok.Key+" "+ok.Desc+", "+cancel.Key+" "+cancel.Desc, m.theme.Dim)
 	return ln.String()
 }
