@@ -119,6 +119,10 @@ func TestPackageDependencies(t *testing.T) {
 		{"ui/config", func(p string) bool { return std(p) || p == module+"timeline" }},
 		// The key table: bubbles' bindings, nothing of gputop.
 		{"ui/keymap", func(p string) bool { return std(p) || p == "github.com/charmbracelet/bubbles/key" }},
+		// The panels: what they show comes in as plain data, rows go out.
+		{"ui/band", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"ui/draw" || p == "github.com/rivo/uniseg"
+		}},
 		// The drawing primitives: strings, numbers and times in, painted
 		// rows out; below every panel, so nothing of the screen above them.
 		{"ui/draw", func(p string) bool {
