@@ -127,6 +127,9 @@ func TestPackageDependencies(t *testing.T) {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis" ||
 				p == module+"ui/draw"
 		}},
+		{"ui/procs", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"ui/draw"
+		}},
 		// The drawing primitives: strings, numbers and times in, painted
 		// rows out; below every panel, so nothing of the screen above them.
 		{"ui/draw", func(p string) bool {

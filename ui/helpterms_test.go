@@ -8,6 +8,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/procs"
 )
 
 // TestEveryAbbreviationIsInTheHelp: every short label the screen draws
@@ -27,7 +28,7 @@ func TestEveryAbbreviationIsInTheHelp(t *testing.T) {
 	for _, bit := range []int{timeline.ThrottleThermal, timeline.ThrottlePower, timeline.ThrottleBoardLimit, timeline.ThrottleSyncBoost} {
 		drawn = append(drawn, draw.ThrottleFlag(float64(bit)))
 	}
-	drawn = append(drawn, procColumnNames[:]...)
+	drawn = append(drawn, procs.ColumnNames[:]...)
 	drawn = append(drawn, "RSS", "START", "END", "WHERE", "iow", "iowait", "ld", "load", "RAM", "ram", "sw", "swap", "cpu",
 		"cpus", "phase", "hints", "LOST", "N/A", "mean", "lo", "7/8 busy", "PCIe in", "clocks held", "NVLink", "▸", "┃")
 	for _, d := range drawn {

@@ -10,6 +10,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui/keymap"
 	"github.com/gputop-dev/gputop/ui/playback"
+	"github.com/gputop-dev/gputop/ui/procs"
 )
 
 // handleKeys splits typed-ahead keys: bubbletea hands several printable
@@ -98,25 +99,25 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, keys.ProcDown.Binding):
 		m.moveSel(+1)
 	case key.Matches(k, keys.ProcPageUp.Binding):
-		m.moveSel(-max(1, m.procs.visible))
+		m.moveSel(-max(1, m.procs.Visible))
 	case key.Matches(k, keys.ProcPageDown.Binding):
-		m.moveSel(max(1, m.procs.visible))
+		m.moveSel(max(1, m.procs.Visible))
 	case key.Matches(k, keys.ProcFirst.Binding):
 		m.moveSel(math.MinInt)
 	case key.Matches(k, keys.ProcLast.Binding):
 		m.moveSel(math.MaxInt)
 	case key.Matches(k, keys.Procs.Binding):
-		m.procs.focus = !m.procs.focus
+		m.procs.Focus = !m.procs.Focus
 		m.hintSel, m.hintTop = 0, 0
 	case key.Matches(k, keys.LeaveProcs.Binding):
-		m.procs.focus = false
+		m.procs.Focus = false
 	case key.Matches(k, keys.ProcFilter.Binding):
 		m.filterKey()
 	case key.Matches(k, keys.SortNext.Binding):
-		m.procs.sortBy = (m.procs.sortBy + 1) % procColumns
-		m.note = "processes by " + procColumnNames[m.procs.sortBy]
+		m.procs.SortBy = (m.procs.SortBy + 1) % procs.Columns
+		m.note = "processes by " + procs.ColumnNames[m.procs.SortBy]
 	case key.Matches(k, keys.SortInvert.Binding):
-		m.procs.invert = !m.procs.invert
+		m.procs.Invert = !m.procs.Invert
 	case key.Matches(k, keys.Kill.Binding):
 		m.killKey()
 	case key.Matches(k, keys.HintUp.Binding):
@@ -169,7 +170,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, keys.GoTo.Binding):
 		m.ask("go to time (14:03, +10m, -5m):", (*Model).jumpTo)
 	case key.Matches(k, keys.Hint.Binding):
-		m.procs.focus = false
+		m.procs.Focus = false
 		m.hintSel, m.hintTop = m.hintSel+1, 0
 		if m.hintSel > len(m.an.shown) {
 			m.hintSel = 0
@@ -254,8 +255,8 @@ func (m *Model) updateKeys() {
 	// The process table: p where there are process lists and room to show
 	// them; while it has the keyboard, the arrows are its own.
 	_, procsAt := m.store.ProcessesAt(last)
-	m.procs.focus = m.procs.focus && !procsAt.IsZero() && m.procFocusRows() >= 4
-	focus := m.procs.focus
+	m.procs.Focus = m.procs.Focus && !procsAt.IsZero() && m.procFocusRows() >= 4
+	focus := m.procs.Focus
 	on(!procsAt.IsZero() && m.procFocusRows() >= 4, &k.Procs)
 	on(focus || m.lay.procs > 0 && !procsAt.IsZero() || m.procsInPane(), &k.SortNext, &k.SortInvert)
 	on(focus, &k.ProcUp, &k.ProcDown, &k.ProcPageUp, &k.ProcPageDown, &k.ProcFirst, &k.ProcLast, &k.LeaveProcs, &k.ProcFilter)

@@ -89,7 +89,7 @@ func (m *Model) handleConfirmKey(k tea.KeyMsg) tea.Cmd {
 			m.note = fmt.Sprintf("not signalled: %v", err)
 			return nil
 		}
-		m.note = fmt.Sprintf("SIG%s sent to PID %d (%s)", signalName(sig), p.PID, m.fit.FitWords(draw.OneLine(orNA(p.Command)), 40, true))
+		m.note = fmt.Sprintf("SIG%s sent to PID %d (%s)", signalName(sig), p.PID, m.fit.FitWords(draw.OneLine(draw.OrNA(p.Command)), 40, true))
 	case key.Matches(k, keys.KillNo.Binding):
 		m.confirm = killQuestion{}
 		m.note = "not signalled"
@@ -111,7 +111,7 @@ func (m *Model) viewConfirm() []string {
 		ask.AddText(" ("+p.User+")", m.theme.Warn)
 	}
 	ask.Add("?  ", m.theme.Warn)
-	ask.AddText(draw.OneLine(orNA(p.Command)), m.theme.Dim)
+	ask.AddText(draw.OneLine(draw.OrNA(p.Command)), m.theme.Dim)
 	ln := m.newLine(m.width)
 	ln.Add(" ", draw.Ink{})
 	if len(q.signals) > 1 {

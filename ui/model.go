@@ -16,6 +16,7 @@ import (
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/keymap"
 	"github.com/gputop-dev/gputop/ui/playback"
+	"github.com/gputop-dev/gputop/ui/procs"
 )
 
 // Options configure the UI.
@@ -127,7 +128,7 @@ type Model struct {
 	recorder Recorder
 	// procs is the process table's state (procs.go); killer, readonly
 	// and confirm are the k key's (kill.go).
-	procs    procTable
+	procs    procs.Table
 	killer   Killer
 	readonly bool
 	confirm  killQuestion

@@ -174,8 +174,8 @@ func TestProcessTableNavigationAndSort(t *testing.T) {
 		t.Errorf("end: %d; the whole command line shows:\n%s", p.PID, screen(m))
 	}
 	press(m, "home", "esc", "down")
-	if m.procs.focus || m.gpu != 1 {
-		t.Errorf("esc gives the arrows back to the GPUs (focus %v, GPU %d)", m.procs.focus, m.gpu)
+	if m.procs.Focus || m.gpu != 1 {
+		t.Errorf("esc gives the arrows back to the GPUs (focus %v, GPU %d)", m.procs.Focus, m.gpu)
 	}
 }
 
@@ -238,7 +238,7 @@ func TestKillNeverInReplayOrDemoOrReadOnly(t *testing.T) {
 	} {
 		m := newTestModel(t, c.kind, procFixture(), 120, 40, c.opts)
 		press(m, "p")
-		if !m.procs.focus {
+		if !m.procs.Focus {
 			t.Fatalf("%v: p does not open the table", c.kind)
 		}
 		if strings.Contains(screen(m), " k kill") {
@@ -282,8 +282,8 @@ func TestProcessFilter(t *testing.T) {
 		t.Fatalf("typing narrows the table to serve.py:\n%s", s)
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
-	if m.procs.filter != "serv" || m.prompt.active {
-		t.Fatalf("enter keeps the filter: %q", m.procs.filter)
+	if m.procs.Filter != "serv" || m.prompt.active {
+		t.Fatalf("enter keeps the filter: %q", m.procs.Filter)
 	}
 	press(m, "/")
 	m.Update(tea.KeyMsg{Type: tea.KeyCtrlU})
@@ -292,13 +292,13 @@ func TestProcessFilter(t *testing.T) {
 		t.Fatalf("a PID filters too:\n%s", s)
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyEsc})
-	if m.procs.filter != "serv" {
-		t.Fatalf("esc puts the filter before back, not %q", m.procs.filter)
+	if m.procs.Filter != "serv" {
+		t.Fatalf("esc puts the filter before back, not %q", m.procs.Filter)
 	}
 	press(m, "/")
 	m.Update(tea.KeyMsg{Type: tea.KeyCtrlU})
 	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
-	if s := screen(m); m.procs.filter != "" || strings.Contains(s, `filter "`) || !strings.Contains(s, "python train.py --rank 0") {
+	if s := screen(m); m.procs.Filter != "" || strings.Contains(s, `filter "`) || !strings.Contains(s, "python train.py --rank 0") {
 		t.Fatalf("an empty filter shows every process:\n%s", s)
 	}
 }

@@ -48,13 +48,13 @@ func (m *Model) view() string {
 	}
 	m.hitRows(0, len(lines)-m.hitBase, hitTime, 0)
 	lines = append(lines, m.viewHost(f)...)
-	if m.hintSel == 0 || m.procs.focus {
+	if m.hintSel == 0 || m.procs.Focus {
 		at()
 		lines = append(lines, m.viewHints(f, m.lay.hints)...)
 	}
 	at()
 	switch {
-	case m.procs.focus:
+	case m.procs.Focus:
 		// The process table with the keyboard takes the detail graph's
 		// rows too: on a small screen it has no rows of its own.
 		lines = append(lines, m.viewProcs(f, m.procFocusRows())...)

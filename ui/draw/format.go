@@ -95,3 +95,12 @@ func ThrottleFlag(bits float64) string {
 	}
 	return ""
 }
+
+// OrNA is s, or N/A where it is empty (a process's user or command that
+// could not be read).
+func OrNA(s string) string {
+	if s == "" {
+		return NA
+	}
+	return s
+}
