@@ -119,6 +119,8 @@ func TestPackageDependencies(t *testing.T) {
 		{"ui/config", func(p string) bool { return std(p) || p == module+"timeline" }},
 		// The key table: bubbles' bindings, nothing of gputop.
 		{"ui/keymap", func(p string) bool { return std(p) || p == "github.com/charmbracelet/bubbles/key" }},
+		// Where everything goes for a size: a pure function of numbers.
+		{"ui/layout", func(p string) bool { return std(p) || p == module+"timeline" }},
 		// The panels: what they show comes in as plain data, rows go out.
 		{"ui/band", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"ui/draw" || p == "github.com/rivo/uniseg"

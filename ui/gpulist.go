@@ -19,11 +19,11 @@ import (
 // viewGPUList draws the summary (when the list scrolls) and the GPUs in view.
 func (m *Model) viewGPUList(f *frame) []string {
 	var out []string
-	if m.lay.summary > 0 {
+	if m.lay.Summary > 0 {
 		out = append(out, m.viewGPUSummary(f))
 	}
 	top := m.gpuTop
-	for i := top; i < min(len(m.info.GPUs), top+m.lay.gpusShown); i++ {
+	for i := top; i < min(len(m.info.GPUs), top+m.lay.GPUsShown); i++ {
 		rows := m.viewGPU(f, i, m.info.GPUs[i])
 		m.hitRows(len(out), len(rows), hitGPU, i)
 		out = append(out, rows...)
@@ -38,7 +38,7 @@ func (m *Model) keepSelectionInView() {
 		m.keepHostSelectionInView()
 		return
 	}
-	n, shown := len(m.info.GPUs), m.lay.gpusShown
+	n, shown := len(m.info.GPUs), m.lay.GPUsShown
 	m.gpu = min(max(0, m.gpu), max(0, n-1))
 	if shown <= 0 {
 		m.gpuTop = 0
@@ -68,7 +68,7 @@ type gpuListSummary struct {
 func (m *Model) summarizeGPUs(at time.Time) gpuListSummary {
 	s := gpuListSummary{lo: math.Inf(1), hi: math.Inf(-1), all: len(m.info.GPUs)}
 	s.firstShown = m.gpuTop
-	s.lastShown = min(s.all, m.gpuTop+m.lay.gpusShown) - 1
+	s.lastShown = min(s.all, m.gpuTop+m.lay.GPUsShown) - 1
 	idle := analysis.DefaultHintOptions()
 	sum := 0.0
 	for _, g := range m.info.GPUs {

@@ -10,6 +10,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/units"
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/layout"
 )
 
 // frame is what every panel of one View shares: the window, the cursor and
@@ -87,7 +88,7 @@ func migRows(g timeline.GPUInfo, n int) []gpuRow {
 // (power, memory), then the others, at most n.
 func (m *Model) rowsWithData(f *frame, dev string, n int) []gpuRow {
 	var have, lack []gpuRow
-	for _, r := range sparkRows(m.lay.showSM) {
+	for _, r := range sparkRows(m.lay.ShowSM) {
 		m.store.Series(timeline.Key{Name: r.metric, Device: dev}, f.from, f.to, f.cols)
 		if slices.ContainsFunc(f.cols, func(a timeline.Agg) bool { return !a.Empty() }) {
 			have = append(have, r)
@@ -112,9 +113,9 @@ func sparkRows(showSM bool) []gpuRow {
 }
 
 // rowsFor is the rows that fit this layout.
-func (l *layout) rowsFor() []gpuRow {
-	rows := sparkRows(l.showSM)
-	return rows[:min(l.gpuRows, len(rows))]
+func rowsFor(l *layout.Layout) []gpuRow {
+	rows := sparkRows(l.ShowSM)
+	return rows[:min(l.GPURows, len(rows))]
 }
 
 // value is key's value at the cursor.
@@ -163,9 +164,9 @@ func (m *Model) gpuLabel(i int, g timeline.GPUInfo) string {
 		}
 	}
 	if g.IsMIGInstance() {
-		return draw.PadRight(mark+migLabel(g, m.ascii), m.lay.label)
+		return draw.PadRight(mark+layout.MIGLabel(g, m.ascii), m.lay.Label)
 	}
-	return draw.PadRight(mark+fmt.Sprintf("GPU%d", g.OnHost()), m.lay.label)
+	return draw.PadRight(mark+fmt.Sprintf("GPU%d", g.OnHost()), m.lay.Label)
 }
 
 func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
@@ -176,10 +177,10 @@ func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
 		labelInk = m.theme.Sel
 	}
 	lost := m.store.Lost(dev, f.at)
-	if m.lay.gpuRows == 1 {
+	if m.lay.GPURows == 1 {
 		return []string{m.compactGPU(f, dev, label, labelInk, lost)}
 	}
-	rows := m.lay.rowsFor()
+	rows := rowsFor(&m.lay)
 	height := len(rows)
 	switch {
 	case g.IsMIGInstance():
@@ -194,8 +195,8 @@ func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
 		if r == 0 {
 			ln.Add(label, labelInk)
 		}
-		ln.Pad(m.lay.label)
-		ln.Add(draw.PadRight(row.label, rowLabelWidth), m.theme.Dim)
+		ln.Pad(m.lay.Label)
+		ln.Add(draw.PadRight(row.label, layout.RowLabelWidth), m.theme.Dim)
 		m.store.Series(timeline.Key{Name: row.metric, Device: dev}, f.from, f.to, f.cols)
 		lo, hi := row.scale(m, dev, f.at)
 		if !(hi > lo) {
@@ -218,10 +219,6 @@ func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
 	}
 	return out
 }
-
-// rowLabelWidth is the width of the row labels ("util", "SM", "phase") and
-// a space.
-const rowLabelWidth = 6
 
 // gpuFields are the numbers a GPU block shows besides its rows' own, by the
 // row they belong to, and those whose row is not shown (most important
@@ -350,7 +347,7 @@ func (m *Model) compactGPU(f *frame, dev, label string, labelInk draw.Ink, lost 
 		util = draw.PadLeft("", len(util)) // never given: its column blank
 	}
 	ln.Add(util, m.theme.Util)
-	if m.lay.showSM {
+	if m.lay.ShowSM {
 		ln.Add(" SM ", m.theme.Dim).Add(draw.Pct(v(timeline.GPUSMActive)), m.theme.SM)
 	}
 	// A quantity the source never gave keeps its column blank, not N/A.
@@ -387,10 +384,10 @@ func (m *Model) viewNoGPUs() []string {
 	if len(out) == 0 {
 		out = append(out, m.theme.Warn.Paint(" no GPUs"))
 	}
-	if len(out) < noGPURows && len(m.info.Checks) > 0 {
+	if len(out) < layout.NoGPURows && len(m.info.Checks) > 0 {
 		out = append(out, m.theme.Dim.Paint(m.fit.FitWords(" ? lists every check made while looking for GPUs", m.width, false)))
 	}
-	return draw.PadBlank(out, noGPURows)
+	return draw.PadBlank(out, layout.NoGPURows)
 }
 
 // highest is the largest mean among cols, NaN if none is known.

@@ -43,7 +43,7 @@ func (m *Model) hintDetailOverflow() int {
 // hintRows is the room for the open hint: the hints panel's and the
 // detail pane's, less the row a replay gives to its transport.
 func (m *Model) hintRows() int {
-	rows := m.lay.hints + m.lay.detail
+	rows := m.lay.Hints + m.lay.Detail
 	if !m.play.Grows {
 		rows--
 	}

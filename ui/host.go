@@ -8,6 +8,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/layout"
 )
 
 // viewHost draws the host: CPU (with iowait and load), RAM and swap, disk,
@@ -16,19 +17,19 @@ import (
 func (m *Model) viewHost(f *frame) []string {
 	hostDev := m.hostDevice()
 	hv := func(name string) float64 { return m.value(name, hostDev, f.at) }
-	multi := m.lay.gpuRows > 1
-	prefix := m.lay.label
+	multi := m.lay.GPURows > 1
+	prefix := m.lay.Label
 	if multi {
-		prefix += rowLabelWidth
+		prefix += layout.RowLabelWidth
 	}
 
 	if (m.store.Len() > 0 || m.info.MultiHost()) && !m.store.Has(timeline.Key{Name: timeline.HostCPU, Device: hostDev}) {
 		return m.viewNoHost(multi)
 	}
 	cpu := m.newLine(m.width)
-	cpu.Add(draw.PadRight(" "+m.hostLabel(), m.lay.label), m.theme.Title)
+	cpu.Add(draw.PadRight(" "+m.hostLabel(), m.lay.Label), m.theme.Title)
 	if multi {
-		cpu.Add(draw.PadRight("cpu", rowLabelWidth), m.theme.Dim)
+		cpu.Add(draw.PadRight("cpu", layout.RowLabelWidth), m.theme.Dim)
 	}
 	cpu.Pad(prefix)
 	m.store.Series(timeline.Key{Name: timeline.HostCPU, Device: hostDev}, f.from, f.to, f.cols)
@@ -54,7 +55,7 @@ func (m *Model) viewHost(f *frame) []string {
 	}
 
 	mem := m.newLine(m.width)
-	mem.Pad(m.lay.label).Add(draw.PadRight("ram", rowLabelWidth), m.theme.Dim)
+	mem.Pad(m.lay.Label).Add(draw.PadRight("ram", layout.RowLabelWidth), m.theme.Dim)
 	m.store.Series(timeline.Key{Name: timeline.HostMemUsed, Device: hostDev}, f.from, f.to, f.cols)
 	mem.Add(m.glyph.Spark(f.cols, 0, hv(timeline.HostMemTotal)), m.theme.Mem)
 	mem.Add(" ", draw.Ink{}).Add(ram, m.theme.Mem)
@@ -74,7 +75,7 @@ func (m *Model) viewHost(f *frame) []string {
 // N/A reads as if something failed.
 func (m *Model) viewNoHost(multi bool) []string {
 	ln := m.newLine(m.width)
-	ln.Add(draw.PadRight(" "+m.hostLabel(), m.lay.label), m.theme.Title)
+	ln.Add(draw.PadRight(" "+m.hostLabel(), m.lay.Label), m.theme.Title)
 	msg := "no host readings in this recording"
 	switch {
 	case m.info.Kind == timeline.Imported || m.info.Recorded == timeline.Imported:
@@ -82,7 +83,7 @@ func (m *Model) viewNoHost(multi bool) []string {
 	case m.play.Grows:
 		msg = m.noHostReadings()
 	}
-	rows := 1 + m.lay.coreRows
+	rows := 1 + m.lay.CoreRows
 	if multi {
 		rows++
 	}
@@ -91,7 +92,7 @@ func (m *Model) viewNoHost(multi bool) []string {
 	ln.Add(text[0], m.theme.Dim)
 	out := []string{ln.String()}
 	for _, l := range text[1:] {
-		out = append(out, m.newLine(m.width).Pad(m.lay.label).Add(l, m.theme.Dim).String())
+		out = append(out, m.newLine(m.width).Pad(m.lay.Label).Add(l, m.theme.Dim).String())
 	}
 	return draw.PadBlank(out, rows)
 }
@@ -123,7 +124,7 @@ func swapInk(t *draw.Theme, v float64) draw.Ink {
 func (m *Model) viewCores(f *frame, prefix int) []string {
 	cores := m.hostCores()
 	if len(cores) == 0 {
-		return make([]string, m.lay.coreRows)
+		return make([]string, m.lay.CoreRows)
 	}
 	vals := make([]float64, len(cores))
 	pegged := 0
@@ -134,9 +135,9 @@ func (m *Model) viewCores(f *frame, prefix int) []string {
 		}
 	}
 	room := m.width - prefix
-	perRow := (len(vals) + m.lay.coreRows - 1) / m.lay.coreRows
+	perRow := (len(vals) + m.lay.CoreRows - 1) / m.lay.CoreRows
 	if perRow > room {
-		vals = groupMax(vals, room*m.lay.coreRows)
+		vals = groupMax(vals, room*m.lay.CoreRows)
 		perRow = room
 	}
 	summary := fmt.Sprintf(" %d cores", len(cores))
@@ -144,19 +145,19 @@ func (m *Model) viewCores(f *frame, prefix int) []string {
 		summary += fmt.Sprintf(", %d at 95%%+", pegged)
 	}
 	var out []string
-	for r := 0; r < m.lay.coreRows; r++ {
+	for r := 0; r < m.lay.CoreRows; r++ {
 		ln := m.newLine(m.width)
-		if r == 0 && m.lay.gpuRows > 1 {
-			ln.Pad(m.lay.label).Add(draw.PadRight("cpus", rowLabelWidth), m.theme.Dim)
+		if r == 0 && m.lay.GPURows > 1 {
+			ln.Pad(m.lay.Label).Add(draw.PadRight("cpus", layout.RowLabelWidth), m.theme.Dim)
 		} else if r == 0 {
-			ln.Add(draw.PadRight(" cpus", m.lay.label), m.theme.Dim)
+			ln.Add(draw.PadRight(" cpus", m.lay.Label), m.theme.Dim)
 		}
 		ln.Pad(prefix)
 		lo, hi := r*perRow, min(len(vals), (r+1)*perRow)
 		if lo < hi {
 			ln.Add(m.glyph.Bars(vals[lo:hi], 0, 100), m.theme.Core)
 		}
-		if r == m.lay.coreRows-1 && m.width-ln.Width() > len(summary) {
+		if r == m.lay.CoreRows-1 && m.width-ln.Width() > len(summary) {
 			ln.Add(summary, m.theme.Dim)
 		}
 		out = append(out, ln.String())

@@ -11,6 +11,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline/units"
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/keymap"
+	"github.com/gputop-dev/gputop/ui/layout"
 )
 
 // A session of several hosts (gputop --hosts, an import from Prometheus, a
@@ -98,9 +99,9 @@ func (m *Model) hostName() string {
 // hosts) the arrangement of the hosts.
 func (m *Model) relayout() {
 	if !m.info.MultiHost() {
-		m.lay = computeLayout(m.width, m.height, m.info, len(m.cores), m.oneRow)
+		m.lay = layout.Compute(m.width, m.height, m.info, len(m.cores), m.oneRow)
 		if m.jobSeen {
-			m.lay = m.lay.withJob()
+			m.lay = m.lay.WithJob()
 		}
 		return
 	}
@@ -122,26 +123,26 @@ func hostLabelWidth(names []string) int {
 // "  7/8 busy util  92% lo  12%  5.1kW WARN straggler-host".
 const hostValueWidth = 10 + 1 + 9 + 1 + 7 + 1 + 6 + 22
 
-func (m *Model) hostLayout(w, h int) layout {
+func (m *Model) hostLayout(w, h int) layout.Layout {
 	hn := &m.hosts
 	cores := len(hn.coresOf[m.hostName()])
 	label := hostLabelWidth(hn.names)
 	if len(hn.names) == 0 {
-		return computeLayout(w, h, m.info, cores, m.oneRow)
+		return layout.Compute(w, h, m.info, cores, m.oneRow)
 	}
 	// Where the rows of a layout computed one row shorter (for the summary
 	// or heading) scroll, its own summary row takes that place and the row
 	// saved stays blank; below the height that allows, the heading takes
 	// the summary's row.
-	oneShorter := func(info timeline.SourceInfo) layout {
-		l := computeLayout(w, h-1, info, cores, m.oneRow)
+	oneShorter := func(info timeline.SourceInfo) layout.Layout {
+		l := layout.Compute(w, h-1, info, cores, m.oneRow)
 		switch {
-		case !l.fits:
-			l = computeLayout(w, h, info, cores, m.oneRow)
-		case l.summary == 1:
-			l.blankRows++
+		case !l.Fits:
+			l = layout.Compute(w, h, info, cores, m.oneRow)
+		case l.Summary == 1:
+			l.BlankRows++
 		}
-		l.summary = 1
+		l.Summary = 1
 		return l
 	}
 	if hn.open {
@@ -152,13 +153,13 @@ func (m *Model) hostLayout(w, h int) layout {
 		}
 		hn.mode = hostOpen
 		l := oneShorter(sub)
-		l.widenLabel(label, w)
+		l.WidenLabel(label, w)
 		return l
 	}
-	if l := computeLayout(w, h-len(hn.names)-1, m.info, cores, m.oneRow); l.fits && l.summary == 0 && len(m.info.GPUs) > 0 {
+	if l := layout.Compute(w, h-len(hn.names)-1, m.info, cores, m.oneRow); l.Fits && l.Summary == 0 && len(m.info.GPUs) > 0 {
 		hn.mode = hostTree
-		l.summary = 1
-		l.widenLabel(label, w)
+		l.Summary = 1
+		l.WidenLabel(label, w)
 		return l
 	}
 	hn.mode = hostList
@@ -169,35 +170,24 @@ func (m *Model) hostLayout(w, h int) layout {
 	sub := m.info
 	sub.GPUs = make([]timeline.GPUInfo, len(hn.names))
 	for i := range sub.GPUs {
-		sub.GPUs[i] = timeline.GPUInfo{Index: i, GPM: anyGPM(m.info)}
+		sub.GPUs[i] = timeline.GPUInfo{Index: i, GPM: layout.AnyGPM(m.info)}
 	}
 	l := oneShorter(sub)
-	extra := l.gpusShown * (l.gpuRows - 1)
-	if l.gpuRows > 1 {
+	extra := l.GPUsShown * (l.GPURows - 1)
+	if l.GPURows > 1 {
 		extra++
-		l.gpuRows = 1
+		l.GPURows = 1
 	}
-	if l.detail > 0 {
-		l.detail += extra
+	if l.Detail > 0 {
+		l.Detail += extra
 	} else {
-		l.blankRows += extra
+		l.BlankRows += extra
 	}
-	hn.shown = l.gpusShown
-	l.values = hostValueWidth
-	l.label = 0
-	l.widenLabel(label, w)
+	hn.shown = l.GPUsShown
+	l.Values = hostValueWidth
+	l.Label = 0
+	l.WidenLabel(label, w)
 	return l
-}
-
-// widenLabel makes the label column wide enough for host names and gives
-// the sparklines what is left.
-func (l *layout) widenLabel(label, w int) {
-	l.label = max(l.label, label)
-	prefix := l.label
-	if l.gpuRows > 1 {
-		prefix += rowLabelWidth
-	}
-	l.spark = max(8, w-prefix-1-l.values)
 }
 
 // keepHostSelectionInView keeps the selected host and GPU on screen and
@@ -226,7 +216,7 @@ func (m *Model) keepHostSelectionInView() {
 			i = 0
 			m.gpu = gpus[0]
 		}
-		shown := m.lay.gpusShown
+		shown := m.lay.GPUsShown
 		if i < m.gpuTop {
 			m.gpuTop = i
 		}
@@ -272,7 +262,7 @@ func (m *Model) hostKey(k *keymap.Map, matches func(*keymap.Binding) bool) bool 
 		m.relayout()
 		return true
 	}
-	page := max(1, m.lay.gpusShown)
+	page := max(1, m.lay.GPUsShown)
 	var move func(int)
 	var n int
 	var at int
@@ -340,7 +330,7 @@ func (m *Model) viewHostGPUs(f *frame) []string {
 	case hostOpen:
 		host(hn.sel)
 		gpus := hn.gpus[hn.sel]
-		for i := m.gpuTop; i < min(len(gpus), m.gpuTop+m.lay.gpusShown); i++ {
+		for i := m.gpuTop; i < min(len(gpus), m.gpuTop+m.lay.GPUsShown); i++ {
 			gpu(gpus[i])
 		}
 	case hostTree:
@@ -532,11 +522,11 @@ func (m *Model) viewHostLine(f *frame, h int) string {
 		labelInk = m.theme.Sel
 	}
 	ln := m.newLine(m.width)
-	ln.Add(draw.PadRight(mark+m.fit.FitWords(hn.names[h], 16, false), m.lay.label), labelInk)
-	prefix := m.lay.label
-	if m.lay.gpuRows > 1 {
-		ln.Add(draw.PadRight("mean", rowLabelWidth), m.theme.Dim)
-		prefix += rowLabelWidth
+	ln.Add(draw.PadRight(mark+m.fit.FitWords(hn.names[h], 16, false), m.lay.Label), labelInk)
+	prefix := m.lay.Label
+	if m.lay.GPURows > 1 {
+		ln.Add(draw.PadRight("mean", layout.RowLabelWidth), m.theme.Dim)
+		prefix += layout.RowLabelWidth
 	}
 	ln.Pad(prefix)
 	spark := m.hostSpark(f, h)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/layout"
 )
 
 // The job row: the rate of the job's own progress (a tqdm bar under
@@ -20,31 +21,9 @@ import (
 // recording keeps a point every few seconds.
 const jobRateSpan = 15 * time.Second
 
-// withJob gives the job row one row of the screen: a spare one, else one
-// of the process table's or the detail pane's, else a hint's; none where
-// none can be spared.
-func (l layout) withJob() layout {
-	switch {
-	case !l.fits:
-		return l
-	case l.blankRows > 0:
-		l.blankRows--
-	case l.procs > 5:
-		l.procs--
-	case l.detail > minDetailRows:
-		l.detail--
-	case l.hints > 1:
-		l.hints--
-	default:
-		return l
-	}
-	l.job = 1
-	return l
-}
-
 // noteJob lays the screen out again when the first progress arrives.
 func (m *Model) noteJob() {
-	if m.lay.job == 0 && !m.jobSeen && len(m.store.Progress()) > 0 {
+	if m.lay.Job == 0 && !m.jobSeen && len(m.store.Progress()) > 0 {
 		m.jobSeen = true
 		if m.width > 0 {
 			m.relayout()
@@ -54,15 +33,15 @@ func (m *Model) noteJob() {
 
 // viewJob is the job row.
 func (m *Model) viewJob(f *frame) []string {
-	if m.lay.job == 0 {
+	if m.lay.Job == 0 {
 		return nil
 	}
 	ps := m.store.Progress()
 	unit := timeline.ProgressUnit(ps)
 	ln := m.newLine(m.width)
-	ln.Add(draw.PadRight(" job", m.lay.label), m.theme.Title)
-	if m.lay.gpuRows > 1 {
-		ln.Add(draw.PadRight("rate", rowLabelWidth), m.theme.Dim)
+	ln.Add(draw.PadRight(" job", m.lay.Label), m.theme.Title)
+	if m.lay.GPURows > 1 {
+		ln.Add(draw.PadRight("rate", layout.RowLabelWidth), m.theme.Dim)
 	}
 	cols := f.cols
 	n := len(cols)

@@ -47,7 +47,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 			}
 			p.OpenWhole = false
 			if p.Zoom == was.Zoom {
-				p.Zoom = playback.DefaultZoom(m.lay.spark, m.info.Interval)
+				p.Zoom = playback.DefaultZoom(m.lay.Spark, m.info.Interval)
 			}
 		}()
 	}
@@ -130,9 +130,9 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, keys.Down.Binding):
 		m.gpu = min(len(m.info.GPUs)-1, m.gpu+1)
 	case key.Matches(k, keys.GPUPageUp.Binding):
-		m.gpu = max(0, m.gpu-max(1, m.lay.gpusShown))
+		m.gpu = max(0, m.gpu-max(1, m.lay.GPUsShown))
 	case key.Matches(k, keys.GPUPageDown.Binding):
-		m.gpu = min(len(m.info.GPUs)-1, m.gpu+max(1, m.lay.gpusShown))
+		m.gpu = min(len(m.info.GPUs)-1, m.gpu+max(1, m.lay.GPUsShown))
 	case key.Matches(k, keys.FirstGPU.Binding):
 		m.gpu = 0
 	case key.Matches(k, keys.LastGPU.Binding):
@@ -227,7 +227,7 @@ func (m *Model) recordKey() {
 // sample: a step always shows something new.
 func (m *Model) columnStep() time.Duration {
 	span := m.play.Span(m.store.First(), m.store.Last())
-	step := span / time.Duration(max(1, m.lay.spark))
+	step := span / time.Duration(max(1, m.lay.Spark))
 	if iv := m.store.Interval(); step < iv {
 		step = iv
 	}
@@ -258,7 +258,7 @@ func (m *Model) updateKeys() {
 	m.procs.Focus = m.procs.Focus && !procsAt.IsZero() && m.procFocusRows() >= 4
 	focus := m.procs.Focus
 	on(!procsAt.IsZero() && m.procFocusRows() >= 4, &k.Procs)
-	on(focus || m.lay.procs > 0 && !procsAt.IsZero() || m.procsInPane(), &k.SortNext, &k.SortInvert)
+	on(focus || m.lay.Procs > 0 && !procsAt.IsZero() || m.procsInPane(), &k.SortNext, &k.SortInvert)
 	on(focus, &k.ProcUp, &k.ProcDown, &k.ProcPageUp, &k.ProcPageDown, &k.ProcFirst, &k.ProcLast, &k.LeaveProcs, &k.ProcFilter)
 	_, chosen := m.selectedProcess()
 	on(focus && chosen && m.canKill(), &k.Kill)

@@ -15,6 +15,7 @@ import (
 	"github.com/gputop-dev/gputop/ui/config"
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/keymap"
+	"github.com/gputop-dev/gputop/ui/layout"
 	"github.com/gputop-dev/gputop/ui/playback"
 	"github.com/gputop-dev/gputop/ui/procs"
 )
@@ -102,7 +103,7 @@ type Model struct {
 	cancel context.CancelFunc
 
 	width, height int
-	lay           layout
+	lay           layout.Layout
 	play          playback.State
 	sizedZoom     bool // the default zoom has been set from the first size
 	start         time.Time
@@ -417,8 +418,8 @@ func (m *Model) tick() tea.Cmd {
 func (m *Model) handleResize(w, h int) {
 	m.width, m.height = w, h
 	m.relayout()
-	if !m.sizedZoom && m.lay.fits {
-		m.play.Zoom = playback.DefaultZoom(m.lay.spark, m.info.Interval)
+	if !m.sizedZoom && m.lay.Fits {
+		m.play.Zoom = playback.DefaultZoom(m.lay.Spark, m.info.Interval)
 		m.sizedZoom = true
 	}
 }

@@ -11,7 +11,7 @@ import "github.com/gputop-dev/gputop/timeline"
 
 // sharedPane says whether the graph and the processes share one pane.
 func (m *Model) sharedPane() bool {
-	if m.lay.procs > 0 || m.lay.detail < 4 || len(m.info.GPUs) == 0 {
+	if m.lay.Procs > 0 || m.lay.Detail < 4 || len(m.info.GPUs) == 0 {
 		return false
 	}
 	_, at := m.store.ProcessesAt(m.store.Last())

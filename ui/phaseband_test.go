@@ -12,6 +12,7 @@ import (
 	"github.com/rivo/uniseg"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/layout"
 	"github.com/gputop-dev/gputop/ui/playback"
 )
 
@@ -72,14 +73,14 @@ func TestPhaseBandIsTheSameAtEveryZoomAndScroll(t *testing.T) {
 // have.
 func phaseBandOf(t *testing.T, m *Model) string {
 	t.Helper()
-	start := m.lay.label
-	if m.lay.gpuRows > 1 {
-		start += rowLabelWidth
+	start := m.lay.Label
+	if m.lay.GPURows > 1 {
+		start += layout.RowLabelWidth
 	}
 	for _, row := range strings.Split(screen(m), "\n") {
 		if strings.HasPrefix(strings.TrimLeft(row, " "), "phase") {
-			row += strings.Repeat(" ", start+m.lay.spark)
-			return row[start : start+m.lay.spark]
+			row += strings.Repeat(" ", start+m.lay.Spark)
+			return row[start : start+m.lay.Spark]
 		}
 	}
 	t.Fatalf("no phase band:\n%s", screen(m))
@@ -127,16 +128,16 @@ func TestPhaseBandMarkersWithWideText(t *testing.T) {
 				spark = r
 			}
 		}
-		start := m.lay.label
-		if m.lay.gpuRows > 1 {
-			start += rowLabelWidth
+		start := m.lay.Label
+		if m.lay.GPURows > 1 {
+			start += layout.RowLabelWidth
 		}
 		from, to := m.play.Window(m.store.First(), m.store.Last())
-		colWidth := to.Sub(from) / time.Duration(m.lay.spark)
+		colWidth := to.Sub(from) / time.Duration(m.lay.Spark)
 		var want []int
 		for i := range marks {
 			if at := samples[i].At; !at.Before(from) {
-				want = append(want, start+min(int(at.Sub(from)/colWidth), m.lay.spark-1))
+				want = append(want, start+min(int(at.Sub(from)/colWidth), m.lay.Spark-1))
 			}
 		}
 		var got []int
@@ -151,7 +152,7 @@ func TestPhaseBandMarkersWithWideText(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%d columns: ticks at %v, want %v\n%s\n%s", w, got, want, spark, band)
 		}
-		if bw, sw := ansi.StringWidth(strings.TrimRight(band, " ")), start+m.lay.spark; bw > sw || bw > w {
+		if bw, sw := ansi.StringWidth(strings.TrimRight(band, " ")), start+m.lay.Spark; bw > sw || bw > w {
 			t.Errorf("%d columns: the band is %d cells wide, the sparklines end at %d\n%s", w, bw, sw, band)
 		}
 		if !strings.Contains(band, "busy") {

@@ -138,7 +138,7 @@ func (m *Model) selectedProcess() (timeline.ProcessSpan, bool) {
 // procFocusRows is the room of the table while it has the keyboard: the
 // detail pane's and its own, less the row a replay gives its transport.
 func (m *Model) procFocusRows() int {
-	rows := m.lay.detail + m.lay.procs
+	rows := m.lay.Detail + m.lay.Procs
 	if !m.play.Grows {
 		rows--
 	}

@@ -11,8 +11,8 @@ import (
 // The settings file's metric and layout are where the screen starts.
 func TestSettingsShapeTheScreen(t *testing.T) {
 	m := newTestModel(t, timeline.Live, fixtureSamples(120), 120, 40, Options{Settings: config.Settings{Metric: "power", Layout: "compact"}})
-	if m.lay.gpuRows != 1 {
-		t.Errorf("layout = compact: one row a GPU at 120x40, not %d", m.lay.gpuRows)
+	if m.lay.GPURows != 1 {
+		t.Errorf("layout = compact: one row a GPU at 120x40, not %d", m.lay.GPURows)
 	}
 	if !strings.Contains(screen(m), " GPU0 power ") {
 		t.Errorf("metric = power: the detail graph starts on power:\n%s", screen(m))

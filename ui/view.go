@@ -6,6 +6,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/layout"
 )
 
 // View draws the whole screen from the store and the cursor alone, so a
@@ -25,7 +26,7 @@ func (m *Model) view() string {
 		return ""
 	}
 	m.hitReset()
-	if !m.lay.fits {
+	if !m.lay.Fits {
 		return m.viewTooSmall()
 	}
 	if m.showHelp {
@@ -40,17 +41,17 @@ func (m *Model) view() string {
 	lines = append(lines, m.viewGPUs(f)...)
 	lines = append(lines, m.viewJob(f)...)
 	at()
-	if m.lay.phase > 0 {
+	if m.lay.Phase > 0 {
 		lines = append(lines, m.viewPhaseBand(f))
 	}
-	if m.lay.hintBand > 0 {
+	if m.lay.HintBand > 0 {
 		lines = append(lines, m.viewHintBand(f))
 	}
 	m.hitRows(0, len(lines)-m.hitBase, hitTime, 0)
 	lines = append(lines, m.viewHost(f)...)
 	if m.hintSel == 0 || m.procs.Focus {
 		at()
-		lines = append(lines, m.viewHints(f, m.lay.hints)...)
+		lines = append(lines, m.viewHints(f, m.lay.Hints)...)
 	}
 	at()
 	switch {
@@ -62,21 +63,21 @@ func (m *Model) view() string {
 		lines = append(lines, m.viewHintDetail(f, m.hintRows())...)
 		m.hitRows(0, len(lines)-m.hitBase, hitHint, m.hintSel-1)
 		at()
-		lines = append(lines, m.viewProcs(f, m.lay.procs)...)
+		lines = append(lines, m.viewProcs(f, m.lay.Procs)...)
 	case m.procsInPane():
-		lines = append(lines, m.viewProcsPane(f, m.lay.detail)...)
+		lines = append(lines, m.viewProcsPane(f, m.lay.Detail)...)
 	default:
-		lines = append(lines, m.viewDetail(f, m.lay.detail)...)
+		lines = append(lines, m.viewDetail(f, m.lay.Detail)...)
 		m.hitRows(0, len(lines)-m.hitBase, hitTime, 0)
 		at()
-		lines = append(lines, m.viewProcs(f, m.lay.procs)...)
+		lines = append(lines, m.viewProcs(f, m.lay.Procs)...)
 	}
-	lines = append(lines, draw.BlankLines(m.lay.blankRows)...)
+	lines = append(lines, draw.BlankLines(m.lay.BlankRows)...)
 	if !m.play.Grows {
 		// A replay gives its detail pane's last row to the transport.
-		lines = append(draw.PadBlank(lines, m.height-footerRows-1), m.viewTransport())
+		lines = append(draw.PadBlank(lines, m.height-layout.FooterRows-1), m.viewTransport())
 	}
-	lines = draw.PadBlank(lines, m.height-footerRows)
+	lines = draw.PadBlank(lines, m.height-layout.FooterRows)
 	if m.prompt.active {
 		return m.fitRows(append(lines, m.viewPrompt()))
 	}
@@ -104,14 +105,14 @@ func (m *Model) fitRows(lines []string) string {
 // frame computes the window once per View.
 func (m *Model) frame() *frame {
 	from, to := m.play.Window(m.store.First(), m.store.Last())
-	if cap(m.cols) < m.lay.spark {
-		m.cols = make([]timeline.Agg, m.lay.spark)
+	if cap(m.cols) < m.lay.Spark {
+		m.cols = make([]timeline.Agg, m.lay.Spark)
 	}
-	return &frame{from: from, to: to, at: m.play.Cursor, cols: m.cols[:m.lay.spark]}
+	return &frame{from: from, to: to, at: m.play.Cursor, cols: m.cols[:m.lay.Spark]}
 }
 
 func (m *Model) viewTooSmall() string {
-	w, h := MinSize()
+	w, h := layout.MinSize()
 	msg := fmt.Sprintf("terminal %dx%d is too small: gputop needs %dx%d; enlarge it or press q", m.width, m.height, w, h)
 	return m.fitRows(draw.PadBlank(m.fit.WrapWords(msg, m.width, m.height), m.height))
 }
@@ -133,4 +134,9 @@ func (m *Model) noteCores() {
 	if m.width > 0 {
 		m.relayout()
 	}
+}
+
+// newLine starts a row of at most limit columns.
+func (m *Model) newLine(limit int) *draw.Line {
+	return draw.NewLine(&m.fit, limit)
 }
