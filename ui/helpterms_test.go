@@ -8,6 +8,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/help"
 	"github.com/gputop-dev/gputop/ui/procs"
 )
 
@@ -16,8 +17,8 @@ import (
 // columns, the band labels) is a term of the help's table.
 func TestEveryAbbreviationIsInTheHelp(t *testing.T) {
 	terms := map[string]bool{}
-	for _, ht := range helpTerms {
-		for _, w := range strings.FieldsFunc(ht.term+", "+ht.ascii, func(r rune) bool { return r == ',' }) {
+	for _, ht := range help.Terms {
+		for _, w := range strings.FieldsFunc(ht.Term+", "+ht.ASCII, func(r rune) bool { return r == ',' }) {
 			terms[strings.TrimSpace(w)] = true
 		}
 	}
@@ -79,3 +80,6 @@ func TestHelpPages(t *testing.T) {
 		t.Fatal("the help's keys closed it")
 	}
 }
+
+// helpLines is the help, every line cut to the screen's width.
+func (m *Model) helpLines() []string { return m.helpPage().Lines() }
