@@ -126,6 +126,7 @@ func TestPackageDependencies(t *testing.T) {
 			return std(p) || p == module+"timeline" || p == module+"ui/draw" || p == "github.com/rivo/uniseg"
 		}},
 		{"ui/help", func(p string) bool { return std(p) || p == module+"ui/draw" || p == module+"ui/keymap" }},
+		{"ui/hostpanel", func(p string) bool { return std(p) || p == module+"ui/draw" || p == module+"ui/layout" }},
 		{"ui/hints", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis" ||
 				p == module+"ui/draw"

@@ -394,7 +394,7 @@ func (m *Model) viewNoGPUs() []string {
 func highest(cols []timeline.Agg) float64 {
 	hi := math.NaN()
 	for _, c := range cols {
-		hi = maxKnown(hi, c.Mean)
+		hi = draw.MaxKnown(hi, c.Mean)
 	}
 	return hi
 }

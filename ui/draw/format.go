@@ -104,3 +104,11 @@ func OrNA(s string) string {
 	}
 	return s
 }
+
+// MaxKnown is the larger of a and b, ignoring NaN unless both are.
+func MaxKnown(a, b float64) float64 {
+	if math.IsNaN(a) || b > a {
+		return b
+	}
+	return a
+}
