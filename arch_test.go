@@ -132,7 +132,8 @@ func TestPackageDependencies(t *testing.T) {
 				p == module+"ui/draw"
 		}},
 		{"ui/procs", func(p string) bool {
-			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"ui/draw"
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"ui/draw" ||
+				p == module+"ui/keymap"
 		}},
 		// The drawing primitives: strings, numbers and times in, painted
 		// rows out; below every panel, so nothing of the screen above them.

@@ -54,7 +54,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	if m.prompt.active {
 		return m.handlePromptKey(k)
 	}
-	if m.confirm.active {
+	if m.confirm.Active {
 		return m.handleConfirmKey(k)
 	}
 	keys := m.keys
@@ -262,8 +262,8 @@ func (m *Model) updateKeys() {
 	on(focus, &k.ProcUp, &k.ProcDown, &k.ProcPageUp, &k.ProcPageDown, &k.ProcFirst, &k.ProcLast, &k.LeaveProcs, &k.ProcFilter)
 	_, chosen := m.selectedProcess()
 	on(focus && chosen && m.canKill(), &k.Kill)
-	on(m.confirm.active, &k.KillYes, &k.KillNo)
-	on(m.confirm.active && len(m.confirm.signals) > 1, &k.SignalPrev, &k.SignalNext)
+	on(m.confirm.Active, &k.KillYes, &k.KillNo)
+	on(m.confirm.Active && len(m.confirm.Signals) > 1, &k.SignalPrev, &k.SignalNext)
 	// A list of hosts moves before any host has described a GPU.
 	hostLines := m.info.MultiHost() && m.hosts.mode == hostList && len(m.hosts.names) > 1
 	on((gpus || hostLines) && !hintScrolls && !focus, &k.Up, &k.Down)

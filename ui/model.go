@@ -132,7 +132,7 @@ type Model struct {
 	procs    procs.Table
 	killer   Killer
 	readonly bool
-	confirm  killQuestion
+	confirm  procs.Question
 	// hits say what each row of the last frame shows, for the mouse
 	// (mouse.go); hitBase is where the panel being drawn starts.
 	hits    []hit

@@ -49,7 +49,7 @@ func (m *Model) hitRows(row, n int, kind hitKind, idx int) {
 
 // handleMouse does what a click or the wheel means where it is.
 func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
-	if m.prompt.active || m.confirm.active || msg.Action == tea.MouseActionRelease {
+	if m.prompt.active || m.confirm.Active || msg.Action == tea.MouseActionRelease {
 		return nil
 	}
 	wheel := 0

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/procs"
 )
 
 // procFixture is fixtureSamples with the process lists a shared node
@@ -72,7 +73,7 @@ func (k *fakeKiller) Signals() []syscall.Signal {
 func (k *fakeKiller) Signal(pid int, started time.Time, sig syscall.Signal) error {
 	call := fmt.Sprintf("%d@%s", pid, started.UTC().Format("15:04:05"))
 	if sig != syscall.SIGTERM {
-		call += " " + signalName(sig)
+		call += " " + procs.SignalName(sig)
 	}
 	k.calls = append(k.calls, call)
 	return k.err
@@ -188,7 +189,7 @@ func TestKillAsksFirst(t *testing.T) {
 		t.Fatalf("k asks first:\n%s", screen(m))
 	}
 	press(m, "x", "q", "k") // no other key answers
-	if len(k.calls) != 0 || !m.confirm.active {
+	if len(k.calls) != 0 || !m.confirm.Active {
 		t.Fatalf("a stray key answered the question: %v", k.calls)
 	}
 	press(m, "n")
@@ -219,7 +220,7 @@ func TestKillAsksFirst(t *testing.T) {
 	}
 
 	press(m, "end", "k")
-	if len(k.calls) != 2 || m.confirm.active || !strings.Contains(screen(m), "no longer holds GPU2") {
+	if len(k.calls) != 2 || m.confirm.Active || !strings.Contains(screen(m), "no longer holds GPU2") {
 		t.Errorf("an ended process is not signalled: %v\n%s", k.calls, screen(m))
 	}
 }
@@ -245,7 +246,7 @@ func TestKillNeverInReplayOrDemoOrReadOnly(t *testing.T) {
 			t.Errorf("%v %+v: the footer offers k", c.kind, c.opts)
 		}
 		press(m, "k")
-		if m.confirm.active {
+		if m.confirm.Active {
 			t.Errorf("%v %+v: k asks to signal", c.kind, c.opts)
 		}
 		if c.why != "" && !strings.Contains(screen(m), c.why) {

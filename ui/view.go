@@ -81,9 +81,9 @@ func (m *Model) view() string {
 	if m.prompt.active {
 		return m.fitRows(append(lines, m.viewPrompt()))
 	}
-	if m.confirm.active {
+	if m.confirm.Active {
 		// The question takes the pane's last row too.
-		return m.fitRows(append(lines[:len(lines)-1], m.viewConfirm()...))
+		return m.fitRows(append(lines[:len(lines)-1], m.confirm.View(m.pen(), m.keys)...))
 	}
 	footer := m.viewFooter(f)
 	if len(footer) > 1 {

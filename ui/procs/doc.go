@@ -4,7 +4,8 @@
 // dimmed, with when they were last seen. p gives it the keyboard, as
 // htop's list has it: the arrows choose a process, whose whole command
 // line, start and container show under the table; s and I sort it; / filters
-// it; k (ui's kill.go) signals the chosen one.
+// it; k signals the chosen one, after the Question (which signal, then y)
+// that ui's kill.go asks and a Killer answers.
 //
 // Table is the table's state (focus, filter, order, selection, scroll) and
 // the spans of the window it read last (Spans, read again only when the
