@@ -8,19 +8,16 @@ import (
 )
 
 // hintPanel is the hints panel over the hints listed at the cursor.
-func (m *Model) hintPanel(at time.Time) *hints.Panel {
-	return &hints.Panel{Pen: m.pen(), Hints: m.an.shown, Names: m.gpuNames, At: at, Sel: m.hintSel}
+func (m *Model) hintPanel(at time.Time) hints.Panel {
+	return hints.Panel{Pen: m.pen(), Hints: m.an.shown, Names: m.gpuNames, At: at, Sel: m.hintSel}
 }
 
 // viewHints is the hints panel (hints.Panel.View), each hint's rows noted
 // for the mouse.
 func (m *Model) viewHints(f *frame, rows int) []string {
 	judging := m.store.Len() > 0 && f.at.Sub(m.store.First()) < analysis.ProvisionalMin
-	lines, hits := m.hintPanel(f.at).View(rows, judging)
-	for r, h := range hits {
-		m.hitRows(r, 1, hitHint, h)
-	}
-	return lines
+	p := m.hintPanel(f.at)
+	return p.View(rows, judging, func(row, i int) { m.hitRows(row, 1, hitHint, i) })
 }
 
 // viewHintDetail shows the selected hint in full where the detail graph
@@ -37,7 +34,13 @@ func (m *Model) viewHintDetail(f *frame, rows int) []string {
 // hintDetailOverflow is how many lines of the selected hint's detail do
 // not fit in the detail pane: how far it can scroll.
 func (m *Model) hintDetailOverflow() int {
-	return max(0, len(m.hintPanel(m.play.Cursor).Detail())-max(1, m.hintRows()-1))
+	return max(0, len(m.hintDetail())-max(1, m.hintRows()-1))
+}
+
+// hintDetail is the opened hint's lines at the cursor.
+func (m *Model) hintDetail() []hints.Inked {
+	p := m.hintPanel(m.play.Cursor)
+	return p.Detail()
 }
 
 // hintRows is the room for the open hint: the hints panel's and the

@@ -33,25 +33,21 @@ func (m *Model) viewProcs(f *frame, rows int) []string {
 	}
 	spans := m.procSpans(f)
 	_, at := m.store.ProcessesAt(f.at)
-	lines, hits := m.procs.View(m.pen(), spans, rows, at, m.procHost(), m.procGPUs())
-	for r, i := range hits {
-		if i >= 0 {
-			m.hitRows(r, 1, hitProc, i)
-		}
-	}
-	return lines
+	gpus := procs.GPUs{Names: m.gpuNames, OnHost: m.gpuOnHost, Width: m.gpuPIDWidth()}
+	return m.procs.View(m.pen(), spans, rows, at, m.procHost(), gpus, func(row, i int) { m.hitRows(row, 1, hitProc, i) })
 }
 
-// procGPUs is how the process table names GPUs: as its own host numbers
-// it, a MIG instance by its parent and profile.
-func (m *Model) procGPUs() procs.GPUs {
-	g := procs.GPUs{Names: m.gpuNames, OnHost: m.gpuOnHost, Width: 3 + 1 + 7}
-	for _, gi := range m.info.GPUs {
-		if gi.IsMIGInstance() {
-			g.Width = max(g.Width, len(m.gpuNames.Column(gi.Index, m.gpuOnHost))+1+7)
+// gpuPIDWidth is the width of the process table's GPU and PID columns as
+// one: the 11 of "GPU     PID", or as many more as the longest MIG
+// instance's name and a PID of 7 digits need ("0/1g.10gb   6021").
+func (m *Model) gpuPIDWidth() int {
+	w := 3 + 1 + 7
+	for _, g := range m.info.GPUs {
+		if g.IsMIGInstance() {
+			w = max(w, len(m.gpuNames.Column(g.Index, m.gpuOnHost))+1+7)
 		}
 	}
-	return g
+	return w
 }
 
 // procHost is the host whose processes the table shows in a session of

@@ -32,11 +32,11 @@ type Panel struct {
 // more than three cut. Where they do not all fit, the first takes what it
 // needs (all but a row) and the last row names the rest, which h shows in
 // full one by one. judging says the analysis has yet to make its first
-// reading. Beside the rows, it returns the hint each row of a hint shows
-// (Hints[i]), for the mouse.
-func (p *Panel) View(rows int, judging bool) ([]string, []int) {
+// reading. hit, for the mouse, is told each row that shows a hint and
+// which (Hints[i]).
+func (p *Panel) View(rows int, judging bool, hit func(row, i int)) []string {
 	if rows <= 0 {
-		return nil, nil
+		return nil
 	}
 	hints := p.Hints
 	if len(hints) == 0 {
@@ -46,10 +46,9 @@ func (p *Panel) View(rows int, judging bool) ([]string, []int) {
 			msg = " a first reading after " + draw.Duration(analysis.ProvisionalMin) + " of samples; judging" + p.Glyph.Ellipsis
 		}
 		ln.Add(msg, p.Theme.Dim)
-		return draw.PadBlank([]string{ln.String()}, rows), nil
+		return draw.PadBlank([]string{ln.String()}, rows)
 	}
 	var out []string
-	var hits []int
 	i := 0
 	for ; i < len(hints); i++ {
 		left := rows - len(out)
@@ -66,15 +65,15 @@ func (p *Panel) View(rows int, judging bool) ([]string, []int) {
 			}
 			lines = p.hintLines(hints[i], p.At, i == p.Sel-1, left)
 		}
-		for range lines {
-			hits = append(hits, i)
+		for r := range lines {
+			hit(len(out)+r, i)
 		}
 		out = append(out, lines...)
 	}
 	if i < len(hints) {
 		out = append(out, p.moreHints(hints[i:]))
 	}
-	return draw.PadBlank(out, rows), hits
+	return draw.PadBlank(out, rows)
 }
 
 // moreHints is the row that names the hints the panel has no room for:

@@ -50,6 +50,7 @@ func (p *Panel) View() []string {
 	}
 	cpu.Pad(prefix)
 	cpu.Add(p.CPUSpark, p.Theme.Host)
+	swapUsed := p.Swap // the swap field's ink asks it, not the whole panel
 	// A one-row host has the room of a one-row GPU: short labels.
 	iowait, load := " iowait ", " load "
 	if !multi {
@@ -65,7 +66,7 @@ func (p *Panel) View() []string {
 		// Whole fields or none: "sw 12.0" cut from "sw 12.0M" lies.
 		draw.FillRow(cpu, p.Theme, []draw.Field{
 			{Text: "RAM " + ram, Ink: draw.MemInk},
-			{Text: "sw " + swap, Ink: func(t *draw.Theme) draw.Ink { return swapInk(t, p.Swap) }},
+			{Text: "sw " + swap, Ink: func(t *draw.Theme) draw.Ink { return swapInk(t, swapUsed) }},
 		}, nil, p.Width)
 		return append([]string{cpu.String()}, p.cores(prefix)...)
 	}
@@ -80,7 +81,7 @@ func (p *Panel) View() []string {
 	if p.HasDisk {
 		fields = append(fields, draw.Field{Text: disk, Ink: draw.DimInk})
 	}
-	fields = append(fields, draw.Field{Text: "swap " + swap, Ink: func(t *draw.Theme) draw.Ink { return swapInk(t, p.Swap) }})
+	fields = append(fields, draw.Field{Text: "swap " + swap, Ink: func(t *draw.Theme) draw.Ink { return swapInk(t, swapUsed) }})
 	draw.FillRow(mem, p.Theme, fields, nil, p.Width)
 	return append([]string{cpu.String(), mem.String()}, p.cores(prefix)...)
 }

@@ -42,25 +42,26 @@ const whereWidth = 16
 // View is the process table of spans (Spans) in rows rows: the table
 // alone, or, while it has the keyboard, with the selected process's
 // details under it. asOf is the time of the process list at the cursor,
-// host the one whose processes these are ("" in a session of one). Beside
-// the rows, it returns the span each row of a process shows, for the
-// mouse.
-func (t *Table) View(p draw.Pen, spans []timeline.ProcessSpan, rows int, asOf time.Time, host string, g GPUs) ([]string, []int) {
+// host the one whose processes these are ("" in a session of one). hit,
+// for the mouse, is told each row that shows a process and which
+// (spans[i]).
+func (t *Table) View(p draw.Pen, spans []timeline.ProcessSpan, rows int, asOf time.Time, host string, g GPUs,
+	hit func(row, i int)) []string {
 	if rows <= 0 {
-		return nil, nil
+		return nil
 	}
-	v := &view{Pen: p, t: t, g: g}
-	return v.table(spans, rows, asOf, host)
+	v := &view{Pen: p, t: t}
+	return v.table(spans, rows, asOf, host, g, hit)
 }
 
-// view is one drawing of the table.
+// view is one drawing of the table. The GPUs' names go beside it, not in
+// it: what the rows keep of the pen would take OnHost to the heap with it.
 type view struct {
 	draw.Pen
 	t *Table
-	g GPUs
 }
 
-func (v *view) table(spans []timeline.ProcessSpan, rows int, at time.Time, host string) ([]string, []int) {
+func (v *view) table(spans []timeline.ProcessSpan, rows int, at time.Time, host string, g GPUs, hit func(row, i int)) []string {
 	head := v.NewLine(v.Width)
 	head.Add(" PROCESSES", v.Theme.Title)
 	if host != "" {
@@ -88,7 +89,7 @@ func (v *view) table(spans []timeline.ProcessSpan, rows int, at time.Time, host 
 	}
 	rss, times := columnsFor(v.Width)
 	cols := v.NewLine(v.Width)
-	title := fmt.Sprintf(" %s %-8s %8s %5s %5s", v.g.pid("GPU", "PID"), "USER", "GPU MEM", "UTIL", "CPU")
+	title := fmt.Sprintf(" %s %-8s %8s %5s %5s", g.pid("GPU", "PID"), "USER", "GPU MEM", "UTIL", "CPU")
 	if rss {
 		title += fmt.Sprintf(" %6s", "RSS")
 	}
@@ -103,7 +104,7 @@ func (v *view) table(spans []timeline.ProcessSpan, rows int, at time.Time, host 
 		if v.t.Filter != "" {
 			none = "   no process matches the filter (/ to change it, empty for all)"
 		}
-		return draw.PadBlank(append(out, none), rows), nil
+		return draw.PadBlank(append(out, none), rows)
 	}
 
 	var detail []string
@@ -111,7 +112,7 @@ func (v *view) table(spans []timeline.ProcessSpan, rows int, at time.Time, host 
 	if v.t.Focus {
 		sel = v.t.Selected(spans)
 		// The chosen process in full, leaving the table one row at least.
-		detail = v.procDetail(&spans[sel])
+		detail = v.procDetail(&spans[sel], g)
 		detail = detail[:max(0, min(len(detail), rows-len(out)-1))]
 	}
 	room := max(1, rows-len(out)-len(detail))
@@ -127,18 +128,14 @@ func (v *view) table(spans []timeline.ProcessSpan, rows int, at time.Time, host 
 	}
 	v.t.Top = max(0, min(v.t.Top, len(spans)-room))
 	v.t.Visible = room
-	hits := make([]int, len(out), len(out)+room)
-	for i := range hits {
-		hits[i] = -1
-	}
 	for i := v.t.Top; i < len(spans) && i < v.t.Top+room; i++ {
-		hits = append(hits, i)
-		out = append(out, v.procRow(&spans[i], i == sel, rss, times))
+		hit(len(out), i)
+		out = append(out, v.procRow(&spans[i], i == sel, rss, times, g))
 	}
 	if len(detail) > 0 {
 		out = append(draw.PadBlank(out, rows-len(detail)), detail...)
 	}
-	return draw.PadBlank(out, rows), hits
+	return draw.PadBlank(out, rows)
 }
 
 func exitedCount(spans []timeline.ProcessSpan) int {
@@ -153,7 +150,7 @@ func exitedCount(spans []timeline.ProcessSpan) int {
 
 // procRow is one process: bold if the wrapped job's, dimmed if it let go
 // of its GPU in the window, reversed if selected.
-func (v *view) procRow(p *timeline.ProcessSpan, selected, rss, times bool) string {
+func (v *view) procRow(p *timeline.ProcessSpan, selected, rss, times bool, g GPUs) string {
 	ln := v.NewLine(v.Width)
 	k := draw.Ink{}
 	switch {
@@ -176,7 +173,7 @@ func (v *view) procRow(p *timeline.ProcessSpan, selected, rss, times bool) strin
 			mark = ">"
 		}
 	}
-	s := fmt.Sprintf("%s%s %-8s %8s %5s %5s", mark, v.g.pid(v.g.column(p.GPU), strconv.Itoa(p.PID)), v.Fit.FitWords(draw.OrNA(p.User), 8, false), draw.Bytes(p.GPUMem), util, cpu)
+	s := fmt.Sprintf("%s%s %-8s %8s %5s %5s", mark, g.pid(g.column(p.GPU), strconv.Itoa(p.PID)), v.Fit.FitWords(draw.OrNA(p.User), 8, false), draw.Bytes(p.GPUMem), util, cpu)
 	if rss {
 		s += fmt.Sprintf(" %6s", draw.Bytes(p.RSS))
 	}
@@ -209,9 +206,9 @@ const maxCommandRows = 4
 
 // procDetail is the chosen process in full: who and when, where it runs,
 // then its whole command line, wrapped.
-func (v *view) procDetail(p *timeline.ProcessSpan) []string {
+func (v *view) procDetail(p *timeline.ProcessSpan, g GPUs) []string {
 	var b strings.Builder
-	fmt.Fprintf(&b, " PID %d on %s", p.PID, v.g.Names.One(p.GPU))
+	fmt.Fprintf(&b, " PID %d on %s", p.PID, g.Names.One(p.GPU))
 	if p.User != "" {
 		b.WriteString(" · " + p.User)
 	}
