@@ -18,15 +18,29 @@ func (f Field) paint(l *Line, t *Theme) {
 	l.Add(f.Text, k)
 }
 
-// DimInk and the others below pick a field's ink from the theme.
-func DimInk(t *Theme) Ink   { return t.Dim }
-func WarnInk(t *Theme) Ink  { return t.Warn }
-func CritInk(t *Theme) Ink  { return t.Crit }
-func MemInk(t *Theme) Ink   { return t.Mem }
+// DimInk is a field's ink from the theme: dimmed.
+func DimInk(t *Theme) Ink { return t.Dim }
+
+// WarnInk is a field's ink from the theme: a warning.
+func WarnInk(t *Theme) Ink { return t.Warn }
+
+// CritInk is a field's ink from the theme: critical.
+func CritInk(t *Theme) Ink { return t.Crit }
+
+// MemInk is a field's ink from the theme: memory.
+func MemInk(t *Theme) Ink { return t.Mem }
+
+// PowerInk is a field's ink from the theme: power.
 func PowerInk(t *Theme) Ink { return t.Power }
-func TempInk(t *Theme) Ink  { return t.Temp }
-func SMInk(t *Theme) Ink    { return t.SM }
-func UtilInk(t *Theme) Ink  { return t.Util }
+
+// TempInk is a field's ink from the theme: temperature.
+func TempInk(t *Theme) Ink { return t.Temp }
+
+// SMInk is a field's ink from the theme: SM activity.
+func SMInk(t *Theme) Ink { return t.SM }
+
+// UtilInk is a field's ink from the theme: utilisation.
+func UtilInk(t *Theme) Ink { return t.Util }
 
 // FillRow adds a row's own fields, then as many spilled ones (fields whose
 // row is not on screen) as fit; it returns the spill that is left.

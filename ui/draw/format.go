@@ -24,14 +24,23 @@ func Pct(v float64) string {
 // The screen writes quantities as everything else does (timeline/units);
 // Pct alone keeps a fixed width, for the columns of compact rows.
 
-// Bytes and the formatters beside it are timeline/units' under the
-// screen's names.
-func Bytes(v float64) string            { return units.Bytes(v) }
-func Mem(used, total float64) string    { return units.BytesOf(used, total) }
-func Rate(v float64) string             { return units.Rate(v) }
-func Watts(v float64) string            { return units.Watts(v) }
+// Bytes is a size: "65.6GiB" (units.Bytes).
+func Bytes(v float64) string { return units.Bytes(v) }
+
+// Mem is memory used of its total: "65.6/80.0GiB" (units.BytesOf).
+func Mem(used, total float64) string { return units.BytesOf(used, total) }
+
+// Rate is bytes a second (units.Rate).
+func Rate(v float64) string { return units.Rate(v) }
+
+// Watts is a power (units.Watts).
+func Watts(v float64) string { return units.Watts(v) }
+
+// Temp is a temperature, "71°C" or "71C" with ascii (units.Celsius).
 func Temp(v float64, ascii bool) string { return units.Celsius(v, ascii) }
-func MHz(v float64) string              { return units.MHz(v) }
+
+// MHz is a clock (units.MHz).
+func MHz(v float64) string { return units.MHz(v) }
 
 // Value formats a value by its metric's unit, for the detail pane.
 func Value(name string, v float64, ascii bool) string {

@@ -210,8 +210,10 @@ func DefaultZoom(columns int, interval time.Duration) int {
 	return z
 }
 
-// Faster is >, Slower <: the next replay speed.
+// Faster is >: the next replay speed up.
 func (p *State) Faster() { p.Speed = nextSpeed(p.Speed, +1) }
+
+// Slower is <: the next replay speed down.
 func (p *State) Slower() { p.Speed = nextSpeed(p.Speed, -1) }
 
 func nextSpeed(cur float64, dir int) float64 {
