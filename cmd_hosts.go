@@ -8,6 +8,7 @@ import (
 	"github.com/gputop-dev/gputop/probes/marks"
 	"github.com/gputop-dev/gputop/probes/remote"
 	"github.com/gputop-dev/gputop/ui"
+	"github.com/gputop-dev/gputop/ui/config"
 )
 
 // hostsFlags are the live view's flags for several hosts.
@@ -21,7 +22,7 @@ type liveOptions struct {
 	record       string
 	force, ascii bool
 	demo         string
-	settings     ui.Settings // the settings file's
+	settings     config.Settings // the settings file's
 }
 
 // checkHosts reads --hosts and --ssh-command before anything starts: a bad

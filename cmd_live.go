@@ -205,7 +205,7 @@ func runUI(ctx context.Context, src timeline.Source, opts ui.Options) error {
 
 // checkTerminal refuses to start the screen where there is no terminal.
 // A terminal too small is not refused: the screen says so and waits to be
-// enlarged (or q), as htop does (ui.MinSize).
+// enlarged (or q), as htop does (ui/layout.MinSize).
 func checkTerminal() error {
 	fd := os.Stdout.Fd()
 	if !term.IsTerminal(fd) {

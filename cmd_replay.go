@@ -9,6 +9,7 @@ import (
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui"
+	"github.com/gputop-dev/gputop/ui/playback"
 )
 
 // A replay hands the screen many samples at a time, so a day-long file
@@ -40,7 +41,7 @@ func cmdReplay(args []string, e *env) error {
 	first, last := r.Span()
 	var start time.Time
 	if *startAt != "" {
-		if start, err = ui.ParseTime(*startAt, first.Local(), first, last); err != nil {
+		if start, err = playback.ParseTime(*startAt, first.Local(), first, last); err != nil {
 			return badTime("--start", *startAt)
 		}
 		if start.Before(first) || start.After(last) {

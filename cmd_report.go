@@ -11,7 +11,7 @@ import (
 
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline/report"
-	"github.com/gputop-dev/gputop/ui"
+	"github.com/gputop-dev/gputop/ui/playback"
 )
 
 func cmdReport(args []string, e *env) error {
@@ -136,7 +136,7 @@ func reportStretch(r *recordings.Reader, from, to string) (lo, hi time.Time, err
 		if f.arg == "" {
 			continue
 		}
-		t, err := ui.ParseTime(f.arg, first.Local(), first, last)
+		t, err := playback.ParseTime(f.arg, first.Local(), first, last)
 		if err != nil {
 			return lo, hi, badTime(f.name, f.arg)
 		}

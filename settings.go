@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/gputop-dev/gputop/ui"
+	"github.com/gputop-dev/gputop/ui/config"
 )
 
 // settingsPath is the screen's settings file: $XDG_CONFIG_HOME/gputop/
@@ -29,19 +29,19 @@ func settingsPath(getenv func(string) string) string {
 // screenSettings reads the settings file (docs/screen.md); none is no
 // settings. A value it cannot take is one line and exit 2, before the
 // screen starts.
-func screenSettings() (ui.Settings, error) {
+func screenSettings() (config.Settings, error) {
 	path := settingsPath(os.Getenv)
 	if path == "" {
-		return ui.Settings{}, nil
+		return config.Settings{}, nil
 	}
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return ui.Settings{}, nil
+		return config.Settings{}, nil
 	case err != nil:
-		return ui.Settings{}, fmt.Errorf("settings: %v", err)
+		return config.Settings{}, fmt.Errorf("settings: %v", err)
 	}
-	set, err := ui.ParseSettings(data, path)
+	set, err := config.Parse(data, path)
 	if err != nil {
 		return set, usageError{err.Error()}
 	}
@@ -50,7 +50,7 @@ func screenSettings() (ui.Settings, error) {
 
 // intervalOf takes the settings file's interval where --interval was not
 // given: the command line wins.
-func intervalOf(fs *flag.FlagSet, interval *time.Duration, set ui.Settings) {
+func intervalOf(fs *flag.FlagSet, interval *time.Duration, set config.Settings) {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "interval" })
 	if !given && set.Interval > 0 {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/ui/playback"
 )
 
 // analysisState is the screen's analysis: the process's Judge, which took
@@ -82,7 +83,7 @@ func (m *Model) refreshAnalysis() {
 	if a.engine == nil || a.engine.Len() == 0 {
 		return
 	}
-	at := m.play.cursor
+	at := m.play.Cursor
 	if at.Equal(a.at) && a.engine.Len() == a.samples {
 		return
 	}
@@ -91,10 +92,10 @@ func (m *Model) refreshAnalysis() {
 	// 8 GPUs), and its hints rest on windows of 30 s and more. Anything
 	// else that moves the cursor is answered at once.
 	big := len(m.info.GPUs) >= bigSession
-	if big && a.following && m.play.motion == following && at.After(a.at) && at.Sub(a.at) < bigSessionEvery {
+	if big && a.following && m.play.Motion == playback.Following && at.After(a.at) && at.Sub(a.at) < bigSessionEvery {
 		return
 	}
-	a.following = m.play.motion == following
+	a.following = m.play.Motion == playback.Following
 	if a.engine.Len() != a.samples {
 		a.phases = a.engine.Phases(a.engine.First(), a.engine.End())
 	}

@@ -35,7 +35,7 @@ func TestABigSessionIsJudgedEveryFewSeconds(t *testing.T) {
 		t.Fatalf("judged at %v, want %v", asked, want)
 	}
 	press(m, "left") // scrolled back: paused, and judged where the cursor is
-	if !m.an.at.Equal(m.play.cursor) {
-		t.Errorf("after a key the screen holds the hints of %v, its cursor is at %v", m.an.at, m.play.cursor)
+	if !m.an.at.Equal(m.play.Cursor) {
+		t.Errorf("after a key the screen holds the hints of %v, its cursor is at %v", m.an.at, m.play.Cursor)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/guptarohit/asciigraph"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/config"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // detailMetric is one metric the detail pane can plot; tab steps through
@@ -100,17 +102,17 @@ func (m *Model) viewDetail(f *frame, rows int) []string {
 	key := timeline.Key{Name: dm.name, Device: dev}
 	title := m.newLine(m.width)
 	def, _ := timeline.Lookup(dm.name)
-	title.add(" "+who+" "+def.Label+" ", m.theme.title)
-	title.add(fmtValue(dm.name, m.store.ValueAt(key, f.at), m.ascii)+"  ", m.theme.bold)
-	title.add(dm.title, m.theme.dim)
+	title.Add(" "+who+" "+def.Label+" ", m.theme.Title)
+	title.Add(draw.Value(dm.name, m.store.ValueAt(key, f.at), m.ascii)+"  ", m.theme.Bold)
+	title.Add(dm.title, m.theme.Dim)
 	out := []string{title.String()}
 	if text, bad := m.healthLine(dev, f.at); text != "" && rows > 6 {
 		ln := m.newLine(m.width)
-		ink := m.theme.dim
+		ink := m.theme.Dim
 		if bad {
-			ink = m.theme.warn
+			ink = m.theme.Warn
 		}
-		ln.add(" "+text, ink)
+		ln.Add(" "+text, ink)
 		out = append(out, ln.String())
 	}
 	if row := m.nvlinkRow(dev, f.at); row != "" && rows > 9 {
@@ -121,10 +123,10 @@ func (m *Model) viewDetail(f *frame, rows int) []string {
 	// two rows of plot (its top and its floor) are enough to see a dip.
 	plotRows := rows - 3 - len(out)
 	if plotRows < 2 {
-		return append(out, blankLines(rows-1)...)
+		return append(out, draw.BlankLines(rows-1)...)
 	}
 	if m.store.Len() == 0 {
-		return append(out, padBlank([]string{"   waiting for the first sample" + m.glyph.ellipsis}, rows-1)...)
+		return append(out, draw.PadBlank([]string{"   waiting for the first sample" + m.glyph.Ellipsis}, rows-1)...)
 	}
 	// Room on the right for half of the last time label, centred on its tick.
 	width := m.width - detailAxisWidth - 5
@@ -141,15 +143,15 @@ func (m *Model) viewDetail(f *frame, rows int) []string {
 		asciigraph.Height(plotRows - 1),
 		asciigraph.LowerBound(lo), asciigraph.UpperBound(hi),
 		asciigraph.YAxisValueFormatter(func(v float64) string {
-			return padLeft(fmtValue(dm.name, v, m.ascii), detailAxisWidth-3)
+			return draw.PadLeft(draw.Value(dm.name, v, m.ascii), detailAxisWidth-3)
 		}),
 		asciigraph.XAxisRange(float64(f.from.Unix()), float64(f.to.Unix())),
 		asciigraph.XAxisTickCount(max(2, width/16)),
 		asciigraph.XAxisValueFormatter(func(v float64) string {
-			return fmtClock(time.Unix(int64(v), 0), false)
+			return draw.Clock(time.Unix(int64(v), 0), false)
 		}),
 	}
-	if !m.theme.plain {
+	if !m.theme.Plain {
 		opts = append(opts, asciigraph.SeriesColors(asciigraph.Green, asciigraph.DarkGray))
 	}
 	if m.ascii {
@@ -165,7 +167,7 @@ func (m *Model) viewDetail(f *frame, rows int) []string {
 	for _, l := range strings.Split(plot, "\n") {
 		out = append(out, strings.TrimRight(l, " "))
 	}
-	return padBlank(out, rows)
+	return draw.PadBlank(out, rows)
 }
 
 // detailAxisWidth is the room the y-axis labels take left of the plot.
@@ -214,12 +216,18 @@ func means(a []timeline.Agg) []float64 {
 	return out
 }
 
-func blankLines(n int) []string { return make([]string, max(0, n)) }
-
-// padBlank makes lines exactly n long, adding blank lines or cutting.
-func padBlank(lines []string, n int) []string {
-	if len(lines) >= n {
-		return lines[:n]
+// metricIndex is the detailMetrics index of a settings file's metric name
+// (0, utilization, for none).
+func metricIndex(name string) int {
+	for _, sm := range config.Metrics {
+		if sm.Name != name {
+			continue
+		}
+		for i, dm := range detailMetrics {
+			if dm.name == sm.Metric {
+				return i
+			}
+		}
 	}
-	return append(lines, blankLines(n-len(lines))...)
+	return 0
 }

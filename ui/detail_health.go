@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // healthLine is the detail pane's line about the selected GPU's hardware
@@ -77,7 +78,7 @@ func (m *Model) healthLine(dev string, at time.Time) (text string, bad bool) {
 	var held []string
 	for _, v := range timeline.Violations {
 		if s := val(v.Share); s >= 0.5 && !math.IsNaN(s) {
-			held = append(held, v.Label+" "+strings.TrimSpace(fmtPct(min(s, 100))))
+			held = append(held, v.Label+" "+strings.TrimSpace(draw.Pct(min(s, 100))))
 		}
 	}
 	if len(held) > 0 {

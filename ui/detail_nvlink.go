@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // nvlinkRow is the detail pane's row of the selected GPU's NVLink links at
@@ -36,7 +37,7 @@ func (m *Model) nvlinkRow(dev string, at time.Time) string {
 		}
 	}
 	ln := m.newLine(m.width)
-	ln.add(" NVLink ", m.theme.dim)
+	ln.Add(" NVLink ", m.theme.Dim)
 	var downIDs, errs []string
 	for i, l := range ids {
 		k := &timeline.NVLinks[l]
@@ -54,31 +55,31 @@ func (m *Model) nvlinkRow(dev string, at time.Time) string {
 			}
 			errs = append(errs, strconv.Itoa(l)+" ("+strings.Join(parts, ", ")+")")
 		}
-		ink := m.theme.dim
+		ink := m.theme.Dim
 		if erring {
-			ink = m.theme.warn
+			ink = m.theme.Warn
 		}
-		cell := m.glyph.level(rates[i], 0, hi)
+		cell := m.glyph.Level(rates[i], 0, hi)
 		switch {
 		case isDown(l):
-			cell, ink = "x", m.theme.warn
+			cell, ink = "x", m.theme.Warn
 			downIDs = append(downIDs, strconv.Itoa(l))
 		case hi < 1<<30 && !math.IsNaN(rates[i]):
-			cell = m.glyph.levels[0] // idle: no busiest link to measure against
+			cell = m.glyph.Levels[0] // idle: no busiest link to measure against
 		}
-		ln.add(cell, ink)
+		ln.Add(cell, ink)
 	}
 	summary := fmt.Sprintf("  %d links", len(ids))
 	if len(upRates) > 0 {
 		slices.Sort(upRates)
-		summary += ", " + fmtRate(upRates[len(upRates)/2]) + " each"
+		summary += ", " + draw.Rate(upRates[len(upRates)/2]) + " each"
 	}
-	ln.add(summary, m.theme.dim)
+	ln.Add(summary, m.theme.Dim)
 	if len(downIDs) > 0 {
-		ln.add(m.glyph.sep+"down: "+strings.Join(downIDs, ", "), m.theme.warn)
+		ln.Add(m.glyph.Sep+"down: "+strings.Join(downIDs, ", "), m.theme.Warn)
 	}
 	if len(errs) > 0 {
-		ln.add(m.glyph.sep+"errors: "+strings.Join(errs, ", "), m.theme.warn)
+		ln.Add(m.glyph.Sep+"errors: "+strings.Join(errs, ", "), m.theme.Warn)
 	}
 	return ln.String()
 }

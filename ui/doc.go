@@ -8,14 +8,23 @@
 //
 // It imports timeline and the Charm libraries, never probes or recordings,
 // so it cannot tell live from replay: a live view is a replay whose cursor
-// follows the newest sample. Nothing here reads the wall clock; time comes
-// from samples and from tick messages.
+// follows the newest sample (ui/playback). Nothing here reads the wall
+// clock; time comes from samples and from tick messages.
 //
-// Every key is a binding in one table (keymap.go): handleKey matches it,
+// The Model keeps the state and reads the store and the analysis; its
+// rooms hold the rest, each under an import rule of its own (arch_test.go):
+// the drawing primitives (ui/draw), where everything goes for a size
+// (ui/layout), the cursor (ui/playback), the key table (ui/keymap), the
+// settings file (ui/config), and the panels drawn from what they show,
+// handed over as plain data with a draw.Pen (ui/band, ui/hints, ui/procs,
+// ui/hostpanel, ui/help). The GPU list, its hosts, the detail graph, the
+// header and the footer read the store through the Model, here.
+//
+// Every key is a binding in one table (ui/keymap): handleKey matches it,
 // the ? screen lists it, and the footer offers the bindings that do
 // something now.
 //
-// Every text meets its room through one fitter (fit.go): it wraps where
+// Every text meets its room through one fitter (draw.Fitter): it wraps where
 // its panel has a line for it, and is otherwise cut at a word with an
 // ellipsis, never mid-word (TestNoTextEndsMidWord).
 //

@@ -10,64 +10,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
-
-func TestFitWords(t *testing.T) {
-	uni := newFitter(&unicodeGlyphs, false)
-	asc := newFitter(&asciiGlyphs, true)
-	for _, c := range []struct {
-		f    *fitter
-		in   string
-		w    int
-		want string
-	}{
-		{&uni, "(99% of the 700W limit)", 40, "(99% of the 700W limit)"},
-		{&uni, "(99% of the 700W limit)", 20, "(99% of the 700W…"},
-		{&uni, "Gen5 x8 of Gen5 x16", 18, "Gen5 x8 of Gen5…"},
-		{&uni, "a stall, every 2m", 10, "a stall…"}, // the comma before the cut goes
-		{&uni, "supercalifragilistic", 8, "superca…"},
-		{&uni, "trailing   ", 8, "trailing"},
-		{&uni, "ab", 0, ""},
-		{&asc, "at 86-89°C with thermal slowdown", 14, "at 86-89C..."},
-		{&asc, "at 86-89°C", 40, "at 86-89C"},
-	} {
-		if got := c.f.fitWords(c.in, c.w, false); got != c.want {
-			t.Errorf("fitWords(%q, %d) = %q, want %q", c.in, c.w, got, c.want)
-		}
-		if got := c.f.fitWords(c.in, c.w, false); cellWidth(got, false) > max(c.w, 0) {
-			t.Errorf("fitWords(%q, %d) = %q is wider than %d", c.in, c.w, got, c.w)
-		}
-	}
-	// Outside text is measured in cells: a wide character is two.
-	if got := uni.fitWords("训练 任务 python", 7, true); got != "训练…" {
-		t.Errorf("wide text: %q", got)
-	}
-}
-
-func TestWrapWords(t *testing.T) {
-	f := newFitter(&unicodeGlyphs, false)
-	got := f.wrapWords("  one two three four five six", 12, 0)
-	want := []string{"  one two", "  three four", "  five six"}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("wrap: %q, want %q", got, want)
-	}
-	got = f.wrapWords("  one two three four five six", 12, 2)
-	want = []string{"  one two", "  three…"}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("wrap in 2 lines: %q, want %q", got, want)
-	}
-	got = f.hangingWords("lead: ", "aaaa bbbb cccc", 12, 2, 0)
-	want = []string{"lead: aaaa", "  bbbb cccc"}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("hanging: %q, want %q", got, want)
-	}
-	// A word longer than a line is broken, never lost or left too wide.
-	for _, l := range f.wrapWords("x /a/very/long/path/that/does/not/fit y", 10, 0) {
-		if cellWidth(l, false) > 10 {
-			t.Errorf("line %q is wider than 10", l)
-		}
-	}
-}
 
 // TestNoTextEndsMidWord draws every panel (the GPUs, the hints and a
 // hint opened, the process table, the help, a footer's answer) of every
@@ -75,7 +19,7 @@ func TestWrapWords(t *testing.T) {
 // screen cut.
 //
 // Mid-word, precisely: the screen is drawn twice, as it is and with the
-// fitter drawing every text whole past its room (fitter.uncut). A row of
+// fitter drawing every text whole past its room (draw.Fitter.Uncut). A row of
 // the screen as it is ends mid-word if one of its words (what lies between
 // spaces: "700W", "Gen5", "65.6/80.0GiB" are words) is neither a whole
 // word of the texts the panels meant to draw nor ends in the ellipsis.
@@ -152,10 +96,10 @@ func checkWordsWhole(t *testing.T, m *Model, what string) {
 	m.dirty = true
 	drawn := ansi.Strip(m.View())
 	var offered strings.Builder
-	m.fit.uncut, m.fit.offered = true, &offered
+	m.fit.Uncut, m.fit.Offered = true, &offered
 	m.dirty = true
 	whole := ansi.Strip(m.View())
-	m.fit.uncut, m.fit.offered = false, nil
+	m.fit.Uncut, m.fit.Offered = false, nil
 	m.dirty = true
 	m.View()
 
@@ -164,14 +108,14 @@ func checkWordsWhole(t *testing.T, m *Model, what string) {
 		words[w] = true
 	}
 	for i, row := range strings.Split(drawn, "\n") {
-		if m.ascii && !isASCII(row) {
+		if m.ascii && !draw.IsASCII(row) {
 			t.Errorf("%s: row %d is not ASCII under --ascii (a hint's °C is C): %q", what, i, row)
 		}
 		if n := ansi.StringWidth(row); n > m.width {
 			t.Errorf("%s: row %d is %d wide on a screen of %d: %q", what, i, n, m.width, row)
 		}
 		for _, w := range strings.Fields(row) {
-			if !words[w] && !strings.HasSuffix(w, m.glyph.ellipsis) {
+			if !words[w] && !strings.HasSuffix(w, m.glyph.Ellipsis) {
 				t.Errorf("%s: row %d ends mid-word (%q is no whole word, and no ellipsis says so):\n%s",
 					what, i, w, row)
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // viewFooter is the bottom row: what went wrong, if anything (probe
@@ -18,47 +19,47 @@ import (
 // over it), wrapped, rather than be cut: a refusal cut mid-word says
 // nothing. It returns one row, or two.
 func (m *Model) viewFooter(f *frame) []string {
-	help := m.keys.help.Help()
+	help := m.keys.Help.Help()
 	room := m.width - ansi.StringWidth(" "+help.Key+" "+help.Desc)
 	var msg []string
-	var k ink
+	var k draw.Ink
 	if m.recorder != nil {
 		if path, on, failed := m.recorder.State(); failed != nil {
-			msg, k = append(msg, "recording stopped: "+failed.Error()), m.theme.crit
+			msg, k = append(msg, "recording stopped: "+failed.Error()), m.theme.Crit
 		} else if on && m.note == "" {
-			msg, k = append(msg, "REC "+path), m.theme.rec
+			msg, k = append(msg, "REC "+path), m.theme.Rec
 		}
 	}
 	// A note answers the key just pressed, so it goes before what stays
 	// true (a damaged file, a lost GPU), which is back at the next key.
 	if m.note != "" {
-		msg, k = append(msg, m.note), m.theme.warn
+		msg, k = append(msg, m.note), m.theme.Warn
 	} else if status := m.statusText(f); status != "" {
-		msg, k = append(msg, status), m.theme.crit
+		msg, k = append(msg, status), m.theme.Crit
 	}
 	var above string
 	ln := m.newLine(room)
 	if len(msg) > 0 {
-		text := " " + strings.Join(msg, " "+m.glyph.bar+" ")
-		bar := " " + m.glyph.bar
-		if rows := m.fit.wrapWords(text, room-len([]rune(bar)), 2); len(rows) > 1 && !m.fit.uncut {
-			above = k.paint(rows[0])
+		text := " " + strings.Join(msg, " "+m.glyph.Bar+" ")
+		bar := " " + m.glyph.Bar
+		if rows := m.fit.WrapWords(text, room-len([]rune(bar)), 2); len(rows) > 1 && !m.fit.Uncut {
+			above = k.Paint(rows[0])
 			text = " " + strings.TrimLeft(rows[1], " ")
 		}
-		ln.add(text+bar, k)
+		ln.Add(text+bar, k)
 	}
-	for _, b := range m.keys.footer {
-		if !b.offered() {
+	for _, b := range m.keys.Footer {
+		if !b.Offered() {
 			continue
 		}
 		h := b.Help()
-		if !m.fit.uncut && ln.w+ansi.StringWidth(" "+h.Key+" "+h.Desc) > room {
+		if !m.fit.Uncut && ln.Width()+ansi.StringWidth(" "+h.Key+" "+h.Desc) > room {
 			break
 		}
-		ln.add(" "+h.Key, m.theme.bold).add(" "+h.Desc, m.theme.dim)
+		ln.Add(" "+h.Key, m.theme.Bold).Add(" "+h.Desc, m.theme.Dim)
 	}
-	ln.setLimit(m.width)
-	ln.add(" "+help.Key, m.theme.bold).add(" "+help.Desc, m.theme.dim)
+	ln.SetLimit(m.width)
+	ln.Add(" "+help.Key, m.theme.Bold).Add(" "+help.Desc, m.theme.Dim)
 	if above != "" {
 		return []string{above, ln.String()}
 	}
@@ -87,7 +88,7 @@ func (m *Model) statusText(f *frame) string {
 			text = e.State.String()
 		}
 		if e.State == timeline.ProbeLost {
-			text = "lost since " + fmtClock(e.Since, false)
+			text = "lost since " + draw.Clock(e.Since, false)
 		}
 		s := who + ": " + text
 		if e.Count > 1 && e.State != timeline.ProbeLost {
@@ -95,5 +96,5 @@ func (m *Model) statusText(f *frame) string {
 		}
 		parts = append(parts, s)
 	}
-	return strings.Join(parts, m.glyph.sep)
+	return strings.Join(parts, m.glyph.Sep)
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/layout"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden screens")
@@ -110,7 +112,7 @@ func checkScreenFits(t *testing.T, s string, w, h int) {
 func TestVisibleWidthAgreesWithAnsi(t *testing.T) {
 	m := newTestModel(t, timeline.Live, fixtureSamples(120), 200, 60, Options{})
 	for i, row := range strings.Split(m.View(), "\n") {
-		if got, want := visibleWidth(row), ansi.StringWidth(row); got != want {
+		if got, want := draw.VisibleWidth(row), ansi.StringWidth(row); got != want {
 			t.Fatalf("row %d: visibleWidth %d, ansi.StringWidth %d: %q", i, got, want, row)
 		}
 	}
@@ -123,7 +125,7 @@ func TestVisibleWidthAgreesWithAnsi(t *testing.T) {
 func TestValuesSitWithTheirQuantity(t *testing.T) {
 	for _, size := range [][2]int{{100, 40}, {120, 40}, {160, 48}, {200, 50}, {200, 60}} {
 		m := newTestModel(t, timeline.Live, fixtureSamples(120), size[0], size[1], Options{})
-		if m.lay.gpuRows < 2 {
+		if m.lay.GPURows < 2 {
 			t.Fatalf("%dx%d: one row a GPU; the test needs blocks", size[0], size[1])
 		}
 		// The GPU blocks: from under the header to the phase band.
@@ -131,10 +133,10 @@ func TestValuesSitWithTheirQuantity(t *testing.T) {
 			if strings.HasPrefix(strings.TrimSpace(row), "phase") {
 				break
 			}
-			rowLabel := strings.TrimSpace(string([]rune(row)[m.lay.label : m.lay.label+rowLabelWidth]))
+			rowLabel := strings.TrimSpace(string([]rune(row)[m.lay.Label : m.lay.Label+layout.RowLabelWidth]))
 			homes := map[string]string{"of 700W": "pwr", "°C": "pwr", "MHz": "pwr", "tensor": "SM", "(": "util"}
 			for text, home := range homes {
-				if home == "pwr" && m.lay.gpuRows < 3 {
+				if home == "pwr" && m.lay.GPURows < 3 {
 					continue // no power row: its numbers spill into the others
 				}
 				if strings.Contains(row, text) && rowLabel != home && !(home == "SM" && rowLabel == "util") {

@@ -9,6 +9,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/units"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // A node with more GPUs than rows scrolls its GPU list as htop scrolls its
@@ -18,11 +19,11 @@ import (
 // viewGPUList draws the summary (when the list scrolls) and the GPUs in view.
 func (m *Model) viewGPUList(f *frame) []string {
 	var out []string
-	if m.lay.summary > 0 {
+	if m.lay.Summary > 0 {
 		out = append(out, m.viewGPUSummary(f))
 	}
 	top := m.gpuTop
-	for i := top; i < min(len(m.info.GPUs), top+m.lay.gpusShown); i++ {
+	for i := top; i < min(len(m.info.GPUs), top+m.lay.GPUsShown); i++ {
 		rows := m.viewGPU(f, i, m.info.GPUs[i])
 		m.hitRows(len(out), len(rows), hitGPU, i)
 		out = append(out, rows...)
@@ -37,7 +38,7 @@ func (m *Model) keepSelectionInView() {
 		m.keepHostSelectionInView()
 		return
 	}
-	n, shown := len(m.info.GPUs), m.lay.gpusShown
+	n, shown := len(m.info.GPUs), m.lay.GPUsShown
 	m.gpu = min(max(0, m.gpu), max(0, n-1))
 	if shown <= 0 {
 		m.gpuTop = 0
@@ -67,7 +68,7 @@ type gpuListSummary struct {
 func (m *Model) summarizeGPUs(at time.Time) gpuListSummary {
 	s := gpuListSummary{lo: math.Inf(1), hi: math.Inf(-1), all: len(m.info.GPUs)}
 	s.firstShown = m.gpuTop
-	s.lastShown = min(s.all, m.gpuTop+m.lay.gpusShown) - 1
+	s.lastShown = min(s.all, m.gpuTop+m.lay.GPUsShown) - 1
 	idle := analysis.DefaultHintOptions()
 	sum := 0.0
 	for _, g := range m.info.GPUs {
@@ -127,7 +128,7 @@ func (m *Model) viewGPUSummary(f *frame) string {
 	shown := fmt.Sprintf(" GPU%d-%d of %d", first.Index, last.Index, s.all-s.slices)
 	if s.slices > 0 {
 		withMIG := shown + ", " + units.Count(s.slices, "MIG slice")
-		if m.gpuSummaryLine(s, withMIG, math.MaxInt).w <= m.width {
+		if m.gpuSummaryLine(s, withMIG, math.MaxInt).Width() <= m.width {
 			shown = withMIG
 		}
 	}
@@ -135,41 +136,41 @@ func (m *Model) viewGPUSummary(f *frame) string {
 }
 
 // gpuSummaryLine is the summary line after its head, cut to width.
-func (m *Model) gpuSummaryLine(s gpuListSummary, head string, width int) *line {
+func (m *Model) gpuSummaryLine(s gpuListSummary, head string, width int) *draw.Line {
 	ln := m.newLine(width)
-	ln.add(head, m.theme.title)
+	ln.Add(head, m.theme.Title)
 	m.addUtilSummary(ln, s)
 	if s.lost > 0 {
-		ln.add("  ", ink{}).add(fmt.Sprintf("%d lost", s.lost), m.theme.crit)
+		ln.Add("  ", draw.Ink{}).Add(fmt.Sprintf("%d lost", s.lost), m.theme.Crit)
 	}
 	if s.worst != nil {
-		k := m.theme.warn
+		k := m.theme.Warn
 		if s.worst.Severity == timeline.Critical {
-			k = m.theme.crit
+			k = m.theme.Crit
 		}
-		ln.add("  ", ink{}).add(strings.ToUpper(s.worst.Severity.String())+" "+s.worst.ID, k)
+		ln.Add("  ", draw.Ink{}).Add(strings.ToUpper(s.worst.Severity.String())+" "+s.worst.ID, k)
 		// Its GPUs whole or not at all: "GPU0-" misleads.
-		if set := " " + m.gpuNames.Of(s.worst.GPUs); len(s.worst.GPUs) > 0 && ln.w+len(set) <= m.width {
-			ln.add(set, m.theme.dim)
+		if set := " " + m.gpuNames.Of(s.worst.GPUs); len(s.worst.GPUs) > 0 && ln.Width()+len(set) <= m.width {
+			ln.Add(set, m.theme.Dim)
 		}
 	}
 	return ln
 }
 
-func trimPct(v float64) string { return strings.TrimSpace(fmtPct(v)) }
+func trimPct(v float64) string { return strings.TrimSpace(draw.Pct(v)) }
 
 // addUtilSummary adds the GPUs' utilisation range and idle count to a
 // summary line (of one host's GPUs or of every host's), if any is known.
-func (m *Model) addUtilSummary(ln *line, s gpuListSummary) {
+func (m *Model) addUtilSummary(ln *draw.Line, s gpuListSummary) {
 	if s.known == 0 {
 		return
 	}
-	ln.add("  util lo ", m.theme.dim).add(trimPct(s.lo), m.theme.util)
-	ln.add(" mean ", m.theme.dim).add(trimPct(s.mean), m.theme.util)
-	ln.add(" hi ", m.theme.dim).add(trimPct(s.hi), m.theme.util)
-	k := ink{}
+	ln.Add("  util lo ", m.theme.Dim).Add(trimPct(s.lo), m.theme.Util)
+	ln.Add(" mean ", m.theme.Dim).Add(trimPct(s.mean), m.theme.Util)
+	ln.Add(" hi ", m.theme.Dim).Add(trimPct(s.hi), m.theme.Util)
+	k := draw.Ink{}
 	if s.idle > 0 {
-		k = m.theme.warn
+		k = m.theme.Warn
 	}
-	ln.add("  ", ink{}).add(fmt.Sprintf("%d idle", s.idle), k)
+	ln.Add("  ", draw.Ink{}).Add(fmt.Sprintf("%d idle", s.idle), k)
 }

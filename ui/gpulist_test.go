@@ -72,7 +72,7 @@ func TestManyGPUsFitEveryTerminal(t *testing.T) {
 				got := screen(m)
 				checkScreenFits(t, got, size[0], size[1])
 				for _, want := range []string{
-					fmt.Sprintf(" GPU0-%d of %d  util lo 0%% mean", m.lay.gpusShown-1, n),
+					fmt.Sprintf(" GPU0-%d of %d  util lo 0%% mean", m.lay.GPUsShown-1, n),
 					"1 idle", "phase", "no host readings: the imported log has GPUs only", "q quit",
 				} {
 					if !strings.Contains(got, want) {
@@ -94,7 +94,7 @@ func TestManyGPUsFitEveryTerminal(t *testing.T) {
 // pgdown and pgup move a screenful, end and home to the ends.
 func TestGPUListScrollsWithTheSelection(t *testing.T) {
 	m := newClusterModel(t, 64, 80, 24)
-	shown := m.lay.gpusShown
+	shown := m.lay.GPUsShown
 	if shown < 2 || shown >= 64 {
 		t.Fatalf("an 80x24 screen shows %d of 64 GPUs", shown)
 	}
@@ -135,7 +135,7 @@ func TestGPUListScrollsWithTheSelection(t *testing.T) {
 	// A taller terminal shows more, and never scrolls past the list's end.
 	press(m, "end")
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
-	if got := screen(m); !strings.Contains(got, fmt.Sprintf("GPU%d-63 of 64", 64-m.lay.gpusShown)) || selected() != "▸GPU63" {
+	if got := screen(m); !strings.Contains(got, fmt.Sprintf("GPU%d-63 of 64", 64-m.lay.GPUsShown)) || selected() != "▸GPU63" {
 		t.Fatalf("after a resize to 200x50:\n%s", got)
 	}
 }
@@ -143,8 +143,8 @@ func TestGPUListScrollsWithTheSelection(t *testing.T) {
 // A few GPUs need no summary and never scroll: the screen is what it was.
 func TestFewGPUsDoNotScroll(t *testing.T) {
 	m := newTestModel(t, timeline.Live, fixtureSamples(30), 80, 24, Options{})
-	if m.lay.summary != 0 || m.lay.gpusShown != 8 {
-		t.Fatalf("8 GPUs at 80x24: summary %d, %d shown", m.lay.summary, m.lay.gpusShown)
+	if m.lay.Summary != 0 || m.lay.GPUsShown != 8 {
+		t.Fatalf("8 GPUs at 80x24: summary %d, %d shown", m.lay.Summary, m.lay.GPUsShown)
 	}
 	press(m, "end")
 	if !strings.Contains(screen(m), "▸GPU7") {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/units"
+	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/layout"
 )
 
 // frame is what every panel of one View shares: the window, the cursor and
@@ -22,7 +24,7 @@ type frame struct {
 type gpuRow struct {
 	label  string
 	metric string
-	ink    func(*theme) ink
+	ink    func(*draw.Theme) draw.Ink
 	scale  func(m *Model, dev string, at time.Time) (lo, hi float64)
 	value  func(m *Model, dev string, at time.Time) string
 }
@@ -30,18 +32,20 @@ type gpuRow struct {
 func percentScale(*Model, string, time.Time) (float64, float64) { return 0, 100 }
 
 var (
-	utilRow = gpuRow{"util", timeline.GPUUtil, func(t *theme) ink { return t.util }, percentScale,
-		func(m *Model, dev string, at time.Time) string { return fmtPct(m.value(timeline.GPUUtil, dev, at)) }}
-	smRow = gpuRow{"SM", timeline.GPUSMActive, func(t *theme) ink { return t.sm }, percentScale,
-		func(m *Model, dev string, at time.Time) string { return fmtPct(m.value(timeline.GPUSMActive, dev, at)) }}
-	powerRow = gpuRow{"pwr", timeline.GPUPower, func(t *theme) ink { return t.power },
+	utilRow = gpuRow{"util", timeline.GPUUtil, func(t *draw.Theme) draw.Ink { return t.Util }, percentScale,
+		func(m *Model, dev string, at time.Time) string { return draw.Pct(m.value(timeline.GPUUtil, dev, at)) }}
+	smRow = gpuRow{"SM", timeline.GPUSMActive, func(t *draw.Theme) draw.Ink { return t.SM }, percentScale,
+		func(m *Model, dev string, at time.Time) string {
+			return draw.Pct(m.value(timeline.GPUSMActive, dev, at))
+		}}
+	powerRow = gpuRow{"pwr", timeline.GPUPower, func(t *draw.Theme) draw.Ink { return t.Power },
 		func(m *Model, dev string, at time.Time) (float64, float64) {
 			return 0, m.limitOf(dev, at)
 		},
 		func(m *Model, dev string, at time.Time) string {
-			return fmt.Sprintf("%4s", fmtWatts(m.value(timeline.GPUPower, dev, at)))
+			return fmt.Sprintf("%4s", draw.Watts(m.value(timeline.GPUPower, dev, at)))
 		}}
-	memRow = gpuRow{"mem", timeline.GPUMemUsed, func(t *theme) ink { return t.mem },
+	memRow = gpuRow{"mem", timeline.GPUMemUsed, func(t *draw.Theme) draw.Ink { return t.Mem },
 		func(m *Model, dev string, at time.Time) (float64, float64) {
 			if total := m.value(timeline.GPUMemTotal, dev, at); total > 0 {
 				return 0, total
@@ -51,9 +55,9 @@ var (
 		func(m *Model, dev string, at time.Time) string {
 			used, total := m.value(timeline.GPUMemUsed, dev, at), m.value(timeline.GPUMemTotal, dev, at)
 			if total > 0 && !math.IsNaN(used) {
-				return fmtPct(100 * used / total)
+				return draw.Pct(100 * used / total)
 			}
-			return " " + na
+			return " " + draw.NA
 		}}
 )
 
@@ -62,11 +66,11 @@ var (
 // activity and memory from GPM and its own memory, then DRAM bandwidth
 // and SM occupancy, the same number of rows as a whole GPU's.
 var (
-	dramRow = gpuRow{"dram", timeline.GPUDRAMBW, func(t *theme) ink { return t.mem }, percentScale,
-		func(m *Model, dev string, at time.Time) string { return fmtPct(m.value(timeline.GPUDRAMBW, dev, at)) }}
-	occRow = gpuRow{"occ", timeline.GPUSMOccupancy, func(t *theme) ink { return t.sm }, percentScale,
+	dramRow = gpuRow{"dram", timeline.GPUDRAMBW, func(t *draw.Theme) draw.Ink { return t.Mem }, percentScale,
+		func(m *Model, dev string, at time.Time) string { return draw.Pct(m.value(timeline.GPUDRAMBW, dev, at)) }}
+	occRow = gpuRow{"occ", timeline.GPUSMOccupancy, func(t *draw.Theme) draw.Ink { return t.SM }, percentScale,
 		func(m *Model, dev string, at time.Time) string {
-			return fmtPct(m.value(timeline.GPUSMOccupancy, dev, at))
+			return draw.Pct(m.value(timeline.GPUSMOccupancy, dev, at))
 		}}
 )
 
@@ -84,7 +88,7 @@ func migRows(g timeline.GPUInfo, n int) []gpuRow {
 // (power, memory), then the others, at most n.
 func (m *Model) rowsWithData(f *frame, dev string, n int) []gpuRow {
 	var have, lack []gpuRow
-	for _, r := range sparkRows(m.lay.showSM) {
+	for _, r := range sparkRows(m.lay.ShowSM) {
 		m.store.Series(timeline.Key{Name: r.metric, Device: dev}, f.from, f.to, f.cols)
 		if slices.ContainsFunc(f.cols, func(a timeline.Agg) bool { return !a.Empty() }) {
 			have = append(have, r)
@@ -109,9 +113,9 @@ func sparkRows(showSM bool) []gpuRow {
 }
 
 // rowsFor is the rows that fit this layout.
-func (l *layout) rowsFor() []gpuRow {
-	rows := sparkRows(l.showSM)
-	return rows[:min(l.gpuRows, len(rows))]
+func rowsFor(l *layout.Layout) []gpuRow {
+	rows := sparkRows(l.ShowSM)
+	return rows[:min(l.GPURows, len(rows))]
 }
 
 // value is key's value at the cursor.
@@ -160,23 +164,23 @@ func (m *Model) gpuLabel(i int, g timeline.GPUInfo) string {
 		}
 	}
 	if g.IsMIGInstance() {
-		return padRight(mark+migLabel(g, m.ascii), m.lay.label)
+		return draw.PadRight(mark+layout.MIGLabel(g, m.ascii), m.lay.Label)
 	}
-	return padRight(mark+fmt.Sprintf("GPU%d", g.OnHost()), m.lay.label)
+	return draw.PadRight(mark+fmt.Sprintf("GPU%d", g.OnHost()), m.lay.Label)
 }
 
 func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
 	dev := timeline.GPUDevice(g.Index)
 	label := m.gpuLabel(i, g)
-	labelInk := m.theme.title
+	labelInk := m.theme.Title
 	if i == m.gpu {
-		labelInk = m.theme.sel
+		labelInk = m.theme.Sel
 	}
 	lost := m.store.Lost(dev, f.at)
-	if m.lay.gpuRows == 1 {
+	if m.lay.GPURows == 1 {
 		return []string{m.compactGPU(f, dev, label, labelInk, lost)}
 	}
-	rows := m.lay.rowsFor()
+	rows := rowsFor(&m.lay)
 	height := len(rows)
 	switch {
 	case g.IsMIGInstance():
@@ -189,10 +193,10 @@ func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
 	for r, row := range rows {
 		ln := m.newLine(m.width)
 		if r == 0 {
-			ln.add(label, labelInk)
+			ln.Add(label, labelInk)
 		}
-		ln.pad(m.lay.label)
-		ln.add(padRight(row.label, rowLabelWidth), m.theme.dim)
+		ln.Pad(m.lay.Label)
+		ln.Add(draw.PadRight(row.label, layout.RowLabelWidth), m.theme.Dim)
 		m.store.Series(timeline.Key{Name: row.metric, Device: dev}, f.from, f.to, f.cols)
 		lo, hi := row.scale(m, dev, f.at)
 		if !(hi > lo) {
@@ -200,76 +204,28 @@ func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
 			// highest value in view, so the shape still shows.
 			hi = highest(f.cols)
 		}
-		ln.add(m.glyph.spark(f.cols, lo, hi), row.ink(&m.theme))
-		ln.add(" ", ink{})
-		ln.add(row.value(m, dev, f.at), row.ink(&m.theme))
-		spill = fillRow(ln, &m.theme, own[row.metric], spill, m.width)
+		ln.Add(m.glyph.Spark(f.cols, lo, hi), row.ink(&m.theme))
+		ln.Add(" ", draw.Ink{})
+		ln.Add(row.value(m, dev, f.at), row.ink(&m.theme))
+		spill = draw.FillRow(ln, &m.theme, own[row.metric], spill, m.width)
 		out = append(out, ln.String())
 	}
 	for len(out) < height { // an instance without GPM: its memory alone
 		ln := m.newLine(m.width)
 		if len(out) == 0 {
-			ln.add(label, labelInk)
+			ln.Add(label, labelInk)
 		}
 		out = append(out, ln.String())
 	}
 	return out
 }
 
-// fillRow adds a row's own fields, then as many spilled ones (fields whose
-// row is not on screen) as fit; it returns the spill that is left.
-func fillRow(ln *line, t *theme, own, spill []field, width int) []field {
-	for _, fl := range own {
-		if ln.w+1+fl.width() > width {
-			break
-		}
-		ln.add(" ", ink{})
-		fl.paint(ln, t)
-	}
-	for len(spill) > 0 && ln.w+1+spill[0].width() <= width {
-		ln.add(" ", ink{})
-		spill[0].paint(ln, t)
-		spill = spill[1:]
-	}
-	return spill
-}
-
-// rowLabelWidth is the width of the row labels ("util", "SM", "phase") and
-// a space.
-const rowLabelWidth = 6
-
-// field is one number beside the sparklines. Each belongs to a row (power
-// limit, temperature and throttling beside the power sparkline); a field
-// whose row is not on screen spills into the first rows with room.
-type field struct {
-	text string
-	ink  func(*theme) ink
-}
-
-func (f field) width() int { return len([]rune(f.text)) }
-
-func (f field) paint(l *line, t *theme) {
-	k := ink{}
-	if f.ink != nil {
-		k = f.ink(t)
-	}
-	l.add(f.text, k)
-}
-
-func dimInk(t *theme) ink   { return t.dim }
-func warnInk(t *theme) ink  { return t.warn }
-func critInk(t *theme) ink  { return t.crit }
-func memInk(t *theme) ink   { return t.mem }
-func powerInk(t *theme) ink { return t.power }
-func tempInk(t *theme) ink  { return t.temp }
-func smInk(t *theme) ink    { return t.sm }
-
 // gpuFields are the numbers a GPU block shows besides its rows' own, by the
 // row they belong to, and those whose row is not shown (most important
 // first), which spill into whatever room the shown rows have.
-func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (map[string][]field, []field) {
+func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (map[string][]draw.Field, []draw.Field) {
 	if lost {
-		return nil, []field{{"LOST: fell off the bus", critInk}}
+		return nil, []draw.Field{{Text: "LOST: fell off the bus", Ink: draw.CritInk}}
 	}
 	v := func(name string) float64 { return m.value(name, dev, at) }
 	has := func(name string) bool { return m.store.Has(timeline.Key{Name: name, Device: dev}) }
@@ -277,11 +233,11 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 	for _, r := range rows {
 		shown[r.metric] = true
 	}
-	home := map[string][]field{}
-	put := func(row string, f field) { home[row] = append(home[row], f) }
+	home := map[string][]draw.Field{}
+	put := func(row string, f draw.Field) { home[row] = append(home[row], f) }
 
 	if lo, hi := v(timeline.GPUUtilMin), v(timeline.GPUUtilMax); !math.IsNaN(lo) && !math.IsNaN(hi) && hi-lo >= 1 {
-		put(timeline.GPUUtil, field{fmt.Sprintf("(%.0f-%.0f%%)", lo, hi), dimInk})
+		put(timeline.GPUUtil, draw.Field{Text: fmt.Sprintf("(%.0f-%.0f%%)", lo, hi), Ink: draw.DimInk})
 	}
 	// A MIG-enabled GPU's GPM figures are its instances': an N/A here
 	// would say nothing its instances' rows do not.
@@ -289,10 +245,10 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 	gpmOfInstances := g.MIG && !g.IsMIGInstance()
 	known := func(name string) bool { return has(name) && !(gpmOfInstances && math.IsNaN(v(name))) }
 	if !shown[timeline.GPUSMActive] && known(timeline.GPUSMActive) {
-		put(timeline.GPUSMActive, field{"SM " + strings.TrimSpace(fmtPct(v(timeline.GPUSMActive))), smInk})
+		put(timeline.GPUSMActive, draw.Field{Text: "SM " + strings.TrimSpace(draw.Pct(v(timeline.GPUSMActive))), Ink: draw.SMInk})
 	}
 	if known(timeline.GPUTensor) {
-		put(timeline.GPUSMActive, field{"tensor " + strings.TrimSpace(fmtPct(v(timeline.GPUTensor))), dimInk})
+		put(timeline.GPUSMActive, draw.Field{Text: "tensor " + strings.TrimSpace(draw.Pct(v(timeline.GPUTensor))), Ink: draw.DimInk})
 	}
 	// What the source never gave (an nvidia-smi log without temperatures)
 	// is left out rather than shown as N/A, which reads as a failure.
@@ -301,29 +257,29 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 	case !has(timeline.GPUPower) && g.IsMIGInstance():
 		// The parent's power, shown on its rows.
 	case !shown[timeline.GPUPower]:
-		put(timeline.GPUPower, field{units.WattsOf(v(timeline.GPUPower), limit), powerInk})
+		put(timeline.GPUPower, draw.Field{Text: units.WattsOf(v(timeline.GPUPower), limit), Ink: draw.PowerInk})
 	case limit > 0:
-		put(timeline.GPUPower, field{"of " + fmtWatts(limit), dimInk})
+		put(timeline.GPUPower, draw.Field{Text: "of " + draw.Watts(limit), Ink: draw.DimInk})
 	}
-	if flag := throttleFlag(v(timeline.GPUThrottle)); flag != "" {
-		put(timeline.GPUPower, field{m.glyph.warn + flag, warnInk})
+	if flag := draw.ThrottleFlag(v(timeline.GPUThrottle)); flag != "" {
+		put(timeline.GPUPower, draw.Field{Text: m.glyph.Warn + flag, Ink: draw.WarnInk})
 	}
 	if has(timeline.GPUTemp) {
-		put(timeline.GPUPower, field{fmtTemp(v(timeline.GPUTemp), m.ascii), tempInk})
+		put(timeline.GPUPower, draw.Field{Text: draw.Temp(v(timeline.GPUTemp), m.ascii), Ink: draw.TempInk})
 	}
 	if has(timeline.GPUClockSM) {
-		put(timeline.GPUPower, field{fmtMHz(v(timeline.GPUClockSM)), dimInk})
+		put(timeline.GPUPower, draw.Field{Text: draw.MHz(v(timeline.GPUClockSM)), Ink: draw.DimInk})
 	}
 	if has(timeline.GPUMemUsed) {
-		mem := fmtMem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal))
+		mem := draw.Mem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal))
 		if !shown[timeline.GPUMemUsed] {
 			// Beside another quantity's numbers, it says whose it is.
 			mem = "mem " + mem
 		}
-		put(timeline.GPUMemUsed, field{mem, memInk})
+		put(timeline.GPUMemUsed, draw.Field{Text: mem, Ink: draw.MemInk})
 	}
 	if has(timeline.GPUPCIeRx) {
-		put(timeline.GPUMemUsed, field{"PCIe in " + fmtRate(v(timeline.GPUPCIeRx)) + " out " + fmtRate(v(timeline.GPUPCIeTx)), dimInk})
+		put(timeline.GPUMemUsed, draw.Field{Text: "PCIe in " + draw.Rate(v(timeline.GPUPCIeRx)) + " out " + draw.Rate(v(timeline.GPUPCIeTx)), Ink: draw.DimInk})
 	}
 	return home, rehome(home, shown)
 }
@@ -334,7 +290,7 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 // always shown), power's numbers after SM activity's, or utilization's
 // where there is no SM row. What has no place left (a MIG-enabled GPU's
 // rows are the ones with data) spills into the first rows with room.
-func rehome(home map[string][]field, shown map[string]bool) (spill []field) {
+func rehome(home map[string][]draw.Field, shown map[string]bool) (spill []draw.Field) {
 	move := func(from, to string, first bool) bool {
 		if shown[from] || !shown[to] || len(home[from]) == 0 {
 			return false
@@ -361,57 +317,57 @@ func rehome(home map[string][]field, shown map[string]bool) (spill []field) {
 
 // compactGPU is the one-row GPU of a small terminal: every number, one
 // sparkline. " 98% SM  87% 68.2/79.6GiB 652/700W 71°C PWR"
-func (m *Model) compactGPU(f *frame, dev, label string, labelInk ink, lost bool) string {
+func (m *Model) compactGPU(f *frame, dev, label string, labelInk draw.Ink, lost bool) string {
 	ln := m.newLine(m.width)
-	ln.add(label, labelInk)
+	ln.Add(label, labelInk)
 	// A MIG instance has no utilisation: its sparkline is its SM activity.
 	// A MIG-enabled GPU has none either: its sparkline is its power.
 	g := m.gpuInfo(dev)
 	mig := g.IsMIGInstance()
-	spark, sparkInk, hi := timeline.GPUUtil, m.theme.util, 100.0
+	spark, sparkInk, hi := timeline.GPUUtil, m.theme.Util, 100.0
 	switch {
 	case mig:
-		spark, sparkInk = timeline.GPUSMActive, m.theme.sm
+		spark, sparkInk = timeline.GPUSMActive, m.theme.SM
 	case g.MIG:
-		spark, sparkInk, hi = timeline.GPUPower, m.theme.power, m.limitOf(dev, f.at)
+		spark, sparkInk, hi = timeline.GPUPower, m.theme.Power, m.limitOf(dev, f.at)
 	}
 	m.store.Series(timeline.Key{Name: spark, Device: dev}, f.from, f.to, f.cols)
 	if !(hi > 0) {
 		hi = highest(f.cols)
 	}
-	ln.add(m.glyph.spark(f.cols, 0, hi), sparkInk)
-	ln.add(" ", ink{})
+	ln.Add(m.glyph.Spark(f.cols, 0, hi), sparkInk)
+	ln.Add(" ", draw.Ink{})
 	if lost {
-		ln.add("LOST: fell off the bus", m.theme.crit)
+		ln.Add("LOST: fell off the bus", m.theme.Crit)
 		return ln.String()
 	}
 	v := func(name string) float64 { return m.value(name, dev, f.at) }
-	util := fmtPct(v(timeline.GPUUtil))
+	util := draw.Pct(v(timeline.GPUUtil))
 	if mig && !m.store.Has(timeline.Key{Name: timeline.GPUUtil, Device: dev}) {
-		util = padLeft("", len(util)) // never given: its column blank
+		util = draw.PadLeft("", len(util)) // never given: its column blank
 	}
-	ln.add(util, m.theme.util)
-	if m.lay.showSM {
-		ln.add(" SM ", m.theme.dim).add(fmtPct(v(timeline.GPUSMActive)), m.theme.sm)
+	ln.Add(util, m.theme.Util)
+	if m.lay.ShowSM {
+		ln.Add(" SM ", m.theme.Dim).Add(draw.Pct(v(timeline.GPUSMActive)), m.theme.SM)
 	}
 	// A quantity the source never gave keeps its column blank, not N/A.
 	has := func(name string) bool { return m.store.Has(timeline.Key{Name: name, Device: dev}) }
 	mem, temp := "", ""
 	if has(timeline.GPUMemUsed) {
-		mem = fmtMem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal))
+		mem = draw.Mem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal))
 	}
 	if has(timeline.GPUTemp) {
-		temp = fmtTemp(v(timeline.GPUTemp), m.ascii)
+		temp = draw.Temp(v(timeline.GPUTemp), m.ascii)
 	}
-	ln.add(" ", ink{}).add(padLeft(mem, 12), m.theme.mem)
+	ln.Add(" ", draw.Ink{}).Add(draw.PadLeft(mem, 12), m.theme.Mem)
 	pwr := units.WattsOf(v(timeline.GPUPower), m.limitOf(dev, f.at))
 	if mig && !has(timeline.GPUPower) {
 		pwr = "" // its parent's, on the parent's row
 	}
-	ln.add(" ", ink{}).add(padLeft(pwr, 8), m.theme.power)
-	ln.add(" ", ink{}).add(padLeft(temp, 4), m.theme.temp)
-	if flag := throttleFlag(v(timeline.GPUThrottle)); flag != "" {
-		ln.add(" ", ink{}).add(flag, m.theme.warn)
+	ln.Add(" ", draw.Ink{}).Add(draw.PadLeft(pwr, 8), m.theme.Power)
+	ln.Add(" ", draw.Ink{}).Add(draw.PadLeft(temp, 4), m.theme.Temp)
+	if flag := draw.ThrottleFlag(v(timeline.GPUThrottle)); flag != "" {
+		ln.Add(" ", draw.Ink{}).Add(flag, m.theme.Warn)
 	}
 	return ln.String()
 }
@@ -421,24 +377,24 @@ func (m *Model) compactGPU(f *frame, dev, label string, labelInk ink, lost bool)
 func (m *Model) viewNoGPUs() []string {
 	var out []string
 	for _, n := range m.info.Notes {
-		for _, l := range m.fit.wrapWords(" "+n, m.width, 0) {
-			out = append(out, m.theme.warn.paint(l))
+		for _, l := range m.fit.WrapWords(" "+n, m.width, 0) {
+			out = append(out, m.theme.Warn.Paint(l))
 		}
 	}
 	if len(out) == 0 {
-		out = append(out, m.theme.warn.paint(" no GPUs"))
+		out = append(out, m.theme.Warn.Paint(" no GPUs"))
 	}
-	if len(out) < noGPURows && len(m.info.Checks) > 0 {
-		out = append(out, m.theme.dim.paint(m.fit.fitWords(" ? lists every check made while looking for GPUs", m.width, false)))
+	if len(out) < layout.NoGPURows && len(m.info.Checks) > 0 {
+		out = append(out, m.theme.Dim.Paint(m.fit.FitWords(" ? lists every check made while looking for GPUs", m.width, false)))
 	}
-	return padBlank(out, noGPURows)
+	return draw.PadBlank(out, layout.NoGPURows)
 }
 
 // highest is the largest mean among cols, NaN if none is known.
 func highest(cols []timeline.Agg) float64 {
 	hi := math.NaN()
 	for _, c := range cols {
-		hi = maxKnown(hi, c.Mean)
+		hi = draw.MaxKnown(hi, c.Mean)
 	}
 	return hi
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/playback"
 )
 
 // viewHeader is the top row: what is being watched on the left (host, GPUs,
@@ -25,19 +27,19 @@ func (m *Model) viewHeader(f *frame) string {
 	if m.info.CUDA != "" {
 		left = append(left, "CUDA "+m.info.CUDA)
 	}
-	rightW := visibleWidth(right)
+	rightW := draw.VisibleWidth(right)
 	for n := len(left); n >= 0; n-- {
 		text := " gputop"
 		for _, p := range left[:n] {
 			if p != "" {
-				text += m.glyph.sep + p
+				text += m.glyph.Sep + p
 			}
 		}
 		if len([]rune(text))+1+rightW <= m.width || n == 0 {
 			ln := m.newLine(m.width)
-			ln.add(" gputop", m.theme.title)
-			ln.add(strings.TrimPrefix(text, " gputop"), ink{})
-			ln.pad(m.width - rightW)
+			ln.Add(" gputop", m.theme.Title)
+			ln.Add(strings.TrimPrefix(text, " gputop"), draw.Ink{})
+			ln.Pad(m.width - rightW)
 			return ln.String() + right
 		}
 	}
@@ -62,35 +64,35 @@ func (m *Model) headerState(f *frame) string {
 		src = "LIVE"
 	}
 	var state string
-	var k ink
-	switch m.play.motion {
-	case following:
-		state, k = m.glyph.live, m.theme.live
-	case playing:
-		state, k = fmt.Sprintf("%s %gx", m.glyph.playing, m.play.speed), m.theme.live
+	var k draw.Ink
+	switch m.play.Motion {
+	case playback.Following:
+		state, k = m.glyph.Live, m.theme.Live
+	case playback.Playing:
+		state, k = fmt.Sprintf("%s %gx", m.glyph.Playing, m.play.Speed), m.theme.Live
 	default:
-		state, k = m.glyph.paused, m.theme.paused
-		if !m.play.grows {
-			state += fmt.Sprintf(" %gx", m.play.speed)
+		state, k = m.glyph.Paused, m.theme.Paused
+		if !m.play.Grows {
+			state += fmt.Sprintf(" %gx", m.play.Speed)
 		}
 	}
 	at := "--:--:--"
 	if m.store.Len() > 0 {
 		withDate := last.Sub(first) > 20*time.Hour
-		at = fmtClock(f.at, withDate)
+		at = draw.Clock(f.at, withDate)
 	}
 	span := f.to.Sub(f.from)
-	zoom := "[" + fmtDuration(span) + "]"
-	if m.play.zoom >= len(zoomLevels) {
-		zoom = "[all " + fmtDuration(span) + "]"
+	zoom := "[" + draw.Duration(span) + "]"
+	if m.play.Zoom >= len(playback.ZoomLevels) {
+		zoom = "[all " + draw.Duration(span) + "]"
 	}
 	ln := m.newLine(m.width)
 	if m.recorder != nil {
 		if _, on, _ := m.recorder.State(); on {
-			ln.add("REC ", m.theme.rec)
+			ln.Add("REC ", m.theme.Rec)
 		}
 	}
-	ln.add(state+" ", k).add(src, m.theme.bold).add(" "+at+" ", ink{}).add(zoom+" ", m.theme.dim)
+	ln.Add(state+" ", k).Add(src, m.theme.Bold).Add(" "+at+" ", draw.Ink{}).Add(zoom+" ", m.theme.Dim)
 	return ln.String()
 }
 

@@ -7,6 +7,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/help"
+	"github.com/gputop-dev/gputop/ui/procs"
 )
 
 // TestEveryAbbreviationIsInTheHelp: every short label the screen draws
@@ -14,8 +17,8 @@ import (
 // columns, the band labels) is a term of the help's table.
 func TestEveryAbbreviationIsInTheHelp(t *testing.T) {
 	terms := map[string]bool{}
-	for _, ht := range helpTerms {
-		for _, w := range strings.FieldsFunc(ht.term+", "+ht.ascii, func(r rune) bool { return r == ',' }) {
+	for _, ht := range help.Terms {
+		for _, w := range strings.FieldsFunc(ht.Term+", "+ht.ASCII, func(r rune) bool { return r == ',' }) {
 			terms[strings.TrimSpace(w)] = true
 		}
 	}
@@ -24,9 +27,9 @@ func TestEveryAbbreviationIsInTheHelp(t *testing.T) {
 		drawn = append(drawn, r.label)
 	}
 	for _, bit := range []int{timeline.ThrottleThermal, timeline.ThrottlePower, timeline.ThrottleBoardLimit, timeline.ThrottleSyncBoost} {
-		drawn = append(drawn, throttleFlag(float64(bit)))
+		drawn = append(drawn, draw.ThrottleFlag(float64(bit)))
 	}
-	drawn = append(drawn, procColumnNames[:]...)
+	drawn = append(drawn, procs.ColumnNames[:]...)
 	drawn = append(drawn, "RSS", "START", "END", "WHERE", "iow", "iowait", "ld", "load", "RAM", "ram", "sw", "swap", "cpu",
 		"cpus", "phase", "hints", "LOST", "N/A", "mean", "lo", "7/8 busy", "PCIe in", "clocks held", "NVLink", "▸", "┃")
 	for _, d := range drawn {
@@ -77,3 +80,6 @@ func TestHelpPages(t *testing.T) {
 		t.Fatal("the help's keys closed it")
 	}
 }
+
+// helpLines is the help, every line cut to the screen's width.
+func (m *Model) helpLines() []string { return m.helpPage().Lines() }

@@ -1,250 +1,54 @@
 package ui
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
-	"github.com/gputop-dev/gputop/timeline/units"
+	"github.com/gputop-dev/gputop/ui/hints"
 )
 
-// viewHints is the hints panel: the hints of the session up to the
-// cursor (what gputop report --to the cursor says) that still hold there,
-// worst first, then those that ended within the last minutes, dimmed. Each
-// hint takes the lines its evidence needs, wrapped: one hint in full says
-// more than three cut. Where they do not all fit, the first takes what it
-// needs (all but a row) and the last row names the rest, which h shows in
-// full one by one.
+// hintPanel is the hints panel over the hints listed at the cursor.
+func (m *Model) hintPanel(at time.Time) hints.Panel {
+	return hints.Panel{Pen: m.pen(), Hints: m.an.shown, Names: m.gpuNames, At: at, Sel: m.hintSel}
+}
+
+// viewHints is the hints panel (hints.Panel.View), each hint's rows noted
+// for the mouse.
 func (m *Model) viewHints(f *frame, rows int) []string {
-	if rows <= 0 {
-		return nil
-	}
-	hints := m.an.shown
-	if len(hints) == 0 {
-		ln := m.newLine(m.width)
-		msg := " no bottleneck hints at this time"
-		if m.store.Len() > 0 && f.at.Sub(m.store.First()) < analysis.ProvisionalMin {
-			msg = " a first reading after " + fmtDuration(analysis.ProvisionalMin) + " of samples; judging" + m.glyph.ellipsis
-		}
-		ln.add(msg, m.theme.dim)
-		return padBlank([]string{ln.String()}, rows)
-	}
-	var out []string
-	i := 0
-	for ; i < len(hints); i++ {
-		left := rows - len(out)
-		if i < len(hints)-1 {
-			left-- // a row for the hints after this one
-		}
-		if left <= 0 {
-			break
-		}
-		lines := m.hintLines(hints[i], f.at, i == m.hintSel-1, 0)
-		if len(lines) > left {
-			if i > 0 {
-				break // named on the last row instead
-			}
-			lines = m.hintLines(hints[i], f.at, i == m.hintSel-1, left)
-		}
-		m.hitRows(len(out), len(lines), hitHint, i)
-		out = append(out, lines...)
-	}
-	if i < len(hints) {
-		out = append(out, m.moreHints(hints[i:]))
-	}
-	return padBlank(out, rows)
-}
-
-// moreHints is the row that names the hints the panel has no room for:
-// "   +2 more (h shows each): gpu-imbalance GPU1, low-utilization GPU2".
-func (m *Model) moreHints(rest []timeline.Hint) string {
-	names := make([]string, len(rest))
-	for i, h := range rest {
-		names[i] = h.ID
-		if g := gpuList(m.gpuNames, h.GPUs); g != "" {
-			names[i] += " " + g
-		}
-	}
-	ln := m.newLine(m.width)
-	ln.add(fmt.Sprintf("   +%d more (h shows each): ", len(rest)), m.theme.dim)
-	ln.add(strings.Join(names, ", "), m.theme.dim)
-	return ln.String()
-}
-
-// hintLead is a hint's head: selection mark and severity, then its id,
-// GPUs and standing ("so far 25s", "ended 40s ago").
-func (m *Model) hintLead(h timeline.Hint, at time.Time, selected bool) (sev, name, status string) {
-	mark := " "
-	if selected {
-		mark = m.glyph.playing
-	}
-	sev = mark + m.glyph.warn + " " + padRight(strings.ToUpper(h.Severity.String()), 9)
-	name = h.ID
-	if g := gpuList(m.gpuNames, h.GPUs); g != "" {
-		name += " " + g
-	}
-	if st := hintStatus(h, at); st != "" {
-		status = " " + st
-	}
-	return sev, name, status
-}
-
-// hintInks are the inks of a hint's head and text: by severity, all dimmed
-// once it has ended.
-func (m *Model) hintInks(h timeline.Hint) (sev, name, text ink) {
-	sev = m.theme.warn
-	switch h.Severity {
-	case timeline.Critical:
-		sev = m.theme.crit
-	case timeline.Info:
-		sev = m.theme.dim
-	}
-	name = m.theme.bold
-	if !h.Ongoing {
-		sev, name, text = m.theme.dim, m.theme.dim, m.theme.dim
-	}
-	return sev, name, text
-}
-
-// hintIndent is where a hint's wrapped lines begin: under its id.
-const hintIndent = 12
-
-// hintLines is one hint, its head and its evidence, wrapped under the id
-// in at most maxLines lines (0: as many as it takes), the last fitted.
-func (m *Model) hintLines(h timeline.Hint, at time.Time, selected bool, maxLines int) []string {
-	sev, name, status := m.hintLead(h, at, selected)
-	sevInk, nameInk, textInk := m.hintInks(h)
-	head := sev + name + status + ":"
-	indent := min(hintIndent, m.width/4)
-	plain := m.fit.hangingWords(head, h.Evidence, m.width, indent, maxLines)
-	out := make([]string, len(plain))
-	for i, l := range plain {
-		out[i] = textInk.paint(l)
-	}
-	// Paint the head where the first line holds it whole (it always does
-	// but on a screen narrower than gputop draws).
-	s, n, st := m.fit.words(sev), m.fit.words(name), m.fit.words(status)
-	if rest, ok := strings.CutPrefix(plain[0], s+n+st+":"); ok {
-		out[0] = sevInk.paint(s) + nameInk.paint(n) + m.theme.dim.paint(st) + textInk.paint(":"+rest)
-	}
-	return out
-}
-
-// gpuList writes GPU indexes briefly: "GPU0-7", "GPU1", "GPU0,2-7", or
-// by host, "node3 GPU0-7"; "" for a hint about the host.
-func gpuList(names units.GPUNames, gpus []int) string {
-	if len(gpus) == 0 {
-		return ""
-	}
-	return names.Of(gpus)
-}
-
-// hintStatus says what kind of reading a hint is at the cursor: "so far
-// 25s" for a first reading, "ended 40s ago" for one that no longer holds;
-// nothing for a firm one that holds.
-func hintStatus(h timeline.Hint, at time.Time) string {
-	switch {
-	case !h.Ongoing:
-		return "ended " + fmtDuration(at.Sub(h.End).Truncate(time.Second)) + " ago"
-	case h.Provisional:
-		return "so far " + fmtDuration(h.End.Sub(h.Start))
-	}
-	return ""
-}
-
-// hintDetail is the selected hint in full, as lines with their ink: its
-// span and standing, evidence, next step, and every episode, largest
-// first. The detail pane shows as many as fit from hintTop on.
-func (m *Model) hintDetail(at time.Time) []inked {
-	if m.hintSel < 1 || m.hintSel > len(m.an.shown) {
-		return nil
-	}
-	h := m.an.shown[m.hintSel-1]
-	w := m.width
-	// The hint itself first, whole: the panel of hints gives its rows to
-	// the one opened.
-	var out []inked
-	for _, l := range m.hintLines(h, at, true, 0) {
-		out = append(out, inked{l, ink{}})
-	}
-	standing := "firm"
-	if st := hintStatus(h, at); st != "" {
-		standing = st
-	} else if h.Ongoing {
-		standing = "firm, holding now"
-	}
-	span := fmt.Sprintf("    first seen %s, last seen %s (%s), confidence %.0f%%, %s", fmtClock(h.Start, false),
-		fmtClock(h.End, false), fmtDuration(h.End.Sub(h.Start)), 100*h.Confidence, standing)
-	for _, l := range m.fit.wrapWords(span, w, 0) {
-		out = append(out, inked{l, m.theme.dim})
-	}
-	for _, l := range m.fit.hangingWords("    next step: ", h.Suggestion, w, -1, 0) {
-		out = append(out, inked{l, m.theme.bold})
-	}
-	if len(h.Episodes) > 1 {
-		out = append(out, inked{"    " + plural(len(h.Episodes), "episode") + ", largest first:", m.theme.dim})
-		for _, ep := range h.Episodes {
-			lead := fmt.Sprintf("    %s-%s %s ", fmtClock(ep.Start, false), fmtClock(ep.End, false), ep.Severity)
-			for _, l := range m.fit.hangingWords(lead, ep.Evidence, w, -1, 0) {
-				out = append(out, inked{l, ink{}})
-			}
-		}
-	}
-	return out
-}
-
-// inked is a line and the ink it is drawn in.
-type inked struct {
-	text string
-	ink  ink
+	judging := m.store.Len() > 0 && f.at.Sub(m.store.First()) < analysis.ProvisionalMin
+	p := m.hintPanel(f.at)
+	return p.View(rows, judging, func(row, i int) { m.hitRows(row, 1, hitHint, i) })
 }
 
 // viewHintDetail shows the selected hint in full where the detail graph
-// goes, scrolled to hintTop, with the keys that move through it on its
-// last row.
+// goes, scrolled to hintTop; the graph where no hint is open.
 func (m *Model) viewHintDetail(f *frame, rows int) []string {
-	lines := m.hintDetail(f.at)
+	p := m.hintPanel(f.at)
+	lines := p.Detail()
 	if lines == nil {
 		return m.viewDetail(f, rows)
 	}
-	body := max(1, rows-1)
-	top := min(m.hintTop, max(0, len(lines)-body))
-	var out []string
-	for _, l := range lines[top:min(len(lines), top+body)] {
-		out = append(out, m.fit.fitRow(l.ink.paint(l.text), m.width))
-	}
-	out = padBlank(out, body)
-	keys := "    h next hint" + m.glyph.sep + "esc back to the graph"
-	if len(lines) > body {
-		keys = fmt.Sprintf("    %s scroll (lines %d-%d of %d)%sh next hint%sesc back to the graph",
-			m.keys.hintUp.Help().Key, top+1, min(len(lines), top+body), len(lines), m.glyph.sep, m.glyph.sep)
-	}
-	return append(out, m.theme.dim.paint(m.fit.fitWords(keys, m.width, false)))
+	return p.DetailView(lines, rows, m.hintTop, m.keys.HintUp.Help().Key)
 }
 
 // hintDetailOverflow is how many lines of the selected hint's detail do
 // not fit in the detail pane: how far it can scroll.
 func (m *Model) hintDetailOverflow() int {
-	return max(0, len(m.hintDetail(m.play.cursor))-max(1, m.hintRows()-1))
+	return max(0, len(m.hintDetail())-max(1, m.hintRows()-1))
+}
+
+// hintDetail is the opened hint's lines at the cursor.
+func (m *Model) hintDetail() []hints.Inked {
+	p := m.hintPanel(m.play.Cursor)
+	return p.Detail()
 }
 
 // hintRows is the room for the open hint: the hints panel's and the
 // detail pane's, less the row a replay gives to its transport.
 func (m *Model) hintRows() int {
-	rows := m.lay.hints + m.lay.detail
-	if !m.play.grows {
+	rows := m.lay.Hints + m.lay.Detail
+	if !m.play.Grows {
 		rows--
 	}
 	return rows
-}
-
-// plural says "1 more hint" or "3 more hints".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }

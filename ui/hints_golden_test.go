@@ -114,13 +114,13 @@ func TestBracketsStepThroughEveryStall(t *testing.T) {
 	seen := map[time.Time]bool{}
 	var stops []time.Time
 	for range 40 {
-		before := m.play.cursor
+		before := m.play.Cursor
 		press(m, "]")
-		if m.play.cursor.Equal(before) {
+		if m.play.Cursor.Equal(before) {
 			break
 		}
-		seen[m.play.cursor] = true
-		stops = append(stops, m.play.cursor)
+		seen[m.play.Cursor] = true
+		stops = append(stops, m.play.Cursor)
 	}
 	if !strings.Contains(footerOf(m), "no more markers or hints that way") {
 		t.Errorf("] past the last stop says so: %q", footerOf(m))
@@ -146,8 +146,8 @@ func TestBracketsStepThroughEveryStall(t *testing.T) {
 	}
 	for i := len(stops) - 2; i >= 0; i-- {
 		press(m, "[")
-		if !m.play.cursor.Equal(stops[i]) {
-			t.Fatalf("[ steps back through the same stops: at %v, want %v", m.play.cursor, stops[i])
+		if !m.play.Cursor.Equal(stops[i]) {
+			t.Fatalf("[ steps back through the same stops: at %v, want %v", m.play.Cursor, stops[i])
 		}
 	}
 }

@@ -1,185 +1,42 @@
 package ui
 
 import (
-	"fmt"
-	"math"
-	"strconv"
-	"strings"
-
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/hostpanel"
 )
 
-// viewHost draws the host: CPU (with iowait and load), RAM and swap, disk,
-// and a bar per core, so one pegged core among idle ones (a single-threaded
-// loader) stands out.
+// viewHost draws the host panel (ui/hostpanel) of the selected host: its
+// readings at the cursor, its sparklines over the window, its cores.
 func (m *Model) viewHost(f *frame) []string {
 	hostDev := m.hostDevice()
 	hv := func(name string) float64 { return m.value(name, hostDev, f.at) }
-	multi := m.lay.gpuRows > 1
-	prefix := m.lay.label
-	if multi {
-		prefix += rowLabelWidth
-	}
-
+	p := hostpanel.Panel{Pen: m.pen(), Label: m.hostLabel(), LabelWidth: m.lay.Label, Multi: m.lay.GPURows > 1,
+		CoreRows: m.lay.CoreRows}
 	if (m.store.Len() > 0 || m.info.MultiHost()) && !m.store.Has(timeline.Key{Name: timeline.HostCPU, Device: hostDev}) {
-		return m.viewNoHost(multi)
+		msg := "no host readings in this recording"
+		switch {
+		case m.info.Kind == timeline.Imported || m.info.Recorded == timeline.Imported:
+			msg = "no host readings: the imported log has GPUs only"
+		case m.play.Grows:
+			msg = m.noHostReadings()
+		}
+		return p.None(msg)
 	}
-	cpu := m.newLine(m.width)
-	cpu.add(padRight(" "+m.hostLabel(), m.lay.label), m.theme.title)
-	if multi {
-		cpu.add(padRight("cpu", rowLabelWidth), m.theme.dim)
-	}
-	cpu.pad(prefix)
 	m.store.Series(timeline.Key{Name: timeline.HostCPU, Device: hostDev}, f.from, f.to, f.cols)
-	cpu.add(m.glyph.spark(f.cols, 0, 100), m.theme.host)
-	// A one-row host has the room of a one-row GPU: short labels.
-	iowait, load := " iowait ", " load "
-	if !multi {
-		iowait, load = " iow ", " ld "
+	p.CPUSpark = m.glyph.Spark(f.cols, 0, 100)
+	p.CPU, p.IOWait, p.Load = hv(timeline.HostCPU), hv(timeline.HostIOWait), hv(timeline.HostLoad1)
+	p.MemUsed, p.MemTotal, p.Swap = hv(timeline.HostMemUsed), hv(timeline.HostMemTotal), hv(timeline.HostSwapUsed)
+	p.DiskRead, p.DiskWrite = hv(timeline.HostDiskRead), hv(timeline.HostDiskWrite)
+	if p.Multi {
+		m.store.Series(timeline.Key{Name: timeline.HostMemUsed, Device: hostDev}, f.from, f.to, f.cols)
+		p.MemSpark = m.glyph.Spark(f.cols, 0, p.MemTotal)
+		p.HasDisk = m.store.Has(timeline.Key{Name: timeline.HostDiskRead, Device: hostDev})
 	}
-	cpu.add(" ", ink{}).add(fmtPct(hv(timeline.HostCPU)), m.theme.host)
-	cpu.add(iowait, m.theme.dim).add(strings.TrimSpace(fmtPct(hv(timeline.HostIOWait))), ioInk(&m.theme, hv(timeline.HostIOWait)))
-	cpu.add(load, m.theme.dim).add(fmtLoad(hv(timeline.HostLoad1)), ink{})
-	ram := fmtMem(hv(timeline.HostMemUsed), hv(timeline.HostMemTotal))
-	swap := fmtBytes(hv(timeline.HostSwapUsed))
-	disk := "disk r " + fmtRate(hv(timeline.HostDiskRead)) + " w " + fmtRate(hv(timeline.HostDiskWrite))
-	if !multi {
-		// Whole fields or none: "sw 12.0" cut from "sw 12.0M" lies.
-		fillRow(cpu, &m.theme, []field{
-			{"RAM " + ram, memInk},
-			{"sw " + swap, func(t *theme) ink { return swapInk(t, hv(timeline.HostSwapUsed)) }},
-		}, nil, m.width)
-		return append([]string{cpu.String()}, m.viewCores(f, prefix)...)
-	}
-
-	mem := m.newLine(m.width)
-	mem.pad(m.lay.label).add(padRight("ram", rowLabelWidth), m.theme.dim)
-	m.store.Series(timeline.Key{Name: timeline.HostMemUsed, Device: hostDev}, f.from, f.to, f.cols)
-	mem.add(m.glyph.spark(f.cols, 0, hv(timeline.HostMemTotal)), m.theme.mem)
-	mem.add(" ", ink{}).add(ram, m.theme.mem)
-	// Whole fields only: a disk rate cut in half is worse than none; and
-	// none at all where the host never gave one.
-	var fields []field
-	if m.store.Has(timeline.Key{Name: timeline.HostDiskRead, Device: hostDev}) {
-		fields = append(fields, field{disk, dimInk})
-	}
-	fields = append(fields, field{"swap " + swap, func(t *theme) ink { return swapInk(t, hv(timeline.HostSwapUsed)) }})
-	fillRow(mem, &m.theme, fields, nil, m.width)
-	return append([]string{cpu.String(), mem.String()}, m.viewCores(f, prefix)...)
-}
-
-// viewNoHost says in one line that there is no host data, in the rows the
-// host would have had: an imported nvidia-smi log has none, and a row of
-// N/A reads as if something failed.
-func (m *Model) viewNoHost(multi bool) []string {
-	ln := m.newLine(m.width)
-	ln.add(padRight(" "+m.hostLabel(), m.lay.label), m.theme.title)
-	msg := "no host readings in this recording"
-	switch {
-	case m.info.Kind == timeline.Imported || m.info.Recorded == timeline.Imported:
-		msg = "no host readings: the imported log has GPUs only"
-	case m.play.grows:
-		msg = m.noHostReadings()
-	}
-	rows := 1 + m.lay.coreRows
-	if multi {
-		rows++
-	}
-	// A host's reason may be long (ssh's own words): its rows take it.
-	text := m.fit.wrapWords(msg, m.width-ln.w, rows)
-	ln.add(text[0], m.theme.dim)
-	out := []string{ln.String()}
-	for _, l := range text[1:] {
-		out = append(out, m.newLine(m.width).pad(m.lay.label).add(l, m.theme.dim).String())
-	}
-	return padBlank(out, rows)
-}
-
-func fmtLoad(v float64) string {
-	if math.IsNaN(v) {
-		return na
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64)
-}
-
-func ioInk(t *theme, v float64) ink {
-	if v >= 10 {
-		return t.warn
-	}
-	return ink{}
-}
-
-func swapInk(t *theme, v float64) ink {
-	if v > 0 {
-		return t.warn
-	}
-	return ink{}
-}
-
-// viewCores draws a bar per core at the cursor, under the CPU sparkline.
-// When there are more cores than columns, each bar is the busiest of a
-// group, so a pegged core never hides in an average.
-func (m *Model) viewCores(f *frame, prefix int) []string {
-	cores := m.hostCores()
-	if len(cores) == 0 {
-		return make([]string, m.lay.coreRows)
-	}
-	vals := make([]float64, len(cores))
-	pegged := 0
-	for i, dev := range cores {
-		vals[i] = m.value(timeline.CoreBusy, dev, f.at)
-		if vals[i] >= 95 {
-			pegged++
+	if cores := m.hostCores(); len(cores) > 0 {
+		p.Cores = make([]float64, len(cores))
+		for i, dev := range cores {
+			p.Cores[i] = m.value(timeline.CoreBusy, dev, f.at)
 		}
 	}
-	room := m.width - prefix
-	perRow := (len(vals) + m.lay.coreRows - 1) / m.lay.coreRows
-	if perRow > room {
-		vals = groupMax(vals, room*m.lay.coreRows)
-		perRow = room
-	}
-	summary := fmt.Sprintf(" %d cores", len(cores))
-	if pegged > 0 {
-		summary += fmt.Sprintf(", %d at 95%%+", pegged)
-	}
-	var out []string
-	for r := 0; r < m.lay.coreRows; r++ {
-		ln := m.newLine(m.width)
-		if r == 0 && m.lay.gpuRows > 1 {
-			ln.pad(m.lay.label).add(padRight("cpus", rowLabelWidth), m.theme.dim)
-		} else if r == 0 {
-			ln.add(padRight(" cpus", m.lay.label), m.theme.dim)
-		}
-		ln.pad(prefix)
-		lo, hi := r*perRow, min(len(vals), (r+1)*perRow)
-		if lo < hi {
-			ln.add(m.glyph.bars(vals[lo:hi], 0, 100), m.theme.core)
-		}
-		if r == m.lay.coreRows-1 && m.width-ln.w > len(summary) {
-			ln.add(summary, m.theme.dim)
-		}
-		out = append(out, ln.String())
-	}
-	return out
-}
-
-// groupMax shrinks vals to n values, each the maximum of its group.
-func groupMax(vals []float64, n int) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		lo, hi := i*len(vals)/n, (i+1)*len(vals)/n
-		out[i] = math.NaN()
-		for _, v := range vals[lo:max(hi, lo+1)] {
-			out[i] = maxKnown(out[i], v)
-		}
-	}
-	return out
-}
-
-// maxKnown is the larger of a and b, ignoring NaN unless both are.
-func maxKnown(a, b float64) float64 {
-	if math.IsNaN(a) || b > a {
-		return b
-	}
-	return a
+	return p.View()
 }

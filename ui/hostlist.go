@@ -9,6 +9,9 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/units"
+	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/keymap"
+	"github.com/gputop-dev/gputop/ui/layout"
 )
 
 // A session of several hosts (gputop --hosts, an import from Prometheus, a
@@ -96,9 +99,9 @@ func (m *Model) hostName() string {
 // hosts) the arrangement of the hosts.
 func (m *Model) relayout() {
 	if !m.info.MultiHost() {
-		m.lay = computeLayout(m.width, m.height, m.info, len(m.cores), m.oneRow)
+		m.lay = layout.Compute(m.width, m.height, m.info, len(m.cores), m.oneRow)
 		if m.jobSeen {
-			m.lay = m.lay.withJob()
+			m.lay = m.lay.WithJob()
 		}
 		return
 	}
@@ -120,26 +123,26 @@ func hostLabelWidth(names []string) int {
 // "  7/8 busy util  92% lo  12%  5.1kW WARN straggler-host".
 const hostValueWidth = 10 + 1 + 9 + 1 + 7 + 1 + 6 + 22
 
-func (m *Model) hostLayout(w, h int) layout {
+func (m *Model) hostLayout(w, h int) layout.Layout {
 	hn := &m.hosts
 	cores := len(hn.coresOf[m.hostName()])
 	label := hostLabelWidth(hn.names)
 	if len(hn.names) == 0 {
-		return computeLayout(w, h, m.info, cores, m.oneRow)
+		return layout.Compute(w, h, m.info, cores, m.oneRow)
 	}
 	// Where the rows of a layout computed one row shorter (for the summary
 	// or heading) scroll, its own summary row takes that place and the row
 	// saved stays blank; below the height that allows, the heading takes
 	// the summary's row.
-	oneShorter := func(info timeline.SourceInfo) layout {
-		l := computeLayout(w, h-1, info, cores, m.oneRow)
+	oneShorter := func(info timeline.SourceInfo) layout.Layout {
+		l := layout.Compute(w, h-1, info, cores, m.oneRow)
 		switch {
-		case !l.fits:
-			l = computeLayout(w, h, info, cores, m.oneRow)
-		case l.summary == 1:
-			l.blankRows++
+		case !l.Fits:
+			l = layout.Compute(w, h, info, cores, m.oneRow)
+		case l.Summary == 1:
+			l.BlankRows++
 		}
-		l.summary = 1
+		l.Summary = 1
 		return l
 	}
 	if hn.open {
@@ -150,13 +153,13 @@ func (m *Model) hostLayout(w, h int) layout {
 		}
 		hn.mode = hostOpen
 		l := oneShorter(sub)
-		l.widenLabel(label, w)
+		l.WidenLabel(label, w)
 		return l
 	}
-	if l := computeLayout(w, h-len(hn.names)-1, m.info, cores, m.oneRow); l.fits && l.summary == 0 && len(m.info.GPUs) > 0 {
+	if l := layout.Compute(w, h-len(hn.names)-1, m.info, cores, m.oneRow); l.Fits && l.Summary == 0 && len(m.info.GPUs) > 0 {
 		hn.mode = hostTree
-		l.summary = 1
-		l.widenLabel(label, w)
+		l.Summary = 1
+		l.WidenLabel(label, w)
 		return l
 	}
 	hn.mode = hostList
@@ -167,35 +170,24 @@ func (m *Model) hostLayout(w, h int) layout {
 	sub := m.info
 	sub.GPUs = make([]timeline.GPUInfo, len(hn.names))
 	for i := range sub.GPUs {
-		sub.GPUs[i] = timeline.GPUInfo{Index: i, GPM: anyGPM(m.info)}
+		sub.GPUs[i] = timeline.GPUInfo{Index: i, GPM: layout.AnyGPM(m.info)}
 	}
 	l := oneShorter(sub)
-	extra := l.gpusShown * (l.gpuRows - 1)
-	if l.gpuRows > 1 {
+	extra := l.GPUsShown * (l.GPURows - 1)
+	if l.GPURows > 1 {
 		extra++
-		l.gpuRows = 1
+		l.GPURows = 1
 	}
-	if l.detail > 0 {
-		l.detail += extra
+	if l.Detail > 0 {
+		l.Detail += extra
 	} else {
-		l.blankRows += extra
+		l.BlankRows += extra
 	}
-	hn.shown = l.gpusShown
-	l.values = hostValueWidth
-	l.label = 0
-	l.widenLabel(label, w)
+	hn.shown = l.GPUsShown
+	l.Values = hostValueWidth
+	l.Label = 0
+	l.WidenLabel(label, w)
 	return l
-}
-
-// widenLabel makes the label column wide enough for host names and gives
-// the sparklines what is left.
-func (l *layout) widenLabel(label, w int) {
-	l.label = max(l.label, label)
-	prefix := l.label
-	if l.gpuRows > 1 {
-		prefix += rowLabelWidth
-	}
-	l.spark = max(8, w-prefix-1-l.values)
 }
 
 // keepHostSelectionInView keeps the selected host and GPU on screen and
@@ -224,7 +216,7 @@ func (m *Model) keepHostSelectionInView() {
 			i = 0
 			m.gpu = gpus[0]
 		}
-		shown := m.lay.gpusShown
+		shown := m.lay.GPUsShown
 		if i < m.gpuTop {
 			m.gpuTop = i
 		}
@@ -258,19 +250,19 @@ func indexOf(s []int, v int) int {
 // hostKey moves through the hosts or a host's GPUs for the keys that
 // select (up, down, pgup, pgdown, home, end), and opens and closes hosts.
 // It says whether it took the key.
-func (m *Model) hostKey(k *keyMap, matches func(*binding) bool) bool {
+func (m *Model) hostKey(k *keymap.Map, matches func(*keymap.Binding) bool) bool {
 	hn := &m.hosts
 	switch {
-	case matches(&k.openHost):
+	case matches(&k.OpenHost):
 		hn.open = true
 		m.relayout()
 		return true
-	case matches(&k.closeHost):
+	case matches(&k.CloseHost):
 		hn.open = false
 		m.relayout()
 		return true
 	}
-	page := max(1, m.lay.gpusShown)
+	page := max(1, m.lay.GPUsShown)
 	var move func(int)
 	var n int
 	var at int
@@ -291,17 +283,17 @@ func (m *Model) hostKey(k *keyMap, matches func(*binding) bool) bool {
 	}
 	to := at
 	switch {
-	case matches(&k.up):
+	case matches(&k.Up):
 		to--
-	case matches(&k.down):
+	case matches(&k.Down):
 		to++
-	case matches(&k.gpuPageUp):
+	case matches(&k.GPUPageUp):
 		to -= page
-	case matches(&k.gpuPageDown):
+	case matches(&k.GPUPageDown):
 		to += page
-	case matches(&k.firstGPU):
+	case matches(&k.FirstGPU):
 		to = 0
-	case matches(&k.lastGPU):
+	case matches(&k.LastGPU):
 		to = n - 1
 	default:
 		return false
@@ -338,7 +330,7 @@ func (m *Model) viewHostGPUs(f *frame) []string {
 	case hostOpen:
 		host(hn.sel)
 		gpus := hn.gpus[hn.sel]
-		for i := m.gpuTop; i < min(len(gpus), m.gpuTop+m.lay.gpusShown); i++ {
+		for i := m.gpuTop; i < min(len(gpus), m.gpuTop+m.lay.GPUsShown); i++ {
 			gpu(gpus[i])
 		}
 	case hostTree:
@@ -510,7 +502,7 @@ func (m *Model) hostSpark(f *frame, h int) string {
 			f.cols[i].Mean = acc[i] / float64(cnt[i])
 		}
 	}
-	return m.glyph.spark(f.cols, 0, 100)
+	return m.glyph.Spark(f.cols, 0, 100)
 }
 
 // viewHostLine is one host: its name, the mean utilisation of its GPUs over
@@ -521,22 +513,22 @@ func (m *Model) viewHostLine(f *frame, h int) string {
 	fig := hn.figs[h]
 	selected := h == hn.sel && hn.mode == hostList
 	mark := " "
-	labelInk := m.theme.title
+	labelInk := m.theme.Title
 	if selected {
 		mark = "▸"
 		if m.ascii {
 			mark = ">"
 		}
-		labelInk = m.theme.sel
+		labelInk = m.theme.Sel
 	}
 	ln := m.newLine(m.width)
-	ln.add(padRight(mark+m.fit.fitWords(hn.names[h], 16, false), m.lay.label), labelInk)
-	prefix := m.lay.label
-	if m.lay.gpuRows > 1 {
-		ln.add(padRight("mean", rowLabelWidth), m.theme.dim)
-		prefix += rowLabelWidth
+	ln.Add(draw.PadRight(mark+m.fit.FitWords(hn.names[h], 16, false), m.lay.Label), labelInk)
+	prefix := m.lay.Label
+	if m.lay.GPURows > 1 {
+		ln.Add(draw.PadRight("mean", layout.RowLabelWidth), m.theme.Dim)
+		prefix += layout.RowLabelWidth
 	}
-	ln.pad(prefix)
+	ln.Pad(prefix)
 	spark := m.hostSpark(f, h)
 	if fig.problem != "" || fig.gap {
 		// The gap at the end of its sparkline is blank: the reason is
@@ -551,62 +543,60 @@ func (m *Model) viewHostLine(f *frame, h int) string {
 		if fig.problem == "" {
 			need = 1 + len("no data since 00:00:00")
 		}
-		bars = max(0, min(bars, m.width-ln.w-need))
-		ln.add(cutRunes(spark, bars), m.theme.util)
+		bars = max(0, min(bars, m.width-ln.Width()-need))
+		ln.Add(draw.CutRunes(spark, bars), m.theme.Util)
 		m.hostProblem(ln, fig)
 		return ln.String()
 	}
-	ln.add(spark, m.theme.util)
-	fields := []field{
-		{padLeft(fmt.Sprintf("%d/%d busy", fig.busy, fig.gpus), 10), nil},
-		{"util " + fmtPct(fig.mean), utilInk},
-		{"lo " + fmtPct(fig.lo), utilInk},
-		{padLeft(fmtHostWatts(fig.power), 6), powerInk},
+	ln.Add(spark, m.theme.Util)
+	fields := []draw.Field{
+		{Text: draw.PadLeft(fmt.Sprintf("%d/%d busy", fig.busy, fig.gpus), 10), Ink: nil},
+		{Text: "util " + draw.Pct(fig.mean), Ink: draw.UtilInk},
+		{Text: "lo " + draw.Pct(fig.lo), Ink: draw.UtilInk},
+		{Text: draw.PadLeft(fmtHostWatts(fig.power), 6), Ink: draw.PowerInk},
 	}
 	if fig.worst != nil {
-		k := warnInk
+		k := draw.WarnInk
 		if fig.worst.Severity == timeline.Critical {
-			k = critInk
+			k = draw.CritInk
 		}
-		fields = append(fields, field{strings.ToUpper(fig.worst.Severity.String()) + " " + fig.worst.ID, k})
+		fields = append(fields, draw.Field{Text: strings.ToUpper(fig.worst.Severity.String()) + " " + fig.worst.ID, Ink: k})
 	}
-	fillRow(ln, &m.theme, fields, nil, m.width)
+	draw.FillRow(ln, &m.theme, fields, nil, m.width)
 	return ln.String()
 }
 
-func utilInk(t *theme) ink { return t.util }
-
 // hostProblem ends a host line with why it has no data and since when:
 // "unreachable: ssh: connect to host node3 port 22: Connecti… since 09:01:40".
-func (m *Model) hostProblem(ln *line, fig hostFigures) {
+func (m *Model) hostProblem(ln *draw.Line, fig hostFigures) {
 	text := fig.problem
-	k := m.theme.crit
+	k := m.theme.Crit
 	switch {
 	case text == "":
-		text, k = "no data", m.theme.warn
+		text, k = "no data", m.theme.Warn
 	case fig.waiting:
-		k = m.theme.warn
+		k = m.theme.Warn
 	}
 	since := ""
 	if !fig.since.IsZero() {
-		since = " since " + fmtClock(fig.since, false)
+		since = " since " + draw.Clock(fig.since, false)
 	}
-	room := m.width - ln.w - 1 - len(since)
+	room := m.width - ln.Width() - 1 - len(since)
 	if room < 8 {
-		room, since = m.width-ln.w-1, ""
+		room, since = m.width-ln.Width()-1, ""
 	}
-	ln.add(" ", ink{}).add(m.fit.fitWords(text, room, false), k).add(since, m.theme.dim)
+	ln.Add(" ", draw.Ink{}).Add(m.fit.FitWords(text, room, false), k).Add(since, m.theme.Dim)
 }
 
 // fmtHostWatts is a host's GPU power: "640W", "5.1kW".
 func fmtHostWatts(v float64) string {
 	if math.IsNaN(v) {
-		return na
+		return draw.NA
 	}
 	if v >= 1000 {
 		return fmt.Sprintf("%.1fkW", v/1000)
 	}
-	return fmtWatts(v)
+	return draw.Watts(v)
 }
 
 // viewHostSummary is the pinned line over the hosts: how many and which are
@@ -625,7 +615,7 @@ func (m *Model) viewHostSummary(f *frame) string {
 	if hn.mode == hostList && hn.shown < len(hn.names) {
 		head = fmt.Sprintf(" hosts %d-%d of %d, %s", hn.top+1, min(len(hn.names), hn.top+hn.shown), len(hn.names), gpus)
 	}
-	ln.add(head, m.theme.title)
+	ln.Add(head, m.theme.Title)
 	m.addUtilSummary(ln, s)
 	down := 0
 	for _, fig := range hn.figs {
@@ -634,14 +624,14 @@ func (m *Model) viewHostSummary(f *frame) string {
 		}
 	}
 	if down > 0 {
-		ln.add("  ", ink{}).add(fmt.Sprintf("%d without data", down), m.theme.crit)
+		ln.Add("  ", draw.Ink{}).Add(fmt.Sprintf("%d without data", down), m.theme.Crit)
 	}
 	if s.worst != nil {
-		k := m.theme.warn
+		k := m.theme.Warn
 		if s.worst.Severity == timeline.Critical {
-			k = m.theme.crit
+			k = m.theme.Crit
 		}
-		ln.add("  ", ink{}).add(strings.ToUpper(s.worst.Severity.String())+" "+s.worst.ID, k)
+		ln.Add("  ", draw.Ink{}).Add(strings.ToUpper(s.worst.Severity.String())+" "+s.worst.ID, k)
 	}
 	return ln.String()
 }
@@ -674,7 +664,7 @@ func (hn *hostNav) groupCores(cores []string) {
 // session of several.
 func (m *Model) hostLabel() string {
 	if name := m.hostName(); name != "" {
-		return m.fit.fitWords(name, 16, false)
+		return m.fit.FitWords(name, 16, false)
 	}
 	return "host"
 }

@@ -171,7 +171,7 @@ func TestHostTreeWhenEverythingFits(t *testing.T) {
 	if s := screen(m); !strings.Contains(s, " node2 GPU0 util") {
 		t.Fatalf("down past node1's last GPU is node2's first:\n%s", s)
 	}
-	if m.keys.openHost.Enabled() {
+	if m.keys.OpenHost.Enabled() {
 		t.Errorf("nothing to open where every GPU shows")
 	}
 	// The same session at 80x24 is the list again.

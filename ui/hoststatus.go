@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // hostWaiting says what a host of several without a GPU on screen and
@@ -19,7 +20,7 @@ func (m *Model) hostWaiting(h int) (text string, waiting bool) {
 			continue
 		}
 		if len(hi.Notes) > 0 {
-			return "no GPUs: " + oneLine(hi.Notes[0]), false
+			return "no GPUs: " + draw.OneLine(hi.Notes[0]), false
 		}
 		return "no GPUs", false
 	}

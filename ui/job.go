@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/layout"
 )
 
 // The job row: the rate of the job's own progress (a tqdm bar under
@@ -19,31 +21,9 @@ import (
 // recording keeps a point every few seconds.
 const jobRateSpan = 15 * time.Second
 
-// withJob gives the job row one row of the screen: a spare one, else one
-// of the process table's or the detail pane's, else a hint's; none where
-// none can be spared.
-func (l layout) withJob() layout {
-	switch {
-	case !l.fits:
-		return l
-	case l.blankRows > 0:
-		l.blankRows--
-	case l.procs > 5:
-		l.procs--
-	case l.detail > minDetailRows:
-		l.detail--
-	case l.hints > 1:
-		l.hints--
-	default:
-		return l
-	}
-	l.job = 1
-	return l
-}
-
 // noteJob lays the screen out again when the first progress arrives.
 func (m *Model) noteJob() {
-	if m.lay.job == 0 && !m.jobSeen && len(m.store.Progress()) > 0 {
+	if m.lay.Job == 0 && !m.jobSeen && len(m.store.Progress()) > 0 {
 		m.jobSeen = true
 		if m.width > 0 {
 			m.relayout()
@@ -53,15 +33,15 @@ func (m *Model) noteJob() {
 
 // viewJob is the job row.
 func (m *Model) viewJob(f *frame) []string {
-	if m.lay.job == 0 {
+	if m.lay.Job == 0 {
 		return nil
 	}
 	ps := m.store.Progress()
 	unit := timeline.ProgressUnit(ps)
 	ln := m.newLine(m.width)
-	ln.add(padRight(" job", m.lay.label), m.theme.title)
-	if m.lay.gpuRows > 1 {
-		ln.add(padRight("rate", rowLabelWidth), m.theme.dim)
+	ln.Add(draw.PadRight(" job", m.lay.Label), m.theme.Title)
+	if m.lay.GPURows > 1 {
+		ln.Add(draw.PadRight("rate", layout.RowLabelWidth), m.theme.Dim)
 	}
 	cols := f.cols
 	n := len(cols)
@@ -76,11 +56,11 @@ func (m *Model) viewJob(f *frame) []string {
 			hi = max(hi, r)
 		}
 	}
-	ln.add(m.glyph.spark(cols, 0, hi), m.theme.util)
+	ln.Add(m.glyph.Spark(cols, 0, hi), m.theme.Util)
 	rate, _ := timeline.ProgressRate(near(ps, f.at.Add(-jobRateSpan), f.at), unit, f.at.Add(-jobRateSpan), f.at)
-	ln.add(" "+jobFigure(rate)+" "+unit+"/s", m.theme.util)
+	ln.Add(" "+jobFigure(rate)+" "+unit+"/s", m.theme.Util)
 	if done := jobDone(ps, unit, f.at); !math.IsNaN(done) {
-		ln.add(" "+jobFigure(done)+" "+unit, m.theme.dim)
+		ln.Add(" "+jobFigure(done)+" "+unit, m.theme.Dim)
 	}
 	return []string{ln.String()}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/keymap"
 )
 
 // keyState is a state of the screen the key tests start from.
@@ -122,9 +123,9 @@ func everyKey() []tea.KeyMsg {
 }
 
 // bindingsWith are the bindings that list the key, enabled or not.
-func bindingsWith(m *Model, k string) []*binding {
-	var out []*binding
-	for _, b := range m.keys.all() {
+func bindingsWith(m *Model, k string) []*keymap.Binding {
+	var out []*keymap.Binding
+	for _, b := range m.keys.All() {
 		if slices.Contains(b.Keys(), k) {
 			out = append(out, b)
 		}
@@ -140,13 +141,13 @@ func TestEveryBindingIsAKeyBubbleteaReports(t *testing.T) {
 	for _, b := range []tea.MouseButton{tea.MouseButtonLeft, tea.MouseButtonWheelUp, tea.MouseButtonWheelDown} {
 		names[tea.MouseMsg{Button: b, Action: tea.MouseActionPress}.String()] = true
 	}
-	for _, b := range newKeyMap(false, false).all() {
-		if len(b.Keys()) == 0 || b.text == "" {
-			t.Errorf("binding %q has no keys or no text", b.text)
+	for _, b := range keymap.New(false, false).All() {
+		if len(b.Keys()) == 0 || b.Text == "" {
+			t.Errorf("binding %q has no keys or no text", b.Text)
 		}
 		for _, k := range b.Keys() {
 			if !names[k] {
-				t.Errorf("%q (%s) is no key bubbletea reports: nothing would ever match it", k, b.text)
+				t.Errorf("%q (%s) is no key bubbletea reports: nothing would ever match it", k, b.Text)
 			}
 		}
 	}
@@ -154,7 +155,7 @@ func TestEveryBindingIsAKeyBubbleteaReports(t *testing.T) {
 
 // TestEveryBindingIsInTheHelp: the ? screen lists every binding of the
 // table under its group, with its keys and its text; and every binding of
-// the keyMap is in a group, once.
+// the keymap.Map is in a group, once.
 func TestEveryBindingIsInTheHelp(t *testing.T) {
 	m := newTestModel(t, timeline.Live, fixtureSamples(30), 200, 50, Options{})
 	lines := m.helpLines()
@@ -162,32 +163,32 @@ func TestEveryBindingIsInTheHelp(t *testing.T) {
 		lines[i] = ansi.Strip(lines[i])
 	}
 	help := strings.Join(lines, "\n")
-	for _, g := range m.keys.groups {
-		if !slices.Contains(lines, " "+g.title) {
-			t.Errorf("the help has no section %q", g.title)
+	for _, g := range m.keys.Groups {
+		if !slices.Contains(lines, " "+g.Title) {
+			t.Errorf("the help has no section %q", g.Title)
 		}
-		for _, b := range g.bindings {
-			lead := "  " + keyNames(b) + " "
+		for _, b := range g.Bindings {
+			lead := "  " + keymap.Names(b) + " "
 			found := false
 			for _, l := range lines {
-				if strings.HasPrefix(l, lead) && strings.TrimSpace(l[len(lead):]) == b.text {
+				if strings.HasPrefix(l, lead) && strings.TrimSpace(l[len(lead):]) == b.Text {
 					found = true
 				}
 			}
 			if !found {
-				t.Errorf("the help has no line %q ... %q:\n%s", lead, b.text, help)
+				t.Errorf("the help has no line %q ... %q:\n%s", lead, b.Text, help)
 			}
 		}
 	}
-	// Every binding field of the keyMap is in exactly one group.
+	// Every binding field of the keymap.Map is in exactly one group.
 	seen := map[uintptr]int{}
-	for _, b := range m.keys.all() {
+	for _, b := range m.keys.All() {
 		seen[reflect.ValueOf(b).Pointer()]++
 	}
 	v := reflect.ValueOf(m.keys).Elem()
 	for i := 0; i < v.NumField(); i++ {
 		f := v.Field(i)
-		if f.Type() != reflect.TypeOf(binding{}) {
+		if f.Type() != reflect.TypeOf(keymap.Binding{}) {
 			continue
 		}
 		if n := seen[f.Addr().Pointer()]; n != 1 {
@@ -213,8 +214,8 @@ func TestNoKeyWorksOutsideTheTable(t *testing.T) {
 					m = st.make(t)
 				}
 				bound := bindingsWith(m, k.String())
-				enabled := slices.ContainsFunc(bound, func(b *binding) bool { return b.Enabled() })
-				why := m.keys.whyNot(k.String())
+				enabled := slices.ContainsFunc(bound, func(b *keymap.Binding) bool { return b.Enabled() })
+				why := m.keys.WhyNot(k.String())
 				before, was := screen(m), stateOf(m)
 				_, cmd := m.Update(k)
 				after, is := screen(m), stateOf(m)
@@ -245,10 +246,10 @@ func TestHelpKeys(t *testing.T) {
 		press(m, "?")
 		_, cmd := m.Update(k)
 		scrolls := false
-		for _, b := range []*binding{&m.keys.helpUp, &m.keys.helpDown, &m.keys.helpPageUp, &m.keys.helpPageDown, &m.keys.helpFirst, &m.keys.helpLast} {
+		for _, b := range []*keymap.Binding{&m.keys.HelpUp, &m.keys.HelpDown, &m.keys.HelpPageUp, &m.keys.HelpPageDown, &m.keys.HelpFirst, &m.keys.HelpLast} {
 			scrolls = scrolls || slices.Contains(b.Keys(), k.String())
 		}
-		quits := slices.Contains(m.keys.quit.Keys(), k.String())
+		quits := slices.Contains(m.keys.Quit.Keys(), k.String())
 		switch {
 		case scrolls && !m.showHelp:
 			t.Errorf("%q scrolls the help but closed it", k.String())
@@ -265,8 +266,8 @@ func TestHelpKeys(t *testing.T) {
 func stateOf(m *Model) string {
 	p := m.play
 	return fmt.Sprint("gpu ", m.gpu, " metric ", m.metric, " hint ", m.hintSel, " help ", m.showHelp, m.helpTop,
-		" prompt ", m.prompt.active, " cursor ", p.cursor.Format("15:04:05.000"), " motion ", p.motion,
-		" speed ", p.speed, " zoom ", p.zoom)
+		" prompt ", m.prompt.active, " cursor ", p.Cursor.Format("15:04:05.000"), " motion ", p.Motion,
+		" speed ", p.Speed, " zoom ", p.Zoom)
 }
 
 // onlyFooterDiffers says whether b is a with another footer: its last row,
@@ -352,12 +353,12 @@ func TestFooterKeysDoSomething(t *testing.T) {
 	samples := fixtureSamples(120)
 	for _, st := range keyStates(samples, 120, 40) {
 		m := st.make(t)
-		for _, b := range m.keys.footer {
-			if !b.offered() {
+		for _, b := range m.keys.Footer {
+			if !b.Offered() {
 				continue
 			}
 			did := false
-			for _, x := range []*binding{b, b.pair} {
+			for _, x := range []*keymap.Binding{b, b.Pair} {
 				if x == nil || !x.Enabled() {
 					continue
 				}
@@ -424,10 +425,10 @@ func TestDocsKeyTableIsTheHelp(t *testing.T) {
 	}
 	var b strings.Builder
 	b.WriteString("| key | does |\n|---|---|\n")
-	for _, g := range newKeyMap(false, false).groups {
-		fmt.Fprintf(&b, "| **%s** | |\n", g.title)
-		for _, x := range g.bindings {
-			fmt.Fprintf(&b, "| `%s` | %s |\n", strings.ReplaceAll(keyNames(x), ", ", "`, `"), x.text)
+	for _, g := range keymap.New(false, false).Groups {
+		fmt.Fprintf(&b, "| **%s** | |\n", g.Title)
+		for _, x := range g.Bindings {
+			fmt.Fprintf(&b, "| `%s` | %s |\n", strings.ReplaceAll(keymap.Names(x), ", ", "`, `"), x.Text)
 		}
 	}
 	if want := b.String(); !strings.Contains(string(readme), want) {

@@ -8,6 +8,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/keymap"
+	"github.com/gputop-dev/gputop/ui/playback"
+	"github.com/gputop-dev/gputop/ui/procs"
 )
 
 // handleKeys splits typed-ahead keys: bubbletea hands several printable
@@ -28,10 +31,10 @@ func (m *Model) handleKeys(k tea.KeyMsg) tea.Cmd {
 }
 
 // handleKey does what a key says, matching it against the key table
-// (keymap.go). Keys mean the same live and in replay: both move a cursor
+// (ui/keymap). Keys mean the same live and in replay: both move a cursor
 // over the same store.
 func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
-	if m.play.openWhole {
+	if m.play.OpenWhole {
 		// The opening view of a replay lasts until a key moves the cursor
 		// or the zoom. A key that takes the cursor somewhere (t, [, ],
 		// space) shows that moment in the window a live view would have,
@@ -39,19 +42,19 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		was := m.play
 		defer func() {
 			p := &m.play
-			if p.cursor.Equal(was.cursor) && p.zoom == was.zoom && p.motion == was.motion {
+			if p.Cursor.Equal(was.Cursor) && p.Zoom == was.Zoom && p.Motion == was.Motion {
 				return
 			}
-			p.openWhole = false
-			if p.zoom == was.zoom {
-				p.zoom = defaultZoom(m.lay.spark, m.info.Interval)
+			p.OpenWhole = false
+			if p.Zoom == was.Zoom {
+				p.Zoom = playback.DefaultZoom(m.lay.Spark, m.info.Interval)
 			}
 		}()
 	}
 	if m.prompt.active {
 		return m.handlePromptKey(k)
 	}
-	if m.confirm.active {
+	if m.confirm.Active {
 		return m.handleConfirmKey(k)
 	}
 	keys := m.keys
@@ -59,128 +62,128 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	if m.showHelp {
 		page := max(1, m.height-2) // a page, less a line kept from the last
 		switch {
-		case key.Matches(k, keys.helpUp.Binding):
+		case key.Matches(k, keys.HelpUp.Binding):
 			m.helpTop--
 			return nil
-		case key.Matches(k, keys.helpDown.Binding):
+		case key.Matches(k, keys.HelpDown.Binding):
 			m.helpTop++
 			return nil
-		case key.Matches(k, keys.helpPageUp.Binding):
+		case key.Matches(k, keys.HelpPageUp.Binding):
 			m.helpTop -= page
 			return nil
-		case key.Matches(k, keys.helpPageDown.Binding):
+		case key.Matches(k, keys.HelpPageDown.Binding):
 			m.helpTop += page
 			return nil
-		case key.Matches(k, keys.helpFirst.Binding):
+		case key.Matches(k, keys.HelpFirst.Binding):
 			m.helpTop = 0
 			return nil
-		case key.Matches(k, keys.helpLast.Binding):
+		case key.Matches(k, keys.HelpLast.Binding):
 			m.helpTop = math.MaxInt / 2 // viewHelp stops it at the last page
 			return nil
 		}
 		// Any other key closes the help; quit quits as well.
 		m.showHelp = false
-		if !key.Matches(k, keys.quit.Binding) {
+		if !key.Matches(k, keys.Quit.Binding) {
 			return nil
 		}
 	}
 	first, last := m.store.First(), m.store.Last()
 	switch {
-	case key.Matches(k, keys.quit.Binding):
+	case key.Matches(k, keys.Quit.Binding):
 		m.cancel()
 		return tea.Quit
-	case key.Matches(k, keys.help.Binding):
+	case key.Matches(k, keys.Help.Binding):
 		m.showHelp, m.helpTop = true, 0
-	case key.Matches(k, keys.procUp.Binding):
+	case key.Matches(k, keys.ProcUp.Binding):
 		m.moveSel(-1)
-	case key.Matches(k, keys.procDown.Binding):
+	case key.Matches(k, keys.ProcDown.Binding):
 		m.moveSel(+1)
-	case key.Matches(k, keys.procPageUp.Binding):
-		m.moveSel(-max(1, m.procs.visible))
-	case key.Matches(k, keys.procPageDown.Binding):
-		m.moveSel(max(1, m.procs.visible))
-	case key.Matches(k, keys.procFirst.Binding):
+	case key.Matches(k, keys.ProcPageUp.Binding):
+		m.moveSel(-max(1, m.procs.Visible))
+	case key.Matches(k, keys.ProcPageDown.Binding):
+		m.moveSel(max(1, m.procs.Visible))
+	case key.Matches(k, keys.ProcFirst.Binding):
 		m.moveSel(math.MinInt)
-	case key.Matches(k, keys.procLast.Binding):
+	case key.Matches(k, keys.ProcLast.Binding):
 		m.moveSel(math.MaxInt)
-	case key.Matches(k, keys.procs.Binding):
-		m.procs.focus = !m.procs.focus
+	case key.Matches(k, keys.Procs.Binding):
+		m.procs.Focus = !m.procs.Focus
 		m.hintSel, m.hintTop = 0, 0
-	case key.Matches(k, keys.leaveProcs.Binding):
-		m.procs.focus = false
-	case key.Matches(k, keys.procFilter.Binding):
+	case key.Matches(k, keys.LeaveProcs.Binding):
+		m.procs.Focus = false
+	case key.Matches(k, keys.ProcFilter.Binding):
 		m.filterKey()
-	case key.Matches(k, keys.sortNext.Binding):
-		m.procs.sortBy = (m.procs.sortBy + 1) % procColumns
-		m.note = "processes by " + procColumnNames[m.procs.sortBy]
-	case key.Matches(k, keys.sortInvert.Binding):
-		m.procs.invert = !m.procs.invert
-	case key.Matches(k, keys.kill.Binding):
+	case key.Matches(k, keys.SortNext.Binding):
+		m.procs.SortBy = (m.procs.SortBy + 1) % procs.Columns
+		m.note = "processes by " + procs.ColumnNames[m.procs.SortBy]
+	case key.Matches(k, keys.SortInvert.Binding):
+		m.procs.Invert = !m.procs.Invert
+	case key.Matches(k, keys.Kill.Binding):
 		m.killKey()
-	case key.Matches(k, keys.hintUp.Binding):
+	case key.Matches(k, keys.HintUp.Binding):
 		m.hintTop = max(0, m.hintTop-1)
-	case key.Matches(k, keys.hintDown.Binding):
+	case key.Matches(k, keys.HintDown.Binding):
 		m.hintTop = min(m.hintDetailOverflow(), m.hintTop+1)
-	case m.info.MultiHost() && m.hostKey(keys, func(b *binding) bool { return key.Matches(k, b.Binding) }):
-	case key.Matches(k, keys.up.Binding):
+	case m.info.MultiHost() && m.hostKey(keys, func(b *keymap.Binding) bool { return key.Matches(k, b.Binding) }):
+	case key.Matches(k, keys.Up.Binding):
 		m.gpu = max(0, m.gpu-1)
-	case key.Matches(k, keys.down.Binding):
+	case key.Matches(k, keys.Down.Binding):
 		m.gpu = min(len(m.info.GPUs)-1, m.gpu+1)
-	case key.Matches(k, keys.gpuPageUp.Binding):
-		m.gpu = max(0, m.gpu-max(1, m.lay.gpusShown))
-	case key.Matches(k, keys.gpuPageDown.Binding):
-		m.gpu = min(len(m.info.GPUs)-1, m.gpu+max(1, m.lay.gpusShown))
-	case key.Matches(k, keys.firstGPU.Binding):
+	case key.Matches(k, keys.GPUPageUp.Binding):
+		m.gpu = max(0, m.gpu-max(1, m.lay.GPUsShown))
+	case key.Matches(k, keys.GPUPageDown.Binding):
+		m.gpu = min(len(m.info.GPUs)-1, m.gpu+max(1, m.lay.GPUsShown))
+	case key.Matches(k, keys.FirstGPU.Binding):
 		m.gpu = 0
-	case key.Matches(k, keys.lastGPU.Binding):
+	case key.Matches(k, keys.LastGPU.Binding):
 		m.gpu = len(m.info.GPUs) - 1
-	case key.Matches(k, keys.metric.Binding):
+	case key.Matches(k, keys.Metric.Binding):
 		m.nextMetric()
-	case key.Matches(k, keys.zoomIn.Binding):
-		m.play.zoomIn(first, last)
-	case key.Matches(k, keys.zoomOut.Binding):
-		m.play.zoomOut(first, last)
-	case key.Matches(k, keys.pause.Binding):
-		if m.play.togglePause(first, last) {
+	case key.Matches(k, keys.ZoomIn.Binding):
+		m.play.ZoomIn(first, last)
+	case key.Matches(k, keys.ZoomOut.Binding):
+		m.play.ZoomOut(first, last)
+	case key.Matches(k, keys.Pause.Binding):
+		if m.play.TogglePause(first, last) {
 			return m.tick()
 		}
-	case key.Matches(k, keys.back.Binding):
-		m.play.step(-m.columnStep(), first, last)
-	case key.Matches(k, keys.forward.Binding):
-		m.play.step(m.columnStep(), first, last)
-	case key.Matches(k, keys.pageBack.Binding):
-		m.play.step(-m.play.span(first, last)/2, first, last)
-	case key.Matches(k, keys.pageForward.Binding):
-		m.play.step(m.play.span(first, last)/2, first, last)
-	case key.Matches(k, keys.start.Binding):
-		m.play.home(first, last)
-	case key.Matches(k, keys.end.Binding):
-		m.play.end(last)
-	case key.Matches(k, keys.slower.Binding):
-		m.play.slower()
-	case key.Matches(k, keys.faster.Binding):
-		m.play.faster()
-	case key.Matches(k, keys.prevMark.Binding):
+	case key.Matches(k, keys.Back.Binding):
+		m.play.Step(-m.columnStep(), first, last)
+	case key.Matches(k, keys.Forward.Binding):
+		m.play.Step(m.columnStep(), first, last)
+	case key.Matches(k, keys.PageBack.Binding):
+		m.play.Step(-m.play.Span(first, last)/2, first, last)
+	case key.Matches(k, keys.PageForward.Binding):
+		m.play.Step(m.play.Span(first, last)/2, first, last)
+	case key.Matches(k, keys.Start.Binding):
+		m.play.Home(first, last)
+	case key.Matches(k, keys.End.Binding):
+		m.play.End(last)
+	case key.Matches(k, keys.Slower.Binding):
+		m.play.Slower()
+	case key.Matches(k, keys.Faster.Binding):
+		m.play.Faster()
+	case key.Matches(k, keys.PrevMark.Binding):
 		m.jumpMarker(-1)
-	case key.Matches(k, keys.nextMark.Binding):
+	case key.Matches(k, keys.NextMark.Binding):
 		m.jumpMarker(+1)
-	case key.Matches(k, keys.goTo.Binding):
+	case key.Matches(k, keys.GoTo.Binding):
 		m.ask("go to time (14:03, +10m, -5m):", (*Model).jumpTo)
-	case key.Matches(k, keys.hint.Binding):
-		m.procs.focus = false
+	case key.Matches(k, keys.Hint.Binding):
+		m.procs.Focus = false
 		m.hintSel, m.hintTop = m.hintSel+1, 0
 		if m.hintSel > len(m.an.shown) {
 			m.hintSel = 0
 		}
-	case key.Matches(k, keys.closeHint.Binding):
+	case key.Matches(k, keys.CloseHint.Binding):
 		m.hintSel, m.hintTop = 0, 0
-	case key.Matches(k, keys.mark.Binding):
+	case key.Matches(k, keys.Mark.Binding):
 		m.markKey()
-	case key.Matches(k, keys.record.Binding):
+	case key.Matches(k, keys.Record.Binding):
 		m.recordKey()
 	default:
 		// keys.suspend is never matched: ui/screen takes ctrl+z first.
-		m.note = keys.whyNot(k.String())
+		m.note = keys.WhyNot(k.String())
 	}
 	return nil
 }
@@ -223,10 +226,99 @@ func (m *Model) recordKey() {
 // columnStep is one sparkline column of time, and never less than one
 // sample: a step always shows something new.
 func (m *Model) columnStep() time.Duration {
-	span := m.play.span(m.store.First(), m.store.Last())
-	step := span / time.Duration(max(1, m.lay.spark))
+	span := m.play.Span(m.store.First(), m.store.Last())
+	step := span / time.Duration(max(1, m.lay.Spark))
 	if iv := m.store.Interval(); step < iv {
 		step = iv
 	}
 	return step
+}
+
+// updateKeys says which keys do something now and what the footer calls
+// the ones whose meaning depends on the state. It is the only place that
+// enables or disables a binding.
+func (m *Model) updateKeys() {
+	k := m.keys
+	samples := m.store.Len() > 0
+	gpus := len(m.info.GPUs) > 0
+	last := m.store.Last()
+	hints := len(m.an.shown)
+	_, takesMarks := m.src.(timeline.MarkSink)
+
+	on := func(v bool, bs ...*keymap.Binding) {
+		for _, b := range bs {
+			b.SetEnabled(v)
+		}
+	}
+	on(true, &k.Quit, &k.Help, &k.Suspend, &k.Click, &k.WheelUp, &k.WheelDown)
+	hintScrolls := m.hintSel > 0 && m.hintSel <= hints && m.hintDetailOverflow() > 0
+	// The process table: p where there are process lists and room to show
+	// them; while it has the keyboard, the arrows are its own.
+	_, procsAt := m.store.ProcessesAt(last)
+	m.procs.Focus = m.procs.Focus && !procsAt.IsZero() && m.procFocusRows() >= 4
+	focus := m.procs.Focus
+	on(!procsAt.IsZero() && m.procFocusRows() >= 4, &k.Procs)
+	on(focus || m.lay.Procs > 0 && !procsAt.IsZero() || m.procsInPane(), &k.SortNext, &k.SortInvert)
+	on(focus, &k.ProcUp, &k.ProcDown, &k.ProcPageUp, &k.ProcPageDown, &k.ProcFirst, &k.ProcLast, &k.LeaveProcs, &k.ProcFilter)
+	_, chosen := m.selectedProcess()
+	on(focus && chosen && m.canKill(), &k.Kill)
+	on(m.confirm.Active, &k.KillYes, &k.KillNo)
+	on(m.confirm.Active && len(m.confirm.Signals) > 1, &k.SignalPrev, &k.SignalNext)
+	// A list of hosts moves before any host has described a GPU.
+	hostLines := m.info.MultiHost() && m.hosts.mode == hostList && len(m.hosts.names) > 1
+	on((gpus || hostLines) && !hintScrolls && !focus, &k.Up, &k.Down)
+	on((gpus || hostLines) && !focus, &k.GPUPageUp, &k.GPUPageDown, &k.FirstGPU, &k.LastGPU)
+	on(gpus && samples, &k.Metric)
+	on(hints > 0, &k.Hint)
+	on(m.hintSel > 0 && m.hintSel <= hints && !focus, &k.CloseHint)
+	on(hintScrolls, &k.HintUp, &k.HintDown)
+	hintOpen := m.hintSel > 0 && m.hintSel <= hints
+	on(gpus && m.info.MultiHost() && m.hosts.mode == hostList, &k.OpenHost)
+	on(gpus && m.info.MultiHost() && m.hosts.mode == hostOpen && !hintOpen, &k.CloseHost)
+	on(samples, &k.ZoomIn, &k.ZoomOut, &k.Back, &k.Forward, &k.PageBack, &k.PageForward,
+		&k.Start, &k.End, &k.GoTo, &k.PrevMark, &k.NextMark)
+	on(samples, &k.Pause)
+	on(!m.play.Grows, &k.Slower, &k.Faster)
+	on(takesMarks, &k.Mark)
+	on(m.recorder != nil, &k.Record)
+	on(m.showHelp, &k.HelpUp, &k.HelpDown, &k.HelpPageUp, &k.HelpPageDown, &k.HelpFirst, &k.HelpLast)
+	on(m.prompt.active, &k.Answer, &k.Cancel, &k.Erase, &k.EraseAll)
+
+	// What the footer calls a key, where that depends on the state.
+	short := func(b *keymap.Binding, does string) { b.SetHelp(b.Help().Key, does) }
+	switch {
+	case m.play.Motion != playback.Paused:
+		short(&k.Pause, "pause")
+	case m.play.Grows:
+		short(&k.Pause, "live")
+	default:
+		short(&k.Pause, "play")
+	}
+	if m.play.Grows {
+		short(&k.Back, "scroll")
+	} else {
+		short(&k.Back, "step")
+	}
+	if m.info.MultiHost() && m.hosts.mode == hostList {
+		short(&k.Up, "host")
+	} else {
+		short(&k.Up, "GPU")
+	}
+	if m.procsInPane() {
+		short(&k.Metric, "graph")
+	} else {
+		short(&k.Metric, "metric")
+	}
+	if m.hintSel > 0 {
+		short(&k.Hint, "next")
+	} else {
+		short(&k.Hint, "hint")
+	}
+	if m.recorder != nil {
+		if _, rec, _ := m.recorder.State(); rec {
+			short(&k.Record, "stop")
+		} else {
+			short(&k.Record, "record")
+		}
+	}
 }

@@ -10,6 +10,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/procs"
 )
 
 // Killer signals one process on this host. The screen asks it only in a
@@ -24,32 +26,6 @@ type Killer interface {
 	// Signal sends sig to pid, which started at started (zero if unknown).
 	Signal(pid int, started time.Time, sig syscall.Signal) error
 }
-
-// signalNames are the names the question writes, as htop and kill -l do.
-var signalNames = map[syscall.Signal]string{
-	syscall.SIGTERM: "TERM", syscall.SIGINT: "INT", syscall.SIGHUP: "HUP", syscall.SIGKILL: "KILL",
-	syscall.SIGUSR1: "USR1", syscall.SIGUSR2: "USR2", syscall.SIGQUIT: "QUIT", syscall.SIGSTOP: "STOP",
-	syscall.SIGCONT: "CONT",
-}
-
-// signalName is "TERM", or the number of a signal without a name here.
-func signalName(s syscall.Signal) string {
-	if n, ok := signalNames[s]; ok {
-		return n
-	}
-	return fmt.Sprint(int(s))
-}
-
-// killQuestion is what k asks before a signal is sent: which signal (the
-// left and right arrows choose), then y.
-type killQuestion struct {
-	active  bool
-	target  timeline.ProcessSpan
-	signals []syscall.Signal
-	chosen  int
-}
-
-func (q *killQuestion) signal() syscall.Signal { return q.signals[q.chosen] }
 
 // canKill says whether k may offer to signal: a live session (never a
 // replay, an import or a demo, whose PIDs are not this host's), with a
@@ -68,7 +44,7 @@ func (m *Model) killKey() {
 		m.note = fmt.Sprintf("PID %d no longer holds GPU%d: nothing to signal", p.PID, p.GPU)
 		return
 	}
-	m.confirm = killQuestion{active: true, target: p, signals: slices.Clone(m.killer.Signals())}
+	m.confirm = procs.Question{Active: true, Target: p, Signals: slices.Clone(m.killer.Signals())}
 }
 
 // handleConfirmKey answers the question: the arrows choose the signal, y
@@ -77,53 +53,21 @@ func (m *Model) killKey() {
 func (m *Model) handleConfirmKey(k tea.KeyMsg) tea.Cmd {
 	keys, q := m.keys, &m.confirm
 	switch {
-	case key.Matches(k, keys.signalPrev.Binding):
-		q.chosen = (q.chosen + len(q.signals) - 1) % len(q.signals)
-	case key.Matches(k, keys.signalNext.Binding):
-		q.chosen = (q.chosen + 1) % len(q.signals)
-	case key.Matches(k, keys.killYes.Binding):
-		p, sig := q.target, q.signal()
-		m.confirm = killQuestion{}
+	case key.Matches(k, keys.SignalPrev.Binding):
+		q.Chosen = (q.Chosen + len(q.Signals) - 1) % len(q.Signals)
+	case key.Matches(k, keys.SignalNext.Binding):
+		q.Chosen = (q.Chosen + 1) % len(q.Signals)
+	case key.Matches(k, keys.KillYes.Binding):
+		p, sig := q.Target, q.Signal()
+		m.confirm = procs.Question{}
 		if err := m.killer.Signal(p.PID, p.Started, sig); err != nil {
 			m.note = fmt.Sprintf("not signalled: %v", err)
 			return nil
 		}
-		m.note = fmt.Sprintf("SIG%s sent to PID %d (%s)", signalName(sig), p.PID, m.fit.fitWords(oneLine(orNA(p.Command)), 40, true))
-	case key.Matches(k, keys.killNo.Binding):
-		m.confirm = killQuestion{}
+		m.note = fmt.Sprintf("SIG%s sent to PID %d (%s)", procs.SignalName(sig), p.PID, m.fit.FitWords(draw.OneLine(draw.OrNA(p.Command)), 40, true))
+	case key.Matches(k, keys.KillNo.Binding):
+		m.confirm = procs.Question{}
 		m.note = "not signalled"
 	}
 	return nil
-}
-
-// viewConfirm replaces the footer while the question is open, and takes
-// the row above it for the process:
-//
-//	Send SIGTERM to PID 4100 (ml)?  python train.py --rank 0
-//	TERM INT HUP KILL USR1 USR2  ←→ signal, y send, n don't
-func (m *Model) viewConfirm() []string {
-	q := &m.confirm
-	p := q.target
-	ask := m.newLine(m.width)
-	ask.add(fmt.Sprintf(" Send SIG%s to PID %d", signalName(q.signal()), p.PID), m.theme.warn)
-	if p.User != "" {
-		ask.addText(" ("+p.User+")", m.theme.warn)
-	}
-	ask.add("?  ", m.theme.warn)
-	ask.addText(oneLine(orNA(p.Command)), m.theme.dim)
-	ln := m.newLine(m.width)
-	ln.add(" ", ink{})
-	if len(q.signals) > 1 {
-		for i, s := range q.signals {
-			if i == q.chosen {
-				ln.add(signalName(s), m.theme.sel).add(" ", ink{})
-			} else {
-				ln.add(signalName(s)+" ", m.theme.dim)
-			}
-		}
-		ln.add(" "+m.keys.signalPrev.Help().Key+" signal, ", m.theme.bold)
-	}
-	yes, no := m.keys.killYes.Help(), m.keys.killNo.Help()
-	ln.add(yes.Key+" "+yes.Desc+", "+no.Key+" "+no.Desc, m.theme.bold)
-	return []string{ask.String(), ln.String()}
 }

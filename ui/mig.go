@@ -40,12 +40,3 @@ func migSortKey(g timeline.GPUInfo) [3]int {
 	}
 	return [3]int{g.Index, 0, g.Index}
 }
-
-// migLabel is a MIG instance's label in the GPU list, after the selection
-// mark.
-func migLabel(g timeline.GPUInfo, ascii bool) string {
-	if ascii {
-		return "`" + g.MIGProfile
-	}
-	return "└" + g.MIGProfile
-}

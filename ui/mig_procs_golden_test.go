@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gputop-dev/gputop/ui/procs"
 )
 
 // TestGoldenMIGProcesses pins the mig demo's process table at 2m30s, sorted
@@ -18,7 +20,7 @@ func TestGoldenMIGProcesses(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			m := replayAt(t, mig, 2*time.Minute+30*time.Second, size[0], size[1])
 			press(m, "p")
-			for m.procs.sortBy != sortGPU {
+			for m.procs.SortBy != procs.ByGPU {
 				press(m, "s")
 			}
 			press(m, "down", "down")

@@ -12,6 +12,12 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/units"
+	"github.com/gputop-dev/gputop/ui/config"
+	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/keymap"
+	"github.com/gputop-dev/gputop/ui/layout"
+	"github.com/gputop-dev/gputop/ui/playback"
+	"github.com/gputop-dev/gputop/ui/procs"
 )
 
 // Options configure the UI.
@@ -45,7 +51,7 @@ type Options struct {
 	Notice string
 	// Settings are the settings file's: the detail graph's first metric
 	// and the layout (the caller applies the interval, colors and ascii).
-	Settings Settings
+	Settings config.Settings
 	// HostStatus says, for a session of several hosts, how each host's
 	// connection stands (timeline.RemoteProbe statuses, by host name)
 	// before the first sample, which waits for every host to answer or
@@ -73,7 +79,7 @@ type Recorder interface {
 }
 
 // Model is the root bubbletea model. Its Update only dispatches; each
-// concern lives in its own file (keys.go, samples, playback.go, the panels).
+// concern lives in its own file (keys.go, samples, ui/playback, the panels).
 type Model struct {
 	src  timeline.Source
 	info timeline.SourceInfo
@@ -88,17 +94,17 @@ type Model struct {
 	// jobSeen says the store holds the job's progress: the screen has a
 	// job row (job.go).
 	jobSeen bool
-	theme   theme
-	glyph   *glyphs
+	theme   draw.Theme
+	glyph   *draw.Glyphs
 	ascii   bool
-	fit     fitter // how every text meets its room (fit.go)
+	fit     draw.Fitter // how every text meets its room (draw/fit.go)
 
 	ctx    context.Context
 	cancel context.CancelFunc
 
 	width, height int
-	lay           layout
-	play          playback
+	lay           layout.Layout
+	play          playback.State
 	sizedZoom     bool // the default zoom has been set from the first size
 	start         time.Time
 
@@ -116,17 +122,17 @@ type Model struct {
 	// graph (tab), not the processes (pane.go).
 	paneGraph bool
 	// keys is the key table; updateKeys says which of them do something.
-	keys     *keyMap
+	keys     *keymap.Map
 	showHelp bool
 	helpTop  int // first help line on screen
 	prompt   prompt
 	recorder Recorder
 	// procs is the process table's state (procs.go); killer, readonly
 	// and confirm are the k key's (kill.go).
-	procs    procTable
+	procs    procs.Table
 	killer   Killer
 	readonly bool
-	confirm  killQuestion
+	confirm  procs.Question
 	// hits say what each row of the last frame shows, for the mouse
 	// (mouse.go); hitBase is where the panel being drawn starts.
 	hits    []hit
@@ -159,9 +165,9 @@ func New(opts Options) *Model {
 	if r == nil {
 		r = lipgloss.DefaultRenderer()
 	}
-	g := &unicodeGlyphs
+	g := &draw.UnicodeGlyphs
 	if opts.ASCII {
-		g = &asciiGlyphs
+		g = &draw.ASCIIGlyphs
 	}
 	speed := opts.Speed
 	if speed <= 0 {
@@ -173,17 +179,17 @@ func New(opts Options) *Model {
 		info:     migUnderParents(info),
 		gpuNames: analysis.GPUNamesOf(info),
 		store:    store,
-		theme:    newTheme(r, opts.Plain),
+		theme:    draw.NewTheme(r, opts.Plain),
 		glyph:    g,
 		ascii:    opts.ASCII,
-		fit:      newFitter(g, opts.ASCII),
+		fit:      draw.NewFitter(g, opts.ASCII),
 		ctx:      ctx,
 		cancel:   cancel,
 		start:    opts.Start,
 		recorder: opts.Recorder,
 		note:     opts.Notice,
-		play:     playback{motion: following, speed: speed, grows: grows},
-		keys:     newKeyMap(opts.ASCII, opts.ReadOnly),
+		play:     playback.State{Motion: playback.Following, Speed: speed, Grows: grows},
+		keys:     keymap.New(opts.ASCII, opts.ReadOnly),
 		killer:   opts.Killer,
 		readonly: opts.ReadOnly,
 		metric:   metricIndex(opts.Settings.Metric),
@@ -197,11 +203,11 @@ func New(opts Options) *Model {
 	m.paneGraph = opts.Settings.Layout == "graph"
 	if !grows {
 		// A replay opens on the whole recording, paused where its hints are
-		// the whole file's (openWhole, playback.go); with --start, it plays
+		// the whole file's (State.OpenWhole, ui/playback); with --start, it plays
 		// from there.
-		m.play.motion = playing
+		m.play.Motion = playback.Playing
 		if opts.Start.IsZero() {
-			m.play.motion, m.play.openWhole = paused, true
+			m.play.Motion, m.play.OpenWhole = playback.Paused, true
 		}
 	}
 	m.updateKeys()
@@ -317,7 +323,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // View after every message, and a paused screen should cost nothing.
 func (m *Model) changesScreen(msg tea.Msg) bool {
 	_, isSamples := msg.(samplesMsg)
-	return !(isSamples && m.play.motion == paused && m.play.grows && m.store.Len() > 0 && !m.showHelp)
+	return !(isSamples && m.play.Motion == playback.Paused && m.play.Grows && m.store.Len() > 0 && !m.showHelp)
 }
 
 func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
@@ -334,7 +340,7 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 		// A source may learn what it samples only as it starts (NVML's
 		// init can take seconds): take its description again.
 		m.setInfo(m.src.Info())
-		m.play.grows = m.info.Kind == timeline.Live || m.info.Kind == timeline.Demo
+		m.play.Grows = m.info.Kind == timeline.Live || m.info.Kind == timeline.Demo
 		if m.width > 0 {
 			m.handleResize(m.width, m.height)
 		}
@@ -350,24 +356,24 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 	}
 	m.noteCores()
 	first, last := m.store.First(), m.store.Last()
-	if m.play.openWhole {
+	if m.play.OpenWhole {
 		// A replay without --start: the whole of what is loaded, the cursor
 		// at its end, until a key moves it.
-		m.play.cursor, m.play.zoom, m.sizedZoom = last, len(zoomLevels), true
+		m.play.Cursor, m.play.Zoom, m.sizedZoom = last, len(playback.ZoomLevels), true
 		return m.pull()
 	}
-	if wasEmpty && !m.play.grows {
+	if wasEmpty && !m.play.Grows {
 		// A replay with --start starts there, playing, with the window
 		// ending there: what was on screen at that moment.
-		m.play.cursor = clampTime(m.start, first, last)
+		m.play.Cursor = playback.ClampTime(m.start, first, last)
 		m.reachStart(last)
 		return tea.Batch(m.pull(), m.tick())
 	}
 	if !m.start.IsZero() {
-		m.play.cursor = clampTime(m.start, first, last)
+		m.play.Cursor = playback.ClampTime(m.start, first, last)
 		m.reachStart(last)
 	}
-	m.play.onSamples(last)
+	m.play.OnSamples(last)
 	return m.pull()
 }
 
@@ -385,8 +391,8 @@ func (m *Model) handleSourceDone(err error) tea.Cmd {
 		m.sourceErr = err
 		m.note = "" // the footer's notice would hide it
 	}
-	if m.store.Len() > 0 && m.play.motion == playing && !m.play.cursor.Before(m.store.Last()) {
-		m.play.motion = paused
+	if m.store.Len() > 0 && m.play.Motion == playback.Playing && !m.play.Cursor.Before(m.store.Last()) {
+		m.play.Motion = playback.Paused
 	}
 	return nil
 }
@@ -395,7 +401,7 @@ func (m *Model) handleTick(at time.Time) tea.Cmd {
 	if m.store.Len() == 0 {
 		return nil
 	}
-	if m.play.onTick(at, m.store.Last(), m.sourceDone) {
+	if m.play.OnTick(at, m.store.Last(), m.sourceDone) {
 		return m.tick()
 	}
 	return nil
@@ -403,17 +409,17 @@ func (m *Model) handleTick(at time.Time) tea.Cmd {
 
 // tick schedules the next playback step.
 func (m *Model) tick() tea.Cmd {
-	if m.play.motion != playing {
+	if m.play.Motion != playback.Playing {
 		return nil
 	}
-	return tea.Tick(m.play.tickEvery(m.store.Interval()), func(t time.Time) tea.Msg { return tickMsg{at: t} })
+	return tea.Tick(m.play.TickEvery(m.store.Interval()), func(t time.Time) tea.Msg { return tickMsg{at: t} })
 }
 
 func (m *Model) handleResize(w, h int) {
 	m.width, m.height = w, h
 	m.relayout()
-	if !m.sizedZoom && m.lay.fits {
-		m.play.zoom = defaultZoom(m.lay.spark, m.info.Interval)
+	if !m.sizedZoom && m.lay.Fits {
+		m.play.Zoom = playback.DefaultZoom(m.lay.Spark, m.info.Interval)
 		m.sizedZoom = true
 	}
 }

@@ -3,6 +3,8 @@ package ui
 import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/gputop-dev/gputop/ui/procs"
 )
 
 // The mouse does what the keys do, where it points: a click on a GPU (or a
@@ -47,16 +49,16 @@ func (m *Model) hitRows(row, n int, kind hitKind, idx int) {
 
 // handleMouse does what a click or the wheel means where it is.
 func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
-	if m.prompt.active || m.confirm.active || msg.Action == tea.MouseActionRelease {
+	if m.prompt.active || m.confirm.Active || msg.Action == tea.MouseActionRelease {
 		return nil
 	}
 	wheel := 0
 	switch keys := m.keys; {
-	case key.Matches(msg, keys.wheelUp.Binding):
+	case key.Matches(msg, keys.WheelUp.Binding):
 		wheel = -1
-	case key.Matches(msg, keys.wheelDown.Binding):
+	case key.Matches(msg, keys.WheelDown.Binding):
 		wheel = +1
-	case key.Matches(msg, keys.click.Binding):
+	case key.Matches(msg, keys.Click.Binding):
 	default:
 		return nil
 	}
@@ -74,8 +76,8 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 	if wheel != 0 {
 		up, down := tea.KeyUp, tea.KeyDown
 		switch {
-		case at.kind == hitProc && !m.procs.focus:
-			m.procs.top = max(0, m.procs.top+wheel)
+		case at.kind == hitProc && !m.procs.Focus:
+			m.procs.Top = max(0, m.procs.Top+wheel)
 			return nil
 		case at.kind == hitGPU || at.kind == hitHost || at.kind == hitProc || at.kind == hitHint && m.hintSel > 0:
 			// The selection (or an open hint) moves as the arrows move it.
@@ -91,7 +93,7 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 	}
 	switch at.kind {
 	case hitGPU:
-		m.procs.focus = false
+		m.procs.Focus = false
 		m.gpu = at.idx
 		if m.info.MultiHost() && at.idx < len(m.hosts.of) {
 			m.hosts.sel = m.hosts.of[at.idx]
@@ -100,13 +102,13 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 		m.hosts.sel = at.idx
 		m.relayout()
 	case hitHint:
-		m.procs.focus = false
+		m.procs.Focus = false
 		m.hintSel, m.hintTop = at.idx+1, 0
 	case hitProc:
 		spans := m.procSpans(m.frame())
 		if at.idx < len(spans) {
-			m.procs.focus, m.hintSel = true, 0
-			m.procs.sel, m.procs.hasSel = idOf(&spans[at.idx]), true
+			m.procs.Focus, m.hintSel = true, 0
+			m.procs.Sel, m.procs.HasSel = procs.IDOf(&spans[at.idx]), true
 		}
 	}
 	return nil

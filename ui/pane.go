@@ -11,7 +11,7 @@ import "github.com/gputop-dev/gputop/timeline"
 
 // sharedPane says whether the graph and the processes share one pane.
 func (m *Model) sharedPane() bool {
-	if m.lay.procs > 0 || m.lay.detail < 4 || len(m.info.GPUs) == 0 {
+	if m.lay.Procs > 0 || m.lay.Detail < 4 || len(m.info.GPUs) == 0 {
 		return false
 	}
 	_, at := m.store.ProcessesAt(m.store.Last())
@@ -28,11 +28,11 @@ func (m *Model) viewProcsPane(f *frame, rows int) []string {
 	var out []string
 	_, dev, who := m.detailTarget()
 	if text, bad := m.healthLine(dev, f.at); text != "" {
-		k := m.theme.dim
+		k := m.theme.Dim
 		if bad {
-			k = m.theme.warn
+			k = m.theme.Warn
 		}
-		out = append(out, m.newLine(m.width).add(" "+who+": "+text, k).String())
+		out = append(out, m.newLine(m.width).Add(" "+who+": "+text, k).String())
 	}
 	m.hitBase += len(out)
 	return append(out, m.viewProcs(f, rows-len(out))...)

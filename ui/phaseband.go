@@ -1,304 +1,46 @@
 package ui
 
 import (
-	"slices"
-	"strings"
-	"time"
-	"unicode/utf8"
-
-	"github.com/rivo/uniseg"
-
-	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/band"
+	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/layout"
 )
 
 // viewPhaseBand is the row under the GPUs that says what the job was doing
-// in each column of the sparklines above it: busy, stalled or idle, with
-// the markers as ticks and their text where there is room. It uses the same
-// window and column count as the sparklines, so a column here is a column
-// there. Colour says the phase; without colour (NO_COLOR) signs do:
-// = busy, ~ stalled, . idle.
+// in each column of the sparklines above it (band.Phases).
 func (m *Model) viewPhaseBand(f *frame) string {
 	ln := m.bandRow("phase")
-	cols := m.lay.spark
-	if m.store.Len() == 0 || cols <= 0 {
+	if m.store.Len() == 0 {
 		return ln.String()
 	}
-	kinds := m.phaseColumns(f, cols)
-	// One string a column: a wide character (CJK, most emoji) in a marker
-	// takes two, the second left empty, so the band stays in step with
-	// the sparklines above it whatever the markers say.
-	cells := make([]string, cols)
-	taken := make([]bool, cols) // a tick or a phase's name is there
-	for i, k := range kinds {
-		cells[i] = " "
-		if k >= 0 {
-			cells[i] = m.phaseCell(timeline.PhaseKind(k))
-		}
-	}
-	colWidth := f.to.Sub(f.from) / time.Duration(cols)
-	type tick struct {
-		col  int
-		text string
-	}
-	var ticks []tick
-	for _, mk := range m.store.Markers() {
-		if mk.At.Before(f.from) || mk.At.After(f.to) {
-			continue
-		}
-		// A marker at the cursor (where [ and ] leave it) is in the last
-		// column, with the sample at the cursor.
-		c := min(int(mk.At.Sub(f.from)/max(colWidth, 1)), cols-1)
-		cells[c], taken[c] = m.markerTick(), true
-		ticks = append(ticks, tick{c, mk.Text})
-	}
-	// Then each phase's name where its run of columns has room between
-	// the ticks, and last each marker's text in the room that is left:
-	// every marker keeps its tick and every phase its name, and a marker's
-	// text shows where it hides neither.
-	for i := 0; i < cols; {
-		j := i
-		for j < cols && kinds[j] == kinds[i] {
-			j++
-		}
-		if kinds[i] >= 0 {
-			m.placeLabel(cells, taken, i, j, timeline.PhaseKind(kinds[i]).String())
-		}
-		i = j
-	}
-	for _, t := range ticks {
-		m.placeText(cells, taken, t.col+1, oneLine(t.text))
-	}
-	// Paint runs of one kind in one ink: fewer escape codes, fewer bytes.
-	for i := 0; i < cols; {
-		j := i
-		for j < cols && kinds[j] == kinds[i] {
-			j++
-		}
-		ln.addCells(strings.Join(cells[i:j], ""), j-i, m.phaseInk(kinds[i]))
-		i = j
-	}
-	return ln.String()
+	return band.Phases(m.pen(), ln, f.from, f.to, m.lay.Spark, m.an.phases, m.store.Markers())
 }
 
-// placeLabel writes a phase's name into the first stretch of its run
-// [from, to) that is free and has a column of room each side. In a stretch
-// that starts at a marker's tick the name goes to the stretch's end, to
-// leave the marker's text its room.
-func (m *Model) placeLabel(cells []string, taken []bool, from, to int, name string) {
-	need := len(name) + 2
-	for i := from; i+need <= to; {
-		j := i
-		for j < to && !taken[j] {
-			j++
-		}
-		if j-i >= need {
-			at := i + 1
-			if i > 0 && cells[i-1] == m.markerTick() {
-				at = j - need + 1
-			}
-			for n, r := range name {
-				cells[at+n], taken[at+n] = string(r), true
-			}
-			return
-		}
-		i = j + 1
+// viewHintBand marks, under the phase band, when each hint listed held
+// (band.Hints).
+func (m *Model) viewHintBand(f *frame) string {
+	ln := m.bandRow("hints")
+	if m.store.Len() == 0 {
+		return ln.String()
 	}
-}
-
-// placeText writes a marker's text from column at until it would cover a
-// tick or a phase's name, or the band ends. Text that does not fit whole
-// ends in an ellipsis, so that a cut is never taken for the whole, and a
-// wide character is never cut in half.
-func (m *Model) placeText(cells []string, taken []bool, at int, text string) {
-	end := at
-	for end < len(cells) && !taken[end] {
-		end++
-	}
-	if end-at < 2 {
-		return
-	}
-	background := slices.Clone(cells[at:end])
-	var starts []int // the column of each grapheme placed
-	c := at
-	for g := uniseg.NewGraphemes(text); g.Next(); {
-		w, str := g.Width(), g.Str()
-		if w == 0 {
-			continue
-		}
-		if m.ascii && (w > 1 || str[0] >= utf8.RuneSelf) {
-			w, str = 1, "?"
-		}
-		if c+w > end {
-			// Take back whole graphemes until the ellipsis has a column.
-			for c > end-1 {
-				c = starts[len(starts)-1]
-				starts = starts[:len(starts)-1]
-			}
-			copy(cells[c:end], background[c-at:])
-			cells[c] = m.glyph.ellipsis
-			return
-		}
-		starts = append(starts, c)
-		cells[c] = str
-		for i := 1; i < w; i++ {
-			cells[c+i] = ""
-		}
-		c += w
-	}
-}
-
-// phaseColumns is the kind of phase each column of the window shows: the
-// one that covers most of the column's time (-1 where none does, before
-// the session began). The phases are the session's, computed once; that a
-// phase narrower than a column gives way to its neighbour here is a matter
-// of drawing, so zooming never changes which phases exist.
-func (m *Model) phaseColumns(f *frame, cols int) []int8 {
-	kinds := make([]int8, cols)
-	cover := make([]time.Duration, cols)
-	for i := range kinds {
-		kinds[i] = -1
-	}
-	width := f.to.Sub(f.from) / time.Duration(cols)
-	if width <= 0 {
-		return kinds
-	}
-	phases := m.an.phases
-	// The first phase that ends after the window starts.
-	k, _ := slices.BinarySearchFunc(phases, f.from, func(p timeline.Phase, t time.Time) int {
-		if p.End.After(t) {
-			return 1
-		}
-		return -1
-	})
-	for ; k < len(phases) && phases[k].Start.Before(f.to); k++ {
-		p := phases[k]
-		lo := max(0, int(p.Start.Sub(f.from)/width))
-		hi := min(cols-1, int(p.End.Sub(f.from)/width))
-		for c := lo; c <= hi; c++ {
-			cs := f.from.Add(time.Duration(c) * width)
-			ce := cs.Add(width)
-			d := minTime(ce, p.End).Sub(maxTime(cs, p.Start))
-			if d > cover[c] {
-				kinds[c], cover[c] = int8(p.Kind), d
-			}
-		}
-	}
-	return kinds
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
+	return band.Hints(m.pen(), ln, f.from, f.to, m.lay.Spark, m.an.shown)
 }
 
 // bandRow starts a row that lines up with the sparklines: its label, then
 // padding to the column where the sparklines begin.
-func (m *Model) bandRow(label string) *line {
+func (m *Model) bandRow(label string) *draw.Line {
 	ln := m.newLine(m.width)
-	prefix := m.lay.label
-	if m.lay.gpuRows > 1 {
-		prefix += rowLabelWidth
-		ln.pad(m.lay.label).add(padRight(label, rowLabelWidth), m.theme.dim)
+	prefix := m.lay.Label
+	if m.lay.GPURows > 1 {
+		prefix += layout.RowLabelWidth
+		ln.Pad(m.lay.Label).Add(draw.PadRight(label, layout.RowLabelWidth), m.theme.Dim)
 	} else {
-		ln.add(padRight(label, m.lay.label), m.theme.dim)
+		ln.Add(draw.PadRight(label, m.lay.Label), m.theme.Dim)
 	}
-	return ln.pad(prefix)
+	return ln.Pad(prefix)
 }
 
-// phaseCell is the background of a column in a phase. Without colour
-// (NO_COLOR, --ascii) a sign says the phase, one that no name written over
-// it reads as a letter of ("BbusyBBB" did): = busy, ~ stalled, . idle.
-func (m *Model) phaseCell(k timeline.PhaseKind) string {
-	if m.theme.plain || m.ascii {
-		return string("=~.-"[k])
-	}
-	return "▬"
-}
-
-func (m *Model) markerTick() string {
-	if m.ascii {
-		return "|"
-	}
-	return "┃"
-}
-
-func (m *Model) phaseInk(kind int8) ink {
-	switch timeline.PhaseKind(kind) {
-	case timeline.PhaseBusy:
-		return m.theme.ok
-	case timeline.PhaseStalled:
-		return m.theme.warn
-	case timeline.PhaseIdle:
-		return m.theme.dim
-	}
-	return ink{}
-}
-
-// viewHintBand marks, under the phase band and in the same columns, when
-// each episode of each hint listed held: the worst on top, its id where it
-// begins if there is room.
-func (m *Model) viewHintBand(f *frame) string {
-	ln := m.bandRow("hints")
-	cols := m.lay.spark
-	if m.store.Len() == 0 || cols <= 0 {
-		return ln.String()
-	}
-	colWidth := max(f.to.Sub(f.from)/time.Duration(cols), 1)
-	cells := make([]rune, cols)
-	sev := make([]int8, cols) // -1: no hint
-	for i := range cells {
-		cells[i], sev[i] = ' ', -1
-	}
-	span := '═'
-	if m.ascii {
-		span = '='
-	}
-	hints := m.an.shown
-	// Paint the mildest first, so the worst ends on top.
-	for i := len(hints) - 1; i >= 0; i-- {
-		h := hints[i]
-		for _, ep := range h.Episodes {
-			if !ep.End.After(f.from) || ep.Start.After(f.to) {
-				continue
-			}
-			lo := max(0, int(ep.Start.Sub(f.from)/colWidth))
-			hi := min(cols, int(ep.End.Sub(f.from)/colWidth)+1)
-			for c := lo; c < hi; c++ {
-				cells[c], sev[c] = span, int8(ep.Severity)
-			}
-			if id := []rune(h.ID); hi-lo >= len(id)+2 {
-				copy(cells[lo+1:], id)
-			}
-		}
-	}
-	for i := 0; i < cols; {
-		j := i
-		for j < cols && sev[j] == sev[i] {
-			j++
-		}
-		ln.add(string(cells[i:j]), m.severityInk(sev[i]))
-		i = j
-	}
-	return ln.String()
-}
-
-func (m *Model) severityInk(s int8) ink {
-	switch timeline.Severity(s) {
-	case timeline.Critical:
-		return m.theme.crit
-	case timeline.Warning:
-		return m.theme.warn
-	case timeline.Info:
-		return m.theme.dim
-	}
-	return ink{}
+// pen is what the panels draw with.
+func (m *Model) pen() draw.Pen {
+	return draw.Pen{Theme: &m.theme, Glyph: m.glyph, Fit: &m.fit, ASCII: m.ascii, Width: m.width}
 }

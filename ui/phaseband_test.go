@@ -12,6 +12,8 @@ import (
 	"github.com/rivo/uniseg"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/layout"
+	"github.com/gputop-dev/gputop/ui/playback"
 )
 
 // The phase band is drawn from the session's phases, computed once: at
@@ -34,8 +36,8 @@ func TestPhaseBandIsTheSameAtEveryZoomAndScroll(t *testing.T) {
 	letters := map[timeline.PhaseKind]byte{timeline.PhaseBusy: '=', timeline.PhaseStalled: '~', timeline.PhaseIdle: '.'}
 	first, last := m.store.First(), m.store.Last()
 	checked := 0
-	for zoom := range len(zoomLevels) + 1 {
-		m.play.zoom = zoom
+	for zoom := range len(playback.ZoomLevels) + 1 {
+		m.play.Zoom = zoom
 		for _, back := range []int{0, 1, 7, 40, 111} {
 			press(m, "G")
 			for range back {
@@ -45,7 +47,7 @@ func TestPhaseBandIsTheSameAtEveryZoomAndScroll(t *testing.T) {
 				t.Fatalf("zoom %d, %d columns back: the phases changed", zoom, back)
 			}
 			band := phaseBandOf(t, m)
-			from, to := m.play.window(first, last)
+			from, to := m.play.Window(first, last)
 			width := to.Sub(from) / time.Duration(len(band))
 			for c := range band {
 				if !strings.ContainsRune("=~.", rune(band[c])) {
@@ -71,14 +73,14 @@ func TestPhaseBandIsTheSameAtEveryZoomAndScroll(t *testing.T) {
 // have.
 func phaseBandOf(t *testing.T, m *Model) string {
 	t.Helper()
-	start := m.lay.label
-	if m.lay.gpuRows > 1 {
-		start += rowLabelWidth
+	start := m.lay.Label
+	if m.lay.GPURows > 1 {
+		start += layout.RowLabelWidth
 	}
 	for _, row := range strings.Split(screen(m), "\n") {
 		if strings.HasPrefix(strings.TrimLeft(row, " "), "phase") {
-			row += strings.Repeat(" ", start+m.lay.spark)
-			return row[start : start+m.lay.spark]
+			row += strings.Repeat(" ", start+m.lay.Spark)
+			return row[start : start+m.lay.Spark]
 		}
 	}
 	t.Fatalf("no phase band:\n%s", screen(m))
@@ -126,16 +128,16 @@ func TestPhaseBandMarkersWithWideText(t *testing.T) {
 				spark = r
 			}
 		}
-		start := m.lay.label
-		if m.lay.gpuRows > 1 {
-			start += rowLabelWidth
+		start := m.lay.Label
+		if m.lay.GPURows > 1 {
+			start += layout.RowLabelWidth
 		}
-		from, to := m.play.window(m.store.First(), m.store.Last())
-		colWidth := to.Sub(from) / time.Duration(m.lay.spark)
+		from, to := m.play.Window(m.store.First(), m.store.Last())
+		colWidth := to.Sub(from) / time.Duration(m.lay.Spark)
 		var want []int
 		for i := range marks {
 			if at := samples[i].At; !at.Before(from) {
-				want = append(want, start+min(int(at.Sub(from)/colWidth), m.lay.spark-1))
+				want = append(want, start+min(int(at.Sub(from)/colWidth), m.lay.Spark-1))
 			}
 		}
 		var got []int
@@ -150,7 +152,7 @@ func TestPhaseBandMarkersWithWideText(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%d columns: ticks at %v, want %v\n%s\n%s", w, got, want, spark, band)
 		}
-		if bw, sw := ansi.StringWidth(strings.TrimRight(band, " ")), start+m.lay.spark; bw > sw || bw > w {
+		if bw, sw := ansi.StringWidth(strings.TrimRight(band, " ")), start+m.lay.Spark; bw > sw || bw > w {
 			t.Errorf("%d columns: the band is %d cells wide, the sparklines end at %d\n%s", w, bw, sw, band)
 		}
 		if !strings.Contains(band, "busy") {

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/procs"
 )
 
 // procFixture is fixtureSamples with the process lists a shared node
@@ -72,7 +73,7 @@ func (k *fakeKiller) Signals() []syscall.Signal {
 func (k *fakeKiller) Signal(pid int, started time.Time, sig syscall.Signal) error {
 	call := fmt.Sprintf("%d@%s", pid, started.UTC().Format("15:04:05"))
 	if sig != syscall.SIGTERM {
-		call += " " + signalName(sig)
+		call += " " + procs.SignalName(sig)
 	}
 	k.calls = append(k.calls, call)
 	return k.err
@@ -123,7 +124,7 @@ func TestProcessTableKeepsWhatEnded(t *testing.T) {
 			last = l
 		}
 	}
-	if !strings.HasPrefix(eval, m.theme.dim.pre) || !strings.Contains(eval, "09:01:20") || !strings.Contains(eval, "job 4749.0") {
+	if dimmed, _, _ := strings.Cut(m.theme.Dim.Paint("x"), "x"); !strings.HasPrefix(eval, dimmed) || !strings.Contains(eval, "09:01:20") || !strings.Contains(eval, "job 4749.0") {
 		t.Errorf("the ended process is not dimmed with its end and job: %q", eval)
 	}
 	if strings.Index(m.View(), eval) < strings.Index(m.View(), last) {
@@ -174,8 +175,8 @@ func TestProcessTableNavigationAndSort(t *testing.T) {
 		t.Errorf("end: %d; the whole command line shows:\n%s", p.PID, screen(m))
 	}
 	press(m, "home", "esc", "down")
-	if m.procs.focus || m.gpu != 1 {
-		t.Errorf("esc gives the arrows back to the GPUs (focus %v, GPU %d)", m.procs.focus, m.gpu)
+	if m.procs.Focus || m.gpu != 1 {
+		t.Errorf("esc gives the arrows back to the GPUs (focus %v, GPU %d)", m.procs.Focus, m.gpu)
 	}
 }
 
@@ -188,7 +189,7 @@ func TestKillAsksFirst(t *testing.T) {
 		t.Fatalf("k asks first:\n%s", screen(m))
 	}
 	press(m, "x", "q", "k") // no other key answers
-	if len(k.calls) != 0 || !m.confirm.active {
+	if len(k.calls) != 0 || !m.confirm.Active {
 		t.Fatalf("a stray key answered the question: %v", k.calls)
 	}
 	press(m, "n")
@@ -219,7 +220,7 @@ func TestKillAsksFirst(t *testing.T) {
 	}
 
 	press(m, "end", "k")
-	if len(k.calls) != 2 || m.confirm.active || !strings.Contains(screen(m), "no longer holds GPU2") {
+	if len(k.calls) != 2 || m.confirm.Active || !strings.Contains(screen(m), "no longer holds GPU2") {
 		t.Errorf("an ended process is not signalled: %v\n%s", k.calls, screen(m))
 	}
 }
@@ -238,14 +239,14 @@ func TestKillNeverInReplayOrDemoOrReadOnly(t *testing.T) {
 	} {
 		m := newTestModel(t, c.kind, procFixture(), 120, 40, c.opts)
 		press(m, "p")
-		if !m.procs.focus {
+		if !m.procs.Focus {
 			t.Fatalf("%v: p does not open the table", c.kind)
 		}
 		if strings.Contains(screen(m), " k kill") {
 			t.Errorf("%v %+v: the footer offers k", c.kind, c.opts)
 		}
 		press(m, "k")
-		if m.confirm.active {
+		if m.confirm.Active {
 			t.Errorf("%v %+v: k asks to signal", c.kind, c.opts)
 		}
 		if c.why != "" && !strings.Contains(screen(m), c.why) {
@@ -282,8 +283,8 @@ func TestProcessFilter(t *testing.T) {
 		t.Fatalf("typing narrows the table to serve.py:\n%s", s)
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
-	if m.procs.filter != "serv" || m.prompt.active {
-		t.Fatalf("enter keeps the filter: %q", m.procs.filter)
+	if m.procs.Filter != "serv" || m.prompt.active {
+		t.Fatalf("enter keeps the filter: %q", m.procs.Filter)
 	}
 	press(m, "/")
 	m.Update(tea.KeyMsg{Type: tea.KeyCtrlU})
@@ -292,13 +293,13 @@ func TestProcessFilter(t *testing.T) {
 		t.Fatalf("a PID filters too:\n%s", s)
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyEsc})
-	if m.procs.filter != "serv" {
-		t.Fatalf("esc puts the filter before back, not %q", m.procs.filter)
+	if m.procs.Filter != "serv" {
+		t.Fatalf("esc puts the filter before back, not %q", m.procs.Filter)
 	}
 	press(m, "/")
 	m.Update(tea.KeyMsg{Type: tea.KeyCtrlU})
 	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
-	if s := screen(m); m.procs.filter != "" || strings.Contains(s, `filter "`) || !strings.Contains(s, "python train.py --rank 0") {
+	if s := screen(m); m.procs.Filter != "" || strings.Contains(s, `filter "`) || !strings.Contains(s, "python train.py --rank 0") {
 		t.Fatalf("an empty filter shows every process:\n%s", s)
 	}
 }

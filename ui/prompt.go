@@ -6,6 +6,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // prompt is a one-line question in the footer: a marker's text (m), a time
@@ -36,25 +38,25 @@ func (m *Model) ask(label string, done func(*Model, string)) {
 func (m *Model) handlePromptKey(k tea.KeyMsg) tea.Cmd {
 	p, keys := &m.prompt, m.keys
 	switch {
-	case key.Matches(k, keys.answer.Binding):
+	case key.Matches(k, keys.Answer.Binding):
 		answer := strings.TrimSpace(string(p.text))
 		done := p.done
 		*p = prompt{}
 		if answer != "" {
 			done(m, answer)
 		}
-	case key.Matches(k, keys.cancel.Binding):
+	case key.Matches(k, keys.Cancel.Binding):
 		cancel := p.cancel
 		*p = prompt{}
 		if cancel != nil {
 			cancel(m, "")
 		}
 		return nil
-	case key.Matches(k, keys.erase.Binding):
+	case key.Matches(k, keys.Erase.Binding):
 		if len(p.text) > 0 {
 			p.text = p.text[:len(p.text)-1]
 		}
-	case key.Matches(k, keys.eraseAll.Binding):
+	case key.Matches(k, keys.EraseAll.Binding):
 		p.text = p.text[:0]
 	case k.Type == tea.KeySpace:
 		p.add(' ')
@@ -78,15 +80,15 @@ func (p *prompt) add(r rune) {
 // viewPrompt replaces the footer while a question is open.
 func (m *Model) viewPrompt() string {
 	ln := m.newLine(m.width)
-	ln.add(" "+m.prompt.label+" ", m.theme.bold)
+	ln.Add(" "+m.prompt.label+" ", m.theme.Bold)
 	text := string(m.prompt.text)
 	// Keep the end of a long answer in view, where the typing is.
-	room := m.width - ln.w - 12
+	room := m.width - ln.Width() - 12
 	if r := []rune(text); room > 0 && len(r) > room {
 		text = string(r[len(r)-room:])
 	}
-	ln.add(text+"_", ink{})
-	ok, cancel := m.keys.answer.Help(), m.keys.cancel.Help()
-	ln.add("  "+ok.Key+" "+ok.Desc+", "+cancel.Key+" "+cancel.Desc, m.theme.dim)
+	ln.Add(text+"_", draw.Ink{})
+	ok, cancel := m.keys.Answer.Help(), m.keys.Cancel.Help()
+	ln.Add("  "+ok.Key+" "+ok.Desc+", "+cancel.Key+" "+cancel.Desc, m.theme.Dim)
 	return ln.String()
 }

@@ -147,8 +147,8 @@ func TestScreenSaysWhatTheReportSays(t *testing.T) {
 					}
 					m.Update(tea.KeyMsg{Type: tea.KeyEnter})
 					at := first.Add(off)
-					if !m.play.cursor.Equal(at) {
-						t.Fatalf("t +%v put the cursor at %v, want %v", off, m.play.cursor, at)
+					if !m.play.Cursor.Equal(at) {
+						t.Fatalf("t +%v put the cursor at %v, want %v", off, m.play.Cursor, at)
 					}
 					if got, want := m.an.hints, reportTo(d, at); !reflect.DeepEqual(got, want) {
 						t.Fatalf("at +%v, the screen holds\n%sand report --to that moment says\n%s", off,

@@ -3,63 +3,21 @@ package ui
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/config"
 )
-
-func TestParseSettings(t *testing.T) {
-	good := `# gputop's settings
-interval = "2s"   # as --interval
-metric = 'sm'
-layout = "compact"
-colors = "never"
-ascii = true
-`
-	s, err := ParseSettings([]byte(good), "config.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s != (Settings{Interval: 2 * time.Second, Metric: "sm", Layout: "compact", Colors: "never", ASCII: true}) {
-		t.Fatalf("%+v", s)
-	}
-	if s, err := ParseSettings(nil, "config.toml"); err != nil || s != (Settings{}) {
-		t.Fatalf("an empty file is no settings: %+v %v", s, err)
-	}
-	for _, c := range []struct{ in, want string }{
-		{`interval = "5x"`, `config.toml:1: interval = "5x" is not a duration such as 500ms, 2s or 1m`},
-		{`interval = "10ms"`, `config.toml:1: interval = "10ms" is too short; the shortest is 100ms`},
-		{`interval = 2`, `config.toml:1: interval = 2: write the value in quotes`},
-		{"\nmetric = \"gpu\"", `config.toml:2: metric = "gpu": it is one of util, sm, tensor, power, memory, temperature, clock, pcie-in, pcie-out, dram`},
-		{`layout = "big"`, `config.toml:1: layout = "big": it is one of auto, compact, graph`},
-		{`colors = "red"`, `config.toml:1: colors = "red": it is one of auto, never`},
-		{`ascii = yes`, `config.toml:1: ascii = yes: write true or false`},
-		{`theme = "dark"`, `config.toml:1: unknown setting "theme" (gputop knows interval, metric, layout, colors, ascii, mouse)`},
-		{`[screen]`, `config.toml:1: [screen]: gputop's settings have no tables; write key = value lines`},
-		{`interval`, `config.toml:1: "interval" is not a setting; write key = value, as interval = "2s"`},
-		{"metric = \"sm\"\nmetric = \"util\"", `config.toml:2: metric is set twice`},
-		{`metric = "sm`, `config.toml:1: metric = "sm: write the value in quotes`},
-	} {
-		_, err := ParseSettings([]byte(c.in), "config.toml")
-		if err == nil || err.Error() != c.want {
-			t.Errorf("%q: %v, want %q", c.in, err, c.want)
-		}
-		if err != nil && strings.Contains(err.Error(), "\n") {
-			t.Errorf("%q: the error is more than one line", c.in)
-		}
-	}
-}
 
 // The settings file's metric and layout are where the screen starts.
 func TestSettingsShapeTheScreen(t *testing.T) {
-	m := newTestModel(t, timeline.Live, fixtureSamples(120), 120, 40, Options{Settings: Settings{Metric: "power", Layout: "compact"}})
-	if m.lay.gpuRows != 1 {
-		t.Errorf("layout = compact: one row a GPU at 120x40, not %d", m.lay.gpuRows)
+	m := newTestModel(t, timeline.Live, fixtureSamples(120), 120, 40, Options{Settings: config.Settings{Metric: "power", Layout: "compact"}})
+	if m.lay.GPURows != 1 {
+		t.Errorf("layout = compact: one row a GPU at 120x40, not %d", m.lay.GPURows)
 	}
 	if !strings.Contains(screen(m), " GPU0 power ") {
 		t.Errorf("metric = power: the detail graph starts on power:\n%s", screen(m))
 	}
-	m = newTestModel(t, timeline.Live, fixtureSamples(120), 80, 24, Options{Settings: Settings{Layout: "graph"}})
+	m = newTestModel(t, timeline.Live, fixtureSamples(120), 80, 24, Options{Settings: config.Settings{Layout: "graph"}})
 	if !strings.Contains(screen(m), " GPU0 util ") || strings.Contains(screen(m), "PROCESSES") {
 		t.Errorf("layout = graph: at 80x24 the pane shows the graph first:\n%s", screen(m))
 	}

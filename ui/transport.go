@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/playback"
 )
 
 // viewTransport is a replay's position in the whole recording:
@@ -12,32 +15,32 @@ import (
 func (m *Model) viewTransport() string {
 	first, last := m.store.First(), m.store.Last()
 	ln := m.newLine(m.width)
-	state := m.glyph.paused
-	if m.play.motion == playing {
-		state = m.glyph.playing
+	state := m.glyph.Paused
+	if m.play.Motion == playback.Playing {
+		state = m.glyph.Playing
 	}
-	ln.add(fmt.Sprintf(" %s %gx ", state, m.play.speed), m.theme.bold)
+	ln.Add(fmt.Sprintf(" %s %gx ", state, m.play.Speed), m.theme.Bold)
 	total := last.Sub(first)
-	pos := m.play.cursor.Sub(first)
-	tail := fmt.Sprintf(" %s of %s  %s - %s", fmtDuration(pos), fmtDuration(total),
-		fmtClock(first, total > 20*time.Hour), fmtClock(last, total > 20*time.Hour))
+	pos := m.play.Cursor.Sub(first)
+	tail := fmt.Sprintf(" %s of %s  %s - %s", draw.Duration(pos), draw.Duration(total),
+		draw.Clock(first, total > 20*time.Hour), draw.Clock(last, total > 20*time.Hour))
 	if !m.sourceDone {
-		tail += " loading" + m.glyph.ellipsis
+		tail += " loading" + m.glyph.Ellipsis
 	}
-	if m.play.motion == paused {
+	if m.play.Motion == playback.Paused {
 		// Where a replay opens (paused at its end) space plays it from the
 		// start; elsewhere from where it is.
-		if !m.play.cursor.Before(last) {
+		if !m.play.Cursor.Before(last) {
 			tail += "  space plays from the start"
 		} else {
 			tail += "  space plays"
 		}
 	}
-	bar := m.width - ln.w - len([]rune(tail)) - 1
+	bar := m.width - ln.Width() - len([]rune(tail)) - 1
 	if bar >= 10 {
-		ln.add(m.progressBar(bar, pos, total), m.theme.live)
+		ln.Add(m.progressBar(bar, pos, total), m.theme.Live)
 	}
-	ln.add(tail, m.theme.dim)
+	ln.Add(tail, m.theme.Dim)
 	return ln.String()
 }
 

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/playback"
 )
 
 func press(m *Model, keys ...string) {
@@ -237,8 +238,8 @@ func TestStartKeyWorksZoomedOut(t *testing.T) {
 	m := newTestModel(t, timeline.Replay, fixtureSamples(600), 120, 40, Options{})
 	m.Update(sourceDoneMsg{})
 	press(m, "g")
-	if m.play.zoom >= len(zoomLevels) || !m.play.cursor.Equal(fixtureStart.Add(zoomLevels[m.play.zoom])) {
-		t.Fatalf("g zoomed out: zoom %d, cursor %v", m.play.zoom, m.play.cursor)
+	if m.play.Zoom >= len(playback.ZoomLevels) || !m.play.Cursor.Equal(fixtureStart.Add(playback.ZoomLevels[m.play.Zoom])) {
+		t.Fatalf("g zoomed out: zoom %d, cursor %v", m.play.Zoom, m.play.Cursor)
 	}
 }
 
@@ -425,7 +426,7 @@ func TestLiveAndReplayDrawTheSameSamplesTheSame(t *testing.T) {
 
 // zoomOutAll zooms out to the whole session.
 func zoomOutAll(m *Model) {
-	for range len(zoomLevels) + 1 {
+	for range len(playback.ZoomLevels) + 1 {
 		press(m, "-")
 	}
 }

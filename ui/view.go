@@ -3,9 +3,10 @@ package ui
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/layout"
 )
 
 // View draws the whole screen from the store and the cursor alone, so a
@@ -25,7 +26,7 @@ func (m *Model) view() string {
 		return ""
 	}
 	m.hitReset()
-	if !m.lay.fits {
+	if !m.lay.Fits {
 		return m.viewTooSmall()
 	}
 	if m.showHelp {
@@ -40,21 +41,21 @@ func (m *Model) view() string {
 	lines = append(lines, m.viewGPUs(f)...)
 	lines = append(lines, m.viewJob(f)...)
 	at()
-	if m.lay.phase > 0 {
+	if m.lay.Phase > 0 {
 		lines = append(lines, m.viewPhaseBand(f))
 	}
-	if m.lay.hintBand > 0 {
+	if m.lay.HintBand > 0 {
 		lines = append(lines, m.viewHintBand(f))
 	}
 	m.hitRows(0, len(lines)-m.hitBase, hitTime, 0)
 	lines = append(lines, m.viewHost(f)...)
-	if m.hintSel == 0 || m.procs.focus {
+	if m.hintSel == 0 || m.procs.Focus {
 		at()
-		lines = append(lines, m.viewHints(f, m.lay.hints)...)
+		lines = append(lines, m.viewHints(f, m.lay.Hints)...)
 	}
 	at()
 	switch {
-	case m.procs.focus:
+	case m.procs.Focus:
 		// The process table with the keyboard takes the detail graph's
 		// rows too: on a small screen it has no rows of its own.
 		lines = append(lines, m.viewProcs(f, m.procFocusRows())...)
@@ -62,27 +63,27 @@ func (m *Model) view() string {
 		lines = append(lines, m.viewHintDetail(f, m.hintRows())...)
 		m.hitRows(0, len(lines)-m.hitBase, hitHint, m.hintSel-1)
 		at()
-		lines = append(lines, m.viewProcs(f, m.lay.procs)...)
+		lines = append(lines, m.viewProcs(f, m.lay.Procs)...)
 	case m.procsInPane():
-		lines = append(lines, m.viewProcsPane(f, m.lay.detail)...)
+		lines = append(lines, m.viewProcsPane(f, m.lay.Detail)...)
 	default:
-		lines = append(lines, m.viewDetail(f, m.lay.detail)...)
+		lines = append(lines, m.viewDetail(f, m.lay.Detail)...)
 		m.hitRows(0, len(lines)-m.hitBase, hitTime, 0)
 		at()
-		lines = append(lines, m.viewProcs(f, m.lay.procs)...)
+		lines = append(lines, m.viewProcs(f, m.lay.Procs)...)
 	}
-	lines = append(lines, blankLines(m.lay.blankRows)...)
-	if !m.play.grows {
+	lines = append(lines, draw.BlankLines(m.lay.BlankRows)...)
+	if !m.play.Grows {
 		// A replay gives its detail pane's last row to the transport.
-		lines = append(padBlank(lines, m.height-footerRows-1), m.viewTransport())
+		lines = append(draw.PadBlank(lines, m.height-layout.FooterRows-1), m.viewTransport())
 	}
-	lines = padBlank(lines, m.height-footerRows)
+	lines = draw.PadBlank(lines, m.height-layout.FooterRows)
 	if m.prompt.active {
 		return m.fitRows(append(lines, m.viewPrompt()))
 	}
-	if m.confirm.active {
+	if m.confirm.Active {
 		// The question takes the pane's last row too.
-		return m.fitRows(append(lines[:len(lines)-1], m.viewConfirm()...))
+		return m.fitRows(append(lines[:len(lines)-1], m.confirm.View(m.pen(), m.keys)...))
 	}
 	footer := m.viewFooter(f)
 	if len(footer) > 1 {
@@ -96,24 +97,24 @@ func (m *Model) view() string {
 // fitter: none wider than the terminal.
 func (m *Model) fitRows(lines []string) string {
 	for i, l := range lines {
-		lines[i] = m.fit.fitRow(l, m.width)
+		lines[i] = m.fit.FitRow(l, m.width)
 	}
 	return strings.Join(lines, "\n")
 }
 
 // frame computes the window once per View.
 func (m *Model) frame() *frame {
-	from, to := m.play.window(m.store.First(), m.store.Last())
-	if cap(m.cols) < m.lay.spark {
-		m.cols = make([]timeline.Agg, m.lay.spark)
+	from, to := m.play.Window(m.store.First(), m.store.Last())
+	if cap(m.cols) < m.lay.Spark {
+		m.cols = make([]timeline.Agg, m.lay.Spark)
 	}
-	return &frame{from: from, to: to, at: m.play.cursor, cols: m.cols[:m.lay.spark]}
+	return &frame{from: from, to: to, at: m.play.Cursor, cols: m.cols[:m.lay.Spark]}
 }
 
 func (m *Model) viewTooSmall() string {
-	w, h := MinSize()
+	w, h := layout.MinSize()
 	msg := fmt.Sprintf("terminal %dx%d is too small: gputop needs %dx%d; enlarge it or press q", m.width, m.height, w, h)
-	return m.fitRows(padBlank(m.fit.wrapWords(msg, m.width, m.height), m.height))
+	return m.fitRows(draw.PadBlank(m.fit.WrapWords(msg, m.width, m.height), m.height))
 }
 
 // noteCores remembers the host's cores the first time samples name them,
@@ -135,26 +136,7 @@ func (m *Model) noteCores() {
 	}
 }
 
-// visibleWidth counts the columns of a line the screen draws: every rune
-// is one column (gputop draws no wide characters) and escape sequences
-// take none. It is what ansi.StringWidth says of gputop's own lines, for a
-// tenth of the cost: no grapheme segmentation on every row every second.
-func visibleWidth(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		if s[i] == 0x1b {
-			i++
-			if i < len(s) && s[i] == '[' {
-				// CSI: parameters, then a final byte in 0x40-0x7e.
-				for i++; i < len(s) && (s[i] < 0x40 || s[i] > 0x7e); i++ {
-				}
-			}
-			i++
-			continue
-		}
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		n++
-	}
-	return n
+// newLine starts a row of at most limit columns.
+func (m *Model) newLine(limit int) *draw.Line {
+	return draw.NewLine(&m.fit, limit)
 }

@@ -1,4 +1,4 @@
-package ui
+package draw
 
 import (
 	"strings"
@@ -9,60 +9,61 @@ import (
 )
 
 // Every text on screen meets its room here, in one way: it wraps where
-// its panel has a second line for it (wrapWords), and is otherwise cut at
-// a word with an ellipsis (fitWords), so a cut is never taken for the
+// its panel has a second line for it (WrapWords), and is otherwise cut at
+// a word with an ellipsis (FitWords), so a cut is never taken for the
 // whole and never ends mid-word: "(99% of the 700W lim" becomes "(99% of
 // the…". A word is whatever lies between spaces, so a number with its
 // unit ("700W", "Gen5", "x16", "65.6/80.0GiB") is one word and is kept or
 // dropped whole. A single word wider than its room (a long path or host
 // name) is the one thing cut inside, and it ends in the ellipsis.
 //
-// The line type (layout.go) cuts through it too: a piece that does not fit
+// The Line type (line.go) cuts through it too: a piece that does not fit
 // what is left of its row is fitted, and nothing is added after a cut.
 //
 // With --ascii the ellipsis is "..." and any other non-ASCII character of
 // the text (°C in a hint's evidence, "·") is written in ASCII first.
 
-// fitter holds what fitting depends on: the ellipsis and --ascii. uncut
+// Fitter holds what fitting depends on: the ellipsis and --ascii. Uncut
 // draws every text whole, past its room: TestNoTextEndsMidWord draws each
 // screen both ways and checks that every word cut is cut with the
 // ellipsis.
-type fitter struct {
+type Fitter struct {
 	ell   string
 	ellW  int
 	ascii bool
-	uncut bool
-	// offered keeps, when uncut, every text the panels gave to be fitted:
+	Uncut bool
+	// Offered keeps, when Uncut, every text the panels gave to be fitted:
 	// the words a cut may be checked against.
-	offered *strings.Builder
+	Offered *strings.Builder
 }
 
 // offer notes a text given to be fitted, when drawing uncut for the test.
-func (f *fitter) offer(s string) {
-	if f.offered != nil {
-		f.offered.WriteString(s)
-		f.offered.WriteByte('\n')
+func (f *Fitter) offer(s string) {
+	if f.Offered != nil {
+		f.Offered.WriteString(s)
+		f.Offered.WriteByte('\n')
 	}
 }
 
-func newFitter(g *glyphs, ascii bool) fitter {
-	return fitter{ell: g.ellipsis, ellW: utf8.RuneCountInString(g.ellipsis), ascii: ascii}
+// NewFitter is the fitter of glyphs g, writing ASCII only with ascii.
+func NewFitter(g *Glyphs, ascii bool) Fitter {
+	return Fitter{ell: g.Ellipsis, ellW: utf8.RuneCountInString(g.Ellipsis), ascii: ascii}
 }
 
 // unlimited is a row's room when the fitter draws everything whole.
 const unlimited = 1 << 20
 
-// room is what a row of width w may hold: w, or everything when uncut.
-func (f *fitter) room(w int) int {
-	if f.uncut {
+// Room is what a row of width w may hold: w, or everything when uncut.
+func (f *Fitter) Room(w int) int {
+	if f.Uncut {
 		return unlimited
 	}
 	return w
 }
 
-// words is s as the screen writes it: in ASCII with --ascii.
-func (f *fitter) words(s string) string {
-	if f.ascii && !isASCII(s) {
+// Words is s as the screen writes it: in ASCII with --ascii.
+func (f *Fitter) Words(s string) string {
+	if f.ascii && !IsASCII(s) {
 		return toASCII(s)
 	}
 	return s
@@ -80,7 +81,7 @@ var asciiFor = strings.NewReplacer(
 // character as "?".
 func toASCII(s string) string {
 	s = asciiFor.Replace(s)
-	if isASCII(s) {
+	if IsASCII(s) {
 		return s
 	}
 	var b strings.Builder
@@ -97,18 +98,18 @@ func toASCII(s string) string {
 // cellWidth is how many columns s takes: a column a rune for gputop's own
 // text (it draws no wide characters), cells for text from outside.
 func cellWidth(s string, outside bool) int {
-	if outside && !isASCII(s) {
+	if outside && !IsASCII(s) {
 		return ansi.StringWidth(s)
 	}
 	return utf8.RuneCountInString(s)
 }
 
-// fitWords cuts s to w columns at the end of a word, with the ellipsis
+// FitWords cuts s to w columns at the end of a word, with the ellipsis
 // after it; s whole if it fits. outside says s may hold wide characters.
-func (f *fitter) fitWords(s string, w int, outside bool) string {
-	s = f.words(s)
+func (f *Fitter) FitWords(s string, w int, outside bool) string {
+	s = f.Words(s)
 	f.offer(s)
-	if f.uncut || cellWidth(s, outside) <= w {
+	if f.Uncut || cellWidth(s, outside) <= w {
 		return s
 	}
 	if w < f.ellW {
@@ -154,7 +155,7 @@ func cutCells(s string, n int, outside bool) string {
 		return ""
 	}
 	if !outside {
-		return cutRunes(s, n)
+		return CutRunes(s, n)
 	}
 	col := 0
 	for g := uniseg.NewGraphemes(s); g.Next(); {
@@ -167,12 +168,12 @@ func cutCells(s string, n int, outside bool) string {
 	return s
 }
 
-// wrapWords breaks text into lines of at most w columns at spaces, keeping
+// WrapWords breaks text into lines of at most w columns at spaces, keeping
 // the indent of its first line on the ones after, in at most maxLines
 // lines (0: as many as it takes); the last line that has room ends in the
 // fitted rest. A word wider than a whole line is broken across lines.
-func (f *fitter) wrapWords(text string, w, maxLines int) []string {
-	text = f.words(text)
+func (f *Fitter) WrapWords(text string, w, maxLines int) []string {
+	text = f.Words(text)
 	f.offer(text)
 	indent := len(text) - len(strings.TrimLeft(text, " "))
 	if w <= indent+1 {
@@ -182,11 +183,11 @@ func (f *fitter) wrapWords(text string, w, maxLines int) []string {
 	return f.flow(pad, pad, strings.Fields(text), w, maxLines)
 }
 
-// hangingWords wraps text after a lead ("  util      ", kept as it is),
+// HangingWords wraps text after a lead ("  util      ", kept as it is),
 // the lines after the first indented by indent columns (where the text
 // began if indent < 0).
-func (f *fitter) hangingWords(lead, text string, w, indent, maxLines int) []string {
-	lead, text = f.words(lead), f.words(text)
+func (f *Fitter) HangingWords(lead, text string, w, indent, maxLines int) []string {
+	lead, text = f.Words(lead), f.Words(text)
 	f.offer(lead + text)
 	if indent < 0 {
 		indent = utf8.RuneCountInString(lead)
@@ -198,8 +199,8 @@ func (f *fitter) hangingWords(lead, text string, w, indent, maxLines int) []stri
 }
 
 // flow lays words out after first on the first line and after pad on the
-// others, as wrapWords says.
-func (f *fitter) flow(first, pad string, words []string, w, maxLines int) []string {
+// others, as WrapWords says.
+func (f *Fitter) flow(first, pad string, words []string, w, maxLines int) []string {
 	if len(words) == 0 {
 		return []string{first}
 	}
@@ -235,7 +236,7 @@ func (f *fitter) flow(first, pad string, words []string, w, maxLines int) []stri
 			i--
 		default:
 			// A word longer than a line: as much as fits, the rest next.
-			head := cutRunes(word, max(1, w-curW-sep))
+			head := CutRunes(word, max(1, w-curW-sep))
 			cur += strings.Repeat(" ", sep) + head
 			words[i] = word[len(head):]
 			newLine()
@@ -245,20 +246,20 @@ func (f *fitter) flow(first, pad string, words []string, w, maxLines int) []stri
 	if !empty || len(out) == 0 {
 		out = append(out, cur)
 	}
-	if maxLines > 0 && len(out) > maxLines && !f.uncut {
-		out = append(out[:maxLines-1], f.fitWords(restLead+rest, w, false))
+	if maxLines > 0 && len(out) > maxLines && !f.Uncut {
+		out = append(out[:maxLines-1], f.FitWords(restLead+rest, w, false))
 	}
 	return out
 }
 
-// fitRow is the last guard of every row View draws: a painted row wider
+// FitRow is the last guard of every row View draws: a painted row wider
 // than the screen (a plot, a line built by hand) is cut with the ellipsis,
 // never mid-character or mid-escape.
-func (f *fitter) fitRow(s string, w int) string {
-	if f.ascii && !isASCII(ansi.Strip(s)) {
+func (f *Fitter) FitRow(s string, w int) string {
+	if f.ascii && !IsASCII(ansi.Strip(s)) {
 		s = toASCII(s)
 	}
-	if f.uncut || visibleWidth(s) <= w {
+	if f.Uncut || VisibleWidth(s) <= w {
 		return s
 	}
 	if w < f.ellW {
@@ -266,7 +267,7 @@ func (f *fitter) fitRow(s string, w int) string {
 	}
 	plain := ansi.Strip(s)
 	if plain == s {
-		return f.fitWords(s, w, false)
+		return f.FitWords(s, w, false)
 	}
 	return ansi.Truncate(s, w-f.ellW, "") + f.ell
 }

@@ -1,4 +1,4 @@
-package ui
+package draw
 
 import (
 	"math"
@@ -7,27 +7,27 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// spark draws one row of bars, one per column, each the column's mean
+// Spark draws one row of bars, one per column, each the column's mean
 // scaled from lo to hi. A gap (no data) is blank, and the lowest bar means
 // zero, so a GPU at 0 % is visibly different from a GPU nobody could read.
-func (g *glyphs) spark(cols []timeline.Agg, lo, hi float64) string {
+func (g *Glyphs) Spark(cols []timeline.Agg, lo, hi float64) string {
 	var b strings.Builder
 	b.Grow(len(cols) * 3)
 	for _, c := range cols {
-		b.WriteString(g.level(c.Mean, lo, hi))
+		b.WriteString(g.Level(c.Mean, lo, hi))
 	}
 	return b.String()
 }
 
-// level is the bar for one value.
-func (g *glyphs) level(v, lo, hi float64) string {
+// Level is the bar for one value.
+func (g *Glyphs) Level(v, lo, hi float64) string {
 	if math.IsNaN(v) {
-		return g.gap
+		return g.Gap
 	}
 	if !(hi > lo) {
-		return g.levels[0]
+		return g.Levels[0]
 	}
-	n := len(g.levels)
+	n := len(g.Levels)
 	i := int(math.Round((v - lo) / (hi - lo) * float64(n-1)))
 	if i < 0 {
 		i = 0
@@ -35,15 +35,15 @@ func (g *glyphs) level(v, lo, hi float64) string {
 	if i >= n {
 		i = n - 1
 	}
-	return g.levels[i]
+	return g.Levels[i]
 }
 
-// bars draws a single bar per value (per-core CPU).
-func (g *glyphs) bars(vals []float64, lo, hi float64) string {
+// Bars draws a single bar per value (per-core CPU).
+func (g *Glyphs) Bars(vals []float64, lo, hi float64) string {
 	var b strings.Builder
 	b.Grow(len(vals) * 3)
 	for _, v := range vals {
-		b.WriteString(g.level(v, lo, hi))
+		b.WriteString(g.Level(v, lo, hi))
 	}
 	return b.String()
 }

@@ -1,4 +1,4 @@
-package ui
+package config
 
 import (
 	"bufio"
@@ -25,15 +25,16 @@ import (
 //	mouse    = false       # leave the mouse to the terminal (select text)
 type Settings struct {
 	Interval time.Duration // 0: not set
-	Metric   string        // a name of settingMetrics; "" for util
+	Metric   string        // a name of Metrics; "" for util
 	Layout   string        // "", "auto", "compact", "graph"
 	Colors   string        // "", "auto", "never"
 	ASCII    bool
 	NoMouse  bool // mouse = false
 }
 
-// settingMetrics names the detail graph's metrics in the settings file.
-var settingMetrics = []struct{ name, metric string }{
+// Metrics names the detail graph's metrics in the settings file: a
+// name, and the metric of timeline it means.
+var Metrics = []struct{ Name, Metric string }{
 	{"util", timeline.GPUUtil}, {"sm", timeline.GPUSMActive}, {"tensor", timeline.GPUTensor},
 	{"power", timeline.GPUPower}, {"memory", timeline.GPUMemUsed}, {"temperature", timeline.GPUTemp},
 	{"clock", timeline.GPUClockSM}, {"pcie-in", timeline.GPUPCIeRx}, {"pcie-out", timeline.GPUPCIeTx},
@@ -46,12 +47,12 @@ var (
 	settingColors  = []string{"auto", "never"}
 )
 
-// ParseSettings reads a settings file: the small part of TOML it needs,
+// Parse reads a settings file: the small part of TOML it needs,
 // "key = value" lines of strings ("2s"), booleans and integers, with #
 // comments and blank lines; no tables. Anything else, an unknown key or a
 // value it cannot take is one error naming the file and the line, and
 // what it would take.
-func ParseSettings(data []byte, name string) (Settings, error) {
+func Parse(data []byte, name string) (Settings, error) {
 	var s Settings
 	seen := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -120,9 +121,9 @@ func (s *Settings) set(key, raw string) error {
 		}
 		s.Interval = d
 	case "metric":
-		names := make([]string, len(settingMetrics))
-		for i, m := range settingMetrics {
-			names[i] = m.name
+		names := make([]string, len(Metrics))
+		for i, m := range Metrics {
+			names[i] = m.Name
 		}
 		if err := oneOf(names); err != nil {
 			return err
@@ -173,20 +174,4 @@ func stripComment(line string) string {
 		}
 	}
 	return line
-}
-
-// metricIndex is the detailMetrics index of a settings file's metric name
-// (0, utilization, for none).
-func metricIndex(name string) int {
-	for _, sm := range settingMetrics {
-		if sm.name != name {
-			continue
-		}
-		for i, dm := range detailMetrics {
-			if dm.name == sm.metric {
-				return i
-			}
-		}
-	}
-	return 0
 }

@@ -1,10 +1,10 @@
-package ui
+package help
 
-// helpTerms say what every number, abbreviation and mark on the screen
+// Terms say what every number, abbreviation and mark on the screen
 // means, in the order a screen shows them, top to bottom: the help lists
-// them all (TestEveryAbbreviationIsInTheHelp). ascii is how --ascii
+// them all (ui's TestEveryAbbreviationIsInTheHelp). ASCII is how --ascii
 // writes the term, where it differs.
-var helpTerms = []struct{ term, ascii, means string }{
+var Terms = []struct{ Term, ASCII, Means string }{
 	{"● LIVE, ⏸, ▶ 2x", "* LIVE, ||, > 2x", "following live, paused, a replay playing at 2x; REC: recording to a file"},
 	{"[30s], [all 1h]", "", "the window of time on screen: its span, or all of the session (+ and - zoom)"},
 	{"▸", ">", "the selected GPU, host or process"},

@@ -1,0 +1,249 @@
+package hints
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/timeline/units"
+	"github.com/gputop-dev/gputop/ui/draw"
+)
+
+// Panel is the hints panel and the open hint's detail: the hints listed
+// at the cursor, worst first (analysis.Shown), and which is open.
+type Panel struct {
+	draw.Pen
+	Hints []timeline.Hint
+	// Names writes GPU indexes as the hints and the report do.
+	Names units.GPUNames
+	// At is the cursor.
+	At time.Time
+	// Sel is the hint opened: 0 for none, i+1 for Hints[i].
+	Sel int
+}
+
+// View is the hints panel: the hints of the session up to the
+// cursor (what gputop report --to the cursor says) that still hold there,
+// worst first, then those that ended within the last minutes, dimmed. Each
+// hint takes the lines its evidence needs, wrapped: one hint in full says
+// more than three cut. Where they do not all fit, the first takes what it
+// needs (all but a row) and the last row names the rest, which h shows in
+// full one by one. judging says the analysis has yet to make its first
+// reading. hit, for the mouse, is told each row that shows a hint and
+// which (Hints[i]).
+func (p *Panel) View(rows int, judging bool, hit func(row, i int)) []string {
+	if rows <= 0 {
+		return nil
+	}
+	hints := p.Hints
+	if len(hints) == 0 {
+		ln := p.NewLine(p.Width)
+		msg := " no bottleneck hints at this time"
+		if judging {
+			msg = " a first reading after " + draw.Duration(analysis.ProvisionalMin) + " of samples; judging" + p.Glyph.Ellipsis
+		}
+		ln.Add(msg, p.Theme.Dim)
+		return draw.PadBlank([]string{ln.String()}, rows)
+	}
+	var out []string
+	i := 0
+	for ; i < len(hints); i++ {
+		left := rows - len(out)
+		if i < len(hints)-1 {
+			left-- // a row for the hints after this one
+		}
+		if left <= 0 {
+			break
+		}
+		lines := p.hintLines(hints[i], p.At, i == p.Sel-1, 0)
+		if len(lines) > left {
+			if i > 0 {
+				break // named on the last row instead
+			}
+			lines = p.hintLines(hints[i], p.At, i == p.Sel-1, left)
+		}
+		for r := range lines {
+			hit(len(out)+r, i)
+		}
+		out = append(out, lines...)
+	}
+	if i < len(hints) {
+		out = append(out, p.moreHints(hints[i:]))
+	}
+	return draw.PadBlank(out, rows)
+}
+
+// moreHints is the row that names the hints the panel has no room for:
+// "   +2 more (h shows each): gpu-imbalance GPU1, low-utilization GPU2".
+func (p *Panel) moreHints(rest []timeline.Hint) string {
+	names := make([]string, len(rest))
+	for i, h := range rest {
+		names[i] = h.ID
+		if g := gpuList(p.Names, h.GPUs); g != "" {
+			names[i] += " " + g
+		}
+	}
+	ln := p.NewLine(p.Width)
+	ln.Add(fmt.Sprintf("   +%d more (h shows each): ", len(rest)), p.Theme.Dim)
+	ln.Add(strings.Join(names, ", "), p.Theme.Dim)
+	return ln.String()
+}
+
+// hintLead is a hint's head: selection mark and severity, then its id,
+// GPUs and standing ("so far 25s", "ended 40s ago").
+func (p *Panel) hintLead(h timeline.Hint, at time.Time, selected bool) (sev, name, status string) {
+	mark := " "
+	if selected {
+		mark = p.Glyph.Playing
+	}
+	sev = mark + p.Glyph.Warn + " " + draw.PadRight(strings.ToUpper(h.Severity.String()), 9)
+	name = h.ID
+	if g := gpuList(p.Names, h.GPUs); g != "" {
+		name += " " + g
+	}
+	if st := hintStatus(h, at); st != "" {
+		status = " " + st
+	}
+	return sev, name, status
+}
+
+// hintInks are the inks of a hint's head and text: by severity, all dimmed
+// once it has ended.
+func (p *Panel) hintInks(h timeline.Hint) (sev, name, text draw.Ink) {
+	sev = p.Theme.Warn
+	switch h.Severity {
+	case timeline.Critical:
+		sev = p.Theme.Crit
+	case timeline.Info:
+		sev = p.Theme.Dim
+	}
+	name = p.Theme.Bold
+	if !h.Ongoing {
+		sev, name, text = p.Theme.Dim, p.Theme.Dim, p.Theme.Dim
+	}
+	return sev, name, text
+}
+
+// hintIndent is where a hint's wrapped lines begin: under its id.
+const hintIndent = 12
+
+// hintLines is one hint, its head and its evidence, wrapped under the id
+// in at most maxLines lines (0: as many as it takes), the last fitted.
+func (p *Panel) hintLines(h timeline.Hint, at time.Time, selected bool, maxLines int) []string {
+	sev, name, status := p.hintLead(h, at, selected)
+	sevInk, nameInk, textInk := p.hintInks(h)
+	head := sev + name + status + ":"
+	indent := min(hintIndent, p.Width/4)
+	plain := p.Fit.HangingWords(head, h.Evidence, p.Width, indent, maxLines)
+	out := make([]string, len(plain))
+	for i, l := range plain {
+		out[i] = textInk.Paint(l)
+	}
+	// Paint the head where the first line holds it whole (it always does
+	// but on a screen narrower than gputop draws).
+	s, n, st := p.Fit.Words(sev), p.Fit.Words(name), p.Fit.Words(status)
+	if rest, ok := strings.CutPrefix(plain[0], s+n+st+":"); ok {
+		out[0] = sevInk.Paint(s) + nameInk.Paint(n) + p.Theme.Dim.Paint(st) + textInk.Paint(":"+rest)
+	}
+	return out
+}
+
+// gpuList writes GPU indexes briefly: "GPU0-7", "GPU1", "GPU0,2-7", or
+// by host, "node3 GPU0-7"; "" for a hint about the host.
+func gpuList(names units.GPUNames, gpus []int) string {
+	if len(gpus) == 0 {
+		return ""
+	}
+	return names.Of(gpus)
+}
+
+// hintStatus says what kind of reading a hint is at the cursor: "so far
+// 25s" for a first reading, "ended 40s ago" for one that no longer holds;
+// nothing for a firm one that holds.
+func hintStatus(h timeline.Hint, at time.Time) string {
+	switch {
+	case !h.Ongoing:
+		return "ended " + draw.Duration(at.Sub(h.End).Truncate(time.Second)) + " ago"
+	case h.Provisional:
+		return "so far " + draw.Duration(h.End.Sub(h.Start))
+	}
+	return ""
+}
+
+// Detail is the selected hint in full, as lines with their ink: its
+// span and standing, evidence, next step, and every episode, largest
+// first. The detail pane shows as many as fit from hintTop on.
+func (p *Panel) Detail() []Inked {
+	at := p.At
+	if p.Sel < 1 || p.Sel > len(p.Hints) {
+		return nil
+	}
+	h := p.Hints[p.Sel-1]
+	w := p.Width
+	// The hint itself first, whole: the panel of hints gives its rows to
+	// the one opened.
+	var out []Inked
+	for _, l := range p.hintLines(h, at, true, 0) {
+		out = append(out, Inked{l, draw.Ink{}})
+	}
+	standing := "firm"
+	if st := hintStatus(h, at); st != "" {
+		standing = st
+	} else if h.Ongoing {
+		standing = "firm, holding now"
+	}
+	span := fmt.Sprintf("    first seen %s, last seen %s (%s), confidence %.0f%%, %s", draw.Clock(h.Start, false),
+		draw.Clock(h.End, false), draw.Duration(h.End.Sub(h.Start)), 100*h.Confidence, standing)
+	for _, l := range p.Fit.WrapWords(span, w, 0) {
+		out = append(out, Inked{l, p.Theme.Dim})
+	}
+	for _, l := range p.Fit.HangingWords("    next step: ", h.Suggestion, w, -1, 0) {
+		out = append(out, Inked{l, p.Theme.Bold})
+	}
+	if len(h.Episodes) > 1 {
+		out = append(out, Inked{"    " + plural(len(h.Episodes), "episode") + ", largest first:", p.Theme.Dim})
+		for _, ep := range h.Episodes {
+			lead := fmt.Sprintf("    %s-%s %s ", draw.Clock(ep.Start, false), draw.Clock(ep.End, false), ep.Severity)
+			for _, l := range p.Fit.HangingWords(lead, ep.Evidence, w, -1, 0) {
+				out = append(out, Inked{l, draw.Ink{}})
+			}
+		}
+	}
+	return out
+}
+
+// Inked is a line and the ink it is drawn in.
+type Inked struct {
+	Text string
+	Ink  draw.Ink
+}
+
+// DetailView shows the selected hint's lines (Detail) in rows rows where
+// the detail graph goes, from line top, with the keys that move through
+// it on its last row (scroll names the scrolling keys).
+func (p *Panel) DetailView(lines []Inked, rows, top int, scroll string) []string {
+	body := max(1, rows-1)
+	top = min(top, max(0, len(lines)-body))
+	var out []string
+	for _, l := range lines[top:min(len(lines), top+body)] {
+		out = append(out, p.Fit.FitRow(l.Ink.Paint(l.Text), p.Width))
+	}
+	out = draw.PadBlank(out, body)
+	keys := "    h next hint" + p.Glyph.Sep + "esc back to the graph"
+	if len(lines) > body {
+		keys = fmt.Sprintf("    %s scroll (lines %d-%d of %d)%sh next hint%sesc back to the graph",
+			scroll, top+1, min(len(lines), top+body), len(lines), p.Glyph.Sep, p.Glyph.Sep)
+	}
+	return append(out, p.Theme.Dim.Paint(p.Fit.FitWords(keys, p.Width, false)))
+}
+
+// plural says "1 more hint" or "3 more hints".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}

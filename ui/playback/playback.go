@@ -1,0 +1,240 @@
+package playback
+
+import (
+	"sort"
+	"time"
+)
+
+// Motion is what the cursor does on its own.
+type Motion uint8
+
+const (
+	// Following pins the cursor to the newest sample: a live view.
+	Following Motion = iota
+	// Playing moves the cursor forward at a speed: a replay.
+	Playing
+	// Paused holds it still; samples still arrive.
+	Paused
+)
+
+// ZoomLevels are the window spans + and - step through; past the last comes
+// the whole session.
+var ZoomLevels = []time.Duration{
+	30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute,
+	30 * time.Minute, time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour,
+	3 * 24 * time.Hour, 7 * 24 * time.Hour,
+}
+
+// Speeds are the replay speeds < and > step through.
+var Speeds = []float64{0.25, 0.5, 1, 2, 4, 8, 16, 32, 64}
+
+// State is the cursor over the timeline and how it moves. Live and
+// replay are the same thing here: a live view is a replay whose cursor
+// follows the newest sample. All times come from samples and from tick
+// messages, never from the clock.
+type State struct {
+	Cursor time.Time
+	Motion Motion
+	Speed  float64
+	// Zoom indexes ZoomLevels; len(ZoomLevels) means the whole session.
+	Zoom     int
+	lastTick time.Time
+	// Grows says the data grows in real time (live or demo), so resuming
+	// goes back to the newest sample rather than playing from the past.
+	Grows bool
+	// OpenWhole says a replay still shows what it opened on: all of the
+	// file loaded so far, the cursor at its end (where the hints are the
+	// whole file's: a postmortem starts from its verdict), paused. The
+	// first key that moves the cursor or the zoom ends it.
+	OpenWhole bool
+}
+
+// Span is the width of the window in time. "The whole session" is the
+// session up to the cursor, so a paused view stays still as samples arrive.
+func (p *State) Span(first, last time.Time) time.Duration {
+	if p.Zoom < len(ZoomLevels) {
+		return ZoomLevels[p.Zoom]
+	}
+	if d := p.Cursor.Sub(first); d > ZoomLevels[0] {
+		return d
+	}
+	return ZoomLevels[0]
+}
+
+// Window is the span of time the screen shows: it ends at the cursor.
+func (p *State) Window(first, last time.Time) (from, to time.Time) {
+	return p.Cursor.Add(-p.Span(first, last)), p.Cursor
+}
+
+// OnSamples keeps a following cursor on the newest sample.
+func (p *State) OnSamples(last time.Time) {
+	if p.Motion == Following {
+		p.Cursor = last
+	}
+}
+
+// OnTick moves a playing cursor by speed × the time since the last tick.
+// It reports whether it should keep ticking.
+func (p *State) OnTick(at, last time.Time, sourceDone bool) bool {
+	if p.Motion != Playing {
+		p.lastTick = time.Time{}
+		return false
+	}
+	if !p.lastTick.IsZero() && at.After(p.lastTick) {
+		p.Cursor = p.Cursor.Add(time.Duration(float64(at.Sub(p.lastTick)) * p.Speed))
+	}
+	p.lastTick = at
+	if !p.Cursor.Before(last) {
+		p.Cursor = last
+		switch {
+		case p.Grows:
+			p.Motion = Following
+			return false
+		case sourceDone:
+			p.Motion = Paused
+			return false
+		}
+	}
+	return true
+}
+
+// TickEvery is how often a playing cursor moves: one sample's worth of
+// replay time, but no more than ten times a second.
+func (p *State) TickEvery(interval time.Duration) time.Duration {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	d := time.Duration(float64(interval) / p.Speed)
+	if d < 100*time.Millisecond {
+		d = 100 * time.Millisecond
+	}
+	return d
+}
+
+// TogglePause is space. It reports whether playback needs ticks now.
+func (p *State) TogglePause(first, last time.Time) bool {
+	switch p.Motion {
+	case Following, Playing:
+		p.Motion = Paused
+		return false
+	}
+	if p.Grows {
+		p.Motion, p.Cursor = Following, last
+		return false
+	}
+	if !p.Cursor.Before(last) {
+		// At the end of a recording (where it opens): play it from the
+		// start. The whole-file zoom grows with the cursor.
+		p.Cursor = first
+	}
+	p.Motion, p.lastTick = Playing, time.Time{}
+	return true
+}
+
+// Step moves the cursor by d (negative: back), clamped to the data. Moving
+// a following cursor pauses it first: you cannot scroll a moving view.
+func (p *State) Step(d time.Duration, first, last time.Time) {
+	if p.Motion == Following {
+		p.Motion = Paused
+	}
+	p.Cursor = ClampTime(p.Cursor.Add(d), first, last)
+}
+
+// Home is g: the window starts at the first sample. Zoomed out to the
+// whole session, whose window always starts there, it zooms in to the
+// longest window shorter than the session, at its start.
+func (p *State) Home(first, last time.Time) {
+	if p.Motion == Following {
+		p.Motion = Paused
+	}
+	if p.Zoom >= len(ZoomLevels) {
+		p.ZoomIn(first, last)
+	}
+	p.Cursor = ClampTime(first.Add(p.Span(first, last)), first, last)
+}
+
+// End is G: the newest sample; a live view follows again.
+func (p *State) End(last time.Time) {
+	p.Cursor = last
+	if p.Grows {
+		p.Motion = Following
+	}
+}
+
+// Seek puts the cursor at t.
+func (p *State) Seek(t, first, last time.Time) {
+	if p.Motion == Following {
+		p.Motion = Paused
+	}
+	p.Cursor = ClampTime(t, first, last)
+}
+
+// ZoomIn and ZoomOut step the window span; zooming out past the longest
+// level that is shorter than the session shows the whole session.
+func (p *State) ZoomIn(first, last time.Time) {
+	if p.Zoom >= len(ZoomLevels) {
+		session := last.Sub(first)
+		p.Zoom = len(ZoomLevels) - 1
+		for p.Zoom > 0 && ZoomLevels[p.Zoom] >= session {
+			p.Zoom--
+		}
+		return
+	}
+	if p.Zoom > 0 {
+		p.Zoom--
+	}
+}
+
+// ZoomOut is -: a longer window (see ZoomIn).
+func (p *State) ZoomOut(first, last time.Time) {
+	if p.Zoom >= len(ZoomLevels) {
+		return
+	}
+	p.Zoom++
+	if p.Zoom < len(ZoomLevels) && ZoomLevels[p.Zoom] >= last.Sub(first) {
+		p.Zoom = len(ZoomLevels)
+	}
+}
+
+// DefaultZoom picks the longest level that gives each column at least one
+// sample, so the first view shows every sample there is.
+func DefaultZoom(columns int, interval time.Duration) int {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	want := time.Duration(columns) * interval
+	z := 0
+	for z+1 < len(ZoomLevels) && ZoomLevels[z+1] <= want {
+		z++
+	}
+	return z
+}
+
+// Faster is >: the next replay speed up.
+func (p *State) Faster() { p.Speed = nextSpeed(p.Speed, +1) }
+
+// Slower is <: the next replay speed down.
+func (p *State) Slower() { p.Speed = nextSpeed(p.Speed, -1) }
+
+func nextSpeed(cur float64, dir int) float64 {
+	i := sort.SearchFloat64s(Speeds, cur) // the first speed >= cur
+	if dir > 0 {
+		if i < len(Speeds) && Speeds[i] == cur {
+			i++
+		}
+	} else {
+		i--
+	}
+	return Speeds[max(0, min(i, len(Speeds)-1))]
+}
+
+// ClampTime is t within lo and hi.
+func ClampTime(t, lo, hi time.Time) time.Time {
+	if t.Before(lo) {
+		return lo
+	}
+	if t.After(hi) {
+		return hi
+	}
+	return t
+}
