@@ -370,9 +370,12 @@ func (d *Decoder) readValues(c *cursor) []timeline.Metric {
 			c.fail()
 			return nil
 		}
-		out[i] = timeline.Metric{Key: k.key, Kind: k.kind, Value: v}
+		// Field by field: a Metric built whole goes through the stack,
+		// and reading it back stalled on the stores just made.
+		m := &out[i]
+		m.Key, m.Kind, m.Value = k.key, k.kind, v
 	}
-	c.b = br.b
+	c.b = br.rest(c.b)
 	return out
 }
 

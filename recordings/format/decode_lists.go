@@ -62,7 +62,7 @@ func (d *Decoder) readStatuses(c *cursor) []timeline.ProbeStatus {
 	if br.short {
 		c.fail()
 	}
-	c.b = br.b
+	c.b = br.rest(c.b)
 	return out
 }
 
