@@ -355,7 +355,7 @@ func (s *Store) Series(key Key, from, to time.Time, dst []Agg) {
 		r := &s.raw
 		i := r.search(f)
 		if i > 0 {
-			v := r.cols[id][r.phys(i-1)]
+			v := r.value(id, r.phys(i-1))
 			seed.a.add(v)
 			seed.last = r.time(i-1) + hold
 		}
@@ -365,7 +365,7 @@ func (s *Store) Series(key Key, from, to time.Time, dst []Agg) {
 				break
 			}
 			c := &acc[col(at)]
-			c.a.add(r.cols[id][r.phys(i)])
+			c.a.add(r.value(id, r.phys(i)))
 			c.last = at + hold
 		}
 	} else {
@@ -374,7 +374,7 @@ func (s *Store) Series(key Key, from, to time.Time, dst []Agg) {
 		// Buckets count in the column that holds their middle.
 		i := b.search(f - b.width/2)
 		if i > 0 {
-			seed.a = b.cols[id][b.phys(i-1)]
+			seed.a = b.at(id, b.phys(i-1))
 			seed.last = b.start(i-1) + b.width + hold
 		}
 		for ; i < b.len(); i++ {
@@ -383,7 +383,7 @@ func (s *Store) Series(key Key, from, to time.Time, dst []Agg) {
 				break
 			}
 			c := &acc[col(mid)]
-			c.a.merge(b.cols[id][b.phys(i)])
+			c.a.merge(b.at(id, b.phys(i)))
 			c.last = b.start(i) + b.width + hold
 		}
 	}
@@ -462,7 +462,7 @@ func (s *Store) ValueAt(key Key, at time.Time) float64 {
 		if r.time(i-1)+s.rawHold() < t {
 			return math.NaN()
 		}
-		return float64(r.cols[id][r.phys(i-1)])
+		return float64(r.value(id, r.phys(i-1)))
 	}
 	for _, b := range s.tiers {
 		if b.len() == 0 || b.oldest() > t {
@@ -472,7 +472,7 @@ func (s *Store) ValueAt(key Key, at time.Time) float64 {
 		if i == 0 {
 			return math.NaN()
 		}
-		a := b.cols[id][b.phys(i-1)]
+		a := b.at(id, b.phys(i-1))
 		if a.n == 0 || b.start(i-1)+b.width*2 < t {
 			return math.NaN()
 		}
@@ -522,7 +522,7 @@ func (s *Store) Each(key Key, from, to time.Time, fn func(at time.Time, v float6
 			}
 		}
 		for i := b.search(f); i < b.len() && b.start(i) < oldest && b.start(i) <= t; i++ {
-			a := b.cols[id][b.phys(i)]
+			a := b.at(id, b.phys(i))
 			v := math.NaN()
 			if a.n > 0 {
 				v = float64(a.sum) / float64(a.n)
@@ -538,7 +538,7 @@ func (s *Store) Each(key Key, from, to time.Time, fn func(at time.Time, v float6
 		if at > t {
 			return
 		}
-		if !fn(time.Unix(0, at), float64(r.cols[id][r.phys(i)])) {
+		if !fn(time.Unix(0, at), float64(r.value(id, r.phys(i)))) {
 			return
 		}
 	}
