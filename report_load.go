@@ -71,7 +71,7 @@ func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *
 			// The Engine's values are its own until its next sample: the
 			// store gets a copy.
 			ls.derived.Values = append(ls.derived.Values[:0], ls.s.Derived.Values...)
-			ls.derived.OutOfRange = ls.s.Derived.OutOfRange
+			ls.derived.OutOfRange, ls.derived.Layout = ls.s.Derived.OutOfRange, ls.s.Derived.Layout
 			ls.s.Derived = &ls.derived
 			// The metrics the Engine is done with go back to the reader
 			// with the slot, to be read into (Reader.Recycle): a day's

@@ -76,12 +76,15 @@ type Store struct {
 	rawValues int
 	layout    []Key // keys of the last derived layout
 	layoutID  []int // their series ids
-	vals      []float32
-	added     int
-	first     int64
-	last      int64
-	deltas    [15]int64 // recent sample spacings, for the interval estimate
-	interval  int64
+	// layoutOf is the Derived.Layout of the values layout lists (0: not
+	// known): values with the same one have its keys.
+	layoutOf uint64
+	vals     []float32
+	added    int
+	first    int64
+	last     int64
+	deltas   [15]int64 // recent sample spacings, for the interval estimate
+	interval int64
 
 	markers   []Marker
 	progress  []Progress
@@ -138,14 +141,15 @@ func (s *Store) Add(smp *Sample) bool {
 		return false
 	}
 	var values []Value
+	var layout uint64
 	if d := smp.Derived; d != nil {
 		// Derived once, upstream: file what the pipeline's Judge made.
-		values, s.derivedOut = d.Values, d.OutOfRange
+		values, s.derivedOut, layout = d.Values, d.OutOfRange, d.Layout
 		s.deriver.Follow(smp)
 	} else {
-		values = s.deriver.Next(smp)
+		values, layout = s.deriver.Next(smp), s.deriver.ValuesLayout()
 	}
-	ids := s.ids(values)
+	ids := s.ids(values, layout)
 	for i := range s.vals {
 		s.vals[i] = nan32
 	}
@@ -175,7 +179,12 @@ func (s *Store) Add(smp *Sample) bool {
 }
 
 // ids maps derived values to series ids, creating series on first sight.
-func (s *Store) ids(values []Value) []int {
+// Values of the layout (Derived.Layout) of the last ones have their keys.
+func (s *Store) ids(values []Value, layout uint64) []int {
+	if layout != 0 && layout == s.layoutOf && len(values) == len(s.layout) {
+		return s.layoutID
+	}
+	s.layoutOf = layout
 	same := len(values) == len(s.layout)
 	for i := 0; same && i < len(values); i++ {
 		// Equal keys in strings of their own (a reader's next segment)

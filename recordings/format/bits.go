@@ -160,9 +160,12 @@ func (s *riceStats) k() uint {
 	return min(k, 58)
 }
 
-func (s *riceStats) add(u uint64) {
+func (s *riceStats) add(u uint64) { s.addAt(u, s.k()) }
+
+// addAt is add where k is s.k(), known already.
+func (s *riceStats) addAt(u uint64, k uint) {
 	// Saturating, so that no input, however wrong, overflows the sum.
-	s.sum = min(s.sum+min(u, riceEscape<<s.k()), 1<<62)
+	s.sum = min(s.sum+min(u, riceEscape<<k), 1<<62)
 	s.n++
 	if s.n == 16 {
 		s.sum >>= 1

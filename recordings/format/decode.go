@@ -59,6 +59,9 @@ type Decoder struct {
 	// spare are metrics handed back (Recycle) for the next sample.
 	spare  []timeline.Metric
 	hasErr []bool // scratch: which statuses have an error text
+	// layoutOf is the Sample.Layout of the samples decoded with d.layout
+	// and the segment's keys; 0 until a sample needs one.
+	layoutOf uint64
 
 	// hints are the snapshots decoded since the reader last took them.
 	Hints []HintSnapshot
@@ -318,7 +321,10 @@ func (d *Decoder) readSample(c *cursor, s *timeline.Sample) {
 	}
 	d.samples++
 	s.At = time.Unix(0, d.lastAt)
-	d.layout = d.readLayout(c, d.layout, len(d.keys))
+	var fresh bool
+	if d.layout, fresh = d.readLayout(c, d.layout, len(d.keys)); fresh {
+		d.layoutOf = 0
+	}
 	d.decoded += len(d.layout)
 	if d.samples > MaxSegmentSamples || d.decoded > maxSegmentValues {
 		c.failWith(ErrPastBounds)
@@ -327,6 +333,10 @@ func (d *Decoder) readSample(c *cursor, s *timeline.Sample) {
 		return
 	}
 	s.Metrics = d.readValues(c)
+	if d.layoutOf == 0 {
+		d.layoutOf = timeline.NewLayout()
+	}
+	s.Layout = d.layoutOf
 }
 
 // readValues reads the values of a sample whose layout is d.layout: the
@@ -389,28 +399,29 @@ func (d *Decoder) Recycle(m []timeline.Metric) {
 	}
 }
 
-// readLayout reads a list of ids written by appendLayout, each below max.
-func (d *Decoder) readLayout(c *cursor, prev []int, max int) []int {
+// readLayout reads a list of ids written by appendLayout, each below max;
+// fresh says it is not prev, as before.
+func (d *Decoder) readLayout(c *cursor, prev []int, max int) (ids []int, fresh bool) {
 	n := c.uvarint()
 	if n == 0 {
-		return prev
+		return prev, false
 	}
 	if n-1 > uint64(len(c.b)) { // every id takes at least a byte
 		c.fail()
-		return prev
+		return prev, true
 	}
-	ids := prev[:0]
+	ids = prev[:0]
 	next := int64(0)
 	for range n - 1 {
 		id := next + c.varint()
 		if id < 0 || id >= int64(max) {
 			c.fail()
-			return ids
+			return ids, true
 		}
 		ids = append(ids, int(id))
 		next = id + 1
 	}
-	return ids
+	return ids, true
 }
 
 // HeaderCopy reads the copy of the header that opens the segment the

@@ -219,8 +219,9 @@ func (st *valueState) decodeValue(br *bitReader, counter bool) (v float64, ok bo
 	if st.den == 0 {
 		return 0, false // a residual needs a denominator set by an absolute value
 	}
-	u := br.rice(st.rice.k())
-	st.rice.add(u)
+	k := st.rice.k()
+	u := br.rice(k)
+	st.rice.addAt(u, k)
 	var ulps int64
 	if st.ulps {
 		ulps = unzigzag(br.gamma())
