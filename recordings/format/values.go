@@ -82,9 +82,14 @@ func nearest(v float64, den int64) (n, ulps int64, ok bool) {
 	return n, ulps, true
 }
 
-// fromParts is the reader's side of nearest.
+// fromParts is the reader's side of nearest. Most values are whole
+// numbers (80 % of a day of 8 GPUs): they are not divided by 1.
 func fromParts(n, den, ulps int64) float64 {
-	return math.Float64frombits(uint64(int64(math.Float64bits(float64(n)/float64(den))) + ulps))
+	q := float64(n)
+	if den != 1 {
+		q /= float64(den)
+	}
+	return math.Float64frombits(uint64(int64(math.Float64bits(q)) + ulps))
 }
 
 // valueState is what a key remembers between its values in one segment.
