@@ -373,8 +373,14 @@ func (d *Decoder) readValues(c *cursor) []timeline.Metric {
 		if len(exc) > 0 && exc[0].index == i {
 			v, ok = d.values[id].apply(exc[0], counter)
 			exc = exc[1:]
+		} else if st := &d.values[id]; st.quiet() && br.n > 0 && br.acc>>(br.n-1)&1 == 0 {
+			// A residual of 0 at k = 0, one bit: as decodeValue reads it,
+			// without the call (half a day's values).
+			br.n--
+			st.rice.addAt(0, 0)
+			v = st.predicted(0, 0, counter)
 		} else {
-			v, ok = d.values[id].decodeValue(&br, counter)
+			v, ok = st.decodeValue(&br, counter)
 		}
 		if !ok || br.short {
 			c.fail()

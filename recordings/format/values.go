@@ -218,6 +218,12 @@ func (st *valueState) apply(e exception, counter bool) (v float64, ok bool) {
 	return math.NaN(), true
 }
 
+// quiet says the key's next residual is read at k = 0 and has no ulps
+// after it: a 0 bit is a residual of 0 (readValues' quick path).
+func (st *valueState) quiet() bool {
+	return st.den != 0 && !st.ulps && (st.rice.n == 0 || st.rice.sum <= st.rice.n)
+}
+
 // decodeValue reads a residual from br (the value is no exception).
 // ok is false if the key has no denominator to add it to.
 func (st *valueState) decodeValue(br *bitReader, counter bool) (v float64, ok bool) {
@@ -225,7 +231,12 @@ func (st *valueState) decodeValue(br *bitReader, counter bool) (v float64, ok bo
 		return 0, false // a residual needs a denominator set by an absolute value
 	}
 	k := st.rice.k()
-	u := br.rice(k)
+	var u uint64
+	if k == 0 && br.n > 0 && br.acc>>(br.n-1)&1 == 0 {
+		br.n-- // a residual of 0 at k = 0, one bit: most values of a quiet key
+	} else {
+		u = br.rice(k)
+	}
 	st.rice.addAt(u, k)
 	var ulps int64
 	if st.ulps {
