@@ -70,8 +70,7 @@ func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *
 			}
 			// The Engine's values are its own until its next sample: the
 			// store gets a copy.
-			ls.derived.Values = append(ls.derived.Values[:0], ls.s.Derived.Values...)
-			ls.derived.OutOfRange = ls.s.Derived.OutOfRange
+			copyDerived(&ls.derived, ls.s.Derived)
 			ls.s.Derived = &ls.derived
 			// The metrics the Engine is done with go back to the reader
 			// with the slot, to be read into (Reader.Recycle): a day's
@@ -89,6 +88,21 @@ func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *
 		return nil, nil, nil, fmt.Errorf("%s: the recording has no samples", path)
 	}
 	return store, eng, warn, nil
+}
+
+// copyDerived copies src into dst, reusing dst's values. Where they have
+// the same layout (Derived.Layout) only the numbers are copied: the keys
+// are there already, and copying them is copying pointers, which the
+// collector must hear of.
+func copyDerived(dst, src *timeline.Derived) {
+	if src.Layout != 0 && src.Layout == dst.Layout && len(src.Values) == len(dst.Values) {
+		for i := range src.Values {
+			dst.Values[i].Value = src.Values[i].Value
+		}
+	} else {
+		dst.Values = append(dst.Values[:0], src.Values...)
+	}
+	dst.OutOfRange, dst.Layout = src.OutOfRange, src.Layout
 }
 
 // loadBatch is how many samples the reading goroutine hands over at once,

@@ -172,6 +172,41 @@ func TestDeriverKeepsItsPlanAcrossFreshStrings(t *testing.T) {
 	}
 }
 
+// Samples that carry their Layout (a reader's) derive as Derive does; a
+// new Layout with new keys makes a new plan, and the values' layout
+// (ValuesLayout) changes with each plan and only then.
+func TestDeriverTrustsLayouts(t *testing.T) {
+	first, changed := NewLayout(), NewLayout()
+	var d Deriver
+	var prev *Sample
+	var values uint64
+	lastPlans := 0
+	for i := range 7 {
+		cur := sampleAt(float64(i), c(GPUEnergy, "gpu0", float64(i*i)*100), g(GPUUtil, "gpu0", float64(i)))
+		cur.Layout = first
+		if i >= 4 {
+			cur.Metrics[1] = g(GPUTemp, "gpu0", 50)
+			cur.Layout = changed
+		}
+		want := Derive(cur, prev)
+		got := d.Next(cur)
+		if !slices.EqualFunc(got, want, func(a, b Value) bool {
+			return a.Key == b.Key && (a.Value == b.Value || math.IsNaN(a.Value) && math.IsNaN(b.Value))
+		}) {
+			t.Fatalf("tick %d: %v, want %v", i, got, want)
+		}
+		plans := map[int]int{0: 1, 1: 2, 2: 2, 3: 2, 4: 3, 5: 4, 6: 4}[i]
+		if d.Layout() != plans {
+			t.Errorf("tick %d: %d plans made, want %d", i, d.Layout(), plans)
+		}
+		if newPlan := d.Layout() != lastPlans; newPlan == (d.ValuesLayout() == values) {
+			t.Errorf("tick %d: values' layout %d after %d, a new plan %v", i, d.ValuesLayout(), values, newPlan)
+		}
+		values, lastPlans = d.ValuesLayout(), d.Layout()
+		prev = cur
+	}
+}
+
 // A Deriver that follows samples derived elsewhere, then derives again,
 // names the values of the layout it now has, not those of the last one it
 // derived itself.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -114,13 +115,29 @@ type Sample struct {
 	// further down files those values instead of deriving them again; nil
 	// where nothing derived it (a replay). Never recorded.
 	Derived *Derived
+	// Layout, where not 0, names the keys of Metrics: samples with the
+	// same Layout have the same keys in the same order, in the same
+	// strings (NewLayout), so a Deriver need not compare them. Whoever
+	// changes the keys of a sample that has one sets it to 0. Never
+	// recorded.
+	Layout uint64
 }
+
+// lastLayout is the last Layout NewLayout handed out.
+var lastLayout atomic.Uint64
+
+// NewLayout returns a Sample.Layout no sample of this process has had:
+// a reader takes one for each new list of keys it decodes.
+func NewLayout() uint64 { return lastLayout.Add(1) }
 
 // Derived is a sample's display values (Deriver.Next) and the Deriver's
 // tally, so far, of the values it left out as out of range.
 type Derived struct {
 	Values     []Value
 	OutOfRange []OutOfRange
+	// Layout, where not 0, names the keys of Values as Sample.Layout
+	// names those of a sample's Metrics (Deriver.ValuesLayout).
+	Layout uint64
 }
 
 // Value returns the value of key in s and whether s has it.

@@ -76,12 +76,15 @@ type Store struct {
 	rawValues int
 	layout    []Key // keys of the last derived layout
 	layoutID  []int // their series ids
-	vals      []float32
-	added     int
-	first     int64
-	last      int64
-	deltas    [15]int64 // recent sample spacings, for the interval estimate
-	interval  int64
+	// layoutOf is the Derived.Layout of the values layout lists (0: not
+	// known): values with the same one have its keys.
+	layoutOf uint64
+	vals     []float32
+	added    int
+	first    int64
+	last     int64
+	deltas   [15]int64 // recent sample spacings, for the interval estimate
+	interval int64
 
 	markers   []Marker
 	progress  []Progress
@@ -138,14 +141,15 @@ func (s *Store) Add(smp *Sample) bool {
 		return false
 	}
 	var values []Value
+	var layout uint64
 	if d := smp.Derived; d != nil {
 		// Derived once, upstream: file what the pipeline's Judge made.
-		values, s.derivedOut = d.Values, d.OutOfRange
+		values, s.derivedOut, layout = d.Values, d.OutOfRange, d.Layout
 		s.deriver.Follow(smp)
 	} else {
-		values = s.deriver.Next(smp)
+		values, layout = s.deriver.Next(smp), s.deriver.ValuesLayout()
 	}
-	ids := s.ids(values)
+	ids := s.ids(values, layout)
 	for i := range s.vals {
 		s.vals[i] = nan32
 	}
@@ -175,7 +179,12 @@ func (s *Store) Add(smp *Sample) bool {
 }
 
 // ids maps derived values to series ids, creating series on first sight.
-func (s *Store) ids(values []Value) []int {
+// Values of the layout (Derived.Layout) of the last ones have their keys.
+func (s *Store) ids(values []Value, layout uint64) []int {
+	if layout != 0 && layout == s.layoutOf && len(values) == len(s.layout) {
+		return s.layoutID
+	}
+	s.layoutOf = layout
 	same := len(values) == len(s.layout)
 	for i := 0; same && i < len(values); i++ {
 		// Equal keys in strings of their own (a reader's next segment)
@@ -355,7 +364,7 @@ func (s *Store) Series(key Key, from, to time.Time, dst []Agg) {
 		r := &s.raw
 		i := r.search(f)
 		if i > 0 {
-			v := r.cols[id][r.phys(i-1)]
+			v := r.value(id, r.phys(i-1))
 			seed.a.add(v)
 			seed.last = r.time(i-1) + hold
 		}
@@ -365,7 +374,7 @@ func (s *Store) Series(key Key, from, to time.Time, dst []Agg) {
 				break
 			}
 			c := &acc[col(at)]
-			c.a.add(r.cols[id][r.phys(i)])
+			c.a.add(r.value(id, r.phys(i)))
 			c.last = at + hold
 		}
 	} else {
@@ -374,7 +383,7 @@ func (s *Store) Series(key Key, from, to time.Time, dst []Agg) {
 		// Buckets count in the column that holds their middle.
 		i := b.search(f - b.width/2)
 		if i > 0 {
-			seed.a = b.cols[id][b.phys(i-1)]
+			seed.a = b.at(id, b.phys(i-1))
 			seed.last = b.start(i-1) + b.width + hold
 		}
 		for ; i < b.len(); i++ {
@@ -383,7 +392,7 @@ func (s *Store) Series(key Key, from, to time.Time, dst []Agg) {
 				break
 			}
 			c := &acc[col(mid)]
-			c.a.merge(b.cols[id][b.phys(i)])
+			c.a.merge(b.at(id, b.phys(i)))
 			c.last = b.start(i) + b.width + hold
 		}
 	}
@@ -462,7 +471,7 @@ func (s *Store) ValueAt(key Key, at time.Time) float64 {
 		if r.time(i-1)+s.rawHold() < t {
 			return math.NaN()
 		}
-		return float64(r.cols[id][r.phys(i-1)])
+		return float64(r.value(id, r.phys(i-1)))
 	}
 	for _, b := range s.tiers {
 		if b.len() == 0 || b.oldest() > t {
@@ -472,7 +481,7 @@ func (s *Store) ValueAt(key Key, at time.Time) float64 {
 		if i == 0 {
 			return math.NaN()
 		}
-		a := b.cols[id][b.phys(i-1)]
+		a := b.at(id, b.phys(i-1))
 		if a.n == 0 || b.start(i-1)+b.width*2 < t {
 			return math.NaN()
 		}
@@ -506,6 +515,13 @@ func (s *Store) OldestRaw() time.Time {
 // that counts time must see them. Where raw samples are gone it reads the
 // finest buckets instead, one mean per bucket at the bucket's start.
 func (s *Store) Each(key Key, from, to time.Time, fn func(at time.Time, v float64) bool) {
+	s.EachAt(key, from, to, func(at int64, v float64) bool { return fn(time.Unix(0, at), v) })
+}
+
+// EachAt is Each with each time in Unix nanoseconds: a reader of whole
+// series (a report reads a day of 8 GPUs' in millions of values) makes no
+// time.Time of each.
+func (s *Store) EachAt(key Key, from, to time.Time, fn func(at int64, v float64) bool) {
 	id, ok := s.index[key]
 	if !ok || s.added == 0 {
 		return
@@ -522,12 +538,12 @@ func (s *Store) Each(key Key, from, to time.Time, fn func(at time.Time, v float6
 			}
 		}
 		for i := b.search(f); i < b.len() && b.start(i) < oldest && b.start(i) <= t; i++ {
-			a := b.cols[id][b.phys(i)]
+			a := b.at(id, b.phys(i))
 			v := math.NaN()
 			if a.n > 0 {
 				v = float64(a.sum) / float64(a.n)
 			}
-			if !fn(time.Unix(0, b.start(i)), v) {
+			if !fn(b.start(i), v) {
 				return
 			}
 		}
@@ -538,7 +554,7 @@ func (s *Store) Each(key Key, from, to time.Time, fn func(at time.Time, v float6
 		if at > t {
 			return
 		}
-		if !fn(time.Unix(0, at), float64(r.cols[id][r.phys(i)])) {
+		if !fn(at, float64(r.value(id, r.phys(i)))) {
 			return
 		}
 	}

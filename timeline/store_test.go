@@ -189,7 +189,7 @@ func TestBucketCompactionKeepsEverything(t *testing.T) {
 	}
 	var n uint32
 	for i := 0; i < b.len(); i++ {
-		n += b.cols[0][b.phys(i)].n
+		n += b.at(0, b.phys(i)).n
 	}
 	if n != 200 || b.start(0) != 0 {
 		t.Fatalf("after compaction: %d values from %d, want 200 from 0 (width %d)", n, b.start(0), b.width)

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -18,6 +19,45 @@ type rawTier struct {
 	head     int // physical index of the oldest sample once the ring is full
 	times    []int64
 	cols     [][]float32
+	// pend holds the values of the newest samples, up to pendMax, a row
+	// of every series each, at physical indexes pendAt on; the columns get
+	// them when the rows are full (flush), a cache line each at once.
+	// Written to the columns at every sample, they took a line per series
+	// per sample, lines whose same offsets in their pages shared a set of
+	// the cache.
+	pend   []float32
+	pendAt int
+	pendN  int
+}
+
+// pendMax is how many samples pend holds: 16 float32s are a cache line.
+const pendMax = 16
+
+// value is series id's value at physical index p.
+func (r *rawTier) value(id, p int) float32 {
+	if j := p - r.pendAt; j >= 0 && j < r.pendN {
+		return r.pend[j*len(r.cols)+id]
+	}
+	return r.cols[id][p]
+}
+
+// flush writes the pending rows into the columns.
+func (r *rawTier) flush() {
+	if r.pendN == 0 {
+		return
+	}
+	w, at, n := len(r.cols), r.pendAt, r.pendN
+	for id, col := range r.cols {
+		if len(col) < at+n {
+			col = slices.Grow(col, at+n-len(col))[:at+n]
+		}
+		dst := col[at : at+n]
+		for j := range dst {
+			dst[j] = r.pend[j*w+id]
+		}
+		r.cols[id] = col
+	}
+	r.pendN = 0
 }
 
 func (r *rawTier) len() int { return len(r.times) }
@@ -50,6 +90,7 @@ func (r *rawTier) fit(n int) {
 	if r.capacity != 0 && r.capacity <= n {
 		return
 	}
+	r.flush()
 	r.capacity = n
 	if cap(r.times) <= n {
 		return
@@ -72,6 +113,8 @@ func (r *rawTier) fit(n int) {
 }
 
 func (r *rawTier) addSeries() {
+	// The pending rows are as wide as the columns were: into them first.
+	r.flush()
 	col := make([]float32, len(r.times), cap(r.times)) // the ring's room, or the store's reserve
 	for i := range col {
 		col[i] = nan32
@@ -81,22 +124,31 @@ func (r *rawTier) addSeries() {
 
 // add appends one sample; vals holds a value per series (NaN where absent).
 func (r *rawTier) add(t int64, vals []float32) {
+	var p int
 	if r.capacity == 0 || len(r.times) < r.capacity {
+		p = len(r.times)
 		r.times = append(r.times, t)
-		for i := range r.cols {
-			r.cols[i] = append(r.cols[i], vals[i])
+	} else {
+		p = r.head
+		r.times[p] = t
+		r.head++
+		if r.head == len(r.times) {
+			r.head = 0
 		}
-		return
 	}
-	p := r.head
-	r.times[p] = t
-	for i := range r.cols {
-		r.cols[i][p] = vals[i]
+	// The pending rows are at consecutive indexes: a sample elsewhere (the
+	// ring wrapped) flushes them first.
+	if r.pendN == pendMax || r.pendN > 0 && p != r.pendAt+r.pendN {
+		r.flush()
 	}
-	r.head++
-	if r.head == len(r.times) {
-		r.head = 0
+	if r.pendN == 0 {
+		r.pendAt = p
+		if w := len(r.cols) * pendMax; cap(r.pend) < w {
+			r.pend = make([]float32, w)
+		}
 	}
+	copy(r.pend[r.pendN*len(r.cols):(r.pendN+1)*len(r.cols)], vals[:len(r.cols)])
+	r.pendN++
 }
 
 // search returns the first logical index whose time is >= t.
@@ -153,6 +205,34 @@ type bucketTier struct {
 	head     int
 	starts   []int64
 	cols     [][]agg
+	// open holds the newest bucket's summaries, the series side by side,
+	// while it fills; its column entries (cols[id][openAt]) are written
+	// when it closes. Filing into the columns themselves touched one cache
+	// line per series per tier at each sample, lines a column's length
+	// apart and so competing for the same few sets of the cache.
+	open   []agg
+	isOpen bool
+	openAt int // the open bucket's physical index
+}
+
+// at is series id's summary in the bucket at physical index p.
+func (b *bucketTier) at(id, p int) agg {
+	if b.isOpen && p == b.openAt {
+		return b.open[id]
+	}
+	return b.cols[id][p]
+}
+
+// closeOpen writes the open bucket into the columns, every series' entry.
+func (b *bucketTier) closeOpen() {
+	if !b.isOpen {
+		return
+	}
+	for id, a := range b.open {
+		b.cols[id][b.openAt] = a
+	}
+	clear(b.open)
+	b.isOpen = false
 }
 
 func (b *bucketTier) len() int { return len(b.starts) }
@@ -179,6 +259,7 @@ func (b *bucketTier) oldest() int64 {
 
 func (b *bucketTier) addSeries() {
 	b.cols = append(b.cols, make([]agg, len(b.starts), cap(b.starts)))
+	b.open = append(b.open, agg{})
 }
 
 func floorTo(t, width int64) int64 {
@@ -190,9 +271,9 @@ func floorTo(t, width int64) int64 {
 }
 
 func (b *bucketTier) add(t int64, vals []float32) {
-	last := b.bucketFor(t)
-	for i := range b.cols {
-		b.cols[i][last].add(vals[i])
+	b.bucketFor(t)
+	for i := range b.open {
+		b.open[i].add(vals[i])
 	}
 }
 
@@ -205,32 +286,41 @@ func addToTiers(tiers []*bucketTier, t int64, vals []float32) {
 		}
 		return
 	}
-	var at [3]int
-	for k, b := range tiers {
-		at[k] = b.bucketFor(t)
+	for _, b := range tiers {
+		b.bucketFor(t)
 	}
-	c0, c1, c2 := tiers[0].cols, tiers[1].cols, tiers[2].cols
-	c0, c1, c2 = c0[:len(vals)], c1[:len(vals)], c2[:len(vals)]
+	o0, o1, o2 := tiers[0].open, tiers[1].open, tiers[2].open
+	o0, o1, o2 = o0[:len(vals)], o1[:len(vals)], o2[:len(vals)]
 	for i, v := range vals {
 		if v != v { // NaN
 			continue
 		}
-		c0[i][at[0]].add(v)
-		c1[i][at[1]].add(v)
-		c2[i][at[2]].add(v)
+		o0[i].add(v)
+		o1[i].add(v)
+		o2[i].add(v)
 	}
 }
 
-// bucketFor is the physical index of the bucket of time t, opened if it
-// is not the newest: what add files a sample of t into.
-func (b *bucketTier) bucketFor(t int64) int {
+// bucketFor makes the bucket of time t the open one (b.open), opening it
+// if it is not the newest: what add files a sample of t into.
+func (b *bucketTier) bucketFor(t int64) {
 	start := floorTo(t, b.width)
 	if n := len(b.starts); n > 0 {
 		if last := b.phys(n - 1); b.starts[last] == start {
-			return last
+			if !b.isOpen || b.openAt != last {
+				b.closeOpen()
+				for id := range b.open {
+					b.open[id] = b.cols[id][last]
+				}
+				b.isOpen, b.openAt = true, last
+			}
+			return
 		}
 	}
-	return b.push(start)
+	// A new bucket starts empty (closeOpen cleared open); its column
+	// entries are written when it closes.
+	b.closeOpen()
+	b.isOpen, b.openAt = true, b.push(start)
 }
 
 // push opens a bucket and returns its physical index.
@@ -248,9 +338,6 @@ func (b *bucketTier) push(start int64) int {
 	}
 	p := b.head
 	b.starts[p] = start
-	for i := range b.cols {
-		b.cols[i][p] = agg{}
-	}
 	b.head++
 	if b.head == len(b.starts) {
 		b.head = 0

@@ -1,6 +1,9 @@
 package format
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // bitWriter packs bits most significant first into bytes.
 type bitWriter struct {
@@ -45,17 +48,43 @@ type bitReader struct {
 
 // read returns the next n bits, n ≤ 32.
 func (r *bitReader) read(n uint) uint64 {
-	for r.n < n {
-		if len(r.b) == 0 {
+	if r.n < n {
+		r.refill()
+		if r.n < n {
 			r.short = true
 			return 0
 		}
+	}
+	r.n -= n
+	return r.acc >> r.n & (1<<n - 1)
+}
+
+// rest is what follows the bits read, whose last byte is padding: the
+// bytes refill took ahead and did not use are given back.
+func (r *bitReader) rest(from []byte) []byte {
+	return from[len(from)-len(r.b)-int(r.n/8):]
+}
+
+// refill takes as many whole bytes as acc has room for: 8 at a time where
+// they are there, so that a value of a few bits rarely waits for a byte.
+func (r *bitReader) refill() {
+	if len(r.b) >= 8 {
+		take := (64 - r.n) / 8 // ≤ 8; at 8 acc is all new
+		v := binary.BigEndian.Uint64(r.b)
+		if take == 8 {
+			r.acc = v
+		} else {
+			r.acc = r.acc<<(take*8) | v>>(64-take*8)
+		}
+		r.b = r.b[take:]
+		r.n += take * 8
+		return
+	}
+	for r.n <= 56 && len(r.b) > 0 {
 		r.acc = r.acc<<8 | uint64(r.b[0])
 		r.b = r.b[1:]
 		r.n += 8
 	}
-	r.n -= n
-	return r.acc >> r.n & (1<<n - 1)
 }
 
 func (r *bitReader) read64(n uint) uint64 {
@@ -72,11 +101,10 @@ func (r *bitReader) ones(max uint) uint {
 	count := uint(0)
 	for count < max {
 		if r.n == 0 {
-			if len(r.b) == 0 {
+			if r.refill(); r.n == 0 {
 				r.short = true
 				return count
 			}
-			r.acc, r.n, r.b = uint64(r.b[0]), 8, r.b[1:]
 		}
 		// The pending bits, moved to the top: count their leading ones.
 		lead := uint(bits.LeadingZeros64(^(r.acc << (64 - r.n))))
@@ -123,13 +151,21 @@ func (s *riceStats) k() uint {
 	if s.n == 0 || s.sum <= s.n {
 		return 0
 	}
-	q := (s.sum + s.n - 1) / s.n // the mean, rounded up
-	return min(uint(bits.Len64(q-1)), 58)
+	// Without dividing (a value of a day's 50 million asks twice): n·2^k
+	// is as long as sum at k = len(sum)−len(n), so that k or the next.
+	k := uint(bits.Len64(s.sum) - bits.Len64(s.n))
+	if s.n<<k < s.sum {
+		k++
+	}
+	return min(k, 58)
 }
 
-func (s *riceStats) add(u uint64) {
+func (s *riceStats) add(u uint64) { s.addAt(u, s.k()) }
+
+// addAt is add where k is s.k(), known already.
+func (s *riceStats) addAt(u uint64, k uint) {
 	// Saturating, so that no input, however wrong, overflows the sum.
-	s.sum = min(s.sum+min(u, riceEscape<<s.k()), 1<<62)
+	s.sum = min(s.sum+min(u, riceEscape<<k), 1<<62)
 	s.n++
 	if s.n == 16 {
 		s.sum >>= 1

@@ -59,6 +59,9 @@ type Decoder struct {
 	// spare are metrics handed back (Recycle) for the next sample.
 	spare  []timeline.Metric
 	hasErr []bool // scratch: which statuses have an error text
+	// layoutOf is the Sample.Layout of the samples decoded with d.layout
+	// and the segment's keys; 0 until a sample needs one.
+	layoutOf uint64
 
 	// hints are the snapshots decoded since the reader last took them.
 	Hints []HintSnapshot
@@ -318,7 +321,10 @@ func (d *Decoder) readSample(c *cursor, s *timeline.Sample) {
 	}
 	d.samples++
 	s.At = time.Unix(0, d.lastAt)
-	d.layout = d.readLayout(c, d.layout, len(d.keys))
+	var fresh bool
+	if d.layout, fresh = d.readLayout(c, d.layout, len(d.keys)); fresh {
+		d.layoutOf = 0
+	}
 	d.decoded += len(d.layout)
 	if d.samples > MaxSegmentSamples || d.decoded > maxSegmentValues {
 		c.failWith(ErrPastBounds)
@@ -327,6 +333,10 @@ func (d *Decoder) readSample(c *cursor, s *timeline.Sample) {
 		return
 	}
 	s.Metrics = d.readValues(c)
+	if d.layoutOf == 0 {
+		d.layoutOf = timeline.NewLayout()
+	}
+	s.Layout = d.layoutOf
 }
 
 // readValues reads the values of a sample whose layout is d.layout: the
@@ -363,16 +373,25 @@ func (d *Decoder) readValues(c *cursor) []timeline.Metric {
 		if len(exc) > 0 && exc[0].index == i {
 			v, ok = d.values[id].apply(exc[0], counter)
 			exc = exc[1:]
+		} else if st := &d.values[id]; st.quiet() && br.n > 0 && br.acc>>(br.n-1)&1 == 0 {
+			// A residual of 0 at k = 0, one bit: as decodeValue reads it,
+			// without the call (half a day's values).
+			br.n--
+			st.rice.addAt(0, 0)
+			v = st.predicted(0, 0, counter)
 		} else {
-			v, ok = d.values[id].decodeValue(&br, counter)
+			v, ok = st.decodeValue(&br, counter)
 		}
 		if !ok || br.short {
 			c.fail()
 			return nil
 		}
-		out[i] = timeline.Metric{Key: k.key, Kind: k.kind, Value: v}
+		// Field by field: a Metric built whole goes through the stack,
+		// and reading it back stalled on the stores just made.
+		m := &out[i]
+		m.Key, m.Kind, m.Value = k.key, k.kind, v
 	}
-	c.b = br.b
+	c.b = br.rest(c.b)
 	return out
 }
 
@@ -386,28 +405,29 @@ func (d *Decoder) Recycle(m []timeline.Metric) {
 	}
 }
 
-// readLayout reads a list of ids written by appendLayout, each below max.
-func (d *Decoder) readLayout(c *cursor, prev []int, max int) []int {
+// readLayout reads a list of ids written by appendLayout, each below max;
+// fresh says it is not prev, as before.
+func (d *Decoder) readLayout(c *cursor, prev []int, max int) (ids []int, fresh bool) {
 	n := c.uvarint()
 	if n == 0 {
-		return prev
+		return prev, false
 	}
 	if n-1 > uint64(len(c.b)) { // every id takes at least a byte
 		c.fail()
-		return prev
+		return prev, true
 	}
-	ids := prev[:0]
+	ids = prev[:0]
 	next := int64(0)
 	for range n - 1 {
 		id := next + c.varint()
 		if id < 0 || id >= int64(max) {
 			c.fail()
-			return ids
+			return ids, true
 		}
 		ids = append(ids, int(id))
 		next = id + 1
 	}
-	return ids
+	return ids, true
 }
 
 // HeaderCopy reads the copy of the header that opens the segment the

@@ -82,9 +82,14 @@ func nearest(v float64, den int64) (n, ulps int64, ok bool) {
 	return n, ulps, true
 }
 
-// fromParts is the reader's side of nearest.
+// fromParts is the reader's side of nearest. Most values are whole
+// numbers (80 % of a day of 8 GPUs): they are not divided by 1.
 func fromParts(n, den, ulps int64) float64 {
-	return math.Float64frombits(uint64(int64(math.Float64bits(float64(n)/float64(den))) + ulps))
+	q := float64(n)
+	if den != 1 {
+		q /= float64(den)
+	}
+	return math.Float64frombits(uint64(int64(math.Float64bits(q)) + ulps))
 }
 
 // valueState is what a key remembers between its values in one segment.
@@ -213,14 +218,26 @@ func (st *valueState) apply(e exception, counter bool) (v float64, ok bool) {
 	return math.NaN(), true
 }
 
+// quiet says the key's next residual is read at k = 0 and has no ulps
+// after it: a 0 bit is a residual of 0 (readValues' quick path).
+func (st *valueState) quiet() bool {
+	return st.den != 0 && !st.ulps && (st.rice.n == 0 || st.rice.sum <= st.rice.n)
+}
+
 // decodeValue reads a residual from br (the value is no exception).
 // ok is false if the key has no denominator to add it to.
 func (st *valueState) decodeValue(br *bitReader, counter bool) (v float64, ok bool) {
 	if st.den == 0 {
 		return 0, false // a residual needs a denominator set by an absolute value
 	}
-	u := br.rice(st.rice.k())
-	st.rice.add(u)
+	k := st.rice.k()
+	var u uint64
+	if k == 0 && br.n > 0 && br.acc>>(br.n-1)&1 == 0 {
+		br.n-- // a residual of 0 at k = 0, one bit: most values of a quiet key
+	} else {
+		u = br.rice(k)
+	}
+	st.rice.addAt(u, k)
 	var ulps int64
 	if st.ulps {
 		ulps = unzigzag(br.gamma())

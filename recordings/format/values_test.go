@@ -2,6 +2,7 @@ package format
 
 import (
 	"math"
+	"math/bits"
 	"testing"
 	"time"
 )
@@ -47,7 +48,10 @@ func TestRiceAndGammaRoundTrip(t *testing.T) {
 			w.gamma(u % (1 << 40))
 		}
 	}
-	r := bitReader{b: w.bytes()}
+	// What follows the bits (the next part of a record) must come back
+	// whole, however far ahead the reader took bytes.
+	data := append(w.bytes(), 0xA, 0xB, 0xC)
+	r := bitReader{b: data}
 	for k := uint(0); k <= 58; k++ {
 		for _, u := range values {
 			if got := r.rice(k); got != u {
@@ -58,9 +62,10 @@ func TestRiceAndGammaRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if r.short || len(r.b) != 0 {
-		t.Errorf("reader short %v, %d bytes left", r.short, len(r.b))
+	if rest := r.rest(data); r.short || string(rest) != "\x0a\x0b\x0c" {
+		t.Errorf("reader short %v, %x left after the bits, want 0a0b0c", r.short, rest)
 	}
+	r.b, r.n = r.rest(data), 0
 	if r.read64(64); !r.short {
 		t.Error("reading past the end did not say so")
 	}
@@ -76,6 +81,26 @@ func TestRiceParameterFollowsTheNoise(t *testing.T) {
 		s := riceStats{sum: c.sum, n: c.n}
 		if got := s.k(); got != c.k {
 			t.Errorf("k() with sum %d over %d = %d, want %d", c.sum, c.n, got, c.k)
+		}
+	}
+	// k() finds k without dividing: it must agree with the mean rounded
+	// up, its definition, for every count a key's stats can hold.
+	byMean := func(sum, n uint64) uint {
+		if n == 0 || sum <= n {
+			return 0
+		}
+		return min(uint(bits.Len64((sum+n-1)/n-1)), 58)
+	}
+	for n := uint64(0); n <= 16; n++ {
+		for _, sum := range []uint64{1<<62 - 1, 1 << 62, 1<<57 + 3, 1<<40 - 1, 1 << 40, 1<<40 + 1} {
+			if s := (riceStats{sum: sum, n: n}); s.k() != byMean(sum, n) {
+				t.Errorf("k() with sum %d over %d = %d, the mean says %d", sum, n, s.k(), byMean(sum, n))
+			}
+		}
+		for sum := uint64(0); sum < 1<<14; sum++ {
+			if s := (riceStats{sum: sum, n: n}); s.k() != byMean(sum, n) {
+				t.Fatalf("k() with sum %d over %d = %d, the mean says %d", sum, n, s.k(), byMean(sum, n))
+			}
 		}
 	}
 }

@@ -62,7 +62,8 @@ func (j *Judge) Take(s *timeline.Sample, info timeline.SourceInfo) {
 	// A copy of its own: the Engine's Deriver reuses its slice, and the
 	// sample travels on to other goroutines.
 	j.latest = slices.Clone(j.engine.values)
-	s.Derived = &timeline.Derived{Values: j.latest, OutOfRange: j.engine.deriver.OutOfRange()}
+	s.Derived = &timeline.Derived{Values: j.latest, OutOfRange: j.engine.deriver.OutOfRange(),
+		Layout: j.engine.deriver.ValuesLayout()}
 }
 
 // AddDerived is Add for a reader that files each sample in a Store beside
@@ -77,7 +78,7 @@ func (e *Engine) AddDerived(s *timeline.Sample) bool {
 	if e.samples == n {
 		return false
 	}
-	e.derived = timeline.Derived{Values: e.values, OutOfRange: e.deriver.OutOfRange()}
+	e.derived = timeline.Derived{Values: e.values, OutOfRange: e.deriver.OutOfRange(), Layout: e.deriver.ValuesLayout()}
 	s.Derived = &e.derived
 	return true
 }

@@ -31,8 +31,8 @@ type repSeries struct {
 // returns it. step is the sampling interval.
 func repLoad(r repSeries, s *timeline.Store, key timeline.Key, from, to time.Time, step int64) repSeries {
 	r.at, r.v, r.w = r.at[:0], r.v[:0], r.w[:0]
-	s.Each(key, from, to, func(at time.Time, v float64) bool {
-		r.at = append(r.at, at.UnixNano())
+	s.EachAt(key, from, to, func(at int64, v float64) bool {
+		r.at = append(r.at, at)
 		r.v = append(r.v, v)
 		r.w = append(r.w, 0)
 		return true
@@ -197,7 +197,7 @@ func (r repSeries) span(start, end int64, first bool) (int, int) {
 // repMax is the largest value of key from `from` to `to`, NaN if none.
 func repMax(s *timeline.Store, key timeline.Key, from, to time.Time) float64 {
 	out := math.NaN()
-	s.Each(key, from, to, func(_ time.Time, v float64) bool {
+	s.EachAt(key, from, to, func(_ int64, v float64) bool {
 		if !math.IsNaN(v) && (math.IsNaN(out) || v > out) {
 			out = v
 		}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// The store's copy of what the Engine derived: the numbers alone where
+// the slot holds values of the same layout, everything where not.
+func TestCopyDerivedKeepsKeysOfTheSameLayout(t *testing.T) {
+	util, temp := timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, timeline.Key{Name: timeline.GPUTemp, Device: "gpu0"}
+	a, b := timeline.NewLayout(), timeline.NewLayout()
+	var slot timeline.Derived
+	for i, src := range []timeline.Derived{
+		{Layout: a, Values: []timeline.Value{{Key: util, Value: 1}}},
+		{Layout: a, Values: []timeline.Value{{Key: util, Value: 2}}},
+		{Layout: b, Values: []timeline.Value{{Key: temp, Value: 60}, {Key: util, Value: 3}}},
+		{Layout: 0, Values: []timeline.Value{{Key: util, Value: 4}, {Key: temp, Value: 61}}},
+		{Layout: 0, Values: []timeline.Value{{Key: temp, Value: 62}, {Key: util, Value: 5}}},
+	} {
+		copyDerived(&slot, &src)
+		if slot.Layout != src.Layout || len(slot.Values) != len(src.Values) {
+			t.Fatalf("copy %d: layout %d, %d values; want %d, %d", i, slot.Layout, len(slot.Values), src.Layout, len(src.Values))
+		}
+		for j := range src.Values {
+			if slot.Values[j] != src.Values[j] {
+				t.Errorf("copy %d: value %d is %v, want %v", i, j, slot.Values[j], src.Values[j])
+			}
+		}
+		src.Values[0].Value = -1 // the Engine's next sample: the copy keeps its own
+		if slot.Values[0].Value == -1 {
+			t.Errorf("copy %d shares the Engine's values", i)
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package timeline
+
+import (
+	"testing"
+	"time"
+)
+
+// The store files values in pending rows and open buckets before their
+// columns (rawTier.pend, bucketTier.open): whatever was last added reads
+// back at once, through a raw ring whose size is no multiple of the rows,
+// as it wraps, and with a series that arrives while rows are pending.
+func TestStoreReadsWhatIsPending(t *testing.T) {
+	const ring = 37
+	s := NewStore(StoreOptions{RawSamples: ring})
+	util, power, late := Key{GPUUtil, "gpu0"}, Key{GPUPower, "gpu0"}, Key{GPUMemUsed, "gpu0"}
+	at := func(i int) time.Time { return t0.Add(time.Duration(i) * time.Second) }
+	for i := range 300 {
+		smp := Sample{At: at(i), Metrics: []Metric{g(GPUUtil, "gpu0", float64(i%100)), g(GPUPower, "gpu0", float64(100+i))}}
+		if i >= 50 {
+			smp.Metrics = append(smp.Metrics, g(GPUMemUsed, "gpu0", float64(2*i)))
+		}
+		s.Add(&smp)
+		if v := s.ValueAt(util, at(i)); v != float64(i%100) {
+			t.Fatalf("sample %d: utilisation %v, want %d", i, v, i%100)
+		}
+		if i >= 50 {
+			if v := s.ValueAt(late, at(i)); v != float64(2*i) {
+				t.Fatalf("sample %d: the late series %v, want %d", i, v, 2*i)
+			}
+		}
+		// Every raw sample still held, in order.
+		want := max(0, i+1-ring)
+		s.EachAt(power, s.OldestRaw(), at(i), func(ns int64, v float64) bool {
+			if ns != at(want).UnixNano() || v != float64(100+want) {
+				t.Fatalf("sample %d: raw value %v at %v, want %d at %v", i, v, time.Unix(0, ns).UTC(), 100+want, at(want))
+			}
+			want++
+			return true
+		})
+		if want != i+1 {
+			t.Fatalf("sample %d: raw values up to %d, want up to %d", i, want-1, i)
+		}
+	}
+	// Every 10 s bucket, the open one too: its ten values (t0 is on a
+	// bucket's edge).
+	b, id := s.tiers[0], s.index[util]
+	for k := range b.len() {
+		first := int(time.Duration(b.start(k)-t0.UnixNano()) / time.Second)
+		var sum float32
+		for j := first; j < first+10 && j < 300; j++ {
+			sum += float32(j % 100)
+		}
+		if a := b.at(id, b.phys(k)); a.sum != sum || a.n != uint32(min(10, 300-first)) {
+			t.Fatalf("bucket %d (from %d s): sum %v of %d, want %v of %d", k, first, a.sum, a.n, sum, min(10, 300-first))
+		}
+	}
+	// Before the ring, ValueAt reads them: a bucket's mean.
+	for i := 0; i < 300-ring; i += 7 {
+		first := i - i%10
+		var sum float64
+		n := 0
+		for j := first; j < first+10 && j < 300; j++ {
+			sum += float64(j % 100)
+			n++
+		}
+		if v := s.ValueAt(util, at(i)); v != sum/float64(n) {
+			t.Fatalf("utilisation at %d s, from the buckets: %v, want %v", i, v, sum/float64(n))
+		}
+	}
+}
