@@ -375,16 +375,22 @@ func (s *Sampler) build(at time.Time, lag time.Duration, slowDue bool) (timeline
 // sample, so a marker never comes before the sample that carries it.
 // The caller holds s.mu.
 func (s *Sampler) takeMarkers(at time.Time) []timeline.Marker {
-	var out []timeline.Marker
-	kept := s.markers[:0]
-	for _, m := range s.markers {
-		if m.At.After(at) {
-			kept = append(kept, m)
+	return takeUntil(&s.markers, at, func(m timeline.Marker) time.Time { return m.At })
+}
+
+// takeUntil removes from *queue and returns, in order, the items whose time
+// is at or before at; the later ones stay queued.
+func takeUntil[T any](queue *[]T, at time.Time, timeOf func(T) time.Time) []T {
+	var out []T
+	kept := (*queue)[:0]
+	for _, x := range *queue {
+		if timeOf(x).After(at) {
+			kept = append(kept, x)
 		} else {
-			out = append(out, m)
+			out = append(out, x)
 		}
 	}
-	clear(s.markers[len(kept):])
-	s.markers = kept
+	clear((*queue)[len(kept):])
+	*queue = kept
 	return out
 }

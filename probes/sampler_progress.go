@@ -46,18 +46,7 @@ func (s *Sampler) takeProgress(at time.Time) []timeline.Progress {
 	if q.tracker != nil {
 		q.points = append(q.points, q.tracker.Idle(at)...)
 	}
-	var out []timeline.Progress
-	kept := q.points[:0]
-	for _, p := range q.points {
-		if p.At.After(at) {
-			kept = append(kept, p)
-		} else {
-			out = append(out, p)
-		}
-	}
-	clear(q.points[len(kept):])
-	q.points = kept
-	return out
+	return takeUntil(&q.points, at, func(p timeline.Progress) time.Time { return p.At })
 }
 
 // Progress passes a reading of the job's progress on (Sampler.Progress).
