@@ -75,9 +75,10 @@ func TestThroughputDropWhileBusy(t *testing.T) {
 	}
 }
 
-func TestProgressStalledWhileIdle(t *testing.T) {
-	stalled := func(sec int) bool { return sec >= 300 && sec < 420 }
-	e := jobEngine(600, func(t *htTick) {
+// stallingJob is eight busy GPUs making 50 it/s, and idle making none
+// while stalled says so.
+func stallingJob(seconds int, stalled func(sec int) bool, markers map[int]string) *Engine {
+	return jobEngine(seconds, func(t *htTick) {
 		htEvery8(func(i int) {
 			if stalled(t.sec) {
 				t.h100(i, 0, 0, 90, 60*htGiB)
@@ -90,7 +91,12 @@ func TestProgressStalledWhileIdle(t *testing.T) {
 			return 0
 		}
 		return 50
-	}, map[int]string{300: "saving checkpoint"})
+	}, markers)
+}
+
+func TestProgressStalledWhileIdle(t *testing.T) {
+	stalled := func(sec int) bool { return sec >= 300 && sec < 420 }
+	e := stallingJob(600, stalled, map[int]string{300: "saving checkpoint"})
 	hs := htFind(e.Hints(e.Last()), timeline.HintProgressStalled)
 	if len(hs) != 1 {
 		t.Fatalf("progress-stalled hints %s", htDump(e.Hints(e.Last())))
@@ -117,20 +123,7 @@ func TestWarmUpHint(t *testing.T) {
 
 func TestPeriodicStallCostsThroughput(t *testing.T) {
 	stalled := func(sec int) bool { return sec >= 60 && sec%120 >= 100 }
-	e := jobEngine(1200, func(t *htTick) {
-		htEvery8(func(i int) {
-			if stalled(t.sec) {
-				t.h100(i, 0, 0, 90, 60*htGiB)
-			} else {
-				t.h100(i, 95, 80, 600, 60*htGiB)
-			}
-		})
-	}, func(sec int) float64 {
-		if stalled(sec) {
-			return 0
-		}
-		return 50
-	}, nil)
+	e := stallingJob(1200, stalled, nil)
 	hs := htFind(e.Hints(e.Last()), timeline.HintPeriodicStall)
 	if len(hs) != 1 {
 		t.Fatalf("periodic-stall hints %s", htDump(e.Hints(e.Last())))
