@@ -105,17 +105,16 @@ func cmdLive(args []string, e *env) error {
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
 
-	machine, err := demo.machine(probes.RealClock{})
+	// The marker socket's warning is logged and is the screen's first notice.
+	var warning string
+	session, err := openLocal(demo, probes.SessionConfig{Interval: *interval}, func(w string) {
+		log.Print(w)
+		warning = w
+	})
 	if err != nil {
 		return err
 	}
-	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Machine: machine})
-	defer closeSession(session)
-	listener, warning := openMarks(session)
-	defer listener.Close()
-	if warning != "" {
-		log.Print(warning)
-	}
+	defer session.close()
 	rec := pipe.recorder(session, side.exporter(), *force, false)
 	live := &liveRecording{rec: rec, next: *record}
 	if *record != "" {

@@ -60,12 +60,13 @@ func cmdRecord(args []string, e *env) error {
 	}
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
-	machine, err := demo.machine(clock)
+	session, err := openLocal(demo, probes.SessionConfig{Interval: *interval, Clock: clock}, func(w string) {
+		fmt.Fprintf(e.stderr, "gputop record: %s\n", w)
+	})
 	if err != nil {
 		return err
 	}
-	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Machine: machine, Clock: clock})
-	defer closeSession(session)
+	defer session.close()
 	// A fast demo has no screen to keep up with: every sample is written
 	// before the next is taken, and none is dropped.
 	rec := pipe.recorder(session, side.exporter(), *force, *fast)
@@ -73,11 +74,6 @@ func cmdRecord(args []string, e *env) error {
 	// is sampled.
 	if _, err := rec.Start(*out); err != nil {
 		return err
-	}
-	listener, warning := openMarks(session)
-	defer listener.Close()
-	if warning != "" {
-		fmt.Fprintf(e.stderr, "gputop record: %s\n", warning)
 	}
 	if side != nil {
 		// The recording is what was asked for: a server that fails says so

@@ -99,13 +99,12 @@ func cmdRun(args []string, e *env) error {
 	// and the job's first lines and markers are not lost; the job's tree
 	// is named to the session once the job runs.
 	tree := probes.NewTreeProbe()
-	machine, err := demo.machine(probes.RealClock{})
+	session, err := openLocal(demo, probes.SessionConfig{Interval: *interval, Extra: []probes.Probe{tree}},
+		func(w string) { fmt.Fprintf(e.stderr, "gputop run: %s\n", w) })
 	if err != nil {
 		return err
 	}
-	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Machine: machine,
-		Extra: []probes.Probe{tree}})
-	defer closeSession(session)
+	defer session.close()
 	rec := newPipeline().recorder(probes.NewJobSource(session, tree, job), nil, *force, false)
 	path := *out
 	if path == "" {
@@ -116,13 +115,8 @@ func cmdRun(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	listener, warning := openMarks(session)
-	defer listener.Close()
-	if warning != "" {
-		fmt.Fprintf(e.stderr, "gputop run: %s\n", warning)
-	}
 	var jobEnv []string
-	if l, ok := listener.(*marks.Listener); ok {
+	if l, ok := session.marks.(*marks.Listener); ok {
 		jobEnv = append(jobEnv, marks.SocketEnv+"="+l.Path())
 	}
 	var stdin io.Reader // nil, not a nil *os.File: the job reads /dev/null

@@ -53,13 +53,13 @@ func cmdServe(args []string, e *env) error {
 
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
-	clock := probes.RealClock{}
-	machine, err := demo.machine(clock)
+	session, err := openLocal(demo, probes.SessionConfig{Interval: *interval}, func(w string) {
+		fmt.Fprintf(e.stderr, "gputop serve: %s\n", w)
+	})
 	if err != nil {
 		return err
 	}
-	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Machine: machine, Clock: clock})
-	defer closeSession(session)
+	defer session.close()
 	// Samples reach the exporter on their way to the Recorder that gputop
 	// record uses, so serve -o writes what record writes.
 	pipe := newPipeline()
@@ -69,11 +69,6 @@ func cmdServe(args []string, e *env) error {
 		if _, err := rec.Start(*out); err != nil {
 			return err
 		}
-	}
-	marks, warning := openMarks(session)
-	defer marks.Close()
-	if warning != "" {
-		fmt.Fprintf(e.stderr, "gputop serve: %s\n", warning)
 	}
 
 	// exporter-toolkit says only what goes wrong (a bad certificate at a

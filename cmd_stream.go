@@ -97,17 +97,13 @@ func cmdStream(args []string, e *env) error {
 	defer stopSignals()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	machine, err := demo.machine(probes.RealClock{})
+	session, err := openLocal(demo, probes.SessionConfig{Interval: *interval}, func(w string) {
+		fmt.Fprintf(e.stderr, "gputop stream: %s\n", w)
+	})
 	if err != nil {
 		return err
 	}
-	session := probes.OpenPending(probes.SessionConfig{Interval: *interval, Machine: machine})
-	defer closeSession(session)
-	listener, warning := openMarks(session)
-	defer listener.Close()
-	if warning != "" {
-		fmt.Fprintf(e.stderr, "gputop stream: %s\n", warning)
-	}
+	defer session.close()
 	rec := newPipeline().recorder(session, nil, false, false)
 	name := "stdout"
 	if f, ok := e.stdout.(*os.File); ok {
@@ -121,7 +117,7 @@ func cmdStream(args []string, e *env) error {
 		if *duration > 0 {
 			stdinEnds = func() {} // a set time: stdin only carries markers
 		}
-		go readStreamInput(e.stdin, session, e.stderr, stdinEnds)
+		go readStreamInput(e.stdin, session.PendingSession, e.stderr, stdinEnds)
 	}
 	runErr := rec.Run(ctx, *duration)
 	sum, err := rec.Stop()

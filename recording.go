@@ -9,17 +9,15 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/probes/marks"
-	"github.com/gputop-dev/gputop/probes/progress"
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // The wiring every recording command shares besides the pipeline
-// (pipeline.go): where recordings share their socket, their header, and
-// markers from `gputop mark` through openMarks.
+// (pipeline.go) and the local session (local.go): where recordings share
+// their socket, and their header.
 
 // shareDir is where a recording's socket goes, for gputop attach: this
 // user's runtime directory, private to them, the one attach looks in
@@ -37,25 +35,6 @@ func shareDir() string {
 // recordingHeader describes a source in a file that starts at start.
 func recordingHeader(info timeline.SourceInfo, start time.Time) recordings.Header {
 	return recordings.Header{Version: version, Info: info, Start: start}
-}
-
-// openMarks makes `gputop mark` reach session: a listener to close when
-// the session ends (a no-op one if none could be opened, which the log
-// says), and a one-line warning when the usual marker directory could not
-// be used or none at all.
-func openMarks(session *probes.PendingSession) (io.Closer, string) {
-	l, warning, err := marks.Open(func(text string) {
-		// "progress 1200 steps" is the job's progress, not a marker.
-		if r, ok := progress.ParseMark(text); ok {
-			session.Progress("mark", r)
-			return
-		}
-		session.MarkFrom("mark", text)
-	})
-	if err != nil {
-		return io.NopCloser(nil), "markers from gputop mark will not arrive: " + err.Error()
-	}
-	return l, warning
 }
 
 // liveRecording is the r key's recorder: the first Start records to the
