@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -191,6 +192,22 @@ func smiColumn(name string) (column, bool) {
 		}
 	}
 	return column{}, false
+}
+
+// putMetrics puts a row's readings of every metric column into t, in
+// column order: fields are the row's values, one per column.
+func putMetrics(t *table, cols []column, fields []string) error {
+	for i, c := range cols {
+		if c.kind != colMetric {
+			continue
+		}
+		v, err := parseValue(fields[i], c.unit, c.scale)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		t.put(c.metric, v)
+	}
+	return nil
 }
 
 // keepOnePerMetric leaves one column per metric, the lowest ranked (the

@@ -255,16 +255,9 @@ func (h *dcgmHeader) parseRow(t *table, ents *entities, line string, csv bool, n
 		values = (*buf)[2:]
 	}
 	lo := t.begin()
-	for i, c := range h.cols {
-		if c.kind != colMetric {
-			continue
-		}
-		v, err := parseValue(values[i], c.unit, c.scale)
-		if err != nil {
-			t.drop(lo)
-			return fmt.Errorf("%s: %w", c.name, err)
-		}
-		t.put(c.metric, v)
+	if err := putMetrics(t, h.cols, values); err != nil {
+		t.drop(lo)
+		return err
 	}
 	return t.add(r, lo)
 }

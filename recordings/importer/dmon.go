@@ -204,15 +204,8 @@ func (h *dmonHeader) parseTime(t *table, tokens []string, r *row, day, lastClock
 
 // parseValues appends one row's readings, in column order.
 func (h *dmonHeader) parseValues(t *table, tokens []string) error {
-	for i, c := range h.cols {
-		if c.kind != colMetric {
-			continue
-		}
-		v, err := parseValue(tokens[i], c.unit, c.scale)
-		if err != nil {
-			return fmt.Errorf("%s: %w", c.name, err)
-		}
-		t.put(c.metric, v)
+	if err := putMetrics(t, h.cols, tokens); err != nil {
+		return err
 	}
 	if len(h.reasons) == 0 {
 		return nil

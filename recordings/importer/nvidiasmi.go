@@ -263,15 +263,8 @@ func (h *smiHeader) parseTime(t *table, f []string, r *row) error {
 
 // parseValues appends one row's metric readings, in column order.
 func (h *smiHeader) parseValues(t *table, f []string) error {
-	for i, c := range h.cols {
-		if c.kind != colMetric {
-			continue
-		}
-		v, err := parseValue(f[i], c.unit, c.scale)
-		if err != nil {
-			return fmt.Errorf("%s: %w", c.name, err)
-		}
-		t.put(c.metric, v)
+	if err := putMetrics(t, h.cols, f); err != nil {
+		return err
 	}
 	if h.free >= 0 && h.total >= 0 {
 		free, err := parseValue(f[h.free], unitMiB, h.cols[h.free].scale)
