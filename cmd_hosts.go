@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log"
-	"runtime/debug"
 	"time"
 
 	"github.com/gputop-dev/gputop/probes/marks"
 	"github.com/gputop-dev/gputop/probes/remote"
-	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui"
 	"github.com/gputop-dev/gputop/ui/config"
 )
@@ -62,7 +59,7 @@ func liveHosts(e *env, hosts []string, t remote.Transport, o liveOptions) error 
 		log.Print(warning)
 	}
 	pipe := newPipeline()
-	rec := pipe.recorder(&pacedCollector{Source: src}, nil, o.force, false)
+	rec := pipe.recorder(&pacedCollector{hostsSource: src}, nil, o.force, false)
 	live := &liveRecording{rec: rec, next: o.record}
 	if o.record != "" {
 		if _, err := live.Start(); err != nil {
@@ -106,35 +103,4 @@ func logWire(src *remote.Source, hosts int, opened time.Time, took time.Duration
 	log.Printf("hosts: %d bytes from %d hosts in %.0fs: %.0f B/s a host; every host answered or failed %v after start, "+
 		"the first sample %v after that", src.Received(), hosts, secs, float64(src.Received())/secs/float64(hosts),
 		settled.Sub(opened).Round(time.Millisecond), first.Sub(settled).Round(time.Millisecond))
-}
-
-// pacedCollector is a session of several hosts that paces the collector
-// by its size: once it has bigSessionGPUs GPUs, the collector runs when the
-// heap has grown by as much as is live (GOGC 100), not a quarter (runUI's
-// 25, for one host's memory). A big session's history is hundreds of MB
-// of columns that hold no pointers, and each of its samples several MB of
-// keys that do: collecting at a quarter took 14 % of the 64-host viewer's
-// CPU, the pages the collector gave back faulted in again as the next
-// samples came. The cost is memory: the heap may reach twice what is live
-// (docs/performance.md, "Several hosts").
-type pacedCollector struct {
-	*remote.Source
-	big bool
-}
-
-// bigSessionGPUs is the size from which a session's collector is paced as
-// a big one's: where the screen judges its hints every few seconds too
-// (ui's bigSession).
-const bigSessionGPUs = 128
-
-func (p *pacedCollector) Next(ctx context.Context) (timeline.Sample, error) {
-	s, err := p.Source.Next(ctx)
-	if !p.big && len(p.Source.Info().GPUs) >= bigSessionGPUs {
-		p.big = true
-		// Not below what GOGC asked for (runUI keeps a lower one too).
-		if was := debug.SetGCPercent(100); was < 25 {
-			debug.SetGCPercent(was)
-		}
-	}
-	return s, err
 }
