@@ -59,7 +59,7 @@ func liveHosts(e *env, hosts []string, t remote.Transport, o liveOptions) error 
 		log.Print(warning)
 	}
 	pipe := newPipeline()
-	rec := pipe.recorder(src, nil, o.force, false)
+	rec := pipe.recorder(&pacedCollector{hostsSource: src}, nil, o.force, false)
 	live := &liveRecording{rec: rec, next: o.record}
 	if o.record != "" {
 		if _, err := live.Start(); err != nil {

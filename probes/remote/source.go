@@ -69,6 +69,7 @@ type Source struct {
 	nextTick            time.Time
 	marks               []timeline.Marker
 	recent              map[string]time.Time // marker texts given lately, by when
+	layout              mergedLayout
 }
 
 // hostLayout is where one host's devices sit in the session.
@@ -191,14 +192,14 @@ func (s *Source) Connections() []timeline.ProbeStatus {
 }
 
 // Info describes the session as it stands: every host named, each one's
-// GPUs once it has described them.
+// GPUs once it has described them. Its lists are the same arrays until the
+// description changes (new ones then, never these changed in place), as a
+// Sampler's are: the Judge asks with every sample, and knows a description
+// handed again by them (copied, they were 512 GPUs' a second to compare).
 func (s *Source) Info() timeline.SourceInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	in := s.info
-	in.GPUs = slices.Clone(in.GPUs)
-	in.Hosts = slices.Clone(in.Hosts)
-	return in
+	return s.info
 }
 
 // Mark is the m key's marker: see MarkFrom.
@@ -317,6 +318,7 @@ func (s *Source) merge(now time.Time) timeline.Sample {
 	}
 	s.marks = s.marks[:0]
 	changed := false
+	s.layout.start(len(s.hosts))
 	for i, h := range s.hosts {
 		smp, marks, info, st := h.take(now, s.opts.Interval)
 		if info != nil {
@@ -333,13 +335,15 @@ func (s *Source) merge(now time.Time) timeline.Sample {
 			out.Markers = append(out.Markers, m)
 		}
 		if smp != nil {
+			s.layout.placed(i, smp)
 			if s.place(i, smp, &out) {
 				changed = true
 			}
 		}
 	}
+	out.Layout = s.layout.end()
 	if changed {
-		s.layout()
+		s.describeSession()
 	}
 	return out
 }
@@ -382,8 +386,8 @@ func (l *hostLayout) setGPU(g timeline.GPUInfo) {
 	l.gpus = append(l.gpus, g)
 }
 
-// layout rebuilds the session's description from the hosts'.
-func (s *Source) layout() {
+// describeSession rebuilds the session's description from the hosts'.
+func (s *Source) describeSession() {
 	var gpus []timeline.GPUInfo
 	hosts := make([]timeline.HostInfo, len(s.hosts))
 	kind, all := timeline.Demo, true

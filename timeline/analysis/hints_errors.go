@@ -30,7 +30,7 @@ type healthLog struct {
 	// the Deriver's layout plan (of plan values): found once per layout,
 	// not by each of 574 names of every sample.
 	nvlAt       []nvlPlace
-	pcieAt      []int
+	pcieAt      []pciePlace
 	plan, planN int
 	planned     bool
 }
@@ -49,11 +49,47 @@ func (h *healthLog) places(values []timeline.Value, gen int) {
 			if p, ok := nvlPlaceOf(i, v.Key); ok {
 				h.nvlAt = append(h.nvlAt, p)
 			}
-		case name == timeline.GPUPCIeGen || name == timeline.GPUPCIeWidth ||
-			name == timeline.GPUPCIeGenMax || name == timeline.GPUPCIeWidthMax:
-			h.pcieAt = append(h.pcieAt, i)
+		default:
+			if p, ok := pciePlaceOf(i, v.Key); ok {
+				h.pcieAt = append(h.pcieAt, p)
+			}
 		}
 	}
+}
+
+// pciePlace is where one PCIe link value sits in the Deriver's layout,
+// and which of a column's figures it sets: found once per layout, so
+// that 512 GPUs' 2,048 of them a second are not told apart by name.
+type pciePlace struct {
+	at, gpu int
+	field   uint8 // linkGen...
+}
+
+const (
+	linkGen = iota
+	linkWidth
+	linkGenMax
+	linkWidthMax
+)
+
+// pciePlaceOf is the place of value i, of key k, if it is a PCIe link
+// value of a GPU.
+func pciePlaceOf(i int, k timeline.Key) (pciePlace, bool) {
+	var field uint8
+	switch k.Name {
+	case timeline.GPUPCIeGen:
+		field = linkGen
+	case timeline.GPUPCIeWidth:
+		field = linkWidth
+	case timeline.GPUPCIeGenMax:
+		field = linkGenMax
+	case timeline.GPUPCIeWidthMax:
+		field = linkWidthMax
+	default:
+		return pciePlace{}, false
+	}
+	idx, ok := timeline.ParseGPUDevice(k.Device)
+	return pciePlace{at: i, gpu: idx, field: field}, ok
 }
 
 type xidEvent struct {
@@ -91,39 +127,55 @@ func (h *healthLog) add(s *timeline.Sample, values []timeline.Value, gen, col in
 	}
 	h.places(values, gen)
 	h.addNVLink(values, col)
-	for _, i := range h.pcieAt {
-		v := values[i]
-		var field func(c *linkCol) *uint8
-		lowest := true
-		switch v.Key.Name {
-		case timeline.GPUPCIeGen:
-			field = func(c *linkCol) *uint8 { return &c.gen }
-		case timeline.GPUPCIeWidth:
-			field = func(c *linkCol) *uint8 { return &c.width }
-		case timeline.GPUPCIeGenMax:
-			field, lowest = func(c *linkCol) *uint8 { return &c.genMax }, false
-		case timeline.GPUPCIeWidthMax:
-			field, lowest = func(c *linkCol) *uint8 { return &c.widthMax }, false
-		default:
+	h.addPCIe(values, col)
+}
+
+// addPCIe logs a sample's PCIe link values (at their places, h.pcieAt)
+// into column col: the lowest generation and width, the highest maxima.
+// A GPU's values sit together: its columns are looked up once for them.
+func (h *healthLog) addPCIe(values []timeline.Value, col int) {
+	gpu := -1 // the GPU cols are of
+	var cols []linkCol
+	for _, p := range h.pcieAt {
+		v := values[p.at].Value
+		if math.IsNaN(v) || v < 1 || v > 64 {
 			continue
 		}
-		idx, ok := timeline.ParseGPUDevice(v.Key.Device)
-		if !ok || math.IsNaN(v.Value) || v.Value < 1 || v.Value > 64 {
-			continue
+		if p.gpu != gpu {
+			if gpu >= 0 {
+				h.link[gpu] = cols
+			}
+			if h.link == nil {
+				h.link = map[int][]linkCol{}
+			}
+			gpu, cols = p.gpu, h.link[p.gpu]
+			for len(cols) <= col {
+				cols = append(cols, linkCol{})
+			}
 		}
-		if h.link == nil {
-			h.link = map[int][]linkCol{}
+		c, x := &cols[col], uint8(v)
+		switch p.field {
+		case linkGen:
+			c.gen = lowestOf(c.gen, x)
+		case linkWidth:
+			c.width = lowestOf(c.width, x)
+		case linkGenMax:
+			c.genMax = max(c.genMax, x)
+		case linkWidthMax:
+			c.widthMax = max(c.widthMax, x)
 		}
-		cols := h.link[idx]
-		for len(cols) <= col {
-			cols = append(cols, linkCol{})
-		}
-		p := field(&cols[col])
-		if x := uint8(v.Value); *p == 0 || lowest && x < *p || !lowest && x > *p {
-			*p = x
-		}
-		h.link[idx] = cols
 	}
+	if gpu >= 0 {
+		h.link[gpu] = cols
+	}
+}
+
+// lowestOf is the lower of a figure and x, where 0 is no figure yet.
+func lowestOf(figure, x uint8) uint8 {
+	if figure == 0 {
+		return x
+	}
+	return min(figure, x)
 }
 
 // hints adds the hardware rules' hints for view f to the windowed rules'.

@@ -1,0 +1,103 @@
+package remote
+
+import (
+	"slices"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// TestMergedSamplesNameTheirKeys checks Sample.Layout's promise for merged
+// samples: the same Layout only where the keys are the same, in the same
+// strings; a new one where a host is absent or back; none where a host's
+// sample had none.
+func TestMergedSamplesNameTheirKeys(t *testing.T) {
+	s := newSource(Options{Hosts: []string{"a", "b"}, Interval: time.Second})
+	for _, h := range s.hosts {
+		h.info = node(2)
+	}
+	la, lb := timeline.NewLayout(), timeline.NewLayout()
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	tick := func(hosts ...bool) timeline.Sample {
+		now = now.Add(time.Second)
+		for i, h := range s.hosts {
+			if i < len(hosts) && hosts[i] {
+				smp := *reading(2, 50)
+				smp.At = now.Add(-time.Second)
+				smp.Layout = []uint64{la, lb}[i]
+				h.queue = append(h.queue[:0], queued{smp, now.Add(-time.Second)})
+			}
+		}
+		return s.merge(now)
+	}
+	var seen []timeline.Sample
+	for _, present := range [][]bool{{true, true}, {true, true}, {true, false}, {true, false}, {true, true}, {true, true}} {
+		seen = append(seen, tick(present...))
+	}
+	for i, smp := range seen {
+		if smp.Layout == 0 {
+			t.Fatalf("tick %d: no Layout", i)
+		}
+	}
+	if seen[0].Layout != seen[1].Layout || seen[2].Layout != seen[3].Layout || seen[4].Layout != seen[5].Layout {
+		t.Errorf("ticks alike have different Layouts: %v", layouts(seen))
+	}
+	if seen[1].Layout == seen[2].Layout || seen[3].Layout == seen[4].Layout {
+		t.Errorf("a host absent or back kept the Layout: %v", layouts(seen))
+	}
+	for i := range seen {
+		for j := range seen {
+			if seen[i].Layout == seen[j].Layout && !sameKeys(seen[i], seen[j]) {
+				t.Errorf("ticks %d and %d share a Layout but not their keys", i, j)
+			}
+		}
+	}
+	// A host whose samples are not named: neither is the merge.
+	lb = 0
+	if smp := tick(true, true); smp.Layout != 0 {
+		t.Errorf("Layout %d with a host's unknown", smp.Layout)
+	}
+}
+
+func layouts(ss []timeline.Sample) []uint64 {
+	var out []uint64
+	for _, s := range ss {
+		out = append(out, s.Layout)
+	}
+	return out
+}
+
+// sameKeys says whether a and b have the same keys in the same strings.
+func sameKeys(a, b timeline.Sample) bool {
+	return slices.EqualFunc(a.Metrics, b.Metrics, func(x, y timeline.Metric) bool {
+		return x.Key == y.Key && unsafeSame(x.Key.Name, y.Key.Name) && unsafeSame(x.Key.Device, y.Key.Device)
+	})
+}
+
+func unsafeSame(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
+
+// TestInfoIsHandedAgainUntilItChanges checks that Info hands the same lists
+// while the description stands, so that the Judge's Engine knows it for
+// the one it has (analysis.Engine.SetInfo), and new ones when a host
+// describes itself, the old ones left as they were.
+func TestInfoIsHandedAgainUntilItChanges(t *testing.T) {
+	s := newSource(Options{Hosts: []string{"a", "b"}, Interval: time.Second})
+	s.hosts[0].info = node(2)
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	s.merge(now)
+	first, again := s.Info(), s.Info()
+	if len(first.GPUs) != 2 || &first.GPUs[0] != &again.GPUs[0] || &first.Hosts[0] != &again.Hosts[0] {
+		t.Fatalf("Info handed new lists for the same description: %d GPUs", len(first.GPUs))
+	}
+	s.hosts[1].info = node(1)
+	s.merge(now.Add(time.Second))
+	grown := s.Info()
+	if len(grown.GPUs) != 3 || &grown.GPUs[0] == &first.GPUs[0] || &grown.Hosts[0] == &first.Hosts[0] {
+		t.Errorf("a host described itself: %d GPUs, the same lists", len(grown.GPUs))
+	}
+	if len(first.GPUs) != 2 || first.GPUs[1].Host != "a" || first.Hosts[1].Driver != "" {
+		t.Errorf("the lists handed before were changed: %+v %+v", first.GPUs, first.Hosts)
+	}
+}
