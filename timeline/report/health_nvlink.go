@@ -57,13 +57,7 @@ func linkHealth(links, down, errLinks float64, v func(name string, mean bool) Nu
 // nvlinks is a GPU's links over the report's span.
 func (b *repBuilder) nvlinks(dev string) []LinkHealth {
 	last := func(name string) float64 {
-		r := b.load(0, name, dev)
-		for i := len(r.v) - 1; i >= 0; i-- {
-			if !math.IsNaN(r.v[i]) {
-				return r.v[i]
-			}
-		}
-		return math.NaN()
+		return b.s.LastAt(timeline.Key{Name: name, Device: dev}, b.from, b.to)
 	}
 	links := last(timeline.GPUNVLinkLinks)
 	if math.IsNaN(links) {
