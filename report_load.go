@@ -23,7 +23,8 @@ import (
 // goroutine of its own, handing batches of samples on in order: on two
 // cores the load takes about half as long.
 func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *timeline.Store, eng *analysis.Engine, warn, err error) {
-	store = timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.FileRawValues, Reserve: expectedSamples(r)})
+	store = timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.FileRawValues,
+		Reserve: expectedSamples(r), ReserveSpan: expectedSpan(r, lo, hi)})
 	eng = analysis.NewEngine(r.Info())
 	read := make(chan []loadedSample, 2)
 	judged := make(chan []loadedSample, 2)
@@ -88,6 +89,23 @@ func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *
 		return nil, nil, nil, fmt.Errorf("%s: the recording has no samples", path)
 	}
 	return store, eng, warn, nil
+}
+
+// expectedSpan is how long the samples from lo to hi (zero: no bound) span,
+// as the recording's index says: what the store's bucket tiers make room
+// for. 0 where it does not say.
+func expectedSpan(r *recordings.Reader, lo, hi time.Time) time.Duration {
+	first, last := r.Span()
+	if !lo.IsZero() && lo.After(first) {
+		first = lo
+	}
+	if !hi.IsZero() && hi.Before(last) {
+		last = hi
+	}
+	if !last.After(first) {
+		return 0
+	}
+	return last.Sub(first)
 }
 
 // copyDerived copies src into dst, reusing dst's values. Where they have
