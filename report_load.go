@@ -56,9 +56,10 @@ func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *
 			last = batch
 		}
 	}()
-	// held are the metrics of the last sample taken: the Engine derives
-	// the next one against them.
+	// held are the metrics of the last sample taken, of heldLayout: the
+	// Engine derives the next one against them.
 	var held []timeline.Metric
+	var heldLayout uint64
 	for batch := range read {
 		for i := range batch {
 			ls := &batch[i]
@@ -66,7 +67,7 @@ func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *
 			// limit now known.
 			eng.SetInfo(ls.info)
 			if !eng.AddDerived(&ls.s) {
-				ls.spare = ls.s.Metrics
+				ls.spare, ls.spareLayout = ls.s.Metrics, ls.s.Layout
 				continue
 			}
 			// The Engine's values are its own until its next sample: the
@@ -77,6 +78,7 @@ func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *
 			// with the slot, to be read into (Reader.Recycle): a day's
 			// are 2.4 GB otherwise.
 			ls.spare, held = held, ls.s.Metrics
+			ls.spareLayout, heldLayout = heldLayout, ls.s.Layout
 		}
 		judged <- batch
 	}
@@ -138,8 +140,10 @@ type loadedSample struct {
 	info    timeline.SourceInfo
 	derived timeline.Derived
 	// spare are metrics the Engine is done with, to read the slot's next
-	// sample into.
-	spare []timeline.Metric
+	// sample into, and spareLayout their Sample.Layout
+	// (Reader.RecycleLayout).
+	spare       []timeline.Metric
+	spareLayout uint64
 }
 
 // readSamples reads the samples from lo to those the screen with its
@@ -153,7 +157,7 @@ func readSamples(r *recordings.Reader, lo, hi time.Time, out chan<- []loadedSamp
 		// The slot this sample goes in, and the metrics it came back with.
 		if n := len(batch); n < cap(batch) {
 			if slot := &batch[:n+1][n]; slot.spare != nil {
-				r.Recycle(slot.spare)
+				r.RecycleLayout(slot.spare, slot.spareLayout)
 				slot.spare = nil
 			}
 		}
@@ -170,7 +174,7 @@ func readSamples(r *recordings.Reader, lo, hi time.Time, out chan<- []loadedSamp
 			break
 		}
 		if s.At.Before(lo) {
-			r.Recycle(s.Metrics)
+			r.RecycleLayout(s.Metrics, s.Layout)
 			continue
 		}
 		// The samples the screen with its cursor at hi judged.
