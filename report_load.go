@@ -23,8 +23,11 @@ import (
 // goroutine of its own, handing batches of samples on in order: on two
 // cores the load takes about half as long.
 func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *timeline.Store, eng *analysis.Engine, warn, err error) {
+	// The report reads every series from the store's first sample on
+	// (NewReport's span is the store's): a tier that no longer holds it
+	// is let go (ReadFromFirst).
 	store = timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.FileRawValues,
-		Reserve: expectedSamples(r), ReserveSpan: expectedSpan(r, lo, hi)})
+		Reserve: expectedSamples(r), ReserveSpan: expectedSpan(r, lo, hi), ReadFromFirst: true})
 	eng = analysis.NewEngine(r.Info())
 	read := make(chan []loadedSample, 2)
 	judged := make(chan []loadedSample, 2)

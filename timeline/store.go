@@ -26,6 +26,13 @@ type StoreOptions struct {
 	// MB for the 32 MB a day of 8 GPUs holds. A hint too, bounded by
 	// bucketReserveMax.
 	ReserveSpan time.Duration
+	// ReadFromFirst says every read will begin at the first sample (or
+	// before it), as a report's do: a bucket tier that has let go of its
+	// oldest bucket can then never be read (it no longer holds the first
+	// sample), so it is let go whole rather than filed on. A day of 8 GPUs
+	// files the 10 s tier's 6 h, not its 24 h. Reads from later on go to
+	// the coarser tiers or the raw samples.
+	ReadFromFirst bool
 }
 
 // FileRawValues is the raw budget of a store that reads a whole file (a
@@ -80,6 +87,8 @@ type Store struct {
 	jump       Jump // samples left out for coming too long after the last
 	// rawValues is StoreOptions.RawValues.
 	rawValues int
+	// fromFirst is StoreOptions.ReadFromFirst.
+	fromFirst bool
 	layout    []Key // keys of the last derived layout
 	layoutID  []int // their series ids
 	// layoutOf is the Derived.Layout of the values layout lists (0: not
@@ -110,6 +119,7 @@ func NewStore(opts StoreOptions) *Store {
 		index:     map[Key]int{},
 		open:      map[statusKey]int{},
 		rawValues: opts.RawValues,
+		fromFirst: opts.ReadFromFirst,
 	}
 	if n := min(opts.Reserve, MaxReserve); n > 0 {
 		if opts.RawSamples > 0 {
@@ -170,6 +180,11 @@ func (s *Store) Add(smp *Sample) bool {
 		s.vals[ids[i]] = float32(v.Value)
 	}
 	s.raw.add(t, s.vals)
+	// The finest tier wraps first: once it would drop its first bucket it
+	// cannot answer a read from the first sample again.
+	for s.fromFirst && len(s.tiers) > 1 && s.tiers[0].wouldDrop(t) {
+		s.tiers = slices.Delete(s.tiers, 0, 1)
+	}
 	addToTiers(s.tiers, t, s.vals)
 	if s.added == 0 {
 		s.first = t

@@ -289,9 +289,30 @@ func (b *bucketTier) add(t int64, vals []float32) {
 	}
 }
 
+// wouldDrop says whether filing a sample of time t would let go of the
+// tier's oldest bucket: a ring that is full, and t in a bucket of its own.
+func (b *bucketTier) wouldDrop(t int64) bool {
+	n := len(b.starts)
+	return !b.compacts && n == b.capacity && n > 0 && b.starts[b.phys(n-1)] != floorTo(t, b.width)
+}
+
 // addToTiers is add to each of tiers, the values read once for all of
-// them: every sample of a day of 8 GPUs has 533 values for three tiers.
+// them: every sample of a day of 8 GPUs has 533 values for three tiers
+// (two, once a store read from the first sample lets the finest go).
 func addToTiers(tiers []*bucketTier, t int64, vals []float32) {
+	if len(tiers) == 2 {
+		tiers[0].bucketFor(t)
+		tiers[1].bucketFor(t)
+		o0, o1 := tiers[0].open[:len(vals)], tiers[1].open[:len(vals)]
+		for i, v := range vals {
+			if v != v { // NaN
+				continue
+			}
+			o0[i].add(v)
+			o1[i].add(v)
+		}
+		return
+	}
 	if len(tiers) != 3 {
 		for _, b := range tiers {
 			b.add(t, vals)
