@@ -73,6 +73,9 @@ func (b *repBuilder) nvlinks(dev string) []LinkHealth {
 			continue
 		}
 		downNow = v
+		if v == 0 { // no link down: most samples
+			continue
+		}
 		for _, l := range timeline.LinkIDs(v) {
 			downFor[l] += float64(r.w[i]) / 1e9
 		}

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -117,7 +119,10 @@ func (r repSeries) stats(lo, hi int) ReportStats {
 	if total == 0 {
 		return repNaNStats
 	}
-	sort.Slice(vals, func(a, b int) bool { return vals[a].v < vals[b].v })
+	// Values that tie give the same rank whatever their order. slices'
+	// sort, not sort.Slice's swaps through reflection: a day of a GPU's
+	// series is sorted several times a report.
+	slices.SortFunc(vals, func(a, b vw) int { return cmp.Compare(a.v, b.v) })
 	rank := func(p float64) Number {
 		need := p * float64(total)
 		var acc int64
