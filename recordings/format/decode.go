@@ -71,7 +71,7 @@ type Decoder struct {
 	// keepCarried says to keep a snapshot the writer repeated at the start
 	// of the segment: only when the reader did not read the segment before.
 	KeepCarried bool
-	strings     map[string]string // the hints' strings read in the segment
+	strings     map[string]string // the texts read in the segment (sharedText)
 	// held is trouble met while reading ahead after a sample, for the next
 	// call to return: the sample was good.
 	held error

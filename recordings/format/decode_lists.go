@@ -76,8 +76,8 @@ func (d *Decoder) readProcesses(c *cursor) []timeline.Process {
 		out[i] = timeline.Process{
 			GPU:     int(c.varint()),
 			PID:     int(c.varint()),
-			User:    c.text(),
-			Command: c.text(),
+			User:    d.sharedText(c),
+			Command: d.sharedText(c),
 			GPUMem:  readLoneValue(c),
 			Util:    readLoneValue(c),
 			CPU:     readLoneValue(c),
