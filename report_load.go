@@ -159,9 +159,16 @@ func readSamples(r *recordings.Reader, lo, hi time.Time, out chan<- []loadedSamp
 	for {
 		// The slot this sample goes in, and the metrics it came back with.
 		if n := len(batch); n < cap(batch) {
-			if slot := &batch[:n+1][n]; slot.spare != nil {
+			slot := &batch[:n+1][n]
+			if slot.spare != nil {
 				r.RecycleLayout(slot.spare, slot.spareLayout)
 				slot.spare = nil
+			}
+			// The slot's last sample is filed: the Engine and the store
+			// read a sample's statuses only while they take it.
+			if slot.s.Probes != nil {
+				r.RecycleProbes(slot.s.Probes)
+				slot.s.Probes = nil
 			}
 		}
 		s, err := r.Read()
@@ -178,6 +185,7 @@ func readSamples(r *recordings.Reader, lo, hi time.Time, out chan<- []loadedSamp
 		}
 		if s.At.Before(lo) {
 			r.RecycleLayout(s.Metrics, s.Layout)
+			r.RecycleProbes(s.Probes)
 			continue
 		}
 		// The samples the screen with its cursor at hi judged.

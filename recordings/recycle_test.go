@@ -11,8 +11,8 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// A reader handed back each sample's metrics (Recycle) reads the next ones
-// into them: the same samples as a reader that allocates, over segments
+// A reader handed back each sample's metrics (Recycle) and statuses
+// (RecycleProbes) reads the next ones into them: the same samples as a reader that allocates, over segments
 // (whose names are decoded afresh), and no new metrics once it has some.
 func TestReaderReadsIntoRecycledMetrics(t *testing.T) {
 	want := samples(300, 4)
@@ -43,7 +43,11 @@ func TestReaderReadsIntoRecycledMetrics(t *testing.T) {
 		for j := range s.Metrics {
 			s.Metrics[j] = timeline.Metric{Key: timeline.Key{Name: "x"}, Value: -1}
 		}
+		for j := range s.Probes {
+			s.Probes[j] = timeline.ProbeStatus{Probe: "x", Device: "y", State: timeline.ProbeLost, Err: "z", Took: -1}
+		}
 		r.Recycle(s.Metrics)
+		r.RecycleProbes(s.Probes)
 		prev = s.Metrics
 	}
 	if fresh > 1 {

@@ -36,7 +36,12 @@ func (d *Decoder) readStatuses(c *cursor) []timeline.ProbeStatus {
 	if c.err != nil || len(d.probeRows) == 0 {
 		return nil
 	}
-	out := make([]timeline.ProbeStatus, len(d.probeRows))
+	out := d.spareProbes
+	d.spareProbes = nil
+	if cap(out) < len(d.probeRows) {
+		out = make([]timeline.ProbeStatus, len(d.probeRows))
+	}
+	out = out[:len(d.probeRows)]
 	hasErr := d.hasErr[:0]
 	for i, id := range d.probeRows {
 		head := c.uvarint()
