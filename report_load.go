@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/gputop-dev/gputop/recordings"
@@ -51,7 +52,11 @@ func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *
 		var last []loadedSample
 		for batch := range judged {
 			for i := range batch {
-				store.Add(&batch[i].s)
+				if ls := &batch[i]; ls.s.Derived == &ls.derived {
+					store.AddFloat32(&ls.s, ls.vals)
+				} else {
+					store.Add(&ls.s)
+				}
 			}
 			if last != nil {
 				spent <- last[:0]
@@ -74,8 +79,8 @@ func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *
 				continue
 			}
 			// The Engine's values are its own until its next sample: the
-			// store gets a copy.
-			copyDerived(&ls.derived, ls.s.Derived)
+			// store gets a copy, of the numbers as float32 (what it keeps).
+			ls.vals = copyDerived(&ls.derived, ls.vals, ls.s.Derived)
 			ls.s.Derived = &ls.derived
 			// The metrics the Engine is done with go back to the reader
 			// with the slot, to be read into (Reader.Recycle): a day's
@@ -113,19 +118,21 @@ func expectedSpan(r *recordings.Reader, lo, hi time.Time) time.Duration {
 	return last.Sub(first)
 }
 
-// copyDerived copies src into dst, reusing dst's values. Where they have
-// the same layout (Derived.Layout) only the numbers are copied: the keys
-// are there already, and copying them is copying pointers, which the
-// collector must hear of.
-func copyDerived(dst, src *timeline.Derived) {
-	if src.Layout != 0 && src.Layout == dst.Layout && len(src.Values) == len(dst.Values) {
-		for i := range src.Values {
-			dst.Values[i].Value = src.Values[i].Value
-		}
-	} else {
+// copyDerived copies src into dst and its numbers, as float32, into vals
+// (reused), for Store.AddFloat32. Where dst has src's layout
+// (Derived.Layout) its keys are there already and its numbers are left:
+// the store reads vals, 4 bytes a value in a line handed from one core to
+// the other, not a Value's 40.
+func copyDerived(dst *timeline.Derived, vals []float32, src *timeline.Derived) []float32 {
+	if src.Layout == 0 || src.Layout != dst.Layout || len(src.Values) != len(dst.Values) {
 		dst.Values = append(dst.Values[:0], src.Values...)
 	}
 	dst.OutOfRange, dst.Layout = src.OutOfRange, src.Layout
+	vals = slices.Grow(vals[:0], len(src.Values))[:len(src.Values)]
+	for i := range src.Values {
+		vals[i] = float32(src.Values[i].Value)
+	}
+	return vals
 }
 
 // loadBatch is how many samples the reading goroutine hands over at once,
@@ -142,6 +149,9 @@ type loadedSample struct {
 	s       timeline.Sample
 	info    timeline.SourceInfo
 	derived timeline.Derived
+	// vals are derived's numbers as float32 (copyDerived): its own
+	// numbers are stale where its layout stayed.
+	vals []float32
 	// spare are metrics the Engine is done with, to read the slot's next
 	// sample into, and spareLayout their Sample.Layout
 	// (Reader.RecycleLayout).

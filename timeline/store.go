@@ -158,7 +158,23 @@ func (s *Store) Jump() Jump { return s.jump }
 // that is not later than the last one is dropped and Add returns false:
 // history is in time order. So is one more than MaxSampleGap after the
 // last one kept, and every sample after it (Jump).
-func (s *Store) Add(smp *Sample) bool {
+func (s *Store) Add(smp *Sample) bool { return s.add(smp, nil) }
+
+// AddFloat32 is Add of a sample derived upstream (smp.Derived) whose
+// values the caller has written as float32 into vals, in the order of
+// smp.Derived.Values: what the store keeps of each, 4 bytes to read where
+// a Value is 40. The numbers of smp.Derived.Values are not read, and their
+// keys only where their Layout is new to the store.
+func (s *Store) AddFloat32(smp *Sample, vals []float32) bool {
+	if smp.Derived == nil || len(vals) != len(smp.Derived.Values) {
+		return s.add(smp, nil)
+	}
+	return s.add(smp, vals)
+}
+
+// add is Add, with the values as float32 where vals is not nil
+// (AddFloat32).
+func (s *Store) add(smp *Sample, vals []float32) bool {
 	t := smp.At.UnixNano()
 	if s.added > 0 && (t <= s.last || s.jump.FarAfter(time.Unix(0, s.last), smp.At)) {
 		return false
@@ -176,8 +192,14 @@ func (s *Store) Add(smp *Sample) bool {
 	for i := range s.vals {
 		s.vals[i] = nan32
 	}
-	for i, v := range values {
-		s.vals[ids[i]] = float32(v.Value)
+	if vals != nil {
+		for i, v := range vals {
+			s.vals[ids[i]] = v
+		}
+	} else {
+		for i, v := range values {
+			s.vals[ids[i]] = float32(v.Value)
+		}
 	}
 	s.raw.add(t, s.vals)
 	// The finest tier wraps first: once it would drop its first bucket it

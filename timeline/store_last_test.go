@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -34,6 +35,28 @@ func TestLastAtIsEachsLastNumber(t *testing.T) {
 					t.Fatalf("%v from %d s to %d s: LastAt %v, Each's last %v", k, from, to, got, want)
 				}
 			}
+		}
+	}
+}
+
+// AddFloat32 files what Add files of the same derived samples, the
+// numbers given as float32 beside values whose own numbers are stale.
+func TestAddFloat32FilesAsAdd(t *testing.T) {
+	a, b := NewStore(StoreOptions{RawSamples: 60}), NewStore(StoreOptions{RawSamples: 60})
+	layout := NewLayout()
+	stale := []Value{{Key: util0, Value: -1}, {Key: Key{Name: GPUPower, Device: "gpu0"}, Value: -1}}
+	for i := range 300 {
+		at := t0.Add(time.Duration(i) * time.Second)
+		vals := []Value{{Key: util0, Value: float64(i % 7)}, {Key: Key{Name: GPUPower, Device: "gpu0"}, Value: 100.25 + float64(i)}}
+		a.Add(&Sample{At: at, Derived: &Derived{Values: vals, Layout: layout}})
+		b.AddFloat32(&Sample{At: at, Derived: &Derived{Values: stale, Layout: layout}}, []float32{float32(i % 7), float32(100.25 + float64(i))})
+	}
+	for _, k := range a.Keys() {
+		x, y := make([]Agg, 37), make([]Agg, 37)
+		a.Series(k, a.First(), a.Last(), x)
+		b.Series(k, b.First(), b.Last(), y)
+		if !slices.Equal(x, y) {
+			t.Errorf("%v: AddFloat32 filed %v, Add %v", k, y, x)
 		}
 	}
 }
