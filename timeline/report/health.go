@@ -117,8 +117,7 @@ func (b *repBuilder) health(dev string) *GPUHealth {
 		var v float64
 		switch c.name {
 		case timeline.GPUNVLinkTx, timeline.GPUNVLinkRx:
-			r := b.load(0, c.name, dev)
-			v = r.mean(0, len(r.v))
+			v, _ = b.whole(c.name, dev)
 		case timeline.GPUPCIeWidth:
 			r := b.load(0, c.name, dev)
 			v = lowest(r.v, nil)
@@ -146,13 +145,13 @@ func (b *repBuilder) health(dev string) *GPUHealth {
 	}
 	h.NVLinks = b.nvlinks(dev)
 	for _, vi := range timeline.Violations {
-		r := b.load(0, vi.Share, dev)
-		share := r.mean(0, len(r.v)) / 100
+		mean, integral := b.whole(vi.Share, dev)
+		share := mean / 100
 		if math.IsNaN(share) || share <= 0 {
 			continue
 		}
 		h.ClocksHeld = append(h.ClocksHeld, ClocksHeld{Reason: vi.Label, Share: Number(share),
-			Seconds: Number(r.integral() / 100)})
+			Seconds: Number(integral / 100)})
 	}
 	if !h.known() {
 		return nil

@@ -82,8 +82,8 @@ func (b *repBuilder) nvlinks(dev string) []LinkHealth {
 	}
 	out := linkHealth(links, downNow, errLinks, func(name string, mean bool) Number {
 		if mean {
-			r := b.load(0, name, dev)
-			return Number(r.mean(0, len(r.v)))
+			m, _ := b.whole(name, dev)
+			return Number(m)
 		}
 		return Number(last(name))
 	})
