@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/gputop-dev/gputop/recordings"
@@ -61,10 +60,9 @@ func cmdReport(args []string, e *env) error {
 	}
 	price.apply(&opts)
 	// The store and the analysis of a day of 8 GPUs hold about 250 MB,
-	// built up as it is read: Go's default of letting the heap grow to
-	// twice what is live would add as much again; collect sooner, as a
-	// replay does (GC marks little of it: the series hold no pointers).
-	debug.SetGCPercent(25)
+	// built up as it is read: the collector's pace follows what is live
+	// (paceReportGC).
+	defer paceReportGC()()
 	rep, warn, err := reportWith(rest[0], *from, *to, opts)
 	if err != nil {
 		return err

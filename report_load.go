@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/gputop-dev/gputop/recordings"
@@ -23,7 +24,11 @@ import (
 // goroutine of its own, handing batches of samples on in order: on two
 // cores the load takes about half as long.
 func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *timeline.Store, eng *analysis.Engine, warn, err error) {
-	store = timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.FileRawValues, Reserve: expectedSamples(r)})
+	// The report reads every series from the store's first sample on
+	// (NewReport's span is the store's): a tier that no longer holds it
+	// is let go (ReadFromFirst).
+	store = timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.FileRawValues,
+		Reserve: expectedSamples(r), ReserveSpan: expectedSpan(r, lo, hi), ReadFromFirst: true})
 	eng = analysis.NewEngine(r.Info())
 	read := make(chan []loadedSample, 2)
 	judged := make(chan []loadedSample, 2)
@@ -47,7 +52,11 @@ func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *
 		var last []loadedSample
 		for batch := range judged {
 			for i := range batch {
-				store.Add(&batch[i].s)
+				if ls := &batch[i]; ls.s.Derived == &ls.derived {
+					store.AddFloat32(&ls.s, ls.vals)
+				} else {
+					store.Add(&ls.s)
+				}
 			}
 			if last != nil {
 				spent <- last[:0]
@@ -55,9 +64,10 @@ func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *
 			last = batch
 		}
 	}()
-	// held are the metrics of the last sample taken: the Engine derives
-	// the next one against them.
+	// held are the metrics of the last sample taken, of heldLayout: the
+	// Engine derives the next one against them.
 	var held []timeline.Metric
+	var heldLayout uint64
 	for batch := range read {
 		for i := range batch {
 			ls := &batch[i]
@@ -65,17 +75,18 @@ func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *
 			// limit now known.
 			eng.SetInfo(ls.info)
 			if !eng.AddDerived(&ls.s) {
-				ls.spare = ls.s.Metrics
+				ls.spare, ls.spareLayout = ls.s.Metrics, ls.s.Layout
 				continue
 			}
 			// The Engine's values are its own until its next sample: the
-			// store gets a copy.
-			copyDerived(&ls.derived, ls.s.Derived)
+			// store gets a copy, of the numbers as float32 (what it keeps).
+			ls.vals = copyDerived(&ls.derived, ls.vals, ls.s.Derived)
 			ls.s.Derived = &ls.derived
 			// The metrics the Engine is done with go back to the reader
 			// with the slot, to be read into (Reader.Recycle): a day's
 			// are 2.4 GB otherwise.
 			ls.spare, held = held, ls.s.Metrics
+			ls.spareLayout, heldLayout = heldLayout, ls.s.Layout
 		}
 		judged <- batch
 	}
@@ -90,19 +101,38 @@ func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *
 	return store, eng, warn, nil
 }
 
-// copyDerived copies src into dst, reusing dst's values. Where they have
-// the same layout (Derived.Layout) only the numbers are copied: the keys
-// are there already, and copying them is copying pointers, which the
-// collector must hear of.
-func copyDerived(dst, src *timeline.Derived) {
-	if src.Layout != 0 && src.Layout == dst.Layout && len(src.Values) == len(dst.Values) {
-		for i := range src.Values {
-			dst.Values[i].Value = src.Values[i].Value
-		}
-	} else {
+// expectedSpan is how long the samples from lo to hi (zero: no bound) span,
+// as the recording's index says: what the store's bucket tiers make room
+// for. 0 where it does not say.
+func expectedSpan(r *recordings.Reader, lo, hi time.Time) time.Duration {
+	first, last := r.Span()
+	if !lo.IsZero() && lo.After(first) {
+		first = lo
+	}
+	if !hi.IsZero() && hi.Before(last) {
+		last = hi
+	}
+	if !last.After(first) {
+		return 0
+	}
+	return last.Sub(first)
+}
+
+// copyDerived copies src into dst and its numbers, as float32, into vals
+// (reused), for Store.AddFloat32. Where dst has src's layout
+// (Derived.Layout) its keys are there already and its numbers are left:
+// the store reads vals, 4 bytes a value in a line handed from one core to
+// the other, not a Value's 40.
+func copyDerived(dst *timeline.Derived, vals []float32, src *timeline.Derived) []float32 {
+	if src.Layout == 0 || src.Layout != dst.Layout || len(src.Values) != len(dst.Values) {
 		dst.Values = append(dst.Values[:0], src.Values...)
 	}
 	dst.OutOfRange, dst.Layout = src.OutOfRange, src.Layout
+	vals = slices.Grow(vals[:0], len(src.Values))[:len(src.Values)]
+	for i := range src.Values {
+		vals[i] = float32(src.Values[i].Value)
+	}
+	return vals
 }
 
 // loadBatch is how many samples the reading goroutine hands over at once,
@@ -119,9 +149,14 @@ type loadedSample struct {
 	s       timeline.Sample
 	info    timeline.SourceInfo
 	derived timeline.Derived
+	// vals are derived's numbers as float32 (copyDerived): its own
+	// numbers are stale where its layout stayed.
+	vals []float32
 	// spare are metrics the Engine is done with, to read the slot's next
-	// sample into.
-	spare []timeline.Metric
+	// sample into, and spareLayout their Sample.Layout
+	// (Reader.RecycleLayout).
+	spare       []timeline.Metric
+	spareLayout uint64
 }
 
 // readSamples reads the samples from lo to those the screen with its
@@ -134,9 +169,16 @@ func readSamples(r *recordings.Reader, lo, hi time.Time, out chan<- []loadedSamp
 	for {
 		// The slot this sample goes in, and the metrics it came back with.
 		if n := len(batch); n < cap(batch) {
-			if slot := &batch[:n+1][n]; slot.spare != nil {
-				r.Recycle(slot.spare)
+			slot := &batch[:n+1][n]
+			if slot.spare != nil {
+				r.RecycleLayout(slot.spare, slot.spareLayout)
 				slot.spare = nil
+			}
+			// The slot's last sample is filed: the Engine and the store
+			// read a sample's statuses only while they take it.
+			if slot.s.Probes != nil {
+				r.RecycleProbes(slot.s.Probes)
+				slot.s.Probes = nil
 			}
 		}
 		s, err := r.Read()
@@ -152,7 +194,8 @@ func readSamples(r *recordings.Reader, lo, hi time.Time, out chan<- []loadedSamp
 			break
 		}
 		if s.At.Before(lo) {
-			r.Recycle(s.Metrics)
+			r.RecycleLayout(s.Metrics, s.Layout)
+			r.RecycleProbes(s.Probes)
 			continue
 		}
 		// The samples the screen with its cursor at hi judged.

@@ -11,8 +11,8 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// A reader handed back each sample's metrics (Recycle) reads the next ones
-// into them: the same samples as a reader that allocates, over segments
+// A reader handed back each sample's metrics (Recycle) and statuses
+// (RecycleProbes) reads the next ones into them: the same samples as a reader that allocates, over segments
 // (whose names are decoded afresh), and no new metrics once it has some.
 func TestReaderReadsIntoRecycledMetrics(t *testing.T) {
 	want := samples(300, 4)
@@ -43,11 +43,52 @@ func TestReaderReadsIntoRecycledMetrics(t *testing.T) {
 		for j := range s.Metrics {
 			s.Metrics[j] = timeline.Metric{Key: timeline.Key{Name: "x"}, Value: -1}
 		}
+		for j := range s.Probes {
+			s.Probes[j] = timeline.ProbeStatus{Probe: "x", Device: "y", State: timeline.ProbeLost, Err: "z", Took: -1}
+		}
 		r.Recycle(s.Metrics)
+		r.RecycleProbes(s.Probes)
 		prev = s.Metrics
 	}
 	if fresh > 1 {
 		t.Errorf("%d samples read into new metrics, want only the first", fresh)
+	}
+}
+
+// A reader handed back each sample's metrics with their Layout
+// (RecycleLayout) writes only the values where the next sample has that
+// layout, and every key where it has another: the same samples as a reader
+// that allocates, over segments and a layout that changes within one, with
+// the metrics handed back two samples late, as the report does.
+func TestReaderReadsValuesIntoMetricsOfTheirLayout(t *testing.T) {
+	want := samples(300, 4)
+	for i := 150; i < len(want); i++ {
+		want[i].Metrics = append(want[i].Metrics, timeline.Metric{Key: timeline.Key{Name: timeline.GPUTemp, Device: "gpu9"}, Value: 40})
+	}
+	rec := writeMem(t, want, time.Minute)
+	r, err := openMem(rec.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var held []timeline.Sample
+	for i := 0; ; i++ {
+		s, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			if i != len(want) {
+				t.Fatalf("read %d samples, want %d", i, len(want))
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSample(t, i, want[i], s)
+		held = append(held, s)
+		if len(held) > 2 {
+			r.RecycleLayout(held[0].Metrics, held[0].Layout)
+			held = held[1:]
+		}
 	}
 }
 

@@ -20,6 +20,19 @@ type StoreOptions struct {
 	// series): past it the oldest samples live on in the buckets only.
 	// 0: no cap (RawSamples alone bounds it).
 	RawValues int
+	// ReserveSpan is how long the samples to come span, when it is known
+	// (a recording's): each bucket tier makes room for as many buckets at
+	// once, up to what it keeps, where growing by doubling allocated 106
+	// MB for the 32 MB a day of 8 GPUs holds. A hint too, bounded by
+	// bucketReserveMax.
+	ReserveSpan time.Duration
+	// ReadFromFirst says every read will begin at the first sample (or
+	// before it), as a report's do: a bucket tier that has let go of its
+	// oldest bucket can then never be read (it no longer holds the first
+	// sample), so it is let go whole rather than filed on. A day of 8 GPUs
+	// files the 10 s tier's 6 h, not its 24 h. Reads from later on go to
+	// the coarser tiers or the raw samples.
+	ReadFromFirst bool
 }
 
 // FileRawValues is the raw budget of a store that reads a whole file (a
@@ -74,6 +87,8 @@ type Store struct {
 	jump       Jump // samples left out for coming too long after the last
 	// rawValues is StoreOptions.RawValues.
 	rawValues int
+	// fromFirst is StoreOptions.ReadFromFirst.
+	fromFirst bool
 	layout    []Key // keys of the last derived layout
 	layoutID  []int // their series ids
 	// layoutOf is the Derived.Layout of the values layout lists (0: not
@@ -104,6 +119,7 @@ func NewStore(opts StoreOptions) *Store {
 		index:     map[Key]int{},
 		open:      map[statusKey]int{},
 		rawValues: opts.RawValues,
+		fromFirst: opts.ReadFromFirst,
 	}
 	if n := min(opts.Reserve, MaxReserve); n > 0 {
 		if opts.RawSamples > 0 {
@@ -112,11 +128,18 @@ func NewStore(opts StoreOptions) *Store {
 		s.raw.times = make([]int64, 0, n)
 	}
 	for i, t := range tierLayout {
-		s.tiers = append(s.tiers, &bucketTier{
+		b := &bucketTier{
 			width:    int64(t.width),
 			capacity: t.capacity,
 			compacts: i == len(tierLayout)-1,
-		})
+		}
+		if opts.ReserveSpan > 0 {
+			// The buckets the span touches, one more where it starts
+			// within one, and one for a sample past the span's end.
+			n := min(int64(opts.ReserveSpan/t.width)+2, int64(t.capacity))
+			b.starts = make([]int64, 0, n)
+		}
+		s.tiers = append(s.tiers, b)
 	}
 	return s
 }
@@ -135,7 +158,23 @@ func (s *Store) Jump() Jump { return s.jump }
 // that is not later than the last one is dropped and Add returns false:
 // history is in time order. So is one more than MaxSampleGap after the
 // last one kept, and every sample after it (Jump).
-func (s *Store) Add(smp *Sample) bool {
+func (s *Store) Add(smp *Sample) bool { return s.add(smp, nil) }
+
+// AddFloat32 is Add of a sample derived upstream (smp.Derived) whose
+// values the caller has written as float32 into vals, in the order of
+// smp.Derived.Values: what the store keeps of each, 4 bytes to read where
+// a Value is 40. The numbers of smp.Derived.Values are not read, and their
+// keys only where their Layout is new to the store.
+func (s *Store) AddFloat32(smp *Sample, vals []float32) bool {
+	if smp.Derived == nil || len(vals) != len(smp.Derived.Values) {
+		return s.add(smp, nil)
+	}
+	return s.add(smp, vals)
+}
+
+// add is Add, with the values as float32 where vals is not nil
+// (AddFloat32).
+func (s *Store) add(smp *Sample, vals []float32) bool {
 	t := smp.At.UnixNano()
 	if s.added > 0 && (t <= s.last || s.jump.FarAfter(time.Unix(0, s.last), smp.At)) {
 		return false
@@ -153,10 +192,21 @@ func (s *Store) Add(smp *Sample) bool {
 	for i := range s.vals {
 		s.vals[i] = nan32
 	}
-	for i, v := range values {
-		s.vals[ids[i]] = float32(v.Value)
+	if vals != nil {
+		for i, v := range vals {
+			s.vals[ids[i]] = v
+		}
+	} else {
+		for i, v := range values {
+			s.vals[ids[i]] = float32(v.Value)
+		}
 	}
 	s.raw.add(t, s.vals)
+	// The finest tier wraps first: once it would drop its first bucket it
+	// cannot answer a read from the first sample again.
+	for s.fromFirst && len(s.tiers) > 1 && s.tiers[0].wouldDrop(t) {
+		s.tiers = slices.Delete(s.tiers, 0, 1)
+	}
 	addToTiers(s.tiers, t, s.vals)
 	if s.added == 0 {
 		s.first = t

@@ -30,8 +30,10 @@ type rawTier struct {
 	pendN  int
 }
 
-// pendMax is how many samples pend holds: 16 float32s are a cache line.
-const pendMax = 16
+// pendMax is how many samples pend holds: 64 float32s, four cache lines of
+// each column written at once (16, one line, flushed a day of 8 GPUs in
+// 0.21 s; 64 in 0.14 s: each column's page is found once for four lines).
+const pendMax = 64
 
 // value is series id's value at physical index p.
 func (r *rawTier) value(id, p int) float32 {
@@ -257,8 +259,18 @@ func (b *bucketTier) oldest() int64 {
 	return b.start(0)
 }
 
+// bucketReserveMax bounds the buckets a tier makes room for ahead of time,
+// over all its series (StoreOptions.ReserveSpan): 4 Mi, 64 MiB, where a day
+// of 8 GPUs needs 1.2 Mi in the finest tier; series past it grow as they
+// fill, so a file's claims cannot make the store allocate.
+const bucketReserveMax = 4 << 20
+
 func (b *bucketTier) addSeries() {
-	b.cols = append(b.cols, make([]agg, len(b.starts), cap(b.starts)))
+	room := cap(b.starts)
+	if (len(b.cols)+1)*room > bucketReserveMax {
+		room = len(b.starts)
+	}
+	b.cols = append(b.cols, make([]agg, len(b.starts), room))
 	b.open = append(b.open, agg{})
 }
 
@@ -277,9 +289,30 @@ func (b *bucketTier) add(t int64, vals []float32) {
 	}
 }
 
+// wouldDrop says whether filing a sample of time t would let go of the
+// tier's oldest bucket: a ring that is full, and t in a bucket of its own.
+func (b *bucketTier) wouldDrop(t int64) bool {
+	n := len(b.starts)
+	return !b.compacts && n == b.capacity && n > 0 && b.starts[b.phys(n-1)] != floorTo(t, b.width)
+}
+
 // addToTiers is add to each of tiers, the values read once for all of
-// them: every sample of a day of 8 GPUs has 533 values for three tiers.
+// them: every sample of a day of 8 GPUs has 533 values for three tiers
+// (two, once a store read from the first sample lets the finest go).
 func addToTiers(tiers []*bucketTier, t int64, vals []float32) {
+	if len(tiers) == 2 {
+		tiers[0].bucketFor(t)
+		tiers[1].bucketFor(t)
+		o0, o1 := tiers[0].open[:len(vals)], tiers[1].open[:len(vals)]
+		for i, v := range vals {
+			if v != v { // NaN
+				continue
+			}
+			o0[i].add(v)
+			o1[i].add(v)
+		}
+		return
+	}
 	if len(tiers) != 3 {
 		for _, b := range tiers {
 			b.add(t, vals)

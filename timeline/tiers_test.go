@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -66,5 +67,83 @@ func TestStoreReadsWhatIsPending(t *testing.T) {
 		if v := s.ValueAt(util, at(i)); v != sum/float64(n) {
 			t.Fatalf("utilisation at %d s, from the buckets: %v, want %v", i, v, sum/float64(n))
 		}
+	}
+}
+
+// A store told the span to come makes room for its buckets once, what it
+// files the same as one that grows; a claim of more series than the bound
+// allows is not reserved for.
+func TestReserveSpanMakesRoomOnce(t *testing.T) {
+	grown := NewStore(StoreOptions{RawSamples: 60})
+	told := NewStore(StoreOptions{RawSamples: 60, ReserveSpan: time.Hour})
+	for _, s := range []*Store{grown, told} {
+		feed(s, 3600, time.Second, func(i int) float64 { return float64(i % 97) })
+	}
+	for i, b := range told.tiers {
+		if got, want := cap(b.cols[0]), cap(b.starts); got != want || b.len() > want {
+			t.Errorf("tier %d: %d buckets in columns of %d, room for %d", i, b.len(), got, want)
+		}
+	}
+	if got := cap(told.tiers[0].starts); got != 3600/10+2 {
+		t.Errorf("the finest tier made room for %d buckets, want 362", got)
+	}
+	a, b := make([]Agg, 50), make([]Agg, 50)
+	grown.Series(util0, t0, t0.Add(time.Hour), a)
+	told.Series(util0, t0, t0.Add(time.Hour), b)
+	if !same(means(a), means(b)) {
+		t.Errorf("a store told the span files otherwise:\n%v\n%v", means(a), means(b))
+	}
+
+	huge := NewStore(StoreOptions{ReserveSpan: 7 * 24 * time.Hour})
+	smp := Sample{At: t0}
+	for i := range 2000 {
+		smp.Metrics = append(smp.Metrics, g(GPUUtil, GPUDevice(i), 1))
+	}
+	huge.Add(&smp)
+	reserved := 0
+	for _, c := range huge.tiers[0].cols {
+		reserved += cap(c)
+	}
+	if reserved > bucketReserveMax {
+		t.Errorf("%d buckets reserved for 2000 series, over the bound of %d", reserved, bucketReserveMax)
+	}
+}
+
+// A store read from its first sample (ReadFromFirst) lets its finest tier
+// go once it wraps, and answers every read from the first sample as one
+// that keeps it: Each, Series at widths that pick each tier and the raw
+// samples, LastAt.
+func TestReadFromFirstAnswersAsBefore(t *testing.T) {
+	kept := NewStore(StoreOptions{RawSamples: 600})
+	let := NewStore(StoreOptions{RawSamples: 600, ReadFromFirst: true})
+	for _, s := range []*Store{kept, let} {
+		feed(s, 8*3600, time.Second, func(i int) float64 { return float64(i%97) + float64(i%13)/7 })
+	}
+	if len(let.tiers) != len(kept.tiers)-1 {
+		t.Fatalf("%d tiers kept of %d: the finest (6 h) should have gone after 8 h", len(let.tiers), len(kept.tiers))
+	}
+	from, to := kept.First(), kept.Last()
+	each := func(s *Store) (out []float64) {
+		s.EachAt(util0, from, to, func(at int64, v float64) bool {
+			out = append(out, float64(at), v)
+			return true
+		})
+		return out
+	}
+	if a, b := each(kept), each(let); !slices.Equal(a, b) {
+		t.Errorf("Each reads %d values, %d from a store that kept every tier", len(b), len(a))
+	}
+	for _, cols := range []int{4, 40, 400, 4000, 40000} {
+		a, b := make([]Agg, cols), make([]Agg, cols)
+		kept.Series(util0, from, to, a)
+		let.Series(util0, from, to, b)
+		for i := range a {
+			if a[i] != b[i] && !(a[i].Empty() && b[i].Empty()) {
+				t.Fatalf("%d columns: column %d is %v, %v from a store that kept every tier", cols, i, b[i], a[i])
+			}
+		}
+	}
+	if a, b := kept.LastAt(util0, from, to), let.LastAt(util0, from, to); a != b {
+		t.Errorf("LastAt %v, %v from a store that kept every tier", b, a)
 	}
 }

@@ -36,7 +36,12 @@ func (d *Decoder) readStatuses(c *cursor) []timeline.ProbeStatus {
 	if c.err != nil || len(d.probeRows) == 0 {
 		return nil
 	}
-	out := make([]timeline.ProbeStatus, len(d.probeRows))
+	out := d.spareProbes
+	d.spareProbes = nil
+	if cap(out) < len(d.probeRows) {
+		out = make([]timeline.ProbeStatus, len(d.probeRows))
+	}
+	out = out[:len(d.probeRows)]
 	hasErr := d.hasErr[:0]
 	for i, id := range d.probeRows {
 		head := c.uvarint()
@@ -76,8 +81,8 @@ func (d *Decoder) readProcesses(c *cursor) []timeline.Process {
 		out[i] = timeline.Process{
 			GPU:     int(c.varint()),
 			PID:     int(c.varint()),
-			User:    c.text(),
-			Command: c.text(),
+			User:    d.sharedText(c),
+			Command: d.sharedText(c),
 			GPUMem:  readLoneValue(c),
 			Util:    readLoneValue(c),
 			CPU:     readLoneValue(c),

@@ -140,7 +140,7 @@ func (d *Decoder) readStanding(c *cursor, at int64, hints []timeline.Hint) {
 				}
 			}
 			ep.Severity = timeline.Severity(c.byte())
-			ep.Evidence = d.hintString(c)
+			ep.Evidence = d.sharedText(c)
 			ep.Provisional = c.byte()&standingProvisional != 0
 		}
 	}
@@ -162,7 +162,7 @@ func (d *Decoder) readHints(c *cursor) (snap HintSnapshot, carried bool) {
 	}
 	for i := range snap.Hints {
 		h := &snap.Hints[i]
-		h.ID = d.hintString(c)
+		h.ID = d.sharedText(c)
 		h.Severity = timeline.Severity(c.byte())
 		if gpus := c.count(1); gpus > 0 && d.chargeList(c, gpus, gpuBits) {
 			h.GPUs = make([]int, gpus)
@@ -173,8 +173,8 @@ func (d *Decoder) readHints(c *cursor) (snap HintSnapshot, carried bool) {
 		start := at + c.varint()
 		end := start + c.varint()
 		h.Start, h.End = time.Unix(0, start), time.Unix(0, end)
-		h.Evidence = d.hintString(c)
-		h.Suggestion = d.hintString(c)
+		h.Evidence = d.sharedText(c)
+		h.Suggestion = d.sharedText(c)
 		h.Confidence = readLoneValue(c)
 	}
 	if len(c.b) > 0 && c.err == nil {
@@ -183,9 +183,10 @@ func (d *Decoder) readHints(c *cursor) (snap HintSnapshot, carried bool) {
 	return snap, carried
 }
 
-// hintString reads a string, sharing the memory of an equal one read
-// before in the segment.
-func (d *Decoder) hintString(c *cursor) string {
+// sharedText reads a text (as cursor.text does), sharing the memory of an
+// equal one read before in the segment: hints' evidence, and processes'
+// users and command lines, which most samples repeat.
+func (d *Decoder) sharedText(c *cursor) string {
 	b := c.bytes(c.uvarint())
 	if s, ok := d.strings[string(b)]; ok { // the lookup does not allocate
 		return s

@@ -26,6 +26,9 @@ type repBuilder struct {
 	phases   []timeline.Phase // parallel to r.Phases
 	// bufs are reused by every load: a day of samples is a few MB a series.
 	bufs [3]repSeries
+	// grid is the times of every series with their weights (repGrid),
+	// for means over the whole report (whole); read only, by every worker.
+	grid repSeries
 }
 
 func (b *repBuilder) build(a Analysis) {
@@ -75,6 +78,18 @@ func (b *repBuilder) rel(t time.Time) Number {
 	return Number(t.Sub(b.from).Seconds())
 }
 
+// whole is the time-weighted mean and the integral of a series over the
+// report, read on b.grid (repWhole), or loaded where the series has other
+// times.
+func (b *repBuilder) whole(name, dev string) (mean, integral float64) {
+	key := timeline.Key{Name: name, Device: dev}
+	if mean, integral, ok := repWhole(b.s, key, b.from, b.to, b.grid); ok {
+		return mean, integral
+	}
+	r := b.load(0, name, dev)
+	return r.mean(0, len(r.v)), r.integral()
+}
+
 // load reads a series into buffer slot, which it overwrites.
 func (b *repBuilder) load(slot int, name, dev string) repSeries {
 	b.bufs[slot] = repLoad(b.bufs[slot], b.s, timeline.Key{Name: name, Device: dev}, b.from, b.to, b.step)
@@ -116,6 +131,7 @@ func (b *repBuilder) gpus() {
 		phases []ReportPhaseGPU
 	}
 	out := make([]figures, len(idxs))
+	b.grid = repGrid(b.s, b.from, b.to, b.step)
 	var next atomic.Int64
 	work := func(w *repBuilder) {
 		for i := int(next.Add(1) - 1); i < len(idxs); i = int(next.Add(1) - 1) {

@@ -114,27 +114,20 @@ func HealthAt(v func(name string) Number) *GPUHealth {
 func (b *repBuilder) health(dev string) *GPUHealth {
 	h := newGPUHealth()
 	for _, c := range healthCounts {
-		r := b.load(0, c.name, dev)
-		v := math.NaN()
+		var v float64
 		switch c.name {
 		case timeline.GPUNVLinkTx, timeline.GPUNVLinkRx:
-			v = r.mean(0, len(r.v))
+			v, _ = b.whole(c.name, dev)
 		case timeline.GPUPCIeWidth:
+			r := b.load(0, c.name, dev)
 			v = lowest(r.v, nil)
 		case timeline.GPUPCIeGen:
+			r := b.load(0, c.name, dev)
 			util := b.load(1, timeline.GPUUtil, dev)
-			working := map[int64]bool{}
-			for i, u := range util.v {
-				working[util.at[i]] = u >= 50
-			}
-			v = lowest(r.v, func(i int) bool { return working[r.at[i]] })
+			v = lowest(r.v, workingAt(r.at, util))
 		default:
-			for i := len(r.v) - 1; i >= 0; i-- {
-				if !math.IsNaN(r.v[i]) {
-					v = r.v[i]
-					break
-				}
-			}
+			// A count's last reading: read back from the end, not a day.
+			v = b.s.LastAt(timeline.Key{Name: c.name, Device: dev}, b.from, b.to)
 		}
 		*c.field(h) = Number(v)
 	}
@@ -152,18 +145,32 @@ func (b *repBuilder) health(dev string) *GPUHealth {
 	}
 	h.NVLinks = b.nvlinks(dev)
 	for _, vi := range timeline.Violations {
-		r := b.load(0, vi.Share, dev)
-		share := r.mean(0, len(r.v)) / 100
+		mean, integral := b.whole(vi.Share, dev)
+		share := mean / 100
 		if math.IsNaN(share) || share <= 0 {
 			continue
 		}
 		h.ClocksHeld = append(h.ClocksHeld, ClocksHeld{Reason: vi.Label, Share: Number(share),
-			Seconds: Number(r.integral() / 100)})
+			Seconds: Number(integral / 100)})
 	}
 	if !h.known() {
 		return nil
 	}
 	return h
+}
+
+// workingAt says which of the times at (in order) the GPU worked: util, read
+// over the same span, is 50 % or more at that very time. Both are in time
+// order, so one walk through them matches them.
+func workingAt(at []int64, util repSeries) func(i int) bool {
+	j := 0
+	return func(i int) bool {
+		// lowest asks of every i in order, so j only moves on.
+		for j < len(util.at) && util.at[j] < at[i] {
+			j++
+		}
+		return j < len(util.at) && util.at[j] == at[i] && util.v[j] >= 50
+	}
 }
 
 // lowest is the lowest known value of xs where keep says so (all, if nil).

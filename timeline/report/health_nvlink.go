@@ -57,13 +57,7 @@ func linkHealth(links, down, errLinks float64, v func(name string, mean bool) Nu
 // nvlinks is a GPU's links over the report's span.
 func (b *repBuilder) nvlinks(dev string) []LinkHealth {
 	last := func(name string) float64 {
-		r := b.load(0, name, dev)
-		for i := len(r.v) - 1; i >= 0; i-- {
-			if !math.IsNaN(r.v[i]) {
-				return r.v[i]
-			}
-		}
-		return math.NaN()
+		return b.s.LastAt(timeline.Key{Name: name, Device: dev}, b.from, b.to)
 	}
 	links := last(timeline.GPUNVLinkLinks)
 	if math.IsNaN(links) {
@@ -79,14 +73,17 @@ func (b *repBuilder) nvlinks(dev string) []LinkHealth {
 			continue
 		}
 		downNow = v
+		if v == 0 { // no link down: most samples
+			continue
+		}
 		for _, l := range timeline.LinkIDs(v) {
 			downFor[l] += float64(r.w[i]) / 1e9
 		}
 	}
 	out := linkHealth(links, downNow, errLinks, func(name string, mean bool) Number {
 		if mean {
-			r := b.load(0, name, dev)
-			return Number(r.mean(0, len(r.v)))
+			m, _ := b.whole(name, dev)
+			return Number(m)
 		}
 		return Number(last(name))
 	})

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -37,7 +39,13 @@ func repLoad(r repSeries, s *timeline.Store, key timeline.Key, from, to time.Tim
 		r.w = append(r.w, 0)
 		return true
 	})
-	rawFrom := s.OldestRaw().UnixNano()
+	r.weigh(s.OldestRaw().UnixNano(), step)
+	return r
+}
+
+// weigh sets the time each value that is a number stands for (repSeries),
+// from the times alone: rawFrom is where the raw samples start.
+func (r repSeries) weigh(rawFrom, step int64) {
 	bucket := repBucketWidth(r.at, rawFrom)
 	for i, at := range r.at {
 		if math.IsNaN(r.v[i]) {
@@ -57,7 +65,65 @@ func repLoad(r repSeries, s *timeline.Store, key timeline.Key, from, to time.Tim
 		}
 		r.w[i] = w
 	}
-	return r
+}
+
+// repGrid is the times every series of a store has from `from` to `to`
+// (Each reads them from the same tier and raw samples, whatever the
+// series), each with the time a number there stands for: what a mean over
+// the whole report needs besides the values.
+func repGrid(s *timeline.Store, from, to time.Time, step int64) repSeries {
+	var g repSeries
+	keys := s.Keys()
+	if len(keys) == 0 {
+		return g
+	}
+	s.EachAt(keys[0], from, to, func(at int64, _ float64) bool {
+		g.at = append(g.at, at)
+		g.v = append(g.v, 0) // a number everywhere: every time weighed
+		g.w = append(g.w, 0)
+		return true
+	})
+	g.weigh(s.OldestRaw().UnixNano(), step)
+	return g
+}
+
+// repWhole is the time-weighted mean and the integral over time of key
+// from `from` to `to`, as repSeries.mean and integral work them out, read
+// on grid (repGrid) without keeping the values; ok is false where the
+// series does not have the grid's times (then load it).
+func repWhole(s *timeline.Store, key timeline.Key, from, to time.Time, grid repSeries) (mean, integral float64, ok bool) {
+	if !s.Has(key) {
+		return math.NaN(), math.NaN(), true
+	}
+	var total int64
+	var sum, isum float64
+	have := false
+	i := 0
+	s.EachAt(key, from, to, func(at int64, v float64) bool {
+		if i >= len(grid.at) || grid.at[i] != at {
+			i = -1
+			return false
+		}
+		if w := grid.w[i]; !math.IsNaN(v) && w > 0 {
+			total += w
+			sum += v * float64(w)
+			isum += v * time.Duration(w).Seconds()
+			have = true
+		}
+		i++
+		return true
+	})
+	if i != len(grid.at) {
+		return 0, 0, false
+	}
+	mean, integral = math.NaN(), math.NaN()
+	if total > 0 {
+		mean = sum / float64(total)
+	}
+	if have {
+		integral = isum
+	}
+	return mean, integral, true
 }
 
 // repBucketWidth estimates the width of the buckets Each read before the raw
@@ -117,7 +183,10 @@ func (r repSeries) stats(lo, hi int) ReportStats {
 	if total == 0 {
 		return repNaNStats
 	}
-	sort.Slice(vals, func(a, b int) bool { return vals[a].v < vals[b].v })
+	// Values that tie give the same rank whatever their order. slices'
+	// sort, not sort.Slice's swaps through reflection: a day of a GPU's
+	// series is sorted several times a report.
+	slices.SortFunc(vals, func(a, b vw) int { return cmp.Compare(a.v, b.v) })
 	rank := func(p float64) Number {
 		need := p * float64(total)
 		var acc int64
