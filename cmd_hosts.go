@@ -59,7 +59,8 @@ func liveHosts(e *env, hosts []string, t remote.Transport, o liveOptions) error 
 		log.Print(warning)
 	}
 	pipe := newPipeline()
-	rec := pipe.recorder(&pacedCollector{hostsSource: src}, nil, o.force, false)
+	defer paceCollector(func(live uint64) int { return hostsGCPercent(len(src.Info().GPUs), live) })()
+	rec := pipe.recorder(src, nil, o.force, false)
 	live := &liveRecording{rec: rec, next: o.record}
 	if o.record != "" {
 		if _, err := live.Start(); err != nil {

@@ -61,8 +61,8 @@ func cmdReport(args []string, e *env) error {
 	price.apply(&opts)
 	// The store and the analysis of a day of 8 GPUs hold about 250 MB,
 	// built up as it is read: the collector's pace follows what is live
-	// (paceReportGC).
-	defer paceReportGC()()
+	// (reportGCPercent).
+	defer paceCollector(reportGCPercent)()
 	rep, warn, err := reportWith(rest[0], *from, *to, opts)
 	if err != nil {
 		return err
