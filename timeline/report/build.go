@@ -112,6 +112,12 @@ func (b *repBuilder) whole(name, dev string) (mean, integral float64) {
 
 // load reads a series into buffer slot, which it overwrites.
 func (b *repBuilder) load(slot int, name, dev string) repSeries {
+	// Room for every time of the grid (what a series of the store has)
+	// at once, not by doubling: the buffers are kept for the report.
+	if r := &b.bufs[slot]; cap(r.at) < len(b.grid.at) {
+		n := len(b.grid.at)
+		r.at, r.v, r.w = make([]int64, 0, n), make([]float64, 0, n), make([]int64, 0, n)
+	}
 	b.bufs[slot] = repLoad(b.bufs[slot], b.s, timeline.Key{Name: name, Device: dev}, b.from, b.to, b.step)
 	return b.bufs[slot]
 }

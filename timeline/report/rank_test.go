@@ -20,7 +20,9 @@ func TestSortByValueSortsAsComparing(t *testing.T) {
 		"tiny and huge":     func(i int) float64 { return float64(float32(math.Ldexp(1, rng.IntN(250)-125))) * float64(1-2*(i%2)) },
 		"float64":           func(int) float64 { return rng.Float64() },
 		"NaN":               func(i int) float64 { return map[bool]float64{true: math.NaN(), false: float64(i % 7)}[i%100 == 0] },
-		"-0":                func(i int) float64 { return map[bool]float64{true: math.Copysign(0, -1), false: float64(i%5 - 2)}[i%9 == 0] },
+		"-0": func(i int) float64 {
+			return map[bool]float64{true: math.Copysign(0, -1), false: float64(i%5 - 2)}[i%9 == 0]
+		},
 	}
 	for name, gen := range cases {
 		for _, n := range []int{10, radixMin, 5000} {
