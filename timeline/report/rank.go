@@ -21,16 +21,53 @@ const radixMin = 1024
 // weight before and after the run of them is the same), so a sort that
 // orders ties otherwise gives the same figures.
 //
-// The store keeps float32s: where every value is one (and none is NaN or
-// -0, which a comparison ties with others), they are sorted by their 32
-// bits in three passes of 11, in a buffer of their own. A day of a GPU's
-// series at 1 s is 86,400 values, sorted a few times a GPU; compared, they
-// took a fifth of the report's figures.
+// The store keeps float32s: those are sorted by their 32 bits in three
+// passes of 11, the few others (the means of buckets) compared, and the two
+// merged. A day of a GPU's series at 1 s is 86,400 values, sorted a few
+// times a GPU; compared, they took a fifth of the report's figures. NaN
+// and -0, which a comparison ties with others, leave it all to the
+// comparison.
 func sortByValue(vals []repWeighted) {
-	if len(vals) < radixMin || !allPlainFloat32(vals) {
-		slices.SortFunc(vals, func(a, b repWeighted) int { return cmp.Compare(a.v, b.v) })
+	compare := func(a, b repWeighted) int { return cmp.Compare(a.v, b.v) }
+	if len(vals) < radixMin {
+		slices.SortFunc(vals, compare)
 		return
 	}
+	plain := make([]repWeighted, 0, len(vals))
+	var other []repWeighted
+	for _, x := range vals {
+		switch {
+		case x.v != x.v || x.v == 0 && math.Signbit(x.v):
+			slices.SortFunc(vals, compare)
+			return
+		case float64(float32(x.v)) == x.v:
+			plain = append(plain, x)
+		default:
+			other = append(other, x)
+		}
+	}
+	if len(other) > len(vals)/4 {
+		slices.SortFunc(vals, compare)
+		return
+	}
+	radixSort(plain)
+	slices.SortFunc(other, compare)
+	// Merged back into vals.
+	i, j := 0, 0
+	for k := range vals {
+		if j == len(other) || i < len(plain) && plain[i].v <= other[j].v {
+			vals[k] = plain[i]
+			i++
+		} else {
+			vals[k] = other[j]
+			j++
+		}
+	}
+}
+
+// radixSort sorts vals, every one a float32's and none NaN or -0, by
+// their bits in three passes of 11.
+func radixSort(vals []repWeighted) {
 	const bits, buckets = 11, 1 << 11
 	tmp := make([]repWeighted, len(vals))
 	src, dst := vals, tmp
@@ -53,16 +90,6 @@ func sortByValue(vals []repWeighted) {
 	}
 	// Three passes: the sorted values are in tmp.
 	copy(vals, src)
-}
-
-// allPlainFloat32 says every value is a float32's, none NaN or -0.
-func allPlainFloat32(vals []repWeighted) bool {
-	for _, x := range vals {
-		if float64(float32(x.v)) != x.v || x.v == 0 && math.Signbit(x.v) {
-			return false // NaN too: it is not equal to itself
-		}
-	}
-	return true
 }
 
 // radixKey is v's float32 bits, in the order of the values: negative

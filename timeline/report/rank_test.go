@@ -10,8 +10,9 @@ import (
 
 // TestSortByValueSortsAsComparing checks the radix sort against the
 // comparison it stands in for: the same values in the same order, for
-// float32s of both signs with many ties, and the fallback for what it
-// leaves to the comparison (float64s, NaN, -0).
+// float32s of both signs with many ties, a few float64s among them (the
+// means of buckets), and what it leaves to the comparison (mostly
+// float64s, NaN, -0).
 func TestSortByValueSortsAsComparing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	cases := map[string]func(i int) float64{
@@ -19,7 +20,10 @@ func TestSortByValueSortsAsComparing(t *testing.T) {
 		"float32 spread":    func(int) float64 { return float64(float32(rng.NormFloat64() * 1e6)) },
 		"tiny and huge":     func(i int) float64 { return float64(float32(math.Ldexp(1, rng.IntN(250)-125))) * float64(1-2*(i%2)) },
 		"float64":           func(int) float64 { return rng.Float64() },
-		"NaN":               func(i int) float64 { return map[bool]float64{true: math.NaN(), false: float64(i % 7)}[i%100 == 0] },
+		"some float64": func(i int) float64 {
+			return map[bool]float64{true: rng.Float64() * 100, false: float64(float32(rng.IntN(100)))}[i%50 == 0]
+		},
+		"NaN": func(i int) float64 { return map[bool]float64{true: math.NaN(), false: float64(i % 7)}[i%100 == 0] },
 		"-0": func(i int) float64 {
 			return map[bool]float64{true: math.Copysign(0, -1), false: float64(i%5 - 2)}[i%9 == 0]
 		},
