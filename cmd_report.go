@@ -117,7 +117,7 @@ func reportWith(path, from, to string, opts report.ReportOptions) (*report.Repor
 	if err != nil {
 		return nil, nil, err
 	}
-	return report.NewReport(store, eng.Info(), report.Analyse(eng), opts), warn, nil
+	return report.NewReportOf(store, eng, opts), warn, nil
 }
 
 // reportStretch is the stretch --from and --to name, checked against the

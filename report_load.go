@@ -27,9 +27,11 @@ func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *
 	// The report reads every series from the store's first sample on
 	// (NewReport's span is the store's): a tier that no longer holds it
 	// is let go (ReadFromFirst).
+	span := expectedSpan(r, lo, hi)
 	store = timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.FileRawValues,
-		Reserve: expectedSamples(r), ReserveSpan: expectedSpan(r, lo, hi), ReadFromFirst: true})
+		Reserve: expectedSamples(r), ReserveSpan: span, ReadFromFirst: true})
 	eng = analysis.NewEngine(r.Info())
+	eng.ReserveSpan(span)
 	read := make(chan []loadedSample, 2)
 	judged := make(chan []loadedSample, 2)
 	// A few batches go round and round: the reader waits for one the

@@ -94,12 +94,14 @@ type Store struct {
 	// layoutOf is the Derived.Layout of the values layout lists (0: not
 	// known): values with the same one have its keys.
 	layoutOf uint64
-	vals     []float32
-	added    int
-	first    int64
-	last     int64
-	deltas   [15]int64 // recent sample spacings, for the interval estimate
-	interval int64
+	// idsInOrder says layoutID is 0, 1, 2...: series ids in the order of
+	// the values.
+	idsInOrder bool
+	added      int
+	first      int64
+	last       int64
+	deltas     [15]int64 // recent sample spacings, for the interval estimate
+	interval   int64
 
 	markers   []Marker
 	progress  []Progress
@@ -189,25 +191,35 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 		values, layout = s.deriver.Next(smp), s.deriver.ValuesLayout()
 	}
 	ids := s.ids(values, layout)
-	for i := range s.vals {
-		s.vals[i] = nan32
-	}
-	if vals != nil {
+	// The values go straight into the raw tier's row for the sample, and
+	// the bucket tiers read them there. A layout of every series in the
+	// order of their ids (a day of one machine, from its first sample
+	// on) is the row itself: no NaN to fill in first.
+	row := s.raw.next(t)
+	switch {
+	case vals != nil && s.idsInOrder && len(ids) == len(row):
+		copy(row, vals)
+	case vals != nil:
+		for i := range row {
+			row[i] = nan32
+		}
 		for i, v := range vals {
-			s.vals[ids[i]] = v
+			row[ids[i]] = v
 		}
-	} else {
+	default:
+		for i := range row {
+			row[i] = nan32
+		}
 		for i, v := range values {
-			s.vals[ids[i]] = float32(v.Value)
+			row[ids[i]] = float32(v.Value)
 		}
 	}
-	s.raw.add(t, s.vals)
 	// The finest tier wraps first: once it would drop its first bucket it
 	// cannot answer a read from the first sample again.
 	for s.fromFirst && len(s.tiers) > 1 && s.tiers[0].wouldDrop(t) {
 		s.tiers = slices.Delete(s.tiers, 0, 1)
 	}
-	addToTiers(s.tiers, t, s.vals)
+	addToTiers(s.tiers, t, row)
 	if s.added == 0 {
 		s.first = t
 	} else {
@@ -277,6 +289,13 @@ func (s *Store) ids(values []Value, layout uint64) []int {
 		s.layout = append(s.layout, v.Key)
 		s.layoutID = append(s.layoutID, id)
 	}
+	s.idsInOrder = true
+	for i, id := range s.layoutID {
+		if id != i {
+			s.idsInOrder = false
+			break
+		}
+	}
 	return s.layoutID
 }
 
@@ -290,7 +309,6 @@ func (s *Store) addSeries(k Key) int {
 	for _, b := range s.tiers {
 		b.addSeries()
 	}
-	s.vals = append(s.vals, nan32)
 	return id
 }
 

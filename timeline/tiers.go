@@ -126,6 +126,14 @@ func (r *rawTier) addSeries() {
 
 // add appends one sample; vals holds a value per series (NaN where absent).
 func (r *rawTier) add(t int64, vals []float32) {
+	copy(r.next(t), vals[:len(r.cols)])
+}
+
+// next appends a sample of time t and returns its row of values, a value
+// per series, for the caller to write in full before the next call: the
+// store writes a sample's values there at once, not into a row of its own
+// then copied.
+func (r *rawTier) next(t int64) []float32 {
 	var p int
 	if r.capacity == 0 || len(r.times) < r.capacity {
 		p = len(r.times)
@@ -149,8 +157,9 @@ func (r *rawTier) add(t int64, vals []float32) {
 			r.pend = make([]float32, w)
 		}
 	}
-	copy(r.pend[r.pendN*len(r.cols):(r.pendN+1)*len(r.cols)], vals[:len(r.cols)])
+	row := r.pend[r.pendN*len(r.cols) : (r.pendN+1)*len(r.cols)]
 	r.pendN++
+	return row
 }
 
 // search returns the first logical index whose time is >= t.

@@ -74,6 +74,7 @@ type Decoder struct {
 	// of the segment: only when the reader did not read the segment before.
 	KeepCarried bool
 	strings     map[string]string // the texts read in the segment (sharedText)
+	plain       map[string]string // the strings read in the segment (sharedString)
 	// held is trouble met while reading ahead after a sample, for the next
 	// call to return: the sample was good.
 	held error
@@ -103,6 +104,7 @@ func (d *Decoder) Reset(data []byte) {
 		hasErr:    d.hasErr[:0],
 		Hints:     d.Hints[:0],
 		strings:   d.strings,
+		plain:     d.plain,
 		keySet:    d.keySet,
 		probeSet:  d.probeSet,
 		Streaming: d.Streaming,
@@ -111,6 +113,7 @@ func (d *Decoder) Reset(data []byte) {
 		spareProbes: d.spareProbes,
 	}
 	clear(d.strings)
+	clear(d.plain)
 	clear(d.keySet)
 	clear(d.probeSet)
 }

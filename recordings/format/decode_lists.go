@@ -90,7 +90,7 @@ func (d *Decoder) readProcesses(c *cursor) []timeline.Process {
 			InJob:   c.byte() == 1,
 		}
 	}
-	readProcessDetails(c, out)
+	readProcessDetails(c, out, d.sharedString)
 	return out
 }
 

@@ -198,3 +198,30 @@ func (d *Decoder) sharedText(c *cursor) string {
 	d.strings[string(b)] = s
 	return s
 }
+
+// maxSharedStrings bounds the strings sharedString keeps to share.
+const maxSharedStrings = 4096
+
+// sharedString reads a string (as cursor.string does), sharing the memory
+// of an equal one read before in the segment: processes' workloads, seven
+// strings a process a sample, the same from sample to sample (1.5 million
+// strings allocated for a day of 8 GPUs, three in five of all the report's
+// allocations).
+func (d *Decoder) sharedString(c *cursor) string {
+	b := c.bytes(c.uvarint())
+	if len(b) == 0 {
+		return ""
+	}
+	if s, ok := d.plain[string(b)]; ok { // the lookup does not allocate
+		return s
+	}
+	if d.plain == nil {
+		d.plain = make(map[string]string)
+	}
+	if len(d.plain) >= maxSharedStrings {
+		clear(d.plain) // a long segment, or a stream, of ever new ones
+	}
+	s := string(b)
+	d.plain[s] = s
+	return s
+}

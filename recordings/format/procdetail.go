@@ -59,8 +59,12 @@ func appendProcessDetails(p []byte, procs []timeline.Process) []byte {
 
 // readProcessDetails reads the details after a record's processes into
 // procs. Details that do not read whole are dropped: the processes stand
-// without them.
-func readProcessDetails(c *cursor, procs []timeline.Process) {
+// without them. Its strings are read by str (Decoder.sharedString), or
+// each on its own where str is nil.
+func readProcessDetails(c *cursor, procs []timeline.Process, str func(*cursor) string) {
+	if str == nil {
+		str = (*cursor).string
+	}
 	if len(c.b) == 0 || c.err != nil {
 		return
 	}
@@ -78,7 +82,7 @@ func readProcessDetails(c *cursor, procs []timeline.Process) {
 			w := &timeline.Workload{}
 			details[i].workload = w
 			for _, s := range [...]*string{&w.Runtime, &w.Container, &w.Pod, &w.QoS, &w.Job, &w.Step, &w.Session} {
-				*s = c.string()
+				*s = str(c)
 			}
 		}
 		if c.err != nil {

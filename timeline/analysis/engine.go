@@ -68,6 +68,9 @@ type Engine struct {
 	// kept is what the frame's views share: the job, the frozen figures,
 	// the hosts' layout, the rules' verdicts (frame.Kept).
 	kept frame.Kept
+	// reserveCols is how many columns a series is made with room for
+	// (ReserveSpan).
+	reserveCols int
 }
 
 // NewEngine returns an Engine for a session described by info, with the
@@ -421,16 +424,17 @@ func (e *Engine) gpu(idx int) *frame.GPU {
 	for m := range g.Seen {
 		g.Seen[m] = -1
 	}
-	g.State = make([]frame.State, n, max(n, 64))
-	g.Work = nanColumns(n)
+	g.State = make([]frame.State, n, max(n, 64, e.reserveCols))
+	g.Work = nanColumns(n, e.reserveCols)
 	e.gpuByIndex[idx] = g
 	e.f.GPUs = append(e.f.GPUs, g)
 	sort.Slice(e.f.GPUs, func(a, b int) bool { return e.f.GPUs[a].Index < e.f.GPUs[b].Index })
 	return g
 }
 
-func nanColumns(n int) []float32 {
-	out := make([]float32, n, max(n, 64))
+// nanColumns is n columns of NaN, with room for reserve (ReserveSpan).
+func nanColumns(n, reserve int) []float32 {
+	out := make([]float32, n, max(n, 64, reserve))
 	for i := range out {
 		out[i] = float32(math.NaN())
 	}
@@ -502,7 +506,7 @@ func (e *Engine) fillColumn(i int) {
 			}
 			s := g.Series(m)
 			if *s == nil {
-				*s = nanColumns(f.N)
+				*s = nanColumns(f.N, e.reserveCols)
 				g.Seen[m] = i
 			}
 			v := sc.mean()
@@ -513,7 +517,7 @@ func (e *Engine) fillColumn(i int) {
 		}
 		if sums.m[frame.MetricThrottle].n > 0 {
 			if g.Throttle == nil {
-				g.Throttle = make([]int32, f.N, max(f.N, 64))
+				g.Throttle = make([]int32, f.N, max(f.N, 64, e.reserveCols))
 				for j := range g.Throttle {
 					g.Throttle[j] = -1
 				}
@@ -540,14 +544,14 @@ func (e *Engine) fillColumn(i int) {
 		}
 		s := h.Series(k)
 		if *s == nil {
-			*s = nanColumns(f.N)
+			*s = nanColumns(f.N, e.reserveCols)
 			h.Seen[k] = i
 		}
 		(*s)[i] = sc.mean()
 	}
 	if len(e.acc.cores) > 0 {
 		if h.Cores == nil {
-			h.TopCore, h.BusyCores, h.IdleCores, h.Cores = nanColumns(f.N), nanColumns(f.N), nanColumns(f.N), nanColumns(f.N)
+			h.TopCore, h.BusyCores, h.IdleCores, h.Cores = nanColumns(f.N, e.reserveCols), nanColumns(f.N, e.reserveCols), nanColumns(f.N, e.reserveCols), nanColumns(f.N, e.reserveCols)
 			h.Seen[frame.HostCores] = i
 		}
 		var top, busy, idle, n float32

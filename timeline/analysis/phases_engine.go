@@ -28,6 +28,11 @@ type phaseState struct {
 	plan           []phaseStep
 	planGen, planN int
 	planned        bool
+	// slots are where each GPU's and each core's sums are in acc, kept
+	// from layout to layout and window to window: the sums are found by
+	// index, not looked up in maps made anew every window.
+	smSlots, utilSlots map[int]int
+	coreSlots          map[string]int
 }
 
 // phaseHost is what a window says about the host and the job.
@@ -39,25 +44,35 @@ const (
 	phaseHostBusy
 )
 
-// phaseSums is what the window being filled has received.
+// phaseSums is what the window being filled has received. A GPU or core
+// without a value in the window has n == 0 in its slot (phaseState's
+// slots), which counts as none.
 type phaseSums struct {
-	sm, util         map[int]*sumCount // per GPU
+	sm, util         []sumCount // per GPU
 	job, cpu, iowait sumCount
-	cores            map[string]*sumCount
+	cores            []sumCount
 }
 
 func (a *phaseSums) reset() {
-	a.sm, a.util, a.cores = map[int]*sumCount{}, map[int]*sumCount{}, map[string]*sumCount{}
+	clear(a.sm)
+	clear(a.util)
+	clear(a.cores)
 	a.job, a.cpu, a.iowait = sumCount{}, sumCount{}, sumCount{}
 }
 
-func sumOf(m map[int]*sumCount, k int) *sumCount {
-	s := m[k]
-	if s == nil {
-		s = &sumCount{}
-		m[k] = s
+// slotOf is k's slot in slots, a new one at the end of sums where k has
+// none yet.
+func slotOf[K comparable](slots *map[K]int, sums *[]sumCount, k K) int {
+	if i, ok := (*slots)[k]; ok {
+		return i
 	}
-	return s
+	if *slots == nil {
+		*slots = map[K]int{}
+	}
+	i := len(*sums)
+	(*slots)[k] = i
+	*sums = append(*sums, sumCount{})
+	return i
 }
 
 // add takes a sample's display values.
@@ -84,9 +99,9 @@ func (p *phaseState) add(e *Engine, at time.Time, values []timeline.Value) {
 		v := values[st.at].Value
 		switch st.what {
 		case phaseSM:
-			sumOf(p.acc.sm, st.gpu).add(v)
+			p.acc.sm[st.slot].add(v)
 		case phaseUtil:
-			sumOf(p.acc.util, st.gpu).add(v)
+			p.acc.util[st.slot].add(v)
 		case phaseJob:
 			p.acc.job.add(v)
 		case phaseCPU:
@@ -94,12 +109,7 @@ func (p *phaseState) add(e *Engine, at time.Time, values []timeline.Value) {
 		case phaseIOWait:
 			p.acc.iowait.add(v)
 		case phaseCore:
-			s := p.acc.cores[st.core]
-			if s == nil {
-				s = &sumCount{}
-				p.acc.cores[st.core] = s
-			}
-			s.add(v)
+			p.acc.cores[st.slot].add(v)
 		}
 	}
 	p.unjudged = true // judged when asked (Phases) or when the window ends
@@ -110,8 +120,7 @@ func (p *phaseState) add(e *Engine, at time.Time, values []timeline.Value) {
 type phaseStep struct {
 	at   int
 	what uint8
-	gpu  int    // for phaseSM and phaseUtil
-	core string // for phaseCore
+	slot int // for phaseSM, phaseUtil and phaseCore: the GPU's or core's in phaseSums
 }
 
 const (
@@ -137,9 +146,9 @@ func (p *phaseState) placeValues(values []timeline.Value, gen int) {
 		if idx, ok := timeline.ParseGPUDevice(k.Device); ok {
 			switch k.Name {
 			case timeline.GPUSMActive:
-				p.plan = append(p.plan, phaseStep{at: i, what: phaseSM, gpu: idx})
+				p.plan = append(p.plan, phaseStep{at: i, what: phaseSM, slot: slotOf(&p.smSlots, &p.acc.sm, idx)})
 			case timeline.GPUUtil:
-				p.plan = append(p.plan, phaseStep{at: i, what: phaseUtil, gpu: idx})
+				p.plan = append(p.plan, phaseStep{at: i, what: phaseUtil, slot: slotOf(&p.utilSlots, &p.acc.util, idx)})
 			}
 			continue
 		}
@@ -151,16 +160,16 @@ func (p *phaseState) placeValues(values []timeline.Value, gen int) {
 		case k.Name == timeline.HostIOWait && k.Device == timeline.HostDevice:
 			p.plan = append(p.plan, phaseStep{at: i, what: phaseIOWait})
 		case k.Name == timeline.CoreBusy:
-			p.plan = append(p.plan, phaseStep{at: i, what: phaseCore, core: k.Device})
+			p.plan = append(p.plan, phaseStep{at: i, what: phaseCore, slot: slotOf(&p.coreSlots, &p.acc.cores, k.Device)})
 		}
 	}
 }
 
 // kind is the window's kind so far (see Engine.Phases).
 func (a *phaseSums) kind(o PhaseOptions) timeline.PhaseKind {
-	highest := func(m map[int]*sumCount) float64 {
+	highest := func(sums []sumCount) float64 {
 		top := math.NaN()
-		for _, s := range m {
+		for _, s := range sums {
 			if s.n > 0 {
 				if v := s.sum / float64(s.n); math.IsNaN(top) || v > top {
 					top = v
@@ -189,7 +198,7 @@ func (a *phaseSums) kind(o PhaseOptions) timeline.PhaseKind {
 	for _, s := range a.cores {
 		// A core's mean over the window, not its peak: pegged for the
 		// whole window, not a one-second spike.
-		check(*s, o.CoreBusyCPU)
+		check(s, o.CoreBusyCPU)
 	}
 	switch {
 	case math.IsNaN(activity):

@@ -29,9 +29,50 @@ type repBuilder struct {
 	// grid is the times of every series with their weights (repGrid),
 	// for means over the whole report (whole); read only, by every worker.
 	grid repSeries
+	// pending brings the hints where they are worked out beside the
+	// figures (NewReportOf), until takeHints takes them; hintsTaken says
+	// r.Hints are listed.
+	pending    <-chan []timeline.Hint
+	hintsTaken bool
 }
 
 func (b *repBuilder) build(a Analysis) {
+	if b.s.Len() == 0 {
+		b.takeHints(a)
+		b.r.Host = ReportHost{CPU: repNaNStats, IOWait: repNaNStats, JobCPU: repNaNStats, RAMUsedMax: Number(math.NaN()),
+			RAMTotal: Number(math.NaN()), SwapUsedMax: Number(math.NaN()), JobRSSMax: Number(math.NaN())}
+		b.r.Notes = append(b.r.Notes, "no samples")
+		b.work()
+		return
+	}
+	for _, m := range b.s.Markers() {
+		b.r.Markers = append(b.r.Markers, ReportMarker{At: b.rel(m.At), Text: m.Text, Origin: m.Origin})
+	}
+	b.processes()
+	b.listPhases(a.Phases)
+	b.gpus()
+	b.host()
+	// Of the figures, only the hosts' read the hints (their worst): the
+	// hints are taken there, or at the end.
+	b.hosts(a)
+	b.summarisePhases()
+	b.gapsAndNotes()
+	if b.opts.TimelineColumns > 0 {
+		b.timeline(b.opts.TimelineColumns)
+	}
+	b.takeHints(a)
+	b.work()
+}
+
+// takeHints lists the hints of a, or those pending, in r.Hints, once.
+func (b *repBuilder) takeHints(a Analysis) {
+	if b.hintsTaken {
+		return
+	}
+	b.hintsTaken = true
+	if b.pending != nil {
+		a.Hints = <-b.pending
+	}
 	// An Analysis may come from elsewhere than Engine.Hints (a test, a
 	// recording's hints): list them in the Engine's order all the same.
 	hints := slices.Clone(a.Hints)
@@ -47,27 +88,6 @@ func (b *repBuilder) build(a Analysis) {
 		}
 		b.r.Hints = append(b.r.Hints, rh)
 	}
-	if b.s.Len() == 0 {
-		b.r.Host = ReportHost{CPU: repNaNStats, IOWait: repNaNStats, JobCPU: repNaNStats, RAMUsedMax: Number(math.NaN()),
-			RAMTotal: Number(math.NaN()), SwapUsedMax: Number(math.NaN()), JobRSSMax: Number(math.NaN())}
-		b.r.Notes = append(b.r.Notes, "no samples")
-		b.work()
-		return
-	}
-	for _, m := range b.s.Markers() {
-		b.r.Markers = append(b.r.Markers, ReportMarker{At: b.rel(m.At), Text: m.Text, Origin: m.Origin})
-	}
-	b.processes()
-	b.listPhases(a.Phases)
-	b.gpus()
-	b.host()
-	b.hosts()
-	b.summarisePhases()
-	b.gapsAndNotes()
-	if b.opts.TimelineColumns > 0 {
-		b.timeline(b.opts.TimelineColumns)
-	}
-	b.work()
 }
 
 // rel is t in seconds since the report's start; NaN without samples.
@@ -92,6 +112,12 @@ func (b *repBuilder) whole(name, dev string) (mean, integral float64) {
 
 // load reads a series into buffer slot, which it overwrites.
 func (b *repBuilder) load(slot int, name, dev string) repSeries {
+	// Room for every time of the grid (what a series of the store has)
+	// at once, not by doubling: the buffers are kept for the report.
+	if r := &b.bufs[slot]; cap(r.at) < len(b.grid.at) {
+		n := len(b.grid.at)
+		r.at, r.v, r.w = make([]int64, 0, n), make([]float64, 0, n), make([]int64, 0, n)
+	}
 	b.bufs[slot] = repLoad(b.bufs[slot], b.s, timeline.Key{Name: name, Device: dev}, b.from, b.to, b.step)
 	return b.bufs[slot]
 }

@@ -51,10 +51,11 @@ type ReportHostHint struct {
 // hosts summarises each host of a session of several, from its GPUs'
 // figures and the hints; in a session of one it does nothing, and the
 // report reads as it always has.
-func (b *repBuilder) hosts() {
+func (b *repBuilder) hosts(a Analysis) {
 	if !b.info.MultiHost() {
 		return
 	}
+	b.takeHints(a)
 	pos := map[string]int{}
 	for k, h := range b.info.Hosts {
 		pos[h.Name] = k

@@ -1,9 +1,7 @@
 package report
 
 import (
-	"cmp"
 	"math"
-	"slices"
 	"sort"
 	"time"
 
@@ -166,16 +164,12 @@ var repNaNStats = ReportStats{Number(math.NaN()), Number(math.NaN()), Number(mat
 
 // stats summarises values i in [lo, hi) with a weight.
 func (r repSeries) stats(lo, hi int) ReportStats {
-	type vw struct {
-		v float64
-		w int64
-	}
-	vals := make([]vw, 0, hi-lo)
+	vals := make([]repWeighted, 0, hi-lo)
 	var total int64
 	var sum float64
 	for i := lo; i < hi; i++ {
 		if r.w[i] > 0 {
-			vals = append(vals, vw{r.v[i], r.w[i]})
+			vals = append(vals, repWeighted{r.v[i], r.w[i]})
 			total += r.w[i]
 			sum += r.v[i] * float64(r.w[i])
 		}
@@ -183,10 +177,8 @@ func (r repSeries) stats(lo, hi int) ReportStats {
 	if total == 0 {
 		return repNaNStats
 	}
-	// Values that tie give the same rank whatever their order. slices'
-	// sort, not sort.Slice's swaps through reflection: a day of a GPU's
-	// series is sorted several times a report.
-	slices.SortFunc(vals, func(a, b vw) int { return cmp.Compare(a.v, b.v) })
+	// Values that tie give the same rank whatever their order (sortByValue).
+	sortByValue(vals)
 	rank := func(p float64) Number {
 		need := p * float64(total)
 		var acc int64
