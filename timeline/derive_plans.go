@@ -145,11 +145,16 @@ func (d *Deriver) makePlan(cur, prev *Sample) {
 			curAt[cur.Metrics[i].Key] = i
 		}
 	}
+	// prev's keys are looked up only for counters that make values (a
+	// rule's, their denominators): a gauge's value is not taken against
+	// the one before, so its step's prevAt is -1.
 	prevAt := map[Key]int{}
 	if prev != nil {
-		prevAt = make(map[Key]int, len(prev.Metrics))
+		var names nameMemo
 		for i := range prev.Metrics {
-			prevAt[prev.Metrics[i].Key] = i
+			if names.of(prev.Metrics[i].Key.Name).rated {
+				prevAt[prev.Metrics[i].Key] = i
+			}
 		}
 	}
 	find := func(m map[Key]int, k Key) int32 {
@@ -159,20 +164,33 @@ func (d *Deriver) makePlan(cur, prev *Sample) {
 		return -1
 	}
 	slots := make(map[Key]int32, len(cur.Metrics))
+	// lastHolder is, by slot, the last step that writes it, and
+	// heldBefore, by step, the one before it in the same slot (-1): a
+	// shared slot's holders are found without reading every step before
+	// (a GPU's power gauge and energy counter, 512 times in a session of
+	// 64 hosts).
+	var lastHolder []int32
+	heldBefore := make([]int32, len(cur.Metrics))
+	var holders []int32
 	d.plan = make([]step, len(cur.Metrics))
+	var names nameMemo
 	for i := range cur.Metrics {
 		m := cur.Metrics[i]
-		st := step{slot: -1, prevAt: find(prevAt, m.Key), perCur: -1, perPrev: -1}
+		st := step{slot: -1, prevAt: -1, perCur: -1, perPrev: -1}
+		facts := names.of(m.Key.Name)
+		if facts.rated {
+			st.prevAt = find(prevAt, m.Key)
+		}
 		out := m.Key
-		valid, _ := RangeOf(m.Key.Name)
+		valid := facts.valid
 		if m.Kind == Counter {
-			rule, ok := counterRules[m.Key.Name]
+			rule, ok := facts.rule, facts.ruled
 			if !ok {
 				d.plan[i] = st
 				continue
 			}
 			st.counter, st.scale, st.out, st.trustAfter = true, rule.scale, rule.out, rule.trustAfter
-			valid, _ = RangeOf(rule.out)
+			valid = facts.ruleValid
 			out = Key{Name: rule.out, Device: m.Key.Device}
 			if rule.per != "" {
 				per := Key{Name: rule.per, Device: m.Key.Device}
@@ -186,18 +204,24 @@ func (d *Deriver) makePlan(cur, prev *Sample) {
 		st.lo, st.hi = valid.Min-slack(valid.Min), valid.Max+slack(valid.Max)
 		if slot, ok := slots[out]; ok {
 			st.slot, st.override = slot, true
-			// Both holders of a shared slot weigh it: the counter's
-			// trustAfter decides for both.
-			for j := 0; j < i; j++ {
-				if d.plan[j].slot == slot {
-					d.plan[j].override = true
-					st.trustAfter = max(st.trustAfter, d.plan[j].trustAfter)
-					d.plan[j].trustAfter = st.trustAfter
-				}
+			// Both holders of a shared slot weigh it, the earlier first:
+			// the counter's trustAfter decides for both.
+			holders = holders[:0]
+			for j := lastHolder[slot]; j >= 0; j = heldBefore[j] {
+				holders = append(holders, j)
 			}
+			for k := len(holders) - 1; k >= 0; k-- {
+				j := holders[k]
+				d.plan[j].override = true
+				st.trustAfter = max(st.trustAfter, d.plan[j].trustAfter)
+				d.plan[j].trustAfter = st.trustAfter
+			}
+			heldBefore[i], lastHolder[slot] = lastHolder[slot], int32(i)
 		} else {
 			st.slot = int32(len(slots))
 			slots[out] = st.slot
+			heldBefore[i] = -1
+			lastHolder = append(lastHolder, int32(i))
 		}
 		d.plan[i] = st
 	}
@@ -238,4 +262,11 @@ func isDenominator(name string) bool {
 		}
 	}
 	return false
+}
+
+// isRated says whether name is a counter's that makes a value (a rule's)
+// or a denominator's: the keys a plan looks up in the sample before.
+func isRated(name string) bool {
+	_, ok := counterRules[name]
+	return ok || isDenominator(name)
 }
