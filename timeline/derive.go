@@ -1,9 +1,6 @@
 package timeline
 
-import (
-	"math"
-	"unsafe"
-)
+import "math"
 
 // Value is one display value at one instant: a gauge as sampled, or a
 // counter turned into a rate or a share.
@@ -67,6 +64,11 @@ type Deriver struct {
 	curLayout, prevLayout uint64
 	// valuesLayout is ValuesLayout: the plan's, from NewLayout.
 	valuesLayout uint64
+	// gen is Layout: the number of the plan in use, which a plan kept
+	// (recent) brings back with it.
+	gen int
+	// recent are the last plans used, most recent first (derive_plans.go).
+	recent []keptPlan
 }
 
 func (d *Deriver) noteCounter(k Key) {
@@ -116,7 +118,7 @@ func (d *Deriver) Next(s *Sample) []Value {
 // Layout names the layout of the values Next returns: while it stays the
 // same, so do their keys, position by position, and whoever files them
 // can keep where each one went.
-func (d *Deriver) Layout() int { return d.plans }
+func (d *Deriver) Layout() int { return d.gen }
 
 // ValuesLayout is Layout as a Sample.Layout, unique in the process: what
 // Derived.Layout carries with the values to a Store.
@@ -127,7 +129,7 @@ func (d *Deriver) ValuesLayout() uint64 { return d.valuesLayout }
 // only when the layout changes), so that Counted and Layout answer alike.
 func (d *Deriver) Follow(s *Sample) {
 	if !d.planFits(s, d.prev) {
-		d.makePlan(s, d.prev)
+		d.replan(s, d.prev)
 		d.slots = -1 // the keys of the last output are not this plan's
 	}
 	if d.prev != nil {
@@ -151,7 +153,7 @@ func (d *Deriver) derive(cur, prev *Sample) []Value {
 	// still are: only the values are written (a key is two strings).
 	keep := len(d.out) == d.slots
 	if !d.planFits(cur, prev) {
-		d.makePlan(cur, prev)
+		d.replan(cur, prev)
 		keep = false
 	}
 	out := d.out[:0]
@@ -249,146 +251,4 @@ func (d *Deriver) counterValue(cur, prev *Sample, i int, st *step, dt float64) f
 		return math.NaN()
 	}
 	return delta / per * st.scale
-}
-
-// planFits says whether cur and prev have the keys the plan was made for.
-// Where both have the Layout of the samples it last fitted, they do
-// (Sample.Layout): a day's 86,400 samples of 574 metrics are not compared
-// key by key, twice for each Deriver.
-func (d *Deriver) planFits(cur, prev *Sample) bool {
-	if prev != nil && cur.Layout != 0 && prev.Layout != 0 && cur.Layout == d.curLayout && prev.Layout == d.prevLayout &&
-		len(cur.Metrics) == len(d.planCur) && len(prev.Metrics) == len(d.planPrev) {
-		return true
-	}
-	if !sameLayout(d.planCur, cur) || !sameLayout(d.planPrev, prev) {
-		return false
-	}
-	d.curLayout, d.prevLayout = layoutID(cur), layoutID(prev)
-	return true
-}
-
-// layoutID is s's Layout, 0 for no sample.
-func layoutID(s *Sample) uint64 {
-	if s == nil {
-		return 0
-	}
-	return s.Layout
-}
-
-// sameLayout says whether s has the metrics keys names, in their order.
-// Where it does with strings of its own (a reader's next segment, which
-// decodes its names afresh), keys takes s's strings: comparing a string
-// with itself is a pointer check, comparing equal copies reads both, and
-// it is done for every metric of every sample, twice.
-func sameLayout(keys []Key, s *Sample) bool {
-	if s == nil {
-		return keys == nil
-	}
-	if len(keys) != len(s.Metrics) {
-		return false
-	}
-	for i := range keys {
-		k := s.Metrics[i].Key
-		if sameStrings(keys[i], k) {
-			continue
-		}
-		if keys[i] != k {
-			return false
-		}
-		keys[i] = k
-	}
-	return true
-}
-
-// sameStrings says whether a and b share their strings' bytes.
-func sameStrings(a, b Key) bool {
-	return unsafe.StringData(a.Name) == unsafe.StringData(b.Name) &&
-		unsafe.StringData(a.Device) == unsafe.StringData(b.Device)
-}
-
-func layoutOf(s *Sample) []Key {
-	if s == nil {
-		return nil
-	}
-	keys := make([]Key, len(s.Metrics))
-	for i := range s.Metrics {
-		keys[i] = s.Metrics[i].Key
-	}
-	return keys
-}
-
-func (d *Deriver) makePlan(cur, prev *Sample) {
-	d.plans++
-	curAt := make(map[Key]int, len(cur.Metrics))
-	for i := range cur.Metrics {
-		curAt[cur.Metrics[i].Key] = i
-	}
-	prevAt := map[Key]int{}
-	if prev != nil {
-		for i := range prev.Metrics {
-			prevAt[prev.Metrics[i].Key] = i
-		}
-	}
-	find := func(m map[Key]int, k Key) int32 {
-		if i, ok := m[k]; ok {
-			return int32(i)
-		}
-		return -1
-	}
-	slots := map[Key]int32{}
-	d.plan = make([]step, len(cur.Metrics))
-	for i := range cur.Metrics {
-		m := cur.Metrics[i]
-		st := step{slot: -1, prevAt: find(prevAt, m.Key), perCur: -1, perPrev: -1}
-		out := m.Key
-		valid, _ := RangeOf(m.Key.Name)
-		if m.Kind == Counter {
-			rule, ok := counterRules[m.Key.Name]
-			if !ok {
-				d.plan[i] = st
-				continue
-			}
-			st.counter, st.scale, st.out, st.trustAfter = true, rule.scale, rule.out, rule.trustAfter
-			valid, _ = RangeOf(rule.out)
-			out = Key{Name: rule.out, Device: m.Key.Device}
-			if rule.per != "" {
-				per := Key{Name: rule.per, Device: m.Key.Device}
-				st.perCur, st.perPrev = find(curAt, per), find(prevAt, per)
-				if st.perCur < 0 {
-					d.plan[i] = step{slot: -1}
-					continue
-				}
-			}
-		}
-		st.lo, st.hi = valid.Min-slack(valid.Min), valid.Max+slack(valid.Max)
-		if slot, ok := slots[out]; ok {
-			st.slot, st.override = slot, true
-			// Both holders of a shared slot weigh it: the counter's
-			// trustAfter decides for both.
-			for j := 0; j < i; j++ {
-				if d.plan[j].slot == slot {
-					d.plan[j].override = true
-					st.trustAfter = max(st.trustAfter, d.plan[j].trustAfter)
-					d.plan[j].trustAfter = st.trustAfter
-				}
-			}
-		} else {
-			st.slot = int32(len(slots))
-			slots[out] = st.slot
-		}
-		d.plan[i] = st
-	}
-	d.sharing = d.sharing[:0]
-	for i := range d.plan {
-		st := &d.plan[i]
-		switch {
-		case st.counter && st.override:
-			d.sharing = append(d.sharing, i)
-		case st.counter && st.slot >= 0:
-			d.noteCounter(cur.Metrics[i].Key) // alone in its slot: always behind it
-		}
-	}
-	d.planCur, d.planPrev = layoutOf(cur), layoutOf(prev)
-	d.curLayout, d.prevLayout = layoutID(cur), layoutID(prev)
-	d.valuesLayout = NewLayout()
 }

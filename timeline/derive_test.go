@@ -273,3 +273,39 @@ func TestCountedOnlyWhereTheCounterWon(t *testing.T) {
 		t.Error("PCIe bytes alone: Counted = false, want true")
 	}
 }
+
+// A Deriver whose samples go from one Layout to another and back (a host
+// of a session missing a tick) finds the plans it made before: the values
+// are Derive's, and Layout and ValuesLayout are those of the plan found.
+func TestDeriverKeepsPlans(t *testing.T) {
+	full, short := NewLayout(), NewLayout()
+	var d Deriver
+	var prev *Sample
+	gens, values := map[[2]uint64]int{}, map[[2]uint64]uint64{}
+	for i, l := range []uint64{full, full, short, full, full, short, full, full} {
+		cur := sampleAt(float64(i), c(GPUEnergy, "gpu0", float64(i*i)*100), g(GPUUtil, "gpu0", float64(i)), c(GPUEnergy, "gpu1", float64(i)*100))
+		if cur.Layout = l; l == short {
+			cur.Metrics = cur.Metrics[:2]
+		}
+		want := Derive(cur, prev)
+		got := d.Next(cur)
+		if !slices.EqualFunc(got, want, func(a, b Value) bool {
+			return a.Key == b.Key && (a.Value == b.Value || math.IsNaN(a.Value) && math.IsNaN(b.Value))
+		}) {
+			t.Fatalf("tick %d: %v, want %v", i, got, want)
+		}
+		if prev != nil {
+			pair := [2]uint64{l, prev.Layout}
+			if gen, ok := gens[pair]; ok && (gen != d.Layout() || values[pair] != d.ValuesLayout()) {
+				t.Errorf("tick %d: plan %d (values %d), the same layouts had %d (%d)", i, d.Layout(), d.ValuesLayout(), gen, values[pair])
+			}
+			gens[pair], values[pair] = d.Layout(), d.ValuesLayout()
+		}
+		prev = cur
+	}
+	// The first sample's, full after full, short after full, full after
+	// short: 4, however often the host is missing.
+	if d.plans != 4 {
+		t.Errorf("%d plans made, want 4", d.plans)
+	}
+}

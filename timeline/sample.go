@@ -38,7 +38,22 @@ type Key struct {
 func (k Key) String() string { return k.Device + "/" + k.Name }
 
 // GPUDevice is the device name of the GPU with NVML index i.
-func GPUDevice(i int) string { return "gpu" + strconv.Itoa(i) }
+func GPUDevice(i int) string {
+	if i >= 0 && i < len(gpuDevices) {
+		return gpuDevices[i]
+	}
+	return "gpu" + strconv.Itoa(i)
+}
+
+// gpuDevices are the names of the first GPUs, made once: a session of 64
+// hosts names 512 GPUs every frame (the host list's figures), and each name
+// made anew was an allocation.
+var gpuDevices = func() (out [1024]string) {
+	for i := range out {
+		out[i] = "gpu" + strconv.Itoa(i)
+	}
+	return out
+}()
 
 // ParseGPUDevice reads the NVML index out of a device name made by
 // GPUDevice ("gpu3" is 3); false for any other name.

@@ -71,3 +71,50 @@ func benchmarkMerge(b *testing.B, hosts, gpus int) {
 	}
 	b.ReportMetric(float64(metrics), "metrics/tick")
 }
+
+// BenchmarkDeriveAbsence64Hosts is what a Deriver (the Judge's, the
+// screen's store's) pays each time one of 64 hosts of 8 GPUs misses a tick,
+// a different host each time: the tick without it, the tick it is back,
+// and the tick after, derived from merged samples.
+func BenchmarkDeriveAbsence64Hosts(b *testing.B) {
+	const hosts = 64
+	var names []string
+	for i := range hosts {
+		names = append(names, fmt.Sprintf("node%d", i))
+	}
+	s := newSource(Options{Hosts: names, Interval: time.Second})
+	for _, h := range s.hosts {
+		h.info = node(8)
+	}
+	now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	samples := make([]timeline.Sample, hosts)
+	for i := range samples {
+		samples[i] = *busyNode(8, now)
+		samples[i].Layout = timeline.NewLayout()
+	}
+	tick := func(absent int) timeline.Sample {
+		now = now.Add(time.Second)
+		for i, h := range s.hosts {
+			if i != absent {
+				h.queue = append(h.queue[:0], queued{samples[i], now.Add(-time.Second)})
+			}
+		}
+		return s.merge(now)
+	}
+	// Merged beforehand, in the order they come: full, without host h, full.
+	full := tick(-1)
+	short := make([]timeline.Sample, hosts)
+	for h := range short {
+		short[h] = tick(h)
+		tick(-1)
+	}
+	var d timeline.Deriver
+	d.Next(&full)
+	d.Next(&full)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		d.Next(&short[i%hosts])
+		d.Next(&full)
+		d.Next(&full)
+	}
+}

@@ -17,6 +17,12 @@ type mergedLayout struct {
 	parts []uint64 // this tick's: each host's sample's Layout, 0 if absent
 	last  []uint64 // the last tick's
 	id    uint64   // the last tick's merged Layout
+	// recent are the last few Layouts given, most recent first, with
+	// their hosts' (last and id are recent[0]'s): when a host that missed
+	// a tick is back, the merged sample has the Layout of before again,
+	// and the Derivers downstream find the plan they kept for it
+	// (timeline.Deriver).
+	recent []givenLayout
 	// unknown says a host's sample this tick had no Layout: the merged
 	// one has none either.
 	unknown bool
@@ -46,9 +52,31 @@ func (m *mergedLayout) end() uint64 {
 		m.id = 0
 		return 0
 	}
-	if m.id == 0 || !slices.Equal(m.parts, m.last) {
-		m.id = timeline.NewLayout()
-		m.last = append(m.last[:0], m.parts...)
+	if m.id != 0 && slices.Equal(m.parts, m.last) {
+		return m.id
 	}
+	at := slices.IndexFunc(m.recent, func(g givenLayout) bool { return slices.Equal(g.parts, m.parts) })
+	if at < 0 {
+		// A new one, in the place of the least recent.
+		if len(m.recent) < recentLayouts {
+			m.recent = append(m.recent, givenLayout{})
+		}
+		at = len(m.recent) - 1
+		m.recent[at] = givenLayout{parts: append(m.recent[at].parts[:0], m.parts...), id: timeline.NewLayout()}
+	}
+	g := m.recent[at]
+	copy(m.recent[1:at+1], m.recent[:at])
+	m.recent[0] = g
+	m.id, m.last = g.id, g.parts
 	return m.id
 }
+
+// givenLayout is a merged Layout and its hosts' Layouts.
+type givenLayout struct {
+	parts []uint64
+	id    uint64
+}
+
+// recentLayouts is how many merged Layouts are remembered: the full set of
+// hosts and a few absences.
+const recentLayouts = 4

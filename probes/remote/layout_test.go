@@ -11,8 +11,9 @@ import (
 
 // TestMergedSamplesNameTheirKeys checks Sample.Layout's promise for merged
 // samples: the same Layout only where the keys are the same, in the same
-// strings; a new one where a host is absent or back; none where a host's
-// sample had none.
+// strings; another where a host is absent, and the one of before where it
+// is back (so the Derivers downstream find the plan they kept); none where
+// a host's sample had none.
 func TestMergedSamplesNameTheirKeys(t *testing.T) {
 	s := newSource(Options{Hosts: []string{"a", "b"}, Interval: time.Second})
 	for _, h := range s.hosts {
@@ -46,6 +47,9 @@ func TestMergedSamplesNameTheirKeys(t *testing.T) {
 	}
 	if seen[1].Layout == seen[2].Layout || seen[3].Layout == seen[4].Layout {
 		t.Errorf("a host absent or back kept the Layout: %v", layouts(seen))
+	}
+	if seen[4].Layout != seen[0].Layout {
+		t.Errorf("the hosts of tick 0 back, not its Layout: %v", layouts(seen))
 	}
 	for i := range seen {
 		for j := range seen {
