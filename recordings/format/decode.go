@@ -393,7 +393,7 @@ func (d *Decoder) readValues(c *cursor) []timeline.Metric {
 			// without the call (half a day's values).
 			br.n--
 			st.rice.addAt(0, 0)
-			v = st.predicted(0, 0, counter)
+			v = st.predicted(0, 0, counter) // st.at, unless a counter steps
 		} else {
 			v, ok = st.decodeValue(&br, counter)
 		}
