@@ -157,7 +157,7 @@ func (d *Decoder) read() (s timeline.Sample, ok bool, err error) {
 				return timeline.Sample{}, false, err
 			}
 			d.keys = append(d.keys, k)
-			d.values = append(d.values, valueState{})
+			d.values = append(d.values, valueState{counter: kind == timeline.Counter})
 		case recProbeDef:
 			p := probeDevice{c.string(), c.string()}
 			if err := defineOnce(&d.probeSet, p, len(d.probes)); err != nil {
@@ -381,14 +381,14 @@ func (d *Decoder) readValues(c *cursor) []timeline.Metric {
 	}
 	out = out[:len(d.layout)]
 	for i, id := range d.layout {
-		k := &d.keys[id]
-		counter := k.kind == timeline.Counter
+		st := &d.values[id]
+		counter := st.counter
 		var v float64
 		ok := true
 		if len(exc) > 0 && exc[0].index == i {
-			v, ok = d.values[id].apply(exc[0], counter)
+			v, ok = st.apply(exc[0], counter)
 			exc = exc[1:]
-		} else if st := &d.values[id]; st.quiet() && br.n > 0 && br.acc>>(br.n-1)&1 == 0 {
+		} else if st.quiet() && br.n > 0 && br.acc>>(br.n-1)&1 == 0 {
 			// A residual of 0 at k = 0, one bit: as decodeValue reads it,
 			// without the call (half a day's values).
 			br.n--
@@ -407,6 +407,7 @@ func (d *Decoder) readValues(c *cursor) []timeline.Metric {
 		if keyed {
 			m.Value = v
 		} else {
+			k := &d.keys[id]
 			m.Key, m.Kind, m.Value = k.key, k.kind, v
 		}
 	}

@@ -104,7 +104,10 @@ type valueState struct {
 	last int64 // the last value, times den
 	step int64 // the last change of last, for counters
 	ulps bool  // residuals carry an ulp offset
-	rice riceStats
+	// counter is the key's kind, for the reader: a sample's metrics of
+	// the layout before have their keys, and d.keys is not read.
+	counter bool
+	rice    riceStats
 	// at is last/den as a float64 with no ulps (the reader's only): a
 	// value that does not move, 59 % of a day's, is not divided again.
 	at float64
@@ -214,7 +217,7 @@ func (st *valueState) apply(e exception, counter bool) (v float64, ok bool) {
 		st.den = 0
 		return math.Float64frombits(uint64(e.a)), true
 	case OpAbsolute:
-		*st = valueState{den: e.a, last: e.b, ulps: e.c != 0, at: ratio(e.b, e.a)}
+		*st = valueState{den: e.a, last: e.b, ulps: e.c != 0, at: ratio(e.b, e.a), counter: st.counter}
 		return withUlps(st.at, e.c), true
 	case opOffset:
 		if st.den == 0 {
