@@ -186,6 +186,19 @@ func (w *bitWriter) rice(u uint64, k uint) {
 }
 
 func (r *bitReader) rice(k uint) uint64 {
+	// The usual case at once: the whole code is in acc (after a refill
+	// where it runs low), so the 1s are counted and the low bits taken
+	// with one shift each, not bit reader calls of their own.
+	if r.n < 48 {
+		r.refill()
+	}
+	if r.n > 0 {
+		q := uint(bits.LeadingZeros64(^(r.acc << (64 - r.n))))
+		if q < riceEscape && q+1+k <= r.n {
+			r.n -= q + 1 + k
+			return uint64(q)<<k | r.acc>>r.n&(1<<k-1)
+		}
+	}
 	if q := r.ones(riceEscape); q < riceEscape {
 		return uint64(q)<<k | r.read64(k)
 	}
