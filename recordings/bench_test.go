@@ -222,6 +222,37 @@ func BenchmarkDecode(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/sample")
 }
 
+// BenchmarkDecodeDay reads the recording GPUTOP_BENCH_DAY names (skipped
+// without one), handing each sample's metrics back as a report's load does:
+// the decoder's cost alone, without BenchmarkDecode's allocation of every
+// sample's metrics.
+func BenchmarkDecodeDay(b *testing.B) {
+	path := os.Getenv("GPUTOP_BENCH_DAY")
+	if path == "" {
+		b.Skip("GPUTOP_BENCH_DAY names no recording")
+	}
+	for b.Loop() {
+		r, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			s, err := r.Read()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			r.RecycleLayout(s.Metrics, s.Layout)
+			r.RecycleProbes(s.Probes)
+		}
+		if err := r.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkReplayRSS replays a 24-hour recording in a fresh process and
 // reports its peak resident memory (VmHWM): what `gputop replay` costs
 // before the UI keeps anything.
