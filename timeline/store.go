@@ -521,43 +521,6 @@ func (s *Store) pickTier(from int64, colWidth float64) int {
 	return len(s.tiers) - 1
 }
 
-// ValueAt is key's value current at t: the latest sample at or before t,
-// unless it is older than the hold (then NaN: a gap). Where raw samples are
-// gone, it is the mean of the bucket that holds t.
-func (s *Store) ValueAt(key Key, at time.Time) float64 {
-	id, ok := s.index[key]
-	if !ok || s.added == 0 {
-		return math.NaN()
-	}
-	t := at.UnixNano()
-	r := &s.raw
-	if r.len() > 0 && r.oldest() <= t {
-		i := r.search(t + 1)
-		if i == 0 {
-			return math.NaN()
-		}
-		if r.time(i-1)+s.rawHold() < t {
-			return math.NaN()
-		}
-		return float64(r.value(id, r.phys(i-1)))
-	}
-	for _, b := range s.tiers {
-		if b.len() == 0 || b.oldest() > t {
-			continue
-		}
-		i := b.search(t + 1)
-		if i == 0 {
-			return math.NaN()
-		}
-		a := b.at(id, b.phys(i-1))
-		if a.n == 0 || b.start(i-1)+b.width*2 < t {
-			return math.NaN()
-		}
-		return float64(a.sum) / float64(a.n)
-	}
-	return math.NaN()
-}
-
 // SampleTimes calls fn with the time of every raw sample from `from` to `to`
 // (inclusive); stepping through a paused view or a replay moves between them.
 func (s *Store) SampleTimes(from, to time.Time, fn func(time.Time) bool) {
