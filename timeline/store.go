@@ -89,19 +89,15 @@ type Store struct {
 	rawValues int
 	// fromFirst is StoreOptions.ReadFromFirst.
 	fromFirst bool
-	layout    []Key // keys of the last derived layout
-	layoutID  []int // their series ids
-	// layoutOf is the Derived.Layout of the values layout lists (0: not
-	// known): values with the same one have its keys.
-	layoutOf uint64
-	// idsInOrder says layoutID is 0, 1, 2...: series ids in the order of
-	// the values.
-	idsInOrder bool
-	added      int
-	first      int64
-	last       int64
-	deltas     [15]int64 // recent sample spacings, for the interval estimate
-	interval   int64
+	// layout is the series ids of the last derived values' layout, and
+	// recent those of the few before it (store_layouts.go).
+	layout   storeLayout
+	recent   []storeLayout
+	added    int
+	first    int64
+	last     int64
+	deltas   [15]int64 // recent sample spacings, for the interval estimate
+	interval int64
 
 	markers   []Marker
 	progress  []Progress
@@ -197,7 +193,7 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 	// on) is the row itself: no NaN to fill in first.
 	row := s.raw.next(t)
 	switch {
-	case vals != nil && s.idsInOrder && len(ids) == len(row):
+	case vals != nil && s.layout.inOrder && len(ids) == len(row):
 		copy(row, vals)
 	case vals != nil:
 		for i := range row {
@@ -238,65 +234,6 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 		s.addProcesses(t, smp.Processes)
 	}
 	return true
-}
-
-// ids maps derived values to series ids, creating series on first sight.
-// Values of the layout (Derived.Layout) of the last ones have their keys.
-func (s *Store) ids(values []Value, layout uint64) []int {
-	if layout != 0 && layout == s.layoutOf && len(values) == len(s.layout) {
-		return s.layoutID
-	}
-	s.layoutOf = layout
-	same := len(values) == len(s.layout)
-	for i := 0; same && i < len(values); i++ {
-		// Equal keys in strings of their own (a reader's next segment)
-		// are taken, so that the next sample compares pointers (as
-		// sameLayout does).
-		if k := values[i].Key; !sameStrings(k, s.layout[i]) {
-			same = k == s.layout[i]
-			s.layout[i] = k
-		}
-	}
-	if same {
-		return s.layoutID
-	}
-	// The raw tier is fitted to the budget once for all the series this
-	// layout brings: fitted once per series, a first sample of 533 series
-	// moved every column at each one past the budget (17 GB allocated for
-	// a day of 8 GPUs). Fitting to fewer samples in steps keeps what one
-	// fit to the last step keeps.
-	if s.rawValues > 0 {
-		var fresh map[Key]bool
-		for _, v := range values {
-			if _, ok := s.index[v.Key]; !ok {
-				if fresh == nil {
-					fresh = map[Key]bool{}
-				}
-				fresh[v.Key] = true
-			}
-		}
-		if len(fresh) > 0 {
-			s.raw.fit(max(1, s.rawValues/(len(s.keys)+len(fresh))))
-		}
-	}
-	s.layout = s.layout[:0]
-	s.layoutID = s.layoutID[:0]
-	for _, v := range values {
-		id, ok := s.index[v.Key]
-		if !ok {
-			id = s.addSeries(v.Key)
-		}
-		s.layout = append(s.layout, v.Key)
-		s.layoutID = append(s.layoutID, id)
-	}
-	s.idsInOrder = true
-	for i, id := range s.layoutID {
-		if id != i {
-			s.idsInOrder = false
-			break
-		}
-	}
-	return s.layoutID
 }
 
 // addSeries files a series the store has not seen; ids has fitted the raw
@@ -519,43 +456,6 @@ func (s *Store) pickTier(from int64, colWidth float64) int {
 		}
 	}
 	return len(s.tiers) - 1
-}
-
-// ValueAt is key's value current at t: the latest sample at or before t,
-// unless it is older than the hold (then NaN: a gap). Where raw samples are
-// gone, it is the mean of the bucket that holds t.
-func (s *Store) ValueAt(key Key, at time.Time) float64 {
-	id, ok := s.index[key]
-	if !ok || s.added == 0 {
-		return math.NaN()
-	}
-	t := at.UnixNano()
-	r := &s.raw
-	if r.len() > 0 && r.oldest() <= t {
-		i := r.search(t + 1)
-		if i == 0 {
-			return math.NaN()
-		}
-		if r.time(i-1)+s.rawHold() < t {
-			return math.NaN()
-		}
-		return float64(r.value(id, r.phys(i-1)))
-	}
-	for _, b := range s.tiers {
-		if b.len() == 0 || b.oldest() > t {
-			continue
-		}
-		i := b.search(t + 1)
-		if i == 0 {
-			return math.NaN()
-		}
-		a := b.at(id, b.phys(i-1))
-		if a.n == 0 || b.start(i-1)+b.width*2 < t {
-			return math.NaN()
-		}
-		return float64(a.sum) / float64(a.n)
-	}
-	return math.NaN()
 }
 
 // SampleTimes calls fn with the time of every raw sample from `from` to `to`

@@ -70,32 +70,27 @@ func (m *Model) summarizeGPUs(at time.Time) gpuListSummary {
 	s.firstShown = m.gpuTop
 	s.lastShown = min(s.all, m.gpuTop+m.lay.GPUsShown) - 1
 	idle := analysis.DefaultHintOptions()
+	mo := m.store.MomentAt(at)
 	sum := 0.0
-	for _, g := range m.info.GPUs {
+	for pos, g := range m.info.GPUs {
 		if g.IsMIGInstance() {
 			s.slices++
 		}
-		dev := timeline.GPUDevice(g.Index)
-		if m.store.Lost(dev, at) {
+		if m.store.Lost(timeline.GPUDevice(g.Index), at) {
 			if !g.IsMIGInstance() { // lost with its parent, counted there
 				s.lost++
 			}
 			continue
 		}
-		u := m.value(timeline.GPUUtil, dev, at)
-		if math.IsNaN(u) {
+		// The same test as the idle rules' (gpuState).
+		u, known, isIdle := gpuState(mo, m.series.at(m.store, m.info.GPUs, pos), &idle)
+		if !known {
 			continue
 		}
 		s.known++
 		sum += u
 		s.lo, s.hi = min(s.lo, u), max(s.hi, u)
-		// The same test as the idle rules': SM activity decides where the
-		// GPU has it (utilisation reads high for one resident kernel).
-		if sm := m.value(timeline.GPUSMActive, dev, at); !math.IsNaN(sm) {
-			if sm < idle.IdleSM {
-				s.idle++
-			}
-		} else if u < idle.IdleUtil {
+		if isIdle {
 			s.idle++
 		}
 	}

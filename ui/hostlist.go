@@ -312,9 +312,11 @@ func (m *Model) viewHostGPUs(f *frame) []string {
 	// Every host's figures once a frame: the summary counts the hosts
 	// without data, and each line on screen shows its own.
 	events := m.store.EventsAt(f.at)
+	mo := m.store.MomentAt(f.at)
+	idle := analysis.DefaultHintOptions()
 	hn.figs = hn.figs[:0]
 	for h := range hn.names {
-		hn.figs = append(hn.figs, m.hostFigures(h, f.at, events))
+		hn.figs = append(hn.figs, m.hostFigures(h, f.at, mo, &idle, events))
 	}
 	var out []string
 	gpu := func(pos int) {
@@ -348,132 +350,6 @@ func (m *Model) viewHostGPUs(f *frame) []string {
 		}
 	}
 	return out
-}
-
-// hostFigures is what a host line says of one host at the cursor.
-type hostFigures struct {
-	gpus, known, busy int
-	mean, lo          float64
-	power             float64 // NaN where no GPU gave one
-	worst             *timeline.Hint
-	// problem is why the host is not answering ("unreachable: …"), from
-	// its connection's status; since is when its data stopped.
-	problem string
-	gap     bool
-	since   time.Time
-	// waiting says the problem is a wait (connecting), not a failure.
-	waiting bool
-}
-
-// gpuState is one GPU at a moment, by the idle rules' test: SM activity
-// decides where the GPU has it (utilisation reads high for one resident
-// kernel).
-func (m *Model) gpuState(dev string, at time.Time, idle analysis.HintOptions) (util float64, known, isIdle bool) {
-	u := m.value(timeline.GPUUtil, dev, at)
-	if math.IsNaN(u) {
-		return u, false, false
-	}
-	if sm := m.value(timeline.GPUSMActive, dev, at); !math.IsNaN(sm) {
-		return u, true, sm < idle.IdleSM
-	}
-	return u, true, u < idle.IdleUtil
-}
-
-func (m *Model) hostFigures(h int, at time.Time, events []timeline.Event) hostFigures {
-	hn := &m.hosts
-	idle := analysis.DefaultHintOptions()
-	gpus := hn.scratch[:0]
-	for _, pos := range hn.gpus[h] {
-		g := m.info.GPUs[pos]
-		dev := timeline.GPUDevice(g.Index)
-		u, _, isIdle := m.gpuState(dev, at, idle)
-		gpus = append(gpus, timeline.GPUFigures{Index: g.Index, Util: u, SMActive: math.NaN(),
-			Power: m.value(timeline.GPUPower, dev, at), Energy: math.NaN(), MemUsed: math.NaN(),
-			MemTotal: math.NaN(), Busy: !isIdle})
-	}
-	hn.scratch = gpus
-	sum := timeline.SumHost(gpus)
-	fig := hostFigures{gpus: sum.GPUs, known: sum.Known, busy: sum.Busy, mean: sum.UtilMean, lo: sum.UtilLowest,
-		power: sum.Power}
-	for i := range m.an.shown {
-		hint := &m.an.shown[i]
-		if !hint.Ongoing || (fig.worst != nil && hint.Severity <= fig.worst.Severity) {
-			continue
-		}
-		for _, g := range hint.GPUs {
-			if pos := m.gpuPosition(g); pos >= 0 && hn.of[pos] == h {
-				fig.worst = hint
-				break
-			}
-		}
-	}
-	for _, e := range events {
-		if e.Probe == timeline.RemoteProbe && e.Device == hn.names[h] {
-			fig.problem = e.Err
-			if fig.problem == "" {
-				fig.problem = e.State.String()
-			}
-			fig.waiting = e.State == timeline.ProbeLate
-			fig.since = e.Since
-			break
-		}
-	}
-	if fig.problem == "" && fig.gpus == 0 {
-		fig.problem, fig.waiting = m.hostWaiting(h)
-	}
-	if fig.known == 0 && fig.gpus > 0 {
-		fig.gap = true
-		if from := m.gapStart(h, at); !from.IsZero() && (fig.since.IsZero() || from.Before(fig.since)) {
-			fig.since = from
-		}
-	}
-	return fig
-}
-
-// gpuPosition is where GPU index g (a hint's) is in info.GPUs.
-func (m *Model) gpuPosition(g int) int {
-	if g >= 0 && g < len(m.info.GPUs) && m.info.GPUs[g].Index == g {
-		return g
-	}
-	for pos, gi := range m.info.GPUs {
-		if gi.Index == g {
-			return pos
-		}
-	}
-	return -1
-}
-
-// gapStart is when host h's GPUs stopped having a utilisation, before at:
-// the first sample after the last one in which any of them had one. Zero
-// if they never had one (or no sample came after it).
-func (m *Model) gapStart(h int, at time.Time) time.Time {
-	hn := &m.hosts
-	name := hn.names[h]
-	if c, ok := hn.seen[name]; ok && c.at.Equal(at) && c.samples == m.store.Len() {
-		return c.since
-	}
-	var seen time.Time
-	for _, pos := range hn.gpus[h] {
-		key := timeline.Key{Name: timeline.GPUUtil, Device: timeline.GPUDevice(m.info.GPUs[pos].Index)}
-		m.store.Each(key, m.store.First(), at, func(t time.Time, v float64) bool {
-			if !math.IsNaN(v) && t.After(seen) {
-				seen = t
-			}
-			return true
-		})
-	}
-	var since time.Time
-	if !seen.IsZero() {
-		m.store.SampleTimes(seen.Add(1), at, func(t time.Time) bool {
-			since = t
-			return false
-		})
-	}
-	if hn.seen == nil {
-		hn.seen = map[string]gapCache{}
-	}
-	hn.seen[name] = gapCache{at: at, since: since, samples: m.store.Len()}
-	return since
 }
 
 // hostSpark is the mean utilisation of host h's GPUs in each column; a

@@ -115,7 +115,9 @@ type Model struct {
 	gpu    int     // selected GPU (index into info.GPUs)
 	gpuTop int     // first GPU of a scrolling list on screen
 	hosts  hostNav // the hosts of a session of several (hostlist.go)
-	metric int     // selected detail metric (index into detailMetrics)
+	// series is every GPU's series ids for the summaries (gpuseries.go).
+	series gpuSeriesCache
+	metric int // selected detail metric (index into detailMetrics)
 	// oneRow keeps every GPU to one row (layout = "compact").
 	oneRow bool
 	// paneGraph says a pane the graph shares with the processes shows the

@@ -1,0 +1,96 @@
+package timeline
+
+import (
+	"math"
+	"time"
+)
+
+// SeriesID is a series' place in one Store: looked up once by its key
+// (Store.ID), then read by place (Moment.Value). A store only ever adds
+// series, so an id stays its series' for the store's life; a key it does
+// not have yet is worth asking again once Store.Keys has grown.
+type SeriesID int
+
+// NoSeries is the id of a series a store does not have: its values are NaN.
+const NoSeries SeriesID = -1
+
+// ID is key's series id in s; NoSeries and false if s has no such series
+// (yet).
+func (s *Store) ID(key Key) (SeriesID, bool) {
+	id, ok := s.index[key]
+	if !ok {
+		return NoSeries, false
+	}
+	return SeriesID(id), true
+}
+
+// Moment is where a Store keeps its values current at one time, found once
+// for every series read at it: a screen reads 1,536 values of 64 hosts at
+// its cursor, and ValueAt searched the samples' times and hashed a key for
+// each. It holds until the store's next Add.
+type Moment struct {
+	s *Store
+	// tier is the raw tier (-1), a bucket tier's index, or none (-2: every
+	// value NaN); p the physical index of the sample or bucket there.
+	tier, p int
+}
+
+// MomentAt is s's moment at `at`: the latest sample at or before it,
+// unless that is older than the hold (a gap); where raw samples are gone,
+// the bucket that holds it.
+func (s *Store) MomentAt(at time.Time) Moment {
+	none := Moment{s: s, tier: -2}
+	if s.added == 0 {
+		return none
+	}
+	t := at.UnixNano()
+	r := &s.raw
+	if r.len() > 0 && r.oldest() <= t {
+		i := r.search(t + 1)
+		if i == 0 || r.time(i-1)+s.rawHold() < t {
+			return none
+		}
+		return Moment{s: s, tier: -1, p: r.phys(i - 1)}
+	}
+	for k, b := range s.tiers {
+		if b.len() == 0 || b.oldest() > t {
+			continue
+		}
+		i := b.search(t + 1)
+		if i == 0 || b.start(i-1)+b.width*2 < t {
+			return none
+		}
+		return Moment{s: s, tier: k, p: b.phys(i - 1)}
+	}
+	return none
+}
+
+// Value is series id's value at the moment: NaN in a gap or for NoSeries,
+// a bucket's mean where raw samples are gone.
+func (m Moment) Value(id SeriesID) float64 {
+	switch {
+	case id < 0:
+		return math.NaN()
+	case m.tier == -1:
+		return float64(m.s.raw.value(int(id), m.p))
+	case m.tier >= 0:
+		a := m.s.tiers[m.tier].at(int(id), m.p)
+		if a.n == 0 {
+			return math.NaN()
+		}
+		return float64(a.sum) / float64(a.n)
+	}
+	return math.NaN()
+}
+
+// ValueAt is key's value current at t: the latest sample at or before t,
+// unless it is older than the hold (then NaN: a gap). Where raw samples are
+// gone, it is the mean of the bucket that holds t. Reading many series at
+// one time, MomentAt and ID find the time and the series once.
+func (s *Store) ValueAt(key Key, at time.Time) float64 {
+	id, ok := s.ID(key)
+	if !ok {
+		return math.NaN()
+	}
+	return s.MomentAt(at).Value(id)
+}
