@@ -144,6 +144,9 @@ func TestPackageDependencies(t *testing.T) {
 		}},
 		{"ui/help", func(p string) bool { return std(p) || p == module+"ui/draw" || p == module+"ui/keymap" }},
 		{"ui/hostpanel", func(p string) bool { return std(p) || p == module+"ui/draw" || p == module+"ui/layout" }},
+		{"ui/hostrow", func(p string) bool {
+			return std(p) || p == module+"ui/draw" || p == module+"ui/layout" || p == module+"timeline"
+		}},
 		{"ui/hints", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis" ||
 				p == module+"ui/draw"

@@ -17,7 +17,7 @@
 // (ui/layout), the cursor (ui/playback), the key table (ui/keymap), the
 // settings file (ui/config), and the panels drawn from what they show,
 // handed over as plain data with a draw.Pen (ui/band, ui/hints, ui/procs,
-// ui/hostpanel, ui/help). The GPU list, its hosts, the detail graph, the
+// ui/hostpanel, ui/hostrow, ui/help). The GPU list, its hosts, the detail graph, the
 // header and the footer read the store through the Model, here.
 //
 // Every key is a binding in one table (ui/keymap): handleKey matches it,

@@ -10,6 +10,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/units"
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/hostrow"
 	"github.com/gputop-dev/gputop/ui/keymap"
 	"github.com/gputop-dev/gputop/ui/layout"
 )
@@ -381,98 +382,23 @@ func (m *Model) hostSpark(f *frame, h int) string {
 	return m.glyph.Spark(f.cols, 0, 100)
 }
 
-// viewHostLine is one host: its name, the mean utilisation of its GPUs over
-// the window, and what holds at the cursor.
-// " node3   ▅▆▇▇▇  7/8 busy util  92% lo  12%  5.1kW WARN straggler-host"
+// viewHostLine is one host's line (ui/hostrow): its name, the mean
+// utilisation of its GPUs over the window, and what holds at the cursor.
 func (m *Model) viewHostLine(f *frame, h int) string {
 	hn := &m.hosts
 	fig := hn.figs[h]
-	selected := h == hn.sel && hn.mode == hostList
-	mark := " "
-	labelInk := m.theme.Title
-	if selected {
-		mark = "▸"
-		if m.ascii {
-			mark = ">"
-		}
-		labelInk = m.theme.Sel
+	spark := m.hostSpark(f, h) // fills f.cols with this host's columns
+	bars := len(f.cols)
+	for bars > 0 && f.cols[bars-1].Empty() {
+		bars--
 	}
-	ln := m.newLine(m.width)
-	ln.Add(draw.PadRight(mark+m.fit.FitWords(hn.names[h], 16, false), m.lay.Label), labelInk)
-	prefix := m.lay.Label
-	if m.lay.GPURows > 1 {
-		ln.Add(draw.PadRight("mean", layout.RowLabelWidth), m.theme.Dim)
-		prefix += layout.RowLabelWidth
-	}
-	ln.Pad(prefix)
-	spark := m.hostSpark(f, h)
-	if fig.problem != "" || fig.gap {
-		// The gap at the end of its sparkline is blank: the reason is
-		// written there, from the last bar on. Early in an outage the gap
-		// is narrow, and the reason is what the line is for: it takes the
-		// last bars' place rather than be cut.
-		bars := len(f.cols)
-		for bars > 0 && f.cols[bars-1].Empty() {
-			bars--
-		}
-		need := 1 + len([]rune(fig.problem)) + len(" since 00:00:00")
-		if fig.problem == "" {
-			need = 1 + len("no data since 00:00:00")
-		}
-		bars = max(0, min(bars, m.width-ln.Width()-need))
-		ln.Add(draw.CutRunes(spark, bars), m.theme.Util)
-		m.hostProblem(ln, fig)
-		return ln.String()
-	}
-	ln.Add(spark, m.theme.Util)
-	fields := []draw.Field{
-		{Text: draw.PadLeft(fmt.Sprintf("%d/%d busy", fig.busy, fig.gpus), 10), Ink: nil},
-		{Text: "util " + draw.Pct(fig.mean), Ink: draw.UtilInk},
-		{Text: "lo " + draw.Pct(fig.lo), Ink: draw.UtilInk},
-		{Text: draw.PadLeft(fmtHostWatts(fig.power), 6), Ink: draw.PowerInk},
-	}
-	if fig.worst != nil {
-		k := draw.WarnInk
-		if fig.worst.Severity == timeline.Critical {
-			k = draw.CritInk
-		}
-		fields = append(fields, draw.Field{Text: strings.ToUpper(fig.worst.Severity.String()) + " " + fig.worst.ID, Ink: k})
-	}
-	draw.FillRow(ln, &m.theme, fields, nil, m.width)
-	return ln.String()
-}
-
-// hostProblem ends a host line with why it has no data and since when:
-// "unreachable: ssh: connect to host node3 port 22: Connecti… since 09:01:40".
-func (m *Model) hostProblem(ln *draw.Line, fig hostFigures) {
-	text := fig.problem
-	k := m.theme.Crit
-	switch {
-	case text == "":
-		text, k = "no data", m.theme.Warn
-	case fig.waiting:
-		k = m.theme.Warn
-	}
-	since := ""
-	if !fig.since.IsZero() {
-		since = " since " + draw.Clock(fig.since, false)
-	}
-	room := m.width - ln.Width() - 1 - len(since)
-	if room < 8 {
-		room, since = m.width-ln.Width()-1, ""
-	}
-	ln.Add(" ", draw.Ink{}).Add(m.fit.FitWords(text, room, false), k).Add(since, m.theme.Dim)
-}
-
-// fmtHostWatts is a host's GPU power: "640W", "5.1kW".
-func fmtHostWatts(v float64) string {
-	if math.IsNaN(v) {
-		return draw.NA
-	}
-	if v >= 1000 {
-		return fmt.Sprintf("%.1fkW", v/1000)
-	}
-	return draw.Watts(v)
+	return hostrow.Draw(m.pen(), hostrow.Row{
+		Name: hn.names[h], Selected: h == hn.sel && hn.mode == hostList,
+		LabelWidth: m.lay.Label, MeanLabel: m.lay.GPURows > 1,
+		Spark: spark, Bars: bars,
+		GPUs: fig.gpus, Busy: fig.busy, Mean: fig.mean, Lo: fig.lo, Power: fig.power, Worst: fig.worst,
+		Problem: fig.problem, Gap: fig.gap, Since: fig.since, Waiting: fig.waiting,
+	})
 }
 
 // viewHostSummary is the pinned line over the hosts: how many and which are
