@@ -241,6 +241,11 @@ type Marker struct {
 // went out, not the start of a phase of the job.
 const AlertOrigin = "alert"
 
+// XidOrigin is the Origin of a marker made from an Xid event: the driver's
+// report of a GPU error, which NVML's event set delivers as it happens
+// (timeline/xid names them).
+const XidOrigin = "xid"
+
 // Event says whether m marks an event (an Xid, an alert that fired) rather
 // than the start of a phase of the job.
 func (m Marker) Event() bool { return m.Origin == XidOrigin || m.Origin == AlertOrigin }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/xid"
 	"github.com/gputop-dev/gputop/ui/draw"
 )
 
@@ -26,7 +27,7 @@ func (m *Model) healthLine(dev string, at time.Time) (text string, bad bool) {
 			if mk.At.After(at) {
 				break
 			}
-			if g, _, ok := timeline.ParseXidMarker(mk.Text); ok && mk.Origin == timeline.XidOrigin && g == idx {
+			if g, _, ok := xid.ParseMarker(mk.Text); ok && mk.Origin == timeline.XidOrigin && g == idx {
 				last = strings.TrimPrefix(mk.Text, "GPU"+strconv.Itoa(idx)+" ")
 			}
 		}

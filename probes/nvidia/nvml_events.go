@@ -6,6 +6,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/xid"
 )
 
 // The event functions, looked up before the first call like every function
@@ -53,7 +54,7 @@ type xidWatch struct {
 // WatchXid starts a goroutine that waits on NVML's event set for Xid
 // (critical error) events of every GPU that supports them, and hands each to
 // mark as a marker (origin timeline.XidOrigin, text
-// timeline.XidMarkerText, timed by the probe's clock as it arrives): "GPU3 Xid 79: GPU has fallen off the bus". The
+// xid.MarkerText, timed by the probe's clock as it arrives): "GPU3 Xid 79: GPU has fallen off the bus". The
 // GPU's next reading carries it as gpu.xid. Close stops it. Calling it
 // again does nothing; a driver without the event functions, or GPUs that
 // support no Xid events, leave it off and say so in Checks.
@@ -179,7 +180,7 @@ func (n *NVML) xidEvent(w *xidWatch, data nvml.EventData, mark func(timeline.Mar
 					at = t
 				}
 			}
-			mark(timeline.Marker{At: at, Text: timeline.XidMarkerText(g.info.Index, code), Origin: timeline.XidOrigin})
+			mark(timeline.Marker{At: at, Text: xid.MarkerText(g.info.Index, code), Origin: timeline.XidOrigin})
 			return
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 	"github.com/gputop-dev/gputop/timeline/units"
+	"github.com/gputop-dev/gputop/timeline/xid"
 )
 
 // Rules about the hardware itself, judged from events rather than windows
@@ -108,7 +109,7 @@ func (h *healthLog) add(s *timeline.Sample, values []timeline.Value, gen, col in
 		if m.Origin != timeline.XidOrigin {
 			continue
 		}
-		if gpu, code, ok := timeline.ParseXidMarker(m.Text); ok {
+		if gpu, code, ok := xid.ParseMarker(m.Text); ok {
 			h.xids = append(h.xids, xidEvent{at: m.At, gpu: gpu, code: code})
 		}
 	}
@@ -192,7 +193,7 @@ func (h *healthLog) hints(f *frame.Frame, out []timeline.Hint) []timeline.Hint {
 
 // gpuErrors is gpu-error: every Xid the driver reported up to the view's
 // end, one episode per GPU, with each code's meaning from the catalogue
-// (timeline.LookupXid), and whether the GPU was lost after. Critical when
+// (xid.Lookup), and whether the GPU was lost after. Critical when
 // an Xid is one the GPU cannot go on from, or the GPU is gone; a warning
 // otherwise.
 func (h *healthLog) gpuErrors(f *frame.Frame) (timeline.Hint, bool) {
@@ -219,7 +220,7 @@ func (h *healthLog) gpuErrors(f *frame.Frame) (timeline.Hint, bool) {
 		var memory, app, link bool
 		for _, x := range xs {
 			s := fmt.Sprintf("Xid %d", x.code)
-			if c, ok := timeline.LookupXid(x.code); ok {
+			if c, ok := xid.Lookup(x.code); ok {
 				s += " (" + c.Meaning + ")"
 				if c.Fatal {
 					sev = timeline.Critical

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis/phases"
+	"github.com/gputop-dev/gputop/timeline/xid"
 )
 
 // link puts GPU i's PCIe link: generation and width now, of their maximum.
@@ -83,11 +84,11 @@ func TestGPUErrorFromXidMarkers(t *testing.T) {
 		s := timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: tk.m}
 		switch sec {
 		case 60:
-			s.Markers = []timeline.Marker{{At: s.At, Text: timeline.XidMarkerText(3, 13), Origin: timeline.XidOrigin}}
+			s.Markers = []timeline.Marker{{At: s.At, Text: xid.MarkerText(3, 13), Origin: timeline.XidOrigin}}
 		case 100:
-			s.Markers = []timeline.Marker{{At: s.At, Text: timeline.XidMarkerText(1, 48), Origin: timeline.XidOrigin}}
+			s.Markers = []timeline.Marker{{At: s.At, Text: xid.MarkerText(1, 48), Origin: timeline.XidOrigin}}
 		case 130:
-			s.Markers = []timeline.Marker{{At: s.At, Text: timeline.XidMarkerText(1, 79), Origin: timeline.XidOrigin},
+			s.Markers = []timeline.Marker{{At: s.At, Text: xid.MarkerText(1, 79), Origin: timeline.XidOrigin},
 				{At: s.At, Text: "GPU1 Xid 79: made by hand", Origin: "key"}}
 		}
 		if sec >= 130 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/xid"
 )
 
 // GPUHealth is a GPU's links and health: in the report over the session, in
@@ -138,7 +139,7 @@ func (b *repBuilder) health(dev string) *GPUHealth {
 			if m.Origin != timeline.XidOrigin || m.At.Before(b.from) || m.At.After(b.to) {
 				continue
 			}
-			if g, code, ok := timeline.ParseXidMarker(m.Text); ok && g == idx {
+			if g, code, ok := xid.ParseMarker(m.Text); ok && g == idx {
 				h.LastXid = Number(code)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
+	"github.com/gputop-dev/gputop/timeline/xid"
 )
 
 // A GPU whose link ran at x8 of x16 and whose clocks were held for power
@@ -30,7 +31,7 @@ func TestReportHealth(t *testing.T) {
 		}
 		s := timeline.Sample{At: repT(float64(sec)), Metrics: ms}
 		if sec == 90 {
-			s.Markers = []timeline.Marker{{At: s.At, Text: timeline.XidMarkerText(0, 94), Origin: timeline.XidOrigin}}
+			s.Markers = []timeline.Marker{{At: s.At, Text: xid.MarkerText(0, 94), Origin: timeline.XidOrigin}}
 		}
 		samples = append(samples, s)
 	}

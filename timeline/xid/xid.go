@@ -1,16 +1,12 @@
-package timeline
+package xid
 
 import (
 	"strconv"
 	"strings"
 )
 
-// XidOrigin is the Origin of a marker made from an Xid event: the driver's
-// report of a GPU error, which NVML's event set delivers as it happens.
-const XidOrigin = "xid"
-
-// Xid is one entry of the catalogue of common Xid errors.
-type Xid struct {
+// Entry is one entry of the catalogue of common Xid errors.
+type Entry struct {
 	Code    int
 	Meaning string // NVIDIA's name for it, from the Xid catalogue
 	// Memory says it is about the GPU's memory (ECC, retired pages,
@@ -25,7 +21,7 @@ type Xid struct {
 // NVIDIA's Xid documentation gives them (docs.nvidia.com/deploy/xid-errors,
 // "Xid Errors" table and its Ampere-and-newer catalogue). Any other code is
 // shown by number only: a meaning is never guessed.
-var xidCatalogue = map[int]Xid{
+var xidCatalogue = map[int]Entry{
 	13: {Code: 13, Meaning: "Graphics Engine Exception", App: true},
 	31: {Code: 31, Meaning: "GPU memory page fault", App: true},
 	43: {Code: 43, Meaning: "GPU stopped processing", App: true},
@@ -39,17 +35,17 @@ var xidCatalogue = map[int]Xid{
 	95: {Code: 95, Meaning: "Uncontained ECC error", Memory: true, Fatal: true},
 }
 
-// LookupXid gives the catalogue's entry for an Xid code; false for a code
+// Lookup gives the catalogue's entry for an Xid code; false for a code
 // it does not hold.
-func LookupXid(code int) (Xid, bool) {
+func Lookup(code int) (Entry, bool) {
 	x, ok := xidCatalogue[code]
 	return x, ok
 }
 
-// XidMarkerText is the text of the marker of Xid code on GPU gpu (its
+// MarkerText is the text of the marker of Xid code on GPU gpu (its
 // session-wide index): "GPU3 Xid 79: GPU has fallen off the bus", or
 // "GPU3 Xid 119" for a code the catalogue does not hold.
-func XidMarkerText(gpu, code int) string {
+func MarkerText(gpu, code int) string {
 	s := "GPU" + strconv.Itoa(gpu) + " Xid " + strconv.Itoa(code)
 	if x, ok := xidCatalogue[code]; ok {
 		s += ": " + x.Meaning
@@ -57,10 +53,10 @@ func XidMarkerText(gpu, code int) string {
 	return s
 }
 
-// ParseXidMarker reads the GPU and the code back out of a marker text made
-// by XidMarkerText (a recording's, so any text at all): false for anything
+// ParseMarker reads the GPU and the code back out of a marker text made
+// by MarkerText (a recording's, so any text at all): false for anything
 // else.
-func ParseXidMarker(text string) (gpu, code int, ok bool) {
+func ParseMarker(text string) (gpu, code int, ok bool) {
 	rest, ok := strings.CutPrefix(text, "GPU")
 	if !ok {
 		return 0, 0, false
