@@ -34,3 +34,16 @@ type Phase struct {
 	Kind       PhaseKind
 	Label      string // the marker's text for PhaseMarked; "" otherwise
 }
+
+// Overlap is how long [aFrom, aTo] and [bFrom, bTo] share: 0 where they do
+// not meet.
+func Overlap(aFrom, aTo, bFrom, bTo time.Time) time.Duration {
+	lo, hi := aFrom, aTo
+	if bFrom.After(lo) {
+		lo = bFrom
+	}
+	if bTo.Before(hi) {
+		hi = bTo
+	}
+	return max(0, hi.Sub(lo))
+}

@@ -90,9 +90,7 @@ func countedWork(ps []Progress, unit string, from, to time.Time) (float64, time.
 		}
 		if prev != nil {
 			seg := p.At.Sub(prev.At)
-			lo, hi := maxTime(prev.At, from), minTime(p.At, to)
-			if seg > 0 && hi.After(lo) && p.Done >= prev.Done {
-				part := hi.Sub(lo)
+			if part := Overlap(prev.At, p.At, from, to); seg > 0 && part > 0 && p.Done >= prev.Done {
 				done += (p.Done - prev.Done) * part.Seconds() / seg.Seconds()
 				covered += part
 			}
@@ -119,10 +117,9 @@ func statedRate(ps []Progress, unit string, from, to time.Time) (float64, time.D
 				break
 			}
 		}
-		lo, hi := maxTime(p.At, from), minTime(end, to)
-		if hi.After(lo) {
-			sum += p.Rate * hi.Sub(lo).Seconds()
-			covered += hi.Sub(lo)
+		if part := Overlap(p.At, end, from, to); part > 0 {
+			sum += p.Rate * part.Seconds()
+			covered += part
 		}
 		if !p.At.Before(from) && !p.At.After(to) {
 			plain += p.Rate
@@ -145,18 +142,4 @@ func ProgressDone(ps []Progress, unit string, from, to time.Time) float64 {
 		return done
 	}
 	return math.NaN()
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }

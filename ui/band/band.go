@@ -179,27 +179,13 @@ func phaseColumns(phases []timeline.Phase, from, to time.Time, cols int) []int8 
 		for c := lo; c <= hi; c++ {
 			cs := from.Add(time.Duration(c) * width)
 			ce := cs.Add(width)
-			d := minTime(ce, p.End).Sub(maxTime(cs, p.Start))
+			d := timeline.Overlap(cs, ce, p.Start, p.End)
 			if d > cover[c] {
 				kinds[c], cover[c] = int8(p.Kind), d
 			}
 		}
 	}
 	return kinds
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }
 
 // phaseCell is the background of a column in a phase. Without colour
