@@ -97,7 +97,9 @@ func cmdStream(args []string, e *env) error {
 	defer stopSignals()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	session, err := openLocal(demo, probes.SessionConfig{Interval: *interval}, func(w string) {
+	// Every host of a --hosts view samples on the same whole seconds: the
+	// viewer compares them moment for moment and reads them in one burst.
+	session, err := openLocal(demo, probes.SessionConfig{Interval: *interval, AlignTicks: true}, func(w string) {
 		fmt.Fprintf(e.stderr, "gputop stream: %s\n", w)
 	})
 	if err != nil {

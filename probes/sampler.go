@@ -29,6 +29,12 @@ type SamplerConfig struct {
 	Clock Clock
 	// Info is what Info returns; its Interval is filled in when zero.
 	Info timeline.SourceInfo
+	// AlignTicks puts every tick after the first on a multiple of Interval
+	// of the clock (whole seconds at 1 s): hosts whose clocks agree then
+	// sample at the same moments, so a fleet's samples compare moment for
+	// moment, and a viewer of many hosts gets their samples in one burst a
+	// tick rather than spread across it.
+	AlignTicks bool
 }
 
 // SamplerStats counts how well the sampler kept its schedule.
@@ -74,6 +80,7 @@ type Sampler struct {
 	interval  time.Duration
 	timeout   time.Duration
 	slowEvery int
+	align     bool
 	info      timeline.SourceInfo
 	fast      []*runner
 	slow      []*runner
@@ -122,6 +129,7 @@ func NewSampler(cfg SamplerConfig) *Sampler {
 		interval:  cfg.Interval,
 		timeout:   cfg.Timeout,
 		slowEvery: cfg.SlowEvery,
+		align:     cfg.AlignTicks,
 		info:      cfg.Info,
 		results:   make(chan result, len(cfg.Probes)+len(cfg.Slow)),
 		life:      life,
@@ -212,6 +220,9 @@ func (s *Sampler) Next(ctx context.Context) (timeline.Sample, error) {
 		at = at.Add(time.Duration(skipped) * s.interval)
 	}
 	s.next = at.Add(s.interval)
+	if s.align {
+		s.next = onGrid(s.next, s.interval)
+	}
 	s.tick++
 	slowDue := s.collected%s.slowEvery == 0
 	s.collected++
@@ -251,6 +262,21 @@ func (s *Sampler) Next(ctx context.Context) (timeline.Sample, error) {
 	s.stats.LateProbes += late
 	s.mu.Unlock()
 	return smp, nil
+}
+
+// onGrid moves t to the nearest multiple of interval of the wall clock
+// (SamplerConfig.AlignTicks), by at most half an interval: the first tick
+// is now and the second comes on the grid; after that, only what the wall
+// clock moved against the monotonic one (NTP's slewing, microseconds a
+// tick). The result keeps t's monotonic reading, which Truncate would
+// drop, so a wall clock stepped back an hour never makes a tick wait an
+// hour.
+func onGrid(t time.Time, interval time.Duration) time.Time {
+	phase := t.Sub(t.Truncate(interval))
+	if phase < interval/2 {
+		return t.Add(-phase)
+	}
+	return t.Add(interval - phase)
 }
 
 // stopReason says why ctx ended: the sampler closed, or the caller's own.

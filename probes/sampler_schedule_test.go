@@ -196,3 +196,46 @@ func BenchmarkSamplerTick(b *testing.B) {
 		}
 	}
 }
+
+func TestSamplerAlignedTicksFallOnTheGrid(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		time.Sleep(300 * time.Millisecond) // started 0.3 s past a whole second
+		s := NewSampler(SamplerConfig{Interval: time.Second, AlignTicks: true, Probes: []Probe{steadyProbe("gpu0")}})
+		defer s.Close()
+		first := mustNext(t, s).At
+		if got := first.Sub(first.Truncate(time.Second)); got != 300*time.Millisecond {
+			t.Fatalf("first tick %v past the second, want now (0.3 s): the first frame never waits", got)
+		}
+		for i := range 3 {
+			at := mustNext(t, s).At
+			if want := first.Truncate(time.Second).Add(time.Duration(i+1) * time.Second); !at.Equal(want) {
+				t.Errorf("tick %d at %v, want %v, on a whole second", i+2, at, want)
+			}
+		}
+		// Late past half an interval: back on the grid, not on a new phase.
+		time.Sleep(1700 * time.Millisecond)
+		late := mustNext(t, s).At
+		if next := mustNext(t, s).At; next.Sub(next.Truncate(time.Second)) != 0 || !next.After(late) {
+			t.Errorf("after a late pull at %v the next tick came at %v, want a whole second after it", late, next)
+		}
+	})
+}
+
+func TestOnGridRoundsToTheNearestMultiple(t *testing.T) {
+	base := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		offset, interval, want time.Duration
+	}{
+		{0, time.Second, 0},
+		{300 * time.Millisecond, time.Second, 0},
+		{499 * time.Millisecond, time.Second, 0},
+		{500 * time.Millisecond, time.Second, time.Second},
+		{999 * time.Millisecond, time.Second, time.Second},
+		{70 * time.Millisecond, 250 * time.Millisecond, 0},
+		{130 * time.Millisecond, 250 * time.Millisecond, 250 * time.Millisecond},
+	} {
+		if got := onGrid(base.Add(c.offset), c.interval); !got.Equal(base.Add(c.want)) {
+			t.Errorf("onGrid(+%v, %v) = +%v, want +%v", c.offset, c.interval, got.Sub(base), c.want)
+		}
+	}
+}

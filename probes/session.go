@@ -29,6 +29,9 @@ type SessionConfig struct {
 	// Extra probes run beside the standard ones: the process tree of the
 	// job `gputop run` wraps.
 	Extra []Probe
+	// AlignTicks samples on whole multiples of Interval (SamplerConfig):
+	// `gputop stream`, one of many hosts a viewer follows.
+	AlignTicks bool
 }
 
 // Machine is a machine a session samples in place of this one: GPUs behind
@@ -104,11 +107,12 @@ func OpenSession(cfg SessionConfig) *Session {
 	probes = append(probes, host, NewSelfProbe())
 	probes = append(probes, cfg.Extra...)
 	s.Sampler = NewSampler(SamplerConfig{
-		Interval: cfg.Interval,
-		Probes:   probes,
-		Slow:     slow,
-		Clock:    cfg.Clock,
-		Info:     info,
+		Interval:   cfg.Interval,
+		Probes:     probes,
+		Slow:       slow,
+		Clock:      cfg.Clock,
+		Info:       info,
+		AlignTicks: cfg.AlignTicks,
 	})
 	if s.nvml != nil {
 		// Xid events become markers on the sampler's next sample. The
