@@ -37,12 +37,13 @@ func (m *mergedLayout) start(n int) {
 	m.unknown = false
 }
 
-// placed notes host i's sample in this tick.
-func (m *mergedLayout) placed(i int, s *timeline.Sample) {
-	if s.Layout == 0 {
+// placed notes host i's part of this tick, of Layout layout (its sample's,
+// or the one it held its place with).
+func (m *mergedLayout) placed(i int, layout uint64) {
+	if layout == 0 {
 		m.unknown = true
 	}
-	m.parts[i] = s.Layout
+	m.parts[i] = layout
 }
 
 // end is the Layout of this tick's sample: the last tick's where its hosts

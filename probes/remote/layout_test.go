@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -11,9 +12,9 @@ import (
 
 // TestMergedSamplesNameTheirKeys checks Sample.Layout's promise for merged
 // samples: the same Layout only where the keys are the same, in the same
-// strings; another where a host is absent, and the one of before where it
-// is back (so the Derivers downstream find the plan they kept); none where
-// a host's sample had none.
+// strings; another where a host is first seen; the same where a host seen
+// before has nothing due (it holds its place with gaps, so the Derivers
+// downstream keep their plan); none where a host's sample had none.
 func TestMergedSamplesNameTheirKeys(t *testing.T) {
 	s := newSource(Options{Hosts: []string{"a", "b"}, Interval: time.Second})
 	for _, h := range s.hosts {
@@ -34,7 +35,7 @@ func TestMergedSamplesNameTheirKeys(t *testing.T) {
 		return s.merge(now)
 	}
 	var seen []timeline.Sample
-	for _, present := range [][]bool{{true, true}, {true, true}, {true, false}, {true, false}, {true, true}, {true, true}} {
+	for _, present := range [][]bool{{true, false}, {true, false}, {true, true}, {true, true}, {true, false}, {true, true}} {
 		seen = append(seen, tick(present...))
 	}
 	for i, smp := range seen {
@@ -42,14 +43,27 @@ func TestMergedSamplesNameTheirKeys(t *testing.T) {
 			t.Fatalf("tick %d: no Layout", i)
 		}
 	}
-	if seen[0].Layout != seen[1].Layout || seen[2].Layout != seen[3].Layout || seen[4].Layout != seen[5].Layout {
+	if seen[0].Layout != seen[1].Layout || seen[2].Layout != seen[3].Layout {
 		t.Errorf("ticks alike have different Layouts: %v", layouts(seen))
 	}
-	if seen[1].Layout == seen[2].Layout || seen[3].Layout == seen[4].Layout {
-		t.Errorf("a host absent or back kept the Layout: %v", layouts(seen))
+	if seen[1].Layout == seen[2].Layout {
+		t.Errorf("a host seen for the first time kept the Layout: %v", layouts(seen))
 	}
-	if seen[4].Layout != seen[0].Layout {
-		t.Errorf("the hosts of tick 0 back, not its Layout: %v", layouts(seen))
+	if seen[4].Layout != seen[3].Layout || seen[5].Layout != seen[3].Layout {
+		t.Errorf("a host late for a tick changed the Layout: %v", layouts(seen))
+	}
+	// Its place is held with gaps: no value, never the last one again.
+	held := 0
+	for _, m := range seen[4].Metrics {
+		if _, ok := s.perHost[1].devices["gpu0"]; ok && m.Key.Device == s.perHost[1].devices["gpu0"] {
+			held++
+			if !math.IsNaN(m.Value) {
+				t.Errorf("late host's %v = %v, want a gap (NaN)", m.Key, m.Value)
+			}
+		}
+	}
+	if held == 0 {
+		t.Errorf("the late host's GPU has no place in the tick: %v", seen[4].Metrics)
 	}
 	for i := range seen {
 		for j := range seen {

@@ -39,8 +39,9 @@ type Options struct {
 // timeline.MarkSink.
 //
 // It emits a sample on its own tick, every Interval: each host's oldest
-// waiting sample, if it has one (a host with nothing new this tick is absent
-// from that sample: a gap, never a repeated value), renumbered into the
+// waiting sample, if it has one (a host with nothing new this tick holds its
+// place with its last keys and no values: a gap, never a repeated value),
+// renumbered into the
 // session (its GPUs become gpuN in the order hosts were given, its other
 // devices "host@NAME"), and every host's "remote" status. The sample's time
 // is the viewer's tick, so hosts with clocks set apart still line up.
@@ -80,6 +81,39 @@ type hostLayout struct {
 	gpus      []timeline.GPUInfo // session-wide, in its own order
 	gpuIndex  map[int]int        // its NVML index → session index
 	devices   map[string]string  // its device name → the session's
+	// held are the keys of its last sample, as placed, and heldLayout
+	// that sample's Layout (0: none, or not named): a tick with nothing
+	// due from the host holds its place with them (gaps).
+	held       []timeline.Key
+	heldLayout uint64
+}
+
+// hold notes the keys of the host's sample just placed, of Layout layout.
+// Keys of a Layout seen last time are those held already.
+func (l *hostLayout) hold(placed []timeline.Metric, layout uint64) {
+	if layout != 0 && layout == l.heldLayout {
+		return
+	}
+	l.held, l.heldLayout = l.held[:0], layout
+	if layout == 0 {
+		return
+	}
+	for _, m := range placed {
+		l.held = append(l.held, m.Key)
+	}
+}
+
+// gaps appends the held keys to metrics with no value (NaN): a gap in
+// each of the host's series, never a repeated value. hosts sizes a first
+// allocation, as place does.
+func (l *hostLayout) gaps(metrics []timeline.Metric, hosts int) []timeline.Metric {
+	if metrics == nil {
+		metrics = make([]timeline.Metric, 0, len(l.held)*hosts)
+	}
+	for _, k := range l.held {
+		metrics = append(metrics, timeline.Metric{Key: k, Value: nan()})
+	}
+	return metrics
 }
 
 // Open starts following opts.Hosts; Close stops.
@@ -334,11 +368,22 @@ func (s *Source) merge(now time.Time) timeline.Sample {
 			m.At = now
 			out.Markers = append(out.Markers, m)
 		}
-		if smp != nil {
-			s.layout.placed(i, smp)
+		l := &s.perHost[i]
+		switch {
+		case smp != nil:
+			s.layout.placed(i, smp.Layout)
+			from := len(out.Metrics)
 			if s.place(i, smp, &out) {
 				changed = true
 			}
+			l.hold(out.Metrics[from:], smp.Layout)
+		case l.heldLayout != 0:
+			// Nothing due: the host keeps its place with gaps, as a late
+			// probe does in a sampler, so the tick's keys and Layout are
+			// those of the tick before and neither Deriver downstream
+			// plans 37,000 keys again for one late host.
+			out.Metrics = l.gaps(out.Metrics, len(s.hosts))
+			s.layout.placed(i, l.heldLayout)
 		}
 	}
 	out.Layout = s.layout.end()
