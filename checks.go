@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/report/render"
 )
 
 // The checks for CI: `report --fail-on` and `run --fail-on` exit with
@@ -49,7 +50,7 @@ func (f *failOnFlag) check(rep *report.Report, who string, w io.Writer) error {
 		return nil
 	}
 	for _, h := range bad {
-		fmt.Fprintf(w, "%s: --fail-on %s: %s\n", who, f.severity, rep.HintLine(h))
+		fmt.Fprintf(w, "%s: --fail-on %s: %s\n", who, f.severity, render.HintLine(rep, h))
 	}
 	return exitStatus(exitCheck)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/report/render"
 	"github.com/gputop-dev/gputop/ui/playback"
 )
 
@@ -32,9 +33,8 @@ func cmdReport(args []string, e *env) error {
 	if len(rest) != 1 {
 		return usageError{"give one recording to report on"}
 	}
-	write, ok := map[string]func(*report.Report, io.Writer) error{
-		"text": (*report.Report).WriteText, "markdown": (*report.Report).WriteMarkdown, "json": (*report.Report).WriteJSON,
-		"html": (*report.Report).WriteHTML, "svg": (*report.Report).WriteSVG,
+	write, ok := map[string]func(io.Writer, *report.Report) error{
+		"text": render.Text, "markdown": render.Markdown, "json": writeJSON, "html": render.HTML, "svg": render.SVG,
 	}[*format]
 	if !ok {
 		return usageError{fmt.Sprintf("unknown --format %q (text, markdown, json, html or svg)", *format)}
@@ -48,7 +48,7 @@ func cmdReport(args []string, e *env) error {
 		return usageError{fmt.Sprintf("--phases %q: the only value is all", *phases)}
 	}
 	if *format == "html" || *format == "svg" {
-		opts.TimelineColumns = report.TimelineColumns
+		opts.TimelineColumns = render.TimelineColumns
 	}
 	if *out != "" {
 		if err := checkNewFile(*out, *force); err != nil {
@@ -76,14 +76,18 @@ func cmdReport(args []string, e *env) error {
 	return failOn.check(rep, "gputop report", e.stderr)
 }
 
+// writeJSON writes the report's JSON (the report's own: it is the
+// contract) as render's writers write the other forms.
+func writeJSON(w io.Writer, r *report.Report) error { return r.WriteJSON(w) }
+
 // writeReport writes the report to path, or to stdout where path is "".
 // A file is written whole or not at all: the report is made first.
-func writeReport(rep *report.Report, write func(*report.Report, io.Writer) error, path string, stdout io.Writer) error {
+func writeReport(rep *report.Report, write func(io.Writer, *report.Report) error, path string, stdout io.Writer) error {
 	if path == "" {
-		return write(rep, stdout)
+		return write(stdout, rep)
 	}
 	var b bytes.Buffer
-	if err := write(rep, &b); err != nil {
+	if err := write(&b, rep); err != nil {
 		return err
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/report/render"
 )
 
 // BenchmarkReportRecordingDay is `gputop report day.gtr --format html`
@@ -26,7 +27,7 @@ func BenchmarkReportRecordingDay(b *testing.B) {
 			b.Fatal("record failed")
 		}
 	}
-	opts := report.ReportOptions{TimelineColumns: report.TimelineColumns, TextWidth: -1}
+	opts := report.ReportOptions{TimelineColumns: render.TimelineColumns, TextWidth: -1}
 	var peak uint64
 	b.ReportAllocs()
 	for b.Loop() {
@@ -34,7 +35,7 @@ func BenchmarkReportRecordingDay(b *testing.B) {
 		if err != nil || warn != nil {
 			b.Fatal(err, warn)
 		}
-		if err := rep.WriteHTML(io.Discard); err != nil {
+		if err := render.HTML(io.Discard, rep); err != nil {
 			b.Fatal(err)
 		}
 		var m runtime.MemStats

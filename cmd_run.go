@@ -21,6 +21,7 @@ import (
 	"github.com/gputop-dev/gputop/probes/marks"
 	"github.com/gputop-dev/gputop/probes/progress"
 	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/report/render"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
@@ -288,7 +289,7 @@ func printRunReport(stderr io.Writer, path string, opts report.ReportOptions) *r
 		return nil
 	}
 	fmt.Fprintln(stderr)
-	if err := rep.WriteText(stderr); err != nil {
+	if err := render.Text(stderr, rep); err != nil {
 		return rep
 	}
 	if warn != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/analysis/phases"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // repBuilder fills a Report from a store a few series at a time, reusing
@@ -216,10 +217,10 @@ func (b *repBuilder) gpu(idx int) (ReportGPU, []ReportPhaseGPU) {
 	g.PowerMean, g.Energy = Number(power.mean(0, len(power.v))), Number(power.integral())
 	// The series know better than the header where they have values: a
 	// limit changed mid-run, a total the import could not tell.
-	if v := b.max(timeline.GPUMemTotal, dev); !repUnknown(v) {
+	if v := b.max(timeline.GPUMemTotal, dev); !v.Unknown() {
 		g.MemTotal = v
 	}
-	if v := b.max(timeline.GPUPowerLimit, dev); !repUnknown(v) {
+	if v := b.max(timeline.GPUPowerLimit, dev); !v.Unknown() {
 		g.PowerLimit = v
 	}
 	g.Lost, g.LostAt = b.lostAt(dev)
@@ -332,7 +333,7 @@ func (b *repBuilder) gapsAndNotes() {
 			"since stalled needs evidence that the host or the job was working")
 	}
 	if raw := b.s.OldestRaw(); raw.After(b.from) {
-		b.r.Notes = append(b.r.Notes, "before "+repClock(raw.Sub(b.from))+" only averages over "+repDur(timeline.FinestBucket)+
+		b.r.Notes = append(b.r.Notes, "before "+units.Clock(raw.Sub(b.from))+" only averages over "+units.Duration(timeline.FinestBucket)+
 			" or longer were kept, so percentiles, peaks and idle fractions there are of those averages")
 	}
 }

@@ -1,14 +1,16 @@
 // Package report turns a timeline into what a person reads after the fact:
-// the Report of a recording (per-GPU and per-phase figures, markers,
-// hints), written as text, markdown or JSON (JSON is a contract:
-// docs/report.md); the Report also as one self-contained HTML page and
-// as its timeline alone in SVG (html.go, svg.go), drawn from the same
-// Report and its Timeline (timeline.go: each GPU's series resampled).
-// timeline/report/diff compares two Reports; timeline/report/snapshot is
-// the Snapshot of one reading (gputop snapshot), in the same numbers.
+// the Report of a recording (per-GPU and per-phase figures, the hosts,
+// health, processes, work and energy, markers, hints) and its JSON, which
+// is a contract (docs/report.md); with ReportOptions.TimelineColumns, its
+// Timeline too (timeline.go: each GPU's series resampled), for the forms
+// that draw it. timeline/report/render writes the Report as text,
+// markdown, HTML and SVG; timeline/report/diff compares two Reports;
+// timeline/report/snapshot is the Snapshot of one reading (gputop
+// snapshot), in the same numbers.
 //
-//	timeline.Store + analysis (phases, hints) ──▶ NewReport ──▶ WriteText, WriteMarkdown, WriteJSON, WriteHTML, WriteSVG
+//	timeline.Store + analysis (phases, hints) ──▶ NewReport ──▶ Report ──▶ WriteJSON; render.Text, Markdown, HTML, SVG
 //
-// It imports timeline and timeline/analysis. gputop's commands import it;
-// the screen does not (ui shows the analysis itself, drawn its own way).
+// It imports timeline, timeline/units, timeline/xid and timeline/analysis.
+// gputop's commands import it; the screen does not (ui shows the analysis
+// itself, drawn its own way).
 package report

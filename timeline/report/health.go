@@ -1,9 +1,7 @@
 package report
 
 import (
-	"fmt"
 	"math"
-	"strings"
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/xid"
@@ -85,7 +83,7 @@ func newGPUHealth() *GPUHealth {
 // import, an old recording) has no health in the report.
 func (h *GPUHealth) known() bool {
 	for _, c := range healthCounts {
-		if !repUnknown(*c.field(h)) {
+		if !(*c.field(h)).Unknown() {
 			return true
 		}
 	}
@@ -101,7 +99,7 @@ func HealthAt(v func(name string) Number) *GPUHealth {
 	h.NVLinks = linkHealth(float64(v(timeline.GPUNVLinkLinks)), float64(v(timeline.GPUNVLinkDown)),
 		float64(v(timeline.GPUNVLinkErrLinks)), func(name string, _ bool) Number { return v(name) })
 	for _, vi := range timeline.Violations {
-		if s := v(vi.Share); !repUnknown(s) && s > 0 {
+		if s := v(vi.Share); !s.Unknown() && s > 0 {
 			h.ClocksHeld = append(h.ClocksHeld, ClocksHeld{Reason: vi.Label, Share: s / 100})
 		}
 	}
@@ -186,101 +184,4 @@ func lowest(xs []float64, keep func(i int) bool) float64 {
 		}
 	}
 	return lo
-}
-
-// findings are what a person should see of a GPU's health in the report's
-// text: a link below its maximum, errors that are not zero, the last Xid,
-// and the time its clocks were held back.
-func (h *GPUHealth) findings() []string {
-	var out []string
-	if !repUnknown(h.PCIeWidth) && (h.PCIeWidth < h.PCIeWidthMax || h.PCIeGen < h.PCIeGenMax) {
-		out = append(out, fmt.Sprintf("PCIe Gen%s x%s of Gen%s x%s", repCount(h.PCIeGen), repCount(h.PCIeWidth),
-			repCount(h.PCIeGenMax), repCount(h.PCIeWidthMax)))
-	}
-	for _, c := range []struct {
-		n     Number
-		label string
-	}{
-		{h.LastXid, "last Xid"}, {h.ECCUncorrected, "ECC uncorrected"}, {h.ECCCorrected, "ECC corrected"},
-		{h.RemappedRows, "remapped rows"}, {h.RetiredPages, "retired pages"},
-		{h.PCIeReplays, "PCIe replays"}, {h.NVLinkErrors, "NVLink errors"},
-	} {
-		if !repUnknown(c.n) && c.n > 0 {
-			out = append(out, c.label+" "+repCount(c.n))
-		}
-	}
-	out = append(out, linkFindings(h.NVLinks)...)
-	var held []string
-	for _, c := range h.ClocksHeld {
-		if c.Share >= 0.005 {
-			held = append(held, fmt.Sprintf("%s %s (%s)", c.Reason, repShare(c.Share), repDur(repSeconds(c.Seconds))))
-		}
-	}
-	if len(held) > 0 {
-		out = append(out, "clocks held: "+strings.Join(held, ", "))
-	}
-	return out
-}
-
-func repCount(n Number) string { return fmt.Sprintf("%.0f", float64(n)) }
-
-// gpuFindings is one GPU's health findings, for the report's health lines.
-type gpuFindings struct {
-	gpu      int
-	findings []string
-}
-
-// healthFindings lists the GPUs whose health has something to say.
-func (r *Report) healthFindings() []gpuFindings {
-	var out []gpuFindings
-	for _, g := range r.GPUs {
-		if g.Health == nil {
-			continue
-		}
-		if f := g.Health.findings(); len(f) > 0 {
-			out = append(out, gpuFindings{g.Index, f})
-		}
-	}
-	return out
-}
-
-// textHealth lists the GPUs whose health has something to say.
-func (r *Report) textHealth(t repText) {
-	all := r.healthFindings()
-	if len(all) == 0 {
-		return
-	}
-	t.line("")
-	t.line("HEALTH  links, errors and clocks held back (NVML's violation counters)")
-	for _, g := range all {
-		t.wrapped(r.healthLabel(g.gpu), strings.Join(g.findings, "; "))
-	}
-}
-
-// healthLabel starts a GPU's health line: "  3  " in a session of one
-// host, "node3 GPU2  " in a session of several.
-func (r *Report) healthLabel(idx int) string {
-	if names := r.gpuNames(); names.ByHost() {
-		return names.One(idx) + "  "
-	}
-	return fmt.Sprintf("%3d  ", idx)
-}
-
-// mdHealth is the markdown report's health table, of the GPUs textHealth
-// lists.
-func (r *Report) mdHealth(p func(string, ...any)) {
-	all := r.healthFindings()
-	if len(all) == 0 {
-		return
-	}
-	p("")
-	p("### Health")
-	p("")
-	p("Links, errors and clocks held back (NVML's violation counters).")
-	p("")
-	p("| GPU | finding |")
-	p("|---|---|")
-	for _, g := range all {
-		p("| %s | %s |", repMD(r.gpuNames().One(g.gpu)), repMD(strings.Join(g.findings, "; ")))
-	}
 }

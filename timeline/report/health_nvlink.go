@@ -1,9 +1,7 @@
 package report
 
 import (
-	"fmt"
 	"math"
-	"strings"
 
 	"github.com/gputop-dev/gputop/timeline"
 )
@@ -44,7 +42,7 @@ func linkHealth(links, down, errLinks float64, v func(name string, mean bool) Nu
 		// mask of erring links says so.
 		if !math.IsNaN(errLinks) && uint64(errLinks)&(1<<l) == 0 {
 			for _, n := range []*Number{&lh.CRCErrors, &lh.Replays, &lh.Recoveries} {
-				if repUnknown(*n) {
+				if (*n).Unknown() {
 					*n = 0
 				}
 			}
@@ -90,33 +88,6 @@ func (b *repBuilder) nvlinks(dev string) []LinkHealth {
 	for i := range out {
 		if !math.IsNaN(downNow) {
 			out[i].DownSeconds = Number(downFor[out[i].Link])
-		}
-	}
-	return out
-}
-
-// linkFindings say which links are down and which counted errors.
-func linkFindings(links []LinkHealth) []string {
-	var out []string
-	for _, l := range links {
-		if l.Down || l.DownSeconds > 0 {
-			s := fmt.Sprintf("NVLink %d down", l.Link)
-			if l.DownSeconds > 0 {
-				s += " " + repDur(repSeconds(l.DownSeconds))
-			}
-			out = append(out, s)
-		}
-		var errs []string
-		for _, c := range []struct {
-			n     Number
-			label string
-		}{{l.CRCErrors, "CRC errors"}, {l.Replays, "replays"}, {l.Recoveries, "recoveries"}} {
-			if !repUnknown(c.n) && c.n > 0 {
-				errs = append(errs, c.label+" "+repCount(c.n))
-			}
-		}
-		if len(errs) > 0 {
-			out = append(out, fmt.Sprintf("NVLink %d: %s", l.Link, strings.Join(errs, ", ")))
 		}
 	}
 	return out

@@ -8,7 +8,6 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
-	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // ReportVersion is the version of the report JSON (docs/report.md).
@@ -30,7 +29,8 @@ type ReportOptions struct {
 	TextWidth int
 	// TimelineColumns, when positive, has the report keep each GPU's
 	// series resampled to that many columns (Report.Timeline), for the
-	// forms that draw them: HTML and SVG.
+	// forms that draw them: HTML and SVG (render.TimelineColumns, a
+	// column a pixel of the drawing).
 	TimelineColumns int
 	// PriceKWh and PriceGPUHour are what a kWh and an hour of one GPU
 	// cost (--price-kwh, --price-gpu-hour); zero: not known, and the
@@ -88,10 +88,11 @@ type Report struct {
 	// Timeline is what the HTML and SVG forms draw; nil unless
 	// ReportOptions.TimelineColumns asked for it. Not in the JSON.
 	Timeline *ReportTimeline `json:"-"`
-
-	phaseRows int             // ReportOptions.PhaseRows
-	textWidth int             // ReportOptions.TextWidth
-	names     *units.GPUNames // gpuNames, made when first asked
+	// PhaseRows and TextWidth are ReportOptions' own, kept for the
+	// writers (timeline/report/render). Not in the JSON: a report read back
+	// from it lists every phase and cuts no row.
+	PhaseRows int `json:"-"`
+	TextWidth int `json:"-"`
 }
 
 // ReportSource says where the samples came from.
@@ -276,7 +277,7 @@ func newReport(s *timeline.Store, info timeline.SourceInfo, a Analysis, pending 
 	r := &Report{
 		Version: ReportVersion, Source: repSource(info), Duration: Number(math.NaN()), IdleUtil: Number(opts.IdleUtil),
 		GPUs: []ReportGPU{}, Phases: []ReportPhase{}, Markers: []ReportMarker{}, Hints: []ReportHint{}, Processes: []ReportProcess{},
-		Gaps: []ReportGap{}, Notes: append([]string{}, info.Notes...), phaseRows: opts.PhaseRows, textWidth: opts.TextWidth,
+		Gaps: []ReportGap{}, Notes: append([]string{}, info.Notes...), PhaseRows: opts.PhaseRows, TextWidth: opts.TextWidth,
 	}
 	b := repBuilder{s: s, info: info, opts: opts, r: r, pending: pending}
 	if s.Len() > 0 {

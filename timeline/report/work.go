@@ -115,7 +115,7 @@ func (b *repBuilder) work() {
 	for _, g := range b.r.GPUs {
 		dev := timeline.GPUDevice(g.Index)
 		gw := ReportGPUWork{Index: g.Index, Energy: g.Energy, Cost: b.energyCost(g.Energy)}
-		if !repUnknown(g.Energy) {
+		if !g.Energy.Unknown() {
 			gw.Source = energyPower
 			if b.s.Counted(timeline.Key{Name: timeline.GPUEnergy, Device: dev}) {
 				gw.Source = energyCounter
@@ -161,7 +161,7 @@ func (b *repBuilder) work() {
 func (b *repBuilder) sampled(from, to time.Time) time.Duration {
 	d := to.Sub(from)
 	for _, g := range b.r.Gaps {
-		gs, ge := b.from.Add(repSeconds(g.Start)), b.from.Add(repSeconds(g.End))
+		gs, ge := b.from.Add(g.Start.Duration()), b.from.Add(g.End.Duration())
 		lo, hi := max(gs.UnixNano(), from.UnixNano()), min(ge.UnixNano(), to.UnixNano())
 		if hi > lo {
 			d -= time.Duration(hi - lo)
@@ -214,7 +214,7 @@ func (b *repBuilder) progress() {
 
 // perUnit is v per unit of work done; NaN without work.
 func perUnit(v, done Number) Number {
-	if repUnknown(v) || repUnknown(done) || done <= 0 {
+	if v.Unknown() || done.Unknown() || done <= 0 {
 		return Number(math.NaN())
 	}
 	return v / done

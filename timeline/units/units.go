@@ -40,6 +40,19 @@ func GPUs(idx []int) string {
 	return b.String()
 }
 
+// Clock is an offset from a start, as a clock reads it: "0:01:05",
+// "26:00:00", "-0:00:01" (the report's times, since its first sample).
+func Clock(d time.Duration) string {
+	// Rounded before the sign is taken: a marker 0.3 s before the start
+	// is at 0:00:00, not -0:00:00.
+	s := int64(d.Round(time.Second) / time.Second)
+	sign := ""
+	if s < 0 {
+		sign, s = "-", -s
+	}
+	return fmt.Sprintf("%s%d:%02d:%02d", sign, s/3600, s/60%60, s%60)
+}
+
 // Duration is a length of time as a person reads it, to the precision that
 // matters at its size: "250ms", "4.5s", "45s", "9m30s", then whole
 // minutes from ten on ("13m"), "2h54m", "3d04h".

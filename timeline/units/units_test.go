@@ -59,3 +59,17 @@ func TestFormats(t *testing.T) {
 		}
 	}
 }
+
+func TestClockRoundsBeforeTheSign(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		-300 * time.Millisecond: "0:00:00",
+		-700 * time.Millisecond: "-0:00:01",
+		0:                       "0:00:00",
+		90*time.Minute + 29*time.Second + 600*time.Millisecond: "1:30:30",
+		-(2*time.Hour + 5*time.Second):                         "-2:00:05",
+	} {
+		if got := Clock(d); got != want {
+			t.Errorf("Clock(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

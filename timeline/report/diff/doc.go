@@ -9,6 +9,7 @@
 //	"energy>+10%" ──▶ ParseCondition ──▶ Condition.Check(diff)
 //
 // It reads reports, never samples: a diff is as fast as the two reports.
-// It imports timeline, timeline/units and timeline/report; gputop's
-// commands import it.
+// It imports timeline, timeline/units and timeline/report, and
+// timeline/report/render for its page's style (PageStyle), so a diff's
+// page reads as the report's; gputop's commands import it.
 package diff

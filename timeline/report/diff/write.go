@@ -12,6 +12,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/report/render"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
@@ -200,7 +201,7 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 }
 
 // WriteHTML writes the diff as one self-contained page, styled as the
-// report's (report.PageStyle); every outside text escaped.
+// report's (render.PageStyle); every outside text escaped.
 func (d *Diff) WriteHTML(w io.Writer) error {
 	var b bytes.Buffer
 	e := func(s string) string { return html.EscapeString(timeline.CleanText(s)) }
@@ -213,7 +214,7 @@ func (d *Diff) WriteHTML(w io.Writer) error {
 <meta name="color-scheme" content="light dark">
 <title>gputop diff</title>
 `)
-	fmt.Fprintf(&b, "<style>%s</style>\n</head>\n<body>\n<main>\n<h1>gputop diff</h1>\n", report.PageStyle)
+	fmt.Fprintf(&b, "<style>%s</style>\n</head>\n<body>\n<main>\n<h1>gputop diff</h1>\n", render.PageStyle)
 	fmt.Fprintf(&b, "<dl>\n<dt>A</dt><dd>%s</dd>\n<dt>B</dt><dd>%s</dd>\n</dl>\n", e(runLine(d.A)), e(runLine(d.B)))
 	for _, n := range d.Notes {
 		fmt.Fprintf(&b, "<p class=\"legend\">Note: %s</p>\n", e(n))

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/probes/demo"
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/report/reporttest"
 )
 
 // repMIGDemo is three minutes of `gputop record --demo=mig --fast`: the
@@ -38,7 +40,7 @@ func repMIGDemo(t *testing.T) ([]timeline.Sample, timeline.SourceInfo) {
 // is split, and lists each slice's process under its slice.
 func TestReportMIGDemo(t *testing.T) {
 	samples, info := repMIGDemo(t)
-	r := NewReport(repStore(samples), info, repAnalysis(samples, info), ReportOptions{})
+	r := report.NewReport(reporttest.Store(samples), info, repAnalysis(samples, info), report.ReportOptions{})
 	text, md, js := repRender(t, r)
 	repCheckText(t, text)
 	repGolden(t, "report_mig.txt.golden", text)

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"io"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/timeline/report"
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
@@ -22,7 +23,7 @@ func BenchmarkReportDay(b *testing.B) {
 		buf = smp.Metrics
 		e.Add(&smp)
 	}
-	a := Analyse(e)
+	a := report.Analyse(e)
 	for _, bc := range []struct {
 		name string
 		raw  int
@@ -31,8 +32,8 @@ func BenchmarkReportDay(b *testing.B) {
 			s := timelinetest.DayStore(b, bc.raw)
 			b.ResetTimer()
 			for b.Loop() {
-				r := NewReport(s, timeline.SourceInfo{}, a, ReportOptions{})
-				if err := r.WriteText(io.Discard); err != nil {
+				r := report.NewReport(s, timeline.SourceInfo{}, a, report.ReportOptions{})
+				if err := Text(io.Discard, r); err != nil {
 					b.Fatal(err)
 				}
 				if err := r.WriteJSON(io.Discard); err != nil {
@@ -58,15 +59,15 @@ func BenchmarkReportBigNode(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			res := bc.node.bigImport(b)
-			report := func() (*timeline.Store, *analysis.Engine, *Report) {
+			report := func() (*timeline.Store, *analysis.Engine, *report.Report) {
 				s := timeline.NewStore(timeline.StoreOptions{Reserve: len(res.Samples)})
 				e := analysis.NewEngine(res.Info)
 				for i := range res.Samples {
 					s.Add(&res.Samples[i])
 					e.Add(&res.Samples[i])
 				}
-				r := NewReport(s, res.Info, Analyse(e), ReportOptions{})
-				if err := r.WriteText(io.Discard); err != nil {
+				r := report.NewReport(s, res.Info, report.Analyse(e), report.ReportOptions{})
+				if err := Text(io.Discard, r); err != nil {
 					b.Fatal(err)
 				}
 				if err := r.WriteJSON(io.Discard); err != nil {

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"github.com/gputop-dev/gputop/probes/demo"
 	"github.com/gputop-dev/gputop/recordings/importer/prom"
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/report/reporttest"
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
@@ -50,7 +52,7 @@ func repDemo(t testing.TB, scenario string, secs int) ([]timeline.Sample, timeli
 // importer's testdata (its README says how it was made), imported.
 func repPromTwoHosts(t testing.TB) ([]timeline.Sample, timeline.SourceInfo) {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "recordings", "importer", "prom", "testdata", "prometheus",
+	f, err := os.Open(filepath.Join("..", "..", "..", "recordings", "importer", "prom", "testdata", "prometheus",
 		"two-hosts-concatenated.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -98,12 +100,12 @@ func TestReportHTMLAndSVGGolden(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			samples, info := tt.make(t)
-			r := NewReport(repStore(samples), info, repAnalysis(samples, info), ReportOptions{TimelineColumns: repGoldenColumns})
+			r := report.NewReport(reporttest.Store(samples), info, repAnalysis(samples, info), report.ReportOptions{TimelineColumns: repGoldenColumns})
 			var page, svg bytes.Buffer
-			if err := r.WriteHTML(&page); err != nil {
+			if err := HTML(&page, r); err != nil {
 				t.Fatal(err)
 			}
-			if err := r.WriteSVG(&svg); err != nil {
+			if err := SVG(&svg, r); err != nil {
 				t.Fatal(err)
 			}
 			repGolden(t, "report_"+tt.name+".html.golden", repNormalHTML(page.Bytes()))
@@ -159,26 +161,26 @@ func repCheckPage(t *testing.T, page []byte) {
 // Outside text (markers, host and GPU names, the command, evidence) can
 // neither add markup to the page nor break the drawing's XML.
 func TestReportHTMLOutsideText(t *testing.T) {
-	s := repCheckpointStore()
+	s := reporttest.CheckpointStore()
 	hostile := []string{
 		`<script>alert(1)</script>`, `"><img src=x onerror=alert(1)>`, `]]></svg><svg onload=alert(1)>`,
 		"\x1b[31mred\x1b[0m & 'quotes' \u202eevil", "invalid \xff utf-8 <u>",
 	}
 	for i, m := range hostile {
-		s.AddMarker(timeline.Marker{At: repT(float64(10 + i)), Text: m, Origin: "job<i>"})
+		s.AddMarker(timeline.Marker{At: reporttest.T(float64(10 + i)), Text: m, Origin: "job<i>"})
 	}
-	info := repCheckpointInfo()
+	info := reporttest.CheckpointInfo()
 	info.Host = `<h1>node</h1>`
 	info.Command = []string{"python", `<script src="http://evil/x.js"></script>`}
 	info.GPUs[0].Name = `NVIDIA <svg onload=alert(1)>`
 	a := repCheckpointAnalysis()
 	a.Hints[0].Evidence = `</title><script>alert(2)</script>`
-	r := NewReport(s, info, a, ReportOptions{TimelineColumns: repGoldenColumns})
+	r := report.NewReport(s, info, a, report.ReportOptions{TimelineColumns: repGoldenColumns})
 	var page, svg bytes.Buffer
-	if err := r.WriteHTML(&page); err != nil {
+	if err := HTML(&page, r); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.WriteSVG(&svg); err != nil {
+	if err := SVG(&svg, r); err != nil {
 		t.Fatal(err)
 	}
 	repCheckXML(t, svg.Bytes())
@@ -220,9 +222,9 @@ func repHTMLDay(tb testing.TB) []byte {
 			GPUs: h.GPUs, Severity: timeline.Warning, Evidence: "stalled"})
 	}
 	hints = append(hints, h)
-	r := NewReport(s, info, Analysis{Hints: hints}, ReportOptions{TimelineColumns: TimelineColumns})
+	r := report.NewReport(s, info, report.Analysis{Hints: hints}, report.ReportOptions{TimelineColumns: TimelineColumns})
 	var page bytes.Buffer
-	if err := r.WriteHTML(&page); err != nil {
+	if err := HTML(&page, r); err != nil {
 		tb.Fatal(err)
 	}
 	return page.Bytes()

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/report"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // The timeline drawing: every GPU's utilisation, SM activity, power and
 // memory as bands (each column's least to greatest value) on one time axis,
 // under the automatic phases and over the hints' episodes and the markers.
-// WriteSVG writes it alone; WriteHTML puts the same drawing in the page.
+// SVG writes it alone; HTML puts the same drawing in the page.
 
 // TimelineColumns is how many columns the HTML and SVG forms draw each
 // series in: one per unit of the drawing's plot width, so a column is a
@@ -61,10 +62,11 @@ func svgEsc(s string) string { return html.EscapeString(repClean(s)) }
 // svgNum writes a coordinate with at most one decimal.
 func svgNum(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
 
-// WriteSVG writes the timeline alone, as one self-contained SVG image (no
+// SVG writes the timeline alone, as one self-contained SVG image (no
 // script, no fonts or anything else from elsewhere), to paste into an issue.
 // The report must have been made with ReportOptions.TimelineColumns.
-func (r *Report) WriteSVG(w io.Writer) error {
+func SVG(w io.Writer, rep *report.Report) error {
+	r := newDoc(rep)
 	var b bytes.Buffer
 	r.svg(&b, true)
 	_, err := w.Write(b.Bytes())
@@ -72,7 +74,7 @@ func (r *Report) WriteSVG(w io.Writer) error {
 }
 
 // svgHeight is the drawing's height: title, band, GPUs, host headings, axis.
-func (r *Report) svgHeight(standalone bool) int {
+func (r *doc) svgHeight(standalone bool) int {
 	h := svgBandH + 8 + svgAxisH
 	if standalone {
 		h += svgTitleH
@@ -90,7 +92,7 @@ func (r *Report) svgHeight(standalone bool) int {
 
 // svg draws the timeline; standalone adds a title and the XML namespace
 // line a file needs.
-func (r *Report) svg(b *bytes.Buffer, standalone bool) {
+func (r *doc) svg(b *bytes.Buffer, standalone bool) {
 	height := r.svgHeight(standalone)
 	fmt.Fprintf(b, `<svg class="gt" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="timeline of every GPU">`+"\n",
 		svgW, height, svgW, height)
@@ -102,7 +104,7 @@ func (r *Report) svg(b *bytes.Buffer, standalone bool) {
 		y += svgTitleH
 	}
 	span := float64(r.Duration)
-	if r.Timeline == nil || repUnknown(r.Duration) || len(r.Timeline.GPUs) == 0 {
+	if r.Timeline == nil || r.Duration.Unknown() || len(r.Timeline.GPUs) == 0 {
 		fmt.Fprintf(b, `<text x="8" y="%d" class="mut">no samples to draw</text>`+"\n</svg>\n", y+14)
 		return
 	}
@@ -132,7 +134,7 @@ func (r *Report) svg(b *bytes.Buffer, standalone bool) {
 // svgPhaseBand draws the automatic phases as one band, a run of columns of
 // one kind to a rectangle, so a day of short phases costs no more than the
 // plot is wide.
-func (r *Report) svgPhaseBand(b *bytes.Buffer, y int, x func(float64) float64) {
+func (r *doc) svgPhaseBand(b *bytes.Buffer, y int, x func(float64) float64) {
 	fmt.Fprintf(b, `<text x="4" y="%d" class="mut">phases</text>`+"\n", y+9)
 	auto, _ := r.repSplitPhases()
 	if len(auto) == 0 {
@@ -158,7 +160,7 @@ func (r *Report) svgPhaseBand(b *bytes.Buffer, y int, x func(float64) float64) {
 		if kinds[lo] != "" {
 			from, to := float64(lo)/svgPlotW*span, float64(hi)/svgPlotW*span
 			fmt.Fprintf(b, `<rect class="%s" x="%d" y="%d" width="%d" height="%d"><title>%s %s-%s</title></rect>`+"\n",
-				kinds[lo], svgLeft+lo, y, hi-lo, svgBandH, kinds[lo], repAt(Number(from)), repAt(Number(to)))
+				kinds[lo], svgLeft+lo, y, hi-lo, svgBandH, kinds[lo], repAt(report.Number(from)), repAt(report.Number(to)))
 		}
 		lo = hi
 	}
@@ -173,7 +175,7 @@ type svgLane struct {
 
 // svgGPU draws one GPU: its name, the hints' episodes on it, and its four
 // lanes.
-func (r *Report) svgGPU(b *bytes.Buffer, g ReportGPU, tg TimelineGPU, y int, x func(float64) float64) {
+func (r *doc) svgGPU(b *bytes.Buffer, g report.ReportGPU, tg report.TimelineGPU, y int, x func(float64) float64) {
 	name := r.gpuNames().One(g.Index) + "  " + repGPULabel(g)
 	if g.Lost {
 		name += "  lost at " + repAt(g.LostAt)
@@ -183,11 +185,11 @@ func (r *Report) svgGPU(b *bytes.Buffer, g ReportGPU, tg TimelineGPU, y int, x f
 	lanesH := 4*(svgLaneH+svgLaneGap) - svgLaneGap
 	r.svgEpisodes(b, g.Index, lanesTop, lanesH, x)
 	powerTop := float64(g.PowerLimit)
-	if repUnknown(g.PowerLimit) || powerTop <= 0 {
+	if g.PowerLimit.Unknown() || powerTop <= 0 {
 		powerTop = svgSeriesMax(tg.Power)
 	}
 	memTop := float64(g.MemTotal)
-	if repUnknown(g.MemTotal) || memTop <= 0 {
+	if g.MemTotal.Unknown() || memTop <= 0 {
 		memTop = svgSeriesMax(tg.MemUsed)
 	}
 	lanes := []svgLane{
@@ -264,10 +266,10 @@ func svgBand(b *bytes.Buffer, class string, s []timeline.Agg, top, h, vmax float
 
 // svgEpisodes shades where each hint held on GPU idx, in its severity's
 // colour, its evidence in the tooltip.
-func (r *Report) svgEpisodes(b *bytes.Buffer, idx, top, h int, x func(float64) float64) {
+func (r *doc) svgEpisodes(b *bytes.Buffer, idx, top, h int, x func(float64) float64) {
 	for _, hint := range r.Hints {
 		for _, ep := range hint.Episodes {
-			if !svgHas(ep.GPUs, idx) || repUnknown(ep.Start) || repUnknown(ep.End) {
+			if !svgHas(ep.GPUs, idx) || ep.Start.Unknown() || ep.End.Unknown() {
 				continue
 			}
 			x0, x1 := x(float64(ep.Start)), x(float64(ep.End))
@@ -289,7 +291,7 @@ func svgHas(xs []int, v int) bool {
 
 // svgMarkers draws each marker as a dashed line through every GPU, the
 // markers of one column as one line whose tooltip lists the first few.
-func (r *Report) svgMarkers(b *bytes.Buffer, top, bottom int, x func(float64) float64) {
+func (r *doc) svgMarkers(b *bytes.Buffer, top, bottom int, x func(float64) float64) {
 	const most = 3
 	for i := 0; i < len(r.Markers); {
 		col := math.Floor(x(float64(r.Markers[i].At)))
@@ -312,13 +314,13 @@ func (r *Report) svgMarkers(b *bytes.Buffer, top, bottom int, x func(float64) fl
 
 // svgAxis draws the time axis: ticks at a round step, the time since the
 // start under each.
-func (r *Report) svgAxis(b *bytes.Buffer, y int, span float64, x func(float64) float64) {
+func (r *doc) svgAxis(b *bytes.Buffer, y int, span float64, x func(float64) float64) {
 	step := svgTickStep(span)
 	for t := 0.0; t <= span+1e-9; t += step {
 		px := svgNum(x(t))
 		fmt.Fprintf(b, `<line class="tick" x1="%s" y1="%d" x2="%s" y2="%d"/>`+"\n", px, y, px, y+5)
 		fmt.Fprintf(b, `<text x="%s" y="%d" text-anchor="middle" class="mut">%s</text>`+"\n", px, y+17,
-			repClock(time.Duration(t*float64(time.Second))))
+			units.Clock(time.Duration(t*float64(time.Second))))
 	}
 	fmt.Fprintf(b, `<text x="4" y="%d" class="mut">since start</text>`+"\n", y+17)
 }

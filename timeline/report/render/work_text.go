@@ -1,18 +1,19 @@
-package report
+package render
 
 import (
 	"fmt"
 	"math"
 	"strings"
 
+	"github.com/gputop-dev/gputop/timeline/report"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // repNum is a figure to three significant digits, without an exponent.
-func repNum(n Number) string {
+func repNum(n report.Number) string {
 	v := float64(n)
 	switch a := math.Abs(v); {
-	case repUnknown(n):
+	case n.Unknown():
 		return repNA
 	case a >= 100:
 		return fmt.Sprintf("%.0f", v)
@@ -29,33 +30,33 @@ func repNum(n Number) string {
 }
 
 // repKWh is energy in kWh: "0.0342 kWh".
-func repKWh(j Number) string {
-	if repUnknown(j) {
+func repKWh(j report.Number) string {
+	if j.Unknown() {
 		return repNA
 	}
 	return repNum(j/3.6e6) + " kWh"
 }
 
 // repRate is a rate in the job's unit: "50.0 it/s".
-func repRate(n Number, unit string) string {
-	if repUnknown(n) {
+func repRate(n report.Number, unit string) string {
+	if n.Unknown() {
 		return repNA
 	}
 	return repNum(n) + " " + repClean(unit) + "/s"
 }
 
 // workLines are the work section's sentences, for text and markdown.
-func (r *Report) workLines() []string {
+func (r *doc) workLines() []string {
 	w := r.Work
 	var out []string
 	if p := w.Progress; p != nil {
 		unit := repClean(p.Unit)
 		line := "job progress: " + repRate(p.Rate, unit) + " over the run"
-		if !repUnknown(p.Done) {
+		if !p.Done.Unknown() {
 			line += fmt.Sprintf(", %s %s done", repNum(p.Done), unit)
 		}
-		if !repUnknown(p.WarmUp) {
-			line += fmt.Sprintf("; warm-up %s (%s of the run)", repDur(repSeconds(p.WarmUp)), repShare(p.WarmUpShare))
+		if !p.WarmUp.Unknown() {
+			line += fmt.Sprintf("; warm-up %s (%s of the run)", repDur(p.WarmUp.Duration()), repShare(p.WarmUpShare))
 		}
 		out = append(out, line)
 		if len(p.Levels) > 1 {
@@ -70,30 +71,30 @@ func (r *Report) workLines() []string {
 			out = append(out, "rate: "+strings.Join(parts, ", then "))
 		}
 	}
-	if repUnknown(w.Energy) {
+	if w.Energy.Unknown() {
 		out = append(out, "energy: "+repNA+" (no power readings)")
 	} else {
 		out = append(out, fmt.Sprintf("energy: %s (%s) from the %s; GPU time %s", repEnergy(w.Energy), repKWh(w.Energy),
 			w.EnergySource, repGPUTime(w.GPUSeconds)))
 	}
-	if p := w.Progress; p != nil && !repUnknown(p.EnergyPerUnit) {
+	if p := w.Progress; p != nil && !p.EnergyPerUnit.Unknown() {
 		unit := repClean(p.Unit)
 		out = append(out, fmt.Sprintf("per %s: %s J, %s Wh per 1k %s, %s GPU-s", unit, repNum(p.EnergyPerUnit),
 			repNum(p.WhPerThousand), unit, repNum(p.GPUSecondsPerUnit)))
 	}
 	if c := w.Cost; c != nil {
 		var parts []string
-		if !repUnknown(c.PriceKWh) {
+		if !c.PriceKWh.Unknown() {
 			parts = append(parts, fmt.Sprintf("energy %s at %s/kWh", repNum(c.Energy), repNum(c.PriceKWh)))
 		}
-		if !repUnknown(c.PriceGPUHour) {
+		if !c.PriceGPUHour.Unknown() {
 			parts = append(parts, fmt.Sprintf("GPU time %s at %s/GPU-hour", repNum(c.GPUTime), repNum(c.PriceGPUHour)))
 		}
 		line := "cost: " + strings.Join(parts, " + ")
 		if len(parts) > 1 {
 			line += " = " + repNum(c.Total)
 		}
-		if p := w.Progress; p != nil && !repUnknown(p.CostPerThousand) {
+		if p := w.Progress; p != nil && !p.CostPerThousand.Unknown() {
 			line += fmt.Sprintf("; %s per 1k %s", repNum(p.CostPerThousand), repClean(p.Unit))
 		}
 		out = append(out, line)
@@ -102,8 +103,8 @@ func (r *Report) workLines() []string {
 }
 
 // repGPUTime is GPU time: "480 GPU-s", "2.5 GPU-h".
-func repGPUTime(s Number) string {
-	if repUnknown(s) {
+func repGPUTime(s report.Number) string {
+	if s.Unknown() {
 		return repNA
 	}
 	if s >= 3600 {
@@ -114,7 +115,7 @@ func repGPUTime(s Number) string {
 
 // workPhaseRow is one phase's work figures: energy, kWh, rate, J a unit,
 // and cost where a price is given.
-func (r *Report) workPhaseRow(k int) []string {
+func (r *doc) workPhaseRow(k int) []string {
 	pw := r.Work.Phases[k]
 	row := []string{repEnergy(pw.Energy), repNum(pw.Energy / 3.6e6)}
 	if p := r.Work.Progress; p != nil {
@@ -127,7 +128,7 @@ func (r *Report) workPhaseRow(k int) []string {
 }
 
 // workPhaseHead is the phase table's heading beyond the phase itself.
-func (r *Report) workPhaseHead() []string {
+func (r *doc) workPhaseHead() []string {
 	head := []string{"ENERGY", "kWh"}
 	if p := r.Work.Progress; p != nil {
 		head = append(head, "RATE", "J/"+repTrunc(repClean(p.Unit), 8))
@@ -140,7 +141,7 @@ func (r *Report) workPhaseHead() []string {
 
 // textWork writes the work section: the job's rate, the energy, the cost,
 // and each phase's.
-func (r *Report) textWork(t repText) {
+func (r *doc) textWork(t repText) {
 	t.line("")
 	t.line("WORK AND ENERGY")
 	for _, l := range r.workLines() {
@@ -171,7 +172,7 @@ func (r *Report) textWork(t repText) {
 
 // workPhases are the phases the work table lists, in time order: those the
 // phase tables list (repPhaseRows), and how many it leaves out.
-func (r *Report) workPhases() (shown []int, hidden int) {
+func (r *doc) workPhases() (shown []int, hidden int) {
 	auto, marked := r.repSplitPhases()
 	a, _ := r.repPhaseRows(auto)
 	m, _ := r.repPhaseRows(marked)
@@ -189,12 +190,12 @@ func (r *Report) workPhases() (shown []int, hidden int) {
 }
 
 // repPhaseKey tells a phase among others: its times, kind and label.
-func repPhaseKey(p ReportPhase) string {
+func repPhaseKey(p report.ReportPhase) string {
 	return fmt.Sprint(float64(p.Start), float64(p.End), p.Kind, p.Label)
 }
 
 // repPhaseName is a phase's label, or its kind for an automatic one.
-func repPhaseName(p ReportPhase) string {
+func repPhaseName(p report.ReportPhase) string {
 	if p.Label != "" {
 		return repClean(p.Label)
 	}
@@ -212,7 +213,7 @@ func repCols(cells []string) string {
 }
 
 // mdWork writes the work section in markdown.
-func (r *Report) mdWork(p func(format string, args ...any)) {
+func (r *doc) mdWork(p func(format string, args ...any)) {
 	p("")
 	p("### Work and energy")
 	p("")

@@ -1,15 +1,17 @@
-package report
+package render
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/gputop-dev/gputop/timeline/report"
 )
 
 // The HTML report's tables: the text report's sections, the same rows
 // (repPhaseRows, repProcessRows, repEpisodes pick them for every form).
 
-func (r *Report) htmlHosts(h htmlWriter) {
+func (r *doc) htmlHosts(h htmlWriter) {
 	if !r.multiHost() {
 		return
 	}
@@ -17,7 +19,7 @@ func (r *Report) htmlHosts(h htmlWriter) {
 	num := []bool{false, true, true, true, true, true, true, false}
 	h.head(num, "host", "GPUs", "util mean", "lowest", "power", "memory peak", "CPU mean", "worst hint")
 	for _, s := range r.Hosts {
-		h.row(num, s.Name, strconv.Itoa(len(s.GPUs)), repPct(s.UtilMean), r.repLowest(s), HostPower(s.PowerMean),
+		h.row(num, s.Name, strconv.Itoa(len(s.GPUs)), repPct(s.UtilMean), r.repLowest(s), report.HostPower(s.PowerMean),
 			repBytesOf(s.MemUsedMax, s.MemTotal), repPct(s.CPU.Mean), repHostHint(s))
 	}
 	h.raw("</tbody></table>\n")
@@ -25,7 +27,7 @@ func (r *Report) htmlHosts(h htmlWriter) {
 	h.raw("</section>\n")
 }
 
-func (r *Report) htmlGPUs(h htmlWriter) {
+func (r *doc) htmlGPUs(h htmlWriter) {
 	h.raw("<section>\n<h2>GPUs</h2>\n")
 	if len(r.GPUs) == 0 {
 		h.raw("<p>None.</p>\n</section>\n")
@@ -79,7 +81,7 @@ func (r *Report) htmlGPUs(h htmlWriter) {
 	h.f(`<p class="legend">%s</p>`+"\n</section>\n", svgEsc(legend))
 }
 
-func (r *Report) htmlHealth(h htmlWriter) {
+func (r *doc) htmlHealth(h htmlWriter) {
 	all := r.healthFindings()
 	if len(all) == 0 {
 		return
@@ -92,19 +94,19 @@ func (r *Report) htmlHealth(h htmlWriter) {
 	h.raw("</tbody></table>\n</section>\n")
 }
 
-func (r *Report) htmlHost(h htmlWriter) {
+func (r *doc) htmlHost(h htmlWriter) {
 	host := r.Host
-	if !host.recorded() && r.multiHost() {
+	if !hostRecorded(host) && r.multiHost() {
 		return
 	}
 	h.raw("<section>\n<h2>Host</h2>\n")
-	if !host.recorded() {
+	if !hostRecorded(host) {
 		h.f("<p>%s.</p>\n</section>\n", svgEsc(repCapital(r.repHostAbsent())))
 		return
 	}
 	num := []bool{false, true, true, true, true}
 	h.head(num, "", "mean", "p50", "p95", "max")
-	row := func(name string, s ReportStats) {
+	row := func(name string, s report.ReportStats) {
 		h.row(num, name, repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max))
 	}
 	cores := ""
@@ -113,22 +115,22 @@ func (r *Report) htmlHost(h htmlWriter) {
 	}
 	row("CPU"+cores, host.CPU)
 	row("iowait", host.IOWait)
-	if !repUnknown(host.JobCPU.Mean) {
+	if !host.JobCPU.Mean.Unknown() {
 		row("job CPU (of one core)", host.JobCPU)
 	}
 	h.raw("</tbody></table>\n")
 	line := fmt.Sprintf("RAM peak %s; swap peak %s", repBytesOf(host.RAMUsedMax, host.RAMTotal), repBytes(host.SwapUsedMax))
-	if !repUnknown(host.JobCPU.Mean) {
+	if !host.JobCPU.Mean.Unknown() {
 		line += "; job RSS peak " + repBytes(host.JobRSSMax)
 	}
 	h.f("<p>%s.</p>\n</section>\n", svgEsc(line))
 }
 
-func (r *Report) htmlPhases(h htmlWriter) {
+func (r *doc) htmlPhases(h htmlWriter) {
 	h.raw("<section>\n<h2>Phases</h2>\n")
 	h.f("<p>%s.</p>\n", svgEsc(r.repPhaseTotals()))
 	auto, marked := r.repSplitPhases()
-	for i, ps := range [][]ReportPhase{auto, marked} {
+	for i, ps := range [][]report.ReportPhase{auto, marked} {
 		if len(ps) == 0 {
 			continue
 		}
@@ -151,7 +153,7 @@ func (r *Report) htmlPhases(h htmlWriter) {
 		h.head(hn, hc...)
 		shown, rest := r.repPhaseRows(ps)
 		for _, p := range shown {
-			c, n := keep([]string{repAt(p.Start), repDur(repSeconds(p.Duration)), p.Kind, repPct(p.UtilMean),
+			c, n := keep([]string{repAt(p.Start), repDur(p.Duration.Duration()), p.Kind, repPct(p.UtilMean),
 				repPct(p.SMActiveMean), r.repWorstName(p), repPct(p.HostCPUMean), p.Label}, num)
 			h.row(n, c...)
 		}
@@ -163,7 +165,7 @@ func (r *Report) htmlPhases(h htmlWriter) {
 	h.raw("</section>\n")
 }
 
-func (r *Report) htmlMarkers(h htmlWriter) {
+func (r *doc) htmlMarkers(h htmlWriter) {
 	if len(r.Markers) == 0 {
 		return
 	}
@@ -176,7 +178,7 @@ func (r *Report) htmlMarkers(h htmlWriter) {
 	h.raw("</tbody></table>\n</section>\n")
 }
 
-func (r *Report) htmlProcesses(h htmlWriter) {
+func (r *doc) htmlProcesses(h htmlWriter) {
 	if len(r.Processes) == 0 {
 		return
 	}
@@ -185,8 +187,8 @@ func (r *Report) htmlProcesses(h htmlWriter) {
 	h.head(num, "GPU", "PID", "user", "lifetime", "peak GPU memory", "container, pod or job", "command")
 	rows, rest := r.repProcessRows()
 	for _, q := range rows {
-		w := q.workload()
-		h.row(num, r.processGPU(q.GPU), strconv.Itoa(q.PID), q.User, q.lifetime(), repBytes(q.PeakGPUMem), w.String(), q.Command)
+		w := q.Workload.Workload()
+		h.row(num, r.processGPU(q.GPU), strconv.Itoa(q.PID), q.User, lifetime(q), repBytes(q.PeakGPUMem), w.String(), q.Command)
 	}
 	h.raw("</tbody></table>\n")
 	if rest != "" {
@@ -195,7 +197,7 @@ func (r *Report) htmlProcesses(h htmlWriter) {
 	h.raw("</section>\n")
 }
 
-func (r *Report) htmlGaps(h htmlWriter) {
+func (r *doc) htmlGaps(h htmlWriter) {
 	if len(r.Gaps) == 0 {
 		return
 	}

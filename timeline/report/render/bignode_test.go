@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bufio"
@@ -16,6 +16,8 @@ import (
 	"github.com/gputop-dev/gputop/recordings/importer"
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/report/reporttest"
 )
 
 // bigNode describes the log of a big machine: how many GPUs, for how long,
@@ -48,7 +50,7 @@ var bigDay = bigNode{gpus: 64, span: 24 * time.Hour, interval: 15 * time.Second,
 func (n bigNode) writeLog(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	bw.WriteString("timestamp, index, name, utilization.gpu [%], memory.used [MiB], memory.total [MiB], power.draw [W]\n")
-	start := repAt0
+	start := reporttest.At0
 	for at := time.Duration(0); at <= n.span; at += n.interval {
 		stamp := start.Add(at).Format("2006/01/02 15:04:05.000")
 		stalled := n.stallEach > 0 && at%n.stallEach < n.stallFor
@@ -111,7 +113,7 @@ func (n bigNode) bigRecording(tb testing.TB) string {
 
 // bigReport reads a recording into a store and a fresh Engine, as `gputop
 // report` does, and reports on it; with what the Engine said.
-func bigReport(tb testing.TB, path string, opts ReportOptions) (*Report, Analysis) {
+func bigReport(tb testing.TB, path string, opts report.ReportOptions) (*report.Report, report.Analysis) {
 	tb.Helper()
 	r, err := recordings.Open(path)
 	if err != nil {
@@ -132,8 +134,8 @@ func bigReport(tb testing.TB, path string, opts ReportOptions) (*Report, Analysi
 		store.Add(&s)
 		eng.Add(&s)
 	}
-	a := Analyse(eng)
-	return NewReport(store, eng.Info(), a, opts), a
+	a := report.Analyse(eng)
+	return report.NewReport(store, eng.Info(), a, opts), a
 }
 
 // lines counts a report's lines.
@@ -147,7 +149,7 @@ func TestReportBigNodeDay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports and reports 368,640 rows")
 	}
-	r, a := bigReport(t, bigDay.bigRecording(t), ReportOptions{})
+	r, a := bigReport(t, bigDay.bigRecording(t), report.ReportOptions{})
 	text, md, js := repRender(t, r)
 	repCheckText(t, text)
 	if n := lines(text); n > 300 {
@@ -212,9 +214,9 @@ func TestReportBigNodeDay(t *testing.T) {
 			t.Errorf("the JSON has %d episodes of %s, the analysis %d", len(h.Episodes), h.ID, episodes[h.ID])
 		}
 	}
-	all, _ := bigReport(t, bigDay.bigRecording(t), ReportOptions{PhaseRows: -1})
+	all, _ := bigReport(t, bigDay.bigRecording(t), report.ReportOptions{PhaseRows: -1})
 	var full bytes.Buffer
-	if err := all.WriteText(&full); err != nil {
+	if err := Text(&full, all); err != nil {
 		t.Fatal(err)
 	}
 	if rows := regexp.MustCompile(`(?m)^\d+:\d\d:\d\d +\S+ +(busy|idle) `).FindAll(full.Bytes(), -1); len(rows) != len(a.Phases) {
@@ -231,7 +233,7 @@ func TestReportBigNodeEpisodes(t *testing.T) {
 		node.dropouts = append(node.dropouts, bigDropout{gpu: 3 + 7*i, from: time.Duration(30+50*i) * time.Minute,
 			length: time.Duration(10+2*i) * time.Minute})
 	}
-	r, a := bigReport(t, node.bigRecording(t), ReportOptions{})
+	r, a := bigReport(t, node.bigRecording(t), report.ReportOptions{})
 	text, md, js := repRender(t, r)
 	var imbalance *timeline.Hint
 	for i, h := range a.Hints {

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/report/reporttest"
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
@@ -19,16 +21,16 @@ func TestReportNamesMIGSlices(t *testing.T) {
 	}}
 	var samples []timeline.Sample
 	for sec := range 60 {
-		samples = append(samples, timeline.Sample{At: repT(float64(sec)), Metrics: []timeline.Metric{
+		samples = append(samples, timeline.Sample{At: reporttest.T(float64(sec)), Metrics: []timeline.Metric{
 			timelinetest.Gauge(timeline.GPUSMActive, "gpu1", 4),
 		}})
 	}
-	r := NewReport(repStore(samples), info, repAnalysis(samples, info), ReportOptions{})
+	r := report.NewReport(reporttest.Store(samples), info, repAnalysis(samples, info), report.ReportOptions{})
 	var text, md bytes.Buffer
-	if err := r.WriteText(&text); err != nil {
+	if err := Text(&text, r); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.WriteMarkdown(&md); err != nil {
+	if err := Markdown(&md, r); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(text.String(), "  1  GPU0 MIG 1g.10gb ") || strings.Contains(text.String(), "HBM...") {

@@ -1,17 +1,20 @@
-package report
+package render
 
 import (
 	"bytes"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/gputop-dev/gputop/timeline/report"
 )
 
-// WriteMarkdown writes the report as GitHub-flavoured markdown, the same
-// content as WriteText, to paste into an issue or a pull request. Text from
+// Markdown writes the report as GitHub-flavoured markdown, the same
+// content as Text, to paste into an issue or a pull request. Text from
 // outside (marker texts, the command line) is escaped so that it cannot
 // break a table or turn into markup.
-func (r *Report) WriteMarkdown(w io.Writer) error {
+func Markdown(w io.Writer, rep *report.Report) error {
+	r := newDoc(rep)
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	p("## gputop report: %s", repMD(repSourceLine(r.Source)))
@@ -73,7 +76,7 @@ func repMDKeep(s string, code bool) string {
 	return b.String()
 }
 
-func (r *Report) mdGPUs(p func(string, ...any)) {
+func (r *doc) mdGPUs(p func(string, ...any)) {
 	p("")
 	p("### GPUs")
 	p("")
@@ -133,21 +136,21 @@ func (r *Report) mdGPUs(p func(string, ...any)) {
 	p("%s", line)
 }
 
-func (r *Report) mdHost(p func(string, ...any)) {
+func (r *doc) mdHost(p func(string, ...any)) {
 	h := r.Host
-	if !h.recorded() && r.multiHost() {
+	if !hostRecorded(h) && r.multiHost() {
 		return // each host's is in the hosts section
 	}
 	p("")
 	p("### Host")
 	p("")
-	if !h.recorded() {
+	if !hostRecorded(h) {
 		p("%s.", repMD(repCapital(r.repHostAbsent())))
 		return
 	}
 	p("| | mean | p50 | p95 | max |")
 	p("|---|---:|---:|---:|---:|")
-	row := func(name string, s ReportStats) {
+	row := func(name string, s report.ReportStats) {
 		p("| %s | %s | %s | %s | %s |", name, repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max))
 	}
 	cores := ""
@@ -156,24 +159,24 @@ func (r *Report) mdHost(p func(string, ...any)) {
 	}
 	row("CPU"+cores, h.CPU)
 	row("iowait", h.IOWait)
-	if !repUnknown(h.JobCPU.Mean) {
+	if !h.JobCPU.Mean.Unknown() {
 		row("job CPU (of one core)", h.JobCPU)
 	}
 	p("")
 	line := fmt.Sprintf("RAM peak %s; swap peak %s", repBytesOf(h.RAMUsedMax, h.RAMTotal), repBytes(h.SwapUsedMax))
-	if !repUnknown(h.JobCPU.Mean) {
+	if !h.JobCPU.Mean.Unknown() {
 		line += "; job RSS peak " + repBytes(h.JobRSSMax)
 	}
 	p("%s.", line)
 }
 
-func (r *Report) mdPhases(p func(string, ...any)) {
+func (r *doc) mdPhases(p func(string, ...any)) {
 	p("")
 	p("### Phases")
 	p("")
 	p("%s.", r.repPhaseTotals())
 	auto, marked := r.repSplitPhases()
-	for i, ps := range [][]ReportPhase{auto, marked} {
+	for i, ps := range [][]report.ReportPhase{auto, marked} {
 		if len(ps) == 0 {
 			continue
 		}
@@ -194,7 +197,7 @@ func (r *Report) mdPhases(p func(string, ...any)) {
 		row("", "---:", "---:", "---", "---:", "---:", "---", "---:", "---")
 		shown, rest := r.repPhaseRows(ps)
 		for _, ph := range shown {
-			row(" ", repAt(ph.Start), repDur(repSeconds(ph.Duration)), ph.Kind, repPct(ph.UtilMean), repPct(ph.SMActiveMean),
+			row(" ", repAt(ph.Start), repDur(ph.Duration.Duration()), ph.Kind, repPct(ph.UtilMean), repPct(ph.SMActiveMean),
 				repMD(r.repWorstName(ph)), repPct(ph.HostCPUMean), repMD(ph.Label))
 		}
 		if rest != "" {
@@ -204,7 +207,7 @@ func (r *Report) mdPhases(p func(string, ...any)) {
 	}
 }
 
-func (r *Report) mdMarkers(p func(string, ...any)) {
+func (r *doc) mdMarkers(p func(string, ...any)) {
 	if len(r.Markers) == 0 {
 		return
 	}
@@ -218,7 +221,7 @@ func (r *Report) mdMarkers(p func(string, ...any)) {
 	}
 }
 
-func (r *Report) mdHints(p func(string, ...any)) {
+func (r *doc) mdHints(p func(string, ...any)) {
 	p("")
 	p("### Hints")
 	p("")
@@ -239,7 +242,7 @@ func (r *Report) mdHints(p func(string, ...any)) {
 	}
 }
 
-func (r *Report) mdGaps(p func(string, ...any)) {
+func (r *doc) mdGaps(p func(string, ...any)) {
 	if len(r.Gaps) == 0 {
 		return
 	}
@@ -250,7 +253,7 @@ func (r *Report) mdGaps(p func(string, ...any)) {
 }
 
 // repGapSentence says how much sampling paused, and where.
-func (r *Report) repGapSentence() string {
+func (r *doc) repGapSentence() string {
 	noun := "pauses"
 	if len(r.Gaps) == 1 {
 		noun = "pause"

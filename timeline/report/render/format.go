@@ -1,12 +1,12 @@
-package report
+package render
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/report"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
@@ -15,44 +15,29 @@ import (
 
 const repNA = units.NA
 
-func repUnknown(n Number) bool { return math.IsNaN(float64(n)) || math.IsInf(float64(n), 0) }
-
 // The report's numbers read as they do everywhere (timeline/units); these
 // take the report's Number.
-func repPct(n Number) string    { return units.Percent(float64(n)) }
-func repShare(n Number) string  { return units.Share(float64(n)) }
-func repBytes(n Number) string  { return units.Bytes(float64(n)) }
-func repEnergy(n Number) string { return units.Energy(float64(n)) }
+func repPct(n report.Number) string    { return units.Percent(float64(n)) }
+func repShare(n report.Number) string  { return units.Share(float64(n)) }
+func repBytes(n report.Number) string  { return units.Bytes(float64(n)) }
+func repEnergy(n report.Number) string { return units.Energy(float64(n)) }
 
 // repBytesOf is "used/total": "68.0/80.0GiB".
-func repBytesOf(used, total Number) string { return units.BytesOf(float64(used), float64(total)) }
-
-// repWattsOf is a power and its limit: "620/700W".
-func repWattsOf(used, limit Number) string { return units.WattsOf(float64(used), float64(limit)) }
-
-// repSeconds turns a report time in seconds into a Duration.
-func repSeconds(n Number) time.Duration {
-	return time.Duration(math.Round(float64(n) * float64(time.Second)))
+func repBytesOf(used, total report.Number) string {
+	return units.BytesOf(float64(used), float64(total))
 }
 
-// repClock is an offset from the report's start: "0:01:05", "26:00:00".
-func repClock(d time.Duration) string {
-	// Rounded before the sign is taken: a marker 0.3 s before the start
-	// is at 0:00:00, not -0:00:00.
-	s := int64(d.Round(time.Second) / time.Second)
-	sign := ""
-	if s < 0 {
-		sign, s = "-", -s
-	}
-	return fmt.Sprintf("%s%d:%02d:%02d", sign, s/3600, s/60%60, s%60)
+// repWattsOf is a power and its limit: "620/700W".
+func repWattsOf(used, limit report.Number) string {
+	return units.WattsOf(float64(used), float64(limit))
 }
 
 // repAt is a report time (seconds since the start) as a clock offset.
-func repAt(n Number) string {
-	if repUnknown(n) {
+func repAt(n report.Number) string {
+	if n.Unknown() {
 		return repNA
 	}
-	return repClock(repSeconds(n))
+	return units.Clock(n.Duration())
 }
 
 // repDur is a length: "45s", "9m30s", "2h54m".
@@ -107,7 +92,7 @@ func repWrap(s string, width int) []string {
 }
 
 // repSourceLine is the report's title: "DEMO checkpoint on node-a".
-func repSourceLine(src ReportSource) string {
+func repSourceLine(src report.ReportSource) string {
 	var b strings.Builder
 	b.WriteString(strings.ToUpper(src.Kind))
 	switch src.Kind {
@@ -130,19 +115,19 @@ func repSourceLine(src ReportSource) string {
 
 // repStartLine is when and how long: "start 2026-11-22 09:00:00 UTC,
 // duration 5m00s, interval 1s".
-func (r *Report) repStartLine() string {
+func (r *doc) repStartLine() string {
 	if r.Start == nil {
 		return "no samples"
 	}
-	line := "start " + r.Start.Format("2006-01-02 15:04:05 MST") + ", duration " + repDur(repSeconds(r.Duration))
-	if !repUnknown(r.Source.Interval) {
-		line += ", interval " + repDur(repSeconds(r.Source.Interval))
+	line := "start " + r.Start.Format("2006-01-02 15:04:05 MST") + ", duration " + repDur(r.Duration.Duration())
+	if !r.Source.Interval.Unknown() {
+		line += ", interval " + repDur(r.Source.Interval.Duration())
 	}
 	return line
 }
 
 // repSystemLine is the driver, CUDA and GPU count, as far as known.
-func (r *Report) repSystemLine() string {
+func (r *doc) repSystemLine() string {
 	var parts []string
 	if r.Source.Driver != "" {
 		parts = append(parts, "driver "+r.Source.Driver)
@@ -160,12 +145,12 @@ func (r *Report) repSystemLine() string {
 
 // repPhaseTotals sums the automatic phases by kind: "busy 3m15s (65%),
 // stalled 45s (15%), idle 1m00s (20%)".
-func (r *Report) repPhaseTotals() string {
+func (r *doc) repPhaseTotals() string {
 	var total time.Duration
 	by := map[string]time.Duration{}
 	for _, p := range r.Phases {
 		if p.Kind != timeline.PhaseMarked.String() {
-			d := repSeconds(p.Duration)
+			d := p.Duration.Duration()
 			by[p.Kind] += d
 			total += d
 		}
@@ -176,13 +161,13 @@ func (r *Report) repPhaseTotals() string {
 	var parts []string
 	for _, k := range []timeline.PhaseKind{timeline.PhaseBusy, timeline.PhaseStalled, timeline.PhaseIdle} {
 		d := by[k.String()]
-		parts = append(parts, fmt.Sprintf("%s %s (%s)", k, repDur(d), repShare(Number(float64(d)/float64(total)))))
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", k, repDur(d), repShare(report.Number(float64(d)/float64(total)))))
 	}
 	return strings.Join(parts, ", ")
 }
 
 // repWorst is a phase's worst GPU: "GPU0 3%", or "" with fewer than two.
-func repWorst(p ReportPhase) string {
+func repWorst(p report.ReportPhase) string {
 	if p.WorstGPU == nil {
 		return ""
 	}
@@ -190,22 +175,22 @@ func repWorst(p ReportPhase) string {
 }
 
 // repGapTotal is the time all gaps cover.
-func (r *Report) repGapTotal() time.Duration {
+func (r *doc) repGapTotal() time.Duration {
 	var d time.Duration
 	for _, g := range r.Gaps {
-		d += repSeconds(g.End - g.Start)
+		d += (g.End - g.Start).Duration()
 	}
 	return d
 }
 
 // repHintHead is a hint's first line after its severity and id.
-func (r *Report) repHintHead(h ReportHint) string {
+func (r *doc) repHintHead(h report.ReportHint) string {
 	s := r.gpuNames().Of(h.GPUs) + ", " + repAt(h.Start) + "-" + repAt(h.End)
-	if !repUnknown(h.Confidence) && h.Confidence > 0 {
+	if !h.Confidence.Unknown() && h.Confidence > 0 {
 		s += fmt.Sprintf(", confidence %.0f%%", 100*float64(h.Confidence))
 	}
 	if h.Provisional {
-		s += ", provisional (so far " + repDur(repSeconds(h.End-h.Start)) + ")"
+		s += ", provisional (so far " + repDur((h.End - h.Start).Duration()) + ")"
 	}
 	return s
 }
@@ -217,7 +202,7 @@ const repEpisodeRows = 5
 // repEpisodes lists a hint's episodes, largest first, when there is more
 // than one: "0:05:51-0:10:46 critical: GPU0-7 stall ...", and how many more
 // there are. A hint of one episode has said it all already.
-func repEpisodes(h ReportHint) []string {
+func repEpisodes(h report.ReportHint) []string {
 	if len(h.Episodes) < 2 {
 		return nil
 	}
@@ -236,13 +221,13 @@ func repEpisodes(h ReportHint) []string {
 	return out
 }
 
-// recorded says whether anything of the host or the job was sampled. A
+// hostRecorded says whether anything of the host or the job was sampled. A
 // log of GPUs alone has no host at all, which the report says in a line
 // rather than in rows of N/A: absent is not unknown.
-func (h ReportHost) recorded() bool {
-	for _, n := range []Number{h.CPU.Mean, h.IOWait.Mean, h.RAMUsedMax, h.RAMTotal, h.SwapUsedMax, h.JobCPU.Mean,
+func hostRecorded(h report.ReportHost) bool {
+	for _, n := range []report.Number{h.CPU.Mean, h.IOWait.Mean, h.RAMUsedMax, h.RAMTotal, h.SwapUsedMax, h.JobCPU.Mean,
 		h.JobRSSMax} {
-		if !repUnknown(n) {
+		if !n.Unknown() {
 			return true
 		}
 	}
@@ -251,7 +236,7 @@ func (h ReportHost) recorded() bool {
 
 // repHostAbsent says that the host was not recorded, and why where the
 // source tells: "not recorded: imported from gpu.csv (nvidia-smi query CSV)".
-func (r *Report) repHostAbsent() string {
+func (r *doc) repHostAbsent() string {
 	switch src := r.Source; {
 	case src.Kind == timeline.Imported.String() && src.Origin != "":
 		return "not recorded: imported from " + repClean(src.Origin)
@@ -266,12 +251,12 @@ func (r *Report) repHostAbsent() string {
 // a column of N/A would say unknown where the truth is absent.
 type repHas struct{ sm, mem, power bool }
 
-func (r *Report) repGPUHas() repHas {
+func (r *doc) repGPUHas() repHas {
 	var has repHas
 	for _, g := range r.GPUs {
-		has.sm = has.sm || !repUnknown(g.SMActive.Mean)
-		has.mem = has.mem || !repUnknown(g.MemUsedMax)
-		has.power = has.power || !repUnknown(g.PowerMean)
+		has.sm = has.sm || !g.SMActive.Mean.Unknown()
+		has.mem = has.mem || !g.MemUsedMax.Unknown()
+		has.power = has.power || !g.PowerMean.Unknown()
 	}
 	return has
 }
@@ -290,7 +275,7 @@ func (h repHas) absent() string {
 	return strings.Join(out, ", ")
 }
 
-func (r *Report) repAnyLost() bool {
+func (r *doc) repAnyLost() bool {
 	for _, g := range r.GPUs {
 		if g.Lost {
 			return true
@@ -300,10 +285,10 @@ func (r *Report) repAnyLost() bool {
 }
 
 // repPhaseHas says whether any of the phases has SM activity, and host CPU.
-func repPhaseHas(ps []ReportPhase) (sm, cpu bool) {
+func repPhaseHas(ps []report.ReportPhase) (sm, cpu bool) {
 	for _, p := range ps {
-		sm = sm || !repUnknown(p.SMActiveMean)
-		cpu = cpu || !repUnknown(p.HostCPUMean)
+		sm = sm || !p.SMActiveMean.Unknown()
+		cpu = cpu || !p.HostCPUMean.Unknown()
 	}
 	return sm, cpu
 }
@@ -311,6 +296,7 @@ func repPhaseHas(ps []ReportPhase) (sm, cpu bool) {
 // HintLine is one hint in one line, for a check that failed on it:
 // "critical periodic-stall on GPU0-7, 0:02:18-0:10:46, confidence 85%:
 // EVIDENCE", outside text cleaned of control characters.
-func (r *Report) HintLine(h ReportHint) string {
+func HintLine(rep *report.Report, h report.ReportHint) string {
+	r := newDoc(rep)
 	return h.Severity + " " + h.ID + " on " + r.repHintHead(h) + ": " + repClean(h.Evidence)
 }

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -9,16 +9,18 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/report"
 )
 
 // repTextWidth is the text report's width: an 80-column terminal.
 const repTextWidth = 80
 
-// WriteText writes the report for a terminal, in 80 columns, plain ASCII
+// Text writes the report for a terminal, in 80 columns, plain ASCII
 // apart from text that came from outside (marker texts, the command line),
 // which is cleaned of control characters. `gputop run` prints it to stderr
 // when the job ends.
-func (r *Report) WriteText(w io.Writer) error {
+func Text(w io.Writer, rep *report.Report) error {
+	r := newDoc(rep)
 	var b bytes.Buffer
 	t := repText{&b}
 	t.line("gputop report: " + repSourceLine(r.Source))
@@ -64,7 +66,7 @@ func (t repText) wrapped(label, s string) {
 	}
 }
 
-func (r *Report) textGPUs(t repText) {
+func (r *doc) textGPUs(t repText) {
 	t.line("")
 	if len(r.GPUs) == 0 {
 		t.line("GPUS  none")
@@ -136,7 +138,7 @@ func (r *Report) textGPUs(t repText) {
 }
 
 // repLostText lists the GPUs lost and when: "GPU1 at 0:02:10".
-func (r *Report) repLostText() string {
+func (r *doc) repLostText() string {
 	var parts []string
 	for _, g := range r.GPUs {
 		if g.Lost {
@@ -150,7 +152,7 @@ func (r *Report) repLostText() string {
 // repGPULabel is a GPU's NAME in the tables: its model, or for a MIG
 // instance its parent and profile ("GPU0 MIG 1g.10gb"), which say more
 // than the model it shares with its parent.
-func repGPULabel(g ReportGPU) string {
+func repGPULabel(g report.ReportGPU) string {
 	if g.MIGProfile != "" && g.MIGParent != nil {
 		return fmt.Sprintf("GPU%d MIG %s", *g.MIGParent, repClean(g.MIGProfile))
 	}
@@ -164,13 +166,13 @@ func repGPUName(name string) string {
 	return repClean(strings.TrimPrefix(name, "NVIDIA "))
 }
 
-func (r *Report) textHost(t repText) {
+func (r *doc) textHost(t repText) {
 	h := r.Host
-	if !h.recorded() && r.multiHost() {
+	if !hostRecorded(h) && r.multiHost() {
 		return // each host's is in the hosts section
 	}
 	t.line("")
-	if !h.recorded() {
+	if !hostRecorded(h) {
 		t.wrapped("HOST  ", r.repHostAbsent())
 		return
 	}
@@ -181,13 +183,13 @@ func (r *Report) textHost(t repText) {
 	t.f("HOST  CPU mean %s, p95 %s, max %s%s; iowait mean %s", repPct(h.CPU.Mean), repPct(h.CPU.P95),
 		repPct(h.CPU.Max), cores, repPct(h.IOWait.Mean))
 	t.f("      RAM peak %s; swap peak %s", repBytesOf(h.RAMUsedMax, h.RAMTotal), repBytes(h.SwapUsedMax))
-	if !repUnknown(h.JobCPU.Mean) {
+	if !h.JobCPU.Mean.Unknown() {
 		t.f("JOB   CPU mean %s of one core, p95 %s, max %s; RSS peak %s", repPct(h.JobCPU.Mean),
 			repPct(h.JobCPU.P95), repPct(h.JobCPU.Max), repBytes(h.JobRSSMax))
 	}
 }
 
-func (r *Report) textPhases(t repText) {
+func (r *doc) textPhases(t repText) {
 	t.line("")
 	t.line("PHASES  " + r.repPhaseTotals())
 	auto, marked := r.repSplitPhases()
@@ -202,7 +204,7 @@ func (r *Report) textPhases(t repText) {
 }
 
 // repSplitPhases separates the automatic phases from the marked ones.
-func (r *Report) repSplitPhases() (auto, marked []ReportPhase) {
+func (r *doc) repSplitPhases() (auto, marked []report.ReportPhase) {
 	for _, p := range r.Phases {
 		if p.Kind == timeline.PhaseMarked.String() {
 			marked = append(marked, p)
@@ -217,8 +219,8 @@ func (r *Report) repSplitPhases() (auto, marked []ReportPhase) {
 // list: all of them when they fit (or in a Report not made by NewReport),
 // else the longest, in time order, and a line that sums up the rest by
 // kind, so a day of phases reads in a screenful.
-func (r *Report) repPhaseRows(ps []ReportPhase) (shown []ReportPhase, rest string) {
-	if r.phaseRows <= 0 || len(ps) <= r.phaseRows {
+func (r *doc) repPhaseRows(ps []report.ReportPhase) (shown []report.ReportPhase, rest string) {
+	if r.PhaseRows <= 0 || len(ps) <= r.PhaseRows {
 		return ps, ""
 	}
 	order := make([]int, len(ps))
@@ -227,7 +229,7 @@ func (r *Report) repPhaseRows(ps []ReportPhase) (shown []ReportPhase, rest strin
 	}
 	// Longest first; of equal length the earlier.
 	sort.SliceStable(order, func(a, b int) bool { return ps[order[a]].Duration > ps[order[b]].Duration })
-	keep := order[:r.phaseRows]
+	keep := order[:r.PhaseRows]
 	sort.Ints(keep)
 	picked := make(map[int]bool, len(keep))
 	for _, i := range keep {
@@ -237,7 +239,7 @@ func (r *Report) repPhaseRows(ps []ReportPhase) (shown []ReportPhase, rest strin
 	by := map[timeline.PhaseKind]time.Duration{}
 	for i, p := range ps {
 		if !picked[i] {
-			by[repPhaseKind(p.Kind)] += repSeconds(p.Duration)
+			by[repPhaseKind(p.Kind)] += p.Duration.Duration()
 		}
 	}
 	var sums []string
@@ -263,7 +265,7 @@ func repPhaseKind(name string) timeline.PhaseKind {
 	return timeline.PhaseMarked
 }
 
-func (r *Report) textPhaseTable(t repText, ps []ReportPhase) {
+func (r *doc) textPhaseTable(t repText, ps []report.ReportPhase) {
 	sm, cpu := repPhaseHas(ps)
 	worstWidth := r.repWorstWidth(ps)
 	row := func(start, length, kind, util, smMean, worst, cpuMean, label string) {
@@ -280,7 +282,7 @@ func (r *Report) textPhaseTable(t repText, ps []ReportPhase) {
 	row("START", "LENGTH", "KIND", "UTIL", "SM", "WORST GPU", "CPU", "LABEL")
 	shown, rest := r.repPhaseRows(ps)
 	for _, p := range shown {
-		row(repAt(p.Start), repDur(repSeconds(p.Duration)), p.Kind, repPct(p.UtilMean), repPct(p.SMActiveMean),
+		row(repAt(p.Start), repDur(p.Duration.Duration()), p.Kind, repPct(p.UtilMean), repPct(p.SMActiveMean),
 			r.repWorstName(p), repPct(p.HostCPUMean), repTrunc(repClean(p.Label), 25))
 	}
 	if rest != "" {
@@ -288,7 +290,7 @@ func (r *Report) textPhaseTable(t repText, ps []ReportPhase) {
 	}
 }
 
-func (r *Report) textMarkers(t repText) {
+func (r *doc) textMarkers(t repText) {
 	if len(r.Markers) == 0 {
 		return
 	}
@@ -303,7 +305,7 @@ func (r *Report) textMarkers(t repText) {
 	}
 }
 
-func (r *Report) textHints(t repText) {
+func (r *doc) textHints(t repText) {
 	t.line("")
 	if len(r.Hints) == 0 {
 		t.line("HINTS  none")
@@ -320,7 +322,7 @@ func (r *Report) textHints(t repText) {
 	}
 }
 
-func (r *Report) textGaps(t repText) {
+func (r *doc) textGaps(t repText) {
 	if len(r.Gaps) == 0 {
 		return
 	}
@@ -329,7 +331,7 @@ func (r *Report) textGaps(t repText) {
 }
 
 // repGapList lists the first few gaps: "0:10:05-0:11:05, ...".
-func (r *Report) repGapList() string {
+func (r *doc) repGapList() string {
 	const most = 10
 	var parts []string
 	for i, g := range r.Gaps {

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/report/reporttest"
 )
 
 // The -update flag rewrites the golden files. Another test file of this
@@ -48,13 +50,13 @@ func repGolden(t *testing.T, name string, got []byte) {
 }
 
 // repRender writes a report in every form.
-func repRender(t *testing.T, r *Report) (text, md, js []byte) {
+func repRender(t *testing.T, r *report.Report) (text, md, js []byte) {
 	t.Helper()
 	var a, b, c bytes.Buffer
-	if err := r.WriteText(&a); err != nil {
+	if err := Text(&a, r); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.WriteMarkdown(&b); err != nil {
+	if err := Markdown(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.WriteJSON(&c); err != nil {
@@ -80,13 +82,13 @@ func repCheckText(t *testing.T, text []byte) {
 }
 
 func TestReportGolden(t *testing.T) {
-	importSamples, importInfo := repImportSamples()
+	importSamples, importInfo := reporttest.ImportSamples()
 	tests := []struct {
 		name string
-		r    *Report
+		r    *report.Report
 	}{
-		{"checkpoint", NewReport(repCheckpointStore(), repCheckpointInfo(), repCheckpointAnalysis(), ReportOptions{})},
-		{"import", NewReport(repStore(importSamples), importInfo, repAnalysis(importSamples, importInfo), ReportOptions{})},
+		{"checkpoint", report.NewReport(reporttest.CheckpointStore(), reporttest.CheckpointInfo(), repCheckpointAnalysis(), report.ReportOptions{})},
+		{"import", report.NewReport(reporttest.Store(importSamples), importInfo, repAnalysis(importSamples, importInfo), report.ReportOptions{})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,7 +105,7 @@ func TestReportGolden(t *testing.T) {
 // through every form: the text stays in 80 columns with no escape sequences,
 // markdown table rows keep their cells, JSON keeps the text as it was.
 func TestReportOutsideText(t *testing.T) {
-	s := repCheckpointStore()
+	s := reporttest.CheckpointStore()
 	hostile := []string{
 		"\x1b[2J\x1b[31mred\x1b[0m and a bell\a",
 		"a | pipe, `code`, **bold**, [link](http://x), <b>html</b>, # heading",
@@ -112,14 +114,25 @@ func TestReportOutsideText(t *testing.T) {
 		"invalid \xff utf-8",
 	}
 	for i, m := range hostile {
-		s.AddMarker(timeline.Marker{At: repT(float64(10 + i)), Text: m, Origin: "job"})
+		s.AddMarker(timeline.Marker{At: reporttest.T(float64(10 + i)), Text: m, Origin: "job"})
 	}
-	info := repCheckpointInfo()
+	info := reporttest.CheckpointInfo()
 	info.Command = []string{"python", "-c", strings.Repeat("import torch; ", 20) + "\x1b]0;title\a"}
 	info.GPUs[0].Name = "NVIDIA GeForce RTX 4090 Laptop GPU With A Very Long Name"
-	r := NewReport(s, info, repCheckpointAnalysis(), ReportOptions{})
+	r := report.NewReport(s, info, repCheckpointAnalysis(), report.ReportOptions{})
 	text, md, js := repRender(t, r)
 	repCheckText(t, text)
+	repCheckMarkdown(t, md)
+	if !bytes.Contains(js, []byte(`a | pipe, `)) {
+		t.Errorf("JSON changed the marker text:\n%s", js)
+	}
+}
+
+// repCheckMarkdown asserts what outside text must not do to markdown: put
+// a control character in it, or give a table row more or fewer cells than
+// its header.
+func repCheckMarkdown(t *testing.T, md []byte) {
+	t.Helper()
 	header := 0 // cells in the current table's header; 0 outside tables
 	for _, line := range strings.Split(string(md), "\n") {
 		if strings.ContainsAny(line, "\x1b\a\r") {
@@ -133,9 +146,6 @@ func TestReportOutsideText(t *testing.T) {
 		case repMDCells(line) != header:
 			t.Errorf("table row has %d cells, its header %d: %q", repMDCells(line), header, line)
 		}
-	}
-	if !bytes.Contains(js, []byte(`a | pipe, `)) {
-		t.Errorf("JSON changed the marker text:\n%s", js)
 	}
 }
 
@@ -159,7 +169,7 @@ func repMDCells(row string) int {
 // TestReportPhaseRows: past PhaseRows a table lists the longest phases, in
 // time order, and sums up the rest by kind; PhaseRows -1 lists them all.
 func TestReportPhaseRows(t *testing.T) {
-	r := NewReport(repCheckpointStore(), repCheckpointInfo(), repCheckpointAnalysis(), ReportOptions{PhaseRows: 2})
+	r := report.NewReport(reporttest.CheckpointStore(), reporttest.CheckpointInfo(), repCheckpointAnalysis(), report.ReportOptions{PhaseRows: 2})
 	text, md, _ := repRender(t, r)
 	for _, want := range []string{
 		"0:00:00  1m        busy", "0:01:45  2m20s     busy",
@@ -179,7 +189,7 @@ func TestReportPhaseRows(t *testing.T) {
 	if !bytes.Contains(md, []byte("And 2 more phases: 45s stalled, 55s idle; --phases all lists every one.")) {
 		t.Errorf("markdown does not sum up the phases past two:\n%s", md)
 	}
-	all := NewReport(repCheckpointStore(), repCheckpointInfo(), repCheckpointAnalysis(), ReportOptions{PhaseRows: -1})
+	all := report.NewReport(reporttest.CheckpointStore(), reporttest.CheckpointInfo(), repCheckpointAnalysis(), report.ReportOptions{PhaseRows: -1})
 	text, _, _ = repRender(t, all)
 	if bytes.Contains(text, []byte("more phases")) {
 		t.Errorf("PhaseRows -1 still summarises:\n%s", text)
@@ -193,27 +203,30 @@ func FuzzReportOutsideText(f *testing.F) {
 	f.Add("epoch 1", "python train.py")
 	f.Add("\x1b[31mred | `x`\n", "a\u202eb")
 	f.Fuzz(func(t *testing.T, marker, command string) {
-		s, info := repImportStore()
-		s.AddMarker(timeline.Marker{At: repT(30), Text: marker, Origin: "job"})
+		s, info := reporttest.ImportStore()
+		s.AddMarker(timeline.Marker{At: reporttest.T(30), Text: marker, Origin: "job"})
 		info.Command = []string{command}
 		hint := timeline.Hint{ID: timeline.HintGPUIdle, Evidence: marker, Suggestion: command}
 		hint.Episodes = []timeline.Episode{{Evidence: marker}, {Evidence: command}}
-		r := NewReport(s, info, Analysis{Hints: []timeline.Hint{hint}}, ReportOptions{})
+		r := report.NewReport(s, info, report.Analysis{Hints: []timeline.Hint{hint}}, report.ReportOptions{})
 		text, md, _ := repRender(t, r)
 		repCheckText(t, text)
 		if strings.ContainsAny(string(text), "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069") {
 			t.Errorf("text keeps a bidirectional override:\n%q", text)
 		}
-		header := 0
-		for _, line := range strings.Split(string(md), "\n") {
-			switch {
-			case !strings.HasPrefix(line, "|"):
-				header = 0
-			case header == 0:
-				header = repMDCells(line)
-			case repMDCells(line) != header:
-				t.Errorf("table row has %d cells, its header %d: %q", repMDCells(line), header, line)
-			}
-		}
+		repCheckMarkdown(t, md)
 	})
+}
+
+// repAnalysis is what an Engine fed samples says of them.
+func repAnalysis(samples []timeline.Sample, info timeline.SourceInfo) report.Analysis {
+	return report.Analyse(reporttest.Engine(samples, info))
+}
+
+// repCheckpointAnalysis is what the Engine says of the checkpoint fixture,
+// with reporttest.CheckpointHints for its hints.
+func repCheckpointAnalysis() report.Analysis {
+	a := repAnalysis(reporttest.CheckpointSamples(), reporttest.CheckpointInfo())
+	a.Hints = reporttest.CheckpointHints()
+	return a
 }

@@ -1,22 +1,26 @@
-package report
+package render
 
 import (
 	"bytes"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/gputop-dev/gputop/timeline/report"
 )
 
-// WriteHTML writes the report as one self-contained page, to attach to a
-// ticket or a pull request: the same content as WriteText, the summary and
+// HTML writes the report as one self-contained page, to attach to a
+// ticket or a pull request: the same content as Text, the summary and
 // the hints with their evidence first, then the timeline of every GPU
-// (WriteSVG's drawing, inline), then the text report's tables. Inline CSS
+// (SVG's drawing, inline), then the text report's tables. Inline CSS
 // only: no script, no font, nothing fetched (its Content-Security-Policy
 // forbids it), readable with scripts off, dark or light as the reader
 // prefers, and on paper. Every text from outside (markers, host and GPU
 // names, the command line, evidence) is cleaned and escaped. The report
-// must have been made with ReportOptions.TimelineColumns for the drawing.
-func (r *Report) WriteHTML(w io.Writer) error {
+// must have been made with ReportOptions.TimelineColumns (TimelineColumns)
+// for the drawing.
+func HTML(w io.Writer, rep *report.Report) error {
+	r := newDoc(rep)
 	var b bytes.Buffer
 	h := htmlWriter{&b}
 	title := "gputop report: " + repSourceLine(r.Source)
@@ -101,7 +105,7 @@ func (h htmlWriter) head(num []bool, cells ...string) {
 
 // htmlSummary is the verdict at a glance: the hints counted by severity,
 // the phases' totals and the figures over every GPU.
-func (r *Report) htmlSummary(h htmlWriter) {
+func (r *doc) htmlSummary(h htmlWriter) {
 	counts := map[string]int{}
 	for _, hint := range r.Hints {
 		counts[hint.Severity]++
@@ -133,29 +137,31 @@ func (r *Report) htmlSummary(h htmlWriter) {
 
 // htmlFleet sums the GPUs up: "8 GPUs, util mean 59% (lowest GPU3 12%),
 // 3.1 kWh" as far as known.
-func (r *Report) htmlFleet() string {
+func (r *doc) htmlFleet() string {
 	if len(r.GPUs) == 0 {
 		return ""
 	}
-	var util []float64
-	energy, lowest := Number(0), -1
+	// The mean of the GPUs' means, over those with one.
+	utilSum, utilN := 0.0, 0
+	energy, lowest := report.Number(0), -1
 	haveEnergy := false
 	for i, g := range r.GPUs {
-		if !repUnknown(g.Util.Mean) {
-			util = append(util, float64(g.Util.Mean))
+		if !g.Util.Mean.Unknown() {
+			utilSum += float64(g.Util.Mean)
+			utilN++
 			if lowest < 0 || g.Util.Mean < r.GPUs[lowest].Util.Mean {
 				lowest = i
 			}
 		}
-		if !repUnknown(g.Energy) {
+		if !g.Energy.Unknown() {
 			energy += g.Energy
 			haveEnergy = true
 		}
 	}
 	parts := []string{r.gpuNames().Split(len(r.GPUs))}
-	if len(util) > 0 {
-		s := "util mean " + repPct(Number(repMeanOf(util)))
-		if len(util) > 1 {
+	if utilN > 0 {
+		s := "util mean " + repPct(report.Number(utilSum/float64(utilN)))
+		if utilN > 1 {
 			g := r.GPUs[lowest]
 			s += " (lowest " + r.gpuNames().One(g.Index) + " " + repPct(g.Util.Mean) + ")"
 		}
@@ -176,7 +182,7 @@ func repPlural(n int, one, many string) string {
 
 // htmlHints lists the hints worst first, each with its evidence, its next
 // step and its largest episodes: what the text's HINTS section says.
-func (r *Report) htmlHints(h htmlWriter) {
+func (r *doc) htmlHints(h htmlWriter) {
 	h.raw("<section>\n<h2>Hints</h2>\n")
 	if len(r.Hints) == 0 {
 		h.raw("<p>None.</p>\n</section>\n")
@@ -201,7 +207,7 @@ func (r *Report) htmlHints(h htmlWriter) {
 }
 
 // htmlTimeline is the drawing, with its legend.
-func (r *Report) htmlTimeline(h htmlWriter) {
+func (r *doc) htmlTimeline(h htmlWriter) {
 	h.raw("<section>\n<h2>Timeline</h2>\n")
 	h.raw(`<p class="legend"><span class="k util"></span>utilisation <span class="k sm"></span>SM activity ` +
 		`<span class="k power"></span>power <span class="k mem"></span>memory used: each column from its least to its greatest value. ` +

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/report/reporttest"
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
@@ -58,7 +60,7 @@ func nvlinkSamples() []timeline.Sample {
 		}
 		ms = append(ms, g(timeline.GPUUtil, "gpu2", 97), g(timeline.GPUPCIeGen, "gpu2", 5), g(timeline.GPUPCIeGenMax, "gpu2", 5),
 			g(timeline.GPUPCIeWidth, "gpu2", 16), g(timeline.GPUPCIeWidthMax, "gpu2", 16))
-		out = append(out, timeline.Sample{At: repT(float64(sec)), Metrics: ms})
+		out = append(out, timeline.Sample{At: reporttest.T(float64(sec)), Metrics: ms})
 	}
 	return out
 }
@@ -76,7 +78,7 @@ func TestReportNVLinks(t *testing.T) {
 	samples := nvlinkSamples()
 	info := timeline.SourceInfo{Interval: time.Second, GPUs: []timeline.GPUInfo{
 		{Index: 0, Name: "NVIDIA H100 80GB HBM3"}, {Index: 1, Name: "NVIDIA H100 80GB HBM3"}, {Index: 2, Name: "NVIDIA L40S"}}}
-	r := NewReport(repStore(samples), info, repAnalysis(samples, info), ReportOptions{})
+	r := report.NewReport(reporttest.Store(samples), info, repAnalysis(samples, info), report.ReportOptions{})
 	h := r.GPUs[0].Health
 	if h == nil || len(h.NVLinks) != 18 {
 		t.Fatalf("GPU0 health %+v", h)
@@ -109,7 +111,7 @@ func TestReportNVLinks(t *testing.T) {
 	var back struct {
 		GPUs []struct {
 			Health *struct {
-				NVLinks []LinkHealth `json:"nvlinks"`
+				NVLinks []report.LinkHealth `json:"nvlinks"`
 			} `json:"health"`
 		} `json:"gpus"`
 	}

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/report/reporttest"
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
@@ -56,7 +58,7 @@ func TestReportHostsGolden(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			samples, info := tt.make()
-			r := NewReport(repStore(samples), info, repAnalysis(samples, info), ReportOptions{})
+			r := report.NewReport(reporttest.Store(samples), info, repAnalysis(samples, info), report.ReportOptions{})
 			text, md, js := repRender(t, r)
 			repCheckText(t, text)
 			repGolden(t, "report_"+tt.name+".txt.golden", text)
@@ -71,7 +73,7 @@ func TestReportHostsGolden(t *testing.T) {
 // host, and GPUs by the numbers their hosts give them.
 func TestReportHostsSay(t *testing.T) {
 	samples, info := repEightHosts()
-	r := NewReport(repStore(samples), info, repAnalysis(samples, info), ReportOptions{})
+	r := report.NewReport(reporttest.Store(samples), info, repAnalysis(samples, info), report.ReportOptions{})
 	text, _, js := repRender(t, r)
 	for _, want := range []string{
 		"driver 550.54.15, CUDA 12.4, 8 hosts, 64 GPUs",
@@ -94,8 +96,8 @@ func TestReportHostsSay(t *testing.T) {
 		t.Error("a session of several hosts says its one host was not recorded")
 	}
 	var back struct {
-		Hosts []ReportHostSummary `json:"hosts"`
-		GPUs  []ReportGPU         `json:"gpus"`
+		Hosts []report.ReportHostSummary `json:"hosts"`
+		GPUs  []report.ReportGPU         `json:"gpus"`
 	}
 	if err := json.Unmarshal(js, &back); err != nil {
 		t.Fatal(err)
@@ -113,7 +115,7 @@ func TestReportHostsSay(t *testing.T) {
 	}
 	// One host: neither hosts nor a GPU's host in the JSON at all.
 	var one bytes.Buffer
-	if err := NewReport(repCheckpointStore(), repCheckpointInfo(), repCheckpointAnalysis(), ReportOptions{}).WriteJSON(&one); err != nil {
+	if err := report.NewReport(reporttest.CheckpointStore(), reporttest.CheckpointInfo(), repCheckpointAnalysis(), report.ReportOptions{}).WriteJSON(&one); err != nil {
 		t.Fatal(err)
 	}
 	if s := one.String(); strings.Contains(s, `"hosts"`) || strings.Contains(s, `"host_index"`) {
@@ -139,7 +141,7 @@ func TestReportHostsLongNames(t *testing.T) {
 		}
 		info.Hosts[i].Name = name
 	}
-	r := NewReport(repStore(samples), info, repAnalysis(samples, info), ReportOptions{})
+	r := report.NewReport(reporttest.Store(samples), info, repAnalysis(samples, info), report.ReportOptions{})
 	text, _, _ := repRender(t, r)
 	repCheckText(t, text)
 	for _, want := range []string{"gpu-...a-001", "gpu-...a-002", "warning straggler-host"} {

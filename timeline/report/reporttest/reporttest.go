@@ -1,4 +1,4 @@
-package report
+package reporttest
 
 import (
 	"fmt"
@@ -10,13 +10,14 @@ import (
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
-// repAt0 is the fixed start of every report fixture.
-var repAt0 = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+// At0 is the fixed start of every report fixture.
+var At0 = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 
-func repT(sec float64) time.Time { return repAt0.Add(time.Duration(sec * float64(time.Second))) }
+// T is sec seconds after At0.
+func T(sec float64) time.Time { return At0.Add(time.Duration(sec * float64(time.Second))) }
 
-// repCheckpointInfo describes the demo's eight H100s running a wrapped job.
-func repCheckpointInfo() timeline.SourceInfo {
+// CheckpointInfo describes the demo's eight H100s running a wrapped job.
+func CheckpointInfo() timeline.SourceInfo {
 	info := timeline.SourceInfo{Kind: timeline.Demo, Scenario: "checkpoint", Host: "node-a", Driver: "550.54.15", CUDA: "12.4",
 		Interval: time.Second, Command: []string{"python", "train_gpt.py", "--save_steps", "100"}}
 	for i := range 8 {
@@ -26,7 +27,7 @@ func repCheckpointInfo() timeline.SourceInfo {
 	return info
 }
 
-// repCheckpointStore is five minutes of a checkpointing job, every number
+// CheckpointStore is five minutes of a checkpointing job, every number
 // raw as the probes write it (energy and CPU time as counters):
 //
 //	0-60 s     busy: util 90-96 %, SM 70-74 %, ~550 W
@@ -36,19 +37,10 @@ func repCheckpointInfo() timeline.SourceInfo {
 //
 // GPU3 falls off the bus at 200 s; GPU7 has no SM activity (N/A). Markers
 // name the job's own phases; one of them carries markdown's specials.
-func repCheckpointStore() *timeline.Store { return repStore(repCheckpointSamples()) }
+func CheckpointStore() *timeline.Store { return Store(CheckpointSamples()) }
 
-// repCheckpointAnalysis is what the Engine says of repCheckpointStore, with
-// the hints of repCheckpointHints: the goldens pin how hints are written,
-// the analysis package's tests what they say.
-func repCheckpointAnalysis() Analysis {
-	a := repAnalysis(repCheckpointSamples(), repCheckpointInfo())
-	a.Hints = repCheckpointHints()
-	return a
-}
-
-// repStore is a store of samples.
-func repStore(samples []timeline.Sample) *timeline.Store {
+// Store is a store of samples.
+func Store(samples []timeline.Sample) *timeline.Store {
 	s := timeline.NewStore(timeline.StoreOptions{})
 	for i := range samples {
 		s.Add(&samples[i])
@@ -56,16 +48,18 @@ func repStore(samples []timeline.Sample) *timeline.Store {
 	return s
 }
 
-// repAnalysis is what an Engine fed samples says of them.
-func repAnalysis(samples []timeline.Sample, info timeline.SourceInfo) Analysis {
+// Engine is an Engine of info fed samples: report.Analyse(Engine(...)) is
+// what it says of them.
+func Engine(samples []timeline.Sample, info timeline.SourceInfo) *analysis.Engine {
 	e := analysis.NewEngine(info)
 	for i := range samples {
 		e.Add(&samples[i])
 	}
-	return Analyse(e)
+	return e
 }
 
-func repCheckpointSamples() []timeline.Sample {
+// CheckpointSamples are CheckpointStore's samples.
+func CheckpointSamples() []timeline.Sample {
 	var out []timeline.Sample
 	energy := make([]float64, 8)
 	var busy, total, wait, jobCPU float64
@@ -73,7 +67,7 @@ func repCheckpointSamples() []timeline.Sample {
 	for sec := 0; sec <= 300; sec++ {
 		// No samples from 170 to 185 s, but the counters go on counting.
 		skip := sec > 170 && sec < 185
-		smp := &timeline.Sample{At: repT(float64(sec))}
+		smp := &timeline.Sample{At: T(float64(sec))}
 		add := func(name, dev string, kind timeline.Kind, v float64) {
 			smp.Metrics = append(smp.Metrics, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: kind, Value: v})
 		}
@@ -134,15 +128,15 @@ func repCheckpointSamples() []timeline.Sample {
 		add(timeline.ProcRSS, timeline.JobDevice, timeline.Gauge, 18*(1<<30))
 		switch sec {
 		case 0:
-			smp.Markers = []timeline.Marker{{At: repT(0), Text: "epoch 1", Origin: "job"}}
+			smp.Markers = []timeline.Marker{{At: T(0), Text: "epoch 1", Origin: "job"}}
 		case 60:
-			smp.Markers = []timeline.Marker{{At: repT(60), Text: "saving checkpoint step_100", Origin: "job"}}
+			smp.Markers = []timeline.Marker{{At: T(60), Text: "saving checkpoint step_100", Origin: "job"}}
 		case 105:
-			smp.Markers = []timeline.Marker{{At: repT(105), Text: "epoch 2", Origin: "job"}}
+			smp.Markers = []timeline.Marker{{At: T(105), Text: "epoch 2", Origin: "job"}}
 		case 150:
-			smp.Markers = []timeline.Marker{{At: repT(150), Text: "eval | acc=0.91 *best* <ok>", Origin: "mark"}}
+			smp.Markers = []timeline.Marker{{At: T(150), Text: "eval | acc=0.91 *best* <ok>", Origin: "mark"}}
 		case 240:
-			smp.Markers = []timeline.Marker{{At: repT(240), Text: "done", Origin: "job"}}
+			smp.Markers = []timeline.Marker{{At: T(240), Text: "done", Origin: "job"}}
 		}
 		if !skip {
 			out = append(out, *smp)
@@ -151,38 +145,42 @@ func repCheckpointSamples() []timeline.Sample {
 	return out
 }
 
-// repCheckpointHints are hints as the rules might give them, in no order.
-func repCheckpointHints() []timeline.Hint {
+// CheckpointHints are hints as the rules might give them, in no order: a
+// report of CheckpointStore takes them in place of the Engine's, so the
+// goldens pin how hints are written, the analysis package's tests what they
+// say.
+func CheckpointHints() []timeline.Hint {
 	return []timeline.Hint{
-		{ID: timeline.HintBusyWait, Severity: timeline.Info, GPUs: []int{1, 2, 3, 4, 5, 6, 7}, Start: repT(60), End: repT(105),
+		{ID: timeline.HintBusyWait, Severity: timeline.Info, GPUs: []int{1, 2, 3, 4, 5, 6, 7}, Start: T(60), End: T(105),
 			Evidence:   "GPU1-7 at 99 % utilisation on 2 % of their SMs and 150 W of 700 W for 45 s",
 			Suggestion: "they wait in a collective for rank 0; see periodic-stall", Confidence: 0.8},
-		{ID: timeline.HintPeriodicStall, Severity: timeline.Warning, GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, Start: repT(20), End: repT(105),
+		{ID: timeline.HintPeriodicStall, Severity: timeline.Warning, GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, Start: T(20), End: T(105),
 			Evidence:   "GPU0 0 % for 45 s while one core was 98 % busy writing the checkpoint; the largest of 2 episodes",
 			Suggestion: "save asynchronously (`torch.distributed.checkpoint.async_save`) or less often", Confidence: 0.7,
 			Episodes: []timeline.Episode{
-				{Start: repT(60), End: repT(105), GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, Severity: timeline.Warning,
+				{Start: T(60), End: T(105), GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, Severity: timeline.Warning,
 					Evidence: "GPU0 0 % for 45 s while one core was 98 % busy writing the checkpoint"},
-				{Start: repT(20), End: repT(40), GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, Severity: timeline.Info,
+				{Start: T(20), End: T(40), GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, Severity: timeline.Info,
 					Evidence: "GPU0 0 % for 20 s"},
 			}},
-		{ID: timeline.HintGPUIdle, Severity: timeline.Warning, GPUs: []int{0, 1, 2, 4, 5, 6, 7}, Start: repT(240), End: repT(300),
+		{ID: timeline.HintGPUIdle, Severity: timeline.Warning, GPUs: []int{0, 1, 2, 4, 5, 6, 7}, Start: T(240), End: T(300),
 			Evidence:   "GPU0-2 and GPU4-7 at 0 % with 0.5 GiB held for 60 s",
 			Suggestion: "the job has ended: release the reservation", Confidence: 0.9, Provisional: true, Ongoing: true,
-			Episodes: []timeline.Episode{{Start: repT(240), End: repT(300), GPUs: []int{0, 1, 2, 4, 5, 6, 7},
+			Episodes: []timeline.Episode{{Start: T(240), End: T(300), GPUs: []int{0, 1, 2, 4, 5, 6, 7},
 				Severity: timeline.Warning, Evidence: "GPU0-2 and GPU4-7 at 0 % with 0.5 GiB held for 60 s", Provisional: true}}},
 	}
 }
 
-// repImportStore is an nvidia-smi log as the importer gives it: utilisation
+// ImportStore is an nvidia-smi log as the importer gives it: utilisation
 // and memory of two GPUs every 2 s, nothing else. Two minutes of work, then
 // a minute idle.
-func repImportStore() (*timeline.Store, timeline.SourceInfo) {
-	samples, info := repImportSamples()
-	return repStore(samples), info
+func ImportStore() (*timeline.Store, timeline.SourceInfo) {
+	samples, info := ImportSamples()
+	return Store(samples), info
 }
 
-func repImportSamples() ([]timeline.Sample, timeline.SourceInfo) {
+// ImportSamples are ImportStore's samples, and its description.
+func ImportSamples() ([]timeline.Sample, timeline.SourceInfo) {
 	info := timeline.SourceInfo{Kind: timeline.Imported, Origin: "gpu_log.csv (nvidia-smi query CSV)", Interval: 2 * time.Second,
 		GPUs: []timeline.GPUInfo{{Index: 0, Name: "NVIDIA GeForce RTX 4090", MemTotal: math.NaN(), PowerLimit: math.NaN()},
 			{Index: 1, Name: "NVIDIA GeForce RTX 4090", MemTotal: math.NaN(), PowerLimit: math.NaN()}},
@@ -193,7 +191,7 @@ func repImportSamples() ([]timeline.Sample, timeline.SourceInfo) {
 		if sec > 120 {
 			util = []float64{0, 0}
 		}
-		smp := &timeline.Sample{At: repT(float64(sec))}
+		smp := &timeline.Sample{At: T(float64(sec))}
 		for gi, u := range util {
 			smp.Metrics = append(smp.Metrics, timelinetest.Gauge(timeline.GPUUtil, timeline.GPUDevice(gi), u), timelinetest.Gauge(timeline.GPUMemUsed, timeline.GPUDevice(gi), 17.5*(1<<30)))
 		}

@@ -1,0 +1,111 @@
+package render
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gputop-dev/gputop/timeline/report"
+)
+
+// The processes section of the text and markdown forms (the HTML page's
+// is in html_tables.go), and the rows every form lists.
+
+// repMaxTextProcesses bounds the text and markdown tables; the JSON lists
+// every process.
+const repMaxTextProcesses = 20
+
+// lifetime is "0:00:05-0:12:30" or "0:00:05-end"; a start before the
+// report shows as "before".
+func lifetime(p report.ReportProcess) string {
+	start := repAt(p.Start)
+	if !p.Start.Unknown() && p.Start < 0 {
+		start = "before"
+	}
+	end := repAt(p.LastSeen)
+	if p.Running {
+		end = "end"
+	}
+	return start + "-" + end
+}
+
+// repProcessRows is the rows a table shows and a line on the rest.
+func (r *doc) repProcessRows() ([]report.ReportProcess, string) {
+	if len(r.Processes) <= repMaxTextProcesses {
+		return r.Processes, ""
+	}
+	rest := r.Processes[repMaxTextProcesses:]
+	return r.Processes[:repMaxTextProcesses], fmt.Sprintf("%d more processes (the JSON report lists every one)", len(rest))
+}
+
+func (r *doc) textProcesses(t repText) {
+	if len(r.Processes) == 0 {
+		return
+	}
+	t.line("")
+	t.line("PROCESSES (lifetime as seen on the GPU; peak GPU memory)")
+	// GPU and PID share one column, so a MIG slice's longer name takes
+	// the room a short PID leaves: "0/1g.10gb 6021", "3         4103".
+	width := 3 + 1 + 7
+	for _, p := range r.Processes {
+		width = max(width, len(r.processGPU(p.GPU))+1+len(strconv.Itoa(p.PID)))
+	}
+	gpuPID := func(gpu, pid string) string { return gpu + strings.Repeat(" ", width-len(gpu)-len(pid)) + pid }
+	t.f("%s  %-8s  %-17s %9s  %-16s %s", gpuPID("GPU", "PID"), "USER", "LIFETIME", "PEAK MEM", "WHERE", "COMMAND")
+	rows, rest := r.repProcessRows()
+	for _, p := range rows {
+		w := p.Workload.Workload()
+		line := fmt.Sprintf("%s  %-8s  %-17s %9s  %-16s %s", gpuPID(r.processGPU(p.GPU), strconv.Itoa(p.PID)), repCut(repClean(p.User), 8), lifetime(p),
+			repBytes(p.PeakGPUMem), repCut(w.Short(), 16), repClean(p.Command))
+		switch {
+		case r.TextWidth < 0:
+			t.line(line)
+		case r.TextWidth > repTextWidth:
+			t.line(repCut(line, r.TextWidth))
+		default:
+			t.line(repCut(line, repTextWidth))
+		}
+	}
+	if rest != "" {
+		t.line("... " + rest)
+	}
+}
+
+func (r *doc) mdProcesses(p func(string, ...any)) {
+	if len(r.Processes) == 0 {
+		return
+	}
+	p("")
+	p("### Processes")
+	p("")
+	p("| GPU | PID | user | lifetime | peak GPU memory | container, pod or job | command |")
+	p("|---:|---:|---|---|---:|---|---|")
+	rows, rest := r.repProcessRows()
+	for _, q := range rows {
+		w := q.Workload.Workload()
+		p("| %s | %d | %s | %s | %s | %s | %s |", r.processGPU(q.GPU), q.PID, repMD(q.User), lifetime(q), repBytes(q.PeakGPUMem),
+			repMD(w.String()), repMD(q.Command))
+	}
+	if rest != "" {
+		p("")
+		p("%s.", repCapital(rest))
+	}
+}
+
+// processGPU is a process's GPU in the tables: its index, or a MIG
+// instance's parent and profile, "0/1g.10gb".
+func (r *doc) processGPU(idx int) string {
+	return r.gpuNames().Column(idx, func(i int) int { return i })
+}
+
+// repCut cuts s to n runes, ending in "~" when it had more.
+func repCut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n <= 1 {
+		return string(r[:n])
+	}
+	return string(r[:n-1]) + "~"
+}
