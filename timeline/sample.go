@@ -148,7 +148,12 @@ func NewLayout() uint64 { return lastLayout.Add(1) }
 // Derived is a sample's display values (Deriver.Next) and the Deriver's
 // tally, so far, of the values it left out as out of range.
 type Derived struct {
-	Values     []Value
+	Values []Value
+	// Numbers, where not nil, are the numbers of Values, in their order,
+	// and Values only their keys (each Value NaN): the pipeline's Judge
+	// hands a new slice of numbers each sample, which the collector never
+	// scans, and the keys once for each Layout.
+	Numbers    []float64
 	OutOfRange []OutOfRange
 	// Layout, where not 0, names the keys of Values as Sample.Layout
 	// names those of a sample's Metrics (Deriver.ValuesLayout).

@@ -178,10 +178,14 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 		return false
 	}
 	var values []Value
+	var nums []float64
 	var layout uint64
 	if d := smp.Derived; d != nil {
 		// Derived once, upstream: file what the pipeline's Judge made.
 		values, s.derivedOut, layout = d.Values, d.OutOfRange, d.Layout
+		if len(d.Numbers) == len(values) {
+			nums = d.Numbers
+		}
 		s.deriver.Follow(smp)
 	} else {
 		values, layout = s.deriver.Next(smp), s.deriver.ValuesLayout()
@@ -201,6 +205,13 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 		}
 		for i, v := range vals {
 			row[ids[i]] = v
+		}
+	case nums != nil:
+		for i := range row {
+			row[i] = nan32
+		}
+		for i, v := range nums {
+			row[ids[i]] = float32(v)
 		}
 	default:
 		for i := range row {

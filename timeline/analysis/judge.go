@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -31,10 +32,14 @@ type Judge struct {
 	mu     sync.Mutex
 	engine *Engine
 	// latest are the newest sample's time and display values, copied out
-	// of the Engine's Deriver, which reuses its slice; shared with the
-	// sample's Derived, so never written to.
-	latestAt time.Time
-	latest   []timeline.Value
+	// of the Engine's Deriver, which reuses its slice: its numbers, a new
+	// slice each sample, and their keys, copied again only when the
+	// Deriver's layout changes (keysLayout). Shared with the sample's
+	// Derived, so never written to.
+	latestAt   time.Time
+	latest     []float64
+	keys       []timeline.Value
+	keysLayout uint64
 	// hints is the last answer to Hints, about hintsAt with hintsOf
 	// samples taken.
 	hints   []timeline.Hint
@@ -60,10 +65,22 @@ func (j *Judge) Take(s *timeline.Sample, info timeline.SourceInfo) {
 	}
 	j.latestAt = s.At
 	// A copy of its own: the Engine's Deriver reuses its slice, and the
-	// sample travels on to other goroutines.
-	j.latest = slices.Clone(j.engine.values)
-	s.Derived = &timeline.Derived{Values: j.latest, OutOfRange: j.engine.deriver.OutOfRange(),
-		Layout: j.engine.deriver.ValuesLayout()}
+	// sample travels on to other goroutines. Of 64 hosts' 37,000 values
+	// the keys are 1.5 MB a sample for the collector to scan, the numbers
+	// 0.3 MB it never scans.
+	values, layout := j.engine.values, j.engine.deriver.ValuesLayout()
+	if layout == 0 || layout != j.keysLayout || len(j.keys) != len(values) {
+		j.keys, j.keysLayout = make([]timeline.Value, len(values)), layout
+		for i, v := range values {
+			j.keys[i] = timeline.Value{Key: v.Key, Value: math.NaN()}
+		}
+	}
+	j.latest = make([]float64, len(values))
+	for i, v := range values {
+		j.latest[i] = v.Value
+	}
+	s.Derived = &timeline.Derived{Values: j.keys, Numbers: j.latest, OutOfRange: j.engine.deriver.OutOfRange(),
+		Layout: layout}
 }
 
 // AddDerived is Add for a reader that files each sample in a Store beside
@@ -92,7 +109,11 @@ func (j *Judge) Latest(at time.Time) ([]timeline.Value, bool) {
 	if !j.latestAt.Equal(at) || j.engine.Len() == 0 {
 		return nil, false
 	}
-	return slices.Clone(j.latest), true
+	out := slices.Clone(j.keys)
+	for i := range out {
+		out[i].Value = j.latest[i]
+	}
+	return out, true
 }
 
 // Hints is Engine.Hints: what gputop says at t. The sinks of one sample

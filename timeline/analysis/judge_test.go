@@ -109,3 +109,42 @@ func TestAStoreFilesWhatAddDerivedHandsOn(t *testing.T) {
 		t.Errorf("left out, from the Engine %v, by the store %v: want one utilisation reading", got, want)
 	}
 }
+
+// Samples of one Layout share their values' keys, copied once, and each
+// has numbers of its own: what a store files of them and what an exporter
+// publishes (Latest) are each sample's, never the one before's.
+func TestJudgedSamplesShareKeysNotNumbers(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	layout := timeline.NewLayout()
+	info := timeline.SourceInfo{GPUs: []timeline.GPUInfo{{Index: 0}}}
+	judge := NewJudge(info)
+	store := timeline.NewStore(timeline.StoreOptions{})
+	var handed []*timeline.Derived
+	for i := range 3 {
+		s := timeline.Sample{At: t0.Add(time.Duration(i) * time.Second), Layout: layout, Metrics: []timeline.Metric{
+			{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: float64(10 * (i + 1))},
+		}}
+		judge.Take(&s, info)
+		handed = append(handed, s.Derived)
+		store.Add(&s)
+		latest, ok := judge.Latest(s.At)
+		if !ok || len(latest) != 1 || latest[0].Value != float64(10*(i+1)) || latest[0].Key.Name != timeline.GPUUtil {
+			t.Errorf("sample %d: Latest = %v, %v, want util %d", i, latest, ok, 10*(i+1))
+		}
+	}
+	if &handed[1].Values[0] != &handed[2].Values[0] {
+		t.Errorf("samples of one Layout were handed keys copied again")
+	}
+	for i, d := range handed {
+		if len(d.Numbers) != 1 || d.Numbers[0] != float64(10*(i+1)) {
+			t.Errorf("sample %d handed numbers %v, want [%d]", i, d.Numbers, 10*(i+1))
+		}
+	}
+	cols := make([]timeline.Agg, 3)
+	store.Series(timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, t0, t0.Add(3*time.Second), cols)
+	for i, c := range cols {
+		if c.Mean != float64(10*(i+1)) {
+			t.Errorf("the store filed %v at %d s, want %d", c.Mean, i, 10*(i+1))
+		}
+	}
+}
