@@ -408,6 +408,14 @@ func (s *StreamReader) readFrame() error {
 	return nil
 }
 
+// RecycleLayout hands back the metrics of a sample Next returned, of the
+// given Sample.Layout, that the caller is done with (format.Decoder's
+// RecycleLayout): a next sample of that layout is decoded into them, only
+// its values written. Not safe beside a running Next.
+func (s *StreamReader) RecycleLayout(m []timeline.Metric, layout uint64) {
+	s.dec.RecycleLayout(m, layout)
+}
+
 // Close stops the reader and releases its decoder; Next returns an error
 // from then on. It may be called while Next runs in another goroutine:
 // a busy Next returns within a chunk. It does not close the underlying

@@ -20,6 +20,13 @@ type Feed interface {
 	Next() (Event, error)
 }
 
+// recycler is a Feed that takes back the metrics of a sample it returned,
+// once merged, to decode the next one into: 64 hosts' samples are 1.5 MB a
+// second of garbage otherwise.
+type recycler interface {
+	Recycle(m []timeline.Metric, layout uint64)
+}
+
 // Event is one thing a host's stream carries.
 type Event struct {
 	Info   *timeline.SourceInfo
@@ -66,6 +73,10 @@ type host struct {
 	conn     Conn  // the connection now, for hangUp; nil between them
 	received int64 // bytes read from its stream, for the wire figure
 	lag      lag   // how far the host's sample times run behind arrival
+	// spare are the metrics of a sample merged since, of spareLayout,
+	// for the feed to decode the next one into (recycler).
+	spare       []timeline.Metric
+	spareLayout uint64
 
 	settledOnce func()
 }
@@ -189,7 +200,17 @@ func (h *host) follow(conn Conn, watchdog *time.Timer) (bool, error) {
 	h.mu.Lock()
 	h.lag = lag{} // a new connection, maybe a host with its clock reset
 	h.mu.Unlock()
+	recycle, _ := feed.(recycler)
 	for {
+		if recycle != nil {
+			h.mu.Lock()
+			m, layout := h.spare, h.spareLayout
+			h.spare = nil
+			h.mu.Unlock()
+			if m != nil {
+				recycle.Recycle(m, layout)
+			}
+		}
 		ev, err := feed.Next()
 		if err != nil {
 			return streamed, err
@@ -359,6 +380,16 @@ func isClosedPipe(err error) bool {
 }
 
 func oneLine(s string) string { return lastLine(strings.ReplaceAll(s, "\n", " ")) }
+
+// giveBack hands the metrics of a sample take returned, now merged, back
+// to the host's feed (recycler).
+func (h *host) giveBack(s *timeline.Sample) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if cap(s.Metrics) > cap(h.spare) {
+		h.spare, h.spareLayout = s.Metrics, s.Layout
+	}
+}
 
 // take is what the viewer's tick at now takes from the host: a queued
 // sample (nil: a gap), its markers, a new description, and its status.

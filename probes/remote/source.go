@@ -377,6 +377,7 @@ func (s *Source) merge(now time.Time) timeline.Sample {
 				changed = true
 			}
 			l.hold(out.Metrics[from:], smp.Layout)
+			h.giveBack(smp) // copied into out: its metrics are the feed's again
 		case l.heldLayout != 0:
 			// Nothing due: the host keeps its place with gaps, as a late
 			// probe does in a sampler, so the tick's keys and Layout are

@@ -2,9 +2,11 @@ package remote
 
 import (
 	"context"
+	"encoding/gob"
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -564,6 +566,85 @@ func TestConnectionsBeforeTheFirstSample(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("connections %+v\nwant %+v", got, want)
+		}
+	})
+}
+
+// recyclingFeed decodes each sample into the metrics handed back last, as
+// the stream decoder does (recordings.StreamReader.RecycleLayout).
+type recyclingFeed struct {
+	gobFeed
+	mu       sync.Mutex
+	spare    []timeline.Metric
+	recycled int
+}
+
+func (f *recyclingFeed) Recycle(m []timeline.Metric, _ uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.spare = m
+	f.recycled++
+}
+
+func (f *recyclingFeed) Next() (Event, error) {
+	ev, err := f.gobFeed.Next()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ev.Sample != nil && len(f.spare) == len(ev.Sample.Metrics) {
+		copy(f.spare, ev.Sample.Metrics)
+		ev.Sample.Metrics, f.spare = f.spare, nil
+	}
+	return ev, err
+}
+
+// A host's sample, once merged, is decoded into again: every merged sample
+// keeps its own values.
+func TestMergedSamplesKeepTheirValuesWhileTheFeedRecycles(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := newFakeNet()
+		n.on("a", func(c *fakeConn) {
+			if !c.send(Event{Info: node(1)}) {
+				return
+			}
+			for i := range 8 {
+				if !c.send(Event{Sample: reading(1, float64(10+i))}) {
+					return
+				}
+				select {
+				case <-c.closed:
+					return
+				case <-time.After(time.Second):
+				}
+			}
+		})
+		var feed *recyclingFeed
+		src := Open(Options{Hosts: []string{"a"}, Interval: time.Second, Dial: n.dial,
+			Open: func(r io.Reader) (Feed, error) {
+				feed = &recyclingFeed{gobFeed: gobFeed{gob.NewDecoder(r)}}
+				return feed, nil
+			}})
+		defer src.Close()
+		var seen []timeline.Sample
+		for range 6 {
+			seen = append(seen, next(t, src))
+		}
+		var utils []float64
+		for _, s := range seen {
+			if v, ok := s.Value(timeline.Key{Name: "util", Device: "gpu0"}); ok {
+				utils = append(utils, v)
+			}
+		}
+		rising := len(utils) >= 4
+		for i := 1; i < len(utils); i++ {
+			rising = rising && utils[i] > utils[i-1]
+		}
+		if !rising {
+			t.Errorf("merged samples' utilisation %v: want each its own, rising", utils)
+		}
+		feed.mu.Lock()
+		defer feed.mu.Unlock()
+		if feed.recycled == 0 {
+			t.Errorf("no merged sample's metrics went back to the feed")
 		}
 	})
 }

@@ -47,5 +47,9 @@ func (f *streamFeed) Next() (Event, error) {
 	}
 }
 
+// Recycle hands back the metrics of a sample Next returned, merged and no
+// longer needed, to be decoded into (recordings.StreamReader.RecycleLayout).
+func (f *streamFeed) Recycle(m []timeline.Metric, layout uint64) { f.sr.RecycleLayout(m, layout) }
+
 // Close releases the stream's decoder.
 func (f *streamFeed) Close() error { return f.sr.Close() }
