@@ -58,9 +58,10 @@ type Engine struct {
 	// Running references, as known when each column was filled.
 	powerHist  []uint32 // the node's draw while utilisation is high, by whole watt
 	powerCount int
-	nodeRef    float64 // 95th percentile of powerHist
-	maxClock   float64 // the node's highest SM clock
-	maxPower   float64 // and draw
+	nodeRef    float64    // 95th percentile of powerHist
+	powerQ     histCursor // where nodeRef is in powerHist
+	maxClock   float64    // the node's highest SM clock
+	maxPower   float64    // and draw
 
 	phases phaseState
 	cache  hintCache
@@ -691,12 +692,44 @@ func (e *Engine) closeColumn() {
 			}
 			e.powerHist[w]++
 			e.powerCount++
+			e.powerQ.counted(w)
 			changed = true
 		}
 	}
 	if changed {
-		e.nodeRef = histQuantile(e.powerHist, e.powerCount, 0.95)
+		e.nodeRef = e.powerQ.quantile(e.powerHist, e.powerCount, 0.95)
 	}
+}
+
+// histCursor is a bin of a histogram that only grows, and how many values
+// lie below it: where its last quantile was, from which the next is a few
+// bins' walk (histQuantile walked every bin up to it each column: a day's
+// 86,400 columns of a node drawing several hundred watts).
+type histCursor struct {
+	bin   int
+	below uint32
+}
+
+// counted notes a value counted in bin w.
+func (c *histCursor) counted(w int) {
+	if w < c.bin {
+		c.below++
+	}
+}
+
+// quantile is histQuantile(hist, n, q), from the cursor, moved there.
+func (c *histCursor) quantile(hist []uint32, n int, q float64) float64 {
+	want := uint32(math.Round(q * float64(n-1)))
+	// The first bin whose values and those below it are more than want.
+	for c.bin > 0 && c.below > want {
+		c.bin--
+		c.below -= hist[c.bin]
+	}
+	for c.bin < len(hist)-1 && c.below+hist[c.bin] <= want {
+		c.below += hist[c.bin]
+		c.bin++
+	}
+	return float64(c.bin)
 }
 
 // histQuantile is the q-quantile of n values counted by whole unit.
