@@ -25,6 +25,9 @@ type repSeries struct {
 	at []int64
 	v  []float64
 	w  []int64 // nanoseconds each value stands for; 0 for a gap (NaN)
+	// secs is w in seconds, of a grid (repGrid) alone: worked out once,
+	// not for each value of each series read on it (repWhole).
+	secs []float64
 }
 
 // repLoad reads key from `from` to `to` into r, reusing its slices, and
@@ -82,6 +85,10 @@ func repGrid(s *timeline.Store, from, to time.Time, step int64) repSeries {
 		return true
 	})
 	g.weigh(s.OldestRaw().UnixNano(), step)
+	g.secs = make([]float64, len(g.w))
+	for i, w := range g.w {
+		g.secs[i] = time.Duration(w).Seconds()
+	}
 	return g
 }
 
@@ -105,7 +112,7 @@ func repWhole(s *timeline.Store, key timeline.Key, from, to time.Time, grid repS
 		if w := grid.w[i]; !math.IsNaN(v) && w > 0 {
 			total += w
 			sum += v * float64(w)
-			isum += v * time.Duration(w).Seconds()
+			isum += v * grid.secs[i]
 			have = true
 		}
 		i++
