@@ -703,8 +703,8 @@ func (e *Engine) closeColumn() {
 
 // histCursor is a bin of a histogram that only grows, and how many values
 // lie below it: where its last quantile was, from which the next is a few
-// bins' walk (histQuantile walked every bin up to it each column: a day's
-// 86,400 columns of a node drawing several hundred watts).
+// bins' walk (a walk from the first bin, each column, went over several
+// hundred watts' bins 86,400 times a day).
 type histCursor struct {
 	bin   int
 	below uint32
@@ -717,10 +717,11 @@ func (c *histCursor) counted(w int) {
 	}
 }
 
-// quantile is histQuantile(hist, n, q), from the cursor, moved there.
+// quantile is the q-quantile of the n values counted in hist by whole
+// unit: the first bin whose values and those below it are more than
+// q(n-1), rounded. The cursor moves there.
 func (c *histCursor) quantile(hist []uint32, n int, q float64) float64 {
 	want := uint32(math.Round(q * float64(n-1)))
-	// The first bin whose values and those below it are more than want.
 	for c.bin > 0 && c.below > want {
 		c.bin--
 		c.below -= hist[c.bin]
@@ -730,19 +731,6 @@ func (c *histCursor) quantile(hist []uint32, n int, q float64) float64 {
 		c.bin++
 	}
 	return float64(c.bin)
-}
-
-// histQuantile is the q-quantile of n values counted by whole unit.
-func histQuantile(hist []uint32, n int, q float64) float64 {
-	want := uint32(math.Round(q * float64(n-1)))
-	var seen uint32
-	for v, c := range hist {
-		seen += c
-		if seen > want {
-			return float64(v)
-		}
-	}
-	return float64(len(hist) - 1)
 }
 
 // viewAt is the frame as of t: the columns complete by t (see

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -28,4 +29,19 @@ func TestHistCursorIsHistQuantile(t *testing.T) {
 			}
 		}
 	}
+}
+
+// histQuantile is the q-quantile of n values counted by whole unit, walked
+// from the first bin: what the Engine worked out each column before
+// histCursor.
+func histQuantile(hist []uint32, n int, q float64) float64 {
+	want := uint32(math.Round(q * float64(n-1)))
+	var seen uint32
+	for v, c := range hist {
+		seen += c
+		if seen > want {
+			return float64(v)
+		}
+	}
+	return float64(len(hist) - 1)
 }

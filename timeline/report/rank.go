@@ -33,45 +33,34 @@ func sortByValue(vals []repWeighted) {
 		slices.SortFunc(vals, compare)
 		return
 	}
-	others := 0
+	plain := make([]repWeighted, 0, len(vals))
+	var other []repWeighted
 	for _, x := range vals {
 		switch {
 		case x.v != x.v || x.v == 0 && math.Signbit(x.v):
 			slices.SortFunc(vals, compare)
 			return
-		case float64(float32(x.v)) != x.v:
-			others++
-		}
-	}
-	if others > len(vals)/4 {
-		slices.SortFunc(vals, compare)
-		return
-	}
-	// The float32s to vals' front, in order, the others aside: no copy
-	// of the float32s (a day's 1.4 MB a series).
-	other := make([]repWeighted, 0, others)
-	p := 0
-	for _, x := range vals {
-		if float64(float32(x.v)) == x.v {
-			vals[p] = x
-			p++
-		} else {
+		case float64(float32(x.v)) == x.v:
+			plain = append(plain, x)
+		default:
 			other = append(other, x)
 		}
 	}
-	plain := vals[:p]
+	if len(other) > len(vals)/4 {
+		slices.SortFunc(vals, compare)
+		return
+	}
 	radixSort(plain)
 	slices.SortFunc(other, compare)
-	// Merged from the end, the float32s before the others where they tie
-	// (a value equal to a float32 is one).
-	i, j := p-1, len(other)-1
-	for k := len(vals) - 1; j >= 0; k-- {
-		if i >= 0 && plain[i].v > other[j].v {
+	// Merged back into vals.
+	i, j := 0, 0
+	for k := range vals {
+		if j == len(other) || i < len(plain) && plain[i].v <= other[j].v {
 			vals[k] = plain[i]
-			i--
+			i++
 		} else {
 			vals[k] = other[j]
-			j--
+			j++
 		}
 	}
 }
