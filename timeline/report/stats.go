@@ -25,9 +25,6 @@ type repSeries struct {
 	at []int64
 	v  []float64
 	w  []int64 // nanoseconds each value stands for; 0 for a gap (NaN)
-	// secs is w in seconds, of a grid (repGrid) alone: worked out once,
-	// not for each value of each series read on it (repWhole).
-	secs []float64
 }
 
 // repLoad reads key from `from` to `to` into r, reusing its slices, and
@@ -70,8 +67,8 @@ func (r repSeries) weigh(rawFrom, step int64) {
 
 // repGrid is the times every series of a store has from `from` to `to`
 // (Each reads them from the same tier and raw samples, whatever the
-// series), each with the time a number there stands for: what a mean over
-// the whole report needs besides the values.
+// series), each with the time a number there stands for, in v in seconds:
+// what a mean over the whole report needs besides the values.
 func repGrid(s *timeline.Store, from, to time.Time, step int64) repSeries {
 	var g repSeries
 	keys := s.Keys()
@@ -85,9 +82,8 @@ func repGrid(s *timeline.Store, from, to time.Time, step int64) repSeries {
 		return true
 	})
 	g.weigh(s.OldestRaw().UnixNano(), step)
-	g.secs = make([]float64, len(g.w))
 	for i, w := range g.w {
-		g.secs[i] = time.Duration(w).Seconds()
+		g.v[i] = time.Duration(w).Seconds() // once, not for every series (repWhole)
 	}
 	return g
 }
@@ -112,7 +108,7 @@ func repWhole(s *timeline.Store, key timeline.Key, from, to time.Time, grid repS
 		if w := grid.w[i]; !math.IsNaN(v) && w > 0 {
 			total += w
 			sum += v * float64(w)
-			isum += v * grid.secs[i]
+			isum += v * grid.v[i]
 			have = true
 		}
 		i++
