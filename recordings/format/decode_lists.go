@@ -90,7 +90,7 @@ func (d *Decoder) readProcesses(c *cursor) []timeline.Process {
 			InJob:   c.byte() == 1,
 		}
 	}
-	readProcessDetails(c, out, d.sharedString)
+	readProcessDetails(c, out, d)
 	return out
 }
 

@@ -23,7 +23,7 @@ import (
 type healthLog struct {
 	xids []xidEvent
 	lost map[int]time.Time  // when each GPU was first reported lost
-	link map[int][]linkCol  // per GPU, per column of the Engine's frame
+	link map[int]*pcieLog   // per GPU, per column of the Engine's frame
 	nvl  map[int]*nvlinkLog // per GPU with NVLink (hints_nvlink.go)
 	// nvlTouched is addNVLink's list of the GPUs a sample named, reused.
 	nvlTouched []*nvlinkLog
@@ -34,6 +34,9 @@ type healthLog struct {
 	pcieAt      []pciePlace
 	plan, planN int
 	planned     bool
+	// reserve is how many columns a log is made with room for
+	// (Engine.ReserveSpan).
+	reserve int
 }
 
 // places finds where the NVLink and PCIe values are in the layout of
@@ -63,7 +66,8 @@ func (h *healthLog) places(values []timeline.Value, gen int) {
 // that 512 GPUs' 2,048 of them a second are not told apart by name.
 type pciePlace struct {
 	at, gpu int
-	field   uint8 // linkGen...
+	field   uint8    // linkGen...
+	lg      *pcieLog // the GPU's log, once a value made it
 }
 
 const (
@@ -133,28 +137,24 @@ func (h *healthLog) add(s *timeline.Sample, values []timeline.Value, gen, col in
 
 // addPCIe logs a sample's PCIe link values (at their places, h.pcieAt)
 // into column col: the lowest generation and width, the highest maxima.
-// A GPU's values sit together: its columns are looked up once for them.
+// Each place keeps its GPU's log, found once per layout, not in a map at
+// every sample.
 func (h *healthLog) addPCIe(values []timeline.Value, col int) {
-	gpu := -1 // the GPU cols are of
-	var cols []linkCol
-	for _, p := range h.pcieAt {
+	for i := range h.pcieAt {
+		p := &h.pcieAt[i]
 		v := values[p.at].Value
 		if math.IsNaN(v) || v < 1 || v > 64 {
 			continue
 		}
-		if p.gpu != gpu {
-			if gpu >= 0 {
-				h.link[gpu] = cols
-			}
-			if h.link == nil {
-				h.link = map[int][]linkCol{}
-			}
-			gpu, cols = p.gpu, h.link[p.gpu]
-			for len(cols) <= col {
-				cols = append(cols, linkCol{})
-			}
+		lg := p.lg
+		if lg == nil {
+			lg = h.pcieLog(p.gpu)
+			p.lg = lg
 		}
-		c, x := &cols[col], uint8(v)
+		if len(lg.cols) <= col {
+			lg.grow(col, h.reserve)
+		}
+		c, x := &lg.cols[col], uint8(v)
 		switch p.field {
 		case linkGen:
 			c.gen = lowestOf(c.gen, x)
@@ -166,8 +166,32 @@ func (h *healthLog) addPCIe(values []timeline.Value, col int) {
 			c.widthMax = max(c.widthMax, x)
 		}
 	}
-	if gpu >= 0 {
-		h.link[gpu] = cols
+}
+
+// pcieLog is a GPU's PCIe link, per column of the Engine's frame.
+type pcieLog struct{ cols []linkCol }
+
+// pcieLog is the log of GPU idx, made the first time a value of it counts.
+func (h *healthLog) pcieLog(idx int) *pcieLog {
+	if h.link == nil {
+		h.link = map[int]*pcieLog{}
+	}
+	lg := h.link[idx]
+	if lg == nil {
+		lg = &pcieLog{}
+		h.link[idx] = lg
+	}
+	return lg
+}
+
+// grow makes the log's columns reach col, the new ones unknown, with room
+// for reserve columns (Engine.ReserveSpan) from the first.
+func (lg *pcieLog) grow(col, reserve int) {
+	if lg.cols == nil && reserve > col {
+		lg.cols = make([]linkCol, 0, reserve)
+	}
+	for len(lg.cols) <= col {
+		lg.cols = append(lg.cols, linkCol{})
 	}
 }
 
@@ -283,7 +307,10 @@ func linkDegradedMin(f *frame.Frame) int { return max(1, int(f.Opts.Window/f.Ste
 func (h *healthLog) linkDegraded(f *frame.Frame) (timeline.Hint, bool) {
 	var fd finding
 	for _, g := range f.GPUs {
-		cols := h.link[g.Index]
+		var cols []linkCol
+		if lg := h.link[g.Index]; lg != nil {
+			cols = lg.cols
+		}
 		n := min(len(cols), f.N, len(g.State))
 		known, bad, lo, hi := 0, 0, -1, -1
 		var worst linkCol

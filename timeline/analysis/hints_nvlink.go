@@ -246,15 +246,13 @@ func (lg *nvlinkLog) add(col int) {
 		}
 		rs = append(rs, r)
 	}
-	if c.known && len(rs) >= 2 {
+	if c.known && len(rs) >= 2 && busyMedian(rs) {
 		slices.Sort(rs)
 		med := rs[len(rs)/2]
-		if med >= nvlinkBusyRate {
-			c.busy = true
-			for m := up; m != 0; m &= m - 1 {
-				if l := bits.TrailingZeros64(m); sm.rates[l] < nvlinkLowShare*med {
-					c.low |= 1 << l
-				}
+		c.busy = true
+		for m := up; m != 0; m &= m - 1 {
+			if l := bits.TrailingZeros64(m); sm.rates[l] < nvlinkLowShare*med {
+				c.low |= 1 << l
 			}
 		}
 	}
@@ -288,6 +286,20 @@ func (lg *nvlinkLog) add(col int) {
 			lg.last[l] = e
 		}
 	}
+}
+
+// busyMedian says whether the median of rates (rates[len/2] sorted, no
+// NaN among them) is nvlinkBusyRate or more: whether as many of them as
+// lie from the median up are. Most samples' links are not busy, and need
+// no sort to say so.
+func busyMedian(rates []float64) bool {
+	n := 0
+	for _, r := range rates {
+		if r >= nvlinkBusyRate {
+			n++
+		}
+	}
+	return n >= len(rates)-len(rates)/2
 }
 
 // commit closes the column being filled into the runs.

@@ -16,7 +16,7 @@ func (e *Engine) ReserveSpan(d time.Duration) {
 		return
 	}
 	n := int(min(d/columnStep(e.info), maxReserveCols)) + 2
-	e.reserveCols = n
+	e.reserveCols, e.health.reserve = n, n
 	h := &e.f.Host
 	h.Busy, h.Single, h.IOHigh = make([]int8, 0, n), make([]int8, 0, n), make([]int8, 0, n)
 }

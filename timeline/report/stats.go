@@ -67,8 +67,8 @@ func (r repSeries) weigh(rawFrom, step int64) {
 
 // repGrid is the times every series of a store has from `from` to `to`
 // (Each reads them from the same tier and raw samples, whatever the
-// series), each with the time a number there stands for: what a mean over
-// the whole report needs besides the values.
+// series), each with the time a number there stands for, in v in seconds:
+// what a mean over the whole report needs besides the values.
 func repGrid(s *timeline.Store, from, to time.Time, step int64) repSeries {
 	var g repSeries
 	keys := s.Keys()
@@ -82,6 +82,9 @@ func repGrid(s *timeline.Store, from, to time.Time, step int64) repSeries {
 		return true
 	})
 	g.weigh(s.OldestRaw().UnixNano(), step)
+	for i, w := range g.w {
+		g.v[i] = time.Duration(w).Seconds() // once, not for every series (repWhole)
+	}
 	return g
 }
 
@@ -105,7 +108,7 @@ func repWhole(s *timeline.Store, key timeline.Key, from, to time.Time, grid repS
 		if w := grid.w[i]; !math.IsNaN(v) && w > 0 {
 			total += w
 			sum += v * float64(w)
-			isum += v * time.Duration(w).Seconds()
+			isum += v * grid.v[i]
 			have = true
 		}
 		i++
