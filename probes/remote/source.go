@@ -41,10 +41,10 @@ type Options struct {
 // It emits a sample on its own tick, every Interval: each host's oldest
 // waiting sample, if it has one (a host with nothing new this tick holds its
 // place with its last keys and no values: a gap, never a repeated value),
-// renumbered into the
-// session (its GPUs become gpuN in the order hosts were given, its other
-// devices "host@NAME"), and every host's "remote" status. The sample's time
-// is the viewer's tick, so hosts with clocks set apart still line up.
+// renumbered into the session (its GPUs become gpuN in the order hosts were
+// given, its other devices "host@NAME"), and every host's "remote" status.
+// The sample's time is the viewer's tick, so hosts with clocks set apart
+// still line up.
 //
 // GPU numbers are given in host order when the first sample is made, which
 // waits until every host has answered or failed (FirstWait at most); a host
