@@ -196,29 +196,25 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 	// order of their ids (a day of one machine, from its first sample
 	// on) is the row itself: no NaN to fill in first.
 	row := s.raw.next(t)
-	switch {
-	case vals != nil && s.layout.inOrder && len(ids) == len(row):
+	if vals != nil && s.layout.inOrder && len(ids) == len(row) {
 		copy(row, vals)
-	case vals != nil:
+	} else {
 		for i := range row {
 			row[i] = nan32
 		}
-		for i, v := range vals {
-			row[ids[i]] = v
-		}
-	case nums != nil:
-		for i := range row {
-			row[i] = nan32
-		}
-		for i, v := range nums {
-			row[ids[i]] = float32(v)
-		}
-	default:
-		for i := range row {
-			row[i] = nan32
-		}
-		for i, v := range values {
-			row[ids[i]] = float32(v.Value)
+		switch {
+		case vals != nil:
+			for i, v := range vals {
+				row[ids[i]] = v
+			}
+		case nums != nil:
+			for i, v := range nums {
+				row[ids[i]] = float32(v)
+			}
+		default:
+			for i, v := range values {
+				row[ids[i]] = float32(v.Value)
+			}
 		}
 	}
 	// The finest tier wraps first: once it would drop its first bucket it

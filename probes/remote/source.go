@@ -71,6 +71,7 @@ type Source struct {
 	marks               []timeline.Marker
 	recent              map[string]time.Time // marker texts given lately, by when
 	layout              mergedLayout
+	lastMetrics         int // how many metrics the last tick's sample had
 }
 
 // hostLayout is where one host's devices sit in the session.
@@ -104,12 +105,8 @@ func (l *hostLayout) hold(placed []timeline.Metric, layout uint64) {
 }
 
 // gaps appends the held keys to metrics with no value (NaN): a gap in
-// each of the host's series, never a repeated value. hosts sizes a first
-// allocation, as place does.
-func (l *hostLayout) gaps(metrics []timeline.Metric, hosts int) []timeline.Metric {
-	if metrics == nil {
-		metrics = make([]timeline.Metric, 0, len(l.held)*hosts)
-	}
+// each of the host's series, never a repeated value.
+func (l *hostLayout) gaps(metrics []timeline.Metric) []timeline.Metric {
 	for _, k := range l.held {
 		metrics = append(metrics, timeline.Metric{Key: k, Value: nan()})
 	}
@@ -352,6 +349,8 @@ func (s *Source) merge(now time.Time) timeline.Sample {
 	}
 	s.marks = s.marks[:0]
 	changed := false
+	// As long as the last tick's: one allocation, not a doubling per host.
+	out.Metrics = make([]timeline.Metric, 0, s.lastMetrics)
 	s.layout.start(len(s.hosts))
 	for i, h := range s.hosts {
 		smp, marks, info, st := h.take(now, s.opts.Interval)
@@ -383,11 +382,12 @@ func (s *Source) merge(now time.Time) timeline.Sample {
 			// probe does in a sampler, so the tick's keys and Layout are
 			// those of the tick before and neither Deriver downstream
 			// plans 37,000 keys again for one late host.
-			out.Metrics = l.gaps(out.Metrics, len(s.hosts))
+			out.Metrics = l.gaps(out.Metrics)
 			s.layout.placed(i, l.heldLayout)
 		}
 	}
 	out.Layout = s.layout.end()
+	s.lastMetrics = len(out.Metrics)
 	if changed {
 		s.describeSession()
 	}
@@ -482,9 +482,6 @@ func (s *Source) place(i int, smp *timeline.Sample, out *timeline.Sample) bool {
 		}
 		l.devices[d] = n
 		return n
-	}
-	if out.Metrics == nil {
-		out.Metrics = make([]timeline.Metric, 0, len(smp.Metrics)*len(s.hosts))
 	}
 	// A sample lists each device's metrics together: one lookup a device.
 	var from, to string
