@@ -5,6 +5,8 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+
+	"github.com/gputop-dev/gputop/ui"
 )
 
 // A report of a day and a session of many hosts hold hundreds of MB of
@@ -89,23 +91,18 @@ func reportGCPercent(live uint64) int {
 	return 100
 }
 
-const (
-	// bigSessionGPUs is the size from which a session's collector is
-	// paced by headroom: where the screen judges its hints every few
-	// seconds too (ui's bigSession).
-	bigSessionGPUs = 128
-	// bigSessionHeadroom is how much a big session's heap grows between
-	// collections, at least.
-	bigSessionHeadroom = 128 << 20
-)
+// bigSessionHeadroom is how much the heap of a big session (ui.BigSession
+// GPUs or more, which the screen judges every few seconds too) grows
+// between collections, at least.
+const bigSessionHeadroom = 128 << 20
 
 // hostsGCPercent is the pace of a session of gpus GPUs: the screen's
-// quarter of what is live for one of fewer than bigSessionGPUs; a big one
+// quarter of what is live for one of fewer than ui.BigSession; a big one
 // lets the heap grow by bigSessionHeadroom, between GOGC 25 and 100, so
 // that it holds at most 128 MB more than at a quarter.
 func hostsGCPercent(gpus int, live uint64) int {
 	switch {
-	case gpus < bigSessionGPUs:
+	case gpus < ui.BigSession:
 		return 25
 	case live == 0:
 		return 100

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
+
+	"github.com/gputop-dev/gputop/ui"
 )
 
 // The pace is set at once and after collections, and stopping puts back
@@ -50,7 +52,7 @@ func TestReportGCPercent(t *testing.T) {
 	}
 }
 
-// A session of fewer than bigSessionGPUs keeps the screen's 25; a big
+// A session of fewer than ui.BigSession keeps the screen's 25; a big
 // one's heap may grow by bigSessionHeadroom.
 func TestHostsGCPercent(t *testing.T) {
 	for _, c := range []struct {
@@ -58,8 +60,8 @@ func TestHostsGCPercent(t *testing.T) {
 		live uint64
 		want int
 	}{
-		{16, 64 << 20, 25}, {bigSessionGPUs - 1, 0, 25},
-		{bigSessionGPUs, 0, 100}, {512, 64 << 20, 100}, {512, 128 << 20, 100},
+		{16, 64 << 20, 25}, {ui.BigSession - 1, 0, 25},
+		{ui.BigSession, 0, 100}, {512, 64 << 20, 100}, {512, 128 << 20, 100},
 		{512, 256 << 20, 50}, {512, 400 << 20, 32}, {512, 2 << 30, 25},
 	} {
 		if got := hostsGCPercent(c.gpus, c.live); got != c.want {

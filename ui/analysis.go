@@ -39,12 +39,12 @@ type analysisState struct {
 	following bool
 }
 
-// A session of at least bigSession GPUs, followed live, is judged every
-// bigSessionEvery of sample time.
-const (
-	bigSession      = 128
-	bigSessionEvery = 5 * time.Second
-)
+// BigSession is the number of GPUs from which a session followed live is
+// judged every bigSessionEvery of sample time, not every sample (and its
+// collector paced by headroom: main's hostsGCPercent).
+const BigSession = 128
+
+const bigSessionEvery = 5 * time.Second
 
 // analyst is what the screen asks of the analysis: an *analysis.Engine or
 // an *analysis.Judge.
@@ -91,7 +91,7 @@ func (m *Model) refreshAnalysis() {
 	// second: its judgement is most of what the viewer costs (64 hosts of
 	// 8 GPUs), and its hints rest on windows of 30 s and more. Anything
 	// else that moves the cursor is answered at once.
-	big := len(m.info.GPUs) >= bigSession
+	big := len(m.info.GPUs) >= BigSession
 	if big && a.following && m.play.Motion == playback.Following && at.After(a.at) && at.Sub(a.at) < bigSessionEvery {
 		return
 	}

@@ -14,7 +14,7 @@ import (
 // once.
 func TestABigSessionIsJudgedEveryFewSeconds(t *testing.T) {
 	info := timeline.SourceInfo{Kind: timeline.Live, Interval: time.Second}
-	for i := range bigSession {
+	for i := range BigSession {
 		info.GPUs = append(info.GPUs, timeline.GPUInfo{Index: i, Name: "H100"})
 	}
 	m := New(Options{Source: &sliceSource{info: info}})
@@ -22,7 +22,7 @@ func TestABigSessionIsJudgedEveryFewSeconds(t *testing.T) {
 	var asked []time.Time
 	for i := range 12 {
 		s := timeline.Sample{At: fixtureStart.Add(time.Duration(i) * time.Second)}
-		for g := range bigSession {
+		for g := range BigSession {
 			s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: timeline.GPUUtil, Device: timeline.GPUDevice(g)}, Value: 90})
 		}
 		m.Update(samplesMsg{samples: []timeline.Sample{s}})
