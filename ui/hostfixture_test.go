@@ -20,11 +20,17 @@ import (
 //     Prometheus series with a hole), and come back at gapTo if set.
 type hostsFixture struct {
 	hosts, gpus                   int
-	unreachable, gap              int // 1-based host numbers; 0 for none
-	unreachableAt, gapFrom, gapTo int // seconds from the start
+	unreachable, gap              int    // 1-based host numbers; 0 for none
+	unreachableAt, gapFrom, gapTo int    // seconds from the start
+	prefix                        string // of the hosts' names; "" is "node"
 }
 
-func (fx hostsFixture) name(h int) string { return fmt.Sprintf("node%d", h+1) }
+func (fx hostsFixture) name(h int) string {
+	if fx.prefix == "" {
+		return fmt.Sprintf("node%d", h+1)
+	}
+	return fmt.Sprintf("%s%d", fx.prefix, h+1)
+}
 
 func (fx hostsFixture) info(kind timeline.SourceKind) timeline.SourceInfo {
 	info := timeline.SourceInfo{Kind: kind, Interval: time.Second}

@@ -186,7 +186,9 @@ func (m *Model) hostLayout(w, h int) layout.Layout {
 	}
 	hn.shown = l.GPUsShown
 	l.Values = hostValueWidth
-	l.Label = 0
+	// As wide as the hosts' names, and never narrower than the rows under
+	// them need ("phase", " cpus"): hosts named a and b cut those to "pha".
+	l.Label = layout.RowLabelWidth
 	l.WidenLabel(label, w)
 	return l
 }

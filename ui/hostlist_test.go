@@ -105,6 +105,24 @@ func TestHostListAt80x24(t *testing.T) {
 	}
 }
 
+// Hosts with short names (n1, n2) still leave the rows under them room
+// for their labels: "phase" and the host panel's "cpus", not "pha", "cp".
+func TestShortHostNamesKeepTheRowLabels(t *testing.T) {
+	fx := twoHosts
+	fx.prefix = "n"
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		s := screen(newHostsModel(t, fx, timeline.Live, 120, size[0], size[1], Options{}))
+		if !strings.Contains(s, " n1 ") && !strings.Contains(s, "▸n1 ") {
+			t.Fatalf("%dx%d: no host n1 on screen:\n%s", size[0], size[1], s)
+		}
+		for _, want := range []string{"phase ", " cpus "} {
+			if len(rowsWith(s, want)) == 0 {
+				t.Errorf("%dx%d: no %q label:\n%s", size[0], size[1], want, s)
+			}
+		}
+	}
+}
+
 // enter opens the selected host's GPUs; up and down move among them and
 // the detail graph follows; esc or backspace goes back to the hosts, with
 // the same host selected.
