@@ -54,10 +54,13 @@ func benchmarkMerge(b *testing.B, hosts, gpus int) {
 		info := node(gpus)
 		h.info = info
 	}
-	// Each host's sample is made once: a tick reads it and does not change it.
+	// Each host's sample is made once: a tick reads it and does not change
+	// it. Its Layout says its keys are the same every tick, as a stream's
+	// decoder says of a host's samples.
 	samples := make([]timeline.Sample, hosts)
 	for i := range samples {
 		samples[i] = *busyNode(gpus, now)
+		samples[i].Layout = timeline.NewLayout()
 	}
 	b.ReportAllocs()
 	var metrics int

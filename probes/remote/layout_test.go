@@ -79,6 +79,44 @@ func TestMergedSamplesNameTheirKeys(t *testing.T) {
 	}
 }
 
+// A host's sample of the Layout of its last is placed under the keys it
+// was renamed to then, with this sample's values and kinds: the names are
+// the same as a renaming gives, the values are never the last tick's.
+func TestAKnownLayoutCarriesItsNewValues(t *testing.T) {
+	s := newSource(Options{Hosts: []string{"a", "b"}, Interval: time.Second})
+	for _, h := range s.hosts {
+		h.info = node(2)
+	}
+	layout := []uint64{timeline.NewLayout(), timeline.NewLayout()}
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	tick := func(util float64) timeline.Sample {
+		now = now.Add(time.Second)
+		for i, h := range s.hosts {
+			smp := *reading(2, util+float64(i))
+			smp.At, smp.Layout = now.Add(-time.Second), layout[i]
+			smp.Metrics[0].Kind = timeline.Counter
+			h.queue = append(h.queue[:0], queued{smp, now.Add(-time.Second)})
+		}
+		return s.merge(now)
+	}
+	first, second := tick(10), tick(70)
+	if !sameKeys(first, second) {
+		t.Fatalf("keys differ:\n%v\n%v", first.Metrics, second.Metrics)
+	}
+	var utils []float64
+	for _, m := range second.Metrics {
+		if m.Key.Name == "util" {
+			utils = append(utils, m.Value)
+		}
+	}
+	if want := []float64{70, 70, 71, 71}; !slices.Equal(utils, want) {
+		t.Errorf("utils %v, want %v", utils, want)
+	}
+	if second.Metrics[0].Kind != timeline.Counter {
+		t.Errorf("the first metric is a %v, want the sample's Counter", second.Metrics[0].Kind)
+	}
+}
+
 func layouts(ss []timeline.Sample) []uint64 {
 	var out []uint64
 	for _, s := range ss {
