@@ -78,6 +78,7 @@ var tierLayout = []struct {
 type Store struct {
 	raw     rawTier
 	tiers   []*bucketTier
+	finest  *bucketTier // files every sample: tiers[0], or one retired before it
 	index   map[Key]int
 	keys    []Key
 	deriver Deriver
@@ -137,8 +138,12 @@ func NewStore(opts StoreOptions) *Store {
 			n := min(int64(opts.ReserveSpan/t.width)+2, int64(t.capacity))
 			b.starts = make([]int64, 0, n)
 		}
+		if i > 0 {
+			b.finer, s.tiers[i-1].coarser = s.tiers[i-1], b
+		}
 		s.tiers = append(s.tiers, b)
 	}
+	s.finest = s.tiers[0]
 	return s
 }
 
@@ -220,9 +225,10 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 	// The finest tier wraps first: once it would drop its first bucket it
 	// cannot answer a read from the first sample again.
 	for s.fromFirst && len(s.tiers) > 1 && s.tiers[0].wouldDrop(t) {
+		s.tiers[0].retire()
 		s.tiers = slices.Delete(s.tiers, 0, 1)
 	}
-	addToTiers(s.tiers, t, row)
+	s.finest.file(t, row)
 	if s.added == 0 {
 		s.first = t
 	} else {

@@ -74,3 +74,33 @@ func BenchmarkSeries(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStoreFile64Hosts is the screen's store filing one tick of 64
+// hosts of 574 values each (36,736), derived upstream with the keys of the
+// tick before, as the Judge hands them to `gputop --hosts`: the raw tier
+// and the bucket tiers, an hour in.
+func BenchmarkStoreFile64Hosts(b *testing.B) {
+	const values = 64 * 574
+	keys := make([]Value, values)
+	for i := range keys {
+		keys[i] = Value{Key: Key{fmt.Sprintf("m%d", i%574), GPUDevice(i / 574)}, Value: math.NaN()}
+	}
+	layout := NewLayout()
+	nums := make([]float64, values)
+	s := NewStore(StoreOptions{RawSamples: DefaultRawSamples})
+	at := t0
+	add := func(k int) {
+		for i := range nums {
+			nums[i] = float64((i + k) % 101)
+		}
+		at = at.Add(time.Second)
+		s.Add(&Sample{At: at, Derived: &Derived{Values: keys, Numbers: nums, Layout: layout}})
+	}
+	for k := range 3600 {
+		add(k)
+	}
+	b.ReportAllocs()
+	for k := 0; b.Loop(); k++ {
+		add(k)
+	}
+}

@@ -182,7 +182,7 @@ func TestBucketCompactionKeepsEverything(t *testing.T) {
 	b := &bucketTier{width: 10, capacity: 4, compacts: true}
 	b.addSeries()
 	for i := int64(0); i < 200; i++ {
-		b.add(i, []float32{1})
+		b.file(i, []float32{1})
 	}
 	if b.len() > 4 {
 		t.Fatalf("%d buckets, capacity 4", b.len())

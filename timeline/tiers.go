@@ -209,13 +209,23 @@ func (a *agg) merge(b agg) {
 // When the coarsest tier is full it does not drop history: it merges pairs of
 // buckets and doubles its width, so memory stays bounded for any length of
 // session while the whole of it can still be shown.
+//
+// Only the finest tier files every sample; each coarser one takes the
+// finer one's buckets as they close (closeOpen), so a sample of 64 hosts'
+// 37,000 values is summed once, not once a tier, and the reads of a
+// coarser tier's newest bucket add in what the finer one holds open (at).
 type bucketTier struct {
 	width    int64
 	capacity int
 	compacts bool // the coarsest tier: merge instead of dropping
-	head     int
-	starts   []int64
-	cols     [][]agg
+	// finer and coarser are the tiers beside this one; nil at either end.
+	finer, coarser *bucketTier
+	// retired says the tier keeps no columns, only its open bucket for the
+	// coarser tier (retire).
+	retired bool
+	head    int
+	starts  []int64
+	cols    [][]agg
 	// open holds the newest bucket's summaries, the series side by side,
 	// while it fills; its column entries (cols[id][openAt]) are written
 	// when it closes. Filing into the columns themselves touched one cache
@@ -229,21 +239,45 @@ type bucketTier struct {
 // at is series id's summary in the bucket at physical index p.
 func (b *bucketTier) at(id, p int) agg {
 	if b.isOpen && p == b.openAt {
-		return b.open[id]
+		a := b.open[id]
+		if f := b.finer; f != nil && f.isOpen {
+			a.merge(f.at(id, f.openAt)) // within this bucket: bucketFor opens them alike
+		}
+		return a
 	}
 	return b.cols[id][p]
 }
 
-// closeOpen writes the open bucket into the columns, every series' entry.
+// closeOpen writes the open bucket into the columns, every series' entry,
+// and into the coarser tier's open bucket, the one that holds it.
 func (b *bucketTier) closeOpen() {
 	if !b.isOpen {
 		return
 	}
+	c := b.coarser // open: it opened the bucket that holds this one first
 	for id, a := range b.open {
-		b.cols[id][b.openAt] = a
+		if !b.retired {
+			b.cols[id][b.openAt] = a
+		}
+		if c != nil {
+			c.open[id].merge(a)
+		}
 	}
 	clear(b.open)
 	b.isOpen = false
+}
+
+// retire lets the tier's columns go: from the next bucket on it keeps only
+// the open one, for the coarser tier to take as it closes, which so sums
+// what it would have, a store read from its first sample as any
+// (StoreOptions.ReadFromFirst). It is called as a new bucket begins.
+func (b *bucketTier) retire() {
+	if b.finer != nil {
+		b.finer.retire() // its open bucket, the last of this one's, first
+	}
+	b.closeOpen()
+	b.retired = true
+	b.cols, b.starts, b.head, b.capacity = nil, nil, 0, 1
 }
 
 func (b *bucketTier) len() int { return len(b.starts) }
@@ -279,7 +313,9 @@ func (b *bucketTier) addSeries() {
 	if (len(b.cols)+1)*room > bucketReserveMax {
 		room = len(b.starts)
 	}
-	b.cols = append(b.cols, make([]agg, len(b.starts), room))
+	if !b.retired {
+		b.cols = append(b.cols, make([]agg, len(b.starts), room))
+	}
 	b.open = append(b.open, agg{})
 }
 
@@ -291,13 +327,6 @@ func floorTo(t, width int64) int64 {
 	return q * width
 }
 
-func (b *bucketTier) add(t int64, vals []float32) {
-	b.bucketFor(t)
-	for i := range b.open {
-		b.open[i].add(vals[i])
-	}
-}
-
 // wouldDrop says whether filing a sample of time t would let go of the
 // tier's oldest bucket: a ring that is full, and t in a bucket of its own.
 func (b *bucketTier) wouldDrop(t int64) bool {
@@ -305,63 +334,33 @@ func (b *bucketTier) wouldDrop(t int64) bool {
 	return !b.compacts && n == b.capacity && n > 0 && b.starts[b.phys(n-1)] != floorTo(t, b.width)
 }
 
-// addToTiers is add to each of tiers, the values read once for all of
-// them: every sample of a day of 8 GPUs has 533 values for three tiers
-// (two, once a store read from the first sample lets the finest go).
-func addToTiers(tiers []*bucketTier, t int64, vals []float32) {
-	if len(tiers) == 2 {
-		tiers[0].bucketFor(t)
-		tiers[1].bucketFor(t)
-		o0, o1 := tiers[0].open[:len(vals)], tiers[1].open[:len(vals)]
-		for i, v := range vals {
-			if v != v { // NaN
-				continue
-			}
-			o0[i].add(v)
-			o1[i].add(v)
-		}
-		return
-	}
-	if len(tiers) != 3 {
-		for _, b := range tiers {
-			b.add(t, vals)
-		}
-		return
-	}
-	for _, b := range tiers {
-		b.bucketFor(t)
-	}
-	o0, o1, o2 := tiers[0].open, tiers[1].open, tiers[2].open
-	o0, o1, o2 = o0[:len(vals)], o1[:len(vals)], o2[:len(vals)]
+// file adds a sample's values to the tier, the finest; the coarser ones
+// take its buckets as they close.
+func (b *bucketTier) file(t int64, vals []float32) {
+	b.bucketFor(t)
+	open := b.open[:len(vals)]
 	for i, v := range vals {
-		if v != v { // NaN
-			continue
+		if v == v { // not NaN
+			open[i].add(v)
 		}
-		o0[i].add(v)
-		o1[i].add(v)
-		o2[i].add(v)
 	}
 }
 
 // bucketFor makes the bucket of time t the open one (b.open), opening it
-// if it is not the newest: what add files a sample of t into.
+// if it is not: what file puts a sample of t into. Samples come in time
+// order, so t is never in a bucket before the open one.
 func (b *bucketTier) bucketFor(t int64) {
 	start := floorTo(t, b.width)
-	if n := len(b.starts); n > 0 {
-		if last := b.phys(n - 1); b.starts[last] == start {
-			if !b.isOpen || b.openAt != last {
-				b.closeOpen()
-				for id := range b.open {
-					b.open[id] = b.cols[id][last]
-				}
-				b.isOpen, b.openAt = true, last
-			}
-			return
-		}
+	if b.isOpen && b.starts[b.openAt] == start {
+		return
 	}
 	// A new bucket starts empty (closeOpen cleared open); its column
-	// entries are written when it closes.
+	// entries are written when it closes. The coarser tier opens the one
+	// that holds it, having taken the bucket closed here.
 	b.closeOpen()
+	if b.coarser != nil {
+		b.coarser.bucketFor(t)
+	}
 	b.isOpen, b.openAt = true, b.push(start)
 }
 

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -110,18 +111,29 @@ func TestReserveSpanMakesRoomOnce(t *testing.T) {
 }
 
 // A store read from its first sample (ReadFromFirst) lets its finest tier
-// go once it wraps, and answers every read from the first sample as one
-// that keeps it: Each, Series at widths that pick each tier and the raw
-// samples, LastAt.
+// go once it wraps (the 10 s tier after 6 h, the minute's after 2 days),
+// and answers every read from the first sample as one that keeps it, to
+// the bit: Each, Series at widths that pick each tier and the raw samples,
+// LastAt.
 func TestReadFromFirstAnswersAsBefore(t *testing.T) {
-	kept := NewStore(StoreOptions{RawSamples: 600})
-	let := NewStore(StoreOptions{RawSamples: 600, ReadFromFirst: true})
-	for _, s := range []*Store{kept, let} {
-		feed(s, 8*3600, time.Second, func(i int) float64 { return float64(i%97) + float64(i%13)/7 })
+	for _, span := range []struct {
+		hours, let int
+	}{{8, 1}, {50, 2}} {
+		kept := NewStore(StoreOptions{RawSamples: 600})
+		let := NewStore(StoreOptions{RawSamples: 600, ReadFromFirst: true})
+		for _, s := range []*Store{kept, let} {
+			feed(s, span.hours*3600, time.Second, func(i int) float64 { return float64(i%97) + float64(i%13)/7 })
+		}
+		if len(let.tiers) != len(kept.tiers)-span.let {
+			t.Fatalf("%d tiers kept of %d after %d h, want %d", len(let.tiers), len(kept.tiers), span.hours, len(kept.tiers)-span.let)
+		}
+		readsAlike(t, kept, let)
 	}
-	if len(let.tiers) != len(kept.tiers)-1 {
-		t.Fatalf("%d tiers kept of %d: the finest (6 h) should have gone after 8 h", len(let.tiers), len(kept.tiers))
-	}
+}
+
+// readsAlike fails unless let reads as kept from the first sample on.
+func readsAlike(t *testing.T, kept, let *Store) {
+	t.Helper()
 	from, to := kept.First(), kept.Last()
 	each := func(s *Store) (out []float64) {
 		s.EachAt(util0, from, to, func(at int64, v float64) bool {
@@ -145,5 +157,32 @@ func TestReadFromFirstAnswersAsBefore(t *testing.T) {
 	}
 	if a, b := kept.LastAt(util0, from, to), let.LastAt(util0, from, to); a != b {
 		t.Errorf("LastAt %v, %v from a store that kept every tier", b, a)
+	}
+}
+
+// Every tier holds every sample of its span as the finest does, its open
+// bucket too (which adds in what the finer tiers hold open): counts, least
+// and greatest exactly, sums to float32's rounding, since a coarser bucket
+// sums the finer ones' sums.
+func TestCoarserTiersHoldEverySample(t *testing.T) {
+	value := func(i int) float64 { return float64(i%97) + float64(i%13)/7 }
+	const n = 7*3600 + 1234 // the newest bucket of every tier part full
+	s := NewStore(StoreOptions{RawSamples: 60})
+	feed(s, n, time.Second, value)
+	id := s.index[util0]
+	for k, b := range s.tiers {
+		for i := range b.len() {
+			first := max(0, int((b.start(i)-t0.UnixNano())/int64(time.Second)))
+			end := min(n, int((b.start(i)+b.width-t0.UnixNano())/int64(time.Second)))
+			var want agg
+			for j := first; j < end; j++ {
+				want.add(float32(value(j)))
+			}
+			got := b.at(id, b.phys(i))
+			if got.n != want.n || got.min != want.min || got.max != want.max ||
+				math.Abs(float64(got.sum-want.sum)) > 1e-6*float64(want.sum) {
+				t.Fatalf("tier %d, bucket %d (samples %d-%d): %+v, want %+v", k, i, first, end-1, got, want)
+			}
+		}
 	}
 }
