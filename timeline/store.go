@@ -29,9 +29,10 @@ type StoreOptions struct {
 	// ReadFromFirst says every read will begin at the first sample (or
 	// before it), as a report's do: a bucket tier that has let go of its
 	// oldest bucket can then never be read (it no longer holds the first
-	// sample), so it is let go whole rather than filed on. A day of 8 GPUs
-	// files the 10 s tier's 6 h, not its 24 h. Reads from later on go to
-	// the coarser tiers or the raw samples.
+	// sample), so its columns are let go rather than filed on; its open
+	// bucket still feeds the coarser tiers. A day of 8 GPUs files the 10 s
+	// tier's 6 h, not its 24 h. Reads from later on go to the coarser
+	// tiers or the raw samples.
 	ReadFromFirst bool
 }
 
