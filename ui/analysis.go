@@ -40,11 +40,24 @@ type analysisState struct {
 }
 
 // BigSession is the number of GPUs from which a session followed live is
-// judged every bigSessionEvery of sample time, not every sample (and its
-// collector paced by headroom: main's hostsGCPercent).
+// judged every few seconds of sample time, not every sample (judgeEvery),
+// and its collector paced by headroom (main's hostsGCPercent).
 const BigSession = 128
 
-const bigSessionEvery = 5 * time.Second
+// judgeEvery is how much sample time goes by between two judgements of a
+// session of gpus GPUs followed live: every sample below BigSession, 5 s
+// from it, 10 s from four times it (64 hosts of 8 GPUs). A judgement costs
+// in proportion to the GPUs, and the hints rest on windows of 30 s and
+// more, so a hint is seen at most a third of its shortest window late.
+func judgeEvery(gpus int) time.Duration {
+	switch {
+	case gpus >= 4*BigSession:
+		return 10 * time.Second
+	case gpus >= BigSession:
+		return 5 * time.Second
+	}
+	return 0
+}
 
 // analyst is what the screen asks of the analysis: an *analysis.Engine or
 // an *analysis.Judge.
@@ -91,8 +104,8 @@ func (m *Model) refreshAnalysis() {
 	// second: its judgement is most of what the viewer costs (64 hosts of
 	// 8 GPUs), and its hints rest on windows of 30 s and more. Anything
 	// else that moves the cursor is answered at once.
-	big := len(m.info.GPUs) >= BigSession
-	if big && a.following && m.play.Motion == playback.Following && at.After(a.at) && at.Sub(a.at) < bigSessionEvery {
+	every := judgeEvery(len(m.info.GPUs))
+	if every > 0 && a.following && m.play.Motion == playback.Following && at.After(a.at) && at.Sub(a.at) < every {
 		return
 	}
 	a.following = m.play.Motion == playback.Following
