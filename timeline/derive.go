@@ -38,8 +38,8 @@ func Derive(cur, prev *Sample) []Value {
 type Deriver struct {
 	prev     *Sample
 	plan     []step
-	planCur  []Key
-	planPrev []Key
+	planCur  []keyKind
+	planPrev []keyKind
 	out      []Value
 	// slots is how many values the plan makes: while out holds them all,
 	// their keys are the plan's.

@@ -15,7 +15,7 @@ import (
 // same Layout again).
 type keptPlan struct {
 	plan                  []step
-	cur, prev             []Key
+	cur, prev             []keyKind
 	sharing               []int
 	curLayout, prevLayout uint64
 	values                uint64
@@ -93,12 +93,20 @@ func layoutID(s *Sample) uint64 {
 	return s.Layout
 }
 
-// sameLayout says whether s has the metrics keys names, in their order.
-// Where it does with strings of its own (a reader's next segment, which
+// keyKind is a metric as a plan reads it: its key and whether it is a
+// counter. A series that comes as a gauge (a gap, in a file of earlier
+// builds) and then as a counter under the same key needs a new plan.
+type keyKind struct {
+	Key
+	kind Kind
+}
+
+// sameLayout says whether s has the metrics keys names, of the same kinds,
+// in their order. Where it does with strings of its own (a reader's next segment, which
 // decodes its names afresh), keys takes s's strings: comparing a string
 // with itself is a pointer check, comparing equal copies reads both, and
 // it is done for every metric of every sample, twice.
-func sameLayout(keys []Key, s *Sample) bool {
+func sameLayout(keys []keyKind, s *Sample) bool {
 	if s == nil {
 		return keys == nil
 	}
@@ -106,14 +114,17 @@ func sameLayout(keys []Key, s *Sample) bool {
 		return false
 	}
 	for i := range keys {
-		k := s.Metrics[i].Key
-		if sameStrings(keys[i], k) {
-			continue
-		}
-		if keys[i] != k {
+		m := &s.Metrics[i]
+		if keys[i].kind != m.Kind {
 			return false
 		}
-		keys[i] = k
+		if sameStrings(keys[i].Key, m.Key) {
+			continue
+		}
+		if keys[i].Key != m.Key {
+			return false
+		}
+		keys[i].Key = m.Key
 	}
 	return true
 }
@@ -124,13 +135,13 @@ func sameStrings(a, b Key) bool {
 		unsafe.StringData(a.Device) == unsafe.StringData(b.Device)
 }
 
-func layoutOf(s *Sample) []Key {
+func layoutOf(s *Sample) []keyKind {
 	if s == nil {
 		return nil
 	}
-	keys := make([]Key, len(s.Metrics))
+	keys := make([]keyKind, len(s.Metrics))
 	for i := range s.Metrics {
-		keys[i] = s.Metrics[i].Key
+		keys[i] = keyKind{s.Metrics[i].Key, s.Metrics[i].Kind}
 	}
 	return keys
 }
@@ -139,9 +150,13 @@ func (d *Deriver) makePlan(cur, prev *Sample) {
 	d.plans++
 	// cur's keys are looked up only as the denominators of counters
 	// (rule.per): the map holds those alone, not a session's 37,000 keys.
+	// Only counters are looked up, so only counters are listed: a
+	// recording of --hosts whose host held its place with gaps written as
+	// gauges of a counter's key (as earlier builds wrote them) would
+	// otherwise hide the counter behind its gap for good.
 	curAt := map[Key]int{}
 	for i := range cur.Metrics {
-		if isDenominator(cur.Metrics[i].Key.Name) {
+		if cur.Metrics[i].Kind == Counter && isDenominator(cur.Metrics[i].Key.Name) {
 			curAt[cur.Metrics[i].Key] = i
 		}
 	}
@@ -152,7 +167,7 @@ func (d *Deriver) makePlan(cur, prev *Sample) {
 	if prev != nil {
 		var names nameMemo
 		for i := range prev.Metrics {
-			if names.of(prev.Metrics[i].Key.Name).rated {
+			if prev.Metrics[i].Kind == Counter && names.of(prev.Metrics[i].Key.Name).rated {
 				prevAt[prev.Metrics[i].Key] = i
 			}
 		}

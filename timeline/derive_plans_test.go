@@ -9,14 +9,20 @@ import (
 // referencePlan is makePlan as it was before it was made quick for 37,000
 // keys (maps of every key, every earlier step read for a shared slot): the
 // plans must not differ but in the prevAt of steps that never read it.
+// A counter's value and its denominator are looked up among counters only:
+// a gauge of the same key (a gap of a file of earlier builds) is not one.
 func referencePlan(cur, prev *Sample) []step {
 	curAt, prevAt := map[Key]int{}, map[Key]int{}
 	for i := range cur.Metrics {
-		curAt[cur.Metrics[i].Key] = i
+		if cur.Metrics[i].Kind == Counter {
+			curAt[cur.Metrics[i].Key] = i
+		}
 	}
 	if prev != nil {
 		for i := range prev.Metrics {
-			prevAt[prev.Metrics[i].Key] = i
+			if prev.Metrics[i].Kind == Counter {
+				prevAt[prev.Metrics[i].Key] = i
+			}
 		}
 	}
 	find := func(m map[Key]int, k Key) int32 {

@@ -309,3 +309,29 @@ func TestDeriverKeepsPlans(t *testing.T) {
 		t.Errorf("%d plans made, want 4", d.plans)
 	}
 }
+
+// A counter whose sample once came as a gauge of the same key (a gap, as
+// earlier builds wrote a late host of a --hosts session) is a counter
+// again at its next sample: the plan made for the gauge does not fit the
+// counter's sample, though the keys are the same.
+func TestACounterAfterAGaugeGapIsDerivedAgain(t *testing.T) {
+	busy, total := Key{HostCPUBusySecs, "host@b"}, Key{HostCPUTotSecs, "host@b"}
+	counters := func(s float64) *Sample {
+		return sampleAt(s, c(busy.Name, busy.Device, s/2), c(total.Name, total.Device, s))
+	}
+	gap := sampleAt(1, Metric{Key: busy, Value: math.NaN()}, Metric{Key: total, Value: math.NaN()})
+	var d Deriver
+	var cpu []float64
+	for _, s := range []*Sample{counters(0), gap, counters(2), counters(3), counters(4)} {
+		v := math.NaN()
+		for _, out := range d.Next(s) {
+			if out.Key == (Key{HostCPU, "host@b"}) {
+				v = out.Value
+			}
+		}
+		cpu = append(cpu, v)
+	}
+	if cpu[3] != 50 || cpu[4] != 50 {
+		t.Errorf("host CPU %v, want 50 from the second sample after the gap", cpu)
+	}
+}

@@ -157,3 +157,54 @@ func TestInfoIsHandedAgainUntilItChanges(t *testing.T) {
 		t.Errorf("the lists handed before were changed: %+v %+v", first.GPUs, first.Hosts)
 	}
 }
+
+// A host late for a tick holds its place with gaps of the same kinds as its
+// series: its CPU counters stay counters, so that the host's CPU is derived
+// again at its next sample. Gaps written as gauges once took every host's
+// CPU out of a --hosts session for good ("no host CPU data").
+func TestALateHostsGapsKeepTheirKinds(t *testing.T) {
+	s := newSource(Options{Hosts: []string{"a", "b"}, Interval: time.Second})
+	for _, h := range s.hosts {
+		h.info = node(1)
+	}
+	layout := []uint64{timeline.NewLayout(), timeline.NewLayout()}
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	busy := 0.0
+	tick := func(hosts ...bool) timeline.Sample {
+		now = now.Add(time.Second)
+		busy += 0.5
+		for i, h := range s.hosts {
+			if !hosts[i] {
+				continue
+			}
+			smp := timeline.Sample{At: now.Add(-time.Second), Layout: layout[i], Metrics: []timeline.Metric{
+				{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: 50},
+				{Key: timeline.Key{Name: timeline.HostCPUBusySecs, Device: timeline.HostDevice}, Kind: timeline.Counter, Value: busy},
+				{Key: timeline.Key{Name: timeline.HostCPUTotSecs, Device: timeline.HostDevice}, Kind: timeline.Counter, Value: float64(now.Unix())},
+			}}
+			h.queue = append(h.queue[:0], queued{smp, now.Add(-time.Second)})
+		}
+		return s.merge(now)
+	}
+	var d timeline.Deriver
+	var ticks []timeline.Sample
+	for _, present := range [][]bool{{true, true}, {true, false}, {true, true}, {true, true}} {
+		ticks = append(ticks, tick(present...))
+	}
+	for _, m := range ticks[1].Metrics {
+		if m.Key.Device == "host@b" && m.Kind != timeline.Counter {
+			t.Errorf("late host's gap %v is a %v, want a Counter as in its samples", m.Key, m.Kind)
+		}
+	}
+	var cpu float64
+	for i := range ticks {
+		for _, v := range d.Next(&ticks[i]) {
+			if v.Key == (timeline.Key{Name: timeline.HostCPU, Device: "host@b"}) {
+				cpu = v.Value
+			}
+		}
+	}
+	if cpu != 50 {
+		t.Errorf("host b's CPU after its gap = %v, want 50 (half a second busy of each second)", cpu)
+	}
+}

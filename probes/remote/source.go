@@ -82,10 +82,13 @@ type hostLayout struct {
 	gpus      []timeline.GPUInfo // session-wide, in its own order
 	gpuIndex  map[int]int        // its NVML index → session index
 	devices   map[string]string  // its device name → the session's
-	// held are the keys of its last sample, as placed, and heldLayout
-	// that sample's Layout (0: none, or not named): a tick with nothing
-	// due from the host holds its place with them (gaps).
-	held       []timeline.Key
+	// held are the keys and kinds of its last sample, as placed (values
+	// unused), and heldLayout that sample's Layout (0: none, or not
+	// named): a tick with nothing due from the host holds its place with
+	// them (gaps). The kind is kept with the key: a gap under a Layout
+	// seen before must read as the same series, or a Deriver that plans
+	// by Layout takes the host's counters for gauges from then on.
+	held       []timeline.Metric
 	heldLayout uint64
 }
 
@@ -100,15 +103,15 @@ func (l *hostLayout) hold(placed []timeline.Metric, layout uint64) {
 		return
 	}
 	for _, m := range placed {
-		l.held = append(l.held, m.Key)
+		l.held = append(l.held, timeline.Metric{Key: m.Key, Kind: m.Kind})
 	}
 }
 
 // gaps appends the held keys to metrics with no value (NaN): a gap in
 // each of the host's series, never a repeated value.
 func (l *hostLayout) gaps(metrics []timeline.Metric) []timeline.Metric {
-	for _, k := range l.held {
-		metrics = append(metrics, timeline.Metric{Key: k, Value: nan()})
+	for _, m := range l.held {
+		metrics = append(metrics, timeline.Metric{Key: m.Key, Kind: m.Kind, Value: nan()})
 	}
 	return metrics
 }
@@ -488,7 +491,7 @@ func (s *Source) place(i int, smp *timeline.Sample, out *timeline.Sample) bool {
 		// as they were then (held), with no device looked up and no key's
 		// device compared, 580 keys a host each tick.
 		for j, m := range smp.Metrics {
-			out.Metrics = append(out.Metrics, timeline.Metric{Key: l.held[j], Kind: m.Kind, Value: m.Value})
+			out.Metrics = append(out.Metrics, timeline.Metric{Key: l.held[j].Key, Kind: m.Kind, Value: m.Value})
 		}
 	} else {
 		// A sample lists each device's metrics together: one lookup a device.
