@@ -124,7 +124,7 @@ func TestPackageDependencies(t *testing.T) {
 		// gputop --hosts: the hosts' streams merged into one Source. It reads
 		// streams through recordings and never draws.
 		{"probes/remote", func(p string) bool {
-			return std(p) || p == module+"timeline" || p == module+"recordings"
+			return std(p) || p == module+"timeline" || p == module+"recordings" || p == module+"timeline/xid"
 		}},
 		// The job's progress from its output lines: pure, on the vocabulary.
 		{"probes/progress", func(p string) bool { return std(p) || p == module+"timeline" }},

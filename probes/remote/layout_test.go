@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/xid"
 )
 
 // TestMergedSamplesNameTheirKeys checks Sample.Layout's promise for merged
@@ -206,5 +207,30 @@ func TestALateHostsGapsKeepTheirKinds(t *testing.T) {
 	}
 	if cpu != 50 {
 		t.Errorf("host b's CPU after its gap = %v, want 50 (half a second busy of each second)", cpu)
+	}
+}
+
+// An Xid names its host's GPU ("GPU1 Xid 79"): in the session it names the
+// session's (node b's GPU1 is GPU3 where each host has two), so that
+// gpu-error blames b's GPU, not a's, and the same Xid on both hosts' GPU1
+// is two markers, not one.
+func TestAnXidNamesTheSessionsGPU(t *testing.T) {
+	s := newSource(Options{Hosts: []string{"a", "b"}, Interval: time.Second})
+	for _, h := range s.hosts {
+		h.info = node(2)
+	}
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	for _, h := range s.hosts {
+		smp := *reading(2, 50)
+		smp.At = now.Add(-time.Second)
+		h.queue = append(h.queue[:0], queued{smp, now.Add(-time.Second)})
+		h.markers = []timeline.Marker{{At: smp.At, Text: xid.MarkerText(1, 79), Origin: timeline.XidOrigin}}
+	}
+	var texts []string
+	for _, m := range s.merge(now).Markers {
+		texts = append(texts, m.Text)
+	}
+	if want := []string{xid.MarkerText(1, 79), xid.MarkerText(3, 79)}; !slices.Equal(texts, want) {
+		t.Errorf("markers %q, want %q", texts, want)
 	}
 }

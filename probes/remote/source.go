@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/xid"
 )
 
 // Options say which hosts to follow and how.
@@ -363,6 +364,7 @@ func (s *Source) merge(now time.Time) timeline.Sample {
 		}
 		out.Probes = append(out.Probes, st)
 		for _, m := range marks {
+			m = s.sessionMarker(i, m)
 			if _, seen := s.recent[m.Text]; seen || len(s.recent) >= 4*hostMarkers {
 				continue
 			}
@@ -395,6 +397,21 @@ func (s *Source) merge(now time.Time) timeline.Sample {
 		s.describeSession()
 	}
 	return out
+}
+
+// sessionMarker is host i's marker as the session names it: an Xid's GPU
+// is the host's own index in its text ("GPU1 Xid 79"), the session's
+// index in the session's (node2's GPU1 is GPU9), or the gpu-error hint
+// would blame GPU1 of the first host, and two hosts' Xids on their GPU1
+// would read as one marker.
+func (s *Source) sessionMarker(i int, m timeline.Marker) timeline.Marker {
+	if m.Origin != timeline.XidOrigin {
+		return m
+	}
+	if gpu, code, ok := xid.ParseMarker(m.Text); ok {
+		m.Text = xid.MarkerText(s.gpuOf(i, gpu), code)
+	}
+	return m
 }
 
 // describe takes host i's description.
