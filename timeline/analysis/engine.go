@@ -3,7 +3,6 @@ package analysis
 import (
 	"math"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -53,15 +52,22 @@ type Engine struct {
 	gpuByIndex map[int]*frame.GPU
 	acc        columnSums
 	plan       takePlan
-	coreSlot   map[string]int
+	// coreSlot is each core's place among its host's sums (by device,
+	// "cpu3" or "cpu3@node2"), and hostSlot each host's place in the
+	// frame's Hosts (by name, "" for the session's own).
+	coreSlot map[string]int
+	hostSlot map[string]int
 
-	// Running references, as known when each column was filled.
-	powerHist  []uint32 // the node's draw while utilisation is high, by whole watt
-	powerCount int
-	nodeRef    float64    // 95th percentile of powerHist
-	powerQ     histCursor // where nodeRef is in powerHist
-	maxClock   float64    // the node's highest SM clock
-	maxPower   float64    // and draw
+	// nodes are the running references of each model of GPU in the
+	// session, as known when each column was filled, and refOf each GPU's
+	// (by index; made again with a new description): a GPU is judged
+	// against the clocks and draw of its own model, on any host (a host
+	// capped from its first second never shows the boost clock its
+	// neighbours do), never another model's (an A100 among H100s is not
+	// idle at 300 W).
+	nodes   []nodeRefs
+	refOf   map[int]int
+	modelAt map[string]int
 
 	phases phaseState
 	cache  hintCache
@@ -83,11 +89,9 @@ func NewEngine(info timeline.SourceInfo) *Engine {
 // NewEngineWith returns an Engine with the given thresholds (zero fields
 // take their defaults).
 func NewEngineWith(info timeline.SourceInfo, hopts frame.Options, popts PhaseOptions) *Engine {
-	e := &Engine{info: info, popts: popts.WithDefaults(), gpuByIndex: map[int]*frame.GPU{}, coreSlot: map[string]int{}}
-	e.f = frame.Frame{Opts: hopts.WithDefaults(), Kept: &e.kept}
-	for k := range e.f.Host.Seen {
-		e.f.Host.Seen[k] = -1
-	}
+	e := &Engine{info: info, popts: popts.WithDefaults(), gpuByIndex: map[int]*frame.GPU{}, coreSlot: map[string]int{},
+		hostSlot: map[string]int{"": 0}, refOf: map[int]int{}, modelAt: map[string]int{}}
+	e.f = frame.Frame{Opts: hopts.WithDefaults(), Kept: &e.kept, Hosts: []frame.Host{frame.NewHost("", 0, 0)}}
 	e.kept.Init(&e.f, info)
 	e.cache.init()
 	return e
@@ -101,7 +105,32 @@ func (e *Engine) SetInfo(info timeline.SourceInfo) {
 	}
 	e.info = info
 	e.infoAt = nil
+	clear(e.refOf)       // a GPU's model now known
 	e.kept.SetInfo(info) // the hosts' layout is checked against it when next asked
+	for _, g := range e.f.GPUs {
+		g.Host = e.hostOfGPU(g.Index) // a host that described itself late
+	}
+}
+
+// hostOfGPU is the place in the frame's Hosts of GPU idx's host: the
+// session's own (0) but in a session of several hosts.
+func (e *Engine) hostOfGPU(idx int) int {
+	if !e.info.MultiHost() {
+		return 0
+	}
+	return e.hostAt(e.infoOf(idx).Host)
+}
+
+// hostAt is host name's place in the frame's Hosts, made (with columns
+// unknown so far) the first time it is named.
+func (e *Engine) hostAt(name string) int {
+	if k, ok := e.hostSlot[name]; ok {
+		return k
+	}
+	k := len(e.f.Hosts)
+	e.hostSlot[name] = k
+	e.f.Hosts = append(e.f.Hosts, frame.NewHost(name, e.f.N, e.reserveCols))
+	return k
 }
 
 // sameDescription says whether b is a, handed again: the same GPU and host
@@ -128,6 +157,35 @@ func (e *Engine) Last() time.Time { return e.last }
 // End is the end of the last sample's interval: a sample stands for the
 // interval after it, so the session's phases run to here.
 func (e *Engine) End() time.Time { return e.last.Add(e.f.Interval) }
+
+// nodeRefs are one node's running references.
+type nodeRefs struct {
+	powerHist  []uint32 // the node's draw while utilisation is high, by whole watt
+	powerCount int
+	nodeRef    float64    // 95th percentile of powerHist
+	powerQ     histCursor // where nodeRef is in powerHist
+	maxClock   float64    // the node's highest SM clock
+	maxPower   float64    // and draw
+	changed    bool       // powerHist took a value this column
+}
+
+// nodeOf is the references of g's model: a MIG slice's is its GPU's.
+func (e *Engine) nodeOf(g *frame.GPU) *nodeRefs {
+	k, ok := e.refOf[g.Index]
+	if !ok {
+		in := e.infoOf(g.Index)
+		if in.IsMIGInstance() {
+			in = e.infoOf(in.MIGParent)
+		}
+		if k, ok = e.modelAt[in.Name]; !ok {
+			k = len(e.nodes)
+			e.modelAt[in.Name] = k
+			e.nodes = append(e.nodes, nodeRefs{})
+		}
+		e.refOf[g.Index] = k
+	}
+	return &e.nodes[k]
+}
 
 // columnStep is the width of the Engine's columns for a session: its
 // sampling interval, and at least a second: NVML's utilisation is itself an
@@ -172,8 +230,22 @@ type columnSums struct {
 	// index, not a map, since 512 GPUs of 30 metrics come every second.
 	gpu     []gpuSums
 	touched []int
-	host    [frame.HostSeries]sumCount
-	cores   []sumCount
+	// host are each host's sums, by its place in the frame's Hosts.
+	host []hostSums
+}
+
+// hostSums are one host's sums in the column being filled.
+type hostSums struct {
+	series [frame.HostSeries]sumCount
+	cores  []sumCount
+}
+
+// hostOf is host k's sums, made where new.
+func (c *columnSums) hostOf(k int) *hostSums {
+	for len(c.host) <= k {
+		c.host = append(c.host, hostSums{})
+	}
+	return &c.host[k]
 }
 
 // gpuSums are one GPU's sums in the column being filled.
@@ -232,8 +304,10 @@ func (c *columnSums) reset() {
 		c.gpu[slot].touched = false
 	}
 	c.touched = c.touched[:0]
-	c.host = [frame.HostSeries]sumCount{}
-	clear(c.cores)
+	for k := range c.host {
+		c.host[k].series = [frame.HostSeries]sumCount{}
+		clear(c.host[k].cores)
+	}
 }
 
 // Add takes the next sample. A sample not later than the last one is
@@ -316,12 +390,13 @@ func (e *Engine) take(values []timeline.Value) {
 				sums.m[st.what].add(v.Value)
 			}
 		case st.what == takeCore:
-			for len(e.acc.cores) <= st.slot {
-				e.acc.cores = append(e.acc.cores, sumCount{})
+			h := e.acc.hostOf(st.host)
+			for len(h.cores) <= st.slot {
+				h.cores = append(h.cores, sumCount{})
 			}
-			e.acc.cores[st.slot].add(v.Value)
+			h.cores[st.slot].add(v.Value)
 		case st.what == takeHost:
-			e.acc.host[st.slot].add(v.Value)
+			e.acc.hostOf(st.host).series[st.slot].add(v.Value)
 		}
 	}
 }
@@ -333,6 +408,7 @@ type takeStep struct {
 	gpu  *frame.GPU
 	what int // a hint metric (MetricUtil...), or one of the take* below
 	slot int
+	host int // a core's or host series' host: its place in the frame's Hosts
 	at   int
 }
 
@@ -404,25 +480,37 @@ func (e *Engine) placeOf(k timeline.Key) takeStep {
 		}
 		return st
 	}
+	// A host's series and cores go to that host's columns ("host@node2",
+	// "cpu3@node2" to node2's): each GPU is judged against its own host.
+	device, host := timeline.SplitDeviceHost(k.Device)
 	switch {
-	case k.Name == timeline.CoreBusy && !strings.Contains(k.Device, "@"):
-		// A core of one host of several ("cpu3@node2") is not this
-		// host's: the host rules judge one machine's CPU.
+	case k.Name == timeline.CoreBusy:
 		slot, ok := e.coreSlot[k.Device]
 		if !ok {
-			slot = len(e.coreSlot)
+			slot = e.coresOf(host)
 			e.coreSlot[k.Device] = slot
 		}
-		return takeStep{what: takeCore, slot: slot}
+		return takeStep{what: takeCore, slot: slot, host: e.hostAt(host)}
 	case k == timeline.Key{Name: timeline.ProcCPU, Device: timeline.JobDevice}:
 		return takeStep{what: takeHost, slot: frame.HostJob}
-	case k.Device != timeline.HostDevice:
+	case device != timeline.HostDevice:
 		return takeStep{what: takeNone}
 	}
 	if h, ok := hostSeriesOf[k.Name]; ok {
-		return takeStep{what: takeHost, slot: h}
+		return takeStep{what: takeHost, slot: h, host: e.hostAt(host)}
 	}
 	return takeStep{what: takeNone}
+}
+
+// coresOf is how many cores of host have a place so far: the next one's.
+func (e *Engine) coresOf(host string) int {
+	n := 0
+	for dev := range e.coreSlot {
+		if _, h := timeline.SplitDeviceHost(dev); h == host {
+			n++
+		}
+	}
+	return n
 }
 
 // gpu is the GPU of NVML index idx, made (with empty columns so far) the
@@ -432,7 +520,7 @@ func (e *Engine) gpu(idx int) *frame.GPU {
 		return g
 	}
 	n := e.f.N
-	g := &frame.GPU{Index: idx, Slot: len(e.gpuByIndex), Limit: math.NaN(), MemTotal: math.NaN()}
+	g := &frame.GPU{Index: idx, Slot: len(e.gpuByIndex), Host: e.hostOfGPU(idx), Limit: math.NaN(), MemTotal: math.NaN()}
 	for m := range g.Seen {
 		g.Seen[m] = -1
 	}
@@ -480,17 +568,19 @@ func (e *Engine) grow(n int) {
 			}
 			g.State, g.Work = append(g.State, frame.Unknown), append(g.Work, float32(math.NaN()))
 		}
-		h := &f.Host
-		for k := range frame.HostCores {
-			if s := h.Series(k); *s != nil {
-				*s = appendHeld(*s, hold)
+		for k := range f.Hosts {
+			h := &f.Hosts[k]
+			for k := range frame.HostCores {
+				if s := h.Series(k); *s != nil {
+					*s = appendHeld(*s, hold)
+				}
 			}
+			if h.Cores != nil {
+				h.TopCore, h.BusyCores = appendHeld(h.TopCore, hold), appendHeld(h.BusyCores, hold)
+				h.IdleCores, h.Cores = appendHeld(h.IdleCores, hold), appendHeld(h.Cores, hold)
+			}
+			h.Busy, h.Single, h.IOHigh = append(h.Busy, -1), append(h.Single, -1), append(h.IOHigh, -1)
 		}
-		if h.Cores != nil {
-			h.TopCore, h.BusyCores = appendHeld(h.TopCore, hold), appendHeld(h.BusyCores, hold)
-			h.IdleCores, h.Cores = appendHeld(h.IdleCores, hold), appendHeld(h.Cores, hold)
-		}
-		h.Busy, h.Single, h.IOHigh = append(h.Busy, -1), append(h.Single, -1), append(h.IOHigh, -1)
 		if hold {
 			e.judgeColumn(i) // a held column is final now; the last is filled next
 		}
@@ -548,9 +638,17 @@ func (e *Engine) fillColumn(i int) {
 		}
 		g.MemTotalAt.Set(i, float32(total))
 	}
-	h := &f.Host
+	for k := range e.acc.host {
+		e.fillHost(&f.Hosts[k], &e.acc.host[k], i)
+	}
+	e.judgeColumn(i)
+}
+
+// fillHost writes host h's sums into its column i.
+func (e *Engine) fillHost(h *frame.Host, sums *hostSums, i int) {
+	f := &e.f
 	for k := range frame.HostCores {
-		sc := e.acc.host[k]
+		sc := sums.series[k]
 		if sc.n == 0 {
 			continue
 		}
@@ -561,13 +659,13 @@ func (e *Engine) fillColumn(i int) {
 		}
 		(*s)[i] = sc.mean()
 	}
-	if len(e.acc.cores) > 0 {
+	if len(sums.cores) > 0 {
 		if h.Cores == nil {
 			h.TopCore, h.BusyCores, h.IdleCores, h.Cores = nanColumns(f.N, e.reserveCols), nanColumns(f.N, e.reserveCols), nanColumns(f.N, e.reserveCols), nanColumns(f.N, e.reserveCols)
 			h.Seen[frame.HostCores] = i
 		}
 		var top, busy, idle, n float32
-		for _, c := range e.acc.cores {
+		for _, c := range sums.cores {
 			if c.n == 0 {
 				continue
 			}
@@ -585,7 +683,6 @@ func (e *Engine) fillColumn(i int) {
 			h.TopCore[i], h.BusyCores[i], h.IdleCores[i], h.Cores[i] = top, busy, idle, n
 		}
 	}
-	e.judgeColumn(i)
 }
 
 // limitOf is a GPU's power limit at column i: sampled now or before, else
@@ -623,10 +720,11 @@ func (e *Engine) infoOf(idx int) timeline.GPUInfo {
 func (e *Engine) judgeColumn(i int) {
 	f := &e.f
 	o := f.Opts
-	clockIdle := 0.5 * max(1400, e.maxClock)
 	for _, g := range f.GPUs {
+		node := e.nodeOf(g)
+		clockIdle := 0.5 * max(1400, node.maxClock)
 		limit := g.LimitAt.Get(i)
-		ref, fromLimit := e.nodeRef, float32(0)
+		ref, fromLimit := node.nodeRef, float32(0)
 		if limit > 0 {
 			ref, fromLimit = limit, 1
 		}
@@ -637,16 +735,16 @@ func (e *Engine) judgeColumn(i int) {
 		// The node's highest clock, not the GPU's own: a GPU capped from
 		// its first second never shows its boost clock, but its
 		// neighbours (the same model, on nearly every node) do.
-		g.MaxClockAt.Set(i, float32(max(nanToZero(g.MaxClockAt.Get(i-1)), e.maxClock, nanToZero(frame.At(g.Clock, i)))))
+		g.MaxClockAt.Set(i, float32(max(nanToZero(g.MaxClockAt.Get(i-1)), node.maxClock, nanToZero(frame.At(g.Clock, i)))))
 		g.MaxPowerAt.Set(i, float32(max(nanToZero(g.MaxPowerAt.Get(i-1)), nanToZero(frame.At(g.Power, i)))))
-		powerIdle := max(100, 0.3*e.maxPower)
+		powerIdle := max(100, 0.3*node.maxPower)
 		if limit > 0 {
 			powerIdle = 0.3 * limit
 		}
 		g.Classify(i, o, clockIdle, powerIdle)
 		e.kept.Frozen.Judge(g, i)
 	}
-	f.JudgeHost(i)
+	f.JudgeHosts(i)
 }
 
 func nanToZero(v float64) float64 {
@@ -674,30 +772,33 @@ func (e *Engine) closeColumn() {
 		e.cache.init()
 		e.kept.Reset()
 	}
-	changed := false
 	for _, g := range f.GPUs {
+		node := e.nodeOf(g)
 		p, u := frame.At(g.Power, i), frame.At(g.Util, i)
-		if c := frame.At(g.Clock, i); c > e.maxClock {
-			e.maxClock = c
+		if c := frame.At(g.Clock, i); c > node.maxClock {
+			node.maxClock = c
 		}
-		if p > e.maxPower {
-			e.maxPower = p
+		if p > node.maxPower {
+			node.maxPower = p
 		}
 		if p > 0 && u >= f.Opts.WaitUtil {
 			// Bounded before the conversion: int of a float beyond int's
 			// range is undefined (a hostile 1e19 W once indexed at -2^63).
 			w := int(min(p, 4095))
-			for len(e.powerHist) <= w {
-				e.powerHist = append(e.powerHist, 0)
+			for len(node.powerHist) <= w {
+				node.powerHist = append(node.powerHist, 0)
 			}
-			e.powerHist[w]++
-			e.powerCount++
-			e.powerQ.counted(w)
-			changed = true
+			node.powerHist[w]++
+			node.powerCount++
+			node.powerQ.counted(w)
+			node.changed = true
 		}
 	}
-	if changed {
-		e.nodeRef = e.powerQ.quantile(e.powerHist, e.powerCount, 0.95)
+	for k := range e.nodes {
+		if node := &e.nodes[k]; node.changed {
+			node.changed = false
+			node.nodeRef = node.powerQ.quantile(node.powerHist, node.powerCount, 0.95)
+		}
 	}
 }
 

@@ -43,8 +43,8 @@ func TestAbsurdValuesNeverPanic(t *testing.T) {
 			}
 		}
 		e.Phases(e.First(), e.Last())
-		if r, _ := timeline.RangeOf(timeline.GPUPower); e.maxPower > r.Max {
-			t.Errorf("value %v: the node's highest draw is %v W", v, e.maxPower)
+		if r, _ := timeline.RangeOf(timeline.GPUPower); e.nodes[0].maxPower > r.Max {
+			t.Errorf("value %v: the node's highest draw is %v W", v, e.nodes[0].maxPower)
 		}
 	}
 }

@@ -72,8 +72,27 @@ func (e *Engine) Hints(t time.Time) []timeline.Hint {
 		return c.hints
 	}
 	hints := e.health.hints(f, e.evaluate(f))
+	e.startInSession(hints)
 	c.hintsN, c.hintsSamples, c.hintsOpen, c.hints = f.N, e.samples, f.N == e.f.N, hints
 	return hints
+}
+
+// startInSession moves the start of a hint, and of its episodes, that
+// falls before the first sample to it: columns start on the clock's
+// multiples of their width, so the first one starts up to a column before
+// the session does, and a report said "-0:00:01".
+func (e *Engine) startInSession(hints []timeline.Hint) {
+	for i := range hints {
+		h := &hints[i]
+		if h.Start.Before(e.first) {
+			h.Start = e.first
+		}
+		for k := range h.Episodes {
+			if ep := &h.Episodes[k]; ep.Start.Before(e.first) {
+				ep.Start = e.first
+			}
+		}
+	}
 }
 
 // evaluate runs every rule over the view.
@@ -85,7 +104,7 @@ func (e *Engine) evaluate(f *frame.Frame) []timeline.Hint {
 	for _, r := range hintRules {
 		cands = append(cands, r.Find(f)...)
 	}
-	cands = hosts.Suppress(hintSuppress(cands))
+	cands = hosts.Suppress(f, hintSuppress(cands))
 	var hints []timeline.Hint
 	for _, r := range hintRules {
 		var fd finding

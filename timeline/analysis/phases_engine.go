@@ -32,7 +32,10 @@ type phaseState struct {
 	// from layout to layout and window to window: the sums are found by
 	// index, not looked up in maps made anew every window.
 	smSlots, utilSlots map[int]int
-	coreSlots          map[string]int
+	// coreSlots, cpuSlots and iowaitSlots are by device: each host of a
+	// session of several has its own ("host@node2"), and any one of them
+	// busy is the host busy, as any one core is.
+	coreSlots, cpuSlots, iowaitSlots map[string]int
 }
 
 // phaseHost is what a window says about the host and the job.
@@ -48,16 +51,19 @@ const (
 // without a value in the window has n == 0 in its slot (phaseState's
 // slots), which counts as none.
 type phaseSums struct {
-	sm, util         []sumCount // per GPU
-	job, cpu, iowait sumCount
-	cores            []sumCount
+	sm, util    []sumCount // per GPU
+	job         sumCount
+	cpu, iowait []sumCount // per host
+	cores       []sumCount
 }
 
 func (a *phaseSums) reset() {
 	clear(a.sm)
 	clear(a.util)
 	clear(a.cores)
-	a.job, a.cpu, a.iowait = sumCount{}, sumCount{}, sumCount{}
+	clear(a.cpu)
+	clear(a.iowait)
+	a.job = sumCount{}
 }
 
 // slotOf is k's slot in slots, a new one at the end of sums where k has
@@ -105,9 +111,9 @@ func (p *phaseState) add(e *Engine, at time.Time, values []timeline.Value) {
 		case phaseJob:
 			p.acc.job.add(v)
 		case phaseCPU:
-			p.acc.cpu.add(v)
+			p.acc.cpu[st.slot].add(v)
 		case phaseIOWait:
-			p.acc.iowait.add(v)
+			p.acc.iowait[st.slot].add(v)
 		case phaseCore:
 			p.acc.cores[st.slot].add(v)
 		}
@@ -120,7 +126,7 @@ func (p *phaseState) add(e *Engine, at time.Time, values []timeline.Value) {
 type phaseStep struct {
 	at   int
 	what uint8
-	slot int // for phaseSM, phaseUtil and phaseCore: the GPU's or core's in phaseSums
+	slot int // but for phaseJob: the GPU's, core's or host's in phaseSums
 }
 
 const (
@@ -152,13 +158,14 @@ func (p *phaseState) placeValues(values []timeline.Value, gen int) {
 			}
 			continue
 		}
+		device, _ := timeline.SplitDeviceHost(k.Device)
 		switch {
 		case k.Name == timeline.ProcCPU && k.Device == timeline.JobDevice:
 			p.plan = append(p.plan, phaseStep{at: i, what: phaseJob})
-		case k.Name == timeline.HostCPU && k.Device == timeline.HostDevice:
-			p.plan = append(p.plan, phaseStep{at: i, what: phaseCPU})
-		case k.Name == timeline.HostIOWait && k.Device == timeline.HostDevice:
-			p.plan = append(p.plan, phaseStep{at: i, what: phaseIOWait})
+		case k.Name == timeline.HostCPU && device == timeline.HostDevice:
+			p.plan = append(p.plan, phaseStep{at: i, what: phaseCPU, slot: slotOf(&p.cpuSlots, &p.acc.cpu, k.Device)})
+		case k.Name == timeline.HostIOWait && device == timeline.HostDevice:
+			p.plan = append(p.plan, phaseStep{at: i, what: phaseIOWait, slot: slotOf(&p.iowaitSlots, &p.acc.iowait, k.Device)})
 		case k.Name == timeline.CoreBusy:
 			p.plan = append(p.plan, phaseStep{at: i, what: phaseCore, slot: slotOf(&p.coreSlots, &p.acc.cores, k.Device)})
 		}
@@ -193,8 +200,12 @@ func (a *phaseSums) kind(o PhaseOptions) timeline.PhaseKind {
 		}
 	}
 	check(a.job, o.JobBusyCPU)
-	check(a.cpu, o.HostBusyCPU)
-	check(a.iowait, o.IOWaitBusy)
+	for _, s := range a.cpu {
+		check(s, o.HostBusyCPU)
+	}
+	for _, s := range a.iowait {
+		check(s, o.IOWaitBusy)
+	}
 	for _, s := range a.cores {
 		// A core's mean over the window, not its peak: pegged for the
 		// whole window, not a one-second spike.

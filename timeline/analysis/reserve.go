@@ -17,6 +17,8 @@ func (e *Engine) ReserveSpan(d time.Duration) {
 	}
 	n := int(min(d/columnStep(e.info), maxReserveCols)) + 2
 	e.reserveCols, e.health.reserve = n, n
-	h := &e.f.Host
-	h.Busy, h.Single, h.IOHigh = make([]int8, 0, n), make([]int8, 0, n), make([]int8, 0, n)
+	for k := range e.f.Hosts {
+		h := &e.f.Hosts[k]
+		h.Busy, h.Single, h.IOHigh = make([]int8, 0, n), make([]int8, 0, n), make([]int8, 0, n)
+	}
 }

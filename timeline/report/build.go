@@ -256,7 +256,9 @@ func (b *repBuilder) host() {
 	h.RAMTotal = b.max(timeline.HostMemTotal, timeline.HostDevice)
 	h.SwapUsedMax = b.max(timeline.HostSwapUsed, timeline.HostDevice)
 	for _, k := range b.s.Keys() {
-		if k.Name == timeline.CoreBusy {
+		// The session's own host's cores: in a session of several each
+		// host's are its own ("cpu3@node2"), not 128 cores of one host.
+		if _, host := timeline.SplitDeviceHost(k.Device); k.Name == timeline.CoreBusy && host == "" {
 			h.Cores++
 		}
 	}
@@ -324,11 +326,7 @@ func (b *repBuilder) gapsAndNotes() {
 	if j := b.s.Jump(); j.Dropped > 0 {
 		b.r.Notes = append(b.r.Notes, j.String())
 	}
-	switch {
-	case !b.hasHostData() && b.info.MultiHost():
-		b.r.Notes = append(b.r.Notes, "the phases are busy or idle only: in a session of several hosts they do not "+
-			"yet read the hosts' CPUs, which stalled needs")
-	case !b.hasHostData():
+	if !b.hasHostData() {
 		b.r.Notes = append(b.r.Notes, "no host or job data: the phases are busy or idle only, "+
 			"since stalled needs evidence that the host or the job was working")
 	}
@@ -342,11 +340,14 @@ func (b *repBuilder) gapsAndNotes() {
 // stalled from idle.
 func (b *repBuilder) hasHostData() bool {
 	for _, k := range b.s.Keys() {
-		switch k {
-		case timeline.Key{Name: timeline.ProcCPU, Device: timeline.JobDevice}, timeline.Key{Name: timeline.HostCPU, Device: timeline.HostDevice}, timeline.Key{Name: timeline.HostIOWait, Device: timeline.HostDevice}:
+		// Any host's: the phases read every host's CPU ("host@node2").
+		device, _ := timeline.SplitDeviceHost(k.Device)
+		switch {
+		case k == timeline.Key{Name: timeline.ProcCPU, Device: timeline.JobDevice}:
 			return true
-		}
-		if k.Name == timeline.CoreBusy {
+		case (k.Name == timeline.HostCPU || k.Name == timeline.HostIOWait) && device == timeline.HostDevice:
+			return true
+		case k.Name == timeline.CoreBusy:
 			return true
 		}
 	}

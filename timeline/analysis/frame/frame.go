@@ -19,7 +19,10 @@ type Frame struct {
 	Interval time.Duration // the sampling interval
 	N        int
 	GPUs     []*GPU
-	Host     Host
+	// Hosts are the hosts' columns: the first that of the session's own
+	// host (or of GPUs that name none), then one for each host of a
+	// session of several, as first seen. GPU.Host is a GPU's.
+	Hosts []Host
 	// Kept is what views share: windows judged, stalls found, the job,
 	// the hosts (Kept). Nil for a frame built alone in a test.
 	Kept *Kept
@@ -48,7 +51,9 @@ type GPU struct {
 	Index int
 	// Slot is the order the Engine first saw the GPU in: its place in the
 	// Engine's column sums.
-	Slot                                   int
+	Slot int
+	// Host is the GPU's host's place in Frame.Hosts (HostOf).
+	Host                                   int
 	Util, SM, Power, Mem, Temp, Clock, Bus []float32
 	Throttle                               []int32
 	// Limit and MemTotal are the power limit (W) and memory (bytes) known
@@ -265,7 +270,7 @@ func (f *Frame) View(n int) *Frame {
 		return v
 	}
 	for _, g := range f.GPUs {
-		c := &GPU{Index: g.Index, State: g.State[:n], Work: g.Work[:n],
+		c := &GPU{Index: g.Index, Host: g.Host, State: g.State[:n], Work: g.Work[:n],
 			LimitAt: g.LimitAt, MemTotalAt: g.MemTotalAt, RefAt: g.RefAt, RefIsLimit: g.RefIsLimit,
 			MaxClockAt: g.MaxClockAt, MaxPowerAt: g.MaxPowerAt}
 		for m := range MetricThrottle {
@@ -282,6 +287,9 @@ func (f *Frame) View(n int) *Frame {
 			v.GPUs = append(v.GPUs, c)
 		}
 	}
-	v.Host = f.Host.view(n)
+	v.Hosts = make([]Host, len(f.Hosts))
+	for k := range f.Hosts {
+		v.Hosts[k] = f.Hosts[k].view(n)
+	}
 	return v
 }

@@ -4,9 +4,13 @@ import (
 	"math"
 )
 
-// Host is the host's columns; nil where never reported (before the
-// view's end).
+// Host is one host's columns; nil where never reported (before the
+// view's end). A session of several hosts has one for each: each GPU is
+// judged against its own host's CPU, never another's.
 type Host struct {
+	// Name is the host's name in a session of several ("" for the one
+	// host of a session, or where a GPU names none).
+	Name                                                           string
 	CPU, IOWait, Job, MemUsed, MemTotal, Swap, DiskRead, DiskWrite []float32
 	// Per-core summaries: the busiest core, how many cores are at
 	// BusyCore or above and at IdleCore or below, and how many reported.
@@ -57,9 +61,43 @@ func (h *Host) Series(k int) *[]float32 {
 	return nil
 }
 
+// NewHost is the columns of host name, none seen yet, with n columns of
+// flags unknown (the columns before it was first seen).
+func NewHost(name string, n, reserve int) Host {
+	h := Host{Name: name}
+	for k := range h.Seen {
+		h.Seen[k] = -1
+	}
+	h.Busy, h.Single, h.IOHigh = unknownFlags(n, reserve), unknownFlags(n, reserve), unknownFlags(n, reserve)
+	return h
+}
+
+func unknownFlags(n, reserve int) []int8 {
+	out := make([]int8, n, max(n, reserve))
+	for i := range out {
+		out[i] = -1
+	}
+	return out
+}
+
+// HostOf is g's host's columns: an empty host, every flag unknown, where
+// the frame has none for it.
+func (f *Frame) HostOf(g *GPU) *Host {
+	if g.Host >= 0 && g.Host < len(f.Hosts) {
+		return &f.Hosts[g.Host]
+	}
+	return f.noHost()
+}
+
+// noHost is a host of which nothing is known, as long as the frame.
+func (f *Frame) noHost() *Host {
+	h := NewHost("", f.N, 0)
+	return &h
+}
+
 // view is the host cut at n columns (see Frame.View).
 func (h *Host) view(n int) Host {
-	var v Host
+	v := Host{Name: h.Name}
 	for k := range HostCores {
 		if s := *h.Series(k); h.Seen[k] >= 0 && h.Seen[k] < n {
 			*v.Series(k) = s[:n]
@@ -72,17 +110,20 @@ func (h *Host) view(n int) Host {
 	return v
 }
 
-// judge sets the host's flags of column i (see hostBusy and the others).
-func (f *Frame) JudgeHost(i int) {
-	h := &f.Host
-	h.Busy[i], h.Single[i], h.IOHigh[i] = f.hostBusy(i), f.hostSingle(i), f.hostIOHigh(i)
+// JudgeHosts sets every host's flags of column i (see hostBusy and the
+// others).
+func (f *Frame) JudgeHosts(i int) {
+	for k := range f.Hosts {
+		h := &f.Hosts[k]
+		h.Busy[i], h.Single[i], h.IOHigh[i] = f.hostBusy(h, i), f.hostSingle(h, i), f.hostIOHigh(h, i)
+	}
 }
 
 // hostBusy: the host's CPU at HostBusyCPU or more, two or more cores at
 // BusyCore or more, or the job at JobBusyCPU or more (1), none of them
 // (0), or no CPU data (-1).
-func (f *Frame) hostBusy(i int) int8 {
-	h, o := &f.Host, f.Opts
+func (f *Frame) hostBusy(h *Host, i int) int8 {
+	o := f.Opts
 	cpu, job := At(h.CPU, i), At(h.Job, i)
 	cores := At(h.Cores, i)
 	if math.IsNaN(cpu) && math.IsNaN(job) && !(cores > 0) {
@@ -96,8 +137,7 @@ func (f *Frame) hostBusy(i int) int8 {
 
 // hostSingle: one core at PeggedCore or more while at least three in four
 // cores are at IdleCore or less (1); not so (0); no per-core data (-1).
-func (f *Frame) hostSingle(i int) int8 {
-	h := &f.Host
+func (f *Frame) hostSingle(h *Host, i int) int8 {
 	n := At(h.Cores, i)
 	if !(n > 0) {
 		return -1
@@ -110,12 +150,12 @@ func (f *Frame) hostSingle(i int) int8 {
 
 // hostIOHigh: iowait at IOWait % or more, or at two cores' worth or more
 // where the core count is known (1); lower (0); unknown (-1).
-func (f *Frame) hostIOHigh(i int) int8 {
-	w := At(f.Host.IOWait, i)
+func (f *Frame) hostIOHigh(h *Host, i int) int8 {
+	w := At(h.IOWait, i)
 	if math.IsNaN(w) {
 		return -1
 	}
-	if n := At(f.Host.Cores, i); n > 0 && w*n/100 >= 2 {
+	if n := At(h.Cores, i); n > 0 && w*n/100 >= 2 {
 		return 1
 	}
 	if w >= f.Opts.IOWait {

@@ -139,7 +139,7 @@ func ShareOf(gs []*GPU, spans []Span, want func(st State) bool) float64 {
 func HostShare(flag []int8, spans []Span) (share float64, known bool) {
 	n, yes := 0, 0
 	for _, sp := range spans {
-		for i := sp.Lo; i < sp.Hi; i++ {
+		for i := sp.Lo; i < min(sp.Hi, len(flag)); i++ {
 			if flag[i] >= 0 {
 				n++
 				if flag[i] == 1 {
@@ -190,11 +190,10 @@ func KnownShare(gs []*GPU, spans []Span) float64 {
 	return float64(known) / float64(total)
 }
 
-// HostContext says what the host's CPU did over spans, for the evidence of
+// HostContext says what host h's CPU did over spans, for the evidence of
 // rules that judge the GPU alone: "host CPU 12 % (busiest core 35 %)", or
 // that the recording has no host data.
-func (f *Frame) HostContext(spans []Span) (text string, known bool) {
-	h := &f.Host
+func (f *Frame) HostContext(h *Host, spans []Span) (text string, known bool) {
 	cpu := HostStats(h.CPU, spans)
 	if !cpu.OK() {
 		if job := HostStats(h.Job, spans); job.OK() {

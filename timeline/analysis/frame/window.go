@@ -304,7 +304,13 @@ func (f *Frame) PerGPU(id string, mult int, judge func(g *GPU, w Span, in bool) 
 			e = func(i int) bool { return edge(g, i) }
 		}
 		eps := f.Holds(HoldKey{id, g.Index, mult}, func(w Span, in bool) bool { return judge(g, w, in) }, e)
-		out = append(out, f.Cands(id, g.Index, eps)...)
+		// A GPU's candidates are keyed by its host: an episode never
+		// groups GPUs of two hosts, whose figures and CPUs differ.
+		cands := f.Cands(id, g.Index, eps)
+		for k := range cands {
+			cands[k].Key = f.HostOf(g).Name
+		}
+		out = append(out, cands...)
 	}
 	return out
 }
@@ -414,6 +420,20 @@ func (f *Frame) gpu(idx int) *GPU {
 		}
 	}
 	return nil
+}
+
+// HostWorking says whether the host of the GPU of NVML index idx was
+// working in at least half the known columns of spans: busy (hostBusy),
+// or one core pegged (hostSingle).
+func (f *Frame) HostWorking(idx int, spans []Span) bool {
+	g := f.gpu(idx)
+	if g == nil {
+		return false
+	}
+	h := f.HostOf(g)
+	busy, _ := HostShare(h.Busy, spans)
+	single, _ := HostShare(h.Single, spans)
+	return busy >= 0.5 || single >= 0.5
 }
 
 // Members returns the frame's GPUs of a group.

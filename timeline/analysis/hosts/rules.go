@@ -88,8 +88,11 @@ func hostStarts(f *frame.Frame, cols [][]hostCol) []int {
 // of their time, host-idle and host-late explain gpu-idle,
 // idle-memory-held, low-utilization and gpu-imbalance; on any GPU,
 // straggler-host and host-idle explain busy-wait (the other hosts wait for
-// the slow or idle one; host-idle's evidence says they spin).
-func Suppress(cands []frame.Cand) []frame.Cand {
+// the slow or idle one; host-idle's evidence says they spin). Memory held
+// on GPUs whose own host's CPU is busy is not explained: that job computes
+// on the CPU, which idle-memory-held says (critical) as it would of the
+// node alone, and host-idle cannot.
+func Suppress(f *frame.Frame, cands []frame.Cand) []frame.Cand {
 	idleOn := map[int][]frame.Span{}
 	var waitedFor []frame.Span
 	for _, c := range cands {
@@ -116,7 +119,11 @@ func Suppress(cands []frame.Cand) []frame.Cand {
 	out := cands[:0:0]
 	for _, c := range cands {
 		switch c.ID {
-		case timeline.HintGPUIdle, timeline.HintIdleMemoryHeld, timeline.HintLowUtilization, timeline.HintGPUImbalance:
+		case timeline.HintIdleMemoryHeld:
+			if explained(c, idleOn[c.GPU]) && !f.HostWorking(c.GPU, c.Spans) {
+				continue
+			}
+		case timeline.HintGPUIdle, timeline.HintLowUtilization, timeline.HintGPUImbalance:
 			if explained(c, idleOn[c.GPU]) {
 				continue
 			}

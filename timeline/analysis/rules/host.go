@@ -114,7 +114,7 @@ func hostHint(f *frame.Frame, gs []*frame.GPU, g *frame.Group, ev, sug string, c
 	if !frame.Stats(gs, frame.PickSM, g.Spans, nil).OK() {
 		conf *= 0.85
 	}
-	if f.Host.Cores == nil {
+	if f.HostOf(gs[0]).Cores == nil {
 		conf *= 0.85
 	}
 	return timeline.Hint{Severity: sev, Evidence: ev, Suggestion: sug, Confidence: conf * frame.KnownShare(gs, g.Spans)}

@@ -37,7 +37,7 @@ var IdleMemoryHeld = frame.Rule{
 		}
 		ev += ", " + f.During(g)
 		h := timeline.Hint{Confidence: frame.KnownShare(gs, g.Spans)}
-		working, cpuText, known := hostWorking(f, g.Spans)
+		working, cpuText, known := hostWorking(f, f.HostOf(gs[0]), g.Spans)
 		switch {
 		case working:
 			h.Severity, h.Confidence = timeline.Critical, 0.85*h.Confidence
@@ -64,8 +64,7 @@ var IdleMemoryHeld = frame.Rule{
 // hostWorking says whether the host's CPU was working over spans (busy, or
 // one core pegged, in at least half the known columns), describes it, and
 // whether the host was recorded at all.
-func hostWorking(f *frame.Frame, spans []frame.Span) (working bool, text string, known bool) {
-	h := &f.Host
+func hostWorking(f *frame.Frame, h *frame.Host, spans []frame.Span) (working bool, text string, known bool) {
 	busy, busyKnown := frame.HostShare(h.Busy, spans)
 	single, singleKnown := frame.HostShare(h.Single, spans)
 	if !busyKnown && !singleKnown {
@@ -82,7 +81,7 @@ func hostWorking(f *frame.Frame, spans []frame.Span) (working bool, text string,
 	case busy >= 0.5:
 		text = "the host CPU is " + units.Number(cpu.Mean) + "% busy"
 	default:
-		text, _ = f.HostContext(spans)
+		text, _ = f.HostContext(h, spans)
 		return false, text, true
 	}
 	return true, text, true

@@ -20,14 +20,15 @@ var InputBound = frame.Rule{
 	ID: timeline.HintInputBound,
 	Find: func(f *frame.Frame) []frame.Cand {
 		return f.PerGPU(timeline.HintInputBound, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
-			busy, known := hintHostShareIn(f.Host.Busy, w)
-			single, _ := hintHostShareIn(f.Host.Single, w)
+			h := f.HostOf(g)
+			busy, known := hintHostShareIn(h.Busy, w)
+			single, _ := hintHostShareIn(h.Single, w)
 			return known && busy >= frame.Level(in, 0.7, 0.5) && single < 0.5 && hostStarved(f, g, w, in)
 		}, nil)
 	},
 	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 		gs := f.Members(g)
-		h := &f.Host
+		h := f.HostOf(gs[0])
 		ev := starvedText(f, gs, g.Spans) + ", while the host CPU is busy"
 		var parts []string
 		if cpu := frame.HostStats(h.CPU, g.Spans); cpu.OK() {

@@ -16,8 +16,8 @@ import (
 var IOWait = frame.Rule{
 	ID: timeline.HintIOWait,
 	Find: func(f *frame.Frame) []frame.Cand {
-		h := &f.Host
 		return f.PerGPU(timeline.HintIOWait, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
+			h := f.HostOf(g)
 			high, known := hintHostShareIn(h.IOHigh, w)
 			if !known || high < frame.Level(in, 0.5, 0.3) || frame.Mean(h.DiskRead, w) < frame.Mean(h.DiskWrite, w) {
 				return false
@@ -28,7 +28,7 @@ var IOWait = frame.Rule{
 	},
 	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 		gs := f.Members(g)
-		h := &f.Host
+		h := f.HostOf(gs[0])
 		wait := frame.HostStats(h.IOWait, g.Spans)
 		ev := starvedText(f, gs, g.Spans) + ", while host iowait is " + units.Number(wait.Mean) + "%"
 		if cores := frame.HostStats(h.Cores, g.Spans); cores.OK() {

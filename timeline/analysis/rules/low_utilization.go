@@ -58,7 +58,7 @@ var LowUtilization = frame.Rule{
 			ev += ", ranging " + r
 		}
 		ev += ", " + f.During(g)
-		host, known := f.HostContext(g.Spans)
+		host, known := f.HostContext(f.HostOf(gs[0]), g.Spans)
 		sug := "The GPU gets too little work per step: raise the batch size, remove host-device syncs from the loop " +
 			"(`.item()`, `.cpu()`, printing tensors), overlap communication (NCCL rather than gloo, bucketed all-reduce) " +
 			"and fuse small kernels (`torch.compile`, CUDA graphs)."

@@ -30,29 +30,10 @@ var MemoryPressure = frame.Rule{
 			share, ok := g.ShareIn(w, func(i int) bool { return nearFull(g, i) })
 			return ok && share >= frame.Level(in, 0.8, 0.6)
 		}, nearFull)
-		h := &f.Host
-		if h.MemUsed == nil || h.MemTotal == nil {
-			return out
-		}
-		ramFull := func(i int) bool { return frame.At(h.MemUsed, i) >= full*frame.At(h.MemTotal, i) }
-		eps := f.Holds(frame.HoldKey{Rule: timeline.HintMemoryPressure, GPU: -1, Mult: 1}, func(w frame.Span, in bool) bool {
-			known, yes := 0, 0
-			for i := w.Lo; i < w.Hi; i++ {
-				if h.MemUsed[i] == h.MemUsed[i] && h.MemTotal[i] == h.MemTotal[i] {
-					known++
-					if ramFull(i) {
-						yes++
-					}
-				}
-			}
-			if 2*known >= w.Len() && float64(yes) >= frame.Level(in, 0.8, 0.6)*float64(known) {
-				return true
-			}
-			return swapGrowth(f, w) >= frame.Level(in, 256<<20, 64<<20)
-		}, nil)
-		for _, c := range f.Cands(timeline.HintMemoryPressure, -1, eps) {
-			c.Key = "host"
-			out = append(out, c)
+		// Each host's RAM is its own: a session of several hosts judges
+		// each apart, and names the host (Cand.Key, hostMemoryKey).
+		for k := range f.Hosts {
+			out = append(out, hostMemoryCands(f, k)...)
 		}
 		return out
 	},
@@ -75,9 +56,48 @@ var MemoryPressure = frame.Rule{
 	},
 }
 
-// swapGrowth is how much swap use grew across a window (NaN if unknown).
-func swapGrowth(f *frame.Frame, w frame.Span) float64 {
-	sw := f.Host.Swap
+// hostMemoryKey is the Cand.Key of host k's RAM candidates: "host" for a
+// session's own, as before, "host@NAME" for one of several.
+func hostMemoryKey(f *frame.Frame, k int) string {
+	return timeline.DeviceOnHost("host", f.Hosts[k].Name)
+}
+
+// hostMemoryCands are host k's RAM candidates: RAM near full, or swap
+// growing.
+func hostMemoryCands(f *frame.Frame, k int) []frame.Cand {
+	full := f.Opts.MemFull
+	h := &f.Hosts[k]
+	if h.MemUsed == nil || h.MemTotal == nil {
+		return nil
+	}
+	ramFull := func(i int) bool { return frame.At(h.MemUsed, i) >= full*frame.At(h.MemTotal, i) }
+	eps := f.Holds(frame.HoldKey{Rule: timeline.HintMemoryPressure, GPU: -1 - k, Mult: 1}, func(w frame.Span, in bool) bool {
+		known, yes := 0, 0
+		for i := w.Lo; i < w.Hi; i++ {
+			if h.MemUsed[i] == h.MemUsed[i] && h.MemTotal[i] == h.MemTotal[i] {
+				known++
+				if ramFull(i) {
+					yes++
+				}
+			}
+		}
+		if 2*known >= w.Len() && float64(yes) >= frame.Level(in, 0.8, 0.6)*float64(known) {
+			return true
+		}
+		return swapGrowth(h, w) >= frame.Level(in, 256<<20, 64<<20)
+	}, nil)
+	var out []frame.Cand
+	for _, c := range f.Cands(timeline.HintMemoryPressure, -1, eps) {
+		c.Key = hostMemoryKey(f, k)
+		out = append(out, c)
+	}
+	return out
+}
+
+// swapGrowth is how much host h's swap use grew across a window (NaN if
+// unknown).
+func swapGrowth(h *frame.Host, w frame.Span) float64 {
+	sw := h.Swap
 	if sw == nil {
 		return math.NaN()
 	}
@@ -94,10 +114,19 @@ func swapGrowth(f *frame.Frame, w frame.Span) float64 {
 }
 
 func describeHostMemory(f *frame.Frame, g *frame.Group) timeline.Hint {
-	h := &f.Host
+	h := f.Hosts[0]
+	for k := range f.Hosts {
+		if hostMemoryKey(f, k) == g.Cands[0].Key {
+			h = f.Hosts[k]
+		}
+	}
+	who := "host"
+	if h.Name != "" {
+		who = h.Name
+	}
 	used, total := frame.HostStats(h.MemUsed, g.Spans), frame.HostStats(h.MemTotal, g.Spans)
-	ev := fmt.Sprintf("host RAM %s of %s used (%s)", units.Bytes(used.Hi), units.Bytes(total.Mean), units.Share(used.Hi/total.Mean))
-	if grew := swapGrowth(f, g.Hull); grew >= 64<<20 {
+	ev := fmt.Sprintf("%s RAM %s of %s used (%s)", who, units.Bytes(used.Hi), units.Bytes(total.Mean), units.Share(used.Hi/total.Mean))
+	if grew := swapGrowth(&h, g.Hull); grew >= 64<<20 {
 		ev += ", swap grew by " + units.Bytes(grew)
 	}
 	ev += ", " + f.During(g)

@@ -83,6 +83,16 @@ func (r *doc) textHosts(t repText) {
 	}
 	t.wrapped("", "UTIL: mean of the host's GPUs; LOWEST: its GPU with the lowest mean; POWER: its GPUs together; "+
 		"MEMORY PEAK: its fullest GPU.")
+	// Each host's own CPU, as the markdown's column and the hints read it:
+	// no column of its own, which would take the table past 80.
+	cpu := ""
+	for k, h := range r.Hosts {
+		if k > 0 {
+			cpu += ", "
+		}
+		cpu += repClean(h.Name) + " " + repPct(h.CPU.Mean)
+	}
+	t.wrapped("", "CPU mean: "+cpu+".")
 }
 
 // mdHosts writes the hosts section as a table.
