@@ -1,0 +1,466 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/gputop-dev/gputop/probes/remote"
+	"github.com/gputop-dev/gputop/recordings"
+	"github.com/gputop-dev/gputop/timeline"
+)
+
+// The differential harness: every demo scenario through every path a user
+// can take to the same GPUs, each path's story (its hints and figures, the
+// GPUs named as their node numbers them) held to the story of the node
+// recorded alone. What a path cannot know is said here, per path, in
+// pathLimits: never skipped in silence.
+//
+// Paths and what each is:
+//   - alone: gputop record --demo=S, then gputop report: the reference.
+//   - report --to T: the report of the first T of the recording against the
+//     report of a recording of only T (the demo is deterministic): what the
+//     screen said at T, and what a session stopped at T says.
+//   - hosts: the scenario as node2 of three hosts (the others train), each
+//     host's recording streamed as `gputop stream` sends it, merged by the
+//     --hosts viewer's own merge (probes/remote) on its own ticks, judged by
+//     the pipeline's judge, recorded, and reported. Fake time (synctest), so
+//     ten minutes take a second or two.
+//   - export: gputop export --format csv, its utilisation read back as a
+//     user's pandas would: the report's mean and idle share.
+//
+// Paths covered elsewhere, with the test that holds them: the screen at T
+// against report --to T (ui's TestScreenSaysWhatTheReportSays), a
+// Prometheus history imported back (the faults scenario's gpu-error, in
+// e2e_prom_import_test.go, with a real Prometheus).
+
+// pathScenarios are the demo scenarios every path plays, and how long.
+var pathScenarios = []string{"training", "input-bound", "imbalance", "cpu-fallback", "throttle", "checkpoint", "mig", "faults"}
+
+const pathLength = 6 * time.Minute
+
+// storyHint is a hint as a path tells it: the GPUs as their node numbers
+// them.
+type storyHint struct {
+	ID       string
+	Severity string
+	GPUs     []int
+	Start    float64 // seconds from the node's first sample
+}
+
+func (h storyHint) String() string {
+	return fmt.Sprintf("%s %s GPU%v from %.0fs", h.Severity, h.ID, h.GPUs, h.Start)
+}
+
+// storyGPU is a GPU's figures as a path tells them.
+type storyGPU struct {
+	UtilMean, Idle, Energy float64
+}
+
+// story is what one path says of one node.
+type story struct {
+	hints    []storyHint
+	gpus     map[int]storyGPU // by the node's own GPU index
+	idleUtil float64          // the utilisation under which a GPU is idle
+}
+
+// pathReport is the part of report --format json a story reads.
+type pathReport struct {
+	IdleUtil float64 `json:"idle_util"`
+	GPUs     []struct {
+		Index     int      `json:"index"`
+		Host      string   `json:"host"`
+		HostIndex *int     `json:"host_index"`
+		Util      numStat  `json:"util"`
+		IdleFrac  *float64 `json:"idle_fraction"`
+		Energy    *float64 `json:"energy_j"`
+	} `json:"gpus"`
+	Hints []struct {
+		ID       string  `json:"id"`
+		Severity string  `json:"severity"`
+		GPUs     []int   `json:"gpus"`
+		Start    float64 `json:"start_s"`
+	} `json:"hints"`
+}
+
+type numStat struct {
+	Mean *float64 `json:"mean"`
+}
+
+func nanIfNil(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+// storyOf reads host's part of a report (every GPU where host is ""): each
+// GPU as its host numbers it, hints on host's GPUs alone, their starts from
+// offset seconds into the report.
+func storyOf(t *testing.T, out string, host string, offset float64) story {
+	t.Helper()
+	var r pathReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("report --format json: %v\n%.300s", err, out)
+	}
+	local := map[int]int{}
+	s := story{gpus: map[int]storyGPU{}, idleUtil: r.IdleUtil}
+	for _, g := range r.GPUs {
+		if host != "" && g.Host != host {
+			continue
+		}
+		k := g.Index
+		if host != "" && g.HostIndex != nil {
+			k = *g.HostIndex
+		}
+		local[g.Index] = k
+		s.gpus[k] = storyGPU{UtilMean: nanIfNil(g.Util.Mean), Idle: nanIfNil(g.IdleFrac), Energy: nanIfNil(g.Energy)}
+	}
+	for _, h := range r.Hints {
+		var gpus []int
+		for _, idx := range h.GPUs {
+			if k, ok := local[idx]; ok {
+				gpus = append(gpus, k)
+			}
+		}
+		if len(gpus) == 0 && (len(h.GPUs) > 0 || host != "") {
+			continue // another host's, or a session-wide hint of hosts
+		}
+		slices.Sort(gpus)
+		s.hints = append(s.hints, storyHint{ID: h.ID, Severity: h.Severity, GPUs: gpus, Start: h.Start - offset})
+	}
+	slices.SortFunc(s.hints, func(a, b storyHint) int { return strings.Compare(a.String(), b.String()) })
+	return s
+}
+
+// pathLimit is what one path cannot know, or adds, of a scenario's story.
+type pathLimit struct {
+	// adds are hints only this path can give (the cross-host ones).
+	adds []string
+	// drops are hints of the node alone this path does not repeat, with
+	// why: another hint of the path says it better.
+	drops map[string]string
+	// startSlack is how far a hint's start may move, in seconds: a
+	// merged session starts on the viewer's first tick.
+	startSlack float64
+	// figureSlack is how far a figure may move, relative.
+	figureSlack float64
+}
+
+var pathLimits = map[string]pathLimit{
+	"report --to": {startSlack: 1, figureSlack: 1e-6},
+	"hosts": {
+		adds: []string{timeline.HintHostIdle, timeline.HintHostLate, timeline.HintStragglerHost, timeline.HintUnevenMemory},
+		// A node idle among working nodes is host-idle, which says more
+		// than the one-node hints it explains (hosts.Suppress): the GPUs
+		// idle, and the others waiting on them.
+		drops: map[string]string{
+			timeline.HintGPUIdle:        "explained by host-idle: the node idles while the others work",
+			timeline.HintGPUImbalance:   "explained by host-idle where the node idles",
+			timeline.HintLowUtilization: "explained by host-idle where the node idles",
+		},
+		startSlack:  3,
+		figureSlack: 0.03,
+	},
+}
+
+// compareStories reports where path's story of a scenario differs from
+// the node's alone.
+func compareStories(t *testing.T, path string, alone, got story) {
+	t.Helper()
+	lim := pathLimits[path]
+	match := func(a, b storyHint) bool {
+		return a.ID == b.ID && a.Severity == b.Severity && slices.Equal(a.GPUs, b.GPUs) && math.Abs(a.Start-b.Start) <= lim.startSlack
+	}
+	for _, want := range alone.hints {
+		if !slices.ContainsFunc(got.hints, func(h storyHint) bool { return match(want, h) }) {
+			if why, ok := lim.drops[want.ID]; ok && slices.ContainsFunc(got.hints, func(h storyHint) bool { return slices.Contains(lim.adds, h.ID) }) {
+				t.Logf("%s: %s not repeated: %s", path, want, why)
+				continue
+			}
+			t.Errorf("%s: lost %s\n alone: %v\n %s: %v", path, want, alone.hints, path, got.hints)
+		}
+	}
+	for _, h := range got.hints {
+		if !slices.ContainsFunc(alone.hints, func(want storyHint) bool { return match(want, h) }) && !slices.Contains(lim.adds, h.ID) {
+			t.Errorf("%s: says %s, which the node alone does not\n alone: %v\n %s: %v", path, h, alone.hints, path, got.hints)
+		}
+	}
+	for k, a := range alone.gpus {
+		g, ok := got.gpus[k]
+		if !ok {
+			t.Errorf("%s: GPU%d missing", path, k)
+			continue
+		}
+		for _, f := range []struct {
+			name string
+			a, b float64
+		}{{"util mean", a.UtilMean, g.UtilMean}, {"idle share", a.Idle, g.Idle}, {"energy", a.Energy, g.Energy}} {
+			if !closeEnough(f.a, f.b, lim.figureSlack) {
+				t.Errorf("%s: GPU%d %s %.4g, alone %.4g", path, k, f.name, f.b, f.a)
+			}
+		}
+	}
+}
+
+// closeEnough says whether b is a within rel (relative, with an absolute
+// floor of rel for small figures), or both unknown.
+func closeEnough(a, b, rel float64) bool {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.IsNaN(a) == math.IsNaN(b)
+	}
+	return math.Abs(a-b) <= rel*max(math.Abs(a), math.Abs(b), 1)
+}
+
+func pathJSON(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := gputop(append([]string{"report", "--format", "json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("report %v: exit %d\n%s", args, code, errOut)
+	}
+	return out
+}
+
+func TestEveryPathTellsTheSameStory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the differential harness records every scenario several ways (-short leaves it out)")
+	}
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	train := recordAt(t, "training", pathLength)
+	for _, scenario := range pathScenarios {
+		t.Run(scenario, func(t *testing.T) {
+			alonePath := recordAt(t, scenario, pathLength)
+			alone := storyOf(t, pathJSON(t, alonePath), "", 0)
+			if scenario != "training" && len(alone.hints) == 0 {
+				t.Errorf("the %s demo alone gives no hint: nothing to hold the paths to", scenario)
+			}
+
+			// report --to T of the whole against the report of a session
+			// that stopped at T.
+			half := pathLength / 2
+			short := recordAt(t, scenario, half)
+			cut := storyOf(t, pathJSON(t, alonePath, "--to", "+"+fmtDuration(half)), "", 0)
+			compareStories(t, "report --to", storyOf(t, pathJSON(t, short), "", 0), cut)
+
+			// The node as node2 of three.
+			merged := filepath.Join(t.TempDir(), "hosts.gtr")
+			offset := mergeHosts(t, merged, []string{train, alonePath, train}, pathLength)
+			compareStories(t, "hosts", alone, storyOf(t, pathJSON(t, merged), "node2", offset))
+
+			// export: the figures as a user's own tools read them.
+			checkExportFigures(t, alonePath, alone)
+		})
+	}
+}
+
+// recordAt is recordDemo in fake time (synctest): every recording starts
+// at the same moment, midnight of 2000-01-01, so that the windows a hint
+// is judged on (on the clock's multiples of their length) fall alike on
+// every path and every run.
+func recordAt(t *testing.T, scenario string, d time.Duration) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), scenario+".gtr")
+	synctest.Test(t, func(t *testing.T) {
+		te := newTestEnv()
+		if code := run([]string{"record", "--demo=" + scenario, "--fast", "--duration", fmtDuration(d), "-o", path}, &te.env); code != 0 {
+			t.Fatalf("record --demo=%s: exit %d\n%s", scenario, code, te.err.String())
+		}
+		// The Xid watcher outlives the session by the rest of its wait in
+		// NVML (1 s at most: Close does not free a set under a wait).
+		time.Sleep(2 * time.Second)
+	})
+	return path
+}
+
+func fmtDuration(d time.Duration) string { return strings.TrimSuffix(d.String(), "0s") }
+
+// mergeHosts plays each recording as a host of a --hosts session (node1,
+// node2, ...), through the stream's encoding and the viewer's merge,
+// judged and recorded as gputop --hosts --record does, for d of fake time;
+// it returns how many seconds into the merged recording the hosts' first
+// samples are.
+func mergeHosts(t *testing.T, out string, files []string, d time.Duration) (offset float64) {
+	t.Helper()
+	hosts := make([]string, len(files))
+	byHost := map[string]string{}
+	for i, f := range files {
+		hosts[i] = fmt.Sprintf("node%d", i+1)
+		byHost[hosts[i]] = f
+	}
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		dial := func(ctx context.Context, host string) (remote.Conn, error) {
+			return streamFile(ctx, byHost[host])
+		}
+		src := remote.Open(remote.Options{Hosts: hosts, Interval: time.Second, Dial: dial, Open: openHostStream,
+			MarkLine: remote.MarkLine})
+		defer src.Close()
+		pipe := newPipeline()
+		opts := pipe.recorderOptions(false, false)
+		opts.ShareDir = "" // no socket to attach: nothing outside the bubble
+		rec := recordings.NewRecorder(pipe.judge.Source(src), opts)
+		if _, err := rec.Start(out); err != nil {
+			t.Fatal(err)
+		}
+		if err := rec.Run(t.Context(), d); err != nil && !errors.Is(err, context.Canceled) {
+			t.Fatal(err)
+		}
+		if _, err := rec.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		first, _ := mustSpan(t, out)
+		offset = first.Sub(start).Seconds()
+	})
+	return offset
+}
+
+func mustSpan(t *testing.T, path string) (time.Time, time.Time) {
+	t.Helper()
+	r, err := recordings.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	first, last := r.Span()
+	return first, last
+}
+
+// streamFile is a host's `gputop stream` of a recording: its samples,
+// each at this moment's time, one interval apart, through the stream's
+// own encoding (the Recorder's writer).
+func streamFile(ctx context.Context, path string) (remote.Conn, error) {
+	r, err := recordings.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(ctx)
+	c := &fileConn{stdout: pr, cancel: cancel}
+	src := &pacedReplay{replay: recordings.NewReplay(r), interval: r.Info().Interval}
+	rec := recordings.NewRecorder(src, recordings.RecorderOptions{Version: version})
+	if err := rec.StartWriter("stdout", pw); err != nil {
+		r.Close()
+		return nil, err
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer r.Close()
+		err := rec.Run(ctx, 0)
+		_, _ = rec.Stop()
+		pw.CloseWithError(errors.Join(err, io.EOF))
+	}()
+	return c, nil
+}
+
+// pacedReplay is a recording played as a live host samples: one sample
+// an interval, stamped now.
+type pacedReplay struct {
+	replay   *recordings.Replay
+	interval time.Duration
+	started  bool
+}
+
+func (p *pacedReplay) Next(ctx context.Context) (timeline.Sample, error) {
+	if p.started {
+		select {
+		case <-time.After(p.interval):
+		case <-ctx.Done():
+			return timeline.Sample{}, ctx.Err()
+		}
+	}
+	p.started = true
+	s, err := p.replay.Next(ctx)
+	s.At = time.Now()
+	return s, err
+}
+
+func (p *pacedReplay) Info() timeline.SourceInfo { return p.replay.Info() }
+
+type fileConn struct {
+	stdout *io.PipeReader
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func (c *fileConn) Stdout() io.Reader      { return c.stdout }
+func (c *fileConn) Send(line []byte) error { return nil }
+func (c *fileConn) Stderr() string         { return "" }
+func (c *fileConn) Close() error {
+	c.cancel()
+	c.stdout.Close()
+	c.wg.Wait()
+	return nil
+}
+
+// checkExportFigures reads the export's CSV as a user would and holds its
+// utilisation to the report's mean and idle share.
+func checkExportFigures(t *testing.T, path string, alone story) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "x.csv")
+	if code, _, errOut := gputop("export", path, "--format", "csv", "-o", out); code != 0 {
+		t.Fatalf("export: exit %d\n%s", code, errOut)
+	}
+	util, idle := exportUtil(t, out, alone.idleUtil)
+	for k, a := range alone.gpus {
+		if _, ok := util[k]; !ok {
+			util[k], idle[k] = math.NaN(), math.NaN() // no utilisation at all: a MIG parent
+		}
+		if !closeEnough(a.UtilMean, util[k], 1e-3) {
+			t.Errorf("export: GPU%d util mean %.4g, the report says %.4g", k, util[k], a.UtilMean)
+		}
+		if !closeEnough(a.Idle, idle[k], 1e-3) {
+			t.Errorf("export: GPU%d idle share %.4g, the report says %.4g", k, idle[k], a.Idle)
+		}
+	}
+}
+
+// exportUtil is each GPU's mean utilisation in an export's CSV, and its
+// share of samples under idleUtil: pandas' df.groupby("gpu").util_pct.mean().
+func exportUtil(t *testing.T, path string, idleUtil float64) (mean, idle map[int]float64) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) < 2 {
+		t.Fatalf("export CSV: %v (%d rows)", err, len(rows))
+	}
+	col := map[string]int{}
+	for i, name := range rows[0] {
+		col[name] = i
+	}
+	sum, n, low := map[int]float64{}, map[int]float64{}, map[int]float64{}
+	for _, row := range rows[1:] {
+		g, err1 := strconv.Atoi(row[col["gpu"]])
+		u, err2 := strconv.ParseFloat(row[col["util_pct"]], 64)
+		if err1 != nil || err2 != nil {
+			continue // the host's rows, and gaps
+		}
+		sum[g] += u
+		n[g]++
+		if u < idleUtil {
+			low[g]++
+		}
+	}
+	mean, idle = map[int]float64{}, map[int]float64{}
+	for g := range n {
+		mean[g], idle[g] = sum[g]/n[g], low[g]/n[g]
+	}
+	return mean, idle
+}
