@@ -21,6 +21,10 @@ const (
 	// rateWindow is how far back a count-only stream's rate of the moment
 	// is taken.
 	rateWindow = 2 * time.Second
+	// pauseShare: a reading this many times as far from the one before as
+	// that one was from its own (and minGap or more) ends a pause in the
+	// output, whose both edges are kept.
+	pauseShare = 4
 	// maxStreams bounds the streams counted (a hostile job could print a
 	// new bar on every line).
 	maxStreams = 64
@@ -46,6 +50,9 @@ type Tracker struct {
 	pending    timeline.Progress // the newest reading not kept
 	hasPending bool
 	recent     []timeline.Progress // readings of the last rateWindow or so, for count-only streams
+
+	lastAt  time.Time     // the primary stream's last reading
+	lastGap time.Duration // and the time from the one before it
 }
 
 // NewTracker returns a Tracker that has seen nothing.
@@ -75,6 +82,17 @@ func (t *Tracker) Add(at time.Time, r Reading, origin string) []timeline.Progres
 		t.primary, t.unit, t.started, t.lastCount = r.Stream, r.Unit, true, r.Count
 		t.recent = t.recent[:0]
 	}
+	// The edges of a pause (a checkpoint, an evaluation) are kept, so the
+	// work after it is not spread back over it.
+	gap := at.Sub(t.lastAt)
+	resumed := !t.lastAt.IsZero() && gap >= minGap && gap >= pauseShare*t.lastGap
+	if resumed {
+		out = append(out, t.Flush()...)
+	}
+	if !t.lastAt.IsZero() {
+		t.lastGap = gap
+	}
+	t.lastAt = at
 	p := timeline.Progress{At: at, Done: math.NaN(), Rate: r.Rate, Unit: r.Unit, Origin: origin}
 	if !math.IsNaN(r.Count) {
 		switch {
@@ -88,7 +106,7 @@ func (t *Tracker) Add(at time.Time, r Reading, origin string) []timeline.Progres
 		p.Done = t.done
 	}
 	switch {
-	case t.mustKeep(p):
+	case resumed || t.mustKeep(p):
 		t.kept, t.hasKept, t.hasPending = p, true, false
 		out = append(out, p)
 	case t.changedAtPending(p):

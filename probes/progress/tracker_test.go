@@ -106,3 +106,39 @@ func TestTrackerFollowsTheBusiestBar(t *testing.T) {
 		t.Errorf("last point %+v, want 99 steps", last)
 	}
 }
+
+// A 2 s checkpoint between two epochs' bars, too short to count as a
+// stall, tqdm stating the rate rightly (so it does not seem to change):
+// the last reading before it and the first after it are kept, so the
+// second epoch's work is not spread back over the checkpoint.
+func TestTrackerKeepsThePausesEdges(t *testing.T) {
+	tr := NewTracker()
+	at := time.Unix(1_700_000_000, 0)
+	var kept []timeline.Progress
+	add := func(count float64) {
+		kept = append(kept, tr.Add(at, Reading{Stream: 1, Count: count, Total: 200, Rate: 50, Unit: "it"}, "job")...)
+	}
+	for n := 0; n <= 200; n += 5 { // 50 it/s, redrawn ten times a second
+		add(float64(n))
+		at = at.Add(100 * time.Millisecond)
+	}
+	end := at.Add(-100 * time.Millisecond)
+	at = at.Add(2 * time.Second)
+	resume := at
+	for n := 0; n <= 200; n += 5 {
+		add(float64(n))
+		at = at.Add(100 * time.Millisecond)
+	}
+	kept = append(kept, tr.Flush()...)
+	var sawEnd, sawResume bool
+	for _, k := range kept {
+		sawEnd = sawEnd || k.At.Equal(end) && k.Done == 200
+		sawResume = sawResume || k.At.Equal(resume) && k.Done == 200
+	}
+	if !sawEnd || !sawResume {
+		t.Errorf("kept %+v, want 200 it at %v and at %v", kept, end, resume)
+	}
+	if r, _ := timeline.ProgressRate(kept, "it", end.Add(100*time.Millisecond), resume.Add(-100*time.Millisecond)); r != 0 {
+		t.Errorf("rate %v it/s over the checkpoint, want 0", r)
+	}
+}

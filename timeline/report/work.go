@@ -203,11 +203,16 @@ func (b *repBuilder) progress() {
 	}
 	w.Progress = p
 	for k, ph := range b.phases {
+		done := timeline.ProgressDone(ps, unit, ph.Start, ph.End)
 		r, covered := timeline.ProgressRate(ps, unit, ph.Start, ph.End)
-		if covered > 0 || !math.IsNaN(r) {
+		// A phase the job printed no progress in (a checkpoint between two
+		// epochs' bars) has no rate of its own: the readings around it say
+		// how fast the phases beside it went.
+		quiet := !timeline.ProgressWithin(ps, unit, ph.Start, ph.End) && !(done > 0)
+		if (covered > 0 || !math.IsNaN(r)) && !quiet {
 			w.Phases[k].Rate = Number(r)
 		}
-		w.Phases[k].Done = Number(timeline.ProgressDone(ps, unit, ph.Start, ph.End))
+		w.Phases[k].Done = Number(done)
 		w.Phases[k].EnergyPerUnit = perUnit(w.Phases[k].Energy, w.Phases[k].Done)
 	}
 }

@@ -152,18 +152,6 @@ func (r *doc) repWorstName(p report.ReportPhase) string {
 	return r.gpuNames().One(*p.WorstGPU) + " " + repPct(p.WorstUtilMean)
 }
 
-// repWorstWidth is the width of a phase table's WORST GPU column: 9, or
-// the longest name in a session of several hosts.
-func (r *doc) repWorstWidth(ps []report.ReportPhase) int {
-	w := 9
-	if r.multiHost() {
-		for _, p := range ps {
-			w = max(w, len(r.repWorstName(p)))
-		}
-	}
-	return w
-}
-
 // repTruncMiddle shortens s to at most n runes by cutting its middle, so
 // that hosts named alike keep what tells them apart: "gpu-...-0017".
 func repTruncMiddle(s string, n int) string {

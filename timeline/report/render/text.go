@@ -267,23 +267,34 @@ func repPhaseKind(name string) timeline.PhaseKind {
 
 func (r *doc) textPhaseTable(t repText, ps []report.ReportPhase) {
 	sm, cpu := repPhaseHas(ps)
-	worstWidth := r.repWorstWidth(ps)
+	cols := []repCol{{min: 8}, {min: 9, gap: 1}, {min: 7, gap: 1}, {min: 4, right: true, gap: 1}}
+	if sm {
+		cols = append(cols, repCol{min: 4, right: true, gap: 1})
+	}
+	cols = append(cols, repCol{gap: 2})
+	if cpu {
+		cols = append(cols, repCol{min: 4, right: true, gap: 1})
+	}
+	tab := newRepTable(append(cols, repCol{gap: 2})...)
 	row := func(start, length, kind, util, smMean, worst, cpuMean, label string) {
-		line := fmt.Sprintf("%-8s %-9s %-7s %4s", start, length, kind, util)
+		cells := []string{start, length, kind, util}
 		if sm {
-			line += fmt.Sprintf(" %4s", smMean)
+			cells = append(cells, smMean)
 		}
-		line += fmt.Sprintf("  %-*s", worstWidth, worst)
+		cells = append(cells, worst)
 		if cpu {
-			line += fmt.Sprintf(" %4s", cpuMean)
+			cells = append(cells, cpuMean)
 		}
-		t.line(line + "  " + label)
+		tab.row(append(cells, label)...)
 	}
 	row("START", "LENGTH", "KIND", "UTIL", "SM", "WORST GPU", "CPU", "LABEL")
 	shown, rest := r.repPhaseRows(ps)
 	for _, p := range shown {
 		row(repAt(p.Start), repDur(p.Duration.Duration()), p.Kind, repPct(p.UtilMean), repPct(p.SMActiveMean),
 			r.repWorstName(p), repPct(p.HostCPUMean), repTrunc(repClean(p.Label), 25))
+	}
+	for _, l := range tab.lines("") {
+		t.line(l)
 	}
 	if rest != "" {
 		t.wrapped("... ", rest)

@@ -158,12 +158,25 @@ func (r *doc) textWork(t repText) {
 		return
 	}
 	head := r.workPhaseHead()
-	t.f("  %-26s%s", "PHASE", repCols(head))
+	// The phase is cut to 25 runes and set two spaces from the figures.
+	cols := []repCol{{min: 25}}
+	for i := range head {
+		gap := 1
+		if i == 0 {
+			gap = 2
+		}
+		cols = append(cols, repCol{min: 9, right: true, gap: gap})
+	}
+	tab := newRepTable(cols...)
+	tab.row(append([]string{"PHASE"}, head...)...)
 	shown, hidden := r.workPhases()
 	for _, k := range shown {
 		p := r.Phases[k]
 		name := fmt.Sprintf("%s-%s %s", repAt(p.Start), repAt(p.End), repPhaseName(p))
-		t.f("  %-26s%s", repTrunc(name, 25), repCols(r.workPhaseRow(k)))
+		tab.row(append([]string{repTrunc(name, 25)}, r.workPhaseRow(k)...)...)
+	}
+	for _, l := range tab.lines("  ") {
+		t.line(l)
 	}
 	if hidden > 0 {
 		t.f("  and %s more (the JSON lists them all)", units.Count(hidden, "phase"))
@@ -200,16 +213,6 @@ func repPhaseName(p report.ReportPhase) string {
 		return repClean(p.Label)
 	}
 	return p.Kind
-}
-
-// repCols right-aligns cells in columns of 10: five fit in 80 columns
-// beside the phase.
-func repCols(cells []string) string {
-	var b strings.Builder
-	for _, c := range cells {
-		fmt.Fprintf(&b, "%10s", c)
-	}
-	return b.String()
 }
 
 // mdWork writes the work section in markdown.
