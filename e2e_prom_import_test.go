@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +155,67 @@ func TestImportPrometheusFromTheRealPrometheus(t *testing.T) {
 			slices.Contains(imbalance, g.Index) && g.Index != imbalance[1] && busy:
 			t.Errorf("GPU %d: mean utilisation %.0f%%", g.Index, g.Util.Mean)
 		}
+	}
+}
+
+// The faults demo's failure survives a Prometheus history: gputop serve
+// --demo=faults --demo-from 90s (GPU1 Xid 48, then Xid 79 and lost 40 s
+// in; GPU6 at PCIe x8; GPU7's NVLink 16 down), scraped every second by the
+// real Prometheus and imported at a 2 s step, gives the report the same
+// gpu-error and link-degraded hints, on the same GPUs and as severe, as
+// the report of serve's own recording of the same samples (the live
+// view's). Before, the import's report said HINTS none.
+func TestImportPrometheusKeepsTheFaultsFailure(t *testing.T) {
+	isolateMarks(t)
+	promBin := needPrometheus(t)
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	from := time.Now().Add(-time.Second).UTC().Truncate(time.Second)
+	addr, live := freeLoopbackAddr(t), filepath.Join(dir, "live.gtr")
+	stopServe := startStoppable(t, filepath.Join(dir, "serve.log"), bin, "serve", "--demo=faults", "--demo-from", "90s",
+		"--listen", addr, "-o", live)
+	promAddr := startPrometheus(t, promBin, dir, "global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\n"+
+		"scrape_configs:\n  - job_name: gputop\n    static_configs:\n      - targets: ["+strconv.Quote(addr)+"]\n")
+
+	// Bounded: GPU1 is lost 40 s in; a few more seconds of the other
+	// seven after it.
+	deadline := time.Now().Add(100 * time.Second)
+	ready := false
+	for !ready && time.Now().Before(deadline) {
+		time.Sleep(time.Second)
+		ready = len(promQuery(promAddr, `gputop_gpu_lost{gpu="1"}`)) > 0 && time.Since(from) > 50*time.Second
+	}
+	stopServe()
+	if !ready {
+		log, _ := os.ReadFile(filepath.Join(dir, "prometheus.log"))
+		t.Fatalf("after 100 s Prometheus had no gputop_gpu_lost for GPU1; its log's tail:\n%s", tail(string(log), 2000))
+	}
+	imported := filepath.Join(dir, "imported.gtr")
+	msg, err := exec.Command(bin, "import", "prometheus", "http://"+promAddr, "--from", from.Format(time.RFC3339),
+		"--to", "now", "--step", "2s", "-o", imported).CombinedOutput()
+	if err != nil {
+		t.Fatalf("import: %v\n%s", err, msg)
+	}
+	t.Logf("%s", msg)
+
+	hardware := func(path string) []reportHint {
+		var out []reportHint
+		for _, h := range reportHintsOf(t, path) {
+			if h.ID == "gpu-error" || h.ID == "link-degraded" {
+				out = append(out, h)
+			}
+		}
+		return out
+	}
+	want, got := hardware(live), hardware(imported)
+	if len(want) != 2 || want[0].ID != "gpu-error" || want[0].Severity != "critical" {
+		t.Fatalf("serve's own recording has hints %+v: want a critical gpu-error and link-degraded", want)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("the import's hints %+v, serve's own recording's %+v", got, want)
+	}
+	text, err := exec.Command(bin, "report", imported).Output()
+	if err != nil || !strings.Contains(string(text), "GPU1 Xid 79: GPU has fallen off the bus (xid)") || !strings.Contains(string(text), "lost at 0:00:") {
+		t.Errorf("the import's report lacks GPU1's Xid 79 event or its loss: %v\n%s", err, text)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -229,6 +230,55 @@ func TestImportRefusesWhatIsNotAFile(t *testing.T) {
 		}
 		if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
 			t.Errorf("gputop %v left %d files behind", args, len(entries))
+		}
+	}
+}
+
+// reportHints is what `gputop report --format json` says of a recording's
+// hints: each hint's id, severity and GPUs.
+type reportHint struct {
+	ID       string `json:"id"`
+	Severity string `json:"severity"`
+	GPUs     []int  `json:"gpus"`
+}
+
+func reportHintsOf(t *testing.T, path string) []reportHint {
+	t.Helper()
+	te := newTestEnv()
+	if code := run([]string{"report", "--format", "json", path}, &te.env); code != exitOK {
+		t.Fatalf("report %s: exit %d: %s", path, code, te.err.String())
+	}
+	var rep struct {
+		Hints []reportHint `json:"hints"`
+	}
+	if err := json.Unmarshal([]byte(te.out.String()), &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep.Hints
+}
+
+// The faults demo's failure survives a Prometheus history: the real
+// Prometheus' saved answers of gputop serve --demo=faults, imported, give
+// the report the live view's CRITICAL gpu-error on GPU1 (Xid 48, then Xid
+// 79 and lost) and link-degraded on GPU6 (PCIe x8) and GPU7 (NVLink 16
+// down), where the import used to give HINTS none.
+func TestImportPrometheusFaultsKeepTheFailure(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "faults.gtr")
+	te := newTestEnv()
+	if code := run([]string{"import", "prometheus", promTestdata + "faults-one-host.json", "-o", out}, &te.env); code != exitOK {
+		t.Fatalf("exit %d: %s", code, te.err.String())
+	}
+	hints := reportHintsOf(t, out)
+	want := []reportHint{{"gpu-error", "critical", []int{1}}, {"link-degraded", "warning", []int{6, 7}}}
+	if fmt.Sprint(hints) != fmt.Sprint(want) {
+		t.Errorf("hints %+v, want %+v", hints, want)
+	}
+	te = newTestEnv()
+	run([]string{"report", out}, &te.env)
+	text := te.out.String()
+	for _, s := range []string{"lost at 0:00:", "GPU1 Xid 79: GPU has fallen off the bus (xid)", "GPU7 NVLink 16 down"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("the report lacks %q:\n%s", s, text)
 		}
 	}
 }

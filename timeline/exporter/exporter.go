@@ -3,6 +3,7 @@ package exporter
 import (
 	"context"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,8 +53,10 @@ type Exporter struct {
 	phaseAt   time.Time // sample time of the last phase asked for
 	lastMark  timeline.Marker
 	hasMarker bool
-	episodes  hintEpisodes // the evidence of each hint's episode, as first exported
-	job       jobProgress  // progress.go
+	// lost are the GPUs a sample reported lost: a lost GPU stays lost.
+	lost     []int
+	episodes hintEpisodes // the evidence of each hint's episode, as first exported
+	job      jobProgress  // progress.go
 	// counters keeps each raw counter's last reading: a counter the probe
 	// reads less often than it samples (the energy counter, every 5 s) is
 	// published as last read between its reads, not left out.
@@ -100,6 +103,7 @@ func (x *Exporter) Observe(s *timeline.Sample, info timeline.SourceInfo) {
 		x.lastMark, x.hasMarker = s.Markers[n-1], true
 	}
 	x.job.observe(s)
+	x.observeLost(s)
 
 	// A copy: the snapshot may be built after the next sample came.
 	job := x.job
@@ -107,8 +111,21 @@ func (x *Exporter) Observe(s *timeline.Sample, info timeline.SourceInfo) {
 		version: x.opts.Version, info: info, at: s.At, counters: x.countersOf(s), values: values,
 		hintSeries: x.episodes.series(hints, gpuLabelsOf(info)),
 		phase:      x.phase, hasPhase: x.hasPhase, marker: x.lastMark, hasMarker: x.hasMarker,
-		job: &job,
+		job: &job, lost: x.lost,
 	})
+}
+
+// observeLost adds the GPUs s reports lost to x.lost. The list is only
+// appended to, so a snapshot may share it.
+func (x *Exporter) observeLost(s *timeline.Sample) {
+	for _, ps := range s.Probes {
+		if ps.State != timeline.ProbeLost {
+			continue
+		}
+		if idx, ok := timeline.ParseGPUDevice(ps.Device); ok && !slices.Contains(x.lost, idx) {
+			x.lost = append(x.lost, idx)
+		}
+	}
 }
 
 // Describe sends nothing: the series depend on the GPUs found, so the

@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -66,5 +67,29 @@ func TestNVLinkSeriesPerLink(t *testing.T) {
 		if _, ok := got[name]; ok {
 			t.Errorf("%s exported", name)
 		}
+	}
+}
+
+// The faults demo's GPU1 falls off the bus at 2:10: from then on
+// gputop_gpu_lost names it (its other series end), and no other GPU.
+func TestLostGPUIsExported(t *testing.T) {
+	x := New(Options{})
+	playDemo(t, x, "faults", 2*time.Minute+20*time.Second)
+	got, _ := gather(t, x)
+	for k, v := range got {
+		if strings.HasPrefix(k, "gputop_gpu_lost") && (k != "gputop_gpu_lost{1}" || v != 1) {
+			t.Errorf("%s = %v", k, v)
+		}
+	}
+	if got["gputop_gpu_lost{1}"] != 1 {
+		t.Errorf("GPU1 fell off the bus at 2:10, yet gputop_gpu_lost{1} is %v", got["gputop_gpu_lost{1}"])
+	}
+	if _, ok := got["DCGM_FI_DEV_GPU_UTIL{1}"]; ok {
+		t.Error("the lost GPU still has a utilisation")
+	}
+	y := New(Options{})
+	playDemo(t, y, "faults", 2*time.Minute)
+	if got, _ := gather(t, y); got["gputop_gpu_lost{1}"] != 0 {
+		t.Error("GPU1 is lost before it fell off the bus")
 	}
 }

@@ -14,7 +14,7 @@ import (
 // from what is exported.
 func SeriesNames() []string {
 	descs := []*prometheus.Desc{infoDesc, lastSampleDesc, sampleLagDesc, overrunsDesc, phaseDesc, markerDesc,
-		hintDesc, firstSeenDesc, hintInfoDesc, nvlinkLinksDesc, nvlinkDownDesc, nvlinkLinkDown}
+		hintDesc, firstSeenDesc, hintInfoDesc, nvlinkLinksDesc, nvlinkDownDesc, nvlinkLinkDown, lostDesc}
 	for _, s := range gpuGauges {
 		descs = append(descs, s.desc)
 	}

@@ -86,6 +86,11 @@ var (
 		[]string{"kind"}, nil)
 	markerDesc = prometheus.NewDesc("gputop_last_marker_timestamp_seconds", "When the last marker was dropped (Unix time), with its text.",
 		[]string{"text"}, nil)
+	// lostDesc says which GPUs fell off the bus: a lost GPU's other series
+	// end, which a scrape cannot tell from a GPU taken out of the list, and
+	// the analysis (gpu-error) and an import need to know it was lost.
+	lostDesc = prometheus.NewDesc("gputop_gpu_lost", "1 for a GPU that stopped answering NVML (fell off the bus); no series for one that answers.",
+		gpuLabels, nil)
 )
 
 // phaseKinds are the kinds gputop_phase reports, one series each.
@@ -109,6 +114,7 @@ type snapshotInput struct {
 	marker     timeline.Marker
 	hasMarker  bool
 	job        *jobProgress // nil: none
+	lost       []int        // the GPUs reported lost, by NVML index
 }
 
 // countersOf copies the metrics of s that buildSnapshot publishes raw, each
@@ -178,6 +184,14 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 			if l := labels.of(idx); !l.skip {
 				add(series.descFor(l), series.kind, m.Value*series.scale, l.values...)
 			}
+		}
+	}
+
+	for _, idx := range in.lost {
+		// A MIG instance is a slice of its GPU, lost with it: the GPU's
+		// series says so.
+		if l := labels.of(idx); !l.mig {
+			add(lostDesc, prometheus.GaugeValue, 1, l.values...)
 		}
 	}
 

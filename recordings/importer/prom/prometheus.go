@@ -44,6 +44,15 @@ var promRead = []string{
 	// Read only to make gpu.mem_total where FB_TOTAL is not exported
 	// (dcgm-exporter's default list has USED and FREE, not TOTAL).
 	timeline.GPUMemFree,
+	// The links and health (promhealth.go), as the live probe records
+	// them: the report's HEALTH and the analysis' gpu-error and
+	// link-degraded read them.
+	timeline.GPUXid, timeline.GPUPCIeGen, timeline.GPUPCIeGenMax, timeline.GPUPCIeWidth, timeline.GPUPCIeWidthMax,
+	timeline.GPUPCIeReplays, timeline.GPUECCCorrected, timeline.GPUECCUncorrected, timeline.GPUECCCorrectedAgg,
+	timeline.GPUECCUncorrectedAgg, timeline.GPURetiredPages, timeline.GPURemappedRows, timeline.GPUNVLinkErrors,
+	timeline.GPUNVLinkTx, timeline.GPUNVLinkRx,
+	timeline.GPUViolPowerSecs, timeline.GPUViolThermalSecs, timeline.GPUViolSyncBoostSecs,
+	timeline.GPUViolBoardLimitSecs, timeline.GPUViolLowUtilSecs, timeline.GPUViolReliabilitySecs,
 }
 
 // promMetrics are the GPU series read, in promRead's order: their names,
@@ -65,17 +74,26 @@ var promMetrics = func() []promMetric {
 		}
 		out = append(out, pm)
 	}
+	// gputop serve's series that become something else than a metric of
+	// their name (promhealth.go): metric "", kept apart by Each.
+	for _, name := range []string{promLostSeries, promLinksSeries, promLinksDownSeries} {
+		out = append(out, promMetric{series: name, kind: timeline.Gauge, scale: 1})
+	}
 	return out
 }()
 
 // Fields of promMetrics the assembly treats specially.
 var (
-	promFBUsed   = promIndex("DCGM_FI_DEV_FB_USED")
-	promFBTotal  = promIndex("DCGM_FI_DEV_FB_TOTAL")
-	promFBFree   = promIndex("DCGM_FI_DEV_FB_FREE")
-	promThrottle = promIndex("DCGM_FI_DEV_CLOCKS_EVENT_REASONS")
-	promLimit    = promIndex("DCGM_FI_DEV_ENFORCED_POWER_LIMIT")
-	promByName   = func() map[string]int {
+	promFBUsed    = promIndex("DCGM_FI_DEV_FB_USED")
+	promFBTotal   = promIndex("DCGM_FI_DEV_FB_TOTAL")
+	promFBFree    = promIndex("DCGM_FI_DEV_FB_FREE")
+	promThrottle  = promIndex("DCGM_FI_DEV_CLOCKS_EVENT_REASONS")
+	promLimit     = promIndex("DCGM_FI_DEV_ENFORCED_POWER_LIMIT")
+	promXid       = promIndex("DCGM_FI_DEV_XID_ERRORS")
+	promLost      = promIndex(promLostSeries)
+	promLinks     = promIndex(promLinksSeries)
+	promLinksDown = promIndex(promLinksDownSeries)
+	promByName    = func() map[string]int {
 		m := map[string]int{
 			// DCGM's older name for the same field.
 			"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS": promIndex("DCGM_FI_DEV_CLOCKS_EVENT_REASONS"),
@@ -94,11 +112,12 @@ func promIndex(series string) int {
 // SeriesNames are the series names an import asks Prometheus for, in
 // the order it asks.
 func SeriesNames() []string {
-	names := make([]string, 0, len(promMetrics)+1)
+	names := make([]string, 0, len(promMetrics)+4)
 	for _, pm := range promMetrics {
 		names = append(names, pm.series)
 	}
-	return append(names, promInfoSeries, promMarkerSeries)
+	// The per-link series: one query for each kind, not one per link.
+	return append(names, promInfoSeries, promMarkerSeries, promLinkDownSeries, promLinkErrorQuery)
 }
 
 // promInfoSeries is gputop serve's description of itself: the driver and
@@ -113,7 +132,8 @@ const promMarkerSeries = "gputop_last_marker_timestamp_seconds"
 // promMarker is a marker found, before it is placed in a sample.
 type promMarker struct {
 	host, text string
-	at         int64 // Unix ms
+	inst       string // the scraped instance, for a marker without Hostname
+	at         int64  // Unix ms
 }
 
 // promGPUID names a GPU: its host and its NVML index there; for a MIG
@@ -130,7 +150,10 @@ type promGPU struct {
 	id                 promGPUID
 	name, uuid, pciBus string
 	profile            string       // a MIG instance's GPU_I_PROFILE
-	series             []pointTimes // by metric
+	hostIndex          int          // its gpu label: its number on its host
+	series             []pointTimes // by metric, then its per-link series (links)
+	links              []linkSlot   // what each series past promMetrics' is
+	namedLinks         uint64       // the links its per-link series name
 	vals               [][]float64
 	cursor             []timeCursor // assembly: the next point of each series
 	// deriveTot: no FB_TOTAL series, so gpu.mem_total is FB_USED + FB_FREE.
@@ -161,11 +184,14 @@ type promSet struct {
 	alerts          map[string]*promAlert
 	alertSeriesLeft int
 	alertsFailed    error
+	// instHost names the host of each scraped instance, from its GPU
+	// series: gputop serve's markers have no Hostname.
+	instHost map[string]string
 }
 
 func newPromSet() *promSet {
 	return &promSet{gpus: map[promGPUID]*promGPU{}, hosts: map[string]*promHost{}, otherNames: map[string]bool{},
-		markers: map[promMarker]bool{}, alerts: map[string]*promAlert{}}
+		markers: map[promMarker]bool{}, alerts: map[string]*promAlert{}, instHost: map[string]string{}}
 }
 
 // hostOf names a series' host as dcgm-exporter and gputop serve label it,
@@ -203,14 +229,16 @@ func (set *promSet) add(a *promAnswer) {
 		if name == promMarkerSeries {
 			for _, v := range pts.vals {
 				if len(set.markers) < maxPromMarkers && v > 0 && v < maxPromSeconds {
-					set.markers[promMarker{hostOf(r.Metric), importer.CleanLabel(r.Metric["text"]), int64(math.Round(v * 1000))}] = true
+					set.markers[promMarker{importer.CleanLabel(r.Metric["Hostname"]), importer.CleanLabel(r.Metric["text"]),
+						r.Metric["instance"], int64(math.Round(v * 1000))}] = true
 				}
 			}
 			*pts = promPoints{}
 			continue
 		}
+		link, isLink := linkSlotOf(name, r.Metric)
 		m, ok := promByName[name]
-		if !ok {
+		if !ok && !isLink {
 			set.other++
 			if len(set.otherNames) < 4 {
 				set.otherNames[cmp.Or(importer.CleanLabel(name), "(no name)")] = true
@@ -230,9 +258,23 @@ func (set *promSet) add(a *promAnswer) {
 				continue
 			}
 		}
-		set.checkPoints(m, pts)
+		if isLink && gi != "" {
+			// NVLink is the physical GPU's: a MIG instance has none.
+			continue
+		}
+		if isLink {
+			set.checkLinkPoints(link, pts)
+		} else {
+			set.checkPoints(m, pts)
+		}
 		id := promGPUID{hostOf(r.Metric), idx, gi}
+		if inst := r.Metric["instance"]; inst != "" {
+			set.instHost[inst] = id.host
+		}
 		g := set.gpu(id, r.Metric)
+		if isLink {
+			m = g.linkSeries(link)
+		}
 		if gi != "" {
 			g.profile = cmp.Or(g.profile, r.Metric["GPU_I_PROFILE"])
 			// Its parent is a GPU of the session even if none of its own
@@ -255,7 +297,7 @@ func (set *promSet) add(a *promAnswer) {
 func (set *promSet) gpu(id promGPUID, labels map[string]string) *promGPU {
 	g := set.gpus[id]
 	if g == nil {
-		g = &promGPU{id: id, series: make([]pointTimes, len(promMetrics)), vals: make([][]float64, len(promMetrics))}
+		g = &promGPU{id: id, hostIndex: id.index, series: make([]pointTimes, len(promMetrics)), vals: make([][]float64, len(promMetrics))}
 		set.gpus[id] = g
 	}
 	g.name = cmp.Or(g.name, importer.CleanLabel(labels["modelName"]))
@@ -415,16 +457,30 @@ func (res *Result) placeMarkers(set *promSet, multi bool) {
 	found := slices.SortedFunc(maps.Keys(set.markers), func(a, b promMarker) int {
 		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.host, b.host), cmp.Compare(a.text, b.text))
 	})
+	var xids []xidFound
 	for _, m := range found {
 		if m.at < first || m.at > last {
 			continue // before the range: the last marker of an earlier stretch
 		}
+		host := set.hostOfMarker(m)
+		if multi && host == "" {
+			host = unlabelledHost
+		}
+		if gpu, code, ok := res.xidOfMarker(host, m.text); ok {
+			// An Xid of gputop's probe: an event, as the live view has it.
+			xids = append(xids, xidFound{at: m.at, gpu: gpu, code: code})
+			continue
+		}
 		text := m.text
-		if multi && m.host != "" {
-			text = m.host + ": " + text
+		if multi && host != "" {
+			text = host + ": " + text
 		}
 		res.markers = append(res.markers, timeline.Marker{At: time.UnixMilli(m.at).UTC(), Text: text, Origin: "import"})
 	}
+	xm, notes := res.xidMarkers(xids, func(host string) bool { h := set.hosts[host]; return h != nil && h.source != "" })
+	res.markers = append(res.markers, xm...)
+	slices.SortStableFunc(res.markers, func(a, b timeline.Marker) int { return a.At.Compare(b.At) })
+	res.Info.Notes = append(res.Info.Notes, notes...)
 }
 
 // nothing says why there is nothing to import.
@@ -477,7 +533,7 @@ func (set *promSet) notes(res *Result) []string {
 // prepare puts each series in time order, one point per time, and says
 // which derived metrics the GPU has.
 func (g *promGPU) prepare(set *promSet) {
-	g.cursor = make([]timeCursor, len(promMetrics))
+	g.cursor = make([]timeCursor, len(g.series))
 	for m := range g.series {
 		if !g.series[m].increasing() {
 			// Two series of one GPU and metric, or answers out of order.
@@ -487,6 +543,11 @@ func (g *promGPU) prepare(set *promSet) {
 		}
 	}
 	g.deriveTot = g.series[promFBTotal].n == 0 && g.series[promFBUsed].n > 0 && g.series[promFBFree].n > 0
+	for i, s := range g.links {
+		if g.series[len(promMetrics)+i].n > 0 {
+			g.namedLinks |= 1 << s.link
+		}
+	}
 }
 
 // info describes the GPU as the session's number i. A MIG instance is
@@ -664,6 +725,7 @@ func (res *Result) Each(write func(*timeline.Sample) error) error {
 		devices[i] = timeline.GPUDevice(g.id.index)
 	}
 	var s timeline.Sample
+	var health gpuHealth
 	marker := 0
 	for {
 		t, ok := res.next()
@@ -671,7 +733,7 @@ func (res *Result) Each(write func(*timeline.Sample) error) error {
 			return nil
 		}
 		s.At = time.UnixMilli(t).UTC()
-		s.Metrics = s.Metrics[:0]
+		s.Metrics, s.Probes = s.Metrics[:0], s.Probes[:0]
 		from := marker
 		for marker < len(res.markers) && !res.markers[marker].At.After(s.At) {
 			marker++
@@ -680,6 +742,7 @@ func (res *Result) Each(write func(*timeline.Sample) error) error {
 		for i, g := range res.gpus {
 			var used, free float64
 			haveUsed, haveFree := false, false
+			health.reset()
 			for m := range g.series {
 				c := &g.cursor[m]
 				if at, ok := g.series[m].at(c); !ok || at != t {
@@ -687,6 +750,9 @@ func (res *Result) Each(write func(*timeline.Sample) error) error {
 				}
 				v := g.vals[m][c.i]
 				g.series[m].step(c)
+				if health.take(g, m, v) {
+					continue
+				}
 				pm := &promMetrics[m]
 				switch m {
 				case promFBFree:
@@ -702,6 +768,7 @@ func (res *Result) Each(write func(*timeline.Sample) error) error {
 			if g.deriveTot && haveUsed && haveFree {
 				s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: timeline.GPUMemTotal, Device: devices[i]}, Kind: timeline.Gauge, Value: (used + free) * importer.MiB})
 			}
+			health.write(&s, g, devices[i])
 		}
 		if err := write(&s); err != nil {
 			return err

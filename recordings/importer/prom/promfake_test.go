@@ -84,7 +84,9 @@ func (p *fakeProm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		bw.WriteString(`]}}`)
 		return
 	}
-	if m < 0 || strings.Contains(matchers, `job="none"`) {
+	// A dcgm-exporter: none of gputop serve's own health series.
+	gputopOnly := name == promLostSeries || name == promLinksSeries || name == promLinksDownSeries
+	if m < 0 || gputopOnly || strings.Contains(matchers, `job="none"`) {
 		bw.WriteString(`]}}`)
 		return
 	}
@@ -184,6 +186,18 @@ func fakeValue(m, h, g int, t int64) float64 {
 		return math.Round(wave*1000) / 1000
 	case "DCGM_FI_PROF_PCIE_TX_BYTES", "DCGM_FI_PROF_PCIE_RX_BYTES":
 		return math.Round(wave * 1e9)
+	case "DCGM_FI_PROF_NVLINK_TX_BYTES", "DCGM_FI_PROF_NVLINK_RX_BYTES":
+		return math.Round(wave * 1e11)
+	case "gputop_pcie_link_gen", "gputop_pcie_link_gen_max":
+		return 5
+	case "gputop_pcie_link_width", "gputop_pcie_link_width_max":
+		return 16
+	case "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL",
+		"DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", "gputop_retired_pages", "gputop_remapped_rows", "gputop_nvlink_errors":
+		return 0 // a healthy GPU
+	case "DCGM_FI_DEV_POWER_VIOLATION", "DCGM_FI_DEV_THERMAL_VIOLATION", "DCGM_FI_DEV_SYNC_BOOST_VIOLATION",
+		"DCGM_FI_DEV_BOARD_LIMIT_VIOLATION", "DCGM_FI_DEV_LOW_UTIL_VIOLATION", "DCGM_FI_DEV_RELIABILITY_VIOLATION":
+		return float64(t) * 10 // µs: held back 1 % of the time
 	default: // the utilisations, %
 		return math.Round(wave * 100)
 	}

@@ -150,7 +150,12 @@ func Fetch(ctx context.Context, q Query) (*Result, error) {
 	var jobs []promJob
 	for _, name := range SeriesNames() {
 		query := name
-		if matchers != "" {
+		switch {
+		case matchers == "":
+		case strings.HasPrefix(name, "{"):
+			// A selector of its own ({__name__=~"…"}): the matchers join it.
+			query = strings.TrimSuffix(name, "}") + "," + matchers + "}"
+		default:
 			query += "{" + matchers + "}"
 		}
 		for _, c := range promChunks(q.From, q.To, q.Step, maxPoints) {
