@@ -226,12 +226,16 @@ func (m *Model) recordKey() {
 // columnStep is one sparkline column of time, and never less than one
 // sample: a step always shows something new.
 func (m *Model) columnStep() time.Duration {
-	span := m.play.Span(m.store.First(), m.store.Last())
+	return m.stepOf(m.play.Span(m.store.First(), m.store.Last()))
+}
+
+// stepOf is one sparkline column of a window of span, at least a sample.
+func (m *Model) stepOf(span time.Duration) time.Duration {
 	step := span / time.Duration(max(1, m.lay.Spark))
 	if iv := m.store.Interval(); step < iv {
 		step = iv
 	}
-	return step
+	return max(step, time.Nanosecond) // never 0: a step always moves
 }
 
 // updateKeys says which keys do something now and what the footer calls
