@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/keymap"
 	"github.com/gputop-dev/gputop/ui/playback"
 	"github.com/gputop-dev/gputop/ui/procs"
@@ -142,7 +144,10 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, keys.ZoomIn.Binding):
 		m.play.ZoomIn(first, last)
 	case key.Matches(k, keys.ZoomOut.Binding):
-		m.play.ZoomOut(first, last)
+		if !m.play.ZoomOut(first, last) {
+			m.note = fmt.Sprintf("the %s window shows all %s of the session up to the cursor already",
+				draw.Duration(m.play.Span(first, last)), draw.Duration(m.play.Cursor.Sub(first)))
+		}
 	case key.Matches(k, keys.Pause.Binding):
 		if m.play.TogglePause(first, last) {
 			return m.tick()
