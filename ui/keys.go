@@ -163,6 +163,13 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, keys.Start.Binding):
 		m.play.Home(first, last)
 	case key.Matches(k, keys.End.Binding):
+		if m.play.OpenWhole {
+			// The opening view's cursor is at the end already; G still
+			// takes it there as a live view shows it (docs/screen.md),
+			// so that space then plays in that window, not the file's.
+			m.play.OpenWhole = false
+			m.play.Zoom = playback.DefaultZoom(m.lay.Spark, m.info.Interval)
+		}
 		m.play.End(last)
 	case key.Matches(k, keys.Slower.Binding):
 		m.play.Slower()

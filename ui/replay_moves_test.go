@@ -98,3 +98,47 @@ func TestZoomOutNeverNarrowsTheWindow(t *testing.T) {
 		}
 	}
 }
+
+// G then space plays in the window a live view shows: the zoom the person
+// had (the live view's, from the opening view), ending at the cursor as
+// it moves, never the whole file's.
+func TestEndThenPlayIsTheLiveWindow(t *testing.T) {
+	d := demoSession(t, "checkpoint", 8*time.Minute)
+	for _, c := range []struct {
+		name string
+		keys func(m *Model)
+		want string
+	}{
+		{"from the opening view", func(m *Model) {}, "[1m]"},
+		{"zoomed in first", func(m *Model) { press(m, "+") }, "[5m]"},
+		{"zoomed out at 1m40s", func(m *Model) { press(m, "+"); goTo(m, "+1m40s"); press(m, "-") }, "[5m]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := openReplay(t, d, 120, 40)
+			c.keys(m)
+			press(m, "G")
+			if got := zoomLabel(t, m); got != c.want {
+				t.Errorf("G shows the end in %s, want %s", got, c.want)
+			}
+			if !m.play.Cursor.Equal(m.store.Last()) {
+				t.Errorf("G: the cursor is at %v, not the end", m.play.Cursor)
+			}
+			press(m, " ")
+			at := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+			for i := range 20 {
+				m.Update(tickMsg{at: at.Add(time.Duration(i) * time.Second)})
+			}
+			if got := zoomLabel(t, m); got != c.want {
+				t.Errorf("G then space plays in %s, want %s", got, c.want)
+			}
+			from, to := m.play.Window(m.store.First(), m.store.Last())
+			if !to.Equal(m.play.Cursor) || to.Sub(from) >= m.store.Last().Sub(m.store.First()) {
+				t.Errorf("playing, the window %v-%v is not the live view's, ending at the cursor %v",
+					from.Format(time.TimeOnly), to.Format(time.TimeOnly), m.play.Cursor.Format(time.TimeOnly))
+			}
+			if !strings.Contains(headerOf(m), "09:00:19") {
+				t.Errorf("space at the end plays from the start: %q", headerOf(m))
+			}
+		})
+	}
+}
