@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/keymap"
 	"github.com/gputop-dev/gputop/ui/playback"
 	"github.com/gputop-dev/gputop/ui/procs"
@@ -142,7 +144,10 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, keys.ZoomIn.Binding):
 		m.play.ZoomIn(first, last)
 	case key.Matches(k, keys.ZoomOut.Binding):
-		m.play.ZoomOut(first, last)
+		if !m.play.ZoomOut(first, last) {
+			m.note = fmt.Sprintf("the %s window shows all %s of the session up to the cursor already",
+				draw.Duration(m.play.Span(first, last)), draw.Duration(m.play.Cursor.Sub(first)))
+		}
 	case key.Matches(k, keys.Pause.Binding):
 		if m.play.TogglePause(first, last) {
 			return m.tick()
@@ -158,6 +163,13 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, keys.Start.Binding):
 		m.play.Home(first, last)
 	case key.Matches(k, keys.End.Binding):
+		if m.play.OpenWhole {
+			// The opening view's cursor is at the end already; G still
+			// takes it there as a live view shows it (docs/screen.md),
+			// so that space then plays in that window, not the file's.
+			m.play.OpenWhole = false
+			m.play.Zoom = playback.DefaultZoom(m.lay.Spark, m.info.Interval)
+		}
 		m.play.End(last)
 	case key.Matches(k, keys.Slower.Binding):
 		m.play.Slower()
@@ -226,12 +238,16 @@ func (m *Model) recordKey() {
 // columnStep is one sparkline column of time, and never less than one
 // sample: a step always shows something new.
 func (m *Model) columnStep() time.Duration {
-	span := m.play.Span(m.store.First(), m.store.Last())
+	return m.stepOf(m.play.Span(m.store.First(), m.store.Last()))
+}
+
+// stepOf is one sparkline column of a window of span, at least a sample.
+func (m *Model) stepOf(span time.Duration) time.Duration {
 	step := span / time.Duration(max(1, m.lay.Spark))
 	if iv := m.store.Interval(); step < iv {
 		step = iv
 	}
-	return step
+	return max(step, time.Nanosecond) // never 0: a step always moves
 }
 
 // updateKeys says which keys do something now and what the footer calls

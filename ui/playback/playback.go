@@ -148,7 +148,9 @@ func (p *State) Home(first, last time.Time) {
 		p.Motion = Paused
 	}
 	if p.Zoom >= len(ZoomLevels) {
-		p.ZoomIn(first, last)
+		// Shorter than the whole recording, not than the session up to
+		// the cursor (ZoomIn): there is always a window to show there.
+		p.Zoom = levelBelow(last.Sub(first))
 	}
 	p.Cursor = ClampTime(first.Add(p.Span(first, last)), first, last)
 }
@@ -170,14 +172,13 @@ func (p *State) Seek(t, first, last time.Time) {
 }
 
 // ZoomIn and ZoomOut step the window span; zooming out past the longest
-// level that is shorter than the session shows the whole session.
+// level that is shorter than the session shows the whole session. "The
+// whole session" ends at the cursor (Span), so both measure against the
+// session up to the cursor: + never widens the window and - never narrows
+// it, wherever the cursor is in a replay.
 func (p *State) ZoomIn(first, last time.Time) {
 	if p.Zoom >= len(ZoomLevels) {
-		session := last.Sub(first)
-		p.Zoom = len(ZoomLevels) - 1
-		for p.Zoom > 0 && ZoomLevels[p.Zoom] >= session {
-			p.Zoom--
-		}
+		p.Zoom = levelBelow(p.Span(first, last))
 		return
 	}
 	if p.Zoom > 0 {
@@ -185,15 +186,33 @@ func (p *State) ZoomIn(first, last time.Time) {
 	}
 }
 
-// ZoomOut is -: a longer window (see ZoomIn).
-func (p *State) ZoomOut(first, last time.Time) {
+// ZoomOut is -: a longer window (see ZoomIn). Where the next level would
+// show all of the session up to the cursor, it shows the whole session,
+// unless that is shorter than the window now (1m40s into a replay at 5m):
+// then the window stays, and ZoomOut reports false.
+func (p *State) ZoomOut(first, last time.Time) bool {
 	if p.Zoom >= len(ZoomLevels) {
-		return
+		return true
 	}
-	p.Zoom++
-	if p.Zoom < len(ZoomLevels) && ZoomLevels[p.Zoom] >= last.Sub(first) {
-		p.Zoom = len(ZoomLevels)
+	whole := State{Cursor: p.Cursor, Zoom: len(ZoomLevels)}
+	if next := p.Zoom + 1; next < len(ZoomLevels) && ZoomLevels[next] < whole.Span(first, last) {
+		p.Zoom = next
+		return true
 	}
+	if whole.Span(first, last) < p.Span(first, last) {
+		return false
+	}
+	p.Zoom = len(ZoomLevels)
+	return true
+}
+
+// levelBelow is the longest level shorter than d, or the shortest.
+func levelBelow(d time.Duration) int {
+	z := len(ZoomLevels) - 1
+	for z > 0 && ZoomLevels[z] >= d {
+		z--
+	}
+	return z
 }
 
 // DefaultZoom picks the longest level that gives each column at least one
