@@ -246,6 +246,10 @@ type Marker struct {
 // went out, not the start of a phase of the job.
 const AlertOrigin = "alert"
 
+// JobOrigin is the Origin of a marker made from a line the wrapped job
+// printed (gputop run's --phase-regex): the job's own phases.
+const JobOrigin = "job"
+
 // XidOrigin is the Origin of a marker made from an Xid event: the driver's
 // report of a GPU error, which NVML's event set delivers as it happens
 // (timeline/xid names them).

@@ -42,6 +42,13 @@ func TestMarkerPhases(t *testing.T) {
 			[]timeline.Marker{mk(10, "train"), {At: at(40), Text: "Xid 48 on GPU0", Origin: timeline.XidOrigin},
 				{At: at(50), Text: "alert GPUXidFatal firing: gpu=0", Origin: timeline.AlertOrigin}}, 0, 100,
 			[]want{{10, 100, "train"}}},
+		{"a person's mark within the job's phase is not the end of it",
+			[]timeline.Marker{mk(10, "train"), mk(60, "Saving model checkpoint"),
+				{At: at(61), Text: "looking at the checkpoint", Origin: "mark"}, mk(70, "train")}, 0, 100,
+			[]want{{10, 60, "train"}, {60, 70, "Saving model checkpoint"}, {70, 100, "train"}}},
+		{"without the job's phases a person's marks make them",
+			[]timeline.Marker{{At: at(10), Text: "warmup", Origin: "key"}, {At: at(40), Text: "sweep", Origin: "mark"}}, 0, 100,
+			[]want{{10, 40, "warmup"}, {40, 100, "sweep"}}},
 		{"no markers, no phases", nil, 0, 100, nil},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package phases
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -40,12 +41,18 @@ func FillGaps(kinds []timeline.PhaseKind) bool {
 // the marker's text. The marker current at `from` (the last one before it)
 // opens the first phase; markers after `to` are left out. Of several markers
 // at one instant the last one names the phase.
+//
+// A job that names its phases (its own lines, timeline.JobOrigin) owns
+// them: a marker from elsewhere (`gputop mark`, the m key) is a moment
+// noted within the job's phase, not the end of it. A mark during a
+// checkpoint once split it into a phase of 219 ms of its own.
 func FromMarkers(markers []timeline.Marker, from, to time.Time) []timeline.Phase {
+	jobNamed := slices.ContainsFunc(markers, func(m timeline.Marker) bool { return m.Origin == timeline.JobOrigin })
 	// An Xid's or an alert's marker is an event, not the start of a phase
 	// of the job.
 	sorted := make([]timeline.Marker, 0, len(markers))
 	for _, m := range markers {
-		if !m.Event() {
+		if !m.Event() && (!jobNamed || m.Origin == timeline.JobOrigin) {
 			sorted = append(sorted, m)
 		}
 	}
