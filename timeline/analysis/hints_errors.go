@@ -277,7 +277,7 @@ func (h *healthLog) gpuErrors(f *frame.Frame) (timeline.Hint, bool) {
 			Confidence: 1,
 		}, true, ongoing)
 	}
-	return fd.done(), true
+	return fd.done(f), true
 }
 
 func xidSuggestion(memory, app, link, lost bool) string {
@@ -361,5 +361,5 @@ func (h *healthLog) linkDegraded(f *frame.Frame) (timeline.Hint, bool) {
 	if len(fd.episodes) == 0 {
 		return timeline.Hint{}, false
 	}
-	return fd.done(), true
+	return fd.done(f), true
 }

@@ -166,3 +166,24 @@ func TestGPUErrorFatalXidHolds(t *testing.T) {
 		}
 	}
 }
+
+// A hint over several GPUs whose evidence is one episode's says which GPUs
+// the other episodes name: "link-degraded on GPU6-7" must not read as if
+// only GPU6's link were down.
+func TestLinkDegradedNamesEveryGPU(t *testing.T) {
+	got := htFind(htRun(300, func(t *htTick) {
+		htHealthy(t)
+		htEvery8(func(i int) {
+			x8 := i == 6 || (i == 7 && t.sec >= 100)
+			t.link(i, 5, 16>>b2i(x8), 5, 16)
+		})
+	}), timeline.HintLinkDegraded)
+	if len(got) != 1 {
+		t.Fatalf("%d link-degraded hints, want 1", len(got))
+	}
+	h := got[0]
+	want := "GPU6 PCIe link at Gen5 x8 of Gen5 x16 while working, 5m of 5m working; the largest of 2 episodes on GPU6-7 over 5m"
+	if len(h.GPUs) != 2 || !strings.HasPrefix(h.Evidence, want) {
+		t.Errorf("GPUs %v, evidence %q, want %q", h.GPUs, h.Evidence, want)
+	}
+}
