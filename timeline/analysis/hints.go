@@ -106,6 +106,10 @@ func (e *Engine) evaluate(f *frame.Frame) []timeline.Hint {
 	return hints
 }
 
+// CriticalConfidence is the least confidence a critical hint has: an
+// episode less sure than this is a warning, whatever its rule says.
+const CriticalConfidence = 0.5
+
 // describe is a rule's hint for one episode, kept once described: its
 // columns are closed when it ends before the view's last one, and a
 // description reads nothing else.
@@ -123,6 +127,13 @@ func (e *Engine) describe(f *frame.Frame, r frame.Rule, g *frame.Group) (timelin
 		h.GPUs = g.GPUs
 		h.Start, h.End = f.Time(g.Hull.Lo), f.Time(g.Hull.Hi)
 		h.Confidence = math.Round(h.Confidence*f.LengthFactor(g.Hull)*100) / 100
+		if h.Severity == timeline.Critical && h.Confidence < CriticalConfidence {
+			// A rule sets the severity from how bad the problem would be,
+			// the confidence from how sure the data make it: a short or
+			// patchy reading cannot carry "critical" (it read "CRITICAL
+			// ... confidence 49%").
+			h.Severity = timeline.Warning
+		}
 	}
 	if key != "" {
 		c := e.cache.described

@@ -20,8 +20,8 @@ import (
 // bottleneck.
 //
 // Critical below 10 % (most of the GPU wasted). Lower confidence on
-// utilisation alone (it counts any kernel) and without host data (a host
-// cause cannot be ruled out). It yields to every rule that names a cause.
+// utilisation alone (it counts any kernel, so it overstates work: not
+// below 10 %) and without host data (a host cause cannot be ruled out). It yields to every rule that names a cause.
 var LowUtilization = frame.Rule{
 	ID: timeline.HintLowUtilization,
 	Find: func(f *frame.Frame) []frame.Cand {
@@ -48,7 +48,13 @@ var LowUtilization = frame.Rule{
 			}
 		} else {
 			ev += "util averages " + units.Number(util.Mean) + "%"
-			conf = 0.65
+			if work.Mean >= 10 {
+				// Utilisation counts any kernel, so it overstates work: a
+				// moderate figure is doubtful, but a GPU under 10 % by
+				// utilisation is under 10 % by any measure (unet_optuna's
+				// 1.2 % was critical at 49 % confidence).
+				conf = 0.65
+			}
 		}
 		if idle := frame.ShareOf(gs, g.Spans, func(st frame.State) bool { return st == frame.Idle }); idle >= 0.2 {
 			active := func(gpu *frame.GPU, i int) bool { return gpu.Working(i) }
