@@ -66,8 +66,12 @@ var LowUtilization = frame.Rule{
 		ev += ", " + f.During(g)
 		host, known := f.HostContext(g.Spans)
 		sug := "The GPU gets too little work per step: raise the batch size, remove host-device syncs from the loop " +
-			"(`.item()`, `.cpu()`, printing tensors), overlap communication (NCCL rather than gloo, bucketed all-reduce) " +
-			"and fuse small kernels (`torch.compile`, CUDA graphs)."
+			"(`.item()`, `.cpu()`, printing tensors), "
+		if len(f.GPUs) > 1 {
+			sug += "overlap communication (NCCL rather than gloo, bucketed all-reduce) "
+		}
+		// One GPU has no collectives to overlap: that advice is for more.
+		sug += "and fuse small kernels (`torch.compile`, CUDA graphs)."
 		if sm.OK() && util.OK() && util.Mean-sm.Mean >= 30 {
 			sug = "Kernels run most of the time but keep few SMs busy: small batches or small kernels. Raise the " +
 				"batch size, fuse kernels (`torch.compile`, CUDA graphs), and use mixed precision with tensor-core shapes."
