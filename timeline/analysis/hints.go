@@ -118,12 +118,16 @@ func (e *Engine) evaluate(f *frame.Frame) []timeline.Hint {
 			}
 		}
 		if len(fd.episodes) > 0 {
-			hints = append(hints, fd.done())
+			hints = append(hints, fd.done(f))
 		}
 	}
 	SortHints(hints)
 	return hints
 }
+
+// CriticalConfidence is the least confidence a critical hint has: an
+// episode less sure than this is a warning, whatever its rule says.
+const CriticalConfidence = 0.5
 
 // describe is a rule's hint for one episode, kept once described: its
 // columns are closed when it ends before the view's last one, and a
@@ -142,6 +146,13 @@ func (e *Engine) describe(f *frame.Frame, r frame.Rule, g *frame.Group) (timelin
 		h.GPUs = g.GPUs
 		h.Start, h.End = f.Time(g.Hull.Lo), f.Time(g.Hull.Hi)
 		h.Confidence = math.Round(h.Confidence*f.LengthFactor(g.Hull)*100) / 100
+		if h.Severity == timeline.Critical && h.Confidence < CriticalConfidence {
+			// A rule sets the severity from how bad the problem would be,
+			// the confidence from how sure the data make it: a short or
+			// patchy reading cannot carry "critical" (it read "CRITICAL
+			// ... confidence 49%").
+			h.Severity = timeline.Warning
+		}
 	}
 	if key != "" {
 		c := e.cache.described
@@ -236,9 +247,10 @@ func (fd *finding) add(h timeline.Hint, firm, ongoing bool) {
 // done is the finding as one hint: its GPUs all that any episode names,
 // its span from the first episode's start to the last's end, its severity
 // the worst episode's, its evidence and next step those of the largest of
-// the worst episodes (with how many more there are), provisional while
+// the worst episodes (with how many more there are, and the GPUs they
+// name where it names fewer), provisional while
 // every episode is.
-func (fd *finding) done() timeline.Hint {
+func (fd *finding) done(f *frame.Frame) timeline.Hint {
 	h := fd.hint
 	order := make([]int, len(fd.episodes))
 	for i := range order {
@@ -260,7 +272,14 @@ func (fd *finding) done() timeline.Hint {
 		h.Provisional = h.Provisional && ep.Provisional
 	}
 	if n := len(h.Episodes); n > 1 {
-		h.Evidence += fmt.Sprintf("; the largest of %d episodes over %s (%s in all)", n,
+		// The evidence is one episode's: where the episodes name more GPUs
+		// than it does, say which, or "link-degraded on GPU6-7" reads
+		// "GPU6 PCIe link at ..." and GPU7 goes unexplained.
+		on := ""
+		if !slices.Equal(fd.hints[worst].GPUs, h.GPUs) {
+			on = " on " + f.GPUNames(h.GPUs)
+		}
+		h.Evidence += fmt.Sprintf("; the largest of %d episodes%s over %s (%s in all)", n, on,
 			units.Duration(h.End.Sub(h.Start)), units.Duration(timeCovered(h.Episodes)))
 	}
 	return h

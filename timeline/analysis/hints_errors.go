@@ -218,8 +218,8 @@ func (h *healthLog) hints(f *frame.Frame, out []timeline.Hint) []timeline.Hint {
 // gpuErrors is gpu-error: every Xid the driver reported up to the view's
 // end, one episode per GPU, with each code's meaning from the catalogue
 // (xid.Lookup), and whether the GPU was lost after. Critical when
-// an Xid is one the GPU cannot go on from, or the GPU is gone; a warning
-// otherwise.
+// an Xid is one the GPU cannot go on from, or the GPU is gone, and then
+// ongoing to the view's end; a warning, ended at the Xid, otherwise.
 func (h *healthLog) gpuErrors(f *frame.Frame) (timeline.Hint, bool) {
 	end := f.Time(f.N)
 	byGPU := map[int][]xidEvent{}
@@ -241,13 +241,13 @@ func (h *healthLog) gpuErrors(f *frame.Frame) (timeline.Hint, bool) {
 		xs := byGPU[gpu]
 		sev := timeline.Warning
 		var parts []string
-		var memory, app, link bool
+		var memory, app, link, fatal bool
 		for _, x := range xs {
 			s := fmt.Sprintf("Xid %d", x.code)
 			if c, ok := xid.Lookup(x.code); ok {
 				s += " (" + c.Meaning + ")"
 				if c.Fatal {
-					sev = timeline.Critical
+					sev, fatal = timeline.Critical, true
 				}
 				memory, app, link = memory || c.Memory, app || c.App, link || x.code == 74
 			}
@@ -256,19 +256,28 @@ func (h *healthLog) gpuErrors(f *frame.Frame) (timeline.Hint, bool) {
 		ev := units.GPUs([]int{gpu}) + " " + strings.Join(parts, ", then ")
 		epEnd := xs[len(xs)-1].at.Add(f.Step)
 		ongoing := false
-		if lostAt, ok := h.lost[gpu]; ok && lostAt.Before(end) {
+		lostAt, lost := h.lost[gpu]
+		lost = lost && lostAt.Before(end)
+		if lost {
 			ev += "; lost (not answering NVML) since " + f.Into(lostAt)
 			sev = timeline.Critical
+			epEnd, ongoing = end, true
+		} else if fatal {
+			// An uncorrectable error (a double-bit ECC error, say) is not
+			// over when the driver has reported it: the GPU stays in error
+			// until it is reset, which no sample shows, so it holds to the
+			// end rather than reading as "ended" a second later.
+			ev += "; it holds until the GPU is reset"
 			epEnd, ongoing = end, true
 		}
 		fd.add(timeline.Hint{
 			ID: timeline.HintGPUError, Severity: sev, GPUs: []int{gpu},
 			Start: xs[0].at, End: epEnd, Evidence: ev,
-			Suggestion: xidSuggestion(memory, app, link, ongoing),
+			Suggestion: xidSuggestion(memory, app, link, lost),
 			Confidence: 1,
 		}, true, ongoing)
 	}
-	return fd.done(), true
+	return fd.done(f), true
 }
 
 func xidSuggestion(memory, app, link, lost bool) string {
@@ -352,5 +361,5 @@ func (h *healthLog) linkDegraded(f *frame.Frame) (timeline.Hint, bool) {
 	if len(fd.episodes) == 0 {
 		return timeline.Hint{}, false
 	}
-	return fd.done(), true
+	return fd.done(f), true
 }

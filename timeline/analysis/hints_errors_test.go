@@ -128,3 +128,62 @@ func TestGPUErrorFromXidMarkers(t *testing.T) {
 		}
 	}
 }
+
+// An uncorrectable error does not end when the driver has reported it: a
+// double-bit ECC error with the GPU still answering holds until a reset,
+// so the hint is ongoing at the end (never dimmed as "ended"), and says
+// why. A recoverable Xid (13, the application's fault) ends at itself.
+func TestGPUErrorFatalXidHolds(t *testing.T) {
+	for _, c := range []struct {
+		code    int
+		ongoing bool
+		words   string
+	}{
+		{48, true, "GPU1 Xid 48 (Double Bit ECC Error) at 1m40s in; it holds until the GPU is reset"},
+		{95, true, "; it holds until the GPU is reset"},
+		{13, false, "GPU1 Xid 13 (Graphics Engine Exception) at 1m40s in"},
+	} {
+		e := NewEngine(timeline.SourceInfo{Interval: time.Second})
+		for sec := range 300 {
+			tk := &htTick{sec: sec}
+			htHealthy(tk)
+			s := timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: tk.m}
+			if sec == 100 {
+				s.Markers = []timeline.Marker{{At: s.At, Text: xid.MarkerText(1, c.code), Origin: timeline.XidOrigin}}
+			}
+			e.Add(&s)
+		}
+		got := htFind(e.Hints(e.Last()), timeline.HintGPUError)
+		if len(got) != 1 {
+			t.Fatalf("Xid %d: %d gpu-error hints, want 1", c.code, len(got))
+		}
+		h := got[0]
+		if h.Ongoing != c.ongoing || !strings.Contains(h.Evidence, c.words) {
+			t.Errorf("Xid %d: ongoing %v (want %v), evidence %q, want %q in it", c.code, h.Ongoing, c.ongoing, h.Evidence, c.words)
+		}
+		if c.ongoing && strings.Contains(h.Suggestion, "gone from the bus") {
+			t.Errorf("Xid %d: a GPU still answering is advised as lost: %q", c.code, h.Suggestion)
+		}
+	}
+}
+
+// A hint over several GPUs whose evidence is one episode's says which GPUs
+// the other episodes name: "link-degraded on GPU6-7" must not read as if
+// only GPU6's link were down.
+func TestLinkDegradedNamesEveryGPU(t *testing.T) {
+	got := htFind(htRun(300, func(t *htTick) {
+		htHealthy(t)
+		htEvery8(func(i int) {
+			x8 := i == 6 || (i == 7 && t.sec >= 100)
+			t.link(i, 5, 16>>b2i(x8), 5, 16)
+		})
+	}), timeline.HintLinkDegraded)
+	if len(got) != 1 {
+		t.Fatalf("%d link-degraded hints, want 1", len(got))
+	}
+	h := got[0]
+	want := "GPU6 PCIe link at Gen5 x8 of Gen5 x16 while working, 5m of 5m working; the largest of 2 episodes on GPU6-7 over 5m"
+	if len(h.GPUs) != 2 || !strings.HasPrefix(h.Evidence, want) {
+		t.Errorf("GPUs %v, evidence %q, want %q", h.GPUs, h.Evidence, want)
+	}
+}

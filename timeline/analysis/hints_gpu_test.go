@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -366,4 +367,33 @@ func TestHintPCIeBound(t *testing.T) {
 		{name: "3GB/s", secs: 300, script: copying(3e9, 8)},
 		{name: "no PCIe counters", secs: 300, script: copying(htNaN, 8)},
 	})
+}
+
+// Advice about collectives (NCCL, gloo, ranks) is for a job of more than
+// one GPU: a single GPU has nothing to all-reduce or wait for.
+func TestCollectiveAdviceNeedsGPUs(t *testing.T) {
+	for _, c := range []struct {
+		id   string
+		gpus int
+		gpu  func(t *htTick, i int)
+		want bool // the advice names NCCL
+	}{
+		{timeline.HintLowUtilization, 1, func(t *htTick, i int) { t.h100(i, 30, 25, 250, 40*htGiB) }, false},
+		{timeline.HintLowUtilization, 2, func(t *htTick, i int) { t.h100(i, 30, 25, 250, 40*htGiB) }, true},
+		{timeline.HintBusyWait, 1, func(t *htTick, i int) { t.h100(i, 100, 2, 150, 40*htGiB) }, false},
+		{timeline.HintBusyWait, 2, func(t *htTick, i int) { t.h100(i, 100, 2, 150, 40*htGiB) }, true},
+	} {
+		got := htFind(htRun(600, func(t *htTick) {
+			for i := range c.gpus {
+				c.gpu(t, i)
+			}
+		}), c.id)
+		if len(got) == 0 {
+			t.Errorf("%s on %d GPUs: no hint", c.id, c.gpus)
+			continue
+		}
+		if has := strings.Contains(got[0].Suggestion, "NCCL"); has != c.want {
+			t.Errorf("%s on %d GPUs: names NCCL %v, want %v: %q", c.id, c.gpus, has, c.want, got[0].Suggestion)
+		}
+	}
 }

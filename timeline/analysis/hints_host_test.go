@@ -43,7 +43,7 @@ func TestHintInputBound(t *testing.T) {
 			secs: 600, script: htStarved(htLoaders, nil),
 			gpus: all, severity: timeline.Critical,
 			evidence: []string{"GPU0-7 idle 67% of the time (work in bursts of 2s, then 4s idle), SM activity averages 25%",
-				"the host CPU is busy (61% overall, 24 of 32 cores at 80% or more, the busiest at 99%)", "for 10m"},
+				"the host CPU is busy (61% overall, on average 24 of 32 cores at 80% or more, the busiest at 99%)", "for 10m"},
 			suggestion: []string{"num_workers", "One core is pegged"},
 		},
 		{
@@ -92,7 +92,7 @@ func TestHintHostSingleThread(t *testing.T) {
 			name: "sawtooth while one core is pegged and 31 idle",
 			secs: 600, script: htStarved(htOneCore, nil),
 			gpus: []int{0, 1, 2, 3, 4, 5, 6, 7}, severity: timeline.Critical,
-			evidence:   []string{"one host core runs at 99% and 31 of 32 cores idle"},
+			evidence:   []string{"one host core runs at 99% and on average 31 of 32 cores idle"},
 			suggestion: []string{"num_workers=0"},
 		},
 		{

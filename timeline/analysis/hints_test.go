@@ -275,3 +275,27 @@ func TestTimeCovered(t *testing.T) {
 		}
 	}
 }
+
+// A rule's critical episode less than CriticalConfidence sure is a
+// warning: severity and confidence never contradict each other on the
+// page ("CRITICAL ..., confidence 49%").
+func TestCriticalNeedsConfidence(t *testing.T) {
+	for _, c := range []struct {
+		conf float64
+		want timeline.Severity
+	}{
+		{0.49, timeline.Warning},
+		{0.5, timeline.Critical},
+		{0.85, timeline.Critical},
+	} {
+		e := NewEngine(timeline.SourceInfo{Interval: time.Second})
+		f := &frame.Frame{Opts: frame.DefaultOptions(), Step: time.Second, N: 600}
+		r := frame.Rule{ID: "test", Describe: func(*frame.Frame, *frame.Group) (timeline.Hint, bool) {
+			return timeline.Hint{Severity: timeline.Critical, Confidence: c.conf}, true
+		}}
+		h, _ := e.describe(f, r, &frame.Group{GPUs: []int{0}, Hull: frame.Span{Lo: 0, Hi: 600}})
+		if h.Severity != c.want {
+			t.Errorf("critical at %v: %v, want %v", c.conf, h.Severity, c.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 	"github.com/gputop-dev/gputop/timeline/analysis/phases"
 )
 
@@ -36,6 +37,11 @@ type phaseState struct {
 	// session of several has its own ("host@node2"), and any one of them
 	// busy is the host busy, as any one core is.
 	coreSlots, cpuSlots, iowaitSlots map[string]int
+	// gpuSlots are where each GPU's utilisation, SM activity and power
+	// are in acc.spin, and gpuOf the GPU of each: what says whether it
+	// spins (phaseSums.kind).
+	gpuSlots map[int]int
+	gpuOf    []int
 }
 
 // phaseHost is what a window says about the host and the job.
@@ -55,6 +61,9 @@ type phaseSums struct {
 	job         sumCount
 	cpu, iowait []sumCount // per host
 	cores       []sumCount
+	// spin is per GPU (phaseState.gpuSlots) its utilisation, SM activity
+	// and power, for whether it busy-waits.
+	spin [][3]sumCount
 }
 
 func (a *phaseSums) reset() {
@@ -63,6 +72,7 @@ func (a *phaseSums) reset() {
 	clear(a.cores)
 	clear(a.cpu)
 	clear(a.iowait)
+	clear(a.spin)
 	a.job = sumCount{}
 }
 
@@ -92,7 +102,7 @@ func (p *phaseState) add(e *Engine, at time.Time, values []timeline.Value) {
 	i := int((at.UnixNano() - p.start) / p.w)
 	if i >= len(p.kinds) {
 		if len(p.kinds) > 0 {
-			p.kinds[len(p.kinds)-1] = p.acc.kind(o) // final now
+			p.kinds[len(p.kinds)-1] = p.acc.kind(o, e.spinTest()) // final now
 			p.unjudged = false
 		}
 		for len(p.kinds) <= i {
@@ -106,8 +116,12 @@ func (p *phaseState) add(e *Engine, at time.Time, values []timeline.Value) {
 		switch st.what {
 		case phaseSM:
 			p.acc.sm[st.slot].add(v)
+			p.acc.spin[st.gpu][1].add(v)
 		case phaseUtil:
 			p.acc.util[st.slot].add(v)
+			p.acc.spin[st.gpu][0].add(v)
+		case phasePower:
+			p.acc.spin[st.gpu][2].add(v)
 		case phaseJob:
 			p.acc.job.add(v)
 		case phaseCPU:
@@ -126,7 +140,8 @@ func (p *phaseState) add(e *Engine, at time.Time, values []timeline.Value) {
 type phaseStep struct {
 	at   int
 	what uint8
-	slot int // but for phaseJob: the GPU's, core's or host's in phaseSums
+	slot int // but for phaseJob and phasePower: the GPU's, core's or host's in phaseSums
+	gpu  int // for phaseSM, phaseUtil and phasePower: the GPU's in phaseSums.spin
 }
 
 const (
@@ -136,6 +151,7 @@ const (
 	phaseCPU
 	phaseIOWait
 	phaseCore
+	phasePower
 )
 
 // placeValues finds the values the windows read in the layout of values,
@@ -152,9 +168,11 @@ func (p *phaseState) placeValues(values []timeline.Value, gen int) {
 		if idx, ok := timeline.ParseGPUDevice(k.Device); ok {
 			switch k.Name {
 			case timeline.GPUSMActive:
-				p.plan = append(p.plan, phaseStep{at: i, what: phaseSM, slot: slotOf(&p.smSlots, &p.acc.sm, idx)})
+				p.plan = append(p.plan, phaseStep{at: i, what: phaseSM, slot: slotOf(&p.smSlots, &p.acc.sm, idx), gpu: p.spinSlot(idx)})
 			case timeline.GPUUtil:
-				p.plan = append(p.plan, phaseStep{at: i, what: phaseUtil, slot: slotOf(&p.utilSlots, &p.acc.util, idx)})
+				p.plan = append(p.plan, phaseStep{at: i, what: phaseUtil, slot: slotOf(&p.utilSlots, &p.acc.util, idx), gpu: p.spinSlot(idx)})
+			case timeline.GPUPower:
+				p.plan = append(p.plan, phaseStep{at: i, what: phasePower, gpu: p.spinSlot(idx)})
 			}
 			continue
 		}
@@ -172,24 +190,76 @@ func (p *phaseState) placeValues(values []timeline.Value, gen int) {
 	}
 }
 
-// kind is the window's kind so far (see Engine.Phases).
-func (a *phaseSums) kind(o PhaseOptions) timeline.PhaseKind {
-	highest := func(sums []sumCount) float64 {
-		top := math.NaN()
-		for _, s := range sums {
-			if s.n > 0 {
-				if v := s.sum / float64(s.n); math.IsNaN(top) || v > top {
-					top = v
-				}
-			}
-		}
-		return top
+// spinSlot is GPU idx's slot in acc.spin, a new one where it has none.
+func (p *phaseState) spinSlot(idx int) int {
+	if i, ok := p.gpuSlots[idx]; ok {
+		return i
 	}
-	activity := highest(a.sm)
+	if p.gpuSlots == nil {
+		p.gpuSlots = map[int]int{}
+	}
+	i := len(p.acc.spin)
+	p.gpuSlots[idx] = i
+	p.acc.spin = append(p.acc.spin, [3]sumCount{})
+	p.gpuOf = append(p.gpuOf, idx)
+	return i
+}
+
+// spinTest says whether GPU slot k of the phase windows busy-waits at its
+// mean utilisation, SM activity and power (NaN where unknown), by the
+// hints' rule (frame.Spinning) and with the power reference of the GPU's
+// newest column: the same GPUs the hints call spinning.
+func (e *Engine) spinTest() func(k int, util, sm, power float64) bool {
+	o := e.f.Opts
+	return func(k int, util, sm, power float64) bool {
+		if !(util >= o.WaitUtil) {
+			return false
+		}
+		ref := math.NaN()
+		if g := e.gpuByIndex[e.phases.gpuOf[k]]; g != nil && e.f.N > 0 {
+			ref = g.RefAt.Get(e.f.N - 1)
+		}
+		return frame.Spinning(sm, power, ref, o)
+	}
+}
+
+// kind is the window's kind so far (see Engine.Phases).
+func (a *phaseSums) kind(o PhaseOptions, spins func(k int, util, sm, power float64) bool) timeline.PhaseKind {
+	mean := func(s sumCount) float64 {
+		if s.n == 0 {
+			return math.NaN()
+		}
+		return s.sum / float64(s.n)
+	}
+	// A GPU spinning in a collective does no work, so its utilisation
+	// says nothing of the job's activity; it says the job is waiting
+	// (on one rank's checkpoint, say): evidence enough for stalled.
+	topSM, topUtil := math.NaN(), math.NaN()
+	spun := false
+	for k, s := range a.spin {
+		u, m := mean(s[0]), mean(s[1])
+		if math.IsNaN(u) && math.IsNaN(m) {
+			continue
+		}
+		if spins(k, u, m, mean(s[2])) {
+			spun = true
+			u, m = 0, min(m, 0) // min keeps NaN: no SM figure stays none
+		}
+		if !math.IsNaN(m) && !(m <= topSM) {
+			topSM = m
+		}
+		if !math.IsNaN(u) && !(u <= topUtil) {
+			topUtil = u
+		}
+	}
+	activity := topSM
 	if math.IsNaN(activity) {
-		activity = highest(a.util)
+		activity = topUtil
 	}
 	host := phaseHostUnknown
+	if spun {
+		host = phaseHostBusy
+	}
 	check := func(s sumCount, threshold float64) {
 		switch {
 		case s.n == 0:
@@ -243,7 +313,11 @@ func (a *phaseSums) kind(o PhaseOptions) timeline.PhaseKind {
 //	activity <  IdleUtil, otherwise             idle
 //
 // "Otherwise" includes having no host data at all (an imported nvidia-smi
-// log): stalled needs evidence that something else was working. The
+// log): stalled needs evidence that something else was working. A GPU
+// spinning in a collective (utilisation high at idle SM activity or
+// power: frame.Spinning, as the hints judge it) counts no activity and is
+// such evidence: the job waits on a rank (llama8b's rank-0 checkpoints),
+// and the hints call it a stall. The
 // highest activity, not the mean: a phase says what the job is doing, and a
 // job working on one GPU of eight is working (that it uses one is the
 // gpu-imbalance hint's news), while in a stall every GPU's SM activity
@@ -260,7 +334,7 @@ func (e *Engine) Phases(from, to time.Time) []timeline.Phase {
 		return nil
 	}
 	if p.unjudged {
-		p.kinds[len(p.kinds)-1] = p.acc.kind(e.popts)
+		p.kinds[len(p.kinds)-1] = p.acc.kind(e.popts, e.spinTest())
 		p.unjudged = false
 	}
 	if len(p.kinds) != p.phasesN || e.samples != p.phasesSamples {

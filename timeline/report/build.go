@@ -91,6 +91,11 @@ func (b *repBuilder) takeHints(a Analysis) {
 	}
 }
 
+// anyStalled says whether a phase of the report is stalled.
+func (b *repBuilder) anyStalled() bool {
+	return slices.ContainsFunc(b.phases, func(p timeline.Phase) bool { return p.Kind == timeline.PhaseStalled })
+}
+
 // rel is t in seconds since the report's start; NaN without samples.
 func (b *repBuilder) rel(t time.Time) Number {
 	if b.s.Len() == 0 {
@@ -326,7 +331,14 @@ func (b *repBuilder) gapsAndNotes() {
 	if j := b.s.Jump(); j.Dropped > 0 {
 		b.r.Notes = append(b.r.Notes, j.String())
 	}
-	if !b.hasHostData() {
+	switch {
+	case !b.hasHostData() && b.anyStalled():
+		// GPUs spinning in a collective are the job at work: the one
+		// stall there is evidence of without the host.
+		b.r.Notes = append(b.r.Notes, "no host or job data: stalled only where GPUs spin in a collective "+
+			"(high utilisation at idle power or SM activity) while the job waits; elsewhere the phases are "+
+			"busy or idle, since stalled needs evidence that the host or the job was working")
+	case !b.hasHostData():
 		b.r.Notes = append(b.r.Notes, "no host or job data: the phases are busy or idle only, "+
 			"since stalled needs evidence that the host or the job was working")
 	}

@@ -202,12 +202,18 @@ func (g *GPU) clockState(i int, clockIdle, powerIdle float64) State {
 // activity below WaitSM, or without SM activity, power at most WaitPower of
 // the reference. Without either it cannot tell, and says no.
 func (g *GPU) spinning(i int, o Options) bool {
-	if m := At(g.SM, i); !math.IsNaN(m) {
-		return m < o.WaitSM
+	return Spinning(At(g.SM, i), At(g.Power, i), g.RefAt.Get(i), o)
+}
+
+// Spinning is GPU.spinning's test on figures (NaN where unknown), for
+// what judges a GPU elsewhere (the phases) by the same rule: of a GPU
+// whose utilisation is at WaitUtil or more, SM activity below WaitSM, or
+// without it, power at most WaitPower of ref.
+func Spinning(sm, power, ref float64, o Options) bool {
+	if !math.IsNaN(sm) {
+		return sm < o.WaitSM
 	}
-	p := At(g.Power, i)
-	ref := g.RefAt.Get(i)
-	return p > 0 && ref > 0 && p <= o.WaitPower*ref
+	return power > 0 && ref > 0 && power <= o.WaitPower*ref
 }
 
 // Working says whether a column has the GPU doing real work.

@@ -48,12 +48,18 @@ var BusyWait = frame.Rule{
 				sev = timeline.Critical
 			}
 		}
+		sug := "Kernels resident but not working: ranks waiting in a collective (NCCL all-reduce, barrier) for a " +
+			"slower rank, or a kernel spinning on a flag. Find the GPU that is not waiting and what it does then (a " +
+			"checkpoint, evaluation or logging on one rank); if it never ends the job is hung (`NCCL_DEBUG=INFO`, `py-spy dump`)."
+		if len(f.GPUs) == 1 {
+			// No other GPU to wait for: no collective, no rank.
+			sug = "Kernels resident but not working: a kernel spinning on a flag or waiting on the host (a stream " +
+				"waiting for an event, a host callback); if it never ends the job is hung (`py-spy dump`, `cuda-gdb`)."
+		}
 		return timeline.Hint{
-			Severity: sev,
-			Evidence: ev,
-			Suggestion: "Kernels resident but not working: ranks waiting in a collective (NCCL all-reduce, barrier) for a " +
-				"slower rank, or a kernel spinning on a flag. Find the GPU that is not waiting and what it does then (a " +
-				"checkpoint, evaluation or logging on one rank); if it never ends the job is hung (`NCCL_DEBUG=INFO`, `py-spy dump`).",
+			Severity:   sev,
+			Evidence:   ev,
+			Suggestion: sug,
 			Confidence: conf * frame.KnownShare(gs, g.Spans),
 		}, true
 	},

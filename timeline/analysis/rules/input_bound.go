@@ -36,7 +36,9 @@ var InputBound = frame.Rule{
 		}
 		top := frame.HostStats(h.TopCore, g.Spans)
 		if busy, cores := frame.HostStats(h.BusyCores, g.Spans), frame.HostStats(h.Cores, g.Spans); busy.OK() {
-			parts = append(parts, fmt.Sprintf("%s of %s cores at %s%% or more, the busiest at %s%%",
+			// A mean over the columns: "2.3 of 32 cores" is a count on
+			// average, which the words must say.
+			parts = append(parts, fmt.Sprintf("on average %s of %s cores at %s%% or more, the busiest at %s%%",
 				units.Number(busy.Mean), units.Number(cores.Mean), units.Number(f.Opts.BusyCore), units.Number(top.Mean)))
 		}
 		if job := frame.HostStats(h.Job, g.Spans); job.OK() {
