@@ -250,9 +250,15 @@ func (c *columnSums) hostOf(k int) *hostSums {
 
 // gpuSums are one GPU's sums in the column being filled.
 type gpuSums struct {
-	g                  *frame.GPU
-	m                  [frame.Metrics]sumCount
-	bits               int32 // clock-event reasons, ORed: bits cannot be averaged
+	g    *frame.GPU
+	m    [frame.Metrics]sumCount
+	bits int32 // clock-event reasons, ORed: bits cannot be averaged
+	// held are the reasons the violation counters say held the clocks
+	// most of an interval, and heldN how many shares came: the reasons
+	// where the bitmask is not recorded (a Prometheus history: serve
+	// exports dcgm-exporter's violation counters, not gputop's bits).
+	held               int32
+	heldN              int
 	limit              float64
 	total              float64
 	touched            bool
@@ -378,6 +384,17 @@ func (e *Engine) take(values []timeline.Value) {
 					sums.bits |= int32(v.Value)
 					sums.m[frame.MetricThrottle].n++
 				}
+			case takeHeldPower, takeHeldThermal:
+				if !math.IsNaN(v.Value) {
+					sums.heldN++
+					switch {
+					case v.Value < 50:
+					case st.what == takeHeldPower:
+						sums.held |= timeline.ThrottlePowerCap
+					default:
+						sums.held |= timeline.ThrottleSWThermal
+					}
+				}
 			case takeLimit:
 				if v.Value > 0 {
 					sums.limit, sums.hasLimit = v.Value, true
@@ -415,6 +432,8 @@ type takeStep struct {
 const (
 	takeNone = frame.Metrics + iota
 	takeThrottle
+	takeHeldPower
+	takeHeldThermal
 	takeLimit
 	takeTotal
 	takeCore
@@ -471,6 +490,10 @@ func (e *Engine) placeOf(k timeline.Key) takeStep {
 			st.what = frame.MetricBus // both ways: summed in fillColumn
 		case timeline.GPUThrottle:
 			st.what = takeThrottle
+		case timeline.GPUViolPower:
+			st.what = takeHeldPower
+		case timeline.GPUViolThermal:
+			st.what = takeHeldThermal
 		case timeline.GPUPowerLimit:
 			st.what = takeLimit
 		case timeline.GPUMemTotal:
@@ -616,6 +639,9 @@ func (e *Engine) fillColumn(i int) {
 				v = float32(sc.sum / float64(sc.n) * 2) // the mean of rx and tx, both ways: their sum
 			}
 			(*s)[i] = v
+		}
+		if sums.m[frame.MetricThrottle].n == 0 && sums.heldN > 0 {
+			sums.bits, sums.m[frame.MetricThrottle].n = sums.held, sums.heldN
 		}
 		if sums.m[frame.MetricThrottle].n > 0 {
 			if g.Throttle == nil {

@@ -48,6 +48,22 @@ func TestHintPowerCapped(t *testing.T) {
 			suggestion: []string{"nvidia-smi -pl"},
 		},
 		{
+			// A Prometheus history: serve exports dcgm-exporter's violation
+			// counters, not the bitmask; the power counter held the clocks
+			// the whole time, as the reason would have said.
+			name: "the power violation counter in place of the reasons",
+			secs: 300,
+			script: func(t *htTick) {
+				htCapScript(false, []int{0, 1}, nil)(t)
+				for i := range 8 {
+					t.m = append(t.m, timeline.Metric{Key: timeline.Key{Name: timeline.GPUViolPowerSecs, Device: timeline.GPUDevice(i)},
+						Kind: timeline.Counter, Value: float64(t.sec) * float64(map[bool]int{true: 1}[i < 2])})
+				}
+			},
+			gpus: []int{0, 1}, severity: timeline.Warning,
+			evidence: []string{"power-cap reason 100% of the time"},
+		},
+		{
 			name: "no reasons recorded: power at the known limit, the clock pulled down",
 			secs: 300, script: htCapScript(false, []int{0}, nil),
 			gpus: []int{0}, severity: timeline.Warning,
