@@ -13,7 +13,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
-// The real logs in testdata/telemetry (from the repository root), copied
+// The real logs in ../shared/telemetry beside the repository (never copied into it),
 // unchanged from public repositories; their README gives the numbers checked
 // here.
 func openTelemetry(t testing.TB, name string) *bytes.Reader {

@@ -156,7 +156,7 @@ func TestFrozenTelemetryNote(t *testing.T) {
 	}
 }
 
-// The real logs never trip the frozen note (testdata/telemetry: the
+// The real logs never trip the frozen note (../shared/telemetry: the
 // longest identical run of a GPU with power readings is 4 s; vgg16's dmon
 // at 21 W idle repeats for 3m43s and unet's H200 without power for 2m22s,
 // and neither is a freeze).

@@ -12,7 +12,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
-// The real logs in testdata/telemetry (from the repository root), copied
+// The real logs in ../shared/telemetry beside the repository (never copied into it),
 // unchanged from public repositories, imported and judged over their whole
 // span. Their README says what an expert reads in each; every case below
 // says that reading, what gputop says, and why where they differ. The

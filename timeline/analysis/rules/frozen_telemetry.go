@@ -17,7 +17,7 @@ import (
 // 100 % and 700 W is not a busy plateau, nor one frozen at 0 % an idle
 // GPU), and this rule says so. Warning.
 //
-// What counts as a freeze, and why (real logs of testdata/telemetry, and
+// What counts as a freeze, and why (the real logs the tests read, and
 // the demos, checked in timeline/analysis/hints_frozen_real_test.go):
 //
 //   - the readings include power, and power would move: the GPU is

@@ -14,7 +14,7 @@ import (
 )
 
 // repTelemetryText is the text report of one of the real logs
-// (testdata/telemetry), imported as `gputop import` does; logs without
+// (../shared/telemetry), imported as `gputop import` does; logs without
 // timestamps start at a fixed instant.
 func repTelemetryText(t *testing.T, name string) string {
 	t.Helper()
