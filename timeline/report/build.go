@@ -1,10 +1,12 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +60,7 @@ func (b *repBuilder) build(a Analysis) {
 	b.hosts(a)
 	b.summarisePhases()
 	b.gapsAndNotes()
+	b.idleNote()
 	if b.opts.TimelineColumns > 0 {
 		b.timeline(b.opts.TimelineColumns)
 	}
@@ -346,6 +349,50 @@ func (b *repBuilder) gapsAndNotes() {
 		b.r.Notes = append(b.r.Notes, "before "+units.Clock(raw.Sub(b.from))+" only averages over "+units.Duration(timeline.FinestBucket)+
 			" or longer were kept, so percentiles, peaks and idle fractions there are of those averages")
 	}
+}
+
+// idleGap is how far (a share of the report) the least idle GPU's IDLE
+// may exceed the idle phases' share before the page says why: a few
+// points are the phases' windows rounding, not two stories.
+const idleGap = 0.10
+
+// idleNote says why the GPU table's IDLE and the PHASES' idle differ,
+// where they differ by idleGap or more. They measure different things:
+// IDLE counts each sample a GPU is under IdleUtil, while a phase is idle
+// only where the busiest GPU is, judged over windows, and stretches
+// shorter than MinPhase fold into the work around them. The ollama log's
+// single GPU read "IDLE 25%" beside "idle 0s (0%)": its 1-5s pauses
+// between prompts fold into the bursts around them.
+func (b *repBuilder) idleNote() {
+	d := float64(b.r.Duration)
+	if !(d > 0) || len(b.phases) == 0 {
+		return
+	}
+	least, gpu := math.Inf(1), -1
+	for _, g := range b.r.GPUs {
+		if f := float64(g.IdleFraction); !math.IsNaN(f) && f < least {
+			least, gpu = f, g.Index
+		}
+	}
+	var idle time.Duration
+	for _, p := range b.phases {
+		if p.Kind == timeline.PhaseIdle {
+			idle += p.End.Sub(p.Start)
+		}
+	}
+	share := idle.Seconds() / d
+	if gpu < 0 || least-share < idleGap {
+		return
+	}
+	o := analysis.DefaultPhaseOptions()
+	name := "GPU" + strconv.Itoa(gpu)
+	if len(b.r.GPUs) > 1 {
+		name = "the least idle, GPU" + strconv.Itoa(gpu)
+	}
+	b.r.Notes = append(b.r.Notes, fmt.Sprintf("IDLE counts every sample under %s%% (%s on %s); the phases judge %s "+
+		"windows by their busiest GPU and fold stretches under %s into the work around them, so their idle is %s (%s)",
+		units.Number(b.opts.IdleUtil), units.Share(least), name, units.Duration(o.Window), units.Duration(o.MinPhase),
+		units.Duration(idle.Round(time.Second)), units.Share(share)))
 }
 
 // hasHostData says whether the store has any series Segment reads to tell
