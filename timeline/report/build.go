@@ -150,8 +150,39 @@ func (b *repBuilder) listPhases(auto []timeline.Phase) {
 // phaseMean is the series' mean over phase k.
 func (b *repBuilder) phaseMean(r repSeries, k int) Number {
 	p := b.phases[k]
-	lo, hi := r.span(p.Start.UnixNano(), p.End.UnixNano(), p.Start.Equal(b.from))
-	return Number(r.mean(lo, hi))
+	start, end := p.Start.UnixNano(), p.End.UnixNano()
+	rawFrom := b.s.OldestRaw().UnixNano()
+	if start >= rawFrom {
+		lo, hi := r.span(start, end, p.Start.Equal(b.from))
+		return Number(r.mean(lo, hi))
+	}
+	// Before the raw samples a value is a bucket's mean standing for the
+	// bucket after its start, not the interval up to it: weigh each by how
+	// much of it lies in the phase. Read as raw values, a 45s stall took
+	// the busy bucket after it and lost its own first one, and the day
+	// report's stalled phases read SM 62% before the tier's edge and 25%
+	// after it.
+	var total, sum float64
+	for i, at := range r.at {
+		if r.w[i] <= 0 {
+			continue
+		}
+		from, to := at, at+r.w[i] // a bucket's span
+		if at >= rawFrom {
+			from, to = at-r.w[i], at // a raw value's: the interval up to it
+		}
+		if w := float64(min(to, end) - max(from, start)); w > 0 {
+			total += w
+			sum += r.v[i] * w
+		}
+		if from >= end {
+			break
+		}
+	}
+	if total == 0 {
+		return Number(math.NaN())
+	}
+	return Number(sum / total)
 }
 
 // gpus lists every GPU's figures, and each phase's figures of them, in
@@ -346,8 +377,13 @@ func (b *repBuilder) gapsAndNotes() {
 			"since stalled needs evidence that the host or the job was working")
 	}
 	if raw := b.s.OldestRaw(); raw.After(b.from) {
-		b.r.Notes = append(b.r.Notes, "before "+units.Clock(raw.Sub(b.from))+" only averages over "+units.Duration(timeline.FinestBucket)+
-			" or longer were kept, so percentiles, peaks and idle fractions there are of those averages")
+		// The width of the buckets read (the store reads the coarsest tier
+		// where the finest no longer reaches back to the start: 1m over
+		// a day), not the finest tier's: a 50s stall is not seen in it.
+		width := time.Duration(repBucketWidth(b.grid.at, raw.UnixNano()))
+		b.r.Notes = append(b.r.Notes, "before "+units.Clock(raw.Sub(b.from))+" only averages over "+units.Duration(width)+
+			" were kept, so percentiles, peaks and idle fractions there are of those averages, "+
+			"and a phase's figures there blend the buckets across its edges")
 	}
 }
 
