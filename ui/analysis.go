@@ -65,7 +65,6 @@ type analyst interface {
 	Len() int
 	First() time.Time
 	Last() time.Time
-	End() time.Time
 	Hints(t time.Time) []timeline.Hint
 	Phases(from, to time.Time) []timeline.Phase
 }
@@ -110,7 +109,7 @@ func (m *Model) refreshAnalysis() {
 	}
 	a.following = m.play.Motion == playback.Following
 	if a.engine.Len() != a.samples {
-		a.phases = a.engine.Phases(a.engine.First(), a.engine.End())
+		a.phases = a.engine.Phases(a.engine.First(), a.engine.Last())
 	}
 	a.at, a.samples = at, a.engine.Len()
 	a.hints = a.engine.Hints(at)
@@ -144,7 +143,7 @@ func (m *Model) jumpTargets() []jumpTarget {
 		a.jumps = append(a.jumps, jumpTarget{at: mk.At})
 	}
 	if a.engine.Len() > 0 {
-		phases := a.engine.Phases(a.engine.First(), a.engine.End())
+		phases := a.engine.Phases(a.engine.First(), a.engine.Last())
 		for _, h := range a.engine.Hints(a.engine.Last()) {
 			for _, ep := range h.Episodes {
 				a.jumps = append(a.jumps, jumpTarget{at: ep.Start, hint: true, gpus: ep.GPUs})

@@ -106,7 +106,7 @@ func TestBracketsStepThroughEveryStall(t *testing.T) {
 	d := demoSession(t, "checkpoint", 10*time.Minute)
 	m := replayAt(t, d, 10*time.Second, 120, 40)
 	var stalls []time.Time
-	for _, p := range m.an.engine.Phases(m.an.engine.First(), m.an.engine.End()) {
+	for _, p := range m.an.engine.Phases(m.an.engine.First(), m.an.engine.Last()) {
 		if p.Kind == timeline.PhaseStalled {
 			stalls = append(stalls, p.Start)
 		}

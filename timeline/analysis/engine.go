@@ -154,10 +154,6 @@ func (e *Engine) First() time.Time { return e.first }
 // Last is the time of the last sample added.
 func (e *Engine) Last() time.Time { return e.last }
 
-// End is the end of the last sample's interval: a sample stands for the
-// interval after it, so the session's phases run to here.
-func (e *Engine) End() time.Time { return e.last.Add(e.f.Interval) }
-
 // nodeRefs are one node's running references.
 type nodeRefs struct {
 	powerHist  []uint32 // the node's draw while utilisation is high, by whole watt
@@ -867,5 +863,15 @@ func (e *Engine) viewAt(t time.Time) *frame.Frame {
 	if e.samples == 0 || t.Before(f.From) {
 		return f.View(0)
 	}
-	return f.View(min(f.N, f.Col(t.Add(f.Interval))))
+	v := f.View(min(f.N, f.Col(t.Add(f.Interval))))
+	// The view's last sample, as far as the columns tell: the last column
+	// holds samples up to an interval before its end. The Engine's own
+	// last sample where that is earlier (a report's Engine, fed up to
+	// here), so that a screen holding the whole file and gputop report
+	// --to the cursor cut a hint at the same moment.
+	v.First, v.Last = e.first, v.Time(v.N).Add(-f.Interval)
+	if e.last.Before(v.Last) {
+		v.Last = e.last
+	}
+	return v
 }

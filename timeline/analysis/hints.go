@@ -72,25 +72,33 @@ func (e *Engine) Hints(t time.Time) []timeline.Hint {
 		return c.hints
 	}
 	hints := e.health.hints(f, e.evaluate(f))
-	e.startInSession(hints)
+	inSession(hints, f)
 	c.hintsN, c.hintsSamples, c.hintsOpen, c.hints = f.N, e.samples, f.N == e.f.N, hints
 	return hints
 }
 
-// startInSession moves the start of a hint, and of its episodes, that
-// falls before the first sample to it: columns start on the clock's
-// multiples of their width, so the first one starts up to a column before
-// the session does, and a report said "-0:00:01".
-func (e *Engine) startInSession(hints []timeline.Hint) {
+// inSession moves the start of a hint, and of its episodes, that falls
+// before the first sample to it, and an end past the view's last sample
+// back to it (Frame.Last): columns start on the clock's multiples of
+// their width, so the first one starts up to a column before the session
+// does (a report said "-0:00:01"), and the last one ends a column after its
+// last sample (a hint was "last seen 04:46:19" in a file that ends at
+// 04:46:18). The rules that set a hint's times from columns (Frame.EndAt)
+// cut them so already; this holds for every rule.
+func inSession(hints []timeline.Hint, f *frame.Frame) {
+	clip := func(start, end *time.Time) {
+		if start.Before(f.First) {
+			*start = f.First
+		}
+		if !f.Last.IsZero() && end.After(f.Last) {
+			*end = f.Last
+		}
+	}
 	for i := range hints {
 		h := &hints[i]
-		if h.Start.Before(e.first) {
-			h.Start = e.first
-		}
+		clip(&h.Start, &h.End)
 		for k := range h.Episodes {
-			if ep := &h.Episodes[k]; ep.Start.Before(e.first) {
-				ep.Start = e.first
-			}
+			clip(&h.Episodes[k].Start, &h.Episodes[k].End)
 		}
 	}
 }
@@ -144,7 +152,7 @@ func (e *Engine) describe(f *frame.Frame, r frame.Rule, g *frame.Group) (timelin
 	if ok {
 		h.ID = r.ID
 		h.GPUs = g.GPUs
-		h.Start, h.End = f.Time(g.Hull.Lo), f.Time(g.Hull.Hi)
+		h.Start, h.End = f.StartAt(g.Hull.Lo), f.EndAt(g.Hull.Hi)
 		h.Confidence = math.Round(h.Confidence*f.LengthFactor(g.Hull)*100) / 100
 		if h.Severity == timeline.Critical && h.Confidence < CriticalConfidence {
 			// A rule sets the severity from how bad the problem would be,

@@ -50,7 +50,7 @@ func TestHintGPUImbalance(t *testing.T) {
 			},
 			gpus: []int{0, 2, 3, 4, 5, 6, 7}, severity: timeline.Critical,
 			evidence: []string{"GPU1 busy (75% util, SM activity 28%) while GPU0,2-7 idle (0% util, SM activity 0%, " +
-				"500MiB memory held each), for 10m"},
+				"500MiB memory held each), for 9m59s"},
 			suggestion: []string{"CUDA_VISIBLE_DEVICES"},
 		},
 		{

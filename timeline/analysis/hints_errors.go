@@ -222,6 +222,7 @@ func (h *healthLog) hints(f *frame.Frame, out []timeline.Hint) []timeline.Hint {
 // ongoing to the view's end; a warning, ended at the Xid, otherwise.
 func (h *healthLog) gpuErrors(f *frame.Frame) (timeline.Hint, bool) {
 	end := f.Time(f.N)
+	last := f.EndAt(f.N) // where a hint ongoing at the view's end ends
 	byGPU := map[int][]xidEvent{}
 	var order []int
 	for _, x := range h.xids {
@@ -255,20 +256,23 @@ func (h *healthLog) gpuErrors(f *frame.Frame) (timeline.Hint, bool) {
 		}
 		ev := units.GPUs([]int{gpu}) + " " + strings.Join(parts, ", then ")
 		epEnd := xs[len(xs)-1].at.Add(f.Step)
+		if epEnd.After(last) {
+			epEnd = last
+		}
 		ongoing := false
 		lostAt, lost := h.lost[gpu]
 		lost = lost && lostAt.Before(end)
 		if lost {
 			ev += "; lost (not answering NVML) since " + f.Into(lostAt)
 			sev = timeline.Critical
-			epEnd, ongoing = end, true
+			epEnd, ongoing = last, true
 		} else if fatal {
 			// An uncorrectable error (a double-bit ECC error, say) is not
 			// over when the driver has reported it: the GPU stays in error
 			// until it is reset, which no sample shows, so it holds to the
 			// end rather than reading as "ended" a second later.
 			ev += "; it holds until the GPU is reset"
-			epEnd, ongoing = end, true
+			epEnd, ongoing = last, true
 		}
 		fd.add(timeline.Hint{
 			ID: timeline.HintGPUError, Severity: sev, GPUs: []int{gpu},
@@ -321,7 +325,7 @@ func (h *healthLog) linkDegraded(f *frame.Frame) (timeline.Hint, bool) {
 			cols = lg.cols
 		}
 		n := min(len(cols), f.N, len(g.State))
-		known, bad, lo, hi := 0, 0, -1, -1
+		known, bad, lo, hi, knownLo, knownHi := 0, 0, -1, -1, -1, -1
 		var worst linkCol
 		for i := 0; i < n; i++ {
 			c := cols[i]
@@ -329,6 +333,10 @@ func (h *healthLog) linkDegraded(f *frame.Frame) (timeline.Hint, bool) {
 				continue
 			}
 			known++
+			if knownLo < 0 {
+				knownLo = i
+			}
+			knownHi = i
 			if c.gen >= c.genMax && c.width >= c.widthMax {
 				continue
 			}
@@ -347,11 +355,11 @@ func (h *healthLog) linkDegraded(f *frame.Frame) (timeline.Hint, bool) {
 		}
 		ev := fmt.Sprintf("%s PCIe link at Gen%d x%d of Gen%d x%d while working, %s of %s working",
 			units.GPUs([]int{g.Index}), worst.gen, worst.width, worst.genMax, worst.widthMax,
-			units.Duration(time.Duration(bad)*f.Step), units.Duration(time.Duration(known)*f.Step))
+			units.Duration(f.Cols(bad, lo, hi-1)), units.Duration(f.Cols(known, knownLo, knownHi)))
 		ongoing := hi >= f.N-1
 		fd.add(timeline.Hint{
 			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.Index},
-			Start: f.Time(lo), End: f.Time(hi), Evidence: ev,
+			Start: f.StartAt(lo), End: f.EndAt(hi), Evidence: ev,
 			Suggestion: "The link trained below what the GPU and slot allow: reseat the card (and its riser), check the " +
 				"slot's lane setting in the BIOS, and compare LnkSta with LnkCap in `lspci -vv` or `nvidia-smi -q -d PCIE`. " +
 				"It caps host-to-GPU copies (data loading, offload, checkpoints).",

@@ -45,7 +45,7 @@ func TestLinkDegraded(t *testing.T) {
 		{"x8 of x16 while busy", func(t *htTick) {
 			htHealthy(t)
 			htEvery8(func(i int) { t.link(i, 5, 16>>b2i(i == 6), 5, 16) })
-		}, "GPU6 PCIe link at Gen5 x8 of Gen5 x16 while working, 5m of 5m working"},
+		}, "GPU6 PCIe link at Gen5 x8 of Gen5 x16 while working, 4m59s of 4m59s working"},
 		{"gen3 of gen5 while busy", func(t *htTick) {
 			htHealthy(t)
 			htEvery8(func(i int) { t.link(i, 5-2*b2i(i == 2), 16, 5, 16) })
@@ -122,7 +122,7 @@ func TestGPUErrorFromXidMarkers(t *testing.T) {
 	if app.Severity != timeline.Warning || app.Evidence != "GPU3 Xid 13 (Graphics Engine Exception) at 1m in" {
 		t.Errorf("GPU3's episode: %+v", app)
 	}
-	for _, p := range phases.FromMarkers(markers, htT0, e.End()) {
+	for _, p := range phases.FromMarkers(markers, htT0, e.Last()) {
 		if strings.Contains(p.Label, "Xid 48") {
 			t.Errorf("an Xid made a phase: %+v", p)
 		}
@@ -182,7 +182,7 @@ func TestLinkDegradedNamesEveryGPU(t *testing.T) {
 		t.Fatalf("%d link-degraded hints, want 1", len(got))
 	}
 	h := got[0]
-	want := "GPU6 PCIe link at Gen5 x8 of Gen5 x16 while working, 5m of 5m working; the largest of 2 episodes on GPU6-7 over 5m"
+	want := "GPU6 PCIe link at Gen5 x8 of Gen5 x16 while working, 4m59s of 4m59s working; the largest of 2 episodes on GPU6-7 over 4m59s"
 	if len(h.GPUs) != 2 || !strings.HasPrefix(h.Evidence, want) {
 		t.Errorf("GPUs %v, evidence %q, want %q", h.GPUs, h.Evidence, want)
 	}

@@ -38,7 +38,7 @@ func TestHintGPUIdle(t *testing.T) {
 				htEvery8(func(i int) { t.h100(i, 0, 0, 68, 0.3*htGiB) })
 			},
 			gpus: []int{0, 1, 2, 3, 4, 5, 6, 7}, severity: timeline.Info,
-			evidence:   []string{"GPU0-7 0% util, SM activity 0%", "307MiB memory used", "at 68W", "for 10m"},
+			evidence:   []string{"GPU0-7 0% util, SM activity 0%", "307MiB memory used", "at 68W", "for 9m59s"},
 			suggestion: []string{"job ended or never started"},
 		},
 		{
@@ -107,7 +107,7 @@ func TestHintIdleMemoryHeld(t *testing.T) {
 			name: "memory held, SMs idle, one core pegged: critical",
 			secs: 600, script: fallback,
 			gpus: []int{0}, severity: timeline.Critical,
-			evidence:   []string{"GPU0 holds 20.5GiB at 1% util, SM activity 0.3% and 75W, for 10m", "one host core runs at 99%"},
+			evidence:   []string{"GPU0 holds 20.5GiB at 1% util, SM activity 0.3% and 75W, for 9m59s", "one host core runs at 99%"},
 			suggestion: []string{"computes on the CPU", ".to(device"},
 		},
 		{

@@ -43,7 +43,7 @@ func TestHintInputBound(t *testing.T) {
 			secs: 600, script: htStarved(htLoaders, nil),
 			gpus: all, severity: timeline.Critical,
 			evidence: []string{"GPU0-7 idle 67% of the time (work in bursts of 2s, then 4s idle), SM activity averages 25%",
-				"the host CPU is busy (61% overall, on average 24 of 32 cores at 80% or more, the busiest at 99%)", "for 10m"},
+				"the host CPU is busy (61% overall, on average 24 of 32 cores at 80% or more, the busiest at 99%)", "for 9m59s"},
 			suggestion: []string{"num_workers", "One core is pegged"},
 		},
 		{

@@ -61,7 +61,8 @@ func TestCrossHostHints(t *testing.T) {
 				return tr
 			},
 			want: timeline.HintHostIdle, gpus: hhGPUs(2), sev: timeline.Warning,
-			words: []string{"node3 GPU0-7 idle", "never started", "node1, node2 and node4 work", "for 10m"},
+			words: []string{"node3 GPU0-7 idle", "never started", "node1, node2 and node4 work",
+				"for 9m59s"}, // 600 samples a second apart: the first to the last
 			notOn: []string{timeline.HintGPUIdle, timeline.HintGPUImbalance, timeline.HintIdleMemoryHeld}},
 		{name: "one host idle, holding memory, while the others spin waiting for it", hosts: 2, secs: 600,
 			read: func(h, g, sec int) timelinetest.GPUReading {

@@ -18,7 +18,7 @@ func TestHintMemoryHeadroom(t *testing.T) {
 			name: "28% of SMs busy using 5 of 80GiB",
 			secs: 600, script: light(5 * htGiB),
 			gpus: []int{0}, severity: timeline.Info,
-			evidence:   []string{"GPU0 uses 5.00GiB of 80.0GiB (6%) while SM activity averages 28%, for 10m"},
+			evidence:   []string{"GPU0 uses 5.00GiB of 80.0GiB (6%) while SM activity averages 28%, for 9m59s"},
 			suggestion: []string{"About 75.0GiB free", "batch size"},
 		},
 		{name: "under-used but 70 of 80GiB in use", secs: 600, script: light(70 * htGiB)},
@@ -57,14 +57,14 @@ func TestHintMemoryPressure(t *testing.T) {
 				t.h100(0, 95, 80, 600, 79.5*htGiB)
 			},
 			gpus: []int{0}, severity: timeline.Info,
-			evidence:   []string{"GPU0 uses 79.5GiB of 80.0GiB (99%), for 5m"},
+			evidence:   []string{"GPU0 uses 79.5GiB of 80.0GiB (99%), for 4m59s"},
 			suggestion: []string{"activation checkpointing"},
 		},
 		{
 			name: "host RAM at 500 of 512GiB",
 			secs: 300, script: host(flat(500*htGiB), flat(12<<20)),
 			gpus: []int{}, severity: timeline.Warning,
-			evidence:   []string{"host RAM 500GiB of 512GiB used (98%), for 5m"},
+			evidence:   []string{"host RAM 500GiB of 512GiB used (98%), for 4m59s"},
 			suggestion: []string{"DataLoader workers"},
 		},
 		{

@@ -6,7 +6,6 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
@@ -358,6 +357,9 @@ func (h *healthLog) nvlinkEpisodes(f *frame.Frame, g *frame.GPU, fd *finding) {
 	type span struct{ count, lo, hi int }
 	var down, low [timeline.NVLinkMaxLinks]span
 	working, busy, peers := 0, 0, 0
+	// Where the working and busy columns start and end, for how long they
+	// lasted within the session (Frame.Cols).
+	workingAt, busyAt := span{lo: -1}, span{lo: -1}
 	mark := func(s *span, i int) {
 		if s.count == 0 {
 			s.lo = i
@@ -378,12 +380,14 @@ func (h *healthLog) nvlinkEpisodes(f *frame.Frame, g *frame.GPU, fd *finding) {
 				continue
 			}
 			working++
+			mark(&workingAt, i)
 			for m := downNow; m != 0; m &= m - 1 {
 				mark(&down[bits.TrailingZeros64(m)], i)
 				peers = bits.OnesCount64(up)
 			}
 			if c.busy {
 				busy++
+				mark(&busyAt, i)
 				for m := c.low; m != 0; m &= m - 1 {
 					mark(&low[bits.TrailingZeros64(m)], i)
 				}
@@ -397,11 +401,11 @@ func (h *healthLog) nvlinkEpisodes(f *frame.Frame, g *frame.GPU, fd *finding) {
 			continue
 		}
 		ev := fmt.Sprintf("%s NVLink %d down while its %s up, %s of %s working", name, l,
-			units.Count(peers, "peer is", "peers are"), units.Duration(time.Duration(s.count)*f.Step),
-			units.Duration(time.Duration(working)*f.Step))
+			units.Count(peers, "peer is", "peers are"), units.Duration(f.Cols(s.count, s.lo, s.hi-1)),
+			units.Duration(f.Cols(working, workingAt.lo, workingAt.hi-1)))
 		fd.add(timeline.Hint{
 			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.Index},
-			Start: f.Time(s.lo), End: f.Time(s.hi), Evidence: ev,
+			Start: f.StartAt(s.lo), End: f.EndAt(s.hi), Evidence: ev,
 			Suggestion: "An NVLink link is down: collectives go over the GPU's other links (and slower). Check " +
 				"`nvidia-smi nvlink -s` and `nvidia-smi nvlink -e`; a GPU reset brings a link back if it can train; " +
 				"one that stays down needs the baseboard or the NVSwitch tray looked at.",
@@ -414,10 +418,10 @@ func (h *healthLog) nvlinkEpisodes(f *frame.Frame, g *frame.GPU, fd *finding) {
 			continue
 		}
 		ev := fmt.Sprintf("%s NVLink %d carries under a quarter of its peers' traffic while NVLink is busy, %s of %s",
-			name, l, units.Duration(time.Duration(s.count)*f.Step), units.Duration(time.Duration(busy)*f.Step))
+			name, l, units.Duration(f.Cols(s.count, s.lo, s.hi-1)), units.Duration(f.Cols(busy, busyAt.lo, busyAt.hi-1)))
 		fd.add(timeline.Hint{
 			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.Index},
-			Start: f.Time(s.lo), End: f.Time(s.hi), Evidence: ev,
+			Start: f.StartAt(s.lo), End: f.EndAt(s.hi), Evidence: ev,
 			Suggestion: "One link carries far less than its peers: it may have trained at a lower speed or be " +
 				"retrying. Compare `nvidia-smi nvlink -s` across the links and watch `nvidia-smi nvlink -e`.",
 			Confidence: 0.8,
@@ -471,10 +475,10 @@ func (h *healthLog) nvlinkErrorEpisodes(f *frame.Frame, g *frame.GPU, lg *nvlink
 		}
 		hi := s.lastAt + 1
 		ev := fmt.Sprintf("%s NVLink %d: %s in %s", units.GPUs([]int{g.Index}), l, strings.Join(parts, ", "),
-			units.Duration(time.Duration(hi-s.first)*f.Step))
+			units.Duration(f.Held(frame.Span{Lo: s.first, Hi: hi})))
 		fd.add(timeline.Hint{
 			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.Index},
-			Start: f.Time(s.first), End: f.Time(hi), Evidence: ev,
+			Start: f.StartAt(s.first), End: f.EndAt(hi), Evidence: ev,
 			Suggestion: "Errors counting on one NVLink link: the link retries (and slows) and may go down. Watch " +
 				"`nvidia-smi nvlink -e`; if they keep counting, reseat or replace the link's cable or tray at the next " +
 				"maintenance.",

@@ -72,7 +72,7 @@ func TestLinkDegradedNVLink(t *testing.T) {
 			} else {
 				healthy(t)
 			}
-		}, "GPU3 NVLink 7 down while its 17 peers are up, 4m of 5m working"},
+		}, "GPU3 NVLink 7 down while its 17 peers are up, 3m59s of 4m59s working"},
 		{"a link down on an idle GPU", func(t *htTick) {
 			htEvery8(func(i int) {
 				t.h100(i, 0, 0, 70, 0)
@@ -102,7 +102,7 @@ func TestLinkDegradedNVLink(t *testing.T) {
 		}, ""},
 		{"a link carrying a tenth of its peers' traffic", func(t *htTick) {
 			with(t, 5, nil, map[int]float64{11: busy / 10}, nil)
-		}, "GPU5 NVLink 11 carries under a quarter of its peers' traffic while NVLink is busy, 5m of 5m"},
+		}, "GPU5 NVLink 11 carries under a quarter of its peers' traffic while NVLink is busy, 4m59s of 4m59s"},
 		// Idle NVLink (a job that does not communicate): no busiest link to
 		// measure against, and no finding.
 		{"NVLink idle, one link idler", func(t *htTick) {

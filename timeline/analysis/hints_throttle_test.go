@@ -44,7 +44,7 @@ func TestHintPowerCapped(t *testing.T) {
 			secs: 300, script: htCapScript(true, []int{0, 1, 2, 3, 5, 7}, []int{4, 6}),
 			gpus: []int{0, 1, 2, 3, 5, 7}, severity: timeline.Warning,
 			evidence: []string{"GPU0-3,5,7 at 695W (99% of the 700W limit), SM clock 1605MHz, power-cap reason " +
-				"100% of the time, for 5m"},
+				"100% of the time, for 4m59s"},
 			suggestion: []string{"nvidia-smi -pl"},
 		},
 		{
@@ -157,7 +157,7 @@ func TestHintThermalThrottle(t *testing.T) {
 			secs: 300, script: htCapScript(true, []int{0, 1, 2, 3, 5, 7}, []int{4, 6}),
 			gpus: []int{4, 6}, severity: timeline.Warning,
 			evidence: []string{"GPU4,6 at 87°C with thermal slowdown 100% of the time, SM clock 1440MHz " +
-				"(1605MHz on the other GPUs), for 5m"},
+				"(1605MHz on the other GPUs), for 4m59s"},
 			suggestion: []string{"airflow"},
 		},
 		{

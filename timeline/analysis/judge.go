@@ -156,13 +156,6 @@ func (j *Judge) Last() time.Time {
 	return j.engine.Last()
 }
 
-// End is where the newest sample's interval ends (Engine.End).
-func (j *Judge) End() time.Time {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.engine.End()
-}
-
 // Source returns src with every sample it yields taken by the Judge on its
 // way: the head of a sampling pipeline, so that whatever pulls samples
 // after it (an exporter's tap, a Recorder, the screen) finds them derived

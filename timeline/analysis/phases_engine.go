@@ -295,8 +295,8 @@ func (a *phaseSums) kind(o PhaseOptions, spins func(k int, util, sm, power float
 }
 
 // Phases returns the busy, stalled and idle phases of everything added,
-// from the first sample to the end of the last one's interval, cut to
-// [from, to]: phases that tile it
+// from the first sample to the last (where the session ends: see
+// inSession), cut to [from, to]: phases that tile it
 // without gaps or overlaps, in time order, adjacent phases of different
 // kinds. They are computed once over the whole timeline, whatever is asked
 // for, so a phase never changes with the view that shows it: zooming or
@@ -338,7 +338,7 @@ func (e *Engine) Phases(from, to time.Time) []timeline.Phase {
 		p.unjudged = false
 	}
 	if len(p.kinds) != p.phasesN || e.samples != p.phasesSamples {
-		p.phases = p.compute(e.first.UnixNano(), e.End().UnixNano(), int64(e.popts.MinPhase))
+		p.phases = p.compute(e.first.UnixNano(), e.last.UnixNano(), int64(e.popts.MinPhase))
 		p.phasesN, p.phasesSamples = len(p.kinds), e.samples
 	}
 	var out []timeline.Phase

@@ -284,14 +284,15 @@ func TestSegment(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := phBuild(tt.gpus, tt.secs, tt.fn)
-			from, to := timelinetest.T0, timelinetest.T0.Add(time.Duration(tt.secs)*time.Second)
+			// The session ends at its last sample, a second before secs.
+			from, to := timelinetest.T0, timelinetest.T0.Add(time.Duration(tt.secs-1)*time.Second)
 			opts := DefaultPhaseOptions()
 			got := Segment(s, timeline.SourceInfo{}, from, to, opts)
 			phCheckTiling(t, got, from, to, opts.MinPhase)
 			var want []timeline.Phase
 			for _, w := range tt.want {
 				want = append(want, timeline.Phase{Start: timelinetest.T0.Add(time.Duration(w.from) * time.Second),
-					End: timelinetest.T0.Add(time.Duration(w.to) * time.Second), Kind: w.kind})
+					End: timelinetest.T0.Add(time.Duration(min(w.to, tt.secs-1)) * time.Second), Kind: w.kind})
 			}
 			if phString(got) != phString(want) {
 				t.Fatalf("got  %s\nwant %s", phString(got), phString(want))
@@ -321,7 +322,7 @@ func TestSegmentEdges(t *testing.T) {
 		}
 	})
 	opts := DefaultPhaseOptions()
-	end := timelinetest.T0.Add(200 * time.Second)
+	end := timelinetest.T0.Add(199 * time.Second) // the last sample
 
 	t.Run("a window that starts before the data begins at the first sample", func(t *testing.T) {
 		// Before the session began there is no phase: a live view's

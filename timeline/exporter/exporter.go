@@ -95,7 +95,7 @@ func (x *Exporter) Observe(s *timeline.Sample, info timeline.SourceInfo) {
 	hints := x.judge.Hints(s.At)
 	if !x.hasPhase || s.At.Sub(x.phaseAt) >= phaseEvery || s.At.Before(x.phaseAt) {
 		x.phaseAt = s.At
-		if ph := x.judge.Phases(x.judge.First(), x.judge.End()); len(ph) > 0 {
+		if ph := x.judge.Phases(x.judge.First(), x.judge.Last()); len(ph) > 0 {
 			x.phase, x.hasPhase = ph[len(ph)-1].Kind, true
 		}
 	}

@@ -99,7 +99,7 @@ func liveEvidence(x *Exporter) string {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	var s string
-	for _, h := range x.judge.Hints(x.judge.End()) {
+	for _, h := range x.judge.Hints(x.judge.Last()) {
 		s += h.Evidence + "\n"
 	}
 	return s

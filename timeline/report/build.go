@@ -1,10 +1,12 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +60,7 @@ func (b *repBuilder) build(a Analysis) {
 	b.hosts(a)
 	b.summarisePhases()
 	b.gapsAndNotes()
+	b.idleNote()
 	if b.opts.TimelineColumns > 0 {
 		b.timeline(b.opts.TimelineColumns)
 	}
@@ -147,8 +150,39 @@ func (b *repBuilder) listPhases(auto []timeline.Phase) {
 // phaseMean is the series' mean over phase k.
 func (b *repBuilder) phaseMean(r repSeries, k int) Number {
 	p := b.phases[k]
-	lo, hi := r.span(p.Start.UnixNano(), p.End.UnixNano(), p.Start.Equal(b.from))
-	return Number(r.mean(lo, hi))
+	start, end := p.Start.UnixNano(), p.End.UnixNano()
+	rawFrom := b.s.OldestRaw().UnixNano()
+	if start >= rawFrom {
+		lo, hi := r.span(start, end, p.Start.Equal(b.from))
+		return Number(r.mean(lo, hi))
+	}
+	// Before the raw samples a value is a bucket's mean standing for the
+	// bucket after its start, not the interval up to it: weigh each by how
+	// much of it lies in the phase. Read as raw values, a 45s stall took
+	// the busy bucket after it and lost its own first one, and the day
+	// report's stalled phases read SM 62% before the tier's edge and 25%
+	// after it.
+	var total, sum float64
+	for i, at := range r.at {
+		if r.w[i] <= 0 {
+			continue
+		}
+		from, to := at, at+r.w[i] // a bucket's span
+		if at >= rawFrom {
+			from, to = at-r.w[i], at // a raw value's: the interval up to it
+		}
+		if w := float64(min(to, end) - max(from, start)); w > 0 {
+			total += w
+			sum += r.v[i] * w
+		}
+		if from >= end {
+			break
+		}
+	}
+	if total == 0 {
+		return Number(math.NaN())
+	}
+	return Number(sum / total)
 }
 
 // gpus lists every GPU's figures, and each phase's figures of them, in
@@ -343,9 +377,58 @@ func (b *repBuilder) gapsAndNotes() {
 			"since stalled needs evidence that the host or the job was working")
 	}
 	if raw := b.s.OldestRaw(); raw.After(b.from) {
-		b.r.Notes = append(b.r.Notes, "before "+units.Clock(raw.Sub(b.from))+" only averages over "+units.Duration(timeline.FinestBucket)+
-			" or longer were kept, so percentiles, peaks and idle fractions there are of those averages")
+		// The width of the buckets read (the store reads the coarsest tier
+		// where the finest no longer reaches back to the start: 1m over
+		// a day), not the finest tier's: a 50s stall is not seen in it.
+		width := time.Duration(repBucketWidth(b.grid.at, raw.UnixNano()))
+		b.r.Notes = append(b.r.Notes, "before "+units.Clock(raw.Sub(b.from))+" only averages over "+units.Duration(width)+
+			" were kept, so percentiles, peaks and idle fractions there are of those averages, "+
+			"and a phase's figures there blend the buckets across its edges")
 	}
+}
+
+// idleGap is how far (a share of the report) the least idle GPU's IDLE
+// may exceed the idle phases' share before the page says why: a few
+// points are the phases' windows rounding, not two stories.
+const idleGap = 0.10
+
+// idleNote says why the GPU table's IDLE and the PHASES' idle differ,
+// where they differ by idleGap or more. They measure different things:
+// IDLE counts each sample a GPU is under IdleUtil, while a phase is idle
+// only where the busiest GPU is, judged over windows, and stretches
+// shorter than MinPhase fold into the work around them. The ollama log's
+// single GPU read "IDLE 25%" beside "idle 0s (0%)": its 1-5s pauses
+// between prompts fold into the bursts around them.
+func (b *repBuilder) idleNote() {
+	d := float64(b.r.Duration)
+	if !(d > 0) || len(b.phases) == 0 {
+		return
+	}
+	least, gpu := math.Inf(1), -1
+	for _, g := range b.r.GPUs {
+		if f := float64(g.IdleFraction); !math.IsNaN(f) && f < least {
+			least, gpu = f, g.Index
+		}
+	}
+	var idle time.Duration
+	for _, p := range b.phases {
+		if p.Kind == timeline.PhaseIdle {
+			idle += p.End.Sub(p.Start)
+		}
+	}
+	share := idle.Seconds() / d
+	if gpu < 0 || least-share < idleGap {
+		return
+	}
+	o := analysis.DefaultPhaseOptions()
+	name := "GPU" + strconv.Itoa(gpu)
+	if len(b.r.GPUs) > 1 {
+		name = "the least idle, GPU" + strconv.Itoa(gpu)
+	}
+	b.r.Notes = append(b.r.Notes, fmt.Sprintf("IDLE counts every sample under %s%% (%s on %s); the phases judge %s "+
+		"windows by their busiest GPU and fold stretches under %s into the work around them, so their idle is %s (%s)",
+		units.Number(b.opts.IdleUtil), units.Share(least), name, units.Duration(o.Window), units.Duration(o.MinPhase),
+		units.Duration(idle.Round(time.Second)), units.Share(share)))
 }
 
 // hasHostData says whether the store has any series Segment reads to tell

@@ -18,7 +18,11 @@ type Frame struct {
 	Step     time.Duration // the width of a column
 	Interval time.Duration // the sampling interval
 	N        int
-	GPUs     []*GPU
+	// First is the session's first sample, and Last the view's last: the
+	// session runs between them as far as the view goes (Held). Zero in a
+	// frame built alone in a test, whose session is its columns.
+	First, Last time.Time
+	GPUs        []*GPU
 	// Hosts are the hosts' columns: the first that of the session's own
 	// host (or of GPUs that name none), then one for each host of a
 	// session of several, as first seen. GPU.Host is a GPU's.
@@ -249,8 +253,63 @@ func (f *Frame) Time(c int) time.Time { return f.From.Add(time.Duration(c) * f.S
 // Col is the column that holds t.
 func (f *Frame) Col(t time.Time) int { return int(t.Sub(f.From) / f.Step) }
 
-// Dur is how long a span of columns lasts.
+// Dur is how long a span of columns lasts: what the rules weigh.
 func (f *Frame) Dur(sp Span) time.Duration { return time.Duration(sp.Hi-sp.Lo) * f.Step }
+
+// A column starts at a sample and lasts a Step, so the view's last column
+// reaches a Step past its last sample, where the session ends (its header
+// says first to last sample). What a hint says of its time is cut there,
+// so that "for 26s", "so far 26s" and "last seen" never outrun the
+// recording by a second; the rules still weigh whole columns (Dur).
+
+// past is how far the view's last column reaches beyond its last sample.
+func (f *Frame) past() time.Duration {
+	if f.Last.IsZero() {
+		return 0
+	}
+	return max(0, f.Time(f.N).Sub(f.Last))
+}
+
+// EndAt is where a stretch ending before column c ends within the session:
+// c's start, or the last sample where c is the view's end.
+func (f *Frame) EndAt(c int) time.Time {
+	if c >= f.N {
+		return f.Time(f.N).Add(-f.past())
+	}
+	return f.Time(c)
+}
+
+// StartAt is where a stretch from column c starts within the session:
+// c's start, or the first sample where that is later (columns start on the
+// clock's multiples of their width).
+func (f *Frame) StartAt(c int) time.Time {
+	if t := f.Time(c); t.After(f.First) {
+		return t
+	}
+	return f.First
+}
+
+// Held is how long a span of columns lasted within the session: Dur, less
+// what its first column starts before the first sample and the view's last
+// reaches past its last.
+func (f *Frame) Held(sp Span) time.Duration { return max(0, f.EndAt(sp.Hi).Sub(f.StartAt(sp.Lo))) }
+
+// Cols is how long n columns last within the session, the first of them
+// column first and the last column last (of a count of columns, "2m of 3m
+// working"), as Held has it.
+func (f *Frame) Cols(n, first, last int) time.Duration {
+	if n <= 0 {
+		return 0
+	}
+	d := time.Duration(n) * f.Step
+	if first == 0 {
+		d -= f.StartAt(0).Sub(f.Time(0))
+	}
+	if last >= f.N-1 {
+		d -= f.past()
+	}
+	return max(0, d)
+}
 
 // LengthFactor lowers the confidence of a short hint: 0.7 for one Window,
 // 1 from four Windows on.

@@ -161,13 +161,13 @@ func Range(s Stat, unit string) string { return units.Range(s.Lo, s.Hi, unit) }
 // stretches "in 4 stretches over 9 min (3 min in all)".
 func (f *Frame) During(g *Group) string {
 	if len(g.Spans) == 1 {
-		return "for " + units.Duration(f.Dur(g.Spans[0]))
+		return "for " + units.Duration(f.Held(g.Spans[0]))
 	}
 	total := time.Duration(0)
 	for _, sp := range g.Spans {
-		total += f.Dur(sp)
+		total += f.Held(sp)
 	}
-	return fmt.Sprintf("in %d stretches over %s (%s in all)", len(g.Spans), units.Duration(f.Dur(g.Hull)), units.Duration(total))
+	return fmt.Sprintf("in %d stretches over %s (%s in all)", len(g.Spans), units.Duration(f.Held(g.Hull)), units.Duration(total))
 }
 
 // KnownShare is the share of the columns of spans with a known state:

@@ -320,7 +320,7 @@ func describePeriodicStall(f *frame.Frame, g *frame.Group) (timeline.Hint, bool)
 		verb = "stalls"
 	}
 	ev := fmt.Sprintf("%s %s for %ss every %s, %s of the time (%d stalls over %s)", f.GPUNames(g.GPUs), verb,
-		frame.Range(length, ""), units.Duration(period), units.Share(share), len(stallSpans), units.Duration(f.Dur(g.Hull)))
+		frame.Range(length, ""), units.Duration(period), units.Share(share), len(stallSpans), units.Duration(f.Held(g.Hull)))
 	sug := "The job pauses every " + units.Duration(period) + ": checkpointing, evaluation or logging on the critical path. " +
 		"Make it asynchronous (`torch.distributed.checkpoint.async_save`, a background thread) or less frequent."
 	if len(idleGPUs) > 0 && len(waitGPUs) > 0 {

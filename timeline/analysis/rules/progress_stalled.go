@@ -43,7 +43,7 @@ var ProgressStalled = frame.Rule{
 		gs := f.Members(g)
 		util := frame.Stats(gs, frame.PickUtil, g.Spans, nil)
 		ev := fmt.Sprintf("the job made no progress for %s from %s (at %s %s), while %s were idle %s of the time (util %s%%)%s",
-			units.Duration(f.Dur(g.Hull)), f.Into(from), units.Number(done), j.Unit, f.GPUNames(g.GPUs),
+			units.Duration(f.Held(g.Hull)), f.Into(from), units.Number(done), j.Unit, f.GPUNames(g.GPUs),
 			units.Share(frame.ShareOf(gs, g.Spans, func(st frame.State) bool { return st == frame.Idle })),
 			units.Number(util.Mean), f.PhaseAt(from))
 		sug := "Neither the GPUs nor the training loop are working: the job waits on something outside them: a " +

@@ -55,3 +55,23 @@ func TestReportTelemetryStallsArePhases(t *testing.T) {
 		t.Errorf("the note denies the stalled phases the table lists:\n%s", text)
 	}
 }
+
+// The ollama log's GPU table said "IDLE 25%" beside PHASES "idle 0s (0%)":
+// IDLE counts every second under 5%, the phases fold its 1-5s pauses
+// between prompts into the bursts around them. The page says so where the
+// two differ that much, and only there: the vgg16 log's long idle tail is
+// idle in both.
+func TestReportTelemetrySaysWhyIdleDiffers(t *testing.T) {
+	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	text := flat(repTelemetryText(t, "ollama_slm_rtx5070laptop_dmon.log"))
+	for _, want := range []string{"IDLE counts every sample under 5% (25% on GPU0); the phases judge 5s windows by " +
+		"their busiest GPU and fold stretches under 10s into the work around them, so their idle is 0s (0%)",
+		"idle 0s (0%)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("%q not in the report:\n%s", want, text)
+		}
+	}
+	if text := repTelemetryText(t, "vgg16_tf_v100_dmon.dmon"); strings.Contains(flat(text), "IDLE counts every sample") {
+		t.Errorf("a note where IDLE and the phases agree:\n%s", text)
+	}
+}
