@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/gputop-dev/gputop/recordings"
@@ -13,7 +14,7 @@ import (
 func cmdExport(args []string, e *env) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	format := fs.String("format", "", "`FORMAT`: csv or jsonl (columns in docs/export.md); required")
-	out := fs.String("o", "", "write to `FILE` instead of standard output")
+	out := fs.String("o", "", "write to `FILE` instead of standard output (- is standard output)")
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -32,19 +33,28 @@ func cmdExport(args []string, e *env) error {
 		return err
 	}
 	defer r.Close()
-	w := e.stdout
-	if *out != "" {
-		if err := checkNewFile(*out, *force); err != nil {
-			return err
-		}
-		f, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
+	if *out == "" || *out == "-" { // "-" is standard output, as for every Unix tool, not a file named "-"
+		return exportTo(r, e.stdout, *format, e)
 	}
-	err = export.Write(r, w, export.Format(*format))
+	if err := checkNewFile(*out, *force); err != nil {
+		return err
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	err = exportTo(r, f, *format, e)
+	// A close that fails (a full disk) loses the export's end: say so.
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return err
+}
+
+// exportTo writes r's export to w; a damaged recording is exported up to
+// the damage, with a warning.
+func exportTo(r *recordings.Reader, w io.Writer, format string, e *env) error {
+	err := export.Write(r, w, export.Format(format))
 	var damaged *recordings.DamagedError
 	if errors.As(err, &damaged) {
 		fmt.Fprintf(e.stderr, "warning: %v\n", err)

@@ -445,3 +445,17 @@ func TestWatchingCommandsTakeOneProcessor(t *testing.T) {
 		}
 	}
 }
+
+// export -o - writes to standard output, as every Unix tool takes "-",
+// and leaves no file named "-" behind.
+func TestExportToDashIsStandardOutput(t *testing.T) {
+	rec := recordDemo(t, "training", "5s")
+	t.Chdir(t.TempDir())
+	code, out, errOut := gputop("export", rec, "--format", "csv", "-o", "-")
+	if code != 0 || !strings.HasPrefix(out, "time,elapsed_s,device,gpu,") {
+		t.Fatalf("export -o -: exit %d, stdout %.80q, stderr %s", code, out, errOut)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Errorf("export -o - left a file named -")
+	}
+}
