@@ -47,7 +47,7 @@ type promSeriesJSON struct {
 // out, a gap like any other; skipped counts them.
 type promPoints struct {
 	times   pointTimes
-	vals    []float64
+	vals    pointVals
 	skipped int
 }
 
@@ -469,10 +469,11 @@ func (p *jsonParser) points(pts *promPoints) error {
 	if p.peek() != '[' {
 		return errors.New(`values is not a list of [time, "value"] pairs`)
 	}
-	// A point per [ up to the list's end (the first "]]"): its values are
-	// allocated once, at their size.
+	// A point per [ up to the list's end (the first "]]"): its values, if
+	// they change too often to be kept as runs, are allocated once, at
+	// their size.
 	if end := bytes.Index(p.b[p.i:], []byte("]]")); end > 0 && bytes.HasPrefix(p.b[p.i:], []byte("[[")) {
-		pts.vals = make([]float64, 0, bytes.Count(p.b[p.i:p.i+end], []byte{'['})-1)
+		pts.vals.hint = pts.vals.n + bytes.Count(p.b[p.i:p.i+end], []byte{'['}) - 1
 	}
 	return p.list("values", func() error { return p.point(pts) })
 }
@@ -509,7 +510,7 @@ func (p *jsonParser) point(pts *promPoints) error {
 		return nil
 	}
 	pts.times.add(int64(math.Round(sec * 1000)))
-	pts.vals = append(pts.vals, v)
+	pts.vals.add(v)
 	return nil
 }
 
