@@ -5,7 +5,7 @@ import "math"
 // pointVals are a series' values, as runs of one value while that is the
 // smaller: a GPU's health series (Xid, ECC, PCIe link, retired pages,
 // remapped rows) and its limits, totals and clocks hold one value for a
-// whole day, and a float64 per step of each was 46 of the 112 MB of values
+// whole day, and a float64 per step of each was 56 of the 121 MB of values
 // a day of 64 GPUs held. A series that changes at more than every other
 // point becomes a slice of its values, as every series was before.
 type pointVals struct {
