@@ -154,7 +154,7 @@ type promGPU struct {
 	series             []pointTimes // by metric, then its per-link series (links)
 	links              []linkSlot   // what each series past promMetrics' is
 	namedLinks         uint64       // the links its per-link series name
-	vals               [][]float64
+	vals               []pointVals
 	cursor             []timeCursor // assembly: the next point of each series
 	// deriveTot: no FB_TOTAL series, so gpu.mem_total is FB_USED + FB_FREE.
 	deriveTot bool
@@ -227,12 +227,12 @@ func (set *promSet) add(a *promAnswer) {
 			continue
 		}
 		if name == promMarkerSeries {
-			for _, v := range pts.vals {
+			pts.vals.each(func(v float64, _ int) {
 				if len(set.markers) < maxPromMarkers && v > 0 && v < maxPromSeconds {
 					set.markers[promMarker{importer.CleanLabel(r.Metric["Hostname"]), importer.CleanLabel(r.Metric["text"]),
 						r.Metric["instance"], int64(math.Round(v * 1000))}] = true
 				}
-			}
+			})
 			*pts = promPoints{}
 			continue
 		}
@@ -285,7 +285,7 @@ func (set *promSet) add(a *promAnswer) {
 			g.series[m], g.vals[m] = pts.times, pts.vals
 		} else {
 			g.series[m].appendTimes(&pts.times)
-			g.vals[m] = append(g.vals[m], pts.vals...)
+			g.vals[m].appendVals(&pts.vals)
 		}
 		*pts = promPoints{}
 	}
@@ -297,7 +297,7 @@ func (set *promSet) add(a *promAnswer) {
 func (set *promSet) gpu(id promGPUID, labels map[string]string) *promGPU {
 	g := set.gpus[id]
 	if g == nil {
-		g = &promGPU{id: id, hostIndex: id.index, series: make([]pointTimes, len(promMetrics)), vals: make([][]float64, len(promMetrics))}
+		g = &promGPU{id: id, hostIndex: id.index, series: make([]pointTimes, len(promMetrics)), vals: make([]pointVals, len(promMetrics))}
 		set.gpus[id] = g
 	}
 	g.name = cmp.Or(g.name, importer.CleanLabel(labels["modelName"]))
@@ -538,7 +538,7 @@ func (g *promGPU) prepare(set *promSet) {
 		if !g.series[m].increasing() {
 			// Two series of one GPU and metric, or answers out of order.
 			var dropped int
-			g.series[m], g.vals[m], dropped = sortedTimes(g.series[m].all(), g.vals[m])
+			g.series[m], g.vals[m], dropped = sortedTimes(g.series[m].all(), g.vals[m].all(0))
 			set.merged += dropped
 		}
 	}
@@ -563,15 +563,15 @@ func (g *promGPU) info(i int) timeline.GPUInfo {
 		info.MIGProfile = cmp.Or(migProfileLabel(g.profile), "gi"+g.id.gi)
 		info.Name = strings.TrimSpace(g.name + " MIG " + info.MIGProfile)
 	}
-	if v := g.vals[promFBTotal]; len(v) > 0 {
-		info.MemTotal = v[0] * importer.MiB
+	if v := &g.vals[promFBTotal]; v.n > 0 {
+		info.MemTotal = v.first() * importer.MiB
 	} else if g.deriveTot {
 		if total, ok := g.derivedTotal(); ok {
 			info.MemTotal = total
 		}
 	}
-	if v := g.vals[promLimit]; len(v) > 0 {
-		info.PowerLimit = v[0]
+	if v := &g.vals[promLimit]; v.n > 0 {
+		info.PowerLimit = v.first()
 	}
 	for m, pm := range promMetrics {
 		switch pm.metric {
@@ -622,7 +622,7 @@ func (g *promGPU) derivedTotal() (float64, bool) {
 		case tu > tf:
 			free.step(&cf)
 		default:
-			return (g.vals[promFBUsed][cu.i] + g.vals[promFBFree][cf.i]) * importer.MiB, true
+			return (g.vals[promFBUsed].at(&cu) + g.vals[promFBFree].at(&cf)) * importer.MiB, true
 		}
 	}
 }
@@ -748,7 +748,7 @@ func (res *Result) Each(write func(*timeline.Sample) error) error {
 				if at, ok := g.series[m].at(c); !ok || at != t {
 					continue
 				}
-				v := g.vals[m][c.i]
+				v := g.vals[m].at(c)
 				g.series[m].step(c)
 				if health.take(g, m, v) {
 					continue

@@ -168,9 +168,12 @@ func Fetch(ctx context.Context, q Query) (*Result, error) {
 	}
 
 	answers := make([]*promAnswer, len(jobs))
+	// Each worker reads its answers into one buffer: an answer is parsed
+	// before the next is read.
+	bufs := make([][]byte, parallelQueries)
 	// The first query alone: an address that does not answer, or matchers
 	// Prometheus refuses, fail on it with the same words every time.
-	if answers[0], err = queryRange(ctx, client, base, jobs[0], q.Step, lim); err != nil {
+	if answers[0], err = queryRange(ctx, client, base, jobs[0], q.Step, lim, &bufs[0]); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -179,10 +182,10 @@ func Fetch(ctx context.Context, q Query) (*Result, error) {
 	var optionalMu sync.Mutex
 	var optionalErr error // the first optional query's failure
 	next := make(chan int)
-	for range parallelQueries {
+	for w := range parallelQueries {
 		wg.Go(func() {
 			for i := range next {
-				a, err := queryRange(ctx, client, base, jobs[i], q.Step, lim)
+				a, err := queryRange(ctx, client, base, jobs[i], q.Step, lim, &bufs[w])
 				switch {
 				case err != nil && jobs[i].optional:
 					optionalMu.Lock()
@@ -206,6 +209,7 @@ feed:
 	}
 	close(next)
 	wg.Wait()
+	bufs = nil // free before the set is built
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
 	}
@@ -250,8 +254,10 @@ type queryLimits struct {
 
 // queryRange asks one query and reads its answer, within lim: a slow or
 // stalled server, or an answer larger than the query could honestly be,
-// fails in one line that says which and what to do.
-func queryRange(ctx context.Context, client *http.Client, base *url.URL, job promJob, step time.Duration, lim queryLimits) (*promAnswer, error) {
+// fails in one line that says which and what to do. The answer is read
+// into *buf, which keeps the room for the next: what is parsed from it
+// holds none of its bytes.
+func queryRange(ctx context.Context, client *http.Client, base *url.URL, job promJob, step time.Duration, lim queryLimits, buf *[]byte) (*promAnswer, error) {
 	u := base.JoinPath("api/v1/query_range")
 	u.RawQuery = url.Values{
 		"query": {job.query},
@@ -293,7 +299,10 @@ func queryRange(ctx context.Context, client *http.Client, base *url.URL, job pro
 		}
 	})
 	defer pr.timer.Stop()
-	body, err := readLimited(pr, limit, resp.ContentLength)
+	body, err := readLimited(*buf, pr, limit, resp.ContentLength)
+	if cap(body) > cap(*buf) {
+		*buf = body[:0]
+	}
 	var big errAnswerTooLarge
 	switch {
 	case errors.As(err, &big):

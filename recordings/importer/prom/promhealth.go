@@ -104,7 +104,7 @@ func (g *promGPU) linkSeries(s linkSlot) int {
 	}
 	g.links = append(g.links, s)
 	g.series = append(g.series, pointTimes{})
-	g.vals = append(g.vals, nil)
+	g.vals = append(g.vals, pointVals{})
 	return len(g.series) - 1
 }
 
@@ -116,16 +116,10 @@ func (set *promSet) checkLinkPoints(s linkSlot, pts *promPoints) {
 	}
 	k := timeline.NVLinks[s.link]
 	name := map[uint8]string{partCRC: k.CRC, partReplay: k.Replay, partRecovery: k.Recovery}[s.part]
-	times := pts.times.all()
-	var kept pointTimes
-	vals := pts.vals[:0]
-	for i, v := range pts.vals {
-		if !math.IsNaN(set.outside.Check(name, v)) {
-			kept.add(times[i])
-			vals = append(vals, v)
-		}
+	bad := pts.vals.mark(func(v float64, n int) bool { return checkRun(n, func() float64 { return set.outside.Check(name, v) }) })
+	if bad > 0 {
+		pts.times, pts.vals = pts.vals.dropMarked(&pts.times)
 	}
-	pts.times, pts.vals = kept, vals
 }
 
 // gpuHealth is what one sample's points of a GPU say of its health, before
@@ -247,7 +241,7 @@ func (res *Result) xidMarkers(fromMarkers []xidFound, gputop func(host string) b
 			if !ok {
 				break
 			}
-			v := g.vals[promXid][c.i]
+			v := g.vals[promXid].at(&c)
 			xs.step(&c)
 			code := int(v)
 			switch {

@@ -74,8 +74,9 @@ func (p *pointTimes) all() []int64 {
 }
 
 // timeCursor walks a pointTimes: i is the point's number (its value's
-// index), run and off where it is among the runs.
-type timeCursor struct{ i, run, off int }
+// index), run and off where it is among the runs, vrun the run of its
+// value among pointVals' runs.
+type timeCursor struct{ i, run, off, vrun int }
 
 // at is the time of the cursor's point; ok is false past the last.
 func (p *pointTimes) at(c *timeCursor) (int64, bool) {
@@ -98,7 +99,7 @@ func (p *pointTimes) step(c *timeCursor) {
 
 // sortedTimes puts times and vals in time order, keeps the first point of
 // each time, and returns them as pointTimes with the points dropped.
-func sortedTimes(times []int64, vals []float64) (pointTimes, []float64, int) {
+func sortedTimes(times []int64, vals []float64) (pointTimes, pointVals, int) {
 	idx := make([]int, len(times))
 	for i := range idx {
 		idx[i] = i
@@ -113,7 +114,7 @@ func sortedTimes(times []int64, vals []float64) (pointTimes, []float64, int) {
 		return 0
 	})
 	var out pointTimes
-	nv := make([]float64, 0, len(vals))
+	nv := pointVals{hint: len(vals)}
 	dropped := 0
 	for k, j := range idx {
 		if k > 0 && times[j] == times[idx[k-1]] {
@@ -121,7 +122,7 @@ func sortedTimes(times []int64, vals []float64) (pointTimes, []float64, int) {
 			continue
 		}
 		out.add(times[j])
-		nv = append(nv, vals[j])
+		nv.add(vals[j])
 	}
 	return out, nv, dropped
 }

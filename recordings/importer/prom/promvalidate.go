@@ -19,30 +19,28 @@ func (set *promSet) checkPoints(m int, pts *promPoints) {
 	case promThrottle:
 		scale = 1
 	}
-	bad := 0
-	for i, v := range pts.vals {
-		var ok float64
-		if pm.kind == timeline.Counter {
-			ok = set.outside.CheckCounter(name, v*scale)
-		} else {
-			ok = set.outside.Check(name, v*scale)
-		}
-		if math.IsNaN(ok) {
-			pts.vals[i] = math.NaN()
-			bad++
-		}
+	bad := pts.vals.mark(func(v float64, n int) bool {
+		return checkRun(n, func() float64 {
+			if pm.kind == timeline.Counter {
+				return set.outside.CheckCounter(name, v*scale)
+			}
+			return set.outside.Check(name, v*scale)
+		})
+	})
+	if bad > 0 {
+		pts.times, pts.vals = pts.vals.dropMarked(&pts.times)
 	}
-	if bad == 0 {
-		return
+}
+
+// checkRun checks a run of n points of one value (check checks one) and
+// says whether they are out: a value out is tallied once per point, as
+// when each point was checked.
+func checkRun(n int, check func() float64) bool {
+	if !math.IsNaN(check()) {
+		return false
 	}
-	times := pts.times.all()
-	var kept pointTimes
-	vals := pts.vals[:0]
-	for i, v := range pts.vals {
-		if !math.IsNaN(v) {
-			kept.add(times[i])
-			vals = append(vals, v)
-		}
+	for range n - 1 {
+		check()
 	}
-	pts.times, pts.vals = kept, vals
+	return true
 }
