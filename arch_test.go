@@ -29,6 +29,8 @@ func TestPackageDependencies(t *testing.T) {
 		{"timeline/units", std},
 		// The Xid catalogue and its markers' text: the standard library only.
 		{"timeline/xid", std},
+		// What a job's progress readings say: the vocabulary alone.
+		{"timeline/work", func(p string) bool { return std(p) || p == module+"timeline" }},
 		{"timeline/analysis", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis/phases" ||
 				p == module+"timeline/analysis/frame" || p == module+"timeline/analysis/rules" ||
@@ -37,7 +39,8 @@ func TestPackageDependencies(t *testing.T) {
 		// The rules of one host's GPUs, and those across hosts: they read the
 		// frame and nothing of the Engine's, and never each other.
 		{"timeline/analysis/rules", func(p string) bool {
-			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis/frame"
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis/frame" ||
+				p == module+"timeline/work"
 		}},
 		{"timeline/analysis/hosts", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis/frame"
@@ -46,13 +49,13 @@ func TestPackageDependencies(t *testing.T) {
 		// keeps. Below the Engine and below every rule, so it cannot name
 		// either.
 		{"timeline/analysis/frame", func(p string) bool {
-			return std(p) || p == module+"timeline" || p == module+"timeline/units"
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/work"
 		}},
 		// How judged windows become phases: the vocabulary alone.
 		{"timeline/analysis/phases", func(p string) bool { return std(p) || p == module+"timeline" }},
 		{"timeline/report", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/analysis" ||
-				p == module+"timeline/analysis/phases" || p == module+"timeline/xid"
+				p == module+"timeline/analysis/phases" || p == module+"timeline/xid" || p == module+"timeline/work"
 		}},
 		// The report's writers (text, markdown, HTML, SVG): the Report in,
 		// its forms out; never the samples or the analysis it was made of.
@@ -98,7 +101,8 @@ func TestPackageDependencies(t *testing.T) {
 		// Prometheus' answers into samples, on the importer's helpers; the
 		// importer never imports it.
 		{"recordings/importer/prom", func(p string) bool {
-			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"recordings/importer"
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"recordings/importer" ||
+				p == module+"timeline/xid"
 		}},
 		{"recordings/export", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"recordings"
@@ -143,11 +147,14 @@ func TestPackageDependencies(t *testing.T) {
 		// Its rooms (ui/...) have rules of their own below.
 		{"ui", func(p string) bool {
 			return !strings.HasPrefix(p, module) || p == module+"timeline" || p == module+"timeline/units" ||
-				p == module+"timeline/xid" || p == module+"timeline/analysis" || strings.HasPrefix(p, module+"ui/")
+				p == module+"timeline/xid" || p == module+"timeline/analysis" || p == module+"timeline/work" ||
+				strings.HasPrefix(p, module+"ui/")
 		}},
 		{"ui/screen", func(p string) bool { return !strings.HasPrefix(p, module) }},
 		// The cursor and how it moves: times in, times out, no clock.
 		{"ui/playback", std},
+		// Where [ and ] land: markers and hints in, a time out.
+		{"ui/jump", func(p string) bool { return std(p) || p == module+"timeline" }},
 		// The settings file: the vocabulary's metric names, nothing more.
 		{"ui/config", func(p string) bool { return std(p) || p == module+"timeline" }},
 		// The key table: bubbles' bindings, nothing of gputop.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/ui/jump"
 	"github.com/gputop-dev/gputop/ui/playback"
 )
 
@@ -33,7 +34,7 @@ type analysisState struct {
 	phases []timeline.Phase
 
 	jumpSamples int
-	jumps       []jumpTarget // markers, episode and stall starts, for [ and ]
+	jumps       []jump.Target // markers, episode and stall starts, for [ and ]
 	// following says the cursor followed the newest sample when it was
 	// last asked about (see refreshAnalysis).
 	following bool
@@ -119,44 +120,20 @@ func (m *Model) refreshAnalysis() {
 	}
 }
 
-// jumpTarget is a place [ and ] go to: a marker, or the start of an
-// episode of a hint or of a stall inside one, with the episode's GPUs.
-type jumpTarget struct {
-	at   time.Time
-	hint bool  // an episode or a stall, not a marker
-	gpus []int // the episode's
-}
-
-// jumpTargets are every marker, the start of every episode of every hint
-// over the whole session, and of every stall inside an episode (a
-// periodic stall is one episode of many stalls: each is a place to look),
-// in order; a marker wins over a hint at the same time. The hints are
-// asked for again only when samples have arrived since.
-func (m *Model) jumpTargets() []jumpTarget {
+// jumpTargets are the places [ and ] go to over the whole session
+// (jump.Targets), asked for again only when samples have arrived since.
+func (m *Model) jumpTargets() []jump.Target {
 	a := &m.an
 	if a.engine == nil || (a.jumpSamples == a.engine.Len() && a.jumps != nil) {
 		return a.jumps
 	}
 	a.jumpSamples = a.engine.Len()
-	a.jumps = a.jumps[:0]
-	for _, mk := range m.store.Markers() {
-		a.jumps = append(a.jumps, jumpTarget{at: mk.At})
-	}
+	var hints []timeline.Hint
+	var phases []timeline.Phase
 	if a.engine.Len() > 0 {
-		phases := a.engine.Phases(a.engine.First(), a.engine.Last())
-		for _, h := range a.engine.Hints(a.engine.Last()) {
-			for _, ep := range h.Episodes {
-				a.jumps = append(a.jumps, jumpTarget{at: ep.Start, hint: true, gpus: ep.GPUs})
-				for _, p := range phases {
-					if p.Kind == timeline.PhaseStalled && !p.Start.Before(ep.Start) && p.Start.Before(ep.End) {
-						a.jumps = append(a.jumps, jumpTarget{at: p.Start, hint: true, gpus: ep.GPUs})
-					}
-				}
-			}
-		}
+		hints, phases = a.engine.Hints(a.engine.Last()), a.engine.Phases(a.engine.First(), a.engine.Last())
 	}
-	slices.SortStableFunc(a.jumps, func(x, y jumpTarget) int { return x.at.Compare(y.at) })
-	a.jumps = slices.CompactFunc(a.jumps, func(x, y jumpTarget) bool { return x.at.Equal(y.at) })
+	a.jumps = jump.Targets(a.jumps, m.store.Markers(), hints, phases)
 	return a.jumps
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/work"
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/layout"
 )
@@ -37,7 +38,7 @@ func (m *Model) viewJob(f *frame) []string {
 		return nil
 	}
 	ps := m.store.Progress()
-	unit := timeline.ProgressUnit(ps)
+	unit := work.Unit(ps)
 	ln := m.newLine(m.width)
 	ln.Add(draw.PadRight(" job", m.lay.Label), m.theme.Title)
 	if m.lay.GPURows > 1 {
@@ -50,14 +51,14 @@ func (m *Model) viewJob(f *frame) []string {
 	for i := range cols {
 		lo := f.from.Add(span * time.Duration(i) / time.Duration(max(n, 1)))
 		end := f.from.Add(span * time.Duration(i+1) / time.Duration(max(n, 1)))
-		r, _ := timeline.ProgressRate(near(ps, lo, end), unit, lo, end)
+		r, _ := work.Rate(near(ps, lo, end), unit, lo, end)
 		cols[i] = timeline.Agg{Min: r, Mean: r, Max: r}
 		if !math.IsNaN(r) {
 			hi = max(hi, r)
 		}
 	}
 	ln.Add(m.glyph.Spark(cols, 0, hi), m.theme.Util)
-	rate, _ := timeline.ProgressRate(near(ps, f.at.Add(-jobRateSpan), f.at), unit, f.at.Add(-jobRateSpan), f.at)
+	rate, _ := work.Rate(near(ps, f.at.Add(-jobRateSpan), f.at), unit, f.at.Add(-jobRateSpan), f.at)
 	ln.Add(" "+jobFigure(rate)+" "+unit+"/s", m.theme.Util)
 	if done := jobDone(ps, unit, f.at); !math.IsNaN(done) {
 		ln.Add(" "+jobFigure(done)+" "+unit, m.theme.Dim)

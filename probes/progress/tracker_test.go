@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/work"
 )
 
 // barLines are tqdm's redraws ten times a second of a bar that runs at
@@ -57,8 +58,8 @@ func TestTrackerKeepsTheRateChange(t *testing.T) {
 	if !near {
 		t.Errorf("no point within 1 s of the change at %v: %+v", mid, kept)
 	}
-	r1, _ := timeline.ProgressRate(kept, "it", start, mid.Add(-2*time.Second))
-	r2, _ := timeline.ProgressRate(kept, "it", mid.Add(2*time.Second), end)
+	r1, _ := work.Rate(kept, "it", start, mid.Add(-2*time.Second))
+	r2, _ := work.Rate(kept, "it", mid.Add(2*time.Second), end)
 	if math.Abs(r1-50) > 50*0.02 || math.Abs(r2-25) > 25*0.02 {
 		t.Errorf("rates %v and %v from the points kept, want 50 and 25", r1, r2)
 	}
@@ -138,7 +139,7 @@ func TestTrackerKeepsThePausesEdges(t *testing.T) {
 	if !sawEnd || !sawResume {
 		t.Errorf("kept %+v, want 200 it at %v and at %v", kept, end, resume)
 	}
-	if r, _ := timeline.ProgressRate(kept, "it", end.Add(100*time.Millisecond), resume.Add(-100*time.Millisecond)); r != 0 {
+	if r, _ := work.Rate(kept, "it", end.Add(100*time.Millisecond), resume.Add(-100*time.Millisecond)); r != 0 {
 		t.Errorf("rate %v it/s over the checkpoint, want 0", r)
 	}
 }

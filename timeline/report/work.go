@@ -6,6 +6,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/timeline/work"
 )
 
 // ReportWork is what the session's GPUs spent, in energy, GPU time and
@@ -174,13 +175,13 @@ func (b *repBuilder) sampled(from, to time.Time) time.Duration {
 // stated its progress.
 func (b *repBuilder) progress() {
 	ps := b.s.Progress()
-	unit := timeline.ProgressUnit(ps)
+	unit := work.Unit(ps)
 	if unit == "" {
 		return
 	}
 	w := &b.r.Work
-	rate, _ := timeline.ProgressRate(ps, unit, b.from, b.to)
-	p := &ReportProgress{Unit: unit, Done: Number(timeline.ProgressDone(ps, unit, b.from, b.to)), Rate: Number(rate),
+	rate, _ := work.Rate(ps, unit, b.from, b.to)
+	p := &ReportProgress{Unit: unit, Done: Number(work.Done(ps, unit, b.from, b.to)), Rate: Number(rate),
 		Levels: []ReportRateLevel{}}
 	levels := analysis.RateLevels(ps, unit, b.from, b.to)
 	for _, l := range levels {
@@ -203,12 +204,12 @@ func (b *repBuilder) progress() {
 	}
 	w.Progress = p
 	for k, ph := range b.phases {
-		done := timeline.ProgressDone(ps, unit, ph.Start, ph.End)
-		r, covered := timeline.ProgressRate(ps, unit, ph.Start, ph.End)
+		done := work.Done(ps, unit, ph.Start, ph.End)
+		r, covered := work.Rate(ps, unit, ph.Start, ph.End)
 		// A phase the job printed no progress in (a checkpoint between two
 		// epochs' bars) has no rate of its own: the readings around it say
 		// how fast the phases beside it went.
-		quiet := !timeline.ProgressWithin(ps, unit, ph.Start, ph.End) && !(done > 0)
+		quiet := !work.Within(ps, unit, ph.Start, ph.End) && !(done > 0)
 		if (covered > 0 || !math.IsNaN(r)) && !quiet {
 			w.Phases[k].Rate = Number(r)
 		}

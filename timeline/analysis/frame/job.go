@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/work"
 )
 
 // JobTrack is what the Engine keeps of the job's own progress and of its
@@ -54,7 +55,7 @@ func (f *Frame) Job() (JobView, bool) {
 	end := f.Time(f.N)
 	all := f.Kept.Job.progress
 	ps := all[:sort.Search(len(all), func(i int) bool { return all[i].At.After(end) })]
-	unit := timeline.ProgressUnit(ps)
+	unit := work.Unit(ps)
 	if unit == "" {
 		return JobView{}, false
 	}

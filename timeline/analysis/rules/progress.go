@@ -5,9 +5,9 @@ import (
 	"math"
 	"time"
 
-	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 	"github.com/gputop-dev/gputop/timeline/units"
+	"github.com/gputop-dev/gputop/timeline/work"
 )
 
 // everyGPU makes one candidate of the rule for every GPU with data over
@@ -39,14 +39,14 @@ func throughputLoss(f *frame.Frame, stalls []frame.Span, hull frame.Span) string
 		return ""
 	}
 	from, to := f.Time(hull.Lo), f.Time(hull.Hi)
-	done := timeline.ProgressDone(j.Progress, j.Unit, from, to)
+	done := work.Done(j.Progress, j.Unit, from, to)
 	total := to.Sub(from)
 	if math.IsNaN(done) || total <= 0 {
 		return ""
 	}
 	inStalls, stalled := 0.0, time.Duration(0)
 	for _, sp := range stalls {
-		if d := timeline.ProgressDone(j.Progress, j.Unit, f.Time(sp.Lo), f.Time(sp.Hi)); !math.IsNaN(d) {
+		if d := work.Done(j.Progress, j.Unit, f.Time(sp.Lo), f.Time(sp.Hi)); !math.IsNaN(d) {
 			inStalls += d
 		}
 		stalled += f.Dur(sp)

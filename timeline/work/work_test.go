@@ -1,25 +1,27 @@
-package timeline
+package work
 
 import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 func TestProgressCountsFromTheJobsStart(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	steps := func(origin string, counts ...float64) []Progress {
-		var ps []Progress
+	steps := func(origin string, counts ...float64) []timeline.Progress {
+		var ps []timeline.Progress
 		for i, c := range counts {
-			ps = append(ps, Progress{At: at(float64(i)), Done: c, Rate: math.NaN(), Unit: "step", Origin: origin})
+			ps = append(ps, timeline.Progress{At: at(float64(i)), Done: c, Rate: math.NaN(), Unit: "step", Origin: origin})
 		}
 		return ps
 	}
 	nan := math.NaN()
 	for _, tt := range []struct {
 		name           string
-		ps             []Progress
+		ps             []timeline.Progress
 		from, to       float64
 		wantDone, rate float64
 	}{
@@ -34,8 +36,8 @@ func TestProgressCountsFromTheJobsStart(t *testing.T) {
 		{"a window of the first reading alone", steps("job", 5, 10), 0, 0, 5, nan},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			done := ProgressDone(tt.ps, "step", at(tt.from), at(tt.to))
-			rate, _ := ProgressRate(tt.ps, "step", at(tt.from), at(tt.to))
+			done := Done(tt.ps, "step", at(tt.from), at(tt.to))
+			rate, _ := Rate(tt.ps, "step", at(tt.from), at(tt.to))
 			if !sameRate(done, tt.wantDone) || !sameRate(rate, tt.rate) {
 				t.Errorf("done %v at %v/s, want %v at %v/s", done, rate, tt.wantDone, tt.rate)
 			}
@@ -46,17 +48,17 @@ func TestProgressCountsFromTheJobsStart(t *testing.T) {
 func TestNoRateAfterTheLastReading(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	counted := []Progress{
+	counted := []timeline.Progress{
 		{At: at(0), Done: 0, Rate: 90, Unit: "it", Origin: "job"},
 		{At: at(10), Done: 500, Rate: 90, Unit: "it", Origin: "job"},
 	}
-	stated := []Progress{
+	stated := []timeline.Progress{
 		{At: at(0), Done: math.NaN(), Rate: 40, Unit: "tok", Origin: "job"},
 		{At: at(10), Done: math.NaN(), Rate: 60, Unit: "tok", Origin: "job"},
 	}
 	for _, tt := range []struct {
 		name     string
-		ps       []Progress
+		ps       []timeline.Progress
 		unit     string
 		from, to float64
 		want     float64
@@ -69,7 +71,7 @@ func TestNoRateAfterTheLastReading(t *testing.T) {
 		{"stated, a checkpoint after the last line", stated, "tok", 11, 20, math.NaN()},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got, _ := ProgressRate(tt.ps, tt.unit, at(tt.from), at(tt.to)); !sameRate(got, tt.want) {
+			if got, _ := Rate(tt.ps, tt.unit, at(tt.from), at(tt.to)); !sameRate(got, tt.want) {
 				t.Errorf("rate %v, want %v", got, tt.want)
 			}
 		})
