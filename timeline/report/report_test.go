@@ -330,3 +330,40 @@ func TestReportAfterRawIsGone(t *testing.T) {
 		t.Fatalf("notes %q", r.Notes)
 	}
 }
+
+// A phase before the store's raw samples reads its own buckets, each
+// weighed by how much of it lies in the phase: read as raw values, each
+// bucket stood for the time up to it, so an idle minute took the busy
+// bucket after it and lost its own first, and a day report's stalled
+// phases read SM 59-62% before the edge and 25% after it.
+func TestPhaseFiguresBeforeTheRawEdgeAreTheirOwn(t *testing.T) {
+	var samples []timeline.Sample
+	s := timeline.NewStore(timeline.StoreOptions{RawSamples: 60})
+	for sec := range 640 {
+		util, sm := 95.0, 70.0
+		if sec%160 >= 100 { // 100 s of work, then an idle minute, on the buckets' edges
+			util, sm = 0, 0
+		}
+		smp := timeline.Sample{At: reporttest.T(float64(sec)), Metrics: []timeline.Metric{
+			timelinetest.Gauge(timeline.GPUUtil, "gpu0", util), timelinetest.Gauge(timeline.GPUSMActive, "gpu0", sm),
+			timelinetest.Gauge(timeline.GPUMemUsed, "gpu0", 1<<30)}}
+		samples = append(samples, smp)
+		s.Add(&smp)
+	}
+	info := timeline.SourceInfo{Interval: time.Second, GPUs: []timeline.GPUInfo{{Index: 0, Name: "H100"}}}
+	r := NewReport(s, info, repAnalysis(samples, info), ReportOptions{})
+	idle := 0
+	for _, p := range r.Phases {
+		if p.Kind != "idle" {
+			continue
+		}
+		idle++
+		if p.UtilMean.Unknown() || float64(p.UtilMean) > 5 || float64(p.SMActiveMean) > 5 {
+			t.Errorf("idle phase %v-%vs reads util %v, SM %v: want its own idle buckets, under 5%%",
+				p.Start, p.End, p.UtilMean, p.SMActiveMean)
+		}
+	}
+	if idle < 3 {
+		t.Fatalf("%d idle phases, want the three idle minutes before the raw edge: %+v", idle, r.Phases)
+	}
+}
