@@ -57,7 +57,8 @@ type GPU struct {
 	// Engine's column sums.
 	Slot int
 	// Host is the GPU's host's place in Frame.Hosts (HostOf).
-	Host                                   int
+	Host int
+
 	Util, SM, Power, Mem, Temp, Clock, Bus []float32
 	Throttle                               []int32
 	// Limit and MemTotal are the power limit (W) and memory (bytes) known

@@ -10,7 +10,8 @@ import (
 type Host struct {
 	// Name is the host's name in a session of several ("" for the one
 	// host of a session, or where a GPU names none).
-	Name                                                           string
+	Name string
+
 	CPU, IOWait, Job, MemUsed, MemTotal, Swap, DiskRead, DiskWrite []float32
 	// Per-core summaries: the busiest core, how many cores are at
 	// BusyCore or above and at IdleCore or below, and how many reported.
