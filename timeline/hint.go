@@ -24,8 +24,8 @@ func (s Severity) String() string {
 	return "unknown"
 }
 
-// Hint ids: stable, documented in docs/report.md; product.md's hint table
-// says when each fires.
+// Hint ids: stable, documented in docs/report.md ("Hints": when each
+// fires, its evidence and its next step).
 const (
 	HintInputBound       = "input-bound"
 	HintHostSingleThread = "host-single-thread"

@@ -108,7 +108,7 @@ func TestPausedScreenWritesNothing(t *testing.T) {
 
 // TestLiveScreenByteBudget measures what the live screen sends per sample
 // once its sparklines are full, with the real renderer: the goal is at most
-// 3 KB/s at 80x24 and 10 KB/s at 200x50 at a 1 s interval (product.md). The
+// 3 KB/s at 80x24 and 10 KB/s at 200x50 at a 1 s interval (docs/performance.md). The
 // fixture is busier than a real job (a sawtooth, dips, a lost GPU), so
 // passing here leaves room on a real one.
 func TestLiveScreenByteBudget(t *testing.T) {

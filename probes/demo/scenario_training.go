@@ -21,7 +21,7 @@ var (
 
 const (
 	trainDipEvery = 45.0  // s between step-boundary dips (each jittered inside its cycle)
-	trainValEvery = 420.0 // s between validation phases: seed 001's 7-minute epoch
+	trainValEvery = 420.0 // s between validation phases: a real job's 7-minute epoch
 )
 
 func newTraining(n noise) *scenario {

@@ -12,8 +12,8 @@ import (
 )
 
 // What each NVML call gputop makes costs, measured on the library it is
-// handed (the driver, or the demo's mock): the numbers nvml.md asks for
-// ("measure them on the first real GPU you get"), behind the hidden
+// handed (the driver, or the demo's mock): the numbers to measure on the
+// first real GPU (docs/real-gpu.md keeps them), behind the hidden
 // `gputop nvml-bench` that scripts/gpu-check.sh runs. It opens NVML as a
 // session does, collects every probe once (so that a call the device does
 // not support is dropped, as gputop drops it), and then makes each call
@@ -74,7 +74,7 @@ type SampleCount struct {
 	Max      int    `json:"max"`
 	// PeriodMS is the median spacing of the samples' timestamps: the
 	// driver's own sampling period (200 ms on the H100 measured in
-	// docs/real-gpu.md; nvml.md said 1/6 s).
+	// docs/real-gpu.md, where 1/6 s was expected).
 	PeriodMS float64 `json:"period_ms"`
 }
 

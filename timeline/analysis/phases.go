@@ -5,12 +5,12 @@ import "time"
 // PhaseOptions tunes how the Engine finds phases (Engine.Phases). A zero field takes its default from
 // DefaultPhaseOptions, so PhaseOptions{} is a valid value.
 //
-// The thresholds come from the seeds and product.md (docs/report.md has the
-// full argument):
+// The thresholds come from real reports of idle GPUs and the demos
+// (docs/report.md, "The thresholds, and why", has the full argument):
 //   - Healthy training reads 90-100 % utilisation and 60-85 % SM activity;
-//     a GPU fed by a loader that cannot keep up reads 8-35 % (seed 003:
-//     8-30 %, seed 004: 11 %, the input-bound sawtooth: 1-2 s bursts in each
-//     5.5 s). BusyUtil 50 sits between the two on either signal.
+//     a GPU fed by a loader that cannot keep up reads 8-35 % (8-30 % and
+//     11 % in two users' reports of starved GPUs, the input-bound sawtooth:
+//     1-2 s bursts in each 5.5 s). BusyUtil 50 sits between the two on either signal.
 //   - An idle GPU reads 0 %, with the odd 1-3 % from a monitor or display;
 //     IdleUtil 5 keeps those quiet.
 //   - An idle node's CPU sits under 5 %; the unet_optuna H200 trace, a
@@ -18,7 +18,7 @@ import "time"
 //     64-CPU node busy loading data: HostBusyCPU 20.
 //   - A single-threaded loader or a checkpoint writer pegs one core while
 //     the rest of a big node idles (the input-bound and checkpoint demos,
-//     seed 001's `NUM_WORKERS=0`): CoreBusyCPU 90 catches it.
+//     a user's `NUM_WORKERS=0` loader): CoreBusyCPU 90 catches it.
 type PhaseOptions struct {
 	// Window is how finely activity is judged: each window's mean decides
 	// its kind. Windows are aligned to multiples of Window since the Unix

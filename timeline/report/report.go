@@ -50,8 +50,8 @@ func (o ReportOptions) withDefaults() ReportOptions {
 
 // Report is what `gputop report` and `gputop run` print: per-GPU and
 // per-phase figures, the host, phases, markers and hints of one session.
-// Its JSON form is a contract (product.md), documented field by field in
-// docs/report.md. Times are seconds since Start; unknown numbers are NaN,
+// Its JSON form is a contract that scripts rely on, documented field by
+// field in docs/report.md. Times are seconds since Start; unknown numbers are NaN,
 // null in JSON, N/A in text.
 type Report struct {
 	Version int          `json:"version"`

@@ -207,7 +207,7 @@ func TestReportImportShowsNA(t *testing.T) {
 	}
 }
 
-// repContract is the JSON shape product.md promises: these keys, at least.
+// repContract is the JSON shape docs/report.md promises: these keys, at least.
 var repContract = map[string][]string{
 	"":         {"version", "source", "start", "duration_s", "gpus", "host", "phases", "markers", "hints"},
 	"gpus":     {"index", "name", "util", "idle_fraction", "mem_used_max_bytes", "power_mean_w", "energy_j"},

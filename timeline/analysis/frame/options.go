@@ -19,7 +19,7 @@ type Options struct {
 	Window time.Duration
 	// SustainedWindows: windows of rules about a sustained state are this
 	// many Windows long (default 4: 2 min, longer than a validation phase,
-	// which seed 001 shows is normal).
+	// which a real training job shows is normal).
 	SustainedWindows int
 	// IdleWindows: gpu-idle judges windows this many Windows long
 	// (default 10: 5 min, "a long stretch").
