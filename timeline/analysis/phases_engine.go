@@ -29,19 +29,15 @@ type phaseState struct {
 	plan           []phaseStep
 	planGen, planN int
 	planned        bool
-	// slots are where each GPU's and each core's sums are in acc, kept
-	// from layout to layout and window to window: the sums are found by
-	// index, not looked up in maps made anew every window.
-	smSlots, utilSlots map[int]int
-	// coreSlots, cpuSlots and iowaitSlots are by device: each host of a
+	// The slots are where each GPU's, core's and host's sums are in acc,
+	// kept from layout to layout and window to window: the sums are found
+	// by index, not looked up in maps made anew every window. gpuOf is the
+	// GPU of each GPU slot. Cores and hosts are by device: each host of a
 	// session of several has its own ("host@node2"), and any one of them
 	// busy is the host busy, as any one core is.
+	gpuSlots                         map[int]int
+	gpuOf                            []int
 	coreSlots, cpuSlots, iowaitSlots map[string]int
-	// gpuSlots are where each GPU's utilisation, SM activity and power
-	// are in acc.spin, and gpuOf the GPU of each: what says whether it
-	// spins (phaseSums.kind).
-	gpuSlots map[int]int
-	gpuOf    []int
 }
 
 // phaseHost is what a window says about the host and the job.
@@ -57,22 +53,26 @@ const (
 // without a value in the window has n == 0 in its slot (phaseState's
 // slots), which counts as none.
 type phaseSums struct {
-	sm, util    []sumCount // per GPU
+	// gpu is per GPU its utilisation, SM activity and power (gpuFigure):
+	// its activity, and whether it busy-waits.
+	gpu         [][3]sumCount
 	job         sumCount
 	cpu, iowait []sumCount // per host
 	cores       []sumCount
-	// spin is per GPU (phaseState.gpuSlots) its utilisation, SM activity
-	// and power, for whether it busy-waits.
-	spin [][3]sumCount
 }
 
+// The figures of a GPU in phaseSums.gpu.
+const (
+	gpuUtil = iota
+	gpuSM
+	gpuPower
+)
+
 func (a *phaseSums) reset() {
-	clear(a.sm)
-	clear(a.util)
+	clear(a.gpu)
 	clear(a.cores)
 	clear(a.cpu)
 	clear(a.iowait)
-	clear(a.spin)
 	a.job = sumCount{}
 }
 
@@ -115,13 +115,11 @@ func (p *phaseState) add(e *Engine, at time.Time, values []timeline.Value) {
 		v := values[st.at].Value
 		switch st.what {
 		case phaseSM:
-			p.acc.sm[st.slot].add(v)
-			p.acc.spin[st.gpu][1].add(v)
+			p.acc.gpu[st.slot][gpuSM].add(v)
 		case phaseUtil:
-			p.acc.util[st.slot].add(v)
-			p.acc.spin[st.gpu][0].add(v)
+			p.acc.gpu[st.slot][gpuUtil].add(v)
 		case phasePower:
-			p.acc.spin[st.gpu][2].add(v)
+			p.acc.gpu[st.slot][gpuPower].add(v)
 		case phaseJob:
 			p.acc.job.add(v)
 		case phaseCPU:
@@ -140,8 +138,7 @@ func (p *phaseState) add(e *Engine, at time.Time, values []timeline.Value) {
 type phaseStep struct {
 	at   int
 	what uint8
-	slot int // but for phaseJob and phasePower: the GPU's, core's or host's in phaseSums
-	gpu  int // for phaseSM, phaseUtil and phasePower: the GPU's in phaseSums.spin
+	slot int // but for phaseJob: the GPU's, core's or host's in phaseSums
 }
 
 const (
@@ -168,11 +165,11 @@ func (p *phaseState) placeValues(values []timeline.Value, gen int) {
 		if idx, ok := timeline.ParseGPUDevice(k.Device); ok {
 			switch k.Name {
 			case timeline.GPUSMActive:
-				p.plan = append(p.plan, phaseStep{at: i, what: phaseSM, slot: slotOf(&p.smSlots, &p.acc.sm, idx), gpu: p.spinSlot(idx)})
+				p.plan = append(p.plan, phaseStep{at: i, what: phaseSM, slot: p.gpuSlot(idx)})
 			case timeline.GPUUtil:
-				p.plan = append(p.plan, phaseStep{at: i, what: phaseUtil, slot: slotOf(&p.utilSlots, &p.acc.util, idx), gpu: p.spinSlot(idx)})
+				p.plan = append(p.plan, phaseStep{at: i, what: phaseUtil, slot: p.gpuSlot(idx)})
 			case timeline.GPUPower:
-				p.plan = append(p.plan, phaseStep{at: i, what: phasePower, gpu: p.spinSlot(idx)})
+				p.plan = append(p.plan, phaseStep{at: i, what: phasePower, slot: p.gpuSlot(idx)})
 			}
 			continue
 		}
@@ -190,17 +187,17 @@ func (p *phaseState) placeValues(values []timeline.Value, gen int) {
 	}
 }
 
-// spinSlot is GPU idx's slot in acc.spin, a new one where it has none.
-func (p *phaseState) spinSlot(idx int) int {
+// gpuSlot is GPU idx's slot in acc.gpu, a new one where it has none.
+func (p *phaseState) gpuSlot(idx int) int {
 	if i, ok := p.gpuSlots[idx]; ok {
 		return i
 	}
 	if p.gpuSlots == nil {
 		p.gpuSlots = map[int]int{}
 	}
-	i := len(p.acc.spin)
+	i := len(p.acc.gpu)
 	p.gpuSlots[idx] = i
-	p.acc.spin = append(p.acc.spin, [3]sumCount{})
+	p.acc.gpu = append(p.acc.gpu, [3]sumCount{})
 	p.gpuOf = append(p.gpuOf, idx)
 	return i
 }
@@ -236,12 +233,12 @@ func (a *phaseSums) kind(o PhaseOptions, spins func(k int, util, sm, power float
 	// (on one rank's checkpoint, say): evidence enough for stalled.
 	topSM, topUtil := math.NaN(), math.NaN()
 	spun := false
-	for k, s := range a.spin {
-		u, m := mean(s[0]), mean(s[1])
+	for k, s := range a.gpu {
+		u, m := mean(s[gpuUtil]), mean(s[gpuSM])
 		if math.IsNaN(u) && math.IsNaN(m) {
 			continue
 		}
-		if spins(k, u, m, mean(s[2])) {
+		if spins(k, u, m, mean(s[gpuPower])) {
 			spun = true
 			u, m = 0, min(m, 0) // min keeps NaN: no SM figure stays none
 		}
