@@ -56,6 +56,7 @@ type Engine struct {
 	// "cpu3" or "cpu3@node2"), and hostSlot each host's place in the
 	// frame's Hosts (by name, "" for the session's own).
 	coreSlot map[string]int
+	coresOn  map[string]int // how many cores of each host have a place
 	hostSlot map[string]int
 
 	// nodes are the running references of each model of GPU in the
@@ -89,7 +90,7 @@ func NewEngine(info timeline.SourceInfo) *Engine {
 // NewEngineWith returns an Engine with the given thresholds (zero fields
 // take their defaults).
 func NewEngineWith(info timeline.SourceInfo, hopts frame.Options, popts PhaseOptions) *Engine {
-	e := &Engine{info: info, popts: popts.WithDefaults(), gpuByIndex: map[int]*frame.GPU{}, coreSlot: map[string]int{},
+	e := &Engine{info: info, popts: popts.WithDefaults(), gpuByIndex: map[int]*frame.GPU{}, coreSlot: map[string]int{}, coresOn: map[string]int{},
 		hostSlot: map[string]int{"": 0}, refOf: map[int]int{}, modelAt: map[string]int{}}
 	e.f = frame.Frame{Opts: hopts.WithDefaults(), Kept: &e.kept, Hosts: []frame.Host{frame.NewHost("", 0, 0)}}
 	e.kept.Init(&e.f, info)
@@ -506,8 +507,8 @@ func (e *Engine) placeOf(k timeline.Key) takeStep {
 	case k.Name == timeline.CoreBusy:
 		slot, ok := e.coreSlot[k.Device]
 		if !ok {
-			slot = e.coresOf(host)
-			e.coreSlot[k.Device] = slot
+			slot = e.coresOn[host]
+			e.coreSlot[k.Device], e.coresOn[host] = slot, slot+1
 		}
 		return takeStep{what: takeCore, slot: slot, host: e.hostAt(host)}
 	case k == timeline.Key{Name: timeline.ProcCPU, Device: timeline.JobDevice}:
@@ -519,17 +520,6 @@ func (e *Engine) placeOf(k timeline.Key) takeStep {
 		return takeStep{what: takeHost, slot: h, host: e.hostAt(host)}
 	}
 	return takeStep{what: takeNone}
-}
-
-// coresOf is how many cores of host have a place so far: the next one's.
-func (e *Engine) coresOf(host string) int {
-	n := 0
-	for dev := range e.coreSlot {
-		if _, h := timeline.SplitDeviceHost(dev); h == host {
-			n++
-		}
-	}
-	return n
 }
 
 // gpu is the GPU of NVML index idx, made (with empty columns so far) the
