@@ -23,6 +23,7 @@ type liveOptions struct {
 	force, ascii bool
 	demo         string
 	settings     config.Settings // the settings file's
+	budget       int             // the screen's history's bytes (--memory)
 }
 
 // checkHosts reads --hosts and --ssh-command before anything starts: a bad
@@ -70,6 +71,7 @@ func liveHosts(e *env, hosts []string, t remote.Transport, o liveOptions) error 
 	log.Printf("gputop %s live, %d hosts, interval %v, first: %s", version, len(hosts), o.interval, t.String(hosts[0], o.interval))
 	started := time.Now()
 	uiErr := runUI(ctx, rec, ui.Options{ASCII: o.ascii, Recorder: live, Notice: warning, Settings: o.settings,
+		Store:      newLiveStore(o.budget),
 		HostStatus: src.Connections, Judge: pipe.judge})
 	logWire(src, len(hosts), opened, time.Since(started))
 	for _, sum := range live.closed {

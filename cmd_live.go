@@ -40,6 +40,7 @@ func cmdLive(args []string, e *env) error {
 	fs.StringVar(&hosts.sshCommand, "ssh-command", "", "with --hosts, run `CMD` HOST gputop stream instead of ssh")
 	metrics := addMetricsFlags(fs, "")
 	readonly := fs.Bool("readonly", false, "never signal a process: k (a signal to a process of your own) is off")
+	memory := fs.String("memory", "", "keep the screen's history within `SIZE` (256MiB, 1GiB; default a 64th of RAM, at most 128MiB)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -53,6 +54,10 @@ func cmdLive(args []string, e *env) error {
 	}
 	intervalOf(fs, interval, settings)
 	if err := checkInterval(*interval); err != nil {
+		return err
+	}
+	budget, err := parseHistoryBudget(*memory)
+	if err != nil {
 		return err
 	}
 	if err := metrics.check(); err != nil {
@@ -100,7 +105,7 @@ func cmdLive(args []string, e *env) error {
 	defer side.Close()
 	if hostList != nil {
 		return liveHosts(e, hostList, transport, liveOptions{interval: *interval, record: *record, force: *force, ascii: *ascii,
-			settings: settings})
+			settings: settings, budget: budget})
 	}
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
@@ -131,7 +136,8 @@ func cmdLive(args []string, e *env) error {
 			notice = "Prometheus /metrics on " + side.addr()
 		}
 	}
-	opts := ui.Options{ASCII: *ascii, Recorder: live, Notice: notice, ReadOnly: *readonly, Settings: settings}
+	opts := ui.Options{ASCII: *ascii, Recorder: live, Notice: notice, ReadOnly: *readonly, Settings: settings,
+		Store: newLiveStore(budget)}
 	if demo.scenario == "" && !*readonly {
 		// A demo's PIDs are made up: they may name real processes here.
 		opts.Killer = killer{probes.NewTerminator()}

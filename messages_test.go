@@ -117,6 +117,8 @@ func TestMistakesGetOneLineAndTheRightExitCode(t *testing.T) {
 		{[]string{"--interval", "soon"}, 2, `gputop: --interval "soon" is not a duration`, false},
 		{[]string{"--interval", "10ms"}, 2, "gputop: --interval 10ms is too short", false},
 		{[]string{"live", "extra"}, 2, `gputop live: unexpected argument "extra"`, false},
+		{[]string{"--memory", "lots"}, 2, `gputop: --memory "lots": want a size such as 256MiB or 1GiB`, false},
+		{[]string{"--memory", "1MiB"}, 2, `gputop: --memory "1MiB": want 16MiB to 64GiB`, false},
 		{[]string{"--record", nowhere}, 1, "gputop: cannot write " + nowhere, false},
 		{[]string{"--hosts", "node[3-"}, 2, `gputop: --hosts: "node[3-": "[" without "]"`, false},
 		{[]string{"--hosts", "node[8-3]"}, 2, `gputop: --hosts: "node[8-3]": range 8-3 runs backwards`, false},

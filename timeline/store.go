@@ -34,6 +34,14 @@ type StoreOptions struct {
 	// tier's 6 h, not its 24 h. Reads from later on go to the coarser
 	// tiers or the raw samples.
 	ReadFromFirst bool
+	// Budget is what the store's history may take, in bytes (0: no
+	// limit): half of it the raw samples, the rest the bucket tiers
+	// (tierLayout's shares). Past its share a tier lets go of its oldest
+	// (whole blocks of raw samples, the finer tiers' buckets), the
+	// coarsest merges its buckets instead: a live session left running for
+	// a weekend stays within it and can still show all of it, its fine
+	// history reaching less far back (OldestRaw).
+	Budget int
 }
 
 // FileRawValues is the raw budget of a store that reads a whole file (a
@@ -51,6 +59,11 @@ const FileRawSamples = 1 << 20
 // recording grows past it as it loads.
 const MaxReserve = 7 * 86400
 
+// DefaultHistoryBudget is a live store's Budget on a machine with room for
+// it: a day of 8 GPUs' history whole at full resolution, an hour of 64
+// hosts' 512.
+const DefaultHistoryBudget = 128 << 20
+
 // DefaultRawSamples keeps an hour at full resolution at a 1 s interval.
 const DefaultRawSamples = 3600
 
@@ -60,13 +73,16 @@ const FinestBucket = 10 * time.Second
 
 // bucket tiers: width and how many buckets each keeps before the next,
 // coarser tier alone holds that time. The last one never drops anything.
+// share is the eighths of StoreOptions.Budget the tier may take (the raw
+// samples take four).
 var tierLayout = []struct {
 	width    time.Duration
 	capacity int
+	share    int
 }{
-	{FinestBucket, 2160},     // 6 h
-	{time.Minute, 2880},      // 2 days
-	{10 * time.Minute, 2016}, // 2 weeks, then compacting
+	{FinestBucket, 2160, 2},     // 6 h
+	{time.Minute, 2880, 1},      // 2 days
+	{10 * time.Minute, 2016, 1}, // 2 weeks, then compacting
 }
 
 // Store keeps the derived history of every series: recent samples at full
@@ -115,12 +131,13 @@ type Store struct {
 // NewStore returns an empty Store.
 func NewStore(opts StoreOptions) *Store {
 	s := &Store{
-		raw:       rawTier{capacity: opts.RawSamples},
+		raw:       newRawTier(opts.RawSamples),
 		index:     map[Key]int{},
 		open:      map[statusKey]int{},
 		rawValues: opts.RawValues,
 		fromFirst: opts.ReadFromFirst,
 	}
+	s.raw.budget = opts.Budget / 2
 	if n := min(opts.Reserve, MaxReserve); n > 0 {
 		if opts.RawSamples > 0 {
 			n = min(n, opts.RawSamples)
@@ -128,11 +145,8 @@ func NewStore(opts StoreOptions) *Store {
 		s.raw.times = make([]int64, 0, n)
 	}
 	for i, t := range tierLayout {
-		b := &bucketTier{
-			width:    int64(t.width),
-			capacity: t.capacity,
-			compacts: i == len(tierLayout)-1,
-		}
+		b := newBucketTier(int64(t.width), t.capacity, i == len(tierLayout)-1)
+		b.budget = opts.Budget * t.share / 8
 		if opts.ReserveSpan > 0 {
 			// The buckets the span touches, one more where it starts
 			// within one, and one for a sample past the span's end.
@@ -201,26 +215,19 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 	// the bucket tiers read them there. A layout of every series in the
 	// order of their ids (a day of one machine, from its first sample
 	// on) is the row itself: no NaN to fill in first.
-	row := s.raw.next(t)
-	if vals != nil && s.layout.inOrder && len(ids) == len(row) {
-		copy(row, vals)
-	} else {
-		for i := range row {
-			row[i] = nan32
+	row := s.raw.next(t, len(s.keys))
+	switch {
+	case vals != nil:
+		for i, v := range vals {
+			row[ids[i]] = math.Float32bits(v)
 		}
-		switch {
-		case vals != nil:
-			for i, v := range vals {
-				row[ids[i]] = v
-			}
-		case nums != nil:
-			for i, v := range nums {
-				row[ids[i]] = float32(v)
-			}
-		default:
-			for i, v := range values {
-				row[ids[i]] = float32(v.Value)
-			}
+	case nums != nil:
+		for i, v := range nums {
+			row[ids[i]] = math.Float32bits(float32(v))
+		}
+	default:
+		for i, v := range values {
+			row[ids[i]] = math.Float32bits(float32(v.Value))
 		}
 	}
 	// The finest tier wraps first: once it would drop its first bucket it
@@ -256,7 +263,6 @@ func (s *Store) addSeries(k Key) int {
 	id := len(s.keys)
 	s.index[k] = id
 	s.keys = append(s.keys, k)
-	s.raw.addSeries()
 	for _, b := range s.tiers {
 		b.addSeries()
 	}
@@ -276,6 +282,16 @@ func (s *Store) noteDelta(d int64) {
 	}
 	slices.Sort(sorted[:n]) // sort.Slice's reflection allocated at every sample
 	s.interval = sorted[n/2]
+}
+
+// HeldBytes is what the store's history takes: its raw samples and its
+// buckets, the series' keys and events aside.
+func (s *Store) HeldBytes() int {
+	n := s.raw.vals.heldBytes() + 8*cap(s.raw.times)
+	for _, b := range s.tiers {
+		n += b.heldBytes()
+	}
+	return n
 }
 
 // Len is the number of samples added.
@@ -381,9 +397,10 @@ func (s *Store) Series(key Key, from, to time.Time, dst []Agg) {
 	if tier < 0 {
 		hold := s.rawHold()
 		r := &s.raw
+		cur := r.cursor(id)
 		i := r.search(f)
 		if i > 0 {
-			v := r.value(id, r.phys(i-1))
+			v := cur.value(r.phys(i - 1))
 			seed.a.add(v)
 			seed.last = r.time(i-1) + hold
 		}
@@ -393,26 +410,37 @@ func (s *Store) Series(key Key, from, to time.Time, dst []Agg) {
 				break
 			}
 			c := &acc[col(at)]
-			c.a.add(r.value(id, r.phys(i)))
+			c.a.add(cur.value(r.phys(i)))
 			c.last = at + hold
 		}
 	} else {
 		b := s.tiers[tier]
+		cur := b.cursor(id)
 		hold := b.width * 3 / 2
 		// Buckets count in the column that holds their middle.
 		i := b.search(f - b.width/2)
 		if i > 0 {
-			seed.a = b.at(id, b.phys(i-1))
+			seed.a = cur.at(b.phys(i - 1))
 			seed.last = b.start(i-1) + b.width + hold
 		}
 		for ; i < b.len(); i++ {
-			mid := b.start(i) + b.width/2
+			start := b.start(i)
+			mid := start + b.width/2
 			if mid >= t {
 				break
 			}
-			c := &acc[col(mid)]
-			c.a.merge(b.at(id, b.phys(i)))
-			c.last = b.start(i) + b.width + hold
+			a := cur.at(b.phys(i))
+			from := col(mid)
+			if float64(b.width) > width {
+				// Buckets wider than the columns (a budget made the
+				// coarsest tier so): each counts in every column it
+				// covers, the first too.
+				from = col(max(start, f))
+			}
+			for k := from; k <= col(mid); k++ {
+				acc[k].a.merge(a)
+				acc[k].last = start + b.width + hold
+			}
 		}
 	}
 	carry := seed
@@ -519,8 +547,9 @@ func (s *Store) EachAt(key Key, from, to time.Time, fn func(at int64, v float64)
 				break
 			}
 		}
+		cur := b.cursor(id)
 		for i := b.search(f); i < b.len() && b.start(i) < oldest && b.start(i) <= t; i++ {
-			a := b.at(id, b.phys(i))
+			a := cur.at(b.phys(i))
 			v := math.NaN()
 			if a.n > 0 {
 				v = float64(a.sum) / float64(a.n)
@@ -531,12 +560,13 @@ func (s *Store) EachAt(key Key, from, to time.Time, fn func(at int64, v float64)
 		}
 	}
 	r := &s.raw
+	cur := r.cursor(id)
 	for i := r.search(f); i < r.len(); i++ {
 		at := r.time(i)
 		if at > t {
 			return
 		}
-		if !fn(at, float64(r.value(id, r.phys(i)))) {
+		if !fn(at, float64(cur.value(r.phys(i)))) {
 			return
 		}
 	}

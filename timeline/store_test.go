@@ -179,10 +179,10 @@ func TestEvents(t *testing.T) {
 }
 
 func TestBucketCompactionKeepsEverything(t *testing.T) {
-	b := &bucketTier{width: 10, capacity: 4, compacts: true}
+	b := newBucketTier(10, 4, true)
 	b.addSeries()
 	for i := int64(0); i < 200; i++ {
-		b.file(i, []float32{1})
+		b.file(i, []uint32{math.Float32bits(1)})
 	}
 	if b.len() > 4 {
 		t.Fatalf("%d buckets, capacity 4", b.len())

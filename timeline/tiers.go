@@ -2,169 +2,114 @@ package timeline
 
 import (
 	"math"
-	"slices"
 	"sort"
 )
 
-// rawTier keeps every derived value of recent samples, as columns of
-// float32 (one per series) beside one column of times. float32 holds a
-// display value to 7 digits; raw counters never get here, Derive took their
-// differences first.
+// rawTier keeps every derived value of recent samples, a float32 per
+// series beside each sample's time: float32 holds a display value to 7
+// digits; raw counters never get here, Derive took their differences
+// first. The values are kept in chunks, compactly once a block of them is
+// sealed.
 //
-// It is a ring: when capacity is reached the oldest sample is overwritten.
-// capacity 0 keeps everything (replay, where the whole file should be at
-// full resolution).
+// It holds at most capacity samples, dropping the oldest; capacity 0 keeps
+// everything (replay, where the whole file should be at full resolution).
+// A budget of bytes (budget, 0: none) lets go of whole blocks of the
+// oldest beyond it.
 type rawTier struct {
 	capacity int
-	head     int // physical index of the oldest sample once the ring is full
-	times    []int64
-	cols     [][]float32
-	// pend holds the values of the newest samples, up to pendMax, a row
-	// of every series each, at physical indexes pendAt on; the columns get
-	// them when the rows are full (flush), a cache line each at once.
-	// Written to the columns at every sample, they took a line per series
-	// per sample, lines whose same offsets in their pages shared a set of
-	// the cache.
-	pend   []float32
-	pendAt int
-	pendN  int
+	budget   int
+	times    []int64 // times[tskip:] are the samples'
+	tskip    int
+	vals     chunks
 }
 
-// pendMax is how many samples pend holds: 64 float32s, four cache lines of
-// each column written at once (16, one line, flushed a day of 8 GPUs in
-// 0.21 s; 64 in 0.14 s: each column's page is found once for four lines).
-const pendMax = 64
-
-// value is series id's value at physical index p.
-func (r *rawTier) value(id, p int) float32 {
-	if j := p - r.pendAt; j >= 0 && j < r.pendN {
-		return r.pend[j*len(r.cols)+id]
-	}
-	return r.cols[id][p]
+func newRawTier(capacity int) rawTier {
+	return rawTier{capacity: capacity, vals: chunks{lanes: 1, rows: blockRows, missing: nanBits}}
 }
 
-// flush writes the pending rows into the columns.
-func (r *rawTier) flush() {
-	if r.pendN == 0 {
-		return
-	}
-	w, at, n := len(r.cols), r.pendAt, r.pendN
-	for id, col := range r.cols {
-		if len(col) < at+n {
-			col = slices.Grow(col, at+n-len(col))[:at+n]
-		}
-		dst := col[at : at+n]
-		for j := range dst {
-			dst[j] = r.pend[j*w+id]
-		}
-		r.cols[id] = col
-	}
-	r.pendN = 0
-}
+// nanBits is a value the store does not have.
+var nanBits = math.Float32bits(nan32)
 
-func (r *rawTier) len() int { return len(r.times) }
+// cursor reads series id's values at physical indexes in turn.
+func (r *rawTier) cursor(id int) rawCursor { return rawCursor{r.vals.cursor(id, 0)} }
 
-// phys maps a logical index (0 = oldest) to a physical one.
-func (r *rawTier) phys(i int) int {
-	if r.head == 0 {
-		return i
-	}
-	i += r.head
-	if i >= len(r.times) {
-		i -= len(r.times)
-	}
-	return i
-}
+type rawCursor struct{ lane laneCursor }
 
-func (r *rawTier) time(i int) int64 { return r.times[r.phys(i)] }
+// value is the series' value at physical index p (phys).
+func (c *rawCursor) value(p int) float32 { return math.Float32frombits(c.lane.at(p)) }
+
+// value is series id's value at physical index p (phys).
+func (r *rawTier) value(id, p int) float32 { return math.Float32frombits(r.vals.get(p, id, 0)) }
+
+func (r *rawTier) len() int { return len(r.times) - r.tskip }
+
+// phys maps a logical index (0 = oldest) to the physical one value reads,
+// good until the next sample.
+func (r *rawTier) phys(i int) int { return r.vals.first() + i }
+
+func (r *rawTier) time(i int) int64 { return r.times[r.tskip+i] }
 
 func (r *rawTier) oldest() int64 {
-	if len(r.times) == 0 {
+	if r.len() == 0 {
 		return math.MaxInt64
 	}
 	return r.time(0)
 }
 
-// fit makes the ring hold at most n samples (n >= 1), keeping the newest:
-// what a budget of values allows once series are added. The kept samples
-// move to the front in time order, so the ring starts over at 0.
+// fit makes the tier hold at most n samples (n >= 1), keeping the newest:
+// what a budget of values allows once series are added.
 func (r *rawTier) fit(n int) {
 	if r.capacity != 0 && r.capacity <= n {
 		return
 	}
-	r.flush()
 	r.capacity = n
-	if cap(r.times) <= n {
-		return
+	if k := r.len() - n; k > 0 {
+		r.dropFront(k)
 	}
-	// Kept in order, in slices no longer than the ring: a reservation made
-	// for more samples than the budget allows is let go too.
-	k := min(len(r.times), n)
-	times := make([]int64, k, n)
-	for i := range k {
-		times[i] = r.times[r.phys(len(r.times)-k+i)]
+	if cap(r.times) > 2*n {
+		// A reservation made for more samples than the budget allows is
+		// let go too.
+		r.times = append(make([]int64, 0, 2*n), r.times[r.tskip:]...)
+		r.tskip = 0
 	}
-	for c, col := range r.cols {
-		out := make([]float32, k, n)
-		for i := range k {
-			out[i] = col[r.phys(len(col)-k+i)]
-		}
-		r.cols[c] = out
-	}
-	r.times, r.head = times, 0
 }
 
-func (r *rawTier) addSeries() {
-	// The pending rows are as wide as the columns were: into them first.
-	r.flush()
-	col := make([]float32, len(r.times), cap(r.times)) // the ring's room, or the store's reserve
-	for i := range col {
-		col[i] = nan32
-	}
-	r.cols = append(r.cols, col)
+// dropFront lets go of the n oldest samples.
+func (r *rawTier) dropFront(n int) {
+	r.vals.dropFront(n)
+	r.forget(n)
 }
 
-// add appends one sample; vals holds a value per series (NaN where absent).
-func (r *rawTier) add(t int64, vals []float32) {
-	copy(r.next(t), vals[:len(r.cols)])
-}
+// forget lets go of the n oldest times, the values gone. Their room is
+// taken back when the times fill their slice (next).
+func (r *rawTier) forget(n int) { r.tskip += n }
 
 // next appends a sample of time t and returns its row of values, a value
-// per series, for the caller to write in full before the next call: the
-// store writes a sample's values there at once, not into a row of its own
-// then copied.
-func (r *rawTier) next(t int64) []float32 {
-	var p int
-	if r.capacity == 0 || len(r.times) < r.capacity {
-		p = len(r.times)
-		r.times = append(r.times, t)
-	} else {
-		p = r.head
-		r.times[p] = t
-		r.head++
-		if r.head == len(r.times) {
-			r.head = 0
+// per series (width of them), every one NaN, for the caller to write
+// before the next call: the store writes a sample's values there at once,
+// not into a row of its own then copied.
+func (r *rawTier) next(t int64, width int) []uint32 {
+	if r.capacity != 0 && r.len() >= r.capacity {
+		r.dropFront(r.len() - r.capacity + 1)
+	}
+	for r.budget > 0 && r.vals.heldBytes() > r.budget && r.len() > blockRows {
+		n := r.vals.dropBlock()
+		if n == 0 {
+			break
 		}
+		r.forget(n)
 	}
-	// The pending rows are at consecutive indexes: a sample elsewhere (the
-	// ring wrapped) flushes them first.
-	if r.pendN == pendMax || r.pendN > 0 && p != r.pendAt+r.pendN {
-		r.flush()
+	if len(r.times) == cap(r.times) && r.tskip > 0 {
+		r.times = append(r.times[:0], r.times[r.tskip:]...)
+		r.tskip = 0
 	}
-	if r.pendN == 0 {
-		r.pendAt = p
-		if w := len(r.cols) * pendMax; cap(r.pend) < w {
-			r.pend = make([]float32, w)
-		}
-	}
-	row := r.pend[r.pendN*len(r.cols) : (r.pendN+1)*len(r.cols)]
-	r.pendN++
-	return row
+	r.times = append(r.times, t)
+	return r.vals.appendRow(width)
 }
 
 // search returns the first logical index whose time is >= t.
 func (r *rawTier) search(t int64) int {
-	return sort.Search(len(r.times), func(i int) bool { return r.time(i) >= t })
+	return sort.Search(r.len(), func(i int) bool { return r.time(i) >= t })
 }
 
 // agg is the summary of one series over one bucket. n counts the values that
@@ -205,35 +150,42 @@ func (a *agg) merge(b agg) {
 // bucketTier keeps min/sum/max/count per series over buckets of a fixed
 // width, aligned to multiples of the width since the Unix epoch, so a bucket
 // always covers the same wall-clock span whatever the first sample's time.
+// The closed buckets are kept in chunks, four words a series (a series that
+// does not change over a block of buckets costs one of each).
 //
-// When the coarsest tier is full it does not drop history: it merges pairs of
-// buckets and doubles its width, so memory stays bounded for any length of
-// session while the whole of it can still be shown.
+// When the coarsest tier is full, or past its budget of bytes, it does not
+// drop history: it merges pairs of buckets and doubles its width, so memory
+// stays bounded for any length of session while the whole of it can still
+// be shown. The others drop their oldest buckets, which the coarser tiers
+// hold too.
 //
-// Only the finest tier files every sample; each coarser one takes the
+// Only the finest tier files each sample; each coarser one takes the
 // finer one's buckets as they close (closeOpen), so a sample of 64 hosts'
 // 37,000 values is summed once, not once a tier, and the reads of a
 // coarser tier's newest bucket add in what the finer one holds open (at).
 type bucketTier struct {
 	width    int64
 	capacity int
+	// budget is the bytes the closed buckets may take (0: no limit).
+	budget   int
 	compacts bool // the coarsest tier: merge instead of dropping
 	// finer and coarser are the tiers beside this one; nil at either end.
 	finer, coarser *bucketTier
 	// retired says the tier keeps no columns, only its open bucket for the
 	// coarser tier (retire).
 	retired bool
-	head    int
-	starts  []int64
-	cols    [][]agg
+	starts  []int64 // starts[sskip:] are the buckets', the open one last
+	sskip   int
+	rows    chunks // the closed buckets: min, max, sum, count
 	// open holds the newest bucket's summaries, the series side by side,
-	// while it fills; its column entries (cols[id][openAt]) are written
-	// when it closes. Filing into the columns themselves touched one cache
-	// line per series per tier at each sample, lines a column's length
-	// apart and so competing for the same few sets of the cache.
+	// while it fills; it becomes a row of the chunks when it closes.
 	open   []agg
 	isOpen bool
 	openAt int // the open bucket's physical index
+}
+
+func newBucketTier(width int64, capacity int, compacts bool) *bucketTier {
+	return &bucketTier{width: width, capacity: capacity, compacts: compacts, rows: chunks{lanes: 4, rows: bucketBlockRows}}
 }
 
 // at is series id's summary in the bucket at physical index p.
@@ -245,19 +197,61 @@ func (b *bucketTier) at(id, p int) agg {
 		}
 		return a
 	}
-	return b.cols[id][p]
+	return b.closed(id, p)
 }
 
-// closeOpen writes the open bucket into the columns, every series' entry,
-// and into the coarser tier's open bucket, the one that holds it.
+// closed is series id's summary in the closed bucket at physical index p.
+func (b *bucketTier) closed(id, p int) agg {
+	var w [4]uint32
+	b.rows.getLanes(p, id, w[:])
+	return agg{min: math.Float32frombits(w[0]), max: math.Float32frombits(w[1]), sum: math.Float32frombits(w[2]), n: w[3]}
+}
+
+// aggCursor reads series id's summaries at physical indexes in turn.
+type aggCursor struct {
+	b     *bucketTier
+	id    int
+	lanes [4]laneCursor
+}
+
+func (b *bucketTier) cursor(id int) aggCursor {
+	k := aggCursor{b: b, id: id}
+	for lane := range k.lanes {
+		k.lanes[lane] = b.rows.cursor(id, lane)
+	}
+	return k
+}
+
+// at is the series' summary in the bucket at physical index p, the open
+// one too.
+func (k *aggCursor) at(p int) agg {
+	if b := k.b; b.isOpen && p == b.openAt {
+		return b.at(k.id, p)
+	}
+	return agg{min: math.Float32frombits(k.lanes[0].at(p)), max: math.Float32frombits(k.lanes[1].at(p)),
+		sum: math.Float32frombits(k.lanes[2].at(p)), n: k.lanes[3].at(p)}
+}
+
+// put writes a into series id's four words of a row.
+func put(row []uint32, id int, a agg) {
+	w := row[4*id : 4*id+4]
+	w[0], w[1], w[2], w[3] = math.Float32bits(a.min), math.Float32bits(a.max), math.Float32bits(a.sum), a.n
+}
+
+// closeOpen makes the open bucket a row of the chunks, and adds it into
+// the coarser tier's open bucket, the one that holds it.
 func (b *bucketTier) closeOpen() {
 	if !b.isOpen {
 		return
 	}
 	c := b.coarser // open: it opened the bucket that holds this one first
+	var row []uint32
+	if !b.retired {
+		row = b.rows.appendRow(len(b.open))
+	}
 	for id, a := range b.open {
-		if !b.retired {
-			b.cols[id][b.openAt] = a
+		if row != nil {
+			put(row, id, a)
 		}
 		if c != nil {
 			c.open[id].merge(a)
@@ -277,47 +271,32 @@ func (b *bucketTier) retire() {
 	}
 	b.closeOpen()
 	b.retired = true
-	b.cols, b.starts, b.head, b.capacity = nil, nil, 0, 1
+	b.rows.reset()
+	b.starts, b.sskip, b.capacity = nil, 0, 1
 }
 
-func (b *bucketTier) len() int { return len(b.starts) }
+func (b *bucketTier) len() int { return len(b.starts) - b.sskip }
 
-func (b *bucketTier) phys(i int) int {
-	if b.head == 0 {
-		return i
-	}
-	i += b.head
-	if i >= len(b.starts) {
-		i -= len(b.starts)
-	}
-	return i
-}
+// phys maps a logical index (0 = oldest) to the physical one at reads,
+// good until the next sample.
+func (b *bucketTier) phys(i int) int { return b.rows.first() + i }
 
-func (b *bucketTier) start(i int) int64 { return b.starts[b.phys(i)] }
+func (b *bucketTier) start(i int) int64 { return b.starts[b.sskip+i] }
 
 func (b *bucketTier) oldest() int64 {
-	if len(b.starts) == 0 {
+	if b.len() == 0 {
 		return math.MaxInt64
 	}
 	return b.start(0)
 }
 
-// bucketReserveMax bounds the buckets a tier makes room for ahead of time,
-// over all its series (StoreOptions.ReserveSpan): 4 Mi, 64 MiB, where a day
-// of 8 GPUs needs 1.2 Mi in the finest tier; series past it grow as they
-// fill, so a file's claims cannot make the store allocate.
-const bucketReserveMax = 4 << 20
+// heldBytes is what the tier's closed buckets take.
+func (b *bucketTier) heldBytes() int { return b.rows.heldBytes() + 8*cap(b.starts) + 16*cap(b.open) }
 
-func (b *bucketTier) addSeries() {
-	room := cap(b.starts)
-	if (len(b.cols)+1)*room > bucketReserveMax {
-		room = len(b.starts)
-	}
-	if !b.retired {
-		b.cols = append(b.cols, make([]agg, len(b.starts), room))
-	}
-	b.open = append(b.open, agg{})
-}
+// over says whether the closed buckets are past the tier's budget.
+func (b *bucketTier) over() bool { return b.budget > 0 && b.rows.heldBytes() > b.budget }
+
+func (b *bucketTier) addSeries() { b.open = append(b.open, agg{}) }
 
 func floorTo(t, width int64) int64 {
 	q := t / width
@@ -330,17 +309,17 @@ func floorTo(t, width int64) int64 {
 // wouldDrop says whether filing a sample of time t would let go of the
 // tier's oldest bucket: a ring that is full, and t in a bucket of its own.
 func (b *bucketTier) wouldDrop(t int64) bool {
-	n := len(b.starts)
-	return !b.compacts && n == b.capacity && n > 0 && b.starts[b.phys(n-1)] != floorTo(t, b.width)
+	n := b.len()
+	return !b.compacts && n == b.capacity && n > 0 && b.start(n-1) != floorTo(t, b.width)
 }
 
 // file adds a sample's values to the tier, the finest; the coarser ones
 // take its buckets as they close.
-func (b *bucketTier) file(t int64, vals []float32) {
+func (b *bucketTier) file(t int64, vals []uint32) {
 	b.bucketFor(t)
 	open := b.open[:len(vals)]
-	for i, v := range vals {
-		if v == v { // not NaN
+	for i, w := range vals {
+		if v := math.Float32frombits(w); v == v { // not NaN
 			open[i].add(v)
 		}
 	}
@@ -351,12 +330,12 @@ func (b *bucketTier) file(t int64, vals []float32) {
 // order, so t is never in a bucket before the open one.
 func (b *bucketTier) bucketFor(t int64) {
 	start := floorTo(t, b.width)
-	if b.isOpen && b.starts[b.openAt] == start {
+	if b.isOpen && b.starts[len(b.starts)-1] == start {
 		return
 	}
-	// A new bucket starts empty (closeOpen cleared open); its column
-	// entries are written when it closes. The coarser tier opens the one
-	// that holds it, having taken the bucket closed here.
+	// A new bucket starts empty (closeOpen cleared open); it becomes a row
+	// when it closes. The coarser tier opens the one that holds it, having
+	// taken the bucket closed here.
 	b.closeOpen()
 	if b.coarser != nil {
 		b.coarser.bucketFor(t)
@@ -364,59 +343,82 @@ func (b *bucketTier) bucketFor(t int64) {
 	b.isOpen, b.openAt = true, b.push(start)
 }
 
-// push opens a bucket and returns its physical index.
+// push opens a bucket and returns its physical index. Every bucket before
+// it is closed.
 func (b *bucketTier) push(start int64) int {
-	if len(b.starts) < b.capacity {
-		b.starts = append(b.starts, start)
-		for i := range b.cols {
-			b.cols[i] = append(b.cols[i], agg{})
+	switch {
+	case b.retired:
+		b.starts = append(b.starts[:0], start)
+		return b.phys(0)
+	case b.compacts:
+		for b.len() > 1 && (b.len() >= b.capacity || b.over()) {
+			b.compact()
+			start = floorTo(start, b.width)
 		}
-		return len(b.starts) - 1
+	case !b.compacts && b.len() >= b.capacity:
+		b.dropFront(b.len() - b.capacity + 1)
 	}
-	if b.compacts {
-		b.compact()
-		return b.push(floorTo(start, b.width))
+	for !b.compacts && b.over() && len(b.rows.blocks) > 0 {
+		b.dropFront(b.rows.rows - b.rows.skip)
 	}
-	p := b.head
-	b.starts[p] = start
-	b.head++
-	if b.head == len(b.starts) {
-		b.head = 0
-	}
-	return p
+	b.starts = append(b.starts, start)
+	return b.phys(b.len() - 1)
 }
 
-// compact doubles the width and merges buckets that now share a start.
+// dropFront lets go of the n oldest buckets, all closed.
+func (b *bucketTier) dropFront(n int) {
+	b.rows.dropFront(n)
+	b.sskip += n
+	if b.sskip >= 1024 && b.sskip >= len(b.starts)/2 {
+		b.starts = append(b.starts[:0], b.starts[b.sskip:]...)
+		b.sskip = 0
+	}
+}
+
+// compact doubles the width and merges buckets that now share a start,
+// block by block into new chunks.
 func (b *bucketTier) compact() {
 	b.width *= 2
-	n := len(b.starts)
-	w := 0
-	for i := 0; i < n; i++ {
-		p := b.phys(i)
-		s := floorTo(b.starts[p], b.width)
-		if w > 0 && b.starts[w-1] == s {
-			for c := range b.cols {
-				b.cols[c][w-1].merge(b.cols[c][p])
+	old := b.rows
+	n := b.len()
+	b.rows = chunks{lanes: 4, rows: bucketBlockRows, scratch: old.scratch}
+	starts := make([]int64, 0, cap(b.starts))
+	width := len(b.open)
+	var row []uint32
+	for i := range n {
+		p := old.first() + i
+		s := floorTo(b.start(i), b.width)
+		if len(starts) > 0 && starts[len(starts)-1] == s {
+			for id := range width {
+				a := rowAgg(row, id)
+				a.merge(oldAgg(&old, p, id))
+				put(row, id, a)
 			}
 			continue
 		}
-		// A compacting tier never wraps (head is 0), so p == i >= w: the
-		// bucket is read before anything is written over it.
-		b.starts[w] = s
-		for c := range b.cols {
-			b.cols[c][w] = b.cols[c][p]
+		starts = append(starts, s)
+		row = b.rows.appendRow(width)
+		for id := range width {
+			put(row, id, oldAgg(&old, p, id))
 		}
-		w++
 	}
-	b.starts = b.starts[:w]
-	for c := range b.cols {
-		b.cols[c] = b.cols[c][:w]
-	}
+	b.starts, b.sskip = starts, 0
+}
+
+func rowAgg(row []uint32, id int) agg {
+	w := row[4*id : 4*id+4]
+	return agg{min: math.Float32frombits(w[0]), max: math.Float32frombits(w[1]), sum: math.Float32frombits(w[2]), n: w[3]}
+}
+
+func oldAgg(c *chunks, p, id int) agg {
+	var w [4]uint32
+	c.getLanes(p, id, w[:])
+	return agg{min: math.Float32frombits(w[0]), max: math.Float32frombits(w[1]), sum: math.Float32frombits(w[2]), n: w[3]}
 }
 
 // search returns the first logical index whose start is >= t.
 func (b *bucketTier) search(t int64) int {
-	return sort.Search(len(b.starts), func(i int) bool { return b.start(i) >= t })
+	return sort.Search(b.len(), func(i int) bool { return b.start(i) >= t })
 }
 
 var nan32 = float32(math.NaN())

@@ -1,0 +1,376 @@
+package timeline
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// blockRows is how many rows a sealed block of raw samples holds: a
+// series' run of them 256 bytes, sealed about once a minute at 1 s (a
+// session's newest minute stays as it came). bucketBlockRows is a bucket
+// tier's: its open rows take four words a series each, 37 MB for 64 hosts'
+// 36,736 series at 64 rows, 9 MB at 16. Both keep a block's dictionary
+// indexes in whole bytes (rows of 1, 2 or 4 bits).
+const (
+	blockRows       = 64
+	bucketBlockRows = 16
+	maxBlockRows    = blockRows
+)
+
+// chunks is the history of a store's tiers: rows of 32-bit words, lanes
+// words per series per row (1 for the raw tier's values, 4 for a bucket's
+// min, max, sum and count), appended one row at a time and dropped from the
+// front, as Prometheus' head keeps each series in chunks.
+//
+// The newest rows are open, side by side as they came (a sample's values
+// are written in one place); every block's worth of rows is sealed into one
+// where each series' words are kept as compactly as they allow: one word
+// for a run that does not change (a memory total, a power limit, an idle
+// GPU's zeros: most of a GPU's series), a dictionary of up to 16 words and
+// 1-4 bits a row for one that takes few values (utilisation in whole per
+// cent over a quiet minute, a clock), the words themselves otherwise. Any
+// row of any series reads back in constant time, bit for bit what was
+// written: a store's numbers do not change for being kept.
+type chunks struct {
+	lanes int
+	// rows is how many rows a block holds, at most maxBlockRows.
+	rows int
+	// missing is the word of a series a row predates (added later).
+	missing uint32
+	// width is the series of the open rows; a block keeps its own.
+	width  int
+	skip   int // rows of blocks[0] (or of the open rows) dropped
+	blocks []chunkBlock
+	open   []uint32 // (row*width+series)*lanes+lane
+	openN  int
+	// bytes is what the sealed blocks hold.
+	bytes int
+	// scratch is where a block is encoded before it is copied out at its
+	// size.
+	scratch []byte
+}
+
+// chunkBlock is a block of sealed rows: each series' encoded lanes at
+// off[series] in data.
+type chunkBlock struct {
+	off  []uint32
+	data []byte
+}
+
+func (b *chunkBlock) size() int { return 4*cap(b.off) + cap(b.data) }
+
+// Lane encodings, the high nibble of a lane's first byte.
+const (
+	laneConst = iota // one word: [tag][word]
+	laneDict         // [tag|bits][n][n words][rows*bits/8 bytes of indexes]
+	laneRaw          // [tag][rows words]
+)
+
+// len is how many rows the chunks hold.
+func (c *chunks) len() int { return len(c.blocks)*c.rows + c.openN - c.skip }
+
+// first is the absolute index of the oldest row: row i of the chunks is
+// at first()+i until the next append or drop.
+func (c *chunks) first() int { return c.skip }
+
+// appendRow adds a row of width series and returns it, every word missing,
+// for the caller to fill.
+func (c *chunks) appendRow(width int) []uint32 {
+	if c.openN == c.rows {
+		c.seal()
+	}
+	if width != c.width {
+		c.widen(width)
+	}
+	if c.open == nil {
+		c.open = make([]uint32, c.rows*c.width*c.lanes)
+	}
+	n := c.width * c.lanes
+	row := c.open[c.openN*n : (c.openN+1)*n]
+	for i := range row {
+		row[i] = c.missing
+	}
+	c.openN++
+	return row
+}
+
+// widen makes the open rows width series wide, series added since keeping
+// the missing word. A store adds the series of a sample all at once, so
+// the open rows move once, not once per series.
+func (c *chunks) widen(width int) {
+	old, ow := c.open, c.width
+	c.width = width
+	if c.openN == 0 {
+		c.open = nil
+		return
+	}
+	c.open = make([]uint32, c.rows*width*c.lanes)
+	for r := range c.openN {
+		dst := c.open[r*width*c.lanes : (r+1)*width*c.lanes]
+		n := copy(dst, old[r*ow*c.lanes:(r+1)*ow*c.lanes])
+		for i := n; i < len(dst); i++ {
+			dst[i] = c.missing
+		}
+	}
+}
+
+// get is lane of series id at absolute row a.
+func (c *chunks) get(a, id, lane int) uint32 {
+	b, r := a/c.rows, a%c.rows
+	if b == len(c.blocks) {
+		if id >= c.width {
+			return c.missing
+		}
+		return c.open[(r*c.width+id)*c.lanes+lane]
+	}
+	blk := &c.blocks[b]
+	if id >= len(blk.off) {
+		return c.missing
+	}
+	data := blk.data[blk.off[id]:]
+	for range lane {
+		data = data[laneLen(data, c.rows):]
+	}
+	return laneWord(data, r)
+}
+
+// getLanes writes every lane of series id at absolute row a into dst.
+func (c *chunks) getLanes(a, id int, dst []uint32) {
+	b, r := a/c.rows, a%c.rows
+	if b == len(c.blocks) {
+		if id >= c.width {
+			fillWords(dst, c.missing)
+			return
+		}
+		copy(dst, c.open[(r*c.width+id)*c.lanes:])
+		return
+	}
+	blk := &c.blocks[b]
+	if id >= len(blk.off) {
+		fillWords(dst, c.missing)
+		return
+	}
+	data := blk.data[blk.off[id]:]
+	for lane := range dst {
+		dst[lane] = laneWord(data, r)
+		if lane < len(dst)-1 {
+			data = data[laneLen(data, c.rows):]
+		}
+	}
+}
+
+func fillWords(dst []uint32, w uint32) {
+	for i := range dst {
+		dst[i] = w
+	}
+}
+
+// dropFront lets go of the n oldest rows.
+func (c *chunks) dropFront(n int) {
+	c.skip += n
+	for c.skip >= c.rows {
+		if len(c.blocks) == 0 {
+			if c.openN < c.rows {
+				break
+			}
+			c.seal()
+		}
+		c.bytes -= c.blocks[0].size()
+		c.blocks[0] = chunkBlock{}
+		c.blocks = c.blocks[1:]
+		c.skip -= c.rows
+	}
+	if c.len() <= 0 {
+		c.reset()
+	}
+}
+
+// dropBlock lets go of the oldest sealed block, or of what is left of it:
+// what a budget gives up at once. It says how many rows went.
+func (c *chunks) dropBlock() int {
+	if len(c.blocks) == 0 {
+		return 0
+	}
+	n := c.rows - c.skip
+	c.dropFront(n)
+	return n
+}
+
+func (c *chunks) reset() {
+	*c = chunks{lanes: c.lanes, rows: c.rows, missing: c.missing, scratch: c.scratch}
+}
+
+// seal encodes the open rows, full, into a block.
+func (c *chunks) seal() {
+	var all [maxBlockRows]uint32
+	vals := all[:c.rows]
+	buf := c.scratch[:0]
+	off := make([]uint32, c.width)
+	for id := range c.width {
+		off[id] = uint32(len(buf))
+		for lane := range c.lanes {
+			for r := range vals {
+				vals[r] = c.open[(r*c.width+id)*c.lanes+lane]
+			}
+			buf = appendLane(buf, vals)
+		}
+	}
+	c.scratch = buf
+	blk := chunkBlock{off: off, data: append([]byte(nil), buf...)}
+	c.blocks = append(c.blocks, blk)
+	c.bytes += blk.size()
+	c.openN = 0
+}
+
+// appendLane encodes one lane of a block's rows.
+func appendLane(dst []byte, vals []uint32) []byte {
+	var dict [16]uint32
+	var idx [maxBlockRows]uint8
+	n := 0
+	for r, v := range vals {
+		j := 0
+		for j < n && dict[j] != v {
+			j++
+		}
+		if j == n {
+			if n == len(dict) {
+				dst = append(dst, laneRaw<<4)
+				for _, v := range vals {
+					dst = binary.LittleEndian.AppendUint32(dst, v)
+				}
+				return dst
+			}
+			dict[n] = v
+			n++
+		}
+		idx[r] = uint8(j)
+	}
+	if n == 1 {
+		return binary.LittleEndian.AppendUint32(append(dst, laneConst<<4), dict[0])
+	}
+	bits := 1
+	for 1<<bits < n {
+		bits *= 2
+	}
+	dst = append(dst, laneDict<<4|byte(bits), byte(n))
+	for _, v := range dict[:n] {
+		dst = binary.LittleEndian.AppendUint32(dst, v)
+	}
+	perByte := 8 / bits
+	for r := 0; r < len(vals); r += perByte {
+		var b byte
+		for k := range perByte {
+			b |= idx[r+k] << (k * bits)
+		}
+		dst = append(dst, b)
+	}
+	return dst
+}
+
+// laneLen is the length of the encoded lane of a block of rows at the
+// start of data.
+func laneLen(data []byte, rows int) int {
+	switch data[0] >> 4 {
+	case laneConst:
+		return 5
+	case laneDict:
+		bits := int(data[0] & 0xf)
+		return 2 + 4*int(data[1]) + rows*bits/8
+	}
+	return 1 + 4*rows
+}
+
+// laneWord is row r's word of the encoded lane at the start of data.
+func laneWord(data []byte, r int) uint32 {
+	switch data[0] >> 4 {
+	case laneConst:
+		return binary.LittleEndian.Uint32(data[1:])
+	case laneDict:
+		bits := int(data[0] & 0xf)
+		n := int(data[1])
+		packed := data[2+4*n:]
+		bit := r * bits
+		j := int(packed[bit/8]>>(bit%8)) & (1<<bits - 1)
+		return binary.LittleEndian.Uint32(data[2+4*j:])
+	}
+	return binary.LittleEndian.Uint32(data[1+4*r:])
+}
+
+// heldBytes is what the chunks hold: the sealed blocks and the open rows.
+func (c *chunks) heldBytes() int { return c.bytes + 4*cap(c.open) + cap(c.scratch) + 48*cap(c.blocks) }
+
+// laneCursor reads one lane of one series row after row, as a series is
+// read across a window: each block's encoding is looked up once, not at
+// every row.
+type laneCursor struct {
+	c        *chunks
+	id, lane int
+	blk      int // the block looked up, -1 for none
+	shift    int // a row's block is its index >> shift (rows are a power of two)
+	kind     byte
+	bits     int
+	word     uint32 // a run of one word, or the word of a missing series
+	data     []byte // the lane's dictionary and indexes, or its words
+	dictLen  int
+}
+
+// laneMissing and laneOpen are a cursor's kinds besides the encodings: a
+// series the block predates, and the open rows.
+const (
+	laneMissing = 0xe
+	laneOpen    = 0xf
+)
+
+func (c *chunks) cursor(id, lane int) laneCursor {
+	return laneCursor{c: c, id: id, lane: lane, blk: -1, shift: bits.TrailingZeros(uint(c.rows))}
+}
+
+// at is the word at absolute row a.
+func (k *laneCursor) at(a int) uint32 {
+	b, r := a>>k.shift, a&(1<<k.shift-1)
+	if b != k.blk {
+		k.load(b)
+	}
+	switch k.kind {
+	case laneConst, laneMissing:
+		return k.word
+	case laneDict:
+		bit := r * k.bits
+		j := int(k.data[4*k.dictLen+bit/8]>>(bit%8)) & (1<<k.bits - 1)
+		return binary.LittleEndian.Uint32(k.data[4*j:])
+	case laneRaw:
+		return binary.LittleEndian.Uint32(k.data[4*r:])
+	}
+	c := k.c
+	return c.open[(r*c.width+k.id)*c.lanes+k.lane]
+}
+
+func (k *laneCursor) load(b int) {
+	c := k.c
+	k.blk = b
+	if b == len(c.blocks) {
+		k.kind, k.word = laneOpen, c.missing
+		if k.id >= c.width {
+			k.kind = laneMissing
+		}
+		return
+	}
+	blk := &c.blocks[b]
+	if k.id >= len(blk.off) {
+		k.kind, k.word = laneMissing, c.missing
+		return
+	}
+	data := blk.data[blk.off[k.id]:]
+	for range k.lane {
+		data = data[laneLen(data, c.rows):]
+	}
+	k.kind = data[0] >> 4
+	switch k.kind {
+	case laneConst:
+		k.word = binary.LittleEndian.Uint32(data[1:])
+	case laneDict:
+		k.bits, k.dictLen, k.data = int(data[0]&0xf), int(data[1]), data[2:]
+	default:
+		k.data = data[1:]
+	}
+}
