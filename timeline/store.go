@@ -287,7 +287,7 @@ func (s *Store) noteDelta(d int64) {
 // HeldBytes is what the store's history takes: its raw samples and its
 // buckets, the series' keys and events aside.
 func (s *Store) HeldBytes() int {
-	n := s.raw.vals.heldBytes() + 8*cap(s.raw.times)
+	n := s.raw.vals.HeldBytes() + 8*cap(s.raw.times)
 	for _, b := range s.tiers {
 		n += b.heldBytes()
 	}

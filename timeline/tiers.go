@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"github.com/gputop-dev/gputop/timeline/chunks"
 	"math"
 	"sort"
 )
@@ -20,32 +21,42 @@ type rawTier struct {
 	budget   int
 	times    []int64 // times[tskip:] are the samples'
 	tskip    int
-	vals     chunks
+	vals     chunks.Chunks
 }
 
+// rawBlockRows is how many raw samples a block holds: a series' run of
+// them 256 bytes, sealed about once a minute at 1 s (a session's newest
+// minute stays as it came). bucketBlockRows is a bucket tier's: its open
+// rows take four words a series each, 37 MB for 64 hosts' 36,736 series at
+// 64 rows, 9 MB at 16.
+const (
+	rawBlockRows    = 64
+	bucketBlockRows = 16
+)
+
 func newRawTier(capacity int) rawTier {
-	return rawTier{capacity: capacity, vals: chunks{lanes: 1, rows: blockRows, missing: nanBits}}
+	return rawTier{capacity: capacity, vals: chunks.New(1, rawBlockRows, nanBits)}
 }
 
 // nanBits is a value the store does not have.
 var nanBits = math.Float32bits(nan32)
 
 // cursor reads series id's values at physical indexes in turn.
-func (r *rawTier) cursor(id int) rawCursor { return rawCursor{r.vals.cursor(id, 0)} }
+func (r *rawTier) cursor(id int) rawCursor { return rawCursor{r.vals.Cursor(id, 0)} }
 
-type rawCursor struct{ lane laneCursor }
+type rawCursor struct{ lane chunks.Cursor }
 
 // value is the series' value at physical index p (phys).
-func (c *rawCursor) value(p int) float32 { return math.Float32frombits(c.lane.at(p)) }
+func (c *rawCursor) value(p int) float32 { return math.Float32frombits(c.lane.At(p)) }
 
 // value is series id's value at physical index p (phys).
-func (r *rawTier) value(id, p int) float32 { return math.Float32frombits(r.vals.get(p, id, 0)) }
+func (r *rawTier) value(id, p int) float32 { return math.Float32frombits(r.vals.Get(p, id, 0)) }
 
 func (r *rawTier) len() int { return len(r.times) - r.tskip }
 
 // phys maps a logical index (0 = oldest) to the physical one value reads,
 // good until the next sample.
-func (r *rawTier) phys(i int) int { return r.vals.first() + i }
+func (r *rawTier) phys(i int) int { return r.vals.First() + i }
 
 func (r *rawTier) time(i int) int64 { return r.times[r.tskip+i] }
 
@@ -76,7 +87,7 @@ func (r *rawTier) fit(n int) {
 
 // dropFront lets go of the n oldest samples.
 func (r *rawTier) dropFront(n int) {
-	r.vals.dropFront(n)
+	r.vals.DropFront(n)
 	r.forget(n)
 }
 
@@ -92,8 +103,8 @@ func (r *rawTier) next(t int64, width int) []uint32 {
 	if r.capacity != 0 && r.len() >= r.capacity {
 		r.dropFront(r.len() - r.capacity + 1)
 	}
-	for r.budget > 0 && r.vals.heldBytes() > r.budget && r.len() > blockRows {
-		n := r.vals.dropBlock()
+	for r.budget > 0 && r.vals.HeldBytes() > r.budget && r.len() > rawBlockRows {
+		n := r.vals.DropBlock()
 		if n == 0 {
 			break
 		}
@@ -104,7 +115,7 @@ func (r *rawTier) next(t int64, width int) []uint32 {
 		r.tskip = 0
 	}
 	r.times = append(r.times, t)
-	return r.vals.appendRow(width)
+	return r.vals.AppendRow(width)
 }
 
 // search returns the first logical index whose time is >= t.
@@ -176,7 +187,7 @@ type bucketTier struct {
 	retired bool
 	starts  []int64 // starts[sskip:] are the buckets', the open one last
 	sskip   int
-	rows    chunks // the closed buckets: min, max, sum, count
+	rows    chunks.Chunks // the closed buckets: min, max, sum, count
 	// open holds the newest bucket's summaries, the series side by side,
 	// while it fills; it becomes a row of the chunks when it closes.
 	open   []agg
@@ -185,7 +196,7 @@ type bucketTier struct {
 }
 
 func newBucketTier(width int64, capacity int, compacts bool) *bucketTier {
-	return &bucketTier{width: width, capacity: capacity, compacts: compacts, rows: chunks{lanes: 4, rows: bucketBlockRows}}
+	return &bucketTier{width: width, capacity: capacity, compacts: compacts, rows: chunks.New(4, bucketBlockRows, 0)}
 }
 
 // at is series id's summary in the bucket at physical index p.
@@ -203,7 +214,7 @@ func (b *bucketTier) at(id, p int) agg {
 // closed is series id's summary in the closed bucket at physical index p.
 func (b *bucketTier) closed(id, p int) agg {
 	var w [4]uint32
-	b.rows.getLanes(p, id, w[:])
+	b.rows.GetLanes(p, id, w[:])
 	return agg{min: math.Float32frombits(w[0]), max: math.Float32frombits(w[1]), sum: math.Float32frombits(w[2]), n: w[3]}
 }
 
@@ -211,13 +222,13 @@ func (b *bucketTier) closed(id, p int) agg {
 type aggCursor struct {
 	b     *bucketTier
 	id    int
-	lanes [4]laneCursor
+	lanes [4]chunks.Cursor
 }
 
 func (b *bucketTier) cursor(id int) aggCursor {
 	k := aggCursor{b: b, id: id}
 	for lane := range k.lanes {
-		k.lanes[lane] = b.rows.cursor(id, lane)
+		k.lanes[lane] = b.rows.Cursor(id, lane)
 	}
 	return k
 }
@@ -228,8 +239,8 @@ func (k *aggCursor) at(p int) agg {
 	if b := k.b; b.isOpen && p == b.openAt {
 		return b.at(k.id, p)
 	}
-	return agg{min: math.Float32frombits(k.lanes[0].at(p)), max: math.Float32frombits(k.lanes[1].at(p)),
-		sum: math.Float32frombits(k.lanes[2].at(p)), n: k.lanes[3].at(p)}
+	return agg{min: math.Float32frombits(k.lanes[0].At(p)), max: math.Float32frombits(k.lanes[1].At(p)),
+		sum: math.Float32frombits(k.lanes[2].At(p)), n: k.lanes[3].At(p)}
 }
 
 // put writes a into series id's four words of a row.
@@ -247,7 +258,7 @@ func (b *bucketTier) closeOpen() {
 	c := b.coarser // open: it opened the bucket that holds this one first
 	var row []uint32
 	if !b.retired {
-		row = b.rows.appendRow(len(b.open))
+		row = b.rows.AppendRow(len(b.open))
 	}
 	for id, a := range b.open {
 		if row != nil {
@@ -271,7 +282,7 @@ func (b *bucketTier) retire() {
 	}
 	b.closeOpen()
 	b.retired = true
-	b.rows.reset()
+	b.rows.Reset()
 	b.starts, b.sskip, b.capacity = nil, 0, 1
 }
 
@@ -279,7 +290,7 @@ func (b *bucketTier) len() int { return len(b.starts) - b.sskip }
 
 // phys maps a logical index (0 = oldest) to the physical one at reads,
 // good until the next sample.
-func (b *bucketTier) phys(i int) int { return b.rows.first() + i }
+func (b *bucketTier) phys(i int) int { return b.rows.First() + i }
 
 func (b *bucketTier) start(i int) int64 { return b.starts[b.sskip+i] }
 
@@ -291,10 +302,10 @@ func (b *bucketTier) oldest() int64 {
 }
 
 // heldBytes is what the tier's closed buckets take.
-func (b *bucketTier) heldBytes() int { return b.rows.heldBytes() + 8*cap(b.starts) + 16*cap(b.open) }
+func (b *bucketTier) heldBytes() int { return b.rows.HeldBytes() + 8*cap(b.starts) + 16*cap(b.open) }
 
 // over says whether the closed buckets are past the tier's budget.
-func (b *bucketTier) over() bool { return b.budget > 0 && b.rows.heldBytes() > b.budget }
+func (b *bucketTier) over() bool { return b.budget > 0 && b.rows.HeldBytes() > b.budget }
 
 func (b *bucketTier) addSeries() { b.open = append(b.open, agg{}) }
 
@@ -358,8 +369,12 @@ func (b *bucketTier) push(start int64) int {
 	case !b.compacts && b.len() >= b.capacity:
 		b.dropFront(b.len() - b.capacity + 1)
 	}
-	for !b.compacts && b.over() && len(b.rows.blocks) > 0 {
-		b.dropFront(b.rows.rows - b.rows.skip)
+	for !b.compacts && b.over() {
+		n := b.rows.DropBlock()
+		if n == 0 {
+			break
+		}
+		b.forget(n)
 	}
 	b.starts = append(b.starts, start)
 	return b.phys(b.len() - 1)
@@ -367,7 +382,12 @@ func (b *bucketTier) push(start int64) int {
 
 // dropFront lets go of the n oldest buckets, all closed.
 func (b *bucketTier) dropFront(n int) {
-	b.rows.dropFront(n)
+	b.rows.DropFront(n)
+	b.forget(n)
+}
+
+// forget lets go of the n oldest starts, their buckets gone.
+func (b *bucketTier) forget(n int) {
 	b.sskip += n
 	if b.sskip >= 1024 && b.sskip >= len(b.starts)/2 {
 		b.starts = append(b.starts[:0], b.starts[b.sskip:]...)
@@ -381,12 +401,12 @@ func (b *bucketTier) compact() {
 	b.width *= 2
 	old := b.rows
 	n := b.len()
-	b.rows = chunks{lanes: 4, rows: bucketBlockRows, scratch: old.scratch}
+	b.rows = chunks.New(4, bucketBlockRows, 0)
 	starts := make([]int64, 0, cap(b.starts))
 	width := len(b.open)
 	var row []uint32
 	for i := range n {
-		p := old.first() + i
+		p := old.First() + i
 		s := floorTo(b.start(i), b.width)
 		if len(starts) > 0 && starts[len(starts)-1] == s {
 			for id := range width {
@@ -397,7 +417,7 @@ func (b *bucketTier) compact() {
 			continue
 		}
 		starts = append(starts, s)
-		row = b.rows.appendRow(width)
+		row = b.rows.AppendRow(width)
 		for id := range width {
 			put(row, id, oldAgg(&old, p, id))
 		}
@@ -410,9 +430,9 @@ func rowAgg(row []uint32, id int) agg {
 	return agg{min: math.Float32frombits(w[0]), max: math.Float32frombits(w[1]), sum: math.Float32frombits(w[2]), n: w[3]}
 }
 
-func oldAgg(c *chunks, p, id int) agg {
+func oldAgg(c *chunks.Chunks, p, id int) agg {
 	var w [4]uint32
-	c.getLanes(p, id, w[:])
+	c.GetLanes(p, id, w[:])
 	return agg{min: math.Float32frombits(w[0]), max: math.Float32frombits(w[1]), sum: math.Float32frombits(w[2]), n: w[3]}
 }
 

@@ -1,26 +1,19 @@
-package timeline
+package chunks
 
 import (
 	"encoding/binary"
 	"math/bits"
 )
 
-// blockRows is how many rows a sealed block of raw samples holds: a
-// series' run of them 256 bytes, sealed about once a minute at 1 s (a
-// session's newest minute stays as it came). bucketBlockRows is a bucket
-// tier's: its open rows take four words a series each, 37 MB for 64 hosts'
-// 36,736 series at 64 rows, 9 MB at 16. Both keep a block's dictionary
-// indexes in whole bytes (rows of 1, 2 or 4 bits).
-const (
-	blockRows       = 64
-	bucketBlockRows = 16
-	maxBlockRows    = blockRows
-)
+// MaxRows is the most rows a block may hold. A block's rows are a power of
+// two of at least 8, so that its dictionary indexes fill whole bytes (rows
+// of 1, 2 or 4 bits).
+const MaxRows = 64
 
-// chunks is the history of a store's tiers: rows of 32-bit words, lanes
-// words per series per row (1 for the raw tier's values, 4 for a bucket's
-// min, max, sum and count), appended one row at a time and dropped from the
-// front, as Prometheus' head keeps each series in chunks.
+// Chunks keeps rows of 32-bit words, lanes words per series per row (1 for
+// a store's raw values, 4 for a bucket's min, max, sum and count),
+// appended one row at a time and dropped from the front, as Prometheus'
+// head keeps each series in chunks.
 //
 // The newest rows are open, side by side as they came (a sample's values
 // are written in one place); every block's worth of rows is sealed into one
@@ -31,9 +24,12 @@ const (
 // cent over a quiet minute, a clock), the words themselves otherwise. Any
 // row of any series reads back in constant time, bit for bit what was
 // written: a store's numbers do not change for being kept.
-type chunks struct {
+//
+// A row is read by its absolute index, First()+i for the i-th row held,
+// good until the next append or drop.
+type Chunks struct {
 	lanes int
-	// rows is how many rows a block holds, at most maxBlockRows.
+	// rows is how many rows a block holds.
 	rows int
 	// missing is the word of a series a row predates (added later).
 	missing uint32
@@ -66,16 +62,26 @@ const (
 	laneRaw          // [tag][rows words]
 )
 
-// len is how many rows the chunks hold.
-func (c *chunks) len() int { return len(c.blocks)*c.rows + c.openN - c.skip }
+// New returns empty chunks of lanes words per series per row, sealed rows
+// at a time (a power of two from 8 to MaxRows); missing is the word of a
+// series that did not exist yet at a row.
+func New(lanes, rows int, missing uint32) Chunks {
+	if rows < 8 || rows > MaxRows || rows&(rows-1) != 0 || lanes < 1 {
+		panic("chunks: rows must be a power of two from 8 to 64, lanes at least 1")
+	}
+	return Chunks{lanes: lanes, rows: rows, missing: missing}
+}
 
-// first is the absolute index of the oldest row: row i of the chunks is
+// Len is how many rows the chunks hold.
+func (c *Chunks) Len() int { return len(c.blocks)*c.rows + c.openN - c.skip }
+
+// First is the absolute index of the oldest row: row i of the chunks is
 // at first()+i until the next append or drop.
-func (c *chunks) first() int { return c.skip }
+func (c *Chunks) First() int { return c.skip }
 
-// appendRow adds a row of width series and returns it, every word missing,
+// AppendRow adds a row of width series and returns it, every word missing,
 // for the caller to fill.
-func (c *chunks) appendRow(width int) []uint32 {
+func (c *Chunks) AppendRow(width int) []uint32 {
 	if c.openN == c.rows {
 		c.seal()
 	}
@@ -97,7 +103,7 @@ func (c *chunks) appendRow(width int) []uint32 {
 // widen makes the open rows width series wide, series added since keeping
 // the missing word. A store adds the series of a sample all at once, so
 // the open rows move once, not once per series.
-func (c *chunks) widen(width int) {
+func (c *Chunks) widen(width int) {
 	old, ow := c.open, c.width
 	c.width = width
 	if c.openN == 0 {
@@ -114,8 +120,8 @@ func (c *chunks) widen(width int) {
 	}
 }
 
-// get is lane of series id at absolute row a.
-func (c *chunks) get(a, id, lane int) uint32 {
+// Get is lane of series id at absolute row a.
+func (c *Chunks) Get(a, id, lane int) uint32 {
 	b, r := a/c.rows, a%c.rows
 	if b == len(c.blocks) {
 		if id >= c.width {
@@ -134,8 +140,8 @@ func (c *chunks) get(a, id, lane int) uint32 {
 	return laneWord(data, r)
 }
 
-// getLanes writes every lane of series id at absolute row a into dst.
-func (c *chunks) getLanes(a, id int, dst []uint32) {
+// GetLanes writes every lane of series id at absolute row a into dst.
+func (c *Chunks) GetLanes(a, id int, dst []uint32) {
 	b, r := a/c.rows, a%c.rows
 	if b == len(c.blocks) {
 		if id >= c.width {
@@ -165,8 +171,8 @@ func fillWords(dst []uint32, w uint32) {
 	}
 }
 
-// dropFront lets go of the n oldest rows.
-func (c *chunks) dropFront(n int) {
+// DropFront lets go of the n oldest rows.
+func (c *Chunks) DropFront(n int) {
 	c.skip += n
 	for c.skip >= c.rows {
 		if len(c.blocks) == 0 {
@@ -180,29 +186,30 @@ func (c *chunks) dropFront(n int) {
 		c.blocks = c.blocks[1:]
 		c.skip -= c.rows
 	}
-	if c.len() <= 0 {
-		c.reset()
+	if c.Len() <= 0 {
+		c.Reset()
 	}
 }
 
-// dropBlock lets go of the oldest sealed block, or of what is left of it:
+// DropBlock lets go of the oldest sealed block, or of what is left of it:
 // what a budget gives up at once. It says how many rows went.
-func (c *chunks) dropBlock() int {
+func (c *Chunks) DropBlock() int {
 	if len(c.blocks) == 0 {
 		return 0
 	}
 	n := c.rows - c.skip
-	c.dropFront(n)
+	c.DropFront(n)
 	return n
 }
 
-func (c *chunks) reset() {
-	*c = chunks{lanes: c.lanes, rows: c.rows, missing: c.missing, scratch: c.scratch}
+// Reset lets go of every row.
+func (c *Chunks) Reset() {
+	*c = Chunks{lanes: c.lanes, rows: c.rows, missing: c.missing, scratch: c.scratch}
 }
 
 // seal encodes the open rows, full, into a block.
-func (c *chunks) seal() {
-	var all [maxBlockRows]uint32
+func (c *Chunks) seal() {
+	var all [MaxRows]uint32
 	vals := all[:c.rows]
 	buf := c.scratch[:0]
 	off := make([]uint32, c.width)
@@ -225,7 +232,7 @@ func (c *chunks) seal() {
 // appendLane encodes one lane of a block's rows.
 func appendLane(dst []byte, vals []uint32) []byte {
 	var dict [16]uint32
-	var idx [maxBlockRows]uint8
+	var idx [MaxRows]uint8
 	n := 0
 	for r, v := range vals {
 		j := 0
@@ -296,14 +303,14 @@ func laneWord(data []byte, r int) uint32 {
 	return binary.LittleEndian.Uint32(data[1+4*r:])
 }
 
-// heldBytes is what the chunks hold: the sealed blocks and the open rows.
-func (c *chunks) heldBytes() int { return c.bytes + 4*cap(c.open) + cap(c.scratch) + 48*cap(c.blocks) }
+// HeldBytes is what the chunks hold: the sealed blocks and the open rows.
+func (c *Chunks) HeldBytes() int { return c.bytes + 4*cap(c.open) + cap(c.scratch) + 48*cap(c.blocks) }
 
-// laneCursor reads one lane of one series row after row, as a series is
+// Cursor reads one lane of one series row after row, as a series is
 // read across a window: each block's encoding is looked up once, not at
 // every row.
-type laneCursor struct {
-	c        *chunks
+type Cursor struct {
+	c        *Chunks
 	id, lane int
 	blk      int // the block looked up, -1 for none
 	shift    int // a row's block is its index >> shift (rows are a power of two)
@@ -321,12 +328,13 @@ const (
 	laneOpen    = 0xf
 )
 
-func (c *chunks) cursor(id, lane int) laneCursor {
-	return laneCursor{c: c, id: id, lane: lane, blk: -1, shift: bits.TrailingZeros(uint(c.rows))}
+// Cursor reads lane of series id at absolute rows in turn.
+func (c *Chunks) Cursor(id, lane int) Cursor {
+	return Cursor{c: c, id: id, lane: lane, blk: -1, shift: bits.TrailingZeros(uint(c.rows))}
 }
 
-// at is the word at absolute row a.
-func (k *laneCursor) at(a int) uint32 {
+// At is the word at absolute row a.
+func (k *Cursor) At(a int) uint32 {
 	b, r := a>>k.shift, a&(1<<k.shift-1)
 	if b != k.blk {
 		k.load(b)
@@ -345,7 +353,7 @@ func (k *laneCursor) at(a int) uint32 {
 	return c.open[(r*c.width+k.id)*c.lanes+k.lane]
 }
 
-func (k *laneCursor) load(b int) {
+func (k *Cursor) load(b int) {
 	c := k.c
 	k.blk = b
 	if b == len(c.blocks) {

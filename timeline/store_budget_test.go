@@ -1,0 +1,43 @@
+package timeline
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// A live store with a budget keeps within it however long it runs, its
+// oldest fine history going first, and still shows the whole session.
+func TestStoreBudgetHolds(t *testing.T) {
+	const series, budget = 400, 4 << 20
+	s := NewStore(StoreOptions{RawSamples: DefaultRawSamples, Budget: budget})
+	rng := rand.New(rand.NewPCG(3, 4))
+	ms := make([]Metric, series)
+	for i := range 2 * 86400 / 5 { // two days at 5 s
+		for k := range ms {
+			v := 50.0
+			if k%3 == 0 {
+				v = float64(rng.IntN(1000)) / 10 // a third of the series noisy
+			}
+			ms[k] = g(GPUUtil, GPUDevice(k), v)
+		}
+		s.Add(&Sample{At: t0.Add(time.Duration(i) * 5 * time.Second), Metrics: ms})
+		if i%1000 == 0 && s.HeldBytes() > budget+budget/8 {
+			t.Fatalf("after %d samples the store holds %d bytes, past its budget of %d", i, s.HeldBytes(), budget)
+		}
+	}
+	if got := s.HeldBytes(); got > budget+budget/8 {
+		t.Fatalf("the store holds %d bytes, past its budget of %d", got, budget)
+	}
+	if s.OldestRaw().Before(t0.Add(24 * time.Hour)) {
+		t.Errorf("the fine history reaches back to %v: a budget of %d bytes cannot hold that", s.OldestRaw(), budget)
+	}
+	// The whole session, from its first sample, in 100 columns.
+	dst := make([]Agg, 100)
+	s.Series(Key{GPUUtil, "gpu1"}, t0, t0.Add(48*time.Hour), dst)
+	for i, a := range dst {
+		if a.Mean != 50 {
+			t.Fatalf("column %d of two days: %v, want 50", i, a)
+		}
+	}
+}
