@@ -35,7 +35,8 @@ type StoreOptions struct {
 	// tiers or the raw samples.
 	ReadFromFirst bool
 	// Budget is what the store's history may take, in bytes (0: no
-	// limit): half of it the raw samples, the rest the bucket tiers
+	// limit): three eighths of it the raw samples, an eighth the process
+	// lists (older ones thinned past it), the rest the bucket tiers
 	// (tierLayout's shares). Past its share a tier lets go of its oldest
 	// (whole blocks of raw samples, the finer tiers' buckets), the
 	// coarsest merges its buckets instead: a live session left running for
@@ -74,7 +75,7 @@ const FinestBucket = 10 * time.Second
 // bucket tiers: width and how many buckets each keeps before the next,
 // coarser tier alone holds that time. The last one never drops anything.
 // share is the eighths of StoreOptions.Budget the tier may take (the raw
-// samples take four).
+// samples take three, the process lists one).
 var tierLayout = []struct {
 	width    time.Duration
 	capacity int
@@ -122,6 +123,9 @@ type Store struct {
 	events    []Event
 	open      map[statusKey]int // index into events of each open one
 	processes []processList
+	// procBytes is what the process lists hold, procBudget their share of
+	// the budget (0: none).
+	procBytes, procBudget int
 	// processIDs numbers each process (GPU, PID, start) seen, for
 	// ProcessSpans (proclife.go).
 	processIDs map[processID]int32
@@ -137,7 +141,8 @@ func NewStore(opts StoreOptions) *Store {
 		rawValues: opts.RawValues,
 		fromFirst: opts.ReadFromFirst,
 	}
-	s.raw.budget = opts.Budget / 2
+	s.raw.budget = opts.Budget * 3 / 8
+	s.procBudget = opts.Budget / 8
 	if n := min(opts.Reserve, MaxReserve); n > 0 {
 		if opts.RawSamples > 0 {
 			n = min(n, opts.RawSamples)
@@ -284,10 +289,10 @@ func (s *Store) noteDelta(d int64) {
 	s.interval = sorted[n/2]
 }
 
-// HeldBytes is what the store's history takes: its raw samples and its
-// buckets, the series' keys and events aside.
+// HeldBytes is what the store's history takes: its raw samples, its
+// buckets and its process lists, the series' keys and events aside.
 func (s *Store) HeldBytes() int {
-	n := s.raw.vals.HeldBytes() + 8*cap(s.raw.times)
+	n := s.raw.vals.HeldBytes() + 8*cap(s.raw.times) + s.procBytes
 	for _, b := range s.tiers {
 		n += b.heldBytes()
 	}

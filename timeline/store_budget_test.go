@@ -41,3 +41,35 @@ func TestStoreBudgetHolds(t *testing.T) {
 		}
 	}
 }
+
+// The process lists keep within their share of the budget however long a
+// session of many processes runs: the newest stay whole, older ones are
+// thinned, and the session's first list is still there.
+func TestProcessListsKeepWithinTheBudget(t *testing.T) {
+	const budget = 8 << 20
+	s := NewStore(StoreOptions{RawSamples: DefaultRawSamples, Budget: budget})
+	procs := make([]Process, 600) // 64 hosts' worth
+	for i := range procs {
+		procs[i] = Process{GPU: i % 512, PID: 1000 + i}
+	}
+	const lists = 5000
+	for i := range lists {
+		s.Add(&Sample{At: t0.Add(time.Duration(i) * 5 * time.Second), Metrics: []Metric{g(GPUUtil, "gpu0", 50)},
+			Processes: procs[:len(procs):len(procs)]})
+	}
+	if s.procBytes > budget/8 {
+		t.Fatalf("the process lists hold %d bytes, past their %d", s.procBytes, budget/8)
+	}
+	if got, _ := s.ProcessesAt(t0); len(got) != len(procs) {
+		t.Errorf("the first list is gone: %d processes at the start", len(got))
+	}
+	last := t0.Add((lists - 1) * 5 * time.Second)
+	if _, at := s.ProcessesAt(last); !at.Equal(last) {
+		t.Errorf("the newest list is of %v, want %v", at, last)
+	}
+	// The newest lists stay one every 5 s.
+	n := len(s.processes)
+	if d := time.Duration(s.processes[n-1].at - s.processes[n-2].at); d != 5*time.Second {
+		t.Errorf("the newest lists are %v apart, want 5s", d)
+	}
+}

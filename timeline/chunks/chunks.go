@@ -3,6 +3,7 @@ package chunks
 import (
 	"encoding/binary"
 	"math/bits"
+	"sync"
 )
 
 // MaxRows is the most rows a block may hold. A block's rows are a power of
@@ -41,10 +42,12 @@ type Chunks struct {
 	openN  int
 	// bytes is what the sealed blocks hold.
 	bytes int
-	// scratch is where a block is encoded before it is copied out at its
-	// size.
-	scratch []byte
 }
+
+// scratch is where a block is encoded before it is copied out at its size:
+// shared, as a block of 64 hosts' series takes 9 MB to encode and each
+// tier of each store kept its own.
+var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // chunkBlock is a block of sealed rows: each series' encoded lanes at
 // off[series] in data.
@@ -204,14 +207,15 @@ func (c *Chunks) DropBlock() int {
 
 // Reset lets go of every row.
 func (c *Chunks) Reset() {
-	*c = Chunks{lanes: c.lanes, rows: c.rows, missing: c.missing, scratch: c.scratch}
+	*c = Chunks{lanes: c.lanes, rows: c.rows, missing: c.missing}
 }
 
 // seal encodes the open rows, full, into a block.
 func (c *Chunks) seal() {
 	var all [MaxRows]uint32
 	vals := all[:c.rows]
-	buf := c.scratch[:0]
+	sp := scratch.Get().(*[]byte)
+	buf := (*sp)[:0]
 	off := make([]uint32, c.width)
 	for id := range c.width {
 		off[id] = uint32(len(buf))
@@ -222,8 +226,9 @@ func (c *Chunks) seal() {
 			buf = appendLane(buf, vals)
 		}
 	}
-	c.scratch = buf
 	blk := chunkBlock{off: off, data: append([]byte(nil), buf...)}
+	*sp = buf
+	scratch.Put(sp)
 	c.blocks = append(c.blocks, blk)
 	c.bytes += blk.size()
 	c.openN = 0
@@ -304,7 +309,7 @@ func laneWord(data []byte, r int) uint32 {
 }
 
 // HeldBytes is what the chunks hold: the sealed blocks and the open rows.
-func (c *Chunks) HeldBytes() int { return c.bytes + 4*cap(c.open) + cap(c.scratch) + 48*cap(c.blocks) }
+func (c *Chunks) HeldBytes() int { return c.bytes + 4*cap(c.open) + 48*cap(c.blocks) }
 
 // Cursor reads one lane of one series row after row, as a series is
 // read across a window: each block's encoding is looked up once, not at
