@@ -22,19 +22,23 @@ import (
 var liveEvery = accuracy.LiveStep()
 
 // judge feeds samples to an Engine as a live screen would, asking every
-// liveEvery, and then asks it as a report over the whole run does.
-func judge(samples []timeline.Sample, info timeline.SourceInfo, live bool) accuracy.Answer {
+// liveEvery until it has shown every label of c (a healthy run's none, so
+// it is never asked), and then asks it as a report over the whole run does.
+func judge(c accuracy.Case, samples []timeline.Sample, info timeline.SourceInfo, live bool) accuracy.Answer {
 	if len(samples) == 0 {
 		return accuracy.Answer{Err: "no samples"}
 	}
 	e := analysis.NewEngine(info)
 	a := accuracy.Answer{First: samples[0].At}
 	next := samples[0].At
+	live = live && len(c.Labels) > 0
 	for i := range samples {
 		e.Add(&samples[i])
 		// On a fixed grid of sample time, so a late sample shifts no ask.
 		if at := samples[i].At; live && !at.Before(next) {
-			a.Live = append(a.Live, accuracy.LiveAnswer{At: at, Hints: e.Hints(at)})
+			hints := e.Hints(at)
+			a.Live = append(a.Live, accuracy.LiveAnswer{At: at, Hints: hints})
+			live = !accuracy.Seen(c, a.First, hints)
 			for !next.After(at) {
 				next = next.Add(liveEvery)
 			}
@@ -56,7 +60,7 @@ func judgeReal(t *testing.T, l accuracy.RealLog) accuracy.Outcome {
 	if err != nil {
 		return accuracy.Score(l.Case, accuracy.Answer{Err: "gputop cannot import it: " + err.Error()})
 	}
-	return accuracy.Score(l.Case, judge(res.Samples, res.Info, true))
+	return accuracy.Score(l.Case, judge(l.Case, res.Samples, res.Info, true))
 }
 
 func judgeDemo(t *testing.T, d accuracy.DemoRun) accuracy.Outcome {
@@ -82,19 +86,19 @@ func judgeDemo(t *testing.T, d accuracy.DemoRun) accuracy.Outcome {
 	// Not asked live: the demo delivers an Xid from a goroutine of its own,
 	// so the sample it lands in, and a first detection, moves by a tick
 	// from run to run (BenchmarkFirstHint times the demos' first hints).
-	return accuracy.Score(d.Case, judge(samples, sess.Info(), false))
+	return accuracy.Score(d.Case, judge(d.Case, samples, sess.Info(), false))
 }
 
 func judgeSynthetic(run accuracy.Run) accuracy.Outcome {
 	if run.Format == accuracy.Recorded {
-		return accuracy.Score(run.Case, judge(run.Samples(), run.Info(), true))
+		return accuracy.Score(run.Case, judge(run.Case, run.Samples(), run.Info(), true))
 	}
 	res, err := importer.Import(bytes.NewReader(run.File()), importer.Options{Origin: run.Case.Name,
 		Start: accuracy.SynthStart, Interval: run.Interval, Columns: run.ImportColumns()})
 	if err != nil {
 		return accuracy.Score(run.Case, accuracy.Answer{Err: "gputop cannot import it: " + err.Error()})
 	}
-	return accuracy.Score(run.Case, judge(res.Samples, res.Info, true))
+	return accuracy.Score(run.Case, judge(run.Case, res.Samples, res.Info, true))
 }
 
 // corpus judges every case, in the corpus's order, the synthetic runs on

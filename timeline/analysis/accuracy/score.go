@@ -340,3 +340,21 @@ func oneLine(s string) string {
 	}
 	return s
 }
+
+// Seen says whether hints, given at some moment of a run that began at
+// first, answer every label of c: once they do, a live screen has shown all
+// it will be timed on, and the scorer stops asking it.
+func Seen(c Case, first time.Time, hints []timeline.Hint) bool {
+	for _, l := range c.Labels {
+		hit := false
+		for _, h := range hints {
+			for _, e := range episodes(h) {
+				hit = hit || answers(l, h.ID, e, first)
+			}
+		}
+		if !hit {
+			return false
+		}
+	}
+	return true
+}
