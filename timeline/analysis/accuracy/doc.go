@@ -7,9 +7,11 @@
 //	  real logs (RealLogs: the expert's   │  the test imports each (the
 //	    reading of ../shared/telemetry)   │  importer, the demo), feeds an
 //	  demo scenarios (Demos)              ├─ Engine as a live screen would,
-//	  synthetic runs (Synthetic: files    │  and hands Score the hints
-//	    in the formats users keep, with   │
-//	    the truth second by second)       │
+//	  synthetic runs (SyntheticRuns:      │  and hands Score the hints
+//	    files in the formats users keep,  │
+//	    recordings for what only gputop   │
+//	    records, the truth second by      │
+//	    second)                           │
 //	                                      ▼
 //	Score(case, answers) ─▶ Outcome ─▶ Tally ─▶ Markdown (docs/accuracy.md)
 //

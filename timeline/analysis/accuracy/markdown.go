@@ -40,9 +40,9 @@ func Markdown(outcomes []Outcome) string {
 	w("  of sample time) first showed a hint that answers it, for the real logs and the synthetic runs (the demos\n")
 	w("  deliver Xids from a goroutine of their own, so their first readings move by a tick between runs).\n\n")
 	w("## Summary\n\n")
-	w("%d cases, %d read right (%s). Healthy controls: %d runs, %s of samples, %d false warnings (%s an hour).\n\n",
+	w("%d cases, %d read right (%s). Healthy controls: %d runs, %s of samples, %s (%s an hour).\n\n",
 		t.Cases, t.OK, pct(float64(t.OK)/float64(max(1, t.Cases))), t.HealthyCases, hours(t.HealthyHours),
-		t.HealthyWarnings, strconv.FormatFloat(t.WarningsPerHour(), 'f', 2, 64))
+		units.Count(t.HealthyWarnings, "false warning"), strconv.FormatFloat(t.WarningsPerHour(), 'f', 2, 64))
 	w("| part | cases | read right |\n|---|---|---|\n")
 	for _, p := range []Part{Real, Demo, Synthetic} {
 		n, ok := 0, 0
@@ -156,7 +156,8 @@ func writeSynthetic(w func(string, ...any), outcomes []Outcome) {
 	w("Made in memory by a seeded generator (`families.go`) in the shapes of the real logs, with noise, sampling\n")
 	w("from 100 ms to 30 s, columns left out, and the files users keep: `nvidia-smi --query-gpu` CSV with and\n")
 	w("without units, header or index column, `nvidia-smi dmon`, `dcgmi dmon` text and DCGM CSV, in UTF-8, CRLF and\n")
-	w("UTF-16; findings that need the host (its CPU, cores, iowait) are recorded as gputop records them.\n\n")
+	w("UTF-16. Findings that need what only gputop's own recordings hold (the host's CPU, cores and iowait, the\n")
+	w("job's progress, Xid markers, PCIe link state, several hosts in one session) are recorded as gputop records them.\n\n")
 	w("| family | what happens | runs | formats | intervals | read right |\n|---|---|---|---|---|---|\n")
 	var fams []string
 	for _, o := range outcomes {

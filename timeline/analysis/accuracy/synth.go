@@ -90,6 +90,12 @@ type Run struct {
 	seed     uint64
 	gpu      func(r *rand.Rand, sec float64, g int) gpuRead
 	host     func(r *rand.Rand, sec float64) *hostRead
+	// more adds what a recorded sample holds beyond readings: the job's
+	// progress, Xid markers, PCIe link state (Recorded runs only).
+	more func(sec float64, s *timeline.Sample)
+	// hosts, for a session of several hosts, names them; the GPUs are
+	// split evenly among them in order.
+	hosts []string
 }
 
 // SynthStart is the first sample's time of every synthetic run.
@@ -148,7 +154,11 @@ func (run Run) Samples() []timeline.Sample {
 			put(timeline.HostDiskRead, timeline.HostDevice, h.diskR)
 			put(timeline.HostDiskWrite, timeline.HostDevice, h.diskW)
 		}
-		out = append(out, timeline.Sample{At: SynthStart.Add(at), Metrics: m})
+		s := timeline.Sample{At: SynthStart.Add(at), Metrics: m}
+		if run.more != nil {
+			run.more(at.Seconds(), &s)
+		}
+		out = append(out, s)
 	})
 	return out
 }
@@ -167,7 +177,19 @@ func timelineReasons(nvml uint64) uint64 {
 
 // Info is the run's source, as a recording of it would say.
 func (run Run) Info() timeline.SourceInfo {
-	return timeline.SourceInfo{Interval: run.Interval}
+	info := timeline.SourceInfo{Interval: run.Interval}
+	if len(run.hosts) == 0 {
+		return info
+	}
+	per := run.GPUs / len(run.hosts)
+	for k, h := range run.hosts {
+		info.Hosts = append(info.Hosts, timeline.HostInfo{Name: h})
+		for j := range per {
+			info.GPUs = append(info.GPUs, timeline.GPUInfo{Index: k*per + j, Name: "NVIDIA H100 80GB HBM3", Host: h,
+				HostIndex: j, MemTotal: h100Mem * (1 << 20), PowerLimit: h100Limit, GPM: true})
+		}
+	}
+	return info
 }
 
 // noise is v plus gaussian noise of sd, kept within lo..hi.
