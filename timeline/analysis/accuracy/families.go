@@ -342,7 +342,7 @@ var families = []family{
 // SyntheticRuns is every synthetic run of the corpus, in a fixed order.
 func SyntheticRuns() []Run {
 	var out []Run
-	for _, f := range slices.Concat(families, jobFamilies) {
+	for _, f := range slices.Concat(families, jobFamilies, healthyFamilies) {
 		for i := range f.n {
 			run := Run{Format: f.formats[i%len(f.formats)], Interval: f.periods[i%len(f.periods)], Length: f.length,
 				GPUs: f.gpus[i/len(f.formats)%len(f.gpus)]}

@@ -197,6 +197,66 @@ var jobFamilies = []family{
 		}},
 }
 
+// healthyFamilies are controls in the shapes that look most like a finding
+// without being one.
+var healthyFamilies = []family{
+	{name: "healthy-inference", n: 12, formats: []Format{Recorded, QueryCSV, Dmon, DcgmiText}, gpus: []int{1, 2},
+		length: 12 * time.Minute, periods: []time.Duration{time.Second, 2 * time.Second, 100 * time.Millisecond},
+		play: func(i int, run *Run) ([]Label, []string, string) {
+			// Requests come when clients send them: a burst at full speed,
+			// then a pause of the client's, never at a steady rhythm.
+			var bursts [][2]float64
+			rr := rand.New(rand.NewPCG(uint64(i), 7))
+			for t := 5.0; t < run.Length.Seconds(); {
+				on := 5 + 15*rr.Float64()
+				bursts = append(bursts, [2]float64{t, t + on})
+				t += on + 2 + 8*rr.Float64()
+			}
+			iv := run.Interval.Seconds()
+			run.gpu = func(r *rand.Rand, sec float64, _ int) gpuRead {
+				in := 0.0
+				for _, b := range bursts {
+					in += max(0, min(sec+iv, b[1])-max(sec, b[0]))
+				}
+				f := min(1, in/iv)
+				g := starved(r, f)
+				// A request saturates the GPU (ollama's bursts: 93-97%), and
+				// its clocks stay up between requests.
+				g.util, g.sm, g.clock = 97*f, 84*f, 1965
+				return g
+			}
+			run.host = func(r *rand.Rand, _ float64) *hostRead { return quietHost(r) }
+			return nil, nil, "request-driven inference: bursts of 5-20s at full speed, 2-10s pauses between requests"
+		}},
+	{name: "healthy-eval", n: 12, formats: []Format{Recorded, QueryCSV, DcgmiText, QueryCSVNoIndex}, gpus: []int{2, 4, 8},
+		length: 20 * time.Minute, periods: []time.Duration{time.Second, 2 * time.Second, 5 * time.Second},
+		play: func(i int, run *Run) ([]Label, []string, string) {
+			every, long := []float64{240, 300, 360}[i%3], []float64{30, 45, 60}[i/3%3]
+			run.gpu = func(r *rand.Rand, sec float64, _ int) gpuRead {
+				g := busy(r)
+				if sec-every*float64(int(sec/every)) >= every-long { // validation: lighter kernels, no backward
+					g.util, g.sm, g.power = noise(r, 72, 5, 55, 90), noise(r, 50, 4, 35, 65), noise(r, 420, 15, 350, 500)
+				}
+				return g
+			}
+			run.host = func(r *rand.Rand, _ float64) *hostRead { return quietHost(r) }
+			return nil, nil, fmt.Sprintf("training with a %.0fs validation pass (util ~72%%) every %.0fs", long, every)
+		}},
+	{name: "healthy-hosts", n: 12, formats: []Format{Recorded}, gpus: []int{4, 6, 8}, length: 10 * time.Minute, periods: oneOrTwo,
+		play: func(i int, run *Run) ([]Label, []string, string) {
+			run.hosts = hostsOf(run.GPUs / 2)
+			run.gpu = func(r *rand.Rand, _ float64, g int) gpuRead {
+				x := busy(r)
+				x.sm += float64(g/2) * 1.5 // hosts alike within a few points
+				return x
+			}
+			run.more = func(sec float64, s *timeline.Sample) {
+				progressAt(s, sec, true, func(t float64) float64 { return 50 * t })
+			}
+			return nil, nil, fmt.Sprintf("%d hosts of 2 GPUs training alike, the job at a steady 50 it/s", len(run.hosts))
+		}},
+}
+
 func gauge(name, dev string, v float64) timeline.Metric {
 	return timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: timeline.Gauge, Value: v}
 }
