@@ -12,8 +12,11 @@ import (
 
 // A family is one finding, or a healthy control, played in n variants.
 type family struct {
-	name    string
-	hint    string // the hint it labels; "" for a healthy control
+	name string
+	hint string // the hint it labels; "" for a healthy control
+	// why says what gputop is known to get wrong in the family, and why:
+	// printed with its misses.
+	why     string
 	n       int
 	formats []Format
 	periods []time.Duration
@@ -360,7 +363,7 @@ func SyntheticRuns() []Run {
 			labels, may, shape := f.play(i, &run)
 			fam := f.name
 			run.Case = Case{Name: name, Part: Synthetic, Family: fam, Labels: labels, May: may, Healthy: f.hint == "",
-				Shape: run.String(), Reading: shape}
+				Shape: run.String(), Reading: shape, Why: f.why}
 			out = append(out, run)
 		}
 	}

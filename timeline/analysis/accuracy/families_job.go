@@ -200,7 +200,9 @@ var jobFamilies = []family{
 // healthyFamilies are controls in the shapes that look most like a finding
 // without being one.
 var healthyFamilies = []family{
-	{name: "healthy-inference", n: 12, formats: []Format{Recorded, QueryCSV, Dmon, DcgmiText}, gpus: []int{1, 2},
+	{name: "healthy-inference", n: 12,
+		why: "periodic-stall takes three stalls whose spacing, or the work between them, varies by under 30% (CV) " +
+			"as a period; pauses at random hold such runs by chance, and two spacings are little evidence of a rhythm", formats: []Format{Recorded, QueryCSV, Dmon, DcgmiText}, gpus: []int{1, 2},
 		length: 12 * time.Minute, periods: []time.Duration{time.Second, 2 * time.Second, 100 * time.Millisecond},
 		play: func(i int, run *Run) ([]Label, []string, string) {
 			// Requests come when clients send them: a burst at full speed,

@@ -73,8 +73,8 @@ func Markdown(outcomes []Outcome) string {
 			f.Right, f.Wrong, ratio(f.Precision()), delays(f), goal)
 	}
 	w("\nHints with no row are in no label and were raised nowhere: the corpus does not cover them yet.\n")
-	writeReal(w, outcomes, Real, "## The real logs", "Other people's logs of real jobs, read where they are kept (`../shared/telemetry`, "+
-		"never copied here); the labels are the expert reading in its README.")
+	writeReal(w, outcomes, Real, "## The real logs", "Other people's logs of real jobs from public repositories, read where they are kept beside the repository "+
+		"and never copied into it, each with its source and what an expert reads in it: that reading is the label.")
 	writeReal(w, outcomes, Demo, "## The demo scenarios", "Each `--demo` scenario recorded for 10 minutes, seed 1, through the "+
 		"real NVML probe over go-nvml's mock.")
 	writeSynthetic(w, outcomes)
