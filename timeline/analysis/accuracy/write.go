@@ -64,33 +64,31 @@ var queryColumns = []queryColumn{
 	{"clocks.sm", "MHz", func(g gpuRead) float64 { return g.clock }, 0},
 }
 
-// logged says which of a run's columns hold readings: a property nvidia-smi
-// was not asked for is no column at all.
-func (run Run) logged(get func(g gpuRead) float64) bool {
-	seen := false
+// logged says which query columns a run's readings fill, and whether any
+// clock-event reason is set: a property nvidia-smi was not asked for is no
+// column at all. One pass over the run.
+func (run Run) logged() (cols []queryColumn, reasons bool) {
+	seen := make([]bool, len(queryColumns))
 	run.ticks(func(_ time.Duration, gpus []gpuRead, _ *hostRead) {
-		seen = seen || !math.IsNaN(get(gpus[0]))
+		for _, g := range gpus {
+			for k, c := range queryColumns {
+				seen[k] = seen[k] || !math.IsNaN(c.get(g))
+			}
+			reasons = reasons || g.reasons != 0
+		}
 	})
-	return seen
-}
-
-func (run Run) writeQuery(b *bytes.Buffer) {
-	units := run.Format != QueryCSVNoUnits && run.Format != QueryCSVNoHeader
-	index := run.Format != QueryCSVNoIndex
-	var cols []queryColumn
-	for _, c := range queryColumns {
-		if run.logged(c.get) {
+	for k, c := range queryColumns {
+		if seen[k] {
 			cols = append(cols, c)
 		}
 	}
-	reasons := run.logged(func(g gpuRead) float64 {
-		if g.reasons != 0 {
-			return 1
-		}
-		return nan
-	})
+	return cols, reasons
+}
+
+// queryNames are the --query-gpu properties a query run logs, in order.
+func (run Run) queryNames(cols []queryColumn, reasons bool) []string {
 	names := []string{"timestamp"}
-	if index {
+	if run.Format != QueryCSVNoIndex {
 		names = append(names, "index")
 	}
 	names = append(names, "name")
@@ -100,8 +98,15 @@ func (run Run) writeQuery(b *bytes.Buffer) {
 	if reasons {
 		names = append(names, "clocks_event_reasons.active")
 	}
+	return names
+}
+
+func (run Run) writeQuery(b *bytes.Buffer) {
+	units := run.Format != QueryCSVNoUnits && run.Format != QueryCSVNoHeader
+	index := run.Format != QueryCSVNoIndex
+	cols, reasons := run.logged()
 	if run.Format != QueryCSVNoHeader {
-		header := slicesMap(names, func(n string) string {
+		header := slicesMap(run.queryNames(cols, reasons), func(n string) string {
 			for _, c := range cols {
 				if c.name == n && c.unit != "" {
 					return n + " [" + c.unit + "]"
@@ -145,21 +150,7 @@ func (run Run) ImportColumns() string {
 	if run.Format != QueryCSVNoHeader {
 		return ""
 	}
-	names := []string{"timestamp", "index", "name"}
-	for _, c := range queryColumns {
-		if run.logged(c.get) {
-			names = append(names, c.name)
-		}
-	}
-	if run.logged(func(g gpuRead) float64 {
-		if g.reasons != 0 {
-			return 1
-		}
-		return nan
-	}) {
-		names = append(names, "clocks_event_reasons.active")
-	}
-	return strings.Join(names, ",")
+	return strings.Join(run.queryNames(run.logged()), ",")
 }
 
 func slicesMap(in []string, f func(string) string) []string {
