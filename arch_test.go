@@ -54,6 +54,11 @@ func TestPackageDependencies(t *testing.T) {
 		{"timeline/analysis/frame", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/work"
 		}},
+		// The labelled corpus and its scorer: the analysis judged, never the
+		// importers or the demo (its test drives those).
+		{"timeline/analysis/accuracy", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/xid"
+		}},
 		// How judged windows become phases: the vocabulary alone.
 		{"timeline/analysis/phases", func(p string) bool { return std(p) || p == module+"timeline" }},
 		{"timeline/report", func(p string) bool {

@@ -23,9 +23,12 @@ import (
 //     more, over frozenSamples samples or more;
 //   - among them a power reading, which jitters: the GPU is working (util
 //     at frozenWorkUtil or more, or SM activity at frozenWorkSM or more), or
-//     the power has digits below the watt. An idle GPU logged in whole
-//     watts (dmon) can honestly read 21 W, 47 C, 0 % for minutes, and a
-//     GPU without power readings cannot be told apart from a steady one;
+//     the power has digits below the watt and the GPU is not parked at its
+//     clock's idle floor (half the log's highest SM clock so far, or 700 MHz
+//     if that is higher: the hints' floor). An idle GPU logged in whole
+//     watts (dmon) can honestly read 21 W, 47 C, 0 % for minutes, one parked
+//     at its idle clock 42.06 W at 135 MHz (regad's V100s), and a GPU without
+//     power readings cannot be told apart from a steady one;
 //   - the readings varied before: they changed in at least half of the
 //     samples of the frozenMin before (four or more), so a mock or a demo
 //     whose values never move is not a freeze.
@@ -91,6 +94,7 @@ type frozenStep struct {
 // frozen stretches, and says where each is.
 func (t *table) frozenNotes(insts []instant, order []int, times []int64) []string {
 	scans := map[int16]*frozenScan{}
+	maxClock := 0.0 // the log's highest SM clock so far, for the idle floor
 	var found []string
 	more := 0
 	report := func(gpu int16, s *frozenScan, until int64) {
@@ -114,6 +118,9 @@ func (t *table) frozenNotes(insts []instant, order []int, times []int64) []strin
 				s = &frozenScan{}
 				scans[r.gpu] = s
 			}
+			if c := t.smClock(r); c > maxClock {
+				maxClock = c
+			}
 			first := s.last == nil
 			same := !first && t.sameReadings(s.last, r)
 			s.slide(at)
@@ -122,7 +129,7 @@ func (t *table) frozenNotes(insts []instant, order []int, times []int64) []strin
 					report(r.gpu, s, at)
 				}
 				s.start, s.rows = at, 0
-				s.livelyRun, s.jitters = s.lively(), t.jitters(r)
+				s.livelyRun, s.jitters = s.lively(), t.jitters(r, 0.5*max(1400, maxClock))
 			}
 			s.last, s.end = r, at
 			s.rows++
@@ -166,12 +173,14 @@ func (t *table) sameReadings(a, b *row) bool {
 
 // jitters says whether a row's readings include one that a live GPU never
 // holds still: a power reading while working, or one with digits below
-// the watt.
-func (t *table) jitters(r *row) bool {
+// the watt unless the SM clock is at or below floor (parked).
+func (t *table) jitters(r *row, floor float64) bool {
 	names, vals := t.metrics(r)
-	power, working := math.NaN(), false
+	power, working, parked := math.NaN(), false, false
 	for j, name := range names {
 		switch name {
+		case timeline.GPUClockSM:
+			parked = vals[j] <= floor
 		case timeline.GPUPower:
 			power = vals[j]
 		case timeline.GPUUtil:
@@ -180,5 +189,16 @@ func (t *table) jitters(r *row) bool {
 			working = working || vals[j] >= frozenWorkSM
 		}
 	}
-	return !math.IsNaN(power) && (working || power != math.Trunc(power))
+	return !math.IsNaN(power) && (working || !parked && power != math.Trunc(power))
+}
+
+// smClock is a row's SM clock; NaN where it has none.
+func (t *table) smClock(r *row) float64 {
+	names, vals := t.metrics(r)
+	for j, name := range names {
+		if name == timeline.GPUClockSM {
+			return vals[j]
+		}
+	}
+	return math.NaN()
 }

@@ -131,8 +131,11 @@ func TestFrozenTelemetryNote(t *testing.T) {
 	}{
 		{"busy readings froze", smi(600, frozen(130, 530, "100 %, 699.95 W, 71, 1980 MHz")),
 			"GPU0's readings froze at 14:02:10 for 6m40s: every field repeated to the last digit; treated as no data"},
-		{"idle readings with watts to the hundredth froze", smi(600, frozen(130, 530, "0 %, 61.37 W, 40, 210 MHz")),
+		{"idle readings at the boost clock with watts to the hundredth froze", smi(600, frozen(130, 530, "0 %, 61.37 W, 40, 1980 MHz")),
 			"GPU0's readings froze at 14:02:10 for 6m40s"},
+		// regad_4xv100.csv: V100s left unused read 135 MHz and 42.06 W for
+		// minutes. Parked at its idle clock, a GPU's draw holds still.
+		{"parked at the idle clock, watts to the hundredth, holds still honestly", smi(600, frozen(130, 530, "0 %, 61.37 W, 40, 210 MHz")), ""},
 		{"a freeze under two minutes is not one", smi(600, frozen(130, 245, "100 %, 699.95 W, 71, 1980 MHz")), ""},
 		{"idle in whole watts holds still honestly", smi(600, frozen(130, 530, "0 %, 21 W, 40, 210 MHz")), ""},
 		{"constant from the start (a mock)", smi(600, func(int) string { return "100 %, 699.95 W, 71, 1980 MHz" }), ""},

@@ -63,6 +63,32 @@ func TestHintFrozenTelemetry(t *testing.T) {
 			}),
 		},
 		{
+			// regad (issue 43's corpus): a V100 log of power and clocks;
+			// the GPUs left unused read 135 MHz and 42.06 W for minutes.
+			name: "parked at its idle clock, power to the hundredth", secs: 900,
+			script: func(t *htTick) {
+				if t.sec < 300 {
+					t.gpu(0, timeline.GPUPower, 68.22+float64(t.sec%7)*3.1)
+					t.gpu(0, timeline.GPUClockSM, 1290+float64(t.sec%5)*58)
+					return
+				}
+				t.gpu(0, timeline.GPUPower, 42.06)
+				t.gpu(0, timeline.GPUClockSM, 135)
+			},
+		},
+		{
+			// Not parked: at 0 % but at its boost clock, the draw of a
+			// live GPU moves in its last digit.
+			name: "idle at its boost clock, power to the hundredth", secs: 900,
+			script: htFrozen(300, 700, func(t *htTick, i int) {
+				t.h100(i, 0, 0, 69.35, 0.5*htGiB)
+				t.gpu(i, timeline.GPUTemp, 34)
+				t.gpu(i, timeline.GPUClockSM, 1980)
+			}),
+			gpus: []int{0}, severity: timeline.Warning,
+			evidence: []string{"GPU0's readings froze for 6m40s"},
+		},
+		{
 			name: "no power readings: nothing tells", secs: 900,
 			script: htFrozen(300, 700, func(t *htTick, i int) { t.h100(i, 100, 93.2, math.NaN(), 71*htGiB) }),
 		},

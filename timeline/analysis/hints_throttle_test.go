@@ -107,6 +107,23 @@ func TestHintPowerCapped(t *testing.T) {
 			maxConfidence: 0.55,
 		},
 		{
+			// h100pcie allzero (issue 43's corpus): a GEMM that no cap
+			// holds, its clock 1755MHz before the load and ~1485MHz (85%)
+			// under it, power flat at its highest. Without a limit a cap
+			// must pull the clock further than a boost settles.
+			name: "no limit, no reasons: the clock settled 15% under its idle peak",
+			secs: 300,
+			script: func(t *htTick) {
+				p, c := 60.0, 1755.0
+				if t.sec >= 3 {
+					p, c = 278+float64(t.sec%5)*2, 1485-float64(t.sec%4)*5
+				}
+				t.gpu(0, timeline.GPUUtil, 100)
+				t.gpu(0, timeline.GPUPower, p)
+				t.gpu(0, timeline.GPUClockSM, c)
+			},
+		},
+		{
 			// nanogpt: no limit, no reasons, no clock, 690W held flat at
 			// 100%. A cap, or a steady workload: nothing tells them apart.
 			name: "no limit, no reasons, no clock: silent",

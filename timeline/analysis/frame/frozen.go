@@ -118,7 +118,13 @@ func (fl *FrozenLog) Close(f *Frame, g *GPU, i int) (unfrozen bool) {
 		if fg.have {
 			setBit(&fg.changed, i)
 		}
-		fg.runStart, fg.lively, fg.jitters = i, fg.livelyBefore(f, i), jitters(&v, o)
+		// Parked at its clock's idle floor (P8), a GPU's draw can hold to
+		// the hundredth of a watt for minutes: regad's idle V100s read
+		// 42.06 W at 135 MHz, over and over.
+		// The floor is the one the Engine classifies by: half the node's
+		// highest clock, or 700 MHz if that is higher.
+		parked := float64(v[MetricClock]) <= 0.5*max(1400, g.MaxClockAt.Get(i))
+		fg.runStart, fg.lively, fg.jitters = i, fg.livelyBefore(f, i), jitters(&v, o, parked)
 	case fg.ongoing():
 		sp := &fg.Spans[len(fg.Spans)-1]
 		frozenColumns(g, sp.Hi, i+1) // the held columns since, and this one
@@ -168,11 +174,12 @@ func countBits(b []uint64, lo, hi int) int {
 }
 
 // jitters says whether figures include one a live GPU never holds still:
-// power while working, or power with digits below the watt.
-func jitters(v *[Metrics]float32, o Options) bool {
+// power while working, or power with digits below the watt unless the GPU
+// is parked at its idle clock.
+func jitters(v *[Metrics]float32, o Options, parked bool) bool {
 	p := float64(v[MetricPower])
 	working := float64(v[MetricUtil]) >= o.IdleUtil || float64(v[MetricSM]) >= o.IdleSM
-	return !math.IsNaN(p) && (working || p != math.Trunc(p))
+	return !math.IsNaN(p) && (working || !parked && p != math.Trunc(p))
 }
 
 // frozenColumns makes columns [lo, hi) of g unknown: no state, no work, no

@@ -49,7 +49,9 @@ var PeriodicStall = frame.Rule{
 		return out
 	},
 	Describe: describePeriodicStall,
-	YieldsTo: []string{timeline.HintInputBound, timeline.HintHostSingleThread},
+	// A stall with a host cause is that cause's: the loader (input-bound, one
+	// thread) or the storage (io-wait) sets the rhythm of the gaps.
+	YieldsTo: []string{timeline.HintInputBound, timeline.HintHostSingleThread, timeline.HintIOWait},
 }
 
 // stallScan is a GPU's runs of stalled columns found so far, kept by the

@@ -15,6 +15,14 @@ import (
 // by tens.
 const ClockHeld = 0.92
 
+// ClockHeldNoLimit is how far below the node's highest SM clock a GPU's
+// clock must be for a cap to be read without a known limit, where the
+// clock is the only sign: a boost clock sits 10-20 % under its idle peak
+// under a heavy load that no cap holds (an H100 PCIe GEMM on zeros: 1485
+// of 1755 MHz, 85 %, at 280 W of 350 W), while a cap takes far more (the
+// same GEMM on random data at the 350 W cap: 825 MHz, 47 %).
+const ClockHeldNoLimit = 0.80
+
 // capped says whether a working column is held at the power limit: the
 // power-cap reasons (software cap, power brake, hardware slowdown) where
 // clock-event reasons are recorded, which are authoritative. Otherwise a
@@ -22,7 +30,8 @@ const ClockHeld = 0.92
 // ClockHeld of the node's highest so far): power flat below the
 // limit with the clock steady near its boost is a steady workload, not a
 // cap, even at the run's highest draw. Where the limit is unknown the clock
-// decides: pulled down while the power stays at the highest this GPU draws.
+// decides: pulled down (below ClockHeldNoLimit of the node's highest) while
+// the power stays at the highest this GPU draws.
 // Without the clock, power at CapShare of a known limit or more is all the
 // sign there is; without the limit or the clock there is none.
 func capped(f *frame.Frame, g *frame.GPU, i int) bool {
@@ -40,7 +49,7 @@ func capped(f *frame.Frame, g *frame.GPU, i int) bool {
 	case limit > 0:
 		return p >= f.Opts.CapShare*limit
 	case !math.IsNaN(c):
-		return held && p >= f.Opts.CapShare*g.MaxPowerAt.Get(i)
+		return c < ClockHeldNoLimit*g.MaxClockAt.Get(i) && p >= f.Opts.CapShare*g.MaxPowerAt.Get(i)
 	}
 	return false
 }

@@ -64,7 +64,12 @@ var ProgressStalled = frame.Rule{
 const stallRateShare = 0.05
 
 // progressStalls are the stretches of at least a Window in which the job's
-// count of work done did not move, or hardly (stallRateShare).
+// count of work done did not move, or hardly (stallRateShare): between two
+// readings, or over a run of readings that repeat the count (a progress bar
+// redrawn while the job waits, a `gputop mark "progress N"` sent on a
+// timer), from the run's first reading to the one where the count moved
+// again (or to the last that repeated it, where the move holds more work
+// than a stall's).
 func progressStalls(f *frame.Frame) []frame.Span {
 	j, ok := f.Job()
 	if !ok {
@@ -74,22 +79,37 @@ func progressStalls(f *frame.Frame) []frame.Span {
 	for _, l := range j.Levels {
 		fastest = max(fastest, l.Rate)
 	}
+	slow := func(a, b *timeline.Progress) bool {
+		return b.Done-a.Done <= stallRateShare*fastest*b.At.Sub(a.At).Seconds()
+	}
 	var out []frame.Span
-	var prev *timeline.Progress
+	add := func(from, to time.Time) {
+		if to.Sub(from) >= f.Opts.Window {
+			out = append(out, f.Span(from, to))
+		}
+	}
+	var anchor, prev *timeline.Progress // the flat run's first reading, and its last
 	for i := range j.Progress {
 		p := &j.Progress[i]
 		if p.Unit != j.Unit || math.IsNaN(p.Done) {
 			continue
 		}
-		if prev != nil {
-			if d := p.At.Sub(prev.At); d >= f.Opts.Window && (p.Done-prev.Done)/d.Seconds() <= stallRateShare*fastest {
-				out = append(out, f.Span(prev.At, p.At))
-			}
+		switch {
+		case prev == nil:
+			anchor = p
+		case slow(prev, p):
+			// Still flat: the run goes on.
+		case slow(anchor, p):
+			add(anchor.At, p.At)
+			anchor = p
+		default:
+			add(anchor.At, prev.At)
+			anchor = p
 		}
 		prev = p
 	}
-	if prev != nil && j.End.Sub(prev.At) >= f.Opts.Window {
-		out = append(out, f.Span(prev.At, j.End)) // stalled to now
+	if anchor != nil {
+		add(anchor.At, j.End) // stalled to now, or nothing where it moved lately
 	}
 	return out
 }
