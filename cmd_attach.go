@@ -136,8 +136,10 @@ func cmdAttach(args []string, e *env) error {
 	defer src.Close()
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
+	// A view attached to a session left running is a live one: its
+	// history within the default budget.
 	return runUI(ctx, src, ui.Options{ASCII: *ascii, Notice: "attached to " + s.describe() + "; q leaves it running",
-		Settings: settings})
+		Settings: settings, Store: newLiveStore(defaultHistoryBudget())})
 }
 
 // listSessions prints the running sessions, newest first.
