@@ -73,3 +73,44 @@ func TestProcessListsKeepWithinTheBudget(t *testing.T) {
 		t.Errorf("the newest lists are %v apart, want 5s", d)
 	}
 }
+
+// A budget changes only what is kept of the past: whatever the budgeted
+// store still holds raw reads exactly as an unbounded store's, window for
+// window, and the newest value is the same.
+func TestBudgetKeepsTheRecentPastExact(t *testing.T) {
+	const series = 300
+	small := NewStore(StoreOptions{RawSamples: DefaultRawSamples, Budget: 2 << 20})
+	whole := NewStore(StoreOptions{RawSamples: DefaultRawSamples})
+	rng := rand.New(rand.NewPCG(5, 6))
+	ms := make([]Metric, series)
+	for i := range 4 * 3600 {
+		for k := range ms {
+			v := float64(k % 7)
+			if k%4 == 0 {
+				v = float64(rng.IntN(10000)) / 100
+			}
+			ms[k] = g(GPUUtil, GPUDevice(k), v)
+		}
+		smp := Sample{At: t0.Add(time.Duration(i) * time.Second), Metrics: ms}
+		small.Add(&smp)
+		whole.Add(&smp)
+	}
+	if !small.OldestRaw().After(whole.OldestRaw()) {
+		t.Fatalf("the budget kept as much raw history as no budget (%v): the test tests nothing", small.OldestRaw())
+	}
+	from, to := small.OldestRaw(), small.Last()
+	a, b := make([]Agg, 150), make([]Agg, 150)
+	for _, k := range []int{0, 1, 4, 299} {
+		key := Key{GPUUtil, GPUDevice(k)}
+		small.Series(key, from, to, a)
+		whole.Series(key, from, to, b)
+		for i := range a {
+			if a[i] != b[i] && !(a[i].Empty() && b[i].Empty()) {
+				t.Fatalf("series %d column %d: %v within the budget, %v without", k, i, a[i], b[i])
+			}
+		}
+		if x, y := small.ValueAt(key, to), whole.ValueAt(key, to); x != y {
+			t.Fatalf("series %d: the newest value %v within the budget, %v without", k, x, y)
+		}
+	}
+}
