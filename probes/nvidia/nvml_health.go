@@ -230,9 +230,6 @@ func (t *tick) healthFields() {
 		t.nvlinkWrite(false)
 		return
 	}
-	if slow {
-		t.g.healthAt = t.now
-	}
 	dropped := false
 	keep := h.list[:0]
 	j := 0

@@ -97,7 +97,11 @@ func (g *gpuProbe) countersDue(now time.Time) bool {
 // their pace has come, or an Xid asked for them.
 func (g *gpuProbe) healthDue(now time.Time) bool {
 	asked := g.healthNow.Swap(false)
-	return asked || due(g.healthAt, now, g.n.pace.Health)
+	if asked || due(g.healthAt, now, g.n.pace.Health) {
+		g.healthAt = now
+		return true
+	}
+	return false
 }
 
 // energyCheckSpan is the shortest stretch over which the integrated power

@@ -226,3 +226,18 @@ func TestPerSecond(t *testing.T) {
 		}
 	}
 }
+
+// The PCIe maximum keeps the health pace on a GPU whose health fields are
+// given up on (GetFieldValues not supported): a pace is not a tick's.
+func TestPaceWithoutHealthFields(t *testing.T) {
+	r := newRig(t)
+	r.pace = DefaultPace
+	r.fakes[0].rets = map[string]nvml.Return{"GetFieldValues": nvml.ERROR_NOT_SUPPORTED}
+	n := r.open(t)
+	for range 61 {
+		r.collect(t, n)
+	}
+	if got := len(r.devs[0].GetMaxPcieLinkGenerationCalls()); got != 1+3 {
+		t.Errorf("GetMaxPcieLinkGeneration: %d calls in 61 ticks, want at open and at 0, 30 and 60 s", got)
+	}
+}
