@@ -241,3 +241,41 @@ func TestPaceWithoutHealthFields(t *testing.T) {
 		t.Errorf("GetMaxPcieLinkGeneration: %d calls in 61 ticks, want at open and at 0, 30 and 60 s", got)
 	}
 }
+
+// The driver's failures at the default pace, as at every tick: a paced call
+// that answers not supported is made once and never again; a GPU found lost
+// in one is lost; without GetUtilizationRates, GetSamples is asked every
+// tick and gives the tick's mean, as before the pace.
+func TestPaceMeetsTheDriversFailures(t *testing.T) {
+	r := newRig(t)
+	r.pace = DefaultPace
+	r.fakes[1].rets = map[string]nvml.Return{"GetTotalEnergyConsumption": nvml.ERROR_NOT_SUPPORTED, "GetSamples": nvml.ERROR_NOT_SUPPORTED}
+	r.fakes[2].rets = map[string]nvml.Return{"GetUtilizationRates": nvml.ERROR_NOT_SUPPORTED}
+	n := r.open(t)
+	for i := range 25 {
+		r.fakes[2].samples = append(r.fakes[2].samples, utilSamples(sampleBase+uint64(i)*1_000_000, 40, 60)...)
+		res := r.collect(t, n)
+		if i > 0 {
+			wantValue(t, res[2].Reading, timeline.GPUUtil, 50)
+			wantValue(t, res[2].Reading, timeline.GPUUtilMin, 40)
+		}
+		if res[1].err != nil {
+			t.Fatalf("tick %d: not supported is not an error: %v", i, res[1].err)
+		}
+		if i == 19 {
+			r.fakes[3].rets = map[string]nvml.Return{"GetSamples": nvml.ERROR_GPU_IS_LOST}
+		}
+		if i == 20 && (!res[3].Lost || res[3].err != ErrGPULost) {
+			t.Errorf("tick 20, GetSamples answering GPU lost: lost %v, %v", res[3].Lost, res[3].err)
+		}
+	}
+	if e, s := len(r.devs[1].GetTotalEnergyConsumptionCalls()), len(r.devs[1].GetSamplesCalls()); e != 1 || s != 1 {
+		t.Errorf("not supported, asked again: energy %d times, samples %d", e, s)
+	}
+	if got := len(r.devs[2].GetSamplesCalls()); got != 25 {
+		t.Errorf("without GetUtilizationRates, GetSamples %d times in 25 ticks, want every tick", got)
+	}
+	if !hasCheck(n, "gpu3: GPU is lost (in utilization samples)") {
+		t.Errorf("checks: %q", n.Checks())
+	}
+}
