@@ -32,6 +32,10 @@ type SessionConfig struct {
 	// AlignTicks samples on whole multiples of Interval (SamplerConfig):
 	// `gputop stream`, one of many hosts a viewer follows.
 	AlignTicks bool
+	// Timeout is how long a probe's Collect may take before its tick goes
+	// on without it (SamplerConfig.Timeout); zero is the sampler's default.
+	// Tests on a fast clock give real time enough for a busy machine.
+	Timeout time.Duration
 	// Pace is how often the NVML probe makes its costly calls; nil is
 	// nvidia.DefaultPace, or EveryTick on a Machine that asks for it
 	// (probes/demo's pace_test.go holds the two to the same hints).
@@ -123,6 +127,7 @@ func OpenSession(cfg SessionConfig) *Session {
 	probes = append(probes, cfg.Extra...)
 	s.Sampler = NewSampler(SamplerConfig{
 		Interval:   cfg.Interval,
+		Timeout:    cfg.Timeout,
 		Probes:     probes,
 		Slow:       slow,
 		Clock:      cfg.Clock,

@@ -37,7 +37,10 @@ func paceHintsIv(t *testing.T, scenario string, pace nvidia.Pace, every, d time.
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess := probes.OpenSession(probes.SessionConfig{Interval: every, Machine: node.Machine(), Clock: clock, Pace: &pace})
+	sess := probes.OpenSession(probes.SessionConfig{Interval: every, Machine: node.Machine(), Clock: clock, Pace: &pace,
+		// Real time enough for the race detector on a busy machine: a
+		// probe timed out would be a late tick, not the pace.
+		Timeout: 30 * time.Second})
 	t.Cleanup(func() {
 		if err := sess.Close(); err != nil {
 			t.Error(err)
@@ -51,6 +54,11 @@ func paceHintsIv(t *testing.T, scenario string, pace nvidia.Pace, every, d time.
 		s, err := sess.Next(context.Background())
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, st := range s.Probes {
+			if st.State == timeline.ProbeLate {
+				t.Fatalf("%v in: %s %s: %s %s", time.Duration(i)*every, st.Probe, st.Device, st.State, st.Err)
+			}
 		}
 		samples = append(samples, s)
 		e.Add(&samples[len(samples)-1])
