@@ -6,10 +6,13 @@ import (
 	"strings"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/units"
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/keymap"
 )
 
 // A node with more GPUs than rows scrolls its GPU list as htop scrolls its
@@ -29,6 +32,44 @@ func (m *Model) viewGPUList(f *frame) []string {
 		out = append(out, rows...)
 	}
 	return out
+}
+
+// listActions are the keys that select a GPU (or a host of several) for
+// the detail graph, as htop's list: the arrows a line, pgup and pgdown a
+// screenful, home and end the ends; enter and esc open and close a host.
+func listActions(k *keymap.Map) []action {
+	moves := func(s *keyFacts) bool { return (s.gpus || s.hostLines) && !s.focus }
+	sel := func(step func(at, n, page int) int) func(*Model, tea.KeyMsg) tea.Cmd {
+		return keyDo(func(m *Model) { m.selectBy(step) })
+	}
+	listed := func(s *keyFacts) bool { return s.gpus && s.multiHost && s.hosts == hostList }
+	return []action{
+		{b: &k.OpenHost, on: listed, do: keyDo(func(m *Model) { m.openHost(true) })},
+		{b: &k.CloseHost, on: func(s *keyFacts) bool { return s.gpus && s.multiHost && s.hosts == hostOpen && !s.hintOpen },
+			do: keyDo(func(m *Model) { m.openHost(false) })},
+		{b: &k.Up, on: func(s *keyFacts) bool { return moves(s) && !s.hintScrolls }, do: sel(func(at, _, _ int) int { return at - 1 }),
+			does: func(s *keyFacts) string {
+				if s.multiHost && s.hosts == hostList {
+					return "host"
+				}
+				return "GPU"
+			}},
+		{b: &k.Down, on: func(s *keyFacts) bool { return moves(s) && !s.hintScrolls }, do: sel(func(at, _, _ int) int { return at + 1 })},
+		{b: &k.GPUPageUp, on: moves, do: sel(func(at, _, page int) int { return at - page })},
+		{b: &k.GPUPageDown, on: moves, do: sel(func(at, _, page int) int { return at + page })},
+		{b: &k.FirstGPU, on: moves, do: sel(func(int, int, int) int { return 0 })},
+		{b: &k.LastGPU, on: moves, do: sel(func(_, n, _ int) int { return n - 1 })},
+	}
+}
+
+// selectBy moves the selection as step says, from the selected GPU (at) in
+// a list of n with pages of page: through the hosts of several, or the GPUs.
+func (m *Model) selectBy(step func(at, n, page int) int) {
+	if m.info.MultiHost() && m.hostSelect(step) {
+		return
+	}
+	n := len(m.info.GPUs)
+	m.gpu = max(0, min(n-1, step(m.gpu, n, max(1, m.lay.GPUsShown))))
 }
 
 // keepSelectionInView scrolls the list the least that shows the selected

@@ -5,9 +5,12 @@ import (
 	"math"
 	"strconv"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/help"
+	"github.com/gputop-dev/gputop/ui/keymap"
 )
 
 // viewHelp is the whole screen while ? is held open: every key of the key
@@ -59,4 +62,28 @@ func (m *Model) selfLine() string {
 	}
 	return fmt.Sprintf("CPU %s of one core, memory %s, sampling lag %s, %s ticks overran their interval, %d samples held",
 		cpuText, draw.Bytes(v(timeline.ProcRSS)), draw.Value(timeline.SampleLag, v(timeline.SampleLag), m.ascii), overruns, m.store.Len())
+}
+
+// helpActions are the help's keys while it is open, as less's: the arrows
+// a line, space and pgdown a page; any other key closes it, and quit quits
+// as well.
+func helpActions(k *keymap.Map) []action {
+	on := func(s *keyFacts) bool { return s.help }
+	page := func(m *Model) int { return max(1, m.height-2) } // a page, less a line kept from the last
+	return []action{
+		{b: &k.HelpUp, on: on, do: keyDo(func(m *Model) { m.helpTop-- })},
+		{b: &k.HelpDown, on: on, do: keyDo(func(m *Model) { m.helpTop++ })},
+		{b: &k.HelpPageUp, on: on, do: keyDo(func(m *Model) { m.helpTop -= page(m) })},
+		{b: &k.HelpPageDown, on: on, do: keyDo(func(m *Model) { m.helpTop += page(m) })},
+		{b: &k.HelpFirst, on: on, do: keyDo(func(m *Model) { m.helpTop = 0 })},
+		{b: &k.HelpLast, on: on, do: keyDo(func(m *Model) { m.helpTop = math.MaxInt / 2 })}, // viewHelp stops it at the last page
+		{do: func(m *Model, key tea.KeyMsg) tea.Cmd {
+			m.showHelp = false
+			if keyIs(key, &m.keys.Quit) {
+				m.cancel()
+				return tea.Quit
+			}
+			return nil
+		}},
+	}
 }

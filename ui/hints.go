@@ -5,6 +5,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/ui/hints"
+	"github.com/gputop-dev/gputop/ui/keymap"
 )
 
 // hintPanel is the hints panel over the hints listed at the cursor.
@@ -51,4 +52,28 @@ func (m *Model) hintRows() int {
 		rows--
 	}
 	return rows
+}
+
+// hintActions are h, which opens the hints one by one, esc, which closes
+// the one open, and the arrows that scroll one longer than its pane.
+func hintActions(k *keymap.Map) []action {
+	scrolls := func(s *keyFacts) bool { return s.hintScrolls }
+	return []action{
+		{b: &k.HintUp, on: scrolls, do: keyDo(func(m *Model) { m.hintTop = max(0, m.hintTop-1) })},
+		{b: &k.HintDown, on: scrolls, do: keyDo(func(m *Model) { m.hintTop = min(m.hintDetailOverflow(), m.hintTop+1) })},
+		{b: &k.Hint, on: func(s *keyFacts) bool { return s.hints > 0 }, do: keyDo(func(m *Model) {
+			m.procs.Focus = false
+			m.hintSel, m.hintTop = m.hintSel+1, 0
+			if m.hintSel > len(m.an.shown) {
+				m.hintSel = 0
+			}
+		}), does: func(s *keyFacts) string {
+			if s.hintSel {
+				return "next"
+			}
+			return "hint"
+		}},
+		{b: &k.CloseHint, on: func(s *keyFacts) bool { return s.hintOpen && !s.focus },
+			do: keyDo(func(m *Model) { m.hintSel, m.hintTop = 0, 0 })},
+	}
 }

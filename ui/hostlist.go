@@ -11,7 +11,6 @@ import (
 	"github.com/gputop-dev/gputop/timeline/units"
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/hostrow"
-	"github.com/gputop-dev/gputop/ui/keymap"
 	"github.com/gputop-dev/gputop/ui/layout"
 )
 
@@ -250,21 +249,11 @@ func indexOf(s []int, v int) int {
 	return -1
 }
 
-// hostKey moves through the hosts or a host's GPUs for the keys that
-// select (up, down, pgup, pgdown, home, end), and opens and closes hosts.
-// It says whether it took the key.
-func (m *Model) hostKey(k *keymap.Map, matches func(*keymap.Binding) bool) bool {
+// hostSelect moves through the hosts, or a host's GPUs, as step says
+// from where the selection is (at) in a list of n with pages of page. It
+// says whether there was anything to move through.
+func (m *Model) hostSelect(step func(at, n, page int) int) bool {
 	hn := &m.hosts
-	switch {
-	case matches(&k.OpenHost):
-		hn.open = true
-		m.relayout()
-		return true
-	case matches(&k.CloseHost):
-		hn.open = false
-		m.relayout()
-		return true
-	}
 	page := max(1, m.lay.GPUsShown)
 	var move func(int)
 	var n int
@@ -284,29 +273,18 @@ func (m *Model) hostKey(k *keymap.Map, matches func(*keymap.Binding) bool) bool 
 	if n == 0 {
 		return false
 	}
-	to := at
-	switch {
-	case matches(&k.Up):
-		to--
-	case matches(&k.Down):
-		to++
-	case matches(&k.GPUPageUp):
-		to -= page
-	case matches(&k.GPUPageDown):
-		to += page
-	case matches(&k.FirstGPU):
-		to = 0
-	case matches(&k.LastGPU):
-		to = n - 1
-	default:
-		return false
-	}
-	move(min(max(0, to), n-1))
+	move(min(max(0, step(at, n, page)), n-1))
 	if hn.mode == hostList {
 		// The layout follows the host: its cores, its CPU line.
 		m.relayout()
 	}
 	return true
+}
+
+// openHost opens the selected host of a list (enter), or closes it (esc).
+func (m *Model) openHost(open bool) {
+	m.hosts.open = open
+	m.relayout()
 }
 
 // viewHostGPUs draws the GPU list of a session of several hosts.

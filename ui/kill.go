@@ -6,11 +6,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/keymap"
 	"github.com/gputop-dev/gputop/ui/procs"
 )
 
@@ -47,27 +47,37 @@ func (m *Model) killKey() {
 	m.confirm = procs.Question{Active: true, Target: p, Signals: slices.Clone(m.killer.Signals())}
 }
 
-// handleConfirmKey answers the question: the arrows choose the signal, y
+// confirmActions answer the question: the arrows choose the signal, y
 // or enter sends it, n or esc drops it, any other key is ignored, so a
 // stray key cannot answer for the person.
-func (m *Model) handleConfirmKey(k tea.KeyMsg) tea.Cmd {
-	keys, q := m.keys, &m.confirm
-	switch {
-	case key.Matches(k, keys.SignalPrev.Binding):
-		q.Chosen = (q.Chosen + len(q.Signals) - 1) % len(q.Signals)
-	case key.Matches(k, keys.SignalNext.Binding):
-		q.Chosen = (q.Chosen + 1) % len(q.Signals)
-	case key.Matches(k, keys.KillYes.Binding):
-		p, sig := q.Target, q.Signal()
-		m.confirm = procs.Question{}
-		if err := m.killer.Signal(p.PID, p.Started, sig); err != nil {
-			m.note = fmt.Sprintf("not signalled: %v", err)
-			return nil
-		}
-		m.note = fmt.Sprintf("SIG%s sent to PID %d (%s)", procs.SignalName(sig), p.PID, m.fit.FitWords(draw.OneLine(draw.OrNA(p.Command)), 40, true))
-	case key.Matches(k, keys.KillNo.Binding):
-		m.confirm = procs.Question{}
-		m.note = "not signalled"
+func confirmActions(k *keymap.Map) []action {
+	asked := func(s *keyFacts) bool { return s.confirming }
+	choice := func(s *keyFacts) bool { return s.confirming && s.signals }
+	return []action{
+		{b: &k.SignalPrev, on: choice, do: keyDo(func(m *Model) {
+			q := &m.confirm
+			q.Chosen = (q.Chosen + len(q.Signals) - 1) % len(q.Signals)
+		})},
+		{b: &k.SignalNext, on: choice, do: keyDo(func(m *Model) {
+			q := &m.confirm
+			q.Chosen = (q.Chosen + 1) % len(q.Signals)
+		})},
+		{b: &k.KillYes, on: asked, do: keyDo((*Model).sendSignal)},
+		{b: &k.KillNo, on: asked, do: keyDo(func(m *Model) {
+			m.confirm = procs.Question{}
+			m.note = "not signalled"
+		})},
+		{do: func(*Model, tea.KeyMsg) tea.Cmd { return nil }},
 	}
-	return nil
+}
+
+// sendSignal sends the signal chosen to the process asked about.
+func (m *Model) sendSignal() {
+	p, sig := m.confirm.Target, m.confirm.Signal()
+	m.confirm = procs.Question{}
+	if err := m.killer.Signal(p.PID, p.Started, sig); err != nil {
+		m.note = fmt.Sprintf("not signalled: %v", err)
+		return
+	}
+	m.note = fmt.Sprintf("SIG%s sent to PID %d (%s)", procs.SignalName(sig), p.PID, m.fit.FitWords(draw.OneLine(draw.OrNA(p.Command)), 40, true))
 }

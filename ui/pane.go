@@ -1,6 +1,9 @@
 package ui
 
-import "github.com/gputop-dev/gputop/timeline"
+import (
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/keymap"
+)
 
 // The pane under the hints holds the detail graph and, where the screen
 // has the rows, the process table under it. Where it has room for one of
@@ -56,4 +59,15 @@ func (m *Model) nextMetric() {
 			return
 		}
 	}
+}
+
+// detailActions are tab, which turns the detail pane through its metrics.
+func detailActions(k *keymap.Map) []action {
+	return []action{{b: &k.Metric, on: func(s *keyFacts) bool { return s.gpus && s.samples }, do: keyDo((*Model).nextMetric),
+		does: func(s *keyFacts) string {
+			if s.procsInPane {
+				return "graph"
+			}
+			return "metric"
+		}}}
 }

@@ -4,7 +4,10 @@ import (
 	"math"
 	"slices"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/keymap"
 	"github.com/gputop-dev/gputop/ui/procs"
 )
 
@@ -139,4 +142,37 @@ func (m *Model) procFocusRows() int {
 		rows--
 	}
 	return rows
+}
+
+// procActions are the process table's keys, as htop's: p gives it the
+// arrows (and esc gives them back), which then choose a process; s and I
+// sort it, / filters it, k signals the chosen process.
+func procActions(k *keymap.Map) []action {
+	focus := func(s *keyFacts) bool { return s.focus }
+	move := func(delta func(m *Model) int) func(*Model, tea.KeyMsg) tea.Cmd {
+		return keyDo(func(m *Model) { m.moveSel(delta(m)) })
+	}
+	by := func(n int) func(*Model) int { return func(*Model) int { return n } }
+	page := func(m *Model) int { return max(1, m.procs.Visible) }
+	shown := func(s *keyFacts) bool { return s.procsShown }
+	return []action{
+		{b: &k.ProcUp, on: focus, do: move(by(-1))},
+		{b: &k.ProcDown, on: focus, do: move(by(+1))},
+		{b: &k.ProcPageUp, on: focus, do: move(func(m *Model) int { return -page(m) })},
+		{b: &k.ProcPageDown, on: focus, do: move(page)},
+		{b: &k.ProcFirst, on: focus, do: move(by(math.MinInt))},
+		{b: &k.ProcLast, on: focus, do: move(by(math.MaxInt))},
+		{b: &k.Procs, on: func(s *keyFacts) bool { return s.procLists && s.procRoom }, do: keyDo(func(m *Model) {
+			m.procs.Focus = !m.procs.Focus
+			m.hintSel, m.hintTop = 0, 0
+		})},
+		{b: &k.LeaveProcs, on: focus, do: keyDo(func(m *Model) { m.procs.Focus = false })},
+		{b: &k.ProcFilter, on: focus, do: keyDo((*Model).filterKey)},
+		{b: &k.SortNext, on: shown, do: keyDo(func(m *Model) {
+			m.procs.SortBy = (m.procs.SortBy + 1) % procs.Columns
+			m.note = "processes by " + procs.ColumnNames[m.procs.SortBy]
+		})},
+		{b: &k.SortInvert, on: shown, do: keyDo(func(m *Model) { m.procs.Invert = !m.procs.Invert })},
+		{b: &k.Kill, on: func(s *keyFacts) bool { return s.focus && s.chosen && s.canKill }, do: keyDo((*Model).killKey)},
+	}
 }

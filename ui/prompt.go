@@ -4,10 +4,10 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/keymap"
 )
 
 // prompt is a one-line question in the footer: a marker's text (m), a time
@@ -33,42 +33,55 @@ func (m *Model) ask(label string, done func(*Model, string)) {
 	m.prompt = prompt{active: true, label: label, done: done}
 }
 
-// handlePromptKey edits the answer: the key table's answering keys give
-// it, drop it or erase it, and printable keys type it.
-func (m *Model) handlePromptKey(k tea.KeyMsg) tea.Cmd {
-	p, keys := &m.prompt, m.keys
-	switch {
-	case key.Matches(k, keys.Answer.Binding):
-		answer := strings.TrimSpace(string(p.text))
-		done := p.done
-		*p = prompt{}
-		if answer != "" {
-			done(m, answer)
-		}
-	case key.Matches(k, keys.Cancel.Binding):
-		cancel := p.cancel
-		*p = prompt{}
-		if cancel != nil {
-			cancel(m, "")
+// promptActions edit the answer: the key table's answering keys give it,
+// drop it or erase it, and any other key types itself.
+func promptActions(k *keymap.Map) []action {
+	asking := func(s *keyFacts) bool { return s.asking }
+	return []action{
+		{b: &k.Answer, on: asking, do: keyDo(func(m *Model) {
+			answer := strings.TrimSpace(string(m.prompt.text))
+			done := m.prompt.done
+			m.prompt = prompt{}
+			if answer != "" {
+				done(m, answer)
+			}
+		})},
+		{b: &k.Cancel, on: asking, do: keyDo(func(m *Model) {
+			cancel := m.prompt.cancel
+			m.prompt = prompt{}
+			if cancel != nil {
+				cancel(m, "")
+			}
+		})},
+		{b: &k.Erase, on: asking, do: editPrompt(func(p *prompt, _ tea.KeyMsg) {
+			if len(p.text) > 0 {
+				p.text = p.text[:len(p.text)-1]
+			}
+		})},
+		{b: &k.EraseAll, on: asking, do: editPrompt(func(p *prompt, _ tea.KeyMsg) { p.text = p.text[:0] })},
+		{do: editPrompt(func(p *prompt, k tea.KeyMsg) {
+			switch k.Type {
+			case tea.KeySpace:
+				p.add(' ')
+			case tea.KeyRunes:
+				for _, r := range k.Runes {
+					p.add(r)
+				}
+			}
+		})},
+	}
+}
+
+// editPrompt changes the answer, then hands it to a question that
+// follows the typing (a filter that narrows as it goes).
+func editPrompt(f func(p *prompt, k tea.KeyMsg)) func(*Model, tea.KeyMsg) tea.Cmd {
+	return func(m *Model, k tea.KeyMsg) tea.Cmd {
+		f(&m.prompt, k)
+		if m.prompt.edit != nil {
+			m.prompt.edit(m, string(m.prompt.text))
 		}
 		return nil
-	case key.Matches(k, keys.Erase.Binding):
-		if len(p.text) > 0 {
-			p.text = p.text[:len(p.text)-1]
-		}
-	case key.Matches(k, keys.EraseAll.Binding):
-		p.text = p.text[:0]
-	case k.Type == tea.KeySpace:
-		p.add(' ')
-	case k.Type == tea.KeyRunes:
-		for _, r := range k.Runes {
-			p.add(r)
-		}
 	}
-	if p.active && p.edit != nil {
-		p.edit(m, string(p.text))
-	}
-	return nil
 }
 
 func (p *prompt) add(r rune) {
