@@ -115,8 +115,8 @@ func (m *Model) refreshAnalysis() {
 	a.at, a.samples = at, a.engine.Len()
 	a.hints = a.engine.Hints(at)
 	a.shown = analysis.Shown(a.hints, at)
-	if m.hintSel > len(a.shown) {
-		m.hintSel, m.hintTop = 0, 0
+	if m.hint.sel > len(a.shown) {
+		m.hint.open(0)
 	}
 }
 

@@ -18,7 +18,7 @@ func BenchmarkView(b *testing.B) {
 			m := newTestModel(b, timeline.Live, fixtureSamples(600), size[0], size[1], Options{})
 			b.ReportAllocs()
 			for b.Loop() {
-				m.dirty = true
+				m.drawn.dirty = true
 				_ = m.View()
 			}
 		})
@@ -36,7 +36,7 @@ func BenchmarkReplaySeek(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		m.jumpTo(targets[i%len(targets)])
-		m.dirty = true
+		m.drawn.dirty = true
 		_ = m.View()
 	}
 }

@@ -5,22 +5,25 @@ import (
 	"math"
 	"strconv"
 
-	tea "github.com/charmbracelet/bubbletea"
-
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/help"
-	"github.com/gputop-dev/gputop/ui/keymap"
 )
 
 // viewHelp is the whole screen while ? is held open: every key of the key
 // table, what the numbers mean, what gputop itself costs, and every check
 // made looking for GPUs (ui/help).
-func (m *Model) viewHelp() string {
-	p := m.helpPage()
-	page, top := p.Screen(p.Lines(), m.helpTop, m.height)
-	m.helpTop = top
-	return m.fitRows(page)
+func (f *frame) viewHelp() string {
+	p := f.helpPage()
+	return f.fitRows(p.Screen(p.Lines(), f.help.Top(), f.height))
+}
+
+// keepHelpInView stops the help's scroll at its ends, for the lines it
+// has now at this size (they wrap to the width).
+func (m *Model) keepHelpInView() {
+	if m.help.IsOpen() {
+		m.help.Clamp(len(m.helpPage().Lines()), m.height)
+	}
 }
 
 // helpPage is the help of this session at the cursor.
@@ -31,14 +34,14 @@ func (m *Model) helpPage() *help.Page {
 
 // sourceNotes is what the source noted, then what the store left out of
 // the readings.
-func (m *Model) sourceNotes() []string {
-	notes := m.info.Notes
+func (s *session) sourceNotes() []string {
+	notes := s.info.Notes
 	// What the store left out of the readings: values outside their
 	// metric's physical range, samples far after the last.
-	for _, o := range m.store.OutOfRange() {
+	for _, o := range s.store.OutOfRange() {
 		notes = append(notes[:len(notes):len(notes)], o.String())
 	}
-	if j := m.store.Jump(); j.Dropped > 0 {
+	if j := s.store.Jump(); j.Dropped > 0 {
 		notes = append(notes[:len(notes):len(notes)], j.String())
 	}
 	return notes
@@ -62,28 +65,4 @@ func (m *Model) selfLine() string {
 	}
 	return fmt.Sprintf("CPU %s of one core, memory %s, sampling lag %s, %s ticks overran their interval, %d samples held",
 		cpuText, draw.Bytes(v(timeline.ProcRSS)), draw.Value(timeline.SampleLag, v(timeline.SampleLag), m.ascii), overruns, m.store.Len())
-}
-
-// helpActions are the help's keys while it is open, as less's: the arrows
-// a line, space and pgdown a page; any other key closes it, and quit quits
-// as well.
-func helpActions(k *keymap.Map) []action {
-	on := func(s *keyFacts) bool { return s.help }
-	page := func(m *Model) int { return max(1, m.height-2) } // a page, less a line kept from the last
-	return []action{
-		{b: &k.HelpUp, on: on, do: keyDo(func(m *Model) { m.helpTop-- })},
-		{b: &k.HelpDown, on: on, do: keyDo(func(m *Model) { m.helpTop++ })},
-		{b: &k.HelpPageUp, on: on, do: keyDo(func(m *Model) { m.helpTop -= page(m) })},
-		{b: &k.HelpPageDown, on: on, do: keyDo(func(m *Model) { m.helpTop += page(m) })},
-		{b: &k.HelpFirst, on: on, do: keyDo(func(m *Model) { m.helpTop = 0 })},
-		{b: &k.HelpLast, on: on, do: keyDo(func(m *Model) { m.helpTop = math.MaxInt / 2 })}, // viewHelp stops it at the last page
-		{do: func(m *Model, key tea.KeyMsg) tea.Cmd {
-			m.showHelp = false
-			if keyIs(key, &m.keys.Quit) {
-				m.cancel()
-				return tea.Quit
-			}
-			return nil
-		}},
-	}
 }

@@ -23,8 +23,7 @@ func (m *Model) handleKeys(k tea.KeyMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, r := range k.Runes {
 		cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
-		m.refreshAnalysis()
-		m.updateKeys()
+		m.settle()
 	}
 	return tea.Sequence(cmds...)
 }
@@ -50,10 +49,10 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 			}
 		}()
 	}
-	if !m.prompt.active && !m.confirm.Active {
+	if !m.prompt.Active() && !m.procs.confirm.Active {
 		m.note = "" // a note answers one key: the next one clears it
 	}
-	if cmd, took := m.route(k); took {
+	if cmd, took := keymap.Route(k, m.layers()); took {
 		return cmd
 	}
 	// keys.suspend is never matched: ui/screen takes ctrl+z first.
@@ -68,7 +67,7 @@ func (m *Model) markKey() {
 	if !ok {
 		return // the binding is enabled only for a source that takes markers
 	}
-	m.ask("marker:", func(m *Model, text string) {
+	m.prompt.Ask("marker:", func(text string) {
 		sink.Mark(text)
 		m.note = "marker added: " + text
 	})
@@ -170,6 +169,6 @@ func timeActions(k *keymap.Map) []action {
 		{b: &k.Faster, on: replay, do: keyDo(func(m *Model) { m.play.Faster() })},
 		{b: &k.PrevMark, on: hasSamples, do: keyDo(func(m *Model) { m.jumpMarker(-1) })},
 		{b: &k.NextMark, on: hasSamples, do: keyDo(func(m *Model) { m.jumpMarker(+1) })},
-		{b: &k.GoTo, on: hasSamples, do: keyDo(func(m *Model) { m.ask("go to time (14:03, +10m, -5m):", (*Model).jumpTo) })},
+		{b: &k.GoTo, on: hasSamples, do: keyDo(func(m *Model) { m.prompt.Ask("go to time (14:03, +10m, -5m):", m.jumpTo) })},
 	}
 }

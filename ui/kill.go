@@ -31,7 +31,7 @@ type Killer interface {
 // replay, an import or a demo, whose PIDs are not this host's), with a
 // Killer, not --readonly.
 func (m *Model) canKill() bool {
-	return m.killer != nil && !m.readonly && m.info.Kind == timeline.Live && len(m.killer.Signals()) > 0
+	return m.procs.killer != nil && !m.procs.readonly && m.info.Kind == timeline.Live && len(m.procs.killer.Signals()) > 0
 }
 
 // killKey asks which signal to send to the selected process, and whether.
@@ -44,7 +44,7 @@ func (m *Model) killKey() {
 		m.note = fmt.Sprintf("PID %d no longer holds GPU%d: nothing to signal", p.PID, p.GPU)
 		return
 	}
-	m.confirm = procs.Question{Active: true, Target: p, Signals: slices.Clone(m.killer.Signals())}
+	m.procs.confirm = procs.Question{Active: true, Target: p, Signals: slices.Clone(m.procs.killer.Signals())}
 }
 
 // confirmActions answer the question: the arrows choose the signal, y
@@ -55,16 +55,16 @@ func confirmActions(k *keymap.Map) []action {
 	choice := func(s *keyFacts) bool { return s.confirming && s.signals }
 	return []action{
 		{b: &k.SignalPrev, on: choice, do: keyDo(func(m *Model) {
-			q := &m.confirm
+			q := &m.procs.confirm
 			q.Chosen = (q.Chosen + len(q.Signals) - 1) % len(q.Signals)
 		})},
 		{b: &k.SignalNext, on: choice, do: keyDo(func(m *Model) {
-			q := &m.confirm
+			q := &m.procs.confirm
 			q.Chosen = (q.Chosen + 1) % len(q.Signals)
 		})},
 		{b: &k.KillYes, on: asked, do: keyDo((*Model).sendSignal)},
 		{b: &k.KillNo, on: asked, do: keyDo(func(m *Model) {
-			m.confirm = procs.Question{}
+			m.procs.confirm = procs.Question{}
 			m.note = "not signalled"
 		})},
 		{do: func(*Model, tea.KeyMsg) tea.Cmd { return nil }},
@@ -73,9 +73,9 @@ func confirmActions(k *keymap.Map) []action {
 
 // sendSignal sends the signal chosen to the process asked about.
 func (m *Model) sendSignal() {
-	p, sig := m.confirm.Target, m.confirm.Signal()
-	m.confirm = procs.Question{}
-	if err := m.killer.Signal(p.PID, p.Started, sig); err != nil {
+	p, sig := m.procs.confirm.Target, m.procs.confirm.Signal()
+	m.procs.confirm = procs.Question{}
+	if err := m.procs.killer.Signal(p.PID, p.Started, sig); err != nil {
 		m.note = fmt.Sprintf("not signalled: %v", err)
 		return
 	}

@@ -12,7 +12,17 @@ import (
 )
 
 // The process table (ui/procs) lists the processes of the selected host;
-// its state is the Model's (m.procs), what it asks of the session is here.
+// what it asks of the session is here.
+
+// procPanel is the process table's state (procs.Table: focus, filter,
+// order, selection, scroll) and k's: the Killer that signals, whether
+// --readonly turned it off, and the question it asks first (kill.go).
+type procPanel struct {
+	procs.Table
+	killer   Killer
+	readonly bool
+	confirm  procs.Question
+}
 
 // procSpans is the window's processes in the table's order
 // (procs.Table.Spans).
@@ -30,24 +40,64 @@ func (m *Model) procSpans(f *frame) []timeline.ProcessSpan {
 
 // viewProcs is the process table in rows rows (procs.Table.View), each
 // process's row noted for the mouse.
-func (m *Model) viewProcs(f *frame, rows int) []string {
+func (f *frame) viewProcs(rows int) []string {
 	if rows <= 0 {
 		return nil
 	}
-	spans := m.procSpans(f)
-	_, at := m.store.ProcessesAt(f.at)
-	gpus := procs.GPUs{Names: m.gpuNames, OnHost: m.gpuOnHost, Width: m.gpuPIDWidth()}
-	return m.procs.View(m.pen(), spans, rows, at, m.procHost(), gpus, func(row, i int) { m.hitRows(row, 1, hitProc, i) })
+	spans := f.procSpans(f)
+	_, at := f.store.ProcessesAt(f.at)
+	return f.procs.View(f.pen(), spans, rows, at, f.procHost(), f.procGPUs(), func(row, i int) { f.hitRows(row, 1, hitProc, i) })
+}
+
+// procGPUs is how the table names the session's GPUs.
+func (s *session) procGPUs() procs.GPUs {
+	return procs.GPUs{Names: s.gpuNames, OnHost: s.gpuOnHost, Width: s.gpuPIDWidth()}
+}
+
+// keepProcFocus takes the keys from the table where it has no process
+// lists or no room to show them.
+func (m *Model) keepProcFocus() {
+	_, at := m.store.ProcessesAt(m.store.Last())
+	m.procs.Focus = m.procs.Focus && !at.IsZero() && m.procFocusRows() >= 4
+}
+
+// keepProcsInView scrolls the process table for the rows view gives it
+// now (procs.Table.Place).
+func (m *Model) keepProcsInView() {
+	if rows := m.procRows(); rows > 0 {
+		m.procs.Place(m.pen(), m.procSpans(m.frame()), rows, m.procGPUs())
+	}
+}
+
+// procRows is the rows view gives the process table now, as it places the
+// panels (0 for none).
+func (m *Model) procRows() int {
+	if m.width == 0 || m.height == 0 || !m.lay.Fits || m.help.IsOpen() {
+		return 0
+	}
+	switch {
+	case m.procs.Focus:
+		return m.procFocusRows()
+	case m.hint.sel > 0:
+		return m.lay.Procs
+	case m.procsInPane():
+		rows := m.lay.Detail
+		if m.paneHealth(m.play.Cursor) != "" {
+			rows--
+		}
+		return rows
+	}
+	return m.lay.Procs
 }
 
 // gpuPIDWidth is the width of the process table's GPU and PID columns as
 // one: the 11 of "GPU     PID", or as many more as the longest MIG
 // instance's name and a PID of 7 digits need ("0/1g.10gb   6021").
-func (m *Model) gpuPIDWidth() int {
+func (s *session) gpuPIDWidth() int {
 	w := 3 + 1 + 7
-	for _, g := range m.info.GPUs {
+	for _, g := range s.info.GPUs {
 		if g.IsMIGInstance() {
-			w = max(w, len(m.gpuNames.Column(g.Index, m.gpuOnHost))+1+7)
+			w = max(w, len(s.gpuNames.Column(g.Index, s.gpuOnHost))+1+7)
 		}
 	}
 	return w
@@ -56,16 +106,16 @@ func (m *Model) gpuPIDWidth() int {
 // procHost is the host whose processes the table shows in a session of
 // several: the selected one. "" in a session of one.
 func (m *Model) procHost() string {
-	if !m.info.MultiHost() || m.hosts.sel < 0 || m.hosts.sel >= len(m.hosts.names) {
+	if !m.info.MultiHost() || m.list.Host < 0 || m.list.Host >= len(m.list.Names) {
 		return ""
 	}
-	return m.hosts.names[m.hosts.sel]
+	return m.list.Names[m.list.Host]
 }
 
 // gpuOnHost is a GPU's index as its own host numbers it, which is how a
 // process table of one host names GPUs.
-func (m *Model) gpuOnHost(gpu int) int {
-	if g, ok := m.gpuByIndex(gpu); ok {
+func (s *session) gpuOnHost(gpu int) int {
+	if g, ok := s.gpuByIndex(gpu); ok {
 		return g.OnHost()
 	}
 	return gpu
@@ -73,12 +123,12 @@ func (m *Model) gpuOnHost(gpu int) int {
 
 // gpuRank orders GPUs as the GPU list shows them: by index, but a MIG
 // instance right after its parent.
-func (m *Model) gpuRank() func(int) int {
-	if !slices.ContainsFunc(m.info.GPUs, timeline.GPUInfo.IsMIGInstance) {
+func (s *session) gpuRank() func(int) int {
+	if !slices.ContainsFunc(s.info.GPUs, timeline.GPUInfo.IsMIGInstance) {
 		return func(i int) int { return i }
 	}
-	at := make(map[int]int, len(m.info.GPUs))
-	for pos, g := range m.info.GPUs {
+	at := make(map[int]int, len(s.info.GPUs))
+	for pos, g := range s.info.GPUs {
 		at[g.Index] = pos
 	}
 	return func(i int) int {
@@ -90,11 +140,11 @@ func (m *Model) gpuRank() func(int) int {
 }
 
 // gpuByIndex is the description of the GPU with session-wide index idx.
-func (m *Model) gpuByIndex(idx int) (timeline.GPUInfo, bool) {
-	if idx >= 0 && idx < len(m.info.GPUs) && m.info.GPUs[idx].Index == idx {
-		return m.info.GPUs[idx], true
+func (s *session) gpuByIndex(idx int) (timeline.GPUInfo, bool) {
+	if idx >= 0 && idx < len(s.info.GPUs) && s.info.GPUs[idx].Index == idx {
+		return s.info.GPUs[idx], true
 	}
-	for _, g := range m.info.GPUs {
+	for _, g := range s.info.GPUs {
 		if g.Index == idx {
 			return g, true
 		}
@@ -164,7 +214,7 @@ func procActions(k *keymap.Map) []action {
 		{b: &k.ProcLast, on: focus, do: move(by(math.MaxInt))},
 		{b: &k.Procs, on: func(s *keyFacts) bool { return s.procLists && s.procRoom }, do: keyDo(func(m *Model) {
 			m.procs.Focus = !m.procs.Focus
-			m.hintSel, m.hintTop = 0, 0
+			m.hint.open(0)
 		})},
 		{b: &k.LeaveProcs, on: focus, do: keyDo(func(m *Model) { m.procs.Focus = false })},
 		{b: &k.ProcFilter, on: focus, do: keyDo((*Model).filterKey)},

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/scroll"
 )
 
 // Column is what the table can be sorted by.
@@ -56,8 +57,8 @@ type Table struct {
 	Invert  bool
 	Sel     ID // the selected process, kept across refreshes
 	HasSel  bool
-	Top     int // first row on screen
-	Visible int // rows of processes the last view drew
+	Scroll  scroll.Offset // the first process on screen
+	Visible int           // rows the table has for processes (Place)
 
 	// The spans of the window, sorted; first and last are the times of
 	// the lists they came from.
