@@ -28,37 +28,37 @@ type action struct {
 	does func(s *keyFacts) string
 }
 
-// keyTable is the screen's rows, by layer, and the facts their rules read,
-// found once after each message.
+// keyTable is the key table (ui/keymap), the screen's rows of it by
+// layer, and the facts their rules read, found once after each message.
 type keyTable struct {
+	*keymap.Map
 	facts                         keyFacts
 	prompt, confirm, help, panels []keymap.Action
 }
 
-// newKeyTable makes every part's rows keymap.Actions of m.
-func newKeyTable(m *Model) keyTable {
-	k := m.keys
-	t := keyTable{prompt: m.prompt.Actions(k), confirm: m.rows(confirmActions(k)), help: m.help.Actions(k, m.quit)}
+// newKeyTable makes every part's rows of k keymap.Actions of m.
+func newKeyTable(m *Model, k *keymap.Map) keyTable {
+	t := keyTable{Map: k, prompt: m.prompt.Actions(k), confirm: rowsOf(m, confirmActions(k)), help: m.help.Actions(k, m.quit)}
 	for _, part := range [][]action{procActions(k), sessionActions(k), hintActions(k), listActions(k), detailActions(k), timeActions(k)} {
-		t.panels = append(t.panels, m.rows(part)...)
+		t.panels = append(t.panels, rowsOf(m, part)...)
 	}
 	return t
 }
 
-// rows are a part's rows as keymap.Actions: rules of the Model's facts,
+// rowsOf are a part's rows as keymap.Actions: rules of the Model's facts,
 // handlers of the Model.
-func (m *Model) rows(as []action) []keymap.Action {
+func rowsOf(m *Model, as []action) []keymap.Action {
 	out := make([]keymap.Action, len(as))
 	for i, a := range as {
 		out[i].Binding = a.b
 		if a.on != nil {
-			out[i].On = func() bool { return a.on(&m.table.facts) }
+			out[i].On = func() bool { return a.on(&m.keys.facts) }
 		}
 		if a.do != nil {
 			out[i].Do = func(k tea.KeyMsg) tea.Cmd { return a.do(m, k) }
 		}
 		if a.does != nil {
-			out[i].Does = func() string { return a.does(&m.table.facts) }
+			out[i].Does = func() string { return a.does(&m.keys.facts) }
 		}
 	}
 	return out
@@ -106,12 +106,14 @@ func (m *Model) facts() keyFacts {
 	}
 	_, s.takesMarks = m.src.(timeline.MarkSink)
 	s.hintOpen = m.hint.sel > 0 && m.hint.sel <= s.hints
-	s.hintScrolls = s.hintOpen && m.hintDetailOverflow() > 0
+	s.hintScrolls = s.hintOpen && m.hint.overflow > 0
 	s.focus = m.procs.Focus
 	s.procsInPane = m.procsInPane()
 	s.procsShown = s.focus || m.lay.Procs > 0 && s.procLists || s.procsInPane
-	_, s.chosen = m.selectedProcess()
-	s.canKill = m.canKill()
+	if s.focus {
+		_, s.chosen = m.procs.Chosen(m.frame().procSpans())
+	}
+	s.canKill = m.procs.canKill(m.info.Kind)
 	s.hostLines = s.multiHost && s.hosts == gpulist.HostLines && len(m.list.Names) > 1
 	if m.recorder != nil {
 		_, s.recording, _ = m.recorder.State()
@@ -124,7 +126,7 @@ func (m *Model) facts() keyFacts {
 // has the arrows after p), then the rest, whose rules leave one binding
 // at most enabled for any key.
 func (m *Model) layers() []keymap.Action {
-	switch t := &m.table; {
+	switch t := &m.keys; {
 	case m.prompt.Active():
 		return t.prompt
 	case m.procs.confirm.Active:
@@ -139,8 +141,8 @@ func (m *Model) layers() []keymap.Action {
 // updateKeys says which keys do something now, by each row's rule, and
 // what the footer calls those whose meaning depends on the state.
 func (m *Model) updateKeys() {
-	m.table.facts = m.facts()
-	t := &m.table
+	m.keys.facts = m.facts()
+	t := &m.keys
 	keymap.Enable(t.prompt, t.confirm, t.help, t.panels)
 }
 

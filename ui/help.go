@@ -28,7 +28,7 @@ func (m *Model) keepHelpInView() {
 
 // helpPage is the help of this session at the cursor.
 func (m *Model) helpPage() *help.Page {
-	return &help.Page{Pen: m.pen(), Keys: m.keys, Self: m.selfLine(), Notes: m.sourceNotes(), Checks: m.info.Checks,
+	return &help.Page{Pen: m.pen(), Keys: m.keys.Map, Self: m.selfLine(), Notes: m.sourceNotes(), Checks: m.info.Checks,
 		NoGPUs: len(m.info.GPUs) == 0}
 }
 

@@ -29,6 +29,9 @@ type hintView struct {
 	// i+1 for the i-th hint listed.
 	sel int
 	at  scroll.Offset
+	// overflow is how many of its lines do not fit in the pane, as
+	// keepHintInView last found: how far it can scroll.
+	overflow int
 }
 
 // open shows the sel-th hint (i+1 for the i-th listed, 0 for none) from
@@ -36,10 +39,15 @@ type hintView struct {
 func (h *hintView) open(sel int) { h.sel = sel; h.at.Home() }
 
 // keepHintInView stops the open hint's scroll at its ends, for its lines
-// and the rows of the pane now.
+// at the cursor and the rows of the pane now (less the row its keys take).
 func (m *Model) keepHintInView() {
-	if m.hint.sel > 0 {
-		m.hint.at.Clamp(len(m.hintDetail()), max(1, m.hintRows()-1))
+	h := &m.hint
+	h.overflow = 0
+	if h.sel > 0 {
+		p := m.hintPanel(m.play.Cursor)
+		lines, rows := len(p.Detail()), max(1, m.hintRows()-1)
+		h.at.Clamp(lines, rows)
+		h.overflow = max(0, lines-rows)
 	}
 }
 
@@ -52,18 +60,6 @@ func (f *frame) viewHintDetail(rows int) []string {
 		return f.viewDetail(rows)
 	}
 	return p.DetailView(lines, rows, f.hint.at.Top(), f.keys.HintUp.Help().Key)
-}
-
-// hintDetailOverflow is how many lines of the selected hint's detail do
-// not fit in the detail pane: how far it can scroll.
-func (m *Model) hintDetailOverflow() int {
-	return max(0, len(m.hintDetail())-max(1, m.hintRows()-1))
-}
-
-// hintDetail is the opened hint's lines at the cursor.
-func (m *Model) hintDetail() []hints.Inked {
-	p := m.hintPanel(m.play.Cursor)
-	return p.Detail()
 }
 
 // hintRows is the room for the open hint: the hints panel's and the

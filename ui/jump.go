@@ -28,7 +28,7 @@ func (m *Model) jumpTo(answer string) {
 // jumpMarker moves to the previous (dir < 0) or next marker, hint or
 // stall from the cursor: `[` and `]`, where package jump says.
 func (m *Model) jumpMarker(dir int) {
-	targets := m.jumpTargets()
+	targets := m.an.targets(m.store.Markers())
 	if len(targets) == 0 {
 		m.note = "no markers or hints yet: press m to add a marker"
 		return

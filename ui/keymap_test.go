@@ -185,7 +185,7 @@ func TestEveryBindingIsInTheHelp(t *testing.T) {
 	for _, b := range m.keys.All() {
 		seen[reflect.ValueOf(b).Pointer()]++
 	}
-	v := reflect.ValueOf(m.keys).Elem()
+	v := reflect.ValueOf(m.keys.Map).Elem()
 	for i := 0; i < v.NumField(); i++ {
 		f := v.Field(i)
 		if f.Type() != reflect.TypeOf(keymap.Binding{}) {

@@ -30,14 +30,14 @@ type Killer interface {
 // canKill says whether k may offer to signal: a live session (never a
 // replay, an import or a demo, whose PIDs are not this host's), with a
 // Killer, not --readonly.
-func (m *Model) canKill() bool {
-	return m.procs.killer != nil && !m.procs.readonly && m.info.Kind == timeline.Live && len(m.procs.killer.Signals()) > 0
+func (p *procPanel) canKill(kind timeline.SourceKind) bool {
+	return p.killer != nil && !p.readonly && kind == timeline.Live && len(p.killer.Signals()) > 0
 }
 
 // killKey asks which signal to send to the selected process, and whether.
 func (m *Model) killKey() {
-	p, ok := m.selectedProcess()
-	if !ok || !m.canKill() {
+	p, ok := m.procs.Chosen(m.frame().procSpans())
+	if !ok || !m.procs.canKill(m.info.Kind) {
 		return // the binding is enabled only then
 	}
 	if !p.Running {

@@ -104,10 +104,10 @@ type Model struct {
 	hint   hintView
 	help   help.Screen
 	prompt prompt.Prompt
-	// keys is the key table; table its rows with their handlers and rules.
-	keys  *keymap.Map
-	table keyTable
-	an    analysisState
+	// keys is the key table and the screen's rows of it, with their
+	// handlers and rules (bindings.go).
+	keys keyTable
+	an   analysisState
 	// note is the footer's one-line answer to a key (nothing to do, a bad
 	// time, a recording started); it stays until the next key.
 	note string
@@ -215,7 +215,6 @@ func New(opts Options) *Model {
 		},
 		note:   opts.Notice,
 		play:   cursor{State: playback.State{Motion: playback.Following, Speed: speed, Grows: grows}, start: opts.Start},
-		keys:   keymap.New(opts.ASCII, opts.ReadOnly),
 		procs:  procPanel{killer: opts.Killer, readonly: opts.ReadOnly},
 		detail: detailPane{metric: metricIndex(opts.Settings.Metric), graph: opts.Settings.Layout == "graph"},
 	}
@@ -231,7 +230,7 @@ func New(opts Options) *Model {
 			m.play.Motion, m.play.OpenWhole = playback.Paused, true
 		}
 	}
-	m.table = newKeyTable(m)
+	m.keys = newKeyTable(m, keymap.New(opts.ASCII, opts.ReadOnly))
 	m.updateKeys()
 	return m
 }
@@ -342,7 +341,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // the analysis at the cursor, the scrolled panels kept in view, and which
 // keys do something. View only reads what it leaves.
 func (m *Model) settle() {
-	m.refreshAnalysis()
+	m.an.refresh(&m.play.State, len(m.info.GPUs))
+	if m.hint.sel > len(m.an.shown) {
+		m.hint.open(0) // the hint opened no longer holds
+	}
 	m.keepHelpInView()
 	m.keepHintInView()
 	m.keepProcFocus()
@@ -364,7 +366,7 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 	for i := range ss {
 		m.store.Add(&ss[i])
 	}
-	m.feedAnalysis(ss)
+	m.an.feed(ss, m.src.Info())
 	if m.store.Len() == 0 {
 		return m.pull()
 	}

@@ -47,7 +47,7 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 		return nil
 	}
 	wheel := 0
-	switch keys := m.keys; {
+	switch keys := m.keys.Map; {
 	case key.Matches(msg, keys.WheelUp.Binding):
 		wheel = -1
 	case key.Matches(msg, keys.WheelDown.Binding):
@@ -97,7 +97,7 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 		m.procs.Focus = false
 		m.hint.open(at.idx + 1)
 	case hitProc:
-		spans := m.procSpans(m.frame())
+		spans := m.frame().procSpans()
 		if at.idx < len(spans) {
 			m.procs.Focus = true
 			m.hint.open(0)

@@ -48,7 +48,7 @@ func TestMouseClicksAndWheel(t *testing.T) {
 			t.Errorf("%v: the wheel down over the GPUs selects the next, not GPU%d", size, m.list.GPU)
 		}
 		click(m, rowOf(t, m, "python serve.py"))
-		if p, ok := m.selectedProcess(); !ok || p.PID != 7000 {
+		if p, ok := m.procs.Chosen(m.frame().procSpans()); !ok || p.PID != 7000 {
 			t.Errorf("%v: a click on a process chooses it (the table takes the keys): %v %v", size, p.PID, ok)
 		}
 		m.Update(tea.KeyMsg{Type: tea.KeyEsc})

@@ -26,16 +26,16 @@ type procPanel struct {
 
 // procSpans is the window's processes in the table's order
 // (procs.Table.Spans).
-func (m *Model) procSpans(f *frame) []timeline.ProcessSpan {
-	host := m.procHost()
+func (f *frame) procSpans() []timeline.ProcessSpan {
+	host := f.procHost()
 	var keep func(*timeline.ProcessSpan) bool
-	if m.info.MultiHost() {
+	if f.info.MultiHost() {
 		keep = func(p *timeline.ProcessSpan) bool {
-			g, ok := m.gpuByIndex(p.GPU)
+			g, ok := f.gpuByIndex(p.GPU)
 			return ok && g.Host == host
 		}
 	}
-	return m.procs.Spans(m.store, f.from, f.at, host, keep, m.gpuRank)
+	return f.procs.Spans(f.store, f.from, f.at, host, keep, f.gpuRank)
 }
 
 // viewProcs is the process table in rows rows (procs.Table.View), each
@@ -44,7 +44,7 @@ func (f *frame) viewProcs(rows int) []string {
 	if rows <= 0 {
 		return nil
 	}
-	spans := f.procSpans(f)
+	spans := f.procSpans()
 	_, at := f.store.ProcessesAt(f.at)
 	return f.procs.View(f.pen(), spans, rows, at, f.procHost(), f.procGPUs(), func(row, i int) { f.hitRows(row, 1, hitProc, i) })
 }
@@ -65,7 +65,7 @@ func (m *Model) keepProcFocus() {
 // now (procs.Table.Place).
 func (m *Model) keepProcsInView() {
 	if rows := m.procRows(); rows > 0 {
-		m.procs.Place(m.pen(), m.procSpans(m.frame()), rows, m.procGPUs())
+		m.procs.Place(m.pen(), m.frame().procSpans(), rows, m.procGPUs())
 	}
 }
 
@@ -152,38 +152,6 @@ func (s *session) gpuByIndex(idx int) (timeline.GPUInfo, bool) {
 	return timeline.GPUInfo{}, false
 }
 
-// moveSel moves the selection by delta rows (clamped), or to the first
-// (delta = math.MinInt) or last (math.MaxInt).
-func (m *Model) moveSel(delta int) {
-	spans := m.procSpans(m.frame())
-	if len(spans) == 0 {
-		return
-	}
-	i := m.procs.Selected(spans)
-	switch delta {
-	case math.MinInt:
-		i = 0
-	case math.MaxInt:
-		i = len(spans) - 1
-	default:
-		i = max(0, min(len(spans)-1, i+delta))
-	}
-	m.procs.Sel, m.procs.HasSel = procs.IDOf(&spans[i]), true
-}
-
-// selectedProcess is the process the arrows chose, if the table has the
-// keyboard and lists any.
-func (m *Model) selectedProcess() (timeline.ProcessSpan, bool) {
-	if !m.procs.Focus {
-		return timeline.ProcessSpan{}, false
-	}
-	spans := m.procSpans(m.frame())
-	if len(spans) == 0 {
-		return timeline.ProcessSpan{}, false
-	}
-	return spans[m.procs.Selected(spans)], true
-}
-
 // procFocusRows is the room of the table while it has the keyboard: the
 // detail pane's and its own, less the row a replay gives its transport.
 func (m *Model) procFocusRows() int {
@@ -200,7 +168,7 @@ func (m *Model) procFocusRows() int {
 func procActions(k *keymap.Map) []action {
 	focus := func(s *keyFacts) bool { return s.focus }
 	move := func(delta func(m *Model) int) func(*Model, tea.KeyMsg) tea.Cmd {
-		return keyDo(func(m *Model) { m.moveSel(delta(m)) })
+		return keyDo(func(m *Model) { m.procs.Move(m.frame().procSpans(), delta(m)) })
 	}
 	by := func(n int) func(*Model) int { return func(*Model) int { return n } }
 	page := func(m *Model) int { return max(1, m.procs.Visible) }

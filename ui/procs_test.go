@@ -136,7 +136,7 @@ func TestProcessTableNavigationAndSort(t *testing.T) {
 	m := newTestModel(t, timeline.Live, procFixture(), 120, 40, Options{})
 	pids := func() []int {
 		var out []int
-		for _, sp := range m.procSpans(m.frame()) {
+		for _, sp := range m.frame().procSpans() {
 			out = append(out, sp.PID)
 		}
 		return out
@@ -159,11 +159,11 @@ func TestProcessTableNavigationAndSort(t *testing.T) {
 	}
 
 	press(m, "p", "p")
-	if p, ok := m.selectedProcess(); !ok || p.PID != 99 {
+	if p, ok := m.procs.Chosen(m.frame().procSpans()); !ok || p.PID != 99 {
 		t.Fatalf("p again keeps the chosen process, the first, got %+v", p)
 	}
 	press(m, "down", "down")
-	if p, _ := m.selectedProcess(); p.PID != 4100 {
+	if p, _ := m.procs.Chosen(m.frame().procSpans()); p.PID != 4100 {
 		t.Errorf("down down: %d", p.PID)
 	}
 	// While the table has the arrows, the GPUs do not move.
@@ -171,7 +171,7 @@ func TestProcessTableNavigationAndSort(t *testing.T) {
 		t.Errorf("the GPU selection moved to %d", m.list.GPU)
 	}
 	press(m, "end")
-	if p, _ := m.selectedProcess(); p.PID != 5151 || !strings.Contains(screen(m), "--seed 1234") {
+	if p, _ := m.procs.Chosen(m.frame().procSpans()); p.PID != 5151 || !strings.Contains(screen(m), "--seed 1234") {
 		t.Errorf("end: %d; the whole command line shows:\n%s", p.PID, screen(m))
 	}
 	press(m, "home", "esc", "down")

@@ -92,11 +92,11 @@ func (f *frame) draw() string {
 	}
 	lines = draw.PadBlank(lines, f.height-layout.FooterRows)
 	if f.prompt.Active() {
-		return f.fitRows(append(lines, f.prompt.View(f.pen(), f.keys)))
+		return f.fitRows(append(lines, f.prompt.View(f.pen(), f.keys.Map)))
 	}
 	if f.procs.confirm.Active {
 		// The question takes the pane's last row too.
-		return f.fitRows(append(lines[:len(lines)-1], f.procs.confirm.View(f.pen(), f.keys)...))
+		return f.fitRows(append(lines[:len(lines)-1], f.procs.confirm.View(f.pen(), f.keys.Map)...))
 	}
 	footer := f.viewFooter()
 	if len(footer) > 1 {

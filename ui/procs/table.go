@@ -177,6 +177,33 @@ func (t *Table) Selected(spans []timeline.ProcessSpan) int {
 	return 0
 }
 
+// Move moves the selection over spans (Spans) by delta rows, clamped, or
+// to the first (delta = math.MinInt) or last (math.MaxInt).
+func (t *Table) Move(spans []timeline.ProcessSpan, delta int) {
+	if len(spans) == 0 {
+		return
+	}
+	i := t.Selected(spans)
+	switch delta {
+	case math.MinInt:
+		i = 0
+	case math.MaxInt:
+		i = len(spans) - 1
+	default:
+		i = max(0, min(len(spans)-1, i+delta))
+	}
+	t.Sel, t.HasSel = IDOf(&spans[i]), true
+}
+
+// Chosen is the process the arrows chose among spans, if the table has
+// the keys and lists any.
+func (t *Table) Chosen(spans []timeline.ProcessSpan) (timeline.ProcessSpan, bool) {
+	if !t.Focus || len(spans) == 0 {
+		return timeline.ProcessSpan{}, false
+	}
+	return spans[t.Selected(spans)], true
+}
+
 // matches says whether a process matches the filter.
 func matches(p *timeline.ProcessSpan, filter string) bool {
 	f := strings.ToLower(filter)
