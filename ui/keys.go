@@ -28,9 +28,10 @@ func (m *Model) handleKeys(k tea.KeyMsg) tea.Cmd {
 	return tea.Sequence(cmds...)
 }
 
-// handleKey does what a key says: the first enabled binding of the key
-// table that matches it (route, bindings.go). Keys mean the same live and in replay: both move a cursor
-// over the same store.
+// handleKey does what a key says: the first enabled row of the key table
+// that matches it, offered to the part with the keyboard first (layers,
+// keymap.Route). Keys mean the same live and in replay: both move a
+// cursor over the same store.
 func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	if m.play.OpenWhole {
 		// The opening view of a replay lasts until a key moves the cursor
