@@ -35,7 +35,7 @@ func BenchmarkReplaySeek(b *testing.B) {
 	targets := []string{"+12h", "+1h", "-5m", "+23h"}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		m.jumpTo(targets[i%len(targets)])
+		m.play.goTo(targets[i%len(targets)], m.store)
 		m.drawn.dirty = true
 		_ = m.View()
 	}

@@ -157,7 +157,7 @@ func sessionActions(k *keymap.Map) []action {
 		// matches the mouse's.
 		{b: &k.Suspend}, {b: &k.Click}, {b: &k.WheelUp}, {b: &k.WheelDown},
 		{b: &k.Mark, on: func(s *keyFacts) bool { return s.takesMarks }, do: keyDo((*Model).markKey)},
-		{b: &k.Record, on: func(s *keyFacts) bool { return s.recorder }, do: keyDo((*Model).recordKey),
+		{b: &k.Record, on: func(s *keyFacts) bool { return s.recorder }, do: keyDo(func(m *Model) { m.noteWhy(m.record()) }),
 			does: func(s *keyFacts) string {
 				if s.recording {
 					return "stop"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui/draw"
@@ -28,7 +29,7 @@ func (m *Model) keepHelpInView() {
 
 // helpPage is the help of this session at the cursor.
 func (m *Model) helpPage() *help.Page {
-	return &help.Page{Pen: m.pen(), Keys: m.keys.Map, Self: m.selfLine(), Notes: m.sourceNotes(), Checks: m.info.Checks,
+	return &help.Page{Pen: m.pen(), Keys: m.keys.Map, Self: m.selfLine(m.play.Cursor, m.ascii), Notes: m.sourceNotes(), Checks: m.info.Checks,
 		NoGPUs: len(m.info.GPUs) == 0}
 }
 
@@ -48,11 +49,10 @@ func (s *session) sourceNotes() []string {
 }
 
 // selfLine says what gputop costs: its CPU and memory and how late its
-// samples were, from its own probe at the cursor.
-func (m *Model) selfLine() string {
-	at := m.play.Cursor
+// samples were, from its own probe at the cursor (at).
+func (s *session) selfLine(at time.Time, ascii bool) string {
 	v := func(name string) float64 {
-		return m.store.ValueAt(timeline.Key{Name: name, Device: timeline.SelfDevice}, at)
+		return s.store.ValueAt(timeline.Key{Name: name, Device: timeline.SelfDevice}, at)
 	}
 	cpu := v(timeline.ProcCPU)
 	cpuText := draw.NA
@@ -64,5 +64,5 @@ func (m *Model) selfLine() string {
 		overruns = strconv.FormatFloat(n, 'f', 0, 64)
 	}
 	return fmt.Sprintf("CPU %s of one core, memory %s, sampling lag %s, %s ticks overran their interval, %d samples held",
-		cpuText, draw.Bytes(v(timeline.ProcRSS)), draw.Value(timeline.SampleLag, v(timeline.SampleLag), m.ascii), overruns, m.store.Len())
+		cpuText, draw.Bytes(v(timeline.ProcRSS)), draw.Value(timeline.SampleLag, v(timeline.SampleLag), ascii), overruns, s.store.Len())
 }

@@ -74,41 +74,35 @@ func (m *Model) markKey() {
 	})
 }
 
-// recordKey starts or stops recording to a file.
-func (m *Model) recordKey() {
-	if m.recorder == nil {
-		return // the binding is enabled only with a Recorder
+// record starts or stops recording to a file (r), and says what it did.
+func (s *session) record() (note string) {
+	if s.recorder == nil {
+		return "" // the binding is enabled only with a Recorder
 	}
-	if _, on, _ := m.recorder.State(); on {
-		summary, err := m.recorder.Stop()
+	if _, on, _ := s.recorder.State(); on {
+		summary, err := s.recorder.Stop()
 		if err != nil {
-			m.note = "recording: " + err.Error()
-			return
+			return "recording: " + err.Error()
 		}
-		m.note = summary
-		return
+		return summary
 	}
-	path, err := m.recorder.Start()
+	path, err := s.recorder.Start()
 	if err != nil {
-		m.note = "recording: " + err.Error()
-		return
+		return "recording: " + err.Error()
 	}
-	m.note = "recording to " + path
+	return "recording to " + path
 }
 
-// columnStep is one sparkline column of time, and never less than one
-// sample: a step always shows something new.
-func (m *Model) columnStep() time.Duration {
-	return m.stepOf(m.play.Span(m.store.First(), m.store.Last()))
-}
-
-// stepOf is one sparkline column of a window of span, at least a sample.
-func (m *Model) stepOf(span time.Duration) time.Duration {
-	step := span / time.Duration(max(1, m.lay.Spark))
-	if iv := m.store.Interval(); step < iv {
-		step = iv
-	}
-	return max(step, time.Nanosecond) // never 0: a step always moves
+// jumpBy is [ (dir < 0) and ]: the cursor to the previous or next marker,
+// hint or stall of the session.
+func jumpBy(dir int) func(*Model, tea.KeyMsg) tea.Cmd {
+	return keyDo(func(m *Model) {
+		var hintsAt func(time.Time) []timeline.Hint
+		if m.an.engine != nil {
+			hintsAt = m.an.engine.Hints
+		}
+		m.noteWhy(m.play.jumpBy(dir, m.an.targets(m.store.Markers()), m.store, m.lay.Spark, m.info.Interval, hintsAt))
+	})
 }
 
 // timeActions are the keys that move the cursor, the zoom and the speed:
@@ -141,14 +135,18 @@ func timeActions(k *keymap.Map) []action {
 			}
 			return "play"
 		}},
-		{b: &k.Back, on: hasSamples, do: step(func(m *Model, first, last time.Time) { m.play.Step(-m.columnStep(), first, last) }),
+		{b: &k.Back, on: hasSamples, do: step(func(m *Model, first, last time.Time) {
+			m.play.Step(-m.play.columnStep(m.store, m.lay.Spark), first, last)
+		}),
 			does: func(s *keyFacts) string {
 				if s.grows {
 					return "scroll"
 				}
 				return "step"
 			}},
-		{b: &k.Forward, on: hasSamples, do: step(func(m *Model, first, last time.Time) { m.play.Step(m.columnStep(), first, last) })},
+		{b: &k.Forward, on: hasSamples, do: step(func(m *Model, first, last time.Time) {
+			m.play.Step(m.play.columnStep(m.store, m.lay.Spark), first, last)
+		})},
 		{b: &k.PageBack, on: hasSamples, do: step(func(m *Model, first, last time.Time) {
 			m.play.Step(-m.play.Span(first, last)/2, first, last)
 		})},
@@ -168,8 +166,10 @@ func timeActions(k *keymap.Map) []action {
 		})},
 		{b: &k.Slower, on: replay, do: keyDo(func(m *Model) { m.play.Slower() })},
 		{b: &k.Faster, on: replay, do: keyDo(func(m *Model) { m.play.Faster() })},
-		{b: &k.PrevMark, on: hasSamples, do: keyDo(func(m *Model) { m.jumpMarker(-1) })},
-		{b: &k.NextMark, on: hasSamples, do: keyDo(func(m *Model) { m.jumpMarker(+1) })},
-		{b: &k.GoTo, on: hasSamples, do: keyDo(func(m *Model) { m.prompt.Ask("go to time (14:03, +10m, -5m):", m.jumpTo) })},
+		{b: &k.PrevMark, on: hasSamples, do: jumpBy(-1)},
+		{b: &k.NextMark, on: hasSamples, do: jumpBy(+1)},
+		{b: &k.GoTo, on: hasSamples, do: keyDo(func(m *Model) {
+			m.prompt.Ask("go to time (14:03, +10m, -5m):", func(answer string) { m.noteWhy(m.play.goTo(answer, m.store)) })
+		})},
 	}
 }

@@ -27,7 +27,7 @@ type procPanel struct {
 // procSpans is the window's processes in the table's order
 // (procs.Table.Spans).
 func (f *frame) procSpans() []timeline.ProcessSpan {
-	host := f.procHost()
+	host := f.hostName()
 	var keep func(*timeline.ProcessSpan) bool
 	if f.info.MultiHost() {
 		keep = func(p *timeline.ProcessSpan) bool {
@@ -46,7 +46,7 @@ func (f *frame) viewProcs(rows int) []string {
 	}
 	spans := f.procSpans()
 	_, at := f.store.ProcessesAt(f.at)
-	return f.procs.View(f.pen(), spans, rows, at, f.procHost(), f.procGPUs(), func(row, i int) { f.hitRows(row, 1, hitProc, i) })
+	return f.procs.View(f.pen(), spans, rows, at, f.hostName(), f.procGPUs(), func(row, i int) { f.hitRows(row, 1, hitProc, i) })
 }
 
 // procGPUs is how the table names the session's GPUs.
@@ -101,15 +101,6 @@ func (s *session) gpuPIDWidth() int {
 		}
 	}
 	return w
-}
-
-// procHost is the host whose processes the table shows in a session of
-// several: the selected one. "" in a session of one.
-func (m *Model) procHost() string {
-	if !m.info.MultiHost() || m.list.Host < 0 || m.list.Host >= len(m.list.Names) {
-		return ""
-	}
-	return m.list.Names[m.list.Host]
 }
 
 // gpuOnHost is a GPU's index as its own host numbers it, which is how a

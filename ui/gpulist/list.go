@@ -64,7 +64,7 @@ func (l *List) GroupCores(cores []string) {
 
 // HostName is the selected host's name, "" without hosts.
 func (l *List) HostName() string {
-	if len(l.Names) == 0 {
+	if l.Host < 0 || l.Host >= len(l.Names) {
 		return ""
 	}
 	return l.Names[l.Host]
