@@ -165,15 +165,32 @@ func TestPackageDependencies(t *testing.T) {
 		{"ui/jump", func(p string) bool { return std(p) || p == module+"timeline" }},
 		// The settings file: the vocabulary's metric names, nothing more.
 		{"ui/config", func(p string) bool { return std(p) || p == module+"timeline" }},
-		// The key table: bubbles' bindings, nothing of gputop.
-		{"ui/keymap", func(p string) bool { return std(p) || p == "github.com/charmbracelet/bubbles/key" }},
+		// The key table and its rows' handlers: bubbles' bindings and
+		// bubbletea's messages, nothing of gputop.
+		{"ui/keymap", func(p string) bool {
+			return std(p) || p == "github.com/charmbracelet/bubbles/key" || p == "github.com/charmbracelet/bubbletea"
+		}},
 		// Where everything goes for a size: a pure function of numbers.
 		{"ui/layout", func(p string) bool { return std(p) || p == module+"timeline" }},
 		// The panels: what they show comes in as plain data, rows go out.
 		{"ui/band", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"ui/draw" || p == "github.com/rivo/uniseg"
 		}},
-		{"ui/help", func(p string) bool { return std(p) || p == module+"ui/draw" || p == module+"ui/keymap" }},
+		{"ui/help", func(p string) bool {
+			return std(p) || p == module+"ui/draw" || p == module+"ui/keymap" || p == module+"ui/scroll" ||
+				p == "github.com/charmbracelet/bubbletea"
+		}},
+		// The footer's question: its keys, its row, nothing of the session.
+		{"ui/prompt", func(p string) bool {
+			return std(p) || p == module+"ui/draw" || p == module+"ui/keymap" || p == "github.com/charmbracelet/bubbletea"
+		}},
+		// A replay's transport row, from the cursor's plain data.
+		{"ui/transport", func(p string) bool { return std(p) || p == module+"ui/draw" || p == module+"ui/playback" }},
+		// The GPU list's selection and its hosts' arrangement: the
+		// session's description and the layout, never the store.
+		{"ui/gpulist", func(p string) bool { return std(p) || p == module+"timeline" || p == module+"ui/layout" }},
+		// The one scroll component: numbers in, numbers out.
+		{"ui/scroll", std},
 		{"ui/hostpanel", func(p string) bool { return std(p) || p == module+"ui/draw" || p == module+"ui/layout" }},
 		{"ui/hostrow", func(p string) bool {
 			return std(p) || p == module+"ui/draw" || p == module+"ui/layout" || p == module+"timeline"
@@ -184,7 +201,7 @@ func TestPackageDependencies(t *testing.T) {
 		}},
 		{"ui/procs", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"ui/draw" ||
-				p == module+"ui/keymap"
+				p == module+"ui/keymap" || p == module+"ui/scroll"
 		}},
 		// The drawing primitives: strings, numbers and times in, painted
 		// rows out; below every panel, so nothing of the screen above them.
