@@ -86,6 +86,12 @@ func (f *frame) headerState() string {
 	if f.play.Zoom >= len(playback.ZoomLevels) {
 		zoom = "[all " + draw.Duration(span) + "]"
 	}
+	// A live screen within its memory budget has let go of its oldest
+	// samples (their buckets stay): a window reaching back past them says
+	// from when it shows every sample.
+	if raw := f.store.OldestRaw(); f.store.Len() > 0 && raw.After(first) && f.from.Before(raw) {
+		zoom = zoom[:len(zoom)-1] + ", every sample since " + draw.Clock(raw, last.Sub(first) > 20*time.Hour) + "]"
+	}
 	ln := f.newLine(f.width)
 	if f.recorder != nil {
 		if _, on, _ := f.recorder.State(); on {
