@@ -1,6 +1,7 @@
 package recordings
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -146,7 +147,13 @@ func (r *Recorder) Start(path string) (string, error) {
 	}
 	create := r.opts.create
 	if create == nil {
-		create = func(path string, force bool) (io.WriteCloser, error) { return createFile(path, force) }
+		create = func(path string, force bool) (io.WriteCloser, error) {
+			f, err := createFile(path, force)
+			if err != nil {
+				return nil, err // not a nil *recFile in an interface
+			}
+			return f, nil
+		}
 	}
 	f, err := create(path, r.opts.Force)
 	if err != nil {
@@ -592,13 +599,11 @@ func (rec *recording) finish() error {
 			return // closed when it failed
 		}
 		if rec.w == nil {
-			_, isFile := rec.file.(*os.File)
-			err := rec.closeFile()
-			if isFile {
-				if rmErr := os.Remove(rec.path); err == nil {
-					err = rmErr
-				}
+			var rmErr error
+			if f, isFile := rec.file.(*recFile); isFile {
+				rmErr = removeMade(f, rec.path) // only a file it made
 			}
+			err := cmp.Or(rec.closeFile(), rmErr)
 			rec.finishErr = err
 			return
 		}
