@@ -185,7 +185,7 @@ func attachStream(s session, history time.Duration, e *env) error {
 	watchDone := make(chan struct{})
 	defer close(watchDone)
 	select {
-	case err := <-watchStopped(s, watchDone):
+	case err := <-s.WatchStopped(watchDone):
 		return err // suspended: it would send nothing, for ever
 	case err := <-copied:
 		if err != nil && !errors.Is(err, net.ErrClosed) {

@@ -95,7 +95,7 @@ func formatNames() string {
 // reserveTemp creates the empty temporary file a recording of path is
 // written to before it is renamed into place.
 func reserveTemp(path string) (string, error) {
-	tmp := fmt.Sprintf("%s.tmp-%d", linkTarget(path), os.Getpid())
+	tmp := fmt.Sprintf("%s.tmp-%d", recordings.LinkTarget(path), os.Getpid())
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return "", fmt.Errorf("cannot create %s: %v", path, errors.Unwrap(err))
@@ -117,26 +117,13 @@ func writeEach(tmp, path string, h recordings.Header, each func(write func(*time
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, linkTarget(path))
+		err = os.Rename(tmp, recordings.LinkTarget(path))
 	}
 	if err != nil {
 		os.Remove(tmp)
 		return err
 	}
 	return nil
-}
-
-// linkTarget is the file a link at path names (followed to the end), or
-// path itself: an import renames its recording onto the target, never over
-// the link, which is not gputop's to replace.
-func linkTarget(path string) string {
-	if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		return path
-	}
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		return target
-	}
-	return path // a link to nothing: checkNewFile refused it
 }
 
 // parseWallTime reads a date and time given on the command line, in the

@@ -20,6 +20,7 @@ import (
 
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/probes/remote"
+	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui"
 	"github.com/gputop-dev/gputop/ui/screen"
@@ -171,7 +172,7 @@ func checkNewFile(path string, force bool) error {
 		// --force replaces a regular file's content; a device node, a pipe
 		// or a socket is not gputop's to overwrite (nor, when the write
 		// fails, to remove: `record -o /dev/full --force` once deleted it).
-		return fmt.Errorf("%s is %s: --force overwrites only regular files", path, specialKind(st.Mode()))
+		return fmt.Errorf("%s is %s; --force overwrites only those", path, recordings.NotRegular(st))
 	case errors.Is(err, os.ErrNotExist):
 		if _, lerr := os.Lstat(path); lerr == nil {
 			// A link to nothing: followed, it would make a file elsewhere;

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -11,7 +10,6 @@ import (
 	"log"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -98,13 +96,13 @@ func cmdStream(args []string, e *env) error {
 	// sample the GPUs a second time: one sampler, its whole history.
 	if !*fresh && demo.scenario == "" {
 		s, several, err := pickSession(*sessionID)
-		if err == nil && s.stopped() {
+		if err == nil && s.Stopped() {
 			// A suspended recorder sends nothing: following it, the viewer
 			// would wait for ever.
 			if *sessionID != "" {
-				return s.stoppedError()
+				return s.StoppedError()
 			}
-			fmt.Fprintf(e.stderr, "gputop stream: %v; sampling anew\n", s.stoppedError())
+			fmt.Fprintf(e.stderr, "gputop stream: %v; sampling anew\n", s.StoppedError())
 			err = errNoSession
 		}
 		switch {
@@ -176,65 +174,6 @@ func cmdStream(args []string, e *env) error {
 		return sum.Failed
 	}
 	return err
-}
-
-// streamStopped is how long a followed session may stay stopped before
-// the stream gives up: a viewer says "no answer" after 10 s, and should
-// read why before.
-const streamStopped = 3 * time.Second
-
-// pid is the recorder's process id, from the session's name (<pid> or
-// <pid>-N).
-func (s session) pid() int {
-	pid, _ := strconv.Atoi(strings.SplitN(s.ID, "-", 2)[0])
-	return pid
-}
-
-// stopped says whether the session's gputop is stopped (Ctrl-Z, SIGSTOP,
-// a debugger): it then sends nothing, and no error says so.
-func (s session) stopped() bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid()))
-	if err != nil {
-		return false
-	}
-	// "pid (command) S ...": the command may hold spaces and parentheses.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return false
-	}
-	return b[i+2] == 'T' || b[i+2] == 't'
-}
-
-func (s session) stoppedError() error {
-	return fmt.Errorf("session %s is stopped (its gputop, pid %d, was suspended: Ctrl-Z?); resume it with fg, or stream anew with --new", s.ID, s.pid())
-}
-
-// watchStopped says on the channel it returns when the session has been
-// stopped for streamStopped, looking every second until done closes.
-func watchStopped(s session, done <-chan struct{}) <-chan error {
-	out := make(chan error, 1)
-	go func() {
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		var since time.Time
-		for {
-			select {
-			case <-done:
-				return
-			case now := <-tick.C:
-				switch {
-				case !s.stopped():
-					since = time.Time{}
-				case since.IsZero():
-					since = now
-				case now.Sub(since) >= streamStopped:
-					out <- s.stoppedError()
-					return
-				}
-			}
-		}
-	}()
-	return out
 }
 
 // nopCloser leaves stdout open when the recording closes: gputop's, not

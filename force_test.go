@@ -33,10 +33,10 @@ func TestForceOverwritesOnlyRegularFiles(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"record", "--demo", "--fast", "--duration", "5s", "-o", os.DevNull, "--force"}, "gputop record: " + os.DevNull + " is a device: --force overwrites only regular files"},
-		{[]string{"record", "--demo", "--fast", "--duration", "5s", "-o", devLink, "--force"}, " is a device: --force overwrites only regular files"},
-		{[]string{"record", "--demo", "--fast", "--duration", "5s", "-o", fifo, "--force"}, " is a named pipe: --force overwrites only regular files"},
-		{[]string{"import", csv, "-o", fifo, "--force"}, " is a named pipe: --force overwrites only regular files"},
+		{[]string{"record", "--demo", "--fast", "--duration", "5s", "-o", os.DevNull, "--force"}, "gputop record: " + os.DevNull + " is a device, not a regular file; --force overwrites only those"},
+		{[]string{"record", "--demo", "--fast", "--duration", "5s", "-o", devLink, "--force"}, " is a device, not a regular file; --force overwrites only those"},
+		{[]string{"record", "--demo", "--fast", "--duration", "5s", "-o", fifo, "--force"}, " is a named pipe, not a regular file; --force overwrites only those"},
+		{[]string{"import", csv, "-o", fifo, "--force"}, " is a named pipe, not a regular file; --force overwrites only those"},
 		{[]string{"record", "--demo", "--fast", "--duration", "5s", "-o", dangling, "--force"}, " is a link to a file that does not exist; give the file's own path"},
 	} {
 		code, _, errOut := gputop(c.args...)

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/ui/config"
 )
 
@@ -62,7 +63,7 @@ const maxSettingsBytes = 64 << 10
 func readSettings(path string) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s, not a file of settings", path, specialKind(fi.Mode()))
+		return nil, fmt.Errorf("%s is %s", path, recordings.NotRegular(fi))
 	}
 	if err != nil {
 		return nil, err
@@ -73,26 +74,13 @@ func readSettings(path string) ([]byte, error) {
 	}
 	defer f.Close() // read-only: a close error changes nothing
 	if fi, err = f.Stat(); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s, not a file of settings", path, specialKind(fi.Mode()))
+		return nil, fmt.Errorf("%s is %s", path, recordings.NotRegular(fi))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxSettingsBytes+1))
 	if err == nil && len(data) > maxSettingsBytes {
-		return nil, fmt.Errorf("%s is over %d KiB, not a file of settings", path, maxSettingsBytes>>10)
+		return nil, fmt.Errorf("%s is over %d KiB: not a file of settings", path, maxSettingsBytes>>10)
 	}
 	return data, err
-}
-
-// specialKind names a file that is not a regular one.
-func specialKind(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeCharDevice != 0, m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a regular file"
 }
 
 // intervalOf takes the settings file's interval where --interval was not

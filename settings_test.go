@@ -17,9 +17,9 @@ func TestSettingsFileBounded(t *testing.T) {
 		make func(path string) error
 		want string
 	}{
-		{"a link to /dev/zero", func(p string) error { return os.Symlink("/dev/zero", p) }, " is a device, not a file of settings"},
-		{"a named pipe", func(p string) error { return syscall.Mkfifo(p, 0o600) }, " is a named pipe, not a file of settings"},
-		{"a huge file", func(p string) error { return os.WriteFile(p, []byte("# "+strings.Repeat("x", 70<<10)+"\n"), 0o600) }, " is over 64 KiB, not a file of settings"},
+		{"a link to /dev/zero", func(p string) error { return os.Symlink("/dev/zero", p) }, " is a device, not a regular file"},
+		{"a named pipe", func(p string) error { return syscall.Mkfifo(p, 0o600) }, " is a named pipe, not a regular file"},
+		{"a huge file", func(p string) error { return os.WriteFile(p, []byte("# "+strings.Repeat("x", 70<<10)+"\n"), 0o600) }, " is over 64 KiB: not a file of settings"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

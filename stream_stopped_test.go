@@ -47,7 +47,7 @@ func stoppable(t *testing.T) (pid int, stop func(), attached <-chan struct{}) {
 		cmd.Process.Signal(syscall.SIGSTOP)
 		for s := (session{}); ; time.Sleep(10 * time.Millisecond) { // the signal lands in its own time
 			s.ID = strconv.Itoa(cmd.Process.Pid)
-			if s.stopped() {
+			if s.Stopped() {
 				return
 			}
 		}

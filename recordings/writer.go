@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -117,7 +118,7 @@ func createFile(path string, force bool) (*recFile, error) {
 	// Checked before the open (a pipe without a reader refuses a
 	// non-blocking one) and after it (a file swapped in between).
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("cannot create recording: %s is %s", path, specialFile(fi))
+		return nil, fmt.Errorf("cannot create recording: %s is %s", path, NotRegular(fi))
 	}
 	f, err = os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -125,7 +126,7 @@ func createFile(path string, force bool) (*recFile, error) {
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("cannot create recording: %s is %s", path, specialFile(fi))
+		err = fmt.Errorf("cannot create recording: %s is %s", path, NotRegular(fi))
 	} else if err == nil {
 		err = f.Truncate(0)
 	}
@@ -136,9 +137,9 @@ func createFile(path string, force bool) (*recFile, error) {
 	return &recFile{File: f}, nil
 }
 
-// specialFile says what a file that is not a regular one is, for a
-// refusal.
-func specialFile(fi os.FileInfo) string {
+// NotRegular says what a file that is not a regular one is, for a
+// refusal: "a device, not a regular file".
+func NotRegular(fi os.FileInfo) string {
 	m := fi.Mode()
 	switch {
 	case m.IsDir():
@@ -151,6 +152,20 @@ func specialFile(fi os.FileInfo) string {
 		return "a device, not a regular file"
 	}
 	return "not a regular file"
+}
+
+// LinkTarget is the file a link at path names (followed to the end), or
+// path itself: a recording written elsewhere and renamed into place (an
+// import) goes onto the target, never over the link, which is not
+// gputop's to replace. A link to nothing is path: the caller refuses it.
+func LinkTarget(path string) string {
+	if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return path
+	}
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		return target
+	}
+	return path
 }
 
 // removeMade removes the file at path if createFile made it (f) and path
