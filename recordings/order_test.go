@@ -86,7 +86,10 @@ func TestCrowdedSamplesLeftOut(t *testing.T) {
 // 120 of 16,384 new process ids, 1.75 GB): the readings past the bounds
 // are left out, and the reader says how many.
 func TestFileTotalsBounded(t *testing.T) {
-	const perSample, procsPer = 60_000, 16_000
+	keys, pids := maxFileKeys, maxFilePIDs
+	maxFileKeys, maxFilePIDs = 1000, 500
+	t.Cleanup(func() { maxFileKeys, maxFilePIDs = keys, pids })
+	const perSample, procsPer = 300, 100
 	ss := samples(6, 0)
 	for i := range ss {
 		ss[i].Metrics = ss[i].Metrics[:0]
@@ -103,15 +106,15 @@ func TestFileTotalsBounded(t *testing.T) {
 	if len(got) != len(ss) {
 		t.Fatalf("%d samples read", len(got))
 	}
-	keys, procs := 0, 0
+	kept, procs := 0, 0
 	for _, s := range got {
-		keys += len(s.Metrics)
+		kept += len(s.Metrics)
 		procs += len(s.Processes)
 	}
-	if keys != maxFileKeys || procs != maxFilePIDs {
-		t.Errorf("%d readings of keys and %d of processes kept, want %d and %d", keys, procs, maxFileKeys, maxFilePIDs)
+	if kept != maxFileKeys || procs != maxFilePIDs {
+		t.Errorf("%d readings of keys and %d of processes kept, want %d and %d", kept, procs, maxFileKeys, maxFilePIDs)
 	}
-	want := fmt.Sprintf("mem.gtr: %d readings of keys past the 262144 a file may name left out; %d readings of processes past the 65536 a file may name left out",
+	want := fmt.Sprintf("mem.gtr: %d readings of keys past the 1000 a file may name left out; %d readings of processes past the 500 a file may name left out",
 		6*perSample-maxFileKeys, 6*procsPer-maxFilePIDs)
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)

@@ -16,8 +16,9 @@ import (
 // file: past the bound, a new key's metrics and a new process's readings
 // are left out, and a note counts what was.
 
-// Bounds of a file in all.
-const (
+// Bounds of a file in all (variables for tests, which reach them
+// without writing a third of a million keys).
+var (
 	// maxFileKeys: what one session may have at once (format's bound of a
 	// segment, 256 keys for each of 1,024 hosts); more in a file is
 	// churn no session makes.
