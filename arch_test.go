@@ -103,6 +103,11 @@ func TestPackageDependencies(t *testing.T) {
 		// (the zstd frames are recordings'), and no other of ours than the
 		// vocabulary. Only recordings imports it: no other rule lists it.
 		{"recordings/format", func(p string) bool { return std(p) || p == module+"timeline" }},
+		// A recording read into a store and a judging Engine (report,
+		// diff): the reader, the vocabulary and the analysis.
+		{"recordings/load", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"recordings" || p == module+"timeline/analysis"
+		}},
 		{"recordings/importer", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units"
 		}},
