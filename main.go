@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -15,8 +16,9 @@ import (
 	"github.com/gputop-dev/gputop/probes/demo"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version is set at build time with -ldflags "-X main.version=..."
+// (version.go).
+var version = devVersion
 
 // Exit codes.
 const (
@@ -33,6 +35,8 @@ func (e usageError) Error() string { return e.msg }
 
 func main() {
 	probes.JobGuardMain() // when started as the guard of a gputop run's job, only that
+	info, _ := debug.ReadBuildInfo()
+	version, commit = stamp(info, version, commit)
 	os.Exit(run(os.Args[1:], processEnv()))
 }
 
@@ -284,6 +288,6 @@ func cmdVersion(args []string, e *env) error {
 	if len(rest) > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	}
-	fmt.Fprintf(e.stdout, "gputop %s\n", version)
+	fmt.Fprintf(e.stdout, "gputop %s\n", versionLine(version, commit))
 	return nil
 }
