@@ -21,6 +21,8 @@ var hiddenCommands = []command{
 	{"nvml-bench", "[--calls 1000] [--paced-calls 8] [--json] [--demo[=SCENARIO]]",
 		"time every NVML call gputop makes (median, p99) and count GetSamples' samples per call",
 		[]string{"gputop nvml-bench --json > nvml-cost.json", "gputop nvml-bench --demo --calls 100"}, cmdNVMLBench, false},
+	{"gen-docs", "[--version V] [--date TIME] DIR", "write the man page and the bash, zsh and fish completions into DIR, for the release packages",
+		[]string{"gputop gen-docs --version 1.2.0 dist/docs"}, cmdGenDocs, false},
 }
 
 // benchPaced are the session intervals at which nvml-bench counts the

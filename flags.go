@@ -185,23 +185,9 @@ func printCommandHelp(w io.Writer, c *command, flags *flag.FlagSet) {
 	}
 	type row struct{ left, right string }
 	var rows []row
-	flags.VisitAll(func(f *flag.Flag) {
-		f = unwrapped(f)
-		what, usage := flag.UnquoteUsage(f)
-		left := flagName(f.Name)
-		switch b, ok := f.Value.(interface{ IsBoolFlag() bool }); {
-		case f.Name == "demo":
-			left += "[=SCENARIO]"
-		case ok && b.IsBoolFlag():
-		case what != "":
-			left += " " + strings.ToUpper(what)
-		}
-		// A usage that speaks of its default already says it better.
-		if def := f.DefValue; def != "" && def != "false" && def != "0" && def != "0s" && !strings.Contains(usage, "default") {
-			usage += fmt.Sprintf(" (default %s)", def)
-		}
-		rows = append(rows, row{left, usage})
-	})
+	for _, f := range flagDocs(flags) {
+		rows = append(rows, row{f.synopsis(), f.usage})
+	}
 	rows = append(rows, row{"-h, --help", "this help"})
 	width := 0
 	for _, r := range rows {
@@ -222,4 +208,51 @@ func printCommandHelp(w io.Writer, c *command, flags *flag.FlagSet) {
 	for _, ex := range c.examples {
 		fmt.Fprintf(w, "  %s\n", ex)
 	}
+}
+
+// flagDoc is one flag as its command's help describes it; the man page and
+// the shell completions (cmd_gen_docs.go) read the same.
+type flagDoc struct {
+	name string // without dashes: o, format
+	// arg names the flag's value (FILE, DURATION), empty for a switch;
+	// optional says the value may be left out (--demo[=SCENARIO]).
+	arg      string
+	optional bool
+	usage    string // with its default, where the usage does not say it
+}
+
+// synopsis is the flag as the help's left column writes it:
+// -o FILE, --demo[=SCENARIO], --json.
+func (f flagDoc) synopsis() string {
+	switch {
+	case f.optional:
+		return flagName(f.name) + "[=" + f.arg + "]"
+	case f.arg != "":
+		return flagName(f.name) + " " + f.arg
+	}
+	return flagName(f.name)
+}
+
+// flagDocs describes the flags of flags, in the order the help lists them.
+func flagDocs(flags *flag.FlagSet) []flagDoc {
+	var docs []flagDoc
+	flags.VisitAll(func(f *flag.Flag) {
+		f = unwrapped(f)
+		what, usage := flag.UnquoteUsage(f)
+		d := flagDoc{name: f.Name}
+		switch b, ok := f.Value.(interface{ IsBoolFlag() bool }); {
+		case f.Name == "demo":
+			d.arg, d.optional = "SCENARIO", true
+		case ok && b.IsBoolFlag():
+		case what != "":
+			d.arg = strings.ToUpper(what)
+		}
+		// A usage that speaks of its default already says it better.
+		if def := f.DefValue; def != "" && def != "false" && def != "0" && def != "0s" && !strings.Contains(usage, "default") {
+			usage += fmt.Sprintf(" (default %s)", def)
+		}
+		d.usage = usage
+		docs = append(docs, d)
+	})
+	return docs
 }
