@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gputop-dev/gputop/packaging/clidoc"
 	"github.com/gputop-dev/gputop/probes/demo"
 )
 
@@ -159,6 +160,22 @@ func flagError(fs *flag.FlagSet, err error) error {
 	return usageError{msg}
 }
 
+// optionalValues are the flags whose value may be left out, with the
+// value's name: --demo[=SCENARIO].
+var optionalValues = map[string]string{"demo": "SCENARIO"}
+
+// definedFlags is fs with its flags as their command defined them, before
+// parseFlags wrapped their Values: what --help and the man page describe.
+func definedFlags(fs *flag.FlagSet) *flag.FlagSet {
+	out := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	fs.VisitAll(func(f *flag.Flag) {
+		f = unwrapped(f)
+		out.Var(f.Value, f.Name, f.Usage)
+		out.Lookup(f.Name).DefValue = f.DefValue
+	})
+	return out
+}
+
 // unwrapped is f as it was defined, before parseFlags wrapped its Value,
 // so flag.UnquoteUsage can tell its type.
 func unwrapped(f *flag.Flag) *flag.Flag {
@@ -185,8 +202,8 @@ func printCommandHelp(w io.Writer, c *command, flags *flag.FlagSet) {
 	}
 	type row struct{ left, right string }
 	var rows []row
-	for _, f := range flagDocs(flags) {
-		rows = append(rows, row{f.synopsis(), f.usage})
+	for _, f := range clidoc.Flags(definedFlags(flags), optionalValues) {
+		rows = append(rows, row{f.Synopsis(), f.Usage})
 	}
 	rows = append(rows, row{"-h, --help", "this help"})
 	width := 0
@@ -208,51 +225,4 @@ func printCommandHelp(w io.Writer, c *command, flags *flag.FlagSet) {
 	for _, ex := range c.examples {
 		fmt.Fprintf(w, "  %s\n", ex)
 	}
-}
-
-// flagDoc is one flag as its command's help describes it; the man page and
-// the shell completions (cmd_gen_docs.go) read the same.
-type flagDoc struct {
-	name string // without dashes: o, format
-	// arg names the flag's value (FILE, DURATION), empty for a switch;
-	// optional says the value may be left out (--demo[=SCENARIO]).
-	arg      string
-	optional bool
-	usage    string // with its default, where the usage does not say it
-}
-
-// synopsis is the flag as the help's left column writes it:
-// -o FILE, --demo[=SCENARIO], --json.
-func (f flagDoc) synopsis() string {
-	switch {
-	case f.optional:
-		return flagName(f.name) + "[=" + f.arg + "]"
-	case f.arg != "":
-		return flagName(f.name) + " " + f.arg
-	}
-	return flagName(f.name)
-}
-
-// flagDocs describes the flags of flags, in the order the help lists them.
-func flagDocs(flags *flag.FlagSet) []flagDoc {
-	var docs []flagDoc
-	flags.VisitAll(func(f *flag.Flag) {
-		f = unwrapped(f)
-		what, usage := flag.UnquoteUsage(f)
-		d := flagDoc{name: f.Name}
-		switch b, ok := f.Value.(interface{ IsBoolFlag() bool }); {
-		case f.Name == "demo":
-			d.arg, d.optional = "SCENARIO", true
-		case ok && b.IsBoolFlag():
-		case what != "":
-			d.arg = strings.ToUpper(what)
-		}
-		// A usage that speaks of its default already says it better.
-		if def := f.DefValue; def != "" && def != "false" && def != "0" && def != "0s" && !strings.Contains(usage, "default") {
-			usage += fmt.Sprintf(" (default %s)", def)
-		}
-		d.usage = usage
-		docs = append(docs, d)
-	})
-	return docs
 }

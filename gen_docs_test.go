@@ -5,10 +5,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gputop-dev/gputop/packaging/clidoc"
 )
 
 // helpFlag is a flag's line in a command's --help: "  --format FORMAT ...".
@@ -32,7 +33,8 @@ func TestGeneratedDocsCoverEveryFlag(t *testing.T) {
 		}
 		return string(b)
 	}
-	man, bash, zsh, fish := read(genDocsFiles.man), read(genDocsFiles.bash), read(genDocsFiles.zsh), read(genDocsFiles.fish)
+	manFile, bashFile, zshFile, fishFile := clidoc.Files("gputop")
+	man, bash, zsh, fish := read(manFile), read(bashFile), read(zshFile), read(fishFile)
 	if !strings.HasPrefix(man, `.TH GPUTOP 1 "2026\-11\-29" "gputop 9.9.9"`) {
 		t.Errorf("the man page's title line is not dated and versioned:\n%s", strings.SplitN(man, "\n", 2)[0])
 	}
@@ -72,7 +74,7 @@ func TestGeneratedDocsCoverEveryFlag(t *testing.T) {
 				continue
 			}
 			bare := strings.TrimLeft(flag, "-")
-			flag = flagName(bare) // the completions offer --json for -json
+			flag = flagName(bare) // the completions offer the help's spelling
 			if !strings.Contains(man, strings.ReplaceAll(flag, "-", `\-`)) {
 				t.Errorf("the man page does not describe gputop %s %s", name, flag)
 			}
@@ -105,7 +107,7 @@ func TestGeneratedDocsCoverEveryFlag(t *testing.T) {
 			}
 		}
 	}
-	if out, err := exec.Command("bash", "-n", filepath.Join(dir, genDocsFiles.bash)).CombinedOutput(); err != nil {
+	if out, err := exec.Command("bash", "-n", filepath.Join(dir, bashFile)).CombinedOutput(); err != nil {
 		t.Errorf("bash -n: %v\n%s", err, out)
 	}
 }
@@ -124,14 +126,13 @@ func manSection(man, name string) string {
 // TestBashCompletionAnswers drives the bash completion as bash does on
 // TAB: the commands, a command's flags, a flag's choices.
 func TestBashCompletionAnswers(t *testing.T) {
-	cmds, err := docCommands()
-	if err != nil {
-		t.Fatal(err)
+	dir := t.TempDir()
+	te := newTestEnv()
+	if code := run([]string{"gen-docs", dir}, &te.env); code != 0 {
+		t.Fatalf("gen-docs: exit %d: %s", code, te.err.String())
 	}
-	script := filepath.Join(t.TempDir(), "gputop.bash")
-	if err := os.WriteFile(script, []byte(bashCompletion(cmds)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	_, bashFile, _, _ := clidoc.Files("gputop")
+	script := filepath.Join(dir, bashFile)
 	for _, c := range []struct {
 		line []string
 		want []string
@@ -152,28 +153,6 @@ func TestBashCompletionAnswers(t *testing.T) {
 		}
 		if got := strings.Fields(string(out)); strings.Join(got, " ") != strings.Join(c.want, " ") {
 			t.Errorf("%s<TAB>: %q, want %q", words, got, c.want)
-		}
-	}
-}
-
-// TestVersionStamp: a release's -X values win; otherwise what the go
-// command stamped: a go install of a tag, a build in a checkout.
-func TestVersionStamp(t *testing.T) {
-	install := &debug.BuildInfo{Main: debug.Module{Version: "v1.4.0"}}
-	checkout := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
-		{Key: "vcs.revision", Value: "89ff36d8e3b1c0ffee0000000000000000000000"}, {Key: "vcs.modified", Value: "true"}}}
-	for _, c := range []struct {
-		info            *debug.BuildInfo
-		version, commit string
-		want            string
-	}{
-		{nil, devVersion, "", devVersion},
-		{install, "1.5.0", "abc1234", "1.5.0 (commit abc1234)"},
-		{install, devVersion, "", "1.4.0"},
-		{checkout, devVersion, "", devVersion + " (commit 89ff36d8e3b1-dirty)"},
-	} {
-		if got := versionLine(stamp(c.info, c.version, c.commit)); got != c.want {
-			t.Errorf("stamp(%+v, %q, %q) prints %q, want %q", c.info, c.version, c.commit, got, c.want)
 		}
 	}
 }
