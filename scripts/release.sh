@@ -90,7 +90,15 @@ for arch in x86_64 aarch64; do
   "$zig" cc -target "$arch-linux-gnu.$GLIBC_FLOOR" -shared -Wl,-soname,libgputop-nvml-stub.so \
     -o "$lib" "$stubs/stub.c"
 done
-export GPUTOP_ZIG_CC=$root/packaging/zig-cc GPUTOP_NVML_STUBS=$stubs
+# The compiler's path is part of Go's build cache keys: a copy in the cache,
+# named by its content, keeps them the same from one checkout to the next
+# (CI clones afresh) and changes them when the script changes.
+cc=$cache/zig-cc-$(sha256sum packaging/zig-cc | cut -c1-12)/zig-cc
+if [ ! -x "$cc" ]; then
+  mkdir -p "$(dirname "$cc")"
+  cp packaging/zig-cc "$cc"
+fi
+export GPUTOP_ZIG_CC=$cc GPUTOP_NVML_STUBS=$stubs
 
 # GoReleaser reads the repository's address (git ls-remote --get-url) and,
 # without one (a worktree or a bare clone), leaves out the commit too, so
