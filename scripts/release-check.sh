@@ -30,7 +30,7 @@ deb=$(ls dist/gputop_*_amd64.deb)
 version=$(dpkg-deb -f "$deb" Version)
 step "installing $deb ($version)"
 apt-get install -y -qq "./$deb" >/dev/null
-trap 'apt-get remove -y -qq gputop >/dev/null 2>&1 || true' EXIT
+trap 'apt-get purge -y -qq gputop >/dev/null 2>&1 || true' EXIT
 [ "$(command -v gputop)" = /usr/bin/gputop ] || fail "gputop is not /usr/bin/gputop"
 
 out=$(/usr/bin/gputop version)
@@ -65,9 +65,9 @@ systemd-analyze verify /usr/lib/systemd/system/gputop-serve.service || fail "sys
 [ ! -e /etc/systemd/system/multi-user.target.wants/gputop-serve.service ] || fail "the package enabled the service"
 step "deb: /usr/bin/gputop runs; man page, completions and the unit (verified, not enabled) installed"
 
-apt-get remove -y -qq gputop >/dev/null
+apt-get purge -y -qq gputop >/dev/null
 trap - EXIT
-[ ! -e /usr/bin/gputop ] || fail "apt-get remove left /usr/bin/gputop"
+[ ! -e /usr/bin/gputop ] && [ ! -e /etc/default/gputop ] || fail "apt-get purge left gputop's files"
 step "deb: removed"
 
 archive=$(ls dist/gputop_*_linux_amd64.tar.gz)
