@@ -25,6 +25,8 @@ var hiddenCommands = []command{
 		"time every NVML call gputop makes (median, p99), count GetSamples' samples per call, and say each call's pace and, from a real run's costs, the CPU it takes a GPU",
 		[]string{"gputop nvml-bench --json > nvml-cost.json", "gputop nvml-bench --demo --calls 100",
 			"gputop nvml-bench --demo --json --costs docs/real-gpu/h100-2026-11-27.json --interval 1s"}, cmdNVMLBench, false},
+	{"gen-docs", "[--version V] [--date TIME] DIR", "write the man page and the bash, zsh and fish completions into DIR, for the release packages",
+		[]string{"gputop gen-docs --version 1.2.0 dist/docs"}, cmdGenDocs, false},
 }
 
 // benchPaced are the session intervals at which nvml-bench counts the
