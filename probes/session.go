@@ -2,6 +2,7 @@ package probes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
 	"github.com/gputop-dev/gputop/probes/nvidia"
+	"github.com/gputop-dev/gputop/probes/owners"
 	"github.com/gputop-dev/gputop/probes/progress"
 	"github.com/gputop-dev/gputop/timeline"
 )
@@ -50,13 +52,17 @@ type Machine struct {
 	Hostname string
 	// Note is the first of Info().Notes: what the machine is, in one line.
 	Note string
+	// Owners, if not nil, says who each GPU is allocated to, in place of
+	// this machine's kubelet and Slurm (probes/owners).
+	Owners Probe
 }
 
 // Session is a Sampler over every probe a session has: one per GPU, the
 // host, gputop itself, and GPU processes on the slower tier.
 type Session struct {
 	*Sampler
-	nvml *nvidia.NVML
+	nvml   *nvidia.NVML
+	owners *owners.Probe // this machine's kubelet connection, if any
 }
 
 // OpenSession finds the GPUs and builds the sampler. Without a Machine it
@@ -104,12 +110,24 @@ func OpenSession(cfg SessionConfig) *Session {
 		probes = append(probes, nv.Probes()...)
 		slow = append(slow, nv.ProcessProbe(lookup))
 	}
+	var own []Probe
+	switch {
+	case cfg.Machine != nil && cfg.Machine.Owners != nil:
+		own = append(own, cfg.Machine.Owners)
+	case cfg.Machine == nil && len(info.GPUs) > 0:
+		// Who holds each GPU, from the kubelet or Slurm: looked for once
+		// here, and then once a minute while missing.
+		s.owners = owners.New(owners.Config{GPUs: info.GPUs})
+		info.Checks = append(info.Checks, s.owners.Checks()...)
+		own = append(own, s.owners)
+	}
 	probes = append(probes, host, NewSelfProbe())
 	probes = append(probes, cfg.Extra...)
 	s.Sampler = NewSampler(SamplerConfig{
 		Interval:   cfg.Interval,
 		Probes:     probes,
 		Slow:       slow,
+		Owners:     own,
 		Clock:      cfg.Clock,
 		Info:       info,
 		AlignTicks: cfg.AlignTicks,
@@ -145,10 +163,14 @@ func deviceNodeCheck() string {
 // Close stops sampling and shuts NVML down.
 func (s *Session) Close() error {
 	s.Sampler.Close()
-	if s.nvml != nil {
-		return s.nvml.Close()
+	var err error
+	if s.owners != nil {
+		err = s.owners.Close()
 	}
-	return nil
+	if s.nvml != nil {
+		err = errors.Join(err, s.nvml.Close())
+	}
+	return err
 }
 
 // PendingSession opens a session in the background, because without
