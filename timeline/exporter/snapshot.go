@@ -177,6 +177,18 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 
 	labels := gpuLabelsOf(in.info)
 	labels.owners = ownerValues(in.owners)
+	// Each GPU's labels made once, not once a series: a GPU has some
+	// thirty. NewConstMetric copies them into its label pairs.
+	made := make(map[int]gpuLabelValues, len(in.info.GPUs))
+	labelsOf := func(idx int) gpuLabelValues {
+		l, ok := made[idx]
+		if !ok {
+			l = labels.of(idx)
+			l.values = l.withOwner()
+			made[idx] = l
+		}
+		return l
+	}
 	for _, v := range in.values {
 		series, ok := gpuGauges[v.Key.Name]
 		if !ok {
@@ -189,8 +201,8 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 			continue
 		}
 		if idx, ok := timeline.ParseGPUDevice(v.Key.Device); ok {
-			if l := labels.of(idx); !l.skip {
-				add(series.descFor(l), series.kind, v.Value*series.scale, l.withOwner()...)
+			if l := labelsOf(idx); !l.skip {
+				add(series.descFor(l), series.kind, v.Value*series.scale, l.values...)
 			}
 		}
 	}
@@ -201,8 +213,8 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 			continue
 		}
 		if idx, ok := timeline.ParseGPUDevice(m.Key.Device); ok {
-			if l := labels.of(idx); !l.skip {
-				add(series.descFor(l), series.kind, m.Value*series.scale, l.withOwner()...)
+			if l := labelsOf(idx); !l.skip {
+				add(series.descFor(l), series.kind, m.Value*series.scale, l.values...)
 			}
 		}
 	}
