@@ -395,8 +395,12 @@ func (s *Sampler) build(at time.Time, lag time.Duration, slowDue bool) (timeline
 				continue
 			}
 			if r.owners {
-				ownersRead = true
-				owners = append(owners, r.res.reading.Owners...)
+				// A source that failed says nothing of its allocations:
+				// unknown this tick (nil), not none.
+				if r.res.err == nil {
+					ownersRead = true
+					owners = append(owners, r.res.reading.Owners...)
+				}
 				continue
 			}
 			answered = true
