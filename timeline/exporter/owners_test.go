@@ -55,3 +55,25 @@ func TestOwnedGPUSeriesCarryDCGMOwnerLabels(t *testing.T) {
 		}
 	}
 }
+
+// A MIG instance allocated to a pod (the device plugin's mixed strategy
+// hands out instances) carries dcgm-exporter's MIG labels and the pod's.
+func TestOwnedMIGInstanceSeriesCarryBothLabelSets(t *testing.T) {
+	info := timeline.SourceInfo{Kind: timeline.Live, Host: "node7", Interval: twoGPUs.Interval, GPUs: []timeline.GPUInfo{
+		{Index: 0, Name: "NVIDIA A100-SXM4-40GB", UUID: "GPU-aaaa", MIG: true},
+		{Index: 1, Name: "NVIDIA A100-SXM4-40GB", UUID: "MIG-bbbb", MIGProfile: "3g.20gb", MIGParent: 0, MIGGPUInstance: 2},
+	}}
+	s := timeline.Sample{At: t0, Metrics: []timeline.Metric{gauge(timeline.GPUMemUsed, "gpu1", 4<<30)},
+		Owners: []timeline.Owner{{GPU: 1, Pod: "infer-7", Namespace: "serving", Container: "triton"}}}
+	x := New(Options{})
+	x.Observe(&s, info)
+	got := seriesLabels(t, x, "DCGM_FI_DEV_FB_USED")
+	if len(got) != 1 {
+		t.Fatalf("series %v, want the instance's one", got)
+	}
+	l := got[0]
+	if l["GPU_I_PROFILE"] != "3g.20gb" || l["GPU_I_ID"] != "2" || l["UUID"] != "GPU-aaaa" || l["pod"] != "infer-7" ||
+		l["namespace"] != "serving" || l["container"] != "triton" {
+		t.Errorf("labels %v", l)
+	}
+}
