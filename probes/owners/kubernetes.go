@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -27,7 +28,26 @@ const maxAnswer = 4 << 20
 type kubelet struct {
 	source
 	socket string
-	conn   *grpc.ClientConn
+	// mu guards conn: Close comes from the session's goroutine while a
+	// Collect may still run in the sampler's (Sampler.Close waits for none).
+	mu   sync.Mutex
+	conn *grpc.ClientConn
+}
+
+// client is the connection to the kubelet, made on first use.
+func (k *kubelet) client() (*grpc.ClientConn, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.conn == nil {
+		conn, err := grpc.NewClient("unix://"+k.socket,
+			grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxAnswer)))
+		if err != nil {
+			return nil, err
+		}
+		k.conn = conn
+	}
+	return k.conn, nil
 }
 
 // look says whether the socket is there.
@@ -58,17 +78,12 @@ func (k *kubelet) list(ctx context.Context, now time.Time, gpus []timeline.GPUIn
 	if !k.present && !k.look(now) {
 		return nil, nil
 	}
-	if k.conn == nil {
-		conn, err := grpc.NewClient("unix://"+k.socket,
-			grpc.WithTransportCredentials(insecure.NewCredentials()),
-			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxAnswer)))
-		if err != nil {
-			k.gone(now, err.Error())
-			return nil, nil
-		}
-		k.conn = conn
+	conn, err := k.client()
+	if err != nil {
+		k.gone(now, err.Error())
+		return nil, nil
 	}
-	resp, err := podresources.NewPodResourcesListerClient(k.conn).List(ctx, &podresources.ListPodResourcesRequest{})
+	resp, err := podresources.NewPodResourcesListerClient(conn).List(ctx, &podresources.ListPodResourcesRequest{})
 	if err != nil {
 		if status.Code(err) == codes.Unavailable {
 			// Refused, gone, or not ours to open: as if absent.
@@ -82,6 +97,8 @@ func (k *kubelet) list(ctx context.Context, now time.Time, gpus []timeline.GPUIn
 }
 
 func (k *kubelet) close() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if k.conn == nil {
 		return nil
 	}

@@ -37,13 +37,24 @@ type kubeletServer struct {
 	resp  *podresources.ListPodResourcesResponse
 	err   error
 	calls int
+	// hold, where set, is told of each call and makes it wait for its
+	// release: a kubelet slow to answer.
+	hold, release chan struct{}
 }
 
-func (s *kubeletServer) List(context.Context, *podresources.ListPodResourcesRequest) (*podresources.ListPodResourcesResponse, error) {
+func (s *kubeletServer) List(ctx context.Context, _ *podresources.ListPodResourcesRequest) (*podresources.ListPodResourcesResponse, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.calls++
-	return s.resp, s.err
+	resp, err, hold, release := s.resp, s.err, s.hold, s.release
+	s.mu.Unlock()
+	if hold != nil {
+		hold <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+	}
+	return resp, err
 }
 
 func (s *kubeletServer) set(resp *podresources.ListPodResourcesResponse, err error) {
@@ -255,4 +266,26 @@ func TestKubeletAnswersAreBoundedAndCleaned(t *testing.T) {
 	if _, err := p.Collect(ctx); err == nil || strings.ContainsRune(err.Error(), 0x1b) {
 		t.Errorf("an Internal error: %v; want an error without escapes", err)
 	}
+}
+
+// The session closes the probe while the sampler's Collect still waits on
+// the kubelet (Sampler.Close waits for no probe): the call ends, nothing
+// races (go test -race).
+func TestCloseDuringACollect(t *testing.T) {
+	socket := socketPath(t)
+	srv := &kubeletServer{hold: make(chan struct{}), release: make(chan struct{})}
+	srv.set(&podresources.ListPodResourcesResponse{}, nil)
+	serve(t, socket, srv)
+	p := New(noSlurm(t, Config{GPUs: testGPUs, KubeletSocket: socket}))
+	done := make(chan error)
+	go func() {
+		_, err := p.Collect(context.Background())
+		done <- err
+	}()
+	<-srv.hold
+	if err := p.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	close(srv.release)
+	<-done // an error or not: the call ended
 }

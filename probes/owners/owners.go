@@ -44,9 +44,9 @@ var DefaultJobMapDirs = []string{"/run/dcgm-job-map", "/var/run/dcgm-job-map", "
 // gputop on a node without it is one look a minute.
 const recheck = time.Minute
 
-// maxOwners bounds what one answer may make, whatever a hostile server or
-// a directory of a million files says: 64 owners a GPU (time-slicing
-// replicas) is far beyond any real node.
+// maxOwnersPerGPU bounds what one answer may make, whatever a hostile
+// server or a directory of a million files says: 64 owners a GPU
+// (time-slicing replicas) is far beyond any real node.
 const maxOwnersPerGPU = 64
 
 // Probe is the ownership probe: run on the sampler's slow tier, its
