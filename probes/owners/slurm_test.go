@@ -15,11 +15,11 @@ import (
 // its /proc and a job-mapping directory, as slurmd, slurmstepd and a
 // prolog lay them out.
 type node struct {
-	t                    *testing.T
+	t                    testing.TB
 	cgroup, proc, jobmap string
 }
 
-func newNode(t *testing.T) *node {
+func newNode(t testing.TB) *node {
 	root := t.TempDir()
 	n := &node{t: t, cgroup: filepath.Join(root, "sys/fs/cgroup"), proc: filepath.Join(root, "proc"),
 		jobmap: filepath.Join(root, "run/dcgm-job-map")}
