@@ -103,6 +103,11 @@ func TestPackageDependencies(t *testing.T) {
 		// (the zstd frames are recordings'), and no other of ours than the
 		// vocabulary. Only recordings imports it: no other rule lists it.
 		{"recordings/format", func(p string) bool { return std(p) || p == module+"timeline" }},
+		// A recording read into a store and a judging Engine (report,
+		// diff): the reader, the vocabulary and the analysis.
+		{"recordings/load", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"recordings" || p == module+"timeline/analysis"
+		}},
 		{"recordings/importer", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units"
 		}},
@@ -171,15 +176,32 @@ func TestPackageDependencies(t *testing.T) {
 		{"ui/jump", func(p string) bool { return std(p) || p == module+"timeline" }},
 		// The settings file: the vocabulary's metric names, nothing more.
 		{"ui/config", func(p string) bool { return std(p) || p == module+"timeline" }},
-		// The key table: bubbles' bindings, nothing of gputop.
-		{"ui/keymap", func(p string) bool { return std(p) || p == "github.com/charmbracelet/bubbles/key" }},
+		// The key table and its rows' handlers: bubbles' bindings and
+		// bubbletea's messages, nothing of gputop.
+		{"ui/keymap", func(p string) bool {
+			return std(p) || p == "github.com/charmbracelet/bubbles/key" || p == "github.com/charmbracelet/bubbletea"
+		}},
 		// Where everything goes for a size: a pure function of numbers.
 		{"ui/layout", func(p string) bool { return std(p) || p == module+"timeline" }},
 		// The panels: what they show comes in as plain data, rows go out.
 		{"ui/band", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"ui/draw" || p == "github.com/rivo/uniseg"
 		}},
-		{"ui/help", func(p string) bool { return std(p) || p == module+"ui/draw" || p == module+"ui/keymap" }},
+		{"ui/help", func(p string) bool {
+			return std(p) || p == module+"ui/draw" || p == module+"ui/keymap" || p == module+"ui/scroll" ||
+				p == "github.com/charmbracelet/bubbletea"
+		}},
+		// The footer's question: its keys, its row, nothing of the session.
+		{"ui/prompt", func(p string) bool {
+			return std(p) || p == module+"ui/draw" || p == module+"ui/keymap" || p == "github.com/charmbracelet/bubbletea"
+		}},
+		// A replay's transport row, from the cursor's plain data.
+		{"ui/transport", func(p string) bool { return std(p) || p == module+"ui/draw" || p == module+"ui/playback" }},
+		// The GPU list's selection and its hosts' arrangement: the
+		// session's description and the layout, never the store.
+		{"ui/gpulist", func(p string) bool { return std(p) || p == module+"timeline" || p == module+"ui/layout" }},
+		// The one scroll component: numbers in, numbers out.
+		{"ui/scroll", std},
 		{"ui/hostpanel", func(p string) bool { return std(p) || p == module+"ui/draw" || p == module+"ui/layout" }},
 		{"ui/hostrow", func(p string) bool {
 			return std(p) || p == module+"ui/draw" || p == module+"ui/layout" || p == module+"timeline"
@@ -190,7 +212,7 @@ func TestPackageDependencies(t *testing.T) {
 		}},
 		{"ui/procs", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"ui/draw" ||
-				p == module+"ui/keymap"
+				p == module+"ui/keymap" || p == module+"ui/scroll"
 		}},
 		// The drawing primitives: strings, numbers and times in, painted
 		// rows out; below every panel, so nothing of the screen above them.
@@ -199,6 +221,11 @@ func TestPackageDependencies(t *testing.T) {
 				p == "github.com/charmbracelet/lipgloss" || p == "github.com/charmbracelet/x/ansi" ||
 				p == "github.com/rivo/uniseg"
 		}},
+		// The command line's man page and completions, for the release
+		// packages: made of what the commands say of themselves.
+		{"packaging/clidoc", std},
+		// Which build a binary is, from the go command's stamp.
+		{"packaging/buildinfo", std},
 	}
 	// Every package has a rule: a new one cannot slip past the design.
 	known := map[string]bool{".": true}

@@ -184,7 +184,11 @@ func attachStream(s session, history time.Duration, e *env) error {
 	}()
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
+	watchDone := make(chan struct{})
+	defer close(watchDone)
 	select {
+	case err := <-s.WatchStopped(watchDone):
+		return err // suspended: it would send nothing, for ever
 	case err := <-copied:
 		if err != nil && !errors.Is(err, net.ErrClosed) {
 			return err // stdout failed: the viewer is gone

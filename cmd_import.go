@@ -95,7 +95,7 @@ func formatNames() string {
 // reserveTemp creates the empty temporary file a recording of path is
 // written to before it is renamed into place.
 func reserveTemp(path string) (string, error) {
-	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
+	tmp := fmt.Sprintf("%s.tmp-%d", recordings.LinkTarget(path), os.Getpid())
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return "", fmt.Errorf("cannot create %s: %v", path, errors.Unwrap(err))
@@ -117,7 +117,7 @@ func writeEach(tmp, path string, h recordings.Header, each func(write func(*time
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, path)
+		err = os.Rename(tmp, recordings.LinkTarget(path))
 	}
 	if err != nil {
 		os.Remove(tmp)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/recordings"
+	"github.com/gputop-dev/gputop/recordings/load"
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui"
 	"github.com/gputop-dev/gputop/ui/playback"
@@ -69,7 +70,7 @@ func cmdReplay(args []string, e *env) error {
 	debug.SetGCPercent(15)
 	ctx, stopSignals := endOnSignal(e)
 	defer stopSignals()
-	store := timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.FileRawValues, Reserve: expectedSamples(r)})
+	store := timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.FileRawValues, Reserve: load.ExpectedSamples(r)})
 	return runUI(ctx, recordings.NewReplay(r), ui.Options{Store: store, Speed: *speed, Start: start, ASCII: *ascii,
 		Settings: settings})
 }
@@ -77,17 +78,4 @@ func cmdReplay(args []string, e *env) error {
 // badTime says that a flag's time could not be read, and what can be.
 func badTime(flag, arg string) error {
 	return usageError{fmt.Sprintf("%s %q is not a time: try 14:03, +10m, -5m or a date", flag, arg)}
-}
-
-// expectedSamples estimates a recording's sample count from its span and
-// interval, a little over, so its store is sized once.
-func expectedSamples(r *recordings.Reader) int {
-	first, last := r.Span()
-	iv := r.Header().Info.Interval
-	if iv <= 0 || !last.After(first) {
-		return 0
-	}
-	// A span and interval are what the file says: a lying index must not
-	// size the store. A million samples is 12 days at 1 s; more grow it.
-	return int(min(float64(last.Sub(first))/float64(iv)*1.05+16, 1<<20))
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/recordings"
+	"github.com/gputop-dev/gputop/recordings/load"
 	"github.com/gputop-dev/gputop/timeline/report"
 	"github.com/gputop-dev/gputop/timeline/report/render"
 	"github.com/gputop-dev/gputop/ui/playback"
@@ -117,7 +118,7 @@ func reportWith(path, from, to string, opts report.ReportOptions) (*report.Repor
 	if err != nil {
 		return nil, nil, err
 	}
-	store, eng, warn, err := loadRecording(r, path, lo, hi)
+	store, eng, warn, err := load.Recording(r, path, lo, hi)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -39,6 +39,29 @@ const maxStreamLine = 4 << 10
 // errStdinClosed ends a stream whose stdin ended.
 var errStdinClosed = errors.New("stdin closed")
 
+// errStdinEmpty is a stream whose stdin ended before it sent anything.
+var errStdinEmpty = errors.New("stdin closed before the first sample: nothing sent (--duration D streams for D)")
+
+// stdinAtEnd says whether stdin is known to be at its end before anything
+// is read: /dev/null (`< /dev/null`, a cron job's) or an empty regular
+// file. A pipe or a terminal may carry lines later: not known.
+func stdinAtEnd(in io.Reader) bool {
+	f, ok := in.(*os.File)
+	if !ok || f == nil {
+		return false
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	if fi.Mode().IsRegular() {
+		off, err := f.Seek(0, io.SeekCurrent)
+		return err == nil && off >= fi.Size()
+	}
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(fi, null)
+}
+
 func cmdStream(args []string, e *env) error {
 	fs := flag.NewFlagSet("stream", flag.ContinueOnError)
 	interval := fs.Duration("interval", time.Second, "time between samples (at least 100ms)")
@@ -73,6 +96,15 @@ func cmdStream(args []string, e *env) error {
 	// sample the GPUs a second time: one sampler, its whole history.
 	if !*fresh && demo.scenario == "" {
 		s, several, err := pickSession(*sessionID)
+		if err == nil && s.Stopped() {
+			// A suspended recorder sends nothing: following it, the viewer
+			// would wait for ever.
+			if *sessionID != "" {
+				return s.StoppedError()
+			}
+			fmt.Fprintf(e.stderr, "gputop stream: %v; sampling anew\n", s.StoppedError())
+			err = errNoSession
+		}
 		switch {
 		case err == nil:
 			newest := ""
@@ -84,6 +116,12 @@ func cmdStream(args []string, e *env) error {
 		case *sessionID != "":
 			return err
 		}
+	}
+	if *duration == 0 && stdinAtEnd(e.stdin) {
+		// Decided before sampling, not by whether the first sample or
+		// stdin's end came first: that was the scheduler's call, and CI
+		// once lost it.
+		return errStdinEmpty
 	}
 	log.SetOutput(io.Discard)
 	// A viewer that went away closes the pipe: writing then fails with
@@ -125,9 +163,9 @@ func cmdStream(args []string, e *env) error {
 	sum, err := rec.Stop()
 	switch {
 	case errors.Is(context.Cause(ctx), errStdinClosed) && sum.Samples == 0:
-		// Run by hand with stdin closed (< /dev/null, a cron job): it
+		// Run by hand with stdin closed (a pipe closed at once): it
 		// stopped before its first sample, so say why nothing came.
-		return errors.New("stdin closed before the first sample: nothing sent (--duration D streams for D)")
+		return errStdinEmpty
 	case errors.Is(context.Cause(ctx), errStdinClosed):
 		return nil // the viewer is gone: nobody to tell about the close
 	case runErr != nil:

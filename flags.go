@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gputop-dev/gputop/packaging/clidoc"
 	"github.com/gputop-dev/gputop/probes/demo"
 )
 
@@ -159,6 +160,22 @@ func flagError(fs *flag.FlagSet, err error) error {
 	return usageError{msg}
 }
 
+// optionalValues are the flags whose value may be left out, with the
+// value's name: --demo[=SCENARIO].
+var optionalValues = map[string]string{"demo": "SCENARIO"}
+
+// definedFlags is fs with its flags as their command defined them, before
+// parseFlags wrapped their Values: what --help and the man page describe.
+func definedFlags(fs *flag.FlagSet) *flag.FlagSet {
+	out := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	fs.VisitAll(func(f *flag.Flag) {
+		f = unwrapped(f)
+		out.Var(f.Value, f.Name, f.Usage)
+		out.Lookup(f.Name).DefValue = f.DefValue
+	})
+	return out
+}
+
 // unwrapped is f as it was defined, before parseFlags wrapped its Value,
 // so flag.UnquoteUsage can tell its type.
 func unwrapped(f *flag.Flag) *flag.Flag {
@@ -185,23 +202,9 @@ func printCommandHelp(w io.Writer, c *command, flags *flag.FlagSet) {
 	}
 	type row struct{ left, right string }
 	var rows []row
-	flags.VisitAll(func(f *flag.Flag) {
-		f = unwrapped(f)
-		what, usage := flag.UnquoteUsage(f)
-		left := flagName(f.Name)
-		switch b, ok := f.Value.(interface{ IsBoolFlag() bool }); {
-		case f.Name == "demo":
-			left += "[=SCENARIO]"
-		case ok && b.IsBoolFlag():
-		case what != "":
-			left += " " + strings.ToUpper(what)
-		}
-		// A usage that speaks of its default already says it better.
-		if def := f.DefValue; def != "" && def != "false" && def != "0" && def != "0s" && !strings.Contains(usage, "default") {
-			usage += fmt.Sprintf(" (default %s)", def)
-		}
-		rows = append(rows, row{left, usage})
-	})
+	for _, f := range clidoc.Flags(definedFlags(flags), optionalValues) {
+		rows = append(rows, row{f.Synopsis(), f.Usage})
+	}
 	rows = append(rows, row{"-h, --help", "this help"})
 	width := 0
 	for _, r := range rows {

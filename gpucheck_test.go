@@ -62,7 +62,9 @@ func TestGPUCheckDryRun(t *testing.T) {
 	}
 	want = append(want, "gputop-binary", "nvml-calls-answer", "nvml-tick-cost", "nvml-samples-250ms", "nvml-samples-1s",
 		"workload-exit", "self-live-1s", "self-live-250ms", "self-record-1s", "self-record-250ms", "report-phases",
-		"no-warning-busy", "gpm-vs-gemm", "hint-input-bound", "hint-idle-memory-held", "hint-periodic-stall")
+		"no-warning-busy", "gpm-vs-gemm", "hint-input-bound", "hint-idle-memory-held", "hint-periodic-stall",
+		"nvml-bill-1s", "nvml-bill-250ms", "rival-gputop", "rival-watch-nvidia-smi", "rival-nvidia-smi-dmon",
+		"rival-nvidia-smi-query", "rival-nvtop", "rival-nvitop")
 	for _, id := range want {
 		if !strings.Contains(text, "\n| "+id+" | ") {
 			t.Errorf("results.md does not list %s:\n%s", id, text)
@@ -70,8 +72,9 @@ func TestGPUCheckDryRun(t *testing.T) {
 	}
 	// What must hold even in the dry run: the NVML calls answer through the
 	// mock, the phases are named, and the demo's hints are the expected ones.
+	// The bill: the schedule priced with the H100's costs, within its goals.
 	for _, id := range []string{"nvml-calls-answer", "report-phases", "no-warning-busy", "hint-input-bound",
-		"hint-idle-memory-held", "hint-periodic-stall", "workload-exit"} {
+		"hint-idle-memory-held", "hint-periodic-stall", "workload-exit", "nvml-bill-1s", "nvml-bill-250ms"} {
 		if !strings.Contains(text, "\n| "+id+" | PASS |") {
 			t.Errorf("%s did not pass:\n%s", id, text)
 		}

@@ -7,16 +7,22 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/gputop-dev/gputop/packaging/buildinfo"
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/probes/demo"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version and commit are set by the release build with -ldflags
+// "-X main.version=... -X main.commit=..."; main fills them from what the
+// go command stamped where it did not (buildinfo.Stamp).
+var version, commit = devVersion, ""
+
+const devVersion = "0.1.0-dev"
 
 // Exit codes.
 const (
@@ -33,6 +39,8 @@ func (e usageError) Error() string { return e.msg }
 
 func main() {
 	probes.JobGuardMain() // when started as the guard of a gputop run's job, only that
+	info, _ := debug.ReadBuildInfo()
+	version, commit = buildinfo.Stamp(info, version, devVersion, commit)
 	os.Exit(run(os.Args[1:], processEnv()))
 }
 
@@ -284,6 +292,6 @@ func cmdVersion(args []string, e *env) error {
 	if len(rest) > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	}
-	fmt.Fprintf(e.stdout, "gputop %s\n", version)
+	fmt.Fprintf(e.stdout, "gputop %s\n", buildinfo.Line(version, commit))
 	return nil
 }

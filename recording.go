@@ -127,6 +127,9 @@ func reportSummary(w io.Writer, sum recordings.Summary, err error) {
 	if line := summaryLine(sum); line != "" {
 		fmt.Fprintln(w, line)
 	}
+	if sum.MarkersLeft > 0 {
+		fmt.Fprintf(w, "note: %s left out: more came than the recording could carry\n", units.Count(sum.MarkersLeft, "marker was", "markers were"))
+	}
 	if sum.Dropped > 0 {
 		fmt.Fprintf(w, "note: %s left out while the disk was slow\n", units.Count(int(sum.Dropped), "sample was", "samples were"))
 	}

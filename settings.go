@@ -4,11 +4,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/ui/config"
 )
 
@@ -34,7 +37,7 @@ func screenSettings() (config.Settings, error) {
 	if path == "" {
 		return config.Settings{}, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readSettings(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return config.Settings{}, nil
@@ -46,6 +49,38 @@ func screenSettings() (config.Settings, error) {
 		return set, usageError{err.Error()}
 	}
 	return set, nil
+}
+
+// maxSettingsBytes bounds the settings file: the documented keys take a
+// few hundred bytes.
+const maxSettingsBytes = 64 << 10
+
+// readSettings reads the settings file if it is a regular file of at most
+// maxSettingsBytes. A link to /dev/zero was once read until memory ran
+// out, and a named pipe held gputop before its screen, silent: both are
+// refused in one line. It opens without blocking (a pipe with no writer
+// blocks even the open) and checks the file it opened.
+func readSettings(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is %s", path, recordings.NotRegular(fi))
+	}
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close() // read-only: a close error changes nothing
+	if fi, err = f.Stat(); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is %s", path, recordings.NotRegular(fi))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxSettingsBytes+1))
+	if err == nil && len(data) > maxSettingsBytes {
+		return nil, fmt.Errorf("%s is over %d KiB: not a file of settings", path, maxSettingsBytes>>10)
+	}
+	return data, err
 }
 
 // intervalOf takes the settings file's interval where --interval was not

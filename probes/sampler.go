@@ -64,6 +64,12 @@ var ErrSamplerClosed = errors.New("probes: sampler closed")
 // slowTierPeriod is how much time apart the slow tier runs by default.
 const slowTierPeriod = 5 * time.Second
 
+// SlowTierTicks is how many ticks apart the slow tier (the GPU process
+// lists) runs at interval by default: about every 5 s.
+func SlowTierTicks(interval time.Duration) int {
+	return max(1, int((slowTierPeriod+interval/2)/interval))
+}
+
 // Sampler runs probes on a schedule and turns each tick into one
 // timeline.Sample. It is a timeline.Source (pull model: Next waits for the
 // next tick) and a timeline.MarkSink.
@@ -118,7 +124,7 @@ func NewSampler(cfg SamplerConfig) *Sampler {
 		cfg.Timeout = cfg.Interval * 8 / 10
 	}
 	if cfg.SlowEvery <= 0 {
-		cfg.SlowEvery = max(1, int((slowTierPeriod+cfg.Interval/2)/cfg.Interval))
+		cfg.SlowEvery = SlowTierTicks(cfg.Interval)
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = RealClock{}

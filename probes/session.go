@@ -34,6 +34,14 @@ type SessionConfig struct {
 	// AlignTicks samples on whole multiples of Interval (SamplerConfig):
 	// `gputop stream`, one of many hosts a viewer follows.
 	AlignTicks bool
+	// Timeout is how long a probe's Collect may take before its tick goes
+	// on without it (SamplerConfig.Timeout); zero is the sampler's default.
+	// Tests on a fast clock give real time enough for a busy machine.
+	Timeout time.Duration
+	// Pace is how often the NVML probe makes its costly calls; nil is
+	// nvidia.DefaultPace, or EveryTick on a Machine that asks for it
+	// (probes/demo's pace_test.go holds the two to the same hints).
+	Pace *nvidia.Pace
 }
 
 // Machine is a machine a session samples in place of this one: GPUs behind
@@ -55,6 +63,10 @@ type Machine struct {
 	// Owners, if not nil, says who each GPU is allocated to, in place of
 	// this machine's kubelet and Slurm (probes/owners).
 	Owners Probe
+	// EveryTick makes every NVML call every tick (nvidia.EveryTick) unless
+	// SessionConfig.Pace says otherwise: the demo's mock costs nothing,
+	// and its screens and reports keep each tick's own sub-second range.
+	EveryTick bool
 }
 
 // Session is a Sampler over every probe a session has: one per GPU, the
@@ -99,7 +111,14 @@ func OpenSession(cfg SessionConfig) *Session {
 	s := &Session{}
 	probes := []Probe{}
 	var slow []Probe
-	nv, err := nvidia.OpenNVML(lib, cfg.Clock)
+	pace := nvidia.DefaultPace
+	switch {
+	case cfg.Pace != nil:
+		pace = *cfg.Pace
+	case cfg.Machine != nil && cfg.Machine.EveryTick:
+		pace = nvidia.EveryTick
+	}
+	nv, err := nvidia.OpenNVMLPaced(lib, cfg.Clock, pace)
 	if err != nil {
 		info.Notes = append(info.Notes, noGPUNote(err))
 		info.Checks = append(info.Checks, err.Error())
@@ -125,6 +144,7 @@ func OpenSession(cfg SessionConfig) *Session {
 	probes = append(probes, cfg.Extra...)
 	s.Sampler = NewSampler(SamplerConfig{
 		Interval:   cfg.Interval,
+		Timeout:    cfg.Timeout,
 		Probes:     probes,
 		Slow:       slow,
 		Owners:     own,

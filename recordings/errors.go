@@ -2,6 +2,7 @@ package recordings
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gputop-dev/gputop/recordings/format"
@@ -70,6 +71,10 @@ type DamagedError struct {
 	// ("checksum mismatch"), when the copy of it that opens a segment was
 	// read instead; empty when the header was read.
 	Header string
+	// Order says what was out of time order (segments moved in the file,
+	// samples behind the one before), each in a few words; nothing else
+	// need be wrong.
+	Order []string
 
 	// clock says to print times of day alone: the whole recording lies
 	// within one day.
@@ -84,6 +89,19 @@ type DamagedError struct {
 //	run.gtr: recording cut short; read up to 02:20:00
 //	run.gtr: 12s unreadable at 02:14:10 (damaged); then cut short, read up to 02:20:00
 func (e *DamagedError) Error() string {
+	msg := e.lost()
+	if len(e.Order) == 0 {
+		return msg
+	}
+	order := strings.Join(e.Order, "; ")
+	if e.Reason == "" && len(e.Gaps) == 0 && e.Header == "" {
+		return e.Path + ": " + order
+	}
+	return msg + "; " + order
+}
+
+// lost is Error without Order.
+func (e *DamagedError) lost() string {
 	layout := "2006-01-02 15:04:05"
 	if e.clock {
 		layout = "15:04:05"

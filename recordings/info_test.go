@@ -284,13 +284,13 @@ func TestWriteInfoRefusals(t *testing.T) {
 	huge := grownInfo(1)
 	huge.Notes = []string{strings.Repeat("x", format.MaxHeaderBytes)}
 	if err := w.WriteInfo(huge); !errors.Is(err, format.ErrInfoTooLarge) {
-		t.Errorf("a description over 1 MiB: %v", err)
+		t.Errorf("a description over 8 MiB: %v", err)
 	}
 	if err := w.Write(&ss[0]); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.WriteInfo(huge); !errors.Is(err, format.ErrInfoTooLarge) || w.err != nil {
-		t.Errorf("a description over 1 MiB: %v; the Writer's error: %v", err, w.err)
+		t.Errorf("a description over 8 MiB: %v; the Writer's error: %v", err, w.err)
 	}
 	if err := w.Write(&ss[1]); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gputop-dev/gputop/recordings/format"
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // Reader reads a recording: its header, then its samples in order from
@@ -75,6 +76,25 @@ type Reader struct {
 
 	spanDone            bool
 	spanFirst, spanLast time.Time
+
+	// moved says the file holds its segments out of the order they were
+	// written in: they are read in that order (FindSegmentsInOrder).
+	moved     bool
+	fileOrder []int64 // the segments' offsets in file order, where moved
+	// behind counts the samples left out since Open or the last SeekTime
+	// for coming at or before the one read before them (a clock stepped
+	// back while recording); stepFrom and stepTo are the first such step.
+	// The analysis and the store take samples in time order only: they
+	// dropped them too, but silently.
+	behind           int
+	stepFrom, stepTo time.Time
+	// crowded counts the samples left out for coming less than
+	// timeline.MinInterval after the one before.
+	crowded int
+	// The file's keys and processes in all (totals.go).
+	totals fileTotals
+	last   time.Time // the last sample decoded, skipped or not
+	lastOK bool
 }
 
 // Open opens a recording for reading. Its errors are one line: the file's
@@ -120,7 +140,7 @@ func newReader(ra io.ReaderAt, size int64, path string) (*Reader, error) {
 	idx, end, err := format.ReadIndex(ra, dataStart, size)
 	if errors.Is(err, format.ErrNoIndex) {
 		r.dataEnd = size
-		r.segments, err = format.FindSegments(ra, dataStart, size)
+		r.segments, r.moved, err = format.FindSegmentsInOrder(ra, dataStart, size)
 	} else if err == nil {
 		r.indexed, r.index, r.segments, r.dataEnd = true, idx, idx.Segments, end
 	}
@@ -177,7 +197,7 @@ func (r *Reader) Span() (first, last time.Time) {
 	if !r.spanDone {
 		r.spanDone = true
 		// A reader of its own buffers, so the read position stays put.
-		side := &Reader{path: r.path, file: r.file, segments: r.segments, dataEnd: r.dataEnd, zdec: r.zdec}
+		side := &Reader{path: r.path, file: r.file, segments: r.segments, dataEnd: r.dataEnd, zdec: r.zdec, moved: r.moved}
 		for i := range r.segments {
 			if s, ok := side.firstIn(i); ok {
 				r.spanFirst = s
@@ -233,6 +253,7 @@ func (r *Reader) startAt(i int, ns int64, seeking bool) {
 	r.loaded, r.ended, r.seeking, r.seekTo, r.good = false, nil, seeking, ns, time.Time{}
 	r.hints, r.fresh, r.info = nil, true, r.header.Info
 	r.gaps, r.damage = nil, nil
+	r.behind, r.crowded, r.lastOK = 0, 0, false
 	if i == 0 && r.leadDamage != nil {
 		r.noteDamage(r.leadDamage, r.dataStart)
 	}
@@ -312,6 +333,7 @@ func (r *Reader) Read() (timeline.Sample, error) {
 				return timeline.Sample{}, r.end(r.finish())
 			}
 			r.load(r.next)
+			r.totals.keysSeen = 0 // a segment defines its keys anew
 			r.dec.KeepCarried, r.fresh = r.fresh, false
 			r.next++
 		}
@@ -320,7 +342,22 @@ func (r *Reader) Read() (timeline.Sample, error) {
 		if r.dec.Info != nil {
 			r.info, r.dec.Info = *r.dec.Info, nil
 		}
+		if ok && r.lastOK && !s.At.After(r.last) {
+			if r.behind == 0 {
+				r.stepFrom, r.stepTo = r.last, s.At
+			}
+			r.behind++
+			continue
+		}
+		if ok && r.lastOK && s.At.Sub(r.last) < timeline.MinInterval {
+			// Closer than any source samples: 30 million samples a
+			// microsecond apart (482 KB) took a report 79 s.
+			r.crowded++
+			continue
+		}
 		if ok {
+			r.totals.bound(&s, &r.dec)
+			r.last, r.lastOK = s.At, true
 			if r.damage != nil {
 				r.closeGap(s.At)
 			}
@@ -335,7 +372,7 @@ func (r *Reader) Read() (timeline.Sample, error) {
 		if err == nil || (errors.Is(err, format.ErrCutShort) && r.segErr != nil) {
 			err = r.segErr // the records stop where decompressing did
 		}
-		last := r.cur == len(r.segments)-1
+		last := r.lastInFile(r.cur)
 		switch {
 		case err == nil:
 			r.indexLost = r.indexLost || (last && r.segClosed && !r.indexed)
@@ -345,6 +382,35 @@ func (r *Reader) Read() (timeline.Sample, error) {
 			r.noteDamage(err, r.segments[r.cur].Offset)
 		}
 	}
+}
+
+// lastInFile says whether segment i is the last in the file, where a
+// crash cuts one short: the last read, unless the file had them out of
+// order.
+func (r *Reader) lastInFile(i int) bool { return r.endOf(i) == r.dataEnd }
+
+// endOf is where segment i's bytes end: where the next in the file starts
+// (the next read, unless the file had them out of order), or where the
+// segments' data does.
+func (r *Reader) endOf(i int) int64 {
+	if !r.moved {
+		if i+1 < len(r.segments) {
+			return r.segments[i+1].Offset
+		}
+		return r.dataEnd
+	}
+	if r.fileOrder == nil {
+		r.fileOrder = make([]int64, len(r.segments))
+		for k, s := range r.segments {
+			r.fileOrder[k] = s.Offset
+		}
+		slices.Sort(r.fileOrder)
+	}
+	k, _ := slices.BinarySearch(r.fileOrder, r.segments[i].Offset)
+	if k+1 < len(r.fileOrder) {
+		return r.fileOrder[k+1]
+	}
+	return r.dataEnd
 }
 
 // isCut says whether err is data ending early: at the end of a file, what
@@ -389,7 +455,19 @@ func (r *Reader) finish() error {
 	default:
 		e.Reason = "not closed (gputop stopped before closing it)"
 	}
-	if e.Reason == "" && len(r.gaps) == 0 && e.Header == "" {
+	if r.moved {
+		e.Order = append(e.Order, "segments out of order in the file: read in the order written")
+	}
+	if r.behind > 0 {
+		const layout = "2006-01-02 15:04:05"
+		e.Order = append(e.Order, fmt.Sprintf("%s at or before the one before left out (the clock went back: %s came after %s)",
+			units.Count(r.behind, "sample"), r.stepTo.UTC().Format(layout), r.stepFrom.UTC().Format(layout)))
+	}
+	e.Order = append(e.Order, r.totals.notes()...)
+	if r.crowded > 0 {
+		e.Order = append(e.Order, fmt.Sprintf("%s less than %v after the one before left out", units.Count(r.crowded, "sample"), timeline.MinInterval))
+	}
+	if e.Reason == "" && len(r.gaps) == 0 && e.Header == "" && len(e.Order) == 0 {
 		return nil
 	}
 	e.Gaps = slices.Clone(r.gaps)

@@ -40,10 +40,7 @@ func (r *Reader) load(i int) {
 	r.cur, r.loaded, r.segErr, r.segClosed = i, true, nil, false
 	r.data = r.data[:0]
 	r.dec.Reset(nil)
-	start, end := r.segments[i].Offset, r.dataEnd
-	if i+1 < len(r.segments) {
-		end = r.segments[i+1].Offset
-	}
+	start, end := r.segments[i].Offset, r.endOf(i)
 	if end-start < format.SegmentFrame {
 		r.segErr = format.ErrCutShort
 		return
@@ -70,7 +67,7 @@ func (r *Reader) load(i int) {
 		// Decompress the frame alone, so that what follows it cannot fail
 		// the frame's samples; it is checked here instead.
 		r.segClosed, after = format.OtherFrames(bytes.NewReader(frame[n:]), 0, int64(len(frame)-n))
-		if (r.segClosed && i+1 < len(r.segments)) || int64(len(r.comp)) < end-start {
+		if (r.segClosed && !r.lastInFile(i)) || int64(len(r.comp)) < end-start {
 			after = format.ErrBetweenSegments
 		}
 		frame = frame[:n]

@@ -1,6 +1,7 @@
 package recordings
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gputop-dev/gputop/recordings/format"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -146,7 +148,13 @@ func (r *Recorder) Start(path string) (string, error) {
 	}
 	create := r.opts.create
 	if create == nil {
-		create = func(path string, force bool) (io.WriteCloser, error) { return createFile(path, force) }
+		create = func(path string, force bool) (io.WriteCloser, error) {
+			f, err := createFile(path, force)
+			if err != nil {
+				return nil, err // not a nil *recFile in an interface
+			}
+			return f, nil
+		}
 	}
 	f, err := create(path, r.opts.Force)
 	if err != nil {
@@ -200,6 +208,10 @@ type Summary struct {
 	Failed error
 	// Removed says the file was removed because no sample reached it.
 	Removed bool
+	// MarkersLeft counts markers left out: more came than the samples
+	// could carry (a sample lists at most 16,384; more wait for the next
+	// ones, up to 65,536), or they were still waiting at the end.
+	MarkersLeft int
 }
 
 // Stop ends the recording: it writes what is queued and, unless writing
@@ -378,6 +390,11 @@ type recording struct {
 	judge       HintJudge
 	samples     int
 	first, last time.Time
+	// carried are markers past what one sample may list, to ride on the
+	// next samples; markersLeft counts those past maxCarriedMarkers, left
+	// out (Summary.MarkersLeft).
+	carried     []timeline.Marker
+	markersLeft int
 
 	failMu sync.Mutex
 	failed error
@@ -512,6 +529,7 @@ func (rec *recording) write(it *item) error {
 			rec.judge.SetInfo(*it.info)
 		}
 	}
+	rec.spreadMarkers(s)
 	if err := rec.w.Write(s); err != nil {
 		return err
 	}
@@ -527,6 +545,32 @@ func (rec *recording) write(it *item) error {
 		return rec.writeHints(s.At, hints)
 	}
 	return nil
+}
+
+// maxCarriedMarkers bounds the markers waiting for a later sample: four
+// samples' worth, a few MB of text at most.
+const maxCarriedMarkers = 4 * format.MaxListLen
+
+// spreadMarkers keeps s within the markers a sample may list
+// (format.MaxListLen): those past it ride on the next samples, the
+// earliest first, each on a sample at or after its own time as before. A
+// job printing a million "Epoch N" lines, or anyone of the user's on the
+// marker socket, once put more on one sample than the Writer takes, and
+// the recording stopped for good. Past maxCarriedMarkers waiting, the
+// latest are left out and counted.
+func (rec *recording) spreadMarkers(s *timeline.Sample) {
+	if len(rec.carried) == 0 && len(s.Markers) <= format.MaxListLen {
+		return
+	}
+	all := append(rec.carried, s.Markers...)
+	n := min(len(all), format.MaxListLen)
+	s.Markers = all[:n:n]
+	rest := all[n:]
+	if len(rest) > maxCarriedMarkers {
+		rec.markersLeft += len(rest) - maxCarriedMarkers
+		rest = rest[:maxCarriedMarkers]
+	}
+	rec.carried = slices.Clone(rest)
 }
 
 // writeHints writes a snapshot. Hints the format refuses (a rule's bug,
@@ -592,13 +636,11 @@ func (rec *recording) finish() error {
 			return // closed when it failed
 		}
 		if rec.w == nil {
-			_, isFile := rec.file.(*os.File)
-			err := rec.closeFile()
-			if isFile {
-				if rmErr := os.Remove(rec.path); err == nil {
-					err = rmErr
-				}
+			var rmErr error
+			if f, isFile := rec.file.(*recFile); isFile {
+				rmErr = removeMade(f, rec.path) // only a file it made
 			}
+			err := cmp.Or(rec.closeFile(), rmErr)
 			rec.finishErr = err
 			return
 		}
@@ -626,7 +668,8 @@ func (rec *recording) close() error {
 // summary describes the recording after finish.
 func (rec *recording) summary() Summary {
 	s := Summary{Path: rec.path, Samples: rec.samples, First: rec.first, Last: rec.last,
-		Dropped: rec.dropped.Load(), Failed: rec.failure(), Removed: rec.w == nil && rec.failure() == nil}
+		Dropped: rec.dropped.Load(), Failed: rec.failure(), Removed: rec.w == nil && rec.failure() == nil,
+		MarkersLeft: rec.markersLeft + len(rec.carried)}
 	if fi, err := os.Stat(rec.path); err == nil && !s.Removed && !rec.notFile {
 		s.Bytes = fi.Size()
 	}

@@ -1,6 +1,7 @@
 package recordings
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -57,11 +58,18 @@ func FindSessions(dir string) []Session {
 	return out
 }
 
+// PID is the recorder's process id, from the session's name (<pid> or
+// <pid>-N); 0 if it names none.
+func (s Session) PID() int {
+	pid, _ := strconv.Atoi(strings.SplitN(s.ID, "-", 2)[0])
+	return pid
+}
+
 // CommandLine is the recorder's own command line, from /proc, for a person
 // to tell sessions apart: "gputop run -o train.gtr -- python train.py".
 func (s Session) CommandLine() string {
-	pid, err := strconv.Atoi(strings.SplitN(s.ID, "-", 2)[0])
-	if err != nil {
+	pid := s.PID()
+	if pid == 0 {
 		return ""
 	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
@@ -73,6 +81,62 @@ func (s Session) CommandLine() string {
 		args[0] = filepath.Base(args[0])
 	}
 	return strings.Join(args, " ")
+}
+
+// stoppedFor is how long a followed session may stay stopped before
+// WatchStopped gives up on it: a --hosts viewer says "no answer" after
+// 10 s, and should read why before.
+const stoppedFor = 3 * time.Second
+
+// Stopped says whether the session's gputop is stopped (Ctrl-Z, SIGSTOP,
+// a debugger): it then sends nothing, and no error says so.
+func (s Session) Stopped() bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.PID()))
+	if err != nil {
+		return false
+	}
+	// "pid (command) S ...": the command may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return false
+	}
+	return b[i+2] == 'T' || b[i+2] == 't'
+}
+
+// StoppedError says, in one line, that the session is stopped and what to
+// do.
+func (s Session) StoppedError() error {
+	return fmt.Errorf("session %s is stopped (its gputop, pid %d, was suspended: Ctrl-Z?); resume it with fg, or stream anew with --new", s.ID, s.PID())
+}
+
+// WatchStopped says on the channel it returns (StoppedError) when the
+// session has been stopped for stoppedFor, looking every second until
+// done closes: following a suspended recorder, gputop stream sent nothing,
+// for ever, with no error.
+func (s Session) WatchStopped(done <-chan struct{}) <-chan error {
+	out := make(chan error, 1)
+	go func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		var since time.Time
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-tick.C:
+				switch {
+				case !s.Stopped():
+					since = time.Time{}
+				case since.IsZero():
+					since = now
+				case now.Sub(since) >= stoppedFor:
+					out <- s.StoppedError()
+					return
+				}
+			}
+		}
+	}()
+	return out
 }
 
 // Follow connects to the session and asks for its recording's bytes,

@@ -8,6 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -72,7 +74,8 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 // Create creates a recording at path and writes its header. It refuses a
-// file that exists unless force is set. Its errors are one line.
+// file that exists unless force is set, and then only a regular file (or a
+// link to one), whose content it replaces. Its errors are one line.
 func Create(path string, h Header, force bool) (*Writer, error) {
 	f, err := createFile(path, force)
 	if err != nil {
@@ -81,46 +84,130 @@ func Create(path string, h Header, force bool) (*Writer, error) {
 	return startWriter(f, path, h)
 }
 
+// recFile is a recording's file as createFile opened it. made says that
+// createFile made it: only then may a failure remove it. A file that was
+// there before (--force) is not gputop's to remove, nor is a device node
+// or the link a path named: `record -o /dev/full --force` as root once
+// deleted /dev/full.
+type recFile struct {
+	*os.File
+	made bool
+}
+
 // createFile creates the file of a recording, refusing one that exists
 // unless force is set. The Recorder creates it when recording starts, so a
 // path that cannot be written fails at once, and writes the header later.
-func createFile(path string, force bool) (*os.File, error) {
-	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if force {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+//
+// With force, a path that exists must be a regular file (a link is
+// followed to one): it is opened without blocking (a named pipe with no
+// reader would block even the open), checked as opened, and only then
+// emptied. A device, a pipe or a socket is refused in one line.
+func createFile(path string, force bool) (*recFile, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err == nil {
+		return &recFile{File: f, made: true}, nil
 	}
-	f, err := os.OpenFile(path, flags, 0o644)
-	if errors.Is(err, fs.ErrExist) {
+	if errors.Is(err, fs.ErrExist) && !force {
 		// No advice about --force: the r key of the live view meets this
 		// too, and the commands that have the flag say so themselves.
 		return nil, &fs.PathError{Op: "create", Path: path, Err: fs.ErrExist}
 	}
-	if err != nil {
+	if !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("cannot create recording: %w", err)
 	}
-	return f, nil
+	// Checked before the open (a pipe without a reader refuses a
+	// non-blocking one) and after it (a file swapped in between).
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("cannot create recording: %s is %s", path, NotRegular(fi))
+	}
+	f, err = os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("cannot overwrite recording: %w", err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("cannot create recording: %s is %s", path, NotRegular(fi))
+	} else if err == nil {
+		err = f.Truncate(0)
+	}
+	if err != nil {
+		f.Close() // opened for writing, nothing written: a close error changes nothing
+		return nil, err
+	}
+	return &recFile{File: f}, nil
+}
+
+// NotRegular says what a file that is not a regular one is, for a
+// refusal: "a device, not a regular file".
+func NotRegular(fi os.FileInfo) string {
+	m := fi.Mode()
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe, not a regular file"
+	case m&fs.ModeSocket != 0:
+		return "a socket, not a regular file"
+	case m&fs.ModeDevice != 0:
+		return "a device, not a regular file"
+	}
+	return "not a regular file"
+}
+
+// LinkTarget is the file a link at path names (followed to the end), or
+// path itself: a recording written elsewhere and renamed into place (an
+// import) goes onto the target, never over the link, which is not
+// gputop's to replace. A link to nothing is path: the caller refuses it.
+func LinkTarget(path string) string {
+	if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return path
+	}
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		return target
+	}
+	return path
+}
+
+// removeMade removes the file at path if createFile made it (f) and path
+// still names it: never one that was there before, nor one put in its
+// place since.
+func removeMade(f *recFile, path string) error {
+	if !f.made {
+		return nil
+	}
+	was, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	now, err := os.Lstat(path)
+	if err != nil || !os.SameFile(was, now) {
+		return err
+	}
+	return os.Remove(path)
 }
 
 // startWriter writes the header to f and returns a Writer for the rest.
 // For a file createFile made, the Writer notices the file being removed or
 // replaced under it. On failure it closes f, and removes a file it made.
 func startWriter(f io.WriteCloser, path string, h Header) (*Writer, error) {
-	osFile, isFile := f.(*os.File)
+	rf, isFile := f.(*recFile)
 	w, err := newWriter(f, path, h)
 	if err == nil && isFile {
-		w.ident, err = osFile.Stat()
+		w.ident, err = rf.Stat()
 		if err != nil {
 			err = fmt.Errorf("cannot create recording: %w", err)
 		}
 	}
 	if err != nil {
+		var rerr error
+		if isFile {
+			rerr = removeMade(rf, path) // before the close: it asks the open file what it is
+		}
 		if cerr := f.Close(); cerr != nil {
 			err = fmt.Errorf("%w (closing: %v)", err, cerr)
 		}
-		if isFile {
-			if rerr := os.Remove(path); rerr != nil {
-				err = fmt.Errorf("%w (and could not remove it: %v)", err, rerr)
-			}
+		if rerr != nil {
+			err = fmt.Errorf("%w (and could not remove it: %v)", err, rerr)
 		}
 		return nil, err
 	}
@@ -189,7 +276,6 @@ func (w *Writer) Write(s *timeline.Sample) error {
 	if len(w.chunk) == 0 {
 		w.chunkFirst = at
 	}
-	n := len(w.chunk)
 	if !w.inSegment {
 		if err := w.startSegment(at); err != nil {
 			return err
@@ -204,6 +290,10 @@ func (w *Writer) Write(s *timeline.Sample) error {
 			w.chunk = w.seg.AppendHints(w.chunk, w.lastHintsAt, format.HintsCarried, w.lastHints)
 		}
 	}
+	// The carried records are not counted against SegmentBytes: a
+	// session of a thousand hosts carries a description of megabytes,
+	// and counting it would end every segment after one sample.
+	n := len(w.chunk)
 	w.chunk = w.seg.AppendSample(w.chunk, s)
 	w.segBytes += len(w.chunk) - n
 	w.index.Last = at

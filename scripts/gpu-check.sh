@@ -22,8 +22,12 @@
 #         its plan (workload.py: 330 s)                            ~340 s
 #         beside it, from its start: four 120 s runs of gputop
 #         measuring its own cost (live in tmux and headless, at
-#         1 s and 250 ms), and 15 s into the first busy phase the
-#         busy snapshot beside nvidia-smi
+#         1 s and 250 ms); the rivals, 120 s each at 1 s at the
+#         same time, beside one more gputop live at 1 s measured as
+#         they are (watch -n1 nvidia-smi, nvidia-smi dmon,
+#         nvidia-smi --query-gpu -l 1, nvtop, nvitop); and 15 s
+#         into the first busy phase the busy snapshot beside
+#         nvidia-smi
 #   6:15  reports (the whole run and three phases), export, checks  ~20 s
 #   6:35  results.md. A hang guard ends the workload 120 s past its plan.
 set -u
@@ -113,6 +117,18 @@ if "$BIN" nvml-bench --json --calls 1000 --paced-calls "$paced" "${DEMOFLAG[@]}"
 else
 	record nvml-bench FAIL "$(head -c 300 "$OUT/nvml-cost.err")" "gputop nvml-bench answers"
 fi
+# The bill: the probe's schedule at 1 s and 250 ms priced with this run's
+# own costs; in the dry run, the mock's costing nothing, with the H100's.
+costs=$OUT/nvml-cost.json
+[ -n "$DEMO" ] && costs=$HERE/../docs/real-gpu/h100-2026-11-27.json
+for iv in 1s:800 250ms:1500; do
+	if "$BIN" nvml-bench --json --calls 1 --paced-calls 0 --interval "${iv%%:*}" --costs "$costs" "${DEMOFLAG[@]}" \
+		>"$OUT/nvml-bill-${iv%%:*}.json" 2>>"$OUT/nvml-cost.err"; then
+		check bill "nvml-bill-${iv%%:*}" "nvml-bill-${iv%%:*}.json" "${iv#*:}"
+	else
+		record "nvml-bill-${iv%%:*}" FAIL "$(tail -c 300 "$OUT/nvml-cost.err")" "gputop nvml-bench --costs answers"
+	fi
+done
 
 # ---- 3. gputop's own cost, beside the workload ----------------------------
 SELF_S=$(secs 120)
@@ -174,12 +190,132 @@ self_cost() {
 	fi
 }
 
-log "3. the workload under gputop run, and gputop's own cost beside it (${SELF_S}s each)"
+# The rivals: what users leave running on a GPU node, each measured as
+# gputop is beside them. CPU is the process's and its children's (watch
+# runs nvidia-smi anew each second; /proc's cutime and cstime hold the
+# children it waited for, and the live ones add their own), RSS the peak of
+# the whole tree's, sampled each second.
+tree_pids() {
+	local c
+	echo "$1"
+	for c in $(pgrep -P "$1" 2>/dev/null); do tree_pids "$c"; done
+}
+tree_ticks() {
+	local p sum=0 v
+	for p in $(tree_pids "$1"); do
+		if [ "$p" = "$1" ]; then
+			v=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | awk '{ print $12 + $13 + $14 + $15 }')
+		else
+			v=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | awk '{ print $12 + $13 }')
+		fi
+		sum=$((sum + ${v:-0}))
+	done
+	echo "$sum"
+}
+tree_rss() {
+	local p sum=0 v
+	for p in $(tree_pids "$1"); do
+		v=$(awk '/^VmRSS:/ { print $2 }' "/proc/$p/status" 2>/dev/null)
+		sum=$((sum + ${v:-0}))
+	done
+	echo "$sum"
+}
+# rival ID term|pipe COMMAND...: COMMAND for SELF_S seconds, in a 120x40
+# terminal (tmux) or writing to OUT/ID.out; "CPU% PEAK-RSS-KiB SECONDS" or
+# "skip REASON" to OUT/ID.rival.
+rival() {
+	local id=$1 how=$2 pidf="$OUT/$1.pid" pid="" i t0 c0 t1 c1 peak=0 r
+	shift 2
+	rm -f "$pidf"
+	if [ "$how" = term ]; then
+		command -v tmux >/dev/null || { echo "skip tmux is not installed: no terminal to run it in" >"$OUT/$id.rival"; return; }
+		tmux -L "$TMUX_SOCK" -f /dev/null new-session -d -s "$id" -x 120 -y 40 \
+			"echo \$\$ >'$pidf'; exec $(printf '%q ' "$@") 2>'$OUT/$id.err'" ||
+			{ echo "skip tmux would not start" >"$OUT/$id.rival"; return; }
+	else
+		(
+			echo "$BASHPID" >"$pidf"
+			exec "$@"
+		) </dev/null >"$OUT/$id.out" 2>"$OUT/$id.err" &
+	fi
+	for i in $(seq 50); do
+		[ -s "$pidf" ] && break
+		sleep 0.2
+	done
+	pid=$(cat "$pidf" 2>/dev/null)
+	sleep 5
+	if [ -z "$pid" ] || ! [ -r "/proc/$pid/stat" ]; then
+		echo "skip it exited at start: $(head -c 200 "$OUT/$id.err" 2>/dev/null | tr '\n' ' ')" >"$OUT/$id.rival"
+		return
+	fi
+	t0=$(date +%s.%N)
+	c0=$(tree_ticks "$pid")
+	for i in $(seq "$SELF_S"); do
+		sleep 1
+		r=$(tree_rss "$pid")
+		[ "${r:-0}" -gt "$peak" ] && peak=$r
+	done
+	t1=$(date +%s.%N)
+	c1=$(tree_ticks "$pid")
+	if ! [ -r "/proc/$pid/stat" ]; then
+		echo "skip it exited before the end of the measurement: $(head -c 200 "$OUT/$id.err" 2>/dev/null | tr '\n' ' ')" >"$OUT/$id.rival"
+	else
+		awk -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" -v tck="$(getconf CLK_TCK)" -v rss="$peak" \
+			'BEGIN { printf "%.2f %d %.0f\n", 100 * (c1 - c0) / tck / (t1 - t0), rss, t1 - t0 }' >"$OUT/$id.rival"
+	fi
+	if [ "$how" = term ]; then
+		tmux -L "$TMUX_SOCK" send-keys -t "$id" q 2>/dev/null
+		sleep 1
+		tmux -L "$TMUX_SOCK" kill-session -t "$id" 2>/dev/null
+	fi
+	kill -INT "$pid" 2>/dev/null
+}
+# rivals: each rival that can run here, beside gputop's live view; the
+# others' rows say why not.
+rivals() {
+	local smi_why="" id
+	if [ -n "$DEMO" ]; then
+		smi_why="dry run: the demo's mock has no nvidia-smi"
+	elif ! command -v nvidia-smi >/dev/null; then
+		smi_why="nvidia-smi is not installed here"
+	fi
+	rival rival-gputop term "$BIN" --interval 1s "${DEMOFLAG[@]}" &
+	for id in watch-nvidia-smi nvidia-smi-dmon nvidia-smi-query; do
+		[ -n "$smi_why" ] && echo "skip $smi_why" >"$OUT/rival-$id.rival"
+	done
+	if [ -z "$smi_why" ]; then
+		if command -v watch >/dev/null; then
+			rival rival-watch-nvidia-smi term watch -n1 nvidia-smi &
+		else
+			echo "skip watch (procps) is not installed here" >"$OUT/rival-watch-nvidia-smi.rival"
+		fi
+		rival rival-nvidia-smi-dmon pipe nvidia-smi dmon -d 1 &
+		rival rival-nvidia-smi-query pipe nvidia-smi --query-gpu="$SMI_FIELDS" --format=csv -l 1 &
+	fi
+	if [ -n "$DEMO" ]; then
+		echo "skip dry run: nvtop reads the real driver, which the demo's mock is not" >"$OUT/rival-nvtop.rival"
+	elif command -v nvtop >/dev/null; then
+		rival rival-nvtop term nvtop -d 10 &
+	else
+		echo "skip nvtop is not installed here: Debian has it in contrib, not main, and the GPU machine reaches no registry" >"$OUT/rival-nvtop.rival"
+	fi
+	if [ -n "$DEMO" ]; then
+		echo "skip dry run: nvitop reads the real driver, which the demo's mock is not" >"$OUT/rival-nvitop.rival"
+	elif command -v nvitop >/dev/null; then
+		rival rival-nvitop term nvitop --interval 1 &
+	else
+		echo "skip nvitop is not installed here: it comes from PyPI, which is not reached from here" >"$OUT/rival-nvitop.rival"
+	fi
+	wait
+}
+
+log "3. the workload under gputop run, and gputop's own cost and the rivals' beside it (${SELF_S}s each)"
 self_ids=(live-1s live-250ms record-1s record-250ms)
 self_cost live-1s live 1s &
 self_cost live-250ms live 250ms &
 self_cost record-1s record 1s &
 self_cost record-250ms record 250ms &
+rivals &
 
 "$PY" "$HERE/gpu-check/workload.py" --plan >"$OUT/plan.txt" || record workload-plan FAIL "" "workload.py --plan answers"
 plan_s=$(awk '{ s += $2 } END { printf "%d", s }' "$OUT/plan.txt")
@@ -236,6 +372,10 @@ for id in "${self_ids[@]}"; do
 	else
 		check self "self-$id" "$a" "$b" "$c" "$max_cpu" 64
 	fi
+done
+g=$(cat "$OUT/rival-gputop.rival" 2>/dev/null || echo "skip no measurement")
+for r in gputop watch-nvidia-smi nvidia-smi-dmon nvidia-smi-query nvtop nvitop; do
+	check rival "rival-$r" "$(cat "$OUT/rival-$r.rival" 2>/dev/null || echo "skip no measurement")" "$g"
 done
 
 # ---- 4. the report of the workload ----------------------------------------

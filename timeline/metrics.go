@@ -7,8 +7,8 @@ import "math"
 // names are the same; a counter has a raw name and derives a display name.
 const (
 	// GPU gauges (device "gpuN").
-	GPUUtil        = "gpu.util"         // %, mean of NVML's sub-second samples since the last tick (coarse: any kernel running)
-	GPUUtilMin     = "gpu.util.min"     // %, lowest of those samples
+	GPUUtil        = "gpu.util"         // %, NVML's utilisation at the tick (coarse: any kernel running)
+	GPUUtilMin     = "gpu.util.min"     // %, lowest of NVML's sub-second samples since they were last read (every 10 s)
 	GPUUtilMax     = "gpu.util.max"     // %, highest of those samples
 	GPUMemUtil     = "gpu.mem_util"     // %, memory controller busy
 	GPUSMActive    = "gpu.sm_active"    // %, GPM: share of SMs busy (profiling-grade)

@@ -51,8 +51,8 @@ var series = map[string]Series{
 	// are rates (bytes/s), as here: a gauge says what they are.
 	GPUPCIeTx:  {Name: "DCGM_FI_PROF_PCIE_TX_BYTES", Help: "The rate of data transmitted over the PCIe bus, device to host (in bytes/s).", Scale: 1},
 	GPUPCIeRx:  {Name: "DCGM_FI_PROF_PCIE_RX_BYTES", Help: "The rate of data received over the PCIe bus, host to device (in bytes/s).", Scale: 1},
-	GPUUtilMin: {Name: "gputop_gpu_util_min_percent", Help: "Lowest of NVML's sub-second utilization samples within the last interval (in %).", Scale: 1},
-	GPUUtilMax: {Name: "gputop_gpu_util_max_percent", Help: "Highest of NVML's sub-second utilization samples within the last interval (in %).", Scale: 1},
+	GPUUtilMin: {Name: "gputop_gpu_util_min_percent", Help: "Lowest of NVML's sub-second utilization samples since they were last read (every 10 s on a GPU) (in %).", Scale: 1},
+	GPUUtilMax: {Name: "gputop_gpu_util_max_percent", Help: "Highest of NVML's sub-second utilization samples since they were last read (every 10 s on a GPU) (in %).", Scale: 1},
 	// A counter without _total: OpenMetrics then calls it unknown, and
 	// keeps dcgm-exporter's name. mJ since the driver loaded; gputop keeps J.
 	GPUEnergy:   {Name: "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", Help: "Total energy consumption since boot (in mJ).", Scale: 1000, Counter: true, Raw: true},

@@ -15,7 +15,7 @@ import (
 // the recording and /metrics ask too), or an Engine of the screen's own fed
 // every sample as it arrives (a replay, an attach: the analysis gputop
 // report runs too); and what it said for the cursor. It is brought up to
-// date in Update (refreshAnalysis), never in View: drawing reads it and
+// date in Update (refresh, from settle), never in View: drawing reads it and
 // changes nothing.
 type analysisState struct {
 	engine analyst
@@ -36,7 +36,7 @@ type analysisState struct {
 	jumpSamples int
 	jumps       []jump.Target // markers, episode and stall starts, for [ and ]
 	// following says the cursor followed the newest sample when it was
-	// last asked about (see refreshAnalysis).
+	// last asked about (see refresh).
 	following bool
 }
 
@@ -70,33 +70,32 @@ type analyst interface {
 	Phases(from, to time.Time) []timeline.Phase
 }
 
-// feedAnalysis gives the screen's own Engine new samples, with the
-// source's description as it stands (a GPU found later, a limit now
-// known). A Judge has taken them already.
-func (m *Model) feedAnalysis(ss []timeline.Sample) {
-	a := &m.an
+// feed gives the screen's own Engine new samples, with the source's
+// description as it stands (info: a GPU found later, a limit now known).
+// A Judge has taken them already.
+func (a *analysisState) feed(ss []timeline.Sample, info timeline.SourceInfo) {
 	if a.shared {
 		return
 	}
 	e, _ := a.engine.(*analysis.Engine)
 	if e == nil {
-		e = analysis.NewEngine(m.src.Info())
+		e = analysis.NewEngine(info)
 		a.engine = e
 	}
-	e.SetInfo(m.src.Info())
+	e.SetInfo(info)
 	for i := range ss {
 		e.Add(&ss[i])
 	}
 }
 
-// refreshAnalysis asks the Engine again when the cursor has moved or
-// samples have arrived since it last asked: a paused screen asks nothing.
-func (m *Model) refreshAnalysis() {
-	a := &m.an
+// refresh asks the Engine again when the cursor (play's, in a session of
+// gpus GPUs) has moved or samples have arrived since it last asked: a
+// paused screen asks nothing.
+func (a *analysisState) refresh(play *playback.State, gpus int) {
 	if a.engine == nil || a.engine.Len() == 0 {
 		return
 	}
-	at := m.play.Cursor
+	at := play.Cursor
 	if at.Equal(a.at) && a.engine.Len() == a.samples {
 		return
 	}
@@ -104,26 +103,23 @@ func (m *Model) refreshAnalysis() {
 	// second: its judgement is most of what the viewer costs (64 hosts of
 	// 8 GPUs), and its hints rest on windows of 30 s and more. Anything
 	// else that moves the cursor is answered at once.
-	every := judgeEvery(len(m.info.GPUs))
-	if every > 0 && a.following && m.play.Motion == playback.Following && at.After(a.at) && at.Sub(a.at) < every {
+	every := judgeEvery(gpus)
+	if every > 0 && a.following && play.Motion == playback.Following && at.After(a.at) && at.Sub(a.at) < every {
 		return
 	}
-	a.following = m.play.Motion == playback.Following
+	a.following = play.Motion == playback.Following
 	if a.engine.Len() != a.samples {
 		a.phases = a.engine.Phases(a.engine.First(), a.engine.Last())
 	}
 	a.at, a.samples = at, a.engine.Len()
 	a.hints = a.engine.Hints(at)
 	a.shown = analysis.Shown(a.hints, at)
-	if m.hintSel > len(a.shown) {
-		m.hintSel, m.hintTop = 0, 0
-	}
 }
 
-// jumpTargets are the places [ and ] go to over the whole session
-// (jump.Targets), asked for again only when samples have arrived since.
-func (m *Model) jumpTargets() []jump.Target {
-	a := &m.an
+// targets are the places [ and ] go to over the whole session
+// (jump.Targets) with its markers, asked for again only when samples have
+// arrived since.
+func (a *analysisState) targets(markers []timeline.Marker) []jump.Target {
 	if a.engine == nil || (a.jumpSamples == a.engine.Len() && a.jumps != nil) {
 		return a.jumps
 	}
@@ -133,7 +129,7 @@ func (m *Model) jumpTargets() []jump.Target {
 	if a.engine.Len() > 0 {
 		hints, phases = a.engine.Hints(a.engine.Last()), a.engine.Phases(a.engine.First(), a.engine.Last())
 	}
-	a.jumps = jump.Targets(a.jumps, m.store.Markers(), hints, phases)
+	a.jumps = jump.Targets(a.jumps, markers, hints, phases)
 	return a.jumps
 }
 

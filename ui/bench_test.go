@@ -18,7 +18,7 @@ func BenchmarkView(b *testing.B) {
 			m := newTestModel(b, timeline.Live, fixtureSamples(600), size[0], size[1], Options{})
 			b.ReportAllocs()
 			for b.Loop() {
-				m.dirty = true
+				m.drawn.dirty = true
 				_ = m.View()
 			}
 		})
@@ -35,8 +35,8 @@ func BenchmarkReplaySeek(b *testing.B) {
 	targets := []string{"+12h", "+1h", "-5m", "+23h"}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		m.jumpTo(targets[i%len(targets)])
-		m.dirty = true
+		m.play.goTo(targets[i%len(targets)], m.store)
+		m.drawn.dirty = true
 		_ = m.View()
 	}
 }

@@ -48,12 +48,12 @@ func (m *Model) detailTarget() (dm detailMetric, dev, who string) {
 	}
 	dev = m.selectedDevice()
 	who = "GPU" + strings.TrimPrefix(dev, "gpu")
-	if m.info.MultiHost() && m.gpu < len(m.info.GPUs) {
-		g := m.info.GPUs[m.gpu]
+	if m.info.MultiHost() && m.list.GPU < len(m.info.GPUs) {
+		g := m.info.GPUs[m.list.GPU]
 		who = fmt.Sprintf("%s GPU%d", g.Host, g.OnHost())
 	}
-	dm = detailMetrics[m.metric]
-	if g := m.info.GPUs[min(m.gpu, len(m.info.GPUs)-1)]; g.MIG && !g.IsMIGInstance() &&
+	dm = detailMetrics[m.detail.metric]
+	if g := m.info.GPUs[min(m.list.GPU, len(m.info.GPUs)-1)]; g.MIG && !g.IsMIGInstance() &&
 		math.IsNaN(m.store.ValueAt(timeline.Key{Name: dm.name, Device: dev}, m.store.Last())) {
 		// A MIG-enabled GPU has no utilisation (nor GPM of its own): where
 		// the metric chosen is one of those, its power.
@@ -63,8 +63,8 @@ func (m *Model) detailTarget() (dm detailMetric, dev, who string) {
 			}
 		}
 	}
-	if m.gpu < len(m.info.GPUs) && m.info.GPUs[m.gpu].IsMIGInstance() {
-		who = m.gpuNames.One(m.info.GPUs[m.gpu].Index)
+	if m.list.GPU < len(m.info.GPUs) && m.info.GPUs[m.list.GPU].IsMIGInstance() {
+		who = m.gpuNames.One(m.info.GPUs[m.list.GPU].Index)
 		// A MIG instance has no utilisation, power or clocks (its parent's):
 		// where it lacks the metric chosen, its SM activity says what it does.
 		if !m.store.Has(timeline.Key{Name: dm.name, Device: dev}) {
@@ -79,8 +79,8 @@ func (m *Model) detailTarget() (dm detailMetric, dev, who string) {
 }
 
 func (m *Model) selectedDevice() string {
-	if m.gpu < len(m.info.GPUs) {
-		return timeline.GPUDevice(m.info.GPUs[m.gpu].Index)
+	if m.list.GPU < len(m.info.GPUs) {
+		return timeline.GPUDevice(m.info.GPUs[m.list.GPU].Index)
 	}
 	return ""
 }
@@ -94,28 +94,28 @@ var asciiBox = strings.NewReplacer(
 // viewDetail plots the selected GPU's selected metric over the window,
 // resampled to exactly the plot's width so its columns are honest, with a
 // time axis under it.
-func (m *Model) viewDetail(f *frame, rows int) []string {
+func (f *frame) viewDetail(rows int) []string {
 	if rows <= 0 {
 		return nil
 	}
-	dm, dev, who := m.detailTarget()
+	dm, dev, who := f.detailTarget()
 	key := timeline.Key{Name: dm.name, Device: dev}
-	title := m.newLine(m.width)
+	title := f.newLine(f.width)
 	def, _ := timeline.Lookup(dm.name)
-	title.Add(" "+who+" "+def.Label+" ", m.theme.Title)
-	title.Add(draw.Value(dm.name, m.store.ValueAt(key, f.at), m.ascii)+"  ", m.theme.Bold)
-	title.Add(dm.title, m.theme.Dim)
+	title.Add(" "+who+" "+def.Label+" ", f.theme.Title)
+	title.Add(draw.Value(dm.name, f.store.ValueAt(key, f.at), f.ascii)+"  ", f.theme.Bold)
+	title.Add(dm.title, f.theme.Dim)
 	out := []string{title.String()}
-	if text, bad := m.healthLine(dev, f.at); text != "" && rows > 6 {
-		ln := m.newLine(m.width)
-		ink := m.theme.Dim
+	if text, bad := f.healthLine(dev, f.at); text != "" && rows > 6 {
+		ln := f.newLine(f.width)
+		ink := f.theme.Dim
 		if bad {
-			ink = m.theme.Warn
+			ink = f.theme.Warn
 		}
 		ln.Add(" "+text, ink)
 		out = append(out, ln.String())
 	}
-	if row := m.nvlinkRow(dev, f.at); row != "" && rows > 9 {
+	if row := f.nvlinkRow(dev, f.at); row != "" && rows > 9 {
 		out = append(out, row)
 	}
 
@@ -125,25 +125,25 @@ func (m *Model) viewDetail(f *frame, rows int) []string {
 	if plotRows < 2 {
 		return append(out, draw.BlankLines(rows-1)...)
 	}
-	if m.store.Len() == 0 {
-		return append(out, draw.PadBlank([]string{"   waiting for the first sample" + m.glyph.Ellipsis}, rows-1)...)
+	if f.store.Len() == 0 {
+		return append(out, draw.PadBlank([]string{"   waiting for the first sample" + f.glyph.Ellipsis}, rows-1)...)
 	}
 	// Room on the right for half of the last time label, centred on its tick.
-	width := m.width - detailAxisWidth - 5
+	width := f.width - detailAxisWidth - 5
 	main := make([]timeline.Agg, width)
-	m.store.Series(key, f.from, f.to, main)
+	f.store.Series(key, f.from, f.to, main)
 	series := [][]float64{means(main)}
-	if dm.second != "" && m.store.Has(timeline.Key{Name: dm.second, Device: dev}) {
+	if dm.second != "" && f.store.Has(timeline.Key{Name: dm.second, Device: dev}) {
 		second := make([]timeline.Agg, width)
-		m.store.Series(timeline.Key{Name: dm.second, Device: dev}, f.from, f.to, second)
+		f.store.Series(timeline.Key{Name: dm.second, Device: dev}, f.from, f.to, second)
 		series = append(series, means(second))
 	}
-	lo, hi := m.bounds(dm.name, dev, f.at, series)
+	lo, hi := f.bounds(dm.name, dev, f.at, series)
 	opts := []asciigraph.Option{
 		asciigraph.Height(plotRows - 1),
 		asciigraph.LowerBound(lo), asciigraph.UpperBound(hi),
 		asciigraph.YAxisValueFormatter(func(v float64) string {
-			return draw.PadLeft(draw.Value(dm.name, v, m.ascii), detailAxisWidth-3)
+			return draw.PadLeft(draw.Value(dm.name, v, f.ascii), detailAxisWidth-3)
 		}),
 		asciigraph.XAxisRange(float64(f.from.Unix()), float64(f.to.Unix())),
 		asciigraph.XAxisTickCount(max(2, width/16)),
@@ -151,14 +151,14 @@ func (m *Model) viewDetail(f *frame, rows int) []string {
 			return draw.Clock(time.Unix(int64(v), 0), false)
 		}),
 	}
-	if !m.theme.Plain {
+	if !f.theme.Plain {
 		opts = append(opts, asciigraph.SeriesColors(asciigraph.Green, asciigraph.DarkGray))
 	}
-	if m.ascii {
+	if f.ascii {
 		opts = append(opts, asciigraph.SeriesChars(asciiSeries, asciiSeries))
 	}
 	plot := asciigraph.PlotMany(series, opts...)
-	if m.ascii {
+	if f.ascii {
 		plot = asciiBox.Replace(plot)
 	}
 	// asciigraph pads every row to the plot's width; the terminal clears the
@@ -180,17 +180,17 @@ var asciiSeries = asciigraph.CharSet{
 
 // bounds picks the y range: 0-100 for percentages, 0 to the limit or total
 // where one exists, else the data's own range with a little room.
-func (m *Model) bounds(name, dev string, at time.Time, series [][]float64) (float64, float64) {
+func (f *frame) bounds(name, dev string, at time.Time, series [][]float64) (float64, float64) {
 	def, _ := timeline.Lookup(name)
 	switch {
 	case def.Unit == timeline.Percent:
 		return 0, 100
 	case name == timeline.GPUPower:
-		if l := m.limitOf(dev, at); l > 0 {
+		if l := f.limitOf(dev, at); l > 0 {
 			return 0, l * 1.05
 		}
 	case name == timeline.GPUMemUsed:
-		if t := m.value(timeline.GPUMemTotal, dev, at); t > 0 {
+		if t := f.value(timeline.GPUMemTotal, dev, at); t > 0 {
 			return 0, t
 		}
 	}

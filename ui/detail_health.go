@@ -18,12 +18,12 @@ import (
 // the share of time its clocks were held back for each reason (NVML's
 // violation counters, not only the reasons set now). Empty when there is
 // nothing to say: a healthy GPU keeps the plot's rows.
-func (m *Model) healthLine(dev string, at time.Time) (text string, bad bool) {
-	val := func(name string) float64 { return m.store.ValueAt(timeline.Key{Name: name, Device: dev}, at) }
+func (s *session) healthLine(dev string, at time.Time) (text string, bad bool) {
+	val := func(name string) float64 { return s.store.ValueAt(timeline.Key{Name: name, Device: dev}, at) }
 	var parts []string
 	if idx, ok := timeline.ParseGPUDevice(dev); ok {
 		last := ""
-		for _, mk := range m.store.Markers() {
+		for _, mk := range s.store.Markers() {
 			if mk.At.After(at) {
 				break
 			}
@@ -35,7 +35,7 @@ func (m *Model) healthLine(dev string, at time.Time) (text string, bad bool) {
 			parts, bad = append(parts, last), true
 		}
 	}
-	if m.store.Lost(dev, at) {
+	if s.store.Lost(dev, at) {
 		parts, bad = append(parts, "lost: not answering NVML"), true
 	}
 	gen, genMax, width, widthMax := val(timeline.GPUPCIeGen), val(timeline.GPUPCIeGenMax), val(timeline.GPUPCIeWidth), val(timeline.GPUPCIeWidthMax)
@@ -78,8 +78,8 @@ func (m *Model) healthLine(dev string, at time.Time) (text string, bad bool) {
 	}
 	var held []string
 	for _, v := range timeline.Violations {
-		if s := val(v.Share); s >= 0.5 && !math.IsNaN(s) {
-			held = append(held, v.Label+" "+strings.TrimSpace(draw.Pct(min(s, 100))))
+		if share := val(v.Share); share >= 0.5 && !math.IsNaN(share) {
+			held = append(held, v.Label+" "+strings.TrimSpace(draw.Pct(min(share, 100))))
 		}
 	}
 	if len(held) > 0 {

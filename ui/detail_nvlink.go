@@ -18,8 +18,8 @@ import (
 // as a warning where the link counted errors; then the links' typical
 // rate and which are down or erring, by id. Empty for a GPU without
 // NVLink (or a recording from before links were kept).
-func (m *Model) nvlinkRow(dev string, at time.Time) string {
-	val := func(name string) float64 { return m.store.ValueAt(timeline.Key{Name: name, Device: dev}, at) }
+func (f *frame) nvlinkRow(dev string, at time.Time) string {
+	val := func(name string) float64 { return f.store.ValueAt(timeline.Key{Name: name, Device: dev}, at) }
 	ids := timeline.LinkIDs(val(timeline.GPUNVLinkLinks))
 	if len(ids) == 0 {
 		return ""
@@ -36,8 +36,8 @@ func (m *Model) nvlinkRow(dev string, at time.Time) string {
 			upRates = append(upRates, rates[i])
 		}
 	}
-	ln := m.newLine(m.width)
-	ln.Add(" NVLink ", m.theme.Dim)
+	ln := f.newLine(f.width)
+	ln.Add(" NVLink ", f.theme.Dim)
 	var downIDs, errs []string
 	for i, l := range ids {
 		k := &timeline.NVLinks[l]
@@ -55,17 +55,17 @@ func (m *Model) nvlinkRow(dev string, at time.Time) string {
 			}
 			errs = append(errs, strconv.Itoa(l)+" ("+strings.Join(parts, ", ")+")")
 		}
-		ink := m.theme.Dim
+		ink := f.theme.Dim
 		if erring {
-			ink = m.theme.Warn
+			ink = f.theme.Warn
 		}
-		cell := m.glyph.Level(rates[i], 0, hi)
+		cell := f.glyph.Level(rates[i], 0, hi)
 		switch {
 		case isDown(l):
-			cell, ink = "x", m.theme.Warn
+			cell, ink = "x", f.theme.Warn
 			downIDs = append(downIDs, strconv.Itoa(l))
 		case hi < 1<<30 && !math.IsNaN(rates[i]):
-			cell = m.glyph.Levels[0] // idle: no busiest link to measure against
+			cell = f.glyph.Levels[0] // idle: no busiest link to measure against
 		}
 		ln.Add(cell, ink)
 	}
@@ -74,12 +74,12 @@ func (m *Model) nvlinkRow(dev string, at time.Time) string {
 		slices.Sort(upRates)
 		summary += ", " + draw.Rate(upRates[len(upRates)/2]) + " each"
 	}
-	ln.Add(summary, m.theme.Dim)
+	ln.Add(summary, f.theme.Dim)
 	if len(downIDs) > 0 {
-		ln.Add(m.glyph.Sep+"down: "+strings.Join(downIDs, ", "), m.theme.Warn)
+		ln.Add(f.glyph.Sep+"down: "+strings.Join(downIDs, ", "), f.theme.Warn)
 	}
 	if len(errs) > 0 {
-		ln.Add(m.glyph.Sep+"errors: "+strings.Join(errs, ", "), m.theme.Warn)
+		ln.Add(f.glyph.Sep+"errors: "+strings.Join(errs, ", "), f.theme.Warn)
 	}
 	return ln.String()
 }

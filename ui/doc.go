@@ -11,18 +11,28 @@
 // follows the newest sample (ui/playback). Nothing here reads the wall
 // clock; time comes from samples and from tick messages.
 //
-// The Model keeps the state and reads the store and the analysis; its
-// rooms hold the rest, each under an import rule of its own (arch_test.go):
-// the drawing primitives (ui/draw), where everything goes for a size
-// (ui/layout), the cursor (ui/playback), the key table (ui/keymap), the
-// settings file (ui/config), and the panels drawn from what they show,
-// handed over as plain data with a draw.Pen (ui/band, ui/hints, ui/procs,
-// ui/hostpanel, ui/hostrow, ui/help). The GPU list, its hosts, the detail graph, the
-// header and the footer read the store through the Model, here.
+// The Model is a field per part of the screen, each keeping its own state:
+// the session (source, store), the cursor, the GPU list's selection
+// (ui/gpulist), the process table (ui/procs), the opened hint, the help
+// (ui/help), the footer's question (ui/prompt), the detail pane. Its rooms
+// hold the rest, each under an import rule of its own (arch_test.go): the
+// drawing primitives (ui/draw), where everything goes for a size
+// (ui/layout), the cursor (ui/playback), the key table (ui/keymap), the one
+// scroll component (ui/scroll), the settings file (ui/config), and the
+// panels drawn from what they show, handed over as plain data with a
+// draw.Pen (ui/band, ui/hints, ui/procs, ui/hostpanel, ui/hostrow,
+// ui/help, ui/transport). The GPU list, its hosts, the detail graph, the
+// header and the footer read the store themselves: they are the frame's,
+// one drawing of the Model (gpus.go, view.go).
 //
-// Every key is a binding in one table (ui/keymap): handleKey matches it,
-// the ? screen lists it, and the footer offers the bindings that do
-// something now.
+// Every key is a binding in one table (ui/keymap) and a row with its
+// handler and the rule that enables it, listed by the part it belongs to
+// (bindings.go): updateKeys enables the rows, handleKey runs the first
+// enabled one that matches (keymap.Route, a loop, no switch), the ? screen
+// lists them, and the footer offers those that do something now.
+//
+//	key ─▶ Route: question │ help │ process table, session, hints, list, detail, time
+//	          ─▶ handler ─▶ settle (analysis, scrolls clamped, keys enabled) ─▶ View reads
 //
 // Every text meets its room through one fitter (draw.Fitter): it wraps where
 // its panel has a line for it, and is otherwise cut at a word with an

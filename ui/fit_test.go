@@ -93,14 +93,14 @@ func replayAtOpts(t *testing.T, d sessionData, off time.Duration, w, h int, opts
 // cut without the ellipsis (see TestNoTextEndsMidWord).
 func checkWordsWhole(t *testing.T, m *Model, what string) {
 	t.Helper()
-	m.dirty = true
+	m.drawn.dirty = true
 	drawn := ansi.Strip(m.View())
 	var offered strings.Builder
 	m.fit.Uncut, m.fit.Offered = true, &offered
-	m.dirty = true
+	m.drawn.dirty = true
 	whole := ansi.Strip(m.View())
 	m.fit.Uncut, m.fit.Offered = false, nil
-	m.dirty = true
+	m.drawn.dirty = true
 	m.View()
 
 	words := map[string]bool{}

@@ -18,48 +18,48 @@ import (
 // longer than the row takes the row above it too (the last of the pane
 // over it), wrapped, rather than be cut: a refusal cut mid-word says
 // nothing. It returns one row, or two.
-func (m *Model) viewFooter(f *frame) []string {
-	help := m.keys.Help.Help()
-	room := m.width - ansi.StringWidth(" "+help.Key+" "+help.Desc)
+func (f *frame) viewFooter() []string {
+	help := f.keys.Help.Help()
+	room := f.width - ansi.StringWidth(" "+help.Key+" "+help.Desc)
 	var msg []string
 	var k draw.Ink
-	if m.recorder != nil {
-		if path, on, failed := m.recorder.State(); failed != nil {
-			msg, k = append(msg, "recording stopped: "+failed.Error()), m.theme.Crit
-		} else if on && m.note == "" {
-			msg, k = append(msg, "REC "+path), m.theme.Rec
+	if f.recorder != nil {
+		if path, on, failed := f.recorder.State(); failed != nil {
+			msg, k = append(msg, "recording stopped: "+failed.Error()), f.theme.Crit
+		} else if on && f.note == "" {
+			msg, k = append(msg, "REC "+path), f.theme.Rec
 		}
 	}
 	// A note answers the key just pressed, so it goes before what stays
 	// true (a damaged file, a lost GPU), which is back at the next key.
-	if m.note != "" {
-		msg, k = append(msg, m.note), m.theme.Warn
-	} else if status := m.statusText(f); status != "" {
-		msg, k = append(msg, status), m.theme.Crit
+	if f.note != "" {
+		msg, k = append(msg, f.note), f.theme.Warn
+	} else if status := f.statusText(); status != "" {
+		msg, k = append(msg, status), f.theme.Crit
 	}
 	var above string
-	ln := m.newLine(room)
+	ln := f.newLine(room)
 	if len(msg) > 0 {
-		text := " " + strings.Join(msg, " "+m.glyph.Bar+" ")
-		bar := " " + m.glyph.Bar
-		if rows := m.fit.WrapWords(text, room-len([]rune(bar)), 2); len(rows) > 1 && !m.fit.Uncut {
+		text := " " + strings.Join(msg, " "+f.glyph.Bar+" ")
+		bar := " " + f.glyph.Bar
+		if rows := f.fit.WrapWords(text, room-len([]rune(bar)), 2); len(rows) > 1 && !f.fit.Uncut {
 			above = k.Paint(rows[0])
 			text = " " + strings.TrimLeft(rows[1], " ")
 		}
 		ln.Add(text+bar, k)
 	}
-	for _, b := range m.keys.Footer {
+	for _, b := range f.keys.Footer {
 		if !b.Offered() {
 			continue
 		}
 		h := b.Help()
-		if !m.fit.Uncut && ln.Width()+ansi.StringWidth(" "+h.Key+" "+h.Desc) > room {
+		if !f.fit.Uncut && ln.Width()+ansi.StringWidth(" "+h.Key+" "+h.Desc) > room {
 			break
 		}
-		ln.Add(" "+h.Key, m.theme.Bold).Add(" "+h.Desc, m.theme.Dim)
+		ln.Add(" "+h.Key, f.theme.Bold).Add(" "+h.Desc, f.theme.Dim)
 	}
-	ln.SetLimit(m.width)
-	ln.Add(" "+help.Key, m.theme.Bold).Add(" "+help.Desc, m.theme.Dim)
+	ln.SetLimit(f.width)
+	ln.Add(" "+help.Key, f.theme.Bold).Add(" "+help.Desc, f.theme.Dim)
 	if above != "" {
 		return []string{above, ln.String()}
 	}
@@ -68,15 +68,15 @@ func (m *Model) viewFooter(f *frame) []string {
 
 // statusText collapses what the probes said at the cursor into one line:
 // "nvml gpu3: GPU is lost (41x) · host: late".
-func (m *Model) statusText(f *frame) string {
+func (f *frame) statusText() string {
 	var parts []string
-	if m.sourceErr != nil {
-		parts = append(parts, m.sourceErr.Error())
+	if f.sourceErr != nil {
+		parts = append(parts, f.sourceErr.Error())
 	}
-	events := m.store.EventsAt(f.at)
+	events := f.store.EventsAt(f.at)
 	sort.SliceStable(events, func(i, j int) bool { return events[i].State > events[j].State })
 	for _, e := range events {
-		if e.Probe == timeline.RemoteProbe && m.info.MultiHost() {
+		if e.Probe == timeline.RemoteProbe && f.info.MultiHost() {
 			continue // the host's own line says it, and since when (hostlist.go)
 		}
 		who := e.Probe
@@ -96,5 +96,5 @@ func (m *Model) statusText(f *frame) string {
 		}
 		parts = append(parts, s)
 	}
-	return strings.Join(parts, m.glyph.Sep)
+	return strings.Join(parts, f.glyph.Sep)
 }

@@ -13,11 +13,20 @@ import (
 	"github.com/gputop-dev/gputop/ui/layout"
 )
 
-// frame is what every panel of one View shares: the window, the cursor and
-// a scratch buffer for series, so a View allocates little.
+// frame is one drawing of the Model: what every panel of one View shares
+// (the window, the cursor, a scratch buffer for series, so a View
+// allocates little) and the rows it notes for the mouse as it draws them.
+// The panels' drawing is the frame's (viewGPUs, viewHints, ...), reading
+// the Model it embeds; what a frame leaves is its rows, and the hits View
+// keeps for the mouse.
 type frame struct {
+	*Model
 	from, to, at time.Time
 	cols         []timeline.Agg
+	// hits say what each row shows (mouse.go); hitBase is where the panel
+	// being drawn starts.
+	hits    []hit
+	hitBase int
 }
 
 // gpuRow is one sparkline row of a GPU block.
@@ -86,10 +95,10 @@ func migRows(g timeline.GPUInfo, n int) []gpuRow {
 // rowsWithData is a MIG-enabled GPU's rows: NVML gives it no utilisation,
 // and GPM is its instances', so the rows with a value in view come first
 // (power, memory), then the others, at most n.
-func (m *Model) rowsWithData(f *frame, dev string, n int) []gpuRow {
+func (f *frame) rowsWithData(dev string, n int) []gpuRow {
 	var have, lack []gpuRow
-	for _, r := range sparkRows(m.lay.ShowSM) {
-		m.store.Series(timeline.Key{Name: r.metric, Device: dev}, f.from, f.to, f.cols)
+	for _, r := range sparkRows(f.lay.ShowSM) {
+		f.store.Series(timeline.Key{Name: r.metric, Device: dev}, f.from, f.to, f.cols)
 		if slices.ContainsFunc(f.cols, func(a timeline.Agg) bool { return !a.Empty() }) {
 			have = append(have, r)
 		} else {
@@ -119,22 +128,22 @@ func rowsFor(l *layout.Layout) []gpuRow {
 }
 
 // value is key's value at the cursor.
-func (m *Model) value(name, dev string, at time.Time) float64 {
-	return m.store.ValueAt(timeline.Key{Name: name, Device: dev}, at)
+func (s *session) value(name, dev string, at time.Time) float64 {
+	return s.store.ValueAt(timeline.Key{Name: name, Device: dev}, at)
 }
 
 // limitOf is a GPU's power limit: sampled, else from the source's header.
-func (m *Model) limitOf(dev string, at time.Time) float64 {
-	if v := m.value(timeline.GPUPowerLimit, dev, at); v > 0 {
+func (s *session) limitOf(dev string, at time.Time) float64 {
+	if v := s.value(timeline.GPUPowerLimit, dev, at); v > 0 {
 		return v
 	}
-	return m.gpuInfo(dev).PowerLimit
+	return s.gpuInfo(dev).PowerLimit
 }
 
 // gpuInfo is what the source said of a GPU at the start; unknown figures
 // are NaN.
-func (m *Model) gpuInfo(dev string) timeline.GPUInfo {
-	for _, g := range m.info.GPUs {
+func (s *session) gpuInfo(dev string) timeline.GPUInfo {
+	for _, g := range s.info.GPUs {
 		if timeline.GPUDevice(g.Index) == dev {
 			return g
 		}
@@ -143,75 +152,75 @@ func (m *Model) gpuInfo(dev string) timeline.GPUInfo {
 }
 
 // viewGPUs draws every GPU block.
-func (m *Model) viewGPUs(f *frame) []string {
-	if m.info.MultiHost() && len(m.hosts.names) > 0 {
+func (f *frame) viewGPUs() []string {
+	if f.info.MultiHost() && len(f.list.Names) > 0 {
 		// Every host has its line from the first second, GPUs or not: it
 		// says what the host is waiting for.
-		return m.viewHostGPUs(f)
+		return f.viewHostGPUs()
 	}
-	if len(m.info.GPUs) == 0 {
-		return m.viewNoGPUs()
+	if len(f.info.GPUs) == 0 {
+		return f.viewNoGPUs()
 	}
-	return m.viewGPUList(f)
+	return f.viewGPUList()
 }
 
-func (m *Model) gpuLabel(i int, g timeline.GPUInfo) string {
+func (f *frame) gpuLabel(i int, g timeline.GPUInfo) string {
 	mark := " "
-	if i == m.gpu {
+	if i == f.list.GPU {
 		mark = "▸"
-		if m.ascii {
+		if f.ascii {
 			mark = ">"
 		}
 	}
 	if g.IsMIGInstance() {
-		return draw.PadRight(mark+layout.MIGLabel(g, m.ascii), m.lay.Label)
+		return draw.PadRight(mark+layout.MIGLabel(g, f.ascii), f.lay.Label)
 	}
-	return draw.PadRight(mark+fmt.Sprintf("GPU%d", g.OnHost()), m.lay.Label)
+	return draw.PadRight(mark+fmt.Sprintf("GPU%d", g.OnHost()), f.lay.Label)
 }
 
-func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
+func (f *frame) viewGPU(i int, g timeline.GPUInfo) []string {
 	dev := timeline.GPUDevice(g.Index)
-	label := m.gpuLabel(i, g)
-	labelInk := m.theme.Title
-	if i == m.gpu {
-		labelInk = m.theme.Sel
+	label := f.gpuLabel(i, g)
+	labelInk := f.theme.Title
+	if i == f.list.GPU {
+		labelInk = f.theme.Sel
 	}
-	lost := m.store.Lost(dev, f.at)
-	if m.lay.GPURows == 1 {
-		return []string{m.compactGPU(f, dev, label, labelInk, lost)}
+	lost := f.store.Lost(dev, f.at)
+	if f.lay.GPURows == 1 {
+		return []string{f.compactGPU(dev, label, labelInk, lost)}
 	}
-	rows := rowsFor(&m.lay)
+	rows := rowsFor(&f.lay)
 	height := len(rows)
 	switch {
 	case g.IsMIGInstance():
 		rows = migRows(g, height)
 	case g.MIG:
-		rows = m.rowsWithData(f, dev, height)
+		rows = f.rowsWithData(dev, height)
 	}
-	own, spill := m.gpuFields(dev, f.at, rows, lost)
+	own, spill := f.gpuFields(dev, f.at, rows, lost)
 	var out []string
 	for r, row := range rows {
-		ln := m.newLine(m.width)
+		ln := f.newLine(f.width)
 		if r == 0 {
 			ln.Add(label, labelInk)
 		}
-		ln.Pad(m.lay.Label)
-		ln.Add(draw.PadRight(row.label, layout.RowLabelWidth), m.theme.Dim)
-		m.store.Series(timeline.Key{Name: row.metric, Device: dev}, f.from, f.to, f.cols)
-		lo, hi := row.scale(m, dev, f.at)
+		ln.Pad(f.lay.Label)
+		ln.Add(draw.PadRight(row.label, layout.RowLabelWidth), f.theme.Dim)
+		f.store.Series(timeline.Key{Name: row.metric, Device: dev}, f.from, f.to, f.cols)
+		lo, hi := row.scale(f.Model, dev, f.at)
 		if !(hi > lo) {
 			// No known ceiling (a log without the power limit): the
 			// highest value in view, so the shape still shows.
 			hi = highest(f.cols)
 		}
-		ln.Add(m.glyph.Spark(f.cols, lo, hi), row.ink(&m.theme))
+		ln.Add(f.glyph.Spark(f.cols, lo, hi), row.ink(&f.theme))
 		ln.Add(" ", draw.Ink{})
-		ln.Add(row.value(m, dev, f.at), row.ink(&m.theme))
-		spill = draw.FillRow(ln, &m.theme, own[row.metric], spill, m.width)
+		ln.Add(row.value(f.Model, dev, f.at), row.ink(&f.theme))
+		spill = draw.FillRow(ln, &f.theme, own[row.metric], spill, f.width)
 		out = append(out, ln.String())
 	}
 	for len(out) < height { // an instance without GPM: its memory alone
-		ln := m.newLine(m.width)
+		ln := f.newLine(f.width)
 		if len(out) == 0 {
 			ln.Add(label, labelInk)
 		}
@@ -223,12 +232,12 @@ func (m *Model) viewGPU(f *frame, i int, g timeline.GPUInfo) []string {
 // gpuFields are the numbers a GPU block shows besides its rows' own, by the
 // row they belong to, and those whose row is not shown (most important
 // first), which spill into whatever room the shown rows have.
-func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (map[string][]draw.Field, []draw.Field) {
+func (f *frame) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (map[string][]draw.Field, []draw.Field) {
 	if lost {
 		return nil, []draw.Field{{Text: "LOST: fell off the bus", Ink: draw.CritInk}}
 	}
-	v := func(name string) float64 { return m.value(name, dev, at) }
-	has := func(name string) bool { return m.store.Has(timeline.Key{Name: name, Device: dev}) }
+	v := func(name string) float64 { return f.value(name, dev, at) }
+	has := func(name string) bool { return f.store.Has(timeline.Key{Name: name, Device: dev}) }
 	shown := map[string]bool{}
 	for _, r := range rows {
 		shown[r.metric] = true
@@ -241,7 +250,7 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 	}
 	// A MIG-enabled GPU's GPM figures are its instances': an N/A here
 	// would say nothing its instances' rows do not.
-	g := m.gpuInfo(dev)
+	g := f.gpuInfo(dev)
 	gpmOfInstances := g.MIG && !g.IsMIGInstance()
 	known := func(name string) bool { return has(name) && !(gpmOfInstances && math.IsNaN(v(name))) }
 	if !shown[timeline.GPUSMActive] && known(timeline.GPUSMActive) {
@@ -252,7 +261,7 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 	}
 	// What the source never gave (an nvidia-smi log without temperatures)
 	// is left out rather than shown as N/A, which reads as a failure.
-	limit := m.limitOf(dev, at)
+	limit := f.limitOf(dev, at)
 	switch {
 	case !has(timeline.GPUPower) && g.IsMIGInstance():
 		// The parent's power, shown on its rows.
@@ -262,10 +271,10 @@ func (m *Model) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 		put(timeline.GPUPower, draw.Field{Text: "of " + draw.Watts(limit), Ink: draw.DimInk})
 	}
 	if flag := draw.ThrottleFlag(v(timeline.GPUThrottle)); flag != "" {
-		put(timeline.GPUPower, draw.Field{Text: m.glyph.Warn + flag, Ink: draw.WarnInk})
+		put(timeline.GPUPower, draw.Field{Text: f.glyph.Warn + flag, Ink: draw.WarnInk})
 	}
 	if has(timeline.GPUTemp) {
-		put(timeline.GPUPower, draw.Field{Text: draw.Temp(v(timeline.GPUTemp), m.ascii), Ink: draw.TempInk})
+		put(timeline.GPUPower, draw.Field{Text: draw.Temp(v(timeline.GPUTemp), f.ascii), Ink: draw.TempInk})
 	}
 	if has(timeline.GPUClockSM) {
 		put(timeline.GPUPower, draw.Field{Text: draw.MHz(v(timeline.GPUClockSM)), Ink: draw.DimInk})
@@ -317,75 +326,75 @@ func rehome(home map[string][]draw.Field, shown map[string]bool) (spill []draw.F
 
 // compactGPU is the one-row GPU of a small terminal: every number, one
 // sparkline. " 98% SM  87% 68.2/79.6GiB 652/700W 71°C PWR"
-func (m *Model) compactGPU(f *frame, dev, label string, labelInk draw.Ink, lost bool) string {
-	ln := m.newLine(m.width)
+func (f *frame) compactGPU(dev, label string, labelInk draw.Ink, lost bool) string {
+	ln := f.newLine(f.width)
 	ln.Add(label, labelInk)
 	// A MIG instance has no utilisation: its sparkline is its SM activity.
 	// A MIG-enabled GPU has none either: its sparkline is its power.
-	g := m.gpuInfo(dev)
+	g := f.gpuInfo(dev)
 	mig := g.IsMIGInstance()
-	spark, sparkInk, hi := timeline.GPUUtil, m.theme.Util, 100.0
+	spark, sparkInk, hi := timeline.GPUUtil, f.theme.Util, 100.0
 	switch {
 	case mig:
-		spark, sparkInk = timeline.GPUSMActive, m.theme.SM
+		spark, sparkInk = timeline.GPUSMActive, f.theme.SM
 	case g.MIG:
-		spark, sparkInk, hi = timeline.GPUPower, m.theme.Power, m.limitOf(dev, f.at)
+		spark, sparkInk, hi = timeline.GPUPower, f.theme.Power, f.limitOf(dev, f.at)
 	}
-	m.store.Series(timeline.Key{Name: spark, Device: dev}, f.from, f.to, f.cols)
+	f.store.Series(timeline.Key{Name: spark, Device: dev}, f.from, f.to, f.cols)
 	if !(hi > 0) {
 		hi = highest(f.cols)
 	}
-	ln.Add(m.glyph.Spark(f.cols, 0, hi), sparkInk)
+	ln.Add(f.glyph.Spark(f.cols, 0, hi), sparkInk)
 	ln.Add(" ", draw.Ink{})
 	if lost {
-		ln.Add("LOST: fell off the bus", m.theme.Crit)
+		ln.Add("LOST: fell off the bus", f.theme.Crit)
 		return ln.String()
 	}
-	v := func(name string) float64 { return m.value(name, dev, f.at) }
+	v := func(name string) float64 { return f.value(name, dev, f.at) }
 	util := draw.Pct(v(timeline.GPUUtil))
-	if mig && !m.store.Has(timeline.Key{Name: timeline.GPUUtil, Device: dev}) {
+	if mig && !f.store.Has(timeline.Key{Name: timeline.GPUUtil, Device: dev}) {
 		util = draw.PadLeft("", len(util)) // never given: its column blank
 	}
-	ln.Add(util, m.theme.Util)
-	if m.lay.ShowSM {
-		ln.Add(" SM ", m.theme.Dim).Add(draw.Pct(v(timeline.GPUSMActive)), m.theme.SM)
+	ln.Add(util, f.theme.Util)
+	if f.lay.ShowSM {
+		ln.Add(" SM ", f.theme.Dim).Add(draw.Pct(v(timeline.GPUSMActive)), f.theme.SM)
 	}
 	// A quantity the source never gave keeps its column blank, not N/A.
-	has := func(name string) bool { return m.store.Has(timeline.Key{Name: name, Device: dev}) }
+	has := func(name string) bool { return f.store.Has(timeline.Key{Name: name, Device: dev}) }
 	mem, temp := "", ""
 	if has(timeline.GPUMemUsed) {
 		mem = draw.Mem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal))
 	}
 	if has(timeline.GPUTemp) {
-		temp = draw.Temp(v(timeline.GPUTemp), m.ascii)
+		temp = draw.Temp(v(timeline.GPUTemp), f.ascii)
 	}
-	ln.Add(" ", draw.Ink{}).Add(draw.PadLeft(mem, 12), m.theme.Mem)
-	pwr := units.WattsOf(v(timeline.GPUPower), m.limitOf(dev, f.at))
+	ln.Add(" ", draw.Ink{}).Add(draw.PadLeft(mem, 12), f.theme.Mem)
+	pwr := units.WattsOf(v(timeline.GPUPower), f.limitOf(dev, f.at))
 	if mig && !has(timeline.GPUPower) {
 		pwr = "" // its parent's, on the parent's row
 	}
-	ln.Add(" ", draw.Ink{}).Add(draw.PadLeft(pwr, 8), m.theme.Power)
-	ln.Add(" ", draw.Ink{}).Add(draw.PadLeft(temp, 4), m.theme.Temp)
+	ln.Add(" ", draw.Ink{}).Add(draw.PadLeft(pwr, 8), f.theme.Power)
+	ln.Add(" ", draw.Ink{}).Add(draw.PadLeft(temp, 4), f.theme.Temp)
 	if flag := draw.ThrottleFlag(v(timeline.GPUThrottle)); flag != "" {
-		ln.Add(" ", draw.Ink{}).Add(flag, m.theme.Warn)
+		ln.Add(" ", draw.Ink{}).Add(flag, f.theme.Warn)
 	}
 	return ln.String()
 }
 
 // viewNoGPUs says why there are no GPUs to show (no driver, or still
 // looking), in the rows the GPUs would have had.
-func (m *Model) viewNoGPUs() []string {
+func (f *frame) viewNoGPUs() []string {
 	var out []string
-	for _, n := range m.info.Notes {
-		for _, l := range m.fit.WrapWords(" "+n, m.width, 0) {
-			out = append(out, m.theme.Warn.Paint(l))
+	for _, n := range f.info.Notes {
+		for _, l := range f.fit.WrapWords(" "+n, f.width, 0) {
+			out = append(out, f.theme.Warn.Paint(l))
 		}
 	}
 	if len(out) == 0 {
-		out = append(out, m.theme.Warn.Paint(" no GPUs"))
+		out = append(out, f.theme.Warn.Paint(" no GPUs"))
 	}
-	if len(out) < layout.NoGPURows && len(m.info.Checks) > 0 {
-		out = append(out, m.theme.Dim.Paint(m.fit.FitWords(" ? lists every check made while looking for GPUs", m.width, false)))
+	if len(out) < layout.NoGPURows && len(f.info.Checks) > 0 {
+		out = append(out, f.theme.Dim.Paint(f.fit.FitWords(" ? lists every check made while looking for GPUs", f.width, false)))
 	}
 	return draw.PadBlank(out, layout.NoGPURows)
 }

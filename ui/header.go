@@ -15,31 +15,31 @@ import (
 // viewHeader is the top row: what is being watched on the left (host, GPUs,
 // driver), where and how on the right (LIVE, DEMO, REPLAY; the cursor's time;
 // the window). Left pieces drop out, least useful first, when it is narrow.
-func (m *Model) viewHeader(f *frame) string {
-	right := m.headerState(f)
-	left := []string{m.info.Host, gpuSummary(m.info.GPUs)}
-	if m.info.MultiHost() {
-		left[0] = fmt.Sprintf("%d hosts", len(m.info.Hosts))
+func (f *frame) viewHeader() string {
+	right := f.headerState()
+	left := []string{f.info.Host, gpuSummary(f.info.GPUs)}
+	if f.info.MultiHost() {
+		left[0] = fmt.Sprintf("%d hosts", len(f.info.Hosts))
 	}
-	if m.info.Driver != "" {
-		left = append(left, "driver "+m.info.Driver)
+	if f.info.Driver != "" {
+		left = append(left, "driver "+f.info.Driver)
 	}
-	if m.info.CUDA != "" {
-		left = append(left, "CUDA "+m.info.CUDA)
+	if f.info.CUDA != "" {
+		left = append(left, "CUDA "+f.info.CUDA)
 	}
 	rightW := draw.VisibleWidth(right)
 	for n := len(left); n >= 0; n-- {
 		text := " gputop"
 		for _, p := range left[:n] {
 			if p != "" {
-				text += m.glyph.Sep + p
+				text += f.glyph.Sep + p
 			}
 		}
-		if len([]rune(text))+1+rightW <= m.width || n == 0 {
-			ln := m.newLine(m.width)
-			ln.Add(" gputop", m.theme.Title)
+		if len([]rune(text))+1+rightW <= f.width || n == 0 {
+			ln := f.newLine(f.width)
+			ln.Add(" gputop", f.theme.Title)
 			ln.Add(strings.TrimPrefix(text, " gputop"), draw.Ink{})
-			ln.Pad(m.width - rightW)
+			ln.Pad(f.width - rightW)
 			return ln.String() + right
 		}
 	}
@@ -47,52 +47,58 @@ func (m *Model) viewHeader(f *frame) string {
 }
 
 // headerState is the right side: source, motion, cursor time and zoom.
-func (m *Model) headerState(f *frame) string {
-	first, last := m.store.First(), m.store.Last()
+func (f *frame) headerState() string {
+	first, last := f.store.First(), f.store.Last()
 	var src string
-	switch m.info.Kind {
+	switch f.info.Kind {
 	case timeline.Demo:
-		src = "DEMO " + m.info.Scenario
+		src = "DEMO " + f.info.Scenario
 	case timeline.Replay:
-		src = "REPLAY " + filepath.Base(m.info.Origin)
-		if m.info.Recorded == timeline.Demo && m.info.Scenario != "" {
-			src += " (demo " + m.info.Scenario + ")"
+		src = "REPLAY " + filepath.Base(f.info.Origin)
+		if f.info.Recorded == timeline.Demo && f.info.Scenario != "" {
+			src += " (demo " + f.info.Scenario + ")"
 		}
 	case timeline.Imported:
-		src = "IMPORT " + filepath.Base(m.info.Origin)
+		src = "IMPORT " + filepath.Base(f.info.Origin)
 	default:
 		src = "LIVE"
 	}
 	var state string
 	var k draw.Ink
-	switch m.play.Motion {
+	switch f.play.Motion {
 	case playback.Following:
-		state, k = m.glyph.Live, m.theme.Live
+		state, k = f.glyph.Live, f.theme.Live
 	case playback.Playing:
-		state, k = fmt.Sprintf("%s %gx", m.glyph.Playing, m.play.Speed), m.theme.Live
+		state, k = fmt.Sprintf("%s %gx", f.glyph.Playing, f.play.Speed), f.theme.Live
 	default:
-		state, k = m.glyph.Paused, m.theme.Paused
-		if !m.play.Grows {
-			state += fmt.Sprintf(" %gx", m.play.Speed)
+		state, k = f.glyph.Paused, f.theme.Paused
+		if !f.play.Grows {
+			state += fmt.Sprintf(" %gx", f.play.Speed)
 		}
 	}
 	at := "--:--:--"
-	if m.store.Len() > 0 {
+	if f.store.Len() > 0 {
 		withDate := last.Sub(first) > 20*time.Hour
 		at = draw.Clock(f.at, withDate)
 	}
 	span := f.to.Sub(f.from)
 	zoom := "[" + draw.Duration(span) + "]"
-	if m.play.Zoom >= len(playback.ZoomLevels) {
+	if f.play.Zoom >= len(playback.ZoomLevels) {
 		zoom = "[all " + draw.Duration(span) + "]"
 	}
-	ln := m.newLine(m.width)
-	if m.recorder != nil {
-		if _, on, _ := m.recorder.State(); on {
-			ln.Add("REC ", m.theme.Rec)
+	// A live screen within its memory budget has let go of its oldest
+	// samples (their buckets stay): a window reaching back past them says
+	// from when it shows every sample.
+	if raw := f.store.OldestRaw(); f.store.Len() > 0 && raw.After(first) && f.from.Before(raw) {
+		zoom = zoom[:len(zoom)-1] + ", every sample since " + draw.Clock(raw, last.Sub(first) > 20*time.Hour) + "]"
+	}
+	ln := f.newLine(f.width)
+	if f.recorder != nil {
+		if _, on, _ := f.recorder.State(); on {
+			ln.Add("REC ", f.theme.Rec)
 		}
 	}
-	ln.Add(state+" ", k).Add(src, m.theme.Bold).Add(" "+at+" ", draw.Ink{}).Add(zoom+" ", m.theme.Dim)
+	ln.Add(state+" ", k).Add(src, f.theme.Bold).Add(" "+at+" ", draw.Ink{}).Add(zoom+" ", f.theme.Dim)
 	return ln.String()
 }
 

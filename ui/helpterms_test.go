@@ -52,31 +52,31 @@ func TestHelpPages(t *testing.T) {
 		t.Fatalf("the help's last row says which page: %q", footerOf(m))
 	}
 	press(m, " ")
-	if m.helpTop != 22 {
-		t.Errorf("space moves a page (22 lines at 80x24, one kept), not to %d", m.helpTop)
+	if m.help.Top() != 22 {
+		t.Errorf("space moves a page (22 lines at 80x24, one kept), not to %d", m.help.Top())
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyPgDown})
-	if m.helpTop != 44 {
-		t.Errorf("pgdown moves a page, to 44, not %d", m.helpTop)
+	if m.help.Top() != 44 {
+		t.Errorf("pgdown moves a page, to 44, not %d", m.help.Top())
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyPgUp})
-	if m.helpTop != 22 {
-		t.Errorf("pgup moves a page back, to 22, not %d", m.helpTop)
+	if m.help.Top() != 22 {
+		t.Errorf("pgup moves a page back, to 22, not %d", m.help.Top())
 	}
 	press(m, "down")
-	if m.helpTop != 23 {
-		t.Errorf("down moves a line, to 23, not %d", m.helpTop)
+	if m.help.Top() != 23 {
+		t.Errorf("down moves a line, to 23, not %d", m.help.Top())
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyEnd})
 	screen(m)
-	if m.helpTop != total-23 {
-		t.Errorf("end shows the last page (from line %d), not from %d", total-23, m.helpTop)
+	if m.help.Top() != total-23 {
+		t.Errorf("end shows the last page (from line %d), not from %d", total-23, m.help.Top())
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyHome})
-	if screen(m); m.helpTop != 0 {
-		t.Errorf("home goes to the top, not %d", m.helpTop)
+	if screen(m); m.help.Top() != 0 {
+		t.Errorf("home goes to the top, not %d", m.help.Top())
 	}
-	if !m.showHelp {
+	if !m.help.IsOpen() {
 		t.Fatal("the help's keys closed it")
 	}
 }

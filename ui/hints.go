@@ -5,42 +5,61 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/ui/hints"
+	"github.com/gputop-dev/gputop/ui/keymap"
+	"github.com/gputop-dev/gputop/ui/scroll"
 )
 
 // hintPanel is the hints panel over the hints listed at the cursor.
 func (m *Model) hintPanel(at time.Time) hints.Panel {
-	return hints.Panel{Pen: m.pen(), Hints: m.an.shown, Names: m.gpuNames, At: at, Sel: m.hintSel}
+	return hints.Panel{Pen: m.pen(), Hints: m.an.shown, Names: m.gpuNames, At: at, Sel: m.hint.sel}
 }
 
 // viewHints is the hints panel (hints.Panel.View), each hint's rows noted
 // for the mouse.
-func (m *Model) viewHints(f *frame, rows int) []string {
-	judging := m.store.Len() > 0 && f.at.Sub(m.store.First()) < analysis.ProvisionalMin
-	p := m.hintPanel(f.at)
-	return p.View(rows, judging, func(row, i int) { m.hitRows(row, 1, hitHint, i) })
+func (f *frame) viewHints(rows int) []string {
+	judging := f.store.Len() > 0 && f.at.Sub(f.store.First()) < analysis.ProvisionalMin
+	p := f.hintPanel(f.at)
+	return p.View(rows, judging, func(row, i int) { f.hitRows(row, 1, hitHint, i) })
+}
+
+// hintView is the hint opened in full and how far its detail is
+// scrolled.
+type hintView struct {
+	// sel is the hint whose evidence the detail pane shows: 0 for none,
+	// i+1 for the i-th hint listed.
+	sel int
+	at  scroll.Offset
+	// overflow is how many of its lines do not fit in the pane, as
+	// keepHintInView last found: how far it can scroll.
+	overflow int
+}
+
+// open shows the sel-th hint (i+1 for the i-th listed, 0 for none) from
+// its first line.
+func (h *hintView) open(sel int) { h.sel = sel; h.at.Home() }
+
+// keepHintInView stops the open hint's scroll at its ends, for its lines
+// at the cursor and the rows of the pane now (less the row its keys take).
+func (m *Model) keepHintInView() {
+	h := &m.hint
+	h.overflow = 0
+	if h.sel > 0 {
+		p := m.hintPanel(m.play.Cursor)
+		lines, rows := len(p.Detail()), max(1, m.hintRows()-1)
+		h.at.Clamp(lines, rows)
+		h.overflow = max(0, lines-rows)
+	}
 }
 
 // viewHintDetail shows the selected hint in full where the detail graph
-// goes, scrolled to hintTop; the graph where no hint is open.
-func (m *Model) viewHintDetail(f *frame, rows int) []string {
-	p := m.hintPanel(f.at)
+// goes, from its scroll; the graph where no hint is open.
+func (f *frame) viewHintDetail(rows int) []string {
+	p := f.hintPanel(f.at)
 	lines := p.Detail()
 	if lines == nil {
-		return m.viewDetail(f, rows)
+		return f.viewDetail(rows)
 	}
-	return p.DetailView(lines, rows, m.hintTop, m.keys.HintUp.Help().Key)
-}
-
-// hintDetailOverflow is how many lines of the selected hint's detail do
-// not fit in the detail pane: how far it can scroll.
-func (m *Model) hintDetailOverflow() int {
-	return max(0, len(m.hintDetail())-max(1, m.hintRows()-1))
-}
-
-// hintDetail is the opened hint's lines at the cursor.
-func (m *Model) hintDetail() []hints.Inked {
-	p := m.hintPanel(m.play.Cursor)
-	return p.Detail()
+	return p.DetailView(lines, rows, f.hint.at.Top(), f.keys.HintUp.Help().Key)
 }
 
 // hintRows is the room for the open hint: the hints panel's and the
@@ -51,4 +70,25 @@ func (m *Model) hintRows() int {
 		rows--
 	}
 	return rows
+}
+
+// hintActions are h, which opens the hints one by one, esc, which closes
+// the one open, and the arrows that scroll one longer than its pane.
+func hintActions(k *keymap.Map) []action {
+	scrolls := func(s *keyFacts) bool { return s.hintScrolls }
+	return []action{
+		{b: &k.HintUp, on: scrolls, do: keyDo(func(m *Model) { m.hint.at.By(-1); m.keepHintInView() })},
+		{b: &k.HintDown, on: scrolls, do: keyDo(func(m *Model) { m.hint.at.By(+1); m.keepHintInView() })},
+		{b: &k.Hint, on: func(s *keyFacts) bool { return s.hints > 0 }, do: keyDo(func(m *Model) {
+			m.procs.Focus = false
+			m.hint.open((m.hint.sel + 1) % (len(m.an.shown) + 1))
+		}), does: func(s *keyFacts) string {
+			if s.hintSel {
+				return "next"
+			}
+			return "hint"
+		}},
+		{b: &k.CloseHint, on: func(s *keyFacts) bool { return s.hintOpen && !s.focus },
+			do: keyDo(func(m *Model) { m.hint.open(0) })},
+	}
 }

@@ -76,14 +76,14 @@ func TestHintDetailScrollsAt80x24(t *testing.T) {
 	if !strings.Contains(first, "scroll (lines 1-") {
 		t.Fatalf("a long hint at 80x24 says nothing of scrolling:\n%s", first)
 	}
-	gpu := m.gpu
+	gpu := m.list.GPU
 	press(m, "down", "down")
 	scrolled := screen(m)
 	if scrolled == first || !strings.Contains(scrolled, "scroll (lines 3-") {
 		t.Fatalf("down does not scroll the hint:\n%s", scrolled)
 	}
-	if m.gpu != gpu {
-		t.Errorf("down chose GPU %d while scrolling the hint", m.gpu)
+	if m.list.GPU != gpu {
+		t.Errorf("down chose GPU %d while scrolling the hint", m.list.GPU)
 	}
 	for range 50 {
 		press(m, "down")

@@ -38,34 +38,34 @@ func gpuState(mo timeline.Moment, sr gpuSeries, idle *analysis.HintOptions) (uti
 }
 
 // hostFigures is host h's figures at the moment mo (the cursor's, at).
-func (m *Model) hostFigures(h int, at time.Time, mo timeline.Moment, idle *analysis.HintOptions, events []timeline.Event) hostFigures {
-	hn := &m.hosts
-	gpus := hn.scratch[:0]
-	for _, pos := range hn.gpus[h] {
-		sr := m.series.at(m.store, m.info.GPUs, pos)
+func (f *frame) hostFigures(h int, at time.Time, mo timeline.Moment, idle *analysis.HintOptions, events []timeline.Event) hostFigures {
+	hn := &f.list
+	gpus := f.drawn.hosts.scratch[:0]
+	for _, pos := range hn.GPUs[h] {
+		sr := f.series.at(f.store, f.info.GPUs, pos)
 		u, _, isIdle := gpuState(mo, sr, idle)
 		gpus = append(gpus, timeline.GPUFigures{Index: sr.index, Util: u, SMActive: math.NaN(),
 			Power: mo.Value(sr.power), Energy: math.NaN(), MemUsed: math.NaN(),
 			MemTotal: math.NaN(), Busy: !isIdle})
 	}
-	hn.scratch = gpus
+	f.drawn.hosts.scratch = gpus
 	sum := timeline.SumHost(gpus)
 	fig := hostFigures{gpus: sum.GPUs, known: sum.Known, busy: sum.Busy, mean: sum.UtilMean, lo: sum.UtilLowest,
 		power: sum.Power}
-	for i := range m.an.shown {
-		hint := &m.an.shown[i]
+	for i := range f.an.shown {
+		hint := &f.an.shown[i]
 		if !hint.Ongoing || (fig.worst != nil && hint.Severity <= fig.worst.Severity) {
 			continue
 		}
 		for _, g := range hint.GPUs {
-			if pos := m.gpuPosition(g); pos >= 0 && hn.of[pos] == h {
+			if pos := f.gpuPosition(g); pos >= 0 && hn.Of[pos] == h {
 				fig.worst = hint
 				break
 			}
 		}
 	}
 	for _, e := range events {
-		if e.Probe == timeline.RemoteProbe && e.Device == hn.names[h] {
+		if e.Probe == timeline.RemoteProbe && e.Device == hn.Names[h] {
 			fig.problem = e.Err
 			if fig.problem == "" {
 				fig.problem = e.State.String()
@@ -76,11 +76,11 @@ func (m *Model) hostFigures(h int, at time.Time, mo timeline.Moment, idle *analy
 		}
 	}
 	if fig.problem == "" && fig.gpus == 0 {
-		fig.problem, fig.waiting = m.hostWaiting(h)
+		fig.problem, fig.waiting = f.hostWaiting(h)
 	}
 	if fig.known == 0 && fig.gpus > 0 {
 		fig.gap = true
-		if from := m.gapStart(h, at); !from.IsZero() && (fig.since.IsZero() || from.Before(fig.since)) {
+		if from := f.gapStart(h, at); !from.IsZero() && (fig.since.IsZero() || from.Before(fig.since)) {
 			fig.since = from
 		}
 	}
@@ -88,11 +88,11 @@ func (m *Model) hostFigures(h int, at time.Time, mo timeline.Moment, idle *analy
 }
 
 // gpuPosition is where GPU index g (a hint's) is in info.GPUs.
-func (m *Model) gpuPosition(g int) int {
-	if g >= 0 && g < len(m.info.GPUs) && m.info.GPUs[g].Index == g {
+func (f *frame) gpuPosition(g int) int {
+	if g >= 0 && g < len(f.info.GPUs) && f.info.GPUs[g].Index == g {
 		return g
 	}
-	for pos, gi := range m.info.GPUs {
+	for pos, gi := range f.info.GPUs {
 		if gi.Index == g {
 			return pos
 		}
@@ -103,16 +103,16 @@ func (m *Model) gpuPosition(g int) int {
 // gapStart is when host h's GPUs stopped having a utilisation, before at:
 // the first sample after the last one in which any of them had one. Zero
 // if they never had one (or no sample came after it).
-func (m *Model) gapStart(h int, at time.Time) time.Time {
-	hn := &m.hosts
-	name := hn.names[h]
-	if c, ok := hn.seen[name]; ok && c.at.Equal(at) && c.samples == m.store.Len() {
+func (f *frame) gapStart(h int, at time.Time) time.Time {
+	hn := &f.list
+	name := hn.Names[h]
+	if c, ok := f.drawn.hosts.seen[name]; ok && c.at.Equal(at) && c.samples == f.store.Len() {
 		return c.since
 	}
 	var seen time.Time
-	for _, pos := range hn.gpus[h] {
-		key := timeline.Key{Name: timeline.GPUUtil, Device: timeline.GPUDevice(m.info.GPUs[pos].Index)}
-		m.store.Each(key, m.store.First(), at, func(t time.Time, v float64) bool {
+	for _, pos := range hn.GPUs[h] {
+		key := timeline.Key{Name: timeline.GPUUtil, Device: timeline.GPUDevice(f.info.GPUs[pos].Index)}
+		f.store.Each(key, f.store.First(), at, func(t time.Time, v float64) bool {
 			if !math.IsNaN(v) && t.After(seen) {
 				seen = t
 			}
@@ -121,14 +121,14 @@ func (m *Model) gapStart(h int, at time.Time) time.Time {
 	}
 	var since time.Time
 	if !seen.IsZero() {
-		m.store.SampleTimes(seen.Add(1), at, func(t time.Time) bool {
+		f.store.SampleTimes(seen.Add(1), at, func(t time.Time) bool {
 			since = t
 			return false
 		})
 	}
-	if hn.seen == nil {
-		hn.seen = map[string]gapCache{}
+	if f.drawn.hosts.seen == nil {
+		f.drawn.hosts.seen = map[string]gapCache{}
 	}
-	hn.seen[name] = gapCache{at: at, since: since, samples: m.store.Len()}
+	f.drawn.hosts.seen[name] = gapCache{at: at, since: since, samples: f.store.Len()}
 	return since
 }

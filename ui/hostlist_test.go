@@ -14,6 +14,7 @@ import (
 
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/gpulist"
 )
 
 // newHostsModel is a model of fx's session after n seconds, sized w×h.
@@ -43,7 +44,7 @@ func TestGoldenHostScreens(t *testing.T) {
 					got := screen(m)
 					checkScreenFits(t, got, size[0], size[1])
 					checkGolden(t, name, got)
-					if m.hosts.mode != hostList {
+					if m.list.Mode != gpulist.HostLines {
 						return
 					}
 					// The host whose problem is worth a look, opened.
@@ -137,7 +138,7 @@ func TestHostEnterAndEsc(t *testing.T) {
 	}
 	press(m, "enter")
 	s := screen(m)
-	if m.hosts.mode != hostOpen || !strings.Contains(s, "▸GPU0") || !strings.Contains(s, " GPU7 ") || !strings.HasPrefix(strings.Split(s, "\n")[1], " node4 ") {
+	if m.list.Mode != gpulist.OneHost || !strings.Contains(s, "▸GPU0") || !strings.Contains(s, " GPU7 ") || !strings.HasPrefix(strings.Split(s, "\n")[1], " node4 ") {
 		t.Fatalf("enter opens node4's 8 GPUs under its line:\n%s", s)
 	}
 	if !strings.Contains(footerOf(m), "esc hosts") {
@@ -155,16 +156,16 @@ func TestHostEnterAndEsc(t *testing.T) {
 	if len(m.an.shown) > 0 {
 		press(m, "h")
 		press(m, "esc")
-		if m.hosts.mode != hostOpen || m.hintSel != 0 {
+		if m.list.Mode != gpulist.OneHost || m.hint.sel != 0 {
 			t.Fatalf("esc closes the open hint before the host")
 		}
 	}
 	press(m, "esc")
-	if s := screen(m); m.hosts.mode != hostList || len(rowsWith(s, "▸node4 ")) != 1 {
+	if s := screen(m); m.list.Mode != gpulist.HostLines || len(rowsWith(s, "▸node4 ")) != 1 {
 		t.Fatalf("esc goes back to the list with node4 selected:\n%s", s)
 	}
 	press(m, "enter", "backspace")
-	if m.hosts.mode != hostList {
+	if m.list.Mode != gpulist.HostLines {
 		t.Fatalf("backspace goes back to the list too")
 	}
 	// The list scrolls with the selection, as the GPU list does.
@@ -178,8 +179,8 @@ func TestHostEnterAndEsc(t *testing.T) {
 // the selection runs through the GPUs of every host.
 func TestHostTreeWhenEverythingFits(t *testing.T) {
 	m := newHostsModel(t, twoHosts, timeline.Live, 120, 200, 50, Options{})
-	if m.hosts.mode != hostTree {
-		t.Fatalf("2 hosts of 8 GPUs at 200x50: mode %d, want the tree", m.hosts.mode)
+	if m.list.Mode != gpulist.Tree {
+		t.Fatalf("2 hosts of 8 GPUs at 200x50: mode %d, want the tree", m.list.Mode)
 	}
 	s := screen(m)
 	if !strings.Contains(s, " 2 hosts, 16 GPUs") || len(rowsWith(s, " node2 ")) < 1 || len(rowsWith(s, "GPU7 ")) != 2 {
@@ -194,8 +195,8 @@ func TestHostTreeWhenEverythingFits(t *testing.T) {
 	}
 	// The same session at 80x24 is the list again.
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	if m.hosts.mode != hostList || m.hostName() != "node2" {
-		t.Fatalf("at 80x24: mode %d, host %q", m.hosts.mode, m.hostName())
+	if m.list.Mode != gpulist.HostLines || m.hostName() != "node2" {
+		t.Fatalf("at 80x24: mode %d, host %q", m.list.Mode, m.hostName())
 	}
 }
 
@@ -311,7 +312,7 @@ func BenchmarkViewHosts(b *testing.B) {
 				m.Update(samplesMsg{samples: samples})
 				b.ReportAllocs()
 				for b.Loop() {
-					m.dirty = true
+					m.drawn.dirty = true
 					_ = m.View()
 				}
 			})

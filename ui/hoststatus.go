@@ -13,9 +13,9 @@ import (
 // is connecting, or says why it failed (the first sample waits until each
 // has answered or failed); a host that has described itself without GPUs says so, with
 // the reason it gave ("no NVIDIA driver").
-func (m *Model) hostWaiting(h int) (text string, waiting bool) {
-	name := m.hosts.names[h]
-	for _, hi := range m.info.Hosts {
+func (f *frame) hostWaiting(h int) (text string, waiting bool) {
+	name := f.list.Names[h]
+	for _, hi := range f.info.Hosts {
 		if hi.Name != name || hi.Driver == "" && len(hi.Notes) == 0 {
 			continue
 		}
@@ -24,10 +24,10 @@ func (m *Model) hostWaiting(h int) (text string, waiting bool) {
 		}
 		return "no GPUs", false
 	}
-	if m.store.Len() == 0 {
+	if f.store.Len() == 0 {
 		// Before the first sample, which waits for every host: a host that
 		// failed already says why (Options.HostStatus).
-		if st, ok := m.hostWait[name]; ok && st.State == timeline.ProbeFailed && st.Err != "" {
+		if st, ok := f.hostWait[name]; ok && st.State == timeline.ProbeFailed && st.Err != "" {
 			return st.Err, false
 		}
 		return "connecting", true
@@ -37,14 +37,14 @@ func (m *Model) hostWaiting(h int) (text string, waiting bool) {
 
 // noHostReadings is the host panel's line for a host of several that has
 // sent no host readings: its line in the list says why.
-func (m *Model) noHostReadings() string {
-	name := m.hostName()
+func (f *frame) noHostReadings() string {
+	name := f.hostName()
 	if name == "" {
 		return "no host readings yet"
 	}
-	for h, n := range m.hosts.names {
-		if n == name && h < len(m.hosts.figs) && m.hosts.figs[h].problem != "" {
-			return "no readings from " + name + " yet: " + strings.TrimSpace(m.hosts.figs[h].problem)
+	for h, n := range f.list.Names {
+		if n == name && h < len(f.drawn.hosts.figs) && f.drawn.hosts.figs[h].problem != "" {
+			return "no readings from " + name + " yet: " + strings.TrimSpace(f.drawn.hosts.figs[h].problem)
 		}
 	}
 	return "no readings from " + name + " yet"

@@ -49,8 +49,8 @@ func TestHostsSayWhyFromTheFirstSecond(t *testing.T) {
 			t.Errorf("%dx%d: the host panel should name the host and its reason:\n%s", size[0], size[1], s)
 		}
 		press(m, "down")
-		if m.hosts.sel != 1 {
-			t.Errorf("%dx%d: down moves to the next host before any GPU is known (host %d)", size[0], size[1], m.hosts.sel)
+		if m.list.Host != 1 {
+			t.Errorf("%dx%d: down moves to the next host before any GPU is known (host %d)", size[0], size[1], m.list.Host)
 		}
 	}
 }

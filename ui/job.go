@@ -33,16 +33,16 @@ func (m *Model) noteJob() {
 }
 
 // viewJob is the job row.
-func (m *Model) viewJob(f *frame) []string {
-	if m.lay.Job == 0 {
+func (f *frame) viewJob() []string {
+	if f.lay.Job == 0 {
 		return nil
 	}
-	ps := m.store.Progress()
+	ps := f.store.Progress()
 	unit := work.Unit(ps)
-	ln := m.newLine(m.width)
-	ln.Add(draw.PadRight(" job", m.lay.Label), m.theme.Title)
-	if m.lay.GPURows > 1 {
-		ln.Add(draw.PadRight("rate", layout.RowLabelWidth), m.theme.Dim)
+	ln := f.newLine(f.width)
+	ln.Add(draw.PadRight(" job", f.lay.Label), f.theme.Title)
+	if f.lay.GPURows > 1 {
+		ln.Add(draw.PadRight("rate", layout.RowLabelWidth), f.theme.Dim)
 	}
 	cols := f.cols
 	n := len(cols)
@@ -57,11 +57,11 @@ func (m *Model) viewJob(f *frame) []string {
 			hi = max(hi, r)
 		}
 	}
-	ln.Add(m.glyph.Spark(cols, 0, hi), m.theme.Util)
+	ln.Add(f.glyph.Spark(cols, 0, hi), f.theme.Util)
 	rate, _ := work.Rate(near(ps, f.at.Add(-jobRateSpan), f.at), unit, f.at.Add(-jobRateSpan), f.at)
-	ln.Add(" "+jobFigure(rate)+" "+unit+"/s", m.theme.Util)
+	ln.Add(" "+jobFigure(rate)+" "+unit+"/s", f.theme.Util)
 	if done := jobDone(ps, unit, f.at); !math.IsNaN(done) {
-		ln.Add(" "+jobFigure(done)+" "+unit, m.theme.Dim)
+		ln.Add(" "+jobFigure(done)+" "+unit, f.theme.Dim)
 	}
 	return []string{ln.String()}
 }

@@ -10,51 +10,71 @@ import (
 	"github.com/gputop-dev/gputop/ui/playback"
 )
 
-// jumpTo moves the cursor to what the person typed.
-func (m *Model) jumpTo(answer string) {
-	first, last := m.store.First(), m.store.Last()
-	t, err := playback.ParseTime(answer, m.play.Cursor, first, last)
+// goTo moves the cursor over st to what the person typed (t), or says why
+// it does not.
+func (c *cursor) goTo(answer string, st *timeline.Store) (why string) {
+	first, last := st.First(), st.Last()
+	t, err := playback.ParseTime(answer, c.Cursor, first, last)
 	if err != nil {
-		m.note = err.Error()
-		return
+		return err.Error()
 	}
 	if t.Before(first) || t.After(last) {
-		m.note = fmt.Sprintf("%s is outside the session (%s to %s)", draw.Clock(t, true), draw.Clock(first, true), draw.Clock(last, true))
-		return
+		return fmt.Sprintf("%s is outside the session (%s to %s)", draw.Clock(t, true), draw.Clock(first, true), draw.Clock(last, true))
 	}
-	m.play.Seek(t, first, last)
+	c.Seek(t, first, last)
+	return ""
 }
 
-// jumpMarker moves to the previous (dir < 0) or next marker, hint or
-// stall from the cursor: `[` and `]`, where package jump says.
-func (m *Model) jumpMarker(dir int) {
-	targets := m.jumpTargets()
+// jumpBy moves to the previous (dir < 0) or next marker, hint or stall
+// of targets from the cursor (`[` and `]`, where package jump says), in
+// the window of spark columns that will show it; hintsAt is the analysis
+// (nil: none). It says why it does not move.
+func (c *cursor) jumpBy(dir int, targets []jump.Target, st *timeline.Store, spark int, interval time.Duration,
+	hintsAt func(time.Time) []timeline.Hint) (why string) {
 	if len(targets) == 0 {
-		m.note = "no markers or hints yet: press m to add a marker"
-		return
+		return "no markers or hints yet: press m to add a marker"
 	}
-	span, step := m.jumpSpan()
-	var hintsAt func(time.Time) []timeline.Hint
-	if m.an.engine != nil {
-		hintsAt = m.an.engine.Hints
-	}
-	target, ok := jump.Next(targets, m.play.Cursor, dir, func(i int) time.Time {
-		return jump.Landing(targets, i, span, step, m.store.Last(), hintsAt)
+	span, step := c.jumpSpan(st, spark, interval)
+	target, ok := jump.Next(targets, c.Cursor, dir, func(i int) time.Time {
+		return jump.Landing(targets, i, span, step, st.Last(), hintsAt)
 	})
 	if !ok {
-		m.note = "no more markers or hints that way"
-		return
+		return "no more markers or hints that way"
 	}
-	m.play.Seek(target, m.store.First(), m.store.Last())
+	c.Seek(target, st.First(), st.Last())
+	return ""
 }
 
 // jumpSpan is the window a jump shows and its column: the zoom now, or,
 // from a replay's opening view, the live view's the jump turns to.
-func (m *Model) jumpSpan() (span, step time.Duration) {
-	p := m.play
+func (c *cursor) jumpSpan(st *timeline.Store, spark int, interval time.Duration) (span, step time.Duration) {
+	p := c.State
 	if p.OpenWhole {
-		p.Zoom = playback.DefaultZoom(m.lay.Spark, m.info.Interval)
+		p.Zoom = playback.DefaultZoom(spark, interval)
 	}
-	span = p.Span(m.store.First(), m.store.Last())
-	return span, m.stepOf(span)
+	span = p.Span(st.First(), st.Last())
+	return span, stepOf(span, spark, st.Interval())
+}
+
+// columnStep is one sparkline column (of spark) of the window now, and
+// never less than one sample of st: a step always shows something new.
+func (c *cursor) columnStep(st *timeline.Store, spark int) time.Duration {
+	return stepOf(c.Span(st.First(), st.Last()), spark, st.Interval())
+}
+
+// stepOf is one of spark columns of a window of span, at least a sample
+// (interval).
+func stepOf(span time.Duration, spark int, interval time.Duration) time.Duration {
+	step := span / time.Duration(max(1, spark))
+	if step < interval {
+		step = interval
+	}
+	return max(step, time.Nanosecond) // never 0: a step always moves
+}
+
+// noteWhy shows why a key did nothing, if it says.
+func (m *Model) noteWhy(why string) {
+	if why != "" {
+		m.note = why
+	}
 }

@@ -185,7 +185,7 @@ func TestEveryBindingIsInTheHelp(t *testing.T) {
 	for _, b := range m.keys.All() {
 		seen[reflect.ValueOf(b).Pointer()]++
 	}
-	v := reflect.ValueOf(m.keys).Elem()
+	v := reflect.ValueOf(m.keys.Map).Elem()
 	for i := 0; i < v.NumField(); i++ {
 		f := v.Field(i)
 		if f.Type() != reflect.TypeOf(keymap.Binding{}) {
@@ -251,9 +251,9 @@ func TestHelpKeys(t *testing.T) {
 		}
 		quits := slices.Contains(m.keys.Quit.Keys(), k.String())
 		switch {
-		case scrolls && !m.showHelp:
+		case scrolls && !m.help.IsOpen():
 			t.Errorf("%q scrolls the help but closed it", k.String())
-		case !scrolls && m.showHelp:
+		case !scrolls && m.help.IsOpen():
 			t.Errorf("%q is no key of the help's own, but did not close it", k.String())
 		case quits != (cmd != nil):
 			t.Errorf("%q: quit %v, command %v", k.String(), quits, cmd != nil)
@@ -265,8 +265,8 @@ func TestHelpKeys(t *testing.T) {
 // what the screen may not show at its size.
 func stateOf(m *Model) string {
 	p := m.play
-	return fmt.Sprint("gpu ", m.gpu, " metric ", m.metric, " hint ", m.hintSel, " help ", m.showHelp, m.helpTop,
-		" prompt ", m.prompt.active, " cursor ", p.Cursor.Format("15:04:05.000"), " motion ", p.Motion,
+	return fmt.Sprint("gpu ", m.list.GPU, " metric ", m.detail.metric, " hint ", m.hint.sel, " help ", m.help.IsOpen(), m.help.Top(),
+		" prompt ", m.prompt.Active(), " cursor ", p.Cursor.Format("15:04:05.000"), " motion ", p.Motion,
 		" speed ", p.Speed, " zoom ", p.Zoom)
 }
 

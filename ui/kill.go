@@ -6,11 +6,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/keymap"
 	"github.com/gputop-dev/gputop/ui/procs"
 )
 
@@ -30,44 +30,54 @@ type Killer interface {
 // canKill says whether k may offer to signal: a live session (never a
 // replay, an import or a demo, whose PIDs are not this host's), with a
 // Killer, not --readonly.
-func (m *Model) canKill() bool {
-	return m.killer != nil && !m.readonly && m.info.Kind == timeline.Live && len(m.killer.Signals()) > 0
+func (p *procPanel) canKill(kind timeline.SourceKind) bool {
+	return p.killer != nil && !p.readonly && kind == timeline.Live && len(p.killer.Signals()) > 0
 }
 
 // killKey asks which signal to send to the selected process, and whether.
 func (m *Model) killKey() {
-	p, ok := m.selectedProcess()
-	if !ok || !m.canKill() {
+	p, ok := m.procs.Chosen(m.frame().procSpans())
+	if !ok || !m.procs.canKill(m.info.Kind) {
 		return // the binding is enabled only then
 	}
 	if !p.Running {
 		m.note = fmt.Sprintf("PID %d no longer holds GPU%d: nothing to signal", p.PID, p.GPU)
 		return
 	}
-	m.confirm = procs.Question{Active: true, Target: p, Signals: slices.Clone(m.killer.Signals())}
+	m.procs.confirm = procs.Question{Active: true, Target: p, Signals: slices.Clone(m.procs.killer.Signals())}
 }
 
-// handleConfirmKey answers the question: the arrows choose the signal, y
+// confirmActions answer the question: the arrows choose the signal, y
 // or enter sends it, n or esc drops it, any other key is ignored, so a
 // stray key cannot answer for the person.
-func (m *Model) handleConfirmKey(k tea.KeyMsg) tea.Cmd {
-	keys, q := m.keys, &m.confirm
-	switch {
-	case key.Matches(k, keys.SignalPrev.Binding):
-		q.Chosen = (q.Chosen + len(q.Signals) - 1) % len(q.Signals)
-	case key.Matches(k, keys.SignalNext.Binding):
-		q.Chosen = (q.Chosen + 1) % len(q.Signals)
-	case key.Matches(k, keys.KillYes.Binding):
-		p, sig := q.Target, q.Signal()
-		m.confirm = procs.Question{}
-		if err := m.killer.Signal(p.PID, p.Started, sig); err != nil {
-			m.note = fmt.Sprintf("not signalled: %v", err)
-			return nil
-		}
-		m.note = fmt.Sprintf("SIG%s sent to PID %d (%s)", procs.SignalName(sig), p.PID, m.fit.FitWords(draw.OneLine(draw.OrNA(p.Command)), 40, true))
-	case key.Matches(k, keys.KillNo.Binding):
-		m.confirm = procs.Question{}
-		m.note = "not signalled"
+func confirmActions(k *keymap.Map) []action {
+	asked := func(s *keyFacts) bool { return s.confirming }
+	choice := func(s *keyFacts) bool { return s.confirming && s.signals }
+	return []action{
+		{b: &k.SignalPrev, on: choice, do: keyDo(func(m *Model) {
+			q := &m.procs.confirm
+			q.Chosen = (q.Chosen + len(q.Signals) - 1) % len(q.Signals)
+		})},
+		{b: &k.SignalNext, on: choice, do: keyDo(func(m *Model) {
+			q := &m.procs.confirm
+			q.Chosen = (q.Chosen + 1) % len(q.Signals)
+		})},
+		{b: &k.KillYes, on: asked, do: keyDo((*Model).sendSignal)},
+		{b: &k.KillNo, on: asked, do: keyDo(func(m *Model) {
+			m.procs.confirm = procs.Question{}
+			m.note = "not signalled"
+		})},
+		{do: func(*Model, tea.KeyMsg) tea.Cmd { return nil }},
 	}
-	return nil
+}
+
+// sendSignal sends the signal chosen to the process asked about.
+func (m *Model) sendSignal() {
+	p, sig := m.procs.confirm.Target, m.procs.confirm.Signal()
+	m.procs.confirm = procs.Question{}
+	if err := m.procs.killer.Signal(p.PID, p.Started, sig); err != nil {
+		m.note = fmt.Sprintf("not signalled: %v", err)
+		return
+	}
+	m.note = fmt.Sprintf("SIG%s sent to PID %d (%s)", procs.SignalName(sig), p.PID, m.fit.FitWords(draw.OneLine(draw.OrNA(p.Command)), 40, true))
 }

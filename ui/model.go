@@ -14,10 +14,12 @@ import (
 	"github.com/gputop-dev/gputop/timeline/units"
 	"github.com/gputop-dev/gputop/ui/config"
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/gpulist"
+	"github.com/gputop-dev/gputop/ui/help"
 	"github.com/gputop-dev/gputop/ui/keymap"
 	"github.com/gputop-dev/gputop/ui/layout"
 	"github.com/gputop-dev/gputop/ui/playback"
-	"github.com/gputop-dev/gputop/ui/procs"
+	"github.com/gputop-dev/gputop/ui/prompt"
 )
 
 // Options configure the UI.
@@ -79,8 +81,41 @@ type Recorder interface {
 }
 
 // Model is the root bubbletea model. Its Update only dispatches; each
-// concern lives in its own file (keys.go, samples, ui/playback, the panels).
+// part of the screen keeps its own state (the GPU list, the process table,
+// the hints, the help, the question, the detail pane), its keys (rows of
+// the key table, bindings.go) and its drawing.
 type Model struct {
+	// session is what the source said and the store holds; look is what
+	// every panel draws with. Both are read everywhere, so they are
+	// embedded.
+	session
+	look
+
+	width, height int
+	lay           layout.Layout
+	// drawn is what drawing keeps between frames (the last frame, the
+	// mouse's rows, scratch).
+	drawn drawn
+	play  cursor
+
+	list   gpulist.List
+	detail detailPane
+	procs  procPanel
+	hint   hintView
+	help   help.Screen
+	prompt prompt.Prompt
+	// keys is the key table and the screen's rows of it, with their
+	// handlers and rules (bindings.go).
+	keys keyTable
+	an   analysisState
+	// note is the footer's one-line answer to a key (nothing to do, a bad
+	// time, a recording started); it stays until the next key.
+	note string
+}
+
+// session is what the screen knows of its source: its description, the
+// store its samples go to, what was learnt from them, and how it ended.
+type session struct {
 	src  timeline.Source
 	info timeline.SourceInfo
 	// hostStatus and hostWait are the hosts' connections before the first
@@ -93,66 +128,50 @@ type Model struct {
 	store    *timeline.Store
 	// jobSeen says the store holds the job's progress: the screen has a
 	// job row (job.go).
-	jobSeen bool
-	theme   draw.Theme
-	glyph   *draw.Glyphs
-	ascii   bool
-	fit     draw.Fitter // how every text meets its room (draw/fit.go)
+	jobSeen   bool
+	cores     []string // the host's core devices, in order
+	coresSeen int      // store keys looked at for cores
+	// series is every GPU's series ids for the summaries (gpuseries.go).
+	series   gpuSeriesCache
+	recorder Recorder
 
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	width, height int
-	lay           layout.Layout
-	play          playback.State
-	sizedZoom     bool // the default zoom has been set from the first size
-	start         time.Time
+	sourceDone bool
+	sourceErr  error
+}
 
-	cols      []timeline.Agg // scratch columns for sparklines
-	cores     []string       // the host's core devices, in order
-	coresSeen int            // store keys looked at for cores
-
-	gpu    int     // selected GPU (index into info.GPUs)
-	gpuTop int     // first GPU of a scrolling list on screen
-	hosts  hostNav // the hosts of a session of several (hostlist.go)
-	// series is every GPU's series ids for the summaries (gpuseries.go).
-	series gpuSeriesCache
-	metric int // selected detail metric (index into detailMetrics)
+// look is what the screen draws with.
+type look struct {
+	theme draw.Theme
+	glyph *draw.Glyphs
+	ascii bool
+	fit   draw.Fitter // how every text meets its room (draw/fit.go)
 	// oneRow keeps every GPU to one row (layout = "compact").
 	oneRow bool
-	// paneGraph says a pane the graph shares with the processes shows the
-	// graph (tab), not the processes (pane.go).
-	paneGraph bool
-	// keys is the key table; updateKeys says which of them do something.
-	keys     *keymap.Map
-	showHelp bool
-	helpTop  int // first help line on screen
-	prompt   prompt
-	recorder Recorder
-	// procs is the process table's state (procs.go); killer, readonly
-	// and confirm are the k key's (kill.go).
-	procs    procs.Table
-	killer   Killer
-	readonly bool
-	confirm  procs.Question
+}
+
+// drawn is what drawing keeps between frames.
+type drawn struct {
+	cols []timeline.Agg // scratch columns for sparklines
 	// hits say what each row of the last frame shows, for the mouse
 	// (mouse.go); hitBase is where the panel being drawn starts.
 	hits    []hit
 	hitBase int
-	// dirty says the screen must be drawn again; lastView is the last one.
-	dirty    bool
-	lastView string
-	an       analysisState
-	// hintSel is the hint whose evidence the detail pane shows: 0 for none,
-	// i+1 for the i-th hint listed; hintTop is the first of its lines on
-	// screen, for a detail longer than the pane.
-	hintSel, hintTop int
+	// dirty says the screen must be drawn again; last is the last one.
+	dirty bool
+	last  string
+	hosts hostScratch // the hosts' lines' (hostlist.go)
+}
 
-	sourceDone bool
-	sourceErr  error
-	// note is the footer's one-line answer to a key (nothing to do, a bad
-	// time, a recording started); it stays until the next key.
-	note string
+// cursor is the playback state (ui/playback) and how it began.
+type cursor struct {
+	playback.State
+	// sized says the default zoom has been set from the first size.
+	sized bool
+	// start is where a replay starts (--start), until it is reached.
+	start time.Time
 }
 
 // New builds the model.
@@ -177,32 +196,31 @@ func New(opts Options) *Model {
 	}
 	grows := info.Kind == timeline.Live || info.Kind == timeline.Demo
 	m := &Model{
-		src:      opts.Source,
-		info:     migUnderParents(info),
-		gpuNames: analysis.GPUNamesOf(info),
-		store:    store,
-		theme:    draw.NewTheme(r, opts.Plain),
-		glyph:    g,
-		ascii:    opts.ASCII,
-		fit:      draw.NewFitter(g, opts.ASCII),
-		ctx:      ctx,
-		cancel:   cancel,
-		start:    opts.Start,
-		recorder: opts.Recorder,
-		note:     opts.Notice,
-		play:     playback.State{Motion: playback.Following, Speed: speed, Grows: grows},
-		keys:     keymap.New(opts.ASCII, opts.ReadOnly),
-		killer:   opts.Killer,
-		readonly: opts.ReadOnly,
-		metric:   metricIndex(opts.Settings.Metric),
-		oneRow:   opts.Settings.Layout == "compact",
-
-		hostStatus: opts.HostStatus,
+		session: session{
+			src:        opts.Source,
+			info:       migUnderParents(info),
+			gpuNames:   analysis.GPUNamesOf(info),
+			store:      store,
+			ctx:        ctx,
+			cancel:     cancel,
+			recorder:   opts.Recorder,
+			hostStatus: opts.HostStatus,
+		},
+		look: look{
+			theme:  draw.NewTheme(r, opts.Plain),
+			glyph:  g,
+			ascii:  opts.ASCII,
+			fit:    draw.NewFitter(g, opts.ASCII),
+			oneRow: opts.Settings.Layout == "compact",
+		},
+		note:   opts.Notice,
+		play:   cursor{State: playback.State{Motion: playback.Following, Speed: speed, Grows: grows}, start: opts.Start},
+		procs:  procPanel{killer: opts.Killer, readonly: opts.ReadOnly},
+		detail: detailPane{metric: metricIndex(opts.Settings.Metric), graph: opts.Settings.Layout == "graph"},
 	}
 	if opts.Judge != nil {
 		m.an.engine, m.an.shared = opts.Judge, true
 	}
-	m.paneGraph = opts.Settings.Layout == "graph"
 	if !grows {
 		// A replay opens on the whole recording, paused where its hints are
 		// the whole file's (State.OpenWhole, ui/playback); with --start, it plays
@@ -212,6 +230,7 @@ func New(opts Options) *Model {
 			m.play.Motion, m.play.OpenWhole = playback.Paused, true
 		}
 	}
+	m.keys = newKeyTable(m, keymap.New(opts.ASCII, opts.ReadOnly))
 	m.updateKeys()
 	return m
 }
@@ -229,23 +248,23 @@ const hostsWaitEvery = 500 * time.Millisecond
 
 // watchHosts schedules the next question about the hosts' connections,
 // while there is no sample yet and someone can answer it.
-func (m *Model) watchHosts() tea.Cmd {
-	if m.hostStatus == nil || m.store.Len() > 0 {
+func (s *session) watchHosts() tea.Cmd {
+	if s.hostStatus == nil || s.store.Len() > 0 {
 		return nil
 	}
 	return tea.Tick(hostsWaitEvery, func(time.Time) tea.Msg { return hostsWaitMsg{} })
 }
 
 // handleHostsWait takes the hosts' connections as they stand.
-func (m *Model) handleHostsWait() tea.Cmd {
-	if m.store.Len() > 0 {
+func (s *session) handleHostsWait() tea.Cmd {
+	if s.store.Len() > 0 {
 		return nil
 	}
-	m.hostWait = map[string]timeline.ProbeStatus{}
-	for _, st := range m.hostStatus() {
-		m.hostWait[st.Device] = st
+	s.hostWait = map[string]timeline.ProbeStatus{}
+	for _, st := range s.hostStatus() {
+		s.hostWait[st.Device] = st
 	}
-	return m.watchHosts()
+	return s.watchHosts()
 }
 
 // samplesMsg carries samples from the source.
@@ -274,8 +293,8 @@ const batchSize = 1024
 
 // pull waits for the next sample(s). It is re-armed after each message, so
 // the UI takes samples at its own pace.
-func (m *Model) pull() tea.Cmd {
-	src, ctx := m.src, m.ctx
+func (s *session) pull() tea.Cmd {
+	src, ctx := s.src, s.ctx
 	return func() tea.Msg {
 		if b, ok := src.(BatchSource); ok {
 			ss, err := b.NextBatch(ctx, batchSize)
@@ -284,18 +303,18 @@ func (m *Model) pull() tea.Cmd {
 			}
 			return sourceDoneMsg{err: err}
 		}
-		s, err := src.Next(ctx)
+		one, err := src.Next(ctx)
 		if err != nil {
 			return sourceDoneMsg{err: err}
 		}
-		return samplesMsg{samples: []timeline.Sample{s}}
+		return samplesMsg{samples: []timeline.Sample{one}}
 	}
 }
 
 // Update dispatches a message to its handler, then says which keys do
 // something in the state it left.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	m.dirty = m.dirty || m.changesScreen(msg)
+	m.drawn.dirty = m.drawn.dirty || m.changesScreen(msg)
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
@@ -313,10 +332,24 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case hostsWaitMsg:
 		cmd = m.handleHostsWait()
 	}
-	m.keepSelectionInView()
-	m.refreshAnalysis()
-	m.updateKeys()
+	m.list.KeepInView(m.info.MultiHost(), len(m.info.GPUs), m.lay.GPUsShown)
+	m.settle()
 	return m, cmd
+}
+
+// settle brings what follows from the state up to date after a change:
+// the analysis at the cursor, the scrolled panels kept in view, and which
+// keys do something. View only reads what it leaves.
+func (m *Model) settle() {
+	m.an.refresh(&m.play.State, len(m.info.GPUs))
+	if m.hint.sel > len(m.an.shown) {
+		m.hint.open(0) // the hint opened no longer holds
+	}
+	m.keepHelpInView()
+	m.keepHintInView()
+	m.keepProcFocus()
+	m.keepProcsInView()
+	m.updateKeys()
 }
 
 // changesScreen says whether a message can change what is drawn. Samples
@@ -325,7 +358,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // View after every message, and a paused screen should cost nothing.
 func (m *Model) changesScreen(msg tea.Msg) bool {
 	_, isSamples := msg.(samplesMsg)
-	return !(isSamples && m.play.Motion == playback.Paused && m.play.Grows && m.store.Len() > 0 && !m.showHelp)
+	return !(isSamples && m.play.Motion == playback.Paused && m.play.Grows && m.store.Len() > 0 && !m.help.IsOpen())
 }
 
 func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
@@ -333,7 +366,7 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 	for i := range ss {
 		m.store.Add(&ss[i])
 	}
-	m.feedAnalysis(ss)
+	m.an.feed(ss, m.src.Info())
 	if m.store.Len() == 0 {
 		return m.pull()
 	}
@@ -361,18 +394,18 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 	if m.play.OpenWhole {
 		// A replay without --start: the whole of what is loaded, the cursor
 		// at its end, until a key moves it.
-		m.play.Cursor, m.play.Zoom, m.sizedZoom = last, len(playback.ZoomLevels), true
+		m.play.Cursor, m.play.Zoom, m.play.sized = last, len(playback.ZoomLevels), true
 		return m.pull()
 	}
 	if wasEmpty && !m.play.Grows {
 		// A replay with --start starts there, playing, with the window
 		// ending there: what was on screen at that moment.
-		m.play.Cursor = playback.ClampTime(m.start, first, last)
+		m.play.Cursor = playback.ClampTime(m.play.start, first, last)
 		m.reachStart(last)
 		return tea.Batch(m.pull(), m.tick())
 	}
-	if !m.start.IsZero() {
-		m.play.Cursor = playback.ClampTime(m.start, first, last)
+	if !m.play.start.IsZero() {
+		m.play.Cursor = playback.ClampTime(m.play.start, first, last)
 		m.reachStart(last)
 	}
 	m.play.OnSamples(last)
@@ -382,8 +415,8 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 // reachStart forgets --start once the recording has loaded that far: until
 // then the cursor waits at the newest sample loaded, on its way there.
 func (m *Model) reachStart(last time.Time) {
-	if !m.start.After(last) {
-		m.start = time.Time{}
+	if !m.play.start.After(last) {
+		m.play.start = time.Time{}
 	}
 }
 
@@ -420,17 +453,23 @@ func (m *Model) tick() tea.Cmd {
 func (m *Model) handleResize(w, h int) {
 	m.width, m.height = w, h
 	m.relayout()
-	if !m.sizedZoom && m.lay.Fits {
+	if !m.play.sized && m.lay.Fits {
 		m.play.Zoom = playback.DefaultZoom(m.lay.Spark, m.info.Interval)
-		m.sizedZoom = true
+		m.play.sized = true
 	}
+}
+
+// quit stops pulling from the source and ends the program.
+func (s *session) quit() tea.Cmd {
+	s.cancel()
+	return tea.Quit
 }
 
 // Close stops pulling from the source.
 func (m *Model) Close() { m.cancel() }
 
 // setInfo takes the source's description, and the GPU names that go with it.
-func (m *Model) setInfo(in timeline.SourceInfo) {
-	m.info = migUnderParents(in)
-	m.gpuNames = analysis.GPUNamesOf(in)
+func (s *session) setInfo(in timeline.SourceInfo) {
+	s.info = migUnderParents(in)
+	s.gpuNames = analysis.GPUNamesOf(in)
 }

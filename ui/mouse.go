@@ -31,29 +31,23 @@ type hit struct {
 	idx  int
 }
 
-// hitReset starts the rows of a new frame.
-func (m *Model) hitReset() {
-	m.hits = append(m.hits[:0], make([]hit, m.height)...)
-	m.hitBase = 0
-}
-
 // hitRows notes that n rows from row (of the panel being drawn, which
 // starts at hitBase) show kind idx.
-func (m *Model) hitRows(row, n int, kind hitKind, idx int) {
-	for r := m.hitBase + row; r < m.hitBase+row+n && r < len(m.hits); r++ {
+func (f *frame) hitRows(row, n int, kind hitKind, idx int) {
+	for r := f.hitBase + row; r < f.hitBase+row+n && r < len(f.hits); r++ {
 		if r >= 0 {
-			m.hits[r] = hit{kind, idx}
+			f.hits[r] = hit{kind, idx}
 		}
 	}
 }
 
 // handleMouse does what a click or the wheel means where it is.
 func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
-	if m.prompt.active || m.confirm.Active || msg.Action == tea.MouseActionRelease {
+	if m.prompt.Active() || m.procs.confirm.Active || msg.Action == tea.MouseActionRelease {
 		return nil
 	}
 	wheel := 0
-	switch keys := m.keys; {
+	switch keys := m.keys.Map; {
 	case key.Matches(msg, keys.WheelUp.Binding):
 		wheel = -1
 	case key.Matches(msg, keys.WheelDown.Binding):
@@ -63,23 +57,21 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 		return nil
 	}
 	press := func(t tea.KeyType) tea.Cmd { return m.handleKey(tea.KeyMsg{Type: t}) }
-	if m.showHelp {
-		if wheel != 0 {
-			m.helpTop += 3 * wheel
-		}
+	if m.help.IsOpen() {
+		m.help.Wheel(3 * wheel)
 		return nil
 	}
 	var at hit
-	if msg.Y >= 0 && msg.Y < len(m.hits) {
-		at = m.hits[msg.Y]
+	if msg.Y >= 0 && msg.Y < len(m.drawn.hits) {
+		at = m.drawn.hits[msg.Y]
 	}
 	if wheel != 0 {
 		up, down := tea.KeyUp, tea.KeyDown
 		switch {
 		case at.kind == hitProc && !m.procs.Focus:
-			m.procs.Top = max(0, m.procs.Top+wheel)
+			m.procs.Scroll.By(wheel)
 			return nil
-		case at.kind == hitGPU || at.kind == hitHost || at.kind == hitProc || at.kind == hitHint && m.hintSel > 0:
+		case at.kind == hitGPU || at.kind == hitHost || at.kind == hitProc || at.kind == hitHint && m.hint.sel > 0:
 			// The selection (or an open hint) moves as the arrows move it.
 		case at.kind == hitTime:
 			up, down = tea.KeyLeft, tea.KeyRight
@@ -94,20 +86,21 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 	switch at.kind {
 	case hitGPU:
 		m.procs.Focus = false
-		m.gpu = at.idx
-		if m.info.MultiHost() && at.idx < len(m.hosts.of) {
-			m.hosts.sel = m.hosts.of[at.idx]
+		m.list.GPU = at.idx
+		if m.info.MultiHost() && at.idx < len(m.list.Of) {
+			m.list.Host = m.list.Of[at.idx]
 		}
 	case hitHost:
-		m.hosts.sel = at.idx
+		m.list.Host = at.idx
 		m.relayout()
 	case hitHint:
 		m.procs.Focus = false
-		m.hintSel, m.hintTop = at.idx+1, 0
+		m.hint.open(at.idx + 1)
 	case hitProc:
-		spans := m.procSpans(m.frame())
+		spans := m.frame().procSpans()
 		if at.idx < len(spans) {
-			m.procs.Focus, m.hintSel = true, 0
+			m.procs.Focus = true
+			m.hint.open(0)
 			m.procs.Sel, m.procs.HasSel = procs.IDOf(&spans[at.idx]), true
 		}
 	}

@@ -40,27 +40,27 @@ func TestMouseClicksAndWheel(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		m := newTestModel(t, timeline.Live, procFixture(), size[0], size[1], Options{})
 		click(m, rowOf(t, m, " GPU3 "))
-		if m.gpu != 3 {
-			t.Errorf("%v: a click on GPU3 selects it, not GPU%d", size, m.gpu)
+		if m.list.GPU != 3 {
+			t.Errorf("%v: a click on GPU3 selects it, not GPU%d", size, m.list.GPU)
 		}
 		wheel(m, rowOf(t, m, "▸GPU3"), +1)
-		if m.gpu != 4 {
-			t.Errorf("%v: the wheel down over the GPUs selects the next, not GPU%d", size, m.gpu)
+		if m.list.GPU != 4 {
+			t.Errorf("%v: the wheel down over the GPUs selects the next, not GPU%d", size, m.list.GPU)
 		}
 		click(m, rowOf(t, m, "python serve.py"))
-		if p, ok := m.selectedProcess(); !ok || p.PID != 7000 {
+		if p, ok := m.procs.Chosen(m.frame().procSpans()); !ok || p.PID != 7000 {
 			t.Errorf("%v: a click on a process chooses it (the table takes the keys): %v %v", size, p.PID, ok)
 		}
 		m.Update(tea.KeyMsg{Type: tea.KeyEsc})
 		click(m, rowOf(t, m, "WARNING  power-capped"))
-		if m.hintSel != 1 || !strings.Contains(screen(m), "next step:") {
+		if m.hint.sel != 1 || !strings.Contains(screen(m), "next step:") {
 			t.Errorf("%v: a click on a hint opens it:\n%s", size, screen(m))
 		}
 		m.Update(tea.KeyMsg{Type: tea.KeyEsc})
 		press(m, "?")
 		wheel(m, 5, +1)
-		if m.helpTop != 3 || !m.showHelp {
-			t.Errorf("%v: the wheel scrolls the help, by 3 lines, not to %d", size, m.helpTop)
+		if m.help.Top() != 3 || !m.help.IsOpen() {
+			t.Errorf("%v: the wheel scrolls the help, by 3 lines, not to %d", size, m.help.Top())
 		}
 	}
 }

@@ -1,6 +1,11 @@
 package ui
 
-import "github.com/gputop-dev/gputop/timeline"
+import (
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/keymap"
+)
 
 // The pane under the hints holds the detail graph and, where the screen
 // has the rows, the process table under it. Where it has room for one of
@@ -8,6 +13,14 @@ import "github.com/gputop-dev/gputop/timeline"
 // the GPUs is what a person looks for first. tab turns it to the graph and
 // then through its metrics; past the last metric it is the processes
 // again. A session without process lists (an imported log) has the graph.
+
+// detailPane is the detail pane's own state: the metric it plots, and
+// whether a pane it shares with the processes shows the graph (tab), not
+// the processes.
+type detailPane struct {
+	metric int // an index into detailMetrics
+	graph  bool
+}
 
 // sharedPane says whether the graph and the processes share one pane.
 func (m *Model) sharedPane() bool {
@@ -19,41 +32,62 @@ func (m *Model) sharedPane() bool {
 }
 
 // procsInPane says whether the shared pane shows the processes now.
-func (m *Model) procsInPane() bool { return !m.paneGraph && m.sharedPane() }
+func (m *Model) procsInPane() bool { return !m.detail.graph && m.sharedPane() }
 
 // viewProcsPane is the shared pane showing the processes: the selected
 // GPU's health line first where it has something to say (a link down, an
 // Xid, clocks held back), which the graph would have shown, then the table.
-func (m *Model) viewProcsPane(f *frame, rows int) []string {
+func (f *frame) viewProcsPane(rows int) []string {
 	var out []string
-	_, dev, who := m.detailTarget()
-	if text, bad := m.healthLine(dev, f.at); text != "" {
-		k := m.theme.Dim
-		if bad {
-			k = m.theme.Warn
-		}
-		out = append(out, m.newLine(m.width).Add(" "+who+": "+text, k).String())
+	if l := f.paneHealth(f.at); l != "" {
+		out = append(out, l)
 	}
-	m.hitBase += len(out)
-	return append(out, m.viewProcs(f, rows-len(out))...)
+	f.hitBase += len(out)
+	return append(out, f.viewProcs(rows-len(out))...)
+}
+
+// paneHealth is the selected GPU's health line over the processes in the
+// shared pane, "" where it has nothing to say.
+func (m *Model) paneHealth(at time.Time) string {
+	_, dev, who := m.detailTarget()
+	text, bad := m.healthLine(dev, at)
+	if text == "" {
+		return ""
+	}
+	k := m.theme.Dim
+	if bad {
+		k = m.theme.Warn
+	}
+	return m.newLine(m.width).Add(" "+who+": "+text, k).String()
 }
 
 // nextMetric is tab: the next metric the selected GPU has; in a shared
 // pane, from the processes to the graph, and past the last metric back.
 func (m *Model) nextMetric() {
-	if m.sharedPane() && !m.paneGraph {
-		m.paneGraph = true
+	if m.sharedPane() && !m.detail.graph {
+		m.detail.graph = true
 		return
 	}
 	dev := m.selectedDevice()
 	for i := 1; i <= len(detailMetrics); i++ {
-		j := (m.metric + i) % len(detailMetrics)
+		j := (m.detail.metric + i) % len(detailMetrics)
 		if m.store.Has(timeline.Key{Name: detailMetrics[j].name, Device: dev}) {
-			if j <= m.metric && m.sharedPane() {
-				m.paneGraph = false // round the metrics: the processes again
+			if j <= m.detail.metric && m.sharedPane() {
+				m.detail.graph = false // round the metrics: the processes again
 			}
-			m.metric = j
+			m.detail.metric = j
 			return
 		}
 	}
+}
+
+// detailActions are tab, which turns the detail pane through its metrics.
+func detailActions(k *keymap.Map) []action {
+	return []action{{b: &k.Metric, on: func(s *keyFacts) bool { return s.gpus && s.samples }, do: keyDo((*Model).nextMetric),
+		does: func(s *keyFacts) string {
+			if s.procsInPane {
+				return "graph"
+			}
+			return "metric"
+		}}}
 }

@@ -8,34 +8,34 @@ import (
 
 // viewPhaseBand is the row under the GPUs that says what the job was doing
 // in each column of the sparklines above it (band.Phases).
-func (m *Model) viewPhaseBand(f *frame) string {
-	ln := m.bandRow("phase")
-	if m.store.Len() == 0 {
+func (f *frame) viewPhaseBand() string {
+	ln := f.bandRow("phase")
+	if f.store.Len() == 0 {
 		return ln.String()
 	}
-	return band.Phases(m.pen(), ln, f.from, f.to, m.lay.Spark, m.an.phases, m.store.Markers())
+	return band.Phases(f.pen(), ln, f.from, f.to, f.lay.Spark, f.an.phases, f.store.Markers())
 }
 
 // viewHintBand marks, under the phase band, when each hint listed held
 // (band.Hints).
-func (m *Model) viewHintBand(f *frame) string {
-	ln := m.bandRow("hints")
-	if m.store.Len() == 0 {
+func (f *frame) viewHintBand() string {
+	ln := f.bandRow("hints")
+	if f.store.Len() == 0 {
 		return ln.String()
 	}
-	return band.Hints(m.pen(), ln, f.from, f.to, m.lay.Spark, m.an.shown)
+	return band.Hints(f.pen(), ln, f.from, f.to, f.lay.Spark, f.an.shown)
 }
 
 // bandRow starts a row that lines up with the sparklines: its label, then
 // padding to the column where the sparklines begin.
-func (m *Model) bandRow(label string) *draw.Line {
-	ln := m.newLine(m.width)
-	prefix := m.lay.Label
-	if m.lay.GPURows > 1 {
+func (f *frame) bandRow(label string) *draw.Line {
+	ln := f.newLine(f.width)
+	prefix := f.lay.Label
+	if f.lay.GPURows > 1 {
 		prefix += layout.RowLabelWidth
-		ln.Pad(m.lay.Label).Add(draw.PadRight(label, layout.RowLabelWidth), m.theme.Dim)
+		ln.Pad(f.lay.Label).Add(draw.PadRight(label, layout.RowLabelWidth), f.theme.Dim)
 	} else {
-		ln.Add(draw.PadRight(label, m.lay.Label), m.theme.Dim)
+		ln.Add(draw.PadRight(label, f.lay.Label), f.theme.Dim)
 	}
 	return ln.Pad(prefix)
 }

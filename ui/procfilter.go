@@ -10,10 +10,8 @@ import (
 // an empty filter shows every process.
 func (m *Model) filterKey() {
 	before := m.procs.Filter
-	m.ask("filter processes (command, user or PID):", func(m *Model, answer string) {
-		m.procs.Filter = answer
-	})
-	m.prompt.text = []rune(before)
-	m.prompt.edit = func(m *Model, text string) { m.procs.Filter = strings.TrimSpace(text) }
-	m.prompt.cancel = func(m *Model, _ string) { m.procs.Filter = before }
+	m.prompt.AskEditing("filter processes (command, user or PID):", before,
+		func(answer string) { m.procs.Filter = answer },
+		func(text string) { m.procs.Filter = strings.TrimSpace(text) },
+		func(string) { m.procs.Filter = before })
 }

@@ -136,7 +136,7 @@ func TestProcessTableNavigationAndSort(t *testing.T) {
 	m := newTestModel(t, timeline.Live, procFixture(), 120, 40, Options{})
 	pids := func() []int {
 		var out []int
-		for _, sp := range m.procSpans(m.frame()) {
+		for _, sp := range m.frame().procSpans() {
 			out = append(out, sp.PID)
 		}
 		return out
@@ -159,24 +159,24 @@ func TestProcessTableNavigationAndSort(t *testing.T) {
 	}
 
 	press(m, "p", "p")
-	if p, ok := m.selectedProcess(); !ok || p.PID != 99 {
+	if p, ok := m.procs.Chosen(m.frame().procSpans()); !ok || p.PID != 99 {
 		t.Fatalf("p again keeps the chosen process, the first, got %+v", p)
 	}
 	press(m, "down", "down")
-	if p, _ := m.selectedProcess(); p.PID != 4100 {
+	if p, _ := m.procs.Chosen(m.frame().procSpans()); p.PID != 4100 {
 		t.Errorf("down down: %d", p.PID)
 	}
 	// While the table has the arrows, the GPUs do not move.
-	if m.gpu != 0 {
-		t.Errorf("the GPU selection moved to %d", m.gpu)
+	if m.list.GPU != 0 {
+		t.Errorf("the GPU selection moved to %d", m.list.GPU)
 	}
 	press(m, "end")
-	if p, _ := m.selectedProcess(); p.PID != 5151 || !strings.Contains(screen(m), "--seed 1234") {
+	if p, _ := m.procs.Chosen(m.frame().procSpans()); p.PID != 5151 || !strings.Contains(screen(m), "--seed 1234") {
 		t.Errorf("end: %d; the whole command line shows:\n%s", p.PID, screen(m))
 	}
 	press(m, "home", "esc", "down")
-	if m.procs.Focus || m.gpu != 1 {
-		t.Errorf("esc gives the arrows back to the GPUs (focus %v, GPU %d)", m.procs.Focus, m.gpu)
+	if m.procs.Focus || m.list.GPU != 1 {
+		t.Errorf("esc gives the arrows back to the GPUs (focus %v, GPU %d)", m.procs.Focus, m.list.GPU)
 	}
 }
 
@@ -189,7 +189,7 @@ func TestKillAsksFirst(t *testing.T) {
 		t.Fatalf("k asks first:\n%s", screen(m))
 	}
 	press(m, "x", "q", "k") // no other key answers
-	if len(k.calls) != 0 || !m.confirm.Active {
+	if len(k.calls) != 0 || !m.procs.confirm.Active {
 		t.Fatalf("a stray key answered the question: %v", k.calls)
 	}
 	press(m, "n")
@@ -220,7 +220,7 @@ func TestKillAsksFirst(t *testing.T) {
 	}
 
 	press(m, "end", "k")
-	if len(k.calls) != 2 || m.confirm.Active || !strings.Contains(screen(m), "no longer holds GPU2") {
+	if len(k.calls) != 2 || m.procs.confirm.Active || !strings.Contains(screen(m), "no longer holds GPU2") {
 		t.Errorf("an ended process is not signalled: %v\n%s", k.calls, screen(m))
 	}
 }
@@ -246,7 +246,7 @@ func TestKillNeverInReplayOrDemoOrReadOnly(t *testing.T) {
 			t.Errorf("%v %+v: the footer offers k", c.kind, c.opts)
 		}
 		press(m, "k")
-		if m.confirm.Active {
+		if m.procs.confirm.Active {
 			t.Errorf("%v %+v: k asks to signal", c.kind, c.opts)
 		}
 		if c.why != "" && !strings.Contains(screen(m), c.why) {
@@ -273,7 +273,7 @@ func TestKillNeverInReplayOrDemoOrReadOnly(t *testing.T) {
 func TestProcessFilter(t *testing.T) {
 	m := newTestModel(t, timeline.Live, procFixture(), 120, 40, Options{})
 	press(m, "/")
-	if !m.prompt.active || !strings.Contains(footerOf(m), "go to time") {
+	if !m.prompt.Active() || !strings.Contains(footerOf(m), "go to time") {
 		t.Fatalf("outside the table / asks for a time: %q", footerOf(m))
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyEsc})
@@ -283,7 +283,7 @@ func TestProcessFilter(t *testing.T) {
 		t.Fatalf("typing narrows the table to serve.py:\n%s", s)
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
-	if m.procs.Filter != "serv" || m.prompt.active {
+	if m.procs.Filter != "serv" || m.prompt.Active() {
 		t.Fatalf("enter keeps the filter: %q", m.procs.Filter)
 	}
 	press(m, "/")

@@ -7,97 +7,110 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/layout"
+	"github.com/gputop-dev/gputop/ui/transport"
 )
 
 // View draws the whole screen from the store and the cursor alone, so a
 // paused view with no new keys draws the same bytes every time (and the
 // renderer sends nothing).
 func (m *Model) View() string {
-	if !m.dirty && m.lastView != "" {
-		return m.lastView
+	if !m.drawn.dirty && m.drawn.last != "" {
+		return m.drawn.last
 	}
-	m.dirty = false
-	m.lastView = m.view()
-	return m.lastView
+	m.drawn.dirty = false
+	m.drawn.last = m.view()
+	return m.drawn.last
 }
 
 func (m *Model) view() string {
 	if m.width == 0 || m.height == 0 {
 		return ""
 	}
-	m.hitReset()
-	if !m.lay.Fits {
-		return m.viewTooSmall()
-	}
-	if m.showHelp {
-		return m.viewHelp()
-	}
 	f := m.frame()
-	lines := make([]string, 0, m.height)
-	lines = append(lines, m.viewHeader(f))
+	// The rows the mouse may click, noted as the panels draw (mouse.go),
+	// in the last frame's array.
+	f.hits = append(m.drawn.hits[:0], make([]hit, m.height)...)
+	out := f.draw()
+	m.drawn.hits = f.hits
+	return out
+}
+
+// draw is the screen's rows, each panel in the rows the layout gives it.
+func (f *frame) draw() string {
+	if !f.lay.Fits {
+		return f.viewTooSmall()
+	}
+	if f.help.IsOpen() {
+		return f.viewHelp()
+	}
+	lines := make([]string, 0, f.height)
+	lines = append(lines, f.viewHeader())
 	// Each panel notes what its rows show for the mouse, from hitBase.
-	at := func() { m.hitBase = len(lines) }
+	at := func() { f.hitBase = len(lines) }
 	at()
-	lines = append(lines, m.viewGPUs(f)...)
-	lines = append(lines, m.viewJob(f)...)
+	lines = append(lines, f.viewGPUs()...)
+	lines = append(lines, f.viewJob()...)
 	at()
-	if m.lay.Phase > 0 {
-		lines = append(lines, m.viewPhaseBand(f))
+	if f.lay.Phase > 0 {
+		lines = append(lines, f.viewPhaseBand())
 	}
-	if m.lay.HintBand > 0 {
-		lines = append(lines, m.viewHintBand(f))
+	if f.lay.HintBand > 0 {
+		lines = append(lines, f.viewHintBand())
 	}
-	m.hitRows(0, len(lines)-m.hitBase, hitTime, 0)
-	lines = append(lines, m.viewHost(f)...)
-	if m.hintSel == 0 || m.procs.Focus {
+	f.hitRows(0, len(lines)-f.hitBase, hitTime, 0)
+	lines = append(lines, f.viewHost()...)
+	if f.hint.sel == 0 || f.procs.Focus {
 		at()
-		lines = append(lines, m.viewHints(f, m.lay.Hints)...)
+		lines = append(lines, f.viewHints(f.lay.Hints)...)
 	}
 	at()
 	switch {
-	case m.procs.Focus:
+	case f.procs.Focus:
 		// The process table with the keyboard takes the detail graph's
 		// rows too: on a small screen it has no rows of its own.
-		lines = append(lines, m.viewProcs(f, m.procFocusRows())...)
-	case m.hintSel > 0:
-		lines = append(lines, m.viewHintDetail(f, m.hintRows())...)
-		m.hitRows(0, len(lines)-m.hitBase, hitHint, m.hintSel-1)
+		lines = append(lines, f.viewProcs(f.procFocusRows())...)
+	case f.hint.sel > 0:
+		lines = append(lines, f.viewHintDetail(f.hintRows())...)
+		f.hitRows(0, len(lines)-f.hitBase, hitHint, f.hint.sel-1)
 		at()
-		lines = append(lines, m.viewProcs(f, m.lay.Procs)...)
-	case m.procsInPane():
-		lines = append(lines, m.viewProcsPane(f, m.lay.Detail)...)
+		lines = append(lines, f.viewProcs(f.lay.Procs)...)
+	case f.procsInPane():
+		lines = append(lines, f.viewProcsPane(f.lay.Detail)...)
 	default:
-		lines = append(lines, m.viewDetail(f, m.lay.Detail)...)
-		m.hitRows(0, len(lines)-m.hitBase, hitTime, 0)
+		lines = append(lines, f.viewDetail(f.lay.Detail)...)
+		f.hitRows(0, len(lines)-f.hitBase, hitTime, 0)
 		at()
-		lines = append(lines, m.viewProcs(f, m.lay.Procs)...)
+		lines = append(lines, f.viewProcs(f.lay.Procs)...)
 	}
-	lines = append(lines, draw.BlankLines(m.lay.BlankRows)...)
-	if !m.play.Grows {
+	lines = append(lines, draw.BlankLines(f.lay.BlankRows)...)
+	if !f.play.Grows {
 		// A replay gives its detail pane's last row to the transport.
-		lines = append(draw.PadBlank(lines, m.height-layout.FooterRows-1), m.viewTransport())
+		lines = append(draw.PadBlank(lines, f.height-layout.FooterRows-1), transport.View(f.pen(), transport.State{
+			First: f.store.First(), Last: f.store.Last(), Cursor: f.play.Cursor,
+			Motion: f.play.Motion, Speed: f.play.Speed, Loading: !f.sourceDone,
+		}))
 	}
-	lines = draw.PadBlank(lines, m.height-layout.FooterRows)
-	if m.prompt.active {
-		return m.fitRows(append(lines, m.viewPrompt()))
+	lines = draw.PadBlank(lines, f.height-layout.FooterRows)
+	if f.prompt.Active() {
+		return f.fitRows(append(lines, f.prompt.View(f.pen(), f.keys.Map)))
 	}
-	if m.confirm.Active {
+	if f.procs.confirm.Active {
 		// The question takes the pane's last row too.
-		return m.fitRows(append(lines[:len(lines)-1], m.confirm.View(m.pen(), m.keys)...))
+		return f.fitRows(append(lines[:len(lines)-1], f.procs.confirm.View(f.pen(), f.keys.Map)...))
 	}
-	footer := m.viewFooter(f)
+	footer := f.viewFooter()
 	if len(footer) > 1 {
 		// A long message takes the pane's last row.
 		lines = lines[:len(lines)-len(footer)+1]
 	}
-	return m.fitRows(append(lines, footer...))
+	return f.fitRows(append(lines, footer...))
 }
 
 // fitRows is the screen's rows, each through the last guard of the
 // fitter: none wider than the terminal.
-func (m *Model) fitRows(lines []string) string {
+func (f *frame) fitRows(lines []string) string {
 	for i, l := range lines {
-		lines[i] = m.fit.FitRow(l, m.width)
+		lines[i] = f.fit.FitRow(l, f.width)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -105,16 +118,16 @@ func (m *Model) fitRows(lines []string) string {
 // frame computes the window once per View.
 func (m *Model) frame() *frame {
 	from, to := m.play.Window(m.store.First(), m.store.Last())
-	if cap(m.cols) < m.lay.Spark {
-		m.cols = make([]timeline.Agg, m.lay.Spark)
+	if cap(m.drawn.cols) < m.lay.Spark {
+		m.drawn.cols = make([]timeline.Agg, m.lay.Spark)
 	}
-	return &frame{from: from, to: to, at: m.play.Cursor, cols: m.cols[:m.lay.Spark]}
+	return &frame{Model: m, from: from, to: to, at: m.play.Cursor, cols: m.drawn.cols[:m.lay.Spark]}
 }
 
-func (m *Model) viewTooSmall() string {
+func (f *frame) viewTooSmall() string {
 	w, h := layout.MinSize()
-	msg := fmt.Sprintf("terminal %dx%d is too small: gputop needs %dx%d; enlarge it or press q", m.width, m.height, w, h)
-	return m.fitRows(draw.PadBlank(m.fit.WrapWords(msg, m.width, m.height), m.height))
+	msg := fmt.Sprintf("terminal %dx%d is too small: gputop needs %dx%d; enlarge it or press q", f.width, f.height, w, h)
+	return f.fitRows(draw.PadBlank(f.fit.WrapWords(msg, f.width, f.height), f.height))
 }
 
 // noteCores remembers the host's cores the first time samples name them,
@@ -130,13 +143,13 @@ func (m *Model) noteCores() {
 			m.cores = append(m.cores, k.Device)
 		}
 	}
-	m.hosts.groupCores(m.cores)
+	m.list.GroupCores(m.cores)
 	if m.width > 0 {
 		m.relayout()
 	}
 }
 
 // newLine starts a row of at most limit columns.
-func (m *Model) newLine(limit int) *draw.Line {
-	return draw.NewLine(&m.fit, limit)
+func (s *look) newLine(limit int) *draw.Line {
+	return draw.NewLine(&s.fit, limit)
 }

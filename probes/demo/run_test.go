@@ -38,7 +38,9 @@ func recordDemo(t testing.TB, scenario string, seed int64, ticks int) *demoRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nv, err := nvidia.OpenNVML(demo.NVML(), clock)
+	// Every call every tick: these tests check what each scenario plays,
+	// tick by tick (a sawtooth in util.max), not the pace (pace_test.go).
+	nv, err := nvidia.OpenNVMLPaced(demo.NVML(), clock, nvidia.EveryTick)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +130,9 @@ func BenchmarkDemoTick(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	nv, err := nvidia.OpenNVML(demo.NVML(), clock)
+	// Every call every tick: these tests check what each scenario plays,
+	// tick by tick (a sawtooth in util.max), not the pace (pace_test.go).
+	nv, err := nvidia.OpenNVMLPaced(demo.NVML(), clock, nvidia.EveryTick)
 	if err != nil {
 		b.Fatal(err)
 	}

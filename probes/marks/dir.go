@@ -190,6 +190,9 @@ func Open(deliver func(text string)) (l *Listener, warning string, err error) {
 		fresh = true
 		warning = fmt.Sprintf("%v; listening in %s, which gputop mark and attach do not look in", dirErr, dir)
 	}
+	if !fresh {
+		sweepStale(dir) // the sockets of sessions that died (sweep.go)
+	}
 	l, err = Listen(dir, deliver)
 	if err != nil {
 		if fresh {

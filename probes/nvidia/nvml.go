@@ -54,27 +54,35 @@ import (
 //   - Shutdown, only if open fails after a successful Init (DeviceGetCount
 //     failed, or no GPU could be opened).
 //
-// Per GPU probe, every Collect (a call that answered ERROR_NOT_SUPPORTED is
-// not made again on that device; nothing is called on a lost GPU):
-//   - GetUtilizationRates, GetSamples(GPU_UTILIZATION_SAMPLES, lastSeen):
-//     both skipped while MIG mode is on
+// Per GPU probe, each Collect (a call that answered ERROR_NOT_SUPPORTED is
+// not made again on that device; nothing is called on a lost GPU). The
+// costly calls go at the pace of Pace (nvml_pace.go; docs/nvml.md says
+// why each): "paced" below. At EveryTick (the demo's), every call is made
+// every tick.
+//   - GetUtilizationRates; GetSamples(GPU_UTILIZATION_SAMPLES, lastSeen)
+//     paced (Samples, 10 s): both skipped while MIG mode is on
 //   - GPM devices: dev.GpmSampleGet(sample), then lib.GpmMetricsGet once a
 //     pair of samples at least 100 ms apart exists
 //   - GetMemoryInfo_v2 or GetMemoryInfo (as at open)
-//   - GetPowerUsage, GetTotalEnergyConsumption, GetEnforcedPowerLimit
+//   - GetPowerUsage, GetTotalEnergyConsumption paced (Energy, 2 min),
+//     GetEnforcedPowerLimit
 //   - GetTemperature(TEMPERATURE_GPU), GetClockInfo(CLOCK_SM),
 //     GetClockInfo(CLOCK_MEM)
 //   - GetCurrentClocksEventReasons, or GetCurrentClocksThrottleReasons on
 //     older drivers, or neither if both symbols are missing
 //   - GetFieldValues(FI_DEV_PCIE_COUNT_TX_BYTES, FI_DEV_PCIE_COUNT_RX_BYTES),
 //     only while PCIe does not come from GPM
-//   - GetCurrPcieLinkGeneration, GetCurrPcieLinkWidth (if the maximum was
-//     read at open)
+//   - GetMaxPcieLinkGeneration and GetMaxPcieLinkWidth paced (Health,
+//     30 s), GetCurrPcieLinkGeneration, GetCurrPcieLinkWidth (if the
+//     maximum was read at open)
 //   - GetFieldValues of the health fields (nvml_health.go: PCIe replays, ECC,
 //     retired pages, remapped rows, NVLink data and errors, violation
 //     counters; and per NVLink link its state, errors and data,
-//     nvml_nvlink.go), each dropped for good once it answers not supported
-//   - GetNvLinkState per link every 10th Collect, only for links whose state
+//     nvml_nvlink.go), each dropped for good once it answers not supported:
+//     the violation counters and NVLink's per-link fields and data every
+//     tick (in pairs below 1 s: Counters), the rest with them paced
+//     (Health, 30 s, and the tick after an Xid)
+//   - GetNvLinkState per link paced (Health), only for links whose state
 //     field is not supported
 //
 // Per MIG instance probe, every Collect (nothing while its parent is lost):
@@ -100,6 +108,7 @@ import (
 type NVML struct {
 	lib    nvml.Interface
 	clock  Clock
+	pace   Pace // how often each costly call is made (nvml_pace.go)
 	driver string
 	cuda   string
 	syms   symbols

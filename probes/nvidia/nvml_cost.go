@@ -61,6 +61,25 @@ type CallCost struct {
 	// Skipped says why the call was not timed: gputop does not make it
 	// on this device.
 	Skipped string `json:"skipped,omitempty"`
+	// Fields and CounterFields are, on the row of the health fields'
+	// call with every field, how many it asks and how many of them are
+	// read every tick (the rest at the health pace): what a prediction
+	// from a costs file without the counters' own row apportions by.
+	Fields        int `json:"fields,omitempty"`
+	CounterFields int `json:"counter_fields,omitempty"`
+	// PerGPUPerS is how many times a second a session at the report's
+	// Interval makes the call on one GPU, from the probe's own schedule
+	// (Schedule); 0 for a call made once, and for the bench's whole
+	// Collect rows, which sum the calls.
+	PerGPUPerS *float64 `json:"per_gpu_per_s,omitempty"`
+	// PredictedCPUUS is PerGPUPerS times the call's CPU µs in the costs
+	// file (its median wall time where it has no CPU column); CostNote
+	// says where that cost came from when not from the row of the same
+	// call, or why there is none.
+	PredictedCPUUS *float64 `json:"predicted_cpu_us_per_gpu_s,omitempty"`
+	CostNote       string   `json:"cost_note,omitempty"`
+	// perSecond is PerGPUPerS before it was rounded for reading.
+	perSecond float64
 }
 
 // SampleCount is how many utilisation samples GetSamples returned per
@@ -98,6 +117,16 @@ type CostReport struct {
 	// Checks are the lines of the session's `?` screen: symbols found,
 	// what each GPU supports, what was given up.
 	Checks []string `json:"checks"`
+	// Note says where a report comes from when nvml-bench did not write
+	// it as it stands (docs/real-gpu/).
+	Note string `json:"note,omitempty"`
+	// Interval is the session interval of the schedule (Schedule); the
+	// predictions follow (Predict): the CPU µs per GPU-second of the GPU
+	// probe's calls and of the process tier's, from CostsFrom.
+	Interval            string   `json:"interval,omitempty"`
+	PredictedCPUUS      *float64 `json:"predicted_cpu_us_per_gpu_s,omitempty"`
+	PredictedProcsCPUUS *float64 `json:"predicted_procs_cpu_us_per_gpu_s,omitempty"`
+	CostsFrom           string   `json:"costs_from,omitempty"`
 }
 
 // MeasureCost opens NVML on lib and measures every call gputop makes; see

@@ -197,24 +197,45 @@ func (m *costMeter) tickCalls() {
 		_, r := g.dev.GetCurrPcieLinkWidth()
 		return r
 	})
-	health := func(g *gpuProbe) bool { return len(g.health.list) > 0 && g.unsupported&callHealthFields == 0 }
-	fields := 0
-	for _, g := range m.n.gpus {
-		fields = max(fields, len(g.health.list))
-	}
-	m.time(fmt.Sprintf("nvmlDeviceGetFieldValues (health, %d fields)", fields), "tick", health, func(g *gpuProbe) nvml.Return {
-		buf := make([]nvml.FieldValue, 0, len(g.health.list))
-		for _, f := range g.health.list {
-			buf = append(buf, nvml.FieldValue{FieldId: f.id, ScopeId: f.scope})
-		}
-		return g.dev.GetFieldValues(buf)
-	})
+	m.healthCalls()
 	ctx := context.Background()
 	m.time("gputop: one GPU's whole Collect", "tick", nil, func(g *gpuProbe) nvml.Return {
 		if _, err := g.Collect(ctx); err != nil {
 			return nvml.ERROR_UNKNOWN
 		}
 		return nvml.SUCCESS
+	})
+}
+
+// healthCalls times the health fields' GetFieldValues as the probe makes
+// it: every field on the ticks the rare-event counts are due (Pace.Health),
+// and only those read every tick (everyTick) on the others.
+func (m *costMeter) healthCalls() {
+	health := func(g *gpuProbe) bool { return len(g.health.list) > 0 && g.unsupported&callHealthFields == 0 }
+	ask := func(g *gpuProbe, counters bool) []nvml.FieldValue {
+		buf := make([]nvml.FieldValue, 0, len(g.health.list))
+		for _, f := range g.health.list {
+			if !counters || everyTick(f.kind, f.held) {
+				buf = append(buf, nvml.FieldValue{FieldId: f.id, ScopeId: f.scope})
+			}
+		}
+		return buf
+	}
+	fields, counters := 0, 0
+	for _, g := range m.n.gpus {
+		if health(g) {
+			fields, counters = max(fields, len(ask(g, false))), max(counters, len(ask(g, true)))
+		}
+	}
+	m.time(fmt.Sprintf("nvmlDeviceGetFieldValues (health, %d fields)", fields), "tick", health, func(g *gpuProbe) nvml.Return {
+		return g.dev.GetFieldValues(ask(g, false))
+	})
+	if len(m.rows) > 0 && m.rows[len(m.rows)-1].Skipped == "" {
+		m.rows[len(m.rows)-1].Fields, m.rows[len(m.rows)-1].CounterFields = fields, counters
+	}
+	some := func(g *gpuProbe) bool { return health(g) && len(ask(g, true)) > 0 }
+	m.time(fmt.Sprintf("nvmlDeviceGetFieldValues (health counters, %d fields)", counters), "tick", some, func(g *gpuProbe) nvml.Return {
+		return g.dev.GetFieldValues(ask(g, true))
 	})
 }
 

@@ -1,6 +1,7 @@
 package nvidia
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -110,5 +111,51 @@ func TestQuantilesUS(t *testing.T) {
 	}
 	if med, p99, hi := quantilesUS(took); med != 50 || p99 != 99 || hi != 100 {
 		t.Errorf("1..100 µs: median %v, p99 %v, max %v; want 50, 99, 100", med, p99, hi)
+	}
+}
+
+// A prediction prices each scheduled call with the costs file's row of the
+// same call, whatever its counts; the health counters, which a run before
+// they were read apart lacks, as their share of the every-field call.
+func TestPredictPricesTheSchedule(t *testing.T) {
+	cpu := func(v float64) *float64 { return &v }
+	costs := &CostReport{Driver: "580", GPUs: 1, Calls: []CallCost{
+		{Call: "nvmlDeviceGetSamples (since the last seen)", Tier: "tick", Calls: 9, CPUUS: cpu(2000)},
+		{Call: "nvmlDeviceGetFieldValues (health, 13 fields)", Tier: "tick", Calls: 9, CPUUS: cpu(800), Fields: 13, CounterFields: 6},
+		{Call: "nvmlDeviceGetPowerUsage", Tier: "tick", Calls: 9, MedianUS: 0.5},
+		{Call: "nvmlDeviceGetProcessUtilization", Tier: "procs", Calls: 9, CPUUS: cpu(2100)},
+	}}
+	rep := &CostReport{Calls: []CallCost{
+		{Call: "nvmlDeviceGetSamples (since the last seen)", Tier: "tick", Calls: 1},
+		{Call: "nvmlDeviceGetFieldValues (health, 128 fields)", Tier: "tick", Calls: 1},
+		{Call: "nvmlDeviceGetFieldValues (health counters, 116 fields)", Tier: "tick", Calls: 1},
+		{Call: "nvmlDeviceGetPowerUsage", Tier: "tick", Calls: 1},
+		{Call: "nvmlDeviceGetTemperature (GPU)", Tier: "tick", Calls: 1},
+		{Call: "nvmlDeviceGetProcessUtilization", Tier: "procs", Calls: 1},
+		{Call: "nvmlDeviceGetName", Tier: "open", Calls: 1},
+	}}
+	rep.Schedule(time.Second, DefaultPace, 5*time.Second)
+	rep.Predict(costs, "h100.json")
+	want := map[string]float64{
+		"nvmlDeviceGetSamples (since the last seen)":             200,
+		"nvmlDeviceGetFieldValues (health, 128 fields)":          800.0 / 30,
+		"nvmlDeviceGetFieldValues (health counters, 116 fields)": (1 - 1.0/30) * 800 * 6 / 13,
+		"nvmlDeviceGetPowerUsage":                                0.5,
+		"nvmlDeviceGetProcessUtilization":                        420,
+	}
+	for _, c := range rep.Calls {
+		w, priced := want[c.Call]
+		switch {
+		case priced && (c.PredictedCPUUS == nil || math.Abs(*c.PredictedCPUUS-w) > 0.01):
+			t.Errorf("%s: %v µs per GPU-second, want %v", c.Call, c.PredictedCPUUS, w)
+		case !priced && c.PredictedCPUUS != nil:
+			t.Errorf("%s: priced at %v without a cost", c.Call, *c.PredictedCPUUS)
+		}
+	}
+	if c := rep.Calls[4]; c.CostNote != "no cost measured" {
+		t.Errorf("a call without a cost: %+v", c)
+	}
+	if tick := 200 + 800.0/30 + (1-1.0/30)*800*6/13 + 0.5; math.Abs(*rep.PredictedCPUUS-tick) > 0.01 || *rep.PredictedProcsCPUUS != 420 {
+		t.Errorf("sums %v and %v, want %v and 420", *rep.PredictedCPUUS, *rep.PredictedProcsCPUUS, tick)
 	}
 }

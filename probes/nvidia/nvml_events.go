@@ -174,6 +174,7 @@ func (n *NVML) xidEvent(w *xidWatch, data nvml.EventData, mark func(timeline.Mar
 		if g.dev == data.Device {
 			code := int(data.EventData)
 			g.xid.Store(int64(code))
+			g.healthNow.Store(true) // an Xid may come with ECC errors or a link down
 			at := n.clock.Now()
 			if et, ok := w.set.(eventTimer); ok {
 				if t, ok := et.LastEventTime(); ok {

@@ -63,14 +63,24 @@ type gpuProbe struct {
 	// The fields below are touched only by Collect, which the sampler never
 	// runs twice at once, and by Close, which excludes every Collect.
 	unsupported call
-	lastSample  uint64    // newest GetSamples timestamp seen, µs
-	energyAt    time.Time // when the energy counter was last read
-	gpm         *gpmPair
-	pcieFromGPM bool
-	pcieFields  []uint32 // PCIe counter field ids still asked for
-	fieldBuf    []nvml.FieldValue
-	health      healthState  // links, ECC, violations (nvml_health.go)
-	xid         atomic.Int64 // the last Xid the event watcher saw; 0 for none
+	lastSample  uint64 // newest GetSamples timestamp seen, µs
+	// When each paced call was last made (nvml_pace.go).
+	samplesAt, energyAt, healthAt, countersAt time.Time
+	pairNext                                  bool // the next tick reads the counters too
+	// The energy check: power integrated since the counter's last reading
+	// (energyRead, energyJ), and the tick it was last added at.
+	powerAt, energyRead time.Time
+	powerJ, energyJ     float64
+	energyNoted         bool
+	gpm                 *gpmPair
+	pcieFromGPM         bool
+	pcieFields          []uint32 // PCIe counter field ids still asked for
+	fieldBuf            []nvml.FieldValue
+	health              healthState  // links, ECC, violations (nvml_health.go)
+	xid                 atomic.Int64 // the last Xid the event watcher saw; 0 for none
+	// healthNow has the next tick read the health fields whatever their
+	// pace: set by the event watcher on an Xid.
+	healthNow atomic.Bool
 	// xidWatched says the event watcher listens for this GPU's Xids, so
 	// that its gpu.xid is known (0 until one comes).
 	xidWatched atomic.Bool
@@ -97,7 +107,8 @@ func (g *gpuProbe) Collect(ctx context.Context) (probe.Reading, error) {
 	if err := ctx.Err(); err != nil {
 		return probe.Reading{}, err
 	}
-	t := tick{g: g, metrics: make([]timeline.Metric, 0, 24)}
+	now := g.n.clock.Now()
+	t := tick{g: g, now: now, slow: g.healthDue(now), metrics: make([]timeline.Metric, 0, 24)}
 	t.utilization()
 	t.gpmMetrics()
 	t.memory()
@@ -133,6 +144,8 @@ func (g *gpuProbe) giveUp(c call, ret nvml.Return) {
 // tick is one Collect in progress.
 type tick struct {
 	g        *gpuProbe
+	now      time.Time
+	slow     bool // the event-counting health fields are read (Pace.Health)
 	metrics  []timeline.Metric
 	failures []string
 	lostIn   string // the call that found the GPU lost; "" while it is not
@@ -174,9 +187,12 @@ func (t *tick) counter(name string, v float64) {
 	t.metrics = append(t.metrics, timeline.Metric{Key: timeline.Key{Name: name, Device: t.g.device}, Kind: timeline.Counter, Value: v})
 }
 
-// utilization writes the coarse utilisation: mean, min and max of NVML's
-// sub-second samples since the last tick, or GetUtilizationRates when there
-// are none; and the memory controller's busy share.
+// utilization writes the coarse utilisation and the memory controller's
+// busy share from GetUtilizationRates, and the range of NVML's sub-second
+// samples since they were last read, when they are read (Pace.Samples;
+// NaN between). At Pace.Samples zero, or where GetUtilizationRates gives
+// nothing, the tick's own samples give the mean too; with no sample, the
+// rate is the range.
 func (t *tick) utilization() {
 	nan := math.NaN()
 	rate, mem := nan, nan
@@ -189,15 +205,24 @@ func (t *tick) utilization() {
 				rate, mem = percent(float64(u.Gpu)), percent(float64(u.Memory))
 			}
 		}
-		mean, lo, hi = rate, rate, rate
-		if t.ask(callSamples) {
+		paced := t.g.n.pace.Samples > 0 && !math.IsNaN(rate)
+		mean = rate
+		if !paced {
+			lo, hi = rate, rate
+		}
+		if t.ask(callSamples) && (!paced || due(t.g.samplesAt, t.now, t.g.n.pace.Samples)) {
+			t.g.samplesAt = t.now
 			vt, samples, ret := t.g.dev.GetSamples(nvml.GPU_UTILIZATION_SAMPLES, t.g.lastSample)
 			// ERROR_NOT_FOUND means no samples yet: keep the fallback.
 			if ret != nvml.ERROR_NOT_FOUND && t.ok(callSamples, ret) {
 				s := summarizeSamples(vt, samples, t.g.lastSample)
+				t.g.noteWrapped(s)
 				t.g.lastSample = max(t.g.lastSample, s.newest)
 				if s.count > 0 {
-					mean, lo, hi = s.mean, s.min, s.max
+					lo, hi = s.min, s.max
+					if !paced {
+						mean = s.mean
+					}
 				}
 			}
 		}
@@ -246,30 +271,28 @@ func (g *gpuProbe) readMemory() (memoryInfo, nvml.Return) {
 	return memoryInfo{float64(m.Used), float64(m.Free), float64(m.Total)}, ret
 }
 
-// energyEvery is how often the energy counter is read. On a real H100 the
-// call costs 3.5-4.4 ms of CPU, more than the rest of a tick together
-// (docs/real-gpu.md), and its rate only replaces GetPowerUsage's average
-// over 5 s or more (timeline's energyTrustAfter); energyEarly lets a tick
-// that comes a little early still read it.
-const (
-	energyEvery = 5 * time.Second
-	energyEarly = 100 * time.Millisecond
-)
-
 // power writes the power gauge (W, from mW), the energy counter (J, from
-// mJ; NaN on the ticks between its reads, every energyEvery) and the
-// enforced limit.
+// mJ; NaN on the ticks between its reads, every Pace.Energy) and the
+// enforced limit. The counter checks the power integrated between its
+// reads (checkEnergy): on a real H100 one read costs 3.5-4.4 ms of CPU,
+// more than the rest of a tick together, and its rate over a tick is off
+// by its 100 ms steps (docs/real-gpu.md), while GetPowerUsage is already a
+// one-second average that costs 0.4 µs.
 func (t *tick) power() {
-	t.gauge(timeline.GPUPower, t.uint32Value(callPower, t.g.dev.GetPowerUsage, 1000))
+	watts := t.uint32Value(callPower, t.g.dev.GetPowerUsage, 1000)
+	t.gauge(timeline.GPUPower, watts)
+	t.g.integrate(t.now, watts)
 	energy := math.NaN()
-	if now := t.g.n.clock.Now(); t.ask(callEnergy) && now.Sub(t.g.energyAt) >= energyEvery-energyEarly {
-		t.g.energyAt = now
+	if t.ask(callEnergy) && due(t.g.energyAt, t.now, t.g.n.pace.Energy) {
+		t.g.energyAt = t.now
 		mJ, ret := t.g.dev.GetTotalEnergyConsumption()
 		if t.ok(callEnergy, ret) {
 			energy = float64(mJ) / 1000
+			t.g.checkEnergy(t.now, energy)
 		}
 	}
 	t.counter(timeline.GPUEnergy, energy)
+	// The limit costs 0.4 µs and decides power-capped: read every tick.
 	t.gauge(timeline.GPUPowerLimit, t.uint32Value(callPowerLimit, t.g.dev.GetEnforcedPowerLimit, 1000))
 }
 

@@ -148,6 +148,15 @@ func (t *tick) pcieLink() {
 	if !h.link {
 		return
 	}
+	if t.slow {
+		// The maximum, at the health pace: a link retrained narrower
+		// after a reset has a lower one.
+		if g, ret := t.g.dev.GetMaxPcieLinkGeneration(); t.check("PCIe max", ret) == outcomeOK {
+			if w, ret := t.g.dev.GetMaxPcieLinkWidth(); t.check("PCIe max", ret) == outcomeOK {
+				h.genMax, h.widthMax = float64(g), float64(w)
+			}
+		}
+	}
 	gen, width := math.NaN(), math.NaN()
 	if t.ask(callPCIeLink) {
 		v, ret := t.g.dev.GetCurrPcieLinkGeneration()
@@ -167,10 +176,21 @@ func (t *tick) pcieLink() {
 	t.gauge(timeline.GPUPCIeWidthMax, h.widthMax)
 }
 
-// healthFields reads every health field in one GetFieldValues and writes
-// the metrics they feed, and the last Xid where the event watcher listens.
-// A field the device does not support is dropped for good (or replaced by
-// its legacy field); one that failed this tick leaves its metric NaN.
+// everyTick says whether a field is read at the counters' pace (every
+// tick at 1 s): those that count time or bytes (violation counters, NVLink
+// data), a rate from two readings in a row, and each NVLink link's state
+// and errors, which link-degraded judges. The others (ECC, retired pages,
+// remapped rows, PCIe replays, the NVLink error totals) count rare events
+// that only the screen and the report show, and are read at the health
+// pace (Pace.Health); their last reading holds between.
+func everyTick(kind timeline.Kind, held bool) bool { return kind == timeline.Counter || held }
+
+// healthFields reads the health fields due this tick in one GetFieldValues
+// (the counting ones at the counters' pace, the others at the health pace
+// or after an Xid) and writes the metrics they feed, and the last Xid
+// where the event watcher listens. A field the device does not support is
+// dropped for good (or replaced by its legacy field); one that failed
+// leaves its metric NaN until it is read again.
 func (t *tick) healthFields() {
 	h := &t.g.health
 	if t.g.xidWatched.Load() {
@@ -179,26 +199,48 @@ func (t *tick) healthFields() {
 	if len(h.list) == 0 || !t.ask(callHealthFields) {
 		return
 	}
+	fast, slow := t.g.countersDue(t.now), t.slow
+	asked := func(kind timeline.Kind, held bool) bool {
+		if everyTick(kind, held) {
+			return fast
+		}
+		return slow
+	}
 	for i := range h.sums {
-		h.sums[i].sum, h.sums[i].read = 0, false
+		// A sum not asked keeps its last reading, but a counter's rate
+		// takes two in a row: unknown.
+		if s := &h.sums[i]; asked(s.kind, s.held) || s.kind == timeline.Counter {
+			s.sum, s.read = 0, false
+		}
 	}
 	buf := h.buf[:0]
 	for i := range h.list {
-		buf = append(buf, nvml.FieldValue{FieldId: h.list[i].id, ScopeId: h.list[i].scope})
+		if f := &h.list[i]; asked(f.kind, f.held) {
+			buf = append(buf, nvml.FieldValue{FieldId: f.id, ScopeId: f.scope})
+		}
 	}
 	h.buf = buf
 	// GetFieldValues is never called with no field (go-nvml indexes the
-	// slice's first element): h.list is not empty here.
-	if !t.ok(callHealthFields, t.g.dev.GetFieldValues(buf)) {
-		t.writeSums(false)
+	// slice's first element).
+	if len(buf) == 0 || !t.ok(callHealthFields, t.g.dev.GetFieldValues(buf)) {
+		if len(buf) > 0 && slow {
+			t.g.healthNow.Store(true) // the counts, again next tick
+		}
+		t.writeSums()
 		t.nvlinkWrite(false)
 		return
 	}
 	dropped := false
 	keep := h.list[:0]
+	j := 0
 	for k := range h.list {
 		f := h.list[k]
-		fv := buf[k]
+		if !asked(f.kind, f.held) {
+			keep = append(keep, f)
+			continue
+		}
+		fv := buf[j]
+		j++
 		ret := nvml.Return(fv.NvmlReturn)
 		switch t.check(f.metric, ret) {
 		case outcomeUnsupported:
@@ -225,8 +267,8 @@ func (t *tick) healthFields() {
 		// A metric all of whose fields were dropped this tick is absent.
 		h.dropEmptySums()
 	}
-	t.writeSums(true)
-	t.nvlinkWrite(true)
+	t.writeSums()
+	t.nvlinkWrite(slow)
 }
 
 // dropEmptySums drops the sums no field feeds any more, keeping this
@@ -255,14 +297,14 @@ func (h *healthState) dropEmptySums() {
 }
 
 // writeSums writes each health metric: its sum, or NaN where none of its
-// fields answered (or, with answered false, the call itself failed).
-func (t *tick) writeSums(answered bool) {
+// fields answered when last asked (a counting one: this tick).
+func (t *tick) writeSums() {
 	for _, s := range t.g.health.sums {
 		if s.held {
 			continue
 		}
 		v := math.NaN()
-		if answered && s.read {
+		if s.read {
 			v = s.sum
 			if s.round > 0 {
 				v = math.Round(v / s.round)

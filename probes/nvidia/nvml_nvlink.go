@@ -19,20 +19,14 @@ import (
 // fields, or on older drivers the per-link _L0.._L11 fields), and its data
 // sent and received (FI_DEV_NVLINK_THROUGHPUT_DATA_TX/RX scoped to the
 // link). A driver that does not give the state field has it read with
-// GetNvLinkState every nvlinkPollEvery ticks instead. What is written, and
+// GetNvLinkState at the health pace instead (Pace.Health). What is written, and
 // in which units, timeline/metrics_nvlink.go says: masks of the links down
 // and of those with errors, each erring link's counts, each link's data.
-
-// nvlinkPollEvery is how often, in ticks, a link's state is read with
-// GetNvLinkState where the state field is not supported: a link going down
-// is news for minutes, not a second, and eighteen calls a tick are not free.
-const nvlinkPollEvery = 10
 
 // nvlinkState is a GPU's links.
 type nvlinkState struct {
 	links []nvLink
 	mask  float64 // the links, as a bitmask
-	ticks int     // since open, for the polled states
 	off   bool    // GetNvLinkState failed for good: no more polling
 }
 
@@ -187,23 +181,22 @@ func (nv *nvlinkState) fieldDropped(f healthField) {
 }
 
 // nvlinkWrite writes the links' masks and the erring links' counts from
-// this tick's held sums (answered false: the fields' call failed), polling
-// GetNvLinkState for the links whose state field is not supported.
-func (t *tick) nvlinkWrite(answered bool) {
+// the held sums as last read, polling GetNvLinkState (poll: at the health
+// pace) for the links whose state field is not supported.
+func (t *tick) nvlinkWrite(poll bool) {
 	h := &t.g.health
 	nv := &h.nvlink
 	if len(nv.links) == 0 {
 		return
 	}
-	nv.ticks++
-	poll := nv.ticks%nvlinkPollEvery == 0 && !nv.off
-	// value is a held sum's value this tick: NaN where it did not answer,
-	// ok false where its field is dropped.
+	poll = poll && !nv.off
+	// value is a held sum's value: NaN where it did not answer when last
+	// asked, ok false where its field is dropped.
 	value := func(i int) (float64, bool) {
 		if i < 0 {
 			return 0, false
 		}
-		if !answered || !h.sums[i].read {
+		if !h.sums[i].read {
 			return math.NaN(), true
 		}
 		return h.sums[i].sum, true

@@ -57,10 +57,16 @@ type Clock interface {
 // and returns an error saying why. A GPU that fails to open (lost at start,
 // say) is left out and explained in Checks while the others are monitored.
 func OpenNVML(lib nvml.Interface, clock Clock) (*NVML, error) {
+	return OpenNVMLPaced(lib, clock, DefaultPace)
+}
+
+// OpenNVMLPaced is OpenNVML with the costly calls made at pace
+// (nvml_pace.go) rather than DefaultPace.
+func OpenNVMLPaced(lib nvml.Interface, clock Clock, pace Pace) (*NVML, error) {
 	if ret := lib.Init(); ret != nvml.SUCCESS {
 		return nil, &InitError{Return: ret}
 	}
-	n := &NVML{lib: lib, clock: clock, noted: map[string]bool{}}
+	n := &NVML{lib: lib, clock: clock, pace: pace, noted: map[string]bool{}}
 	if err := n.open(); err != nil {
 		if ret := lib.Shutdown(); ret != nvml.SUCCESS {
 			return nil, fmt.Errorf("%w (and nvmlShutdown: %s)", err, returnText(ret))

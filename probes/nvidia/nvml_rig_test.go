@@ -84,6 +84,9 @@ type rig struct {
 	devs  []*server.Device
 	fakes []*fakeGPU
 	clock *stepClock
+	// pace is what open opens with: EveryTick, unless a test of the
+	// schedule sets DefaultPace.
+	pace Pace
 
 	mu    sync.Mutex
 	owner map[nvml.GpmSample]int // which device last filled a GPM sample
@@ -320,7 +323,7 @@ func (r *rig) gpmMetricsGet(m *nvml.GpmMetricsGetType) nvml.Return {
 // open opens the probe on the rig and closes it when the test ends.
 func (r *rig) open(t *testing.T) *NVML {
 	t.Helper()
-	n, err := OpenNVML(r.srv, r.clock)
+	n, err := OpenNVMLPaced(r.srv, r.clock, r.pace)
 	if err != nil {
 		t.Fatalf("OpenNVML: %v", err)
 	}

@@ -18,6 +18,10 @@ type sampleSummary struct {
 	count          int // samples used; 0 means none (fall back)
 	mean, min, max float64
 	newest         uint64 // newest timestamp returned, µs: the next lastSeen
+	// oldest is the oldest timestamp returned newer than lastSeen, and
+	// lastSeen what it was asked with: a gap between them of more than a
+	// few sample periods means the driver's buffer wrapped between reads.
+	oldest, lastSeen uint64
 }
 
 // summarizeSamples keeps the samples newer than lastSeen (NVML should return
@@ -25,9 +29,12 @@ type sampleSummary struct {
 // drops values outside 0..100, and gives their count, mean, min and max.
 // newest covers every sample returned, used or not, so none is read twice.
 func summarizeSamples(vt nvml.ValueType, samples []nvml.Sample, lastSeen uint64) sampleSummary {
-	s := sampleSummary{mean: math.NaN(), min: math.NaN(), max: math.NaN()}
+	s := sampleSummary{mean: math.NaN(), min: math.NaN(), max: math.NaN(), lastSeen: lastSeen}
 	for _, x := range samples {
 		s.newest = max(s.newest, x.TimeStamp)
+		if x.TimeStamp > lastSeen && (s.oldest == 0 || x.TimeStamp < s.oldest) {
+			s.oldest = x.TimeStamp
+		}
 	}
 	since := lastSeen
 	if lastSeen == 0 && s.newest > firstTickWindow {
@@ -55,6 +62,18 @@ func summarizeSamples(vt nvml.ValueType, samples []nvml.Sample, lastSeen uint64)
 		s.mean = math.Round(sum/float64(s.count)*100) / 100
 	}
 	return s
+}
+
+// wrapGap is the gap between the last sample read and the oldest returned
+// that says samples were lost: five of an H100's 200 ms periods.
+const wrapGap = 1_000_000
+
+// noteWrapped notes once that a GPU's samples came too far apart for the
+// driver's buffer (a tick held up for seconds): some were lost.
+func (g *gpuProbe) noteWrapped(s sampleSummary) {
+	if s.lastSeen > 0 && s.oldest > s.lastSeen+wrapGap {
+		g.n.note("%s: utilization samples: the driver's buffer wrapped between two reads, and a second or more of them was lost", g.device)
+	}
 }
 
 // decodeValue reads NVML's value union (nvmlValue_t) as the type NVML says

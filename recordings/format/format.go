@@ -74,11 +74,11 @@ const SegmentBytes = 1 << 20
 // that does not decode is.
 const (
 	// MaxSegmentBytes bounds a segment's decompressed records: the writer's
-	// 1 MiB (SegmentBytes), the carried description (at most 1 MiB) and
-	// hint snapshot, and one more sample, whose records, first in their
-	// segment, define every key: about 40 bytes a key, 10 MiB for
-	// MaxSegmentKeys.
-	MaxSegmentBytes = 16 << 20
+	// 1 MiB (SegmentBytes), the carried copy of the header and description
+	// (at most MaxHeaderBytes each) and hint snapshot (at most 2 MiB of
+	// lists), and one more sample, whose records, first in their segment,
+	// define every key: about 40 bytes a key, 10 MiB for MaxSegmentKeys.
+	MaxSegmentBytes = 32 << 20
 	// MaxSegmentKeys bounds the distinct keys, and the distinct probes, one
 	// segment defines: 256 for each of the 1,024 hosts a session may
 	// have (timeline.MaxHosts); a node of 8 GPUs and 32 cores has 230.
@@ -110,8 +110,12 @@ const (
 	gpuBits     = 8
 )
 
-// MaxHeaderBytes bounds the header frame a reader accepts.
-const MaxHeaderBytes = 1 << 20
+// MaxHeaderBytes bounds the header frame a reader accepts, and an info
+// record's description: 16,384 GPUs (timeline.MaxGPUs) on 1,024 hosts,
+// described as dcgm-exporter labels them, take 4.3 MB (263 bytes a GPU);
+// 8 MiB holds them at up to 512 bytes each. (1 MiB, before, refused an
+// import of 600 hosts of 8 GPUs.)
+const MaxHeaderBytes = 8 << 20
 
 // maxIndexBytes bounds the index frame a reader reads: a million
 // segments, ten years of five-minute ones, take about 10 MB.

@@ -2,10 +2,12 @@ package format
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
 	"io"
+	"slices"
 )
 
 // SegmentRef is where one segment starts and the time of its first sample.
@@ -56,6 +58,34 @@ const scanWindow = 1 << 20
 // damaged block header cannot lead it astray. A false match (the 28 bytes
 // of a valid header inside compressed data) is practically impossible.
 func FindSegments(ra io.ReaderAt, start, size int64) ([]SegmentRef, error) {
+	return findSegments(ra, start, size, nil)
+}
+
+// FindSegmentsInOrder is FindSegments, the segments in the order they were
+// written: by the sequence number each header holds, where the file has
+// them in another (two segments swapped, one of them once lost silently,
+// its samples older than those read before). moved says they were.
+func FindSegmentsInOrder(ra io.ReaderAt, start, size int64) (segs []SegmentRef, moved bool, err error) {
+	var seqs []uint32
+	if segs, err = findSegments(ra, start, size, &seqs); err != nil {
+		return nil, false, err
+	}
+	if slices.IsSorted(seqs) {
+		return segs, false, nil
+	}
+	order := make([]int, len(segs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(seqs[a], seqs[b]) })
+	sorted := make([]SegmentRef, len(segs))
+	for i, j := range order {
+		sorted[i] = segs[j]
+	}
+	return sorted, true, nil
+}
+
+func findSegments(ra io.ReaderAt, start, size int64, seqs *[]uint32) ([]SegmentRef, error) {
 	// Windows overlap so that a header and the magic after it are seen
 	// whole; a window shorter than that ends where the file does.
 	const overlap = SegmentFrame + 4 - 1
@@ -75,6 +105,9 @@ func FindSegments(ra io.ReaderAt, start, size int64) ([]SegmentRef, error) {
 			at := i + int64(j)
 			if first, ok := segmentHeaderAt(b[at:]); ok {
 				segs = append(segs, SegmentRef{Offset: pos + at, First: first})
+				if seqs != nil {
+					*seqs = append(*seqs, binary.LittleEndian.Uint32(b[at+SkippableHeader+8:]))
+				}
 				next = pos + at + SegmentFrame
 				i = at + SegmentFrame
 				continue

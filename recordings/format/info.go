@@ -17,7 +17,7 @@ import (
 // seek finds the description current there by decoding one segment.
 
 // ErrInfoTooLarge refuses a description larger than a header may be.
-var ErrInfoTooLarge = errors.New("cannot record a source description over 1 MiB")
+var ErrInfoTooLarge = errors.New("cannot record a source description over 8 MiB")
 
 // MarshalInfo is an info record's payload.
 func MarshalInfo(info timeline.SourceInfo) ([]byte, error) {

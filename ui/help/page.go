@@ -7,6 +7,7 @@ import (
 
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/keymap"
+	"github.com/gputop-dev/gputop/ui/scroll"
 )
 
 // helpKeyColumn is where the text of a key's line begins; keys that are
@@ -28,12 +29,12 @@ type Page struct {
 }
 
 // Screen is the whole screen while ? is held open, height rows of the
-// help's lines (Lines) from line top, the last row saying where it is and
-// how to leave; and top as it can be, for the next page.
-func (p *Page) Screen(out []string, top, height int) ([]string, int) {
+// help's lines (Lines) from line top (clamped as ui clamps its
+// scroll.Offset), the last row saying where it is and how to leave.
+func (p *Page) Screen(out []string, top, height int) []string {
 	// Scroll: the last row says where we are and how to leave.
 	rows := height - 1
-	top = max(0, min(top, len(out)-rows))
+	top = scroll.At(top, len(out), rows)
 	page := draw.PadBlank(out[top:], rows)
 	k := p.Keys
 	step := max(1, rows-1) // what pgdown moves: a page, less a line kept
@@ -41,7 +42,7 @@ func (p *Page) Screen(out []string, top, height int) ([]string, int) {
 	more := fmt.Sprintf(" page %d/%d %s %s line, %s/%s page, %s/%s; any other key closes",
 		(top+step-1)/step+1, (last+step-1)/step+1, p.Glyph.Bar, k.HelpUp.Help().Key,
 		k.HelpPageUp.Help().Key, k.HelpPageDown.Help().Key, k.HelpFirst.Help().Key, k.HelpLast.Help().Key)
-	return append(page, p.Theme.Dim.Paint(p.Fit.FitWords(more, p.Width, false))), top
+	return append(page, p.Theme.Dim.Paint(p.Fit.FitWords(more, p.Width, false)))
 }
 
 // Lines is the help, every line cut to the screen's width.

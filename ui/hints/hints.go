@@ -175,7 +175,7 @@ func hintStatus(h timeline.Hint, at time.Time) string {
 
 // Detail is the selected hint in full, as lines with their ink: its
 // span and standing, evidence, next step, and every episode, largest
-// first. The detail pane shows as many as fit from hintTop on.
+// first. The detail pane shows as many as fit from where it is scrolled.
 func (p *Panel) Detail() []Inked {
 	at := p.At
 	if p.Sel < 1 || p.Sel > len(p.Hints) {

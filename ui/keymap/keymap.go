@@ -14,11 +14,12 @@ import (
 // what those three share; so a key cannot exist undocumented, and the
 // footer cannot offer a key that does nothing.
 //
-// A binding's enabled state is set in one place, ui's updateKeys, which runs
-// after every message (anything may change what a key can do: the first
-// samples name the GPUs, the cursor moves onto a hint, a replay reaches its
-// end). A key pressed while its binding is disabled does nothing, or says
-// why in the footer if its binding has a reason ("speed is for replays").
+// A binding's enabled state is set in one place, Enable (ui's
+// updateKeys), by the rule of its row (Action), after every message
+// (anything may change what a key can do: the first samples name the GPUs,
+// the cursor moves onto a hint, a replay reaches its end). A key pressed
+// while its binding is disabled does nothing, or says why in the footer if
+// its binding has a reason ("speed is for replays").
 
 // Binding is one thing a key does.
 type Binding struct {

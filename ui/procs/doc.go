@@ -9,9 +9,11 @@
 //
 // Table is the table's state (focus, filter, order, selection, scroll) and
 // the spans of the window it read last (Spans, read again only when the
-// window's process lists or the order change); View draws it from the
-// spans, the time of the list at the cursor and how the session names its
-// GPUs (GPUs). ui holds a Table and says which host's processes it lists.
+// window's process lists or the order change); Move and Chosen are its
+// selection, Place scrolls it (a scroll.Offset) for the rows it has, in
+// Update, and View draws it from the spans, the time of the list at the
+// cursor and how the session names its GPUs (GPUs), changing nothing. ui
+// holds a Table and says which host's processes it lists.
 // It reads the store's process lists and nothing else of the session;
 // nothing here reads the clock.
 package procs

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/scroll"
 )
 
 // Column is what the table can be sorted by.
@@ -56,8 +57,8 @@ type Table struct {
 	Invert  bool
 	Sel     ID // the selected process, kept across refreshes
 	HasSel  bool
-	Top     int // first row on screen
-	Visible int // rows of processes the last view drew
+	Scroll  scroll.Offset // the first process on screen
+	Visible int           // rows the table has for processes (Place)
 
 	// The spans of the window, sorted; first and last are the times of
 	// the lists they came from.
@@ -174,6 +175,33 @@ func (t *Table) Selected(spans []timeline.ProcessSpan) int {
 		}
 	}
 	return 0
+}
+
+// Move moves the selection over spans (Spans) by delta rows, clamped, or
+// to the first (delta = math.MinInt) or last (math.MaxInt).
+func (t *Table) Move(spans []timeline.ProcessSpan, delta int) {
+	if len(spans) == 0 {
+		return
+	}
+	i := t.Selected(spans)
+	switch delta {
+	case math.MinInt:
+		i = 0
+	case math.MaxInt:
+		i = len(spans) - 1
+	default:
+		i = max(0, min(len(spans)-1, i+delta))
+	}
+	t.Sel, t.HasSel = IDOf(&spans[i]), true
+}
+
+// Chosen is the process the arrows chose among spans, if the table has
+// the keys and lists any.
+func (t *Table) Chosen(spans []timeline.ProcessSpan) (timeline.ProcessSpan, bool) {
+	if !t.Focus || len(spans) == 0 {
+		return timeline.ProcessSpan{}, false
+	}
+	return spans[t.Selected(spans)], true
 }
 
 // matches says whether a process matches the filter.

@@ -10,6 +10,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/units"
 	"github.com/gputop-dev/gputop/ui/draw"
+	"github.com/gputop-dev/gputop/ui/scroll"
 )
 
 // GPUs is how the table names the session's GPUs.
@@ -52,6 +53,40 @@ func (t *Table) View(p draw.Pen, spans []timeline.ProcessSpan, rows int, asOf ti
 	}
 	v := &view{Pen: p, t: t}
 	return v.table(spans, rows, asOf, host, g, hit)
+}
+
+// Place scrolls the table as View will draw spans in rows rows, and
+// notes the rows it has for processes (Visible): ui calls it in Update, so
+// that drawing changes nothing.
+func (t *Table) Place(p draw.Pen, spans []timeline.ProcessSpan, rows int, g GPUs) {
+	if rows <= 0 || len(spans) == 0 {
+		return
+	}
+	v := &view{Pen: p, t: t}
+	_, _, t.Visible, _ = v.place(&t.Scroll, spans, rows, g)
+}
+
+// headRows are the table's title and its columns' names.
+const headRows = 2
+
+// place is where the rows of spans go in rows rows: the chosen process's
+// details under the table (while it has the keys), the rows left for
+// processes, and the first of them on screen, scrolled from o as htop
+// scrolls: the selection stays on screen, and the list moves only when it
+// would leave it.
+func (v *view) place(o *scroll.Offset, spans []timeline.ProcessSpan, rows int, g GPUs) (detail []string, sel, room, top int) {
+	sel = -1
+	if v.t.Focus {
+		sel = v.t.Selected(spans)
+		// The chosen process in full, leaving the table one row at least.
+		detail = v.procDetail(&spans[sel], g)
+		detail = detail[:max(0, min(len(detail), rows-headRows-1))]
+	}
+	room = max(1, rows-headRows-len(detail))
+	if v.t.Focus {
+		return detail, sel, room, o.Follow(sel, len(spans), room)
+	}
+	return detail, sel, room, o.Clamp(len(spans), room)
 }
 
 // view is one drawing of the table. The GPUs' names go beside it, not in
@@ -107,28 +142,9 @@ func (v *view) table(spans []timeline.ProcessSpan, rows int, at time.Time, host 
 		return draw.PadBlank(append(out, none), rows)
 	}
 
-	var detail []string
-	sel := -1
-	if v.t.Focus {
-		sel = v.t.Selected(spans)
-		// The chosen process in full, leaving the table one row at least.
-		detail = v.procDetail(&spans[sel], g)
-		detail = detail[:max(0, min(len(detail), rows-len(out)-1))]
-	}
-	room := max(1, rows-len(out)-len(detail))
-	if v.t.Focus {
-		// Scroll as htop does: the selection stays on screen, the list
-		// moves only when it would leave it.
-		if sel < v.t.Top {
-			v.t.Top = sel
-		}
-		if sel >= v.t.Top+room {
-			v.t.Top = sel - room + 1
-		}
-	}
-	v.t.Top = max(0, min(v.t.Top, len(spans)-room))
-	v.t.Visible = room
-	for i := v.t.Top; i < len(spans) && i < v.t.Top+room; i++ {
+	o := v.t.Scroll // a copy: Place, in Update, keeps the table's own
+	detail, sel, room, top := v.place(&o, spans, rows, g)
+	for i := top; i < len(spans) && i < top+room; i++ {
 		hit(len(out), i)
 		out = append(out, v.procRow(&spans[i], i == sel, rss, times, g))
 	}

@@ -175,10 +175,17 @@ type promSet struct {
 	hosts map[string]*promHost
 	// What was left out, for the notes.
 	noGPU, other, merged, nonFinite, badMIG int
-	outside                                 importer.RangeTally
-	otherNames                              map[string]bool
-	markers                                 map[promMarker]bool
-	interval                                time.Duration
+	// notAsked are the points outside the range a query asked for.
+	notAsked int
+	// pastLimits are the series of GPUs past the session's bounds
+	// (timeline.MaxHosts hosts, timeline.MaxGPUs GPUs); hostSeen the hosts
+	// of the GPUs kept.
+	pastLimits int
+	hostSeen   map[string]bool
+	outside    importer.RangeTally
+	otherNames map[string]bool
+	markers    map[promMarker]bool
+	interval   time.Duration
 	// The series of ALERTS (promalerts.go), by marker text; how many were
 	// past maxAlertSeries; why the query of them failed, if it did.
 	alerts          map[string]*promAlert
@@ -191,7 +198,7 @@ type promSet struct {
 
 func newPromSet() *promSet {
 	return &promSet{gpus: map[promGPUID]*promGPU{}, hosts: map[string]*promHost{}, otherNames: map[string]bool{},
-		markers: map[promMarker]bool{}, alerts: map[string]*promAlert{}, instHost: map[string]string{}}
+		markers: map[promMarker]bool{}, alerts: map[string]*promAlert{}, instHost: map[string]string{}, hostSeen: map[string]bool{}}
 }
 
 // hostOf names a series' host as dcgm-exporter and gputop serve label it,
@@ -209,6 +216,7 @@ func hostOf(labels map[string]string) string {
 
 // add takes an answer's series: their points now belong to the set.
 func (set *promSet) add(a *promAnswer) {
+	set.notAsked += a.outside
 	for i := range a.Data.Result {
 		r := &a.Data.Result[i]
 		pts := &r.Values
@@ -268,6 +276,10 @@ func (set *promSet) add(a *promAnswer) {
 			set.checkPoints(m, pts)
 		}
 		id := promGPUID{hostOf(r.Metric), idx, gi}
+		if !set.room(id) {
+			set.pastLimits++
+			continue
+		}
 		if inst := r.Metric["instance"]; inst != "" {
 			set.instHost[inst] = id.host
 		}
@@ -289,6 +301,30 @@ func (set *promSet) add(a *promAnswer) {
 		}
 		*pts = promPoints{}
 	}
+}
+
+// room says whether the GPU of id is one of the session's, or can be made
+// one (with its parent, for a MIG instance) within the hosts and GPUs a
+// recording holds: a series of one past them is left out, a note counts
+// them, and the first hosts and GPUs answered are kept.
+func (set *promSet) room(id promGPUID) bool {
+	if set.gpus[id] != nil {
+		return true
+	}
+	need := 1
+	if id.gi != "" && set.gpus[promGPUID{id.host, id.index, ""}] == nil {
+		need = 2
+	}
+	if len(set.gpus)+need > timeline.MaxGPUs {
+		return false
+	}
+	if !set.hostSeen[id.host] {
+		if len(set.hostSeen) >= timeline.MaxHosts {
+			return false
+		}
+		set.hostSeen[id.host] = true
+	}
+	return true
 }
 
 // gpu is the GPU of id, made at its first series. A MIG instance's labels
@@ -338,6 +374,12 @@ type Result struct {
 	// end is the first of them (Unix ms), or MaxInt64.
 	jump timeline.Jump
 	end  int64
+	// wholeGPU finds a whole GPU's session number by its host and number
+	// there (xidOfMarker).
+	wholeGPU map[hostGPU]int
+	// queue holds each series under the time of its next point
+	// (promqueue.go).
+	queue timeQueue
 }
 
 // maxPromMarkers bounds the markers one import keeps.
@@ -487,7 +529,7 @@ func (res *Result) placeMarkers(set *promSet, multi bool) {
 func (set *promSet) nothing() error {
 	if set.other > 0 {
 		return fmt.Errorf("no GPU series among the %s found (such as %s): gputop reads dcgm-exporter's DCGM_FI_* series",
-			units.Count(set.other, "series"), strings.Join(slices.Sorted(maps.Keys(set.otherNames)), ", "))
+			units.Count(set.other, "series", "series"), strings.Join(slices.Sorted(maps.Keys(set.otherNames)), ", "))
 	}
 	if set.noGPU > 0 {
 		return fmt.Errorf("%s without a gpu label: gputop reads dcgm-exporter's series, which name their GPU", units.Count(set.noGPU, "GPU series"))
@@ -507,12 +549,20 @@ func (set *promSet) notes(res *Result) []string {
 	if set.nonFinite > 0 {
 		out = append(out, fmt.Sprintf("%s NaN or infinite: read as gaps", units.Count(set.nonFinite, "point")))
 	}
+	if set.notAsked > 0 {
+		out = append(out, fmt.Sprintf("%s outside the range asked for left out (Prometheus answered with times before --from, after --to or between its steps)",
+			units.Count(set.notAsked, "point")))
+	}
 	out = append(out, set.outside.Notes()...)
 	if res.jump.Dropped > 0 {
 		out = append(out, res.jump.String())
 	}
+	if set.pastLimits > 0 {
+		out = append(out, fmt.Sprintf("%s of GPUs past the %d hosts or %d GPUs a recording holds left out",
+			units.Count(set.pastLimits, "series", "series"), timeline.MaxHosts, timeline.MaxGPUs))
+	}
 	if set.badMIG > 0 {
-		out = append(out, fmt.Sprintf("%s of MIG instances whose GPU_I_ID is not a number left out", units.Count(set.badMIG, "series")))
+		out = append(out, fmt.Sprintf("%s of MIG instances whose GPU_I_ID is not a number left out", units.Count(set.badMIG, "series", "series")))
 	}
 	if set.noGPU > 0 {
 		out = append(out, fmt.Sprintf("%s without a gpu label left out", units.Count(set.noGPU, "GPU series")))
@@ -633,17 +683,18 @@ func (res *Result) count() {
 	res.reset()
 	res.end = math.MaxInt64
 	for {
-		t, ok := res.next()
+		t, refs, ok := res.queue.take()
 		if !ok {
 			break
 		}
+		res.advance(refs)
 		if res.Samples > 0 && res.jump.FarAfter(res.Last, time.UnixMilli(t)) {
 			res.end = t
 			for {
-				res.advance(t)
-				if t, ok = res.next(); !ok {
+				if _, refs, ok = res.queue.take(); !ok {
 					break
 				}
+				res.advance(refs)
 				res.jump.Dropped++
 			}
 			break
@@ -653,38 +704,41 @@ func (res *Result) count() {
 		}
 		res.Last = time.UnixMilli(t).UTC()
 		res.Samples++
-		res.advance(t)
 	}
 	res.reset()
 }
 
+// reset puts every cursor at its series' first point, and each series in
+// the queue under its time.
 func (res *Result) reset() {
-	for _, g := range res.gpus {
+	res.queue.reset()
+	for gi, g := range res.gpus {
 		clear(g.cursor)
-	}
-}
-
-// next is the earliest time of a point not yet taken.
-func (res *Result) next() (int64, bool) {
-	t, found := int64(math.MaxInt64), false
-	for _, g := range res.gpus {
 		for m := range g.series {
-			if at, ok := g.series[m].at(&g.cursor[m]); ok && at <= t {
-				t, found = at, true
+			if at, ok := g.series[m].at(&g.cursor[m]); ok {
+				res.queue.put(at, seriesRef{int32(gi), int32(m)})
 			}
 		}
 	}
-	return t, found
 }
 
-// advance takes every point at time t.
-func (res *Result) advance(t int64) {
-	for _, g := range res.gpus {
-		for m := range g.series {
-			if at, ok := g.series[m].at(&g.cursor[m]); ok && at == t {
-				g.series[m].step(&g.cursor[m])
-			}
-		}
+// advance steps each series of refs past its point (at the time take gave
+// them) and puts it back under its next, and gives refs back.
+func (res *Result) advance(refs []seriesRef) {
+	for _, r := range refs {
+		g := res.gpus[r.g]
+		res.step(g, r)
+	}
+	res.queue.done(refs)
+}
+
+// step moves series r of GPU g past its point, into the queue under its
+// next.
+func (res *Result) step(g *promGPU, r seriesRef) {
+	c := &g.cursor[r.m]
+	g.series[r.m].step(c)
+	if at, ok := g.series[r.m].at(c); ok {
+		res.queue.put(at, r)
 	}
 }
 
@@ -724,11 +778,19 @@ func (res *Result) Each(write func(*timeline.Sample) error) error {
 	for i, g := range res.gpus {
 		devices[i] = timeline.GPUDevice(g.id.index)
 	}
+	// The GPUs with NVLink links named by their per-link series write the
+	// links on every sample, as the live probe does, points or not.
+	var linked []int32
+	for i, g := range res.gpus {
+		if g.namedLinks != 0 {
+			linked = append(linked, int32(i))
+		}
+	}
 	var s timeline.Sample
 	var health gpuHealth
 	marker := 0
 	for {
-		t, ok := res.next()
+		t, refs, ok := res.queue.take()
 		if !ok || t >= res.end {
 			return nil
 		}
@@ -739,17 +801,27 @@ func (res *Result) Each(write func(*timeline.Sample) error) error {
 			marker++
 		}
 		s.Markers = res.markers[from:marker:marker]
-		for i, g := range res.gpus {
+		k, l := 0, 0
+		for k < len(refs) || l < len(linked) {
+			// The next GPU of this time's series or of the linked ones.
+			i := int32(math.MaxInt32)
+			if k < len(refs) {
+				i = refs[k].g
+			}
+			if l < len(linked) && linked[l] <= i {
+				i = linked[l]
+			}
+			if l < len(linked) && linked[l] == i {
+				l++
+			}
+			g := res.gpus[i]
 			var used, free float64
 			haveUsed, haveFree := false, false
 			health.reset()
-			for m := range g.series {
-				c := &g.cursor[m]
-				if at, ok := g.series[m].at(c); !ok || at != t {
-					continue
-				}
-				v := g.vals[m].at(c)
-				g.series[m].step(c)
+			for ; k < len(refs) && refs[k].g == i; k++ {
+				m := int(refs[k].m)
+				v := g.vals[m].at(&g.cursor[m])
+				res.step(g, refs[k])
 				if health.take(g, m, v) {
 					continue
 				}
@@ -770,6 +842,7 @@ func (res *Result) Each(write func(*timeline.Sample) error) error {
 			}
 			health.write(&s, g, devices[i])
 		}
+		res.queue.done(refs)
 		if err := write(&s); err != nil {
 			return err
 		}

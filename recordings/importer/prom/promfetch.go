@@ -62,7 +62,25 @@ const (
 	queryTimeout    = 2 * time.Minute
 	idleTimeout     = 30 * time.Second
 	dialTimeout     = 10 * time.Second
+	// reorderWindow is how many answers may wait for one before them to
+	// be added: a few more than are in flight.
+	reorderWindow = 2 * parallelQueries
 )
+
+// maxImportPoints bounds the points one import keeps, at 8 bytes or less
+// each (promvals.go): 256 MB at most. A day at 15 s of 8 hosts of 8 GPUs
+// is 7.4 million; an hour of 600 hosts of 8, about 20 million. (A
+// variable for tests.)
+var maxImportPoints int64 = 32_000_000
+
+// errTooManyPoints is an import past maxImportPoints: it fails, whichever
+// query passed the bound, as the alerts' too.
+type errTooManyPoints struct{ at string }
+
+func (e errTooManyPoints) Error() string {
+	return fmt.Sprintf("Prometheus at %s: more than %s in the range asked; narrow --match or --from/--to, or give a larger --step",
+		e.at, units.Count(int(maxImportPoints), "point"))
+}
 
 // Selector checks label matchers given as --match and returns them
 // without braces, ready to follow a series name.
@@ -167,40 +185,99 @@ func Fetch(ctx context.Context, q Query) (*Result, error) {
 		jobs = append(jobs, promJob{alertsQuery, c[0], c[1], true})
 	}
 
-	answers := make([]*promAnswer, len(jobs))
+	// Answers are added to the set in the order asked, so that which of
+	// two clashing series wins does not depend on which came first; each
+	// as soon as those before it are in, so that at most reorderWindow
+	// answers wait in memory, never all of an import's (23 answers of
+	// 63 MiB each took it out of memory).
+	set := newPromSet()
+	set.interval = q.Step
+	var (
+		mu      sync.Mutex // guards answers, failed, added and set
+		answers = map[int]*promAnswer{}
+		failed  = map[int]error{} // optional queries that failed
+		added   = 0               // answers before this one are in the set
+		moved   = sync.NewCond(&mu)
+		budget  atomic.Int64 // points kept so far, against maxImportPoints
+	)
+	addReady := func() {
+		for {
+			a, ok := answers[added]
+			err, bad := failed[added]
+			switch {
+			case bad:
+				// Of the alerts, all stretches or none: a stretch missing
+				// would split a firing in two. The alerts' queries come
+				// last, so none after this one is kept either.
+				set.alertsFailed = cmp.Or(set.alertsFailed, err)
+				clear(set.alerts)
+				set.alertSeriesLeft = 0
+				delete(failed, added)
+			case !ok:
+				return
+			default:
+				if !jobs[added].optional || set.alertsFailed == nil {
+					set.add(a)
+				}
+				delete(answers, added)
+			}
+			added++
+			moved.Broadcast()
+		}
+	}
+	ask := func(ctx context.Context, i int, buf *[]byte) error {
+		a, err := queryRange(ctx, client, base, jobs[i], q.Step, lim, buf)
+		if err == nil {
+			if n := budget.Add(int64(a.points)); n > maxImportPoints {
+				err = errTooManyPoints{base.Redacted()}
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err != nil && jobs[i].optional && !errors.As(err, new(errTooManyPoints)):
+			failed[i] = err
+		case err != nil:
+			return err
+		default:
+			answers[i] = a
+		}
+		addReady()
+		return nil
+	}
 	// Each worker reads its answers into one buffer: an answer is parsed
 	// before the next is read.
 	bufs := make([][]byte, parallelQueries)
 	// The first query alone: an address that does not answer, or matchers
 	// Prometheus refuses, fail on it with the same words every time.
-	if answers[0], err = queryRange(ctx, client, base, jobs[0], q.Step, lim, &bufs[0]); err != nil {
+	if err := ask(ctx, 0, &bufs[0]); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	// A cancel wakes the feeder waiting for room.
+	stop := context.AfterFunc(ctx, func() { mu.Lock(); moved.Broadcast(); mu.Unlock() })
+	defer stop()
 	var wg sync.WaitGroup
-	var optionalMu sync.Mutex
-	var optionalErr error // the first optional query's failure
 	next := make(chan int)
 	for w := range parallelQueries {
 		wg.Go(func() {
 			for i := range next {
-				a, err := queryRange(ctx, client, base, jobs[i], q.Step, lim, &bufs[w])
-				switch {
-				case err != nil && jobs[i].optional:
-					optionalMu.Lock()
-					optionalErr = cmp.Or(optionalErr, err)
-					optionalMu.Unlock()
-				case err != nil:
+				if err := ask(ctx, i, &bufs[w]); err != nil {
 					cancel(err)
-				default:
-					answers[i] = a
 				}
 			}
 		})
 	}
 feed:
 	for i := 1; i < len(jobs); i++ {
+		// Not more than reorderWindow answers ahead of the first not yet
+		// in: a slow query holds back the others, not memory.
+		mu.Lock()
+		for i >= added+reorderWindow && ctx.Err() == nil {
+			moved.Wait()
+		}
+		mu.Unlock()
 		select {
 		case next <- i:
 		case <-ctx.Done():
@@ -209,23 +286,9 @@ feed:
 	}
 	close(next)
 	wg.Wait()
-	bufs = nil // free before the set is built
+	bufs = nil // free before the result is built
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
-	}
-
-	// In the order asked, so that which of two clashing series wins does
-	// not depend on which answer came first.
-	set := newPromSet()
-	set.interval = q.Step
-	set.alertsFailed = optionalErr
-	for i, a := range answers {
-		// Of the alerts, all stretches or none: a stretch missing would
-		// split a firing in two.
-		if a != nil && (optionalErr == nil || !jobs[i].optional) {
-			set.add(a)
-		}
-		answers[i] = nil
 	}
 	// A password in the URL (basic auth) stays out of the recording.
 	origin := base.Redacted()
@@ -313,7 +376,9 @@ func queryRange(ctx context.Context, client *http.Client, base *url.URL, job pro
 		return nil, fmt.Errorf("Prometheus at %s: reading the answer to query %s: %s", at, query, netReason(err))
 	}
 	var got *promAnswer
-	err = decodeAnswerBytes(body, func(a *promAnswer) error {
+	// Prometheus evaluates a query_range at start + k × step, up to end.
+	win := &pointWindow{from: job.start.UnixMilli(), to: job.end.UnixMilli(), most: int(job.end.Sub(job.start)/step) + 1}
+	err = decodeAnswerBytes(body, win, func(a *promAnswer) error {
 		if got != nil {
 			return errors.New("more than one answer")
 		}

@@ -33,6 +33,10 @@ type promAnswer struct {
 		ResultType string
 		Result     []promSeriesJSON
 	}
+	// points are the points kept of all its series; outside those left
+	// out for lying outside the range asked (jsonParser.win), with those
+	// of series left out whole for it.
+	points, outside int
 }
 
 // promSeriesJSON is one series of a matrix (values) or of a vector (value).
@@ -49,6 +53,7 @@ type promPoints struct {
 	times   pointTimes
 	vals    pointVals
 	skipped int
+	outside int // outside the range asked: left out
 }
 
 // err is an answer that could not be read, or Prometheus' own error.
@@ -109,8 +114,8 @@ func decodeAnswers(r io.Reader, each func(*promAnswer) error) error {
 
 // decodeAnswerBytes is decodeAnswers for answers already read (an HTTP
 // answer, read under its limit).
-func decodeAnswerBytes(b []byte, each func(*promAnswer) error) error {
-	p := jsonParser{b: b}
+func decodeAnswerBytes(b []byte, win *pointWindow, each func(*promAnswer) error) error {
+	p := jsonParser{b: b, win: win}
 	n := 0
 	one := func() error {
 		if err := p.one(n, each); err != nil {
@@ -189,6 +194,26 @@ type jsonParser struct {
 	b     []byte
 	i     int
 	depth int
+	// kept and outside are the answer's so far (promAnswer's points and
+	// outside).
+	kept, outside int
+	// win, where set, is the range a query asked for: Prometheus answers
+	// a query_range within it, so points outside it (a server answering
+	// a year before --from) are left out as they are read and counted,
+	// never kept.
+	win *pointWindow
+	// vals holds the values of the series being read, so that they are
+	// then kept at their count, found without looking ahead in the text
+	// (a look for the list's end per series was quadratic in an answer
+	// without "]]", as `jq .` writes one).
+	vals []float64
+}
+
+// pointWindow is a query's range, in Unix ms, and the most points a series
+// of its answer can have in it: one per step.
+type pointWindow struct {
+	from, to int64
+	most     int
 }
 
 // maxDepth bounds nesting in values skipped: Prometheus' answers nest four
@@ -383,6 +408,8 @@ func (p *jsonParser) number() (float64, error) {
 // answer reads one answer.
 func (p *jsonParser) answer() (*promAnswer, error) {
 	a := &promAnswer{}
+	p.kept, p.outside = 0, 0
+	defer func() { a.points, a.outside = p.kept, p.outside }()
 	err := p.object("an answer", func(key string) (err error) {
 		switch key {
 		case "status":
@@ -442,12 +469,18 @@ func (p *jsonParser) results() ([]promSeriesJSON, error) {
 				if p.peek() == 'n' {
 					return p.skip()
 				}
-				err = p.point(&s.Value)
+				err = p.instant(&s.Value)
 			default:
 				err = p.skip() // native histograms
 			}
 			return err
 		})
+		outside := s.Values.outside + s.Value.outside
+		p.outside += outside
+		if outside > 0 && s.Values.times.n+s.Value.times.n+s.Values.skipped+s.Value.skipped == 0 {
+			return err // nothing in the range: not a series of the answer
+		}
+		p.kept += s.Values.times.n + s.Value.times.n
 		out = append(out, s)
 		return err
 	})
@@ -476,51 +509,75 @@ func (p *jsonParser) points(pts *promPoints) error {
 	if p.peek() != '[' {
 		return errors.New(`values is not a list of [time, "value"] pairs`)
 	}
-	// A point per [ up to the list's end (the first "]]"): its values, if
-	// they change too often to be kept as runs, are allocated once, at
-	// their size.
-	if end := bytes.Index(p.b[p.i:], []byte("]]")); end > 0 && bytes.HasPrefix(p.b[p.i:], []byte("[[")) {
-		pts.vals.hint = pts.vals.n + bytes.Count(p.b[p.i:p.i+end], []byte{'['}) - 1
+	// The values, if they change too often to be kept as runs, are
+	// allocated once, at their count.
+	p.vals = p.vals[:0]
+	kept := 0
+	err := p.list("values", func() error {
+		t, v, ok, err := p.point(pts)
+		switch {
+		case !ok || err != nil:
+		case p.win != nil && (t < p.win.from || t > p.win.to || kept >= p.win.most):
+			pts.outside++
+		default:
+			kept++
+			pts.times.add(t)
+			p.vals = append(p.vals, v)
+		}
+		return err
+	})
+	pts.vals.hint = pts.vals.n + len(p.vals)
+	for _, v := range p.vals {
+		pts.vals.add(v)
 	}
-	return p.list("values", func() error { return p.point(pts) })
+	return err
+}
+
+// instant reads an instant vector's [t,"v"] into pts.
+func (p *jsonParser) instant(pts *promPoints) error {
+	t, v, ok, err := p.point(pts)
+	if ok && err == nil {
+		pts.times.add(t)
+		pts.vals.add(v)
+	}
+	return err
 }
 
 // Unix seconds Prometheus can hold: its times are int64 milliseconds.
 const maxPromSeconds = math.MaxInt64 / 1000
 
-// point reads one [t,"v"] and appends it to pts.
-func (p *jsonParser) point(pts *promPoints) error {
+// point reads one [t,"v"]: its time in Unix ms and its value, and ok
+// unless the value is NaN or infinite (a gap, which pts.skipped counts).
+func (p *jsonParser) point(pts *promPoints) (t int64, v float64, ok bool, err error) {
 	if !p.take('[') {
-		return errors.New(`a point is not a [time, "value"] pair`)
+		return 0, 0, false, errors.New(`a point is not a [time, "value"] pair`)
 	}
 	start := p.i
 	sec, err := p.number()
 	if err != nil || math.IsNaN(sec) || math.Abs(sec) >= maxPromSeconds {
-		return fmt.Errorf("a point's time %q is not Unix seconds", bytes.TrimSpace(p.b[start:p.i]))
+		return 0, 0, false, fmt.Errorf("a point's time %q is not Unix seconds", bytes.TrimSpace(p.b[start:p.i]))
 	}
 	if !p.take(',') || p.peek() != '"' {
-		return errors.New(`a point's value is not a string such as "97.5"`)
+		return 0, 0, false, errors.New(`a point's value is not a string such as "97.5"`)
 	}
 	// The value's text is read where it lies: a string of it per point
 	// was 80 MB of garbage in a day of 64 GPUs.
 	text, err := p.strBytes()
 	if err != nil {
-		return err
+		return 0, 0, false, err
 	}
-	v, err := parseDecimal(text)
+	v, err = parseDecimal(text)
 	if err != nil {
-		return fmt.Errorf("a point's value %q is not a number", string(text))
+		return 0, 0, false, fmt.Errorf("a point's value %q is not a number", string(text))
 	}
 	if !p.take(']') {
-		return errors.New("a point has more than a time and a value")
+		return 0, 0, false, errors.New("a point has more than a time and a value")
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		pts.skipped++
-		return nil
+		return 0, 0, false, nil
 	}
-	pts.times.add(int64(math.Round(sec * 1000)))
-	pts.vals.add(v)
-	return nil
+	return int64(math.Round(sec * 1000)), v, true, nil
 }
 
 // pow10 are the powers of ten a float64 holds exactly.

@@ -1,4 +1,4 @@
-package main
+package load
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline/analysis"
 )
 
-// loadRecording reads the samples of a recording from lo to hi (zero: no
+// Recording reads the samples of a recording from lo to hi (zero: no
 // bound) into a store that keeps them all and an Engine that judges them,
 // which ends with the source's description as it stood at the last of
 // them. warn is damage: what was lost, said in one line; everything else
@@ -23,13 +23,13 @@ import (
 // each about a third of the work of a day of 8 GPUs, so each runs in a
 // goroutine of its own, handing batches of samples on in order: on two
 // cores the load takes about half as long.
-func loadRecording(r *recordings.Reader, path string, lo, hi time.Time) (store *timeline.Store, eng *analysis.Engine, warn, err error) {
+func Recording(r *recordings.Reader, path string, lo, hi time.Time) (store *timeline.Store, eng *analysis.Engine, warn, err error) {
 	// The report reads every series from the store's first sample on
 	// (NewReport's span is the store's): a tier that no longer holds it
 	// is let go (ReadFromFirst).
 	span := expectedSpan(r, lo, hi)
 	store = timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.FileRawValues,
-		Reserve: expectedSamples(r), ReserveSpan: span, ReadFromFirst: true})
+		Reserve: ExpectedSamples(r), ReserveSpan: span, ReadFromFirst: true})
 	eng = analysis.NewEngine(r.Info())
 	eng.ReserveSpan(span)
 	read := make(chan []loadedSample, 2)
@@ -216,4 +216,17 @@ func readSamples(r *recordings.Reader, lo, hi time.Time, out chan<- []loadedSamp
 		out <- batch
 	}
 	return warn, nil
+}
+
+// ExpectedSamples estimates a recording's sample count from its span and
+// interval, a little over, so its store is sized once.
+func ExpectedSamples(r *recordings.Reader) int {
+	first, last := r.Span()
+	iv := r.Header().Info.Interval
+	if iv <= 0 || !last.After(first) {
+		return 0
+	}
+	// A span and interval are what the file says: a lying index must not
+	// size the store. A million samples is 12 days at 1 s; more grow it.
+	return int(min(float64(last.Sub(first))/float64(iv)*1.05+16, 1<<20))
 }

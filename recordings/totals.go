@@ -1,0 +1,118 @@
+package recordings
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gputop-dev/gputop/recordings/format"
+	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
+)
+
+// A segment's keys and a record's processes are bounded (format.go), but a
+// file of many segments could name new ones in each: 20 samples of 100,000
+// never-seen keys (2.3 MB) took a report out of memory, and 120 of 16,384
+// new process ids (3.2 MB) 1.75 GB. The reader bounds them over the whole
+// file: past the bound, a new key's metrics and a new process's readings
+// are left out, and a note counts what was.
+
+// Bounds of a file in all (variables for tests, which reach them
+// without writing a third of a million keys).
+var (
+	// maxFileKeys: what one session may have at once (format's bound of a
+	// segment, 256 keys for each of 1,024 hosts); more in a file is
+	// churn no session makes.
+	maxFileKeys = format.MaxSegmentKeys
+	// maxFilePIDs: processes (GPU and pid) a file may name, a busy
+	// node's jobs for weeks.
+	maxFilePIDs = 1 << 16
+)
+
+// fileTotals tracks the keys and processes a file has named so far.
+type fileTotals struct {
+	keys     map[timeline.Key]struct{}
+	keysSeen int // the current segment's keys looked at
+	overKeys map[timeline.Key]struct{}
+	pids     map[gpuPID]struct{}
+	overPIDs map[gpuPID]struct{}
+	// metricsLeft and procsLeft count the readings left out.
+	metricsLeft, procsLeft int
+}
+
+type gpuPID struct{ gpu, pid int }
+
+// bound leaves out of s what is past the file's bounds: metrics of keys
+// past maxFileKeys, processes past maxFilePIDs.
+func (t *fileTotals) bound(s *timeline.Sample, d *format.Decoder) {
+	if t.keys == nil {
+		t.keys = map[timeline.Key]struct{}{}
+	}
+	for ; t.keysSeen < d.KeyCount(); t.keysSeen++ {
+		k := d.KeyAt(t.keysSeen)
+		if _, ok := t.keys[k]; ok {
+			continue
+		}
+		if len(t.keys) < maxFileKeys {
+			t.keys[k] = struct{}{}
+			continue
+		}
+		if t.overKeys == nil {
+			t.overKeys = map[timeline.Key]struct{}{}
+		}
+		if len(t.overKeys) < maxFileKeys { // counted up to a bound too
+			t.overKeys[k] = struct{}{}
+		}
+	}
+	if len(t.overKeys) > 0 {
+		n := len(s.Metrics)
+		s.Metrics = slices.DeleteFunc(s.Metrics, func(m timeline.Metric) bool {
+			_, over := t.overKeys[m.Key]
+			if !over && len(t.keys) >= maxFileKeys {
+				_, known := t.keys[m.Key]
+				over = !known // one of the keys counted past the bound's bound
+			}
+			return over
+		})
+		if len(s.Metrics) != n {
+			t.metricsLeft += n - len(s.Metrics)
+			s.Layout = 0 // not the layout decoded any more
+		}
+	}
+	if len(s.Processes) == 0 {
+		return
+	}
+	if t.pids == nil {
+		t.pids = map[gpuPID]struct{}{}
+	}
+	n := len(s.Processes)
+	s.Processes = slices.DeleteFunc(s.Processes, func(p timeline.Process) bool {
+		id := gpuPID{p.GPU, p.PID}
+		if _, ok := t.pids[id]; ok {
+			return false
+		}
+		if len(t.pids) < maxFilePIDs {
+			t.pids[id] = struct{}{}
+			return false
+		}
+		if t.overPIDs == nil {
+			t.overPIDs = map[gpuPID]struct{}{}
+		}
+		if len(t.overPIDs) < maxFilePIDs {
+			t.overPIDs[id] = struct{}{}
+		}
+		return true
+	})
+	t.procsLeft += n - len(s.Processes)
+}
+
+// notes say what bound left out, one line each.
+func (t *fileTotals) notes() []string {
+	var out []string
+	if t.metricsLeft > 0 {
+		out = append(out, fmt.Sprintf("%s of keys past the %d a file may name left out", units.Count(t.metricsLeft, "reading"), maxFileKeys))
+	}
+	if t.procsLeft > 0 {
+		out = append(out, fmt.Sprintf("%s of processes past the %d a file may name left out", units.Count(t.procsLeft, "reading"), maxFilePIDs))
+	}
+	return out
+}
