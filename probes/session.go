@@ -38,6 +38,10 @@ type SessionConfig struct {
 	// on without it (SamplerConfig.Timeout); zero is the sampler's default.
 	// Tests on a fast clock give real time enough for a busy machine.
 	Timeout time.Duration
+	// Owners says where a session of this machine looks for who holds
+	// each GPU (probes/owners): its zero value, the kubelet's and Slurm's
+	// own paths. The session fills in its GPUs.
+	Owners owners.Config
 	// Pace is how often the NVML probe makes its costly calls; nil is
 	// nvidia.DefaultPace, or EveryTick on a Machine that asks for it
 	// (probes/demo's pace_test.go holds the two to the same hints).
@@ -136,7 +140,9 @@ func OpenSession(cfg SessionConfig) *Session {
 	case cfg.Machine == nil && len(info.GPUs) > 0:
 		// Who holds each GPU, from the kubelet or Slurm: looked for once
 		// here, and then once a minute while missing.
-		s.owners = owners.New(owners.Config{GPUs: info.GPUs})
+		oc := cfg.Owners
+		oc.GPUs = info.GPUs
+		s.owners = owners.New(oc)
 		info.Checks = append(info.Checks, s.owners.Checks()...)
 		own = append(own, s.owners)
 	}
