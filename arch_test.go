@@ -124,7 +124,7 @@ func TestPackageDependencies(t *testing.T) {
 		{"probes", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"probes/marks" ||
 				p == module+"probes/probe" || p == module+"probes/progress" || p == module+"probes/nvidia" ||
-				strings.HasPrefix(p, "github.com/NVIDIA/go-nvml/") ||
+				p == module+"probes/owners" || strings.HasPrefix(p, "github.com/NVIDIA/go-nvml/") ||
 				strings.HasPrefix(p, "github.com/shirou/gopsutil/") || strings.HasPrefix(p, "golang.org/x/sys/")
 		}},
 		// What a probe is (Probe, Reading): below every probe and below
@@ -142,6 +142,12 @@ func TestPackageDependencies(t *testing.T) {
 		// streams through recordings and never draws.
 		{"probes/remote", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"recordings" || p == module+"timeline/xid"
+		}},
+		// Who holds each GPU: the kubelet's pod-resources API through its
+		// gRPC client, and Slurm's files; never probes, which lists it.
+		{"probes/owners", func(p string) bool {
+			return std(p) || p == module+"timeline" || p == module+"probes/probe" ||
+				strings.HasPrefix(p, "google.golang.org/grpc") || p == "k8s.io/kubelet/pkg/apis/podresources/v1"
 		}},
 		// The job's progress from its output lines: pure, on the vocabulary.
 		{"probes/progress", func(p string) bool { return std(p) || p == module+"timeline" }},

@@ -19,7 +19,8 @@
 // (Probe, Reading; probes names them too); probes/nvidia, the GPUs through
 // NVML; probes/marks, the marker socket; probes/remote, other hosts'
 // streams (gputop --hosts); probes/demo, the simulated node; probes/mockmig,
-// MIG handles for go-nvml's mocks. A new source of metrics is a Probe in
+// MIG handles for go-nvml's mocks; probes/owners, who each GPU is allocated
+// to (the kubelet, Slurm), on the slow tier as Sample.Owners. A new source of metrics is a Probe in
 // a file here or a package under probes, listed in OpenSession.
 //
 // Everything here reads a real machine. The demo (probes/demo) is a

@@ -22,6 +22,9 @@ type SamplerConfig struct {
 	// Slow are the slower tier (GPU process lists), read every SlowEvery
 	// ticks. Their Reading.Processes become Sample.Processes.
 	Slow []Probe
+	// Owners are read on the slow tier too: who each GPU is allocated
+	// to (probes/owners). Their Reading.Owners become Sample.Owners.
+	Owners []Probe
 	// SlowEvery is how many ticks apart the slow tier runs; default 5 s
 	// worth of ticks.
 	SlowEvery int
@@ -137,7 +140,7 @@ func NewSampler(cfg SamplerConfig) *Sampler {
 		slowEvery: cfg.SlowEvery,
 		align:     cfg.AlignTicks,
 		info:      cfg.Info,
-		results:   make(chan result, len(cfg.Probes)+len(cfg.Slow)),
+		results:   make(chan result, len(cfg.Probes)+len(cfg.Slow)+len(cfg.Owners)),
 		life:      life,
 		stop:      stop,
 	}
@@ -146,6 +149,11 @@ func NewSampler(cfg SamplerConfig) *Sampler {
 	}
 	for _, p := range cfg.Slow {
 		s.slow = append(s.slow, newRunner(p))
+	}
+	for _, p := range cfg.Owners {
+		r := newRunner(p)
+		r.owners = true
+		s.slow = append(s.slow, r)
 	}
 	return s
 }
@@ -386,17 +394,32 @@ func (s *Sampler) build(at time.Time, lag time.Duration, slowDue bool) (timeline
 	})
 	if slowDue {
 		var procs []timeline.Process
-		answered := false
+		var owners []timeline.Owner
+		answered, ownersRead := false, false
 		for _, r := range s.slow {
-			if report(r) {
-				answered = true
-				procs = append(procs, r.res.reading.Processes...)
+			if !report(r) {
+				continue
 			}
+			if r.owners {
+				// A source that failed says nothing of its allocations:
+				// unknown this tick (nil), not none.
+				if r.res.err == nil {
+					ownersRead = true
+					owners = append(owners, r.res.reading.Owners...)
+				}
+				continue
+			}
+			answered = true
+			procs = append(procs, r.res.reading.Processes...)
 		}
 		if answered && procs == nil {
 			procs = []timeline.Process{} // a fresh answer: no process holds a GPU
 		}
 		smp.Processes = procs
+		if ownersRead && owners == nil {
+			owners = []timeline.Owner{} // a fresh answer: no GPU is allocated
+		}
+		smp.Owners = owners
 	}
 	s.lastLen = len(smp.Metrics)
 	return smp, late

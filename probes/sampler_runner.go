@@ -23,6 +23,8 @@ type runner struct {
 	answered bool      // res holds this tick's answer
 	res      result
 
+	owners bool // an ownership probe: its answer is Sample.Owners, not processes
+
 	lost    bool   // the device is gone: never called again
 	lostErr string // why, repeated on every later tick so events merge
 

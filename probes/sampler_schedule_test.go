@@ -239,3 +239,36 @@ func TestOnGridRoundsToTheNearestMultiple(t *testing.T) {
 		}
 	}
 }
+
+func TestSamplerOwnersRideOnTheSlowTierApartFromProcesses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		procs := &scriptedProbe{name: "procs", answer: func(context.Context, int) (Reading, error) {
+			return Reading{Processes: []timeline.Process{{GPU: 0, PID: 7}}}, nil
+		}}
+		own := &scriptedProbe{name: "owners", answer: func(_ context.Context, call int) (Reading, error) {
+			switch call {
+			case 2:
+				return Reading{}, nil // the pod ended: nobody holds a GPU
+			case 3:
+				return Reading{}, errors.New("kubelet pod-resources: deadline exceeded")
+			}
+			return Reading{Owners: []timeline.Owner{{GPU: 1, Pod: "train-0", Namespace: "ml"}}}, nil
+		}}
+		s := NewSampler(SamplerConfig{Interval: time.Second, Probes: []Probe{steadyProbe("gpu0")},
+			Slow: []Probe{procs}, Owners: []Probe{own}})
+		defer s.Close()
+		for tick := range 11 {
+			smp := mustNext(t, s)
+			due := tick%5 == 0 && tick != 10 // tick 10's read failed: unknown, not none
+			if due != (smp.Owners != nil) {
+				t.Errorf("tick %d: owners %v; slow tier due: %v", tick, smp.Owners, due)
+			}
+			if tick == 0 && (len(smp.Owners) != 1 || smp.Owners[0].Pod != "train-0" || len(smp.Processes) != 1) {
+				t.Errorf("tick 0: owners %v, processes %v; want the pod on GPU 1 and one process", smp.Owners, smp.Processes)
+			}
+			if tick == 5 && (smp.Owners == nil || len(smp.Owners) != 0) {
+				t.Errorf("tick 5: owners %v, want an empty list (fresh: none)", smp.Owners)
+			}
+		}
+	})
+}

@@ -2,6 +2,7 @@ package probes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
 	"github.com/gputop-dev/gputop/probes/nvidia"
+	"github.com/gputop-dev/gputop/probes/owners"
 	"github.com/gputop-dev/gputop/probes/progress"
 	"github.com/gputop-dev/gputop/timeline"
 )
@@ -36,6 +38,10 @@ type SessionConfig struct {
 	// on without it (SamplerConfig.Timeout); zero is the sampler's default.
 	// Tests on a fast clock give real time enough for a busy machine.
 	Timeout time.Duration
+	// Owners says where a session of this machine looks for who holds
+	// each GPU (probes/owners): its zero value, the kubelet's and Slurm's
+	// own paths. The session fills in its GPUs.
+	Owners owners.Config
 	// Pace is how often the NVML probe makes its costly calls; nil is
 	// nvidia.DefaultPace, or EveryTick on a Machine that asks for it
 	// (probes/demo's pace_test.go holds the two to the same hints).
@@ -58,6 +64,9 @@ type Machine struct {
 	Hostname string
 	// Note is the first of Info().Notes: what the machine is, in one line.
 	Note string
+	// Owners, if not nil, says who each GPU is allocated to, in place of
+	// this machine's kubelet and Slurm (probes/owners).
+	Owners Probe
 	// EveryTick makes every NVML call every tick (nvidia.EveryTick) unless
 	// SessionConfig.Pace says otherwise: the demo's mock costs nothing,
 	// and its screens and reports keep each tick's own sub-second range.
@@ -68,7 +77,8 @@ type Machine struct {
 // host, gputop itself, and GPU processes on the slower tier.
 type Session struct {
 	*Sampler
-	nvml *nvidia.NVML
+	nvml   *nvidia.NVML
+	owners *owners.Probe // this machine's kubelet connection, if any
 }
 
 // OpenSession finds the GPUs and builds the sampler. Without a Machine it
@@ -123,6 +133,19 @@ func OpenSession(cfg SessionConfig) *Session {
 		probes = append(probes, nv.Probes()...)
 		slow = append(slow, nv.ProcessProbe(lookup))
 	}
+	var own []Probe
+	switch {
+	case cfg.Machine != nil && cfg.Machine.Owners != nil:
+		own = append(own, cfg.Machine.Owners)
+	case cfg.Machine == nil && len(info.GPUs) > 0:
+		// Who holds each GPU, from the kubelet or Slurm: looked for once
+		// here, and then once a minute while missing.
+		oc := cfg.Owners
+		oc.GPUs = info.GPUs
+		s.owners = owners.New(oc)
+		info.Checks = append(info.Checks, s.owners.Checks()...)
+		own = append(own, s.owners)
+	}
 	probes = append(probes, host, NewSelfProbe())
 	probes = append(probes, cfg.Extra...)
 	s.Sampler = NewSampler(SamplerConfig{
@@ -130,6 +153,7 @@ func OpenSession(cfg SessionConfig) *Session {
 		Timeout:    cfg.Timeout,
 		Probes:     probes,
 		Slow:       slow,
+		Owners:     own,
 		Clock:      cfg.Clock,
 		Info:       info,
 		AlignTicks: cfg.AlignTicks,
@@ -165,10 +189,14 @@ func deviceNodeCheck() string {
 // Close stops sampling and shuts NVML down.
 func (s *Session) Close() error {
 	s.Sampler.Close()
-	if s.nvml != nil {
-		return s.nvml.Close()
+	var err error
+	if s.owners != nil {
+		err = s.owners.Close()
 	}
-	return nil
+	if s.nvml != nil {
+		err = errors.Join(err, s.nvml.Close())
+	}
+	return err
 }
 
 // PendingSession opens a session in the background, because without

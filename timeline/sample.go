@@ -119,6 +119,8 @@ type Sample struct {
 	Probes []ProbeStatus
 	// Processes is set on the ticks where the slower process tier ran.
 	Processes []Process
+	// Owners are the GPUs' allocations on process-tier ticks (probes/owners); else nil.
+	Owners []Owner
 	// Markers that arrived since the previous sample (from the `m` key,
 	// `gputop mark`, or a wrapped job's output).
 	Markers []Marker
@@ -230,6 +232,14 @@ type Process struct {
 	// names; nil if none or unknown. Lists share it: a process's every
 	// list points at the one the lookup read.
 	Workload *Workload
+}
+
+// Owner is who a scheduler allocated GPU to, with or without a process on
+// it: a Kubernetes pod's container, or a Slurm job; "" is unknown.
+type Owner struct {
+	GPU                       int
+	Pod, Namespace, Container string
+	Job, User, Partition      string
 }
 
 // Marker is a time and a short text: a phase of the job, named by the job,

@@ -115,7 +115,12 @@ func (d *Node) Hostname() string { return "dgx-demo" }
 // Machine is the demo as a session samples it (probes.SessionConfig's
 // Machine). The session must run on the clock the demo was built with.
 func (d *Node) Machine() *probes.Machine {
+	var owners probes.Probe
+	if len(d.sc.owners) > 0 {
+		owners = &demoOwners{owners: d.sc.owners}
+	}
 	return &probes.Machine{
+		Owners:    owners,
 		NVML:      d.NVML(),
 		Host:      d.HostProbe(),
 		Processes: d.Processes(),

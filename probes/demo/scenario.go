@@ -38,10 +38,14 @@ type scenario struct {
 	// most one GPU is split.
 	mig     [demoGPUs][]migSlice
 	migLoad func(i int, s slot) gpuLoad
+	// owners, where set, are who each GPU is allocated to (a pod, a Slurm
+	// job), as probes/owners reads them on a real node.
+	owners []timeline.Owner
 }
 
 // Scenarios lists the scenario names in display order.
-var Scenarios = []string{"training", "input-bound", "imbalance", "cpu-fallback", "throttle", "checkpoint", "faults", "mig"}
+var Scenarios = []string{"training", "input-bound", "imbalance", "cpu-fallback", "throttle", "checkpoint", "faults", "mig",
+	"allocated"}
 
 // scenarioBuilders builds each scenario from the demo's noise; it has one
 // entry per name in Scenarios (a test holds them together).
@@ -54,6 +58,7 @@ var scenarioBuilders = map[string]func(n noise) *scenario{
 	"checkpoint":   newCheckpoint,
 	"faults":       newFaults,
 	"mig":          newMIG,
+	"allocated":    newAllocated,
 }
 
 func buildScenario(name string, n noise) (*scenario, error) {

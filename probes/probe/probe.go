@@ -26,6 +26,9 @@ type Probe interface {
 type Reading struct {
 	Metrics   []timeline.Metric
 	Processes []timeline.Process
+	// Owners are the GPUs' allocations an ownership probe found; they
+	// become Sample.Owners.
+	Owners []timeline.Owner
 	// Lost says the device is gone for good (a GPU that fell off the bus):
 	// the sampler reports it lost on every later tick and never asks again.
 	Lost bool

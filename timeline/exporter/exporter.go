@@ -57,6 +57,10 @@ type Exporter struct {
 	lost     []int
 	episodes hintEpisodes // the evidence of each hint's episode, as first exported
 	job      jobProgress  // progress.go
+	// owners are the GPUs' allocations as last read (the process tier's
+	// pace): a new list replaces it, never changed after, so a snapshot
+	// may share it.
+	owners []timeline.Owner
 	// counters keeps each raw counter's last reading: a counter the probe
 	// reads less often than it samples (the energy counter, every 5 s) is
 	// published as last read between its reads, not left out.
@@ -104,6 +108,9 @@ func (x *Exporter) Observe(s *timeline.Sample, info timeline.SourceInfo) {
 	}
 	x.job.observe(s)
 	x.observeLost(s)
+	if s.Owners != nil {
+		x.owners = slices.Clone(s.Owners)
+	}
 
 	// A copy: the snapshot may be built after the next sample came.
 	job := x.job
@@ -111,7 +118,7 @@ func (x *Exporter) Observe(s *timeline.Sample, info timeline.SourceInfo) {
 		version: x.opts.Version, info: info, at: s.At, counters: x.countersOf(s), values: values,
 		hintSeries: x.episodes.series(hints, gpuLabelsOf(info)),
 		phase:      x.phase, hasPhase: x.hasPhase, marker: x.lastMark, hasMarker: x.hasMarker,
-		job: &job, lost: x.lost,
+		job: &job, lost: x.lost, owners: x.owners,
 	})
 }
 

@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,23 +29,40 @@ var gpuLabels = []string{"gpu", "UUID", "pci_bus_id", "device", "modelName", "Ho
 // either set (Prometheus allows it, and dcgm-exporter does it).
 var migLabels = []string{"gpu", "UUID", "pci_bus_id", "device", "modelName", "GPU_I_PROFILE", "GPU_I_ID", "Hostname"}
 
+// ownerLabels are dcgm-exporter's labels of a GPU's allocation, which it
+// adds to a GPU's series with --kubernetes (pod, namespace, container) or
+// --hpc-job-mapping-dir (hpc_job; not "job", which is Prometheus' own
+// label of the scrape target and would be renamed exported_job).
+var ownerLabels = []string{"pod", "namespace", "container", "hpc_job"}
+
 // gpuSeries is one GPU metric of gputop's under its exported name.
 type gpuSeries struct {
 	desc    *prometheus.Desc
 	migDesc *prometheus.Desc // the same for a MIG instance
-	kind    prometheus.ValueType
-	scale   float64 // exported = gputop's value × scale
+	// ownedDesc and ownedMigDesc are the same for a GPU allocated to an
+	// owner, with ownerLabels after the others.
+	ownedDesc, ownedMigDesc *prometheus.Desc
+	kind                    prometheus.ValueType
+	scale                   float64 // exported = gputop's value × scale
 }
 
 func newGPUSeries(name, help string, kind prometheus.ValueType, scale float64) gpuSeries {
 	return gpuSeries{desc: prometheus.NewDesc(name, help, gpuLabels, nil),
-		migDesc: prometheus.NewDesc(name, help, migLabels, nil), kind: kind, scale: scale}
+		migDesc:      prometheus.NewDesc(name, help, migLabels, nil),
+		ownedDesc:    prometheus.NewDesc(name, help, slices.Concat(gpuLabels, ownerLabels), nil),
+		ownedMigDesc: prometheus.NewDesc(name, help, slices.Concat(migLabels, ownerLabels), nil),
+		kind:         kind, scale: scale}
 }
 
 // descFor is the series' description for a GPU with labels l.
 func (s gpuSeries) descFor(l gpuLabelValues) *prometheus.Desc {
-	if l.mig {
+	switch {
+	case l.mig && l.owner != nil:
+		return s.ownedMigDesc
+	case l.mig:
 		return s.migDesc
+	case l.owner != nil:
+		return s.ownedDesc
 	}
 	return s.desc
 }
@@ -115,6 +133,7 @@ type snapshotInput struct {
 	hasMarker  bool
 	job        *jobProgress // nil: none
 	lost       []int        // the GPUs reported lost, by NVML index
+	owners     []timeline.Owner
 }
 
 // countersOf copies the metrics of s that buildSnapshot publishes raw, each
@@ -157,6 +176,19 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 	}
 
 	labels := gpuLabelsOf(in.info)
+	labels.owners = ownerValues(in.owners)
+	// Each GPU's labels made once, not once a series: a GPU has some
+	// thirty. NewConstMetric copies them into its label pairs.
+	made := make(map[int]gpuLabelValues, len(in.info.GPUs))
+	labelsOf := func(idx int) gpuLabelValues {
+		l, ok := made[idx]
+		if !ok {
+			l = labels.of(idx)
+			l.values = l.withOwner()
+			made[idx] = l
+		}
+		return l
+	}
 	for _, v := range in.values {
 		series, ok := gpuGauges[v.Key.Name]
 		if !ok {
@@ -169,7 +201,7 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 			continue
 		}
 		if idx, ok := timeline.ParseGPUDevice(v.Key.Device); ok {
-			if l := labels.of(idx); !l.skip {
+			if l := labelsOf(idx); !l.skip {
 				add(series.descFor(l), series.kind, v.Value*series.scale, l.values...)
 			}
 		}
@@ -181,7 +213,7 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 			continue
 		}
 		if idx, ok := timeline.ParseGPUDevice(m.Key.Device); ok {
-			if l := labels.of(idx); !l.skip {
+			if l := labelsOf(idx); !l.skip {
 				add(series.descFor(l), series.kind, m.Value*series.scale, l.values...)
 			}
 		}
@@ -228,6 +260,8 @@ type gpuLabelSet struct {
 	// listed before it shares: dcgm-exporter's series are per GPU instance,
 	// and so are NVML's memory and GPM figures, so it adds nothing.
 	twin map[int]bool
+	// owners are the ownerLabels' values of each allocated GPU.
+	owners map[int][]string
 }
 
 // gpuLabelValues is one GPU's labels, in gpuLabels' order or, for a MIG
@@ -235,7 +269,47 @@ type gpuLabelSet struct {
 type gpuLabelValues struct {
 	values []string
 	mig    bool
-	skip   bool // a twin: exported as the first of its GPU instance
+	skip   bool     // a twin: exported as the first of its GPU instance
+	owner  []string // ownerLabels' values; nil where no one holds the GPU
+}
+
+// withOwner is the GPU's labels with its owner's after them, as descFor's
+// description of it names them.
+func (l gpuLabelValues) withOwner() []string {
+	if l.owner == nil {
+		return l.values
+	}
+	return slices.Concat(l.values, l.owner)
+}
+
+// ownerValues gives each allocated GPU its ownerLabels' values. A GPU
+// shared by several owners (time-slicing, Slurm's sharding) keeps one
+// series, each label the owners' distinct values joined by commas in
+// order: one series per owner would count the GPU once for each in a sum.
+func ownerValues(owners []timeline.Owner) map[int][]string {
+	if len(owners) == 0 {
+		return nil
+	}
+	byGPU := map[int][4][]string{}
+	for _, o := range owners {
+		v := byGPU[o.GPU]
+		for i, f := range [4]string{o.Pod, o.Namespace, o.Container, o.Job} {
+			if f != "" && !slices.Contains(v[i], f) {
+				v[i] = append(v[i], f)
+			}
+		}
+		byGPU[o.GPU] = v
+	}
+	out := make(map[int][]string, len(byGPU))
+	for gpu, v := range byGPU {
+		vals := make([]string, len(v))
+		for i, fs := range v {
+			slices.Sort(fs)
+			vals[i] = strings.Join(fs, ",")
+		}
+		out[gpu] = vals
+	}
+	return out
 }
 
 func gpuLabelsOf(info timeline.SourceInfo) gpuLabelSet {
@@ -270,9 +344,9 @@ func (s gpuLabelSet) of(idx int) gpuLabelValues {
 			p = timeline.GPUInfo{Index: g.MIGParent, PCIBusID: g.PCIBusID}
 		}
 		i := strconv.Itoa(p.Index)
-		return gpuLabelValues{mig: true, skip: s.twin[idx], values: []string{i, p.UUID, p.PCIBusID, "nvidia" + i, p.Name,
+		return gpuLabelValues{mig: true, skip: s.twin[idx], owner: s.owners[idx], values: []string{i, p.UUID, p.PCIBusID, "nvidia" + i, p.Name,
 			g.MIGProfile, strconv.Itoa(g.MIGGPUInstance), s.host}}
 	}
 	i := strconv.Itoa(idx)
-	return gpuLabelValues{values: []string{i, g.UUID, g.PCIBusID, "nvidia" + i, g.Name, s.host}}
+	return gpuLabelValues{owner: s.owners[idx], values: []string{i, g.UUID, g.PCIBusID, "nvidia" + i, g.Name, s.host}}
 }

@@ -76,6 +76,57 @@ type GPU struct {
 	// Health is the link, errors and clocks held back; absent where the
 	// GPU reports none of it.
 	Health *report.GPUHealth `json:"health,omitempty"`
+	// Owners are who a scheduler allocated the GPU to, process or not;
+	// absent where no allocation is known (no Kubernetes or Slurm here).
+	Owners []Owner `json:"owners,omitempty"`
+}
+
+// Owner is a GPU's allocation: a Kubernetes pod's container or a Slurm
+// job, as the kubelet or the node's Slurm files say (probes/owners).
+type Owner struct {
+	Scheduler string `json:"scheduler"` // kubernetes, slurm
+	Pod       string `json:"pod,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Container string `json:"container,omitempty"`
+	Job       string `json:"job,omitempty"`
+	User      string `json:"user,omitempty"`
+	Partition string `json:"partition,omitempty"`
+}
+
+// ownerOf is o as the snapshot writes it.
+func ownerOf(o timeline.Owner) Owner {
+	sched := "slurm"
+	if o.Pod != "" {
+		sched = "kubernetes"
+	}
+	return Owner{Scheduler: sched, Pod: o.Pod, Namespace: o.Namespace, Container: o.Container,
+		Job: o.Job, User: o.User, Partition: o.Partition}
+}
+
+// String is the owner in a few words: "pod team-a/train-0 (trainer)",
+// "Slurm job 4242 (alice, gpu)".
+func (o Owner) String() string {
+	if o.Scheduler == "kubernetes" {
+		s := "pod " + o.Pod
+		if o.Namespace != "" {
+			s = "pod " + o.Namespace + "/" + o.Pod
+		}
+		if o.Container != "" {
+			s += " (" + o.Container + ")"
+		}
+		return timeline.CleanText(s)
+	}
+	var more []string
+	for _, f := range []string{o.User, o.Partition} {
+		if f != "" {
+			more = append(more, f)
+		}
+	}
+	s := "Slurm job " + o.Job
+	if len(more) > 0 {
+		s += " (" + strings.Join(more, ", ") + ")"
+	}
+	return timeline.CleanText(s)
 }
 
 // Host is the host's reading.
@@ -187,6 +238,17 @@ func New(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot {
 		s.Host.Cores = append(s.Host.Cores, report.Number(v))
 	}
 	s.Hosts = snapshotHosts(cur, info, s.GPUs, get)
+	owners := cur.Owners
+	if owners == nil && prev != nil {
+		owners = prev.Owners
+	}
+	for _, o := range owners {
+		for i := range s.GPUs {
+			if s.GPUs[i].Index == o.GPU {
+				s.GPUs[i].Owners = append(s.GPUs[i].Owners, ownerOf(o))
+			}
+		}
+	}
 	procs := cur.Processes
 	if procs == nil && prev != nil {
 		procs = prev.Processes
@@ -248,6 +310,9 @@ func (s Snapshot) WriteText(w io.Writer) error {
 			return err
 		}
 	}
+	if err := s.writeOwners(&b, names, number); err != nil {
+		return err
+	}
 	if len(s.Hosts) > 0 {
 		writeSnapshotHosts(&b, s.Hosts)
 	} else {
@@ -269,6 +334,31 @@ func (s Snapshot) WriteText(w io.Writer) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// writeOwners is a line per allocation, saying where no process holds
+// the GPU: the waste nobody sees from the process table.
+func (s Snapshot) writeOwners(b *bytes.Buffer, names units.GPUNames, number func(int) int) error {
+	busy := map[int]bool{}
+	for _, p := range s.Processes {
+		busy[p.GPU] = true
+	}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	header := false
+	for _, g := range s.GPUs {
+		for _, o := range g.Owners {
+			if !header {
+				fmt.Fprintln(tw, "GPU\tHELD BY")
+				header = true
+			}
+			idle := ""
+			if !busy[g.Index] {
+				idle = ": no process on it"
+			}
+			fmt.Fprintf(tw, "%s\t%s%s\n", names.Column(g.Index, number), o, idle)
+		}
+	}
+	return tw.Flush()
 }
 
 // gpuNames names the snapshot's MIG instances, and number is a GPU's

@@ -191,3 +191,58 @@ func TestSnapshotProcessDetails(t *testing.T) {
 		t.Errorf("the text names no pod:\n%s", text.String())
 	}
 }
+
+// Who holds each GPU: in the JSON under its GPU, and in the text with the
+// GPUs allocated and unused said so.
+func TestSnapshotOwners(t *testing.T) {
+	info := checkpointInfo()
+	prev := timeline.Sample{At: at(0), Owners: []timeline.Owner{
+		{GPU: 0, Pod: "train-0", Namespace: "team-a", Container: "trainer"},
+		{GPU: 2, Job: "4242", User: "alice", Partition: "gpu"},
+		{GPU: 2, Job: "4243"},
+	}, Processes: []timeline.Process{{GPU: 0, PID: 10, GPUMem: 1 << 30, Util: 90, CPU: math.NaN(), RSS: math.NaN()}}}
+	// The process tier ran on the first reading only, as in a snapshot.
+	cur := timeline.Sample{At: at(0.25)}
+	snap := New(&cur, &prev, info)
+
+	var js bytes.Buffer
+	if err := json.NewEncoder(&js).Encode(snap); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		GPUs []struct {
+			Index  int              `json:"index"`
+			Owners []map[string]any `json:"owners"`
+		} `json:"gpus"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	g0, g1, g2 := back.GPUs[0].Owners, back.GPUs[1].Owners, back.GPUs[2].Owners
+	if len(g0) != 1 || g0[0]["scheduler"] != "kubernetes" || g0[0]["pod"] != "train-0" || g0[0]["namespace"] != "team-a" ||
+		g0[0]["container"] != "trainer" {
+		t.Errorf("GPU 0 owners %v", g0)
+	}
+	if g1 != nil {
+		t.Errorf("GPU 1 has no allocation, yet owners %v (want the field absent)", g1)
+	}
+	if len(g2) != 2 || g2[0]["scheduler"] != "slurm" || g2[0]["job"] != "4242" || g2[0]["user"] != "alice" ||
+		g2[0]["partition"] != "gpu" || g2[1]["job"] != "4243" {
+		t.Errorf("GPU 2 owners %v", g2)
+	}
+
+	var text bytes.Buffer
+	if err := snap.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	for _, want := range []string{"HELD BY", "pod team-a/train-0 (trainer)", "Slurm job 4242 (alice, gpu): no process on it",
+		"Slurm job 4243"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "(trainer): no process") {
+		t.Errorf("GPU 0 has a process, yet the text says none:\n%s", out)
+	}
+}
