@@ -216,10 +216,8 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 		values, layout = s.deriver.Next(smp), s.deriver.ValuesLayout()
 	}
 	ids := s.ids(values, layout)
-	// The values go straight into the raw tier's row for the sample, and
-	// the bucket tiers read them there. A layout of every series in the
-	// order of their ids (a day of one machine, from its first sample
-	// on) is the row itself: no NaN to fill in first.
+	// The values go straight into the raw tier's row for the sample (every
+	// series NaN until written), and the bucket tiers read them there.
 	row := s.raw.next(t, len(s.keys))
 	switch {
 	case vals != nil:

@@ -8,9 +8,6 @@ type storeLayout struct {
 	of   uint64
 	keys []Key
 	ids  []int
-	// inOrder says ids is 0, 1, 2...: series ids in the order of the
-	// values.
-	inOrder bool
 }
 
 // keptLayouts is how many layouts a Store keeps besides the last one: a
@@ -78,13 +75,6 @@ func (s *Store) ids(values []Value, layout uint64) []int {
 		}
 		l.keys = append(l.keys, v.Key)
 		l.ids = append(l.ids, id)
-	}
-	l.inOrder = true
-	for i, id := range l.ids {
-		if id != i {
-			l.inOrder = false
-			break
-		}
 	}
 	return l.ids
 }

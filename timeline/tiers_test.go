@@ -7,10 +7,11 @@ import (
 	"time"
 )
 
-// The store files values in pending rows and open buckets before their
-// columns (rawTier.pend, bucketTier.open): whatever was last added reads
-// back at once, through a raw ring whose size is no multiple of the rows,
-// as it wraps, and with a series that arrives while rows are pending.
+// The store files values in open rows and open buckets before it seals
+// them into blocks (chunks, bucketTier.open): whatever was last added
+// reads back at once, through a raw tier whose size is no multiple of a
+// block, as it drops its oldest, and with a series that arrives while rows
+// are open.
 func TestStoreReadsWhatIsPending(t *testing.T) {
 	const ring = 37
 	s := NewStore(StoreOptions{RawSamples: ring})
