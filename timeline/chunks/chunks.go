@@ -79,7 +79,7 @@ func New(lanes, rows int, missing uint32) Chunks {
 func (c *Chunks) Len() int { return len(c.blocks)*c.rows + c.openN - c.skip }
 
 // First is the absolute index of the oldest row: row i of the chunks is
-// at first()+i until the next append or drop.
+// at First()+i until the next append or drop.
 func (c *Chunks) First() int { return c.skip }
 
 // AppendRow adds a row of width series and returns it, every word missing,
