@@ -132,6 +132,14 @@ func TestRunsJobKeepsTheTerminal(t *testing.T) {
 		}
 	}
 	term.keys("fg", "Enter")
+	// Typed before fg has run, "hello" is bash's type-ahead (readline
+	// gathers what is pending), read only once the job has ended: type it
+	// once the job runs again, when bash waits for it and reads nothing.
+	for deadline := time.Now().Add(10 * time.Second); procState(pid) == "T"; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the job is still stopped after fg")
+		}
+	}
 	term.keys("hello", "Enter")
 	term.waitFor("read hello")
 	term.keys("C-c")
