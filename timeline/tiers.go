@@ -50,7 +50,11 @@ type rawCursor struct{ lane chunks.Cursor }
 func (c *rawCursor) value(p int) float32 { return math.Float32frombits(c.lane.At(p)) }
 
 // value is series id's value at physical index p (phys).
-func (r *rawTier) value(id, p int) float32 { return math.Float32frombits(r.vals.Get(p, id, 0)) }
+func (r *rawTier) value(id, p int) float32 {
+	var w [1]uint32
+	r.vals.GetLanes(p, id, w[:])
+	return math.Float32frombits(w[0])
+}
 
 func (r *rawTier) len() int { return len(r.times) - r.tskip }
 
@@ -212,10 +216,13 @@ func (b *bucketTier) at(id, p int) agg {
 }
 
 // closed is series id's summary in the closed bucket at physical index p.
-func (b *bucketTier) closed(id, p int) agg {
+func (b *bucketTier) closed(id, p int) agg { return closedAgg(&b.rows, p, id) }
+
+// closedAgg is series id's summary in row p of c.
+func closedAgg(c *chunks.Chunks, p, id int) agg {
 	var w [4]uint32
-	b.rows.GetLanes(p, id, w[:])
-	return agg{min: math.Float32frombits(w[0]), max: math.Float32frombits(w[1]), sum: math.Float32frombits(w[2]), n: w[3]}
+	c.GetLanes(p, id, w[:])
+	return aggOf(w[:])
 }
 
 // aggCursor reads series id's summaries at physical indexes in turn.
@@ -239,8 +246,16 @@ func (k *aggCursor) at(p int) agg {
 	if b := k.b; b.isOpen && p == b.openAt {
 		return b.at(k.id, p)
 	}
-	return agg{min: math.Float32frombits(k.lanes[0].At(p)), max: math.Float32frombits(k.lanes[1].At(p)),
-		sum: math.Float32frombits(k.lanes[2].At(p)), n: k.lanes[3].At(p)}
+	var w [4]uint32
+	for lane := range w {
+		w[lane] = k.lanes[lane].At(p)
+	}
+	return aggOf(w[:])
+}
+
+// aggOf reads a summary from its four words, as put writes them.
+func aggOf(w []uint32) agg {
+	return agg{min: math.Float32frombits(w[0]), max: math.Float32frombits(w[1]), sum: math.Float32frombits(w[2]), n: w[3]}
 }
 
 // put writes a into series id's four words of a row.
@@ -410,8 +425,8 @@ func (b *bucketTier) compact() {
 		s := floorTo(b.start(i), b.width)
 		if len(starts) > 0 && starts[len(starts)-1] == s {
 			for id := range width {
-				a := rowAgg(row, id)
-				a.merge(oldAgg(&old, p, id))
+				a := aggOf(row[4*id:])
+				a.merge(closedAgg(&old, p, id))
 				put(row, id, a)
 			}
 			continue
@@ -419,21 +434,10 @@ func (b *bucketTier) compact() {
 		starts = append(starts, s)
 		row = b.rows.AppendRow(width)
 		for id := range width {
-			put(row, id, oldAgg(&old, p, id))
+			put(row, id, closedAgg(&old, p, id))
 		}
 	}
 	b.starts, b.sskip = starts, 0
-}
-
-func rowAgg(row []uint32, id int) agg {
-	w := row[4*id : 4*id+4]
-	return agg{min: math.Float32frombits(w[0]), max: math.Float32frombits(w[1]), sum: math.Float32frombits(w[2]), n: w[3]}
-}
-
-func oldAgg(c *chunks.Chunks, p, id int) agg {
-	var w [4]uint32
-	c.GetLanes(p, id, w[:])
-	return agg{min: math.Float32frombits(w[0]), max: math.Float32frombits(w[1]), sum: math.Float32frombits(w[2]), n: w[3]}
 }
 
 // search returns the first logical index whose start is >= t.

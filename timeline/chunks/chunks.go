@@ -123,26 +123,6 @@ func (c *Chunks) widen(width int) {
 	}
 }
 
-// Get is lane of series id at absolute row a.
-func (c *Chunks) Get(a, id, lane int) uint32 {
-	b, r := a/c.rows, a%c.rows
-	if b == len(c.blocks) {
-		if id >= c.width {
-			return c.missing
-		}
-		return c.open[(r*c.width+id)*c.lanes+lane]
-	}
-	blk := &c.blocks[b]
-	if id >= len(blk.off) {
-		return c.missing
-	}
-	data := blk.data[blk.off[id]:]
-	for range lane {
-		data = data[laneLen(data, c.rows):]
-	}
-	return laneWord(data, r)
-}
-
 // GetLanes writes every lane of series id at absolute row a into dst.
 func (c *Chunks) GetLanes(a, id int, dst []uint32) {
 	b, r := a/c.rows, a%c.rows
