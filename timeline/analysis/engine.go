@@ -79,6 +79,18 @@ type Engine struct {
 	// reserveCols is how many columns a series is made with room for
 	// (ReserveSpan).
 	reserveCols int
+	// holdPauses lays out every column of a long pause, as the frame
+	// did before it skipped them: for the test that both say the same.
+	holdPauses bool
+}
+
+// pauseCols is how long a pause in sampling may be, in columns, before
+// the frame skips the rest of it (frame.PauseCols).
+func (e *Engine) pauseCols() int {
+	if e.holdPauses {
+		return math.MaxInt
+	}
+	return frame.PauseCols(e.f.Opts, e.f.Step, e.f.Interval)
 }
 
 // NewEngine returns an Engine for a session described by info, with the
@@ -336,6 +348,14 @@ func (e *Engine) Add(s *timeline.Sample) {
 	if c := f.Col(s.At); c >= f.N {
 		e.settle()
 		e.closeColumn()
+		if pause := e.pauseCols(); c-f.N > pause {
+			// A long pause (a sparse log, a laptop asleep): its first
+			// columns of no sample end every stretch as the whole pause
+			// would, and the columns go on where the sample is.
+			e.grow(f.N + pause)
+			f.Pauses = append(f.Pauses, frame.Pause{Col: f.N, Resume: s.At.Truncate(f.Step)})
+			c = f.N
+		}
 		e.grow(c + 1)
 		e.acc.reset()
 	}

@@ -1,6 +1,10 @@
 package analysis
 
 import (
+	"fmt"
+	"strings"
+
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 	"math"
 	"testing"
 	"time"
@@ -79,4 +83,104 @@ func TestAbsurdIntervalsEnd(t *testing.T) {
 		e.Phases(e.First(), e.Last())
 		SamplesUntil(timeline.SourceInfo{Interval: iv}, e.Last())
 	}
+}
+
+// TestLongPausesCostNoColumns checks that a sparse session costs what its
+// samples cost, not its span: 200 samples of 8 GPUs a day apart (less
+// than the longest pause a session may hold) lay out a few hundred columns
+// each, not 86,400, and the Engine still answers for every moment.
+func TestLongPausesCostNoColumns(t *testing.T) {
+	e := NewEngine(timeline.SourceInfo{Interval: time.Second})
+	const samples = 200
+	for i := range samples {
+		tick := &htTick{sec: i}
+		for g := range 8 {
+			tick.h100(g, float64(i%100), float64(i%90), 300, 10*htGiB)
+		}
+		e.Add(&timeline.Sample{At: htT0.Add(time.Duration(i) * 23 * time.Hour), Metrics: tick.m})
+	}
+	if e.Len() != samples {
+		t.Fatalf("%d samples taken, want %d", e.Len(), samples)
+	}
+	if most := samples * (frame.PauseCols(e.f.Opts, e.f.Step, e.f.Interval) + 1); e.f.N > most {
+		t.Errorf("%d columns for %d samples, want at most %d", e.f.N, samples, most)
+	}
+	for _, at := range []time.Time{e.First(), e.First().Add(30 * time.Hour), e.Last()} {
+		e.Hints(at)
+	}
+	e.Phases(e.First(), e.Last())
+}
+
+// TestPausesSkippedSayWhatPausesHeldSay checks that skipping a long pause
+// changes nothing the Engine says: a session busy for ten minutes, paused
+// for three hours, then idle for ten (and the same sampled a minute
+// apart, paused for 20 hours), has the same hints at every moment and the same phases
+// whether the pause's columns are laid out or not.
+func TestPausesSkippedSayWhatPausesHeldSay(t *testing.T) {
+	for _, c := range []struct {
+		interval time.Duration
+		pause    int // ticks
+	}{{time.Second, 3 * 3600}, {time.Minute, 20 * 60}} {
+		interval := c.interval
+		feed := func(e *Engine) {
+			for tick := 0; tick < 2*600+c.pause; tick++ {
+				at := time.Duration(tick) * interval
+				m := &htTick{sec: tick}
+				switch {
+				case at < 600*interval:
+					m.h100(0, 100, 90, 650, 60*htGiB)
+					m.h100(1, 0, 0, 70, 60*htGiB)
+					m.cores(htCoreSet(8, 5, 100)...)
+				case at < time.Duration(600+c.pause)*interval:
+					continue // paused
+				default:
+					m.h100(0, 0, 0, 70, 60*htGiB)
+					m.h100(1, 100, 95, 680, 70*htGiB)
+					m.cores(htCoreSet(8, 5)...)
+				}
+				e.Add(&timeline.Sample{At: htT0.Add(at), Metrics: m.m})
+			}
+		}
+		info := timeline.SourceInfo{Interval: interval}
+		skipped, held := NewEngine(info), NewEngine(info)
+		held.holdPauses = true
+		feed(skipped)
+		feed(held)
+		if len(skipped.f.Pauses) != 1 || len(held.f.Pauses) != 0 || skipped.f.N > held.f.N-c.pause/2 {
+			t.Fatalf("every %v: pauses %d and %d, columns %d and %d: the pause was not skipped", interval,
+				len(skipped.f.Pauses), len(held.f.Pauses), skipped.f.N, held.f.N)
+		}
+		for _, at := range []int{300, 600, 610, 1000, c.pause + 900, c.pause + 1200} {
+			moment := htT0.Add(time.Duration(at) * interval)
+			if a, b := hintText(skipped.Hints(moment)), hintText(held.Hints(moment)); a != b {
+				t.Errorf("every %v, at %v, skipped:\n%s\nheld:\n%s", interval, moment, a, b)
+			}
+		}
+		if a, b := phaseText(skipped.Phases(skipped.First(), skipped.Last())), phaseText(held.Phases(held.First(), held.Last())); a != b {
+			t.Errorf("every %v, phases, skipped:\n%s\nheld:\n%s", interval, a, b)
+		}
+		if len(skipped.Hints(skipped.Last())) == 0 {
+			t.Errorf("every %v: no hint at the end: the case proves nothing", interval)
+		}
+	}
+}
+
+func hintText(hs []timeline.Hint) string {
+	var b strings.Builder
+	for _, h := range hs {
+		fmt.Fprintf(&b, "%s %v %s-%s %.3f %v %v %s\n", h.ID, h.GPUs, h.Start.Format(time.TimeOnly), h.End.Format(time.TimeOnly),
+			h.Confidence, h.Provisional, h.Ongoing, h.Evidence)
+		for _, ep := range h.Episodes {
+			fmt.Fprintf(&b, "  %v %s-%s %s\n", ep.GPUs, ep.Start.Format(time.TimeOnly), ep.End.Format(time.TimeOnly), ep.Evidence)
+		}
+	}
+	return b.String()
+}
+
+func phaseText(ps []timeline.Phase) string {
+	var b strings.Builder
+	for _, p := range ps {
+		fmt.Fprintf(&b, "%+v\n", p)
+	}
+	return b.String()
 }

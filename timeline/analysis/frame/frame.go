@@ -18,6 +18,10 @@ type Frame struct {
 	Step     time.Duration // the width of a column
 	Interval time.Duration // the sampling interval
 	N        int
+	// Pauses are where the session stopped sampling for longer than the
+	// rules look (Pause): the columns go on after it, at the time
+	// sampling resumed, so a pause of a day costs no day of columns.
+	Pauses []Pause
 	// First is the session's first sample, and Last the view's last: the
 	// session runs between them as far as the view goes (Held). Zero in a
 	// frame built alone in a test, whose session is its columns.
@@ -248,11 +252,56 @@ func (f *Frame) Into(t time.Time) string {
 	return units.Duration(t.Sub(f.From).Truncate(time.Second)) + " in"
 }
 
-// Time is the start of column c.
-func (f *Frame) Time(c int) time.Time { return f.From.Add(time.Duration(c) * f.Step) }
+// Pause is a long pause in sampling, as the frame leaves it out: column
+// Col starts at Resume, and the columns before it end PauseCols columns
+// of no sample after the last sample before the pause.
+type Pause struct {
+	Col    int
+	Resume time.Time
+}
 
-// Col is the column that holds t.
-func (f *Frame) Col(t time.Time) int { return int(t.Sub(f.From) / f.Step) }
+// PauseCols is how many columns of no sample the frame keeps of a long
+// pause before it skips to where sampling resumed: the columns that hold
+// the last sample's values (two intervals, as a late sample's gap is
+// held), then every window a rule judges and the gap it merges stretches
+// over, so that no stretch, window or merge reaches across a pause, as
+// none reaches across the same pause laid out in full.
+func PauseCols(o Options, step, interval time.Duration) int {
+	longest := time.Duration(max(1, o.IdleWindows, o.SustainedWindows))*o.Window + o.MergeGap + o.Window
+	return int((2*interval+step-1)/step) + int((longest+step-1)/step) + 1
+}
+
+// pauseBefore is the index in Pauses of the last pause that starts at or
+// before column c; -1 if none does.
+func (f *Frame) pauseBefore(c int) int {
+	return sortSearch(len(f.Pauses), func(k int) bool { return f.Pauses[k].Col > c }) - 1
+}
+
+// Time is the start of column c.
+func (f *Frame) Time(c int) time.Time {
+	if k := f.pauseBefore(c); k >= 0 {
+		p := f.Pauses[k]
+		return p.Resume.Add(time.Duration(c-p.Col) * f.Step)
+	}
+	return f.From.Add(time.Duration(c) * f.Step)
+}
+
+// Col is the column that holds t; a moment within a pause the frame
+// skips is held by the first column after it.
+func (f *Frame) Col(t time.Time) int {
+	k := sortSearch(len(f.Pauses), func(k int) bool { return f.Pauses[k].Resume.After(t) })
+	c := 0
+	if k == 0 {
+		c = int(t.Sub(f.From) / f.Step)
+	} else {
+		p := f.Pauses[k-1]
+		c = p.Col + int(t.Sub(p.Resume)/f.Step)
+	}
+	if k < len(f.Pauses) {
+		c = min(c, f.Pauses[k].Col)
+	}
+	return c
+}
 
 // Dur is how long a span of columns lasts: what the rules weigh.
 func (f *Frame) Dur(sp Span) time.Duration { return time.Duration(sp.Hi-sp.Lo) * f.Step }
@@ -332,6 +381,9 @@ func At(xs []float32, i int) float64 {
 // the engine's memory, so it is cheap; it must not be written to.
 func (f *Frame) View(n int) *Frame {
 	v := &Frame{Opts: f.Opts, From: f.From, Step: f.Step, Interval: f.Interval, N: n, Kept: f.Kept}
+	// The pauses within the view: one at its end is after it (its last
+	// column ends where that pause's columns of no sample end).
+	v.Pauses = f.Pauses[:sortSearch(len(f.Pauses), func(k int) bool { return f.Pauses[k].Col >= n })]
 	if n == 0 {
 		return v
 	}
