@@ -184,3 +184,54 @@ func phaseText(ps []timeline.Phase) string {
 	}
 	return b.String()
 }
+
+// TestBudgetBoundsTheColumns checks SetBudget: a six-hour session of 8
+// GPUs kept within a budget of 1 MiB holds about that, not six hours of
+// columns, and says when what it holds begins; and the GPUs, idle from an
+// hour in, get the hint an Engine that keeps everything gives, with the
+// same start, numbers and confidence, though its first four hours were
+// let go of.
+func TestBudgetBoundsTheColumns(t *testing.T) {
+	const secs = 6 * 3600
+	feed := func(e *Engine) {
+		for sec := range secs {
+			tick := &htTick{sec: sec}
+			for g := range 8 {
+				if sec < 3600 {
+					tick.h100(g, float64(90+sec%7), 80, 600+float64(sec%13), 60*htGiB)
+				} else {
+					tick.h100(g, 0, 0, 70+float64(sec%3), 60*htGiB)
+				}
+			}
+			at := htT0.Add(time.Duration(sec) * time.Second)
+			e.Add(&timeline.Sample{At: at, Metrics: tick.m})
+			if sec%60 == 0 {
+				e.Hints(at) // as the screen asks
+			}
+		}
+	}
+	budgeted, whole := NewEngine(timeline.SourceInfo{Interval: time.Second}), NewEngine(timeline.SourceInfo{Interval: time.Second})
+	budgeted.SetBudget(1 << 20)
+	feed(budgeted)
+	feed(whole)
+	held := func(e *Engine) int {
+		n := 0
+		for _, g := range e.f.GPUs {
+			for _, s := range g.AllSeries() {
+				n += s.Bytes()
+			}
+		}
+		return n
+	}
+	if h, all := held(budgeted), held(whole); h > 1<<20 || h > all/4 {
+		t.Errorf("the budgeted Engine holds %d bytes, the whole one %d: want at most 1 MiB", h, all)
+	}
+	if since := budgeted.HeldSince(); since.IsZero() || !since.After(htT0.Add(4*time.Hour)) || since.After(htT0.Add(secs*time.Second-time.Hour)) {
+		t.Errorf("held since %v, want between 4 h and 5 h in", since)
+	}
+	last := htT0.Add((secs - 1) * time.Second)
+	a, b := budgeted.Hints(last), whole.Hints(last)
+	if len(a) == 0 || !a[0].Start.Equal(htT0.Add(time.Hour)) || hintText(a) != hintText(b) {
+		t.Errorf("hints at the end, budgeted:\n%s\nwhole:\n%s", hintText(a), hintText(b))
+	}
+}

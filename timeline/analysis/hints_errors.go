@@ -324,7 +324,7 @@ func (h *healthLog) linkDegraded(f *frame.Frame) (timeline.Hint, bool) {
 		if lg := h.link[g.Index]; lg != nil {
 			cols = lg.cols
 		}
-		n := min(len(cols), f.N, len(g.State))
+		n := min(len(cols), f.N, g.State.Len())
 		known, bad, lo, hi, knownLo, knownHi := 0, 0, -1, -1, -1, -1
 		var worst linkCol
 		for i := 0; i < n; i++ {

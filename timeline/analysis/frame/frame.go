@@ -18,6 +18,9 @@ type Frame struct {
 	Step     time.Duration // the width of a column
 	Interval time.Duration // the sampling interval
 	N        int
+	// HeldFrom is the first column whose values the Engine still holds:
+	// those before it were let go of (Engine.SetBudget), and read unknown.
+	HeldFrom int
 	// Pauses are where the session stopped sampling for longer than the
 	// rules look (Pause): the columns go on after it, at the time
 	// sampling resumed, so a pause of a day costs no day of columns.
@@ -54,7 +57,8 @@ const (
 )
 
 // GPU is one GPU's columns. A metric the GPU never reported before the
-// view's end is nil; a column without a value is NaN (throttle: -1).
+// view's end has none (Has is false); a column without a value is NaN
+// (throttle: -1).
 type GPU struct {
 	Index int
 	// Slot is the order the Engine first saw the GPU in: its place in the
@@ -63,8 +67,8 @@ type GPU struct {
 	// Host is the GPU's host's place in Frame.Hosts (HostOf).
 	Host int
 
-	Util, SM, Power, Mem, Temp, Clock, Bus []float32
-	Throttle                               []int32
+	Util, SM, Power, Mem, Temp, Clock, Bus Col[float32]
+	Throttle                               Col[int32]
 	// Limit and MemTotal are the power limit (W) and memory (bytes) known
 	// at the view's end; NaN if unknown.
 	Limit, MemTotal float64
@@ -72,10 +76,10 @@ type GPU struct {
 	// without one the busiest draw seen on this node (refFromLimit false).
 	powerRef     float64
 	refFromLimit bool
-	State        []State
+	State        Col[State]
 	// Work is SM activity where known, else utilisation, and 0 while
 	// busy-waiting: what the GPU really got done.
-	Work []float32
+	Work Col[float32]
 
 	// What was known at each column: the power limit and memory total, the
 	// power reference busy-wait compares with (and whether it is the
@@ -129,8 +133,19 @@ const (
 	Metrics
 )
 
-// Series returns the GPU's column slice of metric m.
-func (g *GPU) Series(m int) *[]float32 {
+// Paged is a series of columns, as a budget sees it.
+type Paged interface {
+	Release(before int) int
+	Bytes() int
+}
+
+// AllSeries is every series of the GPU's columns.
+func (g *GPU) AllSeries() []Paged {
+	return []Paged{&g.Util, &g.SM, &g.Power, &g.Mem, &g.Temp, &g.Clock, &g.Bus, &g.Throttle, &g.State, &g.Work}
+}
+
+// Series returns the GPU's columns of metric m.
+func (g *GPU) Series(m int) *Col[float32] {
 	switch m {
 	case MetricUtil:
 		return &g.Util
@@ -153,7 +168,7 @@ func (g *GPU) Series(m int) *[]float32 {
 // judgeable says whether a GPU's columns can say what it did: utilisation,
 // SM activity, or (an imported log without either) its clock and power.
 func (g *GPU) judgeable() bool {
-	return g.Util != nil || g.SM != nil || (g.Clock != nil && g.Power != nil)
+	return g.Util.Has() || g.SM.Has() || (g.Clock.Has() && g.Power.Has())
 }
 
 // Classify sets the state and work of column i; see State and
@@ -165,7 +180,7 @@ func (g *GPU) judgeable() bool {
 // otherwise, and without either, the clock and power do (see
 // clockState).
 func (g *GPU) Classify(i int, o Options, clockIdle, powerIdle float64) {
-	u, m := At(g.Util, i), At(g.SM, i)
+	u, m := At(&g.Util, i), At(&g.SM, i)
 	work := m
 	if math.IsNaN(m) {
 		work = u
@@ -188,7 +203,8 @@ func (g *GPU) Classify(i int, o Options, clockIdle, powerIdle float64) {
 	case u >= o.BusyWork:
 		st = Busy
 	}
-	g.State[i], g.Work[i] = st, float32(work)
+	g.State.Set(i, st)
+	g.Work.Set(i, float32(work))
 }
 
 // clockState judges a column from the SM clock and power alone, for logs
@@ -197,7 +213,7 @@ func (g *GPU) Classify(i int, o Options, clockIdle, powerIdle float64) {
 // figure). clockIdle and powerIdle are the levels at or below which each
 // counts as idle; NaN where they cannot be told yet.
 func (g *GPU) clockState(i int, clockIdle, powerIdle float64) State {
-	c, p := At(g.Clock, i), At(g.Power, i)
+	c, p := At(&g.Clock, i), At(&g.Power, i)
 	if math.IsNaN(c) || math.IsNaN(p) || math.IsNaN(clockIdle) || math.IsNaN(powerIdle) {
 		return Unknown
 	}
@@ -211,7 +227,7 @@ func (g *GPU) clockState(i int, clockIdle, powerIdle float64) State {
 // activity below WaitSM, or without SM activity, power at most WaitPower of
 // the reference. Without either it cannot tell, and says no.
 func (g *GPU) spinning(i int, o Options) bool {
-	return Spinning(At(g.SM, i), At(g.Power, i), g.RefAt.Get(i), o)
+	return Spinning(At(&g.SM, i), At(&g.Power, i), g.RefAt.Get(i), o)
 }
 
 // Spinning is GPU.spinning's test on figures (NaN where unknown), for
@@ -226,14 +242,14 @@ func Spinning(sm, power, ref float64, o Options) bool {
 }
 
 // Working says whether a column has the GPU doing real work.
-func (g *GPU) Working(i int) bool { return g.State[i] == Low || g.State[i] == Busy }
+func (g *GPU) Working(i int) bool { st := g.State.At(i); return st == Low || st == Busy }
 
 // ShareIn is the share of a window's known columns (state known) where
 // cond holds; false when under half the window is known.
 func (g *GPU) ShareIn(w Span, cond func(i int) bool) (float64, bool) {
 	known, yes := 0, 0
 	for i := w.Lo; i < w.Hi; i++ {
-		if g.State[i] == Unknown {
+		if g.State.At(i) == Unknown {
 			continue
 		}
 		known++
@@ -367,12 +383,12 @@ func (f *Frame) LengthFactor(sp Span) float64 {
 	return 0.6 + 0.4*min(1, float64(f.Dur(sp))/float64(4*f.Opts.Window))
 }
 
-// At is xs[i] as a float64, NaN if xs is nil.
-func At(xs []float32, i int) float64 {
-	if xs == nil {
+// At is column i of xs as a float64, NaN if xs was never seen.
+func At(xs *Col[float32], i int) float64 {
+	if !xs.on {
 		return math.NaN()
 	}
-	return float64(xs[i])
+	return float64(xs.At(i))
 }
 
 // View is the frame cut at n columns: every slice shortened to them, a
@@ -380,7 +396,7 @@ func At(xs []float32, i int) float64 {
 // last of them, and only the GPUs that can be judged by then. It shares
 // the engine's memory, so it is cheap; it must not be written to.
 func (f *Frame) View(n int) *Frame {
-	v := &Frame{Opts: f.Opts, From: f.From, Step: f.Step, Interval: f.Interval, N: n, Kept: f.Kept}
+	v := &Frame{Opts: f.Opts, From: f.From, Step: f.Step, Interval: f.Interval, N: n, Kept: f.Kept, HeldFrom: f.HeldFrom}
 	// The pauses within the view: one at its end is after it (its last
 	// column ends where that pause's columns of no sample end).
 	v.Pauses = f.Pauses[:sortSearch(len(f.Pauses), func(k int) bool { return f.Pauses[k].Col >= n })]
@@ -388,16 +404,16 @@ func (f *Frame) View(n int) *Frame {
 		return v
 	}
 	for _, g := range f.GPUs {
-		c := &GPU{Index: g.Index, Host: g.Host, State: g.State[:n], Work: g.Work[:n],
+		c := &GPU{Index: g.Index, Host: g.Host, State: g.State.Cut(n), Work: g.Work.Cut(n),
 			LimitAt: g.LimitAt, MemTotalAt: g.MemTotalAt, RefAt: g.RefAt, RefIsLimit: g.RefIsLimit,
 			MaxClockAt: g.MaxClockAt, MaxPowerAt: g.MaxPowerAt}
 		for m := range MetricThrottle {
-			if s := *g.Series(m); g.Seen[m] >= 0 && g.Seen[m] < n {
-				*c.Series(m) = s[:n]
+			if g.Seen[m] >= 0 && g.Seen[m] < n {
+				*c.Series(m) = g.Series(m).Cut(n)
 			}
 		}
 		if g.Seen[MetricThrottle] >= 0 && g.Seen[MetricThrottle] < n {
-			c.Throttle = g.Throttle[:n]
+			c.Throttle = g.Throttle.Cut(n)
 		}
 		c.Limit, c.MemTotal = g.LimitAt.Get(n-1), g.MemTotalAt.Get(n-1)
 		c.powerRef, c.refFromLimit = g.RefAt.Get(n-1), g.RefIsLimit.Get(n-1) == 1

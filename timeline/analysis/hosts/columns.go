@@ -137,7 +137,7 @@ func hostColumn(gs []*frame.GPU, i int) hostCol {
 		}
 	}
 	for _, g := range gs {
-		switch g.State[i] {
+		switch g.State.At(i) {
 		case frame.Unknown:
 			continue
 		case frame.Idle:
@@ -148,13 +148,13 @@ func hostColumn(gs []*frame.GPU, i int) hostCol {
 			c.waiting++
 		}
 		c.known++
-		add(0, float64(g.Work[i]))
-		add(1, frame.At(g.Util, i))
-		add(2, frame.At(g.SM, i))
-		p := frame.At(g.Power, i)
+		add(0, float64(g.Work.At(i)))
+		add(1, frame.At(&g.Util, i))
+		add(2, frame.At(&g.SM, i))
+		p := frame.At(&g.Power, i)
 		add(3, p)
-		add(4, frame.At(g.Clock, i))
-		add(5, frame.At(g.Mem, i))
+		add(4, frame.At(&g.Clock, i))
+		add(5, frame.At(&g.Mem, i))
 		if l := g.LimitAt.Get(i); l > 0 && p == p {
 			c.pshare += float32(p / l)
 		}
@@ -169,7 +169,7 @@ func hostColumn(gs []*frame.GPU, i int) hostCol {
 	// pshare is a mean over the GPUs with both a draw and a limit.
 	n := 0
 	for _, g := range gs {
-		if g.State[i] != frame.Unknown && g.LimitAt.Get(i) > 0 && frame.At(g.Power, i) == frame.At(g.Power, i) {
+		if g.State.At(i) != frame.Unknown && g.LimitAt.Get(i) > 0 && frame.At(&g.Power, i) == frame.At(&g.Power, i) {
 			n++
 		}
 	}

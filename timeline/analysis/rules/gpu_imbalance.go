@@ -249,9 +249,9 @@ func imbalancedAt(f *frame.Frame, i int, low []int) bool {
 	var lowSum, restSum float64
 	var lowN, restN int
 	for _, g := range sameHost(f, f.GPUs, low) {
-		v := float64(g.Work[i])
+		v := float64(g.Work.At(i))
 		if math.IsNaN(v) {
-			switch g.State[i] {
+			switch g.State.At(i) {
 			case frame.Low, frame.Busy:
 				v = 100
 			case frame.Idle:
