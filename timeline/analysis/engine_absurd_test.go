@@ -235,3 +235,26 @@ func TestBudgetBoundsTheColumns(t *testing.T) {
 		t.Errorf("hints at the end, budgeted:\n%s\nwhole:\n%s", hintText(a), hintText(b))
 	}
 }
+
+// TestManyGPUsBrieflyCostLittle checks that a short session of many GPUs
+// (a hostile file names thousands) holds its columns, not a page of each
+// series: 4,096 GPUs for 30 s hold under 8 MB.
+func TestManyGPUsBrieflyCostLittle(t *testing.T) {
+	e := NewEngine(timeline.SourceInfo{Interval: time.Second})
+	for sec := range 30 {
+		tick := &htTick{sec: sec}
+		for g := range 4096 {
+			tick.h100(g, 50, 40, 300, htGiB)
+		}
+		e.Add(&timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: tick.m})
+	}
+	held := 0
+	for _, g := range e.f.GPUs {
+		for _, s := range g.AllSeries() {
+			held += s.Bytes()
+		}
+	}
+	if len(e.f.GPUs) != 4096 || held > 8<<20 {
+		t.Errorf("%d GPUs hold %d bytes of columns, want 4096 in at most 8 MB", len(e.f.GPUs), held)
+	}
+}

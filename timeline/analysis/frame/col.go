@@ -10,13 +10,15 @@ const (
 )
 
 // Col is one series of a frame's columns (a GPU's utilisation, its
-// states, a host's flags), kept in pages: a page none of whose columns
-// was written holds nothing (a pause, a metric missing for a while), and
-// the oldest pages can be let go of (Release) to keep the Engine within
-// its budget. A column in neither reads as the series' fill: NaN,
-// Unknown or -1. The zero Col is a series never seen (Has is false).
+// states, a host's flags), kept in pages: a page holds its columns up to
+// the last written (a session of a minute costs a minute, however many
+// GPUs it has), one none of whose columns was written holds nothing (a
+// pause, a metric missing for a while), and the oldest pages can be let
+// go of (Release) to keep the Engine within its budget. A column in none
+// reads as the series' fill: NaN, Unknown or -1. The zero Col is a series
+// never seen (Has is false).
 type Col[T comparable] struct {
-	pages []*[pageCols]T
+	pages [][]T
 	n     int
 	fill  T
 	on    bool
@@ -37,8 +39,8 @@ func (c *Col[T]) Len() int { return c.n }
 // At is column i.
 func (c *Col[T]) At(i int) T {
 	if p := i >> pageShift; p < len(c.pages) {
-		if pg := c.pages[p]; pg != nil {
-			return pg[i&(pageCols-1)]
+		if pg, off := c.pages[p], i&(pageCols-1); off < len(pg) {
+			return pg[off]
 		}
 	}
 	return c.fill
@@ -47,23 +49,29 @@ func (c *Col[T]) At(i int) T {
 // Set makes column i v; one let go of stays as it is, and a series never
 // seen takes none.
 func (c *Col[T]) Set(i int, v T) {
-	p := i >> pageShift
-	if p < len(c.pages) && c.pages[p] != nil {
-		c.pages[p][i&(pageCols-1)] = v
+	p, off := i>>pageShift, i&(pageCols-1)
+	if p < len(c.pages) && off < len(c.pages[p]) {
+		c.pages[p][off] = v
 		return
 	}
 	if v == c.fill || v != v && c.fill != c.fill || p < c.gone || !c.on {
-		return // the fill (NaN too) needs no page
+		return // the fill (NaN too) needs no room
 	}
 	for len(c.pages) <= p {
 		c.pages = append(c.pages, nil)
 	}
-	pg := new([pageCols]T)
-	for k := range pg {
-		pg[k] = c.fill
+	pg := c.pages[p]
+	if off >= cap(pg) {
+		// Room by doubling, to a whole page: what a short session holds
+		// is what it wrote.
+		grown := make([]T, len(pg), min(pageCols, max(16, 2*cap(pg), off+1)))
+		copy(grown, pg)
+		pg = grown
 	}
-	pg[i&(pageCols-1)] = v
-	c.pages[p] = pg
+	for len(pg) < off {
+		pg = append(pg, c.fill)
+	}
+	c.pages[p] = append(pg, v)
 }
 
 // Append adds a column of v.
@@ -77,10 +85,10 @@ func (c *Col[T]) Append(v T) {
 // page holds none (each of them the fill). Loops over long spans read a
 // page at a time.
 func (c *Col[T]) Run(i, hi int) (vals []T, n int) {
-	p := i >> pageShift
+	p, off := i>>pageShift, i&(pageCols-1)
 	n = min(hi, (p+1)<<pageShift) - i
-	if p < len(c.pages) && c.pages[p] != nil {
-		off := i & (pageCols - 1)
+	if p < len(c.pages) && off < len(c.pages[p]) {
+		n = min(n, len(c.pages[p])-off) // the fill beyond what was written
 		return c.pages[p][off : off+n], n
 	}
 	return nil, n
@@ -99,10 +107,8 @@ func (c *Col[T]) Release(before int) int {
 	var zero T
 	n := 0
 	for p := c.gone; p < min(before>>pageShift, len(c.pages)); p++ {
-		if c.pages[p] != nil {
-			c.pages[p] = nil
-			n += pageCols * int(unsafe.Sizeof(zero))
-		}
+		n += cap(c.pages[p]) * int(unsafe.Sizeof(zero))
+		c.pages[p] = nil
 	}
 	c.gone = max(c.gone, before>>pageShift)
 	return n
@@ -120,9 +126,7 @@ func (c *Col[T]) Bytes() int {
 	var zero T
 	n := 0
 	for _, pg := range c.pages[min(c.gone, len(c.pages)):] {
-		if pg != nil {
-			n++
-		}
+		n += cap(pg)
 	}
-	return n*pageCols*int(unsafe.Sizeof(zero)) + 8*cap(c.pages)
+	return n*int(unsafe.Sizeof(zero)) + 24*cap(c.pages)
 }

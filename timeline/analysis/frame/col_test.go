@@ -24,8 +24,8 @@ func TestColReadsBackWhatWasWritten(t *testing.T) {
 	if c.Len() != 3*pageCols {
 		t.Fatalf("len %d", c.Len())
 	}
-	if got := c.Bytes() - 8*cap(c.pages); got != 2*pageCols*4 {
-		t.Errorf("held %d bytes of pages, want two pages' %d", got, 2*pageCols*4)
+	if got := c.Bytes() - 24*cap(c.pages); got != pageCols*4+16*4 {
+		t.Errorf("held %d bytes of pages, want a page's and 16 columns' %d", got, pageCols*4+16*4)
 	}
 	for _, tc := range []struct {
 		i    int
@@ -41,6 +41,12 @@ func TestColReadsBackWhatWasWritten(t *testing.T) {
 	}
 	if run, n := c.Run(pageCols+3, pageCols+10); run != nil || n != 7 {
 		t.Errorf("Run over a page of nothing: %v, %d", run, n)
+	}
+	if run, n := c.Run(2*pageCols+2, 3*pageCols); len(run) != n || n < 4 || run[3] != 7 {
+		t.Errorf("Run over a page written in part: %v, %d", run, n)
+	}
+	if run, n := c.Run(2*pageCols+200, 3*pageCols); run != nil || n != pageCols-200 {
+		t.Errorf("Run past what a page holds: %v, %d", run, n)
 	}
 	view := c.Cut(10)
 	if view.Len() != 10 || view.At(9) != 9 {
