@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 	"math"
 	"testing"
 	"time"
@@ -256,5 +257,36 @@ func TestManyGPUsBrieflyCostLittle(t *testing.T) {
 	}
 	if len(e.f.GPUs) != 4096 || held > 8<<20 {
 		t.Errorf("%d GPUs hold %d bytes of columns, want 4096 in at most 8 MB", len(e.f.GPUs), held)
+	}
+}
+
+// TestBudgetKeepsTheHostsHints checks SetBudget on a session of several
+// hosts: 4 hosts of 8 GPUs for three hours, the third idle from 20
+// minutes in, kept within 1 MiB, name the idle host as an Engine that
+// keeps everything does, its start and numbers the same, though the
+// columns of its first two hours and more were let go of.
+func TestBudgetKeepsTheHostsHints(t *testing.T) {
+	info, samples := timelinetest.Cluster(4, 8, 3*3600, func(h, g, sec int) timelinetest.GPUReading {
+		if h == 2 && sec >= 1200 {
+			return timelinetest.Idle
+		}
+		return timelinetest.Training
+	})
+	budgeted, whole := NewEngine(info), NewEngine(info)
+	budgeted.SetBudget(1 << 20)
+	for i := range samples {
+		for _, e := range []*Engine{budgeted, whole} {
+			e.Add(&samples[i])
+			if i%60 == 0 {
+				e.Hints(samples[i].At)
+			}
+		}
+	}
+	if since := budgeted.HeldSince(); since.IsZero() || since.Before(samples[0].At.Add(2*time.Hour)) {
+		t.Fatalf("held since %v: the budget let go of too little to prove anything", since)
+	}
+	a, b := budgeted.Hints(budgeted.Last()), whole.Hints(whole.Last())
+	if hostIdle := htFind(a, timeline.HintHostIdle); len(hostIdle) == 0 || hintText(a) != hintText(b) {
+		t.Errorf("hints at the end, budgeted:\n%s\nwhole:\n%s", hintText(a), hintText(b))
 	}
 }
