@@ -38,6 +38,7 @@ func (e *Engine) keepWithin() {
 		return
 	}
 	e.pageAsked = page
+	// The PCIe logs go with the columns, not counted: a byte a figure.
 	var all []frame.Paged
 	for _, g := range e.f.GPUs {
 		all = append(all, g.AllSeries()...)
@@ -56,5 +57,8 @@ func (e *Engine) keepWithin() {
 			held -= s.Release(e.heldFrom)
 		}
 		e.f.HeldFrom = e.heldFrom
+	}
+	for _, lg := range e.health.link {
+		lg.cols.Release(e.heldFrom)
 	}
 }
