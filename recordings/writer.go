@@ -381,8 +381,8 @@ func (w *Writer) WriteInfo(info timeline.SourceInfo) error {
 
 // checkSample refuses a sample larger than a reader takes
 // (docs/recording-format.md, Limits): more metrics or statuses than a
-// segment may define keys or probes, more processes or markers than a
-// record may list.
+// segment may define keys or probes, more processes, markers or owners
+// than a record may list, an owner of a GPU no recording numbers.
 func checkSample(s *timeline.Sample) error {
 	switch {
 	case len(s.Metrics) > format.MaxSegmentKeys:
@@ -395,6 +395,13 @@ func checkSample(s *timeline.Sample) error {
 		return fmt.Errorf("cannot record a sample of %d markers, more than %d", len(s.Markers), format.MaxListLen)
 	case len(s.Progress) > format.MaxListLen:
 		return fmt.Errorf("cannot record a sample of %d progress readings, more than %d", len(s.Progress), format.MaxListLen)
+	case len(s.Owners) > format.MaxListLen:
+		return fmt.Errorf("cannot record a sample of %d GPU owners, more than %d", len(s.Owners), format.MaxListLen)
+	}
+	for _, o := range s.Owners {
+		if o.GPU < 0 || o.GPU >= timeline.MaxGPUs {
+			return fmt.Errorf("cannot record an owner of GPU %d, outside 0-%d", o.GPU, timeline.MaxGPUs-1)
+		}
 	}
 	return nil
 }
