@@ -144,3 +144,53 @@ func TestAllocatedIdleNamesEachHolder(t *testing.T) {
 		}
 	}
 }
+
+// OwnerSpans: a GPU's stretches under the same owners, cut where they
+// change (not where its processes do), the last up to the last sample;
+// a GPU let go has none after.
+func TestOwnerSpans(t *testing.T) {
+	e := NewEngineWith(timeline.SourceInfo{Interval: time.Second}, frame.DefaultOptions(), PhaseOptions{})
+	at := func(s int) time.Time { return htT0.Add(time.Duration(s) * time.Second) }
+	for sec := 0; sec <= 300; sec += 5 {
+		s := timeline.Sample{At: at(sec), Processes: []timeline.Process{}}
+		switch {
+		case sec < 100:
+			s.Owners = []timeline.Owner{haOn(0, haPod), haOn(1, haPodA), haOn(1, haJob)}
+		case sec < 200:
+			s.Owners = []timeline.Owner{haOn(0, haJob), haOn(1, haPodA), haOn(1, haJob)}
+		default:
+			s.Owners = []timeline.Owner{haOn(0, haJob)}
+		}
+		if sec == 50 {
+			s.Processes = []timeline.Process{{GPU: 0, PID: 9}}
+		}
+		e.Add(&s)
+	}
+	got := e.OwnerSpans()
+	want := []struct {
+		gpu      int
+		from, to int
+		holders  string
+	}{
+		{0, 0, 100, "pod team-b/notebook-bob"},
+		{0, 100, 300, "Slurm job 4250"},
+		{1, 0, 200, "pod team-a/train-0 and Slurm job 4250"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("spans %+v", got)
+	}
+	for i, w := range want {
+		g := got[i]
+		var names []string
+		for _, o := range g.Owners {
+			names = append(names, o.Holder())
+		}
+		if g.GPU != w.gpu || !g.From.Equal(at(w.from)) || !g.To.Equal(at(w.to)) || strings.Join(names, " and ") != w.holders {
+			t.Errorf("span %d: GPU%d %v-%v %v; want GPU%d %ds-%ds %s", i, g.GPU, g.From.Sub(htT0), g.To.Sub(htT0), names,
+				w.gpu, w.from, w.to, w.holders)
+		}
+	}
+	if NewEngine(timeline.SourceInfo{}).OwnerSpans() != nil {
+		t.Error("a session without owners has spans")
+	}
+}
