@@ -126,8 +126,8 @@ func stripRecords(t *testing.T, records []byte, typ byte) []byte {
 }
 
 // TestOwnersWriterBounds: the writer cuts a name past MaxOwnerText at a
-// rune's start, and refuses an owner of a GPU no recording numbers or more
-// owners than a record may list, as it refuses too many markers.
+// rune's start, and leaves out an owner of a GPU no recording numbers and
+// owners past what a record may list.
 func TestOwnersWriterBounds(t *testing.T) {
 	long := strings.Repeat("é", 200) // 400 bytes
 	ss := samples(2, 1)
@@ -140,21 +140,24 @@ func TestOwnersWriterBounds(t *testing.T) {
 		t.Errorf("a 400-byte name read back as %d bytes %q", len(p), p)
 	}
 
-	for _, bad := range [][]timeline.Owner{
-		{{GPU: -1, Pod: "p"}},
-		{{GPU: timeline.MaxGPUs, Pod: "p"}},
-		make([]timeline.Owner, format.MaxListLen+1),
-	} {
-		var f memFile
-		w, err := newWriter(&f, "mem.gtr", header(time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := samples(1, 1)[0]
-		s.Owners = bad
-		if err := w.Write(&s); err == nil || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%d owners (the first of GPU %d) written, error %v", len(bad), bad[0].GPU, err)
-		}
+	// Owners a reader would not take are left out, the sample kept: owners
+	// are not worth a recording that stops.
+	many := make([]timeline.Owner, format.MaxListLen+5)
+	for i := range many {
+		many[i] = timeline.Owner{GPU: i % 8, Job: "j"}
+	}
+	ss = samples(3, 1)
+	ss[0].Owners = []timeline.Owner{{GPU: -1, Pod: "p"}, {GPU: 0, Pod: "kept"}, {GPU: timeline.MaxGPUs, Pod: "p"}}
+	ss[1].Owners = many
+	got, err = readMem(t, writeMem(t, ss, time.Minute).data)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("%d samples read, %v", len(got), err)
+	}
+	if len(got[0].Owners) != 1 || got[0].Owners[0].Pod != "kept" || len(got[1].Owners) != format.MaxListLen {
+		t.Errorf("owners read back: %v, and %d of %d", got[0].Owners, len(got[1].Owners), len(many))
+	}
+	if len(ss[0].Owners) != 3 || len(ss[1].Owners) != len(many) {
+		t.Error("the writer changed the caller's sample")
 	}
 }
 
