@@ -183,7 +183,7 @@ func TestOwnerSpans(t *testing.T) {
 		g := got[i]
 		var names []string
 		for _, o := range g.Owners {
-			names = append(names, o.Holder())
+			names = append(names, frame.Holder(o))
 		}
 		if g.GPU != w.gpu || !g.From.Equal(at(w.from)) || !g.To.Equal(at(w.to)) || strings.Join(names, " and ") != w.holders {
 			t.Errorf("span %d: GPU%d %v-%v %v; want GPU%d %ds-%ds %s", i, g.GPU, g.From.Sub(htT0), g.To.Sub(htT0), names,

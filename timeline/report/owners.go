@@ -47,7 +47,7 @@ func (b *repBuilder) owners(spans []analysis.OwnerSpan) {
 	from, to := b.from.UnixNano(), b.to.UnixNano()
 	byName := map[string]*ReportOwner{}
 	add := func(o timeline.Owner, gpu int, share float64, allocated, busy, idle time.Duration, energy float64) {
-		name := o.Holder()
+		name := analysis.Holder(o)
 		ro := byName[name]
 		if ro == nil {
 			ro = &ReportOwner{Owner: name, Scheduler: "slurm", Job: o.Job, User: o.User, Partition: o.Partition, GPUs: []int{},
@@ -121,7 +121,7 @@ func (b *repBuilder) owners(spans []analysis.OwnerSpan) {
 func distinctHolders(owners []timeline.Owner) []timeline.Owner {
 	var out []timeline.Owner
 	for _, o := range owners {
-		if o.Holder() != "" && !slices.ContainsFunc(out, func(p timeline.Owner) bool { return p.Holder() == o.Holder() }) {
+		if analysis.Holder(o) != "" && !slices.ContainsFunc(out, func(p timeline.Owner) bool { return analysis.Holder(p) == analysis.Holder(o) }) {
 			out = append(out, o)
 		}
 	}

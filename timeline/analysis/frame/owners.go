@@ -3,6 +3,7 @@ package frame
 import (
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -198,4 +199,34 @@ func (o *OwnerTrack) GPUs() []int {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Holder names who an owner is, as the hints and the report group GPUs by
+// it: "pod team-a/train-0" (a pod's containers are one holder), "Slurm job
+// 4242"; "" for an owner that names neither.
+func Holder(o timeline.Owner) string {
+	switch {
+	case o.Pod != "" && o.Namespace != "":
+		return timeline.CleanText("pod " + o.Namespace + "/" + o.Pod)
+	case o.Pod != "":
+		return timeline.CleanText("pod " + o.Pod)
+	case o.Job != "":
+		return timeline.CleanText("Slurm job " + o.Job)
+	}
+	return ""
+}
+
+// HolderDetail is the rest of what is known of the holder, in brackets:
+// " (trainer)" for a pod's container, " (alice, gpu)" for a job's user and
+// partition; "" where nothing is.
+func HolderDetail(o timeline.Owner) string {
+	more := []string{o.User, o.Partition}
+	if o.Pod != "" {
+		more = []string{o.Container}
+	}
+	more = slices.DeleteFunc(more, func(s string) bool { return s == "" })
+	if len(more) == 0 {
+		return ""
+	}
+	return timeline.CleanText(" (" + strings.Join(more, ", ") + ")")
 }

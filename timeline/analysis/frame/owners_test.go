@@ -43,7 +43,7 @@ func TestOwnerTrackSteps(t *testing.T) {
 		st := o.At(c.gpu, at(c.sec))
 		holder := ""
 		if len(st.Owners) > 0 {
-			holder = st.Owners[0].Holder()
+			holder = Holder(st.Owners[0])
 		}
 		if holder != c.holder || st.Procs != c.procs {
 			t.Errorf("GPU%d at %ds: %q with %d processes, want %q with %d", c.gpu, c.sec, holder, st.Procs, c.holder, c.procs)
@@ -74,5 +74,24 @@ func TestOwnerTrackBounded(t *testing.T) {
 	}
 	if st := o.At(5, otT0.Add(time.Hour)); o.over || len(st.Owners) != 1 || !strings.HasSuffix(st.Owners[0].Pod, "2999") {
 		t.Errorf("the latest owners lost: over %v, %+v", o.over, st)
+	}
+}
+
+func TestHolder(t *testing.T) {
+	for _, c := range []struct {
+		o              timeline.Owner
+		holder, detail string
+	}{
+		{timeline.Owner{Pod: "train-0", Namespace: "team-a", Container: "trainer"}, "pod team-a/train-0", " (trainer)"},
+		{timeline.Owner{Pod: "train-0"}, "pod train-0", ""},
+		{timeline.Owner{Job: "4242", User: "alice", Partition: "gpu"}, "Slurm job 4242", " (alice, gpu)"},
+		{timeline.Owner{Job: "4242", Partition: "gpu"}, "Slurm job 4242", " (gpu)"},
+		{timeline.Owner{User: "alice"}, "", " (alice)"},
+		// A name from outside cannot reach a terminal with its escapes.
+		{timeline.Owner{Pod: "x\x1b[2Jy", Namespace: "n"}, "pod n/x" + timeline.CleanText("\x1b[2J") + "y", ""},
+	} {
+		if h, d := Holder(c.o), HolderDetail(c.o); h != c.holder || d != c.detail {
+			t.Errorf("%+v: %q %q, want %q %q", c.o, h, d, c.holder, c.detail)
+		}
 	}
 }

@@ -73,12 +73,12 @@ var AllocatedIdle = frame.Rule{
 func holders(owners []timeline.Owner, detail bool) string {
 	var names []string
 	for _, o := range owners {
-		n := o.Holder()
+		n := frame.Holder(o)
 		if n == "" {
 			continue
 		}
 		if detail {
-			n += o.HolderDetail()
+			n += frame.HolderDetail(o)
 		}
 		if !slices.Contains(names, n) {
 			names = append(names, n)
