@@ -365,6 +365,7 @@ func (e *Engine) Add(s *timeline.Sample) {
 	e.kept.Samples = e.samples
 	e.last = s.At
 	e.kept.Job.Add(s)
+	e.kept.Owners.Add(s)
 	e.take(values)
 	e.health.add(s, values, e.deriver.Layout(), f.N-1)
 	e.unfilled = true

@@ -19,8 +19,9 @@ type Kept struct {
 	// many samples it has taken.
 	Master  *Frame
 	Samples int
-	Job     JobTrack  // the job's progress and markers (job.go)
-	Frozen  FrozenLog // figures that stopped changing (frozen.go)
+	Job     JobTrack   // the job's progress and markers (job.go)
+	Owners  OwnerTrack // who each GPU was allocated to (owners.go)
+	Frozen  FrozenLog  // figures that stopped changing (frozen.go)
 
 	// info is the session's description, and layout its hosts as made
 	// from it (Layout); stale says info was handed again since.

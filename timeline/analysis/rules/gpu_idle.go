@@ -51,5 +51,5 @@ var GPUIdle = frame.Rule{
 			Confidence: conf * frame.KnownShare(gs, g.Spans),
 		}, true
 	},
-	YieldsTo: []string{timeline.HintGPUImbalance},
+	YieldsTo: []string{timeline.HintGPUImbalance, timeline.HintAllocatedIdle},
 }
