@@ -73,6 +73,9 @@ type Source struct {
 	recent              map[string]time.Time // marker texts given lately, by when
 	layout              mergedLayout
 	lastMetrics         int // how many metrics the last tick's sample had
+	// ownersRead says a host read its GPUs' owners since the last tick
+	// (mergeOwners).
+	ownersRead bool
 }
 
 // hostLayout is where one host's devices sit in the session.
@@ -91,6 +94,10 @@ type hostLayout struct {
 	// by Layout takes the host's counters for gauges from then on.
 	held       []timeline.Metric
 	heldLayout uint64
+	// owners are who held its GPUs when it last read them (session
+	// indexes); ownersRead says it has read them at all.
+	owners     []timeline.Owner
+	ownersRead bool
 }
 
 // hold notes the keys of the host's sample just placed, of Layout layout.
@@ -393,6 +400,7 @@ func (s *Source) merge(now time.Time) timeline.Sample {
 	}
 	out.Layout = s.layout.end()
 	s.lastMetrics = len(out.Metrics)
+	s.mergeOwners(&out)
 	if changed {
 		s.describeSession()
 	}
@@ -529,5 +537,29 @@ func (s *Source) place(i int, smp *timeline.Sample, out *timeline.Sample) bool {
 		p.GPU = s.gpuOf(i, p.GPU)
 		out.Processes = append(out.Processes, p)
 	}
+	if smp.Owners != nil {
+		l.owners, l.ownersRead, s.ownersRead = l.owners[:0], true, true
+		for _, o := range smp.Owners {
+			o.GPU = s.gpuOf(i, o.GPU)
+			l.owners = append(l.owners, o)
+		}
+	}
 	return grew
+}
+
+// mergeOwners gives out every host's owners as each last read them, on a
+// tick where any host read its own: a sample's owners are the whole
+// session's, and the hosts read theirs on ticks of their own, so one
+// host's list alone would say the others' GPUs were free.
+func (s *Source) mergeOwners(out *timeline.Sample) {
+	if !s.ownersRead {
+		return
+	}
+	s.ownersRead = false
+	out.Owners = []timeline.Owner{}
+	for i := range s.perHost {
+		if l := &s.perHost[i]; l.ownersRead {
+			out.Owners = append(out.Owners, l.owners...)
+		}
+	}
 }
