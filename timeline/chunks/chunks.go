@@ -141,7 +141,8 @@ func (c *Chunks) GetLanes(a, id int, dst []uint32) {
 	}
 	data := blk.data[blk.off[id]:]
 	for lane := range dst {
-		dst[lane] = laneWord(data, r)
+		l := decodeLane(data)
+		dst[lane] = l.at(r)
 		if lane < len(dst)-1 {
 			data = data[laneLen(data, c.rows):]
 		}
@@ -272,20 +273,41 @@ func laneLen(data []byte, rows int) int {
 	return 1 + 4*rows
 }
 
-// laneWord is row r's word of the encoded lane at the start of data.
-func laneWord(data []byte, r int) uint32 {
-	switch data[0] >> 4 {
+// lane is one encoded lane, its header read: what a row's word is found
+// from.
+type lane struct {
+	kind    byte
+	bits    int
+	word    uint32 // a run of one word, or the word of a missing series
+	data    []byte // the lane's dictionary and indexes, or its words
+	dictLen int
+}
+
+// decodeLane reads the header of the encoded lane at the start of data.
+func decodeLane(data []byte) lane {
+	l := lane{kind: data[0] >> 4}
+	switch l.kind {
 	case laneConst:
-		return binary.LittleEndian.Uint32(data[1:])
+		l.word = binary.LittleEndian.Uint32(data[1:])
 	case laneDict:
-		bits := int(data[0] & 0xf)
-		n := int(data[1])
-		packed := data[2+4*n:]
-		bit := r * bits
-		j := int(packed[bit/8]>>(bit%8)) & (1<<bits - 1)
-		return binary.LittleEndian.Uint32(data[2+4*j:])
+		l.bits, l.dictLen, l.data = int(data[0]&0xf), int(data[1]), data[2:]
+	default:
+		l.data = data[1:]
 	}
-	return binary.LittleEndian.Uint32(data[1+4*r:])
+	return l
+}
+
+// at is row r's word of a sealed lane, or of a missing series.
+func (l *lane) at(r int) uint32 {
+	switch l.kind {
+	case laneDict:
+		bit := r * l.bits
+		j := int(l.data[4*l.dictLen+bit/8]>>(bit%8)) & (1<<l.bits - 1)
+		return binary.LittleEndian.Uint32(l.data[4*j:])
+	case laneRaw:
+		return binary.LittleEndian.Uint32(l.data[4*r:])
+	}
+	return l.word
 }
 
 // HeldBytes is what the chunks hold: the sealed blocks and the open rows.
@@ -299,19 +321,13 @@ type Cursor struct {
 	id, lane int
 	blk      int // the block looked up, -1 for none
 	shift    int // a row's block is its index >> shift (rows are a power of two)
-	kind     byte
-	bits     int
-	word     uint32 // a run of one word, or the word of a missing series
-	data     []byte // the lane's dictionary and indexes, or its words
-	dictLen  int
+	open     bool
+	sealed   lane // the block's lane, where it is sealed
 }
 
-// laneMissing and laneOpen are a cursor's kinds besides the encodings: a
-// series the block predates, and the open rows.
-const (
-	laneMissing = 0xe
-	laneOpen    = 0xf
-)
+// laneMissing is a lane's kind where a series is missing (the block
+// predates it): its word is the missing word.
+const laneMissing = 0xe
 
 // Cursor reads lane of series id at absolute rows in turn.
 func (c *Chunks) Cursor(id, lane int) Cursor {
@@ -324,46 +340,27 @@ func (k *Cursor) At(a int) uint32 {
 	if b != k.blk {
 		k.load(b)
 	}
-	switch k.kind {
-	case laneConst, laneMissing:
-		return k.word
-	case laneDict:
-		bit := r * k.bits
-		j := int(k.data[4*k.dictLen+bit/8]>>(bit%8)) & (1<<k.bits - 1)
-		return binary.LittleEndian.Uint32(k.data[4*j:])
-	case laneRaw:
-		return binary.LittleEndian.Uint32(k.data[4*r:])
+	if k.open {
+		c := k.c
+		return c.open[(r*c.width+k.id)*c.lanes+k.lane]
 	}
-	c := k.c
-	return c.open[(r*c.width+k.id)*c.lanes+k.lane]
+	return k.sealed.at(r)
 }
 
 func (k *Cursor) load(b int) {
 	c := k.c
-	k.blk = b
-	if b == len(c.blocks) {
-		k.kind, k.word = laneOpen, c.missing
-		if k.id >= c.width {
-			k.kind = laneMissing
-		}
-		return
-	}
-	blk := &c.blocks[b]
-	if k.id >= len(blk.off) {
-		k.kind, k.word = laneMissing, c.missing
-		return
-	}
-	data := blk.data[blk.off[k.id]:]
-	for range k.lane {
-		data = data[laneLen(data, c.rows):]
-	}
-	k.kind = data[0] >> 4
-	switch k.kind {
-	case laneConst:
-		k.word = binary.LittleEndian.Uint32(data[1:])
-	case laneDict:
-		k.bits, k.dictLen, k.data = int(data[0]&0xf), int(data[1]), data[2:]
+	k.blk, k.open = b, false
+	switch {
+	case b == len(c.blocks) && k.id < c.width:
+		k.open = true
+	case b == len(c.blocks) || k.id >= len(c.blocks[b].off):
+		k.sealed = lane{kind: laneMissing, word: c.missing}
 	default:
-		k.data = data[1:]
+		blk := &c.blocks[b]
+		data := blk.data[blk.off[k.id]:]
+		for range k.lane {
+			data = data[laneLen(data, c.rows):]
+		}
+		k.sealed = decodeLane(data)
 	}
 }
