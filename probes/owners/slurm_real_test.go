@@ -34,7 +34,8 @@ type slurmCluster struct {
 	conf    string
 	node    string
 	jobmap  string
-	cgroups bool // jobs are tracked in cgroups (v1 freezer), not only in /proc
+	cgroups bool              // jobs are tracked in cgroups (v1 freezer), not only in /proc
+	tools   map[string]string // slurmTools' paths
 	daemons []*exec.Cmd
 	jobs    []string
 }
@@ -72,10 +73,9 @@ func freePort(t *testing.T) int {
 }
 
 // v1Freezer says whether slurmd can track jobs in cgroups here: Slurm
-// 22.05's cgroup/v1 plugin needs a writable freezer hierarchy (this kind
-// of machine has cgroup v1 beside an unused v2 at /sys/fs/cgroup/unified).
-// Its cgroup/v2 plugin wants a delegated systemd tree, which a container
-// seldom has, so v2 is not tried.
+// 22.05's cgroup/v1 plugin needs a writable freezer hierarchy. Its
+// cgroup/v2 plugin is not tried: it stops with "Hybrid mode is not
+// supported" on a machine that mounts v1 beside v2, as this kind does.
 func v1Freezer() bool {
 	d := "/sys/fs/cgroup/freezer/gputop-probe-" + strconv.Itoa(os.Getpid())
 	if err := os.Mkdir(d, 0o755); err != nil {
@@ -94,7 +94,7 @@ func startSlurm(t *testing.T) *slurmCluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &slurmCluster{t: t, dir: t.TempDir(), node: fmt.Sprintf("gputop%d", os.Getpid()), cgroups: v1Freezer()}
+	c := &slurmCluster{t: t, dir: t.TempDir(), node: fmt.Sprintf("gputop%d", os.Getpid()), cgroups: v1Freezer(), tools: tools}
 	// Job b runs as nobody, from a script in the spool directory: the
 	// test's directories must be open to it, as /var/lib/slurm is.
 	for _, d := range []string{c.dir, filepath.Dir(c.dir)} {
@@ -217,7 +217,7 @@ func (c *slurmCluster) daemon(path string, args ...string) {
 func (c *slurmCluster) client(name string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
+	cmd := exec.CommandContext(ctx, c.tools[name], args...)
 	cmd.Env = append(os.Environ(), "SLURM_CONF="+c.conf)
 	out, err := cmd.CombinedOutput()
 	return strings.TrimSpace(string(out)), err
