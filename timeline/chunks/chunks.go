@@ -91,11 +91,17 @@ func (c *Chunks) AppendRow(width int) []uint32 {
 	if width != c.width {
 		c.widen(width)
 	}
-	if c.open == nil {
-		c.open = make([]uint32, c.rows*c.width*c.lanes)
-	}
 	n := c.width * c.lanes
-	row := c.open[c.openN*n : (c.openN+1)*n]
+	need := (c.openN + 1) * n
+	if cap(c.open) < need {
+		// Room by doubling, to a block's rows: a file of 20 samples of a
+		// quarter of a million series holds 20 rows, not 64.
+		grown := make([]uint32, len(c.open), min(c.rows*n, max(need, 2*cap(c.open))))
+		copy(grown, c.open)
+		c.open = grown
+	}
+	c.open = c.open[:need]
+	row := c.open[c.openN*n : need]
 	for i := range row {
 		row[i] = c.missing
 	}
@@ -113,7 +119,7 @@ func (c *Chunks) widen(width int) {
 		c.open = nil
 		return
 	}
-	c.open = make([]uint32, c.rows*width*c.lanes)
+	c.open = make([]uint32, c.openN*width*c.lanes)
 	for r := range c.openN {
 		dst := c.open[r*width*c.lanes : (r+1)*width*c.lanes]
 		n := copy(dst, old[r*ow*c.lanes:(r+1)*ow*c.lanes])
@@ -212,7 +218,7 @@ func (c *Chunks) seal() {
 	scratch.Put(sp)
 	c.blocks = append(c.blocks, blk)
 	c.bytes += blk.size()
-	c.openN = 0
+	c.openN, c.open = 0, c.open[:0]
 }
 
 // appendLane encodes one lane of a block's rows.
