@@ -201,6 +201,8 @@ func TestPackageDependencies(t *testing.T) {
 		// The GPU list's selection and its hosts' arrangement: the
 		// session's description and the layout, never the store.
 		{"ui/gpulist", func(p string) bool { return std(p) || p == module+"timeline" || p == module+"ui/layout" }},
+		// Who holds each GPU, drawn from the owners handed to it.
+		{"ui/alloc", func(p string) bool { return std(p) || p == module+"timeline" || p == module+"ui/draw" }},
 		// The one scroll component: numbers in, numbers out.
 		{"ui/scroll", std},
 		{"ui/hostpanel", func(p string) bool { return std(p) || p == module+"ui/draw" || p == module+"ui/layout" }},

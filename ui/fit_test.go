@@ -26,7 +26,7 @@ import (
 // "(99% of the 700W lim" fails on "lim"; "(99% of the…" passes. Under
 // --ascii every character of every row is ASCII.
 func TestNoTextEndsMidWord(t *testing.T) {
-	scenarios := []string{"training", "input-bound", "imbalance", "cpu-fallback", "throttle", "checkpoint", "faults", "mig"}
+	scenarios := []string{"training", "input-bound", "imbalance", "cpu-fallback", "throttle", "checkpoint", "faults", "mig", "allocated"}
 	length := 4 * time.Minute
 	if testing.Short() {
 		scenarios, length = []string{"checkpoint", "faults"}, 3*time.Minute

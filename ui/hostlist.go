@@ -55,10 +55,11 @@ func (m *Model) relayout() {
 		if m.jobSeen {
 			m.lay = m.lay.WithJob()
 		}
-		return
+	} else {
+		m.list.Index(m.info)
+		m.lay = m.list.Layout(m.width, m.height, m.info, len(m.list.CoresOf[m.hostName()]), m.oneRow)
 	}
-	m.list.Index(m.info)
-	m.lay = m.list.Layout(m.width, m.height, m.info, len(m.list.CoresOf[m.hostName()]), m.oneRow)
+	m.placeOwners()
 }
 
 // openHost opens the selected host of a list (enter), or closes it (esc).
@@ -158,6 +159,7 @@ func (f *frame) viewHostLine(h int) string {
 		Spark: spark, Bars: bars,
 		GPUs: fig.gpus, Busy: fig.busy, Mean: fig.mean, Lo: fig.lo, Power: fig.power, Worst: fig.worst,
 		Problem: fig.problem, Gap: fig.gap, Since: fig.since, Waiting: fig.waiting,
+		Owners: f.hostOwners(hn.GPUs[h], f.at),
 	})
 }
 

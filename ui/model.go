@@ -131,6 +131,8 @@ type session struct {
 	jobSeen   bool
 	cores     []string // the host's core devices, in order
 	coresSeen int      // store keys looked at for cores
+	// owned is what the layout takes of the newest owners (owners.go).
+	owned owned
 	// series is every GPU's series ids for the summaries (gpuseries.go).
 	series   gpuSeriesCache
 	recorder Recorder
@@ -390,6 +392,7 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 		}
 	}
 	m.noteCores()
+	m.noteOwners()
 	first, last := m.store.First(), m.store.Last()
 	if m.play.OpenWhole {
 		// A replay without --start: the whole of what is loaded, the cursor

@@ -63,6 +63,7 @@ func (f *frame) draw() string {
 		at()
 		lines = append(lines, f.viewHints(f.lay.Hints)...)
 	}
+	lines = append(lines, f.viewAlloc()...)
 	at()
 	switch {
 	case f.procs.Focus:
