@@ -93,15 +93,14 @@ func replayAtOpts(t *testing.T, d sessionData, off time.Duration, w, h int, opts
 // cut without the ellipsis (see TestNoTextEndsMidWord).
 func checkWordsWhole(t *testing.T, m *Model, what string) {
 	t.Helper()
-	m.drawn.dirty = true
+	m.render()
 	drawn := ansi.Strip(m.View())
 	var offered strings.Builder
 	m.fit.Uncut, m.fit.Offered = true, &offered
-	m.drawn.dirty = true
+	m.render()
 	whole := ansi.Strip(m.View())
 	m.fit.Uncut, m.fit.Offered = false, nil
-	m.drawn.dirty = true
-	m.View()
+	m.render()
 
 	words := map[string]bool{}
 	for _, w := range strings.Fields(whole + "\n" + offered.String()) {

@@ -59,7 +59,12 @@ func (m *Model) relayout() {
 		m.list.Index(m.info)
 		m.lay = m.list.Layout(m.width, m.height, m.info, len(m.list.CoresOf[m.hostName()]), m.oneRow)
 	}
-	m.placeOwners()
+	// The allocations panel's rows, and room in the label column for each
+	// GPU's owner under its name where the GPUs have a second row.
+	m.lay.Alloc = m.lay.Give(m.owned.rows, min(1, m.owned.rows))
+	if m.owned.width > 0 && m.lay.GPURows > 1 {
+		m.lay.WidenLabel(m.owned.width+2, m.width)
+	}
 }
 
 // openHost opens the selected host of a list (enter), or closes it (esc).

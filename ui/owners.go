@@ -48,23 +48,23 @@ func (f *frame) viewAlloc() []string {
 	return alloc.View(f.pen(), &p, f.lay.Alloc)
 }
 
-// noteOwners lays the screen out again where the rows the allocations
-// panel wants changed: the first ownership reading, an owner more or less.
+// noteOwners notes what the layout takes of the newest owners: the screen
+// is laid out again where the rows the allocations panel wants or the
+// widest owner changed (the first reading, an owner more or less).
 // The layout follows the newest reading, not the cursor's, so it stays put
 // as the cursor moves.
-func (m *Model) noteOwners() {
-	owners := m.store.OwnersAt(m.store.Last())
+func (s *session) noteOwners() (relayout bool) {
+	owners := s.store.OwnersAt(s.store.Last())
 	p := alloc.Of(owners, nil, nil)
 	w := 0
 	for _, o := range owners {
 		w = max(w, len([]rune(alloc.Short(o))))
 	}
-	if rows, w := p.Rows(), min(w, maxOwnerLabel); rows != m.owned.rows || w != m.owned.width {
-		m.owned.rows, m.owned.width = rows, w
-		if m.width > 0 {
-			m.relayout()
-		}
+	if rows, w := p.Rows(), min(w, maxOwnerLabel); rows != s.owned.rows || w != s.owned.width {
+		s.owned.rows, s.owned.width = rows, w
+		return true
 	}
+	return false
 }
 
 // maxOwnerLabel bounds the owner's width in the GPU list's label column:
@@ -75,16 +75,6 @@ const maxOwnerLabel = 18
 // owned is what the layout takes from the newest ownership reading: the
 // rows the allocations panel wants, and the widest owner's short name.
 type owned struct{ rows, width int }
-
-// placeOwners gives the allocations panel its rows, and the GPU list's
-// label column room for each GPU's owner under its name where the GPUs
-// have a second row.
-func (m *Model) placeOwners() {
-	m.lay.Alloc = m.lay.Give(m.owned.rows, min(1, m.owned.rows))
-	if m.owned.width > 0 && m.lay.GPURows > 1 {
-		m.lay.WidenLabel(m.owned.width+2, m.width)
-	}
-}
 
 // hostOwners is who holds a host's GPUs (positions in info.GPUs) in a few
 // words: "pod llm-train-0", "pod llm-train-0, job 4242", "3 owners".
