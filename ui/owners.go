@@ -18,6 +18,8 @@ import (
 
 // ownerOf is who held GPU index gpu at t, "" parts where nobody is known.
 func (s *session) ownerOf(gpu int, at time.Time) timeline.Owner {
+	// The first of its owners where it has several (a GPU shared by time
+	// slicing): the allocations panel lists them all.
 	for _, o := range s.store.OwnersAt(at) {
 		if o.GPU == gpu {
 			return o
