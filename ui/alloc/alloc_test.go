@@ -57,6 +57,11 @@ func TestOfGroupsByOwner(t *testing.T) {
 	if p.Rows() != 5 {
 		t.Errorf("rows %d, want 5", p.Rows())
 	}
+	// A GPU shared by two pods (time slicing) is in both owners' groups.
+	shared := Of([]timeline.Owner{{GPU: 0, Pod: "a"}, {GPU: 0, Pod: "b"}, {GPU: 1, Pod: "a"}}, nil, units.GPUs)
+	if len(shared.Groups) != 2 || units.GPUs(shared.Groups[0].GPUs) != "GPU0-1" || units.GPUs(shared.Groups[1].GPUs) != "GPU0" {
+		t.Errorf("a shared GPU: %+v", shared.Groups)
+	}
 	if none := Of(nil, busy, units.GPUs); none.Known || none.Rows() != 0 {
 		t.Errorf("no reading makes a panel: %+v", none)
 	}
