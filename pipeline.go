@@ -27,7 +27,9 @@ type pipeline struct {
 func newPipeline() *pipeline {
 	// The judge takes the source's description with every sample: none
 	// is known yet (NVML may take seconds to find the GPUs).
-	return &pipeline{judge: analysis.NewJudge(timeline.SourceInfo{})}
+	judge := analysis.NewJudge(timeline.SourceInfo{})
+	judge.SetBudget(analysis.DefaultColumnBudget) // a session may run for weeks
+	return &pipeline{judge: judge}
 }
 
 // exporter is an Exporter that publishes what the judge made of each

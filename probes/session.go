@@ -36,7 +36,7 @@ type SessionConfig struct {
 	AlignTicks bool
 	// Timeout is how long a probe's Collect may take before its tick goes
 	// on without it (SamplerConfig.Timeout); zero is the sampler's default.
-	// Tests on a fast clock give real time enough for a busy machine.
+	// A simulated Machine on a FastClock waits simulatedTimeout.
 	Timeout time.Duration
 	// Owners says where a session of this machine looks for who holds
 	// each GPU (probes/owners): its zero value, the kubelet's and Slurm's
@@ -148,9 +148,17 @@ func OpenSession(cfg SessionConfig) *Session {
 	}
 	probes = append(probes, host, NewSelfProbe())
 	probes = append(probes, cfg.Extra...)
+	timeout := cfg.Timeout
+	if _, fast := cfg.Clock.(*FastClock); fast && cfg.Machine != nil && timeout == 0 {
+		// A simulated machine on a simulated clock never hangs, and what
+		// it records must not depend on how busy the real one is: a probe
+		// left behind under load made a --fast recording, and every test
+		// on one, differ from run to run.
+		timeout = simulatedTimeout
+	}
 	s.Sampler = NewSampler(SamplerConfig{
 		Interval:   cfg.Interval,
-		Timeout:    cfg.Timeout,
+		Timeout:    timeout,
 		Probes:     probes,
 		Slow:       slow,
 		Owners:     own,
@@ -292,3 +300,7 @@ func (p *PendingSession) Close() error {
 	<-p.ready
 	return p.sess.Close()
 }
+
+// simulatedTimeout is how long a tick of a simulated machine on a fast
+// clock waits for its probes, in real time (SessionConfig.Timeout).
+const simulatedTimeout = 30 * time.Second

@@ -308,7 +308,7 @@ func TestGoldenOlder(t *testing.T) {
 // writeFuzzCorpus writes the fuzz targets' seed corpora: for FuzzReader
 // the golden files (1.2 with hints and an info record, 1.1, 1.0), and versions of the first
 // cut, damaged, unclosed, from the future, and garbage; for FuzzRecords
-// its records, and hint records; for FuzzBitFlips, bits to flip.
+// its records, hint, info and owner records; for FuzzBitFlips, bits to flip.
 func writeFuzzCorpus(t *testing.T, golden []byte) {
 	dir := filepath.Join("testdata", "fuzz", "FuzzReader")
 	r, err := openMem(golden)
@@ -377,6 +377,11 @@ func writeFuzzCorpus(t *testing.T, golden []byte) {
 	infos = e.AppendSample(infos, &ss[0])
 	infos = format.AppendRecord(infos, format.RecInfo, info)
 	infos = e.AppendHints(infos, ss[0].At.UnixNano(), 0, hs[1])
+	// And owners: a list, then an answer of none.
+	e.Reset()
+	owned := ownedSamples()
+	owners := e.AppendSample(nil, &owned[0])
+	owners = e.AppendSample(owners, &owned[5])
 	writeSeeds(t, filepath.Join("testdata", "fuzz", "FuzzRecords"), map[string][]byte{
 		"golden":    records,
 		"chunk":     chunk,
@@ -385,6 +390,7 @@ func writeFuzzCorpus(t *testing.T, golden []byte) {
 		"hints":     hints,
 		"hints-cut": hints[:len(hints)-5],
 		"info":      infos,
+		"owners":    owners,
 	})
 	writeBitFlipSeeds(t)
 }

@@ -135,6 +135,7 @@ func sameSample(t *testing.T, i int, want, got timeline.Sample) {
 			t.Errorf("sample %d progress %d: %+v, want %+v", i, j, g, p)
 		}
 	}
+	sameOwners(t, i, want.Owners, got.Owners)
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -162,6 +163,8 @@ func TestRoundTrip(t *testing.T) {
 		p.At = want[160+i].At.Add(-time.Duration(i*137) * time.Millisecond)
 		want[160+i].Progress = []timeline.Progress{p}
 	}
+	want[170].Owners = []timeline.Owner{{GPU: 1, Pod: "p", Namespace: "n", Container: "c"}, {GPU: 0, Job: "7", User: "u", Partition: "gpu"}}
+	want[175].Owners = []timeline.Owner{}
 	want[163].Progress = []timeline.Progress{{At: want[163].At.Add(-time.Second), Done: 1300, Rate: 50, Unit: "it", Origin: "job"},
 		{At: want[163].At, Done: 1350, Rate: 50, Unit: "it", Origin: "job"}}
 

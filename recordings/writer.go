@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -268,6 +269,7 @@ func (w *Writer) Write(s *timeline.Sample) error {
 	if err := checkSample(s); err != nil {
 		return err
 	}
+	s = ownersWithinBounds(s)
 	if w.inSegment && (at-w.segFirst >= int64(w.span) || w.segBytes >= format.SegmentBytes || !w.seg.RoomFor(s)) {
 		if err := w.endSegment(); err != nil {
 			return err
@@ -397,6 +399,21 @@ func checkSample(s *timeline.Sample) error {
 		return fmt.Errorf("cannot record a sample of %d progress readings, more than %d", len(s.Progress), format.MaxListLen)
 	}
 	return nil
+}
+
+// ownersWithinBounds is s, or a copy of it whose owners leave out those a
+// reader would not take: of a GPU no recording numbers, past the
+// MaxListLen a record lists. The probe never makes them, and owners are
+// not worth a recording that stops: they are left out, not refused.
+func ownersWithinBounds(s *timeline.Sample) *timeline.Sample {
+	bad := func(o timeline.Owner) bool { return o.GPU < 0 || o.GPU >= timeline.MaxGPUs }
+	if len(s.Owners) <= format.MaxListLen && !slices.ContainsFunc(s.Owners, bad) {
+		return s
+	}
+	c := *s
+	c.Owners = slices.DeleteFunc(slices.Clone(s.Owners), bad)
+	c.Owners = c.Owners[:min(len(c.Owners), format.MaxListLen)]
+	return &c
 }
 
 // unixNano is t in Unix nanoseconds, if t fits (years 1678 to 2262).

@@ -44,6 +44,7 @@ const (
 	HintGPUError         = "gpu-error"        // the driver reported an Xid; the GPU may be gone
 	HintLinkDegraded     = "link-degraded"    // a PCIe link below its generation or width while working
 	HintFrozenTelemetry  = "frozen-telemetry" // every figure repeated to the last digit: no data
+	HintAllocatedIdle    = "allocated-idle"   // allocated to a pod or a Slurm job that does not use it
 
 	// From the job's own progress (its output's bars, gputop mark).
 	HintThroughputDrop  = "throughput-drop"  // the job's rate fell while the GPUs stayed busy

@@ -73,6 +73,9 @@ type Source struct {
 	recent              map[string]time.Time // marker texts given lately, by when
 	layout              mergedLayout
 	lastMetrics         int // how many metrics the last tick's sample had
+	// ownersRead says a host read its GPUs' owners since the last tick
+	// (mergeOwners).
+	ownersRead bool
 }
 
 // hostLayout is where one host's devices sit in the session.
@@ -91,6 +94,28 @@ type hostLayout struct {
 	// by Layout takes the host's counters for gauges from then on.
 	held       []timeline.Metric
 	heldLayout uint64
+	// owners are who held its GPUs when it last read them (session
+	// indexes); ownersRead says it has read them at all.
+	owners     []timeline.Owner
+	ownersRead bool
+	// overflowed says it named more GPUs or devices than one host may
+	// (maxHostGPUs, maxHostDevices): the rest are left out, with a note.
+	overflowed bool
+}
+
+// maxHostGPUs and maxHostDevices bound what one host may name over a
+// session: eight GPUs of seven MIG slices each are 64, and a node's cores,
+// links and disks a few hundred devices. A host that renumbered its GPUs
+// every tick became 25,000 GPUs of the session and stopped its recording;
+// one naming 20,000 new devices a tick took the viewer out of memory.
+const (
+	maxHostGPUs    = 512
+	maxHostDevices = 8192
+)
+
+// overflowNote is the note of a host that named more than it may.
+func overflowNote(host string) string {
+	return fmt.Sprintf("%s named more than %d GPUs or %d devices: the rest are left out", host, maxHostGPUs, maxHostDevices)
 }
 
 // hold notes the keys of the host's sample just placed, of Layout layout.
@@ -393,6 +418,7 @@ func (s *Source) merge(now time.Time) timeline.Sample {
 	}
 	out.Layout = s.layout.end()
 	s.lastMetrics = len(out.Metrics)
+	s.mergeOwners(&out)
 	if changed {
 		s.describeSession()
 	}
@@ -409,7 +435,9 @@ func (s *Source) sessionMarker(i int, m timeline.Marker) timeline.Marker {
 		return m
 	}
 	if gpu, code, ok := xid.ParseMarker(m.Text); ok {
-		m.Text = xid.MarkerText(s.gpuOf(i, gpu), code)
+		if idx := s.gpuOf(i, gpu); idx >= 0 {
+			m.Text = xid.MarkerText(idx, code)
+		}
 	}
 	return m
 }
@@ -424,16 +452,24 @@ func (s *Source) describe(i int, in *timeline.SourceInfo) {
 	for _, g := range in.GPUs {
 		k := g.OnHost()
 		idx := s.gpuOf(i, k)
+		if idx < 0 {
+			continue
+		}
 		g.Index, g.Host, g.HostIndex = idx, name, k
 		l.setGPU(g)
 	}
 }
 
-// gpuOf is the session index of host i's GPU k, given now if it has none.
+// gpuOf is the session index of host i's GPU k, given now if it has none;
+// -1 once the host or the session has as many GPUs as it may.
 func (s *Source) gpuOf(i, k int) int {
 	l := &s.perHost[i]
 	if idx, ok := l.gpuIndex[k]; ok {
 		return idx
+	}
+	if len(l.gpuIndex) >= maxHostGPUs || s.nextGPU >= timeline.MaxGPUs {
+		l.overflowed = true
+		return -1
 	}
 	idx := s.nextGPU
 	s.nextGPU++
@@ -462,6 +498,9 @@ func (s *Source) describeSession() {
 		l := &s.perHost[i]
 		hosts[i] = l.info
 		hosts[i].Name = s.opts.Hosts[i]
+		if l.overflowed {
+			hosts[i].Notes = append(slices.Clone(hosts[i].Notes), overflowNote(hosts[i].Name))
+		}
 		gpus = append(gpus, l.gpus...)
 		if l.described {
 			if l.kind != timeline.Demo {
@@ -487,16 +526,27 @@ func (s *Source) place(i int, smp *timeline.Sample, out *timeline.Sample) bool {
 	l := &s.perHost[i]
 	name := s.opts.Hosts[i]
 	grew := false
+	// device is the session's name of the host's device d; "" for one
+	// past the host's bounds, whose readings are left out.
 	device := func(d string) string {
 		if n, ok := l.devices[d]; ok {
 			return n
 		}
+		if len(l.devices) >= maxHostDevices {
+			grew = grew || !l.overflowed
+			l.overflowed = true
+			return ""
+		}
 		var n string
 		if k, ok := timeline.ParseGPUDevice(d); ok {
-			if _, known := l.gpuIndex[k]; !known {
-				grew = true
+			_, known := l.gpuIndex[k]
+			was := l.overflowed
+			idx := s.gpuOf(i, k)
+			grew = grew || !known || l.overflowed != was
+			if idx < 0 {
+				return ""
 			}
-			n = timeline.GPUDevice(s.gpuOf(i, k))
+			n = timeline.GPUDevice(idx)
 		} else {
 			n = timeline.DeviceOnHost(d, name)
 		}
@@ -517,17 +567,47 @@ func (s *Source) place(i int, smp *timeline.Sample, out *timeline.Sample) bool {
 			if m.Key.Device != from {
 				from, to = m.Key.Device, device(m.Key.Device)
 			}
+			if to == "" {
+				continue
+			}
 			m.Key.Device = to
 			out.Metrics = append(out.Metrics, m)
 		}
 	}
 	for _, p := range smp.Probes {
-		p.Device = device(p.Device)
-		out.Probes = append(out.Probes, p)
+		if p.Device = device(p.Device); p.Device != "" {
+			out.Probes = append(out.Probes, p)
+		}
 	}
 	for _, p := range smp.Processes {
-		p.GPU = s.gpuOf(i, p.GPU)
-		out.Processes = append(out.Processes, p)
+		if p.GPU = s.gpuOf(i, p.GPU); p.GPU >= 0 {
+			out.Processes = append(out.Processes, p)
+		}
+	}
+	if smp.Owners != nil {
+		l.owners, l.ownersRead, s.ownersRead = l.owners[:0], true, true
+		for _, o := range smp.Owners {
+			if o.GPU = s.gpuOf(i, o.GPU); o.GPU >= 0 {
+				l.owners = append(l.owners, o)
+			}
+		}
 	}
 	return grew
+}
+
+// mergeOwners gives out every host's owners as each last read them, on a
+// tick where any host read its own: a sample's owners are the whole
+// session's, and the hosts read theirs on ticks of their own, so one
+// host's list alone would say the others' GPUs were free.
+func (s *Source) mergeOwners(out *timeline.Sample) {
+	if !s.ownersRead {
+		return
+	}
+	s.ownersRead = false
+	out.Owners = []timeline.Owner{}
+	for i := range s.perHost {
+		if l := &s.perHost[i]; l.ownersRead {
+			out.Owners = append(out.Owners, l.owners...)
+		}
+	}
 }

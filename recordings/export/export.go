@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
@@ -33,7 +34,9 @@ var Formats = []Format{CSV, JSONL}
 // the display values the screen shows, derived by timeline.Deriver: power
 // (the driver's one-second average, or the energy counter's rate where
 // samples are 5 s or more apart), CPU shares from CPU seconds, bytes per
-// second from byte counters.
+// second from byte counters. GPU rows say who holds the GPU (owner_*
+// columns) where the recording names owners; the CSV's header has those
+// columns where its first two minutes do (readAhead).
 //
 // It returns after the last sample. A recording that is damaged (gaps in
 // the middle, cut short, never closed) exports every sample that could be
@@ -41,10 +44,14 @@ var Formats = []Format{CSV, JSONL}
 // and keeps the output. An error writing to w is returned as soon as it is
 // seen.
 func Write(r *recordings.Reader, w io.Writer, format Format) error {
+	// The CSV header has the owner columns where the recording names an
+	// owner in its first readings (ownersAhead); the samples read to see
+	// it are written first.
+	ahead, aheadErr := readAhead(r)
 	var sink rowSink
 	switch format {
 	case CSV:
-		sink = newCSVSink(w)
+		sink = newCSVSink(w, namesOwners(ahead))
 	case JSONL:
 		sink = newJSONLSink(w)
 	default:
@@ -61,8 +68,21 @@ func Write(r *recordings.Reader, w io.Writer, format Format) error {
 		held [2]timeline.Sample
 		n    int
 	)
+	read := func() (timeline.Sample, error) {
+		if len(ahead) > 0 {
+			s := ahead[0]
+			ahead = ahead[1:]
+			return s, nil
+		}
+		if aheadErr != nil {
+			err := aheadErr
+			aheadErr = nil
+			return timeline.Sample{}, err
+		}
+		return r.Read()
+	}
 	for {
-		s, err := r.Read()
+		s, err := read()
 		if err != nil {
 			if ferr := sink.flush(); ferr != nil {
 				return ferr
@@ -86,4 +106,40 @@ func Write(r *recordings.Reader, w io.Writer, format Format) error {
 			}
 		}
 	}
+}
+
+// ownersAhead is how far Write reads before its header: owners come with
+// the process tier's first reading, 5 s in, so two minutes of samples
+// (and at most aheadSamples) hold them wherever the node has them at the
+// start. An owner first named later is in the JSONL only.
+const (
+	ownersAhead  = 2 * time.Minute
+	aheadSamples = 4096
+)
+
+// readAhead reads the first samples of r, up to ownersAhead of sample
+// time or the first that names an owner, and the error that stopped it.
+func readAhead(r *recordings.Reader) ([]timeline.Sample, error) {
+	var out []timeline.Sample
+	for len(out) < aheadSamples {
+		s, err := r.Read()
+		if err != nil {
+			return out, err
+		}
+		out = append(out, s)
+		if len(s.Owners) > 0 || s.At.Sub(out[0].At) >= ownersAhead {
+			break
+		}
+	}
+	return out, nil
+}
+
+// namesOwners says whether a sample names an owner.
+func namesOwners(ss []timeline.Sample) bool {
+	for i := range ss {
+		if len(ss[i].Owners) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -103,8 +103,19 @@ const (
 	colProgressDone
 	colProgressRate
 	colProgressUnit
+	// Added with GPU owners: written only where the recording names one
+	// (ownerColumns), so an export without owners is as before.
+	colOwnerPod
+	colOwnerNamespace
+	colOwnerContainer
+	colOwnerJob
+	colOwnerUser
+	colOwnerPartition
 	numColumns
 )
+
+// ownerColumns are the columns of who holds a GPU, the last ones.
+const ownerColumns = numColumns - colOwnerPod
 
 // exportColumn is one column of the export: its name (with its unit), the rows
 // it applies to, and whether its values are text rather than numbers.
@@ -192,6 +203,12 @@ var columnDefs = [numColumns]exportColumn{
 	colProgressDone:       {"progress_done", progressRow, false},
 	colProgressRate:       {"progress_rate_per_s", progressRow, false},
 	colProgressUnit:       {"progress_unit", progressRow, true},
+	colOwnerPod:           {"owner_pod", gpuRow, true},
+	colOwnerNamespace:     {"owner_namespace", gpuRow, true},
+	colOwnerContainer:     {"owner_container", gpuRow, true},
+	colOwnerJob:           {"owner_job", gpuRow, true},
+	colOwnerUser:          {"owner_user", gpuRow, true},
+	colOwnerPartition:     {"owner_partition", gpuRow, true},
 }
 
 // metricColumns maps a display metric to its column. The per-core
@@ -275,8 +292,9 @@ type exportRow struct {
 	stated   bool // a probe status was seen for the device this sample
 	err      string
 	marker   timeline.Marker
-	unit     string    // a progress row's unit
-	cores    coreStats // a host row's cores
+	unit     string           // a progress row's unit
+	cores    coreStats        // a host row's cores
+	owners   []timeline.Owner // a GPU row's, as last read; nil for none
 	num      [numColumns]float64
 }
 
@@ -297,6 +315,9 @@ type exportTable struct {
 	out      []*exportRow
 	byDevice map[string]int // index in buf of each device's row this sample
 	machines machines
+	// owners are who holds each GPU, as the last sample that read them
+	// said; nil before any.
+	owners map[int][]timeline.Owner
 }
 
 func newExportTable(start time.Time) *exportTable {
@@ -373,6 +394,12 @@ func (t *exportTable) rows(s *timeline.Sample, values []timeline.Value, info tim
 		t.start = s.At
 	}
 	t.machines.describe(info)
+	if s.Owners != nil {
+		t.owners = map[int][]timeline.Owner{}
+		for _, o := range s.Owners {
+			t.owners[o.GPU] = append(t.owners[o.GPU], o)
+		}
+	}
 	t.buf, t.out = t.buf[:0], t.out[:0]
 	clear(t.byDevice)
 	for _, m := range s.Markers {
@@ -458,6 +485,7 @@ func (t *exportTable) device(dev string, at time.Time) *exportRow {
 		return r
 	}
 	r.num[colGPU] = float64(gpu)
+	r.owners = t.owners[gpu]
 	g, described := t.machines.byIndex[gpu]
 	if !described { // a GPU the description does not list: its number is all there is
 		if len(t.machines.hosts) == 0 {

@@ -71,9 +71,30 @@ func appendCell(dst []byte, r *exportRow, col int) (out []byte, known, applies b
 		return append(dst, r.marker.Origin...), r.marker.Origin != "", true
 	case colProgressUnit:
 		return append(dst, r.unit...), r.unit != "", true
+	case colOwnerPod, colOwnerNamespace, colOwnerContainer, colOwnerJob, colOwnerUser, colOwnerPartition:
+		if len(r.owners) == 0 {
+			return dst, false, false // JSONL: no keys on a GPU no one holds
+		}
+		return appendOwners(dst, r.owners, col)
 	}
 	out, known = appendNumber(dst, r.num[col])
 	return out, known, true
+}
+
+// appendOwners appends one field of a GPU's owners: each owner's, joined
+// by "|" in the order read (a time-sliced GPU has several), so the i-th of
+// every owner column is the same owner's. Unknown where every one is empty.
+func appendOwners(dst []byte, owners []timeline.Owner, col int) ([]byte, bool, bool) {
+	known := false
+	for i, o := range owners {
+		if i > 0 {
+			dst = append(dst, '|')
+		}
+		f := [...]string{o.Pod, o.Namespace, o.Container, o.Job, o.User, o.Partition}[col-colOwnerPod]
+		known = known || f != ""
+		dst = append(dst, f...)
+	}
+	return dst, known, true
 }
 
 // appendTime appends t in RFC 3339, UTC, always with milliseconds, so every
@@ -138,12 +159,18 @@ type csvSink struct {
 	buf    []byte // the row's text
 }
 
-func newCSVSink(w io.Writer) *csvSink {
-	return &csvSink{w: csv.NewWriter(w), record: make([]string, numColumns)}
+// newCSVSink writes the columns up to the owners', and the owners' too
+// where owners says: a CSV file has one header.
+func newCSVSink(w io.Writer, owners bool) *csvSink {
+	n := numColumns
+	if !owners {
+		n -= ownerColumns
+	}
+	return &csvSink{w: csv.NewWriter(w), record: make([]string, n)}
 }
 
 func (s *csvSink) header() error {
-	for i := range columnDefs {
+	for i := range s.record {
 		s.record[i] = columnDefs[i].name
 	}
 	return s.w.Write(s.record)
@@ -154,7 +181,7 @@ func (s *csvSink) row(r *exportRow) error {
 	// record's cells are slices of it: one allocation a row, not forty.
 	line := s.buf[:0]
 	var ends [numColumns]int
-	for col := range columnDefs {
+	for col := range s.record {
 		start := len(line)
 		var known bool
 		if line, known, _ = appendCell(line, r, col); !known {
@@ -164,7 +191,7 @@ func (s *csvSink) row(r *exportRow) error {
 	}
 	s.buf = line
 	all, start := string(line), 0
-	for col, end := range ends {
+	for col, end := range ends[:len(s.record)] {
 		s.record[col], start = all[start:end], end
 	}
 	return s.w.Write(s.record)

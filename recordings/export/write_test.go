@@ -135,7 +135,7 @@ func FuzzExportText(f *testing.F) {
 		}
 
 		var c bytes.Buffer
-		sink := newCSVSink(&c)
+		sink := newCSVSink(&c, false)
 		if err := sink.row(rows[0]); err != nil {
 			t.Fatal(err)
 		}

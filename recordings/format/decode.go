@@ -177,6 +177,9 @@ func (d *Decoder) read() (s timeline.Sample, ok bool, err error) {
 		case recProgress:
 			d.pending.Progress = d.readProgress(&c)
 			d.attached = true
+		case recOwners:
+			d.pending.Owners = d.readOwners(&c)
+			d.attached = true
 		case RecSample:
 			s = d.pending
 			d.pending, d.attached = timeline.Sample{}, false

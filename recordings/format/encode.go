@@ -79,6 +79,9 @@ func (e *Encoder) AppendSample(b []byte, s *timeline.Sample) []byte {
 	if len(s.Progress) > 0 {
 		b = e.appendProgress(b, s.Progress)
 	}
+	if s.Owners != nil {
+		b = e.appendOwners(b, s.Owners)
+	}
 	e.ids = e.ids[:0]
 	for i := range s.Metrics {
 		m := &s.Metrics[i]

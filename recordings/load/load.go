@@ -31,7 +31,6 @@ func Recording(r *recordings.Reader, path string, lo, hi time.Time) (store *time
 	store = timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.FileRawValues,
 		Reserve: ExpectedSamples(r), ReserveSpan: span, ReadFromFirst: true})
 	eng = analysis.NewEngine(r.Info())
-	eng.ReserveSpan(span)
 	read := make(chan []loadedSample, 2)
 	judged := make(chan []loadedSample, 2)
 	// A few batches go round and round: the reader waits for one the

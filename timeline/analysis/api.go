@@ -37,3 +37,7 @@ func WarmUp(levels []RateLevel, from time.Time) time.Duration { return frame.War
 // GPUNamesOf names the GPUs of a session as hints, reports and the screen
 // do: "GPU3" where it has one host, "node3 GPU2" where it has several.
 func GPUNamesOf(info timeline.SourceInfo) units.GPUNames { return frame.GPUNamesOf(info) }
+
+// Holder names who an owner is: "pod team-a/train-0", "Slurm job 4242"
+// (frame.Holder).
+func Holder(o timeline.Owner) string { return frame.Holder(o) }

@@ -76,9 +76,22 @@ type Engine struct {
 	// kept is what the frame's views share: the job, the frozen figures,
 	// the hosts' layout, the rules' verdicts (frame.Kept).
 	kept frame.Kept
-	// reserveCols is how many columns a series is made with room for
-	// (ReserveSpan).
-	reserveCols int
+	// budget bounds the columns' bytes (SetBudget), and heldFrom is the
+	// first column whose pages are all still held; pageAsked is the
+	// page keepWithin last looked at.
+	budget, heldFrom, pageAsked int
+	// holdPauses lays out every column of a long pause, as the frame
+	// did before it skipped them: for the test that both say the same.
+	holdPauses bool
+}
+
+// pauseCols is how long a pause in sampling may be, in columns, before
+// the frame skips the rest of it (frame.PauseCols).
+func (e *Engine) pauseCols() int {
+	if e.holdPauses {
+		return math.MaxInt
+	}
+	return frame.PauseCols(e.f.Opts, e.f.Step, e.f.Interval)
 }
 
 // NewEngine returns an Engine for a session described by info, with the
@@ -92,7 +105,7 @@ func NewEngine(info timeline.SourceInfo) *Engine {
 func NewEngineWith(info timeline.SourceInfo, hopts frame.Options, popts PhaseOptions) *Engine {
 	e := &Engine{info: info, popts: popts.WithDefaults(), gpuByIndex: map[int]*frame.GPU{}, coreSlot: map[string]int{}, coresOn: map[string]int{},
 		hostSlot: map[string]int{"": 0}, refOf: map[int]int{}, modelAt: map[string]int{}}
-	e.f = frame.Frame{Opts: hopts.WithDefaults(), Kept: &e.kept, Hosts: []frame.Host{frame.NewHost("", 0, 0)}}
+	e.f = frame.Frame{Opts: hopts.WithDefaults(), Kept: &e.kept, Hosts: []frame.Host{frame.NewHost("", 0)}}
 	e.kept.Init(&e.f, info)
 	e.cache.init()
 	return e
@@ -130,7 +143,7 @@ func (e *Engine) hostAt(name string) int {
 	}
 	k := len(e.f.Hosts)
 	e.hostSlot[name] = k
-	e.f.Hosts = append(e.f.Hosts, frame.NewHost(name, e.f.N, e.reserveCols))
+	e.f.Hosts = append(e.f.Hosts, frame.NewHost(name, e.f.N))
 	return k
 }
 
@@ -336,13 +349,23 @@ func (e *Engine) Add(s *timeline.Sample) {
 	if c := f.Col(s.At); c >= f.N {
 		e.settle()
 		e.closeColumn()
+		if pause := e.pauseCols(); c-f.N > pause {
+			// A long pause (a sparse log, a laptop asleep): its first
+			// columns of no sample end every stretch as the whole pause
+			// would, and the columns go on where the sample is.
+			e.grow(f.N + pause)
+			f.Pauses = append(f.Pauses, frame.Pause{Col: f.N, Resume: s.At.Truncate(f.Step)})
+			c = f.N
+		}
 		e.grow(c + 1)
 		e.acc.reset()
+		e.keepWithin()
 	}
 	e.samples++
 	e.kept.Samples = e.samples
 	e.last = s.At
 	e.kept.Job.Add(s)
+	e.kept.Owners.Add(s)
 	e.take(values)
 	e.health.add(s, values, e.deriver.Layout(), f.N-1)
 	e.unfilled = true
@@ -533,22 +556,16 @@ func (e *Engine) gpu(idx int) *frame.GPU {
 	for m := range g.Seen {
 		g.Seen[m] = -1
 	}
-	g.State = make([]frame.State, n, max(n, 64, e.reserveCols))
-	g.Work = nanColumns(n, e.reserveCols)
+	g.State = frame.NewCol(n, frame.Unknown)
+	g.Work = nanColumns(n)
 	e.gpuByIndex[idx] = g
 	e.f.GPUs = append(e.f.GPUs, g)
 	sort.Slice(e.f.GPUs, func(a, b int) bool { return e.f.GPUs[a].Index < e.f.GPUs[b].Index })
 	return g
 }
 
-// nanColumns is n columns of NaN, with room for reserve (ReserveSpan).
-func nanColumns(n, reserve int) []float32 {
-	out := make([]float32, n, max(n, 64, reserve))
-	for i := range out {
-		out[i] = float32(math.NaN())
-	}
-	return out
-}
+// nanColumns is a series of n columns of NaN.
+func nanColumns(n int) frame.Col[float32] { return frame.NewCol(n, float32(math.NaN())) }
 
 // grow adds empty columns up to n, the last for the sample that arrived.
 // A column of a gap shorter than two intervals takes the values of the one
@@ -564,31 +581,29 @@ func (e *Engine) grow(n int) {
 		hold := i > 0 && i < n-1 && time.Duration(i-(from-1))*f.Step <= 2*f.Interval
 		for _, g := range f.GPUs {
 			for m := range frame.MetricThrottle {
-				if s := g.Series(m); *s != nil {
-					*s = appendHeld(*s, hold)
-				}
+				appendHeld(g.Series(m), hold)
 			}
-			if g.Throttle != nil {
+			if g.Throttle.Has() {
 				v := int32(-1)
 				if hold {
-					v = g.Throttle[i-1]
+					v = g.Throttle.At(i - 1)
 				}
-				g.Throttle = append(g.Throttle, v)
+				g.Throttle.Append(v)
 			}
-			g.State, g.Work = append(g.State, frame.Unknown), append(g.Work, float32(math.NaN()))
+			g.State.Append(frame.Unknown)
+			g.Work.Append(float32(math.NaN()))
 		}
 		for k := range f.Hosts {
 			h := &f.Hosts[k]
 			for k := range frame.HostCores {
-				if s := h.Series(k); *s != nil {
-					*s = appendHeld(*s, hold)
-				}
+				appendHeld(h.Series(k), hold)
 			}
-			if h.Cores != nil {
-				h.TopCore, h.BusyCores = appendHeld(h.TopCore, hold), appendHeld(h.BusyCores, hold)
-				h.IdleCores, h.Cores = appendHeld(h.IdleCores, hold), appendHeld(h.Cores, hold)
+			for _, s := range []*frame.Col[float32]{&h.TopCore, &h.BusyCores, &h.IdleCores, &h.Cores} {
+				appendHeld(s, hold)
 			}
-			h.Busy, h.Single, h.IOHigh = append(h.Busy, -1), append(h.Single, -1), append(h.IOHigh, -1)
+			h.Busy.Append(-1)
+			h.Single.Append(-1)
+			h.IOHigh.Append(-1)
 		}
 		if hold {
 			e.judgeColumn(i) // a held column is final now; the last is filled next
@@ -596,11 +611,16 @@ func (e *Engine) grow(n int) {
 	}
 }
 
-func appendHeld(s []float32, hold bool) []float32 {
-	if hold && len(s) > 0 {
-		return append(s, s[len(s)-1])
+// appendHeld adds a column to a series seen so far: the one before it
+// held, or unknown.
+func appendHeld(s *frame.Col[float32], hold bool) {
+	switch {
+	case !s.Has():
+	case hold && s.Len() > 0:
+		s.Append(s.At(s.Len() - 1))
+	default:
+		s.Append(float32(math.NaN()))
 	}
-	return append(s, float32(math.NaN()))
 }
 
 // fillColumn writes the sums of the column being filled into column i and
@@ -616,28 +636,25 @@ func (e *Engine) fillColumn(i int) {
 				continue
 			}
 			s := g.Series(m)
-			if *s == nil {
-				*s = nanColumns(f.N, e.reserveCols)
+			if !s.Has() {
+				*s = nanColumns(f.N)
 				g.Seen[m] = i
 			}
 			v := sc.mean()
 			if m == frame.MetricBus {
 				v = float32(sc.sum / float64(sc.n) * 2) // the mean of rx and tx, both ways: their sum
 			}
-			(*s)[i] = v
+			s.Set(i, v)
 		}
 		if sums.m[frame.MetricThrottle].n == 0 && sums.heldN > 0 {
 			sums.bits, sums.m[frame.MetricThrottle].n = sums.held, sums.heldN
 		}
 		if sums.m[frame.MetricThrottle].n > 0 {
-			if g.Throttle == nil {
-				g.Throttle = make([]int32, f.N, max(f.N, 64, e.reserveCols))
-				for j := range g.Throttle {
-					g.Throttle[j] = -1
-				}
+			if !g.Throttle.Has() {
+				g.Throttle = frame.NewCol(f.N, int32(-1))
 				g.Seen[frame.MetricThrottle] = i
 			}
-			g.Throttle[i] = sums.bits
+			g.Throttle.Set(i, sums.bits)
 		}
 	}
 	for _, g := range f.GPUs {
@@ -665,15 +682,15 @@ func (e *Engine) fillHost(h *frame.Host, sums *hostSums, i int) {
 			continue
 		}
 		s := h.Series(k)
-		if *s == nil {
-			*s = nanColumns(f.N, e.reserveCols)
+		if !s.Has() {
+			*s = nanColumns(f.N)
 			h.Seen[k] = i
 		}
-		(*s)[i] = sc.mean()
+		s.Set(i, sc.mean())
 	}
 	if len(sums.cores) > 0 {
-		if h.Cores == nil {
-			h.TopCore, h.BusyCores, h.IdleCores, h.Cores = nanColumns(f.N, e.reserveCols), nanColumns(f.N, e.reserveCols), nanColumns(f.N, e.reserveCols), nanColumns(f.N, e.reserveCols)
+		if !h.Cores.Has() {
+			h.TopCore, h.BusyCores, h.IdleCores, h.Cores = nanColumns(f.N), nanColumns(f.N), nanColumns(f.N), nanColumns(f.N)
 			h.Seen[frame.HostCores] = i
 		}
 		var top, busy, idle, n float32
@@ -692,7 +709,10 @@ func (e *Engine) fillHost(h *frame.Host, sums *hostSums, i int) {
 			}
 		}
 		if n > 0 {
-			h.TopCore[i], h.BusyCores[i], h.IdleCores[i], h.Cores[i] = top, busy, idle, n
+			h.TopCore.Set(i, top)
+			h.BusyCores.Set(i, busy)
+			h.IdleCores.Set(i, idle)
+			h.Cores.Set(i, n)
 		}
 	}
 }
@@ -747,8 +767,8 @@ func (e *Engine) judgeColumn(i int) {
 		// The node's highest clock, not the GPU's own: a GPU capped from
 		// its first second never shows its boost clock, but its
 		// neighbours (the same model, on nearly every node) do.
-		g.MaxClockAt.Set(i, float32(max(nanToZero(g.MaxClockAt.Get(i-1)), node.maxClock, nanToZero(frame.At(g.Clock, i)))))
-		g.MaxPowerAt.Set(i, float32(max(nanToZero(g.MaxPowerAt.Get(i-1)), nanToZero(frame.At(g.Power, i)))))
+		g.MaxClockAt.Set(i, float32(max(nanToZero(g.MaxClockAt.Get(i-1)), node.maxClock, nanToZero(frame.At(&g.Clock, i)))))
+		g.MaxPowerAt.Set(i, float32(max(nanToZero(g.MaxPowerAt.Get(i-1)), nanToZero(frame.At(&g.Power, i)))))
 		powerIdle := max(100, 0.3*node.maxPower)
 		if limit > 0 {
 			powerIdle = 0.3 * limit
@@ -786,8 +806,8 @@ func (e *Engine) closeColumn() {
 	}
 	for _, g := range f.GPUs {
 		node := e.nodeOf(g)
-		p, u := frame.At(g.Power, i), frame.At(g.Util, i)
-		if c := frame.At(g.Clock, i); c > node.maxClock {
+		p, u := frame.At(&g.Power, i), frame.At(&g.Util, i)
+		if c := frame.At(&g.Clock, i); c > node.maxClock {
 			node.maxClock = c
 		}
 		if p > node.maxPower {

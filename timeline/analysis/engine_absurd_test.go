@@ -1,6 +1,11 @@
 package analysis
 
 import (
+	"fmt"
+	"strings"
+
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 	"math"
 	"testing"
 	"time"
@@ -78,5 +83,210 @@ func TestAbsurdIntervalsEnd(t *testing.T) {
 		e.Hints(e.Last())
 		e.Phases(e.First(), e.Last())
 		SamplesUntil(timeline.SourceInfo{Interval: iv}, e.Last())
+	}
+}
+
+// TestLongPausesCostNoColumns checks that a sparse session costs what its
+// samples cost, not its span: 200 samples of 8 GPUs a day apart (less
+// than the longest pause a session may hold) lay out a few hundred columns
+// each, not 86,400, and the Engine still answers for every moment.
+func TestLongPausesCostNoColumns(t *testing.T) {
+	e := NewEngine(timeline.SourceInfo{Interval: time.Second})
+	const samples = 200
+	for i := range samples {
+		tick := &htTick{sec: i}
+		for g := range 8 {
+			tick.h100(g, float64(i%100), float64(i%90), 300, 10*htGiB)
+		}
+		e.Add(&timeline.Sample{At: htT0.Add(time.Duration(i) * 23 * time.Hour), Metrics: tick.m})
+	}
+	if e.Len() != samples {
+		t.Fatalf("%d samples taken, want %d", e.Len(), samples)
+	}
+	if most := samples * (frame.PauseCols(e.f.Opts, e.f.Step, e.f.Interval) + 1); e.f.N > most {
+		t.Errorf("%d columns for %d samples, want at most %d", e.f.N, samples, most)
+	}
+	for _, at := range []time.Time{e.First(), e.First().Add(30 * time.Hour), e.Last()} {
+		e.Hints(at)
+	}
+	e.Phases(e.First(), e.Last())
+}
+
+// TestPausesSkippedSayWhatPausesHeldSay checks that skipping a long pause
+// changes nothing the Engine says: a session busy for ten minutes, paused
+// for three hours, then idle for ten (and the same sampled a minute
+// apart, paused for 20 hours), has the same hints at every moment and the same phases
+// whether the pause's columns are laid out or not.
+func TestPausesSkippedSayWhatPausesHeldSay(t *testing.T) {
+	for _, c := range []struct {
+		interval time.Duration
+		pause    int // ticks
+	}{{time.Second, 3 * 3600}, {time.Minute, 20 * 60}} {
+		interval := c.interval
+		feed := func(e *Engine) {
+			for tick := 0; tick < 2*600+c.pause; tick++ {
+				at := time.Duration(tick) * interval
+				m := &htTick{sec: tick}
+				switch {
+				case at < 600*interval:
+					m.h100(0, 100, 90, 650, 60*htGiB)
+					m.h100(1, 0, 0, 70, 60*htGiB)
+					m.cores(htCoreSet(8, 5, 100)...)
+				case at < time.Duration(600+c.pause)*interval:
+					continue // paused
+				default:
+					m.h100(0, 0, 0, 70, 60*htGiB)
+					m.h100(1, 100, 95, 680, 70*htGiB)
+					m.cores(htCoreSet(8, 5)...)
+				}
+				e.Add(&timeline.Sample{At: htT0.Add(at), Metrics: m.m})
+			}
+		}
+		info := timeline.SourceInfo{Interval: interval}
+		skipped, held := NewEngine(info), NewEngine(info)
+		held.holdPauses = true
+		feed(skipped)
+		feed(held)
+		if len(skipped.f.Pauses) != 1 || len(held.f.Pauses) != 0 || skipped.f.N > held.f.N-c.pause/2 {
+			t.Fatalf("every %v: pauses %d and %d, columns %d and %d: the pause was not skipped", interval,
+				len(skipped.f.Pauses), len(held.f.Pauses), skipped.f.N, held.f.N)
+		}
+		for _, at := range []int{300, 600, 610, 1000, c.pause + 900, c.pause + 1200} {
+			moment := htT0.Add(time.Duration(at) * interval)
+			if a, b := hintText(skipped.Hints(moment)), hintText(held.Hints(moment)); a != b {
+				t.Errorf("every %v, at %v, skipped:\n%s\nheld:\n%s", interval, moment, a, b)
+			}
+		}
+		if a, b := phaseText(skipped.Phases(skipped.First(), skipped.Last())), phaseText(held.Phases(held.First(), held.Last())); a != b {
+			t.Errorf("every %v, phases, skipped:\n%s\nheld:\n%s", interval, a, b)
+		}
+		if len(skipped.Hints(skipped.Last())) == 0 {
+			t.Errorf("every %v: no hint at the end: the case proves nothing", interval)
+		}
+	}
+}
+
+func hintText(hs []timeline.Hint) string {
+	var b strings.Builder
+	for _, h := range hs {
+		fmt.Fprintf(&b, "%s %v %s-%s %.3f %v %v %s\n", h.ID, h.GPUs, h.Start.Format(time.TimeOnly), h.End.Format(time.TimeOnly),
+			h.Confidence, h.Provisional, h.Ongoing, h.Evidence)
+		for _, ep := range h.Episodes {
+			fmt.Fprintf(&b, "  %v %s-%s %s\n", ep.GPUs, ep.Start.Format(time.TimeOnly), ep.End.Format(time.TimeOnly), ep.Evidence)
+		}
+	}
+	return b.String()
+}
+
+func phaseText(ps []timeline.Phase) string {
+	var b strings.Builder
+	for _, p := range ps {
+		fmt.Fprintf(&b, "%+v\n", p)
+	}
+	return b.String()
+}
+
+// TestBudgetBoundsTheColumns checks SetBudget: a six-hour session of 8
+// GPUs kept within a budget of 1 MiB holds about that, not six hours of
+// columns, and says when what it holds begins; and the GPUs, idle from an
+// hour in, get the hint an Engine that keeps everything gives, with the
+// same start, numbers and confidence, though its first four hours were
+// let go of.
+func TestBudgetBoundsTheColumns(t *testing.T) {
+	const secs = 6 * 3600
+	feed := func(e *Engine) {
+		for sec := range secs {
+			tick := &htTick{sec: sec}
+			for g := range 8 {
+				if sec < 3600 {
+					tick.h100(g, float64(90+sec%7), 80, 600+float64(sec%13), 60*htGiB)
+				} else {
+					tick.h100(g, 0, 0, 70+float64(sec%3), 60*htGiB)
+				}
+			}
+			at := htT0.Add(time.Duration(sec) * time.Second)
+			e.Add(&timeline.Sample{At: at, Metrics: tick.m})
+			if sec%60 == 0 {
+				e.Hints(at) // as the screen asks
+			}
+		}
+	}
+	budgeted, whole := NewEngine(timeline.SourceInfo{Interval: time.Second}), NewEngine(timeline.SourceInfo{Interval: time.Second})
+	budgeted.SetBudget(1 << 20)
+	feed(budgeted)
+	feed(whole)
+	held := func(e *Engine) int {
+		n := 0
+		for _, g := range e.f.GPUs {
+			for _, s := range g.AllSeries() {
+				n += s.Bytes()
+			}
+		}
+		return n
+	}
+	if h, all := held(budgeted), held(whole); h > 1<<20 || h > all/4 {
+		t.Errorf("the budgeted Engine holds %d bytes, the whole one %d: want at most 1 MiB", h, all)
+	}
+	if since := budgeted.HeldSince(); since.IsZero() || !since.After(htT0.Add(4*time.Hour)) || since.After(htT0.Add(secs*time.Second-time.Hour)) {
+		t.Errorf("held since %v, want between 4 h and 5 h in", since)
+	}
+	last := htT0.Add((secs - 1) * time.Second)
+	a, b := budgeted.Hints(last), whole.Hints(last)
+	if len(a) == 0 || !a[0].Start.Equal(htT0.Add(time.Hour)) || hintText(a) != hintText(b) {
+		t.Errorf("hints at the end, budgeted:\n%s\nwhole:\n%s", hintText(a), hintText(b))
+	}
+}
+
+// TestManyGPUsBrieflyCostLittle checks that a short session of many GPUs
+// (a hostile file names thousands) holds its columns, not a page of each
+// series: 4,096 GPUs for 30 s hold under 8 MB.
+func TestManyGPUsBrieflyCostLittle(t *testing.T) {
+	e := NewEngine(timeline.SourceInfo{Interval: time.Second})
+	for sec := range 30 {
+		tick := &htTick{sec: sec}
+		for g := range 4096 {
+			tick.h100(g, 50, 40, 300, htGiB)
+		}
+		e.Add(&timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: tick.m})
+	}
+	held := 0
+	for _, g := range e.f.GPUs {
+		for _, s := range g.AllSeries() {
+			held += s.Bytes()
+		}
+	}
+	if len(e.f.GPUs) != 4096 || held > 8<<20 {
+		t.Errorf("%d GPUs hold %d bytes of columns, want 4096 in at most 8 MB", len(e.f.GPUs), held)
+	}
+}
+
+// TestBudgetKeepsTheHostsHints checks SetBudget on a session of several
+// hosts: 4 hosts of 8 GPUs for three hours, the third idle from 20
+// minutes in, kept within 1 MiB, name the idle host as an Engine that
+// keeps everything does, its start and numbers the same, though the
+// columns of its first two hours and more were let go of.
+func TestBudgetKeepsTheHostsHints(t *testing.T) {
+	info, samples := timelinetest.Cluster(4, 8, 3*3600, func(h, g, sec int) timelinetest.GPUReading {
+		if h == 2 && sec >= 1200 {
+			return timelinetest.Idle
+		}
+		return timelinetest.Training
+	})
+	budgeted, whole := NewEngine(info), NewEngine(info)
+	budgeted.SetBudget(1 << 20)
+	for i := range samples {
+		for _, e := range []*Engine{budgeted, whole} {
+			e.Add(&samples[i])
+			if i%60 == 0 {
+				e.Hints(samples[i].At)
+			}
+		}
+	}
+	if since := budgeted.HeldSince(); since.IsZero() || since.Before(samples[0].At.Add(2*time.Hour)) {
+		t.Fatalf("held since %v: the budget let go of too little to prove anything", since)
+	}
+	a, b := budgeted.Hints(budgeted.Last()), whole.Hints(whole.Last())
+	if hostIdle := htFind(a, timeline.HintHostIdle); len(hostIdle) == 0 || hintText(a) != hintText(b) {
+		t.Errorf("hints at the end, budgeted:\n%s\nwhole:\n%s", hintText(a), hintText(b))
 	}
 }

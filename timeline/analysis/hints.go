@@ -28,6 +28,7 @@ var hintRules = []frame.Rule{
 	rules.IdleMemoryHeld,
 	rules.LowUtilization,
 	rules.GPUIdle,
+	rules.AllocatedIdle,
 	rules.PowerCapped,
 	rules.ThermalThrottle,
 	rules.MemoryPressure,

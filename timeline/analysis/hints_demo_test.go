@@ -137,6 +137,11 @@ var hxDemoWants = []struct {
 		hxExpect([]int{10}, timeline.Warning, timeline.HintGPUImbalance)(t, hints)
 		hxExpect([]int{9}, timeline.Warning, timeline.HintLowUtilization)(t, hints)
 	}, hxExpect([]int{10}, timeline.Warning, timeline.HintGPUImbalance)},
+	// GPU6 (a notebook pod) and GPU7 (a Slurm job) allocated and never
+	// used, beside six at work: allocated-idle, not gpu-imbalance.
+	{"allocated",
+		hxExpect([]int{6, 7}, timeline.Warning, timeline.HintAllocatedIdle),
+		hxExpect([]int{6, 7}, timeline.Warning, timeline.HintAllocatedIdle)},
 }
 
 // TestHintsDemoScenarios records each scenario for 10 simulated minutes

@@ -34,9 +34,6 @@ type healthLog struct {
 	pcieAt      []pciePlace
 	plan, planN int
 	planned     bool
-	// reserve is how many columns a log is made with room for
-	// (Engine.ReserveSpan).
-	reserve int
 }
 
 // places finds where the NVLink and PCIe values are in the layout of
@@ -151,10 +148,10 @@ func (h *healthLog) addPCIe(values []timeline.Value, col int) {
 			lg = h.pcieLog(p.gpu)
 			p.lg = lg
 		}
-		if len(lg.cols) <= col {
-			lg.grow(col, h.reserve)
+		for lg.cols.Len() <= col {
+			lg.cols.Append(linkCol{})
 		}
-		c, x := &lg.cols[col], uint8(v)
+		c, x := lg.cols.At(col), uint8(v)
 		switch p.field {
 		case linkGen:
 			c.gen = lowestOf(c.gen, x)
@@ -165,11 +162,13 @@ func (h *healthLog) addPCIe(values []timeline.Value, col int) {
 		case linkWidthMax:
 			c.widthMax = max(c.widthMax, x)
 		}
+		lg.cols.Set(col, c)
 	}
 }
 
-// pcieLog is a GPU's PCIe link, per column of the Engine's frame.
-type pcieLog struct{ cols []linkCol }
+// pcieLog is a GPU's PCIe link, per column of the Engine's frame, let go
+// of with the frame's columns (Engine.SetBudget).
+type pcieLog struct{ cols frame.Col[linkCol] }
 
 // pcieLog is the log of GPU idx, made the first time a value of it counts.
 func (h *healthLog) pcieLog(idx int) *pcieLog {
@@ -178,21 +177,10 @@ func (h *healthLog) pcieLog(idx int) *pcieLog {
 	}
 	lg := h.link[idx]
 	if lg == nil {
-		lg = &pcieLog{}
+		lg = &pcieLog{cols: frame.NewCol(0, linkCol{})}
 		h.link[idx] = lg
 	}
 	return lg
-}
-
-// grow makes the log's columns reach col, the new ones unknown, with room
-// for reserve columns (Engine.ReserveSpan) from the first.
-func (lg *pcieLog) grow(col, reserve int) {
-	if lg.cols == nil && reserve > col {
-		lg.cols = make([]linkCol, 0, reserve)
-	}
-	for len(lg.cols) <= col {
-		lg.cols = append(lg.cols, linkCol{})
-	}
 }
 
 // lowestOf is the lower of a figure and x, where 0 is no figure yet.
@@ -320,15 +308,17 @@ func linkDegradedMin(f *frame.Frame) int { return max(1, int(f.Opts.Window/f.Ste
 func (h *healthLog) linkDegraded(f *frame.Frame) (timeline.Hint, bool) {
 	var fd finding
 	for _, g := range f.GPUs {
-		var cols []linkCol
+		var cols *frame.Col[linkCol]
+		n := 0
 		if lg := h.link[g.Index]; lg != nil {
-			cols = lg.cols
+			cols, n = &lg.cols, min(lg.cols.Len(), f.N, g.State.Len())
 		}
-		n := min(len(cols), f.N, len(g.State))
 		known, bad, lo, hi, knownLo, knownHi := 0, 0, -1, -1, -1, -1
 		var worst linkCol
-		for i := 0; i < n; i++ {
-			c := cols[i]
+		// The columns let go of (Engine.SetBudget) are not read: what they
+		// were is no longer known.
+		for i := f.HeldFrom; i < n; i++ {
+			c := cols.At(i)
 			if !g.Working(i) || c.gen == 0 || c.genMax == 0 || c.width == 0 || c.widthMax == 0 {
 				continue
 			}

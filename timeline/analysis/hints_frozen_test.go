@@ -158,8 +158,8 @@ func TestFrozenTelemetryLive(t *testing.T) {
 	}
 	f := e.viewAt(at(599))
 	for i := 301; i < 598; i++ {
-		if f.GPUs[0].State[i] != frame.Unknown {
-			t.Fatalf("column %d is %v, want unknown", i, f.GPUs[0].State[i])
+		if f.GPUs[0].State.At(i) != frame.Unknown {
+			t.Fatalf("column %d is %v, want unknown", i, f.GPUs[0].State.At(i))
 		}
 	}
 }

@@ -343,7 +343,7 @@ func (h *healthLog) nvlinkEpisodes(f *frame.Frame, g *frame.GPU, fd *finding) {
 	if lg == nil {
 		return
 	}
-	n := min(f.N, len(g.State))
+	n := min(f.N, g.State.Len())
 	h.nvlinkErrorEpisodes(f, g, lg, n, fd)
 	// Most sessions never see a link down or idler than its peers: then
 	// the runs say so without a walk over every column.

@@ -51,6 +51,14 @@ type Judge struct {
 // NewJudge returns the Judge of a session described by info.
 func NewJudge(info timeline.SourceInfo) *Judge { return &Judge{engine: NewEngine(info)} }
 
+// SetBudget bounds what the Judge's Engine keeps of its columns
+// (Engine.SetBudget).
+func (j *Judge) SetBudget(bytes int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.engine.SetBudget(bytes)
+}
+
 // Take derives and judges the next sample, with the source's description
 // as it stands (a GPU found late, a host that answered), and hands what it
 // derived on with the sample (Sample.Derived), for the screen's store.

@@ -65,6 +65,7 @@ func liveHeld(b *testing.B, hosts int, span time.Duration) float64 {
 	defer sess.Close()
 	var m merger
 	judge := analysis.NewJudge(timeline.SourceInfo{})
+	judge.SetBudget(analysis.DefaultColumnBudget) // as every command that samples has it
 	// The live view's store, with the budget it has on a machine of 8 GiB
 	// or more.
 	store := timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.DefaultRawSamples,

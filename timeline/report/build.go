@@ -66,6 +66,7 @@ func (b *repBuilder) build(a Analysis) {
 	}
 	b.takeHints(a)
 	b.work()
+	b.owners(a.Owners)
 }
 
 // takeHints lists the hints of a, or those pending, in r.Hints, once.

@@ -77,6 +77,9 @@ type Report struct {
 	Hints        []ReportHint   `json:"hints"`
 	// Processes held a GPU during the report (processes.go).
 	Processes []ReportProcess `json:"processes"`
+	// Owners are the pods and Slurm jobs the GPUs were allocated to, most
+	// GPU time first (owners.go); absent in a session without owners.
+	Owners []ReportOwner `json:"owners,omitempty"`
 	// Work is the energy, GPU time and cost of the session and its phases,
 	// and the job's own progress where it stated it (work.go).
 	Work ReportWork `json:"work"`
@@ -222,6 +225,8 @@ type ReportEpisode struct {
 type Analysis struct {
 	Hints  []timeline.Hint
 	Phases []timeline.Phase
+	// Owners are the stretches the GPUs were allocated (Engine.OwnerSpans).
+	Owners []analysis.OwnerSpan
 }
 
 // Analyse is what e says of everything added to it: the hints of its
@@ -230,7 +235,7 @@ func Analyse(e *analysis.Engine) Analysis {
 	if e.Len() == 0 {
 		return Analysis{}
 	}
-	return Analysis{Hints: e.Hints(e.Last()), Phases: e.Phases(e.First(), e.Last())}
+	return Analysis{Hints: e.Hints(e.Last()), Phases: e.Phases(e.First(), e.Last()), Owners: e.OwnerSpans()}
 }
 
 // ReportGap is a pause in sampling, between two sample times.
@@ -263,7 +268,7 @@ func NewReportOf(s *timeline.Store, e *analysis.Engine, opts ReportOptions) *Rep
 	if e.Len() == 0 {
 		return NewReport(s, info, Analysis{}, opts)
 	}
-	a := Analysis{Phases: e.Phases(e.First(), e.Last())}
+	a := Analysis{Phases: e.Phases(e.First(), e.Last()), Owners: e.OwnerSpans()}
 	hints := make(chan []timeline.Hint, 1)
 	last := e.Last()
 	go func() { hints <- e.Hints(last) }()

@@ -154,6 +154,8 @@ func Demos() []DemoRun {
 		{"faults", Case{Labels: []Label{whole(timeline.HintGPUError), whole(timeline.HintLinkDegraded, 6),
 			{ID: timeline.HintLinkDegraded, GPUs: []int{7}, From: 40 * time.Second, To: DemoLength}},
 			Reading: "an Xid 48, then the GPU off the bus; another's PCIe link at x8 of x16; a third's NVLink link counting CRC errors, then down"}},
+		{"allocated", Case{Labels: []Label{whole(timeline.HintAllocatedIdle, 6, 7)},
+			Reading: "every GPU allocated, to two pods and two Slurm jobs; a notebook pod's GPU6 and a job's GPU7 never used"}},
 	}
 	for i := range demos {
 		demos[i].Case.Name = "demo/" + demos[i].Scenario

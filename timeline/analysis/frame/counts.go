@@ -22,14 +22,14 @@ type Counts struct {
 func (g *GPU) Counts(w Span) Counts {
 	c := Counts{cols: w.Len()}
 	for i := w.Lo; i < w.Hi; i++ {
-		v := float64(g.Work[i])
-		switch g.State[i] {
+		v := float64(g.Work.At(i))
+		switch g.State.At(i) {
 		case Unknown:
 			continue
 		case Idle:
 			c.Idle++
 		case Low, Busy:
-			if g.State[i] == Low {
+			if g.State.At(i) == Low {
 				c.low++
 			} else {
 				c.busy++
@@ -104,13 +104,13 @@ func (c Counts) Intensity() float64 {
 }
 
 // Mean is the mean of the known values of xs in w; NaN if none.
-func Mean(xs []float32, w Span) float64 {
-	if xs == nil {
+func Mean(xs *Col[float32], w Span) float64 {
+	if !xs.Has() {
 		return math.NaN()
 	}
 	sum, n := 0.0, 0
 	for i := w.Lo; i < w.Hi; i++ {
-		if v := xs[i]; v == v {
+		if v := xs.At(i); v == v {
 			sum += float64(v)
 			n++
 		}
@@ -122,11 +122,11 @@ func Mean(xs []float32, w Span) float64 {
 }
 
 // pick functions for Stats.
-func PickUtil(g *GPU) []float32  { return g.Util }
-func PickSM(g *GPU) []float32    { return g.SM }
-func PickWork(g *GPU) []float32  { return g.Work }
-func PickPower(g *GPU) []float32 { return g.Power }
-func PickMem(g *GPU) []float32   { return g.Mem }
+func PickUtil(g *GPU) *Col[float32]  { return &g.Util }
+func PickSM(g *GPU) *Col[float32]    { return &g.SM }
+func PickWork(g *GPU) *Col[float32]  { return &g.Work }
+func PickPower(g *GPU) *Col[float32] { return &g.Power }
+func PickMem(g *GPU) *Col[float32]   { return &g.Mem }
 
 // Activity describes what GPUs did over spans: "0-2% util, SM activity
 // 0.5%", the SM activity alone where utilisation is not reported (MIG),
@@ -142,7 +142,7 @@ func Activity(gs []*GPU, spans []Span, keep func(g *GPU, i int) bool) string {
 	case sm.OK():
 		return "SM activity " + Range(sm, "%")
 	}
-	clock := Stats(gs, func(g *GPU) []float32 { return g.Clock }, spans, keep)
+	clock := Stats(gs, func(g *GPU) *Col[float32] { return &g.Clock }, spans, keep)
 	power := Stats(gs, PickPower, spans, keep)
 	return "SM clock " + Range(clock, "MHz") + " at " + Range(power, "W") + ", utilisation not recorded"
 }

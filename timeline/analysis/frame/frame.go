@@ -18,6 +18,13 @@ type Frame struct {
 	Step     time.Duration // the width of a column
 	Interval time.Duration // the sampling interval
 	N        int
+	// HeldFrom is the first column whose values the Engine still holds:
+	// those before it were let go of (Engine.SetBudget), and read unknown.
+	HeldFrom int
+	// Pauses are where the session stopped sampling for longer than the
+	// rules look (Pause): the columns go on after it, at the time
+	// sampling resumed, so a pause of a day costs no day of columns.
+	Pauses []Pause
 	// First is the session's first sample, and Last the view's last: the
 	// session runs between them as far as the view goes (Held). Zero in a
 	// frame built alone in a test, whose session is its columns.
@@ -50,7 +57,8 @@ const (
 )
 
 // GPU is one GPU's columns. A metric the GPU never reported before the
-// view's end is nil; a column without a value is NaN (throttle: -1).
+// view's end has none (Has is false); a column without a value is NaN
+// (throttle: -1).
 type GPU struct {
 	Index int
 	// Slot is the order the Engine first saw the GPU in: its place in the
@@ -59,8 +67,8 @@ type GPU struct {
 	// Host is the GPU's host's place in Frame.Hosts (HostOf).
 	Host int
 
-	Util, SM, Power, Mem, Temp, Clock, Bus []float32
-	Throttle                               []int32
+	Util, SM, Power, Mem, Temp, Clock, Bus Col[float32]
+	Throttle                               Col[int32]
 	// Limit and MemTotal are the power limit (W) and memory (bytes) known
 	// at the view's end; NaN if unknown.
 	Limit, MemTotal float64
@@ -68,10 +76,10 @@ type GPU struct {
 	// without one the busiest draw seen on this node (refFromLimit false).
 	powerRef     float64
 	refFromLimit bool
-	State        []State
+	State        Col[State]
 	// Work is SM activity where known, else utilisation, and 0 while
 	// busy-waiting: what the GPU really got done.
-	Work []float32
+	Work Col[float32]
 
 	// What was known at each column: the power limit and memory total, the
 	// power reference busy-wait compares with (and whether it is the
@@ -125,8 +133,19 @@ const (
 	Metrics
 )
 
-// Series returns the GPU's column slice of metric m.
-func (g *GPU) Series(m int) *[]float32 {
+// Paged is a series of columns, as a budget sees it.
+type Paged interface {
+	Release(before int) int
+	Bytes() int
+}
+
+// AllSeries is every series of the GPU's columns.
+func (g *GPU) AllSeries() []Paged {
+	return []Paged{&g.Util, &g.SM, &g.Power, &g.Mem, &g.Temp, &g.Clock, &g.Bus, &g.Throttle, &g.State, &g.Work}
+}
+
+// Series returns the GPU's columns of metric m.
+func (g *GPU) Series(m int) *Col[float32] {
 	switch m {
 	case MetricUtil:
 		return &g.Util
@@ -149,7 +168,7 @@ func (g *GPU) Series(m int) *[]float32 {
 // judgeable says whether a GPU's columns can say what it did: utilisation,
 // SM activity, or (an imported log without either) its clock and power.
 func (g *GPU) judgeable() bool {
-	return g.Util != nil || g.SM != nil || (g.Clock != nil && g.Power != nil)
+	return g.Util.Has() || g.SM.Has() || (g.Clock.Has() && g.Power.Has())
 }
 
 // Classify sets the state and work of column i; see State and
@@ -161,7 +180,7 @@ func (g *GPU) judgeable() bool {
 // otherwise, and without either, the clock and power do (see
 // clockState).
 func (g *GPU) Classify(i int, o Options, clockIdle, powerIdle float64) {
-	u, m := At(g.Util, i), At(g.SM, i)
+	u, m := At(&g.Util, i), At(&g.SM, i)
 	work := m
 	if math.IsNaN(m) {
 		work = u
@@ -184,7 +203,8 @@ func (g *GPU) Classify(i int, o Options, clockIdle, powerIdle float64) {
 	case u >= o.BusyWork:
 		st = Busy
 	}
-	g.State[i], g.Work[i] = st, float32(work)
+	g.State.Set(i, st)
+	g.Work.Set(i, float32(work))
 }
 
 // clockState judges a column from the SM clock and power alone, for logs
@@ -193,7 +213,7 @@ func (g *GPU) Classify(i int, o Options, clockIdle, powerIdle float64) {
 // figure). clockIdle and powerIdle are the levels at or below which each
 // counts as idle; NaN where they cannot be told yet.
 func (g *GPU) clockState(i int, clockIdle, powerIdle float64) State {
-	c, p := At(g.Clock, i), At(g.Power, i)
+	c, p := At(&g.Clock, i), At(&g.Power, i)
 	if math.IsNaN(c) || math.IsNaN(p) || math.IsNaN(clockIdle) || math.IsNaN(powerIdle) {
 		return Unknown
 	}
@@ -207,7 +227,7 @@ func (g *GPU) clockState(i int, clockIdle, powerIdle float64) State {
 // activity below WaitSM, or without SM activity, power at most WaitPower of
 // the reference. Without either it cannot tell, and says no.
 func (g *GPU) spinning(i int, o Options) bool {
-	return Spinning(At(g.SM, i), At(g.Power, i), g.RefAt.Get(i), o)
+	return Spinning(At(&g.SM, i), At(&g.Power, i), g.RefAt.Get(i), o)
 }
 
 // Spinning is GPU.spinning's test on figures (NaN where unknown), for
@@ -222,14 +242,14 @@ func Spinning(sm, power, ref float64, o Options) bool {
 }
 
 // Working says whether a column has the GPU doing real work.
-func (g *GPU) Working(i int) bool { return g.State[i] == Low || g.State[i] == Busy }
+func (g *GPU) Working(i int) bool { st := g.State.At(i); return st == Low || st == Busy }
 
 // ShareIn is the share of a window's known columns (state known) where
 // cond holds; false when under half the window is known.
 func (g *GPU) ShareIn(w Span, cond func(i int) bool) (float64, bool) {
 	known, yes := 0, 0
 	for i := w.Lo; i < w.Hi; i++ {
-		if g.State[i] == Unknown {
+		if g.State.At(i) == Unknown {
 			continue
 		}
 		known++
@@ -248,11 +268,56 @@ func (f *Frame) Into(t time.Time) string {
 	return units.Duration(t.Sub(f.From).Truncate(time.Second)) + " in"
 }
 
-// Time is the start of column c.
-func (f *Frame) Time(c int) time.Time { return f.From.Add(time.Duration(c) * f.Step) }
+// Pause is a long pause in sampling, as the frame leaves it out: column
+// Col starts at Resume, and the columns before it end PauseCols columns
+// of no sample after the last sample before the pause.
+type Pause struct {
+	Col    int
+	Resume time.Time
+}
 
-// Col is the column that holds t.
-func (f *Frame) Col(t time.Time) int { return int(t.Sub(f.From) / f.Step) }
+// PauseCols is how many columns of no sample the frame keeps of a long
+// pause before it skips to where sampling resumed: the columns that hold
+// the last sample's values (two intervals, as a late sample's gap is
+// held), then every window a rule judges and the gap it merges stretches
+// over, so that no stretch, window or merge reaches across a pause, as
+// none reaches across the same pause laid out in full.
+func PauseCols(o Options, step, interval time.Duration) int {
+	longest := time.Duration(max(1, o.IdleWindows, o.SustainedWindows))*o.Window + o.MergeGap + o.Window
+	return int((2*interval+step-1)/step) + int((longest+step-1)/step) + 1
+}
+
+// pauseBefore is the index in Pauses of the last pause that starts at or
+// before column c; -1 if none does.
+func (f *Frame) pauseBefore(c int) int {
+	return sortSearch(len(f.Pauses), func(k int) bool { return f.Pauses[k].Col > c }) - 1
+}
+
+// Time is the start of column c.
+func (f *Frame) Time(c int) time.Time {
+	if k := f.pauseBefore(c); k >= 0 {
+		p := f.Pauses[k]
+		return p.Resume.Add(time.Duration(c-p.Col) * f.Step)
+	}
+	return f.From.Add(time.Duration(c) * f.Step)
+}
+
+// Col is the column that holds t; a moment within a pause the frame
+// skips is held by the first column after it.
+func (f *Frame) Col(t time.Time) int {
+	k := sortSearch(len(f.Pauses), func(k int) bool { return f.Pauses[k].Resume.After(t) })
+	c := 0
+	if k == 0 {
+		c = int(t.Sub(f.From) / f.Step)
+	} else {
+		p := f.Pauses[k-1]
+		c = p.Col + int(t.Sub(p.Resume)/f.Step)
+	}
+	if k < len(f.Pauses) {
+		c = min(c, f.Pauses[k].Col)
+	}
+	return c
+}
 
 // Dur is how long a span of columns lasts: what the rules weigh.
 func (f *Frame) Dur(sp Span) time.Duration { return time.Duration(sp.Hi-sp.Lo) * f.Step }
@@ -318,12 +383,12 @@ func (f *Frame) LengthFactor(sp Span) float64 {
 	return 0.6 + 0.4*min(1, float64(f.Dur(sp))/float64(4*f.Opts.Window))
 }
 
-// At is xs[i] as a float64, NaN if xs is nil.
-func At(xs []float32, i int) float64 {
-	if xs == nil {
+// At is column i of xs as a float64, NaN if xs was never seen.
+func At(xs *Col[float32], i int) float64 {
+	if !xs.on {
 		return math.NaN()
 	}
-	return float64(xs[i])
+	return float64(xs.At(i))
 }
 
 // View is the frame cut at n columns: every slice shortened to them, a
@@ -331,21 +396,24 @@ func At(xs []float32, i int) float64 {
 // last of them, and only the GPUs that can be judged by then. It shares
 // the engine's memory, so it is cheap; it must not be written to.
 func (f *Frame) View(n int) *Frame {
-	v := &Frame{Opts: f.Opts, From: f.From, Step: f.Step, Interval: f.Interval, N: n, Kept: f.Kept}
+	v := &Frame{Opts: f.Opts, From: f.From, Step: f.Step, Interval: f.Interval, N: n, Kept: f.Kept, HeldFrom: f.HeldFrom}
+	// The pauses within the view: one at its end is after it (its last
+	// column ends where that pause's columns of no sample end).
+	v.Pauses = f.Pauses[:sortSearch(len(f.Pauses), func(k int) bool { return f.Pauses[k].Col >= n })]
 	if n == 0 {
 		return v
 	}
 	for _, g := range f.GPUs {
-		c := &GPU{Index: g.Index, Host: g.Host, State: g.State[:n], Work: g.Work[:n],
+		c := &GPU{Index: g.Index, Host: g.Host, State: g.State.Cut(n), Work: g.Work.Cut(n),
 			LimitAt: g.LimitAt, MemTotalAt: g.MemTotalAt, RefAt: g.RefAt, RefIsLimit: g.RefIsLimit,
 			MaxClockAt: g.MaxClockAt, MaxPowerAt: g.MaxPowerAt}
 		for m := range MetricThrottle {
-			if s := *g.Series(m); g.Seen[m] >= 0 && g.Seen[m] < n {
-				*c.Series(m) = s[:n]
+			if g.Seen[m] >= 0 && g.Seen[m] < n {
+				*c.Series(m) = g.Series(m).Cut(n)
 			}
 		}
 		if g.Seen[MetricThrottle] >= 0 && g.Seen[MetricThrottle] < n {
-			c.Throttle = g.Throttle[:n]
+			c.Throttle = g.Throttle.Cut(n)
 		}
 		c.Limit, c.MemTotal = g.LimitAt.Get(n-1), g.MemTotalAt.Get(n-1)
 		c.powerRef, c.refFromLimit = g.RefAt.Get(n-1), g.RefIsLimit.Get(n-1) == 1

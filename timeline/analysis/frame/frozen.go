@@ -71,11 +71,11 @@ func setBit(bits *[]uint64, i int) {
 func columnFigures(g *GPU, i int) [Metrics]float32 {
 	var v [Metrics]float32
 	for m := range MetricThrottle {
-		v[m] = float32(At(*g.Series(m), i))
+		v[m] = float32(At(g.Series(m), i))
 	}
 	v[MetricThrottle] = -1
-	if g.Throttle != nil {
-		v[MetricThrottle] = float32(g.Throttle[i])
+	if g.Throttle.Has() {
+		v[MetricThrottle] = float32(g.Throttle.At(i))
 	}
 	return v
 }
@@ -187,15 +187,12 @@ func jitters(v *[Metrics]float32, o Options, parked bool) bool {
 func frozenColumns(g *GPU, lo, hi int) {
 	nan := float32(math.NaN())
 	for i := lo; i < hi; i++ {
-		g.State[i], g.Work[i] = Unknown, nan
+		g.State.Set(i, Unknown)
+		g.Work.Set(i, nan)
 		for m := range MetricThrottle {
-			if s := *g.Series(m); s != nil {
-				s[i] = nan
-			}
+			g.Series(m).Set(i, nan)
 		}
-		if g.Throttle != nil {
-			g.Throttle[i] = -1
-		}
+		g.Throttle.Set(i, -1)
 	}
 }
 
@@ -207,6 +204,7 @@ func (fl *FrozenLog) Judge(g *GPU, i int) {
 		return
 	}
 	if v := columnFigures(g, i); sameFigures(&v, &fg.last) {
-		g.State[i], g.Work[i] = Unknown, float32(math.NaN())
+		g.State.Set(i, Unknown)
+		g.Work.Set(i, float32(math.NaN()))
 	}
 }

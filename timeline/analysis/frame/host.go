@@ -4,22 +4,22 @@ import (
 	"math"
 )
 
-// Host is one host's columns; nil where never reported (before the
-// view's end). A session of several hosts has one for each: each GPU is
+// Host is one host's columns; none (Has false) where never reported
+// (before the view's end). A session of several hosts has one for each: each GPU is
 // judged against its own host's CPU, never another's.
 type Host struct {
 	// Name is the host's name in a session of several ("" for the one
 	// host of a session, or where a GPU names none).
 	Name string
 
-	CPU, IOWait, Job, MemUsed, MemTotal, Swap, DiskRead, DiskWrite []float32
+	CPU, IOWait, Job, MemUsed, MemTotal, Swap, DiskRead, DiskWrite Col[float32]
 	// Per-core summaries: the busiest core, how many cores are at
 	// BusyCore or above and at IdleCore or below, and how many reported.
-	TopCore, BusyCores, IdleCores, Cores []float32
+	TopCore, BusyCores, IdleCores, Cores Col[float32]
 	// Per column: 1 if the host is busy feeding the GPUs, 0 if not, -1
 	// unknown; likewise for "one core pegged, the rest idle" and for high
 	// iowait.
-	Busy, Single, IOHigh []int8
+	Busy, Single, IOHigh Col[int8]
 
 	// Seen is when each series was first seen (a column; -1 never), for
 	// views: the Engine's frame only.
@@ -40,7 +40,7 @@ const (
 	HostSeries
 )
 
-func (h *Host) Series(k int) *[]float32 {
+func (h *Host) Series(k int) *Col[float32] {
 	switch k {
 	case HostCPU:
 		return &h.CPU
@@ -62,23 +62,21 @@ func (h *Host) Series(k int) *[]float32 {
 	return nil
 }
 
+// AllSeries is every series of the host's columns.
+func (h *Host) AllSeries() []Paged {
+	return []Paged{&h.CPU, &h.IOWait, &h.Job, &h.MemUsed, &h.MemTotal, &h.Swap, &h.DiskRead, &h.DiskWrite,
+		&h.TopCore, &h.BusyCores, &h.IdleCores, &h.Cores, &h.Busy, &h.Single, &h.IOHigh}
+}
+
 // NewHost is the columns of host name, none seen yet, with n columns of
 // flags unknown (the columns before it was first seen).
-func NewHost(name string, n, reserve int) Host {
+func NewHost(name string, n int) Host {
 	h := Host{Name: name}
 	for k := range h.Seen {
 		h.Seen[k] = -1
 	}
-	h.Busy, h.Single, h.IOHigh = unknownFlags(n, reserve), unknownFlags(n, reserve), unknownFlags(n, reserve)
+	h.Busy, h.Single, h.IOHigh = NewCol[int8](n, -1), NewCol[int8](n, -1), NewCol[int8](n, -1)
 	return h
-}
-
-func unknownFlags(n, reserve int) []int8 {
-	out := make([]int8, n, max(n, reserve))
-	for i := range out {
-		out[i] = -1
-	}
-	return out
 }
 
 // HostOf is g's host's columns: an empty host, every flag unknown, where
@@ -92,7 +90,7 @@ func (f *Frame) HostOf(g *GPU) *Host {
 
 // noHost is a host of which nothing is known, as long as the frame.
 func (f *Frame) noHost() *Host {
-	h := NewHost("", f.N, 0)
+	h := NewHost("", f.N)
 	return &h
 }
 
@@ -100,14 +98,14 @@ func (f *Frame) noHost() *Host {
 func (h *Host) view(n int) Host {
 	v := Host{Name: h.Name}
 	for k := range HostCores {
-		if s := *h.Series(k); h.Seen[k] >= 0 && h.Seen[k] < n {
-			*v.Series(k) = s[:n]
+		if h.Seen[k] >= 0 && h.Seen[k] < n {
+			*v.Series(k) = h.Series(k).Cut(n)
 		}
 	}
 	if h.Seen[HostCores] >= 0 && h.Seen[HostCores] < n {
-		v.TopCore, v.BusyCores, v.IdleCores, v.Cores = h.TopCore[:n], h.BusyCores[:n], h.IdleCores[:n], h.Cores[:n]
+		v.TopCore, v.BusyCores, v.IdleCores, v.Cores = h.TopCore.Cut(n), h.BusyCores.Cut(n), h.IdleCores.Cut(n), h.Cores.Cut(n)
 	}
-	v.Busy, v.Single, v.IOHigh = h.Busy[:n], h.Single[:n], h.IOHigh[:n]
+	v.Busy, v.Single, v.IOHigh = h.Busy.Cut(n), h.Single.Cut(n), h.IOHigh.Cut(n)
 	return v
 }
 
@@ -116,7 +114,9 @@ func (h *Host) view(n int) Host {
 func (f *Frame) JudgeHosts(i int) {
 	for k := range f.Hosts {
 		h := &f.Hosts[k]
-		h.Busy[i], h.Single[i], h.IOHigh[i] = f.hostBusy(h, i), f.hostSingle(h, i), f.hostIOHigh(h, i)
+		h.Busy.Set(i, f.hostBusy(h, i))
+		h.Single.Set(i, f.hostSingle(h, i))
+		h.IOHigh.Set(i, f.hostIOHigh(h, i))
 	}
 }
 
@@ -125,12 +125,12 @@ func (f *Frame) JudgeHosts(i int) {
 // (0), or no CPU data (-1).
 func (f *Frame) hostBusy(h *Host, i int) int8 {
 	o := f.Opts
-	cpu, job := At(h.CPU, i), At(h.Job, i)
-	cores := At(h.Cores, i)
+	cpu, job := At(&h.CPU, i), At(&h.Job, i)
+	cores := At(&h.Cores, i)
 	if math.IsNaN(cpu) && math.IsNaN(job) && !(cores > 0) {
 		return -1
 	}
-	if cpu >= o.HostBusyCPU || job >= o.JobBusyCPU || (cores > 0 && At(h.BusyCores, i) >= 2) {
+	if cpu >= o.HostBusyCPU || job >= o.JobBusyCPU || (cores > 0 && At(&h.BusyCores, i) >= 2) {
 		return 1
 	}
 	return 0
@@ -139,11 +139,11 @@ func (f *Frame) hostBusy(h *Host, i int) int8 {
 // hostSingle: one core at PeggedCore or more while at least three in four
 // cores are at IdleCore or less (1); not so (0); no per-core data (-1).
 func (f *Frame) hostSingle(h *Host, i int) int8 {
-	n := At(h.Cores, i)
+	n := At(&h.Cores, i)
 	if !(n > 0) {
 		return -1
 	}
-	if At(h.TopCore, i) >= f.Opts.PeggedCore && At(h.IdleCores, i) >= 0.75*n {
+	if At(&h.TopCore, i) >= f.Opts.PeggedCore && At(&h.IdleCores, i) >= 0.75*n {
 		return 1
 	}
 	return 0
@@ -152,11 +152,11 @@ func (f *Frame) hostSingle(h *Host, i int) int8 {
 // hostIOHigh: iowait at IOWait % or more, or at two cores' worth or more
 // where the core count is known (1); lower (0); unknown (-1).
 func (f *Frame) hostIOHigh(h *Host, i int) int8 {
-	w := At(h.IOWait, i)
+	w := At(&h.IOWait, i)
 	if math.IsNaN(w) {
 		return -1
 	}
-	if n := At(h.Cores, i); n > 0 && w*n/100 >= 2 {
+	if n := At(&h.Cores, i); n > 0 && w*n/100 >= 2 {
 		return 1
 	}
 	if w >= f.Opts.IOWait {

@@ -19,8 +19,9 @@ type Kept struct {
 	// many samples it has taken.
 	Master  *Frame
 	Samples int
-	Job     JobTrack  // the job's progress and markers (job.go)
-	Frozen  FrozenLog // figures that stopped changing (frozen.go)
+	Job     JobTrack   // the job's progress and markers (job.go)
+	Owners  OwnerTrack // who each GPU was allocated to (owners.go)
+	Frozen  FrozenLog  // figures that stopped changing (frozen.go)
 
 	// info is the session's description, and layout its hosts as made
 	// from it (Layout); stale says info was handed again since.
@@ -81,9 +82,9 @@ type gridWindows struct {
 func (k *Kept) grid(mult, width int, length time.Duration) []Span {
 	gw := k.windows[mult]
 	master := k.Master
+	stride := length / 2
 	if gw == nil {
 		gw = &gridWindows{}
-		stride := length / 2
 		gw.next = master.From.Truncate(stride)
 		if gw.next.Before(master.From) {
 			gw.next = gw.next.Add(stride)
@@ -98,10 +99,23 @@ func (k *Kept) grid(mult, width int, length time.Duration) []Span {
 		if lo+width > master.N {
 			break
 		}
+		if t := master.Time(lo); t.After(gw.next) {
+			// gw.next fell in a pause the frame skips: the windows go on
+			// from where sampling resumed as they began at the first
+			// column, one there and then on the multiples of the stride.
+			if n := len(gw.ws); n == 0 || lo > gw.ws[n-1].Lo {
+				gw.ws = append(gw.ws, Span{lo, lo + width})
+			}
+			gw.next = t.Truncate(stride)
+			if gw.next.Before(t) {
+				gw.next = gw.next.Add(stride)
+			}
+			continue
+		}
 		if n := len(gw.ws); n == 0 || lo > gw.ws[n-1].Lo {
 			gw.ws = append(gw.ws, Span{lo, lo + width})
 		}
-		gw.next = gw.next.Add(length / 2)
+		gw.next = gw.next.Add(stride)
 	}
 	return gw.ws
 }

@@ -25,7 +25,7 @@ func (s Stat) OK() bool { return s.N > 0 }
 // keep accepts (all if nil). Long spans are thinned to about 16,384 evenly
 // spread values: evidence needs a robust figure, not an exact one, and a
 // day at 1 s must stay cheap to describe.
-func Stats(gs []*GPU, pick func(g *GPU) []float32, spans []Span, keep func(g *GPU, i int) bool) Stat {
+func Stats(gs []*GPU, pick func(g *GPU) *Col[float32], spans []Span, keep func(g *GPU, i int) bool) Stat {
 	total := 0
 	for _, sp := range spans {
 		total += sp.Len()
@@ -37,19 +37,39 @@ func Stats(gs []*GPU, pick func(g *GPU) []float32, spans []Span, keep func(g *GP
 	defer func() { *buf = vals[:0] }()
 	sum := 0.0
 	for _, g := range gs {
-		xs := pick(g)
-		if xs == nil {
+		// A copy: read through the pointer, the series would be loaded
+		// again after every append.
+		xs := *pick(g)
+		if !xs.Has() {
 			continue
 		}
 		for _, sp := range spans {
 			for i := sp.Lo; i < sp.Hi; i += stride {
-				if v := xs[i]; v == v && (keep == nil || keep(g, i)) {
+				if v := xs.At(i); v == v && (keep == nil || keep(g, i)) {
 					vals = append(vals, v)
 					sum += float64(v)
 				}
 			}
 		}
 	}
+	return summarise(vals, sum)
+}
+
+// StatsOf is Stats of a list of values (durations, lengths), NaN ones
+// left out.
+func StatsOf(xs []float32) Stat {
+	vals, sum := make([]float32, 0, len(xs)), 0.0
+	for _, v := range xs {
+		if v == v {
+			vals = append(vals, v)
+			sum += float64(v)
+		}
+	}
+	return summarise(vals, sum)
+}
+
+// summarise is the Stat of vals, whose sum is sum; it reorders vals.
+func summarise(vals []float32, sum float64) Stat {
 	if len(vals) == 0 {
 		return Stat{Lo: math.NaN(), Mean: math.NaN(), Hi: math.NaN()}
 	}
@@ -108,9 +128,8 @@ func selectNth(xs []float32, k int) {
 }
 
 // HostStats is Stats for a host series.
-func HostStats(xs []float32, spans []Span) Stat {
-	g := &GPU{Util: xs}
-	return Stats([]*GPU{g}, func(g *GPU) []float32 { return g.Util }, spans, nil)
+func HostStats(xs *Col[float32], spans []Span) Stat {
+	return Stats([]*GPU{nil}, func(*GPU) *Col[float32] { return xs }, spans, nil)
 }
 
 // ShareOf is the share of the known columns of spans where state
@@ -119,13 +138,17 @@ func ShareOf(gs []*GPU, spans []Span, want func(st State) bool) float64 {
 	known, yes := 0, 0
 	for _, g := range gs {
 		for _, sp := range spans {
-			for i := sp.Lo; i < sp.Hi; i++ {
-				if st := g.State[i]; st != Unknown {
-					known++
-					if want(st) {
-						yes++
+			for i := sp.Lo; i < sp.Hi; {
+				run, n := g.State.Run(i, sp.Hi)
+				for _, st := range run {
+					if st != Unknown {
+						known++
+						if want(st) {
+							yes++
+						}
 					}
 				}
+				i += n
 			}
 		}
 	}
@@ -136,13 +159,13 @@ func ShareOf(gs []*GPU, spans []Span, want func(st State) bool) float64 {
 }
 
 // HostShare is the share of the known columns of spans where flag is 1.
-func HostShare(flag []int8, spans []Span) (share float64, known bool) {
+func HostShare(flag *Col[int8], spans []Span) (share float64, known bool) {
 	n, yes := 0, 0
 	for _, sp := range spans {
-		for i := sp.Lo; i < min(sp.Hi, len(flag)); i++ {
-			if flag[i] >= 0 {
+		for i := sp.Lo; i < min(sp.Hi, flag.Len()); i++ {
+			if v := flag.At(i); v >= 0 {
 				n++
-				if flag[i] == 1 {
+				if v == 1 {
 					yes++
 				}
 			}
@@ -171,16 +194,24 @@ func (f *Frame) During(g *Group) string {
 }
 
 // KnownShare is the share of the columns of spans with a known state:
-// gaps in a recording lower a hint's confidence.
+// gaps in a recording lower a hint's confidence. Of the columns still
+// held: those let go of are no gap.
 func KnownShare(gs []*GPU, spans []Span) float64 {
 	total, known := 0, 0
 	for _, g := range gs {
 		for _, sp := range spans {
-			for i := sp.Lo; i < sp.Hi; i++ {
-				total++
-				if g.State[i] != Unknown {
-					known++
+			// Columns let go of count neither way: they were known
+			// once, and what was judged of them is kept.
+			sp.Lo = max(sp.Lo, min(sp.Hi, g.State.HeldFrom()))
+			total += sp.Len()
+			for i := sp.Lo; i < sp.Hi; {
+				run, n := g.State.Run(i, sp.Hi)
+				for _, st := range run {
+					if st != Unknown {
+						known++
+					}
 				}
+				i += n
 			}
 		}
 	}
@@ -194,15 +225,15 @@ func KnownShare(gs []*GPU, spans []Span) float64 {
 // rules that judge the GPU alone: "host CPU 12 % (busiest core 35 %)", or
 // that the recording has no host data.
 func (f *Frame) HostContext(h *Host, spans []Span) (text string, known bool) {
-	cpu := HostStats(h.CPU, spans)
+	cpu := HostStats(&h.CPU, spans)
 	if !cpu.OK() {
-		if job := HostStats(h.Job, spans); job.OK() {
+		if job := HostStats(&h.Job, spans); job.OK() {
 			return "the job's CPU " + units.Number(job.Mean) + "% of a core", true
 		}
 		return "no host CPU data in this recording", false
 	}
 	text = "host CPU " + units.Number(cpu.Mean) + "%"
-	if top := HostStats(h.TopCore, spans); top.OK() {
+	if top := HostStats(&h.TopCore, spans); top.OK() {
 		text += " (busiest core " + units.Number(top.Mean) + "%)"
 	}
 	return text, true

@@ -227,17 +227,19 @@ func (f *Frame) Edges(sp Span, edge func(i int) bool) (Span, bool) {
 	if edge == nil {
 		return sp, true
 	}
+	// An end among the columns let go of (HeldFrom) stays where the windows
+	// put it: what the condition was there is no longer known.
 	lo, hi := sp.Lo, sp.Hi
-	for lo < hi && !edge(lo) {
+	for lo < hi && lo >= f.HeldFrom && !edge(lo) {
 		lo++
 	}
-	for hi > lo && !edge(hi-1) {
+	for hi > lo && hi > f.HeldFrom && !edge(hi-1) {
 		hi--
 	}
 	if hi == lo {
 		return sp, false
 	}
-	for lo > 0 && edge(lo-1) {
+	for lo > f.HeldFrom && edge(lo-1) {
 		lo--
 	}
 	for hi < f.N && edge(hi) {
@@ -431,8 +433,8 @@ func (f *Frame) HostWorking(idx int, spans []Span) bool {
 		return false
 	}
 	h := f.HostOf(g)
-	busy, _ := HostShare(h.Busy, spans)
-	single, _ := HostShare(h.Single, spans)
+	busy, _ := HostShare(&h.Busy, spans)
+	single, _ := HostShare(&h.Single, spans)
 	return busy >= 0.5 || single >= 0.5
 }
 

@@ -30,7 +30,7 @@ type hostsState struct {
 	layout  *frame.Layout  // the layout they were made for
 	members [][]*frame.GPU // the Engine's GPUs of each host
 	nGPUs   int            // len(Kept.Master.GPUs) when members were made
-	cols    [][]hostCol
+	cols    []frame.Col[hostCol]
 	blocks  [][]hostAcc // sums of each hostBlock of final columns, per host
 	final   int
 	// openSamples is how many samples the Engine had when the column after
@@ -62,7 +62,7 @@ func (c hostCol) working() bool { return c.known > 0 && 2*int(c.active+c.waiting
 // hostColumns returns each host's columns of the view (nil in a session
 // of fewer than two hosts): the Engine's closed ones are made once, the
 // view's open one afresh.
-func hostColumns(f *frame.Frame) [][]hostCol {
+func hostColumns(f *frame.Frame) []frame.Col[hostCol] {
 	if f.Kept == nil || f.N == 0 {
 		return nil
 	}
@@ -73,7 +73,10 @@ func hostColumns(f *frame.Frame) [][]hostCol {
 	}
 	st := hostsOf(f)
 	if st.cols == nil {
-		st.cols = make([][]hostCol, len(l.Names))
+		st.cols = make([]frame.Col[hostCol], len(l.Names))
+		for h := range st.cols {
+			st.cols[h] = frame.NewCol(0, hostCol{})
+		}
 		st.blocks = make([][]hostAcc, len(l.Names))
 		st.starts = make([]hostStart, len(l.Names))
 		for h := range st.starts {
@@ -94,18 +97,20 @@ func hostColumns(f *frame.Frame) [][]hostCol {
 	closed := k.Master.N - 1
 	if closed > st.final {
 		for h := range st.cols {
-			st.cols[h] = st.cols[h][:st.final]
 			for i := st.final; i < closed; i++ {
-				st.cols[h] = append(st.cols[h], hostColumn(st.members[h], i))
+				setColumn(&st.cols[h], i, hostColumn(st.members[h], i))
 			}
+			// What the Engine let go of, its hosts' columns let go of too:
+			// their windows' sums stay in the blocks.
+			st.cols[h].Release(k.Master.HeldFrom)
 		}
 		st.final, st.openSamples = closed, -1
 	}
 	for h := range st.cols {
 		for b := len(st.blocks[h]); (b+1)*hostBlock <= st.final; b++ {
 			var a hostAcc
-			for _, c := range st.cols[h][b*hostBlock : (b+1)*hostBlock] {
-				a.add(c)
+			for i := b * hostBlock; i < (b+1)*hostBlock; i++ {
+				a.add(st.cols[h].At(i))
 			}
 			st.blocks[h] = append(st.blocks[h], a)
 		}
@@ -114,15 +119,24 @@ func hostColumns(f *frame.Frame) [][]hostCol {
 	// since: the rules ask for the columns several times a tick.
 	if f.N > st.final && st.openSamples != k.Samples {
 		for h := range st.cols {
-			st.cols[h] = append(st.cols[h][:st.final], hostColumn(st.members[h], f.N-1))
+			setColumn(&st.cols[h], f.N-1, hostColumn(st.members[h], f.N-1))
 		}
 		st.openSamples = k.Samples
 	}
-	out := make([][]hostCol, len(st.cols))
+	out := make([]frame.Col[hostCol], len(st.cols))
 	for h := range st.cols {
-		out[h] = st.cols[h][:f.N]
+		out[h] = st.cols[h].Cut(f.N)
 	}
 	return out
+}
+
+// setColumn makes column i of a host's columns c, the column after its
+// last or one already made (the open column, made again).
+func setColumn(cols *frame.Col[hostCol], i int, c hostCol) {
+	for cols.Len() <= i {
+		cols.Append(hostCol{})
+	}
+	cols.Set(i, c)
 }
 
 // hostColumn sums column i of a host's GPUs.
@@ -137,7 +151,7 @@ func hostColumn(gs []*frame.GPU, i int) hostCol {
 		}
 	}
 	for _, g := range gs {
-		switch g.State[i] {
+		switch g.State.At(i) {
 		case frame.Unknown:
 			continue
 		case frame.Idle:
@@ -148,13 +162,13 @@ func hostColumn(gs []*frame.GPU, i int) hostCol {
 			c.waiting++
 		}
 		c.known++
-		add(0, float64(g.Work[i]))
-		add(1, frame.At(g.Util, i))
-		add(2, frame.At(g.SM, i))
-		p := frame.At(g.Power, i)
+		add(0, float64(g.Work.At(i)))
+		add(1, frame.At(&g.Util, i))
+		add(2, frame.At(&g.SM, i))
+		p := frame.At(&g.Power, i)
 		add(3, p)
-		add(4, frame.At(g.Clock, i))
-		add(5, frame.At(g.Mem, i))
+		add(4, frame.At(&g.Clock, i))
+		add(5, frame.At(&g.Mem, i))
 		if l := g.LimitAt.Get(i); l > 0 && p == p {
 			c.pshare += float32(p / l)
 		}
@@ -169,7 +183,7 @@ func hostColumn(gs []*frame.GPU, i int) hostCol {
 	// pshare is a mean over the GPUs with both a draw and a limit.
 	n := 0
 	for _, g := range gs {
-		if g.State[i] != frame.Unknown && g.LimitAt.Get(i) > 0 && frame.At(g.Power, i) == frame.At(g.Power, i) {
+		if g.State.At(i) != frame.Unknown && g.LimitAt.Get(i) > 0 && frame.At(&g.Power, i) == frame.At(&g.Power, i) {
 			n++
 		}
 	}
@@ -200,7 +214,7 @@ func (w hostWin) works() bool { return w.judged() && w.share(w.active+w.waiting)
 
 // hostWindows is every host over spans; for one closed grid window it is
 // kept.
-func hostWindows(f *frame.Frame, cols [][]hostCol, spans ...frame.Span) []hostWin {
+func hostWindows(f *frame.Frame, cols []frame.Col[hostCol], spans ...frame.Span) []hostWin {
 	st := hostsOf(f)
 	// One window is kept: by the Engine once its columns are closed, by
 	// this view while it reaches the open column (a rule judged host by
@@ -223,8 +237,8 @@ func hostWindows(f *frame.Frame, cols [][]hostCol, spans ...frame.Span) []hostWi
 		}
 	}
 	out := make([]hostWin, len(cols))
-	for h, cs := range cols {
-		out[h] = hostWindowOf(cs, st.blocks[h], spans)
+	for h := range cols {
+		out[h] = hostWindowOf(&cols[h], st.blocks[h], spans)
 	}
 	if memo != nil {
 		if len(memo) >= 1<<14 {
@@ -274,7 +288,7 @@ func (a *hostAcc) merge(b hostAcc) {
 
 // hostWindowOf is one host over spans, from its columns cs and the kept
 // sums of their whole blocks.
-func hostWindowOf(cs []hostCol, blocks []hostAcc, spans []frame.Span) hostWin {
+func hostWindowOf(cs *frame.Col[hostCol], blocks []hostAcc, spans []frame.Span) hostWin {
 	var a hostAcc
 	for _, sp := range spans {
 		for i := sp.Lo; i < sp.Hi; {
@@ -283,7 +297,7 @@ func hostWindowOf(cs []hostCol, blocks []hostAcc, spans []frame.Span) hostWin {
 				i += hostBlock
 				continue
 			}
-			a.add(cs[i])
+			a.add(cs.At(i))
 			i++
 		}
 	}

@@ -48,15 +48,16 @@ var HostIdle = frame.Rule{
 			others, ok := othersActive(wins, h)
 			return ok && others >= frame.Level(in, hostOthersActive, hostOthersStay)
 		}, func(h, i int) bool {
-			c := cols[h][i]
+			c := cols[h].At(i)
 			if c.known == 0 || float64(c.idle) < hostIdleStay*float64(c.known) {
 				return false
 			}
 			known, active := 0, 0
 			for k := range cols {
 				if k != h {
-					known += int(cols[k][i].known)
-					active += int(cols[k][i].active + cols[k][i].waiting)
+					o := cols[k].At(i)
+					known += int(o.known)
+					active += int(o.active + o.waiting)
 				}
 			}
 			return known > 0 && float64(active) >= hostOthersStay*float64(known)

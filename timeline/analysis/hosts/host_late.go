@@ -51,7 +51,7 @@ var HostLate = frame.Rule{
 				continue
 			}
 			sp := frame.Span{Lo: ref, Hi: s}
-			if w := hostWindowOf(cols[h], hostsOf(f).blocks[h], []frame.Span{sp}); !w.judged() {
+			if w := hostWindowOf(&cols[h], hostsOf(f).blocks[h], []frame.Span{sp}); !w.judged() {
 				continue // a gap, not a late start: the host was not answering
 			}
 			out = append(out, hostCands(f, timeline.HintHostLate, h, members[h], []frame.Stretch{{Span: sp, Firm: true}}, 1)...)

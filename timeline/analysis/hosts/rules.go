@@ -48,17 +48,17 @@ const (
 // (-1: not yet): the first column where at least half its GPUs work and
 // the Window from there worked in at least 80 % of its columns. Only
 // closed columns count, so the view's open one never moves a start.
-func hostStarts(f *frame.Frame, cols [][]hostCol) []int {
+func hostStarts(f *frame.Frame, cols []frame.Col[hostCol]) []int {
 	st := hostsOf(f)
 	width := int(f.Opts.Window / f.Step)
 	final := st.final
 	out := make([]int, len(cols))
 	for h := range cols {
 		s := &st.starts[h]
-		all := st.cols[h]
+		all := &st.cols[h]
 		for s.start < 0 {
 			for s.end < s.p+width && s.end < final {
-				if all[s.end].working() {
+				if all.At(s.end).working() {
 					s.cnt++
 				}
 				s.end++
@@ -66,11 +66,11 @@ func hostStarts(f *frame.Frame, cols [][]hostCol) []int {
 			if s.end < s.p+width {
 				break
 			}
-			if all[s.p].working() && float64(s.cnt) >= hostStartShare*float64(width) {
+			if all.At(s.p).working() && float64(s.cnt) >= hostStartShare*float64(width) {
 				s.start = s.p
 				break
 			}
-			if all[s.p].working() {
+			if all.At(s.p).working() {
 				s.cnt--
 			}
 			s.p++

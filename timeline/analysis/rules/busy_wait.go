@@ -24,11 +24,11 @@ var BusyWait = frame.Rule{
 		return f.PerGPU(timeline.HintBusyWait, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
 			c := g.Counts(w)
 			return c.Judged() && c.Share(c.Waiting) >= frame.Level(in, 0.6, 0.4)
-		}, func(g *frame.GPU, i int) bool { return g.State[i] == frame.Waiting })
+		}, func(g *frame.GPU, i int) bool { return g.State.At(i) == frame.Waiting })
 	},
 	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 		gs := f.Members(g)
-		waiting := func(gpu *frame.GPU, i int) bool { return gpu.State[i] == frame.Waiting }
+		waiting := func(gpu *frame.GPU, i int) bool { return gpu.State.At(i) == frame.Waiting }
 		ev := f.GPUNames(g.GPUs) + " " + frame.Range(frame.Stats(gs, frame.PickUtil, g.Spans, waiting), "% util")
 		conf := 0.9
 		if p := frame.Stats(gs, frame.PickPower, g.Spans, waiting); p.OK() {

@@ -5,6 +5,7 @@
 //   - of each GPU on its own: gpu-idle, idle-memory-held, low-utilization,
 //     busy-wait, pcie-bound, power-capped and thermal-throttle (which share
 //     throttle.go), memory-headroom, memory-pressure, frozen-telemetry;
+//   - of who holds each GPU (a pod, a Slurm job): allocated-idle;
 //   - of the GPUs together: gpu-imbalance, periodic-stall;
 //   - of the host feeding them: input-bound, host-single-thread and io-wait
 //     (which share host.go);

@@ -20,7 +20,7 @@ var GPUIdle = frame.Rule{
 	ID: timeline.HintGPUIdle,
 	Find: func(f *frame.Frame) []frame.Cand {
 		bare := func(g *frame.GPU, i int) bool {
-			return g.State[i] == frame.Idle && !(frame.At(g.Mem, i) >= f.Opts.HeldMemory)
+			return g.State.At(i) == frame.Idle && !(frame.At(&g.Mem, i) >= f.Opts.HeldMemory)
 		}
 		return f.PerGPU(timeline.HintGPUIdle, f.Opts.IdleWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
 			share, ok := g.ShareIn(w, func(i int) bool { return bare(g, i) })
@@ -51,5 +51,5 @@ var GPUIdle = frame.Rule{
 			Confidence: conf * frame.KnownShare(gs, g.Spans),
 		}, true
 	},
-	YieldsTo: []string{timeline.HintGPUImbalance},
+	YieldsTo: []string{timeline.HintGPUImbalance, timeline.HintAllocatedIdle},
 }

@@ -30,11 +30,16 @@ import (
 // several jobs on one node this rule cannot tell them apart. In a session
 // of several hosts placement is judged within each host, its GPUs against
 // each other, and critical is more than half of that host's GPUs low: a
-// whole host idle beside busy ones is host-idle (analysis/hosts).
+// whole host idle beside busy ones is host-idle (analysis/hosts). Where the
+// node says who holds each GPU, a low GPU allocated and idle is
+// allocated-idle instead.
 var GPUImbalance = frame.Rule{
 	ID:       timeline.HintGPUImbalance,
 	Find:     findImbalance,
 	Describe: describeImbalance,
+	// A low GPU allocated to another holder than the busy ones is no
+	// imbalance of one job; allocated-idle names whose it is.
+	YieldsTo: []string{timeline.HintAllocatedIdle},
 }
 
 // imbalanceLow returns the low GPUs of a window and the level they are at
@@ -249,9 +254,9 @@ func imbalancedAt(f *frame.Frame, i int, low []int) bool {
 	var lowSum, restSum float64
 	var lowN, restN int
 	for _, g := range sameHost(f, f.GPUs, low) {
-		v := float64(g.Work[i])
+		v := float64(g.Work.At(i))
 		if math.IsNaN(v) {
-			switch g.State[i] {
+			switch g.State.At(i) {
 			case frame.Low, frame.Busy:
 				v = 100
 			case frame.Idle:

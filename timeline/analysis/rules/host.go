@@ -28,15 +28,15 @@ func hostStarved(f *frame.Frame, g *frame.GPU, w frame.Span, in bool) bool {
 	if m := c.MeanWork(); !(m < frame.Level(in, f.Opts.LowWork, f.Opts.LowWork+10)) {
 		return false // enough work, or no work figure to judge
 	}
-	if g.Util != nil {
-		return frame.Mean(g.Util, w) < f.Opts.LowWork+10
+	if g.Util.Has() {
+		return frame.Mean(&g.Util, w) < f.Opts.LowWork+10
 	}
 	return c.Share(c.Idle) >= 0.2
 }
 
 // hintHostShareIn is the share of a window's known columns where flag is
 // 1, and whether any column is known.
-func hintHostShareIn(flag []int8, w frame.Span) (float64, bool) {
+func hintHostShareIn(flag *frame.Col[int8], w frame.Span) (float64, bool) {
 	return frame.HostShare(flag, []frame.Span{w})
 }
 
@@ -73,7 +73,7 @@ func cycles(f *frame.Frame, gs []*frame.GPU, spans []frame.Span) (work, idle fra
 			for i := sp.Lo; i <= sp.Hi; i++ {
 				st := frame.State(255)
 				if i < sp.Hi {
-					st = g.State[i]
+					st = g.State.At(i)
 					if st == frame.Busy {
 						st = frame.Low
 					}
@@ -97,10 +97,7 @@ func cycles(f *frame.Frame, gs []*frame.GPU, spans []frame.Span) (work, idle fra
 			}
 		}
 	}
-	stat := func(xs []float32) frame.Stat {
-		return frame.Stats([]*frame.GPU{{Util: xs}}, frame.PickUtil, []frame.Span{{Lo: 0, Hi: len(xs)}}, nil)
-	}
-	return stat(on), stat(off)
+	return frame.StatsOf(on), frame.StatsOf(off)
 }
 
 // hostHint finishes a host rule's hint: critical when the GPUs' mean work
@@ -114,7 +111,7 @@ func hostHint(f *frame.Frame, gs []*frame.GPU, g *frame.Group, ev, sug string, c
 	if !frame.Stats(gs, frame.PickSM, g.Spans, nil).OK() {
 		conf *= 0.85
 	}
-	if f.HostOf(gs[0]).Cores == nil {
+	if !f.HostOf(gs[0]).Cores.Has() {
 		conf *= 0.85
 	}
 	return timeline.Hint{Severity: sev, Evidence: ev, Suggestion: sug, Confidence: conf * frame.KnownShare(gs, g.Spans)}

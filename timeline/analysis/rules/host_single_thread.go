@@ -18,15 +18,15 @@ var HostSingleThread = frame.Rule{
 	ID: timeline.HintHostSingleThread,
 	Find: func(f *frame.Frame) []frame.Cand {
 		return f.PerGPU(timeline.HintHostSingleThread, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
-			single, known := hintHostShareIn(f.HostOf(g).Single, w)
+			single, known := hintHostShareIn(&f.HostOf(g).Single, w)
 			return known && single >= frame.Level(in, 0.7, 0.5) && hostStarved(f, g, w, in)
 		}, nil)
 	},
 	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 		gs := f.Members(g)
 		h := f.HostOf(gs[0])
-		top := frame.HostStats(h.TopCore, g.Spans)
-		idle, cores := frame.HostStats(h.IdleCores, g.Spans), frame.HostStats(h.Cores, g.Spans)
+		top := frame.HostStats(&h.TopCore, g.Spans)
+		idle, cores := frame.HostStats(&h.IdleCores, g.Spans), frame.HostStats(&h.Cores, g.Spans)
 		ev := fmt.Sprintf("%s, while one host core runs at %s%% and on average %s of %s cores idle, %s", starvedText(f, gs, g.Spans),
 			units.Number(top.Mean), units.Number(idle.Mean), units.Number(cores.Mean), f.During(g))
 		sug := "One thread feeds the GPU: a DataLoader with `num_workers=0`, or preprocessing in the main process. Use " +

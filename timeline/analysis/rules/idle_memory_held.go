@@ -22,7 +22,7 @@ var IdleMemoryHeld = frame.Rule{
 	ID: timeline.HintIdleMemoryHeld,
 	Find: func(f *frame.Frame) []frame.Cand {
 		held := f.Opts.HeldMemory
-		holding := func(g *frame.GPU, i int) bool { return g.State[i] == frame.Idle && frame.At(g.Mem, i) >= held }
+		holding := func(g *frame.GPU, i int) bool { return g.State.At(i) == frame.Idle && frame.At(&g.Mem, i) >= held }
 		return f.PerGPU(timeline.HintIdleMemoryHeld, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
 			share, ok := g.ShareIn(w, func(i int) bool { return holding(g, i) })
 			return ok && share >= frame.Level(in, 0.9, 0.8)
@@ -65,14 +65,14 @@ var IdleMemoryHeld = frame.Rule{
 // one core pegged, in at least half the known columns), describes it, and
 // whether the host was recorded at all.
 func hostWorking(f *frame.Frame, h *frame.Host, spans []frame.Span) (working bool, text string, known bool) {
-	busy, busyKnown := frame.HostShare(h.Busy, spans)
-	single, singleKnown := frame.HostShare(h.Single, spans)
+	busy, busyKnown := frame.HostShare(&h.Busy, spans)
+	single, singleKnown := frame.HostShare(&h.Single, spans)
 	if !busyKnown && !singleKnown {
 		return false, "", false
 	}
-	cpu := frame.HostStats(h.CPU, spans)
-	top := frame.HostStats(h.TopCore, spans)
-	job := frame.HostStats(h.Job, spans)
+	cpu := frame.HostStats(&h.CPU, spans)
+	top := frame.HostStats(&h.TopCore, spans)
+	job := frame.HostStats(&h.Job, spans)
 	switch {
 	case single >= 0.5:
 		text = "one host core runs at " + units.Number(top.Mean) + "% and the others idle"

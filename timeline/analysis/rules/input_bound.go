@@ -21,8 +21,8 @@ var InputBound = frame.Rule{
 	Find: func(f *frame.Frame) []frame.Cand {
 		return f.PerGPU(timeline.HintInputBound, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
 			h := f.HostOf(g)
-			busy, known := hintHostShareIn(h.Busy, w)
-			single, _ := hintHostShareIn(h.Single, w)
+			busy, known := hintHostShareIn(&h.Busy, w)
+			single, _ := hintHostShareIn(&h.Single, w)
 			return known && busy >= frame.Level(in, 0.7, 0.5) && single < 0.5 && hostStarved(f, g, w, in)
 		}, nil)
 	},
@@ -31,17 +31,17 @@ var InputBound = frame.Rule{
 		h := f.HostOf(gs[0])
 		ev := starvedText(f, gs, g.Spans) + ", while the host CPU is busy"
 		var parts []string
-		if cpu := frame.HostStats(h.CPU, g.Spans); cpu.OK() {
+		if cpu := frame.HostStats(&h.CPU, g.Spans); cpu.OK() {
 			parts = append(parts, units.Number(cpu.Mean)+"% overall")
 		}
-		top := frame.HostStats(h.TopCore, g.Spans)
-		if busy, cores := frame.HostStats(h.BusyCores, g.Spans), frame.HostStats(h.Cores, g.Spans); busy.OK() {
+		top := frame.HostStats(&h.TopCore, g.Spans)
+		if busy, cores := frame.HostStats(&h.BusyCores, g.Spans), frame.HostStats(&h.Cores, g.Spans); busy.OK() {
 			// A mean over the columns: "2.3 of 32 cores" is a count on
 			// average, which the words must say.
 			parts = append(parts, fmt.Sprintf("on average %s of %s cores at %s%% or more, the busiest at %s%%",
 				units.Number(busy.Mean), units.Number(cores.Mean), units.Number(f.Opts.BusyCore), units.Number(top.Mean)))
 		}
-		if job := frame.HostStats(h.Job, g.Spans); job.OK() {
+		if job := frame.HostStats(&h.Job, g.Spans); job.OK() {
 			parts = append(parts, "the job "+units.Number(job.Mean)+"% of a core")
 		}
 		ev += hintParen(parts) + ", " + f.During(g)

@@ -18,8 +18,8 @@ var IOWait = frame.Rule{
 	Find: func(f *frame.Frame) []frame.Cand {
 		return f.PerGPU(timeline.HintIOWait, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
 			h := f.HostOf(g)
-			high, known := hintHostShareIn(h.IOHigh, w)
-			if !known || high < frame.Level(in, 0.5, 0.3) || frame.Mean(h.DiskRead, w) < frame.Mean(h.DiskWrite, w) {
+			high, known := hintHostShareIn(&h.IOHigh, w)
+			if !known || high < frame.Level(in, 0.5, 0.3) || frame.Mean(&h.DiskRead, w) < frame.Mean(&h.DiskWrite, w) {
 				return false
 			}
 			c := g.Counts(w)
@@ -29,13 +29,13 @@ var IOWait = frame.Rule{
 	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 		gs := f.Members(g)
 		h := f.HostOf(gs[0])
-		wait := frame.HostStats(h.IOWait, g.Spans)
+		wait := frame.HostStats(&h.IOWait, g.Spans)
 		ev := starvedText(f, gs, g.Spans) + ", while host iowait is " + units.Number(wait.Mean) + "%"
-		if cores := frame.HostStats(h.Cores, g.Spans); cores.OK() {
+		if cores := frame.HostStats(&h.Cores, g.Spans); cores.OK() {
 			ev += " (" + units.Number(wait.Mean*cores.Mean/100) + " cores' worth)"
 		}
 		conf := 0.75
-		if rd := frame.HostStats(h.DiskRead, g.Spans); rd.OK() {
+		if rd := frame.HostStats(&h.DiskRead, g.Spans); rd.OK() {
 			ev += " and the disks read " + units.Rate(rd.Mean)
 		} else {
 			conf = 0.6

@@ -20,7 +20,7 @@ var MemoryHeadroom = frame.Rule{
 	Find: func(f *frame.Frame) []frame.Cand {
 		low := f.Opts.LowWork
 		return f.PerGPU(timeline.HintMemoryHeadroom, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
-			if total := g.MemTotalAt.Get(w.Hi - 1); !(total > 0) || !(frame.Mean(g.Mem, w) <= f.Opts.MemHeadroom*total) {
+			if total := g.MemTotalAt.Get(w.Hi - 1); !(total > 0) || !(frame.Mean(&g.Mem, w) <= f.Opts.MemHeadroom*total) {
 				return false
 			}
 			c := g.Counts(w)

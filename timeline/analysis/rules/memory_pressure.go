@@ -22,9 +22,9 @@ var MemoryPressure = frame.Rule{
 	ID: timeline.HintMemoryPressure,
 	Find: func(f *frame.Frame) []frame.Cand {
 		full := f.Opts.MemFull
-		nearFull := func(g *frame.GPU, i int) bool { return frame.At(g.Mem, i) >= full*g.MemTotalAt.Get(i) }
+		nearFull := func(g *frame.GPU, i int) bool { return frame.At(&g.Mem, i) >= full*g.MemTotalAt.Get(i) }
 		out := f.PerGPU(timeline.HintMemoryPressure, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
-			if g.Mem == nil {
+			if !g.Mem.Has() {
 				return false
 			}
 			share, ok := g.ShareIn(w, func(i int) bool { return nearFull(g, i) })
@@ -67,14 +67,14 @@ func hostMemoryKey(f *frame.Frame, k int) string {
 func hostMemoryCands(f *frame.Frame, k int) []frame.Cand {
 	full := f.Opts.MemFull
 	h := &f.Hosts[k]
-	if h.MemUsed == nil || h.MemTotal == nil {
+	if !h.MemUsed.Has() || !h.MemTotal.Has() {
 		return nil
 	}
-	ramFull := func(i int) bool { return frame.At(h.MemUsed, i) >= full*frame.At(h.MemTotal, i) }
+	ramFull := func(i int) bool { return frame.At(&h.MemUsed, i) >= full*frame.At(&h.MemTotal, i) }
 	eps := f.Holds(frame.HoldKey{Rule: timeline.HintMemoryPressure, GPU: -1 - k, Mult: 1}, func(w frame.Span, in bool) bool {
 		known, yes := 0, 0
 		for i := w.Lo; i < w.Hi; i++ {
-			if h.MemUsed[i] == h.MemUsed[i] && h.MemTotal[i] == h.MemTotal[i] {
+			if h.MemUsed.At(i) == h.MemUsed.At(i) && h.MemTotal.At(i) == h.MemTotal.At(i) {
 				known++
 				if ramFull(i) {
 					yes++
@@ -97,13 +97,13 @@ func hostMemoryCands(f *frame.Frame, k int) []frame.Cand {
 // swapGrowth is how much host h's swap use grew across a window (NaN if
 // unknown).
 func swapGrowth(h *frame.Host, w frame.Span) float64 {
-	sw := h.Swap
-	if sw == nil {
+	sw := &h.Swap
+	if !sw.Has() {
 		return math.NaN()
 	}
 	first, last := math.NaN(), math.NaN()
 	for i := w.Lo; i < w.Hi; i++ {
-		if v := float64(sw[i]); !math.IsNaN(v) {
+		if v := float64(sw.At(i)); !math.IsNaN(v) {
 			if math.IsNaN(first) {
 				first = v
 			}
@@ -124,7 +124,7 @@ func describeHostMemory(f *frame.Frame, g *frame.Group) timeline.Hint {
 	if h.Name != "" {
 		who = h.Name
 	}
-	used, total := frame.HostStats(h.MemUsed, g.Spans), frame.HostStats(h.MemTotal, g.Spans)
+	used, total := frame.HostStats(&h.MemUsed, g.Spans), frame.HostStats(&h.MemTotal, g.Spans)
 	ev := fmt.Sprintf("%s RAM %s of %s used (%s)", who, units.Bytes(used.Hi), units.Bytes(total.Mean), units.Share(used.Hi/total.Mean))
 	if grew := swapGrowth(&h, g.Hull); grew >= 64<<20 {
 		ev += ", swap grew by " + units.Bytes(grew)

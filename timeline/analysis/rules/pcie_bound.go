@@ -19,15 +19,15 @@ var PCIeBound = frame.Rule{
 	ID: timeline.HintPCIeBound,
 	Find: func(f *frame.Frame) []frame.Cand {
 		copying := func(g *frame.GPU, i int) bool {
-			return frame.At(g.Bus, i) >= f.Opts.PCIeBusy && frame.At(g.Work, i) < 25
+			return frame.At(&g.Bus, i) >= f.Opts.PCIeBusy && frame.At(&g.Work, i) < 25
 		}
 		return f.PerGPU(timeline.HintPCIeBound, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
-			if g.Bus == nil {
+			if !g.Bus.Has() {
 				return false
 			}
 			known, yes := 0, 0
 			for i := w.Lo; i < w.Hi; i++ {
-				if g.Bus[i] == g.Bus[i] && g.State[i] != frame.Unknown {
+				if g.Bus.At(i) == g.Bus.At(i) && g.State.At(i) != frame.Unknown {
 					known++
 					if copying(g, i) {
 						yes++
@@ -39,7 +39,7 @@ var PCIeBound = frame.Rule{
 	},
 	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 		gs := f.Members(g)
-		bus := frame.Stats(gs, func(g *frame.GPU) []float32 { return g.Bus }, g.Spans, nil)
+		bus := frame.Stats(gs, func(g *frame.GPU) *frame.Col[float32] { return &g.Bus }, g.Spans, nil)
 		conf := 0.55
 		if !frame.Stats(gs, frame.PickSM, g.Spans, nil).OK() {
 			conf = 0.45

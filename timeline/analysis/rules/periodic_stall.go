@@ -64,7 +64,7 @@ type stallScan struct {
 
 // stallsOf returns a GPU's stalls, in order.
 func stallsOf(f *frame.Frame, g *frame.GPU) []frame.Span {
-	working := func(i int) bool { return g.State[i] == frame.Low || g.State[i] == frame.Busy }
+	working := func(i int) bool { return g.State.At(i) == frame.Low || g.State.At(i) == frame.Busy }
 	minLen := max(2, int((f.Opts.StallMin+f.Step-1)/f.Step))
 	var runs []frame.Span
 	closed := f.Closed()
@@ -99,8 +99,8 @@ func stallsOf(f *frame.Frame, g *frame.GPU) []frame.Span {
 // stallRuns appends to runs the runs of stalled columns in [from, to),
 // bridging blips of work inside a stall.
 func stallRuns(f *frame.Frame, g *frame.GPU, runs []frame.Span, from, to int) []frame.Span {
-	stalled := func(i int) bool { return g.State[i] == frame.Idle || g.State[i] == frame.Waiting }
-	working := func(i int) bool { return g.State[i] == frame.Low || g.State[i] == frame.Busy }
+	stalled := func(i int) bool { return g.State.At(i) == frame.Idle || g.State.At(i) == frame.Waiting }
+	working := func(i int) bool { return g.State.At(i) == frame.Low || g.State.At(i) == frame.Busy }
 	bridge := max(1, int(time.Second/f.Step))
 	for i := from; i < to; {
 		if !stalled(i) {
@@ -221,8 +221,8 @@ func findPeriodicRuns(f *frame.Frame, g *frame.GPU, stalls []frame.Span) [][]fra
 func busyBetween(f *frame.Frame, g *frame.GPU, run []frame.Span) bool {
 	sum, n := 0.0, 0
 	for k := 1; k < len(run); k++ {
-		for _, w := range g.Work[run[k-1].Hi:run[k].Lo] {
-			if w == w {
+		for i := run[k-1].Hi; i < run[k].Lo; i++ {
+			if w := g.Work.At(i); w == w {
 				sum += float64(w)
 				n++
 			}
@@ -315,7 +315,7 @@ func describePeriodicStall(f *frame.Frame, g *frame.Group) (timeline.Hint, bool)
 		share += s
 	}
 	share /= float64(len(shares))
-	length := frame.Stats([]*frame.GPU{{Util: lengths}}, frame.PickUtil, []frame.Span{{Lo: 0, Hi: len(lengths)}}, nil)
+	length := frame.StatsOf(lengths)
 	stallSpans = frame.Union(stallSpans)
 	verb := "stall"
 	if len(g.GPUs) == 1 {
@@ -328,7 +328,7 @@ func describePeriodicStall(f *frame.Frame, g *frame.Group) (timeline.Hint, bool)
 	if len(idleGPUs) > 0 && len(waitGPUs) > 0 {
 		idle := subset(f, gs, idleGPUs)
 		wait := subset(f, gs, waitGPUs)
-		waiting := func(gpu *frame.GPU, i int) bool { return gpu.State[i] == frame.Waiting }
+		waiting := func(gpu *frame.GPU, i int) bool { return gpu.State.At(i) == frame.Waiting }
 		ev += fmt.Sprintf(": %s idle (%s) while %s wait at %s", f.GPUNames(idleGPUs), frame.Activity(idle, stallSpans, nil),
 			f.GPUNames(waitGPUs), frame.Range(frame.Stats(wait, frame.PickUtil, stallSpans, waiting), "% util"))
 		if p := frame.Stats(wait, frame.PickPower, stallSpans, waiting); p.OK() {
@@ -367,8 +367,8 @@ func subset(f *frame.Frame, gs []*frame.GPU, idx []int) []*frame.GPU {
 // stallWrites notes disk writes during the stalls when they are at least
 // 100 MB/s and twice what the host writes otherwise: a checkpoint.
 func stallWrites(f *frame.Frame, h *frame.Host, stalls []frame.Span) string {
-	w := h.DiskWrite
-	if w == nil || len(stalls) == 0 {
+	w := &h.DiskWrite
+	if !w.Has() || len(stalls) == 0 {
 		return ""
 	}
 	during := frame.HostStats(w, stalls)

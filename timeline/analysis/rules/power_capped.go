@@ -38,10 +38,10 @@ func capped(f *frame.Frame, g *frame.GPU, i int) bool {
 	if !g.Working(i) {
 		return false
 	}
-	if g.Throttle != nil && g.Throttle[i] >= 0 {
-		return g.Throttle[i]&timeline.ThrottlePower != 0
+	if g.Throttle.Has() && g.Throttle.At(i) >= 0 {
+		return g.Throttle.At(i)&timeline.ThrottlePower != 0
 	}
-	p, c, limit := frame.At(g.Power, i), frame.At(g.Clock, i), g.LimitAt.Get(i)
+	p, c, limit := frame.At(&g.Power, i), frame.At(&g.Clock, i), g.LimitAt.Get(i)
 	held := c < ClockHeld*g.MaxClockAt.Get(i)
 	switch {
 	case limit > 0 && !math.IsNaN(c):
@@ -57,7 +57,7 @@ func capped(f *frame.Frame, g *frame.GPU, i int) bool {
 // capSigns says what a GPU's columns can tell about a cap: the reasons, a
 // limit, a clock; none of them, and the rule stays silent.
 func capSigns(g *frame.GPU) bool {
-	return g.Throttle != nil || g.Limit > 0 || (g.Clock != nil && g.Power != nil)
+	return g.Throttle.Has() || g.Limit > 0 || (g.Clock.Has() && g.Power.Has())
 }
 
 // PowerCapped is power-capped: clocks held down to keep a busy GPU at
@@ -88,7 +88,7 @@ func describePowerCapped(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 	if limit := gs[0].LimitAt.Get(last); limit > 0 {
 		ev += fmt.Sprintf(" (%s of the %s limit)", units.Share(p.Mean/limit), units.Watts(limit))
 	}
-	clock := frame.Stats(gs, func(g *frame.GPU) []float32 { return g.Clock }, g.Spans, held)
+	clock := frame.Stats(gs, func(g *frame.GPU) *frame.Col[float32] { return &g.Clock }, g.Spans, held)
 	if clock.OK() {
 		ev += ", SM clock " + frame.Range(clock, "MHz")
 		// Against the peak only where it was pulled down: "100% of the
@@ -98,7 +98,7 @@ func describePowerCapped(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 		}
 	}
 	switch {
-	case gs[0].Throttle != nil:
+	case gs[0].Throttle.Has():
 		ev += ", power-cap reason " + units.Share(reasonShare(f, gs, g.Spans, timeline.ThrottlePower)) + " of the time"
 	case gs[0].LimitAt.Get(last) > 0 && clock.OK():
 		ev += " (clock-event reasons not recorded)"

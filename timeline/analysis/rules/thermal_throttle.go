@@ -14,10 +14,10 @@ func hot(f *frame.Frame, g *frame.GPU, i int) bool {
 	if !g.Working(i) {
 		return false
 	}
-	if g.Throttle != nil && g.Throttle[i] >= 0 {
-		return g.Throttle[i]&timeline.ThrottleThermal != 0
+	if g.Throttle.Has() && g.Throttle.At(i) >= 0 {
+		return g.Throttle.At(i)&timeline.ThrottleThermal != 0
 	}
-	return frame.At(g.Temp, i) >= f.Opts.ThermalTemp
+	return frame.At(&g.Temp, i) >= f.Opts.ThermalTemp
 }
 
 // ThermalThrottle is thermal-throttle: a working GPU slowed for heat
@@ -31,7 +31,7 @@ var ThermalThrottle = frame.Rule{
 	ID: timeline.HintThermalThrottle,
 	Find: func(f *frame.Frame) []frame.Cand {
 		return f.PerGPU(timeline.HintThermalThrottle, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
-			if g.Throttle == nil && g.Temp == nil {
+			if !g.Throttle.Has() && !g.Temp.Has() {
 				return false
 			}
 			share, ok := g.ShareIn(w, func(i int) bool { return hot(f, g, i) })
@@ -42,17 +42,17 @@ var ThermalThrottle = frame.Rule{
 		gs := f.Members(g)
 		held := func(gpu *frame.GPU, i int) bool { return hot(f, gpu, i) }
 		ev := f.GPUNames(g.GPUs)
-		if t := frame.Stats(gs, func(g *frame.GPU) []float32 { return g.Temp }, g.Spans, held); t.OK() {
+		if t := frame.Stats(gs, func(g *frame.GPU) *frame.Col[float32] { return &g.Temp }, g.Spans, held); t.OK() {
 			ev += " at " + frame.Range(t, "°C")
 		}
 		conf := 0.9
-		if gs[0].Throttle != nil {
+		if gs[0].Throttle.Has() {
 			ev += " with thermal slowdown " + units.Share(reasonShare(f, gs, g.Spans, timeline.ThrottleThermal)) + " of the time"
 		} else {
 			ev += " while busy (clock-event reasons not recorded)"
 			conf = 0.4
 		}
-		pickClock := func(g *frame.GPU) []float32 { return g.Clock }
+		pickClock := func(g *frame.GPU) *frame.Col[float32] { return &g.Clock }
 		if clock := frame.Stats(gs, pickClock, g.Spans, held); clock.OK() {
 			ev += ", SM clock " + frame.Range(clock, "MHz")
 			var others []*frame.GPU

@@ -19,11 +19,11 @@ func reasonShare(f *frame.Frame, gs []*frame.GPU, spans []frame.Span, bits int32
 	for _, g := range gs {
 		for _, sp := range spans {
 			for i := sp.Lo; i < sp.Hi; i++ {
-				if g.Throttle == nil || g.Throttle[i] < 0 || !g.Working(i) {
+				if !g.Throttle.Has() || g.Throttle.At(i) < 0 || !g.Working(i) {
 					continue
 				}
 				known++
-				if g.Throttle[i]&bits != 0 {
+				if g.Throttle.At(i)&bits != 0 {
 					yes++
 				}
 			}

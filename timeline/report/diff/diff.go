@@ -31,6 +31,9 @@ type Diff struct {
 	// hints alike in both are left out.
 	Hints []Hint   `json:"hints"`
 	Notes []string `json:"notes"`
+	// Owners are the pods and Slurm jobs either run's GPUs were allocated
+	// to (owners.go); absent where neither run knows owners.
+	Owners []Owner `json:"owners,omitempty"`
 }
 
 // Run says which recording a side is.
@@ -115,6 +118,7 @@ func New(nameA string, a *report.Report, nameB string, b *report.Report) *Diff {
 	}
 	d.Phases = phases(a, b)
 	d.Hints = hints(a, b)
+	d.Owners = owners(a, b)
 	d.Notes = notes(d, a, b)
 	return d
 }

@@ -138,6 +138,16 @@ func (d *Diff) WriteText(w io.Writer) error {
 	}
 	table("METRIC", metrics)
 	table("PHASES (time in)", phases)
+	if rows, heading := d.ownerRows(); len(rows) > 0 {
+		fmt.Fprintf(&b, "\n%-20s %12s %12s  %s\n", "OWNERS", "A", "B", "CHANGE")
+		for i, r := range rows {
+			if heading[i] {
+				fmt.Fprintf(&b, "%s\n", cut(timeline.CleanText(r[0]), 60))
+				continue
+			}
+			fmt.Fprintf(&b, "  %-18s %12s %12s  %s\n", r[0], r[1], r[2], r[3])
+		}
+	}
 	b.WriteString("\nHINTS  ")
 	if len(d.Hints) == 0 {
 		b.WriteString("the same in both\n")
@@ -189,6 +199,16 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 	}
 	table("metric", metrics)
 	table("phase (time in)", phases)
+	if rows, heading := d.ownerRows(); len(rows) > 0 {
+		b.WriteString("\n| owner | A | B | change |\n|---|---:|---:|---:|\n")
+		for i, r := range rows {
+			if heading[i] {
+				fmt.Fprintf(&b, "| **%s** | | | |\n", md(r[0]))
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r[0], r[1], r[2], r[3])
+		}
+	}
 	b.WriteString("\n### Hints\n\n")
 	if len(d.Hints) == 0 {
 		b.WriteString("The same in both.\n")
@@ -231,6 +251,18 @@ func (d *Diff) WriteHTML(w io.Writer) error {
 	table("metric", metrics)
 	b.WriteString("</section>\n<section>\n<h2>Phases</h2>\n")
 	table("phase (time in)", phases)
+	if rows, heading := d.ownerRows(); len(rows) > 0 {
+		b.WriteString("</section>\n<section>\n<h2>Owners</h2>\n")
+		b.WriteString("<table>\n<thead><tr><th>owner</th><th class=\"n\">A</th><th class=\"n\">B</th><th class=\"n\">change</th></tr></thead>\n<tbody>\n")
+		for i, r := range rows {
+			if heading[i] {
+				fmt.Fprintf(&b, "<tr class=\"group\"><th colspan=\"4\">%s</th></tr>\n", e(r[0]))
+				continue
+			}
+			fmt.Fprintf(&b, "<tr><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n", e(r[0]), e(r[1]), e(r[2]), e(r[3]))
+		}
+		b.WriteString("</tbody></table>\n")
+	}
 	b.WriteString("</section>\n<section>\n<h2>Hints</h2>\n")
 	if len(d.Hints) == 0 {
 		b.WriteString("<p>The same in both.</p>\n")

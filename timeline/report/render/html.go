@@ -56,6 +56,7 @@ func HTML(w io.Writer, rep *report.Report) error {
 	r.htmlPhases(h)
 	r.htmlMarkers(h)
 	r.htmlProcesses(h)
+	r.htmlOwners(h)
 	r.htmlGaps(h)
 	h.raw(`<footer>Made by <code>gputop report --format html</code>: the same report as <code>--format text</code>, drawn.</footer>` + "\n")
 	h.raw("</main>\n</body>\n</html>\n")

@@ -35,6 +35,7 @@ func Markdown(w io.Writer, rep *report.Report) error {
 	r.mdWork(p)
 	r.mdMarkers(p)
 	r.mdProcesses(p)
+	r.mdOwners(p)
 	r.mdHints(p)
 	r.mdGaps(p)
 	_, err := w.Write(b.Bytes())

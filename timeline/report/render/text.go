@@ -40,6 +40,7 @@ func Text(w io.Writer, rep *report.Report) error {
 	r.textWork(t)
 	r.textMarkers(t)
 	r.textProcesses(t)
+	r.textOwners(t)
 	r.textHints(t)
 	r.textGaps(t)
 	_, err := w.Write(b.Bytes())

@@ -1,0 +1,64 @@
+package analysis
+
+import (
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
+)
+
+// DefaultColumnBudget is what the Engine of a process that samples keeps
+// of its columns (SetBudget): about two days of 8 GPUs a second, or 50
+// minutes of 64 hosts of 8. A session left open for a week must not grow
+// without bound.
+const DefaultColumnBudget = 64 << 20
+
+// SetBudget bounds what the Engine's columns hold to about bytes: past it,
+// the oldest pages of every series are let go of, down to three quarters
+// of it, and what the rules read of them is unknown. What was judged of
+// them stays (the verdicts, the hints ended, the phases), so what the
+// screen says of now is unchanged; a moment before them is judged on what
+// was kept of it. The newest two pages are always kept. 0 keeps every
+// column, as a report does.
+func (e *Engine) SetBudget(bytes int) { e.budget = bytes }
+
+// HeldSince is the start of the oldest column the Engine still holds
+// whole; zero if it holds every column.
+func (e *Engine) HeldSince() time.Time {
+	if e.heldFrom == 0 {
+		return time.Time{}
+	}
+	return e.f.Time(e.heldFrom)
+}
+
+// keepWithin lets go of the oldest pages while the columns hold more than
+// the budget; asked as each page begins.
+func (e *Engine) keepWithin() {
+	page := (e.f.N - 1) / frame.PageCols
+	if e.budget <= 0 || page == e.pageAsked {
+		return
+	}
+	e.pageAsked = page
+	// The PCIe logs go with the columns, not counted: a byte a figure.
+	var all []frame.Paged
+	for _, g := range e.f.GPUs {
+		all = append(all, g.AllSeries()...)
+	}
+	for k := range e.f.Hosts {
+		all = append(all, e.f.Hosts[k].AllSeries()...)
+	}
+	held := 0
+	for _, s := range all {
+		held += s.Bytes()
+	}
+	newest := page * frame.PageCols // where the page just begun starts
+	for held > e.budget*3/4 && e.heldFrom+frame.PageCols <= newest-frame.PageCols {
+		e.heldFrom += frame.PageCols
+		for _, s := range all {
+			held -= s.Release(e.heldFrom)
+		}
+		e.f.HeldFrom = e.heldFrom
+	}
+	for _, lg := range e.health.link {
+		lg.cols.Release(e.heldFrom)
+	}
+}
