@@ -25,10 +25,11 @@ func TestPackageDependencies(t *testing.T) {
 		dir     string
 		allowed func(path string) bool
 	}{
-		// The store's history is kept in chunks, its encoding: the
-		// standard library only.
-		{"timeline", func(p string) bool { return std(p) || p == module+"timeline/chunks" }},
+		// The store's history is kept in chunks, its encoding, and the GPUs'
+		// owners in changes: the standard library only.
+		{"timeline", func(p string) bool { return std(p) || p == module+"timeline/chunks" || p == module+"timeline/changes" }},
 		{"timeline/chunks", std},
+		{"timeline/changes", std},
 		{"timeline/units", std},
 		// The Xid catalogue and its markers' text: the standard library only.
 		{"timeline/xid", std},
@@ -200,6 +201,8 @@ func TestPackageDependencies(t *testing.T) {
 		// The GPU list's selection and its hosts' arrangement: the
 		// session's description and the layout, never the store.
 		{"ui/gpulist", func(p string) bool { return std(p) || p == module+"timeline" || p == module+"ui/layout" }},
+		// Who holds each GPU, drawn from the owners handed to it.
+		{"ui/alloc", func(p string) bool { return std(p) || p == module+"timeline" || p == module+"ui/draw" }},
 		// The one scroll component: numbers in, numbers out.
 		{"ui/scroll", std},
 		{"ui/hostpanel", func(p string) bool { return std(p) || p == module+"ui/draw" || p == module+"ui/layout" }},

@@ -99,6 +99,9 @@ func (s *Store) AddMarker(m Marker) {
 // Markers returns every marker, in time order. The slice is the store's.
 func (s *Store) Markers() []Marker { return s.markers }
 
+// OwnersAt is who held each GPU at t (Sample.Owners): nil before any reading, empty for none.
+func (s *Store) OwnersAt(t time.Time) []Owner { return s.owners.At(t.UnixNano()) }
+
 type processList struct {
 	at    int64
 	procs []Process

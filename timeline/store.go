@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline/changes"
 )
 
 // StoreOptions sizes a Store.
@@ -130,6 +132,7 @@ type Store struct {
 	// ProcessSpans (proclife.go).
 	processIDs map[processID]int32
 	scratch    []colAcc
+	owners     changes.Log[Owner] // who held each GPU as it changed (OwnersAt)
 }
 
 // NewStore returns an empty Store.
@@ -257,6 +260,7 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 	if smp.Processes != nil {
 		s.addProcesses(t, smp.Processes)
 	}
+	s.owners.Add(t, smp.Owners)
 	return true
 }
 

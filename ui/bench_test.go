@@ -18,8 +18,7 @@ func BenchmarkView(b *testing.B) {
 			m := newTestModel(b, timeline.Live, fixtureSamples(600), size[0], size[1], Options{})
 			b.ReportAllocs()
 			for b.Loop() {
-				m.drawn.dirty = true
-				_ = m.View()
+				m.render()
 			}
 		})
 	}
@@ -36,8 +35,7 @@ func BenchmarkReplaySeek(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		m.play.goTo(targets[i%len(targets)], m.store)
-		m.drawn.dirty = true
-		_ = m.View()
+		m.render()
 	}
 }
 

@@ -12,7 +12,8 @@ import (
 // action is one row of the screen's key table in ui's terms: a binding of
 // ui/keymap (its keys, its help on the ? screen, its place in the
 // footer), the rule that says when it does something, read from keyFacts,
-// and what it does to the Model. Each part of the screen lists its own
+// and what it does to the Model (or, for the mouse's, what a click or the
+// wheel does where it points). Each part of the screen lists its own
 // rows beside its own code (procActions, hintActions, ...); New makes them
 // keymap.Actions once (keyTable), updateKeys enables them by their rules,
 // and handleKey runs the first enabled one that matches.
@@ -26,6 +27,9 @@ type action struct {
 	// does is what the footer calls the key in that state, where that
 	// depends on it ("pause", "play"); nil keeps the table's.
 	does func(s *keyFacts) string
+	// mouse is what a click or the wheel does (mouse.go), for the mouse's
+	// bindings.
+	mouse func(m *Model, msg tea.MouseMsg) tea.Cmd
 }
 
 // keyTable is the key table (ui/keymap), the screen's rows of it by
@@ -59,6 +63,9 @@ func rowsOf(m *Model, as []action) []keymap.Action {
 		}
 		if a.does != nil {
 			out[i].Does = func() string { return a.does(&m.keys.facts) }
+		}
+		if a.mouse != nil {
+			out[i].Mouse = func(msg tea.MouseMsg) tea.Cmd { return a.mouse(m, msg) }
 		}
 	}
 	return out
@@ -108,7 +115,7 @@ func (m *Model) facts() keyFacts {
 	s.hintOpen = m.hint.sel > 0 && m.hint.sel <= s.hints
 	s.hintScrolls = s.hintOpen && m.hint.overflow > 0
 	s.focus = m.procs.Focus
-	s.procsInPane = m.procsInPane()
+	_, s.procsInPane = m.sharedPane()
 	s.procsShown = s.focus || m.lay.Procs > 0 && s.procLists || s.procsInPane
 	if s.focus {
 		_, s.chosen = m.procs.Chosen(m.frame().procSpans())
@@ -153,9 +160,9 @@ func sessionActions(k *keymap.Map) []action {
 	return []action{
 		{b: &k.Quit, do: func(m *Model, _ tea.KeyMsg) tea.Cmd { return m.quit() }},
 		{b: &k.Help, do: keyDo(func(m *Model) { m.help.Open() })},
-		// ui/screen takes ctrl+z before the model sees it; handleMouse
-		// matches the mouse's.
-		{b: &k.Suspend}, {b: &k.Click}, {b: &k.WheelUp}, {b: &k.WheelDown},
+		// ui/screen takes ctrl+z before the model sees it.
+		{b: &k.Suspend},
+		{b: &k.Click, mouse: clickAt}, {b: &k.WheelUp, mouse: wheelBy(-1)}, {b: &k.WheelDown, mouse: wheelBy(+1)},
 		{b: &k.Mark, on: func(s *keyFacts) bool { return s.takesMarks }, do: keyDo((*Model).markKey)},
 		{b: &k.Record, on: func(s *keyFacts) bool { return s.recorder }, do: keyDo(func(m *Model) { m.noteWhy(m.record()) }),
 			does: func(s *keyFacts) string {

@@ -9,6 +9,7 @@ import (
 	"github.com/guptarohit/asciigraph"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/ui/alloc"
 	"github.com/gputop-dev/gputop/ui/config"
 	"github.com/gputop-dev/gputop/ui/draw"
 )
@@ -104,6 +105,11 @@ func (f *frame) viewDetail(rows int) []string {
 	def, _ := timeline.Lookup(dm.name)
 	title.Add(" "+who+" "+def.Label+" ", f.theme.Title)
 	title.Add(draw.Value(dm.name, f.store.ValueAt(key, f.at), f.ascii)+"  ", f.theme.Bold)
+	if g := f.list.GPU; len(f.info.GPUs) > 0 && g < len(f.info.GPUs) {
+		if o := alloc.Long(f.ownerOf(f.info.GPUs[g].Index, f.at)); o != "" {
+			title.Add(o+"  ", f.theme.Title) // who holds it, before what the metric is
+		}
+	}
 	title.Add(dm.title, f.theme.Dim)
 	out := []string{title.String()}
 	if text, bad := f.healthLine(dev, f.at); text != "" && rows > 6 {

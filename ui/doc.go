@@ -21,18 +21,19 @@
 // scroll component (ui/scroll), the settings file (ui/config), and the
 // panels drawn from what they show, handed over as plain data with a
 // draw.Pen (ui/band, ui/hints, ui/procs, ui/hostpanel, ui/hostrow,
-// ui/help, ui/transport). The GPU list, its hosts, the detail graph, the
+// ui/help, ui/transport, ui/alloc). The GPU list, its hosts, the detail graph, the
 // header and the footer read the store themselves: they are the frame's,
 // one drawing of the Model (gpus.go, view.go).
 //
 // Every key is a binding in one table (ui/keymap) and a row with its
 // handler and the rule that enables it, listed by the part it belongs to
 // (bindings.go): updateKeys enables the rows, handleKey runs the first
-// enabled one that matches (keymap.Route, a loop, no switch), the ? screen
-// lists them, and the footer offers those that do something now.
+// enabled one that matches (keymap.Route, a loop, no switch; the mouse's
+// rows through keymap.RouteMouse, mouse.go), the ? screen lists them, and
+// the footer offers those that do something now.
 //
 //	key ─▶ Route: question │ help │ process table, session, hints, list, detail, time
-//	          ─▶ handler ─▶ settle (analysis, scrolls clamped, keys enabled) ─▶ View reads
+//	          ─▶ handler ─▶ settle (analysis, scrolls clamped, keys enabled) ─▶ render ─▶ View returns it
 //
 // Every text meets its room through one fitter (draw.Fitter): it wraps where
 // its panel has a line for it, and is otherwise cut at a word with an

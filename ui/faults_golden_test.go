@@ -18,7 +18,7 @@ func TestGoldenFaults(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			m := replayAt(t, faults, 2*time.Minute+40*time.Second, size[0], size[1])
 			press(m, "down")
-			if m.sharedPane() {
+			if shared, _ := m.sharedPane(); shared {
 				// The graph's pane (at 80x24 the processes have it first):
 				// whether the list sampled at 2:10, as GPU1 fell, still had
 				// GPU1's process is a race in the demo, and that list is the

@@ -26,7 +26,7 @@ import (
 // "(99% of the 700W lim" fails on "lim"; "(99% of the…" passes. Under
 // --ascii every character of every row is ASCII.
 func TestNoTextEndsMidWord(t *testing.T) {
-	scenarios := []string{"training", "input-bound", "imbalance", "cpu-fallback", "throttle", "checkpoint", "faults", "mig"}
+	scenarios := []string{"training", "input-bound", "imbalance", "cpu-fallback", "throttle", "checkpoint", "faults", "mig", "allocated"}
 	length := 4 * time.Minute
 	if testing.Short() {
 		scenarios, length = []string{"checkpoint", "faults"}, 3*time.Minute
@@ -93,15 +93,14 @@ func replayAtOpts(t *testing.T, d sessionData, off time.Duration, w, h int, opts
 // cut without the ellipsis (see TestNoTextEndsMidWord).
 func checkWordsWhole(t *testing.T, m *Model, what string) {
 	t.Helper()
-	m.drawn.dirty = true
+	m.render()
 	drawn := ansi.Strip(m.View())
 	var offered strings.Builder
 	m.fit.Uncut, m.fit.Offered = true, &offered
-	m.drawn.dirty = true
+	m.render()
 	whole := ansi.Strip(m.View())
 	m.fit.Uncut, m.fit.Offered = false, nil
-	m.drawn.dirty = true
-	m.View()
+	m.render()
 
 	words := map[string]bool{}
 	for _, w := range strings.Fields(whole + "\n" + offered.String()) {

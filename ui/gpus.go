@@ -9,6 +9,7 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/units"
+	"github.com/gputop-dev/gputop/ui/alloc"
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/layout"
 )
@@ -198,11 +199,17 @@ func (f *frame) viewGPU(i int, g timeline.GPUInfo) []string {
 		rows = f.rowsWithData(dev, height)
 	}
 	own, spill := f.gpuFields(dev, f.at, rows, lost)
+	owner := alloc.Short(f.ownerOf(g.Index, f.at))
 	var out []string
 	for r, row := range rows {
 		ln := f.newLine(f.width)
-		if r == 0 {
+		switch {
+		case r == 0:
 			ln.Add(label, labelInk)
+		case r == 1 && owner != "":
+			// Who holds it, under its name: the label column is widened
+			// for it where owners are known (relayout).
+			ln.Add(" "+f.fit.FitWords(owner, f.lay.Label-2, false), f.theme.Dim)
 		}
 		ln.Pad(f.lay.Label)
 		ln.Add(draw.PadRight(row.label, layout.RowLabelWidth), f.theme.Dim)
@@ -377,6 +384,9 @@ func (f *frame) compactGPU(dev, label string, labelInk draw.Ink, lost bool) stri
 	ln.Add(" ", draw.Ink{}).Add(draw.PadLeft(temp, 4), f.theme.Temp)
 	if flag := draw.ThrottleFlag(v(timeline.GPUThrottle)); flag != "" {
 		ln.Add(" ", draw.Ink{}).Add(flag, f.theme.Warn)
+	}
+	if o := alloc.Short(f.ownerOf(g.Index, f.at)); o != "" && ln.Width()+1+len([]rune(o)) <= f.width {
+		ln.Add(" ", draw.Ink{}).Add(o, f.theme.Dim)
 	}
 	return ln.String()
 }

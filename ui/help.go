@@ -19,14 +19,6 @@ func (f *frame) viewHelp() string {
 	return f.fitRows(p.Screen(p.Lines(), f.help.Top(), f.height))
 }
 
-// keepHelpInView stops the help's scroll at its ends, for the lines it
-// has now at this size (they wrap to the width).
-func (m *Model) keepHelpInView() {
-	if m.help.IsOpen() {
-		m.help.Clamp(len(m.helpPage().Lines()), m.height)
-	}
-}
-
 // helpPage is the help of this session at the cursor.
 func (m *Model) helpPage() *help.Page {
 	return &help.Page{Pen: m.pen(), Keys: m.keys.Map, Self: m.selfLine(m.play.Cursor, m.ascii), Notes: m.sourceNotes(), Checks: m.info.Checks,

@@ -29,27 +29,14 @@ type hintView struct {
 	// i+1 for the i-th hint listed.
 	sel int
 	at  scroll.Offset
-	// overflow is how many of its lines do not fit in the pane, as
-	// keepHintInView last found: how far it can scroll.
+	// overflow is how many of its lines do not fit in the pane, as settle
+	// last found: how far it can scroll.
 	overflow int
 }
 
 // open shows the sel-th hint (i+1 for the i-th listed, 0 for none) from
 // its first line.
 func (h *hintView) open(sel int) { h.sel = sel; h.at.Home() }
-
-// keepHintInView stops the open hint's scroll at its ends, for its lines
-// at the cursor and the rows of the pane now (less the row its keys take).
-func (m *Model) keepHintInView() {
-	h := &m.hint
-	h.overflow = 0
-	if h.sel > 0 {
-		p := m.hintPanel(m.play.Cursor)
-		lines, rows := len(p.Detail()), max(1, m.hintRows()-1)
-		h.at.Clamp(lines, rows)
-		h.overflow = max(0, lines-rows)
-	}
-}
 
 // viewHintDetail shows the selected hint in full where the detail graph
 // goes, from its scroll; the graph where no hint is open.
@@ -77,8 +64,8 @@ func (m *Model) hintRows() int {
 func hintActions(k *keymap.Map) []action {
 	scrolls := func(s *keyFacts) bool { return s.hintScrolls }
 	return []action{
-		{b: &k.HintUp, on: scrolls, do: keyDo(func(m *Model) { m.hint.at.By(-1); m.keepHintInView() })},
-		{b: &k.HintDown, on: scrolls, do: keyDo(func(m *Model) { m.hint.at.By(+1); m.keepHintInView() })},
+		{b: &k.HintUp, on: scrolls, do: keyDo(func(m *Model) { m.hint.at.By(-1) })},
+		{b: &k.HintDown, on: scrolls, do: keyDo(func(m *Model) { m.hint.at.By(+1) })},
 		{b: &k.Hint, on: func(s *keyFacts) bool { return s.hints > 0 }, do: keyDo(func(m *Model) {
 			m.procs.Focus = false
 			m.hint.open((m.hint.sel + 1) % (len(m.an.shown) + 1))

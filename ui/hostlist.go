@@ -55,10 +55,16 @@ func (m *Model) relayout() {
 		if m.jobSeen {
 			m.lay = m.lay.WithJob()
 		}
-		return
+	} else {
+		m.list.Index(m.info)
+		m.lay = m.list.Layout(m.width, m.height, m.info, len(m.list.CoresOf[m.hostName()]), m.oneRow)
 	}
-	m.list.Index(m.info)
-	m.lay = m.list.Layout(m.width, m.height, m.info, len(m.list.CoresOf[m.hostName()]), m.oneRow)
+	// The allocations panel's rows, and room in the label column for each
+	// GPU's owner under its name where the GPUs have a second row.
+	m.lay.Alloc = m.lay.Give(m.owned.rows, min(1, m.owned.rows))
+	if m.owned.width > 0 && m.lay.GPURows > 1 {
+		m.lay.WidenLabel(m.owned.width+2, m.width)
+	}
 }
 
 // openHost opens the selected host of a list (enter), or closes it (esc).
@@ -158,6 +164,7 @@ func (f *frame) viewHostLine(h int) string {
 		Spark: spark, Bars: bars,
 		GPUs: fig.gpus, Busy: fig.busy, Mean: fig.mean, Lo: fig.lo, Power: fig.power, Worst: fig.worst,
 		Problem: fig.problem, Gap: fig.gap, Since: fig.since, Waiting: fig.waiting,
+		Owners: f.hostOwners(hn.GPUs[h], f.at),
 	})
 }
 

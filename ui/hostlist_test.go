@@ -312,8 +312,7 @@ func BenchmarkViewHosts(b *testing.B) {
 				m.Update(samplesMsg{samples: samples})
 				b.ReportAllocs()
 				for b.Loop() {
-					m.drawn.dirty = true
-					_ = m.View()
+					m.render()
 				}
 			})
 		}

@@ -22,14 +22,14 @@ import (
 // recording keeps a point every few seconds.
 const jobRateSpan = 15 * time.Second
 
-// noteJob lays the screen out again when the first progress arrives.
-func (m *Model) noteJob() {
-	if m.lay.Job == 0 && !m.jobSeen && len(m.store.Progress()) > 0 {
-		m.jobSeen = true
-		if m.width > 0 {
-			m.relayout()
-		}
+// noteJob notes the first progress: the screen is laid out again for the
+// job row.
+func (s *session) noteJob() (relayout bool) {
+	if s.jobSeen || len(s.store.Progress()) == 0 {
+		return false
 	}
+	s.jobSeen = true
+	return true
 }
 
 // viewJob is the job row.

@@ -46,7 +46,7 @@ func TestJobRowShowsTheRate(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			m := replayAt(t, d, length-10*time.Second, size[0], size[1])
 			checkWordsWhole(t, m, "screen with a job row")
-			m.drawn.dirty = true
+			m.render()
 			screen := ansi.Strip(m.View())
 			var row string
 			for _, l := range strings.Split(screen, "\n") {

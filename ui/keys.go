@@ -123,7 +123,7 @@ func timeActions(k *keymap.Map) []action {
 		})},
 		{b: &k.Pause, on: hasSamples, do: func(m *Model, _ tea.KeyMsg) tea.Cmd {
 			if m.play.TogglePause(m.store.First(), m.store.Last()) {
-				return m.tick()
+				return m.play.tick(m.store.Interval())
 			}
 			return nil
 		}, does: func(s *keyFacts) string {

@@ -91,8 +91,7 @@ type Model struct {
 	session
 	look
 
-	width, height int
-	lay           layout.Layout
+	lay layout.Layout
 	// drawn is what drawing keeps between frames (the last frame, the
 	// mouse's rows, scratch).
 	drawn drawn
@@ -131,6 +130,8 @@ type session struct {
 	jobSeen   bool
 	cores     []string // the host's core devices, in order
 	coresSeen int      // store keys looked at for cores
+	// owned is what the layout takes of the newest owners (owners.go).
+	owned owned
 	// series is every GPU's series ids for the summaries (gpuseries.go).
 	series   gpuSeriesCache
 	recorder Recorder
@@ -150,6 +151,8 @@ type look struct {
 	fit   draw.Fitter // how every text meets its room (draw/fit.go)
 	// oneRow keeps every GPU to one row (layout = "compact").
 	oneRow bool
+	// width and height are the terminal's.
+	width, height int
 }
 
 // drawn is what drawing keeps between frames.
@@ -314,13 +317,18 @@ func (s *session) pull() tea.Cmd {
 // Update dispatches a message to its handler, then says which keys do
 // something in the state it left.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	m.drawn.dirty = m.drawn.dirty || m.changesScreen(msg)
+	// Samples arriving under a paused live view cannot change what is
+	// drawn (the window and every number are the cursor's), so nothing is
+	// drawn again: a paused screen should cost nothing.
+	_, isSamples := msg.(samplesMsg)
+	paused := isSamples && m.play.Motion == playback.Paused && m.play.Grows && m.store.Len() > 0 && !m.help.IsOpen()
+	m.drawn.dirty = m.drawn.dirty || !paused
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		cmd = m.handleKeys(msg)
 	case tea.MouseMsg:
-		cmd = m.handleMouse(msg)
+		cmd, _ = keymap.RouteMouse(msg, m.layers())
 	case tea.WindowSizeMsg:
 		m.handleResize(msg.Width, msg.Height)
 	case samplesMsg:
@@ -334,6 +342,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	m.list.KeepInView(m.info.MultiHost(), len(m.info.GPUs), m.lay.GPUsShown)
 	m.settle()
+	if m.drawn.dirty {
+		m.render()
+	}
 	return m, cmd
 }
 
@@ -345,20 +356,26 @@ func (m *Model) settle() {
 	if m.hint.sel > len(m.an.shown) {
 		m.hint.open(0) // the hint opened no longer holds
 	}
-	m.keepHelpInView()
-	m.keepHintInView()
-	m.keepProcFocus()
-	m.keepProcsInView()
+	// Every scrolled part is clamped to its lines and rows now: the help,
+	// an open hint, the process table (which gives the keys back where it
+	// has no lists or no room to show them).
+	if m.help.IsOpen() {
+		m.help.Clamp(len(m.helpPage().Lines()), m.height)
+	}
+	if h := &m.hint; h.sel > 0 {
+		p := m.hintPanel(m.play.Cursor)
+		lines, rows := len(p.Detail()), max(1, m.hintRows()-1)
+		h.at.Clamp(lines, rows)
+		h.overflow = max(0, lines-rows)
+	} else {
+		h.overflow = 0
+	}
+	_, procsAt := m.store.ProcessesAt(m.store.Last())
+	m.procs.Focus = m.procs.Focus && !procsAt.IsZero() && m.procFocusRows() >= 4
+	if rows := m.procRows(); rows > 0 {
+		m.procs.Place(m.pen(), m.frame().procSpans(), rows, m.procGPUs())
+	}
 	m.updateKeys()
-}
-
-// changesScreen says whether a message can change what is drawn. Samples
-// arriving under a paused live view cannot (the window and every number
-// are the cursor's), so View need not draw again: bubbletea asks for a
-// View after every message, and a paused screen should cost nothing.
-func (m *Model) changesScreen(msg tea.Msg) bool {
-	_, isSamples := msg.(samplesMsg)
-	return !(isSamples && m.play.Motion == playback.Paused && m.play.Grows && m.store.Len() > 0 && !m.help.IsOpen())
 }
 
 func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
@@ -370,7 +387,6 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 	if m.store.Len() == 0 {
 		return m.pull()
 	}
-	m.noteJob()
 	if wasEmpty {
 		// A source may learn what it samples only as it starts (NVML's
 		// init can take seconds): take its description again.
@@ -389,7 +405,15 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 			}
 		}
 	}
-	m.noteCores()
+	// What the samples taught the layout: the host's cores, the job's
+	// progress, who holds the GPUs.
+	cores, job, owners := m.noteCores(), m.noteJob(), m.noteOwners()
+	if cores {
+		m.list.GroupCores(m.cores)
+	}
+	if (cores || job || owners) && m.width > 0 {
+		m.relayout()
+	}
 	first, last := m.store.First(), m.store.Last()
 	if m.play.OpenWhole {
 		// A replay without --start: the whole of what is loaded, the cursor
@@ -401,12 +425,12 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 		// A replay with --start starts there, playing, with the window
 		// ending there: what was on screen at that moment.
 		m.play.Cursor = playback.ClampTime(m.play.start, first, last)
-		m.reachStart(last)
-		return tea.Batch(m.pull(), m.tick())
+		m.play.reachStart(last)
+		return tea.Batch(m.pull(), m.play.tick(m.store.Interval()))
 	}
 	if !m.play.start.IsZero() {
 		m.play.Cursor = playback.ClampTime(m.play.start, first, last)
-		m.reachStart(last)
+		m.play.reachStart(last)
 	}
 	m.play.OnSamples(last)
 	return m.pull()
@@ -414,9 +438,9 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 
 // reachStart forgets --start once the recording has loaded that far: until
 // then the cursor waits at the newest sample loaded, on its way there.
-func (m *Model) reachStart(last time.Time) {
-	if !m.play.start.After(last) {
-		m.play.start = time.Time{}
+func (c *cursor) reachStart(last time.Time) {
+	if !c.start.After(last) {
+		c.start = time.Time{}
 	}
 }
 
@@ -437,17 +461,17 @@ func (m *Model) handleTick(at time.Time) tea.Cmd {
 		return nil
 	}
 	if m.play.OnTick(at, m.store.Last(), m.sourceDone) {
-		return m.tick()
+		return m.play.tick(m.store.Interval())
 	}
 	return nil
 }
 
-// tick schedules the next playback step.
-func (m *Model) tick() tea.Cmd {
-	if m.play.Motion != playback.Playing {
+// tick schedules the next playback step, one sample of interval's worth.
+func (c *cursor) tick(interval time.Duration) tea.Cmd {
+	if c.Motion != playback.Playing {
 		return nil
 	}
-	return tea.Tick(m.play.TickEvery(m.store.Interval()), func(t time.Time) tea.Msg { return tickMsg{at: t} })
+	return tea.Tick(c.TickEvery(interval), func(t time.Time) tea.Msg { return tickMsg{at: t} })
 }
 
 func (m *Model) handleResize(w, h int) {

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/ui/procs"
@@ -41,68 +40,62 @@ func (f *frame) hitRows(row, n int, kind hitKind, idx int) {
 	}
 }
 
-// handleMouse does what a click or the wheel means where it is.
-func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
-	if m.prompt.Active() || m.procs.confirm.Active || msg.Action == tea.MouseActionRelease {
-		return nil
+// hitAt is what the row under the pointer showed in the last frame.
+func (d *drawn) hitAt(y int) hit {
+	if y >= 0 && y < len(d.hits) {
+		return d.hits[y]
 	}
-	wheel := 0
-	switch keys := m.keys.Map; {
-	case key.Matches(msg, keys.WheelUp.Binding):
-		wheel = -1
-	case key.Matches(msg, keys.WheelDown.Binding):
-		wheel = +1
-	case key.Matches(msg, keys.Click.Binding):
-	default:
-		return nil
-	}
-	press := func(t tea.KeyType) tea.Cmd { return m.handleKey(tea.KeyMsg{Type: t}) }
-	if m.help.IsOpen() {
-		m.help.Wheel(3 * wheel)
-		return nil
-	}
-	var at hit
-	if msg.Y >= 0 && msg.Y < len(m.drawn.hits) {
-		at = m.drawn.hits[msg.Y]
-	}
-	if wheel != 0 {
-		up, down := tea.KeyUp, tea.KeyDown
-		switch {
-		case at.kind == hitProc && !m.procs.Focus:
-			m.procs.Scroll.By(wheel)
-			return nil
-		case at.kind == hitGPU || at.kind == hitHost || at.kind == hitProc || at.kind == hitHint && m.hint.sel > 0:
-			// The selection (or an open hint) moves as the arrows move it.
-		case at.kind == hitTime:
-			up, down = tea.KeyLeft, tea.KeyRight
-		default:
-			return nil
-		}
-		if wheel < 0 {
-			return press(up)
-		}
-		return press(down)
-	}
-	switch at.kind {
-	case hitGPU:
+	return hit{}
+}
+
+// clicks is what a click does on each kind of row: selects the GPU or host
+// under it, opens the hint, chooses the process (the table takes the
+// keys). A row of another kind does nothing.
+var clicks = [...]func(m *Model, idx int){
+	hitGPU: func(m *Model, idx int) {
 		m.procs.Focus = false
-		m.list.GPU = at.idx
-		if m.info.MultiHost() && at.idx < len(m.list.Of) {
-			m.list.Host = m.list.Of[at.idx]
+		m.list.GPU = idx
+		if m.info.MultiHost() && idx < len(m.list.Of) {
+			m.list.Host = m.list.Of[idx]
 		}
-	case hitHost:
-		m.list.Host = at.idx
-		m.relayout()
-	case hitHint:
-		m.procs.Focus = false
-		m.hint.open(at.idx + 1)
-	case hitProc:
-		spans := m.frame().procSpans()
-		if at.idx < len(spans) {
+	},
+	hitHost: func(m *Model, idx int) { m.list.Host = idx; m.relayout() },
+	hitHint: func(m *Model, idx int) { m.procs.Focus = false; m.hint.open(idx + 1) },
+	hitProc: func(m *Model, idx int) {
+		if spans := m.frame().procSpans(); idx < len(spans) {
 			m.procs.Focus = true
 			m.hint.open(0)
-			m.procs.Sel, m.procs.HasSel = procs.IDOf(&spans[at.idx]), true
+			m.procs.Sel, m.procs.HasSel = procs.IDOf(&spans[idx]), true
 		}
+	},
+	hitTime: nil,
+}
+
+// clickAt is the click binding's handler (sessionActions).
+func clickAt(m *Model, msg tea.MouseMsg) tea.Cmd {
+	if at := m.drawn.hitAt(msg.Y); int(at.kind) < len(clicks) && clicks[at.kind] != nil {
+		clicks[at.kind](m, at.idx)
 	}
 	return nil
+}
+
+// wheelBy is the wheel's handler, dir -1 up and +1 down: over the GPUs, the
+// hosts, a process table with the keys or an open hint it moves as the
+// arrows do, over one without the keys it scrolls the table, and over the
+// graph and the bands it scrolls time as ← and → do.
+func wheelBy(dir int) func(*Model, tea.MouseMsg) tea.Cmd {
+	return func(m *Model, msg tea.MouseMsg) tea.Cmd {
+		at := m.drawn.hitAt(msg.Y)
+		keys := [2]tea.KeyType{tea.KeyUp, tea.KeyDown}
+		switch {
+		case at.kind == hitProc && !m.procs.Focus:
+			m.procs.Scroll.By(dir)
+			return nil
+		case at.kind == hitTime:
+			keys = [2]tea.KeyType{tea.KeyLeft, tea.KeyRight}
+		case at.kind != hitGPU && at.kind != hitHost && at.kind != hitProc && (at.kind != hitHint || m.hint.sel == 0):
+			return nil
+		}
+		return m.handleKey(tea.KeyMsg{Type: keys[(dir+1)/2]})
+	}
 }

@@ -22,17 +22,15 @@ type detailPane struct {
 	graph  bool
 }
 
-// sharedPane says whether the graph and the processes share one pane.
-func (m *Model) sharedPane() bool {
+// sharedPane says whether the graph and the processes share one pane, and
+// whether it shows the processes now.
+func (m *Model) sharedPane() (shared, procs bool) {
 	if m.lay.Procs > 0 || m.lay.Detail < 4 || len(m.info.GPUs) == 0 {
-		return false
+		return false, false
 	}
 	_, at := m.store.ProcessesAt(m.store.Last())
-	return !at.IsZero()
+	return !at.IsZero(), !at.IsZero() && !m.detail.graph
 }
-
-// procsInPane says whether the shared pane shows the processes now.
-func (m *Model) procsInPane() bool { return !m.detail.graph && m.sharedPane() }
 
 // viewProcsPane is the shared pane showing the processes: the selected
 // GPU's health line first where it has something to say (a link down, an
@@ -64,7 +62,8 @@ func (m *Model) paneHealth(at time.Time) string {
 // nextMetric is tab: the next metric the selected GPU has; in a shared
 // pane, from the processes to the graph, and past the last metric back.
 func (m *Model) nextMetric() {
-	if m.sharedPane() && !m.detail.graph {
+	shared, procs := m.sharedPane()
+	if procs {
 		m.detail.graph = true
 		return
 	}
@@ -72,7 +71,7 @@ func (m *Model) nextMetric() {
 	for i := 1; i <= len(detailMetrics); i++ {
 		j := (m.detail.metric + i) % len(detailMetrics)
 		if m.store.Has(timeline.Key{Name: detailMetrics[j].name, Device: dev}) {
-			if j <= m.detail.metric && m.sharedPane() {
+			if j <= m.detail.metric && shared {
 				m.detail.graph = false // round the metrics: the processes again
 			}
 			m.detail.metric = j

@@ -41,6 +41,6 @@ func (f *frame) bandRow(label string) *draw.Line {
 }
 
 // pen is what the panels draw with.
-func (m *Model) pen() draw.Pen {
-	return draw.Pen{Theme: &m.theme, Glyph: m.glyph, Fit: &m.fit, ASCII: m.ascii, Width: m.width}
+func (s *look) pen() draw.Pen {
+	return draw.Pen{Theme: &s.theme, Glyph: s.glyph, Fit: &s.fit, ASCII: s.ascii, Width: s.width}
 }

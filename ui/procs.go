@@ -54,33 +54,19 @@ func (s *session) procGPUs() procs.GPUs {
 	return procs.GPUs{Names: s.gpuNames, OnHost: s.gpuOnHost, Width: s.gpuPIDWidth()}
 }
 
-// keepProcFocus takes the keys from the table where it has no process
-// lists or no room to show them.
-func (m *Model) keepProcFocus() {
-	_, at := m.store.ProcessesAt(m.store.Last())
-	m.procs.Focus = m.procs.Focus && !at.IsZero() && m.procFocusRows() >= 4
-}
-
-// keepProcsInView scrolls the process table for the rows view gives it
-// now (procs.Table.Place).
-func (m *Model) keepProcsInView() {
-	if rows := m.procRows(); rows > 0 {
-		m.procs.Place(m.pen(), m.frame().procSpans(), rows, m.procGPUs())
-	}
-}
-
 // procRows is the rows view gives the process table now, as it places the
 // panels (0 for none).
 func (m *Model) procRows() int {
 	if m.width == 0 || m.height == 0 || !m.lay.Fits || m.help.IsOpen() {
 		return 0
 	}
+	_, inPane := m.sharedPane()
 	switch {
 	case m.procs.Focus:
 		return m.procFocusRows()
 	case m.hint.sel > 0:
 		return m.lay.Procs
-	case m.procsInPane():
+	case inPane:
 		rows := m.lay.Detail
 		if m.paneHealth(m.play.Cursor) != "" {
 			rows--

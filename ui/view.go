@@ -10,29 +10,24 @@ import (
 	"github.com/gputop-dev/gputop/ui/transport"
 )
 
-// View draws the whole screen from the store and the cursor alone, so a
-// paused view with no new keys draws the same bytes every time (and the
+// View is the screen as Update last drew it (render): drawing changes
+// nothing, and a paused view with no new keys draws nothing new (the
 // renderer sends nothing).
-func (m *Model) View() string {
-	if !m.drawn.dirty && m.drawn.last != "" {
-		return m.drawn.last
-	}
-	m.drawn.dirty = false
-	m.drawn.last = m.view()
-	return m.drawn.last
-}
+func (m *Model) View() string { return m.drawn.last }
 
-func (m *Model) view() string {
+// render draws the whole screen from the store and the cursor alone, in
+// Update, with the rows the mouse may click noted as the panels draw them
+// (mouse.go) and the scratch the panels draw with kept for the next.
+func (m *Model) render() {
+	m.drawn.dirty = false
 	if m.width == 0 || m.height == 0 {
-		return ""
+		m.drawn.last = ""
+		return
 	}
 	f := m.frame()
-	// The rows the mouse may click, noted as the panels draw (mouse.go),
-	// in the last frame's array.
 	f.hits = append(m.drawn.hits[:0], make([]hit, m.height)...)
-	out := f.draw()
+	m.drawn.last = f.draw()
 	m.drawn.hits = f.hits
-	return out
 }
 
 // draw is the screen's rows, each panel in the rows the layout gives it.
@@ -63,7 +58,9 @@ func (f *frame) draw() string {
 		at()
 		lines = append(lines, f.viewHints(f.lay.Hints)...)
 	}
+	lines = append(lines, f.viewAlloc()...)
 	at()
+	_, procsInPane := f.sharedPane()
 	switch {
 	case f.procs.Focus:
 		// The process table with the keyboard takes the detail graph's
@@ -74,7 +71,7 @@ func (f *frame) draw() string {
 		f.hitRows(0, len(lines)-f.hitBase, hitHint, f.hint.sel-1)
 		at()
 		lines = append(lines, f.viewProcs(f.lay.Procs)...)
-	case f.procsInPane():
+	case procsInPane:
 		lines = append(lines, f.viewProcsPane(f.lay.Detail)...)
 	default:
 		lines = append(lines, f.viewDetail(f.lay.Detail)...)
@@ -130,23 +127,20 @@ func (f *frame) viewTooSmall() string {
 	return f.fitRows(draw.PadBlank(f.fit.WrapWords(msg, f.width, f.height), f.height))
 }
 
-// noteCores remembers the host's cores the first time samples name them,
-// and lays the screen out again if that changes how many rows they need.
-func (m *Model) noteCores() {
-	if m.coresSeen == len(m.store.Keys()) {
-		return
+// noteCores remembers the host's cores as samples name them: the screen is
+// laid out again for the rows they need.
+func (s *session) noteCores() (relayout bool) {
+	if s.coresSeen == len(s.store.Keys()) {
+		return false
 	}
-	m.coresSeen = len(m.store.Keys())
-	m.cores = m.cores[:0]
-	for _, k := range m.store.Keys() {
+	s.coresSeen = len(s.store.Keys())
+	s.cores = s.cores[:0]
+	for _, k := range s.store.Keys() {
 		if k.Name == timeline.CoreBusy {
-			m.cores = append(m.cores, k.Device)
+			s.cores = append(s.cores, k.Device)
 		}
 	}
-	m.list.GroupCores(m.cores)
-	if m.width > 0 {
-		m.relayout()
-	}
+	return true
 }
 
 // newLine starts a row of at most limit columns.

@@ -112,20 +112,13 @@ func (s *Settings) set(key, raw string) error {
 	}
 	switch key {
 	case "interval":
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return fmt.Errorf("interval = %q is not a duration such as 500ms, 2s or 1m", v)
-		}
-		if d < 100*time.Millisecond {
-			return fmt.Errorf("interval = %q is too short; the shortest is 100ms", v)
+		d, err := parseInterval(v)
+		if err != nil {
+			return err
 		}
 		s.Interval = d
 	case "metric":
-		names := make([]string, len(Metrics))
-		for i, m := range Metrics {
-			names[i] = m.Name
-		}
-		if err := oneOf(names); err != nil {
+		if err := oneOf(metricNames()); err != nil {
 			return err
 		}
 		s.Metric = v
@@ -141,6 +134,28 @@ func (s *Settings) set(key, raw string) error {
 		s.Colors = v
 	}
 	return nil
+}
+
+// parseInterval is the interval setting's value: a duration of 100ms or
+// more.
+func parseInterval(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("interval = %q is not a duration such as 500ms, 2s or 1m", v)
+	}
+	if d < 100*time.Millisecond {
+		return 0, fmt.Errorf("interval = %q is too short; the shortest is 100ms", v)
+	}
+	return d, nil
+}
+
+// metricNames are the names the metric setting takes.
+func metricNames() []string {
+	names := make([]string, len(Metrics))
+	for i, m := range Metrics {
+		names[i] = m.Name
+	}
+	return names
 }
 
 // tomlString is a TOML basic ("...") or literal ('...') string's value.

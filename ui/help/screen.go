@@ -24,9 +24,6 @@ func (s *Screen) IsOpen() bool { return s.open }
 // Top is the first line on screen.
 func (s *Screen) Top() int { return s.at.Top() }
 
-// Wheel scrolls it n lines.
-func (s *Screen) Wheel(n int) { s.at.By(n) }
-
 // Clamp stops the scroll at the ends of lines help lines on a screen of
 // height rows (the last says where it is).
 func (s *Screen) Clamp(lines, height int) {
@@ -51,6 +48,9 @@ func (s *Screen) Actions(k *keymap.Map, quit func() tea.Cmd) []keymap.Action {
 		{Binding: &k.HelpPageDown, On: open, Do: by(page)},
 		{Binding: &k.HelpFirst, On: open, Do: func(tea.KeyMsg) tea.Cmd { s.at.Home(); return nil }},
 		{Binding: &k.HelpLast, On: open, Do: func(tea.KeyMsg) tea.Cmd { s.at.End(); return nil }},
+		// The wheel scrolls three lines, as a terminal's does.
+		{Binding: &k.WheelUp, Mouse: func(tea.MouseMsg) tea.Cmd { s.at.By(-3); return nil }},
+		{Binding: &k.WheelDown, Mouse: func(tea.MouseMsg) tea.Cmd { s.at.By(+3); return nil }},
 		{Do: func(key tea.KeyMsg) tea.Cmd {
 			s.open = false
 			if k.Quit.Matches(key) {

@@ -45,6 +45,7 @@ var Terms = []struct{ Term, ASCII, Means string }{
 	{"CPU, RSS", "", "processes: CPU in % of one core; resident host memory"},
 	{"START, END", "", "processes: when it started (as the host says), and when it let go of its GPU or exited (dimmed)"},
 	{"WHERE", "", "processes: what the process belongs to, from its cgroup: pod (a Kubernetes pod's UID), ctr (a container's id), job (a Slurm job.step), session; - for none"},
+	{"ALLOCATIONS", "", "who a scheduler allocated each GPU to: a Kubernetes pod (namespace/name, container) or a Slurm job (user, partition), also under each GPU's name; idle, no process: nothing runs on its GPUs"},
 }
 
 // helpTermColumn is where a term's meaning begins.

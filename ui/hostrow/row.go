@@ -35,6 +35,10 @@ type Row struct {
 	Gap     bool
 	Since   time.Time
 	Waiting bool
+	// Owners says who holds the host's GPUs, in a few words ("pod
+	// llm-train-0, job 4242", "3 owners"); last on the line, left out
+	// where it does not fit.
+	Owners string
 }
 
 // Draw is the host's line:
@@ -84,6 +88,10 @@ func Draw(p draw.Pen, r Row) string {
 		fields = append(fields, draw.Field{Text: strings.ToUpper(r.Worst.Severity.String()) + " " + r.Worst.ID, Ink: k})
 	}
 	draw.FillRow(ln, p.Theme, fields, nil, p.Width)
+	if r.Owners != "" && ln.Width()+1+len([]rune(r.Owners)) <= p.Width {
+		// Last, where there is room, even where the worst hint had none.
+		ln.Add(" ", draw.Ink{}).Add(r.Owners, p.Theme.Dim)
+	}
 	return ln.String()
 }
 

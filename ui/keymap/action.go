@@ -18,9 +18,12 @@ type Action struct {
 	*Binding
 	// On says whether the binding does something now; nil is always.
 	On func() bool
-	// Do is what the key does; nil for a binding matched elsewhere (the
-	// mouse's, ctrl+z), which Route passes over.
+	// Do is what the key does; nil for a binding Route passes over (the
+	// mouse's, which RouteMouse takes; ctrl+z, matched by ui/screen).
 	Do func(tea.KeyMsg) tea.Cmd
+	// Mouse is what a click or the wheel does, for a binding of the
+	// mouse's (RouteMouse); nil for a key's.
+	Mouse func(tea.MouseMsg) tea.Cmd
 	// Does is what the footer calls the key now, where that depends on
 	// the state ("pause", "play"); nil keeps the table's.
 	Does func() string
@@ -50,6 +53,24 @@ func Route(k tea.KeyMsg, layers ...[]Action) (cmd tea.Cmd, took bool) {
 		for _, a := range l {
 			if a.Do != nil && (a.Binding == nil || key.Matches(k, a.Binding.Binding)) {
 				return a.Do(k), true
+			}
+		}
+	}
+	return nil, false
+}
+
+// RouteMouse is Route for the mouse: the first row of the layers with a
+// Mouse handler whose binding matches msg runs. A layer without any (an
+// open question) leaves the mouse alone, and a release does nothing (a
+// wheel's would match its binding: bubbletea names a wheel by its button).
+func RouteMouse(msg tea.MouseMsg, layers ...[]Action) (cmd tea.Cmd, took bool) {
+	if msg.Action == tea.MouseActionRelease {
+		return nil, false
+	}
+	for _, l := range layers {
+		for _, a := range l {
+			if a.Mouse != nil && a.Binding != nil && key.Matches(msg, a.Binding.Binding) {
+				return a.Mouse(msg), true
 			}
 		}
 	}

@@ -43,3 +43,31 @@ func TestRouteRunsTheFirstEnabledRowThatMatches(t *testing.T) {
 		t.Errorf("a catch-all row after the table: ran %q", ran)
 	}
 }
+
+// RouteMouse runs the row of the mouse's binding that matches, never a
+// key's row nor one that takes any key, and no release.
+func TestRouteMouse(t *testing.T) {
+	k := New(false, false)
+	var ran string
+	table := []Action{
+		{Do: func(tea.KeyMsg) tea.Cmd { ran = "any key"; return nil }},
+		{Binding: &k.Click, Mouse: func(tea.MouseMsg) tea.Cmd { ran = "click"; return nil }},
+		{Binding: &k.WheelUp, Mouse: func(tea.MouseMsg) tea.Cmd { ran = "wheel up"; return nil }},
+	}
+	Enable(table)
+	for _, c := range []struct {
+		msg  tea.MouseMsg
+		want string
+	}{
+		{tea.MouseMsg{Button: tea.MouseButtonLeft, Action: tea.MouseActionPress}, "click"},
+		{tea.MouseMsg{Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress}, "wheel up"},
+		{tea.MouseMsg{Button: tea.MouseButtonWheelUp, Action: tea.MouseActionRelease}, ""},
+		{tea.MouseMsg{Button: tea.MouseButtonLeft, Action: tea.MouseActionRelease}, ""},
+		{tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress}, ""},
+	} {
+		ran = ""
+		if _, took := RouteMouse(c.msg, table); ran != c.want || took != (c.want != "") {
+			t.Errorf("%s: ran %q (took %v), want %q", c.msg, ran, took, c.want)
+		}
+	}
+}

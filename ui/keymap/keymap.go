@@ -51,7 +51,7 @@ type Group struct {
 type Map struct {
 	Quit, Help, Suspend Binding
 	// The mouse's: bubbletea names its events as it names keys ("left
-	// press", "wheel up"), and ui's handleMouse matches them here.
+	// press", "wheel up"); their rows have a Mouse handler, which RouteMouse runs.
 	Click, WheelUp, WheelDown Binding
 
 	Up, Down, Metric, Hint, CloseHint         Binding

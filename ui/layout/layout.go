@@ -42,6 +42,7 @@ type Layout struct {
 	Procs     int // rows of the process table (with its header); 0 for none
 	BlankRows int // spare rows at the bottom
 	Job       int // the job's progress row under the GPUs: 1, or 0 for none (job.go)
+	Alloc     int // rows of the allocations panel under the hints (ui/alloc); 0 for none
 }
 
 // NoGPURows is the room for saying why there are no GPUs.
@@ -218,6 +219,43 @@ func (l Layout) WithJob() Layout {
 	}
 	l.Job = 1
 	return l
+}
+
+// Give is the rows of a panel under the hints: whole where they can be
+// spared, else least (the panel drawn smaller), else none. They come from
+// the spare rows first, then the process table's beyond five, the detail
+// pane's beyond its least, and a fourth row of hints.
+func (l *Layout) Give(whole, least int) int {
+	if !l.Fits {
+		return 0
+	}
+	from := []struct {
+		have  *int
+		least int
+	}{{&l.BlankRows, 0}, {&l.Procs, 5}, {&l.Detail, MinDetailRows}, {&l.Hints, 3}}
+	spare := func(i int) int {
+		if *from[i].have == 0 {
+			return 0 // a part not on screen keeps its none
+		}
+		return max(0, *from[i].have-from[i].least)
+	}
+	room := 0
+	for i := range from {
+		room += spare(i)
+	}
+	for _, want := range []int{whole, least} {
+		if want <= 0 || want > room {
+			continue
+		}
+		got := 0
+		for i := range from {
+			n := min(want-got, spare(i))
+			*from[i].have -= n
+			got += n
+		}
+		return got
+	}
+	return 0
 }
 
 // WidenLabel makes the label column wide enough for host names and gives

@@ -117,16 +117,7 @@ func (m *Model) update(msg tea.Msg) (cmd tea.Cmd) {
 			return m.suspend()
 		}
 	case contMsg:
-		if m.con == nil {
-			return nil
-		}
-		// A shell's fg may have reset the terminal's modes, and the screen
-		// shows whatever was drawn on it while gputop was stopped.
-		m.fail(m.con.enter())
-		if !m.con.shown() {
-			return nil // continued as a background job: unseen until fg
-		}
-		return m.retake()
+		return m.cont()
 	case tea.WindowSizeMsg:
 		m.r.Resize(msg.Width, msg.Height)
 		m.last = ""
@@ -146,6 +137,20 @@ func (m *Model) update(msg tea.Msg) (cmd tea.Cmd) {
 		}
 	}
 	return cmd
+}
+
+// cont takes the terminal back after a SIGCONT: a shell's fg may have reset
+// its modes, and it shows whatever was drawn on it while gputop was
+// stopped.
+func (m *Model) cont() tea.Cmd {
+	if m.con == nil {
+		return nil
+	}
+	m.fail(m.con.enter())
+	if !m.con.shown() {
+		return nil // continued as a background job: unseen until fg
+	}
+	return m.retake()
 }
 
 // suspend hands the terminal to the shell until the program is continued,
