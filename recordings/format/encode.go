@@ -2,6 +2,7 @@ package format
 
 import (
 	"encoding/binary"
+	"slices"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -148,7 +149,7 @@ func (e *Encoder) appendValues(p []byte, metrics []timeline.Metric) []byte {
 // the previous id (so 0, 1, 2, … costs a zero byte each). It returns the
 // list to compare the next one with.
 func appendLayout(p []byte, ids, prev []int) ([]byte, []int) {
-	if sameInts(ids, prev) {
+	if slices.Equal(ids, prev) {
 		return append(p, 0), prev
 	}
 	p = binary.AppendUvarint(p, uint64(len(ids))+1)
@@ -158,18 +159,6 @@ func appendLayout(p []byte, ids, prev []int) ([]byte, []int) {
 		next = id + 1
 	}
 	return p, append(prev[:0], ids...)
-}
-
-func sameInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // appendStatuses appends the probe statuses: a layout of probe ids; for

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"slices"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -33,7 +34,7 @@ func (e *Engine) OwnerSpans() []OwnerSpan {
 			cur = nil
 		}
 		for _, st := range track.Steps(gpu) {
-			if cur != nil && sameOwners(cur.Owners, st.Owners) {
+			if cur != nil && slices.Equal(cur.Owners, st.Owners) {
 				continue // its processes changed, not its owners
 			}
 			end(st.At)
@@ -44,16 +45,4 @@ func (e *Engine) OwnerSpans() []OwnerSpan {
 		end(e.last)
 	}
 	return out
-}
-
-func sameOwners(a, b []timeline.Owner) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
