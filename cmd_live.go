@@ -1,29 +1,16 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"os"
-	"path/filepath"
-	"runtime/debug"
 	"runtime/pprof"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/term"
-	"github.com/muesli/termenv"
-
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/probes/remote"
-	"github.com/gputop-dev/gputop/recordings"
-	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui"
-	"github.com/gputop-dev/gputop/ui/screen"
 )
 
 func cmdLive(args []string, e *env) error {
@@ -155,112 +142,6 @@ func cmdLive(args []string, e *env) error {
 	sum, err := rec.Stop()
 	reportSummary(e.stderr, sum, err)
 	return uiErr
-}
-
-// closeSession closes a session, logging what went wrong: nobody is
-// waiting for it by then.
-func closeSession(s io.Closer) {
-	if err := s.Close(); err != nil {
-		log.Printf("closing: %v", err)
-	}
-}
-
-// checkNewFile refuses to overwrite a file unless told to, before anything
-// starts, so the refusal is the one line a person sees.
-func checkNewFile(path string, force bool) error {
-	st, err := os.Stat(path) // through a link: --force writes its target
-	switch {
-	case err == nil && st.IsDir():
-		return fmt.Errorf("%s is a directory; give a file name, such as %s", path, filepath.Join(path, "run.gtr"))
-	case err == nil && !force:
-		return fmt.Errorf("%s exists; use --force to overwrite it", path)
-	case err == nil && !st.Mode().IsRegular():
-		// --force replaces a regular file's content; a device node, a pipe
-		// or a socket is not gputop's to overwrite (nor, when the write
-		// fails, to remove: `record -o /dev/full --force` once deleted it).
-		return fmt.Errorf("%s is %s; --force overwrites only those", path, recordings.NotRegular(st))
-	case errors.Is(err, os.ErrNotExist):
-		if _, lerr := os.Lstat(path); lerr == nil {
-			// A link to nothing: followed, it would make a file elsewhere;
-			// replaced, the link would be lost.
-			return fmt.Errorf("%s is a link to a file that does not exist; give the file's own path", path)
-		}
-	}
-	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return fmt.Errorf("cannot write %s: no directory %s", path, dir)
-	}
-	return nil
-}
-
-// runUI runs the screen until the user quits or ctx ends (a signal).
-func runUI(ctx context.Context, src timeline.Source, opts ui.Options) error {
-	r := lipgloss.NewRenderer(os.Stdout)
-	opts.Plain = os.Getenv("NO_COLOR") != "" || opts.Settings.Colors == "never"
-	opts.ASCII = opts.ASCII || opts.Settings.ASCII || asciiOnly(os.Getenv)
-	if opts.Plain {
-		r.SetColorProfile(termenv.Ascii)
-	}
-	opts.Source, opts.Renderer = src, r
-	// The screen's history grows for the first hours (an hour of 8 GPUs'
-	// 580 series at full resolution is about 8 MB, their buckets 5 MB) and
-	// holds no pointers the collector must follow: collect at a quarter
-	// more than is live, not twice it (a replay asks for less still).
-	if was := debug.SetGCPercent(25); was < 25 {
-		debug.SetGCPercent(was)
-	}
-	model := ui.New(opts)
-	defer model.Close()
-	// At most five frames a second: a sample a second moves the screen
-	// once, and a key is drawn at once anyway.
-	err := screen.Run(ctx, model, 200*time.Millisecond, !opts.Settings.NoMouse)
-	if errors.Is(err, tea.ErrProgramKilled) {
-		return nil
-	}
-	return err
-}
-
-// checkTerminal refuses to start the screen where there is no terminal.
-// A terminal too small is not refused: the screen says so and waits to be
-// enlarged (or q), as htop does (ui/layout.MinSize).
-func checkTerminal() error {
-	fd := os.Stdout.Fd()
-	if !term.IsTerminal(fd) {
-		return errors.New("the live view needs a terminal; for a reading use 'gputop snapshot'")
-	}
-	if _, _, err := term.GetSize(fd); err != nil {
-		return fmt.Errorf("cannot read the terminal's size: %v", err)
-	}
-	return nil
-}
-
-func defaultLogPath() string {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			dir = filepath.Join(home, ".local", "state")
-		} else {
-			dir = os.TempDir()
-		}
-	}
-	return filepath.Join(dir, "gputop", "gputop.log")
-}
-
-// openLog sends the log to a file, so nothing is ever written to the
-// terminal under the screen.
-func openLog(path string) (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("log: %v", err)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("log: %v", err)
-	}
-	log.SetOutput(f)
-	return func() {
-		log.SetOutput(io.Discard)
-		f.Close()
-	}, nil
 }
 
 // startCPUProfile profiles gputop until the returned function is called.

@@ -74,8 +74,3 @@ func cmdReplay(args []string, e *env) error {
 	return runUI(ctx, recordings.NewReplay(r), ui.Options{Store: store, Speed: *speed, Start: start, ASCII: *ascii,
 		Settings: settings})
 }
-
-// badTime says that a flag's time could not be read, and what can be.
-func badTime(flag, arg string) error {
-	return usageError{fmt.Sprintf("%s %q is not a time: try 14:03, +10m, -5m or a date", flag, arg)}
-}

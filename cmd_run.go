@@ -25,12 +25,6 @@ import (
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
-// exitStatus is an error that carries the exit code gputop must end with:
-// `gputop run` ends with its job's.
-type exitStatus int
-
-func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
-
 func cmdRun(args []string, e *env) error {
 	// Everything after "--" is the job's, flags included.
 	ours, job := args, []string(nil)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -222,4 +223,58 @@ func eachLine(r io.Reader, fn func(line []byte, complete bool) bool) {
 			return
 		}
 	}
+}
+
+// attachStream is gputop stream on a host where this user records already:
+// the recording's bytes, history first, go to stdout as they are written,
+// and stdin's lines go to the recorder, so one sampler serves both.
+// history > 0 asks for the recording from the segment that holds the time
+// history ago on (whole five-minute segments), not all of it.
+func attachStream(s session, history time.Duration, e *env) error {
+	conn, err := s.Follow(history)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	stdinDone := make(chan struct{})
+	if e.stdin != nil {
+		go func() {
+			defer close(stdinDone)
+			copyLines(conn, e.stdin)
+		}()
+	}
+	copied := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(e.stdout, conn)
+		copied <- err
+	}()
+	ctx, stopSignals := endOnSignal(e)
+	defer stopSignals()
+	watchDone := make(chan struct{})
+	defer close(watchDone)
+	select {
+	case err := <-s.WatchStopped(watchDone):
+		return err // suspended: it would send nothing, for ever
+	case err := <-copied:
+		if err != nil && !errors.Is(err, net.ErrClosed) {
+			return err // stdout failed: the viewer is gone
+		}
+		return nil // the recording ended: its trailer went out
+	case <-stdinDone:
+		return nil // the viewer went away
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+// copyLines passes stdin's lines to the recorder, which takes "mark TEXT"
+// as gputop stream does; a line over maxStreamLine is dropped.
+func copyLines(w io.Writer, r io.Reader) {
+	eachLine(r, func(line []byte, complete bool) bool {
+		if !complete {
+			return true
+		}
+		_, err := w.Write(line)
+		return err == nil
+	})
 }

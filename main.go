@@ -24,19 +24,6 @@ var version, commit = devVersion, ""
 
 const devVersion = "0.1.0-dev"
 
-// Exit codes.
-const (
-	exitOK    = 0
-	exitError = 1 // something failed at run time
-	exitUsage = 2 // bad flags or arguments
-	exitCheck = 3 // a check for CI failed: report or run --fail-on, diff --fail-if
-)
-
-// usageError is bad input on the command line.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
 func main() {
 	probes.JobGuardMain() // when started as the guard of a gputop run's job, only that
 	info, _ := debug.ReadBuildInfo()

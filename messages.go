@@ -64,3 +64,8 @@ func wrapWords(text string, width int) []string {
 	}
 	return append(lines, line)
 }
+
+// badTime says that a flag's time could not be read, and what can be.
+func badTime(flag, arg string) error {
+	return usageError{fmt.Sprintf("%s %q is not a time: try 14:03, +10m, -5m or a date", flag, arg)}
+}
