@@ -1,10 +1,11 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
+
+	"github.com/spf13/cobra"
 
 	"github.com/gputop-dev/gputop/ui"
 )
@@ -15,58 +16,61 @@ import (
 // viewer is a client: quitting it leaves the recording alone, and m marks
 // the recording.
 
-func cmdAttach(args []string, e *env) error {
-	fs := flag.NewFlagSet("attach", flag.ContinueOnError)
+func cmdAttach(e *env) *cobra.Command {
+	c := newCommand("attach [--list] [SESSION]",
+		"the live view of a recording this user is writing on this host, its whole history; q leaves it running",
+		"gputop attach", "gputop attach --list")
+	fs := c.Flags()
 	list := fs.Bool("list", false, "list this user's running sessions on this host, newest first, and exit")
 	ascii := fs.Bool("ascii", false, "draw with ASCII only, for terminals without Unicode")
 	logPath := fs.String("log", defaultLogPath(), "write the log to `FILE` (never to the terminal)")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) > 1 {
-		return usageError{fmt.Sprintf("unexpected argument %q", rest[1])}
-	}
-	if *list {
-		if len(rest) > 0 {
-			return usageError{"--list takes no SESSION"}
+	c.RunE = func(_ *cobra.Command, rest []string) error {
+		var err error
+		if len(rest) > 1 {
+			return usageError{fmt.Sprintf("unexpected argument %q", rest[1])}
 		}
-		return listSessions(e.stdout)
+		if *list {
+			if len(rest) > 0 {
+				return usageError{"--list takes no SESSION"}
+			}
+			return listSessions(e.stdout)
+		}
+		id := ""
+		if len(rest) == 1 {
+			id = rest[0]
+		}
+		s, several, err := pickSession(id)
+		if err != nil {
+			return err
+		}
+		settings, err := screenSettings()
+		if err != nil {
+			return err
+		}
+		if err := checkTerminal(); err != nil {
+			return err
+		}
+		closeLog, err := openLog(*logPath)
+		if err != nil {
+			return err
+		}
+		defer closeLog()
+		if several {
+			fmt.Fprintf(e.stderr, "gputop attach: %s, the newest; gputop attach --list shows the others\n", s.describe())
+		}
+		src, err := s.Attach()
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		ctx, stopSignals := endOnSignal(e)
+		defer stopSignals()
+		// A view attached to a session left running is a live one: its
+		// history within the default budget.
+		return runUI(ctx, src, ui.Options{ASCII: *ascii, Notice: "attached to " + s.describe() + "; q leaves it running",
+			Settings: settings, Store: newLiveStore(defaultHistoryBudget())})
 	}
-	id := ""
-	if len(rest) == 1 {
-		id = rest[0]
-	}
-	s, several, err := pickSession(id)
-	if err != nil {
-		return err
-	}
-	settings, err := screenSettings()
-	if err != nil {
-		return err
-	}
-	if err := checkTerminal(); err != nil {
-		return err
-	}
-	closeLog, err := openLog(*logPath)
-	if err != nil {
-		return err
-	}
-	defer closeLog()
-	if several {
-		fmt.Fprintf(e.stderr, "gputop attach: %s, the newest; gputop attach --list shows the others\n", s.describe())
-	}
-	src, err := s.Attach()
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	ctx, stopSignals := endOnSignal(e)
-	defer stopSignals()
-	// A view attached to a session left running is a live one: its
-	// history within the default budget.
-	return runUI(ctx, src, ui.Options{ASCII: *ascii, Notice: "attached to " + s.describe() + "; q leaves it running",
-		Settings: settings, Store: newLiveStore(defaultHistoryBudget())})
+	return watches(c)
 }
 
 // listSessions prints the running sessions, newest first.

@@ -41,8 +41,8 @@ func TestGeneratedDocsCoverEveryFlag(t *testing.T) {
 
 	type invocation struct{ name, sub string }
 	var all []invocation
-	for _, c := range commands {
-		all = append(all, invocation{c.name, ""})
+	for _, c := range commandNames(false) {
+		all = append(all, invocation{c, ""})
 	}
 	all = append(all, invocation{"import", "prometheus"})
 	for _, inv := range all {
@@ -100,10 +100,10 @@ func TestGeneratedDocsCoverEveryFlag(t *testing.T) {
 			}
 		}
 	}
-	for _, c := range hiddenCommands {
+	for _, c := range commandNames(true) {
 		for file, text := range map[string]string{"man": man, "bash": bash, "zsh": zsh, "fish": fish} {
-			if strings.Contains(text, c.name) {
-				t.Errorf("the %s completion or page names the hidden command %s", file, c.name)
+			if strings.Contains(text, c) {
+				t.Errorf("the %s completion or page names the hidden command %s", file, c)
 			}
 		}
 	}
