@@ -82,6 +82,9 @@ func run(args []string, e *env) int {
 	case len(args) > 0 && args[0] == "--version":
 		name, rest = "version", args[1:]
 	}
+	if name == cobra.ShellCompRequestCmd || name == cobra.ShellCompNoDescRequestCmd {
+		return complete(root, name, rest)
+	}
 	var c *cobra.Command
 	for _, sub := range root.Commands() {
 		if sub.Name() == name && name != "help" {
@@ -119,6 +122,23 @@ func run(args []string, e *env) int {
 		fmt.Fprintln(stderr, who+": "+oneLine(err))
 		return exitError
 	}
+}
+
+// complete answers the completion scripts (PROGRAM __complete WORDS...),
+// where the words after gputop may start with a flag of the live view.
+func complete(root *cobra.Command, request string, words []string) int {
+	if err := clidoc.Complete(root, flagChoices, optionalValues); err != nil {
+		fmt.Fprintf(root.ErrOrStderr(), "gputop: %v\n", err)
+		return exitError
+	}
+	if len(words) > 0 && strings.HasPrefix(words[0], "-") {
+		words = append([]string{"live"}, words...)
+	}
+	root.SetArgs(append([]string{request}, words...))
+	if err := root.Execute(); err != nil {
+		return exitError
+	}
+	return exitOK
 }
 
 func printUsage(w io.Writer, root *cobra.Command) {

@@ -6,14 +6,16 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/packaging/clidoc"
-	"github.com/gputop-dev/gputop/probes/demo"
 	"github.com/spf13/cobra"
 )
 
 // cmdGenDocs is the hidden `gputop gen-docs DIR`: the man page and the
-// bash, zsh and fish completions the release packages install, written by
-// clidoc from the commands' definitions: each command's synopsis, help,
-// examples and flags as cobra holds them.
+// bash, zsh and fish completions the release packages install. The
+// completions are cobra's scripts, which ask the installed gputop what to
+// offer (cli.go, complete). The man page is clidoc's, from the same
+// command definitions: one page holding every command, so `man gputop`
+// shows them all, where cobra/doc would write a page per command through
+// go-md2man, a dependency more.
 func cmdGenDocs(e *env) *cobra.Command {
 	c := newCommand("gen-docs [--version V] [--date TIME] DIR",
 		"write the man page and the bash, zsh and fish completions into DIR, for the release packages",
@@ -31,7 +33,7 @@ func cmdGenDocs(e *env) *cobra.Command {
 				"or replays it, and names what holds the GPUs back, with the evidence in numbers and a next step. " +
 				"Without a command it is the live view. Without a GPU, --demo runs the real NVML probe against a " +
 				"simulated 8x H100 node; its scenarios are " + scenarioNames + ".",
-			Choices: map[string][]string{"demo": demo.Scenarios},
+			Choices: flagChoices,
 			Exits: [][2]string{{strconv.Itoa(exitOK), "done"},
 				{strconv.Itoa(exitError), "a failure at run time: a missing or damaged file, a file that is not a recording, a newer format, a path that cannot be written"},
 				{strconv.Itoa(exitUsage), "a usage error: an unknown command or flag, a malformed value, the wrong arguments"},
@@ -48,7 +50,7 @@ func cmdGenDocs(e *env) *cobra.Command {
 			page.Date = t.UTC().Format(time.DateOnly)
 		}
 		page.Commands = clidoc.Commands(c.Root())
-		if err := clidoc.Write(rest[0], page, optionalValues); err != nil {
+		if err := clidoc.Write(rest[0], page, c.Root(), optionalValues); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "gen-docs: wrote the man page and completions to %s\n", rest[0])

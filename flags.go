@@ -126,6 +126,10 @@ func badValue(f *pflag.Flag, value string, err error) error {
 // value's name: --demo[=SCENARIO].
 var optionalValues = map[string]string{"demo": "SCENARIO"}
 
+// flagChoices are the values of flags that the synopses do not list, for
+// the man page and the completions.
+var flagChoices = map[string][]string{"demo": demo.Scenarios}
+
 // scenarioNames lists the demo's scenarios, for help and errors.
 var scenarioNames = strings.Join(demo.Scenarios, ", ")
 

@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -113,17 +114,23 @@ func Files(program string) (man, bash, zsh, fish string) {
 	return program + ".1", program + ".bash", "_" + program, program + ".fish"
 }
 
-// Write writes the man page and the completions of p into dir.
-func Write(dir string, p Page, optional map[string]string) error {
+// Write writes the man page of p and cobra's completion scripts for root
+// into dir.
+func Write(dir string, p Page, root *cobra.Command, optional map[string]string) error {
 	cmds, err := p.expand(optional)
 	if err != nil {
 		return err
 	}
+	files, err := scripts(root)
+	if err != nil {
+		return err
+	}
+	man, _, _, _ := Files(p.Program)
+	files[man] = p.man(cmds)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	man, bash, zsh, fish := Files(p.Program)
-	for name, text := range map[string]string{man: p.man(cmds), bash: p.bash(cmds), zsh: p.zsh(cmds), fish: p.fish(cmds)} {
+	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			return err
 		}
