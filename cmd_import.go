@@ -11,9 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/recordings/importer"
-	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
@@ -95,40 +93,6 @@ func formatNames() string {
 		names[i] = string(f)
 	}
 	return strings.Join(names, ", ")
-}
-
-// reserveTemp creates the empty temporary file a recording of path is
-// written to before it is renamed into place.
-func reserveTemp(path string) (string, error) {
-	tmp := fmt.Sprintf("%s.tmp-%d", recordings.LinkTarget(path), os.Getpid())
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return "", fmt.Errorf("cannot create %s: %v", path, errors.Unwrap(err))
-	}
-	return tmp, f.Close()
-}
-
-// writeEach writes a whole recording to tmp (from reserveTemp) and renames
-// it to path, so a failed import leaves no partial file behind. each calls
-// write with every sample in order, made one at a time.
-func writeEach(tmp, path string, h recordings.Header, each func(write func(*timeline.Sample) error) error) error {
-	w, err := recordings.Create(tmp, h, true)
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	err = each(w.Write)
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, recordings.LinkTarget(path))
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }
 
 // parseWallTime reads a date and time given on the command line, in the

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/gputop-dev/gputop/recordings"
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // checkNewFile refuses to overwrite a file unless told to, before anything
@@ -33,6 +34,40 @@ func checkNewFile(path string, force bool) error {
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("cannot write %s: no directory %s", path, dir)
+	}
+	return nil
+}
+
+// reserveTemp creates the empty temporary file a recording of path is
+// written to before it is renamed into place.
+func reserveTemp(path string) (string, error) {
+	tmp := fmt.Sprintf("%s.tmp-%d", recordings.LinkTarget(path), os.Getpid())
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("cannot create %s: %v", path, errors.Unwrap(err))
+	}
+	return tmp, f.Close()
+}
+
+// writeEach writes a whole recording to tmp (from reserveTemp) and renames
+// it to path, so a failed import leaves no partial file behind. each calls
+// write with every sample in order, made one at a time.
+func writeEach(tmp, path string, h recordings.Header, each func(write func(*timeline.Sample) error) error) error {
+	w, err := recordings.Create(tmp, h, true)
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	err = each(w.Write)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, recordings.LinkTarget(path))
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
 	}
 	return nil
 }
