@@ -25,7 +25,6 @@ func cmdAttach(e *env) *cobra.Command {
 	ascii := fs.Bool("ascii", false, "draw with ASCII only, for terminals without Unicode")
 	logPath := fs.String("log", defaultLogPath(), "write the log to `FILE` (never to the terminal)")
 	c.RunE = func(_ *cobra.Command, rest []string) error {
-		var err error
 		if len(rest) > 1 {
 			return usageError{fmt.Sprintf("unexpected argument %q", rest[1])}
 		}

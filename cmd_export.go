@@ -21,7 +21,6 @@ func cmdExport(e *env) *cobra.Command {
 	out := fs.StringP("o", "o", "", "write to `FILE` instead of standard output (- is standard output)")
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
 	c.RunE = func(_ *cobra.Command, rest []string) error {
-		var err error
 		switch {
 		case len(rest) != 1:
 			return usageError{"give one recording to export"}

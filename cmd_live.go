@@ -35,7 +35,6 @@ func cmdLive(e *env) *cobra.Command {
 	readonly := fs.Bool("readonly", false, "never signal a process: k (a signal to a process of your own) is off")
 	memory := fs.String("memory", "", "keep the screen's history within `SIZE` (256MiB, 1GiB; default a 64th of RAM, at most 128MiB)")
 	c.RunE = func(_ *cobra.Command, rest []string) error {
-		var err error
 		if len(rest) > 0 {
 			return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 		}

@@ -27,7 +27,6 @@ func cmdRecord(e *env) *cobra.Command {
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
 	metrics := addMetricsFlags(fs, "")
 	c.RunE = func(_ *cobra.Command, rest []string) error {
-		var err error
 		switch {
 		case len(rest) > 0:
 			return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}

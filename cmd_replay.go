@@ -29,7 +29,6 @@ func cmdReplay(e *env) *cobra.Command {
 	ascii := fs.Bool("ascii", false, "draw with ASCII only, for terminals without Unicode")
 	logPath := fs.String("log", defaultLogPath(), "write the log to `FILE` (never to the terminal)")
 	c.RunE = func(_ *cobra.Command, rest []string) error {
-		var err error
 		switch {
 		case len(rest) != 1:
 			return usageError{"give one recording to replay"}

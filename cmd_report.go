@@ -30,7 +30,6 @@ func cmdReport(e *env) *cobra.Command {
 	var price prices
 	price.register(fs)
 	c.RunE = func(_ *cobra.Command, rest []string) error {
-		var err error
 		if len(rest) != 1 {
 			return usageError{"give one recording to report on"}
 		}

@@ -25,7 +25,6 @@ func cmdServe(e *env) *cobra.Command {
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
 	metrics := addMetricsFlags(fs, defaultListen)
 	c.RunE = func(_ *cobra.Command, rest []string) error {
-		var err error
 		if len(rest) > 0 {
 			return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 		}

@@ -24,7 +24,6 @@ func cmdSnapshot(e *env) *cobra.Command {
 	var demo demoFlag
 	demoVar(fs, &demo, "read 8 simulated H100s playing `SCENARIO`: "+scenarioNames)
 	c.RunE = func(_ *cobra.Command, rest []string) error {
-		var err error
 		if len(rest) > 0 {
 			return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 		}

@@ -77,7 +77,6 @@ func cmdStream(e *env) *cobra.Command {
 	fresh := fs.Bool("new", false, "sample anew even where a session of yours records already")
 	history := fs.Duration("history", 0, "following a session: send only its last `D` (in whole 5-minute segments), not all of it")
 	c.RunE = func(_ *cobra.Command, rest []string) error {
-		var err error
 		switch {
 		case len(rest) > 0:
 			return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
