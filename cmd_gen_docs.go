@@ -5,8 +5,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gputop-dev/gputop/packaging/clidoc"
 	"github.com/spf13/cobra"
+
+	"github.com/gputop-dev/gputop/packaging/clidoc"
 )
 
 // cmdGenDocs is the hidden `gputop gen-docs DIR`: the man page and the

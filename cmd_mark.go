@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/gputop-dev/gputop/probes/marks"
 	"github.com/gputop-dev/gputop/timeline/units"
-	"github.com/spf13/cobra"
 )
 
 func cmdMark(e *env) *cobra.Command {

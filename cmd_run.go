@@ -14,13 +14,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/probes/marks"
 	"github.com/gputop-dev/gputop/probes/progress"
 	"github.com/gputop-dev/gputop/timeline/report"
 	"github.com/gputop-dev/gputop/timeline/report/render"
 	"github.com/gputop-dev/gputop/timeline/units"
-	"github.com/spf13/cobra"
 )
 
 func cmdRun(e *env) *cobra.Command {
