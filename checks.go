@@ -17,6 +17,8 @@ type failOnFlag struct{ severity string }
 
 func (f *failOnFlag) String() string { return f.severity }
 
+func (f *failOnFlag) Type() string { return "severity" }
+
 func (f *failOnFlag) Set(v string) error {
 	if v != "warning" && v != "critical" {
 		return fmt.Errorf("%q is not a severity to fail on (warning or critical)", v)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,78 +9,82 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gputop-dev/gputop/recordings"
+	"github.com/spf13/cobra"
+
 	"github.com/gputop-dev/gputop/recordings/importer"
-	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
-func cmdImport(args []string, e *env) error {
-	if len(args) > 0 && args[0] == "prometheus" {
-		return cmdImportPrometheus(args[1:], e)
-	}
-	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	out := fs.String("o", "", "write the recording to `FILE` (required)")
+func cmdImport(e *env) *cobra.Command {
+	c := newCommand("import LOG -o FILE [--format auto|nvidia-smi-csv|dmon|dcgmi-csv] | prometheus URL|FILE.json -o FILE [--from T] [--to T] [--match SELECTOR] [--step 15s]",
+		"turn nvidia-smi, dmon or dcgmi logs, or a cluster's GPU series in Prometheus, into a recording",
+		"gputop import nvidia-smi.csv -o old.gtr",
+		"gputop import gpu.dmon --format dmon --start '2026-11-22 14:03:00' -o old.gtr",
+		"gputop import prometheus http://prom:9090 --from -6h --to -2h -o job.gtr",
+		"gputop import prometheus answer.json -o job.gtr")
+	c.AddCommand(cmdImportPrometheus(e))
+	fs := c.Flags()
+	out := fs.StringP("o", "o", "", "write the recording to `FILE` (required)")
 	format := fs.String("format", "auto", "the log's `FORMAT`: auto, "+formatNames())
 	start := fs.String("start", "", "for logs without dates: when the log began, a `TIME` like 2026-11-22 14:03:00 (by default the log ends at its file's modification time)")
 	interval := fs.Duration("interval", 0, "for logs without times: the spacing of their rows (default 1s)")
 	columns := fs.String("columns", "", "for a headerless nvidia-smi CSV: its --query-gpu `LIST`")
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	switch {
-	case len(rest) != 1:
-		return usageError{"give one LOG to import"}
-	case *out == "":
-		return usageError{"-o FILE is required"}
-	case *format != "auto" && !slices.Contains(importer.Formats, importer.Format(*format)):
-		return usageError{fmt.Sprintf("unknown --format %q (auto, %s)", *format, formatNames())}
-	}
-	opts := importer.Options{Format: importer.Format(*format), Interval: *interval, Columns: *columns, Origin: filepath.Base(rest[0])}
-	if *start != "" {
-		if opts.Start, err = parseWallTime(*start); err != nil {
-			return usageError{err.Error()}
+	c.RunE = func(_ *cobra.Command, rest []string) error {
+		var err error
+		switch {
+		case len(rest) != 1:
+			return usageError{"give one LOG to import"}
+		case *out == "":
+			return usageError{"-o FILE is required"}
+		case *format != "auto" && !slices.Contains(importer.Formats, importer.Format(*format)):
+			return usageError{fmt.Sprintf("unknown --format %q (auto, %s)", *format, formatNames())}
 		}
+		opts := importer.Options{Format: importer.Format(*format), Interval: *interval, Columns: *columns, Origin: filepath.Base(rest[0])}
+		if *start != "" {
+			if opts.Start, err = parseWallTime(*start); err != nil {
+				return usageError{err.Error()}
+			}
+		}
+		if err := checkNewFile(*out, *force); err != nil {
+			return err
+		}
+		f, err := importer.OpenFile(rest[0])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil {
+			opts.ModTime = st.ModTime()
+		}
+		// The file it goes to first, before a big log is parsed: a path that
+		// cannot be written fails at once.
+		tmp, err := reserveTemp(*out)
+		if err != nil {
+			return err
+		}
+		// The log's samples are made one at a time as they are written: a
+		// million-line log never sits in memory as samples.
+		res, err := importer.Read(f, opts)
+		if err == nil && res.Samples == 0 {
+			err = errors.New("no samples in the log")
+		}
+		if err != nil {
+			os.Remove(tmp)
+			return fmt.Errorf("%s: %v", rest[0], err)
+		}
+		if err := writeEach(tmp, *out, recordingHeader(res.Info, res.First), res.Each); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "imported %s of %s over %s from %s (%s) into %s\n",
+			units.Count(res.Samples, "sample"), units.Count(len(res.Info.GPUs), "GPU"), units.Duration(res.Last.Sub(res.First)),
+			rest[0], res.Format, *out)
+		for _, n := range res.Info.Notes {
+			printNote(e.stderr, n)
+		}
+		return nil
 	}
-	if err := checkNewFile(*out, *force); err != nil {
-		return err
-	}
-	f, err := importer.OpenFile(rest[0])
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil {
-		opts.ModTime = st.ModTime()
-	}
-	// The file it goes to first, before a big log is parsed: a path that
-	// cannot be written fails at once.
-	tmp, err := reserveTemp(*out)
-	if err != nil {
-		return err
-	}
-	// The log's samples are made one at a time as they are written: a
-	// million-line log never sits in memory as samples.
-	res, err := importer.Read(f, opts)
-	if err == nil && res.Samples == 0 {
-		err = errors.New("no samples in the log")
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("%s: %v", rest[0], err)
-	}
-	if err := writeEach(tmp, *out, recordingHeader(res.Info, res.First), res.Each); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "imported %s of %s over %s from %s (%s) into %s\n",
-		units.Count(res.Samples, "sample"), units.Count(len(res.Info.GPUs), "GPU"), units.Duration(res.Last.Sub(res.First)),
-		rest[0], res.Format, *out)
-	for _, n := range res.Info.Notes {
-		printNote(e.stderr, n)
-	}
-	return nil
+	return c
 }
 
 func formatNames() string {
@@ -90,40 +93,6 @@ func formatNames() string {
 		names[i] = string(f)
 	}
 	return strings.Join(names, ", ")
-}
-
-// reserveTemp creates the empty temporary file a recording of path is
-// written to before it is renamed into place.
-func reserveTemp(path string) (string, error) {
-	tmp := fmt.Sprintf("%s.tmp-%d", recordings.LinkTarget(path), os.Getpid())
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return "", fmt.Errorf("cannot create %s: %v", path, errors.Unwrap(err))
-	}
-	return tmp, f.Close()
-}
-
-// writeEach writes a whole recording to tmp (from reserveTemp) and renames
-// it to path, so a failed import leaves no partial file behind. each calls
-// write with every sample in order, made one at a time.
-func writeEach(tmp, path string, h recordings.Header, each func(write func(*timeline.Sample) error) error) error {
-	w, err := recordings.Create(tmp, h, true)
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	err = each(w.Write)
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, recordings.LinkTarget(path))
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }
 
 // parseWallTime reads a date and time given on the command line, in the

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -11,88 +10,83 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/probes/nvidia"
 )
 
-// hiddenCommands run like the others but are not in the usage: tools for
-// checking gputop itself on real hardware (docs/real-gpu.md), not for its
-// users.
-var hiddenCommands = []command{
-	{"nvml-bench", "[--calls 1000] [--paced-calls 8] [--json] [--demo[=SCENARIO]] [--interval 1s] [--costs FILE]",
-		"time every NVML call gputop makes (median, p99), count GetSamples' samples per call, and say each call's pace and, from a real run's costs, the CPU it takes a GPU",
-		[]string{"gputop nvml-bench --json > nvml-cost.json", "gputop nvml-bench --demo --calls 100",
-			"gputop nvml-bench --demo --json --costs docs/real-gpu/h100-2026-11-27.json --interval 1s"}, cmdNVMLBench, false},
-	{"gen-docs", "[--version V] [--date TIME] DIR", "write the man page and the bash, zsh and fish completions into DIR, for the release packages",
-		[]string{"gputop gen-docs --version 1.2.0 dist/docs"}, cmdGenDocs, false},
-}
-
 // benchPaced are the session intervals at which nvml-bench counts the
 // utilisation samples each GetSamples returns: the default and the
 // shortest interval people use (scripts/gpu-check.sh records at both).
 var benchPaced = []time.Duration{250 * time.Millisecond, time.Second}
 
-func cmdNVMLBench(args []string, e *env) error {
-	fs := flag.NewFlagSet("nvml-bench", flag.ContinueOnError)
+func cmdNVMLBench(e *env) *cobra.Command {
+	c := newCommand("nvml-bench [--calls 1000] [--paced-calls 8] [--json] [--demo[=SCENARIO]] [--interval 1s] [--costs FILE]",
+		"time every NVML call gputop makes (median, p99), count GetSamples' samples per call, and say each call's pace and, from a real run's costs, the CPU it takes a GPU",
+		"gputop nvml-bench --json > nvml-cost.json", "gputop nvml-bench --demo --calls 100",
+		"gputop nvml-bench --demo --json --costs docs/real-gpu/h100-2026-11-27.json --interval 1s")
+	c.Hidden = true
+	fs := c.Flags()
 	calls := fs.Int("calls", 1000, "make each call `N` times (spread over the GPUs)")
 	paced := fs.Int("paced-calls", 8, "ask GetSamples `N` times at each of 250ms and 1s, as a session does, and count the samples")
 	asJSON := fs.Bool("json", false, "print JSON (fields in docs/real-gpu.md)")
 	interval := fs.Duration("interval", time.Second, "schedule each call as a session sampling every `D` does (per_gpu_per_s)")
 	costsFile := fs.String("costs", "", "predict the CPU per GPU-second from the calls' costs in `FILE` (nvml-bench --json of a real driver)")
 	var demo demoFlag
-	fs.Var(&demo, "demo", "measure the mock of 8 simulated H100s playing `SCENARIO`: "+scenarioNames)
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
-	}
-	if *calls < 1 || *calls > 1_000_000 {
-		return usageError{fmt.Sprintf("--calls %d: give 1 to 1000000", *calls)}
-	}
-	if *paced < 0 || *paced > 1000 {
-		return usageError{fmt.Sprintf("--paced-calls %d: give 0 to 1000", *paced)}
-	}
-	if *interval < 10*time.Millisecond || *interval > time.Hour {
-		return usageError{fmt.Sprintf("--interval %v: give 10ms to 1h", *interval)}
-	}
-	var costs *nvidia.CostReport
-	if *costsFile != "" {
-		if costs, err = readCosts(*costsFile); err != nil {
+	demoVar(fs, &demo, "measure the mock of 8 simulated H100s playing `SCENARIO`: "+scenarioNames)
+	c.RunE = func(_ *cobra.Command, rest []string) error {
+		var err error
+		if len(rest) > 0 {
+			return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+		}
+		if *calls < 1 || *calls > 1_000_000 {
+			return usageError{fmt.Sprintf("--calls %d: give 1 to 1000000", *calls)}
+		}
+		if *paced < 0 || *paced > 1000 {
+			return usageError{fmt.Sprintf("--paced-calls %d: give 0 to 1000", *paced)}
+		}
+		if *interval < 10*time.Millisecond || *interval > time.Hour {
+			return usageError{fmt.Sprintf("--interval %v: give 10ms to 1h", *interval)}
+		}
+		var costs *nvidia.CostReport
+		if *costsFile != "" {
+			if costs, err = readCosts(*costsFile); err != nil {
+				return err
+			}
+		}
+		log.SetOutput(io.Discard)
+		machine, err := demo.machine(probes.RealClock{})
+		if err != nil {
 			return err
 		}
-	}
-	log.SetOutput(io.Discard)
-	machine, err := demo.machine(probes.RealClock{})
-	if err != nil {
-		return err
-	}
-	lib := nvml.New()
-	if machine != nil {
-		lib = machine.NVML
-	}
-	rep, err := nvidia.MeasureCost(lib, probes.RealClock{}, nvidia.CostOptions{Calls: *calls, Paced: benchPaced, PacedCalls: *paced})
-	if err != nil && rep == nil {
-		return err
-	}
-	rep.Schedule(*interval, nvidia.DefaultPace, time.Duration(probes.SlowTierTicks(*interval))**interval)
-	if costs != nil {
-		rep.Predict(costs, filepath.Base(*costsFile))
-	}
-	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if werr := enc.Encode(rep); werr != nil {
-			return werr
+		lib := nvml.New()
+		if machine != nil {
+			lib = machine.NVML
 		}
-	} else {
-		writeCostText(e.stdout, rep)
+		rep, err := nvidia.MeasureCost(lib, probes.RealClock{}, nvidia.CostOptions{Calls: *calls, Paced: benchPaced, PacedCalls: *paced})
+		if err != nil && rep == nil {
+			return err
+		}
+		rep.Schedule(*interval, nvidia.DefaultPace, time.Duration(probes.SlowTierTicks(*interval))**interval)
+		if costs != nil {
+			rep.Predict(costs, filepath.Base(*costsFile))
+		}
+		if *asJSON {
+			enc := json.NewEncoder(e.stdout)
+			enc.SetIndent("", "  ")
+			if werr := enc.Encode(rep); werr != nil {
+				return werr
+			}
+		} else {
+			writeCostText(e.stdout, rep)
+		}
+		// Measured, but NVML did not close cleanly: say so after the numbers.
+		return err
 	}
-	// Measured, but NVML did not close cleanly: say so after the numbers.
-	return err
+	return c
 }
 
 // readCosts reads an nvml-bench --json file: a few KB, so anything past

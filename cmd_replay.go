@@ -1,10 +1,11 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"runtime/debug"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/recordings/load"
@@ -18,64 +19,61 @@ import (
 // assertion, so make sure of it here.
 var _ ui.BatchSource = (*recordings.Replay)(nil)
 
-func cmdReplay(args []string, e *env) error {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+func cmdReplay(e *env) *cobra.Command {
+	c := newCommand("replay FILE [--speed X] [--start T]",
+		"replay a recording in the same screen, with a transport",
+		"gputop replay run.gtr", "gputop replay run.gtr --speed 8 --start +30m")
+	fs := c.Flags()
 	speed := fs.Float64("speed", 1, "playback speed, 0.25 to 64")
 	startAt := fs.String("start", "", "start at `TIME`: 14:03, +10m (after the start), -5m (before the end), or a date and time")
 	ascii := fs.Bool("ascii", false, "draw with ASCII only, for terminals without Unicode")
 	logPath := fs.String("log", defaultLogPath(), "write the log to `FILE` (never to the terminal)")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	switch {
-	case len(rest) != 1:
-		return usageError{"give one recording to replay"}
-	case *speed < 0.25 || *speed > 64:
-		return usageError{fmt.Sprintf("--speed %g is out of range: 0.25 to 64", *speed)}
-	}
-	r, err := recordings.Open(rest[0])
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	first, last := r.Span()
-	var start time.Time
-	if *startAt != "" {
-		if start, err = playback.ParseTime(*startAt, first.Local(), first, last); err != nil {
-			return badTime("--start", *startAt)
+	c.RunE = func(_ *cobra.Command, rest []string) error {
+		switch {
+		case len(rest) != 1:
+			return usageError{"give one recording to replay"}
+		case *speed < 0.25 || *speed > 64:
+			return usageError{fmt.Sprintf("--speed %g is out of range: 0.25 to 64", *speed)}
 		}
-		if start.Before(first) || start.After(last) {
-			return usageError{fmt.Sprintf("--start %s is outside the recording (%s to %s)", *startAt,
-				first.Local().Format(time.DateTime), last.Local().Format(time.DateTime))}
+		r, err := recordings.Open(rest[0])
+		if err != nil {
+			return err
 		}
+		defer r.Close()
+		first, last := r.Span()
+		var start time.Time
+		if *startAt != "" {
+			if start, err = playback.ParseTime(*startAt, first.Local(), first, last); err != nil {
+				return badTime("--start", *startAt)
+			}
+			if start.Before(first) || start.After(last) {
+				return usageError{fmt.Sprintf("--start %s is outside the recording (%s to %s)", *startAt,
+					first.Local().Format(time.DateTime), last.Local().Format(time.DateTime))}
+			}
+		}
+		settings, err := screenSettings()
+		if err != nil {
+			return err
+		}
+		if err := checkTerminal(); err != nil {
+			return err
+		}
+		closeLog, err := openLog(*logPath)
+		if err != nil {
+			return err
+		}
+		defer closeLog()
+		// A replay keeps every sample at full resolution: a postmortem zooms
+		// into hour three as closely as into the last minute. With a day held
+		// (about 150 MB for 8 GPUs: the store's samples and the analysis's
+		// columns), Go's default of letting the heap grow to twice what is live
+		// would double the footprint; collect sooner instead.
+		debug.SetGCPercent(15)
+		ctx, stopSignals := endOnSignal(e)
+		defer stopSignals()
+		store := timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.FileRawValues, Reserve: load.ExpectedSamples(r)})
+		return runUI(ctx, recordings.NewReplay(r), ui.Options{Store: store, Speed: *speed, Start: start, ASCII: *ascii,
+			Settings: settings})
 	}
-	settings, err := screenSettings()
-	if err != nil {
-		return err
-	}
-	if err := checkTerminal(); err != nil {
-		return err
-	}
-	closeLog, err := openLog(*logPath)
-	if err != nil {
-		return err
-	}
-	defer closeLog()
-	// A replay keeps every sample at full resolution: a postmortem zooms
-	// into hour three as closely as into the last minute. With a day held
-	// (about 150 MB for 8 GPUs: the store's samples and the analysis's
-	// columns), Go's default of letting the heap grow to twice what is live
-	// would double the footprint; collect sooner instead.
-	debug.SetGCPercent(15)
-	ctx, stopSignals := endOnSignal(e)
-	defer stopSignals()
-	store := timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.FileRawValues, Reserve: load.ExpectedSamples(r)})
-	return runUI(ctx, recordings.NewReplay(r), ui.Options{Store: store, Speed: *speed, Start: start, ASCII: *ascii,
-		Settings: settings})
-}
-
-// badTime says that a flag's time could not be read, and what can be.
-func badTime(flag, arg string) error {
-	return usageError{fmt.Sprintf("%s %q is not a time: try 14:03, +10m, -5m or a date", flag, arg)}
+	return c
 }

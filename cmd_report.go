@@ -2,23 +2,25 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"time"
 
-	"github.com/gputop-dev/gputop/recordings"
-	"github.com/gputop-dev/gputop/recordings/load"
+	"github.com/spf13/cobra"
+
 	"github.com/gputop-dev/gputop/timeline/report"
 	"github.com/gputop-dev/gputop/timeline/report/render"
-	"github.com/gputop-dev/gputop/ui/playback"
 )
 
-func cmdReport(args []string, e *env) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+func cmdReport(e *env) *cobra.Command {
+	c := newCommand("report FILE [--format text|markdown|json|html|svg] [-o OUT] [--from T] [--to T] [--phases all] [--fail-on SEVERITY]",
+		"per-GPU and per-phase figures, phases, markers and hints of a recording, or of a stretch of it; a page or a drawing to attach; a check for CI",
+		"gputop report run.gtr", "gputop report run.gtr --format markdown", "gputop report run.gtr --format html -o run.html",
+		"gputop report run.gtr --format svg -o timeline.svg", "gputop report run.gtr --from +10m --to +20m --format json",
+		"gputop report run.gtr --fail-on critical")
+	fs := c.Flags()
 	format := fs.String("format", "text", "`FORMAT`: text, markdown, json, html or svg (docs/report.md)")
-	out := fs.String("o", "", "write to `FILE` instead of standard output")
+	out := fs.StringP("o", "o", "", "write to `FILE` instead of standard output")
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
 	from := fs.String("from", "", "report from `TIME` on: 14:03, +10m (after the start), -5m (before the end), or a date and time")
 	to := fs.String("to", "", "report up to `TIME` (as --from): what the screen said with its cursor there")
@@ -27,54 +29,53 @@ func cmdReport(args []string, e *env) error {
 	fs.Var(&failOn, "fail-on", "exit 3 if a hint of `SEVERITY` (warning or critical) or worse is present, listing those hints on stderr")
 	var price prices
 	price.register(fs)
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) != 1 {
-		return usageError{"give one recording to report on"}
-	}
-	write, ok := map[string]func(io.Writer, *report.Report) error{
-		"text": render.Text, "markdown": render.Markdown, "json": writeJSON, "html": render.HTML, "svg": render.SVG,
-	}[*format]
-	if !ok {
-		return usageError{fmt.Sprintf("unknown --format %q (text, markdown, json, html or svg)", *format)}
-	}
-	var opts report.ReportOptions
-	switch *phases {
-	case "":
-	case "all":
-		opts.PhaseRows = -1
-	default:
-		return usageError{fmt.Sprintf("--phases %q: the only value is all", *phases)}
-	}
-	if *format == "html" || *format == "svg" {
-		opts.TimelineColumns = render.TimelineColumns
-	}
-	if *out != "" {
-		if err := checkNewFile(*out, *force); err != nil {
+	c.RunE = func(_ *cobra.Command, rest []string) error {
+		if len(rest) != 1 {
+			return usageError{"give one recording to report on"}
+		}
+		write, ok := map[string]func(io.Writer, *report.Report) error{
+			"text": render.Text, "markdown": render.Markdown, "json": writeJSON, "html": render.HTML, "svg": render.SVG,
+		}[*format]
+		if !ok {
+			return usageError{fmt.Sprintf("unknown --format %q (text, markdown, json, html or svg)", *format)}
+		}
+		var opts report.ReportOptions
+		switch *phases {
+		case "":
+		case "all":
+			opts.PhaseRows = -1
+		default:
+			return usageError{fmt.Sprintf("--phases %q: the only value is all", *phases)}
+		}
+		if *format == "html" || *format == "svg" {
+			opts.TimelineColumns = render.TimelineColumns
+		}
+		if *out != "" {
+			if err := checkNewFile(*out, *force); err != nil {
+				return err
+			}
+			opts.TextWidth = -1
+		} else {
+			opts.TextWidth = textWidth(e.stdout)
+		}
+		price.apply(&opts)
+		// The store and the analysis of a day of 8 GPUs hold about 250 MB,
+		// built up as it is read: the collector's pace follows what is live
+		// (reportGCPercent).
+		defer paceCollector(reportGCPercent)()
+		rep, warn, err := reportWith(rest[0], *from, *to, opts)
+		if err != nil {
 			return err
 		}
-		opts.TextWidth = -1
-	} else {
-		opts.TextWidth = textWidth(e.stdout)
+		if warn != nil {
+			fmt.Fprintf(e.stderr, "warning: %v\n", warn)
+		}
+		if err := writeReport(rep, write, *out, e.stdout); err != nil {
+			return err
+		}
+		return failOn.check(rep, "gputop report", e.stderr)
 	}
-	price.apply(&opts)
-	// The store and the analysis of a day of 8 GPUs hold about 250 MB,
-	// built up as it is read: the collector's pace follows what is live
-	// (reportGCPercent).
-	defer paceCollector(reportGCPercent)()
-	rep, warn, err := reportWith(rest[0], *from, *to, opts)
-	if err != nil {
-		return err
-	}
-	if warn != nil {
-		fmt.Fprintf(e.stderr, "warning: %v\n", warn)
-	}
-	if err := writeReport(rep, write, *out, e.stdout); err != nil {
-		return err
-	}
-	return failOn.check(rep, "gputop report", e.stderr)
+	return c
 }
 
 // writeJSON writes the report's JSON (the report's own: it is the
@@ -95,62 +96,4 @@ func writeReport(rep *report.Report, write func(io.Writer, *report.Report) error
 		return fmt.Errorf("cannot write the report: %s", innermost(err))
 	}
 	return nil
-}
-
-// reportOf reads a recording at full resolution and reports on the
-// stretch [from, to] of it (times as replay --start takes them; "" for its
-// first or last sample): the figures, the phases and the hints, as the
-// screen showed them with its cursor at to, for a session that began at
-// from. Damage is a warning: the report covers everything that could be
-// read.
-func reportOf(path, from, to string) (*report.Report, error, error) {
-	return reportWith(path, from, to, report.ReportOptions{})
-}
-
-// reportWith is reportOf with the report's options (--phases all).
-func reportWith(path, from, to string, opts report.ReportOptions) (*report.Report, error, error) {
-	r, err := recordings.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer r.Close()
-	lo, hi, err := reportStretch(r, from, to)
-	if err != nil {
-		return nil, nil, err
-	}
-	store, eng, warn, err := load.Recording(r, path, lo, hi)
-	if err != nil {
-		return nil, nil, err
-	}
-	return report.NewReportOf(store, eng, opts), warn, nil
-}
-
-// reportStretch is the stretch --from and --to name, checked against the
-// recording's span; a zero time where one is not given, for no bound.
-func reportStretch(r *recordings.Reader, from, to string) (lo, hi time.Time, err error) {
-	if from == "" && to == "" {
-		return lo, hi, nil
-	}
-	first, last := r.Span()
-	for _, f := range []struct {
-		name, arg string
-		t         *time.Time
-	}{{"--from", from, &lo}, {"--to", to, &hi}} {
-		if f.arg == "" {
-			continue
-		}
-		t, err := playback.ParseTime(f.arg, first.Local(), first, last)
-		if err != nil {
-			return lo, hi, badTime(f.name, f.arg)
-		}
-		if t.Before(first) || t.After(last) {
-			return lo, hi, usageError{fmt.Sprintf("%s %s is outside the recording (%s to %s)", f.name, f.arg,
-				first.Local().Format(time.DateTime), last.Local().Format(time.DateTime))}
-		}
-		*f.t = t
-	}
-	if !hi.IsZero() && hi.Before(lo) {
-		return lo, hi, usageError{fmt.Sprintf("--from %s is after --to %s", from, to)}
-	}
-	return lo, hi, nil
 }

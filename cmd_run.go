@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,10 +11,10 @@ import (
 	"os/exec"
 	"os/signal"
 	"regexp"
-	"slices"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/probes/marks"
@@ -25,25 +24,18 @@ import (
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
-// exitStatus is an error that carries the exit code gputop must end with:
-// `gputop run` ends with its job's.
-type exitStatus int
-
-func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
-
-func cmdRun(args []string, e *env) error {
-	// Everything after "--" is the job's, flags included.
-	ours, job := args, []string(nil)
-	if i := slices.Index(args, "--"); i >= 0 {
-		ours, job = args[:i], args[i+1:]
-	}
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	out := fs.String("o", "", "record to `FILE` (default gputop-run-DATE-TIME.gtr)")
+func cmdRun(e *env) *cobra.Command {
+	c := newCommand("run [-o FILE] [--phase-regex RE] [--demo[=SCENARIO]] [--fail-on SEVERITY] -- CMD [ARGS...]",
+		"run a job, record it, mark its phases, report when it ends, exit with its code",
+		"gputop run -o train.gtr -- python train.py --epochs 10", "gputop run --phase-regex '(epoch \\d+)' -- ./train.sh",
+		"gputop run --demo=checkpoint --fail-on critical -- python smoke_train.py")
+	fs := c.Flags()
+	out := fs.StringP("o", "o", "", "record to `FILE` (default gputop-run-DATE-TIME.gtr)")
 	phaseRegex := fs.String("phase-regex", "default", "turn output lines matching `RE` into markers; \"default\" knows common training logs, \"\" turns it off")
 	interval := fs.Duration("interval", time.Second, "time between samples (at least 100ms)")
 	killAfter := fs.Duration("kill-after", 10*time.Second, "after a hang-up or SIGTERM passed on to the job, or gputop's own death, SIGKILL what is left of it this much later (0: never)")
 	var demo demoFlag
-	fs.Var(&demo, "demo", "record 8 simulated H100s playing `SCENARIO` beside the job")
+	demoVar(fs, &demo, "record 8 simulated H100s playing `SCENARIO` beside the job")
 	force := fs.Bool("force", false, "overwrite FILE if it exists")
 	var failOn failOnFlag
 	fs.Var(&failOn, "fail-on", "exit 3 if the job exits 0 but its report has a hint of `SEVERITY` (warning or critical) or worse, listing those hints on stderr")
@@ -51,140 +43,140 @@ func cmdRun(args []string, e *env) error {
 	progressRegex := fs.String("progress-regex", "", "read progress also from lines matching `RE`, with named groups count and/or rate (and total, unit): '(?P<count>\\d+) batches done'")
 	var price prices
 	price.register(fs)
-	rest, err := parseFlags(fs, ours)
-	if err != nil {
-		return err
-	}
-	job = append(rest, job...)
-	if len(job) == 0 {
-		return usageError{"give the command to run after --, e.g. gputop run -- python train.py"}
-	}
-	if err := checkInterval(*interval); err != nil {
-		return err
-	}
-	if *killAfter < 0 {
-		return usageError{"--kill-after must not be negative"}
-	}
-	var phases *probes.PhaseRules
-	switch *phaseRegex {
-	case "default":
-		phases = probes.DefaultPhases()
-	case "":
-	default:
-		re, err := regexp.Compile(*phaseRegex)
+	// The job's words, its flags included, come after "--", which ends
+	// the parse: cobra hands them over with the arguments before it.
+	c.RunE = func(_ *cobra.Command, job []string) error {
+		if len(job) == 0 {
+			return usageError{"give the command to run after --, e.g. gputop run -- python train.py"}
+		}
+		if err := checkInterval(*interval); err != nil {
+			return err
+		}
+		if *killAfter < 0 {
+			return usageError{"--kill-after must not be negative"}
+		}
+		var phases *probes.PhaseRules
+		switch *phaseRegex {
+		case "default":
+			phases = probes.DefaultPhases()
+		case "":
+		default:
+			re, err := regexp.Compile(*phaseRegex)
+			if err != nil {
+				return usageError{"--phase-regex: " + err.Error()}
+			}
+			phases = probes.PhasesFrom(re)
+		}
+		parser, err := progressParser(*readProgress, *progressRegex)
 		if err != nil {
-			return usageError{"--phase-regex: " + err.Error()}
-		}
-		phases = probes.PhasesFrom(re)
-	}
-	parser, err := progressParser(*readProgress, *progressRegex)
-	if err != nil {
-		return err
-	}
-	if *out != "" {
-		if err := checkNewFile(*out, *force); err != nil {
 			return err
 		}
-	}
-	log.SetOutput(io.Discard)
-
-	// Signals are the job's to act on: gputop passes them on and ends when
-	// the job does, so the report is written even after a Ctrl-C or a
-	// hang-up.
-	sigs, stopSignals := e.signals()
-	defer stopSignals()
-	signal.Ignore(syscall.SIGPIPE)
-
-	// The session, the recording's file and the marker socket come first,
-	// so that a path that cannot be written fails before the job starts,
-	// and the job's first lines and markers are not lost; the job's tree
-	// is named to the session once the job runs.
-	tree := probes.NewTreeProbe()
-	session, err := openLocal(demo, probes.SessionConfig{Interval: *interval, Extra: []probes.Probe{tree}},
-		func(w string) { fmt.Fprintf(e.stderr, "gputop run: %s\n", w) })
-	if err != nil {
-		return err
-	}
-	defer session.close()
-	rec := newPipeline().recorder(probes.NewJobSource(session, tree, job), nil, *force, false)
-	path := *out
-	if path == "" {
-		path, err = startFresh(rec, "gputop-run", time.Now())
-	} else {
-		_, err = rec.Start(path)
-	}
-	if err != nil {
-		return err
-	}
-	var jobEnv []string
-	if l, ok := session.marks.(*marks.Listener); ok {
-		jobEnv = append(jobEnv, marks.SocketEnv+"="+l.Path())
-	}
-	var stdin io.Reader // nil, not a nil *os.File: the job reads /dev/null
-	if e.stdin != nil {
-		stdin = e.stdin
-	}
-	// Where gputop's stdout and stderr are one file (a terminal, 2>&1),
-	// the job writes both to one pipe, so its lines keep their order.
-	jobStderr := e.stderr
-	if sameFile(e.stdout, e.stderr) {
-		jobStderr = e.stdout
-	}
-	j, err := probes.StartJob(probes.JobConfig{
-		Command: job, Phases: phases, Env: jobEnv, KillAfter: *killAfter,
-		OnMarker:   func(text string) { session.MarkFrom("job", text) },
-		Progress:   parser,
-		OnProgress: func(r progress.Reading) { session.Progress("job", r) },
-		Stdin:      stdin, Stdout: e.stdout, Stderr: jobStderr,
-	})
-	if err != nil {
-		if _, stopErr := rec.Stop(); stopErr != nil {
-			log.Printf("closing the recording: %v", stopErr)
+		if *out != "" {
+			if err := checkNewFile(*out, *force); err != nil {
+				return err
+			}
 		}
-		return startFailure(e.stderr, job[0], err)
-	}
-	tree.Watch(j.PID())
+		log.SetOutput(io.Discard)
 
-	ctx, stopRecording := context.WithCancel(context.Background())
-	defer stopRecording()
-	recorded := make(chan error, 1)
-	go func() { recorded <- rec.Run(ctx, 0) }()
+		// Signals are the job's to act on: gputop passes them on and ends when
+		// the job does, so the report is written even after a Ctrl-C or a
+		// hang-up.
+		sigs, stopSignals := e.signals()
+		defer stopSignals()
+		signal.Ignore(syscall.SIGPIPE)
 
-	code, waitErr := superviseJob(j, sigs, *killAfter, e.stderr)
-	if err := j.Close(); err != nil {
-		fmt.Fprintf(e.stderr, "gputop run: %v\n", err)
-	}
-	// One more sample after the job ends: it carries the markers and the
-	// progress of the job's last lines, and a job shorter than a tick gets
-	// its recording.
-	session.FlushProgress()
-	rec.EndAt(time.Now())
-	giveUp := time.AfterFunc(2**interval+10*time.Second, stopRecording)
-	recErr := <-recorded
-	giveUp.Stop()
-	sum, stopErr := rec.Stop()
-	if waitErr != nil {
-		fmt.Fprintf(e.stderr, "gputop run: %v\n", waitErr)
-	}
-	if recErr != nil && sum.Failed == nil {
-		fmt.Fprintf(e.stderr, "gputop run: recording: %v\n", recErr)
-	}
-	if sum.Failed != nil || stopErr != nil || sum.Removed {
-		reportSummary(e.stderr, sum, stopErr)
-	}
-	var rep *report.Report
-	if !sum.Removed {
-		var opts report.ReportOptions
-		price.apply(&opts)
-		rep = printRunReport(e.stderr, path, opts)
-	}
-	// The job's own failure says more than any hint: its code wins.
-	if code == 0 && rep != nil {
-		if err := failOn.check(rep, "gputop run", e.stderr); err != nil {
+		// The session, the recording's file and the marker socket come first,
+		// so that a path that cannot be written fails before the job starts,
+		// and the job's first lines and markers are not lost; the job's tree
+		// is named to the session once the job runs.
+		tree := probes.NewTreeProbe()
+		session, err := openLocal(demo, probes.SessionConfig{Interval: *interval, Extra: []probes.Probe{tree}},
+			func(w string) { fmt.Fprintf(e.stderr, "gputop run: %s\n", w) })
+		if err != nil {
 			return err
 		}
+		defer session.close()
+		rec := newPipeline().recorder(probes.NewJobSource(session, tree, job), nil, *force, false)
+		path := *out
+		if path == "" {
+			path, err = startFresh(rec, "gputop-run", time.Now())
+		} else {
+			_, err = rec.Start(path)
+		}
+		if err != nil {
+			return err
+		}
+		var jobEnv []string
+		if l, ok := session.marks.(*marks.Listener); ok {
+			jobEnv = append(jobEnv, marks.SocketEnv+"="+l.Path())
+		}
+		var stdin io.Reader // nil, not a nil *os.File: the job reads /dev/null
+		if e.stdin != nil {
+			stdin = e.stdin
+		}
+		// Where gputop's stdout and stderr are one file (a terminal, 2>&1),
+		// the job writes both to one pipe, so its lines keep their order.
+		jobStderr := e.stderr
+		if sameFile(e.stdout, e.stderr) {
+			jobStderr = e.stdout
+		}
+		j, err := probes.StartJob(probes.JobConfig{
+			Command: job, Phases: phases, Env: jobEnv, KillAfter: *killAfter,
+			OnMarker:   func(text string) { session.MarkFrom("job", text) },
+			Progress:   parser,
+			OnProgress: func(r progress.Reading) { session.Progress("job", r) },
+			Stdin:      stdin, Stdout: e.stdout, Stderr: jobStderr,
+		})
+		if err != nil {
+			if _, stopErr := rec.Stop(); stopErr != nil {
+				log.Printf("closing the recording: %v", stopErr)
+			}
+			return startFailure(e.stderr, job[0], err)
+		}
+		tree.Watch(j.PID())
+
+		ctx, stopRecording := context.WithCancel(context.Background())
+		defer stopRecording()
+		recorded := make(chan error, 1)
+		go func() { recorded <- rec.Run(ctx, 0) }()
+
+		code, waitErr := superviseJob(j, sigs, *killAfter, e.stderr)
+		if err := j.Close(); err != nil {
+			fmt.Fprintf(e.stderr, "gputop run: %v\n", err)
+		}
+		// One more sample after the job ends: it carries the markers and the
+		// progress of the job's last lines, and a job shorter than a tick gets
+		// its recording.
+		session.FlushProgress()
+		rec.EndAt(time.Now())
+		giveUp := time.AfterFunc(2**interval+10*time.Second, stopRecording)
+		recErr := <-recorded
+		giveUp.Stop()
+		sum, stopErr := rec.Stop()
+		if waitErr != nil {
+			fmt.Fprintf(e.stderr, "gputop run: %v\n", waitErr)
+		}
+		if recErr != nil && sum.Failed == nil {
+			fmt.Fprintf(e.stderr, "gputop run: recording: %v\n", recErr)
+		}
+		if sum.Failed != nil || stopErr != nil || sum.Removed {
+			reportSummary(e.stderr, sum, stopErr)
+		}
+		var rep *report.Report
+		if !sum.Removed {
+			var opts report.ReportOptions
+			price.apply(&opts)
+			rep = printRunReport(e.stderr, path, opts)
+		}
+		// The job's own failure says more than any hint: its code wins.
+		if code == 0 && rep != nil {
+			if err := failOn.check(rep, "gputop run", e.stderr); err != nil {
+				return err
+			}
+		}
+		return exitStatus(code)
 	}
-	return exitStatus(code)
+	return watches(c)
 }
 
 // progressParser is the parser of the job's progress that --progress and
@@ -297,31 +289,6 @@ func printRunReport(stderr io.Writer, path string, opts report.ReportOptions) *r
 	}
 	fmt.Fprintf(stderr, "recording: %s (gputop replay %s)\n", path, path)
 	return rep
-}
-
-func cmdMark(args []string, e *env) error {
-	fs := flag.NewFlagSet("mark", flag.ContinueOnError)
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	text := strings.TrimSpace(strings.Join(rest, " "))
-	if text == "" {
-		return usageError{"give the marker's text, e.g. gputop mark 'eval start'"}
-	}
-	dir, err := marks.SessionDir()
-	if err != nil {
-		return err
-	}
-	n, err := marks.Send(dir, text)
-	if n == 0 {
-		return err
-	}
-	if err != nil {
-		fmt.Fprintf(e.stderr, "gputop mark: %v\n", err)
-	}
-	fmt.Fprintf(e.stdout, "marked %q in %s\n", text, units.Count(n, "session"))
-	return nil
 }
 
 // startFailure says why the job could not start, and exits as a shell

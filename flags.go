@@ -2,51 +2,22 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/gputop-dev/gputop/packaging/clidoc"
+	"github.com/spf13/pflag"
+
+	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/probes/demo"
 )
 
-// How the commands read their command lines and say what is wrong with
-// them: flag's own messages ("invalid value "5x" for flag -duration: parse
-// error") put the useful part last, so parseFlags says it in gputop's words,
-// and --help is answered by the dispatcher, which knows the command's
-// synopsis and examples.
-
-// helpRequest is --help (or -h): the dispatcher prints the command's help
-// with the flags of flags.
-type helpRequest struct{ flags *flag.FlagSet }
-
-func (helpRequest) Error() string { return "help requested" }
-
-// refusedValue keeps the error with which a flag's Value refused what it
-// was given: flag wraps it in its own words, and drops its type.
-type refusedValue struct {
-	flag.Value
-	name    string
-	refused *error
-}
-
-func (v *refusedValue) Set(s string) error {
-	if err := v.Value.Set(s); err != nil {
-		*v.refused = badValue(v.name, s, v.Value, err)
-		return err
-	}
-	return nil
-}
-
-// IsBoolFlag keeps --json and --demo valid without a value.
-func (v *refusedValue) IsBoolFlag() bool {
-	b, ok := v.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
-}
+// How the commands' command lines read, and how a mistake in one is said:
+// pflag's own messages ("invalid argument "5x" for "--duration" flag: time:
+// invalid duration "5x"") put the useful part last, so flagError says it in
+// gputop's words, one line.
 
 // flagName is a flag as the help writes it: -o, --duration.
 func flagName(name string) string {
@@ -56,64 +27,41 @@ func flagName(name string) string {
 	return "--" + name
 }
 
-// badValue says what is wrong with value for the flag name, whose Value
-// refused it with err.
-func badValue(name, value string, v flag.Value, err error) error {
-	var what string
-	if g, ok := v.(flag.Getter); ok {
-		switch g.Get().(type) {
-		case time.Duration:
-			what = "a duration such as 500ms, 90s, 10m or 2h"
-		case float64:
-			what = "a number"
-		case int, int64, uint, uint64:
-			what = "a whole number"
-		case bool:
-			return usageError{fmt.Sprintf("%s takes no value, or true or false; not %q", flagName(name), value)}
-		}
-	}
-	if what == "" {
-		// The Value's own words (--demo's), which name the flag.
-		return usageError{err.Error()}
-	}
-	return usageError{fmt.Sprintf("%s %q is not %s", flagName(name), value, what)}
-}
-
-// parseFlags parses flags that may come before or after the arguments
-// (`gputop replay run.gtr --speed 4`), and returns the arguments. --help
-// is a helpRequest; a bad flag or value a usageError of one line.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	fs.SetOutput(io.Discard)
-	var refused error
-	fs.VisitAll(func(f *flag.Flag) {
-		f.Value = &refusedValue{Value: f.Value, name: f.Name, refused: &refused}
-	})
+// commandLine is args as pflag reads them, for a command with the flags fs:
+// gputop's flags were Go flag's, which reads -demo as --demo, so a long
+// flag after one dash gets its second (pflag would read -demo as -d -e -m
+// -o); and `--demo checkpoint` is joined (joinDemoScenario). A flag's value
+// is left alone (--kill-after -1s), and so is all after "--" (run's job).
+func commandLine(fs *pflag.FlagSet, args []string) []string {
 	args = joinDemoScenario(fs, args)
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, helpRequest{fs}
-			}
-			if refused != nil {
-				return nil, refused
-			}
-			return nil, flagError(fs, err)
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
 		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return positional, nil
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			out = append(out, a)
+			continue
 		}
-		positional = append(positional, args[0])
-		args = args[1:]
+		name, _, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "--") && utf8.RuneCountInString(name) > 1 {
+			a = "-" + a
+		}
+		out = append(out, a)
+		if f := fs.Lookup(name); f != nil && f.NoOptDefVal == "" && !inline && i+1 < len(args) {
+			out = append(out, args[i+1])
+			i++
+		}
 	}
+	return out
 }
 
 // joinDemoScenario reads `--demo checkpoint` as `--demo=checkpoint`:
-// --demo may stand alone, so flag's parser takes the scenario after a
-// space for an argument (and refuses it). Only a scenario's name is
-// joined, so `gputop replay --demo run.gtr` still means the file.
-func joinDemoScenario(fs *flag.FlagSet, args []string) []string {
+// --demo may stand alone, so the parser takes the scenario after a space
+// for an argument. Only a scenario's name is joined, so `gputop replay
+// --demo run.gtr` still means the file.
+func joinDemoScenario(fs *pflag.FlagSet, args []string) []string {
 	if fs.Lookup("demo") == nil {
 		return args
 	}
@@ -133,96 +81,110 @@ func joinDemoScenario(fs *flag.FlagSet, args []string) []string {
 	return out
 }
 
-// given says whether the command line set the flag name (its value may
-// be the default: --duration 0).
-func given(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
+// flagError says what is wrong with a command line that pflag refused,
+// as a usageError of one line.
+func flagError(err error) error {
+	var invalid *pflag.InvalidValueError
+	var missing *pflag.ValueRequiredError
+	var unknown *pflag.NotExistError
+	switch {
+	case errors.As(err, &invalid):
+		return badValue(invalid.GetFlag(), invalid.GetValue(), errors.Unwrap(invalid))
+	case errors.As(err, &missing):
+		f := missing.GetFlag()
+		if what, _ := pflag.UnquoteUsage(f); what != "" && what != "value" {
+			return usageError{fmt.Sprintf("%s needs a %s", flagName(f.Name), what)}
+		}
+		return usageError{flagName(f.Name) + " needs a value"}
+	case errors.As(err, &unknown):
+		return usageError{"unknown flag " + flagName(unknown.GetSpecifiedName())}
+	}
+	return usageError{err.Error()}
 }
 
-// flagError rewrites the errors of flag's parser that are not about a
-// value: an unknown flag, a flag without its value.
-func flagError(fs *flag.FlagSet, err error) error {
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return usageError{"unknown flag " + flagName(name)}
+// badValue says what is wrong with value for the flag f, whose Value
+// refused it with err.
+func badValue(f *pflag.Flag, value string, err error) error {
+	var what string
+	switch f.Value.Type() {
+	case "duration":
+		what = "a duration such as 500ms, 90s, 10m or 2h"
+	case "float64":
+		what = "a number"
+	case "int", "int64", "uint", "uint64":
+		what = "a whole number"
+	case "bool":
+		return usageError{fmt.Sprintf("%s takes no value, or true or false; not %q", flagName(f.Name), value)}
+	default:
+		// The Value's own words (--demo's), which name the flag.
+		return usageError{err.Error()}
 	}
-	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		if f := fs.Lookup(name); f != nil {
-			what, _ := flag.UnquoteUsage(unwrapped(f))
-			if what != "" && what != "value" {
-				return usageError{fmt.Sprintf("%s needs a %s", flagName(name), what)}
-			}
-		}
-		return usageError{flagName(name) + " needs a value"}
-	}
-	return usageError{msg}
+	return usageError{fmt.Sprintf("%s %q is not %s", flagName(f.Name), value, what)}
 }
 
 // optionalValues are the flags whose value may be left out, with the
 // value's name: --demo[=SCENARIO].
 var optionalValues = map[string]string{"demo": "SCENARIO"}
 
-// definedFlags is fs with its flags as their command defined them, before
-// parseFlags wrapped their Values: what --help and the man page describe.
-func definedFlags(fs *flag.FlagSet) *flag.FlagSet {
-	out := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
-	fs.VisitAll(func(f *flag.Flag) {
-		f = unwrapped(f)
-		out.Var(f.Value, f.Name, f.Usage)
-		out.Lookup(f.Name).DefValue = f.DefValue
-	})
-	return out
+// flagChoices are the values of flags that the synopses do not list, for
+// the man page and the completions.
+var flagChoices = map[string][]string{"demo": demo.Scenarios}
+
+// scenarioNames lists the demo's scenarios, for help and errors.
+var scenarioNames = strings.Join(demo.Scenarios, ", ")
+
+// demoFlag is --demo[=SCENARIO]: a bare --demo plays "training".
+type demoFlag struct {
+	scenario string
+	// from starts the script that far in (serve's --demo-from).
+	from time.Duration
 }
 
-// unwrapped is f as it was defined, before parseFlags wrapped its Value,
-// so flag.UnquoteUsage can tell its type.
-func unwrapped(f *flag.Flag) *flag.Flag {
-	if v, ok := f.Value.(*refusedValue); ok {
-		c := *f
-		c.Value = v.Value
-		return &c
-	}
-	return f
+// demoVar defines --demo on fs.
+func demoVar(fs *pflag.FlagSet, d *demoFlag, usage string) {
+	fs.Var(d, "demo", usage)
+	fs.Lookup("demo").NoOptDefVal = "true"
 }
 
-// printCommandHelp writes a command's help: its synopsis, what it does,
-// its flags and examples.
-func printCommandHelp(w io.Writer, c *command, flags *flag.FlagSet) {
-	usage := "gputop " + c.name
-	if c.name == "live" {
-		usage = "gputop [live]"
-	}
-	const indent = "       " // under the synopsis, after "Usage: "
-	synopsis := wrapWords(usage+" "+c.args, messageWidth-len(indent))
-	fmt.Fprintf(w, "Usage: %s\n\n", strings.Join(synopsis, "\n"+indent))
-	for _, line := range wrapWords(strings.ToUpper(c.help[:1])+c.help[1:]+".", messageWidth) {
-		fmt.Fprintln(w, line)
-	}
-	type row struct{ left, right string }
-	var rows []row
-	for _, f := range clidoc.Flags(definedFlags(flags), optionalValues) {
-		rows = append(rows, row{f.Synopsis(), f.Usage})
-	}
-	rows = append(rows, row{"-h, --help", "this help"})
-	width := 0
-	for _, r := range rows {
-		width = max(width, utf8.RuneCountInString(r.left))
-	}
-	fmt.Fprintf(w, "\nFlags:\n")
-	for _, r := range rows {
-		// The explanations wrap to fit 80 columns, aligned after the flags.
-		for i, part := range wrapWords(r.right, max(messageWidth-width-4, 30)) {
-			left := r.left
-			if i > 0 {
-				left = ""
+func (d *demoFlag) String() string { return d.scenario }
+func (d *demoFlag) Type() string   { return "scenario" }
+
+func (d *demoFlag) Set(v string) error {
+	switch v {
+	case "true":
+		d.scenario = demo.Scenarios[0]
+	case "false":
+		d.scenario = ""
+	default:
+		for _, s := range demo.Scenarios {
+			if v == s {
+				d.scenario = v
+				return nil
 			}
-			fmt.Fprintf(w, "  %-*s  %s\n", width, left, part)
 		}
+		return fmt.Errorf("unknown demo scenario %q (one of: %s)", v, scenarioNames)
 	}
-	fmt.Fprintf(w, "\nExamples:\n")
-	for _, ex := range c.examples {
-		fmt.Fprintf(w, "  %s\n", ex)
+	return nil
+}
+
+// machine is the simulated machine --demo asks for, running on clock (the
+// session's), or nil without --demo. Every command plays seed 1, so the same
+// scenario shows the same numbers wherever it is run.
+func (d *demoFlag) machine(clock probes.Clock) (*probes.Machine, error) {
+	if d.scenario == "" {
+		return nil, nil
 	}
+	node, err := demo.NewFrom(d.scenario, 1, clock, d.from)
+	if err != nil {
+		return nil, err
+	}
+	return node.Machine(), nil
+}
+
+// checkInterval checks --interval after parsing.
+func checkInterval(d time.Duration) error {
+	if d < 100*time.Millisecond {
+		return usageError{fmt.Sprintf("--interval %v is too short; the shortest is 100ms", d)}
+	}
+	return nil
 }

@@ -1,10 +1,11 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/spf13/pflag"
 
 	"github.com/gputop-dev/gputop/timeline/report"
 )
@@ -13,7 +14,7 @@ import (
 // run: what a kWh and an hour of one GPU cost, in the user's currency.
 type prices struct{ kwh, gpuHour priceFlag }
 
-func (p *prices) register(fs *flag.FlagSet) {
+func (p *prices) register(fs *pflag.FlagSet) {
 	fs.Var(&p.kwh, "price-kwh", "the cost of a kWh, `PRICE` in your currency (0.30): the report says what the energy cost")
 	fs.Var(&p.gpuHour, "price-gpu-hour", "the cost of one GPU for an hour, `PRICE` (2.50): the report says what the GPU time cost")
 }
@@ -32,6 +33,8 @@ func (f *priceFlag) String() string {
 	}
 	return strconv.FormatFloat(float64(*f), 'g', -1, 64)
 }
+
+func (f *priceFlag) Type() string { return "price" }
 
 func (f *priceFlag) Set(s string) error {
 	v, err := strconv.ParseFloat(s, 64)

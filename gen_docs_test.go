@@ -5,21 +5,23 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gputop-dev/gputop/packaging/clidoc"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // helpFlag is a flag's line in a command's --help: "  --format FORMAT ...".
 var helpFlag = regexp.MustCompile(`(?m)^  (-{1,2}[A-Za-z0-9.-]+)`)
 
-// TestGeneratedDocsCoverEveryFlag: the man page and the bash, zsh and fish
-// completions that gen-docs writes for the packages name every command a
-// user sees and every flag that the command's --help lists (read from the
-// help text, not from the generator's own walk), and none of the hidden
-// commands; the bash completion parses.
+// TestGeneratedDocsCoverEveryFlag: the man page that gen-docs writes for
+// the packages names every command a user sees and every flag that the
+// command's --help lists (read from the help text, not from the
+// generator's own walk), and none of the hidden commands; the bash, zsh and
+// fish completions are cobra's, which ask gputop itself (__complete), and
+// it offers every command and every such flag; the bash completion parses.
 func TestGeneratedDocsCoverEveryFlag(t *testing.T) {
 	dir := t.TempDir()
 	te := newTestEnv()
@@ -34,15 +36,21 @@ func TestGeneratedDocsCoverEveryFlag(t *testing.T) {
 		return string(b)
 	}
 	manFile, bashFile, zshFile, fishFile := clidoc.Files("gputop")
-	man, bash, zsh, fish := read(manFile), read(bashFile), read(zshFile), read(fishFile)
+	man := read(manFile)
 	if !strings.HasPrefix(man, `.TH GPUTOP 1 "2026\-11\-29" "gputop 9.9.9"`) {
 		t.Errorf("the man page's title line is not dated and versioned:\n%s", strings.SplitN(man, "\n", 2)[0])
 	}
+	for _, f := range []string{bashFile, zshFile, fishFile} {
+		if !strings.Contains(read(f), "__complete") {
+			t.Errorf("%s is not a completion that asks gputop __complete", f)
+		}
+	}
+	commandWords := completions(t, "")
 
 	type invocation struct{ name, sub string }
 	var all []invocation
-	for _, c := range commands {
-		all = append(all, invocation{c.name, ""})
+	for _, c := range commandNames(false) {
+		all = append(all, invocation{c, ""})
 	}
 	all = append(all, invocation{"import", "prometheus"})
 	for _, inv := range all {
@@ -61,20 +69,23 @@ func TestGeneratedDocsCoverEveryFlag(t *testing.T) {
 		if inv.name != "live" && !strings.Contains(man, ".SS \"gputop "+name+" ") && !strings.Contains(man, ".SS \"gputop "+name+"\"") {
 			t.Errorf("the man page has no section for gputop %s", name)
 		}
-		word := inv.name
-		if inv.sub != "" {
-			word = inv.sub
+		switch {
+		case inv.sub != "" && !slices.Contains(completions(t, inv.name, ""), inv.sub):
+			t.Errorf("the completion does not offer gputop %s", name)
+		case inv.sub == "" && inv.name != "live" && !slices.Contains(commandWords, inv.name):
+			t.Errorf("the completion does not offer %s", name)
 		}
-		if inv.name != "live" && (!strings.Contains(bash, word) || !strings.Contains(zsh, word) || !strings.Contains(fish, word)) {
-			t.Errorf("a completion does not offer %s", word)
+		words := strings.Fields(name)
+		if inv.name == "live" {
+			words = nil // gputop -<TAB>: the live view's flags
 		}
+		offered := completions(t, append(words, "-")...)
 		for _, m := range helpFlag.FindAllStringSubmatch(flagsPart, -1) {
 			flag := m[1]
 			if flag == "-h" {
 				continue
 			}
-			bare := strings.TrimLeft(flag, "-")
-			flag = flagName(bare) // the completions offer the help's spelling
+			flag = flagName(strings.TrimLeft(flag, "-")) // the help's spelling
 			if !strings.Contains(man, strings.ReplaceAll(flag, "-", `\-`)) {
 				t.Errorf("the man page does not describe gputop %s %s", name, flag)
 			}
@@ -82,34 +93,36 @@ func TestGeneratedDocsCoverEveryFlag(t *testing.T) {
 			if !strings.Contains(section, ".B \""+strings.ReplaceAll(flag, "-", `\-`)) {
 				t.Errorf("gputop %s's section of the man page does not list %s", name, flag)
 			}
-			if !regexp.MustCompile(`"` + regexp.QuoteMeta(name) + `"\) flags="([^"]* )?` + regexp.QuoteMeta(flag) + `[ "]`).MatchString(bash) {
-				t.Errorf("the bash completion does not offer %s to gputop %s", flag, name)
-			}
-			fn := "_gputop_" + strings.ReplaceAll(name, " ", "_") + "() {"
-			_, body, _ := strings.Cut(zsh, fn)
-			body, _, _ = strings.Cut(body, "\n}\n")
-			if !strings.Contains(body, "'"+flag) {
-				t.Errorf("the zsh completion does not offer %s to gputop %s", flag, name)
-			}
-			opt := "-l " + bare
-			if len(bare) == 1 {
-				opt = "-s " + bare
-			}
-			if !strings.Contains(fish, opt+" ") {
-				t.Errorf("the fish completion does not offer %s", flag)
+			if !slices.Contains(offered, flag) {
+				t.Errorf("the completion does not offer %s to gputop %s: %q", flag, name, offered)
 			}
 		}
 	}
-	for _, c := range hiddenCommands {
-		for file, text := range map[string]string{"man": man, "bash": bash, "zsh": zsh, "fish": fish} {
-			if strings.Contains(text, c.name) {
-				t.Errorf("the %s completion or page names the hidden command %s", file, c.name)
-			}
+	for _, c := range commandNames(true) {
+		if strings.Contains(man, c) || slices.Contains(commandWords, c) {
+			t.Errorf("the man page or the completion names the hidden command %s", c)
 		}
 	}
 	if out, err := exec.Command("bash", "-n", filepath.Join(dir, bashFile)).CombinedOutput(); err != nil {
 		t.Errorf("bash -n: %v\n%s", err, out)
 	}
+}
+
+// completions are what gputop __complete offers a shell for the words
+// after gputop, the last one being completed.
+func completions(t *testing.T, words ...string) []string {
+	t.Helper()
+	te := newTestEnv()
+	if code := run(append([]string{"__complete"}, words...), &te.env); code != 0 {
+		t.Fatalf("gputop __complete %q: exit %d: %s", words, code, te.err.String())
+	}
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(te.out.String()), "\n") {
+		if word, _, _ := strings.Cut(line, "\t"); !strings.HasPrefix(word, ":") {
+			out = append(out, word) // not the last line, ":DIRECTIVE"
+		}
+	}
+	return out
 }
 
 // manSection is the man page's section for the command name, up to the next.
@@ -123,9 +136,18 @@ func manSection(man, name string) string {
 	return s
 }
 
+// bashCompletion is bash-completion's loader, which every distribution's
+// bash sources and cobra's bash completion builds on.
+const bashCompletion = "/usr/share/bash-completion/bash_completion"
+
 // TestBashCompletionAnswers drives the bash completion as bash does on
-// TAB: the commands, a command's flags, a flag's choices.
+// TAB, with the built gputop on PATH to answer it: the commands, a
+// command's flags, a flag's choices.
 func TestBashCompletionAnswers(t *testing.T) {
+	if _, err := os.Stat(bashCompletion); err != nil {
+		timelinetest.Unavailable(t, "no bash-completion (%v)", err)
+	}
+	bin := buildBinary(t)
 	dir := t.TempDir()
 	te := newTestEnv()
 	if code := run([]string{"gen-docs", dir}, &te.env); code != 0 {
@@ -134,25 +156,28 @@ func TestBashCompletionAnswers(t *testing.T) {
 	_, bashFile, _, _ := clidoc.Files("gputop")
 	script := filepath.Join(dir, bashFile)
 	for _, c := range []struct {
-		line []string
-		want []string
+		line  string   // as typed
+		words []string // as bash splits it (at = too)
+		want  []string
 	}{
-		{[]string{"gputop", "rep"}, []string{"replay", "report"}},
-		{[]string{"gputop", "report", "run.gtr", "--fo"}, []string{"--force", "--format"}},
-		{[]string{"gputop", "report", "--format", "m"}, []string{"markdown"}},
-		{[]string{"gputop", "--demo", "=", "th"}, []string{"throttle"}},
-		{[]string{"gputop", "import", "prometheus", "--ma"}, []string{"--match"}},
-		{[]string{"gputop", "help", "sn"}, []string{"snapshot"}},
+		{"gputop rep", []string{"gputop", "rep"}, []string{"replay", "report"}},
+		{"gputop report run.gtr --fo", []string{"gputop", "report", "run.gtr", "--fo"}, []string{"--force", "--format"}},
+		{"gputop report --format m", []string{"gputop", "report", "--format", "m"}, []string{"markdown"}},
+		{"gputop --demo=th", []string{"gputop", "--demo", "=", "th"}, []string{"throttle"}},
+		{"gputop import prometheus --ma", []string{"gputop", "import", "prometheus", "--ma"}, []string{"--match"}},
+		{"gputop help sn", []string{"gputop", "help", "sn"}, []string{"snapshot"}},
 	} {
-		words := strings.Join(c.line, " ")
-		prog := `source "$1"; COMP_WORDS=(` + words + `); COMP_CWORD=` + strconv.Itoa(len(c.line)-1) +
-			`; _gputop; printf '%s\n' "${COMPREPLY[@]}"`
-		out, err := exec.Command("bash", "-c", prog, "bash", script).CombinedOutput()
+		// compopt answers only inside a completion bash itself started.
+		prog := `source ` + bashCompletion + `; source "$1"; shift; compopt() { :; }; COMP_LINE=$1; shift
+			COMP_POINT=${#COMP_LINE}; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); __start_gputop; printf '%s\n' "${COMPREPLY[@]}"`
+		cmd := exec.Command("bash", append([]string{"-c", prog, "bash", script, c.line}, c.words...)...)
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"))
+		out, err := cmd.CombinedOutput()
 		if err != nil {
-			t.Fatalf("%s: %v\n%s", words, err, out)
+			t.Fatalf("%s: %v\n%s", c.line, err, out)
 		}
 		if got := strings.Fields(string(out)); strings.Join(got, " ") != strings.Join(c.want, " ") {
-			t.Errorf("%s<TAB>: %q, want %q", words, got, c.want)
+			t.Errorf("%s<TAB>: %q, want %q", c.line, got, c.want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"log"
 
 	"github.com/gputop-dev/gputop/probes"
 	"github.com/gputop-dev/gputop/probes/marks"
@@ -63,4 +64,12 @@ func openMarks(session *probes.PendingSession) (io.Closer, string) {
 		return io.NopCloser(nil), "markers from gputop mark will not arrive: " + err.Error()
 	}
 	return l, warning
+}
+
+// closeSession closes a session, logging what went wrong: nobody is
+// waiting for it by then.
+func closeSession(s io.Closer) {
+	if err := s.Close(); err != nil {
+		log.Printf("closing: %v", err)
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gputop-dev/gputop/packaging/clidoc"
 )
 
 // How gputop's messages read: the important part first, in one line of
@@ -43,24 +45,10 @@ func oneLine(err error) string {
 // printNote writes a note (what a log import made of its input, a demo's
 // scenario) wrapped to 80 columns, its lines after the first indented.
 func printNote(w io.Writer, note string) {
-	fmt.Fprintf(w, "note: %s\n", strings.Join(wrapWords(note, messageWidth-len("note: ")), "\n      "))
+	fmt.Fprintf(w, "note: %s\n", strings.Join(clidoc.Wrap(note, messageWidth-len("note: ")), "\n      "))
 }
 
-// wrapWords breaks text into lines of at most width runes, between words
-// (a word longer than width gets a line of its own).
-func wrapWords(text string, width int) []string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(text) {
-		switch {
-		case line == "":
-			line = word
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
-			line += " " + word
-		default:
-			lines = append(lines, line)
-			line = word
-		}
-	}
-	return append(lines, line)
+// badTime says that a flag's time could not be read, and what can be.
+func badTime(flag, arg string) error {
+	return usageError{fmt.Sprintf("%s %q is not a time: try 14:03, +10m, -5m or a date", flag, arg)}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/spf13/pflag"
 
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
@@ -43,24 +44,24 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		"attach":   {"--list", "--ascii", "--log"},
 		"version":  {},
 	}
-	if len(flags) != len(commands) {
-		t.Fatalf("the test knows %d commands, gputop has %d", len(flags), len(commands))
+	if len(flags) != len(commandNames(false)) {
+		t.Fatalf("the test knows %d commands, gputop has %d", len(flags), len(commandNames(false)))
 	}
-	for _, c := range commands {
-		t.Run(c.name, func(t *testing.T) {
+	for _, c := range commandNames(false) {
+		t.Run(c, func(t *testing.T) {
 			te := newTestEnv()
-			if code := run([]string{c.name, "--help"}, &te.env); code != 0 || te.err.String() != "" {
+			if code := run([]string{c, "--help"}, &te.env); code != 0 || te.err.String() != "" {
 				t.Fatalf("exit %d, stderr %q; want 0 and nothing", code, te.err.String())
 			}
 			help := te.out.String()
-			usage := "Usage: gputop " + c.name
-			if c.name == "live" {
+			usage := "Usage: gputop " + c
+			if c == "live" {
 				usage = "Usage: gputop [live]"
 			}
 			if !strings.HasPrefix(help, usage) {
 				t.Errorf("help does not start with %q:\n%s", usage, help)
 			}
-			for _, f := range append(flags[c.name], "-h, --help") {
+			for _, f := range append(flags[c], "-h, --help") {
 				if !strings.Contains(help, "\n  "+f) {
 					t.Errorf("help does not list %s:\n%s", f, help)
 				}
@@ -75,8 +76,8 @@ func TestEveryCommandHasHelp(t *testing.T) {
 				}
 			}
 			viaHelp := newTestEnv()
-			if code := run([]string{"help", c.name}, &viaHelp.env); code != 0 || viaHelp.out.String() != help {
-				t.Errorf("gputop help %s: exit %d, and not what --help says:\n%s", c.name, code, viaHelp.out.String())
+			if code := run([]string{"help", c}, &viaHelp.env); code != 0 || viaHelp.out.String() != help {
+				t.Errorf("gputop help %s: exit %d, and not what --help says:\n%s", c, code, viaHelp.out.String())
 			}
 		})
 	}
@@ -324,8 +325,8 @@ func TestDemoScenarioAfterASpace(t *testing.T) {
 	if code := run([]string{"snapshot", "--demo", "checkpoint"}, &te.env); code != 0 || !strings.Contains(te.out.String(), "DEMO CHECKPOINT") {
 		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, te.err.String(), te.out.String())
 	}
-	fs := flag.NewFlagSet("x", flag.ContinueOnError)
-	fs.Var(&demoFlag{}, "demo", "")
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	demoVar(fs, &demoFlag{}, "")
 	for _, tt := range []struct{ in, want []string }{
 		{[]string{"--demo", "throttle", "-o", "x"}, []string{"--demo=throttle", "-o", "x"}},
 		{[]string{"--demo", "run.gtr"}, []string{"--demo", "run.gtr"}},

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/prometheus/exporter-toolkit/web"
 
@@ -35,7 +36,7 @@ type metricsFlags struct {
 
 // addMetricsFlags defines the flags on fs. def is the address served
 // without --listen; "" serves nothing.
-func addMetricsFlags(fs *flag.FlagSet, def string) metricsFlags {
+func addMetricsFlags(fs *pflag.FlagSet, def string) metricsFlags {
 	usage := "serve /metrics on `ADDRESS` (host:port; \":9400\" is every interface)"
 	if def == "" {
 		usage = "serve Prometheus /metrics as gputop serve does, on `ADDRESS` (host:port, such as " + defaultListen + "; \":9400\" is every interface)"

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,6 +9,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/ui/config"
@@ -85,10 +86,8 @@ func readSettings(path string) ([]byte, error) {
 
 // intervalOf takes the settings file's interval where --interval was not
 // given: the command line wins.
-func intervalOf(fs *flag.FlagSet, interval *time.Duration, set config.Settings) {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "interval" })
-	if !given && set.Interval > 0 {
+func intervalOf(fs *pflag.FlagSet, interval *time.Duration, set config.Settings) {
+	if !fs.Changed("interval") && set.Interval > 0 {
 		*interval = set.Interval
 	}
 }

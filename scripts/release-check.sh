@@ -18,6 +18,7 @@ command -v qemu-aarch64 >/dev/null || need+=(qemu-user)
 command -v rpm >/dev/null || need+=(rpm)
 command -v man >/dev/null || need+=(man-db)
 command -v gcc >/dev/null || need+=(gcc)
+[ -f /usr/share/bash-completion/bash_completion ] || need+=(bash-completion)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   # qemu-user only where Debian provides it: the rest is required.
@@ -59,7 +60,10 @@ done
 [ "$(man -w gputop)" = /usr/share/man/man1/gputop.1.gz ] || fail "man does not find gputop(1)"
 out=$(MANWIDTH=80 man gputop 2>/dev/null) && grep -q "gputop import prometheus" <<<"$out" ||
   fail "man gputop does not show every command"
-bash -c 'source /usr/share/bash-completion/completions/gputop; COMP_WORDS=(gputop rep); COMP_CWORD=1; _gputop
+# cobra's bash completion asks /usr/bin/gputop (__complete), on top of
+# bash-completion; compopt answers only in a completion bash started.
+bash -c 'source /usr/share/bash-completion/bash_completion; source /usr/share/bash-completion/completions/gputop
+  compopt() { :; }; COMP_LINE="gputop rep"; COMP_POINT=10; COMP_WORDS=(gputop rep); COMP_CWORD=1; __start_gputop
   [[ "${COMPREPLY[*]}" == "replay report" ]]' || fail "the bash completion does not complete commands"
 systemd-analyze verify /usr/lib/systemd/system/gputop-serve.service || fail "systemd-analyze verify"
 [ ! -e /etc/systemd/system/multi-user.target.wants/gputop-serve.service ] || fail "the package enabled the service"

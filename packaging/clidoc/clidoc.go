@@ -1,21 +1,24 @@
-// Package clidoc writes the documentation of a command line that the
-// release packages install: a man page and bash, zsh and fish completions.
-// It reads what the commands already say of themselves (a synopsis, a line
-// of help, examples, and the flag.FlagSet each answers --help with), so a
-// flag added to a command is in its man page and completions with no other
-// edit, and the help that --help prints lists its flags through Flags too.
+// Package clidoc writes the documentation of a command line: the help
+// its commands answer --help with, and the man page and bash, zsh and fish
+// completions the release packages install. It reads what the cobra
+// commands say of themselves (a synopsis in Use, a line of help in Short,
+// examples, and their flags), so a flag added to a command is in its help,
+// man page and completions with no other edit.
 //
-//	commands' table + FlagSets ──▶ Command ──▶ man page (man(7) macros)
-//	                                      └──▶ bash, zsh, fish completions
+//	cobra commands ──▶ Help, Overview (--help)
+//	       └──▶ Commands ──▶ man page (man(7) macros)
+//	                    └──▶ bash, zsh, fish completions
 package clidoc
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Command is one command as its help describes it.
@@ -26,7 +29,7 @@ type Command struct {
 	Examples []string
 	// FlagSet is the flags of the command, or of its sub-command sub
 	// ("" for the command itself), with their Values as defined.
-	FlagSet func(sub string) (*flag.FlagSet, error)
+	FlagSet func(sub string) (*pflag.FlagSet, error)
 }
 
 // Page is the whole command line: its program and commands.
@@ -56,7 +59,7 @@ type Flag struct {
 	File   bool
 }
 
-// Name is a flag as Go's flag package is given it in help: -o, --duration.
+// Name is a flag as the help writes it: -o, --duration.
 func Name(name string) string {
 	if len([]rune(name)) == 1 {
 		return "-" + name
@@ -77,18 +80,21 @@ func (f Flag) Synopsis() string {
 }
 
 // Flags describes the flags of fs in the order the help lists them. A flag
-// whose Value says IsBoolFlag and that is in optional takes an optional
-// value named by it (demo: SCENARIO).
-func Flags(fs *flag.FlagSet, optional map[string]string) []Flag {
+// that may stand alone (pflag's NoOptDefVal: a switch) and that is in
+// optional takes an optional value named by it (demo: SCENARIO). cobra's
+// help flag is left out: the help writes it as -h, --help itself.
+func Flags(fs *pflag.FlagSet, optional map[string]string) []Flag {
 	var out []Flag
-	fs.VisitAll(func(f *flag.Flag) {
-		what, usage := flag.UnquoteUsage(f)
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Name == "help" {
+			return
+		}
+		what, usage := pflag.UnquoteUsage(f)
 		d := Flag{Name: f.Name}
-		b, isBool := f.Value.(interface{ IsBoolFlag() bool })
 		switch arg, ok := optional[f.Name]; {
 		case ok:
 			d.Arg, d.Optional = arg, true
-		case isBool && b.IsBoolFlag():
+		case f.NoOptDefVal != "":
 		case what != "":
 			d.Arg = strings.ToUpper(what)
 		}
@@ -108,17 +114,23 @@ func Files(program string) (man, bash, zsh, fish string) {
 	return program + ".1", program + ".bash", "_" + program, program + ".fish"
 }
 
-// Write writes the man page and the completions of p into dir.
-func Write(dir string, p Page, optional map[string]string) error {
+// Write writes the man page of p and cobra's completion scripts for root
+// into dir.
+func Write(dir string, p Page, root *cobra.Command, optional map[string]string) error {
 	cmds, err := p.expand(optional)
 	if err != nil {
 		return err
 	}
+	files, err := scripts(root)
+	if err != nil {
+		return err
+	}
+	man, _, _, _ := Files(p.Program)
+	files[man] = p.man(cmds)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	man, bash, zsh, fish := Files(p.Program)
-	for name, text := range map[string]string{man: p.man(cmds), bash: p.bash(cmds), zsh: p.zsh(cmds), fish: p.fish(cmds)} {
+	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			return err
 		}

@@ -1,17 +1,18 @@
 package clidoc
 
 import (
-	"flag"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
 // TestExpand: a synopsis's " | word ..." is a sub-command with its own
 // flags and examples, and "--flag a|b" gives the flag its choices.
 func TestExpand(t *testing.T) {
-	flags := func(sub string) (*flag.FlagSet, error) {
-		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	flags := func(sub string) (*pflag.FlagSet, error) {
+		fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
 		fs.String("format", "auto", "the log's `FORMAT`")
 		fs.String("o", "", "write to `FILE`")
 		if sub == "remote" {
