@@ -230,6 +230,9 @@ func TestBudgetBoundsTheColumns(t *testing.T) {
 	if since := budgeted.HeldSince(); since.IsZero() || !since.After(htT0.Add(4*time.Hour)) || since.After(htT0.Add(secs*time.Second-time.Hour)) {
 		t.Errorf("held since %v, want between 4 h and 5 h in", since)
 	}
+	if v, all := budgeted.kept.VerdictBytes(), whole.kept.VerdictBytes(); v > all/2 {
+		t.Errorf("the budgeted Engine keeps %d bytes of verdicts, the whole one %d: the ones of columns let go of stayed", v, all)
+	}
 	last := htT0.Add((secs - 1) * time.Second)
 	a, b := budgeted.Hints(last), whole.Hints(last)
 	if len(a) == 0 || !a[0].Start.Equal(htT0.Add(time.Hour)) || hintText(a) != hintText(b) {

@@ -130,9 +130,18 @@ func (k *Kept) holdState(key HoldKey, grid int) *holdState {
 		k.holds[key] = h
 	}
 	if h.done > grid {
-		return &holdState{verdicts: h.verdicts}
+		return &holdState{verdicts: h.verdicts, vbase: h.vbase}
 	}
 	return h
+}
+
+// VerdictBytes is what the verdicts kept of grid windows hold.
+func (k *Kept) VerdictBytes() int {
+	n := 0
+	for _, h := range k.holds {
+		n += cap(h.verdicts)
+	}
+	return n
 }
 
 // Now says whether the view is of the Engine's latest moment: its closed

@@ -101,6 +101,9 @@ func (f *Frame) Holds(key HoldKey, judge func(w Span, in bool) bool, edge func(i
 		st.step(w, true, func(in bool) bool { return st.judged(k, in, func() bool { return judge(w, in) }) })
 	}
 	st.done = len(grid)
+	if st.live && f.HeldFrom > 0 {
+		st.forget(grid, f.HeldFrom)
+	}
 	var raw []Stretch
 	if hasTrail && (st.in || !extendOnly) {
 		// A copy: the trailing window's verdict is for this view alone.
@@ -164,27 +167,46 @@ type holdState struct {
 	// their edges.
 	live  bool
 	edged []edgedStretch
+	// vbase is the grid window verdicts[0] is of: those before it were let
+	// go of with the columns they judged (forget).
+	vbase int
 }
 
 // judged is a grid window's verdict, judged once and kept: a grid window
-// covers closed columns only, so its verdict cannot change.
+// covers closed columns only, so its verdict cannot change. One let go of
+// is judged again, on what is held of it.
 func (h *holdState) judged(k int, in bool, judge func() bool) bool {
-	for len(h.verdicts) <= k {
+	if k < h.vbase {
+		return judge()
+	}
+	for len(h.verdicts) <= k-h.vbase {
 		h.verdicts = append(h.verdicts, 0)
 	}
 	shift := 0
 	if in {
 		shift = 2
 	}
-	b := h.verdicts[k]
+	b := h.verdicts[k-h.vbase]
 	if b&(1<<shift) == 0 {
 		b |= 1 << shift
 		if judge() {
 			b |= 2 << shift
 		}
-		h.verdicts[k] = b
+		h.verdicts[k-h.vbase] = b
 	}
 	return b&(2<<shift) != 0
+}
+
+// forget lets go of the verdicts of the grid windows that end before
+// column held, the first the Engine still holds, a thousand or more at a
+// time: the Engine's own state has judged past them, and a view of an
+// earlier moment judges them again on what is held.
+func (h *holdState) forget(grid []Span, held int) {
+	k := sortSearch(len(grid), func(k int) bool { return grid[k].Hi > held })
+	if k-h.vbase >= 1024 && k-h.vbase <= len(h.verdicts) {
+		h.verdicts = slices.Clone(h.verdicts[k-h.vbase:])
+		h.vbase = k
+	}
 }
 
 // step takes the next window w, on the grid or not, with ok its verdict.
