@@ -307,6 +307,27 @@ func isolateMarks(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 }
 
+// ownRuntimeDirs are the environments of tests that run in parallel
+// (isolateOwnMarks), by test.
+var ownRuntimeDirs sync.Map
+
+// isolateOwnMarks is isolateMarks for a test that runs in parallel: the
+// gputop processes it starts (startStoppable) get a runtime directory of
+// their own, and the test process's environment is left as it is.
+func isolateOwnMarks(t *testing.T) {
+	ownRuntimeDirs.Store(t, append(os.Environ(), "XDG_RUNTIME_DIR="+t.TempDir()))
+	t.Cleanup(func() { ownRuntimeDirs.Delete(t) })
+}
+
+// envOf is the environment t's processes run with: nil (the test's own)
+// unless isolateOwnMarks gave it one.
+func envOf(t *testing.T) []string {
+	if env, ok := ownRuntimeDirs.Load(t); ok {
+		return env.([]string)
+	}
+	return nil
+}
+
 // stillRunning says whether pid is a process that has not exited.
 func stillRunning(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))

@@ -111,6 +111,7 @@ func startStoppable(t *testing.T, logPath, name string, args ...string) (stop fu
 		t.Fatal(err)
 	}
 	cmd := exec.Command(name, args...)
+	cmd.Env = envOf(t)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -143,7 +144,10 @@ func startStoppable(t *testing.T, logPath, name string, args ...string) (stop fu
 // plus 30 s, and resolves there once that serve stops; the training demo
 // raises no alert at all.
 func TestAlertsReachAlertmanagerAndResolve(t *testing.T) {
-	isolateMarks(t)
+	// In parallel: mostly waiting on Prometheus, with ports and a runtime
+	// directory of its own.
+	t.Parallel()
+	isolateOwnMarks(t)
 	promBin := needPrometheus(t)
 	amBin := needAlertmanager(t)
 	bin := buildBinary(t)

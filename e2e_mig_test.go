@@ -19,7 +19,10 @@ import (
 // gputop import prometheus reads them back as MIG slices of GPU0, which
 // the report counts as such. Everything listens on 127.0.0.1.
 func TestMIGThroughTheRealPrometheus(t *testing.T) {
-	isolateMarks(t)
+	// In parallel: mostly waiting on Prometheus, with ports and a runtime
+	// directory of its own.
+	t.Parallel()
+	isolateOwnMarks(t)
 	promBin := needPrometheus(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()

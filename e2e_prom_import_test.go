@@ -26,7 +26,10 @@ import (
 // Prometheus' metric_relabel_configs rename them, as a monitoring stack
 // with two exporters behind one name would.
 func TestImportPrometheusFromTheRealPrometheus(t *testing.T) {
-	isolateMarks(t)
+	// In parallel: mostly waiting on Prometheus, with ports and a runtime
+	// directory of its own.
+	t.Parallel()
+	isolateOwnMarks(t)
 	promBin := needPrometheus(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()
@@ -166,7 +169,10 @@ func TestImportPrometheusFromTheRealPrometheus(t *testing.T) {
 // the report of serve's own recording of the same samples (the live
 // view's). Before, the import's report said HINTS none.
 func TestImportPrometheusKeepsTheFaultsFailure(t *testing.T) {
-	isolateMarks(t)
+	// In parallel: mostly waiting on Prometheus, with ports and a runtime
+	// directory of its own.
+	t.Parallel()
+	isolateOwnMarks(t)
 	promBin := needPrometheus(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()

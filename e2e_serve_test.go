@@ -20,7 +20,10 @@ import (
 // eight GPUs on each target, and the imbalance demo's hint arrives as a
 // series. Everything listens on 127.0.0.1.
 func TestPrometheusScrapesTwoServes(t *testing.T) {
-	isolateMarks(t)
+	// In parallel: mostly waiting on Prometheus, with ports and a runtime
+	// directory of its own.
+	t.Parallel()
+	isolateOwnMarks(t)
 	promBin := needPrometheus(t)
 	bin := buildBinary(t)
 	start := time.Now()
