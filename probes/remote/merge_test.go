@@ -11,20 +11,15 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// owning describes n GPUs and sends a sample every second, with its GPU
-// 0's owner, pod, on every third (a process-tier tick), starting at tick
-// first: hosts read their owners on ticks of their own.
-func owning(n int, pod string, first int) script {
+// sending describes n GPUs and sends sample(i) every second until the
+// connection closes.
+func sending(n int, sample func(i int) *timeline.Sample) script {
 	return func(c *fakeConn) {
 		if !c.send(Event{Info: node(n)}) {
 			return
 		}
 		for i := 0; ; i++ {
-			s := reading(n, 50)
-			if i%3 == first {
-				s.Owners = []timeline.Owner{{GPU: 0, Pod: pod, Namespace: "ml"}}
-			}
-			if !c.send(Event{Sample: s}) {
+			if !c.send(Event{Sample: sample(i)}) {
 				return
 			}
 			select {
@@ -34,6 +29,19 @@ func owning(n int, pod string, first int) script {
 			}
 		}
 	}
+}
+
+// owning is a host of n GPUs whose GPU 0 is held by pod, read on every
+// third tick from tick first: hosts read their owners on ticks of their
+// own.
+func owning(n int, pod string, first int) script {
+	return sending(n, func(i int) *timeline.Sample {
+		s := reading(n, 50)
+		if i%3 == first {
+			s.Owners = []timeline.Owner{{GPU: 0, Pod: pod, Namespace: "ml"}}
+		}
+		return s
+	})
 }
 
 // TestOwnersOfEveryHostReachTheSession checks that the merge keeps who
@@ -70,29 +78,17 @@ func TestOwnersOfEveryHostReachTheSession(t *testing.T) {
 	})
 }
 
-// renumbering describes one GPU and then names a new GPU and a hundred new
-// devices every tick, as a broken or hostile host might.
+// renumbering is a host that names a new GPU and a hundred new devices
+// every tick, as a broken or hostile host might.
 func renumbering() script {
-	return func(c *fakeConn) {
-		if !c.send(Event{Info: node(1)}) {
-			return
+	return sending(1, func(i int) *timeline.Sample {
+		s := &timeline.Sample{At: time.Now()}
+		s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: "util", Device: timeline.GPUDevice(i)}, Value: 50})
+		for d := range 100 {
+			s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: "x", Device: fmt.Sprintf("dev%d-%d", i, d)}, Value: 1})
 		}
-		for i := 0; ; i++ {
-			s := &timeline.Sample{At: time.Now()}
-			s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: "util", Device: timeline.GPUDevice(i)}, Value: 50})
-			for d := range 100 {
-				s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: "x", Device: fmt.Sprintf("dev%d-%d", i, d)}, Value: 1})
-			}
-			if !c.send(Event{Sample: s}) {
-				return
-			}
-			select {
-			case <-c.closed:
-				return
-			case <-time.After(time.Second):
-			}
-		}
-	}
+		return s
+	})
 }
 
 // TestAHostNamingEverMoreDevicesIsBounded checks that a host naming a new
