@@ -158,6 +158,8 @@ type promGPU struct {
 	cursor             []timeCursor // assembly: the next point of each series
 	// deriveTot: no FB_TOTAL series, so gpu.mem_total is FB_USED + FB_FREE.
 	deriveTot bool
+	// owners are who held it, from its series' labels (noteOwner).
+	owners []promOwner
 }
 
 // unlabelledHost names the host of series without Hostname or instance
@@ -286,6 +288,8 @@ func (set *promSet) add(a *promAnswer) {
 		g := set.gpu(id, r.Metric)
 		if isLink {
 			m = g.linkSeries(link)
+		} else {
+			g.noteOwner(r.Metric, &pts.times)
 		}
 		if gi != "" {
 			g.profile = cmp.Or(g.profile, r.Metric["GPU_I_PROFILE"])
@@ -300,6 +304,40 @@ func (set *promSet) add(a *promAnswer) {
 			g.vals[m].appendVals(&pts.vals)
 		}
 		*pts = promPoints{}
+	}
+}
+
+// promOwner is who held a GPU, from the first to the last point (Unix ms)
+// of its series that name them.
+type promOwner struct {
+	timeline.Owner
+	from, to int64
+}
+
+// maxOwnersPerGPU bounds who one GPU is noted as held by in one import:
+// a pod a minute for a busy day of notebooks is a few thousand.
+const maxOwnersPerGPU = 4096
+
+// noteOwner notes who held the GPU while a series of it has points: the
+// pod, namespace and container labels dcgm-exporter puts on every series of
+// a GPU allocated to a pod (with --kubernetes), and its hpc_job label for a
+// Slurm job, as gputop serve exports them too. The same owner seen again
+// spans both.
+func (g *promGPU) noteOwner(labels map[string]string, times *pointTimes) {
+	o := timeline.Owner{Pod: importer.CleanLabel(labels["pod"]), Namespace: importer.CleanLabel(labels["namespace"]),
+		Container: importer.CleanLabel(labels["container"]), Job: importer.CleanLabel(labels["hpc_job"])}
+	if o == (timeline.Owner{}) || times.n == 0 {
+		return
+	}
+	from, to := times.runs[0].start, times.runs[len(times.runs)-1].last()
+	for i := range g.owners {
+		if w := &g.owners[i]; w.Owner == o {
+			w.from, w.to = min(w.from, from), max(w.to, to)
+			return
+		}
+	}
+	if len(g.owners) < maxOwnersPerGPU {
+		g.owners = append(g.owners, promOwner{o, from, to})
 	}
 }
 
@@ -380,6 +418,9 @@ type Result struct {
 	// queue holds each series under the time of its next point
 	// (promqueue.go).
 	queue timeQueue
+	// owned are the GPUs (places in gpus) whose series named who held
+	// them: every sample then says who held each, as a live one does.
+	owned []int
 }
 
 // maxPromMarkers bounds the markers one import keeps.
@@ -470,6 +511,9 @@ func (set *promSet) result(origin string) (*Result, error) {
 	// From here on a GPU's number is the session's: its gpuN device.
 	for i, g := range gpus {
 		g.id.index = res.Info.GPUs[i].Index
+		if len(g.owners) > 0 {
+			res.owned = append(res.owned, i)
+		}
 	}
 	res.count()
 	if res.Samples == 0 {
@@ -490,6 +534,27 @@ func (set *promSet) result(origin string) (*Result, error) {
 	res.Info.Notes = append(res.Info.Notes, set.notes(res)...)
 	res.Info.Notes = append(res.Info.Notes, alertNotes...)
 	return res, nil
+}
+
+// ownersAt gives s who held each GPU at t (Unix ms), where the import
+// knows owners at all: a list, empty if none held any then.
+func (res *Result) ownersAt(s *timeline.Sample, t int64) {
+	if len(res.owned) == 0 {
+		s.Owners = nil
+		return
+	}
+	// A list of its own: unlike the metrics, a writer may keep it.
+	s.Owners = make([]timeline.Owner, 0, len(s.Owners))
+	for _, i := range res.owned {
+		g := res.gpus[i]
+		for _, o := range g.owners {
+			if o.from <= t && t <= o.to {
+				held := o.Owner
+				held.GPU = g.id.index
+				s.Owners = append(s.Owners, held)
+			}
+		}
+	}
 }
 
 // placeMarkers keeps the markers within the samples' span, in time order,
@@ -801,6 +866,7 @@ func (res *Result) Each(write func(*timeline.Sample) error) error {
 			marker++
 		}
 		s.Markers = res.markers[from:marker:marker]
+		res.ownersAt(&s, t)
 		k, l := 0, 0
 		for k < len(refs) || l < len(linked) {
 			// The next GPU of this time's series or of the linked ones.

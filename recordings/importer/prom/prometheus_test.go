@@ -630,3 +630,49 @@ func promMetricsKept() int {
 	}
 	return n
 }
+
+// TestReadPrometheusOwners checks that the pod labels dcgm-exporter puts on
+// an allocated GPU's series, and the hpc_job label of a Slurm job, become
+// who held the GPU at each sample: GPU0 held by a pod for its first two
+// points, then by a job; GPU1 by no one.
+func TestReadPrometheusOwners(t *testing.T) {
+	in := `{"status":"success","data":{"resultType":"matrix","result":[` +
+		`{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0","Hostname":"n","pod":"train-0","namespace":"ml","container":"trainer"},"values":[[1,"90"],[2,"91"]]},` +
+		`{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0","Hostname":"n","hpc_job":"4242"},"values":[[3,"0"],[4,"0"]]},` +
+		`{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"1","Hostname":"n"},"values":[[1,"5"],[2,"5"],[3,"5"],[4,"5"]]}]}}`
+	res, err := Read(strings.NewReader(in), "owners.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]timeline.Owner
+	err = res.Each(func(s *timeline.Sample) error {
+		got = append(got, s.Owners)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := timeline.Owner{GPU: 0, Pod: "train-0", Namespace: "ml", Container: "trainer"}
+	job := timeline.Owner{GPU: 0, Job: "4242"}
+	want := [][]timeline.Owner{{pod}, {pod}, {job}, {job}}
+	if len(got) != len(want) {
+		t.Fatalf("%d samples, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Errorf("sample %d held by %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	// An import that names no owner says nothing of them.
+	plain, err := Read(strings.NewReader(`{"status":"success","data":{"resultType":"matrix","result":[`+
+		`{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0","Hostname":"n"},"values":[[1,"5"]]}]}}`), "plain.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = plain.Each(func(s *timeline.Sample) error {
+		if s.Owners != nil {
+			t.Errorf("owners %+v from an import that names none", s.Owners)
+		}
+		return nil
+	})
+}
