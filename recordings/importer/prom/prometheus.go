@@ -175,6 +175,8 @@ type promHost struct {
 type promSet struct {
 	gpus  map[promGPUID]*promGPU
 	hosts map[string]*promHost
+	// owners counts who the GPUs were noted as held by (noteOwner).
+	owners int
 	// What was left out, for the notes.
 	noGPU, other, merged, nonFinite, badMIG int
 	// notAsked are the points outside the range a query asked for.
@@ -289,7 +291,7 @@ func (set *promSet) add(a *promAnswer) {
 		if isLink {
 			m = g.linkSeries(link)
 		} else {
-			g.noteOwner(r.Metric, &pts.times)
+			set.noteOwner(g, r.Metric, &pts.times)
 		}
 		if gi != "" {
 			g.profile = cmp.Or(g.profile, r.Metric["GPU_I_PROFILE"])
@@ -314,16 +316,20 @@ type promOwner struct {
 	from, to int64
 }
 
-// maxOwnersPerGPU bounds who one GPU is noted as held by in one import:
-// a pod a minute for a busy day of notebooks is a few thousand.
-const maxOwnersPerGPU = 4096
+// maxOwnersPerGPU bounds who one GPU is noted as held by in one import (a
+// pod a minute for a busy day of notebooks is a few thousand), and
+// maxImportOwners all of them: past either, more are left out.
+const (
+	maxOwnersPerGPU = 4096
+	maxImportOwners = 1 << 16
+)
 
 // noteOwner notes who held the GPU while a series of it has points: the
 // pod, namespace and container labels dcgm-exporter puts on every series of
 // a GPU allocated to a pod (with --kubernetes), and its hpc_job label for a
 // Slurm job, as gputop serve exports them too. The same owner seen again
 // spans both.
-func (g *promGPU) noteOwner(labels map[string]string, times *pointTimes) {
+func (set *promSet) noteOwner(g *promGPU, labels map[string]string, times *pointTimes) {
 	o := timeline.Owner{Pod: importer.CleanLabel(labels["pod"]), Namespace: importer.CleanLabel(labels["namespace"]),
 		Container: importer.CleanLabel(labels["container"]), Job: importer.CleanLabel(labels["hpc_job"])}
 	if o == (timeline.Owner{}) || times.n == 0 {
@@ -336,8 +342,9 @@ func (g *promGPU) noteOwner(labels map[string]string, times *pointTimes) {
 			return
 		}
 	}
-	if len(g.owners) < maxOwnersPerGPU {
+	if len(g.owners) < maxOwnersPerGPU && set.owners < maxImportOwners {
 		g.owners = append(g.owners, promOwner{o, from, to})
+		set.owners++
 	}
 }
 
