@@ -42,14 +42,7 @@ func cmdAttach(e *env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		settings, err := screenSettings()
-		if err != nil {
-			return err
-		}
-		if err := checkTerminal(); err != nil {
-			return err
-		}
-		closeLog, err := openLog(*logPath)
+		settings, closeLog, err := openScreen(*logPath)
 		if err != nil {
 			return err
 		}

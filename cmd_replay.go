@@ -51,14 +51,7 @@ func cmdReplay(e *env) *cobra.Command {
 					first.Local().Format(time.DateTime), last.Local().Format(time.DateTime))}
 			}
 		}
-		settings, err := screenSettings()
-		if err != nil {
-			return err
-		}
-		if err := checkTerminal(); err != nil {
-			return err
-		}
-		closeLog, err := openLog(*logPath)
+		settings, closeLog, err := openScreen(*logPath)
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui"
+	"github.com/gputop-dev/gputop/ui/config"
 	"github.com/gputop-dev/gputop/ui/screen"
 	"github.com/muesli/termenv"
 )
@@ -45,6 +46,20 @@ func runUI(ctx context.Context, src timeline.Source, opts ui.Options) error {
 		return nil
 	}
 	return err
+}
+
+// openScreen is what a screen of a file or a session needs before it
+// starts, in the order its mistakes are said: the settings file read, a
+// terminal there, and the log sent to logPath (closeLog undoes it).
+func openScreen(logPath string) (settings config.Settings, closeLog func(), err error) {
+	if settings, err = screenSettings(); err != nil {
+		return settings, nil, err
+	}
+	if err = checkTerminal(); err != nil {
+		return settings, nil, err
+	}
+	closeLog, err = openLog(logPath)
+	return settings, closeLog, err
 }
 
 // checkTerminal refuses to start the screen where there is no terminal.
