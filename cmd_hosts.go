@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"log"
 	"time"
 
@@ -74,13 +73,7 @@ func liveHosts(e *env, hosts []string, t remote.Transport, o liveOptions) error 
 		Store:      newLiveStore(o.budget),
 		HostStatus: src.Connections, Judge: pipe.judge})
 	logWire(src, len(hosts), opened, time.Since(started))
-	for _, sum := range live.closed {
-		if !sum.Removed {
-			fmt.Fprintln(e.stderr, summaryLine(sum))
-		}
-	}
-	sum, err := rec.Stop()
-	reportSummary(e.stderr, sum, err)
+	live.finish(e.stderr)
 	return uiErr
 }
 

@@ -133,16 +133,7 @@ func cmdLive(e *env) *cobra.Command {
 			opts.Killer = killer{probes.NewTerminator()}
 		}
 		uiErr := runUI(ctx, rec, opts)
-		// After the screen: the terminal is itself again, so the files'
-		// whereabouts can be said (unless it hung up, and nobody is there):
-		// those r closed during the session, then the one still open.
-		for _, sum := range live.closed {
-			if !sum.Removed {
-				fmt.Fprintln(e.stderr, summaryLine(sum))
-			}
-		}
-		sum, err := rec.Stop()
-		reportSummary(e.stderr, sum, err)
+		live.finish(e.stderr)
 		return uiErr
 	}
 	return watches(c)

@@ -49,6 +49,20 @@ type liveRecording struct {
 	closed []recordings.Summary
 }
 
+// finish stops the recorder when the screen has closed and says where the
+// recordings went: those r stopped during the session, then the one still
+// open. The terminal is itself again by then (unless it hung up, and nobody
+// is there to read it).
+func (l *liveRecording) finish(w io.Writer) {
+	for _, sum := range l.closed {
+		if !sum.Removed {
+			fmt.Fprintln(w, summaryLine(sum))
+		}
+	}
+	sum, err := l.rec.Stop()
+	reportSummary(w, sum, err)
+}
+
 // Start starts recording, to a new file.
 func (l *liveRecording) Start() (string, error) {
 	path, err := "", error(nil)
