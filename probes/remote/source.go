@@ -539,10 +539,10 @@ func (s *Source) place(i int, smp *timeline.Sample, out *timeline.Sample) bool {
 		}
 		var n string
 		if k, ok := timeline.ParseGPUDevice(d); ok {
-			_, known := l.gpuIndex[k]
-			was := l.overflowed
+			if _, known := l.gpuIndex[k]; !known {
+				grew = true // a GPU of the session's, or its host's note
+			}
 			idx := s.gpuOf(i, k)
-			grew = grew || !known || l.overflowed != was
 			if idx < 0 {
 				return ""
 			}
