@@ -37,9 +37,7 @@ func Stats(gs []*GPU, pick func(g *GPU) *Col[float32], spans []Span, keep func(g
 	defer func() { *buf = vals[:0] }()
 	sum := 0.0
 	for _, g := range gs {
-		// A copy: read through the pointer, the series would be loaded
-		// again after every append.
-		xs := *pick(g)
+		xs := pick(g)
 		if !xs.Has() {
 			continue
 		}
