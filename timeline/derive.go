@@ -1,6 +1,11 @@
 package timeline
 
-import "math"
+import (
+	"math"
+	"slices"
+	"time"
+	"unsafe"
+)
 
 // Value is one display value at one instant: a gauge as sampled, or a
 // counter turned into a rate or a share.
@@ -28,25 +33,40 @@ type Value struct {
 // prev may be nil (the first sample): then only gauges have values.
 func Derive(cur, prev *Sample) []Value {
 	var d Deriver
-	return append([]Value(nil), d.derive(cur, prev)...)
+	if prev != nil {
+		d.Follow(prev)
+	}
+	return append([]Value(nil), d.Next(cur)...)
 }
 
-// Deriver is Derive for a stream: it remembers the layout of the last sample
-// so that a stream whose probes write the same metrics in the same order
-// (every real one) derives without hashing keys. The slice it returns is
-// reused by the next call.
+// Deriver is Derive for a stream. It keeps, for each counter that makes a
+// value (or is another's denominator), its reading in the last sample it
+// was in: a counter's rate is taken against that, whatever else the
+// sample before held, so what to do with each position of a sample
+// depends on that sample's keys alone (its layoutPlan). A stream whose
+// probes write the same metrics in the same order (every real one) finds
+// its plan by the sample's Layout, without reading its keys. The slice
+// Next returns is reused by the next call.
 type Deriver struct {
-	prev     *Sample
-	plan     []step
-	planCur  []keyKind
-	planPrev []keyKind
-	out      []Value
-	// slots is how many values the plan makes: while out holds them all,
-	// their keys are the plan's.
-	slots int
-	// plans counts the plans made: while it stays, every sample has the
-	// layout of the one before (Layout).
+	// counters are the rated counters met so far, by key, and their
+	// readings (counterState), by the index counters gives.
+	counters map[Key]int32
+	state    []counterState
+	// n numbers the samples taken (Next, Follow), from 2; a counter read
+	// in sample n-1 was in the sample before. Reset skips a number.
+	n       uint64
+	prevAt  int64 // the time of sample n-1, Unix ns
+	hasPrev bool  // there is a sample n-1
+	// plan is the plan of the newest sample; kept are the plans of the
+	// last layouts, most recent first (plan among them).
+	plan *layoutPlan
+	kept []*layoutPlan
+	// plans counts the plans made: each plan's gen (Layout).
 	plans int
+	out   []Value
+	// outOf is the plan whose keys out holds: under it only the numbers
+	// are written (a key is two strings).
+	outOf *layoutPlan
 	// rejected counts the values left out as outside their metric's
 	// physical range (ranges.go): every sink derives, so every sink sees
 	// the same gaps.
@@ -56,20 +76,217 @@ type Deriver struct {
 	// noted with each new layout, one that shares its slot with a gauge
 	// once its rate has beaten the gauge.
 	counted map[Key]struct{}
-	// sharing are the plan's indexes of counters that share their slot
-	// with a gauge, for Follow to note.
-	sharing []int
-	// curLayout and prevLayout are the Sample.Layout of the samples the
-	// plan was last found to fit (0: none or unknown).
-	curLayout, prevLayout uint64
-	// valuesLayout is ValuesLayout: the plan's, from NewLayout.
-	valuesLayout uint64
-	// gen is Layout: the number of the plan in use, which a plan kept
-	// (recent) brings back with it.
-	gen int
-	// recent are the last plans used, most recent first (derive_plans.go).
-	recent []keptPlan
 }
+
+// counterState is one counter's last two readings, each with the number
+// of the sample it came in, and its denominator (rule.per: -1 for a rate
+// over time).
+type counterState struct {
+	cur, prev   float64
+	curN, prevN uint64
+	per         int32
+}
+
+// layoutPlan is what a Deriver does with each position of samples of one
+// list of keys.
+type layoutPlan struct {
+	layout uint64    // the Sample.Layout it was last found for; 0: none
+	keys   []keyKind // the keys it was made for
+	steps  []step
+	// outKeys are the keys of the values, slot by slot.
+	outKeys []Key
+	// sharing are the positions of counters that share their slot with
+	// a gauge, for Follow to note.
+	sharing []int32
+	gen     int
+	values  uint64 // ValuesLayout
+}
+
+// step is what to do with one position of a sample. Every sample reads
+// the whole plan (574 steps for 8 GPUs with NVLink), so it is kept small.
+type step struct {
+	slot    int32 // output index, -1 for none (a denominator counter)
+	counter int32 // the counter's index in Deriver.state, -1 for a gauge
+	// override marks a position whose output slot is shared: a counter's
+	// and a gauge's of the same display name.
+	override bool
+	scale    float64
+	// trustAfter is, in a shared slot, the time between samples from which
+	// the counter's value wins (counterRule.trustAfter); below it the
+	// gauge's does.
+	trustAfter float64
+	// lo and hi are the bounds of the display value's physical range with
+	// their slack (Range.Contains), looked up once.
+	lo, hi float64
+	name   string // the display name, for the tally of values left out
+}
+
+// keptPlans is how many plans a Deriver keeps: a session's whole list of
+// keys and a few absences of a host or two (probes/remote gives a merged
+// sample of the same hosts the same Layout again).
+const keptPlans = 6
+
+// Next derives s against the samples given before it.
+func (d *Deriver) Next(s *Sample) []Value {
+	dt := d.advance(s)
+	p := d.planOf(s)
+	d.record(s, p)
+	return d.derive(s, p, dt)
+}
+
+// Layout names the layout of the values Next returns: while it stays the
+// same, so do their keys, position by position, and whoever files them
+// can keep where each one went.
+func (d *Deriver) Layout() int {
+	if d.plan == nil {
+		return 0
+	}
+	return d.plan.gen
+}
+
+// ValuesLayout is Layout as a Sample.Layout, unique in the process: what
+// Derived.Layout carries with the values to a Store.
+func (d *Deriver) ValuesLayout() uint64 {
+	if d.plan == nil {
+		return 0
+	}
+	return d.plan.values
+}
+
+// Follow takes s as derived elsewhere (Sample.Derived): the next call
+// derives against it, and Counted and Layout answer as they would had
+// Next derived it.
+func (d *Deriver) Follow(s *Sample) {
+	dt := d.advance(s)
+	p := d.planOf(s)
+	d.record(s, p)
+	for _, i := range p.sharing {
+		st := &p.steps[i]
+		c := &d.state[st.counter]
+		if dt >= st.trustAfter && c.prevN == d.n-1 && !math.IsNaN(c.prev) && !math.IsNaN(s.Metrics[i].Value) {
+			d.noteCounter(s.Metrics[i].Key)
+		}
+	}
+}
+
+// Reset forgets the samples before, so the next one starts afresh (after a
+// seek, say).
+func (d *Deriver) Reset() { d.n, d.hasPrev = d.n+1, false }
+
+// advance numbers s and returns the seconds since the sample before (0
+// for none).
+func (d *Deriver) advance(s *Sample) float64 {
+	d.n = max(d.n, 1) + 1
+	t := s.At.UnixNano()
+	var dt float64
+	if d.hasPrev {
+		dt = time.Duration(t - d.prevAt).Seconds() // as Derive's callers take it
+	}
+	d.prevAt, d.hasPrev = t, true
+	return dt
+}
+
+// record notes the readings of s's counters.
+func (d *Deriver) record(s *Sample, p *layoutPlan) {
+	for i := range p.steps {
+		if c := p.steps[i].counter; c >= 0 {
+			st := &d.state[c]
+			if st.curN != d.n {
+				st.prev, st.prevN = st.cur, st.curN
+			}
+			st.cur, st.curN = s.Metrics[i].Value, d.n
+		}
+	}
+}
+
+func (d *Deriver) derive(s *Sample, p *layoutPlan, dt float64) []Value {
+	out := d.out
+	if d.outOf == p {
+		for i := range out {
+			out[i].Value = math.NaN()
+		}
+	} else {
+		out = out[:0]
+		for _, k := range p.outKeys {
+			out = append(out, Value{Key: k, Value: math.NaN()})
+		}
+	}
+	for i := range p.steps {
+		st := &p.steps[i]
+		if st.slot < 0 {
+			continue
+		}
+		slot := &out[st.slot].Value
+		if st.counter < 0 {
+			v := d.checked(st, s.Metrics[i].Value)
+			// In a shared slot the gauge wins below trustAfter, and fills
+			// in where the counter has no number.
+			if !st.override || math.IsNaN(*slot) || dt < st.trustAfter && !math.IsNaN(v) {
+				*slot = v
+			}
+			continue
+		}
+		v := d.checked(st, d.rate(st, s.Metrics[i].Value, dt))
+		switch {
+		case !st.override:
+			*slot = v
+		case math.IsNaN(v):
+		case dt >= st.trustAfter:
+			*slot = v
+			d.noteCounter(s.Metrics[i].Key)
+		case math.IsNaN(*slot):
+			*slot = v
+		}
+	}
+	d.out, d.outOf = out, p
+	return out
+}
+
+// rate is a counter's value at this sample, reading v: its rise since the
+// sample before, over the time between them or over its denominator's.
+func (d *Deriver) rate(st *step, v, dt float64) float64 {
+	c := &d.state[st.counter]
+	if c.prevN != d.n-1 {
+		return math.NaN()
+	}
+	delta := v - c.prev
+	if delta < 0 || math.IsNaN(delta) {
+		return math.NaN()
+	}
+	per := dt
+	if c.per >= 0 {
+		p := &d.state[c.per]
+		if p.prevN != d.n-1 {
+			return math.NaN()
+		}
+		per = p.cur - p.prev
+	}
+	if !(per > 0) {
+		return math.NaN()
+	}
+	return delta / per * st.scale
+}
+
+// checked is v, or a gap where v is outside its display metric's range
+// (counted). Small enough to be inlined: it runs for every value.
+func (d *Deriver) checked(st *step, v float64) float64 {
+	if v >= st.lo && v <= st.hi || v != v { // RangeOf(name).Contains(v), or NaN
+		return v
+	}
+	return d.reject(st.name, v)
+}
+
+// reject counts v as outside name's range and returns the gap it leaves.
+func (d *Deriver) reject(name string, v float64) float64 {
+	valid, _ := RangeOf(name)
+	d.rejected.note(name, valid, v)
+	return math.NaN()
+}
+
+// OutOfRange lists, by display metric, the values Next has left out as
+// outside their physical range (RangeOf), for a note: "412 power readings
+// above 10 kW left out".
+func (d *Deriver) OutOfRange() []OutOfRange { return d.rejected.list() }
 
 func (d *Deriver) noteCounter(k Key) {
 	if d.counted == nil {
@@ -85,170 +302,186 @@ func (d *Deriver) Counted(k Key) bool {
 	return ok
 }
 
-// step is what to do with one metric of cur. Every sample reads the whole
-// plan (574 steps for 8 GPUs with NVLink), so a step is kept small: 72
-// bytes, where ints and the range beside its bounds made it 120.
-type step struct {
-	slot    int32 // output index, -1 to drop (a denominator counter)
-	prevAt  int32 // index of the same key in prev, -1 if absent
-	perCur  int32 // index of the denominator in cur, -1 for a rate over time
-	perPrev int32
-	counter bool
-	// override marks a metric whose output slot is shared: a counter's
-	// and a gauge's of the same display name.
-	override bool
-	scale    float64
-	// trustAfter is, in a shared slot, the time between samples from which
-	// the counter's value wins (counterRule.trustAfter); below it the
-	// gauge's does.
-	trustAfter float64
-	// lo and hi are the bounds of the display value's physical range with
-	// their slack (Range.Contains), looked up once.
-	lo, hi float64
-	out    string // a counter's display name (its rule's), looked up once
-}
-
-// Next derives s against the sample given to the previous call.
-func (d *Deriver) Next(s *Sample) []Value {
-	out := d.derive(s, d.prev)
-	d.prev = s
-	return out
-}
-
-// Layout names the layout of the values Next returns: while it stays the
-// same, so do their keys, position by position, and whoever files them
-// can keep where each one went.
-func (d *Deriver) Layout() int { return d.gen }
-
-// ValuesLayout is Layout as a Sample.Layout, unique in the process: what
-// Derived.Layout carries with the values to a Store.
-func (d *Deriver) ValuesLayout() uint64 { return d.valuesLayout }
-
-// Follow takes s as derived elsewhere (Sample.Derived): the next call
-// derives against it. Its plan is kept as Next would keep it (made again
-// only when the layout changes), so that Counted and Layout answer alike.
-func (d *Deriver) Follow(s *Sample) {
-	if !d.planFits(s, d.prev) {
-		d.replan(s, d.prev)
-		d.slots = -1 // the keys of the last output are not this plan's
+// planOf finds the plan for s's keys: the last one's or a kept one, by
+// s's Layout where it has one and by its keys where not; else it makes
+// one.
+func (d *Deriver) planOf(s *Sample) *layoutPlan {
+	if p := d.plan; p != nil && s.Layout != 0 && s.Layout == p.layout && len(p.keys) == len(s.Metrics) {
+		return p
 	}
-	if d.prev != nil {
-		dt := s.At.Sub(d.prev.At).Seconds()
-		for _, i := range d.sharing {
-			st := &d.plan[i]
-			if dt >= st.trustAfter && st.prevAt >= 0 && !math.IsNaN(s.Metrics[i].Value) && !math.IsNaN(d.prev.Metrics[st.prevAt].Value) {
-				d.noteCounter(s.Metrics[i].Key)
+	at := -1
+	if s.Layout != 0 {
+		for i, p := range d.kept {
+			if p.layout == s.Layout && len(p.keys) == len(s.Metrics) {
+				at = i
+				break
 			}
 		}
 	}
-	d.prev = s
+	for i := 0; at < 0 && i < len(d.kept); i++ {
+		if sameLayout(d.kept[i].keys, s) {
+			at = i
+			d.kept[i].layout = s.Layout
+		}
+	}
+	var p *layoutPlan
+	if at >= 0 {
+		p = d.kept[at]
+		copy(d.kept[1:at+1], d.kept[:at])
+	} else {
+		p = d.makePlan(s)
+		if len(d.kept) < keptPlans {
+			d.kept = append(d.kept, nil)
+		}
+		copy(d.kept[1:], d.kept)
+	}
+	d.kept[0], d.plan = p, p
+	return p
 }
 
-// Reset forgets the previous sample, so the next one starts afresh (after a
-// seek, say).
-func (d *Deriver) Reset() { d.prev = nil }
+// keyKind is a metric as a plan reads it: its key and whether it is a
+// counter. A series that comes as a gauge (a gap, in a file of earlier
+// builds) and then as a counter under the same key needs a new plan.
+type keyKind struct {
+	Key
+	kind Kind
+}
 
-func (d *Deriver) derive(cur, prev *Sample) []Value {
-	// Under the same plan the keys are those of the last call, where they
-	// still are: only the values are written (a key is two strings).
-	keep := len(d.out) == d.slots
-	if !d.planFits(cur, prev) {
-		d.replan(cur, prev)
-		keep = false
+// sameLayout says whether s has the metrics keys names, of the same kinds,
+// in their order. Where it does with strings of its own (a reader's next
+// segment, which decodes its names afresh), keys takes s's strings:
+// comparing a string with itself is a pointer check, comparing equal
+// copies reads both.
+func sameLayout(keys []keyKind, s *Sample) bool {
+	if len(keys) != len(s.Metrics) {
+		return false
 	}
-	out := d.out[:0]
-	// The time between the samples, for every rate over time.
-	var dt float64
-	if prev != nil {
-		dt = cur.At.Sub(prev.At).Seconds()
+	for i := range keys {
+		m := &s.Metrics[i]
+		if keys[i].kind != m.Kind {
+			return false
+		}
+		if sameStrings(keys[i].Key, m.Key) {
+			continue
+		}
+		if keys[i].Key != m.Key {
+			return false
+		}
+		keys[i].Key = m.Key
 	}
-	for i := range d.plan {
-		st := &d.plan[i]
+	return true
+}
+
+// sameStrings says whether a and b share their strings' bytes.
+func sameStrings(a, b Key) bool {
+	return unsafe.StringData(a.Name) == unsafe.StringData(b.Name) &&
+		unsafe.StringData(a.Device) == unsafe.StringData(b.Device)
+}
+
+// counterOf is the index of the rated counter k in d.state, made on first
+// sight with its denominator's.
+func (d *Deriver) counterOf(k Key, facts *nameFacts) int32 {
+	if c, ok := d.counters[k]; ok {
+		return c
+	}
+	if d.counters == nil {
+		d.counters = map[Key]int32{}
+	}
+	c := int32(len(d.state))
+	d.counters[k] = c
+	d.state = append(d.state, counterState{per: -1})
+	if facts.ruled && facts.rule.per != "" {
+		per := Key{Name: facts.rule.per, Device: k.Device}
+		var memo nameMemo
+		p := d.counterOf(per, memo.of(per.Name))
+		d.state[c].per = p
+	}
+	return c
+}
+
+// makePlan makes the plan for s's keys: each position's slot, in the
+// order the display keys first come, and where a gauge and a counter
+// share one, the time from which the counter wins.
+func (d *Deriver) makePlan(s *Sample) *layoutPlan {
+	d.plans++
+	p := &layoutPlan{layout: s.Layout, keys: make([]keyKind, len(s.Metrics)), steps: make([]step, len(s.Metrics)),
+		gen: d.plans, values: NewLayout()}
+	var names nameMemo
+	// inSample are the counters of s that are others' denominators: a
+	// share whose denominator s lacks makes no value.
+	inSample := map[int32]bool{}
+	for i := range s.Metrics {
+		m := &s.Metrics[i]
+		p.keys[i] = keyKind{m.Key, m.Kind}
+		p.steps[i] = step{slot: -1, counter: -1}
+		if facts := names.of(m.Key.Name); m.Kind == Counter && facts.rated {
+			p.steps[i].counter = d.counterOf(m.Key, facts)
+			inSample[p.steps[i].counter] = true
+		}
+	}
+	slots := make(map[Key]int32, len(s.Metrics))
+	var trust []float64 // by slot: the most trustAfter of its holders
+	var holders []int32 // by slot: how many positions write it
+	for i := range s.Metrics {
+		m := &s.Metrics[i]
+		st := &p.steps[i]
+		facts := names.of(m.Key.Name)
+		out, valid := m.Key, facts.valid
+		if m.Kind == Counter {
+			// A counter without a rule is read only as a denominator; one
+			// whose denominator s lacks makes no value. Both are recorded.
+			if !facts.ruled || d.state[st.counter].per >= 0 && !inSample[d.state[st.counter].per] {
+				continue
+			}
+			st.scale, st.trustAfter = facts.rule.scale, facts.rule.trustAfter
+			out, valid = Key{Name: facts.rule.out, Device: m.Key.Device}, facts.ruleValid
+		}
+		st.lo, st.hi, st.name = valid.Min-slack(valid.Min), valid.Max+slack(valid.Max), out.Name
+		slot, ok := slots[out]
+		if !ok {
+			slot = int32(len(p.outKeys))
+			slots[out] = slot
+			p.outKeys = append(p.outKeys, out)
+			trust, holders = append(trust, 0), append(holders, 0)
+		}
+		st.slot = slot
+		trust[slot] = max(trust[slot], st.trustAfter)
+		holders[slot]++
+	}
+	for i := range p.steps {
+		st := &p.steps[i]
 		if st.slot < 0 {
 			continue
 		}
-		m := &cur.Metrics[i]
-		if int(st.slot) == len(out) {
-			if keep {
-				out = out[:len(out)+1]
-				out[st.slot].Value = math.NaN()
-			} else {
-				out = append(out, Value{Key: displayKey(m.Key, st), Value: math.NaN()})
-			}
+		if holders[st.slot] > 1 {
+			// Both holders of a shared slot weigh it: the counter's
+			// trustAfter decides for both.
+			st.override, st.trustAfter = true, trust[st.slot]
 		}
-		slot := &out[st.slot].Value
-		if !st.counter {
-			v := d.checked(m.Key.Name, st, m.Value)
-			// In a shared slot the gauge wins below trustAfter, and fills
-			// in where the counter has no number.
-			if !st.override || math.IsNaN(*slot) || dt < st.trustAfter && !math.IsNaN(v) {
-				*slot = v
-			}
-			continue
-		}
-		v := d.checked(st.out, st, d.counterValue(cur, prev, i, st, dt))
 		switch {
-		case !st.override:
-			*slot = v
-		case math.IsNaN(v):
-		case dt >= st.trustAfter:
-			*slot = v
-			d.noteCounter(m.Key)
-		case math.IsNaN(*slot):
-			*slot = v
+		case st.counter >= 0 && st.override:
+			p.sharing = append(p.sharing, int32(i))
+		case st.counter >= 0:
+			d.noteCounter(s.Metrics[i].Key) // alone in its slot: always behind it
 		}
 	}
-	d.out, d.slots = out, len(out)
+	return p
+}
+
+// denominators are the counters other counters are shares of (rule.per).
+var denominators = func() []string {
+	var out []string
+	for _, r := range counterRules {
+		if r.per != "" && !slices.Contains(out, r.per) {
+			out = append(out, r.per)
+		}
+	}
 	return out
-}
+}()
 
-// checked is v, or a gap where v is outside its metric's range, RangeOf
-// name (counted). Small enough to be inlined: it runs for every value.
-func (d *Deriver) checked(name string, st *step, v float64) float64 {
-	if v >= st.lo && v <= st.hi || v != v { // RangeOf(name).Contains(v), or NaN
-		return v
-	}
-	return d.reject(name, v)
-}
-
-// reject counts v as outside name's range and returns the gap it leaves.
-func (d *Deriver) reject(name string, v float64) float64 {
-	valid, _ := RangeOf(name)
-	d.rejected.note(name, valid, v)
-	return math.NaN()
-}
-
-// OutOfRange lists, by display metric, the values Next has left out as
-// outside their physical range (RangeOf), for a note: "412 power readings
-// above 10 kW left out".
-func (d *Deriver) OutOfRange() []OutOfRange { return d.rejected.list() }
-
-func displayKey(k Key, st *step) Key {
-	if st.counter {
-		return Key{Name: st.out, Device: k.Device}
-	}
-	return k
-}
-
-func (d *Deriver) counterValue(cur, prev *Sample, i int, st *step, dt float64) float64 {
-	if prev == nil || st.prevAt < 0 {
-		return math.NaN()
-	}
-	delta := cur.Metrics[i].Value - prev.Metrics[st.prevAt].Value
-	if delta < 0 || math.IsNaN(delta) {
-		return math.NaN()
-	}
-	var per float64
-	if st.perCur >= 0 {
-		if st.perPrev < 0 {
-			return math.NaN()
-		}
-		per = cur.Metrics[st.perCur].Value - prev.Metrics[st.perPrev].Value
-	} else {
-		per = dt
-	}
-	if !(per > 0) {
-		return math.NaN()
-	}
-	return delta / per * st.scale
+// isRated says whether name is a counter's that makes a value (a rule's)
+// or a denominator's: the counters whose readings a Deriver keeps.
+func isRated(name string) bool {
+	_, ok := counterRules[name]
+	return ok || slices.Contains(denominators, name)
 }
