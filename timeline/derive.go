@@ -48,6 +48,8 @@ func Derive(cur, prev *Sample) []Value {
 // its plan by the sample's Layout, without reading its keys. The slice
 // Next returns is reused by the next call.
 type Deriver struct {
+	// schema names the display series: each plan's values by id (IDs).
+	schema *Schema
 	// counters are the rated counters met so far, by key, and their
 	// readings (counterState), by the index counters gives.
 	counters map[Key]int32
@@ -93,8 +95,10 @@ type layoutPlan struct {
 	layout uint64    // the Sample.Layout it was last found for; 0: none
 	keys   []keyKind // the keys it was made for
 	steps  []step
-	// outKeys are the keys of the values, slot by slot.
+	// outKeys are the keys of the values, slot by slot, and ids their
+	// series in the Deriver's Schema.
 	outKeys []Key
+	ids     []SeriesID
 	// sharing are the positions of counters that share their slot with
 	// a gauge, for Follow to note.
 	sharing []int32
@@ -152,6 +156,29 @@ func (d *Deriver) ValuesLayout() uint64 {
 	}
 	return d.plan.values
 }
+
+// IDs are the series of the values Next returns, in the Deriver's Schema,
+// position by position: shared by every sample of the same keys, never to
+// be written.
+func (d *Deriver) IDs() []SeriesID {
+	if d.plan == nil {
+		return nil
+	}
+	return d.plan.ids
+}
+
+// Schema is the catalogue of the series IDs names. A Deriver makes its own
+// unless given one (UseSchema).
+func (d *Deriver) Schema() *Schema {
+	if d.schema == nil {
+		d.schema = &Schema{}
+	}
+	return d.schema
+}
+
+// UseSchema names the values in s, which a Store files by: before the
+// first sample.
+func (d *Deriver) UseSchema(s *Schema) { d.schema = s }
 
 // Follow takes s as derived elsewhere (Sample.Derived): the next call
 // derives against it, and Counted and Layout answer as they would had
@@ -442,6 +469,7 @@ func (d *Deriver) makePlan(s *Sample) *layoutPlan {
 			slot = int32(len(p.outKeys))
 			slots[out] = slot
 			p.outKeys = append(p.outKeys, out)
+			p.ids = append(p.ids, d.Schema().Register(out))
 			trust, holders = append(trust, 0), append(holders, 0)
 		}
 		st.slot = slot

@@ -147,19 +147,17 @@ var lastLayout atomic.Uint64
 // a reader takes one for each new list of keys it decodes.
 func NewLayout() uint64 { return lastLayout.Add(1) }
 
-// Derived is a sample's display values (Deriver.Next) and the Deriver's
-// tally, so far, of the values it left out as out of range.
+// Derived is what a Deriver made of a sample (Deriver.Next): its display
+// values by series, and the Deriver's tally, so far, of the values it left
+// out as out of range.
 type Derived struct {
-	Values []Value
-	// Numbers, where not nil, are the numbers of Values, in their order,
-	// and Values only their keys (each Value NaN): the pipeline's Judge
-	// hands a new slice of numbers each sample, which the collector never
-	// scans, and the keys once for each Layout.
+	// Schema names the series of IDs.
+	Schema *Schema
+	// IDs are the values' series, shared by every sample of the same keys
+	// (Deriver.IDs): never written. Numbers are the values, in IDs' order.
+	IDs        []SeriesID
 	Numbers    []float64
 	OutOfRange []OutOfRange
-	// Layout, where not 0, names the keys of Values as Sample.Layout
-	// names those of a sample's Metrics (Deriver.ValuesLayout).
-	Layout uint64
 }
 
 // Value returns the value of key in s and whether s has it.

@@ -96,12 +96,20 @@ var tierLayout = []struct {
 // Samples go in raw (Add derives them); everything reads by time, never by
 // the wall clock. A Store belongs to one goroutine.
 type Store struct {
-	raw     rawTier
-	tiers   []*bucketTier
-	finest  *bucketTier // files every sample: tiers[0], or one retired before it
-	index   map[Key]int
+	raw    rawTier
+	tiers  []*bucketTier
+	finest *bucketTier // files every sample: tiers[0], or one retired before it
+	// schema names the store's series, ids its place in rows (the
+	// pipeline's, which the Judge's Deriver files by, or its own
+	// Deriver's); keys are the keys of the series it has filed so far.
+	schema  *Schema
 	keys    []Key
 	deriver Deriver
+	// foreign and fromForeign map the ids of samples derived under
+	// another schema to the store's.
+	foreign     *Schema
+	fromForeign []SeriesID
+	foreignIDs  []SeriesID
 	// derivedOut is the upstream Deriver's tally, from the newest sample
 	// that came derived (Sample.Derived).
 	derivedOut []OutOfRange
@@ -110,15 +118,11 @@ type Store struct {
 	rawValues int
 	// fromFirst is StoreOptions.ReadFromFirst.
 	fromFirst bool
-	// layout is the series ids of the last derived values' layout, and
-	// recent those of the few before it (store_layouts.go).
-	layout   storeLayout
-	recent   []storeLayout
-	added    int
-	first    int64
-	last     int64
-	deltas   [15]int64 // recent sample spacings, for the interval estimate
-	interval int64
+	added     int
+	first     int64
+	last      int64
+	deltas    [15]int64 // recent sample spacings, for the interval estimate
+	interval  int64
 
 	markers   []Marker
 	progress  []Progress
@@ -139,7 +143,6 @@ type Store struct {
 func NewStore(opts StoreOptions) *Store {
 	s := &Store{
 		raw:       newRawTier(opts.RawSamples),
-		index:     map[Key]int{},
 		open:      map[statusKey]int{},
 		rawValues: opts.RawValues,
 		fromFirst: opts.ReadFromFirst,
@@ -187,12 +190,11 @@ func (s *Store) Jump() Jump { return s.jump }
 func (s *Store) Add(smp *Sample) bool { return s.add(smp, nil) }
 
 // AddFloat32 is Add of a sample derived upstream (smp.Derived) whose
-// values the caller has written as float32 into vals, in the order of
-// smp.Derived.Values: what the store keeps of each, 4 bytes to read where
-// a Value is 40. The numbers of smp.Derived.Values are not read, and their
-// keys only where their Layout is new to the store.
+// numbers the caller has written as float32 into vals, in the order of
+// smp.Derived.IDs: what the store keeps of each. The numbers of
+// smp.Derived are not read.
 func (s *Store) AddFloat32(smp *Sample, vals []float32) bool {
-	if smp.Derived == nil || len(vals) != len(smp.Derived.Values) {
+	if smp.Derived == nil || len(vals) != len(smp.Derived.IDs) {
 		return s.add(smp, nil)
 	}
 	return s.add(smp, vals)
@@ -207,18 +209,20 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 	}
 	var values []Value
 	var nums []float64
-	var layout uint64
-	if d := smp.Derived; d != nil {
+	var ids []SeriesID
+	if d := smp.Derived; d != nil && (vals != nil || len(d.Numbers) == len(d.IDs)) {
 		// Derived once, upstream: file what the pipeline's Judge made.
-		values, s.derivedOut, layout = d.Values, d.OutOfRange, d.Layout
-		if len(d.Numbers) == len(values) {
+		s.derivedOut = d.OutOfRange
+		if vals == nil {
 			nums = d.Numbers
 		}
+		ids = s.filing(d.Schema, d.IDs)
 		s.deriver.Follow(smp)
 	} else {
-		values, layout = s.deriver.Next(smp), s.deriver.ValuesLayout()
+		s.adopt(s.deriver.Schema())
+		values = s.deriver.Next(smp)
+		ids = s.filing(s.schema, s.deriver.IDs())
 	}
-	ids := s.ids(values, layout)
 	// The values go straight into the raw tier's row for the sample (every
 	// series NaN until written), and the bucket tiers read them there.
 	row := s.raw.next(t, len(s.keys))
@@ -264,16 +268,73 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 	return true
 }
 
-// addSeries files a series the store has not seen; ids has fitted the raw
-// tier to the budget for it.
-func (s *Store) addSeries(k Key) int {
-	id := len(s.keys)
-	s.index[k] = id
-	s.keys = append(s.keys, k)
-	for _, b := range s.tiers {
-		b.addSeries()
+// adopt makes schema the store's, if it has none yet: the first sample's,
+// derived upstream or by the store's own Deriver.
+func (s *Store) adopt(schema *Schema) {
+	if s.schema == nil {
+		s.schema = schema
+		s.deriver.UseSchema(schema)
 	}
-	return id
+}
+
+// filing returns the store's ids of values derived under schema as ids,
+// with a series made for each id new to the store.
+func (s *Store) filing(schema *Schema, ids []SeriesID) []SeriesID {
+	s.adopt(schema)
+	if schema != s.schema {
+		ids = s.translate(schema, ids)
+	}
+	top := len(s.keys)
+	for _, id := range ids {
+		top = max(top, int(id)+1)
+	}
+	if top == len(s.keys) {
+		return ids
+	}
+	// The raw tier is fitted to the budget once for all the series this
+	// sample brings: fitted once per series, a first sample of 533 series
+	// moved every column at each one past the budget (17 GB allocated for
+	// a day of 8 GPUs). Fitting to fewer samples in steps keeps what one
+	// fit to the last step keeps.
+	if s.rawValues > 0 {
+		s.raw.fit(max(1, s.rawValues/top))
+	}
+	for range top - len(s.keys) {
+		for _, b := range s.tiers {
+			b.addSeries()
+		}
+	}
+	s.keys = s.schema.AppendKeys(s.keys, SeriesID(len(s.keys)), SeriesID(top))
+	return ids
+}
+
+// translate maps ids of another schema (a sample derived by another
+// Deriver than the one the store first filed from) to the store's.
+func (s *Store) translate(schema *Schema, ids []SeriesID) []SeriesID {
+	if s.foreign != schema {
+		s.foreign, s.fromForeign = schema, s.fromForeign[:0]
+	}
+	out := s.foreignIDs[:0]
+	for _, id := range ids {
+		for int(id) >= len(s.fromForeign) {
+			s.fromForeign = append(s.fromForeign, NoSeries)
+		}
+		if s.fromForeign[id] == NoSeries {
+			s.fromForeign[id] = s.schema.Register(schema.Key(id))
+		}
+		out = append(out, s.fromForeign[id])
+	}
+	s.foreignIDs = out
+	return out
+}
+
+// idOf is key's series id in s, if s has filed it.
+func (s *Store) idOf(key Key) (int, bool) {
+	if s.schema == nil {
+		return -1, false
+	}
+	id, ok := s.schema.Lookup(key)
+	return int(id), ok && int(id) < len(s.keys)
 }
 
 func (s *Store) noteDelta(d int64) {
@@ -325,7 +386,7 @@ func (s *Store) Interval() time.Duration { return time.Duration(s.interval) }
 
 // Has says whether the store has ever seen a series.
 func (s *Store) Has(k Key) bool {
-	_, ok := s.index[k]
+	_, ok := s.idOf(k)
 	return ok
 }
 
@@ -379,7 +440,7 @@ func (s *Store) Series(key Key, from, to time.Time, dst []Agg) {
 	for i := range dst {
 		dst[i] = emptyAgg
 	}
-	id, ok := s.index[key]
+	id, ok := s.idOf(key)
 	f, t := from.UnixNano(), to.UnixNano()
 	if !ok || len(dst) == 0 || t <= f || s.added == 0 {
 		return
@@ -539,7 +600,7 @@ func (s *Store) Each(key Key, from, to time.Time, fn func(at time.Time, v float6
 // series (a report reads a day of 8 GPUs' in millions of values) makes no
 // time.Time of each.
 func (s *Store) EachAt(key Key, from, to time.Time, fn func(at int64, v float64) bool) {
-	id, ok := s.index[key]
+	id, ok := s.idOf(key)
 	if !ok || s.added == 0 {
 		return
 	}

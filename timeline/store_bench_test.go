@@ -85,8 +85,8 @@ func BenchmarkStoreFile64Hosts(b *testing.B) {
 	for i := range keys {
 		keys[i] = Value{Key: Key{fmt.Sprintf("m%d", i%574), GPUDevice(i / 574)}, Value: math.NaN()}
 	}
-	layout := NewLayout()
-	nums := make([]float64, values)
+	d := derivedIn(&Schema{}, keys)
+	nums := d.Numbers
 	s := NewStore(StoreOptions{RawSamples: DefaultRawSamples})
 	at := t0
 	add := func(k int) {
@@ -94,7 +94,7 @@ func BenchmarkStoreFile64Hosts(b *testing.B) {
 			nums[i] = float64((i + k) % 101)
 		}
 		at = at.Add(time.Second)
-		s.Add(&Sample{At: at, Derived: &Derived{Values: keys, Numbers: nums, Layout: layout}})
+		s.Add(&Sample{At: at, Derived: d})
 	}
 	for k := range 3600 {
 		add(k)

@@ -11,7 +11,7 @@ import (
 // pages) without reading a day of it. It reads from `to` back, so it stops
 // at the first number it meets.
 func (s *Store) LastAt(key Key, from, to time.Time) float64 {
-	id, ok := s.index[key]
+	id, ok := s.idOf(key)
 	if !ok || s.added == 0 {
 		return math.NaN()
 	}

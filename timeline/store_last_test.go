@@ -43,13 +43,13 @@ func TestLastAtIsEachsLastNumber(t *testing.T) {
 // numbers given as float32 beside values whose own numbers are stale.
 func TestAddFloat32FilesAsAdd(t *testing.T) {
 	a, b := NewStore(StoreOptions{RawSamples: 60}), NewStore(StoreOptions{RawSamples: 60})
-	layout := NewLayout()
-	stale := []Value{{Key: util0, Value: -1}, {Key: Key{Name: GPUPower, Device: "gpu0"}, Value: -1}}
+	schema := &Schema{}
+	stale := derivedIn(schema, []Value{{Key: util0, Value: -1}, {Key: Key{Name: GPUPower, Device: "gpu0"}, Value: -1}})
 	for i := range 300 {
 		at := t0.Add(time.Duration(i) * time.Second)
 		vals := []Value{{Key: util0, Value: float64(i % 7)}, {Key: Key{Name: GPUPower, Device: "gpu0"}, Value: 100.25 + float64(i)}}
-		a.Add(&Sample{At: at, Derived: &Derived{Values: vals, Layout: layout}})
-		b.AddFloat32(&Sample{At: at, Derived: &Derived{Values: stale, Layout: layout}}, []float32{float32(i % 7), float32(100.25 + float64(i))})
+		a.Add(&Sample{At: at, Derived: derivedIn(schema, vals)})
+		b.AddFloat32(&Sample{At: at, Derived: stale}, []float32{float32(i % 7), float32(100.25 + float64(i))})
 	}
 	for _, k := range a.Keys() {
 		x, y := make([]Agg, 37), make([]Agg, 37)

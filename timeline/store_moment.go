@@ -5,19 +5,13 @@ import (
 	"time"
 )
 
-// SeriesID is a series' place in one Store: looked up once by its key
-// (Store.ID), then read by place (Moment.Value). A store only ever adds
-// series, so an id stays its series' for the store's life; a key it does
-// not have yet is worth asking again once Store.Keys has grown.
-type SeriesID int
-
 // NoSeries is the id of a series a store does not have: its values are NaN.
 const NoSeries SeriesID = -1
 
 // ID is key's series id in s; NoSeries and false if s has no such series
 // (yet).
 func (s *Store) ID(key Key) (SeriesID, bool) {
-	id, ok := s.index[key]
+	id, ok := s.idOf(key)
 	if !ok {
 		return NoSeries, false
 	}

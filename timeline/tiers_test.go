@@ -46,7 +46,8 @@ func TestStoreReadsWhatIsPending(t *testing.T) {
 	}
 	// Every 10 s bucket, the open one too: its ten values (t0 is on a
 	// bucket's edge).
-	b, id := s.tiers[0], s.index[util]
+	b := s.tiers[0]
+	id, _ := s.idOf(util)
 	for k := range b.len() {
 		first := int(time.Duration(b.start(k)-t0.UnixNano()) / time.Second)
 		var sum float32
@@ -158,7 +159,7 @@ func TestCoarserTiersHoldEverySample(t *testing.T) {
 	const n = 7*3600 + 1234 // the newest bucket of every tier part full
 	s := NewStore(StoreOptions{RawSamples: 60})
 	feed(s, n, time.Second, value)
-	id := s.index[util0]
+	id, _ := s.idOf(util0)
 	for k, b := range s.tiers {
 		for i := range b.len() {
 			first := max(0, int((b.start(i)-t0.UnixNano())/int64(time.Second)))

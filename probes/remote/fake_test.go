@@ -53,7 +53,30 @@ func (c *fakeConn) Close() error {
 type script func(c *fakeConn)
 
 func (c *fakeConn) send(ev Event) bool {
-	return c.enc.Encode(ev) == nil
+	w := wireEvent{Info: ev.Info}
+	if s := ev.Sample; s != nil {
+		w.Sample = &wireSample{At: s.At, Metrics: s.Metrics, Probes: s.Probes, Processes: s.Processes,
+			Owners: s.Owners, Markers: s.Markers, Progress: s.Progress, Layout: s.Layout}
+	}
+	return c.enc.Encode(w) == nil
+}
+
+// wireEvent is an Event as the fake sends it: a sample without what a
+// Deriver made of it, as the stream's encoding leaves it out.
+type wireEvent struct {
+	Info   *timeline.SourceInfo
+	Sample *wireSample
+}
+
+type wireSample struct {
+	At        time.Time
+	Metrics   []timeline.Metric
+	Probes    []timeline.ProbeStatus
+	Processes []timeline.Process
+	Owners    []timeline.Owner
+	Markers   []timeline.Marker
+	Progress  []timeline.Progress
+	Layout    uint64
 }
 
 // end makes the stream end as a process that exited with code and stderr.
@@ -108,8 +131,13 @@ func (n *fakeNet) dialsOf(host string) int {
 type gobFeed struct{ dec *gob.Decoder }
 
 func (f gobFeed) Next() (Event, error) {
-	var ev Event
-	err := f.dec.Decode(&ev)
+	var w wireEvent
+	err := f.dec.Decode(&w)
+	ev := Event{Info: w.Info}
+	if s := w.Sample; s != nil {
+		ev.Sample = &timeline.Sample{At: s.At, Metrics: s.Metrics, Probes: s.Probes, Processes: s.Processes,
+			Owners: s.Owners, Markers: s.Markers, Progress: s.Progress, Layout: s.Layout}
+	}
 	return ev, err
 }
 

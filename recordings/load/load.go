@@ -119,19 +119,15 @@ func expectedSpan(r *recordings.Reader, lo, hi time.Time) time.Duration {
 	return last.Sub(first)
 }
 
-// copyDerived copies src into dst and its numbers, as float32, into vals
-// (reused), for Store.AddFloat32. Where dst has src's layout
-// (Derived.Layout) its keys are there already and its numbers are left:
-// the store reads vals, 4 bytes a value in a line handed from one core to
-// the other, not a Value's 40.
+// copyDerived copies src into dst, but its numbers, which go as float32
+// into vals (reused), for Store.AddFloat32: the store reads 4 bytes a value
+// in a line handed from one core to the other. The series (IDs) are the
+// Deriver's plan's, shared and never written.
 func copyDerived(dst *timeline.Derived, vals []float32, src *timeline.Derived) []float32 {
-	if src.Layout == 0 || src.Layout != dst.Layout || len(src.Values) != len(dst.Values) {
-		dst.Values = append(dst.Values[:0], src.Values...)
-	}
-	dst.OutOfRange, dst.Layout = src.OutOfRange, src.Layout
-	vals = slices.Grow(vals[:0], len(src.Values))[:len(src.Values)]
-	for i := range src.Values {
-		vals[i] = float32(src.Values[i].Value)
+	*dst = timeline.Derived{Schema: src.Schema, IDs: src.IDs, OutOfRange: src.OutOfRange}
+	vals = slices.Grow(vals[:0], len(src.Numbers))[:len(src.Numbers)]
+	for i, v := range src.Numbers {
+		vals[i] = float32(v)
 	}
 	return vals
 }
@@ -150,8 +146,7 @@ type loadedSample struct {
 	s       timeline.Sample
 	info    timeline.SourceInfo
 	derived timeline.Derived
-	// vals are derived's numbers as float32 (copyDerived): its own
-	// numbers are stale where its layout stayed.
+	// vals are derived's numbers as float32 (copyDerived).
 	vals []float32
 	// spare are metrics the Engine is done with, to read the slot's next
 	// sample into, and spareLayout their Sample.Layout

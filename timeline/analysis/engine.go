@@ -48,6 +48,7 @@ type Engine struct {
 	values []timeline.Value
 	// derived hands values on with the sample (AddDerived).
 	derived timeline.Derived
+	numbers []float64 // derived's, reused
 
 	gpuByIndex map[int]*frame.GPU
 	acc        columnSums

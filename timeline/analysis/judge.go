@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"context"
-	"math"
 	"slices"
 	"sync"
 	"time"
@@ -32,14 +31,12 @@ type Judge struct {
 	mu     sync.Mutex
 	engine *Engine
 	// latest are the newest sample's time and display values, copied out
-	// of the Engine's Deriver, which reuses its slice: its numbers, a new
-	// slice each sample, and their keys, copied again only when the
-	// Deriver's layout changes (keysLayout). Shared with the sample's
-	// Derived, so never written to.
-	latestAt   time.Time
-	latest     []float64
-	keys       []timeline.Value
-	keysLayout uint64
+	// of the Engine's Deriver, which reuses its slice: a new slice of
+	// numbers each sample, and their series in the Deriver's schema.
+	// Shared with the sample's Derived, so never written to.
+	latestAt  time.Time
+	latest    []float64
+	latestIDs []timeline.SeriesID
 	// hints is the last answer to Hints, about hintsAt with hintsOf
 	// samples taken.
 	hints   []timeline.Hint
@@ -73,22 +70,17 @@ func (j *Judge) Take(s *timeline.Sample, info timeline.SourceInfo) {
 	}
 	j.latestAt = s.At
 	// A copy of its own: the Engine's Deriver reuses its slice, and the
-	// sample travels on to other goroutines. Of 64 hosts' 37,000 values
-	// the keys are 1.5 MB a sample for the collector to scan, the numbers
-	// 0.3 MB it never scans.
-	values, layout := j.engine.values, j.engine.deriver.ValuesLayout()
-	if layout == 0 || layout != j.keysLayout || len(j.keys) != len(values) {
-		j.keys, j.keysLayout = make([]timeline.Value, len(values)), layout
-		for i, v := range values {
-			j.keys[i] = timeline.Value{Key: v.Key, Value: math.NaN()}
-		}
-	}
+	// sample travels on to other goroutines. The numbers are a slice the
+	// collector never scans; the series are the Deriver's plan's, one
+	// slice for every sample of the same keys.
+	values := j.engine.values
 	j.latest = make([]float64, len(values))
 	for i, v := range values {
 		j.latest[i] = v.Value
 	}
-	s.Derived = &timeline.Derived{Values: j.keys, Numbers: j.latest, OutOfRange: j.engine.deriver.OutOfRange(),
-		Layout: layout}
+	j.latestIDs = j.engine.deriver.IDs()
+	s.Derived = &timeline.Derived{Schema: j.engine.deriver.Schema(), IDs: j.latestIDs, Numbers: j.latest,
+		OutOfRange: j.engine.deriver.OutOfRange()}
 }
 
 // AddDerived is Add for a reader that files each sample in a Store beside
@@ -103,7 +95,12 @@ func (e *Engine) AddDerived(s *timeline.Sample) bool {
 	if e.samples == n {
 		return false
 	}
-	e.derived = timeline.Derived{Values: e.values, OutOfRange: e.deriver.OutOfRange(), Layout: e.deriver.ValuesLayout()}
+	e.numbers = e.numbers[:0]
+	for _, v := range e.values {
+		e.numbers = append(e.numbers, v.Value)
+	}
+	e.derived = timeline.Derived{Schema: e.deriver.Schema(), IDs: e.deriver.IDs(), Numbers: e.numbers,
+		OutOfRange: e.deriver.OutOfRange()}
 	s.Derived = &e.derived
 	return true
 }
@@ -117,9 +114,10 @@ func (j *Judge) Latest(at time.Time) ([]timeline.Value, bool) {
 	if !j.latestAt.Equal(at) || j.engine.Len() == 0 {
 		return nil, false
 	}
-	out := slices.Clone(j.keys)
-	for i := range out {
-		out[i].Value = j.latest[i]
+	keys := j.engine.deriver.Schema().KeysOf(make([]timeline.Key, 0, len(j.latestIDs)), j.latestIDs)
+	out := make([]timeline.Value, len(keys))
+	for i, k := range keys {
+		out[i] = timeline.Value{Key: k, Value: j.latest[i]}
 	}
 	return out, true
 }

@@ -110,7 +110,7 @@ func TestAStoreFilesWhatAddDerivedHandsOn(t *testing.T) {
 	}
 }
 
-// Samples of one Layout share their values' keys, copied once, and each
+// Samples of one Layout share their values' series, and each
 // has numbers of its own: what a store files of them and what an exporter
 // publishes (Latest) are each sample's, never the one before's.
 func TestJudgedSamplesShareKeysNotNumbers(t *testing.T) {
@@ -132,8 +132,8 @@ func TestJudgedSamplesShareKeysNotNumbers(t *testing.T) {
 			t.Errorf("sample %d: Latest = %v, %v, want util %d", i, latest, ok, 10*(i+1))
 		}
 	}
-	if &handed[1].Values[0] != &handed[2].Values[0] {
-		t.Errorf("samples of one Layout were handed keys copied again")
+	if &handed[1].IDs[0] != &handed[2].IDs[0] || handed[1].Schema != handed[2].Schema {
+		t.Errorf("samples of one Layout were handed their series copied again")
 	}
 	for i, d := range handed {
 		if len(d.Numbers) != 1 || d.Numbers[0] != float64(10*(i+1)) {
