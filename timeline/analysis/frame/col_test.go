@@ -3,6 +3,7 @@ package frame
 import (
 	"math"
 	"testing"
+	"unsafe"
 )
 
 // TestColReadsBackWhatWasWritten checks the paged series: every column
@@ -24,7 +25,7 @@ func TestColReadsBackWhatWasWritten(t *testing.T) {
 	if c.Len() != 3*pageCols {
 		t.Fatalf("len %d", c.Len())
 	}
-	if got := c.Bytes() - 24*cap(c.pages); got != pageCols*4+16*4 {
+	if got := c.Bytes() - int(unsafe.Sizeof(page[float32]{}))*cap(c.pages); got != pageCols*4+16*4 {
 		t.Errorf("held %d bytes of pages, want a page's and 16 columns' %d", got, pageCols*4+16*4)
 	}
 	for _, tc := range []struct {
@@ -63,5 +64,54 @@ func TestColReadsBackWhatWasWritten(t *testing.T) {
 	never.Set(3, 1)
 	if never.Has() || never.Bytes() != 0 {
 		t.Error("a series never seen took a column")
+	}
+}
+
+// A page of one value is that value once the next page begins, and reads
+// back the same, NaN too (a page of gaps and NaN); a page of more values
+// stays as it is. Writing into a packed page or running over it reads the
+// same columns.
+func TestColPacksPagesOfOneValue(t *testing.T) {
+	nan := float32(math.NaN())
+	value := func(p, i int) float32 {
+		switch p {
+		case 0:
+			return 80 // a GPU's memory total
+		case 1:
+			return float32(math.Float32frombits(0x7fc00001)) // NaN, of another payload
+		default:
+			return float32(i % 2)
+		}
+	}
+	c := NewCol(0, float32(-1))
+	for p := range 4 {
+		for i := range pageCols {
+			c.Append(value(p, i))
+		}
+	}
+	if c.pages[0].n != pageCols || c.pages[1].n != pageCols || c.pages[2].n != 0 || c.pages[3].n != 0 {
+		t.Fatalf("pages of one value: %d %d %d %d columns, want the first two's", c.pages[0].n, c.pages[1].n, c.pages[2].n, c.pages[3].n)
+	}
+	same := func(a, b float32) bool { return a == b || a != a && b != b }
+	view := c.Cut(4 * pageCols)
+	for p := range 4 {
+		for i := range pageCols {
+			if got := view.At(p*pageCols + i); !same(got, value(p, i)) {
+				t.Fatalf("page %d column %d: %v, want %v", p, i, got, value(p, i))
+			}
+		}
+	}
+	if got, plain := c.Bytes(), 4*pageCols*4; got > plain*3/5 {
+		t.Errorf("held %d bytes, want well under the %d of plain pages", got, plain)
+	}
+	if run, n := c.Run(3, 2*pageCols); n != pageCols-3 || run[0] != 80 || run[n-1] != 80 {
+		t.Errorf("Run over a packed page: %d columns from %v", n, run[0])
+	}
+	c.Set(pageCols+5, 81)
+	if c.At(pageCols+5) != 81 || !same(c.At(pageCols+4), nan) || !same(c.At(pageCols+6), nan) {
+		t.Errorf("a column written in a packed page: %v %v %v", c.At(pageCols+4), c.At(pageCols+5), c.At(pageCols+6))
+	}
+	if freed := c.Release(2 * pageCols); freed <= 0 || c.At(3) != -1 {
+		t.Errorf("let go of %d bytes; column 3 reads %v", freed, c.At(3))
 	}
 }
