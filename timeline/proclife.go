@@ -61,19 +61,31 @@ func (s *Store) processRange(from, to time.Time) (lo, hi int) {
 	return max(0, lo-1), hi
 }
 
-// processRef is what ProcessSpans reads of one process in a list: which
-// process it is, and its GPU memory. A day of lists of 32 processes walked
-// through these is 9 MB; through the Processes themselves, 120.
+// processRef is one process in a list as the store keeps it: which
+// process it is (its GPU, PID and start, for ProcessSpans), the rest of
+// what does not change from list to list by number (processInfo), and its
+// figures. 40 bytes, where a Process is 120.
 type processRef struct {
-	id  int32
-	mem float64 // NaN if unknown
+	id, info            int32
+	mem, util, cpu, rss float64 // NaN if unknown
+}
+
+// processInfo is what a process is, its figures aside: the key of a
+// Store's processInfos.
+type processInfo struct {
+	gpu, pid      int
+	user, command string
+	inJob         bool
+	started       int64
+	workload      *Workload
 }
 
 // processRefs numbers the processes of a list as it is added: the same
-// (GPU, PID, start) keeps its number across lists.
+// (GPU, PID, start) keeps its number across lists, and so does the same
+// description.
 func (s *Store) processRefs(procs []Process) []processRef {
 	if s.processIDs == nil {
-		s.processIDs = map[processID]int32{}
+		s.processIDs, s.processInfoOf = map[processID]int32{}, map[processInfo]int32{}
 	}
 	refs := make([]processRef, len(procs))
 	for i := range procs {
@@ -87,9 +99,26 @@ func (s *Store) processRefs(procs []Process) []processRef {
 			n = int32(len(s.processIDs))
 			s.processIDs[id] = n
 		}
-		refs[i] = processRef{id: n, mem: p.GPUMem}
+		key := processInfo{gpu: p.GPU, pid: p.PID, user: p.User, command: p.Command, inJob: p.InJob,
+			started: id.started, workload: p.Workload}
+		info, ok := s.processInfoOf[key]
+		if !ok {
+			info = int32(len(s.processInfos))
+			s.processInfoOf[key] = info
+			desc := *p
+			desc.GPUMem, desc.Util, desc.CPU, desc.RSS = 0, 0, 0, 0
+			s.processInfos = append(s.processInfos, desc)
+		}
+		refs[i] = processRef{id: n, info: info, mem: p.GPUMem, util: p.Util, cpu: p.CPU, rss: p.RSS}
 	}
 	return refs
+}
+
+// process is the Process r keeps.
+func (s *Store) process(r *processRef) Process {
+	p := s.processInfos[r.info]
+	p.GPUMem, p.Util, p.CPU, p.RSS = r.mem, r.util, r.cpu, r.rss
+	return p
 }
 
 // ProcessSpans lists every process in the process lists of [from, to] (and
@@ -134,9 +163,8 @@ func (s *Store) ProcessSpans(from, to time.Time) []ProcessSpan {
 	}
 	out := make([]ProcessSpan, len(spans))
 	for i, sp := range spans {
-		p := s.processes[sp.last].procs[sp.at]
 		out[i] = ProcessSpan{
-			Process:    p,
+			Process:    s.process(&s.processes[sp.last].refs[sp.at]),
 			FirstSeen:  time.Unix(0, s.processes[sp.first].at),
 			LastSeen:   time.Unix(0, s.processes[sp.last].at),
 			PeakGPUMem: sp.peak,

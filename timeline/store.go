@@ -135,8 +135,16 @@ type Store struct {
 	// processIDs numbers each process (GPU, PID, start) seen, for
 	// ProcessSpans (proclife.go).
 	processIDs map[processID]int32
-	scratch    []colAcc
-	owners     changes.Log[Owner] // who held each GPU as it changed (OwnersAt)
+	// processInfos are the descriptions of the processes seen, by number
+	// (processInfoOf); procs is the last list ProcessesAt made of them,
+	// of the list at procsAt of procsOf processes.
+	processInfos  []Process
+	processInfoOf map[processInfo]int32
+	procs         []Process
+	procsAt       int64
+	procsOf       int
+	scratch       []colAcc
+	owners        changes.Log[Owner] // who held each GPU as it changed (OwnersAt)
 }
 
 // NewStore returns an empty Store.
