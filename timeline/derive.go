@@ -100,10 +100,11 @@ type layoutPlan struct {
 	outKeys []Key
 	ids     []SeriesID
 	// sharing are the positions of counters that share their slot with
-	// a gauge, for Follow to note.
-	sharing []int32
-	gen     int
-	values  uint64 // ValuesLayout
+	// a gauge, for Follow to note; counters those of every counter kept
+	// (record).
+	sharing, counters []int32
+	gen               int
+	values            uint64 // ValuesLayout
 }
 
 // step is what to do with one position of a sample. Every sample reads
@@ -215,14 +216,12 @@ func (d *Deriver) advance(s *Sample) float64 {
 
 // record notes the readings of s's counters.
 func (d *Deriver) record(s *Sample, p *layoutPlan) {
-	for i := range p.steps {
-		if c := p.steps[i].counter; c >= 0 {
-			st := &d.state[c]
-			if st.curN != d.n {
-				st.prev, st.prevN = st.cur, st.curN
-			}
-			st.cur, st.curN = s.Metrics[i].Value, d.n
+	for _, i := range p.counters {
+		st := &d.state[p.steps[i].counter]
+		if st.curN != d.n {
+			st.prev, st.prevN = st.cur, st.curN
 		}
+		st.cur, st.curN = s.Metrics[i].Value, d.n
 	}
 }
 
@@ -443,6 +442,7 @@ func (d *Deriver) makePlan(s *Sample) *layoutPlan {
 		p.steps[i] = step{slot: -1, counter: -1}
 		if facts := names.of(m.Key.Name); m.Kind == Counter && facts.rated {
 			p.steps[i].counter = d.counterOf(m.Key, facts)
+			p.counters = append(p.counters, int32(i))
 			inSample[p.steps[i].counter] = true
 		}
 	}

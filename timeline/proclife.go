@@ -77,7 +77,10 @@ type processInfo struct {
 	user, command string
 	inJob         bool
 	started       int64
-	workload      *Workload
+	// workload is by value: a file's reader makes a Workload for each
+	// list it reads.
+	workload    Workload
+	hasWorkload bool
 }
 
 // processRefs numbers the processes of a list as it is added: the same
@@ -100,7 +103,10 @@ func (s *Store) processRefs(procs []Process) []processRef {
 			s.processIDs[id] = n
 		}
 		key := processInfo{gpu: p.GPU, pid: p.PID, user: p.User, command: p.Command, inJob: p.InJob,
-			started: id.started, workload: p.Workload}
+			started: id.started, hasWorkload: p.Workload != nil}
+		if p.Workload != nil {
+			key.workload = *p.Workload
+		}
 		info, ok := s.processInfoOf[key]
 		if !ok {
 			info = int32(len(s.processInfos))
