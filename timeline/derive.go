@@ -104,7 +104,6 @@ type layoutPlan struct {
 	// (record).
 	sharing, counters []int32
 	gen               int
-	values            uint64 // ValuesLayout
 }
 
 // step is what to do with one position of a sample. Every sample reads
@@ -147,15 +146,6 @@ func (d *Deriver) Layout() int {
 		return 0
 	}
 	return d.plan.gen
-}
-
-// ValuesLayout is Layout as a Sample.Layout, unique in the process: what
-// Derived.Layout carries with the values to a Store.
-func (d *Deriver) ValuesLayout() uint64 {
-	if d.plan == nil {
-		return 0
-	}
-	return d.plan.values
 }
 
 // IDs are the series of the values Next returns, in the Deriver's Schema,
@@ -418,8 +408,8 @@ func (d *Deriver) counterOf(k Key, facts *nameFacts) int32 {
 	d.state = append(d.state, counterState{per: -1})
 	if facts.ruled && facts.rule.per != "" {
 		per := Key{Name: facts.rule.per, Device: k.Device}
-		var memo nameMemo
-		p := d.counterOf(per, memo.of(per.Name))
+		f := factsOf(per.Name)
+		p := d.counterOf(per, &f)
 		d.state[c].per = p
 	}
 	return c
@@ -431,8 +421,8 @@ func (d *Deriver) counterOf(k Key, facts *nameFacts) int32 {
 func (d *Deriver) makePlan(s *Sample) *layoutPlan {
 	d.plans++
 	p := &layoutPlan{layout: s.Layout, keys: make([]keyKind, len(s.Metrics)), steps: make([]step, len(s.Metrics)),
-		gen: d.plans, values: NewLayout()}
-	var names nameMemo
+		gen: d.plans}
+	names := nameMemo{}
 	// inSample are the counters of s that are others' denominators: a
 	// share whose denominator s lacks makes no value.
 	inSample := map[int32]bool{}
@@ -512,4 +502,38 @@ var denominators = func() []string {
 func isRated(name string) bool {
 	_, ok := counterRules[name]
 	return ok || slices.Contains(denominators, name)
+}
+
+// nameFacts is what a plan needs to know of a metric's name.
+type nameFacts struct {
+	rated bool  // a counter's that makes a value, or a denominator's (isRated)
+	valid Range // RangeOf the name
+	// rule is the name's counterRule where ruled; ruleValid is RangeOf the
+	// value it makes.
+	rule      counterRule
+	ruled     bool
+	ruleValid Range
+}
+
+func factsOf(name string) nameFacts {
+	f := nameFacts{rated: isRated(name)}
+	f.valid, _ = RangeOf(name)
+	if f.rule, f.ruled = counterRules[name]; f.ruled {
+		f.ruleValid, _ = RangeOf(f.rule.out)
+	}
+	return f
+}
+
+// nameMemo is the facts of the names a plan has met: a session's 37,000
+// keys have a few dozen names.
+type nameMemo map[string]*nameFacts
+
+func (m nameMemo) of(name string) *nameFacts {
+	f, ok := m[name]
+	if !ok {
+		facts := factsOf(name)
+		f = &facts
+		m[name] = f
+	}
+	return f
 }

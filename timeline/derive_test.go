@@ -173,14 +173,11 @@ func TestDeriverKeepsItsPlanAcrossFreshStrings(t *testing.T) {
 }
 
 // Samples that carry their Layout (a reader's) derive as Derive does; a
-// new Layout with new keys makes a new plan, and the values' layout
-// (ValuesLayout) changes with each plan and only then.
+// new Layout with new keys makes a new plan.
 func TestDeriverTrustsLayouts(t *testing.T) {
 	first, changed := NewLayout(), NewLayout()
 	var d Deriver
 	var prev *Sample
-	var values uint64
-	lastPlans := 0
 	for i := range 7 {
 		cur := sampleAt(float64(i), c(GPUEnergy, "gpu0", float64(i*i)*100), g(GPUUtil, "gpu0", float64(i)))
 		cur.Layout = first
@@ -199,10 +196,6 @@ func TestDeriverTrustsLayouts(t *testing.T) {
 		if d.Layout() != plans {
 			t.Errorf("tick %d: %d plans made, want %d", i, d.Layout(), plans)
 		}
-		if newPlan := d.Layout() != lastPlans; newPlan == (d.ValuesLayout() == values) {
-			t.Errorf("tick %d: values' layout %d after %d, a new plan %v", i, d.ValuesLayout(), values, newPlan)
-		}
-		values, lastPlans = d.ValuesLayout(), d.Layout()
 		prev = cur
 	}
 }
@@ -276,12 +269,12 @@ func TestCountedOnlyWhereTheCounterWon(t *testing.T) {
 
 // A Deriver whose samples go from one Layout to another and back (a host
 // of a session missing a tick) finds the plans it made before: the values
-// are Derive's, and Layout and ValuesLayout are those of the plan found.
+// are Derive's, and Layout is that of the plan found.
 func TestDeriverKeepsPlans(t *testing.T) {
 	full, short := NewLayout(), NewLayout()
 	var d Deriver
 	var prev *Sample
-	gens, values := map[[2]uint64]int{}, map[[2]uint64]uint64{}
+	gens := map[[2]uint64]int{}
 	for i, l := range []uint64{full, full, short, full, full, short, full, full} {
 		cur := sampleAt(float64(i), c(GPUEnergy, "gpu0", float64(i*i)*100), g(GPUUtil, "gpu0", float64(i)), c(GPUEnergy, "gpu1", float64(i)*100))
 		if cur.Layout = l; l == short {
@@ -296,10 +289,10 @@ func TestDeriverKeepsPlans(t *testing.T) {
 		}
 		if prev != nil {
 			pair := [2]uint64{l, prev.Layout}
-			if gen, ok := gens[pair]; ok && (gen != d.Layout() || values[pair] != d.ValuesLayout()) {
-				t.Errorf("tick %d: plan %d (values %d), the same layouts had %d (%d)", i, d.Layout(), d.ValuesLayout(), gen, values[pair])
+			if gen, ok := gens[pair]; ok && gen != d.Layout() {
+				t.Errorf("tick %d: plan %d, the same layouts had %d", i, d.Layout(), gen)
 			}
-			gens[pair], values[pair] = d.Layout(), d.ValuesLayout()
+			gens[pair] = d.Layout()
 		}
 		prev = cur
 	}

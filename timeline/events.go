@@ -165,12 +165,12 @@ func (s *Store) ProcessesAt(t time.Time) ([]Process, time.Time) {
 	}
 	l := &s.processes[i-1]
 	// The screen asks for the same list several times a frame.
-	if s.procsAt != l.at || s.procsOf != len(l.refs) || s.procs == nil {
+	if s.procsAt != l.at || s.procs == nil {
 		s.procs = make([]Process, len(l.refs))
 		for k := range l.refs {
 			s.procs[k] = s.process(&l.refs[k])
 		}
-		s.procsAt, s.procsOf = l.at, len(l.refs)
+		s.procsAt = l.at
 	}
 	return s.procs, time.Unix(0, l.at)
 }

@@ -2,20 +2,16 @@ package timeline
 
 import "sync"
 
-// SeriesID numbers one display series of a Schema, and so of the Store
-// that files by it: looked up once by its key (Store.ID), then read by
-// place (Moment.Value). A schema only ever adds series, so an id stays its
-// series' for the session; a key a store does not have yet is worth
-// asking again once Store.Keys has grown.
+// SeriesID names one display series of a Schema for the whole session,
+// and so of a Store that files by it (Store.ID, Moment.Value); a key a
+// store lacks is worth asking again once Store.Keys has grown.
 type SeriesID int
 
-// Schema is a session's catalogue of display series: each key is given
-// an id once, the first time a Deriver plans for it, and the id names that
-// key for the rest of the session. What the pipeline's Deriver makes
-// travels by id (Derived.IDs), so a Store files each value at its id
-// without reading keys, as a Prometheus appender appends by a series'
-// reference. It is safe for concurrent use: the Judge registers on the
-// source's goroutine while the screen's store reads on its own.
+// Schema is a session's catalogue of display series, append-only: a key
+// gets its id when a Deriver first plans for it, and values travel by id
+// (Derived.IDs), as a Prometheus appender appends by a series' reference.
+// The Judge registers on the source's goroutine while the screen's store
+// reads on its own.
 type Schema struct {
 	mu    sync.RWMutex
 	index map[Key]SeriesID
@@ -44,20 +40,6 @@ func (s *Schema) Lookup(k Key) (SeriesID, bool) {
 	defer s.mu.RUnlock()
 	id, ok := s.index[k]
 	return id, ok
-}
-
-// Len is how many series the schema has.
-func (s *Schema) Len() int {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return len(s.keys)
-}
-
-// AppendKeys appends the keys of ids from up to to dst.
-func (s *Schema) AppendKeys(dst []Key, from, to SeriesID) []Key {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return append(dst, s.keys[from:to]...)
 }
 
 // Key is the key of id, which s gave.

@@ -137,12 +137,11 @@ type Store struct {
 	processIDs map[processID]int32
 	// processInfos are the descriptions of the processes seen, by number
 	// (processInfoOf); procs is the last list ProcessesAt made of them,
-	// of the list at procsAt of procsOf processes.
+	// the one taken at procsAt.
 	processInfos  []Process
 	processInfoOf map[processInfo]int32
 	procs         []Process
 	procsAt       int64
-	procsOf       int
 	scratch       []colAcc
 	owners        changes.Log[Owner] // who held each GPU as it changed (OwnersAt)
 }
@@ -307,12 +306,12 @@ func (s *Store) filing(schema *Schema, ids []SeriesID) []SeriesID {
 	if s.rawValues > 0 {
 		s.raw.fit(max(1, s.rawValues/top))
 	}
-	for range top - len(s.keys) {
+	for len(s.keys) < top {
+		s.keys = append(s.keys, s.schema.Key(SeriesID(len(s.keys))))
 		for _, b := range s.tiers {
 			b.addSeries()
 		}
 	}
-	s.keys = s.schema.AppendKeys(s.keys, SeriesID(len(s.keys)), SeriesID(top))
 	return ids
 }
 
