@@ -40,13 +40,13 @@ func Derive(cur, prev *Sample) []Value {
 }
 
 // Deriver is Derive for a stream. It keeps, for each counter that makes a
-// value (or is another's denominator), its reading in the last sample it
-// was in: a counter's rate is taken against that, whatever else the
-// sample before held, so what to do with each position of a sample
-// depends on that sample's keys alone (its layoutPlan). A stream whose
-// probes write the same metrics in the same order (every real one) finds
-// its plan by the sample's Layout, without reading its keys. The slice
-// Next returns is reused by the next call.
+// value (or is another's denominator), its last two readings and the
+// samples they came in: a counter's rate is taken against its reading in
+// the sample before, whatever else that sample held, so what to do with
+// each position of a sample depends on that sample's keys alone (its
+// layoutPlan), found by the sample's Layout without reading its keys
+// where the source gives one. The slice Next returns is reused by the
+// next call.
 type Deriver struct {
 	// schema names the display series: each plan's values by id (IDs).
 	schema *Schema

@@ -202,7 +202,7 @@ func (s *Store) Add(smp *Sample) bool { return s.add(smp, nil) }
 // smp.Derived are not read.
 func (s *Store) AddFloat32(smp *Sample, vals []float32) bool {
 	if smp.Derived == nil || len(vals) != len(smp.Derived.IDs) {
-		return s.add(smp, nil)
+		return s.add(smp, nil) // derived here
 	}
 	return s.add(smp, vals)
 }
@@ -217,7 +217,7 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 	var values []Value
 	var nums []float64
 	var ids []SeriesID
-	if d := smp.Derived; d != nil && (vals != nil || len(d.Numbers) == len(d.IDs)) {
+	if d := smp.Derived; d != nil && d.Schema != nil && (vals != nil || len(d.Numbers) == len(d.IDs)) {
 		// Derived once, upstream: file what the pipeline's Judge made.
 		s.derivedOut = d.OutOfRange
 		if vals == nil {
