@@ -21,7 +21,7 @@ import (
 
 // How gputop serve, and the live view and gputop record with --listen,
 // serve /metrics: an Exporter fed by the samples the command pulls anyway
-// (exporter.Tap under the Recorder: no second sampler), behind
+// (a sink of the pipeline, under the Recorder: no second sampler), behind
 // exporter-toolkit's server for TLS and basic auth.
 
 // defaultListen is loopback: GPU figures and job markers are nobody

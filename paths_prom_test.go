@@ -71,7 +71,7 @@ func scrapeRecording(t *testing.T, recording, out string) (first, last time.Time
 	defer r.Close()
 	pipe := newPipeline()
 	exp := pipe.exporter()
-	src := exp.Tap(pipe.judge.Source(recordings.NewReplay(r)))
+	src := pipe.observed(recordings.NewReplay(r), exp)
 	families := map[string][]string{}
 	var order []string
 	for {

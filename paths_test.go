@@ -354,7 +354,7 @@ func mergeHosts(t *testing.T, out string, files []string, d time.Duration) (offs
 		pipe := newPipeline()
 		opts := pipe.recorderOptions(false, false)
 		opts.ShareDir = "" // no socket to attach: nothing outside the bubble
-		rec := recordings.NewRecorder(pipe.judge.Source(src), opts)
+		rec := recordings.NewRecorder(pipe.observed(src, nil), opts)
 		if _, err := rec.Start(out); err != nil {
 			t.Fatal(err)
 		}

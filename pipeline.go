@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
@@ -11,6 +13,7 @@ import (
 // in this one place, so that adding a sink or a source is one edit here:
 //
 //	source ──▶ judge ──▶ exporter (--listen, serve) ──▶ Recorder ──▶ screen, or Run
+//	           └── the sinks (observed) ──┘
 //	             │            │ publishes                 │ writes       │ asks about
 //	             │            └─────────── what the judge made of each sample ─┘
 //	             └ derives and judges each sample once
@@ -38,15 +41,48 @@ func (p *pipeline) exporter() *exporter.Exporter {
 	return exporter.New(exporter.Options{Version: version, Judge: p.judge})
 }
 
-// recorder puts the pipeline together from src: the judge first, then exp
-// (nil for none), then the Recorder every command records through, which
-// the caller starts, and pulls from or hands to the screen.
+// recorder puts the pipeline together from src: its sinks (observed),
+// then the Recorder every command records through, which the caller
+// starts, and pulls from or hands to the screen.
 func (p *pipeline) recorder(src timeline.Source, exp *exporter.Exporter, force, sync bool) *recordings.Recorder {
-	head := p.judge.Source(src)
+	return recordings.NewRecorder(p.observed(src, exp), p.recorderOptions(force, sync))
+}
+
+// observed is src with each sample it yields handed to the pipeline's
+// sinks, in this order: the judge first, which derives and judges it, then
+// exp (nil for none), which publishes what the judge made of it.
+func (p *pipeline) observed(src timeline.Source, exp *exporter.Exporter) timeline.Source {
+	o := &observedSource{src: src, sinks: []func(*timeline.Sample, timeline.SourceInfo){p.judge.Take}}
 	if exp != nil {
-		head = exp.Tap(head)
+		o.sinks = append(o.sinks, exp.Observe)
 	}
-	return recordings.NewRecorder(head, p.recorderOptions(force, sync))
+	return o
+}
+
+// observedSource is the one place a sample meets the pipeline's sinks on
+// its way to whoever pulls it. Markers given to it go to src.
+type observedSource struct {
+	src   timeline.Source
+	sinks []func(*timeline.Sample, timeline.SourceInfo)
+}
+
+func (o *observedSource) Next(ctx context.Context) (timeline.Sample, error) {
+	s, err := o.src.Next(ctx)
+	if err == nil {
+		info := o.src.Info()
+		for _, sink := range o.sinks {
+			sink(&s, info)
+		}
+	}
+	return s, err
+}
+
+func (o *observedSource) Info() timeline.SourceInfo { return o.src.Info() }
+
+func (o *observedSource) Mark(text string) {
+	if m, ok := o.src.(timeline.MarkSink); ok {
+		m.Mark(text)
+	}
 }
 
 // recorderOptions are the options of every Recorder gputop makes: its

@@ -61,9 +61,9 @@ type Options struct {
 	// one host.
 	HostStatus func() []timeline.ProbeStatus
 	// Judge is the process's analysis, which takes each sample on its way
-	// to the screen (analysis.Judge.Source): the screen asks it about its
-	// cursor, as the recording and /metrics ask it, and judges nothing
-	// itself. Nil for a source nothing judged before (a replay, an attach):
+	// to the screen (Judge.Take, the pipeline's first sink): the screen asks
+	// it about its cursor, as the recording and /metrics ask it, and judges
+	// nothing itself. Nil for a source nothing judged before (a replay, an attach):
 	// the screen feeds an Engine of its own.
 	Judge *analysis.Judge
 }

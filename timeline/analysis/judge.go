@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"context"
 	"slices"
 	"sync"
 	"time"
@@ -18,7 +17,7 @@ import (
 // head appender and below derives each sample once into the model every
 // view reads.
 //
-//	source ──▶ Judge.Source ──▶ exporter tap ──▶ Recorder ──▶ screen or Run
+//	source ──▶ Judge.Take ──▶ Exporter.Observe ──▶ Recorder ──▶ screen or Run
 //	               │ Take            │ Latest, Hints    │ Tracker       │ Hints(cursor), Phases
 //	               └──────────── one Engine ◀───────────┴───────────────┘
 //
@@ -160,31 +159,4 @@ func (j *Judge) Last() time.Time {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.engine.Last()
-}
-
-// Source returns src with every sample it yields taken by the Judge on its
-// way: the head of a sampling pipeline, so that whatever pulls samples
-// after it (an exporter's tap, a Recorder, the screen) finds them derived
-// and judged. Markers given to it go to src.
-func (j *Judge) Source(src timeline.Source) timeline.Source { return &judged{src: src, j: j} }
-
-type judged struct {
-	src timeline.Source
-	j   *Judge
-}
-
-func (s *judged) Next(ctx context.Context) (timeline.Sample, error) {
-	smp, err := s.src.Next(ctx)
-	if err == nil {
-		s.j.Take(&smp, s.src.Info())
-	}
-	return smp, err
-}
-
-func (s *judged) Info() timeline.SourceInfo { return s.src.Info() }
-
-func (s *judged) Mark(text string) {
-	if m, ok := s.src.(timeline.MarkSink); ok {
-		m.Mark(text)
-	}
 }

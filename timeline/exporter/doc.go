@@ -5,8 +5,8 @@
 // knows (hints, the phase, the last marker, the sub-second utilisation
 // range) under gputop_ names. docs/metrics.md lists every series.
 //
-// The sampling loop hands each sample to an Exporter (Observe, or a Source
-// wrapped by Tap), which takes its values and hints from the process's
+// The sampling pipeline hands each sample to an Exporter (Observe), which
+// takes its values and hints from the process's
 // analysis.Judge (the one the screen and the recording ask) and keeps what
 // the sample says through an atomic pointer. The first scrape of a sample
 // builds its metrics, once, into an immutable snapshot the next scrapes

@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"context"
 	"net/http"
 	"slices"
 	"sync"
@@ -24,14 +23,13 @@ type Options struct {
 	// refused with 503 rather than queued. Default 4.
 	MaxScrapes int
 	// Judge is the process's analysis, which has derived and judged each
-	// sample before the Exporter sees it (analysis.Judge.Source heads the
-	// pipeline): the Exporter publishes what it is handed. Nil gives the
+	// sample before the Exporter sees it (the Judge observes each sample
+	// first): the Exporter publishes what it is handed. Nil gives the
 	// Exporter a Judge of its own, which it feeds itself.
 	Judge *analysis.Judge
 }
 
-// Exporter turns samples into Prometheus metrics. Observe (or Tap's Next)
-// must be called from one goroutine at a time, in sample order; Collect and
+// Exporter turns samples into Prometheus metrics. Observe must be called from one goroutine at a time, in sample order; Collect and
 // the Handler may be used from any number of goroutines.
 type Exporter struct {
 	opts Options
@@ -179,30 +177,4 @@ func (x *Exporter) Handler() http.Handler {
 		MaxRequestsInFlight: x.opts.MaxScrapes,
 		ErrorHandling:       promhttp.ContinueOnError,
 	})
-}
-
-// Tap returns src with every sample it yields observed by x on its way:
-// put it under the Recorder, so serve pulls samples through the same
-// Recorder record does. Markers given to the tap go to src.
-func (x *Exporter) Tap(src timeline.Source) timeline.Source { return &tap{src: src, x: x} }
-
-type tap struct {
-	src timeline.Source
-	x   *Exporter
-}
-
-func (t *tap) Next(ctx context.Context) (timeline.Sample, error) {
-	s, err := t.src.Next(ctx)
-	if err == nil {
-		t.x.Observe(&s, t.src.Info())
-	}
-	return s, err
-}
-
-func (t *tap) Info() timeline.SourceInfo { return t.src.Info() }
-
-func (t *tap) Mark(text string) {
-	if m, ok := t.src.(timeline.MarkSink); ok {
-		m.Mark(text)
-	}
 }

@@ -205,12 +205,20 @@ func playDemo(t testing.TB, x *Exporter, scenario string, d time.Duration) {
 	}
 	sess := probes.OpenSession(probes.SessionConfig{Interval: time.Second, Machine: node.Machine(), Clock: clock})
 	t.Cleanup(func() { _ = sess.Close() })
-	src := x.Tap(sess)
 	for range int(d / time.Second) {
-		if _, err := src.Next(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		observeNext(t, x, sess)
 	}
+}
+
+// observeNext pulls src's next sample and hands it to x, as the
+// pipeline's sinks are handed each sample.
+func observeNext(t testing.TB, x *Exporter, src timeline.Source) {
+	t.Helper()
+	s, err := src.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Observe(&s, src.Info())
 }
 
 // The imbalance demo leaves seven GPUs idle: the hint the screen shows

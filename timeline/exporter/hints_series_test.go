@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -24,12 +23,9 @@ func TestHintEvidenceAndFirstSeenAreStablePerEpisode(t *testing.T) {
 	}
 	sess := probes.OpenSession(probes.SessionConfig{Interval: time.Second, Machine: node.Machine(), Clock: clock})
 	t.Cleanup(func() { _ = sess.Close() })
-	src := x.Tap(sess)
 	play := func(d time.Duration) {
 		for range int(d / time.Second) {
-			if _, err := src.Next(context.Background()); err != nil {
-				t.Fatal(err)
-			}
+			observeNext(t, x, sess)
 		}
 	}
 

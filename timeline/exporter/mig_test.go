@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,11 +52,8 @@ func TestMIGSeriesCarryDCGMLabels(t *testing.T) {
 	sess := probes.OpenSession(probes.SessionConfig{Interval: time.Second, Machine: node.Machine(), Clock: clock})
 	t.Cleanup(func() { _ = sess.Close() })
 	x := New(Options{})
-	src := x.Tap(sess)
 	for range 120 {
-		if _, err := src.Next(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		observeNext(t, x, sess)
 	}
 	info := sess.Info()
 	var parent timeline.GPUInfo
