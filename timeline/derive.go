@@ -50,9 +50,9 @@ func Derive(cur, prev *Sample) []Value {
 type Deriver struct {
 	// schema names the display series: each plan's values by id (IDs).
 	schema *Schema
-	// counters are the rated counters met so far, by key, and their
-	// readings (counterState), by the index counters gives.
-	counters map[Key]int32
+	// counters are the rated counters met so far, and state their
+	// readings, by the id counters gives.
+	counters Schema
 	state    []counterState
 	// n numbers the samples taken (Next, Follow), from 2; a counter read
 	// in sample n-1 was in the sample before. Reset skips a number.
@@ -397,22 +397,17 @@ func sameStrings(a, b Key) bool {
 // counterOf is the index of the rated counter k in d.state, made on first
 // sight with its denominator's.
 func (d *Deriver) counterOf(k Key, facts *nameFacts) int32 {
-	if c, ok := d.counters[k]; ok {
-		return c
+	c := d.counters.Register(k)
+	if int(c) < len(d.state) {
+		return int32(c)
 	}
-	if d.counters == nil {
-		d.counters = map[Key]int32{}
-	}
-	c := int32(len(d.state))
-	d.counters[k] = c
 	d.state = append(d.state, counterState{per: -1})
 	if facts.ruled && facts.rule.per != "" {
 		per := Key{Name: facts.rule.per, Device: k.Device}
 		f := factsOf(per.Name)
-		p := d.counterOf(per, &f)
-		d.state[c].per = p
+		d.state[c].per = d.counterOf(per, &f)
 	}
-	return c
+	return int32(c)
 }
 
 // makePlan makes the plan for s's keys: each position's slot, in the
