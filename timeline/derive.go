@@ -75,7 +75,7 @@ type Deriver struct {
 	rejected rangeCounts
 	// counted are the raw counters that display values came from (the
 	// energy counter behind a GPU's power): a counter alone in its slot is
-	// noted with each new layout, one that shares its slot with a gauge
+	// noted with each new plan, one that shares its slot with a gauge
 	// once its rate has beaten the gauge.
 	counted map[Key]struct{}
 }
@@ -110,7 +110,7 @@ type layoutPlan struct {
 // the whole plan (574 steps for 8 GPUs with NVLink), so it is kept small.
 type step struct {
 	slot    int32 // output index, -1 for none (a denominator counter)
-	counter int32 // the counter's index in Deriver.state, -1 for a gauge
+	counter int32 // its index in Deriver.state, -1 for a gauge or a counter no rule reads
 	// override marks a position whose output slot is shared: a counter's
 	// and a gauge's of the same display name.
 	override bool
