@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"github.com/gputop-dev/gputop/recordings"
@@ -75,14 +74,14 @@ func Recording(r *recordings.Reader, path string, lo, hi time.Time) (store *time
 			// The description as of this sample: a GPU found later, a
 			// limit now known.
 			eng.SetInfo(ls.info)
-			if !eng.AddDerived(&ls.s) {
+			// The store gets the numbers as float32 (what it keeps), in
+			// the slot's own slice: the Engine's are its own until its
+			// next sample.
+			var taken bool
+			if ls.vals, taken = eng.AddDerived(&ls.s, &ls.derived, ls.vals); !taken {
 				ls.spare, ls.spareLayout = ls.s.Metrics, ls.s.Layout
 				continue
 			}
-			// The Engine's values are its own until its next sample: the
-			// store gets a copy, of the numbers as float32 (what it keeps).
-			ls.vals = copyDerived(&ls.derived, ls.vals, ls.s.Derived)
-			ls.s.Derived = &ls.derived
 			// The metrics the Engine is done with go back to the reader
 			// with the slot, to be read into (Reader.Recycle): a day's
 			// are 2.4 GB otherwise.
@@ -119,19 +118,6 @@ func expectedSpan(r *recordings.Reader, lo, hi time.Time) time.Duration {
 	return last.Sub(first)
 }
 
-// copyDerived copies src into dst, but its numbers, which go as float32
-// into vals (reused), for Store.AddFloat32: the store reads 4 bytes a value
-// in a line handed from one core to the other. The series (IDs) are the
-// Deriver's plan's, shared and never written.
-func copyDerived(dst *timeline.Derived, vals []float32, src *timeline.Derived) []float32 {
-	*dst = timeline.Derived{Schema: src.Schema, IDs: src.IDs, OutOfRange: src.OutOfRange}
-	vals = slices.Grow(vals[:0], len(src.Numbers))[:len(src.Numbers)]
-	for i, v := range src.Numbers {
-		vals[i] = float32(v)
-	}
-	return vals
-}
-
 // loadBatch is how many samples the reading goroutine hands over at once,
 // and loadBatches how many batches there are: few, since each slot holds
 // a sample's metrics and derived values (50 KB of 8 GPUs with NVLink).
@@ -146,7 +132,7 @@ type loadedSample struct {
 	s       timeline.Sample
 	info    timeline.SourceInfo
 	derived timeline.Derived
-	// vals are derived's numbers as float32 (copyDerived).
+	// vals are derived's numbers as float32 (Engine.AddDerived).
 	vals []float32
 	// spare are metrics the Engine is done with, to read the slot's next
 	// sample into, and spareLayout their Sample.Layout

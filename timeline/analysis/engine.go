@@ -46,9 +46,6 @@ type Engine struct {
 	// values are the newest sample's display values, as its Deriver made
 	// them (reused by the next Add): what a Judge hands its sinks.
 	values []timeline.Value
-	// derived hands values on with the sample (AddDerived).
-	derived timeline.Derived
-	numbers []float64 // derived's, reused
 
 	gpuByIndex map[int]*frame.GPU
 	acc        columnSums

@@ -84,24 +84,24 @@ func (j *Judge) Take(s *timeline.Sample, info timeline.SourceInfo) {
 
 // AddDerived is Add for a reader that files each sample in a Store beside
 // the Engine (gputop report): it hands what the Engine derived on with the
-// sample (s.Derived), so that the Store files it rather than deriving the
-// sample a second time. The values are the Engine's, valid until the next
-// Add: Store.Add files them at once. It says whether the sample was taken;
-// one left out (see Add) goes on underived, and the Store leaves it out too.
-func (e *Engine) AddDerived(s *timeline.Sample) bool {
+// sample (s.Derived, which it makes d), its numbers written as float32
+// into vals (grown as needed) for Store.AddFloat32, so that the Store files
+// them rather than deriving the sample a second time. It says whether the
+// sample was taken; one left out (see Add) goes on underived, and the Store
+// leaves it out too.
+func (e *Engine) AddDerived(s *timeline.Sample, d *timeline.Derived, vals []float32) ([]float32, bool) {
 	n := e.samples
 	e.Add(s)
 	if e.samples == n {
-		return false
+		return vals, false
 	}
-	e.numbers = e.numbers[:0]
-	for _, v := range e.values {
-		e.numbers = append(e.numbers, v.Value)
+	*d = timeline.Derived{Schema: e.deriver.Schema(), IDs: e.deriver.IDs(), OutOfRange: e.deriver.OutOfRange()}
+	vals = slices.Grow(vals[:0], len(e.values))[:len(e.values)]
+	for i, v := range e.values {
+		vals[i] = float32(v.Value)
 	}
-	e.derived = timeline.Derived{Schema: e.deriver.Schema(), IDs: e.deriver.IDs(), Numbers: e.numbers,
-		OutOfRange: e.deriver.OutOfRange()}
-	s.Derived = &e.derived
-	return true
+	s.Derived = d
+	return vals, true
 }
 
 // Latest returns the display values of the sample at at, if it is the

@@ -64,13 +64,15 @@ func TestAStoreFilesWhatTheJudgeDerived(t *testing.T) {
 }
 
 // gputop report derives each sample once too: AddDerived hands the
-// Engine's values on, and a store that files them holds what one that
+// Engine's values on, as numbers of the reader's own, and a store that files them holds what one that
 // derives for itself holds, the samples the Engine leaves out (one not
 // later than the last) left out by the store alike.
 func TestAStoreFilesWhatAddDerivedHandsOn(t *testing.T) {
 	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	eng := NewEngine(timeline.SourceInfo{GPUs: []timeline.GPUInfo{{Index: 0}}})
 	judged, own := timeline.NewStore(timeline.StoreOptions{}), timeline.NewStore(timeline.StoreOptions{})
+	type handedNumbers struct{ vals, then []float32 }
+	var handed []handedNumbers
 	for i := range 40 {
 		at := t0.Add(time.Duration(i) * time.Second)
 		if i == 20 {
@@ -87,11 +89,22 @@ func TestAStoreFilesWhatAddDerivedHandsOn(t *testing.T) {
 		mine := s
 		mine.Metrics = slices.Clone(s.Metrics)
 		own.Add(&mine)
-		taken := eng.AddDerived(&s)
+		var d timeline.Derived
+		vals, taken := eng.AddDerived(&s, &d, nil)
 		if taken != (i != 20) || taken != (s.Derived != nil) {
 			t.Fatalf("sample %d: taken %v, derived %v", i, taken, s.Derived != nil)
 		}
-		judged.Add(&s)
+		judged.AddFloat32(&s, vals)
+		if taken {
+			handed = append(handed, handedNumbers{vals, slices.Clone(vals)})
+		}
+	}
+	// The numbers handed are the reader's own: the Engine's next samples
+	// do not write them.
+	for i, h := range handed {
+		if !slices.EqualFunc(h.vals, h.then, func(a, b float32) bool { return a == b || a != a && b != b }) {
+			t.Fatalf("sample %d's numbers %v became %v", i, h.then, h.vals)
+		}
 	}
 	if judged.Len() != own.Len() || judged.Len() != 39 {
 		t.Fatalf("filed %d samples from the Engine, %d by the store itself, want 39", judged.Len(), own.Len())
