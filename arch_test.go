@@ -25,9 +25,12 @@ func TestPackageDependencies(t *testing.T) {
 		dir     string
 		allowed func(path string) bool
 	}{
-		// The store's history is kept in chunks, its encoding, and the GPUs'
-		// owners in changes: the standard library only.
-		{"timeline", func(p string) bool { return std(p) || p == module+"timeline/chunks" || p == module+"timeline/changes" }},
+		// The store's history is kept in tiers, encoded in chunks, and the
+		// GPUs' owners in changes: the standard library only.
+		{"timeline", func(p string) bool {
+			return std(p) || p == module+"timeline/tiers" || p == module+"timeline/changes"
+		}},
+		{"timeline/tiers", func(p string) bool { return std(p) || p == module+"timeline/chunks" }},
 		{"timeline/chunks", std},
 		{"timeline/changes", std},
 		{"timeline/units", std},

@@ -11,7 +11,8 @@
 // is whatever time the caller asks about.
 //
 // Its rooms: timeline itself holds the vocabulary (Sample, Metric and the
-// metric catalog, SourceInfo, Source, Hint, Phase) and the Store; what the
+// metric catalog, SourceInfo, Source, Hint, Phase) and the Store, whose
+// history timeline/tiers keeps at its resolutions; what the
 // timeline means is in timeline/analysis (phases and hints, pure functions
 // of a Store); what a person reads of it is in timeline/report (the report
 // and the snapshot, and their writers); timeline/timelinetest helps tests.

@@ -106,7 +106,7 @@ func TestReserveIsCapped(t *testing.T) {
 	// A header that claims a 1 ns interval over a day asks for 8.6e13
 	// samples; the store makes room for a week's at most.
 	s := NewStore(StoreOptions{Reserve: math.MaxInt})
-	if c := cap(s.raw.times); c != MaxReserve {
+	if c := s.raw.Reserved(); c != MaxReserve {
 		t.Fatalf("reserved %d samples, want %d", c, MaxReserve)
 	}
 }
@@ -123,8 +123,8 @@ func TestRawValuesBudget(t *testing.T) {
 		}
 		s.Add(&Sample{At: t0.Add(time.Duration(i) * time.Second), Metrics: ms})
 	}
-	if n, series := s.raw.len(), len(s.keys); n*series > 1000 || n != 100 || cap(s.raw.times) > 2*100 {
-		t.Fatalf("raw tier holds %d samples of %d series (room for %d), want the newest 100", n, series, cap(s.raw.times))
+	if n, series := s.raw.Len(), len(s.keys); n*series > 1000 || n != 100 || s.raw.Reserved() > 2*100 {
+		t.Fatalf("raw tier holds %d samples of %d series (room for %d), want the newest 100", n, series, s.raw.Reserved())
 	}
 	if got, want := s.OldestRaw(), t0.Add(4900*time.Second); !got.Equal(want) {
 		t.Fatalf("oldest raw sample %v, want %v", got, want)

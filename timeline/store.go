@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline/changes"
+	"github.com/gputop-dev/gputop/timeline/tiers"
 )
 
 // StoreOptions sizes a Store.
@@ -96,9 +97,9 @@ var tierLayout = []struct {
 // Samples go in raw (Add derives them); everything reads by time, never by
 // the wall clock. A Store belongs to one goroutine.
 type Store struct {
-	raw    rawTier
-	tiers  []*bucketTier
-	finest *bucketTier // files every sample: tiers[0], or one retired before it
+	raw    tiers.Raw
+	tiers  []*tiers.Bucket
+	finest *tiers.Bucket // files every sample: tiers[0], or one retired before it
 	// schema names the store's series, ids its place in rows (the
 	// pipeline's, which the Judge's Deriver files by, or its own
 	// Deriver's); keys are the keys of the series it has filed so far.
@@ -149,33 +150,31 @@ type Store struct {
 // NewStore returns an empty Store.
 func NewStore(opts StoreOptions) *Store {
 	s := &Store{
-		raw:       newRawTier(opts.RawSamples),
+		raw:       tiers.NewRaw(opts.RawSamples),
 		open:      map[statusKey]int{},
 		rawValues: opts.RawValues,
 		fromFirst: opts.ReadFromFirst,
 	}
-	s.raw.budget = opts.Budget * 3 / 8
+	s.raw.Budget = opts.Budget * 3 / 8
 	s.procBudget = opts.Budget / 8
 	if n := min(opts.Reserve, MaxReserve); n > 0 {
 		if opts.RawSamples > 0 {
 			n = min(n, opts.RawSamples)
 		}
-		s.raw.times = make([]int64, 0, n)
+		s.raw.Reserve(n)
 	}
 	for i, t := range tierLayout {
-		b := newBucketTier(int64(t.width), t.capacity, i == len(tierLayout)-1)
-		b.budget = opts.Budget * t.share / 8
+		b := tiers.NewBucket(int64(t.width), t.capacity, i == len(tierLayout)-1)
+		b.Budget = opts.Budget * t.share / 8
 		if opts.ReserveSpan > 0 {
 			// The buckets the span touches, one more where it starts
 			// within one, and one for a sample past the span's end.
 			n := min(int64(opts.ReserveSpan/t.width)+2, int64(t.capacity))
-			b.starts = make([]int64, 0, n)
-		}
-		if i > 0 {
-			b.finer, s.tiers[i-1].coarser = s.tiers[i-1], b
+			b.Reserve(int(n))
 		}
 		s.tiers = append(s.tiers, b)
 	}
+	tiers.Chain(s.tiers)
 	s.finest = s.tiers[0]
 	return s
 }
@@ -232,7 +231,7 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 	}
 	// The values go straight into the raw tier's row for the sample (every
 	// series NaN until written), and the bucket tiers read them there.
-	row := s.raw.next(t, len(s.keys))
+	row := s.raw.Next(t, len(s.keys))
 	switch {
 	case vals != nil:
 		for i, v := range vals {
@@ -249,11 +248,11 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 	}
 	// The finest tier wraps first: once it would drop its first bucket it
 	// cannot answer a read from the first sample again.
-	for s.fromFirst && len(s.tiers) > 1 && s.tiers[0].wouldDrop(t) {
-		s.tiers[0].retire()
+	for s.fromFirst && len(s.tiers) > 1 && s.tiers[0].WouldDrop(t) {
+		s.tiers[0].Retire()
 		s.tiers = slices.Delete(s.tiers, 0, 1)
 	}
-	s.finest.file(t, row)
+	s.finest.File(t, row)
 	if s.added == 0 {
 		s.first = t
 	} else {
@@ -304,12 +303,12 @@ func (s *Store) filing(schema *Schema, ids []SeriesID) []SeriesID {
 	// a day of 8 GPUs). Fitting to fewer samples in steps keeps what one
 	// fit to the last step keeps.
 	if s.rawValues > 0 {
-		s.raw.fit(max(1, s.rawValues/top))
+		s.raw.Fit(max(1, s.rawValues/top))
 	}
 	for len(s.keys) < top {
 		s.keys = append(s.keys, s.schema.Key(SeriesID(len(s.keys))))
 		for _, b := range s.tiers {
-			b.addSeries()
+			b.AddSeries()
 		}
 	}
 	return ids
@@ -362,9 +361,9 @@ func (s *Store) noteDelta(d int64) {
 // HeldBytes is what the store's history takes: its raw samples, its
 // buckets and its process lists, the series' keys and events aside.
 func (s *Store) HeldBytes() int {
-	n := s.raw.vals.HeldBytes() + 8*cap(s.raw.times) + s.procBytes
+	n := s.raw.HeldBytes() + s.procBytes
 	for _, b := range s.tiers {
-		n += b.heldBytes()
+		n += b.HeldBytes()
 	}
 	return n
 }
@@ -428,7 +427,7 @@ func (a Agg) Empty() bool { return math.IsNaN(a.Mean) }
 var emptyAgg = Agg{math.NaN(), math.NaN(), math.NaN()}
 
 type colAcc struct {
-	a    agg
+	a    tiers.Agg
 	last int64 // time the newest value in the column stops being current
 }
 
@@ -472,57 +471,57 @@ func (s *Store) Series(key Key, from, to time.Time, dst []Agg) {
 	if tier < 0 {
 		hold := s.rawHold()
 		r := &s.raw
-		cur := r.cursor(id)
-		i := r.search(f)
+		cur := r.Cursor(id)
+		i := r.Search(f)
 		if i > 0 {
-			v := cur.value(r.phys(i - 1))
-			seed.a.add(v)
-			seed.last = r.time(i-1) + hold
+			v := cur.Value(r.Phys(i - 1))
+			seed.a.Add(v)
+			seed.last = r.Time(i-1) + hold
 		}
-		for ; i < r.len(); i++ {
-			at := r.time(i)
+		for ; i < r.Len(); i++ {
+			at := r.Time(i)
 			if at >= t {
 				break
 			}
 			c := &acc[col(at)]
-			c.a.add(cur.value(r.phys(i)))
+			c.a.Add(cur.Value(r.Phys(i)))
 			c.last = at + hold
 		}
 	} else {
 		b := s.tiers[tier]
-		cur := b.cursor(id)
-		hold := b.width * 3 / 2
+		cur := b.Cursor(id)
+		hold := b.Width * 3 / 2
 		// Buckets count in the column that holds their middle.
-		i := b.search(f - b.width/2)
+		i := b.Search(f - b.Width/2)
 		if i > 0 {
-			seed.a = cur.at(b.phys(i - 1))
-			seed.last = b.start(i-1) + b.width + hold
+			seed.a = cur.At(b.Phys(i - 1))
+			seed.last = b.Start(i-1) + b.Width + hold
 		}
-		for ; i < b.len(); i++ {
-			start := b.start(i)
-			mid := start + b.width/2
+		for ; i < b.Len(); i++ {
+			start := b.Start(i)
+			mid := start + b.Width/2
 			if mid >= t {
 				break
 			}
-			a := cur.at(b.phys(i))
+			a := cur.At(b.Phys(i))
 			from := col(mid)
-			if float64(b.width) > width {
+			if float64(b.Width) > width {
 				// Buckets wider than the columns (a budget made the
 				// coarsest tier so): each counts in every column it
 				// covers, the first too.
 				from = col(max(start, f))
 			}
 			for k := from; k <= col(mid); k++ {
-				acc[k].a.merge(a)
-				acc[k].last = start + b.width + hold
+				acc[k].a.Merge(a)
+				acc[k].last = start + b.Width + hold
 			}
 		}
 	}
 	carry := seed
 	for i := range acc {
 		colStart := f + int64(float64(i)*width)
-		if acc[i].a.n == 0 {
-			if carry.a.n == 0 || carry.last < colStart {
+		if acc[i].a.N == 0 {
+			if carry.a.N == 0 || carry.last < colStart {
 				continue
 			}
 			acc[i] = carry
@@ -530,7 +529,7 @@ func (s *Store) Series(key Key, from, to time.Time, dst []Agg) {
 			carry = acc[i]
 		}
 		a := acc[i].a
-		dst[i] = Agg{Min: float64(a.min), Mean: float64(a.sum) / float64(a.n), Max: float64(a.max)}
+		dst[i] = Agg{Min: float64(a.Min), Mean: float64(a.Sum) / float64(a.N), Max: float64(a.Max)}
 	}
 }
 
@@ -553,14 +552,14 @@ func (s *Store) pickTier(from int64, colWidth float64) int {
 	}
 	holds := func(oldest int64) bool { return oldest <= start }
 	best := -2
-	if holds(s.raw.oldest()) {
+	if holds(s.raw.Oldest()) {
 		best = -1
 	}
 	for i, b := range s.tiers {
-		if float64(b.width) > colWidth {
+		if float64(b.Width) > colWidth {
 			break
 		}
-		if holds(b.oldest()) {
+		if holds(b.Oldest()) {
 			best = i
 		}
 	}
@@ -568,7 +567,7 @@ func (s *Store) pickTier(from int64, colWidth float64) int {
 		return best
 	}
 	for i, b := range s.tiers {
-		if holds(b.oldest()) {
+		if holds(b.Oldest()) {
 			return i
 		}
 	}
@@ -579,8 +578,8 @@ func (s *Store) pickTier(from int64, colWidth float64) int {
 // (inclusive); stepping through a paused view or a replay moves between them.
 func (s *Store) SampleTimes(from, to time.Time, fn func(time.Time) bool) {
 	f, t := from.UnixNano(), to.UnixNano()
-	for i := s.raw.search(f); i < s.raw.len(); i++ {
-		at := s.raw.time(i)
+	for i := s.raw.Search(f); i < s.raw.Len(); i++ {
+		at := s.raw.Time(i)
 		if at > t || !fn(time.Unix(0, at)) {
 			return
 		}
@@ -589,10 +588,10 @@ func (s *Store) SampleTimes(from, to time.Time, fn func(time.Time) bool) {
 
 // OldestRaw is the time of the oldest sample still held at full resolution.
 func (s *Store) OldestRaw() time.Time {
-	if s.raw.len() == 0 {
+	if s.raw.Len() == 0 {
 		return time.Time{}
 	}
-	return time.Unix(0, s.raw.oldest())
+	return time.Unix(0, s.raw.Oldest())
 }
 
 // Each calls fn with every raw value of key from `from` to `to` (inclusive),
@@ -612,36 +611,36 @@ func (s *Store) EachAt(key Key, from, to time.Time, fn func(at int64, v float64)
 		return
 	}
 	f, t := from.UnixNano(), to.UnixNano()
-	if oldest := s.raw.oldest(); f < oldest {
+	if oldest := s.raw.Oldest(); f < oldest {
 		// Older than the raw tier: the finest bucket tier that reaches back
 		// to `from`, or failing that the coarsest, which reaches furthest.
 		b := s.tiers[len(s.tiers)-1]
 		for _, tier := range s.tiers {
-			if tier.oldest() <= f {
+			if tier.Oldest() <= f {
 				b = tier
 				break
 			}
 		}
-		cur := b.cursor(id)
-		for i := b.search(f); i < b.len() && b.start(i) < oldest && b.start(i) <= t; i++ {
-			a := cur.at(b.phys(i))
+		cur := b.Cursor(id)
+		for i := b.Search(f); i < b.Len() && b.Start(i) < oldest && b.Start(i) <= t; i++ {
+			a := cur.At(b.Phys(i))
 			v := math.NaN()
-			if a.n > 0 {
-				v = float64(a.sum) / float64(a.n)
+			if a.N > 0 {
+				v = float64(a.Sum) / float64(a.N)
 			}
-			if !fn(b.start(i), v) {
+			if !fn(b.Start(i), v) {
 				return
 			}
 		}
 	}
 	r := &s.raw
-	cur := r.cursor(id)
-	for i := r.search(f); i < r.len(); i++ {
-		at := r.time(i)
+	cur := r.Cursor(id)
+	for i := r.Search(f); i < r.Len(); i++ {
+		at := r.Time(i)
 		if at > t {
 			return
 		}
-		if !fn(at, float64(cur.value(r.phys(i)))) {
+		if !fn(at, float64(cur.Value(r.Phys(i)))) {
 			return
 		}
 	}

@@ -17,32 +17,32 @@ func (s *Store) LastAt(key Key, from, to time.Time) float64 {
 	}
 	f, t := from.UnixNano(), to.UnixNano()
 	r := &s.raw
-	lo := r.search(f)
-	for i := r.search(t+1) - 1; i >= lo; i-- {
-		if v := float64(r.value(id, r.phys(i))); !math.IsNaN(v) {
+	lo := r.Search(f)
+	for i := r.Search(t+1) - 1; i >= lo; i-- {
+		if v := float64(r.Value(id, r.Phys(i))); !math.IsNaN(v) {
 			return v
 		}
 	}
-	oldest := r.oldest()
+	oldest := r.Oldest()
 	if f >= oldest {
 		return math.NaN()
 	}
 	// Older than the raw tier: the buckets EachAt reads, their means.
 	b := s.tiers[len(s.tiers)-1]
 	for _, tier := range s.tiers {
-		if tier.oldest() <= f {
+		if tier.Oldest() <= f {
 			b = tier
 			break
 		}
 	}
-	lo = b.search(f)
-	hi := lo + sort.Search(b.len()-lo, func(j int) bool { at := b.start(lo + j); return at >= oldest || at > t })
+	lo = b.Search(f)
+	hi := lo + sort.Search(b.Len()-lo, func(j int) bool { at := b.Start(lo + j); return at >= oldest || at > t })
 	for i := hi - 1; i >= lo; i-- {
-		a := b.at(id, b.phys(i))
-		if a.n == 0 {
+		a := b.At(id, b.Phys(i))
+		if a.N == 0 {
 			continue
 		}
-		if v := float64(a.sum) / float64(a.n); !math.IsNaN(v) {
+		if v := float64(a.Sum) / float64(a.N); !math.IsNaN(v) {
 			return v
 		}
 	}

@@ -39,22 +39,22 @@ func (s *Store) MomentAt(at time.Time) Moment {
 	}
 	t := at.UnixNano()
 	r := &s.raw
-	if r.len() > 0 && r.oldest() <= t {
-		i := r.search(t + 1)
-		if i == 0 || r.time(i-1)+s.rawHold() < t {
+	if r.Len() > 0 && r.Oldest() <= t {
+		i := r.Search(t + 1)
+		if i == 0 || r.Time(i-1)+s.rawHold() < t {
 			return none
 		}
-		return Moment{s: s, tier: -1, p: r.phys(i - 1)}
+		return Moment{s: s, tier: -1, p: r.Phys(i - 1)}
 	}
 	for k, b := range s.tiers {
-		if b.len() == 0 || b.oldest() > t {
+		if b.Len() == 0 || b.Oldest() > t {
 			continue
 		}
-		i := b.search(t + 1)
-		if i == 0 || b.start(i-1)+b.width*2 < t {
+		i := b.Search(t + 1)
+		if i == 0 || b.Start(i-1)+b.Width*2 < t {
 			return none
 		}
-		return Moment{s: s, tier: k, p: b.phys(i - 1)}
+		return Moment{s: s, tier: k, p: b.Phys(i - 1)}
 	}
 	return none
 }
@@ -66,13 +66,13 @@ func (m Moment) Value(id SeriesID) float64 {
 	case id < 0:
 		return math.NaN()
 	case m.tier == -1:
-		return float64(m.s.raw.value(int(id), m.p))
+		return float64(m.s.raw.Value(int(id), m.p))
 	case m.tier >= 0:
-		a := m.s.tiers[m.tier].at(int(id), m.p)
-		if a.n == 0 {
+		a := m.s.tiers[m.tier].At(int(id), m.p)
+		if a.N == 0 {
 			return math.NaN()
 		}
-		return float64(a.sum) / float64(a.n)
+		return float64(a.Sum) / float64(a.N)
 	}
 	return math.NaN()
 }

@@ -178,24 +178,6 @@ func TestEvents(t *testing.T) {
 	}
 }
 
-func TestBucketCompactionKeepsEverything(t *testing.T) {
-	b := newBucketTier(10, 4, true)
-	b.addSeries()
-	for i := int64(0); i < 200; i++ {
-		b.file(i, []uint32{math.Float32bits(1)})
-	}
-	if b.len() > 4 {
-		t.Fatalf("%d buckets, capacity 4", b.len())
-	}
-	var n uint32
-	for i := 0; i < b.len(); i++ {
-		n += b.at(0, b.phys(i)).n
-	}
-	if n != 200 || b.start(0) != 0 {
-		t.Fatalf("after compaction: %d values from %d, want 200 from 0 (width %d)", n, b.start(0), b.width)
-	}
-}
-
 // TestStoreMemoryIsBounded adds three simulated days of 8 GPUs and a host at
 // 1 s and checks the heap stays far below the 30 MB live budget.
 func TestStoreMemoryIsBounded(t *testing.T) {
@@ -293,7 +275,7 @@ func TestFirstSampleOfManySeriesFitsOnce(t *testing.T) {
 	if got := after.TotalAlloc - before.TotalAlloc; got > 32<<20 {
 		t.Errorf("the first sample of %d series allocated %d MiB", series, got>>20)
 	}
-	if got, want := s.raw.capacity, budget/series; got != want {
+	if got, want := s.raw.Capacity(), budget/series; got != want {
 		t.Errorf("raw tier holds %d samples, want %d (the budget over the series)", got, want)
 	}
 }

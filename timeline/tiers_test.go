@@ -5,10 +5,12 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/gputop-dev/gputop/timeline/tiers"
 )
 
 // The store files values in open rows and open buckets before it seals
-// them into blocks (chunks, bucketTier.open): whatever was last added
+// them into blocks (chunks, a bucket tier's open bucket): whatever was last added
 // reads back at once, through a raw tier whose size is no multiple of a
 // block, as it drops its oldest, and with a series that arrives while rows
 // are open.
@@ -48,14 +50,14 @@ func TestStoreReadsWhatIsPending(t *testing.T) {
 	// bucket's edge).
 	b := s.tiers[0]
 	id, _ := s.idOf(util)
-	for k := range b.len() {
-		first := int(time.Duration(b.start(k)-t0.UnixNano()) / time.Second)
+	for k := range b.Len() {
+		first := int(time.Duration(b.Start(k)-t0.UnixNano()) / time.Second)
 		var sum float32
 		for j := first; j < first+10 && j < 300; j++ {
 			sum += float32(j % 100)
 		}
-		if a := b.at(id, b.phys(k)); a.sum != sum || a.n != uint32(min(10, 300-first)) {
-			t.Fatalf("bucket %d (from %d s): sum %v of %d, want %v of %d", k, first, a.sum, a.n, sum, min(10, 300-first))
+		if a := b.At(id, b.Phys(k)); a.Sum != sum || a.N != uint32(min(10, 300-first)) {
+			t.Fatalf("bucket %d (from %d s): sum %v of %d, want %v of %d", k, first, a.Sum, a.N, sum, min(10, 300-first))
 		}
 	}
 	// Before the ring, ValueAt reads them: a bucket's mean.
@@ -82,7 +84,7 @@ func TestReserveSpanMakesRoomOnce(t *testing.T) {
 	for _, s := range []*Store{grown, told} {
 		feed(s, 3600, time.Second, func(i int) float64 { return float64(i % 97) })
 	}
-	if got := cap(told.tiers[0].starts); got != 3600/10+2 {
+	if got := told.tiers[0].Reserved(); got != 3600/10+2 {
 		t.Errorf("the finest tier made room for %d buckets, want 362", got)
 	}
 	a, b := make([]Agg, 50), make([]Agg, 50)
@@ -94,7 +96,7 @@ func TestReserveSpanMakesRoomOnce(t *testing.T) {
 
 	huge := NewStore(StoreOptions{ReserveSpan: 7 * 24 * time.Hour})
 	for i, b := range huge.tiers {
-		if got := cap(b.starts); got > tierLayout[i].capacity {
+		if got := b.Reserved(); got > tierLayout[i].capacity {
 			t.Errorf("tier %d made room for %d buckets of a week, more than the %d it keeps", i, got, tierLayout[i].capacity)
 		}
 	}
@@ -161,16 +163,16 @@ func TestCoarserTiersHoldEverySample(t *testing.T) {
 	feed(s, n, time.Second, value)
 	id, _ := s.idOf(util0)
 	for k, b := range s.tiers {
-		for i := range b.len() {
-			first := max(0, int((b.start(i)-t0.UnixNano())/int64(time.Second)))
-			end := min(n, int((b.start(i)+b.width-t0.UnixNano())/int64(time.Second)))
-			var want agg
+		for i := range b.Len() {
+			first := max(0, int((b.Start(i)-t0.UnixNano())/int64(time.Second)))
+			end := min(n, int((b.Start(i)+b.Width-t0.UnixNano())/int64(time.Second)))
+			var want tiers.Agg
 			for j := first; j < end; j++ {
-				want.add(float32(value(j)))
+				want.Add(float32(value(j)))
 			}
-			got := b.at(id, b.phys(i))
-			if got.n != want.n || got.min != want.min || got.max != want.max ||
-				math.Abs(float64(got.sum-want.sum)) > 1e-6*float64(want.sum) {
+			got := b.At(id, b.Phys(i))
+			if got.N != want.N || got.Min != want.Min || got.Max != want.Max ||
+				math.Abs(float64(got.Sum-want.Sum)) > 1e-6*float64(want.Sum) {
 				t.Fatalf("tier %d, bucket %d (samples %d-%d): %+v, want %+v", k, i, first, end-1, got, want)
 			}
 		}
