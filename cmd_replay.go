@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"runtime/debug"
 	"time"
@@ -17,7 +18,7 @@ import (
 // A replay hands the screen many samples at a time, so a day-long file
 // loads in a few dozen steps: the screen finds that out by a type
 // assertion, so make sure of it here.
-var _ ui.BatchSource = (*recordings.Replay)(nil)
+var _ ui.BatchSource = loadedReplay{}
 
 func cmdReplay(e *env) *cobra.Command {
 	c := newCommand("replay FILE [--speed X] [--start T]",
@@ -56,17 +57,38 @@ func cmdReplay(e *env) *cobra.Command {
 			return err
 		}
 		defer closeLog()
-		// A replay keeps every sample at full resolution: a postmortem zooms
-		// into hour three as closely as into the last minute. With a day held
-		// (about 150 MB for 8 GPUs: the store's samples and the analysis's
-		// columns), Go's default of letting the heap grow to twice what is live
-		// would double the footprint; collect sooner instead.
+		// A replay shows every sample however old: a postmortem zooms into
+		// hour three as closely as into the last minute. The store holds the
+		// newest hour of them and reads older ones back from the file as the
+		// screen asks. With a day's buckets and the analysis's columns held,
+		// Go's default of letting the heap grow to twice what is live would
+		// double the footprint; collect sooner instead.
 		debug.SetGCPercent(15)
 		ctx, stopSignals := endOnSignal(e)
 		defer stopSignals()
-		store := timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.FileRawValues, Reserve: load.ExpectedSamples(r)})
-		return runUI(ctx, recordings.NewReplay(r), ui.Options{Store: store, Speed: *speed, Start: start, ASCII: *ascii,
+		back, err := r.Again()
+		if err != nil {
+			return err
+		}
+		recall := recordings.NewRecaller(back)
+		defer recall.Close()
+		store := timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.RecallRawValues,
+			Reserve: load.ExpectedSamples(r), Recall: recall.Recall})
+		return runUI(ctx, loadedReplay{recordings.NewReplay(r)}, ui.Options{Store: store, Speed: *speed, Start: start, ASCII: *ascii,
 			Settings: settings})
 	}
 	return c
+}
+
+// loadedReplay is a replay that gives the memory its load no longer needs
+// back to the system once the file is read: loading a day of 8 GPUs peaks
+// at about twice what the screen then holds, and Go would keep the rest.
+type loadedReplay struct{ *recordings.Replay }
+
+func (r loadedReplay) NextBatch(ctx context.Context, max int) ([]timeline.Sample, error) {
+	ss, err := r.Replay.NextBatch(ctx, max)
+	if len(ss) == 0 {
+		debug.FreeOSMemory()
+	}
+	return ss, err
 }

@@ -385,6 +385,43 @@ func TestRecordFastThenReplayInATerminal(t *testing.T) {
 	term.waitFor("EXIT=0")
 }
 
+// TestReplayReadsOldSamplesBack: a replay of hours holds the newest hour
+// of samples and reads older ones back from the file: zoomed into the
+// first hour it shows every sample, not the buckets, and says nothing is
+// missing.
+func TestReplayReadsOldSamplesBack(t *testing.T) {
+	isolateMarks(t)
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hours.gtr")
+	out, err := exec.Command(bin, "record", "-o", path, "--demo=checkpoint", "--fast", "--duration", "3h").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "recorded 3h to") {
+		t.Fatalf("record --fast: %v\n%s", err, out)
+	}
+	term := newTerminal(t, 120, 40, fmt.Sprintf("%s replay %s --start +20m --log %s; echo EXIT=$?; sleep 60", bin, path, filepath.Join(dir, "log")))
+	term.waitFor("REPLAY hours.gtr (demo checkpoint)", "20m of 3h")
+	term.keys("Space") // paused, so that the window stays where it is
+	term.waitFor("space plays")
+	for range 10 {
+		term.keys("+")
+		time.Sleep(300 * time.Millisecond)
+		s := term.waitFor("space plays")
+		header, _, _ := strings.Cut(s, "\n")
+		if strings.Contains(header, "every sample since") {
+			t.Fatalf("zoomed in 20 minutes into 3 hours, the replay lacks samples:\n%s", s)
+		}
+		if _, row, _ := strings.Cut(s, "GPU0 util"); strings.Contains(row[:min(len(row), 200)], "N/A") {
+			t.Fatalf("zoomed in, GPU0 has no utilisation:\n%s", s)
+		}
+		if strings.Contains(header, "[30s]") {
+			break
+		}
+	}
+	term.waitFor("[30s]")
+	term.keys("q")
+	term.waitFor("EXIT=0")
+}
+
 // TestRecordingKeepsHintsAsTheyChange: a recording carries what gputop
 // said while the job ran, not only its verdict at the end, so a file cut
 // short still has it.

@@ -24,6 +24,7 @@ import (
 type Reader struct {
 	path      string
 	file      io.ReaderAt
+	size      int64
 	closer    io.Closer
 	header    Header
 	segments  []format.SegmentRef
@@ -136,7 +137,7 @@ func newReader(ra io.ReaderAt, size int64, path string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{path: path, file: ra, header: h, zdec: zdec, dataStart: dataStart}
+	r := &Reader{path: path, file: ra, size: size, header: h, zdec: zdec, dataStart: dataStart}
 	idx, end, err := format.ReadIndex(ra, dataStart, size)
 	if errors.Is(err, format.ErrNoIndex) {
 		r.dataEnd = size

@@ -46,12 +46,17 @@ type StoreOptions struct {
 	// a weekend stays within it and can still show all of it, its fine
 	// history reaching less far back (OldestRaw).
 	Budget int
+	// Recall reads back what the store has let go of, from the file the
+	// session was recorded to: windows of up to two hours are then drawn
+	// sample by sample however old (FineSince).
+	Recall Recall
 }
 
 // FileRawValues is the raw budget of a store that reads a whole file (a
-// replay, a report): 32 Mi values, 128 MiB, keeps a day of an 8-GPU node
-// at 1 Hz (about 250 series) at full resolution, and bounds what a file of
-// millions of tiny samples, honest or hostile, can make it hold.
+// report): 32 Mi values, 128 MiB, keeps a day of an 8-GPU node at 1 Hz
+// (about 250 series) at full resolution, and bounds what a file of
+// millions of tiny samples, honest or hostile, can make it hold. A replay
+// keeps less and reads the rest back (RecallRawValues).
 const FileRawValues = 32 << 20
 
 // FileRawSamples is the raw tier's ring for a whole file: 1 Mi samples, 12
@@ -119,6 +124,8 @@ type Store struct {
 	rawValues int
 	// fromFirst is StoreOptions.ReadFromFirst.
 	fromFirst bool
+	recall    Recall
+	recalled  [2]recalled // the last stretches read back, newest first
 	added     int
 	first     int64
 	last      int64
@@ -154,6 +161,7 @@ func NewStore(opts StoreOptions) *Store {
 		open:      map[statusKey]int{},
 		rawValues: opts.RawValues,
 		fromFirst: opts.ReadFromFirst,
+		recall:    opts.Recall,
 	}
 	s.raw.Budget = opts.Budget * 3 / 8
 	s.procBudget = opts.Budget / 8
@@ -467,10 +475,15 @@ func (s *Store) Series(key Key, from, to time.Time, dst []Agg) {
 		return c
 	}
 	var seed colAcc
-	tier := s.pickTier(f, width)
+	tier, src := s.pickTier(f, t, width), s
+	if tier < 0 {
+		if src = s.fineFor(f, t); src == nil {
+			src, tier = s, s.pickTier(f, t, width) // none read back: the buckets
+		}
+	}
 	if tier < 0 {
 		hold := s.rawHold()
-		r := &s.raw
+		r := &src.raw
 		cur := r.Cursor(id)
 		i := r.Search(f)
 		if i > 0 {
@@ -542,17 +555,17 @@ func (s *Store) rawHold() int64 {
 	return 2 * s.interval
 }
 
-// pickTier chooses where Series reads: -1 for raw, else a bucket tier. It
-// wants the coarsest tier no wider than a column that still holds `from`;
-// failing that, the finest one that does.
-func (s *Store) pickTier(from int64, colWidth float64) int {
+// pickTier chooses where Series reads: -1 for raw (or a stretch read
+// back), else a bucket tier. It wants the coarsest tier no wider than a
+// column that still holds `from`; failing that, the finest one that does.
+func (s *Store) pickTier(from, to int64, colWidth float64) int {
 	start := from
 	if start < s.first {
 		start = s.first
 	}
 	holds := func(oldest int64) bool { return oldest <= start }
 	best := -2
-	if holds(s.raw.Oldest()) {
+	if holds(s.raw.Oldest()) || s.canRecall(from, to) {
 		best = -1
 	}
 	for i, b := range s.tiers {
@@ -572,18 +585,6 @@ func (s *Store) pickTier(from int64, colWidth float64) int {
 		}
 	}
 	return len(s.tiers) - 1
-}
-
-// SampleTimes calls fn with the time of every raw sample from `from` to `to`
-// (inclusive); stepping through a paused view or a replay moves between them.
-func (s *Store) SampleTimes(from, to time.Time, fn func(time.Time) bool) {
-	f, t := from.UnixNano(), to.UnixNano()
-	for i := s.raw.Search(f); i < s.raw.Len(); i++ {
-		at := s.raw.Time(i)
-		if at > t || !fn(time.Unix(0, at)) {
-			return
-		}
-	}
 }
 
 // OldestRaw is the time of the oldest sample still held at full resolution.

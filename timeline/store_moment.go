@@ -46,6 +46,9 @@ func (s *Store) MomentAt(at time.Time) Moment {
 		}
 		return Moment{s: s, tier: -1, p: r.Phys(i - 1)}
 	}
+	if src := s.fineFor(t, t); src != nil && src != s {
+		return src.MomentAt(at)
+	}
 	for k, b := range s.tiers {
 		if b.Len() == 0 || b.Oldest() > t {
 			continue
