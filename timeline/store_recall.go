@@ -70,7 +70,8 @@ func (s *Store) recalledFor(f, t int64) *recalled {
 	sub.adopt(s.schema)
 	err := s.recall(time.Unix(0, from), time.Unix(0, to), func(smp *Sample) bool {
 		if at := smp.At.UnixNano(); at >= s.first && at <= s.last {
-			sub.Add(smp)
+			// Its values alone: the session's store keeps the rest.
+			sub.Add(&Sample{At: smp.At, Metrics: smp.Metrics, Layout: smp.Layout})
 		}
 		return sub.added < recallMost // a file of samples closer than the interval
 	})
