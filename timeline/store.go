@@ -47,8 +47,9 @@ type StoreOptions struct {
 	// history reaching less far back (OldestRaw).
 	Budget int
 	// Recall reads back what the store has let go of, from the file the
-	// session was recorded to: windows of up to two hours are then drawn
-	// sample by sample however old (FineSince).
+	// session was recorded to: windows of up to an hour of 8 GPUs (a
+	// minute of 64 hosts) are then drawn sample by sample however old
+	// (FineSince).
 	Recall Recall
 }
 

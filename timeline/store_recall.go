@@ -12,13 +12,19 @@ type Recall func(from, to time.Time, add func(*Sample) bool) error
 // back (StoreOptions.Recall): 2 Mi values, an hour of 8 GPUs at 1 Hz.
 const RecallRawValues = 2 << 20
 
-// recallMost is the most samples a recall reads, about two hours at 1 Hz:
-// a window of more than half of that is drawn from the buckets.
-const recallMost = 8192
+// recallValues is the most values a recall reads (8 Mi: about two hours of
+// 8 GPUs at 1 Hz, two minutes of 64 hosts'), and recallMost the most
+// samples: a window of more than half of that is drawn from the buckets.
+const recallValues, recallMost = 8 << 20, 8192
+
+// recallSamples is the most samples one recall reads.
+func (s *Store) recallSamples() int64 {
+	return int64(min(recallMost, recallValues/max(1, len(s.keys))))
+}
 
 // canRecall says whether the store would read a window from f to t back.
 func (s *Store) canRecall(f, t int64) bool {
-	return s.recall != nil && t >= f && (t-f)/max(s.interval, int64(time.Millisecond)) <= recallMost/2
+	return s.recall != nil && t >= f && (t-f)/max(s.interval, int64(time.Millisecond)) <= s.recallSamples()/2
 }
 
 // recalled is a stretch read back: a store of its own, whose samples were
@@ -62,8 +68,8 @@ func (s *Store) recalledFor(f, t int64) *recalled {
 			return &s.recalled[0]
 		}
 	}
-	step := max(s.interval, int64(time.Millisecond))
-	pad := min(max(t-f, 256*step), (recallMost*step-(t-f))/2)
+	step, most := max(s.interval, int64(time.Millisecond)), s.recallSamples()
+	pad := min(max(t-f, 256*step), (most*step-(t-f))/2)
 	hold := s.rawHold()
 	from, to := f-pad-2*hold, min(t+pad, s.last)
 	sub := NewStore(StoreOptions{})
@@ -73,14 +79,14 @@ func (s *Store) recalledFor(f, t int64) *recalled {
 			// Its values alone: the session's store keeps the rest.
 			sub.Add(&Sample{At: smp.At, Metrics: smp.Metrics, Layout: smp.Layout})
 		}
-		return sub.added < recallMost // a file of samples closer than the interval
+		return int64(sub.added) < most // a file of samples closer than the interval
 	})
 	if err != nil {
 		s.recall, s.recalled = nil, [2]recalled{}
 		return nil
 	}
 	sub.interval = s.interval
-	if sub.added >= recallMost {
+	if int64(sub.added) >= most {
 		to = sub.last
 	}
 	// The first sample read back is the one before `from`: it has no

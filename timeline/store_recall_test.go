@@ -148,3 +148,41 @@ func TestRecallThatFailsFallsBackToBuckets(t *testing.T) {
 		t.Errorf("the first minute from the buckets: %v, want 250", dst[30])
 	}
 }
+
+// What a store reads back at once is bounded by values, not samples
+// alone: with many series a window of fewer samples is drawn from the
+// buckets, and no stretch read back holds more than recallValues.
+func TestRecallIsBoundedByValues(t *testing.T) {
+	const series = 2000
+	var samples []Sample
+	for i := range 5000 {
+		ms := make([]Metric, series)
+		for k := range ms {
+			ms[k] = g(GPUUtil, GPUDevice(k), float64((i+k)%100))
+		}
+		samples = append(samples, Sample{At: t0.Add(time.Duration(i) * time.Second), Metrics: ms})
+	}
+	reads, most := 0, 0
+	recall := recallFrom(samples, &reads)
+	s := NewStore(StoreOptions{RawValues: 100 * series, Recall: func(from, to time.Time, add func(*Sample) bool) error {
+		n := 0
+		err := recall(from, to, func(smp *Sample) bool { n++; return add(smp) })
+		most = max(most, n)
+		return err
+	}})
+	for i := range samples {
+		s.Add(&samples[i])
+	}
+	dst := make([]Agg, 1000) // columns narrower than the finest buckets
+	s.Series(Key{GPUUtil, "gpu7"}, t0, t0.Add(2500*time.Second), dst)
+	if reads != 0 {
+		t.Errorf("a window of 2500 samples of %d series was read back", series)
+	}
+	s.Series(Key{GPUUtil, "gpu7"}, t0.Add(time.Hour), t0.Add(time.Hour+1500*time.Second), dst)
+	if reads != 1 || most*series > recallValues+series {
+		t.Errorf("a window of 1500 samples: %d reads, the most %d samples of %d series, past %d values", reads, most, series, recallValues)
+	}
+	if want := float64((3600 + 750 + 7) % 100); dst[500].Min != want {
+		t.Errorf("the window's middle: %v, want %v", dst[500], want)
+	}
+}
