@@ -60,7 +60,7 @@ func cmdAttach(e *env) *cobra.Command {
 		// A view attached to a session left running is a live one: its
 		// history within the default budget.
 		return runUI(ctx, src, ui.Options{ASCII: *ascii, Notice: "attached to " + s.describe() + "; q leaves it running",
-			Settings: settings, Store: newLiveStore(defaultHistoryBudget())})
+			Settings: settings, Store: newLiveStore(defaultHistoryBudget(), nil)})
 	}
 	return watches(c)
 }

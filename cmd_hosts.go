@@ -70,7 +70,7 @@ func liveHosts(e *env, hosts []string, t remote.Transport, o liveOptions) error 
 	log.Printf("gputop %s live, %d hosts, interval %v, first: %s", version, len(hosts), o.interval, t.String(hosts[0], o.interval))
 	started := time.Now()
 	uiErr := runUI(ctx, rec, ui.Options{ASCII: o.ascii, Recorder: live, Notice: warning, Settings: o.settings,
-		Store:      newLiveStore(o.budget),
+		Store:      newLiveStore(o.budget, live.recallOf()),
 		HostStatus: src.Connections, Judge: pipe.judge})
 	logWire(src, len(hosts), opened, time.Since(started))
 	live.finish(e.stderr)

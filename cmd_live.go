@@ -127,7 +127,7 @@ func cmdLive(e *env) *cobra.Command {
 			}
 		}
 		opts := ui.Options{ASCII: *ascii, Recorder: live, Notice: notice, ReadOnly: *readonly, Settings: settings,
-			Store: newLiveStore(budget)}
+			Store: newLiveStore(budget, live.recallOf())}
 		if demo.scenario == "" && !*readonly {
 			// A demo's PIDs are made up: they may name real processes here.
 			opts.Killer = killer{probes.NewTerminator()}

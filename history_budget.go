@@ -40,7 +40,8 @@ func parseHistoryBudget(s string) (int, error) {
 }
 
 // newLiveStore is the screen's store of a live session within budget
-// bytes.
-func newLiveStore(budget int) *timeline.Store {
-	return timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.DefaultRawSamples, Budget: budget})
+// bytes, reading what it lets go of back from the session's recording
+// (liveRecording.recall) where recall is not nil.
+func newLiveStore(budget int, recall timeline.Recall) *timeline.Store {
+	return timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.DefaultRawSamples, Budget: budget, Recall: recall})
 }

@@ -44,6 +44,9 @@ func recordingHeader(info timeline.SourceInfo, start time.Time) recordings.Heade
 type liveRecording struct {
 	rec  *recordings.Recorder
 	next string
+	// whole is the recording --record began with the session: it holds
+	// every sample the screen got, while it goes on (recall).
+	whole string
 	// closed are the recordings r stopped, said again when gputop exits:
 	// the status line that said where they went is long gone by then.
 	closed []recordings.Summary
@@ -67,7 +70,7 @@ func (l *liveRecording) finish(w io.Writer) {
 func (l *liveRecording) Start() (string, error) {
 	path, err := "", error(nil)
 	if path = l.next; path != "" {
-		l.next = ""
+		l.next, l.whole = "", path
 		_, err = l.rec.Start(path)
 	} else {
 		path, err = startFresh(l.rec, "gputop", time.Now())
@@ -76,6 +79,35 @@ func (l *liveRecording) Start() (string, error) {
 		return "", fmt.Errorf("cannot create %s: %s", filepath.Base(path), innermost(err))
 	}
 	return path, nil
+}
+
+// recall is the live screen's timeline.Recall: what its store has let go
+// of, read back from the recording --record began with the session, while
+// that recording goes on with every sample. Once it stops, or left a
+// sample out (a disk that fell behind), the screen draws older history
+// from its buckets and says from when it shows every sample.
+func (l *liveRecording) recall(from, to time.Time, add func(*timeline.Sample) bool) error {
+	if st := l.rec.State(); l.whole == "" || !st.On || st.Path != l.whole || st.Dropped > 0 {
+		return errNotRecording
+	}
+	r, err := recordings.Open(l.whole)
+	if err != nil {
+		return err
+	}
+	back := recordings.NewRecaller(r)
+	defer back.Close()
+	return back.Recall(from, to, add)
+}
+
+var errNotRecording = errors.New("the session is no longer recorded whole")
+
+// recallOf is recall where --record began recording with the session, nil
+// where it did not: there is nothing to read back.
+func (l *liveRecording) recallOf() timeline.Recall {
+	if l.whole == "" {
+		return nil
+	}
+	return l.recall
 }
 
 // innermost is the cause at the bottom of err: "permission denied", not

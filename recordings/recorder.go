@@ -238,8 +238,9 @@ type State struct {
 	// Failed is why the recording stopped on its own (a full disk); the
 	// file stays open until Stop or the next Start.
 	Failed error
-	// Samples counts the samples taken so far.
-	Samples int
+	// Samples counts the samples taken so far; Dropped those left out
+	// when writing fell behind.
+	Samples, Dropped int
 	// Socket is where others of this user can follow the recording
 	// (ShareDir), "" when there is none; SocketErr says why not.
 	Socket    string
@@ -254,7 +255,8 @@ func (r *Recorder) State() State {
 		return State{}
 	}
 	failed := r.cur.failure()
-	st := State{Path: r.cur.path, On: failed == nil, Failed: failed, Samples: int(r.cur.taken.Load()), SocketErr: r.cur.shareErr}
+	st := State{Path: r.cur.path, On: failed == nil, Failed: failed, Samples: int(r.cur.taken.Load()),
+		Dropped: int(r.cur.dropped.Load()), SocketErr: r.cur.shareErr}
 	if r.cur.share != nil {
 		st.Socket = r.cur.share.sock
 	}
