@@ -81,33 +81,15 @@ func (l *liveRecording) Start() (string, error) {
 	return path, nil
 }
 
-// recall is the live screen's timeline.Recall: what its store has let go
+// recallOf is the live screen's timeline.Recall: what its store let go
 // of, read back from the recording --record began with the session, while
-// that recording goes on with every sample. Once it stops, or left a
-// sample out (a disk that fell behind), the screen draws older history
-// from its buckets and says from when it shows every sample.
-func (l *liveRecording) recall(from, to time.Time, add func(*timeline.Sample) bool) error {
-	if st := l.rec.State(); l.whole == "" || !st.On || st.Path != l.whole || st.Dropped > 0 {
-		return errNotRecording
-	}
-	r, err := recordings.Open(l.whole)
-	if err != nil {
-		return err
-	}
-	back := recordings.NewRecaller(r)
-	defer back.Close()
-	return back.Recall(from, to, add)
-}
-
-var errNotRecording = errors.New("the session is no longer recorded whole")
-
-// recallOf is recall where --record began recording with the session, nil
-// where it did not: there is nothing to read back.
+// it goes on whole (recordings.Recorder.RecallWhole); nil where there is
+// no such recording.
 func (l *liveRecording) recallOf() timeline.Recall {
 	if l.whole == "" {
 		return nil
 	}
-	return l.recall
+	return l.rec.RecallWhole(l.whole)
 }
 
 // innermost is the cause at the bottom of err: "permission denied", not

@@ -70,3 +70,25 @@ func (c *Recaller) Recall(from, to time.Time, add func(*timeline.Sample) bool) e
 
 // Close closes the reader.
 func (c *Recaller) Close() error { return c.r.Close() }
+
+// RecallWhole is a timeline.Recall of the recording r makes to path, for a
+// live screen that has recorded since its first sample: it reads back
+// while r records there with every sample it was handed, and fails once
+// r stops or has left one out (State.Dropped: its queue was full), so the
+// screen goes back to its buckets and says so.
+func (r *Recorder) RecallWhole(path string) timeline.Recall {
+	return func(from, to time.Time, add func(*timeline.Sample) bool) error {
+		if st := r.State(); !st.On || st.Path != path || st.Dropped > 0 {
+			return errNotWhole
+		}
+		f, err := Open(path)
+		if err != nil {
+			return err
+		}
+		c := NewRecaller(f)
+		defer c.Close()
+		return c.Recall(from, to, add)
+	}
+}
+
+var errNotWhole = errors.New("the recording no longer holds every sample")
