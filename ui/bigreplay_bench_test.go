@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -53,18 +52,5 @@ func BenchmarkReplayFirstFrameBigNode(b *testing.B) {
 func writeClusterRecording(b *testing.B, gpus int, span time.Duration) string {
 	b.Helper()
 	info, samples := clusterLog(gpus, span)
-	path := filepath.Join(b.TempDir(), "cluster.gtr")
-	w, err := recordings.Create(path, recordings.Header{Info: info, Start: samples[0].At}, false)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i := range samples {
-		if err := w.Write(&samples[i]); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		b.Fatal(err)
-	}
-	return path
+	return writeRecording(b, "cluster.gtr", info, samples)
 }

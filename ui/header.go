@@ -88,7 +88,8 @@ func (f *frame) headerState() string {
 	}
 	// A live screen within its memory budget has let go of its oldest
 	// samples (their buckets stay): a window reaching back past them says
-	// from when it shows every sample. A replay reads them back instead.
+	// from when it shows every sample; one that reads them back from its
+	// file (a replay, a screen recording since its start) does not.
 	if raw := f.store.FineSince(); f.store.Len() > 0 && raw.After(first) && f.from.Before(raw) {
 		zoom = zoom[:len(zoom)-1] + ", every sample since " + draw.Clock(raw, last.Sub(first) > 20*time.Hour) + "]"
 	}

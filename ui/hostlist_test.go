@@ -1,18 +1,13 @@
 package ui
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/ui/gpulist"
 )
@@ -230,41 +225,7 @@ func TestHostGapSaysSinceWhen(t *testing.T) {
 // the hosts, their lines, gaps and problems, the opened host.
 func TestHostsReplayLooksLikeLive(t *testing.T) {
 	fx := twoHosts
-	samples := fx.samples(120)
-	path := filepath.Join(t.TempDir(), "hosts.gtr")
-	w, err := recordings.Create(path, recordings.Header{Info: fx.info(timeline.Live), Start: samples[0].At}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range samples {
-		if err := w.Write(&samples[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := recordings.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	src := recordings.NewReplay(r)
-	replay := New(Options{Source: src, Renderer: testRenderer()})
-	replay.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	for {
-		batch, err := src.NextBatch(context.Background(), batchSize)
-		if len(batch) > 0 {
-			replay.Update(samplesMsg{samples: batch})
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	replay.Update(sourceDoneMsg{err: io.EOF})
+	replay := replayModel(t, writeRecording(t, "hosts.gtr", fx.info(timeline.Live), fx.samples(120)), nil)
 	live := newHostsModel(t, fx, timeline.Live, 120, 120, 40, Options{})
 	// The replay opens on the whole file, at its end.
 	press(live, " ")

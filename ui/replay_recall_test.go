@@ -19,20 +19,7 @@ import (
 // the sparklines and a GPU's detail, at the start, in the middle and at
 // the end, zoomed in and out.
 func TestReplayReadingBackLooksLikeKeepingEverything(t *testing.T) {
-	samples := fixtureSamples(3 * 3600)
-	path := filepath.Join(t.TempDir(), "three-hours.gtr")
-	w, err := recordings.Create(path, recordings.Header{Info: fixtureInfo(timeline.Live), Start: samples[0].At}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range samples {
-		if err := w.Write(&samples[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path := writeRecording(t, "three-hours.gtr", fixtureInfo(timeline.Live), fixtureSamples(3*3600))
 	r, err := recordings.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -44,9 +31,10 @@ func TestReplayReadingBackLooksLikeKeepingEverything(t *testing.T) {
 	}
 	recall := recordings.NewRecaller(again)
 	defer recall.Close()
-	kept := replayModel(t, path, timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.FileRawValues})
-	back := replayModel(t, path, timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: 200 * 600,
-		Recall: recall.Recall})
+	kept := replayModel(t, path, timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples,
+		RawValues: timeline.FileRawValues}))
+	back := replayModel(t, path, timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples,
+		RawValues: 200 * 600, Recall: recall.Recall}))
 	if !back.store.OldestRaw().After(back.store.First()) {
 		t.Fatalf("the store kept every sample (from %v): the test tests nothing", back.store.OldestRaw())
 	}
@@ -88,8 +76,8 @@ func TestReplayReadingBackLooksLikeKeepingEverything(t *testing.T) {
 }
 
 // replayModel loads the recording at path into a screen of 120x40 as
-// `gputop replay` does, with a store of opts.
-func replayModel(t *testing.T, path string, opts timeline.StoreOptions) *Model {
+// `gputop replay` does, into store (nil: the screen's own).
+func replayModel(t *testing.T, path string, store *timeline.Store) *Model {
 	t.Helper()
 	r, err := recordings.Open(path)
 	if err != nil {
@@ -97,7 +85,7 @@ func replayModel(t *testing.T, path string, opts timeline.StoreOptions) *Model {
 	}
 	t.Cleanup(func() { r.Close() })
 	src := recordings.NewReplay(r)
-	m := New(Options{Source: src, Renderer: testRenderer(), Store: timeline.NewStore(opts)})
+	m := New(Options{Source: src, Renderer: testRenderer(), Store: store})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	for {
 		batch, err := src.NextBatch(context.Background(), batchSize)
@@ -111,6 +99,26 @@ func replayModel(t *testing.T, path string, opts timeline.StoreOptions) *Model {
 			t.Fatal(err)
 		}
 	}
-	m.Update(sourceDoneMsg{})
+	m.Update(sourceDoneMsg{err: io.EOF})
 	return m
+}
+
+// writeRecording records samples of the source info describes to a file
+// named name in a directory of the test's, as gputop record would.
+func writeRecording(t testing.TB, name string, info timeline.SourceInfo, samples []timeline.Sample) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	w, err := recordings.Create(path, recordings.Header{Info: info, Start: samples[0].At}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range samples {
+		if err := w.Write(&samples[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
