@@ -66,11 +66,10 @@ func cmdReplay(e *env) *cobra.Command {
 		debug.SetGCPercent(15)
 		ctx, stopSignals := endOnSignal(e)
 		defer stopSignals()
-		back, err := r.Again()
+		recall, err := r.Recaller()
 		if err != nil {
 			return err
 		}
-		recall := recordings.NewRecaller(back)
 		defer recall.Close()
 		store := timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples, RawValues: timeline.RecallRawValues,
 			Reserve: load.ExpectedSamples(r), Recall: recall.Recall})

@@ -17,18 +17,18 @@ import (
 // use; the store calls it from its one goroutine.
 type Recaller struct{ r *Reader }
 
-// NewRecaller reads back with r, which Close closes: a reader of its own
-// (Reader.Again), as it moves about the file.
-func NewRecaller(r *Reader) *Recaller { return &Recaller{r: r} }
-
-// Again is a second reader of the file r reads, from its start, on the
-// file r opened: a recording written over its path since does not change
-// what either reads. Close it before r.
-func (r *Reader) Again() (*Reader, error) {
+// Recaller reads back on a second reader of the file r reads, from its
+// start, on the file r opened: a recording written over its path since
+// does not change what either reads. Close it before r.
+func (r *Reader) Recaller() (*Recaller, error) {
 	if r.file == nil {
 		return nil, errClosed
 	}
-	return newReader(r.file, r.size, r.path)
+	again, err := newReader(r.file, r.size, r.path)
+	if err != nil {
+		return nil, err
+	}
+	return &Recaller{r: again}, nil
 }
 
 // Recall is a timeline.Recall: it calls add with the samples Read returns
@@ -85,7 +85,7 @@ func (r *Recorder) RecallWhole(path string) timeline.Recall {
 		if err != nil {
 			return err
 		}
-		c := NewRecaller(f)
+		c := &Recaller{r: f}
 		defer c.Close()
 		return c.Recall(from, to, add)
 	}

@@ -108,11 +108,10 @@ func recallerOf(t *testing.T, path string) *Recaller {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := r.Again()
+	rc, err := r.Recaller()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := NewRecaller(back)
 	t.Cleanup(func() {
 		rc.Close()
 		r.Close()

@@ -25,11 +25,10 @@ func TestReplayReadingBackLooksLikeKeepingEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	again, err := r.Again()
+	recall, err := r.Recaller()
 	if err != nil {
 		t.Fatal(err)
 	}
-	recall := recordings.NewRecaller(again)
 	defer recall.Close()
 	kept := replayModel(t, path, timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.FileRawSamples,
 		RawValues: timeline.FileRawValues}))
