@@ -366,9 +366,8 @@ func TestRecordFastThenReplayInATerminal(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "fast.gtr")
-	out, err := exec.Command(bin, "record", "-o", path, "--demo=imbalance", "--fast", "--duration", "10m").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "recorded 10m to") || !strings.Contains(string(out), "(601 samples") {
-		t.Fatalf("record --fast: %v\n%s", err, out)
+	if out := recordFast(t, bin, path, "imbalance", "10m"); !strings.Contains(out, "(601 samples") {
+		t.Fatalf("record --fast: %s", out)
 	}
 	term := newTerminal(t, 120, 40, fmt.Sprintf("%s replay %s --speed 64 --start +5m --log %s; echo EXIT=$?; sleep 60", bin, path, filepath.Join(dir, "log")))
 	s := term.waitFor("REPLAY fast.gtr (demo imbalance)", "64x", "5m")
@@ -394,10 +393,7 @@ func TestReplayReadsOldSamplesBack(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "hours.gtr")
-	out, err := exec.Command(bin, "record", "-o", path, "--demo=checkpoint", "--fast", "--duration", "3h").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "recorded 3h to") {
-		t.Fatalf("record --fast: %v\n%s", err, out)
-	}
+	recordFast(t, bin, path, "checkpoint", "3h")
 	term := newTerminal(t, 120, 40, fmt.Sprintf("%s replay %s --start +20m --log %s; echo EXIT=$?; sleep 60", bin, path, filepath.Join(dir, "log")))
 	term.waitFor("REPLAY hours.gtr (demo checkpoint)", "20m of 3h")
 	term.keys("Space") // paused, so that the window stays where it is
@@ -420,6 +416,17 @@ func TestReplayReadsOldSamplesBack(t *testing.T) {
 	term.waitFor("[30s]")
 	term.keys("q")
 	term.waitFor("EXIT=0")
+}
+
+// recordFast records duration of the demo scenario to path with the built
+// binary on simulated time, and returns what it said.
+func recordFast(t *testing.T, bin, path, scenario, duration string) string {
+	t.Helper()
+	out, err := exec.Command(bin, "record", "-o", path, "--demo="+scenario, "--fast", "--duration", duration).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "recorded "+duration+" to") {
+		t.Fatalf("record --fast: %v\n%s", err, out)
+	}
+	return string(out)
 }
 
 // TestRecordingKeepsHintsAsTheyChange: a recording carries what gputop
