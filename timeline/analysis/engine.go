@@ -563,7 +563,7 @@ func (e *Engine) gpu(idx int) *frame.GPU {
 }
 
 // nanColumns is a series of n columns of NaN.
-func nanColumns(n int) frame.Col[float32] { return frame.NewCol(n, float32(math.NaN())) }
+func nanColumns(n int) frame.Floats { return frame.NewFloats(n) }
 
 // grow adds empty columns up to n, the last for the sample that arrived.
 // A column of a gap shorter than two intervals takes the values of the one
@@ -596,7 +596,7 @@ func (e *Engine) grow(n int) {
 			for k := range frame.HostCores {
 				appendHeld(h.Series(k), hold)
 			}
-			for _, s := range []*frame.Col[float32]{&h.TopCore, &h.BusyCores, &h.IdleCores, &h.Cores} {
+			for _, s := range []*frame.Floats{&h.TopCore, &h.BusyCores, &h.IdleCores, &h.Cores} {
 				appendHeld(s, hold)
 			}
 			h.Busy.Append(-1)
@@ -611,7 +611,7 @@ func (e *Engine) grow(n int) {
 
 // appendHeld adds a column to a series seen so far: the one before it
 // held, or unknown.
-func appendHeld(s *frame.Col[float32], hold bool) {
+func appendHeld(s *frame.Floats, hold bool) {
 	switch {
 	case !s.Has():
 	case hold && s.Len() > 0:

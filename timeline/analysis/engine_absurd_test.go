@@ -187,7 +187,7 @@ func phaseText(ps []timeline.Phase) string {
 }
 
 // TestBudgetBoundsTheColumns checks SetBudget: a six-hour session of 8
-// GPUs kept within a budget of 512 KiB holds about that, not six hours of
+// GPUs kept within a budget of 384 KiB holds about that, not six hours of
 // columns, and says when what it holds begins; and the GPUs, idle from an
 // hour in, get the hint an Engine that keeps everything gives, with the
 // same start, numbers and confidence, though its first four hours were
@@ -198,11 +198,13 @@ func TestBudgetBoundsTheColumns(t *testing.T) {
 		for sec := range secs {
 			tick := &htTick{sec: sec}
 			for g := range 8 {
-				// Power of more values than a packed page has (frame.Col).
+				// Power that packs neither as one value, nor as a
+				// dictionary, nor as decimals (frame.Col): a page of it
+				// costs what it did.
 				if sec < 3600 {
-					tick.h100(g, float64(90+sec%7), 80, 600+float64(sec%29), 60*htGiB)
+					tick.h100(g, float64(90+sec%7), 80, 600+float64(sec%509)*math.Pi/10, 60*htGiB)
 				} else {
-					tick.h100(g, 0, 0, 70+float64(sec%23)/4, 60*htGiB)
+					tick.h100(g, 0, 0, 70+float64(sec%503)*math.Pi/100, 60*htGiB)
 				}
 			}
 			at := htT0.Add(time.Duration(sec) * time.Second)
@@ -213,7 +215,7 @@ func TestBudgetBoundsTheColumns(t *testing.T) {
 		}
 	}
 	budgeted, whole := NewEngine(timeline.SourceInfo{Interval: time.Second}), NewEngine(timeline.SourceInfo{Interval: time.Second})
-	const budget = 512 << 10
+	const budget = 384 << 10
 	budgeted.SetBudget(budget)
 	feed(budgeted)
 	feed(whole)

@@ -12,7 +12,7 @@ import (
 // it ends where it was cut.
 func TestColReadsBackWhatWasWritten(t *testing.T) {
 	nan := float32(math.NaN())
-	c := NewCol(0, nan)
+	c := NewFloats(0)
 	for i := range 3 * pageCols {
 		switch {
 		case i < pageCols:
@@ -25,8 +25,14 @@ func TestColReadsBackWhatWasWritten(t *testing.T) {
 	if c.Len() != 3*pageCols {
 		t.Fatalf("len %d", c.Len())
 	}
-	if got := c.Bytes() - int(unsafe.Sizeof(page[float32]{}))*cap(c.pages); got != pageCols*4+16*4 {
-		t.Errorf("held %d bytes of pages, want a page's and 16 columns' %d", got, pageCols*4+16*4)
+	// The first page is packed: its whole numbers from 0 to 511 take two
+	// bytes each.
+	got := 0
+	for k := range c.pages {
+		got += c.pages[k].bytes()
+	}
+	if got != 2*pageCols+16*4 {
+		t.Errorf("held %d bytes of pages, want a packed page's and 16 columns' %d", got, 2*pageCols+16*4)
 	}
 	for _, tc := range []struct {
 		i    int
@@ -53,8 +59,9 @@ func TestColReadsBackWhatWasWritten(t *testing.T) {
 	if view.Len() != 10 || view.At(9) != 9 {
 		t.Errorf("a view of 10: len %d, last %v", view.Len(), view.At(9))
 	}
-	if freed := c.Release(pageCols + 1); freed != pageCols*4 {
-		t.Errorf("let go of %d bytes, want a page's %d", freed, pageCols*4)
+	// Run made the first page its columns again.
+	if freed, want := c.Release(pageCols+1), 4*pageCols; freed < want || freed > want+4*int(unsafe.Sizeof(page[float32]{})) {
+		t.Errorf("let go of %d bytes, want the page's %d", freed, want)
 	}
 	c.Set(3, 1)
 	if v := c.At(3); v == v {
@@ -89,7 +96,7 @@ func TestColPacksPagesOfOneValue(t *testing.T) {
 			c.Append(value(p, i))
 		}
 	}
-	if c.pages[0].n != pageCols || c.pages[1].n != pageCols || c.pages[2].n != 0 || c.pages[3].n != 0 {
+	if c.pages[0].packed.codes != nil || c.pages[1].packed.codes != nil || c.pages[0].n != pageCols || c.pages[1].n != pageCols || c.pages[3].n != 0 {
 		t.Fatalf("pages of one value: %d %d %d %d columns, want the first two's", c.pages[0].n, c.pages[1].n, c.pages[2].n, c.pages[3].n)
 	}
 	same := func(a, b float32) bool { return a == b || a != a && b != b }
@@ -113,5 +120,87 @@ func TestColPacksPagesOfOneValue(t *testing.T) {
 	}
 	if freed := c.Release(2 * pageCols); freed <= 0 || c.At(3) != -1 {
 		t.Errorf("let go of %d bytes; column 3 reads %v", freed, c.At(3))
+	}
+}
+
+// A page of Floats done with is packed where its columns allow, and reads
+// back bit for bit: whole per cent, hundredths, watts to the milliwatt,
+// bytes a second in megabytes, one value of any kind. Noise at every
+// decimal, a spread too wide for two bytes, gaps among several values,
+// infinities and zeros of both signs leave the page as it is.
+func TestFloatsPackWhatTheyAllow(t *testing.T) {
+	nan := float32(math.NaN())
+	pages := []struct {
+		name   string
+		value  func(i int) float32
+		packed bool
+	}{
+		{"whole per cent", func(i int) float32 { return float32((i * 37) % 101) }, true},
+		{"hundredths", func(i int) float32 { return float32(float64(9000+i*7%1000) / 100) }, true},
+		{"milliwatts", func(i int) float32 { return float32(float64(300000+(i*7919)%60000) / 1000) }, true},
+		{"bytes a second in steps", func(i int) float32 { return float32(i/50%3) * 5e8 }, true},
+		{"below zero", func(i int) float32 { return float32(-i) / 10 }, true},
+		{"a third, throughout", func(int) float32 { return 1.0 / 3 }, true},
+		{"an infinity, throughout", func(int) float32 { return float32(math.Inf(1)) }, true},
+		{"noise", func(i int) float32 { return float32(math.Sin(float64(i))) }, false},
+		{"watts from idle to busy, to the milliwatt", func(i int) float32 { return float32(float64(60000+i*1171) / 1000) }, false},
+		{"gaps", func(i int) float32 {
+			if i%7 == 0 {
+				return nan
+			}
+			return float32(i % 3)
+		}, false},
+		{"infinities", func(i int) float32 { return float32(math.Inf(i%2*2 - 1)) }, false},
+		{"zeros of both signs", func(i int) float32 { return float32(math.Copysign(0, float64(i%2*2-1))) }, false},
+	}
+	for _, pg := range pages {
+		c := NewFloats(0)
+		for i := range 2 * pageCols {
+			c.Append(pg.value(i))
+		}
+		if got := c.pages[0].packed.codes != nil; got != pg.packed {
+			t.Errorf("%s: packed %v, want %v", pg.name, got, pg.packed)
+		}
+		if held := c.pages[0].bytes(); pg.packed && held > 2*pageCols {
+			t.Errorf("%s: the packed page holds %d bytes, want 2 a column at most", pg.name, held)
+		}
+		view := c.Cut(2 * pageCols)
+		for i := range 2 * pageCols {
+			if got, want := view.At(i), pg.value(i); math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
+				t.Fatalf("%s: column %d reads %v, want %v", pg.name, i, got, want)
+			}
+		}
+		if run, n := c.Run(10, pageCols); n < pageCols-11 || len(run) != n || math.Float32bits(run[5]) != math.Float32bits(pg.value(15)) && pg.value(15) == pg.value(15) {
+			t.Errorf("%s: Run over a packed page: %d columns", pg.name, n)
+		}
+		c.Set(3, 42) // writing into a page done with
+		if c.At(3) != 42 || c.At(4) != pg.value(4) && pg.value(4) == pg.value(4) {
+			t.Errorf("%s: after a write into the page: %v %v", pg.name, c.At(3), c.At(4))
+		}
+	}
+}
+
+// A series of weeks let go of at the front keeps slots for the pages it
+// holds, not for every page it had, and reads the same after.
+func TestColLetsGoOfItsSlots(t *testing.T) {
+	c := NewCol(0, float32(-1))
+	const pages = 1000
+	for i := range pages * pageCols {
+		c.Append(float32(i % 3))
+		if i%pageCols == 0 && i >= 4*pageCols {
+			c.Release(i - 2*pageCols) // as the Engine keeps its budget
+		}
+	}
+	if len(c.pages) > 8 || c.Bytes() > 4*4*pageCols {
+		t.Errorf("%d slots and %d bytes held for the last few pages of %d", len(c.pages), c.Bytes(), pages)
+	}
+	for _, i := range []int{0, (pages-4)*pageCols - 1, (pages-2)*pageCols + 7, pages*pageCols - 1} {
+		want := float32(i % 3)
+		if i < c.HeldFrom() {
+			want = -1
+		}
+		if got := c.At(i); got != want {
+			t.Errorf("column %d reads %v, want %v", i, got, want)
+		}
 	}
 }

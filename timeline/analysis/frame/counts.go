@@ -104,7 +104,7 @@ func (c Counts) Intensity() float64 {
 }
 
 // Mean is the mean of the known values of xs in w; NaN if none.
-func Mean(xs *Col[float32], w Span) float64 {
+func Mean(xs *Floats, w Span) float64 {
 	if !xs.Has() {
 		return math.NaN()
 	}
@@ -122,11 +122,11 @@ func Mean(xs *Col[float32], w Span) float64 {
 }
 
 // pick functions for Stats.
-func PickUtil(g *GPU) *Col[float32]  { return &g.Util }
-func PickSM(g *GPU) *Col[float32]    { return &g.SM }
-func PickWork(g *GPU) *Col[float32]  { return &g.Work }
-func PickPower(g *GPU) *Col[float32] { return &g.Power }
-func PickMem(g *GPU) *Col[float32]   { return &g.Mem }
+func PickUtil(g *GPU) *Floats  { return &g.Util }
+func PickSM(g *GPU) *Floats    { return &g.SM }
+func PickWork(g *GPU) *Floats  { return &g.Work }
+func PickPower(g *GPU) *Floats { return &g.Power }
+func PickMem(g *GPU) *Floats   { return &g.Mem }
 
 // Activity describes what GPUs did over spans: "0-2% util, SM activity
 // 0.5%", the SM activity alone where utilisation is not reported (MIG),
@@ -142,7 +142,7 @@ func Activity(gs []*GPU, spans []Span, keep func(g *GPU, i int) bool) string {
 	case sm.OK():
 		return "SM activity " + Range(sm, "%")
 	}
-	clock := Stats(gs, func(g *GPU) *Col[float32] { return &g.Clock }, spans, keep)
+	clock := Stats(gs, func(g *GPU) *Floats { return &g.Clock }, spans, keep)
 	power := Stats(gs, PickPower, spans, keep)
 	return "SM clock " + Range(clock, "MHz") + " at " + Range(power, "W") + ", utilisation not recorded"
 }

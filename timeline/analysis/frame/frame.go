@@ -67,7 +67,7 @@ type GPU struct {
 	// Host is the GPU's host's place in Frame.Hosts (HostOf).
 	Host int
 
-	Util, SM, Power, Mem, Temp, Clock, Bus Col[float32]
+	Util, SM, Power, Mem, Temp, Clock, Bus Floats
 	Throttle                               Col[int32]
 	// Limit and MemTotal are the power limit (W) and memory (bytes) known
 	// at the view's end; NaN if unknown.
@@ -79,7 +79,7 @@ type GPU struct {
 	State        Col[State]
 	// Work is SM activity where known, else utilisation, and 0 while
 	// busy-waiting: what the GPU really got done.
-	Work Col[float32]
+	Work Floats
 
 	// What was known at each column: the power limit and memory total, the
 	// power reference busy-wait compares with (and whether it is the
@@ -145,7 +145,7 @@ func (g *GPU) AllSeries() []Paged {
 }
 
 // Series returns the GPU's columns of metric m.
-func (g *GPU) Series(m int) *Col[float32] {
+func (g *GPU) Series(m int) *Floats {
 	switch m {
 	case MetricUtil:
 		return &g.Util
@@ -384,7 +384,7 @@ func (f *Frame) LengthFactor(sp Span) float64 {
 }
 
 // At is column i of xs as a float64, NaN if xs was never seen.
-func At(xs *Col[float32], i int) float64 {
+func At(xs *Floats, i int) float64 {
 	if !xs.on {
 		return math.NaN()
 	}

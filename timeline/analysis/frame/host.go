@@ -12,10 +12,10 @@ type Host struct {
 	// host of a session, or where a GPU names none).
 	Name string
 
-	CPU, IOWait, Job, MemUsed, MemTotal, Swap, DiskRead, DiskWrite Col[float32]
+	CPU, IOWait, Job, MemUsed, MemTotal, Swap, DiskRead, DiskWrite Floats
 	// Per-core summaries: the busiest core, how many cores are at
 	// BusyCore or above and at IdleCore or below, and how many reported.
-	TopCore, BusyCores, IdleCores, Cores Col[float32]
+	TopCore, BusyCores, IdleCores, Cores Floats
 	// Per column: 1 if the host is busy feeding the GPUs, 0 if not, -1
 	// unknown; likewise for "one core pegged, the rest idle" and for high
 	// iowait.
@@ -40,7 +40,7 @@ const (
 	HostSeries
 )
 
-func (h *Host) Series(k int) *Col[float32] {
+func (h *Host) Series(k int) *Floats {
 	switch k {
 	case HostCPU:
 		return &h.CPU

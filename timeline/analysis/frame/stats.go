@@ -25,7 +25,7 @@ func (s Stat) OK() bool { return s.N > 0 }
 // keep accepts (all if nil). Long spans are thinned to about 16,384 evenly
 // spread values: evidence needs a robust figure, not an exact one, and a
 // day at 1 s must stay cheap to describe.
-func Stats(gs []*GPU, pick func(g *GPU) *Col[float32], spans []Span, keep func(g *GPU, i int) bool) Stat {
+func Stats(gs []*GPU, pick func(g *GPU) *Floats, spans []Span, keep func(g *GPU, i int) bool) Stat {
 	total := 0
 	for _, sp := range spans {
 		total += sp.Len()
@@ -126,8 +126,8 @@ func selectNth(xs []float32, k int) {
 }
 
 // HostStats is Stats for a host series.
-func HostStats(xs *Col[float32], spans []Span) Stat {
-	return Stats([]*GPU{nil}, func(*GPU) *Col[float32] { return xs }, spans, nil)
+func HostStats(xs *Floats, spans []Span) Stat {
+	return Stats([]*GPU{nil}, func(*GPU) *Floats { return xs }, spans, nil)
 }
 
 // ShareOf is the share of the known columns of spans where state

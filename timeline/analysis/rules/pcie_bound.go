@@ -39,7 +39,7 @@ var PCIeBound = frame.Rule{
 	},
 	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 		gs := f.Members(g)
-		bus := frame.Stats(gs, func(g *frame.GPU) *frame.Col[float32] { return &g.Bus }, g.Spans, nil)
+		bus := frame.Stats(gs, func(g *frame.GPU) *frame.Floats { return &g.Bus }, g.Spans, nil)
 		conf := 0.55
 		if !frame.Stats(gs, frame.PickSM, g.Spans, nil).OK() {
 			conf = 0.45

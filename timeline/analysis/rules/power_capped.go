@@ -88,7 +88,7 @@ func describePowerCapped(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 	if limit := gs[0].LimitAt.Get(last); limit > 0 {
 		ev += fmt.Sprintf(" (%s of the %s limit)", units.Share(p.Mean/limit), units.Watts(limit))
 	}
-	clock := frame.Stats(gs, func(g *frame.GPU) *frame.Col[float32] { return &g.Clock }, g.Spans, held)
+	clock := frame.Stats(gs, func(g *frame.GPU) *frame.Floats { return &g.Clock }, g.Spans, held)
 	if clock.OK() {
 		ev += ", SM clock " + frame.Range(clock, "MHz")
 		// Against the peak only where it was pulled down: "100% of the

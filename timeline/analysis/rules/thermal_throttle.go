@@ -42,7 +42,7 @@ var ThermalThrottle = frame.Rule{
 		gs := f.Members(g)
 		held := func(gpu *frame.GPU, i int) bool { return hot(f, gpu, i) }
 		ev := f.GPUNames(g.GPUs)
-		if t := frame.Stats(gs, func(g *frame.GPU) *frame.Col[float32] { return &g.Temp }, g.Spans, held); t.OK() {
+		if t := frame.Stats(gs, func(g *frame.GPU) *frame.Floats { return &g.Temp }, g.Spans, held); t.OK() {
 			ev += " at " + frame.Range(t, "°C")
 		}
 		conf := 0.9
@@ -52,7 +52,7 @@ var ThermalThrottle = frame.Rule{
 			ev += " while busy (clock-event reasons not recorded)"
 			conf = 0.4
 		}
-		pickClock := func(g *frame.GPU) *frame.Col[float32] { return &g.Clock }
+		pickClock := func(g *frame.GPU) *frame.Floats { return &g.Clock }
 		if clock := frame.Stats(gs, pickClock, g.Spans, held); clock.OK() {
 			ev += ", SM clock " + frame.Range(clock, "MHz")
 			var others []*frame.GPU
