@@ -129,11 +129,7 @@ func newReader(ra io.ReaderAt, size int64, path string) (*Reader, error) {
 		}
 		dataStart = at
 	}
-	// The frame checksum is not checked: it comes at the end of a
-	// segment, too late to refuse anything, and each chunk's CRC already
-	// guards what is decoded. A damaged checksum would only fail good data.
-	zdec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.IgnoreChecksum(true),
-		zstd.WithDecoderMaxMemory(format.MaxSegmentBytes), zstd.WithDecoderMaxWindow(8<<20))
+	zdec, err := newDecompressor()
 	if err != nil {
 		return nil, err
 	}
@@ -504,7 +500,9 @@ func (r *Reader) Close() error {
 		return nil
 	}
 	r.file = nil
-	r.zdec.Close()
+	if r.zdec != nil {
+		r.zdec.Close()
+	}
 	if r.closer != nil {
 		return r.closer.Close()
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gputop-dev/gputop/recordings/format"
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/klauspost/compress/zstd"
 )
 
 // maxSegmentRead bounds the bytes read for one segment: its compressed
@@ -72,6 +73,11 @@ func (r *Reader) load(i int) {
 		}
 		frame = frame[:n]
 	}
+	if r.zdec == nil { // shed
+		if r.zdec, r.segErr = newDecompressor(); r.segErr != nil {
+			return
+		}
+	}
 	if err := r.zdec.Reset(bytes.NewReader(frame)); err != nil {
 		r.segErr = err
 		return
@@ -81,6 +87,27 @@ func (r *Reader) load(i int) {
 		r.segErr = after
 	}
 	r.dec.Reset(r.data)
+}
+
+// newDecompressor is a reader's zstd decoder. The frame checksum is not
+// checked: it comes at the end of a segment, too late to refuse anything,
+// and each chunk's CRC already guards what is decoded. A damaged checksum
+// would only fail good data.
+func newDecompressor() (*zstd.Decoder, error) {
+	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.IgnoreChecksum(true),
+		zstd.WithDecoderMaxMemory(format.MaxSegmentBytes), zstd.WithDecoderMaxWindow(8<<20))
+}
+
+// shed lets go of the segment the reader holds and of its decoder's
+// window, about 4 MB, for a reader that reads now and then (Recaller);
+// the next read loads its segment again.
+func (r *Reader) shed() {
+	r.comp, r.data, r.loaded = nil, nil, false
+	r.dec.Reset(nil)
+	if r.zdec != nil {
+		r.zdec.Close()
+		r.zdec = nil
+	}
 }
 
 func grow(b []byte, n int) []byte {

@@ -35,12 +35,14 @@ func (r *Reader) Recaller() (*Recaller, error) {
 // from the last one before `from` to `to`, until add says stop. It reads
 // from the start of the last segment that starts before `from`, which
 // holds that sample. Damage ends the stretch where it ends a replay's
-// reading; any other error is returned.
+// reading; any other error is returned. Between stretches it holds no
+// segment (Reader.shed).
 func (c *Recaller) Recall(from, to time.Time, add func(*timeline.Sample) bool) error {
 	r := c.r
 	if r == nil || r.file == nil {
 		return errClosed
 	}
+	defer r.shed()
 	ns := clampNano(from)
 	i := sort.Search(len(r.segments), func(i int) bool { return r.segments[i].First >= ns }) - 1
 	r.startAt(max(i, 0), math.MinInt64, false)
