@@ -2,6 +2,7 @@ package chunks
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"sync"
 )
@@ -22,8 +23,10 @@ const MaxRows = 64
 // for a run that does not change (a memory total, a power limit, an idle
 // GPU's zeros: most of a GPU's series), a dictionary of up to 16 words and
 // 1-4 bits a row for one that takes few values (utilisation in whole per
-// cent over a quiet minute, a clock), the words themselves otherwise. Any
-// row of any series reads back in constant time, bit for bit what was
+// cent over a quiet minute, a clock), two bytes a row where the words are
+// float32 decimals of a spread that fits (utilisation to the hundredth,
+// watts to the milliwatt: steps), the words themselves otherwise. Any row
+// of any series reads back in constant time, bit for bit what was
 // written: a store's numbers do not change for being kept.
 //
 // A row is read by its absolute index, First()+i for the i-th row held,
@@ -63,6 +66,16 @@ const (
 	laneConst = iota // one word: [tag][word]
 	laneDict         // [tag|bits][n][n words][rows*bits/8 bytes of indexes]
 	laneRaw          // [tag][rows words]
+	laneSteps        // [tag|step][base, 8 bytes][rows uint16 steps from base]
+)
+
+// stepSizes are the steps a lane's words are tried at as float32
+// decimals, coarsest first (a wider spread fits in two bytes); a word
+// reads back as float32((base+steps) * step), verified bit for bit before
+// a lane is kept so.
+var (
+	stepSizes = [...]float64{1e9, 1e6, 1e3, 1, 0.1, 0.01, 0.001, 0.0001}
+	perStep   = [...]float64{1e-9, 1e-6, 1e-3, 1, 10, 100, 1000, 10000} // steps a unit: faster than dividing
 )
 
 // New returns empty chunks of lanes words per series per row, sealed rows
@@ -233,6 +246,9 @@ func appendLane(dst []byte, vals []uint32) []byte {
 		}
 		if j == n {
 			if n == len(dict) {
+				if out, ok := appendSteps(dst, vals); ok {
+					return out
+				}
 				dst = append(dst, laneRaw<<4)
 				for _, v := range vals {
 					dst = binary.LittleEndian.AppendUint32(dst, v)
@@ -251,6 +267,11 @@ func appendLane(dst []byte, vals []uint32) []byte {
 	for 1<<bits < n {
 		bits *= 2
 	}
+	if 9+2*len(vals) < 2+4*n+len(vals)*bits/8 {
+		if out, ok := appendSteps(dst, vals); ok {
+			return out
+		}
+	}
 	dst = append(dst, laneDict<<4|byte(bits), byte(n))
 	for _, v := range dict[:n] {
 		dst = binary.LittleEndian.AppendUint32(dst, v)
@@ -266,6 +287,36 @@ func appendLane(dst []byte, vals []uint32) []byte {
 	return dst
 }
 
+// appendSteps encodes a lane as steps from a base, if its words are
+// float32 that some step reads back exactly and their spread fits.
+func appendSteps(dst []byte, vals []uint32) ([]byte, bool) {
+	for k, step := range stepSizes {
+		lo, hi, ok := int64(math.MaxInt64), int64(math.MinInt64), true
+		for _, w := range vals {
+			x := math.Round(float64(math.Float32frombits(w)) * perStep[k])
+			if !(math.Abs(x) < 1<<52) || math.Float32bits(float32(float64(int64(x))*step)) != w {
+				ok = false // NaN, infinite, or not a whole number of steps
+				break
+			}
+			lo, hi = min(lo, int64(x)), max(hi, int64(x))
+			if hi-lo > math.MaxUint16 {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		dst = binary.LittleEndian.AppendUint64(append(dst, laneSteps<<4|byte(k)), uint64(lo))
+		for _, w := range vals {
+			x := int64(math.Round(float64(math.Float32frombits(w)) * perStep[k]))
+			dst = binary.LittleEndian.AppendUint16(dst, uint16(x-lo))
+		}
+		return dst, true
+	}
+	return dst, false
+}
+
 // laneLen is the length of the encoded lane of a block of rows at the
 // start of data.
 func laneLen(data []byte, rows int) int {
@@ -275,6 +326,8 @@ func laneLen(data []byte, rows int) int {
 	case laneDict:
 		bits := int(data[0] & 0xf)
 		return 2 + 4*int(data[1]) + rows*bits/8
+	case laneSteps:
+		return 9 + 2*rows
 	}
 	return 1 + 4*rows
 }
@@ -285,8 +338,10 @@ type lane struct {
 	kind    byte
 	bits    int
 	word    uint32 // a run of one word, or the word of a missing series
-	data    []byte // the lane's dictionary and indexes, or its words
+	data    []byte // the lane's dictionary and indexes, its words or steps
 	dictLen int
+	base    int64   // laneSteps
+	step    float64 // laneSteps
 }
 
 // decodeLane reads the header of the encoded lane at the start of data.
@@ -297,6 +352,8 @@ func decodeLane(data []byte) lane {
 		l.word = binary.LittleEndian.Uint32(data[1:])
 	case laneDict:
 		l.bits, l.dictLen, l.data = int(data[0]&0xf), int(data[1]), data[2:]
+	case laneSteps:
+		l.step, l.base, l.data = stepSizes[data[0]&0xf], int64(binary.LittleEndian.Uint64(data[1:])), data[9:]
 	default:
 		l.data = data[1:]
 	}
@@ -312,6 +369,9 @@ func (l *lane) at(r int) uint32 {
 		return binary.LittleEndian.Uint32(l.data[4*j:])
 	case laneRaw:
 		return binary.LittleEndian.Uint32(l.data[4*r:])
+	case laneSteps:
+		steps := int64(binary.LittleEndian.Uint16(l.data[2*r:]))
+		return math.Float32bits(float32(float64(l.base+steps) * l.step))
 	}
 	return l.word
 }

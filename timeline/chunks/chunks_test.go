@@ -9,18 +9,22 @@ import (
 var nanBits = math.Float32bits(float32(math.NaN()))
 
 // Whatever a series' values (one that never changes, few values, all
-// different, NaN of any payload), chunks give back every word as it was
-// written, sealed or open, after the oldest rows go and after series are
-// added; and a series that does not change costs a few bytes a block.
+// different, decimals, NaN of any payload), chunks give back every word as
+// it was written, sealed or open, after the oldest rows go and after
+// series are added; a series that does not change costs a few bytes a
+// block, and one of decimals two bytes a row.
 func TestChunksGiveBackEveryWord(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	kinds := []func(r int) uint32{
-		func(int) uint32 { return math.Float32bits(80) },                      // a memory total
-		func(r int) uint32 { return math.Float32bits(float32(r / 20 % 3)) },   // three values
-		func(r int) uint32 { return math.Float32bits(float32(rng.IntN(12))) }, // up to 12
-		func(int) uint32 { return rng.Uint32() },                              // anything
-		func(r int) uint32 { return math.Float32bits(float32(r % 17)) },       // 17: past the dictionary
-		func(r int) uint32 { return uint32(0x7fc00000 + r%2) },                // NaNs of two payloads
+		func(int) uint32 { return math.Float32bits(80) },                                              // a memory total
+		func(r int) uint32 { return math.Float32bits(float32(r / 20 % 3)) },                           // three values
+		func(r int) uint32 { return math.Float32bits(float32(rng.IntN(12))) },                         // up to 12
+		func(int) uint32 { return rng.Uint32() },                                                      // anything
+		func(r int) uint32 { return math.Float32bits(float32(r % 17)) },                               // 17: past the dictionary
+		func(r int) uint32 { return uint32(0x7fc00000 + r%2) },                                        // NaNs of two payloads
+		func(int) uint32 { return math.Float32bits(float32(float64(9000+rng.IntN(1000)) / 100)) },     // hundredths
+		func(int) uint32 { return math.Float32bits(float32(float64(300000+rng.IntN(60000)) / 1000)) }, // milliwatts
+		func(r int) uint32 { return math.Float32bits(float32(math.Copysign(0, float64(r%2*2-1)))) },   // zeros of both signs
 	}
 	for _, lanes := range []int{1, 4} {
 		c := New(lanes, []int{64, 16}[lanes/4], nanBits)
@@ -85,5 +89,14 @@ func TestChunksGiveBackEveryWord(t *testing.T) {
 	}
 	if n := len(c.blocks[0].data); n > 8 {
 		t.Errorf("a block of one value takes %d bytes", n)
+	}
+	// Utilisation to the hundredth, every row another value: two bytes a
+	// row, where its words take four.
+	c = New(1, 64, nanBits)
+	for r := range 64 + 1 {
+		c.AppendRow(1)[0] = math.Float32bits(float32(float64(5000+r*37) / 100))
+	}
+	if n := len(c.blocks[0].data); n > 9+2*64 {
+		t.Errorf("a block of hundredths takes %d bytes", n)
 	}
 }

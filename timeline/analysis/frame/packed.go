@@ -23,7 +23,10 @@ type packing struct {
 
 // packSteps are the steps a page's columns are tried at, finest last:
 // a coarser one leaves a wider spread room in two bytes.
-var packSteps = [...]float64{1e9, 1e6, 1e3, 1, 0.1, 0.01, 0.001, 0.0001}
+var (
+	packSteps   = [...]float64{1e9, 1e6, 1e3, 1, 0.1, 0.01, 0.001, 0.0001}
+	perPackStep = [...]float64{1e-9, 1e-6, 1e-3, 1, 10, 100, 1000, 10000} // steps a unit: faster than dividing
+)
 
 // oneCodes are the codes of every page of one value.
 var oneCodes [pageCols]uint16
@@ -40,8 +43,8 @@ func packFloats(vals []float32) packing {
 	if one {
 		return packing{codes: oneCodes[:len(vals)], base: 1, step: float64(vals[0])}
 	}
-	for _, step := range packSteps {
-		if p, ok := stepsOf(vals, step); ok {
+	for k, step := range packSteps {
+		if p, ok := stepsOf(vals, step, perPackStep[k]); ok {
 			return p
 		}
 	}
@@ -51,10 +54,10 @@ func packFloats(vals []float32) packing {
 // stepsOf is vals packed at step, if every column is a whole number of
 // steps that reads back as itself (as Floats.At reads it), and their
 // spread fits in two bytes.
-func stepsOf(vals []float32, step float64) (packing, bool) {
+func stepsOf(vals []float32, step, perStep float64) (packing, bool) {
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for _, v := range vals {
-		x := math.Round(float64(v) / step)
+		x := math.Round(float64(v) * perStep)
 		if !(math.Abs(x) < 1<<52) || math.Float32bits(float32(float64(int64(x))*step)) != math.Float32bits(v) {
 			return packing{}, false // NaN, infinite, or not a whole number of steps
 		}
@@ -65,7 +68,7 @@ func stepsOf(vals []float32, step float64) (packing, bool) {
 	}
 	p := packing{codes: make([]uint16, len(vals)), base: lo, step: step}
 	for i, v := range vals {
-		p.codes[i] = uint16(int64(math.Round(float64(v)/step)) - lo)
+		p.codes[i] = uint16(int64(math.Round(float64(v)*perStep)) - lo)
 	}
 	return p, true
 }
