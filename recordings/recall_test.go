@@ -55,6 +55,11 @@ func TestRecallReadsTheStretchAndTheSampleBefore(t *testing.T) {
 					t.Fatalf("read back %d samples (%v to %v), want %d (%v to %v)", len(got), first(got), last(got),
 						n, ss[c.want[0]].At, ss[c.want[1]].At)
 				}
+				// A replay reads back now and then: between stretches
+				// the Recaller holds no segment and no zstd window.
+				if r := rc.r; r.data != nil || r.comp != nil || r.zdec != nil {
+					t.Fatal("the Recaller holds its last segment between stretches")
+				}
 			}
 		})
 	}

@@ -105,7 +105,8 @@ func (c *Col[T]) Has() bool { return c.on }
 // Len is how many columns the series has.
 func (c *Col[T]) Len() int { return c.n }
 
-// At is column i. Floats.At reads a packed page.
+// At is column i. Only a Floats packs its pages, and its own At reads
+// them: this one stays small enough to be inlined.
 func (c *Col[T]) At(i int) T {
 	if k := i>>pageShift - c.base; uint(k) < uint(len(c.pages)) {
 		pg, off := &c.pages[k], i&(pageCols-1)
