@@ -76,19 +76,20 @@ type gcSentinel struct {
 	_ int
 }
 
-// reportGCSmall is the live heap under which a report lets the heap grow
-// to twice what is live before collecting (GOGC 100), and past which by a
-// quarter (GOGC 25). A day of 8 GPUs holds about 260 MB at its end and
-// collects 8 times, not 30; a bigger recording's heap stays within a
-// quarter of what it holds, as before.
-const reportGCSmall = 256 << 20
+// reportHeadroom is how much a report's heap grows between collections,
+// at most, at a GOGC between 25 and 100. A report's live heap is mostly
+// pointer-free blocks of numbers, cheap to mark: a day of 8 GPUs holds
+// about 70 MB at its end and collects about 30 times, 1 % of its CPU,
+// peaking at 136-139 MB of RSS where letting its heap double peaked at
+// 170-180 MB (docs/performance.md, round 5).
+const reportHeadroom = 24 << 20
 
 // reportGCPercent is a report's pace.
 func reportGCPercent(live uint64) int {
-	if live >= reportGCSmall {
-		return 25
+	if live == 0 {
+		return 100
 	}
-	return 100
+	return int(min(100, max(25, 100*reportHeadroom/live)))
 }
 
 // bigSessionHeadroom is how much the heap of a big session (ui.BigSession

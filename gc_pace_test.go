@@ -45,7 +45,7 @@ func TestReportGCPercent(t *testing.T) {
 	for _, c := range []struct {
 		live uint64
 		want int
-	}{{0, 100}, {255 << 20, 100}, {256 << 20, 25}, {1 << 30, 25}} {
+	}{{0, 100}, {24 << 20, 100}, {48 << 20, 50}, {70 << 20, 34}, {96 << 20, 25}, {1 << 30, 25}} {
 		if got := reportGCPercent(c.live); got != c.want {
 			t.Errorf("%d MB live: GOGC %d, want %d", c.live>>20, got, c.want)
 		}
