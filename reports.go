@@ -10,17 +10,13 @@ import (
 	"github.com/gputop-dev/gputop/ui/playback"
 )
 
-// reportOf reads a recording at full resolution and reports on the
+// reportWith reads a recording at full resolution and reports on the
 // stretch [from, to] of it (times as replay --start takes them; "" for its
 // first or last sample): the figures, the phases and the hints, as the
 // screen showed them with its cursor at to, for a session that began at
 // from. Damage is a warning: the report covers everything that could be
 // read.
-func reportOf(path, from, to string) (*report.Report, error, error) {
-	return reportWith(path, from, to, report.ReportOptions{})
-}
-
-// reportWith is reportOf with the report's options (--phases all).
+// opts are the report's options (--phases all).
 func reportWith(path, from, to string, opts report.ReportOptions) (*report.Report, error, error) {
 	r, err := recordings.Open(path)
 	if err != nil {

@@ -10,13 +10,11 @@ import (
 // shows about it: a recording keeps each new set as the job runs, so a file
 // cut short by kill -9 still holds what gputop said up to then, and at a
 // clean end the hints over the whole run, the verdict. It asks the same
-// analysis the screen and the report ask: the process's Judge (Judge.Tracker),
-// which has taken the samples already, or an Engine of its own
-// (NewHintTracker).
+// analysis the screen and the report ask: the process's Judge
+// (Judge.Tracker), which has taken the samples already.
 //
 // It is not safe for concurrent use.
 type HintTracker struct {
-	engine *Engine // its own, fed by Add; nil for a Judge's
 	judge  *Judge
 	at     time.Time       // the newest sample added
 	judged time.Time       // the SnapshotEvery step judged last
@@ -28,44 +26,21 @@ type HintTracker struct {
 // shortest stretch a rule judges.
 const SnapshotEvery = 30 * time.Second
 
-// NewHintTracker returns a tracker with an Engine of its own, for a
-// session described by info.
-func NewHintTracker(info timeline.SourceInfo) *HintTracker {
-	return &HintTracker{engine: NewEngine(info)}
-}
-
 // Tracker returns a tracker of the samples j takes: its Add only notes
 // which sample a recording has reached, since j judged it already. Each
 // recording has one of its own, so each file gets its first snapshot.
 func (j *Judge) Tracker() *HintTracker { return &HintTracker{judge: j} }
 
-// Add takes the next sample.
+// Add notes the next sample.
 func (t *HintTracker) Add(s *timeline.Sample) {
-	if t.engine != nil {
-		t.engine.Add(s)
-		t.at = t.engine.Last()
-		return
-	}
 	if s.At.After(t.at) {
 		t.at = s.At
 	}
 }
 
-// SetInfo takes a new description of the session (a GPU found later); a
-// Judge's tracker leaves it to the Judge.
-func (t *HintTracker) SetInfo(info timeline.SourceInfo) {
-	if t.engine != nil {
-		t.engine.SetInfo(info)
-	}
-}
-
-// hintsAt is what the analysis says at at.
-func (t *HintTracker) hintsAt(at time.Time) []timeline.Hint {
-	if t.engine != nil {
-		return t.engine.Hints(at)
-	}
-	return t.judge.Hints(at)
-}
+// SetInfo takes a new description of the session (a GPU found later):
+// the Judge has it already.
+func (t *HintTracker) SetInfo(timeline.SourceInfo) {}
 
 // Changed judges the hints the screen shows at the newest sample added
 // (Shown), at most once per SnapshotEvery of sample time, and returns them
@@ -80,7 +55,7 @@ func (t *HintTracker) Changed() ([]timeline.Hint, bool) {
 		return nil, false
 	}
 	t.judged = step
-	hints := Shown(t.hintsAt(t.at), t.at)
+	hints := Shown(t.judge.Hints(t.at), t.at)
 	if SameHints(hints, t.shown) {
 		return nil, false
 	}
@@ -95,5 +70,5 @@ func (t *HintTracker) Verdict() []timeline.Hint {
 	if t.at.IsZero() {
 		return nil
 	}
-	return t.hintsAt(t.at)
+	return t.judge.Hints(t.at)
 }
