@@ -88,7 +88,8 @@ func (pg *page[T]) at(off int) T {
 	return pg.one
 }
 
-// page is page p, nil where it holds nothing.
+// page is page p, nil where the series has no slot for it (before its
+// first page written, or past its last).
 func (c *Col[T]) page(p int) *page[T] {
 	if k := p - c.base; k >= 0 && k < len(c.pages) {
 		return &c.pages[k]
