@@ -12,6 +12,7 @@ import (
 	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/recordings/recordingstest"
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // --memory reads sizes as top and sort do; a size outside what a screen's
@@ -100,8 +101,8 @@ func TestLiveScreenReadsNothingBackFromARecordingWithHoles(t *testing.T) {
 func liveRecorded(t *testing.T, sync bool) (live *liveRecording, whole, part *timeline.Store) {
 	t.Helper()
 	samples := recordingstest.Samples(3000, 2)
-	src := &sliceSource{samples: samples, info: timeline.SourceInfo{Kind: timeline.Live, Host: "node", Interval: time.Second,
-		GPUs: []timeline.GPUInfo{{Index: 0, Name: "H100"}, {Index: 1, Name: "H100"}}}}
+	src := timelinetest.Play(timeline.SourceInfo{Kind: timeline.Live, Host: "node", Interval: time.Second,
+		GPUs: []timeline.GPUInfo{{Index: 0, Name: "H100"}, {Index: 1, Name: "H100"}}}, samples)
 	path := filepath.Join(t.TempDir(), "live.gtr")
 	rec := newPipeline().recorder(src, nil, false, sync)
 	live = &liveRecording{rec: rec, next: path}
@@ -138,20 +139,3 @@ func liveRecorded(t *testing.T, sync bool) (live *liveRecording, whole, part *ti
 	}
 	return live, whole, part
 }
-
-// sliceSource hands out samples, then io.EOF.
-type sliceSource struct {
-	samples []timeline.Sample
-	info    timeline.SourceInfo
-}
-
-func (s *sliceSource) Next(ctx context.Context) (timeline.Sample, error) {
-	if len(s.samples) == 0 {
-		return timeline.Sample{}, io.EOF
-	}
-	smp := s.samples[0]
-	s.samples = s.samples[1:]
-	return smp, nil
-}
-
-func (s *sliceSource) Info() timeline.SourceInfo { return s.info }

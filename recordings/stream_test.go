@@ -2,7 +2,6 @@ package recordings
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/gputop-dev/gputop/recordings/format"
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // streamAll reads a stream to its end: its samples, hint snapshots and
@@ -155,7 +155,7 @@ func TestStreamThroughPipe(t *testing.T) {
 // samples, hints as the judge says they change, and the verdict at Stop.
 func TestStreamRecorder(t *testing.T) {
 	ss := samples(40, 2)
-	src := &sliceSource{info: header(time.Second).Info, samples: ss}
+	src := timelinetest.Play(header(time.Second).Info, ss)
 	rec := NewRecorder(src, RecorderOptions{Version: "v-test", NewJudge: func(timeline.SourceInfo) HintJudge { return &everyTenth{} }})
 	pr, pw := io.Pipe()
 	if err := rec.StartWriter("stdout", pw); err != nil {
@@ -200,23 +200,6 @@ func TestStreamRecorder(t *testing.T) {
 	if snaps != 5 { // samples 0, 10, 20, 30 and the verdict
 		t.Errorf("%d hint snapshots, want 5", snaps)
 	}
-}
-
-// sliceSource plays samples, then io.EOF.
-type sliceSource struct {
-	info    timeline.SourceInfo
-	samples []timeline.Sample
-}
-
-func (s *sliceSource) Info() timeline.SourceInfo { return s.info }
-
-func (s *sliceSource) Next(ctx context.Context) (timeline.Sample, error) {
-	if len(s.samples) == 0 {
-		return timeline.Sample{}, io.EOF
-	}
-	out := s.samples[0]
-	s.samples = s.samples[1:]
-	return out, nil
 }
 
 // everyTenth says the hints changed at every tenth sample.

@@ -1,6 +1,8 @@
 package timelinetest
 
 import (
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -124,4 +126,29 @@ func Unavailable(t testing.TB, format string, args ...any) {
 		t.Fatalf("cannot run under CI: "+format, args...)
 	}
 	t.Skipf(format, args...)
+}
+
+// Source is a timeline.Source that plays samples, one per Next, then
+// io.EOF.
+type Source struct {
+	info    timeline.SourceInfo
+	samples []timeline.Sample
+}
+
+// Play is a Source of samples, described by info.
+func Play(info timeline.SourceInfo, samples []timeline.Sample) *Source {
+	return &Source{info: info, samples: samples}
+}
+
+// Info is the description Play was given.
+func (s *Source) Info() timeline.SourceInfo { return s.info }
+
+// Next is the next sample, or io.EOF once they are played.
+func (s *Source) Next(context.Context) (timeline.Sample, error) {
+	if len(s.samples) == 0 {
+		return timeline.Sample{}, io.EOF
+	}
+	next := s.samples[0]
+	s.samples = s.samples[1:]
+	return next, nil
 }
