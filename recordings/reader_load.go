@@ -25,12 +25,6 @@ func (r *Reader) Recycle(m []timeline.Metric) { r.dec.Recycle(m) }
 // (format.Decoder.RecycleProbes).
 func (r *Reader) RecycleProbes(p []timeline.ProbeStatus) { r.dec.RecycleProbes(p) }
 
-// RecycleLayout is Recycle of the metrics of a sample of the given
-// Sample.Layout, unchanged since Read returned them
-// (format.Decoder.RecycleLayout): a next sample of that layout is read
-// into them writing its values alone, not every key again.
-func (r *Reader) RecycleLayout(m []timeline.Metric, layout uint64) { r.dec.RecycleLayout(m, layout) }
-
 // load reads and decompresses segment i into dec. A segment cut short or
 // damaged keeps whatever decompressed before the trouble, and segErr says
 // what the trouble was. segErr also says when the bytes after the

@@ -55,12 +55,10 @@ func TestReaderReadsIntoRecycledMetrics(t *testing.T) {
 	}
 }
 
-// A reader handed back each sample's metrics with their Layout
-// (RecycleLayout) writes only the values where the next sample has that
-// layout, and every key where it has another: the same samples as a reader
-// that allocates, over segments and a layout that changes within one, with
-// the metrics handed back two samples late, as the report does.
-func TestReaderReadsValuesIntoMetricsOfTheirLayout(t *testing.T) {
+// A reader handed back each sample's metrics (Recycle) two samples late,
+// as the report does, reads the same samples as a reader that allocates,
+// over segments and a list of keys that changes within one.
+func TestReaderReadsIntoMetricsHandedBackLate(t *testing.T) {
 	want := samples(300, 4)
 	for i := 150; i < len(want); i++ {
 		want[i].Metrics = append(want[i].Metrics, timeline.Metric{Key: timeline.Key{Name: timeline.GPUTemp, Device: "gpu9"}, Value: 40})
@@ -86,19 +84,19 @@ func TestReaderReadsValuesIntoMetricsOfTheirLayout(t *testing.T) {
 		sameSample(t, i, want[i], s)
 		held = append(held, s)
 		if len(held) > 2 {
-			r.RecycleLayout(held[0].Metrics, held[0].Layout)
+			r.Recycle(held[0].Metrics)
 			held = held[1:]
 		}
 	}
 }
 
-// Samples read with the same Layout have the same keys in the same
-// strings, so a Deriver may skip comparing them: within a segment whose
-// layout stays, one Layout; a new segment (names decoded afresh) or a new
-// layout, another.
-func TestReaderNamesEachLayout(t *testing.T) {
+// Samples read one after another with the same keys have them in the same
+// strings, so the Deriver that compares them checks pointers: within a
+// segment always, and again from a new segment's second sample on (its
+// names are decoded afresh).
+func TestReaderReadsKeysInTheSameStrings(t *testing.T) {
 	want := samples(300, 4)
-	// A GPU found later: the layout changes within a segment.
+	// A GPU found later: the keys change within a segment.
 	for i := 150; i < len(want); i++ {
 		want[i].Metrics = append(want[i].Metrics, timeline.Metric{Key: timeline.Key{Name: timeline.GPUTemp, Device: "gpu9"}, Value: 40})
 	}
@@ -108,9 +106,8 @@ func TestReaderNamesEachLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	first := map[uint64]timeline.Sample{} // each Layout's first sample
-	layouts := 0
-	var last uint64
+	var prev []timeline.Metric
+	afresh := 0 // samples whose keys are those before in new strings
 	for i := 0; ; i++ {
 		s, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -119,30 +116,21 @@ func TestReaderNamesEachLayout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Layout == 0 {
-			t.Fatalf("sample %d read without a Layout", i)
+		same := len(prev) == len(s.Metrics)
+		for j := 0; same && j < len(s.Metrics); j++ {
+			same = prev[j].Key == s.Metrics[j].Key
 		}
-		if s.Layout != last {
-			layouts++
-			last = s.Layout
-		}
-		f, seen := first[s.Layout]
-		if !seen {
-			first[s.Layout] = timeline.Sample{Metrics: slices.Clone(s.Metrics)}
-			continue
-		}
-		if len(f.Metrics) != len(s.Metrics) {
-			t.Fatalf("sample %d: %d metrics with the Layout of %d", i, len(s.Metrics), len(f.Metrics))
-		}
-		for j := range s.Metrics {
-			a, b := f.Metrics[j].Key, s.Metrics[j].Key
-			if a != b || unsafe.StringData(a.Name) != unsafe.StringData(b.Name) || unsafe.StringData(a.Device) != unsafe.StringData(b.Device) {
-				t.Fatalf("sample %d, metric %d: %v, not the %v of its Layout's first sample in the same strings", i, j, b, a)
+		for j := 0; same && j < len(s.Metrics); j++ {
+			a, b := prev[j].Key, s.Metrics[j].Key
+			if unsafe.StringData(a.Name) != unsafe.StringData(b.Name) || unsafe.StringData(a.Device) != unsafe.StringData(b.Device) {
+				afresh++
+				break
 			}
 		}
+		prev = slices.Clone(s.Metrics)
 	}
-	// Five segments of a minute, one of them with the layout's change.
-	if segs := len(rec.segments); layouts != segs+1 {
-		t.Errorf("%d Layouts over %d segments and a layout change, want %d", layouts, segs, segs+1)
+	// Five segments of a minute: the first sample of each but the first.
+	if segs := len(rec.segments); afresh != segs-1 {
+		t.Errorf("%d samples with the keys before in new strings over %d segments, want %d", afresh, segs, segs-1)
 	}
 }

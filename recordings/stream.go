@@ -408,13 +408,10 @@ func (s *StreamReader) readFrame() error {
 	return nil
 }
 
-// RecycleLayout hands back the metrics of a sample Next returned, of the
-// given Sample.Layout, that the caller is done with (format.Decoder's
-// RecycleLayout): a next sample of that layout is decoded into them, only
-// its values written. Not safe beside a running Next.
-func (s *StreamReader) RecycleLayout(m []timeline.Metric, layout uint64) {
-	s.dec.RecycleLayout(m, layout)
-}
+// Recycle hands back the metrics of a sample Next returned that the
+// caller is done with (format.Decoder.Recycle): the next sample is decoded
+// into them. Not safe beside a running Next.
+func (s *StreamReader) Recycle(m []timeline.Metric) { s.dec.Recycle(m) }
 
 // Close stops the reader and releases its decoder; Next returns an error
 // from then on. It may be called while Next runs in another goroutine:

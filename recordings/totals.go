@@ -73,10 +73,7 @@ func (t *fileTotals) bound(s *timeline.Sample, d *format.Decoder) {
 			}
 			return over
 		})
-		if len(s.Metrics) != n {
-			t.metricsLeft += n - len(s.Metrics)
-			s.Layout = 0 // not the layout decoded any more
-		}
+		t.metricsLeft += n - len(s.Metrics)
 	}
 	if len(s.Processes) == 0 {
 		return

@@ -172,58 +172,9 @@ func TestDeriverKeepsItsPlanAcrossFreshStrings(t *testing.T) {
 	}
 }
 
-// Samples that carry their Layout (a reader's) derive as Derive does; a
-// new Layout with new keys makes a new plan.
-func TestDeriverTrustsLayouts(t *testing.T) {
-	first, changed := NewLayout(), NewLayout()
-	var d Deriver
-	var prev *Sample
-	for i := range 7 {
-		cur := sampleAt(float64(i), c(GPUEnergy, "gpu0", float64(i*i)*100), g(GPUUtil, "gpu0", float64(i)))
-		cur.Layout = first
-		if i >= 4 {
-			cur.Metrics[1] = g(GPUTemp, "gpu0", 50)
-			cur.Layout = changed
-		}
-		want := Derive(cur, prev)
-		got := d.Next(cur)
-		if !slices.EqualFunc(got, want, func(a, b Value) bool {
-			return a.Key == b.Key && (a.Value == b.Value || math.IsNaN(a.Value) && math.IsNaN(b.Value))
-		}) {
-			t.Fatalf("tick %d: %v, want %v", i, got, want)
-		}
-		plans := map[int]int{0: 1, 1: 1, 2: 1, 3: 1, 4: 2, 5: 2, 6: 2}[i]
-		if d.Layout() != plans {
-			t.Errorf("tick %d: %d plans made, want %d", i, d.Layout(), plans)
-		}
-		prev = cur
-	}
-}
-
-// A Deriver that follows samples derived elsewhere, then derives again,
-// names the values of the layout it now has, not those of the last one it
-// derived itself.
-func TestDeriverFollowsThenDerivesTheNewLayout(t *testing.T) {
-	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	a := func(s int) *Sample {
-		return &Sample{At: at.Add(time.Duration(s) * time.Second), Metrics: []Metric{{Key: Key{Name: GPUUtil, Device: "gpu0"}, Value: 10}}}
-	}
-	b := func(s int) *Sample {
-		return &Sample{At: at.Add(time.Duration(s) * time.Second), Metrics: []Metric{{Key: Key{Name: GPUTemp, Device: "gpu1"}, Value: 60}}}
-	}
-	var d Deriver
-	d.Next(a(0))
-	d.Follow(b(1))
-	d.Follow(b(2))
-	out := d.Next(b(3))
-	if len(out) != 1 || out[0].Key != (Key{Name: GPUTemp, Device: "gpu1"}) || out[0].Value != 60 {
-		t.Fatalf("derived %v after following another layout, want gpu1's temperature", out)
-	}
-}
-
 // Counted says where a GPU's power came from its energy counter, which the
 // report names as its energy's source: only where the counter's rate beat
-// the gauge, whether the Deriver derived the samples or followed them.
+// the gauge.
 func TestCountedOnlyWhereTheCounterWon(t *testing.T) {
 	energy := Key{GPUEnergy, "gpu0"}
 	samples := func(step float64) []*Sample {
@@ -237,27 +188,24 @@ func TestCountedOnlyWhereTheCounterWon(t *testing.T) {
 		step float64
 		want bool
 	}{{0.25, false}, {1, false}, {15, true}} {
-		var next, follow Deriver
+		var d Deriver
 		for _, s := range samples(tt.step) {
-			next.Next(s)
-			follow.Follow(s)
+			d.Next(s)
 		}
-		if got := next.Counted(energy); got != tt.want {
-			t.Errorf("samples %v s apart, Next: Counted = %v, want %v", tt.step, got, tt.want)
+		if got := d.Counted(energy); got != tt.want {
+			t.Errorf("samples %v s apart: Counted = %v, want %v", tt.step, got, tt.want)
 		}
-		if got := follow.Counted(energy); got != tt.want {
-			t.Errorf("samples %v s apart, Follow: Counted = %v, want %v", tt.step, got, tt.want)
+		if got := slices.Contains(d.CountedKeys(), energy); got != tt.want {
+			t.Errorf("samples %v s apart: CountedKeys has the energy counter: %v, want %v", tt.step, got, tt.want)
 		}
 	}
 	// Samples 15 s apart whose counter was not read (NaN): the gauge's.
-	var nanNext, nanFollow Deriver
+	var nan Deriver
 	for i := range 3 {
-		s := sampleAt(float64(i)*15, g(GPUPower, "gpu0", 600), c(GPUEnergy, "gpu0", math.NaN()))
-		nanNext.Next(s)
-		nanFollow.Follow(s)
+		nan.Next(sampleAt(float64(i)*15, g(GPUPower, "gpu0", 600), c(GPUEnergy, "gpu0", math.NaN())))
 	}
-	if nanNext.Counted(energy) || nanFollow.Counted(energy) {
-		t.Errorf("a counter never read: Counted = %v (Next), %v (Follow)", nanNext.Counted(energy), nanFollow.Counted(energy))
+	if nan.Counted(energy) {
+		t.Error("a counter never read: Counted = true")
 	}
 	// A counter alone in its slot is always behind its value.
 	var d Deriver
@@ -267,17 +215,17 @@ func TestCountedOnlyWhereTheCounterWon(t *testing.T) {
 	}
 }
 
-// A Deriver whose samples go from one Layout to another and back (a host
-// of a session missing a tick) finds the plans it made before: the values
-// are Derive's, and Layout is that of the plan found.
+// A Deriver whose samples go from one list of keys to another and back (a
+// host of a session missing a tick) finds the plans it made before: the
+// values are Derive's, and Layout is that of the plan found.
 func TestDeriverKeepsPlans(t *testing.T) {
-	full, short := NewLayout(), NewLayout()
 	var d Deriver
 	var prev *Sample
-	gens := map[[2]uint64]int{}
-	for i, l := range []uint64{full, full, short, full, full, short, full, full} {
+	var prevShort bool
+	gens := map[[2]bool]int{}
+	for i, short := range []bool{false, false, true, false, false, true, false, false} {
 		cur := sampleAt(float64(i), c(GPUEnergy, "gpu0", float64(i*i)*100), g(GPUUtil, "gpu0", float64(i)), c(GPUEnergy, "gpu1", float64(i)*100))
-		if cur.Layout = l; l == short {
+		if short {
 			cur.Metrics = cur.Metrics[:2]
 		}
 		want := Derive(cur, prev)
@@ -288,13 +236,13 @@ func TestDeriverKeepsPlans(t *testing.T) {
 			t.Fatalf("tick %d: %v, want %v", i, got, want)
 		}
 		if prev != nil {
-			pair := [2]uint64{l, prev.Layout}
+			pair := [2]bool{short, prevShort}
 			if gen, ok := gens[pair]; ok && gen != d.Layout() {
 				t.Errorf("tick %d: plan %d, the same layouts had %d", i, d.Layout(), gen)
 			}
 			gens[pair] = d.Layout()
 		}
-		prev = cur
+		prev, prevShort = cur, short
 	}
 	// One for each list of keys, however often the host is missing.
 	if d.plans != 2 {

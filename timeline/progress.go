@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"slices"
 	"time"
 )
 
@@ -41,8 +42,10 @@ func (s *Store) addProgress(p Progress) {
 
 // Counted says whether the raw counter k lay behind a display value
 // (Deriver.Counted): GPUEnergy, where a GPU's power came from its energy
-// counter.
-func (s *Store) Counted(k Key) bool { return s.deriver.Counted(k) }
+// counter. Of samples derived upstream, the upstream Deriver says.
+func (s *Store) Counted(k Key) bool {
+	return s.deriver.Counted(k) || slices.Contains(s.derivedCounted, k)
+}
 
 // Progress returns the job's progress readings, oldest first (not to be
 // changed).

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
@@ -132,20 +131,7 @@ type Sample struct {
 	// further down files those values instead of deriving them again; nil
 	// where nothing derived it (a replay). Never recorded.
 	Derived *Derived
-	// Layout, where not 0, names the keys of Metrics: samples with the
-	// same Layout have the same keys in the same order, in the same
-	// strings (NewLayout), so a Deriver need not compare them. Whoever
-	// changes the keys of a sample that has one sets it to 0. Never
-	// recorded.
-	Layout uint64
 }
-
-// lastLayout is the last Layout NewLayout handed out.
-var lastLayout atomic.Uint64
-
-// NewLayout returns a Sample.Layout no sample of this process has had:
-// a reader takes one for each new list of keys it decodes.
-func NewLayout() uint64 { return lastLayout.Add(1) }
 
 // Derived is what a Deriver made of a sample (Deriver.Next): its display
 // values by series, and the Deriver's tally, so far, of the values it left
@@ -158,6 +144,9 @@ type Derived struct {
 	IDs        []SeriesID
 	Numbers    []float64
 	OutOfRange []OutOfRange
+	// Counted are the raw counters the Deriver has derived display values
+	// from so far (Deriver.CountedKeys).
+	Counted []Key
 }
 
 // Value returns the value of key in s and whether s has it.

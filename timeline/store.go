@@ -117,10 +117,12 @@ type Store struct {
 	foreign     *Schema
 	fromForeign []SeriesID
 	foreignIDs  []SeriesID
-	// derivedOut is the upstream Deriver's tally, from the newest sample
-	// that came derived (Sample.Derived).
-	derivedOut []OutOfRange
-	jump       Jump // samples left out for coming too long after the last
+	// derivedOut is the upstream Deriver's tally, and derivedCounted its
+	// counters behind values, from the newest sample that came derived
+	// (Sample.Derived).
+	derivedOut     []OutOfRange
+	derivedCounted []Key
+	jump           Jump // samples left out for coming too long after the last
 	// rawValues is StoreOptions.RawValues.
 	rawValues int
 	// fromFirst is StoreOptions.ReadFromFirst.
@@ -227,12 +229,11 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 	var ids []SeriesID
 	if d := smp.Derived; d != nil && d.Schema != nil && (vals != nil || len(d.Numbers) == len(d.IDs)) {
 		// Derived once, upstream: file what the pipeline's Judge made.
-		s.derivedOut = d.OutOfRange
+		s.derivedOut, s.derivedCounted = d.OutOfRange, d.Counted
 		if vals == nil {
 			nums = d.Numbers
 		}
 		ids = s.filing(d.Schema, d.IDs)
-		s.deriver.Follow(smp)
 	} else {
 		s.adopt(s.deriver.Schema())
 		values = s.deriver.Next(smp)

@@ -56,7 +56,7 @@ func (c *fakeConn) send(ev Event) bool {
 	w := wireEvent{Info: ev.Info}
 	if s := ev.Sample; s != nil {
 		w.Sample = &wireSample{At: s.At, Metrics: s.Metrics, Probes: s.Probes, Processes: s.Processes,
-			Owners: s.Owners, Markers: s.Markers, Progress: s.Progress, Layout: s.Layout}
+			Owners: s.Owners, Markers: s.Markers, Progress: s.Progress}
 	}
 	return c.enc.Encode(w) == nil
 }
@@ -76,7 +76,6 @@ type wireSample struct {
 	Owners    []timeline.Owner
 	Markers   []timeline.Marker
 	Progress  []timeline.Progress
-	Layout    uint64
 }
 
 // end makes the stream end as a process that exited with code and stderr.
@@ -136,7 +135,7 @@ func (f gobFeed) Next() (Event, error) {
 	ev := Event{Info: w.Info}
 	if s := w.Sample; s != nil {
 		ev.Sample = &timeline.Sample{At: s.At, Metrics: s.Metrics, Probes: s.Probes, Processes: s.Processes,
-			Owners: s.Owners, Markers: s.Markers, Progress: s.Progress, Layout: s.Layout}
+			Owners: s.Owners, Markers: s.Markers, Progress: s.Progress}
 	}
 	return ev, err
 }

@@ -24,7 +24,7 @@ type Feed interface {
 // once merged, to decode the next one into: 64 hosts' samples are 1.5 MB a
 // second of garbage otherwise.
 type recycler interface {
-	Recycle(m []timeline.Metric, layout uint64)
+	Recycle(m []timeline.Metric)
 }
 
 // Event is one thing a host's stream carries.
@@ -73,10 +73,9 @@ type host struct {
 	conn     Conn  // the connection now, for hangUp; nil between them
 	received int64 // bytes read from its stream, for the wire figure
 	lag      lag   // how far the host's sample times run behind arrival
-	// spare are the metrics of a sample merged since, of spareLayout,
-	// for the feed to decode the next one into (recycler).
-	spare       []timeline.Metric
-	spareLayout uint64
+	// spare are the metrics of a sample merged since, for the feed to
+	// decode the next one into (recycler).
+	spare []timeline.Metric
 
 	settledOnce func()
 }
@@ -204,11 +203,11 @@ func (h *host) follow(conn Conn, watchdog *time.Timer) (bool, error) {
 	for {
 		if recycle != nil {
 			h.mu.Lock()
-			m, layout := h.spare, h.spareLayout
+			m := h.spare
 			h.spare = nil
 			h.mu.Unlock()
 			if m != nil {
-				recycle.Recycle(m, layout)
+				recycle.Recycle(m)
 			}
 		}
 		ev, err := feed.Next()
@@ -387,7 +386,7 @@ func (h *host) giveBack(s *timeline.Sample) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if cap(s.Metrics) > cap(h.spare) {
-		h.spare, h.spareLayout = s.Metrics, s.Layout
+		h.spare = s.Metrics
 	}
 }
 

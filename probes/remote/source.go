@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/xid"
@@ -71,8 +72,7 @@ type Source struct {
 	nextTick            time.Time
 	marks               []timeline.Marker
 	recent              map[string]time.Time // marker texts given lately, by when
-	layout              mergedLayout
-	lastMetrics         int // how many metrics the last tick's sample had
+	lastMetrics         int                  // how many metrics the last tick's sample had
 	// ownersRead says a host read its GPUs' owners since the last tick
 	// (mergeOwners).
 	ownersRead bool
@@ -87,13 +87,14 @@ type hostLayout struct {
 	gpuIndex  map[int]int        // its NVML index → session index
 	devices   map[string]string  // its device name → the session's
 	// held are the keys and kinds of its last sample, as placed (values
-	// unused), and heldLayout that sample's Layout (0: none, or not
-	// named): a tick with nothing due from the host holds its place with
-	// them (gaps). The kind is kept with the key: a gap under a Layout
-	// seen before must read as the same series, or a Deriver that plans
-	// by Layout takes the host's counters for gauges from then on.
-	held       []timeline.Metric
-	heldLayout uint64
+	// unused): a tick with nothing due from the host holds its place with
+	// them (gaps). The kind is kept with the key: a gap must read as the
+	// same series, or the Derivers downstream plan the tick's keys again.
+	// sent are the same keys as the host sent them, where it sent none
+	// that was left out: a next sample of those keys in the same strings
+	// (a stream decodes a segment's names once) is renamed by position.
+	held []timeline.Metric
+	sent []timeline.Key
 	// owners are who held its GPUs when it last read them (session
 	// indexes); ownersRead says it has read them at all.
 	owners     []timeline.Owner
@@ -118,19 +119,32 @@ func overflowNote(host string) string {
 	return fmt.Sprintf("%s named more than %d GPUs or %d devices: the rest are left out", host, maxHostGPUs, maxHostDevices)
 }
 
-// hold notes the keys of the host's sample just placed, of Layout layout.
-// Keys of a Layout seen last time are those held already.
-func (l *hostLayout) hold(placed []timeline.Metric, layout uint64) {
-	if layout != 0 && layout == l.heldLayout {
-		return
+// hold notes the keys of the host's sample smp, placed as placed.
+func (l *hostLayout) hold(smp, placed []timeline.Metric) {
+	l.held, l.sent = append(l.held[:0], placed...), l.sent[:0]
+	if len(smp) == len(placed) {
+		for _, m := range smp {
+			l.sent = append(l.sent, m.Key)
+		}
 	}
-	l.held, l.heldLayout = l.held[:0], layout
-	if layout == 0 {
-		return
+}
+
+// sentAgain says whether ms have the keys of the host's last sample, in
+// the same strings and of the same kinds: a pointer check a key, 580 keys
+// a host each tick.
+func (l *hostLayout) sentAgain(ms []timeline.Metric) bool {
+	if len(ms) != len(l.sent) || len(ms) != len(l.held) {
+		return false
 	}
-	for _, m := range placed {
-		l.held = append(l.held, timeline.Metric{Key: m.Key, Kind: m.Kind})
+	for i := range ms {
+		a, b := &ms[i].Key, &l.sent[i]
+		if unsafe.StringData(a.Name) != unsafe.StringData(b.Name) || len(a.Name) != len(b.Name) ||
+			unsafe.StringData(a.Device) != unsafe.StringData(b.Device) || len(a.Device) != len(b.Device) ||
+			ms[i].Kind != l.held[i].Kind {
+			return false
+		}
 	}
+	return true
 }
 
 // gaps appends the held keys to metrics with no value (NaN): a gap in
@@ -380,7 +394,6 @@ func (s *Source) merge(now time.Time) timeline.Sample {
 	changed := false
 	// As long as the last tick's: one allocation, not a doubling per host.
 	out.Metrics = make([]timeline.Metric, 0, s.lastMetrics)
-	s.layout.start(len(s.hosts))
 	for i, h := range s.hosts {
 		smp, marks, info, st := h.take(now, s.opts.Interval)
 		if info != nil {
@@ -400,23 +413,18 @@ func (s *Source) merge(now time.Time) timeline.Sample {
 		l := &s.perHost[i]
 		switch {
 		case smp != nil:
-			s.layout.placed(i, smp.Layout)
-			from := len(out.Metrics)
 			if s.place(i, smp, &out) {
 				changed = true
 			}
-			l.hold(out.Metrics[from:], smp.Layout)
 			h.giveBack(smp) // copied into out: its metrics are the feed's again
-		case l.heldLayout != 0:
+		default:
 			// Nothing due: the host keeps its place with gaps, as a late
-			// probe does in a sampler, so the tick's keys and Layout are
-			// those of the tick before and neither Deriver downstream
-			// plans 37,000 keys again for one late host.
+			// probe does in a sampler, so the tick's keys are those of the
+			// tick before and neither Deriver downstream plans 37,000 keys
+			// again for one late host.
 			out.Metrics = l.gaps(out.Metrics)
-			s.layout.placed(i, l.heldLayout)
 		}
 	}
-	out.Layout = s.layout.end()
 	s.lastMetrics = len(out.Metrics)
 	s.mergeOwners(&out)
 	if changed {
@@ -553,15 +561,14 @@ func (s *Source) place(i int, smp *timeline.Sample, out *timeline.Sample) bool {
 		l.devices[d] = n
 		return n
 	}
-	if smp.Layout != 0 && smp.Layout == l.heldLayout && len(smp.Metrics) == len(l.held) {
-		// The keys of the host's last sample, in the same order: renamed
-		// as they were then (held), with no device looked up and no key's
-		// device compared, 580 keys a host each tick.
+	if l.sentAgain(smp.Metrics) {
+		// Renamed as they were then, with no device looked up.
 		for j, m := range smp.Metrics {
 			out.Metrics = append(out.Metrics, timeline.Metric{Key: l.held[j].Key, Kind: m.Kind, Value: m.Value})
 		}
 	} else {
 		// A sample lists each device's metrics together: one lookup a device.
+		placed := len(out.Metrics)
 		var from, to string
 		for _, m := range smp.Metrics {
 			if m.Key.Device != from {
@@ -573,6 +580,7 @@ func (s *Source) place(i int, smp *timeline.Sample, out *timeline.Sample) bool {
 			m.Key.Device = to
 			out.Metrics = append(out.Metrics, m)
 		}
+		l.hold(smp.Metrics, out.Metrics[placed:])
 	}
 	for _, p := range smp.Probes {
 		if p.Device = device(p.Device); p.Device != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/gob"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -100,7 +101,9 @@ func TestAHostThatDropsIsAGapThenComesBack(t *testing.T) {
 		for range 10 {
 			s := next(t, src)
 			st := status(s, "b")
-			_, hasB := s.Value(timeline.Key{Name: "util", Device: "gpu1"})
+			// A lost host keeps its place with gaps: its series, no numbers.
+			v, hasB := s.Value(timeline.Key{Name: "util", Device: "gpu1"})
+			hasB = hasB && !math.IsNaN(v)
 			if _, hasA := s.Value(timeline.Key{Name: "util", Device: "gpu0"}); !hasA {
 				t.Errorf("at %v: a is missing while b drops", s.At)
 			}
@@ -571,7 +574,7 @@ func TestConnectionsBeforeTheFirstSample(t *testing.T) {
 }
 
 // recyclingFeed decodes each sample into the metrics handed back last, as
-// the stream decoder does (recordings.StreamReader.RecycleLayout).
+// the stream decoder does (recordings.StreamReader.Recycle).
 type recyclingFeed struct {
 	gobFeed
 	mu       sync.Mutex
@@ -579,7 +582,7 @@ type recyclingFeed struct {
 	recycled int
 }
 
-func (f *recyclingFeed) Recycle(m []timeline.Metric, _ uint64) {
+func (f *recyclingFeed) Recycle(m []timeline.Metric) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.spare = m
@@ -647,4 +650,51 @@ func TestMergedSamplesKeepTheirValuesWhileTheFeedRecycles(t *testing.T) {
 			t.Errorf("no merged sample's metrics went back to the feed")
 		}
 	})
+}
+
+// A host's keys are renamed by position while it sends them again in the
+// same strings, and looked up again where it sends others, even as many:
+// a device of another name in the same place is renamed as its own.
+func TestAHostsKeysAreRenamedAgainWhereTheyChange(t *testing.T) {
+	s := newSource(Options{Hosts: []string{"a", "b"}, Interval: time.Second})
+	for _, h := range s.hosts {
+		h.info = node(2)
+	}
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	sample := func(devices ...string) timeline.Sample {
+		var smp timeline.Sample
+		for _, d := range devices {
+			smp.Metrics = append(smp.Metrics, timeline.Metric{Key: timeline.Key{Name: "util", Device: d}, Value: 1})
+		}
+		return smp
+	}
+	tick := func(a, b timeline.Sample) []timeline.Key {
+		now = now.Add(time.Second)
+		s.hosts[0].queue = append(s.hosts[0].queue[:0], queued{a, now.Add(-time.Second)})
+		s.hosts[1].queue = append(s.hosts[1].queue[:0], queued{b, now.Add(-time.Second)})
+		var keys []timeline.Key
+		for _, m := range s.merge(now).Metrics {
+			keys = append(keys, m.Key)
+		}
+		return keys
+	}
+	first, other := sample("gpu0", "host"), sample("gpu1", "host")
+	want := []timeline.Key{{Name: "util", Device: "gpu0"}, {Name: "util", Device: "host@a"},
+		{Name: "util", Device: "gpu3"}, {Name: "util", Device: "host@b"}}
+	for i, tt := range []struct {
+		a, b timeline.Sample
+		want []timeline.Key
+	}{
+		{first, other, want},
+		{first, other, want}, // the same strings: by position
+		// Host a's first key is another GPU now, in the same place.
+		{other, other, []timeline.Key{{Name: "util", Device: "gpu1"}, want[1], want[2], want[3]}},
+		{first, other, want},
+		// The same keys in strings of their own (a stream's new segment).
+		{sample(strings.Clone("gpu0"), strings.Clone("host")), other, want},
+	} {
+		if got := tick(tt.a, tt.b); !slices.Equal(got, tt.want) {
+			t.Errorf("tick %d: keys %v, want %v", i, got, tt.want)
+		}
+	}
 }

@@ -48,8 +48,8 @@ func (f *streamFeed) Next() (Event, error) {
 }
 
 // Recycle hands back the metrics of a sample Next returned, merged and no
-// longer needed, to be decoded into (recordings.StreamReader.RecycleLayout).
-func (f *streamFeed) Recycle(m []timeline.Metric, layout uint64) { f.sr.RecycleLayout(m, layout) }
+// longer needed, to be decoded into (recordings.StreamReader.Recycle).
+func (f *streamFeed) Recycle(m []timeline.Metric) { f.sr.Recycle(m) }
 
 // Close releases the stream's decoder.
 func (f *streamFeed) Close() error { return f.sr.Close() }

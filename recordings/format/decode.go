@@ -56,17 +56,11 @@ type Decoder struct {
 	pending  timeline.Sample
 	attached bool
 	exc      []exception // scratch: a sample's exceptions
-	// spare are metrics handed back (Recycle) for the next sample, and
-	// spareLayout the Sample.Layout they were decoded with (0: unknown):
-	// of d.layoutOf, they have its keys (RecycleLayout).
-	spare       []timeline.Metric
-	spareLayout uint64
+	// spare are metrics handed back (Recycle) for the next sample.
+	spare []timeline.Metric
 	// spareProbes are probe statuses handed back (RecycleProbes).
 	spareProbes []timeline.ProbeStatus
 	hasErr      []bool // scratch: which statuses have an error text
-	// layoutOf is the Sample.Layout of the samples decoded with d.layout
-	// and the segment's keys; 0 until a sample needs one.
-	layoutOf uint64
 
 	// hints are the snapshots decoded since the reader last took them.
 	Hints []HintSnapshot
@@ -93,23 +87,22 @@ type Decoder struct {
 // stream, whose records come through Feed).
 func (d *Decoder) Reset(data []byte) {
 	*d = Decoder{
-		rest:      data,
-		keys:      d.keys[:0],
-		values:    d.values[:0],
-		layout:    d.layout[:0],
-		probes:    d.probes[:0],
-		probeRows: d.probeRows[:0],
-		tookStats: d.tookStats[:0],
-		exc:       d.exc[:0],
-		hasErr:    d.hasErr[:0],
-		Hints:     d.Hints[:0],
-		strings:   d.strings,
-		plain:     d.plain,
-		keySet:    d.keySet,
-		probeSet:  d.probeSet,
-		Streaming: d.Streaming,
-		spare:     d.spare,
-		// The spare layout is not carried: the segment's keys are new.
+		rest:        data,
+		keys:        d.keys[:0],
+		values:      d.values[:0],
+		layout:      d.layout[:0],
+		probes:      d.probes[:0],
+		probeRows:   d.probeRows[:0],
+		tookStats:   d.tookStats[:0],
+		exc:         d.exc[:0],
+		hasErr:      d.hasErr[:0],
+		Hints:       d.Hints[:0],
+		strings:     d.strings,
+		plain:       d.plain,
+		keySet:      d.keySet,
+		probeSet:    d.probeSet,
+		Streaming:   d.Streaming,
+		spare:       d.spare,
 		spareProbes: d.spareProbes,
 	}
 	clear(d.strings)
@@ -334,10 +327,7 @@ func (d *Decoder) readSample(c *cursor, s *timeline.Sample) {
 	}
 	d.samples++
 	s.At = time.Unix(0, d.lastAt)
-	var fresh bool
-	if d.layout, fresh = d.readLayout(c, d.layout, len(d.keys)); fresh {
-		d.layoutOf = 0
-	}
+	d.layout = d.readLayout(c, d.layout, len(d.keys))
 	d.decoded += len(d.layout)
 	if d.samples > MaxSegmentSamples || d.decoded > maxSegmentValues {
 		c.failWith(ErrPastBounds)
@@ -346,10 +336,6 @@ func (d *Decoder) readSample(c *cursor, s *timeline.Sample) {
 		return
 	}
 	s.Metrics = d.readValues(c)
-	if d.layoutOf == 0 {
-		d.layoutOf = timeline.NewLayout()
-	}
-	s.Layout = d.layoutOf
 }
 
 // readValues reads the values of a sample whose layout is d.layout: the
@@ -373,12 +359,7 @@ func (d *Decoder) readValues(c *cursor) []timeline.Metric {
 	}
 	br := bitReader{b: c.b}
 	out := d.spare
-	// Metrics of this very layout have its keys and kinds already: only
-	// the values are written. The keys are pointers the collector hears of
-	// while it marks, and the metrics handed back were read a while ago,
-	// out of the cache: 40 bytes a value less to write into them.
-	keyed := d.spareLayout != 0 && d.spareLayout == d.layoutOf && len(out) == len(d.layout)
-	d.spare, d.spareLayout = nil, 0
+	d.spare = nil
 	if cap(out) < len(d.layout) {
 		out = make([]timeline.Metric, len(d.layout))
 	}
@@ -406,13 +387,8 @@ func (d *Decoder) readValues(c *cursor) []timeline.Metric {
 		}
 		// Field by field: a Metric built whole goes through the stack,
 		// and reading it back stalled on the stores just made.
-		m := &out[i]
-		if keyed {
-			m.Value = v
-		} else {
-			k := &d.keys[id]
-			m.Key, m.Kind, m.Value = k.key, k.kind, v
-		}
+		m, k := &out[i], &d.keys[id]
+		m.Key, m.Kind, m.Value = k.key, k.kind, v
 	}
 	c.b = br.rest(c.b)
 	return out
@@ -424,7 +400,7 @@ func (d *Decoder) readValues(c *cursor) []timeline.Metric {
 // garbage for the collector.
 func (d *Decoder) Recycle(m []timeline.Metric) {
 	if cap(m) > cap(d.spare) {
-		d.spare, d.spareLayout = m[:0], 0
+		d.spare = m[:0]
 	}
 }
 
@@ -437,38 +413,29 @@ func (d *Decoder) RecycleProbes(p []timeline.ProbeStatus) {
 	}
 }
 
-// RecycleLayout is Recycle of the metrics of a sample of the given
-// Sample.Layout, as Next returned them, unchanged: where the next sample
-// has that layout, only its values are written into them.
-func (d *Decoder) RecycleLayout(m []timeline.Metric, layout uint64) {
-	if cap(m) >= cap(d.spare) {
-		d.spare, d.spareLayout = m, layout
-	}
-}
-
-// readLayout reads a list of ids written by appendLayout, each below max;
-// fresh says it is not prev, as before.
-func (d *Decoder) readLayout(c *cursor, prev []int, max int) (ids []int, fresh bool) {
+// readLayout reads a list of ids written by appendLayout, each below max:
+// prev where it says the list is as before.
+func (d *Decoder) readLayout(c *cursor, prev []int, max int) []int {
 	n := c.uvarint()
 	if n == 0 {
-		return prev, false
+		return prev
 	}
 	if n-1 > uint64(len(c.b)) { // every id takes at least a byte
 		c.fail()
-		return prev, true
+		return prev
 	}
-	ids = prev[:0]
+	ids := prev[:0]
 	next := int64(0)
 	for range n - 1 {
 		id := next + c.varint()
 		if id < 0 || id >= int64(max) {
 			c.fail()
-			return ids, true
+			return ids
 		}
 		ids = append(ids, int(id))
 		next = id + 1
 	}
-	return ids, true
+	return ids
 }
 
 // HeaderCopy reads the copy of the header that opens the segment the

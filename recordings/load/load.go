@@ -46,10 +46,6 @@ func Recording(r *recordings.Reader, path string, lo, hi time.Time) (store *time
 	filed := make(chan struct{})
 	go func() {
 		defer close(filed)
-		// A batch goes back once the next one is filed: the store's
-		// Deriver keeps the sample before (Deriver.Follow), the last of
-		// the batch before.
-		var last []loadedSample
 		for batch := range judged {
 			for i := range batch {
 				if ls := &batch[i]; ls.s.Derived == &ls.derived {
@@ -58,16 +54,9 @@ func Recording(r *recordings.Reader, path string, lo, hi time.Time) (store *time
 					store.Add(&ls.s)
 				}
 			}
-			if last != nil {
-				spent <- last[:0]
-			}
-			last = batch
+			spent <- batch[:0]
 		}
 	}()
-	// held are the metrics of the last sample taken, of heldLayout: the
-	// Engine derives the next one against them.
-	var held []timeline.Metric
-	var heldLayout uint64
 	for batch := range read {
 		for i := range batch {
 			ls := &batch[i]
@@ -77,16 +66,11 @@ func Recording(r *recordings.Reader, path string, lo, hi time.Time) (store *time
 			// The store gets the numbers as float32 (what it keeps), in
 			// the slot's own slice: the Engine's are its own until its
 			// next sample.
-			var taken bool
-			if ls.vals, taken = eng.AddDerived(&ls.s, &ls.derived, ls.vals); !taken {
-				ls.spare, ls.spareLayout = ls.s.Metrics, ls.s.Layout
-				continue
-			}
-			// The metrics the Engine is done with go back to the reader
-			// with the slot, to be read into (Reader.Recycle): a day's
-			// are 2.4 GB otherwise.
-			ls.spare, held = held, ls.s.Metrics
-			ls.spareLayout, heldLayout = heldLayout, ls.s.Layout
+			ls.vals, _ = eng.AddDerived(&ls.s, &ls.derived, ls.vals)
+			// The metrics go back to the reader with the slot once the
+			// store has filed it, to be read into (Reader.Recycle): a
+			// day's are 2.4 GB otherwise.
+			ls.spare = ls.s.Metrics
 		}
 		judged <- batch
 	}
@@ -134,11 +118,9 @@ type loadedSample struct {
 	derived timeline.Derived
 	// vals are derived's numbers as float32 (Engine.AddDerived).
 	vals []float32
-	// spare are metrics the Engine is done with, to read the slot's next
-	// sample into, and spareLayout their Sample.Layout
-	// (Reader.RecycleLayout).
-	spare       []timeline.Metric
-	spareLayout uint64
+	// spare are the metrics of the slot's last sample, filed, to read its
+	// next sample into (Reader.Recycle).
+	spare []timeline.Metric
 }
 
 // readSamples reads the samples from lo to those the screen with its
@@ -153,7 +135,7 @@ func readSamples(r *recordings.Reader, lo, hi time.Time, out chan<- []loadedSamp
 		if n := len(batch); n < cap(batch) {
 			slot := &batch[:n+1][n]
 			if slot.spare != nil {
-				r.RecycleLayout(slot.spare, slot.spareLayout)
+				r.Recycle(slot.spare)
 				slot.spare = nil
 			}
 			// The slot's last sample is filed: the Engine and the store
@@ -176,7 +158,7 @@ func readSamples(r *recordings.Reader, lo, hi time.Time, out chan<- []loadedSamp
 			break
 		}
 		if s.At.Before(lo) {
-			r.RecycleLayout(s.Metrics, s.Layout)
+			r.Recycle(s.Metrics)
 			r.RecycleProbes(s.Probes)
 			continue
 		}

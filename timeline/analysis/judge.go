@@ -79,7 +79,7 @@ func (j *Judge) Take(s *timeline.Sample, info timeline.SourceInfo) {
 	}
 	j.latestIDs = j.engine.deriver.IDs()
 	s.Derived = &timeline.Derived{Schema: j.engine.deriver.Schema(), IDs: j.latestIDs, Numbers: j.latest,
-		OutOfRange: j.engine.deriver.OutOfRange()}
+		OutOfRange: j.engine.deriver.OutOfRange(), Counted: j.engine.deriver.CountedKeys()}
 }
 
 // AddDerived is Add for a reader that files each sample in a Store beside
@@ -95,7 +95,8 @@ func (e *Engine) AddDerived(s *timeline.Sample, d *timeline.Derived, vals []floa
 	if e.samples == n {
 		return vals, false
 	}
-	*d = timeline.Derived{Schema: e.deriver.Schema(), IDs: e.deriver.IDs(), OutOfRange: e.deriver.OutOfRange()}
+	*d = timeline.Derived{Schema: e.deriver.Schema(), IDs: e.deriver.IDs(), OutOfRange: e.deriver.OutOfRange(),
+		Counted: e.deriver.CountedKeys()}
 	vals = slices.Grow(vals[:0], len(e.values))[:len(e.values)]
 	for i, v := range e.values {
 		vals[i] = float32(v.Value)

@@ -123,18 +123,17 @@ func TestAStoreFilesWhatAddDerivedHandsOn(t *testing.T) {
 	}
 }
 
-// Samples of one Layout share their values' series, and each
+// Samples of the same keys share their values' series, and each
 // has numbers of its own: what a store files of them and what an exporter
 // publishes (Latest) are each sample's, never the one before's.
 func TestJudgedSamplesShareKeysNotNumbers(t *testing.T) {
 	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	layout := timeline.NewLayout()
 	info := timeline.SourceInfo{GPUs: []timeline.GPUInfo{{Index: 0}}}
 	judge := NewJudge(info)
 	store := timeline.NewStore(timeline.StoreOptions{})
 	var handed []*timeline.Derived
 	for i := range 3 {
-		s := timeline.Sample{At: t0.Add(time.Duration(i) * time.Second), Layout: layout, Metrics: []timeline.Metric{
+		s := timeline.Sample{At: t0.Add(time.Duration(i) * time.Second), Metrics: []timeline.Metric{
 			{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: float64(10 * (i + 1))},
 		}}
 		judge.Take(&s, info)

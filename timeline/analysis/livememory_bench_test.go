@@ -107,12 +107,11 @@ func liveHeld(b *testing.B, hosts int, span time.Duration) float64 {
 // merger makes one sample of hosts machines out of one machine's: host h
 // reads what the demo read h seconds before (so no two hosts read alike),
 // its GPUs numbered from h*8 and its other devices NAME@nodeH, as the
-// remote merge numbers them; the keys keep one Layout while the demo's do.
+// remote merge numbers them, in the same strings tick after tick.
 type merger struct {
 	past    [][]timeline.Metric // the demo's last samples, newest first
 	keys    []timeline.Key      // the demo's keys the renames are of
 	renamed [][]timeline.Key    // per host, each demo key renamed
-	layout  uint64
 	info    timeline.SourceInfo
 }
 
@@ -122,7 +121,7 @@ func (m *merger) merge(s timeline.Sample, info timeline.SourceInfo, hosts int) (
 		keys[i] = mt.Key
 	}
 	if !slices.Equal(keys, m.keys) || len(m.info.GPUs) != hosts*len(info.GPUs) {
-		m.keys, m.layout, m.past = keys, timeline.NewLayout(), nil
+		m.keys, m.past = keys, nil
 		m.renamed = make([][]timeline.Key, hosts)
 		m.info = info
 		m.info.GPUs, m.info.Hosts = nil, nil
@@ -148,7 +147,7 @@ func (m *merger) merge(s timeline.Sample, info timeline.SourceInfo, hosts int) (
 	if len(m.past) > hosts {
 		m.past = m.past[:hosts]
 	}
-	out := timeline.Sample{At: s.At, Layout: m.layout, Metrics: make([]timeline.Metric, 0, hosts*len(s.Metrics))}
+	out := timeline.Sample{At: s.At, Metrics: make([]timeline.Metric, 0, hosts*len(s.Metrics))}
 	for h := range hosts {
 		past := m.past[min(h, len(m.past)-1)]
 		for i, mt := range past {
