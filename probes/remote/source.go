@@ -129,22 +129,25 @@ func (l *hostLayout) hold(smp, placed []timeline.Metric) {
 	}
 }
 
-// sentAgain says whether ms have the keys of the host's last sample, in
-// the same strings and of the same kinds: a pointer check a key, 580 keys
-// a host each tick.
-func (l *hostLayout) sentAgain(ms []timeline.Metric) bool {
+// renameAgain appends ms to out renamed as the host's last sample was,
+// where ms have its keys in the same strings and of the same kinds: a
+// pointer check a key, made as each is copied (580 a host each tick).
+// Where they have not, it says so and out is as it was.
+func (l *hostLayout) renameAgain(out, ms []timeline.Metric) ([]timeline.Metric, bool) {
 	if len(ms) != len(l.sent) || len(ms) != len(l.held) {
-		return false
+		return out, false
 	}
+	start := len(out)
 	for i := range ms {
-		a, b := &ms[i].Key, &l.sent[i]
-		if unsafe.StringData(a.Name) != unsafe.StringData(b.Name) || len(a.Name) != len(b.Name) ||
-			unsafe.StringData(a.Device) != unsafe.StringData(b.Device) || len(a.Device) != len(b.Device) ||
-			ms[i].Kind != l.held[i].Kind {
-			return false
+		m, sent, held := &ms[i], &l.sent[i], &l.held[i]
+		if unsafe.StringData(m.Key.Name) != unsafe.StringData(sent.Name) || len(m.Key.Name) != len(sent.Name) ||
+			unsafe.StringData(m.Key.Device) != unsafe.StringData(sent.Device) || len(m.Key.Device) != len(sent.Device) ||
+			m.Kind != held.Kind {
+			return out[:start], false
 		}
+		out = append(out, timeline.Metric{Key: held.Key, Kind: m.Kind, Value: m.Value})
 	}
-	return true
+	return out, true
 }
 
 // gaps appends the held keys to metrics with no value (NaN): a gap in
@@ -561,12 +564,8 @@ func (s *Source) place(i int, smp *timeline.Sample, out *timeline.Sample) bool {
 		l.devices[d] = n
 		return n
 	}
-	if l.sentAgain(smp.Metrics) {
-		// Renamed as they were then, with no device looked up.
-		for j, m := range smp.Metrics {
-			out.Metrics = append(out.Metrics, timeline.Metric{Key: l.held[j].Key, Kind: m.Kind, Value: m.Value})
-		}
-	} else {
+	var again bool
+	if out.Metrics, again = l.renameAgain(out.Metrics, smp.Metrics); !again {
 		// A sample lists each device's metrics together: one lookup a device.
 		placed := len(out.Metrics)
 		var from, to string
