@@ -38,7 +38,8 @@ func (e *Engine) keepWithin() {
 		return
 	}
 	e.pageAsked = page
-	// The PCIe logs go with the columns, not counted: a byte a figure.
+	// The PCIe and NVLink logs go with the columns, not counted: a byte a
+	// figure, a run a change of a GPU's links.
 	var all []frame.Paged
 	for _, g := range e.f.GPUs {
 		all = append(all, g.AllSeries()...)
@@ -60,5 +61,8 @@ func (e *Engine) keepWithin() {
 	}
 	for _, lg := range e.health.link {
 		lg.cols.Release(e.heldFrom)
+	}
+	for _, lg := range e.health.nvl {
+		lg.release(e.heldFrom)
 	}
 }

@@ -312,6 +312,27 @@ func (lg *nvlinkLog) commit() {
 	lg.runs = append(lg.runs, nvlRun{col: lg.col, c: lg.cur})
 }
 
+// release lets go of the runs that end at or before column from, and
+// starts the first one kept at from: the Engine let go of the columns
+// before it (Engine.keepWithin), and a day of 64 hosts' links changing
+// their state every minute or so is 27 MB of runs.
+func (lg *nvlinkLog) release(from int) {
+	drop := 0
+	for ; drop < len(lg.runs); drop++ {
+		end := lg.col // the last run ends where the column being filled begins
+		if drop+1 < len(lg.runs) {
+			end = lg.runs[drop+1].col
+		}
+		if end > from {
+			break
+		}
+	}
+	lg.runs = append(lg.runs[:0], lg.runs[drop:]...)
+	if len(lg.runs) > 0 && lg.runs[0].col < from {
+		lg.runs[0].col = from
+	}
+}
+
 // each calls fn for each run of equal columns below n, as the columns
 // [lo, hi) it covers, and then for the column being filled.
 func (lg *nvlinkLog) each(n int, fn func(lo, hi int, c nvlCol)) {

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -177,5 +178,33 @@ func BenchmarkEngineNVLink(b *testing.B) {
 				e.Hints(s.At)
 			}
 		})
+	}
+}
+
+// A GPU's NVLink log lets go of the runs before the columns the Engine
+// still holds, and says nothing of the columns before them: the runs that
+// end by then go, the one that spans it starts there.
+func TestNVLinkLogLetsGoOfRunsWithTheColumns(t *testing.T) {
+	a, b, c := nvlCol{links: 18}, nvlCol{links: 18, busy: true}, nvlCol{links: 18, down: 1, known: true}
+	type run struct {
+		lo, hi int
+		c      nvlCol
+	}
+	for _, tt := range []struct {
+		from int
+		want []run
+	}{
+		{0, []run{{0, 100, a}, {100, 300, b}, {300, 600, c}, {600, 601, a}}},
+		{100, []run{{100, 300, b}, {300, 600, c}, {600, 601, a}}},
+		{200, []run{{200, 300, b}, {300, 600, c}, {600, 601, a}}},
+		{600, []run{{600, 601, a}}},
+	} {
+		lg := &nvlinkLog{runs: []nvlRun{{0, a}, {100, b}, {300, c}}, col: 600, cur: a}
+		lg.release(tt.from)
+		var got []run
+		lg.each(1000, func(lo, hi int, c nvlCol) { got = append(got, run{lo, hi, c}) })
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("let go before %d: runs %v, want %v", tt.from, got, tt.want)
+		}
 	}
 }
