@@ -356,7 +356,7 @@ func sameLayout(keys []keyKind, s *Sample) bool {
 		if keys[i].kind != m.Kind {
 			return false
 		}
-		if sameStrings(keys[i].Key, m.Key) {
+		if SameStrings(keys[i].Key, m.Key) {
 			continue
 		}
 		if keys[i].Key != m.Key {
@@ -367,10 +367,12 @@ func sameLayout(keys []keyKind, s *Sample) bool {
 	return true
 }
 
-// sameStrings says whether a and b share their strings' bytes.
-func sameStrings(a, b Key) bool {
-	return unsafe.StringData(a.Name) == unsafe.StringData(b.Name) &&
-		unsafe.StringData(a.Device) == unsafe.StringData(b.Device)
+// SameStrings says whether a and b are the same key in the very same
+// strings: a pointer check, where comparing equal copies reads both. A
+// string's length counts too: "gpu1" may be the start of "gpu10".
+func SameStrings(a, b Key) bool {
+	return unsafe.StringData(a.Name) == unsafe.StringData(b.Name) && len(a.Name) == len(b.Name) &&
+		unsafe.StringData(a.Device) == unsafe.StringData(b.Device) && len(a.Device) == len(b.Device)
 }
 
 // counterOf is the index of the rated counter k in d.state, made on first

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/xid"
@@ -140,9 +139,7 @@ func (l *hostLayout) renameAgain(out, ms []timeline.Metric) ([]timeline.Metric, 
 	start := len(out)
 	for i := range ms {
 		m, sent, held := &ms[i], &l.sent[i], &l.held[i]
-		if unsafe.StringData(m.Key.Name) != unsafe.StringData(sent.Name) || len(m.Key.Name) != len(sent.Name) ||
-			unsafe.StringData(m.Key.Device) != unsafe.StringData(sent.Device) || len(m.Key.Device) != len(sent.Device) ||
-			m.Kind != held.Kind {
+		if !timeline.SameStrings(m.Key, *sent) || m.Kind != held.Kind {
 			return out[:start], false
 		}
 		out = append(out, timeline.Metric{Key: held.Key, Kind: m.Kind, Value: m.Value})
