@@ -27,8 +27,8 @@ type FrozenGPU struct {
 	jitters  bool             // the run's figures include one a live GPU never holds still
 	// changed has a bit per column: its figures differ from the closed
 	// column before it.
-	changed []uint64
-	closed  []uint64 // a bit per column closed with figures (not held, not empty)
+	changed columnBits
+	closed  columnBits // a bit per column closed with figures (not held, not empty)
 	Spans   []FrozenSpan
 }
 
@@ -59,11 +59,28 @@ func (sp FrozenSpan) Readings() string {
 	return strings.Join(parts, ", ")
 }
 
-func setBit(bits *[]uint64, i int) {
-	for len(*bits) <= i/64 {
-		*bits = append(*bits, 0)
+// columnBits is a bit per column, of the columns from the word from on:
+// only the last FrozenMin of them is ever read, and a week of 512 GPUs
+// must not hold a bit per column of each.
+type columnBits struct {
+	words []uint64
+	from  int // the word words[0] is
+}
+
+func (b *columnBits) set(i int) {
+	for b.from+len(b.words) <= i/64 {
+		b.words = append(b.words, 0)
 	}
-	(*bits)[i/64] |= 1 << (i % 64)
+	b.words[i/64-b.from] |= 1 << (i % 64)
+}
+
+// forget lets go of the bits of the columns before col, 4,096 columns or
+// more at a time.
+func (b *columnBits) forget(col int) {
+	if k := col/64 - b.from; k >= 64 && k <= len(b.words) {
+		b.words = b.words[:copy(b.words, b.words[k:])]
+		b.from += k
+	}
 }
 
 // columnFigures are a GPU's figures in column i, the throttle bits as a
@@ -110,13 +127,16 @@ func (fl *FrozenLog) Close(f *Frame, g *GPU, i int) (unfrozen bool) {
 		fg.have = false
 		return false
 	}
-	setBit(&fg.closed, i)
 	o := f.Opts
+	window := int(o.FrozenMin / f.Step) // what livelyBefore reads back
+	fg.closed.forget(i - window)
+	fg.changed.forget(i - window)
+	fg.closed.set(i)
 	same := fg.have && sameFigures(&v, &fg.last)
 	switch {
 	case !same:
 		if fg.have {
-			setBit(&fg.changed, i)
+			fg.changed.set(i)
 		}
 		// Parked at its clock's idle floor (P8), a GPU's draw can hold to
 		// the hundredth of a watt for minutes: regad's idle V100s read
@@ -152,16 +172,16 @@ const frozenMinColumns = 8
 // the (four or more) closed columns of the FrozenMin before column i.
 func (fg *FrozenGPU) livelyBefore(f *Frame, i int) bool {
 	lo := max(0, i-int(f.Opts.FrozenMin/f.Step))
-	n, changed := countBits(fg.closed, lo, i), countBits(fg.changed, lo, i)
+	n, changed := fg.closed.count(lo, i), fg.changed.count(lo, i)
 	return n >= 4 && 2*changed >= n
 }
 
-// countBits counts the bits set in [lo, hi): a few words, whatever the
-// window (it is asked at every column of every GPU).
-func countBits(b []uint64, lo, hi int) int {
+// count counts the bits set in [lo, hi), of columns not forgotten: a few
+// words, whatever the window (it is asked at every column of every GPU).
+func (b *columnBits) count(lo, hi int) int {
 	n := 0
-	for w := lo / 64; w <= (hi-1)/64 && w < len(b) && lo < hi; w++ {
-		word := b[w]
+	for w := max(lo/64, b.from); w <= (hi-1)/64 && w < b.from+len(b.words) && lo < hi; w++ {
+		word := b.words[w-b.from]
 		if w == lo/64 {
 			word &^= 1<<(lo%64) - 1
 		}

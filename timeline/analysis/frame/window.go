@@ -106,13 +106,14 @@ func (f *Frame) Holds(key HoldKey, judge func(w Span, in bool) bool, edge func(i
 	}
 	var raw []Stretch
 	if hasTrail && (st.in || !extendOnly) {
-		// A copy: the trailing window's verdict is for this view alone.
+		// A copy: the trailing window's verdict is for this view alone (a
+		// stretch it closes is appended to a copy of out).
 		t := *st
-		t.out = slices.Clone(st.out)
+		t.out = st.out[:len(st.out):len(st.out)]
 		t.step(trail, false, func(in bool) bool { return judge(trail, in) })
 		raw = t.finish()
 	} else {
-		raw = st.clone().finish()
+		raw = st.finish()
 	}
 	minLen := int(max(f.Opts.Window, time.Duration(key.Mult)*f.Opts.Window/2) / f.Step)
 	if hasTrail && !extendOnly {
@@ -122,7 +123,7 @@ func (f *Frame) Holds(key HoldKey, judge func(w Span, in bool) bool, edge func(i
 	// short of the view's open column: cut them once, not every tick (a
 	// day of checkpoints is hundreds of stretches).
 	closed := f.Closed()
-	var edged []edgedStretch
+	var edged []heldStretch
 	if st.live {
 		edged = st.edged
 	}
@@ -130,15 +131,15 @@ func (f *Frame) Holds(key HoldKey, judge func(w Span, in bool) bool, edge func(i
 	for i, r := range raw {
 		// A kept cut is this view's too if it ends before the view's open
 		// column (the cursor may be a little earlier than when it was kept).
-		if i < len(edged) && edged[i].sp.Hi < closed {
-			if e := edged[i]; e.ok && (edge == nil || e.sp.Len() >= minLen) {
-				out = append(out, Stretch{e.sp, r.Firm})
+		if i < len(edged) && int(edged[i].hi) < closed {
+			if e := edged[i]; e.flag && (edge == nil || e.span().Len() >= minLen) {
+				out = append(out, Stretch{e.span(), r.Firm})
 			}
 			continue
 		}
 		sp, ok := f.Edges(r.Span, edge)
 		if st.live && i < len(st.out) && i == len(st.edged) && sp.Hi < closed {
-			st.edged = append(st.edged, edgedStretch{sp, ok})
+			st.edged = append(st.edged, holdOf(sp, ok))
 		}
 		if ok && (edge == nil || sp.Len() >= minLen) {
 			out = append(out, Stretch{sp, r.Firm})
@@ -147,12 +148,19 @@ func (f *Frame) Holds(key HoldKey, judge func(w Span, in bool) bool, edge func(i
 	return out
 }
 
-// edgedStretch is a closed stretch cut to its edges (ok false: the edge
-// holds nowhere in it).
-type edgedStretch struct {
-	sp Span
-	ok bool
+// heldStretch is a stretch as a holdState keeps it, in half a Stretch's
+// bytes: a day of 512 GPUs' rules keeps hundreds of thousands. flag is
+// Firm in out; in edged, whether the edge holds anywhere in it.
+type heldStretch struct {
+	lo, hi int32
+	flag   bool
 }
+
+func holdOf(sp Span, flag bool) heldStretch {
+	return heldStretch{int32(sp.Lo), int32(sp.Hi), flag}
+}
+
+func (s heldStretch) span() Span { return Span{int(s.lo), int(s.hi)} }
 
 // holdState is how far holds has judged one key over the grid windows:
 // the stretches closed so far, and the one open, if any.
@@ -161,12 +169,12 @@ type holdState struct {
 	done     int     // grid windows judged into out and cur
 	in       bool
 	cur      Stretch
-	out      []Stretch
+	out      []heldStretch
 	// live says this is the Engine's own state, not a fresh one for a view
 	// of an earlier moment; only it keeps edged, the first of out cut to
 	// their edges.
 	live  bool
-	edged []edgedStretch
+	edged []heldStretch
 	// vbase is the grid window verdicts[0] is of: those before it were let
 	// go of with the columns they judged (forget).
 	vbase int
@@ -217,7 +225,7 @@ func (h *holdState) step(w Span, grid bool, ok func(in bool) bool) {
 			h.cur.Firm = h.cur.Firm || grid
 			return
 		}
-		h.out = append(h.out, h.cur)
+		h.out = append(h.out, holdOf(h.cur.Span, h.cur.Firm))
 		h.in = false
 	}
 	if ok(false) {
@@ -225,19 +233,16 @@ func (h *holdState) step(w Span, grid bool, ok func(in bool) bool) {
 	}
 }
 
-// finish is every stretch, the open one included.
+// finish is every stretch, the open one included, in a slice of its own.
 func (h *holdState) finish() []Stretch {
-	if h.in {
-		return append(h.out, h.cur)
+	out := make([]Stretch, len(h.out), len(h.out)+1)
+	for i, s := range h.out {
+		out[i] = Stretch{s.span(), s.flag}
 	}
-	return h.out
-}
-
-func (h *holdState) clone() *holdState {
-	c := *h
-	c.out = slices.Clone(h.out)
-	c.live, c.edged = false, nil
-	return &c
+	if h.in {
+		out = append(out, h.cur)
+	}
+	return out
 }
 
 // Edges cuts a stretch to the first and last columns where edge holds,

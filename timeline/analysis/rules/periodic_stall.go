@@ -157,9 +157,12 @@ func periodicRuns(f *frame.Frame, g *frame.GPU, stalls []frame.Span) [][]frame.S
 	if memo != nil && slices.Equal(memo.stalls, stalls) {
 		return memo.runs
 	}
-	out := findPeriodicRuns(f, g, stalls)
-	kept.periodic[g.Index] = &periodicMemo{stalls: slices.Clone(stalls), runs: out}
-	return out
+	// The runs are cut from the kept copy, so that the stalls handed in (a
+	// copy made for this question) are not held with them.
+	memo = &periodicMemo{stalls: slices.Clone(stalls)}
+	memo.runs = findPeriodicRuns(f, g, memo.stalls)
+	kept.periodic[g.Index] = memo
+	return memo.runs
 }
 
 // periodicKept is what periodic-stall keeps between questions: each GPU's
