@@ -78,6 +78,9 @@ type Deriver struct {
 	// beaten the gauge.
 	counted    []Key
 	countedSet map[Key]struct{}
+	// checks are the steps' checks, each once (checkOf): a few hundred.
+	checks  []stepCheck
+	checkAt map[stepCheck]int32
 }
 
 // counterState is one counter's last two readings, each with the number
@@ -104,14 +107,23 @@ type layoutPlan struct {
 }
 
 // step is what to do with one position of a sample. Every sample reads
-// the whole plan (574 steps for 8 GPUs with NVLink), so it is kept small.
+// the whole plan (574 steps for 8 GPUs with NVLink, 37,000 for 64 hosts,
+// in up to keptPlans plans), so it is kept small: what it shares with
+// every position of the same metric is in its check.
 type step struct {
 	slot    int32 // output index, -1 for none (a denominator counter)
 	counter int32 // its index in Deriver.state, -1 for a gauge or a counter no rule reads
+	check   int32 // its index in Deriver.checks
 	// override marks a position whose output slot is shared: a counter's
 	// and a gauge's of the same display name.
 	override bool
-	scale    float64
+}
+
+// stepCheck is what the steps of one metric share: the rate's scale, the
+// range its values are checked against, and in a shared slot when the
+// counter wins.
+type stepCheck struct {
+	scale float64
 	// trustAfter is, in a shared slot, the time between samples from which
 	// the counter's value wins (counterRule.trustAfter); below it the
 	// gauge's does.
@@ -208,27 +220,28 @@ func (d *Deriver) derive(s *Sample, p *layoutPlan, dt float64) []Value {
 			out = append(out, Value{Key: k, Value: math.NaN()})
 		}
 	}
+	checks := d.checks
 	for i := range p.steps {
 		st := &p.steps[i]
 		if st.slot < 0 {
 			continue
 		}
-		slot := &out[st.slot].Value
+		slot, ck := &out[st.slot].Value, &checks[st.check]
 		if st.counter < 0 {
-			v := d.checked(st, s.Metrics[i].Value)
+			v := d.checked(ck, s.Metrics[i].Value)
 			// In a shared slot the gauge wins below trustAfter, and fills
 			// in where the counter has no number.
-			if !st.override || math.IsNaN(*slot) || dt < st.trustAfter && !math.IsNaN(v) {
+			if !st.override || math.IsNaN(*slot) || dt < ck.trustAfter && !math.IsNaN(v) {
 				*slot = v
 			}
 			continue
 		}
-		v := d.checked(st, d.rate(st, s.Metrics[i].Value, dt))
+		v := d.checked(ck, d.rate(st.counter, ck.scale, s.Metrics[i].Value, dt))
 		switch {
 		case !st.override:
 			*slot = v
 		case math.IsNaN(v):
-		case dt >= st.trustAfter:
+		case dt >= ck.trustAfter:
 			*slot = v
 			d.noteCounter(s.Metrics[i].Key)
 		case math.IsNaN(*slot):
@@ -241,8 +254,8 @@ func (d *Deriver) derive(s *Sample, p *layoutPlan, dt float64) []Value {
 
 // rate is a counter's value at this sample, reading v: its rise since the
 // sample before, over the time between them or over its denominator's.
-func (d *Deriver) rate(st *step, v, dt float64) float64 {
-	c := &d.state[st.counter]
+func (d *Deriver) rate(counter int32, scale, v, dt float64) float64 {
+	c := &d.state[counter]
 	if c.prevN != d.n-1 {
 		return math.NaN()
 	}
@@ -261,16 +274,29 @@ func (d *Deriver) rate(st *step, v, dt float64) float64 {
 	if !(per > 0) {
 		return math.NaN()
 	}
-	return delta / per * st.scale
+	return delta / per * scale
 }
 
 // checked is v, or a gap where v is outside its display metric's range
 // (counted). Small enough to be inlined: it runs for every value.
-func (d *Deriver) checked(st *step, v float64) float64 {
-	if v >= st.lo && v <= st.hi || v != v { // RangeOf(name).Contains(v), or NaN
+func (d *Deriver) checked(ck *stepCheck, v float64) float64 {
+	if v >= ck.lo && v <= ck.hi || v != v { // RangeOf(name).Contains(v), or NaN
 		return v
 	}
-	return d.reject(st.name, v)
+	return d.reject(ck.name, v)
+}
+
+// checkOf is the index of ck in d.checks, added the first time.
+func (d *Deriver) checkOf(ck stepCheck) int32 {
+	if i, ok := d.checkAt[ck]; ok {
+		return i
+	}
+	if d.checkAt == nil {
+		d.checkAt = map[stepCheck]int32{}
+	}
+	d.checkAt[ck] = int32(len(d.checks))
+	d.checks = append(d.checks, ck)
+	return int32(len(d.checks) - 1)
 }
 
 // reject counts v as outside name's range and returns the gap it leaves.
@@ -414,9 +440,10 @@ func (d *Deriver) makePlan(s *Sample) *layoutPlan {
 	slots := make(map[Key]int32, len(s.Metrics))
 	var trust []float64 // by slot: the most trustAfter of its holders
 	var holders []int32 // by slot: how many positions write it
+	checks := make([]stepCheck, len(s.Metrics))
 	for i := range s.Metrics {
 		m := &s.Metrics[i]
-		st := &p.steps[i]
+		st, ck := &p.steps[i], &checks[i]
 		facts := names.of(m.Key.Name)
 		out, valid := m.Key, facts.valid
 		if m.Kind == Counter {
@@ -425,10 +452,10 @@ func (d *Deriver) makePlan(s *Sample) *layoutPlan {
 			if !facts.ruled || d.state[st.counter].per >= 0 && !inSample[d.state[st.counter].per] {
 				continue
 			}
-			st.scale, st.trustAfter = facts.rule.scale, facts.rule.trustAfter
+			ck.scale, ck.trustAfter = facts.rule.scale, facts.rule.trustAfter
 			out, valid = Key{Name: facts.rule.out, Device: m.Key.Device}, facts.ruleValid
 		}
-		st.lo, st.hi, st.name = valid.Min-slack(valid.Min), valid.Max+slack(valid.Max), out.Name
+		ck.lo, ck.hi, ck.name = valid.Min-slack(valid.Min), valid.Max+slack(valid.Max), out.Name
 		slot, ok := slots[out]
 		if !ok {
 			slot = int32(len(p.outKeys))
@@ -438,7 +465,7 @@ func (d *Deriver) makePlan(s *Sample) *layoutPlan {
 			trust, holders = append(trust, 0), append(holders, 0)
 		}
 		st.slot = slot
-		trust[slot] = max(trust[slot], st.trustAfter)
+		trust[slot] = max(trust[slot], ck.trustAfter)
 		holders[slot]++
 	}
 	for i := range p.steps {
@@ -449,8 +476,9 @@ func (d *Deriver) makePlan(s *Sample) *layoutPlan {
 		if holders[st.slot] > 1 {
 			// Both holders of a shared slot weigh it: the counter's
 			// trustAfter decides for both.
-			st.override, st.trustAfter = true, trust[st.slot]
+			st.override, checks[i].trustAfter = true, trust[st.slot]
 		}
+		st.check = d.checkOf(checks[i])
 		if st.counter >= 0 && !st.override {
 			d.noteCounter(s.Metrics[i].Key) // alone in its slot: always behind it
 		}
