@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -83,6 +84,12 @@ func stallsOf(f *frame.Frame, g *frame.GPU) []frame.Span {
 		}
 		sc.runs = stallRuns(f, g, sc.runs, from, closed)
 		sc.upto = closed
+		// No run that starts among the columns let go of (HeldFrom) is a
+		// stall any more: the column before it reads unknown, not working.
+		// They go too, a few hundred at a time, the last kept.
+		if k := sort.Search(len(sc.runs)-1, func(k int) bool { return sc.runs[k].Lo > f.HeldFrom }); k >= 256 {
+			sc.runs = sc.runs[:copy(sc.runs, sc.runs[k:])]
+		}
 		runs = stallRuns(f, g, slices.Clone(sc.runs), closed, f.N)
 	} else {
 		runs = stallRuns(f, g, nil, 0, f.N)
