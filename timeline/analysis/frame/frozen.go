@@ -75,10 +75,10 @@ func (b *columnBits) set(i int) {
 }
 
 // forget lets go of the bits of the columns before col, 4,096 columns or
-// more at a time.
+// more at a time (all it holds, after a GPU that was gone a long while).
 func (b *columnBits) forget(col int) {
-	if k := col/64 - b.from; k >= 64 && k <= len(b.words) {
-		b.words = b.words[:copy(b.words, b.words[k:])]
+	if k := col/64 - b.from; k >= 64 {
+		b.words = b.words[:copy(b.words, b.words[min(k, len(b.words)):])]
 		b.from += k
 	}
 }

@@ -39,4 +39,11 @@ func TestColumnBitsForgetTheColumnsLongPast(t *testing.T) {
 	if got := b.count(0, 64); got != 0 {
 		t.Errorf("a forgotten word counts %d", got)
 	}
+	// A GPU gone for a day and back: what it held goes, and nothing is
+	// held for the columns it missed.
+	b.forget(cols + 86_400 - 120)
+	b.set(cols + 86_400)
+	if len(b.words) > 3 || b.count(0, cols+86_400) != 0 || b.count(cols+86_400, cols+86_401) != 1 {
+		t.Errorf("after a day away: %d words, %d and %d bits", len(b.words), b.count(0, cols+86_400), b.count(cols+86_400, cols+86_401))
+	}
 }
