@@ -241,9 +241,9 @@ func hostWindows(f *frame.Frame, cols []frame.Col[hostCol], spans ...frame.Span)
 		out[h] = hostWindowOf(&cols[h], st.blocks[h], spans)
 	}
 	if memo != nil {
-		// A bound, of about 11 MB whatever the hosts: forgotten windows are
-		// judged again when asked, and the rules keep the verdicts of closed
-		// windows themselves. 64 hosts over a weekend asked for 2,000 a day.
+		// A bound, of at most about 11 MB whatever the hosts (a day of 64
+		// held 900 windows, 5 MB): forgotten windows are judged again when
+		// asked, and the rules keep the verdicts of closed windows.
 		if len(memo) >= min(1<<14, 1<<17/max(1, len(cols))) {
 			clear(memo)
 		}
