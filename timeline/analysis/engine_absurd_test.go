@@ -244,6 +244,45 @@ func TestBudgetBoundsTheColumns(t *testing.T) {
 	}
 }
 
+// TestBudgetKeepsAPeriodicStallThatEnded checks SetBudget on a hint that
+// ended long ago: 8 GPUs that stall for 20 s every 2 minutes for three
+// hours, then work without a pause for five, kept within 384 KiB. The
+// stalls' columns are let go of hours before the end, and the
+// periodic-stall hint is still there, the same as an Engine that keeps
+// everything gives (it was lost with the columns).
+func TestBudgetKeepsAPeriodicStallThatEnded(t *testing.T) {
+	const secs = 8 * 3600
+	feed := func(e *Engine) {
+		for sec := range secs {
+			tick := &htTick{sec: sec}
+			for g := range 8 {
+				if sec < 3*3600 && sec%120 >= 100 {
+					tick.h100(g, 0, 0, 80+float64(sec%503)*math.Pi/100, 60*htGiB)
+				} else {
+					tick.h100(g, 95, 80, 400+float64(sec%509)*math.Pi/10, 60*htGiB)
+				}
+			}
+			at := htT0.Add(time.Duration(sec) * time.Second)
+			e.Add(&timeline.Sample{At: at, Metrics: tick.m})
+			if sec%60 == 0 {
+				e.Hints(at) // as the screen asks
+			}
+		}
+	}
+	budgeted, whole := NewEngine(timeline.SourceInfo{Interval: time.Second}), NewEngine(timeline.SourceInfo{Interval: time.Second})
+	budgeted.SetBudget(384 << 10)
+	feed(budgeted)
+	feed(whole)
+	if since := budgeted.HeldSince(); !since.After(htT0.Add(4 * time.Hour)) {
+		t.Fatalf("held since %v: the stalls' columns were not let go of", since)
+	}
+	last := htT0.Add((secs - 1) * time.Second)
+	a, b := budgeted.Hints(last), whole.Hints(last)
+	if len(htFind(a, timeline.HintPeriodicStall)) == 0 || hintText(a) != hintText(b) {
+		t.Errorf("hints at the end, budgeted:\n%s\nwhole:\n%s", hintText(a), hintText(b))
+	}
+}
+
 // TestManyGPUsBrieflyCostLittle checks that a short session of many GPUs
 // (a hostile file names thousands) holds its columns, not a page of each
 // series: 4,096 GPUs for 30 s hold under 8 MB.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -39,7 +38,7 @@ var PeriodicStall = frame.Rule{
 	Find: func(f *frame.Frame) []frame.Cand {
 		var out []frame.Cand
 		for _, g := range f.GPUs {
-			for _, run := range periodicRuns(f, g, stallsOf(f, g)) {
+			for _, run := range periodicRuns(f, g) {
 				// Between two stalls the pattern goes on: it holds until a
 				// stall is half a period late.
 				period, _ := stallCycle(f, run)
@@ -55,18 +54,46 @@ var PeriodicStall = frame.Rule{
 	YieldsTo: []string{timeline.HintInputBound, timeline.HintHostSingleThread, timeline.HintIOWait},
 }
 
-// stallScan is a GPU's runs of stalled columns found so far, kept by the
-// Engine: runs before the last are final; the last may still grow or be
-// bridged to the next, so scanning goes on from its start.
+// stallScan is what the Engine keeps of a GPU's stalls: those judged so
+// far, each with the work between it and the one before, and the last run
+// of stalled columns, not judged yet: it may still grow or be bridged to
+// the next, so scanning goes on from its start. A run is judged once, as
+// it becomes final, while the columns around it are held: the Engine may
+// let go of them later (SetBudget), and the stalls, and the hints made of
+// them, stay.
 type stallScan struct {
-	runs []frame.Span
-	upto int // columns scanned
+	stalls []frame.Span
+	gaps   []workSum
+	runs   []frame.Span
+	upto   int // columns scanned
 }
 
-// stallsOf returns a GPU's stalls, in order.
-func stallsOf(f *frame.Frame, g *frame.GPU) []frame.Span {
+// workSum is a GPU's work summed over the columns of a stretch that have it.
+type workSum struct {
+	sum float64
+	n   int
+}
+
+// stallsOf returns a GPU's stalls, in order, and the work between each
+// and the one before (gaps[0] is empty).
+func stallsOf(f *frame.Frame, g *frame.GPU) (stalls []frame.Span, gaps []workSum) {
 	working := func(i int) bool { return g.State.At(i) == frame.Low || g.State.At(i) == frame.Busy }
 	minLen := max(2, int((f.Opts.StallMin+f.Step-1)/f.Step))
+	isStall := func(r frame.Span) bool {
+		return r.Len() >= minLen && r.Lo > 0 && working(r.Lo-1) && r.Hi < f.N && working(r.Hi)
+	}
+	add := func(r frame.Span) {
+		var w workSum
+		if n := len(stalls); n > 0 {
+			for i := stalls[n-1].Hi; i < r.Lo; i++ {
+				if v := g.Work.At(i); v == v {
+					w.sum += float64(v)
+					w.n++
+				}
+			}
+		}
+		stalls, gaps = append(stalls, r), append(gaps, w)
+	}
 	var runs []frame.Span
 	closed := f.Closed()
 	if f.Now() {
@@ -84,23 +111,35 @@ func stallsOf(f *frame.Frame, g *frame.GPU) []frame.Span {
 		}
 		sc.runs = stallRuns(f, g, sc.runs, from, closed)
 		sc.upto = closed
-		// No run that starts among the columns let go of (HeldFrom) is a
-		// stall any more: the column before it reads unknown, not working.
-		// They go too, a few hundred at a time, the last kept.
-		if k := sort.Search(len(sc.runs)-1, func(k int) bool { return sc.runs[k].Lo > f.HeldFrom }); k >= 256 {
-			sc.runs = sc.runs[:copy(sc.runs, sc.runs[k:])]
+		// Every run but the last is final, and the last too once no stalled
+		// column can come close enough to bridge it: judged now, once.
+		final := len(sc.runs) - 1
+		if final >= 0 && closed-sc.runs[final].Hi > stallBridge(f) {
+			final++
 		}
+		stalls, gaps = sc.stalls, sc.gaps
+		if final > 0 {
+			for _, r := range sc.runs[:final] {
+				if isStall(r) {
+					add(r)
+				}
+			}
+			sc.stalls, sc.gaps = stalls, gaps
+			sc.runs = sc.runs[:copy(sc.runs, sc.runs[final:])]
+		}
+		// The question's stalls go on from the kept ones without writing
+		// to them (the next question may be of another moment).
+		stalls, gaps = stalls[:len(stalls):len(stalls)], gaps[:len(gaps):len(gaps)]
 		runs = stallRuns(f, g, slices.Clone(sc.runs), closed, f.N)
 	} else {
 		runs = stallRuns(f, g, nil, 0, f.N)
 	}
-	out := runs[:0]
 	for _, r := range runs {
-		if r.Len() >= minLen && r.Lo > 0 && working(r.Lo-1) && r.Hi < f.N && working(r.Hi) {
-			out = append(out, r)
+		if isStall(r) {
+			add(r)
 		}
 	}
-	return out
+	return stalls, gaps
 }
 
 // stallRuns appends to runs the runs of stalled columns in [from, to),
@@ -108,7 +147,7 @@ func stallsOf(f *frame.Frame, g *frame.GPU) []frame.Span {
 func stallRuns(f *frame.Frame, g *frame.GPU, runs []frame.Span, from, to int) []frame.Span {
 	stalled := func(i int) bool { return g.State.At(i) == frame.Idle || g.State.At(i) == frame.Waiting }
 	working := func(i int) bool { return g.State.At(i) == frame.Low || g.State.At(i) == frame.Busy }
-	bridge := max(1, int(time.Second/f.Step))
+	bridge := stallBridge(f)
 	for i := from; i < to; {
 		if !stalled(i) {
 			i++
@@ -127,6 +166,9 @@ func stallRuns(f *frame.Frame, g *frame.GPU, runs []frame.Span, from, to int) []
 	}
 	return runs
 }
+
+// stallBridge is the longest break of work inside one stall: 1 s.
+func stallBridge(f *frame.Frame) int { return max(1, int(time.Second/f.Step)) }
 
 // bridges says whether the break between a stall and the next stalled
 // column at next is a blip inside one stall: at most bridge columns (1 s),
@@ -155,21 +197,26 @@ func bridges(f *frame.Frame, stall frame.Span, next, bridge int, working func(in
 // too fast or too cheap is skipped whole: its parts would be too. Running
 // sums keep it linear in the number of stalls (a day of an input-bound
 // sawtooth has tens of thousands).
-func periodicRuns(f *frame.Frame, g *frame.GPU, stalls []frame.Span) [][]frame.Span {
+func periodicRuns(f *frame.Frame, g *frame.GPU) [][]frame.Span {
+	stalls, gaps := stallsOf(f, g)
 	// The same stalls make the same runs (what lies between them is in
 	// closed columns): a new stall comes every few minutes, the question
 	// every second.
 	kept := periodicKeptOf(f)
 	memo := kept.periodic[g.Index]
-	if memo != nil && slices.Equal(memo.stalls, stalls) {
-		return memo.runs
+	if memo == nil || !slices.Equal(memo.stalls, stalls) || !slices.Equal(memo.gaps, gaps) {
+		memo = &periodicMemo{runs: findPeriodicRuns(f, stalls, gaps)}
+		kept.periodic[g.Index] = memo
 	}
-	// The runs are cut from the kept copy, so that the stalls handed in (a
-	// copy made for this question) are not held with them.
-	memo = &periodicMemo{stalls: slices.Clone(stalls)}
-	memo.runs = findPeriodicRuns(f, g, memo.stalls)
-	kept.periodic[g.Index] = memo
-	return memo.runs
+	// The memo keeps these stalls, not a copy: nothing writes to a
+	// question's (stallsOf), and where they are the Engine's own they are
+	// not a second copy of every stall.
+	memo.stalls, memo.gaps = stalls, gaps
+	out := make([][]frame.Span, len(memo.runs))
+	for k, r := range memo.runs {
+		out[k] = stalls[r[0]:r[1]]
+	}
+	return out
 }
 
 // periodicKept is what periodic-stall keeps between questions: each GPU's
@@ -190,12 +237,14 @@ func periodicKeptOf(f *frame.Frame) *periodicKept {
 // periodicMemo is a GPU's periodic runs for one list of stalls.
 type periodicMemo struct {
 	stalls []frame.Span
-	runs   [][]frame.Span
+	gaps   []workSum
+	runs   [][2]int // each run's first stall and the one after its last
 }
 
-// findPeriodicRuns is periodicRuns without the memo.
-func findPeriodicRuns(f *frame.Frame, g *frame.GPU, stalls []frame.Span) [][]frame.Span {
-	var out [][]frame.Span
+// findPeriodicRuns is periodicRuns without the memo, of stalls and the
+// work between them (stallsOf).
+func findPeriodicRuns(f *frame.Frame, stalls []frame.Span, gaps []workSum) [][2]int {
+	var out [][2]int
 	for i := 0; i+2 < len(stalls); {
 		var spacing, work, lengths hintMoments
 		lengths.add(float64(stalls[i].Len()))
@@ -214,8 +263,8 @@ func findPeriodicRuns(f *frame.Frame, g *frame.GPU, stalls []frame.Span) [][]fra
 			continue
 		}
 		run := stalls[i : j+1]
-		if costly(f, run) && shortStalls(f, run) && busyBetween(f, g, run) {
-			out = append(out, run)
+		if costly(f, run) && shortStalls(f, run) && busyBetween(f, gaps[i+1:j+1]) {
+			out = append(out, [2]int{i, j + 1})
 			i = j + 1
 			continue
 		}
@@ -224,19 +273,15 @@ func findPeriodicRuns(f *frame.Frame, g *frame.GPU, stalls []frame.Span) [][]fra
 	return out
 }
 
-// busyBetween says whether the GPU is busy between the stalls of a run
-// (mean work at least BusyWork): busy stretches cut by stalls, not a GPU
-// that idles with a short blip of light work now and then (unet_optuna's
-// 17 % every 20 s is low-utilization).
-func busyBetween(f *frame.Frame, g *frame.GPU, run []frame.Span) bool {
+// busyBetween says whether the GPU is busy between the stalls of a run,
+// from the work between them (mean work at least BusyWork): busy
+// stretches cut by stalls, not a GPU that idles with a short blip of light
+// work now and then (unet_optuna's 17 % every 20 s is low-utilization).
+func busyBetween(f *frame.Frame, between []workSum) bool {
 	sum, n := 0.0, 0
-	for k := 1; k < len(run); k++ {
-		for i := run[k-1].Hi; i < run[k].Lo; i++ {
-			if w := g.Work.At(i); w == w {
-				sum += float64(w)
-				n++
-			}
-		}
+	for _, w := range between {
+		sum += w.sum
+		n += w.n
 	}
 	return n > 0 && sum/float64(n) >= f.Opts.BusyWork
 }
@@ -295,7 +340,7 @@ func describePeriodicStall(f *frame.Frame, g *frame.Group) (timeline.Hint, bool)
 	var idleGPUs, waitGPUs []int
 	var stallSpans []frame.Span
 	for _, gpu := range gs {
-		for _, run := range periodicRuns(f, gpu, stallsOf(f, gpu)) {
+		for _, run := range periodicRuns(f, gpu) {
 			if frame.Jaccard(frame.Span{Lo: run[0].Lo, Hi: run[len(run)-1].Hi}, g.Hull) == 0 {
 				continue
 			}
