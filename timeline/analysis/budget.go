@@ -15,10 +15,13 @@ const DefaultColumnBudget = 64 << 20
 // SetBudget bounds what the Engine's columns hold to about bytes: past it,
 // the oldest pages of every series are let go of, down to three quarters
 // of it, and what the rules read of them is unknown. What was judged of
-// them stays (the verdicts, the hints ended, the phases), so what the
-// screen says of now is unchanged; a moment before them is judged on what
-// was kept of it. The newest two pages are always kept. 0 keeps every
-// column, as a report does.
+// them stays (the verdicts, the stalls, the hints ended, the phases); a
+// moment before them is judged on what was kept of it. An episode still
+// going on that began among them is described from what is held: a
+// degraded link's working time counts from there, and an imbalance's
+// figures are of the columns held, its start where its first window
+// began, not at its own first column. The newest two pages are always
+// kept. 0 keeps every column, as a report does.
 func (e *Engine) SetBudget(bytes int) { e.budget = bytes }
 
 // HeldSince is the start of the oldest column the Engine still holds
