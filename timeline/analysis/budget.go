@@ -17,11 +17,12 @@ const DefaultColumnBudget = 64 << 20
 // of it, and what the rules read of them is unknown. What was judged of
 // them stays (the verdicts, the stalls, the hints ended, the phases); a
 // moment before them is judged on what was kept of it. An episode still
-// going on that began among them is described from what is held: a
-// degraded link's working time counts from there, and an imbalance's
-// figures are of the columns held, its start where its first window
-// began, not at its own first column. The newest two pages are always
-// kept. 0 keeps every column, as a report does.
+// going on that began among them is described from the columns held: its
+// figures are theirs (a degraded link's working time counts from the
+// first of them). Two starts move too: a degraded link's, to the first
+// column held, and an imbalance's, to where its first window began rather
+// than its own first column (TestBudgetKeepsTheDemosHints). The newest two
+// pages are always kept. 0 keeps every column, as a report does.
 func (e *Engine) SetBudget(bytes int) { e.budget = bytes }
 
 // HeldSince is the start of the oldest column the Engine still holds
