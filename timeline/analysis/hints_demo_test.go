@@ -266,8 +266,8 @@ func TestHintsTrainingNeverWarns(t *testing.T) {
 // gives, asked every 10 s as the screen asks: the same rules, severities,
 // GPUs, starts, ends and episodes. Their figures may differ: an episode
 // still going on is described from the columns held (SetBudget). Three
-// scenarios are left out, for a start SetBudget says is lost: faults'
-// degraded link, and the imbalance of imbalance and mig.
+// scenarios are left out, for a start that moves (SetBudget): faults'
+// degraded link's, and the imbalance's of imbalance and mig.
 func TestBudgetKeepsTheDemosHints(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two hours of six scenarios: run without -short")
