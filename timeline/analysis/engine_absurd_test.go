@@ -194,31 +194,15 @@ func phaseText(ps []timeline.Phase) string {
 // let go of.
 func TestBudgetBoundsTheColumns(t *testing.T) {
 	const secs = 6 * 3600
-	feed := func(e *Engine) {
-		for sec := range secs {
-			tick := &htTick{sec: sec}
-			for g := range 8 {
-				// Power that packs neither as one value, nor as a
-				// dictionary, nor as decimals (frame.Col): a page of it
-				// costs what it did.
-				if sec < 3600 {
-					tick.h100(g, float64(90+sec%7), 80, 600+float64(sec%509)*math.Pi/10, 60*htGiB)
-				} else {
-					tick.h100(g, 0, 0, 70+float64(sec%503)*math.Pi/100, 60*htGiB)
-				}
-			}
-			at := htT0.Add(time.Duration(sec) * time.Second)
-			e.Add(&timeline.Sample{At: at, Metrics: tick.m})
-			if sec%60 == 0 {
-				e.Hints(at) // as the screen asks
-			}
-		}
-	}
-	budgeted, whole := NewEngine(timeline.SourceInfo{Interval: time.Second}), NewEngine(timeline.SourceInfo{Interval: time.Second})
 	const budget = 384 << 10
-	budgeted.SetBudget(budget)
-	feed(budgeted)
-	feed(whole)
+	budgeted, whole := feedEightH100(secs, budget, func(sec int) (util, sm, power float64) {
+		// Power that packs neither as one value, nor as a dictionary, nor
+		// as decimals (frame.Col): a page of it costs what it did.
+		if sec < 3600 {
+			return float64(90 + sec%7), 80, 600 + float64(sec%509)*math.Pi/10
+		}
+		return 0, 0, 70 + float64(sec%503)*math.Pi/100
+	})
 	held := func(e *Engine) int {
 		n := 0
 		for _, g := range e.f.GPUs {
@@ -252,27 +236,12 @@ func TestBudgetBoundsTheColumns(t *testing.T) {
 // everything gives (it was lost with the columns).
 func TestBudgetKeepsAPeriodicStallThatEnded(t *testing.T) {
 	const secs = 8 * 3600
-	feed := func(e *Engine) {
-		for sec := range secs {
-			tick := &htTick{sec: sec}
-			for g := range 8 {
-				if sec < 3*3600 && sec%120 >= 100 {
-					tick.h100(g, 0, 0, 80+float64(sec%503)*math.Pi/100, 60*htGiB)
-				} else {
-					tick.h100(g, 95, 80, 400+float64(sec%509)*math.Pi/10, 60*htGiB)
-				}
-			}
-			at := htT0.Add(time.Duration(sec) * time.Second)
-			e.Add(&timeline.Sample{At: at, Metrics: tick.m})
-			if sec%60 == 0 {
-				e.Hints(at) // as the screen asks
-			}
+	budgeted, whole := feedEightH100(secs, 384<<10, func(sec int) (util, sm, power float64) {
+		if sec < 3*3600 && sec%120 >= 100 {
+			return 0, 0, 80 + float64(sec%503)*math.Pi/100
 		}
-	}
-	budgeted, whole := NewEngine(timeline.SourceInfo{Interval: time.Second}), NewEngine(timeline.SourceInfo{Interval: time.Second})
-	budgeted.SetBudget(384 << 10)
-	feed(budgeted)
-	feed(whole)
+		return 95, 80, 400 + float64(sec%509)*math.Pi/10
+	})
 	if since := budgeted.HeldSince(); !since.After(htT0.Add(4 * time.Hour)) {
 		t.Fatalf("held since %v: the stalls' columns were not let go of", since)
 	}
@@ -281,6 +250,30 @@ func TestBudgetKeepsAPeriodicStallThatEnded(t *testing.T) {
 	if len(htFind(a, timeline.HintPeriodicStall)) == 0 || hintText(a) != hintText(b) {
 		t.Errorf("hints at the end, budgeted:\n%s\nwhole:\n%s", hintText(a), hintText(b))
 	}
+}
+
+// feedEightH100 plays secs seconds of 8 H100s that each read what reading
+// says at that second, holding 60 GiB, into an Engine within budget and
+// one that keeps everything, asking both for hints every minute as the
+// screen asks.
+func feedEightH100(secs, budget int, reading func(sec int) (util, sm, power float64)) (budgeted, whole *Engine) {
+	budgeted, whole = NewEngine(timeline.SourceInfo{Interval: time.Second}), NewEngine(timeline.SourceInfo{Interval: time.Second})
+	budgeted.SetBudget(budget)
+	for _, e := range []*Engine{budgeted, whole} {
+		for sec := range secs {
+			tick := &htTick{sec: sec}
+			util, sm, power := reading(sec)
+			for g := range 8 {
+				tick.h100(g, util, sm, power, 60*htGiB)
+			}
+			at := htT0.Add(time.Duration(sec) * time.Second)
+			e.Add(&timeline.Sample{At: at, Metrics: tick.m})
+			if sec%60 == 0 {
+				e.Hints(at)
+			}
+		}
+	}
+	return budgeted, whole
 }
 
 // TestManyGPUsBrieflyCostLittle checks that a short session of many GPUs
