@@ -195,13 +195,14 @@ func phaseText(ps []timeline.Phase) string {
 func TestBudgetBoundsTheColumns(t *testing.T) {
 	const secs = 6 * 3600
 	const budget = 384 << 10
-	budgeted, whole := feedEightH100(secs, budget, func(sec int) (util, sm, power float64) {
+	budgeted, whole := feedBudgeted(secs, budget, func(t *htTick) {
 		// Power that packs neither as one value, nor as a dictionary, nor
 		// as decimals (frame.Col): a page of it costs what it did.
-		if sec < 3600 {
-			return float64(90 + sec%7), 80, 600 + float64(sec%509)*math.Pi/10
+		if t.sec < 3600 {
+			htEvery8(func(i int) { t.h100(i, float64(90+t.sec%7), 80, 600+float64(t.sec%509)*math.Pi/10, 60*htGiB) })
+		} else {
+			htEvery8(func(i int) { t.h100(i, 0, 0, 70+float64(t.sec%503)*math.Pi/100, 60*htGiB) })
 		}
-		return 0, 0, 70 + float64(sec%503)*math.Pi/100
 	})
 	held := func(e *Engine) int {
 		n := 0
@@ -236,11 +237,12 @@ func TestBudgetBoundsTheColumns(t *testing.T) {
 // everything gives (it was lost with the columns).
 func TestBudgetKeepsAPeriodicStallThatEnded(t *testing.T) {
 	const secs = 8 * 3600
-	budgeted, whole := feedEightH100(secs, 384<<10, func(sec int) (util, sm, power float64) {
-		if sec < 3*3600 && sec%120 >= 100 {
-			return 0, 0, 80 + float64(sec%503)*math.Pi/100
+	budgeted, whole := feedBudgeted(secs, 384<<10, func(t *htTick) {
+		if t.sec < 3*3600 && t.sec%120 >= 100 {
+			htEvery8(func(i int) { t.h100(i, 0, 0, 80+float64(t.sec%503)*math.Pi/100, 60*htGiB) })
+		} else {
+			htEvery8(func(i int) { t.h100(i, 95, 80, 400+float64(t.sec%509)*math.Pi/10, 60*htGiB) })
 		}
-		return 95, 80, 400 + float64(sec%509)*math.Pi/10
 	})
 	if since := budgeted.HeldSince(); !since.After(htT0.Add(4 * time.Hour)) {
 		t.Fatalf("held since %v: the stalls' columns were not let go of", since)
@@ -252,20 +254,37 @@ func TestBudgetKeepsAPeriodicStallThatEnded(t *testing.T) {
 	}
 }
 
-// feedEightH100 plays secs seconds of 8 H100s that each read what reading
-// says at that second, holding 60 GiB, into an Engine within budget and
-// one that keeps everything, asking both for hints every minute as the
-// screen asks.
-func feedEightH100(secs, budget int, reading func(sec int) (util, sm, power float64)) (budgeted, whole *Engine) {
+// TestBudgetKeepsADegradedLinksCount checks SetBudget on link-degraded:
+// GPU6 at x8 of x16 for six hours of work, kept within 384 KiB, is named
+// with the figures an Engine that keeps everything gives ("6h of 6h
+// working"), though its first four hours and more were let go of.
+func TestBudgetKeepsADegradedLinksCount(t *testing.T) {
+	budgeted, whole := feedBudgeted(6*3600, 384<<10, func(t *htTick) {
+		htEvery8(func(i int) {
+			t.h100(i, float64(90+t.sec%7), 80, 600+float64(t.sec%509)*math.Pi/10, 60*htGiB)
+			t.link(i, 5, 16>>b2i(i == 6), 5, 16)
+		})
+	})
+	if since := budgeted.HeldSince(); !since.After(htT0.Add(4 * time.Hour)) {
+		t.Fatalf("held since %v: too little let go of", since)
+	}
+	last := htT0.Add((6*3600 - 1) * time.Second)
+	a, b := htFind(budgeted.Hints(last), timeline.HintLinkDegraded), htFind(whole.Hints(last), timeline.HintLinkDegraded)
+	if len(a) != 1 || hintText(a) != hintText(b) {
+		t.Errorf("link-degraded within the budget:\n%s\nkeeping everything:\n%s", hintText(a), hintText(b))
+	}
+}
+
+// feedBudgeted plays secs seconds of what script reads each second into
+// an Engine within budget and one that keeps everything, asking both for
+// hints every minute as the screen asks.
+func feedBudgeted(secs, budget int, script func(t *htTick)) (budgeted, whole *Engine) {
 	budgeted, whole = NewEngine(timeline.SourceInfo{Interval: time.Second}), NewEngine(timeline.SourceInfo{Interval: time.Second})
 	budgeted.SetBudget(budget)
 	for _, e := range []*Engine{budgeted, whole} {
 		for sec := range secs {
 			tick := &htTick{sec: sec}
-			util, sm, power := reading(sec)
-			for g := range 8 {
-				tick.h100(g, util, sm, power, 60*htGiB)
-			}
+			script(tick)
 			at := htT0.Add(time.Duration(sec) * time.Second)
 			e.Add(&timeline.Sample{At: at, Metrics: tick.m})
 			if sec%60 == 0 {

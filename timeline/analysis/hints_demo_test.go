@@ -267,7 +267,7 @@ func TestHintsTrainingNeverWarns(t *testing.T) {
 // GPUs, starts, ends and episodes. Their figures may differ: an episode
 // still going on is described from the columns held (SetBudget). Three
 // scenarios are left out, for a start that moves (SetBudget): faults'
-// degraded link's, and the imbalance's of imbalance and mig.
+// degraded NVLink link's, and the imbalance's of imbalance and mig.
 func TestBudgetKeepsTheDemosHints(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two hours of six scenarios: run without -short")

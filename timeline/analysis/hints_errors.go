@@ -300,6 +300,46 @@ func xidSuggestion(memory, app, link, lost bool) string {
 // link-degraded to say so: a Window, as the windowed rules judge.
 func linkDegradedMin(f *frame.Frame) int { return max(1, int(f.Opts.Window/f.Step)) }
 
+// linkTally is what link-degraded counts of a GPU's columns up to upto:
+// those where it works on a known link, and those of them below the
+// link's maximum, with the first and last of each and the worst link.
+type linkTally struct {
+	known, bad, lo, hi, knownLo, knownHi int
+	worst                                linkCol
+	upto                                 int
+}
+
+func newLinkTally(from int) *linkTally {
+	return &linkTally{lo: -1, hi: -1, knownLo: -1, knownHi: -1, upto: from}
+}
+
+// count counts columns [from, to) of GPU g's link log cols.
+func (t *linkTally) count(g *frame.GPU, cols *frame.Col[linkCol], from, to int) {
+	for i := from; i < to; i++ {
+		c := cols.At(i)
+		if !g.Working(i) || c.gen == 0 || c.genMax == 0 || c.width == 0 || c.widthMax == 0 {
+			continue
+		}
+		t.known++
+		if t.knownLo < 0 {
+			t.knownLo = i
+		}
+		t.knownHi = i
+		if c.gen >= c.genMax && c.width >= c.widthMax {
+			continue
+		}
+		t.bad++
+		if t.lo < 0 {
+			t.lo, t.worst = i, c
+		}
+		t.hi = i + 1
+		if int(c.width)*int(c.gen) < int(t.worst.width)*int(t.worst.gen) {
+			t.worst = c
+		}
+	}
+	t.upto = max(t.upto, to)
+}
+
 // linkDegraded is link-degraded: a GPU working (low or busy) on a PCIe
 // link below its maximum generation or width, for at least a Window in all
 // and at least half of its working time where the link is known. Not
@@ -307,38 +347,35 @@ func linkDegradedMin(f *frame.Frame) int { return max(1, int(f.Opts.Window/f.Ste
 // power, which is no fault. A warning: it caps host-device transfers.
 func (h *healthLog) linkDegraded(f *frame.Frame) (timeline.Hint, bool) {
 	var fd finding
+	// The Engine's own view counts each closed column once, kept with the
+	// rules' verdicts: what the columns let go of (SetBudget) counted stays
+	// counted. Another view counts what is held.
+	var kept map[int]*linkTally
+	if f.Now() {
+		k := frame.Keep[map[int]*linkTally](f, timeline.HintLinkDegraded)
+		if *k == nil {
+			*k = map[int]*linkTally{}
+		}
+		kept = *k
+	}
 	for _, g := range f.GPUs {
 		var cols *frame.Col[linkCol]
 		n := 0
 		if lg := h.link[g.Index]; lg != nil {
 			cols, n = &lg.cols, min(lg.cols.Len(), f.N, g.State.Len())
 		}
-		known, bad, lo, hi, knownLo, knownHi := 0, 0, -1, -1, -1, -1
-		var worst linkCol
-		// The columns let go of (Engine.SetBudget) are not read: what they
-		// were is no longer known.
-		for i := f.HeldFrom; i < n; i++ {
-			c := cols.At(i)
-			if !g.Working(i) || c.gen == 0 || c.genMax == 0 || c.width == 0 || c.widthMax == 0 {
-				continue
+		t := newLinkTally(f.HeldFrom)
+		if kept != nil {
+			kt := kept[g.Index]
+			if kt == nil {
+				kt = newLinkTally(f.HeldFrom)
+				kept[g.Index] = kt
 			}
-			known++
-			if knownLo < 0 {
-				knownLo = i
-			}
-			knownHi = i
-			if c.gen >= c.genMax && c.width >= c.widthMax {
-				continue
-			}
-			bad++
-			if lo < 0 {
-				lo, worst = i, c
-			}
-			hi = i + 1
-			if int(c.width)*int(c.gen) < int(worst.width)*int(worst.gen) {
-				worst = c
-			}
+			kt.count(g, cols, max(kt.upto, f.HeldFrom), min(n, f.Closed()))
+			*t = *kt
 		}
+		t.count(g, cols, max(t.upto, f.HeldFrom), n)
+		known, bad, lo, hi, knownLo, knownHi, worst := t.known, t.bad, t.lo, t.hi, t.knownLo, t.knownHi, t.worst
 		h.nvlinkEpisodes(f, g, &fd)
 		if bad < linkDegradedMin(f) || 2*bad < known {
 			continue
