@@ -18,10 +18,9 @@ const DefaultColumnBudget = 64 << 20
 // them stays (the verdicts, the stalls, the hints ended, the phases); a
 // moment before them is judged on what was kept of it. An episode still
 // going on that began among them is described from the columns held: its
-// figures are theirs (a degraded PCIe link's are counted as its columns
-// close, and stay). Two starts move too: an NVLink link's degraded
-// episode starts at the first column held, and an imbalance's where its
-// first window began, not at its own first column
+// figures are theirs (a degraded link's, PCIe or NVLink, are counted as
+// its columns close, and stay). An imbalance's start moves too: to where
+// its first window began, not its own first column
 // (TestBudgetKeepsTheDemosHints). The newest two pages are always kept. 0
 // keeps every column, as a report does.
 func (e *Engine) SetBudget(bytes int) { e.budget = bytes }

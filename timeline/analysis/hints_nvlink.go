@@ -358,37 +358,36 @@ func (lg *nvlinkLog) each(n int, fn func(lo, hi int, c nvlCol)) {
 	}
 }
 
-// nvlinkEpisodes adds link-degraded's NVLink episodes of GPU g to fd.
-func (h *healthLog) nvlinkEpisodes(f *frame.Frame, g *frame.GPU, fd *finding) {
-	lg := h.nvl[g.Index]
-	if lg == nil {
+// nvlinkTally is what nvlinkEpisodes counts of a GPU's columns up to upto:
+// those it works in and those its NVLink is busy in, and for each link
+// those where it was down while a peer was up, or carried under a quarter
+// of its peers' traffic (peers: how many were up, at the last link down).
+type nvlinkTally struct {
+	down, low            [timeline.NVLinkMaxLinks]colSpan
+	working, busy, peers int
+	workingAt, busyAt    colSpan
+	upto                 int
+}
+
+// colSpan counts columns, with the first of them and the one after the
+// last, for how long they lasted within the session (Frame.Cols).
+type colSpan struct{ count, lo, hi int }
+
+func (s *colSpan) mark(i int) {
+	if s.count == 0 {
+		s.lo = i
+	}
+	s.count, s.hi = s.count+1, i+1
+}
+
+// count counts columns [from, to) of GPU g's NVLink log lg.
+func (t *nvlinkTally) count(g *frame.GPU, lg *nvlinkLog, from, to int) {
+	if from >= to {
 		return
 	}
-	n := min(f.N, g.State.Len())
-	h.nvlinkErrorEpisodes(f, g, lg, n, fd)
-	// Most sessions never see a link down or idler than its peers: then
-	// the runs say so without a walk over every column.
-	any := false
-	lg.each(n, func(lo, hi int, c nvlCol) {
-		any = any || c.known && (c.down != 0 && c.links&^c.down != 0 || c.low != 0)
-	})
-	if !any {
-		return
-	}
-	type span struct{ count, lo, hi int }
-	var down, low [timeline.NVLinkMaxLinks]span
-	working, busy, peers := 0, 0, 0
-	// Where the working and busy columns start and end, for how long they
-	// lasted within the session (Frame.Cols).
-	workingAt, busyAt := span{lo: -1}, span{lo: -1}
-	mark := func(s *span, i int) {
-		if s.count == 0 {
-			s.lo = i
-		}
-		s.count, s.hi = s.count+1, i+1
-	}
-	lg.each(n, func(lo, hi int, c nvlCol) {
-		if !c.known {
+	lg.each(to, func(lo, hi int, c nvlCol) {
+		lo = max(lo, from)
+		if !c.known || lo >= hi {
 			return
 		}
 		up := c.links &^ c.down
@@ -400,21 +399,62 @@ func (h *healthLog) nvlinkEpisodes(f *frame.Frame, g *frame.GPU, fd *finding) {
 			if !g.Working(i) {
 				continue
 			}
-			working++
-			mark(&workingAt, i)
+			t.working++
+			t.workingAt.mark(i)
 			for m := downNow; m != 0; m &= m - 1 {
-				mark(&down[bits.TrailingZeros64(m)], i)
-				peers = bits.OnesCount64(up)
+				t.down[bits.TrailingZeros64(m)].mark(i)
+				t.peers = bits.OnesCount64(up)
 			}
 			if c.busy {
-				busy++
-				mark(&busyAt, i)
+				t.busy++
+				t.busyAt.mark(i)
 				for m := c.low; m != 0; m &= m - 1 {
-					mark(&low[bits.TrailingZeros64(m)], i)
+					t.low[bits.TrailingZeros64(m)].mark(i)
 				}
 			}
 		}
 	})
+	t.upto = to
+}
+
+// nvlinkEpisodes adds link-degraded's NVLink episodes of GPU g to fd.
+func (h *healthLog) nvlinkEpisodes(f *frame.Frame, g *frame.GPU, fd *finding) {
+	lg := h.nvl[g.Index]
+	if lg == nil {
+		return
+	}
+	n := min(f.N, g.State.Len())
+	h.nvlinkErrorEpisodes(f, g, lg, n, fd)
+	t := &nvlinkTally{workingAt: colSpan{lo: -1}, busyAt: colSpan{lo: -1}, upto: f.HeldFrom}
+	if f.Now() {
+		// The Engine's own view counts each closed column once, kept with
+		// the rules' verdicts: what the columns let go of (SetBudget)
+		// counted stays counted.
+		k := frame.Keep[map[int]*nvlinkTally](f, "nvlink-links")
+		if *k == nil {
+			*k = map[int]*nvlinkTally{}
+		}
+		kt := (*k)[g.Index]
+		if kt == nil {
+			kt = new(nvlinkTally)
+			*kt = *t
+			(*k)[g.Index] = kt
+		}
+		kt.count(g, lg, max(kt.upto, f.HeldFrom), min(n, f.Closed()))
+		*t = *kt
+	} else {
+		// Most sessions never see a link down or idler than its peers:
+		// then the runs say so without a walk over every column.
+		any := false
+		lg.each(n, func(lo, hi int, c nvlCol) {
+			any = any || c.known && (c.down != 0 && c.links&^c.down != 0 || c.low != 0)
+		})
+		if !any {
+			return
+		}
+	}
+	t.count(g, lg, max(t.upto, f.HeldFrom), n)
+	down, low, working, busy, peers, workingAt, busyAt := t.down, t.low, t.working, t.busy, t.peers, t.workingAt, t.busyAt
 	name := units.GPUs([]int{g.Index})
 	for l := range timeline.NVLinkMaxLinks {
 		s := down[l]
