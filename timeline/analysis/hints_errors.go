@@ -300,17 +300,48 @@ func xidSuggestion(memory, app, link, lost bool) string {
 // link-degraded to say so: a Window, as the windowed rules judge.
 func linkDegradedMin(f *frame.Frame) int { return max(1, int(f.Opts.Window/f.Step)) }
 
-// linkTally is what link-degraded counts of a GPU's columns up to upto:
-// those where it works on a known link, and those of them below the
-// link's maximum, with the first and last of each and the worst link.
+// keptCount is a GPU's count of its columns below upto (countOnce).
+type keptCount[T any] struct {
+	t    T
+	upto int
+}
+
+// countOnce is GPU g's count of its columns below n: fresh, with count
+// adding columns [from, to) to it. The Engine's own view (Frame.Now)
+// counts each closed column once and keeps the count with the rules'
+// verdicts, under key, so that what the columns let go of (SetBudget)
+// counted stays counted; only the open column is counted afresh. Another
+// view counts the columns held.
+func countOnce[T any](f *frame.Frame, key string, g *frame.GPU, n int, fresh T, count func(t *T, from, to int)) T {
+	t, upto := fresh, f.HeldFrom
+	if f.Now() {
+		kept := frame.Keep[map[int]*keptCount[T]](f, key)
+		if *kept == nil {
+			*kept = map[int]*keptCount[T]{}
+		}
+		k := (*kept)[g.Index]
+		if k == nil {
+			k = &keptCount[T]{fresh, f.HeldFrom}
+			(*kept)[g.Index] = k
+		}
+		if from, to := max(k.upto, f.HeldFrom), min(n, f.Closed()); from < to {
+			count(&k.t, from, to)
+			k.upto = to
+		}
+		t, upto = k.t, k.upto
+	}
+	if from := max(upto, f.HeldFrom); from < n {
+		count(&t, from, n)
+	}
+	return t
+}
+
+// linkTally is what link-degraded counts of a GPU's columns: those where
+// it works on a known link, and those of them below the link's maximum,
+// with the first and last of each and the worst link.
 type linkTally struct {
 	known, bad, lo, hi, knownLo, knownHi int
 	worst                                linkCol
-	upto                                 int
-}
-
-func newLinkTally(from int) *linkTally {
-	return &linkTally{lo: -1, hi: -1, knownLo: -1, knownHi: -1, upto: from}
 }
 
 // count counts columns [from, to) of GPU g's link log cols.
@@ -337,7 +368,6 @@ func (t *linkTally) count(g *frame.GPU, cols *frame.Col[linkCol], from, to int) 
 			t.worst = c
 		}
 	}
-	t.upto = max(t.upto, to)
 }
 
 // linkDegraded is link-degraded: a GPU working (low or busy) on a PCIe
@@ -347,34 +377,14 @@ func (t *linkTally) count(g *frame.GPU, cols *frame.Col[linkCol], from, to int) 
 // power, which is no fault. A warning: it caps host-device transfers.
 func (h *healthLog) linkDegraded(f *frame.Frame) (timeline.Hint, bool) {
 	var fd finding
-	// The Engine's own view counts each closed column once, kept with the
-	// rules' verdicts: what the columns let go of (SetBudget) counted stays
-	// counted. Another view counts what is held.
-	var kept map[int]*linkTally
-	if f.Now() {
-		k := frame.Keep[map[int]*linkTally](f, timeline.HintLinkDegraded)
-		if *k == nil {
-			*k = map[int]*linkTally{}
-		}
-		kept = *k
-	}
 	for _, g := range f.GPUs {
 		var cols *frame.Col[linkCol]
 		n := 0
 		if lg := h.link[g.Index]; lg != nil {
 			cols, n = &lg.cols, min(lg.cols.Len(), f.N, g.State.Len())
 		}
-		t := newLinkTally(f.HeldFrom)
-		if kept != nil {
-			kt := kept[g.Index]
-			if kt == nil {
-				kt = newLinkTally(f.HeldFrom)
-				kept[g.Index] = kt
-			}
-			kt.count(g, cols, max(kt.upto, f.HeldFrom), min(n, f.Closed()))
-			*t = *kt
-		}
-		t.count(g, cols, max(t.upto, f.HeldFrom), n)
+		t := countOnce(f, timeline.HintLinkDegraded, g, n, linkTally{lo: -1, hi: -1, knownLo: -1, knownHi: -1},
+			func(t *linkTally, from, to int) { t.count(g, cols, from, to) })
 		known, bad, lo, hi, knownLo, knownHi, worst := t.known, t.bad, t.lo, t.hi, t.knownLo, t.knownHi, t.worst
 		h.nvlinkEpisodes(f, g, &fd)
 		if bad < linkDegradedMin(f) || 2*bad < known {

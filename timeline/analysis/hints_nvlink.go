@@ -358,15 +358,14 @@ func (lg *nvlinkLog) each(n int, fn func(lo, hi int, c nvlCol)) {
 	}
 }
 
-// nvlinkTally is what nvlinkEpisodes counts of a GPU's columns up to upto:
-// those it works in and those its NVLink is busy in, and for each link
+// nvlinkTally is what nvlinkEpisodes counts of a GPU's columns: those it
+// works in and those its NVLink is busy in, and for each link
 // those where it was down while a peer was up, or carried under a quarter
 // of its peers' traffic (peers: how many were up, at the last link down).
 type nvlinkTally struct {
 	down, low            [timeline.NVLinkMaxLinks]colSpan
 	working, busy, peers int
 	workingAt, busyAt    colSpan
-	upto                 int
 }
 
 // colSpan counts columns, with the first of them and the one after the
@@ -382,9 +381,6 @@ func (s *colSpan) mark(i int) {
 
 // count counts columns [from, to) of GPU g's NVLink log lg.
 func (t *nvlinkTally) count(g *frame.GPU, lg *nvlinkLog, from, to int) {
-	if from >= to {
-		return
-	}
 	lg.each(to, func(lo, hi int, c nvlCol) {
 		lo = max(lo, from)
 		if !c.known || lo >= hi {
@@ -414,7 +410,6 @@ func (t *nvlinkTally) count(g *frame.GPU, lg *nvlinkLog, from, to int) {
 			}
 		}
 	})
-	t.upto = to
 }
 
 // nvlinkEpisodes adds link-degraded's NVLink episodes of GPU g to fd.
@@ -425,26 +420,11 @@ func (h *healthLog) nvlinkEpisodes(f *frame.Frame, g *frame.GPU, fd *finding) {
 	}
 	n := min(f.N, g.State.Len())
 	h.nvlinkErrorEpisodes(f, g, lg, n, fd)
-	t := &nvlinkTally{workingAt: colSpan{lo: -1}, busyAt: colSpan{lo: -1}, upto: f.HeldFrom}
-	if f.Now() {
-		// The Engine's own view counts each closed column once, kept with
-		// the rules' verdicts: what the columns let go of (SetBudget)
-		// counted stays counted.
-		k := frame.Keep[map[int]*nvlinkTally](f, "nvlink-links")
-		if *k == nil {
-			*k = map[int]*nvlinkTally{}
-		}
-		kt := (*k)[g.Index]
-		if kt == nil {
-			kt = new(nvlinkTally)
-			*kt = *t
-			(*k)[g.Index] = kt
-		}
-		kt.count(g, lg, max(kt.upto, f.HeldFrom), min(n, f.Closed()))
-		*t = *kt
-	} else {
+	if !f.Now() {
 		// Most sessions never see a link down or idler than its peers:
-		// then the runs say so without a walk over every column.
+		// then the runs say so without a walk over every column. (The
+		// Engine's own view keeps its count, and walks only the columns
+		// closed since.)
 		any := false
 		lg.each(n, func(lo, hi int, c nvlCol) {
 			any = any || c.known && (c.down != 0 && c.links&^c.down != 0 || c.low != 0)
@@ -453,7 +433,8 @@ func (h *healthLog) nvlinkEpisodes(f *frame.Frame, g *frame.GPU, fd *finding) {
 			return
 		}
 	}
-	t.count(g, lg, max(t.upto, f.HeldFrom), n)
+	t := countOnce(f, "nvlink-links", g, n, nvlinkTally{workingAt: colSpan{lo: -1}, busyAt: colSpan{lo: -1}},
+		func(t *nvlinkTally, from, to int) { t.count(g, lg, from, to) })
 	down, low, working, busy, peers, workingAt, busyAt := t.down, t.low, t.working, t.busy, t.peers, t.workingAt, t.busyAt
 	name := units.GPUs([]int{g.Index})
 	for l := range timeline.NVLinkMaxLinks {
