@@ -19,10 +19,10 @@ const DefaultColumnBudget = 64 << 20
 // moment before them is judged on what was kept of it. An episode still
 // going on that began among them is described from the columns held: its
 // figures are theirs (a degraded link's, PCIe or NVLink, are counted as
-// its columns close, and stay). An imbalance's start moves too: to where
-// its first window began, not its own first column
-// (TestBudgetKeepsTheDemosHints). The newest two pages are always kept. 0
-// keeps every column, as a report does.
+// its columns close, and stay). Its start and end are where they were
+// found while their columns were held (Frame.EdgesOf), so the hints name
+// the same moments (TestBudgetKeepsTheDemosHints). The newest two pages
+// are always kept. 0 keeps every column, as a report does.
 func (e *Engine) SetBudget(bytes int) { e.budget = bytes }
 
 // HeldSince is the start of the oldest column the Engine still holds

@@ -265,17 +265,12 @@ func TestHintsTrainingNeverWarns(t *testing.T) {
 // hour in), give at the end the hints an Engine that keeps everything
 // gives, asked every 10 s as the screen asks: the same rules, severities,
 // GPUs, starts, ends and episodes. Their figures may differ: an episode
-// still going on is described from the columns held (SetBudget). Two
-// scenarios are left out, for a start that moves (SetBudget): the
-// imbalance's of imbalance and mig.
+// still going on is described from the columns held (SetBudget).
 func TestBudgetKeepsTheDemosHints(t *testing.T) {
 	if testing.Short() {
-		t.Skip("two hours of seven scenarios: run without -short")
+		t.Skip("two hours of each scenario: run without -short")
 	}
 	for _, scenario := range demo.Scenarios {
-		if slices.Contains([]string{"imbalance", "mig"}, scenario) {
-			continue
-		}
 		t.Run(scenario, func(t *testing.T) {
 			t.Parallel()
 			samples, info := hxRecordDemo(t, scenario, 1, 2*time.Hour)

@@ -137,7 +137,12 @@ func (f *Frame) Holds(key HoldKey, judge func(w Span, in bool) bool, edge func(i
 			}
 			continue
 		}
-		sp, ok := f.Edges(r.Span, edge)
+		// A stretch with a grid window starts on the grid: its start stays.
+		var at any
+		if r.Firm {
+			at = key
+		}
+		sp, ok := f.EdgesOf(at, r.Span, edge)
 		if st.live && i < len(st.out) && i == len(st.edged) && sp.Hi < closed {
 			st.edged = append(st.edged, holdOf(sp, ok))
 		}
@@ -251,26 +256,55 @@ func (h *holdState) finish() []Stretch {
 // starts at the job's last kernel, not at the next window's start). False
 // if edge holds nowhere in it; a nil edge keeps the stretch as it is.
 func (f *Frame) Edges(sp Span, edge func(i int) bool) (Span, bool) {
+	return f.EdgesOf(nil, sp, edge)
+}
+
+// EdgesOf is Edges of a stretch whose windows' start (or end) stays where
+// it is from one question to the next, with key (comparable: the rule's,
+// and its condition's) naming it. The Engine's own view (Now) keeps an
+// end found on closed columns it holds, and finds it there again once
+// those columns are let go of (SetBudget). Without a key, or in another
+// view, an end among the columns let go of stays where the windows put
+// it: what the condition was there is no longer known.
+func (f *Frame) EdgesOf(key any, sp Span, edge func(i int) bool) (Span, bool) {
 	if edge == nil {
 		return sp, true
 	}
-	// An end among the columns let go of (HeldFrom) stays where the windows
-	// put it: what the condition was there is no longer known.
-	lo, hi := sp.Lo, sp.Hi
-	for lo < hi && lo >= f.HeldFrom && !edge(lo) {
-		lo++
+	var k *Kept
+	if key != nil && f.Now() {
+		k = f.Kept
 	}
-	for hi > lo && hi > f.HeldFrom && !edge(hi-1) {
-		hi--
+	loAt, hiAt := edgeAt{key, sp.Lo, true}, edgeAt{key, sp.Hi, false}
+	lo, keptLo := k.edge(loAt, f.N)
+	hi, keptHi := k.edge(hiAt, f.N)
+	if !keptLo {
+		for lo = sp.Lo; lo < sp.Hi && lo >= f.HeldFrom && !edge(lo); lo++ {
+		}
 	}
-	if hi == lo {
+	if !keptHi {
+		for hi = sp.Hi; hi > lo && hi > f.HeldFrom && !edge(hi-1); hi-- {
+		}
+	}
+	if hi <= lo {
 		return sp, false
 	}
-	for lo > f.HeldFrom && edge(lo-1) {
-		lo--
+	if !keptLo {
+		for lo > f.HeldFrom && edge(lo-1) {
+			lo--
+		}
+		// Kept if found on closed columns, held all the way: it stops where
+		// the condition does, not where the columns held do.
+		if sp.Lo >= f.HeldFrom && (lo == 0 || lo > f.HeldFrom) && lo < f.Closed() {
+			k.keepEdge(loAt, lo, f.N)
+		}
 	}
-	for hi < f.N && edge(hi) {
-		hi++
+	if !keptHi {
+		for hi < f.N && edge(hi) {
+			hi++
+		}
+		if sp.Hi <= f.Closed() && hi > f.HeldFrom && hi < f.Closed() {
+			k.keepEdge(hiAt, hi, f.N)
+		}
 	}
 	return Span{lo, hi}, true
 }

@@ -193,7 +193,13 @@ func findImbalance(f *frame.Frame) []frame.Cand {
 			}
 		}
 		slices.Sort(low)
-		if sp, ok := f.Edges(cur, func(i int) bool { return imbalancedAt(f, i, low) }); ok && len(low) > 0 &&
+		// A stretch with a grid window starts on the grid: its ends stay,
+		// for the same low GPUs.
+		var at any
+		if firm {
+			at = imbalanceEdges(fmt.Sprint(low))
+		}
+		if sp, ok := f.EdgesOf(at, cur, func(i int) bool { return imbalancedAt(f, i, low) }); ok && len(low) > 0 &&
 			f.Dur(sp) >= min(f.Opts.Window, f.Dur(cur)) {
 			stretches = append(stretches, lowStretch{sp, low, firm})
 		}
@@ -245,6 +251,9 @@ func findImbalance(f *frame.Frame) []frame.Cand {
 	}
 	return out
 }
+
+// imbalanceEdges names the edges of a stretch of the low GPUs it spells.
+type imbalanceEdges string
 
 // imbalancedAt says whether column i still shows the imbalance: the other
 // GPUs work at least 20 % on average and the low ones at most a third of
