@@ -58,7 +58,7 @@ func liveHosts(e *env, hosts []string, t remote.Transport, o liveOptions) error 
 	if warning != "" {
 		log.Print(warning)
 	}
-	pipe := newPipeline()
+	pipe := newPipeline(o.budget)
 	defer paceCollector(func(live uint64) int { return hostsGCPercent(len(src.Info().GPUs), live) })()
 	rec := pipe.recorder(src, nil, o.force, false)
 	live := &liveRecording{rec: rec, next: o.record}

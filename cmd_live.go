@@ -33,7 +33,7 @@ func cmdLive(e *env) *cobra.Command {
 	fs.StringVar(&hosts.sshCommand, "ssh-command", "", "with --hosts, run `CMD` HOST gputop stream instead of ssh")
 	metrics := addMetricsFlags(fs, "")
 	readonly := fs.Bool("readonly", false, "never signal a process: k (a signal to a process of your own) is off")
-	memory := fs.String("memory", "", "keep the screen's history within `SIZE` (256MiB, 1GiB; default a 64th of RAM, at most 128MiB)")
+	memory := fs.String("memory", "", "keep the screen's history within `SIZE` (256MiB, 1GiB; default a 64th of RAM, at most 128MiB), and the hints' within half of it")
 	c.RunE = func(_ *cobra.Command, rest []string) error {
 		if len(rest) > 0 {
 			return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
@@ -87,7 +87,7 @@ func cmdLive(e *env) *cobra.Command {
 		defer closeLog()
 		// The port before the screen: an address that cannot be served is
 		// said in one line where it can be read.
-		pipe := newPipeline()
+		pipe := newPipeline(budget)
 		side, err := openSideMetrics(metrics, pipe)
 		if err != nil {
 			return err

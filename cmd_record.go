@@ -49,7 +49,7 @@ func cmdRecord(e *env) *cobra.Command {
 			return err
 		}
 		log.SetOutput(io.Discard)
-		pipe := newPipeline()
+		pipe := newPipeline(defaultHistoryBudget())
 		side, err := openSideMetrics(metrics, pipe)
 		if err != nil {
 			return err

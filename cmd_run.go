@@ -96,7 +96,7 @@ func cmdRun(e *env) *cobra.Command {
 			return err
 		}
 		defer session.close()
-		rec := newPipeline().recorder(probes.NewJobSource(session, tree, job), nil, *force, false)
+		rec := newPipeline(defaultHistoryBudget()).recorder(probes.NewJobSource(session, tree, job), nil, *force, false)
 		path := *out
 		if path == "" {
 			path, err = startFresh(rec, "gputop-run", time.Now())

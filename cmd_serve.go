@@ -63,7 +63,7 @@ func cmdServe(e *env) *cobra.Command {
 		defer session.close()
 		// Samples reach the exporter on their way to the Recorder that gputop
 		// record uses, so serve -o writes what record writes.
-		pipe := newPipeline()
+		pipe := newPipeline(defaultHistoryBudget())
 		exp := pipe.exporter()
 		rec := pipe.recorder(session, exp, *force, false)
 		if *out != "" {

@@ -146,7 +146,7 @@ func cmdStream(e *env) *cobra.Command {
 			return err
 		}
 		defer session.close()
-		rec := newPipeline().recorder(session, nil, false, false)
+		rec := newPipeline(defaultHistoryBudget()).recorder(session, nil, false, false)
 		name := "stdout"
 		if f, ok := e.stdout.(*os.File); ok {
 			name = f.Name() // as a write error names it: "/dev/stdout: broken pipe"

@@ -24,6 +24,12 @@ func defaultHistoryBudget() int {
 	return int(min(max(uint64(si.Totalram)*uint64(si.Unit)/64, 32<<20), timeline.DefaultHistoryBudget))
 }
 
+// judgeBudget is what the judge keeps of its columns beside a screen's
+// history of history bytes: half of it. Beside the default of a machine
+// of 8 GiB or more that is 64 MiB, about two days of 8 GPUs or 50 minutes
+// of 64 hosts of 8; what it lets go of was judged (Engine.SetBudget).
+func judgeBudget(history int) int { return history / 2 }
+
 // parseHistoryBudget reads --memory (units.ParseBytes); "" is the default.
 func parseHistoryBudget(s string) (int, error) {
 	if s == "" {

@@ -104,7 +104,7 @@ func liveRecorded(t *testing.T, sync bool) (live *liveRecording, whole, part *ti
 	src := timelinetest.Play(timeline.SourceInfo{Kind: timeline.Live, Host: "node", Interval: time.Second,
 		GPUs: []timeline.GPUInfo{{Index: 0, Name: "H100"}, {Index: 1, Name: "H100"}}}, samples)
 	path := filepath.Join(t.TempDir(), "live.gtr")
-	rec := newPipeline().recorder(src, nil, false, sync)
+	rec := newPipeline(timeline.DefaultHistoryBudget).recorder(src, nil, false, sync)
 	live = &liveRecording{rec: rec, next: path}
 	if _, err := live.Start(); err != nil {
 		t.Fatal(err)

@@ -230,7 +230,7 @@ func TestLiveRecordingFailureIsAShortStatus(t *testing.T) {
 	if err := os.WriteFile(taken, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	live := &liveRecording{rec: recordings.NewRecorder(nil, newPipeline().recorderOptions(false, false)), next: taken}
+	live := &liveRecording{rec: recordings.NewRecorder(nil, newPipeline(timeline.DefaultHistoryBudget).recorderOptions(false, false)), next: taken}
 	_, err := live.Start()
 	if err == nil || err.Error() != "cannot create taken.gtr: "+fs.ErrExist.Error() {
 		t.Errorf("Start over an existing file: %v", err)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/recordings"
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // The harness's Prometheus path: what `gputop serve` exports of each
@@ -69,7 +70,7 @@ func scrapeRecording(t *testing.T, recording, out string) (first, last time.Time
 		t.Fatal(err)
 	}
 	defer r.Close()
-	pipe := newPipeline()
+	pipe := newPipeline(timeline.DefaultHistoryBudget)
 	exp := pipe.exporter()
 	src := pipe.observed(recordings.NewReplay(r), exp)
 	families := map[string][]string{}

@@ -351,7 +351,7 @@ func mergeHosts(t *testing.T, out string, files []string, d time.Duration) (offs
 		src := remote.Open(remote.Options{Hosts: hosts, Interval: time.Second, Dial: dial, Open: openHostStream,
 			MarkLine: remote.MarkLine})
 		defer src.Close()
-		pipe := newPipeline()
+		pipe := newPipeline(timeline.DefaultHistoryBudget)
 		opts := pipe.recorderOptions(false, false)
 		opts.ShareDir = "" // no socket to attach: nothing outside the bubble
 		rec := recordings.NewRecorder(pipe.observed(src, nil), opts)

@@ -26,12 +26,15 @@ type pipeline struct {
 }
 
 // newPipeline starts a pipeline with its judge, before its source exists,
-// so that the exporter can take its port first.
-func newPipeline() *pipeline {
+// so that the exporter can take its port first. A session may run for
+// weeks: the judge keeps its columns within half of history, the bytes of
+// the screen's history (--memory, or the machine's default where there
+// is no screen).
+func newPipeline(history int) *pipeline {
 	// The judge takes the source's description with every sample: none
 	// is known yet (NVML may take seconds to find the GPUs).
 	judge := analysis.NewJudge(timeline.SourceInfo{})
-	judge.SetBudget(analysis.DefaultColumnBudget) // a session may run for weeks
+	judge.SetBudget(judgeBudget(history))
 	return &pipeline{judge: judge}
 }
 

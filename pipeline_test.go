@@ -79,7 +79,7 @@ func TestScreenFileAndMetricsAgree(t *testing.T) {
 			}
 			session := probes.OpenPending(probes.SessionConfig{Interval: time.Second, Machine: machine, Clock: clock})
 			defer session.Close()
-			pipe := newPipeline()
+			pipe := newPipeline(timeline.DefaultHistoryBudget)
 			exp := pipe.exporter()
 			rec := pipe.recorder(session, exp, false, true) // written as taken, as record --fast does
 			path := filepath.Join(t.TempDir(), "live.gtr")

@@ -6,12 +6,6 @@ import (
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
 
-// DefaultColumnBudget is what the Engine of a process that samples keeps
-// of its columns (SetBudget): about two days of 8 GPUs a second, or 50
-// minutes of 64 hosts of 8. A session left open for a week must not grow
-// without bound.
-const DefaultColumnBudget = 64 << 20
-
 // SetBudget bounds what the Engine's columns hold to about bytes: past it,
 // the oldest pages of every series are let go of, down to three quarters
 // of it, and what the rules read of them is unknown. What was judged of

@@ -65,9 +65,9 @@ func liveHeld(b *testing.B, hosts int, span time.Duration) float64 {
 	defer sess.Close()
 	var m merger
 	judge := analysis.NewJudge(timeline.SourceInfo{})
-	judge.SetBudget(analysis.DefaultColumnBudget) // as every command that samples has it
-	// The live view's store, with the budget it has on a machine of 8 GiB
-	// or more.
+	// The live view's judge and store, with the budgets they have on a
+	// machine of 8 GiB or more: the judge half the store's.
+	judge.SetBudget(timeline.DefaultHistoryBudget / 2)
 	store := timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.DefaultRawSamples,
 		Budget: timeline.DefaultHistoryBudget})
 	for k := range int(span / time.Second) {
