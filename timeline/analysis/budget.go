@@ -14,7 +14,7 @@ import (
 // going on that began among them is described from the columns held: its
 // figures are theirs (a degraded link's, PCIe or NVLink, are counted as
 // its columns close, and stay). Its start and end are where they were
-// found while their columns were held (Frame.EdgesOf), so the hints name
+// found while their columns were held (Frame.Edges), so the hints name
 // the same moments (TestBudgetKeepsTheDemosHints). The newest two pages
 // are always kept. 0 keeps every column, as a report does.
 func (e *Engine) SetBudget(bytes int) { e.budget = bytes }

@@ -32,7 +32,7 @@ type Kept struct {
 	windows map[int]*gridWindows
 	holds   map[HoldKey]*holdState
 	rules   map[string]any
-	// edges are the stretches' ends kept (EdgesOf), and edgesCap how many
+	// edges are the stretches' ends kept (Edges), and edgesCap how many
 	// there may be before those long unasked are let go of.
 	edges    map[edgeAt]keptEdge
 	edgesCap int
@@ -74,7 +74,7 @@ func Keep[T any](f *Frame, key string) *T {
 	return v
 }
 
-// edgeAt names an end of a stretch EdgesOf keeps: the key it was asked
+// edgeAt names an end of a stretch Edges keeps: the key it was asked
 // with, the column of the windows' start (or end) it was found from.
 type edgeAt struct {
 	key   any

@@ -85,7 +85,7 @@ type Stretch struct {
 // on over every following window judge accepts with in true (its looser
 // "stay" thresholds): hysteresis, so a hint does not flicker at its
 // threshold. If edge is not nil, the column condition behind the rule,
-// each stretch is moved to the condition's own edges (see f.edges) and
+// each stretch is moved to the condition's own edges (see Edges) and
 // kept only if it still lasts a Window and half the rule's window: a
 // stretch whose windows passed on a few columns of it is not evidence, and
 // no hint is shorter than a Window.
@@ -142,7 +142,7 @@ func (f *Frame) Holds(key HoldKey, judge func(w Span, in bool) bool, edge func(i
 		if r.Firm {
 			at = key
 		}
-		sp, ok := f.EdgesOf(at, r.Span, edge)
+		sp, ok := f.Edges(at, r.Span, edge)
 		if st.live && i < len(st.out) && i == len(st.edged) && sp.Hi < closed {
 			st.edged = append(st.edged, holdOf(sp, ok))
 		}
@@ -255,18 +255,15 @@ func (h *holdState) finish() []Stretch {
 // its start and end are the condition's, not the windows' (an idle tail
 // starts at the job's last kernel, not at the next window's start). False
 // if edge holds nowhere in it; a nil edge keeps the stretch as it is.
-func (f *Frame) Edges(sp Span, edge func(i int) bool) (Span, bool) {
-	return f.EdgesOf(nil, sp, edge)
-}
-
-// EdgesOf is Edges of a stretch whose windows' start (or end) stays where
-// it is from one question to the next, with key (comparable: the rule's,
-// and its condition's) naming it. The Engine's own view (Now) keeps an
-// end found on closed columns it holds, and finds it there again once
-// those columns are let go of (SetBudget). Without a key, or in another
-// view, an end among the columns let go of stays where the windows put
-// it: what the condition was there is no longer known.
-func (f *Frame) EdgesOf(key any, sp Span, edge func(i int) bool) (Span, bool) {
+//
+// key (comparable: the rule's, and its condition's) names a stretch whose
+// windows' start (or end) stays where it is from one question to the
+// next. The Engine's own view (Now) keeps an end found on closed columns
+// it holds, and finds it there again once those columns are let go of
+// (SetBudget). Without a key, or in another view, an end among the
+// columns let go of stays where the windows put it: what the condition
+// was there is no longer known.
+func (f *Frame) Edges(key any, sp Span, edge func(i int) bool) (Span, bool) {
 	if edge == nil {
 		return sp, true
 	}
@@ -342,7 +339,7 @@ func (f *Frame) Cands(id string, gpu int, stretches []Stretch) []Cand {
 			last := &out[n-1]
 			prev := &last.Spans[len(last.Spans)-1]
 			switch {
-			case sp.Lo <= prev.Hi: // grown into each other (f.edges)
+			case sp.Lo <= prev.Hi: // grown into each other (Edges)
 				prev.Hi = max(prev.Hi, sp.Hi)
 				last.Firm = last.Firm || st.Firm
 				continue

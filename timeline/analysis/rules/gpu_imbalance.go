@@ -199,7 +199,7 @@ func findImbalance(f *frame.Frame) []frame.Cand {
 		if firm {
 			at = imbalanceEdges(fmt.Sprint(low))
 		}
-		if sp, ok := f.EdgesOf(at, cur, func(i int) bool { return imbalancedAt(f, i, low) }); ok && len(low) > 0 &&
+		if sp, ok := f.Edges(at, cur, func(i int) bool { return imbalancedAt(f, i, low) }); ok && len(low) > 0 &&
 			f.Dur(sp) >= min(f.Opts.Window, f.Dur(cur)) {
 			stretches = append(stretches, lowStretch{sp, low, firm})
 		}
