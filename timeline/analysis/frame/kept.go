@@ -32,10 +32,6 @@ type Kept struct {
 	windows map[int]*gridWindows
 	holds   map[HoldKey]*holdState
 	rules   map[string]any
-	// edges are the stretches' ends kept (Edges), and edgesCap how many
-	// there may be before those long unasked are let go of.
-	edges    map[edgeAt]keptEdge
-	edgesCap int
 }
 
 // Init makes the Kept of the Engine's frame master, for a session
@@ -51,7 +47,6 @@ func (k *Kept) Reset() {
 	k.windows = map[int]*gridWindows{}
 	k.holds = map[HoldKey]*holdState{}
 	k.rules = map[string]any{}
-	k.edges, k.edgesCap = map[edgeAt]keptEdge{}, edgesMin
 	k.layout, k.stale = nil, false
 }
 
@@ -72,55 +67,6 @@ func Keep[T any](f *Frame, key string) *T {
 	v := new(T)
 	f.Kept.rules[key] = v
 	return v
-}
-
-// edgeAt names an end of a stretch Edges keeps: the key it was asked
-// with, the column of the windows' start (or end) it was found from.
-type edgeAt struct {
-	key   any
-	col   int
-	start bool
-}
-
-// keptEdge is the column an end was found at, and the frame's width when
-// it was last asked for.
-type keptEdge struct{ col, asked int }
-
-// edgesMin is how many ends are kept before any is let go of; an end not
-// asked for over edgesUnasked columns is let go of when there are twice
-// as many as after the last such pass. A stretch still shown is asked for
-// at every question.
-const edgesMin, edgesUnasked = 1024, 3600
-
-// edge is the end kept at, if any (none on a nil Kept).
-func (k *Kept) edge(at edgeAt, n int) (int, bool) {
-	if k == nil {
-		return 0, false
-	}
-	e, ok := k.edges[at]
-	if ok && e.asked != n {
-		k.edges[at] = keptEdge{e.col, n}
-	}
-	return e.col, ok
-}
-
-// keepEdge keeps col as the end at (nothing on a nil Kept).
-func (k *Kept) keepEdge(at edgeAt, col, n int) {
-	if k == nil {
-		return
-	}
-	if k.edges == nil {
-		k.edges, k.edgesCap = map[edgeAt]keptEdge{}, edgesMin
-	}
-	if len(k.edges) >= k.edgesCap {
-		for a, e := range k.edges {
-			if n-e.asked > edgesUnasked {
-				delete(k.edges, a)
-			}
-		}
-		k.edgesCap = max(edgesMin, 2*len(k.edges))
-	}
-	k.edges[at] = keptEdge{col, n}
 }
 
 // gridWindows are the grid windows of one length, as far as the frame

@@ -137,12 +137,13 @@ func (f *Frame) Holds(key HoldKey, judge func(w Span, in bool) bool, edge func(i
 			}
 			continue
 		}
-		// A stretch with a grid window starts on the grid: its start stays.
-		var at any
-		if r.Firm {
-			at = key
+		// The open stretch, once on the grid, keeps its ends: it may go on
+		// for longer than the columns held. A closed one is edged next.
+		var ends *Ends
+		if st.live && r.Firm && i == len(raw)-1 {
+			ends = &st.open
 		}
-		sp, ok := f.Edges(at, r.Span, edge)
+		sp, ok := f.Edges(ends, r.Span, edge)
 		if st.live && i < len(st.out) && i == len(st.edged) && sp.Hi < closed {
 			st.edged = append(st.edged, holdOf(sp, ok))
 		}
@@ -180,6 +181,8 @@ type holdState struct {
 	// their edges.
 	live  bool
 	edged []heldStretch
+	// open is what Edges kept of the last stretch, the open one.
+	open Ends
 	// vbase is the grid window verdicts[0] is of: those before it were let
 	// go of with the columns they judged (forget).
 	vbase int
@@ -256,24 +259,21 @@ func (h *holdState) finish() []Stretch {
 // starts at the job's last kernel, not at the next window's start). False
 // if edge holds nowhere in it; a nil edge keeps the stretch as it is.
 //
-// key (comparable: the rule's, and its condition's) names a stretch whose
-// windows' start (or end) stays where it is from one question to the
-// next. The Engine's own view (Now) keeps an end found on closed columns
-// it holds, and finds it there again once those columns are let go of
-// (SetBudget). Without a key, or in another view, an end among the
-// columns let go of stays where the windows put it: what the condition
-// was there is no longer known.
-func (f *Frame) Edges(key any, sp Span, edge func(i int) bool) (Span, bool) {
+// Among the columns let go of (HeldFrom) what the condition was is no
+// longer known, and an end there stays where the windows put it, unless
+// it was found before and kept in ends (nil: none kept). The Engine's own
+// view (Now) keeps there an end it finds on closed columns held all the
+// way, and finds it there again while the stretch's windows start (or
+// end) where they did.
+func (f *Frame) Edges(ends *Ends, sp Span, edge func(i int) bool) (Span, bool) {
 	if edge == nil {
 		return sp, true
 	}
-	var k *Kept
-	if key != nil && f.Now() {
-		k = f.Kept
+	if !f.Now() {
+		ends = nil
 	}
-	loAt, hiAt := edgeAt{key, sp.Lo, true}, edgeAt{key, sp.Hi, false}
-	lo, keptLo := k.edge(loAt, f.N)
-	hi, keptHi := k.edge(hiAt, f.N)
+	lo, keptLo := ends.start(sp)
+	hi, keptHi := ends.end(sp)
 	if !keptLo {
 		for lo = sp.Lo; lo < sp.Hi && lo >= f.HeldFrom && !edge(lo); lo++ {
 		}
@@ -291,19 +291,44 @@ func (f *Frame) Edges(key any, sp Span, edge func(i int) bool) (Span, bool) {
 		}
 		// Kept if found on closed columns, held all the way: it stops where
 		// the condition does, not where the columns held do.
-		if sp.Lo >= f.HeldFrom && (lo == 0 || lo > f.HeldFrom) && lo < f.Closed() {
-			k.keepEdge(loAt, lo, f.N)
+		if ends != nil && sp.Lo >= f.HeldFrom && (lo == 0 || lo > f.HeldFrom) && lo < f.Closed() {
+			ends.lo = keptEnd{int32(sp.Lo), int32(lo), true}
 		}
 	}
 	if !keptHi {
 		for hi < f.N && edge(hi) {
 			hi++
 		}
-		if sp.Hi <= f.Closed() && hi > f.HeldFrom && hi < f.Closed() {
-			k.keepEdge(hiAt, hi, f.N)
+		if ends != nil && sp.Hi <= f.Closed() && hi > f.HeldFrom && hi < f.Closed() {
+			ends.hi = keptEnd{int32(sp.Hi), int32(hi), true}
 		}
 	}
 	return Span{lo, hi}, true
+}
+
+// Ends is what Edges keeps of one stretch: its start and its end, each
+// with the windows' start (or end) it was found from.
+type Ends struct{ lo, hi keptEnd }
+
+type keptEnd struct {
+	from, at int32
+	ok       bool
+}
+
+// start is the start kept for a stretch whose windows span sp, if any.
+func (e *Ends) start(sp Span) (int, bool) {
+	if e == nil || !e.lo.ok || int(e.lo.from) != sp.Lo {
+		return 0, false
+	}
+	return int(e.lo.at), true
+}
+
+// end is the end kept for a stretch whose windows span sp, if any.
+func (e *Ends) end(sp Span) (int, bool) {
+	if e == nil || !e.hi.ok || int(e.hi.from) != sp.Hi {
+		return 0, false
+	}
+	return int(e.hi.at), true
 }
 
 // Cand is one rule holding on one GPU (gpu -1: the host) over some

@@ -181,6 +181,14 @@ func findImbalance(f *frame.Frame) []frame.Cand {
 		firm bool
 	}
 	var stretches []lowStretch
+	// The ends kept of each stretch: a question of the Engine's own view
+	// keeps those it asked for, every stretch there is.
+	var was, now imbalanceEnds
+	if f.Now() {
+		kept := frame.Keep[imbalanceEnds](f, timeline.HintGPUImbalance+" ends")
+		was, now = *kept, imbalanceEnds{}
+		*kept = now
+	}
 	var cur frame.Span
 	firm := false
 	votes := map[int]int{}
@@ -195,11 +203,15 @@ func findImbalance(f *frame.Frame) []frame.Cand {
 		slices.Sort(low)
 		// A stretch with a grid window starts on the grid: its ends stay,
 		// for the same low GPUs.
-		var at any
-		if firm {
-			at = imbalanceEdges(fmt.Sprint(low))
+		var ends *frame.Ends
+		if firm && now != nil {
+			at := imbalanceStretch{fmt.Sprint(low), cur.Lo}
+			if ends = was[at]; ends == nil {
+				ends = &frame.Ends{}
+			}
+			now[at] = ends
 		}
-		if sp, ok := f.Edges(at, cur, func(i int) bool { return imbalancedAt(f, i, low) }); ok && len(low) > 0 &&
+		if sp, ok := f.Edges(ends, cur, func(i int) bool { return imbalancedAt(f, i, low) }); ok && len(low) > 0 &&
 			f.Dur(sp) >= min(f.Opts.Window, f.Dur(cur)) {
 			stretches = append(stretches, lowStretch{sp, low, firm})
 		}
@@ -252,8 +264,15 @@ func findImbalance(f *frame.Frame) []frame.Cand {
 	return out
 }
 
-// imbalanceEdges names the edges of a stretch of the low GPUs it spells.
-type imbalanceEdges string
+// imbalanceEnds are the ends Edges kept of each stretch (findImbalance).
+type imbalanceEnds map[imbalanceStretch]*frame.Ends
+
+// imbalanceStretch names a stretch: its low GPUs, spelled out, and the
+// column its windows start at.
+type imbalanceStretch struct {
+	low string
+	lo  int
+}
 
 // imbalancedAt says whether column i still shows the imbalance: the other
 // GPUs work at least 20 % on average and the low ones at most a third of
