@@ -453,12 +453,19 @@ type colAcc struct {
 // interval repeat the last value instead of showing holes, while a pause in
 // sampling longer than twice the interval stays a gap.
 func (s *Store) Series(key Key, from, to time.Time, dst []Agg) {
+	id, _ := s.ID(key)
+	s.SeriesOf(id, from, to, dst)
+}
+
+// SeriesOf is Series of the series id (Store.ID): a screen that draws the
+// same series every frame looks its key up once.
+func (s *Store) SeriesOf(sid SeriesID, from, to time.Time, dst []Agg) {
 	for i := range dst {
 		dst[i] = emptyAgg
 	}
-	id, ok := s.idOf(key)
+	id := int(sid)
 	f, t := from.UnixNano(), to.UnixNano()
-	if !ok || len(dst) == 0 || t <= f || s.added == 0 {
+	if id < 0 || id >= len(s.keys) || len(dst) == 0 || t <= f || s.added == 0 {
 		return
 	}
 	if cap(s.scratch) < len(dst) {

@@ -131,7 +131,7 @@ func (f *frame) hostSpark(h int) string {
 	clear(acc)
 	clear(cnt)
 	for _, pos := range hn.GPUs[h] {
-		f.store.Series(timeline.Key{Name: timeline.GPUUtil, Device: timeline.GPUDevice(f.info.GPUs[pos].Index)}, f.from, f.to, f.cols)
+		f.store.SeriesOf(f.series.at(f.store, f.info.GPUs, pos).util, f.from, f.to, f.cols)
 		for i, c := range f.cols {
 			if !c.Empty() {
 				acc[i] += c.Mean
