@@ -63,7 +63,24 @@ func TestSeriesResamples(t *testing.T) {
 			if got := means(dst); !same(got, tt.mean) {
 				t.Fatalf("means %v, want %v", got, tt.mean)
 			}
+			// By id, as a screen that drew the series before reads it.
+			id, _ := s.ID(util0)
+			s.SeriesOf(id, from, to, dst)
+			if got := means(dst); !same(got, tt.mean) {
+				t.Fatalf("by id: means %v, want %v", got, tt.mean)
+			}
 		})
+	}
+	// A series the store lacks, by key or by NoSeries, is a gap everywhere.
+	dst := make([]Agg, 3)
+	for _, read := range []func(){
+		func() { s.Series(Key{GPUUtil, "gpu9"}, t0, t0.Add(3*time.Second), dst) },
+		func() { s.SeriesOf(NoSeries, t0, t0.Add(3*time.Second), dst) },
+	} {
+		read()
+		if got := means(dst); !same(got, []float64{nan, nan, nan}) {
+			t.Fatalf("a missing series: means %v, want gaps", got)
+		}
 	}
 }
 
