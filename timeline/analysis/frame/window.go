@@ -269,11 +269,14 @@ func (f *Frame) Edges(ends *Ends, sp Span, edge func(i int) bool) (Span, bool) {
 	if edge == nil {
 		return sp, true
 	}
+	var kept Ends
 	if !f.Now() {
 		ends = nil
+	} else if ends != nil {
+		kept = *ends
 	}
-	lo, keptLo := ends.start(sp)
-	hi, keptHi := ends.end(sp)
+	lo, keptLo := kept.lo.from(sp.Lo)
+	hi, keptHi := kept.hi.from(sp.Hi)
 	if !keptLo {
 		for lo = sp.Lo; lo < sp.Hi && lo >= f.HeldFrom && !edge(lo); lo++ {
 		}
@@ -311,24 +314,17 @@ func (f *Frame) Edges(ends *Ends, sp Span, edge func(i int) bool) (Span, bool) {
 type Ends struct{ lo, hi keptEnd }
 
 type keptEnd struct {
-	from, at int32
-	ok       bool
+	col, at int32
+	ok      bool
 }
 
-// start is the start kept for a stretch whose windows span sp, if any.
-func (e *Ends) start(sp Span) (int, bool) {
-	if e == nil || !e.lo.ok || int(e.lo.from) != sp.Lo {
+// from is the end kept, if it was found from the windows' start (or
+// end) col.
+func (k keptEnd) from(col int) (int, bool) {
+	if !k.ok || int(k.col) != col {
 		return 0, false
 	}
-	return int(e.lo.at), true
-}
-
-// end is the end kept for a stretch whose windows span sp, if any.
-func (e *Ends) end(sp Span) (int, bool) {
-	if e == nil || !e.hi.ok || int(e.hi.from) != sp.Hi {
-		return 0, false
-	}
-	return int(e.hi.at), true
+	return int(k.at), true
 }
 
 // Cand is one rule holding on one GPU (gpu -1: the host) over some
