@@ -446,6 +446,9 @@ func (rec *recording) take(s *timeline.Sample, src timeline.Source) {
 		}
 		rec.ok(rec.write(&it))
 	} else {
+		// The writing goroutine reads it later, when the source may have
+		// made its next sample in the same metrics (probes/remote does).
+		it.sample.Metrics = slices.Clone(s.Metrics)
 		select {
 		case rec.queue <- it:
 		default:

@@ -1,7 +1,10 @@
 package remote
 
 import (
+	"encoding/gob"
 	"fmt"
+	"io"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -117,6 +120,117 @@ func TestAHostNamingEverMoreDevicesIsBounded(t *testing.T) {
 		}
 		if !slices.Contains(devices(last), "gpu0") || len(info.GPUsOf("good")) != 2 {
 			t.Errorf("the good host's GPUs are gone: %q, %v", devices(last), info.GPUsOf("good"))
+		}
+	})
+}
+
+// interningFeed gives each key's strings as it gave them before, as the
+// stream decoder does within a segment: the merge then renames a host's
+// next sample of the same keys by position.
+type interningFeed struct {
+	gobFeed
+	strs map[string]string
+}
+
+func (f *interningFeed) Next() (Event, error) {
+	ev, err := f.gobFeed.Next()
+	if ev.Sample != nil {
+		for i := range ev.Sample.Metrics {
+			k := &ev.Sample.Metrics[i].Key
+			k.Name, k.Device = f.intern(k.Name), f.intern(k.Device)
+		}
+	}
+	return ev, err
+}
+
+func (f *interningFeed) intern(s string) string {
+	if t, ok := f.strs[s]; ok {
+		return t
+	}
+	f.strs[s] = s
+	return s
+}
+
+// TestEachTickIsMergedIntoTheLastRight checks the merge into the last
+// tick's metrics, where each host's keys stand: a host whose keys change
+// every other tick moves the host after it back and forth, and a host
+// that sends every other second is a gap between, yet every tick lists
+// each host's keys once, each with its own sample's value.
+func TestEachTickIsMergedIntoTheLastRight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := newFakeNet()
+		n.on("a", sending(1, func(i int) *timeline.Sample { return reading(1, float64(100+i)) }))
+		n.on("b", sending(1, func(i int) *timeline.Sample {
+			s := reading(1, float64(200+i))
+			if i%2 == 1 {
+				s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: "extra", Device: "gpu0"}, Value: float64(200 + i)})
+			}
+			return s
+		}))
+		n.on("c", func(c *fakeConn) {
+			if !c.send(Event{Info: node(1)}) {
+				return
+			}
+			for i := 0; ; i += 2 {
+				if !c.send(Event{Sample: reading(1, float64(300+i))}) {
+					return
+				}
+				select {
+				case <-c.closed:
+					return
+				case <-time.After(2 * time.Second):
+				}
+			}
+		})
+		src := Open(Options{Hosts: []string{"a", "b", "c"}, Interval: time.Second, Dial: n.dial,
+			Open: func(r io.Reader) (Feed, error) {
+				return &interningFeed{gobFeed: gobFeed{gob.NewDecoder(r)}, strs: map[string]string{}}, nil
+			}})
+		defer src.Close()
+		mergedKeys := []string{"gpu0/util", "host@a/cpu", "gpu1/util", "gpu1/extra", "host@b/cpu", "gpu2/util", "host@c/cpu"}
+		gaps, extras := 0, 0
+		for tick := range 12 {
+			s := next(t, src)
+			got := map[string]float64{}
+			for _, m := range s.Metrics {
+				k := m.Key.String()
+				if _, twice := got[k]; twice {
+					t.Fatalf("tick %d lists %s twice: %v", tick, k, s.Metrics)
+				}
+				got[k] = m.Value
+			}
+			// Each host's keys, with the value its sample gave them all.
+			for _, h := range []struct{ gpu, host string }{{"gpu0", "a"}, {"gpu1", "b"}, {"gpu2", "c"}} {
+				util, ok := got[h.gpu+"/util"]
+				cpu, cpuOK := got["host@"+h.host+"/cpu"]
+				if !ok || !cpuOK {
+					t.Fatalf("tick %d lacks %s's keys: %v", tick, h.host, s.Metrics)
+				}
+				if math.IsNaN(util) {
+					gaps++
+					if !math.IsNaN(cpu) {
+						t.Errorf("tick %d: %s is a gap in util but its cpu reads %v", tick, h.host, cpu)
+					}
+					continue
+				}
+				if h.host == "b" {
+					extra, has := got["gpu1/extra"]
+					if odd := int(util)%2 == 1; has != odd || has && extra != util {
+						t.Errorf("tick %d: b's sample %v has extra %v %v", tick, util, has, extra)
+					}
+					if has {
+						extras++
+					}
+				}
+			}
+			for k := range got {
+				if !slices.Contains(mergedKeys, k) {
+					t.Errorf("tick %d lists %s, a key no host sent", tick, k)
+				}
+			}
+		}
+		if gaps == 0 || extras == 0 {
+			t.Errorf("%d gaps and %d samples with the extra key in 12 ticks: want some of each", gaps, extras)
 		}
 	})
 }

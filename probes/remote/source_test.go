@@ -600,8 +600,9 @@ func (f *recyclingFeed) Next() (Event, error) {
 	return ev, err
 }
 
-// A host's sample, once merged, is decoded into again: every merged sample
-// keeps its own values.
+// A host's sample, once merged, is decoded into again, and the merged
+// sample is merged into again at the next tick: each tick's sample has its
+// own values until then.
 func TestMergedSamplesKeepTheirValuesWhileTheFeedRecycles(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		n := newFakeNet()
@@ -627,12 +628,9 @@ func TestMergedSamplesKeepTheirValuesWhileTheFeedRecycles(t *testing.T) {
 				return feed, nil
 			}})
 		defer src.Close()
-		var seen []timeline.Sample
-		for range 6 {
-			seen = append(seen, next(t, src))
-		}
 		var utils []float64
-		for _, s := range seen {
+		for range 6 {
+			s := next(t, src)
 			if v, ok := s.Value(timeline.Key{Name: "util", Device: "gpu0"}); ok {
 				utils = append(utils, v)
 			}
