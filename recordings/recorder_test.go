@@ -596,3 +596,49 @@ func TestRecorderSyncDropsNothing(t *testing.T) {
 		t.Errorf("read back %d samples, %v", len(got), err)
 	}
 }
+
+// reusingSource makes each sample in the metrics of the one before, as the
+// merge of hosts does (timeline.Source allows it).
+type reusingSource struct {
+	scriptSource
+	metrics []timeline.Metric
+}
+
+func (s *reusingSource) Next(ctx context.Context) (timeline.Sample, error) {
+	smp, err := s.scriptSource.Next(ctx)
+	s.metrics = append(s.metrics[:0], smp.Metrics...)
+	smp.Metrics = s.metrics
+	return smp, err
+}
+
+// A source may make its next sample in the metrics of the last: the file
+// still holds each sample's own values, however far behind the writing
+// goroutine is.
+func TestRecorderKeepsEachSampleOfASourceThatReusesItsMetrics(t *testing.T) {
+	ss := samples(200, 2)
+	var f memFile
+	src := &reusingSource{scriptSource: scriptSource{samples: ss}}
+	r := memRecorder(src, RecorderOptions{}, func() io.WriteCloser { return &f })
+	if _, err := r.Start("reuse.gtr"); err != nil {
+		t.Fatal(err)
+	}
+	pull(t, r, len(ss))
+	if sum := stopped(t, r); sum.Samples+int(sum.Dropped) != len(ss) {
+		t.Fatalf("%d samples recorded and %d dropped, want %d in all", sum.Samples, sum.Dropped, len(ss))
+	}
+	got, err := readMem(t, f.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := 0
+	for _, g := range got {
+		for !ss[j].At.Equal(g.At) {
+			j++ // dropped from a full queue
+		}
+		if !slices.EqualFunc(g.Metrics, ss[j].Metrics, func(a, b timeline.Metric) bool {
+			return a.Key == b.Key && (a.Value == b.Value || a.Value != a.Value && b.Value != b.Value)
+		}) {
+			t.Fatalf("sample %d read back as %v, recorded as %v", j, g.Metrics, ss[j].Metrics)
+		}
+	}
+}

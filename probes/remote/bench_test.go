@@ -2,6 +2,7 @@ package remote
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -93,6 +94,7 @@ func BenchmarkDeriveAbsence64Hosts(b *testing.B) {
 	for i := range samples {
 		samples[i] = *busyNode(8, now)
 	}
+	// Each a copy: the next tick is merged into the last one's metrics.
 	tick := func(absent int) timeline.Sample {
 		now = now.Add(time.Second)
 		for i, h := range s.hosts {
@@ -100,7 +102,9 @@ func BenchmarkDeriveAbsence64Hosts(b *testing.B) {
 				h.queue = append(h.queue[:0], queued{samples[i], now.Add(-time.Second)})
 			}
 		}
-		return s.merge(now)
+		out := s.merge(now)
+		out.Metrics = slices.Clone(out.Metrics)
+		return out
 	}
 	// Merged beforehand, in the order they come: full, without host h, full.
 	full := tick(-1)
