@@ -90,13 +90,13 @@ func cmdRun(e *env) *cobra.Command {
 		// and the job's first lines and markers are not lost; the job's tree
 		// is named to the session once the job runs.
 		tree := probes.NewTreeProbe()
-		session, err := openLocal(demo, probes.SessionConfig{Interval: *interval, Extra: []probes.Probe{tree}},
+		session, err := openLocal(demo, probes.SessionConfig{Interval: *interval, Job: tree, Command: job},
 			func(w string) { fmt.Fprintf(e.stderr, "gputop run: %s\n", w) })
 		if err != nil {
 			return err
 		}
 		defer session.close()
-		rec := newPipeline(defaultHistoryBudget()).recorder(probes.NewJobSource(session, tree, job), nil, *force, false)
+		rec := newPipeline(defaultHistoryBudget()).recorder(session, nil, *force, false)
 		path := *out
 		if path == "" {
 			path, err = startFresh(rec, "gputop-run", time.Now())

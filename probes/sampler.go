@@ -25,6 +25,10 @@ type SamplerConfig struct {
 	// Owners are read on the slow tier too: who each GPU is allocated
 	// to (probes/owners). Their Reading.Owners become Sample.Owners.
 	Owners []Probe
+	// Job is the process tree of the job `gputop run` wraps, one of
+	// Probes: the processes in it are the job's (Process.InJob). Nil in
+	// every other session.
+	Job *TreeProbe
 	// SlowEvery is how many ticks apart the slow tier runs; default 5 s
 	// worth of ticks.
 	SlowEvery int
@@ -91,6 +95,7 @@ type Sampler struct {
 	slowEvery int
 	align     bool
 	info      timeline.SourceInfo
+	job       *TreeProbe // SamplerConfig.Job
 	fast      []*runner
 	slow      []*runner
 	// results receives every finished Collect. Its capacity is the number of
@@ -137,6 +142,7 @@ func NewSampler(cfg SamplerConfig) *Sampler {
 		clock:     cfg.Clock,
 		interval:  cfg.Interval,
 		timeout:   cfg.Timeout,
+		job:       cfg.Job,
 		slowEvery: cfg.SlowEvery,
 		align:     cfg.AlignTicks,
 		info:      cfg.Info,
@@ -414,6 +420,9 @@ func (s *Sampler) build(at time.Time, lag time.Duration, slowDue bool) (timeline
 		}
 		if answered && procs == nil {
 			procs = []timeline.Process{} // a fresh answer: no process holds a GPU
+		}
+		if s.job != nil {
+			s.job.markJob(procs)
 		}
 		smp.Processes = procs
 		if ownersRead && owners == nil {

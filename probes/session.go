@@ -28,9 +28,12 @@ type SessionConfig struct {
 	Clock Clock
 	// NewNVML gives the real library; tests replace it. Nil means nvml.New.
 	NewNVML func() nvml.Interface
-	// Extra probes run beside the standard ones: the process tree of the
-	// job `gputop run` wraps.
-	Extra []Probe
+	// Job is the process tree of the job `gputop run` wraps, sampled
+	// beside the standard probes, and Command its command line, which Info
+	// names: the session is the job's, its processes marked as the job's
+	// (Process.InJob). Nil in every other session.
+	Job     *TreeProbe
+	Command []string
 	// AlignTicks samples on whole multiples of Interval (SamplerConfig):
 	// `gputop stream`, one of many hosts a viewer follows.
 	AlignTicks bool
@@ -147,7 +150,10 @@ func OpenSession(cfg SessionConfig) *Session {
 		own = append(own, s.owners)
 	}
 	probes = append(probes, host, NewSelfProbe())
-	probes = append(probes, cfg.Extra...)
+	if cfg.Job != nil {
+		probes = append(probes, cfg.Job)
+		info.Command = cfg.Command
+	}
 	timeout := cfg.Timeout
 	if _, fast := cfg.Clock.(*FastClock); fast && cfg.Machine != nil && timeout == 0 {
 		// A simulated machine on a simulated clock never hangs, and what
@@ -162,6 +168,7 @@ func OpenSession(cfg SessionConfig) *Session {
 		Probes:     probes,
 		Slow:       slow,
 		Owners:     own,
+		Job:        cfg.Job,
 		Clock:      cfg.Clock,
 		Info:       info,
 		AlignTicks: cfg.AlignTicks,
@@ -241,7 +248,7 @@ func (p *PendingSession) Info() timeline.SourceInfo {
 		return p.sess.Info()
 	default:
 	}
-	info := timeline.SourceInfo{Kind: timeline.Live, Interval: p.cfg.Interval, Notes: []string{"looking for GPUs"}}
+	info := timeline.SourceInfo{Kind: timeline.Live, Interval: p.cfg.Interval, Notes: []string{"looking for GPUs"}, Command: p.cfg.Command}
 	if m := p.cfg.Machine; m != nil {
 		info.Kind, info.Scenario = m.Kind, m.Scenario
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -61,6 +62,15 @@ func (p *TreeProbe) PIDs() []int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]int(nil), p.pids...)
+}
+
+// markJob marks the processes in the tree as the job's (Process.InJob).
+func (p *TreeProbe) markJob(procs []timeline.Process) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := range procs {
+		procs[i].InJob = slices.Contains(p.pids, procs[i].PID)
+	}
 }
 
 // Watch names the tree's root process. Call it once, before or after the

@@ -3,12 +3,15 @@ package probes
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"math"
+	"os"
 	"os/exec"
 	"slices"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
 )
@@ -198,4 +201,38 @@ func TestTreeProbeReadsNothingBeforeItIsToldWhichJob(t *testing.T) {
 	if pids := p.PIDs(); pids != nil {
 		t.Errorf("PIDs before Watch = %v", pids)
 	}
+}
+
+// A session of `gputop run` marks the GPU processes in the job's tree as
+// the job's, and only those: the sample is the job's from its source on.
+func TestTheJobsProcessesAreMarkedInTheSample(t *testing.T) {
+	cmd := startTree(t)
+	defer stopTree(t, cmd)
+	tree := NewTreeProbe()
+	tree.Watch(cmd.Process.Pid)
+	procs := &scriptedProbe{name: "procs", answer: func(context.Context, int) (Reading, error) {
+		return Reading{Processes: []timeline.Process{{GPU: 0, PID: cmd.Process.Pid}, {GPU: 1, PID: os.Getpid()}}}, nil
+	}}
+	s := NewSampler(SamplerConfig{Interval: 50 * time.Millisecond, Probes: []Probe{tree}, Slow: []Probe{procs}, SlowEvery: 2, Job: tree})
+	defer s.Close()
+	// The tree is read beside the process list, within the same tick
+	// unless the walk of /proc is late.
+	var last []bool
+	for range 50 {
+		smp := mustNext(t, s)
+		if smp.Processes == nil {
+			continue
+		}
+		last = last[:0]
+		for _, p := range smp.Processes {
+			last = append(last, p.InJob)
+		}
+		if last[1] {
+			t.Fatalf("the test's own process is marked as the job's")
+		}
+		if last[0] {
+			return
+		}
+	}
+	t.Errorf("in the job: %v, want the job's shell only", last)
 }
