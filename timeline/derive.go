@@ -36,7 +36,17 @@ func Derive(cur, prev *Sample) []Value {
 	if prev != nil {
 		d.Next(prev)
 	}
-	return append([]Value(nil), d.Next(cur)...)
+	return valuesOf(&d, cur)
+}
+
+// valuesOf is d.Next(s), each number with its key.
+func valuesOf(d *Deriver, s *Sample) []Value {
+	nums := d.Next(s)
+	out := make([]Value, len(nums))
+	for i, k := range d.Keys() {
+		out[i] = Value{Key: k, Value: nums[i]}
+	}
+	return out
 }
 
 // Deriver is Derive for a stream. It keeps, for each counter that makes a
@@ -44,7 +54,10 @@ func Derive(cur, prev *Sample) []Value {
 // samples they came in: a counter's rate is taken against its reading in
 // the sample before, whatever else that sample held, so what to do with
 // each position of a sample depends on that sample's keys alone (its
-// layoutPlan). The slice Next returns is reused by the next call.
+// layoutPlan). Next returns the numbers alone, slot by slot: their keys
+// (Keys) and series (IDs) are the plan's, shared by every sample of the
+// same keys, so a value costs 8 bytes, not a key's 32 more. The slice
+// Next returns is reused by the next call.
 type Deriver struct {
 	// schema names the display series: each plan's values by id (IDs).
 	schema *Schema
@@ -63,10 +76,7 @@ type Deriver struct {
 	kept []*layoutPlan
 	// plans counts the plans made: each plan's gen (Layout).
 	plans int
-	out   []Value
-	// outOf is the plan whose keys out holds: under it only the numbers
-	// are written (a key is two strings).
-	outOf *layoutPlan
+	out   []float64
 	// rejected counts the values left out as outside their metric's
 	// physical range (ranges.go): every sink derives, so every sink sees
 	// the same gaps.
@@ -139,8 +149,9 @@ type stepCheck struct {
 // sample of the same hosts the same keys again).
 const keptPlans = 6
 
-// Next derives s against the samples given before it.
-func (d *Deriver) Next(s *Sample) []Value {
+// Next derives s against the samples given before it: its display values,
+// named by Keys and IDs position by position.
+func (d *Deriver) Next(s *Sample) []float64 {
 	dt := d.advance(s)
 	p := d.planOf(s)
 	d.record(s, p)
@@ -155,6 +166,15 @@ func (d *Deriver) Layout() int {
 		return 0
 	}
 	return d.plan.gen
+}
+
+// Keys are the keys of the values Next returns, position by position:
+// shared by every sample of the same keys, never to be written.
+func (d *Deriver) Keys() []Key {
+	if d.plan == nil {
+		return nil
+	}
+	return d.plan.outKeys
 }
 
 // IDs are the series of the values Next returns, in the Deriver's Schema,
@@ -208,17 +228,11 @@ func (d *Deriver) record(s *Sample, p *layoutPlan) {
 	}
 }
 
-func (d *Deriver) derive(s *Sample, p *layoutPlan, dt float64) []Value {
-	out := d.out
-	if d.outOf == p {
-		for i := range out {
-			out[i].Value = math.NaN()
-		}
-	} else {
-		out = out[:0]
-		for _, k := range p.outKeys {
-			out = append(out, Value{Key: k, Value: math.NaN()})
-		}
+func (d *Deriver) derive(s *Sample, p *layoutPlan, dt float64) []float64 {
+	out := slices.Grow(d.out[:0], len(p.outKeys))[:len(p.outKeys)]
+	nan := math.NaN()
+	for i := range out {
+		out[i] = nan
 	}
 	checks := d.checks
 	for i := range p.steps {
@@ -226,7 +240,7 @@ func (d *Deriver) derive(s *Sample, p *layoutPlan, dt float64) []Value {
 		if st.slot < 0 {
 			continue
 		}
-		slot, ck := &out[st.slot].Value, &checks[st.check]
+		slot, ck := &out[st.slot], &checks[st.check]
 		if st.counter < 0 {
 			v := d.checked(ck, s.Metrics[i].Value)
 			// In a shared slot the gauge wins below trustAfter, and fills
@@ -248,7 +262,7 @@ func (d *Deriver) derive(s *Sample, p *layoutPlan, dt float64) []Value {
 			*slot = v
 		}
 	}
-	d.out, d.outOf = out, p
+	d.out = out
 	return out
 }
 

@@ -179,7 +179,7 @@ func TestDeriverIsTheReference(t *testing.T) {
 				d.Reset()
 				prev = nil
 			}
-			got := d.Next(cur)
+			got := valuesOf(&d, cur)
 			want := referenceDerive(cur, prev)
 			if len(got) != len(want) {
 				t.Fatalf("run %d, sample %d: %d values, want %d", run, n, len(got), len(want))

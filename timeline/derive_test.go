@@ -128,7 +128,7 @@ func TestDeriverStreamMatchesDerive(t *testing.T) {
 			cur.Metrics = append([]Metric{g(GPUTemp, "gpu0", 50)}, cur.Metrics...)
 		}
 		want := Derive(cur, prev)
-		got := d.Next(cur)
+		got := valuesOf(&d, cur)
 		if len(got) != len(want) {
 			t.Fatalf("tick %d: %v, want %v", i, got, want)
 		}
@@ -157,7 +157,7 @@ func TestDeriverKeepsItsPlanAcrossFreshStrings(t *testing.T) {
 			cur.Metrics[1] = fresh(g(GPUTemp, "gpu0", 50))
 		}
 		want := Derive(cur, prev)
-		got := d.Next(cur)
+		got := valuesOf(&d, cur)
 		if !slices.EqualFunc(got, want, func(a, b Value) bool {
 			return a.Key == b.Key && (a.Value == b.Value || math.IsNaN(a.Value) && math.IsNaN(b.Value))
 		}) {
@@ -229,7 +229,7 @@ func TestDeriverKeepsPlans(t *testing.T) {
 			cur.Metrics = cur.Metrics[:2]
 		}
 		want := Derive(cur, prev)
-		got := d.Next(cur)
+		got := valuesOf(&d, cur)
 		if !slices.EqualFunc(got, want, func(a, b Value) bool {
 			return a.Key == b.Key && (a.Value == b.Value || math.IsNaN(a.Value) && math.IsNaN(b.Value))
 		}) {
@@ -264,7 +264,7 @@ func TestACounterAfterAGaugeGapIsDerivedAgain(t *testing.T) {
 	var cpu []float64
 	for _, s := range []*Sample{counters(0), gap, counters(2), counters(3), counters(4)} {
 		v := math.NaN()
-		for _, out := range d.Next(s) {
+		for _, out := range valuesOf(&d, s) {
 			if out.Key == (Key{HostCPU, "host@b"}) {
 				v = out.Value
 			}

@@ -48,7 +48,7 @@ func TestDeriverLeavesOutValuesOutsideTheirRange(t *testing.T) {
 			var d Deriver
 			for i := range tt.samples {
 				got := math.NaN()
-				for _, v := range d.Next(&tt.samples[i]) {
+				for _, v := range valuesOf(&d, &tt.samples[i]) {
 					if v.Key == tt.key {
 						got = v.Value
 					}

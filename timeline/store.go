@@ -224,7 +224,6 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 	if s.added > 0 && (t <= s.last || s.jump.FarAfter(time.Unix(0, s.last), smp.At)) {
 		return false
 	}
-	var values []Value
 	var nums []float64
 	var ids []SeriesID
 	if d := smp.Derived; d != nil && d.Schema != nil && (vals != nil || len(d.Numbers) == len(d.IDs)) {
@@ -236,7 +235,7 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 		ids = s.filing(d.Schema, d.IDs)
 	} else {
 		s.adopt(s.deriver.Schema())
-		values = s.deriver.Next(smp)
+		nums = s.deriver.Next(smp)
 		ids = s.filing(s.schema, s.deriver.IDs())
 	}
 	// The values go straight into the raw tier's row for the sample (every
@@ -247,13 +246,9 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 		for i, v := range vals {
 			row[ids[i]] = math.Float32bits(v)
 		}
-	case nums != nil:
+	default:
 		for i, v := range nums {
 			row[ids[i]] = math.Float32bits(float32(v))
-		}
-	default:
-		for i, v := range values {
-			row[ids[i]] = math.Float32bits(float32(v.Value))
 		}
 	}
 	// The finest tier wraps first: once it would drop its first bucket it

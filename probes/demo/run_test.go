@@ -73,12 +73,13 @@ func recordDemo(t testing.TB, scenario string, seed int64, ticks int) *demoRun {
 			}
 		}
 		run.samples = append(run.samples, smp)
-		for _, v := range d.Next(&run.samples[len(run.samples)-1]) {
-			col := run.derived[v.Key]
+		nums := d.Next(&run.samples[len(run.samples)-1])
+		for j, k := range d.Keys() {
+			col := run.derived[k]
 			for len(col) < i {
 				col = append(col, math.NaN())
 			}
-			run.derived[v.Key] = append(col, v.Value)
+			run.derived[k] = append(col, nums[j])
 		}
 		if smp.Processes != nil {
 			run.procs = append(run.procs, smp.Processes)

@@ -33,7 +33,12 @@ func TestNVMLSentinelsBecomeGapsWhereDerived(t *testing.T) {
 			t.Fatal(res.err)
 		}
 		s := timeline.Sample{At: rigStart.Add(time.Duration(tick) * time.Second), Metrics: res.Metrics}
-		derived = append(derived, append([]timeline.Value(nil), d.Next(&s)...))
+		nums := d.Next(&s)
+		var values []timeline.Value
+		for j, k := range d.Keys() {
+			values = append(values, timeline.Value{Key: k, Value: nums[j]})
+		}
+		derived = append(derived, values)
 	}
 	value := func(tick int, name string) float64 {
 		for _, v := range derived[tick] {

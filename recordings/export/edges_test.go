@@ -166,7 +166,9 @@ func TestExportElapsedWithoutStart(t *testing.T) {
 	for i, want := range []time.Duration{0, 1500 * time.Millisecond} {
 		s := timeline.Sample{At: recordingstest.T0.Add(time.Hour + want), Metrics: []timeline.Metric{
 			{Key: timeline.Key{Name: timeline.HostLoad1, Device: timeline.HostDevice}, Value: 1}}}
-		rows := tbl.rows(&s, timeline.Derive(&s, nil), timeline.SourceInfo{})
+		var d timeline.Deriver
+		nums := d.Next(&s)
+		rows := tbl.rows(&s, d.Keys(), nums, timeline.SourceInfo{})
 		if len(rows) != 1 {
 			t.Fatalf("sample %d: %d rows, want the host's", i, len(rows))
 		}

@@ -100,7 +100,8 @@ func Write(r *recordings.Reader, w io.Writer, format Format) error {
 		cur := &held[n%2]
 		*cur = s
 		n++
-		for _, row := range table.rows(cur, deriver.Next(cur), r.Info()) {
+		nums := deriver.Next(cur)
+		for _, row := range table.rows(cur, deriver.Keys(), nums, r.Info()) {
 			if err := sink.row(row); err != nil {
 				return err
 			}

@@ -18,7 +18,7 @@ func TestExportProgressRows(t *testing.T) {
 		{At: start.Add(1900 * time.Millisecond), Done: math.NaN(), Rate: 45000, Unit: "token", Origin: "mark"},
 	}}
 	tbl := newExportTable(start)
-	rows := tbl.rows(&s, nil, timeline.SourceInfo{})
+	rows := tbl.rows(&s, nil, nil, timeline.SourceInfo{})
 	if len(rows) != 2 {
 		t.Fatalf("%d rows, want 2", len(rows))
 	}

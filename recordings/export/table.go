@@ -385,11 +385,11 @@ func (c *coreStats) add(v float64) {
 	}
 }
 
-// rows returns the rows of one sample, described by info: its markers,
-// then its GPUs in index order, the hosts, the jobs and gputop itself (one
-// of each a host, in the session's order of hosts). The rows are reused by
-// the next call.
-func (t *exportTable) rows(s *timeline.Sample, values []timeline.Value, info timeline.SourceInfo) []*exportRow {
+// rows returns the rows of one sample, described by info, with its
+// display values nums of keys: its markers, then its GPUs in index order,
+// the hosts, the jobs and gputop itself (one of each a host, in the
+// session's order of hosts). The rows are reused by the next call.
+func (t *exportTable) rows(s *timeline.Sample, keys []timeline.Key, nums []float64, info timeline.SourceInfo) []*exportRow {
 	if t.start.IsZero() { // a header without a start: count from the first sample
 		t.start = s.At
 	}
@@ -410,23 +410,24 @@ func (t *exportTable) rows(s *timeline.Sample, values []timeline.Value, info tim
 		r.unit, r.num[colProgressDone], r.num[colProgressRate] = p.Unit, p.Done, p.Rate
 	}
 	markers := len(t.buf)
-	for _, v := range values {
-		if v.Key.Name == timeline.CoreBusy && strings.HasPrefix(v.Key.Device, "cpu") {
-			_, host := timeline.SplitDeviceHost(v.Key.Device)
+	for i, k := range keys {
+		v := nums[i]
+		if k.Name == timeline.CoreBusy && strings.HasPrefix(k.Device, "cpu") {
+			_, host := timeline.SplitDeviceHost(k.Device)
 			if r := t.device(timeline.DeviceOnHost(timeline.HostDevice, host), s.At); r != nil {
-				r.cores.add(v.Value)
+				r.cores.add(v)
 			}
 			continue
 		}
-		col, ok := metricColumns[v.Key.Name]
+		col, ok := metricColumns[k.Name]
 		if !ok {
 			continue
 		}
-		if r := t.device(v.Key.Device, s.At); r != nil && columnDefs[col].kinds&r.kind != 0 {
+		if r := t.device(k.Device, s.At); r != nil && columnDefs[col].kinds&r.kind != 0 {
 			if col == colNVLinkLinks {
-				v.Value = linkCount(v.Value)
+				v = linkCount(v)
 			}
-			r.num[col] = v.Value
+			r.num[col] = v
 		}
 	}
 	for _, p := range s.Probes {

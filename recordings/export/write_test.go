@@ -129,7 +129,7 @@ func FuzzExportText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		tbl := newExportTable(recordingstest.T0)
 		s := timeline.Sample{At: recordingstest.T0, Markers: []timeline.Marker{{At: recordingstest.T0, Text: text, Origin: "job"}}}
-		rows := tbl.rows(&s, nil, timeline.SourceInfo{})
+		rows := tbl.rows(&s, nil, nil, timeline.SourceInfo{})
 		if len(rows) != 1 {
 			t.Fatalf("%d rows for one marker", len(rows))
 		}

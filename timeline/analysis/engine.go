@@ -44,8 +44,9 @@ type Engine struct {
 	// do not show yet (settle).
 	unfilled bool
 	// values are the newest sample's display values, as its Deriver made
-	// them (reused by the next Add): what a Judge hands its sinks.
-	values []timeline.Value
+	// them (reused by the next Add), named by its Keys and IDs: what a
+	// Judge hands its sinks.
+	values []float64
 
 	gpuByIndex map[int]*frame.GPU
 	acc        columnSums
@@ -365,7 +366,7 @@ func (e *Engine) Add(s *timeline.Sample) {
 	e.kept.Job.Add(s)
 	e.kept.Owners.Add(s)
 	e.take(values)
-	e.health.add(s, values, e.deriver.Layout(), f.N-1)
+	e.health.add(s, e.deriver.Keys(), values, e.deriver.Layout(), f.N-1)
 	e.unfilled = true
 	e.phases.add(e, s.At, values)
 }
@@ -386,9 +387,9 @@ func (e *Engine) settle() {
 // one found for the same position last time (takePlan): a session of
 // 512 GPUs sends 36,000 values a second, and finding each one's GPU by its
 // device name was most of what taking them cost.
-func (e *Engine) take(values []timeline.Value) {
+func (e *Engine) take(values []float64) {
 	if gen := e.deriver.Layout(); gen != e.plan.gen || len(values) != e.plan.n {
-		e.makeTakePlan(values)
+		e.makeTakePlan(e.deriver.Keys())
 		e.plan.gen = gen
 	}
 	for _, st := range e.plan.steps {
@@ -398,15 +399,15 @@ func (e *Engine) take(values []timeline.Value) {
 			sums := e.acc.of(st.gpu)
 			switch st.what {
 			case takeThrottle:
-				if !math.IsNaN(v.Value) && v.Value >= 0 && v.Value == math.Trunc(v.Value) {
-					sums.bits |= int32(v.Value)
+				if !math.IsNaN(v) && v >= 0 && v == math.Trunc(v) {
+					sums.bits |= int32(v)
 					sums.m[frame.MetricThrottle].n++
 				}
 			case takeHeldPower, takeHeldThermal:
-				if !math.IsNaN(v.Value) {
+				if !math.IsNaN(v) {
 					sums.heldN++
 					switch {
-					case v.Value < 50:
+					case v < 50:
 					case st.what == takeHeldPower:
 						sums.held |= timeline.ThrottlePowerCap
 					default:
@@ -414,24 +415,24 @@ func (e *Engine) take(values []timeline.Value) {
 					}
 				}
 			case takeLimit:
-				if v.Value > 0 {
-					sums.limit, sums.hasLimit = v.Value, true
+				if v > 0 {
+					sums.limit, sums.hasLimit = v, true
 				}
 			case takeTotal:
-				if v.Value > 0 {
-					sums.total, sums.hasTotal = v.Value, true
+				if v > 0 {
+					sums.total, sums.hasTotal = v, true
 				}
 			default:
-				sums.m[st.what].add(v.Value)
+				sums.m[st.what].add(v)
 			}
 		case st.what == takeCore:
 			h := e.acc.hostOf(st.host)
 			for len(h.cores) <= st.slot {
 				h.cores = append(h.cores, sumCount{})
 			}
-			h.cores[st.slot].add(v.Value)
+			h.cores[st.slot].add(v)
 		case st.what == takeHost:
-			e.acc.hostOf(st.host).series[st.slot].add(v.Value)
+			e.acc.hostOf(st.host).series[st.slot].add(v)
 		}
 	}
 }
@@ -468,18 +469,18 @@ type takePlan struct {
 	steps []takeStep
 }
 
-// makeTakePlan finds each value's place, by its key.
-func (e *Engine) makeTakePlan(values []timeline.Value) {
+// makeTakePlan finds the place of each value, of keys.
+func (e *Engine) makeTakePlan(keys []timeline.Key) {
 	steps := e.plan.steps[:0]
-	for i, v := range values {
+	for i, k := range keys {
 		// Every key is placed, though most go nowhere: placing a GPU's
 		// makes the GPU.
-		if st := e.placeOf(v.Key); st.what != takeNone {
+		if st := e.placeOf(k); st.what != takeNone {
 			st.at = i
 			steps = append(steps, st)
 		}
 	}
-	e.plan.steps, e.plan.n = steps, len(values)
+	e.plan.steps, e.plan.n = steps, len(keys)
 }
 
 // hostSeriesOf is the host series of each host metric the rules read.

@@ -36,22 +36,22 @@ type healthLog struct {
 	planned     bool
 }
 
-// places finds where the NVLink and PCIe values are in the layout of
-// values, Deriver layout gen.
-func (h *healthLog) places(values []timeline.Value, gen int) {
-	if h.planned && gen == h.plan && len(values) == h.planN {
+// places finds where the NVLink and PCIe values are among values of
+// keys, Deriver layout gen.
+func (h *healthLog) places(keys []timeline.Key, gen int) {
+	if h.planned && gen == h.plan && len(keys) == h.planN {
 		return
 	}
-	h.plan, h.planN, h.planned = gen, len(values), true
+	h.plan, h.planN, h.planned = gen, len(keys), true
 	h.nvlAt, h.pcieAt = h.nvlAt[:0:0], h.pcieAt[:0:0]
-	for i, v := range values {
-		switch name := v.Key.Name; {
+	for i, k := range keys {
+		switch name := k.Name; {
 		case strings.HasPrefix(name, "gpu.nvlink_"):
-			if p, ok := nvlPlaceOf(i, v.Key); ok {
+			if p, ok := nvlPlaceOf(i, k); ok {
 				h.nvlAt = append(h.nvlAt, p)
 			}
 		default:
-			if p, ok := pciePlaceOf(i, v.Key); ok {
+			if p, ok := pciePlaceOf(i, k); ok {
 				h.pcieAt = append(h.pcieAt, p)
 			}
 		}
@@ -104,8 +104,8 @@ type xidEvent struct {
 type linkCol struct{ gen, genMax, width, widthMax uint8 }
 
 // add logs what a sample says of Xids (its markers), lost GPUs (its
-// statuses) and PCIe links (its values), into column col.
-func (h *healthLog) add(s *timeline.Sample, values []timeline.Value, gen, col int) {
+// statuses) and PCIe links (its values, of keys), into column col.
+func (h *healthLog) add(s *timeline.Sample, keys []timeline.Key, values []float64, gen, col int) {
 	for _, m := range s.Markers {
 		if m.Origin != timeline.XidOrigin {
 			continue
@@ -127,7 +127,7 @@ func (h *healthLog) add(s *timeline.Sample, values []timeline.Value, gen, col in
 			}
 		}
 	}
-	h.places(values, gen)
+	h.places(keys, gen)
 	h.addNVLink(values, col)
 	h.addPCIe(values, col)
 }
@@ -136,10 +136,10 @@ func (h *healthLog) add(s *timeline.Sample, values []timeline.Value, gen, col in
 // into column col: the lowest generation and width, the highest maxima.
 // Each place keeps its GPU's log, found once per layout, not in a map at
 // every sample.
-func (h *healthLog) addPCIe(values []timeline.Value, col int) {
+func (h *healthLog) addPCIe(values []float64, col int) {
 	for i := range h.pcieAt {
 		p := &h.pcieAt[i]
-		v := values[p.at].Value
+		v := values[p.at]
 		if math.IsNaN(v) || v < 1 || v > 64 {
 			continue
 		}

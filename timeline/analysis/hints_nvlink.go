@@ -164,12 +164,12 @@ func (h *healthLog) nvlLog(idx int) *nvlinkLog {
 
 // addNVLink logs a sample's NVLink values (at their places, h.nvlAt) into
 // column col.
-func (h *healthLog) addNVLink(values []timeline.Value, col int) {
+func (h *healthLog) addNVLink(values []float64, col int) {
 	touched := h.nvlTouched[:0]
 	for pi := range h.nvlAt {
 		p := &h.nvlAt[pi]
 		v := values[p.at]
-		if p.what == nvlPerLink && math.IsNaN(v.Value) && p.k.part != partData {
+		if p.what == nvlPerLink && math.IsNaN(v) && p.k.part != partData {
 			continue
 		}
 		lg := p.lg
@@ -186,20 +186,20 @@ func (h *healthLog) addNVLink(values []timeline.Value, col int) {
 		sm := &lg.smp
 		switch p.what {
 		case nvlLinks:
-			sm.links = v.Value
+			sm.links = v
 			continue
 		case nvlDown:
-			sm.down = v.Value
+			sm.down = v
 			continue
 		case nvlErrLinks:
-			sm.errLinks = v.Value
+			sm.errLinks = v
 			continue
 		}
 		k := p.k
 		bit := uint64(1) << k.link
 		switch k.part {
 		case partData:
-			sm.rates[k.link], sm.rated = v.Value, sm.rated|bit
+			sm.rates[k.link], sm.rated = v, sm.rated|bit
 			continue
 		}
 		if sm.erred&bit == 0 {
@@ -208,11 +208,11 @@ func (h *healthLog) addNVLink(values []timeline.Value, col int) {
 		e := &sm.errs[k.link]
 		switch k.part {
 		case partCRC:
-			e.crc = v.Value
+			e.crc = v
 		case partReplay:
-			e.replay = v.Value
+			e.replay = v
 		case partRecovery:
-			e.recovery = v.Value
+			e.recovery = v
 		}
 	}
 	for _, lg := range touched {

@@ -72,11 +72,7 @@ func (j *Judge) Take(s *timeline.Sample, info timeline.SourceInfo) {
 	// sample travels on to other goroutines. The numbers are a slice the
 	// collector never scans; the series are the Deriver's plan's, one
 	// slice for every sample of the same keys.
-	values := j.engine.values
-	j.latest = make([]float64, len(values))
-	for i, v := range values {
-		j.latest[i] = v.Value
-	}
+	j.latest = slices.Clone(j.engine.values)
 	j.latestIDs = j.engine.deriver.IDs()
 	s.Derived = &timeline.Derived{Schema: j.engine.deriver.Schema(), IDs: j.latestIDs, Numbers: j.latest,
 		OutOfRange: j.engine.deriver.OutOfRange(), Counted: j.engine.deriver.CountedKeys()}
@@ -99,7 +95,7 @@ func (e *Engine) AddDerived(s *timeline.Sample, d *timeline.Derived, vals []floa
 		Counted: e.deriver.CountedKeys()}
 	vals = slices.Grow(vals[:0], len(e.values))[:len(e.values)]
 	for i, v := range e.values {
-		vals[i] = float32(v.Value)
+		vals[i] = float32(v)
 	}
 	s.Derived = d
 	return vals, true

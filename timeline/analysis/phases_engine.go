@@ -92,7 +92,7 @@ func slotOf[K comparable](slots *map[K]int, sums *[]sumCount, k K) int {
 }
 
 // add takes a sample's display values.
-func (p *phaseState) add(e *Engine, at time.Time, values []timeline.Value) {
+func (p *phaseState) add(e *Engine, at time.Time, values []float64) {
 	o := e.popts
 	if p.w == 0 {
 		p.w = int64(o.Window)
@@ -110,9 +110,9 @@ func (p *phaseState) add(e *Engine, at time.Time, values []timeline.Value) {
 		}
 		p.acc.reset()
 	}
-	p.placeValues(values, e.deriver.Layout())
+	p.placeValues(e.deriver.Keys(), e.deriver.Layout())
 	for _, st := range p.plan {
-		v := values[st.at].Value
+		v := values[st.at]
 		switch st.what {
 		case phaseSM:
 			p.acc.gpu[st.slot][gpuSM].add(v)
@@ -151,17 +151,16 @@ const (
 	phasePower
 )
 
-// placeValues finds the values the windows read in the layout of values,
+// placeValues finds the values the windows read among values of keys,
 // Deriver layout gen: once per layout, not by parsing every value's
 // device at every sample.
-func (p *phaseState) placeValues(values []timeline.Value, gen int) {
-	if p.planned && gen == p.planGen && len(values) == p.planN {
+func (p *phaseState) placeValues(keys []timeline.Key, gen int) {
+	if p.planned && gen == p.planGen && len(keys) == p.planN {
 		return
 	}
-	p.planned, p.planGen, p.planN = true, gen, len(values)
+	p.planned, p.planGen, p.planN = true, gen, len(keys)
 	p.plan = p.plan[:0:0]
-	for i, v := range values {
-		k := v.Key
+	for i, k := range keys {
 		if idx, ok := timeline.ParseGPUDevice(k.Device); ok {
 			switch k.Name {
 			case timeline.GPUSMActive:
