@@ -121,23 +121,7 @@ func (f *Fitter) FitWords(s string, w int, outside bool) string {
 	room := w - f.ellW
 	// The longest run of whole words that leaves the ellipsis its room:
 	// best is where the space after its last word begins.
-	best, col, inWord := -1, 0, false
-	for g := uniseg.NewGraphemes(s); g.Next(); {
-		start, _ := g.Positions()
-		space := g.Str() == " "
-		if space && inWord {
-			best = start
-		}
-		inWord = !space
-		if outside {
-			col += g.Width()
-		} else {
-			col++
-		}
-		if col > room {
-			break
-		}
-	}
+	best := lastBreakWithin(s, room, outside)
 	if best > 0 {
 		kept := strings.TrimRight(s[:best], " ,;:")
 		if strings.TrimSpace(kept) != "" {
@@ -146,6 +130,39 @@ func (f *Fitter) FitWords(s string, w int, outside bool) string {
 	}
 	// One word wider than the room: cut inside it, the ellipsis saying so.
 	return cutCells(s, room, outside) + f.ell
+}
+
+// lastBreakWithin is where the space after the last word of s that ends
+// within room columns begins; -1 for none. Text that takes a column a rune
+// (cellWidth) is read rune by rune: the hints are fitted at every frame,
+// and telling graphemes apart was most of what that cost.
+func lastBreakWithin(s string, room int, outside bool) int {
+	best, col, inWord := -1, 0, false
+	if !outside || IsASCII(s) {
+		for start, r := range s {
+			space := r == ' '
+			if space && inWord {
+				best = start
+			}
+			inWord = !space
+			if col++; col > room {
+				break
+			}
+		}
+		return best
+	}
+	for g := uniseg.NewGraphemes(s); g.Next(); {
+		start, _ := g.Positions()
+		space := g.Str() == " "
+		if space && inWord {
+			best = start
+		}
+		inWord = !space
+		if col += g.Width(); col > room {
+			break
+		}
+	}
+	return best
 }
 
 // cutCells is the longest prefix of s that takes at most n columns, never

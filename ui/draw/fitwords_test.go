@@ -3,6 +3,8 @@ package draw
 import (
 	"strings"
 	"testing"
+
+	"github.com/rivo/uniseg"
 )
 
 func TestFitWords(t *testing.T) {
@@ -34,6 +36,39 @@ func TestFitWords(t *testing.T) {
 	// Outside text is measured in cells: a wide character is two.
 	if got := uni.FitWords("训练 任务 python", 7, true); got != "训练…" {
 		t.Errorf("wide text: %q", got)
+	}
+}
+
+// Text that takes a column a rune is cut at the words graphemes would cut
+// it at, read rune by rune.
+func TestWordBreaksByRuneAreByGrapheme(t *testing.T) {
+	for _, c := range []struct {
+		s       string
+		outside bool
+	}{
+		{"input-bound: GPU0-7 wait on the loader 38% of the time", true},
+		{"train.py --epochs 3 --batch 512", true},
+		{"at 86-89°C · 1320-1455 MHz … held by power", false},
+		{"  leading and  double  spaces ", true},
+	} {
+		for room := range len(c.s) + 2 {
+			// By grapheme, as FitWords reads text that may hold wide characters.
+			want, col, inWord := -1, 0, false
+			for g := uniseg.NewGraphemes(c.s); g.Next(); {
+				start, _ := g.Positions()
+				space := g.Str() == " "
+				if space && inWord {
+					want = start
+				}
+				inWord = !space
+				if col++; col > room {
+					break
+				}
+			}
+			if got := lastBreakWithin(c.s, room, c.outside); got != want {
+				t.Errorf("%q within %d: break at %d, want %d", c.s, room, got, want)
+			}
+		}
 	}
 }
 
