@@ -376,9 +376,11 @@ func (in SourceInfo) GPUsOf(host string) []int {
 // replay and a demo all implement it.
 type Source interface {
 	// Next blocks until the next sample. It returns io.EOF when a finite
-	// source (a recording) has no more. The sample's Metrics may be the
-	// source's again at the next call (probes/remote merges each tick into
-	// the last one's): whoever keeps them past it keeps a copy.
+	// source (a recording) has no more. The sample's Metrics, and what
+	// was Derived of it, may be the source's again at the next call
+	// (probes/remote merges each tick into the last one's; the pipeline's
+	// Judge derives each into the numbers of the one before): whoever
+	// keeps them past it keeps a copy.
 	Next(ctx context.Context) (Sample, error)
 	Info() SourceInfo
 }

@@ -48,13 +48,3 @@ func (s *Schema) Key(id SeriesID) Key {
 	defer s.mu.RUnlock()
 	return s.keys[id]
 }
-
-// KeysOf appends the keys of ids to dst.
-func (s *Schema) KeysOf(dst []Key, ids []SeriesID) []Key {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	for _, id := range ids {
-		dst = append(dst, s.keys[id])
-	}
-	return dst
-}

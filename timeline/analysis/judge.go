@@ -29,13 +29,12 @@ import (
 type Judge struct {
 	mu     sync.Mutex
 	engine *Engine
-	// latest are the newest sample's time and display values, copied out
-	// of the Engine's Deriver, which reuses its slice: a new slice of
-	// numbers each sample, and their series in the Deriver's schema.
-	// Shared with the sample's Derived, so never written to.
-	latestAt  time.Time
-	latest    []float64
-	latestIDs []timeline.SeriesID
+	// latestAt is the newest sample's time, and derived what the Engine's
+	// Deriver made of it: handed on with the sample (Sample.Derived), and
+	// made again of the next one in the same numbers, as timeline.Source
+	// allows.
+	latestAt time.Time
+	derived  timeline.Derived
 	// hints is the last answer to Hints, about hintsAt with hintsOf
 	// samples taken.
 	hints   []timeline.Hint
@@ -68,14 +67,14 @@ func (j *Judge) Take(s *timeline.Sample, info timeline.SourceInfo) {
 		return // left out: not later than the last, or far after it
 	}
 	j.latestAt = s.At
-	// A copy of its own: the Engine's Deriver reuses its slice, and the
-	// sample travels on to other goroutines. The numbers are a slice the
-	// collector never scans; the series are the Deriver's plan's, one
+	// The Deriver's own numbers, not a copy: whoever pulls the sample
+	// files them before it pulls the next (the screen's store), or copies
+	// what it keeps (Latest). The series are the Deriver's plan's, one
 	// slice for every sample of the same keys.
-	j.latest = slices.Clone(j.engine.values)
-	j.latestIDs = j.engine.deriver.IDs()
-	s.Derived = &timeline.Derived{Schema: j.engine.deriver.Schema(), IDs: j.latestIDs, Numbers: j.latest,
-		OutOfRange: j.engine.deriver.OutOfRange(), Counted: j.engine.deriver.CountedKeys()}
+	d := &j.engine.deriver
+	j.derived = timeline.Derived{Schema: d.Schema(), IDs: d.IDs(), Numbers: j.engine.values,
+		OutOfRange: d.OutOfRange(), Counted: d.CountedKeys()}
+	s.Derived = &j.derived
 }
 
 // AddDerived is Add for a reader that files each sample in a Store beside
@@ -110,10 +109,9 @@ func (j *Judge) Latest(at time.Time) ([]timeline.Value, bool) {
 	if !j.latestAt.Equal(at) || j.engine.Len() == 0 {
 		return nil, false
 	}
-	keys := j.engine.deriver.Schema().KeysOf(make([]timeline.Key, 0, len(j.latestIDs)), j.latestIDs)
-	out := make([]timeline.Value, len(keys))
-	for i, k := range keys {
-		out[i] = timeline.Value{Key: k, Value: j.latest[i]}
+	out := make([]timeline.Value, len(j.derived.Numbers))
+	for i, k := range j.engine.deriver.Keys() {
+		out[i] = timeline.Value{Key: k, Value: j.derived.Numbers[i]}
 	}
 	return out, true
 }

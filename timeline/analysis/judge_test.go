@@ -126,31 +126,30 @@ func TestAStoreFilesWhatAddDerivedHandsOn(t *testing.T) {
 // Samples of the same keys share their values' series, and each
 // has numbers of its own: what a store files of them and what an exporter
 // publishes (Latest) are each sample's, never the one before's.
-func TestJudgedSamplesShareKeysNotNumbers(t *testing.T) {
+func TestJudgedSamplesCarryTheirNumbersUntilTheNextTake(t *testing.T) {
 	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	info := timeline.SourceInfo{GPUs: []timeline.GPUInfo{{Index: 0}}}
 	judge := NewJudge(info)
 	store := timeline.NewStore(timeline.StoreOptions{})
-	var handed []*timeline.Derived
+	var ids [][]timeline.SeriesID
 	for i := range 3 {
 		s := timeline.Sample{At: t0.Add(time.Duration(i) * time.Second), Metrics: []timeline.Metric{
 			{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: float64(10 * (i + 1))},
 		}}
 		judge.Take(&s, info)
-		handed = append(handed, s.Derived)
+		// What the screen does with each sample it pulls, before the next.
+		if d := s.Derived; len(d.Numbers) != 1 || d.Numbers[0] != float64(10*(i+1)) {
+			t.Errorf("sample %d handed numbers %v, want [%d]", i, d.Numbers, 10*(i+1))
+		}
+		ids = append(ids, s.Derived.IDs)
 		store.Add(&s)
 		latest, ok := judge.Latest(s.At)
 		if !ok || len(latest) != 1 || latest[0].Value != float64(10*(i+1)) || latest[0].Key.Name != timeline.GPUUtil {
 			t.Errorf("sample %d: Latest = %v, %v, want util %d", i, latest, ok, 10*(i+1))
 		}
 	}
-	if &handed[1].IDs[0] != &handed[2].IDs[0] || handed[1].Schema != handed[2].Schema {
-		t.Errorf("samples of one Layout were handed their series copied again")
-	}
-	for i, d := range handed {
-		if len(d.Numbers) != 1 || d.Numbers[0] != float64(10*(i+1)) {
-			t.Errorf("sample %d handed numbers %v, want [%d]", i, d.Numbers, 10*(i+1))
-		}
+	if &ids[1][0] != &ids[2][0] {
+		t.Errorf("samples of one layout were handed their series copied again")
 	}
 	cols := make([]timeline.Agg, 3)
 	store.Series(timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, t0, t0.Add(3*time.Second), cols)
