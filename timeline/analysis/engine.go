@@ -469,7 +469,7 @@ type takePlan struct {
 	steps []takeStep
 }
 
-// makeTakePlan finds the place of each value, of keys.
+// makeTakePlan finds the place of the value of each of keys.
 func (e *Engine) makeTakePlan(keys []timeline.Key) {
 	steps := e.plan.steps[:0]
 	for i, k := range keys {

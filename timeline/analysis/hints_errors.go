@@ -36,7 +36,7 @@ type healthLog struct {
 	planned     bool
 }
 
-// places finds where the NVLink and PCIe values are among values of
+// places finds where the NVLink and PCIe values are among the values of
 // keys, Deriver layout gen.
 func (h *healthLog) places(keys []timeline.Key, gen int) {
 	if h.planned && gen == h.plan && len(keys) == h.planN {
