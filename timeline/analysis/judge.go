@@ -61,20 +61,29 @@ func (j *Judge) Take(s *timeline.Sample, info timeline.SourceInfo) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.engine.SetInfo(info)
-	n := j.engine.Len()
-	j.engine.Add(s)
-	if j.engine.Len() == n {
-		return // left out: not later than the last, or far after it
-	}
-	j.latestAt = s.At
 	// The Deriver's own numbers, not a copy: whoever pulls the sample
 	// files them before it pulls the next (the screen's store), or copies
-	// what it keeps (Latest). The series are the Deriver's plan's, one
-	// slice for every sample of the same keys.
-	d := &j.engine.deriver
-	j.derived = timeline.Derived{Schema: d.Schema(), IDs: d.IDs(), Numbers: j.engine.values,
-		OutOfRange: d.OutOfRange(), Counted: d.CountedKeys()}
-	s.Derived = &j.derived
+	// what it keeps (Latest).
+	if j.engine.addDerived(s, &j.derived) {
+		j.latestAt = s.At
+	}
+}
+
+// addDerived is Add, and where s was taken, what the Engine's Deriver made
+// of it written into d and handed on with it (s.Derived): the series are
+// the Deriver's plan's, one slice for every sample of the same keys, and
+// the numbers its own, made again at the next Add. It says whether s was
+// taken; one left out (see Add) goes on underived.
+func (e *Engine) addDerived(s *timeline.Sample, d *timeline.Derived) bool {
+	n := e.samples
+	e.Add(s)
+	if e.samples == n {
+		return false
+	}
+	*d = timeline.Derived{Schema: e.deriver.Schema(), IDs: e.deriver.IDs(), Numbers: e.values,
+		OutOfRange: e.deriver.OutOfRange(), Counted: e.deriver.CountedKeys()}
+	s.Derived = d
+	return true
 }
 
 // AddDerived is Add for a reader that files each sample in a Store beside
@@ -85,18 +94,16 @@ func (j *Judge) Take(s *timeline.Sample, info timeline.SourceInfo) {
 // sample was taken; one left out (see Add) goes on underived, and the Store
 // leaves it out too.
 func (e *Engine) AddDerived(s *timeline.Sample, d *timeline.Derived, vals []float32) ([]float32, bool) {
-	n := e.samples
-	e.Add(s)
-	if e.samples == n {
+	if !e.addDerived(s, d) {
 		return vals, false
 	}
-	*d = timeline.Derived{Schema: e.deriver.Schema(), IDs: e.deriver.IDs(), OutOfRange: e.deriver.OutOfRange(),
-		Counted: e.deriver.CountedKeys()}
 	vals = slices.Grow(vals[:0], len(e.values))[:len(e.values)]
 	for i, v := range e.values {
 		vals[i] = float32(v)
 	}
-	s.Derived = d
+	// The store files vals in another goroutine, after the Engine has
+	// made its numbers again.
+	d.Numbers = nil
 	return vals, true
 }
 
