@@ -27,11 +27,11 @@ func absurdRecording(t *testing.T, path string) {
 	}
 	utils := []float64{100, -50, 1e9, math.Inf(1)}
 	for i := range 60 {
-		s := timeline.Sample{At: start.Add(time.Duration(i) * time.Second), Metrics: []timeline.Metric{
+		s := timeline.Sample{At: start.Add(time.Duration(i) * time.Second)}.WithMetrics([]timeline.Metric{
 			{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: utils[i%len(utils)]},
 			{Key: timeline.Key{Name: timeline.GPUPower, Device: "gpu0"}, Value: 1e19},
 			{Key: timeline.Key{Name: timeline.GPUMemUsed, Device: "gpu0"}, Value: -1e12},
-		}}
+		})
 		if err := w.Write(&s); err != nil {
 			t.Fatal(err)
 		}

@@ -141,7 +141,7 @@ func TestImportPrometheusFileKeepsGaps(t *testing.T) {
 			t.Fatal(err)
 		}
 		has := false
-		for _, m := range s.Metrics {
+		for _, m := range s.Metrics() {
 			if m.Key.Device == "gpu1" {
 				has = true
 				if m.Value == 0 {

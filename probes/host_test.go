@@ -19,12 +19,12 @@ func TestHostProbeReadsThisMachine(t *testing.T) {
 		t.Fatalf("Collect: %v", err)
 	}
 	// Copy: the probe reuses its slice on the next call, as the Sampler allows.
-	before := timeline.Sample{Metrics: append([]timeline.Metric(nil), first.Metrics...)}
+	before := timeline.Sample{}.WithMetrics(append([]timeline.Metric(nil), first.Metrics...))
 	second, err := p.Collect(t.Context())
 	if err != nil {
 		t.Fatalf("second Collect: %v", err)
 	}
-	after := timeline.Sample{Metrics: second.Metrics}
+	after := timeline.Sample{}.WithMetrics(second.Metrics)
 
 	host := func(s timeline.Sample, name string) float64 {
 		v, ok := s.Value(timeline.Key{Name: name, Device: timeline.HostDevice})
@@ -57,7 +57,7 @@ func TestHostProbeReadsThisMachine(t *testing.T) {
 		t.Fatalf("cpu.Counts: %v", err)
 	}
 	cores := 0
-	for _, m := range after.Metrics {
+	for _, m := range after.Metrics() {
 		if m.Key.Name == timeline.CoreTotalSecs {
 			cores++
 			if _, ok := after.Value(timeline.Key{Name: timeline.CoreBusySecs, Device: m.Key.Device}); !ok {
@@ -68,8 +68,8 @@ func TestHostProbeReadsThisMachine(t *testing.T) {
 	if cores != want {
 		t.Errorf("%d per-core series, want one per logical CPU, %d", cores, want)
 	}
-	if len(before.Metrics) != len(after.Metrics) {
-		t.Errorf("layout changed between calls: %d then %d metrics", len(before.Metrics), len(after.Metrics))
+	if before.Len() != after.Len() {
+		t.Errorf("layout changed between calls: %d then %d metrics", before.Len(), after.Len())
 	}
 }
 

@@ -111,7 +111,11 @@ type Sampler struct {
 	last      time.Time  // At of the last sample, which the next must pass
 	tick      uint64     // ticks started, for telling this tick's answers from stale ones
 	collected int        // ticks collected, for the slow tier's rhythm
-	lastLen   int        // metrics in the last sample, to size the next
+	// metrics are the tick's readings as build gathers them (scratch),
+	// and cols the last sample's columns, handed on again while the
+	// probes read the same keys.
+	metrics []timeline.Metric
+	cols    *timeline.Columns
 
 	mu       sync.Mutex // guards markers and stats, which other goroutines touch
 	markers  []timeline.Marker
@@ -367,16 +371,15 @@ func (s *Sampler) await(ctx context.Context, pending int) error {
 // build assembles the tick's sample from the runners' states, and counts
 // the probes marked late.
 func (s *Sampler) build(at time.Time, lag time.Duration, slowDue bool) (timeline.Sample, int) {
-	// A fresh slice each tick: the Store's Deriver keeps the previous
-	// sample, so this one must not be written again.
 	smp := timeline.Sample{
-		At:      at,
-		Metrics: make([]timeline.Metric, 0, s.lastLen),
-		Probes:  make([]timeline.ProbeStatus, 0, len(s.fast)+len(s.slow)),
+		At:     at,
+		Probes: make([]timeline.ProbeStatus, 0, len(s.fast)+len(s.slow)),
 	}
-	late := 0
+	late, ms := 0, s.metrics[:0]
 	report := func(r *runner) bool {
-		st, answered := r.report(&smp, s.tick, at, s.timeout, s.interval)
+		var st timeline.ProbeStatus
+		var answered bool
+		ms, st, answered = r.report(ms, s.tick, at, s.timeout, s.interval)
 		if st.State == timeline.ProbeLate {
 			late++
 		}
@@ -389,7 +392,7 @@ func (s *Sampler) build(at time.Time, lag time.Duration, slowDue bool) (timeline
 	s.mu.Lock()
 	overruns := s.stats.Overruns
 	s.mu.Unlock()
-	smp.Metrics = append(smp.Metrics, timeline.Metric{
+	ms = append(ms, timeline.Metric{
 		Key:   timeline.Key{Name: timeline.SampleLag, Device: timeline.SelfDevice},
 		Kind:  timeline.Gauge,
 		Value: lag.Seconds(),
@@ -430,7 +433,11 @@ func (s *Sampler) build(at time.Time, lag time.Duration, slowDue bool) (timeline
 		}
 		smp.Owners = owners
 	}
-	s.lastLen = len(smp.Metrics)
+	// Fresh values each tick: whoever pulled the last sample may still
+	// hold it.
+	smp.Columns = s.cols
+	smp.SetMetrics(ms)
+	s.metrics, s.cols = ms, smp.Columns
 	return smp, late
 }
 

@@ -70,14 +70,14 @@ func collectSafely(ctx context.Context, p Probe) (reading Reading, err error) {
 	return p.Collect(ctx)
 }
 
-// report appends the runner's metrics for this tick to smp and returns its
+// report appends the runner's metrics for this tick to ms and returns its
 // status, and whether it answered this tick (so its Processes are fresh).
-func (r *runner) report(smp *timeline.Sample, tick uint64, at time.Time, timeout, interval time.Duration) (timeline.ProbeStatus, bool) {
+func (r *runner) report(ms []timeline.Metric, tick uint64, at time.Time, timeout, interval time.Duration) ([]timeline.Metric, timeline.ProbeStatus, bool) {
 	st := timeline.ProbeStatus{Probe: r.name, Device: r.device}
 	switch {
 	case r.lost:
 		st.State, st.Err = timeline.ProbeLost, r.lostErr
-		return st, false
+		return ms, st, false
 	case !r.answered:
 		st.State = timeline.ProbeLate
 		if r.tick == tick {
@@ -86,14 +86,13 @@ func (r *runner) report(smp *timeline.Sample, tick uint64, at time.Time, timeout
 			st.Err = "still busy from " + clockTime(r.since, interval)
 		}
 		for _, m := range r.layout {
-			smp.Metrics = append(smp.Metrics, timeline.Metric{Key: m.Key, Kind: m.Kind, Value: math.NaN()})
+			ms = append(ms, timeline.Metric{Key: m.Key, Kind: m.Kind, Value: math.NaN()})
 		}
-		return st, false
+		return ms, st, false
 	}
 	res := &r.res
 	st.Took = res.took
-	// Copy: the probe may reuse its slice on its next Collect.
-	smp.Metrics = append(smp.Metrics, res.reading.Metrics...)
+	ms = append(ms, res.reading.Metrics...)
 	r.layout = append(r.layout[:0], res.reading.Metrics...)
 	switch {
 	case res.reading.Lost:
@@ -108,7 +107,7 @@ func (r *runner) report(smp *timeline.Sample, tick uint64, at time.Time, timeout
 	default:
 		st.State = timeline.ProbeOK
 	}
-	return st, true
+	return ms, st, true
 }
 
 // clockTime formats a tick's time for a status line: seconds, or

@@ -19,7 +19,7 @@ func TestSelfProbeReadsGputop(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Collect: %v", err)
 		}
-		smp := timeline.Sample{Metrics: r.Metrics}
+		smp := timeline.Sample{}.WithMetrics(r.Metrics)
 		cpu, _ = smp.Value(cpuKey)
 		rss, _ = smp.Value(rssKey)
 		return cpu, rss

@@ -116,7 +116,7 @@ func TestTreeProbeFollowsTheJobsChildren(t *testing.T) {
 	if len(pids) != 3 || pids[0] != cmd.Process.Pid {
 		t.Errorf("PIDs = %v, want sh (%d) and its two sleeps", pids, cmd.Process.Pid)
 	}
-	smp := timeline.Sample{Metrics: r.Metrics}
+	smp := timeline.Sample{}.WithMetrics(r.Metrics)
 	if rss, _ := smp.Value(timeline.Key{Name: timeline.ProcRSS, Device: timeline.JobDevice}); !(rss > 0) {
 		t.Errorf("tree RSS = %v, want > 0", rss)
 	}

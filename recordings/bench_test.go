@@ -255,7 +255,7 @@ func BenchmarkDecodeDay(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			r.Recycle(s.Metrics)
+			r.Recycle(s.Values)
 			r.RecycleProbes(s.Probes)
 		}
 		if err := r.Close(); err != nil {

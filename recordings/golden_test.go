@@ -69,23 +69,23 @@ func goldenSamples() []timeline.Sample {
 		at := goldenStart.Add(time.Duration(i) * time.Second)
 		s := timeline.Sample{
 			At: at,
-			Metrics: []timeline.Metric{
-				m(timeline.GPUUtil, "gpu0", timeline.Gauge, float64(583+i)/6),
-				m(timeline.GPUUtilMax, "gpu0", timeline.Gauge, float64(100-i)),
-				m(timeline.GPUPower, "gpu0", timeline.Gauge, 412.345+float64(i)/1000),
-				m(timeline.GPUEnergy, "gpu0", timeline.Counter, 1000.5+412.5*float64(i)),
-				m(timeline.HostCPUBusySecs, timeline.HostDevice, timeline.Counter, math.Nextafter(float64(3+10*i)/10, 100)),
-				m(timeline.HostLoad1, timeline.HostDevice, timeline.Gauge, 1.25),
-				m(timeline.SampleLag, timeline.SelfDevice, timeline.Gauge, math.Pi/1000*float64(i+1)),
-			},
+
 			Probes: []timeline.ProbeStatus{
 				{Probe: "nvml", Device: "gpu0", State: timeline.ProbeOK, Took: 1234 * time.Microsecond},
 				{Probe: "host", State: timeline.ProbeOK, Took: 321 * time.Microsecond},
 			},
-		}
+		}.WithMetrics([]timeline.Metric{
+			m(timeline.GPUUtil, "gpu0", timeline.Gauge, float64(583+i)/6),
+			m(timeline.GPUUtilMax, "gpu0", timeline.Gauge, float64(100-i)),
+			m(timeline.GPUPower, "gpu0", timeline.Gauge, 412.345+float64(i)/1000),
+			m(timeline.GPUEnergy, "gpu0", timeline.Counter, 1000.5+412.5*float64(i)),
+			m(timeline.HostCPUBusySecs, timeline.HostDevice, timeline.Counter, math.Nextafter(float64(3+10*i)/10, 100)),
+			m(timeline.HostLoad1, timeline.HostDevice, timeline.Gauge, 1.25),
+			m(timeline.SampleLag, timeline.SelfDevice, timeline.Gauge, math.Pi/1000*float64(i+1)),
+		})
 		switch i {
 		case 1:
-			s.Metrics[5].Value = math.NaN()
+			s.Values[5] = math.NaN()
 			s.Processes = []timeline.Process{{GPU: 0, PID: 4242, User: "alice", Command: "python train.py",
 				GPUMem: 60 << 30, Util: 87, CPU: 99.5, RSS: math.NaN(), InJob: true,
 				// Since 1.4's process details: a start and a workload.

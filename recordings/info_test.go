@@ -346,9 +346,9 @@ func TestHostsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := timeline.Sample{At: h.Start, Metrics: []timeline.Metric{
+	s := timeline.Sample{At: h.Start}.WithMetrics([]timeline.Metric{
 		{Key: timeline.Key{Name: timeline.HostCPU, Device: timeline.DeviceOnHost(timeline.HostDevice, "node2")}, Value: 12.5},
-	}}
+	})
 	if err := w.Write(&s); err != nil {
 		t.Fatal(err)
 	}

@@ -43,8 +43,7 @@ func TestHeaderHoldsTheDocumentedLimits(t *testing.T) {
 	}
 	const n = 20
 	for i := range n {
-		s := timeline.Sample{At: h.Start.Add(time.Duration(i) * time.Second),
-			Metrics: []timeline.Metric{{Key: timeline.Key{Name: timeline.GPUUtil, Device: timeline.GPUDevice(i)}, Value: 50}}}
+		s := timeline.Sample{At: h.Start.Add(time.Duration(i) * time.Second)}.WithMetrics([]timeline.Metric{{Key: timeline.Key{Name: timeline.GPUUtil, Device: timeline.GPUDevice(i)}, Value: 50}})
 		if err := w.Write(&s); err != nil {
 			t.Fatal(err)
 		}

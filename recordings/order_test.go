@@ -92,10 +92,11 @@ func TestFileTotalsBounded(t *testing.T) {
 	const perSample, procsPer = 300, 100
 	ss := samples(6, 0)
 	for i := range ss {
-		ss[i].Metrics = ss[i].Metrics[:0]
+		var ms []timeline.Metric
 		for k := range perSample {
-			ss[i].Metrics = append(ss[i].Metrics, timeline.Metric{Key: timeline.Key{Name: "x.y", Device: fmt.Sprintf("d%d-%d", i, k)}, Value: 1})
+			ms = append(ms, timeline.Metric{Key: timeline.Key{Name: "x.y", Device: fmt.Sprintf("d%d-%d", i, k)}, Value: 1})
 		}
+		ss[i].SetMetrics(ms)
 		for p := range procsPer {
 			ss[i].Processes = append(ss[i].Processes, timeline.Process{GPU: 0, PID: i*procsPer + p + 1, User: "u", Command: "c",
 				GPUMem: math.NaN(), Util: math.NaN(), CPU: math.NaN(), RSS: math.NaN()})
@@ -108,7 +109,7 @@ func TestFileTotalsBounded(t *testing.T) {
 	}
 	kept, procs := 0, 0
 	for _, s := range got {
-		kept += len(s.Metrics)
+		kept += s.Len()
 		procs += len(s.Processes)
 	}
 	if kept != maxFileKeys || procs != maxFilePIDs {

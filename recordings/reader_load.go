@@ -15,10 +15,10 @@ import (
 // follows it up to the next segment.
 const maxSegmentRead = format.MaxSegmentBytes + 1<<20
 
-// Recycle hands back the metrics of a sample Read returned that the
+// Recycle hands back the values of a sample Read returned that the
 // caller is done with (format.Decoder.Recycle): the next sample is read
 // into them. A reader that keeps every sample it reads must not.
-func (r *Reader) Recycle(m []timeline.Metric) { r.dec.Recycle(m) }
+func (r *Reader) Recycle(v []float64) { r.dec.Recycle(v) }
 
 // RecycleProbes hands back the probe statuses (Sample.Probes) of a sample
 // Read returned that the caller is done with

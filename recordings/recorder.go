@@ -447,8 +447,8 @@ func (rec *recording) take(s *timeline.Sample, src timeline.Source) {
 		rec.ok(rec.write(&it))
 	} else {
 		// The writing goroutine reads it later, when the source may have
-		// made its next sample in the same metrics (probes/remote does).
-		it.sample.Metrics = slices.Clone(s.Metrics)
+		// made its next sample in the same values (probes/remote does).
+		it.sample.Values = slices.Clone(s.Values)
 		select {
 		case rec.queue <- it:
 		default:

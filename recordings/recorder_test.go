@@ -597,17 +597,17 @@ func TestRecorderSyncDropsNothing(t *testing.T) {
 	}
 }
 
-// reusingSource makes each sample in the metrics of the one before, as the
+// reusingSource makes each sample in the values of the one before, as the
 // merge of hosts does (timeline.Source allows it).
 type reusingSource struct {
 	scriptSource
-	metrics []timeline.Metric
+	values []float64
 }
 
 func (s *reusingSource) Next(ctx context.Context) (timeline.Sample, error) {
 	smp, err := s.scriptSource.Next(ctx)
-	s.metrics = append(s.metrics[:0], smp.Metrics...)
-	smp.Metrics = s.metrics
+	s.values = append(s.values[:0], smp.Values...)
+	smp.Values = s.values
 	return smp, err
 }
 
@@ -635,10 +635,10 @@ func TestRecorderKeepsEachSampleOfASourceThatReusesItsMetrics(t *testing.T) {
 		for !ss[j].At.Equal(g.At) {
 			j++ // dropped from a full queue
 		}
-		if !slices.EqualFunc(g.Metrics, ss[j].Metrics, func(a, b timeline.Metric) bool {
+		if !slices.EqualFunc(g.Metrics(), ss[j].Metrics(), func(a, b timeline.Metric) bool {
 			return a.Key == b.Key && (a.Value == b.Value || a.Value != a.Value && b.Value != b.Value)
 		}) {
-			t.Fatalf("sample %d read back as %v, recorded as %v", j, g.Metrics, ss[j].Metrics)
+			t.Fatalf("sample %d read back as %v, recorded as %v", j, g.Metrics(), ss[j].Metrics())
 		}
 	}
 }

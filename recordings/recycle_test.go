@@ -3,18 +3,17 @@ package recordings
 import (
 	"errors"
 	"io"
-	"slices"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/gputop-dev/gputop/timeline"
 )
 
-// A reader handed back each sample's metrics (Recycle) and statuses
+// A reader handed back each sample's values (Recycle) and statuses
 // (RecycleProbes) reads the next ones into them: the same samples as a reader that allocates, over segments
-// (whose names are decoded afresh), and no new metrics once it has some.
-func TestReaderReadsIntoRecycledMetrics(t *testing.T) {
+// (whose names are decoded afresh), and no new values once it has some.
+// Every sample of one list of keys has the same columns, over segments too.
+func TestReaderReadsIntoRecycledValues(t *testing.T) {
 	want := samples(300, 4)
 	rec := writeMem(t, want, time.Minute)
 	r, err := openMem(rec.data)
@@ -22,8 +21,9 @@ func TestReaderReadsIntoRecycledMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	var prev []timeline.Metric
+	var prev []float64
 	fresh := 0
+	columns := map[*timeline.Columns]bool{}
 	for i := 0; ; i++ {
 		s, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -36,22 +36,26 @@ func TestReaderReadsIntoRecycledMetrics(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameSample(t, i, want[i], s)
-		if len(s.Metrics) > 0 && (prev == nil || &s.Metrics[0] != &prev[0]) {
+		if s.Len() > 0 && (prev == nil || &s.Values[0] != &prev[0]) {
 			fresh++
 		}
+		columns[s.Columns] = true
 		// Scribbled over: the next sample must not show any of it.
-		for j := range s.Metrics {
-			s.Metrics[j] = timeline.Metric{Key: timeline.Key{Name: "x"}, Value: -1}
+		for j := range s.Values {
+			s.Values[j] = -1
 		}
 		for j := range s.Probes {
 			s.Probes[j] = timeline.ProbeStatus{Probe: "x", Device: "y", State: timeline.ProbeLost, Err: "z", Took: -1}
 		}
-		r.Recycle(s.Metrics)
+		r.Recycle(s.Values)
 		r.RecycleProbes(s.Probes)
-		prev = s.Metrics
+		prev = s.Values
 	}
 	if fresh > 1 {
-		t.Errorf("%d samples read into new metrics, want only the first", fresh)
+		t.Errorf("%d samples read into new values, want only the first", fresh)
+	}
+	if len(columns) != 1 {
+		t.Errorf("samples of one list of keys read in %d columns, want one", len(columns))
 	}
 }
 
@@ -61,7 +65,7 @@ func TestReaderReadsIntoRecycledMetrics(t *testing.T) {
 func TestReaderReadsIntoMetricsHandedBackLate(t *testing.T) {
 	want := samples(300, 4)
 	for i := 150; i < len(want); i++ {
-		want[i].Metrics = append(want[i].Metrics, timeline.Metric{Key: timeline.Key{Name: timeline.GPUTemp, Device: "gpu9"}, Value: 40})
+		want[i].SetMetrics(append(want[i].Metrics(), timeline.Metric{Key: timeline.Key{Name: timeline.GPUTemp, Device: "gpu9"}, Value: 40}))
 	}
 	rec := writeMem(t, want, time.Minute)
 	r, err := openMem(rec.data)
@@ -84,21 +88,20 @@ func TestReaderReadsIntoMetricsHandedBackLate(t *testing.T) {
 		sameSample(t, i, want[i], s)
 		held = append(held, s)
 		if len(held) > 2 {
-			r.Recycle(held[0].Metrics)
+			r.Recycle(held[0].Values)
 			held = held[1:]
 		}
 	}
 }
 
-// Samples read one after another with the same keys have them in the same
-// strings, so the Deriver that compares them checks pointers: within a
-// segment always, and again from a new segment's second sample on (its
-// names are decoded afresh).
-func TestReaderReadsKeysInTheSameStrings(t *testing.T) {
+// Samples read one after another with the same keys have the same
+// columns, so a stage downstream knows them by a pointer check: within a
+// segment, and over segments, whose names are decoded afresh.
+func TestReaderGivesOneListOfKeysOneColumns(t *testing.T) {
 	want := samples(300, 4)
 	// A GPU found later: the keys change within a segment.
 	for i := 150; i < len(want); i++ {
-		want[i].Metrics = append(want[i].Metrics, timeline.Metric{Key: timeline.Key{Name: timeline.GPUTemp, Device: "gpu9"}, Value: 40})
+		want[i].SetMetrics(append(want[i].Metrics(), timeline.Metric{Key: timeline.Key{Name: timeline.GPUTemp, Device: "gpu9"}, Value: 40}))
 	}
 	rec := writeMem(t, want, time.Minute)
 	r, err := openMem(rec.data)
@@ -106,8 +109,8 @@ func TestReaderReadsKeysInTheSameStrings(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	var prev []timeline.Metric
-	afresh := 0 // samples whose keys are those before in new strings
+	var prev *timeline.Columns
+	changes := 0
 	for i := 0; ; i++ {
 		s, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -116,21 +119,13 @@ func TestReaderReadsKeysInTheSameStrings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		same := len(prev) == len(s.Metrics)
-		for j := 0; same && j < len(s.Metrics); j++ {
-			same = prev[j].Key == s.Metrics[j].Key
+		sameSample(t, i, want[i], s)
+		if i > 0 && s.Columns != prev {
+			changes++
 		}
-		for j := 0; same && j < len(s.Metrics); j++ {
-			a, b := prev[j].Key, s.Metrics[j].Key
-			if unsafe.StringData(a.Name) != unsafe.StringData(b.Name) || unsafe.StringData(a.Device) != unsafe.StringData(b.Device) {
-				afresh++
-				break
-			}
-		}
-		prev = slices.Clone(s.Metrics)
+		prev = s.Columns
 	}
-	// Five segments of a minute: the first sample of each but the first.
-	if segs := len(rec.segments); afresh != segs-1 {
-		t.Errorf("%d samples with the keys before in new strings over %d segments, want %d", afresh, segs, segs-1)
+	if segs := len(rec.segments); segs < 4 || changes != 1 {
+		t.Errorf("the columns changed %d times over %d segments, want once (the GPU found later)", changes, segs)
 	}
 }

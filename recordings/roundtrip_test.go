@@ -77,11 +77,11 @@ func sameSample(t *testing.T, i int, want, got timeline.Sample) {
 	if !got.At.Equal(want.At) {
 		t.Errorf("sample %d: At %v, want %v", i, got.At, want.At)
 	}
-	if len(got.Metrics) != len(want.Metrics) {
-		t.Fatalf("sample %d: %d metrics, want %d", i, len(got.Metrics), len(want.Metrics))
+	if got.Len() != want.Len() {
+		t.Fatalf("sample %d: %d metrics, want %d", i, got.Len(), want.Len())
 	}
-	for j, m := range want.Metrics {
-		g := got.Metrics[j]
+	for j, m := range want.Metrics() {
+		g := got.Metric(j)
 		if g.Key != m.Key || g.Kind != m.Kind || math.Float64bits(g.Value) != math.Float64bits(m.Value) {
 			t.Fatalf("sample %d metric %d: %v %v %v (%#x), want %v %v %v (%#x)", i, j,
 				g.Key, g.Kind, g.Value, math.Float64bits(g.Value), m.Key, m.Kind, m.Value, math.Float64bits(m.Value))
@@ -145,13 +145,13 @@ func TestRoundTrip(t *testing.T) {
 		math.Copysign(0, -1), 0, 5e-324, -5e-324, math.MaxFloat64, -math.MaxFloat64, 1 << 53, 1<<53 + 2,
 		math.Nextafter(0.3, 1), 1e-300, 123456.78, -0.001, 97.16666666666667, 1.0 / 3, math.Pi, 4e15 + 0.5}
 	for i, v := range odd {
-		want[100+i].Metrics[0].Value = v
-		want[200+i].Metrics[5].Value = v
+		want[100+i].Values[0] = v
+		want[200+i].Values[5] = v
 		want[300+i].Processes = []timeline.Process{{GPU: 1, PID: 7, User: "bob", Command: "x", GPUMem: v, Util: -v, CPU: v, RSS: math.NaN()}}
 	}
 	want[150].Processes = []timeline.Process{} // the process tier ran and found none
-	want[151].Metrics = append(want[151].Metrics, timeline.Metric{Key: timeline.Key{Name: timeline.ProcCPUSecs, Device: timeline.JobDevice}, Kind: timeline.Counter, Value: 1.5})
-	want[152].Metrics = want[152].Metrics[:10] // a probe vanished
+	want[151].SetMetrics(append(want[151].Metrics(), timeline.Metric{Key: timeline.Key{Name: timeline.ProcCPUSecs, Device: timeline.JobDevice}, Kind: timeline.Counter, Value: 1.5}))
+	want[152].SetMetrics(want[152].Metrics()[:10]) // a probe vanished
 	want[153].Probes = append(want[153].Probes, timeline.ProbeStatus{Probe: "nvml", Device: "gpu1", State: timeline.ProbeLost, Took: 1234567 * time.Nanosecond, Err: "GPU is lost"})
 	want[154].Markers = append(want[154].Markers, timeline.Marker{At: want[154].At, Text: "ünïcode ✓ marker", Origin: "key"})
 	// The job's progress, with its own times (before the sample's).

@@ -408,10 +408,10 @@ func (s *StreamReader) readFrame() error {
 	return nil
 }
 
-// Recycle hands back the metrics of a sample Next returned that the
+// Recycle hands back the values of a sample Next returned that the
 // caller is done with (format.Decoder.Recycle): the next sample is decoded
 // into them. Not safe beside a running Next.
-func (s *StreamReader) Recycle(m []timeline.Metric) { s.dec.Recycle(m) }
+func (s *StreamReader) Recycle(v []float64) { s.dec.Recycle(v) }
 
 // Close stops the reader and releases its decoder; Next returns an error
 // from then on. It may be called while Next runs in another goroutine:

@@ -37,6 +37,18 @@ type fileTotals struct {
 	overPIDs map[gpuPID]struct{}
 	// metricsLeft and procsLeft count the readings left out.
 	metricsLeft, procsLeft int
+	// boundTo are the columns of boundFrom within the bounds, those at
+	// kept. A key's verdict never changes: a list of keys is bounded once.
+	boundFrom, boundTo *timeline.Columns
+	kept               []int
+}
+
+// withinBounds says whether k is within the file's bounds: not counted
+// past them, nor one of the keys past the bound of those (unknown to both).
+func (t *fileTotals) withinBounds(k timeline.Key) (timeline.Key, bool) {
+	_, over := t.overKeys[k]
+	_, known := t.keys[k]
+	return k, !over && (known || len(t.keys) < maxFileKeys)
 }
 
 type gpuPID struct{ gpu, pid int }
@@ -64,16 +76,13 @@ func (t *fileTotals) bound(s *timeline.Sample, d *format.Decoder) {
 		}
 	}
 	if len(t.overKeys) > 0 {
-		n := len(s.Metrics)
-		s.Metrics = slices.DeleteFunc(s.Metrics, func(m timeline.Metric) bool {
-			_, over := t.overKeys[m.Key]
-			if !over && len(t.keys) >= maxFileKeys {
-				_, known := t.keys[m.Key]
-				over = !known // one of the keys counted past the bound's bound
-			}
-			return over
-		})
-		t.metricsLeft += n - len(s.Metrics)
+		if s.Columns != t.boundFrom {
+			t.boundFrom = s.Columns
+			t.boundTo, t.kept = s.Columns.Select(t.withinBounds)
+		}
+		n := s.Len()
+		s.Columns, s.Values = t.boundTo, timeline.AppendKept(s.Values[:0], s.Values, t.kept)
+		t.metricsLeft += n - s.Len()
 	}
 	if len(s.Processes) == 0 {
 		return

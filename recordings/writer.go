@@ -387,8 +387,10 @@ func (w *Writer) WriteInfo(info timeline.SourceInfo) error {
 // record may list.
 func checkSample(s *timeline.Sample) error {
 	switch {
-	case len(s.Metrics) > format.MaxSegmentKeys:
-		return fmt.Errorf("cannot record a sample of %d metrics, more than %d", len(s.Metrics), format.MaxSegmentKeys)
+	case s.Len() != s.Columns.Len():
+		return fmt.Errorf("cannot record a sample of %d values in %d columns", s.Len(), s.Columns.Len())
+	case s.Len() > format.MaxSegmentKeys:
+		return fmt.Errorf("cannot record a sample of %d metrics, more than %d", s.Len(), format.MaxSegmentKeys)
 	case len(s.Probes) > format.MaxSegmentKeys:
 		return fmt.Errorf("cannot record a sample of %d probe statuses, more than %d", len(s.Probes), format.MaxSegmentKeys)
 	case len(s.Processes) > format.MaxListLen:

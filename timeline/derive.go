@@ -4,7 +4,6 @@ import (
 	"math"
 	"slices"
 	"time"
-	"unsafe"
 )
 
 // Value is one display value at one instant: a gauge as sampled, or a
@@ -105,7 +104,7 @@ type counterState struct {
 // layoutPlan is what a Deriver does with each position of samples of one
 // list of keys.
 type layoutPlan struct {
-	keys  []keyKind // the keys it was made for
+	cols  *Columns // the columns it was made for
 	steps []step
 	// outKeys are the keys of the values, slot by slot, and ids their
 	// series in the Deriver's Schema.
@@ -224,7 +223,7 @@ func (d *Deriver) record(s *Sample, p *layoutPlan) {
 		if st.curN != d.n {
 			st.prev, st.prevN = st.cur, st.curN
 		}
-		st.cur, st.curN = s.Metrics[i].Value, d.n
+		st.cur, st.curN = s.Values[i], d.n
 	}
 }
 
@@ -242,7 +241,7 @@ func (d *Deriver) derive(s *Sample, p *layoutPlan, dt float64) []float64 {
 		}
 		slot, ck := &out[st.slot], &checks[st.check]
 		if st.counter < 0 {
-			v := d.checked(ck, s.Metrics[i].Value)
+			v := d.checked(ck, s.Values[i])
 			// In a shared slot the gauge wins below trustAfter, and fills
 			// in where the counter has no number.
 			if !st.override || math.IsNaN(*slot) || dt < ck.trustAfter && !math.IsNaN(v) {
@@ -250,14 +249,14 @@ func (d *Deriver) derive(s *Sample, p *layoutPlan, dt float64) []float64 {
 			}
 			continue
 		}
-		v := d.checked(ck, d.rate(st.counter, ck.scale, s.Metrics[i].Value, dt))
+		v := d.checked(ck, d.rate(st.counter, ck.scale, s.Values[i], dt))
 		switch {
 		case !st.override:
 			*slot = v
 		case math.IsNaN(v):
 		case dt >= ck.trustAfter:
 			*slot = v
-			d.noteCounter(s.Metrics[i].Key)
+			d.noteCounter(p.cols.Key(i))
 		case math.IsNaN(*slot):
 			*slot = v
 		}
@@ -348,20 +347,24 @@ func (d *Deriver) Counted(k Key) bool {
 // read in another goroutine while this Deriver goes on.
 func (d *Deriver) CountedKeys() []Key { return slices.Clip(d.counted) }
 
-// planOf finds the plan for s's keys: the last one's or a kept one; else
-// it makes one. A source gives most of its keys in the same strings tick
-// after tick (a reader decodes a segment's names once, the merge of hosts
-// renames each host's once), so comparing them is mostly a pointer check
-// a key: about 2 ns, a tenth of a millisecond for 64 hosts' 37,000.
+// planOf finds the plan for s's columns: the last one's or a kept one;
+// else it makes one. A source gives the samples of one list of keys the
+// same Columns, so finding the plan is mostly one pointer check; columns
+// made anew for a list a plan was made for (a recording's next segment,
+// which decodes its names afresh) are compared key by key once, and the
+// plan then reads them.
 func (d *Deriver) planOf(s *Sample) *layoutPlan {
-	// The last sample's plan is the first kept.
-	at := slices.IndexFunc(d.kept, func(p *layoutPlan) bool { return sameLayout(p.keys, s) })
-	if at == 0 {
+	if d.plan != nil && d.plan.cols == s.Columns {
 		return d.plan
+	}
+	at := slices.IndexFunc(d.kept, func(p *layoutPlan) bool { return p.cols == s.Columns })
+	if at < 0 {
+		at = slices.IndexFunc(d.kept, func(p *layoutPlan) bool { return p.cols.Same(s.Columns) })
 	}
 	var p *layoutPlan
 	if at >= 0 {
 		p = d.kept[at]
+		p.cols = s.Columns
 		copy(d.kept[1:at+1], d.kept[:at])
 	} else {
 		p = d.makePlan(s)
@@ -372,47 +375,6 @@ func (d *Deriver) planOf(s *Sample) *layoutPlan {
 	}
 	d.kept[0], d.plan = p, p
 	return p
-}
-
-// keyKind is a metric as a plan reads it: its key and whether it is a
-// counter. A series that comes as a gauge (a gap, in a file of earlier
-// builds) and then as a counter under the same key needs a new plan.
-type keyKind struct {
-	Key
-	kind Kind
-}
-
-// sameLayout says whether s has the metrics keys names, of the same kinds,
-// in their order. Where it does with strings of its own (a reader's next
-// segment, which decodes its names afresh), keys takes s's strings:
-// comparing a string with itself is a pointer check, comparing equal
-// copies reads both.
-func sameLayout(keys []keyKind, s *Sample) bool {
-	if len(keys) != len(s.Metrics) {
-		return false
-	}
-	for i := range keys {
-		m := &s.Metrics[i]
-		if keys[i].kind != m.Kind {
-			return false
-		}
-		if SameStrings(keys[i].Key, m.Key) {
-			continue
-		}
-		if keys[i].Key != m.Key {
-			return false
-		}
-		keys[i].Key = m.Key
-	}
-	return true
-}
-
-// SameStrings says whether a and b are the same key in the very same
-// strings: a pointer check, where comparing equal copies reads both. A
-// string's length counts too: "gpu1" may be the start of "gpu10".
-func SameStrings(a, b Key) bool {
-	return unsafe.StringData(a.Name) == unsafe.StringData(b.Name) && len(a.Name) == len(b.Name) &&
-		unsafe.StringData(a.Device) == unsafe.StringData(b.Device) && len(a.Device) == len(b.Device)
 }
 
 // counterOf is the index of the rated counter k in d.state, made on first
@@ -436,38 +398,39 @@ func (d *Deriver) counterOf(k Key, facts *nameFacts) int32 {
 // share one, the time from which the counter wins.
 func (d *Deriver) makePlan(s *Sample) *layoutPlan {
 	d.plans++
-	p := &layoutPlan{keys: make([]keyKind, len(s.Metrics)), steps: make([]step, len(s.Metrics)), gen: d.plans}
+	cols := s.Columns
+	n := cols.Len()
+	p := &layoutPlan{cols: cols, steps: make([]step, n), gen: d.plans}
 	names := nameMemo{}
 	// inSample are the counters of s that are others' denominators: a
 	// share whose denominator s lacks makes no value.
 	inSample := map[int32]bool{}
-	for i := range s.Metrics {
-		m := &s.Metrics[i]
-		p.keys[i] = keyKind{m.Key, m.Kind}
+	for i := range n {
+		key := cols.Key(i)
 		p.steps[i] = step{slot: -1, counter: -1}
-		if facts := names.of(m.Key.Name); m.Kind == Counter && facts.rated {
-			p.steps[i].counter = d.counterOf(m.Key, facts)
+		if facts := names.of(key.Name); cols.Kind(i) == Counter && facts.rated {
+			p.steps[i].counter = d.counterOf(key, facts)
 			p.counters = append(p.counters, int32(i))
 			inSample[p.steps[i].counter] = true
 		}
 	}
-	slots := make(map[Key]int32, len(s.Metrics))
+	slots := make(map[Key]int32, n)
 	var trust []float64 // by slot: the most trustAfter of its holders
 	var holders []int32 // by slot: how many positions write it
-	checks := make([]stepCheck, len(s.Metrics))
-	for i := range s.Metrics {
-		m := &s.Metrics[i]
+	checks := make([]stepCheck, n)
+	for i := range n {
+		key := cols.Key(i)
 		st, ck := &p.steps[i], &checks[i]
-		facts := names.of(m.Key.Name)
-		out, valid := m.Key, facts.valid
-		if m.Kind == Counter {
+		facts := names.of(key.Name)
+		out, valid := key, facts.valid
+		if cols.Kind(i) == Counter {
 			// A counter without a rule is read only as a denominator; one
 			// whose denominator s lacks makes no value. Both are recorded.
 			if !facts.ruled || d.state[st.counter].per >= 0 && !inSample[d.state[st.counter].per] {
 				continue
 			}
 			ck.scale, ck.trustAfter = facts.rule.scale, facts.rule.trustAfter
-			out, valid = Key{Name: facts.rule.out, Device: m.Key.Device}, facts.ruleValid
+			out, valid = Key{Name: facts.rule.out, Device: key.Device}, facts.ruleValid
 		}
 		ck.lo, ck.hi, ck.name = valid.Min-slack(valid.Min), valid.Max+slack(valid.Max), out.Name
 		slot, ok := slots[out]
@@ -494,7 +457,7 @@ func (d *Deriver) makePlan(s *Sample) *layoutPlan {
 		}
 		st.check = d.checkOf(checks[i])
 		if st.counter >= 0 && !st.override {
-			d.noteCounter(s.Metrics[i].Key) // alone in its slot: always behind it
+			d.noteCounter(cols.Key(i)) // alone in its slot: always behind it
 		}
 	}
 	return p

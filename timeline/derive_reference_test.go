@@ -23,13 +23,13 @@ type refStep struct {
 // (a gap of a file of earlier builds) is not one.
 func referenceDerive(cur, prev *Sample) []Value {
 	curAt, prevAt := map[Key]int{}, map[Key]int{}
-	for i, m := range cur.Metrics {
+	for i, m := range cur.Metrics() {
 		if m.Kind == Counter {
 			curAt[m.Key] = i
 		}
 	}
 	if prev != nil {
-		for i, m := range prev.Metrics {
+		for i, m := range prev.Metrics() {
 			if m.Kind == Counter {
 				prevAt[m.Key] = i
 			}
@@ -43,8 +43,8 @@ func referenceDerive(cur, prev *Sample) []Value {
 	}
 	slots := map[Key]int{}
 	var out []Value
-	plan := make([]refStep, len(cur.Metrics))
-	for i, m := range cur.Metrics {
+	plan := make([]refStep, cur.Len())
+	for i, m := range cur.Metrics() {
 		st := refStep{slot: -1, prevAt: find(prevAt, m.Key), perCur: -1, perPrev: -1, name: m.Key.Name}
 		key := m.Key
 		if m.Kind == Counter {
@@ -96,7 +96,7 @@ func referenceDerive(cur, prev *Sample) []Value {
 		}
 		slot := &out[st.slot].Value
 		if !st.counter {
-			v := inRange(st.name, cur.Metrics[i].Value)
+			v := inRange(st.name, cur.Values[i])
 			if !st.override || math.IsNaN(*slot) || dt < st.trustAfter && !math.IsNaN(v) {
 				*slot = v
 			}
@@ -104,12 +104,12 @@ func referenceDerive(cur, prev *Sample) []Value {
 		}
 		v := math.NaN()
 		if prev != nil && st.prevAt >= 0 {
-			delta := cur.Metrics[i].Value - prev.Metrics[st.prevAt].Value
+			delta := cur.Values[i] - prev.Values[st.prevAt]
 			per := dt
 			if st.perCur >= 0 {
 				per = math.NaN()
 				if st.perPrev >= 0 {
-					per = cur.Metrics[st.perCur].Value - prev.Metrics[st.perPrev].Value
+					per = cur.Values[st.perCur] - prev.Values[st.perPrev]
 				}
 			}
 			if delta >= 0 && per > 0 {
@@ -168,11 +168,11 @@ func TestDeriverIsTheReference(t *testing.T) {
 		for n := range 200 {
 			l := r.IntN(len(layouts))
 			at = at.Add(time.Duration(1+r.IntN(8000)) * time.Millisecond)
-			cur := &Sample{At: at, Metrics: append([]Metric(nil), layouts[l]...)}
-			for i := range cur.Metrics {
-				cur.Metrics[i].Value = float64(n*10 + r.IntN(30))
+			cur := new(Sample{At: at}.WithMetrics(append([]Metric(nil), layouts[l]...)))
+			for i := range cur.Metrics() {
+				cur.Values[i] = float64(n*10 + r.IntN(30))
 				if r.IntN(20) == 0 {
-					cur.Metrics[i].Value = math.NaN()
+					cur.Values[i] = math.NaN()
 				}
 			}
 			if r.IntN(50) == 0 {

@@ -11,7 +11,7 @@ import (
 var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
 func sampleAt(sec float64, ms ...Metric) *Sample {
-	return &Sample{At: t0.Add(time.Duration(sec * float64(time.Second))), Metrics: ms}
+	return new(Sample{At: t0.Add(time.Duration(sec * float64(time.Second)))}.WithMetrics(ms))
 }
 
 func g(name, dev string, v float64) Metric {
@@ -125,7 +125,7 @@ func TestDeriverStreamMatchesDerive(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		cur := sampleAt(float64(i), c(GPUEnergy, "gpu0", float64(i*i)*100), g(GPUUtil, "gpu0", float64(i)))
 		if i == 3 { // a layout change mid-stream
-			cur.Metrics = append([]Metric{g(GPUTemp, "gpu0", 50)}, cur.Metrics...)
+			cur.SetMetrics(append([]Metric{g(GPUTemp, "gpu0", 50)}, cur.Metrics()...))
 		}
 		want := Derive(cur, prev)
 		got := valuesOf(&d, cur)
@@ -154,7 +154,9 @@ func TestDeriverKeepsItsPlanAcrossFreshStrings(t *testing.T) {
 	for i := range 6 {
 		cur := sampleAt(float64(i), fresh(c(GPUEnergy, "gpu0", float64(i*i)*100)), fresh(g(GPUUtil, "gpu0", float64(i))))
 		if i == 4 { // a layout change, in fresh strings too
-			cur.Metrics[1] = fresh(g(GPUTemp, "gpu0", 50))
+			ms := cur.Metrics()
+			ms[1] = fresh(g(GPUTemp, "gpu0", 50))
+			cur.SetMetrics(ms)
 		}
 		want := Derive(cur, prev)
 		got := valuesOf(&d, cur)
@@ -226,7 +228,7 @@ func TestDeriverKeepsPlans(t *testing.T) {
 	for i, short := range []bool{false, false, true, false, false, true, false, false} {
 		cur := sampleAt(float64(i), c(GPUEnergy, "gpu0", float64(i*i)*100), g(GPUUtil, "gpu0", float64(i)), c(GPUEnergy, "gpu1", float64(i)*100))
 		if short {
-			cur.Metrics = cur.Metrics[:2]
+			cur.SetMetrics(cur.Metrics()[:2])
 		}
 		want := Derive(cur, prev)
 		got := valuesOf(&d, cur)

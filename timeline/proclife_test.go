@@ -22,7 +22,7 @@ func TestProcessSpans(t *testing.T) {
 	}
 	s := NewStore(StoreOptions{})
 	for sec := 0; sec <= 17; sec++ {
-		smp := Sample{At: at(sec), Metrics: []Metric{{Key: Key{Name: GPUUtil, Device: "gpu0"}, Value: 1}}}
+		smp := Sample{At: at(sec)}.WithMetrics([]Metric{{Key: Key{Name: GPUUtil, Device: "gpu0"}, Value: 1}})
 		smp.Processes = lists[sec]
 		s.Add(&smp)
 	}

@@ -16,32 +16,32 @@ func TestDeriverLeavesOutValuesOutsideTheirRange(t *testing.T) {
 		note    string    // the Deriver's note, "" for none
 	}{
 		{"a power reading of 1e19 W is a gap", []Sample{
-			{At: at(0), Metrics: []Metric{g(GPUPower, "gpu0", 300)}},
-			{At: at(1), Metrics: []Metric{g(GPUPower, "gpu0", 1e19)}},
-			{At: at(2), Metrics: []Metric{g(GPUPower, "gpu0", 310)}},
+			Sample{At: at(0)}.WithMetrics([]Metric{g(GPUPower, "gpu0", 300)}),
+			Sample{At: at(1)}.WithMetrics([]Metric{g(GPUPower, "gpu0", 1e19)}),
+			Sample{At: at(2)}.WithMetrics([]Metric{g(GPUPower, "gpu0", 310)}),
 		}, Key{GPUPower, "gpu0"}, []float64{300, math.NaN(), 310}, "1 power reading above 10 kW left out"},
 		{"negative and huge utilisation", []Sample{
-			{At: at(0), Metrics: []Metric{g(GPUUtil, "gpu0", -50)}},
-			{At: at(1), Metrics: []Metric{g(GPUUtil, "gpu0", 1e9)}},
-			{At: at(2), Metrics: []Metric{g(GPUUtil, "gpu0", 100)}},
+			Sample{At: at(0)}.WithMetrics([]Metric{g(GPUUtil, "gpu0", -50)}),
+			Sample{At: at(1)}.WithMetrics([]Metric{g(GPUUtil, "gpu0", 1e9)}),
+			Sample{At: at(2)}.WithMetrics([]Metric{g(GPUUtil, "gpu0", 100)}),
 		}, Key{GPUUtil, "gpu0"}, []float64{math.NaN(), math.NaN(), 100}, "2 util readings outside 0% to 100% left out"},
 		{"infinity is no reading, even of an unknown metric", []Sample{
-			{At: at(0), Metrics: []Metric{g("gpu.future", "gpu0", math.Inf(1))}},
-			{At: at(1), Metrics: []Metric{g("gpu.future", "gpu0", -7)}},
+			Sample{At: at(0)}.WithMetrics([]Metric{g("gpu.future", "gpu0", math.Inf(1))}),
+			Sample{At: at(1)}.WithMetrics([]Metric{g("gpu.future", "gpu0", -7)}),
 		}, Key{"gpu.future", "gpu0"}, []float64{math.NaN(), -7}, "1 gpu.future reading that was no finite number left out"},
 		{"a counter that leaps gives an absurd rate: a gap, and the gauge it overrides shows", []Sample{
-			{At: at(0), Metrics: []Metric{g(GPUPower, "gpu0", 300), c(GPUEnergy, "gpu0", 1000)}},
-			{At: at(10), Metrics: []Metric{g(GPUPower, "gpu0", 301), c(GPUEnergy, "gpu0", 1e18)}},
-			{At: at(20), Metrics: []Metric{g(GPUPower, "gpu0", 302), c(GPUEnergy, "gpu0", 1e18+5120)}},
+			Sample{At: at(0)}.WithMetrics([]Metric{g(GPUPower, "gpu0", 300), c(GPUEnergy, "gpu0", 1000)}),
+			Sample{At: at(10)}.WithMetrics([]Metric{g(GPUPower, "gpu0", 301), c(GPUEnergy, "gpu0", 1e18)}),
+			Sample{At: at(20)}.WithMetrics([]Metric{g(GPUPower, "gpu0", 302), c(GPUEnergy, "gpu0", 1e18+5120)}),
 		}, Key{GPUPower, "gpu0"}, []float64{300, 301, 512}, "1 power reading above 10 kW left out"},
 		{"a share slightly over 100 % from rounding is kept", []Sample{
-			{At: at(0), Metrics: []Metric{g(GPUUtil, "gpu0", 100+1e-12)}},
+			Sample{At: at(0)}.WithMetrics([]Metric{g(GPUUtil, "gpu0", 100+1e-12)}),
 		}, Key{GPUUtil, "gpu0"}, []float64{100 + 1e-12}, ""},
 		{"a byte count a megabyte below zero is out, though the range is petabytes wide", []Sample{
-			{At: at(0), Metrics: []Metric{g(GPUMemUsed, "gpu0", -1e6)}},
+			Sample{At: at(0)}.WithMetrics([]Metric{g(GPUMemUsed, "gpu0", -1e6)}),
 		}, Key{GPUMemUsed, "gpu0"}, []float64{math.NaN()}, "1 memory reading below 0 B left out"},
 		{"NaN stays a gap and is not counted", []Sample{
-			{At: at(0), Metrics: []Metric{g(GPUTemp, "gpu0", math.NaN())}},
+			Sample{At: at(0)}.WithMetrics([]Metric{g(GPUTemp, "gpu0", math.NaN())}),
 		}, Key{GPUTemp, "gpu0"}, []float64{math.NaN()}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,7 +87,7 @@ func TestEveryCatalogueMetricHasARange(t *testing.T) {
 func TestStoreLeavesOutASampleFarAfterTheLast(t *testing.T) {
 	s := NewStore(StoreOptions{})
 	for _, at := range []time.Duration{0, time.Second, 23 * time.Hour, 23*time.Hour + MaxSampleGap + time.Second, 200 * 365 * 24 * time.Hour} {
-		s.Add(&Sample{At: t0.Add(at), Metrics: []Metric{g(GPUUtil, "gpu0", 50)}})
+		s.Add(new(Sample{At: t0.Add(at)}.WithMetrics([]Metric{g(GPUUtil, "gpu0", 50)})))
 	}
 	if s.Len() != 3 {
 		t.Fatalf("kept %d samples, want the 3 before the jump", s.Len())
@@ -121,7 +121,7 @@ func TestRawValuesBudget(t *testing.T) {
 		for d := range min(10, 1+i/100) { // a series more every 100 samples, up to 10
 			ms = append(ms, g(GPUUtil, GPUDevice(d), float64(i%100)))
 		}
-		s.Add(&Sample{At: t0.Add(time.Duration(i) * time.Second), Metrics: ms})
+		s.Add(new(Sample{At: t0.Add(time.Duration(i) * time.Second)}.WithMetrics(ms)))
 	}
 	if n, series := s.raw.Len(), len(s.keys); n*series > 1000 || n != 100 || s.raw.Reserved() > 2*100 {
 		t.Fatalf("raw tier holds %d samples of %d series (room for %d), want the newest 100", n, series, s.raw.Reserved())

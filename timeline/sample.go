@@ -3,6 +3,7 @@ package timeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -108,12 +109,18 @@ type Metric struct {
 	Value float64
 }
 
-// Sample is one raw reading of every probe at one instant; its Metrics are
+// Sample is one raw reading of every probe at one instant; its values are
 // never derived values. Counters stay counters here, so that a recording keeps the exact
 // numbers and replay derives them the same way live does.
 type Sample struct {
-	At      time.Time
-	Metrics []Metric
+	At time.Time
+	// Columns name Values position by position. A source gives every
+	// sample of one list of keys the same Columns (a recording's layout),
+	// so a stage that has planned for them knows each value's series by
+	// one pointer check. Values are the readings, NaN where unknown this
+	// time.
+	Columns *Columns
+	Values  []float64
 	// Probes says how each probe did this tick.
 	Probes []ProbeStatus
 	// Processes is set on the ticks where the slower process tier ran.
@@ -151,12 +158,51 @@ type Derived struct {
 
 // Value returns the value of key in s and whether s has it.
 func (s *Sample) Value(key Key) (float64, bool) {
-	for i := range s.Metrics {
-		if s.Metrics[i].Key == key {
-			return s.Metrics[i].Value, true
-		}
+	if i := s.Columns.Index(key); i >= 0 {
+		return s.Values[i], true
 	}
 	return 0, false
+}
+
+// Len is how many values s has.
+func (s *Sample) Len() int { return len(s.Values) }
+
+// Metric is s's value at i with its key and kind.
+func (s *Sample) Metric(i int) Metric {
+	return Metric{Key: s.Columns.keys[i], Kind: s.Columns.kinds[i], Value: s.Values[i]}
+}
+
+// Metrics are s's values with their keys and kinds, made anew: for a
+// report or a test, not for every tick.
+func (s *Sample) Metrics() []Metric {
+	out := make([]Metric, len(s.Values))
+	for i := range out {
+		out[i] = s.Metric(i)
+	}
+	return out
+}
+
+// SetMetrics gives s the values of ms, new ones, in s's columns where ms
+// have their keys, else in columns made for them.
+func (s *Sample) SetMetrics(ms []Metric) {
+	s.Values = nil
+	s.Fill(ms)
+}
+
+// Fill is SetMetrics into s's own values, written over: for a source that
+// hands on the same sample again and again.
+func (s *Sample) Fill(ms []Metric) {
+	s.Columns = ReuseColumns(s.Columns, ms)
+	s.Values = slices.Grow(s.Values[:0], len(ms))[:len(ms)]
+	for i := range ms {
+		s.Values[i] = ms[i].Value
+	}
+}
+
+// WithMetrics is s with the values of ms (SetMetrics).
+func (s Sample) WithMetrics(ms []Metric) Sample {
+	s.SetMetrics(ms)
+	return s
 }
 
 // ProbeState is how one probe (or one device of a probe) did on one tick.
@@ -376,7 +422,7 @@ func (in SourceInfo) GPUsOf(host string) []int {
 // replay and a demo all implement it.
 type Source interface {
 	// Next blocks until the next sample. It returns io.EOF when a finite
-	// source (a recording) has no more. The sample's Metrics, and what
+	// source (a recording) has no more. The sample's Values, and what
 	// was Derived of it, may be the source's again at the next call
 	// (probes/remote merges each tick into the last one's; the pipeline's
 	// Judge derives each into the numbers of the one before): whoever

@@ -12,20 +12,24 @@ import (
 func benchSamples(n int) []Sample {
 	out := make([]Sample, n)
 	for i := range out {
-		s := Sample{At: t0.Add(time.Duration(i) * time.Second)}
+		var ms []Metric
 		for gi := 0; gi < 8; gi++ {
 			dev := GPUDevice(gi)
 			v := 50 + 40*math.Sin(float64(i+gi)/30)
 			for _, n := range []string{GPUUtil, GPUUtilMin, GPUUtilMax, GPUMemUtil, GPUSMActive, GPUSMOccupancy, GPUTensor, GPUDRAMBW, GPUMemUsed, GPUTemp, GPUClockSM, GPUThrottle} {
-				s.Metrics = append(s.Metrics, g(n, dev, v))
+				ms = append(ms, g(n, dev, v))
 			}
-			s.Metrics = append(s.Metrics, c(GPUEnergy, dev, float64(i)*600+v), g(GPUPower, dev, 600))
+			ms = append(ms, c(GPUEnergy, dev, float64(i)*600+v), g(GPUPower, dev, 600))
 		}
 		for ci := 0; ci < 32; ci++ {
-			s.Metrics = append(s.Metrics, c(CoreBusySecs, CoreDevice(ci), float64(i)*0.5), c(CoreTotalSecs, CoreDevice(ci), float64(i)))
+			ms = append(ms, c(CoreBusySecs, CoreDevice(ci), float64(i)*0.5), c(CoreTotalSecs, CoreDevice(ci), float64(i)))
 		}
-		s.Metrics = append(s.Metrics, c(HostCPUBusySecs, HostDevice, float64(i)*16), c(HostCPUTotSecs, HostDevice, float64(i)*32))
-		out[i] = s
+		ms = append(ms, c(HostCPUBusySecs, HostDevice, float64(i)*16), c(HostCPUTotSecs, HostDevice, float64(i)*32))
+		var cols *Columns // the last sample's, as the sampler hands them on
+		if i > 0 {
+			cols = out[i-1].Columns
+		}
+		out[i] = Sample{At: t0.Add(time.Duration(i) * time.Second), Columns: cols}.WithMetrics(ms)
 	}
 	return out
 }

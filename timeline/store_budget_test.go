@@ -21,7 +21,7 @@ func TestStoreBudgetHolds(t *testing.T) {
 			}
 			ms[k] = g(GPUUtil, GPUDevice(k), v)
 		}
-		s.Add(&Sample{At: t0.Add(time.Duration(i) * 5 * time.Second), Metrics: ms})
+		s.Add(new(Sample{At: t0.Add(time.Duration(i) * 5 * time.Second)}.WithMetrics(ms)))
 		if i%1000 == 0 && s.HeldBytes() > budget+budget/8 {
 			t.Fatalf("after %d samples the store holds %d bytes, past its budget of %d", i, s.HeldBytes(), budget)
 		}
@@ -54,8 +54,8 @@ func TestProcessListsKeepWithinTheBudget(t *testing.T) {
 	}
 	const lists = 5000
 	for i := range lists {
-		s.Add(&Sample{At: t0.Add(time.Duration(i) * 5 * time.Second), Metrics: []Metric{g(GPUUtil, "gpu0", 50)},
-			Processes: procs[:len(procs):len(procs)]})
+		s.Add(new(Sample{At: t0.Add(time.Duration(i) * 5 * time.Second),
+			Processes: procs[:len(procs):len(procs)]}.WithMetrics([]Metric{g(GPUUtil, "gpu0", 50)})))
 	}
 	if s.procBytes > budget/8 {
 		t.Fatalf("the process lists hold %d bytes, past their %d", s.procBytes, budget/8)
@@ -91,7 +91,7 @@ func TestBudgetKeepsTheRecentPastExact(t *testing.T) {
 			}
 			ms[k] = g(GPUUtil, GPUDevice(k), v)
 		}
-		smp := Sample{At: t0.Add(time.Duration(i) * time.Second), Metrics: ms}
+		smp := Sample{At: t0.Add(time.Duration(i) * time.Second)}.WithMetrics(ms)
 		small.Add(&smp)
 		whole.Add(&smp)
 	}

@@ -14,9 +14,9 @@ func TestLastAtIsEachsLastNumber(t *testing.T) {
 	s := NewStore(StoreOptions{RawSamples: 60})
 	sparse := Key{Name: GPUUtil, Device: "gpu1"}
 	for i := range 600 {
-		smp := Sample{At: t0.Add(time.Duration(i) * time.Second), Metrics: []Metric{g(GPUUtil, "gpu0", float64(i))}}
+		smp := Sample{At: t0.Add(time.Duration(i) * time.Second)}.WithMetrics([]Metric{g(GPUUtil, "gpu0", float64(i))})
 		if i < 300 && i%37 == 0 || i == 570 {
-			smp.Metrics = append(smp.Metrics, g(GPUUtil, "gpu1", float64(1000+i)))
+			smp.SetMetrics(append(smp.Metrics(), g(GPUUtil, "gpu1", float64(1000+i))))
 		}
 		s.Add(&smp)
 	}

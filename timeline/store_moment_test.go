@@ -16,7 +16,7 @@ func TestMomentReadsByID(t *testing.T) {
 		if i >= 120 && i%3 != 0 { // gpu1 comes late and misses ticks
 			ms = append(ms, g(GPUUtil, "gpu1", float64(i%70)))
 		}
-		s.Add(&Sample{At: t0.Add(time.Duration(i) * time.Second), Metrics: ms})
+		s.Add(new(Sample{At: t0.Add(time.Duration(i) * time.Second)}.WithMetrics(ms)))
 	}
 	id0, ok0 := s.ID(util0)
 	id1, ok1 := s.ID(util1)

@@ -12,7 +12,7 @@ func TestStoreOwnersAt(t *testing.T) {
 	pod := []Owner{{GPU: 0, Pod: "train-0", Namespace: "team-a"}}
 	at := func(i int) time.Time { return t0.Add(time.Duration(i) * time.Second) }
 	for i := range 20 {
-		smp := &Sample{At: at(i), Metrics: []Metric{g(GPUUtil, "gpu0", 50)}}
+		smp := new(Sample{At: at(i)}.WithMetrics([]Metric{g(GPUUtil, "gpu0", 50)}))
 		switch {
 		case i == 5 || i == 10:
 			smp.Owners = pod

@@ -77,7 +77,7 @@ func (s *Store) recalledFor(f, t int64) *recalled {
 	err := s.recall(time.Unix(0, from), time.Unix(0, to), func(smp *Sample) bool {
 		if at := smp.At.UnixNano(); at >= s.first && at <= s.last {
 			// Its values alone: the session's store keeps the rest.
-			sub.Add(&Sample{At: smp.At, Metrics: smp.Metrics})
+			sub.Add(&Sample{At: smp.At, Columns: smp.Columns, Values: smp.Values})
 		}
 		return int64(sub.added) < most // a file of samples closer than the interval
 	})

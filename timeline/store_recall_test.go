@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func recallSession() []Sample {
 		if i > 7000 {
 			ms = append(ms, g(GPUUtil, "gpu1", float64(i%17)))
 		}
-		out = append(out, Sample{At: at, Metrics: ms})
+		out = append(out, Sample{At: at}.WithMetrics(ms))
 	}
 	return out
 }
@@ -48,7 +49,7 @@ func recallFrom(samples []Sample, reads *int) Recall {
 		i := max(0, sort.Search(len(samples), func(i int) bool { return !samples[i].At.Before(from) })-1)
 		for ; i < len(samples) && !samples[i].At.After(to); i++ {
 			cp := samples[i]
-			cp.Metrics = append([]Metric(nil), cp.Metrics...)
+			cp.Values = slices.Clone(cp.Values)
 			if !add(&cp) {
 				return nil
 			}
@@ -160,7 +161,7 @@ func TestRecallIsBoundedByValues(t *testing.T) {
 		for k := range ms {
 			ms[k] = g(GPUUtil, GPUDevice(k), float64((i+k)%100))
 		}
-		samples = append(samples, Sample{At: t0.Add(time.Duration(i) * time.Second), Metrics: ms})
+		samples = append(samples, Sample{At: t0.Add(time.Duration(i) * time.Second)}.WithMetrics(ms))
 	}
 	reads, most := 0, 0
 	recall := recallFrom(samples, &reads)

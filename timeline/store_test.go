@@ -13,7 +13,7 @@ var util0 = Key{GPUUtil, "gpu0"}
 // feed adds n samples one interval apart with value fn(i).
 func feed(s *Store, n int, interval time.Duration, fn func(i int) float64) {
 	for i := 0; i < n; i++ {
-		s.Add(&Sample{At: t0.Add(time.Duration(i) * interval), Metrics: []Metric{g(GPUUtil, "gpu0", fn(i))}})
+		s.Add(new(Sample{At: t0.Add(time.Duration(i) * interval)}.WithMetrics([]Metric{g(GPUUtil, "gpu0", fn(i))})))
 	}
 }
 
@@ -108,7 +108,7 @@ func TestSeriesGapStaysAGap(t *testing.T) {
 		if i >= 10 && i < 20 { // the sampler stalled for 10 s
 			continue
 		}
-		s.Add(&Sample{At: t0.Add(time.Duration(i) * time.Second), Metrics: []Metric{g(GPUUtil, "gpu0", 50)}})
+		s.Add(new(Sample{At: t0.Add(time.Duration(i) * time.Second)}.WithMetrics([]Metric{g(GPUUtil, "gpu0", 50)})))
 	}
 	dst := make([]Agg, 30)
 	s.Series(util0, t0, t0.Add(30*time.Second), dst)
@@ -219,7 +219,7 @@ func TestStoreMemoryIsBounded(t *testing.T) {
 	}
 	before := heap()
 	for i := 0; i < 3*86400; i++ {
-		s.Add(&Sample{At: t0.Add(time.Duration(i) * time.Second), Metrics: metrics})
+		s.Add(new(Sample{At: t0.Add(time.Duration(i) * time.Second)}.WithMetrics(metrics)))
 	}
 	grew := int64(heap()) - int64(before)
 	t.Logf("%d series, 3 days: heap grew %.1f MB", len(s.Keys()), float64(grew)/1e6)
@@ -279,10 +279,11 @@ func TestParseGPUDevice(t *testing.T) {
 func TestFirstSampleOfManySeriesFitsOnce(t *testing.T) {
 	const series, budget = 1000, 1 << 20
 	s := NewStore(StoreOptions{RawSamples: FileRawSamples, RawValues: budget, Reserve: 10000})
-	smp := Sample{At: t0}
+	var ms []Metric
 	for i := range series {
-		smp.Metrics = append(smp.Metrics, Metric{Key: Key{Name: GPUUtil, Device: GPUDevice(i)}, Value: 1})
+		ms = append(ms, Metric{Key: Key{Name: GPUUtil, Device: GPUDevice(i)}, Value: 1})
 	}
+	smp := Sample{At: t0}.WithMetrics(ms)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	s.Add(&smp)

@@ -20,9 +20,9 @@ func TestStoreReadsWhatIsPending(t *testing.T) {
 	util, power, late := Key{GPUUtil, "gpu0"}, Key{GPUPower, "gpu0"}, Key{GPUMemUsed, "gpu0"}
 	at := func(i int) time.Time { return t0.Add(time.Duration(i) * time.Second) }
 	for i := range 300 {
-		smp := Sample{At: at(i), Metrics: []Metric{g(GPUUtil, "gpu0", float64(i%100)), g(GPUPower, "gpu0", float64(100+i))}}
+		smp := Sample{At: at(i)}.WithMetrics([]Metric{g(GPUUtil, "gpu0", float64(i%100)), g(GPUPower, "gpu0", float64(100+i))})
 		if i >= 50 {
-			smp.Metrics = append(smp.Metrics, g(GPUMemUsed, "gpu0", float64(2*i)))
+			smp.SetMetrics(append(smp.Metrics(), g(GPUMemUsed, "gpu0", float64(2*i))))
 		}
 		s.Add(&smp)
 		if v := s.ValueAt(util, at(i)); v != float64(i%100) {

@@ -27,10 +27,11 @@ func TestABigSessionIsJudgedEveryFewSeconds(t *testing.T) {
 		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 		var asked []time.Time
 		for i := range 22 {
-			s := timeline.Sample{At: fixtureStart.Add(time.Duration(i) * time.Second)}
+			var ms []timeline.Metric
 			for g := range c.gpus {
-				s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: timeline.GPUUtil, Device: timeline.GPUDevice(g)}, Value: 90})
+				ms = append(ms, timeline.Metric{Key: timeline.Key{Name: timeline.GPUUtil, Device: timeline.GPUDevice(g)}, Value: 90})
 			}
+			s := timeline.Sample{At: fixtureStart.Add(time.Duration(i) * time.Second)}.WithMetrics(ms)
 			m.Update(samplesMsg{samples: []timeline.Sample{s}})
 			if len(asked) == 0 || !m.an.at.Equal(asked[len(asked)-1]) {
 				asked = append(asked, m.an.at)

@@ -43,8 +43,9 @@ func fixtureSamples(n int) []timeline.Sample {
 	coreBusy, coreTotal := make([]float64, 16), make([]float64, 16)
 	for i := 0; i < n; i++ {
 		s := timeline.Sample{At: fixtureStart.Add(time.Duration(i) * time.Second)}
+		var ms []timeline.Metric
 		add := func(name, dev string, kind timeline.Kind, v float64) {
-			s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: kind, Value: v})
+			ms = append(ms, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: kind, Value: v})
 		}
 		for g := 0; g < 8; g++ {
 			dev := timeline.GPUDevice(g)
@@ -121,6 +122,7 @@ func fixtureSamples(n int) []timeline.Sample {
 				{GPU: 1, PID: 4101, User: "ml", Command: "python train.py --rank 1", GPUMem: 20 * (1 << 30), Util: 0, CPU: 3, RSS: 9 * (1 << 30)},
 			}
 		}
+		s.SetMetrics(ms)
 		out = append(out, s)
 	}
 	return out

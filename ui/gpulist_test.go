@@ -24,6 +24,7 @@ func clusterLog(n int, span time.Duration) (timeline.SourceInfo, []timeline.Samp
 	var out []timeline.Sample
 	for at := time.Duration(0); at < span; at += info.Interval {
 		s := timeline.Sample{At: fixtureStart.Add(at)}
+		var ms []timeline.Metric
 		stall := at%(10*time.Minute) < time.Minute
 		for g := 0; g < n; g++ {
 			dev := timeline.GPUDevice(g)
@@ -31,15 +32,13 @@ func clusterLog(n int, span time.Duration) (timeline.SourceInfo, []timeline.Samp
 			if g == 37 || stall {
 				util, power = 0, 80
 			}
-			for _, m := range []timeline.Metric{
-				{Key: timeline.Key{Name: timeline.GPUUtil, Device: dev}, Kind: timeline.Gauge, Value: util},
-				{Key: timeline.Key{Name: timeline.GPUMemUsed, Device: dev}, Kind: timeline.Gauge, Value: 60 * (1 << 30)},
-				{Key: timeline.Key{Name: timeline.GPUMemTotal, Device: dev}, Kind: timeline.Gauge, Value: 80 * (1 << 30)},
-				{Key: timeline.Key{Name: timeline.GPUPower, Device: dev}, Kind: timeline.Gauge, Value: power},
-			} {
-				s.Metrics = append(s.Metrics, m)
-			}
+			ms = append(ms,
+				timeline.Metric{Key: timeline.Key{Name: timeline.GPUUtil, Device: dev}, Kind: timeline.Gauge, Value: util},
+				timeline.Metric{Key: timeline.Key{Name: timeline.GPUMemUsed, Device: dev}, Kind: timeline.Gauge, Value: 60 * (1 << 30)},
+				timeline.Metric{Key: timeline.Key{Name: timeline.GPUMemTotal, Device: dev}, Kind: timeline.Gauge, Value: 80 * (1 << 30)},
+				timeline.Metric{Key: timeline.Key{Name: timeline.GPUPower, Device: dev}, Kind: timeline.Gauge, Value: power})
 		}
+		s.SetMetrics(ms)
 		out = append(out, s)
 	}
 	return info, out

@@ -57,8 +57,9 @@ func (fx hostsFixture) samples(n int) []timeline.Sample {
 	out := make([]timeline.Sample, 0, n)
 	for i := range n {
 		s := timeline.Sample{At: fixtureStart.Add(time.Duration(i) * time.Second)}
+		var ms []timeline.Metric
 		add := func(name, dev string, v float64) {
-			s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: timeline.Gauge, Value: v})
+			ms = append(ms, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: timeline.Gauge, Value: v})
 		}
 		for h := range fx.hosts {
 			name := fx.name(h)
@@ -108,6 +109,7 @@ func (fx hostsFixture) samples(n int) []timeline.Sample {
 				add(timeline.CoreBusy, timeline.DeviceOnHost(timeline.CoreDevice(c), name), v)
 			}
 		}
+		s.SetMetrics(ms)
 		out = append(out, s)
 	}
 	return out

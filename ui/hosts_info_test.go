@@ -30,7 +30,7 @@ func TestALateHostsGPUsAreDrawn(t *testing.T) {
 	src.info.GPUs = append(append([]timeline.GPUInfo(nil), info.GPUs...), late)
 	rest := samples[10:]
 	for i := range rest {
-		rest[i].Metrics = append(rest[i].Metrics, timeline.Metric{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu8"}, Value: 42})
+		rest[i].SetMetrics(append(rest[i].Metrics(), timeline.Metric{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu8"}, Value: 42}))
 	}
 	m.Update(samplesMsg{samples: rest})
 	if rows := rowsWith(screen(m), " node-b "); len(rows) == 0 || !strings.Contains(rows[0], "1/1 busy util  42%") {

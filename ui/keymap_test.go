@@ -92,12 +92,13 @@ func keyStates(samples []timeline.Sample, w, h int) []keyState {
 func hostOnly(samples []timeline.Sample) []timeline.Sample {
 	out := make([]timeline.Sample, len(samples))
 	for i, s := range samples {
-		out[i] = timeline.Sample{At: s.At}
-		for _, x := range s.Metrics {
+		var ms []timeline.Metric
+		for _, x := range s.Metrics() {
 			if !strings.HasPrefix(x.Key.Device, "gpu") {
-				out[i].Metrics = append(out[i].Metrics, x)
+				ms = append(ms, x)
 			}
 		}
+		out[i] = timeline.Sample{At: s.At}.WithMetrics(ms)
 	}
 	return out
 }

@@ -31,7 +31,7 @@ func TestHostCountersDeriveTheScript(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				return &timeline.Sample{At: clock.Now(), Metrics: r.Metrics}
+				return new(timeline.Sample{At: clock.Now()}.WithMetrics(r.Metrics))
 			}
 			prev := collect(iv.from)
 			cur := collect(iv.to)

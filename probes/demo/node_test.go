@@ -152,11 +152,11 @@ func TestSameSeedSameRecording(t *testing.T) {
 func firstDifference(a, b *demoRun) string {
 	for i := range a.samples {
 		sa, sb := a.samples[i], b.samples[i]
-		if !sa.At.Equal(sb.At) || len(sa.Metrics) != len(sb.Metrics) {
+		if !sa.At.Equal(sb.At) || sa.Len() != sb.Len() {
 			return "tick " + sa.At.String() + ": different layout"
 		}
-		for j, m := range sa.Metrics {
-			n := sb.Metrics[j]
+		for j, m := range sa.Metrics() {
+			n := sb.Metric(j)
 			if m.Key != n.Key || math.Float64bits(m.Value) != math.Float64bits(n.Value) {
 				return "tick " + sa.At.String() + ": " + m.Key.String() + " differs"
 			}

@@ -32,7 +32,7 @@ func TestNVMLSentinelsBecomeGapsWhereDerived(t *testing.T) {
 		if res.err != nil {
 			t.Fatal(res.err)
 		}
-		s := timeline.Sample{At: rigStart.Add(time.Duration(tick) * time.Second), Metrics: res.Metrics}
+		s := timeline.Sample{At: rigStart.Add(time.Duration(tick) * time.Second)}.WithMetrics(res.Metrics)
 		nums := d.Next(&s)
 		var values []timeline.Value
 		for j, k := range d.Keys() {

@@ -157,12 +157,12 @@ func TestNVMLValues(t *testing.T) {
 	// (a real H100's energy counter steps every 100 ms: its rate over a
 	// second is off by up to 10 %), and the energy counter's watts for
 	// samples 5 s apart or more.
-	s1 := timeline.Sample{At: rigStart, Metrics: first[0].Metrics}
+	s1 := timeline.Sample{At: rigStart}.WithMetrics(first[0].Metrics)
 	for _, tt := range []struct {
 		apart time.Duration
 		want  float64
 	}{{time.Second, 350.5}, {5 * time.Second, 612.5 / 5}} {
-		s2 := timeline.Sample{At: rigStart.Add(tt.apart), Metrics: second[0].Metrics}
+		s2 := timeline.Sample{At: rigStart.Add(tt.apart)}.WithMetrics(second[0].Metrics)
 		for _, v := range timeline.Derive(&s2, &s1) {
 			if v.Key == (timeline.Key{Name: timeline.GPUPower, Device: timeline.GPUDevice(0)}) && v.Value != tt.want {
 				t.Errorf("ticks %v apart: derived power %v W, want %v", tt.apart, v.Value, tt.want)

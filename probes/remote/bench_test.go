@@ -13,22 +13,24 @@ import (
 // metrics the NVML probe reads, the host's, and 32 cores.
 func busyNode(gpus int, at time.Time) *timeline.Sample {
 	s := &timeline.Sample{At: at}
+	var ms []timeline.Metric
 	gpuMetrics := []string{"util", "util_min", "util_max", "sm_active", "sm_occupancy", "tensor_active", "dram_active",
 		"mem_used", "mem_total", "power", "energy", "power_limit", "temp", "sm_clock", "mem_clock", "clock_events",
 		"pcie_tx", "pcie_rx", "nvlink_tx", "nvlink_rx", "fan", "enc_util", "dec_util", "ecc_errors"}
 	for g := range gpus {
 		for _, m := range gpuMetrics {
-			s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: m, Device: timeline.GPUDevice(g)}, Value: 42})
+			ms = append(ms, timeline.Metric{Key: timeline.Key{Name: m, Device: timeline.GPUDevice(g)}, Value: 42})
 		}
 		s.Probes = append(s.Probes, timeline.ProbeStatus{Probe: "nvml", Device: timeline.GPUDevice(g)})
 	}
 	for _, m := range []string{"cpu", "iowait", "load1", "mem_used", "mem_total", "swap_used", "disk_read", "disk_write", "net_rx", "net_tx"} {
-		s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: m, Device: "host"}, Value: 7})
+		ms = append(ms, timeline.Metric{Key: timeline.Key{Name: m, Device: "host"}, Value: 7})
 	}
 	for c := range 32 {
-		s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: "cpu", Device: timeline.CoreDevice(c)}, Value: 50})
+		ms = append(ms, timeline.Metric{Key: timeline.Key{Name: "cpu", Device: timeline.CoreDevice(c)}, Value: 50})
 	}
 	s.Probes = append(s.Probes, timeline.ProbeStatus{Probe: "host"})
+	s.SetMetrics(ms)
 	return s
 }
 
@@ -56,7 +58,7 @@ func benchmarkMerge(b *testing.B, hosts, gpus int) {
 		h.info = info
 	}
 	// Each host's sample is made once: a tick reads it and does not change
-	// it, its keys the same strings every tick, as a stream's decoder reads
+	// it, its columns the same every tick, as a stream's decoder reads
 	// a host's samples.
 	samples := make([]timeline.Sample, hosts)
 	for i := range samples {
@@ -70,7 +72,7 @@ func benchmarkMerge(b *testing.B, hosts, gpus int) {
 			h.queue = append(h.queue[:0], queued{samples[i], now.Add(-time.Second)})
 		}
 		out := s.merge(now)
-		metrics = len(out.Metrics)
+		metrics = out.Len()
 	}
 	b.ReportMetric(float64(metrics), "metrics/tick")
 }
@@ -103,7 +105,7 @@ func BenchmarkDeriveAbsence64Hosts(b *testing.B) {
 			}
 		}
 		out := s.merge(now)
-		out.Metrics = slices.Clone(out.Metrics)
+		out.Values = slices.Clone(out.Values)
 		return out
 	}
 	// Merged beforehand, in the order they come: full, without host h, full.

@@ -55,7 +55,7 @@ type script func(c *fakeConn)
 func (c *fakeConn) send(ev Event) bool {
 	w := wireEvent{Info: ev.Info}
 	if s := ev.Sample; s != nil {
-		w.Sample = &wireSample{At: s.At, Metrics: s.Metrics, Probes: s.Probes, Processes: s.Processes,
+		w.Sample = &wireSample{At: s.At, Metrics: s.Metrics(), Probes: s.Probes, Processes: s.Processes,
 			Owners: s.Owners, Markers: s.Markers, Progress: s.Progress}
 	}
 	return c.enc.Encode(w) == nil
@@ -134,8 +134,8 @@ func (f gobFeed) Next() (Event, error) {
 	err := f.dec.Decode(&w)
 	ev := Event{Info: w.Info}
 	if s := w.Sample; s != nil {
-		ev.Sample = &timeline.Sample{At: s.At, Metrics: s.Metrics, Probes: s.Probes, Processes: s.Processes,
-			Owners: s.Owners, Markers: s.Markers, Progress: s.Progress}
+		ev.Sample = new(timeline.Sample{At: s.At, Probes: s.Probes, Processes: s.Processes,
+			Owners: s.Owners, Markers: s.Markers, Progress: s.Progress}.WithMetrics(s.Metrics))
 	}
 	return ev, err
 }
@@ -153,11 +153,13 @@ func node(n int) *timeline.SourceInfo {
 
 // reading is a sample of a host with n GPUs, each at util.
 func reading(n int, util float64) *timeline.Sample {
-	s := &timeline.Sample{At: time.Now()}
+	var ms []timeline.Metric
 	for i := range n {
-		s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: "util", Device: timeline.GPUDevice(i)}, Value: util})
+		ms = append(ms, timeline.Metric{Key: timeline.Key{Name: "util", Device: timeline.GPUDevice(i)}, Value: util})
 	}
-	s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: "cpu", Device: "host"}, Value: 50})
+	ms = append(ms, timeline.Metric{Key: timeline.Key{Name: "cpu", Device: "host"}, Value: 50})
+	s := &timeline.Sample{At: time.Now()}
+	s.SetMetrics(ms)
 	s.Probes = []timeline.ProbeStatus{{Probe: "nvml", Device: "gpu0", State: timeline.ProbeOK}}
 	return s
 }

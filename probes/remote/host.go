@@ -20,11 +20,11 @@ type Feed interface {
 	Next() (Event, error)
 }
 
-// recycler is a Feed that takes back the metrics of a sample it returned,
-// once merged, to decode the next one into: 64 hosts' samples are 1.5 MB a
+// recycler is a Feed that takes back the values of a sample it returned,
+// once merged, to decode the next one into: 64 hosts' samples are 300 KB a
 // second of garbage otherwise.
 type recycler interface {
-	Recycle(m []timeline.Metric)
+	Recycle(v []float64)
 }
 
 // Event is one thing a host's stream carries.
@@ -73,9 +73,9 @@ type host struct {
 	conn     Conn  // the connection now, for hangUp; nil between them
 	received int64 // bytes read from its stream, for the wire figure
 	lag      lag   // how far the host's sample times run behind arrival
-	// spare are the metrics of a sample merged since, for the feed to
+	// spare are the values of a sample merged since, for the feed to
 	// decode the next one into (recycler).
-	spare []timeline.Metric
+	spare []float64
 
 	settledOnce func()
 }
@@ -380,13 +380,13 @@ func isClosedPipe(err error) bool {
 
 func oneLine(s string) string { return lastLine(strings.ReplaceAll(s, "\n", " ")) }
 
-// giveBack hands the metrics of a sample take returned, now merged, back
+// giveBack hands the values of a sample take returned, now merged, back
 // to the host's feed (recycler).
 func (h *host) giveBack(s *timeline.Sample) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if cap(s.Metrics) > cap(h.spare) {
-		h.spare = s.Metrics
+	if cap(s.Values) > cap(h.spare) {
+		h.spare = s.Values
 	}
 }
 

@@ -85,11 +85,12 @@ func TestOwnersOfEveryHostReachTheSession(t *testing.T) {
 // every tick, as a broken or hostile host might.
 func renumbering() script {
 	return sending(1, func(i int) *timeline.Sample {
-		s := &timeline.Sample{At: time.Now()}
-		s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: "util", Device: timeline.GPUDevice(i)}, Value: 50})
+		ms := []timeline.Metric{{Key: timeline.Key{Name: "util", Device: timeline.GPUDevice(i)}, Value: 50}}
 		for d := range 100 {
-			s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: "x", Device: fmt.Sprintf("dev%d-%d", i, d)}, Value: 1})
+			ms = append(ms, timeline.Metric{Key: timeline.Key{Name: "x", Device: fmt.Sprintf("dev%d-%d", i, d)}, Value: 1})
 		}
+		s := &timeline.Sample{At: time.Now()}
+		s.SetMetrics(ms)
 		return s
 	})
 }
@@ -124,31 +125,23 @@ func TestAHostNamingEverMoreDevicesIsBounded(t *testing.T) {
 	})
 }
 
-// interningFeed gives each key's strings as it gave them before, as the
-// stream decoder does within a segment: the merge then renames a host's
-// next sample of the same keys by position.
-type interningFeed struct {
+// columnsFeed gives the samples of one list of keys the same columns, as
+// the stream decoder does: the merge then places a host's next sample by
+// its columns alone.
+type columnsFeed struct {
 	gobFeed
-	strs map[string]string
+	last *timeline.Columns
 }
 
-func (f *interningFeed) Next() (Event, error) {
+func (f *columnsFeed) Next() (Event, error) {
 	ev, err := f.gobFeed.Next()
-	if ev.Sample != nil {
-		for i := range ev.Sample.Metrics {
-			k := &ev.Sample.Metrics[i].Key
-			k.Name, k.Device = f.intern(k.Name), f.intern(k.Device)
+	if s := ev.Sample; s != nil {
+		if s.Columns.Same(f.last) {
+			s.Columns = f.last
 		}
+		f.last = s.Columns
 	}
 	return ev, err
-}
-
-func (f *interningFeed) intern(s string) string {
-	if t, ok := f.strs[s]; ok {
-		return t
-	}
-	f.strs[s] = s
-	return s
 }
 
 // TestEachTickIsMergedIntoTheLastRight checks the merge into the last
@@ -163,7 +156,7 @@ func TestEachTickIsMergedIntoTheLastRight(t *testing.T) {
 		n.on("b", sending(1, func(i int) *timeline.Sample {
 			s := reading(1, float64(200+i))
 			if i%2 == 1 {
-				s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: "extra", Device: "gpu0"}, Value: float64(200 + i)})
+				s.SetMetrics(append(s.Metrics(), timeline.Metric{Key: timeline.Key{Name: "extra", Device: "gpu0"}, Value: float64(200 + i)}))
 			}
 			return s
 		}))
@@ -184,7 +177,7 @@ func TestEachTickIsMergedIntoTheLastRight(t *testing.T) {
 		})
 		src := Open(Options{Hosts: []string{"a", "b", "c"}, Interval: time.Second, Dial: n.dial,
 			Open: func(r io.Reader) (Feed, error) {
-				return &interningFeed{gobFeed: gobFeed{gob.NewDecoder(r)}, strs: map[string]string{}}, nil
+				return &columnsFeed{gobFeed: gobFeed{gob.NewDecoder(r)}}, nil
 			}})
 		defer src.Close()
 		mergedKeys := []string{"gpu0/util", "host@a/cpu", "gpu1/util", "gpu1/extra", "host@b/cpu", "gpu2/util", "host@c/cpu"}
@@ -192,10 +185,10 @@ func TestEachTickIsMergedIntoTheLastRight(t *testing.T) {
 		for tick := range 12 {
 			s := next(t, src)
 			got := map[string]float64{}
-			for _, m := range s.Metrics {
+			for _, m := range s.Metrics() {
 				k := m.Key.String()
 				if _, twice := got[k]; twice {
-					t.Fatalf("tick %d lists %s twice: %v", tick, k, s.Metrics)
+					t.Fatalf("tick %d lists %s twice: %v", tick, k, s.Metrics())
 				}
 				got[k] = m.Value
 			}
@@ -204,7 +197,7 @@ func TestEachTickIsMergedIntoTheLastRight(t *testing.T) {
 				util, ok := got[h.gpu+"/util"]
 				cpu, cpuOK := got["host@"+h.host+"/cpu"]
 				if !ok || !cpuOK {
-					t.Fatalf("tick %d lacks %s's keys: %v", tick, h.host, s.Metrics)
+					t.Fatalf("tick %d lacks %s's keys: %v", tick, h.host, s.Metrics())
 				}
 				if math.IsNaN(util) {
 					gaps++

@@ -45,9 +45,10 @@ type Options struct {
 // renumbered into the session (its GPUs become gpuN in the order hosts were
 // given, its other devices "host@NAME"), and every host's "remote" status.
 // The sample's time is the viewer's tick, so hosts with clocks set apart
-// still line up. Its metrics are the Source's again at the next call to
-// Next: each tick is merged into the last one's, where each host's keys
-// already stand, and only the values are written.
+// still line up. Its values are the Source's again at the next call to
+// Next. Its columns are the last tick's while every host gives the
+// columns it gave then, so a merge costs a copy of the values and a
+// pointer check a host.
 //
 // GPU numbers are given in host order when the first sample is made, which
 // waits until every host has answered or failed (FirstWait at most); a host
@@ -73,9 +74,14 @@ type Source struct {
 	nextTick            time.Time
 	marks               []timeline.Marker
 	recent              map[string]time.Time // marker texts given lately, by when
-	// merged are the metrics of the last tick's sample, the next tick's
-	// merged into them (hostLayout.placedAt).
-	merged []timeline.Metric
+	// values are the last tick's values, the next tick's written over
+	// them. columns are its columns, made of parts, each host's placed
+	// columns in host order.
+	values  []float64
+	columns *timeline.Columns
+	parts   []*timeline.Columns
+	// spareParts hold the parts of the tick before the last, to be written over.
+	spareParts []*timeline.Columns
 	// ownersRead says a host read its GPUs' owners since the last tick
 	// (mergeOwners).
 	ownersRead bool
@@ -89,19 +95,14 @@ type hostLayout struct {
 	gpus      []timeline.GPUInfo // session-wide, in its own order
 	gpuIndex  map[int]int        // its NVML index → session index
 	devices   map[string]string  // its device name → the session's
-	// held are the keys and kinds of its last sample, as placed (values
-	// unused): a tick with nothing due from the host holds its place with
-	// them (gaps). The kind is kept with the key: a gap must read as the
-	// same series, or the Derivers downstream plan the tick's keys again.
-	// sent are the same keys as the host sent them, where it sent none
-	// that was left out: a next sample of those keys in the same strings
-	// (a stream decodes a segment's names once) is renamed by position.
-	held []timeline.Metric
-	sent []timeline.Key
-	// placedAt is where held stood in the last tick's merged metrics; -1
-	// before the first tick. Where the host stands there again its keys
-	// are left as they are (placeHeld).
-	placedAt int
+	// placed are the columns of its samples as the session names them,
+	// made for its columns from; keep are the positions of from placed,
+	// nil for all (those past the host's bounds are left out). A tick
+	// with nothing due from the host holds its place with placed and no
+	// values (gaps), so the Derivers downstream do not plan the tick's
+	// keys again.
+	from, placed *timeline.Columns
+	keep         []int
 	// owners are who held its GPUs when it last read them (session
 	// indexes); ownersRead says it has read them at all.
 	owners     []timeline.Owner
@@ -126,59 +127,13 @@ func overflowNote(host string) string {
 	return fmt.Sprintf("%s named more than %d GPUs or %d devices: the rest are left out", host, maxHostGPUs, maxHostDevices)
 }
 
-// hold notes the keys of the host's sample smp, placed as placed at at.
-func (l *hostLayout) hold(smp, placed []timeline.Metric, at int) {
-	l.held, l.sent, l.placedAt = append(l.held[:0], placed...), l.sent[:0], at
-	if len(smp) == len(placed) {
-		for _, m := range smp {
-			l.sent = append(l.sent, m.Key)
-		}
+// gaps appends a gap (NaN) to out for each of the host's placed columns:
+// a gap in each of its series, never a repeated value.
+func (l *hostLayout) gaps(out []float64) []float64 {
+	for range l.placed.Len() {
+		out = append(out, nan())
 	}
-}
-
-// renameAgain appends ms to out renamed as the host's last sample was,
-// where ms have its keys in the same strings and of the same kinds: each is
-// checked (a pointer check) as its value is set, 580 a host each tick.
-// Where they have not, it says so and out is as it was.
-func (l *hostLayout) renameAgain(out, ms []timeline.Metric) ([]timeline.Metric, bool) {
-	if len(ms) != len(l.sent) || len(ms) != len(l.held) {
-		return out, false
-	}
-	start := len(out)
-	out = l.placeHeld(out)
-	placed, sent := out[start:], l.sent[:len(ms)]
-	for i := range placed {
-		m := &ms[i]
-		if !timeline.SameStrings(m.Key, sent[i]) || m.Kind != placed[i].Kind {
-			return out[:start], false
-		}
-		placed[i].Value = m.Value
-	}
-	return out, true
-}
-
-// gaps appends the held keys to metrics with no value (NaN): a gap in
-// each of the host's series, never a repeated value.
-func (l *hostLayout) gaps(metrics []timeline.Metric) []timeline.Metric {
-	start := len(metrics)
-	metrics = l.placeHeld(metrics)
-	for i := start; i < len(metrics); i++ {
-		metrics[i].Value = nan()
-	}
-	return metrics
-}
-
-// placeHeld appends the held keys to out, their values to be set. Where
-// they stood at the same place in the last tick's metrics, which out
-// reuses (Source.merge), they are there still and nothing is copied: the
-// 37,000 keys of 64 hosts, 1.8 MB, are written once, not every tick.
-func (l *hostLayout) placeHeld(out []timeline.Metric) []timeline.Metric {
-	start := len(out)
-	if l.placedAt == start && cap(out)-start >= len(l.held) {
-		return out[:start+len(l.held)]
-	}
-	l.placedAt = start
-	return append(out, l.held...)
+	return out
 }
 
 // Open starts following opts.Hosts; Close stops.
@@ -224,7 +179,7 @@ func newSource(opts Options) *Source {
 		h.settledOnce = func() { s.settled <- struct{}{} }
 		s.hosts = append(s.hosts, h)
 		s.info.Hosts = append(s.info.Hosts, timeline.HostInfo{Name: name})
-		s.perHost[i] = hostLayout{gpuIndex: map[int]int{}, devices: map[string]string{}, placedAt: -1}
+		s.perHost[i] = hostLayout{gpuIndex: map[int]int{}, devices: map[string]string{}}
 	}
 	return s
 }
@@ -417,7 +372,7 @@ func (s *Source) merge(now time.Time) timeline.Sample {
 	}
 	s.marks = s.marks[:0]
 	changed := false
-	out.Metrics = s.merged[:0]
+	values, parts := s.values[:0], s.spareParts[:0]
 	for i, h := range s.hosts {
 		smp, marks, info, st := h.take(now, s.opts.Interval)
 		if info != nil {
@@ -440,19 +395,26 @@ func (s *Source) merge(now time.Time) timeline.Sample {
 			if s.place(i, smp, &out) {
 				changed = true
 			}
-			h.giveBack(smp) // copied into out: its metrics are the feed's again
+			values = timeline.AppendKept(values, smp.Values, l.keep)
+			h.giveBack(smp) // copied into out: its values are the feed's again
 		default:
 			// Nothing due: the host keeps its place with gaps, as a late
-			// probe does in a sampler, so the tick's keys are those of the
-			// tick before and neither Deriver downstream plans 37,000 keys
-			// again for one late host.
-			out.Metrics = l.gaps(out.Metrics)
+			// probe does in a sampler, so the tick's columns are those of
+			// the tick before and neither Deriver downstream plans 37,000
+			// keys again for one late host.
+			values = l.gaps(values)
+		}
+		if l.placed.Len() > 0 {
+			parts = append(parts, l.placed)
 		}
 	}
-	// Clipped: a sink that appends to the sample's metrics makes a slice
-	// of its own, never writing where the next tick's keys may stand.
-	s.merged = out.Metrics
-	out.Metrics = slices.Clip(out.Metrics)
+	if !slices.Equal(parts, s.parts) {
+		s.columns = joinColumns(parts)
+	}
+	// Clipped: a sink that appends to the sample's values makes a slice
+	// of its own, never writing where the next tick's values stand.
+	s.values, s.parts, s.spareParts = values, parts, s.parts
+	out.Columns, out.Values = s.columns, slices.Clip(values)
 	s.mergeOwners(&out)
 	if changed {
 		s.describeSession()
@@ -588,22 +550,8 @@ func (s *Source) place(i int, smp *timeline.Sample, out *timeline.Sample) bool {
 		l.devices[d] = n
 		return n
 	}
-	var again bool
-	if out.Metrics, again = l.renameAgain(out.Metrics, smp.Metrics); !again {
-		// A sample lists each device's metrics together: one lookup a device.
-		placed := len(out.Metrics)
-		var from, to string
-		for _, m := range smp.Metrics {
-			if m.Key.Device != from {
-				from, to = m.Key.Device, device(m.Key.Device)
-			}
-			if to == "" {
-				continue
-			}
-			m.Key.Device = to
-			out.Metrics = append(out.Metrics, m)
-		}
-		l.hold(smp.Metrics, out.Metrics[placed:], placed)
+	if smp.Columns != l.from {
+		l.place(smp.Columns, device)
 	}
 	for _, p := range smp.Probes {
 		if p.Device = device(p.Device); p.Device != "" {
@@ -624,6 +572,34 @@ func (s *Source) place(i int, smp *timeline.Sample, out *timeline.Sample) bool {
 		}
 	}
 	return grew
+}
+
+// place names the columns cols of the host's samples as the session does,
+// device giving each device's name ("" leaves its columns out).
+func (l *hostLayout) place(cols *timeline.Columns, device func(string) string) {
+	// A sample lists each device's metrics together: one lookup a device.
+	var from, to string
+	placed, keep := cols.Select(func(k timeline.Key) (timeline.Key, bool) {
+		if k.Device != from {
+			from, to = k.Device, device(k.Device)
+		}
+		k.Device = to
+		return k, to != ""
+	})
+	if !placed.Same(l.placed) {
+		l.placed = placed
+	}
+	l.from, l.keep = cols, keep
+}
+
+// joinColumns are the columns of parts one after the other.
+func joinColumns(parts []*timeline.Columns) *timeline.Columns {
+	var keys []timeline.Key
+	var kinds []timeline.Kind
+	for _, p := range parts {
+		keys, kinds = append(keys, p.Keys()...), append(kinds, p.Kinds()...)
+	}
+	return timeline.NewColumns(keys, kinds)
 }
 
 // mergeOwners gives out every host's owners as each last read them, on a

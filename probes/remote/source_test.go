@@ -32,7 +32,7 @@ func status(s timeline.Sample, host string) timeline.ProbeStatus {
 
 func devices(s timeline.Sample) []string {
 	var out []string
-	for _, m := range s.Metrics {
+	for _, m := range s.Metrics() {
 		if !slices.Contains(out, m.Key.Device) {
 			out = append(out, m.Key.Device)
 		}
@@ -110,7 +110,7 @@ func TestAHostThatDropsIsAGapThenComesBack(t *testing.T) {
 			states = append(states, st.State.String()+" "+st.Err)
 			if st.State == timeline.ProbeFailed {
 				if hasB {
-					t.Errorf("a lost host has values: %v", s.Metrics)
+					t.Errorf("a lost host has values: %v", s.Metrics())
 				}
 				if st.Err != "dropped: Connection to b closed by remote host.; retrying in 1s" {
 					t.Errorf("reason %q", st.Err)
@@ -578,14 +578,14 @@ func TestConnectionsBeforeTheFirstSample(t *testing.T) {
 type recyclingFeed struct {
 	gobFeed
 	mu       sync.Mutex
-	spare    []timeline.Metric
+	spare    []float64
 	recycled int
 }
 
-func (f *recyclingFeed) Recycle(m []timeline.Metric) {
+func (f *recyclingFeed) Recycle(v []float64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.spare = m
+	f.spare = v
 	f.recycled++
 }
 
@@ -593,9 +593,9 @@ func (f *recyclingFeed) Next() (Event, error) {
 	ev, err := f.gobFeed.Next()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if ev.Sample != nil && len(f.spare) == len(ev.Sample.Metrics) {
-		copy(f.spare, ev.Sample.Metrics)
-		ev.Sample.Metrics, f.spare = f.spare, nil
+	if ev.Sample != nil && len(f.spare) == ev.Sample.Len() {
+		copy(f.spare, ev.Sample.Values)
+		ev.Sample.Values, f.spare = f.spare, nil
 	}
 	return ev, err
 }
@@ -662,7 +662,7 @@ func TestAHostsKeysAreRenamedAgainWhereTheyChange(t *testing.T) {
 	sample := func(devices ...string) timeline.Sample {
 		var smp timeline.Sample
 		for _, d := range devices {
-			smp.Metrics = append(smp.Metrics, timeline.Metric{Key: timeline.Key{Name: "util", Device: d}, Value: 1})
+			smp.SetMetrics(append(smp.Metrics(), timeline.Metric{Key: timeline.Key{Name: "util", Device: d}, Value: 1}))
 		}
 		return smp
 	}
@@ -670,11 +670,8 @@ func TestAHostsKeysAreRenamedAgainWhereTheyChange(t *testing.T) {
 		now = now.Add(time.Second)
 		s.hosts[0].queue = append(s.hosts[0].queue[:0], queued{a, now.Add(-time.Second)})
 		s.hosts[1].queue = append(s.hosts[1].queue[:0], queued{b, now.Add(-time.Second)})
-		var keys []timeline.Key
-		for _, m := range s.merge(now).Metrics {
-			keys = append(keys, m.Key)
-		}
-		return keys
+		out := s.merge(now)
+		return slices.Clone(out.Columns.Keys())
 	}
 	first, other := sample("gpu0", "host"), sample("gpu1", "host")
 	want := []timeline.Key{{Name: "util", Device: "gpu0"}, {Name: "util", Device: "host@a"},
@@ -694,5 +691,51 @@ func TestAHostsKeysAreRenamedAgainWhereTheyChange(t *testing.T) {
 		if got := tick(tt.a, tt.b); !slices.Equal(got, tt.want) {
 			t.Errorf("tick %d: keys %v, want %v", i, got, tt.want)
 		}
+	}
+}
+
+// The merged sample keeps its columns while each host gives the columns it
+// gave before, or nothing (a gap), or new columns of the same keys (a new
+// connection's decoder): the Judge and the store downstream then know it
+// by one pointer check. New keys from a host make new columns.
+func TestMergedColumnsStayWhileEachHostsDo(t *testing.T) {
+	s := newSource(Options{Hosts: []string{"a", "b"}, Interval: time.Second})
+	for _, h := range s.hosts {
+		h.info = node(2)
+	}
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	tick := func(a, b *timeline.Sample) timeline.Sample {
+		now = now.Add(time.Second)
+		for i, smp := range []*timeline.Sample{a, b} {
+			s.hosts[i].queue = s.hosts[i].queue[:0]
+			if smp != nil {
+				c := *smp
+				c.At = now.Add(-time.Second)
+				s.hosts[i].queue = append(s.hosts[i].queue, queued{c, c.At})
+			}
+		}
+		return s.merge(now)
+	}
+	a, b := reading(2, 50), reading(2, 60)
+	first := tick(a, b)
+	if first.Len() != 6 || first.Columns.Len() != 6 {
+		t.Fatalf("first tick: %d values in %d columns, want 6", first.Len(), first.Columns.Len())
+	}
+	// The values are the Source's again at the next tick: read at once.
+	gap := tick(nil, b)
+	if !math.IsNaN(gap.Values[0]) || gap.Values[3] != 60 {
+		t.Errorf("values %v, want a's gap and b's 60", gap.Values)
+	}
+	again := tick(reading(2, 51), b) // a's next connection: new columns, the same keys
+	if again.Values[0] != 51 {
+		t.Errorf("values %v, want a's 51", again.Values)
+	}
+	if gap.Columns != first.Columns || again.Columns != first.Columns {
+		t.Errorf("the columns changed on a gap (%v) or on new columns of the same keys (%v)",
+			gap.Columns != first.Columns, again.Columns != first.Columns)
+	}
+	more := tick(reading(3, 52), b)
+	if more.Columns == first.Columns || more.Len() != 7 {
+		t.Errorf("a's third GPU: %d values, columns kept %v", more.Len(), more.Columns == first.Columns)
 	}
 }

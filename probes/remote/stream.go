@@ -47,9 +47,9 @@ func (f *streamFeed) Next() (Event, error) {
 	}
 }
 
-// Recycle hands back the metrics of a sample Next returned, merged and no
+// Recycle hands back the values of a sample Next returned, merged and no
 // longer needed, to be decoded into (recordings.StreamReader.Recycle).
-func (f *streamFeed) Recycle(m []timeline.Metric) { f.sr.Recycle(m) }
+func (f *streamFeed) Recycle(v []float64) { f.sr.Recycle(v) }
 
 // Close releases the stream's decoder.
 func (f *streamFeed) Close() error { return f.sr.Close() }

@@ -86,15 +86,6 @@ func playDemo(b testing.TB, scenario string, ticks int) ([]timeline.Sample, time
 		if err != nil {
 			b.Fatal(err)
 		}
-		// In the strings of the first sample, as a stream's decoder gives
-		// a host's keys tick after tick.
-		if len(out) > 0 && len(smp.Metrics) == len(out[0].Metrics) {
-			for i := range smp.Metrics {
-				if k := out[0].Metrics[i].Key; smp.Metrics[i].Key == k {
-					smp.Metrics[i].Key = k
-				}
-			}
-		}
 		out = append(out, smp)
 	}
 	return out, timeline.SourceInfo{Kind: timeline.Demo, Host: node.Hostname(), Interval: time.Second, GPUs: nv.GPUs()}

@@ -164,8 +164,8 @@ func TestExportSkipsSamplesOutOfOrder(t *testing.T) {
 func TestExportElapsedWithoutStart(t *testing.T) {
 	tbl := newExportTable(time.Time{})
 	for i, want := range []time.Duration{0, 1500 * time.Millisecond} {
-		s := timeline.Sample{At: recordingstest.T0.Add(time.Hour + want), Metrics: []timeline.Metric{
-			{Key: timeline.Key{Name: timeline.HostLoad1, Device: timeline.HostDevice}, Value: 1}}}
+		s := timeline.Sample{At: recordingstest.T0.Add(time.Hour + want)}.WithMetrics([]timeline.Metric{
+			{Key: timeline.Key{Name: timeline.HostLoad1, Device: timeline.HostDevice}, Value: 1}})
 		var d timeline.Deriver
 		nums := d.Next(&s)
 		rows := tbl.rows(&s, d.Keys(), nums, timeline.SourceInfo{})

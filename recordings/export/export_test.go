@@ -253,9 +253,9 @@ func TestExportMIGSlice(t *testing.T) {
 	h.Info.GPUs = append(h.Info.GPUs, timeline.GPUInfo{Index: 2, Name: "NVIDIA H100 80GB HBM3 MIG 1g.10gb",
 		MIGProfile: "1g.10gb", MIGParent: 0, MIGGPUInstance: 13, MIGComputeInstance: 0})
 	for i := range ss {
-		ss[i].Metrics = append(ss[i].Metrics,
+		ss[i].SetMetrics(append(ss[i].Metrics(),
 			timeline.Metric{Key: timeline.Key{Name: timeline.GPUSMActive, Device: "gpu2"}, Kind: timeline.Gauge, Value: 2},
-			timeline.Metric{Key: timeline.Key{Name: timeline.GPUMemUsed, Device: "gpu2"}, Kind: timeline.Gauge, Value: 9 << 30})
+			timeline.Metric{Key: timeline.Key{Name: timeline.GPUMemUsed, Device: "gpu2"}, Kind: timeline.Gauge, Value: 9 << 30}))
 	}
 	path := filepath.Join(t.TempDir(), "mig.gtr")
 	writeFile(t, path, h, ss)

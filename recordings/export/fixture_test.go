@@ -51,8 +51,9 @@ func exportRecording() (recordings.Header, []timeline.Sample) {
 	for i := range exportSamples {
 		f := float64(i)
 		s := timeline.Sample{At: recordingstest.T0.Add(time.Duration(i)*time.Second + 250*time.Millisecond)}
+		var ms []timeline.Metric
 		add := func(name, dev string, kind timeline.Kind, v float64) {
-			s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: kind, Value: v})
+			ms = append(ms, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: kind, Value: v})
 		}
 		for g := range 2 {
 			dev := timeline.GPUDevice(g)
@@ -124,6 +125,7 @@ func exportRecording() (recordings.Header, []timeline.Sample) {
 		case 3:
 			s.Markers = []timeline.Marker{{At: s.At.Add(-100 * time.Millisecond), Text: "ünïcode ✓, \"two\"", Origin: "key"}}
 		}
+		s.SetMetrics(ms)
 		out = append(out, s)
 	}
 	return h, out

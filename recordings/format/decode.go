@@ -30,11 +30,17 @@ type Decoder struct {
 	// records none of which is a check, and scanCRC their CRC-32C: a
 	// stream's chunk that arrives in pieces is read once, not again with
 	// every piece.
-	scanned   int
-	scanCRC   uint32
-	keys      []keyKind
-	values    []valueState
-	layout    []int
+	scanned int
+	scanCRC uint32
+	keys    []keyKind
+	values  []valueState
+	layout  []int
+	// cols name the values of d.layout; nil once a sample gives a new
+	// layout, until its values are read. Columns the same as the last
+	// ones are the last ones (a segment defines its keys again), so a
+	// stage downstream sees one list of keys as one.
+	cols      *timeline.Columns
+	lastCols  *timeline.Columns
 	probes    []probeDevice
 	probeRows []int
 	tookStats []riceStats
@@ -56,11 +62,12 @@ type Decoder struct {
 	pending  timeline.Sample
 	attached bool
 	exc      []exception // scratch: a sample's exceptions
-	// spare are metrics handed back (Recycle) for the next sample.
-	spare []timeline.Metric
+	// spare are values handed back (Recycle) for the next sample.
+	spare []float64
 	// spareProbes are probe statuses handed back (RecycleProbes).
 	spareProbes []timeline.ProbeStatus
 	hasErr      []bool // scratch: which statuses have an error text
+	layoutRead  bool   // scratch: readLayout read a new list
 
 	// hints are the snapshots decoded since the reader last took them.
 	Hints []HintSnapshot
@@ -103,6 +110,7 @@ func (d *Decoder) Reset(data []byte) {
 		probeSet:    d.probeSet,
 		Streaming:   d.Streaming,
 		spare:       d.spare,
+		lastCols:    d.lastCols,
 		spareProbes: d.spareProbes,
 	}
 	clear(d.strings)
@@ -327,7 +335,9 @@ func (d *Decoder) readSample(c *cursor, s *timeline.Sample) {
 	}
 	d.samples++
 	s.At = time.Unix(0, d.lastAt)
-	d.layout = d.readLayout(c, d.layout, len(d.keys))
+	if d.layout = d.readLayout(c, d.layout, len(d.keys)); d.layoutRead {
+		d.cols = nil
+	}
 	d.decoded += len(d.layout)
 	if d.samples > MaxSegmentSamples || d.decoded > maxSegmentValues {
 		c.failWith(ErrPastBounds)
@@ -335,12 +345,31 @@ func (d *Decoder) readSample(c *cursor, s *timeline.Sample) {
 	if c.err != nil || len(d.layout) == 0 {
 		return
 	}
-	s.Metrics = d.readValues(c)
+	if s.Values = d.readValues(c); s.Values != nil {
+		s.Columns = d.columns()
+	}
+}
+
+// columns are the columns of d.layout.
+func (d *Decoder) columns() *timeline.Columns {
+	if d.cols != nil {
+		return d.cols
+	}
+	keys, kinds := make([]timeline.Key, len(d.layout)), make([]timeline.Kind, len(d.layout))
+	for i, id := range d.layout {
+		keys[i], kinds[i] = d.keys[id].key, d.keys[id].kind
+	}
+	d.cols = timeline.NewColumns(keys, kinds)
+	if d.cols.Same(d.lastCols) {
+		d.cols = d.lastCols
+	}
+	d.lastCols = d.cols
+	return d.cols
 }
 
 // readValues reads the values of a sample whose layout is d.layout: the
 // exceptions, then the residuals' bits.
-func (d *Decoder) readValues(c *cursor) []timeline.Metric {
+func (d *Decoder) readValues(c *cursor) []float64 {
 	n := c.count(2) // an exception takes at least two bytes
 	exc := d.exc[:0]
 	next := 0
@@ -361,7 +390,7 @@ func (d *Decoder) readValues(c *cursor) []timeline.Metric {
 	out := d.spare
 	d.spare = nil
 	if cap(out) < len(d.layout) {
-		out = make([]timeline.Metric, len(d.layout))
+		out = make([]float64, len(d.layout))
 	}
 	out = out[:len(d.layout)]
 	for i, id := range d.layout {
@@ -385,22 +414,19 @@ func (d *Decoder) readValues(c *cursor) []timeline.Metric {
 			c.fail()
 			return nil
 		}
-		// Field by field: a Metric built whole goes through the stack,
-		// and reading it back stalled on the stores just made.
-		m, k := &out[i], &d.keys[id]
-		m.Key, m.Kind, m.Value = k.key, k.kind, v
+		out[i] = v
 	}
 	c.b = br.rest(c.b)
 	return out
 }
 
-// Recycle hands back the metrics of a sample the caller is done with (no
+// Recycle hands back the values of a sample the caller is done with (no
 // Deriver or store holds them): the next sample is decoded into them, not
-// into new ones. A day of 8 GPUs is 2.4 GB of metrics otherwise, all of it
+// into new ones. A day of 8 GPUs is 400 MB of values otherwise, all of it
 // garbage for the collector.
-func (d *Decoder) Recycle(m []timeline.Metric) {
-	if cap(m) > cap(d.spare) {
-		d.spare = m[:0]
+func (d *Decoder) Recycle(v []float64) {
+	if cap(v) > cap(d.spare) {
+		d.spare = v[:0]
 	}
 }
 
@@ -417,7 +443,7 @@ func (d *Decoder) RecycleProbes(p []timeline.ProbeStatus) {
 // prev where it says the list is as before.
 func (d *Decoder) readLayout(c *cursor, prev []int, max int) []int {
 	n := c.uvarint()
-	if n == 0 {
+	if d.layoutRead = n != 0; n == 0 {
 		return prev
 	}
 	if n-1 > uint64(len(c.b)) { // every id takes at least a byte

@@ -13,10 +13,14 @@ import (
 // segment: keys and probes are defined again, and the first value of each
 // key and the first time are absolute.
 type Encoder struct {
-	keys      map[keyKind]int
-	kinds     []timeline.Kind
-	values    []valueState
-	layout    []int // key ids of the previous sample's metrics
+	keys   map[keyKind]int
+	kinds  []timeline.Kind
+	values []valueState
+	layout []int // key ids of the previous sample's values
+	// keyIDs are the key ids of the columns cols in this segment: the
+	// next sample of the same columns has the same ids.
+	keyIDs    []int
+	cols      *timeline.Columns
 	probes    map[probeDevice]int
 	probeRows []int // probe ids of the previous sample's statuses
 	tookStats []riceStats
@@ -27,7 +31,7 @@ type Encoder struct {
 	// segment, Unix nanoseconds (progress.go).
 	lastProgress int64
 
-	ids     []int     // scratch: this sample's key or probe ids
+	ids     []int     // scratch: this sample's probe ids
 	payload []byte    // scratch: the record being built
 	exc     []byte    // scratch: the sample's exceptions
 	bits    bitWriter // scratch: the sample's residuals
@@ -51,7 +55,7 @@ func (e *Encoder) Reset() {
 	clear(e.probes)
 	e.kinds = e.kinds[:0]
 	e.values = e.values[:0]
-	e.layout = e.layout[:0]
+	e.layout, e.cols = e.layout[:0], nil
 	e.probeRows = e.probeRows[:0]
 	e.tookStats = e.tookStats[:0]
 	e.lastAt, e.lastStep, e.samples, e.lastProgress = 0, 0, 0, 0
@@ -61,7 +65,7 @@ func (e *Encoder) Reset() {
 // might add, as many as it has, within MaxSegmentKeys; otherwise the
 // writer starts a new segment first.
 func (e *Encoder) RoomFor(s *timeline.Sample) bool {
-	return len(e.kinds)+len(s.Metrics) <= MaxSegmentKeys && len(e.probes)+len(s.Probes) <= MaxSegmentKeys
+	return len(e.kinds)+s.Len() <= MaxSegmentKeys && len(e.probes)+len(s.Probes) <= MaxSegmentKeys
 }
 
 // AppendSample appends the records of one sample to b: definitions of new
@@ -83,22 +87,8 @@ func (e *Encoder) AppendSample(b []byte, s *timeline.Sample) []byte {
 	if s.Owners != nil {
 		b = e.appendOwners(b, s.Owners)
 	}
-	e.ids = e.ids[:0]
-	for i := range s.Metrics {
-		m := &s.Metrics[i]
-		id, ok := e.keys[keyKind{m.Key, m.Kind}]
-		if !ok {
-			id = len(e.kinds)
-			e.keys[keyKind{m.Key, m.Kind}] = id
-			e.kinds = append(e.kinds, m.Kind)
-			e.values = append(e.values, valueState{})
-			p := append(e.payload[:0], byte(m.Kind))
-			p = appendString(p, m.Key.Name)
-			p = appendString(p, m.Key.Device)
-			b = AppendRecord(b, RecKeyDef, p)
-			e.payload = p
-		}
-		e.ids = append(e.ids, id)
+	if s.Columns != e.cols || s.Columns == nil {
+		b = e.findIDs(b, s.Columns)
 	}
 
 	// The time: absolute first, then the change of the step, which is 0
@@ -115,24 +105,47 @@ func (e *Encoder) AppendSample(b []byte, s *timeline.Sample) []byte {
 	e.lastAt = at
 	e.samples++
 
-	p, e.layout = appendLayout(p, e.ids, e.layout)
-	p = e.appendValues(p, s.Metrics)
+	p, e.layout = appendLayout(p, e.keyIDs, e.layout)
+	p = e.appendValues(p, s.Values)
 	e.payload = p
 	return AppendRecord(b, RecSample, p)
 }
 
+// findIDs finds the ids of cols' keys, appending to b the definitions of
+// those the segment has not defined yet.
+func (e *Encoder) findIDs(b []byte, cols *timeline.Columns) []byte {
+	e.keyIDs, e.cols = e.keyIDs[:0], cols
+	for i := range cols.Len() {
+		kk := keyKind{cols.Key(i), cols.Kind(i)}
+		id, ok := e.keys[kk]
+		if !ok {
+			id = len(e.kinds)
+			e.keys[kk] = id
+			e.kinds = append(e.kinds, kk.kind)
+			e.values = append(e.values, valueState{})
+			p := append(e.payload[:0], byte(kk.kind))
+			p = appendString(p, kk.key.Name)
+			p = appendString(p, kk.key.Device)
+			b = AppendRecord(b, RecKeyDef, p)
+			e.payload = p
+		}
+		e.keyIDs = append(e.keyIDs, id)
+	}
+	return b
+}
+
 // appendValues appends the sample's values: the exceptions, then the
 // residuals' bits (see values.go).
-func (e *Encoder) appendValues(p []byte, metrics []timeline.Metric) []byte {
+func (e *Encoder) appendValues(p []byte, values []float64) []byte {
 	e.exc = e.exc[:0]
 	e.bits = bitWriter{b: e.bits.b[:0]}
 	count, next := 0, 0
-	for i := range metrics {
-		id := e.ids[i]
+	for i, v := range values {
+		id := e.keyIDs[i]
 		mark := len(e.exc)
 		e.exc = binary.AppendUvarint(e.exc, uint64(i-next))
 		var isExc bool
-		e.exc, isExc = e.values[id].encodeValue(metrics[i].Value, e.kinds[id] == timeline.Counter, &e.bits, e.exc)
+		e.exc, isExc = e.values[id].encodeValue(v, e.kinds[id] == timeline.Counter, &e.bits, e.exc)
 		if isExc {
 			count, next = count+1, i+1
 		} else {

@@ -84,13 +84,15 @@ func (t *table) result(format Format, opts Options) (*Log, error) {
 
 // Each makes the samples in time order, one per sampling instant with each
 // GPU's readings of that instant, and gives each to write; the sample and
-// its metrics are reused for the next one.
+// its values are reused for the next one.
 func (l *Log) Each(write func(*timeline.Sample) error) error {
 	var s timeline.Sample
+	var ms []timeline.Metric
 	devices := map[int16]string{}
 	for _, i := range l.order {
+		ms = l.t.appendMetrics(ms[:0], l.insts[i], devices)
 		s.At = time.Unix(0, l.times[i]).UTC()
-		s.Metrics = l.t.appendMetrics(s.Metrics[:0], l.insts[i], devices)
+		s.Fill(ms)
 		if err := write(&s); err != nil {
 			return err
 		}
@@ -115,22 +117,18 @@ func (t *table) appendMetrics(dst []timeline.Metric, in instant, devices map[int
 	return dst
 }
 
-// all makes every sample at once, sharing one array of metrics: for
-// Import, whose callers (tests, small logs) want them as a slice.
+// all makes every sample at once: for Import, whose callers (tests, small
+// logs) want them as a slice.
 func (l *Log) all() []timeline.Sample {
-	n := 0
-	for _, i := range l.order {
-		for k := l.insts[i].lo; k < l.insts[i].hi; k++ {
-			n += len(l.t.layouts[l.t.rows[k].layout])
-		}
-	}
-	metrics := make([]timeline.Metric, 0, n)
 	out := make([]timeline.Sample, 0, len(l.order))
+	var ms []timeline.Metric
+	s := timeline.Sample{}
 	devices := map[int16]string{}
 	for _, i := range l.order {
-		start := len(metrics)
-		metrics = l.t.appendMetrics(metrics, l.insts[i], devices)
-		out = append(out, timeline.Sample{At: time.Unix(0, l.times[i]).UTC(), Metrics: metrics[start:len(metrics):len(metrics)]})
+		ms = l.t.appendMetrics(ms[:0], l.insts[i], devices)
+		s = timeline.Sample{At: time.Unix(0, l.times[i]).UTC(), Columns: s.Columns}
+		s.SetMetrics(ms)
+		out = append(out, s)
 	}
 	return out
 }

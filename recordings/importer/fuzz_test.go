@@ -63,7 +63,7 @@ func checkResult(t testing.TB, res *Result) {
 			t.Fatalf("sample %d at %v, not after %v", i, s.At, res.Samples[i-1].At)
 		}
 		seen := map[timeline.Key]bool{}
-		for _, m := range s.Metrics {
+		for _, m := range s.Metrics() {
 			if !gpus[m.Key.Device] {
 				t.Fatalf("sample %d has %v, a device not in SourceInfo", i, m.Key)
 			}

@@ -89,7 +89,7 @@ func TestTelemetryVLMLlava(t *testing.T) {
 	s := res.Samples[0]
 	if value(t, s, 0, timeline.GPUUtil) != 1 || value(t, s, 0, timeline.GPUMemUtil) != 2 ||
 		value(t, s, 0, timeline.GPUMemUsed) != 1129*MiB || value(t, s, 0, timeline.GPUPower) != 33.09 {
-		t.Errorf("first sample %v", s.Metrics)
+		t.Errorf("first sample %v", s.Metrics())
 	}
 	if want := time.Date(2026, 1, 3, 15, 36, 53, 507e6, time.UTC); !s.At.Equal(want) {
 		t.Errorf("first sample at %v, want %v", s.At, want)
@@ -109,7 +109,7 @@ func TestTelemetryVLMLlava(t *testing.T) {
 	// Last line: idle again, 1141 MiB and 34.15 W.
 	last := res.Samples[len(res.Samples)-1]
 	if value(t, last, 0, timeline.GPUMemUsed) != 1141*MiB || value(t, last, 0, timeline.GPUPower) != 34.15 {
-		t.Errorf("last sample %v", last.Metrics)
+		t.Errorf("last sample %v", last.Metrics())
 	}
 	if !hasNote(res, "no time zone") {
 		t.Errorf("notes %q do not say the times were read as UTC", res.Info.Notes)
@@ -186,7 +186,7 @@ func TestTelemetryUnetOptuna(t *testing.T) {
 	}
 	s := res.Samples[0]
 	if value(t, s, 0, timeline.GPUUtil) != 0 || value(t, s, 0, timeline.GPUMemUtil) != 0 || value(t, s, 0, timeline.GPUTemp) != 34 {
-		t.Errorf("first sample %v", s.Metrics)
+		t.Errorf("first sample %v", s.Metrics())
 	}
 	if _, ok := s.Value(timeline.Key{Name: timeline.GPUPower, Device: "gpu0"}); ok {
 		t.Error("power imported from a log without a power column")
@@ -201,7 +201,7 @@ func TestTelemetryNanoGPTCustomHeader(t *testing.T) {
 	// "2025-09-24T03:17:04.490Z,1, 63, 100, 419.75".
 	s := res.Samples[0]
 	if value(t, s, 1, timeline.GPUTemp) != 63 || value(t, s, 1, timeline.GPUUtil) != 100 || value(t, s, 1, timeline.GPUPower) != 419.75 {
-		t.Errorf("gpu1 first sample %v", s.Metrics)
+		t.Errorf("gpu1 first sample %v", s.Metrics())
 	}
 	if hasNote(res, "no time zone") {
 		t.Error("ISO timestamps with Z were noted as zoneless")
@@ -227,7 +227,7 @@ func TestTelemetryVGG16DmonOldLayout(t *testing.T) {
 	s := res.Samples[4]
 	if value(t, s, 0, timeline.GPUPower) != 274 || value(t, s, 0, timeline.GPUTemp) != 55 || value(t, s, 0, timeline.GPUUtil) != 99 ||
 		value(t, s, 0, timeline.GPUMemUtil) != 100 || value(t, s, 0, timeline.GPUClockMem) != 877 || value(t, s, 0, timeline.GPUClockSM) != 1522 {
-		t.Errorf("5th sample %v", s.Metrics)
+		t.Errorf("5th sample %v", s.Metrics())
 	}
 }
 
@@ -244,7 +244,7 @@ func TestTelemetryOllamaDmonNewLayout(t *testing.T) {
 	s := res.Samples[10]
 	if value(t, s, 0, timeline.GPUPower) != 58 || value(t, s, 0, timeline.GPUTemp) != 57 || value(t, s, 0, timeline.GPUUtil) != 95 ||
 		value(t, s, 0, timeline.GPUClockMem) != 9001 || value(t, s, 0, timeline.GPUClockSM) != 1470 {
-		t.Errorf("11th sample %v", s.Metrics)
+		t.Errorf("11th sample %v", s.Metrics())
 	}
 	if !hasNote(res, "dmon's sm") {
 		t.Errorf("notes %q do not say what sm is", res.Info.Notes)

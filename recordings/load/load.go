@@ -67,10 +67,10 @@ func Recording(r *recordings.Reader, path string, lo, hi time.Time) (store *time
 			// the slot's own slice: the Engine's are its own until its
 			// next sample.
 			ls.vals, _ = eng.AddDerived(&ls.s, &ls.derived, ls.vals)
-			// The metrics go back to the reader with the slot once the
+			// The values go back to the reader with the slot once the
 			// store has filed it, to be read into (Reader.Recycle): a
-			// day's are 2.4 GB otherwise.
-			ls.spare = ls.s.Metrics
+			// day's are 400 MB otherwise.
+			ls.spare = ls.s.Values
 		}
 		judged <- batch
 	}
@@ -104,7 +104,7 @@ func expectedSpan(r *recordings.Reader, lo, hi time.Time) time.Duration {
 
 // loadBatch is how many samples the reading goroutine hands over at once,
 // and loadBatches how many batches there are: few, since each slot holds
-// a sample's metrics and derived values (50 KB of 8 GPUs with NVLink).
+// a sample's values and derived values (50 KB of 8 GPUs with NVLink).
 // 64 slots load a day no slower than 512 did and hold 3 MB, not 25 (what
 // a short file's report grows by).
 const loadBatch, loadBatches = 16, 4
@@ -118,14 +118,14 @@ type loadedSample struct {
 	derived timeline.Derived
 	// vals are derived's numbers as float32 (Engine.AddDerived).
 	vals []float32
-	// spare are the metrics of the slot's last sample, filed, to read its
+	// spare are the values of the slot's last sample, filed, to read its
 	// next sample into (Reader.Recycle).
-	spare []timeline.Metric
+	spare []float64
 }
 
 // readSamples reads the samples from lo to those the screen with its
 // cursor at hi judged into batches sent on out, each one taken from spent
-// (where they come back once filed), each sample into the metrics its slot
+// (where they come back once filed), each sample into the values its slot
 // came back with.
 // warn is the damage that ended the reading; err a failure to read.
 func readSamples(r *recordings.Reader, lo, hi time.Time, out chan<- []loadedSample, spent <-chan []loadedSample) (warn, err error) {
@@ -158,7 +158,7 @@ func readSamples(r *recordings.Reader, lo, hi time.Time, out chan<- []loadedSamp
 			break
 		}
 		if s.At.Before(lo) {
-			r.Recycle(s.Metrics)
+			r.Recycle(s.Values)
 			r.RecycleProbes(s.Probes)
 			continue
 		}

@@ -36,6 +36,10 @@ type Synth struct {
 	gpus     []synthGPU
 	cores    []synthCore
 	host     synthCore // all cores: busy, iowait and total ticks
+	// ms are the sample's readings as Next gathers them, and cols the
+	// last sample's columns, handed on again.
+	ms       []timeline.Metric
+	cols     *timeline.Columns
 	hostWait int64
 	diskR    int64
 	diskW    int64
@@ -90,13 +94,16 @@ func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
 func (g *Synth) Next() timeline.Sample {
 	g.tick++
 	g.at = g.at.Add(g.interval)
-	s := timeline.Sample{At: g.at}
+	s := timeline.Sample{At: g.at, Columns: g.cols}
+	g.ms = g.ms[:0]
 	// A validation phase of 20 s every 5 minutes: GPUs mostly idle.
 	validating := g.tick%300 >= 280
 	for i := range g.gpus {
 		g.gpuMetrics(&s, i, validating)
 	}
 	g.hostMetrics(&s)
+	s.SetMetrics(g.ms)
+	g.cols = s.Columns
 	g.statuses(&s)
 	if g.tick%5 == 0 {
 		g.processes(&s)
@@ -111,7 +118,7 @@ func (g *Synth) gpuMetrics(s *timeline.Sample, i int, validating bool) {
 	d := &g.gpus[i]
 	dev := timeline.GPUDevice(i)
 	add := func(name string, kind timeline.Kind, v float64) {
-		s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: kind, Value: v})
+		g.ms = append(g.ms, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: kind, Value: v})
 	}
 	target := d.busyTarget
 	if validating {
@@ -164,15 +171,15 @@ func (g *Synth) gpuMetrics(s *timeline.Sample, i int, validating bool) {
 	add(timeline.GPUPCIeTxBytes, timeline.Counter, float64(d.pcieTx))
 	add(timeline.GPUPCIeRxBytes, timeline.Counter, float64(d.pcieRx))
 	if g.Trouble && i == 3 && g.tick%50 >= 45 {
-		for j := len(s.Metrics) - 19; j < len(s.Metrics); j++ {
-			s.Metrics[j].Value = math.NaN() // a late probe: its layout, all NaN
+		for j := len(g.ms) - 19; j < len(g.ms); j++ {
+			g.ms[j].Value = math.NaN() // a late probe: its layout, all NaN
 		}
 	}
 }
 
 func (g *Synth) hostMetrics(s *timeline.Sample) {
 	add := func(name, dev string, kind timeline.Kind, v float64) {
-		s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: kind, Value: v})
+		g.ms = append(g.ms, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: kind, Value: v})
 	}
 	ticks := int64(g.interval / (10 * time.Millisecond)) // 1/100 s per tick, as /proc/stat counts
 	var busy, total int64

@@ -60,8 +60,8 @@ func TestAbsurdValuesNeverPanic(t *testing.T) {
 func TestSampleFarAfterTheLastIsLeftOut(t *testing.T) {
 	e := NewEngine(timeline.SourceInfo{Interval: time.Second})
 	for _, at := range []time.Duration{0, time.Second, 100 * 365 * 24 * time.Hour} {
-		s := timeline.Sample{At: htT0.Add(at), Metrics: []timeline.Metric{
-			{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: 50}}}
+		s := timeline.Sample{At: htT0.Add(at)}.WithMetrics([]timeline.Metric{
+			{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: 50}})
 		e.Add(&s)
 	}
 	if e.Len() != 2 || e.f.N > 2 {
@@ -76,8 +76,8 @@ func TestAbsurdIntervalsEnd(t *testing.T) {
 	for _, iv := range []time.Duration{1, time.Microsecond, 100 * 365 * 24 * time.Hour, math.MaxInt64, -time.Second} {
 		e := NewEngine(timeline.SourceInfo{Interval: iv})
 		for i := range 120 {
-			s := timeline.Sample{At: htT0.Add(time.Duration(i) * time.Second), Metrics: []timeline.Metric{
-				{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: float64(i % 100)}}}
+			s := timeline.Sample{At: htT0.Add(time.Duration(i) * time.Second)}.WithMetrics([]timeline.Metric{
+				{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: float64(i % 100)}})
 			e.Add(&s)
 		}
 		e.Hints(e.Last())
@@ -98,7 +98,7 @@ func TestLongPausesCostNoColumns(t *testing.T) {
 		for g := range 8 {
 			tick.h100(g, float64(i%100), float64(i%90), 300, 10*htGiB)
 		}
-		e.Add(&timeline.Sample{At: htT0.Add(time.Duration(i) * 23 * time.Hour), Metrics: tick.m})
+		e.Add(new(timeline.Sample{At: htT0.Add(time.Duration(i) * 23 * time.Hour)}.WithMetrics(tick.m)))
 	}
 	if e.Len() != samples {
 		t.Fatalf("%d samples taken, want %d", e.Len(), samples)
@@ -139,7 +139,7 @@ func TestPausesSkippedSayWhatPausesHeldSay(t *testing.T) {
 					m.h100(1, 100, 95, 680, 70*htGiB)
 					m.cores(htCoreSet(8, 5)...)
 				}
-				e.Add(&timeline.Sample{At: htT0.Add(at), Metrics: m.m})
+				e.Add(new(timeline.Sample{At: htT0.Add(at)}.WithMetrics(m.m)))
 			}
 		}
 		info := timeline.SourceInfo{Interval: interval}
@@ -286,7 +286,7 @@ func feedBudgeted(secs, budget int, script func(t *htTick)) (budgeted, whole *En
 			tick := &htTick{sec: sec}
 			script(tick)
 			at := htT0.Add(time.Duration(sec) * time.Second)
-			e.Add(&timeline.Sample{At: at, Metrics: tick.m})
+			e.Add(new(timeline.Sample{At: at}.WithMetrics(tick.m)))
 			if sec%60 == 0 {
 				e.Hints(at)
 			}
@@ -305,7 +305,7 @@ func TestManyGPUsBrieflyCostLittle(t *testing.T) {
 		for g := range 4096 {
 			tick.h100(g, 50, 40, 300, htGiB)
 		}
-		e.Add(&timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: tick.m})
+		e.Add(new(timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second)}.WithMetrics(tick.m)))
 	}
 	held := 0
 	for _, g := range e.f.GPUs {

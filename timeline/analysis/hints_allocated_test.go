@@ -18,7 +18,7 @@ func haRun(secs int, script func(t *htTick), owners func(sec int) []timeline.Own
 	for sec := range secs {
 		t := &htTick{sec: sec}
 		script(t)
-		s := timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: t.m}
+		s := timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second)}.WithMetrics(t.m)
 		if sec%5 == 0 {
 			s.Owners = owners(sec)
 			if s.Owners == nil {

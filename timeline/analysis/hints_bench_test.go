@@ -41,7 +41,7 @@ func htBenchSample(t *htTick, sec int) timeline.Sample {
 	t.put(timeline.HostSwapUsed, timeline.HostDevice, 12<<20)
 	t.put(timeline.HostDiskRead, timeline.HostDevice, 5e7)
 	t.put(timeline.HostDiskWrite, timeline.HostDevice, 2e6)
-	return timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: t.m}
+	return timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second)}.WithMetrics(t.m)
 }
 
 // BenchmarkEngine is the analysis's cost on every tick of a live view that

@@ -81,7 +81,7 @@ func TestGPUErrorFromXidMarkers(t *testing.T) {
 	for sec := range 200 {
 		tk := &htTick{sec: sec}
 		htHealthy(tk)
-		s := timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: tk.m}
+		s := timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second)}.WithMetrics(tk.m)
 		switch sec {
 		case 60:
 			s.Markers = []timeline.Marker{{At: s.At, Text: xid.MarkerText(3, 13), Origin: timeline.XidOrigin}}
@@ -147,7 +147,7 @@ func TestGPUErrorFatalXidHolds(t *testing.T) {
 		for sec := range 300 {
 			tk := &htTick{sec: sec}
 			htHealthy(tk)
-			s := timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: tk.m}
+			s := timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second)}.WithMetrics(tk.m)
 			if sec == 100 {
 				s.Markers = []timeline.Marker{{At: s.At, Text: xid.MarkerText(1, c.code), Origin: timeline.XidOrigin}}
 			}

@@ -143,7 +143,7 @@ func TestFrozenTelemetryLive(t *testing.T) {
 	for sec := 300; sec < 600; sec++ {
 		tk := &htTick{sec: sec}
 		tk.h100(0, 100, 93.2, 699.731, 71*htGiB)
-		e.Add(&timeline.Sample{At: at(sec), Metrics: tk.m})
+		e.Add(new(timeline.Sample{At: at(sec)}.WithMetrics(tk.m)))
 		hints := htFind(e.Hints(at(sec)), timeline.HintFrozenTelemetry)
 		switch {
 		case sec < 419 && len(hints) > 0:

@@ -81,7 +81,7 @@ func htEngine(secs int, script func(t *htTick), opts ...frame.Options) *Engine {
 	for sec := range secs {
 		t := &htTick{sec: sec}
 		script(t)
-		e.Add(&timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: t.m})
+		e.Add(new(timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second)}.WithMetrics(t.m)))
 	}
 	return e
 }

@@ -56,7 +56,7 @@ func (c *hbCluster) sample(k int) timeline.Sample {
 		m = append(m, timelinetest.Gauge(timeline.HostCPU, timeline.DeviceOnHost(timeline.HostDevice, timelinetest.ClusterHost(h)), 30))
 	}
 	c.buf = m
-	return timeline.Sample{At: timelinetest.T0.Add(time.Duration(k) * c.info.Interval), Metrics: m}
+	return timeline.Sample{At: timelinetest.T0.Add(time.Duration(k) * c.info.Interval)}.WithMetrics(m)
 }
 
 // BenchmarkEngineHosts is BenchmarkEngine for a session of 64 hosts of 8

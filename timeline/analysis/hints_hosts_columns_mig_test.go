@@ -40,7 +40,7 @@ func TestImbalanceJudgesSlicesNotTheirGPU(t *testing.T) {
 		tk.gpu(2, timeline.GPUSMActive, 88)
 		tk.gpu(3, timeline.GPUSMActive, 2)
 		tk.gpu(3, timeline.GPUMemUsed, 9*htGiB)
-		e.Add(&timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: tk.m})
+		e.Add(new(timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second)}.WithMetrics(tk.m)))
 	}
 	hs := htFind(e.Hints(e.Last()), timeline.HintGPUImbalance)
 	if len(hs) != 1 || !slices.Equal(hs[0].GPUs, []int{3}) {

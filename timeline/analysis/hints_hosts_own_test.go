@@ -27,9 +27,9 @@ func TestEachHostIsJudgedWithItsOwnCPU(t *testing.T) {
 	judge := func(cpu ...float64) map[string][]string {
 		info, samples := timelinetest.Cluster(len(cpu), 8, 600, starved)
 		for i := range samples {
-			for k, m := range samples[i].Metrics {
+			for k, m := range samples[i].Metrics() {
 				if _, host := timeline.SplitDeviceHost(m.Key.Device); m.Key.Name == timeline.HostCPU && host != "" {
-					samples[i].Metrics[k].Value = cpu[slices.IndexFunc(info.Hosts, func(h timeline.HostInfo) bool { return h.Name == host })]
+					samples[i].Values[k] = cpu[slices.IndexFunc(info.Hosts, func(h timeline.HostInfo) bool { return h.Name == host })]
 				}
 			}
 		}

@@ -155,9 +155,9 @@ func BenchmarkEngineNVLink(b *testing.B) {
 			sample := func(sec int) timeline.Sample {
 				s := htBenchSample(t, sec)
 				if links {
-					t.m = s.Metrics
+					t.m = s.Metrics()
 					htEvery8(func(i int) { t.nvlink(i, 18, nil, 7e9, nil, nil) })
-					s.Metrics = t.m
+					s.SetMetrics(t.m)
 				}
 				return s
 			}

@@ -28,7 +28,7 @@ func TestProgressStalledOverRepeatedCounts(t *testing.T) {
 			}
 		})
 		at := htT0.Add(time.Duration(sec) * time.Second)
-		s := timeline.Sample{At: at, Metrics: tk.m}
+		s := timeline.Sample{At: at}.WithMetrics(tk.m)
 		if sec%5 == 0 {
 			s.Progress = []timeline.Progress{{At: at, Done: done, Rate: math.NaN(), Unit: "it", Origin: "job"}}
 		}

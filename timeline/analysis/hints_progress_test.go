@@ -21,7 +21,7 @@ func jobEngine(secs int, script func(t *htTick), rate func(sec int) float64, mar
 		t := &htTick{sec: sec}
 		script(t)
 		at := htT0.Add(time.Duration(sec) * time.Second)
-		s := timeline.Sample{At: at, Metrics: t.m}
+		s := timeline.Sample{At: at}.WithMetrics(t.m)
 		r := rate(sec)
 		if sec > 0 {
 			done += rate(sec - 1)

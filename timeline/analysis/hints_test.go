@@ -137,7 +137,7 @@ func TestHintsGapIsNotIdleness(t *testing.T) {
 		}
 		tk := &htTick{sec: sec}
 		htHealthy(tk)
-		e.Add(&timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: tk.m})
+		e.Add(new(timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second)}.WithMetrics(tk.m)))
 	}
 	if hints := e.Hints(e.Last()); len(hints) > 0 {
 		t.Errorf("hints across a gap:\n%s", htDump(hints))
@@ -148,10 +148,10 @@ func TestHintsUnknownIsNotZero(t *testing.T) {
 	// Utilisation present but unknown (NaN) for 10m: nothing to say.
 	e := NewEngine(timeline.SourceInfo{Interval: time.Second})
 	for sec := range 600 {
-		e.Add(&timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second), Metrics: []timeline.Metric{
+		e.Add(new(timeline.Sample{At: htT0.Add(time.Duration(sec) * time.Second)}.WithMetrics([]timeline.Metric{
 			{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: math.NaN()},
 			{Key: timeline.Key{Name: timeline.GPUMemUsed, Device: "gpu0"}, Value: 20 * htGiB},
-		}})
+		})))
 	}
 	if hints := e.Hints(e.Last()); len(hints) > 0 {
 		t.Errorf("hints from unknown values:\n%s", htDump(hints))

@@ -21,10 +21,10 @@ func TestAStoreFilesWhatTheJudgeDerived(t *testing.T) {
 		if i == 10 {
 			util = 1e9 // absurd: a gap, counted
 		}
-		samples = append(samples, timeline.Sample{At: t0.Add(time.Duration(i) * time.Second), Metrics: []timeline.Metric{
+		samples = append(samples, timeline.Sample{At: t0.Add(time.Duration(i) * time.Second)}.WithMetrics([]timeline.Metric{
 			{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: util},
 			{Key: timeline.Key{Name: timeline.GPUEnergy, Device: "gpu0"}, Kind: timeline.Counter, Value: power},
-		}})
+		}))
 	}
 	info := timeline.SourceInfo{GPUs: []timeline.GPUInfo{{Index: 0}}}
 	judge := NewJudge(info)
@@ -82,12 +82,12 @@ func TestAStoreFilesWhatAddDerivedHandsOn(t *testing.T) {
 		if i == 10 {
 			util = -5 // absurd: a gap, counted
 		}
-		s := timeline.Sample{At: at, Metrics: []timeline.Metric{
+		s := timeline.Sample{At: at}.WithMetrics([]timeline.Metric{
 			{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: util},
 			{Key: timeline.Key{Name: timeline.GPUEnergy, Device: "gpu0"}, Kind: timeline.Counter, Value: 500 * float64(i)},
-		}}
+		})
 		mine := s
-		mine.Metrics = slices.Clone(s.Metrics)
+		mine.Values = slices.Clone(s.Values)
 		own.Add(&mine)
 		var d timeline.Derived
 		vals, taken := eng.AddDerived(&s, &d, nil)
@@ -133,9 +133,9 @@ func TestJudgedSamplesCarryTheirNumbersUntilTheNextTake(t *testing.T) {
 	store := timeline.NewStore(timeline.StoreOptions{})
 	var ids [][]timeline.SeriesID
 	for i := range 3 {
-		s := timeline.Sample{At: t0.Add(time.Duration(i) * time.Second), Metrics: []timeline.Metric{
+		s := timeline.Sample{At: t0.Add(time.Duration(i) * time.Second)}.WithMetrics([]timeline.Metric{
 			{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: float64(10 * (i + 1))},
-		}}
+		})
 		judge.Take(&s, info)
 		// What the screen does with each sample it pulls, before the next.
 		if d := s.Derived; len(d.Numbers) != 1 || d.Numbers[0] != float64(10*(i+1)) {

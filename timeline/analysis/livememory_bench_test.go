@@ -107,24 +107,21 @@ func liveHeld(b *testing.B, hosts int, span time.Duration) float64 {
 // merger makes one sample of hosts machines out of one machine's: host h
 // reads what the demo read h seconds before (so no two hosts read alike),
 // its GPUs numbered from h*8 and its other devices NAME@nodeH, as the
-// remote merge numbers them, in the same strings tick after tick.
+// remote merge numbers them, in the same columns tick after tick.
 type merger struct {
-	past    [][]timeline.Metric // the demo's last samples, newest first
-	keys    []timeline.Key      // the demo's keys the renames are of
-	renamed [][]timeline.Key    // per host, each demo key renamed
-	info    timeline.SourceInfo
+	past [][]float64       // the demo's last samples' values, newest first
+	from *timeline.Columns // the demo's columns cols are made of
+	cols *timeline.Columns // from, renamed for each host in turn
+	info timeline.SourceInfo
 }
 
 func (m *merger) merge(s timeline.Sample, info timeline.SourceInfo, hosts int) (timeline.Sample, timeline.SourceInfo) {
-	keys := make([]timeline.Key, len(s.Metrics))
-	for i, mt := range s.Metrics {
-		keys[i] = mt.Key
-	}
-	if !slices.Equal(keys, m.keys) || len(m.info.GPUs) != hosts*len(info.GPUs) {
-		m.keys, m.past = keys, nil
-		m.renamed = make([][]timeline.Key, hosts)
+	if s.Columns != m.from || len(m.info.GPUs) != hosts*len(info.GPUs) {
+		m.from, m.past = s.Columns, nil
 		m.info = info
 		m.info.GPUs, m.info.Hosts = nil, nil
+		var keys []timeline.Key
+		var kinds []timeline.Kind
 		for h := range hosts {
 			name := timelinetest.ClusterHost(h)
 			m.info.Hosts = append(m.info.Hosts, timeline.HostInfo{Name: name, Driver: info.Driver, CUDA: info.CUDA})
@@ -132,28 +129,24 @@ func (m *merger) merge(s timeline.Sample, info timeline.SourceInfo, hosts int) (
 				g.Host, g.HostIndex, g.Index = name, g.Index, h*len(info.GPUs)+g.Index
 				m.info.GPUs = append(m.info.GPUs, g)
 			}
-			m.renamed[h] = make([]timeline.Key, len(keys))
-			for i, k := range keys {
+			for i, k := range s.Columns.Keys() {
 				if g, ok := timeline.ParseGPUDevice(k.Device); ok {
 					k.Device = timeline.GPUDevice(h*len(info.GPUs) + g)
 				} else {
 					k.Device = timeline.DeviceOnHost(k.Device, name)
 				}
-				m.renamed[h][i] = k
+				keys, kinds = append(keys, k), append(kinds, s.Columns.Kind(i))
 			}
 		}
+		m.cols = timeline.NewColumns(keys, kinds)
 	}
-	m.past = append([][]timeline.Metric{slices.Clone(s.Metrics)}, m.past...)
+	m.past = append([][]float64{slices.Clone(s.Values)}, m.past...)
 	if len(m.past) > hosts {
 		m.past = m.past[:hosts]
 	}
-	out := timeline.Sample{At: s.At, Metrics: make([]timeline.Metric, 0, hosts*len(s.Metrics))}
+	out := timeline.Sample{At: s.At, Columns: m.cols, Values: make([]float64, 0, hosts*s.Len())}
 	for h := range hosts {
-		past := m.past[min(h, len(m.past)-1)]
-		for i, mt := range past {
-			mt.Key = m.renamed[h][i]
-			out.Metrics = append(out.Metrics, mt)
-		}
+		out.Values = append(out.Values, m.past[min(h, len(m.past)-1)]...)
 		out.Probes = append(out.Probes, timeline.ProbeStatus{Probe: timeline.RemoteProbe,
 			Device: timelinetest.ClusterHost(h), State: timeline.ProbeOK})
 		for _, p := range s.Processes {

@@ -12,10 +12,10 @@ import (
 // after the day's last window came in: what the screen asks every 5 s.
 func BenchmarkPhasesDay(b *testing.B) {
 	e := NewEngine(timeline.SourceInfo{Interval: time.Second})
-	var buf []timeline.Metric
+	var cols *timeline.Columns
 	for sec := range 86400 {
-		s := timelinetest.DaySample(sec, buf)
-		buf = s.Metrics
+		s := timelinetest.DaySample(sec, cols)
+		cols = s.Columns
 		e.Add(&s)
 	}
 	var n int

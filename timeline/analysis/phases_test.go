@@ -40,9 +40,10 @@ func phBuild(gpus, secs int, fn func(sec int, m *phMoment)) phSamples {
 			continue
 		}
 		smp := &timeline.Sample{At: timelinetest.T0.Add(time.Duration(sec) * time.Second)}
+		var ms []timeline.Metric
 		put := func(name, dev string, v float64) {
 			if !math.IsNaN(v) {
-				smp.Metrics = append(smp.Metrics, timelinetest.Gauge(name, dev, v))
+				ms = append(ms, timelinetest.Gauge(name, dev, v))
 			}
 		}
 		for gi := range gpus {
@@ -57,6 +58,7 @@ func phBuild(gpus, secs int, fn func(sec int, m *phMoment)) phSamples {
 		put(timeline.HostIOWait, timeline.HostDevice, m.iowait)
 		put(timeline.CoreBusy, timeline.CoreDevice(0), m.core)
 		put(timeline.ProcCPU, timeline.JobDevice, m.job)
+		smp.SetMetrics(ms)
 		s = append(s, *smp)
 	}
 	return s

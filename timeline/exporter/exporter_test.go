@@ -41,7 +41,7 @@ func counter(name, dev string, v float64) timeline.Metric {
 
 // fixedSample is the node at t0+sec, its energy counters at joules.
 func fixedSample(sec int, joules float64) timeline.Sample {
-	return timeline.Sample{At: t0.Add(time.Duration(sec) * time.Second), Metrics: []timeline.Metric{
+	return timeline.Sample{At: t0.Add(time.Duration(sec) * time.Second)}.WithMetrics([]timeline.Metric{
 		gauge(timeline.GPUUtil, "gpu0", 97), gauge(timeline.GPUUtilMin, "gpu0", 12), gauge(timeline.GPUUtilMax, "gpu0", 100),
 		gauge(timeline.GPUSMActive, "gpu0", 50), gauge(timeline.GPUTensor, "gpu0", 25),
 		gauge(timeline.GPUMemUsed, "gpu0", 40<<30), gauge(timeline.GPUMemTotal, "gpu0", 80<<30),
@@ -52,7 +52,7 @@ func fixedSample(sec int, joules float64) timeline.Sample {
 		counter(timeline.GPUPCIeTxBytes, "gpu0", float64(sec)*3e9),
 		gauge(timeline.GPUUtil, "gpu1", math.NaN()), gauge(timeline.GPUMemUsed, "gpu1", 1<<30),
 		gauge(timeline.HostCPU, "host", 40),
-	}}
+	})
 }
 
 // gather maps "name{gpu}" (and /kind, /id) to its one value, and fails on

@@ -14,14 +14,14 @@ import (
 func TestHealthSeriesCarryDCGMNames(t *testing.T) {
 	sample := func(sec int) timeline.Sample {
 		s := fixedSample(sec, 1000+float64(sec)*500)
-		s.Metrics = append(s.Metrics,
+		s.SetMetrics(append(s.Metrics(),
 			gauge(timeline.GPUXid, "gpu0", 79),
 			gauge(timeline.GPUECCUncorrected, "gpu0", 2),
 			gauge(timeline.GPUPCIeReplays, "gpu0", 11),
 			gauge(timeline.GPUPCIeWidth, "gpu0", 8),
 			counter(timeline.GPUViolPowerSecs, "gpu0", 90+float64(sec)/2),
 			counter(timeline.GPUNVLinkTxMiB, "gpu0", float64(sec)*1000),
-		)
+		))
 		return s
 	}
 	got, _ := gather(t, observed(sample(0), sample(1)))

@@ -134,11 +134,11 @@ func TestMIGComputeInstancesOfOneGPUInstanceAreOneSeries(t *testing.T) {
 		{Index: 3, Name: "NVIDIA A100-SXM4-40GB MIG 3g.20gb", UUID: "MIG-3", MIG: true, MIGProfile: "3g.20gb",
 			MIGParent: 0, MIGGPUInstance: 2, MIGComputeInstance: 0},
 	}}
-	s := timeline.Sample{At: t0, Metrics: []timeline.Metric{
+	s := timeline.Sample{At: t0}.WithMetrics([]timeline.Metric{
 		gauge(timeline.GPUMemUsed, "gpu0", 30<<30),
 		gauge(timeline.GPUMemUsed, "gpu1", 10<<30), gauge(timeline.GPUMemUsed, "gpu2", 10<<30),
 		gauge(timeline.GPUMemUsed, "gpu3", 20<<30),
-	}}
+	})
 	x := New(Options{})
 	x.Observe(&s, info)
 	got := map[string]string{}

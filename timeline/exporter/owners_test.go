@@ -63,8 +63,8 @@ func TestOwnedMIGInstanceSeriesCarryBothLabelSets(t *testing.T) {
 		{Index: 0, Name: "NVIDIA A100-SXM4-40GB", UUID: "GPU-aaaa", MIG: true},
 		{Index: 1, Name: "NVIDIA A100-SXM4-40GB", UUID: "MIG-bbbb", MIGProfile: "3g.20gb", MIGParent: 0, MIGGPUInstance: 2},
 	}}
-	s := timeline.Sample{At: t0, Metrics: []timeline.Metric{gauge(timeline.GPUMemUsed, "gpu1", 4<<30)},
-		Owners: []timeline.Owner{{GPU: 1, Pod: "infer-7", Namespace: "serving", Container: "triton"}}}
+	s := timeline.Sample{At: t0,
+		Owners: []timeline.Owner{{GPU: 1, Pod: "infer-7", Namespace: "serving", Container: "triton"}}}.WithMetrics([]timeline.Metric{gauge(timeline.GPUMemUsed, "gpu1", 4<<30)})
 	x := New(Options{})
 	x.Observe(&s, info)
 	got := seriesLabels(t, x, "DCGM_FI_DEV_FB_USED")

@@ -140,10 +140,11 @@ type snapshotInput struct {
 // NaN (not read this tick) as its last reading.
 func (x *Exporter) countersOf(s *timeline.Sample) []timeline.Metric {
 	var out []timeline.Metric
-	for _, m := range s.Metrics {
-		if _, ok := gpuCounters[m.Key.Name]; !ok {
+	for i, k := range s.Columns.Keys() {
+		if _, ok := gpuCounters[k.Name]; !ok {
 			continue
 		}
+		m := s.Metric(i)
 		if math.IsNaN(m.Value) {
 			if v, ok := x.counters[m.Key]; ok {
 				m.Value = v

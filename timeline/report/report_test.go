@@ -43,7 +43,7 @@ func repOneGPU(n int, fn func(sec int) (ms []timeline.Metric, ok bool)) *Report 
 	for sec := range n {
 		ms, ok := fn(sec)
 		if ok {
-			samples = append(samples, timeline.Sample{At: reporttest.T(float64(sec)), Metrics: ms})
+			samples = append(samples, timeline.Sample{At: reporttest.T(float64(sec))}.WithMetrics(ms))
 		}
 	}
 	info := timeline.SourceInfo{Interval: time.Second}
@@ -317,7 +317,7 @@ func TestReportAfterRawIsGone(t *testing.T) {
 		if sec >= 300 {
 			util = 0
 		}
-		s.Add(&timeline.Sample{At: reporttest.T(float64(sec)), Metrics: []timeline.Metric{timelinetest.Gauge(timeline.GPUUtil, "gpu0", util), timelinetest.Gauge(timeline.GPUMemUsed, "gpu0", 1<<30)}})
+		s.Add(new(timeline.Sample{At: reporttest.T(float64(sec))}.WithMetrics([]timeline.Metric{timelinetest.Gauge(timeline.GPUUtil, "gpu0", util), timelinetest.Gauge(timeline.GPUMemUsed, "gpu0", 1<<30)})))
 	}
 	r := NewReport(s, timeline.SourceInfo{Interval: time.Second}, Analysis{}, ReportOptions{})
 	if u := r.GPUs[0].Util; !repNear(u.Mean, 45) || !repNear(u.Max, 90) || !repNear(r.GPUs[0].IdleFraction, 0.5) {
@@ -344,9 +344,9 @@ func TestPhaseFiguresBeforeTheRawEdgeAreTheirOwn(t *testing.T) {
 		if sec%160 >= 100 { // 100 s of work, then an idle minute, on the buckets' edges
 			util, sm = 0, 0
 		}
-		smp := timeline.Sample{At: reporttest.T(float64(sec)), Metrics: []timeline.Metric{
+		smp := timeline.Sample{At: reporttest.T(float64(sec))}.WithMetrics([]timeline.Metric{
 			timelinetest.Gauge(timeline.GPUUtil, "gpu0", util), timelinetest.Gauge(timeline.GPUSMActive, "gpu0", sm),
-			timelinetest.Gauge(timeline.GPUMemUsed, "gpu0", 1<<30)}}
+			timelinetest.Gauge(timeline.GPUMemUsed, "gpu0", 1<<30)})
 		samples = append(samples, smp)
 		s.Add(&smp)
 	}

@@ -21,9 +21,9 @@ func TestRepWholeIsTheLoadedSeriesMean(t *testing.T) {
 		if i == 1500 {
 			at = at.Add(time.Minute) // a pause in sampling
 		}
-		smp := timeline.Sample{At: at, Metrics: []timeline.Metric{{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: float64(i % 17)}}}
+		smp := timeline.Sample{At: at}.WithMetrics([]timeline.Metric{{Key: timeline.Key{Name: timeline.GPUUtil, Device: "gpu0"}, Value: float64(i % 17)}})
 		if i%5 != 0 {
-			smp.Metrics = append(smp.Metrics, timeline.Metric{Key: timeline.Key{Name: timeline.GPUPower, Device: "gpu0"}, Value: 100 + float64(i%23)/3})
+			smp.SetMetrics(append(smp.Metrics(), timeline.Metric{Key: timeline.Key{Name: timeline.GPUPower, Device: "gpu0"}, Value: 100 + float64(i%23)/3}))
 		}
 		s.Add(&smp)
 	}

@@ -64,10 +64,12 @@ func Combine(hosts []HostRun) (timeline.SourceInfo, []timeline.Sample) {
 				byTime[s.At] = out
 				times = append(times, s.At)
 			}
-			for _, m := range s.Metrics {
+			ms := out.Metrics()
+			for _, m := range s.Metrics() {
 				m.Key.Device = device(m.Key.Device)
-				out.Metrics = append(out.Metrics, m)
+				ms = append(ms, m)
 			}
+			out.SetMetrics(ms)
 			out.Probes = append(out.Probes, timeline.ProbeStatus{Probe: timeline.RemoteProbe, Device: h.Name,
 				State: timeline.ProbeOK})
 			for _, p := range s.Probes {
@@ -170,7 +172,7 @@ func Cluster(hosts, gpus, secs int, read func(h, g, sec int) GPUReading) (timeli
 			}
 			probes = append(probes, timeline.ProbeStatus{Probe: timeline.RemoteProbe, Device: ClusterHost(h), State: state, Err: why})
 		}
-		samples[sec] = timeline.Sample{At: T0.Add(time.Duration(sec) * time.Second), Metrics: metrics, Probes: probes}
+		samples[sec] = timeline.Sample{At: T0.Add(time.Duration(sec) * time.Second), Probes: probes}.WithMetrics(metrics)
 	}
 	return info, samples
 }

@@ -31,10 +31,10 @@ var day = map[int]*timeline.Store{}
 var dayMu sync.Mutex
 
 // DaySample is second sec of a day of 8 GPUs and a 32-core host at 1 Hz
-// from T0, in a checkpoint-like rhythm (busy 75 s, stalled 45 s). Its
-// metrics are appended to buf, which it returns within the sample.
-func DaySample(sec int, buf []timeline.Metric) timeline.Sample {
-	metrics := buf[:0]
+// from T0, in a checkpoint-like rhythm (busy 75 s, stalled 45 s), in cols
+// where they are its columns (the day's last sample's).
+func DaySample(sec int, cols *timeline.Columns) timeline.Sample {
+	var metrics []timeline.Metric
 	stalled := sec%120 >= 75
 	for gi := range 8 {
 		dev := timeline.GPUDevice(gi)
@@ -54,7 +54,9 @@ func DaySample(sec int, buf []timeline.Metric) timeline.Sample {
 		}
 		metrics = append(metrics, Gauge(timeline.CoreBusy, timeline.CoreDevice(ci), v))
 	}
-	return timeline.Sample{At: T0.Add(time.Duration(sec) * time.Second), Metrics: metrics}
+	s := timeline.Sample{At: T0.Add(time.Duration(sec) * time.Second), Columns: cols}
+	s.SetMetrics(metrics)
+	return s
 }
 
 // DayStore is the 24 h of DaySample in a store keeping raw samples raw (0:
@@ -66,10 +68,10 @@ func DayStore(b testing.TB, raw int) *timeline.Store {
 		return s
 	}
 	s := timeline.NewStore(timeline.StoreOptions{RawSamples: raw})
-	var buf []timeline.Metric
+	var cols *timeline.Columns
 	for sec := range 86400 {
-		smp := DaySample(sec, buf)
-		buf = smp.Metrics
+		smp := DaySample(sec, cols)
+		cols = smp.Columns
 		s.Add(&smp)
 	}
 	day[raw] = s

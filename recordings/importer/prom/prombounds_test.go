@@ -104,8 +104,16 @@ func TestReadPrometheusPrettyPrintedIsTheSame(t *testing.T) {
 		}
 		return collect(t, res)
 	}
-	a, b := read(compact), read(pretty.Bytes())
-	if fmt.Sprint(a) != fmt.Sprint(b) {
+	// Printed with their keys: each read makes columns of its own.
+	show := func(ss []timeline.Sample) string {
+		out := ""
+		for _, s := range ss {
+			out += fmt.Sprint(s.At, s.Metrics(), s.Probes, s.Processes, s.Owners, s.Markers, s.Progress) + "\n"
+		}
+		return out
+	}
+	a, b := show(read(compact)), show(read(pretty.Bytes()))
+	if a != b {
 		t.Errorf("pretty-printed answer read differently:\n%v\n%v", a, b)
 	}
 }
@@ -131,8 +139,8 @@ func TestReadPrometheusPointsAtTheirOwnTimes(t *testing.T) {
 		t.Fatalf("%d samples, want %d", len(samples), hosts*gpus*points)
 	}
 	for i, s := range samples {
-		if len(s.Metrics) != 1 || s.Metrics[0].Key.Device != timeline.GPUDevice(i%(hosts*gpus)) {
-			t.Fatalf("sample %d: %v", i, s.Metrics)
+		if s.Len() != 1 || s.Columns.Key(0).Device != timeline.GPUDevice(i%(hosts*gpus)) {
+			t.Fatalf("sample %d: %v", i, s.Metrics())
 		}
 	}
 }

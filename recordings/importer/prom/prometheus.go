@@ -840,7 +840,7 @@ func (res *Result) medianSpacing() time.Duration {
 }
 
 // Each makes the samples in time order, one per time any series has a
-// point, and gives each to write; the sample and its metrics are reused
+// point, and gives each to write; the sample and its values are reused
 // for the next one. A metric without a point at that time is absent from
 // the sample: a gap, never a zero.
 func (res *Result) Each(write func(*timeline.Sample) error) error {
@@ -859,6 +859,7 @@ func (res *Result) Each(write func(*timeline.Sample) error) error {
 		}
 	}
 	var s timeline.Sample
+	var ms []timeline.Metric
 	var health gpuHealth
 	marker := 0
 	for {
@@ -867,7 +868,7 @@ func (res *Result) Each(write func(*timeline.Sample) error) error {
 			return nil
 		}
 		s.At = time.UnixMilli(t).UTC()
-		s.Metrics, s.Probes = s.Metrics[:0], s.Probes[:0]
+		ms, s.Probes = ms[:0], s.Probes[:0]
 		from := marker
 		for marker < len(res.markers) && !res.markers[marker].At.After(s.At) {
 			marker++
@@ -908,13 +909,14 @@ func (res *Result) Each(write func(*timeline.Sample) error) error {
 				case promThrottle:
 					v = importer.ThrottleFromNVML(uint64(max(v, 0)))
 				}
-				s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: pm.metric, Device: devices[i]}, Kind: pm.kind, Value: v * pm.scale})
+				ms = append(ms, timeline.Metric{Key: timeline.Key{Name: pm.metric, Device: devices[i]}, Kind: pm.kind, Value: v * pm.scale})
 			}
 			if g.deriveTot && haveUsed && haveFree {
-				s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: timeline.GPUMemTotal, Device: devices[i]}, Kind: timeline.Gauge, Value: (used + free) * importer.MiB})
+				ms = append(ms, timeline.Metric{Key: timeline.Key{Name: timeline.GPUMemTotal, Device: devices[i]}, Kind: timeline.Gauge, Value: (used + free) * importer.MiB})
 			}
-			health.write(&s, g, devices[i])
+			ms = health.write(&s, ms, g, devices[i])
 		}
+		s.Fill(ms)
 		res.queue.done(refs)
 		if err := write(&s); err != nil {
 			return err

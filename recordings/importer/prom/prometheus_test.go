@@ -34,7 +34,7 @@ func collect(t testing.TB, res *Result) []timeline.Sample {
 	var out []timeline.Sample
 	err := res.Each(func(s *timeline.Sample) error {
 		c := *s
-		c.Metrics = append([]timeline.Metric(nil), s.Metrics...)
+		c.Values = slices.Clone(s.Values)
 		out = append(out, c)
 		return nil
 	})
@@ -62,7 +62,7 @@ func checkPromSamples(t testing.TB, res *Result, samples []timeline.Sample) {
 			t.Fatalf("sample %d at %v, not after %v", i, s.At, samples[i-1].At)
 		}
 		seen := map[timeline.Key]bool{}
-		for _, m := range s.Metrics {
+		for _, m := range s.Metrics() {
 			if !gpus[m.Key.Device] || seen[m.Key] || math.IsNaN(m.Value) {
 				t.Fatalf("sample %d: metric %v = %v (devices %v, repeated %v)", i, m.Key, m.Value, gpus, seen[m.Key])
 			}
@@ -75,7 +75,7 @@ func checkPromSamples(t testing.TB, res *Result, samples []timeline.Sample) {
 }
 
 func promValue(s timeline.Sample, name, device string) (float64, bool) {
-	for _, m := range s.Metrics {
+	for _, m := range s.Metrics() {
 		if m.Key.Name == name && m.Key.Device == device {
 			return m.Value, true
 		}
@@ -135,7 +135,7 @@ func TestReadPrometheusSavedAnswersOfTwoHosts(t *testing.T) {
 		t.Errorf("SM active %v: want the 0-1 ratio as a %%", sm)
 	}
 	var energy timeline.Metric
-	for _, m := range s.Metrics {
+	for _, m := range s.Metrics() {
 		if m.Key == (timeline.Key{Name: timeline.GPUEnergy, Device: "gpu3"}) {
 			energy = m
 		}
@@ -175,7 +175,7 @@ func TestReadPrometheusArrayOfAnswers(t *testing.T) {
 		t.Fatalf("array: %d samples of %d GPUs; concatenated: %d of %d", len(sa), len(a.Info.GPUs), len(sb), len(b.Info.GPUs))
 	}
 	for i := range sa {
-		if len(sa[i].Metrics) != len(sb[i].Metrics) {
+		if sa[i].Len() != sb[i].Len() {
 			t.Fatalf("sample %d differs", i)
 		}
 	}
@@ -335,8 +335,8 @@ func TestFetchPrometheusInChunksUnderThePointsLimit(t *testing.T) {
 	}
 	n := 0
 	err = res.Each(func(s *timeline.Sample) error {
-		if len(s.Metrics) != 4*promMetricsKept() {
-			t.Fatalf("sample %d at %v has %d metrics", n, s.At, len(s.Metrics))
+		if s.Len() != 4*promMetricsKept() {
+			t.Fatalf("sample %d at %v has %d metrics", n, s.At, s.Len())
 		}
 		n++
 		return nil

@@ -2,6 +2,7 @@ package prom
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -26,7 +27,7 @@ func FuzzPrometheusAnswers(f *testing.F) {
 			}
 			err = res.Each(func(s *timeline.Sample) error {
 				c := *s
-				c.Metrics = append([]timeline.Metric(nil), s.Metrics...)
+				c.Values = slices.Clone(s.Values)
 				samples = append(samples, c)
 				return nil
 			})

@@ -171,15 +171,16 @@ func (h *gpuHealth) take(g *promGPU, m int, v float64) bool {
 	return true
 }
 
-// write appends what h says to s as the live probe writes it, for the GPU
-// of device dev: its probe status lost, and its NVLink masks and counts.
-func (h *gpuHealth) write(s *timeline.Sample, g *promGPU, dev string) {
+// write appends what h says to s and ms as the live probe writes it, for
+// the GPU of device dev: its probe status lost, and its NVLink masks and
+// counts.
+func (h *gpuHealth) write(s *timeline.Sample, ms []timeline.Metric, g *promGPU, dev string) []timeline.Metric {
 	if h.lost {
 		s.Probes = append(s.Probes, timeline.ProbeStatus{Probe: "nvml", Device: dev, State: timeline.ProbeLost,
 			Err: "lost (" + promLostSeries + ")"})
 	}
 	gauge := func(name string, v float64) {
-		s.Metrics = append(s.Metrics, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: timeline.Gauge, Value: v})
+		ms = append(ms, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: timeline.Gauge, Value: v})
 	}
 	// The links: 0…n-1 as counted, and any a per-link series names (a
 	// dcgm-exporter without gputop's count has only those).
@@ -188,7 +189,7 @@ func (h *gpuHealth) write(s *timeline.Sample, g *promGPU, dev string) {
 		links |= uint64(1)<<uint(n) - 1
 	}
 	if links == 0 {
-		return
+		return ms
 	}
 	gauge(timeline.GPUNVLinkLinks, float64(links))
 	if !math.IsNaN(h.linksDown) {
@@ -205,6 +206,7 @@ func (h *gpuHealth) write(s *timeline.Sample, g *promGPU, dev string) {
 		gauge(k.Replay, h.errs[l][1])
 		gauge(k.Recovery, h.errs[l][2])
 	}
+	return ms
 }
 
 // xidFound is an Xid of a GPU of the session: its time (Unix ms), GPU

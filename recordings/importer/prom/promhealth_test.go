@@ -35,7 +35,7 @@ func TestReadPrometheusFaultsAsTheProbeRecordsThem(t *testing.T) {
 				lostSamples++
 			}
 		}
-		for _, m := range s.Metrics {
+		for _, m := range s.Metrics() {
 			switch m.Key {
 			case timeline.Key{Name: timeline.GPUPCIeWidth, Device: "gpu6"}:
 				width6 = m.Value

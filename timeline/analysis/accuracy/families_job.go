@@ -110,6 +110,7 @@ var jobFamilies = []family{
 			n := run.GPUs
 			run.gpu = func(r *rand.Rand, _ float64, _ int) gpuRead { return busy(r) }
 			run.more = func(_ float64, s *timeline.Sample) {
+				ms := s.Metrics()
 				for g := range n {
 					dev := timeline.GPUDevice(g)
 					cur, width := 5.0, 16.0
@@ -118,9 +119,10 @@ var jobFamilies = []family{
 					} else if g == narrow {
 						width = 8
 					}
-					s.Metrics = append(s.Metrics, gauge(timeline.GPUPCIeGen, dev, cur), gauge(timeline.GPUPCIeGenMax, dev, 5),
+					ms = append(ms, gauge(timeline.GPUPCIeGen, dev, cur), gauge(timeline.GPUPCIeGenMax, dev, 5),
 						gauge(timeline.GPUPCIeWidth, dev, width), gauge(timeline.GPUPCIeWidthMax, dev, 16))
 				}
+				s.SetMetrics(ms)
 			}
 			what := "x8 of x16"
 			if gen {

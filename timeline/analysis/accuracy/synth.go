@@ -154,7 +154,7 @@ func (run Run) Samples() []timeline.Sample {
 			put(timeline.HostDiskRead, timeline.HostDevice, h.diskR)
 			put(timeline.HostDiskWrite, timeline.HostDevice, h.diskW)
 		}
-		s := timeline.Sample{At: SynthStart.Add(at), Metrics: m}
+		s := timeline.Sample{At: SynthStart.Add(at)}.WithMetrics(m)
 		if run.more != nil {
 			run.more(at.Seconds(), &s)
 		}

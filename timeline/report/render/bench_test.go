@@ -17,10 +17,10 @@ import (
 // analysis (whose own cost analysis.BenchmarkEngine measures).
 func BenchmarkReportDay(b *testing.B) {
 	e := analysis.NewEngine(timeline.SourceInfo{Interval: time.Second})
-	var buf []timeline.Metric
+	var cols *timeline.Columns
 	for sec := range 86400 {
-		smp := timelinetest.DaySample(sec, buf)
-		buf = smp.Metrics
+		smp := timelinetest.DaySample(sec, cols)
+		cols = smp.Columns
 		e.Add(&smp)
 	}
 	a := report.Analyse(e)

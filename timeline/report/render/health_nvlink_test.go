@@ -60,7 +60,7 @@ func nvlinkSamples() []timeline.Sample {
 		}
 		ms = append(ms, g(timeline.GPUUtil, "gpu2", 97), g(timeline.GPUPCIeGen, "gpu2", 5), g(timeline.GPUPCIeGenMax, "gpu2", 5),
 			g(timeline.GPUPCIeWidth, "gpu2", 16), g(timeline.GPUPCIeWidthMax, "gpu2", 16))
-		out = append(out, timeline.Sample{At: reporttest.T(float64(sec)), Metrics: ms})
+		out = append(out, timeline.Sample{At: reporttest.T(float64(sec))}.WithMetrics(ms))
 	}
 	return out
 }

@@ -66,7 +66,7 @@ func repPromTwoHosts(t testing.TB) ([]timeline.Sample, timeline.SourceInfo) {
 	// Each reuses the sample and its metrics: each is kept as a copy.
 	if err := res.Each(func(s *timeline.Sample) error {
 		c := *s
-		c.Metrics = slices.Clone(s.Metrics)
+		c.Values = slices.Clone(s.Values)
 		out = append(out, c)
 		return nil
 	}); err != nil {

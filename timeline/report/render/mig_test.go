@@ -21,9 +21,9 @@ func TestReportNamesMIGSlices(t *testing.T) {
 	}}
 	var samples []timeline.Sample
 	for sec := range 60 {
-		samples = append(samples, timeline.Sample{At: reporttest.T(float64(sec)), Metrics: []timeline.Metric{
+		samples = append(samples, timeline.Sample{At: reporttest.T(float64(sec))}.WithMetrics([]timeline.Metric{
 			timelinetest.Gauge(timeline.GPUSMActive, "gpu1", 4),
-		}})
+		}))
 	}
 	r := report.NewReport(reporttest.Store(samples), info, repAnalysis(samples, info), report.ReportOptions{})
 	var text, md bytes.Buffer

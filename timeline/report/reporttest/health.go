@@ -25,7 +25,7 @@ func HealthSamples() ([]timeline.Sample, timeline.SourceInfo) {
 			timelinetest.Counter(timeline.GPUViolPowerSecs, "gpu0", 1000+0.5*float64(sec)),
 			g(timeline.GPUUtil, "gpu1", 95),
 		}
-		s := timeline.Sample{At: T(float64(sec)), Metrics: ms}
+		s := timeline.Sample{At: T(float64(sec))}.WithMetrics(ms)
 		if sec == 90 {
 			s.Markers = []timeline.Marker{{At: s.At, Text: xid.MarkerText(0, 94), Origin: timeline.XidOrigin}}
 		}

@@ -68,8 +68,9 @@ func CheckpointSamples() []timeline.Sample {
 		// No samples from 170 to 185 s, but the counters go on counting.
 		skip := sec > 170 && sec < 185
 		smp := &timeline.Sample{At: T(float64(sec))}
+		var ms []timeline.Metric
 		add := func(name, dev string, kind timeline.Kind, v float64) {
-			smp.Metrics = append(smp.Metrics, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: kind, Value: v})
+			ms = append(ms, timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: kind, Value: v})
 		}
 		saving := sec > 60 && sec <= 105
 		ended := sec > 240
@@ -139,6 +140,7 @@ func CheckpointSamples() []timeline.Sample {
 			smp.Markers = []timeline.Marker{{At: T(240), Text: "done", Origin: "job"}}
 		}
 		if !skip {
+			smp.SetMetrics(ms)
 			out = append(out, *smp)
 		}
 	}
@@ -191,11 +193,11 @@ func ImportSamples() ([]timeline.Sample, timeline.SourceInfo) {
 		if sec > 120 {
 			util = []float64{0, 0}
 		}
-		smp := &timeline.Sample{At: T(float64(sec))}
+		var ms []timeline.Metric
 		for gi, u := range util {
-			smp.Metrics = append(smp.Metrics, timelinetest.Gauge(timeline.GPUUtil, timeline.GPUDevice(gi), u), timelinetest.Gauge(timeline.GPUMemUsed, timeline.GPUDevice(gi), 17.5*(1<<30)))
+			ms = append(ms, timelinetest.Gauge(timeline.GPUUtil, timeline.GPUDevice(gi), u), timelinetest.Gauge(timeline.GPUMemUsed, timeline.GPUDevice(gi), 17.5*(1<<30)))
 		}
-		out = append(out, *smp)
+		out = append(out, timeline.Sample{At: T(float64(sec))}.WithMetrics(ms))
 	}
 	return out, info
 }

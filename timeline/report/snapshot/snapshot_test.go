@@ -56,15 +56,15 @@ func migDemo(t *testing.T) ([]timeline.Sample, timeline.SourceInfo) {
 
 // A snapshot gives the health of the instant; without any, none.
 func TestSnapshotHealth(t *testing.T) {
-	prev := timeline.Sample{At: at(0), Metrics: []timeline.Metric{
+	prev := timeline.Sample{At: at(0)}.WithMetrics([]timeline.Metric{
 		timelinetest.Counter(timeline.GPUViolThermalSecs, "gpu0", 10),
 		timelinetest.Gauge(timeline.GPUUtil, "gpu1", 10),
-	}}
-	cur := timeline.Sample{At: at(1), Metrics: []timeline.Metric{
+	})
+	cur := timeline.Sample{At: at(1)}.WithMetrics([]timeline.Metric{
 		timelinetest.Counter(timeline.GPUViolThermalSecs, "gpu0", 10.25),
 		timelinetest.Gauge(timeline.GPUPCIeReplays, "gpu0", 3),
 		timelinetest.Gauge(timeline.GPUUtil, "gpu1", 10),
-	}}
+	})
 	info := timeline.SourceInfo{GPUs: []timeline.GPUInfo{{Index: 0}, {Index: 1}}}
 	s := New(&cur, &prev, info)
 	h := s.GPUs[0].Health
