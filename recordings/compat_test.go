@@ -63,7 +63,7 @@ func main() {
 				break
 			}
 			fmt.Print(s.At.UnixNano(), len(s.Probes), len(s.Processes), len(s.Markers))
-			for _, m := range s.Metrics() {
+			for _, m := range s.Metrics {
 				fmt.Printf(" %s/%s/%d/%x", m.Key.Name, m.Key.Device, m.Kind, math.Float64bits(m.Value))
 			}
 			fmt.Println()
