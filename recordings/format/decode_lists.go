@@ -65,7 +65,9 @@ func (d *Decoder) readStatuses(c *cursor) []timeline.ProbeStatus {
 		out[i].Took = time.Duration(unzigzag(u)) * time.Microsecond
 	}
 	if br.short {
+		// Cut short: no bytes follow the bits to go back to.
 		c.fail()
+		return nil
 	}
 	c.b = br.rest(c.b)
 	return out
