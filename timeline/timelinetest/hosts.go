@@ -29,6 +29,7 @@ type HostRun struct {
 func Combine(hosts []HostRun) (timeline.SourceInfo, []timeline.Sample) {
 	var info timeline.SourceInfo
 	byTime := map[time.Time]*timeline.Sample{}
+	metrics := map[time.Time][]timeline.Metric{} // each time's, gathered from every host
 	var times []time.Time
 	next := 0
 	for k, h := range hosts {
@@ -64,12 +65,10 @@ func Combine(hosts []HostRun) (timeline.SourceInfo, []timeline.Sample) {
 				byTime[s.At] = out
 				times = append(times, s.At)
 			}
-			ms := out.Metrics()
 			for _, m := range s.Metrics() {
 				m.Key.Device = device(m.Key.Device)
-				ms = append(ms, m)
+				metrics[s.At] = append(metrics[s.At], m)
 			}
-			out.SetMetrics(ms)
 			out.Probes = append(out.Probes, timeline.ProbeStatus{Probe: timeline.RemoteProbe, Device: h.Name,
 				State: timeline.ProbeOK})
 			for _, p := range s.Probes {
@@ -94,7 +93,7 @@ func Combine(hosts []HostRun) (timeline.SourceInfo, []timeline.Sample) {
 	slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
 	samples := make([]timeline.Sample, len(times))
 	for i, t := range times {
-		samples[i] = *byTime[t]
+		samples[i] = byTime[t].WithMetrics(metrics[t])
 	}
 	return info, samples
 }
