@@ -517,8 +517,9 @@ func (s *Source) describeSession() {
 	s.info.Kind, s.info.GPUs, s.info.Hosts, s.info.Driver, s.info.CUDA = kind, gpus, hosts, driver, cuda
 }
 
-// place renames host i's sample into out, and says whether it named a GPU
-// the session did not know.
+// place names host i's sample as the session does (its columns, statuses,
+// processes and owners), its statuses and processes into out, and says
+// whether it named a GPU the session did not know.
 func (s *Source) place(i int, smp *timeline.Sample, out *timeline.Sample) bool {
 	l := &s.perHost[i]
 	name := s.opts.Hosts[i]
@@ -551,7 +552,7 @@ func (s *Source) place(i int, smp *timeline.Sample, out *timeline.Sample) bool {
 		return n
 	}
 	if smp.Columns != l.from {
-		l.place(smp.Columns, device)
+		l.placeColumns(smp.Columns, device)
 	}
 	for _, p := range smp.Probes {
 		if p.Device = device(p.Device); p.Device != "" {
@@ -574,9 +575,10 @@ func (s *Source) place(i int, smp *timeline.Sample, out *timeline.Sample) bool {
 	return grew
 }
 
-// place names the columns cols of the host's samples as the session does,
-// device giving each device's name ("" leaves its columns out).
-func (l *hostLayout) place(cols *timeline.Columns, device func(string) string) {
+// placeColumns names the columns cols of the host's samples as the
+// session does, device giving each device's name ("" leaves its columns
+// out).
+func (l *hostLayout) placeColumns(cols *timeline.Columns, device func(string) string) {
 	// A sample lists each device's metrics together: one lookup a device.
 	var from, to string
 	placed, keep := cols.Select(func(k timeline.Key) (timeline.Key, bool) {

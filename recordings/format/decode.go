@@ -67,7 +67,6 @@ type Decoder struct {
 	// spareProbes are probe statuses handed back (RecycleProbes).
 	spareProbes []timeline.ProbeStatus
 	hasErr      []bool // scratch: which statuses have an error text
-	layoutRead  bool   // scratch: readLayout read a new list
 
 	// hints are the snapshots decoded since the reader last took them.
 	Hints []HintSnapshot
@@ -335,7 +334,8 @@ func (d *Decoder) readSample(c *cursor, s *timeline.Sample) {
 	}
 	d.samples++
 	s.At = time.Unix(0, d.lastAt)
-	if d.layout = d.readLayout(c, d.layout, len(d.keys)); d.layoutRead {
+	var changed bool
+	if d.layout, changed = d.readLayout(c, d.layout, len(d.keys)); changed {
 		d.cols = nil
 	}
 	d.decoded += len(d.layout)
@@ -440,15 +440,16 @@ func (d *Decoder) RecycleProbes(p []timeline.ProbeStatus) {
 }
 
 // readLayout reads a list of ids written by appendLayout, each below max:
-// prev where it says the list is as before.
-func (d *Decoder) readLayout(c *cursor, prev []int, max int) []int {
+// prev where it says the list is as before. It says whether it read a
+// list of its own (into prev's array).
+func (d *Decoder) readLayout(c *cursor, prev []int, max int) ([]int, bool) {
 	n := c.uvarint()
-	if d.layoutRead = n != 0; n == 0 {
-		return prev
+	if n == 0 {
+		return prev, false
 	}
 	if n-1 > uint64(len(c.b)) { // every id takes at least a byte
 		c.fail()
-		return prev
+		return prev, false
 	}
 	ids := prev[:0]
 	next := int64(0)
@@ -456,12 +457,12 @@ func (d *Decoder) readLayout(c *cursor, prev []int, max int) []int {
 		id := next + c.varint()
 		if id < 0 || id >= int64(max) {
 			c.fail()
-			return ids
+			return ids, true
 		}
 		ids = append(ids, int(id))
 		next = id + 1
 	}
-	return ids
+	return ids, true
 }
 
 // HeaderCopy reads the copy of the header that opens the segment the

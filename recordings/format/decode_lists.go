@@ -29,7 +29,7 @@ func defineOnce[K comparable](set *map[K]struct{}, k K, defined int) error {
 }
 
 func (d *Decoder) readStatuses(c *cursor) []timeline.ProbeStatus {
-	d.probeRows = d.readLayout(c, d.probeRows, len(d.probes))
+	d.probeRows, _ = d.readLayout(c, d.probeRows, len(d.probes))
 	if d.decoded += len(d.probeRows); d.decoded > maxSegmentValues {
 		c.failWith(ErrPastBounds)
 	}

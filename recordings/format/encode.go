@@ -55,7 +55,7 @@ func (e *Encoder) Reset() {
 	clear(e.probes)
 	e.kinds = e.kinds[:0]
 	e.values = e.values[:0]
-	e.layout, e.cols = e.layout[:0], nil
+	e.layout, e.keyIDs, e.cols = e.layout[:0], e.keyIDs[:0], nil
 	e.probeRows = e.probeRows[:0]
 	e.tookStats = e.tookStats[:0]
 	e.lastAt, e.lastStep, e.samples, e.lastProgress = 0, 0, 0, 0
@@ -87,7 +87,7 @@ func (e *Encoder) AppendSample(b []byte, s *timeline.Sample) []byte {
 	if s.Owners != nil {
 		b = e.appendOwners(b, s.Owners)
 	}
-	if s.Columns != e.cols || s.Columns == nil {
+	if s.Columns != e.cols {
 		b = e.findIDs(b, s.Columns)
 	}
 
