@@ -59,7 +59,9 @@ func summarizeSamples(vt nvml.ValueType, samples []nvml.Sample, lastSeen uint64)
 	if s.count > 0 {
 		// To 0.01 %: the samples are whole percents, and a mean like
 		// 97.333… would cost a recording 8 bytes for digits that mean nothing.
-		s.mean = math.Round(sum/float64(s.count)*100) / 100
+		// A driver that gives doubles could see the rounding pass its min or
+		// max (16.1882 rounds to 16.19): the mean stays between them.
+		s.mean = min(max(math.Round(sum/float64(s.count)*100)/100, s.min), s.max)
 	}
 	return s
 }
