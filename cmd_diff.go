@@ -60,7 +60,7 @@ func cmdDiff(e *env) *cobra.Command {
 				return err
 			}
 			if warn != nil {
-				fmt.Fprintf(e.stderr, "warning: %v\n", warn)
+				fmt.Fprintf(e.stderr, "warning: %s\n", oneLine(warn))
 			}
 			reps[i] = rep
 		}

@@ -60,7 +60,7 @@ func exportTo(r *recordings.Reader, w io.Writer, format string, e *env) error {
 	err := export.Write(r, w, export.Format(format))
 	var damaged *recordings.DamagedError
 	if errors.As(err, &damaged) {
-		fmt.Fprintf(e.stderr, "warning: %v\n", err)
+		fmt.Fprintf(e.stderr, "warning: %s\n", oneLine(err))
 		return nil
 	}
 	return err

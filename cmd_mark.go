@@ -26,7 +26,7 @@ func cmdMark(e *env) *cobra.Command {
 			return err
 		}
 		if err != nil {
-			fmt.Fprintf(e.stderr, "gputop mark: %v\n", err)
+			fmt.Fprintf(e.stderr, "gputop mark: %s\n", oneLine(err))
 		}
 		fmt.Fprintf(e.stdout, "marked %q in %s\n", text, units.Count(n, "session"))
 		return nil

@@ -68,7 +68,7 @@ func cmdReport(e *env) *cobra.Command {
 			return err
 		}
 		if warn != nil {
-			fmt.Fprintf(e.stderr, "warning: %v\n", warn)
+			fmt.Fprintf(e.stderr, "warning: %s\n", oneLine(warn))
 		}
 		if err := writeReport(rep, write, *out, e.stdout); err != nil {
 			return err

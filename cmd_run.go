@@ -142,7 +142,7 @@ func cmdRun(e *env) *cobra.Command {
 
 		code, waitErr := superviseJob(j, sigs, *killAfter, e.stderr)
 		if err := j.Close(); err != nil {
-			fmt.Fprintf(e.stderr, "gputop run: %v\n", err)
+			fmt.Fprintf(e.stderr, "gputop run: %s\n", oneLine(err))
 		}
 		// One more sample after the job ends: it carries the markers and the
 		// progress of the job's last lines, and a job shorter than a tick gets
@@ -154,10 +154,10 @@ func cmdRun(e *env) *cobra.Command {
 		giveUp.Stop()
 		sum, stopErr := rec.Stop()
 		if waitErr != nil {
-			fmt.Fprintf(e.stderr, "gputop run: %v\n", waitErr)
+			fmt.Fprintf(e.stderr, "gputop run: %s\n", oneLine(waitErr))
 		}
 		if recErr != nil && sum.Failed == nil {
-			fmt.Fprintf(e.stderr, "gputop run: recording: %v\n", recErr)
+			fmt.Fprintf(e.stderr, "gputop run: recording: %s\n", oneLine(recErr))
 		}
 		if sum.Failed != nil || stopErr != nil || sum.Removed {
 			reportSummary(e.stderr, sum, stopErr)
@@ -277,7 +277,7 @@ func printRunReport(stderr io.Writer, path string, opts report.ReportOptions) *r
 	opts.TextWidth = textWidth(stderr)
 	rep, warn, err := reportWith(path, "", "", opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "gputop run: no report: %v\n", err)
+		fmt.Fprintf(stderr, "gputop run: no report: %s\n", oneLine(err))
 		return nil
 	}
 	fmt.Fprintln(stderr)
@@ -285,7 +285,7 @@ func printRunReport(stderr io.Writer, path string, opts report.ReportOptions) *r
 		return rep
 	}
 	if warn != nil {
-		fmt.Fprintf(stderr, "warning: %v\n", warn)
+		fmt.Fprintf(stderr, "warning: %s\n", oneLine(warn))
 	}
 	fmt.Fprintf(stderr, "recording: %s (gputop replay %s)\n", path, path)
 	return rep

@@ -104,7 +104,7 @@ func cmdStream(e *env) *cobra.Command {
 				if *sessionID != "" {
 					return s.StoppedError()
 				}
-				fmt.Fprintf(e.stderr, "gputop stream: %v; sampling anew\n", s.StoppedError())
+				fmt.Fprintf(e.stderr, "gputop stream: %s; sampling anew\n", oneLine(s.StoppedError()))
 				err = errNoSession
 			}
 			switch {
@@ -195,7 +195,7 @@ func readStreamInput(in io.Reader, session *probes.PendingSession, stderr io.Wri
 			if text, perr := marks.Parse([]byte(text)); perr == nil {
 				session.MarkFrom("key", text)
 			} else {
-				fmt.Fprintf(stderr, "gputop stream: marker refused: %v\n", perr)
+				fmt.Fprintf(stderr, "gputop stream: marker refused: %s\n", oneLine(perr))
 			}
 		}
 		return true

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gputop-dev/gputop/packaging/clidoc"
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // How gputop's messages read: the important part first, in one line of
@@ -32,14 +33,16 @@ func withHelpHint(line, name string) string {
 
 // oneLine is an error as one line: an open or write error names the file
 // first ("run.gtr: no such file or directory", not "open run.gtr: ..."),
-// and a message of several lines is joined.
+// a message of several lines is joined, and what it quotes from outside (a
+// file's line, a path, a server's answer) cannot move the cursor or
+// retitle the terminal.
 func oneLine(err error) string {
 	var pe *fs.PathError
 	msg := err.Error()
 	if errors.As(err, &pe) && msg == pe.Error() {
 		msg = pe.Path + ": " + pe.Err.Error()
 	}
-	return strings.ReplaceAll(strings.TrimSpace(msg), "\n", "; ")
+	return timeline.CleanText(strings.ReplaceAll(strings.TrimSpace(msg), "\n", "; "))
 }
 
 // printNote writes a note (what a log import made of its input, a demo's

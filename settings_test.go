@@ -39,3 +39,36 @@ func TestSettingsFileBounded(t *testing.T) {
 		})
 	}
 }
+
+// What an error quotes from outside, a settings file's line or a path given
+// on the command line, reaches the terminal without its escape sequences:
+// one line that cannot retitle the window or colour what follows.
+func TestErrorsQuoteOutsideTextCleanly(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	if err := os.MkdirAll(filepath.Join(dir, "gputop"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "gputop", "config.toml")
+	for _, c := range []struct {
+		name, settings string
+		args           []string
+		code           int
+		want           string
+	}{
+		{"a table line", "[\x1b]0;pwned\x07\x1b[31mred\n", []string{"--demo"}, 2, ":1: [red: gputop's settings have no tables"},
+		{"a boolean", "ascii = \x1b[2Jyes\n", []string{"--demo"}, 2, ":1: ascii = yes: write true or false"},
+		{"a recording's path", "", []string{"replay", "\x1b[31mgone\x1b[0m.gtr"}, 1, "gputop replay: gone.gtr: no such file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := os.WriteFile(path, []byte(c.settings), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			code, _, errOut := gputop(c.args...)
+			if code != c.code || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.want) ||
+				strings.ContainsAny(errOut, "\x1b\x07") {
+				t.Errorf("exit %d, stderr %q; want %d and one line with %q, no escape", code, errOut, c.code, c.want)
+			}
+		})
+	}
+}
