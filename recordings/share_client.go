@@ -66,7 +66,8 @@ func (s Session) PID() int {
 }
 
 // CommandLine is the recorder's own command line, from /proc, for a person
-// to tell sessions apart: "gputop run -o train.gtr -- python train.py".
+// to tell sessions apart: "gputop run -o train.gtr -- python train.py", the
+// escape sequences a job's arguments may hold left out.
 func (s Session) CommandLine() string {
 	pid := s.PID()
 	if pid == 0 {
@@ -80,7 +81,7 @@ func (s Session) CommandLine() string {
 	if len(args) > 0 {
 		args[0] = filepath.Base(args[0])
 	}
-	return strings.Join(args, " ")
+	return timeline.CleanText(strings.Join(args, " "))
 }
 
 // stoppedFor is how long a followed session may stay stopped before

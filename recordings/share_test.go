@@ -5,8 +5,10 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -266,5 +268,19 @@ func TestShareHistory(t *testing.T) {
 	}
 	if got := samplesOf(<-all); len(got) != len(ss) {
 		t.Errorf("history all: %d samples, want %d", len(got), len(ss))
+	}
+}
+
+// A session's command line, as attach --list prints it, holds no escape
+// sequence from the job's arguments.
+func TestSessionCommandLineIsClean(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "sleep 30; true", "\x1b]0;pwned\x07\x1b[31mtrain.py")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	got := Session{ID: strconv.Itoa(cmd.Process.Pid)}.CommandLine()
+	if want := "sh -c sleep 30; true train.py"; got != want {
+		t.Errorf("command line %q, want %q", got, want)
 	}
 }
