@@ -32,10 +32,8 @@ func withHelpHint(line, name string) string {
 }
 
 // oneLine is an error as one line: an open or write error names the file
-// first ("run.gtr: no such file or directory", not "open run.gtr: ..."),
-// a message of several lines is joined, and what it quotes from outside (a
-// file's line, a path, a server's answer) cannot move the cursor or
-// retitle the terminal.
+// first ("run.gtr: no such file or directory", not "open run.gtr: ..."), a
+// message of several lines is joined, escape sequences it quotes are cut.
 func oneLine(err error) string {
 	var pe *fs.PathError
 	msg := err.Error()

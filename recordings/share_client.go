@@ -65,9 +65,8 @@ func (s Session) PID() int {
 	return pid
 }
 
-// CommandLine is the recorder's own command line, from /proc, for a person
-// to tell sessions apart: "gputop run -o train.gtr -- python train.py", the
-// escape sequences a job's arguments may hold left out.
+// CommandLine is the recorder's command line, from /proc, without the escape sequences
+// a job's arguments may hold, to tell sessions apart: "gputop run -- python train.py".
 func (s Session) CommandLine() string {
 	pid := s.PID()
 	if pid == 0 {
