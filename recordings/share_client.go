@@ -73,7 +73,7 @@ func (s Session) CommandLine() string {
 		return ""
 	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil {
+	if err != nil || len(b) == 0 { // a process that has ended, or is still exec'ing
 		return ""
 	}
 	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
