@@ -274,7 +274,11 @@ func TestShareHistory(t *testing.T) {
 // A session's command line, as attach --list prints it, holds no escape
 // sequence from the job's arguments.
 func TestSessionCommandLineIsClean(t *testing.T) {
-	cmd := exec.Command("sh", "-c", "sleep 30; true", "\x1b]0;pwned\x07\x1b[31mtrain.py")
+	// sh waits on its own read, so killing it leaves no child behind.
+	cmd := exec.Command("sh", "-c", "read line", "\x1b]0;pwned\x07\x1b[31mtrain.py")
+	if _, err := cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +291,7 @@ func TestSessionCommandLineIsClean(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 		got = s.CommandLine()
 	}
-	if want := "sh -c sleep 30; true train.py"; got != want {
+	if want := "sh -c read line train.py"; got != want {
 		t.Errorf("command line %q, want %q", got, want)
 	}
 }
