@@ -341,12 +341,7 @@ func TestDemoScenarioAfterASpace(t *testing.T) {
 // A settings file gputop cannot take is one line naming the file and the
 // line, and exit 2, before any screen; the command line wins over it.
 func TestBadSettingsFileIsOneLine(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", dir)
-	if err := os.MkdirAll(filepath.Join(dir, "gputop"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "gputop", "config.toml")
+	path := settingsFile(t)
 	if err := os.WriteFile(path, []byte("# mine\ninterval = \"5x\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -22,12 +22,7 @@ func TestSettingsFileBounded(t *testing.T) {
 		{"a huge file", func(p string) error { return os.WriteFile(p, []byte("# "+strings.Repeat("x", 70<<10)+"\n"), 0o600) }, " is over 64 KiB: not a file of settings"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			t.Setenv("XDG_CONFIG_HOME", dir)
-			if err := os.MkdirAll(filepath.Join(dir, "gputop"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(dir, "gputop", "config.toml")
+			path := settingsFile(t)
 			if err := c.make(path); err != nil {
 				t.Fatal(err)
 			}
@@ -44,12 +39,7 @@ func TestSettingsFileBounded(t *testing.T) {
 // on the command line, reaches the terminal without its escape sequences:
 // one line that cannot retitle the window or colour what follows.
 func TestErrorsQuoteOutsideTextCleanly(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", dir)
-	if err := os.MkdirAll(filepath.Join(dir, "gputop"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "gputop", "config.toml")
+	path := settingsFile(t)
 	for _, c := range []struct {
 		name, settings string
 		args           []string
@@ -71,4 +61,15 @@ func TestErrorsQuoteOutsideTextCleanly(t *testing.T) {
 			}
 		})
 	}
+}
+
+// settingsFile points this test's settings at a config.toml of its own, not
+// yet written, and gives its path.
+func settingsFile(t *testing.T) string {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	if err := os.MkdirAll(filepath.Join(dir, "gputop"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "gputop", "config.toml")
 }
