@@ -517,8 +517,8 @@ func (s *Source) describeSession() {
 	s.info.Kind, s.info.GPUs, s.info.Hosts, s.info.Driver, s.info.CUDA = kind, gpus, hosts, driver, cuda
 }
 
-// place names host i's sample as the session does (its columns, statuses,
-// processes and owners), its statuses and processes into out, and says
+// place names host i's sample as the session does: its columns and owners
+// in the host's layout, its statuses and processes into out. It says
 // whether it named a GPU the session did not know.
 func (s *Source) place(i int, smp *timeline.Sample, out *timeline.Sample) bool {
 	l := &s.perHost[i]
