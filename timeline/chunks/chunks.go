@@ -45,6 +45,9 @@ type Chunks struct {
 	openN  int
 	// bytes is what the sealed blocks hold.
 	bytes int
+	// step is, by series and lane, the step the last block kept the lane
+	// at (an index of stepSizes), or -1.
+	step []int8
 }
 
 // scratch is where a block is encoded before it is copied out at its size:
@@ -212,18 +215,29 @@ func (c *Chunks) Reset() {
 
 // seal encodes the open rows, full, into a block.
 func (c *Chunks) seal() {
-	var all [MaxRows]uint32
-	vals := all[:c.rows]
 	sp := scratch.Get().(*[]byte)
 	buf := (*sp)[:0]
 	off := make([]uint32, c.width)
-	for id := range c.width {
-		off[id] = uint32(len(buf))
-		for lane := range c.lanes {
-			for r := range vals {
-				vals[r] = c.open[(r*c.width+id)*c.lanes+lane]
+	stride := c.width * c.lanes
+	for len(c.step) < stride {
+		c.step = append(c.step, -1)
+	}
+	// The rows are read a tile of lanes at a time, each row's part of it
+	// one cache line, not a lane at a time across every row.
+	var tile [16][MaxRows]uint32
+	for k0 := 0; k0 < stride; k0 += len(tile) {
+		lanes := tile[:min(len(tile), stride-k0)]
+		for r := range c.rows {
+			for j, v := range c.open[r*stride+k0 : r*stride+k0+len(lanes)] {
+				lanes[j][r] = v
 			}
-			buf = appendLane(buf, vals)
+		}
+		for j := range lanes {
+			k := k0 + j
+			if k%c.lanes == 0 {
+				off[k/c.lanes] = uint32(len(buf))
+			}
+			buf = c.encodeLane(buf, k, lanes[j][:c.rows])
 		}
 	}
 	blk := chunkBlock{off: off, data: append([]byte(nil), buf...)}
@@ -232,6 +246,33 @@ func (c *Chunks) seal() {
 	c.blocks = append(c.blocks, blk)
 	c.bytes += blk.size()
 	c.openN, c.open = 0, c.open[:0]
+}
+
+// encodeLane appends lane k (series*lanes+lane) of a block's rows: one
+// word where they do not change (most series, most blocks), else at the
+// step the last block took where it took one (far cheaper to try than a
+// dictionary that fills up), else as few bytes as appendLane finds.
+func (c *Chunks) encodeLane(dst []byte, k int, vals []uint32) []byte {
+	diff := uint32(0)
+	for _, v := range vals {
+		diff |= v ^ vals[0]
+	}
+	if diff == 0 {
+		return binary.LittleEndian.AppendUint32(append(dst, laneConst<<4), vals[0])
+	}
+	if c.step[k] >= 0 {
+		if out, step, ok := appendSteps(dst, vals, int(c.step[k])); ok {
+			c.step[k] = int8(step)
+			return out
+		}
+		c.step[k] = -1
+	}
+	n := len(dst)
+	dst = appendLane(dst, vals)
+	if dst[n]>>4 == laneSteps {
+		c.step[k] = int8(dst[n] & 0xf)
+	}
+	return dst
 }
 
 // appendLane encodes one lane of a block's rows.
@@ -246,7 +287,7 @@ func appendLane(dst []byte, vals []uint32) []byte {
 		}
 		if j == n {
 			if n == len(dict) {
-				if out, ok := appendSteps(dst, vals); ok {
+				if out, _, ok := appendSteps(dst, vals, -1); ok {
 					return out
 				}
 				dst = append(dst, laneRaw<<4)
@@ -268,7 +309,7 @@ func appendLane(dst []byte, vals []uint32) []byte {
 		bits *= 2
 	}
 	if 9+2*len(vals) < 2+4*n+len(vals)*bits/8 {
-		if out, ok := appendSteps(dst, vals); ok {
+		if out, _, ok := appendSteps(dst, vals, -1); ok {
 			return out
 		}
 	}
@@ -288,33 +329,52 @@ func appendLane(dst []byte, vals []uint32) []byte {
 }
 
 // appendSteps encodes a lane as steps from a base, if its words are
-// float32 that some step reads back exactly and their spread fits.
-func appendSteps(dst []byte, vals []uint32) ([]byte, bool) {
-	for k, step := range stepSizes {
-		lo, hi, ok := int64(math.MaxInt64), int64(math.MinInt64), true
-		for _, w := range vals {
-			x := math.Round(float64(math.Float32frombits(w)) * perStep[k])
-			if !(math.Abs(x) < 1<<52) || math.Float32bits(float32(float64(int64(x))*step)) != w {
-				ok = false // NaN, infinite, or not a whole number of steps
-				break
-			}
-			lo, hi = min(lo, int64(x)), max(hi, int64(x))
-			if hi-lo > math.MaxUint16 {
-				ok = false
-				break
-			}
+// float32 that some step reads back exactly and their spread fits. The
+// step at index first (-1 for none) is tried first, then the others from
+// the coarsest (a wider spread fits in two bytes); k is the step kept.
+func appendSteps(dst []byte, vals []uint32, first int) (out []byte, k int, ok bool) {
+	var xs [MaxRows]int64
+	for try := -1; try < len(stepSizes); try++ {
+		if k = try; try < 0 {
+			k = first
 		}
-		if !ok {
+		if k < 0 || try >= 0 && k == first {
+			continue
+		}
+		lo, fits := stepsOf(vals, k, &xs)
+		if !fits {
 			continue
 		}
 		dst = binary.LittleEndian.AppendUint64(append(dst, laneSteps<<4|byte(k)), uint64(lo))
-		for _, w := range vals {
-			x := int64(math.Round(float64(math.Float32frombits(w)) * perStep[k]))
+		for _, x := range xs[:len(vals)] {
 			dst = binary.LittleEndian.AppendUint16(dst, uint16(x-lo))
 		}
-		return dst, true
+		return dst, k, true
 	}
-	return dst, false
+	return dst, -1, false
+}
+
+// stepsOf says whether every word of vals is a whole number of step k's
+// that reads back bit for bit, their spread within two bytes; xs are the
+// numbers and lo the least.
+func stepsOf(vals []uint32, k int, xs *[MaxRows]int64) (lo int64, ok bool) {
+	step, per := stepSizes[k], perStep[k]
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for r, w := range vals {
+		f := float64(math.Float32frombits(w)) * per
+		if !(math.Abs(f) < 1<<52) {
+			return 0, false // NaN or infinite
+		}
+		x := int64(f + math.Copysign(0.5, f)) // to the nearest: checked below
+		if math.Float32bits(float32(float64(x)*step)) != w {
+			return 0, false // not a whole number of steps
+		}
+		xs[r], lo, hi = x, min(lo, x), max(hi, x)
+		if hi-lo > math.MaxUint16 {
+			return 0, false
+		}
+	}
+	return lo, true
 }
 
 // laneLen is the length of the encoded lane of a block of rows at the

@@ -25,6 +25,15 @@ func TestChunksGiveBackEveryWord(t *testing.T) {
 		func(int) uint32 { return math.Float32bits(float32(float64(9000+rng.IntN(1000)) / 100)) },     // hundredths
 		func(int) uint32 { return math.Float32bits(float32(float64(300000+rng.IntN(60000)) / 1000)) }, // milliwatts
 		func(r int) uint32 { return math.Float32bits(float32(math.Copysign(0, float64(r%2*2-1)))) },   // zeros of both signs
+		func(r int) uint32 { // a block's step that the next cannot take
+			switch r / 64 % 3 {
+			case 0:
+				return math.Float32bits(float32(float64(9000+rng.IntN(1000)) / 100))
+			case 1:
+				return math.Float32bits(float32(float64(rng.IntN(5_000_000)) / 1000))
+			}
+			return math.Float32bits(float32(rng.IntN(3)))
+		},
 	}
 	for _, lanes := range []int{1, 4} {
 		c := New(lanes, []int{64, 16}[lanes/4], nanBits)
@@ -98,5 +107,39 @@ func TestChunksGiveBackEveryWord(t *testing.T) {
 	}
 	if n := len(c.blocks[0].data); n > 9+2*64 {
 		t.Errorf("a block of hundredths takes %d bytes", n)
+	}
+}
+
+// BenchmarkChunksAppend appends rows of 533 series, as a store of 8 GPUs
+// files each sample: two thirds never change, the rest take a few values,
+// hundredths or milliwatts. One op is one row.
+func BenchmarkChunksAppend(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const width = 533
+	kind := func(i, r int) uint32 {
+		switch {
+		case i%3 != 0:
+			return math.Float32bits(float32(i))
+		case i%9 == 0:
+			return math.Float32bits(float32(r / 20 % 3))
+		case i%9 == 3:
+			return math.Float32bits(float32(float64(9000+rng.IntN(1000)) / 100))
+		}
+		return math.Float32bits(float32(float64(300000+rng.IntN(60000)) / 1000))
+	}
+	rows := make([][]uint32, 256)
+	for r := range rows {
+		rows[r] = make([]uint32, width)
+		for i := range width {
+			rows[r][i] = kind(i, r)
+		}
+	}
+	c := New(1, 64, nanBits)
+	b.ResetTimer()
+	for n := 0; b.Loop(); n++ {
+		copy(c.AppendRow(width), rows[n%len(rows)])
+		if c.Len() > 4096 {
+			c.DropBlock()
+		}
 	}
 }
