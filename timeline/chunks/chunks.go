@@ -275,7 +275,8 @@ func (c *Chunks) encodeLane(dst []byte, k int, vals []uint32) []byte {
 	return dst
 }
 
-// appendLane encodes one lane of a block's rows.
+// appendLane encodes one lane of a block's rows, of two values or more:
+// a dictionary of them, steps or the words themselves, the fewest bytes.
 func appendLane(dst []byte, vals []uint32) []byte {
 	var dict [16]uint32
 	var idx [MaxRows]uint8
@@ -300,9 +301,6 @@ func appendLane(dst []byte, vals []uint32) []byte {
 			n++
 		}
 		idx[r] = uint8(j)
-	}
-	if n == 1 {
-		return binary.LittleEndian.AppendUint32(append(dst, laneConst<<4), dict[0])
 	}
 	bits := 1
 	for 1<<bits < n {
