@@ -86,10 +86,9 @@ func Create(path string, h Header, force bool) (*Writer, error) {
 }
 
 // recFile is a recording's file as createFile opened it. made says that
-// createFile made it: only then may a failure remove it. A file that was
-// there before (--force) is not gputop's to remove, nor is a device node
-// or the link a path named: `record -o /dev/full --force` as root once
-// deleted /dev/full.
+// createFile made it: only then may a failure remove it. A file there
+// before (--force), a device node or a link is not gputop's to remove:
+// `record -o /dev/full --force` as root once deleted /dev/full.
 type recFile struct {
 	*os.File
 	made bool
@@ -270,7 +269,7 @@ func (w *Writer) Write(s *timeline.Sample) error {
 		return err
 	}
 	s = ownersWithinBounds(s)
-	if w.inSegment && (at-w.segFirst >= int64(w.span) || w.segBytes >= format.SegmentBytes || !w.seg.RoomFor(s)) {
+	if w.inSegment && (at-w.segFirst >= int64(w.span) || w.segBytes-w.seg.DefinedBytes() >= format.SegmentBytes || !w.seg.RoomFor(s)) {
 		if err := w.endSegment(); err != nil {
 			return err
 		}
@@ -292,9 +291,10 @@ func (w *Writer) Write(s *timeline.Sample) error {
 			w.chunk = w.seg.AppendHints(w.chunk, w.lastHintsAt, format.HintsCarried, w.lastHints)
 		}
 	}
-	// The carried records are not counted against SegmentBytes: a
-	// session of a thousand hosts carries a description of megabytes,
-	// and counting it would end every segment after one sample.
+	// Neither the carried records nor the segment's key definitions count
+	// against SegmentBytes: a thousand hosts carry a description of
+	// megabytes, 64 hosts define 1.4 MB of keys, and counting either ended
+	// every segment after one sample.
 	n := len(w.chunk)
 	w.chunk = w.seg.AppendSample(w.chunk, s)
 	w.segBytes += len(w.chunk) - n
