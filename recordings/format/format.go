@@ -74,10 +74,10 @@ const SegmentBytes = 1 << 20
 // that does not decode is.
 const (
 	// MaxSegmentBytes bounds a segment's decompressed records: the writer's
-	// 1 MiB (SegmentBytes), the carried copy of the header and description
-	// (at most MaxHeaderBytes each) and hint snapshot (at most 2 MiB of
-	// lists), and one more sample, whose records, first in their segment,
-	// define every key: about 40 bytes a key, 10 MiB for MaxSegmentKeys.
+	// 1 MiB (SegmentBytes), the key definitions it does not count (about
+	// 40 bytes a key, 10 MiB for MaxSegmentKeys), the carried copy of the
+	// header and description (at most MaxHeaderBytes each) and hint
+	// snapshot (at most 2 MiB of lists), and one more sample's values.
 	MaxSegmentBytes = 32 << 20
 	// MaxSegmentKeys bounds the distinct keys, and the distinct probes, one
 	// segment defines: 256 for each of the 1,024 hosts a session may
