@@ -60,7 +60,24 @@ const svgStyle = `.gt{--bg:#fff;--fg:#1f2328;--mut:#656d76;--grid:#d0d7de;--util
 func svgEsc(s string) string { return html.EscapeString(repClean(s)) }
 
 // svgNum writes a coordinate with at most one decimal.
-func svgNum(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
+func svgNum(v float64) string { return string(appendSVGNum(nil, v)) }
+
+// appendSVGNum appends svgNum(v) to b. A band of 512 GPUs' timelines has
+// millions of numbers: a tenth from zero to a billion is written as its
+// digits, which is how strconv prints it, without the search for the
+// shortest form.
+func appendSVGNum(b []byte, v float64) []byte {
+	x := math.Round(v * 10)
+	if !(x >= 0 && x < 1e9) || math.Signbit(x) {
+		return strconv.AppendFloat(b, x/10, 'f', -1, 64)
+	}
+	t := int64(x)
+	b = strconv.AppendInt(b, t/10, 10)
+	if t%10 != 0 {
+		b = append(b, '.', byte('0'+t%10))
+	}
+	return b
+}
 
 // SVG writes the timeline alone, as one self-contained SVG image (no
 // script, no fonts or anything else from elsewhere), to paste into an issue.
@@ -229,7 +246,11 @@ func svgSeriesMax(s []timeline.Agg) float64 {
 func svgBand(b *bytes.Buffer, class string, s []timeline.Agg, top, h, vmax float64) {
 	y := func(v float64) float64 { return top + h - max(0, min(1, v/vmax))*h }
 	colW := float64(svgPlotW) / float64(len(s)) // a pixel at TimelineColumns
-	var d strings.Builder
+	var d []byte
+	point := func(op byte, x, y float64) {
+		d = appendSVGNum(append(d, op), x)
+		d = appendSVGNum(append(d, ' '), y)
+	}
 	for lo := 0; lo < len(s); {
 		if math.IsNaN(s[lo].Mean) {
 			lo++
@@ -248,19 +269,20 @@ func svgBand(b *bytes.Buffer, class string, s []timeline.Agg, top, h, vmax float
 			}
 			ymin = append(ymin, loY)
 			if i == lo {
-				fmt.Fprintf(&d, "M%s %s", svgNum(cx(i)-colW/2), svgNum(hiY))
+				point('M', cx(i)-colW/2, hiY)
 			}
-			fmt.Fprintf(&d, "L%s %s", svgNum(cx(i)), svgNum(hiY))
+			point('L', cx(i), hiY)
 		}
-		fmt.Fprintf(&d, "L%s %s", svgNum(cx(hi-1)+colW/2), svgNum(ymin[len(ymin)-1]))
+		point('L', cx(hi-1)+colW/2, ymin[len(ymin)-1])
 		for i := hi - 1; i >= lo; i-- {
-			fmt.Fprintf(&d, "L%s %s", svgNum(cx(i)), svgNum(ymin[i-lo]))
+			point('L', cx(i), ymin[i-lo])
 		}
-		fmt.Fprintf(&d, "L%s %sZ", svgNum(cx(lo)-colW/2), svgNum(ymin[0]))
+		point('L', cx(lo)-colW/2, ymin[0])
+		d = append(d, 'Z')
 		lo = hi
 	}
-	if d.Len() > 0 {
-		fmt.Fprintf(b, `<path class="%s" d="%s"/>`+"\n", class, d.String())
+	if len(d) > 0 {
+		fmt.Fprintf(b, `<path class="%s" d="%s"/>`+"\n", class, d)
 	}
 }
 
