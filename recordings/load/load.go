@@ -106,7 +106,7 @@ func expectedSpan(r *recordings.Reader, lo, hi time.Time) time.Duration {
 // loadBatchValues the most values (a batch ends at the sample that reaches
 // it), and loadBatches how many batches there are. Each hand-over wakes a
 // goroutine on the other core: batches of 64 samples load a day of 8 GPUs
-// in 0.97-1.0 s where batches of 16 took 1.11-1.17 s, with 5 % less CPU.
+// in 0.94-1.0 s where batches of 16 took 1.11-1.17 s, with 5 % less CPU.
 // A slot keeps the values of its last sample (about 12 KB of 8 GPUs, 64
 // times that of 64 hosts), so a batch of wide samples holds fewer.
 const loadBatch, loadBatchValues, loadBatches = 64, 1 << 16, 4

@@ -63,9 +63,9 @@ func svgEsc(s string) string { return html.EscapeString(repClean(s)) }
 func svgNum(v float64) string { return string(appendSVGNum(nil, v)) }
 
 // appendSVGNum appends svgNum(v) to b. A band of 512 GPUs' timelines has
-// millions of numbers: a tenth from zero to a billion is written as its
-// digits, which is how strconv prints it, without the search for the
-// shortest form.
+// millions of numbers: one from zero to a hundred million, in tenths, is
+// written as its digits, which is how strconv prints it, without the
+// search for the shortest form.
 func appendSVGNum(b []byte, v float64) []byte {
 	x := math.Round(v * 10)
 	if !(x >= 0 && x < 1e9) || math.Signbit(x) {
