@@ -222,33 +222,19 @@ func TestReplayOfTornFileWarnsOnce(t *testing.T) {
 // a narrower one does. A session of 64 hosts (36,736 keys) wrote a segment
 // for every sample, a file four times as large.
 func TestWideSamplesShareASegment(t *testing.T) {
-	var f memFile
-	w, err := newWriter(&f, "mem.gtr", header(time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
 	keys, kinds := make([]timeline.Key, 60_000), make([]timeline.Kind, 60_000)
 	for i := range keys {
 		keys[i] = timeline.Key{Name: timeline.GPUUtil, Device: timeline.GPUDevice(i)}
 	}
 	cols := timeline.NewColumns(keys, kinds)
-	for i := range 10 {
-		s := timeline.Sample{At: t0.Add(time.Duration(i) * time.Second), Columns: cols, Values: make([]float64, len(keys))}
-		for k := range s.Values {
-			s.Values[k] = float64((k + i) % 100)
-		}
-		if err := w.Write(&s); err != nil {
-			t.Fatal(err)
+	ss := make([]timeline.Sample, 10)
+	for i := range ss {
+		ss[i] = timeline.Sample{At: t0.Add(time.Duration(i) * time.Second), Columns: cols, Values: make([]float64, len(keys))}
+		for k := range ss[i].Values {
+			ss[i].Values[k] = float64((k + i) % 100)
 		}
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := openMem(f.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.segments) != 1 {
-		t.Errorf("10 samples of 60,000 keys in %d segments, want 1 (%d bytes)", len(r.segments), f.Len())
+	if rec := writeMem(t, ss, segmentSpan); len(rec.segments) != 1 {
+		t.Errorf("10 samples of 60,000 keys in %d segments, want 1 (%d bytes)", len(rec.segments), len(rec.data))
 	}
 }
