@@ -1,12 +1,11 @@
 package load
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/gputop-dev/gputop/recordings"
 	"github.com/gputop-dev/gputop/recordings/recordingstest"
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // A batch holds at most loadBatch samples and ends at the sample that
@@ -24,26 +23,11 @@ func TestBatchesEndAtTheirValues(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g := recordingstest.NewSynth(1, recordingstest.T0, time.Second, 2, c.cores)
-			path := filepath.Join(t.TempDir(), "r.gtr")
-			w, err := recordings.Create(path, recordings.Header{Version: "v-test",
-				Info: recordingstest.Info(2, time.Second), Start: recordingstest.T0}, false)
-			if err != nil {
-				t.Fatal(err)
+			ss := make([]timeline.Sample, c.count)
+			for i := range ss {
+				ss[i] = g.Next()
 			}
-			for range c.count {
-				s := g.Next()
-				if err := w.Write(&s); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			r, err := recordings.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
+			r := recordingOf(t, ss)
 			out, spent := make(chan []loadedSample), make(chan []loadedSample, loadBatches)
 			for range loadBatches {
 				spent <- make([]loadedSample, 0, loadBatch)

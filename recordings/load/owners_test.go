@@ -25,7 +25,28 @@ func TestOwnersFromAFileReachTheReport(t *testing.T) {
 			ss[i].Owners = []timeline.Owner{job}
 		}
 	}
-	path := filepath.Join(t.TempDir(), "owned.gtr")
+	r := recordingOf(t, ss)
+	store, eng, _, err := Recording(r, "owned.gtr", time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans := eng.OwnerSpans()
+	if len(spans) != 2 || !spans[0].From.Equal(ss[0].At) || !spans[0].To.Equal(ss[60].At) || !spans[1].To.Equal(ss[119].At) ||
+		spans[1].Owners[0].Job != "77" {
+		t.Fatalf("spans %+v", spans)
+	}
+	rep := report.NewReportOf(store, eng, report.ReportOptions{PriceGPUHour: 3})
+	if len(rep.Owners) != 2 || rep.Owners[0].Owner != "pod team-b/nb" || rep.Owners[1].Owner != "Slurm job 77" ||
+		rep.Owners[1].User != "eve" || !(rep.Owners[0].Cost > 0) {
+		t.Fatalf("report owners %+v", rep.Owners)
+	}
+}
+
+// recordingOf is ss written to a file of 2 GPUs at 1 s, opened; it closes
+// with the test.
+func recordingOf(t *testing.T, ss []timeline.Sample) *recordings.Reader {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "r.gtr")
 	w, err := recordings.Create(path, recordings.Header{Version: "v-test", Info: recordingstest.Info(2, time.Second),
 		Start: ss[0].At}, false)
 	if err != nil {
@@ -43,19 +64,6 @@ func TestOwnersFromAFileReachTheReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	store, eng, _, err := Recording(r, path, time.Time{}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	spans := eng.OwnerSpans()
-	if len(spans) != 2 || !spans[0].From.Equal(ss[0].At) || !spans[0].To.Equal(ss[60].At) || !spans[1].To.Equal(ss[119].At) ||
-		spans[1].Owners[0].Job != "77" {
-		t.Fatalf("spans %+v", spans)
-	}
-	rep := report.NewReportOf(store, eng, report.ReportOptions{PriceGPUHour: 3})
-	if len(rep.Owners) != 2 || rep.Owners[0].Owner != "pod team-b/nb" || rep.Owners[1].Owner != "Slurm job 77" ||
-		rep.Owners[1].User != "eve" || !(rep.Owners[0].Cost > 0) {
-		t.Fatalf("report owners %+v", rep.Owners)
-	}
+	t.Cleanup(func() { r.Close() })
+	return r
 }
