@@ -261,8 +261,7 @@ func (c *Chunks) encodeLane(dst []byte, k int, vals []uint32) []byte {
 		return binary.LittleEndian.AppendUint32(append(dst, laneConst<<4), vals[0])
 	}
 	if c.step[k] >= 0 {
-		if out, step, ok := appendSteps(dst, vals, int(c.step[k])); ok {
-			c.step[k] = int8(step)
+		if out, ok := appendStepsAt(dst, vals, int(c.step[k])); ok {
 			return out
 		}
 		c.step[k] = -1
@@ -288,7 +287,7 @@ func appendLane(dst []byte, vals []uint32) []byte {
 		}
 		if j == n {
 			if n == len(dict) {
-				if out, _, ok := appendSteps(dst, vals, -1); ok {
+				if out, ok := appendSteps(dst, vals); ok {
 					return out
 				}
 				dst = append(dst, laneRaw<<4)
@@ -307,7 +306,7 @@ func appendLane(dst []byte, vals []uint32) []byte {
 		bits *= 2
 	}
 	if 9+2*len(vals) < 2+4*n+len(vals)*bits/8 {
-		if out, _, ok := appendSteps(dst, vals, -1); ok {
+		if out, ok := appendSteps(dst, vals); ok {
 			return out
 		}
 	}
@@ -327,29 +326,30 @@ func appendLane(dst []byte, vals []uint32) []byte {
 }
 
 // appendSteps encodes a lane as steps from a base, if its words are
-// float32 that some step reads back exactly and their spread fits. The
-// step at index first (-1 for none) is tried first, then the others from
-// the coarsest (a wider spread fits in two bytes); k is the step kept.
-func appendSteps(dst []byte, vals []uint32, first int) (out []byte, k int, ok bool) {
-	var xs [MaxRows]int64
-	for try := -1; try < len(stepSizes); try++ {
-		if k = try; try < 0 {
-			k = first
+// float32 that some step reads back exactly and their spread fits: the
+// coarsest such step (a wider spread fits in two bytes).
+func appendSteps(dst []byte, vals []uint32) ([]byte, bool) {
+	for k := range stepSizes {
+		if out, ok := appendStepsAt(dst, vals, k); ok {
+			return out, true
 		}
-		if k < 0 || try >= 0 && k == first {
-			continue
-		}
-		lo, fits := stepsOf(vals, k, &xs)
-		if !fits {
-			continue
-		}
-		dst = binary.LittleEndian.AppendUint64(append(dst, laneSteps<<4|byte(k)), uint64(lo))
-		for _, x := range xs[:len(vals)] {
-			dst = binary.LittleEndian.AppendUint16(dst, uint16(x-lo))
-		}
-		return dst, k, true
 	}
-	return dst, -1, false
+	return dst, false
+}
+
+// appendStepsAt encodes a lane as steps of stepSizes[k] from a base, if
+// they fit.
+func appendStepsAt(dst []byte, vals []uint32, k int) ([]byte, bool) {
+	var xs [MaxRows]int64
+	lo, ok := stepsOf(vals, k, &xs)
+	if !ok {
+		return dst, false
+	}
+	dst = binary.LittleEndian.AppendUint64(append(dst, laneSteps<<4|byte(k)), uint64(lo))
+	for _, x := range xs[:len(vals)] {
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(x-lo))
+	}
+	return dst, true
 }
 
 // stepsOf says whether every word of vals is a whole number of step k's
