@@ -338,41 +338,31 @@ func appendSteps(dst []byte, vals []uint32) ([]byte, bool) {
 }
 
 // appendStepsAt encodes a lane as steps of stepSizes[k] from a base, if
-// they fit.
+// every word is a whole number of steps that reads back bit for bit and
+// their spread fits in two bytes.
 func appendStepsAt(dst []byte, vals []uint32, k int) ([]byte, bool) {
+	step, per := stepSizes[k], perStep[k]
 	var xs [MaxRows]int64
-	lo, ok := stepsOf(vals, k, &xs)
-	if !ok {
-		return dst, false
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for r, w := range vals {
+		f := float64(math.Float32frombits(w)) * per
+		if !(math.Abs(f) < 1<<52) {
+			return dst, false // NaN or infinite
+		}
+		x := int64(f + math.Copysign(0.5, f)) // to the nearest: checked below
+		if math.Float32bits(float32(float64(x)*step)) != w {
+			return dst, false // not a whole number of steps
+		}
+		xs[r], lo, hi = x, min(lo, x), max(hi, x)
+		if hi-lo > math.MaxUint16 {
+			return dst, false
+		}
 	}
 	dst = binary.LittleEndian.AppendUint64(append(dst, laneSteps<<4|byte(k)), uint64(lo))
 	for _, x := range xs[:len(vals)] {
 		dst = binary.LittleEndian.AppendUint16(dst, uint16(x-lo))
 	}
 	return dst, true
-}
-
-// stepsOf says whether every word of vals is a whole number of step k's
-// that reads back bit for bit, their spread within two bytes; xs are the
-// numbers and lo the least.
-func stepsOf(vals []uint32, k int, xs *[MaxRows]int64) (lo int64, ok bool) {
-	step, per := stepSizes[k], perStep[k]
-	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-	for r, w := range vals {
-		f := float64(math.Float32frombits(w)) * per
-		if !(math.Abs(f) < 1<<52) {
-			return 0, false // NaN or infinite
-		}
-		x := int64(f + math.Copysign(0.5, f)) // to the nearest: checked below
-		if math.Float32bits(float32(float64(x)*step)) != w {
-			return 0, false // not a whole number of steps
-		}
-		xs[r], lo, hi = x, min(lo, x), max(hi, x)
-		if hi-lo > math.MaxUint16 {
-			return 0, false
-		}
-	}
-	return lo, true
 }
 
 // laneLen is the length of the encoded lane of a block of rows at the
