@@ -117,6 +117,10 @@ type Store struct {
 	foreign     *Schema
 	fromForeign []SeriesID
 	foreignIDs  []SeriesID
+	// filedIDs are the ids filing last made room for: a Deriver's plan's,
+	// shared by every sample of its keys and never written (Derived.IDs),
+	// so the next sample of the plan has nothing to look for.
+	filedIDs []SeriesID
 	// derivedOut is the upstream Deriver's tally, and derivedCounted its
 	// counters behind values, from the newest sample that came derived
 	// (Sample.Derived).
@@ -294,6 +298,8 @@ func (s *Store) filing(schema *Schema, ids []SeriesID) []SeriesID {
 	s.adopt(schema)
 	if schema != s.schema {
 		ids = s.translate(schema, ids)
+	} else if len(ids) > 0 && len(ids) == len(s.filedIDs) && &ids[0] == &s.filedIDs[0] {
+		return ids // a plan's, filed before: every series has its place
 	}
 	top := len(s.keys)
 	for _, id := range ids {
@@ -315,6 +321,9 @@ func (s *Store) filing(schema *Schema, ids []SeriesID) []SeriesID {
 		for _, b := range s.tiers {
 			b.AddSeries()
 		}
+	}
+	if schema == s.schema {
+		s.filedIDs = ids
 	}
 	return ids
 }
