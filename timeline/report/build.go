@@ -27,8 +27,10 @@ type repBuilder struct {
 	from, to time.Time
 	step     int64            // sampling interval, ns
 	phases   []timeline.Phase // parallel to r.Phases
-	// bufs are reused by every load: a day of samples is a few MB a series.
-	bufs [3]repSeries
+	// bufs are reused by every load: a day of samples is a few MB a series;
+	// sorted is where stats sorts one.
+	bufs   [3]repSeries
+	sorted []repWeighted
 	// grid is the times of every series with their weights (repGrid),
 	// for means over the whole report (whole); read only, by every worker.
 	grid repSeries
@@ -208,7 +210,7 @@ func (b *repBuilder) gpus() {
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), maxGPUWorkers, len(idxs)) - 1 {
 		w := *b
-		w.bufs = [len(b.bufs)]repSeries{}
+		w.bufs, w.sorted = [len(b.bufs)]repSeries{}, nil
 		wg.Go(func() { work(&w) })
 	}
 	work(b)
@@ -246,7 +248,7 @@ func (b *repBuilder) gpu(idx int) (ReportGPU, []ReportPhaseGPU) {
 	}
 	util := b.load(0, timeline.GPUUtil, dev)
 	sm := b.load(1, timeline.GPUSMActive, dev)
-	g.Util, g.SMActive = util.stats(0, len(util.v)), sm.stats(0, len(sm.v))
+	g.Util, g.SMActive = b.stats(util), b.stats(sm)
 	g.IdleFraction = Number(util.shareBelow(b.opts.IdleUtil))
 	phases := make([]ReportPhaseGPU, len(b.phases))
 	for k := range b.phases {
@@ -289,9 +291,9 @@ func (b *repBuilder) lostAt(dev string) (bool, Number) {
 func (b *repBuilder) host() {
 	h := &b.r.Host
 	cpu := b.load(0, timeline.HostCPU, timeline.HostDevice)
-	h.CPU = cpu.stats(0, len(cpu.v))
+	h.CPU = b.stats(cpu)
 	iowait := b.load(1, timeline.HostIOWait, timeline.HostDevice)
-	h.IOWait = iowait.stats(0, len(iowait.v))
+	h.IOWait = b.stats(iowait)
 	h.RAMUsedMax = b.max(timeline.HostMemUsed, timeline.HostDevice)
 	h.RAMTotal = b.max(timeline.HostMemTotal, timeline.HostDevice)
 	h.SwapUsedMax = b.max(timeline.HostSwapUsed, timeline.HostDevice)
@@ -303,7 +305,7 @@ func (b *repBuilder) host() {
 		}
 	}
 	job := b.load(2, timeline.ProcCPU, timeline.JobDevice)
-	h.JobCPU = job.stats(0, len(job.v))
+	h.JobCPU = b.stats(job)
 	h.JobRSSMax = b.max(timeline.ProcRSS, timeline.JobDevice)
 	for k := range b.phases {
 		b.r.Phases[k].HostCPUMean = b.phaseMean(cpu, k)

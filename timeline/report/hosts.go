@@ -99,7 +99,7 @@ func (b *repBuilder) hosts(a Analysis) {
 			sum.Notes = []string{}
 		}
 		cpu := b.load(0, timeline.HostCPU, timeline.DeviceOnHost(timeline.HostDevice, name))
-		sum.CPU = cpu.stats(0, len(cpu.v))
+		sum.CPU = b.stats(cpu)
 		for _, hint := range b.r.Hints {
 			if slices.ContainsFunc(hint.GPUs, func(i int) bool { return slices.Contains(sum.GPUs, i) }) {
 				sum.WorstHint = &ReportHostHint{ID: hint.ID, Severity: hint.Severity}

@@ -26,8 +26,8 @@ const radixMin = 1024
 // merged. A day of a GPU's series at 1 s is 86,400 values, sorted a few
 // times a GPU; compared, they took a fifth of the report's figures. NaN
 // and -0, which a comparison ties with others, leave it all to the
-// comparison.
-func sortByValue(vals []repWeighted) {
+// comparison. tmp is room for the radix sort, as long as vals.
+func sortByValue(vals, tmp []repWeighted) {
 	compare := func(a, b repWeighted) int { return cmp.Compare(a.v, b.v) }
 	if len(vals) < radixMin {
 		slices.SortFunc(vals, compare)
@@ -55,7 +55,7 @@ func sortByValue(vals []repWeighted) {
 			vals[p], p = x, p+1
 		}
 	}
-	radixSort(vals[:p])
+	radixSort(vals[:p], tmp[:p])
 	slices.SortFunc(other, compare)
 	for i, j, k := p-1, len(other)-1, len(vals)-1; j >= 0; k-- {
 		if i >= 0 && vals[i].v > other[j].v { // a tie: the float32 first
@@ -67,10 +67,9 @@ func sortByValue(vals []repWeighted) {
 }
 
 // radixSort sorts vals, every one a float32's and none NaN or -0, by
-// their bits in three passes of 11.
-func radixSort(vals []repWeighted) {
+// their bits in three passes of 11, through tmp (as long as vals).
+func radixSort(vals, tmp []repWeighted) {
 	const bits, buckets = 11, 1 << 11
-	tmp := make([]repWeighted, len(vals))
 	src, dst := vals, tmp
 	for shift := 0; shift < 33; shift += bits {
 		var count [buckets]int

@@ -36,7 +36,7 @@ func TestSortByValueSortsAsComparing(t *testing.T) {
 			}
 			want := slices.Clone(vals)
 			slices.SortFunc(want, func(a, b repWeighted) int { return cmp.Compare(a.v, b.v) })
-			sortByValue(vals)
+			sortByValue(vals, make([]repWeighted, n))
 			for i := range vals {
 				if !(vals[i].v == want[i].v || math.IsNaN(vals[i].v) && math.IsNaN(want[i].v)) {
 					t.Fatalf("%s, %d values: at %d %v, want %v", name, n, i, vals[i].v, want[i].v)

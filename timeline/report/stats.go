@@ -165,12 +165,18 @@ type ReportStats struct {
 var repNaNStats = ReportStats{Number(math.NaN()), Number(math.NaN()), Number(math.NaN()), Number(math.NaN()),
 	Number(math.NaN()), Number(math.NaN())}
 
-// stats summarises values i in [lo, hi) with a weight.
-func (r repSeries) stats(lo, hi int) ReportStats {
-	vals := make([]repWeighted, 0, hi-lo)
+// stats summarises r's values with a weight, sorting them in b.sorted: a
+// worker sorts each series of a day in the same memory (2.8 MB for 86,400
+// values), where a copy and its radix sort's were made for each.
+func (b *repBuilder) stats(r repSeries) ReportStats {
+	n := len(r.v)
+	if cap(b.sorted) < 2*n {
+		b.sorted = make([]repWeighted, 2*n)
+	}
+	vals := b.sorted[:0]
 	var total int64
 	var sum float64
-	for i := lo; i < hi; i++ {
+	for i := range n {
 		if r.w[i] > 0 {
 			vals = append(vals, repWeighted{r.v[i], r.w[i]})
 			total += r.w[i]
@@ -181,7 +187,7 @@ func (r repSeries) stats(lo, hi int) ReportStats {
 		return repNaNStats
 	}
 	// Values that tie give the same rank whatever their order (sortByValue).
-	sortByValue(vals)
+	sortByValue(vals, b.sorted[len(vals):cap(b.sorted)])
 	rank := func(p float64) Number {
 		need := p * float64(total)
 		var acc int64
