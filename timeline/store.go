@@ -30,12 +30,16 @@ type StoreOptions struct {
 	// bucketReserveMax.
 	ReserveSpan time.Duration
 	// ReadFromFirst says every read will begin at the first sample (or
-	// before it), as a report's do: a bucket tier that has let go of its
-	// oldest bucket can then never be read (it no longer holds the first
-	// sample), so its columns are let go rather than filed on; its open
-	// bucket still feeds the coarser tiers. A day of 8 GPUs files the 10 s
-	// tier's 6 h, not its 24 h. Reads from later on go to the coarser
-	// tiers or the raw samples.
+	// before it), as a report's do. While the raw samples reach back to
+	// the first, every read is of them: where the samples to come (Reserve)
+	// fit the raw tier, the bucket tiers are filed only if the first raw
+	// sample is to be let go of after all, every sample held then first (a
+	// report of an hour never files them). A bucket tier
+	// that has let go of its oldest bucket can then never be read (it no
+	// longer holds the first sample), so its columns are let go rather
+	// than filed on; its open bucket still feeds the coarser tiers. A week
+	// of 8 GPUs files the 10 s tier's 6 h, not its week. Reads from later
+	// on go to the coarser tiers or the raw samples.
 	ReadFromFirst bool
 	// Budget is what the store's history may take, in bytes (0: no
 	// limit): three eighths of it the raw samples, an eighth the process
@@ -106,6 +110,11 @@ type Store struct {
 	raw    tiers.Raw
 	tiers  []*tiers.Bucket
 	finest *tiers.Bucket // files every sample: tiers[0], or one retired before it
+	// tiersLater says the bucket tiers have not been filed yet, the raw
+	// samples reaching back to the first (ReadFromFirst, fileTiers), and
+	// expect is how many samples are to come (StoreOptions.Reserve).
+	tiersLater bool
+	expect     int
 	// schema names the store's series, ids its place in rows (the
 	// pipeline's, which the Judge's Deriver files by, or its own
 	// Deriver's); keys are the keys of the series it has filed so far.
@@ -164,11 +173,13 @@ type Store struct {
 // NewStore returns an empty Store.
 func NewStore(opts StoreOptions) *Store {
 	s := &Store{
-		raw:       tiers.NewRaw(opts.RawSamples),
-		open:      map[statusKey]int{},
-		rawValues: opts.RawValues,
-		fromFirst: opts.ReadFromFirst,
-		recall:    opts.Recall,
+		raw:        tiers.NewRaw(opts.RawSamples),
+		open:       map[statusKey]int{},
+		rawValues:  opts.RawValues,
+		fromFirst:  opts.ReadFromFirst,
+		tiersLater: opts.ReadFromFirst && opts.Reserve > 0,
+		expect:     opts.Reserve,
+		recall:     opts.Recall,
 	}
 	s.raw.Budget = opts.Budget * 3 / 8
 	s.procBudget = opts.Budget / 8
@@ -244,6 +255,9 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 	}
 	// The values go straight into the raw tier's row for the sample (every
 	// series NaN until written), and the bucket tiers read them there.
+	if s.tiersLater && s.raw.WouldDrop() {
+		s.fileTiers()
+	}
 	row := s.raw.Next(t, len(s.keys))
 	switch {
 	case vals != nil:
@@ -255,13 +269,9 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 			row[ids[i]] = math.Float32bits(float32(v))
 		}
 	}
-	// The finest tier wraps first: once it would drop its first bucket it
-	// cannot answer a read from the first sample again.
-	for s.fromFirst && len(s.tiers) > 1 && s.tiers[0].WouldDrop(t) {
-		s.tiers[0].Retire()
-		s.tiers = slices.Delete(s.tiers, 0, 1)
+	if !s.tiersLater {
+		s.fileTier(t, row)
 	}
-	s.finest.File(t, row)
 	if s.added == 0 {
 		s.first = t
 	} else {
@@ -281,6 +291,45 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 	}
 	s.owners.Add(t, smp.Owners)
 	return true
+}
+
+// fileTier files a sample of time t, its row of values, in the bucket
+// tiers.
+func (s *Store) fileTier(t int64, row []uint32) {
+	// The finest tier wraps first: once it would drop its first bucket it
+	// cannot answer a read from the first sample again.
+	for s.fromFirst && len(s.tiers) > 1 && s.tiers[0].WouldDrop(t) {
+		s.tiers[0].Retire()
+		s.tiers = slices.Delete(s.tiers, 0, 1)
+	}
+	s.finest.File(t, row)
+}
+
+// fileTiers files every raw sample held, in order, in the bucket tiers,
+// which go on to file each sample as it comes: a store read from its first
+// sample does so just before it lets go of the first. The tiers hold what
+// they would have, had they filed each sample as it came (a series added
+// since is NaN in the rows before it, which the buckets leave out).
+func (s *Store) fileTiers() {
+	s.tiersLater = false
+	r := &s.raw
+	curs := make([]tiers.RawCursor, len(s.keys))
+	for id := range curs {
+		curs[id] = r.Cursor(id)
+	}
+	row := make([]uint32, len(s.keys))
+	for i := range r.Len() {
+		p := r.Phys(i)
+		for id := range curs {
+			row[id] = math.Float32bits(curs[id].Value(p))
+		}
+		s.fileTier(r.Time(i), row)
+	}
+}
+
+// rawHolds says whether the raw tier holds n samples of series series.
+func (s *Store) rawHolds(n, series int) bool {
+	return (s.raw.Capacity() == 0 || n <= s.raw.Capacity()) && (s.rawValues == 0 || n*series <= s.rawValues)
 }
 
 // adopt makes schema the store's, if it has none yet: the first sample's,
@@ -313,8 +362,15 @@ func (s *Store) filing(schema *Schema, ids []SeriesID) []SeriesID {
 	// moved every column at each one past the budget (17 GB allocated for
 	// a day of 8 GPUs). Fitting to fewer samples in steps keeps what one
 	// fit to the last step keeps.
+	if s.tiersLater && !s.rawHolds(s.expect, top) {
+		s.fileTiers() // the samples to come will not all be held raw
+	}
 	if s.rawValues > 0 {
-		s.raw.Fit(max(1, s.rawValues/top))
+		n := max(1, s.rawValues/top)
+		if s.tiersLater && s.raw.Len() > n {
+			s.fileTiers()
+		}
+		s.raw.Fit(n)
 	}
 	for len(s.keys) < top {
 		s.keys = append(s.keys, s.schema.Key(SeriesID(len(s.keys))))

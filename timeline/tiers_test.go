@@ -123,34 +123,114 @@ func TestReadFromFirstAnswersAsBefore(t *testing.T) {
 	}
 }
 
-// readsAlike fails unless let reads as kept from the first sample on.
-func readsAlike(t *testing.T, kept, let *Store) {
-	t.Helper()
-	from, to := kept.First(), kept.Last()
-	each := func(s *Store) (out []float64) {
-		s.EachAt(util0, from, to, func(at int64, v float64) bool {
-			out = append(out, float64(at), v)
-			return true
-		})
-		return out
+// A store read from its first sample and told how many samples are to
+// come files its bucket tiers only if its raw tier will not hold them all:
+// one that holds them never files them (a day of 8 GPUs in a report); one
+// told of more than it holds files them as they come; one that finds more
+// than it was told (another series, more samples) files every sample it
+// holds then first, and holds the same buckets, to the bit, as a store
+// that filed them as each sample came.
+func TestReadFromFirstFilesItsTiersOnlyToLetGo(t *testing.T) {
+	late := Key{GPUPower, "gpu0"}
+	fill := func(s *Store, from, to, lateFrom int) {
+		for i := from; i < to; i++ {
+			ms := []Metric{g(GPUUtil, "gpu0", float64(i%97)+float64(i%13)/7)}
+			if i >= lateFrom {
+				ms = append(ms, g(GPUPower, "gpu0", float64(100+i%31)))
+			}
+			s.Add(new(Sample{At: t0.Add(time.Duration(i) * time.Second)}.WithMetrics(ms)))
+		}
 	}
-	if a, b := each(kept), each(let); !slices.Equal(a, b) {
+	// The raw tier holds 8,000 values; 5,000 samples are to come.
+	opts := StoreOptions{RawSamples: FileRawSamples, RawValues: 8000, ReadFromFirst: true, Reserve: 5000}
+	told := NewStore(StoreOptions{RawSamples: FileRawSamples, RawValues: 8000, ReadFromFirst: true, Reserve: 9000})
+	fill(told, 0, 1, 1<<30)
+	if told.tiersLater {
+		t.Error("a store told of more samples than it holds raw waits to file its buckets")
+	}
+	for _, c := range []struct {
+		name          string
+		count, lateAt int
+		keys          []Key
+	}{
+		{"a series more than told", 12000, 5000, []Key{util0, late}},
+		{"more samples than told", 12000, 1 << 30, []Key{util0}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			asCame, later := NewStore(opts), NewStore(opts)
+			asCame.tiersLater = false
+			// 5,000 samples of one series fit: no buckets yet.
+			fill(asCame, 0, 5000, c.lateAt)
+			fill(later, 0, 5000, c.lateAt)
+			if !later.tiersLater || later.tiers[0].Len() != 0 || !later.OldestRaw().Equal(t0) {
+				t.Fatalf("a store that holds every sample raw filed its buckets (%d of the finest)", later.tiers[0].Len())
+			}
+			// Each and LastAt read the raw samples in both; Series reads
+			// them in this one where the other reads buckets for columns
+			// wider than them.
+			from, to := later.First(), later.Last()
+			if a, b := eachOf(asCame, util0, from, to), eachOf(later, util0, from, to); !slices.EqualFunc(a, b, sameBits) || len(a) != 2*5000 {
+				t.Errorf("Each reads %d values, %d from a store that filed its buckets", len(b)/2, len(a)/2)
+			}
+			if a, b := asCame.LastAt(util0, from, to), later.LastAt(util0, from, to); a != b {
+				t.Errorf("LastAt %v, %v from a store that filed its buckets", b, a)
+			}
+			fill(asCame, 5000, c.count, c.lateAt)
+			fill(later, 5000, c.count, c.lateAt)
+			if later.tiersLater || later.OldestRaw().Equal(t0) {
+				t.Fatal("a store that let go of raw samples did not file its buckets")
+			}
+			for k, b := range asCame.tiers {
+				if got := later.tiers[k].Len(); got != b.Len() {
+					t.Fatalf("tier %d holds %d buckets, %d in a store that filed them as each sample came", k, got, b.Len())
+				}
+			}
+			for _, key := range c.keys {
+				readsAlike(t, asCame, later, key)
+			}
+		})
+	}
+}
+
+// readsAlike fails unless let reads as kept from the first sample on: key,
+// util0 where none is given.
+func readsAlike(t *testing.T, kept, let *Store, keys ...Key) {
+	t.Helper()
+	key := util0
+	if len(keys) > 0 {
+		key = keys[0]
+	}
+	from, to := kept.First(), kept.Last()
+	if a, b := eachOf(kept, key, from, to), eachOf(let, key, from, to); !slices.EqualFunc(a, b, sameBits) {
 		t.Errorf("Each reads %d values, %d from a store that kept every tier", len(b), len(a))
 	}
 	for _, cols := range []int{4, 40, 400, 4000, 40000} {
 		a, b := make([]Agg, cols), make([]Agg, cols)
-		kept.Series(util0, from, to, a)
-		let.Series(util0, from, to, b)
+		kept.Series(key, from, to, a)
+		let.Series(key, from, to, b)
 		for i := range a {
 			if a[i] != b[i] && !(a[i].Empty() && b[i].Empty()) {
 				t.Fatalf("%d columns: column %d is %v, %v from a store that kept every tier", cols, i, b[i], a[i])
 			}
 		}
 	}
-	if a, b := kept.LastAt(util0, from, to), let.LastAt(util0, from, to); a != b {
+	if a, b := kept.LastAt(key, from, to), let.LastAt(key, from, to); a != b {
 		t.Errorf("LastAt %v, %v from a store that kept every tier", b, a)
 	}
 }
+
+// eachOf is what s.EachAt reads of key from `from` to `to`: each time and
+// value in turn.
+func eachOf(s *Store, key Key, from, to time.Time) (out []float64) {
+	s.EachAt(key, from, to, func(at int64, v float64) bool {
+		out = append(out, float64(at), v)
+		return true
+	})
+	return out
+}
+
+// sameBits says whether a and b are one number, or both NaN (a gap).
+func sameBits(a, b float64) bool { return a == b || a != a && b != b }
 
 // Every tier holds every sample of its span as the finest does, its open
 // bucket too (which adds in what the finer tiers hold open): counts, least

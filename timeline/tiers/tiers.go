@@ -142,6 +142,13 @@ func (r *Raw) Next(t int64, width int) []uint32 {
 	return r.vals.AppendRow(width)
 }
 
+// WouldDrop says whether the next sample (Next) would let go of the
+// oldest.
+func (r *Raw) WouldDrop() bool {
+	return r.capacity != 0 && r.Len() >= r.capacity ||
+		r.Budget > 0 && r.vals.HeldBytes() > r.Budget && r.Len() > rawBlockRows
+}
+
 // Search returns the first logical index whose time is >= t.
 func (r *Raw) Search(t int64) int {
 	return sort.Search(r.Len(), func(i int) bool { return r.Time(i) >= t })
