@@ -31,12 +31,12 @@ type StoreOptions struct {
 	ReserveSpan time.Duration
 	// ReadFromFirst says every read will begin at the first sample (or
 	// before it), as a report's do. While the raw samples reach back to
-	// the first, every read is of them: where the samples to come (Reserve)
-	// fit the raw tier, the bucket tiers are filed only if the first raw
-	// sample is to be let go of after all, every sample held then first (a
-	// report of an hour never files them). A bucket tier
-	// that has let go of its oldest bucket can then never be read (it no
-	// longer holds the first sample), so its columns are let go rather
+	// the first, every read is of them: where the samples to come
+	// (Reserve) fit the raw tier, the bucket tiers are filed only if the
+	// first raw sample is to be let go of after all, every sample held
+	// then first (a report of a day of 8 GPUs never files them). A bucket
+	// tier that has let go of its oldest bucket can then never be read (it
+	// no longer holds the first sample), so its columns are let go rather
 	// than filed on; its open bucket still feeds the coarser tiers. A week
 	// of 8 GPUs files the 10 s tier's 6 h, not its week. Reads from later
 	// on go to the coarser tiers or the raw samples.
@@ -58,15 +58,18 @@ type StoreOptions struct {
 }
 
 // FileRawValues is the raw budget of a store that reads a whole file (a
-// report): 32 Mi values, 128 MiB, keeps a day of an 8-GPU node at 1 Hz
-// (about 250 series) at full resolution, and bounds what a file of
-// millions of tiny samples, honest or hostile, can make it hold. A replay
-// keeps less and reads the rest back (RecallRawValues).
-const FileRawValues = 32 << 20
+// report): 64 Mi values, at most 256 MiB where none compresses, keeps a
+// day of an 8-GPU node at 1 Hz at full resolution (533 series for the
+// demo's, NVLink per link and the health fields; room for 128 cores), and
+// bounds what a file of millions of tiny samples, honest or hostile, can
+// make it hold. Past it the oldest hours are read as minute averages, and
+// the report says so. A replay keeps less and reads the rest back
+// (RecallRawValues).
+const FileRawValues = 64 << 20
 
 // FileRawSamples is the raw tier's ring for a whole file: 1 Mi samples, 12
 // days at 1 Hz, so that a file of millions of samples of one series each
-// (a 1 ms import) keeps its newest at full resolution, not 32 Mi of them.
+// (a 1 ms import) keeps its newest at full resolution, not 64 Mi of them.
 const FileRawSamples = 1 << 20
 
 // MaxReserve caps StoreOptions.Reserve: a week at 1 Hz. A longer
