@@ -330,6 +330,14 @@ func (s *Store) fileTiers() {
 	}
 }
 
+// wholeReadRows is how many samples a block of a store read from its first
+// sample (a report's) holds, where its first sample's series at that many
+// take at most wholeReadWords while they wait to be sealed (1,024 series):
+// its series are read whole, a cache miss a block. A day of 8 GPUs' report
+// takes 3 % less CPU than at 64; the open samples of 64 hosts' 36,736
+// series would take 37 MB, and stay at 64.
+const wholeReadRows, wholeReadWords = 256, 1 << 18
+
 // rawHolds says whether the raw tier holds n samples of series series.
 func (s *Store) rawHolds(n, series int) bool {
 	return (s.raw.Capacity() == 0 || n <= s.raw.Capacity()) && (s.rawValues == 0 || n*series <= s.rawValues)
@@ -365,6 +373,9 @@ func (s *Store) filing(schema *Schema, ids []SeriesID) []SeriesID {
 	// moved every column at each one past the budget (17 GB allocated for
 	// a day of 8 GPUs). Fitting to fewer samples in steps keeps what one
 	// fit to the last step keeps.
+	if s.fromFirst && len(s.keys) == 0 && top*wholeReadRows <= wholeReadWords {
+		s.raw.SealEvery(wholeReadRows)
+	}
 	if s.tiersLater && !s.rawHolds(s.expect, top) {
 		s.fileTiers() // the samples to come will not all be held raw
 	}

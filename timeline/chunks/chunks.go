@@ -10,7 +10,7 @@ import (
 // MaxRows is the most rows a block may hold. A block's rows are a power of
 // two of at least 8, so that its dictionary indexes fill whole bytes (rows
 // of 1, 2 or 4 bits).
-const MaxRows = 64
+const MaxRows = 256
 
 // Chunks keeps rows of 32-bit words, lanes words per series per row (1 for
 // a store's raw values, 4 for a bucket's min, max, sum and count),

@@ -35,8 +35,11 @@ func TestChunksGiveBackEveryWord(t *testing.T) {
 			return math.Float32bits(float32(rng.IntN(3)))
 		},
 	}
-	for _, lanes := range []int{1, 4} {
-		c := New(lanes, []int{64, 16}[lanes/4], nanBits)
+	// A store's raw values (a report's seals 256 rows at once), a bucket
+	// tier's summaries.
+	for _, shape := range []struct{ lanes, rows int }{{1, 64}, {1, MaxRows}, {4, 16}} {
+		lanes := shape.lanes
+		c := New(lanes, shape.rows, nanBits)
 		var want [][]uint32 // per row, per series*lanes+lane
 		width := 3
 		for r := range 700 {
