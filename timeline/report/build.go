@@ -34,6 +34,9 @@ type repBuilder struct {
 	// grid is the times of every series with their weights (repGrid),
 	// for means over the whole report (whole); read only, by every worker.
 	grid repSeries
+	// phaseEnergy is each GPU's energy in each phase (by NVML index, then
+	// parallel to phases), as gpu worked it out beside its other figures.
+	phaseEnergy map[int][]float64
 	// pending brings the hints where they are worked out beside the
 	// figures (NewReportOf), until takeHints takes them; hintsTaken says
 	// r.Hints are listed.
@@ -198,13 +201,14 @@ func (b *repBuilder) gpus() {
 	type figures struct {
 		g      ReportGPU
 		phases []ReportPhaseGPU
+		energy []float64
 	}
 	out := make([]figures, len(idxs))
 	b.grid = repGrid(b.s, b.from, b.to, b.step)
 	var next atomic.Int64
 	work := func(w *repBuilder) {
 		for i := int(next.Add(1) - 1); i < len(idxs); i = int(next.Add(1) - 1) {
-			out[i].g, out[i].phases = w.gpu(idxs[i])
+			out[i].g, out[i].phases, out[i].energy = w.gpu(idxs[i])
 		}
 	}
 	var wg sync.WaitGroup
@@ -215,11 +219,13 @@ func (b *repBuilder) gpus() {
 	}
 	work(b)
 	wg.Wait()
+	b.phaseEnergy = map[int][]float64{}
 	for _, f := range out {
 		for k, p := range f.phases {
 			b.r.Phases[k].GPUs = append(b.r.Phases[k].GPUs, p)
 		}
 		b.r.GPUs = append(b.r.GPUs, f.g)
+		b.phaseEnergy[f.g.Index] = f.energy
 	}
 }
 
@@ -227,10 +233,10 @@ func (b *repBuilder) gpus() {
 // the whole report, 2 MB each for a day at 1 s.
 const maxGPUWorkers = 4
 
-// gpu works out the figures of GPU idx, and its figures in each phase
-// (parallel to b.phases). It reads b and the store, and writes only its
-// own buffers (b.bufs).
-func (b *repBuilder) gpu(idx int) (ReportGPU, []ReportPhaseGPU) {
+// gpu works out the figures of GPU idx, and its figures and energy in each
+// phase (parallel to b.phases). It reads b and the store, and writes only
+// its own buffers (b.bufs).
+func (b *repBuilder) gpu(idx int) (ReportGPU, []ReportPhaseGPU, []float64) {
 	dev := timeline.GPUDevice(idx)
 	g := ReportGPU{Index: idx, MemTotal: Number(math.NaN()), PowerLimit: Number(math.NaN()), LostAt: Number(math.NaN())}
 	for _, gi := range b.info.GPUs {
@@ -257,6 +263,11 @@ func (b *repBuilder) gpu(idx int) (ReportGPU, []ReportPhaseGPU) {
 	g.MemUsedMax = b.max(timeline.GPUMemUsed, dev)
 	power := b.load(2, timeline.GPUPower, dev)
 	g.PowerMean, g.Energy = Number(power.mean(0, len(power.v))), Number(power.integral())
+	energy := make([]float64, len(b.phases))
+	for k, p := range b.phases {
+		lo, hi := power.span(p.Start.UnixNano(), p.End.UnixNano(), p.Start.Equal(b.from))
+		energy[k] = power.integralOf(lo, hi)
+	}
 	// The series know better than the header where they have values: a
 	// limit changed mid-run, a total the import could not tell.
 	if v := b.max(timeline.GPUMemTotal, dev); !v.Unknown() {
@@ -267,7 +278,7 @@ func (b *repBuilder) gpu(idx int) (ReportGPU, []ReportPhaseGPU) {
 	}
 	g.Lost, g.LostAt = b.lostAt(dev)
 	g.Health = b.health(dev)
-	return g, phases
+	return g, phases, energy
 }
 
 // lostAt finds when a device was lost: Store.Lost is false before and true

@@ -128,10 +128,8 @@ func (b *repBuilder) work() {
 		if g.MIGProfile == "" {
 			whole++
 		}
-		power := b.load(2, timeline.GPUPower, dev)
-		for k, p := range b.phases {
-			lo, hi := power.span(p.Start.UnixNano(), p.End.UnixNano(), p.Start.Equal(b.from))
-			if e := power.integralOf(lo, hi); !math.IsNaN(e) {
+		for k, e := range b.phaseEnergy[g.Index] {
+			if !math.IsNaN(e) {
 				w.Phases[k].Energy = Number(timeline.AddKnown(float64(w.Phases[k].Energy), e))
 			}
 		}
