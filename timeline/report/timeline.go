@@ -33,10 +33,9 @@ type TimelineGPU struct {
 	MemUsed  []timeline.Agg
 }
 
-// timeline reads every GPU's drawn series, Columns columns each, in the
-// report's GPU order (after hosts() has grouped them).
-func (b *repBuilder) timeline(columns int) {
-	tl := &ReportTimeline{Columns: columns}
+// drawn reads every GPU's drawn series, Columns columns each, by NVML
+// index.
+func (b *repBuilder) drawn(columns int) map[int]TimelineGPU {
 	// A store of one sample has no span: draw it as one instant.
 	from, to := b.from, b.to
 	if !to.After(from) {
@@ -56,11 +55,21 @@ func (b *repBuilder) timeline(columns int) {
 		}
 		return nil
 	}
+	gpus := map[int]TimelineGPU{}
+	for _, idx := range timeline.GPUIndexes(b.s, b.info) {
+		dev := timeline.GPUDevice(idx)
+		gpus[idx] = TimelineGPU{Index: idx, Util: series(timeline.GPUUtil, dev), SMActive: series(timeline.GPUSMActive, dev),
+			Power: series(timeline.GPUPower, dev), MemUsed: series(timeline.GPUMemUsed, dev)}
+	}
+	return gpus
+}
+
+// timeline lays out every GPU's drawn series (drawn) in the report's GPU
+// order (after hosts() has grouped them).
+func (b *repBuilder) timeline(columns int, drawn map[int]TimelineGPU) {
+	tl := &ReportTimeline{Columns: columns}
 	for _, g := range b.r.GPUs {
-		dev := timeline.GPUDevice(g.Index)
-		tl.GPUs = append(tl.GPUs, TimelineGPU{Index: g.Index, Util: series(timeline.GPUUtil, dev),
-			SMActive: series(timeline.GPUSMActive, dev), Power: series(timeline.GPUPower, dev),
-			MemUsed: series(timeline.GPUMemUsed, dev)})
+		tl.GPUs = append(tl.GPUs, drawn[g.Index])
 	}
 	b.r.Timeline = tl
 }
