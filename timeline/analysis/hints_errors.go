@@ -29,8 +29,12 @@ type healthLog struct {
 	nvlTouched []*nvlinkLog
 	// nvlAt and pcieAt are the places of the values these rules read, in
 	// the Deriver's layout plan (of plan values): found once per layout,
-	// not by each of 574 names of every sample.
+	// not by each of 574 names of every sample. The places of the links'
+	// error counts are apart (nvlErrAt, their values' at nvlErrIdx): a
+	// link's are unknown until it counts one, so most samples have none.
 	nvlAt       []nvlPlace
+	nvlErrAt    []nvlPlace
+	nvlErrIdx   []int32
 	pcieAt      []pciePlace
 	plan, planN int
 	planned     bool
@@ -43,11 +47,15 @@ func (h *healthLog) places(keys []timeline.Key, gen int) {
 		return
 	}
 	h.plan, h.planN, h.planned = gen, len(keys), true
-	h.nvlAt, h.pcieAt = h.nvlAt[:0:0], h.pcieAt[:0:0]
+	h.nvlAt, h.nvlErrAt, h.nvlErrIdx, h.pcieAt = h.nvlAt[:0:0], h.nvlErrAt[:0:0], h.nvlErrIdx[:0:0], h.pcieAt[:0:0]
 	for i, k := range keys {
 		switch name := k.Name; {
 		case strings.HasPrefix(name, "gpu.nvlink_"):
-			if p, ok := nvlPlaceOf(i, k); ok {
+			p, ok := nvlPlaceOf(i, k)
+			switch {
+			case ok && p.what == nvlPerLink && p.k.part != partData:
+				h.nvlErrAt, h.nvlErrIdx = append(h.nvlErrAt, p), append(h.nvlErrIdx, int32(i))
+			case ok:
 				h.nvlAt = append(h.nvlAt, p)
 			}
 		default:

@@ -162,51 +162,40 @@ func (h *healthLog) nvlLog(idx int) *nvlinkLog {
 	return lg
 }
 
-// addNVLink logs a sample's NVLink values (at their places, h.nvlAt) into
-// column col.
+// addNVLink logs a sample's NVLink values (at their places, h.nvlAt and
+// h.nvlErrAt) into column col.
 func (h *healthLog) addNVLink(values []float64, col int) {
-	touched := h.nvlTouched[:0]
+	h.nvlTouched = h.nvlTouched[:0]
 	for pi := range h.nvlAt {
 		p := &h.nvlAt[pi]
 		v := values[p.at]
-		if p.what == nvlPerLink && math.IsNaN(v) && p.k.part != partData {
-			continue
-		}
-		lg := p.lg
-		if lg == nil {
-			lg = h.nvlLog(p.gpu)
-			p.lg = lg
-		}
-		if !lg.touched {
-			lg.touched = true
-			lg.smp.links, lg.smp.down, lg.smp.errLinks = math.NaN(), math.NaN(), math.NaN()
-			lg.smp.rated, lg.smp.erred = 0, 0
-			touched = append(touched, lg)
-		}
-		sm := &lg.smp
+		sm := &h.touch(p).smp
 		switch p.what {
 		case nvlLinks:
 			sm.links = v
-			continue
 		case nvlDown:
 			sm.down = v
-			continue
 		case nvlErrLinks:
 			sm.errLinks = v
-			continue
+		default: // a link's data rate
+			l := p.k.link
+			sm.rates[l], sm.rated = v, sm.rated|1<<l
 		}
-		k := p.k
-		bit := uint64(1) << k.link
-		switch k.part {
-		case partData:
-			sm.rates[k.link], sm.rated = v, sm.rated|bit
-			continue
+	}
+	for j, at := range h.nvlErrIdx {
+		v := values[at]
+		if math.IsNaN(v) {
+			continue // no count yet
 		}
+		p := &h.nvlErrAt[j]
+		sm := &h.touch(p).smp
+		l := p.k.link
+		bit := uint64(1) << l
 		if sm.erred&bit == 0 {
-			sm.errs[k.link], sm.erred = linkErrs{}, sm.erred|bit
+			sm.errs[l], sm.erred = linkErrs{}, sm.erred|bit
 		}
-		e := &sm.errs[k.link]
-		switch k.part {
+		e := &sm.errs[l]
+		switch p.k.part {
 		case partCRC:
 			e.crc = v
 		case partReplay:
@@ -215,13 +204,29 @@ func (h *healthLog) addNVLink(values []float64, col int) {
 			e.recovery = v
 		}
 	}
-	for _, lg := range touched {
+	for _, lg := range h.nvlTouched {
 		lg.touched = false
 		if !math.IsNaN(lg.smp.links) && lg.smp.links > 0 {
 			lg.add(col)
 		}
 	}
-	h.nvlTouched = touched
+}
+
+// touch is the log of p's GPU, its sample begun afresh (nothing known of
+// it) the first time this sample names it.
+func (h *healthLog) touch(p *nvlPlace) *nvlinkLog {
+	lg := p.lg
+	if lg == nil {
+		lg = h.nvlLog(p.gpu)
+		p.lg = lg
+	}
+	if !lg.touched {
+		lg.touched = true
+		lg.smp.links, lg.smp.down, lg.smp.errLinks = math.NaN(), math.NaN(), math.NaN()
+		lg.smp.rated, lg.smp.erred = 0, 0
+		h.nvlTouched = append(h.nvlTouched, lg)
+	}
+	return lg
 }
 
 // add logs the sample in smp, of column col.
