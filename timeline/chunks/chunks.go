@@ -223,21 +223,24 @@ func (c *Chunks) seal() {
 		c.step = append(c.step, -1)
 	}
 	// The rows are read a tile of lanes at a time, each row's part of it
-	// one cache line, not a lane at a time across every row.
-	var tile [16][MaxRows]uint32
-	for k0 := 0; k0 < stride; k0 += len(tile) {
-		lanes := tile[:min(len(tile), stride-k0)]
-		for r := range c.rows {
-			for j, v := range c.open[r*stride+k0 : r*stride+k0+len(lanes)] {
-				lanes[j][r] = v
+	// one cache line, not a lane at a time across every row; the tile's
+	// lanes lie a block's rows apart, however many MaxRows allows.
+	const tileLanes = 16
+	var tile [tileLanes * MaxRows]uint32
+	rows := c.rows
+	for k0 := 0; k0 < stride; k0 += tileLanes {
+		n := min(tileLanes, stride-k0)
+		for r := range rows {
+			for j, v := range c.open[r*stride+k0 : r*stride+k0+n] {
+				tile[j*rows+r] = v
 			}
 		}
-		for j := range lanes {
+		for j := range n {
 			k := k0 + j
 			if k%c.lanes == 0 {
 				off[k/c.lanes] = uint32(len(buf))
 			}
-			buf = c.encodeLane(buf, k, lanes[j][:c.rows])
+			buf = c.encodeLane(buf, k, tile[j*rows:(j+1)*rows])
 		}
 	}
 	blk := chunkBlock{off: off, data: append([]byte(nil), buf...)}
