@@ -334,7 +334,7 @@ func (s *Store) fileTiers() {
 // sample (a report's) holds, where its first sample's series at that many
 // take at most wholeReadWords while they wait to be sealed (1,024 series):
 // its series are read whole, a cache miss a block. A day of 8 GPUs' report
-// takes 3 % less CPU than at 64; the open samples of 64 hosts' 36,736
+// takes 3-6 % less CPU than at 64; the open samples of 64 hosts' 36,736
 // series would take 37 MB, and stay at 64.
 const wholeReadRows, wholeReadWords = 256, 1 << 18
 
@@ -365,20 +365,23 @@ func (s *Store) filing(schema *Schema, ids []SeriesID) []SeriesID {
 	for _, id := range ids {
 		top = max(top, int(id)+1)
 	}
+	if schema == s.schema {
+		s.filedIDs = ids // every series will have its place
+	}
 	if top == len(s.keys) {
 		return ids
 	}
-	// The raw tier is fitted to the budget once for all the series this
-	// sample brings: fitted once per series, a first sample of 533 series
-	// moved every column at each one past the budget (17 GB allocated for
-	// a day of 8 GPUs). Fitting to fewer samples in steps keeps what one
-	// fit to the last step keeps.
 	if s.fromFirst && len(s.keys) == 0 && top*wholeReadRows <= wholeReadWords {
 		s.raw.SealEvery(wholeReadRows)
 	}
 	if s.tiersLater && !s.rawHolds(s.expect, top) {
 		s.fileTiers() // the samples to come will not all be held raw
 	}
+	// The raw tier is fitted to the budget once for all the series this
+	// sample brings: fitted once per series, a first sample of 533 series
+	// moved every column at each one past the budget (17 GB allocated for
+	// a day of 8 GPUs). Fitting to fewer samples in steps keeps what one
+	// fit to the last step keeps.
 	if s.rawValues > 0 {
 		n := max(1, s.rawValues/top)
 		if s.tiersLater && s.raw.Len() > n {
@@ -391,9 +394,6 @@ func (s *Store) filing(schema *Schema, ids []SeriesID) []SeriesID {
 		for _, b := range s.tiers {
 			b.AddSeries()
 		}
-	}
-	if schema == s.schema {
-		s.filedIDs = ids
 	}
 	return ids
 }

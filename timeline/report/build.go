@@ -248,7 +248,7 @@ const maxGPUWorkers = 4
 
 // gpu works out the figures of GPU idx, and its figures and energy in each
 // phase (parallel to b.phases). It reads b and the store, and writes only
-// its own buffers (b.bufs).
+// its own buffers (b.bufs, b.sorted).
 func (b *repBuilder) gpu(idx int) (ReportGPU, []ReportPhaseGPU, []float64) {
 	dev := timeline.GPUDevice(idx)
 	g := ReportGPU{Index: idx, MemTotal: Number(math.NaN()), PowerLimit: Number(math.NaN()), LostAt: Number(math.NaN())}
