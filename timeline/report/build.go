@@ -62,8 +62,7 @@ func (b *repBuilder) build(a Analysis) {
 	// The host's figures and the timeline's series are read beside the
 	// GPUs', by a builder with buffers of its own: after them, they kept
 	// one core busy and the other idle (30 ms of a day's report).
-	side := *b
-	side.bufs, side.sorted = [len(b.bufs)]repSeries{}, nil
+	side := b.worker()
 	var drawn map[int]TimelineGPU
 	var beside sync.WaitGroup
 	beside.Go(func() {
@@ -226,8 +225,7 @@ func (b *repBuilder) gpus() {
 	}
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), maxGPUWorkers, len(idxs)) - 1 {
-		w := *b
-		w.bufs, w.sorted = [len(b.bufs)]repSeries{}, nil
+		w := b.worker()
 		wg.Go(func() { work(&w) })
 	}
 	work(b)
@@ -240,6 +238,14 @@ func (b *repBuilder) gpus() {
 		b.r.GPUs = append(b.r.GPUs, f.g)
 		b.phaseEnergy[f.g.Index] = f.energy
 	}
+}
+
+// worker is a builder that reads what b reads, with buffers of its own:
+// one goroutine's.
+func (b *repBuilder) worker() repBuilder {
+	w := *b
+	w.bufs, w.sorted = [len(b.bufs)]repSeries{}, nil
+	return w
 }
 
 // maxGPUWorkers bounds the workers of gpus: each holds three series of

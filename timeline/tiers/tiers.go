@@ -134,10 +134,10 @@ func (r *Raw) forget(n int) { r.tskip += n }
 // before the next call: the store writes a sample's values there at once,
 // not into a row of its own then copied.
 func (r *Raw) Next(t int64, width int) []uint32 {
-	if r.capacity != 0 && r.Len() >= r.capacity {
+	if r.full() {
 		r.dropFront(r.Len() - r.capacity + 1)
 	}
-	for r.Budget > 0 && r.vals.HeldBytes() > r.Budget && r.Len() > rawBlockRows {
+	for r.over() {
 		n := r.vals.DropBlock()
 		if n == 0 {
 			break
@@ -154,9 +154,13 @@ func (r *Raw) Next(t int64, width int) []uint32 {
 
 // WouldDrop says whether the next sample (Next) would let go of the
 // oldest.
-func (r *Raw) WouldDrop() bool {
-	return r.capacity != 0 && r.Len() >= r.capacity ||
-		r.Budget > 0 && r.vals.HeldBytes() > r.Budget && r.Len() > rawBlockRows
+func (r *Raw) WouldDrop() bool { return r.full() || r.over() }
+
+// full says whether the tier holds its capacity of samples, and over
+// whether it holds more than its Budget of bytes and a block to let go.
+func (r *Raw) full() bool { return r.capacity != 0 && r.Len() >= r.capacity }
+func (r *Raw) over() bool {
+	return r.Budget > 0 && r.vals.HeldBytes() > r.Budget && r.Len() > rawBlockRows
 }
 
 // Search returns the first logical index whose time is >= t.
