@@ -307,11 +307,11 @@ func (s *sumCount) add(v float64) {
 	}
 }
 
-func (s sumCount) mean() float32 {
+func (s sumCount) mean() float64 {
 	if s.n == 0 {
-		return float32(math.NaN())
+		return math.NaN()
 	}
-	return float32(s.sum / float64(s.n))
+	return s.sum / float64(s.n)
 }
 
 func (c *columnSums) reset() {
@@ -556,15 +556,12 @@ func (e *Engine) gpu(idx int) *frame.GPU {
 		g.Seen[m] = -1
 	}
 	g.State = frame.NewCol(n, frame.Unknown)
-	g.Work = nanColumns(n)
+	g.Work = frame.NewFloats(n)
 	e.gpuByIndex[idx] = g
 	e.f.GPUs = append(e.f.GPUs, g)
 	sort.Slice(e.f.GPUs, func(a, b int) bool { return e.f.GPUs[a].Index < e.f.GPUs[b].Index })
 	return g
 }
-
-// nanColumns is a series of n columns of NaN.
-func nanColumns(n int) frame.Floats { return frame.NewFloats(n) }
 
 // grow adds empty columns up to n, the last for the sample that arrived.
 // A column of a gap shorter than two intervals takes the values of the one
@@ -636,12 +633,12 @@ func (e *Engine) fillColumn(i int) {
 			}
 			s := g.Series(m)
 			if !s.Has() {
-				*s = nanColumns(f.N)
+				*s = frame.NewFloats(f.N)
 				g.Seen[m] = i
 			}
-			v := sc.mean()
+			v := float32(sc.mean())
 			if m == frame.MetricBus {
-				v = float32(sc.sum / float64(sc.n) * 2) // the mean of rx and tx, both ways: their sum
+				v = float32(sc.mean() * 2) // the mean of rx and tx, both ways: their sum
 			}
 			s.Set(i, v)
 		}
@@ -682,14 +679,14 @@ func (e *Engine) fillHost(h *frame.Host, sums *hostSums, i int) {
 		}
 		s := h.Series(k)
 		if !s.Has() {
-			*s = nanColumns(f.N)
+			*s = frame.NewFloats(f.N)
 			h.Seen[k] = i
 		}
-		s.Set(i, sc.mean())
+		s.Set(i, float32(sc.mean()))
 	}
 	if len(sums.cores) > 0 {
 		if !h.Cores.Has() {
-			h.TopCore, h.BusyCores, h.IdleCores, h.Cores = nanColumns(f.N), nanColumns(f.N), nanColumns(f.N), nanColumns(f.N)
+			h.TopCore, h.BusyCores, h.IdleCores, h.Cores = frame.NewFloats(f.N), frame.NewFloats(f.N), frame.NewFloats(f.N), frame.NewFloats(f.N)
 			h.Seen[frame.HostCores] = i
 		}
 		var top, busy, idle, n float32
@@ -697,7 +694,7 @@ func (e *Engine) fillHost(h *frame.Host, sums *hostSums, i int) {
 			if c.n == 0 {
 				continue
 			}
-			v := c.mean()
+			v := float32(c.mean())
 			n++
 			top = max(top, v)
 			if float64(v) >= f.Opts.BusyCore {

@@ -78,7 +78,7 @@ func (a *phaseSums) reset() {
 
 // slotOf is k's slot in slots, a new one at the end of sums where k has
 // none yet.
-func slotOf[K comparable](slots *map[K]int, sums *[]sumCount, k K) int {
+func slotOf[K comparable, S any](slots *map[K]int, sums *[]S, k K) int {
 	if i, ok := (*slots)[k]; ok {
 		return i
 	}
@@ -87,7 +87,7 @@ func slotOf[K comparable](slots *map[K]int, sums *[]sumCount, k K) int {
 	}
 	i := len(*sums)
 	(*slots)[k] = i
-	*sums = append(*sums, sumCount{})
+	*sums = append(*sums, *new(S))
 	return i
 }
 
@@ -188,16 +188,10 @@ func (p *phaseState) placeValues(keys []timeline.Key, gen int) {
 
 // gpuSlot is GPU idx's slot in acc.gpu, a new one where it has none.
 func (p *phaseState) gpuSlot(idx int) int {
-	if i, ok := p.gpuSlots[idx]; ok {
-		return i
+	i := slotOf(&p.gpuSlots, &p.acc.gpu, idx)
+	if i == len(p.gpuOf) {
+		p.gpuOf = append(p.gpuOf, idx)
 	}
-	if p.gpuSlots == nil {
-		p.gpuSlots = map[int]int{}
-	}
-	i := len(p.acc.gpu)
-	p.gpuSlots[idx] = i
-	p.acc.gpu = append(p.acc.gpu, [3]sumCount{})
-	p.gpuOf = append(p.gpuOf, idx)
 	return i
 }
 
@@ -221,23 +215,17 @@ func (e *Engine) spinTest() func(k int, util, sm, power float64) bool {
 
 // kind is the window's kind so far (see Engine.Phases).
 func (a *phaseSums) kind(o PhaseOptions, spins func(k int, util, sm, power float64) bool) timeline.PhaseKind {
-	mean := func(s sumCount) float64 {
-		if s.n == 0 {
-			return math.NaN()
-		}
-		return s.sum / float64(s.n)
-	}
 	// A GPU spinning in a collective does no work, so its utilisation
 	// says nothing of the job's activity; it says the job is waiting
 	// (on one rank's checkpoint, say): evidence enough for stalled.
 	topSM, topUtil := math.NaN(), math.NaN()
 	spun := false
 	for k, s := range a.gpu {
-		u, m := mean(s[gpuUtil]), mean(s[gpuSM])
+		u, m := s[gpuUtil].mean(), s[gpuSM].mean()
 		if math.IsNaN(u) && math.IsNaN(m) {
 			continue
 		}
-		if spins(k, u, m, mean(s[gpuPower])) {
+		if spins(k, u, m, s[gpuPower].mean()) {
 			spun = true
 			u, m = 0, min(m, 0) // min keeps NaN: no SM figure stays none
 		}
