@@ -1,10 +1,6 @@
 package analysis
 
-import (
-	"time"
-
-	"github.com/gputop-dev/gputop/timeline/analysis/frame"
-)
+import "github.com/gputop-dev/gputop/timeline/analysis/frame"
 
 // SetBudget bounds what the Engine's columns hold to about bytes: past it,
 // the oldest pages of every series are let go of, down to three quarters
@@ -18,15 +14,6 @@ import (
 // the same moments (TestBudgetKeepsTheDemosHints). The newest two pages
 // are always kept. 0 keeps every column, as a report does.
 func (e *Engine) SetBudget(bytes int) { e.budget = bytes }
-
-// HeldSince is the start of the oldest column the Engine still holds
-// whole; zero if it holds every column.
-func (e *Engine) HeldSince() time.Time {
-	if e.heldFrom == 0 {
-		return time.Time{}
-	}
-	return e.f.Time(e.heldFrom)
-}
 
 // keepWithin lets go of the oldest pages while the columns hold more than
 // the budget; asked as each page begins.

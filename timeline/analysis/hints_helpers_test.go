@@ -200,3 +200,12 @@ func htEvery8(fn func(i int)) {
 func htHealthy(t *htTick) {
 	htEvery8(func(i int) { t.h100(i, 95, 80, 600, 60*htGiB) })
 }
+
+// HeldSince is the start of the oldest column the Engine still holds
+// whole; zero if it holds every column.
+func (e *Engine) HeldSince() time.Time {
+	if e.heldFrom == 0 {
+		return time.Time{}
+	}
+	return e.f.Time(e.heldFrom)
+}
