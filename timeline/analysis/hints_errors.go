@@ -304,6 +304,15 @@ func xidSuggestion(memory, app, link, lost bool) string {
 	return strings.Join(s, " ")
 }
 
+// linkEpisode adds to fd an episode of link-degraded on GPU gpu over
+// columns [lo, hi): a warning, ongoing where it reaches the view's last
+// column.
+func (fd *finding) linkEpisode(f *frame.Frame, gpu, lo, hi int, ev string, conf float64, sug string) {
+	fd.add(timeline.Hint{ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{gpu},
+		Start: f.StartAt(lo), End: f.EndAt(hi), Evidence: ev, Suggestion: sug, Confidence: conf},
+		hi < f.Closed(), hi >= f.N-1)
+}
+
 // linkDegradedMin is the least time a GPU must work on a degraded link for
 // link-degraded to say so: a Window, as the windowed rules judge.
 func linkDegradedMin(f *frame.Frame) int { return max(1, int(f.Opts.Window/f.Step)) }
@@ -393,23 +402,16 @@ func (h *healthLog) linkDegraded(f *frame.Frame) (timeline.Hint, bool) {
 		}
 		t := countOnce(f, timeline.HintLinkDegraded, g, n, linkTally{lo: -1, hi: -1, knownLo: -1, knownHi: -1},
 			func(t *linkTally, from, to int) { t.count(g, cols, from, to) })
-		known, bad, lo, hi, knownLo, knownHi, worst := t.known, t.bad, t.lo, t.hi, t.knownLo, t.knownHi, t.worst
 		h.nvlinkEpisodes(f, g, &fd)
-		if bad < linkDegradedMin(f) || 2*bad < known {
+		if t.bad < linkDegradedMin(f) || 2*t.bad < t.known {
 			continue
 		}
 		ev := fmt.Sprintf("%s PCIe link at Gen%d x%d of Gen%d x%d while working, %s of %s working",
-			units.GPUs([]int{g.Index}), worst.gen, worst.width, worst.genMax, worst.widthMax,
-			units.Duration(f.Cols(bad, lo, hi-1)), units.Duration(f.Cols(known, knownLo, knownHi)))
-		ongoing := hi >= f.N-1
-		fd.add(timeline.Hint{
-			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.Index},
-			Start: f.StartAt(lo), End: f.EndAt(hi), Evidence: ev,
-			Suggestion: "The link trained below what the GPU and slot allow: reseat the card (and its riser), check the " +
-				"slot's lane setting in the BIOS, and compare LnkSta with LnkCap in `lspci -vv` or `nvidia-smi -q -d PCIE`. " +
-				"It caps host-to-GPU copies (data loading, offload, checkpoints).",
-			Confidence: 0.9,
-		}, hi < f.Closed(), ongoing)
+			units.GPUs([]int{g.Index}), t.worst.gen, t.worst.width, t.worst.genMax, t.worst.widthMax,
+			units.Duration(f.Cols(t.bad, t.lo, t.hi-1)), units.Duration(f.Cols(t.known, t.knownLo, t.knownHi)))
+		fd.linkEpisode(f, g.Index, t.lo, t.hi, ev, 0.9, "The link trained below what the GPU and slot allow: reseat the "+
+			"card (and its riser), check the slot's lane setting in the BIOS, and compare LnkSta with LnkCap in `lspci -vv` "+
+			"or `nvidia-smi -q -d PCIE`. It caps host-to-GPU copies (data loading, offload, checkpoints).")
 	}
 	if len(fd.episodes) == 0 {
 		return timeline.Hint{}, false

@@ -323,19 +323,22 @@ func (lg *nvlinkLog) commit() {
 // their state every minute or so is 27 MB of runs.
 func (lg *nvlinkLog) release(from int) {
 	drop := 0
-	for ; drop < len(lg.runs); drop++ {
-		end := lg.col // the last run ends where the column being filled begins
-		if drop+1 < len(lg.runs) {
-			end = lg.runs[drop+1].col
-		}
-		if end > from {
-			break
-		}
+	for drop < len(lg.runs) && lg.end(drop) <= from {
+		drop++
 	}
 	lg.runs = append(lg.runs[:0], lg.runs[drop:]...)
 	if len(lg.runs) > 0 && lg.runs[0].col < from {
 		lg.runs[0].col = from
 	}
+}
+
+// end is where run i ends: where the next begins, or for the last, where
+// the column being filled begins.
+func (lg *nvlinkLog) end(i int) int {
+	if i+1 < len(lg.runs) {
+		return lg.runs[i+1].col
+	}
+	return lg.col
 }
 
 // each calls fn for each run of equal columns below n, as the columns
@@ -347,14 +350,7 @@ func (lg *nvlinkLog) each(n int, fn func(lo, hi int, c nvlCol)) {
 			k = i
 			break
 		}
-		end := lg.col
-		if i+1 < len(lg.runs) {
-			end = lg.runs[i+1].col
-		}
-		if end > n {
-			end = n
-		}
-		if end > r.col {
+		if end := min(lg.end(i), n); end > r.col {
 			fn(r.col, end, r.c)
 		}
 	}
@@ -440,39 +436,28 @@ func (h *healthLog) nvlinkEpisodes(f *frame.Frame, g *frame.GPU, fd *finding) {
 	}
 	t := countOnce(f, "nvlink-links", g, n, nvlinkTally{workingAt: colSpan{lo: -1}, busyAt: colSpan{lo: -1}},
 		func(t *nvlinkTally, from, to int) { t.count(g, lg, from, to) })
-	down, low, working, busy, peers, workingAt, busyAt := t.down, t.low, t.working, t.busy, t.peers, t.workingAt, t.busyAt
 	name := units.GPUs([]int{g.Index})
 	for l := range timeline.NVLinkMaxLinks {
-		s := down[l]
+		s := t.down[l]
 		if s.count < linkDegradedMin(f) {
 			continue
 		}
 		ev := fmt.Sprintf("%s NVLink %d down while its %s up, %s of %s working", name, l,
-			units.Count(peers, "peer is", "peers are"), units.Duration(f.Cols(s.count, s.lo, s.hi-1)),
-			units.Duration(f.Cols(working, workingAt.lo, workingAt.hi-1)))
-		fd.add(timeline.Hint{
-			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.Index},
-			Start: f.StartAt(s.lo), End: f.EndAt(s.hi), Evidence: ev,
-			Suggestion: "An NVLink link is down: collectives go over the GPU's other links (and slower). Check " +
-				"`nvidia-smi nvlink -s` and `nvidia-smi nvlink -e`; a GPU reset brings a link back if it can train; " +
-				"one that stays down needs the baseboard or the NVSwitch tray looked at.",
-			Confidence: 1,
-		}, s.hi < f.Closed(), s.hi >= f.N-1)
+			units.Count(t.peers, "peer is", "peers are"), units.Duration(f.Cols(s.count, s.lo, s.hi-1)),
+			units.Duration(f.Cols(t.working, t.workingAt.lo, t.workingAt.hi-1)))
+		fd.linkEpisode(f, g.Index, s.lo, s.hi, ev, 1, "An NVLink link is down: collectives go over the GPU's other links "+
+			"(and slower). Check `nvidia-smi nvlink -s` and `nvidia-smi nvlink -e`; a GPU reset brings a link back if it "+
+			"can train; one that stays down needs the baseboard or the NVSwitch tray looked at.")
 	}
 	for l := range timeline.NVLinkMaxLinks {
-		s := low[l]
-		if s.count < linkDegradedMin(f) || 2*s.count < busy {
+		s := t.low[l]
+		if s.count < linkDegradedMin(f) || 2*s.count < t.busy {
 			continue
 		}
 		ev := fmt.Sprintf("%s NVLink %d carries under a quarter of its peers' traffic while NVLink is busy, %s of %s",
-			name, l, units.Duration(f.Cols(s.count, s.lo, s.hi-1)), units.Duration(f.Cols(busy, busyAt.lo, busyAt.hi-1)))
-		fd.add(timeline.Hint{
-			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.Index},
-			Start: f.StartAt(s.lo), End: f.EndAt(s.hi), Evidence: ev,
-			Suggestion: "One link carries far less than its peers: it may have trained at a lower speed or be " +
-				"retrying. Compare `nvidia-smi nvlink -s` across the links and watch `nvidia-smi nvlink -e`.",
-			Confidence: 0.8,
-		}, s.hi < f.Closed(), s.hi >= f.N-1)
+			name, l, units.Duration(f.Cols(s.count, s.lo, s.hi-1)), units.Duration(f.Cols(t.busy, t.busyAt.lo, t.busyAt.hi-1)))
+		fd.linkEpisode(f, g.Index, s.lo, s.hi, ev, 0.8, "One link carries far less than its peers: it may have trained "+
+			"at a lower speed or be retrying. Compare `nvidia-smi nvlink -s` across the links and watch `nvidia-smi nvlink -e`.")
 	}
 }
 
@@ -523,13 +508,8 @@ func (h *healthLog) nvlinkErrorEpisodes(f *frame.Frame, g *frame.GPU, lg *nvlink
 		hi := s.lastAt + 1
 		ev := fmt.Sprintf("%s NVLink %d: %s in %s", units.GPUs([]int{g.Index}), l, strings.Join(parts, ", "),
 			units.Duration(f.Held(frame.Span{Lo: s.first, Hi: hi})))
-		fd.add(timeline.Hint{
-			ID: timeline.HintLinkDegraded, Severity: timeline.Warning, GPUs: []int{g.Index},
-			Start: f.StartAt(s.first), End: f.EndAt(hi), Evidence: ev,
-			Suggestion: "Errors counting on one NVLink link: the link retries (and slows) and may go down. Watch " +
-				"`nvidia-smi nvlink -e`; if they keep counting, reseat or replace the link's cable or tray at the next " +
-				"maintenance.",
-			Confidence: 0.9,
-		}, hi < f.Closed(), hi >= f.N-1)
+		fd.linkEpisode(f, g.Index, s.first, hi, ev, 0.9, "Errors counting on one NVLink link: the link retries (and "+
+			"slows) and may go down. Watch `nvidia-smi nvlink -e`; if they keep counting, reseat or replace the link's "+
+			"cable or tray at the next maintenance.")
 	}
 }
