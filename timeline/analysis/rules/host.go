@@ -34,12 +34,6 @@ func hostStarved(f *frame.Frame, g *frame.GPU, w frame.Span, in bool) bool {
 	return c.Share(c.Idle) >= 0.2
 }
 
-// hintHostShareIn is the share of a window's known columns where flag is
-// 1, and whether any column is known.
-func hintHostShareIn(flag *frame.Col[int8], w frame.Span) (float64, bool) {
-	return frame.HostShare(flag, []frame.Span{w})
-}
-
 // starvedText describes a starved GPU: "GPU0-7 idle 70 % of the time (work
 // in bursts of 1-2s, then 3-5s idle), SM activity averages 20%".
 func starvedText(f *frame.Frame, gs []*frame.GPU, spans []frame.Span) string {
@@ -115,19 +109,4 @@ func hostHint(f *frame.Frame, gs []*frame.GPU, g *frame.Group, ev, sug string, c
 		conf *= 0.85
 	}
 	return timeline.Hint{Severity: sev, Evidence: ev, Suggestion: sug, Confidence: conf * frame.KnownShare(gs, g.Spans)}
-}
-
-// hintParen joins parts in parentheses: " (a, b)"; "" for none.
-func hintParen(parts []string) string {
-	if len(parts) == 0 {
-		return ""
-	}
-	s := " ("
-	for k, p := range parts {
-		if k > 0 {
-			s += ", "
-		}
-		s += p
-	}
-	return s + ")"
 }

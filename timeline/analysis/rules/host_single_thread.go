@@ -18,7 +18,7 @@ var HostSingleThread = frame.Rule{
 	ID: timeline.HintHostSingleThread,
 	Find: func(f *frame.Frame) []frame.Cand {
 		return f.PerGPU(timeline.HintHostSingleThread, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
-			single, known := hintHostShareIn(&f.HostOf(g).Single, w)
+			single, known := frame.HostShare(&f.HostOf(g).Single, []frame.Span{w})
 			return known && single >= frame.Level(in, 0.7, 0.5) && hostStarved(f, g, w, in)
 		}, nil)
 	},

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
@@ -21,8 +22,8 @@ var InputBound = frame.Rule{
 	Find: func(f *frame.Frame) []frame.Cand {
 		return f.PerGPU(timeline.HintInputBound, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
 			h := f.HostOf(g)
-			busy, known := hintHostShareIn(&h.Busy, w)
-			single, _ := hintHostShareIn(&h.Single, w)
+			busy, known := frame.HostShare(&h.Busy, []frame.Span{w})
+			single, _ := frame.HostShare(&h.Single, []frame.Span{w})
 			return known && busy >= frame.Level(in, 0.7, 0.5) && single < 0.5 && hostStarved(f, g, w, in)
 		}, nil)
 	},
@@ -44,7 +45,10 @@ var InputBound = frame.Rule{
 		if job := frame.HostStats(&h.Job, g.Spans); job.OK() {
 			parts = append(parts, "the job "+units.Number(job.Mean)+"% of a core")
 		}
-		ev += hintParen(parts) + ", " + f.During(g)
+		if len(parts) > 0 {
+			ev += " (" + strings.Join(parts, ", ") + ")"
+		}
+		ev += ", " + f.During(g)
 		sug := "The input pipeline cannot keep up: more DataLoader workers (`num_workers`), `pin_memory=True`, a larger " +
 			"`prefetch_factor` with `persistent_workers`; cache or pre-decode the dataset; move augmentation to the GPU " +
 			"(DALI, torchvision transforms on cuda)."

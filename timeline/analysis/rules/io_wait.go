@@ -18,7 +18,7 @@ var IOWait = frame.Rule{
 	Find: func(f *frame.Frame) []frame.Cand {
 		return f.PerGPU(timeline.HintIOWait, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
 			h := f.HostOf(g)
-			high, known := hintHostShareIn(&h.IOHigh, w)
+			high, known := frame.HostShare(&h.IOHigh, []frame.Span{w})
 			if !known || high < frame.Level(in, 0.5, 0.3) || frame.Mean(&h.DiskRead, w) < frame.Mean(&h.DiskWrite, w) {
 				return false
 			}
