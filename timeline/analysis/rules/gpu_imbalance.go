@@ -42,23 +42,24 @@ var GPUImbalance = frame.Rule{
 	YieldsTo: []string{timeline.HintAllocatedIdle},
 }
 
-// imbalanceLow returns the low GPUs of a window and the level they are at
-// or below; nil if the window is not imbalanced. A GPU's level is its mean
-// work, or where no work figure is known (a log of clocks and power) the
-// share of the window it worked, as a percentage.
-func imbalanceLow(f *frame.Frame, w frame.Span, in bool) (low []int, limit float64) {
+// imbalanceLow returns the low GPUs of a window, those at or below a
+// quarter (a third) of the busiest one's level; nil if the window is not
+// imbalanced. A GPU's level is its mean work, or where no work figure is
+// known (a log of clocks and power) the share of the window it worked, as
+// a percentage.
+func imbalanceLow(f *frame.Frame, w frame.Span, in bool) []int {
 	// Placement is within a host: in a session of several, each host is
 	// judged on its own (a host idle beside busy ones is host-idle's).
+	var low []int
 	for _, part := range hostParts(f) {
-		l, lim := imbalanceLowAmong(part, w, in)
-		low, limit = append(low, l...), max(limit, lim)
+		low = append(low, imbalanceLowAmong(part, w, in)...)
 	}
 	slices.Sort(low)
-	return low, limit
+	return low
 }
 
 // imbalanceLowAmong is imbalanceLow of some GPUs.
-func imbalanceLowAmong(gpus []*frame.GPU, w frame.Span, in bool) (low []int, limit float64) {
+func imbalanceLowAmong(gpus []*frame.GPU, w frame.Span, in bool) (low []int) {
 	top, judged := math.Inf(-1), 0
 	means := make([]float64, len(gpus))
 	for k, g := range gpus {
@@ -73,15 +74,15 @@ func imbalanceLowAmong(gpus []*frame.GPU, w frame.Span, in bool) (low []int, lim
 		}
 	}
 	if judged < 2 || top < frame.Level(in, 20, 15) {
-		return nil, 0
+		return nil
 	}
-	limit = frame.Level(in, 0.25, 0.35) * top
+	limit := frame.Level(in, 0.25, 0.35) * top
 	for k, m := range means {
 		if m <= limit {
 			low = append(low, gpus[k].Index)
 		}
 	}
-	return low, limit
+	return low
 }
 
 // hostParts are the view's GPUs by host: all of them together in a
@@ -122,21 +123,19 @@ func sameHost(f *frame.Frame, gpus []*frame.GPU, low []int) []*frame.GPU {
 	if len(l.Names) < 2 {
 		return gpus
 	}
+	hostOf := func(idx int) int {
+		if h, ok := l.Of[idx]; ok {
+			return h
+		}
+		return -1
+	}
 	hosts := map[int]bool{}
 	for _, idx := range low {
-		h, ok := l.Of[idx]
-		if !ok {
-			h = -1
-		}
-		hosts[h] = true
+		hosts[hostOf(idx)] = true
 	}
 	var out []*frame.GPU
 	for _, g := range gpus {
-		h, ok := l.Of[g.Index]
-		if !ok {
-			h = -1
-		}
-		if hosts[h] {
+		if hosts[hostOf(g.Index)] {
 			out = append(out, g)
 		}
 	}
@@ -162,7 +161,7 @@ func imbalanceLowOf(f *frame.Frame, ws []frame.Span, k int, in bool) []int {
 		*v = append(*v, imbalanceVerdict{})
 	}
 	if w := &(*v)[k]; !w.judged {
-		w.low, _ = imbalanceLow(f, ws[k], in)
+		w.low = imbalanceLow(f, ws[k], in)
 		w.judged = true
 	}
 	return (*v)[k].low
@@ -243,8 +242,7 @@ func findImbalance(f *frame.Frame) []frame.Cand {
 	}
 	// The trailing window only carries a stretch on, once the grid is in.
 	if hasTrail && (in || !extendOnly) {
-		low, _ := imbalanceLow(f, trail, in)
-		step(trail, low, false)
+		step(trail, imbalanceLow(f, trail, in), false)
 	}
 	if in {
 		flush()
