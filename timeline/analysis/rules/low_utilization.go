@@ -57,9 +57,8 @@ var LowUtilization = frame.Rule{
 			}
 		}
 		if idle := frame.ShareOf(gs, g.Spans, func(st frame.State) bool { return st == frame.Idle }); idle >= 0.2 {
-			active := func(gpu *frame.GPU, i int) bool { return gpu.Working(i) }
 			ev += ", idle " + units.Share(idle) + " of the time, in bursts of " +
-				frame.Range(frame.Stats(gs, frame.PickWork, g.Spans, active), "%")
+				frame.Range(frame.Stats(gs, frame.PickWork, g.Spans, (*frame.GPU).Working), "%")
 		} else if r := frame.Range(work, "%"); r != units.Number(work.Mean)+"%" {
 			ev += ", ranging " + r
 		}

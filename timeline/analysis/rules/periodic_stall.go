@@ -77,10 +77,9 @@ type workSum struct {
 // stallsOf returns a GPU's stalls, in order, and the work between each
 // and the one before (gaps[0] is empty).
 func stallsOf(f *frame.Frame, g *frame.GPU) (stalls []frame.Span, gaps []workSum) {
-	working := func(i int) bool { return g.State.At(i) == frame.Low || g.State.At(i) == frame.Busy }
 	minLen := max(2, int((f.Opts.StallMin+f.Step-1)/f.Step))
 	isStall := func(r frame.Span) bool {
-		return r.Len() >= minLen && r.Lo > 0 && working(r.Lo-1) && r.Hi < f.N && working(r.Hi)
+		return r.Len() >= minLen && r.Lo > 0 && g.Working(r.Lo-1) && r.Hi < f.N && g.Working(r.Hi)
 	}
 	add := func(r frame.Span) {
 		var w workSum
@@ -146,7 +145,6 @@ func stallsOf(f *frame.Frame, g *frame.GPU) (stalls []frame.Span, gaps []workSum
 // bridging blips of work inside a stall.
 func stallRuns(f *frame.Frame, g *frame.GPU, runs []frame.Span, from, to int) []frame.Span {
 	stalled := func(i int) bool { return g.State.At(i) == frame.Idle || g.State.At(i) == frame.Waiting }
-	working := func(i int) bool { return g.State.At(i) == frame.Low || g.State.At(i) == frame.Busy }
 	bridge := stallBridge(f)
 	for i := from; i < to; {
 		if !stalled(i) {
@@ -157,7 +155,7 @@ func stallRuns(f *frame.Frame, g *frame.GPU, runs []frame.Span, from, to int) []
 		for j < to && stalled(j) {
 			j++
 		}
-		if n := len(runs); n > 0 && bridges(f, runs[n-1], i, bridge, working) {
+		if n := len(runs); n > 0 && bridges(runs[n-1], i, bridge, g.Working) {
 			runs[n-1].Hi = j
 		} else {
 			runs = append(runs, frame.Span{Lo: i, Hi: j})
@@ -175,7 +173,7 @@ func stallBridge(f *frame.Frame) int { return max(1, int(time.Second/f.Step)) }
 // under a fifth of the stall so far (a burst of work between two short
 // idles is the input-bound sawtooth, not a blip), and working throughout
 // (a gap in the recording is never bridged).
-func bridges(f *frame.Frame, stall frame.Span, next, bridge int, working func(int) bool) bool {
+func bridges(stall frame.Span, next, bridge int, working func(int) bool) bool {
 	gap := next - stall.Hi
 	if gap > bridge || 5*gap > stall.Len() {
 		return false
@@ -381,8 +379,8 @@ func describePeriodicStall(f *frame.Frame, g *frame.Group) (timeline.Hint, bool)
 	sug := "The job pauses every " + units.Duration(period) + ": checkpointing, evaluation or logging on the critical path. " +
 		"Make it asynchronous (`torch.distributed.checkpoint.async_save`, a background thread) or less frequent."
 	if len(idleGPUs) > 0 && len(waitGPUs) > 0 {
-		idle := subset(f, gs, idleGPUs)
-		wait := subset(f, gs, waitGPUs)
+		idle := subset(gs, idleGPUs)
+		wait := subset(gs, waitGPUs)
 		waiting := func(gpu *frame.GPU, i int) bool { return gpu.State.At(i) == frame.Waiting }
 		ev += fmt.Sprintf(": %s idle (%s) while %s wait at %s", f.GPUNames(idleGPUs), frame.Activity(idle, stallSpans, nil),
 			f.GPUNames(waitGPUs), frame.Range(frame.Stats(wait, frame.PickUtil, stallSpans, waiting), "% util"))
@@ -409,7 +407,7 @@ func describePeriodicStall(f *frame.Frame, g *frame.Group) (timeline.Hint, bool)
 }
 
 // subset returns the GPUs of gs with the given indexes.
-func subset(f *frame.Frame, gs []*frame.GPU, idx []int) []*frame.GPU {
+func subset(gs []*frame.GPU, idx []int) []*frame.GPU {
 	var out []*frame.GPU
 	for _, g := range gs {
 		if slices.Contains(idx, g.Index) {

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
@@ -55,14 +56,8 @@ var ThermalThrottle = frame.Rule{
 		pickClock := func(g *frame.GPU) *frame.Floats { return &g.Clock }
 		if clock := frame.Stats(gs, pickClock, g.Spans, held); clock.OK() {
 			ev += ", SM clock " + frame.Range(clock, "MHz")
-			var others []*frame.GPU
-			for _, o := range f.GPUs {
-				if subset(f, gs, []int{o.Index}) == nil {
-					others = append(others, o)
-				}
-			}
-			working := func(gpu *frame.GPU, i int) bool { return gpu.Working(i) }
-			if oc := frame.Stats(others, pickClock, g.Spans, working); oc.OK() && math.Abs(oc.Mean-clock.Mean) >= 15 {
+			others := slices.DeleteFunc(slices.Clone(f.GPUs), func(o *frame.GPU) bool { return slices.Contains(gs, o) })
+			if oc := frame.Stats(others, pickClock, g.Spans, (*frame.GPU).Working); oc.OK() && math.Abs(oc.Mean-clock.Mean) >= 15 {
 				ev += " (" + frame.Range(oc, "MHz") + " on the other GPUs)"
 			}
 		}
