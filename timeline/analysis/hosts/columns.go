@@ -86,12 +86,7 @@ func hostColumns(f *frame.Frame) []frame.Col[hostCol] {
 		st.openSamples = -1
 	}
 	if len(k.Master.GPUs) != st.nGPUs {
-		st.members = make([][]*frame.GPU, len(l.Names))
-		for _, g := range k.Master.GPUs {
-			if h, ok := l.Of[g.Index]; ok {
-				st.members[h] = append(st.members[h], g)
-			}
-		}
+		st.members = hostMembers(k.Master)
 		st.nGPUs = len(k.Master.GPUs)
 	}
 	closed := k.Master.N - 1
@@ -305,15 +300,21 @@ func hostWindowOf(cs *frame.Col[hostCol], blocks []hostAcc, spans []frame.Span) 
 		}
 	}
 	w := hostWin{cols: a.cols, known: a.known, idle: a.idle, active: a.active, waiting: a.waiting}
+	w.setMeans(a.sums, a.ns)
+	return w
+}
+
+// setMeans sets w's figures (work, util, sm, power, clock, mem, ps, in
+// that order) to sums over ns; NaN where ns is 0.
+func (w *hostWin) setMeans(sums [7]float64, ns [7]int) {
 	var m [7]float64
 	for k := range m {
 		m[k] = math.NaN()
-		if a.ns[k] > 0 {
-			m[k] = a.sums[k] / float64(a.ns[k])
+		if ns[k] > 0 {
+			m[k] = sums[k] / float64(ns[k])
 		}
 	}
 	w.work, w.util, w.sm, w.power, w.clock, w.mem, w.ps = m[0], m[1], m[2], m[3], m[4], m[5], m[6]
-	return w
 }
 
 // hostsTogether is the hosts include accepts over a window as one: their
@@ -335,14 +336,7 @@ func hostsTogether(wins []hostWin, include func(k int) bool) hostWin {
 			}
 		}
 	}
-	var m [7]float64
-	for k := range m {
-		m[k] = math.NaN()
-		if ws[k] > 0 {
-			m[k] = sums[k] / float64(ws[k])
-		}
-	}
-	out.work, out.util, out.sm, out.power, out.clock, out.mem, out.ps = m[0], m[1], m[2], m[3], m[4], m[5], m[6]
+	out.setMeans(sums, ws)
 	return out
 }
 

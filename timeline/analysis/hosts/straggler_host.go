@@ -59,7 +59,7 @@ func medianOthers(xs []float64, wins []hostWin, h int) float64 {
 }
 
 // straggles judges host h a straggler over a window; see StragglerHost.
-func straggles(wins []hostWin, h int, in bool) bool {
+func straggles(h int, wins []hostWin, in bool) bool {
 	w := wins[h]
 	if !w.judged() || w.share(w.active+w.waiting) < 0.9 {
 		return false
@@ -136,9 +136,7 @@ func straggles(wins []hostWin, h int, in bool) bool {
 var StragglerHost = frame.Rule{
 	ID: timeline.HintStragglerHost,
 	Find: func(f *frame.Frame) []frame.Cand {
-		return perHost(f, timeline.HintStragglerHost, f.Opts.SustainedWindows, func(h int, wins []hostWin, in bool) bool {
-			return straggles(wins, h, in)
-		}, nil)
+		return perHost(f, timeline.HintStragglerHost, f.Opts.SustainedWindows, straggles, nil)
 	},
 	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 		h := hostOf(f, g)
