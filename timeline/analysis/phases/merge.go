@@ -103,10 +103,7 @@ type phaseRunHeap struct {
 func (h *phaseRunHeap) Len() int { return len(h.items) }
 func (h *phaseRunHeap) Less(a, b int) bool {
 	x, y := h.items[a], h.items[b]
-	if x.length != y.length {
-		return x.length < y.length
-	}
-	return x.start < y.start
+	return x.length < y.length || x.length == y.length && x.start < y.start
 }
 func (h *phaseRunHeap) Swap(a, b int) { h.items[a], h.items[b] = h.items[b], h.items[a] }
 func (h *phaseRunHeap) Push(x any)    { h.items = append(h.items, x.(phaseHeapItem)) }

@@ -15,13 +15,7 @@ const NoData timeline.PhaseKind = 255
 // FillGaps gives every NoData window the kind before it (after it, for the
 // leading ones). It reports false when no window has data.
 func FillGaps(kinds []timeline.PhaseKind) bool {
-	firstKnown := -1
-	for i, k := range kinds {
-		if k != NoData {
-			firstKnown = i
-			break
-		}
-	}
+	firstKnown := slices.IndexFunc(kinds, func(k timeline.PhaseKind) bool { return k != NoData })
 	if firstKnown < 0 {
 		return false
 	}
