@@ -2,6 +2,7 @@ package frame
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -51,13 +52,7 @@ func differs(a, b float64) bool {
 // rateSegments are the stretches between consecutive readings in unit
 // within [from, to], each with its rate.
 func rateSegments(ps []timeline.Progress, unit string, from, to time.Time) []RateLevel {
-	counted := false
-	for _, p := range ps {
-		if p.Unit == unit && !math.IsNaN(p.Done) {
-			counted = true
-			break
-		}
-	}
+	counted := slices.ContainsFunc(ps, func(p timeline.Progress) bool { return p.Unit == unit && !math.IsNaN(p.Done) })
 	var out []RateLevel
 	var prev *timeline.Progress
 	for i := range ps {
@@ -104,23 +99,26 @@ func absorbShort(levels []RateLevel) []RateLevel {
 		if k == 0 || k+1 < len(levels) && math.Abs(levels[k+1].Rate-levels[k].Rate) < math.Abs(levels[k-1].Rate-levels[k].Rate) {
 			into = k + 1
 		}
-		a, b := levels[min(k, into)], levels[max(k, into)]
-		da, db := a.End.Sub(a.Start).Seconds(), b.End.Sub(b.Start).Seconds()
-		merged := RateLevel{Start: a.Start, End: b.End, Rate: (a.Rate*da + b.Rate*db) / (da + db)}
-		levels = append(levels[:min(k, into)], append([]RateLevel{merged}, levels[max(k, into)+1:]...)...)
+		lo, hi := min(k, into), max(k, into)
+		levels = slices.Replace(levels, lo, hi+1, joined(levels[lo], levels[hi]))
 	}
 	// Neighbours that came out alike after the merging are one level.
 	out := levels[:0]
 	for _, l := range levels {
 		if n := len(out); n > 0 && !differs(out[n-1].Rate, l.Rate) {
-			p := out[n-1]
-			dp, dl := p.End.Sub(p.Start).Seconds(), l.End.Sub(l.Start).Seconds()
-			out[n-1] = RateLevel{Start: p.Start, End: l.End, Rate: (p.Rate*dp + l.Rate*dl) / (dp + dl)}
+			out[n-1] = joined(out[n-1], l)
 			continue
 		}
 		out = append(out, l)
 	}
 	return out
+}
+
+// joined is level a and the level b after it as one, its rate theirs
+// weighted by their lengths.
+func joined(a, b RateLevel) RateLevel {
+	da, db := a.End.Sub(a.Start).Seconds(), b.End.Sub(b.Start).Seconds()
+	return RateLevel{Start: a.Start, End: b.End, Rate: (a.Rate*da + b.Rate*db) / (da + db)}
 }
 
 // WarmUp is how long after from the job took to reach its working rate:
