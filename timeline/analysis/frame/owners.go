@@ -1,6 +1,7 @@
 package frame
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -192,14 +193,7 @@ func (o *OwnerTrack) Steps(gpu int) []OwnerStep {
 }
 
 // GPUs are the GPUs that have had an owner, in order.
-func (o *OwnerTrack) GPUs() []int {
-	out := make([]int, 0, len(o.gpus))
-	for g := range o.gpus {
-		out = append(out, g)
-	}
-	slices.Sort(out)
-	return out
-}
+func (o *OwnerTrack) GPUs() []int { return slices.Sorted(maps.Keys(o.gpus)) }
 
 // Holder names who an owner is, as the hints and the report group GPUs by
 // it: "pod team-a/train-0" (a pod's containers are one holder), "Slurm job
