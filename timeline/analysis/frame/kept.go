@@ -83,12 +83,16 @@ func (k *Kept) grid(mult, width int, length time.Duration) []Span {
 	gw := k.windows[mult]
 	master := k.Master
 	stride := length / 2
-	if gw == nil {
-		gw = &gridWindows{}
-		gw.next = master.From.Truncate(stride)
-		if gw.next.Before(master.From) {
-			gw.next = gw.next.Add(stride)
+	// ceil is the first multiple of the stride at or after t.
+	ceil := func(t time.Time) time.Time {
+		c := t.Truncate(stride)
+		if c.Before(t) {
+			c = c.Add(stride)
 		}
+		return c
+	}
+	if gw == nil {
+		gw = &gridWindows{next: ceil(master.From)}
 		if lo := master.Col(gw.next); lo > 0 {
 			gw.ws = append(gw.ws, Span{0, width})
 		}
@@ -99,23 +103,17 @@ func (k *Kept) grid(mult, width int, length time.Duration) []Span {
 		if lo+width > master.N {
 			break
 		}
+		if n := len(gw.ws); n == 0 || lo > gw.ws[n-1].Lo {
+			gw.ws = append(gw.ws, Span{lo, lo + width})
+		}
 		if t := master.Time(lo); t.After(gw.next) {
 			// gw.next fell in a pause the frame skips: the windows go on
 			// from where sampling resumed as they began at the first
 			// column, one there and then on the multiples of the stride.
-			if n := len(gw.ws); n == 0 || lo > gw.ws[n-1].Lo {
-				gw.ws = append(gw.ws, Span{lo, lo + width})
-			}
-			gw.next = t.Truncate(stride)
-			if gw.next.Before(t) {
-				gw.next = gw.next.Add(stride)
-			}
-			continue
+			gw.next = ceil(t)
+		} else {
+			gw.next = gw.next.Add(stride)
 		}
-		if n := len(gw.ws); n == 0 || lo > gw.ws[n-1].Lo {
-			gw.ws = append(gw.ws, Span{lo, lo + width})
-		}
-		gw.next = gw.next.Add(stride)
 	}
 	return gw.ws
 }
