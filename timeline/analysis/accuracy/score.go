@@ -129,12 +129,7 @@ func Score(c Case, a Answer) Outcome {
 		return o
 	}
 	for _, l := range c.Labels {
-		m := Match{Label: l, Delay: -1}
-		for _, h := range a.Hints {
-			for _, e := range episodes(h) {
-				m.Hit = m.Hit || answers(l, h.ID, e, a.First)
-			}
-		}
+		m := Match{Label: l, Delay: -1, Hit: answered(l, a.Hints, a.First)}
 		if m.Hit {
 			m.Delay = firstSeen(l, a)
 		}
@@ -162,15 +157,24 @@ func Score(c Case, a Answer) Outcome {
 // showed a hint that answers it.
 func firstSeen(l Label, a Answer) time.Duration {
 	for _, live := range a.Live {
-		for _, h := range live.Hints {
-			for _, e := range episodes(h) {
-				if answers(l, h.ID, e, a.First) {
-					return max(0, live.At.Sub(a.First.Add(l.From)))
-				}
-			}
+		if answered(l, live.Hints, a.First) {
+			return max(0, live.At.Sub(a.First.Add(l.From)))
 		}
 	}
 	return -1
+}
+
+// answered says whether an episode of hints answers label l of a run that
+// began at first.
+func answered(l Label, hints []timeline.Hint, first time.Time) bool {
+	for _, h := range hints {
+		for _, e := range episodes(h) {
+			if answers(l, h.ID, e, first) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Figures are one hint's numbers over a set of cases.
@@ -346,13 +350,7 @@ func oneLine(s string) string {
 // it will be timed on, and the scorer stops asking it.
 func Seen(c Case, first time.Time, hints []timeline.Hint) bool {
 	for _, l := range c.Labels {
-		hit := false
-		for _, h := range hints {
-			for _, e := range episodes(h) {
-				hit = hit || answers(l, h.ID, e, first)
-			}
-		}
-		if !hit {
+		if !answered(l, hints, first) {
 			return false
 		}
 	}
