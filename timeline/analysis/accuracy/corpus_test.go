@@ -19,7 +19,7 @@ import (
 
 // liveEvery is how often, in sample time, the live screen is asked for its
 // hints, for the time to first detection.
-var liveEvery = accuracy.LiveStep()
+var liveEvery = accuracy.LiveStep
 
 // judge feeds samples to an Engine as a live screen would, asking every
 // liveEvery until it has shown every label of c (a healthy run's none, so

@@ -36,7 +36,7 @@ func Markdown(outcomes []Outcome) string {
 	w("- every episode gputop raises answers a label (right), is allowed by the case without being required (a\n")
 	w("  second true reading: not counted), or is **wrong**. **Precision** is right over right and wrong.\n")
 	w("- a **healthy control** is a run with nothing wrong: any episode at warning or worse is a false warning.\n")
-	w("- **time to first detection** is how long after a labelled stretch began the live screen (asked every %v\n", liveStep)
+	w("- **time to first detection** is how long after a labelled stretch began the live screen (asked every %v\n", LiveStep)
 	w("  of sample time) first showed a hint that answers it, for the real logs and the synthetic runs (the demos\n")
 	w("  deliver Xids from a goroutine of their own, so their first readings move by a tick between runs).\n\n")
 	w("## Summary\n\n")
@@ -108,13 +108,10 @@ func Markdown(outcomes []Outcome) string {
 	return b.String()
 }
 
-// liveStep is how often the scorer's live screen is asked (documented
-// here; the test asks at this step).
-const liveStep = 5 * time.Second
-
-// LiveStep is how often, in sample time, the live screen is asked for the
-// time to first detection.
-func LiveStep() time.Duration { return liveStep }
+// LiveStep is how often, in sample time, the scorer's live screen is
+// asked for the time to first detection (documented here; the test asks
+// at this step).
+const LiveStep = 5 * time.Second
 
 func writeReal(w func(string, ...any), outcomes []Outcome, part Part, title, about string) {
 	w("\n%s\n\n%s\n\n| case | the reading | gputop says | verdict |\n|---|---|---|---|\n", title, about)
