@@ -106,14 +106,14 @@ func (run Run) writeQuery(b *bytes.Buffer) {
 	index := run.Format != QueryCSVNoIndex
 	cols, reasons := run.logged()
 	if run.Format != QueryCSVNoHeader {
-		header := slicesMap(run.queryNames(cols, reasons), func(n string) string {
+		header := run.queryNames(cols, reasons)
+		for i, n := range header {
 			for _, c := range cols {
 				if c.name == n && c.unit != "" {
-					return n + " [" + c.unit + "]"
+					header[i] = n + " [" + c.unit + "]"
 				}
 			}
-			return n
-		})
+		}
 		b.WriteString(strings.Join(header, ", ") + "\n")
 	}
 	run.ticks(func(at time.Duration, gpus []gpuRead, _ *hostRead) {
@@ -151,14 +151,6 @@ func (run Run) ImportColumns() string {
 		return ""
 	}
 	return strings.Join(run.queryNames(run.logged()), ",")
-}
-
-func slicesMap(in []string, f func(string) string) []string {
-	out := make([]string, len(in))
-	for i, s := range in {
-		out[i] = f(s)
-	}
-	return out
 }
 
 // cell is a value in a fixed-width column, "-" where not logged.
