@@ -1,6 +1,10 @@
 package analysis
 
-import "time"
+import (
+	"time"
+
+	"github.com/gputop-dev/gputop/timeline/analysis/frame"
+)
 
 // PhaseOptions tunes how the Engine finds phases (Engine.Phases). A zero field takes its default from
 // DefaultPhaseOptions, so PhaseOptions{} is a valid value.
@@ -69,22 +73,13 @@ func DefaultPhaseOptions() PhaseOptions {
 // WithDefaults fills every zero field from DefaultPhaseOptions.
 func (o PhaseOptions) WithDefaults() PhaseOptions {
 	d := DefaultPhaseOptions()
-	if o.Window <= 0 {
-		o.Window = d.Window
-	}
-	if o.MinPhase <= 0 {
-		o.MinPhase = d.MinPhase
-	}
-	fill := func(v *float64, def float64) {
-		if *v <= 0 {
-			*v = def
-		}
-	}
-	fill(&o.BusyUtil, d.BusyUtil)
-	fill(&o.IdleUtil, d.IdleUtil)
-	fill(&o.HostBusyCPU, d.HostBusyCPU)
-	fill(&o.CoreBusyCPU, d.CoreBusyCPU)
-	fill(&o.JobBusyCPU, d.JobBusyCPU)
-	fill(&o.IOWaitBusy, d.IOWaitBusy)
+	frame.SetDefault(&o.Window, d.Window)
+	frame.SetDefault(&o.MinPhase, d.MinPhase)
+	frame.SetDefault(&o.BusyUtil, d.BusyUtil)
+	frame.SetDefault(&o.IdleUtil, d.IdleUtil)
+	frame.SetDefault(&o.HostBusyCPU, d.HostBusyCPU)
+	frame.SetDefault(&o.CoreBusyCPU, d.CoreBusyCPU)
+	frame.SetDefault(&o.JobBusyCPU, d.JobBusyCPU)
+	frame.SetDefault(&o.IOWaitBusy, d.IOWaitBusy)
 	return o
 }

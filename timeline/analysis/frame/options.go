@@ -160,27 +160,12 @@ func DefaultOptions() Options {
 func (o Options) WithDefaults() Options {
 	d := DefaultOptions()
 	o.Window = max(o.Window, d.Window)
-	fillDur := func(v *time.Duration, def time.Duration) {
-		if *v <= 0 {
-			*v = def
-		}
-	}
-	fillInt := func(v *int, def int) {
-		if *v <= 0 {
-			*v = def
-		}
-	}
-	fill := func(v *float64, def float64) {
-		if !(*v > 0) {
-			*v = def
-		}
-	}
-	fillInt(&o.SustainedWindows, d.SustainedWindows)
-	fillInt(&o.IdleWindows, d.IdleWindows)
-	fillDur(&o.MergeGap, d.MergeGap)
-	fillDur(&o.StallMin, d.StallMin)
-	fillDur(&o.StallPeriod, d.StallPeriod)
-	fillDur(&o.FrozenMin, d.FrozenMin)
+	SetDefault(&o.SustainedWindows, d.SustainedWindows)
+	SetDefault(&o.IdleWindows, d.IdleWindows)
+	SetDefault(&o.MergeGap, d.MergeGap)
+	SetDefault(&o.StallMin, d.StallMin)
+	SetDefault(&o.StallPeriod, d.StallPeriod)
+	SetDefault(&o.FrozenMin, d.FrozenMin)
 	for _, f := range []struct {
 		v   *float64
 		def float64
@@ -194,7 +179,15 @@ func (o Options) WithDefaults() Options {
 		{&o.PCIeBusy, d.PCIeBusy}, {&o.MemFull, d.MemFull}, {&o.MemHeadroom, d.MemHeadroom},
 		{&o.StallShare, d.StallShare}, {&o.StallJitter, d.StallJitter}, {&o.StallLengthJitter, d.StallLengthJitter},
 	} {
-		fill(f.v, f.def)
+		SetDefault(f.v, f.def)
 	}
 	return o
+}
+
+// SetDefault makes *v def where it is not above zero (NaN too): a zero
+// field of the options takes its default.
+func SetDefault[T int | time.Duration | float64](v *T, def T) {
+	if !(*v > 0) {
+		*v = def
+	}
 }
