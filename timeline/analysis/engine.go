@@ -488,39 +488,23 @@ var hostSeriesOf = map[string]int{timeline.HostCPU: frame.HostCPU, timeline.Host
 	timeline.HostMemTotal: frame.HostMemTotal, timeline.HostSwapUsed: frame.HostSwap, timeline.HostDiskRead: frame.HostDiskRead,
 	timeline.HostDiskWrite: frame.HostDiskWrite}
 
+// gpuTakeOf is where take puts each GPU metric the rules read: a hint
+// metric, or one of the take* above. PCIe's rx and tx both go to the bus,
+// summed in fillColumn.
+var gpuTakeOf = map[string]int{timeline.GPUUtil: frame.MetricUtil, timeline.GPUSMActive: frame.MetricSM,
+	timeline.GPUPower: frame.MetricPower, timeline.GPUMemUsed: frame.MetricMem, timeline.GPUTemp: frame.MetricTemp,
+	timeline.GPUClockSM: frame.MetricClock, timeline.GPUPCIeRx: frame.MetricBus, timeline.GPUPCIeTx: frame.MetricBus,
+	timeline.GPUThrottle: takeThrottle, timeline.GPUViolPower: takeHeldPower, timeline.GPUViolThermal: takeHeldThermal,
+	timeline.GPUPowerLimit: takeLimit, timeline.GPUMemTotal: takeTotal}
+
 // placeOf is where a value of key k goes.
 func (e *Engine) placeOf(k timeline.Key) takeStep {
 	if idx, ok := timeline.ParseGPUDevice(k.Device); ok {
-		st := takeStep{gpu: e.gpu(idx), what: takeNone}
-		switch k.Name {
-		case timeline.GPUUtil:
-			st.what = frame.MetricUtil
-		case timeline.GPUSMActive:
-			st.what = frame.MetricSM
-		case timeline.GPUPower:
-			st.what = frame.MetricPower
-		case timeline.GPUMemUsed:
-			st.what = frame.MetricMem
-		case timeline.GPUTemp:
-			st.what = frame.MetricTemp
-		case timeline.GPUClockSM:
-			st.what = frame.MetricClock
-		case timeline.GPUPCIeRx, timeline.GPUPCIeTx:
-			st.what = frame.MetricBus // both ways: summed in fillColumn
-		case timeline.GPUThrottle:
-			st.what = takeThrottle
-		case timeline.GPUViolPower:
-			st.what = takeHeldPower
-		case timeline.GPUViolThermal:
-			st.what = takeHeldThermal
-		case timeline.GPUPowerLimit:
-			st.what = takeLimit
-		case timeline.GPUMemTotal:
-			st.what = takeTotal
-		default:
-			st.gpu = nil
+		g := e.gpu(idx)
+		if what, ok := gpuTakeOf[k.Name]; ok {
+			return takeStep{gpu: g, what: what}
 		}
-		return st
+		return takeStep{what: takeNone}
 	}
 	// A host's series and cores go to that host's columns ("host@node2",
 	// "cpu3@node2" to node2's): each GPU is judged against its own host.
