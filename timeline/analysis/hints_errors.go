@@ -85,22 +85,17 @@ const (
 // pciePlaceOf is the place of value i, of key k, if it is a PCIe link
 // value of a GPU.
 func pciePlaceOf(i int, k timeline.Key) (pciePlace, bool) {
-	var field uint8
-	switch k.Name {
-	case timeline.GPUPCIeGen:
-		field = linkGen
-	case timeline.GPUPCIeWidth:
-		field = linkWidth
-	case timeline.GPUPCIeGenMax:
-		field = linkGenMax
-	case timeline.GPUPCIeWidthMax:
-		field = linkWidthMax
-	default:
+	field, ok := pcieFieldOf[k.Name]
+	if !ok {
 		return pciePlace{}, false
 	}
 	idx, ok := timeline.ParseGPUDevice(k.Device)
 	return pciePlace{at: i, gpu: idx, field: field}, ok
 }
+
+// pcieFieldOf is the figure each PCIe link metric sets.
+var pcieFieldOf = map[string]uint8{timeline.GPUPCIeGen: linkGen, timeline.GPUPCIeWidth: linkWidth,
+	timeline.GPUPCIeGenMax: linkGenMax, timeline.GPUPCIeWidthMax: linkWidthMax}
 
 type xidEvent struct {
 	at        time.Time
