@@ -1,6 +1,9 @@
 package frame
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // A page of float32 columns done with is packed where its columns allow:
 // each column is a whole number of steps from the page's base, in two
@@ -33,14 +36,7 @@ var oneCodes [pageCols]uint16
 
 // packFloats is vals packed, or no codes where they cannot be.
 func packFloats(vals []float32) packing {
-	one := true
-	for _, v := range vals {
-		if !sameFloat(v, vals[0]) {
-			one = false
-			break
-		}
-	}
-	if one {
+	if !slices.ContainsFunc(vals, func(v float32) bool { return !sameFloat(v, vals[0]) }) {
 		return packing{codes: oneCodes[:len(vals)], base: 1, step: float64(vals[0])}
 	}
 	for k, step := range packSteps {
