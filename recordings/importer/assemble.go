@@ -118,18 +118,14 @@ func (t *table) appendMetrics(dst []timeline.Metric, in instant, devices map[int
 }
 
 // all makes every sample at once: for Import, whose callers (tests, small
-// logs) want them as a slice.
+// logs) want them as a slice. Each reuses its sample's values, so each is
+// copied.
 func (l *Log) all() []timeline.Sample {
 	out := make([]timeline.Sample, 0, len(l.order))
-	var ms []timeline.Metric
-	s := timeline.Sample{}
-	devices := map[int16]string{}
-	for _, i := range l.order {
-		ms = l.t.appendMetrics(ms[:0], l.insts[i], devices)
-		s = timeline.Sample{At: time.Unix(0, l.times[i]).UTC(), Columns: s.Columns}
-		s.SetMetrics(ms)
-		out = append(out, s)
-	}
+	l.Each(func(s *timeline.Sample) error {
+		out = append(out, timeline.Sample{At: s.At, Columns: s.Columns, Values: append([]float64(nil), s.Values...)})
+		return nil
+	})
 	return out
 }
 

@@ -188,22 +188,22 @@ func parseDCGM(lines *lineReader) (*table, error) {
 // dcgmHeaderLine reads a header: `#Entity F1 F2` (text) or a CSV header.
 // It returns nil for a comment line before the header.
 func dcgmHeaderLine(line string, n int) (*dcgmHeader, bool, error) {
-	if line[0] == '#' {
+	csv := line[0] != '#'
+	var fields []string
+	if csv {
+		fields = splitCSV(line, nil)
+	} else {
 		words := splitFields(strings.TrimLeft(line, "#"), nil)
 		if len(words) == 0 || !strings.EqualFold(words[0], "Entity") {
 			return nil, false, nil
 		}
-		h, err := newDCGMHeader(words[1:], line)
-		if err != nil {
-			return nil, false, fmt.Errorf("line %d: %w", n, err)
-		}
-		return h, false, nil
+		fields = words[1:]
 	}
-	h, err := newDCGMHeader(splitCSV(line, nil), line)
+	h, err := newDCGMHeader(fields, line)
 	if err != nil {
 		return nil, false, fmt.Errorf("line %d: %w", n, err)
 	}
-	return h, true, nil
+	return h, csv, nil
 }
 
 // isDCGMUnits spots the second header line of dcgmi dmon: "ID" or "Id",

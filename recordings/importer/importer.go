@@ -3,7 +3,6 @@ package importer
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -133,10 +132,4 @@ func Read(r io.Reader, opts Options) (*Log, error) {
 }
 
 // formatList names the accepted --format values for error messages.
-func formatList() string {
-	names := []string{string(Auto)}
-	for _, f := range Formats {
-		names = append(names, string(f))
-	}
-	return strings.Join(names, ", ")
-}
+func formatList() string { return string(Auto) + ", " + readFormats() }

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -80,11 +81,7 @@ func within(r timeline.Range, v float64) bool {
 
 // Notes are the tally's notes, one per metric, in metric order.
 func (c *RangeTally) Notes() []string {
-	list := make([]*timeline.OutOfRange, 0, len(c.by))
-	for _, o := range c.by {
-		list = append(list, o)
-	}
-	slices.SortFunc(list, func(a, b *timeline.OutOfRange) int { return cmp.Compare(a.Name, b.Name) })
+	list := slices.SortedFunc(maps.Values(c.by), func(a, b *timeline.OutOfRange) int { return cmp.Compare(a.Name, b.Name) })
 	out := make([]string, len(list))
 	for i, o := range list {
 		out[i] = o.String()
