@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"syscall"
 
@@ -62,20 +61,10 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 
 // checkRegular refuses what is not a regular file, in one line.
 func checkRegular(path string, fi os.FileInfo) error {
-	m := fi.Mode()
-	switch {
-	case m.IsRegular():
+	if fi.Mode().IsRegular() {
 		return nil
-	case m.IsDir():
-		return &NotRecordingError{Path: path, Reason: "a directory"}
-	case m&fs.ModeNamedPipe != 0:
-		return &NotRecordingError{Path: path, Reason: "a named pipe, not a regular file"}
-	case m&fs.ModeSocket != 0:
-		return &NotRecordingError{Path: path, Reason: "a socket, not a regular file"}
-	case m&fs.ModeDevice != 0:
-		return &NotRecordingError{Path: path, Reason: "a device, not a regular file"}
 	}
-	return &NotRecordingError{Path: path, Reason: "not a regular file"}
+	return &NotRecordingError{Path: path, Reason: NotRegular(fi)}
 }
 
 // identify checks a file's first bytes: what Identify and Open share.
