@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/gputop-dev/gputop/recordings"
@@ -51,7 +52,7 @@ func Write(r *recordings.Reader, w io.Writer, format Format) error {
 	var sink rowSink
 	switch format {
 	case CSV:
-		sink = newCSVSink(w, namesOwners(ahead))
+		sink = newCSVSink(w, slices.ContainsFunc(ahead, func(s timeline.Sample) bool { return len(s.Owners) > 0 }))
 	case JSONL:
 		sink = newJSONLSink(w)
 	default:
@@ -133,14 +134,4 @@ func readAhead(r *recordings.Reader) ([]timeline.Sample, error) {
 		}
 	}
 	return out, nil
-}
-
-// namesOwners says whether a sample names an owner.
-func namesOwners(ss []timeline.Sample) bool {
-	for i := range ss {
-		if len(ss[i].Owners) > 0 {
-			return true
-		}
-	}
-	return false
 }
