@@ -498,16 +498,13 @@ func (rec *recording) run() {
 				return
 			}
 		case <-rec.stop:
-			for {
-				select {
-				case it := <-rec.queue:
-					if !rec.ok(rec.write(&it)) {
-						return
-					}
-				default:
+			// The rest of the queue: this goroutine is its one reader.
+			for len(rec.queue) > 0 {
+				if it := <-rec.queue; !rec.ok(rec.write(&it)) {
 					return
 				}
 			}
+			return
 		}
 	}
 }
@@ -645,8 +642,7 @@ func (rec *recording) finish() error {
 			if f, isFile := rec.file.(*recFile); isFile {
 				rmErr = removeMade(f, rec.path) // only a file it made
 			}
-			err := cmp.Or(rec.closeFile(), rmErr)
-			rec.finishErr = err
+			rec.finishErr = cmp.Or(rec.closeFile(), rmErr)
 			return
 		}
 		if rec.judge != nil && rec.samples > 0 {
