@@ -153,10 +153,12 @@ func (s Session) Follow(history time.Duration) (net.Conn, error) {
 	if history > 0 {
 		request = "history " + history.String() + "\n"
 	}
+	conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
 	if _, err := io.WriteString(conn, request); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("cannot attach to session %s: %v", s.ID, innermost(err))
 	}
+	conn.SetWriteDeadline(time.Time{})
 	return conn, nil
 }
 
@@ -192,16 +194,11 @@ type SessionSource struct {
 
 // Attach connects to the session and reads its stream's header.
 func (s Session) Attach() (*SessionSource, error) {
-	conn, err := net.DialTimeout("unix", s.Sock, 2*time.Second)
-	if err != nil {
-		return nil, fmt.Errorf("cannot attach to session %s: %v", s.ID, innermost(err))
-	}
 	// All of its history, at once (without the request the recorder waits
 	// a second for one).
-	conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
-	if _, err := io.WriteString(conn, "history all\n"); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("cannot attach to session %s: %v", s.ID, innermost(err))
+	conn, err := s.Follow(0)
+	if err != nil {
+		return nil, err
 	}
 	// The header comes with the recording's first sample: a recorder that
 	// has just started may take a few seconds to find its GPUs.
