@@ -1,7 +1,9 @@
 package recordings
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,19 +112,11 @@ func (e *DamagedError) lost() string {
 	if !e.Good.IsZero() {
 		upTo = "read up to " + e.Good.Format(layout)
 	}
-	end := e.Reason
-	if end == "" {
-		end = "damaged"
-	}
+	end := cmp.Or(e.Reason, "damaged")
 	if e.Offset > 0 {
 		end += fmt.Sprintf(" at byte %d", e.Offset)
 	}
-	var closed []Gap
-	for _, g := range e.Gaps {
-		if !g.To.IsZero() {
-			closed = append(closed, g)
-		}
-	}
+	closed := slices.DeleteFunc(slices.Clone(e.Gaps), func(g Gap) bool { return g.To.IsZero() })
 	head := ""
 	if e.Header != "" {
 		head = "header damaged (" + e.Header + "), its copy read instead; "
