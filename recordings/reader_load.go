@@ -83,10 +83,10 @@ func (r *Reader) load(i int) {
 	r.dec.Reset(r.data)
 }
 
-// newDecompressor is a reader's zstd decoder. The frame checksum is not
-// checked: it comes at the end of a segment, too late to refuse anything,
-// and each chunk's CRC already guards what is decoded. A damaged checksum
-// would only fail good data.
+// newDecompressor is a reader's zstd decoder, a stream's too. The frame
+// checksum is not checked: it comes at the end of a segment, too late to
+// refuse anything, and each chunk's CRC already guards what is decoded. A
+// damaged checksum would only fail good data.
 func newDecompressor() (*zstd.Decoder, error) {
 	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.IgnoreChecksum(true),
 		zstd.WithDecoderMaxMemory(format.MaxSegmentBytes), zstd.WithDecoderMaxWindow(8<<20))

@@ -132,8 +132,7 @@ func NewStreamReader(r io.Reader, name string) (*StreamReader, error) {
 	if err != nil {
 		return nil, &StreamError{Reason: "damaged (header: " + err.Error() + ")"}
 	}
-	zdec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.IgnoreChecksum(true),
-		zstd.WithDecoderMaxMemory(format.MaxSegmentBytes), zstd.WithDecoderMaxWindow(8<<20))
+	zdec, err := newDecompressor()
 	if err != nil {
 		return nil, err
 	}
