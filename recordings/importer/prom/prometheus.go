@@ -829,9 +829,6 @@ func (res *Result) medianSpacing() time.Duration {
 		return 0
 	}
 	longest := most.all()
-	if len(longest) < 2 {
-		return 0
-	}
 	gaps := make([]int64, len(longest)-1)
 	for i := range gaps {
 		gaps[i] = longest[i+1] - longest[i]

@@ -1,6 +1,9 @@
 package prom
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // pointTimes are a series' times (Unix ms) as runs of evenly spaced ones.
 // Prometheus answers query_range on a grid (start + k × step), so a day of
@@ -104,15 +107,7 @@ func sortedTimes(times []int64, vals []float64) (pointTimes, pointVals, int) {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		switch {
-		case times[a] < times[b]:
-			return -1
-		case times[a] > times[b]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(times[a], times[b]) })
 	var out pointTimes
 	nv := pointVals{hint: len(vals)}
 	dropped := 0
