@@ -89,7 +89,6 @@ func (g *Synth) noise(sd float64) float64 { return g.rng.NormFloat64() * sd }
 
 func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
 
-// next returns the next sample.
 // Next is the node's next sample, one interval after the last.
 func (g *Synth) Next() timeline.Sample {
 	g.tick++
@@ -251,7 +250,6 @@ func (g *Synth) processes(s *timeline.Sample) {
 	}
 }
 
-// synthInfo is the header a synth session would have.
 // Info describes a node of gpus GPUs sampled every interval.
 func Info(gpus int, interval time.Duration) timeline.SourceInfo {
 	info := timeline.SourceInfo{Kind: timeline.Demo, Scenario: "training", Host: "dgx-07", Driver: "550.54.15",
