@@ -20,16 +20,6 @@ const ownerBits = 2 * 8
 // writer cuts a longer one; a reader takes a longer one as damage.
 const MaxOwnerText = 253
 
-// Flags of an owner: which of its names follow, in this order.
-const (
-	ownerPod = 1 << iota
-	ownerNamespace
-	ownerContainer
-	ownerJob
-	ownerUser
-	ownerPartition
-)
-
 // ownerFields are an owner's names in the order the record keeps them.
 func ownerFields(o *timeline.Owner) [6]*string {
 	return [6]*string{&o.Pod, &o.Namespace, &o.Container, &o.Job, &o.User, &o.Partition}
