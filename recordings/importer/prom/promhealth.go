@@ -125,11 +125,11 @@ func (set *promSet) checkLinkPoints(s linkSlot, pts *promPoints) {
 // gpuHealth is what one sample's points of a GPU say of its health, before
 // they are written as the probe's metrics.
 type gpuHealth struct {
-	lost                  bool
-	links, linksDown      float64 // NaN: no point
-	down, errLinks, named uint64
-	errs                  [dcgmLinks][3]float64
-	erred                 uint64 // links with a count in this sample
+	lost             bool
+	links, linksDown float64 // NaN: no point
+	down, errLinks   uint64
+	errs             [dcgmLinks][3]float64
+	erred            uint64 // links with a count in this sample
 }
 
 func (h *gpuHealth) reset() {
