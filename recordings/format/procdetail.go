@@ -59,10 +59,10 @@ func appendProcessDetails(p []byte, procs []timeline.Process) []byte {
 
 // readProcessDetails reads the details after a record's processes into
 // procs. Details that do not read whole are dropped: the processes stand
-// without them. Its strings are shared by d (Decoder.sharedString), or
-// each read on its own where d is nil. d is no func value: c passed to
-// one escaped, and each record's cursor was made on the heap (a day of 8
-// GPUs: 16 MB, a quarter of the report's allocations).
+// without them. Its strings are shared by d (Decoder.sharedString). d is
+// no func value: c passed to one escaped, and each record's cursor was
+// made on the heap (a day of 8 GPUs: 16 MB, a quarter of the report's
+// allocations).
 func readProcessDetails(c *cursor, procs []timeline.Process, d *Decoder) {
 	if len(c.b) == 0 || c.err != nil {
 		return
@@ -81,11 +81,7 @@ func readProcessDetails(c *cursor, procs []timeline.Process, d *Decoder) {
 			w := &timeline.Workload{}
 			details[i].workload = w
 			for _, s := range [...]*string{&w.Runtime, &w.Container, &w.Pod, &w.QoS, &w.Job, &w.Step, &w.Session} {
-				if d != nil {
-					*s = d.sharedString(c)
-				} else {
-					*s = c.string()
-				}
+				*s = d.sharedString(c)
 			}
 		}
 		if c.err != nil {

@@ -28,13 +28,13 @@ func TestProcessDetailsTorn(t *testing.T) {
 	full := appendProcessDetails(nil, procs)
 	for cut := 1; cut < len(full); cut++ {
 		out := []timeline.Process{{GPU: 0, PID: 1}}
-		readProcessDetails(&cursor{b: full[:cut]}, out, nil)
+		readProcessDetails(&cursor{b: full[:cut]}, out, &Decoder{})
 		if !out[0].Started.IsZero() || !out[0].Workload.IsZero() {
 			t.Errorf("cut at %d: read %+v from torn details", cut, out[0])
 		}
 	}
 	out := []timeline.Process{{GPU: 0, PID: 1}}
-	readProcessDetails(&cursor{b: full}, out, nil)
+	readProcessDetails(&cursor{b: full}, out, &Decoder{})
 	if out[0].Started.UnixNano() != 100e9 || out[0].Workload.Pod != "abc" {
 		t.Errorf("whole details read as %+v", out[0])
 	}
