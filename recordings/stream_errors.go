@@ -28,8 +28,7 @@ func (e *StreamVersionError) Error() string {
 		return fmt.Sprintf("%s streams format %s, newer than this gputop reads (%d.x); upgrade gputop here",
 			who, e.Found, format.FormatVersion.Major)
 	}
-	return fmt.Sprintf("%s streams format %s; this gputop reads %s to %d.x; upgrade gputop there",
-		who, e.Found, MinStreamVersion, format.FormatVersion.Major)
+	return fmt.Sprintf("%s streams format %s; this gputop reads %s; upgrade gputop there", who, e.Found, e.Want())
 }
 
 // Want says which versions this gputop reads, for a message of the
