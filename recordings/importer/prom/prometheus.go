@@ -444,17 +444,12 @@ func (set *promSet) result(origin string) (*Result, error) {
 		return cmp.Or(cmp.Compare(a.id.host, b.id.host), compareBool(a.id.gi != "", b.id.gi != ""),
 			cmp.Compare(a.id.index, b.id.index), cmp.Compare(len(a.id.gi), len(b.id.gi)), cmp.Compare(a.id.gi, b.id.gi))
 	})
-	hostNames := []string{}
-	for _, g := range gpus {
-		if len(hostNames) == 0 || hostNames[len(hostNames)-1] != g.id.host {
-			hostNames = append(hostNames, g.id.host)
-		}
-	}
 	// The hosts as their labels name them, for the alerts of each.
 	imported := map[string]bool{}
-	for _, h := range hostNames {
-		imported[h] = true
+	for _, g := range gpus {
+		imported[g.id.host] = true
 	}
+	hostNames := slices.Sorted(maps.Keys(imported))
 	res := &Result{gpus: gpus}
 	res.Info = timeline.SourceInfo{Kind: timeline.Imported, Origin: origin}
 	multi := len(hostNames) > 1
