@@ -31,7 +31,7 @@ type column struct {
 type columnKind uint8
 
 const (
-	colIgnored columnKind = iota
+	colIgnored columnKind = iota // the zero column: a name the tables here do not hold
 	colTimestamp
 	colDate // a date column, joined with a time column
 	colTime
@@ -164,10 +164,7 @@ func lookupSMIColumn(header string) column {
 			scale = unitWords[i].scale
 		}
 	}
-	if !ok {
-		return column{kind: colIgnored, name: CleanLabel(header)}
-	}
-	if c.unit == unitMiB && scale > 0 {
+	if ok && c.unit == unitMiB && scale > 0 {
 		c.scale = scale
 	}
 	c.name = CleanLabel(header)

@@ -72,10 +72,7 @@ func dcgmColumn(header string) column {
 	case "timestamp", "time_stamp", "time", "ts":
 		return column{kind: colTimestamp, name: CleanLabel(header)}
 	}
-	c, ok := dcgmFields[name]
-	if !ok {
-		return column{kind: colIgnored, name: CleanLabel(header)}
-	}
+	c := dcgmFields[name]
 	c.name = CleanLabel(header)
 	return c
 }

@@ -61,10 +61,7 @@ func newDmonHeader(tokens []string) (*dmonHeader, bool) {
 	imports := false
 	for i, tok := range tokens {
 		name := strings.ToLower(tok)
-		c, ok := dmonMetrics[name]
-		if !ok {
-			c = column{kind: colIgnored}
-		}
+		c := dmonMetrics[name]
 		c.name = CleanLabel(name)
 		switch name {
 		case "gpu":
