@@ -96,10 +96,7 @@ func expectedSpan(r *recordings.Reader, lo, hi time.Time) time.Duration {
 	if !hi.IsZero() && hi.Before(last) {
 		last = hi
 	}
-	if !last.After(first) {
-		return 0
-	}
-	return last.Sub(first)
+	return max(last.Sub(first), 0)
 }
 
 // loadBatch is the most samples the reading goroutine hands over at once,
