@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,12 +90,7 @@ func dmonHeaderTokens(line string, dst []string) []string {
 
 // isDmonUnits says whether header words are dmon's unit line (`# Idx W C`).
 func isDmonUnits(tokens []string) bool {
-	for _, t := range tokens {
-		if strings.EqualFold(t, "Idx") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(tokens, func(t string) bool { return strings.EqualFold(t, "Idx") })
 }
 
 // parseDmon reads `nvidia-smi dmon` output.

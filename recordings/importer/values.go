@@ -3,6 +3,7 @@ package importer
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -63,12 +64,7 @@ func isNA(s string) bool {
 	case len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']':
 		return true
 	}
-	for _, w := range naWords {
-		if strings.EqualFold(s, w) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(naWords, func(w string) bool { return strings.EqualFold(s, w) })
 }
 
 // splitNumber splits "305.81 W" into the number and its unit suffix. It
