@@ -72,10 +72,7 @@ func (t *table) result(format Format, opts Options) (*Log, error) {
 	if t.zoneless {
 		t.note("timestamps have no time zone: read as UTC")
 	}
-	for _, n := range t.outside.Notes() {
-		t.note("%s", n)
-	}
-	for _, n := range t.frozenNotes(insts, order, times) {
+	for _, n := range slices.Concat(t.outside.Notes(), t.frozenNotes(insts, order, times)) {
 		t.note("%s", n)
 	}
 	l.Info.Notes = t.notes
