@@ -47,11 +47,10 @@ func (c *Recaller) Recall(from, to time.Time, add func(*timeline.Sample) bool) e
 	i := sort.Search(len(r.segments), func(i int) bool { return r.segments[i].First >= ns }) - 1
 	r.startAt(max(i, 0), math.MinInt64, false)
 	var before timeline.Sample
-	var damaged *DamagedError
 	for {
 		s, err := r.Read()
 		switch {
-		case errors.Is(err, io.EOF) || errors.As(err, &damaged):
+		case errors.Is(err, io.EOF) || errors.As(err, new(*DamagedError)):
 			return nil
 		case err != nil:
 			return err

@@ -149,8 +149,7 @@ func readSamples(r *recordings.Reader, lo, hi time.Time, out chan<- []loadedSamp
 			break
 		}
 		if err != nil {
-			var damaged *recordings.DamagedError
-			if !errors.As(err, &damaged) {
+			if !errors.As(err, new(*recordings.DamagedError)) {
 				return nil, err
 			}
 			warn = err

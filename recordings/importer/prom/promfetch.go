@@ -366,9 +366,8 @@ func queryRange(ctx context.Context, client *http.Client, base *url.URL, job pro
 	if cap(body) > cap(*buf) {
 		*buf = body[:0]
 	}
-	var big errAnswerTooLarge
 	switch {
-	case errors.As(err, &big):
+	case errors.As(err, new(errAnswerTooLarge)):
 		return nil, fmt.Errorf("Prometheus at %s: the answer to query %s %v; narrow --match or --from/--to, or give a larger --step", at, query, err)
 	case err != nil && qctx.Err() != nil:
 		return nil, context.Cause(qctx)
@@ -441,8 +440,7 @@ func netReason(err error) string {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "no answer in time"
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		return ue.Err.Error()
 	}
 	return err.Error()

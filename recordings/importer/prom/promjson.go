@@ -100,9 +100,8 @@ func decodeAnswers(r io.Reader, each func(*promAnswer) error) error {
 		n++
 		return nil
 	})
-	var big errAnswerTooLarge
 	switch {
-	case errors.As(err, &big):
+	case errors.As(err, new(errAnswerTooLarge)):
 		return fmt.Errorf("answer %d %v: it is not an answer gputop can read whole", n+1, err)
 	case err != nil:
 		return err
@@ -179,8 +178,7 @@ func (e errShape) Error() string { return e.what }
 
 // jsonError says which answer could not be read.
 func jsonError(err error, n int) error {
-	var shape errShape
-	if errors.As(err, &shape) {
+	if errors.As(err, new(errShape)) {
 		return err
 	}
 	if n > 0 {
