@@ -307,10 +307,8 @@ func (s *StreamReader) nextFrame() error {
 	case format.FrameHeader:
 		return damaged("a second header")
 	}
-	if _, err := io.CopyN(io.Discard, s.src, size); err != nil {
-		return err
-	}
-	return nil
+	_, err = io.CopyN(io.Discard, s.src, size)
+	return err
 }
 
 func (s *StreamReader) startSegment() {
