@@ -634,15 +634,15 @@ func (set *promSet) notes(res *Result) []string {
 	if set.noGPU > 0 {
 		out = append(out, fmt.Sprintf("%s without a gpu label left out", units.Count(set.noGPU, "GPU series")))
 	}
-	var derived []string
-	for i, g := range res.gpus {
+	derived := 0
+	for _, g := range res.gpus {
 		if g.deriveTot {
-			derived = append(derived, timeline.GPUDevice(res.Info.GPUs[i].Index))
+			derived++
 		}
 	}
-	if len(derived) > 0 {
+	if derived > 0 {
 		out = append(out, fmt.Sprintf("memory total of %s is FB_USED + FB_FREE (no FB_TOTAL series): the driver's reserved memory is not in it",
-			units.Count(len(derived), "GPU")))
+			units.Count(derived, "GPU")))
 	}
 	return out
 }
@@ -793,8 +793,7 @@ func (res *Result) reset() {
 // them) and puts it back under its next, and gives refs back.
 func (res *Result) advance(refs []seriesRef) {
 	for _, r := range refs {
-		g := res.gpus[r.g]
-		res.step(g, r)
+		res.step(res.gpus[r.g], r)
 	}
 	res.queue.done(refs)
 }
