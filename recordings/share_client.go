@@ -76,10 +76,8 @@ func (s Session) CommandLine() string {
 	if err != nil || len(b) == 0 { // a process that has ended, or is still exec'ing
 		return ""
 	}
-	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-	if len(args) > 0 {
-		args[0] = filepath.Base(args[0])
-	}
+	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00") // never empty
+	args[0] = filepath.Base(args[0])
 	return timeline.CleanText(strings.Join(args, " "))
 }
 
