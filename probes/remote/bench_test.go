@@ -69,7 +69,7 @@ func benchmarkMerge(b *testing.B, hosts, gpus int) {
 	for b.Loop() {
 		now = now.Add(time.Second)
 		for i, h := range s.hosts {
-			h.queue = append(h.queue[:0], queued{samples[i], now.Add(-time.Second)})
+			h.queue = append(h.queue[:0], samples[i])
 		}
 		out := s.merge(now)
 		metrics = out.Len()
@@ -101,7 +101,7 @@ func BenchmarkDeriveAbsence64Hosts(b *testing.B) {
 		now = now.Add(time.Second)
 		for i, h := range s.hosts {
 			if i != absent {
-				h.queue = append(h.queue[:0], queued{samples[i], now.Add(-time.Second)})
+				h.queue = append(h.queue[:0], samples[i])
 			}
 		}
 		out := s.merge(now)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"sync"
 	"time"
@@ -57,7 +56,7 @@ type host struct {
 
 	mu      sync.Mutex
 	info    *timeline.SourceInfo // the latest description, until taken
-	queue   []queued
+	queue   []timeline.Sample    // samples waiting for the viewer's tick
 	markers []timeline.Marker
 	up      bool   // connected and streaming
 	settled bool   // described itself and sent a sample, or failed once
@@ -265,12 +264,6 @@ func (l *lag) least() time.Duration {
 	return l.cur
 }
 
-// queued is a sample waiting for the viewer's tick, with when it came.
-type queued struct {
-	s    timeline.Sample
-	came time.Time
-}
-
 // push queues a sample, under h.mu: its markers are kept apart (bounded)
 // so that a sample dropped to stay current does not take them with it.
 func (h *host) push(s *timeline.Sample) {
@@ -284,9 +277,8 @@ func (h *host) push(s *timeline.Sample) {
 	if len(h.queue) == hostQueue {
 		h.queue = append(h.queue[:0], h.queue[1:]...)
 	}
-	now := time.Now()
-	h.lag.add(now.Sub(s.At))
-	h.queue = append(h.queue, queued{*s, now})
+	h.lag.add(time.Since(s.At))
+	h.queue = append(h.queue, *s)
 }
 
 // settle says, once, that the host has either answered or failed: the
@@ -409,7 +401,7 @@ func (h *host) take(now time.Time, interval time.Duration) (*timeline.Sample, []
 	var s *timeline.Sample
 	due := 0
 	cut := now.Add(-interval / 2)
-	for due < len(h.queue) && !h.queue[due].s.At.Add(h.lag.least()).After(cut) {
+	for due < len(h.queue) && !h.queue[due].At.Add(h.lag.least()).After(cut) {
 		due++
 	}
 	// More than two due means the viewer fell behind: keep it current.
@@ -418,7 +410,7 @@ func (h *host) take(now time.Time, interval time.Duration) (*timeline.Sample, []
 		due -= over
 	}
 	if due > 0 {
-		first := h.queue[0].s
+		first := h.queue[0]
 		s = &first
 		h.queue = append(h.queue[:0], h.queue[1:]...)
 	}
@@ -459,5 +451,3 @@ func (h *host) sendLine(line []byte) {
 	default:
 	}
 }
-
-func nan() float64 { return math.NaN() }

@@ -153,11 +153,8 @@ func parseRanges(item, ranges string, limit int) ([]string, error) {
 }
 
 func rangeNumber(item, s string) (int, error) {
-	if s == "" || len(s) > 9 {
-		return 0, fmt.Errorf("%q: %q is not a number in a range such as [1-8]", item, s)
-	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || s[0] == '+' {
+	if err != nil || len(s) > 9 || n < 0 || s[0] == '+' {
 		return 0, fmt.Errorf("%q: %q is not a number in a range such as [1-8]", item, s)
 	}
 	return n, nil

@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -125,15 +126,6 @@ const (
 // overflowNote is the note of a host that named more than it may.
 func overflowNote(host string) string {
 	return fmt.Sprintf("%s named more than %d GPUs or %d devices: the rest are left out", host, maxHostGPUs, maxHostDevices)
-}
-
-// gaps appends a gap (NaN) to out for each of the host's placed columns:
-// a gap in each of its series, never a repeated value.
-func (l *hostLayout) gaps(out []float64) []float64 {
-	for range l.placed.Len() {
-		out = append(out, nan())
-	}
-	return out
 }
 
 // Open starts following opts.Hosts; Close stops.
@@ -398,11 +390,13 @@ func (s *Source) merge(now time.Time) timeline.Sample {
 			values = timeline.AppendKept(values, smp.Values, l.keep)
 			h.giveBack(smp) // copied into out: its values are the feed's again
 		default:
-			// Nothing due: the host keeps its place with gaps, as a late
-			// probe does in a sampler, so the tick's columns are those of
-			// the tick before and neither Deriver downstream plans 37,000
-			// keys again for one late host.
-			values = l.gaps(values)
+			// Nothing due: the host keeps its place with gaps (NaN, never
+			// a repeated value), as a late probe does in a sampler, so the
+			// tick's columns are those of the tick before and neither
+			// Deriver downstream plans 37,000 keys again for one late host.
+			for range l.placed.Len() {
+				values = append(values, math.NaN())
+			}
 		}
 		if l.placed.Len() > 0 {
 			parts = append(parts, l.placed)
@@ -471,7 +465,7 @@ func (s *Source) gpuOf(i, k int) int {
 	idx := s.nextGPU
 	s.nextGPU++
 	l.gpuIndex[k] = idx
-	l.setGPU(timeline.GPUInfo{Index: idx, Host: s.opts.Hosts[i], HostIndex: k, Name: "GPU", MemTotal: nan(), PowerLimit: nan()})
+	l.setGPU(timeline.GPUInfo{Index: idx, Host: s.opts.Hosts[i], HostIndex: k, Name: "GPU", MemTotal: math.NaN(), PowerLimit: math.NaN()})
 	return idx
 }
 

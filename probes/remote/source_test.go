@@ -668,8 +668,8 @@ func TestAHostsKeysAreRenamedAgainWhereTheyChange(t *testing.T) {
 	}
 	tick := func(a, b timeline.Sample) []timeline.Key {
 		now = now.Add(time.Second)
-		s.hosts[0].queue = append(s.hosts[0].queue[:0], queued{a, now.Add(-time.Second)})
-		s.hosts[1].queue = append(s.hosts[1].queue[:0], queued{b, now.Add(-time.Second)})
+		s.hosts[0].queue = append(s.hosts[0].queue[:0], a)
+		s.hosts[1].queue = append(s.hosts[1].queue[:0], b)
 		out := s.merge(now)
 		return slices.Clone(out.Columns.Keys())
 	}
@@ -711,7 +711,7 @@ func TestMergedColumnsStayWhileEachHostsDo(t *testing.T) {
 			if smp != nil {
 				c := *smp
 				c.At = now.Add(-time.Second)
-				s.hosts[i].queue = append(s.hosts[i].queue, queued{c, c.At})
+				s.hosts[i].queue = append(s.hosts[i].queue, c)
 			}
 		}
 		return s.merge(now)

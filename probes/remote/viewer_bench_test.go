@@ -44,7 +44,7 @@ func BenchmarkViewerTick64Hosts(b *testing.B) {
 		for i, h := range s.hosts {
 			smp := played[(i+1)%len(played)][k%ticks]
 			smp.At = now.Add(-time.Second)
-			h.queue = append(h.queue[:0], queued{smp, now.Add(-time.Second)})
+			h.queue = append(h.queue[:0], smp)
 		}
 		out := s.merge(now)
 		judge.Take(&out, s.Info())
