@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -106,12 +107,11 @@ func (t Transport) argv(host string, interval time.Duration) []string {
 	if t.Command != nil {
 		argv = append(argv, t.Command[1:]...)
 	}
-	remote := t.Remote
-	if remote == "" {
-		remote = "gputop"
-	}
-	return append(argv, host, remote, "stream", "--interval", interval.String())
+	return append(argv, host, t.remote(), "stream", "--interval", interval.String())
 }
+
+// remote is the command run on the host: Remote, or "gputop".
+func (t Transport) remote() string { return cmp.Or(t.Remote, "gputop") }
 
 // String is the command line as a person would type it, for messages.
 func (t Transport) String(host string, interval time.Duration) string {

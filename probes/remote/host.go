@@ -315,10 +315,7 @@ func (h *host) why(err, exit error, stderr string, hung, streamed bool) string {
 	var code *ExitError
 	exited := errors.As(exit, &code)
 	line := lastLine(stderr)
-	remote := h.opts.Transport.Remote
-	if remote == "" {
-		remote = "gputop"
-	}
+	remote := h.opts.Transport.remote()
 	var version interface{ Want() string } // the stream reader's version error
 	switch {
 	case hung:
