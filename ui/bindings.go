@@ -86,7 +86,7 @@ type keyFacts struct {
 	takesMarks, recorder     bool
 	recording                bool
 	grows, paused            bool // a live view; the cursor stands still
-	help, asking, confirming bool
+	confirming               bool
 	signals                  bool // the question offers more than one signal
 }
 
@@ -106,8 +106,6 @@ func (m *Model) facts() keyFacts {
 		recorder:   m.recorder != nil,
 		grows:      m.play.Grows,
 		paused:     m.play.Motion == playback.Paused,
-		help:       m.help.IsOpen(),
-		asking:     m.prompt.Active(),
 		confirming: m.procs.confirm.Active,
 		signals:    len(m.procs.confirm.Signals) > 1,
 	}

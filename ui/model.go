@@ -159,9 +159,8 @@ type look struct {
 type drawn struct {
 	cols []timeline.Agg // scratch columns for sparklines
 	// hits say what each row of the last frame shows, for the mouse
-	// (mouse.go); hitBase is where the panel being drawn starts.
-	hits    []hit
-	hitBase int
+	// (mouse.go).
+	hits []hit
 	// dirty says the screen must be drawn again; last is the last one.
 	dirty bool
 	last  string
