@@ -68,16 +68,6 @@ func NewModel(inner tea.Model, r *Renderer, frameEvery time.Duration) *Model {
 	return &Model{inner: inner, r: r, frameEvery: frameEvery}
 }
 
-// Err is the wrapped model's panic, or else the first error writing to the
-// terminal, if any. A hang-up is not an error: it ends the program as a
-// quit does.
-func (m *Model) Err() error {
-	if m.crash != nil {
-		return m.crash
-	}
-	return m.err
-}
-
 func (m *Model) Init() (cmd tea.Cmd) {
 	var self tea.Model
 	defer m.catch(&self, &cmd)

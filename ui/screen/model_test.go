@@ -13,6 +13,16 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
+// Err is the wrapped model's panic, or else the first error writing to the
+// terminal, if any. A hang-up is not an error: it ends the program as a
+// quit does.
+func (m *Model) Err() error {
+	if m.crash != nil {
+		return m.crash
+	}
+	return m.err
+}
+
 // counter is a model whose screen shows how many ticks and keys it saw.
 type counter struct{ ticks, keys int }
 
