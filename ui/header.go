@@ -2,8 +2,9 @@ package ui
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -120,11 +121,7 @@ func gpuSummary(gpus []timeline.GPUInfo) string {
 		}
 		counts[name]++
 	}
-	names := make([]string, 0, len(counts))
-	for n := range counts {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(counts))
 	parts := make([]string, len(names))
 	for i, n := range names {
 		parts[i] = fmt.Sprintf("%dx %s", counts[n], n)

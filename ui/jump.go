@@ -65,11 +65,8 @@ func (c *cursor) columnStep(st *timeline.Store, spark int) time.Duration {
 // stepOf is one of spark columns of a window of span, at least a sample
 // (interval).
 func stepOf(span time.Duration, spark int, interval time.Duration) time.Duration {
-	step := span / time.Duration(max(1, spark))
-	if step < interval {
-		step = interval
-	}
-	return max(step, time.Nanosecond) // never 0: a step always moves
+	// Never 0: a step always moves.
+	return max(span/time.Duration(max(1, spark)), interval, time.Nanosecond)
 }
 
 // noteWhy shows why a key did nothing, if it says.

@@ -21,12 +21,7 @@ func migUnderParents(info timeline.SourceInfo) timeline.SourceInfo {
 	gpus := slices.Clone(info.GPUs)
 	slices.SortStableFunc(gpus, func(a, b timeline.GPUInfo) int {
 		ka, kb := migSortKey(a), migSortKey(b)
-		for i := range ka {
-			if ka[i] != kb[i] {
-				return ka[i] - kb[i]
-			}
-		}
-		return 0
+		return slices.Compare(ka[:], kb[:])
 	})
 	info.GPUs = gpus
 	return info

@@ -109,9 +109,7 @@ func (l *Line) AddCells(s string, cols int, k Ink) *Line {
 
 // Pad adds spaces up to column col.
 func (l *Line) Pad(col int) *Line {
-	if col > l.limit {
-		col = l.limit
-	}
+	col = min(col, l.limit)
 	if col > l.w {
 		l.b.WriteString(strings.Repeat(" ", col-l.w))
 		l.w = col

@@ -29,13 +29,7 @@ func (g *Glyphs) Level(v, lo, hi float64) string {
 	}
 	n := len(g.Levels)
 	i := int(math.Round((v - lo) / (hi - lo) * float64(n-1)))
-	if i < 0 {
-		i = 0
-	}
-	if i >= n {
-		i = n - 1
-	}
-	return g.Levels[i]
+	return g.Levels[min(max(i, 0), n-1)]
 }
 
 // Bars draws a single bar per value (per-core CPU).

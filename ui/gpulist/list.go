@@ -1,6 +1,10 @@
 package gpulist
 
-import "github.com/gputop-dev/gputop/timeline"
+import (
+	"slices"
+
+	"github.com/gputop-dev/gputop/timeline"
+)
 
 // Mode is the arrangement of a several-host GPU list.
 type Mode uint8
@@ -95,10 +99,10 @@ func (l *List) selectHost(step func(at, n, page int) int, shown int) bool {
 		move = func(i int) { l.Host = i }
 	case OneHost:
 		gpus := l.GPUs[l.Host]
-		n, at = len(gpus), indexOf(gpus, l.GPU)
+		n, at = len(gpus), slices.Index(gpus, l.GPU)
 		move = func(i int) { l.GPU = gpus[i] }
 	default:
-		n, at = len(l.Order), indexOf(l.Order, l.GPU)
+		n, at = len(l.Order), slices.Index(l.Order, l.GPU)
 		move = func(i int) { l.GPU = l.Order[i] }
 	}
 	if n == 0 {
@@ -154,7 +158,7 @@ func (l *List) keepHostsInView(gpus, shown int) {
 		l.Top, l.HostTop = 0, 0
 	case OneHost:
 		gpus := l.GPUs[l.Host]
-		i := indexOf(gpus, l.GPU)
+		i := slices.Index(gpus, l.GPU)
 		if i < 0 {
 			i = 0
 			l.GPU = gpus[0]
@@ -166,13 +170,4 @@ func (l *List) keepHostsInView(gpus, shown int) {
 		}
 		l.HostTop = follow(l.HostTop, l.Host, len(l.Names), l.Shown)
 	}
-}
-
-func indexOf(s []int, v int) int {
-	for i, x := range s {
-		if x == v {
-			return i
-		}
-	}
-	return -1
 }

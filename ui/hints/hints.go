@@ -2,7 +2,6 @@ package hints
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -204,7 +203,7 @@ func (p *Panel) Detail() []Inked {
 		out = append(out, Inked{l, p.Theme.Bold})
 	}
 	if len(h.Episodes) > 1 {
-		out = append(out, Inked{"    " + plural(len(h.Episodes), "episode") + ", largest first:", p.Theme.Dim})
+		out = append(out, Inked{"    " + units.Count(len(h.Episodes), "episode") + ", largest first:", p.Theme.Dim})
 		for _, ep := range h.Episodes {
 			lead := fmt.Sprintf("    %s-%s %s ", draw.Clock(ep.Start, false), draw.Clock(ep.End, false), ep.Severity)
 			for _, l := range p.Fit.HangingWords(lead, ep.Evidence, w, -1, 0) {
@@ -238,12 +237,4 @@ func (p *Panel) DetailView(lines []Inked, rows, top int, scroll string) []string
 			scroll, top+1, min(len(lines), top+body), len(lines), p.Glyph.Sep, p.Glyph.Sep)
 	}
 	return append(out, p.Theme.Dim.Paint(p.Fit.FitWords(keys, p.Width, false)))
-}
-
-// plural says "1 more hint" or "3 more hints".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -187,12 +188,7 @@ func (l *Layout) valueWidth(w int) int {
 
 // AnyGPM says whether any GPU has GPM (SM activity).
 func AnyGPM(info timeline.SourceInfo) bool {
-	for _, g := range info.GPUs {
-		if g.GPM {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(info.GPUs, func(g timeline.GPUInfo) bool { return g.GPM })
 }
 
 // RowLabelWidth is the width of the row labels ("util", "SM", "phase") and

@@ -104,11 +104,7 @@ func (p *State) TickEvery(interval time.Duration) time.Duration {
 	if interval <= 0 {
 		interval = time.Second
 	}
-	d := time.Duration(float64(interval) / p.Speed)
-	if d < 100*time.Millisecond {
-		d = 100 * time.Millisecond
-	}
-	return d
+	return max(time.Duration(float64(interval)/p.Speed), 100*time.Millisecond)
 }
 
 // TogglePause is space. It reports whether playback needs ticks now.

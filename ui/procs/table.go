@@ -133,25 +133,15 @@ func sortSpans(spans []timeline.ProcessSpan, by Column, invert bool, rank func(i
 	})
 }
 
-// compareBy orders two processes by a column; an unknown number counts as
-// the smallest, so it comes last in a column sorted biggest first.
+// compareBy orders two processes by a column; an unknown number (NaN)
+// counts as the smallest (cmp.Compare), so it comes last in a column
+// sorted biggest first.
 func compareBy(a, b *timeline.ProcessSpan, by Column, rank func(int) int) int {
-	num := func(x, y float64) int {
-		switch {
-		case math.IsNaN(x) && math.IsNaN(y):
-			return 0
-		case math.IsNaN(x):
-			return -1
-		case math.IsNaN(y):
-			return 1
-		}
-		return cmp.Compare(x, y)
-	}
 	switch by {
 	case ByUtil:
-		return num(a.Util, b.Util)
+		return cmp.Compare(a.Util, b.Util)
 	case ByCPU:
-		return num(a.CPU, b.CPU)
+		return cmp.Compare(a.CPU, b.CPU)
 	case ByPID:
 		return cmp.Compare(a.PID, b.PID)
 	case ByUser:
@@ -161,7 +151,7 @@ func compareBy(a, b *timeline.ProcessSpan, by Column, rank func(int) int) int {
 	case ByGPU:
 		return cmp.Compare(rank(a.GPU), rank(b.GPU))
 	}
-	return num(a.GPUMem, b.GPUMem)
+	return cmp.Compare(a.GPUMem, b.GPUMem)
 }
 
 // Selected is the index of the selected process in spans: the one chosen
