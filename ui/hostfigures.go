@@ -87,12 +87,13 @@ func (f *frame) hostFigures(h int, at time.Time, mo timeline.Moment, idle *analy
 	return fig
 }
 
-// gpuPosition is where GPU index g (a hint's) is in info.GPUs.
-func (f *frame) gpuPosition(g int) int {
-	if g >= 0 && g < len(f.info.GPUs) && f.info.GPUs[g].Index == g {
+// gpuPosition is where the GPU with session-wide index g is in info.GPUs;
+// -1 for none.
+func (s *session) gpuPosition(g int) int {
+	if g >= 0 && g < len(s.info.GPUs) && s.info.GPUs[g].Index == g {
 		return g
 	}
-	for pos, gi := range f.info.GPUs {
+	for pos, gi := range s.info.GPUs {
 		if gi.Index == g {
 			return pos
 		}

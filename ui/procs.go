@@ -31,8 +31,8 @@ func (f *frame) procSpans() []timeline.ProcessSpan {
 	var keep func(*timeline.ProcessSpan) bool
 	if f.info.MultiHost() {
 		keep = func(p *timeline.ProcessSpan) bool {
-			g, ok := f.gpuByIndex(p.GPU)
-			return ok && g.Host == host
+			pos := f.gpuPosition(p.GPU)
+			return pos >= 0 && f.info.GPUs[pos].Host == host
 		}
 	}
 	return f.procs.Spans(f.store, f.from, f.at, host, keep, f.gpuRank)
@@ -92,8 +92,8 @@ func (s *session) gpuPIDWidth() int {
 // gpuOnHost is a GPU's index as its own host numbers it, which is how a
 // process table of one host names GPUs.
 func (s *session) gpuOnHost(gpu int) int {
-	if g, ok := s.gpuByIndex(gpu); ok {
-		return g.OnHost()
+	if pos := s.gpuPosition(gpu); pos >= 0 {
+		return s.info.GPUs[pos].OnHost()
 	}
 	return gpu
 }
@@ -114,19 +114,6 @@ func (s *session) gpuRank() func(int) int {
 		}
 		return len(at) + i // a GPU not described: after the others
 	}
-}
-
-// gpuByIndex is the description of the GPU with session-wide index idx.
-func (s *session) gpuByIndex(idx int) (timeline.GPUInfo, bool) {
-	if idx >= 0 && idx < len(s.info.GPUs) && s.info.GPUs[idx].Index == idx {
-		return s.info.GPUs[idx], true
-	}
-	for _, g := range s.info.GPUs {
-		if g.Index == idx {
-			return g, true
-		}
-	}
-	return timeline.GPUInfo{}, false
 }
 
 // procFocusRows is the room of the table while it has the keyboard: the
