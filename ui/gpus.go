@@ -39,23 +39,24 @@ type gpuRow struct {
 	value  func(m *Model, dev string, at time.Time) string
 }
 
-func percentScale(*Model, string, time.Time) (float64, float64) { return 0, 100 }
+// pctRow is the row of a percentage: on a scale of 0 to 100, its value at
+// the cursor beside it.
+func pctRow(label, metric string, ink func(*draw.Theme) draw.Ink) gpuRow {
+	return gpuRow{label, metric, ink, func(*Model, string, time.Time) (float64, float64) { return 0, 100 },
+		func(m *Model, dev string, at time.Time) string { return draw.Pct(m.value(metric, dev, at)) }}
+}
 
 var (
-	utilRow = gpuRow{"util", timeline.GPUUtil, func(t *draw.Theme) draw.Ink { return t.Util }, percentScale,
-		func(m *Model, dev string, at time.Time) string { return draw.Pct(m.value(timeline.GPUUtil, dev, at)) }}
-	smRow = gpuRow{"SM", timeline.GPUSMActive, func(t *draw.Theme) draw.Ink { return t.SM }, percentScale,
-		func(m *Model, dev string, at time.Time) string {
-			return draw.Pct(m.value(timeline.GPUSMActive, dev, at))
-		}}
-	powerRow = gpuRow{"pwr", timeline.GPUPower, func(t *draw.Theme) draw.Ink { return t.Power },
+	utilRow  = pctRow("util", timeline.GPUUtil, draw.UtilInk)
+	smRow    = pctRow("SM", timeline.GPUSMActive, draw.SMInk)
+	powerRow = gpuRow{"pwr", timeline.GPUPower, draw.PowerInk,
 		func(m *Model, dev string, at time.Time) (float64, float64) {
 			return 0, m.limitOf(dev, at)
 		},
 		func(m *Model, dev string, at time.Time) string {
 			return fmt.Sprintf("%4s", draw.Watts(m.value(timeline.GPUPower, dev, at)))
 		}}
-	memRow = gpuRow{"mem", timeline.GPUMemUsed, func(t *draw.Theme) draw.Ink { return t.Mem },
+	memRow = gpuRow{"mem", timeline.GPUMemUsed, draw.MemInk,
 		func(m *Model, dev string, at time.Time) (float64, float64) {
 			if total := m.value(timeline.GPUMemTotal, dev, at); total > 0 {
 				return 0, total
@@ -76,12 +77,8 @@ var (
 // activity and memory from GPM and its own memory, then DRAM bandwidth
 // and SM occupancy, the same number of rows as a whole GPU's.
 var (
-	dramRow = gpuRow{"dram", timeline.GPUDRAMBW, func(t *draw.Theme) draw.Ink { return t.Mem }, percentScale,
-		func(m *Model, dev string, at time.Time) string { return draw.Pct(m.value(timeline.GPUDRAMBW, dev, at)) }}
-	occRow = gpuRow{"occ", timeline.GPUSMOccupancy, func(t *draw.Theme) draw.Ink { return t.SM }, percentScale,
-		func(m *Model, dev string, at time.Time) string {
-			return draw.Pct(m.value(timeline.GPUSMOccupancy, dev, at))
-		}}
+	dramRow = pctRow("dram", timeline.GPUDRAMBW, draw.MemInk)
+	occRow  = pctRow("occ", timeline.GPUSMOccupancy, draw.SMInk)
 )
 
 // migRows is a MIG instance's rows, at most n: memory alone without GPM.
