@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,25 +59,22 @@ func (m *Model) detailTarget() (dm detailMetric, dev, who string) {
 		math.IsNaN(m.store.ValueAt(timeline.Key{Name: dm.name, Device: dev}, m.store.Last())) {
 		// A MIG-enabled GPU has no utilisation (nor GPM of its own): where
 		// the metric chosen is one of those, its power.
-		for _, d := range detailMetrics {
-			if d.name == timeline.GPUPower {
-				dm = d
-			}
-		}
+		dm = detailMetricOf(timeline.GPUPower)
 	}
 	if m.list.GPU < len(m.info.GPUs) && m.info.GPUs[m.list.GPU].IsMIGInstance() {
 		who = m.gpuNames.One(m.info.GPUs[m.list.GPU].Index)
 		// A MIG instance has no utilisation, power or clocks (its parent's):
 		// where it lacks the metric chosen, its SM activity says what it does.
 		if !m.store.Has(timeline.Key{Name: dm.name, Device: dev}) {
-			for _, d := range detailMetrics {
-				if d.name == timeline.GPUSMActive {
-					dm = d
-				}
-			}
+			dm = detailMetricOf(timeline.GPUSMActive)
 		}
 	}
 	return dm, dev, who
+}
+
+// detailMetricOf is the detail metric of a metric's name.
+func detailMetricOf(name string) detailMetric {
+	return detailMetrics[slices.IndexFunc(detailMetrics, func(d detailMetric) bool { return d.name == name })]
 }
 
 func (m *Model) selectedDevice() string {
