@@ -129,26 +129,18 @@ func (p *State) TogglePause(first, last time.Time) bool {
 
 // Step moves the cursor by d (negative: back), clamped to the data. Moving
 // a following cursor pauses it first: you cannot scroll a moving view.
-func (p *State) Step(d time.Duration, first, last time.Time) {
-	if p.Motion == Following {
-		p.Motion = Paused
-	}
-	p.Cursor = ClampTime(p.Cursor.Add(d), first, last)
-}
+func (p *State) Step(d time.Duration, first, last time.Time) { p.Seek(p.Cursor.Add(d), first, last) }
 
 // Home is g: the window starts at the first sample. Zoomed out to the
 // whole session, whose window always starts there, it zooms in to the
 // longest window shorter than the session, at its start.
 func (p *State) Home(first, last time.Time) {
-	if p.Motion == Following {
-		p.Motion = Paused
-	}
 	if p.Zoom >= len(ZoomLevels) {
 		// Shorter than the whole recording, not than the session up to
 		// the cursor (ZoomIn): there is always a window to show there.
 		p.Zoom = levelBelow(last.Sub(first))
 	}
-	p.Cursor = ClampTime(first.Add(p.Span(first, last)), first, last)
+	p.Seek(first.Add(p.Span(first, last)), first, last)
 }
 
 // End is G: the newest sample; a live view follows again.
@@ -159,7 +151,7 @@ func (p *State) End(last time.Time) {
 	}
 }
 
-// Seek puts the cursor at t.
+// Seek puts the cursor at t, clamped to the data, pausing a following one.
 func (p *State) Seek(t, first, last time.Time) {
 	if p.Motion == Following {
 		p.Motion = Paused
