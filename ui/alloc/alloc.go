@@ -89,12 +89,7 @@ func Long(o timeline.Owner) string {
 		}
 	case o.Job != "":
 		b.WriteString("Slurm job " + o.Job)
-		var who []string
-		for _, s := range []string{o.User, o.Partition} {
-			if s != "" {
-				who = append(who, s)
-			}
-		}
+		who := slices.DeleteFunc([]string{o.User, o.Partition}, func(s string) bool { return s == "" })
 		if len(who) > 0 {
 			b.WriteString(" (" + strings.Join(who, ", ") + ")")
 		}

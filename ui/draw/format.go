@@ -18,7 +18,7 @@ func Pct(v float64) string {
 	if math.IsNaN(v) {
 		return " " + NA
 	}
-	return fmt.Sprintf("%3.0f%%", clamp(v, 0, 999))
+	return fmt.Sprintf("%3.0f%%", min(max(v, 0), 999))
 }
 
 // The screen writes quantities as everything else does (timeline/units);
@@ -79,10 +79,6 @@ func Clock(t time.Time, withDate bool) string {
 		return t.Format("2006-01-02 15:04:05")
 	}
 	return t.Format("15:04:05")
-}
-
-func clamp(v, lo, hi float64) float64 {
-	return math.Max(lo, math.Min(hi, v))
 }
 
 // ThrottleFlag names the worst active throttle reason in a few letters

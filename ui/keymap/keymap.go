@@ -1,6 +1,7 @@
 package keymap
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -280,13 +281,8 @@ func Names(b *Binding) string {
 // the reason of a disabled binding that has the key, if it has one.
 func (k *Map) WhyNot(pressed string) string {
 	for _, b := range k.All() {
-		if b.Enabled() || b.Why == "" {
-			continue
-		}
-		for _, s := range b.Keys() {
-			if s == pressed {
-				return b.Why
-			}
+		if !b.Enabled() && b.Why != "" && slices.Contains(b.Keys(), pressed) {
+			return b.Why
 		}
 	}
 	return ""
