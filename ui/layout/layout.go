@@ -145,11 +145,7 @@ func Compute(w, h int, info timeline.SourceInfo, cores int, oneRow bool) Layout 
 		l.BlankRows = free
 	}
 	l.Values = l.valueWidth(w)
-	prefix := l.Label
-	if l.GPURows > 1 {
-		prefix += RowLabelWidth
-	}
-	l.Spark = max(8, w-prefix-1-l.Values)
+	l.WidenLabel(l.Label, w) // the sparklines take what is left
 	return l
 }
 
@@ -254,8 +250,8 @@ func (l *Layout) Give(whole, least int) int {
 	return 0
 }
 
-// WidenLabel makes the label column wide enough for host names and gives
-// the sparklines what is left.
+// WidenLabel makes the label column at least label wide (for host names)
+// and gives the sparklines what is left.
 func (l *Layout) WidenLabel(label, w int) {
 	l.Label = max(l.Label, label)
 	prefix := l.Label
