@@ -104,35 +104,24 @@ func (s *Settings) set(key, raw string) error {
 	if err != nil {
 		return fmt.Errorf("%s = %s: %v", key, raw, err)
 	}
-	oneOf := func(choices []string) error {
-		if !slices.Contains(choices, v) {
-			return fmt.Errorf("%s = %q: it is one of %s", key, v, strings.Join(choices, ", "))
-		}
-		return nil
-	}
+	// The interval is a duration; the rest are one of a few words.
+	var choices []string
+	var to *string
 	switch key {
 	case "interval":
-		d, err := parseInterval(v)
-		if err != nil {
-			return err
-		}
-		s.Interval = d
+		s.Interval, err = parseInterval(v)
+		return err
 	case "metric":
-		if err := oneOf(metricNames()); err != nil {
-			return err
-		}
-		s.Metric = v
+		choices, to = metricNames(), &s.Metric
 	case "layout":
-		if err := oneOf(settingLayouts); err != nil {
-			return err
-		}
-		s.Layout = v
+		choices, to = settingLayouts, &s.Layout
 	case "colors":
-		if err := oneOf(settingColors); err != nil {
-			return err
-		}
-		s.Colors = v
+		choices, to = settingColors, &s.Colors
 	}
+	if !slices.Contains(choices, v) {
+		return fmt.Errorf("%s = %q: it is one of %s", key, v, strings.Join(choices, ", "))
+	}
+	*to = v
 	return nil
 }
 
