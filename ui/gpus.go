@@ -220,7 +220,7 @@ func (f *frame) viewGPU(i int, g timeline.GPUInfo) []string {
 		ln.Add(f.glyph.Spark(f.cols, lo, hi), row.ink(&f.theme))
 		ln.Add(" ", draw.Ink{})
 		ln.Add(row.value(f.Model, dev, f.at), row.ink(&f.theme))
-		spill = draw.FillRow(ln, &f.theme, own[row.metric], spill, f.width)
+		spill = draw.FillRow(ln, own[row.metric], spill, f.width)
 		out = append(out, ln.String())
 	}
 	for len(out) < height { // an instance without GPM: its memory alone
@@ -238,7 +238,7 @@ func (f *frame) viewGPU(i int, g timeline.GPUInfo) []string {
 // first), which spill into whatever room the shown rows have.
 func (f *frame) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (map[string][]draw.Field, []draw.Field) {
 	if lost {
-		return nil, []draw.Field{{Text: "LOST: fell off the bus", Ink: draw.CritInk}}
+		return nil, []draw.Field{{Text: "LOST: fell off the bus", Ink: f.theme.Crit}}
 	}
 	v := func(name string) float64 { return f.value(name, dev, at) }
 	has := func(name string) bool { return f.store.Has(timeline.Key{Name: name, Device: dev}) }
@@ -250,7 +250,7 @@ func (f *frame) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 	put := func(row string, f draw.Field) { home[row] = append(home[row], f) }
 
 	if lo, hi := v(timeline.GPUUtilMin), v(timeline.GPUUtilMax); !math.IsNaN(lo) && !math.IsNaN(hi) && hi-lo >= 1 {
-		put(timeline.GPUUtil, draw.Field{Text: fmt.Sprintf("(%.0f-%.0f%%)", lo, hi), Ink: draw.DimInk})
+		put(timeline.GPUUtil, draw.Field{Text: fmt.Sprintf("(%.0f-%.0f%%)", lo, hi), Ink: f.theme.Dim})
 	}
 	// A MIG-enabled GPU's GPM figures are its instances': an N/A here
 	// would say nothing its instances' rows do not.
@@ -258,10 +258,10 @@ func (f *frame) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 	gpmOfInstances := g.MIG && !g.IsMIGInstance()
 	known := func(name string) bool { return has(name) && !(gpmOfInstances && math.IsNaN(v(name))) }
 	if !shown[timeline.GPUSMActive] && known(timeline.GPUSMActive) {
-		put(timeline.GPUSMActive, draw.Field{Text: "SM " + strings.TrimSpace(draw.Pct(v(timeline.GPUSMActive))), Ink: draw.SMInk})
+		put(timeline.GPUSMActive, draw.Field{Text: "SM " + strings.TrimSpace(draw.Pct(v(timeline.GPUSMActive))), Ink: f.theme.SM})
 	}
 	if known(timeline.GPUTensor) {
-		put(timeline.GPUSMActive, draw.Field{Text: "tensor " + strings.TrimSpace(draw.Pct(v(timeline.GPUTensor))), Ink: draw.DimInk})
+		put(timeline.GPUSMActive, draw.Field{Text: "tensor " + strings.TrimSpace(draw.Pct(v(timeline.GPUTensor))), Ink: f.theme.Dim})
 	}
 	// What the source never gave (an nvidia-smi log without temperatures)
 	// is left out rather than shown as N/A, which reads as a failure.
@@ -270,18 +270,18 @@ func (f *frame) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 	case !has(timeline.GPUPower) && g.IsMIGInstance():
 		// The parent's power, shown on its rows.
 	case !shown[timeline.GPUPower]:
-		put(timeline.GPUPower, draw.Field{Text: units.WattsOf(v(timeline.GPUPower), limit), Ink: draw.PowerInk})
+		put(timeline.GPUPower, draw.Field{Text: units.WattsOf(v(timeline.GPUPower), limit), Ink: f.theme.Power})
 	case limit > 0:
-		put(timeline.GPUPower, draw.Field{Text: "of " + draw.Watts(limit), Ink: draw.DimInk})
+		put(timeline.GPUPower, draw.Field{Text: "of " + draw.Watts(limit), Ink: f.theme.Dim})
 	}
 	if flag := draw.ThrottleFlag(v(timeline.GPUThrottle)); flag != "" {
-		put(timeline.GPUPower, draw.Field{Text: f.glyph.Warn + flag, Ink: draw.WarnInk})
+		put(timeline.GPUPower, draw.Field{Text: f.glyph.Warn + flag, Ink: f.theme.Warn})
 	}
 	if has(timeline.GPUTemp) {
-		put(timeline.GPUPower, draw.Field{Text: draw.Temp(v(timeline.GPUTemp), f.ascii), Ink: draw.TempInk})
+		put(timeline.GPUPower, draw.Field{Text: draw.Temp(v(timeline.GPUTemp), f.ascii), Ink: f.theme.Temp})
 	}
 	if has(timeline.GPUClockSM) {
-		put(timeline.GPUPower, draw.Field{Text: draw.MHz(v(timeline.GPUClockSM)), Ink: draw.DimInk})
+		put(timeline.GPUPower, draw.Field{Text: draw.MHz(v(timeline.GPUClockSM)), Ink: f.theme.Dim})
 	}
 	if has(timeline.GPUMemUsed) {
 		mem := draw.Mem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal))
@@ -289,10 +289,10 @@ func (f *frame) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 			// Beside another quantity's numbers, it says whose it is.
 			mem = "mem " + mem
 		}
-		put(timeline.GPUMemUsed, draw.Field{Text: mem, Ink: draw.MemInk})
+		put(timeline.GPUMemUsed, draw.Field{Text: mem, Ink: f.theme.Mem})
 	}
 	if has(timeline.GPUPCIeRx) {
-		put(timeline.GPUMemUsed, draw.Field{Text: "PCIe in " + draw.Rate(v(timeline.GPUPCIeRx)) + " out " + draw.Rate(v(timeline.GPUPCIeTx)), Ink: draw.DimInk})
+		put(timeline.GPUMemUsed, draw.Field{Text: "PCIe in " + draw.Rate(v(timeline.GPUPCIeRx)) + " out " + draw.Rate(v(timeline.GPUPCIeTx)), Ink: f.theme.Dim})
 	}
 	return home, rehome(home, shown)
 }

@@ -50,7 +50,6 @@ func (p *Panel) View() []string {
 	}
 	cpu.Pad(prefix)
 	cpu.Add(p.CPUSpark, p.Theme.Host)
-	swapUsed := p.Swap // the swap field's ink asks it, not the whole panel
 	// A one-row host has the room of a one-row GPU: short labels.
 	iowait, load := " iowait ", " load "
 	if !multi {
@@ -64,9 +63,9 @@ func (p *Panel) View() []string {
 	disk := "disk r " + draw.Rate(p.DiskRead) + " w " + draw.Rate(p.DiskWrite)
 	if !multi {
 		// Whole fields or none: "sw 12.0" cut from "sw 12.0M" lies.
-		draw.FillRow(cpu, p.Theme, []draw.Field{
-			{Text: "RAM " + ram, Ink: draw.MemInk},
-			{Text: "sw " + swap, Ink: func(t *draw.Theme) draw.Ink { return swapInk(t, swapUsed) }},
+		draw.FillRow(cpu, []draw.Field{
+			{Text: "RAM " + ram, Ink: p.Theme.Mem},
+			{Text: "sw " + swap, Ink: swapInk(p.Theme, p.Swap)},
 		}, nil, p.Width)
 		return append([]string{cpu.String()}, p.cores(prefix)...)
 	}
@@ -79,10 +78,10 @@ func (p *Panel) View() []string {
 	// none at all where the host never gave one.
 	var fields []draw.Field
 	if p.HasDisk {
-		fields = append(fields, draw.Field{Text: disk, Ink: draw.DimInk})
+		fields = append(fields, draw.Field{Text: disk, Ink: p.Theme.Dim})
 	}
-	fields = append(fields, draw.Field{Text: "swap " + swap, Ink: func(t *draw.Theme) draw.Ink { return swapInk(t, swapUsed) }})
-	draw.FillRow(mem, p.Theme, fields, nil, p.Width)
+	fields = append(fields, draw.Field{Text: "swap " + swap, Ink: swapInk(p.Theme, p.Swap)})
+	draw.FillRow(mem, fields, nil, p.Width)
 	return append([]string{cpu.String(), mem.String()}, p.cores(prefix)...)
 }
 

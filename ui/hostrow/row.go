@@ -75,19 +75,19 @@ func Draw(p draw.Pen, r Row) string {
 	}
 	ln.Add(r.Spark, p.Theme.Util)
 	fields := []draw.Field{
-		{Text: draw.PadLeft(fmt.Sprintf("%d/%d busy", r.Busy, r.GPUs), 10), Ink: nil},
-		{Text: "util " + draw.Pct(r.Mean), Ink: draw.UtilInk},
-		{Text: "lo " + draw.Pct(r.Lo), Ink: draw.UtilInk},
-		{Text: draw.PadLeft(Watts(r.Power), 6), Ink: draw.PowerInk},
+		{Text: draw.PadLeft(fmt.Sprintf("%d/%d busy", r.Busy, r.GPUs), 10)},
+		{Text: "util " + draw.Pct(r.Mean), Ink: p.Theme.Util},
+		{Text: "lo " + draw.Pct(r.Lo), Ink: p.Theme.Util},
+		{Text: draw.PadLeft(Watts(r.Power), 6), Ink: p.Theme.Power},
 	}
 	if r.Worst != nil {
-		k := draw.WarnInk
+		k := p.Theme.Warn
 		if r.Worst.Severity == timeline.Critical {
-			k = draw.CritInk
+			k = p.Theme.Crit
 		}
 		fields = append(fields, draw.Field{Text: strings.ToUpper(r.Worst.Severity.String()) + " " + r.Worst.ID, Ink: k})
 	}
-	draw.FillRow(ln, p.Theme, fields, nil, p.Width)
+	draw.FillRow(ln, fields, nil, p.Width)
 	if r.Owners != "" && ln.Width()+1+len([]rune(r.Owners)) <= p.Width {
 		// Last, where there is room, even where the worst hint had none.
 		ln.Add(" ", draw.Ink{}).Add(r.Owners, p.Theme.Dim)
