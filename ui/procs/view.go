@@ -237,17 +237,14 @@ func (v *view) procDetail(p *timeline.ProcessSpan, g GPUs) []string {
 	if !math.IsNaN(p.PeakGPUMem) {
 		b.WriteString(" · peak " + draw.Bytes(p.PeakGPUMem))
 	}
-	info := b.String()
-	if v.ASCII {
-		info = strings.ReplaceAll(info, "·", "-")
-	}
-	out := []string{v.NewLine(v.Width).AddText(info, v.Theme.Bold).String()}
+	// With --ascii, the fitter writes the dots as dashes.
+	out := []string{v.NewLine(v.Width).AddText(b.String(), v.Theme.Bold).String()}
 	// Where it runs gets a line of its own: a pod's UID and container id
 	// alone take 80 columns.
 	if w := p.Workload.String(); w != "" {
 		out = append(out, v.NewLine(v.Width).Add("   ", draw.Ink{}).AddText(w, v.Theme.Bold).String())
 	}
-	cmd := v.Fit.WrapWords(draw.OneLine(draw.OrNA(p.Command)), v.Width-3, maxCommandRows)
+	cmd := v.Fit.WrapWords(timeline.CleanText(draw.OrNA(p.Command)), v.Width-3, maxCommandRows)
 	for _, l := range cmd[:min(len(cmd), maxCommandRows)] {
 		out = append(out, v.NewLine(v.Width).Add("   ", draw.Ink{}).AddText(l, draw.Ink{}).String())
 	}
