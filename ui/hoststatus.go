@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // hostWaiting says what a host of several without a GPU on screen and
@@ -20,7 +19,7 @@ func (f *frame) hostWaiting(h int) (text string, waiting bool) {
 			continue
 		}
 		if len(hi.Notes) > 0 {
-			return "no GPUs: " + draw.OneLine(hi.Notes[0]), false
+			return "no GPUs: " + timeline.CleanText(hi.Notes[0]), false
 		}
 		return "no GPUs", false
 	}

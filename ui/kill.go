@@ -79,5 +79,5 @@ func (m *Model) sendSignal() {
 		m.note = fmt.Sprintf("not signalled: %v", err)
 		return
 	}
-	m.note = fmt.Sprintf("SIG%s sent to PID %d (%s)", procs.SignalName(sig), p.PID, m.fit.FitWords(draw.OneLine(draw.OrNA(p.Command)), 40, true))
+	m.note = fmt.Sprintf("SIG%s sent to PID %d (%s)", procs.SignalName(sig), p.PID, m.fit.FitWords(timeline.CleanText(draw.OrNA(p.Command)), 40, true))
 }

@@ -66,9 +66,9 @@ func (p *Panel) Rows() int {
 func Short(o timeline.Owner) string {
 	switch {
 	case o.Pod != "":
-		return "pod " + draw.OneLine(o.Pod)
+		return "pod " + timeline.CleanText(o.Pod)
 	case o.Job != "":
-		return "job " + draw.OneLine(o.Job)
+		return "job " + timeline.CleanText(o.Job)
 	}
 	return ""
 }
@@ -96,7 +96,7 @@ func Long(o timeline.Owner) string {
 	default:
 		return ""
 	}
-	return draw.OneLine(b.String())
+	return timeline.CleanText(b.String())
 }
 
 // View draws the panel in rows rows: the title, then a row an owner, its

@@ -69,7 +69,7 @@ func Phases(p draw.Pen, ln *draw.Line, from, to time.Time, cols int, phases []ti
 		i = j
 	}
 	for _, t := range ticks {
-		placeText(p, cells, taken, t.col+1, draw.OneLine(t.text))
+		placeText(p, cells, taken, t.col+1, timeline.CleanText(t.text))
 	}
 	// Paint runs of one kind in one ink: fewer escape codes, fewer bytes.
 	for i := 0; i < cols; {

@@ -58,7 +58,7 @@ func (l *Line) Add(s string, k Ink) *Line {
 // which may hold wide characters or escape codes: measured in cells,
 // fitted to what is left, control characters blanked.
 func (l *Line) AddText(s string, k Ink) *Line {
-	s = OneLine(s)
+	s = timeline.CleanText(s)
 	if IsASCII(s) {
 		return l.Add(s, k)
 	}
@@ -79,11 +79,6 @@ func (l *Line) AddText(s string, k Ink) *Line {
 	l.w += n
 	return l
 }
-
-// OneLine is outside text as a row can draw it: one line, no escape
-// sequences or control characters (a marker or a command line is anyone's
-// text).
-func OneLine(s string) string { return timeline.CleanText(s) }
 
 // IsASCII says whether s is ASCII only.
 func IsASCII(s string) bool {

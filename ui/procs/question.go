@@ -49,7 +49,7 @@ func (q *Question) View(pen draw.Pen, keys *keymap.Map) []string {
 		ask.AddText(" ("+p.User+")", pen.Theme.Warn)
 	}
 	ask.Add("?  ", pen.Theme.Warn)
-	ask.AddText(draw.OneLine(draw.OrNA(p.Command)), pen.Theme.Dim)
+	ask.AddText(timeline.CleanText(draw.OrNA(p.Command)), pen.Theme.Dim)
 	ln := pen.NewLine(pen.Width)
 	ln.Add(" ", draw.Ink{})
 	if len(q.Signals) > 1 {
