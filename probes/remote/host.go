@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -110,20 +111,15 @@ func (h *host) connect(ctx context.Context) (bool, string) {
 	if err != nil {
 		return false, err.Error()
 	}
-	var hung, quit bool
-	var mu sync.Mutex
+	var hung, quit atomic.Bool
 	// A host that sends nothing for HangAfter is killed and tried again: a
 	// half-open TCP connection never ends by itself.
 	watchdog := time.AfterFunc(h.opts.HangAfter, func() {
-		mu.Lock()
-		hung = true
-		mu.Unlock()
+		hung.Store(true)
 		conn.Close()
 	})
 	stopCtx := context.AfterFunc(ctx, func() {
-		mu.Lock()
-		quit = true
-		mu.Unlock()
+		quit.Store(true)
 		conn.Close()
 	})
 	send := make(chan []byte, sendQueue)
@@ -153,12 +149,10 @@ func (h *host) connect(ctx context.Context) (bool, string) {
 	stopCtx()
 	exit := conn.Close()
 	<-sent
-	mu.Lock()
-	defer mu.Unlock()
-	if quit {
+	if quit.Load() {
 		return streamed, "quit"
 	}
-	return streamed, h.why(err, exit, conn.Stderr(), hung, streamed)
+	return streamed, h.why(err, exit, conn.Stderr(), hung.Load(), streamed)
 }
 
 // hangUp ends the host's connection, if it has one, and returns once its
