@@ -483,7 +483,7 @@ func (l *hostLayout) setGPU(g timeline.GPUInfo) {
 func (s *Source) describeSession() {
 	var gpus []timeline.GPUInfo
 	hosts := make([]timeline.HostInfo, len(s.hosts))
-	kind, all := timeline.Demo, true
+	kind := timeline.Demo // Live once any host is not a demo
 	driver, cuda := "", ""
 	for i := range s.perHost {
 		l := &s.perHost[i]
@@ -495,7 +495,7 @@ func (s *Source) describeSession() {
 		gpus = append(gpus, l.gpus...)
 		if l.described {
 			if l.kind != timeline.Demo {
-				all = false
+				kind = timeline.Live
 			}
 			if driver == "" {
 				driver, cuda = l.info.Driver, l.info.CUDA
@@ -505,9 +505,6 @@ func (s *Source) describeSession() {
 		}
 	}
 	slices.SortFunc(gpus, func(a, b timeline.GPUInfo) int { return a.Index - b.Index })
-	if !all {
-		kind = timeline.Live
-	}
 	s.info.Kind, s.info.GPUs, s.info.Hosts, s.info.Driver, s.info.CUDA = kind, gpus, hosts, driver, cuda
 }
 
