@@ -456,10 +456,7 @@ func (m *Model) handleSourceDone(err error) tea.Cmd {
 }
 
 func (m *Model) handleTick(at time.Time) tea.Cmd {
-	if m.store.Len() == 0 {
-		return nil
-	}
-	if m.play.OnTick(at, m.store.Last(), m.sourceDone) {
+	if m.store.Len() > 0 && m.play.OnTick(at, m.store.Last(), m.sourceDone) {
 		return m.play.tick(m.store.Interval())
 	}
 	return nil
