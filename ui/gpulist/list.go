@@ -131,12 +131,7 @@ func (l *List) KeepInView(multiHost bool, gpus, shown int) {
 
 // follow is top scrolled the least that shows i of n in shown rows.
 func follow(top, i, n, shown int) int {
-	if i < top {
-		top = i
-	}
-	if i >= top+shown {
-		top = i - shown + 1
-	}
+	top = max(min(top, i), i-shown+1) // the least scroll that shows i
 	return min(max(0, top), max(0, n-shown))
 }
 

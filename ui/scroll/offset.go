@@ -32,12 +32,7 @@ func (o *Offset) Clamp(lines, rows int) int {
 
 // Follow scrolls the least that shows line i in rows rows, then clamps.
 func (o *Offset) Follow(i, lines, rows int) int {
-	if i < o.top {
-		o.top = i
-	}
-	if i >= o.top+rows {
-		o.top = i - rows + 1
-	}
+	o.top = max(min(o.top, i), i-rows+1) // the least scroll that shows i
 	return o.Clamp(lines, rows)
 }
 
