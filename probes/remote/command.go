@@ -3,7 +3,6 @@ package remote
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -115,5 +114,5 @@ func (t Transport) remote() string { return cmp.Or(t.Remote, "gputop") }
 
 // String is the command line as a person would type it, for messages.
 func (t Transport) String(host string, interval time.Duration) string {
-	return fmt.Sprint(strings.Join(t.argv(host, interval), " "))
+	return strings.Join(t.argv(host, interval), " ")
 }
