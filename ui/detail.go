@@ -198,15 +198,13 @@ func (f *frame) bounds(name, dev string, at time.Time, series [][]float64) (floa
 			return 0, t
 		}
 	}
-	hi := math.Inf(-1)
+	hi := math.NaN()
 	for _, s := range series {
 		for _, v := range s {
-			if !math.IsNaN(v) && v > hi {
-				hi = v
-			}
+			hi = draw.MaxKnown(hi, v)
 		}
 	}
-	if math.IsInf(hi, -1) || hi <= 0 {
+	if !(hi > 0) {
 		return 0, 1
 	}
 	return 0, hi * 1.1
