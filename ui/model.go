@@ -386,22 +386,16 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 	if m.store.Len() == 0 {
 		return m.pull()
 	}
-	if wasEmpty {
+	if wasEmpty || m.info.MultiHost() && len(m.src.Info().GPUs) != len(m.info.GPUs) {
 		// A source may learn what it samples only as it starts (NVML's
-		// init can take seconds): take its description again.
+		// init can take seconds), and a host of several that answers late
+		// brings GPUs of its own: take its description again.
 		m.setInfo(m.src.Info())
-		m.play.Grows = m.info.Kind == timeline.Live || m.info.Kind == timeline.Demo
+		if wasEmpty {
+			m.play.Grows = m.info.Kind == timeline.Live || m.info.Kind == timeline.Demo
+		}
 		if m.width > 0 {
 			m.handleResize(m.width, m.height)
-		}
-	}
-	if !wasEmpty && m.info.MultiHost() {
-		// A host of several that answers late brings GPUs of its own.
-		if in := m.src.Info(); len(in.GPUs) != len(m.info.GPUs) {
-			m.setInfo(in)
-			if m.width > 0 {
-				m.handleResize(m.width, m.height)
-			}
 		}
 	}
 	// What the samples taught the layout: the host's cores, the job's
