@@ -93,12 +93,10 @@ func (h *host) run(ctx context.Context) {
 			backoff = h.opts.MinBackoff
 		}
 		h.down(why, backoff)
-		t := time.NewTimer(backoff)
 		select {
 		case <-ctx.Done():
-			t.Stop()
 			return
-		case <-t.C:
+		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, h.opts.MaxBackoff)
 	}

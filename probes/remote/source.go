@@ -201,11 +201,9 @@ func (s *Source) Close() error {
 		s.wg.Wait()
 		close(done)
 	}()
-	t := time.NewTimer(closeWait)
-	defer t.Stop()
 	select {
 	case <-done:
-	case <-t.C:
+	case <-time.After(closeWait):
 	}
 	return nil
 }
@@ -305,12 +303,10 @@ func (s *Source) Next(ctx context.Context) (timeline.Sample, error) {
 		// enough to be taken (see host.take).
 		s.nextTick = time.Now().Add(s.opts.Interval / 2)
 	}
-	t := time.NewTimer(time.Until(s.nextTick))
 	select {
 	case <-ctx.Done():
-		t.Stop()
 		return timeline.Sample{}, ctx.Err()
-	case <-t.C:
+	case <-time.After(time.Until(s.nextTick)):
 	}
 	now := time.Now()
 	if s.firstAt.IsZero() {
@@ -328,13 +324,12 @@ func (s *Source) Next(ctx context.Context) (timeline.Sample, error) {
 
 // waitFirst waits until every host has answered or failed, or FirstWait.
 func (s *Source) waitFirst(ctx context.Context) error {
-	t := time.NewTimer(s.opts.FirstWait)
-	defer t.Stop()
+	timeout := time.After(s.opts.FirstWait)
 	for n := 0; n < len(s.hosts); n++ {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-t.C:
+		case <-timeout:
 			return nil
 		case <-s.settled:
 		}
