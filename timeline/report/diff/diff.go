@@ -107,14 +107,7 @@ func New(nameA string, a *report.Report, nameB string, b *report.Report) *Diff {
 		Hints: []Hint{}, Notes: []string{}}
 	fa, fb := figures(a), figures(b)
 	for _, name := range Metrics {
-		m := Metric{Name: name, Unit: unitOf[name], Better: better[name], A: report.Number(fa[name]),
-			B: report.Number(fb[name])}
-		m.Change = report.Number(fb[name] - fa[name])
-		m.Relative = report.Number(math.NaN())
-		if fa[name] != 0 && !math.IsNaN(fa[name]) && !math.IsNaN(fb[name]) {
-			m.Relative = report.Number((fb[name] - fa[name]) / math.Abs(fa[name]))
-		}
-		d.Metrics = append(d.Metrics, m)
+		d.Metrics = append(d.Metrics, metricOf(name, unitOf[name], better[name], fa[name], fb[name]))
 	}
 	d.Phases = phases(a, b)
 	d.Hints = hints(a, b)
@@ -180,12 +173,7 @@ func figures(r *report.Report) map[string]float64 {
 	total := func(get func(report.ReportGPU) report.Number) float64 {
 		out := nan
 		for _, g := range r.GPUs {
-			if v := float64(get(g)); !math.IsNaN(v) {
-				if math.IsNaN(out) {
-					out = 0
-				}
-				out += v
-			}
+			out = timeline.AddKnown(out, float64(get(g)))
 		}
 		return out
 	}

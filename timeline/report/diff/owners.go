@@ -2,6 +2,7 @@ package diff
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gputop-dev/gputop/timeline/report"
 )
@@ -44,7 +45,7 @@ func owners(a, b *report.Report) []Owner {
 	var names []string
 	for _, r := range []*report.Report{a, b} {
 		for _, o := range r.Owners {
-			if !contains(names, o.Owner) {
+			if !slices.Contains(names, o.Owner) {
 				names = append(names, o.Owner)
 			}
 		}
@@ -82,15 +83,6 @@ func metricOf(name, unit, better string, a, b float64) Metric {
 		m.Relative = report.Number((b - a) / math.Abs(a))
 	}
 	return m
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ownerRows are the owners' rows of the tables: a heading row of each

@@ -130,23 +130,25 @@ func (d *Diff) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	metrics, phases := d.rows()
-	table := func(head string, rows [][4]string) {
+	// heading marks the rows that head a group (ownerRows); the rows of a
+	// table with groups are indented under their heading.
+	table := func(head string, rows [][4]string, heading []bool) {
 		fmt.Fprintf(&b, "\n%-20s %12s %12s  %s\n", head, "A", "B", "CHANGE")
-		for _, r := range rows {
-			fmt.Fprintf(&b, "%-20s %12s %12s  %s\n", cut(r[0], 20), r[1], r[2], r[3])
+		for i, r := range rows {
+			switch {
+			case i < len(heading) && heading[i]:
+				fmt.Fprintf(&b, "%s\n", cut(timeline.CleanText(r[0]), 60))
+			case heading != nil:
+				fmt.Fprintf(&b, "  %-18s %12s %12s  %s\n", r[0], r[1], r[2], r[3])
+			default:
+				fmt.Fprintf(&b, "%-20s %12s %12s  %s\n", cut(r[0], 20), r[1], r[2], r[3])
+			}
 		}
 	}
-	table("METRIC", metrics)
-	table("PHASES (time in)", phases)
+	table("METRIC", metrics, nil)
+	table("PHASES (time in)", phases, nil)
 	if rows, heading := d.ownerRows(); len(rows) > 0 {
-		fmt.Fprintf(&b, "\n%-20s %12s %12s  %s\n", "OWNERS", "A", "B", "CHANGE")
-		for i, r := range rows {
-			if heading[i] {
-				fmt.Fprintf(&b, "%s\n", cut(timeline.CleanText(r[0]), 60))
-				continue
-			}
-			fmt.Fprintf(&b, "  %-18s %12s %12s  %s\n", r[0], r[1], r[2], r[3])
-		}
+		table("OWNERS", rows, heading)
 	}
 	b.WriteString("\nHINTS  ")
 	if len(d.Hints) == 0 {
@@ -170,51 +172,36 @@ func cut(s string, n int) string {
 	return string(r[:n-1]) + "~"
 }
 
-// md escapes outside text for a markdown table.
-func md(s string) string {
-	var b strings.Builder
-	for _, r := range timeline.CleanText(s) {
-		if strings.ContainsRune("\\`*_[]<>#|~!", r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
 // WriteMarkdown writes the diff as GitHub-flavoured markdown, for a pull
 // request: "did my fix help", in one comment.
 func (d *Diff) WriteMarkdown(w io.Writer) error {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "## gputop diff\n\n- **A** %s\n- **B** %s\n", md(runLine(d.A)), md(runLine(d.B)))
+	fmt.Fprintf(&b, "## gputop diff\n\n- **A** %s\n- **B** %s\n", render.EscapeMarkdown(runLine(d.A)), render.EscapeMarkdown(runLine(d.B)))
 	for _, n := range d.Notes {
-		fmt.Fprintf(&b, "\n> Note: %s\n", md(n))
+		fmt.Fprintf(&b, "\n> Note: %s\n", render.EscapeMarkdown(n))
 	}
 	metrics, phases := d.rows()
-	table := func(head string, rows [][4]string) {
+	table := func(head string, rows [][4]string, heading []bool) {
 		fmt.Fprintf(&b, "\n| %s | A | B | change |\n|---|---:|---:|---:|\n", head)
-		for _, r := range rows {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", md(r[0]), r[1], r[2], r[3])
-		}
-	}
-	table("metric", metrics)
-	table("phase (time in)", phases)
-	if rows, heading := d.ownerRows(); len(rows) > 0 {
-		b.WriteString("\n| owner | A | B | change |\n|---|---:|---:|---:|\n")
 		for i, r := range rows {
-			if heading[i] {
-				fmt.Fprintf(&b, "| **%s** | | | |\n", md(r[0]))
+			if i < len(heading) && heading[i] {
+				fmt.Fprintf(&b, "| **%s** | | | |\n", render.EscapeMarkdown(r[0]))
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r[0], r[1], r[2], r[3])
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", render.EscapeMarkdown(r[0]), r[1], r[2], r[3])
 		}
+	}
+	table("metric", metrics, nil)
+	table("phase (time in)", phases, nil)
+	if rows, heading := d.ownerRows(); len(rows) > 0 {
+		table("owner", rows, heading)
 	}
 	b.WriteString("\n### Hints\n\n")
 	if len(d.Hints) == 0 {
 		b.WriteString("The same in both.\n")
 	}
 	for _, h := range d.Hints {
-		fmt.Fprintf(&b, "- %s\n", md(hintLine(h)))
+		fmt.Fprintf(&b, "- %s\n", render.EscapeMarkdown(hintLine(h)))
 	}
 	_, err := w.Write(b.Bytes())
 	return err
@@ -240,28 +227,24 @@ func (d *Diff) WriteHTML(w io.Writer) error {
 		fmt.Fprintf(&b, "<p class=\"legend\">Note: %s</p>\n", e(n))
 	}
 	metrics, phases := d.rows()
-	table := func(head string, rows [][4]string) {
+	table := func(head string, rows [][4]string, heading []bool) {
 		fmt.Fprintf(&b, "<table>\n<thead><tr><th>%s</th><th class=\"n\">A</th><th class=\"n\">B</th><th class=\"n\">change</th></tr></thead>\n<tbody>\n", head)
-		for _, r := range rows {
-			fmt.Fprintf(&b, "<tr><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n", e(r[0]), e(r[1]), e(r[2]), e(r[3]))
-		}
-		b.WriteString("</tbody></table>\n")
-	}
-	b.WriteString("<section>\n<h2>Figures</h2>\n")
-	table("metric", metrics)
-	b.WriteString("</section>\n<section>\n<h2>Phases</h2>\n")
-	table("phase (time in)", phases)
-	if rows, heading := d.ownerRows(); len(rows) > 0 {
-		b.WriteString("</section>\n<section>\n<h2>Owners</h2>\n")
-		b.WriteString("<table>\n<thead><tr><th>owner</th><th class=\"n\">A</th><th class=\"n\">B</th><th class=\"n\">change</th></tr></thead>\n<tbody>\n")
 		for i, r := range rows {
-			if heading[i] {
+			if i < len(heading) && heading[i] {
 				fmt.Fprintf(&b, "<tr class=\"group\"><th colspan=\"4\">%s</th></tr>\n", e(r[0]))
 				continue
 			}
 			fmt.Fprintf(&b, "<tr><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n", e(r[0]), e(r[1]), e(r[2]), e(r[3]))
 		}
 		b.WriteString("</tbody></table>\n")
+	}
+	b.WriteString("<section>\n<h2>Figures</h2>\n")
+	table("metric", metrics, nil)
+	b.WriteString("</section>\n<section>\n<h2>Phases</h2>\n")
+	table("phase (time in)", phases, nil)
+	if rows, heading := d.ownerRows(); len(rows) > 0 {
+		b.WriteString("</section>\n<section>\n<h2>Owners</h2>\n")
+		table("owner", rows, heading)
 	}
 	b.WriteString("</section>\n<section>\n<h2>Hints</h2>\n")
 	if len(d.Hints) == 0 {

@@ -103,7 +103,7 @@ func (r *doc) mdHealth(p func(string, ...any)) {
 	p("| GPU | finding |")
 	p("|---|---|")
 	for _, g := range all {
-		p("| %s | %s |", repMD(r.gpuNames().One(g.gpu)), repMD(strings.Join(g.findings, "; ")))
+		p("| %s | %s |", EscapeMarkdown(r.gpuNames().One(g.gpu)), EscapeMarkdown(strings.Join(g.findings, "; ")))
 	}
 }
 

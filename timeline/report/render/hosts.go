@@ -106,8 +106,8 @@ func (r *doc) mdHosts(p func(string, ...any)) {
 	p("| host | GPUs | util mean | lowest | power | memory peak | CPU mean | worst hint |")
 	p("|---|---:|---:|---:|---:|---:|---:|---|")
 	for _, h := range r.Hosts {
-		p("| %s | %d | %s | %s | %s | %s | %s | %s |", repMD(h.Name), len(h.GPUs), repPct(h.UtilMean), r.repLowest(h),
-			report.HostPower(h.PowerMean), repBytesOf(h.MemUsedMax, h.MemTotal), repPct(h.CPU.Mean), repMD(repHostHint(h)))
+		p("| %s | %d | %s | %s | %s | %s | %s | %s |", EscapeMarkdown(h.Name), len(h.GPUs), repPct(h.UtilMean), r.repLowest(h),
+			report.HostPower(h.PowerMean), repBytesOf(h.MemUsedMax, h.MemTotal), repPct(h.CPU.Mean), EscapeMarkdown(repHostHint(h)))
 	}
 	p("")
 	p("Util: mean of the host's GPUs; lowest: its GPU with the lowest mean; power: its GPUs together; memory peak: its fullest GPU.")

@@ -17,15 +17,15 @@ func Markdown(w io.Writer, rep *report.Report) error {
 	r := newDoc(rep)
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-	p("## gputop report: %s", repMD(repSourceLine(r.Source)))
+	p("## gputop report: %s", EscapeMarkdown(repSourceLine(r.Source)))
 	p("")
-	p("%s; %s.", repMD(repCapital(r.repStartLine())), repMD(r.repSystemLine()))
+	p("%s; %s.", EscapeMarkdown(repCapital(r.repStartLine())), EscapeMarkdown(r.repSystemLine()))
 	if len(r.Source.Command) > 0 {
-		p("Command: %s", repMD(strings.Join(r.Source.Command, " ")))
+		p("Command: %s", EscapeMarkdown(strings.Join(r.Source.Command, " ")))
 	}
 	for _, n := range r.Notes {
 		p("")
-		p("> Note: %s", repMD(n))
+		p("> Note: %s", EscapeMarkdown(n))
 	}
 	r.mdHosts(p)
 	r.mdGPUs(p)
@@ -50,14 +50,14 @@ func repCapital(s string) string {
 	return string(s[0]-'a'+'A') + s[1:]
 }
 
-// repMD escapes outside text for markdown: every character that could start
-// markup, and the pipe that would split a table cell.
-func repMD(s string) string {
+// EscapeMarkdown escapes outside text for markdown: every character that
+// could start markup, and the pipe that would split a table cell.
+func EscapeMarkdown(s string) string {
 	return repMDKeep(s, false)
 }
 
-// repMDKeep is repMD that, when code is set, keeps backticks that pair up,
-// so a hint's suggestion can show `num_workers=0` as code.
+// repMDKeep is EscapeMarkdown that, when code is set, keeps backticks that
+// pair up, so a hint's suggestion can show `num_workers=0` as code.
 func repMDKeep(s string, code bool) string {
 	s = repClean(s)
 	code = code && strings.Count(s, "`")%2 == 0
@@ -104,7 +104,7 @@ func (r *doc) mdGPUs(p func(string, ...any)) {
 	p("%s", rule)
 	for _, g := range r.GPUs {
 		u, s := g.Util, g.SMActive
-		name := repMD(repGPULabel(g))
+		name := EscapeMarkdown(repGPULabel(g))
 		if g.Lost {
 			name += " (lost at " + repAt(g.LostAt) + ")"
 		}
@@ -121,7 +121,7 @@ func (r *doc) mdGPUs(p func(string, ...any)) {
 			row += fmt.Sprintf(" %s | %s |", repWattsOf(g.PowerMean, g.PowerLimit), repEnergy(g.Energy))
 		}
 		if r.multiHost() {
-			row = "| " + repMD(g.Host) + " " + row
+			row = "| " + EscapeMarkdown(g.Host) + " " + row
 		}
 		p("%s", row)
 	}
@@ -146,7 +146,7 @@ func (r *doc) mdHost(p func(string, ...any)) {
 	p("### Host")
 	p("")
 	if !hostRecorded(h) {
-		p("%s.", repMD(repCapital(r.repHostAbsent())))
+		p("%s.", EscapeMarkdown(repCapital(r.repHostAbsent())))
 		return
 	}
 	p("| | mean | p50 | p95 | max |")
@@ -199,11 +199,11 @@ func (r *doc) mdPhases(p func(string, ...any)) {
 		shown, rest := r.repPhaseRows(ps)
 		for _, ph := range shown {
 			row(" ", repAt(ph.Start), repDur(ph.Duration.Duration()), ph.Kind, repPct(ph.UtilMean), repPct(ph.SMActiveMean),
-				repMD(r.repWorstName(ph)), repPct(ph.HostCPUMean), repMD(ph.Label))
+				EscapeMarkdown(r.repWorstName(ph)), repPct(ph.HostCPUMean), EscapeMarkdown(ph.Label))
 		}
 		if rest != "" {
 			p("")
-			p("%s.", repMD(repCapital(rest)))
+			p("%s.", EscapeMarkdown(repCapital(rest)))
 		}
 	}
 }
@@ -218,7 +218,7 @@ func (r *doc) mdMarkers(p func(string, ...any)) {
 	p("| at | text | origin |")
 	p("|---:|---|---|")
 	for _, m := range r.Markers {
-		p("| %s | %s | %s |", repAt(m.At), repMD(m.Text), repMD(m.Origin))
+		p("| %s | %s | %s |", repAt(m.At), EscapeMarkdown(m.Text), EscapeMarkdown(m.Origin))
 	}
 }
 
@@ -231,13 +231,13 @@ func (r *doc) mdHints(p func(string, ...any)) {
 		return
 	}
 	for i, h := range r.Hints {
-		p("%d. **%s** `%s` on %s  ", i+1, h.Severity, repMD(h.ID), repMD(r.repHintHead(h)))
+		p("%d. **%s** `%s` on %s  ", i+1, h.Severity, EscapeMarkdown(h.ID), EscapeMarkdown(r.repHintHead(h)))
 		p("   Evidence: %s  ", repMDKeep(h.Evidence, true))
 		p("   Next step: %s", repMDKeep(h.Suggestion, true))
 		if eps := repEpisodes(h); len(eps) > 0 {
 			p("")
 			for _, ep := range eps {
-				p("   - %s", repMD(ep))
+				p("   - %s", EscapeMarkdown(ep))
 			}
 		}
 	}
@@ -250,7 +250,7 @@ func (r *doc) mdGaps(p func(string, ...any)) {
 	p("")
 	p("### Gaps")
 	p("")
-	p("%s", repMD(r.repGapSentence()))
+	p("%s", EscapeMarkdown(r.repGapSentence()))
 }
 
 // repGapSentence says how much sampling paused, and where.

@@ -95,9 +95,9 @@ func (r *doc) mdOwners(p func(string, ...any)) {
 	p("%s", line)
 	p("%s", rule)
 	for _, o := range r.Owners {
-		row := "| " + repMD(ownerName(o)) + " |"
+		row := "| " + EscapeMarkdown(ownerName(o)) + " |"
 		for _, c := range r.ownerRow(o) {
-			row += " " + repMD(c) + " |"
+			row += " " + EscapeMarkdown(c) + " |"
 		}
 		p("%s", row)
 	}

@@ -83,8 +83,8 @@ func (r *doc) mdProcesses(p func(string, ...any)) {
 	rows, rest := r.repProcessRows()
 	for _, q := range rows {
 		w := q.Workload.Workload()
-		p("| %s | %d | %s | %s | %s | %s | %s |", r.processGPU(q.GPU), q.PID, repMD(q.User), lifetime(q), repBytes(q.PeakGPUMem),
-			repMD(w.String()), repMD(q.Command))
+		p("| %s | %d | %s | %s | %s | %s | %s |", r.processGPU(q.GPU), q.PID, EscapeMarkdown(q.User), lifetime(q), repBytes(q.PeakGPUMem),
+			EscapeMarkdown(w.String()), EscapeMarkdown(q.Command))
 	}
 	if rest != "" {
 		p("")

@@ -221,7 +221,7 @@ func (r *doc) mdWork(p func(format string, args ...any)) {
 	p("### Work and energy")
 	p("")
 	for _, l := range r.workLines() {
-		p("- %s", repMD(l))
+		p("- %s", EscapeMarkdown(l))
 	}
 	if len(r.Phases) == 0 || len(r.Work.Phases) != len(r.Phases) {
 		return
@@ -234,7 +234,7 @@ func (r *doc) mdWork(p func(format string, args ...any)) {
 	for _, k := range shown {
 		ph := r.Phases[k]
 		name := fmt.Sprintf("%s-%s %s", repAt(ph.Start), repAt(ph.End), repPhaseName(ph))
-		p("| %s | %s |", repMD(name), strings.Join(r.workPhaseRow(k), " | "))
+		p("| %s | %s |", EscapeMarkdown(name), strings.Join(r.workPhaseRow(k), " | "))
 	}
 	if hidden > 0 {
 		p("")
