@@ -2,6 +2,8 @@ package render
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -225,13 +227,16 @@ func repEpisodes(h report.ReportHint) []string {
 // log of GPUs alone has no host at all, which the report says in a line
 // rather than in rows of N/A: absent is not unknown.
 func hostRecorded(h report.ReportHost) bool {
-	for _, n := range []report.Number{h.CPU.Mean, h.IOWait.Mean, h.RAMUsedMax, h.RAMTotal, h.SwapUsedMax, h.JobCPU.Mean,
-		h.JobRSSMax} {
-		if !n.Unknown() {
-			return true
-		}
+	return h.Cores > 0 || slices.ContainsFunc([]report.Number{h.CPU.Mean, h.IOWait.Mean, h.RAMUsedMax, h.RAMTotal,
+		h.SwapUsedMax, h.JobCPU.Mean, h.JobRSSMax}, func(n report.Number) bool { return !n.Unknown() })
+}
+
+// repCores is the host's cores where known: " (32 cores)".
+func repCores(h report.ReportHost) string {
+	if h.Cores > 0 {
+		return fmt.Sprintf(" (%d cores)", h.Cores)
 	}
-	return h.Cores > 0
+	return ""
 }
 
 // repHostAbsent says that the host was not recorded, and why where the
@@ -261,6 +266,53 @@ func (r *doc) repGPUHas() repHas {
 	return has
 }
 
+// columns are the GPU table's headings in the markdown and HTML forms, the
+// figures (num) aligned right.
+func (h repHas) columns() (cells []string, num []bool) {
+	cells, num = []string{"GPU", "name", "util mean", "p50", "p95", "max"}, []bool{true, false, true, true, true, true}
+	if h.sm {
+		cells, num = append(cells, "SM mean", "p50", "p95", "max"), append(num, true, true, true, true)
+	}
+	cells, num = append(cells, "idle"), append(num, true)
+	if h.mem {
+		cells, num = append(cells, "memory peak"), append(num, true)
+	}
+	if h.power {
+		cells, num = append(cells, "power mean", "energy"), append(num, true, true)
+	}
+	return cells, num
+}
+
+// cells are GPU g's row of that table, its name cell name.
+func (h repHas) cells(g report.ReportGPU, name string) []string {
+	u, s := g.Util, g.SMActive
+	row := []string{strconv.Itoa(repGPUIndex(g)), name, repPct(u.Mean), repPct(u.P50), repPct(u.P95), repPct(u.Max)}
+	if h.sm {
+		row = append(row, repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max))
+	}
+	row = append(row, repShare(g.IdleFraction))
+	if h.mem {
+		row = append(row, repBytesOf(g.MemUsedMax, g.MemTotal))
+	}
+	if h.power {
+		row = append(row, repWattsOf(g.PowerMean, g.PowerLimit), repEnergy(g.Energy))
+	}
+	return row
+}
+
+// gpuLegend is the line under that table.
+func (r *doc) gpuLegend(has repHas) string {
+	legend := "Util and SM (SM active): mean, then percentiles of every sample."
+	if !has.sm {
+		legend = "Util: mean, then percentiles of every sample."
+	}
+	legend = fmt.Sprintf("%s Idle: time with utilisation under %s.", legend, repPct(r.IdleUtil))
+	if absent := has.absent(); absent != "" {
+		legend += " Not recorded for any GPU: " + absent + "."
+	}
+	return legend
+}
+
 // absent names what no GPU has: "SM activity, power".
 func (h repHas) absent() string {
 	var out []string
@@ -273,15 +325,6 @@ func (h repHas) absent() string {
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-func (r *doc) repAnyLost() bool {
-	for _, g := range r.GPUs {
-		if g.Lost {
-			return true
-		}
-	}
-	return false
 }
 
 // repPhaseHas says whether any of the phases has SM activity, and host CPU.

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gputop-dev/gputop/timeline/report"
 	"github.com/gputop-dev/gputop/timeline/units"
@@ -15,14 +16,11 @@ import (
 // fields, so a report read back from its JSON names them alike.
 func (r *doc) gpuNames() units.GPUNames {
 	if r.names == nil {
-		at := map[int]units.HostGPU{}
+		at, mig := map[int]units.HostGPU{}, map[int]units.MIGSlice{}
 		for _, g := range r.GPUs {
 			if g.Host != "" && g.HostIndex != nil {
 				at[g.Index] = units.HostGPU{Host: g.Host, Index: *g.HostIndex}
 			}
-		}
-		mig := map[int]units.MIGSlice{}
-		for _, g := range r.GPUs {
 			if g.MIGProfile != "" && g.MIGParent != nil {
 				mig[g.Index] = units.MIGSlice{Parent: *g.MIGParent, Profile: g.MIGProfile}
 			}
@@ -85,14 +83,11 @@ func (r *doc) textHosts(t repText) {
 		"MEMORY PEAK: its fullest GPU.")
 	// Each host's own CPU, as the markdown's column and the hints read it:
 	// no column of its own, which would take the table past 80.
-	cpu := ""
-	for k, h := range r.Hosts {
-		if k > 0 {
-			cpu += ", "
-		}
-		cpu += repClean(h.Name) + " " + repPct(h.CPU.Mean)
+	var cpu []string
+	for _, h := range r.Hosts {
+		cpu = append(cpu, repClean(h.Name)+" "+repPct(h.CPU.Mean))
 	}
-	t.wrapped("", "CPU mean: "+cpu+".")
+	t.wrapped("", "CPU mean: "+strings.Join(cpu, ", ")+".")
 }
 
 // mdHosts writes the hosts section as a table.

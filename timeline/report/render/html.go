@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // HTML writes the report as one self-contained page, to attach to a
@@ -81,27 +82,26 @@ func (h htmlWriter) cell(tag, class, s string) {
 // row writes a table row of escaped cells; numeric ones (num) align right.
 func (h htmlWriter) row(num []bool, cells ...string) {
 	h.raw("<tr>")
-	for i, c := range cells {
-		class := ""
-		if i < len(num) && num[i] {
-			class = "n"
-		}
-		h.cell("td", class, c)
-	}
+	h.cells("td", num, cells)
 	h.raw("</tr>\n")
 }
 
 // head writes a table's header row.
 func (h htmlWriter) head(num []bool, cells ...string) {
 	h.raw("<table>\n<thead><tr>")
+	h.cells("th", num, cells)
+	h.raw("</tr></thead>\n<tbody>\n")
+}
+
+// cells writes a row's cells in tag, numeric ones (num) of class n.
+func (h htmlWriter) cells(tag string, num []bool, cells []string) {
 	for i, c := range cells {
 		class := ""
 		if i < len(num) && num[i] {
 			class = "n"
 		}
-		h.cell("th", class, c)
+		h.cell(tag, class, c)
 	}
-	h.raw("</tr></thead>\n<tbody>\n")
 }
 
 // htmlSummary is the verdict at a glance: the hints counted by severity,
@@ -119,8 +119,8 @@ func (r *doc) htmlSummary(h htmlWriter) {
 				parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 			}
 		}
-		verdict = fmt.Sprintf("%d %s: %s. Worst: %s.", len(r.Hints), repPlural(len(r.Hints), "hint", "hints"),
-			strings.Join(parts, ", "), r.Hints[0].ID)
+		verdict = fmt.Sprintf("%s: %s. Worst: %s.", units.Count(len(r.Hints), "hint"), strings.Join(parts, ", "),
+			r.Hints[0].ID)
 		class = r.Hints[0].Severity
 	}
 	h.raw(`<section class="summary">` + "\n")
@@ -172,13 +172,6 @@ func (r *doc) htmlFleet() string {
 		parts = append(parts, "energy "+repEnergy(energy))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func repPlural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // htmlHints lists the hints worst first, each with its evidence, its next

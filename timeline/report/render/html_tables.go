@@ -34,51 +34,20 @@ func (r *doc) htmlGPUs(h htmlWriter) {
 		return
 	}
 	has := r.repGPUHas()
-	cells := []string{"GPU", "name", "util mean", "p50", "p95", "max"}
-	num := []bool{true, false, true, true, true, true}
-	if has.sm {
-		cells, num = append(cells, "SM mean", "p50", "p95", "max"), append(num, true, true, true, true)
-	}
-	cells, num = append(cells, "idle"), append(num, true)
-	if has.mem {
-		cells, num = append(cells, "memory peak"), append(num, true)
-	}
-	if has.power {
-		cells, num = append(cells, "power mean", "energy"), append(num, true, true)
-	}
+	cells, num := has.columns()
 	h.head(num, cells...)
 	for k, g := range r.GPUs {
 		if head := r.hostHeading(k); head != "" {
 			h.f(`<tr class="group"><th colspan="%d">%s</th></tr>`+"\n", len(cells), svgEsc(head))
 		}
-		u, s := g.Util, g.SMActive
 		name := repGPULabel(g)
 		if g.Lost {
 			name += " (lost at " + repAt(g.LostAt) + ")"
 		}
-		row := []string{strconv.Itoa(repGPUIndex(g)), name, repPct(u.Mean), repPct(u.P50), repPct(u.P95), repPct(u.Max)}
-		if has.sm {
-			row = append(row, repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max))
-		}
-		row = append(row, repShare(g.IdleFraction))
-		if has.mem {
-			row = append(row, repBytesOf(g.MemUsedMax, g.MemTotal))
-		}
-		if has.power {
-			row = append(row, repWattsOf(g.PowerMean, g.PowerLimit), repEnergy(g.Energy))
-		}
-		h.row(num, row...)
+		h.row(num, has.cells(g, name)...)
 	}
 	h.raw("</tbody></table>\n")
-	legend := "Util and SM (SM active): mean, then percentiles of every sample."
-	if !has.sm {
-		legend = "Util: mean, then percentiles of every sample."
-	}
-	legend = fmt.Sprintf("%s Idle: time with utilisation under %s.", legend, repPct(r.IdleUtil))
-	if absent := has.absent(); absent != "" {
-		legend += " Not recorded for any GPU: " + absent + "."
-	}
-	h.f(`<p class="legend">%s</p>`+"\n</section>\n", svgEsc(legend))
+	h.f(`<p class="legend">%s</p>`+"\n</section>\n", svgEsc(r.gpuLegend(has)))
 }
 
 func (r *doc) htmlHealth(h htmlWriter) {
@@ -109,11 +78,7 @@ func (r *doc) htmlHost(h htmlWriter) {
 	row := func(name string, s report.ReportStats) {
 		h.row(num, name, repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max))
 	}
-	cores := ""
-	if host.Cores > 0 {
-		cores = fmt.Sprintf(" (%d cores)", host.Cores)
-	}
-	row("CPU"+cores, host.CPU)
+	row("CPU"+repCores(host), host.CPU)
 	row("iowait", host.IOWait)
 	if !host.JobCPU.Mean.Unknown() {
 		row("job CPU (of one core)", host.JobCPU)

@@ -86,55 +86,39 @@ func (r *doc) mdGPUs(p func(string, ...any)) {
 		return
 	}
 	has := r.repGPUHas()
-	head, rule := "| GPU | name | util mean | p50 | p95 | max |", "|---:|---|---:|---:|---:|---:|"
+	head, num := has.columns()
 	if r.multiHost() {
-		head, rule = "| host "+head, "|---"+rule
+		head, num = append([]string{"host"}, head...), append([]bool{false}, num...)
 	}
-	if has.sm {
-		head, rule = head+" SM mean | p50 | p95 | max |", rule+"---:|---:|---:|---:|"
-	}
-	head, rule = head+" idle |", rule+"---:|"
-	if has.mem {
-		head, rule = head+" memory peak |", rule+"---:|"
-	}
-	if has.power {
-		head, rule = head+" power mean | energy |", rule+"---:|---:|"
-	}
-	p("%s", head)
-	p("%s", rule)
+	mdHead(p, head, num)
 	for _, g := range r.GPUs {
-		u, s := g.Util, g.SMActive
 		name := EscapeMarkdown(repGPULabel(g))
 		if g.Lost {
 			name += " (lost at " + repAt(g.LostAt) + ")"
 		}
-		row := fmt.Sprintf("| %d | %s | %s | %s | %s | %s |", repGPUIndex(g), name, repPct(u.Mean), repPct(u.P50), repPct(u.P95),
-			repPct(u.Max))
-		if has.sm {
-			row += fmt.Sprintf(" %s | %s | %s | %s |", repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max))
-		}
-		row += fmt.Sprintf(" %s |", repShare(g.IdleFraction))
-		if has.mem {
-			row += fmt.Sprintf(" %s |", repBytesOf(g.MemUsedMax, g.MemTotal))
-		}
-		if has.power {
-			row += fmt.Sprintf(" %s | %s |", repWattsOf(g.PowerMean, g.PowerLimit), repEnergy(g.Energy))
-		}
+		row := has.cells(g, name)
 		if r.multiHost() {
-			row = "| " + EscapeMarkdown(g.Host) + " " + row
+			row = append([]string{EscapeMarkdown(g.Host)}, row...)
 		}
-		p("%s", row)
+		p("| %s |", strings.Join(row, " | "))
 	}
 	p("")
-	legend := "Util and SM (SM active): mean, then percentiles of every sample."
-	if !has.sm {
-		legend = "Util: mean, then percentiles of every sample."
+	p("%s", r.gpuLegend(has))
+}
+
+// mdHead writes a table's heading and its rule, the figures' (num)
+// aligned right.
+func mdHead(p func(string, ...any), cells []string, num []bool) {
+	rule := "|"
+	for i := range cells {
+		if i < len(num) && num[i] {
+			rule += "---:|"
+		} else {
+			rule += "---|"
+		}
 	}
-	line := fmt.Sprintf("%s Idle: time with utilisation under %s.", legend, repPct(r.IdleUtil))
-	if absent := has.absent(); absent != "" {
-		line += " Not recorded for any GPU: " + absent + "."
-	}
-	p("%s", line)
+	p("| %s |", strings.Join(cells, " | "))
+	p("%s", rule)
 }
 
 func (r *doc) mdHost(p func(string, ...any)) {
@@ -154,11 +138,7 @@ func (r *doc) mdHost(p func(string, ...any)) {
 	row := func(name string, s report.ReportStats) {
 		p("| %s | %s | %s | %s | %s |", name, repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max))
 	}
-	cores := ""
-	if h.Cores > 0 {
-		cores = fmt.Sprintf(" (%d cores)", h.Cores)
-	}
-	row("CPU"+cores, h.CPU)
+	row("CPU"+repCores(h), h.CPU)
 	row("iowait", h.IOWait)
 	if !h.JobCPU.Mean.Unknown() {
 		row("job CPU (of one core)", h.JobCPU)

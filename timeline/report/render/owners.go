@@ -36,13 +36,18 @@ func (r *doc) ownerRow(o report.ReportOwner) []string {
 	return row
 }
 
-// ownerHead is the tables' heading after "owner".
-func (r *doc) ownerHead() []string {
-	head := []string{"GPUs", "allocated GPU-h", "busy GPU-h", "idle GPU-h", "idle", "energy"}
+// ownerHead is the markdown and HTML tables' heading, and which of its
+// columns are figures.
+func (r *doc) ownerHead() (head []string, num []bool) {
+	head = []string{"owner", "GPUs", "allocated GPU-h", "busy GPU-h", "idle GPU-h", "idle", "energy"}
 	if r.Work.Cost != nil {
 		head = append(head, "cost")
 	}
-	return head
+	num = make([]bool, len(head))
+	for i := 2; i < len(num); i++ {
+		num[i] = true
+	}
+	return head, num
 }
 
 func (r *doc) textOwners(t repText) {
@@ -82,18 +87,8 @@ func (r *doc) mdOwners(p func(string, ...any)) {
 	p("")
 	p("### Owners")
 	p("")
-	head := append([]string{"owner"}, r.ownerHead()...)
-	line, rule := "|", "|"
-	for i, h := range head {
-		line += " " + h + " |"
-		if i < 2 {
-			rule += "---|"
-		} else {
-			rule += "---:|"
-		}
-	}
-	p("%s", line)
-	p("%s", rule)
+	head, num := r.ownerHead()
+	mdHead(p, head, num)
 	for _, o := range r.Owners {
 		row := "| " + EscapeMarkdown(ownerName(o)) + " |"
 		for _, c := range r.ownerRow(o) {
@@ -108,11 +103,7 @@ func (r *doc) htmlOwners(h htmlWriter) {
 		return
 	}
 	h.raw("<section>\n<h2>Owners</h2>\n")
-	head := append([]string{"owner"}, r.ownerHead()...)
-	num := make([]bool, len(head))
-	for i := 2; i < len(num); i++ {
-		num[i] = true
-	}
+	head, num := r.ownerHead()
 	h.head(num, head...)
 	for _, o := range r.Owners {
 		h.row(num, append([]string{ownerName(o)}, r.ownerRow(o)...)...)

@@ -6,6 +6,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -291,7 +292,7 @@ func svgBand(b *bytes.Buffer, class string, s []timeline.Agg, top, h, vmax float
 func (r *doc) svgEpisodes(b *bytes.Buffer, idx, top, h int, x func(float64) float64) {
 	for _, hint := range r.Hints {
 		for _, ep := range hint.Episodes {
-			if !svgHas(ep.GPUs, idx) || ep.Start.Unknown() || ep.End.Unknown() {
+			if !slices.Contains(ep.GPUs, idx) || ep.Start.Unknown() || ep.End.Unknown() {
 				continue
 			}
 			x0, x1 := x(float64(ep.Start)), x(float64(ep.End))
@@ -300,15 +301,6 @@ func (r *doc) svgEpisodes(b *bytes.Buffer, idx, top, h int, x func(float64) floa
 				svgEsc(ep.Severity), svgNum(x0), top, svgNum(max(1, x1-x0)), h, svgEsc(repTrunc(repClean(title), svgTitleMax)))
 		}
 	}
-}
-
-func svgHas(xs []int, v int) bool {
-	for _, x := range xs {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // svgMarkers draws each marker as a dashed line through every GPU, the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -106,7 +107,7 @@ func (r *doc) textGPUs(t repText) {
 		legend += " LOST: the GPU stopped answering (" + lost + "); its figures end there."
 	}
 	t.wrapped("", legend)
-	if has.mem || has.power || r.repAnyLost() {
+	if has.mem || has.power || slices.ContainsFunc(r.GPUs, func(g report.ReportGPU) bool { return g.Lost }) {
 		t.line("")
 		head := fmt.Sprintf("%3s", "GPU")
 		if has.mem {
@@ -177,12 +178,8 @@ func (r *doc) textHost(t repText) {
 		t.wrapped("HOST  ", r.repHostAbsent())
 		return
 	}
-	cores := ""
-	if h.Cores > 0 {
-		cores = fmt.Sprintf(" (%d cores)", h.Cores)
-	}
 	t.f("HOST  CPU mean %s, p95 %s, max %s%s; iowait mean %s", repPct(h.CPU.Mean), repPct(h.CPU.P95),
-		repPct(h.CPU.Max), cores, repPct(h.IOWait.Mean))
+		repPct(h.CPU.Max), repCores(h), repPct(h.IOWait.Mean))
 	t.f("      RAM peak %s; swap peak %s", repBytesOf(h.RAMUsedMax, h.RAMTotal), repBytes(h.SwapUsedMax))
 	if !h.JobCPU.Mean.Unknown() {
 		t.f("JOB   CPU mean %s of one core, p95 %s, max %s; RSS peak %s", repPct(h.JobCPU.Mean),
