@@ -306,16 +306,9 @@ func (b *repBuilder) lostAt(dev string) (bool, Number) {
 	if !b.s.Lost(dev, b.to) {
 		return false, Number(math.NaN())
 	}
-	lo, hi := b.from.UnixNano()-1, b.to.UnixNano()
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		if b.s.Lost(dev, time.Unix(0, mid)) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return true, b.rel(time.Unix(0, hi))
+	from := b.from.UnixNano()
+	ns := sort.Search(int(b.to.UnixNano()-from), func(i int) bool { return b.s.Lost(dev, time.Unix(0, from+int64(i))) })
+	return true, b.rel(time.Unix(0, from+int64(ns)))
 }
 
 func (b *repBuilder) host() {

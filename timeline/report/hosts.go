@@ -73,10 +73,10 @@ func (b *repBuilder) hosts(a Analysis) {
 	})
 	groups := timeline.GroupByHost(b.info)
 	for k, name := range groups.Names {
-		sum := ReportHostSummary{Name: name, GPUs: []int{}}
+		sum := ReportHostSummary{Name: name, GPUs: []int{}, Notes: []string{}}
 		if k < len(b.info.Hosts) {
 			h := b.info.Hosts[k]
-			sum.Driver, sum.CUDA, sum.Notes = h.Driver, h.CUDA, append([]string{}, h.Notes...)
+			sum.Driver, sum.CUDA, sum.Notes = h.Driver, h.CUDA, append(sum.Notes, h.Notes...)
 		}
 		var gpus []timeline.GPUFigures
 		for _, g := range b.r.GPUs {
@@ -95,9 +95,6 @@ func (b *repBuilder) hosts(a Analysis) {
 		}
 		sum.SMActiveMean, sum.PowerMean, sum.Energy = Number(fig.SMActiveMean), Number(fig.Power), Number(fig.Energy)
 		sum.MemUsedMax, sum.MemTotal = Number(fig.MemPeak), Number(fig.MemPeakTotal)
-		if sum.Notes == nil {
-			sum.Notes = []string{}
-		}
 		cpu := b.load(0, timeline.HostCPU, timeline.DeviceOnHost(timeline.HostDevice, name))
 		sum.CPU = b.stats(cpu)
 		for _, hint := range b.r.Hints {
