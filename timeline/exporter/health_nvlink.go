@@ -38,12 +38,9 @@ var (
 const dcgmNVLinkLinks = 18
 
 func init() {
-	for l := range timeline.NVLinkMaxLinks {
+	for l := range dcgmNVLinkLinks {
 		k := &timeline.NVLinks[l]
 		id := strconv.Itoa(l)
-		if l >= dcgmNVLinkLinks {
-			continue
-		}
 		nvlinkDCGMErrors[k.CRC] = prometheus.NewDesc("DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L"+id,
 			"NVLink flow-control CRC error counter for link "+id+".", gpuLabels, nil)
 		nvlinkDCGMErrors[k.Replay] = prometheus.NewDesc("DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L"+id,

@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -130,10 +131,7 @@ func currentEpisode(h *timeline.Hint, g int) timeline.Episode {
 	best := timeline.Episode{Start: h.Start, End: h.End, Evidence: h.Evidence, Provisional: h.Provisional}
 	found := false
 	for _, ep := range h.Episodes {
-		names := g < 0
-		for _, eg := range ep.GPUs {
-			names = names || eg == g
-		}
+		names := g < 0 || slices.Contains(ep.GPUs, g)
 		if names && (!found || ep.Start.After(best.Start)) {
 			best, found = ep, true
 		}

@@ -190,6 +190,14 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 		}
 		return l
 	}
+	// addGPU adds a GPU's value of key under series, scaled.
+	addGPU := func(series gpuSeries, key timeline.Key, v float64) {
+		if idx, ok := timeline.ParseGPUDevice(key.Device); ok {
+			if l := labelsOf(idx); !l.skip {
+				add(series.descFor(l), series.kind, v*series.scale, l.values...)
+			}
+		}
+	}
 	for _, v := range in.values {
 		series, ok := gpuGauges[v.Key.Name]
 		if !ok {
@@ -201,22 +209,12 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 			}
 			continue
 		}
-		if idx, ok := timeline.ParseGPUDevice(v.Key.Device); ok {
-			if l := labelsOf(idx); !l.skip {
-				add(series.descFor(l), series.kind, v.Value*series.scale, l.values...)
-			}
-		}
+		addGPU(series, v.Key, v.Value)
 	}
 	addNVLink(in.values, labels, add)
 	for _, m := range in.counters {
-		series, ok := gpuCounters[m.Key.Name]
-		if !ok {
-			continue
-		}
-		if idx, ok := timeline.ParseGPUDevice(m.Key.Device); ok {
-			if l := labelsOf(idx); !l.skip {
-				add(series.descFor(l), series.kind, m.Value*series.scale, l.values...)
-			}
+		if series, ok := gpuCounters[m.Key.Name]; ok {
+			addGPU(series, m.Key, m.Value)
 		}
 	}
 
