@@ -1,5 +1,7 @@
 package timeline
 
+import "slices"
+
 // Columns are the keys and kinds of a sample's values, position by
 // position. A source makes them once for each list of keys it gives, and
 // every sample of that list shares them, as a recording's samples share
@@ -71,14 +73,7 @@ func (c *Columns) Kinds() []Kind {
 }
 
 // Index is the column of k, or -1.
-func (c *Columns) Index(k Key) int {
-	for i := range c.Keys() {
-		if c.keys[i] == k {
-			return i
-		}
-	}
-	return -1
-}
+func (c *Columns) Index(k Key) int { return slices.Index(c.Keys(), k) }
 
 // Match says whether ms have c's keys and kinds, in c's order.
 func (c *Columns) Match(ms []Metric) bool {
@@ -96,18 +91,7 @@ func (c *Columns) Match(ms []Metric) bool {
 // Same says whether c and o have the same keys and kinds in the same
 // order: the same columns, or two a source made for the same list.
 func (c *Columns) Same(o *Columns) bool {
-	if c == o {
-		return true
-	}
-	if c.Len() != o.Len() {
-		return false
-	}
-	for i := range c.keys {
-		if c.kinds[i] != o.kinds[i] || c.keys[i] != o.keys[i] {
-			return false
-		}
-	}
-	return true
+	return c == o || slices.Equal(c.Keys(), o.Keys()) && slices.Equal(c.Kinds(), o.Kinds())
 }
 
 // Select are the columns of c that rename keeps, as it renames them, and

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"slices"
 	"sort"
 	"time"
 	"unsafe"
@@ -91,9 +92,7 @@ func (s *Store) Lost(device string, t time.Time) bool {
 // AddMarker keeps a marker, in time order.
 func (s *Store) AddMarker(m Marker) {
 	i := sort.Search(len(s.markers), func(i int) bool { return s.markers[i].At.After(m.At) })
-	s.markers = append(s.markers, Marker{})
-	copy(s.markers[i+1:], s.markers[i:])
-	s.markers[i] = m
+	s.markers = slices.Insert(s.markers, i, m)
 }
 
 // Markers returns every marker, in time order. The slice is the store's.

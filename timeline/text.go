@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -105,32 +106,24 @@ func CleanInfo(in SourceInfo) SourceInfo {
 	in.Host, in.Driver, in.CUDA = CleanText(in.Host), CleanText(in.Driver), CleanText(in.CUDA)
 	in.Scenario, in.Origin = CleanText(in.Scenario), CleanText(in.Origin)
 	in.Command, in.Notes, in.Checks = cleanAll(in.Command), cleanAll(in.Notes), cleanAll(in.Checks)
-	if in.GPUs != nil {
-		gpus := make([]GPUInfo, len(in.GPUs))
-		for i, g := range in.GPUs {
-			g.Name, g.UUID, g.PCIBusID = CleanText(g.Name), CleanText(g.UUID), CleanText(g.PCIBusID)
-			g.Host, g.MIGProfile = CleanText(g.Host), CleanText(g.MIGProfile)
-			gpus[i] = g
-		}
-		in.GPUs = gpus
+	in.GPUs = slices.Clone(in.GPUs)
+	for i := range in.GPUs {
+		g := &in.GPUs[i]
+		g.Name, g.UUID, g.PCIBusID = CleanText(g.Name), CleanText(g.UUID), CleanText(g.PCIBusID)
+		g.Host, g.MIGProfile = CleanText(g.Host), CleanText(g.MIGProfile)
 	}
-	if in.Hosts != nil {
-		hosts := make([]HostInfo, len(in.Hosts))
-		for i, h := range in.Hosts {
-			h.Name, h.Driver, h.CUDA, h.Notes = CleanText(h.Name), CleanText(h.Driver), CleanText(h.CUDA), cleanAll(h.Notes)
-			hosts[i] = h
-		}
-		in.Hosts = hosts
+	in.Hosts = slices.Clone(in.Hosts)
+	for i := range in.Hosts {
+		h := &in.Hosts[i]
+		h.Name, h.Driver, h.CUDA, h.Notes = CleanText(h.Name), CleanText(h.Driver), CleanText(h.CUDA), cleanAll(h.Notes)
 	}
 	return in
 }
 
+// cleanAll is ss, a new list, through CleanText.
 func cleanAll(ss []string) []string {
-	if ss == nil {
-		return nil
-	}
-	out := make([]string, len(ss))
-	for i, s := range ss {
+	out := slices.Clone(ss)
+	for i, s := range out {
 		out[i] = CleanText(s)
 	}
 	return out

@@ -37,7 +37,7 @@ func (w *Workload) Short() string {
 	switch {
 	case w.Pod != "":
 		uid, _, _ := strings.Cut(w.Pod, "-")
-		return "pod " + cutString(uid, 8)
+		return "pod " + uid[:min(len(uid), 8)]
 	case w.Container != "":
 		return "ctr " + w.Container
 	case w.Job != "":
@@ -84,11 +84,4 @@ func (w *Workload) String() string {
 		parts = append(parts, "session "+w.Session)
 	}
 	return strings.Join(parts, ", ")
-}
-
-func cutString(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
 }
