@@ -1,7 +1,6 @@
 package units
 
 import (
-	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -140,12 +139,12 @@ func (n GPUNames) ofWhole(idx []int) string {
 	}
 	sorted := slices.Sorted(slices.Values(idx))
 	sorted = slices.Compact(sorted)
-	// Hosts in the order of their first GPU in the session; a GPU of no
-	// known host is a "host" of its own, named by its session-wide index.
+	// Hosts in the order of their first GPU in the session (the GPUs are
+	// met in order); a GPU of no known host is a "host" of its own, named
+	// by its session-wide index.
 	type group struct {
 		host  string
 		known bool
-		first int
 		local []int
 	}
 	var groups []*group
@@ -157,7 +156,7 @@ func (n GPUNames) ofWhole(idx []int) string {
 		switch {
 		case !ok:
 			if unknown == nil {
-				unknown = &group{first: i}
+				unknown = &group{}
 				groups = append(groups, unknown)
 			}
 			g = unknown
@@ -165,14 +164,13 @@ func (n GPUNames) ofWhole(idx []int) string {
 		default:
 			g = byHost[hg.Host]
 			if g == nil {
-				g = &group{host: hg.Host, known: true, first: i}
+				g = &group{host: hg.Host, known: true}
 				byHost[hg.Host] = g
 				groups = append(groups, g)
 			}
 		}
 		g.local = append(g.local, hg.Index)
 	}
-	slices.SortStableFunc(groups, func(a, b *group) int { return cmp.Compare(a.first, b.first) })
 	var b strings.Builder
 	for k, g := range groups {
 		if k > 0 {

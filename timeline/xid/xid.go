@@ -77,15 +77,9 @@ func ParseMarker(text string) (gpu, code int, ok bool) {
 // smallNumber reads a decimal of at most six digits, without sign or
 // leading zero.
 func smallNumber(s string) (int, bool) {
-	if s == "" || len(s) > 6 || len(s) > 1 && s[0] == '0' {
-		return 0, false
+	if s == "" || len(s) > 6 || s[0] < '0' || s[0] > '9' || len(s) > 1 && s[0] == '0' {
+		return 0, false // strconv.Atoi would take a sign and leading zeros
 	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-		n = n*10 + int(s[i]-'0')
-	}
-	return n, true
+	n, err := strconv.Atoi(s)
+	return n, err == nil
 }
