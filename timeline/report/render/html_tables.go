@@ -103,24 +103,12 @@ func (r *doc) htmlPhases(h htmlWriter) {
 		sm, cpu := repPhaseHas(ps)
 		cells := []string{"start", "length", "kind", "util", "SM", "worst GPU", "host CPU", "label"}
 		num := []bool{true, true, false, true, true, false, true, false}
-		keep := func(xs []string, ns []bool) ([]string, []bool) {
-			var oc []string
-			var on []bool
-			for j := range xs {
-				if (j == 4 && !sm) || (j == 6 && !cpu) {
-					continue
-				}
-				oc, on = append(oc, xs[j]), append(on, ns[j])
-			}
-			return oc, on
-		}
-		hc, hn := keep(cells, num)
-		h.head(hn, hc...)
+		num = phaseCols(num, sm, cpu)
+		h.head(num, phaseCols(cells, sm, cpu)...)
 		shown, rest := r.repPhaseRows(ps)
 		for _, p := range shown {
-			c, n := keep([]string{repAt(p.Start), repDur(p.Duration.Duration()), p.Kind, repPct(p.UtilMean),
-				repPct(p.SMActiveMean), r.repWorstName(p), repPct(p.HostCPUMean), p.Label}, num)
-			h.row(n, c...)
+			h.row(num, phaseCols([]string{repAt(p.Start), repDur(p.Duration.Duration()), p.Kind, repPct(p.UtilMean),
+				repPct(p.SMActiveMean), r.repWorstName(p), repPct(p.HostCPUMean), p.Label}, sm, cpu)...)
 		}
 		h.raw("</tbody></table>\n")
 		if rest != "" {

@@ -166,13 +166,7 @@ func (r *doc) mdPhases(p func(string, ...any)) {
 		p("")
 		sm, cpu := repPhaseHas(ps)
 		row := func(sep string, cells ...string) {
-			if !sm {
-				cells = append(cells[:4:4], cells[5:]...)
-			}
-			if !cpu {
-				cells = append(cells[:len(cells)-2:len(cells)-2], cells[len(cells)-1])
-			}
-			p("|%s%s%s|", sep, strings.Join(cells, sep+"|"+sep), sep)
+			p("|%s%s%s|", sep, strings.Join(phaseCols(cells, sm, cpu), sep+"|"+sep), sep)
 		}
 		row(" ", "start", "length", "kind", "util", "SM", "worst GPU", "host CPU", "label")
 		row("", "---:", "---:", "---", "---:", "---:", "---", "---:", "---")

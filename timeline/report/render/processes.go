@@ -57,14 +57,10 @@ func (r *doc) textProcesses(t repText) {
 		w := p.Workload.Workload()
 		line := fmt.Sprintf("%s  %-8s  %-17s %9s  %-16s %s", gpuPID(r.processGPU(p.GPU), strconv.Itoa(p.PID)), repCut(repClean(p.User), 8), lifetime(p),
 			repBytes(p.PeakGPUMem), repCut(w.Short(), 16), repClean(p.Command))
-		switch {
-		case r.TextWidth < 0:
-			t.line(line)
-		case r.TextWidth > repTextWidth:
-			t.line(repCut(line, r.TextWidth))
-		default:
-			t.line(repCut(line, repTextWidth))
+		if r.TextWidth >= 0 { // cut to the terminal's width, at least 80
+			line = repCut(line, max(r.TextWidth, repTextWidth))
 		}
+		t.line(line)
 	}
 	if rest != "" {
 		t.line("... " + rest)

@@ -59,12 +59,9 @@ func (t repText) f(format string, args ...any) { t.line(fmt.Sprintf(format, args
 // under the first.
 func (t repText) wrapped(label, s string) {
 	indent := strings.Repeat(" ", len(label))
-	for i, l := range repWrap(s, repTextWidth-len(label)) {
-		if i == 0 {
-			t.line(label + l)
-		} else {
-			t.line(indent + l)
-		}
+	for _, l := range repWrap(s, repTextWidth-len(label)) {
+		t.line(label + l)
+		label = indent
 	}
 }
 
@@ -253,6 +250,20 @@ func (r *doc) repPhaseRows(ps []report.ReportPhase) (shown []report.ReportPhase,
 		strings.Join(sums, ", "))
 }
 
+// phaseCols keeps of a phase table's columns (start, length, kind, util,
+// SM, worst GPU, host CPU, label) those its phases have: SM and host CPU
+// only where some phase has them (repPhaseHas).
+func phaseCols[T any](cols []T, sm, cpu bool) []T {
+	var out []T
+	for i, c := range cols {
+		if i == 4 && !sm || i == 6 && !cpu {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // repPhaseKind is the kind a phase's name says.
 func repPhaseKind(name string) timeline.PhaseKind {
 	for _, k := range []timeline.PhaseKind{timeline.PhaseBusy, timeline.PhaseStalled, timeline.PhaseIdle} {
@@ -265,26 +276,10 @@ func repPhaseKind(name string) timeline.PhaseKind {
 
 func (r *doc) textPhaseTable(t repText, ps []report.ReportPhase) {
 	sm, cpu := repPhaseHas(ps)
-	cols := []repCol{{min: 8}, {min: 9, gap: 1}, {min: 7, gap: 1}, {min: 4, right: true, gap: 1}}
-	if sm {
-		cols = append(cols, repCol{min: 4, right: true, gap: 1})
-	}
-	cols = append(cols, repCol{gap: 2})
-	if cpu {
-		cols = append(cols, repCol{min: 4, right: true, gap: 1})
-	}
-	tab := newRepTable(append(cols, repCol{gap: 2})...)
-	row := func(start, length, kind, util, smMean, worst, cpuMean, label string) {
-		cells := []string{start, length, kind, util}
-		if sm {
-			cells = append(cells, smMean)
-		}
-		cells = append(cells, worst)
-		if cpu {
-			cells = append(cells, cpuMean)
-		}
-		tab.row(append(cells, label)...)
-	}
+	figure := repCol{min: 4, right: true, gap: 1}
+	tab := newRepTable(phaseCols([]repCol{{min: 8}, {min: 9, gap: 1}, {min: 7, gap: 1}, figure, figure, {gap: 2}, figure,
+		{gap: 2}}, sm, cpu)...)
+	row := func(cells ...string) { tab.row(phaseCols(cells, sm, cpu)...) }
 	row("START", "LENGTH", "KIND", "UTIL", "SM", "WORST GPU", "CPU", "LABEL")
 	shown, rest := r.repPhaseRows(ps)
 	for _, p := range shown {
