@@ -1,7 +1,6 @@
 package timeline
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -179,7 +178,13 @@ func (s *Store) ProcessSpans(from, to time.Time) []ProcessSpan {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b ProcessSpan) int {
-		return cmp.Or(cmp.Compare(a.GPU, b.GPU), cmp.Compare(a.PID, b.PID), a.FirstSeen.Compare(b.FirstSeen))
+		if a.GPU != b.GPU {
+			return a.GPU - b.GPU
+		}
+		if a.PID != b.PID {
+			return a.PID - b.PID
+		}
+		return a.FirstSeen.Compare(b.FirstSeen)
 	})
 	return out
 }

@@ -642,10 +642,7 @@ func (s *Store) rawHold() int64 {
 // back), else a bucket tier. It wants the coarsest tier no wider than a
 // column that still holds `from`; failing that, the finest one that does.
 func (s *Store) pickTier(from, to int64, colWidth float64) int {
-	start := from
-	if start < s.first {
-		start = s.first
-	}
+	start := max(from, s.first)
 	holds := func(oldest int64) bool { return oldest <= start }
 	best := -2
 	if holds(s.raw.Oldest()) || s.canRecall(from, to) {
@@ -686,6 +683,18 @@ func (s *Store) Each(key Key, from, to time.Time, fn func(at time.Time, v float6
 	s.EachAt(key, from, to, func(at int64, v float64) bool { return fn(time.Unix(0, at), v) })
 }
 
+// olderTier is the bucket tier EachAt reads from f on where f is older
+// than the raw tier: the finest that reaches back to f, or failing that
+// the coarsest, which reaches furthest.
+func (s *Store) olderTier(f int64) *tiers.Bucket {
+	for _, b := range s.tiers {
+		if b.Oldest() <= f {
+			return b
+		}
+	}
+	return s.tiers[len(s.tiers)-1]
+}
+
 // EachAt is Each with each time in Unix nanoseconds: a reader of whole
 // series (a report reads a day of 8 GPUs' in millions of values) makes no
 // time.Time of each.
@@ -696,23 +705,11 @@ func (s *Store) EachAt(key Key, from, to time.Time, fn func(at int64, v float64)
 	}
 	f, t := from.UnixNano(), to.UnixNano()
 	if oldest := s.raw.Oldest(); f < oldest {
-		// Older than the raw tier: the finest bucket tier that reaches back
-		// to `from`, or failing that the coarsest, which reaches furthest.
-		b := s.tiers[len(s.tiers)-1]
-		for _, tier := range s.tiers {
-			if tier.Oldest() <= f {
-				b = tier
-				break
-			}
-		}
+		// Older than the raw tier: the buckets.
+		b := s.olderTier(f)
 		cur := b.Cursor(id)
 		for i := b.Search(f); i < b.Len() && b.Start(i) < oldest && b.Start(i) <= t; i++ {
-			a := cur.At(b.Phys(i))
-			v := math.NaN()
-			if a.N > 0 {
-				v = float64(a.Sum) / float64(a.N)
-			}
-			if !fn(b.Start(i), v) {
+			if !fn(b.Start(i), cur.At(b.Phys(i)).Mean()) {
 				return
 			}
 		}

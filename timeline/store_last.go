@@ -28,21 +28,11 @@ func (s *Store) LastAt(key Key, from, to time.Time) float64 {
 		return math.NaN()
 	}
 	// Older than the raw tier: the buckets EachAt reads, their means.
-	b := s.tiers[len(s.tiers)-1]
-	for _, tier := range s.tiers {
-		if tier.Oldest() <= f {
-			b = tier
-			break
-		}
-	}
+	b := s.olderTier(f)
 	lo = b.Search(f)
 	hi := lo + sort.Search(b.Len()-lo, func(j int) bool { at := b.Start(lo + j); return at >= oldest || at > t })
 	for i := hi - 1; i >= lo; i-- {
-		a := b.At(id, b.Phys(i))
-		if a.N == 0 {
-			continue
-		}
-		if v := float64(a.Sum) / float64(a.N); !math.IsNaN(v) {
+		if v := b.At(id, b.Phys(i)).Mean(); !math.IsNaN(v) {
 			return v
 		}
 	}

@@ -71,11 +71,7 @@ func (m Moment) Value(id SeriesID) float64 {
 	case m.tier == -1:
 		return float64(m.s.raw.Value(int(id), m.p))
 	case m.tier >= 0:
-		a := m.s.tiers[m.tier].At(int(id), m.p)
-		if a.N == 0 {
-			return math.NaN()
-		}
-		return float64(a.Sum) / float64(a.N)
+		return m.s.tiers[m.tier].At(int(id), m.p).Mean()
 	}
 	return math.NaN()
 }

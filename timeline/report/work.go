@@ -162,9 +162,7 @@ func (b *repBuilder) sampled(from, to time.Time) time.Duration {
 	for _, g := range b.r.Gaps {
 		gs, ge := b.from.Add(g.Start.Duration()), b.from.Add(g.End.Duration())
 		lo, hi := max(gs.UnixNano(), from.UnixNano()), min(ge.UnixNano(), to.UnixNano())
-		if hi > lo {
-			d -= time.Duration(hi - lo)
-		}
+		d -= time.Duration(max(0, hi-lo))
 	}
 	return max(d, 0)
 }

@@ -190,6 +190,14 @@ func (a *Agg) Add(v float32) {
 	a.N++
 }
 
+// Mean is the mean of the values counted, NaN if none.
+func (a Agg) Mean() float64 {
+	if a.N == 0 {
+		return math.NaN()
+	}
+	return float64(a.Sum) / float64(a.N)
+}
+
 // Merge counts b's values in.
 func (a *Agg) Merge(b Agg) {
 	if b.N == 0 {
