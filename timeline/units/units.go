@@ -219,13 +219,16 @@ func Rate(v float64) string {
 	return withUnit(v, 1000, decimal)
 }
 
-// Watts is a power in whole watts: "630W".
-func Watts(v float64) string {
+// whole is v to the nearest whole unit, then unit: "630W".
+func whole(v float64, unit string) string {
 	if unknown(v) {
 		return NA
 	}
-	return strconv.FormatFloat(v, 'f', 0, 64) + "W"
+	return strconv.FormatFloat(v, 'f', 0, 64) + unit
 }
+
+// Watts is a power in whole watts: "630W".
+func Watts(v float64) string { return whole(v, "W") }
 
 // WattsOf is a power and its limit: "630/700W"; "630W" when the limit is
 // unknown, never "630/N/A".
@@ -236,7 +239,7 @@ func WattsOf(v, limit float64) string {
 	if unknown(v) {
 		return NA + "/" + Watts(limit)
 	}
-	return strconv.FormatFloat(v, 'f', 0, 64) + "/" + Watts(limit)
+	return whole(v, "/"+Watts(limit))
 }
 
 // Energy is joules: "754J", "1.2kJ", "3.50MJ".
@@ -254,22 +257,14 @@ func Energy(v float64) string {
 
 // Celsius is a temperature: "65°C", or "65C" where only ASCII can be drawn.
 func Celsius(v float64, ascii bool) string {
-	if unknown(v) {
-		return NA
-	}
 	if ascii {
-		return strconv.FormatFloat(v, 'f', 0, 64) + "C"
+		return whole(v, "C")
 	}
-	return strconv.FormatFloat(v, 'f', 0, 64) + "°C"
+	return whole(v, "°C")
 }
 
 // MHz is a clock: "1980MHz".
-func MHz(v float64) string {
-	if unknown(v) {
-		return NA
-	}
-	return strconv.FormatFloat(v, 'f', 0, 64) + "MHz"
-}
+func MHz(v float64) string { return whole(v, "MHz") }
 
 // Count is n things, in the singular for one: Count(1, "sample") is "1
 // sample", Count(3, "sample") "3 samples"; an irregular plural is the third
