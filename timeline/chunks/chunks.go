@@ -118,9 +118,7 @@ func (c *Chunks) AppendRow(width int) []uint32 {
 	}
 	c.open = c.open[:need]
 	row := c.open[c.openN*n : need]
-	for i := range row {
-		row[i] = c.missing
-	}
+	fillWords(row, c.missing)
 	c.openN++
 	return row
 }
@@ -139,9 +137,7 @@ func (c *Chunks) widen(width int) {
 	for r := range c.openN {
 		dst := c.open[r*width*c.lanes : (r+1)*width*c.lanes]
 		n := copy(dst, old[r*ow*c.lanes:(r+1)*ow*c.lanes])
-		for i := n; i < len(dst); i++ {
-			dst[i] = c.missing
-		}
+		fillWords(dst[n:], c.missing)
 	}
 }
 

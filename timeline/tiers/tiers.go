@@ -119,15 +119,12 @@ func (r *Raw) Fit(n int) {
 	}
 }
 
-// dropFront lets go of the n oldest samples.
+// dropFront lets go of the n oldest samples. The room of their times is
+// taken back when the times fill their slice (Next).
 func (r *Raw) dropFront(n int) {
 	r.vals.DropFront(n)
-	r.forget(n)
+	r.tskip += n
 }
-
-// forget lets go of the n oldest times, the values gone. Their room is
-// taken back when the times fill their slice (next).
-func (r *Raw) forget(n int) { r.tskip += n }
 
 // Next appends a sample of time t and returns its row of values, a value
 // per series (width of them), every one NaN, for the caller to write
@@ -142,7 +139,7 @@ func (r *Raw) Next(t int64, width int) []uint32 {
 		if n == 0 {
 			break
 		}
-		r.forget(n)
+		r.tskip += n // the times' room is taken back below
 	}
 	if len(r.times) == cap(r.times) && r.tskip > 0 {
 		r.times = append(r.times[:0], r.times[r.tskip:]...)
