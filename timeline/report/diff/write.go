@@ -137,11 +137,11 @@ func (d *Diff) WriteText(w io.Writer) error {
 		for i, r := range rows {
 			switch {
 			case i < len(heading) && heading[i]:
-				fmt.Fprintf(&b, "%s\n", cut(timeline.CleanText(r[0]), 60))
+				fmt.Fprintf(&b, "%s\n", render.Cut(timeline.CleanText(r[0]), 60))
 			case heading != nil:
 				fmt.Fprintf(&b, "  %-18s %12s %12s  %s\n", r[0], r[1], r[2], r[3])
 			default:
-				fmt.Fprintf(&b, "%-20s %12s %12s  %s\n", cut(r[0], 20), r[1], r[2], r[3])
+				fmt.Fprintf(&b, "%-20s %12s %12s  %s\n", render.Cut(r[0], 20), r[1], r[2], r[3])
 			}
 		}
 	}
@@ -161,15 +161,6 @@ func (d *Diff) WriteText(w io.Writer) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
-}
-
-// cut shortens s to n runes.
-func cut(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "~"
 }
 
 // WriteMarkdown writes the diff as GitHub-flavoured markdown, for a pull

@@ -340,6 +340,6 @@ func repPhaseHas(ps []report.ReportPhase) (sm, cpu bool) {
 // "critical periodic-stall on GPU0-7, 0:02:18-0:10:46, confidence 85%:
 // EVIDENCE", outside text cleaned of control characters.
 func HintLine(rep *report.Report, h report.ReportHint) string {
-	r := newDoc(rep)
+	r := &doc{Report: rep}
 	return h.Severity + " " + h.ID + " on " + r.repHintHead(h) + ": " + repClean(h.Evidence)
 }

@@ -21,7 +21,7 @@ import (
 // must have been made with ReportOptions.TimelineColumns (TimelineColumns)
 // for the drawing.
 func HTML(w io.Writer, rep *report.Report) error {
-	r := newDoc(rep)
+	r := &doc{Report: rep}
 	var b bytes.Buffer
 	h := htmlWriter{&b}
 	title := "gputop report: " + repSourceLine(r.Source)

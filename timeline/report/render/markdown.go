@@ -14,7 +14,7 @@ import (
 // outside (marker texts, the command line) is escaped so that it cannot
 // break a table or turn into markup.
 func Markdown(w io.Writer, rep *report.Report) error {
-	r := newDoc(rep)
+	r := &doc{Report: rep}
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	p("## gputop report: %s", EscapeMarkdown(repSourceLine(r.Source)))

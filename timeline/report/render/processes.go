@@ -55,10 +55,10 @@ func (r *doc) textProcesses(t repText) {
 	rows, rest := r.repProcessRows()
 	for _, p := range rows {
 		w := p.Workload.Workload()
-		line := fmt.Sprintf("%s  %-8s  %-17s %9s  %-16s %s", gpuPID(r.processGPU(p.GPU), strconv.Itoa(p.PID)), repCut(repClean(p.User), 8), lifetime(p),
-			repBytes(p.PeakGPUMem), repCut(w.Short(), 16), repClean(p.Command))
+		line := fmt.Sprintf("%s  %-8s  %-17s %9s  %-16s %s", gpuPID(r.processGPU(p.GPU), strconv.Itoa(p.PID)), Cut(repClean(p.User), 8), lifetime(p),
+			repBytes(p.PeakGPUMem), Cut(w.Short(), 16), repClean(p.Command))
 		if r.TextWidth >= 0 { // cut to the terminal's width, at least 80
-			line = repCut(line, max(r.TextWidth, repTextWidth))
+			line = Cut(line, max(r.TextWidth, repTextWidth))
 		}
 		t.line(line)
 	}
@@ -94,8 +94,9 @@ func (r *doc) processGPU(idx int) string {
 	return r.gpuNames().Column(idx, func(i int) int { return i })
 }
 
-// repCut cuts s to n runes, ending in "~" when it had more.
-func repCut(s string, n int) string {
+// Cut cuts s to n runes, ending in "~" when it had more: the text report's
+// columns and the diff's.
+func Cut(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s

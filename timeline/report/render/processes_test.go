@@ -91,7 +91,7 @@ func TestProcessCommandCutOnlyOnATerminal(t *testing.T) {
 	}{{-1, true}, {0, false}, {80, false}, {200, true}} {
 		r.TextWidth = tt.width
 		buf := new(bytes.Buffer)
-		newDoc(r).textProcesses(repText{b: buf})
+		(&doc{Report: r}).textProcesses(repText{b: buf})
 		got := buf.String()
 		if strings.Contains(got, long) != tt.whole {
 			t.Errorf("width %d: the command whole is %v, want %v:\n%s", tt.width, !tt.whole, tt.whole, got)

@@ -11,5 +11,3 @@ type doc struct {
 	*report.Report
 	names *units.GPUNames // gpuNames, made when first asked
 }
-
-func newDoc(r *report.Report) *doc { return &doc{Report: r} }

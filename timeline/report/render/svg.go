@@ -84,7 +84,7 @@ func appendSVGNum(b []byte, v float64) []byte {
 // script, no fonts or anything else from elsewhere), to paste into an issue.
 // The report must have been made with ReportOptions.TimelineColumns.
 func SVG(w io.Writer, rep *report.Report) error {
-	r := newDoc(rep)
+	r := &doc{Report: rep}
 	var b bytes.Buffer
 	r.svg(&b, true)
 	_, err := w.Write(b.Bytes())

@@ -21,7 +21,7 @@ const repTextWidth = 80
 // which is cleaned of control characters. `gputop run` prints it to stderr
 // when the job ends.
 func Text(w io.Writer, rep *report.Report) error {
-	r := newDoc(rep)
+	r := &doc{Report: rep}
 	var b bytes.Buffer
 	t := repText{&b}
 	t.line("gputop report: " + repSourceLine(r.Source))
