@@ -276,11 +276,8 @@ func (b *Bucket) At(id, p int) Agg {
 		}
 		return a
 	}
-	return b.closed(id, p)
+	return closedAgg(&b.rows, p, id)
 }
-
-// closed is series id's summary in the closed bucket at physical index p.
-func (b *Bucket) closed(id, p int) Agg { return closedAgg(&b.rows, p, id) }
 
 // closedAgg is series id's summary in row p of c.
 func closedAgg(c *chunks.Chunks, p, id int) Agg {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,10 +24,6 @@ func Gauge(name, dev string, v float64) timeline.Metric {
 func Counter(name, dev string, v float64) timeline.Metric {
 	return timeline.Metric{Key: timeline.Key{Name: name, Device: dev}, Kind: timeline.Counter, Value: v}
 }
-
-// day is DayStore's stores, built once per size.
-var day = map[int]*timeline.Store{}
-var dayMu sync.Mutex
 
 // DaySample is second sec of a day of 8 GPUs and a 32-core host at 1 Hz
 // from T0, in a checkpoint-like rhythm (busy 75 s, stalled 45 s), in cols
@@ -56,25 +51,6 @@ func DaySample(sec int, cols *timeline.Columns) timeline.Sample {
 	}
 	s := timeline.Sample{At: T0.Add(time.Duration(sec) * time.Second), Columns: cols}
 	s.SetMetrics(metrics)
-	return s
-}
-
-// DayStore is the 24 h of DaySample in a store keeping raw samples raw (0:
-// all of them). It is built once per size and shared.
-func DayStore(b testing.TB, raw int) *timeline.Store {
-	dayMu.Lock()
-	defer dayMu.Unlock()
-	if s, ok := day[raw]; ok {
-		return s
-	}
-	s := timeline.NewStore(timeline.StoreOptions{RawSamples: raw})
-	var cols *timeline.Columns
-	for sec := range 86400 {
-		smp := DaySample(sec, cols)
-		cols = smp.Columns
-		s.Add(&smp)
-	}
-	day[raw] = s
 	return s
 }
 

@@ -3,6 +3,7 @@ package render
 import (
 	"io"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +12,29 @@ import (
 	"github.com/gputop-dev/gputop/timeline/report"
 	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
+
+// day is repDayStore's stores, built once per size.
+var day = map[int]*timeline.Store{}
+var dayMu sync.Mutex
+
+// repDayStore is the 24 h of timelinetest.DaySample in a store keeping raw
+// samples raw (0: all of them). It is built once per size and shared.
+func repDayStore(raw int) *timeline.Store {
+	dayMu.Lock()
+	defer dayMu.Unlock()
+	if s, ok := day[raw]; ok {
+		return s
+	}
+	s := timeline.NewStore(timeline.StoreOptions{RawSamples: raw})
+	var cols *timeline.Columns
+	for sec := range 86400 {
+		smp := timelinetest.DaySample(sec, cols)
+		cols = smp.Columns
+		s.Add(&smp)
+	}
+	day[raw] = s
+	return s
+}
 
 // BenchmarkReportDay builds and prints the report of a day of 8 GPUs at
 // 1 Hz, as `gputop report` does once, from the store and the Engine's
@@ -29,7 +53,7 @@ func BenchmarkReportDay(b *testing.B) {
 		raw  int
 	}{{"replay", 0}, {"live", timeline.DefaultRawSamples}} {
 		b.Run(bc.name, func(b *testing.B) {
-			s := timelinetest.DayStore(b, bc.raw)
+			s := repDayStore(bc.raw)
 			b.ResetTimer()
 			for b.Loop() {
 				r := report.NewReport(s, timeline.SourceInfo{}, a, report.ReportOptions{})

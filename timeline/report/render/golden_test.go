@@ -203,7 +203,8 @@ func FuzzReportOutsideText(f *testing.F) {
 	f.Add("epoch 1", "python train.py")
 	f.Add("\x1b[31mred | `x`\n", "a\u202eb")
 	f.Fuzz(func(t *testing.T, marker, command string) {
-		s, info := reporttest.ImportStore()
+		samples, info := reporttest.ImportSamples()
+		s := reporttest.Store(samples)
 		s.AddMarker(timeline.Marker{At: reporttest.T(30), Text: marker, Origin: "job"})
 		info.Command = []string{command}
 		hint := timeline.Hint{ID: timeline.HintGPUIdle, Evidence: marker, Suggestion: command}

@@ -19,7 +19,6 @@ import (
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/report"
 	"github.com/gputop-dev/gputop/timeline/report/reporttest"
-	"github.com/gputop-dev/gputop/timeline/timelinetest"
 )
 
 // repGoldenColumns keeps the drawn goldens small: 60 columns a series,
@@ -212,7 +211,7 @@ func TestReportHTMLDayIsBounded(t *testing.T) {
 // repHTMLDay is the page of timelinetest's day of 8 GPUs, a stall every
 // 2 min, with a marker a minute.
 func repHTMLDay(tb testing.TB) []byte {
-	s := timelinetest.DayStore(tb, 0)
+	s := repDayStore(0)
 	info := timeline.SourceInfo{Kind: timeline.Replay, Interval: time.Second}
 	var hints []timeline.Hint
 	h := timeline.Hint{ID: timeline.HintPeriodicStall, Severity: timeline.Warning, GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7},
@@ -235,7 +234,7 @@ func repHTMLDay(tb testing.TB) []byte {
 // reading and judging of the file is BenchmarkReportBigNode's and the
 // analysis package's to measure).
 func BenchmarkReportHTMLDay(b *testing.B) {
-	timelinetest.DayStore(b, 0)
+	repDayStore(0)
 	var n int
 	for b.Loop() {
 		n = len(repHTMLDay(b))

@@ -173,15 +173,9 @@ func CheckpointHints() []timeline.Hint {
 	}
 }
 
-// ImportStore is an nvidia-smi log as the importer gives it: utilisation
-// and memory of two GPUs every 2 s, nothing else. Two minutes of work, then
-// a minute idle.
-func ImportStore() (*timeline.Store, timeline.SourceInfo) {
-	samples, info := ImportSamples()
-	return Store(samples), info
-}
-
-// ImportSamples are ImportStore's samples, and its description.
+// ImportSamples are an nvidia-smi log as the importer gives it, and its
+// description: utilisation and memory of two GPUs every 2 s, nothing else.
+// Two minutes of work, then a minute idle.
 func ImportSamples() ([]timeline.Sample, timeline.SourceInfo) {
 	info := timeline.SourceInfo{Kind: timeline.Imported, Origin: "gpu_log.csv (nvidia-smi query CSV)", Interval: 2 * time.Second,
 		GPUs: []timeline.GPUInfo{{Index: 0, Name: "NVIDIA GeForce RTX 4090", MemTotal: math.NaN(), PowerLimit: math.NaN()},
