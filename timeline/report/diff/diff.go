@@ -252,10 +252,8 @@ func phases(a, b *report.Report) []Phase {
 // A is gone, one in both of another severity changed.
 func hints(a, b *report.Report) []Hint {
 	find := func(r *report.Report, id string) *report.ReportHint {
-		for i := range r.Hints {
-			if r.Hints[i].ID == id {
-				return &r.Hints[i]
-			}
+		if i := slices.IndexFunc(r.Hints, func(h report.ReportHint) bool { return h.ID == id }); i >= 0 {
+			return &r.Hints[i]
 		}
 		return nil
 	}
