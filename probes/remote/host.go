@@ -186,6 +186,11 @@ func (h *host) follow(conn Conn, watchdog *time.Timer) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	// A stream's decoder is let go of with the connection it read, not
+	// left to the collector after each reconnection.
+	if c, ok := feed.(io.Closer); ok {
+		defer c.Close()
+	}
 	streamed := false
 	h.mu.Lock()
 	h.lag = lag{} // a new connection, maybe a host with its clock reset

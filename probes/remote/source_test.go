@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -738,4 +739,40 @@ func TestMergedColumnsStayWhileEachHostsDo(t *testing.T) {
 	if more.Columns == first.Columns || more.Len() != 7 {
 		t.Errorf("a's third GPU: %d values, columns kept %v", more.Len(), more.Columns == first.Columns)
 	}
+}
+
+// closingFeed counts the feeds opened and closed.
+type closingFeed struct {
+	gobFeed
+	closed *atomic.Int32
+}
+
+func (f closingFeed) Close() error { f.closed.Add(1); return nil }
+
+// Each connection's feed (a stream's decoder) is closed when the
+// connection ends: a host that drops and comes back does not leave one
+// behind at each try.
+func TestEachConnectionsFeedIsClosed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := newFakeNet()
+		drop := func(c *fakeConn) { streaming(1, 40, 2)(c); c.end(255, "Connection to a closed by remote host.") }
+		n.on("a", drop, drop, streaming(1, 40, 0))
+		var opened, closed atomic.Int32
+		src := Open(Options{Hosts: []string{"a"}, Interval: time.Second, Dial: n.dial,
+			Open: func(r io.Reader) (Feed, error) {
+				opened.Add(1)
+				return closingFeed{gobFeed{gob.NewDecoder(r)}, &closed}, nil
+			}})
+		for range 12 {
+			next(t, src)
+		}
+		if o, c := opened.Load(), closed.Load(); o < 3 || c != o-1 {
+			t.Errorf("%d feeds opened, %d closed while the last streams: want 3 or more, all but the last closed", o, c)
+		}
+		src.Close()
+		synctest.Wait()
+		if o, c := opened.Load(), closed.Load(); c != o {
+			t.Errorf("%d feeds opened, %d closed after Close", o, c)
+		}
+	})
 }
