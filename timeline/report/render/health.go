@@ -7,8 +7,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline/report"
 )
 
-// The health section of the text and markdown forms (the HTML page's is
-// in html_tables.go): what each GPU's health says, in words.
+// The health section of every form: what each GPU's health says, in words.
 
 // findings are what a person should see of a GPU's health in the report's
 // text: a link below its maximum, errors that are not zero, the last Xid,
@@ -88,23 +87,21 @@ func (r *doc) healthLabel(idx int) string {
 	return fmt.Sprintf("%3d  ", idx)
 }
 
-// mdHealth is the markdown report's health table, of the GPUs textHealth
-// lists.
-func (r *doc) mdHealth(p func(string, ...any)) {
+// health is the markdown and HTML reports' health table, of the GPUs
+// textHealth lists.
+func (r *doc) health(f form) {
 	all := r.healthFindings()
 	if len(all) == 0 {
 		return
 	}
-	p("")
-	p("### Health")
-	p("")
-	p("Links, errors and clocks held back (NVML's violation counters).")
-	p("")
-	p("| GPU | finding |")
-	p("|---|---|")
+	f.section("Health")
+	f.legend("Links, errors and clocks held back (NVML's violation counters).")
+	t := Table{Head: []string{"GPU", "finding"}}
 	for _, g := range all {
-		p("| %s | %s |", EscapeMarkdown(r.gpuNames().One(g.gpu)), EscapeMarkdown(strings.Join(g.findings, "; ")))
+		t.add(r.gpuNames().One(g.gpu), strings.Join(g.findings, "; "))
 	}
+	f.table(t)
+	f.end()
 }
 
 // linkFindings say which links are down and which counted errors.

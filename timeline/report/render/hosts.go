@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gputop-dev/gputop/timeline/report"
@@ -90,22 +91,21 @@ func (r *doc) textHosts(t repText) {
 	t.wrapped("", "CPU mean: "+strings.Join(cpu, ", ")+".")
 }
 
-// mdHosts writes the hosts section as a table.
-func (r *doc) mdHosts(p func(string, ...any)) {
+// hosts writes the hosts section of the markdown and HTML forms as a table.
+func (r *doc) hosts(f form) {
 	if !r.multiHost() {
 		return
 	}
-	p("")
-	p("### Hosts")
-	p("")
-	p("| host | GPUs | util mean | lowest | power | memory peak | CPU mean | worst hint |")
-	p("|---|---:|---:|---:|---:|---:|---:|---|")
+	f.section("Hosts")
+	t := Table{Head: []string{"host", "GPUs", "util mean", "lowest", "power", "memory peak", "CPU mean", "worst hint"},
+		Num: []bool{false, true, true, true, true, true, true, false}}
 	for _, h := range r.Hosts {
-		p("| %s | %d | %s | %s | %s | %s | %s | %s |", EscapeMarkdown(h.Name), len(h.GPUs), repPct(h.UtilMean), r.repLowest(h),
-			report.HostPower(h.PowerMean), repBytesOf(h.MemUsedMax, h.MemTotal), repPct(h.CPU.Mean), EscapeMarkdown(repHostHint(h)))
+		t.add(h.Name, strconv.Itoa(len(h.GPUs)), repPct(h.UtilMean), r.repLowest(h), report.HostPower(h.PowerMean),
+			repBytesOf(h.MemUsedMax, h.MemTotal), repPct(h.CPU.Mean), repHostHint(h))
 	}
-	p("")
-	p("Util: mean of the host's GPUs; lowest: its GPU with the lowest mean; power: its GPUs together; memory peak: its fullest GPU.")
+	f.table(t)
+	f.legend("Util: mean of the host's GPUs; lowest: its GPU with the lowest mean; power: its GPUs together; memory peak: its fullest GPU.")
+	f.end()
 }
 
 // repGPUIndex is a GPU's number in a table: its host's number for it in a

@@ -23,7 +23,7 @@ import (
 func HTML(w io.Writer, rep *report.Report) error {
 	r := &doc{Report: rep}
 	var b bytes.Buffer
-	h := htmlWriter{&b}
+	h := htmlForm{&b}
 	title := "gputop report: " + repSourceLine(r.Source)
 	h.raw(`<!DOCTYPE html>
 <html lang="en">
@@ -50,63 +50,24 @@ func HTML(w io.Writer, rep *report.Report) error {
 		}
 		h.raw("</ul></section>\n")
 	}
-	r.htmlHosts(h)
-	r.htmlGPUs(h)
-	r.htmlHealth(h)
-	r.htmlHost(h)
-	r.htmlPhases(h)
-	r.htmlMarkers(h)
-	r.htmlProcesses(h)
-	r.htmlOwners(h)
-	r.htmlGaps(h)
+	r.hosts(h)
+	r.gpus(h)
+	r.health(h)
+	r.host(h)
+	r.phases(h)
+	r.markers(h)
+	r.processes(h)
+	r.owners(h)
+	r.gaps(h)
 	h.raw(`<footer>Made by <code>gputop report --format html</code>: the same report as <code>--format text</code>, drawn.</footer>` + "\n")
 	h.raw("</main>\n</body>\n</html>\n")
 	_, err := w.Write(b.Bytes())
 	return err
 }
 
-// htmlWriter writes a page. Only raw and f's format strings are markup;
-// every value from the report goes through svgEsc first.
-type htmlWriter struct{ b *bytes.Buffer }
-
-func (h htmlWriter) raw(s string)                 { h.b.WriteString(s) }
-func (h htmlWriter) f(format string, args ...any) { fmt.Fprintf(h.b, format, args...) }
-func (h htmlWriter) cell(tag, class, s string) {
-	if class != "" {
-		h.f(`<%s class="%s">%s</%s>`, tag, class, svgEsc(s), tag)
-		return
-	}
-	h.f("<%s>%s</%s>", tag, svgEsc(s), tag)
-}
-
-// row writes a table row of escaped cells; numeric ones (num) align right.
-func (h htmlWriter) row(num []bool, cells ...string) {
-	h.raw("<tr>")
-	h.cells("td", num, cells)
-	h.raw("</tr>\n")
-}
-
-// head writes a table's header row.
-func (h htmlWriter) head(num []bool, cells ...string) {
-	h.raw("<table>\n<thead><tr>")
-	h.cells("th", num, cells)
-	h.raw("</tr></thead>\n<tbody>\n")
-}
-
-// cells writes a row's cells in tag, numeric ones (num) of class n.
-func (h htmlWriter) cells(tag string, num []bool, cells []string) {
-	for i, c := range cells {
-		class := ""
-		if i < len(num) && num[i] {
-			class = "n"
-		}
-		h.cell(tag, class, c)
-	}
-}
-
 // htmlSummary is the verdict at a glance: the hints counted by severity,
 // the phases' totals and the figures over every GPU.
-func (r *doc) htmlSummary(h htmlWriter) {
+func (r *doc) htmlSummary(h htmlForm) {
 	counts := map[string]int{}
 	for _, hint := range r.Hints {
 		counts[hint.Severity]++
@@ -176,7 +137,7 @@ func (r *doc) htmlFleet() string {
 
 // htmlHints lists the hints worst first, each with its evidence, its next
 // step and its largest episodes: what the text's HINTS section says.
-func (r *doc) htmlHints(h htmlWriter) {
+func (r *doc) htmlHints(h htmlForm) {
 	h.raw("<section>\n<h2>Hints</h2>\n")
 	if len(r.Hints) == 0 {
 		h.raw("<p>None.</p>\n</section>\n")
@@ -201,7 +162,7 @@ func (r *doc) htmlHints(h htmlWriter) {
 }
 
 // htmlTimeline is the drawing, with its legend.
-func (r *doc) htmlTimeline(h htmlWriter) {
+func (r *doc) htmlTimeline(h htmlForm) {
 	h.raw("<section>\n<h2>Timeline</h2>\n")
 	h.raw(`<p class="legend"><span class="k util"></span>utilisation <span class="k sm"></span>SM activity ` +
 		`<span class="k power"></span>power <span class="k mem"></span>memory used: each column from its least to its greatest value. ` +
@@ -212,3 +173,36 @@ func (r *doc) htmlTimeline(h htmlWriter) {
 	r.svg(h.b, false)
 	h.raw("</div>\n</section>\n")
 }
+
+// htmlStyle is the page's CSS: GitHub-like, dark or light as the reader
+// prefers, and black on white on paper, where each section keeps together.
+const htmlStyle = `:root{--bg:#fff;--fg:#1f2328;--mut:#656d76;--line:#d0d7de;--card:#f6f8fa;--critical:#cf222e;--warning:#9a6700;--info:#0969da;--ok:#1a7f37;
+--util:#0969da;--sm:#8250df;--power:#bc4c00;--mem:#1a7f37;--busy:#2da44e;--stalled:#d4a72c;--idle:#afb8c1}
+@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--mut:#8d96a0;--line:#30363d;--card:#161b22;--critical:#f85149;--warning:#d29922;--info:#4493f8;--ok:#3fb950;
+--util:#4493f8;--sm:#ab7df8;--power:#f0883e;--mem:#3fb950;--busy:#238636;--stalled:#bb8009;--idle:#484f58}}
+body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif}
+main{max-width:1040px;margin:0 auto;padding:16px}
+h1{font-size:22px;margin:8px 0}h2{font-size:18px;border-bottom:1px solid var(--line);padding-bottom:4px;margin-top:28px}h3{font-size:15px;margin:12px 0 4px}
+.sub,.legend,footer{color:var(--mut)}.legend{font-size:12px}footer{margin-top:32px;font-size:12px}
+code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace;background:var(--card);padding:1px 4px;border-radius:4px}
+.summary{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:8px 16px;margin-top:16px}
+.verdict{font-size:16px;font-weight:600}.verdict.critical{color:var(--critical)}.verdict.warning{color:var(--warning)}.verdict.info{color:var(--info)}.verdict.ok{color:var(--ok)}
+dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px;margin:8px 0}dt{color:var(--mut)}dd{margin:0}
+.hint{border:1px solid var(--line);border-left:4px solid var(--info);border-radius:6px;padding:4px 12px;margin:8px 0}
+.hint.critical{border-left-color:var(--critical)}.hint.warning{border-left-color:var(--warning)}
+.hint p{margin:4px 0}.hint ul{margin:4px 0;font-size:13px}
+.sev{text-transform:uppercase;font-size:12px;font-weight:700;letter-spacing:.04em}.critical .sev{color:var(--critical)}.warning .sev{color:var(--warning)}.info .sev{color:var(--info)}
+.tl{overflow-x:auto}.tl svg{max-width:100%;height:auto}
+table{border-collapse:collapse;margin:8px 0;font-size:13px;font-variant-numeric:tabular-nums}
+th,td{border:1px solid var(--line);padding:3px 8px;text-align:left;overflow-wrap:anywhere}th{background:var(--card)}.n{text-align:right}
+tr.group th{text-align:left;background:var(--bg);font-weight:700}
+.k{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;border-radius:2px;vertical-align:middle}
+.k.util{background:var(--util)}.k.sm{background:var(--sm)}.k.power{background:var(--power)}.k.mem{background:var(--mem)}
+.k.busy{background:var(--busy)}.k.stalled{background:var(--stalled)}.k.idle{background:var(--idle)}
+.k.critical{background:var(--critical)}.k.warning{background:var(--warning)}.k.info{background:var(--info)}
+@media print{:root{--bg:#fff;--fg:#000;--mut:#444;--line:#bbb;--card:#f3f3f3}main{max-width:none;padding:0}
+section,.hint,tr{break-inside:avoid}.tl{overflow:visible}h2{break-after:avoid}}`
+
+// PageStyle is the report page's CSS, for the other pages gputop writes
+// (`gputop diff --format html`), so that they read alike.
+const PageStyle = htmlStyle

@@ -16,7 +16,8 @@ import (
 func Markdown(w io.Writer, rep *report.Report) error {
 	r := &doc{Report: rep}
 	var b bytes.Buffer
-	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	m := mdForm{&b}
+	p := m.line
 	p("## gputop report: %s", EscapeMarkdown(repSourceLine(r.Source)))
 	p("")
 	p("%s; %s.", EscapeMarkdown(repCapital(r.repStartLine())), EscapeMarkdown(r.repSystemLine()))
@@ -27,17 +28,17 @@ func Markdown(w io.Writer, rep *report.Report) error {
 		p("")
 		p("> Note: %s", EscapeMarkdown(n))
 	}
-	r.mdHosts(p)
-	r.mdGPUs(p)
-	r.mdHealth(p)
-	r.mdHost(p)
-	r.mdPhases(p)
-	r.mdWork(p)
-	r.mdMarkers(p)
-	r.mdProcesses(p)
-	r.mdOwners(p)
-	r.mdHints(p)
-	r.mdGaps(p)
+	r.hosts(m)
+	r.gpus(m)
+	r.health(m)
+	r.host(m)
+	r.phases(m)
+	r.mdWork(m)
+	r.markers(m)
+	r.processes(m)
+	r.owners(m)
+	r.mdHints(m)
+	r.gaps(m)
 	_, err := w.Write(b.Bytes())
 	return err
 }
@@ -77,128 +78,9 @@ func repMDKeep(s string, code bool) string {
 	return b.String()
 }
 
-func (r *doc) mdGPUs(p func(string, ...any)) {
-	p("")
-	p("### GPUs")
-	p("")
-	if len(r.GPUs) == 0 {
-		p("None.")
-		return
-	}
-	has := r.repGPUHas()
-	head, num := has.columns()
-	if r.multiHost() {
-		head, num = append([]string{"host"}, head...), append([]bool{false}, num...)
-	}
-	mdHead(p, head, num)
-	for _, g := range r.GPUs {
-		name := EscapeMarkdown(repGPULabel(g))
-		if g.Lost {
-			name += " (lost at " + repAt(g.LostAt) + ")"
-		}
-		row := has.cells(g, name)
-		if r.multiHost() {
-			row = append([]string{EscapeMarkdown(g.Host)}, row...)
-		}
-		p("| %s |", strings.Join(row, " | "))
-	}
-	p("")
-	p("%s", r.gpuLegend(has))
-}
-
-// mdHead writes a table's heading and its rule, the figures' (num)
-// aligned right.
-func mdHead(p func(string, ...any), cells []string, num []bool) {
-	rule := "|"
-	for i := range cells {
-		if i < len(num) && num[i] {
-			rule += "---:|"
-		} else {
-			rule += "---|"
-		}
-	}
-	p("| %s |", strings.Join(cells, " | "))
-	p("%s", rule)
-}
-
-func (r *doc) mdHost(p func(string, ...any)) {
-	h := r.Host
-	if !hostRecorded(h) && r.multiHost() {
-		return // each host's is in the hosts section
-	}
-	p("")
-	p("### Host")
-	p("")
-	if !hostRecorded(h) {
-		p("%s.", EscapeMarkdown(repCapital(r.repHostAbsent())))
-		return
-	}
-	p("| | mean | p50 | p95 | max |")
-	p("|---|---:|---:|---:|---:|")
-	row := func(name string, s report.ReportStats) {
-		p("| %s | %s | %s | %s | %s |", name, repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max))
-	}
-	row("CPU"+repCores(h), h.CPU)
-	row("iowait", h.IOWait)
-	if !h.JobCPU.Mean.Unknown() {
-		row("job CPU (of one core)", h.JobCPU)
-	}
-	p("")
-	line := fmt.Sprintf("RAM peak %s; swap peak %s", repBytesOf(h.RAMUsedMax, h.RAMTotal), repBytes(h.SwapUsedMax))
-	if !h.JobCPU.Mean.Unknown() {
-		line += "; job RSS peak " + repBytes(h.JobRSSMax)
-	}
-	p("%s.", line)
-}
-
-func (r *doc) mdPhases(p func(string, ...any)) {
-	p("")
-	p("### Phases")
-	p("")
-	p("%s.", r.repPhaseTotals())
-	auto, marked := r.repSplitPhases()
-	for i, ps := range [][]report.ReportPhase{auto, marked} {
-		if len(ps) == 0 {
-			continue
-		}
-		p("")
-		p("%s", [...]string{"Automatic phases:", "Marked phases, named by the markers:"}[i])
-		p("")
-		sm, cpu := repPhaseHas(ps)
-		row := func(sep string, cells ...string) {
-			p("|%s%s%s|", sep, strings.Join(phaseCols(cells, sm, cpu), sep+"|"+sep), sep)
-		}
-		row(" ", "start", "length", "kind", "util", "SM", "worst GPU", "host CPU", "label")
-		row("", "---:", "---:", "---", "---:", "---:", "---", "---:", "---")
-		shown, rest := r.repPhaseRows(ps)
-		for _, ph := range shown {
-			row(" ", repAt(ph.Start), repDur(ph.Duration.Duration()), ph.Kind, repPct(ph.UtilMean), repPct(ph.SMActiveMean),
-				EscapeMarkdown(r.repWorstName(ph)), repPct(ph.HostCPUMean), EscapeMarkdown(ph.Label))
-		}
-		if rest != "" {
-			p("")
-			p("%s.", EscapeMarkdown(repCapital(rest)))
-		}
-	}
-}
-
-func (r *doc) mdMarkers(p func(string, ...any)) {
-	if len(r.Markers) == 0 {
-		return
-	}
-	p("")
-	p("### Markers")
-	p("")
-	p("| at | text | origin |")
-	p("|---:|---|---|")
-	for _, m := range r.Markers {
-		p("| %s | %s | %s |", repAt(m.At), EscapeMarkdown(m.Text), EscapeMarkdown(m.Origin))
-	}
-}
-
-func (r *doc) mdHints(p func(string, ...any)) {
-	p("")
-	p("### Hints")
+func (r *doc) mdHints(m mdForm) {
+	p := m.line
+	m.section("Hints")
 	p("")
 	if len(r.Hints) == 0 {
 		p("None.")
@@ -215,16 +97,6 @@ func (r *doc) mdHints(p func(string, ...any)) {
 			}
 		}
 	}
-}
-
-func (r *doc) mdGaps(p func(string, ...any)) {
-	if len(r.Gaps) == 0 {
-		return
-	}
-	p("")
-	p("### Gaps")
-	p("")
-	p("%s", EscapeMarkdown(r.repGapSentence()))
 }
 
 // repGapSentence says how much sampling paused, and where.

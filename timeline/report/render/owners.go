@@ -36,20 +36,6 @@ func (r *doc) ownerRow(o report.ReportOwner) []string {
 	return row
 }
 
-// ownerHead is the markdown and HTML tables' heading, and which of its
-// columns are figures.
-func (r *doc) ownerHead() (head []string, num []bool) {
-	head = []string{"owner", "GPUs", "allocated GPU-h", "busy GPU-h", "idle GPU-h", "idle", "energy"}
-	if r.Work.Cost != nil {
-		head = append(head, "cost")
-	}
-	num = make([]bool, len(head))
-	for i := 2; i < len(num); i++ {
-		num[i] = true
-	}
-	return head, num
-}
-
 func (r *doc) textOwners(t repText) {
 	if len(r.Owners) == 0 {
 		return
@@ -80,35 +66,24 @@ func (r *doc) textOwners(t repText) {
 	}
 }
 
-func (r *doc) mdOwners(p func(string, ...any)) {
+// owners is the markdown and HTML reports' owners table; only the page
+// says how to read it.
+func (r *doc) owners(f form) {
 	if len(r.Owners) == 0 {
 		return
 	}
-	p("")
-	p("### Owners")
-	p("")
-	head, num := r.ownerHead()
-	mdHead(p, head, num)
+	f.section("Owners")
+	t := Table{Head: []string{"owner", "GPUs", "allocated GPU-h", "busy GPU-h", "idle GPU-h", "idle", "energy"},
+		Num: []bool{false, false, true, true, true, true, true}, escFigures: true}
+	if r.Work.Cost != nil {
+		t.Head, t.Num = append(t.Head, "cost"), append(t.Num, true)
+	}
 	for _, o := range r.Owners {
-		row := "| " + EscapeMarkdown(ownerName(o)) + " |"
-		for _, c := range r.ownerRow(o) {
-			row += " " + EscapeMarkdown(c) + " |"
-		}
-		p("%s", row)
+		t.add(append([]string{ownerName(o)}, r.ownerRow(o)...)...)
 	}
-}
-
-func (r *doc) htmlOwners(h htmlWriter) {
-	if len(r.Owners) == 0 {
-		return
+	f.table(t)
+	if _, md := f.(mdForm); !md {
+		f.legend(`GPU time allocated to each pod or Slurm job; busy at or above the report's idle threshold, idle below it. A GPU several hold at once is shared equally.`)
 	}
-	h.raw("<section>\n<h2>Owners</h2>\n")
-	head, num := r.ownerHead()
-	h.head(num, head...)
-	for _, o := range r.Owners {
-		h.row(num, append([]string{ownerName(o)}, r.ownerRow(o)...)...)
-	}
-	h.raw("</tbody></table>\n")
-	h.raw(`<p class="legend">GPU time allocated to each pod or Slurm job; busy at or above the report's idle threshold, idle below it. A GPU several hold at once is shared equally.</p>` + "\n")
-	h.raw("</section>\n")
+	f.end()
 }

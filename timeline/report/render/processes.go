@@ -8,8 +8,7 @@ import (
 	"github.com/gputop-dev/gputop/timeline/report"
 )
 
-// The processes section of the text and markdown forms (the HTML page's
-// is in html_tables.go), and the rows every form lists.
+// The processes section of every form, and the rows every form lists.
 
 // repMaxTextProcesses bounds the text and markdown tables; the JSON lists
 // every process.
@@ -67,25 +66,23 @@ func (r *doc) textProcesses(t repText) {
 	}
 }
 
-func (r *doc) mdProcesses(p func(string, ...any)) {
+func (r *doc) processes(f form) {
 	if len(r.Processes) == 0 {
 		return
 	}
-	p("")
-	p("### Processes")
-	p("")
-	p("| GPU | PID | user | lifetime | peak GPU memory | container, pod or job | command |")
-	p("|---:|---:|---|---|---:|---|---|")
+	f.section("Processes")
+	t := Table{Head: []string{"GPU", "PID", "user", "lifetime", "peak GPU memory", "container, pod or job", "command"},
+		Num: []bool{true, true, false, false, true, false, false}}
 	rows, rest := r.repProcessRows()
 	for _, q := range rows {
 		w := q.Workload.Workload()
-		p("| %s | %d | %s | %s | %s | %s | %s |", r.processGPU(q.GPU), q.PID, EscapeMarkdown(q.User), lifetime(q), repBytes(q.PeakGPUMem),
-			EscapeMarkdown(w.String()), EscapeMarkdown(q.Command))
+		t.add(r.processGPU(q.GPU), strconv.Itoa(q.PID), q.User, lifetime(q), repBytes(q.PeakGPUMem), w.String(), q.Command)
 	}
+	f.table(t)
 	if rest != "" {
-		p("")
-		p("%s.", repCapital(rest))
+		f.legend(f.own(repCapital(rest)) + ".")
 	}
+	f.end()
 }
 
 // processGPU is a process's GPU in the tables: its index, or a MIG

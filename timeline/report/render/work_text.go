@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/gputop-dev/gputop/timeline/report"
@@ -216,28 +217,25 @@ func repPhaseName(p report.ReportPhase) string {
 }
 
 // mdWork writes the work section in markdown.
-func (r *doc) mdWork(p func(format string, args ...any)) {
-	p("")
-	p("### Work and energy")
-	p("")
+func (r *doc) mdWork(m mdForm) {
+	m.section("Work and energy")
+	m.line("")
 	for _, l := range r.workLines() {
-		p("- %s", EscapeMarkdown(l))
+		m.line("- %s", EscapeMarkdown(l))
 	}
 	if len(r.Phases) == 0 || len(r.Work.Phases) != len(r.Phases) {
 		return
 	}
 	head := r.workPhaseHead()
-	p("")
-	p("| phase | %s |", strings.Join(head, " | "))
-	p("|---|%s", strings.Repeat("---:|", len(head)))
+	t := Table{Head: append([]string{"phase"}, head...), Num: append([]bool{false}, slices.Repeat([]bool{true}, len(head))...)}
 	shown, hidden := r.workPhases()
 	for _, k := range shown {
 		ph := r.Phases[k]
 		name := fmt.Sprintf("%s-%s %s", repAt(ph.Start), repAt(ph.End), repPhaseName(ph))
-		p("| %s | %s |", EscapeMarkdown(name), strings.Join(r.workPhaseRow(k), " | "))
+		t.add(append([]string{name}, r.workPhaseRow(k)...)...)
 	}
+	m.table(t)
 	if hidden > 0 {
-		p("")
-		p("And %s more (the JSON lists them all).", units.Count(hidden, "phase"))
+		m.p(fmt.Sprintf("And %s more (the JSON lists them all).", units.Count(hidden, "phase")))
 	}
 }
