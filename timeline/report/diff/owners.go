@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/report/render"
 )
 
 // Owner is one pod's or Slurm job's figures in both runs
@@ -85,18 +86,18 @@ func metricOf(name, unit, better string, a, b float64) Metric {
 	return m
 }
 
-// ownerRows are the owners' rows of the tables: a heading row of each
-// owner's name, then its figures; a cost neither run knows is left out.
-func (d *Diff) ownerRows() (rows [][4]string, heading []bool) {
+// ownerRows fills t with the owners' rows: a heading row of each owner's
+// name, then its figures; a cost neither run knows is left out.
+func (d *Diff) ownerRows(t render.Table) render.Table {
 	for _, o := range d.Owners {
-		rows, heading = append(rows, [4]string{o.Owner}), append(heading, true)
+		t.Rows, t.Group = append(t.Rows, []string{o.Owner}), append(t.Group, true)
 		for _, m := range o.Metrics {
 			if m.Name == OwnerCost && m.A.Unknown() && m.B.Unknown() {
 				continue
 			}
-			rows = append(rows, [4]string{ownerLabel[m.Name], formatValue(m.Unit, m.A), formatValue(m.Unit, m.B), formatChange(m)})
-			heading = append(heading, false)
+			t.Rows = append(t.Rows, []string{ownerLabel[m.Name], formatValue(m.Unit, m.A), formatValue(m.Unit, m.B), formatChange(m)})
+			t.Group = append(t.Group, false)
 		}
 	}
-	return rows, heading
+	return t
 }

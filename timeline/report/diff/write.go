@@ -107,18 +107,33 @@ func hintLine(h Hint) string {
 	return fmt.Sprintf("changed: %s, %s in A, %s in B: %s", h.ID, h.SeverityA, h.SeverityB, timeline.CleanText(h.EvidenceB))
 }
 
-// rows are the tables every form writes: metrics, then phases.
-func (d *Diff) rows() (metrics, phases [][4]string) {
+// table is one of the tables every form writes (metrics, phases, and
+// owners where either run knows them): its title on the page and heading
+// in the text, and its rows, in render's Table for markdown and HTML.
+type table struct {
+	title, text string
+	render.Table
+}
+
+func (d *Diff) tables() []table {
+	cols := func(head string) render.Table {
+		return render.Table{Head: []string{head, "A", "B", "change"}, Num: []bool{false, true, true, true}}
+	}
+	metrics, phases := cols("metric"), cols("phase (time in)")
 	for _, m := range d.Metrics {
-		metrics = append(metrics, [4]string{label[m.Name], formatValue(m.Unit, m.A), formatValue(m.Unit, m.B), formatChange(m)})
+		metrics.Rows = append(metrics.Rows, []string{label[m.Name], formatValue(m.Unit, m.A), formatValue(m.Unit, m.B), formatChange(m)})
 	}
 	for _, p := range d.Phases {
 		if p.CountA == 0 && p.CountB == 0 && p.Kind != timeline.PhaseBusy.String() {
 			continue
 		}
-		phases = append(phases, [4]string{phaseName(p), formatValue("s", p.A), formatValue("s", p.B), phaseChange(p)})
+		phases.Rows = append(phases.Rows, []string{phaseName(p), formatValue("s", p.A), formatValue("s", p.B), phaseChange(p)})
 	}
-	return metrics, phases
+	out := []table{{"Figures", "METRIC", metrics}, {"Phases", "PHASES (time in)", phases}}
+	if len(d.Owners) > 0 {
+		out = append(out, table{"Owners", "OWNERS", d.ownerRows(cols("owner"))})
+	}
+	return out
 }
 
 // WriteText writes the diff for a terminal: the runs, the metrics, the
@@ -129,26 +144,20 @@ func (d *Diff) WriteText(w io.Writer) error {
 	for _, n := range d.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
-	metrics, phases := d.rows()
-	// heading marks the rows that head a group (ownerRows); the rows of a
-	// table with groups are indented under their heading.
-	table := func(head string, rows [][4]string, heading []bool) {
-		fmt.Fprintf(&b, "\n%-20s %12s %12s  %s\n", head, "A", "B", "CHANGE")
-		for i, r := range rows {
+	for _, t := range d.tables() {
+		// The rows of a table with groups (the owners') are indented
+		// under their group's heading.
+		fmt.Fprintf(&b, "\n%-20s %12s %12s  %s\n", t.text, "A", "B", "CHANGE")
+		for i, r := range t.Rows {
 			switch {
-			case i < len(heading) && heading[i]:
+			case t.Group != nil && t.Group[i]:
 				fmt.Fprintf(&b, "%s\n", render.Cut(timeline.CleanText(r[0]), 60))
-			case heading != nil:
+			case t.Group != nil:
 				fmt.Fprintf(&b, "  %-18s %12s %12s  %s\n", r[0], r[1], r[2], r[3])
 			default:
 				fmt.Fprintf(&b, "%-20s %12s %12s  %s\n", render.Cut(r[0], 20), r[1], r[2], r[3])
 			}
 		}
-	}
-	table("METRIC", metrics, nil)
-	table("PHASES (time in)", phases, nil)
-	if rows, heading := d.ownerRows(); len(rows) > 0 {
-		table("OWNERS", rows, heading)
 	}
 	b.WriteString("\nHINTS  ")
 	if len(d.Hints) == 0 {
@@ -171,21 +180,8 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 	for _, n := range d.Notes {
 		fmt.Fprintf(&b, "\n> Note: %s\n", render.EscapeMarkdown(n))
 	}
-	metrics, phases := d.rows()
-	table := func(head string, rows [][4]string, heading []bool) {
-		fmt.Fprintf(&b, "\n| %s | A | B | change |\n|---|---:|---:|---:|\n", head)
-		for i, r := range rows {
-			if i < len(heading) && heading[i] {
-				fmt.Fprintf(&b, "| **%s** | | | |\n", render.EscapeMarkdown(r[0]))
-				continue
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", render.EscapeMarkdown(r[0]), r[1], r[2], r[3])
-		}
-	}
-	table("metric", metrics, nil)
-	table("phase (time in)", phases, nil)
-	if rows, heading := d.ownerRows(); len(rows) > 0 {
-		table("owner", rows, heading)
+	for _, t := range d.tables() {
+		t.WriteMarkdown(&b)
 	}
 	b.WriteString("\n### Hints\n\n")
 	if len(d.Hints) == 0 {
@@ -217,27 +213,12 @@ func (d *Diff) WriteHTML(w io.Writer) error {
 	for _, n := range d.Notes {
 		fmt.Fprintf(&b, "<p class=\"legend\">Note: %s</p>\n", e(n))
 	}
-	metrics, phases := d.rows()
-	table := func(head string, rows [][4]string, heading []bool) {
-		fmt.Fprintf(&b, "<table>\n<thead><tr><th>%s</th><th class=\"n\">A</th><th class=\"n\">B</th><th class=\"n\">change</th></tr></thead>\n<tbody>\n", head)
-		for i, r := range rows {
-			if i < len(heading) && heading[i] {
-				fmt.Fprintf(&b, "<tr class=\"group\"><th colspan=\"4\">%s</th></tr>\n", e(r[0]))
-				continue
-			}
-			fmt.Fprintf(&b, "<tr><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n", e(r[0]), e(r[1]), e(r[2]), e(r[3]))
-		}
-		b.WriteString("</tbody></table>\n")
+	for _, t := range d.tables() {
+		fmt.Fprintf(&b, "<section>\n<h2>%s</h2>\n", t.title)
+		t.WriteHTML(&b)
+		b.WriteString("</section>\n")
 	}
-	b.WriteString("<section>\n<h2>Figures</h2>\n")
-	table("metric", metrics, nil)
-	b.WriteString("</section>\n<section>\n<h2>Phases</h2>\n")
-	table("phase (time in)", phases, nil)
-	if rows, heading := d.ownerRows(); len(rows) > 0 {
-		b.WriteString("</section>\n<section>\n<h2>Owners</h2>\n")
-		table("owner", rows, heading)
-	}
-	b.WriteString("</section>\n<section>\n<h2>Hints</h2>\n")
+	b.WriteString("<section>\n<h2>Hints</h2>\n")
 	if len(d.Hints) == 0 {
 		b.WriteString("<p>The same in both.</p>\n")
 	} else {

@@ -8,6 +8,6 @@
 //	report.Report ──▶ Text, Markdown, HTML, SVG (and HintLine, one hint for --fail-on)
 //
 // It imports timeline, timeline/units and timeline/report; gputop's
-// commands import it, and timeline/report/diff for its page's style
-// (PageStyle). The screen does not.
+// commands import it, and timeline/report/diff for its page's style and
+// tables (PageStyle, Table). The screen does not.
 package render
