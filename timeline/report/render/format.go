@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -266,41 +265,7 @@ func (r *doc) repGPUHas() repHas {
 	return has
 }
 
-// columns are the GPU table's headings in the markdown and HTML forms, the
-// figures (num) aligned right.
-func (h repHas) columns() (cells []string, num []bool) {
-	cells, num = []string{"GPU", "name", "util mean", "p50", "p95", "max"}, []bool{true, false, true, true, true, true}
-	if h.sm {
-		cells, num = append(cells, "SM mean", "p50", "p95", "max"), append(num, true, true, true, true)
-	}
-	cells, num = append(cells, "idle"), append(num, true)
-	if h.mem {
-		cells, num = append(cells, "memory peak"), append(num, true)
-	}
-	if h.power {
-		cells, num = append(cells, "power mean", "energy"), append(num, true, true)
-	}
-	return cells, num
-}
-
-// cells are GPU g's row of that table, its name cell name.
-func (h repHas) cells(g report.ReportGPU, name string) []string {
-	u, s := g.Util, g.SMActive
-	row := []string{strconv.Itoa(repGPUIndex(g)), name, repPct(u.Mean), repPct(u.P50), repPct(u.P95), repPct(u.Max)}
-	if h.sm {
-		row = append(row, repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max))
-	}
-	row = append(row, repShare(g.IdleFraction))
-	if h.mem {
-		row = append(row, repBytesOf(g.MemUsedMax, g.MemTotal))
-	}
-	if h.power {
-		row = append(row, repWattsOf(g.PowerMean, g.PowerLimit), repEnergy(g.Energy))
-	}
-	return row
-}
-
-// gpuLegend is the line under that table.
+// gpuLegend is the line under the GPU table of the markdown and HTML forms.
 func (r *doc) gpuLegend(has repHas) string {
 	legend := "Util and SM (SM active): mean, then percentiles of every sample."
 	if !has.sm {

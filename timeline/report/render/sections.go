@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/gputop-dev/gputop/timeline/report"
 )
@@ -22,19 +23,42 @@ func (r *doc) gpus(f form) {
 		return
 	}
 	has := r.repGPUHas()
-	var t Table
-	t.Head, t.Num = has.columns()
+	t := Table{Head: []string{"GPU", "name", "util mean", "p50", "p95", "max"}}
+	if has.sm {
+		t.Head = append(t.Head, "SM mean", "p50", "p95", "max")
+	}
+	t.Head = append(t.Head, "idle")
+	if has.mem {
+		t.Head = append(t.Head, "memory peak")
+	}
+	if has.power {
+		t.Head = append(t.Head, "power mean", "energy")
+	}
 	_, md := f.(mdForm)
 	hostColumn := md && r.multiHost()
 	if hostColumn {
-		t.Head, t.Num = append([]string{"host"}, t.Head...), append([]bool{false}, t.Num...)
+		t.Head = append([]string{"host"}, t.Head...)
+	}
+	for _, h := range t.Head { // every column a figure but the host and the name
+		t.Num = append(t.Num, h != "host" && h != "name")
 	}
 	for k, g := range r.GPUs {
 		name := repGPULabel(g)
 		if g.Lost {
 			name += " (lost at " + repAt(g.LostAt) + ")"
 		}
-		row := has.cells(g, name)
+		u, s := g.Util, g.SMActive
+		row := []string{strconv.Itoa(repGPUIndex(g)), name, repPct(u.Mean), repPct(u.P50), repPct(u.P95), repPct(u.Max)}
+		if has.sm {
+			row = append(row, repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max))
+		}
+		row = append(row, repShare(g.IdleFraction))
+		if has.mem {
+			row = append(row, repBytesOf(g.MemUsedMax, g.MemTotal))
+		}
+		if has.power {
+			row = append(row, repWattsOf(g.PowerMean, g.PowerLimit), repEnergy(g.Energy))
+		}
 		if hostColumn {
 			row = append([]string{g.Host}, row...)
 		} else if head := r.hostHeading(k); head != "" {
