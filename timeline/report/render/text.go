@@ -226,24 +226,20 @@ func (r *doc) repPhaseRows(ps []report.ReportPhase) (shown []report.ReportPhase,
 	sort.SliceStable(order, func(a, b int) bool { return ps[order[a]].Duration > ps[order[b]].Duration })
 	keep := order[:r.PhaseRows]
 	sort.Ints(keep)
-	picked := make(map[int]bool, len(keep))
 	for _, i := range keep {
 		shown = append(shown, ps[i])
-		picked[i] = true
 	}
-	by := map[timeline.PhaseKind]time.Duration{}
-	for i, p := range ps {
-		if !picked[i] {
-			by[repPhaseKind(p.Kind)] += p.Duration.Duration()
-		}
+	by := map[string]time.Duration{}
+	for _, i := range order[r.PhaseRows:] {
+		by[ps[i].Kind] += ps[i].Duration.Duration()
 	}
 	var sums []string
 	for _, k := range []timeline.PhaseKind{timeline.PhaseBusy, timeline.PhaseStalled, timeline.PhaseIdle} {
-		if d, ok := by[k]; ok {
+		if d, ok := by[k.String()]; ok {
 			sums = append(sums, repDur(d)+" "+k.String())
 		}
 	}
-	if d, ok := by[timeline.PhaseMarked]; ok {
+	if d, ok := by[timeline.PhaseMarked.String()]; ok {
 		sums = append(sums, repDur(d)+" in all")
 	}
 	return shown, fmt.Sprintf("and %d more phases: %s; --phases all lists every one", len(ps)-len(shown),
@@ -262,16 +258,6 @@ func phaseCols[T any](cols []T, sm, cpu bool) []T {
 		out = append(out, c)
 	}
 	return out
-}
-
-// repPhaseKind is the kind a phase's name says.
-func repPhaseKind(name string) timeline.PhaseKind {
-	for _, k := range []timeline.PhaseKind{timeline.PhaseBusy, timeline.PhaseStalled, timeline.PhaseIdle} {
-		if k.String() == name {
-			return k
-		}
-	}
-	return timeline.PhaseMarked
 }
 
 func (r *doc) textPhaseTable(t repText, ps []report.ReportPhase) {
