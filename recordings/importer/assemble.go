@@ -306,9 +306,5 @@ func interval(times []int64, given time.Duration) time.Duration {
 	if len(times) < 2 {
 		return given
 	}
-	gaps := make([]int64, len(times)-1)
-	for i := 1; i < len(times); i++ {
-		gaps[i-1] = times[i] - times[i-1]
-	}
-	return time.Duration(Median(gaps))
+	return time.Duration(MedianGap(times))
 }

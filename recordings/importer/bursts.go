@@ -75,11 +75,11 @@ func (t *table) group() []instant {
 func (t *table) groupKeyed() []instant {
 	out := t.splitKeyed(math.MaxInt64)
 	if t.timed && len(out) > 2 {
-		spacing := make([]int64, 0, len(out)-1)
-		for i := 1; i < len(out); i++ {
-			spacing = append(spacing, t.rows[out[i].lo].at-t.rows[out[i-1].lo].at)
+		starts := make([]int64, len(out))
+		for i, in := range out {
+			starts[i] = t.rows[in.lo].at
 		}
-		if m := Median(spacing); m > 0 {
+		if m := MedianGap(starts); m > 0 {
 			out = t.splitKeyed(m / 2)
 		}
 	}
@@ -240,12 +240,17 @@ func (t *table) groupBursts(n int, gap int64) []instant {
 	return out
 }
 
-// Median returns the middle value of xs (the upper middle for an even
-// count), reordering xs; 0 for none.
-func Median(xs []int64) int64 {
-	if len(xs) == 0 {
+// MedianGap returns the middle of the gaps between consecutive values of
+// xs (the upper middle for an even count): the typical spacing of a
+// series of times. 0 for fewer than two values.
+func MedianGap(xs []int64) int64 {
+	if len(xs) < 2 {
 		return 0
 	}
-	slices.Sort(xs)
-	return xs[len(xs)/2]
+	gaps := make([]int64, len(xs)-1)
+	for i := range gaps {
+		gaps[i] = xs[i+1] - xs[i]
+	}
+	slices.Sort(gaps)
+	return gaps[len(gaps)/2]
 }

@@ -819,15 +819,7 @@ func (res *Result) medianSpacing() time.Duration {
 			}
 		}
 	}
-	if most.n < 2 {
-		return 0
-	}
-	longest := most.all()
-	gaps := make([]int64, len(longest)-1)
-	for i := range gaps {
-		gaps[i] = longest[i+1] - longest[i]
-	}
-	return time.Duration(importer.Median(gaps)) * time.Millisecond
+	return time.Duration(importer.MedianGap(most.all())) * time.Millisecond
 }
 
 // Each makes the samples in time order, one per time any series has a
