@@ -2,6 +2,7 @@ package importer
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -204,6 +205,33 @@ func putMetrics(t *table, cols []column, fields []string) error {
 		}
 		t.put(c.metric, v)
 	}
+	return nil
+}
+
+// putReasons puts into t the throttle mask that a row's per-reason
+// columns (reasons, places in cols) make, if it has any: the bit of each
+// column active reads as on, NaN when none of them has a reading.
+func putReasons(t *table, cols []column, reasons []int, fields []string, active func(string) (on, ok bool, err error)) error {
+	if len(reasons) == 0 {
+		return nil
+	}
+	var bits uint64
+	known := false
+	for _, i := range reasons {
+		on, ok, err := active(fields[i])
+		if err != nil {
+			return fmt.Errorf("%s: %w", cols[i].name, err)
+		}
+		known = known || ok
+		if on {
+			bits |= cols[i].bit
+		}
+	}
+	v := math.NaN()
+	if known {
+		v = float64(bits)
+	}
+	t.put(timeline.GPUThrottle, v)
 	return nil
 }
 

@@ -200,29 +200,14 @@ func (h *dmonHeader) parseValues(t *table, tokens []string) error {
 	if err := putMetrics(t, h.cols, tokens); err != nil {
 		return err
 	}
-	if len(h.reasons) == 0 {
-		return nil
-	}
-	var bits uint64
-	known := false
-	for _, i := range h.reasons {
-		v, err := parseValue(tokens[i], unitPercent, 0)
-		if err != nil {
-			return fmt.Errorf("%s: %w", h.cols[i].name, err)
-		}
-		if !math.IsNaN(v) {
-			known = true
-			if v > 0 {
-				bits |= h.cols[i].bit
-			}
-		}
-	}
-	v := math.NaN()
-	if known {
-		v = float64(bits)
-	}
-	t.put(timeline.GPUThrottle, v)
-	return nil
+	return putReasons(t, h.cols, h.reasons, tokens, parseViolation)
+}
+
+// parseViolation reads one of dmon's violation columns (pviol, tviol): the
+// share of the second clocks were held back, active above 0.
+func parseViolation(s string) (active, ok bool, err error) {
+	v, err := parseValue(s, unitPercent, 0)
+	return v > 0, !math.IsNaN(v), err
 }
 
 // noteDmon says what a dmon header's columns became.

@@ -277,44 +277,17 @@ func (h *smiHeader) parseValues(t *table, f []string) error {
 		}
 		t.put(timeline.GPUMemUsed, total-free)
 	}
-	switch {
-	case h.throttle >= 0:
-		mask, ok, err := parseHexMask(f[h.throttle])
-		if err != nil {
-			return fmt.Errorf("%s: %w", h.cols[h.throttle].name, err)
-		}
-		v := math.NaN()
-		if ok {
-			v = ThrottleFromNVML(mask)
-		}
-		t.put(timeline.GPUThrottle, v)
-	case len(h.reasons) > 0:
-		v, err := h.reasonBits(f)
-		if err != nil {
-			return err
-		}
-		t.put(timeline.GPUThrottle, v)
+	if h.throttle < 0 {
+		return putReasons(t, h.cols, h.reasons, f, parseActive)
 	}
+	mask, ok, err := parseHexMask(f[h.throttle])
+	if err != nil {
+		return fmt.Errorf("%s: %w", h.cols[h.throttle].name, err)
+	}
+	v := math.NaN()
+	if ok {
+		v = ThrottleFromNVML(mask)
+	}
+	t.put(timeline.GPUThrottle, v)
 	return nil
-}
-
-// reasonBits combines per-reason columns into one throttle mask; NaN when
-// none of them has a reading.
-func (h *smiHeader) reasonBits(f []string) (float64, error) {
-	var bits uint64
-	known := false
-	for _, i := range h.reasons {
-		active, ok, err := parseActive(f[i])
-		if err != nil {
-			return 0, fmt.Errorf("%s: %w", h.cols[i].name, err)
-		}
-		known = known || ok
-		if active {
-			bits |= h.cols[i].bit
-		}
-	}
-	if !known {
-		return math.NaN(), nil
-	}
-	return float64(bits), nil
 }
