@@ -52,10 +52,9 @@ func readHeader(ra io.ReaderAt, size int64, path string) (h Header, dataStart in
 		// Checked before the version: a flipped bit there is damage, not
 		// a file from the future.
 		return Header{}, 0, damageText(err), &DamagedError{Path: path, Reason: "header damaged (" + damageText(err) + ")"}
-	case v.Major > format.FormatVersion.Major:
-		return Header{}, 0, "", &VersionError{Path: path, Found: v}
-	case v.Major < format.FormatVersion.Major:
-		return Header{}, 0, "", &NotRecordingError{Path: path, Reason: "unknown format version " + v.String()}
+	case v.Major != format.FormatVersion.Major:
+		_, _, err = identify(path, prefix) // a version this gputop does not read
+		return Header{}, 0, "", err
 	case err != nil:
 		return Header{}, 0, err.Error(), &DamagedError{Path: path, Reason: "header damaged (" + err.Error() + ")"}
 	}

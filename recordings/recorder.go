@@ -184,16 +184,13 @@ func (r *Recorder) StartWriter(name string, w io.WriteCloser) error {
 		r.cur.close()
 		r.cur = nil
 	}
-	// Not an *os.File, whatever w is (os.Stdout): the Writer watches a
-	// file it made for being removed, and removes one that got no sample.
-	r.cur = newRecording(name, notAFile{w}, &r.opts, r.errs)
+	// Whatever w is (os.Stdout), it is no *recFile: only a file that
+	// createFile made is watched for being removed, or removed when it got
+	// no sample.
+	r.cur = newRecording(name, w, &r.opts, r.errs)
 	r.cur.notFile = true
 	return nil
 }
-
-// notAFile hides the *os.File behind a writer from the recording, which
-// treats files it made at a path as its own.
-type notAFile struct{ io.WriteCloser }
 
 // Summary says what a recording holds once it is closed.
 type Summary struct {
