@@ -251,12 +251,7 @@ func (h *dcgmHeader) parseRow(t *table, ents *entities, line string, csv bool, n
 		r.gpu = int16(gpu)
 		values = (*buf)[2:]
 	}
-	lo := t.begin()
-	if err := putMetrics(t, h.cols, values); err != nil {
-		t.drop(lo)
-		return err
-	}
-	return t.add(r, lo)
+	return t.add(r, func() error { return putMetrics(t, h.cols, values) })
 }
 
 // numberMIG gives MIG entities their final GPU numbers, after the highest

@@ -154,14 +154,11 @@ func parseDmon(lines *lineReader) (*table, error) {
 				continue
 			}
 		}
-		lo := t.begin()
-		if err := h.parseValues(t, tokens); err != nil {
-			t.drop(lo)
-			t.fail(n, err)
-			continue
-		}
-		if err := t.add(r, lo); err != nil {
+		switch err := t.add(r, func() error { return h.parseValues(t, tokens) }); {
+		case errors.Is(err, errTooLarge), errors.Is(err, errLayouts):
 			return nil, err
+		case err != nil:
+			t.fail(n, err)
 		}
 	}
 	if h == nil {

@@ -233,13 +233,7 @@ func (h *smiHeader) parseRow(t *table, f []string, line, run int, gpuOfUUID map[
 		uuid = "" // a bus id or serial number names the GPU but is no uuid
 	}
 	r.ident = t.ident(name, uuid)
-
-	lo := t.begin()
-	if err := h.parseValues(t, f); err != nil {
-		t.drop(lo)
-		return err
-	}
-	return t.add(r, lo)
+	return t.add(r, func() error { return h.parseValues(t, f) })
 }
 
 func (h *smiHeader) parseTime(t *table, f []string, r *row) error {

@@ -85,21 +85,14 @@ const (
 	maxLayouts = math.MaxUint16
 )
 
-var errTooLarge = errors.New("more readings than one import holds (4 billion): import the log in parts")
+var (
+	errTooLarge = errors.New("more readings than one import holds (4 billion): import the log in parts")
+	errLayouts  = errors.New("the columns change too often to import")
+)
 
 func newTable() *table {
 	return &table{identID: map[gpuText]int{}, mig: map[int]bool{}, noted: map[string]bool{}}
 }
-
-// begin starts the readings of a row; it returns where they start, to
-// give add (or to drop them at after a bad value).
-func (t *table) begin() int {
-	t.cur = t.cur[:0]
-	return len(t.vals)
-}
-
-// drop forgets the readings of a row that could not be read.
-func (t *table) drop(lo int) { t.vals = t.vals[:lo] }
 
 // put appends one reading of the row being read, in gputop's units: a
 // value outside its metric's physical range is a gap (NaN), counted for a
@@ -109,8 +102,15 @@ func (t *table) put(metric string, v float64) {
 	t.vals = append(t.vals, t.outside.Check(metric, v))
 }
 
-// add appends a row whose readings are the table's vals from lo on.
-func (t *table) add(r row, lo int) error {
+// add appends row r with the readings fill puts (put), and returns fill's
+// error, if it fails, with no reading of the row left behind.
+func (t *table) add(r row, fill func() error) error {
+	t.cur = t.cur[:0]
+	lo := len(t.vals)
+	if err := fill(); err != nil {
+		t.vals = t.vals[:lo]
+		return err
+	}
 	if len(t.vals) > maxVals || len(t.rows) >= maxLines {
 		return errTooLarge
 	}
@@ -136,7 +136,7 @@ func (t *table) layoutOf(names []string) (uint16, error) {
 		}
 	}
 	if len(t.layouts) >= maxLayouts {
-		return 0, errors.New("the columns change too often to import")
+		return 0, errLayouts
 	}
 	t.layouts = append(t.layouts, slices.Clone(names))
 	return uint16(len(t.layouts) - 1), nil
