@@ -148,13 +148,7 @@ func (r *Recorder) Start(path string) (string, error) {
 	}
 	create := r.opts.create
 	if create == nil {
-		create = func(path string, force bool) (io.WriteCloser, error) {
-			f, err := createFile(path, force)
-			if err != nil {
-				return nil, err // not a nil *recFile in an interface
-			}
-			return f, nil
-		}
+		create = createFile
 	}
 	f, err := create(path, r.opts.Force)
 	if err != nil {

@@ -94,15 +94,16 @@ type recFile struct {
 	made bool
 }
 
-// createFile creates the file of a recording, refusing one that exists
-// unless force is set. The Recorder creates it when recording starts, so a
-// path that cannot be written fails at once, and writes the header later.
+// createFile creates the file of a recording (a *recFile), refusing one
+// that exists unless force is set. The Recorder creates it when recording
+// starts, so a path that cannot be written fails at once, and writes the
+// header later.
 //
 // With force, a path that exists must be a regular file (a link is
 // followed to one): it is opened without blocking (a named pipe with no
 // reader would block even the open), checked as opened, and only then
 // emptied. A device, a pipe or a socket is refused in one line.
-func createFile(path string, force bool) (*recFile, error) {
+func createFile(path string, force bool) (io.WriteCloser, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err == nil {
 		return &recFile{File: f, made: true}, nil
