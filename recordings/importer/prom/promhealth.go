@@ -116,10 +116,7 @@ func (set *promSet) checkLinkPoints(s linkSlot, pts *promPoints) {
 	}
 	k := timeline.NVLinks[s.link]
 	name := map[uint8]string{partCRC: k.CRC, partReplay: k.Replay, partRecovery: k.Recovery}[s.part]
-	bad := pts.vals.mark(func(v float64, n int) bool { return checkRun(n, func() float64 { return set.outside.Check(name, v) }) })
-	if bad > 0 {
-		pts.times, pts.vals = pts.vals.dropMarked(&pts.times)
-	}
+	dropOutside(pts, func(v float64) float64 { return set.outside.Check(name, v) })
 }
 
 // gpuHealth is what one sample's points of a GPU say of its health, before

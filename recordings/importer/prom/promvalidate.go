@@ -19,28 +19,29 @@ func (set *promSet) checkPoints(m int, pts *promPoints) {
 	case promThrottle:
 		scale = 1
 	}
+	dropOutside(pts, func(v float64) float64 {
+		if pm.kind == timeline.Counter {
+			return set.outside.CheckCounter(name, v*scale)
+		}
+		return set.outside.Check(name, v*scale)
+	})
+}
+
+// dropOutside leaves out, as gaps, the points whose value check finds
+// outside its range (NaN; check tallies it). A run of n points of one
+// value is checked once, and one out again for each of its other points:
+// it is tallied once per point, as when each point was checked.
+func dropOutside(pts *promPoints, check func(v float64) float64) {
 	bad := pts.vals.mark(func(v float64, n int) bool {
-		return checkRun(n, func() float64 {
-			if pm.kind == timeline.Counter {
-				return set.outside.CheckCounter(name, v*scale)
-			}
-			return set.outside.Check(name, v*scale)
-		})
+		if !math.IsNaN(check(v)) {
+			return false
+		}
+		for range n - 1 {
+			check(v)
+		}
+		return true
 	})
 	if bad > 0 {
 		pts.times, pts.vals = pts.vals.dropMarked(&pts.times)
 	}
-}
-
-// checkRun checks a run of n points of one value (check checks one) and
-// says whether they are out: a value out is tallied once per point, as
-// when each point was checked.
-func checkRun(n int, check func() float64) bool {
-	if !math.IsNaN(check()) {
-		return false
-	}
-	for range n - 1 {
-		check()
-	}
-	return true
 }
