@@ -189,11 +189,16 @@ const maxLabel = 200
 // control characters (timeline.CleanText), at most maxLabel bytes, cut at
 // a character.
 func CleanLabel(s string) string {
-	s = strings.TrimSpace(timeline.CleanText(s))
-	if len(s) <= maxLabel {
+	return CutText(strings.TrimSpace(timeline.CleanText(s)), maxLabel)
+}
+
+// CutText is s, or, if it is longer than most bytes, as much of it as
+// fits, cut at a character, and "…".
+func CutText(s string, most int) string {
+	if len(s) <= most {
 		return s
 	}
-	cut := maxLabel
+	cut := most
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/gputop-dev/gputop/recordings/importer"
 	"github.com/gputop-dev/gputop/timeline"
 )
 
@@ -243,13 +243,5 @@ const maxServerText = 300
 // short enough for one line: no escape sequences or control characters,
 // at most maxServerText bytes, cut at a character.
 func serverText(s string) string {
-	s = strings.Join(strings.Fields(timeline.CleanText(s)), " ")
-	if len(s) <= maxServerText {
-		return s
-	}
-	cut := maxServerText
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return importer.CutText(strings.Join(strings.Fields(timeline.CleanText(s)), " "), maxServerText)
 }
