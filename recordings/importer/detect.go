@@ -48,10 +48,10 @@ func Detect(head []byte, haveColumns bool) (Format, error) {
 		seen++
 		if line[0] == '#' {
 			words := splitFields(strings.ToLower(strings.TrimLeft(line, "#")), nil)
-			switch {
-			case isDmonNames(words):
+			if _, dmon := newDmonHeader(words); dmon {
 				return Dmon, nil
-			case len(words) > 1 && words[0] == "entity":
+			}
+			if len(words) > 1 && words[0] == "entity" {
 				return DcgmiCSV, nil
 			}
 			continue
@@ -70,21 +70,6 @@ func Detect(head []byte, haveColumns bool) (Format, error) {
 		return "", errors.New("the log is empty")
 	}
 	return "", fmt.Errorf("unknown log format (%s): only comment lines", readFormats())
-}
-
-// isDmonNames says whether the words of a comment line are dmon's header:
-// a gpu column and at least one metric dmon prints.
-func isDmonNames(words []string) bool {
-	gpu, metric := false, false
-	for _, w := range words {
-		if w == "gpu" {
-			gpu = true
-		}
-		if _, ok := dmonMetrics[w]; ok {
-			metric = true
-		}
-	}
-	return gpu && metric
 }
 
 // detectLine tells the format from the first line that is not a comment.
