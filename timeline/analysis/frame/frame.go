@@ -72,11 +72,7 @@ type GPU struct {
 	// Limit and MemTotal are the power limit (W) and memory (bytes) known
 	// at the view's end; NaN if unknown.
 	Limit, MemTotal float64
-	// powerRef is what busy-wait compares power with: the limit, or
-	// without one the busiest draw seen on this node (refFromLimit false).
-	powerRef     float64
-	refFromLimit bool
-	State        Col[State]
+	State           Col[State]
 	// Work is SM activity where known, else utilisation, and 0 while
 	// busy-waiting: what the GPU really got done.
 	Work Floats
@@ -416,7 +412,6 @@ func (f *Frame) View(n int) *Frame {
 			c.Throttle = g.Throttle.Cut(n)
 		}
 		c.Limit, c.MemTotal = g.LimitAt.Get(n-1), g.MemTotalAt.Get(n-1)
-		c.powerRef, c.refFromLimit = g.RefAt.Get(n-1), g.RefIsLimit.Get(n-1) == 1
 		if c.judgeable() {
 			v.GPUs = append(v.GPUs, c)
 		}
