@@ -139,6 +139,7 @@ func hostColumn(gs []*frame.GPU, i int) hostCol {
 	c := hostCol{gpus: uint16(len(gs))}
 	var sums [6]float64
 	var ns [6]int
+	shares := 0 // the GPUs with both a draw and a limit
 	add := func(k int, v float64) {
 		if v == v {
 			sums[k] += v
@@ -166,6 +167,7 @@ func hostColumn(gs []*frame.GPU, i int) hostCol {
 		add(5, frame.At(&g.Mem, i))
 		if l := g.LimitAt.Get(i); l > 0 && p == p {
 			c.pshare += float32(p / l)
+			shares++
 		}
 	}
 	mean := func(k int) float32 {
@@ -176,14 +178,8 @@ func hostColumn(gs []*frame.GPU, i int) hostCol {
 	}
 	c.work, c.util, c.sm, c.power, c.clock, c.mem = mean(0), mean(1), mean(2), mean(3), mean(4), mean(5)
 	// pshare is a mean over the GPUs with both a draw and a limit.
-	n := 0
-	for _, g := range gs {
-		if g.State.At(i) != frame.Unknown && g.LimitAt.Get(i) > 0 && frame.At(&g.Power, i) == frame.At(&g.Power, i) {
-			n++
-		}
-	}
-	if n > 0 {
-		c.pshare /= float32(n)
+	if shares > 0 {
+		c.pshare /= float32(shares)
 	} else {
 		c.pshare = float32(math.NaN())
 	}
