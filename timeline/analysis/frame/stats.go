@@ -133,15 +133,28 @@ func HostStats(xs *Floats, spans []Span) Stat {
 // ShareOf is the share of the known columns of spans where state
 // holds, over the GPUs gs.
 func ShareOf(gs []*GPU, spans []Span, want func(st State) bool) float64 {
-	known, yes := 0, 0
+	_, known, yes := countStates(gs, spans, want)
+	if known == 0 {
+		return 0
+	}
+	return float64(yes) / float64(known)
+}
+
+// countStates counts the columns of spans over the GPUs gs: all of them,
+// those with a known state, and those of these where want holds (none if
+// nil). Columns let go of count neither way: they were known once, and
+// what was judged of them is kept.
+func countStates(gs []*GPU, spans []Span, want func(st State) bool) (total, known, yes int) {
 	for _, g := range gs {
 		for _, sp := range spans {
+			sp.Lo = max(sp.Lo, min(sp.Hi, g.State.HeldFrom()))
+			total += sp.Len()
 			for i := sp.Lo; i < sp.Hi; {
 				run, n := g.State.Run(i, sp.Hi)
 				for _, st := range run {
 					if st != Unknown {
 						known++
-						if want(st) {
+						if want != nil && want(st) {
 							yes++
 						}
 					}
@@ -150,10 +163,7 @@ func ShareOf(gs []*GPU, spans []Span, want func(st State) bool) float64 {
 			}
 		}
 	}
-	if known == 0 {
-		return 0
-	}
-	return float64(yes) / float64(known)
+	return total, known, yes
 }
 
 // HostShare is the share of the known columns of spans where flag is 1.
@@ -195,24 +205,7 @@ func (f *Frame) During(g *Group) string {
 // gaps in a recording lower a hint's confidence. Of the columns still
 // held: those let go of are no gap.
 func KnownShare(gs []*GPU, spans []Span) float64 {
-	total, known := 0, 0
-	for _, g := range gs {
-		for _, sp := range spans {
-			// Columns let go of count neither way: they were known
-			// once, and what was judged of them is kept.
-			sp.Lo = max(sp.Lo, min(sp.Hi, g.State.HeldFrom()))
-			total += sp.Len()
-			for i := sp.Lo; i < sp.Hi; {
-				run, n := g.State.Run(i, sp.Hi)
-				for _, st := range run {
-					if st != Unknown {
-						known++
-					}
-				}
-				i += n
-			}
-		}
-	}
+	total, known, _ := countStates(gs, spans, nil)
 	if total == 0 {
 		return 0
 	}
