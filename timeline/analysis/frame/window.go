@@ -396,6 +396,21 @@ func (f *Frame) PerGPU(id string, mult int, judge func(g *GPU, w Span, in bool) 
 	return out
 }
 
+// PerGPUShare is PerGPU for a rule of one column condition: a window
+// holds where cond holds in at least enter of its known columns (stay to
+// go on; see ShareIn), on a GPU signs accepts (any, if nil), and each
+// stretch is cut to cond's edges.
+func (f *Frame) PerGPUShare(id string, mult int, enter, stay float64, signs func(g *GPU) bool,
+	cond func(g *GPU, i int) bool) []Cand {
+	return f.PerGPU(id, mult, func(g *GPU, w Span, in bool) bool {
+		if signs != nil && !signs(g) {
+			return false
+		}
+		share, ok := g.ShareIn(w, func(i int) bool { return cond(g, i) })
+		return ok && share >= Level(in, enter, stay)
+	}, cond)
+}
+
 // Covered is the share of the columns of spans inside by.
 func Covered(spans []Span, by Span) float64 {
 	total, in := 0, 0

@@ -29,10 +29,7 @@ var AllocatedIdle = frame.Rule{
 		idle := func(g *frame.GPU, i int) bool {
 			return g.State.At(i) == frame.Idle && f.OwnersAt(g.Index, i).Owners != nil
 		}
-		cands := f.PerGPU(timeline.HintAllocatedIdle, f.Opts.IdleWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
-			share, ok := g.ShareIn(w, func(i int) bool { return idle(g, i) })
-			return ok && share >= frame.Level(in, 0.98, 0.97)
-		}, idle)
+		cands := f.PerGPUShare(timeline.HintAllocatedIdle, f.Opts.IdleWindows, 0.98, 0.97, nil, idle)
 		for k := range cands {
 			c := &cands[k]
 			// GPUs of one holder make one episode; two holders idle at

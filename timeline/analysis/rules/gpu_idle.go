@@ -22,10 +22,7 @@ var GPUIdle = frame.Rule{
 		bare := func(g *frame.GPU, i int) bool {
 			return g.State.At(i) == frame.Idle && !(frame.At(&g.Mem, i) >= f.Opts.HeldMemory)
 		}
-		return f.PerGPU(timeline.HintGPUIdle, f.Opts.IdleWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
-			share, ok := g.ShareIn(w, func(i int) bool { return bare(g, i) })
-			return ok && share >= frame.Level(in, 0.98, 0.97)
-		}, bare)
+		return f.PerGPUShare(timeline.HintGPUIdle, f.Opts.IdleWindows, 0.98, 0.97, nil, bare)
 	},
 	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 		gs := f.Members(g)

@@ -23,10 +23,7 @@ var IdleMemoryHeld = frame.Rule{
 	Find: func(f *frame.Frame) []frame.Cand {
 		held := f.Opts.HeldMemory
 		holding := func(g *frame.GPU, i int) bool { return g.State.At(i) == frame.Idle && frame.At(&g.Mem, i) >= held }
-		return f.PerGPU(timeline.HintIdleMemoryHeld, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
-			share, ok := g.ShareIn(w, func(i int) bool { return holding(g, i) })
-			return ok && share >= frame.Level(in, 0.9, 0.8)
-		}, holding)
+		return f.PerGPUShare(timeline.HintIdleMemoryHeld, f.Opts.SustainedWindows, 0.9, 0.8, nil, holding)
 	},
 	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 		gs := f.Members(g)

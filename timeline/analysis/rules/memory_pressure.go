@@ -23,13 +23,7 @@ var MemoryPressure = frame.Rule{
 	Find: func(f *frame.Frame) []frame.Cand {
 		full := f.Opts.MemFull
 		nearFull := func(g *frame.GPU, i int) bool { return frame.At(&g.Mem, i) >= full*g.MemTotalAt.Get(i) }
-		out := f.PerGPU(timeline.HintMemoryPressure, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
-			if !g.Mem.Has() {
-				return false
-			}
-			share, ok := g.ShareIn(w, func(i int) bool { return nearFull(g, i) })
-			return ok && share >= frame.Level(in, 0.8, 0.6)
-		}, nearFull)
+		out := f.PerGPUShare(timeline.HintMemoryPressure, 1, 0.8, 0.6, func(g *frame.GPU) bool { return g.Mem.Has() }, nearFull)
 		// Each host's RAM is its own: a session of several hosts judges
 		// each apart, and names the host (Cand.Key, hostMemoryKey).
 		for k := range f.Hosts {

@@ -67,13 +67,7 @@ func capSigns(g *frame.GPU) bool {
 var PowerCapped = frame.Rule{
 	ID: timeline.HintPowerCapped,
 	Find: func(f *frame.Frame) []frame.Cand {
-		return f.PerGPU(timeline.HintPowerCapped, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
-			if !capSigns(g) {
-				return false
-			}
-			share, ok := g.ShareIn(w, func(i int) bool { return capped(f, g, i) })
-			return ok && share >= frame.Level(in, 0.6, 0.4)
-		}, func(g *frame.GPU, i int) bool { return capped(f, g, i) })
+		return f.PerGPUShare(timeline.HintPowerCapped, 1, 0.6, 0.4, capSigns, func(g *frame.GPU, i int) bool { return capped(f, g, i) })
 	},
 	Describe: describePowerCapped,
 }

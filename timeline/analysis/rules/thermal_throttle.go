@@ -31,13 +31,8 @@ func hot(f *frame.Frame, g *frame.GPU, i int) bool {
 var ThermalThrottle = frame.Rule{
 	ID: timeline.HintThermalThrottle,
 	Find: func(f *frame.Frame) []frame.Cand {
-		return f.PerGPU(timeline.HintThermalThrottle, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
-			if !g.Throttle.Has() && !g.Temp.Has() {
-				return false
-			}
-			share, ok := g.ShareIn(w, func(i int) bool { return hot(f, g, i) })
-			return ok && share >= frame.Level(in, 0.6, 0.4)
-		}, func(g *frame.GPU, i int) bool { return hot(f, g, i) })
+		return f.PerGPUShare(timeline.HintThermalThrottle, 1, 0.6, 0.4, func(g *frame.GPU) bool { return g.Throttle.Has() || g.Temp.Has() },
+			func(g *frame.GPU, i int) bool { return hot(f, g, i) })
 	},
 	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 		gs := f.Members(g)
