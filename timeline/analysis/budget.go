@@ -45,7 +45,7 @@ func (e *Engine) keepWithin() {
 		e.f.HeldFrom = e.heldFrom
 	}
 	for _, lg := range e.health.link {
-		lg.cols.Release(e.heldFrom)
+		lg.Release(e.heldFrom)
 	}
 	for _, lg := range e.health.nvl {
 		lg.release(e.heldFrom)

@@ -22,8 +22,10 @@ import (
 // healthLog is what the Engine keeps for these rules.
 type healthLog struct {
 	xids []xidEvent
-	lost map[int]time.Time  // when each GPU was first reported lost
-	link map[int]*pcieLog   // per GPU, per column of the Engine's frame
+	lost map[int]time.Time // when each GPU was first reported lost
+	// link is each GPU's PCIe link, per column of the Engine's frame, let
+	// go of with the frame's columns (Engine.SetBudget).
+	link map[int]*frame.Col[linkCol]
 	nvl  map[int]*nvlinkLog // per GPU with NVLink (hints_nvlink.go)
 	// nvlTouched is addNVLink's list of the GPUs a sample named, reused.
 	nvlTouched []*nvlinkLog
@@ -71,8 +73,8 @@ func (h *healthLog) places(keys []timeline.Key, gen int) {
 // that 512 GPUs' 2,048 of them a second are not told apart by name.
 type pciePlace struct {
 	at, gpu int
-	field   uint8    // linkGen...
-	lg      *pcieLog // the GPU's log, once a value made it
+	field   uint8               // linkGen...
+	lg      *frame.Col[linkCol] // the GPU's log, once a value made it
 }
 
 const (
@@ -148,13 +150,13 @@ func (h *healthLog) addPCIe(values []float64, col int) {
 		}
 		lg := p.lg
 		if lg == nil {
-			lg = h.pcieLog(p.gpu)
+			lg = logOf(&h.link, p.gpu, frame.NewCol(0, linkCol{}))
 			p.lg = lg
 		}
-		for lg.cols.Len() <= col {
-			lg.cols.Append(linkCol{})
+		for lg.Len() <= col {
+			lg.Append(linkCol{})
 		}
-		c, x := lg.cols.At(col), uint8(v)
+		c, x := lg.At(col), uint8(v)
 		switch p.field {
 		case linkGen:
 			c.gen = lowestOf(c.gen, x)
@@ -165,23 +167,20 @@ func (h *healthLog) addPCIe(values []float64, col int) {
 		case linkWidthMax:
 			c.widthMax = max(c.widthMax, x)
 		}
-		lg.cols.Set(col, c)
+		lg.Set(col, c)
 	}
 }
 
-// pcieLog is a GPU's PCIe link, per column of the Engine's frame, let go
-// of with the frame's columns (Engine.SetBudget).
-type pcieLog struct{ cols frame.Col[linkCol] }
-
-// pcieLog is the log of GPU idx, made the first time a value of it counts.
-func (h *healthLog) pcieLog(idx int) *pcieLog {
-	if h.link == nil {
-		h.link = map[int]*pcieLog{}
+// logOf is GPU idx's log in logs (its PCIe or NVLink log), made fresh the
+// first time a value of it counts.
+func logOf[T any](logs *map[int]*T, idx int, fresh T) *T {
+	if *logs == nil {
+		*logs = map[int]*T{}
 	}
-	lg := h.link[idx]
+	lg := (*logs)[idx]
 	if lg == nil {
-		lg = &pcieLog{cols: frame.NewCol(0, linkCol{})}
-		h.link[idx] = lg
+		lg = &fresh
+		(*logs)[idx] = lg
 	}
 	return lg
 }
@@ -390,10 +389,9 @@ func (t *linkTally) count(g *frame.GPU, cols *frame.Col[linkCol], from, to int) 
 func (h *healthLog) linkDegraded(f *frame.Frame) (timeline.Hint, bool) {
 	var fd finding
 	for _, g := range f.GPUs {
-		var cols *frame.Col[linkCol]
-		n := 0
-		if lg := h.link[g.Index]; lg != nil {
-			cols, n = &lg.cols, min(lg.cols.Len(), f.N, g.State.Len())
+		cols, n := h.link[g.Index], 0
+		if cols != nil {
+			n = min(cols.Len(), f.N, g.State.Len())
 		}
 		t := countOnce(f, timeline.HintLinkDegraded, g, n, linkTally{lo: -1, hi: -1, knownLo: -1, knownHi: -1},
 			func(t *linkTally, from, to int) { t.count(g, cols, from, to) })

@@ -149,19 +149,6 @@ func nvlPlaceOf(i int, k timeline.Key) (nvlPlace, bool) {
 	return p, true
 }
 
-// nvlLog is the log of GPU idx, made the first time a value of it counts.
-func (h *healthLog) nvlLog(idx int) *nvlinkLog {
-	if h.nvl == nil {
-		h.nvl = map[int]*nvlinkLog{}
-	}
-	lg := h.nvl[idx]
-	if lg == nil {
-		lg = &nvlinkLog{col: -1}
-		h.nvl[idx] = lg
-	}
-	return lg
-}
-
 // addNVLink logs a sample's NVLink values (at their places, h.nvlAt and
 // h.nvlErrAt) into column col.
 func (h *healthLog) addNVLink(values []float64, col int) {
@@ -217,7 +204,7 @@ func (h *healthLog) addNVLink(values []float64, col int) {
 func (h *healthLog) touch(p *nvlPlace) *nvlinkLog {
 	lg := p.lg
 	if lg == nil {
-		lg = h.nvlLog(p.gpu)
+		lg = logOf(&h.nvl, p.gpu, nvlinkLog{col: -1})
 		p.lg = lg
 	}
 	if !lg.touched {
