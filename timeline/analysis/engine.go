@@ -611,20 +611,11 @@ func (e *Engine) fillColumn(i int) {
 		sums := &e.acc.gpu[slot]
 		g := sums.g
 		for m := range frame.MetricThrottle {
-			sc := sums.m[m]
-			if sc.n == 0 {
-				continue
-			}
-			s := g.Series(m)
-			if !s.Has() {
-				*s = frame.NewFloats(f.N)
-				g.Seen[m] = i
-			}
-			v := float32(sc.mean())
+			scale := 1.0
 			if m == frame.MetricBus {
-				v = float32(sc.mean() * 2) // the mean of rx and tx, both ways: their sum
+				scale = 2 // the mean of rx and tx, both ways: their sum
 			}
-			s.Set(i, v)
+			e.setMean(g.Series(m), &g.Seen[m], sums.m[m], scale, i)
 		}
 		if sums.m[frame.MetricThrottle].n == 0 && sums.heldN > 0 {
 			sums.bits, sums.m[frame.MetricThrottle].n = sums.held, sums.heldN
@@ -653,20 +644,24 @@ func (e *Engine) fillColumn(i int) {
 	e.judgeColumn(i)
 }
 
+// setMean writes the mean of sc, times scale, into column i of s, where
+// sc took any value; a series seen first now is made, and seen noted.
+func (e *Engine) setMean(s *frame.Floats, seen *int, sc sumCount, scale float64, i int) {
+	if sc.n == 0 {
+		return
+	}
+	if !s.Has() {
+		*s = frame.NewFloats(e.f.N)
+		*seen = i
+	}
+	s.Set(i, float32(sc.mean()*scale))
+}
+
 // fillHost writes host h's sums into its column i.
 func (e *Engine) fillHost(h *frame.Host, sums *hostSums, i int) {
 	f := &e.f
 	for k := range frame.HostCores {
-		sc := sums.series[k]
-		if sc.n == 0 {
-			continue
-		}
-		s := h.Series(k)
-		if !s.Has() {
-			*s = frame.NewFloats(f.N)
-			h.Seen[k] = i
-		}
-		s.Set(i, float32(sc.mean()))
+		e.setMean(h.Series(k), &h.Seen[k], sums.series[k], 1, i)
 	}
 	if len(sums.cores) > 0 {
 		if !h.Cores.Has() {
