@@ -151,6 +151,9 @@ const (
 	phasePower
 )
 
+// phaseGPUOf is what each GPU metric the windows read is.
+var phaseGPUOf = map[string]uint8{timeline.GPUSMActive: phaseSM, timeline.GPUUtil: phaseUtil, timeline.GPUPower: phasePower}
+
 // placeValues finds the values the windows read among values of keys,
 // Deriver layout gen: once per layout, not by parsing every value's
 // device at every sample.
@@ -162,13 +165,8 @@ func (p *phaseState) placeValues(keys []timeline.Key, gen int) {
 	p.plan = p.plan[:0:0]
 	for i, k := range keys {
 		if idx, ok := timeline.ParseGPUDevice(k.Device); ok {
-			switch k.Name {
-			case timeline.GPUSMActive:
-				p.plan = append(p.plan, phaseStep{at: i, what: phaseSM, slot: p.gpuSlot(idx)})
-			case timeline.GPUUtil:
-				p.plan = append(p.plan, phaseStep{at: i, what: phaseUtil, slot: p.gpuSlot(idx)})
-			case timeline.GPUPower:
-				p.plan = append(p.plan, phaseStep{at: i, what: phasePower, slot: p.gpuSlot(idx)})
+			if what, ok := phaseGPUOf[k.Name]; ok {
+				p.plan = append(p.plan, phaseStep{at: i, what: what, slot: p.gpuSlot(idx)})
 			}
 			continue
 		}
