@@ -57,20 +57,14 @@ type Said struct {
 // OK says the case was read right: every label found, nothing false, no
 // warning on a healthy run, and the run judged at all.
 func (o Outcome) OK() bool {
-	if o.Err != "" {
-		return false
-	}
-	for _, m := range o.Matches {
-		if !m.Hit {
-			return false
-		}
-	}
-	for _, s := range o.Said {
-		if s.Verdict == False || o.Case.Healthy && s.Severity >= timeline.Warning {
-			return false
-		}
-	}
-	return true
+	return o.Err == "" && !slices.ContainsFunc(o.Matches, func(m Match) bool { return !m.Hit }) &&
+		!slices.ContainsFunc(o.Said, o.wrong)
+}
+
+// wrong says whether an episode raised counts against the case: no label
+// asked for it, or it is a warning or worse on a healthy run.
+func (o Outcome) wrong(s Said) bool {
+	return s.Verdict == False || o.Case.Healthy && s.Severity >= timeline.Warning
 }
 
 // Warnings counts the episodes at warning or worse that a healthy case
@@ -108,15 +102,7 @@ func answers(l Label, id string, e timeline.Episode, first time.Time) bool {
 	if e.End.Before(from) || !e.Start.Before(to) && !e.Start.Equal(from) {
 		return false
 	}
-	if len(l.GPUs) == 0 || len(e.GPUs) == 0 {
-		return true
-	}
-	for _, g := range e.GPUs {
-		if slices.Contains(l.GPUs, g) {
-			return true
-		}
-	}
-	return false
+	return len(l.GPUs) == 0 || len(e.GPUs) == 0 || slices.ContainsFunc(e.GPUs, func(g int) bool { return slices.Contains(l.GPUs, g) })
 }
 
 // Score judges one case by what gputop said of it.
@@ -142,10 +128,8 @@ func Score(c Case, a Answer) Outcome {
 			if slices.Contains(c.May, h.ID) {
 				s.Verdict = Neutral
 			}
-			for _, l := range c.Labels {
-				if answers(l, h.ID, e, a.First) {
-					s.Verdict = True
-				}
+			if slices.ContainsFunc(c.Labels, func(l Label) bool { return answers(l, h.ID, e, a.First) }) {
+				s.Verdict = True
 			}
 			o.Said = append(o.Said, s)
 		}
@@ -303,7 +287,7 @@ func (o Outcome) Misses() []string {
 			span(m.Label.From, m.Label.To), o.saidIDs()))
 	}
 	for _, s := range o.Said {
-		if s.Verdict == False || o.Case.Healthy && s.Severity >= timeline.Warning {
+		if o.wrong(s) {
 			out = append(out, fmt.Sprintf("false %s %s on %s %s: %s", s.Severity, s.ID, gpuList(s.GPUs), span(s.From, s.To),
 				oneLine(s.Evidence)))
 		}
@@ -349,10 +333,5 @@ func oneLine(s string) string {
 // first, answer every label of c: once they do, a live screen has shown all
 // it will be timed on, and the scorer stops asking it.
 func Seen(c Case, first time.Time, hints []timeline.Hint) bool {
-	for _, l := range c.Labels {
-		if !answered(l, hints, first) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(c.Labels, func(l Label) bool { return !answered(l, hints, first) })
 }
