@@ -16,50 +16,33 @@ type Layout struct {
 	Split map[int]bool
 }
 
+// newHostLayout is the layout of the session info describes: its hosts,
+// where it has several, and its MIG instances, named as such.
 func newHostLayout(info timeline.SourceInfo) *Layout {
-	l := newHostsOnly(info)
-	mig := migSlices(info)
-	l.gpus = l.gpus.WithMIG(mig)
-	for _, s := range mig {
-		if l.Split == nil {
-			l.Split = map[int]bool{}
-		}
-		l.Split[s.Parent] = true
-	}
-	return l
-}
-
-// migSlices are the session's MIG instances, for naming them.
-func migSlices(info timeline.SourceInfo) map[int]units.MIGSlice {
-	var out map[int]units.MIGSlice
-	for _, g := range info.GPUs {
-		if g.IsMIGInstance() {
-			if out == nil {
-				out = map[int]units.MIGSlice{}
-			}
-			out[g.Index] = units.MIGSlice{Parent: g.MIGParent, Profile: g.MIGProfile}
-		}
-	}
-	return out
-}
-
-func newHostsOnly(info timeline.SourceInfo) *Layout {
 	l := &Layout{Of: map[int]int{}}
-	if !info.MultiHost() {
-		return l
+	multi := info.MultiHost()
+	var groups timeline.HostGroups
+	if multi {
+		groups = timeline.GroupByHost(info)
+		l.Names = groups.Names
 	}
-	groups := timeline.GroupByHost(info)
-	l.Names = groups.Names
 	at := map[int]units.HostGPU{}
+	var mig map[int]units.MIGSlice
 	for pos, g := range info.GPUs {
-		// A GPU that names no host is not compared with the hosts.
-		if g.Host == "" {
-			continue
+		if g.IsMIGInstance() {
+			if mig == nil {
+				mig, l.Split = map[int]units.MIGSlice{}, map[int]bool{}
+			}
+			mig[g.Index] = units.MIGSlice{Parent: g.MIGParent, Profile: g.MIGProfile}
+			l.Split[g.MIGParent] = true
 		}
-		l.Of[g.Index] = groups.Of[pos]
-		at[g.Index] = units.HostGPU{Host: g.Host, Index: g.HostIndex}
+		// A GPU that names no host is not compared with the hosts.
+		if multi && g.Host != "" {
+			l.Of[g.Index] = groups.Of[pos]
+			at[g.Index] = units.HostGPU{Host: g.Host, Index: g.HostIndex}
+		}
 	}
-	l.gpus = units.NewGPUNames(at)
+	l.gpus = units.NewGPUNames(at).WithMIG(mig)
 	return l
 }
 
