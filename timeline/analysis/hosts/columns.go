@@ -19,8 +19,8 @@ import (
 // working (low or busy) and busy-waiting, and the means of their figures
 // over the GPUs with a value (NaN: none).
 type hostCol struct {
-	gpus, known, idle, active, waiting        uint16
-	work, util, sm, power, clock, mem, pshare float32
+	gpus, known, idle, active, waiting  uint16
+	util, sm, power, clock, mem, pshare float32
 }
 
 // hostsState is what the Engine keeps of its hosts: the layout, each
@@ -137,8 +137,8 @@ func setColumn(cols *frame.Col[hostCol], i int, c hostCol) {
 // hostColumn sums column i of a host's GPUs.
 func hostColumn(gs []*frame.GPU, i int) hostCol {
 	c := hostCol{gpus: uint16(len(gs))}
-	var sums [6]float64
-	var ns [6]int
+	var sums [5]float64
+	var ns [5]int
 	shares := 0 // the GPUs with both a draw and a limit
 	add := func(k int, v float64) {
 		if v == v {
@@ -158,13 +158,12 @@ func hostColumn(gs []*frame.GPU, i int) hostCol {
 			c.waiting++
 		}
 		c.known++
-		add(0, float64(g.Work.At(i)))
-		add(1, frame.At(&g.Util, i))
-		add(2, frame.At(&g.SM, i))
+		add(0, frame.At(&g.Util, i))
+		add(1, frame.At(&g.SM, i))
 		p := frame.At(&g.Power, i)
-		add(3, p)
-		add(4, frame.At(&g.Clock, i))
-		add(5, frame.At(&g.Mem, i))
+		add(2, p)
+		add(3, frame.At(&g.Clock, i))
+		add(4, frame.At(&g.Mem, i))
 		if l := g.LimitAt.Get(i); l > 0 && p == p {
 			c.pshare += float32(p / l)
 			shares++
@@ -176,7 +175,7 @@ func hostColumn(gs []*frame.GPU, i int) hostCol {
 		}
 		return float32(sums[k] / float64(ns[k]))
 	}
-	c.work, c.util, c.sm, c.power, c.clock, c.mem = mean(0), mean(1), mean(2), mean(3), mean(4), mean(5)
+	c.util, c.sm, c.power, c.clock, c.mem = mean(0), mean(1), mean(2), mean(3), mean(4)
 	// pshare is a mean over the GPUs with both a draw and a limit.
 	if shares > 0 {
 		c.pshare /= float32(shares)
@@ -189,8 +188,8 @@ func hostColumn(gs []*frame.GPU, i int) hostCol {
 // hostWin is one host over a window: its GPU-columns known, idle, working
 // and waiting, and the means of its columns' figures (NaN: none).
 type hostWin struct {
-	cols, known, idle, active, waiting    int
-	work, util, sm, power, clock, mem, ps float64
+	cols, known, idle, active, waiting int
+	util, sm, power, clock, mem, ps    float64
 }
 
 // judged says whether at least half the host's GPU-columns have data: a
@@ -250,8 +249,8 @@ const hostBlock = 64
 // hostAcc sums a host's columns.
 type hostAcc struct {
 	cols, known, idle, active, waiting int
-	sums                               [7]float64
-	ns                                 [7]int
+	sums                               [6]float64
+	ns                                 [6]int
 }
 
 func (a *hostAcc) add(c hostCol) {
@@ -263,7 +262,7 @@ func (a *hostAcc) add(c hostCol) {
 	a.idle += int(c.idle)
 	a.active += int(c.active)
 	a.waiting += int(c.waiting)
-	for k, v := range [7]float32{c.work, c.util, c.sm, c.power, c.clock, c.mem, c.pshare} {
+	for k, v := range [6]float32{c.util, c.sm, c.power, c.clock, c.mem, c.pshare} {
 		if v == v {
 			a.sums[k] += float64(v)
 			a.ns[k]++
@@ -300,32 +299,32 @@ func hostWindowOf(cs *frame.Col[hostCol], blocks []hostAcc, spans []frame.Span) 
 	return w
 }
 
-// setMeans sets w's figures (work, util, sm, power, clock, mem, ps, in
-// that order) to sums over ns; NaN where ns is 0.
-func (w *hostWin) setMeans(sums [7]float64, ns [7]int) {
-	var m [7]float64
+// setMeans sets w's figures (util, sm, power, clock, mem, ps, in that
+// order) to sums over ns; NaN where ns is 0.
+func (w *hostWin) setMeans(sums [6]float64, ns [6]int) {
+	var m [6]float64
 	for k := range m {
 		m[k] = math.NaN()
 		if ns[k] > 0 {
 			m[k] = sums[k] / float64(ns[k])
 		}
 	}
-	w.work, w.util, w.sm, w.power, w.clock, w.mem, w.ps = m[0], m[1], m[2], m[3], m[4], m[5], m[6]
+	w.util, w.sm, w.power, w.clock, w.mem, w.ps = m[0], m[1], m[2], m[3], m[4], m[5]
 }
 
 // hostsTogether is the hosts include accepts over a window as one: their
 // GPU-columns summed, their figures averaged over their known GPU-columns.
 func hostsTogether(wins []hostWin, include func(k int) bool) hostWin {
 	var out hostWin
-	var sums [7]float64
-	var ws [7]int
+	var sums [6]float64
+	var ws [6]int
 	for k, w := range wins {
 		if !include(k) {
 			continue
 		}
 		out.cols, out.known, out.idle = out.cols+w.cols, out.known+w.known, out.idle+w.idle
 		out.active, out.waiting = out.active+w.active, out.waiting+w.waiting
-		for m, v := range [7]float64{w.work, w.util, w.sm, w.power, w.clock, w.mem, w.ps} {
+		for m, v := range [6]float64{w.util, w.sm, w.power, w.clock, w.mem, w.ps} {
 			if !math.IsNaN(v) && w.known > 0 {
 				sums[m] += v * float64(w.known)
 				ws[m] += w.known

@@ -26,7 +26,7 @@ func workOf(wins []hostWin) ([]float64, string, bool) {
 		ok := true
 		for k, w := range wins {
 			out[k] = math.NaN()
-			if !w.judged() || w.share(w.active+w.waiting) < 0.5 {
+			if !w.works() {
 				continue
 			}
 			out[k] = pick.of(w)
@@ -66,7 +66,7 @@ func straggles(h int, wins []hostWin, in bool) bool {
 	}
 	others := 0
 	for k, o := range wins {
-		if k == h || !o.judged() || o.share(o.active+o.waiting) < 0.5 {
+		if k == h || !o.works() {
 			continue // an idle host is host-idle's, not a pace to compare with
 		}
 		// Every other host pegged: busy-waiting shows as high utilisation.
