@@ -382,11 +382,6 @@ func hostOf(f *frame.Frame, g *frame.Group) int {
 	return -1
 }
 
-// hostKey is holds' key for a host: below the host's -1.
-func hostKey(rule string, h, mult int) frame.HoldKey {
-	return frame.HoldKey{Rule: rule, GPU: -100 - h, Mult: mult}
-}
-
 // perHost runs holds for every host with GPUs in the view and returns one
 // candidate per GPU of each stretch, all of a host's grouped by key.
 func perHost(f *frame.Frame, id string, mult int, judge func(h int, wins []hostWin, in bool) bool,
@@ -405,7 +400,8 @@ func perHost(f *frame.Frame, id string, mult int, judge func(h int, wins []hostW
 		if edge != nil {
 			e = func(i int) bool { return edge(h, i) }
 		}
-		stretches := f.Holds(hostKey(id, h, mult), func(w frame.Span, in bool) bool {
+		// A host's holds are keyed below the host's -1.
+		stretches := f.Holds(frame.HoldKey{Rule: id, GPU: -100 - h, Mult: mult}, func(w frame.Span, in bool) bool {
 			return judge(h, hostWindows(f, cols, w), in)
 		}, e)
 		out = append(out, hostCands(f, id, h, members[h], stretches, 0)...)
