@@ -115,30 +115,20 @@ func compared(f *frame.Frame, gpus []*frame.GPU) []*frame.GPU {
 	return slices.DeleteFunc(slices.Clone(gpus), func(g *frame.GPU) bool { return l.Split[g.Index] })
 }
 
-// sameHost returns the GPUs of gpus on a host that one of low is on (all
-// of them in a session of one host).
-func sameHost(f *frame.Frame, gpus []*frame.GPU, low []int) []*frame.GPU {
-	l := f.Layout()
-	gpus = compared(f, gpus)
-	if len(l.Names) < 2 {
-		return gpus
-	}
-	hostOf := func(idx int) int {
-		if h, ok := l.Of[idx]; ok {
-			return h
-		}
-		return -1
-	}
-	hosts := map[int]bool{}
-	for _, idx := range low {
-		hosts[hostOf(idx)] = true
+// sameHost returns the view's GPUs on a host that one of low is on, in
+// order of index (all of them in a session of one host).
+func sameHost(f *frame.Frame, low []int) []*frame.GPU {
+	parts := hostParts(f)
+	if len(parts) == 1 {
+		return parts[0]
 	}
 	var out []*frame.GPU
-	for _, g := range gpus {
-		if hosts[hostOf(g.Index)] {
-			out = append(out, g)
+	for _, part := range parts {
+		if slices.ContainsFunc(part, func(g *frame.GPU) bool { return slices.Contains(low, g.Index) }) {
+			out = append(out, part...)
 		}
 	}
+	slices.SortFunc(out, func(a, b *frame.GPU) int { return a.Index - b.Index })
 	return out
 }
 
@@ -279,7 +269,7 @@ type imbalanceStretch struct {
 func imbalancedAt(f *frame.Frame, i int, low []int) bool {
 	var lowSum, restSum float64
 	var lowN, restN int
-	for _, g := range sameHost(f, f.GPUs, low) {
+	for _, g := range sameHost(f, low) {
 		v := float64(g.Work.At(i))
 		if math.IsNaN(v) {
 			switch g.State.At(i) {
@@ -310,7 +300,7 @@ func describeImbalance(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 	low := f.Members(g)
 	var busy []*frame.GPU
 	var busyIdx []int
-	peers := sameHost(f, f.GPUs, g.GPUs)
+	peers := sameHost(f, g.GPUs)
 	for _, gpu := range peers {
 		if !slices.Contains(g.GPUs, gpu.Index) {
 			busy = append(busy, gpu)
