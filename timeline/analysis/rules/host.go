@@ -34,24 +34,20 @@ func hostStarved(f *frame.Frame, g *frame.GPU, w frame.Span, in bool) bool {
 	return c.Share(c.Idle) >= 0.2
 }
 
-// starvedText describes a starved GPU: "GPU0-7 idle 70 % of the time (work
-// in bursts of 1-2s, then 3-5s idle), SM activity averages 20%".
-func starvedText(f *frame.Frame, gs []*frame.GPU, spans []frame.Span) string {
-	idle := frame.ShareOf(gs, spans, func(st frame.State) bool { return st == frame.Idle || st == frame.Waiting })
-	ids := make([]int, len(gs))
-	for k, g := range gs {
-		ids[k] = g.Index
-	}
-	text := f.GPUNames(ids)
+// starvedText describes a group's starved GPUs: "GPU0-7 idle 70 % of the
+// time (work in bursts of 1-2s, then 3-5s idle), SM activity averages 20%".
+func starvedText(f *frame.Frame, g *frame.Group, gs []*frame.GPU) string {
+	idle := frame.ShareOf(gs, g.Spans, func(st frame.State) bool { return st == frame.Idle || st == frame.Waiting })
+	text := f.GPUNames(g.GPUs)
 	if idle >= 0.2 {
 		text += " idle " + units.Share(idle) + " of the time"
-		if work, gap := cycles(f, gs, spans); work.OK() && gap.OK() {
+		if work, gap := cycles(f, gs, g.Spans); work.OK() && gap.OK() {
 			text += " (work in bursts of " + frame.Range(work, "s") + ", then " + frame.Range(gap, "s") + " idle)"
 		}
 		text += ","
 	}
-	work := frame.Stats(gs, frame.PickWork, spans, nil)
-	if frame.Stats(gs, frame.PickSM, spans, nil).OK() {
+	work := frame.Stats(gs, frame.PickWork, g.Spans, nil)
+	if frame.Stats(gs, frame.PickSM, g.Spans, nil).OK() {
 		return text + " SM activity averages " + units.Number(work.Mean) + "%"
 	}
 	return text + " util averages " + units.Number(work.Mean) + "%"

@@ -27,7 +27,7 @@ var HostSingleThread = frame.Rule{
 		h := f.HostOf(gs[0])
 		top := frame.HostStats(&h.TopCore, g.Spans)
 		idle, cores := frame.HostStats(&h.IdleCores, g.Spans), frame.HostStats(&h.Cores, g.Spans)
-		ev := fmt.Sprintf("%s, while one host core runs at %s%% and on average %s of %s cores idle, %s", starvedText(f, gs, g.Spans),
+		ev := fmt.Sprintf("%s, while one host core runs at %s%% and on average %s of %s cores idle, %s", starvedText(f, g, gs),
 			units.Number(top.Mean), units.Number(idle.Mean), units.Number(cores.Mean), f.During(g))
 		sug := "One thread feeds the GPU: a DataLoader with `num_workers=0`, or preprocessing in the main process. Use " +
 			"`num_workers > 0` with `persistent_workers=True`, or parallelise the preprocessing (processes; threads only " +

@@ -30,7 +30,7 @@ var InputBound = frame.Rule{
 	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 		gs := f.Members(g)
 		h := f.HostOf(gs[0])
-		ev := starvedText(f, gs, g.Spans) + ", while the host CPU is busy"
+		ev := starvedText(f, g, gs) + ", while the host CPU is busy"
 		var parts []string
 		if cpu := frame.HostStats(&h.CPU, g.Spans); cpu.OK() {
 			parts = append(parts, units.Number(cpu.Mean)+"% overall")

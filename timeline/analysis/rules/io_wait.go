@@ -30,7 +30,7 @@ var IOWait = frame.Rule{
 		gs := f.Members(g)
 		h := f.HostOf(gs[0])
 		wait := frame.HostStats(&h.IOWait, g.Spans)
-		ev := starvedText(f, gs, g.Spans) + ", while host iowait is " + units.Number(wait.Mean) + "%"
+		ev := starvedText(f, g, gs) + ", while host iowait is " + units.Number(wait.Mean) + "%"
 		if cores := frame.HostStats(&h.Cores, g.Spans); cores.OK() {
 			ev += " (" + units.Number(wait.Mean*cores.Mean/100) + " cores' worth)"
 		}
