@@ -32,7 +32,7 @@ var BusyWait = frame.Rule{
 		ev := f.GPUNames(g.GPUs) + " " + frame.Range(frame.Stats(gs, frame.PickUtil, g.Spans, waiting), "% util")
 		conf := 0.9
 		if p := frame.Stats(gs, frame.PickPower, g.Spans, waiting); p.OK() {
-			ev += " at " + frame.Range(p, "W") + powerShare(f, gs, p, g.Hull.Hi-1)
+			ev += " at " + frame.Range(p, "W") + powerShare(gs, p, g.Hull.Hi-1)
 		}
 		if sm := frame.Stats(gs, frame.PickSM, g.Spans, waiting); sm.OK() {
 			ev += ", SM activity " + frame.Range(sm, "%")
@@ -69,7 +69,7 @@ var BusyWait = frame.Rule{
 // powerShare says what a power range is a share of: " (21-23% of the
 // 700W limit)", or without a limit " (27% of the 560W these GPUs draw
 // when working)".
-func powerShare(f *frame.Frame, gs []*frame.GPU, p frame.Stat, last int) string {
+func powerShare(gs []*frame.GPU, p frame.Stat, last int) string {
 	ref := gs[0].RefAt.Get(last)
 	if !(ref > 0) {
 		return ""

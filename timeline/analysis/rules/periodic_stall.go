@@ -393,7 +393,7 @@ func describePeriodicStall(f *frame.Frame, g *frame.Group) (timeline.Hint, bool)
 			"asynchronously (`torch.distributed.checkpoint.async_save`, a background thread) or less often.",
 			f.GPUNames(idleGPUs), units.Duration(period))
 	}
-	ev += stallWrites(f, f.HostOf(gs[0]), stallSpans)
+	ev += stallWrites(f.HostOf(gs[0]), stallSpans)
 	ev += throughputLoss(f, stallSpans, g.Hull)
 	sev := timeline.Warning
 	if share >= 0.5 {
@@ -419,7 +419,7 @@ func subset(gs []*frame.GPU, idx []int) []*frame.GPU {
 
 // stallWrites notes disk writes during the stalls when they are at least
 // 100 MB/s and twice what the host writes otherwise: a checkpoint.
-func stallWrites(f *frame.Frame, h *frame.Host, stalls []frame.Span) string {
+func stallWrites(h *frame.Host, stalls []frame.Span) string {
 	w := &h.DiskWrite
 	if !w.Has() || len(stalls) == 0 {
 		return ""

@@ -93,7 +93,7 @@ func describePowerCapped(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 	}
 	switch {
 	case gs[0].Throttle.Has():
-		ev += ", power-cap reason " + units.Share(reasonShare(f, gs, g.Spans, timeline.ThrottlePower)) + " of the time"
+		ev += ", power-cap reason " + units.Share(reasonShare(gs, g.Spans, timeline.ThrottlePower)) + " of the time"
 	case gs[0].LimitAt.Get(last) > 0 && clock.OK():
 		ev += " (clock-event reasons not recorded)"
 		conf = 0.75

@@ -43,7 +43,7 @@ var ThermalThrottle = frame.Rule{
 		}
 		conf := 0.9
 		if gs[0].Throttle.Has() {
-			ev += " with thermal slowdown " + units.Share(reasonShare(f, gs, g.Spans, timeline.ThrottleThermal)) + " of the time"
+			ev += " with thermal slowdown " + units.Share(reasonShare(gs, g.Spans, timeline.ThrottleThermal)) + " of the time"
 		} else {
 			ev += " while busy (clock-event reasons not recorded)"
 			conf = 0.4

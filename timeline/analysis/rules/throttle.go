@@ -14,7 +14,7 @@ import (
 
 // reasonShare is the share of the working columns of spans (with reasons
 // recorded) where any of bits is set.
-func reasonShare(f *frame.Frame, gs []*frame.GPU, spans []frame.Span, bits int32) float64 {
+func reasonShare(gs []*frame.GPU, spans []frame.Span, bits int32) float64 {
 	known, yes := 0, 0
 	for _, g := range gs {
 		for _, sp := range spans {
