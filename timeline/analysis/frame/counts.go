@@ -11,9 +11,9 @@ import (
 // it is known (a GPU judged by its clock alone has a state, not a work
 // figure).
 type Counts struct {
-	cols, known, Idle, low, busy, Waiting int
-	work, activeWork                      float64
-	workKnown, activeKnown                int
+	cols, known, Idle, active, Waiting int
+	work, activeWork                   float64
+	workKnown, activeKnown             int
 	// thirds has bit k set if the GPU worked in the k-th third of the
 	// window.
 	thirds uint8
@@ -29,11 +29,7 @@ func (g *GPU) Counts(w Span) Counts {
 		case Idle:
 			c.Idle++
 		case Low, Busy:
-			if g.State.At(i) == Low {
-				c.low++
-			} else {
-				c.busy++
-			}
+			c.active++
 			if v == v {
 				c.activeWork += v
 				c.activeKnown++
@@ -63,7 +59,7 @@ func (c Counts) Judged() bool { return c.known > 0 && 2*c.known >= c.cols }
 // Share is n over the known columns.
 func (c Counts) Share(n int) float64 { return float64(n) / float64(c.known) }
 
-func (c Counts) Active() int { return c.low + c.busy }
+func (c Counts) Active() int { return c.active }
 
 // Starts says whether a window can start a stretch of a rule about a GPU
 // that works, but too little: it worked in at least hintMinActive of the
