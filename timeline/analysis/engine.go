@@ -266,12 +266,10 @@ type gpuSums struct {
 	// most of an interval, and heldN how many shares came: the reasons
 	// where the bitmask is not recorded (a Prometheus history: serve
 	// exports dcgm-exporter's violation counters, not gputop's bits).
-	held               int32
-	heldN              int
-	limit              float64
-	total              float64
-	touched            bool
-	hasLimit, hasTotal bool
+	held         int32
+	heldN        int
+	limit, total float64 // the power limit and memory total sampled; 0: none came
+	touched      bool
 }
 
 // at is the sums of GPU g this column; nil if none came.
@@ -416,11 +414,11 @@ func (e *Engine) take(values []float64) {
 				}
 			case takeLimit:
 				if v > 0 {
-					sums.limit, sums.hasLimit = v, true
+					sums.limit = v
 				}
 			case takeTotal:
 				if v > 0 {
-					sums.total, sums.hasTotal = v, true
+					sums.total = v
 				}
 			default:
 				sums.m[st.what].add(v)
@@ -631,7 +629,7 @@ func (e *Engine) fillColumn(i int) {
 	for _, g := range f.GPUs {
 		g.LimitAt.Set(i, float32(e.limitOf(g, i)))
 		total := g.MemTotalAt.Get(i - 1)
-		if sums := e.acc.at(g); sums != nil && sums.hasTotal && !(sums.total <= total) {
+		if sums := e.acc.at(g); sums != nil && sums.total > 0 && !(sums.total <= total) {
 			total = sums.total
 		} else if t := e.infoOf(g.Index).MemTotal; t > 0 && math.IsNaN(total) {
 			total = t
@@ -695,7 +693,7 @@ func (e *Engine) fillHost(h *frame.Host, sums *hostSums, i int) {
 // limitOf is a GPU's power limit at column i: sampled now or before, else
 // the description's.
 func (e *Engine) limitOf(g *frame.GPU, i int) float64 {
-	if sums := e.acc.at(g); sums != nil && sums.hasLimit {
+	if sums := e.acc.at(g); sums != nil && sums.limit > 0 {
 		return sums.limit
 	}
 	if l := g.LimitAt.Get(i - 1); l > 0 {
