@@ -349,9 +349,9 @@ type Cand struct {
 
 func (c *Cand) Hull() Span { return Span{c.Spans[0].Lo, c.Spans[len(c.Spans)-1].Hi} }
 
-// Cands turns stretches into candidates: stretches less than MergeGap apart
-// are one candidate.
-func (f *Frame) Cands(id string, gpu int, stretches []Stretch) []Cand {
+// Cands turns stretches into candidates of key: stretches less than
+// MergeGap apart are one candidate.
+func (f *Frame) Cands(id string, gpu int, key string, stretches []Stretch) []Cand {
 	gap := int(f.Opts.MergeGap / f.Step)
 	var out []Cand
 	for _, st := range stretches {
@@ -370,7 +370,7 @@ func (f *Frame) Cands(id string, gpu int, stretches []Stretch) []Cand {
 				continue
 			}
 		}
-		out = append(out, Cand{ID: id, GPU: gpu, Firm: st.Firm, Spans: []Span{sp}})
+		out = append(out, Cand{ID: id, GPU: gpu, Key: key, Firm: st.Firm, Spans: []Span{sp}})
 	}
 	return out
 }
@@ -387,11 +387,7 @@ func (f *Frame) PerGPU(id string, mult int, judge func(g *GPU, w Span, in bool) 
 		eps := f.Holds(HoldKey{id, g.Index, mult}, func(w Span, in bool) bool { return judge(g, w, in) }, e)
 		// A GPU's candidates are keyed by its host: an episode never
 		// groups GPUs of two hosts, whose figures and CPUs differ.
-		cands := f.Cands(id, g.Index, eps)
-		for k := range cands {
-			cands[k].Key = f.HostOf(g).Name
-		}
-		out = append(out, cands...)
+		out = append(out, f.Cands(id, g.Index, f.HostOf(g).Name, eps)...)
 	}
 	return out
 }

@@ -413,7 +413,7 @@ func perHost(f *frame.Frame, id string, mult int, judge func(h int, wins []hostW
 // episode per merged stretch.
 func hostCands(f *frame.Frame, id string, h int, gs []*frame.GPU, stretches []frame.Stretch, grace int) []frame.Cand {
 	var out []frame.Cand
-	for k, c := range f.Cands(id, -1, stretches) {
+	for k, c := range f.Cands(id, -1, "", stretches) {
 		key := id + " " + strconv.Itoa(h) + " " + strconv.Itoa(k)
 		for _, g := range gs {
 			c := c

@@ -80,12 +80,7 @@ func hostMemoryCands(f *frame.Frame, k int) []frame.Cand {
 		}
 		return swapGrowth(h, w) >= frame.Level(in, 256<<20, 64<<20)
 	}, nil)
-	var out []frame.Cand
-	for _, c := range f.Cands(timeline.HintMemoryPressure, -1, eps) {
-		c.Key = hostMemoryKey(f, k)
-		out = append(out, c)
-	}
-	return out
+	return f.Cands(timeline.HintMemoryPressure, -1, hostMemoryKey(f, k), eps)
 }
 
 // swapGrowth is how much host h's swap use grew across a window (NaN if
