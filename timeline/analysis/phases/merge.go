@@ -60,18 +60,16 @@ func Absorb(runs []Run, minLen int64) []Run {
 		switch {
 		case l >= 0 && rt >= 0 && runs[l].Kind == runs[rt].Kind:
 			runs[l].End = runs[rt].End
-			unlink(i)
 			unlink(rt)
 			into = l
 		case rt < 0 || (l >= 0 && runs[l].End-runs[l].Start >= runs[rt].End-runs[rt].Start):
 			runs[l].End = r.End
-			unlink(i)
 			into = l
 		default:
 			runs[rt].Start = r.Start
-			unlink(i)
 			into = rt
 		}
+		unlink(i)
 		if d := runs[into].End - runs[into].Start; d < minLen {
 			heap.Push(h, phaseHeapItem{into, runs[into].Start, d})
 		}
