@@ -97,17 +97,6 @@ const (
 	partData
 )
 
-var nvlinkKeys = func() map[string]nvlinkKey {
-	m := map[string]nvlinkKey{}
-	for l, k := range timeline.NVLinks {
-		m[k.CRC] = nvlinkKey{l, partCRC}
-		m[k.Replay] = nvlinkKey{l, partReplay}
-		m[k.Recovery] = nvlinkKey{l, partRecovery}
-		m[k.Data] = nvlinkKey{l, partData}
-	}
-	return m
-}()
-
 // nvlPlace is where one NVLink value sits in the Deriver's layout, and
 // what it says: found once per layout (healthLog.places).
 type nvlPlace struct {
@@ -125,28 +114,27 @@ const (
 	nvlPerLink
 )
 
+// nvlinkPlaces is what each NVLink metric these rules read says: a GPU's
+// links, those down or erring, or one link's part.
+var nvlinkPlaces = func() map[string]nvlPlace {
+	m := map[string]nvlPlace{timeline.GPUNVLinkLinks: {what: nvlLinks}, timeline.GPUNVLinkDown: {what: nvlDown},
+		timeline.GPUNVLinkErrLinks: {what: nvlErrLinks}}
+	for l, k := range timeline.NVLinks {
+		// In the order of the part* constants.
+		for part, name := range [...]string{k.CRC, k.Replay, k.Recovery, k.Data} {
+			m[name] = nvlPlace{what: nvlPerLink, k: nvlinkKey{l, uint8(part)}}
+		}
+	}
+	return m
+}()
+
 // nvlPlaceOf is the place of value i, of key k, if it is an NVLink value
 // of a GPU these rules read.
 func nvlPlaceOf(i int, k timeline.Key) (nvlPlace, bool) {
-	idx, ok := timeline.ParseGPUDevice(k.Device)
-	if !ok {
-		return nvlPlace{}, false
-	}
-	p := nvlPlace{at: i, gpu: idx}
-	switch k.Name {
-	case timeline.GPUNVLinkLinks:
-		p.what = nvlLinks
-	case timeline.GPUNVLinkDown:
-		p.what = nvlDown
-	case timeline.GPUNVLinkErrLinks:
-		p.what = nvlErrLinks
-	default:
-		if p.k, ok = nvlinkKeys[k.Name]; !ok {
-			return nvlPlace{}, false
-		}
-		p.what = nvlPerLink
-	}
-	return p, true
+	p, ok := nvlinkPlaces[k.Name]
+	idx, gpu := timeline.ParseGPUDevice(k.Device)
+	p.at, p.gpu = i, idx
+	return p, ok && gpu
 }
 
 // addNVLink logs a sample's NVLink values (at their places, h.nvlAt and
