@@ -85,12 +85,7 @@ func (f *Frame) HostOf(g *GPU) *Host {
 	if g.Host >= 0 && g.Host < len(f.Hosts) {
 		return &f.Hosts[g.Host]
 	}
-	return f.noHost()
-}
-
-// noHost is a host of which nothing is known, as long as the frame.
-func (f *Frame) noHost() *Host {
-	h := NewHost("", f.N)
+	h := NewHost("", f.N) // nothing known of it, as long as the frame
 	return &h
 }
 
