@@ -185,7 +185,7 @@ func (g *GPU) Classify(i int, o Options, clockIdle, powerIdle float64) {
 	switch {
 	case math.IsNaN(work):
 		st, work = g.clockState(i, clockIdle, powerIdle), math.NaN()
-	case u >= o.WaitUtil && g.spinning(i, o):
+	case u >= o.WaitUtil && Spinning(m, At(&g.Power, i), g.RefAt.Get(i), o):
 		st, work = Waiting, 0
 	case !math.IsNaN(m): // SM activity beats utilisation
 		switch {
@@ -219,17 +219,11 @@ func (g *GPU) clockState(i int, clockIdle, powerIdle float64) State {
 	return Low
 }
 
-// spinning says whether a column with high utilisation did little: SM
-// activity below WaitSM, or without SM activity, power at most WaitPower of
-// the reference. Without either it cannot tell, and says no.
-func (g *GPU) spinning(i int, o Options) bool {
-	return Spinning(At(&g.SM, i), At(&g.Power, i), g.RefAt.Get(i), o)
-}
-
-// Spinning is GPU.spinning's test on figures (NaN where unknown), for
-// what judges a GPU elsewhere (the phases) by the same rule: of a GPU
-// whose utilisation is at WaitUtil or more, SM activity below WaitSM, or
-// without it, power at most WaitPower of ref.
+// Spinning says whether a GPU whose utilisation is at WaitUtil or more
+// did little, by its figures (NaN where unknown): SM activity below
+// WaitSM, or without it, power at most WaitPower of ref (its reference);
+// without either it cannot tell, and says no. Classify judges a column by
+// it, and the phases a window, so both call the same GPUs spinning.
 func Spinning(sm, power, ref float64, o Options) bool {
 	if !math.IsNaN(sm) {
 		return sm < o.WaitSM
