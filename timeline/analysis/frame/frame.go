@@ -277,15 +277,10 @@ func PauseCols(o Options, step, interval time.Duration) int {
 	return int((2*interval+step-1)/step) + int((longest+step-1)/step) + 1
 }
 
-// pauseBefore is the index in Pauses of the last pause that starts at or
-// before column c; -1 if none does.
-func (f *Frame) pauseBefore(c int) int {
-	return sortSearch(len(f.Pauses), func(k int) bool { return f.Pauses[k].Col > c }) - 1
-}
-
-// Time is the start of column c.
+// Time is the start of column c: after the last pause that starts at or
+// before it (k), if any, where sampling resumed.
 func (f *Frame) Time(c int) time.Time {
-	if k := f.pauseBefore(c); k >= 0 {
+	if k := sortSearch(len(f.Pauses), func(k int) bool { return f.Pauses[k].Col > c }) - 1; k >= 0 {
 		p := f.Pauses[k]
 		return p.Resume.Add(time.Duration(c-p.Col) * f.Step)
 	}
