@@ -27,7 +27,8 @@ var ProgressStalled = frame.Rule{
 	Find: func(f *frame.Frame) []frame.Cand {
 		var out []frame.Cand
 		for k, st := range progressStalls(f) {
-			if idleShare(f, st) >= stallIdleShare {
+			// The GPUs idle in stallIdleShare of its known columns.
+			if frame.ShareOf(f.GPUs, []frame.Span{st}, func(s frame.State) bool { return s == frame.Idle }) >= stallIdleShare {
 				out = append(out, everyGPU(f, timeline.HintProgressStalled, "stall "+strconv.Itoa(k), st)...)
 			}
 		}
@@ -112,11 +113,6 @@ func progressStalls(f *frame.Frame) []frame.Span {
 		add(anchor.At, j.End) // stalled to now, or nothing where it moved lately
 	}
 	return out
-}
-
-// idleShare is the share of sp's known columns in which the GPUs were idle.
-func idleShare(f *frame.Frame, sp frame.Span) float64 {
-	return frame.ShareOf(f.GPUs, []frame.Span{sp}, func(st frame.State) bool { return st == frame.Idle })
 }
 
 // jobDone is the work done by the last reading at or before t.
