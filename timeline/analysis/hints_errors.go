@@ -349,10 +349,10 @@ func countOnce[T any](f *frame.Frame, key string, g *frame.GPU, n int, fresh T, 
 
 // linkTally is what link-degraded counts of a GPU's columns: those where
 // it works on a known link, and those of them below the link's maximum,
-// with the first and last of each and the worst link.
+// and the worst link.
 type linkTally struct {
-	known, bad, lo, hi, knownLo, knownHi int
-	worst                                linkCol
+	known, bad colSpan
+	worst      linkCol
 }
 
 // count counts columns [from, to) of GPU g's link log cols.
@@ -362,22 +362,14 @@ func (t *linkTally) count(g *frame.GPU, cols *frame.Col[linkCol], from, to int) 
 		if !g.Working(i) || c.gen == 0 || c.genMax == 0 || c.width == 0 || c.widthMax == 0 {
 			continue
 		}
-		t.known++
-		if t.knownLo < 0 {
-			t.knownLo = i
-		}
-		t.knownHi = i
+		t.known.mark(i)
 		if c.gen >= c.genMax && c.width >= c.widthMax {
 			continue
 		}
-		t.bad++
-		if t.lo < 0 {
-			t.lo, t.worst = i, c
-		}
-		t.hi = i + 1
-		if int(c.width)*int(c.gen) < int(t.worst.width)*int(t.worst.gen) {
+		if t.bad.count == 0 || int(c.width)*int(c.gen) < int(t.worst.width)*int(t.worst.gen) {
 			t.worst = c
 		}
+		t.bad.mark(i)
 	}
 }
 
@@ -393,16 +385,15 @@ func (h *healthLog) linkDegraded(f *frame.Frame) (timeline.Hint, bool) {
 		if cols != nil {
 			n = min(cols.Len(), f.N, g.State.Len())
 		}
-		t := countOnce(f, timeline.HintLinkDegraded, g, n, linkTally{lo: -1, hi: -1, knownLo: -1, knownHi: -1},
+		t := countOnce(f, timeline.HintLinkDegraded, g, n, linkTally{},
 			func(t *linkTally, from, to int) { t.count(g, cols, from, to) })
 		h.nvlinkEpisodes(f, g, &fd)
-		if t.bad < linkDegradedMin(f) || 2*t.bad < t.known {
+		if t.bad.count < linkDegradedMin(f) || 2*t.bad.count < t.known.count {
 			continue
 		}
 		ev := fmt.Sprintf("%s PCIe link at Gen%d x%d of Gen%d x%d while working, %s of %s working",
-			units.GPUs([]int{g.Index}), t.worst.gen, t.worst.width, t.worst.genMax, t.worst.widthMax,
-			units.Duration(f.Cols(t.bad, t.lo, t.hi-1)), units.Duration(f.Cols(t.known, t.knownLo, t.knownHi)))
-		fd.linkEpisode(f, g.Index, t.lo, t.hi, ev, 0.9, "The link trained below what the GPU and slot allow: reseat the "+
+			units.GPUs([]int{g.Index}), t.worst.gen, t.worst.width, t.worst.genMax, t.worst.widthMax, t.bad.held(f), t.known.held(f))
+		fd.linkEpisode(f, g.Index, t.bad.lo, t.bad.hi, ev, 0.9, "The link trained below what the GPU and slot allow: reseat the "+
 			"card (and its riser), check the slot's lane setting in the BIOS, and compare LnkSta with LnkCap in `lspci -vv` "+
 			"or `nvidia-smi -q -d PCIE`. It caps host-to-GPU copies (data loading, offload, checkpoints).")
 	}

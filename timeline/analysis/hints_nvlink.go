@@ -339,13 +339,13 @@ func (lg *nvlinkLog) each(n int, fn func(lo, hi int, c nvlCol)) {
 // those where it was down while a peer was up, or carried under a quarter
 // of its peers' traffic (peers: how many were up, at the last link down).
 type nvlinkTally struct {
-	down, low            [timeline.NVLinkMaxLinks]colSpan
-	working, busy, peers int
-	workingAt, busyAt    colSpan
+	down, low     [timeline.NVLinkMaxLinks]colSpan
+	working, busy colSpan
+	peers         int
 }
 
 // colSpan counts columns, with the first of them and the one after the
-// last, for how long they lasted within the session (Frame.Cols).
+// last, for how long they lasted within the session (held).
 type colSpan struct{ count, lo, hi int }
 
 func (s *colSpan) mark(i int) {
@@ -354,6 +354,9 @@ func (s *colSpan) mark(i int) {
 	}
 	s.count, s.hi = s.count+1, i+1
 }
+
+// held is how long the columns lasted within the session (Frame.Cols).
+func (s colSpan) held(f *frame.Frame) string { return units.Duration(f.Cols(s.count, s.lo, s.hi-1)) }
 
 // count counts columns [from, to) of GPU g's NVLink log lg.
 func (t *nvlinkTally) count(g *frame.GPU, lg *nvlinkLog, from, to int) {
@@ -371,15 +374,13 @@ func (t *nvlinkTally) count(g *frame.GPU, lg *nvlinkLog, from, to int) {
 			if !g.Working(i) {
 				continue
 			}
-			t.working++
-			t.workingAt.mark(i)
+			t.working.mark(i)
 			for m := downNow; m != 0; m &= m - 1 {
 				t.down[bits.TrailingZeros64(m)].mark(i)
 				t.peers = bits.OnesCount64(up)
 			}
 			if c.busy {
-				t.busy++
-				t.busyAt.mark(i)
+				t.busy.mark(i)
 				for m := c.low; m != 0; m &= m - 1 {
 					t.low[bits.TrailingZeros64(m)].mark(i)
 				}
@@ -409,8 +410,7 @@ func (h *healthLog) nvlinkEpisodes(f *frame.Frame, g *frame.GPU, fd *finding) {
 			return
 		}
 	}
-	t := countOnce(f, "nvlink-links", g, n, nvlinkTally{workingAt: colSpan{lo: -1}, busyAt: colSpan{lo: -1}},
-		func(t *nvlinkTally, from, to int) { t.count(g, lg, from, to) })
+	t := countOnce(f, "nvlink-links", g, n, nvlinkTally{}, func(t *nvlinkTally, from, to int) { t.count(g, lg, from, to) })
 	name := units.GPUs([]int{g.Index})
 	for l := range timeline.NVLinkMaxLinks {
 		s := t.down[l]
@@ -418,19 +418,18 @@ func (h *healthLog) nvlinkEpisodes(f *frame.Frame, g *frame.GPU, fd *finding) {
 			continue
 		}
 		ev := fmt.Sprintf("%s NVLink %d down while its %s up, %s of %s working", name, l,
-			units.Count(t.peers, "peer is", "peers are"), units.Duration(f.Cols(s.count, s.lo, s.hi-1)),
-			units.Duration(f.Cols(t.working, t.workingAt.lo, t.workingAt.hi-1)))
+			units.Count(t.peers, "peer is", "peers are"), s.held(f), t.working.held(f))
 		fd.linkEpisode(f, g.Index, s.lo, s.hi, ev, 1, "An NVLink link is down: collectives go over the GPU's other links "+
 			"(and slower). Check `nvidia-smi nvlink -s` and `nvidia-smi nvlink -e`; a GPU reset brings a link back if it "+
 			"can train; one that stays down needs the baseboard or the NVSwitch tray looked at.")
 	}
 	for l := range timeline.NVLinkMaxLinks {
 		s := t.low[l]
-		if s.count < linkDegradedMin(f) || 2*s.count < t.busy {
+		if s.count < linkDegradedMin(f) || 2*s.count < t.busy.count {
 			continue
 		}
 		ev := fmt.Sprintf("%s NVLink %d carries under a quarter of its peers' traffic while NVLink is busy, %s of %s",
-			name, l, units.Duration(f.Cols(s.count, s.lo, s.hi-1)), units.Duration(f.Cols(t.busy, t.busyAt.lo, t.busyAt.hi-1)))
+			name, l, s.held(f), t.busy.held(f))
 		fd.linkEpisode(f, g.Index, s.lo, s.hi, ev, 0.8, "One link carries far less than its peers: it may have trained "+
 			"at a lower speed or be retrying. Compare `nvidia-smi nvlink -s` across the links and watch `nvidia-smi nvlink -e`.")
 	}
