@@ -591,10 +591,10 @@ func (s *Store) SeriesOf(sid SeriesID, from, to time.Time, dst []Agg) {
 		i := b.Search(f - b.Width/2)
 		if i > 0 {
 			seed.a = cur.At(b.Phys(i - 1))
-			seed.last = b.Start(i-1) + b.Width + hold
+			seed.last = b.Time(i-1) + b.Width + hold
 		}
 		for ; i < b.Len(); i++ {
-			start := b.Start(i)
+			start := b.Time(i)
 			mid := start + b.Width/2
 			if mid >= t {
 				break
@@ -708,8 +708,8 @@ func (s *Store) EachAt(key Key, from, to time.Time, fn func(at int64, v float64)
 		// Older than the raw tier: the buckets.
 		b := s.olderTier(f)
 		cur := b.Cursor(id)
-		for i := b.Search(f); i < b.Len() && b.Start(i) < oldest && b.Start(i) <= t; i++ {
-			if !fn(b.Start(i), cur.At(b.Phys(i)).Mean()) {
+		for i := b.Search(f); i < b.Len() && b.Time(i) < oldest && b.Time(i) <= t; i++ {
+			if !fn(b.Time(i), cur.At(b.Phys(i)).Mean()) {
 				return
 			}
 		}

@@ -54,7 +54,7 @@ func (s *Store) MomentAt(at time.Time) Moment {
 			continue
 		}
 		i := b.Search(t + 1)
-		if i == 0 || b.Start(i-1)+b.Width*2 < t {
+		if i == 0 || b.Time(i-1)+b.Width*2 < t {
 			return none
 		}
 		return Moment{s: s, tier: k, p: b.Phys(i - 1)}

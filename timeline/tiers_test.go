@@ -51,7 +51,7 @@ func TestStoreReadsWhatIsPending(t *testing.T) {
 	b := s.tiers[0]
 	id, _ := s.idOf(util)
 	for k := range b.Len() {
-		first := int(time.Duration(b.Start(k)-t0.UnixNano()) / time.Second)
+		first := int(time.Duration(b.Time(k)-t0.UnixNano()) / time.Second)
 		var sum float32
 		for j := first; j < first+10 && j < 300; j++ {
 			sum += float32(j % 100)
@@ -244,8 +244,8 @@ func TestCoarserTiersHoldEverySample(t *testing.T) {
 	id, _ := s.idOf(util0)
 	for k, b := range s.tiers {
 		for i := range b.Len() {
-			first := max(0, int((b.Start(i)-t0.UnixNano())/int64(time.Second)))
-			end := min(n, int((b.Start(i)+b.Width-t0.UnixNano())/int64(time.Second)))
+			first := max(0, int((b.Time(i)-t0.UnixNano())/int64(time.Second)))
+			end := min(n, int((b.Time(i)+b.Width-t0.UnixNano())/int64(time.Second)))
 			var want tiers.Agg
 			for j := first; j < end; j++ {
 				want.Add(float32(value(j)))

@@ -20,9 +20,44 @@ import (
 type Raw struct {
 	capacity int
 	Budget   int
-	times    []int64 // times[tskip:] are the samples'
-	tskip    int
+	times    // the samples'
 	vals     chunks.Chunks
+}
+
+// times are a tier's times in Unix nanoseconds, oldest first: its samples'
+// (Raw) or its buckets' starts (Bucket). at[skip:] are those held, read
+// by logical index (0 = the oldest held); the room of those let go of is
+// taken back now and then.
+type times struct {
+	at   []int64
+	skip int
+}
+
+// Reserve makes room for n times at once, where a store knows how many
+// are coming (a recording's).
+func (t *times) Reserve(n int) { t.at = make([]int64, 0, n) }
+
+// Reserved is how many times there is room for.
+func (t *times) Reserved() int { return cap(t.at) }
+
+// Len is how many samples (or buckets, the open one too) the tier holds.
+func (t *times) Len() int { return len(t.at) - t.skip }
+
+// Time is the time of the i-th sample held, or when the i-th bucket held
+// starts.
+func (t *times) Time(i int) int64 { return t.at[t.skip+i] }
+
+// Oldest is the oldest time held; math.MaxInt64 if none.
+func (t *times) Oldest() int64 {
+	if t.Len() == 0 {
+		return math.MaxInt64
+	}
+	return t.Time(0)
+}
+
+// Search returns the first logical index whose time is >= x.
+func (t *times) Search(x int64) int {
+	return sort.Search(t.Len(), func(i int) bool { return t.Time(i) >= x })
 }
 
 // rawBlockRows is how many raw samples a block holds: a series' run of
@@ -51,18 +86,11 @@ func (r *Raw) SealEvery(rows int) {
 	}
 }
 
-// Reserve makes room for n samples' times at once, where a store knows
-// how many are coming (a recording's).
-func (r *Raw) Reserve(n int) { r.times = make([]int64, 0, n) }
-
-// Reserved is how many samples' times there is room for.
-func (r *Raw) Reserved() int { return cap(r.times) }
-
 // Capacity is the most samples the tier holds (0: no limit).
 func (r *Raw) Capacity() int { return r.capacity }
 
 // HeldBytes is what the tier's values and times take.
-func (r *Raw) HeldBytes() int { return r.vals.HeldBytes() + 8*cap(r.times) }
+func (r *Raw) HeldBytes() int { return r.vals.HeldBytes() + 8*cap(r.at) }
 
 // nanBits is a value the store does not have.
 var nanBits = math.Float32bits(nan32)
@@ -83,23 +111,9 @@ func (r *Raw) Value(id, p int) float32 {
 	return math.Float32frombits(w[0])
 }
 
-// Len is how many samples the tier holds.
-func (r *Raw) Len() int { return len(r.times) - r.tskip }
-
 // Phys maps a logical index (0 = oldest) to the physical one value reads,
 // good until the next sample.
 func (r *Raw) Phys(i int) int { return r.vals.First() + i }
-
-// Time is the time of the i-th sample held, in Unix nanoseconds.
-func (r *Raw) Time(i int) int64 { return r.times[r.tskip+i] }
-
-// Oldest is the time of the oldest sample held; math.MaxInt64 if none.
-func (r *Raw) Oldest() int64 {
-	if r.Len() == 0 {
-		return math.MaxInt64
-	}
-	return r.Time(0)
-}
 
 // Fit makes the tier hold at most n samples (n >= 1), keeping the newest:
 // what a budget of values allows once series are added.
@@ -111,11 +125,11 @@ func (r *Raw) Fit(n int) {
 	if k := r.Len() - n; k > 0 {
 		r.dropFront(k)
 	}
-	if cap(r.times) > 2*n {
+	if cap(r.at) > 2*n {
 		// A reservation made for more samples than the budget allows is
 		// let go too.
-		r.times = append(make([]int64, 0, 2*n), r.times[r.tskip:]...)
-		r.tskip = 0
+		r.at = append(make([]int64, 0, 2*n), r.at[r.skip:]...)
+		r.skip = 0
 	}
 }
 
@@ -123,7 +137,7 @@ func (r *Raw) Fit(n int) {
 // taken back when the times fill their slice (Next).
 func (r *Raw) dropFront(n int) {
 	r.vals.DropFront(n)
-	r.tskip += n
+	r.skip += n
 }
 
 // Next appends a sample of time t and returns its row of values, a value
@@ -139,13 +153,13 @@ func (r *Raw) Next(t int64, width int) []uint32 {
 		if n == 0 {
 			break
 		}
-		r.tskip += n // the times' room is taken back below
+		r.skip += n // the times' room is taken back below
 	}
-	if len(r.times) == cap(r.times) && r.tskip > 0 {
-		r.times = append(r.times[:0], r.times[r.tskip:]...)
-		r.tskip = 0
+	if len(r.at) == cap(r.at) && r.skip > 0 {
+		r.at = append(r.at[:0], r.at[r.skip:]...)
+		r.skip = 0
 	}
-	r.times = append(r.times, t)
+	r.at = append(r.at, t)
 	return r.vals.AppendRow(width)
 }
 
@@ -158,11 +172,6 @@ func (r *Raw) WouldDrop() bool { return r.full() || r.over() }
 func (r *Raw) full() bool { return r.capacity != 0 && r.Len() >= r.capacity }
 func (r *Raw) over() bool {
 	return r.Budget > 0 && r.vals.HeldBytes() > r.Budget && r.Len() > rawBlockRows
-}
-
-// Search returns the first logical index whose time is >= t.
-func (r *Raw) Search(t int64) int {
-	return sort.Search(r.Len(), func(i int) bool { return r.Time(i) >= t })
 }
 
 // Agg is the summary of one series over one bucket. N counts the values that
@@ -237,8 +246,7 @@ type Bucket struct {
 	// retired says the tier keeps no columns, only its open bucket for the
 	// coarser tier (Retire).
 	retired bool
-	starts  []int64 // starts[sskip:] are the buckets', the open one last
-	sskip   int
+	times                 // the buckets' starts, the open one last
 	rows    chunks.Chunks // the closed buckets: min, max, sum, count
 	// open holds the newest bucket's summaries, the series side by side,
 	// while it fills; it becomes a row of the chunks when it closes.
@@ -260,12 +268,6 @@ func Chain(bs []*Bucket) {
 		bs[i].finer, bs[i-1].coarser = bs[i-1], bs[i]
 	}
 }
-
-// Reserve makes room for n buckets' starts at once.
-func (b *Bucket) Reserve(n int) { b.starts = make([]int64, 0, n) }
-
-// Reserved is how many buckets' starts there is room for.
-func (b *Bucket) Reserved() int { return cap(b.starts) }
 
 // At is series id's summary in the bucket at physical index p.
 func (b *Bucket) At(id, p int) Agg {
@@ -360,29 +362,15 @@ func (b *Bucket) Retire() {
 	b.closeOpen()
 	b.retired = true
 	b.rows.Reset()
-	b.starts, b.sskip, b.capacity = nil, 0, 1
+	b.at, b.skip, b.capacity = nil, 0, 1
 }
-
-// Len is how many buckets the tier holds, the open one too.
-func (b *Bucket) Len() int { return len(b.starts) - b.sskip }
 
 // Phys maps a logical index (0 = oldest) to the physical one at reads,
 // good until the next sample.
 func (b *Bucket) Phys(i int) int { return b.rows.First() + i }
 
-// Start is when the i-th bucket held starts, in Unix nanoseconds.
-func (b *Bucket) Start(i int) int64 { return b.starts[b.sskip+i] }
-
-// Oldest is when the oldest bucket held starts; math.MaxInt64 if none.
-func (b *Bucket) Oldest() int64 {
-	if b.Len() == 0 {
-		return math.MaxInt64
-	}
-	return b.Start(0)
-}
-
 // HeldBytes is what the tier's closed buckets take.
-func (b *Bucket) HeldBytes() int { return b.rows.HeldBytes() + 8*cap(b.starts) + 16*cap(b.open) }
+func (b *Bucket) HeldBytes() int { return b.rows.HeldBytes() + 8*cap(b.at) + 16*cap(b.open) }
 
 // over says whether the closed buckets are past the tier's budget.
 func (b *Bucket) over() bool { return b.Budget > 0 && b.rows.HeldBytes() > b.Budget }
@@ -402,7 +390,7 @@ func floorTo(t, width int64) int64 {
 // tier's oldest bucket: a ring that is full, and t in a bucket of its own.
 func (b *Bucket) WouldDrop(t int64) bool {
 	n := b.Len()
-	return !b.compacts && n == b.capacity && n > 0 && b.Start(n-1) != floorTo(t, b.Width)
+	return !b.compacts && n == b.capacity && n > 0 && b.Time(n-1) != floorTo(t, b.Width)
 }
 
 // File adds a sample's values to the tier, the finest; the coarser ones
@@ -422,7 +410,7 @@ func (b *Bucket) File(t int64, vals []uint32) {
 // order, so t is never in a bucket before the open one.
 func (b *Bucket) bucketFor(t int64) {
 	start := floorTo(t, b.Width)
-	if b.isOpen && b.starts[len(b.starts)-1] == start {
+	if b.isOpen && b.at[len(b.at)-1] == start {
 		return
 	}
 	// A new bucket starts empty (closeOpen cleared open); it becomes a row
@@ -440,7 +428,7 @@ func (b *Bucket) bucketFor(t int64) {
 func (b *Bucket) push(start int64) int {
 	switch {
 	case b.retired:
-		b.starts = append(b.starts[:0], start)
+		b.at = append(b.at[:0], start)
 		return b.Phys(0)
 	case b.compacts:
 		for b.Len() > 1 && (b.Len() >= b.capacity || b.over()) {
@@ -457,7 +445,7 @@ func (b *Bucket) push(start int64) int {
 		}
 		b.forget(n)
 	}
-	b.starts = append(b.starts, start)
+	b.at = append(b.at, start)
 	return b.Phys(b.Len() - 1)
 }
 
@@ -469,10 +457,10 @@ func (b *Bucket) dropFront(n int) {
 
 // forget lets go of the n oldest starts, their buckets gone.
 func (b *Bucket) forget(n int) {
-	b.sskip += n
-	if b.sskip >= 1024 && b.sskip >= len(b.starts)/2 {
-		b.starts = append(b.starts[:0], b.starts[b.sskip:]...)
-		b.sskip = 0
+	b.skip += n
+	if b.skip >= 1024 && b.skip >= len(b.at)/2 {
+		b.at = append(b.at[:0], b.at[b.skip:]...)
+		b.skip = 0
 	}
 }
 
@@ -483,12 +471,12 @@ func (b *Bucket) compact() {
 	old := b.rows
 	n := b.Len()
 	b.rows = chunks.New(4, bucketBlockRows, 0)
-	starts := make([]int64, 0, cap(b.starts))
+	starts := make([]int64, 0, cap(b.at))
 	width := len(b.open)
 	var row []uint32
 	for i := range n {
 		p := old.First() + i
-		s := floorTo(b.Start(i), b.Width)
+		s := floorTo(b.Time(i), b.Width)
 		if len(starts) > 0 && starts[len(starts)-1] == s {
 			for id := range width {
 				a := aggOf(row[4*id:])
@@ -503,12 +491,7 @@ func (b *Bucket) compact() {
 			put(row, id, closedAgg(&old, p, id))
 		}
 	}
-	b.starts, b.sskip = starts, 0
-}
-
-// Search returns the first logical index whose start is >= t.
-func (b *Bucket) Search(t int64) int {
-	return sort.Search(b.Len(), func(i int) bool { return b.Start(i) >= t })
+	b.at, b.skip = starts, 0
 }
 
 var nan32 = float32(math.NaN())

@@ -21,7 +21,7 @@ func TestBucketCompactionKeepsEverything(t *testing.T) {
 	for i := 0; i < b.Len(); i++ {
 		n += b.At(0, b.Phys(i)).N
 	}
-	if n != 200 || b.Start(0) != 0 {
-		t.Fatalf("after compaction: %d values from %d, want 200 from 0 (width %d)", n, b.Start(0), b.Width)
+	if n != 200 || b.Time(0) != 0 {
+		t.Fatalf("after compaction: %d values from %d, want 200 from 0 (width %d)", n, b.Time(0), b.Width)
 	}
 }
