@@ -141,49 +141,58 @@ func (f *frame) viewGPUSummary() string {
 	shown := fmt.Sprintf(" GPU%d-%d of %d", first.Index, last.Index, s.all-s.slices)
 	if s.slices > 0 {
 		withMIG := shown + ", " + units.Count(s.slices, "MIG slice")
-		if f.gpuSummaryLine(s, withMIG, math.MaxInt).Width() <= f.width {
+		if f.summaryLine(s, withMIG, false, math.MaxInt).Width() <= f.width {
 			shown = withMIG
 		}
 	}
-	return f.gpuSummaryLine(s, shown, f.width).String()
-}
-
-// gpuSummaryLine is the summary line after its head, cut to width.
-func (f *frame) gpuSummaryLine(s gpuListSummary, head string, width int) *draw.Line {
-	ln := f.newLine(width)
-	ln.Add(head, f.theme.Title)
-	f.addUtilSummary(ln, s)
-	if s.lost > 0 {
-		ln.Add("  ", draw.Ink{}).Add(fmt.Sprintf("%d lost", s.lost), f.theme.Crit)
-	}
-	if s.worst != nil {
-		k := f.theme.Warn
-		if s.worst.Severity == timeline.Critical {
-			k = f.theme.Crit
-		}
-		ln.Add("  ", draw.Ink{}).Add(strings.ToUpper(s.worst.Severity.String())+" "+s.worst.ID, k)
-		// Its GPUs whole or not at all: "GPU0-" misleads.
-		if set := " " + f.gpuNames.Of(s.worst.GPUs); len(s.worst.GPUs) > 0 && ln.Width()+len(set) <= f.width {
-			ln.Add(set, f.theme.Dim)
-		}
-	}
-	return ln
+	return f.summaryLine(s, shown, false, f.width).String()
 }
 
 func trimPct(v float64) string { return strings.TrimSpace(draw.Pct(v)) }
 
-// addUtilSummary adds the GPUs' utilisation range and idle count to a
-// summary line (of one host's GPUs or of every host's), if any is known.
-func (f *frame) addUtilSummary(ln *draw.Line, s gpuListSummary) {
-	if s.known == 0 {
-		return
+// summaryLine is a summary line after its head, cut to width: of the GPUs,
+// or of every host (hosts) over their lines. It says the GPUs'
+// utilisation range and idle count (if any is known), how many GPUs are
+// lost or hosts without data, and the worst hint (with its GPUs, over the
+// GPUs).
+func (f *frame) summaryLine(s gpuListSummary, head string, hosts bool, width int) *draw.Line {
+	ln := f.newLine(width)
+	ln.Add(head, f.theme.Title)
+	if s.known > 0 {
+		ln.Add("  util lo ", f.theme.Dim).Add(trimPct(s.lo), f.theme.Util)
+		ln.Add(" mean ", f.theme.Dim).Add(trimPct(s.mean), f.theme.Util)
+		ln.Add(" hi ", f.theme.Dim).Add(trimPct(s.hi), f.theme.Util)
+		k := draw.Ink{}
+		if s.idle > 0 {
+			k = f.theme.Warn
+		}
+		ln.Add("  ", draw.Ink{}).Add(fmt.Sprintf("%d idle", s.idle), k)
 	}
-	ln.Add("  util lo ", f.theme.Dim).Add(trimPct(s.lo), f.theme.Util)
-	ln.Add(" mean ", f.theme.Dim).Add(trimPct(s.mean), f.theme.Util)
-	ln.Add(" hi ", f.theme.Dim).Add(trimPct(s.hi), f.theme.Util)
-	k := draw.Ink{}
-	if s.idle > 0 {
-		k = f.theme.Warn
+	down, what := s.lost, "lost"
+	if hosts {
+		down, what = 0, "without data"
+		for _, fig := range f.drawn.hosts.figs {
+			if fig.problem != "" || fig.gap {
+				down++
+			}
+		}
 	}
-	ln.Add("  ", draw.Ink{}).Add(fmt.Sprintf("%d idle", s.idle), k)
+	if down > 0 {
+		ln.Add("  ", draw.Ink{}).Add(fmt.Sprintf("%d %s", down, what), f.theme.Crit)
+	}
+	if s.worst == nil {
+		return ln
+	}
+	k := f.theme.Warn
+	if s.worst.Severity == timeline.Critical {
+		k = f.theme.Crit
+	}
+	ln.Add("  ", draw.Ink{}).Add(strings.ToUpper(s.worst.Severity.String())+" "+s.worst.ID, k)
+	if !hosts && len(s.worst.GPUs) > 0 {
+		// Its GPUs whole or not at all: "GPU0-" misleads.
+		if set := " " + f.gpuNames.Of(s.worst.GPUs); ln.Width()+len(set) <= f.width {
+			ln.Add(set, f.theme.Dim)
+		}
+	}
+	return ln
 }

@@ -3,13 +3,11 @@ package ui
 import (
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
 	"github.com/gputop-dev/gputop/timeline/units"
-	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/gpulist"
 	"github.com/gputop-dev/gputop/ui/hostrow"
 	"github.com/gputop-dev/gputop/ui/layout"
@@ -175,7 +173,6 @@ func (f *frame) viewHostLine(h int) string {
 func (f *frame) viewHostSummary() string {
 	hn := &f.list
 	s := f.summarizeGPUs(f.at)
-	ln := f.newLine(f.width)
 	gpus := fmt.Sprintf("%d GPUs", s.all-s.slices)
 	if s.slices > 0 {
 		gpus += ", " + units.Count(s.slices, "MIG slice")
@@ -184,25 +181,7 @@ func (f *frame) viewHostSummary() string {
 	if hn.Mode == gpulist.HostLines && hn.Shown < len(hn.Names) {
 		head = fmt.Sprintf(" hosts %d-%d of %d, %s", hn.HostTop+1, min(len(hn.Names), hn.HostTop+hn.Shown), len(hn.Names), gpus)
 	}
-	ln.Add(head, f.theme.Title)
-	f.addUtilSummary(ln, s)
-	down := 0
-	for _, fig := range f.drawn.hosts.figs {
-		if fig.problem != "" || fig.gap {
-			down++
-		}
-	}
-	if down > 0 {
-		ln.Add("  ", draw.Ink{}).Add(fmt.Sprintf("%d without data", down), f.theme.Crit)
-	}
-	if s.worst != nil {
-		k := f.theme.Warn
-		if s.worst.Severity == timeline.Critical {
-			k = f.theme.Crit
-		}
-		ln.Add("  ", draw.Ink{}).Add(strings.ToUpper(s.worst.Severity.String())+" "+s.worst.ID, k)
-	}
-	return ln.String()
+	return f.summaryLine(s, head, true, f.width).String()
 }
 
 // hostCores is the selected host's core devices (all of them in a one-host
