@@ -110,14 +110,8 @@ func (f *frame) viewDetail(rows int) []string {
 	}
 	title.Add(dm.title, f.theme.Dim)
 	out := []string{title.String()}
-	if text, bad := f.healthLine(dev, f.at); text != "" && rows > 6 {
-		ln := f.newLine(f.width)
-		ink := f.theme.Dim
-		if bad {
-			ink = f.theme.Warn
-		}
-		ln.Add(" "+text, ink)
-		out = append(out, ln.String())
+	if row := f.healthRow("", dev, f.at); row != "" && rows > 6 {
+		out = append(out, row)
 	}
 	if row := f.nvlinkRow(dev, f.at); row != "" && rows > 9 {
 		out = append(out, row)

@@ -12,18 +12,20 @@ import (
 	"github.com/gputop-dev/gputop/ui/draw"
 )
 
-// healthLine is the detail pane's line about the selected GPU's hardware
-// at the cursor: its last Xid, whether it is lost, its PCIe link where it
-// runs below what it can, ECC and link error counts that are not zero, and
-// the share of time its clocks were held back for each reason (NVML's
-// violation counters, not only the reasons set now). Empty when there is
-// nothing to say: a healthy GPU keeps the plot's rows.
-func (s *session) healthLine(dev string, at time.Time) (text string, bad bool) {
-	val := func(name string) float64 { return s.store.ValueAt(timeline.Key{Name: name, Device: dev}, at) }
+// healthRow is the detail pane's row about the selected GPU's hardware
+// at the cursor, after lead: its last Xid, whether it is lost, its PCIe
+// link where it runs below what it can, ECC and link error counts that
+// are not zero, and the share of time its clocks were held back for each
+// reason (NVML's violation counters, not only the reasons set now); in
+// the warning's ink where any of it is bad. Empty when there is nothing to
+// say: a healthy GPU keeps the plot's rows.
+func (m *Model) healthRow(lead, dev string, at time.Time) string {
+	val := func(name string) float64 { return m.store.ValueAt(timeline.Key{Name: name, Device: dev}, at) }
 	var parts []string
+	bad := false
 	if idx, ok := timeline.ParseGPUDevice(dev); ok {
 		last := ""
-		for _, mk := range s.store.Markers() {
+		for _, mk := range m.store.Markers() {
 			if mk.At.After(at) {
 				break
 			}
@@ -35,7 +37,7 @@ func (s *session) healthLine(dev string, at time.Time) (text string, bad bool) {
 			parts, bad = append(parts, last), true
 		}
 	}
-	if s.store.Lost(dev, at) {
+	if m.store.Lost(dev, at) {
 		parts, bad = append(parts, "lost: not answering NVML"), true
 	}
 	gen, genMax, width, widthMax := val(timeline.GPUPCIeGen), val(timeline.GPUPCIeGenMax), val(timeline.GPUPCIeWidth), val(timeline.GPUPCIeWidthMax)
@@ -85,5 +87,12 @@ func (s *session) healthLine(dev string, at time.Time) (text string, bad bool) {
 	if len(held) > 0 {
 		parts = append(parts, "clocks held: "+strings.Join(held, ", "))
 	}
-	return strings.Join(parts, " · "), bad
+	if len(parts) == 0 {
+		return ""
+	}
+	k := m.theme.Dim
+	if bad {
+		k = m.theme.Warn
+	}
+	return m.newLine(m.width).Add(" "+lead+strings.Join(parts, " · "), k).String()
 }

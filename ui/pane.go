@@ -48,15 +48,7 @@ func (f *frame) viewProcsPane(rows int) []string {
 // shared pane, "" where it has nothing to say.
 func (m *Model) paneHealth(at time.Time) string {
 	_, dev, who := m.detailTarget()
-	text, bad := m.healthLine(dev, at)
-	if text == "" {
-		return ""
-	}
-	k := m.theme.Dim
-	if bad {
-		k = m.theme.Warn
-	}
-	return m.newLine(m.width).Add(" "+who+": "+text, k).String()
+	return m.healthRow(who+": ", dev, at)
 }
 
 // nextMetric is tab: the next metric the selected GPU has; in a shared
