@@ -197,23 +197,20 @@ func (t *tty) suspend() (bool, error) {
 // that fires on time ran while nothing was stopped; one that fires late
 // was held up by the stop, and SIGCONT is on its way.
 func (t *tty) awaitCont(start time.Time) {
-	timer := time.NewTimer(stopGrace)
-	defer timer.Stop()
 	select {
 	case <-t.woke:
 		return
 	case <-t.ctx.Done():
 		return
-	case <-timer.C:
+	case <-time.After(stopGrace):
 	}
 	if time.Since(start) < 2*stopGrace {
 		return
 	}
-	timer.Reset(time.Second)
 	select {
 	case <-t.woke:
 	case <-t.ctx.Done():
-	case <-timer.C:
+	case <-time.After(time.Second):
 	}
 }
 
