@@ -101,7 +101,7 @@ func (m *Model) facts() keyFacts {
 		hints:      len(m.an.shown),
 		hintSel:    m.hint.sel > 0,
 		procLists:  !procsAt.IsZero(),
-		procRoom:   m.procFocusRows() >= 4,
+		procRoom:   m.paneRows(m.lay.Procs) >= 4,
 		hosts:      m.list.Mode,
 		recorder:   m.recorder != nil,
 		grows:      m.play.Grows,

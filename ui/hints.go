@@ -49,16 +49,6 @@ func (f *frame) viewHintDetail(rows int) []string {
 	return p.DetailView(lines, rows, f.hint.at.Top(), f.keys.HintUp.Help().Key)
 }
 
-// hintRows is the room for the open hint: the hints panel's and the
-// detail pane's, less the row a replay gives to its transport.
-func (m *Model) hintRows() int {
-	rows := m.lay.Hints + m.lay.Detail
-	if !m.play.Grows {
-		rows--
-	}
-	return rows
-}
-
 // hintActions are h, which opens the hints one by one, esc, which closes
 // the one open, and the arrows that scroll one longer than its pane.
 func hintActions(k *keymap.Map) []action {

@@ -363,14 +363,14 @@ func (m *Model) settle() {
 	}
 	if h := &m.hint; h.sel > 0 {
 		p := m.hintPanel(m.play.Cursor)
-		lines, rows := len(p.Detail()), max(1, m.hintRows()-1)
+		lines, rows := len(p.Detail()), max(1, m.paneRows(m.lay.Hints)-1)
 		h.at.Clamp(lines, rows)
 		h.overflow = max(0, lines-rows)
 	} else {
 		h.overflow = 0
 	}
 	_, procsAt := m.store.ProcessesAt(m.store.Last())
-	m.procs.Focus = m.procs.Focus && !procsAt.IsZero() && m.procFocusRows() >= 4
+	m.procs.Focus = m.procs.Focus && !procsAt.IsZero() && m.paneRows(m.lay.Procs) >= 4
 	if rows := m.procRows(); rows > 0 {
 		m.procs.Place(m.pen(), m.frame().procSpans(), rows, m.procGPUs())
 	}

@@ -63,7 +63,7 @@ func (m *Model) procRows() int {
 	_, inPane := m.sharedPane()
 	switch {
 	case m.procs.Focus:
-		return m.procFocusRows()
+		return m.paneRows(m.lay.Procs)
 	case m.hint.sel > 0:
 		return m.lay.Procs
 	case inPane:
@@ -116,10 +116,12 @@ func (s *session) gpuRank() func(int) int {
 	}
 }
 
-// procFocusRows is the room of the table while it has the keyboard: the
-// detail pane's and its own, less the row a replay gives its transport.
-func (m *Model) procFocusRows() int {
-	rows := m.lay.Detail + m.lay.Procs
+// paneRows is the room of a panel that takes the detail pane's rows as
+// well as its own (own of them), less the row a replay gives its
+// transport: the open hint's (with the hints panel's), the process
+// table's while it has the keyboard.
+func (m *Model) paneRows(own int) int {
+	rows := own + m.lay.Detail
 	if !m.play.Grows {
 		rows--
 	}

@@ -65,9 +65,9 @@ func (f *frame) draw() string {
 	case f.procs.Focus:
 		// The process table with the keyboard takes the detail graph's
 		// rows too: on a small screen it has no rows of its own.
-		lines = append(lines, f.viewProcs(f.procFocusRows())...)
+		lines = append(lines, f.viewProcs(f.paneRows(f.lay.Procs))...)
 	case f.hint.sel > 0:
-		lines = append(lines, f.viewHintDetail(f.hintRows())...)
+		lines = append(lines, f.viewHintDetail(f.paneRows(f.lay.Hints))...)
 		f.hitRows(0, len(lines)-f.hitBase, hitHint, f.hint.sel-1)
 		at()
 		lines = append(lines, f.viewProcs(f.lay.Procs)...)
