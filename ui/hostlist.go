@@ -51,7 +51,7 @@ func (m *Model) relayout() {
 	if !m.info.MultiHost() {
 		m.lay = layout.Compute(m.width, m.height, m.info, len(m.cores), m.oneRow)
 		if m.jobSeen {
-			m.lay = m.lay.WithJob()
+			m.lay.Job = m.lay.Give(1, 1, 1)
 		}
 	} else {
 		m.list.Index(m.info)
@@ -59,7 +59,7 @@ func (m *Model) relayout() {
 	}
 	// The allocations panel's rows, and room in the label column for each
 	// GPU's owner under its name where the GPUs have a second row.
-	m.lay.Alloc = m.lay.Give(m.owned.rows, min(1, m.owned.rows))
+	m.lay.Alloc = m.lay.Give(m.owned.rows, min(1, m.owned.rows), 3)
 	if m.owned.width > 0 && m.lay.GPURows > 1 {
 		m.lay.WidenLabel(m.owned.width+2, m.width)
 	}

@@ -33,7 +33,7 @@ func TestLayoutGive(t *testing.T) {
 	} {
 		l := c.l
 		before := l.BlankRows + l.Procs + l.Detail + l.Hints
-		got := l.Give(c.whole, c.least)
+		got := l.Give(c.whole, c.least, 3)
 		if got != c.got || l.BlankRows+l.Procs+l.Detail+l.Hints != before-got {
 			t.Errorf("%+v: gave %d, want %d; left %+v", c.l, got, c.got, l)
 		}

@@ -191,40 +191,19 @@ func AnyGPM(info timeline.SourceInfo) bool {
 // a space.
 const RowLabelWidth = 6
 
-// WithJob gives the job row one row of the screen: a spare one, else one
-// of the process table's or the detail pane's, else a hint's; none where
-// none can be spared.
-func (l Layout) WithJob() Layout {
-	switch {
-	case !l.Fits:
-		return l
-	case l.BlankRows > 0:
-		l.BlankRows--
-	case l.Procs > 5:
-		l.Procs--
-	case l.Detail > MinDetailRows:
-		l.Detail--
-	case l.Hints > 1:
-		l.Hints--
-	default:
-		return l
-	}
-	l.Job = 1
-	return l
-}
-
-// Give is the rows of a panel under the hints: whole where they can be
-// spared, else least (the panel drawn smaller), else none. They come from
-// the spare rows first, then the process table's beyond five, the detail
-// pane's beyond its least, and a fourth row of hints.
-func (l *Layout) Give(whole, least int) int {
+// Give is the rows of a panel: whole where they can be spared, else least
+// (the panel drawn smaller), else none. They come from the spare rows
+// first, then the process table's beyond five, the detail pane's beyond
+// its least, and the hints' beyond hints: the allocations panel under the
+// hints takes a fourth row of them (3), the job row any but the first (1).
+func (l *Layout) Give(whole, least, hints int) int {
 	if !l.Fits {
 		return 0
 	}
 	from := []struct {
 		have  *int
 		least int
-	}{{&l.BlankRows, 0}, {&l.Procs, 5}, {&l.Detail, MinDetailRows}, {&l.Hints, 3}}
+	}{{&l.BlankRows, 0}, {&l.Procs, 5}, {&l.Detail, MinDetailRows}, {&l.Hints, hints}}
 	spare := func(i int) int {
 		if *from[i].have == 0 {
 			return 0 // a part not on screen keeps its none
