@@ -165,10 +165,7 @@ func (f *frame) viewGPUs() []string {
 func (f *frame) gpuLabel(i int, g timeline.GPUInfo) string {
 	mark := " "
 	if i == f.list.GPU {
-		mark = "▸"
-		if f.ascii {
-			mark = ">"
-		}
+		mark = f.glyph.Sel
 	}
 	if g.IsMIGInstance() {
 		return draw.PadRight(mark+layout.MIGLabel(g, f.ascii), f.lay.Label)

@@ -82,6 +82,7 @@ type Glyphs struct {
 	Ellipsis string
 	Warn     string
 	Bar      string // separates the footer's message from its keys
+	Sel      string // marks the selected GPU, host or process
 }
 
 // UnicodeGlyphs are the default glyphs.
@@ -95,6 +96,7 @@ var UnicodeGlyphs = Glyphs{
 	Ellipsis: "…",
 	Warn:     "⚠",
 	Bar:      "│",
+	Sel:      "▸",
 }
 
 // ASCIIGlyphs are --ascii's.
@@ -108,4 +110,5 @@ var ASCIIGlyphs = Glyphs{
 	Ellipsis: "...",
 	Warn:     "!",
 	Bar:      "|",
+	Sel:      ">",
 }

@@ -46,10 +46,7 @@ type Row struct {
 func Draw(p draw.Pen, r Row) string {
 	mark, labelInk := " ", p.Theme.Title
 	if r.Selected {
-		mark, labelInk = "▸", p.Theme.Sel
-		if p.ASCII {
-			mark = ">"
-		}
+		mark, labelInk = p.Glyph.Sel, p.Theme.Sel
 	}
 	ln := p.NewLine(p.Width)
 	ln.Add(draw.PadRight(mark+p.Fit.FitWords(r.Name, 16, false), r.LabelWidth), labelInk)

@@ -184,10 +184,7 @@ func (v *view) procRow(p *timeline.ProcessSpan, selected, rss, times bool, g GPU
 	}
 	mark := " "
 	if selected {
-		mark = "▸"
-		if v.ASCII {
-			mark = ">"
-		}
+		mark = v.Glyph.Sel
 	}
 	s := fmt.Sprintf("%s%s %-8s %8s %5s %5s", mark, g.pid(g.column(p.GPU), strconv.Itoa(p.PID)), v.Fit.FitWords(draw.OrNA(p.User), 8, false), draw.Bytes(p.GPUMem), util, cpu)
 	if rss {
