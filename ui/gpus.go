@@ -162,24 +162,22 @@ func (f *frame) viewGPUs() []string {
 	return f.viewGPUList()
 }
 
-func (f *frame) gpuLabel(i int, g timeline.GPUInfo) string {
-	mark := " "
+// gpuLabel is the label of GPU i (g) in its column, and its ink: marked
+// and inked as selected where it is.
+func (f *frame) gpuLabel(i int, g timeline.GPUInfo) (string, draw.Ink) {
+	mark, ink := " ", f.theme.Title
 	if i == f.list.GPU {
-		mark = f.glyph.Sel
+		mark, ink = f.glyph.Sel, f.theme.Sel
 	}
 	if g.IsMIGInstance() {
-		return draw.PadRight(mark+layout.MIGLabel(g, f.ascii), f.lay.Label)
+		return draw.PadRight(mark+layout.MIGLabel(g, f.ascii), f.lay.Label), ink
 	}
-	return draw.PadRight(mark+fmt.Sprintf("GPU%d", g.OnHost()), f.lay.Label)
+	return draw.PadRight(mark+fmt.Sprintf("GPU%d", g.OnHost()), f.lay.Label), ink
 }
 
 func (f *frame) viewGPU(i int, g timeline.GPUInfo) []string {
 	dev := timeline.GPUDevice(g.Index)
-	label := f.gpuLabel(i, g)
-	labelInk := f.theme.Title
-	if i == f.list.GPU {
-		labelInk = f.theme.Sel
-	}
+	label, labelInk := f.gpuLabel(i, g)
 	lost := f.store.Lost(dev, f.at)
 	if f.lay.GPURows == 1 {
 		return []string{f.compactGPU(dev, label, labelInk, lost)}
