@@ -659,12 +659,7 @@ func (s *Store) pickTier(from, to int64, colWidth float64) int {
 	if best != -2 {
 		return best
 	}
-	for i, b := range s.tiers {
-		if holds(b.Oldest()) {
-			return i
-		}
-	}
-	return len(s.tiers) - 1
+	return s.olderTier(start)
 }
 
 // OldestRaw is the time of the oldest sample still held at full resolution.
@@ -683,16 +678,17 @@ func (s *Store) Each(key Key, from, to time.Time, fn func(at time.Time, v float6
 	s.EachAt(key, from, to, func(at int64, v float64) bool { return fn(time.Unix(0, at), v) })
 }
 
-// olderTier is the bucket tier EachAt reads from f on where f is older
-// than the raw tier: the finest that reaches back to f, or failing that
-// the coarsest, which reaches furthest.
-func (s *Store) olderTier(f int64) *tiers.Bucket {
-	for _, b := range s.tiers {
+// olderTier is the bucket tier that reads from f on where the raw tier
+// does not reach back to f (EachAt, LastAt) or no tier as narrow as a
+// column does (pickTier): the finest that reaches back to f, or failing
+// that the coarsest, which reaches furthest.
+func (s *Store) olderTier(f int64) int {
+	for i, b := range s.tiers {
 		if b.Oldest() <= f {
-			return b
+			return i
 		}
 	}
-	return s.tiers[len(s.tiers)-1]
+	return len(s.tiers) - 1
 }
 
 // EachAt is Each with each time in Unix nanoseconds: a reader of whole
@@ -706,7 +702,7 @@ func (s *Store) EachAt(key Key, from, to time.Time, fn func(at int64, v float64)
 	f, t := from.UnixNano(), to.UnixNano()
 	if oldest := s.raw.Oldest(); f < oldest {
 		// Older than the raw tier: the buckets.
-		b := s.olderTier(f)
+		b := s.tiers[s.olderTier(f)]
 		cur := b.Cursor(id)
 		for i := b.Search(f); i < b.Len() && b.Time(i) < oldest && b.Time(i) <= t; i++ {
 			if !fn(b.Time(i), cur.At(b.Phys(i)).Mean()) {

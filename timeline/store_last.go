@@ -28,7 +28,7 @@ func (s *Store) LastAt(key Key, from, to time.Time) float64 {
 		return math.NaN()
 	}
 	// Older than the raw tier: the buckets EachAt reads, their means.
-	b := s.olderTier(f)
+	b := s.tiers[s.olderTier(f)]
 	lo = b.Search(f)
 	hi := lo + sort.Search(b.Len()-lo, func(j int) bool { at := b.Time(lo + j); return at >= oldest || at > t })
 	for i := hi - 1; i >= lo; i-- {
