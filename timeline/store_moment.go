@@ -49,17 +49,13 @@ func (s *Store) MomentAt(at time.Time) Moment {
 	if src := s.fineFor(t, t); src != nil && src != s {
 		return src.MomentAt(at)
 	}
-	for k, b := range s.tiers {
-		if b.Len() == 0 || b.Oldest() > t {
-			continue
-		}
-		i := b.Search(t + 1)
-		if i == 0 || b.Time(i-1)+b.Width*2 < t {
-			return none
-		}
-		return Moment{s: s, tier: k, p: b.Phys(i - 1)}
+	k := s.olderTier(t)
+	b := s.tiers[k]
+	i := b.Search(t + 1)
+	if i == 0 || b.Time(i-1)+b.Width*2 < t {
+		return none
 	}
-	return none
+	return Moment{s: s, tier: k, p: b.Phys(i - 1)}
 }
 
 // Value is series id's value at the moment: NaN in a gap or for NoSeries,
