@@ -132,10 +132,7 @@ func View(pen draw.Pen, p *Panel, rows int) []string {
 // llm-train-0 · GPU4-5 job 4242", from the title's row on, and "+N" for
 // the owners that did not fit.
 func packed(pen draw.Pen, p *Panel, ln *draw.Line, rows int) []string {
-	sep := " · "
-	if pen.ASCII {
-		sep = " | "
-	}
+	sep := pen.Glyph.Sep
 	var out []string
 	lead := "  " // before the first owner of a row: after the title, two spaces
 	for i, g := range p.Groups {
