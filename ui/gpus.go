@@ -141,10 +141,8 @@ func (s *session) limitOf(dev string, at time.Time) float64 {
 // gpuInfo is what the source said of a GPU at the start; unknown figures
 // are NaN.
 func (s *session) gpuInfo(dev string) timeline.GPUInfo {
-	for _, g := range s.info.GPUs {
-		if timeline.GPUDevice(g.Index) == dev {
-			return g
-		}
+	if i := slices.IndexFunc(s.info.GPUs, func(g timeline.GPUInfo) bool { return timeline.GPUDevice(g.Index) == dev }); i >= 0 {
+		return s.info.GPUs[i]
 	}
 	return timeline.GPUInfo{MemTotal: math.NaN(), PowerLimit: math.NaN()}
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -93,12 +94,7 @@ func (s *session) gpuPosition(g int) int {
 	if g >= 0 && g < len(s.info.GPUs) && s.info.GPUs[g].Index == g {
 		return g
 	}
-	for pos, gi := range s.info.GPUs {
-		if gi.Index == g {
-			return pos
-		}
-	}
-	return -1
+	return slices.IndexFunc(s.info.GPUs, func(gi timeline.GPUInfo) bool { return gi.Index == g })
 }
 
 // gapStart is when host h's GPUs stopped having a utilisation, before at:
