@@ -216,13 +216,8 @@ func means(a []timeline.Agg) []float64 {
 // (0, utilization, for none).
 func metricIndex(name string) int {
 	for _, sm := range config.Metrics {
-		if sm.Name != name {
-			continue
-		}
-		for i, dm := range detailMetrics {
-			if dm.name == sm.Metric {
-				return i
-			}
+		if sm.Name == name {
+			return max(0, slices.IndexFunc(detailMetrics, func(dm detailMetric) bool { return dm.name == sm.Metric }))
 		}
 	}
 	return 0

@@ -105,10 +105,8 @@ func holds(hs []timeline.Hint, gpus []int) bool {
 		if len(gpus) == 0 && len(h.GPUs) == 0 {
 			return true
 		}
-		for _, g := range h.GPUs {
-			if slices.Contains(gpus, g) {
-				return true
-			}
+		if slices.ContainsFunc(h.GPUs, func(g int) bool { return slices.Contains(gpus, g) }) {
+			return true
 		}
 	}
 	return false
