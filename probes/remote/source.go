@@ -465,13 +465,11 @@ func (s *Source) gpuOf(i, k int) int {
 }
 
 func (l *hostLayout) setGPU(g timeline.GPUInfo) {
-	for j := range l.gpus {
-		if l.gpus[j].Index == g.Index {
-			l.gpus[j] = g
-			return
-		}
+	if j := slices.IndexFunc(l.gpus, func(h timeline.GPUInfo) bool { return h.Index == g.Index }); j >= 0 {
+		l.gpus[j] = g
+	} else {
+		l.gpus = append(l.gpus, g)
 	}
-	l.gpus = append(l.gpus, g)
 }
 
 // describeSession rebuilds the session's description from the hosts'.
