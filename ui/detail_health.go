@@ -20,7 +20,7 @@ import (
 // the warning's ink where any of it is bad. Empty when there is nothing to
 // say: a healthy GPU keeps the plot's rows.
 func (m *Model) healthRow(lead, dev string, at time.Time) string {
-	val := func(name string) float64 { return m.store.ValueAt(timeline.Key{Name: name, Device: dev}, at) }
+	val := func(name string) float64 { return m.value(name, dev, at) }
 	var parts []string
 	bad := false
 	if idx, ok := timeline.ParseGPUDevice(dev); ok {

@@ -19,7 +19,7 @@ import (
 // rate and which are down or erring, by id. Empty for a GPU without
 // NVLink (or a recording from before links were kept).
 func (f *frame) nvlinkRow(dev string, at time.Time) string {
-	val := func(name string) float64 { return f.store.ValueAt(timeline.Key{Name: name, Device: dev}, at) }
+	val := func(name string) float64 { return f.value(name, dev, at) }
 	ids := timeline.LinkIDs(val(timeline.GPUNVLinkLinks))
 	if len(ids) == 0 {
 		return ""

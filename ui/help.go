@@ -43,9 +43,7 @@ func (s *session) sourceNotes() []string {
 // selfLine says what gputop costs: its CPU and memory and how late its
 // samples were, from its own probe at the cursor (at).
 func (s *session) selfLine(at time.Time, ascii bool) string {
-	v := func(name string) float64 {
-		return s.store.ValueAt(timeline.Key{Name: name, Device: timeline.SelfDevice}, at)
-	}
+	v := func(name string) float64 { return s.value(name, timeline.SelfDevice, at) }
 	cpu := v(timeline.ProcCPU)
 	cpuText := draw.NA
 	if !math.IsNaN(cpu) {
