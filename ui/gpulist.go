@@ -172,7 +172,7 @@ func (f *frame) summaryLine(s gpuListSummary, head string, hosts bool, width int
 	if hosts {
 		down, what = 0, "without data"
 		for _, fig := range f.drawn.hosts.figs {
-			if fig.problem != "" || fig.gap {
+			if fig.Problem != "" || fig.Gap {
 				down++
 			}
 		}

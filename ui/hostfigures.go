@@ -7,22 +7,8 @@ import (
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis"
+	"github.com/gputop-dev/gputop/ui/hostrow"
 )
-
-// hostFigures is what a host line says of one host at the cursor.
-type hostFigures struct {
-	gpus, known, busy int
-	mean, lo          float64
-	power             float64 // NaN where no GPU gave one
-	worst             *timeline.Hint
-	// problem is why the host is not answering ("unreachable: …"), from
-	// its connection's status; since is when its data stopped.
-	problem string
-	gap     bool
-	since   time.Time
-	// waiting says the problem is a wait (connecting), not a failure.
-	waiting bool
-}
 
 // gpuState is one GPU at a moment, by the idle rules' test: SM activity
 // decides where the GPU has it (utilisation reads high for one resident
@@ -38,8 +24,10 @@ func gpuState(mo timeline.Moment, sr gpuSeries, idle *analysis.HintOptions) (uti
 	return u, true, u < idle.IdleUtil
 }
 
-// hostFigures is host h's figures at the moment mo (the cursor's, at).
-func (f *frame) hostFigures(h int, at time.Time, mo timeline.Moment, idle *analysis.HintOptions, events []timeline.Event) hostFigures {
+// hostFigures is host h's figures at the moment mo (the cursor's, at):
+// the problem from its connection's status, and since when its data
+// stopped.
+func (f *frame) hostFigures(h int, at time.Time, mo timeline.Moment, idle *analysis.HintOptions, events []timeline.Event) hostrow.Figures {
 	hn := &f.list
 	gpus := f.drawn.hosts.scratch[:0]
 	for _, pos := range hn.GPUs[h] {
@@ -51,38 +39,37 @@ func (f *frame) hostFigures(h int, at time.Time, mo timeline.Moment, idle *analy
 	}
 	f.drawn.hosts.scratch = gpus
 	sum := timeline.SumHost(gpus)
-	fig := hostFigures{gpus: sum.GPUs, known: sum.Known, busy: sum.Busy, mean: sum.UtilMean, lo: sum.UtilLowest,
-		power: sum.Power}
+	fig := hostrow.Figures{GPUs: sum.GPUs, Busy: sum.Busy, Mean: sum.UtilMean, Lo: sum.UtilLowest, Power: sum.Power}
 	for i := range f.an.shown {
 		hint := &f.an.shown[i]
-		if !hint.Ongoing || (fig.worst != nil && hint.Severity <= fig.worst.Severity) {
+		if !hint.Ongoing || (fig.Worst != nil && hint.Severity <= fig.Worst.Severity) {
 			continue
 		}
 		for _, g := range hint.GPUs {
 			if pos := f.gpuPosition(g); pos >= 0 && hn.Of[pos] == h {
-				fig.worst = hint
+				fig.Worst = hint
 				break
 			}
 		}
 	}
 	for _, e := range events {
 		if e.Probe == timeline.RemoteProbe && e.Device == hn.Names[h] {
-			fig.problem = e.Err
-			if fig.problem == "" {
-				fig.problem = e.State.String()
+			fig.Problem = e.Err
+			if fig.Problem == "" {
+				fig.Problem = e.State.String()
 			}
-			fig.waiting = e.State == timeline.ProbeLate
-			fig.since = e.Since
+			fig.Waiting = e.State == timeline.ProbeLate
+			fig.Since = e.Since
 			break
 		}
 	}
-	if fig.problem == "" && fig.gpus == 0 {
-		fig.problem, fig.waiting = f.hostWaiting(h)
+	if fig.Problem == "" && fig.GPUs == 0 {
+		fig.Problem, fig.Waiting = f.hostWaiting(h)
 	}
-	if fig.known == 0 && fig.gpus > 0 {
-		fig.gap = true
-		if from := f.gapStart(h, at); !from.IsZero() && (fig.since.IsZero() || from.Before(fig.since)) {
-			fig.since = from
+	if sum.Known == 0 && fig.GPUs > 0 {
+		fig.Gap = true
+		if from := f.gapStart(h, at); !from.IsZero() && (fig.Since.IsZero() || from.Before(fig.Since)) {
+			fig.Since = from
 		}
 	}
 	return fig

@@ -28,7 +28,7 @@ type hostScratch struct {
 	acc  []float64 // scratch for a host's mean sparkline
 	// scratch holds a host's GPUs' figures while they are summed.
 	scratch []timeline.GPUFigures
-	figs    []hostFigures // every host's, for the frame being drawn
+	figs    []hostrow.Figures // every host's, for the frame being drawn
 	cnt     []int
 }
 
@@ -150,7 +150,6 @@ func (f *frame) hostSpark(h int) string {
 // utilisation of its GPUs over the window, and what holds at the cursor.
 func (f *frame) viewHostLine(h int) string {
 	hn := &f.list
-	fig := f.drawn.hosts.figs[h]
 	spark := f.hostSpark(h) // fills f.cols with this host's columns
 	bars := len(f.cols)
 	for bars > 0 && f.cols[bars-1].Empty() {
@@ -159,10 +158,7 @@ func (f *frame) viewHostLine(h int) string {
 	return hostrow.Draw(f.pen(), hostrow.Row{
 		Name: hn.Names[h], Selected: h == hn.Host && hn.Mode == gpulist.HostLines,
 		LabelWidth: f.lay.Label, MeanLabel: f.lay.GPURows > 1,
-		Spark: spark, Bars: bars,
-		GPUs: fig.gpus, Busy: fig.busy, Mean: fig.mean, Lo: fig.lo, Power: fig.power, Worst: fig.worst,
-		Problem: fig.problem, Gap: fig.gap, Since: fig.since, Waiting: fig.waiting,
-		Owners: f.hostOwners(hn.GPUs[h], f.at),
+		Spark: spark, Bars: bars, Figures: f.drawn.hosts.figs[h], Owners: f.hostOwners(hn.GPUs[h], f.at),
 	})
 }
 

@@ -42,8 +42,8 @@ func (f *frame) noHostReadings() string {
 		return "no host readings yet"
 	}
 	for h, n := range f.list.Names {
-		if n == name && h < len(f.drawn.hosts.figs) && f.drawn.hosts.figs[h].problem != "" {
-			return "no readings from " + name + " yet: " + strings.TrimSpace(f.drawn.hosts.figs[h].problem)
+		if n == name && h < len(f.drawn.hosts.figs) && f.drawn.hosts.figs[h].Problem != "" {
+			return "no readings from " + name + " yet: " + strings.TrimSpace(f.drawn.hosts.figs[h].Problem)
 		}
 	}
 	return "no readings from " + name + " yet"

@@ -23,6 +23,15 @@ type Row struct {
 	// lead up to its last one with data (the rest is a gap).
 	Spark string
 	Bars  int
+	Figures
+	// Owners says who holds the host's GPUs, in a few words ("pod
+	// llm-train-0, job 4242", "3 owners"); last on the line, left out
+	// where it does not fit.
+	Owners string
+}
+
+// Figures are what the line says of the host at the cursor.
+type Figures struct {
 	// The host's GPUs at the cursor.
 	GPUs, Busy int
 	Mean, Lo   float64
@@ -35,10 +44,6 @@ type Row struct {
 	Gap     bool
 	Since   time.Time
 	Waiting bool
-	// Owners says who holds the host's GPUs, in a few words ("pod
-	// llm-train-0, job 4242", "3 owners"); last on the line, left out
-	// where it does not fit.
-	Owners string
 }
 
 // Draw is the host's line:
