@@ -119,12 +119,6 @@ func sparkRows(showSM bool) []gpuRow {
 	return append(rows, powerRow, memRow)
 }
 
-// rowsFor is the rows that fit this layout.
-func rowsFor(l *layout.Layout) []gpuRow {
-	rows := sparkRows(l.ShowSM)
-	return rows[:min(l.GPURows, len(rows))]
-}
-
 // value is key's value at the cursor.
 func (s *session) value(name, dev string, at time.Time) float64 {
 	return s.store.ValueAt(timeline.Key{Name: name, Device: dev}, at)
@@ -180,7 +174,8 @@ func (f *frame) viewGPU(i int, g timeline.GPUInfo) []string {
 	if f.lay.GPURows == 1 {
 		return []string{f.compactGPU(dev, label, labelInk, lost)}
 	}
-	rows := rowsFor(&f.lay)
+	rows := sparkRows(f.lay.ShowSM)
+	rows = rows[:min(f.lay.GPURows, len(rows))] // those the layout has room for
 	height := len(rows)
 	switch {
 	case g.IsMIGInstance():

@@ -200,8 +200,6 @@ func New(opts Options) *Model {
 	m := &Model{
 		session: session{
 			src:        opts.Source,
-			info:       migUnderParents(info),
-			gpuNames:   analysis.GPUNamesOf(info),
 			store:      store,
 			ctx:        ctx,
 			cancel:     cancel,
@@ -220,6 +218,7 @@ func New(opts Options) *Model {
 		procs:  procPanel{killer: opts.Killer, readonly: opts.ReadOnly},
 		detail: detailPane{metric: metricIndex(opts.Settings.Metric), graph: opts.Settings.Layout == "graph"},
 	}
+	m.setInfo(info)
 	if opts.Judge != nil {
 		m.an.engine, m.an.shared = opts.Judge, true
 	}
