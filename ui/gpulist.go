@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -141,22 +142,21 @@ func (f *frame) viewGPUSummary() string {
 	shown := fmt.Sprintf(" GPU%d-%d of %d", first.Index, last.Index, s.all-s.slices)
 	if s.slices > 0 {
 		withMIG := shown + ", " + units.Count(s.slices, "MIG slice")
-		if f.summaryLine(s, withMIG, false, math.MaxInt).Width() <= f.width {
+		if f.summaryLine(f.newLine(math.MaxInt), s, withMIG, false).Width() <= f.width {
 			shown = withMIG
 		}
 	}
-	return f.summaryLine(s, shown, false, f.width).String()
+	return f.summaryLine(f.newLine(f.width), s, shown, false).String()
 }
 
 func trimPct(v float64) string { return strings.TrimSpace(draw.Pct(v)) }
 
-// summaryLine is a summary line after its head, cut to width: of the GPUs,
-// or of every host (hosts) over their lines. It says the GPUs'
-// utilisation range and idle count (if any is known), how many GPUs are
-// lost or hosts without data, and the worst hint (with its GPUs, over the
-// GPUs).
-func (f *frame) summaryLine(s gpuListSummary, head string, hosts bool, width int) *draw.Line {
-	ln := f.newLine(width)
+// summaryLine writes a summary line on ln after its head: of the GPUs, or
+// of every host (hosts) over their lines. It says the GPUs' utilisation
+// range and idle count (if any is known), how many GPUs are lost or hosts
+// without data, and the worst hint (with its GPUs, over the GPUs). The
+// caller's ln stays off the heap: a frame's drawing allocates little.
+func (f *frame) summaryLine(ln *draw.Line, s gpuListSummary, head string, hosts bool) *draw.Line {
 	ln.Add(head, f.theme.Title)
 	if s.known > 0 {
 		ln.Add("  util lo ", f.theme.Dim).Add(trimPct(s.lo), f.theme.Util)
@@ -178,7 +178,7 @@ func (f *frame) summaryLine(s gpuListSummary, head string, hosts bool, width int
 		}
 	}
 	if down > 0 {
-		ln.Add("  ", draw.Ink{}).Add(fmt.Sprintf("%d %s", down, what), f.theme.Crit)
+		ln.Add("  ", draw.Ink{}).Add(strconv.Itoa(down)+" "+what, f.theme.Crit)
 	}
 	if s.worst == nil {
 		return ln

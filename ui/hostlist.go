@@ -177,7 +177,7 @@ func (f *frame) viewHostSummary() string {
 	if hn.Mode == gpulist.HostLines && hn.Shown < len(hn.Names) {
 		head = fmt.Sprintf(" hosts %d-%d of %d, %s", hn.HostTop+1, min(len(hn.Names), hn.HostTop+hn.Shown), len(hn.Names), gpus)
 	}
-	return f.summaryLine(s, head, true, f.width).String()
+	return f.summaryLine(f.newLine(f.width), s, head, true).String()
 }
 
 // hostCores is the selected host's core devices (all of them in a one-host
