@@ -137,37 +137,30 @@ func (n GPUNames) ofWhole(idx []int) string {
 		}
 		return GPUs(idx)
 	}
-	sorted := slices.Sorted(slices.Values(idx))
-	sorted = slices.Compact(sorted)
+	sorted := slices.Compact(slices.Sorted(slices.Values(idx)))
 	// Hosts in the order of their first GPU in the session (the GPUs are
 	// met in order); a GPU of no known host is a "host" of its own, named
 	// by its session-wide index.
-	type group struct {
+	type where struct {
 		host  string
 		known bool
+	}
+	type group struct {
+		where
 		local []int
 	}
 	var groups []*group
-	byHost := map[string]*group{}
-	var unknown *group
+	byHost := map[where]*group{}
 	for _, i := range sorted {
-		hg, ok := n.at[i]
-		var g *group
-		switch {
-		case !ok:
-			if unknown == nil {
-				unknown = &group{}
-				groups = append(groups, unknown)
-			}
-			g = unknown
+		hg, known := n.at[i]
+		if !known {
 			hg.Index = i
-		default:
-			g = byHost[hg.Host]
-			if g == nil {
-				g = &group{host: hg.Host, known: true}
-				byHost[hg.Host] = g
-				groups = append(groups, g)
-			}
+		}
+		g := byHost[where{hg.Host, known}]
+		if g == nil {
+			g = &group{where: where{hg.Host, known}}
+			byHost[g.where] = g
+			groups = append(groups, g)
 		}
 		g.local = append(g.local, hg.Index)
 	}
