@@ -3,6 +3,7 @@ package importer
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -233,6 +234,12 @@ func putReasons(t *table, cols []column, reasons []int, fields []string, active 
 	}
 	t.put(timeline.GPUThrottle, v)
 	return nil
+}
+
+// firstOf is the place of the first column of kind k, or -1: the first of
+// two columns of one kind wins.
+func firstOf(cols []column, k columnKind) int {
+	return slices.IndexFunc(cols, func(c column) bool { return c.kind == k })
 }
 
 // keepOnePerMetric leaves one column per metric, the lowest ranked (the

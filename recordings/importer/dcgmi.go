@@ -86,17 +86,12 @@ type dcgmHeader struct {
 }
 
 func newDCGMHeader(fields []string, line string) (*dcgmHeader, error) {
-	h := &dcgmHeader{line: line, stamp: -1, ent: -1, cols: make([]column, len(fields))}
+	h := &dcgmHeader{line: line, cols: make([]column, len(fields))}
 	for i, f := range fields {
-		c := dcgmColumn(f)
-		h.cols[i] = c
-		switch c.kind {
-		case colIndex:
-			h.ent = first(h.ent, i)
-		case colTimestamp:
-			h.stamp = first(h.stamp, i)
-		}
+		h.cols[i] = dcgmColumn(f)
 	}
+	h.ent = firstOf(h.cols, colIndex)
+	h.stamp = firstOf(h.cols, colTimestamp)
 	if len(keepOnePerMetric(h.cols)) == 0 {
 		return nil, errors.New("no DCGM field gputop can import: expected short names such as GRACT, SMACT, FBUSD, POWER")
 	}

@@ -25,8 +25,9 @@ import (
 // and `--format csv` separates the same fields with commas. A `-` is a value
 // the GPU does not report. Columns are read by name, so any layout works.
 
-// dmonMetrics are the dmon columns gputop imports, by lowercased name.
-// dmon's MB is MiB, as everywhere in nvidia-smi.
+// dmonMetrics are the dmon columns gputop reads, by lowercased name: the
+// metrics it imports, and the gpu, date and time that place them. dmon's
+// MB is MiB, as everywhere in nvidia-smi.
 var dmonMetrics = map[string]column{
 	"pwr":   {kind: colMetric, metric: timeline.GPUPower, unit: unitWatts},
 	"gtemp": {kind: colMetric, metric: timeline.GPUTemp, unit: unitCelsius},
@@ -38,6 +39,9 @@ var dmonMetrics = map[string]column{
 	"fb":    {kind: colMetric, metric: timeline.GPUMemUsed, unit: unitMiB, scale: MiB},
 	"rxpci": {kind: colMetric, metric: timeline.GPUPCIeRx, unit: unitMBps},
 	"txpci": {kind: colMetric, metric: timeline.GPUPCIeTx, unit: unitMBps},
+	"gpu":   {kind: colIndex},
+	"date":  {kind: colDate},
+	"time":  {kind: colTime},
 	// Violation columns: the share of the interval clocks were held back by
 	// power (pviol, %) or heat (tviol); either above 0 sets the bit.
 	"pviol": {kind: colReason, bit: timeline.ThrottlePowerCap},
@@ -58,26 +62,21 @@ func (h *dmonHeader) clockOnly() bool { return h.clock >= 0 && h.date < 0 }
 // newDmonHeader reads a `# gpu pwr ...` line; ok is false for a comment
 // that is not one (it must name the gpu column and a column gputop imports).
 func newDmonHeader(tokens []string) (*dmonHeader, bool) {
-	h := &dmonHeader{gpu: -1, date: -1, clock: -1, cols: make([]column, len(tokens))}
+	h := &dmonHeader{cols: make([]column, len(tokens))}
 	imports := false
 	for i, tok := range tokens {
 		name := strings.ToLower(tok)
 		c := dmonMetrics[name]
 		c.name = CleanLabel(name)
-		switch name {
-		case "gpu":
-			h.gpu = first(h.gpu, i)
-		case "date":
-			h.date = first(h.date, i)
-		case "time":
-			h.clock = first(h.clock, i)
-		}
 		if c.kind == colReason {
 			h.reasons = append(h.reasons, i)
 		}
-		imports = imports || c.kind != colIgnored
+		imports = imports || c.kind == colMetric || c.kind == colReason
 		h.cols[i] = c
 	}
+	h.gpu = firstOf(h.cols, colIndex)
+	h.date = firstOf(h.cols, colDate)
+	h.clock = firstOf(h.cols, colTime)
 	keepOnePerMetric(h.cols)
 	h.names = strings.Join(tokens, " ")
 	return h, h.gpu >= 0 && imports

@@ -33,39 +33,31 @@ func (h *smiHeader) keyed() bool { return h.index >= 0 || h.uuid >= 0 }
 
 // newSMIHeader plans the columns of one header line.
 func newSMIHeader(fields []string) (*smiHeader, error) {
-	h := &smiHeader{fields: slices.Clone(fields), stamp: -1, date: -1, clock: -1, index: -1, uuid: -1, name: -1, free: -1, total: -1, throttle: -1}
+	h := &smiHeader{fields: slices.Clone(fields), uuid: -1, total: -1}
 	h.cols = make([]column, len(fields))
 	metrics := 0
 	for i, f := range fields {
 		c := lookupSMIColumn(f)
 		h.cols[i] = c
 		switch c.kind {
-		case colTimestamp:
-			h.stamp = first(h.stamp, i)
-		case colDate:
-			h.date = first(h.date, i)
-		case colTime:
-			h.clock = first(h.clock, i)
-		case colIndex:
-			h.index = first(h.index, i)
-		case colName:
-			h.name = first(h.name, i)
 		case colUUID:
 			if h.uuid < 0 || c.rank < h.cols[h.uuid].rank {
 				h.uuid = i
 			}
-		case colMemFree:
-			h.free = first(h.free, i)
-		case colThrottle:
-			h.throttle = first(h.throttle, i)
-			metrics++
 		case colReason:
 			h.reasons = append(h.reasons, i)
 			metrics++
-		case colMetric:
+		case colThrottle, colMetric:
 			metrics++
 		}
 	}
+	h.stamp = firstOf(h.cols, colTimestamp)
+	h.date = firstOf(h.cols, colDate)
+	h.clock = firstOf(h.cols, colTime)
+	h.index = firstOf(h.cols, colIndex)
+	h.name = firstOf(h.cols, colName)
+	h.free = firstOf(h.cols, colMemFree)
+	h.throttle = firstOf(h.cols, colThrottle)
 	byMetric := keepOnePerMetric(h.cols)
 	// A lone "time" column is the timestamp; with a date, its time of day.
 	if h.stamp < 0 && h.clock >= 0 && h.date < 0 {
@@ -88,15 +80,6 @@ func newSMIHeader(fields []string) (*smiHeader, error) {
 		return nil, errors.New("no column gputop can import: expected --query-gpu names such as utilization.gpu, memory.used, power.draw")
 	}
 	return h, nil
-}
-
-// first keeps the column index already found, if any: the first of two
-// columns of one kind wins.
-func first(cur, i int) int {
-	if cur >= 0 {
-		return cur
-	}
-	return i
 }
 
 // ignored lists the header's columns that are not imported.
@@ -147,7 +130,9 @@ func parseNvidiaSMI(lines *lineReader, columns string) (*table, error) {
 			case err == nil:
 				if h != nil {
 					changes++
-					firstChange = first(firstChange, n)
+					if firstChange < 0 {
+						firstChange = n
+					}
 				}
 				h = next
 				run++
