@@ -25,9 +25,6 @@ const (
 	JSONL Format = "jsonl"
 )
 
-// Formats lists the formats Write writes, for a command's help.
-var Formats = []Format{CSV, JSONL}
-
 // Write writes every sample r has left to read (all of them for a Reader
 // just opened; after SeekTime, those from that time on) to w as a tidy
 // table: a row per GPU, one for the host, one per process tree (the

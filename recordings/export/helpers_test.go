@@ -14,6 +14,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
+// Formats lists the formats Write writes.
+var Formats = []Format{CSV, JSONL}
+
 // writeFile writes a recording of ss to path.
 func writeFile(t testing.TB, path string, h recordings.Header, ss []timeline.Sample) {
 	t.Helper()
