@@ -525,14 +525,8 @@ func (set *promSet) result(origin string) (*Result, error) {
 	if res.Info.Interval == 0 {
 		res.Info.Interval = res.medianSpacing()
 	}
-	res.placeMarkers(set, multi)
 	alerts, alertNotes := set.alertMarkers(imported, res.First.UnixMilli(), res.Last.UnixMilli(), res.Info.Interval)
-	if len(alerts) > 0 {
-		// Each at its own time, among gputop's markers: a sample carries
-		// those at or before its time.
-		res.markers = append(res.markers, alerts...)
-		slices.SortStableFunc(res.markers, func(a, b timeline.Marker) int { return a.At.Compare(b.At) })
-	}
+	res.placeMarkers(set, multi, alerts)
 	res.Info.Notes = append(res.Info.Notes, set.notes(res)...)
 	res.Info.Notes = append(res.Info.Notes, alertNotes...)
 	return res, nil
@@ -559,9 +553,11 @@ func (res *Result) ownersAt(s *timeline.Sample, t int64) {
 	}
 }
 
-// placeMarkers keeps the markers within the samples' span, in time order,
-// their text prefixed by their host's name among several.
-func (res *Result) placeMarkers(set *promSet, multi bool) {
+// placeMarkers keeps the markers within the samples' span, their text
+// prefixed by their host's name among several, and puts them, the Xids'
+// and the alerts' in time order: a sample carries those at or before its
+// time.
+func (res *Result) placeMarkers(set *promSet, multi bool, alerts []timeline.Marker) {
 	first, last := res.First.UnixMilli(), res.Last.UnixMilli()
 	found := slices.SortedFunc(maps.Keys(set.markers), func(a, b promMarker) int {
 		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.host, b.host), cmp.Compare(a.text, b.text))
@@ -587,7 +583,7 @@ func (res *Result) placeMarkers(set *promSet, multi bool) {
 		res.markers = append(res.markers, timeline.Marker{At: time.UnixMilli(m.at).UTC(), Text: text, Origin: "import"})
 	}
 	xm, notes := res.xidMarkers(xids, func(host string) bool { h := set.hosts[host]; return h != nil && h.source != "" })
-	res.markers = append(res.markers, xm...)
+	res.markers = slices.Concat(res.markers, xm, alerts)
 	slices.SortStableFunc(res.markers, func(a, b timeline.Marker) int { return a.At.Compare(b.At) })
 	res.Info.Notes = append(res.Info.Notes, notes...)
 }
