@@ -259,13 +259,7 @@ func (p *jsonParser) peek() byte {
 // object reads {"key": value, …}, calling field with each key, which must
 // read the value.
 func (p *jsonParser) object(where string, field func(key string) error) error {
-	if !p.take('{') {
-		return p.syntax("where " + where + " should begin with {")
-	}
-	if p.take('}') {
-		return nil
-	}
-	for {
+	return p.items('{', '}', where, func() error {
 		key, err := p.str()
 		if err != nil {
 			return err
@@ -273,25 +267,22 @@ func (p *jsonParser) object(where string, field func(key string) error) error {
 		if !p.take(':') {
 			return p.syntax("after a key")
 		}
-		if err := field(key); err != nil {
-			return err
-		}
-		if p.take(',') {
-			continue
-		}
-		if p.take('}') {
-			return nil
-		}
-		return p.syntax("in " + where)
-	}
+		return field(key)
+	})
 }
 
 // list reads [value, …], calling item for each, which must read it.
 func (p *jsonParser) list(where string, item func() error) error {
-	if !p.take('[') {
-		return p.syntax("where " + where + " should begin with [")
+	return p.items('[', ']', where, item)
+}
+
+// items reads an object's or a list's items, each read by item, between
+// open and end and separated by commas.
+func (p *jsonParser) items(open, end byte, where string, item func() error) error {
+	if !p.take(open) {
+		return p.syntax("where " + where + " should begin with " + string(open))
 	}
-	if p.take(']') {
+	if p.take(end) {
 		return nil
 	}
 	for {
@@ -301,7 +292,7 @@ func (p *jsonParser) list(where string, item func() error) error {
 		if p.take(',') {
 			continue
 		}
-		if p.take(']') {
+		if p.take(end) {
 			return nil
 		}
 		return p.syntax("in " + where)
