@@ -751,16 +751,10 @@ func (res *Result) count() {
 			break
 		}
 		res.advance(refs)
+		// After the first jump, FarAfter counts every later time too.
 		if res.Samples > 0 && res.jump.FarAfter(res.Last, time.UnixMilli(t)) {
-			res.end = t
-			for {
-				if _, refs, ok = res.queue.take(); !ok {
-					break
-				}
-				res.advance(refs)
-				res.jump.Dropped++
-			}
-			break
+			res.end = min(res.end, t)
+			continue
 		}
 		if res.Samples == 0 {
 			res.First = time.UnixMilli(t).UTC()
