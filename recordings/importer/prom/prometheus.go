@@ -477,29 +477,24 @@ func (set *promSet) result(origin string) (*Result, error) {
 			res.Info.Notes = append(res.Info.Notes, hi.Notes...)
 		}
 	}
-	// A MIG instance takes the number its host would give it: after the
-	// host's whole GPUs.
-	onHost := make([]int, len(gpus))
-	next := map[string]int{}
-	for i, g := range gpus {
-		if g.id.gi == "" {
-			onHost[i] = g.id.index
-			next[g.id.host] = max(next[g.id.host], g.id.index+1)
-			continue
-		}
-		onHost[i] = next[g.id.host]
-		next[g.id.host]++
-	}
+	next := map[string]int{}     // the number a host would give its next MIG instance
 	whole := map[promGPUID]int{} // a physical GPU's session index
 	for i, g := range gpus {
 		g.prepare(set)
 		info := g.info(i)
+		// A MIG instance takes the number its host would give it: after
+		// the host's whole GPUs, which come before it in gpus.
+		onHost := g.id.index
+		if g.id.gi != "" {
+			onHost = next[g.id.host]
+		}
+		next[g.id.host] = max(next[g.id.host], onHost+1)
 		if multi {
-			info.Host, info.HostIndex = g.id.host, onHost[i]
+			info.Host, info.HostIndex = g.id.host, onHost
 		} else {
 			// One host: its GPUs keep their own numbers, as a recording
 			// made on it would.
-			info.Index = onHost[i]
+			info.Index = onHost
 		}
 		if g.id.gi == "" {
 			whole[g.id] = info.Index
