@@ -444,12 +444,7 @@ func (set *promSet) result(origin string) (*Result, error) {
 		return cmp.Or(cmp.Compare(a.id.host, b.id.host), compareBool(a.id.gi != "", b.id.gi != ""),
 			cmp.Compare(a.id.index, b.id.index), cmp.Compare(len(a.id.gi), len(b.id.gi)), cmp.Compare(a.id.gi, b.id.gi))
 	})
-	// The hosts as their labels name them, for the alerts of each.
-	imported := map[string]bool{}
-	for _, g := range gpus {
-		imported[g.id.host] = true
-	}
-	hostNames := slices.Sorted(maps.Keys(imported))
+	hostNames := slices.Sorted(maps.Keys(set.hostSeen))
 	res := &Result{gpus: gpus}
 	res.Info = timeline.SourceInfo{Kind: timeline.Imported, Origin: origin}
 	multi := len(hostNames) > 1
@@ -520,7 +515,9 @@ func (set *promSet) result(origin string) (*Result, error) {
 	if res.Info.Interval == 0 {
 		res.Info.Interval = res.medianSpacing()
 	}
-	alerts, alertNotes := set.alertMarkers(imported, res.First.UnixMilli(), res.Last.UnixMilli(), res.Info.Interval)
+	// The hosts as their labels name them (hostSeen), for the alerts of
+	// each.
+	alerts, alertNotes := set.alertMarkers(set.hostSeen, res.First.UnixMilli(), res.Last.UnixMilli(), res.Info.Interval)
 	res.placeMarkers(set, multi, alerts)
 	res.Info.Notes = append(res.Info.Notes, set.notes(res)...)
 	res.Info.Notes = append(res.Info.Notes, alertNotes...)
