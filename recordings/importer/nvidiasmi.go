@@ -82,17 +82,6 @@ func newSMIHeader(fields []string) (*smiHeader, error) {
 	return h, nil
 }
 
-// ignored lists the header's columns that are not imported.
-func (h *smiHeader) ignored() []string {
-	var out []string
-	for _, c := range h.cols {
-		if (c.kind == colIgnored || c.kind == colUnsupported) && c.name != "" {
-			out = append(out, c.name) // "" is the column after GPU-Z's trailing comma
-		}
-	}
-	return out
-}
-
 // mayBeHeader says whether a CSV line could be a header: headers have no
 // digits, and every data line has some (a time, an index, a value).
 func mayBeHeader(line string) bool { return !strings.ContainsAny(line, "0123456789") }
@@ -172,8 +161,14 @@ func parseNvidiaSMI(lines *lineReader, columns string) (*table, error) {
 // useHeader sets the table's shape from a header and notes what it leaves out.
 func (t *table) useHeader(h *smiHeader) {
 	t.timed, t.keyed = h.timed(), h.keyed()
-	if ign := h.ignored(); len(ign) > 0 {
-		t.note("columns not imported (gputop has no metric for them): %s", strings.Join(ign, ", "))
+	var ignored []string
+	for _, c := range h.cols {
+		if (c.kind == colIgnored || c.kind == colUnsupported) && c.name != "" {
+			ignored = append(ignored, c.name) // "" is the column after GPU-Z's trailing comma
+		}
+	}
+	if len(ignored) > 0 {
+		t.note("columns not imported (gputop has no metric for them): %s", strings.Join(ignored, ", "))
 	}
 	if h.free >= 0 && h.total >= 0 {
 		t.note("memory used is memory.total - memory.free (the log has no memory.used)")
