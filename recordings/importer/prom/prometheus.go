@@ -691,13 +691,8 @@ func (g *promGPU) info(i int) timeline.GPUInfo {
 // printable ASCII without spaces, at most 16 characters ("1c.7g.80gb+me"
 // is 13); "" otherwise.
 func migProfileLabel(p string) string {
-	if len(p) > 16 {
+	if len(p) > 16 || strings.ContainsFunc(p, func(c rune) bool { return c <= ' ' || c > '~' }) {
 		return ""
-	}
-	for _, c := range []byte(p) {
-		if c <= ' ' || c > '~' {
-			return ""
-		}
 	}
 	return p
 }
