@@ -288,7 +288,7 @@ type machines struct {
 	byIndex  map[int]timeline.GPUInfo
 	hosts    []timeline.HostInfo
 	rank     map[string]int // host name to its place in the session
-	thisHost string         // the host of a session of one
+	thisHost string         // the host of a session of one, whose devices name ""
 }
 
 func (m *machines) describe(info timeline.SourceInfo) {
@@ -310,15 +310,6 @@ func (m *machines) describe(info timeline.SourceInfo) {
 // Reader hands out the same description until a new one is read.
 func sameSlice[T any](a, b []T) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
-}
-
-// hostname is the machine a host name from a device ("" in a session of
-// one) stands for.
-func (m *machines) hostname(host string) string {
-	if host == "" {
-		return m.thisHost
-	}
-	return host
 }
 
 // coreStats folds the host's per-core busy shares into three numbers.
@@ -437,7 +428,7 @@ func (t *exportTable) device(dev string, at time.Time) *exportRow {
 	t.byDevice[dev] = len(t.buf)
 	r := t.newRow(kind, at, dev)
 	if kind != gpuRow {
-		r.hostname, r.hostRank = t.machines.hostname(host), t.machines.rank[host]
+		r.hostname, r.hostRank = cmp.Or(host, t.machines.thisHost), t.machines.rank[host]
 		return r
 	}
 	r.num[colGPU] = float64(gpu)
@@ -449,7 +440,7 @@ func (t *exportTable) device(dev string, at time.Time) *exportRow {
 		}
 		return r
 	}
-	r.hostname, r.hostRank = t.machines.hostname(g.Host), t.machines.rank[g.Host]
+	r.hostname, r.hostRank = cmp.Or(g.Host, t.machines.thisHost), t.machines.rank[g.Host]
 	r.num[colHostGPU] = float64(g.OnHost())
 	if g.IsMIGInstance() {
 		r.profile = g.MIGProfile
