@@ -11,9 +11,9 @@ import (
 )
 
 // workOf is what straggler-host compares: SM activity where every host
-// has it, else the draw as a share of the limit (%), else the draw; the
-// name of the figure; false where some host has none.
-func workOf(wins []hostWin) ([]float64, string, bool) {
+// that works has it, else the draw as a share of the limit (%), else the
+// draw; the name of the figure; false where some host that works has none.
+func workOf(wins []hostWin) (func(w hostWin) float64, string, bool) {
 	for _, pick := range []struct {
 		name string
 		of   func(w hostWin) float64
@@ -22,29 +22,19 @@ func workOf(wins []hostWin) ([]float64, string, bool) {
 		{"power", func(w hostWin) float64 { return 100 * w.ps }},
 		{"power", func(w hostWin) float64 { return w.power }},
 	} {
-		out := make([]float64, len(wins))
-		ok := true
-		for k, w := range wins {
-			out[k] = math.NaN()
-			if !w.works() {
-				continue
-			}
-			out[k] = pick.of(w)
-			ok = ok && !math.IsNaN(out[k])
-		}
-		if ok {
-			return out, pick.name, true
+		if !slices.ContainsFunc(wins, func(w hostWin) bool { return w.works() && math.IsNaN(pick.of(w)) }) {
+			return pick.of, pick.name, true
 		}
 	}
 	return nil, "", false
 }
 
-// medianOthers is the median of xs but for xs[h], over the judged hosts
-// that work; NaN if none.
-func medianOthers(xs []float64, wins []hostWin, h int) float64 {
+// medianOthers is the median of a figure of the hosts but h, over the
+// judged hosts that work and have it; NaN if none.
+func medianOthers(wins []hostWin, h int, of func(w hostWin) float64) float64 {
 	var v []float64
-	for k, x := range xs {
-		if k != h && wins[k].works() && !math.IsNaN(x) {
+	for k, w := range wins {
+		if x := of(w); k != h && w.works() && !math.IsNaN(x) {
 			v = append(v, x)
 		}
 	}
@@ -82,16 +72,12 @@ func straggles(h int, wins []hostWin, in bool) bool {
 	if !ok {
 		return false
 	}
-	x, xo := work[h], medianOthers(work, wins, h)
+	x, xo := work(w), medianOthers(wins, h, work)
 	if !(xo > 0) || !(x >= 10) {
 		return false
 	}
-	utils := make([]float64, len(wins))
-	clocks := make([]float64, len(wins))
-	for k, o := range wins {
-		utils[k], clocks[k] = o.util, o.clock
-	}
-	uo, co := medianOthers(utils, wins, h), medianOthers(clocks, wins, h)
+	uo := medianOthers(wins, h, func(o hostWin) float64 { return o.util })
+	co := medianOthers(wins, h, func(o hostWin) float64 { return o.clock })
 	switch {
 	case w.util >= frame.Level(in, stragglerUtil, stragglerUtilStay) && x >= frame.Level(in, stragglerWork, stragglerWorkStay)*xo:
 		return true // it works harder while the others, as pegged, get less done: they wait
@@ -157,7 +143,10 @@ var StragglerHost = frame.Rule{
 		ev := fmt.Sprintf("%s work (%s) while %s wait (%s): every step waits for %s, %s", f.GPUNames(g.GPUs),
 			hostsTogether(wins, func(k int) bool { return k == h }).figures(true), units.Hosts(names, 3),
 			hostsTogether(wins, working).figures(true), l.Names[h], f.During(g))
-		x, xo := work[h], medianOthers(work, wins, h)
+		x, xo := math.NaN(), medianOthers(wins, h, work)
+		if wins[h].works() {
+			x = work(wins[h])
+		}
 		sev := timeline.Warning
 		if xo <= 0.5*x {
 			sev = timeline.Critical
