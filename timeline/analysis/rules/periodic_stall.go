@@ -408,13 +408,7 @@ func describePeriodicStall(f *frame.Frame, g *frame.Group) (timeline.Hint, bool)
 
 // subset returns the GPUs of gs with the given indexes.
 func subset(gs []*frame.GPU, idx []int) []*frame.GPU {
-	var out []*frame.GPU
-	for _, g := range gs {
-		if slices.Contains(idx, g.Index) {
-			out = append(out, g)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(gs), func(g *frame.GPU) bool { return !slices.Contains(idx, g.Index) })
 }
 
 // stallWrites notes disk writes during the stalls when they are at least
