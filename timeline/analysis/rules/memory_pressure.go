@@ -65,20 +65,9 @@ func hostMemoryCands(f *frame.Frame, k int) []frame.Cand {
 		return nil
 	}
 	ramFull := func(i int) bool { return frame.At(&h.MemUsed, i) >= full*frame.At(&h.MemTotal, i) }
+	known := func(i int) bool { return h.MemUsed.At(i) == h.MemUsed.At(i) && h.MemTotal.At(i) == h.MemTotal.At(i) }
 	eps := f.Holds(frame.HoldKey{Rule: timeline.HintMemoryPressure, GPU: -1 - k, Mult: 1}, func(w frame.Span, in bool) bool {
-		known, yes := 0, 0
-		for i := w.Lo; i < w.Hi; i++ {
-			if h.MemUsed.At(i) == h.MemUsed.At(i) && h.MemTotal.At(i) == h.MemTotal.At(i) {
-				known++
-				if ramFull(i) {
-					yes++
-				}
-			}
-		}
-		if 2*known >= w.Len() && float64(yes) >= frame.Level(in, 0.8, 0.6)*float64(known) {
-			return true
-		}
-		return swapGrowth(h, w) >= frame.Level(in, 256<<20, 64<<20)
+		return holdsIn(w, in, 0.8, 0.6, known, ramFull) || swapGrowth(h, w) >= frame.Level(in, 256<<20, 64<<20)
 	}, nil)
 	return f.Cands(timeline.HintMemoryPressure, -1, hostMemoryKey(f, k), eps)
 }

@@ -22,19 +22,8 @@ var PCIeBound = frame.Rule{
 			return frame.At(&g.Bus, i) >= f.Opts.PCIeBusy && frame.At(&g.Work, i) < 25
 		}
 		return f.PerGPU(timeline.HintPCIeBound, 1, func(g *frame.GPU, w frame.Span, in bool) bool {
-			if !g.Bus.Has() {
-				return false
-			}
-			known, yes := 0, 0
-			for i := w.Lo; i < w.Hi; i++ {
-				if g.Bus.At(i) == g.Bus.At(i) && g.State.At(i) != frame.Unknown {
-					known++
-					if copying(g, i) {
-						yes++
-					}
-				}
-			}
-			return 2*known >= w.Len() && float64(yes) >= frame.Level(in, 0.5, 0.3)*float64(known)
+			known := func(i int) bool { return g.Bus.At(i) == g.Bus.At(i) && g.State.At(i) != frame.Unknown }
+			return g.Bus.Has() && holdsIn(w, in, 0.5, 0.3, known, func(i int) bool { return copying(g, i) })
 		}, copying)
 	},
 	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
@@ -57,4 +46,20 @@ var PCIeBound = frame.Rule{
 			Confidence: conf * frame.KnownShare(gs, g.Spans),
 		}, true
 	},
+}
+
+// holdsIn says whether cond holds in at least enter (stay, to go on) of
+// the columns of w where known holds, with at least half of w known: the
+// judge of a rule whose figures may be missing where the GPU's state is not.
+func holdsIn(w frame.Span, in bool, enter, stay float64, known, cond func(i int) bool) bool {
+	n, yes := 0, 0
+	for i := w.Lo; i < w.Hi; i++ {
+		if known(i) {
+			n++
+			if cond(i) {
+				yes++
+			}
+		}
+	}
+	return 2*n >= w.Len() && float64(yes) >= frame.Level(in, enter, stay)*float64(n)
 }
