@@ -1,6 +1,8 @@
 package hosts
 
 import (
+	"slices"
+
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
 )
@@ -109,30 +111,17 @@ func Suppress(f *frame.Frame, cands []frame.Cand) []frame.Cand {
 		return cands
 	}
 	explained := func(c frame.Cand, by []frame.Span) bool {
-		for _, sp := range by {
-			if frame.Covered(c.Spans, sp) >= 0.5 {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(by, func(sp frame.Span) bool { return frame.Covered(c.Spans, sp) >= 0.5 })
 	}
-	out := cands[:0:0]
-	for _, c := range cands {
+	return slices.DeleteFunc(slices.Clone(cands), func(c frame.Cand) bool {
 		switch c.ID {
 		case timeline.HintIdleMemoryHeld:
-			if explained(c, idleOn[c.GPU]) && !f.HostWorking(c.GPU, c.Spans) {
-				continue
-			}
+			return explained(c, idleOn[c.GPU]) && !f.HostWorking(c.GPU, c.Spans)
 		case timeline.HintGPUIdle, timeline.HintLowUtilization, timeline.HintGPUImbalance:
-			if explained(c, idleOn[c.GPU]) {
-				continue
-			}
+			return explained(c, idleOn[c.GPU])
 		case timeline.HintBusyWait:
-			if explained(c, waitedFor) {
-				continue
-			}
+			return explained(c, waitedFor)
 		}
-		out = append(out, c)
-	}
-	return out
+		return false
+	})
 }
