@@ -74,12 +74,10 @@ func hostColumns(f *frame.Frame) []frame.Col[hostCol] {
 	st := hostsOf(f)
 	if st.cols == nil {
 		st.cols = make([]frame.Col[hostCol], len(l.Names))
-		for h := range st.cols {
-			st.cols[h] = frame.NewCol(0, hostCol{})
-		}
 		st.blocks = make([][]hostAcc, len(l.Names))
 		st.starts = make([]hostStart, len(l.Names))
-		for h := range st.starts {
+		for h := range st.cols {
+			st.cols[h] = frame.NewCol(0, hostCol{})
 			st.starts[h].start = -1
 		}
 		st.windows = map[frame.Span][]hostWin{}
@@ -371,11 +369,9 @@ func hostMembers(f *frame.Frame) [][]*frame.GPU {
 	return out
 }
 
-// hostOf is the host of a group's GPUs.
+// hostOf is the host of a group's GPUs (-1: none); a group of these rules
+// always has GPUs, its candidates being on each GPU of a host.
 func hostOf(f *frame.Frame, g *frame.Group) int {
-	if len(g.GPUs) == 0 {
-		return -1
-	}
 	if h, ok := f.Layout().Of[g.GPUs[0]]; ok {
 		return h
 	}
@@ -414,11 +410,10 @@ func perHost(f *frame.Frame, id string, mult int, judge func(h int, wins []hostW
 func hostCands(f *frame.Frame, id string, h int, gs []*frame.GPU, stretches []frame.Stretch, grace int) []frame.Cand {
 	var out []frame.Cand
 	for k, c := range f.Cands(id, -1, "", stretches) {
-		key := id + " " + strconv.Itoa(h) + " " + strconv.Itoa(k)
+		c.Key, c.Whole, c.Grace = id+" "+strconv.Itoa(h)+" "+strconv.Itoa(k), true, grace
 		for _, g := range gs {
-			c := c
-			c.GPU, c.Key, c.Whole, c.Grace = g.Index, key, true, grace
-			c.Spans = slices.Clone(c.Spans)
+			// Each GPU's candidate has spans of its own.
+			c.GPU, c.Spans = g.Index, slices.Clone(c.Spans)
 			out = append(out, c)
 		}
 	}
