@@ -8,23 +8,6 @@ import (
 	"github.com/gputop-dev/gputop/timeline/units"
 )
 
-// othersActive is the share of the other judged hosts' known GPU-columns
-// that worked or busy-waited; false if no other host is judged.
-func othersActive(wins []hostWin, h int) (float64, bool) {
-	known, active := 0, 0
-	for k, w := range wins {
-		if k == h || !w.judged() {
-			continue
-		}
-		known += w.known
-		active += w.active + w.waiting
-	}
-	if known == 0 {
-		return 0, false
-	}
-	return float64(active) / float64(known), true
-}
-
 // HostIdle is host-idle: one host's GPUs idle while the other hosts'
 // work. It judges windows of SustainedWindows × Window (2 min): the host's
 // GPUs idle in at least 90 % of their known columns (80 % to go on) while
@@ -45,8 +28,9 @@ var HostIdle = frame.Rule{
 			if !w.judged() || w.share(w.idle) < frame.Level(in, hostIdleShare, hostIdleStay) {
 				return false
 			}
-			others, ok := othersActive(wins, h)
-			return ok && others >= frame.Level(in, hostOthersActive, hostOthersStay)
+			// The other hosts judged, as one.
+			o := hostsTogether(wins, func(k int) bool { return k != h && wins[k].judged() })
+			return o.known > 0 && o.share(o.active+o.waiting) >= frame.Level(in, hostOthersActive, hostOthersStay)
 		}, func(h, i int) bool {
 			c := cols[h].At(i)
 			if c.known == 0 || float64(c.idle) < hostIdleStay*float64(c.known) {
