@@ -87,9 +87,15 @@ func imbalanceLowAmong(gpus []*frame.GPU, w frame.Span, in bool) (low []int) {
 
 // hostParts are the view's GPUs by host: all of them together in a
 // session of one host (GPUs of no known host, together, are one more).
+// A GPU split by MIG into slices of the session is left out: it is judged
+// through its slices, never beside them (its power and memory are theirs,
+// summed).
 func hostParts(f *frame.Frame) [][]*frame.GPU {
 	l := f.Layout()
-	gpus := compared(f, f.GPUs)
+	gpus := f.GPUs
+	if len(l.Split) > 0 {
+		gpus = slices.DeleteFunc(slices.Clone(gpus), func(g *frame.GPU) bool { return l.Split[g.Index] })
+	}
 	if len(l.Names) < 2 {
 		return [][]*frame.GPU{gpus}
 	}
@@ -102,17 +108,6 @@ func hostParts(f *frame.Frame) [][]*frame.GPU {
 		parts[h] = append(parts[h], g)
 	}
 	return parts
-}
-
-// compared is gpus without those split by MIG into slices of the session:
-// such a GPU is judged through its slices, never beside them (its power
-// and memory are theirs, summed).
-func compared(f *frame.Frame, gpus []*frame.GPU) []*frame.GPU {
-	l := f.Layout()
-	if len(l.Split) == 0 {
-		return gpus
-	}
-	return slices.DeleteFunc(slices.Clone(gpus), func(g *frame.GPU) bool { return l.Split[g.Index] })
 }
 
 // sameHost returns the view's GPUs on a host that one of low is on, in
