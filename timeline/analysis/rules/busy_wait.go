@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -43,10 +44,8 @@ var BusyWait = frame.Rule{
 		}
 		ev += ", " + f.During(g)
 		sev := timeline.Warning
-		for _, sp := range g.Spans {
-			if f.Dur(sp) >= 5*time.Minute {
-				sev = timeline.Critical
-			}
+		if slices.ContainsFunc(g.Spans, func(sp frame.Span) bool { return f.Dur(sp) >= 5*time.Minute }) {
+			sev = timeline.Critical
 		}
 		sug := "Kernels resident but not working: ranks waiting in a collective (NCCL all-reduce, barrier) for a " +
 			"slower rank, or a kernel spinning on a flag. Find the GPU that is not waiting and what it does then (a " +

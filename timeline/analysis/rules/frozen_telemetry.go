@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gputop-dev/gputop/timeline"
 	"github.com/gputop-dev/gputop/timeline/analysis/frame"
@@ -62,11 +63,9 @@ var FrozenTelemetry = frame.Rule{
 	},
 	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 		fg := f.Kept.Frozen.GPUs[g.GPUs[0]]
-		var what string
-		for _, sp := range fg.Spans {
-			if sp.Lo == g.Spans[0].Lo {
-				what = sp.Readings()
-			}
+		what := ""
+		if k := slices.IndexFunc(fg.Spans, func(sp frame.FrozenSpan) bool { return sp.Lo == g.Spans[0].Lo }); k >= 0 {
+			what = fg.Spans[k].Readings()
 		}
 		names := f.GPUNames(g.GPUs)
 		verb := "'s readings"

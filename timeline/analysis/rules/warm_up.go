@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -64,11 +65,8 @@ func warmUp(f *frame.Frame) (frame.Span, float64, bool) {
 		return frame.Span{}, 0, false
 	}
 	rate := 0.0
-	for _, l := range j.Levels {
-		if !l.Start.Before(f.From.Add(warm)) {
-			rate = l.Rate
-			break
-		}
+	if k := slices.IndexFunc(j.Levels, func(l frame.RateLevel) bool { return !l.Start.Before(f.From.Add(warm)) }); k >= 0 {
+		rate = j.Levels[k].Rate
 	}
 	return f.Span(f.From, f.From.Add(warm)), rate, true
 }
