@@ -2,11 +2,12 @@ package frame
 
 import "unsafe"
 
-// pageShift sets how many columns a page of a series holds: 512, eight
-// and a half minutes of columns a second.
+// PageCols is how many columns a page of a series holds, and what
+// Release lets go of at a time: 512 (1 << pageShift), eight and a half
+// minutes of columns a second.
 const (
 	pageShift = 9
-	pageCols  = 1 << pageShift
+	PageCols  = 1 << pageShift
 )
 
 // Col is one series of a frame's columns (a GPU's utilisation, its
@@ -71,7 +72,7 @@ func (pg *page[T]) pack(packs bool) {
 // over.
 func (pg *page[T]) plain() {
 	if pg.n > 0 {
-		vals := make([]T, pg.n, pageCols)
+		vals := make([]T, pg.n, PageCols)
 		for i := range vals {
 			vals[i] = pg.at(i)
 		}
@@ -110,7 +111,7 @@ func (c *Col[T]) Len() int { return c.n }
 // them: this one stays small enough to be inlined.
 func (c *Col[T]) At(i int) T {
 	if k := i>>pageShift - c.base; uint(k) < uint(len(c.pages)) {
-		pg, off := &c.pages[k], i&(pageCols-1)
+		pg, off := &c.pages[k], i&(PageCols-1)
 		if off < len(pg.vals) {
 			return pg.vals[off]
 		}
@@ -124,7 +125,7 @@ func (c *Col[T]) At(i int) T {
 // Set makes column i v; one let go of stays as it is, and a series never
 // seen takes none.
 func (c *Col[T]) Set(i int, v T) {
-	p, off := i>>pageShift, i&(pageCols-1)
+	p, off := i>>pageShift, i&(PageCols-1)
 	pg := c.page(p)
 	if pg != nil {
 		pg.plain()
@@ -160,7 +161,7 @@ func (c *Col[T]) Set(i int, v T) {
 	if off >= cap(vals) {
 		// Room by doubling, to a whole page: what a short session holds
 		// is what it wrote.
-		grown := make([]T, len(vals), min(pageCols, max(16, 2*cap(vals), off+1)))
+		grown := make([]T, len(vals), min(PageCols, max(16, 2*cap(vals), off+1)))
 		copy(grown, vals)
 		vals = grown
 	}
@@ -182,7 +183,7 @@ func (c *Col[T]) Append(v T) {
 // page at a time. A page done with is made its columns again for it:
 // runs are of the GPUs' states, whose pages are one value or none.
 func (c *Col[T]) Run(i, hi int) (vals []T, n int) {
-	p, off := i>>pageShift, i&(pageCols-1)
+	p, off := i>>pageShift, i&(PageCols-1)
 	n = min(hi, (p+1)<<pageShift) - i
 	pg := c.page(p)
 	if pg == nil {
@@ -224,10 +225,6 @@ func (c *Col[T]) Release(before int) int {
 	}
 	return n
 }
-
-// PageCols is how many columns a page of a series holds: what Release
-// lets go of at a time.
-const PageCols = pageCols
 
 // HeldFrom is the first column not let go of.
 func (c *Col[T]) HeldFrom() int { return c.gone << pageShift }

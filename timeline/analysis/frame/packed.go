@@ -32,7 +32,7 @@ var (
 )
 
 // oneCodes are the codes of every page of one value.
-var oneCodes [pageCols]uint16
+var oneCodes [PageCols]uint16
 
 // packFloats is vals packed, or no codes where they cannot be.
 func packFloats(vals []float32) packing {
@@ -91,7 +91,7 @@ func NewFloats(n int) Floats {
 // derived from counters, would make it too big).
 func (c *Floats) At(i int) float32 {
 	if k := i>>pageShift - c.base; uint(k) < uint(len(c.pages)) {
-		pg, off := &c.pages[k].packed, i&(pageCols-1)
+		pg, off := &c.pages[k].packed, i&(PageCols-1)
 		if vals := c.pages[k].vals; off < len(vals) {
 			return vals[off]
 		}
