@@ -120,41 +120,31 @@ func (f *Frame) JudgeHosts(i int) {
 // (0), or no CPU data (-1).
 func (f *Frame) hostBusy(h *Host, i int) int8 {
 	o := f.Opts
-	cpu, job := At(&h.CPU, i), At(&h.Job, i)
-	cores := At(&h.Cores, i)
-	if math.IsNaN(cpu) && math.IsNaN(job) && !(cores > 0) {
-		return -1
-	}
-	if cpu >= o.HostBusyCPU || job >= o.JobBusyCPU || (cores > 0 && At(&h.BusyCores, i) >= 2) {
-		return 1
-	}
-	return 0
+	cpu, job, cores := At(&h.CPU, i), At(&h.Job, i), At(&h.Cores, i)
+	return flag(!math.IsNaN(cpu) || !math.IsNaN(job) || cores > 0,
+		cpu >= o.HostBusyCPU || job >= o.JobBusyCPU || (cores > 0 && At(&h.BusyCores, i) >= 2))
 }
 
 // hostSingle: one core at PeggedCore or more while at least three in four
 // cores are at IdleCore or less (1); not so (0); no per-core data (-1).
 func (f *Frame) hostSingle(h *Host, i int) int8 {
 	n := At(&h.Cores, i)
-	if !(n > 0) {
-		return -1
-	}
-	if At(&h.TopCore, i) >= f.Opts.PeggedCore && At(&h.IdleCores, i) >= 0.75*n {
-		return 1
-	}
-	return 0
+	return flag(n > 0, At(&h.TopCore, i) >= f.Opts.PeggedCore && At(&h.IdleCores, i) >= 0.75*n)
 }
 
 // hostIOHigh: iowait at IOWait % or more, or at two cores' worth or more
 // where the core count is known (1); lower (0); unknown (-1).
 func (f *Frame) hostIOHigh(h *Host, i int) int8 {
-	w := At(&h.IOWait, i)
-	if math.IsNaN(w) {
+	w, n := At(&h.IOWait, i), At(&h.Cores, i)
+	return flag(!math.IsNaN(w), (n > 0 && w*n/100 >= 2) || w >= f.Opts.IOWait)
+}
+
+// flag is a host flag's column: 1 if yes, 0 if not, -1 if not known.
+func flag(known, yes bool) int8 {
+	switch {
+	case !known:
 		return -1
-	}
-	if n := At(&h.Cores, i); n > 0 && w*n/100 >= 2 {
-		return 1
-	}
-	if w >= f.Opts.IOWait {
+	case yes:
 		return 1
 	}
 	return 0
