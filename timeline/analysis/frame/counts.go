@@ -73,31 +73,16 @@ func (c Counts) Starts() bool {
 // MeanWork is the mean work over the columns where it is known; NaN
 // where it is known nowhere (a GPU judged by its clock alone), so no rule
 // about how much work was done can hold.
-func (c Counts) MeanWork() float64 {
-	if c.workKnown == 0 {
-		return math.NaN()
-	}
-	return c.work / float64(c.workKnown)
-}
+func (c Counts) MeanWork() float64 { return meanOf(c.work, c.workKnown) }
 
 // MeanWorkApartFromWaits is meanWork leaving out the columns where the GPU
 // busy-waited: a GPU spinning while another rank checkpoints is waiting
 // (busy-wait, periodic-stall), not working lightly.
-func (c Counts) MeanWorkApartFromWaits() float64 {
-	if c.workKnown-c.Waiting <= 0 {
-		return math.NaN()
-	}
-	return c.work / float64(c.workKnown-c.Waiting)
-}
+func (c Counts) MeanWorkApartFromWaits() float64 { return meanOf(c.work, c.workKnown-c.Waiting) }
 
 // Intensity is the mean work while the GPU worked: near 100 for a GPU that
 // saturates whenever it gets work; NaN where unknown.
-func (c Counts) Intensity() float64 {
-	if c.activeKnown == 0 {
-		return math.NaN()
-	}
-	return c.activeWork / float64(c.activeKnown)
-}
+func (c Counts) Intensity() float64 { return meanOf(c.activeWork, c.activeKnown) }
 
 // Mean is the mean of the known values of xs in w; NaN if none.
 func Mean(xs *Floats, w Span) float64 {
@@ -111,7 +96,12 @@ func Mean(xs *Floats, w Span) float64 {
 			n++
 		}
 	}
-	if n == 0 {
+	return meanOf(sum, n)
+}
+
+// meanOf is the mean of n values that sum to sum; NaN where there are none.
+func meanOf(sum float64, n int) float64 {
+	if n <= 0 {
 		return math.NaN()
 	}
 	return sum / float64(n)
