@@ -358,14 +358,12 @@ func (f *Frame) Cands(id string, gpu int, key string, stretches []Stretch) []Can
 		sp := st.Span
 		if n := len(out); n > 0 {
 			last := &out[n-1]
-			prev := &last.Spans[len(last.Spans)-1]
-			switch {
-			case sp.Lo <= prev.Hi: // grown into each other (Edges)
-				prev.Hi = max(prev.Hi, sp.Hi)
-				last.Firm = last.Firm || st.Firm
-				continue
-			case sp.Lo-prev.Hi <= gap:
-				last.Spans = append(last.Spans, sp)
+			if prev := &last.Spans[len(last.Spans)-1]; sp.Lo-prev.Hi <= gap {
+				if sp.Lo <= prev.Hi { // grown into each other (Edges)
+					prev.Hi = max(prev.Hi, sp.Hi)
+				} else {
+					last.Spans = append(last.Spans, sp)
+				}
 				last.Firm = last.Firm || st.Firm
 				continue
 			}
