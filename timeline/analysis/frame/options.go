@@ -1,6 +1,7 @@
 package frame
 
 import (
+	"reflect"
 	"time"
 )
 
@@ -156,31 +157,18 @@ func DefaultOptions() Options {
 }
 
 // WithDefaults fills every zero field from DefaultOptions and raises a
-// window below 30 s to 30 s.
+// window below 30 s to 30 s. Every field is an int, a Duration or a
+// float64, and takes its default where it is not above zero (NaN too), as
+// SetDefault has it.
 func (o Options) WithDefaults() Options {
 	d := DefaultOptions()
-	o.Window = max(o.Window, d.Window)
-	SetDefault(&o.SustainedWindows, d.SustainedWindows)
-	SetDefault(&o.IdleWindows, d.IdleWindows)
-	SetDefault(&o.MergeGap, d.MergeGap)
-	SetDefault(&o.StallMin, d.StallMin)
-	SetDefault(&o.StallPeriod, d.StallPeriod)
-	SetDefault(&o.FrozenMin, d.FrozenMin)
-	for _, f := range []struct {
-		v   *float64
-		def float64
-	}{
-		{&o.IdleUtil, d.IdleUtil}, {&o.IdleSM, d.IdleSM}, {&o.LaunchUtil, d.LaunchUtil}, {&o.BusyWork, d.BusyWork},
-		{&o.LowWork, d.LowWork},
-		{&o.WaitUtil, d.WaitUtil}, {&o.WaitSM, d.WaitSM}, {&o.WaitPower, d.WaitPower},
-		{&o.HeldMemory, d.HeldMemory}, {&o.HostBusyCPU, d.HostBusyCPU}, {&o.BusyCore, d.BusyCore},
-		{&o.PeggedCore, d.PeggedCore}, {&o.IdleCore, d.IdleCore}, {&o.JobBusyCPU, d.JobBusyCPU},
-		{&o.IOWait, d.IOWait}, {&o.CapShare, d.CapShare}, {&o.ThermalTemp, d.ThermalTemp},
-		{&o.PCIeBusy, d.PCIeBusy}, {&o.MemFull, d.MemFull}, {&o.MemHeadroom, d.MemHeadroom},
-		{&o.StallShare, d.StallShare}, {&o.StallJitter, d.StallJitter}, {&o.StallLengthJitter, d.StallLengthJitter},
-	} {
-		SetDefault(f.v, f.def)
+	v, def := reflect.ValueOf(&o).Elem(), reflect.ValueOf(d)
+	for k := range v.NumField() {
+		if f := v.Field(k); f.CanInt() && f.Int() <= 0 || f.CanFloat() && !(f.Float() > 0) {
+			f.Set(def.Field(k))
+		}
 	}
+	o.Window = max(o.Window, d.Window)
 	return o
 }
 
