@@ -121,18 +121,15 @@ func (f *Frame) Holds(key HoldKey, judge func(w Span, in bool) bool, edge func(i
 	}
 	// The stretches closed on the grid keep their edges once those stop
 	// short of the view's open column: cut them once, not every tick (a
-	// day of checkpoints is hundreds of stretches).
+	// day of checkpoints is hundreds of stretches). Only the Engine's own
+	// state keeps them (live); a fresh one has none.
 	closed := f.Closed()
-	var edged []heldStretch
-	if st.live {
-		edged = st.edged
-	}
 	out := make([]Stretch, 0, len(raw))
 	for i, r := range raw {
 		// A kept cut is this view's too if it ends before the view's open
 		// column (the cursor may be a little earlier than when it was kept).
-		if i < len(edged) && int(edged[i].hi) < closed {
-			if e := edged[i]; e.flag && (edge == nil || e.span().Len() >= minLen) {
+		if i < len(st.edged) && int(st.edged[i].hi) < closed {
+			if e := st.edged[i]; e.flag && (edge == nil || e.span().Len() >= minLen) {
 				out = append(out, Stretch{e.span(), r.Firm})
 			}
 			continue
