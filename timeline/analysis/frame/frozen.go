@@ -3,6 +3,7 @@ package frame
 import (
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -98,12 +99,7 @@ func columnFigures(g *GPU, i int) [Metrics]float32 {
 }
 
 func sameFigures(a, b *[Metrics]float32) bool {
-	for m := range a {
-		if a[m] != b[m] && !(a[m] != a[m] && b[m] != b[m]) {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a[:], b[:], func(x, y float32) bool { return x == y || x != x && y != y })
 }
 
 // Close watches GPU g's column i as it closes (the Engine's closeColumn): it
