@@ -134,10 +134,15 @@ func HostStats(xs *Floats, spans []Span) Stat {
 // holds, over the GPUs gs.
 func ShareOf(gs []*GPU, spans []Span, want func(st State) bool) float64 {
 	_, known, yes := countStates(gs, spans, want)
-	if known == 0 {
+	return ratio(yes, known)
+}
+
+// ratio is n of total as a share; 0 where total is.
+func ratio(n, total int) float64 {
+	if total == 0 {
 		return 0
 	}
-	return float64(yes) / float64(known)
+	return float64(n) / float64(total)
 }
 
 // countStates counts the columns of spans over the GPUs gs: all of them,
@@ -179,10 +184,7 @@ func HostShare(flag *Col[int8], spans []Span) (share float64, known bool) {
 			}
 		}
 	}
-	if n == 0 {
-		return 0, false
-	}
-	return float64(yes) / float64(n), true
+	return ratio(yes, n), n > 0
 }
 
 // Range prints "lo-hi unit", or "v unit" when both round alike.
@@ -206,10 +208,7 @@ func (f *Frame) During(g *Group) string {
 // held: those let go of are no gap.
 func KnownShare(gs []*GPU, spans []Span) float64 {
 	total, known, _ := countStates(gs, spans, nil)
-	if total == 0 {
-		return 0
-	}
-	return float64(known) / float64(total)
+	return ratio(known, total)
 }
 
 // HostContext says what host h's CPU did over spans, for the evidence of

@@ -409,10 +409,7 @@ func Covered(spans []Span, by Span) float64 {
 		total += sp.Len()
 		in += max(0, min(sp.Hi, by.Hi)-max(sp.Lo, by.Lo))
 	}
-	if total == 0 {
-		return 0
-	}
-	return float64(in) / float64(total)
+	return ratio(in, total)
 }
 
 // Group is the candidates of one rule that make one episode: GPUs that
