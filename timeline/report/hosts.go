@@ -78,17 +78,13 @@ func (b *repBuilder) hosts(a Analysis) {
 			h := b.info.Hosts[k]
 			sum.Driver, sum.CUDA, sum.Notes = h.Driver, h.CUDA, append(sum.Notes, h.Notes...)
 		}
-		var gpus []timeline.GPUFigures
+		var gpus []ReportGPU
 		for _, g := range b.r.GPUs {
-			if g.Host != name {
-				continue
+			if g.Host == name {
+				sum.GPUs, gpus = append(sum.GPUs, g.Index), append(gpus, g)
 			}
-			sum.GPUs = append(sum.GPUs, g.Index)
-			gpus = append(gpus, timeline.GPUFigures{Index: g.Index, Util: float64(g.Util.Mean),
-				SMActive: float64(g.SMActive.Mean), Power: float64(g.PowerMean), Energy: float64(g.Energy),
-				MemUsed: float64(g.MemUsedMax), MemTotal: float64(g.MemTotal)})
 		}
-		fig := timeline.SumHost(gpus)
+		fig := SumGPUs(gpus)
 		sum.UtilMean, sum.UtilLowest = Number(fig.UtilMean), Number(fig.UtilLowest)
 		if fig.LowestGPU >= 0 {
 			sum.LowestGPU = &fig.LowestGPU
@@ -105,6 +101,18 @@ func (b *repBuilder) hosts(a Analysis) {
 		}
 		b.r.Hosts = append(b.r.Hosts, sum)
 	}
+}
+
+// SumGPUs sums GPUs' figures over the report as a host's are summed
+// (timeline.SumHost): a host's in the hosts section, every GPU's in the
+// page's summary and in a diff.
+func SumGPUs(gpus []ReportGPU) timeline.HostFigures {
+	figs := make([]timeline.GPUFigures, len(gpus))
+	for i, g := range gpus {
+		figs[i] = timeline.GPUFigures{Index: g.Index, Util: float64(g.Util.Mean), SMActive: float64(g.SMActive.Mean),
+			Power: float64(g.PowerMean), Energy: float64(g.Energy), MemUsed: float64(g.MemUsedMax), MemTotal: float64(g.MemTotal)}
+	}
+	return timeline.SumHost(figs)
 }
 
 // HostPower is a host's GPUs' draw together: "4880W", "12.3kW".

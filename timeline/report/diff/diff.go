@@ -152,7 +152,7 @@ func run(name string, r *report.Report) Run {
 // figures are a run's metrics over all its GPUs: utilisation, its tails
 // and SM activity as the mean of the GPUs' (each GPU's p10 is its own,
 // the GPUs' p10s averaged); power and energy summed; memory the fullest
-// GPU's peak; busy the share of the automatic phases' time that was busy.
+// GPU's peak (report.SumGPUs, but for the tails); busy the share of the automatic phases' time that was busy.
 func figures(r *report.Report) map[string]float64 {
 	nan := math.NaN()
 	f := map[string]float64{MetricDuration: float64(r.Duration)}
@@ -170,25 +170,11 @@ func figures(r *report.Report) map[string]float64 {
 		}
 		return sum / float64(n)
 	}
-	total := func(get func(report.ReportGPU) report.Number) float64 {
-		out := nan
-		for _, g := range r.GPUs {
-			out = timeline.AddKnown(out, float64(get(g)))
-		}
-		return out
-	}
-	f[MetricUtil] = mean(func(g report.ReportGPU) report.Number { return g.Util.Mean })
+	sum := report.SumGPUs(r.GPUs)
+	f[MetricUtil] = sum.UtilMean
 	f[MetricUtilP10] = mean(func(g report.ReportGPU) report.Number { return g.Util.P10 })
 	f[MetricUtilP90] = mean(func(g report.ReportGPU) report.Number { return g.Util.P90 })
-	f[MetricSM] = mean(func(g report.ReportGPU) report.Number { return g.SMActive.Mean })
-	f[MetricPower] = total(func(g report.ReportGPU) report.Number { return g.PowerMean })
-	f[MetricEnergy] = total(func(g report.ReportGPU) report.Number { return g.Energy })
-	f[MetricMemory] = nan
-	for _, g := range r.GPUs {
-		if v := float64(g.MemUsedMax); !math.IsNaN(v) && !(v <= f[MetricMemory]) {
-			f[MetricMemory] = v
-		}
-	}
+	f[MetricSM], f[MetricPower], f[MetricEnergy], f[MetricMemory] = sum.SMActiveMean, sum.Power, sum.Energy, sum.MemPeak
 	var busy, all float64
 	for _, p := range r.Phases {
 		if p.Kind == timeline.PhaseMarked.String() {

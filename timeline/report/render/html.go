@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/gputop-dev/gputop/timeline/report"
@@ -104,33 +105,17 @@ func (r *doc) htmlFleet() string {
 		return ""
 	}
 	// The mean of the GPUs' means, over those with one.
-	utilSum, utilN := 0.0, 0
-	energy, lowest := report.Number(0), -1
-	haveEnergy := false
-	for i, g := range r.GPUs {
-		if !g.Util.Mean.Unknown() {
-			utilSum += float64(g.Util.Mean)
-			utilN++
-			if lowest < 0 || g.Util.Mean < r.GPUs[lowest].Util.Mean {
-				lowest = i
-			}
-		}
-		if !g.Energy.Unknown() {
-			energy += g.Energy
-			haveEnergy = true
-		}
-	}
+	fig := report.SumGPUs(r.GPUs)
 	parts := []string{r.gpuNames().Split(len(r.GPUs))}
-	if utilN > 0 {
-		s := "util mean " + repPct(report.Number(utilSum/float64(utilN)))
-		if utilN > 1 {
-			g := r.GPUs[lowest]
-			s += " (lowest " + r.gpuNames().One(g.Index) + " " + repPct(g.Util.Mean) + ")"
+	if fig.Known > 0 {
+		s := "util mean " + repPct(report.Number(fig.UtilMean))
+		if fig.Known > 1 {
+			s += " (lowest " + r.gpuNames().One(fig.LowestGPU) + " " + repPct(report.Number(fig.UtilLowest)) + ")"
 		}
 		parts = append(parts, s)
 	}
-	if haveEnergy {
-		parts = append(parts, "energy "+repEnergy(energy))
+	if !math.IsNaN(fig.Energy) {
+		parts = append(parts, "energy "+repEnergy(report.Number(fig.Energy)))
 	}
 	return strings.Join(parts, ", ")
 }
