@@ -151,11 +151,11 @@ func (d *Diff) WriteText(w io.Writer) error {
 		for i, r := range t.Rows {
 			switch {
 			case t.Group != nil && t.Group[i]:
-				fmt.Fprintf(&b, "%s\n", render.Cut(timeline.CleanText(r[0]), 60))
+				fmt.Fprintf(&b, "%s\n", render.Cut(timeline.CleanText(r[0]), 60, "~"))
 			case t.Group != nil:
 				fmt.Fprintf(&b, "  %-18s %12s %12s  %s\n", r[0], r[1], r[2], r[3])
 			default:
-				fmt.Fprintf(&b, "%-20s %12s %12s  %s\n", render.Cut(r[0], 20), r[1], r[2], r[3])
+				fmt.Fprintf(&b, "%-20s %12s %12s  %s\n", render.Cut(r[0], 20, "~"), r[1], r[2], r[3])
 			}
 		}
 	}

@@ -49,18 +49,6 @@ func repDur(d time.Duration) string { return units.Duration(d) }
 // sequences, no control characters, no bidirectional overrides.
 func repClean(s string) string { return timeline.CleanText(s) }
 
-// repTrunc shortens s to at most n runes, ending in "..." when cut.
-func repTrunc(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	if n <= 3 {
-		return string(r[:n])
-	}
-	return string(r[:n-3]) + "..."
-}
-
 // repWrap breaks s into lines of at most width runes at spaces; a word
 // longer than a line is cut.
 func repWrap(s string, width int) []string {

@@ -50,10 +50,10 @@ func (r *doc) textOwners(t repText) {
 	}
 	widths := []int{8, 7, 7, 7, 6, 8, 7}
 	line := func(name string, cells []string) {
-		s := fmt.Sprintf("%-*s", nameWidth, Cut(name, nameWidth))
+		s := fmt.Sprintf("%-*s", nameWidth, Cut(name, nameWidth, "~"))
 		for i, c := range cells {
 			if i == 0 {
-				s += fmt.Sprintf("  %-*s", widths[i], Cut(c, widths[i]))
+				s += fmt.Sprintf("  %-*s", widths[i], Cut(c, widths[i], "~"))
 			} else {
 				s += fmt.Sprintf(" %*s", widths[i], c)
 			}

@@ -54,10 +54,10 @@ func (r *doc) textProcesses(t repText) {
 	rows, rest := r.repProcessRows()
 	for _, p := range rows {
 		w := p.Workload.Workload()
-		line := fmt.Sprintf("%s  %-8s  %-17s %9s  %-16s %s", gpuPID(r.processGPU(p.GPU), strconv.Itoa(p.PID)), Cut(repClean(p.User), 8), lifetime(p),
-			repBytes(p.PeakGPUMem), Cut(w.Short(), 16), repClean(p.Command))
+		line := fmt.Sprintf("%s  %-8s  %-17s %9s  %-16s %s", gpuPID(r.processGPU(p.GPU), strconv.Itoa(p.PID)), Cut(repClean(p.User), 8, "~"), lifetime(p),
+			repBytes(p.PeakGPUMem), Cut(w.Short(), 16, "~"), repClean(p.Command))
 		if r.TextWidth >= 0 { // cut to the terminal's width, at least 80
-			line = Cut(line, max(r.TextWidth, repTextWidth))
+			line = Cut(line, max(r.TextWidth, repTextWidth), "~")
 		}
 		t.line(line)
 	}
@@ -91,15 +91,16 @@ func (r *doc) processGPU(idx int) string {
 	return r.gpuNames().Column(idx, func(i int) int { return i })
 }
 
-// Cut cuts s to n runes, ending in "~" when it had more: the text report's
-// columns and the diff's.
-func Cut(s string, n int) string {
+// Cut cuts s to n runes, ending in end when it had more (where n leaves
+// room for it): "~" in the text report's columns and the diff's, "..." in
+// its longer texts (a label, a tooltip).
+func Cut(s string, n int, end string) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s
 	}
-	if n <= 1 {
+	if n <= len(end) {
 		return string(r[:n])
 	}
-	return string(r[:n-1]) + "~"
+	return string(r[:n-len(end)]) + end
 }

@@ -298,7 +298,7 @@ func (r *doc) svgEpisodes(b *bytes.Buffer, idx, top, h int, x func(float64) floa
 			x0, x1 := x(float64(ep.Start)), x(float64(ep.End))
 			title := ep.Severity + " " + hint.ID + " " + repAt(ep.Start) + "-" + repAt(ep.End) + ": " + ep.Evidence
 			fmt.Fprintf(b, `<rect class="ep %s" x="%s" y="%d" width="%s" height="%d"><title>%s</title></rect>`+"\n",
-				svgEsc(ep.Severity), svgNum(x0), top, svgNum(max(1, x1-x0)), h, svgEsc(repTrunc(repClean(title), svgTitleMax)))
+				svgEsc(ep.Severity), svgNum(x0), top, svgNum(max(1, x1-x0)), h, svgEsc(Cut(repClean(title), svgTitleMax, "...")))
 		}
 	}
 }
@@ -313,7 +313,7 @@ func (r *doc) svgMarkers(b *bytes.Buffer, top, bottom int, x func(float64) float
 		var texts []string
 		for j < len(r.Markers) && math.Floor(x(float64(r.Markers[j].At))) == col {
 			if len(texts) < most {
-				texts = append(texts, repAt(r.Markers[j].At)+" "+repTrunc(repClean(r.Markers[j].Text), 120))
+				texts = append(texts, repAt(r.Markers[j].At)+" "+Cut(repClean(r.Markers[j].Text), 120, "..."))
 			}
 			j++
 		}

@@ -82,7 +82,7 @@ func (r *doc) textGPUs(t repText) {
 			t.line(head)
 		}
 		u, s := g.Util, g.SMActive
-		row := fmt.Sprintf("%3d  %-16s %5s %4s %4s %4s", repGPUIndex(g), repTrunc(repGPULabel(g), 16),
+		row := fmt.Sprintf("%3d  %-16s %5s %4s %4s %4s", repGPUIndex(g), Cut(repGPULabel(g), 16, "..."),
 			repPct(u.Mean), repPct(u.P50), repPct(u.P95), repPct(u.Max))
 		if has.sm {
 			row += fmt.Sprintf("  %5s %4s %4s %4s", repPct(s.Mean), repPct(s.P50), repPct(s.P95), repPct(s.Max))
@@ -270,7 +270,7 @@ func (r *doc) textPhaseTable(t repText, ps []report.ReportPhase) {
 	shown, rest := r.repPhaseRows(ps)
 	for _, p := range shown {
 		row(repAt(p.Start), repDur(p.Duration.Duration()), p.Kind, repPct(p.UtilMean), repPct(p.SMActiveMean),
-			r.repWorstName(p), repPct(p.HostCPUMean), repTrunc(repClean(p.Label), 25))
+			r.repWorstName(p), repPct(p.HostCPUMean), Cut(repClean(p.Label), 25, "..."))
 	}
 	for _, l := range tab.lines("") {
 		t.line(l)

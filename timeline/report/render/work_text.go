@@ -132,7 +132,7 @@ func (r *doc) workPhaseRow(k int) []string {
 func (r *doc) workPhaseHead() []string {
 	head := []string{"ENERGY", "kWh"}
 	if p := r.Work.Progress; p != nil {
-		head = append(head, "RATE", "J/"+repTrunc(repClean(p.Unit), 8))
+		head = append(head, "RATE", "J/"+Cut(repClean(p.Unit), 8, "..."))
 	}
 	if r.Work.Cost != nil {
 		head = append(head, "COST")
@@ -174,7 +174,7 @@ func (r *doc) textWork(t repText) {
 	for _, k := range shown {
 		p := r.Phases[k]
 		name := fmt.Sprintf("%s-%s %s", repAt(p.Start), repAt(p.End), repPhaseName(p))
-		tab.row(append([]string{repTrunc(name, 25)}, r.workPhaseRow(k)...)...)
+		tab.row(append([]string{Cut(name, 25, "...")}, r.workPhaseRow(k)...)...)
 	}
 	for _, l := range tab.lines("  ") {
 		t.line(l)
