@@ -88,14 +88,6 @@ func phaseName(p Phase) string {
 	return fmt.Sprintf("marked %q", timeline.CleanText(p.Label))
 }
 
-func phaseChange(p Phase) string {
-	m := Metric{Unit: "s", Change: p.B - p.A, Relative: report.Number(math.NaN())}
-	if p.A != 0 {
-		m.Relative = (p.B - p.A) / p.A
-	}
-	return formatChange(m)
-}
-
 // hintLine says how a hint changed: "gone: periodic-stall (warning in A)".
 func hintLine(h Hint) string {
 	switch h.Change {
@@ -127,7 +119,8 @@ func (d *Diff) tables() []table {
 		if p.CountA == 0 && p.CountB == 0 && p.Kind != timeline.PhaseBusy.String() {
 			continue
 		}
-		phases.Rows = append(phases.Rows, []string{phaseName(p), formatValue("s", p.A), formatValue("s", p.B), phaseChange(p)})
+		phases.Rows = append(phases.Rows, []string{phaseName(p), formatValue("s", p.A), formatValue("s", p.B),
+			formatChange(metricOf("", "s", "", float64(p.A), float64(p.B)))})
 	}
 	out := []table{{"Figures", "METRIC", metrics}, {"Phases", "PHASES (time in)", phases}}
 	if len(d.Owners) > 0 {
