@@ -114,11 +114,13 @@ func repGPUTime(s report.Number) string {
 	return repNum(s) + " GPU-s"
 }
 
-// workPhaseRow is one phase's work figures: energy, kWh, rate, J a unit,
-// and cost where a price is given.
+// workPhaseRow is one phase's row of the work table: its times and name,
+// then its work figures: energy, kWh, rate, J a unit, and cost where a
+// price is given.
 func (r *doc) workPhaseRow(k int) []string {
-	pw := r.Work.Phases[k]
-	row := []string{repEnergy(pw.Energy), repNum(pw.Energy / 3.6e6)}
+	p, pw := r.Phases[k], r.Work.Phases[k]
+	row := []string{fmt.Sprintf("%s-%s %s", repAt(p.Start), repAt(p.End), repPhaseName(p)), repEnergy(pw.Energy),
+		repNum(pw.Energy / 3.6e6)}
 	if p := r.Work.Progress; p != nil {
 		row = append(row, repRate(pw.Rate, p.Unit), repNum(pw.EnergyPerUnit))
 	}
@@ -160,21 +162,17 @@ func (r *doc) textWork(t repText) {
 	}
 	head := r.workPhaseHead()
 	// The phase is cut to 25 runes and set two spaces from the figures.
-	cols := []repCol{{min: 25}}
-	for i := range head {
-		gap := 1
-		if i == 0 {
-			gap = 2
-		}
-		cols = append(cols, repCol{min: 9, right: true, gap: gap})
+	cols := []repCol{{min: 25}, {min: 9, right: true, gap: 2}}
+	for range head[1:] {
+		cols = append(cols, repCol{min: 9, right: true})
 	}
 	tab := newRepTable(cols...)
 	tab.row(append([]string{"PHASE"}, head...)...)
 	shown, hidden := r.workPhases()
 	for _, k := range shown {
-		p := r.Phases[k]
-		name := fmt.Sprintf("%s-%s %s", repAt(p.Start), repAt(p.End), repPhaseName(p))
-		tab.row(append([]string{Cut(name, 25, "...")}, r.workPhaseRow(k)...)...)
+		row := r.workPhaseRow(k)
+		row[0] = Cut(row[0], 25, "...")
+		tab.row(row...)
 	}
 	for _, l := range tab.lines("  ") {
 		t.line(l)
@@ -230,9 +228,7 @@ func (r *doc) mdWork(m mdForm) {
 	t := Table{Head: append([]string{"phase"}, head...), Num: append([]bool{false}, slices.Repeat([]bool{true}, len(head))...)}
 	shown, hidden := r.workPhases()
 	for _, k := range shown {
-		ph := r.Phases[k]
-		name := fmt.Sprintf("%s-%s %s", repAt(ph.Start), repAt(ph.End), repPhaseName(ph))
-		t.add(append([]string{name}, r.workPhaseRow(k)...)...)
+		t.add(r.workPhaseRow(k)...)
 	}
 	m.table(t)
 	if hidden > 0 {
