@@ -268,7 +268,8 @@ func New(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot {
 }
 
 // WriteText prints the snapshot for a person: a table of GPUs, the host,
-// the processes.
+// the processes. Its tables are laid out (tabwriter) into a buffer, which
+// never fails: their Flush has no error to say.
 func (s Snapshot) WriteText(w io.Writer) error {
 	var b bytes.Buffer
 	src := s.Source.Kind
@@ -306,13 +307,9 @@ func (s Snapshot) WriteText(w io.Writer) error {
 				wattsOf(g.PowerW, g.PowerLimitW), units.Celsius(float64(g.TempC), false),
 				units.MHz(float64(g.ClockSMMHz)), textThrottle(g.Throttle))
 		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
+		_ = tw.Flush()
 	}
-	if err := s.writeOwners(&b, names, number); err != nil {
-		return err
-	}
+	s.writeOwners(&b, names, number)
 	if len(s.Hosts) > 0 {
 		writeSnapshotHosts(&b, s.Hosts)
 	} else {
@@ -328,9 +325,7 @@ func (s Snapshot) WriteText(w io.Writer) error {
 			}
 			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", names.Column(p.GPU, number), p.PID, p.User, bytesText(p.GPUMem), pct(p.Util), pct(p.CPU), where, p.Command)
 		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
+		_ = tw.Flush()
 	}
 	_, err := w.Write(b.Bytes())
 	return err
@@ -338,7 +333,7 @@ func (s Snapshot) WriteText(w io.Writer) error {
 
 // writeOwners is a line per allocation, saying where no process holds
 // the GPU: the waste nobody sees from the process table.
-func (s Snapshot) writeOwners(b *bytes.Buffer, names units.GPUNames, number func(int) int) error {
+func (s Snapshot) writeOwners(b *bytes.Buffer, names units.GPUNames, number func(int) int) {
 	busy := map[int]bool{}
 	for _, p := range s.Processes {
 		busy[p.GPU] = true
@@ -358,7 +353,7 @@ func (s Snapshot) writeOwners(b *bytes.Buffer, names units.GPUNames, number func
 			fmt.Fprintf(tw, "%s\t%s%s\n", names.Column(g.Index, number), o, idle)
 		}
 	}
-	return tw.Flush()
+	_ = tw.Flush()
 }
 
 // gpuNames names the snapshot's MIG instances, and number is a GPU's
