@@ -336,41 +336,24 @@ func (b *repBuilder) host() {
 	}
 }
 
-// summarisePhases gives each phase its mean over GPUs and its worst GPU.
+// summarisePhases gives each phase its means over GPUs and its worst GPU
+// (the lowest utilisation, where two or more have one), as a host's GPUs
+// are summed (timeline.SumHost).
 func (b *repBuilder) summarisePhases() {
+	var figs []timeline.GPUFigures
 	for k := range b.r.Phases {
 		p := &b.r.Phases[k]
-		p.UtilMean, p.SMActiveMean, p.WorstUtilMean = Number(math.NaN()), Number(math.NaN()), Number(math.NaN())
-		var util, sm []float64
-		worst := -1
-		for i, g := range p.GPUs {
-			if u := float64(g.UtilMean); !math.IsNaN(u) {
-				util = append(util, u)
-				if worst < 0 || u < float64(p.GPUs[worst].UtilMean) {
-					worst = i
-				}
-			}
-			if v := float64(g.SMActiveMean); !math.IsNaN(v) {
-				sm = append(sm, v)
-			}
+		figs = figs[:0]
+		for _, g := range p.GPUs {
+			figs = append(figs, timeline.GPUFigures{Index: g.Index, Util: float64(g.UtilMean), SMActive: float64(g.SMActiveMean)})
 		}
-		p.UtilMean, p.SMActiveMean = Number(repMeanOf(util)), Number(repMeanOf(sm))
-		if len(util) >= 2 {
-			idx := p.GPUs[worst].Index
-			p.WorstGPU, p.WorstUtilMean = &idx, p.GPUs[worst].UtilMean
+		sum := timeline.SumHost(figs)
+		p.UtilMean, p.SMActiveMean, p.WorstUtilMean = Number(sum.UtilMean), Number(sum.SMActiveMean), Number(math.NaN())
+		if sum.Known >= 2 {
+			idx := sum.LowestGPU
+			p.WorstGPU, p.WorstUtilMean = &idx, Number(sum.UtilLowest)
 		}
 	}
-}
-
-func repMeanOf(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	var sum float64
-	for _, x := range xs {
-		sum += x
-	}
-	return sum / float64(len(xs))
 }
 
 // gapsAndNotes lists the pauses in sampling, and says where the store had
