@@ -265,10 +265,7 @@ func (b *repBuilder) gpu(idx int) (ReportGPU, []ReportPhaseGPU, []float64) {
 				at := gi.HostIndex
 				g.Host, g.HostIndex = gi.Host, &at
 			}
-			if gi.IsMIGInstance() {
-				parent := gi.MIGParent
-				g.MIGProfile, g.MIGParent = gi.MIGProfile, &parent
-			}
+			g.MIGProfile, g.MIGParent = MIGOf(b.info, idx)
 		}
 	}
 	util := b.load(0, timeline.GPUUtil, dev)

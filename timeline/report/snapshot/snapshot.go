@@ -208,13 +208,9 @@ func New(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot {
 			i := g.HostIndex
 			at = &i
 		}
-		var parent *int
-		if g.IsMIGInstance() {
-			p := g.MIGParent
-			parent = &p
-		}
+		profile, parent := report.MIGOf(info, g.Index)
 		s.GPUs = append(s.GPUs, GPU{
-			Index: g.Index, Host: g.Host, HostIndex: at, MIGProfile: g.MIGProfile, MIGParent: parent,
+			Index: g.Index, Host: g.Host, HostIndex: at, MIGProfile: profile, MIGParent: parent,
 			Name: g.Name, UUID: g.UUID, Lost: lost[dev],
 			Util: v(timeline.GPUUtil), UtilMin: v(timeline.GPUUtilMin), UtilMax: v(timeline.GPUUtilMax), MemUtil: v(timeline.GPUMemUtil),
 			SMActive: v(timeline.GPUSMActive), SMOccupancy: v(timeline.GPUSMOccupancy), Tensor: v(timeline.GPUTensor), DRAMBandwidth: v(timeline.GPUDRAMBW),
