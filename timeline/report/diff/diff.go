@@ -199,7 +199,12 @@ func phases(a, b *report.Report) []Phase {
 	type key struct{ kind, label string }
 	var order []key
 	byKey := map[key]*Phase{}
-	add := func(r *report.Report, side int) {
+	for _, k := range []timeline.PhaseKind{timeline.PhaseBusy, timeline.PhaseStalled, timeline.PhaseIdle} {
+		kk := key{k.String(), ""}
+		byKey[kk] = &Phase{Kind: kk.kind}
+		order = append(order, kk)
+	}
+	for side, r := range []*report.Report{a, b} {
 		for _, p := range r.Phases {
 			k := key{p.Kind, p.Label}
 			if p.Kind != timeline.PhaseMarked.String() {
@@ -211,22 +216,14 @@ func phases(a, b *report.Report) []Phase {
 				byKey[k] = ph
 				order = append(order, k)
 			}
-			if side == 0 {
-				ph.A += p.Duration
-				ph.CountA++
-			} else {
-				ph.B += p.Duration
-				ph.CountB++
+			spent, count := &ph.A, &ph.CountA
+			if side == 1 {
+				spent, count = &ph.B, &ph.CountB
 			}
+			*spent += p.Duration
+			*count++
 		}
 	}
-	for _, k := range []timeline.PhaseKind{timeline.PhaseBusy, timeline.PhaseStalled, timeline.PhaseIdle} {
-		kk := key{k.String(), ""}
-		byKey[kk] = &Phase{Kind: kk.kind}
-		order = append(order, kk)
-	}
-	add(a, 0)
-	add(b, 1)
 	out := []Phase{}
 	for _, k := range order {
 		out = append(out, *byKey[k])
