@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -116,12 +117,7 @@ func (o Owner) String() string {
 		}
 		return timeline.CleanText(s)
 	}
-	var more []string
-	for _, f := range []string{o.User, o.Partition} {
-		if f != "" {
-			more = append(more, f)
-		}
-	}
+	more := slices.DeleteFunc([]string{o.User, o.Partition}, func(s string) bool { return s == "" })
 	s := "Slurm job " + o.Job
 	if len(more) > 0 {
 		s += " (" + strings.Join(more, ", ") + ")"
