@@ -202,14 +202,7 @@ func (r *doc) svgGPU(b *bytes.Buffer, g report.ReportGPU, tg report.TimelineGPU,
 	lanesTop := y + svgGPUHead
 	lanesH := 4*(svgLaneH+svgLaneGap) - svgLaneGap
 	r.svgEpisodes(b, g.Index, lanesTop, lanesH, x)
-	powerTop := float64(g.PowerLimit)
-	if g.PowerLimit.Unknown() || powerTop <= 0 {
-		powerTop = svgSeriesMax(tg.Power)
-	}
-	memTop := float64(g.MemTotal)
-	if g.MemTotal.Unknown() || memTop <= 0 {
-		memTop = svgSeriesMax(tg.MemUsed)
-	}
+	powerTop, memTop := svgTop(g.PowerLimit, tg.Power), svgTop(g.MemTotal, tg.MemUsed)
 	lanes := []svgLane{
 		{"util", "util 0-100%", 100, tg.Util},
 		{"sm", "SM 0-100%", 100, tg.SMActive},
@@ -230,8 +223,13 @@ func (r *doc) svgGPU(b *bytes.Buffer, g report.ReportGPU, tg report.TimelineGPU,
 	}
 }
 
-// svgSeriesMax is the greatest value of a series, or NaN.
-func svgSeriesMax(s []timeline.Agg) float64 {
+// svgTop is the top of a lane's scale: the GPU's limit (power limit,
+// memory total) where known, else the greatest value of its series, or
+// NaN.
+func svgTop(limit report.Number, s []timeline.Agg) float64 {
+	if !limit.Unknown() && limit > 0 {
+		return float64(limit)
+	}
 	out := math.NaN()
 	for _, a := range s {
 		if !math.IsNaN(a.Max) && !(a.Max <= out) {
