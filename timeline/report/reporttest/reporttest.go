@@ -64,6 +64,9 @@ func CheckpointSamples() []timeline.Sample {
 	energy := make([]float64, 8)
 	var busy, total, wait, jobCPU float64
 	coreBusy := make([]float64, 16)
+	// The markers, text and origin, by the second they come at.
+	markers := map[int][2]string{0: {"epoch 1", "job"}, 60: {"saving checkpoint step_100", "job"}, 105: {"epoch 2", "job"},
+		150: {"eval | acc=0.91 *best* <ok>", "mark"}, 240: {"done", "job"}}
 	for sec := 0; sec <= 300; sec++ {
 		// No samples from 170 to 185 s, but the counters go on counting.
 		skip := sec > 170 && sec < 185
@@ -127,17 +130,8 @@ func CheckpointSamples() []timeline.Sample {
 		add(timeline.HostSwapUsed, timeline.HostDevice, timeline.Gauge, 0)
 		add(timeline.ProcCPUSecs, timeline.JobDevice, timeline.Counter, jobCPU)
 		add(timeline.ProcRSS, timeline.JobDevice, timeline.Gauge, 18*(1<<30))
-		switch sec {
-		case 0:
-			smp.Markers = []timeline.Marker{{At: T(0), Text: "epoch 1", Origin: "job"}}
-		case 60:
-			smp.Markers = []timeline.Marker{{At: T(60), Text: "saving checkpoint step_100", Origin: "job"}}
-		case 105:
-			smp.Markers = []timeline.Marker{{At: T(105), Text: "epoch 2", Origin: "job"}}
-		case 150:
-			smp.Markers = []timeline.Marker{{At: T(150), Text: "eval | acc=0.91 *best* <ok>", Origin: "mark"}}
-		case 240:
-			smp.Markers = []timeline.Marker{{At: T(240), Text: "done", Origin: "job"}}
+		if m, ok := markers[sec]; ok {
+			smp.Markers = []timeline.Marker{{At: T(float64(sec)), Text: m[0], Origin: m[1]}}
 		}
 		if !skip {
 			smp.SetMetrics(ms)
