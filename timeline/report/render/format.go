@@ -195,17 +195,25 @@ func repEpisodes(h report.ReportHint) []string {
 	if len(h.Episodes) < 2 {
 		return nil
 	}
-	var out []string
-	for i, ep := range h.Episodes {
-		if i == repEpisodeRows {
-			out = append(out, fmt.Sprintf("and %d more", len(h.Episodes)-i))
-			break
-		}
+	return firstFew(len(h.Episodes), repEpisodeRows, func(i int) string {
+		ep := h.Episodes[i]
 		line := repAt(ep.Start) + "-" + repAt(ep.End) + " " + ep.Severity
 		if ep.Provisional {
 			line += " (so far)"
 		}
-		out = append(out, line+": "+repClean(ep.Evidence))
+		return line + ": " + repClean(ep.Evidence)
+	})
+}
+
+// firstFew lists the first most of n items, item(i) each, and "and N
+// more" for the rest: how every form cuts a long list short.
+func firstFew(n, most int, item func(i int) string) []string {
+	var out []string
+	for i := range min(n, most) {
+		out = append(out, item(i))
+	}
+	if n > most {
+		out = append(out, fmt.Sprintf("and %d more", n-most))
 	}
 	return out
 }

@@ -308,16 +308,12 @@ func (r *doc) svgMarkers(b *bytes.Buffer, top, bottom int, x func(float64) float
 	for i := 0; i < len(r.Markers); {
 		col := math.Floor(x(float64(r.Markers[i].At)))
 		j := i
-		var texts []string
 		for j < len(r.Markers) && math.Floor(x(float64(r.Markers[j].At))) == col {
-			if len(texts) < most {
-				texts = append(texts, repAt(r.Markers[j].At)+" "+Cut(repClean(r.Markers[j].Text), 120, "..."))
-			}
 			j++
 		}
-		if n := j - i; n > most {
-			texts = append(texts, fmt.Sprintf("and %d more", n-most))
-		}
+		texts := firstFew(j-i, most, func(k int) string {
+			return repAt(r.Markers[i+k].At) + " " + Cut(repClean(r.Markers[i+k].Text), 120, "...")
+		})
 		fmt.Fprintf(b, `<line class="mk" x1="%s" y1="%d" x2="%s" y2="%d"><title>%s</title></line>`+"\n",
 			svgNum(col+0.5), top, svgNum(col+0.5), bottom, svgEsc(strings.Join(texts, "\n")))
 		i = j

@@ -322,14 +322,6 @@ func (r *doc) textGaps(t repText) {
 
 // repGapList lists the first few gaps: "0:10:05-0:11:05, ...".
 func (r *doc) repGapList() string {
-	const most = 10
-	var parts []string
-	for i, g := range r.Gaps {
-		if i == most {
-			parts = append(parts, fmt.Sprintf("and %d more", len(r.Gaps)-most))
-			break
-		}
-		parts = append(parts, repAt(g.Start)+"-"+repAt(g.End))
-	}
-	return strings.Join(parts, ", ")
+	gap := func(i int) string { return repAt(r.Gaps[i].Start) + "-" + repAt(r.Gaps[i].End) }
+	return strings.Join(firstFew(len(r.Gaps), 10, gap), ", ")
 }
