@@ -290,11 +290,10 @@ func hostList(h []string) string {
 func names(r *report.Report) string {
 	var out []string
 	for _, g := range r.GPUs {
-		n := strings.TrimPrefix(g.Name, "NVIDIA ")
-		if n != "" && !slices.Contains(out, n) {
+		if n := strings.TrimPrefix(g.Name, "NVIDIA "); n != "" {
 			out = append(out, n)
 		}
 	}
 	slices.Sort(out)
-	return strings.Join(out, ", ")
+	return strings.Join(slices.Compact(out), ", ")
 }
