@@ -32,9 +32,10 @@ var (
 type fileTotals struct {
 	keys     map[timeline.Key]struct{}
 	keysSeen int // the current segment's keys looked at
-	overKeys map[timeline.Key]struct{}
+	// keysPast says a key came past maxFileKeys: from then on only the
+	// keys in keys are within the bounds.
+	keysPast bool
 	pids     map[gpuPID]struct{}
-	overPIDs map[gpuPID]struct{}
 	// metricsLeft and procsLeft count the readings left out.
 	metricsLeft, procsLeft int
 	// boundTo are the columns of boundFrom within the bounds, those at
@@ -43,12 +44,24 @@ type fileTotals struct {
 	kept               []int
 }
 
-// withinBounds says whether k is within the file's bounds: not counted
-// past them, nor one of the keys past the bound of those (unknown to both).
+// withinBounds says whether k is within the file's bounds: one of the
+// keys counted before they were full.
 func (t *fileTotals) withinBounds(k timeline.Key) (timeline.Key, bool) {
-	_, over := t.overKeys[k]
 	_, known := t.keys[k]
-	return k, !over && (known || len(t.keys) < maxFileKeys)
+	return k, known
+}
+
+// admit says whether k is within a file's bound of max: in set, or new
+// while set has room for it, and then added.
+func admit[K comparable](set map[K]struct{}, k K, max int) bool {
+	if _, ok := set[k]; ok {
+		return true
+	}
+	if len(set) < max {
+		set[k] = struct{}{}
+		return true
+	}
+	return false
 }
 
 type gpuPID struct{ gpu, pid int }
@@ -60,22 +73,11 @@ func (t *fileTotals) bound(s *timeline.Sample, d *format.Decoder) {
 		t.keys = map[timeline.Key]struct{}{}
 	}
 	for ; t.keysSeen < d.KeyCount(); t.keysSeen++ {
-		k := d.KeyAt(t.keysSeen)
-		if _, ok := t.keys[k]; ok {
-			continue
-		}
-		if len(t.keys) < maxFileKeys {
-			t.keys[k] = struct{}{}
-			continue
-		}
-		if t.overKeys == nil {
-			t.overKeys = map[timeline.Key]struct{}{}
-		}
-		if len(t.overKeys) < maxFileKeys { // counted up to a bound too
-			t.overKeys[k] = struct{}{}
+		if !admit(t.keys, d.KeyAt(t.keysSeen), maxFileKeys) {
+			t.keysPast = true
 		}
 	}
-	if len(t.overKeys) > 0 {
+	if t.keysPast {
 		if s.Columns != t.boundFrom {
 			t.boundFrom = s.Columns
 			t.boundTo, t.kept = s.Columns.Select(t.withinBounds)
@@ -92,21 +94,7 @@ func (t *fileTotals) bound(s *timeline.Sample, d *format.Decoder) {
 	}
 	n := len(s.Processes)
 	s.Processes = slices.DeleteFunc(s.Processes, func(p timeline.Process) bool {
-		id := gpuPID{p.GPU, p.PID}
-		if _, ok := t.pids[id]; ok {
-			return false
-		}
-		if len(t.pids) < maxFilePIDs {
-			t.pids[id] = struct{}{}
-			return false
-		}
-		if t.overPIDs == nil {
-			t.overPIDs = map[gpuPID]struct{}{}
-		}
-		if len(t.overPIDs) < maxFilePIDs {
-			t.overPIDs[id] = struct{}{}
-		}
-		return true
+		return !admit(t.pids, gpuPID{p.GPU, p.PID}, maxFilePIDs)
 	})
 	t.procsLeft += n - len(s.Processes)
 }
