@@ -77,21 +77,16 @@ func firstSegmentAt(ra io.ReaderAt, size int64) (int64, bool) {
 const headerCopyTries = 2
 
 // readHeaderCopy takes the header from the copy that opens one of the
-// first segments, and says whether it found one.
+// first segments (the first record of its first chunk, which must be
+// whole and check), and says whether it found one.
 func (r *Reader) readHeaderCopy() bool {
+	defer func() { r.loaded = false }()
 	for i := range min(len(r.segments), headerCopyTries) {
-		if h, ok := r.headerCopyIn(i); ok {
+		r.load(i)
+		if h, ok := r.dec.HeaderCopy(); ok {
 			r.header = h
 			return true
 		}
 	}
 	return false
-}
-
-// headerCopyIn reads the copy of the header that opens segment i: the
-// first record of its first chunk, which must be whole and check.
-func (r *Reader) headerCopyIn(i int) (Header, bool) {
-	r.load(i)
-	defer func() { r.loaded = false }()
-	return r.dec.HeaderCopy()
 }
