@@ -141,11 +141,9 @@ type countsJSON struct {
 
 func (c countsJSON) check() error { return timeline.CheckCounts(len(c.Hosts), len(c.GPUs)) }
 
-// sourceFromJSON reads a source's description back.
+// sourceFromJSON reads a source's description back, its counts checked
+// already (countsJSON).
 func sourceFromJSON(s SourceJSON) (timeline.SourceInfo, error) {
-	if err := timeline.CheckCounts(len(s.Hosts), len(s.GPUs)); err != nil {
-		return timeline.SourceInfo{}, err
-	}
 	in := timeline.SourceInfo{
 		Host: s.Host, Driver: s.Driver, CUDA: s.CUDA, Scenario: s.Scenario, Origin: s.Origin,
 		Command: s.Command, Notes: s.Notes, Checks: s.Checks,
