@@ -281,11 +281,7 @@ func (d *Decoder) nextChunk() error {
 		}
 		payload := scan.bytes(n)
 		if scan.err != nil {
-			if d.Streaming {
-				d.scanCRC = crc32.Update(d.scanCRC, Castagnoli, d.rest[from:d.scanned])
-				return ErrNeedMore
-			}
-			return ErrCutShort // a record runs past the end of the data
+			break // a record runs past the end of the data
 		}
 		end := len(d.rest) - len(scan.b)
 		if typ != RecCheck {
@@ -313,7 +309,7 @@ func (d *Decoder) nextChunk() error {
 			return ErrNeedMore
 		}
 		d.rest = nil
-		return ErrCutShort // records with no check after them
+		return ErrCutShort // records with no check after them, or cut inside one
 	}
 	return nil
 }
