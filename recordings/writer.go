@@ -29,8 +29,7 @@ import (
 type Writer struct {
 	path  string
 	file  io.WriteCloser
-	stat  func() (os.FileInfo, error) // the open file's identity, to notice it being removed
-	ident os.FileInfo
+	ident os.FileInfo // the open file's identity, to notice it being removed; nil for no file
 	out   countingWriter
 	enc   *zstd.Encoder
 	seg   format.Encoder
@@ -211,9 +210,6 @@ func startWriter(f io.WriteCloser, path string, h Header) (*Writer, error) {
 			err = fmt.Errorf("%w (and could not remove it: %v)", err, rerr)
 		}
 		return nil, err
-	}
-	if isFile {
-		w.stat = func() (os.FileInfo, error) { return os.Stat(path) }
 	}
 	return w, nil
 }
@@ -451,10 +447,10 @@ func (w *Writer) Flush() error {
 // checkFile notices the file being removed or replaced under the writer:
 // writes would still succeed, into a file nobody can open.
 func (w *Writer) checkFile() error {
-	if w.stat == nil {
+	if w.ident == nil {
 		return nil
 	}
-	fi, err := w.stat()
+	fi, err := os.Stat(w.path)
 	if err != nil || !os.SameFile(fi, w.ident) {
 		return w.fail(errors.New("the file was removed or replaced"))
 	}
