@@ -195,9 +195,7 @@ func (d *Decoder) read() (s timeline.Sample, ok bool, err error) {
 		case recHint:
 			d.addHints(&c)
 		case RecInfo:
-			if !d.addInfo(payload) {
-				return timeline.Sample{}, false, ErrCorrupt
-			}
+			d.addInfo(&c)
 		default:
 			// A record type from a newer minor version: skip it.
 		}
@@ -233,8 +231,8 @@ func (d *Decoder) hintsAfterSample() {
 		case d.chunk.err != nil:
 		case typ == recHint:
 			d.addHints(&c)
-		case !d.addInfo(payload):
-			c.fail()
+		default:
+			d.addInfo(&c)
 		}
 		if d.chunk.err != nil || c.err != nil {
 			d.held = cmp.Or(c.err, ErrCorrupt)
@@ -245,14 +243,14 @@ func (d *Decoder) hintsAfterSample() {
 
 // addInfo decodes an info record: the description current from the next
 // sample on. A record that does not parse is damage, as any record that
-// passed its check and does not decode.
-func (d *Decoder) addInfo(payload []byte) bool {
-	info, err := parseInfo(payload)
+// passed its check and does not decode: it fails c.
+func (d *Decoder) addInfo(c *cursor) {
+	info, err := parseInfo(c.b)
 	if err != nil {
-		return false
+		c.fail()
+		return
 	}
 	d.nextInfo = &info
-	return true
 }
 
 // addHints decodes a hint record into d.hints. A snapshot the writer
