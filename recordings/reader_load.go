@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/gputop-dev/gputop/recordings/format"
 	"github.com/gputop-dev/gputop/timeline"
@@ -51,7 +52,8 @@ func (r *Reader) load(i int) {
 		r.segErr = err
 		return
 	}
-	r.comp = grow(r.comp, int(min(end-start, maxSegmentRead)))
+	size := int(min(end-start, maxSegmentRead))
+	r.comp = slices.Grow(r.comp[:0], size)[:size]
 	if _, err := r.file.ReadAt(r.comp, start); err != nil {
 		r.segErr = err
 		return
@@ -102,13 +104,6 @@ func (r *Reader) shed() {
 		r.zdec.Close()
 		r.zdec = nil
 	}
-}
-
-func grow(b []byte, n int) []byte {
-	if cap(b) < n {
-		return make([]byte, n)
-	}
-	return b[:n]
 }
 
 // readAtMost reads src to its end into buf, up to limit bytes. It keeps
