@@ -1,6 +1,7 @@
 package recordings
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -115,10 +116,5 @@ func cutInPrefix(b []byte) bool {
 // looksLikeText says whether b has no control bytes but line breaks and
 // tabs: a log or a CSV given where a recording was expected.
 func looksLikeText(b []byte) bool {
-	for _, c := range b {
-		if (c < ' ' && c != '\n' && c != '\r' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
+	return !bytes.ContainsFunc(b, func(c rune) bool { return (c < ' ' && c != '\n' && c != '\r' && c != '\t') || c == 0x7f })
 }
