@@ -146,14 +146,10 @@ func NewStreamReader(r io.Reader, name string) (*StreamReader, error) {
 // bytes: what a shell or an older gputop said instead of streaming.
 func firstLine(b []byte, rest *bufio.Reader) string {
 	line := append([]byte(nil), b...)
-	if i := bytes.IndexByte(line, '\n'); i >= 0 {
-		line = line[:i]
-	} else if more, err := rest.Peek(min(rest.Buffered(), 80)); err == nil {
-		line = append(line, more...)
-		if i := bytes.IndexByte(line, '\n'); i >= 0 {
-			line = line[:i]
-		}
+	if more, err := rest.Peek(min(rest.Buffered(), 80)); err == nil {
+		line = append(line, more...) // buffered already: no wait
 	}
+	line, _, _ = bytes.Cut(line, []byte{'\n'})
 	return string(bytes.TrimSpace(line[:min(len(line), 80)]))
 }
 
