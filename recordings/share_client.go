@@ -181,7 +181,6 @@ var errRecorderEnded = errors.New("the recording ended (its gputop stopped); thi
 // written. m marks the recording.
 type SessionSource struct {
 	conn    net.Conn
-	header  Header
 	samples chan timeline.Sample
 	done    chan struct{} // closed once err is set: no more samples
 	err     error
@@ -210,7 +209,7 @@ func (s Session) Attach() (*SessionSource, error) {
 		return nil, fmt.Errorf("cannot attach to session %s: %v", s.ID, err)
 	}
 	conn.SetReadDeadline(time.Time{})
-	src := &SessionSource{conn: conn, header: sr.Header(), info: sr.Header().Info,
+	src := &SessionSource{conn: conn, info: sr.Header().Info,
 		samples: make(chan timeline.Sample, 256), done: make(chan struct{})}
 	go src.read(sr)
 	return src, nil
