@@ -629,10 +629,7 @@ func (rec *recording) finish() error {
 			return // closed when it failed
 		}
 		if rec.w == nil {
-			var rmErr error
-			if f, isFile := rec.file.(*recFile); isFile {
-				rmErr = removeMade(f, rec.path) // only a file it made
-			}
+			rmErr := removeMade(rec.file, rec.path) // only a file it made
 			rec.finishErr = cmp.Or(rec.closeFile(), rmErr)
 			return
 		}

@@ -170,12 +170,14 @@ func LinkTarget(path string) string {
 
 // removeMade removes the file at path if createFile made it (f) and path
 // still names it: never one that was there before, nor one put in its
-// place since.
-func removeMade(f *recFile, path string) error {
-	if !f.made {
+// place since, nor a writer that is no file. Called before f is closed:
+// it asks the open file what it is.
+func removeMade(f io.WriteCloser, path string) error {
+	rf, isFile := f.(*recFile)
+	if !isFile || !rf.made {
 		return nil
 	}
-	was, err := f.Stat()
+	was, err := rf.Stat()
 	if err != nil {
 		return err
 	}
@@ -199,10 +201,7 @@ func startWriter(f io.WriteCloser, path string, h Header) (*Writer, error) {
 		}
 	}
 	if err != nil {
-		var rerr error
-		if isFile {
-			rerr = removeMade(rf, path) // before the close: it asks the open file what it is
-		}
+		rerr := removeMade(f, path)
 		if cerr := f.Close(); cerr != nil {
 			err = fmt.Errorf("%w (closing: %v)", err, cerr)
 		}
