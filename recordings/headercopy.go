@@ -65,7 +65,7 @@ func readHeader(ra io.ReaderAt, size int64, path string) (h Header, dataStart in
 // header is damaged: by scanning for a segment header where one can be,
 // right after a header frame of at most format.MaxHeaderBytes.
 func firstSegmentAt(ra io.ReaderAt, size int64) (int64, bool) {
-	segs, err := format.FindSegments(ra, 0, min(size, format.SkippableHeader+format.MaxHeaderBytes+format.SegmentFrame+int64(len(format.ZstdMagic))))
+	segs, _, err := format.FindSegments(ra, 0, min(size, format.SkippableHeader+format.MaxHeaderBytes+format.SegmentFrame+int64(len(format.ZstdMagic))))
 	if err != nil || len(segs) == 0 {
 		return 0, false
 	}

@@ -241,7 +241,7 @@ func sendFromSegment(c net.Conn, f *os.File, from time.Time) error {
 		return nil // not even a header yet: send it all as it comes
 	}
 	dataStart := int64(format.SkippableHeader) + int64(binary.LittleEndian.Uint32(head[4:]))
-	segs, err := format.FindSegments(f, dataStart, fi.Size())
+	segs, _, err := format.FindSegments(f, dataStart, fi.Size())
 	if err != nil || len(segs) < 2 {
 		return nil
 	}

@@ -57,8 +57,36 @@ const scanWindow = 1 << 20
 // every segment whose header is intact, whatever damage lies between: a
 // damaged block header cannot lead it astray. A false match (the 28 bytes
 // of a valid header inside compressed data) is practically impossible.
-func FindSegments(ra io.ReaderAt, start, size int64) ([]SegmentRef, error) {
-	return findSegments(ra, start, size, nil)
+// seqs are the sequence numbers the segments' headers hold, in the same
+// order (FindSegmentsInOrder).
+func FindSegments(ra io.ReaderAt, start, size int64) (segs []SegmentRef, seqs []uint32, err error) {
+	// Windows overlap so that a header and the magic after it are seen
+	// whole; a window shorter than that ends where the file does.
+	const overlap = SegmentFrame + 4 - 1
+	buf := make([]byte, min(scanWindow+overlap, max(size-start, 0)))
+	next := start // no header starts before this: the last one found ends here
+	for pos := start; pos < size; pos += scanWindow {
+		b := buf[:min(int64(len(buf)), size-pos)]
+		if _, err := ra.ReadAt(b, pos); err != nil && !(errors.Is(err, io.EOF) && pos+int64(len(b)) == size) {
+			return nil, nil, err
+		}
+		for i := max(next-pos, 0); i < int64(min(len(b), scanWindow)); {
+			j := bytes.Index(b[i:], segmentNeedle)
+			if j < 0 || i+int64(j) >= scanWindow {
+				break
+			}
+			at := i + int64(j)
+			if first, ok := segmentHeaderAt(b[at:]); ok {
+				segs = append(segs, SegmentRef{Offset: pos + at, First: first})
+				seqs = append(seqs, binary.LittleEndian.Uint32(b[at+SkippableHeader+8:]))
+				next = pos + at + SegmentFrame
+				i = at + SegmentFrame
+				continue
+			}
+			i = at + 1
+		}
+	}
+	return segs, seqs, nil
 }
 
 // FindSegmentsInOrder is FindSegments, the segments in the order they were
@@ -66,8 +94,8 @@ func FindSegments(ra io.ReaderAt, start, size int64) ([]SegmentRef, error) {
 // them in another (two segments swapped, one of them once lost silently,
 // its samples older than those read before). moved says they were.
 func FindSegmentsInOrder(ra io.ReaderAt, start, size int64) (segs []SegmentRef, moved bool, err error) {
-	var seqs []uint32
-	if segs, err = findSegments(ra, start, size, &seqs); err != nil {
+	segs, seqs, err := FindSegments(ra, start, size)
+	if err != nil {
 		return nil, false, err
 	}
 	if slices.IsSorted(seqs) {
@@ -83,39 +111,6 @@ func FindSegmentsInOrder(ra io.ReaderAt, start, size int64) (segs []SegmentRef, 
 		sorted[i] = segs[j]
 	}
 	return sorted, true, nil
-}
-
-func findSegments(ra io.ReaderAt, start, size int64, seqs *[]uint32) ([]SegmentRef, error) {
-	// Windows overlap so that a header and the magic after it are seen
-	// whole; a window shorter than that ends where the file does.
-	const overlap = SegmentFrame + 4 - 1
-	var segs []SegmentRef
-	buf := make([]byte, min(scanWindow+overlap, max(size-start, 0)))
-	next := start // no header starts before this: the last one found ends here
-	for pos := start; pos < size; pos += scanWindow {
-		b := buf[:min(int64(len(buf)), size-pos)]
-		if _, err := ra.ReadAt(b, pos); err != nil && !(errors.Is(err, io.EOF) && pos+int64(len(b)) == size) {
-			return nil, err
-		}
-		for i := max(next-pos, 0); i < int64(min(len(b), scanWindow)); {
-			j := bytes.Index(b[i:], segmentNeedle)
-			if j < 0 || i+int64(j) >= scanWindow {
-				break
-			}
-			at := i + int64(j)
-			if first, ok := segmentHeaderAt(b[at:]); ok {
-				segs = append(segs, SegmentRef{Offset: pos + at, First: first})
-				if seqs != nil {
-					*seqs = append(*seqs, binary.LittleEndian.Uint32(b[at+SkippableHeader+8:]))
-				}
-				next = pos + at + SegmentFrame
-				i = at + SegmentFrame
-				continue
-			}
-			i = at + 1
-		}
-	}
-	return segs, nil
 }
 
 // segmentHeaderAt says whether b starts with a valid segment header
