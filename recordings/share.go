@@ -59,7 +59,6 @@ type sharer struct {
 	file  string
 	mark  func(text string)
 	ended chan struct{} // the recording is closed: send the rest, then end
-	gone  chan struct{} // stop everything now
 
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{}
@@ -90,7 +89,7 @@ func listenShare(dir, file string, mark func(string)) (*sharer, error) {
 			return nil, err
 		}
 	}
-	s := &sharer{ln: ln, sock: sock, file: abs, mark: mark, ended: make(chan struct{}), gone: make(chan struct{}),
+	s := &sharer{ln: ln, sock: sock, file: abs, mark: mark, ended: make(chan struct{}),
 		conns: make(map[net.Conn]struct{})}
 	s.wg.Go(s.accept)
 	return s, nil
@@ -195,8 +194,6 @@ func (s *sharer) serve(c net.Conn) {
 		case <-s.ended:
 			ended = true // read to the end once more: the index and trailer
 		case <-left:
-			return
-		case <-s.gone:
 			return
 		}
 	}
@@ -316,7 +313,6 @@ func (s *sharer) end() {
 	select {
 	case <-done:
 	case <-time.After(shareLinger):
-		close(s.gone)
 		s.mu.Lock()
 		for c := range s.conns {
 			c.Close()
