@@ -468,11 +468,8 @@ func (r *Reader) finish() error {
 		return nil
 	}
 	e.Gaps = slices.Clone(r.gaps)
-	if len(r.segments) > 0 {
-		first := time.Unix(0, r.segments[0].First)
-		y, m, d := first.Date()
-		y2, m2, d2 := r.good.Date()
-		e.clock = y == y2 && m == m2 && d == d2
+	if len(r.segments) > 0 { // the first sample's day is the last good one's
+		e.clock = time.Unix(0, r.segments[0].First).Format(time.DateOnly) == r.good.Format(time.DateOnly)
 	}
 	return e
 }
