@@ -133,16 +133,12 @@ func readSamples(r *recordings.Reader, lo, hi time.Time, out chan<- []loadedSamp
 		// The slot this sample goes in, and the metrics it came back with.
 		if n := len(batch); n < cap(batch) {
 			slot := &batch[:n+1][n]
-			if slot.spare != nil {
-				r.Recycle(slot.spare)
-				slot.spare = nil
-			}
+			r.Recycle(slot.spare) // nil, for a slot not used yet, hands back nothing
+			slot.spare = nil
 			// The slot's last sample is filed: the Engine and the store
 			// read a sample's statuses only while they take it.
-			if slot.s.Probes != nil {
-				r.RecycleProbes(slot.s.Probes)
-				slot.s.Probes = nil
-			}
+			r.RecycleProbes(slot.s.Probes)
+			slot.s.Probes = nil
 		}
 		s, err := r.Read()
 		if err == io.EOF {
