@@ -81,7 +81,7 @@ type Reader struct {
 	// moved says the file holds its segments out of the order they were
 	// written in: they are read in that order (FindSegmentsInOrder).
 	moved     bool
-	fileOrder []int64 // the segments' offsets in file order, where moved
+	fileOrder []int64 // the segments' offsets in file order
 	// behind counts the samples left out since Open or the last SeekTime
 	// for coming at or before the one read before them (a clock stepped
 	// back while recording); stepFrom and stepTo are the first such step.
@@ -194,7 +194,7 @@ func (r *Reader) Span() (first, last time.Time) {
 	if !r.spanDone {
 		r.spanDone = true
 		// A reader of its own buffers, so the read position stays put.
-		side := &Reader{path: r.path, file: r.file, segments: r.segments, dataEnd: r.dataEnd, zdec: r.zdec, moved: r.moved}
+		side := &Reader{path: r.path, file: r.file, segments: r.segments, dataEnd: r.dataEnd, zdec: r.zdec}
 		for i := range r.segments {
 			if s, ok := side.firstIn(i); ok {
 				r.spanFirst = s
@@ -390,12 +390,6 @@ func (r *Reader) lastInFile(i int) bool { return r.endOf(i) == r.dataEnd }
 // (the next read, unless the file had them out of order), or where the
 // segments' data does.
 func (r *Reader) endOf(i int) int64 {
-	if !r.moved {
-		if i+1 < len(r.segments) {
-			return r.segments[i+1].Offset
-		}
-		return r.dataEnd
-	}
 	if r.fileOrder == nil {
 		r.fileOrder = make([]int64, len(r.segments))
 		for k, s := range r.segments {
