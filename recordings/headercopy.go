@@ -35,7 +35,7 @@ func readHeader(ra io.ReaderAt, size int64, path string) (h Header, dataStart in
 	case size == 0:
 		return Header{}, 0, "", &NotRecordingError{Path: path, Reason: "empty file"}
 	case err != nil:
-		_, _, err = identify(path, prefix) // what it is, in its words
+		_, err = identify(path, prefix) // what it is, in its words
 		return Header{}, 0, "bad magic", err
 	case n > format.MaxHeaderBytes:
 		return Header{}, 0, "bad length", &NotRecordingError{Path: path, Reason: "header too large"}
@@ -53,7 +53,7 @@ func readHeader(ra io.ReaderAt, size int64, path string) (h Header, dataStart in
 		// a file from the future.
 		return Header{}, 0, damageText(err), &DamagedError{Path: path, Reason: "header damaged (" + damageText(err) + ")"}
 	case v.Major != format.FormatVersion.Major:
-		_, _, err = identify(path, prefix) // a version this gputop does not read
+		_, err = identify(path, prefix) // a version this gputop does not read
 		return Header{}, 0, "", err
 	case err != nil:
 		return Header{}, 0, err.Error(), &DamagedError{Path: path, Reason: "header damaged (" + err.Error() + ")"}

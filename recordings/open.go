@@ -26,8 +26,7 @@ func Identify(path string) (Version, error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return Version{}, err
 	}
-	v, _, err := identify(path, b[:n])
-	return v, err
+	return identify(path, b[:n])
 }
 
 // openRegular opens a file for reading if it is a regular file, and says
@@ -69,28 +68,28 @@ func checkRegular(path string, fi os.FileInfo) error {
 }
 
 // identify checks a file's first bytes: what Identify and Open share.
-func identify(path string, b []byte) (Version, int64, error) {
+func identify(path string, b []byte) (Version, error) {
 	if len(b) == 0 {
-		return Version{}, 0, &NotRecordingError{Path: path, Reason: "empty file"}
+		return Version{}, &NotRecordingError{Path: path, Reason: "empty file"}
 	}
-	v, n, err := format.ParsePrefix(b)
+	v, _, err := format.ParsePrefix(b)
 	if err != nil {
 		if cutInPrefix(b) {
-			return Version{}, 0, &DamagedError{Path: path, Reason: "cut short inside its header"}
+			return Version{}, &DamagedError{Path: path, Reason: "cut short inside its header"}
 		}
 		reason := "unknown format"
 		if looksLikeText(b) {
 			reason = "text; try gputop import"
 		}
-		return Version{}, 0, &NotRecordingError{Path: path, Reason: reason}
+		return Version{}, &NotRecordingError{Path: path, Reason: reason}
 	}
 	if v.Major > format.FormatVersion.Major {
-		return v, 0, &VersionError{Path: path, Found: v}
+		return v, &VersionError{Path: path, Found: v}
 	}
 	if v.Major < format.FormatVersion.Major {
-		return v, 0, &NotRecordingError{Path: path, Reason: "unknown format version " + v.String()}
+		return v, &NotRecordingError{Path: path, Reason: "unknown format version " + v.String()}
 	}
-	return v, n, nil
+	return v, nil
 }
 
 // cutInPrefix says whether b, shorter than a header's prefix, is the
@@ -99,8 +98,7 @@ func cutInPrefix(b []byte) bool {
 	if len(b) >= format.PrefixLen {
 		return false
 	}
-	var want []byte
-	want = format.AppendSkippable(want, format.FrameHeader, nil)
+	want := format.AppendSkippable(nil, format.FrameHeader, nil)
 	want = append(want, format.FileMagic...)
 	for i := range b {
 		if i >= 4 && i < format.SkippableHeader {
