@@ -195,36 +195,29 @@ func (r *Reader) Span() (first, last time.Time) {
 		r.spanDone = true
 		// A reader of its own buffers, so the read position stays put.
 		side := &Reader{path: r.path, file: r.file, segments: r.segments, dataEnd: r.dataEnd, zdec: r.zdec}
-		for i := range r.segments {
-			if s, ok := side.firstIn(i); ok {
-				r.spanFirst = s
-				break
-			}
+		for i := 0; i < len(r.segments) && r.spanFirst.IsZero(); i++ {
+			r.spanFirst = side.goodIn(i, false)
 		}
 		for i := len(r.segments) - 1; i >= 0 && r.spanLast.IsZero(); i-- {
-			r.spanLast = side.lastIn(i)
+			r.spanLast = side.goodIn(i, true)
 		}
 	}
 	return r.spanFirst, r.spanLast
 }
 
-// firstIn is the time of segment i's first good sample, if it has one.
-func (r *Reader) firstIn(i int) (time.Time, bool) {
+// goodIn is the time of segment i's first good sample, or with last its
+// last one (damage ends them); zero if it has none.
+func (r *Reader) goodIn(i int, last bool) (t time.Time) {
 	r.load(i)
-	s, ok, err := r.dec.Next()
-	return s.At, ok && err == nil
-}
-
-// lastIn is the time of segment i's last good sample: damage ends them.
-func (r *Reader) lastIn(i int) time.Time {
-	r.load(i)
-	var last time.Time
 	for {
 		s, ok, err := r.dec.Next()
 		if !ok || err != nil {
-			return last
+			return t
 		}
-		last = s.At
+		t = s.At
+		if !last {
+			return t
+		}
 	}
 }
 
