@@ -144,11 +144,10 @@ func (d *Decoder) read() (s timeline.Sample, ok bool, err error) {
 			}
 		}
 		typ := d.chunk.byte()
-		payload := d.chunk.bytes(d.chunk.uvarint())
+		c := cursor{b: d.chunk.bytes(d.chunk.uvarint())} // the record's payload
 		if d.chunk.err != nil {
 			return s, false, ErrCorrupt
 		}
-		c := cursor{b: payload}
 		switch typ {
 		case RecKeyDef:
 			kind := timeline.Kind(c.byte())
@@ -225,8 +224,7 @@ func (d *Decoder) hintsAfterSample() {
 			return
 		}
 		typ := d.chunk.byte()
-		payload := d.chunk.bytes(d.chunk.uvarint())
-		c := cursor{b: payload}
+		c := cursor{b: d.chunk.bytes(d.chunk.uvarint())} // the record's payload
 		switch {
 		case d.chunk.err != nil:
 		case typ == recHint:
