@@ -297,9 +297,7 @@ func (r *Recorder) Run(ctx context.Context, limit time.Duration) error {
 	for {
 		s, err := r.Next(ctx)
 		switch {
-		case err != nil && r.endedPast():
-			return r.failure()
-		case errors.Is(err, context.Canceled), errors.Is(err, io.EOF):
+		case err != nil && r.endedPast(), errors.Is(err, context.Canceled), errors.Is(err, io.EOF):
 			return r.failure()
 		case err != nil:
 			return err
