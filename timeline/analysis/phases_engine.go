@@ -34,7 +34,7 @@ type phaseState struct {
 	// by index, not looked up in maps made anew every window. gpuOf is the
 	// GPU of each GPU slot. Cores and hosts are by device: each host of a
 	// session of several has its own ("host@node2"), and any one of them
-	// busy is the host busy, as any one core is.
+	// busy is the host busy, as any one core is. The job has one slot, 0.
 	gpuSlots                         map[int]int
 	gpuOf                            []int
 	coreSlots, cpuSlots, iowaitSlots map[string]int
@@ -49,31 +49,17 @@ const (
 	phaseHostBusy
 )
 
-// phaseSums is what the window being filled has received. A GPU or core
-// without a value in the window has n == 0 in its slot (phaseState's
-// slots), which counts as none.
-type phaseSums struct {
-	// gpu is per GPU its utilisation, SM activity and power (gpuFigure):
-	// its activity, and whether it busy-waits.
-	gpu         [][3]sumCount
-	job         sumCount
-	cpu, iowait []sumCount // per host
-	cores       []sumCount
-}
-
-// The figures of a GPU in phaseSums.gpu.
-const (
-	gpuUtil = iota
-	gpuSM
-	gpuPower
-)
+// phaseSums is what the window being filled has received, by what each
+// value is (phaseStep.what) and its slot: per GPU its utilisation, SM
+// activity and power (its activity, and whether it busy-waits), the job's
+// CPU, each host's CPU and iowait, each core's. A slot without a value in
+// the window has n == 0 (phaseState's slots), which counts as none.
+type phaseSums [phaseWhats][]sumCount
 
 func (a *phaseSums) reset() {
-	clear(a.gpu)
-	clear(a.cores)
-	clear(a.cpu)
-	clear(a.iowait)
-	a.job = sumCount{}
+	for what := range a {
+		clear(a[what])
+	}
 }
 
 // slotOf is k's slot in slots, a new one at the end of sums where k has
@@ -97,7 +83,7 @@ func (p *phaseState) add(e *Engine, at time.Time, values []float64) {
 	if p.w == 0 {
 		p.w = int64(o.Window)
 		p.start = at.Truncate(o.Window).UnixNano()
-		p.acc.reset()
+		p.acc[phaseJob] = make([]sumCount, 1)
 	}
 	i := int((at.UnixNano() - p.start) / p.w)
 	if i >= len(p.kinds) {
@@ -112,23 +98,7 @@ func (p *phaseState) add(e *Engine, at time.Time, values []float64) {
 	}
 	p.placeValues(e.deriver.Keys(), e.deriver.Layout())
 	for _, st := range p.plan {
-		v := values[st.at]
-		switch st.what {
-		case phaseSM:
-			p.acc.gpu[st.slot][gpuSM].add(v)
-		case phaseUtil:
-			p.acc.gpu[st.slot][gpuUtil].add(v)
-		case phasePower:
-			p.acc.gpu[st.slot][gpuPower].add(v)
-		case phaseJob:
-			p.acc.job.add(v)
-		case phaseCPU:
-			p.acc.cpu[st.slot].add(v)
-		case phaseIOWait:
-			p.acc.iowait[st.slot].add(v)
-		case phaseCore:
-			p.acc.cores[st.slot].add(v)
-		}
+		p.acc[st.what][st.slot].add(values[st.at])
 	}
 	p.unjudged = true // judged when asked (Phases) or when the window ends
 }
@@ -138,17 +108,18 @@ func (p *phaseState) add(e *Engine, at time.Time, values []float64) {
 type phaseStep struct {
 	at   int
 	what uint8
-	slot int // but for phaseJob: the GPU's, core's or host's in phaseSums
+	slot int // the GPU's, core's or host's in phaseSums; 0 for phaseJob
 }
 
 const (
-	phaseSM = iota
-	phaseUtil
+	phaseUtil = iota // a GPU's, as are phaseSM and phasePower
+	phaseSM
+	phasePower
 	phaseJob
 	phaseCPU
 	phaseIOWait
 	phaseCore
-	phasePower
+	phaseWhats
 )
 
 // phaseGPUOf is what each GPU metric the windows read is.
@@ -175,20 +146,23 @@ func (p *phaseState) placeValues(keys []timeline.Key, gen int) {
 		case k.Name == timeline.ProcCPU && k.Device == timeline.JobDevice:
 			p.plan = append(p.plan, phaseStep{at: i, what: phaseJob})
 		case k.Name == timeline.HostCPU && device == timeline.HostDevice:
-			p.plan = append(p.plan, phaseStep{at: i, what: phaseCPU, slot: slotOf(&p.cpuSlots, &p.acc.cpu, k.Device)})
+			p.plan = append(p.plan, phaseStep{at: i, what: phaseCPU, slot: slotOf(&p.cpuSlots, &p.acc[phaseCPU], k.Device)})
 		case k.Name == timeline.HostIOWait && device == timeline.HostDevice:
-			p.plan = append(p.plan, phaseStep{at: i, what: phaseIOWait, slot: slotOf(&p.iowaitSlots, &p.acc.iowait, k.Device)})
+			p.plan = append(p.plan, phaseStep{at: i, what: phaseIOWait, slot: slotOf(&p.iowaitSlots, &p.acc[phaseIOWait], k.Device)})
 		case k.Name == timeline.CoreBusy:
-			p.plan = append(p.plan, phaseStep{at: i, what: phaseCore, slot: slotOf(&p.coreSlots, &p.acc.cores, k.Device)})
+			p.plan = append(p.plan, phaseStep{at: i, what: phaseCore, slot: slotOf(&p.coreSlots, &p.acc[phaseCore], k.Device)})
 		}
 	}
 }
 
-// gpuSlot is GPU idx's slot in acc.gpu, a new one where it has none.
+// gpuSlot is GPU idx's slot in its figures' sums, a new one where it has
+// none.
 func (p *phaseState) gpuSlot(idx int) int {
-	i := slotOf(&p.gpuSlots, &p.acc.gpu, idx)
+	i := slotOf(&p.gpuSlots, &p.acc[phaseUtil], idx)
 	if i == len(p.gpuOf) {
 		p.gpuOf = append(p.gpuOf, idx)
+		p.acc[phaseSM] = append(p.acc[phaseSM], sumCount{})
+		p.acc[phasePower] = append(p.acc[phasePower], sumCount{})
 	}
 	return i
 }
@@ -218,12 +192,12 @@ func (a *phaseSums) kind(o PhaseOptions, spins func(k int, util, sm, power float
 	// (on one rank's checkpoint, say): evidence enough for stalled.
 	topSM, topUtil := math.NaN(), math.NaN()
 	spun := false
-	for k, s := range a.gpu {
-		u, m := s[gpuUtil].mean(), s[gpuSM].mean()
+	for k := range a[phaseUtil] {
+		u, m := a[phaseUtil][k].mean(), a[phaseSM][k].mean()
 		if math.IsNaN(u) && math.IsNaN(m) {
 			continue
 		}
-		if spins(k, u, m, s[gpuPower].mean()) {
+		if spins(k, u, m, a[phasePower][k].mean()) {
 			spun = true
 			u, m = 0, min(m, 0) // min keeps NaN: no SM figure stays none
 		}
@@ -251,14 +225,16 @@ func (a *phaseSums) kind(o PhaseOptions, spins func(k int, util, sm, power float
 			host = phaseHostQuiet
 		}
 	}
-	check(a.job, o.JobBusyCPU)
-	for _, s := range a.cpu {
+	for _, s := range a[phaseJob] {
+		check(s, o.JobBusyCPU)
+	}
+	for _, s := range a[phaseCPU] {
 		check(s, o.HostBusyCPU)
 	}
-	for _, s := range a.iowait {
+	for _, s := range a[phaseIOWait] {
 		check(s, o.IOWaitBusy)
 	}
-	for _, s := range a.cores {
+	for _, s := range a[phaseCore] {
 		// A core's mean over the window, not its peak: pegged for the
 		// whole window, not a one-second spike.
 		check(s, o.CoreBusyCPU)
