@@ -363,8 +363,11 @@ func (e *Engine) Add(s *timeline.Sample) {
 	e.last = s.At
 	e.kept.Job.Add(s)
 	e.kept.Owners.Add(s)
+	if gen := e.deriver.Layout(); gen != e.plan.gen || len(values) != e.plan.n {
+		e.makePlans(e.deriver.Keys(), gen)
+	}
 	e.take(values)
-	e.health.add(s, e.deriver.Keys(), values, e.deriver.Layout(), f.N-1)
+	e.health.add(s, values, f.N-1)
 	e.unfilled = true
 	e.phases.add(e, s.At, values)
 }
@@ -386,10 +389,6 @@ func (e *Engine) settle() {
 // 512 GPUs sends 36,000 values a second, and finding each one's GPU by its
 // device name was most of what taking them cost.
 func (e *Engine) take(values []float64) {
-	if gen := e.deriver.Layout(); gen != e.plan.gen || len(values) != e.plan.n {
-		e.makeTakePlan(e.deriver.Keys())
-		e.plan.gen = gen
-	}
 	for _, st := range e.plan.steps {
 		v := values[st.at]
 		switch {
@@ -467,8 +466,11 @@ type takePlan struct {
 	steps []takeStep
 }
 
-// makeTakePlan finds the place of the value of each of keys.
-func (e *Engine) makeTakePlan(keys []timeline.Key) {
+// makePlans finds the place of the value of each of keys, Deriver layout
+// gen, for take (takePlan), the PCIe and NVLink log (healthLog.places) and
+// the phase windows (phaseState.placeValues): once per layout, not at
+// every sample.
+func (e *Engine) makePlans(keys []timeline.Key, gen int) {
 	steps := e.plan.steps[:0]
 	for i, k := range keys {
 		// Every key is placed, though most go nowhere: placing a GPU's
@@ -478,7 +480,9 @@ func (e *Engine) makeTakePlan(keys []timeline.Key) {
 			steps = append(steps, st)
 		}
 	}
-	e.plan.steps, e.plan.n = steps, len(keys)
+	e.plan = takePlan{gen: gen, n: len(keys), steps: steps}
+	e.health.places(keys)
+	e.phases.placeValues(keys)
 }
 
 // hostSeriesOf is the host series of each host metric the rules read.

@@ -34,36 +34,30 @@ type healthLog struct {
 	// not by each of 574 names of every sample. The places of the links'
 	// error counts are apart (nvlErrAt, their values' at nvlErrIdx): a
 	// link's are unknown until it counts one, so most samples have none.
-	nvlAt       []nvlPlace
-	nvlErrAt    []nvlPlace
-	nvlErrIdx   []int32
-	pcieAt      []pciePlace
-	plan, planN int
-	planned     bool
+	nvlAt     []nvlPlace
+	nvlErrAt  []nvlPlace
+	nvlErrIdx []int32
+	pcieAt    []pciePlace
 }
 
 // places finds where the NVLink and PCIe values are among the values of
-// keys, Deriver layout gen.
-func (h *healthLog) places(keys []timeline.Key, gen int) {
-	if h.planned && gen == h.plan && len(keys) == h.planN {
-		return
-	}
-	h.plan, h.planN, h.planned = gen, len(keys), true
+// keys, a new layout of the Deriver's (Engine.makePlans).
+func (h *healthLog) places(keys []timeline.Key) {
 	h.nvlAt, h.nvlErrAt, h.nvlErrIdx, h.pcieAt = h.nvlAt[:0:0], h.nvlErrAt[:0:0], h.nvlErrIdx[:0:0], h.pcieAt[:0:0]
 	for i, k := range keys {
-		switch name := k.Name; {
-		case strings.HasPrefix(name, "gpu.nvlink_"):
-			p, ok := nvlPlaceOf(i, k)
-			switch {
-			case ok && p.what == nvlPerLink && p.k.part != partData:
+		idx, ok := timeline.ParseGPUDevice(k.Device)
+		if !ok {
+			continue
+		}
+		if p, ok := nvlinkPlaces[k.Name]; ok {
+			p.at, p.gpu = i, idx
+			if p.what == nvlPerLink && p.k.part != partData {
 				h.nvlErrAt, h.nvlErrIdx = append(h.nvlErrAt, p), append(h.nvlErrIdx, int32(i))
-			case ok:
+			} else {
 				h.nvlAt = append(h.nvlAt, p)
 			}
-		default:
-			if p, ok := pciePlaceOf(i, k); ok {
-				h.pcieAt = append(h.pcieAt, p)
-			}
+		} else if field, ok := pcieFieldOf[k.Name]; ok {
+			h.pcieAt = append(h.pcieAt, pciePlace{at: i, gpu: idx, field: field})
 		}
 	}
 }
@@ -84,17 +78,6 @@ const (
 	linkWidthMax
 )
 
-// pciePlaceOf is the place of value i, of key k, if it is a PCIe link
-// value of a GPU.
-func pciePlaceOf(i int, k timeline.Key) (pciePlace, bool) {
-	field, ok := pcieFieldOf[k.Name]
-	if !ok {
-		return pciePlace{}, false
-	}
-	idx, ok := timeline.ParseGPUDevice(k.Device)
-	return pciePlace{at: i, gpu: idx, field: field}, ok
-}
-
 // pcieFieldOf is the figure each PCIe link metric sets.
 var pcieFieldOf = map[string]uint8{timeline.GPUPCIeGen: linkGen, timeline.GPUPCIeWidth: linkWidth,
 	timeline.GPUPCIeGenMax: linkGenMax, timeline.GPUPCIeWidthMax: linkWidthMax}
@@ -109,8 +92,9 @@ type xidEvent struct {
 type linkCol struct{ gen, genMax, width, widthMax uint8 }
 
 // add logs what a sample says of Xids (its markers), lost GPUs (its
-// statuses) and PCIe links (its values, of keys), into column col.
-func (h *healthLog) add(s *timeline.Sample, keys []timeline.Key, values []float64, gen, col int) {
+// statuses) and PCIe and NVLink links (its values, at their places), into
+// column col.
+func (h *healthLog) add(s *timeline.Sample, values []float64, col int) {
 	for _, m := range s.Markers {
 		if m.Origin != timeline.XidOrigin {
 			continue
@@ -132,7 +116,6 @@ func (h *healthLog) add(s *timeline.Sample, keys []timeline.Key, values []float6
 			}
 		}
 	}
-	h.places(keys, gen)
 	h.addNVLink(values, col)
 	h.addPCIe(values, col)
 }

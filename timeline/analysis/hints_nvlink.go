@@ -128,15 +128,6 @@ var nvlinkPlaces = func() map[string]nvlPlace {
 	return m
 }()
 
-// nvlPlaceOf is the place of value i, of key k, if it is an NVLink value
-// of a GPU these rules read.
-func nvlPlaceOf(i int, k timeline.Key) (nvlPlace, bool) {
-	p, ok := nvlinkPlaces[k.Name]
-	idx, gpu := timeline.ParseGPUDevice(k.Device)
-	p.at, p.gpu = i, idx
-	return p, ok && gpu
-}
-
 // addNVLink logs a sample's NVLink values (at their places, h.nvlAt and
 // h.nvlErrAt) into column col.
 func (h *healthLog) addNVLink(values []float64, col int) {

@@ -25,10 +25,8 @@ type phaseState struct {
 	phases                 []timeline.Phase
 
 	// plan is where the values add reads are in the Deriver's layout
-	// planGen, of planN values (placeValues).
-	plan           []phaseStep
-	planGen, planN int
-	planned        bool
+	// (placeValues).
+	plan []phaseStep
 	// The slots are where each GPU's, core's and host's sums are in acc,
 	// kept from layout to layout and window to window: the sums are found
 	// by index, not looked up in maps made anew every window. gpuOf is the
@@ -96,7 +94,6 @@ func (p *phaseState) add(e *Engine, at time.Time, values []float64) {
 		}
 		p.acc.reset()
 	}
-	p.placeValues(e.deriver.Keys(), e.deriver.Layout())
 	for _, st := range p.plan {
 		p.acc[st.what][st.slot].add(values[st.at])
 	}
@@ -125,14 +122,10 @@ const (
 // phaseGPUOf is what each GPU metric the windows read is.
 var phaseGPUOf = map[string]uint8{timeline.GPUSMActive: phaseSM, timeline.GPUUtil: phaseUtil, timeline.GPUPower: phasePower}
 
-// placeValues finds the values the windows read among values of keys,
-// Deriver layout gen: once per layout, not by parsing every value's
-// device at every sample.
-func (p *phaseState) placeValues(keys []timeline.Key, gen int) {
-	if p.planned && gen == p.planGen && len(keys) == p.planN {
-		return
-	}
-	p.planned, p.planGen, p.planN = true, gen, len(keys)
+// placeValues finds the values the windows read among values of keys, a
+// new layout of the Deriver's (Engine.makePlans): once per layout, not by
+// parsing every value's device at every sample.
+func (p *phaseState) placeValues(keys []timeline.Key) {
 	p.plan = p.plan[:0:0]
 	for i, k := range keys {
 		if idx, ok := timeline.ParseGPUDevice(k.Device); ok {
