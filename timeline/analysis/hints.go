@@ -126,9 +126,7 @@ func (e *Engine) evaluate(f *frame.Frame) []timeline.Hint {
 				fd.add(h, g.Firm, g.Hull.Hi+grace >= f.N)
 			}
 		}
-		if len(fd.episodes) > 0 {
-			hints = append(hints, fd.done(f))
-		}
+		hints = fd.appendTo(hints, f)
 	}
 	SortHints(hints)
 	return hints
@@ -251,6 +249,14 @@ func (fd *finding) add(h timeline.Hint, firm, ongoing bool) {
 		Evidence: h.Evidence, Provisional: !firm})
 	fd.hints = append(fd.hints, h)
 	fd.gpus = append(fd.gpus, h.GPUs...)
+}
+
+// appendTo adds the finding's hint to hints, if it found any episode.
+func (fd *finding) appendTo(hints []timeline.Hint, f *frame.Frame) []timeline.Hint {
+	if len(fd.episodes) == 0 {
+		return hints
+	}
+	return append(hints, fd.done(f))
 }
 
 // done is the finding as one hint: its GPUs all that any episode names,

@@ -178,22 +178,17 @@ func lowestOf(figure, x uint8) uint8 {
 
 // hints adds the hardware rules' hints for view f to the windowed rules'.
 func (h *healthLog) hints(f *frame.Frame, out []timeline.Hint) []timeline.Hint {
-	if hint, ok := h.gpuErrors(f); ok {
-		out = append(out, hint)
-	}
-	if hint, ok := h.linkDegraded(f); ok {
-		out = append(out, hint)
-	}
+	out = h.linkDegraded(f, h.gpuErrors(f, out))
 	SortHints(out)
 	return out
 }
 
-// gpuErrors is gpu-error: every Xid the driver reported up to the view's
-// end, one episode per GPU, with each code's meaning from the catalogue
-// (xid.Lookup), and whether the GPU was lost after. Critical when
-// an Xid is one the GPU cannot go on from, or the GPU is gone, and then
-// ongoing to the view's end; a warning, ended at the Xid, otherwise.
-func (h *healthLog) gpuErrors(f *frame.Frame) (timeline.Hint, bool) {
+// gpuErrors adds gpu-error to out: every Xid the driver reported up to
+// the view's end, one episode per GPU, with each code's meaning from the
+// catalogue (xid.Lookup), and whether the GPU was lost after. Critical
+// when an Xid is one the GPU cannot go on from, or the GPU is gone, and
+// then ongoing to the view's end; a warning, ended at the Xid, otherwise.
+func (h *healthLog) gpuErrors(f *frame.Frame, out []timeline.Hint) []timeline.Hint {
 	end := f.Time(f.N)
 	last := f.EndAt(f.N) // where a hint ongoing at the view's end ends
 	byGPU := map[int][]xidEvent{}
@@ -206,9 +201,6 @@ func (h *healthLog) gpuErrors(f *frame.Frame) (timeline.Hint, bool) {
 			order = append(order, x.gpu)
 		}
 		byGPU[x.gpu] = append(byGPU[x.gpu], x)
-	}
-	if len(order) == 0 {
-		return timeline.Hint{}, false
 	}
 	var fd finding
 	for _, gpu := range order {
@@ -254,7 +246,7 @@ func (h *healthLog) gpuErrors(f *frame.Frame) (timeline.Hint, bool) {
 			Confidence: 1,
 		}, true, ongoing)
 	}
-	return fd.done(f), true
+	return fd.appendTo(out, f)
 }
 
 func xidSuggestion(memory, app, link, lost bool) string {
@@ -356,12 +348,12 @@ func (t *linkTally) count(g *frame.GPU, cols *frame.Col[linkCol], from, to int) 
 	}
 }
 
-// linkDegraded is link-degraded: a GPU working (low or busy) on a PCIe
-// link below its maximum generation or width, for at least a Window in all
-// and at least half of its working time where the link is known. Not
-// while idle: NVIDIA GPUs drop their PCIe generation when idle to save
+// linkDegraded adds link-degraded to out: a GPU working (low or busy) on
+// a PCIe link below its maximum generation or width, for at least a Window
+// in all and at least half of its working time where the link is known.
+// Not while idle: NVIDIA GPUs drop their PCIe generation when idle to save
 // power, which is no fault. A warning: it caps host-device transfers.
-func (h *healthLog) linkDegraded(f *frame.Frame) (timeline.Hint, bool) {
+func (h *healthLog) linkDegraded(f *frame.Frame, out []timeline.Hint) []timeline.Hint {
 	var fd finding
 	for _, g := range f.GPUs {
 		cols, n := h.link[g.Index], 0
@@ -380,8 +372,5 @@ func (h *healthLog) linkDegraded(f *frame.Frame) (timeline.Hint, bool) {
 			"card (and its riser), check the slot's lane setting in the BIOS, and compare LnkSta with LnkCap in `lspci -vv` "+
 			"or `nvidia-smi -q -d PCIE`. It caps host-to-GPU copies (data loading, offload, checkpoints).")
 	}
-	if len(fd.episodes) == 0 {
-		return timeline.Hint{}, false
-	}
-	return fd.done(f), true
+	return fd.appendTo(out, f)
 }
