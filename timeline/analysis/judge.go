@@ -137,28 +137,21 @@ func (j *Judge) Hints(t time.Time) []timeline.Hint {
 
 // Phases is Engine.Phases.
 func (j *Judge) Phases(from, to time.Time) []timeline.Phase {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.engine.Phases(from, to)
+	return locked(j, func(e *Engine) []timeline.Phase { return e.Phases(from, to) })
 }
 
 // Len is how many samples the Judge has taken.
-func (j *Judge) Len() int {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.engine.Len()
-}
+func (j *Judge) Len() int { return locked(j, (*Engine).Len) }
 
 // First is the time of the first sample taken.
-func (j *Judge) First() time.Time {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.engine.First()
-}
+func (j *Judge) First() time.Time { return locked(j, (*Engine).First) }
 
 // Last is the time of the newest sample taken.
-func (j *Judge) Last() time.Time {
+func (j *Judge) Last() time.Time { return locked(j, (*Engine).Last) }
+
+// locked is what ask says of the Judge's Engine, asked under its lock.
+func locked[T any](j *Judge, ask func(*Engine) T) T {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.engine.Last()
+	return ask(j.engine)
 }
