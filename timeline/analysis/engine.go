@@ -96,15 +96,9 @@ func (e *Engine) pauseCols() int {
 // NewEngine returns an Engine for a session described by info, with the
 // default thresholds (docs/report.md).
 func NewEngine(info timeline.SourceInfo) *Engine {
-	return NewEngineWith(info, frame.DefaultOptions(), DefaultPhaseOptions())
-}
-
-// NewEngineWith returns an Engine with the given thresholds (zero fields
-// take their defaults).
-func NewEngineWith(info timeline.SourceInfo, hopts frame.Options, popts PhaseOptions) *Engine {
-	e := &Engine{info: info, popts: popts.WithDefaults(), gpuByIndex: map[int]*frame.GPU{}, coreSlot: map[string]int{}, coresOn: map[string]int{},
+	e := &Engine{info: info, popts: DefaultPhaseOptions(), gpuByIndex: map[int]*frame.GPU{}, coreSlot: map[string]int{}, coresOn: map[string]int{},
 		hostSlot: map[string]int{"": 0}, refOf: map[int]int{}, modelAt: map[string]int{}}
-	e.f = frame.Frame{Opts: hopts.WithDefaults(), Kept: &e.kept, Hosts: []frame.Host{frame.NewHost("", 0)}}
+	e.f = frame.Frame{Opts: frame.DefaultOptions(), Kept: &e.kept, Hosts: []frame.Host{frame.NewHost("", 0)}}
 	e.kept.Init(&e.f, info)
 	e.cache.init()
 	return e

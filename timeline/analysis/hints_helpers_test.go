@@ -70,6 +70,28 @@ func htCoreSet(n int, rest float64, first ...float64) []float64 {
 	return out
 }
 
+// NewEngineWith returns an Engine with the given thresholds (zero fields
+// take their defaults).
+func NewEngineWith(info timeline.SourceInfo, hopts frame.Options, popts PhaseOptions) *Engine {
+	e := NewEngine(info)
+	e.f.Opts, e.popts = hopts.WithDefaults(), popts.WithDefaults()
+	return e
+}
+
+// WithDefaults fills every zero field from DefaultPhaseOptions.
+func (o PhaseOptions) WithDefaults() PhaseOptions {
+	d := DefaultPhaseOptions()
+	frame.SetDefault(&o.Window, d.Window)
+	frame.SetDefault(&o.MinPhase, d.MinPhase)
+	frame.SetDefault(&o.BusyUtil, d.BusyUtil)
+	frame.SetDefault(&o.IdleUtil, d.IdleUtil)
+	frame.SetDefault(&o.HostBusyCPU, d.HostBusyCPU)
+	frame.SetDefault(&o.CoreBusyCPU, d.CoreBusyCPU)
+	frame.SetDefault(&o.JobBusyCPU, d.JobBusyCPU)
+	frame.SetDefault(&o.IOWaitBusy, d.IOWaitBusy)
+	return o
+}
+
 // htEngine feeds secs seconds of a script at 1 Hz to an Engine with
 // thresholds opts (the defaults without).
 func htEngine(secs int, script func(t *htTick), opts ...frame.Options) *Engine {

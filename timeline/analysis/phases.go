@@ -1,13 +1,9 @@
 package analysis
 
-import (
-	"time"
+import "time"
 
-	"github.com/gputop-dev/gputop/timeline/analysis/frame"
-)
-
-// PhaseOptions tunes how the Engine finds phases (Engine.Phases). A zero field takes its default from
-// DefaultPhaseOptions, so PhaseOptions{} is a valid value.
+// PhaseOptions tunes how the Engine finds phases (Engine.Phases): its own
+// are DefaultPhaseOptions; tests try others (NewEngineWith).
 //
 // The thresholds come from real reports of idle GPUs and the demos
 // (docs/report.md, "The thresholds, and why", has the full argument):
@@ -68,18 +64,4 @@ func DefaultPhaseOptions() PhaseOptions {
 		JobBusyCPU:  50,
 		IOWaitBusy:  10,
 	}
-}
-
-// WithDefaults fills every zero field from DefaultPhaseOptions.
-func (o PhaseOptions) WithDefaults() PhaseOptions {
-	d := DefaultPhaseOptions()
-	frame.SetDefault(&o.Window, d.Window)
-	frame.SetDefault(&o.MinPhase, d.MinPhase)
-	frame.SetDefault(&o.BusyUtil, d.BusyUtil)
-	frame.SetDefault(&o.IdleUtil, d.IdleUtil)
-	frame.SetDefault(&o.HostBusyCPU, d.HostBusyCPU)
-	frame.SetDefault(&o.CoreBusyCPU, d.CoreBusyCPU)
-	frame.SetDefault(&o.JobBusyCPU, d.JobBusyCPU)
-	frame.SetDefault(&o.IOWaitBusy, d.IOWaitBusy)
-	return o
 }
