@@ -282,10 +282,7 @@ func (fd *finding) done(f *frame.Frame) timeline.Hint {
 	h.GPUs = slices.Compact(fd.gpus)
 	worst := order[slices.IndexFunc(h.Episodes, func(ep timeline.Episode) bool { return ep.Severity == h.Severity })]
 	h.Evidence, h.Suggestion = fd.hints[worst].Evidence, fd.hints[worst].Suggestion
-	h.Provisional = true
-	for _, ep := range h.Episodes {
-		h.Provisional = h.Provisional && ep.Provisional
-	}
+	h.Provisional = !slices.ContainsFunc(h.Episodes, func(ep timeline.Episode) bool { return !ep.Provisional })
 	if n := len(h.Episodes); n > 1 {
 		// The evidence is one episode's: where the episodes name more GPUs
 		// than it does, say which, or "link-degraded on GPU6-7" reads
