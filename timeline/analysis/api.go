@@ -21,18 +21,16 @@ func DefaultHintOptions() HintOptions { return frame.DefaultOptions() }
 // (frame.ProvisionalMin).
 const ProvisionalMin = frame.ProvisionalMin
 
-// RateLevel is a stretch of the job's progress at one rate
-// (frame.RateLevel).
-type RateLevel = frame.RateLevel
-
 // RateLevels is the job's progress rate as a few levels (frame.RateLevels).
-func RateLevels(ps []timeline.Progress, unit string, from, to time.Time) []RateLevel {
+func RateLevels(ps []timeline.Progress, unit string, from, to time.Time) []frame.RateLevel {
 	return frame.RateLevels(ps, unit, from, to)
 }
 
 // WarmUp is how long the job took to reach its working rate
 // (frame.WarmUp).
-func WarmUp(levels []RateLevel, from time.Time) time.Duration { return frame.WarmUp(levels, from) }
+func WarmUp(levels []frame.RateLevel, from time.Time) time.Duration {
+	return frame.WarmUp(levels, from)
+}
 
 // GPUNamesOf names the GPUs of a session as hints, reports and the screen
 // do: "GPU3" where it has one host, "node3 GPU2" where it has several.
