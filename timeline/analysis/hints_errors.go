@@ -51,7 +51,7 @@ func (h *healthLog) places(keys []timeline.Key) {
 		}
 		if p, ok := nvlinkPlaces[k.Name]; ok {
 			p.at, p.gpu = i, idx
-			if p.what == nvlPerLink && p.k.part != partData {
+			if p.what == nvlPerLink && p.part != partData {
 				h.nvlErrAt, h.nvlErrIdx = append(h.nvlErrAt, p), append(h.nvlErrIdx, int32(i))
 			} else {
 				h.nvlAt = append(h.nvlAt, p)

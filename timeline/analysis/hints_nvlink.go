@@ -84,12 +84,6 @@ type nvlSample struct {
 	errs                  [timeline.NVLinkMaxLinks]linkErrs
 }
 
-// nvlinkKey says what a per-link display metric is: its link and part.
-type nvlinkKey struct {
-	link int
-	part uint8
-}
-
 const (
 	partCRC = iota
 	partReplay
@@ -103,7 +97,8 @@ type nvlPlace struct {
 	at   int // in the values
 	gpu  int // the GPU's NVML index
 	what uint8
-	k    nvlinkKey  // for nvlPerLink
+	part uint8      // for nvlPerLink: which of the link's figures (partCRC...)
+	link int        // for nvlPerLink
 	lg   *nvlinkLog // the GPU's log, once a value made it
 }
 
@@ -122,7 +117,7 @@ var nvlinkPlaces = func() map[string]nvlPlace {
 	for l, k := range timeline.NVLinks {
 		// In the order of the part* constants.
 		for part, name := range [...]string{k.CRC, k.Replay, k.Recovery, k.Data} {
-			m[name] = nvlPlace{what: nvlPerLink, k: nvlinkKey{l, uint8(part)}}
+			m[name] = nvlPlace{what: nvlPerLink, part: uint8(part), link: l}
 		}
 	}
 	return m
@@ -144,7 +139,7 @@ func (h *healthLog) addNVLink(values []float64, col int) {
 		case nvlErrLinks:
 			sm.errLinks = v
 		default: // a link's data rate
-			l := p.k.link
+			l := p.link
 			sm.rates[l], sm.rated = v, sm.rated|1<<l
 		}
 	}
@@ -155,13 +150,13 @@ func (h *healthLog) addNVLink(values []float64, col int) {
 		}
 		p := &h.nvlErrAt[j]
 		sm := &h.touch(p).smp
-		l := p.k.link
+		l := p.link
 		bit := uint64(1) << l
 		if sm.erred&bit == 0 {
 			sm.errs[l], sm.erred = linkErrs{}, sm.erred|bit
 		}
 		e := &sm.errs[l]
-		switch p.k.part {
+		switch p.part {
 		case partCRC:
 			e.crc = v
 		case partReplay:
