@@ -86,7 +86,7 @@ func (p *phaseState) add(e *Engine, at time.Time, values []float64) {
 	i := int((at.UnixNano() - p.start) / p.w)
 	if i >= len(p.kinds) {
 		if len(p.kinds) > 0 {
-			p.kinds[len(p.kinds)-1] = p.acc.kind(o, e.spinTest()) // final now
+			p.kinds[len(p.kinds)-1] = p.acc.kind(o, e.spins) // final now
 			p.unjudged = false
 		}
 		for len(p.kinds) <= i {
@@ -160,22 +160,19 @@ func (p *phaseState) gpuSlot(idx int) int {
 	return i
 }
 
-// spinTest says whether GPU slot k of the phase windows busy-waits at its
+// spins says whether GPU slot k of the phase windows busy-waits at its
 // mean utilisation, SM activity and power (NaN where unknown), by the
 // hints' rule (frame.Spinning) and with the power reference of the GPU's
 // newest column: the same GPUs the hints call spinning.
-func (e *Engine) spinTest() func(k int, util, sm, power float64) bool {
-	o := e.f.Opts
-	return func(k int, util, sm, power float64) bool {
-		if !(util >= o.WaitUtil) {
-			return false
-		}
-		ref := math.NaN()
-		if g := e.gpuByIndex[e.phases.gpuOf[k]]; g != nil && e.f.N > 0 {
-			ref = g.RefAt.Get(e.f.N - 1)
-		}
-		return frame.Spinning(sm, power, ref, o)
+func (e *Engine) spins(k int, util, sm, power float64) bool {
+	if !(util >= e.f.Opts.WaitUtil) {
+		return false
 	}
+	ref := math.NaN()
+	if g := e.gpuByIndex[e.phases.gpuOf[k]]; g != nil && e.f.N > 0 {
+		ref = g.RefAt.Get(e.f.N - 1)
+	}
+	return frame.Spinning(sm, power, ref, e.f.Opts)
 }
 
 // kind is the window's kind so far (see Engine.Phases).
@@ -285,7 +282,7 @@ func (e *Engine) Phases(from, to time.Time) []timeline.Phase {
 		return nil
 	}
 	if p.unjudged {
-		p.kinds[len(p.kinds)-1] = p.acc.kind(e.popts, e.spinTest())
+		p.kinds[len(p.kinds)-1] = p.acc.kind(e.popts, e.spins)
 		p.unjudged = false
 	}
 	if len(p.kinds) != p.phasesN || e.samples != p.phasesSamples {
