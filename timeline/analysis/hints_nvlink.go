@@ -238,17 +238,13 @@ func (lg *nvlinkLog) add(col int) {
 	for m := sm.erred; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros64(m)
 		e, bit := sm.errs[l], uint64(1)<<l
-		if lg.seen&bit == 0 {
-			if lg.clean&bit != 0 {
-				lg.errs = append(lg.errs, errPoint{col: col, link: l})
-			}
+		first := lg.seen&bit == 0
+		if first && lg.clean&bit != 0 {
+			lg.errs = append(lg.errs, errPoint{col: col, link: l})
+		}
+		if first || e != lg.last[l] {
 			lg.errs = append(lg.errs, errPoint{col: col, link: l, e: e})
 			lg.last[l], lg.seen = e, lg.seen|bit
-			continue
-		}
-		if e != lg.last[l] {
-			lg.errs = append(lg.errs, errPoint{col: col, link: l, e: e})
-			lg.last[l] = e
 		}
 	}
 }
