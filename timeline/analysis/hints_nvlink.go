@@ -48,10 +48,11 @@ type nvlRun struct {
 	c   nvlCol
 }
 
-// linkErrs is one link's error counts.
-type linkErrs struct{ crc, replay, recovery float64 }
+// linkErrs is one link's error counts, by part (partCRC, partReplay,
+// partRecovery).
+type linkErrs [partData]float64
 
-func (e linkErrs) total() float64 { return e.crc + e.replay + e.recovery }
+func (e linkErrs) total() float64 { return e[partCRC] + e[partReplay] + e[partRecovery] }
 
 type errPoint struct {
 	col  int
@@ -155,15 +156,7 @@ func (h *healthLog) addNVLink(values []float64, col int) {
 		if sm.erred&bit == 0 {
 			sm.errs[l], sm.erred = linkErrs{}, sm.erred|bit
 		}
-		e := &sm.errs[l]
-		switch p.part {
-		case partCRC:
-			e.crc = v
-		case partReplay:
-			e.replay = v
-		case partRecovery:
-			e.recovery = v
-		}
+		sm.errs[l][p.part] = v
 	}
 	for _, lg := range h.nvlTouched {
 		lg.touched = false
@@ -448,17 +441,17 @@ func (h *healthLog) nvlinkErrorEpisodes(f *frame.Frame, g *frame.GPU, lg *nvlink
 		if !s.seen || s.first < 0 {
 			continue
 		}
-		d := linkErrs{s.last.crc - s.base.crc, s.last.replay - s.base.replay, s.last.recovery - s.base.recovery}
-		if d.total() < nvlinkErrorsMin && d.recovery <= 0 {
+		var d linkErrs
+		for part := range d {
+			d[part] = s.last[part] - s.base[part]
+		}
+		if d.total() < nvlinkErrorsMin && d[partRecovery] <= 0 {
 			continue
 		}
 		var parts []string
-		for _, c := range []struct {
-			n          float64
-			noun, many string
-		}{{d.crc, "CRC error", "CRC errors"}, {d.replay, "replay", "replays"}, {d.recovery, "recovery", "recoveries"}} {
-			if c.n > 0 {
-				parts = append(parts, units.Count(int(c.n), c.noun, c.many))
+		for part, c := range [...]struct{ noun, many string }{{"CRC error", "CRC errors"}, {"replay", "replays"}, {"recovery", "recoveries"}} {
+			if d[part] > 0 {
+				parts = append(parts, units.Count(int(d[part]), c.noun, c.many))
 			}
 		}
 		hi := s.lastAt + 1
