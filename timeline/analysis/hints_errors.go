@@ -133,7 +133,7 @@ func (h *healthLog) addPCIe(values []float64, col int) {
 		}
 		lg := p.lg
 		if lg == nil {
-			lg = logOf(&h.link, p.gpu, frame.NewCol(0, linkCol{}))
+			lg = entryOf(&h.link, p.gpu, frame.NewCol(0, linkCol{}))
 			p.lg = lg
 		}
 		for lg.Len() <= col {
@@ -154,18 +154,20 @@ func (h *healthLog) addPCIe(values []float64, col int) {
 	}
 }
 
-// logOf is GPU idx's log in logs (its PCIe or NVLink log), made fresh the
-// first time a value of it counts.
-func logOf[T any](logs *map[int]*T, idx int, fresh T) *T {
-	if *logs == nil {
-		*logs = map[int]*T{}
+// entryOf is GPU idx's entry in m (its PCIe or NVLink log, a count kept
+// of it), made a copy of fresh, and m made, the first time it is asked
+// for.
+func entryOf[T any](m *map[int]*T, idx int, fresh T) *T {
+	if *m == nil {
+		*m = map[int]*T{}
 	}
-	lg := (*logs)[idx]
-	if lg == nil {
-		lg = &fresh
-		(*logs)[idx] = lg
+	e := (*m)[idx]
+	if e == nil {
+		e = new(T)
+		*e = fresh
+		(*m)[idx] = e
 	}
-	return lg
+	return e
 }
 
 // lowestOf is the lower of a figure and x, where 0 is no figure yet.
@@ -301,15 +303,7 @@ type keptCount[T any] struct {
 func countOnce[T any](f *frame.Frame, key string, g *frame.GPU, n int, fresh T, count func(t *T, from, to int)) T {
 	t, upto := fresh, f.HeldFrom
 	if f.Now() {
-		kept := frame.Keep[map[int]*keptCount[T]](f, key)
-		if *kept == nil {
-			*kept = map[int]*keptCount[T]{}
-		}
-		k := (*kept)[g.Index]
-		if k == nil {
-			k = &keptCount[T]{fresh, f.HeldFrom}
-			(*kept)[g.Index] = k
-		}
+		k := entryOf(frame.Keep[map[int]*keptCount[T]](f, key), g.Index, keptCount[T]{fresh, f.HeldFrom})
 		if from, to := max(k.upto, f.HeldFrom), min(n, f.Closed()); from < to {
 			count(&k.t, from, to)
 			k.upto = to

@@ -171,7 +171,7 @@ func (h *healthLog) addNVLink(values []float64, col int) {
 func (h *healthLog) touch(p *nvlPlace) *nvlinkLog {
 	lg := p.lg
 	if lg == nil {
-		lg = logOf(&h.nvl, p.gpu, nvlinkLog{col: -1})
+		lg = entryOf(&h.nvl, p.gpu, nvlinkLog{col: -1})
 		p.lg = lg
 	}
 	if !lg.touched {
