@@ -180,11 +180,7 @@ func (e *Engine) nodeOf(g *frame.GPU) *nodeRefs {
 		if in.IsMIGInstance() {
 			in = e.infoOf(in.MIGParent)
 		}
-		if k, ok = e.modelAt[in.Name]; !ok {
-			k = len(e.nodes)
-			e.modelAt[in.Name] = k
-			e.nodes = append(e.nodes, nodeRefs{})
-		}
+		k = slotOf(&e.modelAt, &e.nodes, in.Name)
 		e.refOf[g.Index] = k
 	}
 	return &e.nodes[k]
