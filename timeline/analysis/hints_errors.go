@@ -30,8 +30,8 @@ type healthLog struct {
 	// nvlTouched is addNVLink's list of the GPUs a sample named, reused.
 	nvlTouched []*nvlinkLog
 	// nvlAt and pcieAt are the places of the values these rules read, in
-	// the Deriver's layout plan (of plan values): found once per layout,
-	// not by each of 574 names of every sample. The places of the links'
+	// the Deriver's layout: found once per layout (Engine.makePlans), not
+	// by each of 574 names of every sample. The places of the links'
 	// error counts are apart (nvlErrAt, their values' at nvlErrIdx): a
 	// link's are unknown until it counts one, so most samples have none.
 	nvlAt     []nvlPlace
