@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"slices"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -9,66 +11,25 @@ import (
 	"github.com/gputop-dev/gputop/ui/playback"
 )
 
-// action is one row of the screen's key table in ui's terms: a binding of
-// ui/keymap (its keys, its help on the ? screen, its place in the
-// footer), the rule that says when it does something, read from keyFacts,
-// and what it does to the Model (or, for the mouse's, what a click or the
-// wheel does where it points). Each part of the screen lists its own
-// rows beside its own code (procActions, hintActions, ...); New makes them
-// keymap.Actions once (keyTable), updateKeys enables them by their rules,
-// and handleKey runs the first enabled one that matches.
-type action struct {
-	b *keymap.Binding
-	// on says whether the binding does something; nil is always.
-	on func(s *keyFacts) bool
-	// do is what the key does; nil for a binding matched elsewhere (the
-	// mouse's, ctrl+z).
-	do func(m *Model, k tea.KeyMsg) tea.Cmd
-	// does is what the footer calls the key in that state, where that
-	// depends on it ("pause", "play"); nil keeps the table's.
-	does func(s *keyFacts) string
-	// mouse is what a click or the wheel does (mouse.go), for the mouse's
-	// bindings.
-	mouse func(m *Model, msg tea.MouseMsg) tea.Cmd
-}
-
 // keyTable is the key table (ui/keymap), the screen's rows of it by
 // layer, and the facts their rules read, found once after each message.
+// Each part of the screen lists its own rows beside its own code
+// (procActions, hintActions, ...) as keymap.Actions of the Model: a
+// binding of ui/keymap (its keys, its help on the ? screen, its place in
+// the footer), the rule that says when it does something, read from
+// facts, and what it does (or, for the mouse's, what a click or the wheel
+// does where it points). New makes them once, updateKeys enables them by
+// their rules, and handleKey runs the first enabled one that matches.
 type keyTable struct {
 	*keymap.Map
 	facts                         keyFacts
 	prompt, confirm, help, panels []keymap.Action
 }
 
-// newKeyTable makes every part's rows of k keymap.Actions of m.
+// newKeyTable makes every part's rows of k, of m.
 func newKeyTable(m *Model, k *keymap.Map) keyTable {
-	t := keyTable{Map: k, prompt: m.prompt.Actions(k), confirm: rowsOf(m, confirmActions(k)), help: m.help.Actions(k, m.quit)}
-	for _, part := range [][]action{procActions(k), sessionActions(k), hintActions(k), listActions(k), detailActions(k), timeActions(k)} {
-		t.panels = append(t.panels, rowsOf(m, part)...)
-	}
-	return t
-}
-
-// rowsOf are a part's rows as keymap.Actions: rules of the Model's facts,
-// handlers of the Model.
-func rowsOf(m *Model, as []action) []keymap.Action {
-	out := make([]keymap.Action, len(as))
-	for i, a := range as {
-		out[i].Binding = a.b
-		if a.on != nil {
-			out[i].On = func() bool { return a.on(&m.keys.facts) }
-		}
-		if a.do != nil {
-			out[i].Do = func(k tea.KeyMsg) tea.Cmd { return a.do(m, k) }
-		}
-		if a.does != nil {
-			out[i].Does = func() string { return a.does(&m.keys.facts) }
-		}
-		if a.mouse != nil {
-			out[i].Mouse = func(msg tea.MouseMsg) tea.Cmd { return a.mouse(m, msg) }
-		}
-	}
-	return out
+	return keyTable{Map: k, prompt: m.prompt.Actions(k), confirm: m.confirmActions(k), help: m.help.Actions(k, m.quit),
+		panels: slices.Concat(m.procActions(k), m.sessionActions(k), m.hintActions(k), m.listActions(k), m.detailActions(k), m.timeActions(k))}
 }
 
 // keyFacts is what the rules of the bindings read, found once after each
@@ -154,16 +115,17 @@ func (m *Model) updateKeys() {
 // sessionActions are the keys of the whole program: quit, help, the
 // mouse's and ctrl+z (matched elsewhere, listed here to be enabled),
 // markers and recording.
-func sessionActions(k *keymap.Map) []action {
-	return []action{
-		{b: &k.Quit, do: func(m *Model, _ tea.KeyMsg) tea.Cmd { return m.quit() }},
-		{b: &k.Help, do: keyDo(func(m *Model) { m.help.Open() })},
+func (m *Model) sessionActions(k *keymap.Map) []keymap.Action {
+	s := &m.keys.facts
+	return []keymap.Action{
+		{Binding: &k.Quit, Do: func(tea.KeyMsg) tea.Cmd { return m.quit() }},
+		{Binding: &k.Help, Do: keyDo(m.help.Open)},
 		// ui/screen takes ctrl+z before the model sees it.
-		{b: &k.Suspend},
-		{b: &k.Click, mouse: clickAt}, {b: &k.WheelUp, mouse: wheelBy(-1)}, {b: &k.WheelDown, mouse: wheelBy(+1)},
-		{b: &k.Mark, on: func(s *keyFacts) bool { return s.takesMarks }, do: keyDo((*Model).markKey)},
-		{b: &k.Record, on: func(s *keyFacts) bool { return s.recorder }, do: keyDo(func(m *Model) { m.noteWhy(m.record()) }),
-			does: func(s *keyFacts) string {
+		{Binding: &k.Suspend},
+		{Binding: &k.Click, Mouse: m.clickAt}, {Binding: &k.WheelUp, Mouse: m.wheelBy(-1)}, {Binding: &k.WheelDown, Mouse: m.wheelBy(+1)},
+		{Binding: &k.Mark, On: func() bool { return s.takesMarks }, Do: keyDo(m.markKey)},
+		{Binding: &k.Record, On: func() bool { return s.recorder }, Do: keyDo(func() { m.noteWhy(m.record()) }),
+			Does: func() string {
 				if s.recording {
 					return "stop"
 				}
@@ -173,9 +135,6 @@ func sessionActions(k *keymap.Map) []action {
 }
 
 // keyDo is a handler that needs neither the key nor a command.
-func keyDo(f func(m *Model)) func(*Model, tea.KeyMsg) tea.Cmd {
-	return func(m *Model, _ tea.KeyMsg) tea.Cmd { f(m); return nil }
+func keyDo(f func()) func(tea.KeyMsg) tea.Cmd {
+	return func(tea.KeyMsg) tea.Cmd { f(); return nil }
 }
-
-// hasSamples is the rule of the keys that move through time.
-func hasSamples(s *keyFacts) bool { return s.samples }

@@ -39,28 +39,29 @@ func (f *frame) viewGPUList() []string {
 // listActions are the keys that select a GPU (or a host of several) for
 // the detail graph, as htop's list: the arrows a line, pgup and pgdown a
 // screenful, home and end the ends; enter and esc open and close a host.
-func listActions(k *keymap.Map) []action {
-	moves := func(s *keyFacts) bool { return (s.gpus || s.hostLines) && !s.focus }
-	sel := func(step func(at, n, page int) int) func(*Model, tea.KeyMsg) tea.Cmd {
-		return keyDo(func(m *Model) { m.selectBy(step) })
+func (m *Model) listActions(k *keymap.Map) []keymap.Action {
+	s := &m.keys.facts
+	moves := func() bool { return (s.gpus || s.hostLines) && !s.focus }
+	sel := func(step func(at, n, page int) int) func(tea.KeyMsg) tea.Cmd {
+		return keyDo(func() { m.selectBy(step) })
 	}
-	listed := func(s *keyFacts) bool { return s.gpus && s.multiHost && s.hosts == gpulist.HostLines }
-	return []action{
-		{b: &k.OpenHost, on: listed, do: keyDo(func(m *Model) { m.openHost(true) })},
-		{b: &k.CloseHost, on: func(s *keyFacts) bool { return s.gpus && s.multiHost && s.hosts == gpulist.OneHost && !s.hintOpen },
-			do: keyDo(func(m *Model) { m.openHost(false) })},
-		{b: &k.Up, on: func(s *keyFacts) bool { return moves(s) && !s.hintScrolls }, do: sel(func(at, _, _ int) int { return at - 1 }),
-			does: func(s *keyFacts) string {
+	listed := func() bool { return s.gpus && s.multiHost && s.hosts == gpulist.HostLines }
+	return []keymap.Action{
+		{Binding: &k.OpenHost, On: listed, Do: keyDo(func() { m.openHost(true) })},
+		{Binding: &k.CloseHost, On: func() bool { return s.gpus && s.multiHost && s.hosts == gpulist.OneHost && !s.hintOpen },
+			Do: keyDo(func() { m.openHost(false) })},
+		{Binding: &k.Up, On: func() bool { return moves() && !s.hintScrolls }, Do: sel(func(at, _, _ int) int { return at - 1 }),
+			Does: func() string {
 				if s.multiHost && s.hosts == gpulist.HostLines {
 					return "host"
 				}
 				return "GPU"
 			}},
-		{b: &k.Down, on: func(s *keyFacts) bool { return moves(s) && !s.hintScrolls }, do: sel(func(at, _, _ int) int { return at + 1 })},
-		{b: &k.GPUPageUp, on: moves, do: sel(func(at, _, page int) int { return at - page })},
-		{b: &k.GPUPageDown, on: moves, do: sel(func(at, _, page int) int { return at + page })},
-		{b: &k.FirstGPU, on: moves, do: sel(func(int, int, int) int { return 0 })},
-		{b: &k.LastGPU, on: moves, do: sel(func(_, n, _ int) int { return n - 1 })},
+		{Binding: &k.Down, On: func() bool { return moves() && !s.hintScrolls }, Do: sel(func(at, _, _ int) int { return at + 1 })},
+		{Binding: &k.GPUPageUp, On: moves, Do: sel(func(at, _, page int) int { return at - page })},
+		{Binding: &k.GPUPageDown, On: moves, Do: sel(func(at, _, page int) int { return at + page })},
+		{Binding: &k.FirstGPU, On: moves, Do: sel(func(int, int, int) int { return 0 })},
+		{Binding: &k.LastGPU, On: moves, Do: sel(func(_, n, _ int) int { return n - 1 })},
 	}
 }
 

@@ -51,21 +51,22 @@ func (f *frame) viewHintDetail(rows int) []string {
 
 // hintActions are h, which opens the hints one by one, esc, which closes
 // the one open, and the arrows that scroll one longer than its pane.
-func hintActions(k *keymap.Map) []action {
-	scrolls := func(s *keyFacts) bool { return s.hintScrolls }
-	return []action{
-		{b: &k.HintUp, on: scrolls, do: keyDo(func(m *Model) { m.hint.at.By(-1) })},
-		{b: &k.HintDown, on: scrolls, do: keyDo(func(m *Model) { m.hint.at.By(+1) })},
-		{b: &k.Hint, on: func(s *keyFacts) bool { return s.hints > 0 }, do: keyDo(func(m *Model) {
+func (m *Model) hintActions(k *keymap.Map) []keymap.Action {
+	s := &m.keys.facts
+	scrolls := func() bool { return s.hintScrolls }
+	return []keymap.Action{
+		{Binding: &k.HintUp, On: scrolls, Do: keyDo(func() { m.hint.at.By(-1) })},
+		{Binding: &k.HintDown, On: scrolls, Do: keyDo(func() { m.hint.at.By(+1) })},
+		{Binding: &k.Hint, On: func() bool { return s.hints > 0 }, Do: keyDo(func() {
 			m.procs.Focus = false
 			m.hint.open((m.hint.sel + 1) % (len(m.an.shown) + 1))
-		}), does: func(s *keyFacts) string {
+		}), Does: func() string {
 			if s.hintSel {
 				return "next"
 			}
 			return "hint"
 		}},
-		{b: &k.CloseHint, on: func(s *keyFacts) bool { return s.hintOpen && !s.focus },
-			do: keyDo(func(m *Model) { m.hint.open(0) })},
+		{Binding: &k.CloseHint, On: func() bool { return s.hintOpen && !s.focus },
+			Do: keyDo(func() { m.hint.open(0) })},
 	}
 }

@@ -95,8 +95,8 @@ func (s *session) record() (note string) {
 
 // jumpBy is [ (dir < 0) and ]: the cursor to the previous or next marker,
 // hint or stall of the session.
-func jumpBy(dir int) func(*Model, tea.KeyMsg) tea.Cmd {
-	return keyDo(func(m *Model) {
+func (m *Model) jumpBy(dir int) func(tea.KeyMsg) tea.Cmd {
+	return keyDo(func() {
 		var hintsAt func(time.Time) []timeline.Hint
 		if m.an.engine != nil {
 			hintsAt = m.an.engine.Hints
@@ -107,26 +107,28 @@ func jumpBy(dir int) func(*Model, tea.KeyMsg) tea.Cmd {
 
 // timeActions are the keys that move the cursor, the zoom and the speed:
 // the same live and in replay, both a cursor over the same store.
-func timeActions(k *keymap.Map) []action {
+func (m *Model) timeActions(k *keymap.Map) []keymap.Action {
+	s := &m.keys.facts
 	// step runs a move of the cursor with the store's ends.
-	step := func(f func(m *Model, first, last time.Time)) func(*Model, tea.KeyMsg) tea.Cmd {
-		return func(m *Model, _ tea.KeyMsg) tea.Cmd { f(m, m.store.First(), m.store.Last()); return nil }
+	step := func(f func(first, last time.Time)) func(tea.KeyMsg) tea.Cmd {
+		return keyDo(func() { f(m.store.First(), m.store.Last()) })
 	}
-	replay := func(s *keyFacts) bool { return !s.grows }
-	return []action{
-		{b: &k.ZoomIn, on: hasSamples, do: step(func(m *Model, first, last time.Time) { m.play.ZoomIn(first, last) })},
-		{b: &k.ZoomOut, on: hasSamples, do: step(func(m *Model, first, last time.Time) {
+	hasSamples := func() bool { return s.samples } // the rule of the keys that move through time
+	replay := func() bool { return !s.grows }
+	return []keymap.Action{
+		{Binding: &k.ZoomIn, On: hasSamples, Do: step(m.play.ZoomIn)},
+		{Binding: &k.ZoomOut, On: hasSamples, Do: step(func(first, last time.Time) {
 			if !m.play.ZoomOut(first, last) {
 				m.note = fmt.Sprintf("the %s window shows all %s of the session up to the cursor already",
 					draw.Duration(m.play.Span(first, last)), draw.Duration(m.play.Cursor.Sub(first)))
 			}
 		})},
-		{b: &k.Pause, on: hasSamples, do: func(m *Model, _ tea.KeyMsg) tea.Cmd {
+		{Binding: &k.Pause, On: hasSamples, Do: func(tea.KeyMsg) tea.Cmd {
 			if m.play.TogglePause(m.store.First(), m.store.Last()) {
 				return m.play.tick(m.store.Interval())
 			}
 			return nil
-		}, does: func(s *keyFacts) string {
+		}, Does: func() string {
 			switch {
 			case !s.paused:
 				return "pause"
@@ -135,26 +137,26 @@ func timeActions(k *keymap.Map) []action {
 			}
 			return "play"
 		}},
-		{b: &k.Back, on: hasSamples, do: step(func(m *Model, first, last time.Time) {
+		{Binding: &k.Back, On: hasSamples, Do: step(func(first, last time.Time) {
 			m.play.Step(-m.play.columnStep(m.store, m.lay.Spark), first, last)
 		}),
-			does: func(s *keyFacts) string {
+			Does: func() string {
 				if s.grows {
 					return "scroll"
 				}
 				return "step"
 			}},
-		{b: &k.Forward, on: hasSamples, do: step(func(m *Model, first, last time.Time) {
+		{Binding: &k.Forward, On: hasSamples, Do: step(func(first, last time.Time) {
 			m.play.Step(m.play.columnStep(m.store, m.lay.Spark), first, last)
 		})},
-		{b: &k.PageBack, on: hasSamples, do: step(func(m *Model, first, last time.Time) {
+		{Binding: &k.PageBack, On: hasSamples, Do: step(func(first, last time.Time) {
 			m.play.Step(-m.play.Span(first, last)/2, first, last)
 		})},
-		{b: &k.PageForward, on: hasSamples, do: step(func(m *Model, first, last time.Time) {
+		{Binding: &k.PageForward, On: hasSamples, Do: step(func(first, last time.Time) {
 			m.play.Step(m.play.Span(first, last)/2, first, last)
 		})},
-		{b: &k.Start, on: hasSamples, do: step(func(m *Model, first, last time.Time) { m.play.Home(first, last) })},
-		{b: &k.End, on: hasSamples, do: step(func(m *Model, _, last time.Time) {
+		{Binding: &k.Start, On: hasSamples, Do: step(m.play.Home)},
+		{Binding: &k.End, On: hasSamples, Do: step(func(_, last time.Time) {
 			if m.play.OpenWhole {
 				// The opening view's cursor is at the end already; G still
 				// takes it there as a live view shows it (docs/screen.md),
@@ -164,11 +166,11 @@ func timeActions(k *keymap.Map) []action {
 			}
 			m.play.End(last)
 		})},
-		{b: &k.Slower, on: replay, do: keyDo(func(m *Model) { m.play.Slower() })},
-		{b: &k.Faster, on: replay, do: keyDo(func(m *Model) { m.play.Faster() })},
-		{b: &k.PrevMark, on: hasSamples, do: jumpBy(-1)},
-		{b: &k.NextMark, on: hasSamples, do: jumpBy(+1)},
-		{b: &k.GoTo, on: hasSamples, do: keyDo(func(m *Model) {
+		{Binding: &k.Slower, On: replay, Do: keyDo(m.play.Slower)},
+		{Binding: &k.Faster, On: replay, Do: keyDo(m.play.Faster)},
+		{Binding: &k.PrevMark, On: hasSamples, Do: m.jumpBy(-1)},
+		{Binding: &k.NextMark, On: hasSamples, Do: m.jumpBy(+1)},
+		{Binding: &k.GoTo, On: hasSamples, Do: keyDo(func() {
 			m.prompt.Ask("go to time (14:03, +10m, -5m):", func(answer string) { m.noteWhy(m.play.goTo(answer, m.store)) })
 		})},
 	}

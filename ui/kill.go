@@ -50,24 +50,25 @@ func (m *Model) killKey() {
 // confirmActions answer the question: the arrows choose the signal, y
 // or enter sends it, n or esc drops it, any other key is ignored, so a
 // stray key cannot answer for the person.
-func confirmActions(k *keymap.Map) []action {
-	asked := func(s *keyFacts) bool { return s.confirming }
-	choice := func(s *keyFacts) bool { return s.confirming && s.signals }
-	return []action{
-		{b: &k.SignalPrev, on: choice, do: keyDo(func(m *Model) {
+func (m *Model) confirmActions(k *keymap.Map) []keymap.Action {
+	s := &m.keys.facts
+	asked := func() bool { return s.confirming }
+	choice := func() bool { return s.confirming && s.signals }
+	return []keymap.Action{
+		{Binding: &k.SignalPrev, On: choice, Do: keyDo(func() {
 			q := &m.procs.confirm
 			q.Chosen = (q.Chosen + len(q.Signals) - 1) % len(q.Signals)
 		})},
-		{b: &k.SignalNext, on: choice, do: keyDo(func(m *Model) {
+		{Binding: &k.SignalNext, On: choice, Do: keyDo(func() {
 			q := &m.procs.confirm
 			q.Chosen = (q.Chosen + 1) % len(q.Signals)
 		})},
-		{b: &k.KillYes, on: asked, do: keyDo((*Model).sendSignal)},
-		{b: &k.KillNo, on: asked, do: keyDo(func(m *Model) {
+		{Binding: &k.KillYes, On: asked, Do: keyDo(m.sendSignal)},
+		{Binding: &k.KillNo, On: asked, Do: keyDo(func() {
 			m.procs.confirm = procs.Question{}
 			m.note = "not signalled"
 		})},
-		{do: func(*Model, tea.KeyMsg) tea.Cmd { return nil }},
+		{Do: func(tea.KeyMsg) tea.Cmd { return nil }},
 	}
 }
 

@@ -72,7 +72,7 @@ var clicks = [...]func(m *Model, idx int){
 }
 
 // clickAt is the click binding's handler (sessionActions).
-func clickAt(m *Model, msg tea.MouseMsg) tea.Cmd {
+func (m *Model) clickAt(msg tea.MouseMsg) tea.Cmd {
 	if at := m.drawn.hitAt(msg.Y); int(at.kind) < len(clicks) && clicks[at.kind] != nil {
 		clicks[at.kind](m, at.idx)
 	}
@@ -83,8 +83,8 @@ func clickAt(m *Model, msg tea.MouseMsg) tea.Cmd {
 // hosts, a process table with the keys or an open hint it moves as the
 // arrows do, over one without the keys it scrolls the table, and over the
 // graph and the bands it scrolls time as ← and → do.
-func wheelBy(dir int) func(*Model, tea.MouseMsg) tea.Cmd {
-	return func(m *Model, msg tea.MouseMsg) tea.Cmd {
+func (m *Model) wheelBy(dir int) func(tea.MouseMsg) tea.Cmd {
+	return func(msg tea.MouseMsg) tea.Cmd {
 		at := m.drawn.hitAt(msg.Y)
 		keys := [2]tea.KeyType{tea.KeyUp, tea.KeyDown}
 		switch {

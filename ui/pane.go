@@ -73,9 +73,10 @@ func (m *Model) nextMetric() {
 }
 
 // detailActions are tab, which turns the detail pane through its metrics.
-func detailActions(k *keymap.Map) []action {
-	return []action{{b: &k.Metric, on: func(s *keyFacts) bool { return s.gpus && s.samples }, do: keyDo((*Model).nextMetric),
-		does: func(s *keyFacts) string {
+func (m *Model) detailActions(k *keymap.Map) []keymap.Action {
+	s := &m.keys.facts
+	return []keymap.Action{{Binding: &k.Metric, On: func() bool { return s.gpus && s.samples }, Do: keyDo(m.nextMetric),
+		Does: func() string {
 			if s.procsInPane {
 				return "graph"
 			}

@@ -131,32 +131,33 @@ func (m *Model) paneRows(own int) int {
 // procActions are the process table's keys, as htop's: p gives it the
 // arrows (and esc gives them back), which then choose a process; s and I
 // sort it, / filters it, k signals the chosen process.
-func procActions(k *keymap.Map) []action {
-	focus := func(s *keyFacts) bool { return s.focus }
-	move := func(delta func(m *Model) int) func(*Model, tea.KeyMsg) tea.Cmd {
-		return keyDo(func(m *Model) { m.procs.Move(m.frame().procSpans(), delta(m)) })
+func (m *Model) procActions(k *keymap.Map) []keymap.Action {
+	s := &m.keys.facts
+	focus := func() bool { return s.focus }
+	move := func(delta func() int) func(tea.KeyMsg) tea.Cmd {
+		return keyDo(func() { m.procs.Move(m.frame().procSpans(), delta()) })
 	}
-	by := func(n int) func(*Model) int { return func(*Model) int { return n } }
-	page := func(m *Model) int { return max(1, m.procs.Visible) }
-	shown := func(s *keyFacts) bool { return s.procsShown }
-	return []action{
-		{b: &k.ProcUp, on: focus, do: move(by(-1))},
-		{b: &k.ProcDown, on: focus, do: move(by(+1))},
-		{b: &k.ProcPageUp, on: focus, do: move(func(m *Model) int { return -page(m) })},
-		{b: &k.ProcPageDown, on: focus, do: move(page)},
-		{b: &k.ProcFirst, on: focus, do: move(by(math.MinInt))},
-		{b: &k.ProcLast, on: focus, do: move(by(math.MaxInt))},
-		{b: &k.Procs, on: func(s *keyFacts) bool { return s.procLists && s.procRoom }, do: keyDo(func(m *Model) {
+	by := func(n int) func() int { return func() int { return n } }
+	page := func() int { return max(1, m.procs.Visible) }
+	shown := func() bool { return s.procsShown }
+	return []keymap.Action{
+		{Binding: &k.ProcUp, On: focus, Do: move(by(-1))},
+		{Binding: &k.ProcDown, On: focus, Do: move(by(+1))},
+		{Binding: &k.ProcPageUp, On: focus, Do: move(func() int { return -page() })},
+		{Binding: &k.ProcPageDown, On: focus, Do: move(page)},
+		{Binding: &k.ProcFirst, On: focus, Do: move(by(math.MinInt))},
+		{Binding: &k.ProcLast, On: focus, Do: move(by(math.MaxInt))},
+		{Binding: &k.Procs, On: func() bool { return s.procLists && s.procRoom }, Do: keyDo(func() {
 			m.procs.Focus = !m.procs.Focus
 			m.hint.open(0)
 		})},
-		{b: &k.LeaveProcs, on: focus, do: keyDo(func(m *Model) { m.procs.Focus = false })},
-		{b: &k.ProcFilter, on: focus, do: keyDo((*Model).filterKey)},
-		{b: &k.SortNext, on: shown, do: keyDo(func(m *Model) {
+		{Binding: &k.LeaveProcs, On: focus, Do: keyDo(func() { m.procs.Focus = false })},
+		{Binding: &k.ProcFilter, On: focus, Do: keyDo(m.filterKey)},
+		{Binding: &k.SortNext, On: shown, Do: keyDo(func() {
 			m.procs.SortBy = (m.procs.SortBy + 1) % procs.Columns
 			m.note = "processes by " + procs.ColumnNames[m.procs.SortBy]
 		})},
-		{b: &k.SortInvert, on: shown, do: keyDo(func(m *Model) { m.procs.Invert = !m.procs.Invert })},
-		{b: &k.Kill, on: func(s *keyFacts) bool { return s.focus && s.chosen && s.canKill }, do: keyDo((*Model).killKey)},
+		{Binding: &k.SortInvert, On: shown, Do: keyDo(func() { m.procs.Invert = !m.procs.Invert })},
+		{Binding: &k.Kill, On: func() bool { return s.focus && s.chosen && s.canKill }, Do: keyDo(m.killKey)},
 	}
 }
