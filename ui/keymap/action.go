@@ -45,33 +45,29 @@ func Enable(layers ...[]Action) {
 	}
 }
 
-// Route offers k to each layer in turn, the part of the screen with the
-// keyboard first, and runs the first row that matches it (enabled, as
-// Enable left it). took says one did.
-func Route(k tea.KeyMsg, layers ...[]Action) (cmd tea.Cmd, took bool) {
-	for _, l := range layers {
-		for _, a := range l {
-			if a.Do != nil && (a.Binding == nil || key.Matches(k, a.Binding.Binding)) {
-				return a.Do(k), true
-			}
+// Route offers k to each row in turn (ui's layers give the part of the
+// screen with the keyboard first), and runs the first row that matches it
+// (enabled, as Enable left it). took says one did.
+func Route(k tea.KeyMsg, rows []Action) (cmd tea.Cmd, took bool) {
+	for _, a := range rows {
+		if a.Do != nil && (a.Binding == nil || key.Matches(k, a.Binding.Binding)) {
+			return a.Do(k), true
 		}
 	}
 	return nil, false
 }
 
-// RouteMouse is Route for the mouse: the first row of the layers with a
-// Mouse handler whose binding matches msg runs. A layer without any (an
-// open question) leaves the mouse alone, and a release does nothing (a
-// wheel's would match its binding: bubbletea names a wheel by its button).
-func RouteMouse(msg tea.MouseMsg, layers ...[]Action) (cmd tea.Cmd, took bool) {
+// RouteMouse is Route for the mouse: the first row with a Mouse handler
+// whose binding matches msg runs. Rows without any (an open question)
+// leave the mouse alone, and a release does nothing (a wheel's would
+// match its binding: bubbletea names a wheel by its button).
+func RouteMouse(msg tea.MouseMsg, rows []Action) (cmd tea.Cmd, took bool) {
 	if msg.Action == tea.MouseActionRelease {
 		return nil, false
 	}
-	for _, l := range layers {
-		for _, a := range l {
-			if a.Mouse != nil && a.Binding != nil && key.Matches(msg, a.Binding.Binding) {
-				return a.Mouse(msg), true
-			}
+	for _, a := range rows {
+		if a.Mouse != nil && a.Binding != nil && key.Matches(msg, a.Binding.Binding) {
+			return a.Mouse(msg), true
 		}
 	}
 	return nil, false

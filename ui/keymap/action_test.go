@@ -6,7 +6,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// Route runs the first enabled row that matches, layer by layer; Enable is
+// Route runs the first enabled row that matches, in order; Enable is
 // what enables them, by their rules, and names them for the footer.
 func TestRouteRunsTheFirstEnabledRowThatMatches(t *testing.T) {
 	k := New(false, false)
@@ -39,7 +39,7 @@ func TestRouteRunsTheFirstEnabledRowThatMatches(t *testing.T) {
 	}
 	// A row without a binding takes any key: a question types it.
 	typing := []Action{{Do: run("typed")}}
-	if _, took := Route(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'x'}}, table, typing); !took || ran != "typed" {
+	if _, took := Route(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'x'}}, append(table, typing...)); !took || ran != "typed" {
 		t.Errorf("a catch-all row after the table: ran %q", ran)
 	}
 }

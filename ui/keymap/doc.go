@@ -10,8 +10,8 @@
 // An Action is a row of the table with what it does: its Binding, the rule
 // that enables it and its handler. Each part of the screen lists its own
 // rows; Enable sets them all by their rules and Route runs the first
-// enabled one that matches a key, layer by layer, so the dispatcher is a
-// loop.
+// enabled one that matches a key among the rows it is given (ui's layer
+// with the keyboard), so the dispatcher is a loop.
 //
 // It is data and the few questions asked of it: it imports bubbles' key
 // bindings and bubbletea's messages, and nothing of gputop.
