@@ -47,16 +47,16 @@ func pctRow(label, metric string, ink func(*draw.Theme) draw.Ink) gpuRow {
 }
 
 var (
-	utilRow  = pctRow("util", timeline.GPUUtil, draw.UtilInk)
-	smRow    = pctRow("SM", timeline.GPUSMActive, draw.SMInk)
-	powerRow = gpuRow{"pwr", timeline.GPUPower, draw.PowerInk,
+	utilRow  = pctRow("util", timeline.GPUUtil, func(t *draw.Theme) draw.Ink { return t.Util })
+	smRow    = pctRow("SM", timeline.GPUSMActive, func(t *draw.Theme) draw.Ink { return t.SM })
+	powerRow = gpuRow{"pwr", timeline.GPUPower, func(t *draw.Theme) draw.Ink { return t.Power },
 		func(m *Model, dev string, at time.Time) (float64, float64) {
 			return 0, m.limitOf(dev, at)
 		},
 		func(m *Model, dev string, at time.Time) string {
 			return fmt.Sprintf("%4s", draw.Watts(m.value(timeline.GPUPower, dev, at)))
 		}}
-	memRow = gpuRow{"mem", timeline.GPUMemUsed, draw.MemInk,
+	memRow = gpuRow{"mem", timeline.GPUMemUsed, func(t *draw.Theme) draw.Ink { return t.Mem },
 		func(m *Model, dev string, at time.Time) (float64, float64) {
 			if total := m.value(timeline.GPUMemTotal, dev, at); total > 0 {
 				return 0, total
@@ -77,8 +77,8 @@ var (
 // activity and memory from GPM and its own memory, then DRAM bandwidth
 // and SM occupancy, the same number of rows as a whole GPU's.
 var (
-	dramRow = pctRow("dram", timeline.GPUDRAMBW, draw.MemInk)
-	occRow  = pctRow("occ", timeline.GPUSMOccupancy, draw.SMInk)
+	dramRow = pctRow("dram", timeline.GPUDRAMBW, func(t *draw.Theme) draw.Ink { return t.Mem })
+	occRow  = pctRow("occ", timeline.GPUSMOccupancy, func(t *draw.Theme) draw.Ink { return t.SM })
 )
 
 // migRows is a MIG instance's rows, at most n: memory alone without GPM.

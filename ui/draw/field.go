@@ -10,18 +10,6 @@ type Field struct {
 
 func (f Field) width() int { return len([]rune(f.Text)) }
 
-// MemInk is a GPU row's ink from the theme: memory.
-func MemInk(t *Theme) Ink { return t.Mem }
-
-// PowerInk is a GPU row's ink from the theme: power.
-func PowerInk(t *Theme) Ink { return t.Power }
-
-// SMInk is a GPU row's ink from the theme: SM activity.
-func SMInk(t *Theme) Ink { return t.SM }
-
-// UtilInk is a GPU row's ink from the theme: utilisation.
-func UtilInk(t *Theme) Ink { return t.Util }
-
 // FillRow adds a row's own fields, then as many spilled ones (fields whose
 // row is not on screen) as fit; it returns the spill that is left.
 func FillRow(ln *Line, own, spill []Field, width int) []Field {
