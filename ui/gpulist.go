@@ -163,11 +163,7 @@ func (f *frame) summaryLine(ln *draw.Line, s gpuListSummary, head string, hosts 
 		ln.Add("  util lo ", f.theme.Dim).Add(trimPct(s.lo), f.theme.Util)
 		ln.Add(" mean ", f.theme.Dim).Add(trimPct(s.mean), f.theme.Util)
 		ln.Add(" hi ", f.theme.Dim).Add(trimPct(s.hi), f.theme.Util)
-		k := draw.Ink{}
-		if s.idle > 0 {
-			k = f.theme.Warn
-		}
-		ln.Add("  ", draw.Ink{}).Add(fmt.Sprintf("%d idle", s.idle), k)
+		ln.Add("  ", draw.Ink{}).Add(fmt.Sprintf("%d idle", s.idle), f.theme.WarnIf(s.idle > 0))
 	}
 	down, what := s.lost, "lost"
 	if hosts {

@@ -155,11 +155,7 @@ func packed(pen draw.Pen, p *Panel, ln *draw.Line, rows int) []string {
 			out = append(out, ln.String())
 			ln, lead = pen.NewLine(pen.Width), " "
 		}
-		ink := draw.Ink{}
-		if g.Idle {
-			ink = pen.Theme.Warn
-		}
-		ln.Add(lead, pen.Theme.Dim).AddText(item, ink)
+		ln.Add(lead, pen.Theme.Dim).AddText(item, pen.Theme.WarnIf(g.Idle))
 		lead = ""
 	}
 	return append(out, ln.String())

@@ -29,6 +29,15 @@ func (k Ink) Paint(s string) string {
 	return k.pre + s + k.post
 }
 
+// WarnIf is the warning's ink where bad (iowait of 10 % or more, swap in
+// use, an idle GPU), else none.
+func (t *Theme) WarnIf(bad bool) Ink {
+	if bad {
+		return t.Warn
+	}
+	return Ink{}
+}
+
 // Theme is every ink the screen uses. Colours are from the basic ANSI
 // sixteen, so they follow the user's terminal palette.
 type Theme struct {

@@ -56,7 +56,7 @@ func (p *Panel) View() []string {
 		iowait, load = " iow ", " ld "
 	}
 	cpu.Add(" ", draw.Ink{}).Add(draw.Pct(p.CPU), p.Theme.Host)
-	cpu.Add(iowait, p.Theme.Dim).Add(strings.TrimSpace(draw.Pct(p.IOWait)), warnIf(p.Theme, p.IOWait >= 10))
+	cpu.Add(iowait, p.Theme.Dim).Add(strings.TrimSpace(draw.Pct(p.IOWait)), p.Theme.WarnIf(p.IOWait >= 10))
 	cpu.Add(load, p.Theme.Dim).Add(fmtLoad(p.Load), draw.Ink{})
 	ram := draw.Mem(p.MemUsed, p.MemTotal)
 	swap := draw.Bytes(p.Swap)
@@ -65,7 +65,7 @@ func (p *Panel) View() []string {
 		// Whole fields or none: "sw 12.0" cut from "sw 12.0M" lies.
 		draw.FillRow(cpu, []draw.Field{
 			{Text: "RAM " + ram, Ink: p.Theme.Mem},
-			{Text: "sw " + swap, Ink: warnIf(p.Theme, p.Swap > 0)},
+			{Text: "sw " + swap, Ink: p.Theme.WarnIf(p.Swap > 0)},
 		}, nil, p.Width)
 		return append([]string{cpu.String()}, p.cores(prefix)...)
 	}
@@ -80,7 +80,7 @@ func (p *Panel) View() []string {
 	if p.HasDisk {
 		fields = append(fields, draw.Field{Text: disk, Ink: p.Theme.Dim})
 	}
-	fields = append(fields, draw.Field{Text: "swap " + swap, Ink: warnIf(p.Theme, p.Swap > 0)})
+	fields = append(fields, draw.Field{Text: "swap " + swap, Ink: p.Theme.WarnIf(p.Swap > 0)})
 	draw.FillRow(mem, fields, nil, p.Width)
 	return append([]string{cpu.String(), mem.String()}, p.cores(prefix)...)
 }
@@ -110,15 +110,6 @@ func fmtLoad(v float64) string {
 		return draw.NA
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64)
-}
-
-// warnIf is the warning's ink where bad (iowait of 10 % or more, swap in
-// use), else none.
-func warnIf(t *draw.Theme, bad bool) draw.Ink {
-	if bad {
-		return t.Warn
-	}
-	return draw.Ink{}
 }
 
 // cores draws a bar per core at the cursor, under the CPU sparkline.
