@@ -41,10 +41,8 @@ func (f *frame) noHostReadings() string {
 	if name == "" {
 		return "no host readings yet"
 	}
-	for h, n := range f.list.Names {
-		if n == name && h < len(f.drawn.hosts.figs) && f.drawn.hosts.figs[h].Problem != "" {
-			return "no readings from " + name + " yet: " + strings.TrimSpace(f.drawn.hosts.figs[h].Problem)
-		}
+	if h := f.list.Host; h < len(f.drawn.hosts.figs) && f.drawn.hosts.figs[h].Problem != "" {
+		return "no readings from " + name + " yet: " + strings.TrimSpace(f.drawn.hosts.figs[h].Problem)
 	}
 	return "no readings from " + name + " yet"
 }

@@ -24,18 +24,11 @@ type GPUs struct {
 	Width int
 }
 
-// column is a process's GPU in the table: its number on its host, or a
-// MIG instance's parent and profile, "0/1g.10gb".
-func (g GPUs) column(gpu int) string { return g.Names.Column(gpu, g.OnHost) }
-
-// pid is the GPU and PID columns as one: a GPU left, a PID right.
+// pid is the GPU and PID columns as one: a GPU left (its number on its
+// host, or a MIG instance's parent and profile, "0/1g.10gb"), a PID right.
 func (g GPUs) pid(gpu, pid string) string {
 	return gpu + strings.Repeat(" ", max(1, g.Width-len(gpu)-len(pid))) + pid
 }
-
-// columnsFor says which optional columns fit: RSS from 100 columns,
-// the start and end times from 120.
-func columnsFor(width int) (rss, times bool) { return width >= 100, width >= 120 }
 
 // whereWidth is the WHERE column: "ctr " and a 12-digit id.
 const whereWidth = 16
@@ -122,7 +115,7 @@ func (v *view) table(spans []timeline.ProcessSpan, rows int, at time.Time, host 
 	if n := exitedCount(spans); n > 0 {
 		head.Add(fmt.Sprintf("  %d ended in the window", n), v.Theme.Dim)
 	}
-	rss, times := columnsFor(v.Width)
+	rss, times := v.Width >= 100, v.Width >= 120 // the optional columns: RSS, the start and end times
 	cols := v.NewLine(v.Width)
 	title := fmt.Sprintf(" %s %-8s %8s %5s %5s", g.pid("GPU", "PID"), "USER", "GPU MEM", "UTIL", "CPU")
 	if rss {
@@ -186,7 +179,7 @@ func (v *view) procRow(p *timeline.ProcessSpan, selected, rss, times bool, g GPU
 	if selected {
 		mark = v.Glyph.Sel
 	}
-	s := fmt.Sprintf("%s%s %-8s %8s %5s %5s", mark, g.pid(g.column(p.GPU), strconv.Itoa(p.PID)), v.Fit.FitWords(draw.OrNA(p.User), 8, false), draw.Bytes(p.GPUMem), util, cpu)
+	s := fmt.Sprintf("%s%s %-8s %8s %5s %5s", mark, g.pid(g.Names.Column(p.GPU, g.OnHost), strconv.Itoa(p.PID)), v.Fit.FitWords(draw.OrNA(p.User), 8, false), draw.Bytes(p.GPUMem), util, cpu)
 	if rss {
 		s += fmt.Sprintf(" %6s", draw.Bytes(p.RSS))
 	}
