@@ -211,14 +211,7 @@ func (f *frame) viewGPU(i int, g timeline.GPUInfo) []string {
 		spill = draw.FillRow(ln, own[row.metric], spill, f.width)
 		out = append(out, ln.String())
 	}
-	for len(out) < height { // an instance without GPM: its memory alone
-		ln := f.newLine(f.width)
-		if len(out) == 0 {
-			ln.Add(label, labelInk)
-		}
-		out = append(out, ln.String())
-	}
-	return out
+	return draw.PadBlank(out, height) // an instance without GPM: its memory alone
 }
 
 // gpuFields are the numbers a GPU block shows besides its rows' own, by the
