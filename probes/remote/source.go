@@ -123,11 +123,6 @@ const (
 	maxHostDevices = 8192
 )
 
-// overflowNote is the note of a host that named more than it may.
-func overflowNote(host string) string {
-	return fmt.Sprintf("%s named more than %d GPUs or %d devices: the rest are left out", host, maxHostGPUs, maxHostDevices)
-}
-
 // Open starts following opts.Hosts; Close stops.
 func Open(opts Options) *Source {
 	if opts.Interval <= 0 {
@@ -483,7 +478,8 @@ func (s *Source) describeSession() {
 		hosts[i] = l.info
 		hosts[i].Name = s.opts.Hosts[i]
 		if l.overflowed {
-			hosts[i].Notes = append(slices.Clone(hosts[i].Notes), overflowNote(hosts[i].Name))
+			hosts[i].Notes = append(slices.Clone(hosts[i].Notes), fmt.Sprintf("%s named more than %d GPUs or %d devices: the rest are left out",
+				hosts[i].Name, maxHostGPUs, maxHostDevices))
 		}
 		gpus = append(gpus, l.gpus...)
 		if l.described {
