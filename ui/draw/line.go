@@ -46,12 +46,7 @@ func (l *Line) Add(s string, k Ink) *Line {
 			l.full = true
 		}
 	}
-	if n == 0 {
-		return l
-	}
-	l.b.WriteString(k.Paint(s))
-	l.w += n
-	return l
+	return l.AddCells(s, n, k) // n fits: fitted to what was left
 }
 
 // AddText appends text from outside gputop (a process's command line),
@@ -91,8 +86,9 @@ func IsASCII(s string) bool {
 }
 
 // AddCells appends s, which the caller has laid out to take exactly cols
-// columns (wide characters included), painted with k. Only the phase band
-// uses it: it places every grapheme in its column itself.
+// columns (wide characters included), painted with k: the phase band,
+// which places every grapheme in its column itself, and Add once it has
+// fitted s.
 func (l *Line) AddCells(s string, cols int, k Ink) *Line {
 	if cols <= 0 || l.w+cols > l.limit {
 		return l
