@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -83,10 +84,7 @@ func (f *frame) statusText() string {
 		if e.Device != "" {
 			who += " " + e.Device
 		}
-		text := e.Err
-		if text == "" {
-			text = e.State.String()
-		}
+		text := cmp.Or(e.Err, e.State.String())
 		if e.State == timeline.ProbeLost {
 			text = "lost since " + draw.Clock(e.Since, false)
 		}

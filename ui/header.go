@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -115,10 +116,7 @@ func gpuSummary(gpus []timeline.GPUInfo) string {
 		if g.IsMIGInstance() {
 			continue // a slice of a GPU already counted
 		}
-		name := strings.TrimPrefix(g.Name, "NVIDIA ")
-		if name == "" {
-			name = "GPU"
-		}
+		name := cmp.Or(strings.TrimPrefix(g.Name, "NVIDIA "), "GPU")
 		counts[name]++
 	}
 	names := slices.Sorted(maps.Keys(counts))

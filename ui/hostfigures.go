@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -54,10 +55,7 @@ func (f *frame) hostFigures(h int, at time.Time, mo timeline.Moment, idle *analy
 	}
 	for _, e := range events {
 		if e.Probe == timeline.RemoteProbe && e.Device == hn.Names[h] {
-			fig.Problem = e.Err
-			if fig.Problem == "" {
-				fig.Problem = e.State.String()
-			}
+			fig.Problem = cmp.Or(e.Err, e.State.String())
 			fig.Waiting = e.State == timeline.ProbeLate
 			fig.Since = e.Since
 			break

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"syscall"
@@ -80,5 +81,5 @@ func (m *Model) sendSignal() {
 		m.note = fmt.Sprintf("not signalled: %v", err)
 		return
 	}
-	m.note = fmt.Sprintf("SIG%s sent to PID %d (%s)", procs.SignalName(sig), p.PID, m.fit.FitWords(timeline.CleanText(draw.OrNA(p.Command)), 40, true))
+	m.note = fmt.Sprintf("SIG%s sent to PID %d (%s)", procs.SignalName(sig), p.PID, m.fit.FitWords(timeline.CleanText(cmp.Or(p.Command, draw.NA)), 40, true))
 }

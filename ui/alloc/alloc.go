@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -140,9 +141,7 @@ func packed(pen draw.Pen, p *Panel, ln *draw.Line, rows int) []string {
 		if g.Idle {
 			item += " (idle)" // in words too: colour alone says nothing without it
 		}
-		if lead == "" {
-			lead = sep
-		}
+		lead = cmp.Or(lead, sep)
 		need := len([]rune(lead + item))
 		if len(out) == rows-1 && i < len(p.Groups)-1 {
 			need += len(" +99") // the count of those left out, should this be the last

@@ -101,15 +101,6 @@ func ThrottleFlag(bits float64) string {
 	return ""
 }
 
-// OrNA is s, or N/A where it is empty (a process's user or command that
-// could not be read).
-func OrNA(s string) string {
-	if s == "" {
-		return NA
-	}
-	return s
-}
-
 // MaxKnown is the larger of a and b, ignoring NaN unless both are.
 func MaxKnown(a, b float64) float64 {
 	if math.IsNaN(a) || b > a {

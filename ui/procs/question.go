@@ -1,6 +1,7 @@
 package procs
 
 import (
+	"cmp"
 	"fmt"
 	"syscall"
 
@@ -49,7 +50,7 @@ func (q *Question) View(pen draw.Pen, keys *keymap.Map) []string {
 		ask.AddText(" ("+p.User+")", pen.Theme.Warn)
 	}
 	ask.Add("?  ", pen.Theme.Warn)
-	ask.AddText(timeline.CleanText(draw.OrNA(p.Command)), pen.Theme.Dim)
+	ask.AddText(timeline.CleanText(cmp.Or(p.Command, draw.NA)), pen.Theme.Dim)
 	ln := pen.NewLine(pen.Width)
 	ln.Add(" ", draw.Ink{})
 	if len(q.Signals) > 1 {

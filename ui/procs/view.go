@@ -1,6 +1,7 @@
 package procs
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -179,7 +180,7 @@ func (v *view) procRow(p *timeline.ProcessSpan, selected, rss, times bool, g GPU
 	if selected {
 		mark = v.Glyph.Sel
 	}
-	s := fmt.Sprintf("%s%s %-8s %8s %5s %5s", mark, g.pid(g.Names.Column(p.GPU, g.OnHost), strconv.Itoa(p.PID)), v.Fit.FitWords(draw.OrNA(p.User), 8, false), draw.Bytes(p.GPUMem), util, cpu)
+	s := fmt.Sprintf("%s%s %-8s %8s %5s %5s", mark, g.pid(g.Names.Column(p.GPU, g.OnHost), strconv.Itoa(p.PID)), v.Fit.FitWords(cmp.Or(p.User, draw.NA), 8, false), draw.Bytes(p.GPUMem), util, cpu)
 	if rss {
 		s += fmt.Sprintf(" %6s", draw.Bytes(p.RSS))
 	}
@@ -196,13 +197,13 @@ func (v *view) procRow(p *timeline.ProcessSpan, selected, rss, times bool, g GPU
 		}
 		s += fmt.Sprintf(" %-8s %-8s", start, end)
 	}
-	s += fmt.Sprintf(" %-*s ", whereWidth, v.Fit.FitWords(orDash(p.Workload.Short()), whereWidth, false))
+	s += fmt.Sprintf(" %-*s ", whereWidth, v.Fit.FitWords(cmp.Or(p.Workload.Short(), "-"), whereWidth, false))
 	ln.Add(s, k)
 	cmdInk := v.Theme.Dim
 	if selected {
 		cmdInk = v.Theme.Sel
 	}
-	ln.AddText(draw.OrNA(p.Command), cmdInk)
+	ln.AddText(cmp.Or(p.Command, draw.NA), cmdInk)
 	return ln.String()
 }
 
@@ -234,16 +235,9 @@ func (v *view) procDetail(p *timeline.ProcessSpan, g GPUs) []string {
 	if w := p.Workload.String(); w != "" {
 		out = append(out, v.NewLine(v.Width).Add("   ", draw.Ink{}).AddText(w, v.Theme.Bold).String())
 	}
-	cmd := v.Fit.WrapWords(timeline.CleanText(draw.OrNA(p.Command)), v.Width-3, maxCommandRows)
+	cmd := v.Fit.WrapWords(timeline.CleanText(cmp.Or(p.Command, draw.NA)), v.Width-3, maxCommandRows)
 	for _, l := range cmd[:min(len(cmd), maxCommandRows)] {
 		out = append(out, v.NewLine(v.Width).Add("   ", draw.Ink{}).AddText(l, draw.Ink{}).String())
 	}
 	return out
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
