@@ -156,11 +156,8 @@ func placeText(p draw.Pen, cells []string, taken []bool, at int, text string) {
 // phase narrower than a column gives way to its neighbour here is a matter
 // of drawing, so zooming never changes which phases exist.
 func phaseColumns(phases []timeline.Phase, from, to time.Time, cols int) []int8 {
-	kinds := make([]int8, cols)
+	kinds := slices.Repeat([]int8{-1}, cols)
 	cover := make([]time.Duration, cols)
-	for i := range kinds {
-		kinds[i] = -1
-	}
 	width := to.Sub(from) / time.Duration(cols)
 	if width <= 0 {
 		return kinds
@@ -226,11 +223,8 @@ func Hints(p draw.Pen, ln *draw.Line, from, to time.Time, cols int, hints []time
 		return ln.String()
 	}
 	colWidth := max(to.Sub(from)/time.Duration(cols), 1)
-	cells := make([]rune, cols)
-	sev := make([]int8, cols) // -1: no hint
-	for i := range cells {
-		cells[i], sev[i] = ' ', -1
-	}
+	cells := slices.Repeat([]rune{' '}, cols)
+	sev := slices.Repeat([]int8{-1}, cols) // -1: no hint
 	span := '═'
 	if p.ASCII {
 		span = '='
