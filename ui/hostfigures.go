@@ -46,11 +46,8 @@ func (f *frame) hostFigures(h int, at time.Time, mo timeline.Moment, idle *analy
 		if !hint.Ongoing || (fig.Worst != nil && hint.Severity <= fig.Worst.Severity) {
 			continue
 		}
-		for _, g := range hint.GPUs {
-			if pos := f.gpuPosition(g); pos >= 0 && hn.Of[pos] == h {
-				fig.Worst = hint
-				break
-			}
+		if slices.ContainsFunc(hint.GPUs, func(g int) bool { pos := f.gpuPosition(g); return pos >= 0 && hn.Of[pos] == h }) {
+			fig.Worst = hint
 		}
 	}
 	for _, e := range events {
