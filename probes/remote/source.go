@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -342,11 +343,7 @@ func (s *Source) merge(now time.Time) timeline.Sample {
 	out := timeline.Sample{At: now}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for text, at := range s.recent {
-		if now.Sub(at) > recentMarks {
-			delete(s.recent, text)
-		}
-	}
+	maps.DeleteFunc(s.recent, func(_ string, at time.Time) bool { return now.Sub(at) > recentMarks })
 	for _, m := range s.marks {
 		s.recent[m.Text] = now
 		m.At = now
