@@ -85,11 +85,7 @@ type Map struct {
 // bind makes a binding: its keys, its short help for the footer ("" for
 // none) and its text for the ? screen.
 func bind(keys []string, short, does, text string, rank int) Binding {
-	opts := []key.BindingOpt{key.WithKeys(keys...)}
-	if short != "" || does != "" {
-		opts = append(opts, key.WithHelp(short, does))
-	}
-	return Binding{Binding: key.NewBinding(opts...), Text: text, Rank: rank}
+	return Binding{Binding: key.NewBinding(key.WithKeys(keys...), key.WithHelp(short, does)), Text: text, Rank: rank}
 }
 
 func keys(k ...string) []string { return k }
@@ -267,12 +263,9 @@ func (k *Map) All() []*Binding {
 
 // Names is how the ? screen and the footer write a key.
 func Names(b *Binding) string {
-	names := make([]string, len(b.Keys()))
-	for i, s := range b.Keys() {
-		if s == " " {
-			s = "space"
-		}
-		names[i] = s
+	names := slices.Clone(b.Keys())
+	if i := slices.Index(names, " "); i >= 0 {
+		names[i] = "space" // a binding lists a key once
 	}
 	return strings.Join(names, ", ")
 }
