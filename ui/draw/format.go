@@ -42,8 +42,12 @@ func Temp(v float64, ascii bool) string { return units.Celsius(v, ascii) }
 // MHz is a clock (units.MHz).
 func MHz(v float64) string { return units.MHz(v) }
 
-// Value formats a value by its metric's unit, for the detail pane.
+// Value formats a value by its metric's unit, for the detail pane; N/A
+// for an unknown one, as every formatter of a unit writes it.
 func Value(name string, v float64, ascii bool) string {
+	if math.IsNaN(v) {
+		return NA
+	}
 	def, _ := timeline.Lookup(name)
 	switch def.Unit {
 	case timeline.Percent:
@@ -59,13 +63,7 @@ func Value(name string, v float64, ascii bool) string {
 	case timeline.MHz:
 		return MHz(v)
 	case timeline.Seconds:
-		if math.IsNaN(v) {
-			return NA
-		}
 		return Duration(time.Duration(v * float64(time.Second)))
-	}
-	if math.IsNaN(v) {
-		return NA
 	}
 	return fmt.Sprintf("%.3g", v)
 }
