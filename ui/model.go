@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -184,10 +185,7 @@ func New(opts Options) *Model {
 	if store == nil {
 		store = timeline.NewStore(timeline.StoreOptions{RawSamples: timeline.DefaultRawSamples})
 	}
-	r := opts.Renderer
-	if r == nil {
-		r = lipgloss.DefaultRenderer()
-	}
+	r := cmp.Or(opts.Renderer, lipgloss.DefaultRenderer())
 	g := &draw.UnicodeGlyphs
 	if opts.ASCII {
 		g = &draw.ASCIIGlyphs

@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"os/signal"
@@ -103,9 +104,7 @@ func (t *tty) enter() error {
 		if err != nil {
 			return err
 		}
-		if t.saved == nil {
-			t.saved = st
-		}
+		t.saved = cmp.Or(t.saved, st) // the modes before the first enter
 	}
 	t.entered = true
 	seq := enterScreen
