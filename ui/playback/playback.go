@@ -1,6 +1,7 @@
 package playback
 
 import (
+	"slices"
 	"sort"
 	"time"
 )
@@ -196,11 +197,8 @@ func (p *State) ZoomOut(first, last time.Time) bool {
 
 // levelBelow is the longest level shorter than d, or the shortest.
 func levelBelow(d time.Duration) int {
-	z := len(ZoomLevels) - 1
-	for z > 0 && ZoomLevels[z] >= d {
-		z--
-	}
-	return z
+	i, _ := slices.BinarySearch(ZoomLevels, d) // the first level of d or longer
+	return max(0, i-1)
 }
 
 // DefaultZoom picks the longest level that gives each column at least one
