@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -74,21 +75,45 @@ func htCoreSet(n int, rest float64, first ...float64) []float64 {
 // take their defaults).
 func NewEngineWith(info timeline.SourceInfo, hopts frame.Options, popts PhaseOptions) *Engine {
 	e := NewEngine(info)
-	e.f.Opts, e.popts = hopts.WithDefaults(), popts.WithDefaults()
+	e.f.Opts, e.popts = withDefaults(hopts), popts.WithDefaults()
 	return e
+}
+
+// withDefaults is o with every zero field filled from frame.DefaultOptions
+// and a window below 30 s raised to 30 s. Every field is an int, a
+// Duration or a float64, and takes its default where it is not above zero
+// (NaN too), as setDefault has it.
+func withDefaults(o frame.Options) frame.Options {
+	d := frame.DefaultOptions()
+	v, def := reflect.ValueOf(&o).Elem(), reflect.ValueOf(d)
+	for k := range v.NumField() {
+		if f := v.Field(k); f.CanInt() && f.Int() <= 0 || f.CanFloat() && !(f.Float() > 0) {
+			f.Set(def.Field(k))
+		}
+	}
+	o.Window = max(o.Window, d.Window)
+	return o
+}
+
+// setDefault makes *v def where it is not above zero (NaN too): a zero
+// field of the options takes its default.
+func setDefault[T int | time.Duration | float64](v *T, def T) {
+	if !(*v > 0) {
+		*v = def
+	}
 }
 
 // WithDefaults fills every zero field from DefaultPhaseOptions.
 func (o PhaseOptions) WithDefaults() PhaseOptions {
 	d := DefaultPhaseOptions()
-	frame.SetDefault(&o.Window, d.Window)
-	frame.SetDefault(&o.MinPhase, d.MinPhase)
-	frame.SetDefault(&o.BusyUtil, d.BusyUtil)
-	frame.SetDefault(&o.IdleUtil, d.IdleUtil)
-	frame.SetDefault(&o.HostBusyCPU, d.HostBusyCPU)
-	frame.SetDefault(&o.CoreBusyCPU, d.CoreBusyCPU)
-	frame.SetDefault(&o.JobBusyCPU, d.JobBusyCPU)
-	frame.SetDefault(&o.IOWaitBusy, d.IOWaitBusy)
+	setDefault(&o.Window, d.Window)
+	setDefault(&o.MinPhase, d.MinPhase)
+	setDefault(&o.BusyUtil, d.BusyUtil)
+	setDefault(&o.IdleUtil, d.IdleUtil)
+	setDefault(&o.HostBusyCPU, d.HostBusyCPU)
+	setDefault(&o.CoreBusyCPU, d.CoreBusyCPU)
+	setDefault(&o.JobBusyCPU, d.JobBusyCPU)
+	setDefault(&o.IOWaitBusy, d.IOWaitBusy)
 	return o
 }
 

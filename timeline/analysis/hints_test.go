@@ -165,7 +165,7 @@ func TestHintOptionsWindowAtLeast30s(t *testing.T) {
 	if got := htFind(e.Hints(e.Last()), timeline.HintBusyWait); len(got) > 0 {
 		t.Errorf("a 20s wait fired with Window 10s:\n%s", htDump(got))
 	}
-	o := frame.Options{Window: time.Second, IdleUtil: 3}.WithDefaults()
+	o := withDefaults(frame.Options{Window: time.Second, IdleUtil: 3})
 	d := frame.DefaultOptions()
 	if o.Window != 30*time.Second || o.IdleUtil != 3 || o.BusyWork != d.BusyWork || o.MergeGap != d.MergeGap {
 		t.Errorf("withDefaults: %+v", o)

@@ -1,7 +1,6 @@
 package frame
 
 import (
-	"reflect"
 	"time"
 )
 
@@ -153,29 +152,5 @@ func DefaultOptions() Options {
 		StallJitter:       0.3,
 		StallLengthJitter: 0.5,
 		FrozenMin:         2 * time.Minute,
-	}
-}
-
-// WithDefaults fills every zero field from DefaultOptions and raises a
-// window below 30 s to 30 s. Every field is an int, a Duration or a
-// float64, and takes its default where it is not above zero (NaN too), as
-// SetDefault has it.
-func (o Options) WithDefaults() Options {
-	d := DefaultOptions()
-	v, def := reflect.ValueOf(&o).Elem(), reflect.ValueOf(d)
-	for k := range v.NumField() {
-		if f := v.Field(k); f.CanInt() && f.Int() <= 0 || f.CanFloat() && !(f.Float() > 0) {
-			f.Set(def.Field(k))
-		}
-	}
-	o.Window = max(o.Window, d.Window)
-	return o
-}
-
-// SetDefault makes *v def where it is not above zero (NaN too): a zero
-// field of the options takes its default.
-func SetDefault[T int | time.Duration | float64](v *T, def T) {
-	if !(*v > 0) {
-		*v = def
 	}
 }
