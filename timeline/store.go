@@ -418,15 +418,6 @@ func (s *Store) translate(schema *Schema, ids []SeriesID) []SeriesID {
 	return out
 }
 
-// idOf is key's series id in s, if s has filed it.
-func (s *Store) idOf(key Key) (int, bool) {
-	if s.schema == nil {
-		return -1, false
-	}
-	id, ok := s.schema.Lookup(key)
-	return int(id), ok && int(id) < len(s.keys)
-}
-
 func (s *Store) noteDelta(d int64) {
 	copy(s.deltas[1:], s.deltas[:])
 	s.deltas[0] = d
@@ -476,7 +467,7 @@ func (s *Store) Interval() time.Duration { return time.Duration(s.interval) }
 
 // Has says whether the store has ever seen a series.
 func (s *Store) Has(k Key) bool {
-	_, ok := s.idOf(k)
+	_, ok := s.ID(k)
 	return ok
 }
 
@@ -695,30 +686,37 @@ func (s *Store) olderTier(f int64) int {
 // series (a report reads a day of 8 GPUs' in millions of values) makes no
 // time.Time of each.
 func (s *Store) EachAt(key Key, from, to time.Time, fn func(at int64, v float64) bool) {
-	id, ok := s.idOf(key)
+	id, ok := s.ID(key)
 	if !ok || s.added == 0 {
 		return
 	}
-	f, t := from.UnixNano(), to.UnixNano()
-	if oldest := s.raw.Oldest(); f < oldest {
-		// Older than the raw tier: the buckets.
-		b := s.tiers[s.olderTier(f)]
-		cur := b.Cursor(id)
-		for i := b.Search(f); i < b.Len() && b.Time(i) < oldest && b.Time(i) <= t; i++ {
+	b, blo, bhi, lo, hi := s.within(from.UnixNano(), to.UnixNano())
+	if blo < bhi {
+		cur := b.Cursor(int(id))
+		for i := blo; i < bhi; i++ {
 			if !fn(b.Time(i), cur.At(b.Phys(i)).Mean()) {
 				return
 			}
 		}
 	}
 	r := &s.raw
-	cur := r.Cursor(id)
-	for i := r.Search(f); i < r.Len(); i++ {
-		at := r.Time(i)
-		if at > t {
-			return
-		}
-		if !fn(at, float64(cur.Value(r.Phys(i)))) {
+	cur := r.Cursor(int(id))
+	for i := lo; i < hi; i++ {
+		if !fn(r.Time(i), float64(cur.Value(r.Phys(i)))) {
 			return
 		}
 	}
+}
+
+// within is what EachAt and LastAt read from f to t, in time order: where
+// the raw samples do not reach back to f, the buckets of olderTier before
+// the oldest raw sample, b's [blo, bhi) (their means); then the raw
+// samples, [lo, hi).
+func (s *Store) within(f, t int64) (b *tiers.Bucket, blo, bhi, lo, hi int) {
+	if oldest := s.raw.Oldest(); f < oldest {
+		b = s.tiers[s.olderTier(f)]
+		blo, bhi = b.Within(f, min(t, oldest-1))
+	}
+	lo, hi = s.raw.Within(f, t)
+	return b, blo, bhi, lo, hi
 }

@@ -11,11 +11,12 @@ const NoSeries SeriesID = -1
 // ID is key's series id in s; NoSeries and false if s has no such series
 // (yet).
 func (s *Store) ID(key Key) (SeriesID, bool) {
-	id, ok := s.idOf(key)
-	if !ok {
-		return NoSeries, false
+	if s.schema != nil {
+		if id, ok := s.schema.Lookup(key); ok && int(id) < len(s.keys) {
+			return id, true
+		}
 	}
-	return SeriesID(id), true
+	return NoSeries, false
 }
 
 // Moment is where a Store keeps its values current at one time, found once

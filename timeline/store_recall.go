@@ -129,12 +129,8 @@ func (s *Store) SampleTimes(from, to time.Time, fn func(time.Time) bool) {
 // sampleTimes is SampleTimes of the raw samples; false if fn said stop.
 func (s *Store) sampleTimes(f, t int64, fn func(time.Time) bool) bool {
 	r := &s.raw
-	for i := r.Search(f); i < r.Len(); i++ {
-		at := r.Time(i)
-		if at > t {
-			return true
-		}
-		if !fn(time.Unix(0, at)) {
+	for i, hi := r.Within(f, t); i < hi; i++ {
+		if !fn(time.Unix(0, r.Time(i))) {
 			return false
 		}
 	}

@@ -49,7 +49,8 @@ func TestStoreReadsWhatIsPending(t *testing.T) {
 	// Every 10 s bucket, the open one too: its ten values (t0 is on a
 	// bucket's edge).
 	b := s.tiers[0]
-	id, _ := s.idOf(util)
+	sid, _ := s.ID(util)
+	id := int(sid)
 	for k := range b.Len() {
 		first := int(time.Duration(b.Time(k)-t0.UnixNano()) / time.Second)
 		var sum float32
@@ -241,7 +242,8 @@ func TestCoarserTiersHoldEverySample(t *testing.T) {
 	const n = 7*3600 + 1234 // the newest bucket of every tier part full
 	s := NewStore(StoreOptions{RawSamples: 60})
 	feed(s, n, time.Second, value)
-	id, _ := s.idOf(util0)
+	sid, _ := s.ID(util0)
+	id := int(sid)
 	for k, b := range s.tiers {
 		for i := range b.Len() {
 			first := max(0, int((b.Time(i)-t0.UnixNano())/int64(time.Second)))

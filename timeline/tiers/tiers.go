@@ -60,6 +60,12 @@ func (t *times) Search(x int64) int {
 	return sort.Search(t.Len(), func(i int) bool { return t.Time(i) >= x })
 }
 
+// Within returns the logical indexes [lo, hi) of the times from f to to,
+// both included.
+func (t *times) Within(f, to int64) (lo, hi int) {
+	return t.Search(f), sort.Search(t.Len(), func(i int) bool { return t.Time(i) > to })
+}
+
 // rawBlockRows is how many raw samples a block holds: a series' run of
 // them 256 bytes, sealed about once a minute at 1 s (a session's newest
 // minute stays as it came). bucketBlockRows is a bucket tier's: its open
