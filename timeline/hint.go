@@ -17,12 +17,7 @@ const (
 
 var severityNames = [...]string{"info", "warning", "critical"}
 
-func (s Severity) String() string {
-	if int(s) < len(severityNames) {
-		return severityNames[s]
-	}
-	return "unknown"
-}
+func (s Severity) String() string { return nameOf(severityNames[:], s) }
 
 // Hint ids: stable, documented in docs/report.md ("Hints": when each
 // fires, its evidence and its next step).

@@ -19,12 +19,7 @@ const (
 
 var phaseKindNames = [...]string{"busy", "stalled", "idle", "marker"}
 
-func (k PhaseKind) String() string {
-	if int(k) < len(phaseKindNames) {
-		return phaseKindNames[k]
-	}
-	return "unknown"
-}
+func (k PhaseKind) String() string { return nameOf(phaseKindNames[:], k) }
 
 // Phase is one stretch of the timeline. Automatic phases (busy, stalled,
 // idle) tile the timeline without gaps or overlaps; marker phases run from

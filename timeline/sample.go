@@ -318,9 +318,13 @@ const (
 
 var sourceKindNames = [...]string{"live", "demo", "replay", "import"}
 
-func (k SourceKind) String() string {
-	if int(k) < len(sourceKindNames) {
-		return sourceKindNames[k]
+func (k SourceKind) String() string { return nameOf(sourceKindNames[:], k) }
+
+// nameOf is the name of an enumerated value, "unknown" for one beyond
+// names.
+func nameOf[T ~uint8](names []string, v T) string {
+	if int(v) < len(names) {
+		return names[v]
 	}
 	return "unknown"
 }
