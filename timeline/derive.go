@@ -463,22 +463,16 @@ func (d *Deriver) makePlan(s *Sample) *layoutPlan {
 	return p
 }
 
-// denominators are the counters other counters are shares of (rule.per).
-var denominators = func() []string {
-	var out []string
-	for _, r := range counterRules {
-		if r.per != "" && !slices.Contains(out, r.per) {
-			out = append(out, r.per)
+// isRated says whether name is a counter's that makes a value (a rule's)
+// or a denominator's (one a rule's counter is a share of, rule.per): the
+// counters whose readings a Deriver keeps.
+func isRated(name string) bool {
+	for n, r := range counterRules {
+		if n == name || r.per == name {
+			return true
 		}
 	}
-	return out
-}()
-
-// isRated says whether name is a counter's that makes a value (a rule's)
-// or a denominator's: the counters whose readings a Deriver keeps.
-func isRated(name string) bool {
-	_, ok := counterRules[name]
-	return ok || slices.Contains(denominators, name)
+	return false
 }
 
 // nameFacts is what a plan needs to know of a metric's name.
