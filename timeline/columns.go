@@ -32,16 +32,6 @@ func ColumnsOf(ms []Metric) *Columns {
 	return c
 }
 
-// ReuseColumns is prev where ms have its keys and kinds in its order,
-// else columns of ms: a source that reads the same keys tick after tick
-// hands on the same columns.
-func ReuseColumns(prev *Columns, ms []Metric) *Columns {
-	if prev.Match(ms) {
-		return prev
-	}
-	return ColumnsOf(ms)
-}
-
 // Len is how many columns c has; none for nil.
 func (c *Columns) Len() int {
 	if c == nil {

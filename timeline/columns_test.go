@@ -63,7 +63,9 @@ func TestColumnsAreKeptWhileTheKeysAre(t *testing.T) {
 		{"one key less", ms[:1], false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ReuseColumns(first, tt.ms)
+			s := Sample{Columns: first}
+			s.Fill(tt.ms)
+			got := s.Columns
 			if (got == first) != tt.same || got.Same(first) != tt.same || !got.Match(tt.ms) {
 				t.Errorf("kept %v, same %v, want %v", got == first, got.Same(first), tt.same)
 			}

@@ -190,9 +190,13 @@ func (s *Sample) SetMetrics(ms []Metric) {
 }
 
 // Fill is SetMetrics into s's own values, written over: for a source that
-// hands on the same sample again and again.
+// hands on the same sample again and again. Its columns stay where ms have
+// their keys and kinds in their order: a source that reads the same keys
+// tick after tick hands on the same columns.
 func (s *Sample) Fill(ms []Metric) {
-	s.Columns = ReuseColumns(s.Columns, ms)
+	if !s.Columns.Match(ms) {
+		s.Columns = ColumnsOf(ms)
+	}
 	s.Values = slices.Grow(s.Values[:0], len(ms))[:len(ms)]
 	for i := range ms {
 		s.Values[i] = ms[i].Value
