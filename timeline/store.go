@@ -114,10 +114,8 @@ type Store struct {
 	tiers  []*tiers.Bucket
 	finest *tiers.Bucket // files every sample: tiers[0], or one retired before it
 	// tiersLater says the bucket tiers have not been filed yet, the raw
-	// samples reaching back to the first (ReadFromFirst, fileTiers), and
-	// expect is how many samples are to come (StoreOptions.Reserve).
+	// samples reaching back to the first (ReadFromFirst, fileTiers).
 	tiersLater bool
-	expect     int
 	// schema names the store's series, ids its place in rows (the
 	// pipeline's, which the Judge's Deriver files by, or its own
 	// Deriver's); keys are the keys of the series it has filed so far.
@@ -138,18 +136,13 @@ type Store struct {
 	// (Sample.Derived).
 	derivedOut     []OutOfRange
 	derivedCounted []Key
-	jump           Jump // samples left out for coming too long after the last
-	// rawValues is StoreOptions.RawValues.
-	rawValues int
-	// fromFirst is StoreOptions.ReadFromFirst.
-	fromFirst bool
-	recall    Recall
-	recalled  [2]recalled // the last stretches read back, newest first
-	added     int
-	first     int64
-	last      int64
-	deltas    [15]int64 // recent sample spacings, for the interval estimate
-	interval  int64
+	jump           Jump        // samples left out for coming too long after the last
+	recalled       [2]recalled // the last stretches read back, newest first
+	added          int
+	first          int64
+	last           int64
+	deltas         [15]int64 // recent sample spacings, for the interval estimate
+	interval       int64
 
 	markers   []Marker
 	progress  []Progress
@@ -171,6 +164,9 @@ type Store struct {
 	procsAt       int64
 	scratch       []colAcc
 	owners        changes.Log[Owner] // who held each GPU as it changed (OwnersAt)
+	// opts are the options the store was made with; their Recall goes
+	// once reading back fails.
+	opts StoreOptions
 }
 
 // NewStore returns an empty Store.
@@ -178,11 +174,8 @@ func NewStore(opts StoreOptions) *Store {
 	s := &Store{
 		raw:        tiers.NewRaw(opts.RawSamples),
 		open:       map[statusKey]int{},
-		rawValues:  opts.RawValues,
-		fromFirst:  opts.ReadFromFirst,
 		tiersLater: opts.ReadFromFirst && opts.Reserve > 0,
-		expect:     opts.Reserve,
-		recall:     opts.Recall,
+		opts:       opts,
 	}
 	s.raw.Budget = opts.Budget * 3 / 8
 	s.procBudget = opts.Budget / 8
@@ -301,7 +294,7 @@ func (s *Store) add(smp *Sample, vals []float32) bool {
 func (s *Store) fileTier(t int64, row []uint32) {
 	// The finest tier wraps first: once it would drop its first bucket it
 	// cannot answer a read from the first sample again.
-	for s.fromFirst && len(s.tiers) > 1 && s.tiers[0].WouldDrop(t) {
+	for s.opts.ReadFromFirst && len(s.tiers) > 1 && s.tiers[0].WouldDrop(t) {
 		s.tiers[0].Retire()
 		s.tiers = slices.Delete(s.tiers, 0, 1)
 	}
@@ -340,7 +333,7 @@ const wholeReadRows, wholeReadWords = 256, 1 << 18
 
 // rawHolds says whether the raw tier holds n samples of series series.
 func (s *Store) rawHolds(n, series int) bool {
-	return (s.raw.Capacity() == 0 || n <= s.raw.Capacity()) && (s.rawValues == 0 || n*series <= s.rawValues)
+	return (s.raw.Capacity() == 0 || n <= s.raw.Capacity()) && (s.opts.RawValues == 0 || n*series <= s.opts.RawValues)
 }
 
 // adopt makes schema the store's, if it has none yet: the first sample's,
@@ -371,10 +364,10 @@ func (s *Store) filing(schema *Schema, ids []SeriesID) []SeriesID {
 	if top == len(s.keys) {
 		return ids
 	}
-	if s.fromFirst && len(s.keys) == 0 && top*wholeReadRows <= wholeReadWords {
+	if s.opts.ReadFromFirst && len(s.keys) == 0 && top*wholeReadRows <= wholeReadWords {
 		s.raw.SealEvery(wholeReadRows)
 	}
-	if s.tiersLater && !s.rawHolds(s.expect, top) {
+	if s.tiersLater && !s.rawHolds(s.opts.Reserve, top) {
 		s.fileTiers() // the samples to come will not all be held raw
 	}
 	// The raw tier is fitted to the budget once for all the series this
@@ -382,8 +375,8 @@ func (s *Store) filing(schema *Schema, ids []SeriesID) []SeriesID {
 	// moved every column at each one past the budget (17 GB allocated for
 	// a day of 8 GPUs). Fitting to fewer samples in steps keeps what one
 	// fit to the last step keeps.
-	if s.rawValues > 0 {
-		n := max(1, s.rawValues/top)
+	if s.opts.RawValues > 0 {
+		n := max(1, s.opts.RawValues/top)
 		if s.tiersLater && s.raw.Len() > n {
 			s.fileTiers()
 		}

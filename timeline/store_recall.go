@@ -24,7 +24,7 @@ func (s *Store) recallSamples() int64 {
 
 // canRecall says whether the store would read a window from f to t back.
 func (s *Store) canRecall(f, t int64) bool {
-	return s.recall != nil && t >= f && (t-f)/max(s.interval, int64(time.Millisecond)) <= s.recallSamples()/2
+	return s.opts.Recall != nil && t >= f && (t-f)/max(s.interval, int64(time.Millisecond)) <= s.recallSamples()/2
 }
 
 // recalled is a stretch read back: a store of its own, whose samples were
@@ -74,7 +74,7 @@ func (s *Store) recalledFor(f, t int64) *recalled {
 	from, to := f-pad-2*hold, min(t+pad, s.last)
 	sub := NewStore(StoreOptions{})
 	sub.adopt(s.schema)
-	err := s.recall(time.Unix(0, from), time.Unix(0, to), func(smp *Sample) bool {
+	err := s.opts.Recall(time.Unix(0, from), time.Unix(0, to), func(smp *Sample) bool {
 		if at := smp.At.UnixNano(); at >= s.first && at <= s.last {
 			// Its values alone: the session's store keeps the rest.
 			sub.Add(&Sample{At: smp.At, Columns: smp.Columns, Values: smp.Values})
@@ -82,7 +82,7 @@ func (s *Store) recalledFor(f, t int64) *recalled {
 		return int64(sub.added) < most // a file of samples closer than the interval
 	})
 	if err != nil {
-		s.recall, s.recalled = nil, [2]recalled{}
+		s.opts.Recall, s.recalled = nil, [2]recalled{}
 		return nil
 	}
 	sub.interval = s.interval
@@ -141,7 +141,7 @@ func (s *Store) sampleTimes(f, t int64, fn func(time.Time) bool) bool {
 // where it reads older ones back from the recording (StoreOptions.Recall),
 // else its oldest raw sample.
 func (s *Store) FineSince() time.Time {
-	if s.recall != nil {
+	if s.opts.Recall != nil {
 		return s.First()
 	}
 	return s.OldestRaw()
