@@ -530,9 +530,7 @@ func (s *Store) SeriesOf(sid SeriesID, from, to time.Time, dst []Agg) {
 		s.scratch = make([]colAcc, len(dst))
 	}
 	acc := s.scratch[:len(dst)]
-	for i := range acc {
-		acc[i] = colAcc{}
-	}
+	clear(acc)
 	width := float64(t-f) / float64(len(dst))
 	col := func(at int64) int {
 		c := int(float64(at-f) / width)

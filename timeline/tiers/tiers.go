@@ -441,8 +441,10 @@ func (b *Bucket) push(start int64) int {
 			b.compact()
 			start = floorTo(start, b.Width)
 		}
-	case !b.compacts && b.Len() >= b.capacity:
-		b.dropFront(b.Len() - b.capacity + 1)
+	case b.Len() >= b.capacity:
+		n := b.Len() - b.capacity + 1
+		b.rows.DropFront(n)
+		b.forget(n)
 	}
 	for !b.compacts && b.over() {
 		n := b.rows.DropBlock()
@@ -453,12 +455,6 @@ func (b *Bucket) push(start int64) int {
 	}
 	b.at = append(b.at, start)
 	return b.Phys(b.Len() - 1)
-}
-
-// dropFront lets go of the n oldest buckets, all closed.
-func (b *Bucket) dropFront(n int) {
-	b.rows.DropFront(n)
-	b.forget(n)
 }
 
 // forget lets go of the n oldest starts, their buckets gone.
