@@ -61,10 +61,12 @@ func (t *table) result(format Format, opts Options) (*Log, error) {
 	l := &Log{Format: format, Samples: len(order), t: t, insts: insts, times: times, order: order}
 	l.First, l.Last = time.Unix(0, ordered[0]).UTC(), time.Unix(0, ordered[len(ordered)-1]).UTC()
 	l.Info = timeline.SourceInfo{
-		Kind:     timeline.Imported,
-		Origin:   string(format),
-		GPUs:     t.gpuInfos(insts, order),
-		Interval: interval(ordered, opts.Interval),
+		Kind:   timeline.Imported,
+		Origin: string(format),
+		GPUs:   t.gpuInfos(insts, order),
+		// The median spacing of the samples (which strictly increase, so
+		// it is not 0); for a single sample, the interval given, if any.
+		Interval: cmp.Or(time.Duration(MedianGap(ordered)), opts.Interval),
 	}
 	if opts.Origin != "" {
 		l.Info.Origin = fmt.Sprintf("%s (%s)", CleanLabel(opts.Origin), format)
@@ -298,13 +300,4 @@ func (t *table) gpuInfos(insts []instant, order []int) []timeline.GPUInfo {
 	}
 	slices.SortFunc(out, func(a, b timeline.GPUInfo) int { return cmp.Compare(a.Index, b.Index) })
 	return out
-}
-
-// interval is the median spacing of the samples' times (in order); for a
-// single sample, the interval the caller gave, if any.
-func interval(times []int64, given time.Duration) time.Duration {
-	if len(times) < 2 {
-		return given
-	}
-	return time.Duration(MedianGap(times))
 }

@@ -82,11 +82,6 @@ func newDmonHeader(tokens []string) (*dmonHeader, bool) {
 	return h, h.gpu >= 0 && imports
 }
 
-// dmonHeaderTokens returns the words of a comment line without its '#'s.
-func dmonHeaderTokens(line string, dst []string) []string {
-	return splitFields(strings.TrimLeft(strings.TrimSpace(line), "#"), dst)
-}
-
 // isDmonUnits says whether header words are dmon's unit line (`# Idx W C`).
 func isDmonUnits(tokens []string) bool {
 	return slices.ContainsFunc(tokens, func(t string) bool { return strings.EqualFold(t, "Idx") })
@@ -112,7 +107,7 @@ func parseDmon(lines *lineReader) (*table, error) {
 			continue
 		}
 		if trimmed[0] == '#' {
-			tokens = dmonHeaderTokens(trimmed, tokens)
+			tokens = splitFields(strings.TrimLeft(trimmed, "#"), tokens) // the words without the '#'s
 			if isDmonUnits(tokens) {
 				continue
 			}

@@ -120,7 +120,7 @@ func Read(r io.Reader, opts Options) (*Log, error) {
 	case DcgmiCSV:
 		t, err = parseDCGM(lines)
 	default:
-		return nil, fmt.Errorf("unknown format %q: expected %s", format, formatList())
+		return nil, fmt.Errorf("unknown format %q: expected %s, %s", format, Auto, readFormats())
 	}
 	if err != nil {
 		return nil, err
@@ -130,6 +130,3 @@ func Read(r io.Reader, opts Options) (*Log, error) {
 	}
 	return t.result(format, opts)
 }
-
-// formatList names the accepted --format values for error messages.
-func formatList() string { return string(Auto) + ", " + readFormats() }
