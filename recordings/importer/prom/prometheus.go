@@ -420,8 +420,8 @@ type Result struct {
 	jump timeline.Jump
 	end  int64
 	// wholeGPU finds a whole GPU's session number by its host and number
-	// there (xidOfMarker).
-	wholeGPU map[hostGPU]int
+	// there, its id before the session numbered it (xidOfMarker).
+	wholeGPU map[promGPUID]int
 	// queue holds each series under the time of its next point
 	// (promqueue.go).
 	queue timeQueue
@@ -737,7 +737,10 @@ func (res *Result) count() {
 		if !ok {
 			break
 		}
-		res.advance(refs)
+		for _, r := range refs {
+			res.step(res.gpus[r.g], r)
+		}
+		res.queue.done(refs)
 		// After the first jump, FarAfter counts every later time too.
 		if res.Samples > 0 && res.jump.FarAfter(res.Last, time.UnixMilli(t)) {
 			res.end = min(res.end, t)
@@ -764,15 +767,6 @@ func (res *Result) reset() {
 			}
 		}
 	}
-}
-
-// advance steps each series of refs past its point (at the time take gave
-// them) and puts it back under its next, and gives refs back.
-func (res *Result) advance(refs []seriesRef) {
-	for _, r := range refs {
-		res.step(res.gpus[r.g], r)
-	}
-	res.queue.done(refs)
 }
 
 // step moves series r of GPU g past its point, into the queue under its

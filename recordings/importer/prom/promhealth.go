@@ -286,23 +286,17 @@ func (res *Result) xidOfMarker(host, text string) (gpu, code int, ok bool) {
 		return 0, 0, false
 	}
 	if res.wholeGPU == nil {
-		res.wholeGPU = map[hostGPU]int{}
+		res.wholeGPU = map[promGPUID]int{}
 		for _, pg := range res.gpus {
 			if pg.id.gi == "" {
-				if _, dup := res.wholeGPU[hostGPU{pg.id.host, pg.hostIndex}]; !dup {
-					res.wholeGPU[hostGPU{pg.id.host, pg.hostIndex}] = pg.id.index
+				if _, dup := res.wholeGPU[promGPUID{host: pg.id.host, index: pg.hostIndex}]; !dup {
+					res.wholeGPU[promGPUID{host: pg.id.host, index: pg.hostIndex}] = pg.id.index
 				}
 			}
 		}
 	}
-	idx, ok := res.wholeGPU[hostGPU{host, g}]
+	idx, ok := res.wholeGPU[promGPUID{host: host, index: g}]
 	return idx, code, ok
-}
-
-// hostGPU is a GPU by its host and its number there.
-type hostGPU struct {
-	host  string
-	index int
 }
 
 // hostOfMarker names a marker's host: its Hostname label, or else the host

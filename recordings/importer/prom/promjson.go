@@ -271,13 +271,8 @@ func (p *jsonParser) object(where string, field func(key string) error) error {
 	})
 }
 
-// list reads [value, …], calling item for each, which must read it.
-func (p *jsonParser) list(where string, item func() error) error {
-	return p.items('[', ']', where, item)
-}
-
-// items reads an object's or a list's items, each read by item, between
-// open and end and separated by commas.
+// items reads an object's or a list's ([value, …]) items, each read by
+// item, between open and end and separated by commas.
 func (p *jsonParser) items(open, end byte, where string, item func() error) error {
 	if !p.take(open) {
 		return p.syntax("where " + where + " should begin with " + string(open))
@@ -353,7 +348,7 @@ func (p *jsonParser) skip() error {
 	case c == '{':
 		return p.object("an object", func(string) error { return p.skip() })
 	case c == '[':
-		return p.list("a list", p.skip)
+		return p.items('[', ']', "a list", p.skip)
 	case c == '"':
 		_, err := p.str()
 		return err
@@ -443,7 +438,7 @@ func (p *jsonParser) results() ([]promSeriesJSON, error) {
 		return nil, errNotSeries
 	}
 	var out []promSeriesJSON
-	err := p.list("result", func() error {
+	err := p.items('[', ']', "result", func() error {
 		if p.peek() != '{' {
 			return errNotSeries
 		}
@@ -502,7 +497,7 @@ func (p *jsonParser) points(pts *promPoints) error {
 	// allocated once, at their count.
 	p.vals = p.vals[:0]
 	kept := 0
-	err := p.list("values", func() error {
+	err := p.items('[', ']', "values", func() error {
 		t, v, ok, err := p.point(pts)
 		switch {
 		case !ok || err != nil:
