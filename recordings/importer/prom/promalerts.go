@@ -139,22 +139,15 @@ func (set *promSet) alertMarkers(hosts map[string]bool, first, last int64, step 
 			// Answers out of order in a saved file.
 			a.times, _, _ = sortedTimes(a.times.all(), make([]float64, a.times.n))
 		}
-		var c timeCursor
-		prev := int64(0)
-		for i := 0; ; i++ {
-			t, ok := a.times.at(&c)
-			if !ok {
-				break
-			}
-			if i == 0 || (step > 0 && t-prev > gap) {
+		times := a.times.all()
+		for i, t := range times {
+			if i == 0 || (step > 0 && t-times[i-1] > gap) {
 				if t < first || t > last {
 					outside++
 				} else {
 					firings = append(firings, alertFiring{t, a})
 				}
 			}
-			prev = t
-			a.times.step(&c)
 		}
 	}
 	slices.SortFunc(firings, func(x, y alertFiring) int {

@@ -801,13 +801,11 @@ func (res *Result) Each(write func(*timeline.Sample) error) error {
 	res.reset()
 	defer res.reset()
 	devices := make([]string, len(res.gpus))
-	for i, g := range res.gpus {
-		devices[i] = timeline.GPUDevice(g.id.index)
-	}
 	// The GPUs with NVLink links named by their per-link series write the
 	// links on every sample, as the live probe does, points or not.
 	var linked []int32
 	for i, g := range res.gpus {
+		devices[i] = timeline.GPUDevice(g.id.index)
 		if g.namedLinks != 0 {
 			linked = append(linked, int32(i))
 		}
