@@ -72,10 +72,8 @@ func Write(r *recordings.Reader, w io.Writer, format Format) error {
 			ahead = ahead[1:]
 			return s, nil
 		}
-		if aheadErr != nil {
-			err := aheadErr
-			aheadErr = nil
-			return timeline.Sample{}, err
+		if aheadErr != nil { // it ends the export, as r.Read's would
+			return timeline.Sample{}, aheadErr
 		}
 		return r.Read()
 	}
