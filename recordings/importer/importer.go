@@ -100,7 +100,7 @@ func Read(r io.Reader, opts Options) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	lines := newLineReader(text)
+	lines := &lineReader{r: text}
 	format := opts.Format
 	if format == "" || format == Auto {
 		head, err := lines.peek(detectBytes)

@@ -27,8 +27,6 @@ type lineReader struct {
 // readBlock is how much the line reader reads at a time.
 const readBlock = 64 << 10
 
-func newLineReader(r io.Reader) *lineReader { return &lineReader{r: r} }
-
 // next returns the next line and its 1-based number, or io.EOF.
 func (l *lineReader) next() (string, int, error) {
 	for {

@@ -10,7 +10,7 @@ import (
 )
 
 func readLines(r io.Reader) ([]string, error) {
-	l := newLineReader(r)
+	l := &lineReader{r: r}
 	var out []string
 	for {
 		s, n, err := l.next()

@@ -430,14 +430,13 @@ func unixSeconds(t time.Time) string {
 // netReason is the part of a failed request's error that says why:
 // "connect: connection refused", not the request again.
 func netReason(err error) string {
-	var op *net.OpError
-	var dns *net.DNSError
-	switch {
-	case errors.As(err, &dns):
+	if dns, ok := errors.AsType[*net.DNSError](err); ok {
 		return dns.Error()
-	case errors.As(err, &op):
+	}
+	if op, ok := errors.AsType[*net.OpError](err); ok {
 		return op.Err.Error()
-	case errors.Is(err, context.DeadlineExceeded):
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
 		return "no answer in time"
 	}
 	if ue, ok := errors.AsType[*url.Error](err); ok {
