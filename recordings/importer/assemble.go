@@ -116,18 +116,6 @@ func (t *table) appendMetrics(dst []timeline.Metric, in instant, devices map[int
 	return dst
 }
 
-// all makes every sample at once: for Import, whose callers (tests, small
-// logs) want them as a slice. Each reuses its sample's values, so each is
-// copied.
-func (l *Log) all() []timeline.Sample {
-	out := make([]timeline.Sample, 0, len(l.order))
-	l.Each(func(s *timeline.Sample) error {
-		out = append(out, timeline.Sample{At: s.At, Columns: s.Columns, Values: append([]float64(nil), s.Values...)})
-		return nil
-	})
-	return out
-}
-
 // checkLines refuses a log most of whose data lines could not be read, and
 // notes the lines skipped in one that is mostly good.
 func (t *table) checkLines() error {

@@ -85,7 +85,13 @@ func Import(r io.Reader, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Info: l.Info, Samples: l.all(), Format: l.Format}, nil
+	res := &Result{Info: l.Info, Samples: make([]timeline.Sample, 0, l.Samples), Format: l.Format}
+	// Each reuses its sample's values: each is copied.
+	l.Each(func(s *timeline.Sample) error {
+		res.Samples = append(res.Samples, timeline.Sample{At: s.At, Columns: s.Columns, Values: append([]float64(nil), s.Values...)})
+		return nil
+	})
+	return res, nil
 }
 
 // Read reads one log. Its samples are made as Log.Each is called, so an
