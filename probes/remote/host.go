@@ -83,14 +83,14 @@ type host struct {
 // run follows the host until ctx ends; every child it started is reaped by
 // then.
 func (h *host) run(ctx context.Context) {
-	backoff := h.opts.MinBackoff
+	backoff := minBackoff
 	for ctx.Err() == nil {
 		streamed, why := h.connect(ctx)
 		if ctx.Err() != nil {
 			return
 		}
 		if streamed {
-			backoff = h.opts.MinBackoff
+			backoff = minBackoff
 		}
 		h.down(why, backoff)
 		select {
@@ -98,7 +98,7 @@ func (h *host) run(ctx context.Context) {
 			return
 		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, h.opts.MaxBackoff)
+		backoff = min(2*backoff, maxBackoff)
 	}
 }
 

@@ -26,17 +26,20 @@ type Options struct {
 	Open OpenFeed
 	// MarkLine is a marker as a stream's stdin takes it; nil sends none.
 	MarkLine func(text string) []byte
-	// MinBackoff and MaxBackoff bound the wait before reconnecting: it
-	// doubles from the first to the second (1 s to 30 s by default), and is
-	// the first again once a host has streamed.
-	MinBackoff, MaxBackoff time.Duration
 	// HangAfter is how long a connected host may send nothing before it is
 	// taken for hung and connected again: 5 intervals, at least 10 s.
 	HangAfter time.Duration
-	// FirstWait bounds how long the first sample waits for every host to
-	// answer or fail (15 s: ssh's ConnectTimeout and a little).
-	FirstWait time.Duration
 }
+
+// minBackoff and maxBackoff bound the wait before reconnecting: it doubles
+// from the first to the second, and is the first again once a host has
+// streamed. firstWait bounds how long the first sample waits for every
+// host to answer or fail: ssh's ConnectTimeout and a little.
+const (
+	minBackoff = time.Second
+	maxBackoff = 30 * time.Second
+	firstWait  = 15 * time.Second
+)
 
 // Source is the merge of several hosts' streams, a timeline.Source and a
 // timeline.MarkSink.
@@ -53,7 +56,7 @@ type Options struct {
 // pointer check a host.
 //
 // GPU numbers are given in host order when the first sample is made, which
-// waits until every host has answered or failed (FirstWait at most); a host
+// waits until every host has answered or failed (firstWait at most); a host
 // that answers later, or comes back with more GPUs, is numbered after them,
 // so a number never changes meaning within a session.
 type Source struct {
@@ -129,17 +132,8 @@ func Open(opts Options) *Source {
 	if opts.Interval <= 0 {
 		opts.Interval = time.Second
 	}
-	if opts.MinBackoff <= 0 {
-		opts.MinBackoff = time.Second
-	}
-	if opts.MaxBackoff < opts.MinBackoff {
-		opts.MaxBackoff = max(30*time.Second, opts.MinBackoff)
-	}
 	if opts.HangAfter <= 0 {
 		opts.HangAfter = max(10*time.Second, 5*opts.Interval)
-	}
-	if opts.FirstWait <= 0 {
-		opts.FirstWait = 15 * time.Second
 	}
 	if opts.Dial == nil {
 		opts.Dial = ProcessDialer(opts.Transport, opts.Interval)
@@ -212,7 +206,7 @@ const closeWait = 2 * time.Second
 // timeline.RemoteProbe status by host name: failed with the reason and the
 // retry, connecting (late), or up (ok). It takes nothing from the hosts:
 // the screen asks it before the first sample, which waits for every host
-// to answer or fail (FirstWait), so that a host that failed at once says
+// to answer or fail (firstWait), so that a host that failed at once says
 // why from the first second.
 func (s *Source) Connections() []timeline.ProbeStatus {
 	out := make([]timeline.ProbeStatus, 0, len(s.hosts))
@@ -318,9 +312,9 @@ func (s *Source) Next(ctx context.Context) (timeline.Sample, error) {
 	return s.merge(now), nil
 }
 
-// waitFirst waits until every host has answered or failed, or FirstWait.
+// waitFirst waits until every host has answered or failed, or firstWait.
 func (s *Source) waitFirst(ctx context.Context) error {
-	timeout := time.After(s.opts.FirstWait)
+	timeout := time.After(firstWait)
 	for n := 0; n < len(s.hosts); n++ {
 		select {
 		case <-ctx.Done():
