@@ -80,10 +80,7 @@ func (p *Panel) View(rows int, judging bool, hit func(row, i int)) []string {
 func (p *Panel) moreHints(rest []timeline.Hint) string {
 	names := make([]string, len(rest))
 	for i, h := range rest {
-		names[i] = h.ID
-		if g := gpuList(p.Names, h.GPUs); g != "" {
-			names[i] += " " + g
-		}
+		names[i] = p.hintName(h)
 	}
 	ln := p.NewLine(p.Width)
 	ln.Add(fmt.Sprintf("   +%d more (h shows each): ", len(rest)), p.Theme.Dim)
@@ -99,10 +96,7 @@ func (p *Panel) hintLead(h timeline.Hint, at time.Time, selected bool) (sev, nam
 		mark = p.Glyph.Playing
 	}
 	sev = mark + p.Glyph.Warn + " " + draw.PadRight(strings.ToUpper(h.Severity.String()), 9)
-	name = h.ID
-	if g := gpuList(p.Names, h.GPUs); g != "" {
-		name += " " + g
-	}
+	name = p.hintName(h)
 	if st := hintStatus(h, at); st != "" {
 		status = " " + st
 	}
@@ -150,13 +144,14 @@ func (p *Panel) hintLines(h timeline.Hint, at time.Time, selected bool, maxLines
 	return out
 }
 
-// gpuList writes GPU indexes briefly: "GPU0-7", "GPU1", "GPU0,2-7", or
-// by host, "node3 GPU0-7"; "" for a hint about the host.
-func gpuList(names units.GPUNames, gpus []int) string {
-	if len(gpus) == 0 {
-		return ""
+// hintName is a hint's id and its GPUs, written briefly: "gpu-imbalance
+// GPU0,2-7", or by host, "... node3 GPU0-7"; the id alone for a hint
+// about the host.
+func (p *Panel) hintName(h timeline.Hint) string {
+	if len(h.GPUs) == 0 {
+		return h.ID
 	}
-	return names.Of(gpus)
+	return h.ID + " " + p.Names.Of(h.GPUs)
 }
 
 // hintStatus says what kind of reading a hint is at the cursor: "so far
