@@ -46,7 +46,61 @@ func (t *Table) View(p draw.Pen, spans []timeline.ProcessSpan, rows int, asOf ti
 		return nil
 	}
 	v := &view{Pen: p, t: t}
-	return v.table(spans, rows, asOf, host, g, hit)
+	head := v.NewLine(v.Width)
+	head.Add(" PROCESSES", v.Theme.Title)
+	if host != "" {
+		head.Add(" on "+host, v.Theme.Title)
+	}
+	if !asOf.IsZero() {
+		head.Add("  as of "+draw.Clock(asOf, false), v.Theme.Dim)
+	}
+	order := "▼"
+	if v.ASCII {
+		order = "v"
+	}
+	if t.SortBy.DescendingFirst() == t.Invert {
+		order = "▲"
+		if v.ASCII {
+			order = "^"
+		}
+	}
+	head.Add("  by "+ColumnNames[t.SortBy]+" "+order, v.Theme.Dim)
+	if t.Filter != "" {
+		head.AddText(fmt.Sprintf("  filter %q: %d of %d", t.Filter, len(spans), t.total), v.Theme.Warn)
+	}
+	if n := exitedCount(spans); n > 0 {
+		head.Add(fmt.Sprintf("  %d ended in the window", n), v.Theme.Dim)
+	}
+	rss, times := v.Width >= 100, v.Width >= 120 // the optional columns: RSS, the start and end times
+	cols := v.NewLine(v.Width)
+	title := fmt.Sprintf(" %s %-8s %8s %5s %5s", g.pid("GPU", "PID"), "USER", "GPU MEM", "UTIL", "CPU")
+	if rss {
+		title += fmt.Sprintf(" %6s", "RSS")
+	}
+	if times {
+		title += fmt.Sprintf(" %-8s %-8s", "START", "END")
+	}
+	title += fmt.Sprintf(" %-*s %s", whereWidth, "WHERE", "COMMAND")
+	cols.Add(title, v.Theme.Dim)
+	out := []string{head.String(), cols.String()}
+	if len(spans) == 0 {
+		none := "   no GPU processes seen"
+		if t.Filter != "" {
+			none = "   no process matches the filter (/ to change it, empty for all)"
+		}
+		return draw.PadBlank(append(out, none), rows)
+	}
+
+	o := t.Scroll // a copy: Place, in Update, keeps the table's own
+	detail, sel, room, top := v.place(&o, spans, rows, g)
+	for i := top; i < len(spans) && i < top+room; i++ {
+		hit(len(out), i)
+		out = append(out, v.procRow(&spans[i], i == sel, rss, times, g))
+	}
+	if len(detail) > 0 {
+		out = append(draw.PadBlank(out, rows-len(detail)), detail...)
+	}
+	return draw.PadBlank(out, rows)
 }
 
 // Place scrolls the table as View will draw spans in rows rows, and
@@ -88,64 +142,6 @@ func (v *view) place(o *scroll.Offset, spans []timeline.ProcessSpan, rows int, g
 type view struct {
 	draw.Pen
 	t *Table
-}
-
-func (v *view) table(spans []timeline.ProcessSpan, rows int, at time.Time, host string, g GPUs, hit func(row, i int)) []string {
-	head := v.NewLine(v.Width)
-	head.Add(" PROCESSES", v.Theme.Title)
-	if host != "" {
-		head.Add(" on "+host, v.Theme.Title)
-	}
-	if !at.IsZero() {
-		head.Add("  as of "+draw.Clock(at, false), v.Theme.Dim)
-	}
-	order := "▼"
-	if v.ASCII {
-		order = "v"
-	}
-	if v.t.SortBy.DescendingFirst() == v.t.Invert {
-		order = "▲"
-		if v.ASCII {
-			order = "^"
-		}
-	}
-	head.Add("  by "+ColumnNames[v.t.SortBy]+" "+order, v.Theme.Dim)
-	if v.t.Filter != "" {
-		head.AddText(fmt.Sprintf("  filter %q: %d of %d", v.t.Filter, len(spans), v.t.total), v.Theme.Warn)
-	}
-	if n := exitedCount(spans); n > 0 {
-		head.Add(fmt.Sprintf("  %d ended in the window", n), v.Theme.Dim)
-	}
-	rss, times := v.Width >= 100, v.Width >= 120 // the optional columns: RSS, the start and end times
-	cols := v.NewLine(v.Width)
-	title := fmt.Sprintf(" %s %-8s %8s %5s %5s", g.pid("GPU", "PID"), "USER", "GPU MEM", "UTIL", "CPU")
-	if rss {
-		title += fmt.Sprintf(" %6s", "RSS")
-	}
-	if times {
-		title += fmt.Sprintf(" %-8s %-8s", "START", "END")
-	}
-	title += fmt.Sprintf(" %-*s %s", whereWidth, "WHERE", "COMMAND")
-	cols.Add(title, v.Theme.Dim)
-	out := []string{head.String(), cols.String()}
-	if len(spans) == 0 {
-		none := "   no GPU processes seen"
-		if v.t.Filter != "" {
-			none = "   no process matches the filter (/ to change it, empty for all)"
-		}
-		return draw.PadBlank(append(out, none), rows)
-	}
-
-	o := v.t.Scroll // a copy: Place, in Update, keeps the table's own
-	detail, sel, room, top := v.place(&o, spans, rows, g)
-	for i := top; i < len(spans) && i < top+room; i++ {
-		hit(len(out), i)
-		out = append(out, v.procRow(&spans[i], i == sel, rss, times, g))
-	}
-	if len(detail) > 0 {
-		out = append(draw.PadBlank(out, rows-len(detail)), detail...)
-	}
-	return draw.PadBlank(out, rows)
 }
 
 func exitedCount(spans []timeline.ProcessSpan) int {
