@@ -207,12 +207,9 @@ func DefaultZoom(columns int, interval time.Duration) int {
 	if interval <= 0 {
 		interval = time.Second
 	}
-	want := time.Duration(columns) * interval
-	z := 0
-	for z+1 < len(ZoomLevels) && ZoomLevels[z+1] <= want {
-		z++
-	}
-	return z
+	// The longest level no longer than a sample a column: shorter than
+	// one nanosecond more.
+	return levelBelow(time.Duration(columns)*interval + 1)
 }
 
 // Faster is >: the next replay speed up.
