@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/playback"
 )
@@ -84,9 +85,9 @@ func (f *frame) headerState() string {
 		at = draw.Clock(f.at, withDate)
 	}
 	span := f.to.Sub(f.from)
-	zoom := "[" + draw.Duration(span) + "]"
+	zoom := "[" + units.Duration(span) + "]"
 	if f.play.Zoom >= len(playback.ZoomLevels) {
-		zoom = "[all " + draw.Duration(span) + "]"
+		zoom = "[all " + units.Duration(span) + "]"
 	}
 	// A live screen within its memory budget has let go of its oldest
 	// samples (their buckets stay): a window reaching back past them says

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
+	"github.com/gputop-dev/gputop/timeline/units"
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/layout"
 )
@@ -127,5 +128,5 @@ func Watts(v float64) string {
 	if v >= 1000 {
 		return fmt.Sprintf("%.1fkW", v/1000)
 	}
-	return draw.Watts(v)
+	return units.Watts(v)
 }
