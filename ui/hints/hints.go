@@ -57,12 +57,12 @@ func (p *Panel) View(rows int, judging bool, hit func(row, i int)) []string {
 		if left <= 0 {
 			break
 		}
-		lines := p.hintLines(hints[i], p.At, i == p.Sel-1, 0)
+		lines := p.hintLines(hints[i], i == p.Sel-1, 0)
 		if len(lines) > left {
 			if i > 0 {
 				break // named on the last row instead
 			}
-			lines = p.hintLines(hints[i], p.At, i == p.Sel-1, left)
+			lines = p.hintLines(hints[i], i == p.Sel-1, left)
 		}
 		for r := range lines {
 			hit(len(out)+r, i)
@@ -90,14 +90,14 @@ func (p *Panel) moreHints(rest []timeline.Hint) string {
 
 // hintLead is a hint's head: selection mark and severity, then its id,
 // GPUs and standing ("so far 25s", "ended 40s ago").
-func (p *Panel) hintLead(h timeline.Hint, at time.Time, selected bool) (sev, name, status string) {
+func (p *Panel) hintLead(h timeline.Hint, selected bool) (sev, name, status string) {
 	mark := " "
 	if selected {
 		mark = p.Glyph.Playing
 	}
 	sev = mark + p.Glyph.Warn + " " + draw.PadRight(strings.ToUpper(h.Severity.String()), 9)
 	name = p.hintName(h)
-	if st := hintStatus(h, at); st != "" {
+	if st := hintStatus(h, p.At); st != "" {
 		status = " " + st
 	}
 	return sev, name, status
@@ -125,8 +125,8 @@ const hintIndent = 12
 
 // hintLines is one hint, its head and its evidence, wrapped under the id
 // in at most maxLines lines (0: as many as it takes), the last fitted.
-func (p *Panel) hintLines(h timeline.Hint, at time.Time, selected bool, maxLines int) []string {
-	sev, name, status := p.hintLead(h, at, selected)
+func (p *Panel) hintLines(h timeline.Hint, selected bool, maxLines int) []string {
+	sev, name, status := p.hintLead(h, selected)
 	sevInk, nameInk, textInk := p.hintInks(h)
 	head := sev + name + status + ":"
 	indent := min(hintIndent, p.Width/4)
@@ -171,7 +171,6 @@ func hintStatus(h timeline.Hint, at time.Time) string {
 // span and standing, evidence, next step, and every episode, largest
 // first. The detail pane shows as many as fit from where it is scrolled.
 func (p *Panel) Detail() []Inked {
-	at := p.At
 	if p.Sel < 1 || p.Sel > len(p.Hints) {
 		return nil
 	}
@@ -179,31 +178,22 @@ func (p *Panel) Detail() []Inked {
 	w := p.Width
 	// The hint itself first, whole: the panel of hints gives its rows to
 	// the one opened.
-	var out []Inked
-	for _, l := range p.hintLines(h, at, true, 0) {
-		out = append(out, Inked{l, draw.Ink{}})
-	}
+	out := inked(nil, draw.Ink{}, p.hintLines(h, true, 0))
 	standing := "firm"
-	if st := hintStatus(h, at); st != "" {
+	if st := hintStatus(h, p.At); st != "" {
 		standing = st
 	} else if h.Ongoing {
 		standing = "firm, holding now"
 	}
 	span := fmt.Sprintf("    first seen %s, last seen %s (%s), confidence %.0f%%, %s", draw.Clock(h.Start, false),
 		draw.Clock(h.End, false), units.Duration(h.End.Sub(h.Start)), 100*h.Confidence, standing)
-	for _, l := range p.Fit.WrapWords(span, w, 0) {
-		out = append(out, Inked{l, p.Theme.Dim})
-	}
-	for _, l := range p.Fit.HangingWords("    next step: ", h.Suggestion, w, -1, 0) {
-		out = append(out, Inked{l, p.Theme.Bold})
-	}
+	out = inked(out, p.Theme.Dim, p.Fit.WrapWords(span, w, 0))
+	out = inked(out, p.Theme.Bold, p.Fit.HangingWords("    next step: ", h.Suggestion, w, -1, 0))
 	if len(h.Episodes) > 1 {
 		out = append(out, Inked{"    " + units.Count(len(h.Episodes), "episode") + ", largest first:", p.Theme.Dim})
 		for _, ep := range h.Episodes {
 			lead := fmt.Sprintf("    %s-%s %s ", draw.Clock(ep.Start, false), draw.Clock(ep.End, false), ep.Severity)
-			for _, l := range p.Fit.HangingWords(lead, ep.Evidence, w, -1, 0) {
-				out = append(out, Inked{l, draw.Ink{}})
-			}
+			out = inked(out, draw.Ink{}, p.Fit.HangingWords(lead, ep.Evidence, w, -1, 0))
 		}
 	}
 	return out
@@ -213,6 +203,14 @@ func (p *Panel) Detail() []Inked {
 type Inked struct {
 	Text string
 	Ink  draw.Ink
+}
+
+// inked is out with lines after it, each in ink k.
+func inked(out []Inked, k draw.Ink, lines []string) []Inked {
+	for _, l := range lines {
+		out = append(out, Inked{l, k})
+	}
+	return out
 }
 
 // DetailView shows the selected hint's lines (Detail) in rows rows where
