@@ -225,10 +225,6 @@ func Hints(p draw.Pen, ln *draw.Line, from, to time.Time, cols int, hints []time
 	colWidth := max(to.Sub(from)/time.Duration(cols), 1)
 	cells := slices.Repeat([]rune{' '}, cols)
 	sev := slices.Repeat([]int8{-1}, cols) // -1: no hint
-	span := '═'
-	if p.ASCII {
-		span = '='
-	}
 	// Paint the mildest first, so the worst ends on top.
 	for i := len(hints) - 1; i >= 0; i-- {
 		h := hints[i]
@@ -239,7 +235,7 @@ func Hints(p draw.Pen, ln *draw.Line, from, to time.Time, cols int, hints []time
 			lo := max(0, int(ep.Start.Sub(from)/colWidth))
 			hi := min(cols, int(ep.End.Sub(from)/colWidth)+1)
 			for c := lo; c < hi; c++ {
-				cells[c], sev[c] = span, int8(ep.Severity)
+				cells[c], sev[c] = '═', int8(ep.Severity) // "=" with --ascii, as the fitter writes it
 			}
 			if id := []rune(h.ID); hi-lo >= len(id)+2 {
 				copy(cells[lo+1:], id)

@@ -54,15 +54,9 @@ func (t *Table) View(p draw.Pen, spans []timeline.ProcessSpan, rows int, asOf ti
 	if !asOf.IsZero() {
 		head.Add("  as of "+draw.Clock(asOf, false), v.Theme.Dim)
 	}
-	order := "▼"
-	if v.ASCII {
-		order = "v"
-	}
+	order := "▼" // "v" with --ascii, as the fitter writes it
 	if t.SortBy.DescendingFirst() == t.Invert {
 		order = "▲"
-		if v.ASCII {
-			order = "^"
-		}
 	}
 	head.Add("  by "+ColumnNames[t.SortBy]+" "+order, v.Theme.Dim)
 	if t.Filter != "" {
