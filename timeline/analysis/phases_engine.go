@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -37,15 +38,6 @@ type phaseState struct {
 	gpuOf                            []int
 	coreSlots, cpuSlots, iowaitSlots map[string]int
 }
-
-// phaseHost is what a window says about the host and the job.
-type phaseHost int8
-
-const (
-	phaseHostUnknown phaseHost = iota // no host or job data in the window
-	phaseHostQuiet
-	phaseHostBusy
-)
 
 // phaseSums is what the window being filled has received, by what each
 // value is (phaseStep.what) and its slot: per GPU its utilisation, SM
@@ -202,39 +194,24 @@ func (a *phaseSums) kind(o PhaseOptions, spins func(k int, util, sm, power float
 	if math.IsNaN(activity) {
 		activity = topUtil
 	}
-	host := phaseHostUnknown
-	if spun {
-		host = phaseHostBusy
-	}
-	check := func(s sumCount, threshold float64) {
-		switch {
-		case s.n == 0:
-		case s.sum/float64(s.n) >= threshold:
-			host = phaseHostBusy
-		case host == phaseHostUnknown:
-			host = phaseHostQuiet
-		}
-	}
-	for _, s := range a[phaseJob] {
-		check(s, o.JobBusyCPU)
-	}
-	for _, s := range a[phaseCPU] {
-		check(s, o.HostBusyCPU)
-	}
-	for _, s := range a[phaseIOWait] {
-		check(s, o.IOWaitBusy)
-	}
-	for _, s := range a[phaseCore] {
+	// The host or the job busy (a slot without a value has a NaN mean,
+	// busy at no threshold), or a GPU spinning.
+	hostBusy := spun
+	for _, c := range [...]struct {
+		what      int
+		threshold float64
+	}{{phaseJob, o.JobBusyCPU}, {phaseCPU, o.HostBusyCPU}, {phaseIOWait, o.IOWaitBusy},
 		// A core's mean over the window, not its peak: pegged for the
 		// whole window, not a one-second spike.
-		check(s, o.CoreBusyCPU)
+		{phaseCore, o.CoreBusyCPU}} {
+		hostBusy = hostBusy || slices.ContainsFunc(a[c.what], func(s sumCount) bool { return s.mean() >= c.threshold })
 	}
 	switch {
 	case math.IsNaN(activity):
 		return phases.NoData
 	case activity >= o.BusyUtil:
 		return timeline.PhaseBusy
-	case host == phaseHostBusy:
+	case hostBusy:
 		return timeline.PhaseStalled
 	case activity >= o.IdleUtil:
 		return timeline.PhaseBusy
