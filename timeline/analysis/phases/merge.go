@@ -74,14 +74,12 @@ func Absorb(runs []Run, minLen int64) []Run {
 			heap.Push(h, phaseHeapItem{into, runs[into].Start, d})
 		}
 	}
+	// The runs left are in order: absorbing unlinks a run, never moves one.
 	out := runs[:0]
-	for i := 0; i >= 0 && i < n; {
-		if !alive[i] {
-			i++
-			continue
+	for i, r := range runs {
+		if alive[i] {
+			out = append(out, r)
 		}
-		out = append(out, runs[i])
-		i = next[i]
 	}
 	return out
 }
