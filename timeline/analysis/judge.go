@@ -36,15 +36,14 @@ type Judge struct {
 	latestAt time.Time
 	derived  timeline.Derived
 	// hints is the last answer to Hints, about hintsAt with hintsOf
-	// samples taken.
+	// samples taken (-1 before the first).
 	hints   []timeline.Hint
 	hintsAt time.Time
 	hintsOf int
-	hinted  bool
 }
 
 // NewJudge returns the Judge of a session described by info.
-func NewJudge(info timeline.SourceInfo) *Judge { return &Judge{engine: NewEngine(info)} }
+func NewJudge(info timeline.SourceInfo) *Judge { return &Judge{engine: NewEngine(info), hintsOf: -1} }
 
 // SetBudget bounds what the Judge's Engine keeps of its columns
 // (Engine.SetBudget).
@@ -129,8 +128,8 @@ func (j *Judge) Latest(at time.Time) ([]timeline.Value, bool) {
 func (j *Judge) Hints(t time.Time) []timeline.Hint {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if n := j.engine.Len(); !j.hinted || !j.hintsAt.Equal(t) || j.hintsOf != n {
-		j.hints, j.hintsAt, j.hintsOf, j.hinted = j.engine.Hints(t), t, n, true
+	if n := j.engine.Len(); !j.hintsAt.Equal(t) || j.hintsOf != n {
+		j.hints, j.hintsAt, j.hintsOf = j.engine.Hints(t), t, n
 	}
 	return slices.Clone(j.hints)
 }
