@@ -72,7 +72,9 @@ func (e *Engine) Hints(t time.Time) []timeline.Hint {
 	if f.N == c.hintsN && (e.samples == c.hintsSamples || !c.hintsOpen) {
 		return c.hints
 	}
-	hints := e.health.hints(f, e.evaluate(f))
+	// Every rule's, the hardware's last (hints_errors.go), sorted once.
+	hints := e.health.linkDegraded(f, e.health.gpuErrors(f, e.evaluate(f)))
+	SortHints(hints)
 	inSession(hints, f)
 	c.hintsN, c.hintsSamples, c.hintsOpen, c.hints = f.N, e.samples, f.N == e.f.N, hints
 	return hints
@@ -104,7 +106,7 @@ func inSession(hints []timeline.Hint, f *frame.Frame) {
 	}
 }
 
-// evaluate runs every rule over the view.
+// evaluate runs every windowed rule over the view, in hintRules' order.
 func (e *Engine) evaluate(f *frame.Frame) []timeline.Hint {
 	if len(f.GPUs) == 0 || time.Duration(f.N)*f.Step < frame.ProvisionalMin {
 		return nil
@@ -128,7 +130,6 @@ func (e *Engine) evaluate(f *frame.Frame) []timeline.Hint {
 		}
 		hints = fd.appendTo(hints, f)
 	}
-	SortHints(hints)
 	return hints
 }
 

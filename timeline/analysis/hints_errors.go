@@ -178,13 +178,6 @@ func lowestOf(figure, x uint8) uint8 {
 	return min(figure, x)
 }
 
-// hints adds the hardware rules' hints for view f to the windowed rules'.
-func (h *healthLog) hints(f *frame.Frame, out []timeline.Hint) []timeline.Hint {
-	out = h.linkDegraded(f, h.gpuErrors(f, out))
-	SortHints(out)
-	return out
-}
-
 // gpuErrors adds gpu-error to out: every Xid the driver reported up to
 // the view's end, one episode per GPU, with each code's meaning from the
 // catalogue (xid.Lookup), and whether the GPU was lost after. Critical
