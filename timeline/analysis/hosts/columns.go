@@ -96,17 +96,15 @@ func hostColumns(f *frame.Frame) []frame.Col[hostCol] {
 			// What the Engine let go of, its hosts' columns let go of too:
 			// their windows' sums stay in the blocks.
 			st.cols[h].Release(k.Master.HeldFrom)
+			for b := len(st.blocks[h]); (b+1)*hostBlock <= closed; b++ {
+				var a hostAcc
+				for i := b * hostBlock; i < (b+1)*hostBlock; i++ {
+					a.add(st.cols[h].At(i))
+				}
+				st.blocks[h] = append(st.blocks[h], a)
+			}
 		}
 		st.final, st.openSamples = closed, -1
-	}
-	for h := range st.cols {
-		for b := len(st.blocks[h]); (b+1)*hostBlock <= st.final; b++ {
-			var a hostAcc
-			for i := b * hostBlock; i < (b+1)*hostBlock; i++ {
-				a.add(st.cols[h].At(i))
-			}
-			st.blocks[h] = append(st.blocks[h], a)
-		}
 	}
 	// The column being filled is made again only when a sample has come
 	// since: the rules ask for the columns several times a tick.
