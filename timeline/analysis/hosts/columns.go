@@ -136,12 +136,6 @@ func hostColumn(gs []*frame.GPU, i int) hostCol {
 	var sums [5]float64
 	var ns [5]int
 	shares := 0 // the GPUs with both a draw and a limit
-	add := func(k int, v float64) {
-		if v == v {
-			sums[k] += v
-			ns[k]++
-		}
-	}
 	for _, g := range gs {
 		switch g.State.At(i) {
 		case frame.Unknown:
@@ -154,12 +148,13 @@ func hostColumn(gs []*frame.GPU, i int) hostCol {
 			c.waiting++
 		}
 		c.known++
-		add(0, frame.At(&g.Util, i))
-		add(1, frame.At(&g.SM, i))
 		p := frame.At(&g.Power, i)
-		add(2, p)
-		add(3, frame.At(&g.Clock, i))
-		add(4, frame.At(&g.Mem, i))
+		for k, v := range [5]float64{frame.At(&g.Util, i), frame.At(&g.SM, i), p, frame.At(&g.Clock, i), frame.At(&g.Mem, i)} {
+			if v == v {
+				sums[k] += v
+				ns[k]++
+			}
+		}
 		if l := g.LimitAt.Get(i); l > 0 && p == p {
 			c.pshare += float32(p / l)
 			shares++
