@@ -2,7 +2,6 @@ package phases
 
 import (
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -44,13 +43,10 @@ func FromMarkers(markers []timeline.Marker, from, to time.Time) []timeline.Phase
 	jobNamed := slices.ContainsFunc(markers, func(m timeline.Marker) bool { return m.Origin == timeline.JobOrigin })
 	// An Xid's or an alert's marker is an event, not the start of a phase
 	// of the job.
-	sorted := make([]timeline.Marker, 0, len(markers))
-	for _, m := range markers {
-		if !m.Event() && (!jobNamed || m.Origin == timeline.JobOrigin) {
-			sorted = append(sorted, m)
-		}
-	}
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].At.Before(sorted[j].At) })
+	sorted := slices.DeleteFunc(slices.Clone(markers), func(m timeline.Marker) bool {
+		return m.Event() || jobNamed && m.Origin != timeline.JobOrigin
+	})
+	slices.SortStableFunc(sorted, func(a, b timeline.Marker) int { return a.At.Compare(b.At) })
 	var out []timeline.Phase
 	for i, m := range sorted {
 		end := to
