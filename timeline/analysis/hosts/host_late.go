@@ -32,12 +32,7 @@ var HostLate = frame.Rule{
 			return nil
 		}
 		starts := hostStarts(f, cols)
-		var started []int
-		for _, s := range starts {
-			if s >= 0 {
-				started = append(started, s)
-			}
-		}
+		started := slices.DeleteFunc(slices.Clone(starts), func(s int) bool { return s < 0 })
 		if len(started) < 2 {
 			return nil
 		}
