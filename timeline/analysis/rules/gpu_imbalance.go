@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -178,13 +179,9 @@ func findImbalance(f *frame.Frame) []frame.Cand {
 	votes := map[int]int{}
 	windows := 0
 	flush := func() {
-		var low []int
-		for idx, n := range votes {
-			if 2*n >= windows {
-				low = append(low, idx)
-			}
-		}
-		slices.Sort(low)
+		// The GPUs low in at least half of the stretch's windows.
+		maps.DeleteFunc(votes, func(_, n int) bool { return 2*n < windows })
+		low := slices.Sorted(maps.Keys(votes))
 		// A stretch with a grid window starts on the grid: its ends stay,
 		// for the same low GPUs.
 		var ends *frame.Ends
