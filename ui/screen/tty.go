@@ -112,10 +112,7 @@ func (t *tty) enter() error {
 		seq += mouseOn
 	}
 	_, err := t.out.WriteString(seq)
-	if e := t.read(true); err == nil {
-		err = e
-	}
-	return err
+	return cmp.Or(err, t.read(true))
 }
 
 // read turns the reading of keys on or off, if it is not already.
@@ -142,9 +139,7 @@ func (t *tty) leave() error {
 	}
 	_, err := t.out.WriteString(seq)
 	if t.saved != nil {
-		if e := term.Restore(t.in.Fd(), t.saved); err == nil {
-			err = e
-		}
+		err = cmp.Or(err, term.Restore(t.in.Fd(), t.saved))
 	}
 	return err
 }
