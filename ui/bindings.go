@@ -125,16 +125,22 @@ func (m *Model) sessionActions(k *keymap.Map) []keymap.Action {
 		{Binding: &k.Click, Mouse: m.clickAt}, {Binding: &k.WheelUp, Mouse: m.wheelBy(-1)}, {Binding: &k.WheelDown, Mouse: m.wheelBy(+1)},
 		{Binding: &k.Mark, On: func() bool { return s.takesMarks }, Do: keyDo(m.markKey)},
 		{Binding: &k.Record, On: func() bool { return s.recorder }, Do: keyDo(func() { m.noteWhy(m.record()) }),
-			Does: func() string {
-				if s.recording {
-					return "stop"
-				}
-				return "record"
-			}},
+			Does: does(func() bool { return s.recording }, "stop", "record")},
 	}
 }
 
 // keyDo is a handler that needs neither the key nor a command.
 func keyDo(f func()) func(tea.KeyMsg) tea.Cmd {
 	return func(tea.KeyMsg) tea.Cmd { f(); return nil }
+}
+
+// does is a row's name in the footer where it has two (keymap.Action's
+// Does): yes while on holds, no otherwise.
+func does(on func() bool, yes, no string) func() string {
+	return func() string {
+		if on() {
+			return yes
+		}
+		return no
+	}
 }

@@ -51,12 +51,7 @@ func (m *Model) listActions(k *keymap.Map) []keymap.Action {
 		{Binding: &k.CloseHost, On: func() bool { return s.gpus && s.multiHost && s.hosts == gpulist.OneHost && !s.hintOpen },
 			Do: keyDo(func() { m.openHost(false) })},
 		{Binding: &k.Up, On: func() bool { return moves() && !s.hintScrolls }, Do: sel(func(at, _, _ int) int { return at - 1 }),
-			Does: func() string {
-				if s.multiHost && s.hosts == gpulist.HostLines {
-					return "host"
-				}
-				return "GPU"
-			}},
+			Does: does(func() bool { return s.multiHost && s.hosts == gpulist.HostLines }, "host", "GPU")},
 		{Binding: &k.Down, On: func() bool { return moves() && !s.hintScrolls }, Do: sel(func(at, _, _ int) int { return at + 1 })},
 		{Binding: &k.GPUPageUp, On: moves, Do: sel(func(at, _, page int) int { return at - page })},
 		{Binding: &k.GPUPageDown, On: moves, Do: sel(func(at, _, page int) int { return at + page })},

@@ -60,12 +60,7 @@ func (m *Model) hintActions(k *keymap.Map) []keymap.Action {
 		{Binding: &k.Hint, On: func() bool { return s.hints > 0 }, Do: keyDo(func() {
 			m.procs.Focus = false
 			m.hint.open((m.hint.sel + 1) % (len(m.an.shown) + 1))
-		}), Does: func() string {
-			if s.hintSel {
-				return "next"
-			}
-			return "hint"
-		}},
+		}), Does: does(func() bool { return s.hintSel }, "next", "hint")},
 		{Binding: &k.CloseHint, On: func() bool { return s.hintOpen && !s.focus },
 			Do: keyDo(func() { m.hint.open(0) })},
 	}

@@ -139,13 +139,7 @@ func (m *Model) timeActions(k *keymap.Map) []keymap.Action {
 		}},
 		{Binding: &k.Back, On: hasSamples, Do: step(func(first, last time.Time) {
 			m.play.Step(-m.play.columnStep(m.store, m.lay.Spark), first, last)
-		}),
-			Does: func() string {
-				if s.grows {
-					return "scroll"
-				}
-				return "step"
-			}},
+		}), Does: does(func() bool { return s.grows }, "scroll", "step")},
 		{Binding: &k.Forward, On: hasSamples, Do: step(func(first, last time.Time) {
 			m.play.Step(m.play.columnStep(m.store, m.lay.Spark), first, last)
 		})},

@@ -76,10 +76,5 @@ func (m *Model) nextMetric() {
 func (m *Model) detailActions(k *keymap.Map) []keymap.Action {
 	s := &m.keys.facts
 	return []keymap.Action{{Binding: &k.Metric, On: func() bool { return s.gpus && s.samples }, Do: keyDo(m.nextMetric),
-		Does: func() string {
-			if s.procsInPane {
-				return "graph"
-			}
-			return "metric"
-		}}}
+		Does: does(func() bool { return s.procsInPane }, "graph", "metric")}}
 }
