@@ -70,20 +70,17 @@ func (m *Model) selectBy(step func(at, n, page int) int) {
 
 // gpuListSummary is what the summary line says of every GPU at one moment.
 type gpuListSummary struct {
-	known          int // GPUs with a utilisation at the moment
-	lo, mean, hi   float64
-	idle           int
-	lost           int
-	worst          *timeline.Hint
-	firstShown     int
-	lastShown, all int
-	slices         int // MIG instances among all
+	known        int // GPUs with a utilisation at the moment
+	lo, mean, hi float64
+	idle         int
+	lost         int
+	worst        *timeline.Hint
+	all          int
+	slices       int // MIG instances among all
 }
 
 func (f *frame) summarizeGPUs(at time.Time) gpuListSummary {
 	s := gpuListSummary{lo: math.Inf(1), hi: math.Inf(-1), all: len(f.info.GPUs)}
-	s.firstShown = f.list.Top
-	s.lastShown = min(s.all, f.list.Top+f.lay.GPUsShown) - 1
 	idle := analysis.DefaultHintOptions()
 	mo := f.store.MomentAt(at)
 	sum := 0.0
@@ -128,7 +125,7 @@ func (f *frame) viewGPUSummary() string {
 	// A MIG slice shown first or last stands for its parent; the count is
 	// of whole GPUs, with the slices said after it where the line has room
 	// for them and the worst hint both.
-	first, last := f.info.GPUs[s.firstShown], f.info.GPUs[s.lastShown]
+	first, last := f.info.GPUs[f.list.Top], f.info.GPUs[min(s.all, f.list.Top+f.lay.GPUsShown)-1]
 	if first.IsMIGInstance() {
 		first.Index = first.MIGParent
 	}
