@@ -67,10 +67,8 @@ func (m *Model) healthRow(lead, dev string, at time.Time) string {
 	}
 	// Which NVLink links are down or counted errors, by id: the detail
 	// pane's link row (nvlinkRow) shows more where it fits.
-	if down := val(timeline.GPUNVLinkDown); down > 0 {
-		for _, l := range timeline.LinkIDs(down) {
-			parts, bad = append(parts, fmt.Sprintf("NVLink %d down", l)), true
-		}
+	for _, l := range timeline.LinkIDs(val(timeline.GPUNVLinkDown)) {
+		parts, bad = append(parts, fmt.Sprintf("NVLink %d down", l)), true
 	}
 	for _, l := range timeline.LinkIDs(val(timeline.GPUNVLinkErrLinks)) {
 		k := &timeline.NVLinks[l]
