@@ -29,9 +29,7 @@ func (f *frame) viewGPUList() []string {
 	}
 	top := f.list.Top
 	for i := top; i < min(len(f.info.GPUs), top+f.lay.GPUsShown); i++ {
-		rows := f.viewGPU(i, f.info.GPUs[i])
-		f.hitRows(len(out), len(rows), hitGPU, i)
-		out = append(out, rows...)
+		out = f.viewGPU(out, i)
 	}
 	return out
 }

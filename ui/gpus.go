@@ -167,12 +167,15 @@ func (f *frame) gpuLabel(i int, g timeline.GPUInfo) (string, draw.Ink) {
 	return draw.PadRight(mark+fmt.Sprintf("GPU%d", g.OnHost()), f.lay.Label), ink
 }
 
-func (f *frame) viewGPU(i int, g timeline.GPUInfo) []string {
+// viewGPU appends the block of info.GPUs[i] to out, its rows noted for the mouse.
+func (f *frame) viewGPU(out []string, i int) []string {
+	g := f.info.GPUs[i]
 	dev := timeline.GPUDevice(g.Index)
 	label, labelInk := f.gpuLabel(i, g)
 	lost := f.store.Lost(dev, f.at)
 	if f.lay.GPURows == 1 {
-		return []string{f.compactGPU(dev, label, labelInk, lost)}
+		f.hitRows(len(out), 1, hitGPU, i)
+		return append(out, f.compactGPU(dev, label, labelInk, lost))
 	}
 	rows := sparkRows(f.lay.ShowSM)
 	rows = rows[:min(f.lay.GPURows, len(rows))] // those the layout has room for
@@ -185,7 +188,7 @@ func (f *frame) viewGPU(i int, g timeline.GPUInfo) []string {
 	}
 	own, spill := f.gpuFields(dev, f.at, rows, lost)
 	owner := alloc.Short(f.ownerOf(g.Index, f.at))
-	var out []string
+	top := len(out)
 	for r, row := range rows {
 		ln := f.newLine(f.width)
 		switch {
@@ -211,7 +214,8 @@ func (f *frame) viewGPU(i int, g timeline.GPUInfo) []string {
 		spill = draw.FillRow(ln, own[row.metric], spill, f.width)
 		out = append(out, ln.String())
 	}
-	return draw.PadBlank(out, height) // an instance without GPM: its memory alone
+	f.hitRows(top, height, hitGPU, i)
+	return draw.PadBlank(out, top+height) // an instance without GPM: its memory alone
 }
 
 // gpuFields are the numbers a GPU block shows besides its rows' own, by the

@@ -84,11 +84,6 @@ func (f *frame) viewHostGPUs() []string {
 		f.drawn.hosts.figs = append(f.drawn.hosts.figs, f.hostFigures(h, f.at, mo, &idle, events))
 	}
 	var out []string
-	gpu := func(pos int) {
-		rows := f.viewGPU(pos, f.info.GPUs[pos])
-		f.hitRows(len(out), len(rows), hitGPU, pos)
-		out = append(out, rows...)
-	}
 	host := func(h int) {
 		f.hitRows(len(out), 1, hitHost, h)
 		out = append(out, f.viewHostLine(h))
@@ -98,14 +93,14 @@ func (f *frame) viewHostGPUs() []string {
 		host(hn.Host)
 		gpus := hn.GPUs[hn.Host]
 		for i := f.list.Top; i < min(len(gpus), f.list.Top+f.lay.GPUsShown); i++ {
-			gpu(gpus[i])
+			out = f.viewGPU(out, gpus[i])
 		}
 	case gpulist.Tree:
 		out = append(out, f.viewHostSummary())
 		for h, gpus := range hn.GPUs {
 			host(h)
 			for _, pos := range gpus {
-				gpu(pos)
+				out = f.viewGPU(out, pos)
 			}
 		}
 	default:
