@@ -508,16 +508,17 @@ func (f *Frame) gpu(idx int) *GPU {
 
 // HostWorking says whether the host of the GPU of NVML index idx was
 // working in at least half the known columns of spans: busy (hostBusy),
-// or one core pegged (hostSingle).
-func (f *Frame) HostWorking(idx int, spans []Span) bool {
+// or one core pegged (hostSingle, single); known says whether either was
+// recorded there at all.
+func (f *Frame) HostWorking(idx int, spans []Span) (working, single, known bool) {
 	g := f.gpu(idx)
 	if g == nil {
-		return false
+		return false, false, false
 	}
 	h := f.HostOf(g)
-	busy, _ := HostShare(&h.Busy, spans)
-	single, _ := HostShare(&h.Single, spans)
-	return busy >= 0.5 || single >= 0.5
+	busy, busyKnown := HostShare(&h.Busy, spans)
+	one, oneKnown := HostShare(&h.Single, spans)
+	return busy >= 0.5 || one >= 0.5, one >= 0.5, busyKnown || oneKnown
 }
 
 // Members returns the frame's GPUs of a group.

@@ -116,7 +116,11 @@ func Suppress(f *frame.Frame, cands []frame.Cand) []frame.Cand {
 	return slices.DeleteFunc(slices.Clone(cands), func(c frame.Cand) bool {
 		switch c.ID {
 		case timeline.HintIdleMemoryHeld:
-			return explained(c, idleOn[c.GPU]) && !f.HostWorking(c.GPU, c.Spans)
+			if !explained(c, idleOn[c.GPU]) {
+				return false
+			}
+			working, _, _ := f.HostWorking(c.GPU, c.Spans)
+			return !working
 		case timeline.HintGPUIdle, timeline.HintLowUtilization, timeline.HintGPUImbalance:
 			return explained(c, idleOn[c.GPU])
 		case timeline.HintBusyWait:

@@ -34,16 +34,18 @@ var IdleMemoryHeld = frame.Rule{
 		}
 		ev += ", " + f.During(g)
 		h := timeline.Hint{Confidence: frame.KnownShare(gs, g.Spans)}
-		working, cpuText, known := hostWorking(f, f.HostOf(gs[0]), g.Spans)
+		host := f.HostOf(gs[0])
+		working, single, known := f.HostWorking(gs[0].Index, g.Spans)
 		switch {
 		case working:
 			h.Severity, h.Confidence = timeline.Critical, 0.85*h.Confidence
-			h.Evidence = ev + ", while " + cpuText
+			h.Evidence = ev + ", while " + cpuWork(host, g.Spans, single)
 			h.Suggestion = "The job computes on the CPU: the model's memory is on the GPU but the work is not. " +
 				"Move every batch to the device before the forward pass (`x.to(device, non_blocking=True)`), not just " +
 				"the model, and look for operations that fall back to the CPU."
 		case known:
 			h.Severity, h.Confidence = timeline.Info, 0.7*h.Confidence
+			cpuText, _ := f.HostContext(host, g.Spans)
 			h.Evidence = ev + "; " + cpuText
 			h.Suggestion = "Nothing runs on the GPU or the host: an inference server waiting for requests (expected), " +
 				"or a stalled job (a rank waiting for a dead peer, a lock, input that never comes): `py-spy dump` shows where it waits."
@@ -58,28 +60,15 @@ var IdleMemoryHeld = frame.Rule{
 	YieldsTo: []string{timeline.HintGPUImbalance},
 }
 
-// hostWorking says whether the host's CPU was working over spans (busy, or
-// one core pegged, in at least half the known columns), describes it, and
-// whether the host was recorded at all.
-func hostWorking(f *frame.Frame, h *frame.Host, spans []frame.Span) (working bool, text string, known bool) {
-	busy, busyKnown := frame.HostShare(&h.Busy, spans)
-	single, singleKnown := frame.HostShare(&h.Single, spans)
-	if !busyKnown && !singleKnown {
-		return false, "", false
+// cpuWork says how the host's CPU worked over spans, where it did
+// (Frame.HostWorking): one core pegged (single), the job's share of a core,
+// or the whole CPU busy.
+func cpuWork(h *frame.Host, spans []frame.Span, single bool) string {
+	if single {
+		return "one host core runs at " + units.Number(frame.HostStats(&h.TopCore, spans).Mean) + "% and the others idle"
 	}
-	cpu := frame.HostStats(&h.CPU, spans)
-	top := frame.HostStats(&h.TopCore, spans)
-	job := frame.HostStats(&h.Job, spans)
-	switch {
-	case single >= 0.5:
-		text = "one host core runs at " + units.Number(top.Mean) + "% and the others idle"
-	case busy >= 0.5 && job.OK():
-		text = "the job uses " + units.Number(job.Mean) + "% of a core"
-	case busy >= 0.5:
-		text = "the host CPU is " + units.Number(cpu.Mean) + "% busy"
-	default:
-		text, _ = f.HostContext(h, spans)
-		return false, text, true
+	if job := frame.HostStats(&h.Job, spans); job.OK() {
+		return "the job uses " + units.Number(job.Mean) + "% of a core"
 	}
-	return true, text, true
+	return "the host CPU is " + units.Number(frame.HostStats(&h.CPU, spans).Mean) + "% busy"
 }
