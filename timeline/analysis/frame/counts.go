@@ -11,7 +11,7 @@ import (
 // it is known (a GPU judged by its clock alone has a state, not a work
 // figure).
 type Counts struct {
-	cols, known, Idle, active, Waiting int
+	cols, known, Idle, Active, Waiting int
 	work, activeWork                   float64
 	workKnown, activeKnown             int
 	// thirds has bit k set if the GPU worked in the k-th third of the
@@ -29,7 +29,7 @@ func (g *GPU) Counts(w Span) Counts {
 		case Idle:
 			c.Idle++
 		case Low, Busy:
-			c.active++
+			c.Active++
 			if v == v {
 				c.activeWork += v
 				c.activeKnown++
@@ -59,15 +59,13 @@ func (c Counts) Judged() bool { return c.known > 0 && 2*c.known >= c.cols }
 // Share is n over the known columns.
 func (c Counts) Share(n int) float64 { return float64(n) / float64(c.known) }
 
-func (c Counts) Active() int { return c.active }
-
 // Starts says whether a window can start a stretch of a rule about a GPU
 // that works, but too little: it worked in at least hintMinActive of the
 // columns, and in every third of the window. The work must run through the
 // window: a window that ends as a job starts (llama8b's first two idle
 // minutes, then work) is a transition, not a GPU working lightly.
 func (c Counts) Starts() bool {
-	return c.Share(c.Active()) >= hintMinActive && c.thirds == 0b111
+	return c.Share(c.Active) >= hintMinActive && c.thirds == 0b111
 }
 
 // MeanWork is the mean work over the columns where it is known; NaN

@@ -68,7 +68,7 @@ func imbalanceLowAmong(gpus []*frame.GPU, w frame.Span, in bool) (low []int) {
 		if c := g.Counts(w); c.Judged() {
 			means[k] = c.MeanWork()
 			if math.IsNaN(means[k]) {
-				means[k] = 100 * c.Share(c.Active())
+				means[k] = 100 * c.Share(c.Active)
 			}
 			top = max(top, means[k])
 			judged++

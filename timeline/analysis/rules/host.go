@@ -22,7 +22,7 @@ import (
 // SM activity) is not waiting for input: that is low-utilization.
 func hostStarved(f *frame.Frame, g *frame.GPU, w frame.Span, in bool) bool {
 	c := g.Counts(w)
-	if !c.Judged() || c.Active() == 0 || (!in && !c.Starts()) {
+	if !c.Judged() || c.Active == 0 || (!in && !c.Starts()) {
 		return false
 	}
 	if m := c.MeanWork(); !(m < frame.Level(in, f.Opts.LowWork, f.Opts.LowWork+10)) {

@@ -28,7 +28,7 @@ var LowUtilization = frame.Rule{
 		low := f.Opts.LowWork
 		return f.PerGPU(timeline.HintLowUtilization, f.Opts.SustainedWindows, func(g *frame.GPU, w frame.Span, in bool) bool {
 			c := g.Counts(w)
-			if !c.Judged() || c.Active() == 0 || c.Intensity() >= 70 {
+			if !c.Judged() || c.Active == 0 || c.Intensity() >= 70 {
 				return false
 			}
 			return c.MeanWorkApartFromWaits() < frame.Level(in, low, low+10) && (in || c.Starts())

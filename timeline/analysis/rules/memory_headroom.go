@@ -24,7 +24,7 @@ var MemoryHeadroom = frame.Rule{
 				return false
 			}
 			c := g.Counts(w)
-			if !c.Judged() || c.Active() == 0 || c.Intensity() >= 70 {
+			if !c.Judged() || c.Active == 0 || c.Intensity() >= 70 {
 				return false
 			}
 			return c.MeanWork() < frame.Level(in, low, low+10) && (in || c.Starts())
