@@ -96,26 +96,22 @@ func (o *OwnerTrack) setOwners(at time.Time, owners []timeline.Owner) {
 	if o.gpus == nil {
 		o.gpus = map[int]*ownerSteps{}
 	}
-	for gpu, ws := range by {
+	for gpu := range by {
 		if o.gpus[gpu] == nil {
 			o.gpus[gpu] = &ownerSteps{}
 		}
-		o.bytes += o.gpus[gpu].set(at, func(st *OwnerStep) bool {
+	}
+	// A GPU the answer does not name has no owners from now on (ws nil;
+	// the owners of one it names are never empty).
+	for gpu, steps := range o.gpus {
+		ws := by[gpu]
+		o.bytes += steps.set(at, func(st *OwnerStep) bool {
 			if slices.Equal(st.Owners, ws) {
 				return false
 			}
 			st.Owners = ws
 			return true
 		})
-	}
-	for gpu, steps := range o.gpus {
-		if _, held := by[gpu]; !held {
-			o.bytes += steps.set(at, func(st *OwnerStep) bool {
-				had := st.Owners != nil
-				st.Owners = nil
-				return had
-			})
-		}
 	}
 }
 
