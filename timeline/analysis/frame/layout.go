@@ -50,10 +50,17 @@ func newHostLayout(info timeline.SourceInfo) *Layout {
 // do: "GPU3" where it has one host, "node3 GPU2" where it has several.
 func GPUNamesOf(info timeline.SourceInfo) units.GPUNames { return newHostLayout(info).gpus }
 
-// Layout is the Engine's host layout. SetInfo comes with every sample
-// on the screen, so the layout is only made again, and what was kept of
-// the hosts forgotten (hostsOf), when the hosts or their GPUs changed.
-func (k *Kept) hostLayout() *Layout {
+var oneHostLayout = &Layout{}
+
+// Layout is the Engine's host layout (one host's, for a frame built alone
+// in a test). SetInfo comes with every sample on the screen, so the layout
+// is only made again, and what was kept of the hosts forgotten (hostsOf),
+// when the hosts or their GPUs changed.
+func (f *Frame) Layout() *Layout {
+	k := f.Kept
+	if k == nil {
+		return oneHostLayout
+	}
 	if k.layout == nil || (k.stale && !k.layout.matches(k.info)) {
 		k.layout = newHostLayout(k.info)
 	}
@@ -86,15 +93,6 @@ func (l *Layout) matches(info timeline.SourceInfo) bool {
 		}
 	}
 	return true
-}
-
-var oneHostLayout = &Layout{}
-
-func (f *Frame) Layout() *Layout {
-	if f.Kept == nil {
-		return oneHostLayout
-	}
-	return f.Kept.hostLayout()
 }
 
 // GPUNames names GPUs in hints' evidence: by host in a session of several.
