@@ -291,10 +291,8 @@ func (f *Frame) Time(c int) time.Time {
 // skips is held by the first column after it.
 func (f *Frame) Col(t time.Time) int {
 	k := sortSearch(len(f.Pauses), func(k int) bool { return f.Pauses[k].Resume.After(t) })
-	c := 0
-	if k == 0 {
-		c = int(t.Sub(f.From) / f.Step)
-	} else {
+	c := int(t.Sub(f.From) / f.Step)
+	if k > 0 {
 		p := f.Pauses[k-1]
 		c = p.Col + int(t.Sub(p.Resume)/f.Step)
 	}
