@@ -454,20 +454,17 @@ func Groups(id string, cands []Cand) []*Group {
 		}
 		g.Cands = append(g.Cands, c)
 		g.Hull = Span{min(g.Hull.Lo, c.Hull().Lo), max(g.Hull.Hi, c.Hull().Hi)}
+		if c.GPU >= 0 {
+			g.GPUs = append(g.GPUs, c.GPU)
+		}
+		g.Spans = append(g.Spans, c.Spans...) // united once all are in
+		g.Firm = g.Firm || c.Firm
+		g.Grace = max(g.Grace, c.Grace)
 	}
 	for _, g := range groups {
-		var all []Span
-		for _, c := range g.Cands {
-			if c.GPU >= 0 {
-				g.GPUs = append(g.GPUs, c.GPU)
-			}
-			all = append(all, c.Spans...)
-			g.Firm = g.Firm || c.Firm
-			g.Grace = max(g.Grace, c.Grace)
-		}
 		slices.Sort(g.GPUs)
 		g.GPUs = slices.Compact(g.GPUs)
-		g.Spans = Union(all)
+		g.Spans = Union(g.Spans)
 	}
 	slices.SortStableFunc(groups, func(a, b *Group) int { return a.Hull.Lo - b.Hull.Lo })
 	return groups
