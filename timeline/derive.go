@@ -199,10 +199,6 @@ func (d *Deriver) Schema() *Schema {
 // first sample.
 func (d *Deriver) UseSchema(s *Schema) { d.schema = s }
 
-// Reset forgets the samples before, so the next one starts afresh (after a
-// seek, say).
-func (d *Deriver) Reset() { d.n, d.hasPrev = d.n+1, false }
-
 // advance numbers s and returns the seconds since the sample before (0
 // for none).
 func (d *Deriver) advance(s *Sample) float64 {

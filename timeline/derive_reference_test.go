@@ -193,3 +193,7 @@ func TestDeriverIsTheReference(t *testing.T) {
 		}
 	}
 }
+
+// Reset forgets the samples before, so the next one starts afresh (after a
+// seek, say).
+func (d *Deriver) Reset() { d.n, d.hasPrev = d.n+1, false }

@@ -426,16 +426,6 @@ func (s *Store) noteDelta(d int64) {
 	s.interval = sorted[n/2]
 }
 
-// HeldBytes is what the store's history takes: its raw samples, its
-// buckets and its process lists, the series' keys and events aside.
-func (s *Store) HeldBytes() int {
-	n := s.raw.HeldBytes() + s.procBytes
-	for _, b := range s.tiers {
-		n += b.HeldBytes()
-	}
-	return n
-}
-
 // Len is the number of samples added.
 func (s *Store) Len() int { return s.added }
 

@@ -114,3 +114,13 @@ func TestBudgetKeepsTheRecentPastExact(t *testing.T) {
 		}
 	}
 }
+
+// HeldBytes is what the store's history takes: its raw samples, its
+// buckets and its process lists, the series' keys and events aside.
+func (s *Store) HeldBytes() int {
+	n := s.raw.HeldBytes() + s.procBytes
+	for _, b := range s.tiers {
+		n += b.HeldBytes()
+	}
+	return n
+}

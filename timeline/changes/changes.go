@@ -47,6 +47,3 @@ func (l *Log[T]) At(t int64) []T {
 	}
 	return l.vals[i-1]
 }
-
-// Len is how many changes the log holds.
-func (l *Log[T]) Len() int { return len(l.at) }

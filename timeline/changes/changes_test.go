@@ -48,3 +48,6 @@ func TestLogBounded(t *testing.T) {
 		t.Errorf("the newest change is lost: %v", got)
 	}
 }
+
+// Len is how many changes the log holds.
+func (l *Log[T]) Len() int { return len(l.at) }

@@ -43,12 +43,6 @@ func (n GPUNames) WithMIG(mig map[int]MIGSlice) GPUNames {
 	return n
 }
 
-// MIGOf is the MIG instance GPU idx is; ok false for a whole GPU.
-func (n GPUNames) MIGOf(idx int) (MIGSlice, bool) {
-	m, ok := n.mig[idx]
-	return m, ok
-}
-
 // Column is GPU idx as a table's GPU column shows it, number giving a whole
 // GPU's number as the table has it (session-wide, or on its host): "3", or
 // for a MIG instance its parent's number and its profile, "0/1g.10gb", one

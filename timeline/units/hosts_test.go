@@ -143,3 +143,9 @@ func TestGPUNamesSplit(t *testing.T) {
 		}
 	}
 }
+
+// MIGOf is the MIG instance GPU idx is; ok false for a whole GPU.
+func (n GPUNames) MIGOf(idx int) (MIGSlice, bool) {
+	m, ok := n.mig[idx]
+	return m, ok
+}
