@@ -54,19 +54,20 @@ const (
 )
 
 // Violation is one of NVML's violation counters: its raw counter, the share
-// of time it derives, and its name on the screen and in the report.
+// of time it derives, its name on the screen and in the report, and
+// dcgm-exporter's name of the counter (its Prometheus series, series.go).
 type Violation struct {
-	Counter, Share, Label string
+	Counter, Share, Label, DCGM string
 }
 
 // Violations lists the violation counters in the order they are shown.
 var Violations = []Violation{
-	{GPUViolPowerSecs, GPUViolPower, "power"},
-	{GPUViolThermalSecs, GPUViolThermal, "thermal"},
-	{GPUViolSyncBoostSecs, GPUViolSyncBoost, "sync boost"},
-	{GPUViolBoardLimitSecs, GPUViolBoardLimit, "board limit"},
-	{GPUViolLowUtilSecs, GPUViolLowUtil, "low util"},
-	{GPUViolReliabilitySecs, GPUViolReliability, "reliability"},
+	{GPUViolPowerSecs, GPUViolPower, "power", "DCGM_FI_DEV_POWER_VIOLATION"},
+	{GPUViolThermalSecs, GPUViolThermal, "thermal", "DCGM_FI_DEV_THERMAL_VIOLATION"},
+	{GPUViolSyncBoostSecs, GPUViolSyncBoost, "sync boost", "DCGM_FI_DEV_SYNC_BOOST_VIOLATION"},
+	{GPUViolBoardLimitSecs, GPUViolBoardLimit, "board limit", "DCGM_FI_DEV_BOARD_LIMIT_VIOLATION"},
+	{GPUViolLowUtilSecs, GPUViolLowUtil, "low util", "DCGM_FI_DEV_LOW_UTIL_VIOLATION"},
+	{GPUViolReliabilitySecs, GPUViolReliability, "reliability", "DCGM_FI_DEV_RELIABILITY_VIOLATION"},
 }
 
 func init() {

@@ -85,15 +85,8 @@ var series = map[string]Series{
 
 func init() {
 	// The violation counters: seconds in gputop, microseconds in DCGM.
-	for raw, name := range map[string]string{
-		GPUViolPowerSecs:       "DCGM_FI_DEV_POWER_VIOLATION",
-		GPUViolThermalSecs:     "DCGM_FI_DEV_THERMAL_VIOLATION",
-		GPUViolSyncBoostSecs:   "DCGM_FI_DEV_SYNC_BOOST_VIOLATION",
-		GPUViolBoardLimitSecs:  "DCGM_FI_DEV_BOARD_LIMIT_VIOLATION",
-		GPUViolLowUtilSecs:     "DCGM_FI_DEV_LOW_UTIL_VIOLATION",
-		GPUViolReliabilitySecs: "DCGM_FI_DEV_RELIABILITY_VIOLATION",
-	} {
-		series[raw] = Series{Name: name, Help: "Throttling duration (in us).", Scale: 1e6, Counter: true, Raw: true}
+	for _, v := range Violations {
+		series[v.Counter] = Series{Name: v.DCGM, Help: "Throttling duration (in us).", Scale: 1e6, Counter: true, Raw: true}
 	}
 }
 
