@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -21,22 +22,15 @@ func SeriesNames() []string {
 	for _, s := range gpuCounters {
 		descs = append(descs, s.desc)
 	}
-	for _, d := range nvlinkDCGMErrors {
-		descs = append(descs, d)
-	}
+	descs = slices.AppendSeq(descs, maps.Values(nvlinkDCGMErrors))
 	names := make([]string, 0, len(descs))
 	for _, d := range descs {
-		names = append(names, descName(d))
+		// A description's name read out of its String (`Desc{fqName:
+		// "gputop_info", help: ...`): client_golang has no getter.
+		_, rest, _ := strings.Cut(d.String(), `fqName: "`)
+		name, _, _ := strings.Cut(rest, `"`)
+		names = append(names, name)
 	}
 	slices.Sort(names)
 	return slices.Compact(names)
-}
-
-// descName reads a description's name out of its String
-// (`Desc{fqName: "gputop_info", help: ...`): client_golang has no getter.
-func descName(d *prometheus.Desc) string {
-	s := d.String()
-	_, rest, _ := strings.Cut(s, `fqName: "`)
-	name, _, _ := strings.Cut(rest, `"`)
-	return name
 }

@@ -185,7 +185,11 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 		l, ok := made[idx]
 		if !ok {
 			l = labels.of(idx)
-			l.values = l.withOwner()
+			if l.owner != nil {
+				// The owner's labels after the others, as descFor's
+				// description of the GPU names them.
+				l.values = slices.Concat(l.values, l.owner)
+			}
 			made[idx] = l
 		}
 		return l
@@ -199,17 +203,14 @@ func buildSnapshot(in *snapshotInput) *snapshot {
 		}
 	}
 	for _, v := range in.values {
-		series, ok := gpuGauges[v.Key.Name]
-		if !ok {
-			if v.Key.Device == timeline.SelfDevice && v.Key.Name == timeline.SampleLag {
-				add(sampleLagDesc, prometheus.GaugeValue, v.Value)
-			}
-			if v.Key.Device == timeline.SelfDevice && v.Key.Name == timeline.SampleOverruns {
-				add(overrunsDesc, prometheus.CounterValue, v.Value)
-			}
-			continue
+		switch series, ok := gpuGauges[v.Key.Name]; {
+		case ok:
+			addGPU(series, v.Key, v.Value)
+		case v.Key == timeline.Key{Name: timeline.SampleLag, Device: timeline.SelfDevice}:
+			add(sampleLagDesc, prometheus.GaugeValue, v.Value)
+		case v.Key == timeline.Key{Name: timeline.SampleOverruns, Device: timeline.SelfDevice}:
+			add(overrunsDesc, prometheus.CounterValue, v.Value)
 		}
-		addGPU(series, v.Key, v.Value)
 	}
 	addNVLink(in.values, labels, add)
 	for _, m := range in.counters {
@@ -270,15 +271,6 @@ type gpuLabelValues struct {
 	mig    bool
 	skip   bool     // a twin: exported as the first of its GPU instance
 	owner  []string // ownerLabels' values; nil where no one holds the GPU
-}
-
-// withOwner is the GPU's labels with its owner's after them, as descFor's
-// description of it names them.
-func (l gpuLabelValues) withOwner() []string {
-	if l.owner == nil {
-		return l.values
-	}
-	return slices.Concat(l.values, l.owner)
 }
 
 // ownerValues gives each allocated GPU its ownerLabels' values. A GPU
