@@ -7,7 +7,6 @@ import (
 
 // Entry is one entry of the catalogue of common Xid errors.
 type Entry struct {
-	Code    int
 	Meaning string // NVIDIA's name for it, from the Xid catalogue
 	// Memory says it is about the GPU's memory (ECC, retired pages,
 	// remapped rows); App says it is usually the application's fault
@@ -22,17 +21,17 @@ type Entry struct {
 // "Xid Errors" table and its Ampere-and-newer catalogue). Any other code is
 // shown by number only: a meaning is never guessed.
 var xidCatalogue = map[int]Entry{
-	13: {Code: 13, Meaning: "Graphics Engine Exception", App: true},
-	31: {Code: 31, Meaning: "GPU memory page fault", App: true},
-	43: {Code: 43, Meaning: "GPU stopped processing", App: true},
-	48: {Code: 48, Meaning: "Double Bit ECC Error", Memory: true, Fatal: true},
-	63: {Code: 63, Meaning: "ECC page retirement or row remapping recording event", Memory: true},
-	64: {Code: 64, Meaning: "ECC page retirement or row remapper recording failure", Memory: true, Fatal: true},
-	74: {Code: 74, Meaning: "NVLink Error", Fatal: true},
-	79: {Code: 79, Meaning: "GPU has fallen off the bus", Fatal: true},
-	92: {Code: 92, Meaning: "High single-bit ECC error rate", Memory: true},
-	94: {Code: 94, Meaning: "Contained ECC error", Memory: true},
-	95: {Code: 95, Meaning: "Uncontained ECC error", Memory: true, Fatal: true},
+	13: {Meaning: "Graphics Engine Exception", App: true},
+	31: {Meaning: "GPU memory page fault", App: true},
+	43: {Meaning: "GPU stopped processing", App: true},
+	48: {Meaning: "Double Bit ECC Error", Memory: true, Fatal: true},
+	63: {Meaning: "ECC page retirement or row remapping recording event", Memory: true},
+	64: {Meaning: "ECC page retirement or row remapper recording failure", Memory: true, Fatal: true},
+	74: {Meaning: "NVLink Error", Fatal: true},
+	79: {Meaning: "GPU has fallen off the bus", Fatal: true},
+	92: {Meaning: "High single-bit ECC error rate", Memory: true},
+	94: {Meaning: "Contained ECC error", Memory: true},
+	95: {Meaning: "Uncontained ECC error", Memory: true, Fatal: true},
 }
 
 // Lookup gives the catalogue's entry for an Xid code; false for a code
