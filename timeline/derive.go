@@ -374,17 +374,15 @@ func (d *Deriver) planOf(s *Sample) *layoutPlan {
 }
 
 // counterOf is the index of the rated counter k in d.state, made on first
-// sight with its denominator's.
-func (d *Deriver) counterOf(k Key, facts *nameFacts) int32 {
+// sight with its denominator's, the counter of name per ("" for none).
+func (d *Deriver) counterOf(k Key, per string) int32 {
 	c := d.counters.Register(k)
 	if int(c) < len(d.state) {
 		return int32(c)
 	}
 	d.state = append(d.state, counterState{per: -1})
-	if facts.ruled && facts.rule.per != "" {
-		per := Key{Name: facts.rule.per, Device: k.Device}
-		f := factsOf(per.Name)
-		d.state[c].per = d.counterOf(per, &f)
+	if per != "" {
+		d.state[c].per = d.counterOf(Key{Name: per, Device: k.Device}, counterRules[per].per)
 	}
 	return int32(c)
 }
@@ -405,7 +403,7 @@ func (d *Deriver) makePlan(s *Sample) *layoutPlan {
 		key := cols.Key(i)
 		p.steps[i] = step{slot: -1, counter: -1}
 		if facts := names.of(key.Name); cols.Kind(i) == Counter && facts.rated {
-			p.steps[i].counter = d.counterOf(key, facts)
+			p.steps[i].counter = d.counterOf(key, facts.rule.per)
 			p.counters = append(p.counters, int32(i))
 			inSample[p.steps[i].counter] = true
 		}
@@ -493,13 +491,12 @@ func factsOf(name string) nameFacts {
 
 // nameMemo is the facts of the names a plan has met: a session's 37,000
 // keys have a few dozen names.
-type nameMemo map[string]*nameFacts
+type nameMemo map[string]nameFacts
 
-func (m nameMemo) of(name string) *nameFacts {
+func (m nameMemo) of(name string) nameFacts {
 	f, ok := m[name]
 	if !ok {
-		facts := factsOf(name)
-		f = &facts
+		f = factsOf(name)
 		m[name] = f
 	}
 	return f
