@@ -71,7 +71,7 @@ func New(opts Options) *Exporter {
 	if opts.MaxScrapes <= 0 {
 		opts.MaxScrapes = 4
 	}
-	return &Exporter{opts: opts, judge: opts.Judge}
+	return &Exporter{opts: opts, judge: opts.Judge, counters: map[timeline.Key]float64{}}
 }
 
 // phaseEvery is how often, in sample time, the current phase is asked for

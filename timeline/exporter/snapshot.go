@@ -150,9 +150,6 @@ func (x *Exporter) countersOf(s *timeline.Sample) []timeline.Metric {
 				m.Value = v
 			}
 		} else {
-			if x.counters == nil {
-				x.counters = map[timeline.Key]float64{}
-			}
 			x.counters[m.Key] = m.Value
 		}
 		out = append(out, m)
