@@ -1,6 +1,7 @@
 package recordings
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -320,7 +321,8 @@ func (r *Reader) Read() (timeline.Sample, error) {
 		}
 		if !r.loaded {
 			if r.next >= len(r.segments) {
-				return timeline.Sample{}, r.end(r.finish())
+				r.ended = io.EOF // after the end, reported once: finish's error, or io.EOF
+				return timeline.Sample{}, cmp.Or(r.finish(), io.EOF)
 			}
 			r.load(r.next)
 			r.totals.keysSeen = 0 // a segment defines its keys anew
@@ -467,15 +469,6 @@ func damageText(err error) string {
 		return "data ends early"
 	}
 	return err.Error()
-}
-
-// end reports err (nil for a clean end) once; io.EOF follows.
-func (r *Reader) end(err error) error {
-	r.ended = io.EOF
-	if err == nil {
-		return io.EOF
-	}
-	return err
 }
 
 // Close closes the file.
