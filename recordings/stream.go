@@ -84,7 +84,7 @@ type StreamReader struct {
 	// releases the decoder (release), once.
 	stop     atomic.Bool
 	running  sync.Mutex
-	released bool
+	released sync.Once
 }
 
 // NewStreamReader reads a stream's header from r, waiting for it as long
@@ -154,11 +154,9 @@ func firstLine(b []byte, rest *bufio.Reader) string {
 }
 
 // senderVersion is the gputop version in a header's JSON, if it can be
-// read whatever the format version (for the message of a version error).
+// read whatever the format version (for the message of a version error),
+// from content as long as a magic, a version and a CRC at least.
 func senderVersion(content []byte) string {
-	if len(content) < len(format.FileMagic)+4+4 {
-		return ""
-	}
 	var hj struct {
 		V string `json:"gputop_version"`
 	}
@@ -192,9 +190,8 @@ func (s *StreamReader) Next() (StreamEvent, error) {
 	s.running.Lock()
 	ev, err := s.next()
 	s.running.Unlock()
-	if s.stop.Load() && s.running.TryLock() {
+	if s.stop.Load() {
 		s.release()
-		s.running.Unlock()
 	}
 	return ev, err
 }
@@ -341,19 +338,16 @@ func (s *StreamReader) decode() error {
 		// Snapshots stamped before the sample were read before it (they
 		// were current with the sample before, and their chunk came with
 		// this one); those stamped with it, after it.
-		after := len(s.dec.Hints)
-		for i, h := range s.dec.Hints {
-			if ok && !h.At.Before(sm.At) {
-				after = i
-				break
+		sample := ok // not queued yet
+		for _, h := range s.dec.Hints {
+			if sample && !h.At.Before(sm.At) {
+				s.queue = append(s.queue, StreamEvent{Item: StreamSample, Sample: sm})
+				sample = false
 			}
 			s.queue = append(s.queue, StreamEvent{Item: StreamHints, Hints: h})
 		}
-		if ok {
+		if sample {
 			s.queue = append(s.queue, StreamEvent{Item: StreamSample, Sample: sm})
-		}
-		for _, h := range s.dec.Hints[after:] {
-			s.queue = append(s.queue, StreamEvent{Item: StreamHints, Hints: h})
 		}
 		clear(s.dec.Hints)
 		s.dec.Hints = s.dec.Hints[:0]
@@ -412,17 +406,15 @@ func (s *StreamReader) Recycle(v []float64) { s.dec.Recycle(v) }
 // reader: close that too to end a Next that waits on it.
 func (s *StreamReader) Close() error {
 	s.stop.Store(true)
-	if s.running.TryLock() {
-		s.release()
-		s.running.Unlock()
-	}
+	s.release()
 	return nil
 }
 
-// release closes the decoder once; running is held.
+// release closes the decoder once, unless Next runs: that Next does as it
+// returns.
 func (s *StreamReader) release() {
-	if !s.released {
-		s.released = true
-		s.zdec.Close()
+	if s.running.TryLock() {
+		s.released.Do(s.zdec.Close)
+		s.running.Unlock()
 	}
 }
