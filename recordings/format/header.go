@@ -210,9 +210,8 @@ func headerBody(h Header) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recording header: %w", err)
 	}
-	c := append([]byte(FileMagic), 0, 0, 0, 0)
-	binary.LittleEndian.PutUint16(c[len(FileMagic):], FormatVersion.Major)
-	binary.LittleEndian.PutUint16(c[len(FileMagic)+2:], FormatVersion.Minor)
+	c := binary.LittleEndian.AppendUint16([]byte(FileMagic), FormatVersion.Major)
+	c = binary.LittleEndian.AppendUint16(c, FormatVersion.Minor)
 	return append(c, js...), nil
 }
 
@@ -228,11 +227,12 @@ func ParsePrefix(b []byte) (Version, int64, error) {
 		string(b[SkippableHeader:SkippableHeader+len(FileMagic)]) != FileMagic {
 		return Version{}, 0, errNotRecording
 	}
-	v := Version{
-		Major: binary.LittleEndian.Uint16(b[SkippableHeader+len(FileMagic):]),
-		Minor: binary.LittleEndian.Uint16(b[SkippableHeader+len(FileMagic)+2:]),
-	}
-	return v, int64(binary.LittleEndian.Uint32(b[4:])), nil
+	return versionAt(b[SkippableHeader+len(FileMagic):]), int64(binary.LittleEndian.Uint32(b[4:])), nil
+}
+
+// versionAt reads the version headerBody writes after FileMagic.
+func versionAt(b []byte) Version {
+	return Version{Major: binary.LittleEndian.Uint16(b), Minor: binary.LittleEndian.Uint16(b[2:])}
 }
 
 var errNotRecording = errors.New("not a recording")
@@ -270,12 +270,9 @@ func parseHeaderBody(body []byte) (Header, error) {
 		return Header{}, fmt.Errorf("JSON: %w", err)
 	}
 	h := Header{
-		FormatVersion: Version{
-			Major: binary.LittleEndian.Uint16(body[len(FileMagic):]),
-			Minor: binary.LittleEndian.Uint16(body[len(FileMagic)+2:]),
-		},
-		Version: hj.GputopVersion,
-		Start:   hj.Start,
+		FormatVersion: versionAt(body[len(FileMagic):]),
+		Version:       hj.GputopVersion,
+		Start:         hj.Start,
 	}
 	var err error
 	if h.Info, err = sourceFromJSON(hj.Source); err != nil {
