@@ -357,8 +357,7 @@ type recording struct {
 	errs chan<- error
 
 	// Fields of the caller of Next (one goroutine at a time).
-	info      timeline.SourceInfo // the description last queued
-	described bool                // info holds one
+	info *timeline.SourceInfo // the description last queued; nil before one
 
 	queue     chan item // nil in Sync mode
 	stop      chan struct{}
@@ -423,9 +422,8 @@ func (rec *recording) take(s *timeline.Sample, src timeline.Source) {
 		return
 	}
 	it := item{sample: *s}
-	if info := src.Info(); !rec.described || !sameDescription(info, rec.info) {
-		rec.info, rec.described = info, true
-		it.info = &info
+	if info := src.Info(); rec.info == nil || !sameDescription(info, *rec.info) {
+		rec.info, it.info = &info, &info
 	}
 	if rec.queue == nil {
 		rec.syncMu.Lock()
@@ -443,7 +441,7 @@ func (rec *recording) take(s *timeline.Sample, src timeline.Source) {
 		default:
 			rec.dropped.Add(1)
 			if it.info != nil {
-				rec.described = false // describe again with the next one
+				rec.info = nil // describe again with the next one
 			}
 			return
 		}
