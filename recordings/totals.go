@@ -52,13 +52,16 @@ func (t *fileTotals) withinBounds(k timeline.Key) (timeline.Key, bool) {
 }
 
 // admit says whether k is within a file's bound of max: in set, or new
-// while set has room for it, and then added.
-func admit[K comparable](set map[K]struct{}, k K, max int) bool {
-	if _, ok := set[k]; ok {
+// while set has room for it, and then added (to a set made if need be).
+func admit[K comparable](set *map[K]struct{}, k K, max int) bool {
+	if _, ok := (*set)[k]; ok {
 		return true
 	}
-	if len(set) < max {
-		set[k] = struct{}{}
+	if len(*set) < max {
+		if *set == nil {
+			*set = make(map[K]struct{})
+		}
+		(*set)[k] = struct{}{}
 		return true
 	}
 	return false
@@ -69,11 +72,8 @@ type gpuPID struct{ gpu, pid int }
 // bound leaves out of s what is past the file's bounds: metrics of keys
 // past maxFileKeys, processes past maxFilePIDs.
 func (t *fileTotals) bound(s *timeline.Sample, d *format.Decoder) {
-	if t.keys == nil {
-		t.keys = map[timeline.Key]struct{}{}
-	}
 	for ; t.keysSeen < d.KeyCount(); t.keysSeen++ {
-		if !admit(t.keys, d.KeyAt(t.keysSeen), maxFileKeys) {
+		if !admit(&t.keys, d.KeyAt(t.keysSeen), maxFileKeys) {
 			t.keysPast = true
 		}
 	}
@@ -89,12 +89,9 @@ func (t *fileTotals) bound(s *timeline.Sample, d *format.Decoder) {
 	if len(s.Processes) == 0 {
 		return
 	}
-	if t.pids == nil {
-		t.pids = map[gpuPID]struct{}{}
-	}
 	n := len(s.Processes)
 	s.Processes = slices.DeleteFunc(s.Processes, func(p timeline.Process) bool {
-		return !admit(t.pids, gpuPID{p.GPU, p.PID}, maxFilePIDs)
+		return !admit(&t.pids, gpuPID{p.GPU, p.PID}, maxFilePIDs)
 	})
 	t.procsLeft += n - len(s.Processes)
 }
