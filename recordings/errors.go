@@ -158,15 +158,14 @@ func (e *DamagedError) stretches(gaps []Gap, layout string) string {
 		}
 		return roughDuration(total) + " unreadable " + where + " (damaged)"
 	}
-	amount := ""
+	amount := roughDuration(total) + " unreadable in all, "
 	switch {
 	case unknown && total > 0:
-		amount = "at least " + roughDuration(total) + " unreadable in all, "
+		amount = "at least " + amount
 	case unknown:
+		amount = ""
 	case total == 0:
 		amount = "no sample lost, "
-	default:
-		amount = roughDuration(total) + " unreadable in all, "
 	}
 	return fmt.Sprintf("%d damaged stretches, %sthe first %s", len(gaps), amount, where)
 }

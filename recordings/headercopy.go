@@ -48,15 +48,13 @@ func readHeader(ra io.ReaderAt, size int64, path string) (h Header, dataStart in
 	}
 	h, err = format.ParseHeaderContent(content)
 	switch {
-	case errors.Is(err, format.ErrBadCheck) || errors.Is(err, format.ErrCutShort):
-		// Checked before the version: a flipped bit there is damage, not
-		// a file from the future.
-		return Header{}, 0, damageText(err), &DamagedError{Path: path, Reason: "header damaged (" + damageText(err) + ")"}
-	case v.Major != format.FormatVersion.Major:
+	case v.Major != format.FormatVersion.Major && !errors.Is(err, format.ErrBadCheck) && !errors.Is(err, format.ErrCutShort):
+		// A header whose check fails is damage whatever its version says:
+		// a flipped bit there, not a file from the future.
 		_, err = identify(path, prefix) // a version this gputop does not read
 		return Header{}, 0, "", err
 	case err != nil:
-		return Header{}, 0, err.Error(), &DamagedError{Path: path, Reason: "header damaged (" + err.Error() + ")"}
+		return Header{}, 0, damageText(err), &DamagedError{Path: path, Reason: "header damaged (" + damageText(err) + ")"}
 	}
 	return h, format.SkippableHeader + n, "", nil
 }
