@@ -117,10 +117,7 @@ func FindSegmentsInOrder(ra io.ReaderAt, start, size int64) (segs []SegmentRef, 
 // followed by the magic of a zstd frame. A b too short to hold the magic
 // ends where the file ends: what is left of the magic is enough.
 func segmentHeaderAt(b []byte) (int64, bool) {
-	if len(b) < SegmentFrame {
-		return 0, false
-	}
-	first, err := ParseSegmentHeader(b[:SegmentFrame])
+	first, err := ParseSegmentHeader(b[:min(len(b), SegmentFrame)]) // too short: no header
 	if err != nil {
 		return 0, false
 	}
