@@ -95,6 +95,9 @@ type Recorder struct {
 
 // NewRecorder returns a Recorder of src that records nothing until Start.
 func NewRecorder(src timeline.Source, opts RecorderOptions) *Recorder {
+	if opts.create == nil {
+		opts.create = createFile
+	}
 	return &Recorder{src: src, opts: opts, errs: make(chan error, 1), woken: make(chan struct{}, 1)}
 }
 
@@ -146,11 +149,7 @@ func (r *Recorder) Start(path string) (string, error) {
 		r.cur.close() // what it wrote before the failure stays readable
 		r.cur = nil
 	}
-	create := r.opts.create
-	if create == nil {
-		create = createFile
-	}
-	f, err := create(path, r.opts.Force)
+	f, err := r.opts.create(path, r.opts.Force)
 	if err != nil {
 		return "", err
 	}
@@ -598,15 +597,13 @@ func (rec *recording) failure() error {
 
 // closeFile closes whatever is open; its error is the Writer's first.
 func (rec *recording) closeFile() error {
-	var err error
 	switch {
 	case rec.w != nil:
-		err = rec.w.Close()
+		return rec.w.Close()
 	case rec.file != nil:
-		err = rec.file.Close()
-		rec.file = nil
+		return rec.file.Close()
 	}
-	return err
+	return nil
 }
 
 // finish stops the writing goroutine after the queue is written, writes
