@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"hash/crc32"
+	"slices"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -379,12 +380,8 @@ func (d *Decoder) readValues(c *cursor) []float64 {
 		return nil
 	}
 	br := bitReader{b: c.b}
-	out := d.spare
+	out := slices.Grow(d.spare[:0], len(d.layout))[:len(d.layout)]
 	d.spare = nil
-	if cap(out) < len(d.layout) {
-		out = make([]float64, len(d.layout))
-	}
-	out = out[:len(d.layout)]
 	for i, id := range d.layout {
 		st := &d.values[id]
 		counter := st.counter

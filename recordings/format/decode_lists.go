@@ -2,6 +2,7 @@ package format
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -36,12 +37,8 @@ func (d *Decoder) readStatuses(c *cursor) []timeline.ProbeStatus {
 	if c.err != nil || len(d.probeRows) == 0 {
 		return nil
 	}
-	out := d.spareProbes
+	out := slices.Grow(d.spareProbes[:0], len(d.probeRows))[:len(d.probeRows)]
 	d.spareProbes = nil
-	if cap(out) < len(d.probeRows) {
-		out = make([]timeline.ProbeStatus, len(d.probeRows))
-	}
-	out = out[:len(d.probeRows)]
 	hasErr := d.hasErr[:0]
 	for i, id := range d.probeRows {
 		head := c.uvarint()
