@@ -110,7 +110,7 @@ func (r *Reader) shed() {
 // what it read when src fails, and returns the failure.
 func readAtMost(src io.Reader, buf []byte, limit int) ([]byte, error) {
 	for {
-		// Checked before the buffer's room: append may have grown it past
+		// Checked before the buffer's room: growing it may have taken it past
 		// limit, and a read into nothing reads nothing, forever.
 		if len(buf) >= limit {
 			var one [1]byte
@@ -119,9 +119,7 @@ func readAtMost(src io.Reader, buf []byte, limit int) ([]byte, error) {
 			}
 			return buf, errors.New("segment too large")
 		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
+		buf = slices.Grow(buf, 1)
 		n, err := src.Read(buf[len(buf):min(cap(buf), limit)])
 		buf = buf[:len(buf)+n]
 		if errors.Is(err, io.EOF) {
