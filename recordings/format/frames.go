@@ -101,16 +101,12 @@ func FindSegmentsInOrder(ra io.ReaderAt, start, size int64) (segs []SegmentRef, 
 	if slices.IsSorted(seqs) {
 		return segs, false, nil
 	}
-	order := make([]int, len(segs))
-	for i := range order {
-		order[i] = i
+	seq := make(map[int64]uint32, len(segs)) // by offset, each segment's own
+	for i, s := range segs {
+		seq[s.Offset] = seqs[i]
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(seqs[a], seqs[b]) })
-	sorted := make([]SegmentRef, len(segs))
-	for i, j := range order {
-		sorted[i] = segs[j]
-	}
-	return sorted, true, nil
+	slices.SortStableFunc(segs, func(a, b SegmentRef) int { return cmp.Compare(seq[a.Offset], seq[b.Offset]) })
+	return segs, true, nil
 }
 
 // segmentHeaderAt says whether b starts with a valid segment header
