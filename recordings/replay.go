@@ -51,8 +51,7 @@ func (p *Replay) Next(ctx context.Context) (timeline.Sample, error) {
 	if err := ctx.Err(); err != nil {
 		return timeline.Sample{}, err
 	}
-	if p.held != nil {
-		err := p.held
+	if err := p.held; err != nil {
 		p.held = nil
 		return timeline.Sample{}, err
 	}

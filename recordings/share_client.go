@@ -163,13 +163,10 @@ func (s Session) Follow(history time.Duration) (net.Conn, error) {
 // innermost is the cause at the bottom of err: "connection refused", not
 // "dial unix /run/user/1000/gputop/101.stream: connect: connection refused".
 func innermost(err error) string {
-	for {
-		next := errors.Unwrap(err)
-		if next == nil {
-			return err.Error()
-		}
+	for next := errors.Unwrap(err); next != nil; next = errors.Unwrap(next) {
 		err = next
 	}
+	return err.Error()
 }
 
 // errRecorderEnded is what the attached view says when the recording it
