@@ -297,11 +297,11 @@ func (r *Recorder) Run(ctx context.Context, limit time.Duration) error {
 		s, err := r.Next(ctx)
 		switch {
 		case err != nil && r.endedPast(), errors.Is(err, context.Canceled), errors.Is(err, io.EOF):
-			return r.failure()
+			return r.State().Failed
 		case err != nil:
 			return err
 		}
-		if err := r.failure(); err != nil {
+		if err := r.State().Failed; err != nil {
 			return err
 		}
 		if first.IsZero() {
@@ -333,16 +333,6 @@ func (r *Recorder) endedPast() bool {
 	rec := r.cur
 	r.mu.Unlock()
 	return rec == nil || rec.failure() != nil || (rec.taken.Load() > 0 && rec.lastTaken.Load() >= end)
-}
-
-// failure is the current recording's write error, if it has one.
-func (r *Recorder) failure() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cur == nil {
-		return nil
-	}
-	return r.cur.failure()
 }
 
 // recorderQueue is how many samples may wait for a slow disk: a minute at
