@@ -506,9 +506,8 @@ func (w *Writer) Close() error {
 			w.err = w.fail(err)
 		}
 	}
-	werr := w.err
-	if err := w.file.Close(); err != nil && werr == nil {
-		werr = w.fail(err)
+	if err := w.file.Close(); err != nil && w.err == nil {
+		w.fail(err)
 	}
-	return werr
+	return w.err
 }
