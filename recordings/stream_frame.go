@@ -48,9 +48,7 @@ func (f *frameReader) Read(p []byte) (int, error) {
 	if errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
 	}
-	if err != nil {
-		f.err = err
-	}
+	f.err = err // nil before: checked first
 	return n, err
 }
 
