@@ -21,8 +21,8 @@ import (
 // readHeader reads and checks the header frame at the start of ra. It
 // returns the header and where the segments' data starts. On failure,
 // damage says, in a few words, what looks damaged in a header, for
-// newReader to try its copies; it is empty where no copy can help (an
-// empty file, a newer major version, a read error).
+// newReader to try its copies (an empty file has none to find); it is
+// empty where no copy can help (a newer major version, a read error).
 func readHeader(ra io.ReaderAt, size int64, path string) (h Header, dataStart int64, damage string, err error) {
 	prefix := make([]byte, min(size, int64(format.PrefixLen)))
 	if size > 0 { // some ReaderAts say io.EOF for nothing read at the end
@@ -32,10 +32,8 @@ func readHeader(ra io.ReaderAt, size int64, path string) (h Header, dataStart in
 	}
 	v, n, err := format.ParsePrefix(prefix)
 	switch {
-	case size == 0:
-		return Header{}, 0, "", &NotRecordingError{Path: path, Reason: "empty file"}
 	case err != nil:
-		_, err = identify(path, prefix) // what it is, in its words
+		_, err = identify(path, prefix) // what it is, in its words: "empty file" too
 		return Header{}, 0, "bad magic", err
 	case n > format.MaxHeaderBytes:
 		return Header{}, 0, "bad length", &NotRecordingError{Path: path, Reason: "header too large"}
