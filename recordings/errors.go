@@ -104,9 +104,9 @@ func (e *DamagedError) Error() string {
 
 // lost is Error without Order.
 func (e *DamagedError) lost() string {
-	layout := "2006-01-02 15:04:05"
+	layout := time.DateTime
 	if e.clock {
-		layout = "15:04:05"
+		layout = time.TimeOnly
 	}
 	upTo := "no sample could be read"
 	if !e.Good.IsZero() {

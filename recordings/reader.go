@@ -445,9 +445,8 @@ func (r *Reader) finish() error {
 		e.Order = append(e.Order, "segments out of order in the file: read in the order written")
 	}
 	if r.behind > 0 {
-		const layout = "2006-01-02 15:04:05"
 		e.Order = append(e.Order, fmt.Sprintf("%s at or before the one before left out (the clock went back: %s came after %s)",
-			units.Count(r.behind, "sample"), r.stepTo.UTC().Format(layout), r.stepFrom.UTC().Format(layout)))
+			units.Count(r.behind, "sample"), r.stepTo.UTC().Format(time.DateTime), r.stepFrom.UTC().Format(time.DateTime)))
 	}
 	e.Order = append(e.Order, r.totals.notes()...)
 	if r.crowded > 0 {

@@ -50,7 +50,7 @@ type StreamError struct {
 func (e *StreamError) Error() string {
 	upTo := "no sample was read"
 	if !e.Good.IsZero() {
-		upTo = "read up to " + e.Good.Format("15:04:05")
+		upTo = "read up to " + e.Good.Format(time.TimeOnly)
 	}
 	return fmt.Sprintf("stream %s; %s", e.Reason, upTo)
 }
