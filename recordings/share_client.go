@@ -68,12 +68,8 @@ func (s Session) PID() int {
 // CommandLine is the recorder's command line, from /proc, without the escape sequences
 // a job's arguments may hold, to tell sessions apart: "gputop run -- python train.py".
 func (s Session) CommandLine() string {
-	pid := s.PID()
-	if pid == 0 {
-		return ""
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil || len(b) == 0 { // a process that has ended, or is still exec'ing
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", s.PID()))
+	if err != nil || len(b) == 0 { // no such process (pid 0: none named), one that has ended, or is still exec'ing
 		return ""
 	}
 	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00") // never empty
