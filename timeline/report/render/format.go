@@ -288,9 +288,11 @@ func (h repHas) absent() string {
 	return strings.Join(out, ", ")
 }
 
-// repPhaseHas says whether any of the phases has SM activity, and host CPU.
-func repPhaseHas(ps []report.ReportPhase) (sm, cpu bool) {
-	for _, p := range ps {
+// repPhaseHas says whether any of the phases (indexes in r.Phases) has SM
+// activity, and host CPU.
+func (r *doc) repPhaseHas(ps []int) (sm, cpu bool) {
+	for _, k := range ps {
+		p := r.Phases[k]
 		sm = sm || !p.SMActiveMean.Unknown()
 		cpu = cpu || !p.HostCPUMean.Unknown()
 	}

@@ -104,16 +104,17 @@ func (r *doc) phases(f form) {
 	f.section("Phases")
 	f.p(f.own(r.repPhaseTotals()) + ".")
 	auto, marked := r.repSplitPhases()
-	for i, ps := range [][]report.ReportPhase{auto, marked} {
+	for i, ps := range [][]int{auto, marked} {
 		if len(ps) == 0 {
 			continue
 		}
 		f.caption([...]string{"Automatic phases", "Marked phases, named by the markers"}[i])
-		sm, cpu := repPhaseHas(ps)
+		sm, cpu := r.repPhaseHas(ps)
 		t := Table{Head: phaseCols([]string{"start", "length", "kind", "util", "SM", "worst GPU", "host CPU", "label"}, sm, cpu),
 			Num: phaseCols([]bool{true, true, false, true, true, false, true, false}, sm, cpu)}
 		shown, rest := r.repPhaseRows(ps)
-		for _, p := range shown {
+		for _, k := range shown {
+			p := r.Phases[k]
 			t.add(phaseCols([]string{repAt(p.Start), repDur(p.Duration.Duration()), p.Kind, repPct(p.UtilMean),
 				repPct(p.SMActiveMean), r.repWorstName(p), repPct(p.HostCPUMean), p.Label}, sm, cpu)...)
 		}

@@ -163,10 +163,10 @@ func (r *doc) svgPhaseBand(b *bytes.Buffer, y int, x func(float64) float64) {
 	span := float64(r.Duration)
 	for col := range kinds {
 		mid := (float64(col) + 0.5) / svgPlotW * span
-		for k < len(auto)-1 && float64(auto[k].End) <= mid {
+		for k < len(auto)-1 && float64(r.Phases[auto[k]].End) <= mid {
 			k++
 		}
-		if p := auto[k]; float64(p.Start) <= mid && mid <= float64(p.End) {
+		if p := r.Phases[auto[k]]; float64(p.Start) <= mid && mid <= float64(p.End) {
 			kinds[col] = p.Kind
 		}
 	}

@@ -198,40 +198,36 @@ func (r *doc) textPhases(t repText) {
 	}
 }
 
-// repSplitPhases separates the automatic phases from the marked ones.
-func (r *doc) repSplitPhases() (auto, marked []report.ReportPhase) {
-	for _, p := range r.Phases {
+// repSplitPhases separates the automatic phases from the marked ones: their
+// indexes in r.Phases, in time order.
+func (r *doc) repSplitPhases() (auto, marked []int) {
+	for k, p := range r.Phases {
 		if p.Kind == timeline.PhaseMarked.String() {
-			marked = append(marked, p)
+			marked = append(marked, k)
 		} else {
-			auto = append(auto, p)
+			auto = append(auto, k)
 		}
 	}
 	return auto, marked
 }
 
-// repPhaseRows picks the phases of one table the text and markdown forms
-// list: all of them when they fit (or in a Report not made by NewReport),
-// else the longest, in time order, and a line that sums up the rest by
-// kind, so a day of phases reads in a screenful.
-func (r *doc) repPhaseRows(ps []report.ReportPhase) (shown []report.ReportPhase, rest string) {
+// repPhaseRows picks the phases of one table (their indexes in r.Phases,
+// repSplitPhases') the text and markdown forms list: all of them when they
+// fit (or in a Report not made by NewReport), else the longest, in time
+// order, and a line that sums up the rest by kind, so a day of phases reads
+// in a screenful.
+func (r *doc) repPhaseRows(ps []int) (shown []int, rest string) {
 	if r.PhaseRows <= 0 || len(ps) <= r.PhaseRows {
 		return ps, ""
 	}
-	order := make([]int, len(ps))
-	for i := range order {
-		order[i] = i
-	}
+	order := slices.Clone(ps)
 	// Longest first; of equal length the earlier.
-	sort.SliceStable(order, func(a, b int) bool { return ps[order[a]].Duration > ps[order[b]].Duration })
-	keep := order[:r.PhaseRows]
-	sort.Ints(keep)
-	for _, i := range keep {
-		shown = append(shown, ps[i])
-	}
+	sort.SliceStable(order, func(a, b int) bool { return r.Phases[order[a]].Duration > r.Phases[order[b]].Duration })
+	shown = order[:r.PhaseRows]
+	sort.Ints(shown)
 	by := map[string]time.Duration{}
-	for _, i := range order[r.PhaseRows:] {
-		by[ps[i].Kind] += ps[i].Duration.Duration()
+	for _, k := range order[r.PhaseRows:] {
+		by[r.Phases[k].Kind] += r.Phases[k].Duration.Duration()
 	}
 	var sums []string
 	for _, k := range []timeline.PhaseKind{timeline.PhaseBusy, timeline.PhaseStalled, timeline.PhaseIdle} {
@@ -260,15 +256,16 @@ func phaseCols[T any](cols []T, sm, cpu bool) []T {
 	return out
 }
 
-func (r *doc) textPhaseTable(t repText, ps []report.ReportPhase) {
-	sm, cpu := repPhaseHas(ps)
+func (r *doc) textPhaseTable(t repText, ps []int) {
+	sm, cpu := r.repPhaseHas(ps)
 	figure := repCol{min: 4, right: true, gap: 1}
 	tab := newRepTable(phaseCols([]repCol{{min: 8}, {min: 9, gap: 1}, {min: 7, gap: 1}, figure, figure, {gap: 2}, figure,
 		{gap: 2}}, sm, cpu)...)
 	row := func(cells ...string) { tab.row(phaseCols(cells, sm, cpu)...) }
 	row("START", "LENGTH", "KIND", "UTIL", "SM", "WORST GPU", "CPU", "LABEL")
 	shown, rest := r.repPhaseRows(ps)
-	for _, p := range shown {
+	for _, k := range shown {
+		p := r.Phases[k]
 		row(repAt(p.Start), repDur(p.Duration.Duration()), p.Kind, repPct(p.UtilMean), repPct(p.SMActiveMean),
 			r.repWorstName(p), repPct(p.HostCPUMean), Cut(repClean(p.Label), 25, "..."))
 	}

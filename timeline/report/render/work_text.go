@@ -188,22 +188,9 @@ func (r *doc) workPhases() (shown []int, hidden int) {
 	auto, marked := r.repSplitPhases()
 	a, _ := r.repPhaseRows(auto)
 	m, _ := r.repPhaseRows(marked)
-	keep := map[string]int{}
-	for _, p := range append(a, m...) {
-		keep[repPhaseKey(p)]++
-	}
-	for k, p := range r.Phases {
-		if key := repPhaseKey(p); keep[key] > 0 {
-			keep[key]--
-			shown = append(shown, k)
-		}
-	}
+	shown = slices.Concat(a, m)
+	slices.Sort(shown)
 	return shown, len(r.Phases) - len(shown)
-}
-
-// repPhaseKey tells a phase among others: its times, kind and label.
-func repPhaseKey(p report.ReportPhase) string {
-	return fmt.Sprint(float64(p.Start), float64(p.End), p.Kind, p.Label)
 }
 
 // repPhaseName is a phase's label, or its kind for an automatic one.
