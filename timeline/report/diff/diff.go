@@ -152,28 +152,20 @@ func run(name string, r *report.Report) Run {
 // figures are a run's metrics over all its GPUs: utilisation, its tails
 // and SM activity as the mean of the GPUs' (each GPU's p10 is its own,
 // the GPUs' p10s averaged); power and energy summed; memory the fullest
-// GPU's peak (report.SumGPUs, but for the tails); busy the share of the automatic phases' time that was busy.
+// GPU's peak (report.SumGPUs; the tails' means timeline.SumHost's, as
+// utilisation's is); busy the share of the automatic phases' time that was
+// busy.
 func figures(r *report.Report) map[string]float64 {
-	nan := math.NaN()
 	f := map[string]float64{MetricDuration: float64(r.Duration)}
-	mean := func(get func(report.ReportGPU) report.Number) float64 {
-		var sum float64
-		n := 0
-		for _, g := range r.GPUs {
-			if v := float64(get(g)); !math.IsNaN(v) {
-				sum += v
-				n++
-			}
-		}
-		if n == 0 {
-			return nan
-		}
-		return sum / float64(n)
+	// Each GPU's tail stands for its utilisation, and SumHost means them.
+	var p10, p90 []timeline.GPUFigures
+	for _, g := range r.GPUs {
+		p10 = append(p10, timeline.GPUFigures{Util: float64(g.Util.P10)})
+		p90 = append(p90, timeline.GPUFigures{Util: float64(g.Util.P90)})
 	}
+	f[MetricUtilP10], f[MetricUtilP90] = timeline.SumHost(p10).UtilMean, timeline.SumHost(p90).UtilMean
 	sum := report.SumGPUs(r.GPUs)
 	f[MetricUtil] = sum.UtilMean
-	f[MetricUtilP10] = mean(func(g report.ReportGPU) report.Number { return g.Util.P10 })
-	f[MetricUtilP90] = mean(func(g report.ReportGPU) report.Number { return g.Util.P90 })
 	f[MetricSM], f[MetricPower], f[MetricEnergy], f[MetricMemory] = sum.SMActiveMean, sum.Power, sum.Energy, sum.MemPeak
 	var busy, all float64
 	for _, p := range r.Phases {
@@ -185,7 +177,7 @@ func figures(r *report.Report) map[string]float64 {
 			busy += float64(p.Duration)
 		}
 	}
-	f[MetricBusy] = nan
+	f[MetricBusy] = math.NaN()
 	if all > 0 {
 		f[MetricBusy] = 100 * busy / all
 	}
