@@ -60,16 +60,14 @@ func (b *repBuilder) hosts(a Analysis) {
 		pos[h.Name] = k
 	}
 	// GPUs grouped by host, in the hosts' order, then by their own index.
+	at := func(g ReportGPU) int {
+		if p, ok := pos[g.Host]; ok {
+			return p
+		}
+		return len(pos)
+	}
 	slices.SortStableFunc(b.r.GPUs, func(x, y ReportGPU) int {
-		px, okx := pos[x.Host]
-		py, oky := pos[y.Host]
-		if !okx {
-			px = len(pos)
-		}
-		if !oky {
-			py = len(pos)
-		}
-		return cmp.Or(cmp.Compare(px, py), cmp.Compare(x.Index, y.Index))
+		return cmp.Or(cmp.Compare(at(x), at(y)), cmp.Compare(x.Index, y.Index))
 	})
 	groups := timeline.GroupByHost(b.info)
 	for k, name := range groups.Names {

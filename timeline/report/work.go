@@ -2,6 +2,8 @@ package report
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -134,14 +136,8 @@ func (b *repBuilder) work() {
 			}
 		}
 	}
-	switch {
-	case sources[energyCounter] && sources[energyPower]:
-		w.EnergySource = energyCounter + " and " + energyPower
-	case sources[energyCounter]:
-		w.EnergySource = energyCounter
-	case sources[energyPower]:
-		w.EnergySource = energyPower
-	}
+	w.EnergySource = strings.Join(slices.DeleteFunc([]string{energyCounter, energyPower},
+		func(s string) bool { return !sources[s] }), " and ")
 	sampled := b.sampled(b.from, b.to)
 	w.GPUSeconds = Number(float64(whole) * sampled.Seconds())
 	for k, p := range b.phases {
