@@ -118,10 +118,8 @@ func New(nameA string, a *report.Report, nameB string, b *report.Report) *Diff {
 
 // Metric returns the metric of that name, and whether there is one.
 func (d *Diff) Metric(name string) (Metric, bool) {
-	for _, m := range d.Metrics {
-		if m.Name == name {
-			return m, true
-		}
+	if i := slices.IndexFunc(d.Metrics, func(m Metric) bool { return m.Name == name }); i >= 0 {
+		return d.Metrics[i], true
 	}
 	return Metric{}, false
 }
