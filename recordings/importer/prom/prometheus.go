@@ -440,8 +440,9 @@ func (set *promSet) result(origin string) (*Result, error) {
 	}
 	// Each host's whole GPUs, then its MIG instances, as a session
 	// numbers them (after the physical GPUs), by parent and GPU instance.
+	isMIG := func(g *promGPU) int { return min(len(g.id.gi), 1) } // 0 for a whole GPU, 1 for a MIG instance
 	gpus := slices.SortedFunc(maps.Values(set.gpus), func(a, b *promGPU) int {
-		return cmp.Or(cmp.Compare(a.id.host, b.id.host), compareBool(a.id.gi != "", b.id.gi != ""),
+		return cmp.Or(cmp.Compare(a.id.host, b.id.host), cmp.Compare(isMIG(a), isMIG(b)),
 			cmp.Compare(a.id.index, b.id.index), cmp.Compare(len(a.id.gi), len(b.id.gi)), cmp.Compare(a.id.gi, b.id.gi))
 	})
 	hostNames := slices.Sorted(maps.Keys(set.hostSeen))
@@ -695,16 +696,6 @@ func migProfileLabel(p string) string {
 		return ""
 	}
 	return p
-}
-
-func compareBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
 }
 
 // derivedTotal is used + free at the first time both were read.
