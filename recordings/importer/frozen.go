@@ -3,6 +3,7 @@ package importer
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -195,10 +196,8 @@ func (t *table) jitters(r *row, floor float64) bool {
 // smClock is a row's SM clock; NaN where it has none.
 func (t *table) smClock(r *row) float64 {
 	names, vals := t.metrics(r)
-	for j, name := range names {
-		if name == timeline.GPUClockSM {
-			return vals[j]
-		}
+	if j := slices.Index(names, timeline.GPUClockSM); j >= 0 {
+		return vals[j]
 	}
 	return math.NaN()
 }
