@@ -44,13 +44,6 @@ type fileTotals struct {
 	kept               []int
 }
 
-// withinBounds says whether k is within the file's bounds: one of the
-// keys counted before they were full.
-func (t *fileTotals) withinBounds(k timeline.Key) (timeline.Key, bool) {
-	_, known := t.keys[k]
-	return k, known
-}
-
 // admit says whether k is within a file's bound of max: in set, or new
 // while set has room for it, and then added (to a set made if need be).
 func admit[K comparable](set *map[K]struct{}, k K, max int) bool {
@@ -80,7 +73,11 @@ func (t *fileTotals) bound(s *timeline.Sample, d *format.Decoder) {
 	if t.keysPast {
 		if s.Columns != t.boundFrom {
 			t.boundFrom = s.Columns
-			t.boundTo, t.kept = s.Columns.Select(t.withinBounds)
+			// Within the bounds: one of the keys counted before they were full.
+			t.boundTo, t.kept = s.Columns.Select(func(k timeline.Key) (timeline.Key, bool) {
+				_, known := t.keys[k]
+				return k, known
+			})
 		}
 		n := s.Len()
 		s.Columns, s.Values = t.boundTo, timeline.AppendKept(s.Values[:0], s.Values, t.kept)
