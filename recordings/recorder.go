@@ -596,10 +596,15 @@ func (rec *recording) closeFile() error {
 	return nil
 }
 
-// finish stops the writing goroutine after the queue is written, writes
+// close stops the writing goroutine after the queue is written, writes
 // the verdict, and closes the file; a file that got no sample is removed.
-func (rec *recording) finish() error {
+// Last, its attached clients take the rest of the file (the index and
+// trailer end their streams).
+func (rec *recording) close() error {
 	rec.finishing.Do(func() {
+		if rec.share != nil {
+			defer rec.share.end()
+		}
 		rec.off.Store(true)
 		if rec.queue != nil {
 			close(rec.stop)
@@ -627,17 +632,7 @@ func (rec *recording) finish() error {
 	return rec.finishErr
 }
 
-// close finishes the recording, then lets its attached clients take the
-// rest of the file (the index and trailer end their streams).
-func (rec *recording) close() error {
-	err := rec.finish()
-	if rec.share != nil {
-		rec.share.end()
-	}
-	return err
-}
-
-// summary describes the recording after finish.
+// summary describes the recording after close.
 func (rec *recording) summary() Summary {
 	s := Summary{Path: rec.path, Samples: rec.samples, First: rec.first, Last: rec.last,
 		Dropped: rec.dropped.Load(), Failed: rec.failure(), Removed: rec.w == nil && rec.failure() == nil,
