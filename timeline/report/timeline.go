@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -48,10 +49,8 @@ func (b *repBuilder) drawn(columns int) map[int]TimelineGPU {
 		}
 		out := make([]timeline.Agg, columns)
 		b.s.Series(key, from, to, out)
-		for _, a := range out {
-			if !math.IsNaN(a.Mean) {
-				return out
-			}
+		if slices.ContainsFunc(out, func(a timeline.Agg) bool { return !math.IsNaN(a.Mean) }) {
+			return out
 		}
 		return nil
 	}
