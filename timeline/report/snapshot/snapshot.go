@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -464,10 +465,7 @@ func writeSnapshotHosts(b *bytes.Buffer, hosts []HostSummary) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "HOST\tGPUS\tUTIL\tLOWEST\tPOWER\tMEMORY\tCPU\tSTATE")
 	for _, h := range hosts {
-		st := h.State
-		if st == "" {
-			st = units.NA
-		}
+		st := cmp.Or(h.State, units.NA)
 		if h.Err != "" {
 			st += ": " + timeline.CleanText(h.Err)
 		}
