@@ -495,10 +495,8 @@ func Union(spans []Span) []Span {
 
 // gpu returns the frame's GPU with NVML index idx.
 func (f *Frame) gpu(idx int) *GPU {
-	for _, g := range f.GPUs {
-		if g.Index == idx {
-			return g
-		}
+	if i := slices.IndexFunc(f.GPUs, func(g *GPU) bool { return g.Index == idx }); i >= 0 {
+		return f.GPUs[i]
 	}
 	return nil
 }
