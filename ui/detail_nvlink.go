@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/units"
+	"github.com/gputop-dev/gputop/ui/draw"
 )
 
 // nvlinkRow is the detail pane's row of the selected GPU's NVLink links at
@@ -72,7 +72,7 @@ func (f *frame) nvlinkRow(dev string, at time.Time) string {
 	summary := fmt.Sprintf("  %d links", len(ids))
 	if len(upRates) > 0 {
 		slices.Sort(upRates)
-		summary += ", " + units.Rate(upRates[len(upRates)/2]) + " each"
+		summary += ", " + draw.Rate(upRates[len(upRates)/2]) + " each"
 	}
 	ln.Add(summary, f.theme.Dim)
 	if len(downIDs) > 0 {

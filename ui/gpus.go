@@ -54,7 +54,7 @@ var (
 			return 0, m.limitOf(dev, at)
 		},
 		func(m *Model, dev string, at time.Time) string {
-			return fmt.Sprintf("%4s", units.Watts(m.value(timeline.GPUPower, dev, at)))
+			return fmt.Sprintf("%4s", draw.Watts(m.value(timeline.GPUPower, dev, at)))
 		}}
 	memRow = gpuRow{"mem", timeline.GPUMemUsed, func(t *draw.Theme) draw.Ink { return t.Mem },
 		func(m *Model, dev string, at time.Time) (float64, float64) {
@@ -257,19 +257,19 @@ func (f *frame) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 	case !shown[timeline.GPUPower]:
 		put(timeline.GPUPower, draw.Field{Text: units.WattsOf(v(timeline.GPUPower), limit), Ink: f.theme.Power})
 	case limit > 0:
-		put(timeline.GPUPower, draw.Field{Text: "of " + units.Watts(limit), Ink: f.theme.Dim})
+		put(timeline.GPUPower, draw.Field{Text: "of " + draw.Watts(limit), Ink: f.theme.Dim})
 	}
 	if flag := draw.ThrottleFlag(v(timeline.GPUThrottle)); flag != "" {
 		put(timeline.GPUPower, draw.Field{Text: f.glyph.Warn + flag, Ink: f.theme.Warn})
 	}
 	if has(timeline.GPUTemp) {
-		put(timeline.GPUPower, draw.Field{Text: units.Celsius(v(timeline.GPUTemp), f.ascii), Ink: f.theme.Temp})
+		put(timeline.GPUPower, draw.Field{Text: draw.Temp(v(timeline.GPUTemp), f.ascii), Ink: f.theme.Temp})
 	}
 	if has(timeline.GPUClockSM) {
-		put(timeline.GPUPower, draw.Field{Text: units.MHz(v(timeline.GPUClockSM)), Ink: f.theme.Dim})
+		put(timeline.GPUPower, draw.Field{Text: draw.MHz(v(timeline.GPUClockSM)), Ink: f.theme.Dim})
 	}
 	if has(timeline.GPUMemUsed) {
-		mem := units.BytesOf(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal))
+		mem := draw.Mem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal))
 		if !shown[timeline.GPUMemUsed] {
 			// Beside another quantity's numbers, it says whose it is.
 			mem = "mem " + mem
@@ -277,7 +277,7 @@ func (f *frame) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 		put(timeline.GPUMemUsed, draw.Field{Text: mem, Ink: f.theme.Mem})
 	}
 	if has(timeline.GPUPCIeRx) {
-		put(timeline.GPUMemUsed, draw.Field{Text: "PCIe in " + units.Rate(v(timeline.GPUPCIeRx)) + " out " + units.Rate(v(timeline.GPUPCIeTx)), Ink: f.theme.Dim})
+		put(timeline.GPUMemUsed, draw.Field{Text: "PCIe in " + draw.Rate(v(timeline.GPUPCIeRx)) + " out " + draw.Rate(v(timeline.GPUPCIeTx)), Ink: f.theme.Dim})
 	}
 	return home, rehome(home, shown)
 }
@@ -352,10 +352,10 @@ func (f *frame) compactGPU(dev, label string, labelInk draw.Ink, lost bool) stri
 	has := func(name string) bool { return f.store.Has(timeline.Key{Name: name, Device: dev}) }
 	mem, temp := "", ""
 	if has(timeline.GPUMemUsed) {
-		mem = units.BytesOf(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal))
+		mem = draw.Mem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal))
 	}
 	if has(timeline.GPUTemp) {
-		temp = units.Celsius(v(timeline.GPUTemp), f.ascii)
+		temp = draw.Temp(v(timeline.GPUTemp), f.ascii)
 	}
 	ln.Add(" ", draw.Ink{}).Add(draw.PadLeft(mem, 12), f.theme.Mem)
 	pwr := units.WattsOf(v(timeline.GPUPower), f.limitOf(dev, f.at))

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/units"
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/playback"
 )
@@ -85,9 +84,9 @@ func (f *frame) headerState() string {
 		at = draw.Clock(f.at, withDate)
 	}
 	span := f.to.Sub(f.from)
-	zoom := "[" + units.Duration(span) + "]"
+	zoom := "[" + draw.Duration(span) + "]"
 	if f.play.Zoom >= len(playback.ZoomLevels) {
-		zoom = "[all " + units.Duration(span) + "]"
+		zoom = "[all " + draw.Duration(span) + "]"
 	}
 	// A live screen within its memory budget has let go of its oldest
 	// samples (their buckets stay): a window reaching back past them says

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/units"
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/help"
 )
@@ -55,5 +54,5 @@ func (s *session) selfLine(at time.Time, ascii bool) string {
 		overruns = strconv.FormatFloat(n, 'f', 0, 64)
 	}
 	return fmt.Sprintf("CPU %s of one core, memory %s, sampling lag %s, %s ticks overran their interval, %d samples held",
-		cpuText, units.Bytes(v(timeline.ProcRSS)), draw.Value(timeline.SampleLag, v(timeline.SampleLag), ascii), overruns, s.store.Len())
+		cpuText, draw.Bytes(v(timeline.ProcRSS)), draw.Value(timeline.SampleLag, v(timeline.SampleLag), ascii), overruns, s.store.Len())
 }

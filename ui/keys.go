@@ -7,7 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/units"
+	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/keymap"
 	"github.com/gputop-dev/gputop/ui/playback"
 )
@@ -120,7 +120,7 @@ func (m *Model) timeActions(k *keymap.Map) []keymap.Action {
 		{Binding: &k.ZoomOut, On: hasSamples, Do: step(func(first, last time.Time) {
 			if !m.play.ZoomOut(first, last) {
 				m.note = fmt.Sprintf("the %s window shows all %s of the session up to the cursor already",
-					units.Duration(m.play.Span(first, last)), units.Duration(m.play.Cursor.Sub(first)))
+					draw.Duration(m.play.Span(first, last)), draw.Duration(m.play.Cursor.Sub(first)))
 			}
 		})},
 		{Binding: &k.Pause, On: hasSamples, Do: func(tea.KeyMsg) tea.Cmd {

@@ -21,6 +21,27 @@ func Pct(v float64) string {
 	return fmt.Sprintf("%3.0f%%", min(max(v, 0), 999))
 }
 
+// The screen writes quantities as everything else does (timeline/units);
+// Pct alone keeps a fixed width, for the columns of compact rows.
+
+// Bytes is a size: "65.6GiB" (units.Bytes).
+func Bytes(v float64) string { return units.Bytes(v) }
+
+// Mem is memory used of its total: "65.6/80.0GiB" (units.BytesOf).
+func Mem(used, total float64) string { return units.BytesOf(used, total) }
+
+// Rate is bytes a second (units.Rate).
+func Rate(v float64) string { return units.Rate(v) }
+
+// Watts is a power (units.Watts).
+func Watts(v float64) string { return units.Watts(v) }
+
+// Temp is a temperature, "71°C" or "71C" with ascii (units.Celsius).
+func Temp(v float64, ascii bool) string { return units.Celsius(v, ascii) }
+
+// MHz is a clock (units.MHz).
+func MHz(v float64) string { return units.MHz(v) }
+
 // Value formats a value by its metric's unit, for the detail pane; N/A
 // for an unknown one, as every formatter of a unit writes it.
 func Value(name string, v float64, ascii bool) string {
@@ -32,20 +53,23 @@ func Value(name string, v float64, ascii bool) string {
 	case timeline.Percent:
 		return strings.TrimSpace(Pct(v))
 	case timeline.Bytes:
-		return units.Bytes(v)
+		return Bytes(v)
 	case timeline.BytesPerSec:
-		return units.Rate(v)
+		return Rate(v)
 	case timeline.Watts:
-		return units.Watts(v)
+		return Watts(v)
 	case timeline.Celsius:
-		return units.Celsius(v, ascii)
+		return Temp(v, ascii)
 	case timeline.MHz:
-		return units.MHz(v)
+		return MHz(v)
 	case timeline.Seconds:
-		return units.Duration(time.Duration(v * float64(time.Second)))
+		return Duration(time.Duration(v * float64(time.Second)))
 	}
 	return fmt.Sprintf("%.3g", v)
 }
+
+// Duration formats a span as everything else does: "45s", "9m30s".
+func Duration(d time.Duration) string { return units.Duration(d) }
 
 // Clock formats a cursor time; the date appears when the span needs it.
 func Clock(t time.Time, withDate bool) string {

@@ -42,7 +42,7 @@ func (p *Panel) View(rows int, judging bool, hit func(row, i int)) []string {
 		ln := p.NewLine(p.Width)
 		msg := " no bottleneck hints at this time"
 		if judging {
-			msg = " a first reading after " + units.Duration(analysis.ProvisionalMin) + " of samples; judging" + p.Glyph.Ellipsis
+			msg = " a first reading after " + draw.Duration(analysis.ProvisionalMin) + " of samples; judging" + p.Glyph.Ellipsis
 		}
 		ln.Add(msg, p.Theme.Dim)
 		return draw.PadBlank([]string{ln.String()}, rows)
@@ -160,9 +160,9 @@ func (p *Panel) hintName(h timeline.Hint) string {
 func hintStatus(h timeline.Hint, at time.Time) string {
 	switch {
 	case !h.Ongoing:
-		return "ended " + units.Duration(at.Sub(h.End).Truncate(time.Second)) + " ago"
+		return "ended " + draw.Duration(at.Sub(h.End).Truncate(time.Second)) + " ago"
 	case h.Provisional:
-		return "so far " + units.Duration(h.End.Sub(h.Start))
+		return "so far " + draw.Duration(h.End.Sub(h.Start))
 	}
 	return ""
 }

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gputop-dev/gputop/timeline/units"
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/layout"
 )
@@ -59,9 +58,9 @@ func (p *Panel) View() []string {
 	cpu.Add(" ", draw.Ink{}).Add(draw.Pct(p.CPU), p.Theme.Host)
 	cpu.Add(iowait, p.Theme.Dim).Add(strings.TrimSpace(draw.Pct(p.IOWait)), p.Theme.WarnIf(p.IOWait >= 10))
 	cpu.Add(load, p.Theme.Dim).Add(fmtLoad(p.Load), draw.Ink{})
-	ram := units.BytesOf(p.MemUsed, p.MemTotal)
-	swap := units.Bytes(p.Swap)
-	disk := "disk r " + units.Rate(p.DiskRead) + " w " + units.Rate(p.DiskWrite)
+	ram := draw.Mem(p.MemUsed, p.MemTotal)
+	swap := draw.Bytes(p.Swap)
+	disk := "disk r " + draw.Rate(p.DiskRead) + " w " + draw.Rate(p.DiskWrite)
 	if !multi {
 		// Whole fields or none: "sw 12.0" cut from "sw 12.0M" lies.
 		draw.FillRow(cpu, []draw.Field{

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
-	"github.com/gputop-dev/gputop/timeline/units"
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/layout"
 )
@@ -128,5 +127,5 @@ func Watts(v float64) string {
 	if v >= 1000 {
 		return fmt.Sprintf("%.1fkW", v/1000)
 	}
-	return units.Watts(v)
+	return draw.Watts(v)
 }

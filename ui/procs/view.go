@@ -170,9 +170,9 @@ func (v *view) procRow(p *timeline.ProcessSpan, selected, rss, times bool, g GPU
 	if selected {
 		mark = v.Glyph.Sel
 	}
-	s := fmt.Sprintf("%s%s %-8s %8s %5s %5s", mark, g.pid(g.Names.Column(p.GPU, g.OnHost), strconv.Itoa(p.PID)), v.Fit.FitWords(cmp.Or(p.User, draw.NA), 8, false), units.Bytes(p.GPUMem), util, cpu)
+	s := fmt.Sprintf("%s%s %-8s %8s %5s %5s", mark, g.pid(g.Names.Column(p.GPU, g.OnHost), strconv.Itoa(p.PID)), v.Fit.FitWords(cmp.Or(p.User, draw.NA), 8, false), draw.Bytes(p.GPUMem), util, cpu)
 	if rss {
-		s += fmt.Sprintf(" %6s", units.Bytes(p.RSS))
+		s += fmt.Sprintf(" %6s", draw.Bytes(p.RSS))
 	}
 	if times {
 		end := ""
@@ -216,7 +216,7 @@ func (v *view) procDetail(p *timeline.ProcessSpan, g GPUs) []string {
 		b.WriteString(" · ended by " + draw.Clock(p.LastSeen, false))
 	}
 	if !math.IsNaN(p.PeakGPUMem) {
-		b.WriteString(" · peak " + units.Bytes(p.PeakGPUMem))
+		b.WriteString(" · peak " + draw.Bytes(p.PeakGPUMem))
 	}
 	// With --ascii, the fitter writes the dots as dashes.
 	out := []string{v.NewLine(v.Width).AddText(b.String(), v.Theme.Bold).String()}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gputop-dev/gputop/timeline/units"
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/playback"
 )
@@ -32,7 +31,7 @@ func View(pen draw.Pen, s State) string {
 	ln.Add(fmt.Sprintf(" %s %gx ", state, s.Speed), pen.Theme.Bold)
 	total := s.Last.Sub(s.First)
 	pos := s.Cursor.Sub(s.First)
-	tail := fmt.Sprintf(" %s of %s  %s - %s", units.Duration(pos), units.Duration(total),
+	tail := fmt.Sprintf(" %s of %s  %s - %s", draw.Duration(pos), draw.Duration(total),
 		draw.Clock(s.First, total > 20*time.Hour), draw.Clock(s.Last, total > 20*time.Hour))
 	if s.Loading {
 		tail += " loading" + pen.Glyph.Ellipsis
