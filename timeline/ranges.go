@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"time"
-
-	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // Range is the span of values a display metric can physically take. A value
@@ -101,6 +99,11 @@ func (o OutOfRange) String() string {
 	if d, ok := defs[o.Name]; ok {
 		label, unit = d.Label, d.Unit
 	}
+	n := o.Below + o.Above
+	noun := "readings"
+	if n == 1 {
+		noun = "reading"
+	}
 	var where string
 	switch {
 	case o.Range == anyFinite:
@@ -112,7 +115,7 @@ func (o OutOfRange) String() string {
 	default:
 		where = "outside " + limitText(unit, o.Range.Min) + " to " + limitText(unit, o.Range.Max)
 	}
-	return fmt.Sprintf("%s %s left out", units.Count(o.Below+o.Above, label+" reading"), where)
+	return fmt.Sprintf("%d %s %s %s left out", n, label, noun, where)
 }
 
 // limitText writes a range's limit in its unit. It stays here, not in
@@ -195,8 +198,12 @@ type Jump struct {
 
 // String is the note a person reads.
 func (j Jump) String() string {
-	return fmt.Sprintf("%s from %s on left out: more than a day after the last one before them (%s)",
-		units.Count(j.Dropped, "sample"), j.First.UTC().Format("2006-01-02 15:04:05"), j.Last.UTC().Format("2006-01-02 15:04:05"))
+	noun := "samples"
+	if j.Dropped == 1 {
+		noun = "sample"
+	}
+	return fmt.Sprintf("%d %s from %s on left out: more than a day after the last one before them (%s)",
+		j.Dropped, noun, j.First.UTC().Format("2006-01-02 15:04:05"), j.Last.UTC().Format("2006-01-02 15:04:05"))
 }
 
 // FarAfter says whether a sample at t must be left out of a session whose
