@@ -247,20 +247,8 @@ func Hints(p draw.Pen, ln *draw.Line, from, to time.Time, cols int, hints []time
 		for j < cols && sev[j] == sev[i] {
 			j++
 		}
-		ln.Add(string(cells[i:j]), severityInk(p, sev[i]))
+		ln.Add(string(cells[i:j]), p.Theme.Severity(timeline.Severity(sev[i]))) // -1 is none
 		i = j
 	}
 	return ln.String()
-}
-
-func severityInk(p draw.Pen, s int8) draw.Ink {
-	switch timeline.Severity(s) {
-	case timeline.Critical:
-		return p.Theme.Crit
-	case timeline.Warning:
-		return p.Theme.Warn
-	case timeline.Info:
-		return p.Theme.Dim
-	}
-	return draw.Ink{}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+
+	"github.com/gputop-dev/gputop/timeline"
 )
 
 // Ink paints text in one style. It holds the style's escape sequences,
@@ -34,6 +36,20 @@ func (k Ink) Paint(s string) string {
 func (t *Theme) WarnIf(bad bool) Ink {
 	if bad {
 		return t.Warn
+	}
+	return Ink{}
+}
+
+// Severity is the ink of a hint of severity s (the hints panel's, the hint
+// band's spans): none for no severity.
+func (t *Theme) Severity(s timeline.Severity) Ink {
+	switch s {
+	case timeline.Critical:
+		return t.Crit
+	case timeline.Warning:
+		return t.Warn
+	case timeline.Info:
+		return t.Dim
 	}
 	return Ink{}
 }

@@ -106,14 +106,7 @@ func (p *Panel) hintLead(h timeline.Hint, selected bool) (sev, name, status stri
 // hintInks are the inks of a hint's head and text: by severity, all dimmed
 // once it has ended.
 func (p *Panel) hintInks(h timeline.Hint) (sev, name, text draw.Ink) {
-	sev = p.Theme.Warn
-	switch h.Severity {
-	case timeline.Critical:
-		sev = p.Theme.Crit
-	case timeline.Info:
-		sev = p.Theme.Dim
-	}
-	name = p.Theme.Bold
+	sev, name = p.Theme.Severity(h.Severity), p.Theme.Bold
 	if !h.Ongoing {
 		sev, name, text = p.Theme.Dim, p.Theme.Dim, p.Theme.Dim
 	}
