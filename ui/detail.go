@@ -128,13 +128,9 @@ func (f *frame) viewDetail(rows int) []string {
 	}
 	// Room on the right for half of the last time label, centred on its tick.
 	width := f.width - detailAxisWidth - 5
-	main := make([]timeline.Agg, width)
-	f.store.Series(key, f.from, f.to, main)
-	series := [][]float64{means(main)}
-	if dm.second != "" && f.store.Has(timeline.Key{Name: dm.second, Device: dev}) {
-		second := make([]timeline.Agg, width)
-		f.store.Series(timeline.Key{Name: dm.second, Device: dev}, f.from, f.to, second)
-		series = append(series, means(second))
+	series := [][]float64{f.means(key, width)}
+	if second := (timeline.Key{Name: dm.second, Device: dev}); dm.second != "" && f.store.Has(second) {
+		series = append(series, f.means(second, width))
 	}
 	lo, hi := f.bounds(dm.name, dev, f.at, series)
 	opts := []asciigraph.Option{
@@ -204,7 +200,10 @@ func (f *frame) bounds(name, dev string, at time.Time, series [][]float64) (floa
 	return 0, hi * 1.1
 }
 
-func means(a []timeline.Agg) []float64 {
+// means is key's mean in each of width columns over the window.
+func (f *frame) means(key timeline.Key, width int) []float64 {
+	a := make([]timeline.Agg, width)
+	f.store.Series(key, f.from, f.to, a)
 	out := make([]float64, len(a))
 	for i := range a {
 		out[i] = a[i].Mean
