@@ -113,6 +113,12 @@ func (m *Model) timeActions(k *keymap.Map) []keymap.Action {
 	step := func(f func(first, last time.Time)) func(tea.KeyMsg) tea.Cmd {
 		return keyDo(func() { f(m.store.First(), m.store.Last()) })
 	}
+	// move steps the cursor dir times by (a column, half the window).
+	move := func(dir time.Duration, by func(first, last time.Time) time.Duration) func(tea.KeyMsg) tea.Cmd {
+		return step(func(first, last time.Time) { m.play.Step(dir*by(first, last), first, last) })
+	}
+	column := func(time.Time, time.Time) time.Duration { return m.play.columnStep(m.store, m.lay.Spark) }
+	half := func(first, last time.Time) time.Duration { return m.play.Span(first, last) / 2 }
 	hasSamples := func() bool { return s.samples } // the rule of the keys that move through time
 	replay := func() bool { return !s.grows }
 	return []keymap.Action{
@@ -137,18 +143,10 @@ func (m *Model) timeActions(k *keymap.Map) []keymap.Action {
 			}
 			return "play"
 		}},
-		{Binding: &k.Back, On: hasSamples, Do: step(func(first, last time.Time) {
-			m.play.Step(-m.play.columnStep(m.store, m.lay.Spark), first, last)
-		}), Does: does(func() bool { return s.grows }, "scroll", "step")},
-		{Binding: &k.Forward, On: hasSamples, Do: step(func(first, last time.Time) {
-			m.play.Step(m.play.columnStep(m.store, m.lay.Spark), first, last)
-		})},
-		{Binding: &k.PageBack, On: hasSamples, Do: step(func(first, last time.Time) {
-			m.play.Step(-m.play.Span(first, last)/2, first, last)
-		})},
-		{Binding: &k.PageForward, On: hasSamples, Do: step(func(first, last time.Time) {
-			m.play.Step(m.play.Span(first, last)/2, first, last)
-		})},
+		{Binding: &k.Back, On: hasSamples, Do: move(-1, column), Does: does(func() bool { return s.grows }, "scroll", "step")},
+		{Binding: &k.Forward, On: hasSamples, Do: move(+1, column)},
+		{Binding: &k.PageBack, On: hasSamples, Do: move(-1, half)},
+		{Binding: &k.PageForward, On: hasSamples, Do: move(+1, half)},
 		{Binding: &k.Start, On: hasSamples, Do: step(m.play.Home)},
 		{Binding: &k.End, On: hasSamples, Do: step(func(_, last time.Time) {
 			if m.play.OpenWhole {
