@@ -166,9 +166,9 @@ func (v *view) procRow(p *timeline.ProcessSpan, selected, rss, times bool, g GPU
 		// Its last reading is from before it ended: not a current number.
 		util, cpu = "-", "-"
 	}
-	mark := " "
+	mark, cmdInk := " ", v.Theme.Dim
 	if selected {
-		mark = v.Glyph.Sel
+		mark, cmdInk = v.Glyph.Sel, v.Theme.Sel
 	}
 	s := fmt.Sprintf("%s%s %-8s %8s %5s %5s", mark, g.pid(g.Names.Column(p.GPU, g.OnHost), strconv.Itoa(p.PID)), v.Fit.FitWords(cmp.Or(p.User, draw.NA), 8, false), draw.Bytes(p.GPUMem), util, cpu)
 	if rss {
@@ -189,10 +189,6 @@ func (v *view) procRow(p *timeline.ProcessSpan, selected, rss, times bool, g GPU
 	}
 	s += fmt.Sprintf(" %-*s ", whereWidth, v.Fit.FitWords(cmp.Or(p.Workload.Short(), "-"), whereWidth, false))
 	ln.Add(s, k)
-	cmdInk := v.Theme.Dim
-	if selected {
-		cmdInk = v.Theme.Sel
-	}
 	ln.AddText(cmp.Or(p.Command, draw.NA), cmdInk)
 	return ln.String()
 }
