@@ -332,7 +332,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case sourceDoneMsg:
 		cmd = m.handleSourceDone(msg.err)
 	case tickMsg:
-		cmd = m.handleTick(msg.at)
+		if m.store.Len() > 0 && m.play.OnTick(msg.at, m.store.Last(), m.sourceDone) {
+			cmd = m.play.tick(m.store.Interval())
+		}
 	case hostsWaitMsg:
 		cmd = m.handleHostsWait()
 	}
@@ -411,16 +413,15 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 		m.play.Cursor, m.play.Zoom, m.play.sized = last, len(playback.ZoomLevels), true
 		return m.pull()
 	}
-	if wasEmpty && !m.play.Grows {
+	if opening := wasEmpty && !m.play.Grows; opening || !m.play.start.IsZero() {
 		// A replay with --start starts there, playing, with the window
-		// ending there: what was on screen at that moment.
+		// ending there: what was on screen at that moment. Until it has
+		// loaded that far, the cursor waits at the newest sample.
 		m.play.Cursor = playback.ClampTime(m.play.start, first, last)
 		m.play.reachStart(last)
-		return tea.Batch(m.pull(), m.play.tick(m.store.Interval()))
-	}
-	if !m.play.start.IsZero() {
-		m.play.Cursor = playback.ClampTime(m.play.start, first, last)
-		m.play.reachStart(last)
+		if opening {
+			return tea.Batch(m.pull(), m.play.tick(m.store.Interval()))
+		}
 	}
 	m.play.OnSamples(last)
 	return m.pull()
@@ -442,13 +443,6 @@ func (m *Model) handleSourceDone(err error) tea.Cmd {
 	}
 	if m.store.Len() > 0 && m.play.Motion == playback.Playing && !m.play.Cursor.Before(m.store.Last()) {
 		m.play.Motion = playback.Paused
-	}
-	return nil
-}
-
-func (m *Model) handleTick(at time.Time) tea.Cmd {
-	if m.store.Len() > 0 && m.play.OnTick(at, m.store.Last(), m.sourceDone) {
-		return m.play.tick(m.store.Interval())
 	}
 	return nil
 }
