@@ -78,9 +78,8 @@ func (f *frame) headerState() string {
 			state += fmt.Sprintf(" %gx", f.play.Speed)
 		}
 	}
-	at := "--:--:--"
+	at, withDate := "--:--:--", last.Sub(first) > 20*time.Hour
 	if f.store.Len() > 0 {
-		withDate := last.Sub(first) > 20*time.Hour
 		at = draw.Clock(f.at, withDate)
 	}
 	span := f.to.Sub(f.from)
@@ -93,7 +92,7 @@ func (f *frame) headerState() string {
 	// from when it shows every sample; one that reads them back from its
 	// file (a replay, a screen recording since its start) does not.
 	if raw := f.store.FineSince(); f.store.Len() > 0 && raw.After(first) && f.from.Before(raw) {
-		zoom = zoom[:len(zoom)-1] + ", every sample since " + draw.Clock(raw, last.Sub(first) > 20*time.Hour) + "]"
+		zoom = zoom[:len(zoom)-1] + ", every sample since " + draw.Clock(raw, withDate) + "]"
 	}
 	ln := f.newLine(f.width)
 	if f.recorder != nil {
