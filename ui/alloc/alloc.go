@@ -36,9 +36,8 @@ func Of(owners []timeline.Owner, busy func(gpu int) bool, name func([]int) strin
 	sorted := slices.Clone(owners)
 	slices.SortStableFunc(sorted, func(a, b timeline.Owner) int { return a.GPU - b.GPU })
 	for _, o := range sorted {
-		key := o
-		key.GPU = 0
-		i := slices.IndexFunc(p.Groups, func(g Group) bool { k := g.Owner; k.GPU = 0; return k == key })
+		// The same owner but for the GPU: the group's first GPU read as o's.
+		i := slices.IndexFunc(p.Groups, func(g Group) bool { k := g.Owner; k.GPU = o.GPU; return k == o })
 		if i < 0 {
 			p.Groups = append(p.Groups, Group{Owner: o, Idle: busy != nil})
 			i = len(p.Groups) - 1
