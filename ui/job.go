@@ -53,9 +53,7 @@ func (f *frame) viewJob() []string {
 		end := f.from.Add(span * time.Duration(i+1) / time.Duration(max(n, 1)))
 		r, _ := work.Rate(near(ps, lo, end), unit, lo, end)
 		cols[i] = timeline.Agg{Min: r, Mean: r, Max: r}
-		if !math.IsNaN(r) {
-			hi = max(hi, r)
-		}
+		hi = draw.MaxKnown(hi, r)
 	}
 	ln.Add(f.glyph.Spark(cols, 0, hi), f.theme.Util)
 	rate, _ := work.Rate(near(ps, f.at.Add(-jobRateSpan), f.at), unit, f.at.Add(-jobRateSpan), f.at)
