@@ -42,6 +42,11 @@ type SamplerConfig struct {
 	// moment, and a viewer of many hosts gets their samples in one burst a
 	// tick rather than spread across it.
 	AlignTicks bool
+	// BeforeTick, if set, runs at each tick on Next's goroutine, once the
+	// clock reads the tick's time and before any probe is read: a
+	// simulated machine's Xid events due by then are handed out here
+	// (nvidia.NVML.DrainXid), so they are on the sample of their time.
+	BeforeTick func()
 }
 
 // SamplerStats counts how well the sampler kept its schedule.
@@ -94,6 +99,7 @@ type Sampler struct {
 	timeout   time.Duration
 	slowEvery int
 	align     bool
+	before    func() // SamplerConfig.BeforeTick
 	info      timeline.SourceInfo
 	job       *TreeProbe // SamplerConfig.Job
 	fast      []*runner
@@ -149,6 +155,7 @@ func NewSampler(cfg SamplerConfig) *Sampler {
 		job:       cfg.Job,
 		slowEvery: cfg.SlowEvery,
 		align:     cfg.AlignTicks,
+		before:    cfg.BeforeTick,
 		info:      cfg.Info,
 		results:   make(chan result, len(cfg.Probes)+len(cfg.Slow)+len(cfg.Owners)),
 		life:      life,
@@ -258,6 +265,9 @@ func (s *Sampler) Next(ctx context.Context) (timeline.Sample, error) {
 	}
 	s.last = at
 
+	if s.before != nil {
+		s.before()
+	}
 	s.drainStale()
 	launched := s.launch(s.fast, at)
 	if slowDue {

@@ -154,13 +154,20 @@ func OpenSession(cfg SessionConfig) *Session {
 		probes = append(probes, cfg.Job)
 		info.Command = cfg.Command
 	}
+	// A simulated machine on a simulated clock never hangs, and what it
+	// records must not depend on how busy the real one is: a probe left
+	// behind under load, or an Xid watcher a few ticks behind the clock,
+	// made a --fast recording, and every test on one, differ from run to
+	// run. Its Xids are handed out at each tick instead (DrainXid).
+	_, fast := cfg.Clock.(*FastClock)
+	simulated := fast && cfg.Machine != nil
 	timeout := cfg.Timeout
-	if _, fast := cfg.Clock.(*FastClock); fast && cfg.Machine != nil && timeout == 0 {
-		// A simulated machine on a simulated clock never hangs, and what
-		// it records must not depend on how busy the real one is: a probe
-		// left behind under load made a --fast recording, and every test
-		// on one, differ from run to run.
+	if simulated && timeout == 0 {
 		timeout = simulatedTimeout
+	}
+	var beforeTick func()
+	if simulated && s.nvml != nil {
+		beforeTick = s.nvml.DrainXid
 	}
 	s.Sampler = NewSampler(SamplerConfig{
 		Interval:   cfg.Interval,
@@ -172,12 +179,17 @@ func OpenSession(cfg SessionConfig) *Session {
 		Clock:      cfg.Clock,
 		Info:       info,
 		AlignTicks: cfg.AlignTicks,
+		BeforeTick: beforeTick,
 	})
 	if s.nvml != nil {
 		// Xid events become markers on the sampler's next sample. The
 		// watcher's checks join the others before anyone reads Info.
 		before := len(s.nvml.Checks())
-		s.nvml.WatchXid(s.Sampler.MarkAt)
+		if simulated {
+			s.nvml.PollXid(s.Sampler.MarkAt)
+		} else {
+			s.nvml.WatchXid(s.Sampler.MarkAt)
+		}
 		s.Sampler.info.Checks = append(s.Sampler.info.Checks, s.nvml.Checks()[before:]...)
 	}
 	return s

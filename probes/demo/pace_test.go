@@ -21,15 +21,10 @@ import (
 // every tick says: the same hints, each first on the screen at the same
 // tick, and the same report of the whole run, at 1 s and at 250 ms.
 
-// paceHintsIv plays a scenario through a whole session (the Xid watcher
-// too) at pace for d, sampling every `every`, asking a live Engine for its hints at every
-// sample: when each hint (id, severity, GPUs) first showed, and the
-// report's hints at the end.
-//
-// gpu-error comes from the Xid markers, which the event watcher's own
-// goroutine hands the sampler on a fast clock a tick or three after their
-// time, whatever the pace: its first showing is counted from the sample
-// that brought the first Xid marker.
+// paceHintsIv plays a scenario through a whole session (its Xid events
+// too) at pace for d, sampling every `every`, asking a live Engine for its
+// hints at every sample: when each hint (id, severity, GPUs) first showed,
+// and the report's hints at the end.
 func paceHintsIv(t *testing.T, scenario string, pace nvidia.Pace, every, d time.Duration) (map[string]time.Duration, []timeline.Hint) {
 	t.Helper()
 	clock := probes.NewFastClock(demoStart)
@@ -49,7 +44,6 @@ func paceHintsIv(t *testing.T, scenario string, pace nvidia.Pace, every, d time.
 	e := analysis.NewEngine(sess.Info())
 	first := map[string]time.Duration{}
 	var samples []timeline.Sample
-	xidAt := time.Duration(-1)
 	for i := range int(d / every) {
 		s, err := sess.Next(context.Background())
 		if err != nil {
@@ -62,19 +56,10 @@ func paceHintsIv(t *testing.T, scenario string, pace nvidia.Pace, every, d time.
 		}
 		samples = append(samples, s)
 		e.Add(&samples[len(samples)-1])
-		at := time.Duration(i) * every
-		for _, m := range s.Markers {
-			if m.Origin == timeline.XidOrigin && xidAt < 0 {
-				xidAt = at
-			}
-		}
 		for _, h := range e.Hints(s.At) {
 			k := fmt.Sprintf("%s %v %v", h.ID, h.Severity, h.GPUs)
 			if _, ok := first[k]; !ok {
-				first[k] = at
-				if h.ID == timeline.HintGPUError {
-					first[k] -= xidAt
-				}
+				first[k] = time.Duration(i) * every
 			}
 		}
 	}
@@ -98,11 +83,7 @@ func TestPaceKeepsEveryDemoHint(t *testing.T) {
 				wantFirst, wantReport := paceHintsIv(t, scenario, nvidia.EveryTick, c.every, c.d)
 				gotFirst, gotReport := paceHintsIv(t, scenario, nvidia.DefaultPace, c.every, c.d)
 				for _, k := range slices.Sorted(maps.Keys(wantFirst)) {
-					got, ok := gotFirst[k]
-					off := got - wantFirst[k]
-					// gpu-error's first showing, counted from the Xid
-					// marker's, moves by a tick with the watcher's timing.
-					if !ok || off != 0 && !(strings.HasPrefix(k, timeline.HintGPUError) && off.Abs() <= time.Second) {
+					if got, ok := gotFirst[k]; !ok || got != wantFirst[k] {
 						t.Errorf("%s: first at %v every tick, at %v (shown: %v) at the default pace", k, wantFirst[k], got, ok)
 					}
 				}

@@ -44,11 +44,13 @@ type eventTimer interface {
 	LastEventTime() (time.Time, bool)
 }
 
-// xidWatch is the goroutine waiting on NVML's event set for Xid errors.
+// xidWatch is the goroutine waiting on NVML's event set for Xid errors,
+// or, polled (PollXid), the set DrainXid empties and where its events go.
 type xidWatch struct {
 	set  nvml.EventSet
 	stop chan struct{}
 	done chan struct{}
+	mark func(timeline.Marker) // polled only
 }
 
 // WatchXid starts a goroutine that waits on NVML's event set for Xid
@@ -58,7 +60,32 @@ type xidWatch struct {
 // GPU's next reading carries it as gpu.xid. Close stops it. Calling it
 // again does nothing; a driver without the event functions, or GPUs that
 // support no Xid events, leave it off and say so in Checks.
-func (n *NVML) WatchXid(mark func(timeline.Marker)) {
+func (n *NVML) WatchXid(mark func(timeline.Marker)) { n.openXid(mark, false) }
+
+// PollXid is WatchXid without the goroutine: Xids wait in the event set
+// until DrainXid hands them to mark. It is for a simulated machine on a
+// clock that jumps, whose sampler drains the set at each tick.
+func (n *NVML) PollXid(mark func(timeline.Marker)) { n.openXid(mark, true) }
+
+// DrainXid hands every Xid the event set holds to PollXid's mark, waiting
+// for none. It does nothing for a watcher's set, or after Close.
+func (n *NVML) DrainXid() {
+	n.watchMu.Lock()
+	defer n.watchMu.Unlock() // stopXid frees the set only after this
+	w := n.watch
+	if w == nil || w.mark == nil {
+		return
+	}
+	for {
+		data, ret := w.set.Wait(0)
+		if ret != nvml.SUCCESS {
+			return
+		}
+		n.xidEvent(w, data, w.mark)
+	}
+}
+
+func (n *NVML) openXid(mark func(timeline.Marker), poll bool) {
 	n.life.RLock()
 	defer n.life.RUnlock()
 	n.watchMu.Lock()
@@ -98,6 +125,11 @@ func (n *NVML) WatchXid(mark func(timeline.Marker)) {
 	n.note("Xid events: watched on %d of %d GPUs", registered, len(n.gpus))
 	w := &xidWatch{set: set, stop: make(chan struct{}), done: make(chan struct{})}
 	n.watch = w
+	if poll {
+		w.mark = mark
+		close(w.done)
+		return
+	}
 	go n.waitXid(w, mark)
 }
 

@@ -3,6 +3,7 @@ package nvidia
 import (
 	"context"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -289,6 +290,52 @@ func TestXidEventBecomesMarker(t *testing.T) {
 	}
 	if _, err := n.Probes()[0].Collect(context.Background()); err == nil {
 		t.Error("collect after Close")
+	}
+}
+
+// Polled (a simulated machine on a clock that jumps), Xids wait in the set
+// until DrainXid hands out all it holds without waiting; after Close it
+// hands out nothing.
+func TestPolledXidsWaitForDrain(t *testing.T) {
+	r := newRig(t)
+	n := r.open(t)
+	queued := []nvml.EventData{
+		{Device: r.devs[3], EventType: nvml.EventTypeXidCriticalError, EventData: 48},
+		{Device: r.devs[3], EventType: nvml.EventTypeXidCriticalError, EventData: 79},
+	}
+	r.srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) {
+		return &mock.EventSet{
+			WaitFunc: func(ms uint32) (nvml.EventData, nvml.Return) {
+				if ms != 0 {
+					t.Errorf("a wait of %d ms", ms)
+				}
+				if len(queued) == 0 {
+					return nvml.EventData{}, nvml.ERROR_TIMEOUT
+				}
+				e := queued[0]
+				queued = queued[1:]
+				return e, nvml.SUCCESS
+			},
+			FreeFunc: func() nvml.Return { return nvml.SUCCESS },
+		}, nvml.SUCCESS
+	}
+	var marks []string
+	n.PollXid(func(m timeline.Marker) { marks = append(marks, m.Text) })
+	if len(marks) != 0 || len(queued) != 2 {
+		t.Fatalf("before the drain: markers %q, %d events left in the set", marks, len(queued))
+	}
+	n.DrainXid()
+	if want := []string{"GPU3 Xid 48: Double Bit ECC Error", "GPU3 Xid 79: GPU has fallen off the bus"}; !slices.Equal(marks, want) {
+		t.Errorf("markers %q, want %q", marks, want)
+	}
+	wantValue(t, r.collect(t, n)[3].Reading, timeline.GPUXid, 79)
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	queued = append(queued, nvml.EventData{Device: r.devs[0], EventType: nvml.EventTypeXidCriticalError, EventData: 48})
+	n.DrainXid()
+	if len(marks) != 2 {
+		t.Errorf("a marker after Close: %q", marks)
 	}
 }
 
