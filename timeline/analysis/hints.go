@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline"
@@ -329,24 +329,12 @@ func episodeSize(ep timeline.Episode) time.Duration {
 // the screen and the report list them: severity, confidence, duration,
 // then start, id and GPUs so the order never depends on map iteration.
 func SortHints(hints []timeline.Hint) {
-	sort.SliceStable(hints, func(i, j int) bool {
-		a, b := hints[i], hints[j]
-		if a.Severity != b.Severity {
-			return a.Severity > b.Severity
+	slices.SortStableFunc(hints, func(a, b timeline.Hint) int {
+		if c := cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(b.Confidence, a.Confidence),
+			cmp.Compare(b.End.Sub(b.Start), a.End.Sub(a.Start)), a.Start.Compare(b.Start), strings.Compare(a.ID, b.ID)); c != 0 {
+			return c
 		}
-		if a.Confidence != b.Confidence {
-			return a.Confidence > b.Confidence
-		}
-		da, db := a.End.Sub(a.Start), b.End.Sub(b.Start)
-		if da != db {
-			return da > db
-		}
-		if !a.Start.Equal(b.Start) {
-			return a.Start.Before(b.Start)
-		}
-		if a.ID != b.ID {
-			return a.ID < b.ID
-		}
-		return units.GPUs(a.GPUs) < units.GPUs(b.GPUs)
+		// Last, and only where all else ties: it makes two strings.
+		return strings.Compare(units.GPUs(a.GPUs), units.GPUs(b.GPUs))
 	})
 }
