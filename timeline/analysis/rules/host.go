@@ -63,11 +63,10 @@ func cycles(f *frame.Frame, gs []*frame.GPU, spans []frame.Span) (work, idle fra
 			for i := sp.Lo; i <= sp.Hi; i++ {
 				st := frame.State(255)
 				if i < sp.Hi {
-					st = g.State.At(i)
-					if st == frame.Busy {
+					switch st = g.State.At(i); st {
+					case frame.Busy:
 						st = frame.Low
-					}
-					if st == frame.Waiting {
+					case frame.Waiting:
 						st = frame.Idle
 					}
 				}

@@ -78,10 +78,11 @@ type workSum struct {
 // and the one before (gaps[0] is empty).
 func stallsOf(f *frame.Frame, g *frame.GPU) (stalls []frame.Span, gaps []workSum) {
 	minLen := max(2, int((f.Opts.StallMin+f.Step-1)/f.Step))
-	isStall := func(r frame.Span) bool {
-		return r.Len() >= minLen && r.Lo > 0 && g.Working(r.Lo-1) && r.Hi < f.N && g.Working(r.Hi)
-	}
+	// add keeps run r where it is a stall: long enough, work on each side.
 	add := func(r frame.Span) {
+		if !(r.Len() >= minLen && r.Lo > 0 && g.Working(r.Lo-1) && r.Hi < f.N && g.Working(r.Hi)) {
+			return
+		}
 		var w workSum
 		if n := len(stalls); n > 0 {
 			for i := stalls[n-1].Hi; i < r.Lo; i++ {
@@ -119,9 +120,7 @@ func stallsOf(f *frame.Frame, g *frame.GPU) (stalls []frame.Span, gaps []workSum
 		stalls, gaps = sc.stalls, sc.gaps
 		if final > 0 {
 			for _, r := range sc.runs[:final] {
-				if isStall(r) {
-					add(r)
-				}
+				add(r)
 			}
 			sc.stalls, sc.gaps = stalls, gaps
 			sc.runs = sc.runs[:copy(sc.runs, sc.runs[final:])]
@@ -134,9 +133,7 @@ func stallsOf(f *frame.Frame, g *frame.GPU) (stalls []frame.Span, gaps []workSum
 		runs = stallRuns(f, g, nil, 0, f.N)
 	}
 	for _, r := range runs {
-		if isStall(r) {
-			add(r)
-		}
+		add(r)
 	}
 	return stalls, gaps
 }
