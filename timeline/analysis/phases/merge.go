@@ -32,7 +32,7 @@ func Absorb(runs []Run, minLen int64) []Run {
 	for i := range runs {
 		prev[i], next[i], alive[i] = i-1, i+1, true
 		if runs[i].End-runs[i].Start < minLen {
-			h.items = append(h.items, phaseHeapItem{i, runs[i].Start, runs[i].End - runs[i].Start})
+			*h = append(*h, phaseHeapItem{i, runs[i].Start, runs[i].End - runs[i].Start})
 		}
 	}
 	next[n-1] = -1
@@ -92,19 +92,17 @@ type phaseHeapItem struct {
 }
 
 // phaseRunHeap orders short runs by length, then by time.
-type phaseRunHeap struct {
-	items []phaseHeapItem
-}
+type phaseRunHeap []phaseHeapItem
 
-func (h *phaseRunHeap) Len() int { return len(h.items) }
-func (h *phaseRunHeap) Less(a, b int) bool {
-	x, y := h.items[a], h.items[b]
+func (h phaseRunHeap) Len() int { return len(h) }
+func (h phaseRunHeap) Less(a, b int) bool {
+	x, y := h[a], h[b]
 	return x.length < y.length || x.length == y.length && x.start < y.start
 }
-func (h *phaseRunHeap) Swap(a, b int) { h.items[a], h.items[b] = h.items[b], h.items[a] }
-func (h *phaseRunHeap) Push(x any)    { h.items = append(h.items, x.(phaseHeapItem)) }
+func (h phaseRunHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *phaseRunHeap) Push(x any)   { *h = append(*h, x.(phaseHeapItem)) }
 func (h *phaseRunHeap) Pop() any {
-	it := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
+	it := (*h)[len(*h)-1]
+	*h = (*h)[:len(*h)-1]
 	return it
 }
