@@ -227,14 +227,14 @@ func describeKey(id string, g *frame.Group) string {
 
 // finding gathers the episodes of one rule: one hint.
 type finding struct {
-	hint     timeline.Hint
-	episodes []timeline.Episode
-	hints    []timeline.Hint // each episode's, for its suggestion
-	gpus     []int
+	hint  timeline.Hint
+	hints []timeline.Hint // each episode's, provisional where not firm
+	gpus  []int
 }
 
 func (fd *finding) add(h timeline.Hint, firm, ongoing bool) {
-	if len(fd.episodes) == 0 {
+	h.Provisional = !firm
+	if len(fd.hints) == 0 {
 		fd.hint = h
 	}
 	fd.hint.Ongoing = fd.hint.Ongoing || ongoing
@@ -246,15 +246,13 @@ func (fd *finding) add(h timeline.Hint, firm, ongoing bool) {
 	}
 	fd.hint.Confidence = max(fd.hint.Confidence, h.Confidence)
 	fd.hint.Severity = max(fd.hint.Severity, h.Severity)
-	fd.episodes = append(fd.episodes, timeline.Episode{Start: h.Start, End: h.End, GPUs: h.GPUs, Severity: h.Severity,
-		Evidence: h.Evidence, Provisional: !firm})
 	fd.hints = append(fd.hints, h)
 	fd.gpus = append(fd.gpus, h.GPUs...)
 }
 
 // appendTo adds the finding's hint to hints, if it found any episode.
 func (fd *finding) appendTo(hints []timeline.Hint, f *frame.Frame) []timeline.Hint {
-	if len(fd.episodes) == 0 {
+	if len(fd.hints) == 0 {
 		return hints
 	}
 	return append(hints, fd.done(f))
@@ -268,28 +266,23 @@ func (fd *finding) appendTo(hints []timeline.Hint, f *frame.Frame) []timeline.Hi
 // every episode is.
 func (fd *finding) done(f *frame.Frame) timeline.Hint {
 	h := fd.hint
-	order := make([]int, len(fd.episodes))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		return cmp.Compare(episodeSize(fd.episodes[b]), episodeSize(fd.episodes[a]))
-	})
-	h.Episodes = make([]timeline.Episode, len(order))
-	for i, k := range order {
-		h.Episodes[i] = fd.episodes[k]
+	slices.SortStableFunc(fd.hints, func(a, b timeline.Hint) int { return cmp.Compare(episodeSize(b), episodeSize(a)) })
+	h.Episodes = make([]timeline.Episode, len(fd.hints))
+	for i, x := range fd.hints {
+		h.Episodes[i] = timeline.Episode{Start: x.Start, End: x.End, GPUs: x.GPUs, Severity: x.Severity, Evidence: x.Evidence,
+			Provisional: x.Provisional}
 	}
 	slices.Sort(fd.gpus)
 	h.GPUs = slices.Compact(fd.gpus)
-	worst := order[slices.IndexFunc(h.Episodes, func(ep timeline.Episode) bool { return ep.Severity == h.Severity })]
-	h.Evidence, h.Suggestion = fd.hints[worst].Evidence, fd.hints[worst].Suggestion
-	h.Provisional = !slices.ContainsFunc(h.Episodes, func(ep timeline.Episode) bool { return !ep.Provisional })
+	worst := fd.hints[slices.IndexFunc(fd.hints, func(x timeline.Hint) bool { return x.Severity == h.Severity })]
+	h.Evidence, h.Suggestion = worst.Evidence, worst.Suggestion
+	h.Provisional = !slices.ContainsFunc(fd.hints, func(x timeline.Hint) bool { return !x.Provisional })
 	if n := len(h.Episodes); n > 1 {
 		// The evidence is one episode's: where the episodes name more GPUs
 		// than it does, say which, or "link-degraded on GPU6-7" reads
 		// "GPU6 PCIe link at ..." and GPU7 goes unexplained.
 		on := ""
-		if !slices.Equal(fd.hints[worst].GPUs, h.GPUs) {
+		if !slices.Equal(worst.GPUs, h.GPUs) {
 			on = " on " + f.GPUNames(h.GPUs)
 		}
 		h.Evidence += fmt.Sprintf("; the largest of %d episodes%s over %s (%s in all)", n, on,
@@ -319,9 +312,9 @@ func timeCovered(eps []timeline.Episode) time.Duration {
 	return total
 }
 
-// episodeSize ranks episodes: GPU-time, so one GPU idle for an hour comes
-// before eight GPUs stalled for a minute.
-func episodeSize(ep timeline.Episode) time.Duration {
+// episodeSize ranks a finding's episodes by their hints: GPU-time, so one
+// GPU idle for an hour comes before eight GPUs stalled for a minute.
+func episodeSize(ep timeline.Hint) time.Duration {
 	return ep.End.Sub(ep.Start) * time.Duration(max(1, len(ep.GPUs)))
 }
 
