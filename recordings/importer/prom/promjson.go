@@ -329,12 +329,13 @@ func (p *jsonParser) strBytes() ([]byte, error) {
 	return nil, errEnds
 }
 
-// strOrNull reads a string, or null as "".
-func (p *jsonParser) strOrNull() (string, error) {
+// orNull reads null as T's zero value, and anything else with read.
+func orNull[T any](p *jsonParser, read func() (T, error)) (T, error) {
 	if p.peek() == 'n' {
-		return "", p.skip()
+		var zero T
+		return zero, p.skip()
 	}
-	return p.str()
+	return read()
 }
 
 // skip reads any value and drops it.
@@ -397,11 +398,11 @@ func (p *jsonParser) answer() (*promAnswer, error) {
 	err := p.object("an answer", func(key string) (err error) {
 		switch key {
 		case "status":
-			a.Status, err = p.strOrNull()
+			a.Status, err = orNull(p, p.str)
 		case "errorType":
-			a.ErrorType, err = p.strOrNull()
+			a.ErrorType, err = orNull(p, p.str)
 		case "error":
-			a.Error, err = p.strOrNull()
+			a.Error, err = orNull(p, p.str)
 		case "data":
 			if p.peek() == 'n' {
 				return p.skip()
@@ -409,9 +410,9 @@ func (p *jsonParser) answer() (*promAnswer, error) {
 			err = p.object("data", func(key string) (err error) {
 				switch key {
 				case "resultType":
-					a.Data.ResultType, err = p.strOrNull()
+					a.Data.ResultType, err = orNull(p, p.str)
 				case "result":
-					a.Data.Result, err = p.results()
+					a.Data.Result, err = orNull(p, p.results)
 				default:
 					err = p.skip()
 				}
@@ -430,11 +431,7 @@ var errNotSeries = errShape{"the answer's result is not a list of series over ti
 // results reads data.result: series, or, for a scalar or a string, nothing
 // (err says so once resultType is known).
 func (p *jsonParser) results() ([]promSeriesJSON, error) {
-	switch p.peek() {
-	case '[':
-	case 'n':
-		return nil, p.skip()
-	default:
+	if p.peek() != '[' {
 		return nil, errNotSeries
 	}
 	var out []promSeriesJSON
@@ -446,7 +443,7 @@ func (p *jsonParser) results() ([]promSeriesJSON, error) {
 		err := p.object("a series", func(key string) (err error) {
 			switch key {
 			case "metric":
-				s.Metric, err = p.labels()
+				s.Metric, err = orNull(p, p.labels)
 			case "values":
 				err = p.points(&s.Values)
 			case "value":
@@ -473,9 +470,6 @@ func (p *jsonParser) results() ([]promSeriesJSON, error) {
 
 // labels reads a series' labels.
 func (p *jsonParser) labels() (map[string]string, error) {
-	if p.peek() == 'n' {
-		return nil, p.skip()
-	}
 	m := map[string]string{}
 	err := p.object("metric", func(key string) error {
 		v, err := p.str()
