@@ -166,10 +166,12 @@ func Fetch(ctx context.Context, q Query) (*Result, error) {
 	lim := queryLimits{query: cmp.Or(q.QueryTimeout, queryTimeout), idle: cmp.Or(q.IdleTimeout, idleTimeout), bytes: q.MaxAnswerBytes}
 
 	var jobs []promJob
-	for _, name := range SeriesNames() {
-		query := name
+	// The alerts' queries, without the matchers (alertsQuery), come last
+	// (addReady); a Prometheus without rules has no ALERTS: its answers are empty.
+	for _, name := range append(SeriesNames(), alertsQuery) {
+		query, alerts := name, name == alertsQuery
 		switch {
-		case matchers == "":
+		case matchers == "" || alerts:
 		case strings.HasPrefix(name, "{"):
 			// A selector of its own ({__name__=~"…"}): the matchers join it.
 			query = strings.TrimSuffix(name, "}") + "," + matchers + "}"
@@ -177,12 +179,8 @@ func Fetch(ctx context.Context, q Query) (*Result, error) {
 			query += "{" + matchers + "}"
 		}
 		for _, c := range promChunks(q.From, q.To, q.Step, maxPoints) {
-			jobs = append(jobs, promJob{query, c[0], c[1], false})
+			jobs = append(jobs, promJob{query, c[0], c[1], alerts})
 		}
-	}
-	// A Prometheus without rules has no ALERTS: its answers are empty.
-	for _, c := range promChunks(q.From, q.To, q.Step, maxPoints) {
-		jobs = append(jobs, promJob{alertsQuery, c[0], c[1], true})
 	}
 
 	// Answers are added to the set in the order asked, so that which of
