@@ -208,14 +208,11 @@ func newPromSet() *promSet {
 // hostOf names a series' host as dcgm-exporter and gputop serve label it,
 // or else by the address Prometheus scraped, without its port.
 func hostOf(labels map[string]string) string {
-	if h := labels["Hostname"]; h != "" {
-		return importer.CleanLabel(h)
-	}
 	inst := labels["instance"]
 	if h, _, err := net.SplitHostPort(inst); err == nil {
-		return importer.CleanLabel(h)
+		inst = h
 	}
-	return importer.CleanLabel(inst)
+	return importer.CleanLabel(cmp.Or(labels["Hostname"], inst))
 }
 
 // add takes an answer's series: their points now belong to the set.
