@@ -669,9 +669,7 @@ func (g *promGPU) info(i int) timeline.GPUInfo {
 	if v := &g.vals[promFBTotal]; v.n > 0 {
 		info.MemTotal = v.first() * importer.MiB
 	} else if g.deriveTot {
-		if total, ok := g.derivedTotal(); ok {
-			info.MemTotal = total
-		}
+		info.MemTotal = g.derivedTotal()
 	}
 	if v := &g.vals[promLimit]; v.n > 0 {
 		info.PowerLimit = v.first()
@@ -695,8 +693,8 @@ func migProfileLabel(p string) string {
 	return p
 }
 
-// derivedTotal is used + free at the first time both were read.
-func (g *promGPU) derivedTotal() (float64, bool) {
+// derivedTotal is used + free at the first time both were read, or NaN.
+func (g *promGPU) derivedTotal() float64 {
 	used, free := &g.series[promFBUsed], &g.series[promFBFree]
 	var cu, cf timeCursor
 	for {
@@ -704,13 +702,13 @@ func (g *promGPU) derivedTotal() (float64, bool) {
 		tf, ok2 := free.at(&cf)
 		switch {
 		case !ok1 || !ok2:
-			return 0, false
+			return math.NaN()
 		case tu < tf:
 			used.step(&cu)
 		case tu > tf:
 			free.step(&cf)
 		default:
-			return (g.vals[promFBUsed].at(&cu) + g.vals[promFBFree].at(&cf)) * importer.MiB, true
+			return (g.vals[promFBUsed].at(&cu) + g.vals[promFBFree].at(&cf)) * importer.MiB
 		}
 	}
 }
