@@ -287,11 +287,9 @@ func (res *Result) xidOfMarker(host, text string) (gpu, code int, ok bool) {
 	}
 	if res.wholeGPU == nil {
 		res.wholeGPU = map[promGPUID]int{}
-		for _, pg := range res.gpus {
+		for _, pg := range slices.Backward(res.gpus) { // of two of one host and number, the first wins
 			if pg.id.gi == "" {
-				if _, dup := res.wholeGPU[promGPUID{host: pg.id.host, index: pg.hostIndex}]; !dup {
-					res.wholeGPU[promGPUID{host: pg.id.host, index: pg.hostIndex}] = pg.id.index
-				}
+				res.wholeGPU[promGPUID{host: pg.id.host, index: pg.hostIndex}] = pg.id.index
 			}
 		}
 	}
