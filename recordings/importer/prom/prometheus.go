@@ -226,16 +226,15 @@ func (set *promSet) add(a *promAnswer) {
 		}
 		set.nonFinite += pts.skipped
 		name := r.Metric["__name__"]
-		if name == promInfoSeries {
+		switch name {
+		case promInfoSeries:
 			set.addInfo(r.Metric)
 			continue
-		}
-		if name == alertsSeries {
+		case alertsSeries:
 			set.addAlert(r.Metric, pts)
 			*pts = promPoints{}
 			continue
-		}
-		if name == promMarkerSeries {
+		case promMarkerSeries:
 			pts.vals.each(func(v float64, _ int) {
 				if len(set.markers) < maxPromMarkers && v > 0 && v < maxPromSeconds {
 					set.markers[promMarker{importer.CleanLabel(r.Metric["Hostname"]), importer.CleanLabel(r.Metric["text"]),
