@@ -67,27 +67,12 @@ func readLimited(buf []byte, r io.Reader, limit, size int64) ([]byte, error) {
 	if size > limit {
 		return nil, errAnswerTooLarge{limit}
 	}
-	lr := io.LimitReader(r, limit+1)
-	var b []byte
-	var err error
-	if size > 0 {
-		// Its length is known: one allocation of it, if buf is short.
-		b = buf[:0]
-		if int64(cap(b)) < size+1 {
-			b = make([]byte, size+1)
-		}
-		b = b[:size+1]
-		var n int
-		n, err = io.ReadFull(lr, b)
-		b = b[:n]
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			err = nil
-		} else if err == nil {
-			// More than it declared: read on, under the limit.
-			b, err = readAll(b, lr, limit+1)
-		}
-	} else {
-		b, err = readAll(buf[:0], lr, limit+1)
+	if size > 0 && int64(cap(buf)) < size+1 {
+		buf = make([]byte, 0, size+1) // its length is known: one allocation of it
+	}
+	b, err := readAll(buf[:0], io.LimitReader(r, limit+1), limit+1)
+	if size > 0 && int64(len(b)) <= size && errors.Is(err, io.ErrUnexpectedEOF) {
+		err = nil // shorter than it declared: the parser says where it ends
 	}
 	if int64(len(b)) > limit {
 		return nil, errAnswerTooLarge{limit}
