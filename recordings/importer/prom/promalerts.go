@@ -118,12 +118,12 @@ type alertFiring struct {
 }
 
 // alertMarkers makes a marker of each firing of the alerts gathered whose
-// host is one of hosts, or that name none (an alert of the cluster, or of
-// a rule that aggregated Hostname away): at most maxAlertMarkers, the
-// earliest, within [first, last] (Unix ms), where a sample can carry it.
-// step is the time between points, 0 if unknown (then each series is one
-// firing). notes say what was left out.
-func (set *promSet) alertMarkers(hosts map[string]bool, first, last int64, step time.Duration) (markers []timeline.Marker, notes []string) {
+// host is one of the import's, as labels name it (hostSeen), or that name
+// none (an alert of the cluster, or of a rule that aggregated Hostname
+// away): at most maxAlertMarkers, the earliest, within [first, last] (Unix
+// ms), where a sample can carry it. step is the time between points, 0 if
+// unknown (then each series is one firing). notes say what was left out.
+func (set *promSet) alertMarkers(first, last int64, step time.Duration) (markers []timeline.Marker, notes []string) {
 	if set.alertsFailed != nil {
 		// Its own words say which query and why; the GPU data is whole.
 		notes = append(notes, fmt.Sprintf("alerts not read, so none is a marker: %v", set.alertsFailed))
@@ -132,7 +132,7 @@ func (set *promSet) alertMarkers(hosts map[string]bool, first, last int64, step 
 	var firings []alertFiring
 	outside := 0
 	for _, a := range set.alerts {
-		if a.host != "" && !hosts[a.host] {
+		if a.host != "" && !set.hostSeen[a.host] {
 			continue // another host's: not the import's
 		}
 		if !a.times.increasing() {

@@ -512,9 +512,7 @@ func (set *promSet) result(origin string) (*Result, error) {
 	if res.Info.Interval == 0 {
 		res.Info.Interval = res.medianSpacing()
 	}
-	// The hosts as their labels name them (hostSeen), for the alerts of
-	// each.
-	alerts, alertNotes := set.alertMarkers(set.hostSeen, res.First.UnixMilli(), res.Last.UnixMilli(), res.Info.Interval)
+	alerts, alertNotes := set.alertMarkers(res.First.UnixMilli(), res.Last.UnixMilli(), res.Info.Interval)
 	res.placeMarkers(set, multi, alerts)
 	res.Info.Notes = append(res.Info.Notes, set.notes(res)...)
 	res.Info.Notes = append(res.Info.Notes, alertNotes...)
