@@ -442,8 +442,7 @@ func (set *promSet) result(origin string) (*Result, error) {
 			cmp.Compare(a.id.index, b.id.index), cmp.Compare(len(a.id.gi), len(b.id.gi)), cmp.Compare(a.id.gi, b.id.gi))
 	})
 	hostNames := slices.Sorted(maps.Keys(set.hostSeen))
-	res := &Result{gpus: gpus}
-	res.Info = timeline.SourceInfo{Kind: timeline.Imported, Origin: origin}
+	res := &Result{gpus: gpus, Info: timeline.SourceInfo{Kind: timeline.Imported, Origin: origin}}
 	multi := len(hostNames) > 1
 	if multi && hostNames[0] == "" {
 		// Series with neither Hostname nor instance: a host needs a name
