@@ -494,11 +494,9 @@ func compareDevices(a, b *exportRow) int {
 		}
 		return 3
 	}
-	if c := cmp.Compare(rank(a), rank(b)); c != 0 {
-		return c
+	c := cmp.Compare(rank(a), rank(b))
+	if c == 0 && a.kind != gpuRow {
+		c = cmp.Compare(a.hostRank, b.hostRank)
 	}
-	if c := cmp.Compare(a.hostRank, b.hostRank); c != 0 && a.kind != gpuRow {
-		return c
-	}
-	return cmp.Compare(a.num[colGPU], b.num[colGPU])
+	return cmp.Or(c, cmp.Compare(a.num[colGPU], b.num[colGPU]))
 }
