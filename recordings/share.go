@@ -246,12 +246,8 @@ func sendFromSegment(c net.Conn, f *os.File, from time.Time) error {
 	if i <= 0 {
 		return nil
 	}
-	buf := make([]byte, dataStart)
-	if _, err := f.ReadAt(buf, 0); err != nil {
-		return err
-	}
 	c.SetWriteDeadline(time.Now().Add(shareStall))
-	if _, err := c.Write(buf); err != nil {
+	if _, err := io.Copy(c, io.NewSectionReader(f, 0, dataStart)); err != nil {
 		return err
 	}
 	_, err = f.Seek(segs[i].Offset, io.SeekStart)
