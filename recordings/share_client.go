@@ -139,21 +139,20 @@ func (s Session) WatchStopped(done <-chan struct{}) <-chan error {
 // the segment that holds the time history ago on (whole five-minute
 // segments), not all of it.
 func (s Session) Follow(history time.Duration) (net.Conn, error) {
-	conn, err := net.DialTimeout("unix", s.Sock, 2*time.Second)
-	if err != nil {
-		return nil, fmt.Errorf("cannot attach to session %s: %v", s.ID, innermost(err))
-	}
 	request := "history all\n"
 	if history > 0 {
 		request = "history " + history.String() + "\n"
 	}
-	conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
-	if _, err := io.WriteString(conn, request); err != nil {
+	conn, err := net.DialTimeout("unix", s.Sock, 2*time.Second)
+	if err == nil {
+		conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
+		if _, err = io.WriteString(conn, request); err == nil {
+			conn.SetWriteDeadline(time.Time{})
+			return conn, nil
+		}
 		conn.Close()
-		return nil, fmt.Errorf("cannot attach to session %s: %v", s.ID, innermost(err))
 	}
-	conn.SetWriteDeadline(time.Time{})
-	return conn, nil
+	return nil, fmt.Errorf("cannot attach to session %s: %v", s.ID, innermost(err))
 }
 
 // innermost is the cause at the bottom of err: "connection refused", not
