@@ -120,7 +120,7 @@ func TestHeaderDamagedWithoutCopies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.noHeaderCopy = true
+	w.headerCopy = nil
 	ss := samples(3, 1)
 	for i := range ss {
 		if err := w.Write(&ss[i]); err != nil {

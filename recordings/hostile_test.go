@@ -354,7 +354,9 @@ func synthRecording(t testing.TB, copies bool) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.noHeaderCopy = !copies
+	if !copies {
+		w.headerCopy = nil
+	}
 	for range hostileSamples {
 		s := g.Next()
 		if err := w.Write(&s); err != nil {

@@ -52,10 +52,9 @@ type Writer struct {
 	// segment so that a seek finds the source's description current there.
 	lastInfo []byte
 	// headerCopy opens each segment, so that a damaged header costs no more
-	// than a segment (headercopy.go); noHeaderCopy leaves it out, as
-	// writers before it did (the golden files of older versions).
-	headerCopy   []byte
-	noHeaderCopy bool
+	// than a segment (headercopy.go); nil leaves it out, as writers before
+	// it did (the golden files of older versions).
+	headerCopy []byte
 
 	err    error // the first write error: the Writer is dead after it
 	closed bool
@@ -277,7 +276,7 @@ func (w *Writer) Write(s *timeline.Sample) error {
 		if err := w.startSegment(at); err != nil {
 			return err
 		}
-		if !w.noHeaderCopy {
+		if w.headerCopy != nil {
 			w.chunk = format.AppendRecord(w.chunk, format.RecHeader, w.headerCopy)
 		}
 		if w.lastInfo != nil {
