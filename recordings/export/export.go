@@ -1,6 +1,7 @@
 package export
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -80,13 +81,10 @@ func Write(r *recordings.Reader, w io.Writer, format Format) error {
 	for {
 		s, err := read()
 		if err != nil {
-			if ferr := sink.flush(); ferr != nil {
-				return ferr
-			}
 			if errors.Is(err, io.EOF) {
-				return nil
+				err = nil // the end: only a write error is left to say
 			}
-			return err
+			return cmp.Or(sink.flush(), err)
 		}
 		// The Store drops a sample that is not later than the last one, so
 		// the screen never shows it; neither does the export.
