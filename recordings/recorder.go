@@ -555,10 +555,8 @@ func (rec *recording) spreadMarkers(s *timeline.Sample) {
 // such as a NaN confidence) are left out; only the Writer's own failure
 // stops the recording.
 func (rec *recording) writeHints(at time.Time, hints []timeline.Hint) error {
-	if err := rec.w.WriteHints(at, hints); err != nil && rec.w.err != nil {
-		return err
-	}
-	return nil
+	_ = rec.w.WriteHints(at, hints) // a refusal writes nothing; a failed Writer's error is w.err
+	return rec.w.err
 }
 
 // ok handles a write's error: the first one stops the recording, is
