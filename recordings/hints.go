@@ -40,18 +40,16 @@ func checkHints(hints []timeline.Hint) error {
 	for i := range hints {
 		h := &hints[i]
 		items += len(h.GPUs) + len(h.Episodes)
+		times := []time.Time{h.Start, h.End}
 		for _, ep := range h.Episodes {
 			items += len(ep.GPUs)
+			times = append(times, ep.Start, ep.End)
 		}
 		if items > format.MaxListLen {
 			return fmt.Errorf("cannot record a snapshot of more than %d hints, GPUs and episodes", format.MaxListLen)
 		}
 		if !(h.Confidence >= 0 && h.Confidence <= 1) {
 			return fmt.Errorf("hint %q: confidence %v is not within 0..1", h.ID, h.Confidence)
-		}
-		times := []time.Time{h.Start, h.End}
-		for _, ep := range h.Episodes {
-			times = append(times, ep.Start, ep.End)
 		}
 		for _, t := range times {
 			if _, err := unixNano(t); err != nil {
