@@ -48,15 +48,16 @@ func Write(r *recordings.Reader, w io.Writer, format Format) error {
 	// it are written first.
 	ahead, aheadErr := readAhead(r)
 	var sink rowSink
+	var err error // writing the CSV's header
 	switch format {
 	case CSV:
-		sink = newCSVSink(w, slices.ContainsFunc(ahead, func(s timeline.Sample) bool { return len(s.Owners) > 0 }))
+		sink, err = newCSVSink(w, slices.ContainsFunc(ahead, func(s timeline.Sample) bool { return len(s.Owners) > 0 }))
 	case JSONL:
 		sink = newJSONLSink(w)
 	default:
 		return fmt.Errorf("unknown export format %q (want csv or jsonl)", format)
 	}
-	if err := sink.header(); err != nil {
+	if err != nil {
 		return err
 	}
 	table := newExportTable(r.Header().Start)

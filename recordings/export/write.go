@@ -16,7 +16,6 @@ import (
 
 // rowSink writes the export's rows in one format.
 type rowSink interface {
-	header() error
 	row(r *exportRow) error
 	// flush writes out what is buffered and reports any write error.
 	flush() error
@@ -159,21 +158,18 @@ type csvSink struct {
 	buf    []byte // the row's text
 }
 
-// newCSVSink writes the columns up to the owners', and the owners' too
-// where owners says: a CSV file has one header.
-func newCSVSink(w io.Writer, owners bool) *csvSink {
+// newCSVSink writes the header row: the columns up to the owners', and
+// the owners' too where owners says (a CSV file has one header).
+func newCSVSink(w io.Writer, owners bool) (*csvSink, error) {
 	n := numColumns
 	if !owners {
 		n -= ownerColumns
 	}
-	return &csvSink{w: csv.NewWriter(w), record: make([]string, n)}
-}
-
-func (s *csvSink) header() error {
+	s := &csvSink{w: csv.NewWriter(w), record: make([]string, n)}
 	for i := range s.record {
 		s.record[i] = columnDefs[i].name
 	}
-	return s.w.Write(s.record)
+	return s, s.w.Write(s.record)
 }
 
 func (s *csvSink) row(r *exportRow) error {
@@ -225,8 +221,6 @@ func newJSONLSink(w io.Writer) *jsonlSink {
 	}
 	return s
 }
-
-func (s *jsonlSink) header() error { return nil }
 
 func (s *jsonlSink) row(r *exportRow) error {
 	line := append(s.line[:0], '{')
