@@ -75,19 +75,15 @@ func listenShare(dir, file string, mark func(string)) (*sharer, error) {
 		return nil, err
 	}
 	var ln *net.UnixListener
-	var sock string
-	for n := 1; ; n++ {
-		sock = filepath.Join(dir, fmt.Sprintf("%d%s", os.Getpid(), SessionSuffix))
-		if n > 1 {
-			sock = filepath.Join(dir, fmt.Sprintf("%d-%d%s", os.Getpid(), n, SessionSuffix))
-		}
-		ln, err = listenPrivate(sock)
-		if err == nil {
+	sock := filepath.Join(dir, fmt.Sprintf("%d%s", os.Getpid(), SessionSuffix))
+	for n := 2; ; n++ {
+		if ln, err = listenPrivate(sock); err == nil {
 			break
 		}
-		if !errors.Is(err, errSocketTaken) || n >= 64 {
+		if !errors.Is(err, errSocketTaken) || n > 64 {
 			return nil, err
 		}
+		sock = filepath.Join(dir, fmt.Sprintf("%d-%d%s", os.Getpid(), n, SessionSuffix))
 	}
 	s := &sharer{ln: ln, sock: sock, file: abs, mark: mark, ended: make(chan struct{}),
 		conns: make(map[net.Conn]struct{})}
