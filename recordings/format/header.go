@@ -269,14 +269,10 @@ func parseHeaderBody(body []byte) (Header, error) {
 	if err := json.Unmarshal(js, &hj); err != nil {
 		return Header{}, fmt.Errorf("JSON: %w", err)
 	}
-	h := Header{
-		FormatVersion: versionAt(body[len(FileMagic):]),
-		Version:       hj.GputopVersion,
-		Start:         hj.Start,
-	}
-	var err error
-	if h.Info, err = sourceFromJSON(hj.Source); err != nil {
+	info, err := sourceFromJSON(hj.Source)
+	if err != nil {
 		return Header{}, err
 	}
-	return h, nil
+	v := versionAt(body[len(FileMagic):])
+	return Header{FormatVersion: v, Version: hj.GputopVersion, Start: hj.Start, Info: info}, nil
 }
