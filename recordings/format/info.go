@@ -1,6 +1,7 @@
 package format
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,10 +38,7 @@ func MarshalInfo(info timeline.SourceInfo) ([]byte, error) {
 // parseInfo reads an info record's payload back.
 func parseInfo(p []byte) (timeline.SourceInfo, error) {
 	var counts countsJSON
-	if err := json.Unmarshal(p, &counts); err != nil {
-		return timeline.SourceInfo{}, err
-	}
-	if err := counts.check(); err != nil {
+	if err := cmp.Or(json.Unmarshal(p, &counts), counts.check()); err != nil { // the JSON's error first
 		return timeline.SourceInfo{}, err
 	}
 	var s SourceJSON
