@@ -44,18 +44,15 @@ func (r *Reader) load(i int) {
 	// The header first: a segment that is not one (an index that lies)
 	// costs a few bytes read, not a segment's worth.
 	var head [format.SegmentFrame]byte
-	if _, err := r.file.ReadAt(head[:], start); err != nil {
-		r.segErr = err
+	if _, r.segErr = r.file.ReadAt(head[:], start); r.segErr != nil {
 		return
 	}
-	if _, err := format.ParseSegmentHeader(head[:]); err != nil {
-		r.segErr = err
+	if _, r.segErr = format.ParseSegmentHeader(head[:]); r.segErr != nil {
 		return
 	}
 	size := int(min(end-start, maxSegmentRead))
 	r.comp = slices.Grow(r.comp[:0], size)[:size]
-	if _, err := r.file.ReadAt(r.comp, start); err != nil {
-		r.segErr = err
+	if _, r.segErr = r.file.ReadAt(r.comp, start); r.segErr != nil {
 		return
 	}
 	frame := r.comp[format.SegmentFrame:]
@@ -74,8 +71,7 @@ func (r *Reader) load(i int) {
 			return
 		}
 	}
-	if err := r.zdec.Reset(bytes.NewReader(frame)); err != nil {
-		r.segErr = err
+	if r.segErr = r.zdec.Reset(bytes.NewReader(frame)); r.segErr != nil {
 		return
 	}
 	r.data, r.segErr = readAtMost(r.zdec, r.data, format.MaxSegmentBytes)
