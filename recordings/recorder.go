@@ -292,7 +292,6 @@ func (r *Recorder) Run(ctx context.Context, limit time.Duration) error {
 		}
 	}()
 	defer r.limitAt.Store(0)
-	var first time.Time
 	for {
 		s, err := r.Next(ctx)
 		switch {
@@ -304,11 +303,8 @@ func (r *Recorder) Run(ctx context.Context, limit time.Duration) error {
 		if err := r.State().Failed; err != nil {
 			return err
 		}
-		if first.IsZero() {
-			first = s.At
-			if limit > 0 {
-				r.limitAt.Store(first.Add(limit + slack).UnixNano())
-			}
+		if limit > 0 && r.limitAt.Load() == 0 { // the first sample
+			r.limitAt.Store(s.At.Add(limit + slack).UnixNano())
 		}
 		lim := r.limitAt.Load()
 		switch {
