@@ -73,14 +73,11 @@ func (f *frameReader) advance() error {
 	}
 	b := f.pending[len(f.pending)-3:]
 	h := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16
-	size := int(h >> 3)
-	switch (h >> 1) & 3 {
-	case 1:
+	size, typ := int(h>>3), (h>>1)&3
+	if typ == 1 {
 		size = 1 // RLE: one byte, repeated
-	case 3:
-		return damaged("bad zstd block")
 	}
-	if size > format.MaxBlockSize {
+	if size > format.MaxBlockSize || typ == 3 { // type 3 is reserved
 		return damaged("bad zstd block")
 	}
 	f.body, f.last = size, h&1 != 0

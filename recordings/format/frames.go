@@ -154,15 +154,12 @@ func ZstdFrameLen(b []byte) (int, error) {
 		}
 		h := uint32(b[pos]) | uint32(b[pos+1])<<8 | uint32(b[pos+2])<<16
 		pos += 3
-		size := int(h >> 3)
-		if size > MaxBlockSize {
+		size, typ := int(h>>3), (h>>1)&3
+		if size > MaxBlockSize || typ == 3 { // type 3 is reserved
 			return 0, errors.New("bad zstd block")
 		}
-		switch (h >> 1) & 3 {
-		case 1: // RLE: one byte, repeated size times
+		if typ == 1 { // RLE: one byte, repeated size times
 			size = 1
-		case 3:
-			return 0, errors.New("bad zstd block")
 		}
 		pos += size // past the end of b: the check of the next header, or after the last block, says so
 		if h&1 != 0 {
