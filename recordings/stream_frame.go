@@ -97,11 +97,8 @@ func (f *frameReader) readFrameHeader() error {
 	}
 	single := fhd&0x20 != 0
 	n := [4]int{0, 1, 2, 4}[fhd&3] + [4]int{0, 2, 4, 8}[fhd>>6]
-	if fhd>>6 == 0 && single {
-		n++
-	}
-	if !single {
-		n++
+	if fhd>>6 == 0 || !single {
+		n++ // window descriptor, or a one-byte content size when single-segment
 	}
 	f.sum = fhd&0x04 != 0
 	return f.take(n)

@@ -138,11 +138,8 @@ func ZstdFrameLen(b []byte) (int, error) {
 	singleSegment := fhd&0x20 != 0
 	headerLen := [4]int{0, 1, 2, 4}[fhd&3] // dictionary id
 	headerLen += [4]int{0, 2, 4, 8}[fhd>>6]
-	if fhd>>6 == 0 && singleSegment {
-		headerLen++ // a one-byte content size
-	}
-	if !singleSegment {
-		headerLen++ // window descriptor
+	if fhd>>6 == 0 || !singleSegment {
+		headerLen++ // window descriptor, or a one-byte content size when single-segment
 	}
 	if fhd&0x08 != 0 {
 		return 0, errors.New("bad zstd frame header") // reserved bit
