@@ -616,10 +616,7 @@ func (rec *recording) close() error {
 			return
 		}
 		if rec.judge != nil && rec.samples > 0 {
-			if err := rec.writeHints(rec.last, rec.judge.Verdict()); err != nil {
-				rec.finishErr = errors.Join(err, rec.closeFile())
-				return
-			}
+			_ = rec.writeHints(rec.last, rec.judge.Verdict()) // its error is w.err, which closeFile returns
 		}
 		rec.finishErr = rec.closeFile()
 	})
