@@ -85,7 +85,9 @@ func (run Run) logged() (cols []queryColumn, reasons bool) {
 	return cols, reasons
 }
 
-// queryNames are the --query-gpu properties a query run logs, in order.
+// queryNames are the --query-gpu properties a query run logs, in order,
+// with their units as its header writes them; a headerless run's, given to
+// the import (--columns), without.
 func (run Run) queryNames(cols []queryColumn, reasons bool) []string {
 	names := []string{"timestamp"}
 	if run.Format != QueryCSVNoIndex {
@@ -93,7 +95,11 @@ func (run Run) queryNames(cols []queryColumn, reasons bool) []string {
 	}
 	names = append(names, "name")
 	for _, c := range cols {
-		names = append(names, c.name)
+		if c.unit != "" && run.Format != QueryCSVNoHeader {
+			names = append(names, c.name+" ["+c.unit+"]")
+		} else {
+			names = append(names, c.name)
+		}
 	}
 	if reasons {
 		names = append(names, "clocks_event_reasons.active")
@@ -106,15 +112,7 @@ func (run Run) writeQuery(b *bytes.Buffer) {
 	index := run.Format != QueryCSVNoIndex
 	cols, reasons := run.logged()
 	if run.Format != QueryCSVNoHeader {
-		header := run.queryNames(cols, reasons)
-		for i, n := range header {
-			for _, c := range cols {
-				if c.name == n && c.unit != "" {
-					header[i] = n + " [" + c.unit + "]"
-				}
-			}
-		}
-		b.WriteString(strings.Join(header, ", ") + "\n")
+		b.WriteString(strings.Join(run.queryNames(cols, reasons), ", ") + "\n")
 	}
 	run.ticks(func(at time.Duration, gpus []gpuRead, _ *hostRead) {
 		for gi, g := range gpus {
