@@ -32,14 +32,9 @@ func hostsOf(n int) []string {
 	return out
 }
 
-// gpusOfHost are host k's GPUs, session-wide, with per GPUs a host.
-func gpusOfHost(k, per int) []int {
-	out := make([]int, per)
-	for j := range out {
-		out[j] = k*per + j
-	}
-	return out
-}
+// gpusOfHost are host k's GPUs, session-wide: every family of several
+// hosts gives each two.
+func gpusOfHost(k int) []int { return []int{2 * k, 2*k + 1} }
 
 var oneOrTwo = []time.Duration{time.Second, 2 * time.Second}
 
@@ -142,7 +137,7 @@ var jobFamilies = []family{
 				}
 				return busy(r)
 			}
-			return []Label{{ID: timeline.HintHostIdle, GPUs: gpusOfHost(k, 2), From: 0, To: run.Length}}, nil,
+			return []Label{{ID: timeline.HintHostIdle, GPUs: gpusOfHost(k), From: 0, To: run.Length}}, nil,
 				fmt.Sprintf("%d hosts of 2 GPUs training; node%d's GPUs never start", len(run.hosts), k+1)
 		}},
 	{name: "host-late", hint: timeline.HintHostLate, n: 20, formats: []Format{Recorded}, gpus: []int{4, 6, 8},
@@ -156,7 +151,7 @@ var jobFamilies = []family{
 				}
 				return busy(r)
 			}
-			return []Label{{ID: timeline.HintHostLate, GPUs: gpusOfHost(k, 2), From: 0, To: time.Duration(late) * time.Second}},
+			return []Label{{ID: timeline.HintHostLate, GPUs: gpusOfHost(k), From: 0, To: time.Duration(late) * time.Second}},
 				[]string{timeline.HintHostIdle},
 				fmt.Sprintf("%d hosts of 2 GPUs training; node%d starts %.0fs after the others", len(run.hosts), k+1, late)
 		}},
@@ -175,7 +170,7 @@ var jobFamilies = []family{
 				}
 				return x
 			}
-			return []Label{{ID: timeline.HintStragglerHost, GPUs: gpusOfHost(k, 2), From: 0, To: run.Length}}, nil,
+			return []Label{{ID: timeline.HintStragglerHost, GPUs: gpusOfHost(k), From: 0, To: run.Length}}, nil,
 				fmt.Sprintf("%d hosts of 2 GPUs all at 99%% util; node%d's at SM 82%% and 680W, the others' at SM 52%% and 430W",
 					len(run.hosts), k+1)
 		}},
@@ -193,7 +188,7 @@ var jobFamilies = []family{
 				}
 				return x
 			}
-			return []Label{{ID: timeline.HintUnevenMemory, GPUs: gpusOfHost(k, 2), From: 0, To: run.Length}},
+			return []Label{{ID: timeline.HintUnevenMemory, GPUs: gpusOfHost(k), From: 0, To: run.Length}},
 				[]string{timeline.HintMemoryPressure},
 				fmt.Sprintf("%d hosts of 2 GPUs training; node%d's hold %.0fGiB each, the others' 40GiB", len(run.hosts), k+1, held/1024)
 		}},
