@@ -2,6 +2,7 @@ package frame
 
 import (
 	"math"
+	"sort"
 	"time"
 
 	"github.com/gputop-dev/gputop/timeline/units"
@@ -109,7 +110,7 @@ func (s *Steps) Set(i int, v float32) {
 
 // Get is the value at column i; NaN before the first.
 func (s *Steps) Get(i int) float64 {
-	k := sortSearch(len(s.at), func(k int) bool { return int(s.at[k]) > i })
+	k := sort.Search(len(s.at), func(k int) bool { return int(s.at[k]) > i })
 	if k == 0 {
 		return math.NaN()
 	}
@@ -280,7 +281,7 @@ func PauseCols(o Options, step, interval time.Duration) int {
 // Time is the start of column c: after the last pause that starts at or
 // before it (k), if any, where sampling resumed.
 func (f *Frame) Time(c int) time.Time {
-	if k := sortSearch(len(f.Pauses), func(k int) bool { return f.Pauses[k].Col > c }) - 1; k >= 0 {
+	if k := sort.Search(len(f.Pauses), func(k int) bool { return f.Pauses[k].Col > c }) - 1; k >= 0 {
 		p := f.Pauses[k]
 		return p.Resume.Add(time.Duration(c-p.Col) * f.Step)
 	}
@@ -290,7 +291,7 @@ func (f *Frame) Time(c int) time.Time {
 // Col is the column that holds t; a moment within a pause the frame
 // skips is held by the first column after it.
 func (f *Frame) Col(t time.Time) int {
-	k := sortSearch(len(f.Pauses), func(k int) bool { return f.Pauses[k].Resume.After(t) })
+	k := sort.Search(len(f.Pauses), func(k int) bool { return f.Pauses[k].Resume.After(t) })
 	c := int(t.Sub(f.From) / f.Step)
 	if k > 0 {
 		p := f.Pauses[k-1]
@@ -382,7 +383,7 @@ func (f *Frame) View(n int) *Frame {
 	v := &Frame{Opts: f.Opts, From: f.From, Step: f.Step, Interval: f.Interval, N: n, Kept: f.Kept, HeldFrom: f.HeldFrom}
 	// The pauses within the view: one at its end is after it (its last
 	// column ends where that pause's columns of no sample end).
-	v.Pauses = f.Pauses[:sortSearch(len(f.Pauses), func(k int) bool { return f.Pauses[k].Col >= n })]
+	v.Pauses = f.Pauses[:sort.Search(len(f.Pauses), func(k int) bool { return f.Pauses[k].Col >= n })]
 	if n == 0 {
 		return v
 	}

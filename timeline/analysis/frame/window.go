@@ -2,6 +2,7 @@ package frame
 
 import (
 	"slices"
+	"sort"
 	"time"
 )
 
@@ -40,7 +41,7 @@ func (f *Frame) Windows(mult int) (grid []Span, trail Span, ok, extendOnly bool)
 	width := int((length + f.Step - 1) / f.Step)
 	all := f.Kept.grid(mult, width, length)
 	closed := f.Closed()
-	grid = all[:sortSearch(len(all), func(k int) bool { return all[k].Hi > closed })]
+	grid = all[:sort.Search(len(all), func(k int) bool { return all[k].Hi > closed })]
 	switch n := len(grid); {
 	case n == 0 && time.Duration(f.N)*f.Step >= ProvisionalMin:
 		return grid, Span{0, min(f.N, width)}, true, false
@@ -48,20 +49,6 @@ func (f *Frame) Windows(mult int) (grid []Span, trail Span, ok, extendOnly bool)
 		return grid, Span{f.N - width, f.N}, true, true
 	}
 	return grid, Span{}, false, false
-}
-
-// sortSearch is sort.Search, kept local for brevity in the window code.
-func sortSearch(n int, f func(int) bool) int {
-	lo, hi := 0, n
-	for lo < hi {
-		h := int(uint(lo+hi) >> 1)
-		if !f(h) {
-			lo = h + 1
-		} else {
-			hi = h
-		}
-	}
-	return lo
 }
 
 // HoldKey names one rule's judgement of one GPU (or the host, -1) at one
@@ -215,7 +202,7 @@ func (h *holdState) judged(k int, in bool, judge func() bool) bool {
 // time: the Engine's own state has judged past them, and a view of an
 // earlier moment judges them again on what is held.
 func (h *holdState) forget(grid []Span, held int) {
-	k := sortSearch(len(grid), func(k int) bool { return grid[k].Hi > held })
+	k := sort.Search(len(grid), func(k int) bool { return grid[k].Hi > held })
 	if k-h.vbase >= 1024 && k-h.vbase <= len(h.verdicts) {
 		h.verdicts = slices.Clone(h.verdicts[k-h.vbase:])
 		h.vbase = k
