@@ -128,17 +128,7 @@ func said(o Outcome) string {
 	if o.Err != "" {
 		return o.Err
 	}
-	var parts []string
-	for _, s := range o.Said {
-		p := fmt.Sprintf("%s %s (%s)", s.ID, gpuList(s.GPUs), s.Severity)
-		if !slices.Contains(parts, p) {
-			parts = append(parts, p)
-		}
-	}
-	if len(parts) == 0 {
-		return "nothing"
-	}
-	return strings.Join(parts, "; ")
+	return o.saidList(func(s Said) string { return fmt.Sprintf("%s %s (%s)", s.ID, gpuList(s.GPUs), s.Severity) }, "; ")
 }
 
 func verdict(o Outcome) string {

@@ -284,7 +284,7 @@ func (o Outcome) Misses() []string {
 			continue
 		}
 		out = append(out, fmt.Sprintf("missed %s on %s %s; said instead: %s", m.Label.ID, gpuList(m.Label.GPUs),
-			span(m.Label.From, m.Label.To), o.saidIDs()))
+			span(m.Label.From, m.Label.To), o.saidList(func(s Said) string { return s.ID }, ", ")))
 	}
 	for _, s := range o.Said {
 		if o.wrong(s) {
@@ -295,18 +295,19 @@ func (o Outcome) Misses() []string {
 	return out
 }
 
-// saidIDs lists the hints a case raised, or "nothing".
-func (o Outcome) saidIDs() string {
-	var ids []string
+// saidList lists what a case raised, item of each episode, each once, or
+// "nothing".
+func (o Outcome) saidList(item func(s Said) string, sep string) string {
+	var out []string
 	for _, s := range o.Said {
-		if !slices.Contains(ids, s.ID) {
-			ids = append(ids, s.ID)
+		if p := item(s); !slices.Contains(out, p) {
+			out = append(out, p)
 		}
 	}
-	if len(ids) == 0 {
+	if len(out) == 0 {
 		return "nothing"
 	}
-	return strings.Join(ids, ", ")
+	return strings.Join(out, sep)
 }
 
 func gpuList(gpus []int) string {
