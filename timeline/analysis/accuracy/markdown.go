@@ -45,16 +45,8 @@ func Markdown(outcomes []Outcome) string {
 		units.Count(t.HealthyWarnings, "false warning"), strconv.FormatFloat(t.WarningsPerHour(), 'f', 2, 64))
 	w("| part | cases | read right |\n|---|---|---|\n")
 	for _, p := range []Part{Real, Demo, Synthetic} {
-		n, ok := 0, 0
-		for _, o := range outcomes {
-			if o.Case.Part == p {
-				n++
-				if o.OK() {
-					ok++
-				}
-			}
-		}
-		w("| %s | %d | %d |\n", p, n, ok)
+		pt := Count(only(outcomes, func(c Case) bool { return c.Part == p }))
+		w("| %s | %d | %d |\n", p, pt.Cases, pt.OK)
 	}
 	w("\n## Every hint\n\n")
 	w("Goal: a hint with at least %d labelled episodes has precision %.2f or more and recall %.2f or more.\n\n",
@@ -115,10 +107,7 @@ const LiveStep = 5 * time.Second
 
 func writeReal(w func(string, ...any), outcomes []Outcome, part Part, title, about string) {
 	w("\n%s\n\n%s\n\n| case | the reading | gputop says | verdict |\n|---|---|---|---|\n", title, about)
-	for _, o := range outcomes {
-		if o.Case.Part != part {
-			continue
-		}
+	for _, o := range only(outcomes, func(c Case) bool { return c.Part == part }) {
 		w("| `%s` | %s | %s | %s |\n", o.Case.Family, o.Case.Reading, said(o), verdict(o))
 	}
 }
@@ -153,20 +142,9 @@ func writeSynthetic(w func(string, ...any), outcomes []Outcome) {
 		}
 	}
 	for _, fam := range fams {
-		n, ok := 0, 0
+		runs := only(outcomes, func(c Case) bool { return c.Part == Synthetic && c.Family == fam })
 		var formats, periods []string
-		what := ""
-		for _, o := range outcomes {
-			if o.Case.Part != Synthetic || o.Case.Family != fam {
-				continue
-			}
-			n++
-			if o.OK() {
-				ok++
-			}
-			if what == "" {
-				what = o.Case.Reading
-			}
+		for _, o := range runs {
 			f, iv := shapeParts(o.Case.Shape)
 			if !slices.Contains(formats, f) {
 				formats = append(formats, f)
@@ -175,8 +153,15 @@ func writeSynthetic(w func(string, ...any), outcomes []Outcome) {
 				periods = append(periods, iv)
 			}
 		}
-		w("| %s | %s | %d | %s | %s | %d |\n", fam, what, n, strings.Join(formats, ", "), strings.Join(periods, ", "), ok)
+		t := Count(runs)
+		w("| %s | %s | %d | %s | %s | %d |\n", fam, runs[0].Case.Reading, t.Cases, strings.Join(formats, ", "),
+			strings.Join(periods, ", "), t.OK)
 	}
+}
+
+// only is the outcomes of the cases keep accepts.
+func only(outcomes []Outcome, keep func(c Case) bool) []Outcome {
+	return slices.DeleteFunc(slices.Clone(outcomes), func(o Outcome) bool { return !keep(o.Case) })
 }
 
 // shapeParts takes a run's format and interval from its shape (Run.String).
