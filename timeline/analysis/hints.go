@@ -250,21 +250,16 @@ func (fd *finding) add(h timeline.Hint, firm, ongoing bool) {
 	fd.gpus = append(fd.gpus, h.GPUs...)
 }
 
-// appendTo adds the finding's hint to hints, if it found any episode.
+// appendTo adds the finding to hints as one hint, if it found any episode:
+// its GPUs all that any episode names, its span from the first episode's
+// start to the last's end, its severity the worst episode's, its evidence
+// and next step those of the largest of the worst episodes (with how many
+// more there are, and the GPUs they name where it names fewer),
+// provisional while every episode is.
 func (fd *finding) appendTo(hints []timeline.Hint, f *frame.Frame) []timeline.Hint {
 	if len(fd.hints) == 0 {
 		return hints
 	}
-	return append(hints, fd.done(f))
-}
-
-// done is the finding as one hint: its GPUs all that any episode names,
-// its span from the first episode's start to the last's end, its severity
-// the worst episode's, its evidence and next step those of the largest of
-// the worst episodes (with how many more there are, and the GPUs they
-// name where it names fewer), provisional while
-// every episode is.
-func (fd *finding) done(f *frame.Frame) timeline.Hint {
 	h := fd.hint
 	slices.SortStableFunc(fd.hints, func(a, b timeline.Hint) int { return cmp.Compare(episodeSize(b), episodeSize(a)) })
 	h.Episodes = make([]timeline.Episode, len(fd.hints))
@@ -288,7 +283,7 @@ func (fd *finding) done(f *frame.Frame) timeline.Hint {
 		h.Evidence += fmt.Sprintf("; the largest of %d episodes%s over %s (%s in all)", n, on,
 			units.Duration(h.End.Sub(h.Start)), units.Duration(timeCovered(h.Episodes)))
 	}
-	return h
+	return append(hints, h)
 }
 
 // timeCovered is how long at least one of the episodes held: episodes of
