@@ -79,15 +79,18 @@ func newGPUHealth() *GPUHealth {
 	return h
 }
 
-// known says whether the GPU reported any of it: a GPU without any (an
-// import, an old recording) has no health in the report.
-func (h *GPUHealth) known() bool {
+// orNil is h where the GPU reported any of it, else nil: a GPU without
+// any (an import, an old recording) has no health in the report.
+func (h *GPUHealth) orNil() *GPUHealth {
 	for _, c := range healthCounts {
 		if !(*c.field(h)).Unknown() {
-			return true
+			return h
 		}
 	}
-	return len(h.ClocksHeld) > 0 || len(h.NVLinks) > 0
+	if len(h.ClocksHeld) > 0 || len(h.NVLinks) > 0 {
+		return h
+	}
+	return nil
 }
 
 // HealthAt is a GPU's health at a snapshot's instant; nil without any.
@@ -103,10 +106,7 @@ func HealthAt(v func(name string) Number) *GPUHealth {
 			h.ClocksHeld = append(h.ClocksHeld, ClocksHeld{Reason: vi.Label, Share: s / 100})
 		}
 	}
-	if !h.known() {
-		return nil
-	}
-	return h
+	return h.orNil()
 }
 
 // health is a GPU's health over the report's span; nil without any.
@@ -152,10 +152,7 @@ func (b *repBuilder) health(dev string) *GPUHealth {
 		h.ClocksHeld = append(h.ClocksHeld, ClocksHeld{Reason: vi.Label, Share: Number(share),
 			Seconds: Number(integral / 100)})
 	}
-	if !h.known() {
-		return nil
-	}
-	return h
+	return h.orNil()
 }
 
 // workingAt says which of the times at (in order) the GPU worked: util, read
