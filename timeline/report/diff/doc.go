@@ -10,7 +10,7 @@
 //
 // It reads reports, never samples: a diff is as fast as the two reports.
 // It imports timeline, timeline/units and timeline/report, and
-// timeline/report/render for its page's style and its tables (PageStyle,
+// timeline/report/render for its page's style and its tables (PageHead,
 // Table), so a diff's page reads as the report's; gputop's commands
 // import it.
 package diff

@@ -188,20 +188,11 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 }
 
 // WriteHTML writes the diff as one self-contained page, styled as the
-// report's (render.PageStyle); every outside text escaped.
+// report's (render.PageHead); every outside text escaped.
 func (d *Diff) WriteHTML(w io.Writer) error {
 	var b bytes.Buffer
 	e := func(s string) string { return html.EscapeString(timeline.CleanText(s)) }
-	b.WriteString(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<meta name="color-scheme" content="light dark">
-<title>gputop diff</title>
-`)
-	fmt.Fprintf(&b, "<style>%s</style>\n</head>\n<body>\n<main>\n<h1>gputop diff</h1>\n", render.PageStyle)
+	render.PageHead(&b, "gputop diff", "")
 	fmt.Fprintf(&b, "<dl>\n<dt>A</dt><dd>%s</dd>\n<dt>B</dt><dd>%s</dd>\n</dl>\n", e(runLine(d.A)), e(runLine(d.B)))
 	for _, n := range d.Notes {
 		fmt.Fprintf(&b, "<p class=\"legend\">Note: %s</p>\n", e(n))

@@ -9,5 +9,5 @@
 //
 // It imports timeline, timeline/units and timeline/report; gputop's
 // commands import it, and timeline/report/diff for its page's style and
-// tables (PageStyle, Table). The screen does not.
+// tables (PageHead, Table). The screen does not.
 package render

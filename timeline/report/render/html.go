@@ -25,18 +25,7 @@ func HTML(w io.Writer, rep *report.Report) error {
 	r := &doc{Report: rep}
 	var b bytes.Buffer
 	h := htmlForm{&b}
-	title := "gputop report: " + repSourceLine(r.Source)
-	h.raw(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<meta name="color-scheme" content="light dark">
-`)
-	h.f("<title>%s</title>\n", svgEsc(title))
-	h.f("<style>%s</style>\n</head>\n<body>\n<main>\n", htmlStyle)
-	h.f("<h1>%s</h1>\n", svgEsc(title))
+	PageHead(&b, "gputop report: "+repSourceLine(r.Source), "; img-src data:")
 	h.f(`<p class="sub">%s; %s.</p>`+"\n", svgEsc(repCapital(r.repStartLine())), svgEsc(r.repSystemLine()))
 	if len(r.Source.Command) > 0 {
 		h.f(`<p class="sub">Command: <code>%s</code></p>`+"\n", svgEsc(strings.Join(r.Source.Command, " ")))
@@ -188,6 +177,23 @@ tr.group th{text-align:left;background:var(--bg);font-weight:700}
 @media print{:root{--bg:#fff;--fg:#000;--mut:#444;--line:#bbb;--card:#f3f3f3}main{max-width:none;padding:0}
 section,.hint,tr{break-inside:avoid}.tl{overflow:visible}h2{break-after:avoid}}`
 
-// PageStyle is the report page's CSS, for the other pages gputop writes
-// (`gputop diff --format html`), so that they read alike.
-const PageStyle = htmlStyle
+// PageHead opens a page of gputop's, the report's or another's (`gputop
+// diff --format html`), in the report page's style so that they read
+// alike: its head, with csp added to its Content-Security-Policy, and its
+// title again as its heading.
+func PageHead(b *bytes.Buffer, title, csp string) {
+	fmt.Fprintf(b, `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'%s">
+<meta name="color-scheme" content="light dark">
+<title>%s</title>
+<style>%s</style>
+</head>
+<body>
+<main>
+<h1>%s</h1>
+`, csp, svgEsc(title), htmlStyle, svgEsc(title))
+}
