@@ -54,25 +54,20 @@ func DaySample(sec int, cols *timeline.Columns) timeline.Sample {
 	return s
 }
 
-// telemetryDir is ../shared/telemetry beside the repository (found from
-// this file, so a test of any package reads the same logs): real logs of
-// other people's jobs, read where they are kept and never copied into the
-// repository. Its README.md says where each comes from and what an expert
-// reads in it.
-func telemetryDir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "telemetry")
-}
-
-// Telemetry returns one of the real logs of ../shared/telemetry. Where the
-// folder is not beside the repository the test stops: it fails under CI
-// (Unavailable), where the folder is always there, and elsewhere says in
-// one line that the real-log tests were skipped. A log missing from a
-// folder that is there fails the test: a test that skips for want of its
-// input guards nothing.
+// Telemetry returns one of the real logs of ../shared/telemetry beside the
+// repository (found from this file, so a test of any package reads the
+// same logs): real logs of other people's jobs, read where they are kept
+// and never copied into the repository; its README.md says where each
+// comes from and what an expert reads in it. Where the folder is not
+// beside the repository the test stops: it fails under CI (Unavailable),
+// where the folder is always there, and elsewhere says in one line that
+// the real-log tests were skipped. A log missing from a folder that is
+// there fails the test: a test that skips for want of its input guards
+// nothing.
 func Telemetry(t testing.TB, name string) []byte {
 	t.Helper()
-	dir := telemetryDir()
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "telemetry")
 	if _, err := os.Stat(dir); err != nil {
 		Unavailable(t, "the real logs are read from %s, which is not there: real-log tests skipped", dir)
 	}
