@@ -49,7 +49,8 @@ type ClocksHeld struct {
 }
 
 // healthCounts are the figures read as their last (or, for the link, worst)
-// value, with their field in GPUHealth.
+// value, with their field in GPUHealth: every Number of it, which HealthAt
+// and health each write.
 var healthCounts = []struct {
 	name  string
 	field func(h *GPUHealth) *Number
@@ -71,14 +72,6 @@ var healthCounts = []struct {
 	{timeline.GPUPCIeWidth, func(h *GPUHealth) *Number { return &h.PCIeWidth }},
 }
 
-func newGPUHealth() *GPUHealth {
-	h := &GPUHealth{ClocksHeld: []ClocksHeld{}}
-	for _, c := range healthCounts {
-		*c.field(h) = Number(math.NaN())
-	}
-	return h
-}
-
 // orNil is h where the GPU reported any of it, else nil: a GPU without
 // any (an import, an old recording) has no health in the report.
 func (h *GPUHealth) orNil() *GPUHealth {
@@ -95,7 +88,7 @@ func (h *GPUHealth) orNil() *GPUHealth {
 
 // HealthAt is a GPU's health at a snapshot's instant; nil without any.
 func HealthAt(v func(name string) Number) *GPUHealth {
-	h := newGPUHealth()
+	h := &GPUHealth{ClocksHeld: []ClocksHeld{}}
 	for _, c := range healthCounts {
 		*c.field(h) = v(c.name)
 	}
@@ -111,7 +104,7 @@ func HealthAt(v func(name string) Number) *GPUHealth {
 
 // health is a GPU's health over the report's span; nil without any.
 func (b *repBuilder) health(dev string) *GPUHealth {
-	h := newGPUHealth()
+	h := &GPUHealth{ClocksHeld: []ClocksHeld{}}
 	for _, c := range healthCounts {
 		var v float64
 		switch c.name {
