@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -126,12 +127,9 @@ func parseRanges(item, ranges string, limit int) ([]string, error) {
 		if !isRange {
 			hi = lo
 		}
-		a, err := rangeNumber(item, lo)
-		if err != nil {
-			return nil, err
-		}
-		b, err := rangeNumber(item, hi)
-		if err != nil {
+		a, errLo := rangeNumber(item, lo)
+		b, errHi := rangeNumber(item, hi)
+		if err := cmp.Or(errLo, errHi); err != nil {
 			return nil, err
 		}
 		if a > b {
