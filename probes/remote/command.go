@@ -96,17 +96,14 @@ func (t Transport) isSSH() bool {
 
 // argv is the command line that streams host at interval.
 func (t Transport) argv(host string, interval time.Duration) []string {
-	argv := []string{"ssh"}
-	if t.Command != nil {
-		argv = slices.Clone(t.Command[:1])
+	cmd, opts := t.Command, []string(nil)
+	if cmd == nil {
+		cmd = []string{"ssh"}
 	}
 	if t.isSSH() {
-		argv = append(argv, SSHOptions...)
+		opts = SSHOptions
 	}
-	if t.Command != nil {
-		argv = append(argv, t.Command[1:]...)
-	}
-	return append(argv, host, t.remote(), "stream", "--interval", interval.String())
+	return slices.Concat(cmd[:1], opts, cmd[1:], []string{host, t.remote(), "stream", "--interval", interval.String()})
 }
 
 // remote is the command run on the host: Remote, or "gputop".
