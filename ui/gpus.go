@@ -263,10 +263,10 @@ func (f *frame) gpuFields(dev string, at time.Time, rows []gpuRow, lost bool) (m
 		put(timeline.GPUPower, draw.Field{Text: f.glyph.Warn + flag, Ink: f.theme.Warn})
 	}
 	if has(timeline.GPUTemp) {
-		put(timeline.GPUPower, draw.Field{Text: draw.Temp(v(timeline.GPUTemp), f.ascii), Ink: f.theme.Temp})
+		put(timeline.GPUPower, draw.Field{Text: units.Celsius(v(timeline.GPUTemp), f.ascii), Ink: f.theme.Temp})
 	}
 	if has(timeline.GPUClockSM) {
-		put(timeline.GPUPower, draw.Field{Text: draw.MHz(v(timeline.GPUClockSM)), Ink: f.theme.Dim})
+		put(timeline.GPUPower, draw.Field{Text: units.MHz(v(timeline.GPUClockSM)), Ink: f.theme.Dim})
 	}
 	if has(timeline.GPUMemUsed) {
 		mem := draw.Mem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal))
@@ -355,7 +355,7 @@ func (f *frame) compactGPU(dev, label string, labelInk draw.Ink, lost bool) stri
 		mem = draw.Mem(v(timeline.GPUMemUsed), v(timeline.GPUMemTotal))
 	}
 	if has(timeline.GPUTemp) {
-		temp = draw.Temp(v(timeline.GPUTemp), f.ascii)
+		temp = units.Celsius(v(timeline.GPUTemp), f.ascii)
 	}
 	ln.Add(" ", draw.Ink{}).Add(draw.PadLeft(mem, 12), f.theme.Mem)
 	pwr := units.WattsOf(v(timeline.GPUPower), f.limitOf(dev, f.at))

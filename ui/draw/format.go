@@ -36,12 +36,6 @@ func Rate(v float64) string { return units.Rate(v) }
 // Watts is a power (units.Watts).
 func Watts(v float64) string { return units.Watts(v) }
 
-// Temp is a temperature, "71°C" or "71C" with ascii (units.Celsius).
-func Temp(v float64, ascii bool) string { return units.Celsius(v, ascii) }
-
-// MHz is a clock (units.MHz).
-func MHz(v float64) string { return units.MHz(v) }
-
 // Value formats a value by its metric's unit, for the detail pane; N/A
 // for an unknown one, as every formatter of a unit writes it.
 func Value(name string, v float64, ascii bool) string {
@@ -59,9 +53,9 @@ func Value(name string, v float64, ascii bool) string {
 	case timeline.Watts:
 		return Watts(v)
 	case timeline.Celsius:
-		return Temp(v, ascii)
+		return units.Celsius(v, ascii)
 	case timeline.MHz:
-		return MHz(v)
+		return units.MHz(v)
 	case timeline.Seconds:
 		return Duration(time.Duration(v * float64(time.Second)))
 	}
