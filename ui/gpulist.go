@@ -120,17 +120,11 @@ func (f *frame) summarizeGPUs(at time.Time) gpuListSummary {
 // lost, and the worst hint that holds.
 func (f *frame) viewGPUSummary() string {
 	s := f.summarizeGPUs(f.at)
-	// A MIG slice shown first or last stands for its parent; the count is
-	// of whole GPUs, with the slices said after it where the line has room
-	// for them and the worst hint both.
+	// A MIG slice shown first or last stands for its parent (the first of
+	// migSortKey); the count is of whole GPUs, with the slices said after
+	// it where the line has room for them and the worst hint both.
 	first, last := f.info.GPUs[f.list.Top], f.info.GPUs[min(s.all, f.list.Top+f.lay.GPUsShown)-1]
-	if first.IsMIGInstance() {
-		first.Index = first.MIGParent
-	}
-	if last.IsMIGInstance() {
-		last.Index = last.MIGParent
-	}
-	shown := fmt.Sprintf(" GPU%d-%d of %d", first.Index, last.Index, s.all-s.slices)
+	shown := fmt.Sprintf(" GPU%d-%d of %d", migSortKey(first)[0], migSortKey(last)[0], s.all-s.slices)
 	if s.slices > 0 {
 		withMIG := shown + ", " + units.Count(s.slices, "MIG slice")
 		if f.summaryLine(f.newLine(math.MaxInt), s, withMIG, false).Width() <= f.width {
