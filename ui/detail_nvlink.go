@@ -42,8 +42,9 @@ func (f *frame) nvlinkRow(dev string, at time.Time) string {
 	for i, l := range ids {
 		k := &timeline.NVLinks[l]
 		crc, replay, recovery := val(k.CRC), val(k.Replay), val(k.Recovery)
-		erring := crc > 0 || replay > 0 || recovery > 0
-		if erring {
+		ink := f.theme.Dim // a link that counted errors: the warning's
+		if crc > 0 || replay > 0 || recovery > 0 {
+			ink = f.theme.Warn
 			var parts []string
 			for _, c := range []struct {
 				n    float64
@@ -54,10 +55,6 @@ func (f *frame) nvlinkRow(dev string, at time.Time) string {
 				}
 			}
 			errs = append(errs, strconv.Itoa(l)+" ("+strings.Join(parts, ", ")+")")
-		}
-		ink := f.theme.Dim
-		if erring {
-			ink = f.theme.Warn
 		}
 		cell := f.glyph.Level(rates[i], 0, hi)
 		switch {
