@@ -1,8 +1,6 @@
 package ui
 
-import (
-	"strings"
-)
+import "strings"
 
 // filterKey is / in the process table: a filter that narrows the table as
 // it is typed, by a part of the command line, the user or the PID (any
