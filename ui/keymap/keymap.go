@@ -2,7 +2,6 @@ package keymap
 
 import (
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -237,12 +236,8 @@ func New(ascii, readonly bool) *Map {
 	if !readonly {
 		k.Groups = append(k.Groups, Group{"Choosing a signal (k)", []*Binding{&k.SignalPrev, &k.SignalNext, &k.KillYes, &k.KillNo}})
 	}
-	for _, b := range k.All() {
-		if b.Rank > 0 {
-			k.Footer = append(k.Footer, b)
-		}
-	}
-	sort.SliceStable(k.Footer, func(i, j int) bool { return k.Footer[i].Rank < k.Footer[j].Rank })
+	k.Footer = slices.DeleteFunc(k.All(), func(b *Binding) bool { return b.Rank <= 0 })
+	slices.SortStableFunc(k.Footer, func(a, b *Binding) int { return a.Rank - b.Rank })
 	return k
 }
 
