@@ -2,7 +2,6 @@ package playback
 
 import (
 	"slices"
-	"sort"
 	"time"
 )
 
@@ -219,13 +218,11 @@ func (p *State) Faster() { p.Speed = nextSpeed(p.Speed, +1) }
 func (p *State) Slower() { p.Speed = nextSpeed(p.Speed, -1) }
 
 func nextSpeed(cur float64, dir int) float64 {
-	i := sort.SearchFloat64s(Speeds, cur) // the first speed >= cur
-	if dir > 0 {
-		if i < len(Speeds) && Speeds[i] == cur {
-			i++
-		}
-	} else {
+	i, found := slices.BinarySearch(Speeds, cur) // the first speed >= cur
+	if dir <= 0 {
 		i--
+	} else if found {
+		i++
 	}
 	return Speeds[max(0, min(i, len(Speeds)-1))]
 }
