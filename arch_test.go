@@ -86,7 +86,7 @@ func TestPackageDependencies(t *testing.T) {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/report"
 		}},
 		// Two reports compared: reports only, never samples; its page in the
-		// report page's style (render.PageStyle).
+		// report page's head and style (render.PageHead).
 		{"timeline/report/diff", func(p string) bool {
 			return std(p) || p == module+"timeline" || p == module+"timeline/units" || p == module+"timeline/report" ||
 				p == module+"timeline/report/render"
