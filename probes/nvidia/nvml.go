@@ -95,9 +95,8 @@ import (
 // (nvml_events.go), lib.EventSetCreate, per GPU GetSupportedEventTypes and
 // RegisterEvents(EventTypeXidCriticalError); then one goroutine blocks in
 // EventSet.Wait(1 s) until Close, which frees the set and shuts NVML down
-// only if the watcher is out of the driver within 100 ms (nvml_events.go).
-// A simulated machine on a fast clock polls instead (PollXid): the sampler
-// calls EventSet.Wait(0) at each tick until it times out (DrainXid).
+// only if the watcher is out of the driver within 100 ms (nvml_events.go);
+// a demo on a fast clock is polled, Wait(0) at each tick (PollXid, DrainXid).
 //
 // The process probe, every Collect, per GPU that is not lost:
 //   - GetComputeRunningProcesses, GetGraphicsRunningProcesses

@@ -53,18 +53,16 @@ type xidWatch struct {
 	mark func(timeline.Marker) // polled only
 }
 
-// WatchXid starts a goroutine that waits on NVML's event set for Xid
-// (critical error) events of every GPU that supports them, and hands each to
-// mark as a marker (origin timeline.XidOrigin, text
-// xid.MarkerText, timed by the probe's clock as it arrives): "GPU3 Xid 79: GPU has fallen off the bus". The
-// GPU's next reading carries it as gpu.xid. Close stops it. Calling it
-// again does nothing; a driver without the event functions, or GPUs that
-// support no Xid events, leave it off and say so in Checks.
+// WatchXid starts a goroutine that waits on NVML's event set for the Xid
+// (critical error) events of every GPU that supports them and hands each to
+// mark, timed as it arrives: "GPU3 Xid 79: GPU has fallen off the bus"
+// (timeline.XidOrigin, xid.MarkerText), and gpu.xid on the GPU's next
+// reading. Close stops it; a second call does nothing. A driver without the
+// event functions, or GPUs that support none, leave it off, said in Checks.
 func (n *NVML) WatchXid(mark func(timeline.Marker)) { n.openXid(mark, false) }
 
-// PollXid is WatchXid without the goroutine: Xids wait in the event set
-// until DrainXid hands them to mark. It is for a simulated machine on a
-// clock that jumps, whose sampler drains the set at each tick.
+// PollXid is WatchXid without the goroutine, for a simulated machine on a
+// clock that jumps: its sampler hands the Xids to mark at each tick (DrainXid).
 func (n *NVML) PollXid(mark func(timeline.Marker)) { n.openXid(mark, true) }
 
 // DrainXid hands every Xid the event set holds to PollXid's mark, waiting
@@ -73,10 +71,7 @@ func (n *NVML) DrainXid() {
 	n.watchMu.Lock()
 	defer n.watchMu.Unlock() // stopXid frees the set only after this
 	w := n.watch
-	if w == nil || w.mark == nil {
-		return
-	}
-	for {
+	for w != nil && w.mark != nil {
 		data, ret := w.set.Wait(0)
 		if ret != nvml.SUCCESS {
 			return
