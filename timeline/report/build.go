@@ -265,7 +265,7 @@ func (b *repBuilder) gpu(idx int) (ReportGPU, []ReportPhaseGPU, []float64) {
 				at := gi.HostIndex
 				g.Host, g.HostIndex = gi.Host, &at
 			}
-			g.MIGProfile, g.MIGParent = MIGOf(b.info, idx)
+			g.MIGProfile, g.MIGParent = MIGOfGPU(gi)
 		}
 	}
 	util := b.load(0, timeline.GPUUtil, dev)

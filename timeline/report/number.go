@@ -51,9 +51,17 @@ func (n *Number) UnmarshalJSON(b []byte) error {
 func MIGOf(info timeline.SourceInfo, idx int) (string, *int) {
 	for _, g := range info.GPUs {
 		if g.Index == idx && g.IsMIGInstance() {
-			parent := g.MIGParent
-			return g.MIGProfile, &parent
+			return MIGOfGPU(g)
 		}
 	}
 	return "", nil
+}
+
+// MIGOfGPU is g's MIG profile and parent where it is a MIG instance.
+func MIGOfGPU(g timeline.GPUInfo) (string, *int) {
+	if !g.IsMIGInstance() {
+		return "", nil
+	}
+	parent := g.MIGParent
+	return g.MIGProfile, &parent
 }

@@ -205,7 +205,7 @@ func New(cur, prev *timeline.Sample, info timeline.SourceInfo) Snapshot {
 			i := g.HostIndex
 			at = &i
 		}
-		profile, parent := report.MIGOf(info, g.Index)
+		profile, parent := report.MIGOfGPU(g)
 		s.GPUs = append(s.GPUs, GPU{
 			Index: g.Index, Host: g.Host, HostIndex: at, MIGProfile: profile, MIGParent: parent,
 			Name: g.Name, UUID: g.UUID, Lost: lost[dev],
