@@ -33,7 +33,7 @@ func cmdReplay(e *env) *cobra.Command {
 		switch {
 		case len(rest) != 1:
 			return usageError{"give one recording to replay"}
-		case *speed < 0.25 || *speed > 64:
+		case !(*speed >= 0.25 && *speed <= 64): // NaN too
 			return usageError{fmt.Sprintf("--speed %g is out of range: 0.25 to 64", *speed)}
 		}
 		r, err := recordings.Open(rest[0])

@@ -143,6 +143,7 @@ func TestMistakesGetOneLineAndTheRightExitCode(t *testing.T) {
 		{[]string{"replay"}, 2, "gputop replay: give one recording to replay", false},
 		{[]string{"replay", rec, "--speed", "fast"}, 2, `gputop replay: --speed "fast" is not a number`, false},
 		{[]string{"replay", rec, "--speed", "100"}, 2, "gputop replay: --speed 100 is out of range", false},
+		{[]string{"replay", rec, "--speed", "NaN"}, 2, "gputop replay: --speed NaN is out of range", false},
 		{[]string{"replay", missing}, 1, "gputop replay: " + missing + ": no such file", false},
 		{[]string{"replay", text}, 1, "gputop replay: " + text + ": not a gputop recording", false},
 		{[]string{"run"}, 2, "gputop run: give the command to run after --", false},

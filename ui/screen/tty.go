@@ -112,7 +112,8 @@ func (t *tty) enter() error {
 		seq += mouseOn
 	}
 	_, err := t.out.WriteString(seq)
-	return cmp.Or(err, t.read(true))
+	readErr := t.read(true) // whether or not the write failed
+	return cmp.Or(err, readErr)
 }
 
 // read turns the reading of keys on or off, if it is not already.
@@ -139,7 +140,8 @@ func (t *tty) leave() error {
 	}
 	_, err := t.out.WriteString(seq)
 	if t.saved != nil {
-		err = cmp.Or(err, term.Restore(t.in.Fd(), t.saved))
+		restoreErr := term.Restore(t.in.Fd(), t.saved) // whether or not the write failed
+		err = cmp.Or(err, restoreErr)
 	}
 	return err
 }

@@ -6,12 +6,11 @@ import (
 
 // Options holds the thresholds of the hint rules. Each rule's doc comment
 // (analysis/rules, analysis/hosts) says which it uses and why;
-// docs/report.md lists them. A zero field takes its default, so
-// Options{Window: time.Minute} changes the window alone.
+// docs/report.md lists them. The Engine starts from DefaultOptions; a
+// field set to zero is zero, not its default.
 type Options struct {
-	// Window is the shortest stretch a rule judges: 30 s by default, and
-	// never less (a shorter one is raised to 30 s), so a two-second dip is
-	// never a hint. Rules about a sustained state (input-bound,
+	// Window is the shortest stretch a rule judges: 30 s by default, so a
+	// two-second dip is never a hint. Rules about a sustained state (input-bound,
 	// low-utilization, ...) judge windows of SustainedWindows × Window,
 	// gpu-idle IdleWindows × Window. Windows step by half their length and
 	// start on the clock's multiples of the step, so hints recomputed live
