@@ -155,14 +155,6 @@ func (r *doc) repPhaseTotals() string {
 	return strings.Join(parts, ", ")
 }
 
-// repWorst is a phase's worst GPU: "GPU0 3%", or "" with fewer than two.
-func repWorst(p report.ReportPhase) string {
-	if p.WorstGPU == nil {
-		return ""
-	}
-	return fmt.Sprintf("GPU%d %s", *p.WorstGPU, repPct(p.WorstUtilMean))
-}
-
 // repGapTotal is the time all gaps cover.
 func (r *doc) repGapTotal() time.Duration {
 	var d time.Duration

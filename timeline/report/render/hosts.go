@@ -142,7 +142,7 @@ func (r *doc) repWorstName(p report.ReportPhase) string {
 		return ""
 	}
 	if !r.multiHost() {
-		return repWorst(p)
+		return fmt.Sprintf("GPU%d %s", *p.WorstGPU, repPct(p.WorstUtilMean))
 	}
 	return r.gpuNames().One(*p.WorstGPU) + " " + repPct(p.WorstUtilMean)
 }
