@@ -30,14 +30,6 @@ func repNum(n report.Number) string {
 	return fmt.Sprintf("%.2g", v)
 }
 
-// repKWh is energy in kWh: "0.0342 kWh".
-func repKWh(j report.Number) string {
-	if j.Unknown() {
-		return repNA
-	}
-	return repNum(j/3.6e6) + " kWh"
-}
-
 // repRate is a rate in the job's unit: "50.0 it/s".
 func repRate(n report.Number, unit string) string {
 	if n.Unknown() {
@@ -75,7 +67,7 @@ func (r *doc) workLines() []string {
 	if w.Energy.Unknown() {
 		out = append(out, "energy: "+repNA+" (no power readings)")
 	} else {
-		out = append(out, fmt.Sprintf("energy: %s (%s) from the %s; GPU time %s", repEnergy(w.Energy), repKWh(w.Energy),
+		out = append(out, fmt.Sprintf("energy: %s (%s kWh) from the %s; GPU time %s", repEnergy(w.Energy), repNum(w.Energy/3.6e6),
 			w.EnergySource, repGPUTime(w.GPUSeconds)))
 	}
 	if p := w.Progress; p != nil && !p.EnergyPerUnit.Unknown() {
