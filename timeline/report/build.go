@@ -150,10 +150,6 @@ func (b *repBuilder) load(slot int, name, dev string) repSeries {
 	return b.bufs[slot]
 }
 
-func (b *repBuilder) max(name, dev string) Number {
-	return Number(repMax(b.s, timeline.Key{Name: name, Device: dev}, b.from, b.to))
-}
-
 // listPhases lays out the automatic phases and the marked ones, by start
 // (automatic first on a tie), with their times; figures come later.
 func (b *repBuilder) listPhases(auto []timeline.Phase) {

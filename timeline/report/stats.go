@@ -264,16 +264,16 @@ func (r repSeries) span(start, end int64, first bool) (int, int) {
 	return lo, hi
 }
 
-// repMax is the largest value of key from `from` to `to`, NaN if none.
-func repMax(s *timeline.Store, key timeline.Key, from, to time.Time) float64 {
+// max is the largest value of a series over the report, NaN if none.
+func (b *repBuilder) max(name, dev string) Number {
 	out := math.NaN()
-	s.EachAt(key, from, to, func(_ int64, v float64) bool {
+	b.s.EachAt(timeline.Key{Name: name, Device: dev}, b.from, b.to, func(_ int64, v float64) bool {
 		if !math.IsNaN(v) && (math.IsNaN(out) || v > out) {
 			out = v
 		}
 		return true
 	})
-	return out
+	return Number(out)
 }
 
 // repGaps lists the pauses in sampling: stretches between two samples
