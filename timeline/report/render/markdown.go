@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gputop-dev/gputop/timeline/report"
+	"github.com/gputop-dev/gputop/timeline/units"
 )
 
 // Markdown writes the report as GitHub-flavoured markdown, the same
@@ -99,12 +100,10 @@ func (r *doc) mdHints(m mdForm) {
 	}
 }
 
-// repGapSentence says how much sampling paused, and where.
+// repGapSentence says how much sampling paused, and where: the first few
+// gaps, "0:10:05-0:11:05, ...".
 func (r *doc) repGapSentence() string {
-	noun := "pauses"
-	if len(r.Gaps) == 1 {
-		noun = "pause"
-	}
-	return fmt.Sprintf("%d %s in sampling, %s in all, left out of every figure: %s.",
-		len(r.Gaps), noun, repDur(r.repGapTotal()), r.repGapList())
+	gap := func(i int) string { return repAt(r.Gaps[i].Start) + "-" + repAt(r.Gaps[i].End) }
+	return fmt.Sprintf("%s in sampling, %s in all, left out of every figure: %s.", units.Count(len(r.Gaps), "pause"),
+		repDur(r.repGapTotal()), strings.Join(firstFew(len(r.Gaps), 10, gap), ", "))
 }

@@ -316,9 +316,3 @@ func (r *doc) textGaps(t repText) {
 	t.line("")
 	t.wrapped("GAPS  ", r.repGapSentence())
 }
-
-// repGapList lists the first few gaps: "0:10:05-0:11:05, ...".
-func (r *doc) repGapList() string {
-	gap := func(i int) string { return repAt(r.Gaps[i].Start) + "-" + repAt(r.Gaps[i].End) }
-	return strings.Join(firstFew(len(r.Gaps), 10, gap), ", ")
-}
