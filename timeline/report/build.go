@@ -113,11 +113,6 @@ func (b *repBuilder) takeHints(a Analysis) {
 	}
 }
 
-// anyStalled says whether a phase of the report is stalled.
-func (b *repBuilder) anyStalled() bool {
-	return slices.ContainsFunc(b.phases, func(p timeline.Phase) bool { return p.Kind == timeline.PhaseStalled })
-}
-
 // rel is t in seconds since the report's start; NaN without samples.
 func (b *repBuilder) rel(t time.Time) Number {
 	if b.s.Len() == 0 {
@@ -368,7 +363,7 @@ func (b *repBuilder) gapsAndNotes() {
 		b.r.Notes = append(b.r.Notes, j.String())
 	}
 	switch {
-	case !b.hasHostData() && b.anyStalled():
+	case !b.hasHostData() && slices.ContainsFunc(b.phases, func(p timeline.Phase) bool { return p.Kind == timeline.PhaseStalled }):
 		// GPUs spinning in a collective are the job at work: the one
 		// stall there is evidence of without the host.
 		b.r.Notes = append(b.r.Notes, "no host or job data: stalled only where GPUs spin in a collective "+
