@@ -16,11 +16,10 @@ import (
 func SeriesNames() []string {
 	descs := []*prometheus.Desc{infoDesc, lastSampleDesc, sampleLagDesc, overrunsDesc, phaseDesc, markerDesc,
 		hintDesc, firstSeenDesc, hintInfoDesc, nvlinkLinksDesc, nvlinkDownDesc, nvlinkLinkDown, lostDesc}
-	for _, s := range gpuGauges {
-		descs = append(descs, s.desc)
-	}
-	for _, s := range gpuCounters {
-		descs = append(descs, s.desc)
+	for _, m := range []map[string]gpuSeries{gpuGauges, gpuCounters} {
+		for _, s := range m {
+			descs = append(descs, s.desc)
+		}
 	}
 	descs = slices.AppendSeq(descs, maps.Values(nvlinkDCGMErrors))
 	names := make([]string, 0, len(descs))

@@ -81,15 +81,14 @@ func exportedSeries() (gauges, counters map[string]gpuSeries) {
 		if s.ReadOnly {
 			return
 		}
-		kind := prometheus.GaugeValue
+		kind, into := prometheus.GaugeValue, gauges
 		if s.Counter {
 			kind = prometheus.CounterValue
 		}
 		if s.Raw {
-			counters[metric] = newGPUSeries(s.Name, s.Help, kind, s.Scale)
-		} else {
-			gauges[metric] = newGPUSeries(s.Name, s.Help, kind, s.Scale)
+			into = counters
 		}
+		into[metric] = newGPUSeries(s.Name, s.Help, kind, s.Scale)
 	})
 	return gauges, counters
 }
