@@ -26,18 +26,11 @@ type LinkHealth struct {
 // linkHealth builds a GPU's links from the links, down and erring masks
 // and a reader of per-link values (last seen, or the mean for data).
 func linkHealth(links, down, errLinks float64, v func(name string, mean bool) Number) []LinkHealth {
-	ids := timeline.LinkIDs(links)
-	if len(ids) == 0 {
-		return nil
-	}
-	var out []LinkHealth
-	for _, l := range ids {
+	var out []LinkHealth // nil without links
+	for _, l := range timeline.LinkIDs(links) {
 		k := &timeline.NVLinks[l]
 		lh := LinkHealth{Link: l, CRCErrors: v(k.CRC, false), Replays: v(k.Replay, false), Recoveries: v(k.Recovery, false),
-			Data: v(k.Data, true)}
-		if !math.IsNaN(down) && uint64(down)&(1<<l) != 0 {
-			lh.Down = true
-		}
+			Data: v(k.Data, true), Down: !math.IsNaN(down) && uint64(down)&(1<<l) != 0}
 		// A link whose counts were never recorded counted none, where the
 		// mask of erring links says so.
 		if !math.IsNaN(errLinks) && uint64(errLinks)&(1<<l) == 0 {
