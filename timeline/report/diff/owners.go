@@ -40,9 +40,6 @@ var ownerLabel = map[string]string{OwnerAllocated: "allocated GPU-h", OwnerBusy:
 // owners matches the runs' owners by name, in A's order, then those only
 // in B; nil where neither run knows owners, so such a diff is as before.
 func owners(a, b *report.Report) []Owner {
-	if len(a.Owners) == 0 && len(b.Owners) == 0 {
-		return nil
-	}
 	var names []string
 	for _, r := range []*report.Report{a, b} {
 		for _, o := range r.Owners {
