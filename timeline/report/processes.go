@@ -47,8 +47,7 @@ func (b *repBuilder) processes() {
 	for _, sp := range b.s.ProcessSpans(b.from, b.to) {
 		p := ReportProcess{GPU: sp.GPU, PID: sp.PID, User: sp.User, Command: sp.Command,
 			Start: b.rel(sp.Start()), FirstSeen: b.rel(sp.FirstSeen), LastSeen: b.rel(sp.LastSeen),
-			Running: sp.Running, PeakGPUMem: Number(sp.PeakGPUMem)}
-		p.Workload = WorkloadOf(sp.Workload)
+			Running: sp.Running, PeakGPUMem: Number(sp.PeakGPUMem), Workload: WorkloadOf(sp.Workload)}
 		p.MIGProfile, p.MIGParent = MIGOf(b.info, sp.GPU)
 		b.r.Processes = append(b.r.Processes, p)
 	}

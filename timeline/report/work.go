@@ -243,6 +243,5 @@ func (b *repBuilder) cost(j, gpuSeconds Number) Number {
 
 // integralOf is integral over the values lo to hi: joules from watts.
 func (r repSeries) integralOf(lo, hi int) float64 {
-	part := repSeries{v: r.v[lo:hi], w: r.w[lo:hi]}
-	return part.integral()
+	return repSeries{v: r.v[lo:hi], w: r.w[lo:hi]}.integral()
 }
