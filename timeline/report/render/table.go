@@ -24,10 +24,8 @@ type repTable struct {
 }
 
 func newRepTable(cols ...repCol) *repTable {
-	for i := range cols {
-		if i > 0 {
-			cols[i].gap = max(cols[i].gap, 1)
-		}
+	for i := 1; i < len(cols); i++ {
+		cols[i].gap = max(cols[i].gap, 1)
 	}
 	return &repTable{cols: cols}
 }
