@@ -303,8 +303,7 @@ func (b *repBuilder) host() {
 	h := &b.r.Host
 	cpu := b.load(0, timeline.HostCPU, timeline.HostDevice)
 	h.CPU = b.stats(cpu)
-	iowait := b.load(1, timeline.HostIOWait, timeline.HostDevice)
-	h.IOWait = b.stats(iowait)
+	h.IOWait = b.stats(b.load(1, timeline.HostIOWait, timeline.HostDevice))
 	h.RAMUsedMax = b.max(timeline.HostMemUsed, timeline.HostDevice)
 	h.RAMTotal = b.max(timeline.HostMemTotal, timeline.HostDevice)
 	h.SwapUsedMax = b.max(timeline.HostSwapUsed, timeline.HostDevice)

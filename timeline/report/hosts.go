@@ -89,8 +89,7 @@ func (b *repBuilder) hosts(a Analysis) {
 		}
 		sum.SMActiveMean, sum.PowerMean, sum.Energy = Number(fig.SMActiveMean), Number(fig.Power), Number(fig.Energy)
 		sum.MemUsedMax, sum.MemTotal = Number(fig.MemPeak), Number(fig.MemPeakTotal)
-		cpu := b.load(0, timeline.HostCPU, timeline.DeviceOnHost(timeline.HostDevice, name))
-		sum.CPU = b.stats(cpu)
+		sum.CPU = b.stats(b.load(0, timeline.HostCPU, timeline.DeviceOnHost(timeline.HostDevice, name)))
 		for _, hint := range b.r.Hints {
 			if slices.ContainsFunc(hint.GPUs, func(i int) bool { return slices.Contains(sum.GPUs, i) }) {
 				sum.WorstHint = &ReportHostHint{ID: hint.ID, Severity: hint.Severity}
