@@ -148,8 +148,7 @@ func (b *repBuilder) load(slot int, name, dev string) repSeries {
 // listPhases lays out the automatic phases and the marked ones, by start
 // (automatic first on a tie), with their times; figures come later.
 func (b *repBuilder) listPhases(auto []timeline.Phase) {
-	marked := phases.FromMarkers(b.s.Markers(), b.from, b.to)
-	b.phases = append(slices.Clone(auto), marked...)
+	b.phases = append(slices.Clone(auto), phases.FromMarkers(b.s.Markers(), b.from, b.to)...)
 	sort.SliceStable(b.phases, func(i, j int) bool { return b.phases[i].Start.Before(b.phases[j].Start) })
 	for _, p := range b.phases {
 		b.r.Phases = append(b.r.Phases, ReportPhase{Start: b.rel(p.Start), End: b.rel(p.End), Kind: p.Kind.String(),

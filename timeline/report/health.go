@@ -111,12 +111,10 @@ func (b *repBuilder) health(dev string) *GPUHealth {
 		case timeline.GPUNVLinkTx, timeline.GPUNVLinkRx:
 			v, _ = b.whole(c.name, dev)
 		case timeline.GPUPCIeWidth:
-			r := b.load(0, c.name, dev)
-			v = lowest(r.v, nil)
+			v = lowest(b.load(0, c.name, dev).v, nil)
 		case timeline.GPUPCIeGen:
 			r := b.load(0, c.name, dev)
-			util := b.load(1, timeline.GPUUtil, dev)
-			v = lowest(r.v, workingAt(r.at, util))
+			v = lowest(r.v, workingAt(r.at, b.load(1, timeline.GPUUtil, dev)))
 		default:
 			// A count's last reading: read back from the end, not a day.
 			v = b.s.LastAt(timeline.Key{Name: c.name, Device: dev}, b.from, b.to)
