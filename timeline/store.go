@@ -522,13 +522,7 @@ func (s *Store) SeriesOf(sid SeriesID, from, to time.Time, dst []Agg) {
 	acc := s.scratch[:len(dst)]
 	clear(acc)
 	width := float64(t-f) / float64(len(dst))
-	col := func(at int64) int {
-		c := int(float64(at-f) / width)
-		if c >= len(acc) {
-			c = len(acc) - 1
-		}
-		return c
-	}
+	col := func(at int64) int { return min(int(float64(at-f)/width), len(acc)-1) }
 	var seed colAcc
 	tier, src := s.pickTier(f, t, width), s
 	if tier < 0 {
@@ -542,8 +536,7 @@ func (s *Store) SeriesOf(sid SeriesID, from, to time.Time, dst []Agg) {
 		cur := r.Cursor(id)
 		i := r.Search(f)
 		if i > 0 {
-			v := cur.Value(r.Phys(i - 1))
-			seed.a.Add(v)
+			seed.a.Add(cur.Value(r.Phys(i - 1)))
 			seed.last = r.Time(i-1) + hold
 		}
 		for ; i < r.Len(); i++ {
