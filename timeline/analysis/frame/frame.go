@@ -141,25 +141,9 @@ func (g *GPU) AllSeries() []Paged {
 	return []Paged{&g.Util, &g.SM, &g.Power, &g.Mem, &g.Temp, &g.Clock, &g.Bus, &g.Throttle, &g.State, &g.Work}
 }
 
-// Series returns the GPU's columns of metric m.
+// Series returns the GPU's columns of metric m, MetricUtil to MetricBus.
 func (g *GPU) Series(m int) *Floats {
-	switch m {
-	case MetricUtil:
-		return &g.Util
-	case MetricSM:
-		return &g.SM
-	case MetricPower:
-		return &g.Power
-	case MetricMem:
-		return &g.Mem
-	case MetricTemp:
-		return &g.Temp
-	case MetricClock:
-		return &g.Clock
-	case MetricBus:
-		return &g.Bus
-	}
-	return nil
+	return [...]*Floats{&g.Util, &g.SM, &g.Power, &g.Mem, &g.Temp, &g.Clock, &g.Bus}[m]
 }
 
 // judgeable says whether a GPU's columns can say what it did: utilisation,

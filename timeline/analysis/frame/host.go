@@ -40,26 +40,9 @@ const (
 	HostSeries
 )
 
+// Series returns the host's series k, HostCPU to HostDiskWrite.
 func (h *Host) Series(k int) *Floats {
-	switch k {
-	case HostCPU:
-		return &h.CPU
-	case HostIOWait:
-		return &h.IOWait
-	case HostJob:
-		return &h.Job
-	case HostMemUsed:
-		return &h.MemUsed
-	case HostMemTotal:
-		return &h.MemTotal
-	case HostSwap:
-		return &h.Swap
-	case HostDiskRead:
-		return &h.DiskRead
-	case HostDiskWrite:
-		return &h.DiskWrite
-	}
-	return nil
+	return [...]*Floats{&h.CPU, &h.IOWait, &h.Job, &h.MemUsed, &h.MemTotal, &h.Swap, &h.DiskRead, &h.DiskWrite}[k]
 }
 
 // AllSeries is every series of the host's columns.
