@@ -330,7 +330,7 @@ func stallCycle(f *frame.Frame, run []frame.Span) (period time.Duration, share f
 func describePeriodicStall(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
 	gs := f.Members(g)
 	var periods []time.Duration
-	var shares []float64
+	share := 0.0 // the runs' shares summed, then their mean
 	var lengths []float32
 	var idleGPUs, waitGPUs []int
 	var stallSpans []frame.Span
@@ -339,8 +339,8 @@ func describePeriodicStall(f *frame.Frame, g *frame.Group) (timeline.Hint, bool)
 			if frame.Jaccard(frame.Span{Lo: run[0].Lo, Hi: run[len(run)-1].Hi}, g.Hull) == 0 {
 				continue
 			}
-			period, share := stallCycle(f, run)
-			periods, shares = append(periods, period), append(shares, share)
+			period, s := stallCycle(f, run)
+			periods, share = append(periods, period), share+s
 			for _, st := range run {
 				lengths = append(lengths, float32(f.Dur(st).Seconds()))
 			}
@@ -360,11 +360,7 @@ func describePeriodicStall(f *frame.Frame, g *frame.Group) (timeline.Hint, bool)
 	if period >= time.Minute {
 		period = period.Round(5 * time.Second) // "every 2m", not "every 1m59s"
 	}
-	share := 0.0
-	for _, s := range shares {
-		share += s
-	}
-	share /= float64(len(shares))
+	share /= float64(len(periods))
 	length := frame.StatsOf(lengths)
 	stallSpans = frame.Union(stallSpans)
 	verb := "stall"
