@@ -69,48 +69,46 @@ var PowerCapped = frame.Rule{
 	Find: func(f *frame.Frame) []frame.Cand {
 		return f.PerGPUShare(timeline.HintPowerCapped, 1, 0.6, 0.4, capSigns, func(g *frame.GPU, i int) bool { return capped(f, g, i) })
 	},
-	Describe: describePowerCapped,
-}
-
-func describePowerCapped(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
-	gs := f.Members(g)
-	held := func(gpu *frame.GPU, i int) bool { return capped(f, gpu, i) }
-	p := frame.Stats(gs, frame.PickPower, g.Spans, held)
-	last := g.Hull.Hi - 1
-	ev := f.GPUNames(g.GPUs) + " at " + frame.Range(p, "W")
-	conf := 0.9
-	if limit := gs[0].LimitAt.Get(last); limit > 0 {
-		ev += fmt.Sprintf(" (%s of the %s limit)", units.Share(p.Mean/limit), units.Watts(limit))
-	}
-	clock := frame.Stats(gs, func(g *frame.GPU) *frame.Floats { return &g.Clock }, g.Spans, held)
-	if clock.OK() {
-		ev += ", SM clock " + frame.Range(clock, "MHz")
-		// Against the peak only where it was pulled down: "100% of the
-		// peak" of a node whose GPUs were all capped says nothing.
-		if peak := gs[0].MaxClockAt.Get(last); peak > 0 && clock.Mean < ClockHeld*peak {
-			ev += fmt.Sprintf(" (%s of the node's %s peak)", units.Share(clock.Mean/peak), units.MHz(peak))
+	Describe: func(f *frame.Frame, g *frame.Group) (timeline.Hint, bool) {
+		gs := f.Members(g)
+		held := func(gpu *frame.GPU, i int) bool { return capped(f, gpu, i) }
+		p := frame.Stats(gs, frame.PickPower, g.Spans, held)
+		last := g.Hull.Hi - 1
+		ev := f.GPUNames(g.GPUs) + " at " + frame.Range(p, "W")
+		conf := 0.9
+		if limit := gs[0].LimitAt.Get(last); limit > 0 {
+			ev += fmt.Sprintf(" (%s of the %s limit)", units.Share(p.Mean/limit), units.Watts(limit))
 		}
-	}
-	switch {
-	case gs[0].Throttle.Has():
-		ev += ", power-cap reason " + units.Share(reasonShare(gs, g.Spans, timeline.ThrottlePower)) + " of the time"
-	case gs[0].LimitAt.Get(last) > 0 && clock.OK():
-		ev += " (clock-event reasons not recorded)"
-		conf = 0.75
-	case clock.OK():
-		ev += ": power held at its highest while the clock is pulled down (the limit and clock-event reasons were not recorded)"
-		conf = 0.55
-	default:
-		ev += " (neither clocks nor clock-event reasons recorded)"
-		conf = 0.5
-	}
-	ev += ", " + f.During(g)
-	return timeline.Hint{
-		Severity: timeline.Warning,
-		Evidence: ev,
-		Suggestion: "Clocks are held down to stay at the power limit: expected for heavy work at the board's TDP. Check " +
-			"the enforced limit against the default (`nvidia-smi -q -d POWER`) and restore it if it was lowered " +
-			"(`nvidia-smi -pl`); judge speed by throughput, since utilisation reads 100 % either way.",
-		Confidence: conf * frame.KnownShare(gs, g.Spans),
-	}, true
+		clock := frame.Stats(gs, func(g *frame.GPU) *frame.Floats { return &g.Clock }, g.Spans, held)
+		if clock.OK() {
+			ev += ", SM clock " + frame.Range(clock, "MHz")
+			// Against the peak only where it was pulled down: "100% of the
+			// peak" of a node whose GPUs were all capped says nothing.
+			if peak := gs[0].MaxClockAt.Get(last); peak > 0 && clock.Mean < ClockHeld*peak {
+				ev += fmt.Sprintf(" (%s of the node's %s peak)", units.Share(clock.Mean/peak), units.MHz(peak))
+			}
+		}
+		switch {
+		case gs[0].Throttle.Has():
+			ev += ", power-cap reason " + units.Share(reasonShare(gs, g.Spans, timeline.ThrottlePower)) + " of the time"
+		case gs[0].LimitAt.Get(last) > 0 && clock.OK():
+			ev += " (clock-event reasons not recorded)"
+			conf = 0.75
+		case clock.OK():
+			ev += ": power held at its highest while the clock is pulled down (the limit and clock-event reasons were not recorded)"
+			conf = 0.55
+		default:
+			ev += " (neither clocks nor clock-event reasons recorded)"
+			conf = 0.5
+		}
+		ev += ", " + f.During(g)
+		return timeline.Hint{
+			Severity: timeline.Warning,
+			Evidence: ev,
+			Suggestion: "Clocks are held down to stay at the power limit: expected for heavy work at the board's TDP. Check " +
+				"the enforced limit against the default (`nvidia-smi -q -d POWER`) and restore it if it was lowered " +
+				"(`nvidia-smi -pl`); judge speed by throughput, since utilisation reads 100 % either way.",
+			Confidence: conf * frame.KnownShare(gs, g.Spans),
+		}, true
+	},
 }
