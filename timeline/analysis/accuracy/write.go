@@ -46,8 +46,9 @@ func encode(text []byte, e Encoding) []byte {
 	return text
 }
 
-// queryColumn is one --query-gpu property: its name, its unit as the header
-// and the values write it, and how to read it from a GPU's reading.
+// queryColumn is one --query-gpu property or dcgmi field: its name, its
+// unit as the header and the values write it (dcgmi writes none), and how
+// to read it from a GPU's reading.
 type queryColumn struct {
 	name, unit string
 	get        func(g gpuRead) float64
@@ -125,14 +126,11 @@ func (run Run) writeQuery(b *bytes.Buffer) {
 			row = append(row, "NVIDIA H100 80GB HBM3")
 			for _, c := range cols {
 				v := c.get(g)
-				switch {
-				case math.IsNaN(v):
-					row = append(row, "[N/A]")
-				case units && c.unit != "":
-					row = append(row, strconv.FormatFloat(v, 'f', c.digits, 64)+" "+c.unit)
-				default:
-					row = append(row, strconv.FormatFloat(v, 'f', c.digits, 64))
+				s := cell(v, c.digits, "[N/A]")
+				if units && c.unit != "" && !math.IsNaN(v) {
+					s += " " + c.unit
 				}
+				row = append(row, s)
 			}
 			if reasons {
 				row = append(row, fmt.Sprintf("0x%016x", g.reasons))
@@ -184,21 +182,17 @@ func (run Run) writeDmon(b *bytes.Buffer) {
 	})
 }
 
-// dcgmFields are the fields the dcgmi runs log, with how to read each.
-var dcgmiFields = []struct {
-	name   string
-	get    func(g gpuRead) float64
-	digits int
-}{
-	{"GPUTL", func(g gpuRead) float64 { return g.util }, 0},
-	{"SMACT", func(g gpuRead) float64 { return g.sm / 100 }, 3},
-	{"POWER", func(g gpuRead) float64 { return g.power }, 3},
-	{"PMLMT", func(g gpuRead) float64 { return g.limit }, 0},
-	{"FBUSD", func(g gpuRead) float64 { return g.mem }, 0},
-	{"FBTOT", func(g gpuRead) float64 { return g.memTotal }, 0},
-	{"TMPTR", func(g gpuRead) float64 { return g.temp }, 0},
-	{"SMCLK", func(g gpuRead) float64 { return g.clock }, 0},
-	{"PCIRX", func(g gpuRead) float64 { return g.pcie }, 0},
+// dcgmiFields are the fields the dcgmi runs log, with how to read each.
+var dcgmiFields = []queryColumn{
+	{"GPUTL", "", func(g gpuRead) float64 { return g.util }, 0},
+	{"SMACT", "", func(g gpuRead) float64 { return g.sm / 100 }, 3},
+	{"POWER", "", func(g gpuRead) float64 { return g.power }, 3},
+	{"PMLMT", "", func(g gpuRead) float64 { return g.limit }, 0},
+	{"FBUSD", "", func(g gpuRead) float64 { return g.mem }, 0},
+	{"FBTOT", "", func(g gpuRead) float64 { return g.memTotal }, 0},
+	{"TMPTR", "", func(g gpuRead) float64 { return g.temp }, 0},
+	{"SMCLK", "", func(g gpuRead) float64 { return g.clock }, 0},
+	{"PCIRX", "", func(g gpuRead) float64 { return g.pcie }, 0},
 }
 
 // writeDcgmiText writes `dcgmi dmon -e ...`: its header every 30 ticks,
