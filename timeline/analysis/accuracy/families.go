@@ -61,15 +61,6 @@ func starved(r *rand.Rand, f float64) gpuRead {
 	return g
 }
 
-// loaderHost is a host whose data loader keeps 24 of 32 cores busy.
-func loaderHost(r *rand.Rand) *hostRead {
-	h := quietHost(r)
-	for i := range 24 {
-		h.cores[i] = noise(r, 86, 6, 0, 100)
-	}
-	return h
-}
-
 var families = []family{
 	{name: "healthy", n: 24, formats: everyFormat, gpus: []int{1, 2, 4, 8}, length: 15 * time.Minute,
 		periods: []time.Duration{time.Second, 2 * time.Second, 5 * time.Second, 100 * time.Millisecond, 10 * time.Second, 30 * time.Second},
@@ -128,7 +119,13 @@ var families = []family{
 			on, cycle := []float64{1, 1.5, 2}[i%3], []float64{4, 5.5, 7}[i/3%3]
 			iv := run.Interval.Seconds()
 			run.gpu = func(r *rand.Rand, sec float64, _ int) gpuRead { return starved(r, duty(sec, iv, on, cycle)) }
-			run.host = func(r *rand.Rand, _ float64) *hostRead { return loaderHost(r) }
+			run.host = func(r *rand.Rand, _ float64) *hostRead {
+				h := quietHost(r)
+				for c := range 24 { // the data loader's workers
+					h.cores[c] = noise(r, 86, 6, 0, 100)
+				}
+				return h
+			}
 			return []Label{{ID: timeline.HintInputBound, GPUs: all(run.GPUs), From: 0, To: run.Length}}, nil,
 				fmt.Sprintf("GPU works %.1fs in every %.1fs while 24 of 32 host cores are busy", on, cycle)
 		}},
@@ -361,8 +358,7 @@ func SyntheticRuns() []Run {
 			h.Write([]byte(name))
 			run.seed = h.Sum64()
 			labels, may, shape := f.play(i, &run)
-			fam := f.name
-			run.Case = Case{Name: name, Part: Synthetic, Family: fam, Labels: labels, May: may, Healthy: f.hint == "",
+			run.Case = Case{Name: name, Part: Synthetic, Family: f.name, Labels: labels, May: may, Healthy: f.hint == "",
 				Shape: run.String(), Reading: shape, Why: f.why}
 			out = append(out, run)
 		}
