@@ -2,8 +2,8 @@ package accuracy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -266,10 +266,9 @@ func Count(outcomes []Outcome) Tally {
 			}
 		}
 	}
-	for _, f := range by {
-		t.Hints = append(t.Hints, *f)
+	for _, id := range slices.Sorted(maps.Keys(by)) {
+		t.Hints = append(t.Hints, *by[id])
 	}
-	sort.Slice(t.Hints, func(i, j int) bool { return t.Hints[i].ID < t.Hints[j].ID })
 	return t
 }
 
