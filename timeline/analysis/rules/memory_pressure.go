@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -98,10 +99,7 @@ func describeHostMemory(f *frame.Frame, g *frame.Group) timeline.Hint {
 			h = f.Hosts[k]
 		}
 	}
-	who := "host"
-	if h.Name != "" {
-		who = h.Name
-	}
+	who := cmp.Or(h.Name, "host")
 	used, total := frame.HostStats(&h.MemUsed, g.Spans), frame.HostStats(&h.MemTotal, g.Spans)
 	ev := fmt.Sprintf("%s RAM %s of %s used (%s)", who, units.Bytes(used.Hi), units.Bytes(total.Mean), units.Share(used.Hi/total.Mean))
 	if grew := swapGrowth(&h, g.Hull); grew >= 64<<20 {
