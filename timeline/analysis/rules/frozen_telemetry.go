@@ -67,7 +67,6 @@ var FrozenTelemetry = frame.Rule{
 		if k := slices.IndexFunc(fg.Spans, func(sp frame.FrozenSpan) bool { return sp.Lo == g.Spans[0].Lo }); k >= 0 {
 			what = fg.Spans[k].Readings()
 		}
-		names := f.GPUNames(g.GPUs)
 		verb := "'s readings"
 		if len(g.GPUs) > 1 {
 			verb = ": their readings"
@@ -75,7 +74,7 @@ var FrozenTelemetry = frame.Rule{
 		return timeline.Hint{
 			Severity: timeline.Warning,
 			Evidence: fmt.Sprintf("%s%s froze %s: every figure repeated to the last digit (%s) after they varied; "+
-				"treated as no data", names, verb, f.During(g), what),
+				"treated as no data", f.GPUNames(g.GPUs), verb, f.During(g), what),
 			Suggestion: "Telemetry stopped updating: a hung driver or exporter, or a stale DCGM cache. Check " +
 				"`nvidia-smi` on the node (a hang there is the driver: look for Xid errors in `dmesg`), restart the " +
 				"exporter (dcgm-exporter, nv-hostengine) or the monitoring agent; nothing is judged on these readings.",

@@ -62,9 +62,8 @@ var ThroughputDrop = frame.Rule{
 			if b.Rate <= 0.4*a.Rate {
 				sev = timeline.Critical
 			}
-			gs := f.Members(g)
 			return timeline.Hint{Severity: sev, Evidence: ev, Suggestion: sug,
-				Confidence: 0.7 * f.LengthFactor(g.Hull) * frame.KnownShare(gs, g.Spans)}, true
+				Confidence: 0.7 * f.LengthFactor(g.Hull) * frame.KnownShare(f.Members(g), g.Spans)}, true
 		}
 		return timeline.Hint{}, false
 	},

@@ -46,9 +46,8 @@ var WarmUp = frame.Rule{
 		sug := "Time before the job works at full rate: loading and compiling (torch.compile's cache, " +
 			"TORCHINDUCTOR_CACHE_DIR), reading the model from remote storage, data-loader workers filling their " +
 			"prefetch. Cache what can be cached on local disk, and start the loaders before the model."
-		gs := f.Members(g)
 		return timeline.Hint{Severity: timeline.Info, Evidence: ev, Suggestion: sug,
-			Confidence: 0.6 * frame.KnownShare(gs, g.Spans)}, true
+			Confidence: 0.6 * frame.KnownShare(f.Members(g), g.Spans)}, true
 	},
 }
 
