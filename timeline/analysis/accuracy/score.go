@@ -108,18 +108,15 @@ func answers(l Label, id string, e timeline.Episode, first time.Time) bool {
 // Score judges one case by what gputop said of it.
 func Score(c Case, a Answer) Outcome {
 	o := Outcome{Case: c, Err: a.Err, Hours: a.Last.Sub(a.First).Hours()}
-	if a.Err != "" {
-		for _, l := range c.Labels {
-			o.Matches = append(o.Matches, Match{Label: l, Delay: -1})
-		}
-		return o
-	}
 	for _, l := range c.Labels {
-		m := Match{Label: l, Delay: -1, Hit: answered(l, a.Hints, a.First)}
+		m := Match{Label: l, Delay: -1, Hit: a.Err == "" && answered(l, a.Hints, a.First)}
 		if m.Hit {
 			m.Delay = firstSeen(l, a)
 		}
 		o.Matches = append(o.Matches, m)
+	}
+	if a.Err != "" {
+		return o // not judged: nothing it said counts
 	}
 	for _, h := range a.Hints {
 		for _, e := range episodes(h) {
