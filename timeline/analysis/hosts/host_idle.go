@@ -52,10 +52,9 @@ var HostIdle = frame.Rule{
 		if h < 0 {
 			return timeline.Hint{}, false
 		}
-		l := f.Layout()
 		members := hostMembers(f)
 		idle := f.Members(g)
-		otherNames := l.NamesOf(len(members), func(k int) bool { return k != h && len(members[k]) > 0 })
+		otherNames := f.Layout().NamesOf(len(members), func(k int) bool { return k != h && len(members[k]) > 0 })
 		if len(otherNames) == 0 {
 			return timeline.Hint{}, false
 		}

@@ -38,14 +38,13 @@ var UnevenMemory = frame.Rule{
 		if h < 0 {
 			return timeline.Hint{}, false
 		}
-		l := f.Layout()
 		members := hostMembers(f)
 		wins := hostWindows(f, hostColumns(f), g.Spans...)
 		m, med, ok := unevenMemory(wins, h, false)
 		if !ok {
 			return timeline.Hint{}, false
 		}
-		names := l.NamesOf(len(members), func(k int) bool { return k != h && len(members[k]) > 0 && wins[k].works() })
+		names := f.Layout().NamesOf(len(members), func(k int) bool { return k != h && len(members[k]) > 0 && wins[k].works() })
 		gs := f.Members(g)
 		total := math.NaN()
 		for _, gpu := range gs {
