@@ -723,9 +723,9 @@ func (e *Engine) judgeColumn(i int) {
 		node := e.nodeOf(g)
 		clockIdle := 0.5 * max(1400, node.maxClock)
 		limit := g.LimitAt.Get(i)
-		ref, fromLimit := node.nodeRef, float32(0)
+		ref, fromLimit, powerIdle := node.nodeRef, float32(0), max(100, 0.3*node.maxPower)
 		if limit > 0 {
-			ref, fromLimit = limit, 1
+			ref, fromLimit, powerIdle = limit, 1, 0.3*limit
 		}
 		if ref > 0 {
 			g.RefAt.Set(i, float32(ref))
@@ -736,10 +736,6 @@ func (e *Engine) judgeColumn(i int) {
 		// neighbours (the same model, on nearly every node) do.
 		g.MaxClockAt.Set(i, float32(max(nanToZero(g.MaxClockAt.Get(i-1)), node.maxClock, nanToZero(frame.At(&g.Clock, i)))))
 		g.MaxPowerAt.Set(i, float32(max(nanToZero(g.MaxPowerAt.Get(i-1)), nanToZero(frame.At(&g.Power, i)))))
-		powerIdle := max(100, 0.3*node.maxPower)
-		if limit > 0 {
-			powerIdle = 0.3 * limit
-		}
 		g.Classify(i, o, clockIdle, powerIdle)
 		e.kept.Frozen.Judge(g, i)
 	}
