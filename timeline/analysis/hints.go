@@ -121,10 +121,7 @@ func (e *Engine) evaluate(f *frame.Frame) []timeline.Hint {
 		var fd finding
 		for _, g := range frame.Groups(r.ID, cands) {
 			if h, ok := e.describe(f, r, g); ok {
-				grace := g.Grace
-				if grace == 0 {
-					grace = int(2 * f.Opts.Window / f.Step)
-				}
+				grace := cmp.Or(g.Grace, int(2*f.Opts.Window/f.Step))
 				fd.add(h, g.Firm, g.Hull.Hi+grace >= f.N)
 			}
 		}
