@@ -2,8 +2,6 @@ package help
 
 import (
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/gputop-dev/gputop/ui/draw"
 	"github.com/gputop-dev/gputop/ui/keymap"
@@ -51,8 +49,7 @@ func (p *Page) Lines() []string {
 	for _, g := range p.Keys.Groups {
 		out = append(out, "", p.Theme.Title.Paint(" "+g.Title))
 		for _, b := range g.Bindings {
-			lead := "  " + keymap.Names(b) + " "
-			lead += strings.Repeat(" ", max(0, helpKeyColumn-utf8.RuneCountInString(lead)))
+			lead := fmt.Sprintf("  %-*s", helpKeyColumn-2, keymap.Names(b)+" ")
 			out = append(out, p.Fit.HangingWords(lead, b.Text, p.Width, -1, 0)...)
 		}
 	}
@@ -62,8 +59,7 @@ func (p *Page) Lines() []string {
 		if p.ASCII && t.ASCII != "" {
 			term = t.ASCII
 		}
-		lead := "  " + term + " "
-		lead += strings.Repeat(" ", max(0, helpTermColumn-utf8.RuneCountInString(lead)))
+		lead := fmt.Sprintf("  %-*s", helpTermColumn-2, term+" ")
 		out = append(out, p.Fit.HangingWords(lead, t.Means, p.Width, helpTermColumn, 0)...)
 	}
 	out = append(out, "", p.Theme.Title.Paint(" gputop itself"))
