@@ -55,10 +55,7 @@ func (p *State) Span(first, last time.Time) time.Duration {
 	if p.Zoom < len(ZoomLevels) {
 		return ZoomLevels[p.Zoom]
 	}
-	if d := p.Cursor.Sub(first); d > ZoomLevels[0] {
-		return d
-	}
-	return ZoomLevels[0]
+	return max(p.Cursor.Sub(first), ZoomLevels[0])
 }
 
 // Window is the span of time the screen shows: it ends at the cursor.
@@ -169,9 +166,7 @@ func (p *State) ZoomIn(first, last time.Time) {
 		p.Zoom = levelBelow(p.Span(first, last))
 		return
 	}
-	if p.Zoom > 0 {
-		p.Zoom--
-	}
+	p.Zoom = max(0, p.Zoom-1)
 }
 
 // ZoomOut is -: a longer window (see ZoomIn). Where the next level would
