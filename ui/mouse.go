@@ -68,7 +68,6 @@ var clicks = [...]func(m *Model, idx int){
 			m.procs.Sel, m.procs.HasSel = procs.IDOf(&spans[idx]), true
 		}
 	},
-	hitTime: nil,
 }
 
 // clickAt is the click binding's handler (sessionActions).
