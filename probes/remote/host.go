@@ -408,10 +408,8 @@ func (h *host) take(now time.Time, interval time.Duration) (*timeline.Sample, []
 		s = &first
 		h.queue = append(h.queue[:0], h.queue[1:]...)
 	}
-	marks := h.markers
-	h.markers = nil
-	info := h.info
-	h.info = nil
+	marks, info := h.markers, h.info
+	h.markers, h.info = nil, nil
 	switch {
 	case s != nil:
 		// A sample that came before a drop is still good: the status is
@@ -424,9 +422,9 @@ func (h *host) take(now time.Time, interval time.Duration) (*timeline.Sample, []
 		// device is one that is not.
 		st.State, st.Err = timeline.ProbeFailed, h.reason
 		h.told = true
-	case s == nil && !h.up:
+	case !h.up:
 		st.State, st.Err = timeline.ProbeLate, "connecting"
-	case s == nil:
+	default:
 		st.State = timeline.ProbeLate // up, but nothing new this tick
 	}
 	return s, marks, info, st
