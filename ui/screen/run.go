@@ -104,19 +104,15 @@ func watch(p *tea.Program, t *tty) (stop func()) {
 		}
 	}()
 	go func() {
-		select {
-		case <-t.ctx.Done():
-			p.Quit()
-		case <-done:
-		}
-	}()
-	go func() {
 		for {
 			select {
 			case <-cont:
 				if !t.continued() {
 					p.Send(contMsg{})
 				}
+			case <-t.ctx.Done():
+				p.Quit()
+				return
 			case <-done:
 				return
 			}
