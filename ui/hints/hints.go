@@ -103,16 +103,6 @@ func (p *Panel) hintLead(h timeline.Hint, selected bool) (sev, name, status stri
 	return sev, name, status
 }
 
-// hintInks are the inks of a hint's head and text: by severity, all dimmed
-// once it has ended.
-func (p *Panel) hintInks(h timeline.Hint) (sev, name, text draw.Ink) {
-	sev, name = p.Theme.Severity(h.Severity), p.Theme.Bold
-	if !h.Ongoing {
-		sev, name, text = p.Theme.Dim, p.Theme.Dim, p.Theme.Dim
-	}
-	return sev, name, text
-}
-
 // hintIndent is where a hint's wrapped lines begin: under its id.
 const hintIndent = 12
 
@@ -120,7 +110,11 @@ const hintIndent = 12
 // in at most maxLines lines (0: as many as it takes), the last fitted.
 func (p *Panel) hintLines(h timeline.Hint, selected bool, maxLines int) []string {
 	sev, name, status := p.hintLead(h, selected)
-	sevInk, nameInk, textInk := p.hintInks(h)
+	// Inked by severity, all dimmed once it has ended.
+	sevInk, nameInk, textInk := p.Theme.Severity(h.Severity), p.Theme.Bold, draw.Ink{}
+	if !h.Ongoing {
+		sevInk, nameInk, textInk = p.Theme.Dim, p.Theme.Dim, p.Theme.Dim
+	}
 	head := sev + name + status + ":"
 	indent := min(hintIndent, p.Width/4)
 	plain := p.Fit.HangingWords(head, h.Evidence, p.Width, indent, maxLines)
