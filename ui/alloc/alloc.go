@@ -114,9 +114,13 @@ func View(pen draw.Pen, p *Panel, rows int) []string {
 	}
 	if rows > len(p.Groups) {
 		out := []string{title.String()}
+		w := 0 // the widest name of a group's GPUs, so the owners line up
+		for _, g := range p.Groups {
+			w = max(w, len([]rune(p.Name(g.GPUs))))
+		}
 		for _, g := range p.Groups {
 			ln := pen.NewLine(pen.Width)
-			ln.Add(" "+draw.PadRight(p.Name(g.GPUs), gpusWidth(p)), pen.Theme.Bold)
+			ln.Add(" "+draw.PadRight(p.Name(g.GPUs), w), pen.Theme.Bold)
 			ln.Add("  ", draw.Ink{}).AddText(Long(g.Owner), draw.Ink{})
 			if g.Idle {
 				ln.Add("  no process", pen.Theme.Warn)
@@ -157,13 +161,4 @@ func packed(pen draw.Pen, p *Panel, ln *draw.Line, rows int) []string {
 		lead = ""
 	}
 	return append(out, ln.String())
-}
-
-// gpusWidth is the widest name of a group's GPUs, so the owners line up.
-func gpusWidth(p *Panel) int {
-	w := 0
-	for _, g := range p.Groups {
-		w = max(w, len([]rune(p.Name(g.GPUs))))
-	}
-	return w
 }
