@@ -34,7 +34,14 @@ func (c *cursor) jumpBy(dir int, targets []jump.Target, st *timeline.Store, spar
 	if len(targets) == 0 {
 		return "no markers or hints yet: press m to add a marker"
 	}
-	span, step := c.jumpSpan(st, spark, interval)
+	// The window a jump shows, and its column: the zoom now, or, from a
+	// replay's opening view, the live view's the jump turns to.
+	p := c.State
+	if p.OpenWhole {
+		p.Zoom = playback.DefaultZoom(spark, interval)
+	}
+	span := p.Span(st.First(), st.Last())
+	step := stepOf(span, spark, st.Interval())
 	target, ok := jump.Next(targets, c.Cursor, dir, func(i int) time.Time {
 		return jump.Landing(targets, i, span, step, st.Last(), hintsAt)
 	})
@@ -43,17 +50,6 @@ func (c *cursor) jumpBy(dir int, targets []jump.Target, st *timeline.Store, spar
 	}
 	c.Seek(target, st.First(), st.Last())
 	return ""
-}
-
-// jumpSpan is the window a jump shows and its column: the zoom now, or,
-// from a replay's opening view, the live view's the jump turns to.
-func (c *cursor) jumpSpan(st *timeline.Store, spark int, interval time.Duration) (span, step time.Duration) {
-	p := c.State
-	if p.OpenWhole {
-		p.Zoom = playback.DefaultZoom(spark, interval)
-	}
-	span = p.Span(st.First(), st.Last())
-	return span, stepOf(span, spark, st.Interval())
 }
 
 // columnStep is one sparkline column (of spark) of the window now, and
