@@ -418,21 +418,15 @@ func (m *Model) handleSamples(ss []timeline.Sample) tea.Cmd {
 		// ending there: what was on screen at that moment. Until it has
 		// loaded that far, the cursor waits at the newest sample.
 		m.play.Cursor = playback.ClampTime(m.play.start, first, last)
-		m.play.reachStart(last)
+		if !m.play.start.After(last) {
+			m.play.start = time.Time{} // loaded that far: --start is forgotten
+		}
 		if opening {
 			return tea.Batch(m.pull(), m.play.tick(m.store.Interval()))
 		}
 	}
 	m.play.OnSamples(last)
 	return m.pull()
-}
-
-// reachStart forgets --start once the recording has loaded that far: until
-// then the cursor waits at the newest sample loaded, on its way there.
-func (c *cursor) reachStart(last time.Time) {
-	if !c.start.After(last) {
-		c.start = time.Time{}
-	}
 }
 
 func (m *Model) handleSourceDone(err error) tea.Cmd {
