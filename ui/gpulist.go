@@ -41,7 +41,11 @@ func (m *Model) listActions(k *keymap.Map) []keymap.Action {
 	s := &m.keys.facts
 	moves := func() bool { return (s.gpus || s.hostLines) && !s.focus }
 	sel := func(step func(at, n, page int) int) func(tea.KeyMsg) tea.Cmd {
-		return keyDo(func() { m.selectBy(step) })
+		return keyDo(func() {
+			if m.list.Select(step, m.info.MultiHost(), len(m.info.GPUs), m.lay.GPUsShown) {
+				m.relayout()
+			}
+		})
 	}
 	listed := func() bool { return s.gpus && s.multiHost && s.hosts == gpulist.HostLines }
 	return []keymap.Action{
@@ -55,14 +59,6 @@ func (m *Model) listActions(k *keymap.Map) []keymap.Action {
 		{Binding: &k.GPUPageDown, On: moves, Do: sel(func(at, _, page int) int { return at + page })},
 		{Binding: &k.FirstGPU, On: moves, Do: sel(func(int, int, int) int { return 0 })},
 		{Binding: &k.LastGPU, On: moves, Do: sel(func(_, n, _ int) int { return n - 1 })},
-	}
-}
-
-// selectBy moves the selection as step says, from the selected GPU (at) in
-// a list of n with pages of page: through the hosts of several, or the GPUs.
-func (m *Model) selectBy(step func(at, n, page int) int) {
-	if m.list.Select(step, m.info.MultiHost(), len(m.info.GPUs), m.lay.GPUsShown) {
-		m.relayout()
 	}
 }
 
