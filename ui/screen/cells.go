@@ -50,12 +50,8 @@ func (g *grid) clear() {
 func (g *grid) parse(view string) {
 	g.clear()
 	for y := 0; y < g.h && len(view) > 0; y++ {
-		line := view
-		if i := strings.IndexByte(view, '\n'); i >= 0 {
-			line, view = view[:i], view[i+1:]
-		} else {
-			view = ""
-		}
+		var line string
+		line, view, _ = strings.Cut(view, "\n")
 		g.parseLine(y, line)
 	}
 }
