@@ -15,12 +15,11 @@ import (
 type Ink struct{ pre, post string }
 
 func newInk(r *lipgloss.Renderer, s lipgloss.Style) Ink {
-	out := s.Renderer(r).Render("x")
-	i := strings.Index(out, "x")
-	if i < 0 {
+	pre, post, ok := strings.Cut(s.Renderer(r).Render("x"), "x")
+	if !ok {
 		return Ink{}
 	}
-	return Ink{pre: out[:i], post: out[i+1:]}
+	return Ink{pre: pre, post: post}
 }
 
 // Paint is s in the ink's style.
