@@ -83,15 +83,14 @@ func splitTop(list string) ([]string, error) {
 
 // expand turns one item into its names, at most limit of them.
 func expand(item string, limit int) ([]string, error) {
-	open := strings.IndexByte(item, '[')
-	if open < 0 {
+	prefix, bracketed, found := strings.Cut(item, "[")
+	if !found {
 		if limit < 1 {
 			return nil, tooMany()
 		}
 		return []string{item}, nil
 	}
-	end := open + strings.IndexByte(item[open:], ']')
-	prefix, ranges, rest := item[:open], item[open+1:end], item[end+1:]
+	ranges, rest, _ := strings.Cut(bracketed, "]")
 	numbers, err := parseRanges(item, ranges, limit)
 	if err != nil {
 		return nil, err
