@@ -62,11 +62,9 @@ func (s *session) noteOwners() (relayout bool) {
 	for _, o := range owners {
 		w = max(w, len([]rune(alloc.Short(o))))
 	}
-	if rows, w := p.Rows(), min(w, maxOwnerLabel); rows != s.owned.rows || w != s.owned.width {
-		s.owned.rows, s.owned.width = rows, w
-		return true
-	}
-	return false
+	was := s.owned
+	s.owned = owned{rows: p.Rows(), width: min(w, maxOwnerLabel)}
+	return s.owned != was
 }
 
 // maxOwnerLabel bounds the owner's width in the GPU list's label column:
