@@ -79,18 +79,17 @@ func (s *session) record() (note string) {
 	if s.recorder == nil {
 		return "" // the binding is enabled only with a Recorder
 	}
+	var err error
 	if _, on, _ := s.recorder.State(); on {
-		summary, err := s.recorder.Stop()
-		if err != nil {
-			return "recording: " + err.Error()
-		}
-		return summary
+		note, err = s.recorder.Stop() // a summary of what it holds
+	} else {
+		note, err = s.recorder.Start() // the file's path
+		note = "recording to " + note
 	}
-	path, err := s.recorder.Start()
 	if err != nil {
 		return "recording: " + err.Error()
 	}
-	return "recording to " + path
+	return note
 }
 
 // jumpBy is [ (dir < 0) and ]: the cursor to the previous or next marker,
