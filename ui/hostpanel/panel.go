@@ -38,21 +38,18 @@ type Panel struct {
 // and a bar per core, so one pegged core among idle ones (a single-threaded
 // loader) stands out.
 func (p *Panel) View() []string {
-	multi := p.Multi
 	prefix := p.LabelWidth
-	if multi {
-		prefix += layout.RowLabelWidth
-	}
 	cpu := p.NewLine(p.Width)
 	cpu.Add(draw.PadRight(" "+p.Label, p.LabelWidth), p.Theme.Title)
-	if multi {
+	if p.Multi {
+		prefix += layout.RowLabelWidth
 		cpu.Add(draw.PadRight("cpu", layout.RowLabelWidth), p.Theme.Dim)
 	}
 	cpu.Pad(prefix)
 	cpu.Add(p.CPUSpark, p.Theme.Host)
 	// A one-row host has the room of a one-row GPU: short labels.
 	iowait, load := " iowait ", " load "
-	if !multi {
+	if !p.Multi {
 		iowait, load = " iow ", " ld "
 	}
 	cpu.Add(" ", draw.Ink{}).Add(draw.Pct(p.CPU), p.Theme.Host)
@@ -61,7 +58,7 @@ func (p *Panel) View() []string {
 	ram := draw.Mem(p.MemUsed, p.MemTotal)
 	swap := draw.Bytes(p.Swap)
 	disk := "disk r " + draw.Rate(p.DiskRead) + " w " + draw.Rate(p.DiskWrite)
-	if !multi {
+	if !p.Multi {
 		// Whole fields or none: "sw 12.0" cut from "sw 12.0M" lies.
 		draw.FillRow(cpu, []draw.Field{
 			{Text: "RAM " + ram, Ink: p.Theme.Mem},
