@@ -99,13 +99,8 @@ func Landing(targets []Target, i int, span, step time.Duration, last time.Time, 
 // holds.
 func holds(hs []timeline.Hint, gpus []int) bool {
 	for _, h := range hs {
-		if !h.Ongoing {
-			continue
-		}
-		if len(gpus) == 0 && len(h.GPUs) == 0 {
-			return true
-		}
-		if slices.ContainsFunc(h.GPUs, func(g int) bool { return slices.Contains(gpus, g) }) {
+		onHost := len(gpus) == 0 && len(h.GPUs) == 0
+		if h.Ongoing && (onHost || slices.ContainsFunc(h.GPUs, func(g int) bool { return slices.Contains(gpus, g) })) {
 			return true
 		}
 	}
