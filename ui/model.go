@@ -360,13 +360,12 @@ func (m *Model) settle() {
 	if m.help.IsOpen() {
 		m.help.Clamp(len(m.helpPage().Lines()), m.height)
 	}
+	m.hint.overflow = 0
 	if h := &m.hint; h.sel > 0 {
 		p := m.hintPanel(m.play.Cursor)
 		lines, rows := len(p.Detail()), max(1, m.paneRows(m.lay.Hints)-1)
 		h.at.Clamp(lines, rows)
 		h.overflow = max(0, lines-rows)
-	} else {
-		h.overflow = 0
 	}
 	_, procsAt := m.store.ProcessesAt(m.store.Last())
 	m.procs.Focus = m.procs.Focus && !procsAt.IsZero() && m.paneRows(m.lay.Procs) >= 4
