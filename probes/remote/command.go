@@ -27,6 +27,7 @@ func SplitCommand(s string) ([]string, error) {
 				cur.Reset()
 				inWord = false
 			}
+			continue
 		case c == '\'':
 			end := strings.IndexByte(s[i+1:], '\'')
 			if end < 0 {
@@ -34,7 +35,6 @@ func SplitCommand(s string) ([]string, error) {
 			}
 			cur.WriteString(s[i+1 : i+1+end])
 			i += end + 1
-			inWord = true
 		case c == '"':
 			i++
 			for ; i < len(s) && s[i] != '"'; i++ {
@@ -46,18 +46,16 @@ func SplitCommand(s string) ([]string, error) {
 			if i >= len(s) {
 				return nil, errors.New("unclosed \" quote")
 			}
-			inWord = true
 		case c == '\\':
 			if i+1 >= len(s) {
 				return nil, errors.New("a lone \\ at the end")
 			}
 			i++
 			cur.WriteByte(s[i])
-			inWord = true
 		default:
 			cur.WriteByte(c)
-			inWord = true
 		}
+		inWord = true // a quote, even an empty one, makes a word
 	}
 	if inWord {
 		words = append(words, cur.String())
