@@ -142,11 +142,7 @@ func Open(opts Options) *Source {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	for _, h := range s.hosts {
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			h.run(ctx)
-		}()
+		s.wg.Go(func() { h.run(ctx) })
 	}
 	return s
 }
