@@ -153,9 +153,7 @@ func newSource(opts Options) *Source {
 		perHost: make([]hostLayout, len(opts.Hosts)), recent: map[string]time.Time{}}
 	s.info = timeline.SourceInfo{Kind: timeline.Live, Host: hostsTitle(opts.Hosts), Interval: opts.Interval}
 	for i, name := range opts.Hosts {
-		h := &host{name: name, opts: &s.opts}
-		h.settledOnce = func() { s.settled <- struct{}{} }
-		s.hosts = append(s.hosts, h)
+		s.hosts = append(s.hosts, &host{name: name, opts: &s.opts, settledOnce: func() { s.settled <- struct{}{} }})
 		s.info.Hosts = append(s.info.Hosts, timeline.HostInfo{Name: name})
 		s.perHost[i] = hostLayout{gpuIndex: map[int]int{}, devices: map[string]string{}}
 	}
