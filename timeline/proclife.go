@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -178,11 +179,13 @@ func (s *Store) ProcessSpans(from, to time.Time) []ProcessSpan {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b ProcessSpan) int {
+		// Compared, not subtracted: a file's PIDs are any varint, and a
+		// difference that overflows would order them at random.
 		if a.GPU != b.GPU {
-			return a.GPU - b.GPU
+			return cmp.Compare(a.GPU, b.GPU)
 		}
 		if a.PID != b.PID {
-			return a.PID - b.PID
+			return cmp.Compare(a.PID, b.PID)
 		}
 		return a.FirstSeen.Compare(b.FirstSeen)
 	})

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -51,6 +52,27 @@ func TestProcessSpans(t *testing.T) {
 	}
 	if spans := s.ProcessSpans(at(-10), at(-5)); spans != nil {
 		t.Errorf("before any list: %+v", spans)
+	}
+}
+
+// TestProcessSpansOrderHostilePIDs: a file's PIDs are any varint; the spans
+// still come in PID order where a PID's difference would overflow an int.
+func TestProcessSpansOrderHostilePIDs(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	pids := []int{math.MaxInt, math.MinInt, 7, -1, math.MinInt + 1}
+	s := NewStore(StoreOptions{})
+	smp := Sample{At: t0}.WithMetrics([]Metric{{Key: Key{Name: GPUUtil, Device: "gpu0"}, Value: 1}})
+	for _, pid := range pids {
+		smp.Processes = append(smp.Processes, Process{GPU: 0, PID: pid, Started: t0})
+	}
+	s.Add(&smp)
+	var got []int
+	for _, sp := range s.ProcessSpans(t0, t0.Add(time.Second)) {
+		got = append(got, sp.PID)
+	}
+	want := []int{math.MinInt, math.MinInt + 1, -1, 7, math.MaxInt}
+	if !slices.Equal(got, want) {
+		t.Errorf("PIDs in order %v, want %v", got, want)
 	}
 }
 

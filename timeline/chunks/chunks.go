@@ -86,7 +86,7 @@ var (
 // series that did not exist yet at a row.
 func New(lanes, rows int, missing uint32) Chunks {
 	if rows < 8 || rows > MaxRows || rows&(rows-1) != 0 || lanes < 1 {
-		panic("chunks: rows must be a power of two from 8 to 64, lanes at least 1")
+		panic("chunks: rows must be a power of two from 8 to 256, lanes at least 1")
 	}
 	return Chunks{lanes: lanes, rows: rows, missing: missing}
 }
