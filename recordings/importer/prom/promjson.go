@@ -116,13 +116,6 @@ func decodeAnswers(r io.Reader, each func(*promAnswer) error) error {
 func decodeAnswerBytes(b []byte, win *pointWindow, each func(*promAnswer) error) error {
 	p := jsonParser{b: b, win: win}
 	n := 0
-	one := func() error {
-		if err := p.one(n, each); err != nil {
-			return err
-		}
-		n++
-		return nil
-	}
 	for {
 		p.space()
 		if p.i == len(b) {
@@ -131,26 +124,22 @@ func decodeAnswerBytes(b []byte, win *pointWindow, each func(*promAnswer) error)
 			}
 			return nil
 		}
-		if !p.take('[') {
-			if err := one(); err != nil {
-				return err
-			}
-			continue
-		}
-		if p.take(']') {
+		// An answer, or a list of them.
+		list := p.take('[')
+		if list && p.take(']') {
 			continue
 		}
 		for {
-			if err := one(); err != nil {
+			if err := p.one(n, each); err != nil {
 				return err
 			}
-			if p.take(',') {
-				continue
-			}
-			if p.take(']') {
+			n++
+			if !list || p.take(']') {
 				break
 			}
-			return jsonError(p.syntax("after an answer in a list"), n)
+			if !p.take(',') {
+				return jsonError(p.syntax("after an answer in a list"), n)
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package prom
 
 import (
+	"cmp"
 	"container/heap"
 	"slices"
 )
@@ -19,12 +20,7 @@ import (
 // index among the GPU's series.
 type seriesRef struct{ g, m int32 }
 
-func compareRefs(a, b seriesRef) int {
-	if a.g != b.g {
-		return int(a.g - b.g)
-	}
-	return int(a.m - b.m)
-}
+func compareRefs(a, b seriesRef) int { return cmp.Or(cmp.Compare(a.g, b.g), cmp.Compare(a.m, b.m)) }
 
 // timeQueue holds every series that has points left, under the time of
 // its next one.
