@@ -113,8 +113,14 @@ func (e *Encoder) AppendSample(b []byte, s *timeline.Sample) []byte {
 
 	p, e.layout = appendLayout(p, e.keyIDs, e.layout)
 	p = e.appendValues(p, s.Values)
+	return e.record(b, RecSample, p)
+}
+
+// record appends payload p as a record of type typ, keeping p's array for
+// the next record.
+func (e *Encoder) record(b []byte, typ byte, p []byte) []byte {
 	e.payload = p
-	return AppendRecord(b, RecSample, p)
+	return AppendRecord(b, typ, p)
 }
 
 // findIDs finds the ids of cols' keys, appending to b the definitions of
@@ -133,8 +139,8 @@ func (e *Encoder) findIDs(b []byte, cols *timeline.Columns) []byte {
 			p = appendString(p, kk.key.Name)
 			p = appendString(p, kk.key.Device)
 			n := len(b)
-			b = AppendRecord(b, RecKeyDef, p)
-			e.payload, e.defined = p, e.defined+len(b)-n
+			b = e.record(b, RecKeyDef, p)
+			e.defined += len(b) - n
 		}
 		e.keyIDs = append(e.keyIDs, id)
 	}
@@ -197,8 +203,7 @@ func (e *Encoder) appendStatuses(b []byte, statuses []timeline.ProbeStatus) []by
 			e.tookStats = append(e.tookStats, riceStats{})
 			p := appendString(e.payload[:0], st.Probe)
 			p = appendString(p, st.Device)
-			b = AppendRecord(b, recProbeDef, p)
-			e.payload = p
+			b = e.record(b, recProbeDef, p)
 		}
 		e.ids = append(e.ids, id)
 	}
@@ -224,8 +229,7 @@ func (e *Encoder) appendStatuses(b []byte, statuses []timeline.ProbeStatus) []by
 		stats.add(u)
 	}
 	p = append(p, e.bits.bytes()...)
-	e.payload = p
-	return AppendRecord(b, recStatus, p)
+	return e.record(b, recStatus, p)
 }
 
 func (e *Encoder) appendProcesses(b []byte, procs []timeline.Process) []byte {
@@ -247,8 +251,7 @@ func (e *Encoder) appendProcesses(b []byte, procs []timeline.Process) []byte {
 		p = append(p, inJob)
 	}
 	p = appendProcessDetails(p, procs)
-	e.payload = p
-	return AppendRecord(b, recProcesses, p)
+	return e.record(b, recProcesses, p)
 }
 
 func (e *Encoder) appendMarkers(b []byte, markers []timeline.Marker) []byte {
@@ -258,6 +261,5 @@ func (e *Encoder) appendMarkers(b []byte, markers []timeline.Marker) []byte {
 		p = appendString(p, m.Text)
 		p = appendString(p, m.Origin)
 	}
-	e.payload = p
-	return AppendRecord(b, recMarkers, p)
+	return e.record(b, recMarkers, p)
 }

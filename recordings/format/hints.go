@@ -66,8 +66,7 @@ func (e *Encoder) AppendHints(b []byte, at int64, flags byte, hints []timeline.H
 	if slices.ContainsFunc(hints, hasStanding) {
 		p = appendStanding(p, at, hints)
 	}
-	e.payload = p
-	return AppendRecord(b, recHint, p)
+	return e.record(b, recHint, p)
 }
 
 // hasStanding says whether a hint has anything only 1.3 keeps.

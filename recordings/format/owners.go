@@ -48,8 +48,7 @@ func (e *Encoder) appendOwners(b []byte, owners []timeline.Owner) []byte {
 			}
 		}
 	}
-	e.payload = p
-	return AppendRecord(b, recOwners, p)
+	return e.record(b, recOwners, p)
 }
 
 // CutOwnerText cuts s to at most MaxOwnerText bytes, at a rune's start.

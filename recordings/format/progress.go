@@ -61,8 +61,7 @@ func (e *Encoder) appendProgress(b []byte, ps []timeline.Progress) []byte {
 			p = appendLoneValue(p, r.Rate)
 		}
 	}
-	e.payload = p
-	return AppendRecord(b, recProgress, p)
+	return e.record(b, recProgress, p)
 }
 
 // readProgress reads a progress record.

@@ -33,8 +33,8 @@ func TestBestDenominator(t *testing.T) {
 			t.Errorf("bestDenominator(%v) = %d, %d, %d, %v; want %d, %d, %d, %v", c.v, den, n, ulps, ok, c.den, c.n, c.ulps, c.representable)
 			continue
 		}
-		if ok && math.Float64bits(fromParts(n, den, ulps)) != math.Float64bits(c.v) {
-			t.Errorf("fromParts(%d, %d, %d) = %v, want %v exactly", n, den, ulps, fromParts(n, den, ulps), c.v)
+		if got := withUlps(ratio(n, den), ulps); ok && math.Float64bits(got) != math.Float64bits(c.v) {
+			t.Errorf("withUlps(ratio(%d, %d), %d) = %v, want %v exactly", n, den, ulps, got, c.v)
 		}
 	}
 }
