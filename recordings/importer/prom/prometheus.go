@@ -258,13 +258,11 @@ func (set *promSet) add(a *promAnswer) {
 			set.noGPU++
 			continue
 		}
+		// GPU_I_ID names a MIG instance: a GPU of its own, a slice of GPU idx.
 		gi := r.Metric["GPU_I_ID"]
-		if gi != "" {
-			// A MIG instance: a GPU of its own, a slice of GPU idx.
-			if n, err := strconv.Atoi(gi); err != nil || n < 0 || n > importer.MaxGPUIndex || strconv.Itoa(n) != gi {
-				set.badMIG++
-				continue
-			}
+		if n, err := strconv.Atoi(gi); gi != "" && (err != nil || n < 0 || n > importer.MaxGPUIndex || strconv.Itoa(n) != gi) {
+			set.badMIG++
+			continue
 		}
 		if isLink && gi != "" {
 			// NVLink is the physical GPU's: a MIG instance has none.
@@ -818,8 +816,6 @@ func (res *Result) Each(write func(*timeline.Sample) error) error {
 			}
 			if l < len(linked) && linked[l] <= i {
 				i = linked[l]
-			}
-			if l < len(linked) && linked[l] == i {
 				l++
 			}
 			g := res.gpus[i]
