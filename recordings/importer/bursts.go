@@ -125,10 +125,8 @@ func (t *table) burstShape() (gpus int, gap int64, ok bool) {
 	const floor = int64(500 * time.Microsecond) // timestamps have ms resolution
 	gaps := make([]int64, 0, len(t.rows))
 	for i := 1; i < len(t.rows); i++ {
-		if t.rows[i].run == t.rows[i-1].run {
-			if d := t.rows[i].at - t.rows[i-1].at; d >= 0 {
-				gaps = append(gaps, max(d, floor))
-			}
+		if d := t.rows[i].at - t.rows[i-1].at; t.rows[i].run == t.rows[i-1].run && d >= 0 {
+			gaps = append(gaps, max(d, floor))
 		}
 	}
 	if len(gaps) < 3 {

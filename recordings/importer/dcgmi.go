@@ -208,7 +208,7 @@ func isDCGMUnits(line string) bool {
 // parseRow reads one entity's row.
 func (h *dcgmHeader) parseRow(t *table, ents *entities, line string, csv bool, n int, buf *[]string) error {
 	var values []string
-	r := row{line: int32(n), ident: -1}
+	kind, id := "GPU", "0" // a CSV without an entity column is of gpu0
 	if csv {
 		*buf = splitCSV(line, *buf)
 		if len(*buf) != len(h.cols) {
@@ -216,35 +216,30 @@ func (h *dcgmHeader) parseRow(t *table, ents *entities, line string, csv bool, n
 		}
 		values = *buf
 		if h.ent >= 0 {
-			kind, id := "GPU", values[h.ent]
+			id = values[h.ent]
 			if k, i, ok := strings.Cut(id, " "); ok {
 				kind, id = k, strings.TrimSpace(i)
 			}
-			gpu, err := ents.gpu(kind, id)
-			if err != nil {
-				return err
-			}
-			r.gpu = int16(gpu)
-		}
-		if h.stamp >= 0 {
-			at, zoned, err := parseTime(values[h.stamp])
-			if err != nil {
-				return err
-			}
-			r.at = at.UnixNano()
-			t.zoneless = t.zoneless || !zoned
 		}
 	} else {
 		*buf = splitFields(line, *buf)
 		if len(*buf) != len(h.cols)+2 {
 			return fmt.Errorf("%d fields, header has %d", len(*buf), len(h.cols)+2)
 		}
-		gpu, err := ents.gpu((*buf)[0], (*buf)[1])
+		kind, id, values = (*buf)[0], (*buf)[1], (*buf)[2:]
+	}
+	gpu, err := ents.gpu(kind, id)
+	if err != nil {
+		return err
+	}
+	r := row{line: int32(n), ident: -1, gpu: int16(gpu)}
+	if csv && h.stamp >= 0 {
+		at, zoned, err := parseTime(values[h.stamp])
 		if err != nil {
 			return err
 		}
-		r.gpu = int16(gpu)
-		values = (*buf)[2:]
+		r.at = at.UnixNano()
+		t.zoneless = t.zoneless || !zoned
 	}
 	return t.add(r, func() error { return putMetrics(t, h.cols, values) })
 }

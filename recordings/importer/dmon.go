@@ -135,13 +135,12 @@ func parseDmon(lines *lineReader) (*table, error) {
 			t.fail(n, fmt.Errorf("%d fields, header has %d", len(tokens), len(h.cols)))
 			continue
 		}
-		r := row{line: int32(n), gpu: -1, ident: -1}
 		gpu, err := parseIndex(tokens[h.gpu])
 		if err != nil {
 			t.fail(n, err)
 			continue
 		}
-		r.gpu = int16(gpu)
+		r := row{line: int32(n), gpu: int16(gpu), ident: -1}
 		if t.timed {
 			if err := h.parseTime(t, tokens, &r, &day, &lastClock); err != nil {
 				t.fail(n, err)
