@@ -458,15 +458,11 @@ func (d *Decoder) readLayout(c *cursor, prev []int, max int) ([]int, bool) {
 // decoder was reset to: the first record of its first chunk, which must be
 // whole and check.
 func (d *Decoder) HeaderCopy() (Header, bool) {
-	if err := d.nextChunk(); err != nil {
-		return Header{}, false
-	}
+	err := d.nextChunk()
 	c := d.chunk
-	if c.byte() != RecHeader {
-		return Header{}, false
-	}
+	typ := c.byte()
 	body := c.bytes(c.uvarint())
-	if c.err != nil {
+	if err != nil || typ != RecHeader || c.err != nil {
 		return Header{}, false
 	}
 	h, err := parseHeaderBody(body)
