@@ -33,8 +33,7 @@ func (h *smiHeader) keyed() bool { return h.index >= 0 || h.uuid >= 0 }
 
 // newSMIHeader plans the columns of one header line.
 func newSMIHeader(fields []string) (*smiHeader, error) {
-	h := &smiHeader{fields: slices.Clone(fields), uuid: -1, total: -1}
-	h.cols = make([]column, len(fields))
+	h := &smiHeader{fields: slices.Clone(fields), cols: make([]column, len(fields)), uuid: -1, total: -1}
 	metrics := 0
 	for i, f := range fields {
 		c := lookupSMIColumn(f)

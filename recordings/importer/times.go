@@ -52,11 +52,7 @@ func checkRange(s string, t time.Time, zoned bool) (time.Time, bool, error) {
 // separators are '/' or '-', the date-time separator is ' ' or 'T', and the
 // zone is "Z", "+hh:mm", "+hhmm" or " +hhmm".
 func parseISOish(s string) (time.Time, bool, bool) {
-	if len(s) < 19 {
-		return time.Time{}, false, false
-	}
-	sep := s[4]
-	if (sep != '/' && sep != '-') || s[7] != sep || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' {
+	if len(s) < 19 || (s[4] != '/' && s[4] != '-') || s[7] != s[4] || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' {
 		return time.Time{}, false, false
 	}
 	year, ok1 := digits(s[0:4])

@@ -107,10 +107,7 @@ func parseValue(s string, u unit, memScale float64) (float64, error) {
 		return math.NaN(), nil
 	}
 	num, suffix := splitNumber(s)
-	if num == "" {
-		return 0, fmt.Errorf("%q is not a number", s)
-	}
-	v, err := strconv.ParseFloat(num, 64)
+	v, err := strconv.ParseFloat(num, 64) // "" when s has no digits: an error
 	if err != nil || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%q is not a number", s)
 	}

@@ -86,11 +86,8 @@ func linkSlotOf(name string, labels map[string]string) (linkSlot, bool) {
 	if s, ok := linkErrorNames[name]; ok {
 		return s, true
 	}
-	if name != promLinkDownSeries {
-		return linkSlot{}, false
-	}
 	l, err := strconv.Atoi(labels["link"])
-	if err != nil || l < 0 || l >= timeline.NVLinkMaxLinks || strconv.Itoa(l) != labels["link"] {
+	if name != promLinkDownSeries || err != nil || l < 0 || l >= timeline.NVLinkMaxLinks || strconv.Itoa(l) != labels["link"] {
 		return linkSlot{}, false
 	}
 	return linkSlot{l, partDown}, true
