@@ -86,9 +86,6 @@ func (e errTooManyPoints) Error() string {
 // without braces, ready to follow a series name.
 func Selector(match string) (string, error) {
 	m := strings.TrimSpace(match)
-	if m == "" {
-		return "", nil
-	}
 	if i := strings.IndexByte(m, '{'); i > 0 {
 		return "", fmt.Errorf("%q names a series: give only label matchers such as {job=\"dcgm\"}; every GPU series is read", match)
 	}
