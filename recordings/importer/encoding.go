@@ -89,24 +89,17 @@ func (u *utf16Reader) fill() {
 	i := 0
 	for ; i+1 < len(buf); i += 2 {
 		c := rune(u.order.Uint16(buf[i:]))
-		if utf16.IsSurrogate(c) && c < 0xDC00 {
-			if i+3 >= len(buf) {
-				if u.err == nil {
-					break // the pair's second half is in the next block
-				}
-				out = utf8.AppendRune(out, utf8.RuneError)
-				continue
-			}
+		if utf16.IsSurrogate(c) && c < 0xDC00 && i+3 >= len(buf) && u.err == nil {
+			break // the pair's second half is in the next block
+		}
+		if utf16.IsSurrogate(c) && i+3 < len(buf) {
 			if r := utf16.DecodeRune(c, rune(u.order.Uint16(buf[i+2:]))); r != utf8.RuneError {
 				out = utf8.AppendRune(out, r)
 				i += 2
 				continue
 			}
 		}
-		if utf16.IsSurrogate(c) {
-			c = utf8.RuneError
-		}
-		out = utf8.AppendRune(out, c)
+		out = utf8.AppendRune(out, c) // a lone surrogate as U+FFFD, as AppendRune writes one
 	}
 	u.in = append(u.in[:0], buf[i:]...)
 	if u.err != nil && len(u.in) > 0 {
