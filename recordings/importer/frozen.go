@@ -164,12 +164,7 @@ func (t *table) sameReadings(a, b *row) bool {
 	}
 	_, va := t.metrics(a)
 	_, vb := t.metrics(b)
-	for j := range va {
-		if va[j] != vb[j] && !(math.IsNaN(va[j]) && math.IsNaN(vb[j])) {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(va, vb, func(x, y float64) bool { return x == y || math.IsNaN(x) && math.IsNaN(y) })
 }
 
 // jitters says whether a row's readings include one that a live GPU never
