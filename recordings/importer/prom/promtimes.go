@@ -55,11 +55,8 @@ func (p *pointTimes) appendTimes(q *pointTimes) {
 // increasing says whether every time is after the one before.
 func (p *pointTimes) increasing() bool {
 	for i := range p.runs {
-		if p.runs[i].n > 1 && p.runs[i].step <= 0 {
-			return false
-		}
-		if i > 0 && p.runs[i].start <= p.runs[i-1].last() {
-			return false
+		if (p.runs[i].n > 1 && p.runs[i].step <= 0) || (i > 0 && p.runs[i].start <= p.runs[i-1].last()) {
+			return false // a run that does not rise, or starts by the last one's end
 		}
 	}
 	return true
