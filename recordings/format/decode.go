@@ -458,11 +458,15 @@ func (d *Decoder) readLayout(c *cursor, prev []int, max int) ([]int, bool) {
 // decoder was reset to: the first record of its first chunk, which must be
 // whole and check.
 func (d *Decoder) HeaderCopy() (Header, bool) {
-	err := d.nextChunk()
+	if err := d.nextChunk(); err != nil {
+		return Header{}, false
+	}
 	c := d.chunk
-	typ := c.byte()
+	if c.byte() != RecHeader {
+		return Header{}, false
+	}
 	body := c.bytes(c.uvarint())
-	if err != nil || typ != RecHeader || c.err != nil {
+	if c.err != nil {
 		return Header{}, false
 	}
 	h, err := parseHeaderBody(body)
