@@ -260,9 +260,11 @@ func (set *promSet) add(a *promAnswer) {
 		}
 		// GPU_I_ID names a MIG instance: a GPU of its own, a slice of GPU idx.
 		gi := r.Metric["GPU_I_ID"]
-		if n, err := strconv.Atoi(gi); gi != "" && (err != nil || n < 0 || n > importer.MaxGPUIndex || strconv.Itoa(n) != gi) {
-			set.badMIG++
-			continue
+		if gi != "" {
+			if _, ok := labelIndex(gi, importer.MaxGPUIndex); !ok {
+				set.badMIG++
+				continue
+			}
 		}
 		if isLink && gi != "" {
 			// NVLink is the physical GPU's: a MIG instance has none.

@@ -86,11 +86,19 @@ func linkSlotOf(name string, labels map[string]string) (linkSlot, bool) {
 	if s, ok := linkErrorNames[name]; ok {
 		return s, true
 	}
-	l, err := strconv.Atoi(labels["link"])
-	if name != promLinkDownSeries || err != nil || l < 0 || l >= timeline.NVLinkMaxLinks || strconv.Itoa(l) != labels["link"] {
+	if name != promLinkDownSeries {
 		return linkSlot{}, false
 	}
-	return linkSlot{l, partDown}, true
+	l, ok := labelIndex(labels["link"], timeline.NVLinkMaxLinks-1)
+	return linkSlot{l, partDown}, ok
+}
+
+// labelIndex reads a label that numbers something (a link, a MIG
+// instance): a whole number from 0 to most, written as itself ("01" and
+// "+1" are not 1).
+func labelIndex(s string, most int) (int, bool) {
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 0 && n <= most && strconv.Itoa(n) == s
 }
 
 // linkSeries is the index, in g.series, of the GPU's per-link series s,
