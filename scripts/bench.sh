@@ -86,7 +86,7 @@ pid=$(pgrep -P "$pid" gputop || echo "$pid")
 grep -E 'VmRSS|VmHWM' /proc/$pid/status
 t3=$(date +%s%N)
 tmux -L gputop-bench send-keys t '+12h' Enter
-until tmux -L gputop-bench capture-pane -p | grep -q '12h of 24h'; do sleep 0.002; done
+until tmux -L gputop-bench capture-pane -p | grep -q '12h of 1d'; do sleep 0.002; done
 t4=$(date +%s%N)
 echo "seek to +12h on screen: $(( (t4 - t3) / 1000000 )) ms"
 tmux -L gputop-bench kill-server; sleep 0.5
