@@ -61,11 +61,33 @@ awk -v t0="$t0" -v t1="$t1" -v s0="$s0" -v s1="$s1" -v hz="$(getconf CLK_TCK)" -
   'BEGIN{w=s1-s0; printf "paused  cpu%%=%.2f B/s=%.1f\n", 100*(t1-t0)/hz/w, b/w}'
 tmux -L gputop-bench kill-server; sleep 0.5
 
+# screen_until shown|gone PATTERN INTERVAL polls the bench pane every
+# INTERVAL seconds until PATTERN is on it (or gone from it), for at most a
+# minute: a screen that never says so ends the script with one line rather
+# than a wait for ever.
+screen_until() {
+  local deadline=$((SECONDS + 60)) pane now
+  while :; do
+    if ! pane=$(tmux -L gputop-bench capture-pane -p 2>/dev/null); then
+      echo "bench.sh: the screen went away (gputop exited?) while waiting on '$2'" >&2
+      exit 1
+    fi
+    now=gone
+    if grep -q "$2" <<<"$pane"; then now=shown; fi
+    if [ "$now" = "$1" ]; then return 0; fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "bench.sh: after 60 s, '$2' was $([ "$1" = shown ] && echo "not on" || echo "still on") the screen" >&2
+      exit 1
+    fi
+    sleep "$3"
+  done
+}
+
 echo "== first frame of the live view (time until the GPUs are on screen)"
 for i in 1 2 3; do
   tmux -L gputop-bench -f /dev/null new-session -d -x 120 -y 40 "sleep 0.3; exec $bin --demo --log $work/log"
   sleep 0.25; t0=$(date +%s%N)
-  until tmux -L gputop-bench capture-pane -p | grep -q GPU7; do sleep 0.005; done
+  screen_until shown GPU7 0.005
   t1=$(date +%s%N)
   echo "first frame: $(( (t1 - t0) / 1000000 - 50 )) ms"
   tmux -L gputop-bench kill-server; sleep 0.5
@@ -75,10 +97,10 @@ echo "== replay of a 24-hour 8-GPU recording"
 "$bin" record -o "$work/day.gtr" --demo --fast --duration 24h 2>&1 | tail -1
 tmux -L gputop-bench -f /dev/null new-session -d -x 120 -y 40 "sleep 0.3; exec $bin replay $work/day.gtr --log $work/log"
 sleep 0.25; t0=$(date +%s%N)
-until tmux -L gputop-bench capture-pane -p | grep -q GPU7; do sleep 0.005; done
+screen_until shown GPU7 0.005
 t1=$(date +%s%N)
 echo "first frame: $(( (t1 - t0) / 1000000 - 50 )) ms"
-while tmux -L gputop-bench capture-pane -p | grep -q loading; do sleep 0.05; done
+screen_until gone loading 0.05
 t2=$(date +%s%N)
 echo "fully loaded: $(( (t2 - t0) / 1000000 - 50 )) ms"
 pid=$(tmux -L gputop-bench list-panes -F '#{pane_pid}' | head -1)
@@ -86,7 +108,7 @@ pid=$(pgrep -P "$pid" gputop || echo "$pid")
 grep -E 'VmRSS|VmHWM' /proc/$pid/status
 t3=$(date +%s%N)
 tmux -L gputop-bench send-keys t '+12h' Enter
-until tmux -L gputop-bench capture-pane -p | grep -q '12h of 1d'; do sleep 0.002; done
+screen_until shown '12h of 1d' 0.002
 t4=$(date +%s%N)
 echo "seek to +12h on screen: $(( (t4 - t3) / 1000000 )) ms"
 tmux -L gputop-bench kill-server; sleep 0.5
