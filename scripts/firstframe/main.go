@@ -4,9 +4,9 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"syscall"
@@ -121,7 +121,9 @@ func watch(master *os.File, text string, start time.Time, seen chan<- time.Durat
 			}
 			if bytes.Contains(window, []byte(text)) {
 				seen <- time.Since(start)
-				drain(master)
+				// Read on until the terminal closes: the program is never
+				// held up writing to it while it quits.
+				io.Copy(io.Discard, master)
 				return
 			}
 			window = window[max(0, len(window)-keep):]
@@ -129,17 +131,6 @@ func watch(master *os.File, text string, start time.Time, seen chan<- time.Durat
 		if err != nil {
 			// EIO: the program and every child closed the terminal.
 			close(seen)
-			return
-		}
-	}
-}
-
-// drain reads the terminal until it closes, so that the program is never
-// held up writing to it while it quits.
-func drain(master *os.File) {
-	buf := make([]byte, 64<<10)
-	for {
-		if _, err := master.Read(buf); err != nil {
 			return
 		}
 	}
@@ -167,7 +158,7 @@ func openPTY(w, h int) (master, slave *os.File, err error) {
 		if slave != nil {
 			slave.Close()
 		}
-		return nil, nil, errors.Join(errors.New("cannot set up a pseudo-terminal"), err)
+		return nil, nil, fmt.Errorf("cannot set up a pseudo-terminal: %w", err)
 	}
 	return master, slave, nil
 }
